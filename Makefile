@@ -1,0 +1,51 @@
+# ldp-notebooks: two commands from a fresh clone.
+#   make figures   set up .venv, run every notebook under the paper profile, write figures/
+#   make test      set up .venv, run the unit tests and nbval over every notebook
+# Also: make refresh (re-execute committed notebooks at their defaults, in place),
+#       make bench, make lab, make clean (build outputs), make distclean (also .venv).
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+LOCK   := $(VENV)/requirements.lock
+JOBS   ?= 1
+
+.PHONY: setup figures test refresh bench lab clean distclean
+
+setup: $(STAMP)
+
+# Re-runs only when the lock (environment.yml) or the package metadata change.
+$(STAMP): environment.yml pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version.split()[0]' \
+		|| { echo "error: set PYTHON=/path/to/python3.11" >&2; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	sed -n 's/^ *- \([A-Za-z0-9][A-Za-z0-9._-]*==[^ #]*\).*/\1/p' environment.yml > $(LOCK)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r $(LOCK)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@# Build matplotlib's font cache now, so that no notebook prints the notice on stderr.
+	$(PY) -c 'import matplotlib.pyplot'
+	touch $(STAMP)
+
+figures: setup
+	$(PY) -m ldp_helpers.reproduce --profile paper --jobs $(JOBS)
+
+test: setup
+	$(PY) -m pytest
+
+refresh: setup
+	$(PY) -m ldp_helpers.refresh
+
+bench: setup
+	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/benchmarks/requirements.txt
+	$(PY) tests/benchmarks/run.py $(BENCH)
+
+lab: setup
+	$(VENV)/bin/jupyter lab notebooks/
+
+clean:
+	rm -rf build .pytest_cache
+	find . -name __pycache__ -type d -not -path './.venv/*' -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) ldp_helpers.egg-info ldp_helpers/*.egg-info *.egg-info

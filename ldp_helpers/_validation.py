@@ -1,0 +1,112 @@
+"""Validation at the package boundary: one place, one message format.
+
+Every check raises :class:`ValueError` whose message names the parameter, the value
+received and the allowed range, so that a bad call fails at the call site instead of
+deep inside numpy (or, worse, returning NaN).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+
+class _Described(str):
+    """A description of a bad value (e.g. "an empty array"), shown as is rather than repr'd."""
+
+
+def _fail(name: str, value, allowed: str) -> None:
+    shown = str(value) if isinstance(value, _Described) else repr(value)
+    raise ValueError(f"{name} must be {allowed}; got {shown}")
+
+
+def check_real(name: str, value, *, low=None, high=None, low_open=True, high_open=True) -> float:
+    """Return ``value`` as a float, checking it is finite and inside the given interval."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        _fail(name, value, "a real number")
+    value = float(value)
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+    if not math.isfinite(value):
+        _fail(name, value, f"finite and in {interval}")
+    if low is not None and (value < low or (low_open and value == low)):
+        _fail(name, value, f"in {interval}")
+    if high is not None and (value > high or (high_open and value == high)):
+        _fail(name, value, f"in {interval}")
+    return value
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """A privacy budget: a finite real number > 0."""
+    return check_real(name, epsilon, low=0.0)
+
+
+def check_probability(p, name: str, *, open_low=False, open_high=False) -> float:
+    """A probability in [0, 1] (either end can be made open)."""
+    return check_real(name, p, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
+
+
+def check_int(name: str, value, *, low=None, high=None) -> int:
+    """An integer in the closed range [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        _fail(name, value, "an integer")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else str(low)
+        hi = "inf" if high is None else str(high)
+        _fail(name, value, f"an integer in [{lo}, {hi}]")
+    return value
+
+
+def check_rng(rng) -> np.random.Generator:
+    """The injected randomness: must be a ``numpy.random.Generator`` (no seeds, no globals)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); got {type(rng).__name__}"
+        )
+    return rng
+
+
+def check_binary_array(name: str, values) -> np.ndarray:
+    """A non-empty array of 0/1 values (bools or integers), returned as ``int8``."""
+    arr = np.asarray(values)
+    if arr.size == 0:
+        _fail(name, _Described("an empty array"), "a non-empty array of 0/1 values")
+    if arr.dtype == bool:
+        return arr.astype(np.int8)
+    if not np.issubdtype(arr.dtype, np.integer):
+        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
+            _fail(name, _Described(f"an array of dtype {arr.dtype}"), "an array of 0/1 values")
+    bad = (arr != 0) & (arr != 1)
+    if np.any(bad):
+        _fail(name, _Described(f"an array containing {arr[bad].flat[0].item()!r}"), "an array of 0/1 values")
+    return arr.astype(np.int8)
+
+
+def check_domain_values(name: str, values, d: int) -> np.ndarray:
+    """A non-empty integer array with every entry in the 0-based domain [0, d)."""
+    arr = np.asarray(values)
+    if arr.size == 0:
+        _fail(name, _Described("an empty array"), f"a non-empty array of integers in [0, {d})")
+    if not np.issubdtype(arr.dtype, np.integer):
+        _fail(name, _Described(f"an array of dtype {arr.dtype}"), f"an array of integers in [0, {d})")
+    lo, hi = arr.min(), arr.max()
+    if lo < 0 or hi >= d:
+        _fail(name, _Described(f"an array with values in [{lo}, {hi}]"), f"integers in [0, {d}) (0-based domain)")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_counts(name: str, counts) -> np.ndarray:
+    """A non-empty vector of non-negative integer counts, returned as ``int64``."""
+    arr = np.asarray(counts)
+    if arr.ndim != 1 or arr.size == 0:
+        _fail(name, _Described(f"an array of shape {arr.shape}"), "a non-empty 1-D array of counts")
+    if not np.issubdtype(arr.dtype, np.integer):
+        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            _fail(name, _Described(f"an array of dtype {arr.dtype}"), "a 1-D array of non-negative integer counts")
+    if np.any(arr < 0):
+        _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
+    return arr.astype(np.int64)

@@ -1,0 +1,47 @@
+"""The pure-LDP frequency-oracle framework shared by every pure protocol.
+
+Wang et al. (USENIX Security 2017; tutorial seed 003, "Frequency Oracles") call a protocol
+*pure* when there are p* > q* such that a report "supports" the user's true value with
+probability p* and supports any other fixed value with probability q*.  The aggregator counts
+the supporting reports C(i) and debiases them.  These two functions are the single place where
+that estimator and its exact variance are written down; every mechanism module calls them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def unbiased_count(support_count, n, p, q):
+    """Unbiased estimate of the true count of a value from its support count.
+
+    ``ĉ(i) = (C(i) − n q*) / (p* − q*)``, with ``E[C(i)] = c(i) p* + (n − c(i)) q*``.
+
+    Parameters
+    ----------
+    support_count : array_like
+        C(i), the number of reports supporting value i.
+    n : int or array_like
+        Number of reports.
+    p, q : float
+        p* and q* of the protocol (p > q).
+
+    References
+    ----------
+    Tutorial seed (003), "Frequency Oracles", the estimator ĉ(i); Wang et al. 2017, Eq. (1).
+    """
+    return (np.asarray(support_count, dtype=float) - np.asarray(n) * q) / (p - q)
+
+
+def count_variance(true_count, n, p, q):
+    """Exact variance of :func:`unbiased_count` for a fixed population.
+
+    ``Var[ĉ(i)] = (c(i) p*(1 − p*) + (n − c(i)) q*(1 − q*)) / (p* − q*)²``: the support count
+    is a sum of ``c(i)`` Bernoulli(p*) and ``n − c(i)`` Bernoulli(q*) independent indicators.
+
+    References
+    ----------
+    Wang et al. 2017, proof of Theorem 2 (before their n-large approximation).
+    """
+    c = np.asarray(true_count, dtype=float)
+    return (c * p * (1 - p) + (np.asarray(n) - c) * q * (1 - q)) / (p - q) ** 2

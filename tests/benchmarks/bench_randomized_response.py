@@ -1,0 +1,19 @@
+"""Randomized response: exact aggregate sampler vs per-user reference vs the draws alone."""
+
+import numpy as np
+
+from ldp_helpers.randomized_response import BinaryRR
+from timing import Timing, median_time
+
+
+def run(rng: np.random.Generator) -> list[Timing]:
+    rr = BinaryRR.from_epsilon(1.0)
+    rows = []
+    for n in (10**4, 10**6):
+        values = (np.arange(n) < 0.3 * n).astype(np.int8)
+        n_ones = int(values.sum())
+        label = f"RR count, n=1e{int(np.log10(n))}"
+        rows.append(Timing(label, "aggregate sampler", median_time(lambda: rr.sample_count(n_ones, n, rng=rng), number=100)))
+        rows.append(Timing(label, "per-user reference", median_time(lambda: rr.perturb(values, rng=rng).sum())))
+        rows.append(Timing(label, "draws alone (2 binomials)", median_time(lambda: (rng.binomial(n_ones, 0.7), rng.binomial(n - n_ones, 0.3)), number=100)))
+    return rows

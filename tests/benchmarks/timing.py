@@ -1,0 +1,38 @@
+"""Timing helpers for the benchmarks (run by `make bench`, never by `make test`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Timing:
+    benchmark: str  # the workload, e.g. "RR count, n=1e6"
+    variant: str  # e.g. "aggregate sampler", "per-user reference", "random draws alone"
+    median_seconds: float
+    note: str = ""
+
+
+def median_time(fn, *, repeat: int = 7, number: int = 1) -> float:
+    """Median wall time of ``fn()`` over ``repeat`` runs of ``number`` calls each (seconds per call)."""
+    fn()  # warm-up
+    runs = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        runs.append((time.perf_counter() - start) / number)
+    return float(np.median(runs))
+
+
+def format_table(rows: list[Timing]) -> str:
+    """One table: each variant's median and its ratio to the first variant of the same benchmark."""
+    lines = [f"{'benchmark':<34} {'variant':<30} {'median':>12} {'ratio':>10}  note", "-" * 100]
+    baseline: dict[str, float] = {}
+    for r in rows:
+        base = baseline.setdefault(r.benchmark, r.median_seconds)
+        lines.append(f"{r.benchmark:<34} {r.variant:<30} {r.median_seconds * 1e3:>9.3f} ms {r.median_seconds / base:>9.2f}x  {r.note}")
+    return "\n".join(lines)

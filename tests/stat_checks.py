@@ -1,0 +1,65 @@
+"""Statistical assertions shared by the test-suite (fixed seeds, tolerances from theory)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+
+def assert_mean_close(samples, expected_mean, expected_variance, *, n_se: float = 5.0):
+    """|mean − truth| < n_se standard errors, the SE computed from the *theoretical* variance."""
+    samples = np.asarray(samples, dtype=float)
+    se = np.sqrt(expected_variance / samples.size)
+    gap = abs(samples.mean() - expected_mean)
+    assert gap < n_se * se, f"mean {samples.mean():.6g} differs from {expected_mean:.6g} by {gap / se:.1f} SE"
+
+
+def assert_variance_close(samples, expected_variance, *, n_se: float = 5.0):
+    """Sample variance within n_se SEs of the theory (SE ≈ σ²·sqrt(2/(R−1)), near-normal samples)."""
+    samples = np.asarray(samples, dtype=float)
+    var = samples.var(ddof=1)
+    se = expected_variance * np.sqrt(2.0 / (samples.size - 1))
+    assert abs(var - expected_variance) < n_se * se, (
+        f"variance {var:.6g} differs from {expected_variance:.6g} by {abs(var - expected_variance) / se:.1f} SE"
+    )
+
+
+def chisquare_pvalue(samples, pmf, *, min_expected: float = 5.0) -> float:
+    """Chi-square goodness-of-fit p-value of integer ``samples`` against ``pmf`` over 0..len(pmf)-1.
+
+    Adjacent support points are merged until every bin expects at least ``min_expected`` draws.
+    """
+    samples = np.asarray(samples)
+    pmf = np.asarray(pmf, dtype=float)
+    assert samples.min() >= 0 and samples.max() < pmf.size, "samples outside the support of pmf"
+    observed = np.bincount(samples, minlength=pmf.size).astype(float)
+    expected = pmf / pmf.sum() * samples.size
+    obs_bins, exp_bins, o, e = [], [], 0.0, 0.0
+    for oi, ei in zip(observed, expected):
+        o, e = o + oi, e + ei
+        if e >= min_expected:
+            obs_bins.append(o)
+            exp_bins.append(e)
+            o, e = 0.0, 0.0
+    obs_bins[-1] += o
+    exp_bins[-1] += e
+    assert len(obs_bins) >= 3, "too few bins for a chi-square test"
+    return float(stats.chisquare(obs_bins, exp_bins).pvalue)
+
+
+def two_sample_pvalue(a, b) -> float:
+    """Two-sample chi-square test of homogeneity on integer samples (merged sparse bins)."""
+    a, b = np.asarray(a), np.asarray(b)
+    top = int(max(a.max(), b.max())) + 1
+    ca = np.bincount(a, minlength=top).astype(float)
+    cb = np.bincount(b, minlength=top).astype(float)
+    bins_a, bins_b, x, y = [], [], 0.0, 0.0
+    for u, w in zip(ca, cb):
+        x, y = x + u, y + w
+        if x + y >= 20:
+            bins_a.append(x)
+            bins_b.append(y)
+            x, y = 0.0, 0.0
+    bins_a[-1] += x
+    bins_b[-1] += y
+    return float(stats.chi2_contingency(np.array([bins_a, bins_b]))[1])

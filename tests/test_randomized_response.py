@@ -1,0 +1,125 @@
+"""Binary randomized response: exact tables, estimator, variance and the two simulation paths."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.randomized_response import BinaryRR, q_bin, two_coin_response
+from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue, two_sample_pvalue
+
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("epsilon", [1e-3, 0.1, 0.5, 1.0, math.log(3), 2.0, 8.0, 12.0])
+def test_q_bin_table_is_exactly_epsilon_ldp(epsilon):
+    """The output table of Q_Bin(·; ε) has privacy loss exactly ε."""
+    rr = BinaryRR.from_epsilon(epsilon)
+    assert rr.p == pytest.approx(math.exp(epsilon) / (math.exp(epsilon) + 1), rel=1e-14)
+    assert rr.p + rr.q == pytest.approx(1.0, abs=1e-15)
+    assert max_privacy_loss(rr.output_table()) == pytest.approx(epsilon, rel=1e-9)
+    assert rr.epsilon == pytest.approx(epsilon, rel=1e-9)
+
+
+def test_two_coin_is_q_bin_at_ln3():
+    """Warner's two coins give p = 3/4, q = 1/4, i.e. Q_Bin at ε = ln 3."""
+    two_coin = BinaryRR.warner_two_coin()
+    assert (two_coin.p, two_coin.q) == (0.75, 0.25)
+    assert two_coin.privacy_loss() == pytest.approx(math.log(3), abs=1e-15)
+    assert np.allclose(two_coin.output_table(), BinaryRR.from_epsilon(math.log(3)).output_table(), atol=1e-15)
+
+
+def test_two_coin_estimator_is_2_x_minus_quarter():
+    """The general estimator (X − q)/(p − q) reduces to the tutorial's 2(X − 0.25)."""
+    x = np.linspace(0, 1, 11)
+    assert np.allclose(BinaryRR.warner_two_coin().estimate_fraction(x * 100, 100), 2 * (x - 0.25), atol=1e-14)
+
+
+def test_estimator_is_exactly_unbiased():
+    """E[π̂] = π, computed exactly over the distribution of the reported count."""
+    rr = BinaryRR.from_epsilon(0.7)
+    n, n_ones = 40, 13
+    support = np.arange(n + 1)
+    pmf = np.convolve(stats.binom.pmf(np.arange(n_ones + 1), n_ones, rr.p), stats.binom.pmf(np.arange(n - n_ones + 1), n - n_ones, rr.q))
+    estimates = rr.estimate_fraction(support, n)
+    mean = np.sum(pmf * estimates)
+    assert mean == pytest.approx(n_ones / n, abs=1e-12)
+    assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(rr.fraction_variance(n_ones / n, n), rel=1e-10)
+
+
+@pytest.mark.parametrize("epsilon", [0, -1, math.inf, math.nan, 40.0, 800.0])
+def test_from_epsilon_rejects_bad_epsilon(epsilon):
+    """ε ≤ 0, non-finite, or so large that 1/(e^ε+1) underflows: a clear error."""
+    with pytest.raises(ValueError, match="epsilon"):
+        BinaryRR.from_epsilon(epsilon)
+
+
+def test_rejects_p_not_above_q():
+    """A randomizer with p ≤ q is not randomized response."""
+    with pytest.raises(ValueError, match="p must be greater than q"):
+        BinaryRR(p=0.3, q=0.3)
+    with pytest.raises(ValueError, match=r"p must be in \(0, 1\)"):
+        BinaryRR(p=1.0, q=0.3)
+
+
+def test_perturb_and_sample_count_validate_inputs(rng):
+    """Non-binary values, n_ones > n and non-Generator rngs are refused."""
+    rr = BinaryRR.from_epsilon(1.0)
+    with pytest.raises(ValueError, match="values must be an array of 0/1 values"):
+        rr.perturb([0, 1, 2], rng=rng)
+    with pytest.raises(ValueError, match=r"n_ones must be an integer in \[0, 10\]"):
+        rr.sample_count(11, 10, rng=rng)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        rr.perturb([0, 1], rng=1)
+
+
+def test_same_seed_same_reports():
+    """Determinism: equal seeds give equal reports."""
+    values = np.tile([0, 1], 50)
+    a = q_bin(values, 1.0, rng=np.random.default_rng(5))
+    b = q_bin(values, 1.0, rng=np.random.default_rng(5))
+    assert np.array_equal(a, b)
+
+
+# ---------------------------------------------------------------- statistical
+
+
+@pytest.mark.statistical
+def test_literal_two_coin_client_matches_its_table(rng):
+    """The coin-flipping client reports Yes w.p. 3/4 given Yes and 1/4 given No."""
+    n = 200_000
+    for v, p_yes in ((1, 0.75), (0, 0.25)):
+        reports = two_coin_response(np.full(n, v), rng=rng)
+        assert_mean_close(reports, p_yes, p_yes * (1 - p_yes))
+
+
+@pytest.mark.statistical
+def test_aggregate_sampler_matches_per_user_reference(rng):
+    """sample_count has the distribution of the sum of per-user reports (mean, variance, GOF)."""
+    rr = BinaryRR.from_epsilon(1.0)
+    n, n_ones, repetitions = 300, 90, 4000
+    values = np.r_[np.ones(n_ones, int), np.zeros(n - n_ones, int)]
+    per_user = np.array([rr.perturb(values, rng=rng).sum() for _ in range(repetitions)])
+    aggregate = rr.sample_count(n_ones, n, rng=rng, size=repetitions)
+    mean = n_ones * rr.p + (n - n_ones) * rr.q
+    var = n_ones * rr.p * (1 - rr.p) + (n - n_ones) * rr.q * (1 - rr.q)
+    pmf = np.convolve(stats.binom.pmf(np.arange(n_ones + 1), n_ones, rr.p), stats.binom.pmf(np.arange(n - n_ones + 1), n - n_ones, rr.q))
+    for counts in (per_user, aggregate):
+        assert_mean_close(counts, mean, var)
+        assert_variance_close(counts, var)
+        assert chisquare_pvalue(counts, pmf) > 1e-3
+    assert two_sample_pvalue(per_user, aggregate) > 1e-3
+
+
+@pytest.mark.statistical
+def test_estimator_mean_and_variance_by_simulation(rng):
+    """Over 20,000 simulated surveys the estimates average π and have the exact variance."""
+    rr = BinaryRR.from_epsilon(0.5)
+    n, pi, repetitions = 1000, 0.3, 20_000
+    estimates = rr.estimate_fraction(rr.sample_count(round(pi * n), n, rng=rng, size=repetitions), n)
+    var = rr.fraction_variance(pi, n)
+    assert_mean_close(estimates, pi, var)
+    assert_variance_close(estimates, var)

@@ -1,0 +1,85 @@
+"""The papermill runner: profiles, name validation, failure reporting."""
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from ldp_helpers import paths, profiles, reproduce
+
+
+def _notebook(path, *cells):
+    nb = new_notebook(cells=[new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}), *map(new_code_cell, cells)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """A notebooks/ folder with one passing and one failing notebook, and two profiles."""
+    nb_dir = tmp_path / "notebooks"
+    (nb_dir / "profiles").mkdir(parents=True)
+    _notebook(nb_dir / "10_passes.ipynb", "x = seed + 1")
+    _notebook(nb_dir / "11_fails.ipynb", "y = 1", "raise RuntimeError('boom')")
+    (nb_dir / "profiles" / "smoke.yaml").write_text("{}\n")
+    (nb_dir / "profiles" / "paper.yaml").write_text("10_passes:\n  seed: 2\n")
+    for name, value in [("NOTEBOOKS_DIR", nb_dir), ("PROFILES_DIR", nb_dir / "profiles"),
+                        ("BUILD_DIR", tmp_path / "build"), ("FIGURES_DIR", tmp_path / "figures")]:
+        monkeypatch.setattr(paths, name, value)
+    return tmp_path
+
+
+def test_unknown_notebook_lists_valid_names(sandbox, capsys):
+    """--only with a bad name exits 2 and names the valid notebooks."""
+    with pytest.raises(SystemExit) as exc:
+        reproduce.main(["--only", "12_missing"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown notebook(s) 12_missing" in err and "10_passes, 11_fails" in err
+
+
+def test_unknown_profile_lists_valid_profiles(sandbox, capsys):
+    """A bad --profile exits 2 and names the valid profiles."""
+    with pytest.raises(SystemExit) as exc:
+        reproduce.main(["--profile", "huge"])
+    assert exc.value.code == 2
+    assert "unknown profile 'huge'; valid profiles: paper, smoke" in capsys.readouterr().err
+
+
+def test_bad_jobs_is_a_usage_error(sandbox, capsys):
+    """--jobs must be at least 1."""
+    with pytest.raises(SystemExit) as exc:
+        reproduce.main(["--jobs", "0"])
+    assert exc.value.code == 2
+    assert "--jobs must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_undeclared_parameter_is_refused(sandbox):
+    """A profile may only set parameters the notebook declares; the error lists them."""
+    (paths.PROFILES_DIR / "paper.yaml").write_text("10_passes:\n  sead: 2\n")
+    with pytest.raises(ValueError, match=r"does not declare parameter\(s\) sead; its parameters are: seed, save_figures"):
+        profiles.load_profile("paper")
+
+
+def test_profile_with_unknown_notebook_is_refused(sandbox):
+    """A profile keyed by a notebook that does not exist is an error naming the valid ones."""
+    (paths.PROFILES_DIR / "paper.yaml").write_text("13_ghost: {}\n")
+    with pytest.raises(ValueError, match="unknown notebook '13_ghost'; valid names: 10_passes, 11_fails"):
+        profiles.load_profile("paper")
+
+
+def test_list_shows_parameters_and_overrides(sandbox, capsys):
+    """--list prints notebooks, parameters, defaults and profile overrides."""
+    assert reproduce.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    assert "10_passes" in out and "seed = 1  paper=2" in out
+
+
+def test_failing_notebook_is_reported_with_its_cell(sandbox, capsys):
+    """A failing notebook is named with its failing cell; the run exits 1; passing ones still run."""
+    assert reproduce.main(["--profile", "paper"]) == 1
+    captured = capsys.readouterr()
+    assert "11_fails: FAILED" in captured.out
+    assert "failed in cell 2" in captured.out and "RuntimeError: boom" in captured.out
+    assert "10_passes: ok" in captured.out
+    executed = nbformat.read(sandbox / "build" / "paper" / "10_passes.ipynb", as_version=4)
+    assert any("seed = 2" in c.source for c in executed.cells)  # papermill injected the profile value

@@ -1,0 +1,75 @@
+"""Boundary validation: clear ValueErrors that name the parameter and the allowed range."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers import _validation as v
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, math.inf, math.nan, "1", None, True])
+def test_epsilon_rejects_non_positive_or_non_finite(bad):
+    """ε must be a finite real > 0; the message names epsilon."""
+    with pytest.raises(ValueError, match="epsilon"):
+        v.check_epsilon(bad)
+
+
+def test_epsilon_accepts_numpy_scalars():
+    """numpy floats and ints are real numbers too."""
+    assert v.check_epsilon(np.float32(0.5)) == pytest.approx(0.5)
+    assert v.check_epsilon(np.int64(2)) == 2.0
+
+
+def test_probability_range_and_open_ends():
+    """Probabilities live in [0, 1]; open ends exclude the endpoint."""
+    assert v.check_probability(0.0, "r") == 0.0
+    with pytest.raises(ValueError, match=r"r must be in \(0, 1\]"):
+        v.check_probability(0.0, "r", open_low=True)
+    with pytest.raises(ValueError, match=r"beta must be in \[0, 1\]"):
+        v.check_probability(1.5, "beta")
+
+
+def test_int_range():
+    """Integers outside [low, high] and non-integers are refused."""
+    assert v.check_int("m", 3, low=1, high=5) == 3
+    with pytest.raises(ValueError, match=r"m must be an integer in \[1, 5\]; got 6"):
+        v.check_int("m", 6, low=1, high=5)
+    with pytest.raises(ValueError, match="m must be an integer"):
+        v.check_int("m", 2.0, low=1)
+
+
+def test_binary_array():
+    """0/1 arrays pass (bool, int or float); anything else names the offending value."""
+    assert v.check_binary_array("V", [True, False]).tolist() == [1, 0]
+    assert v.check_binary_array("V", np.array([0.0, 1.0])).dtype == np.int8
+    with pytest.raises(ValueError, match="V must be an array of 0/1 values; got an array containing 2"):
+        v.check_binary_array("V", [0, 2])
+    with pytest.raises(ValueError, match="non-empty"):
+        v.check_binary_array("V", [])
+
+
+def test_domain_values():
+    """Values must be integers in the 0-based domain [0, d)."""
+    assert v.check_domain_values("values", [0, 2], 3).tolist() == [0, 2]
+    with pytest.raises(ValueError, match=r"integers in \[0, 3\)"):
+        v.check_domain_values("values", [1, 3], 3)
+    with pytest.raises(ValueError, match="values must be an array of integers"):
+        v.check_domain_values("values", [0.5], 3)
+
+
+def test_counts():
+    """Counts are a non-empty 1-D array of non-negative integers."""
+    assert v.check_counts("counts", [0, 3.0]).tolist() == [0, 3]
+    with pytest.raises(ValueError, match="non-negative"):
+        v.check_counts("counts", [1, -1])
+    with pytest.raises(ValueError, match="1-D"):
+        v.check_counts("counts", [[1]])
+
+
+def test_rng_must_be_a_generator():
+    """Seeds and the legacy global state are refused: randomness is injected explicitly."""
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        v.check_rng(42)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        v.check_rng(np.random.RandomState(0))
