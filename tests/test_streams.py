@@ -1,0 +1,110 @@
+"""Populations as distinct rows, and the exact chain-of-binomials reporter-count sampler."""
+
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import pytest
+
+from ldp_helpers.streams import Population, reference_report_rounds, sample_reporter_counts
+from stat_checks import assert_mean_close, chisquare_pvalue, two_sample_pvalue
+
+# ---------------------------------------------------------------- exact
+
+
+def test_from_matrix_round_trip():
+    """Compressing and expanding a matrix keeps every row and the per-round counts."""
+    V = np.array([[1, 0, 1], [0, 0, 0], [1, 0, 1], [1, 1, 1]])
+    pop = Population.from_matrix(V)
+    assert (pop.n_users, pop.n_rounds, pop.n_groups) == (4, 3, 3)
+    assert sorted(map(tuple, pop.to_matrix())) == sorted(map(tuple, V))
+    assert pop.ones_per_round().tolist() == [3, 1, 3]
+
+
+def test_nested_population_meets_every_round_count_with_few_rows():
+    """The nested construction has the requested ones per round and at most T + 1 distinct rows."""
+    k = np.array([5, 0, 10, 3, 3, 7])
+    pop = Population.nested(k, 10)
+    assert pop.ones_per_round().tolist() == k.tolist()
+    assert pop.n_users == 10 and pop.n_groups <= k.size + 1
+    assert len(np.unique(pop.to_matrix(), axis=0)) == pop.n_groups
+
+
+@pytest.mark.parametrize("m", [1, 3, 5, 7, 8])
+def test_every_user_reports_exactly_m_times(rng, m):
+    """Summed over rounds, each group has m reports per user, in every trial."""
+    sizes = np.array([0, 1, 7, 100])
+    K = sample_reporter_counts(sizes, 8, m, rng=rng, n_trials=50)
+    assert K.shape == (50, 4, 8) and K.min() >= 0
+    assert np.array_equal(K.sum(axis=2), np.broadcast_to(m * sizes, (50, 4)))
+    assert np.all(K <= sizes[None, :, None])
+
+
+def test_same_seed_same_counts():
+    """Determinism: equal seeds give equal draws."""
+    a = sample_reporter_counts([10, 20], 6, 2, rng=np.random.default_rng(3), n_trials=4)
+    b = sample_reporter_counts([10, 20], 6, 2, rng=np.random.default_rng(3), n_trials=4)
+    assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [(dict(group_sizes=[3], n_rounds=4, m=0), r"m must be an integer in \[1, 4\]"),
+     (dict(group_sizes=[3], n_rounds=4, m=5), r"m must be an integer in \[1, 4\]"),
+     (dict(group_sizes=[-1], n_rounds=4, m=1), "group_sizes must be"),
+     (dict(group_sizes=[3], n_rounds=0, m=1), "n_rounds must be an integer"),
+     (dict(group_sizes=[3], n_rounds=4, m=1, n_trials=0), "n_trials must be an integer")],
+)
+def test_sampler_validates_inputs(rng, kwargs, message):
+    """m outside [1, T] and other bad sizes are clear errors."""
+    with pytest.raises(ValueError, match=message):
+        sample_reporter_counts(rng=rng, **kwargs)
+
+
+def test_population_validates_inputs():
+    """Non-binary rows, bad multiplicities and bad nested counts are refused."""
+    with pytest.raises(ValueError, match="rows must be an array of 0/1 values"):
+        Population(np.array([[0, 2]]), np.array([1]))
+    with pytest.raises(ValueError, match="counts must be 1 integers"):
+        Population(np.array([[0, 1]]), np.array([0]))
+    with pytest.raises(ValueError, match=r"ones_per_round must be .* in \[0, 5\]"):
+        Population.nested([6, 1], 5)
+
+
+# ---------------------------------------------------------------- statistical
+
+
+def _subset_codes(K):
+    """Encode a single user's 0/1 reporting vector over T rounds as an integer."""
+    return (K * (1 << np.arange(K.shape[-1]))).sum(axis=-1)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("m", [1, 2, 4, 5])
+def test_single_user_subset_is_uniform(rng, m):
+    """For one user the reported rounds are a uniform m-subset of T = 6 (full joint law, GOF)."""
+    T, trials = 6, 30_000
+    codes = _subset_codes(sample_reporter_counts([1], T, m, rng=rng, n_trials=trials)[:, 0, :])
+    pmf = np.zeros(1 << T)
+    for subset in combinations(range(T), m):
+        pmf[sum(1 << t for t in subset)] = 1 / comb(T, m)
+    assert chisquare_pvalue(codes, pmf) > 1e-3
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("m", [2, 5])
+def test_group_counts_match_per_user_reference(rng, m):
+    """Fast and per-user reference agree: marginals, cross-round covariance, and joint (K_0, K_1)."""
+    n, T, trials = 25, 7, 6000
+    fast = sample_reporter_counts([n], T, m, rng=rng, n_trials=trials)[:, 0, :]
+    ref = np.array([reference_report_rounds(n, T, m, rng=rng).sum(axis=0) for _ in range(trials)])
+    pi = m / T
+    cov_theory = n * (m * (m - 1) / (T * (T - 1)) - pi**2)  # Cov(K_s, K_t), s ≠ t
+    var_pair_theory = 2 * n * pi * (1 - pi) + 2 * cov_theory  # Var(K_0 + K_1)
+    for K in (fast, ref):
+        assert_mean_close(K[:, 3], n * pi, n * pi * (1 - pi))
+        assert_mean_close(K[:, 0] + K[:, 1], 2 * n * pi, var_pair_theory)
+        prod = (K[:, 0] - n * pi) * (K[:, 1] - n * pi)
+        assert_mean_close(prod, cov_theory, prod.var())
+    assert two_sample_pvalue(fast[:, 0] * (n + 1) + fast[:, 1], ref[:, 0] * (n + 1) + ref[:, 1]) > 1e-3
+    assert two_sample_pvalue(fast[:, 2] + fast[:, 5], ref[:, 2] + ref[:, 5]) > 1e-3
