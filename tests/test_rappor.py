@@ -1,0 +1,159 @@
+"""RAPPOR parameters, client and exact privacy (tables on small k)."""
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.rappor import (
+    RapporParams,
+    all_bloom_filters,
+    bloom_filter,
+    draw_secret,
+    hash_index,
+    instantaneous_randomized_response,
+    permanent_randomized_response,
+    report_table,
+    tutorial_printed_p_star,
+)
+from stat_checks import assert_mean_close
+
+PARAMS = [
+    dict(f=0.0, p=0.5, q=0.75),  # seed 001's basic one-time (IRR only)
+    dict(f=0.5, p=0.5, q=0.75),  # RAPPOR's default PRR + IRR
+    dict(f=0.25, p=0.35, q=0.65),
+    dict(f=0.5, p=0.0, q=1.0),  # RAPPOR's one-time (PRR only)
+]
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("kw", PARAMS)
+@pytest.mark.parametrize("h", [1, 2, 3])
+def test_whole_report_table_gives_epsilon_one_report(kw, h):
+    """max_privacy_loss over all Bloom filters of a k=6 report equals h ln(q*(1−p*)/(p*(1−q*)))."""
+    params = RapporParams(k=6, h=h, m=1, **kw)
+    loss = max_privacy_loss(report_table(all_bloom_filters(6, h), params.bit_table()))
+    assert loss == pytest.approx(params.epsilon_one_report, rel=1e-12)
+
+
+@pytest.mark.parametrize("h", [1, 2, 3])
+@pytest.mark.parametrize("f", [0.1, 0.5, 0.9])
+def test_prr_table_gives_epsilon_permanent(h, f):
+    """The memoized B' of k=6 filters has privacy loss exactly ε∞ = 2h ln((1−f/2)/(f/2))."""
+    params = RapporParams(k=6, h=h, m=1, f=f, p=0.5, q=0.75)
+    loss = max_privacy_loss(report_table(all_bloom_filters(6, h), params.prr_bit_table()))
+    assert loss == pytest.approx(params.epsilon_permanent, rel=1e-12)
+    assert params.epsilon_permanent == pytest.approx(2 * h * math.log((1 - f / 2) / (f / 2)), rel=1e-14)
+
+
+def test_basic_one_time_is_h_ln3_and_has_no_permanent_bound():
+    """Seed 001's parameters (f=0, p=1/2, q=3/4) give ε = h ln 3 per report and ε∞ = ∞."""
+    for h in (1, 2, 4, 8, 16, 32):
+        params = RapporParams.basic_one_time(k=128, h=h, m=8)
+        assert params.epsilon_one_report == pytest.approx(h * math.log(3), rel=1e-14)
+        assert params.epsilon_permanent == math.inf
+
+
+def test_one_time_rappor_one_report_equals_permanent_bound():
+    """PRR only (p=0, q=1): the report is B' itself, so ε(one report) = ε∞."""
+    params = RapporParams(k=8, h=2, m=1, f=0.5, p=0.0, q=1.0)
+    assert params.epsilon_one_report == pytest.approx(params.epsilon_permanent, rel=1e-14)
+
+
+@pytest.mark.parametrize("epsilon,h", [(0.5, 1), (math.log(3), 2), (4.0, 8), (4.0, 32)])
+def test_basic_one_time_at_epsilon(epsilon, h):
+    """The IRR q solved for a target ε gives a report table with exactly that ε."""
+    params = RapporParams.basic_one_time_at_epsilon(epsilon, k=6, h=min(h, 3), m=1)
+    assert params.p == 0.5 and params.q > 0.5
+    loss = max_privacy_loss(report_table(all_bloom_filters(6, params.h), params.bit_table()))
+    assert loss == pytest.approx(epsilon, rel=1e-10)
+
+
+def test_p_star_q_star_compose_prr_and_irr():
+    """q*, p* equal the PRR table times the IRR table; the tutorial's printed p' does not (f > 0)."""
+    params = RapporParams(k=4, h=1, m=1, f=0.4, p=0.3, q=0.8)
+    irr = np.array([[1 - params.p, params.p], [1 - params.q, params.q]])
+    composed = params.prr_bit_table() @ irr
+    assert np.allclose(composed, params.bit_table(), atol=1e-15)
+    assert tutorial_printed_p_star(params.f, params.p) != pytest.approx(params.p_star)
+    no_prr = RapporParams(k=4, h=1, m=1, f=0.0, p=0.3, q=0.8)
+    assert tutorial_printed_p_star(0.0, no_prr.p) == pytest.approx(no_prr.p_star, abs=1e-15)
+
+
+def test_report_table_rows_are_distributions():
+    """Every row of a report table sums to 1 and has 2^k outputs."""
+    table = report_table(all_bloom_filters(5, 2), RapporParams(k=5, h=2, m=1, f=0.3, p=0.4, q=0.7).bit_table())
+    assert table.shape == (5 + 10, 32)
+    assert np.allclose(table.sum(axis=1), 1.0, atol=1e-14)
+
+
+def test_hash_matches_seed_string_format():
+    """hash_index reproduces seed 001's SHA-256 input "secret_cc_jjj_ii" (1-based j and i)."""
+    expected = int(hashlib.sha256(b"0.5secret_03_007_02").hexdigest(), 16) % 128
+    assert hash_index("0.5secret", 3, 6, 1, 128) == expected
+
+
+def test_bloom_filter_sets_at_most_h_bits_and_is_deterministic(rng):
+    """A Bloom filter has 1..h ones and depends only on (secret, cohort, candidate)."""
+    params = RapporParams.basic_one_time(k=32, h=4, m=3)
+    secret = draw_secret(rng=rng)
+    a = bloom_filter(secret, 2, 17, params)
+    assert 1 <= a.sum() <= 4
+    assert np.array_equal(a, bloom_filter(secret, 2, 17, params))
+    assert draw_secret(rng=np.random.default_rng(3)) == draw_secret(rng=np.random.default_rng(3))
+
+
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(k=0, h=1, m=1, f=0, p=0.5, q=0.75), r"k must be an integer in \[1, inf\]"),
+        (dict(k=8, h=9, m=1, f=0, p=0.5, q=0.75), r"h must be an integer in \[1, 8\]"),
+        (dict(k=8, h=2, m=0, f=0, p=0.5, q=0.75), r"m must be an integer in \[1, inf\]"),
+        (dict(k=8, h=2, m=1, f=1.0, p=0.5, q=0.75), r"f must be in \[0, 1\)"),
+        (dict(k=8, h=2, m=1, f=0, p=0.75, q=0.5), "q must be greater than p"),
+        (dict(k=8, h=2, m=1, f=math.nan, p=0.5, q=0.75), "f must be finite"),
+    ],
+)
+def test_params_reject_bad_values(kw, match):
+    """Out-of-range k, h, m, f or q ≤ p raise a ValueError naming the parameter."""
+    with pytest.raises(ValueError, match=match):
+        RapporParams(**kw)
+
+
+def test_client_validates_shapes(rng):
+    """Reports need an (n, k) array of 0/1 Bloom bits."""
+    params = RapporParams.basic_one_time(k=8, h=2, m=1)
+    with pytest.raises(ValueError, match=r"blooms must have shape \(n_reports, k=8\)"):
+        params.report(np.zeros((3, 7), dtype=int), rng=rng)
+    with pytest.raises(ValueError, match="blooms must be an array of 0/1 values"):
+        params.report(np.full((3, 8), 2), rng=rng)
+
+
+# ---------------------------------------------------------------- statistical
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("f", [0.0, 0.5])
+def test_client_bit_frequencies_match_p_star_q_star(rng, f):
+    """Per-report client: set bits report 1 w.p. q*, unset bits w.p. p* (PRR + IRR composed)."""
+    params = RapporParams(k=16, h=2, m=1, f=f, p=0.5, q=0.75)
+    n = 20_000
+    blooms = np.zeros((n, 16), dtype=np.int8)
+    blooms[:, :4] = 1
+    reports = params.report(blooms, rng=rng)
+    for bit, prob in ((slice(0, 4), params.q_star), (slice(4, 16), params.p_star)):
+        assert_mean_close(reports[:, bit], prob, prob * (1 - prob))
+
+
+@pytest.mark.statistical
+def test_prr_and_irr_each_match_their_tables(rng):
+    """PRR keeps a bit w.p. 1 − f/2; IRR reports 1 w.p. q (bit 1) and p (bit 0)."""
+    n = 100_000
+    ones, zeros = np.ones(n, dtype=np.int8), np.zeros(n, dtype=np.int8)
+    assert_mean_close(permanent_randomized_response(ones, 0.5, rng=rng), 0.75, 0.75 * 0.25)
+    assert_mean_close(permanent_randomized_response(zeros, 0.5, rng=rng), 0.25, 0.75 * 0.25)
+    assert_mean_close(instantaneous_randomized_response(ones, 0.3, 0.8, rng=rng), 0.8, 0.8 * 0.2)
+    assert_mean_close(instantaneous_randomized_response(zeros, 0.3, 0.8, rng=rng), 0.3, 0.3 * 0.7)
