@@ -110,3 +110,13 @@ def check_counts(name: str, counts) -> np.ndarray:
     if np.any(arr < 0):
         _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
     return arr.astype(np.int64)
+
+
+def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarray:
+    """A vector of exactly ``length`` non-negative integer counts, each ≤ ``high`` if given."""
+    arr = check_counts(name, counts)
+    if arr.size != length:
+        _fail(name, _Described(f"an array of length {arr.size}"), f"a 1-D array of length {length} (one count per domain value)")
+    if high is not None and arr.max() > high:
+        _fail(name, _Described(f"an array with maximum {arr.max()}"), f"counts in [0, {high}]")
+    return arr

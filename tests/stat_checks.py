@@ -63,3 +63,24 @@ def two_sample_pvalue(a, b) -> float:
     bins_a[-1] += x
     bins_b[-1] += y
     return float(stats.chi2_contingency(np.array([bins_a, bins_b]))[1])
+
+
+def binomial_sum_pmf(n_true: int, n: int, p: float, q: float) -> np.ndarray:
+    """pmf over 0..n of Binomial(n_true, p) + Binomial(n − n_true, q), the support count of a pure oracle."""
+    return np.convolve(stats.binom.pmf(np.arange(n_true + 1), n_true, p), stats.binom.pmf(np.arange(n - n_true + 1), n - n_true, q))
+
+
+def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coordinates=(0, 1)):
+    """Per-user and aggregate support-count samples (rows = repetitions) agree with the pure-oracle
+    marginals Binomial(f_i, p*) + Binomial(n − f_i, q*) and with each other (mean, variance, GOF)."""
+    n = int(np.sum(true_counts))
+    for i in coordinates:
+        f = int(true_counts[i])
+        mean = f * oracle.p + (n - f) * oracle.q
+        var = f * oracle.p * (1 - oracle.p) + (n - f) * oracle.q * (1 - oracle.q)
+        pmf = binomial_sum_pmf(f, n, oracle.p, oracle.q)
+        for sample in (per_user[:, i], aggregate[:, i]):
+            assert_mean_close(sample, mean, var)
+            assert_variance_close(sample, var)
+            assert chisquare_pvalue(sample, pmf) > 1e-3
+        assert two_sample_pvalue(per_user[:, i], aggregate[:, i]) > 1e-3

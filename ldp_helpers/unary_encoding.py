@@ -1,0 +1,126 @@
+"""Unary encoding: symmetric (SUE, basic RAPPOR's one-time IRR) and optimized (OUE).
+
+A user with value v encodes it as the one-hot vector B ∈ {0,1}^d (B[v] = 1) and reports each
+bit independently: a 1 stays 1 with probability p, a 0 becomes 1 with probability q.  A report
+supports value i iff its bit i is 1, so p* = p and q* = q.
+
+Privacy.  For two inputs v ≠ v' only bits v and v' have different distributions, so the
+worst ratio over whole vectors is attained at B'[v] = 1, B'[v'] = 0:
+
+    Pr[B' | v] / Pr[B' | v'] = (p/q) · ((1−q)/(1−p))  ⇒  ε = ln(p(1−q) / (q(1−p))).
+
+Each *bit* on its own, as a 2×2 table (rows: the bit of another value / of the true value),
+leaks only max(ln(p/q), ln((1−q)/(1−p))); the whole vector leaks the *sum* of the two log
+ratios because changing v flips the role of two bits at once.  SUE splits ε evenly
+(p = e^{ε/2}/(e^{ε/2}+1), q = 1 − p: each bit is ε/2-LDP); OUE takes p = 1/2,
+q = 1/(e^ε+1), which minimizes the variance; its two per-bit log ratios, ln((e^ε+1)/2) and
+ln(2e^ε/(e^ε+1)), are unequal but still sum to ε.
+
+Aggregate: the d bit-counts are independent across i (bits are independent within a user and
+users are independent), C_i ~ Binomial(f_i, p) + Binomial(n − f_i, q).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_binary_array, check_domain_values, check_int, check_rng
+from .frequency_oracle import PureFrequencyOracle
+
+#: largest d for which :meth:`UnaryEncoding.vector_output_table` builds the 2^d-column table
+MAX_D_VECTOR_TABLE = 12
+#: users perturbed per block in :meth:`UnaryEncoding.perturb` (bounds the temporary floats)
+_ROWS_PER_BLOCK = 1 << 16
+
+
+@dataclass(frozen=True)
+class UnaryEncoding(PureFrequencyOracle):
+    """Shared client and aggregator of SUE and OUE (subclasses fix p and q)."""
+
+    def output_table(self) -> np.ndarray:
+        """The *per-bit* table: rows (bit of another value, bit of the true value), columns (0, 1).
+
+        Its privacy loss is that of one bit, ``max(ln(p/q), ln((1−q)/(1−p)))``, which is *less*
+        than ε: the whole report changes two bits when v changes (see the module docstring
+        and :meth:`vector_output_table`, whose loss is exactly ε).
+        """
+        return np.array([[1 - self.q, self.q], [1 - self.p, self.p]])
+
+    def vector_output_table(self) -> np.ndarray:
+        """The whole-vector table ``P[v, y]`` over all 2^d reports y (small d only).
+
+        Column y encodes the report with bit i = (y >> i) & 1.  Its privacy loss is exactly
+        ``ln(p(1−q)/(q(1−p)))`` = ε.
+        """
+        check_int("d", self.d, low=2, high=MAX_D_VECTOR_TABLE)
+        bits = np.array(list(itertools.product((0, 1), repeat=self.d)))[:, ::-1]  # row y: bit i of y
+        table = np.empty((self.d, bits.shape[0]))
+        for v in range(self.d):
+            prob_one = np.full(self.d, self.q)
+            prob_one[v] = self.p
+            table[v] = np.prod(np.where(bits == 1, prob_one, 1 - prob_one), axis=1)
+        return table
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user reference client: one-hot encode, then report bit i as 1 w.p. p (i = v) or q.
+
+        Returns
+        -------
+        numpy.ndarray of int8, shape (n, d)
+            One perturbed bit vector per user.
+        """
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        reports = np.empty((values.size, self.d), dtype=np.int8)
+        for start in range(0, values.size, _ROWS_PER_BLOCK):
+            block = values[start : start + _ROWS_PER_BLOCK]
+            threshold = np.full((block.size, self.d), self.q)
+            threshold[np.arange(block.size), block] = self.p
+            reports[start : start + block.size] = rng.random(threshold.shape) < threshold
+        return reports
+
+    def support_counts(self, reports) -> np.ndarray:
+        """C(i): how many reported vectors have bit i set (length d)."""
+        bits = check_binary_array("reports", reports)
+        if bits.ndim != 2 or bits.shape[1] != self.d:
+            raise ValueError(f"reports must be an (n, d) = (n, {self.d}) array of bits; got shape {bits.shape}")
+        return bits.sum(axis=0, dtype=np.int64)
+
+    def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
+        """Exact aggregate sampler: ``C_i ~ Binomial(f_i, p) + Binomial(n − f_i, q)``, independent in i."""
+        counts, n = self.true_counts_and_n(true_counts)
+        rng = check_rng(rng)
+        return rng.binomial(counts, self.p) + rng.binomial(n - counts, self.q)
+
+
+@dataclass(frozen=True)
+class SUE(UnaryEncoding):
+    """Symmetric unary encoding: p = e^{ε/2}/(e^{ε/2}+1), q = 1 − p (each bit ε/2-LDP).
+
+    References
+    ----------
+    Wang et al. 2017, §4.2 (basic one-time RAPPOR); tutorial seed (003), "Unary Encoding".
+    """
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        half = math.exp(-self.epsilon / 2)
+        return 1.0 / (1.0 + half), half / (1.0 + half)
+
+
+@dataclass(frozen=True)
+class OUE(UnaryEncoding):
+    """Optimized unary encoding: p = 1/2, q = 1/(e^ε+1).
+
+    References
+    ----------
+    Wang et al. 2017, §4.2, Eq. (5); GRR/OUE thesis (004) §2.3, Algorithm 3; tutorial seed
+    (003), "Unary Encoding" (where it is misspelled "OEU").
+    """
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        shrink = math.exp(-self.epsilon)
+        return 0.5, shrink / (1.0 + shrink)

@@ -1,0 +1,171 @@
+"""SUE and OUE: exact per-bit and whole-vector tables, estimator, variance, simulation paths."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.unary_encoding import OUE, SUE
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf
+
+EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 20.0]
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("d", [2, 3, 6])
+@pytest.mark.parametrize("cls", [SUE, OUE])
+def test_whole_vector_table_is_exactly_epsilon_ldp(cls, epsilon, d):
+    """The d × 2^d table of whole reports is a distribution per value with privacy loss exactly ε."""
+    table = cls(epsilon, d).vector_output_table()
+    assert table.shape == (d, 2**d)
+    assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
+    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-8)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_per_bit_losses(epsilon):
+    """SUE's bits are each ε/2-LDP; OUE's bit loses ln((e^ε+1)/2) (the larger of its two ratios)."""
+    assert SUE(epsilon, 4).privacy_loss() == pytest.approx(epsilon / 2, rel=1e-9)
+    oue = OUE(epsilon, 4)
+    assert oue.privacy_loss() == pytest.approx(max(math.log((math.exp(epsilon) + 1) / 2), math.log(2 * math.exp(epsilon) / (math.exp(epsilon) + 1))), rel=1e-9)
+    assert math.log(oue.p / oue.q) + math.log((1 - oue.q) / (1 - oue.p)) == pytest.approx(epsilon, rel=1e-9)
+
+
+def test_vector_table_matches_a_hand_computed_entry():
+    """For d = 3, value 0, report (1, 0, 1) has probability p·(1−q)·q."""
+    oue = OUE(1.0, 3)
+    assert oue.vector_output_table()[0, 0b101] == pytest.approx(oue.p * (1 - oue.q) * oue.q, rel=1e-14)
+
+
+def test_p_and_q_match_the_paper_formulas():
+    """OUE: p = 1/2, q = 1/(e^ε+1) (thesis: 0.119 at ε = 2); SUE: p = e^{ε/2}/(e^{ε/2}+1) = 1 − q."""
+    oue, sue = OUE(2.0, 3), SUE(2.0, 3)
+    assert oue.p == 0.5 and oue.q == pytest.approx(1 / (math.exp(2) + 1), rel=1e-14)
+    assert round(oue.q, 3) == 0.119
+    assert sue.p == pytest.approx(math.e / (math.e + 1), rel=1e-14) and sue.p + sue.q == pytest.approx(1, abs=1e-15)
+
+
+@pytest.mark.parametrize("cls", [SUE, OUE])
+def test_estimator_is_exactly_unbiased_with_exact_variance(cls):
+    """E[ĉ(i)] = f_i and Var[ĉ(i)] = count_variance under the exact pmf of C(i)."""
+    oracle = cls(0.9, 3)
+    true_counts = np.array([17, 4, 9])
+    n = int(true_counts.sum())
+    variances = oracle.count_variance(true_counts)
+    estimates = np.array([oracle.estimate_counts([c, 0, 0], n)[0] for c in range(n + 1)])
+    for i, f in enumerate(true_counts):
+        pmf = binomial_sum_pmf(int(f), n, oracle.p, oracle.q)
+        mean = np.sum(pmf * estimates)
+        assert mean == pytest.approx(f, abs=1e-9)
+        assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(variances[i], rel=1e-9)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 4.0])
+def test_approx_variances_are_wangs_closed_forms(epsilon):
+    """OUE ≈ 4n e^ε/(e^ε−1)², SUE ≈ n e^{ε/2}/(e^{ε/2}−1)² (Wang et al.'s f = 0 approximation)."""
+    n, e = 10**6, math.exp(epsilon)
+    assert OUE(epsilon, 8).approx_count_variance(n) == pytest.approx(4 * n * e / (e - 1) ** 2, rel=1e-10)
+    assert SUE(epsilon, 8).approx_count_variance(n) == pytest.approx(n * math.sqrt(e) / (math.sqrt(e) - 1) ** 2, rel=1e-10)
+
+
+def test_oue_approximation_is_off_for_frequent_values_at_large_epsilon():
+    """With f/n = 1/2 the exact OUE variance is ≈ 1 + (f/n)(e^ε/4 − 1) times the approximation."""
+    oue = OUE(8.0, 2)
+    n = 1000
+    ratio = oue.count_variance([n // 2, n // 2])[0] / oue.approx_count_variance(n)
+    expected = 1 + 0.5 * (oue.p * (1 - oue.p) / (oue.q * (1 - oue.q)) - 1)
+    assert ratio == pytest.approx(expected, rel=1e-12)
+    assert ratio > 300  # e^8/8 ≈ 373
+
+
+def test_support_counts_sum_bits():
+    """C(i) is the number of reports with bit i set."""
+    assert np.array_equal(OUE(1.0, 3).support_counts([[1, 0, 1], [0, 0, 1]]), [1, 0, 2])
+
+
+def test_perturb_shape_and_determinism():
+    """Reports are (n, d) 0/1 arrays; equal seeds give equal reports (also across the block size)."""
+    oue = OUE(1.0, 3)
+    values = np.arange(70_000) % 3
+    a = oue.perturb(values, rng=np.random.default_rng(9))
+    assert a.shape == (70_000, 3) and set(np.unique(a)) <= {0, 1}
+    assert np.array_equal(a, oue.perturb(values, rng=np.random.default_rng(9)))
+
+
+@pytest.mark.parametrize("cls", [SUE, OUE])
+@pytest.mark.parametrize("epsilon", [0, -0.5, math.nan, math.inf, None])
+def test_rejects_bad_epsilon(cls, epsilon):
+    """ε ≤ 0 or non-finite: ValueError naming epsilon."""
+    with pytest.raises(ValueError, match="epsilon"):
+        cls(epsilon, 4)
+
+
+def test_rejects_epsilon_beyond_double_precision():
+    """SUE's p rounds to 1 beyond ε ≈ 74 and OUE's q underflows beyond ε ≈ 745: refused, not silently wrong."""
+    with pytest.raises(ValueError, match="epsilon=80.0 is too large for SUE"):
+        SUE(80.0, 4)
+    with pytest.raises(ValueError, match="epsilon=800.0 is too large for OUE"):
+        OUE(800.0, 4)
+
+
+def test_rejects_malformed_inputs(rng):
+    """d < 2, out-of-domain values, wrong report shapes, non-bits, wrong-length counts: clear errors."""
+    with pytest.raises(ValueError, match=r"d must be an integer in \[2, inf\]; got 1"):
+        OUE(1.0, 1)
+    oue = OUE(1.0, 3)
+    with pytest.raises(ValueError, match=r"values must be integers in \[0, 3\)"):
+        oue.perturb([3], rng=rng)
+    with pytest.raises(ValueError, match="values must be a non-empty array"):
+        oue.perturb(np.array([], dtype=int), rng=rng)
+    with pytest.raises(ValueError, match=r"reports must be an \(n, d\) = \(n, 3\) array"):
+        oue.support_counts([[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="reports must be an array of 0/1 values"):
+        oue.support_counts([[1, 0, 2]])
+    with pytest.raises(ValueError, match="true_counts must be a 1-D array of length 3"):
+        oue.sample_support_counts([1, 2], rng=rng)
+    with pytest.raises(ValueError, match=r"d must be an integer in \[2, 12\]"):
+        OUE(1.0, 13).vector_output_table()
+
+
+# ---------------------------------------------------------------- statistical
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("cls", [SUE, OUE])
+def test_aggregate_sampler_matches_per_user_reference(cls, rng):
+    """sample_support_counts has the law of support_counts(perturb(·)) (mean, variance, GOF, two-sample)."""
+    oracle = cls(1.0, 4)
+    true_counts = np.array([150, 0, 30, 120])
+    values = np.repeat(np.arange(4), true_counts)
+    repetitions = 3000
+    per_user = np.array([oracle.support_counts(oracle.perturb(values, rng=rng)) for _ in range(repetitions)])
+    aggregate = np.array([oracle.sample_support_counts(true_counts, rng=rng) for _ in range(repetitions)])
+    assert_support_counts_match(oracle, per_user, aggregate, true_counts, coordinates=(0, 1, 2))
+
+
+@pytest.mark.statistical
+def test_bits_are_independent_within_a_report(rng):
+    """Two bits of one report are uncorrelated: Var(C_0 + C_2) = Var C_0 + Var C_2 (both paths)."""
+    oue = OUE(1.0, 3)
+    true_counts = np.array([100, 100, 100])
+    values = np.repeat(np.arange(3), true_counts)
+    per_user = np.array([oue.support_counts(oue.perturb(values, rng=rng)) for _ in range(3000)])
+    aggregate = np.array([oue.sample_support_counts(true_counts, rng=rng) for _ in range(3000)])
+    var = 2 * (100 * oue.p * (1 - oue.p) + 200 * oue.q * (1 - oue.q))
+    for sample in (per_user, aggregate):
+        assert_variance_close(sample[:, 0] + sample[:, 2], var)
+
+
+@pytest.mark.statistical
+def test_estimates_are_unbiased_with_exact_variance(rng):
+    """Over 20,000 aggregate draws (n = 10^6, d = 1024) OUE estimates average f with the exact variance."""
+    oue = OUE(1.0, 1024)
+    true_counts = rng.multinomial(10**6, np.full(1024, 1 / 1024))
+    draws = np.array([oue.estimate_counts(oue.sample_support_counts(true_counts, rng=rng), 10**6)[:3] for _ in range(20_000)])
+    variances = oue.count_variance(true_counts)[:3]
+    for i in range(3):
+        assert_mean_close(draws[:, i], true_counts[i], variances[i])
+        assert_variance_close(draws[:, i], variances[i])
