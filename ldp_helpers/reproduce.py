@@ -71,7 +71,21 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
     except Exception as err:  # kernel died, notebook unreadable, ...: still report by name
         return RunResult(stem, False, time.perf_counter() - start, f"failed: {type(err).__name__}: {err}")
     seconds = time.perf_counter() - start
+    stderr = _stderr_text(out_dir / f"{stem}.ipynb")
+    if stderr:  # the paper profile must run warning-free
+        return RunResult(stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}")
     return RunResult(stem, True, seconds, _summarize_outputs(stem, bool(parameters.get("save_figures"))))
+
+
+def _stderr_text(executed_path) -> str:
+    """Everything an executed notebook's cells printed on stderr."""
+    import nbformat
+
+    nb = nbformat.read(executed_path, as_version=4)
+    return "".join(
+        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+        if o.get("output_type") == "stream" and o.get("name") == "stderr"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:

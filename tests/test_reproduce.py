@@ -20,6 +20,7 @@ def sandbox(tmp_path, monkeypatch):
     (nb_dir / "profiles").mkdir(parents=True)
     _notebook(nb_dir / "10_passes.ipynb", "x = seed + 1")
     _notebook(nb_dir / "11_fails.ipynb", "y = 1", "raise RuntimeError('boom')")
+    _notebook(nb_dir / "12_warns.ipynb", "import warnings\nwarnings.warn('careful')")
     (nb_dir / "profiles" / "smoke.yaml").write_text("{}\n")
     (nb_dir / "profiles" / "paper.yaml").write_text("10_passes:\n  seed: 2\n")
     for name, value in [("NOTEBOOKS_DIR", nb_dir), ("PROFILES_DIR", nb_dir / "profiles"),
@@ -34,7 +35,7 @@ def test_unknown_notebook_lists_valid_names(sandbox, capsys):
         reproduce.main(["--only", "12_missing"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "unknown notebook(s) 12_missing" in err and "10_passes, 11_fails" in err
+    assert "unknown notebook(s) 12_missing" in err and "10_passes, 11_fails, 12_warns" in err
 
 
 def test_unknown_profile_lists_valid_profiles(sandbox, capsys):
@@ -63,7 +64,7 @@ def test_undeclared_parameter_is_refused(sandbox):
 def test_profile_with_unknown_notebook_is_refused(sandbox):
     """A profile keyed by a notebook that does not exist is an error naming the valid ones."""
     (paths.PROFILES_DIR / "paper.yaml").write_text("13_ghost: {}\n")
-    with pytest.raises(ValueError, match="unknown notebook '13_ghost'; valid names: 10_passes, 11_fails"):
+    with pytest.raises(ValueError, match="unknown notebook '13_ghost'; valid names: 10_passes, 11_fails, 12_warns"):
         profiles.load_profile("paper")
 
 
@@ -75,11 +76,12 @@ def test_list_shows_parameters_and_overrides(sandbox, capsys):
 
 
 def test_failing_notebook_is_reported_with_its_cell(sandbox, capsys):
-    """A failing notebook is named with its failing cell; the run exits 1; passing ones still run."""
+    """Failing or warning notebooks are named (with the failing cell); the run exits 1; others still run."""
     assert reproduce.main(["--profile", "paper"]) == 1
     captured = capsys.readouterr()
     assert "11_fails: FAILED" in captured.out
     assert "failed in cell 2" in captured.out and "RuntimeError: boom" in captured.out
     assert "10_passes: ok" in captured.out
+    assert "12_warns: FAILED" in captured.out and "wrote to stderr" in captured.out and "careful" in captured.out
     executed = nbformat.read(sandbox / "build" / "paper" / "10_passes.ipynb", as_version=4)
     assert any("seed = 2" in c.source for c in executed.cells)  # papermill injected the profile value

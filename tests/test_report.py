@@ -1,0 +1,65 @@
+"""The reproduction report: claims gathered from claims.csv, README section generated, never typed."""
+
+import json
+
+import pytest
+
+from ldp_helpers import paths, report
+from ldp_helpers.claims import COLUMNS
+
+
+def _fake_notebook(nb_dir, stem, title):
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": [f"# {title}\n", "text"]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    (nb_dir / f"{stem}.ipynb").write_text(json.dumps(nb))
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    nb_dir, fig_dir = tmp_path / "notebooks", tmp_path / "figures"
+    nb_dir.mkdir()
+    _fake_notebook(nb_dir, "00_a", "Paper A")
+    _fake_notebook(nb_dir, "01_b", "Paper B")
+    _fake_notebook(nb_dir, "99_reproduction_report", "Report")
+    (fig_dir / "00_a").mkdir(parents=True)
+    (fig_dir / "00_a" / "claims.csv").write_text(
+        ",".join(COLUMNS) + "\nc1,§1,1,1,reproduced\nc2,§2,2,3,paper error\nc3,§3,x,y,differs\n")
+    (fig_dir / "00_a" / "fig1_x.png").write_bytes(b"png")
+    for name, value in [("NOTEBOOKS_DIR", nb_dir), ("FIGURES_DIR", fig_dir), ("REPO_ROOT", tmp_path)]:
+        monkeypatch.setattr(paths, name, value)
+    return tmp_path
+
+
+def test_counts_per_notebook_and_total(sandbox):
+    """Verdict counts come from each claims.csv; a notebook without one has zero claims; the report is excluded."""
+    collected = report.collect_claims()
+    assert [c.stem for c in collected] == ["00_a", "01_b"]
+    table = report.summary_markdown(collected)
+    assert "| [`00_a`](notebooks/00_a.ipynb) | Paper A | 3 | 1 | 1 | 1 | [1 figures](figures/00_a/) |" in table
+    assert "| [`01_b`](notebooks/01_b.ipynb) | Paper B | 0 | 0 | 0 | 0 | [0 figures](figures/01_b/) |" in table
+    assert "| **all** | | **3** | **1** | **1** | **1** | |" in table
+
+
+def test_thumbnails_link_every_figure(sandbox):
+    """Each PNG on disk appears as a linked thumbnail."""
+    md = report.thumbnails_markdown(report.collect_claims())
+    assert '<a href="figures/00_a/fig1_x.png"><img src="figures/00_a/fig1_x.png"' in md
+
+
+def test_render_replaces_only_the_generated_section(sandbox):
+    """Text outside the markers is kept; rendering twice changes nothing."""
+    text = f"intro\n{report.BEGIN}\nold\n{report.END}\noutro\n"
+    once = report.render_readme(text)
+    assert once.startswith("intro\n") and once.endswith("outro\n") and "old" not in once
+    assert report.render_readme(once) == once
+
+
+def test_missing_markers_is_an_error(sandbox):
+    with pytest.raises(ValueError, match="markers"):
+        report.render_readme("no markers here")
+
+
+def test_committed_readme_is_up_to_date():
+    """README.md's summary and thumbnails match the committed claims and figures (run `make refresh`)."""
+    text = (paths.REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert report.render_readme(text) == text, "README.md is stale: run `python -m ldp_helpers.report`"
