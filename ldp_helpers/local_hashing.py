@@ -1,0 +1,138 @@
+"""Local hashing: binary (BLH, g = 2) and optimal (OLH, g = round(e^ε) + 1).
+
+A user with value v draws a hash function H: [d] → [g] from a family, hashes x = H(v) and
+reports ⟨H, y⟩ where y is x perturbed by GRR over [g] (keep w.p. e^ε/(e^ε+g−1)).  The report
+supports every value i with H(i) = y, so
+
+    p* = e^ε/(e^ε+g−1),      q* = 1/g   (H(i) is uniform on [g] whatever y is).
+
+Hash family.  Each user's H is ``h_{a,b}(x) = ((a·x + b) mod P) mod g`` with P = 2^31 − 1 and
+(a, b) drawn from the injected Generator (a ∈ [1, P), b ∈ [0, P)): a universal family, so a
+report is three integers (a, b, y).  ``mod g`` makes H(i) uniform only up to O(g/P) ≈ 1e−9.
+
+The aggregate sampler idealizes H as a fully random function (the analysis of Wang et al.):
+then, for a user whose value is not i, the event H(i) = y is Bernoulli(1/g) independently of
+everything else, and C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, 1/g) independently across i.
+The per-user path matches its marginals to O(g/P) (tested); the whole-report table over
+*all* functions [d] → [g] (the idealized family) is checked exactly for small d, g.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_domain_values, check_epsilon, check_int, check_rng
+from .frequency_oracle import PureFrequencyOracle
+from .grr import GRR
+
+HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
+MAX_TABLE_FUNCTIONS = 4096  # g^d limit for output_table's enumeration of all hash functions
+_VALUES_PER_BLOCK = 64  # values scored per block in support_counts (bounds an n × block array)
+
+
+def olh_hash_range(epsilon: float) -> int:
+    """OLH's optimal hash range g = round(e^ε) + 1 (Wang et al. 2017, §4.4)."""
+    epsilon = check_epsilon(epsilon)
+    if epsilon > 40:
+        raise ValueError(f"epsilon must be at most 40 for OLH (g = round(e^epsilon) + 1 would exceed 2^57); got {epsilon!r}")
+    return int(round(math.exp(epsilon))) + 1
+
+
+@dataclass(frozen=True)
+class LocalHashing(PureFrequencyOracle):
+    """Local hashing with hash range ``g`` (use :class:`BLH` or :class:`OLH` for the standard g)."""
+
+    g: int = 2  # hash range
+
+    def __post_init__(self):
+        object.__setattr__(self, "g", check_int("g", self.g, low=2))
+        super().__post_init__()
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        return GRR(self.epsilon, self.g).p, 1.0 / self.g
+
+    def _hash(self, a, b, x) -> np.ndarray:
+        return ((np.asarray(a, dtype=np.int64) * x + b) % HASH_PRIME) % self.g
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user reference client: draw (a, b), hash, and GRR-perturb the hash over [g].
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n, 3)
+            One report (a, b, y) per user.
+        """
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        a = rng.integers(1, HASH_PRIME, size=values.size)
+        b = rng.integers(0, HASH_PRIME, size=values.size)
+        y = GRR(self.epsilon, self.g).perturb(self._hash(a, b, values), rng=rng)
+        return np.column_stack([a, b, y])
+
+    def support_counts(self, reports) -> np.ndarray:
+        """C(i) = #{reports (a, b, y) with h_{a,b}(i) = y}, for every i (O(n·d) work)."""
+        reports = np.asarray(reports)
+        if reports.ndim != 2 or reports.shape[1] != 3 or reports.shape[0] == 0 or not np.issubdtype(reports.dtype, np.integer):
+            raise ValueError(f"reports must be a non-empty (n, 3) integer array of (a, b, y); got shape {reports.shape}")
+        a, b, y = reports[:, 0:1], reports[:, 1:2], reports[:, 2:3]
+        if a.min() < 1 or a.max() >= HASH_PRIME or b.min() < 0 or b.max() >= HASH_PRIME or y.min() < 0 or y.max() >= self.g:
+            raise ValueError(f"reports must hold a in [1, P), b in [0, P) and y in [0, {self.g}) (P = 2^31 − 1)")
+        counts = np.empty(self.d, dtype=np.int64)
+        for start in range(0, self.d, _VALUES_PER_BLOCK):
+            block = np.arange(start, min(start + _VALUES_PER_BLOCK, self.d))
+            counts[block] = (self._hash(a, b, block[None, :]) == y).sum(axis=0)
+        return counts
+
+    def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
+        """Exact aggregate sampler (fully random hash): ``C_i ~ Bin(f_i, p*) + Bin(n − f_i, 1/g)``."""
+        counts, n = self.true_counts_and_n(true_counts)
+        rng = check_rng(rng)
+        return rng.binomial(counts, self.p) + rng.binomial(n - counts, self.q)
+
+    def output_table(self) -> np.ndarray:
+        """Whole-report table over the idealized family of *all* g^d functions (small d, g only).
+
+        Column (H, y) has probability ``g^{−d} · GRR_g(H(v) → y)``; its privacy loss is ε.
+        """
+        n_functions = self.g**self.d
+        if n_functions > MAX_TABLE_FUNCTIONS:
+            raise ValueError(f"g**d must be at most {MAX_TABLE_FUNCTIONS} to enumerate all hash functions; got {self.g}**{self.d}")
+        functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))  # row: H(0..d−1)
+        grr_table = GRR(self.epsilon, self.g).output_table()
+        return np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)]) / n_functions
+
+
+@dataclass(frozen=True)
+class BLH(LocalHashing):
+    """Binary local hashing: g = 2, p* = e^ε/(e^ε+1), q* = 1/2.
+
+    References
+    ----------
+    Wang et al. 2017, §4.4; tutorial seed (003), "Binary Local Hashing".
+    """
+
+    def __post_init__(self):
+        if self.g != 2:
+            raise ValueError(f"g must be 2 for BLH (use LocalHashing for other ranges); got {self.g!r}")
+        super().__post_init__()
+
+
+@dataclass(frozen=True)
+class OLH(LocalHashing):
+    """Optimal local hashing: g = round(e^ε) + 1 unless given.
+
+    References
+    ----------
+    Wang et al. 2017, §4.4; tutorial seed (003), "Optimal Local Hashing (OLH)".
+    """
+
+    g: int = 0  # 0: use olh_hash_range(epsilon)
+
+    def __post_init__(self):
+        if isinstance(self.g, int) and not isinstance(self.g, bool) and self.g == 0:
+            object.__setattr__(self, "g", olh_hash_range(self.epsilon))
+        super().__post_init__()

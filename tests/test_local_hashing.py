@@ -1,0 +1,122 @@
+"""BLH and OLH: exact whole-report tables, p*/q*, the hash family, and the two simulation paths."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.local_hashing import BLH, HASH_PRIME, OLH, LocalHashing, olh_hash_range
+from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.unary_encoding import OUE
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, chisquare_pvalue
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, math.log(3), 2.0])
+@pytest.mark.parametrize("cls, d", [(BLH, 3), (BLH, 6), (OLH, 3), (OLH, 4)])
+def test_whole_report_table_is_exactly_epsilon_ldp(cls, d, epsilon):
+    """Over all hash functions [d] → [g], the (H, y) table sums to 1 per value and has loss exactly ε."""
+    table = cls(epsilon, d).output_table()
+    assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
+    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-9)
+
+
+@pytest.mark.parametrize("epsilon, g", [(0.1, 2), (1.0, 4), (math.log(3), 4), (2.0, 8), (5.0, 149)])
+def test_olh_hash_range_and_support_probabilities(epsilon, g):
+    """g = round(e^ε) + 1, p* = e^ε/(e^ε+g−1), q* = 1/g; BLH has g = 2, p* = e^ε/(e^ε+1), q* = 1/2."""
+    olh = OLH(epsilon, 10)
+    assert olh_hash_range(epsilon) == g == olh.g
+    assert olh.p == pytest.approx(math.exp(epsilon) / (math.exp(epsilon) + g - 1), rel=1e-13)
+    assert olh.q == 1 / g
+    blh = BLH(epsilon, 10)
+    assert (blh.g, blh.q) == (2, 0.5) and blh.p == pytest.approx(math.exp(epsilon) / (math.exp(epsilon) + 1), rel=1e-13)
+
+
+def test_olh_has_oue_variance_when_e_eps_is_an_integer():
+    """With g = e^ε + 1 exactly (ε = ln 3), OLH's approximate variance equals OUE's 4e^ε/(e^ε−1)²."""
+    eps = math.log(3)
+    assert OLH(eps, 50).approx_count_variance(1000) == pytest.approx(OUE(eps, 50).approx_count_variance(1000), rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.2, 2.7, 4.0])
+def test_rounded_g_costs_little_variance(epsilon):
+    """With the integer g = round(e^ε)+1, OLH's approximate variance is within 10% of OUE's (and never below it)."""
+    ratio = OLH(epsilon, 50).approx_count_variance(1000) / OUE(epsilon, 50).approx_count_variance(1000)
+    assert 1 - 1e-12 <= ratio < 1.1
+
+
+def test_support_counts_apply_each_users_hash():
+    """A report (a, b, y) supports exactly the values i with ((a·i + b) mod P) mod g = y."""
+    olh = LocalHashing(1.0, 5, g=3)
+    a, b = 12345, 678
+    hashes = ((a * np.arange(5) + b) % HASH_PRIME) % 3
+    counts = olh.support_counts([[a, b, hashes[0]]])
+    assert np.array_equal(counts, (hashes == hashes[0]).astype(int))
+
+
+def test_same_seed_same_reports():
+    """Determinism: equal seeds give equal (a, b, y) reports."""
+    olh = OLH(1.0, 7)
+    values = np.arange(50) % 7
+    assert np.array_equal(olh.perturb(values, rng=np.random.default_rng(2)), olh.perturb(values, rng=np.random.default_rng(2)))
+
+
+def test_rejects_malformed_inputs(rng):
+    """Bad ε, d, g, values and reports give clear errors."""
+    with pytest.raises(ValueError, match="epsilon"):
+        OLH(0.0, 5)
+    with pytest.raises(ValueError, match="epsilon must be at most 40"):
+        OLH(50.0, 5)
+    with pytest.raises(ValueError, match=r"d must be an integer in \[2, inf\]"):
+        OLH(1.0, 1)
+    with pytest.raises(ValueError, match=r"g must be an integer in \[2, inf\]"):
+        LocalHashing(1.0, 5, g=1)
+    with pytest.raises(ValueError, match="g must be 2 for BLH"):
+        BLH(1.0, 5, g=3)
+    olh = OLH(1.0, 5)
+    with pytest.raises(ValueError, match=r"values must be integers in \[0, 5\)"):
+        olh.perturb([5], rng=rng)
+    with pytest.raises(ValueError, match=r"reports must be a non-empty \(n, 3\) integer array"):
+        olh.support_counts([[1, 2]])
+    with pytest.raises(ValueError, match="reports must hold a in"):
+        olh.support_counts([[0, 2, 1]])
+    with pytest.raises(ValueError, match=r"g\*\*d must be at most 4096"):
+        OLH(1.0, 40).output_table()
+
+
+# ---------------------------------------------------------------- statistical
+
+
+@pytest.mark.statistical
+def test_hash_values_are_uniform(rng):
+    """h_{a,b}(i) for random (a, b) is uniform on [g] (chi-square GOF)."""
+    olh = LocalHashing(1.0, 5, g=7)
+    a = rng.integers(1, HASH_PRIME, size=50_000)
+    b = rng.integers(0, HASH_PRIME, size=50_000)
+    assert chisquare_pvalue(olh._hash(a, b, 3), np.full(7, 1 / 7)) > 1e-3
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("cls", [BLH, OLH])
+def test_aggregate_sampler_matches_per_user_reference(cls, rng):
+    """Per-user support counts have the aggregate sampler's marginals (mean, variance, GOF, two-sample)."""
+    oracle = cls(1.5, 6)
+    true_counts = np.array([90, 0, 30, 60, 10, 10])
+    values = np.repeat(np.arange(6), true_counts)
+    repetitions = 2000
+    per_user = np.array([oracle.support_counts(oracle.perturb(values, rng=rng)) for _ in range(repetitions)])
+    aggregate = np.array([oracle.sample_support_counts(true_counts, rng=rng) for _ in range(repetitions)])
+    assert_support_counts_match(oracle, per_user, aggregate, true_counts, coordinates=(0, 1, 2))
+
+
+@pytest.mark.statistical
+def test_estimates_are_unbiased_with_exact_variance(rng):
+    """Over 20,000 aggregate draws OLH estimates average f with the exact variance."""
+    olh = OLH(2.0, 100)
+    true_counts = rng.multinomial(50_000, np.full(100, 0.01))
+    draws = np.array([olh.estimate_counts(olh.sample_support_counts(true_counts, rng=rng), 50_000)[:3] for _ in range(20_000)])
+    variances = olh.count_variance(true_counts)[:3]
+    for i in range(3):
+        assert_mean_close(draws[:, i], true_counts[i], variances[i])
+        assert_variance_close(draws[:, i], variances[i])
