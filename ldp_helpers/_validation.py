@@ -120,3 +120,35 @@ def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarr
     if high is not None and arr.max() > high:
         _fail(name, _Described(f"an array with maximum {arr.max()}"), f"counts in [0, {high}]")
     return arr
+
+
+def check_above(name: str, value, bound: float, *, what: str) -> float:
+    """A finite real number strictly above a bound derived from other parameters.
+
+    ``what`` names the bound in the message, e.g. ``"T·log(4T/β) for T=10, beta=0.1"``.
+    """
+    value = check_real(name, value)
+    if not value > bound:
+        _fail(name, value, f"> {what} = {bound:.6g}")
+    return value
+
+
+def check_real_array(name: str, values, *, low=None, high=None, low_open=True, high_open=True) -> np.ndarray:
+    """A non-empty array (or scalar) of finite reals inside an interval, returned as ``float64``."""
+    arr = np.asarray(values)
+    if arr.size == 0:
+        _fail(name, _Described("an empty array"), "a non-empty array of real numbers")
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        _fail(name, _Described(f"an array of dtype {arr.dtype}"), "an array of real numbers")
+    arr = arr.astype(np.float64)
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+    bad = ~np.isfinite(arr)
+    if low is not None:
+        bad |= (arr < low) | ((arr == low) if low_open else False)
+    if high is not None:
+        bad |= (arr > high) | ((arr == high) if high_open else False)
+    if np.any(bad):
+        _fail(name, _Described(f"an array containing {arr[bad].flat[0].item()!r}"), f"finite values in {interval}")
+    return arr

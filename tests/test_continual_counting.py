@@ -1,0 +1,188 @@
+"""LPCC mechanisms: exact stream privacy, estimators, and the fast simulator against the per-user reference."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from ldp_helpers.continual_counting import (
+    EMPTY_ROUND_ESTIMATE,
+    BasicOneTimeRappor,
+    Glance,
+    Harmony,
+    StreamReports,
+    max_error,
+    reference_user_reports,
+    simulate_reports,
+)
+from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.randomized_response import BinaryRR
+from ldp_helpers.streams import Population
+from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
+
+MECHANISMS = (Glance, Harmony, BasicOneTimeRappor)
+# A small population with distinct, non-nested rows (T = 4).
+SMALL_V = np.array([[1, 0, 1, 1]] * 5 + [[0, 0, 1, 0]] * 4 + [[1, 1, 0, 0]] * 3 + [[0, 1, 1, 1]] * 2)
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("epsilon, n_rounds", [(0.3, 1), (1.0, 3), (2.5, 5), (8.0, 6)])
+def test_whole_stream_output_table_is_exactly_epsilon_ldp(mechanism, epsilon, n_rounds):
+    """Over a user's whole stream (all 2^T inputs) the privacy loss is exactly ε (Theorem 3)."""
+    table = mechanism(epsilon, n_rounds).stream_output_table()
+    assert table.shape[0] == 2**n_rounds
+    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-9)
+
+
+def test_one_shot_table_is_uniform_round_times_q_bin():
+    """Glance's Pr[τ = s, y | v] is (1/T)·Q_Bin(y | v_s) (stream 0b101 = v = (1, 0, 1))."""
+    g = Glance(1.0, 3)
+    Q = g.randomizer.output_table()
+    row = g.stream_output_table()[0b101]
+    assert np.allclose(row, np.r_[Q[1], Q[0], Q[1]] / 3, atol=1e-15)
+
+
+def test_harmony_sufficient_statistics_estimate_equals_per_user_average(rng):
+    """Harmony's μ̂ from (K, X) equals (1 + mean_n z_{n,t})/2 computed from the users' reports."""
+    pop = Population.from_matrix(SMALL_V)
+    h = Harmony(1.3, 4)
+    mask, reports, V = reference_user_reports(pop, 1, h.randomizer, rng=rng)
+    per_user = h.estimate_from_user_reports(h.user_reports(mask, reports))
+    assert np.allclose(h.estimate(StreamReports.from_user_reports(mask, reports, V))[0], per_user, atol=1e-12)
+
+
+def test_glance_estimate_is_pure_estimator_over_reporters(rng):
+    """Glance's μ̂_t is ((mean report over η_t) − q)/(p − q), computed per user."""
+    pop = Population.from_matrix(SMALL_V)
+    g = Glance(0.9, 4)
+    mask, reports, V = reference_user_reports(pop, 1, g.randomizer, rng=rng)
+    est = g.estimate(StreamReports.from_user_reports(mask, reports, V))[0]
+    rr = g.randomizer
+    for t in range(4):
+        if mask[:, t].any():
+            assert est[t] == pytest.approx((reports[mask[:, t], t].mean() - rr.q) / (rr.p - rr.q), abs=1e-12)
+
+
+def test_glance_empty_round_convention_without_warnings():
+    """A round with no reporter releases 1/2 (μ̂ and μ̃), with no division warning."""
+    reports = StreamReports(10, np.array([[0, 10]]), np.array([[0, 4]]), np.array([[0, 5]]))
+    g = Glance(1.0, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est, tilde = g.estimate(reports), g.sampled_fraction(reports)
+    assert est[0, 0] == EMPTY_ROUND_ESTIMATE and tilde[0, 0] == EMPTY_ROUND_ESTIMATE
+    assert tilde[0, 1] == 0.4 and np.all(np.isfinite(est))
+
+
+def test_every_user_reports_m_times_and_counts_are_consistent(rng):
+    """K sums to m·N per trial; K1 ≤ K; X ≤ K; T-shot reporters are all N users."""
+    pop = Population.from_matrix(SMALL_V)
+    for m in (1, 4):
+        r = simulate_reports(pop, m, BinaryRR.from_epsilon(1.0), rng=rng, n_trials=200)
+        assert np.all(r.reporters.sum(axis=1) == m * pop.n_users)
+        assert np.all((r.reporters_with_one <= r.reporters) & (r.reported_ones <= r.reporters))
+    assert np.all(r.reporters == pop.n_users) and np.all(r.reporters_with_one == pop.ones_per_round())
+
+
+def test_max_error_is_max_over_rounds():
+    """Err = max_t |μ̂_t − μ_t| per trial."""
+    pop = Population.from_matrix(np.array([[1, 0], [0, 0]]))  # μ = (0.5, 0)
+    assert max_error(np.array([[0.5, 0.1], [0.2, -0.05]]), pop).tolist() == pytest.approx([0.1, 0.3])
+
+
+def test_same_seed_same_estimates():
+    """Determinism: equal seeds give equal estimates."""
+    pop = Population.nested(np.array([3, 7, 5]), 10)
+    a = Glance(1.0, 3).simulate(pop, rng=np.random.default_rng(4), n_trials=5)
+    b = Glance(1.0, 3).simulate(pop, rng=np.random.default_rng(4), n_trials=5)
+    assert np.array_equal(a.reported_ones, b.reported_ones) and np.array_equal(a.reporters, b.reporters)
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("epsilon", [0, -1.0, math.inf, math.nan])
+def test_rejects_bad_epsilon(mechanism, epsilon):
+    """ε ≤ 0 or non-finite: a clear error naming epsilon."""
+    with pytest.raises(ValueError, match="epsilon must be"):
+        mechanism(epsilon, 3)
+
+
+def test_rejects_bad_rounds_and_populations(rng):
+    """T < 1, a population with the wrong T, a non-Population and a too-large exact table are refused."""
+    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, inf\]"):
+        Glance(1.0, 0)
+    with pytest.raises(ValueError, match="population must have n_rounds=3"):
+        Glance(1.0, 3).simulate(Population.from_matrix(SMALL_V), rng=rng)
+    with pytest.raises(ValueError, match="population must be a ldp_helpers.streams.Population"):
+        Harmony(1.0, 4).simulate(SMALL_V, rng=rng)
+    with pytest.raises(ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 10\]"):
+        BasicOneTimeRappor(1.0, 11).stream_output_table()
+
+
+# ---------------------------------------------------------------- statistical
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("m", [1, 4])
+def test_fast_simulator_matches_per_user_reference(rng, m):
+    """(K_t, K1_t, X_t) from the fast simulator and the per-user reference agree in distribution."""
+    pop = Population.from_matrix(SMALL_V)
+    rr, trials = BinaryRR.from_epsilon(0.8), 3000
+    fast = simulate_reports(pop, m, rr, rng=rng, n_trials=trials)
+    refs = [StreamReports.from_user_reports(*reference_user_reports(pop, m, rr, rng=rng)) for _ in range(trials)]
+    ref = StreamReports(pop.n_users, *(np.concatenate([getattr(r, f) for r in refs]) for f in ("reporters", "reporters_with_one", "reported_ones")))
+    n1 = pop.n_users + 1
+    for t in range(4):
+        def joint(r):
+            return (r.reporters[:, t] * n1 + r.reporters_with_one[:, t]) * n1 + r.reported_ones[:, t]
+        assert two_sample_pvalue(joint(fast), joint(ref)) > 1e-3
+    assert two_sample_pvalue(fast.reported_ones[:, 0] + fast.reported_ones[:, 2], ref.reported_ones[:, 0] + ref.reported_ones[:, 2]) > 1e-3
+    for r in (fast, ref):  # mean of X_t: reporting rate m/T times Σ_n E[report]
+        expected = m / 4 * (pop.ones_per_round() * rr.p + (pop.n_users - pop.ones_per_round()) * rr.q)
+        assert np.allclose(r.reported_ones.mean(axis=0), expected, atol=5 * math.sqrt(pop.n_users / trials))
+
+
+@pytest.mark.statistical
+def test_harmony_is_unbiased_with_exact_variance(rng):
+    """Harmony's μ̂_t has mean μ_t and variance (T c² − 1)/(4N) in every round."""
+    pop = Population.nested(np.array([0, 250, 900, 1000, 600]), 1000)
+    h = Harmony(1.5, 5)
+    est = h.estimate(h.simulate(pop, rng=rng, n_trials=20_000))
+    for t, mu in enumerate(pop.fractions()):
+        assert_mean_close(est[:, t], mu, h.variance(pop.n_users))
+        assert_variance_close(est[:, t], h.variance(pop.n_users))
+
+
+@pytest.mark.statistical
+def test_glance_rr_error_has_exact_conditional_variance(rng):
+    """(μ̂_t − μ̃_t)/sqrt(e^ε/(K(e^ε−1)²)) has mean 0 and variance 1 (the RR part of the error)."""
+    pop = Population.nested(np.array([100, 700, 2000]), 2000)
+    g = Glance(1.2, 3)
+    r = g.simulate(pop, rng=rng, n_trials=20_000)
+    z = (g.estimate(r) - g.sampled_fraction(r)) / np.sqrt(g.rr_variance(r.reporters))
+    assert_mean_close(z.ravel(), 0.0, 1.0)
+    assert_variance_close(z.ravel(), 1.0)
+
+
+@pytest.mark.statistical
+def test_glance_sampling_error_is_hypergeometric(rng):
+    """Given K_t, μ̃_t − μ_t has mean 0 and variance μ(1−μ)(N−K)/(K(N−1)) (reporters: a uniform subset)."""
+    pop = Population.nested(np.array([300, 1500]), 2000)
+    r = Glance(1.0, 2).simulate(pop, rng=rng, n_trials=20_000)
+    mu, N, K = pop.fractions(), pop.n_users, r.reporters
+    z = (Glance.sampled_fraction(r) - mu) / np.sqrt(mu * (1 - mu) * (N - K) / (K * (N - 1)))
+    assert_mean_close(z.ravel(), 0.0, 1.0)
+    assert_variance_close(z.ravel(), 1.0)
+
+
+@pytest.mark.statistical
+def test_basic_one_time_rappor_is_unbiased_with_exact_variance(rng):
+    """T-shot μ̂_t is unbiased with the RR variance at ε/T over all N users."""
+    pop = Population.nested(np.array([10, 500, 990]), 1000)
+    b = BasicOneTimeRappor(3.0, 3)
+    est = b.estimate(b.simulate(pop, rng=rng, n_trials=20_000))
+    for t, mu in enumerate(pop.fractions()):
+        assert_mean_close(est[:, t], mu, b.variance(mu, pop.n_users))
+        assert_variance_close(est[:, t], b.variance(mu, pop.n_users))

@@ -1,0 +1,113 @@
+"""Bounds of the Glance paper: Eq. (1), Claim 2, D(a‖b), condition (2), Theorems 4–5, Corollaries."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import rel_entr
+
+from ldp_helpers import glance_bounds as gb
+
+
+def test_log_term_domain_is_a_clear_error():
+    """N ≤ T log(4T/β) raises a ValueError naming n_users and the bound, never NaN or inf."""
+    need = 10 * math.log(400)  # T = 10, β = 0.1: 59.9
+    with pytest.raises(ValueError, match=r"n_users must be > T·log\(4T/β\) .* = 59.9"):
+        gb.theta(1.0, 59, 10, 0.1)
+    with pytest.raises(ValueError, match="n_users must be"):
+        gb.sampling_bound(59, 10, 0.1)
+    assert gb.log_term(60, 10, 0.1) == pytest.approx(-math.log(1 - need / 60))
+    assert math.isfinite(gb.theta(1.0, 60, 10, 0.1))
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(beta=0.0), "beta"), (dict(beta=1.0), "beta"), (dict(n_rounds=0), "n_rounds")])
+def test_log_term_rejects_bad_parameters(kwargs, name):
+    """β outside (0, 1) and T < 1 are refused with the parameter's name."""
+    args = dict(n_users=10_000, n_rounds=10, beta=0.1) | kwargs
+    with pytest.raises(ValueError, match=name):
+        gb.log_term(**args)
+
+
+def test_theta_matches_eq1_written_out():
+    """θ equals Eq. (1) evaluated term by term at one point."""
+    eps, N, T, beta = 2.0, 10_000, 50, 0.1
+    L = math.log(1 / (1 - T / N * math.log(4 * T / beta)))
+    e = math.e**eps
+    a = 2 * e / 9 * L
+    expected = 2 * e / (3 * (e - 1)) * L + 3 / (e - 1) * math.sqrt(a**2 + 4 * a)
+    assert gb.theta(eps, N, T, beta) == pytest.approx(expected, rel=1e-12)
+    assert gb.glance_upper_bound(eps, N, T, beta) == pytest.approx(2 * expected, rel=1e-12)
+
+
+def test_theta_limits():
+    """θ·ε tends to 2L/3 + sqrt(4L²/9 + 8L) as ε → 0 and θ → 4L/3 as ε → ∞; θ decreases in ε."""
+    N, T, beta = 10**6, 10, 0.1
+    L = gb.log_term(N, T, beta)
+    assert gb.theta(1e-6, N, T, beta) * 1e-6 == pytest.approx(2 * L / 3 + math.sqrt(4 * L**2 / 9 + 8 * L), rel=1e-5)
+    assert gb.theta(300.0, N, T, beta) == pytest.approx(gb.theta_large_epsilon_limit(N, T, beta), rel=1e-9)
+    assert np.all(np.diff(gb.theta(np.linspace(0.1, 30, 200), N, T, beta)) < 0)
+
+
+def test_sampling_bound_is_sqrt_half_log_term():
+    """Claim 2's bound is sqrt(L/2), ≈ sqrt(T log(4T/β)/(2N)) for large N."""
+    N, T, beta = 10**7, 20, 0.05
+    assert gb.sampling_bound(N, T, beta) == pytest.approx(math.sqrt(gb.log_term(N, T, beta) / 2), rel=1e-12)
+    assert gb.sampling_bound(N, T, beta) == pytest.approx(math.sqrt(T * math.log(4 * T / beta) / (2 * N)), rel=1e-4)
+
+
+def test_bernoulli_kl_values_and_conventions():
+    """D(a‖b) equals the KL of Bernoullis inside (0,1) and is +∞ for a ≤ 0, a ≥ 1, b ∈ {0, 1}."""
+    a, b = np.array([0.1, 0.5, 0.9, 0.3]), np.array([0.2, 0.5, 0.4, 0.7])
+    assert np.allclose(gb.bernoulli_kl(a, b), rel_entr(a, b) + rel_entr(1 - a, 1 - b), atol=1e-15)
+    assert gb.bernoulli_kl(0.5, 0.5) == 0.0
+    for a_, b_ in [(0.0, 0.3), (-0.1, 0.3), (1.0, 0.3), (1.2, 0.3), (0.4, 0.0), (0.4, 1.0)]:
+        assert gb.bernoulli_kl(a_, b_) == np.inf
+    with pytest.raises(ValueError, match=r"b must be finite values in \[0, 1\]"):
+        gb.bernoulli_kl(0.5, 1.5)
+
+
+def test_condition2_edges_and_paper_statements():
+    """Degenerate rounds satisfy (2); μ = 0.5 holds at ε = 2 and fails at ε = 2.5 (T=50, N=1e4, β=0.1)."""
+    assert np.all(gb.dense_sparse_condition([0.0, 1.0], 3.0, 10_000, 50, 0.1))
+    cond = gb.dense_sparse_condition(0.5, np.array([2.0, 2.5, 8.0]), 10_000, 50, 0.1)
+    assert cond.tolist() == [True, False, False]
+    assert np.all(gb.dense_sparse_condition(0.9995, np.linspace(1, 8, 29), 10_000, 50, 0.1))
+
+
+def test_rr_exponent_is_the_printed_rhs():
+    """The right-hand side of (2) is ((e^ε−1)²θ²/(2e^ε))/(1 + (e^ε−1)θ/3)."""
+    eps, th = 1.7, 0.2
+    e = math.exp(eps)
+    assert gb.rr_exponent(eps, th) == pytest.approx(((e - 1) ** 2 * th**2 / (2 * e)) / (1 + (e - 1) * th / 3), rel=1e-12)
+
+
+def test_harmony_lower_bound_formula_limit_and_domain():
+    """Theorem 4 as printed; → sqrt((T−1)/N · log(1/((N+1)²β))) as ε → ∞; β ≥ 1/(N+1)² refused."""
+    N, T = 10**6, 10
+    beta = 1 / (2 * (N + 1) ** 2)
+    e = math.exp(3.0)
+    direct = math.sqrt(T / N * e * (e + 1) / (e - 1) ** 2 * (1 - e / (T * (e + 1))) * math.log(2))
+    assert gb.harmony_lower_bound(3.0, N, T, beta) == pytest.approx(direct, rel=1e-9)
+    assert gb.harmony_lower_bound(60.0, N, T, beta) == pytest.approx(math.sqrt((T - 1) / N * math.log(2)), rel=1e-9)
+    with pytest.raises(ValueError, match="beta must be finite values in"):
+        gb.harmony_lower_bound(1.0, N, T, 1 / (N + 1) ** 2)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, -1.0, np.inf, np.nan, [1.0, np.nan]])
+def test_bounds_reject_bad_epsilon(epsilon):
+    """ε ≤ 0 or non-finite (also inside an array) is a clear error, never NaN."""
+    with pytest.raises(ValueError, match="epsilon must be"):
+        gb.theta(epsilon, 10_000, 10, 0.1)
+
+
+def test_corollary_rates_have_the_stated_limits():
+    """Corollaries 1–4 ∝ 1/ε as ε → 0 and constant as ε → ∞; Corollary 5 ∝ e^{−ε/2} as ε → ∞."""
+    N, T, beta = 10**5, 20, 0.1
+    scale = math.sqrt(T * math.log(T / beta) / N)
+    assert gb.corollary_rate(1, 1e-4, N, T, beta) * 1e-4 == pytest.approx(2 * scale, rel=1e-6)
+    assert gb.corollary_rate(3, 40.0, N, T, beta) == pytest.approx(scale, rel=1e-9)
+    assert gb.corollary_rate(5, 40.0, N, T, beta) * math.exp(20.0) == pytest.approx(scale, rel=1e-9)
+    b2 = 1 / (2 * (N + 1) ** 2)
+    assert gb.corollary_rate(4, 40.0, N, T, b2) == pytest.approx(math.sqrt(T / N * math.log(2)), rel=1e-9)
+    with pytest.raises(ValueError, match=r"corollary must be an integer in \[1, 5\]"):
+        gb.corollary_rate(6, 1.0, N, T, beta)
