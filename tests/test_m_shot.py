@@ -1,0 +1,219 @@
+"""m-shot reporting: channel, estimator, exact privacy, data models and the two simulators."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldp_helpers.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
+from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.streams import Population
+from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 10, 1, 0.0), (10.0, 100, 6, 0.0), (3.0, 7, 3, 0.4), (2.0, 5, 5, 0.9)])
+def test_round_channel_is_section_4_1(epsilon, T, m, r):
+    """p and q are (m/T)·Q_Bin(ε/m) + (1 − m/T)·r, written out as in §4.1."""
+    mech = MShotReporting(epsilon, T, m, r)
+    e = math.exp(epsilon / m)
+    assert mech.round_channel.p == pytest.approx(m / T * e / (e + 1) + (1 - m / T) * r, rel=1e-14)
+    assert mech.round_channel.q == pytest.approx(m / T / (e + 1) + (1 - m / T) * r, rel=1e-14)
+
+
+def test_special_cases():
+    """T-shot spends ε/T in every round; 1-shot spends ε in one round."""
+    t_shot, one_shot = MShotReporting.t_shot(5.0, 10), MShotReporting.one_shot(5.0, 10)
+    assert (t_shot.m, one_shot.m) == (10, 1)
+    assert t_shot.randomizer.epsilon == pytest.approx(0.5) and one_shot.randomizer.epsilon == pytest.approx(5.0)
+    assert t_shot.round_channel == t_shot.randomizer  # m = T: no dummies, the channel is Q_Bin(ε/T)
+
+
+@pytest.mark.parametrize("r", [0.0, 0.3])
+def test_estimator_is_exactly_unbiased_theorem_3(r):
+    """E[Φ(Y_{:,t})] = Φ0 and Var matches estimate_variance, over the exact law of Σ_n y_{n,t}."""
+    mech = MShotReporting(4.0, 8, 3, r)
+    n, k = 30, 11
+    ch = mech.round_channel
+    pmf = np.convolve(stats.binom.pmf(np.arange(k + 1), k, ch.p), stats.binom.pmf(np.arange(n - k + 1), n - k, ch.q))
+    est = mech.estimate(np.arange(n + 1), n)
+    mean = np.sum(pmf * est)
+    assert mean == pytest.approx(k / n, abs=1e-12)
+    assert np.sum(pmf * (est - mean) ** 2) == pytest.approx(mech.estimate_variance(k / n, n), rel=1e-10)
+
+
+@pytest.mark.parametrize("T, m, r", [(1, 1, 0.0), (4, 1, 0.0), (4, 2, 0.5), (5, 3, 0.0), (6, 2, 0.2), (6, 6, 0.0), (7, 4, 1.0)])
+def test_whole_sequence_is_exactly_epsilon_ldp_theorem_4(T, m, r):
+    """The 2^T × 2^T table of a user's report sequence has privacy loss exactly ε (tight)."""
+    epsilon = 2.5
+    table = MShotReporting(epsilon, T, m, r).sequence_output_table()
+    assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
+    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-9)
+
+
+def test_sequence_table_marginals_are_the_round_channel():
+    """Marginalizing the sequence table onto one round gives Pr[y_t = 1 | v_t] = p or q."""
+    mech = MShotReporting(3.0, 5, 2, 0.25)
+    table = mech.sequence_output_table()
+    bits = (np.arange(32)[:, None] >> np.arange(5)) & 1
+    for t in range(5):
+        pr_one = table[:, bits[:, t] == 1].sum(axis=1)
+        expected = np.where(bits[:, t] == 1, mech.round_channel.p, mech.round_channel.q)
+        assert np.allclose(pr_one, expected, atol=1e-12)
+
+
+def test_detection_scores_by_hand():
+    """Precision, recall and F on a hand-worked case; F = 2PR/(P + R) when P + R > 0."""
+    truth = np.array([0.9, 0.85, 0.1, 0.5])  # heavy hitters at θ = 0.8: rounds 0, 1
+    est = np.array([[0.95, 0.7, 0.81, 0.2], [0.1, 0.1, 0.1, 0.1], [0.9, 0.9, 0.0, 0.0]])
+    s = detection_scores(truth, est, 0.8)
+    assert np.allclose(s.precision, [0.5, 0.0, 1.0]) and np.allclose(s.recall, [0.5, 0.0, 1.0])
+    assert np.allclose(s.f_measure, [0.5, 0.0, 1.0])
+    ok = s.precision + s.recall > 0
+    assert np.allclose(s.f_measure[ok], 2 * s.precision[ok] * s.recall[ok] / (s.precision[ok] + s.recall[ok]))
+
+
+def test_linear_ramp_counts():
+    """Φ0 = t/T exactly when T divides N·t, and the rounds are a permutation of the ramp."""
+    k = linear_ramp_counts(10_000, 100, rng=np.random.default_rng(0))
+    assert sorted(k.tolist()) == [100 * t for t in range(1, 101)]
+    assert not np.array_equal(k, np.sort(k))
+    assert sorted(linear_ramp_counts(7, 3, rng=np.random.default_rng(0)).tolist()) == [2, 5, 7]
+
+
+@pytest.mark.parametrize("data_kind", ["fixed", "random"])
+def test_fast_simulator_counts_are_in_range_and_deterministic(data_kind):
+    """Reported 1s lie in [0, N]; the same seed gives the same draws; r = 0 and m = T report only truth."""
+    k = np.array([0, 3, 10, 10, 7])
+    data = Population.nested(k, 10) if data_kind == "fixed" else RandomActiveSets(k, 10)
+    mech = MShotReporting(2.0, 5, 2, 0.3)
+    a = mech.sample_reported_ones(data, rng=np.random.default_rng(4), n_trials=200)
+    b = mech.sample_reported_ones(data, rng=np.random.default_rng(4), n_trials=200)
+    assert a.shape == (200, 5) and np.array_equal(a, b) and a.min() >= 0 and a.max() <= 10
+    exact = MShotReporting(175.0, 5, 5).sample_reported_ones(data, rng=np.random.default_rng(1), n_trials=50)
+    assert np.array_equal(exact, np.broadcast_to(k, (50, 5)))  # ε/m = 35: a flip has probability 6e-16
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [(dict(epsilon=1.0, n_rounds=5, m=0), r"m must be an integer in \[1, 5\]"),
+     (dict(epsilon=1.0, n_rounds=5, m=6), r"m must be an integer in \[1, 5\]"),
+     (dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=1.5), r"dummy_prob \(r\) must be in \[0, 1\]"),
+     (dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=-0.1), r"dummy_prob \(r\) must be in \[0, 1\]"),
+     (dict(epsilon=0.0, n_rounds=5, m=2), "epsilon must be"),
+     (dict(epsilon=math.nan, n_rounds=5, m=2), "epsilon must be"),
+     (dict(epsilon=100.0, n_rounds=5, m=1), "epsilon must be below")],
+)
+def test_mechanism_validates_parameters(kwargs, message):
+    """m ∉ [1, T], r ∉ [0, 1], bad ε: a ValueError naming the parameter and range."""
+    with pytest.raises(ValueError, match=message):
+        MShotReporting(**kwargs)
+
+
+def test_inputs_are_validated(rng):
+    """θ ∉ (0, 1], non-binary V, mismatched rounds, no true heavy hitter, big tables: clear errors."""
+    mech = MShotReporting(1.0, 3, 1)
+    for theta in (0.0, 1.2, math.nan):
+        with pytest.raises(ValueError, match=r"theta must be .*\(0, 1\]"):
+            mech.detect([1, 2, 3], 3, theta)
+    with pytest.raises(ValueError, match="V must be an array of 0/1 values"):
+        mech.reference_reports(np.array([[0, 1, 2]]), rng=rng)
+    with pytest.raises(ValueError, match="data must be data with T = 3 rounds"):
+        mech.sample_reported_ones(RandomActiveSets(np.array([1, 2]), 5), rng=rng)
+    with pytest.raises(ValueError, match="data must be a Population"):
+        mech.sample_reported_ones(np.ones((4, 3)), rng=rng)
+    with pytest.raises(ValueError, match="ones_per_round must be"):
+        RandomActiveSets(np.array([1, 6]), 5)
+    with pytest.raises(ValueError, match="at least one true heavy hitter"):
+        detection_scores([0.1, 0.2], [[0.9, 0.9]], 0.8)
+    with pytest.raises(ValueError, match="n_rounds must be at most 8"):
+        MShotReporting(1.0, 9, 2).sequence_output_table()
+
+
+# ---------------------------------------------------------------- statistical
+
+N_SMALL, T_SMALL, THETA = 40, 6, 0.6
+K_SMALL = np.array([10, 20, 25, 28, 31, 36])  # fractions 0.25 .. 0.9: several rounds near θ
+
+
+def _cross_round_covariance(mech, rows, counts, s, t):
+    """Exact Cov(Σ_n y_{n,s}, Σ_n y_{n,t}) for a fixed V (users independent, τ_n couples rounds)."""
+    T, m, r = mech.n_rounds, mech.m, mech.dummy_prob
+    rr = mech.randomizer
+    a = np.where(rows == 1, rr.p, rr.q)  # Pr[y=1 | in τ] per (group, round)
+    both, one = m * (m - 1) / (T * (T - 1)), m * (T - m) / (T * (T - 1))
+    none = (T - m) * (T - m - 1) / (T * (T - 1))
+    e_st = both * a[:, s] * a[:, t] + one * (a[:, s] * r + r * a[:, t]) + none * r * r
+    mean = lambda u: m / T * a[:, u] + (1 - m / T) * r  # noqa: E731
+    return float(np.sum(counts * (e_st - mean(s) * mean(t))))
+
+
+def _compare(fast, ref, mech, truth, rows, counts):
+    """Marginal, cross-round and detection-level (joint) agreement of two samples of Σ_n y."""
+    n = N_SMALL
+    for t in (0, 4):
+        assert two_sample_pvalue(fast[:, t], ref[:, t]) > 1e-3
+    assert two_sample_pvalue(fast[:, 1] + fast[:, 2], ref[:, 1] + ref[:, 2]) > 1e-3
+    for sample in (fast, ref):
+        if rows is not None:
+            centred = sample - sample.mean(axis=0)
+            prod = centred[:, 1] * centred[:, 2]
+            assert_mean_close(prod, _cross_round_covariance(mech, rows, counts, 1, 2), prod.var())
+    detected_fast = mech.detect(fast, n, THETA).sum(axis=1)
+    detected_ref = mech.detect(ref, n, THETA).sum(axis=1)
+    assert two_sample_pvalue(detected_fast, detected_ref) > 1e-3
+    f_fast = detection_scores(truth, mech.estimate(fast, n), THETA).f_measure
+    f_ref = detection_scores(truth, mech.estimate(ref, n), THETA).f_measure
+    _, codes = np.unique(np.r_[f_fast, f_ref], return_inverse=True)
+    assert two_sample_pvalue(codes[: f_fast.size], codes[f_fast.size:]) > 1e-3
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("m, r", [(2, 0.2), (1, 0.0)])
+def test_fixed_population_fast_matches_reference(rng, m, r):
+    """Fixed V: fast and per-user simulators agree per round, across rounds and in the F-measure law."""
+    mech, trials = MShotReporting(8.0 if m == 2 else 3.0, T_SMALL, m, r), 4000
+    pop = Population.nested(K_SMALL, N_SMALL)
+    V = pop.to_matrix()
+    fast = mech.sample_reported_ones(pop, rng=rng, n_trials=trials)
+    ref = np.array([mech.reference_reports(V, rng=rng).sum(axis=0) for _ in range(trials)])
+    _compare(fast, ref, mech, pop.fractions(), pop.rows, pop.counts)
+
+
+@pytest.mark.statistical
+def test_random_active_sets_fast_matches_reference(rng):
+    """Random active sets: fast (hypergeometric) and per-user simulators agree, jointly across rounds."""
+    mech, trials = MShotReporting(6.0, T_SMALL, 3, 0.1), 4000
+    data = RandomActiveSets(K_SMALL, N_SMALL)
+    fast = mech.sample_reported_ones(data, rng=rng, n_trials=trials)
+    ref = np.array([mech.reference_reports(data.draw_matrix(rng=rng), rng=rng).sum(axis=0) for _ in range(trials)])
+    _compare(fast, ref, mech, data.fractions(), None, None)
+
+
+@pytest.mark.statistical
+def test_cross_round_covariance_is_exact_and_detectable(rng):
+    """The fast fixed-V sampler reproduces the negative covariance that τ_n induces between rounds."""
+    mech = MShotReporting(12.0, 6, 2, 0.0)
+    pop = Population.nested(np.full(6, 50), 50)  # everyone active: y_{n,t} ≈ 1{t ∈ τ_n}
+    ones = mech.sample_reported_ones(pop, rng=rng, n_trials=20_000).astype(float)
+    cov = _cross_round_covariance(mech, pop.rows, pop.counts, 0, 1)
+    var = 50 * mech.round_channel.p * (1 - mech.round_channel.p)  # Var(Σ_n y_{n,t}), all users active
+    assert cov / var < -0.15  # independent rounds (covariance 0) would fail the check below
+    prod = (ones[:, 0] - ones[:, 0].mean()) * (ones[:, 1] - ones[:, 1].mean())
+    assert_mean_close(prod, cov, prod.var())
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("data_kind", ["fixed", "random"])
+def test_unbiased_with_exact_variance_by_simulation(rng, data_kind):
+    """Theorem 3 by simulation: Φ(Y_{:,t}) averages Φ0 with the exact variance, in every round."""
+    k = np.array([0, 150, 400, 1000, 777])
+    data = Population.nested(k, 1000) if data_kind == "fixed" else RandomActiveSets(k, 1000)
+    mech = MShotReporting(3.0, 5, 2, 0.2)
+    est = mech.estimate(mech.sample_reported_ones(data, rng=rng, n_trials=20_000), 1000)
+    for t, frac in enumerate(k / 1000):
+        var = mech.estimate_variance(frac, 1000)
+        assert_mean_close(est[:, t], frac, var)
+        assert_variance_close(est[:, t], var)

@@ -1,0 +1,128 @@
+"""Theory of m-shot reporting: f(m, r), bound (2), g, c*, m* and the rates of Theorems 6–9."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.m_shot import MShotReporting
+from ldp_helpers.m_shot_theory import (
+    alpha_bound,
+    alpha_condition,
+    alpha_t_shot_closed_form,
+    c_star,
+    deviation_bound,
+    f_mr,
+    g,
+    m_star,
+    m_star_brute_force,
+    m_star_regime,
+    rate_exponent,
+)
+
+
+@pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 100, 1, 0.0), (10.0, 100, 6, 0.0), (3.0, 20, 7, 0.3), (50.0, 30, 30, 0.5)])
+def test_f_is_the_chernoff_exponent_of_the_round_channel(epsilon, T, m, r):
+    """f(m, r)·ε/T = (p − q)²/p with the p, q of §4.1 (appendix 1's last step)."""
+    ch = MShotReporting(epsilon, T, m, r).round_channel
+    assert f_mr(m, r, epsilon=epsilon, n_rounds=T) * epsilon / T == pytest.approx((ch.p - ch.q) ** 2 / ch.p, rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 100, 1, 0.0), (3.0, 20, 7, 0.3), (50.0, 30, 29, 0.9)])
+def test_condition_1_is_chernoff_delta_below_one(epsilon, T, m, r):
+    """Condition (1)'s bound equals q/(p − q): δ = α(p − q)/q < 1 at Φ0 = 0."""
+    ch = MShotReporting(epsilon, T, m, r).round_channel
+    assert alpha_condition(m, r, epsilon=epsilon, n_rounds=T) == pytest.approx(ch.q / (ch.p - ch.q), rel=1e-12)
+
+
+def test_f_decreases_in_r_except_at_m_equal_T():
+    """r* = 0: f strictly decreases in r for m < T and does not depend on r at m = T (Eq. 4)."""
+    rs = np.linspace(0, 1, 11)
+    for m in (1, 5, 19):
+        values = [f_mr(m, r, epsilon=4.0, n_rounds=20) for r in rs]
+        assert np.all(np.diff(values) < 0)
+    assert len({f_mr(20, r, epsilon=4.0, n_rounds=20) for r in rs}) == 1
+
+
+def test_f_at_r0_is_g_of_m_over_epsilon():
+    """f(m, 0) = g(m/ε) for every m."""
+    for m in range(1, 31):
+        assert f_mr(m, 0.0, epsilon=7.0, n_rounds=30) == pytest.approx(g(m / 7.0), rel=1e-12)
+
+
+def test_c_star_maximizes_g():
+    """g rises below c* ≈ 0.574 and falls above it: c* is the maximizer (the paper writes argmin)."""
+    c = c_star()
+    assert c == pytest.approx(0.5743, abs=1e-4)
+    left, right = np.linspace(0.01, c, 400), np.linspace(c, 50, 400)
+    assert np.all(np.diff(g(left)) > 0) and np.all(np.diff(g(right)) < 0)
+    assert g(c) > g(c - 1e-3) and g(c) > g(c + 1e-3)
+
+
+def test_g_is_stable_at_the_ends():
+    """g(x) ≈ x as x → 0 and ≈ 1/(2x) as x → ∞, without overflow."""
+    assert g(1e-3) == pytest.approx(1e-3, rel=1e-6)
+    assert g(1e6) == pytest.approx(0.5e-6, rel=1e-5)
+    with pytest.raises(ValueError, match="x must be finite and > 0"):
+        g(np.array([0.5, 0.0]))
+
+
+def test_m_star_eq7_agrees_with_brute_force():
+    """Eq. (7) gives the same m* as maximizing g(m/ε) over all m ∈ [T]."""
+    for T in (1, 2, 3, 10, 57, 100, 1000):
+        for epsilon in np.geomspace(0.05, 5 * T, 120):
+            assert m_star(epsilon, T) == m_star_brute_force(epsilon, T), (epsilon, T)
+
+
+def test_m_star_regimes():
+    """ε ≤ 1/c*: m* = 1; ε ≥ T/c*: m* = T; the paper's ε = 10, T = 100 gives 6."""
+    c = c_star()
+    assert m_star(0.99 / c, 100) == 1 and m_star_regime(0.99 / c, 100) == 0
+    assert m_star(100 / c, 100) == 100 and m_star_regime(100 / c, 100) == 2
+    assert m_star(10.0, 100) == 6 and m_star(1.0, 100) == 1 and m_star(200.0, 100) == 100
+    assert m_star(100.0, 100) == 57  # ε = T is the middle regime, not m* = T
+
+
+def test_alpha_bound_inverts_bound_2():
+    """Bound (2) evaluated at alpha_bound(β) equals β."""
+    kw = dict(m=6, r=0.0, epsilon=10.0, n_rounds=100, n_users=100_000)
+    alpha = alpha_bound(0.05, **kw)
+    assert deviation_bound(alpha, **kw) == pytest.approx(0.05, rel=1e-10)
+
+
+def test_bounds_refuse_arguments_outside_their_assumptions():
+    """Condition (1), Theorem 7's ε/T < 1 and the parameter ranges are enforced with clear errors."""
+    with pytest.raises(ValueError, match="violates condition"):
+        alpha_bound(0.05, m=1, r=0.0, epsilon=1.0, n_rounds=100, n_users=10_000)
+    with pytest.raises(ValueError, match=r"alpha must be in \(0, "):
+        deviation_bound(0.6, m=1, r=0.0, epsilon=1.0, n_rounds=100, n_users=10_000)
+    with pytest.raises(ValueError, match="Theorem 7 assumes"):
+        alpha_t_shot_closed_form(0.05, epsilon=100.0, n_rounds=100, n_users=10_000)
+    with pytest.raises(ValueError, match=r"m must be an integer in \[1, 10\]"):
+        f_mr(11, 0.0, epsilon=1.0, n_rounds=10)
+    with pytest.raises(ValueError, match=r"r must be in \[0, 1\]"):
+        f_mr(1, 1.5, epsilon=1.0, n_rounds=10)
+    with pytest.raises(ValueError, match=r"beta must be in \(0, 1\)"):
+        alpha_bound(1.0, m=1, r=0.0, epsilon=1.0, n_rounds=10, n_users=10)
+    with pytest.raises(ValueError, match="method must be one of"):
+        rate_exponent("2-shot", 0.5)
+
+
+@pytest.mark.parametrize("epsilon, T", [(0.5, 10), (5.0, 100), (50.0, 1000)])
+def test_t_shot_closed_form_upper_bounds_theorem_5(epsilon, T):
+    """Appendix 3's explicit α (with e/2) is never below the exact α of bound (2) at m = T."""
+    exact = alpha_bound(0.05, m=T, r=0.0, epsilon=epsilon, n_rounds=T, n_users=10**6)
+    assert alpha_t_shot_closed_form(0.05, epsilon=epsilon, n_rounds=T, n_users=10**6) >= exact
+
+
+@pytest.mark.parametrize("method, b", [("m*-shot", 0.25), ("m*-shot", 0.5), ("m*-shot", 0.75), ("T-shot", 0.0), ("T-shot", 0.5), ("1-shot", 0.0)])
+def test_theorem_9_rates_from_bound_2(method, b):
+    """With ε = T^b, α/√log(2T/β) from bound (2) grows like T^e, e from Theorem 9 (fit over 10^3..10^6)."""
+    Ts = np.array([10**3, 10**4, 10**5, 10**6])
+    alphas = []
+    for T in Ts:
+        epsilon = 2.0 * T**b  # 2·T^b: keeps 1-shot at ε = 2 > 1/c* and T-shot below ε/T = 1
+        m = {"1-shot": 1, "T-shot": int(T), "m*-shot": m_star(epsilon, int(T))}[method]
+        alphas.append(alpha_bound(0.05, m=m, r=0.0, epsilon=epsilon, n_rounds=int(T), n_users=10**15) / math.sqrt(math.log(2 * T / 0.05)))
+    slope = np.polyfit(np.log(Ts), np.log(alphas), 1)[0]
+    assert slope == pytest.approx(rate_exponent(method, b), abs=0.02)
