@@ -101,6 +101,41 @@ def thumbnails_markdown(collected: list[NotebookClaims]) -> str:
     return "\n\n".join(blocks)
 
 
+def summary_text(collected: list[NotebookClaims]) -> str:
+    """Plain-text summary for notebook output: one line per notebook plus a total."""
+    header = f"{'notebook':<34}{'claims':>7}{'reproduced':>12}{'differing':>11}{'paper errors':>14}"
+    lines = [header, "-" * len(header)]
+    for nb in collected:
+        lines.append(f"{nb.stem:<34}{len(nb.claims):>7}{nb.count('reproduced'):>12}{nb.count('differs'):>11}{nb.count('paper error'):>14}")
+    tot = [sum(nb.count(v) for nb in collected) for v in VERDICTS]
+    lines.append(f"{'all':<34}{sum(tot):>7}{tot[0]:>12}{tot[1]:>11}{tot[2]:>14}")
+    return "\n".join(lines)
+
+
+def claims_with_verdict(collected: list[NotebookClaims], verdict: str) -> str:
+    """Every claim with the given verdict, grouped by notebook, with paper value, ours and the evidence."""
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r}")
+    blocks = []
+    for nb in collected:
+        rows = [c for c in nb.claims if c.verdict == verdict]
+        if rows:
+            blocks.append(f"{nb.stem} ({nb.title})")
+            blocks += [f"  - [{c.source}] {c.claim}\n      paper: {c.paper_value}   ours: {c.our_value}" for c in rows]
+    return "\n".join(blocks) if blocks else f"(no claim has the verdict {verdict!r})"
+
+
+def claims_markdown(nb: NotebookClaims) -> str:
+    """A notebook's full claims table in Markdown, linking the notebook and its figures."""
+    lines = [f"### [{nb.stem}]({nb.stem}.ipynb): {nb.title}", "",
+             f"Figures: [figures/{nb.stem}/](../figures/{nb.stem}/)", "",
+             "| # | claim | source | paper | ours | verdict |", "|---:|---|---|---|---|---|"]
+    for i, c in enumerate(nb.claims, 1):
+        cells = [str(i), c.claim, c.source, c.paper_value, c.our_value, f"**{c.verdict}**" if c.verdict != "reproduced" else c.verdict]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)
+
+
 def generated_section() -> str:
     collected = collect_claims()
     return "\n".join([BEGIN, "", summary_markdown(collected), "", thumbnails_markdown(collected), "", END])
