@@ -1,0 +1,96 @@
+"""SHE and THE: Laplace privacy bound, optimal threshold, estimators and the two simulation paths."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldp_helpers.histogram_encoding import SHE, THE, laplace_scale, optimal_threshold
+from ldp_helpers.privacy import max_privacy_loss
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, two_sample_pvalue
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+def test_she_density_ratio_is_at_most_epsilon_and_attained(epsilon):
+    """ln f(y|v) − ln f(y|v') ≤ ε on a grid of reports, with equality when y_v ≥ 1 and y_v' ≤ 0."""
+    she = SHE(epsilon, 3)
+    grid = np.stack(np.meshgrid(*[np.linspace(-2, 3, 26)] * 3), axis=-1).reshape(-1, 3)
+    ratios = she.log_density_ratio(grid, 0, 1)
+    assert ratios.max() == pytest.approx(epsilon, rel=1e-12)
+    assert np.all(ratios <= epsilon + 1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0, 8.0])
+def test_optimal_threshold_is_a_minimum_in_half_one(epsilon):
+    """The numerical θ lies in (1/2, 1) and beats θ ± 0.01 and θ = 1/2."""
+    the = THE(epsilon, 4)
+    assert 0.5 < the.theta < 1
+    for other in (the.theta - 0.01, min(the.theta + 0.01, 0.999), 0.5):
+        assert the.approx_count_variance(1000) < THE(epsilon, 4, theta=other).approx_count_variance(1000)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
+def test_the_probabilities_and_post_processing_privacy(epsilon):
+    """p* = 1 − ½e^{−(1−θ)ε/2}, q* = ½e^{−θε/2}; THE's whole-vector table loses at most ε."""
+    the = THE(epsilon, 3, theta=0.7)
+    assert the.p == pytest.approx(1 - 0.5 * math.exp(-0.3 * epsilon / 2), rel=1e-14)
+    assert the.q == pytest.approx(0.5 * math.exp(-0.7 * epsilon / 2), rel=1e-14)
+    assert the.p == pytest.approx(stats.laplace.sf(0.7, loc=1, scale=laplace_scale(epsilon)), rel=1e-12)
+    assert max_privacy_loss(the.vector_output_table()) <= epsilon
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
+def test_the_has_smaller_variance_than_she(epsilon):
+    """The tutorial's claim: THE's variance (optimal θ) is below SHE's 8n/ε²."""
+    n = 10_000
+    assert THE(epsilon, 10).approx_count_variance(n) < SHE(epsilon, 10).count_variance(n)
+    assert SHE(epsilon, 10).count_variance(n) == pytest.approx(8 * n / epsilon**2, rel=1e-14)
+
+
+def test_rejects_malformed_inputs(rng):
+    """Bad ε, θ, values, reports and counts give clear errors."""
+    with pytest.raises(ValueError, match="epsilon"):
+        optimal_threshold(-1.0)
+    with pytest.raises(ValueError, match=r"theta must be in \(0, 1\)"):
+        THE(1.0, 4, theta=1.5)
+    with pytest.raises(ValueError, match=r"d must be an integer"):
+        SHE(1.0, 1)
+    she = SHE(1.0, 3)
+    with pytest.raises(ValueError, match=r"values must be integers in \[0, 3\)"):
+        she.perturb([3], rng=rng)
+    with pytest.raises(ValueError, match=r"reports must be a non-empty finite \(n, 3\) array"):
+        she.report_sums([[0.0, np.nan, 1.0]])
+    with pytest.raises(ValueError, match="true_counts must describe at least one user"):
+        she.sample_report_sums([0, 0, 0], rng=rng)
+
+
+# ---------------------------------------------------------------- statistical
+
+
+@pytest.mark.statistical
+def test_she_aggregate_matches_per_user(rng):
+    """SHE sums: per-user and Gamma-difference paths have mean f_i and variance 8n/ε² (and agree)."""
+    she = SHE(1.0, 3)
+    true_counts = np.array([60, 30, 10])
+    values = np.repeat(np.arange(3), true_counts)
+    per_user = np.array([she.report_sums(she.perturb(values, rng=rng)) for _ in range(4000)])
+    aggregate = np.array([she.sample_report_sums(true_counts, rng=rng) for _ in range(4000)])
+    for sample in (per_user, aggregate):
+        assert_mean_close(sample[:, 0], 60, she.count_variance(100))
+        assert_variance_close(sample[:, 0], she.count_variance(100))
+    assert stats.ks_2samp(per_user[:, 0], aggregate[:, 0]).pvalue > 1e-3
+
+
+@pytest.mark.statistical
+def test_the_aggregate_matches_per_user(rng):
+    """THE counts: per-user thresholding and the binomial sampler agree (mean, variance, GOF)."""
+    the = THE(1.0, 3)
+    true_counts = np.array([150, 100, 50])
+    values = np.repeat(np.arange(3), true_counts)
+    per_user = np.array([the.support_counts(the.perturb(values, rng=rng)) for _ in range(3000)])
+    aggregate = np.array([the.sample_support_counts(true_counts, rng=rng) for _ in range(3000)])
+    assert_support_counts_match(the, per_user, aggregate, true_counts, coordinates=(0, 2))
+    assert two_sample_pvalue(per_user[:, 1], aggregate[:, 1]) > 1e-3
