@@ -35,10 +35,11 @@ test: setup
 
 refresh: setup
 	$(PY) -m ldp_helpers.refresh
+	$(PY) -m ldp_helpers.report
 
 bench: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/benchmarks/requirements.txt
-	$(PY) tests/benchmarks/run.py $(BENCH)
+	$(PY) tests/benchmarks/run.py --write-readme $(BENCH)
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/
