@@ -1,0 +1,104 @@
+"""Apple's count-mean sketch: exact privacy table, debiasing, query mean/variance, simulation paths."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.count_mean_sketch import CountMeanSketch
+from stat_checks import assert_mean_close, assert_variance_close
+
+
+def make(epsilon=2.0, d=6, k=3, m=8, seed=0):
+    return CountMeanSketch.create(epsilon, d, k, m, rng=np.random.default_rng(seed))
+
+
+# ---------------------------------------------------------------- exact
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 6.0])
+def test_report_table_is_exactly_epsilon_ldp(epsilon):
+    """The (j, ṽ) table sums to 1 per input and loses exactly ε (two entries flip at ε/2 each)."""
+    cms = make(epsilon, d=5, k=2, m=6)
+    table = cms.output_table()
+    assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
+    assert cms.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
+
+
+def test_flip_probability_and_debiasing_constant():
+    """r = 1/(1+e^{ε/2}) and c_ε(1−2r) = 1, so the debiased entry has mean equal to the one-hot bit."""
+    cms = make(epsilon=1.3)
+    assert cms.flip_probability == pytest.approx(1 / (1 + math.exp(0.65)), rel=1e-14)
+    assert cms.c_epsilon == pytest.approx((math.exp(0.65) + 1) / (math.exp(0.65) - 1), rel=1e-12)
+    r, c = cms.flip_probability, cms.c_epsilon
+    for bit in (0, 1):  # E[x̃] = c/2·E[ṽ] + 1/2 with E[ṽ] = ±(1−2r)
+        mean_v = (1 - 2 * r) * (1 if bit else -1)
+        assert c / 2 * mean_v + 0.5 == pytest.approx(bit, abs=1e-12)
+
+
+def test_sketch_of_a_hand_made_report():
+    """One report ṽ with hash row j adds k·((c/2)ṽ + 1/2) to row j only."""
+    cms = make(k=2, m=4)
+    vector = np.array([[1, -1, -1, 1]])
+    sketch = cms.sketch(vector, [1])
+    assert np.allclose(sketch[0], 0)
+    assert np.allclose(sketch[1], 2 * (cms.c_epsilon / 2 * vector[0] + 0.5))
+
+
+def test_query_mean_for_fixed_collision_free_hashes():
+    """Fixed hashes without collisions: E[f̂(x)] = m/(m−1)(f_x − n/m); the query is unbiased only over hash draws."""
+    cms = CountMeanSketch(1.0, 4, 2, 16, (1, 3), (0, 5))  # h_j(x) = (a_j x + b_j) mod 16, injective on [0, 4)
+    assert np.all(np.diff(np.sort(cms.hash_table(), axis=1), axis=1) > 0)
+    f = np.array([10, 0, 5, 7])
+    assert np.allclose(cms.expected_counts(f), 16 / 15 * (f - f.sum() / 16), atol=1e-12)
+
+
+def test_rejects_malformed_inputs(rng):
+    """Bad ε, sizes, values, vectors, rows and sketches give clear errors."""
+    with pytest.raises(ValueError, match="epsilon"):
+        CountMeanSketch.create(0.0, 4, 2, 8, rng=rng)
+    with pytest.raises(ValueError, match=r"m must be an integer in \[2, inf\]"):
+        CountMeanSketch.create(1.0, 4, 2, 1, rng=rng)
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, inf\]"):
+        CountMeanSketch.create(1.0, 4, 0, 8, rng=rng)
+    cms = make()
+    with pytest.raises(ValueError, match=r"values must be integers in \[0, 6\)"):
+        cms.perturb([6], rng=rng)
+    with pytest.raises(ValueError, match="vectors must be a non-empty"):
+        cms.sketch(np.zeros((2, 8)), [0, 1])
+    with pytest.raises(ValueError, match=r"rows must be integers in \[0, 3\)"):
+        cms.sketch(np.ones((1, 8)), [3])
+    with pytest.raises(ValueError, match="sketch must have shape"):
+        cms.estimate_counts(np.zeros((2, 2)), 10)
+    with pytest.raises(ValueError, match=r"m must be an integer in \[2, 10\]"):
+        make(m=16).output_table()
+
+
+# ---------------------------------------------------------------- statistical
+
+
+@pytest.mark.statistical
+def test_per_user_and_aggregate_sketches_match_the_exact_moments(rng):
+    """Both paths give query estimates with the exact (fixed-hash) mean and variance."""
+    cms = make()
+    f = np.array([300, 200, 100, 50, 0, 350])
+    values = np.repeat(np.arange(6), f)
+    per_user = np.array([cms.estimate_counts(cms.sketch(*cms.perturb(values, rng=rng)), 1000) for _ in range(2000)])
+    aggregate = np.array([cms.estimate_counts(cms.sample_sketch(f, rng=rng), 1000) for _ in range(4000)])
+    mean, var = cms.expected_counts(f), cms.count_variance(f)
+    for sample in (per_user, aggregate):
+        for x in (0, 3, 4):
+            assert_mean_close(sample[:, x], mean[x], var[x])
+            assert_variance_close(sample[:, x], var[x])
+
+
+@pytest.mark.statistical
+def test_unbiased_over_hash_draws(rng):
+    """Two values collide on a fresh hash w.p. 1/m, which makes E[f̂(x)] = f_x over hash draws."""
+    k, m = 4, 8
+    rates = np.array([CountMeanSketch.create(2.0, 4, k, m, rng=rng).collision_rates()[0, 1] for _ in range(4000)])
+    assert_mean_close(rates, 1 / m, (1 / m) * (1 - 1 / m) / k)
+    f = np.array([500, 300, 200, 0])
+    # with every off-diagonal collision rate at its mean 1/m, the query mean is exactly f
+    mean_rates = np.full((4, 4), 1 / m) + np.eye(4) * (1 - 1 / m)
+    assert np.allclose(m / (m - 1) * (f @ (mean_rates - 1 / m)), f, atol=1e-9)
