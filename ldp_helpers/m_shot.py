@@ -106,7 +106,14 @@ class MShotReporting:
         T = check_int("n_rounds", self.n_rounds, low=1)
         check_int("m", self.m, low=1, high=T)
         check_probability(self.dummy_prob, "dummy_prob (r)")
-        BinaryRR.from_epsilon(self.epsilon / self.m)  # refuses ε/m too large for double precision
+        try:
+            self.round_channel
+        except ValueError:
+            raise ValueError(
+                f"epsilon/m must leave the averaged report random (0 < q < p < 1 in double precision); got "
+                f"epsilon={self.epsilon!r}, m={self.m}, r={self.dummy_prob!r}: epsilon/m must be below about 700, "
+                f"and below about 36.7 when m = T or r = 1"
+            ) from None
 
     @classmethod
     def t_shot(cls, epsilon: float, n_rounds: int) -> "MShotReporting":
@@ -119,15 +126,26 @@ class MShotReporting:
         return cls(epsilon, n_rounds, 1, dummy_prob)
 
     @property
+    def q_bin_probs(self) -> tuple[float, float]:
+        """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``: e^u/(e^u+1) and 1/(e^u+1), u = ε/m.
+
+        Computed without overflow; for u > 36.7 the first rounds to 1 (the paper's ε = 200 with
+        small m), while the second stays positive, so the estimator remains well defined.
+        """
+        u = self.epsilon / self.m
+        keep = 1.0 / (1.0 + math.exp(-u))
+        return keep, math.exp(-u) * keep
+
+    @property
     def randomizer(self) -> BinaryRR:
-        """``Q_Bin(·; ε/m)``, used in the m chosen rounds."""
+        """``Q_Bin(·; ε/m)`` as a :class:`BinaryRR` (only for ε/m below about 36.7)."""
         return BinaryRR.from_epsilon(self.epsilon / self.m)
 
     @property
     def round_channel(self) -> BinaryRR:
         """One report averaged over τ_n: the binary channel with the p, q of §4.1."""
-        share, rr, r = self.m / self.n_rounds, self.randomizer, self.dummy_prob
-        return BinaryRR(p=share * rr.p + (1 - share) * r, q=share * rr.q + (1 - share) * r)
+        share, (p_rr, q_rr), r = self.m / self.n_rounds, self.q_bin_probs, self.dummy_prob
+        return BinaryRR(p=share * p_rr + (1 - share) * r, q=share * q_rr + (1 - share) * r)
 
     def estimate(self, reported_ones, n_users):
         """Φ(Y_{:,t}) = (Σ_n y_{n,t} − N q)/(N (p − q)) for each round's count of reported 1s."""
@@ -158,7 +176,8 @@ class MShotReporting:
         if T > MAX_TABLE_ROUNDS:
             _fail("n_rounds", T, f"at most {MAX_TABLE_ROUNDS} for the exact 2^T × 2^T sequence table")
         bits = (np.arange(2**T)[:, None] >> np.arange(T)) & 1  # (2^T, T)
-        rr_table = self.randomizer.output_table()  # [v, y]
+        p_rr, q_rr = self.q_bin_probs
+        rr_table = np.array([[1 - q_rr, q_rr], [1 - p_rr, p_rr]])  # [v, y]
         rr = rr_table[bits[:, None, :], bits[None, :, :]]  # (v, y, t): Q_Bin(y_t | v_t)
         dummy = np.where(bits == 1, self.dummy_prob, 1 - self.dummy_prob)[None, :, :]  # (1, y, t)
         table = np.zeros((2**T, 2**T))
@@ -177,7 +196,8 @@ class MShotReporting:
             _fail("V", _Described(f"an array of shape {V.shape}"), f"a 2-D 0/1 array with {self.n_rounds} columns (rounds)")
         rng = check_rng(rng)
         chosen = reference_report_rounds(V.shape[0], self.n_rounds, self.m, rng=rng)  # τ_n
-        randomized = self.randomizer.perturb(V, rng=rng)
+        p_rr, q_rr = self.q_bin_probs
+        randomized = (rng.random(V.shape) < np.where(V == 1, p_rr, q_rr)).astype(np.int8)
         dummies = (rng.random(V.shape) < self.dummy_prob).astype(np.int8)
         return np.where(chosen, randomized, dummies)
 
@@ -205,8 +225,8 @@ class MShotReporting:
             active = rng.hypergeometric(k, data.n_users - k, reporters)
         else:
             raise ValueError(f"data must be a Population (fixed V) or a RandomActiveSets; got {type(data).__name__}")
-        rr = self.randomizer
-        ones = rng.binomial(active, rr.p) + rng.binomial(reporters - active, rr.q)
+        p_rr, q_rr = self.q_bin_probs
+        ones = rng.binomial(active, p_rr) + rng.binomial(reporters - active, q_rr)
         if self.dummy_prob > 0:
             ones += rng.binomial(data.n_users - reporters, self.dummy_prob)
         return ones

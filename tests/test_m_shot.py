@@ -23,6 +23,15 @@ def test_round_channel_is_section_4_1(epsilon, T, m, r):
     assert mech.round_channel.q == pytest.approx(m / T / (e + 1) + (1 - m / T) * r, rel=1e-14)
 
 
+def test_large_budget_per_round_is_supported():
+    """ε/m = 200 (the paper's ε = 200, m = 1): Q_Bin keeps the bit w.p. 1 in double, q stays positive."""
+    mech = MShotReporting(200.0, 100, 1)
+    p_rr, q_rr = mech.q_bin_probs
+    assert p_rr == 1.0 and q_rr == pytest.approx(math.exp(-200), rel=1e-12)
+    assert mech.round_channel.p == pytest.approx(0.01, rel=1e-12)
+    assert mech.estimate(100, 10_000) == pytest.approx(1.0, rel=1e-12)
+
+
 def test_special_cases():
     """T-shot spends ε/T in every round; 1-shot spends ε in one round."""
     t_shot, one_shot = MShotReporting.t_shot(5.0, 10), MShotReporting.one_shot(5.0, 10)
@@ -104,7 +113,8 @@ def test_fast_simulator_counts_are_in_range_and_deterministic(data_kind):
      (dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=-0.1), r"dummy_prob \(r\) must be in \[0, 1\]"),
      (dict(epsilon=0.0, n_rounds=5, m=2), "epsilon must be"),
      (dict(epsilon=math.nan, n_rounds=5, m=2), "epsilon must be"),
-     (dict(epsilon=100.0, n_rounds=5, m=1), "epsilon must be below")],
+     (dict(epsilon=200.0, n_rounds=5, m=5), "epsilon/m must leave the averaged report random"),
+     (dict(epsilon=200.0, n_rounds=5, m=1, dummy_prob=1.0), "epsilon/m must leave the averaged report random")],
 )
 def test_mechanism_validates_parameters(kwargs, message):
     """m ∉ [1, T], r ∉ [0, 1], bad ε: a ValueError naming the parameter and range."""
@@ -141,8 +151,8 @@ K_SMALL = np.array([10, 20, 25, 28, 31, 36])  # fractions 0.25 .. 0.9: several r
 def _cross_round_covariance(mech, rows, counts, s, t):
     """Exact Cov(Σ_n y_{n,s}, Σ_n y_{n,t}) for a fixed V (users independent, τ_n couples rounds)."""
     T, m, r = mech.n_rounds, mech.m, mech.dummy_prob
-    rr = mech.randomizer
-    a = np.where(rows == 1, rr.p, rr.q)  # Pr[y=1 | in τ] per (group, round)
+    p_rr, q_rr = mech.q_bin_probs
+    a = np.where(rows == 1, p_rr, q_rr)  # Pr[y=1 | in τ] per (group, round)
     both, one = m * (m - 1) / (T * (T - 1)), m * (T - m) / (T * (T - 1))
     none = (T - m) * (T - m - 1) / (T * (T - 1))
     e_st = both * a[:, s] * a[:, t] + one * (a[:, s] * r + r * a[:, t]) + none * r * r
