@@ -196,6 +196,27 @@ def draw_secret(*, rng: np.random.Generator) -> str:
     return f"{check_rng(rng).random()!r}secret"
 
 
+def hash_indices(secret: str, cohort: int, n_candidates: int, params: RapporParams) -> np.ndarray:
+    """:func:`hash_index` for candidates ``0..n_candidates−1`` and all h hashes, shape (n_candidates, h).
+
+    One SHA-256 per (candidate, hash); the 256-bit digests are reduced mod k in numpy by Horner's
+    rule over their bytes (``int(hexdigest, 16) % k`` exactly, without Python big integers).
+    """
+    cohort = check_int("cohort", cohort, low=0, high=params.m - 1)
+    n_candidates = check_int("n_candidates", n_candidates, low=1)
+    prefix = f"{secret}_{cohort:02d}_"
+    digests = b"".join(
+        hashlib.sha256(f"{prefix}{j + 1:03d}_{i + 1:02d}".encode("utf-8")).digest()
+        for j in range(n_candidates)
+        for i in range(params.h)
+    )
+    digits = np.frombuffer(digests, dtype=np.uint8).reshape(-1, 32).astype(np.int64)
+    residue = np.zeros(digits.shape[0], dtype=np.int64)
+    for column in digits.T:  # big-endian bytes: r ← (256 r + byte) mod k, all values < 256 k
+        residue = (residue * 256 + column) % params.k
+    return residue.reshape(n_candidates, params.h)
+
+
 def bloom_filter(secret: str, cohort: int, candidate: int, params: RapporParams) -> np.ndarray:
     """The k-bit Bloom filter of ``candidate`` in ``cohort`` (h hashes; collisions set fewer bits)."""
     cohort = check_int("cohort", cohort, low=0, high=params.m - 1)

@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from ._validation import _Described, _fail, check_counts, check_int, check_real, check_rng
 from .pure import count_variance, unbiased_count
-from .rappor import RapporParams, bloom_filter, draw_secret
+from .rappor import RapporParams, draw_secret, hash_indices
 
 CORRECTIONS = (None, "bonferroni", "bh")
 
@@ -58,8 +58,11 @@ def design_matrix(params: RapporParams, n_candidates: int, *, rng: np.random.Gen
     """
     n_candidates = check_int("n_candidates", n_candidates, low=1)
     secret = draw_secret(rng=rng)
-    blocks = [np.stack([bloom_filter(secret, j, w, params) for w in range(n_candidates)], axis=1) for j in range(params.m)]
-    return CandidateDesign(params, secret, np.concatenate(blocks, axis=0))
+    matrix = np.zeros((params.m, params.k, n_candidates), dtype=np.int8)
+    columns = np.arange(n_candidates)[:, None]
+    for j in range(params.m):
+        matrix[j, hash_indices(secret, j, n_candidates, params), columns] = 1
+    return CandidateDesign(params, secret, matrix.reshape(params.m * params.k, n_candidates))
 
 
 def cohort_sizes(n_reports: int, m: int) -> np.ndarray:
