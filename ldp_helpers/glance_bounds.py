@@ -196,3 +196,19 @@ def corollary_rate(corollary: int, epsilon, n_users: int, n_rounds: int, beta: f
         scale = math.sqrt(n_rounds * math.log(n_rounds / beta) / n_users)
     factor = 1 / (2 * np.sinh(eps / 2)) if corollary == 5 else 1 / np.tanh(eps / 2)
     return scale * factor
+
+
+def bound_crossover(n_users: int, n_rounds: int, beta: float, *, low: float = 0.5, high: float = 30.0) -> float:
+    """The ε at which Glance's upper bound 2θ falls below Harmony's lower bound (Figure 2).
+
+    Found by bisection (``scipy.optimize.brentq``) on ``2θ(ε) − LB(ε)`` over [low, high];
+    raises ValueError if the two curves do not cross there.
+    """
+    from scipy.optimize import brentq
+
+    def gap(eps):
+        return float(glance_upper_bound(eps, n_users, n_rounds, beta) - harmony_lower_bound(eps, n_users, n_rounds, beta))
+
+    if not gap(low) > 0 > gap(high):
+        raise ValueError(f"the bounds do not cross for epsilon in [{low:g}, {high:g}] (N={n_users}, T={n_rounds}, beta={beta:g})")
+    return float(brentq(gap, low, high, xtol=1e-10))
