@@ -13,6 +13,7 @@ from ldp_helpers.rappor import (
     bloom_filter,
     draw_secret,
     hash_index,
+    hash_indices,
     instantaneous_randomized_response,
     permanent_randomized_response,
     report_table,
@@ -94,6 +95,15 @@ def test_hash_matches_seed_string_format():
     """hash_index reproduces seed 001's SHA-256 input "secret_cc_jjj_ii" (1-based j and i)."""
     expected = int(hashlib.sha256(b"0.5secret_03_007_02").hexdigest(), 16) % 128
     assert hash_index("0.5secret", 3, 6, 1, 128) == expected
+
+
+@pytest.mark.parametrize("k", [1, 7, 128, 1000])
+def test_vectorized_hash_indices_equal_the_literal_hash(k):
+    """hash_indices (numpy mod of the digest bytes) equals int(hexdigest, 16) % k for every (candidate, hash)."""
+    params = RapporParams.basic_one_time(k=k, h=min(k, 5), m=3)
+    got = hash_indices("0.25secret", 2, 12, params)
+    expected = [[hash_index("0.25secret", 2, w, i, k) for i in range(params.h)] for w in range(12)]
+    assert np.array_equal(got, expected)
 
 
 def test_bloom_filter_sets_at_most_h_bits_and_is_deterministic(rng):
