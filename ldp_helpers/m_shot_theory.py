@@ -70,8 +70,20 @@ def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds:
     return 2 * n_rounds * math.exp(-f * epsilon * n_users * alpha**2 / (3 * n_rounds))
 
 
+def alpha_at_beta(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
+    """The α at which the right-hand side of (2) equals β: ``√(3T log(2T/β) / (f ε N))``.
+
+    No check of condition (1): use :func:`alpha_bound` for a certified accuracy; this function
+    lets a notebook show *how far* outside condition (1) a setting is.
+    """
+    beta = check_real("beta", beta, low=0.0, high=1.0)
+    n_users = check_int("n_users", n_users, low=1)
+    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    return math.sqrt(3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon * n_users))
+
+
 def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
-    """The α at which bound (2) equals β: ``√(3T log(2T/β) / (f ε N))`` — (α, β)-accuracy.
+    """The certified α of (α, β)-accuracy from bound (2) (:func:`alpha_at_beta`).
 
     Raises ValueError when that α violates condition (1): the bound then says nothing.
 
@@ -79,10 +91,7 @@ def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int,
     ----------
     m-shot seed (002), Theorem 5 solved for α, as in the proofs of Theorems 6–8 (appendix 2–4).
     """
-    beta = check_real("beta", beta, low=0.0, high=1.0)
-    n_users = check_int("n_users", n_users, low=1)
-    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
-    alpha = math.sqrt(3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon * n_users))
+    alpha = alpha_at_beta(beta, m=m, r=r, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
     limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
     if alpha >= limit:
         raise ValueError(
