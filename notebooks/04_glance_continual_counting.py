@@ -119,7 +119,7 @@ ax.axhline(samp_bound3, color="C1", lw=2.5, alpha=0.5, label=r"Claim 2 bound $\s
 ax.plot(eps_parts, [p["total"].mean() for p in parts], "k.-", label=r"total Err (mean)")
 ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="error (fraction of users)",
        title=rf"Glance error decomposition, $\mu=0.5$, $T={T3}$, $N={N3:,}$, $\beta={beta3:g}$")
-ax.legend(fontsize=7.5, ncol=2, loc="upper right")
+ax.legend(fontsize=7.5, ncol=2, loc="lower left")
 save_figure(fig, NOTEBOOK, "error_decomposition", write=save_figures)
 plt.show()
 

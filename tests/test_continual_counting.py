@@ -186,3 +186,36 @@ def test_basic_one_time_rappor_is_unbiased_with_exact_variance(rng):
     for t, mu in enumerate(pop.fractions()):
         assert_mean_close(est[:, t], mu, b.variance(mu, pop.n_users))
         assert_variance_close(est[:, t], b.variance(mu, pop.n_users))
+
+
+# ---------------------------------------------------------------- experiment drivers
+
+
+def test_constant_population_and_error_curve_shapes(rng):
+    """The §6 stream has round(μN) ones every round; error_curve returns one row of Err per ε."""
+    from ldp_helpers.lpcc_experiments import constant_population, error_curve
+
+    pop = constant_population(0.9995, 10_000, 50)
+    assert pop.n_groups == 2 and np.all(pop.ones_per_round() == 9995)
+    errs = error_curve(Glance, pop, [1.0, 4.0], rng=rng, n_trials=7)
+    assert errs.shape == (2, 7) and np.all(errs > 0)
+
+
+def test_glance_error_parts_satisfy_the_triangle_inequality(rng):
+    """Per trial, total ≤ RR part + sampling part (the decomposition of §5.1.2)."""
+    from ldp_helpers.lpcc_experiments import constant_population, glance_error_parts
+
+    parts = glance_error_parts(Glance(2.0, 20), constant_population(0.3, 2000, 20), rng=rng, n_trials=200)
+    assert np.all(parts["total"] <= parts["rr"] + parts["sampling"] + 1e-12)
+    assert np.all(parts["total"] >= np.abs(parts["rr"] - parts["sampling"]) - 1e-12)
+
+
+def test_fitted_slope_recovers_power_and_exponential_laws():
+    """ln y vs ln x gives the power; ln y vs x gives the exponential rate; bad lengths are refused."""
+    from ldp_helpers.lpcc_experiments import fitted_slope
+
+    x = np.array([0.1, 0.2, 0.4])
+    assert fitted_slope(x, 3 / x) == pytest.approx(-1.0)
+    assert fitted_slope(x, np.exp(-0.5 * x), log_x=False) == pytest.approx(-0.5)
+    with pytest.raises(ValueError, match="same length"):
+        fitted_slope(x, x[:2])
