@@ -1,0 +1,31 @@
+"""RAPPOR: exact aggregate bit counts vs per-report clients, the draws alone, and the decoder's cost."""
+
+import numpy as np
+
+from ldp_helpers.rappor import RapporParams
+from ldp_helpers.rappor_decoding import (
+    decode,
+    design_matrix,
+    estimate_bit_counts,
+    simulate_bit_counts,
+    simulate_bit_counts_per_report,
+)
+from ldp_helpers.rappor_experiments import cohort_counts, zipf_weights
+from timing import Timing, median_time
+
+
+def run(rng: np.random.Generator) -> list[Timing]:
+    params = RapporParams.basic_one_time(k=128, h=8, m=8)  # seed 001 §3
+    weights = zipf_weights(200, 100, 0.7)
+    design = design_matrix(params, 200, rng=rng)
+    counts = cohort_counts(weights, 20_000, 8, rng=rng)
+    label = "RAPPOR bit counts, N=2e4, k=128, m=8"
+    rows = [
+        Timing(label, "aggregate sampler", median_time(lambda: simulate_bit_counts(design, counts, rng=rng), number=20)),
+        Timing(label, "per-report reference", median_time(lambda: simulate_bit_counts_per_report(design, counts, rng=rng), repeat=3)),
+        Timing(label, "draws alone (2 binomials/bit)", median_time(lambda: (rng.binomial(1250, 0.75, size=1024), rng.binomial(1250, 0.5, size=1024)), number=20)),
+    ]
+    y = estimate_bit_counts(simulate_bit_counts(design, counts, rng=rng), counts.sum(axis=1), params).ravel()
+    rows.append(Timing("RAPPOR decode, 1024 x 200", "LASSO -> OLS -> t-test", median_time(lambda: decode(design.matrix, y), repeat=3)))
+    rows.append(Timing("RAPPOR decode, 1024 x 200", "design matrix (SHA-256)", median_time(lambda: design_matrix(params, 200, rng=rng), repeat=3)))
+    return rows
