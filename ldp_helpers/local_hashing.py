@@ -73,18 +73,23 @@ class LocalHashing(PureFrequencyOracle):
         y = GRR(self.epsilon, self.g).perturb(self._hash(a, b, values), rng=rng)
         return np.column_stack([a, b, y])
 
-    def support_counts(self, reports) -> np.ndarray:
-        """C(i) = #{reports (a, b, y) with h_{a,b}(i) = y}, for every i (O(n·d) work)."""
+    def support_counts(self, reports, candidates=None) -> np.ndarray:
+        """C(i) = #{reports (a, b, y) with h_{a,b}(i) = y}, for every i (O(n·d) work).
+
+        ``candidates`` (values in [0, d)) restricts the count to those values, in that order:
+        how a heavy-hitter search scores a few prefixes of a huge domain.
+        """
         reports = np.asarray(reports)
         if reports.ndim != 2 or reports.shape[1] != 3 or reports.shape[0] == 0 or not np.issubdtype(reports.dtype, np.integer):
             raise ValueError(f"reports must be a non-empty (n, 3) integer array of (a, b, y); got shape {reports.shape}")
         a, b, y = reports[:, 0:1], reports[:, 1:2], reports[:, 2:3]
         if a.min() < 1 or a.max() >= HASH_PRIME or b.min() < 0 or b.max() >= HASH_PRIME or y.min() < 0 or y.max() >= self.g:
             raise ValueError(f"reports must hold a in [1, P), b in [0, P) and y in [0, {self.g}) (P = 2^31 − 1)")
-        counts = np.empty(self.d, dtype=np.int64)
-        for start in range(0, self.d, _VALUES_PER_BLOCK):
-            block = np.arange(start, min(start + _VALUES_PER_BLOCK, self.d))
-            counts[block] = (self._hash(a, b, block[None, :]) == y).sum(axis=0)
+        scored = np.arange(self.d) if candidates is None else check_domain_values("candidates", candidates, self.d).ravel()
+        counts = np.empty(scored.size, dtype=np.int64)
+        for start in range(0, scored.size, _VALUES_PER_BLOCK):
+            block = slice(start, start + _VALUES_PER_BLOCK)
+            counts[block] = (self._hash(a, b, scored[None, block]) == y).sum(axis=0)
         return counts
 
     def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:

@@ -1,0 +1,143 @@
+"""GRR and OUE: our exact aggregate sampler and per-user path vs the draws alone and two PyPI peers.
+
+Peers (benchmark-only, pinned in ``requirements.txt``; their own dependencies numba, xxhash,
+bitarray are *not* in the project lock, so they live outside ``.venv``)::
+
+    .venv/bin/pip install --no-deps --target build/bench-peers -r tests/benchmarks/requirements.txt
+
+* ``pure-ldp`` (DEClient/DEServer, UEClient/UEServer with use_oue=True) is fed 1-based values,
+  its default convention (its index_mapper is ``x - 1``); its server keeps unbiased estimates.
+* ``multi-freq-ldpy`` (GRR_Client, UE_Client, *_Aggregator_MI) is 0-based; its MI estimator
+  clips negatives and renormalizes, so it is compared with our ``postprocess(..., "clip")``.
+
+Before timing, both peers' aggregators are run on *our* per-user reports and must agree with
+our estimates (an AssertionError stops the benchmark otherwise).  The peers loop over users
+in Python, so they are timed on ``PEER_USERS`` users and scaled linearly to n (the note says so).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ldp_helpers.grr import GRR
+from ldp_helpers.postprocessing import postprocess
+from ldp_helpers.unary_encoding import OUE
+from timing import Timing, median_time
+
+PEERS_DIR = Path(__file__).resolve().parents[2] / "build" / "bench-peers"
+PEER_USERS = {"GRR": 20_000, "OUE": 2_000}  # users per timed peer run (then scaled to n)
+WORKLOADS = ((49_742, 43), (10**6, 1024))
+EPSILON = 1.0
+
+
+def _import_peers():
+    if PEERS_DIR.is_dir() and str(PEERS_DIR) not in sys.path:
+        sys.path.append(str(PEERS_DIR))
+    try:
+        from multi_freq_ldpy.pure_frequency_oracles import GRR as mf_grr, UE as mf_ue
+        from pure_ldp.frequency_oracles.direct_encoding import DEClient, DEServer
+        from pure_ldp.frequency_oracles.unary_encoding import UEClient, UEServer
+    except ImportError as err:  # the table then lacks the peer rows and says why
+        print(f"peers not importable ({err}); install them as the module docstring says", file=sys.stderr)
+        return None
+    return {"DEClient": DEClient, "DEServer": DEServer, "UEClient": UEClient, "UEServer": UEServer, "mf_grr": mf_grr, "mf_ue": mf_ue}
+
+
+def _pure_ldp_server_estimates(server, reports):
+    server.aggregate_all(list(reports))
+    server.check_and_update_estimates()
+    return np.asarray(server.estimated_data, dtype=float)
+
+
+def check_peers_agree(peers, rng) -> str:
+    """On the same reports, pure-ldp's unbiased estimates and multi-freq-ldpy's clipped ones equal ours."""
+    n, d = WORKLOADS[0]
+    values = rng.integers(0, d, size=n)
+    grr, oue = GRR(EPSILON, d), OUE(EPSILON, d)
+    grr_reports, oue_reports = grr.perturb(values, rng=rng), oue.perturb(values, rng=rng)
+    ours = {"GRR": grr.estimate_counts(grr.support_counts(grr_reports), n), "OUE": oue.estimate_counts(oue.support_counts(oue_reports), n)}
+    pure = {
+        "GRR": _pure_ldp_server_estimates(peers["DEServer"](EPSILON, d), grr_reports.tolist()),
+        "OUE": _pure_ldp_server_estimates(peers["UEServer"](EPSILON, d, use_oue=True), oue_reports.astype(float)),
+    }
+    multi = {"GRR": peers["mf_grr"].GRR_Aggregator_MI(grr_reports, d, EPSILON), "OUE": peers["mf_ue"].UE_Aggregator_MI(oue_reports.astype(float), EPSILON)}
+    worst = 0.0
+    for name in ("GRR", "OUE"):
+        gap_pure = np.max(np.abs(pure[name] - ours[name]))
+        gap_multi = np.max(np.abs(multi[name] * n - postprocess(ours[name], n, "clip")))
+        assert gap_pure < 1e-6 and gap_multi < 1e-6, f"{name}: peers disagree with ours ({gap_pure:.3g}, {gap_multi:.3g})"
+        worst = max(worst, gap_pure, gap_multi)
+    return f"peers agree on the same reports (max |diff| {worst:.1e} counts)"
+
+
+def _peer_runs(peers, oracle_name, values, d):
+    """Per-user client + server of each peer on ``values`` (0-based), in each peer's convention."""
+    if oracle_name == "GRR":
+        def pure_ldp():
+            client, server = peers["DEClient"](EPSILON, d), peers["DEServer"](EPSILON, d)
+            server.aggregate_all([client.privatise(v + 1) for v in values.tolist()])  # 1-based input
+            return server.estimate_all(range(1, d + 1), suppress_warnings=True)
+
+        def multi_freq():
+            reports = [peers["mf_grr"].GRR_Client(v, d, EPSILON) for v in values.tolist()]
+            return peers["mf_grr"].GRR_Aggregator_MI(reports, d, EPSILON)
+    else:
+        def pure_ldp():
+            client, server = peers["UEClient"](EPSILON, d, use_oue=True), peers["UEServer"](EPSILON, d, use_oue=True)
+            server.aggregate_all([client.privatise(v + 1) for v in values.tolist()])
+            return server.estimate_all(range(1, d + 1), suppress_warnings=True)
+
+        def multi_freq():
+            reports = [peers["mf_ue"].UE_Client(v, d, EPSILON, True) for v in values.tolist()]
+            return peers["mf_ue"].UE_Aggregator_MI(reports, EPSILON, True)
+    return {"pure-ldp per-user": pure_ldp, "multi-freq-ldpy per-user": multi_freq}
+
+
+def _ours(oracle, values, true_counts, rng):
+    n = values.size
+    aggregate = lambda: oracle.estimate_counts(oracle.sample_support_counts(true_counts, rng=rng), n)  # noqa: E731
+    per_user = lambda: oracle.estimate_counts(oracle.support_counts(oracle.perturb(values, rng=rng)), n)  # noqa: E731
+    if isinstance(oracle, GRR):
+        kept = rng.binomial(true_counts, oracle.p - oracle.q)
+        draws_aggregate = lambda: (rng.binomial(true_counts, oracle.p - oracle.q), rng.multinomial(n - kept.sum(), np.full(oracle.d, 1 / oracle.d)))  # noqa: E731
+        draws_per_user = lambda: (rng.random(n), rng.integers(0, oracle.d - 1, size=n))  # noqa: E731
+    else:
+        draws_aggregate = lambda: (rng.binomial(true_counts, oracle.p), rng.binomial(n - true_counts, oracle.q))  # noqa: E731
+        draws_per_user = lambda: rng.random((n, oracle.d))  # noqa: E731
+    return aggregate, per_user, draws_aggregate, draws_per_user
+
+
+def run(rng: np.random.Generator) -> list[Timing]:
+    peers = _import_peers()
+    random.seed(20261121)  # the peers draw from Python's and numpy's global generators
+    np.random.seed(20261121)
+    agreement = check_peers_agree(peers, rng) if peers else "peers not installed"
+    rows = []
+    for n, d in WORKLOADS:
+        values = rng.integers(0, d, size=n)
+        true_counts = np.bincount(values, minlength=d)
+        for oracle in (GRR(EPSILON, d), OUE(EPSILON, d)):
+            name = type(oracle).__name__
+            label = f"{name} eps=1, n={n:,}, d={d}"
+            heavy = n * (d if name == "OUE" else 1) > 10**8
+            aggregate, per_user, draws_aggregate, draws_per_user = _ours(oracle, values, true_counts, rng)
+            t_aggregate = median_time(aggregate, number=20)
+            t_per_user = median_time(per_user, repeat=3 if heavy else 7)
+            rows.append(Timing(label, "our aggregate sampler", t_aggregate))
+            rows.append(Timing(label, "draws alone (aggregate)", median_time(draws_aggregate, number=20), "the binomial/multinomial draws it needs"))
+            rows.append(Timing(label, "our per-user path", t_per_user, "perturb + support_counts + estimate"))
+            rows.append(Timing(label, "draws alone (per-user)", median_time(draws_per_user, repeat=3 if heavy else 7), "the uniforms it needs"))
+            if not peers:
+                continue
+            sub = values[: min(PEER_USERS[name], n)]
+            for variant, fn in _peer_runs(peers, name, sub, d).items():
+                t_peer = median_time(fn, repeat=3) * n / sub.size
+                note = f"timed on {sub.size:,} users, scaled x{n / sub.size:.4g}; {t_peer / t_per_user:.0f}x our per-user"
+                rows.append(Timing(label, variant, t_peer, note))
+    first = rows[0]
+    rows[0] = Timing(first.benchmark, first.variant, first.median_seconds, agreement)
+    return rows

@@ -1,0 +1,80 @@
+"""The tutorial's illustrations: prefix-extension heavy hitters, padding-and-sampling, personalized ε."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.heavy_hitters import prefix_extension_heavy_hitters, prefix_lengths
+from ldp_helpers.personalized import grouped_frequency_estimate, oracle_for
+from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.set_valued import amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_estimate, psfo_output_table
+
+
+@pytest.mark.parametrize("ell", [1, 2, 3])
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+def test_padding_and_sampling_amplifies_grr_exactly(ell, epsilon):
+    """Pad-and-sample + GRR at ε' = ln(ℓ(e^ε−1)+1) has privacy loss exactly ε over all sets (d = 4)."""
+    assert max_privacy_loss(psfo_output_table(4, ell, amplified_grr_epsilon(epsilon, ell))) == pytest.approx(epsilon, rel=1e-9)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("ell", [1, 2, 4, 8])
+def test_grr_preferred_below_the_threshold(epsilon, ell):
+    """GRR beats OLH for |I| just below (4ℓ²−ℓ)e^ε + 1 and loses just above it (the tutorial says '>')."""
+    threshold = grr_threshold(epsilon, ell)
+    assert grr_preferred(math.ceil(threshold) - 1, epsilon, ell)
+    assert not grr_preferred(math.floor(threshold) + 1, epsilon, ell)
+
+
+def test_pad_and_sample_draws_from_padded_sets(rng):
+    """Samples are own items or dummies d..d+ℓ−1; bad items are refused."""
+    sets = [[0, 2], [], [1, 2, 3, 4, 5]]
+    samples = np.array([pad_and_sample(sets, 6, 3, rng=rng) for _ in range(300)])
+    assert set(samples[:, 0]) == {0, 2, 6}
+    assert set(samples[:, 1]) == {6, 7, 8}
+    assert set(samples[:, 2]) <= {1, 2, 3, 4, 5}
+    with pytest.raises(ValueError, match=r"sets must hold items in \[0, 6\)"):
+        pad_and_sample([[6]], 6, 3, rng=rng)
+
+
+@pytest.mark.statistical
+def test_psfo_estimates_item_counts(rng):
+    """ℓ·ĉ estimates how many users hold each item (within 5 SE of the ℓ²-scaled GRR variance)."""
+    d, ell, n = 5, 2, 40_000
+    sets = [[0, 1] if u % 2 else [0] for u in range(n)]
+    est = psfo_estimate(pad_and_sample(sets, d, ell, rng=rng), d, ell, 1.0, "GRR", rng=rng)
+    from ldp_helpers.grr import GRR
+    # GRR noise on ~n sampled reports plus the sampling noise (a binomial count of variance ≤ n/4)
+    sd = ell * math.sqrt(GRR(amplified_grr_epsilon(1.0, ell), d + ell).approx_count_variance(n) + n / 4)
+    assert abs(est[0] - n) < 5 * sd and abs(est[1] - n / 2) < 5 * sd and abs(est[4]) < 5 * sd
+
+
+def test_prefix_lengths_and_validation():
+    """Rounds cover start..bits in equal steps; a mismatched step is refused."""
+    assert prefix_lengths(12, 4, 4) == [4, 8, 12]
+    with pytest.raises(ValueError, match="multiple of step_bits"):
+        prefix_lengths(12, 4, 5)
+
+
+@pytest.mark.statistical
+def test_prefix_extension_finds_planted_heavy_hitters(rng):
+    """Five planted values holding 20,000 of 50,000 users are the top five found at ε = 2."""
+    heavy = np.array([123, 3000, 777, 4001, 2048])
+    values = np.r_[np.repeat(heavy, [6000, 5000, 4000, 3000, 2000]), rng.integers(0, 2**12, 30_000)]
+    found, _ = prefix_extension_heavy_hitters(values, 12, 2.0, top_k=8, start_bits=4, step_bits=4, rng=rng)
+    assert set(found[:5]) == set(heavy)
+
+
+@pytest.mark.statistical
+def test_grouped_personalized_estimate(rng):
+    """Each group uses DE/OUE by the tutorial's rule; weights sum to 1 and favour the large-ε group."""
+    assert type(oracle_for(4.0, 10)).__name__ == "GRR" and type(oracle_for(0.5, 10)).__name__ == "OUE"
+    values = rng.integers(0, 10, 30_000)
+    eps = rng.choice([0.5, 1.0, 4.0], 30_000)
+    combined, groups, weights = grouped_frequency_estimate(values, eps, 10, rng=rng)
+    assert sum(weights.values()) == pytest.approx(1.0) and max(weights, key=weights.get) == 4.0
+    truth = np.bincount(values, minlength=10) / values.size
+    assert np.max(np.abs(combined - truth)) < 0.02
+    with pytest.raises(ValueError, match="user_epsilons must have one budget per user"):
+        grouped_frequency_estimate(values, eps[:5], 10, rng=rng)

@@ -1,0 +1,33 @@
+"""The DE/OUE/OLH comparison behind the phase diagram."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 3.0])
+def test_de_wins_exactly_below_3e_eps_plus_2(epsilon):
+    """Var_DE < Var_OUE iff d < 3e^ε + 2 (checked on both sides of the boundary)."""
+    threshold = de_threshold(epsilon)
+    assert threshold == pytest.approx(3 * math.exp(epsilon) + 2, rel=1e-14)
+    below, above = math.ceil(threshold) - 1, math.floor(threshold) + 1
+    assert approx_variance_per_user("DE", max(below, 2), epsilon) < approx_variance_per_user("OUE", max(below, 2), epsilon)
+    assert approx_variance_per_user("DE", above, epsilon) > approx_variance_per_user("OUE", above, epsilon)
+
+
+def test_grid_picks_de_for_small_domains_and_ue_or_lh_for_large():
+    """On a grid the winner is DE below the boundary and OUE/OLH above it."""
+    ds, eps = np.array([2, 4, 8, 16, 64, 256, 1024]), np.array([0.5, 1.0, 2.0, 4.0])
+    best, var = best_protocol_grid(ds, eps)
+    for i, e in enumerate(eps):
+        assert np.all((best[i] == 0) == (ds < de_threshold(e)))
+    assert np.all(var > 0)
+
+
+def test_rejects_unknown_protocol():
+    """Unknown protocol names are refused."""
+    with pytest.raises(ValueError, match="name must be one of"):
+        approx_variance_per_user("RAPPOR", 10, 1.0)
