@@ -109,7 +109,7 @@ print(f"largest fraction of runs with sampling error >= {samp_bound3:.4g}: {samp
 print(f"theta / empirical {1 - beta3 / 2:g}-quantile of the RR error: {np.min(theta3 / rr_q):.3g} .. {np.max(theta3 / rr_q):.3g}")
 
 # %%
-fig, ax = plt.subplots(figsize=(6.4, 4.2))
+fig, ax = plt.subplots(figsize=(6.4, 5.2))
 ax.plot(eps_parts, [p["rr"].mean() for p in parts], "o-", color="C0", label=r"RR part $\max_t|\hat\mu_t-\tilde\mu_t|$ (mean)")
 ax.plot(eps_parts, rr_q, "v:", color="C0", label=rf"RR part, empirical {1 - beta3 / 2:g}-quantile")
 ax.plot(eps_parts, theta3, "-", color="C0", lw=2.5, alpha=0.5, label=r"Claim 1 bound $\theta$ (Eq. 1)")
@@ -119,7 +119,7 @@ ax.axhline(samp_bound3, color="C1", lw=2.5, alpha=0.5, label=r"Claim 2 bound $\s
 ax.plot(eps_parts, [p["total"].mean() for p in parts], "k.-", label=r"total Err (mean)")
 ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="error (fraction of users)",
        title=rf"Glance error decomposition, $\mu=0.5$, $T={T3}$, $N={N3:,}$, $\beta={beta3:g}$")
-ax.legend(fontsize=7.5, ncol=2, loc="lower left")
+fig.legend(fontsize=7.5, ncol=2, loc="outside lower center")
 save_figure(fig, NOTEBOOK, "error_decomposition", write=save_figures)
 plt.show()
 
