@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -14,6 +16,23 @@ _FIGURE_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 # Metadata that would change from run to run (dates, versions) is dropped.
 _PNG_METADATA = {"Software": None}
 _PDF_METADATA = {"CreationDate": None, "Creator": None, "Producer": None}
+
+
+@contextmanager
+def _quiet_font_timestamps():
+    """Silence fontTools' "'created' timestamp seems very low" log lines during PDF subsetting.
+
+    Some glyphs (e.g. the mathtext prime) come from fonts whose ``head`` table has 1970-era
+    timestamps; fontTools logs this on stderr, which a paper run treats as a failure.  The message
+    concerns font metadata only and does not change the output bytes.
+    """
+    logger = logging.getLogger("fontTools.ttLib.tables._h_e_a_d")
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
 
 
 def use_style() -> None:
@@ -57,5 +76,6 @@ def save_figure(fig, notebook: str, name: str, *, write: bool = True) -> Path:
     if write:
         png.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(png, format="png", metadata=_PNG_METADATA)
-        fig.savefig(png.with_suffix(".pdf"), format="pdf", metadata=_PDF_METADATA)
+        with _quiet_font_timestamps():
+            fig.savefig(png.with_suffix(".pdf"), format="pdf", metadata=_PDF_METADATA)
     return png

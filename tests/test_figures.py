@@ -62,3 +62,11 @@ def test_rejects_non_figures(figures_dir):
     """Only matplotlib figures can be saved."""
     with pytest.raises(ValueError, match="fig must be a matplotlib Figure"):
         figures.save_figure("not a figure", "00_ldp_tutorial", "fig")
+
+
+def test_pdf_with_mathtext_prime_writes_nothing_on_stderr(figures_dir, capfd):
+    """A prime in mathtext (font with 1970 timestamps) must not print fontTools' notice."""
+    fig = _draw()
+    fig.axes[0].set_xlabel(r"$f'_i$")
+    figures.save_figure(fig, "00_ldp_tutorial", "fig_prime")
+    assert capfd.readouterr().err == ""
