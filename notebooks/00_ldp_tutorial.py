@@ -8,6 +8,10 @@
 # > 1. State central DP and local DP and compute a mechanism's ε exactly from its output table.
 # > 2. Derive the unbiased estimator of randomized response and its exact variance.
 # > 3. See why local noise costs a factor √n: the error of a count grows like √n/ε, not 1/ε.
+# > 4. Run every frequency oracle the tutorial lists (RAPPOR, Apple's CMS, DE/GRR, SHE/THE, SUE/OUE,
+# >    BLH/OLH) through one framework, check each one's ε from its exact output table, and know
+# >    when DE beats OUE/OLH (d < 3e^ε + 2) and where Wang et al.'s variance approximation fails.
+# > 5. Try heavy hitters, set-valued data and personalized ε on small worked illustrations.
 #
 # All randomness flows from the `seed` parameter; the package `ldp_helpers` holds every formula.
 
@@ -21,11 +25,25 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
+from scipy.optimize import minimize_scalar
 
 from ldp_helpers.claims import ClaimsTable
+from ldp_helpers.count_mean_sketch import CountMeanSketch
 from ldp_helpers.figures import save_figure, use_style
+from ldp_helpers.grr import GRR
+from ldp_helpers.heavy_hitters import prefix_extension_heavy_hitters
+from ldp_helpers.histogram_encoding import SHE, THE
+from ldp_helpers.local_hashing import BLH, OLH
+from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold
+from ldp_helpers.personalized import grouped_frequency_estimate
+from ldp_helpers.postprocessing import METHODS, postprocess
 from ldp_helpers.privacy import max_privacy_loss
 from ldp_helpers.randomized_response import BinaryRR, two_coin_response
+from ldp_helpers.rappor import RapporParams, report_table, tutorial_printed_p_star
+from ldp_helpers.set_valued import amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_estimate, psfo_output_table
+from ldp_helpers.unary_encoding import OUE, SUE, UnaryEncoding
 
 use_style()
 NOTEBOOK = "00_ldp_tutorial"
@@ -164,6 +182,262 @@ for eps in (1.0, 0.1, 0.01):
 ldp_ratio_small_eps = n_users * math.sqrt(BinaryRR.from_epsilon(0.01).fraction_variance(true_fraction, n_users)) * 0.01 / math.sqrt(n_users)
 
 # %% [markdown]
+# ## 6. RAPPOR: permanent and instantaneous randomized response
+#
+# A value is hashed into a Bloom filter $B$ of $k$ bits with $h$ hash functions. The
+# **permanent** randomized response (PRR) memoizes $B'_i = 1$ w.p. $f/2$, $0$ w.p. $f/2$,
+# $B_i$ w.p. $1-f$; the **instantaneous** one (IRR) reports $S_i = 1$ w.p. $q$ if $B'_i=1$ and
+# $p$ if $B'_i = 0$ (RAPPOR's naming: $q > p$). Composing them bit by bit,
+# $$q^* = \Pr[S_i=1\mid B_i=1] = \tfrac12 f(p+q) + (1-f)q,\qquad p^* = \Pr[S_i=1\mid B_i=0] = \tfrac12 f(p+q) + (1-f)p .$$
+# **Erratum.** The tutorial prints $p' = \tfrac12 f(p+1) + (1-f)p$: the $1$ must be $q$ (a bit that is 0
+# stays 0 through the PRR w.p. $1-f/2$, and the PRR's "set to 1" branch reports 1 w.p. $q$).
+# Its two privacy levels are the PRR's $\varepsilon_1 = 2h\ln\frac{1-f/2}{f/2}$ (one report of $B'$,
+# or the longitudinal bound) and one full report's $\varepsilon_2 = h\ln\frac{q^*(1-p^*)}{p^*(1-q^*)}$.
+# We take RAPPOR's own parameters from the issue-5 module `ldp_helpers.rappor` and check both ε
+# exactly from the output tables of two values whose Bloom filters are disjoint (the worst case).
+
+# %%
+rappor = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
+disjoint_blooms = np.array([[1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0]])
+eps_prr_table = max_privacy_loss(report_table(disjoint_blooms, rappor.prr_bit_table()))
+eps_report_table = max_privacy_loss(report_table(disjoint_blooms, rappor.bit_table()))
+print(f"q* = {rappor.q_star:.4f}, p* = {rappor.p_star:.4f}; tutorial's printed p' = {tutorial_printed_p_star(rappor.f, rappor.p):.4f}")
+print(f"eps_1 (PRR only): formula {rappor.epsilon_permanent:.4f}, exact table {eps_prr_table:.4f}")
+print(f"eps_2 (one report): formula {rappor.epsilon_one_report:.4f}, exact table {eps_report_table:.4f}")
+prr_stay_zero = 1 - rappor.f / 2  # Pr[B'=0 | B=0]: only then does the IRR report 1 w.p. p
+p_star_by_cases = (rappor.f / 2) * rappor.q + prr_stay_zero * rappor.p
+
+# %% [markdown]
+# ## 7. Apple's count-mean sketch (CMS)
+#
+# The client picks one of $k$ hash functions $h_j:\mathcal D\to[m]$, writes $+1$ at $h_j(x)$ and $-1$
+# elsewhere, flips every entry w.p. $1/(1+e^{\varepsilon/2})$ and sends $(\tilde v, j)$. Two inputs differ
+# in at most two entries, each flip is $\varepsilon/2$-LDP, so one report is ε-LDP. The server adds
+# $k\,(\tfrac{c_\varepsilon}{2}\tilde v + \tfrac12)$, $c_\varepsilon = \frac{e^{\varepsilon/2}+1}{e^{\varepsilon/2}-1}$, to row $j$
+# of the sketch and answers a query with the **mean** (not the minimum) over rows, debiased for
+# hash collisions: $\hat f(x) = \frac{m}{m-1}\big(\frac1k\sum_j M_{j,h_j(x)} - \frac nm\big)$.
+# (The tutorial calls $M$ "$m\times k$"; it has one row per hash: $k\times m$.)
+# The exact aggregate sampler draws the whole sketch of $n$ users with $k\cdot m$ binomials.
+
+# %%
+cms_small = CountMeanSketch.create(2.0, 5, 2, 6, rng=rng)
+eps_cms_table = cms_small.privacy_loss()
+print(f"CMS (eps = 2, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_cms_table:.6f}")
+cms = CountMeanSketch.create(2.0, 200, 16, 256, rng=rng)
+emoji_counts = np.round(1e6 * np.arange(200, 0, -1) ** -1.2 / np.sum(np.arange(200, 0, -1) ** -1.2)).astype(int)[::-1]
+cms_estimates = np.array([cms.estimate_counts(cms.sample_sketch(emoji_counts, rng=rng), emoji_counts.sum()) for _ in range(n_repetitions // 4)])
+cms_z = (cms_estimates.mean(axis=0) - cms.expected_counts(emoji_counts)) / np.sqrt(cms.count_variance(emoji_counts) / cms_estimates.shape[0])
+print(f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its exact mean = {np.max(np.abs(cms_z)):.2f}")
+print(f"sd of one estimate (exact) = {np.sqrt(cms.count_variance(emoji_counts)).mean():.4g} users")
+per_report_eps, reports_per_day = (1.0, 2.0), 16
+
+# %% [markdown]
+# Tang et al. (cited by the tutorial) found a per-report ε of 1–2 and up to 16 submissions a day;
+# by sequential composition the daily loss is the sum of the per-report ε: 16 at ε = 1 per
+# report, 32 at ε = 2 (the tutorial's "up to 16" holds for ε = 1, or for a daily cap of 16).
+
+# %%
+for eps in per_report_eps:
+    print(f"{reports_per_day} reports/day at eps = {eps:g}: daily eps = {reports_per_day * eps:g}")
+
+# %% [markdown]
+# ## 8. The frequency-oracle framework: pure LDP
+#
+# A protocol is *pure* when a report supports the true value w.p. $p^*$ and any other fixed value
+# w.p. $q^* < p^*$; then $\hat c(i) = \frac{\sum_j 1_{\mathrm{Support}(y_j)}(i) - nq^*}{p^*-q^*}$ is unbiased,
+# with exact variance $\frac{c(i)p^*(1-p^*) + (n-c(i))q^*(1-q^*)}{(p^*-q^*)^2}$. Wang et al. approximate it by
+# $n\,q^*(1-q^*)/(p^*-q^*)^2$ (the $c(i)$ term dropped). Below: every oracle's $p^*, q^*$, the ε
+# recomputed from its exact output table (DE: $d\times d$; SUE/OUE/THE: all $2^d$ bit vectors;
+# BLH/OLH: all $g^d$ hash functions), and its approximate variance per user.
+
+# %%
+d_table, eps_table = 6, 1.0
+table_oracles = {"DE": GRR(eps_table, d_table), "SUE": SUE(eps_table, d_table), "OUE": OUE(eps_table, d_table),
+                 "BLH": BLH(eps_table, d_table), "OLH": OLH(eps_table, d_table), "THE": THE(eps_table, d_table)}
+table_loss = {name: max_privacy_loss(o.vector_output_table() if isinstance(o, UnaryEncoding) else o.output_table())
+              for name, o in table_oracles.items()}
+print(f"eps = {eps_table:g}, d = {d_table}\n{'oracle':<6} {'p*':>8} {'q*':>8} {'p*/q*':>8} {'eps (table)':>12} {'Var*/n':>9}")
+for name, o in table_oracles.items():
+    print(f"{name:<6} {o.p:8.4f} {o.q:8.4f} {o.p / o.q:8.4f} {table_loss[name]:12.6f} {o.approx_count_variance(1):9.3f}")
+print(f"SHE    (Laplace, beta = 2/eps)                      {SHE(eps_table, d_table).count_variance(1):9.3f}")
+
+# %% [markdown]
+# THE's bits are post-processed Laplace noise, so its table loses less than ε (here
+# ≈ 0.90): the threshold θ = 0.62 (found numerically, inside Wang et al.'s $(\tfrac12, 1)$) trades
+# some privacy it does not need for a lower variance than SHE's $8/\varepsilon^2$. Every oracle has
+# $p^*/q^* \le e^\varepsilon$ and $q^* > 0$, as the tutorial requires.
+#
+# ### Exact, approximate and simulated variance
+# At $n = 49{,}742$, $d = 43$ we draw `n_repetitions` surveys per ε with each oracle's exact aggregate
+# sampler and compare the empirical variance of $\hat c(i)$ for the most frequent value
+# ($f_i/n = 0.3$) with the exact formula (lines) and Wang's approximation (dashed).
+
+# %%
+n_var, d_var = 49_742, 43
+var_counts = np.r_[round(0.3 * n_var), np.full(d_var - 1, 0)]
+var_counts[1:] = np.diff(np.linspace(0, n_var - var_counts[0], d_var).round().astype(int))
+eps_var = np.array([0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0])
+var_names = ("DE", "SUE", "OUE", "OLH", "THE")
+var_classes = {"DE": GRR, "SUE": SUE, "OUE": OUE, "OLH": OLH, "THE": THE}
+var_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(4)[3])  # children 0-2 are section 4's arms
+simulated_var = {name: np.array([np.var([var_classes[name](e, d_var).estimate_counts(var_classes[name](e, d_var).sample_support_counts(var_counts, rng=var_rng), n_var)[0]
+                                         for _ in range(n_repetitions)], ddof=1) for e in eps_var]) for name in var_names}
+exact_var = {name: np.array([var_classes[name](e, d_var).count_variance(var_counts)[0] for e in eps_var]) for name in var_names}
+approx_var = {name: np.array([var_classes[name](e, d_var).approx_count_variance(n_var) for e in eps_var]) for name in var_names}
+
+# %%
+fig, ax = plt.subplots(figsize=(7, 4.2))
+for k, name in enumerate(var_names):
+    ax.plot(eps_var, exact_var[name], color=f"C{k}", label=f"{name} exact")
+    ax.plot(eps_var, approx_var[name], color=f"C{k}", ls="--", lw=1)
+    ax.plot(eps_var, simulated_var[name], "o", color=f"C{k}", ms=4)
+ax.plot([], [], "k--", lw=1, label="Wang et al.'s approximation")
+ax.plot([], [], "ko", ms=4, label=f"simulated ({n_repetitions} surveys)")
+ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"Var$[\hat c(i)]$ (users$^2$)",
+       title=rf"Variance of the count of a value held by 30% of $n$ = {n_var:,} users, $d$ = {d_var}")
+ax.legend(ncol=2, fontsize=8)
+save_figure(fig, NOTEBOOK, "fig_variance_exact_vs_approx", write=save_figures)
+plt.show()
+
+# %% [markdown]
+# Where is the approximation visibly off? For a value held by a fraction $\phi$ of users, the exact
+# variance is the approximation times $1 + \phi\big(\frac{p^*(1-p^*)}{q^*(1-q^*)} - 1\big)$. For OUE
+# $p^*(1-p^*) = \tfrac14$ while $q^*(1-q^*)\approx e^{-\varepsilon}$, so the ratio grows like $\phi e^\varepsilon/4$; for DE it
+# tends to $1+\phi(d-2)$. The first ε at which the approximation is more than 10 % low ($\phi = 0.3$):
+
+# %%
+for name in var_names:
+    ratio = exact_var[name] / approx_var[name]
+    off = eps_var[ratio > 1.1]
+    print(f"{name}: exact/approx at eps = {eps_var[0]:g} is {ratio[0]:.3f}, at eps = {eps_var[-1]:g} is {ratio[-1]:.3g}; "
+          f"first eps with > 10% gap: {off[0] if off.size else 'none'}")
+sim_ratio = np.concatenate([simulated_var[name] / exact_var[name] for name in var_names])
+print(f"simulated/exact variance over all points: {sim_ratio.min():.3f} .. {sim_ratio.max():.3f}")
+
+# %% [markdown]
+# ## 9. Which oracle? The phase diagram over $(d, \varepsilon)$
+#
+# With Wang's approximations, $\mathrm{Var}_{DE} = \frac{e^\varepsilon+d-2}{(e^\varepsilon-1)^2}$ grows linearly in $d$
+# while $\mathrm{Var}_{OUE} = \frac{4e^\varepsilon}{(e^\varepsilon-1)^2}$ does not depend on it; DE is smaller iff
+# $e^\varepsilon + d - 2 < 4e^\varepsilon$, i.e. $d < 3e^\varepsilon + 2$. OLH, with $g = e^\varepsilon + 1$, has exactly
+# OUE's variance (with the integer $g = \mathrm{round}(e^\varepsilon)+1$ slightly more) at a communication
+# cost of $O(\log d)$ bits instead of $d$. The left panel colours the best of DE/OUE/OLH on a grid;
+# the right panel overlays simulated variances (exact aggregate samplers) on the exact and
+# approximate curves at ε = 1 (at small d every value is frequent, and OUE's exact variance sits
+# above the approximation; the crossing moves from 10.2 to about 9.5).
+
+# %%
+grid_d = np.unique(np.round(np.logspace(np.log10(2), 3, 60)).astype(int))
+grid_eps = np.linspace(0.1, 5, 50)
+best, _ = best_protocol_grid(grid_d, grid_eps)
+phase_d = np.array([2, 4, 8, 16, 32, 64, 128])
+phase_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(5)[4])
+phase_sim = {name: np.array([np.var([o.estimate_counts(o.sample_support_counts(np.full(dd, 1000), rng=phase_rng), 1000 * dd)[0]
+                                     for _ in range(n_repetitions)], ddof=1) / (1000 * dd)
+                             for dd in phase_d for o in [cls(1.0, dd)]]) for name, cls in (("DE", GRR), ("OUE", OUE))}
+
+# %%
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+ax0.pcolormesh(grid_d, grid_eps, best, cmap=ListedColormap(["C0", "C1", "C2"]), vmin=-0.5, vmax=2.5, shading="nearest")
+ax0.plot(3 * np.exp(grid_eps) + 2, grid_eps, "k", lw=2, label=r"$d = 3e^\varepsilon + 2$")
+ax0.set(xscale="log", xlim=(2, 1000), xlabel="domain size $d$", ylabel=r"$\varepsilon$", title="smallest approximate variance")
+ax0.legend(handles=[Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"), Patch(color="C2", label="OLH (never strictly best)"),
+                    plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")], loc="lower right", fontsize=8)
+dd = np.arange(2, 129)
+for k, (name, cls) in enumerate((("DE", GRR), ("OUE", OUE))):
+    ax1.plot(dd, [cls(1.0, int(x)).count_variance(np.full(x, 1000))[0] / (1000 * x) for x in dd], f"C{k}", label=f"{name} exact")
+    ax1.plot(dd, [approx_variance_per_user(name, int(x), 1.0) for x in dd], f"C{k}", ls="--", lw=1, label=f"{name} approximation")
+ax1.plot(phase_d, phase_sim["DE"], "o", color="C0", label="DE simulated")
+ax1.plot(phase_d, phase_sim["OUE"], "s", color="C1", label="OUE simulated")
+ax1.axvline(3 * np.e + 2, color="k", ls=":", label=r"$3e+2 \approx 10.2$")
+ax1.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel=r"Var$[\hat c(i)]/n$", title=r"$\varepsilon = 1$, uniform data, 1000 users per value")
+ax1.legend(fontsize=8)
+save_figure(fig, NOTEBOOK, "fig_phase_diagram_de_vs_oue", write=save_figures)
+plt.show()
+
+# %% [markdown]
+# ## 10. Post-processing is a choice
+#
+# The unbiased estimates can be negative and need not sum to $n$. Clipping and renormalizing
+# (multi-freq-ldpy's default) or projecting onto the simplex gives a valid histogram but biases
+# rare values upwards. On a sparse distribution (half the values absent), OUE at ε = 1:
+
+# %%
+pp_counts = np.r_[np.full(16, 2000), np.zeros(16, int)]
+pp_oracle = OUE(1.0, 32)
+pp_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(6)[5])
+pp_raw = np.array([pp_oracle.estimate_counts(pp_oracle.sample_support_counts(pp_counts, rng=pp_rng), pp_counts.sum()) for _ in range(n_repetitions)])
+pp_summary = {}
+for method in METHODS:
+    processed = np.array([postprocess(row, pp_counts.sum(), method) for row in pp_raw])
+    pp_summary[method] = (np.mean(processed[:, 16:]), np.mean((processed - pp_counts) ** 2))
+    print(f"{method:>9}: mean estimate of an absent value = {pp_summary[method][0]:8.1f}, MSE per value = {pp_summary[method][1]:10.4g}")
+
+# %% [markdown]
+# ## 11. Illustration: heavy hitters by prefix extension over OLH
+#
+# *The tutorial only names the heavy-hitter problem (succinct histograms, TreeHist, Bitstogram,
+# PrivateExpanderSketch); this is a worked illustration with the oracles above, not one of those
+# algorithms.* Values have 12 bits; users are split in three groups, which report the first
+# 4, 8 and 12 bits with OLH (ε = 2). Each round scores only the 16 extensions of the 8 best
+# prefixes so far, so the server never enumerates the $2^{12}$ domain.
+
+# %%
+hh_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(7)[6])
+planted = np.array([123, 3000, 777, 4001, 2048])
+hh_values = np.r_[np.repeat(planted, [6000, 5000, 4000, 3000, 2000]), hh_rng.integers(0, 2**12, 30_000)]
+found, found_counts = prefix_extension_heavy_hitters(hh_values, 12, 2.0, top_k=8, start_bits=4, step_bits=4, rng=hh_rng)
+true_hh = np.bincount(hh_values, minlength=2**12)
+print("value  estimate  true count")
+for value, est in zip(found, found_counts):
+    print(f"{value:5d}  {est:8.0f}  {true_hh[value]:10d}")
+hh_recall = len(set(found[:5]) & set(planted)) / 5
+
+# %% [markdown]
+# ## 12. Illustration: set-valued data by padding and sampling
+#
+# *Illustration of the PSFO idea behind SVIM (Wang et al. 2018) that the tutorial describes.*
+# A user pads her item set to size ℓ with dummy items, samples one item and reports it; counts
+# are scaled by ℓ. For GRR, sampling amplifies privacy: reporting w.p. $q' + (p'-q')[y\in S]/\ell$
+# gives the loss $\ln(1 + (e^{\varepsilon'}-1)/\ell)$, so GRR may run at $\varepsilon' = \ln(\ell(e^\varepsilon-1)+1)$. We check that
+# exactly over all sets, then compare ℓ²-scaled variances of GRR at ε' and OLH at ε:
+# GRR is better iff $|I| < (4\ell^2-\ell)e^\varepsilon + 1$. **Erratum.** The tutorial says GRR is used when
+# $|J| > (4\ell^2-\ell)e^\varepsilon+1$; the inequality is reversed (GRR wins for *small* domains; at ℓ = 1 the
+# rule reduces to DE's $d < 3e^\varepsilon + 2$ with the one dummy item).
+
+# %%
+psfo_loss = {ell: max_privacy_loss(psfo_output_table(4, ell, amplified_grr_epsilon(1.0, ell))) for ell in (1, 2, 3)}
+print("privacy loss of pad-and-sample + GRR(eps'), eps = 1, d = 4:", {ell: round(v, 9) for ell, v in psfo_loss.items()})
+for ell in (1, 2, 4):
+    th = grr_threshold(1.0, ell)
+    print(f"ell = {ell}: threshold {th:7.2f}; GRR preferred at |I| = {math.floor(th)}: {grr_preferred(math.floor(th), 1.0, ell)}, "
+          f"at |I| = {math.ceil(th)}: {grr_preferred(math.ceil(th), 1.0, ell)}")
+sv_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(8)[7])
+baskets = [sv_rng.choice(10, size=sv_rng.integers(1, 4), replace=False, p=np.linspace(2, 0.2, 10) / np.linspace(2, 0.2, 10).sum()) for _ in range(20_000)]
+holders = np.bincount(np.concatenate(baskets), minlength=10)
+psfo_est = psfo_estimate(pad_and_sample(baskets, 10, 3, rng=sv_rng), 10, 3, 1.0, "GRR", rng=sv_rng)
+print("item holders:", holders.tolist())
+print("PSFO (GRR):  ", np.round(psfo_est).astype(int).tolist())
+
+# %% [markdown]
+# ## 13. Illustration: personalized ε by grouping
+#
+# *Illustration only: Chen et al.'s PLDP adds per-user safe regions τ, which we do not model.*
+# Users choose ε ∈ {0.5, 1, 4}; each group runs the oracle the DE rule picks at its ε, which gives
+# every user exactly her own ε-LDP, and the server weights the group estimates by their inverse
+# approximate variance.
+
+# %%
+pl_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(9)[8])
+pl_values = pl_rng.choice(10, size=30_000, p=np.linspace(2, 0.2, 10) / np.linspace(2, 0.2, 10).sum())
+pl_eps = pl_rng.choice([0.5, 1.0, 4.0], size=30_000)
+pl_combined, pl_groups, pl_weights = grouped_frequency_estimate(pl_values, pl_eps, 10, rng=pl_rng)
+pl_truth = np.bincount(pl_values, minlength=10) / pl_values.size
+for level, est in pl_groups.items():
+    print(f"eps = {level:g}: weight {pl_weights[level]:.3f}, max |error| {np.max(np.abs(est - pl_truth)):.4f}")
+print(f"combined: max |error| {np.max(np.abs(pl_combined - pl_truth)):.4f}")
+
+# %% [markdown]
 # ## Claims check
 
 # %%
@@ -179,5 +453,56 @@ claims.check("RR estimator is unbiased (mean error at n=1e5, eps=1, within 5 SE)
              0, mean_err, atol=5 * se)
 claims.check("LDP noise is of order sqrt(n)/eps (count sd x eps / sqrt(n) as eps -> 0)", "§Challenges in the local model",
              1, ldp_ratio_small_eps, atol=0.01)
+e1 = math.exp(1.0)
+claims.check("DE: q = (1 - p)/(|D| - 1) equals 1/(e^eps + |D| - 1) (d = 43, eps = 1)", "§Direct Encoding",
+             1 / (e1 + 42), (1 - GRR(1.0, 43).p) / 42, rtol=1e-12)
+claims.check("DE is eps-LDP (privacy loss of the d x d table, d = 6, eps = 1)", "§Direct Encoding", 1.0, table_loss["DE"], rtol=1e-9)
+de_slope = np.diff([approx_variance_per_user("DE", d, 1.0) for d in (10, 11, 12)])
+claims.check_statement("DE's variance is linear in |D| (constant increment 1/(e^eps - 1)^2)", "§Direct Encoding", "linear in |D|",
+                       bool(np.allclose(de_slope, 1 / (e1 - 1) ** 2, rtol=1e-9)), f"increment per value {de_slope[0]:.4f} = 1/(e-1)^2")
+claims.check_statement("pure LDP needs q* > 0 and p*/q* <= e^eps (DE, SUE, OUE, BLH, OLH, THE at eps = 1)", "§Frequency Oracles",
+                       "q* > 0, p*/q* <= e^eps", all(o.q > 0 and o.p / o.q <= e1 * (1 + 1e-12) for o in table_oracles.values()),
+                       f"max p*/q* = {max(o.p / o.q for o in table_oracles.values()):.4f} <= e = {e1:.4f}")
+claims.check("OUE is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["OUE"], rtol=1e-9)
+claims.check("SUE (p + q = 1) is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["SUE"], rtol=1e-9)
+claims.check_statement("OUE has a smaller error than SUE", "§Unary Encoding", "OUE optimal, smaller error",
+                       all(OUE(e, 43).approx_count_variance(1) < SUE(e, 43).approx_count_variance(1) for e in eps_var),
+                       "Var*_OUE < Var*_SUE at every eps in " + ", ".join(f"{e:g}" for e in eps_var))
+claims.erratum("the optimized unary encoding's acronym", "§Unary Encoding, §Summary", "OEU", "OUE")
+claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encoding", "THE better than SHE",
+                       all(THE(e, 43).approx_count_variance(1) < SHE(e, 43).count_variance(1) for e in eps_var),
+                       f"at eps = 1: THE {THE(1.0, 43).approx_count_variance(1):.3f} vs SHE {SHE(1.0, 43).count_variance(1):.3f} per user")
+claims.check("BLH is eps-LDP (table over all hash functions [6] -> [2])", "§Binary Local Hashing", 1.0, table_loss["BLH"], rtol=1e-9)
+claims.check("OLH is eps-LDP (table over all hash functions [6] -> [4])", "§Optimal Local Hashing", 1.0, table_loss["OLH"], rtol=1e-9)
+g_opt = minimize_scalar(lambda g: (1 / g) * (1 - 1 / g) / (e1 / (e1 + g - 1) - 1 / g) ** 2, bounds=(1.01, 50), method="bounded", options={"xatol": 1e-9}).x
+claims.check("OLH: g = e^eps + 1 minimizes the variance (eps = 1)", "§Optimal Local Hashing", e1 + 1, g_opt, rtol=1e-6)
+claims.erratum("OLH perturbation probability is written Pr[b' = 1]; it is Pr[b' = i] over [g]", "§Optimal Local Hashing",
+               "Pr[b' = 1]", "Pr[b' = i]")
+claims.check("OLH has OUE's variance (g = e^eps + 1 exactly, eps = ln 3)", "§Optimal Local Hashing",
+             OUE(math.log(3), 43).approx_count_variance(1), OLH(math.log(3), 43).approx_count_variance(1), rtol=1e-12)
+claims.check_statement("OLH costs O(log|D|) bits per report, OUE O(|D|)", "§Optimal Local Hashing", "O(log|D|) vs O(|D|)", True,
+                       f"d = 1024, eps = 1: OUE 1024 bits; OLH 62 hash bits + {math.ceil(math.log2(OLH(1.0, 1024).g))} bits")
+crossing = [min(d for d in range(2, 2000) if approx_variance_per_user("DE", d, e) > approx_variance_per_user("OUE", d, e)) for e in (0.5, 1.0, 2.0)]
+claims.check_statement("DE is best iff |D| < 3e^eps + 2, else OUE/OLH", "§Summary", "|D| < 3e^eps + 2",
+                       crossing == [math.floor(de_threshold(e)) + 1 for e in (0.5, 1.0, 2.0)],
+                       f"first d where OUE wins at eps = 0.5, 1, 2: {crossing}")
+claims.check_statement("c^(i) is unbiased with the exact variance (5 oracles x 7 eps simulated; CMS mean query)", "§Frequency Oracles",
+                       "unbiased estimator", bool(np.max(np.abs(sim_ratio - 1)) < 5 * math.sqrt(2 / (n_repetitions - 1)) and np.max(np.abs(cms_z)) < 5),
+                       f"variance simulated/exact in [{sim_ratio.min():.3f}, {sim_ratio.max():.3f}]; CMS max |z| {np.max(np.abs(cms_z)):.2f}")
+claims.check("RAPPOR eps_1 = 2h ln((1 - f/2)/(f/2)) (exact PRR table, h = 2, f = 0.5)", "§RAPPOR", rappor.epsilon_permanent, eps_prr_table, rtol=1e-9)
+claims.check("RAPPOR eps_2 = h ln(q'(1 - p')/(p'(1 - q'))) (exact report table)", "§RAPPOR", rappor.epsilon_one_report, eps_report_table, rtol=1e-9)
+claims.check("RAPPOR q' = f(p + q)/2 + (1 - f)q (by cases)", "§RAPPOR", rappor.q_star,
+             (rappor.f / 2) * rappor.p + (1 - rappor.f / 2) * rappor.q, rtol=1e-12)
+claims.erratum("RAPPOR p' = f(p + 1)/2 + (1 - f)p; by cases it is f(p + q)/2 + (1 - f)p (f = 0.5, p = 0.5, q = 0.75)", "§RAPPOR",
+               tutorial_printed_p_star(rappor.f, rappor.p), p_star_by_cases, rtol=1e-9)
+claims.check("Apple CMS: flipping w.p. 1/(1 + e^(eps/2)) is eps-LDP (exact (j, v) table, eps = 2)", "§Apple", 2.0, eps_cms_table, rtol=1e-9)
+claims.erratum("shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k", "k x m")
+claims.check("Apple: daily eps with 16 reports of eps = 1 (sequential composition)", "§Apple", 16, reports_per_day * per_report_eps[0])
+claims.erratum("SVIM: GRR is chosen when |J| > (4l^2 - l)e^eps + 1; the variances say GRR wins below it", "§Itemset mining",
+               "GRR if |J| > (4l^2 - l)e^eps + 1", "GRR if |I| < (4l^2 - l)e^eps + 1 (l = 1: DE rule)")
+claims.check("padding-and-sampling amplifies GRR: eps' = ln(l(e^eps - 1) + 1) gives eps = 1 (l = 3, exact table)", "§Itemset mining",
+             1.0, psfo_loss[3], rtol=1e-9)
+claims.check("illustration: prefix extension over OLH recovers the 5 planted heavy hitters", "§Heavy Hitter Identification (illustration)",
+             1, hh_recall)
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
