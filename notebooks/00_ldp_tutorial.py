@@ -287,15 +287,15 @@ approx_var = {name: np.array([var_classes[name](e, d_var).approx_count_variance(
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4.2))
-for k, name in enumerate(var_names):
-    ax.plot(eps_var, exact_var[name], color=f"C{k}", label=f"{name} exact")
+for k, (name, marker) in enumerate(zip(var_names, "osDx^")):
+    ax.plot(eps_var, exact_var[name], color=f"C{k}", ls=":" if name == "OLH" else "-", lw=2.5 if name == "OLH" else 1.5, label=f"{name} exact")
     ax.plot(eps_var, approx_var[name], color=f"C{k}", ls="--", lw=1)
-    ax.plot(eps_var, simulated_var[name], "o", color=f"C{k}", ms=4)
+    ax.plot(eps_var, simulated_var[name], marker, color=f"C{k}", ms=5, mfc="none")
 ax.plot([], [], "k--", lw=1, label="Wang et al.'s approximation")
-ax.plot([], [], "ko", ms=4, label=f"simulated ({n_repetitions} surveys)")
+ax.plot([], [], "ko", ms=5, mfc="none", label=f"simulated ({n_repetitions} surveys)")
 ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"Var$[\hat c(i)]$ (users$^2$)",
        title=rf"Variance of the count of a value held by 30% of $n$ = {n_var:,} users, $d$ = {d_var}")
-ax.legend(ncol=2, fontsize=8)
+ax.legend(ncol=2, fontsize=8, title="OLH (dotted) lies on OUE", title_fontsize=8)
 save_figure(fig, NOTEBOOK, "fig_variance_exact_vs_approx", write=save_figures)
 plt.show()
 
@@ -323,8 +323,8 @@ print(f"simulated/exact variance over all points: {sim_ratio.min():.3f} .. {sim_
 # OUE's variance (with the integer $g = \mathrm{round}(e^\varepsilon)+1$ slightly more) at a communication
 # cost of $O(\log d)$ bits instead of $d$. The left panel colours the best of DE/OUE/OLH on a grid;
 # the right panel overlays simulated variances (exact aggregate samplers) on the exact and
-# approximate curves at ε = 1 (at small d every value is frequent, and OUE's exact variance sits
-# above the approximation; the crossing moves from 10.2 to about 9.5).
+# approximate curves at ε = 1 (at small d every value is frequent, so OUE's exact variance sits
+# above its approximation and the exact curves cross slightly below 10.2).
 
 # %%
 grid_d = np.unique(np.round(np.logspace(np.log10(2), 3, 60)).astype(int))
@@ -342,7 +342,8 @@ ax0.pcolormesh(grid_d, grid_eps, best, cmap=ListedColormap(["C0", "C1", "C2"]), 
 ax0.plot(3 * np.exp(grid_eps) + 2, grid_eps, "k", lw=2, label=r"$d = 3e^\varepsilon + 2$")
 ax0.set(xscale="log", xlim=(2, 1000), xlabel="domain size $d$", ylabel=r"$\varepsilon$", title="smallest approximate variance")
 ax0.legend(handles=[Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"), Patch(color="C2", label="OLH (never strictly best)"),
-                    plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")], loc="lower right", fontsize=8)
+                    plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")], loc="upper left", fontsize=8,
+           frameon=True, framealpha=1, facecolor="white")
 dd = np.arange(2, 129)
 for k, (name, cls) in enumerate((("DE", GRR), ("OUE", OUE))):
     ax1.plot(dd, [cls(1.0, int(x)).count_variance(np.full(x, 1000))[0] / (1000 * x) for x in dd], f"C{k}", label=f"{name} exact")
