@@ -150,15 +150,15 @@ print(f"c* = argmax g = {c:.6f}, g(c*) = {g(c):.6f}, 1/c* = {1 / c:.6f}")
 # everywhere else (Eq. 7), so "argmin" is a slip. Figure 1:
 
 # %%
-fig, ax = plt.subplots(figsize=(6.4, 3.8))
+fig, ax = plt.subplots(figsize=(8.4, 3.8))
 ax.plot(x_grid, g(x_grid), label=r"$g(x)$")
 ax.axvline(c, color="C1", ls="--", lw=1)
-ax.plot([c], [g(c)], "o", color="C1", label=rf"$c^* = {c:.4f}$ (maximum, $g = {g(c):.4f}$)")
+ax.plot([c], [g(c)], "o", color="C1", zorder=4, label=rf"$c^* = {c:.4f}$ (maximum, $g = {g(c):.4f}$)")
 m_pts = np.arange(1, 31)
 ax.plot(m_pts / 10, g(m_pts / 10), ".", color="C2", label=r"$g(m/\varepsilon)$, $\varepsilon = 10$, $m = 1..30$")
 ax.plot([m_star(10.0, 100) / 10], [g(m_star(10.0, 100) / 10)], "*", ms=12, color="C3", label=r"$m^* = 6$")
 ax.set(xscale="log", xlabel=r"$x = m/\varepsilon$", ylabel=r"$g(x) = f(m, 0)$", title=r"Figure 1: $g(m/\varepsilon)$ and its maximizer $c^*$")
-ax.legend(loc="lower center")
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
 save_figure(fig, NOTEBOOK, "fig1_g_of_m_over_epsilon", write=save_figures)
 plt.show()
 
@@ -184,6 +184,8 @@ ax.plot([1 / c, 1 / c], [1, 1000], color="white", lw=1.2, label=r"$\varepsilon =
 ax.plot(t_grid / c, t_grid, color="black", lw=1.2, label=r"$\varepsilon = T/c^*$ (above: T-shot)")
 ax.plot(t_grid, t_grid, color="C1", ls=":", lw=1.2, label=r"$\varepsilon = T$ (middle regime)")
 ax.plot([1, 10, 200], [100, 100, 100], "*", ms=11, color="C3", label="Experiment 1 settings (T = 100)")
+for x, y, text in ((0.75, 12, "$m^* = 1$"), (60, 700, r"$m^* \approx c^*\varepsilon$"), (400, 4, "$m^* = T$")):
+    ax.text(x, y, text, ha="center", color="white" if x < 100 else "black", fontsize=10)
 ax.set(xscale="log", yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"number of rounds $T$",
        title=r"Eq. (7): the three regimes of $m^*$")
 ax.legend(loc="upper left", fontsize=8, frameon=True)
@@ -345,7 +347,8 @@ plt.show()
 
 # %% [markdown]
 # The measured slopes follow the predicted exponents (the max over T rounds adds the
-# √log T that the guides include). Two caveats the simulation makes concrete:
+# √log T that the guides include; at b = 0, ε = 2 gives m* = 1, so the m*-shot and 1-shot curves
+# coincide). Two caveats the simulation makes concrete:
 #
 # * Eq. (8) for b > 0 leans on Theorem 6, whose assumption α₁ < 1/(e^ε + 1) becomes
 #   impossible as ε = T^b grows (at T = 1000, ε = √T ≈ 31.6 it needs α₁ < 1.9·10⁻¹⁴, i.e.
