@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from ldp_helpers.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
+from ldp_helpers.m_shot_experiments import METHODS, f_measure_vs_m, f_measure_vs_rounds, max_error_vs_rounds, method_m
 from ldp_helpers.privacy import max_privacy_loss
 from ldp_helpers.streams import Population
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
@@ -227,3 +228,28 @@ def test_unbiased_with_exact_variance_by_simulation(rng, data_kind):
         var = mech.estimate_variance(frac, 1000)
         assert_mean_close(est[:, t], frac, var)
         assert_variance_close(est[:, t], var)
+
+
+# ---------------------------------------------------------------- experiment drivers
+
+
+def test_method_m_names_the_special_cases():
+    """1-shot → 1, T-shot → T, m*-shot → Eq. (7); unknown names are refused."""
+    assert [method_m(name, 10.0, 100) for name in METHODS] == [1, 6, 100]
+    with pytest.raises(ValueError, match="method must be one of"):
+        method_m("2-shot", 10.0, 100)
+
+
+def test_noise_free_limit_detects_perfectly(rng):
+    """With ε/m = 35 and m = T the estimates are exact: F = 1 and max error ≈ 0 in every run."""
+    f = f_measure_vs_rounds(3500.0, [100], "T-shot", n_users=1000, theta=0.8, n_runs=5, rng=rng)
+    assert f.shape == (1, 5) and np.all(f == 1.0)
+    errors = max_error_vs_rounds(35.0, 1.0, [100], "T-shot", n_users=1000, n_runs=5, rng=rng)
+    assert errors.shape == (1, 5) and np.all(errors < 1e-9)
+
+
+def test_f_measure_vs_m_shape_and_range(rng):
+    """One row of F-measures in [0, 1] per m; determinism for a fixed seed."""
+    a = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_runs=7, rng=np.random.default_rng(2))
+    b = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_runs=7, rng=np.random.default_rng(2))
+    assert a.shape == (3, 7) and np.all((a >= 0) & (a <= 1)) and np.array_equal(a, b)
