@@ -190,3 +190,15 @@ def rate_exponent(method: str, b: float) -> float:
     if method not in RATE_EXPONENTS:
         raise ValueError(f"method must be one of {sorted(RATE_EXPONENTS)}; got {method!r}")
     return float(RATE_EXPONENTS[method](b))
+
+
+def alpha_for_method(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> float:
+    """Certified α of Theorem 6 ("1-shot"), Theorem 8 ("m*-shot") or Theorem 7 ("T-shot").
+
+    All three are bound (2) solved at m = 1, m* (Eq. 7) or T, under condition (1) (r = 0);
+    see :func:`alpha_bound` for the errors raised outside it.
+    """
+    if method not in RATE_EXPONENTS:
+        raise ValueError(f"method must be one of {sorted(RATE_EXPONENTS)}; got {method!r}")
+    m = {"1-shot": 1, "m*-shot": m_star(epsilon, n_rounds), "T-shot": int(n_rounds)}[method]
+    return alpha_bound(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)

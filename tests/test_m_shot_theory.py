@@ -8,6 +8,7 @@ import pytest
 from ldp_helpers.m_shot import MShotReporting
 from ldp_helpers.m_shot_theory import (
     alpha_bound,
+    alpha_for_method,
     alpha_condition,
     alpha_t_shot_closed_form,
     c_star,
@@ -126,3 +127,13 @@ def test_theorem_9_rates_from_bound_2(method, b):
         alphas.append(alpha_bound(0.05, m=m, r=0.0, epsilon=epsilon, n_rounds=int(T), n_users=10**15) / math.sqrt(math.log(2 * T / 0.05)))
     slope = np.polyfit(np.log(Ts), np.log(alphas), 1)[0]
     assert slope == pytest.approx(rate_exponent(method, b), abs=0.02)
+
+
+def test_m_star_shot_is_never_worse_than_1_shot_or_t_shot():
+    """Theorem 8 vs 6/7: the certified α of m*-shot is the smallest; 1-shot at large ε is refused."""
+    for epsilon in (0.5, 2.0, 10.0):
+        alphas = {meth: alpha_for_method(meth, 0.05, epsilon=epsilon, n_rounds=200, n_users=10**9) for meth in ("1-shot", "m*-shot", "T-shot")}
+        assert alphas["m*-shot"] <= min(alphas["1-shot"], alphas["T-shot"]) * (1 + 1e-12), (epsilon, alphas)
+    assert alpha_for_method("m*-shot", 0.05, epsilon=400.0, n_rounds=200, n_users=10**9) < alpha_for_method("T-shot", 0.05, epsilon=400.0, n_rounds=200, n_users=10**9) * (1 + 1e-12)
+    with pytest.raises(ValueError, match="violates condition"):  # Theorem 6's assumption fails as ε grows
+        alpha_for_method("1-shot", 0.05, epsilon=100.0, n_rounds=200, n_users=10**9)
