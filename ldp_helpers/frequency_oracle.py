@@ -53,7 +53,10 @@ class PureFrequencyOracle:
 
     def true_counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
         """Validate a vector of d true counts (at least one user); return it and n = Σ counts."""
-        counts = check_count_vector("true_counts", true_counts, self.d)
+        counts = true_counts
+        fast = isinstance(counts, np.ndarray) and counts.dtype == np.int64 and counts.shape == (self.d,)
+        if not fast or counts.min() < 0:  # the general check (copies; raises on bad input)
+            counts = check_count_vector("true_counts", true_counts, self.d)
         n = int(counts.sum())
         if n < 1:
             raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")

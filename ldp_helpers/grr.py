@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -84,4 +85,8 @@ class GRR(PureFrequencyOracle):
         counts, n = self.true_counts_and_n(true_counts)
         rng = check_rng(rng)
         kept = rng.binomial(counts, self.p - self.q)
-        return kept + rng.multinomial(n - int(kept.sum()), np.full(self.d, 1.0 / self.d))
+        return kept + rng.multinomial(n - int(kept.sum()), self._uniform)
+
+    @cached_property
+    def _uniform(self) -> np.ndarray:
+        return np.full(self.d, 1.0 / self.d)

@@ -29,12 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_binary_array, check_domain_values, check_int, check_rng
+from .bernoulli import bernoulli_bits
 from .frequency_oracle import PureFrequencyOracle
 
 #: largest d for which :meth:`UnaryEncoding.vector_output_table` builds the 2^d-column table
 MAX_D_VECTOR_TABLE = 12
-#: users perturbed per block in :meth:`UnaryEncoding.perturb` (bounds the temporary floats)
-_ROWS_PER_BLOCK = 1 << 16
+#: users perturbed per block in :meth:`UnaryEncoding.perturb` (bounds the temporaries)
+_ROWS_PER_BLOCK = 4096
+_ROWS_PER_SUM = 4096  # rows summed in uint16 (< 65536) by support_counts
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,10 @@ class UnaryEncoding(PureFrequencyOracle):
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: one-hot encode, then report bit i as 1 w.p. p (i = v) or q.
 
+        The d − 1 "other" bits of every user are exact Bernoulli(q) draws from random bytes
+        (:func:`~ldp_helpers.bernoulli.bernoulli_bits`), then each user's own bit is redrawn as
+        Bernoulli(p); users are processed in blocks so no n × d temporary is allocated.
+
         Returns
         -------
         numpy.ndarray of int8, shape (n, d)
@@ -76,19 +82,28 @@ class UnaryEncoding(PureFrequencyOracle):
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         reports = np.empty((values.size, self.d), dtype=np.int8)
+        flat = reports.reshape(-1).view(bool)
         for start in range(0, values.size, _ROWS_PER_BLOCK):
             block = values[start : start + _ROWS_PER_BLOCK]
-            threshold = np.full((block.size, self.d), self.q)
-            threshold[np.arange(block.size), block] = self.p
-            reports[start : start + block.size] = rng.random(threshold.shape) < threshold
+            cells = slice(start * self.d, (start + block.size) * self.d)
+            bernoulli_bits(block.size * self.d, self.q, rng=rng, out=flat[cells])
+            reports[start + np.arange(block.size), block] = bernoulli_bits(block.size, self.p, rng=rng)
         return reports
 
     def support_counts(self, reports) -> np.ndarray:
         """C(i): how many reported vectors have bit i set (length d)."""
-        bits = check_binary_array("reports", reports)
-        if bits.ndim != 2 or bits.shape[1] != self.d:
-            raise ValueError(f"reports must be an (n, d) = (n, {self.d}) array of bits; got shape {bits.shape}")
-        return bits.sum(axis=0, dtype=np.int64)
+        bits = np.asarray(reports)
+        if bits.ndim != 2 or bits.shape[1] != self.d or bits.shape[0] == 0:
+            raise ValueError(f"reports must be a non-empty (n, d) = (n, {self.d}) array of bits; got shape {bits.shape}")
+        if bits.dtype not in (np.int8, np.uint8, np.bool_):  # general path (copies)
+            bits = check_binary_array("reports", bits)
+        counts = np.zeros(self.d, dtype=np.int64)
+        for start in range(0, bits.shape[0], _ROWS_PER_SUM):  # uint16 partial sums cannot overflow
+            chunk = bits[start : start + _ROWS_PER_SUM].view(np.uint8)  # int8 −1 shows as 255
+            if chunk.max() > 1:
+                raise ValueError("reports must be an array of 0/1 values")
+            counts += chunk.sum(axis=0, dtype=np.uint16)
+        return counts
 
     def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
         """Exact aggregate sampler: ``C_i ~ Binomial(f_i, p) + Binomial(n − f_i, q)``, independent in i."""

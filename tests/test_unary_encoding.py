@@ -120,7 +120,7 @@ def test_rejects_malformed_inputs(rng):
         oue.perturb([3], rng=rng)
     with pytest.raises(ValueError, match="values must be a non-empty array"):
         oue.perturb(np.array([], dtype=int), rng=rng)
-    with pytest.raises(ValueError, match=r"reports must be an \(n, d\) = \(n, 3\) array"):
+    with pytest.raises(ValueError, match=r"reports must be a non-empty \(n, d\) = \(n, 3\) array"):
         oue.support_counts([[1, 0], [0, 1]])
     with pytest.raises(ValueError, match="reports must be an array of 0/1 values"):
         oue.support_counts([[1, 0, 2]])
