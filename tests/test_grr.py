@@ -125,7 +125,7 @@ def test_rejects_malformed_inputs(rng):
         grr.sample_support_counts([1, 0, 0, 0], rng=0)
 
 
-def test_aggregate_sampler_cost_does_not_grow_with_n(rng):
+def test_aggregate_sampler_handles_1e8_users(rng):
     """n = 10^8 users are aggregated exactly; the counts sum to n and the estimate is accurate."""
     grr = GRR(1.0, 10)
     f = np.full(10, 10**7)
