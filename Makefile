@@ -37,8 +37,14 @@ refresh: setup
 	$(PY) -m ldp_helpers.refresh
 	$(PY) -m ldp_helpers.report
 
-bench: setup
-	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/benchmarks/requirements.txt
+# The peers (pure-ldp, multi-freq-ldpy) and their own dependencies are benchmark-only and not in
+# the lock: they go to build/bench-peers (git-ignored), never into .venv.
+PEERS := build/bench-peers/.installed
+$(PEERS): tests/benchmarks/requirements.txt $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --target build/bench-peers -r tests/benchmarks/requirements.txt
+	touch $(PEERS)
+
+bench: setup $(PEERS)
 	$(PY) tests/benchmarks/run.py --write-readme $(BENCH)
 
 lab: setup
