@@ -22,6 +22,12 @@ def _fail(name: str, value, allowed: str) -> None:
     raise ValueError(f"{name} must be {allowed}; got {shown}")
 
 
+# Public names for modules that need a check not listed here (same message format); prefer
+# adding a general check below to calling these directly.
+Described = _Described
+fail = _fail
+
+
 def check_real(name: str, value, *, low=None, high=None, low_open=True, high_open=True) -> float:
     """Return ``value`` as a float, checking it is finite and inside the given interval."""
     if isinstance(value, bool) or not isinstance(value, Real):
@@ -152,3 +158,21 @@ def check_real_array(name: str, values, *, low=None, high=None, low_open=True, h
     if np.any(bad):
         _fail(name, _Described(f"an array containing {arr[bad].flat[0].item()!r}"), f"finite values in {interval}")
     return arr
+
+
+def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np.ndarray:
+    """A non-empty integer array (integral floats accepted) with entries in [low, high] and, if given, this shape."""
+    arr = np.asarray(values)
+    if arr.size == 0:
+        _fail(name, _Described("an empty array"), "a non-empty array of integers")
+    if not np.issubdtype(arr.dtype, np.integer):
+        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            _fail(name, _Described(f"an array of dtype {arr.dtype}"), "an array of integers")
+    if shape is not None and arr.shape != tuple(shape):
+        _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}")
+    lo, hi = arr.min(), arr.max()
+    if (low is not None and lo < low) or (high is not None and hi > high):
+        lo_s = "-inf" if low is None else str(low)
+        hi_s = "inf" if high is None else str(high)
+        _fail(name, _Described(f"an array with values in [{lo:g}, {hi:g}]"), f"integers in [{lo_s}, {hi_s}]")
+    return arr.astype(np.int64)

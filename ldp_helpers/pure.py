@@ -10,6 +10,7 @@ that estimator and its exact variance are written down; every mechanism module c
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 
 def unbiased_count(support_count, n, p, q):
@@ -45,3 +46,25 @@ def count_variance(true_count, n, p, q):
     """
     c = np.asarray(true_count, dtype=float)
     return (c * p * (1 - p) + (np.asarray(n) - c) * q * (1 - q)) / (p - q) ** 2
+
+
+def expected_support_count(true_count, n, p, q):
+    """``E[C(i)] = c(i) p* + (n − c(i)) q*``, the mean support count of a value with true count c(i).
+
+    References
+    ----------
+    Wang et al. 2017, proof of Theorem 2; tutorial seed (003), "Frequency Oracles".
+    """
+    c = np.asarray(true_count, dtype=float)
+    return c * p + (np.asarray(n) - c) * q
+
+
+def support_count_pmf(true_count: int, n: int, p: float, q: float) -> np.ndarray:
+    """Exact pmf over 0..n of the support count ``C(i) ~ Binomial(c(i), p*) + Binomial(n − c(i), q*)``.
+
+    The convolution of the two binomial pmfs (O(n²) work: for exact checks at moderate n).
+    """
+    c, n = int(true_count), int(n)
+    if not 0 <= c <= n:
+        raise ValueError(f"true_count must be an integer in [0, n] = [0, {n}]; got {true_count!r}")
+    return np.convolve(stats.binom.pmf(np.arange(c + 1), c, p), stats.binom.pmf(np.arange(n - c + 1), n - c, q))

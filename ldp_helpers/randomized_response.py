@@ -47,14 +47,13 @@ class BinaryRR:
     @classmethod
     def from_epsilon(cls, epsilon: float) -> "BinaryRR":
         """``Q_Bin(·; ε)``: keep the bit w.p. e^ε/(e^ε+1), flip it otherwise."""
-        epsilon = check_epsilon(epsilon)
-        keep = 1.0 / (1.0 + math.exp(-epsilon))  # e^ε/(e^ε+1), without overflow at large ε
+        keep, flip = q_bin_probabilities(epsilon)
         if keep == 1.0:
             raise ValueError(
                 f"epsilon must be below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double "
                 f"precision and the randomizer stops randomizing); got {epsilon!r}"
             )
-        return cls(p=keep, q=math.exp(-epsilon) * keep)  # q = 1/(e^ε+1) = e^{-ε}·p
+        return cls(p=keep, q=flip)
 
     @classmethod
     def warner_two_coin(cls) -> "BinaryRR":
@@ -108,6 +107,23 @@ class BinaryRR:
         pi = np.asarray(true_fraction, dtype=float)
         n = np.asarray(n, dtype=float)
         return count_variance(pi * n, n, self.p, self.q) / n**2
+
+
+def q_bin_probabilities(epsilon: float) -> tuple[float, float]:
+    """``(e^ε/(e^ε+1), 1/(e^ε+1))``: Pr[report 1 | v=1] and Pr[report 1 | v=0] of ``Q_Bin(·; ε)``.
+
+    The one place these are derived from ε.  Computed without overflow: for ε above about 36.7
+    the first rounds to 1.0 while the second stays positive (callers that average Q_Bin with
+    other reports, like m-shot's round channel, may accept that; :meth:`BinaryRR.from_epsilon`
+    refuses it).
+
+    References
+    ----------
+    m-shot seed (002) §4.1; Glance seed (000), Algorithm 1.
+    """
+    epsilon = check_epsilon(epsilon)
+    keep = 1.0 / (1.0 + math.exp(-epsilon))
+    return keep, math.exp(-epsilon) * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
 
 
 def q_bin(values, epsilon: float, *, rng: np.random.Generator) -> np.ndarray:

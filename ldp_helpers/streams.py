@@ -169,3 +169,36 @@ def reference_report_rounds(n_users: int, n_rounds: int, m: int, *, rng: np.rand
     mask = np.zeros((n_users, n_rounds), dtype=bool)
     np.put_along_axis(mask, chosen, True, axis=1)
     return mask
+
+
+def randomized_ones(reporters, reporters_with_one, p: float, q: float, *, rng: np.random.Generator) -> np.ndarray:
+    """Reported 1s among the reporters of each round: ``X ~ Bin(K1, p) + Bin(K − K1, q)``.
+
+    Reporters randomize independently given who reports: a 1-holder says 1 w.p. p, a 0-holder
+    w.p. q.  ``reporters`` (K) and ``reporters_with_one`` (K1) are integer arrays of one shape.
+    """
+    return rng.binomial(reporters_with_one, p) + rng.binomial(np.asarray(reporters) - reporters_with_one, q)
+
+
+def sample_stream_counts(population: Population, m: int, p: float, q: float, *, rng: np.random.Generator, n_trials: int = 1):
+    """Exact per-round sufficient statistics of an m-subset binary randomized-response mechanism.
+
+    Every user reports in a uniform m-subset of the T rounds; a report is 1 w.p. p if her bit
+    that round is 1 and w.p. q otherwise.
+
+    Returns
+    -------
+    reporters, reporters_with_one, reported_ones : ndarray, each shape (n_trials, T)
+        ``K_t`` (users reporting in round t), ``K1_t`` (those holding a 1) and ``X_t`` (1s reported).
+        O(G·T·min(m, T−m)) work per trial, independent of N; the joint law across rounds is exact.
+
+    References
+    ----------
+    m-shot seed (002), Algorithm 1 (without dummies); Glance seed (000), Algorithm 1 (m = 1).
+    """
+    if not isinstance(population, Population):
+        raise ValueError(f"population must be a ldp_helpers.streams.Population; got {type(population).__name__}")
+    per_group = sample_reporter_counts(population.counts, population.n_rounds, m, rng=rng, n_trials=n_trials)
+    reporters = per_group.sum(axis=1)
+    with_one = np.einsum("rgt,gt->rt", per_group, population.rows.astype(np.int64))
+    return reporters, with_one, randomized_ones(reporters, with_one, p, q, rng=rng)

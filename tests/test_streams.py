@@ -6,7 +6,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from ldp_helpers.streams import Population, reference_report_rounds, sample_reporter_counts
+from ldp_helpers.streams import Population, reference_report_rounds, sample_reporter_counts, sample_stream_counts
 from stat_checks import assert_mean_close, chisquare_pvalue, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact
@@ -108,3 +108,23 @@ def test_group_counts_match_per_user_reference(rng, m):
         assert_mean_close(prod, cov_theory, prod.var())
     assert two_sample_pvalue(fast[:, 0] * (n + 1) + fast[:, 1], ref[:, 0] * (n + 1) + ref[:, 1]) > 1e-3
     assert two_sample_pvalue(fast[:, 2] + fast[:, 5], ref[:, 2] + ref[:, 5]) > 1e-3
+
+
+@pytest.mark.statistical
+def test_stream_counts_match_per_user_reports(rng):
+    """sample_stream_counts agrees with per-user reporting + randomization (K, K1 exact sums; X's law)."""
+    V = np.array([[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1]])
+    pop = Population(V, np.array([5, 7, 4]))
+    p, q, m, trials = 0.8, 0.3, 2, 5000
+    K, K1, X = sample_stream_counts(pop, m, p, q, rng=rng, n_trials=trials)
+    assert np.array_equal(K.sum(axis=1), np.full(trials, m * pop.n_users))
+    assert np.all((K1 <= K) & (X <= K))
+    Vfull = pop.to_matrix()
+    ref_x = []
+    for _ in range(trials):
+        mask = reference_report_rounds(pop.n_users, pop.n_rounds, m, rng=rng)
+        ref_x.append((mask & (rng.random(Vfull.shape) < np.where(Vfull == 1, p, q))).sum(axis=0))
+    ref_x = np.array(ref_x)
+    for t in range(pop.n_rounds):
+        assert two_sample_pvalue(X[:, t], ref_x[:, t]) > 1e-3
+    assert two_sample_pvalue(X[:, 0] * 17 + X[:, 2], ref_x[:, 0] * 17 + ref_x[:, 2]) > 1e-3

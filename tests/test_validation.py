@@ -73,3 +73,14 @@ def test_rng_must_be_a_generator():
         v.check_rng(42)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         v.check_rng(np.random.RandomState(0))
+
+
+def test_int_array():
+    """Integer arrays: shape and range are checked, integral floats accepted, fractions refused."""
+    assert v.check_int_array("K", [0.0, 3.0], low=0).tolist() == [0, 3]
+    with pytest.raises(ValueError, match=r"K must be integers in \[0, 5\]; got an array with values in \[0, 7\]"):
+        v.check_int_array("K", [0, 7], low=0, high=5)
+    with pytest.raises(ValueError, match=r"K must be an array of shape \(3,\)"):
+        v.check_int_array("K", [1, 2], shape=(3,))
+    with pytest.raises(ValueError, match="K must be an array of integers"):
+        v.check_int_array("K", [0.5])

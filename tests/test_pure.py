@@ -1,0 +1,23 @@
+"""The pure-LDP estimator, its exact variance, and the exact law of a support count."""
+
+import numpy as np
+import pytest
+
+from ldp_helpers.pure import count_variance, expected_support_count, support_count_pmf, unbiased_count
+
+
+@pytest.mark.parametrize("c, n, p, q", [(0, 7, 0.6, 0.2), (3, 7, 0.6, 0.2), (7, 7, 0.9, 0.05), (12, 30, 0.5, 0.25)])
+def test_estimator_moments_are_exact(c, n, p, q):
+    """Over the exact pmf, E[ĉ] = c and Var[ĉ] is count_variance; E[C] is expected_support_count."""
+    pmf = support_count_pmf(c, n, p, q)
+    support = np.arange(n + 1)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.sum(pmf * support) == pytest.approx(expected_support_count(c, n, p, q), abs=1e-10)
+    est = unbiased_count(support, n, p, q)
+    assert np.sum(pmf * est) == pytest.approx(c, abs=1e-9)
+    assert np.sum(pmf * (est - c) ** 2) == pytest.approx(count_variance(c, n, p, q), rel=1e-9)
+
+
+def test_pmf_rejects_counts_outside_the_population():
+    with pytest.raises(ValueError, match=r"true_count must be an integer in \[0, n\] = \[0, 5\]"):
+        support_count_pmf(6, 5, 0.5, 0.2)
