@@ -46,10 +46,32 @@ def glance_error_parts(glance: Glance, population: Population, *, rng: np.random
     }
 
 
-def fitted_slope(x, y, *, log_x: bool = True) -> float:
-    """Least-squares slope of ``ln y`` against ``ln x`` (``log_x``) or against ``x``."""
-    x = check_real_array("x", x, low=0.0)
+def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None = None) -> float:
+    """Least-squares slope of ``ln y`` against ``ln x`` (``log_x``) or against ``x``.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Positive abscissae and ordinates of the same length ≥ 2.
+    log_x : bool
+        Fit against ``ln x`` (a power law ``y ∝ x^e``) or against ``x`` (``y ∝ e^{e x}``).
+    log_correction_beta : float in (0, 1), optional
+        If given, fit ``ln(y / √ln(2x/β))`` instead of ``ln y``. A maximum error over ``x = T`` rounds
+        carries a factor ``√log(2T/β)`` (union bound over the 2T one-sided tail events), so for
+        ``y ∝ T^e √log(2T/β)`` the corrected slope is exactly ``e``. Needs ``x > β/2``.
+
+    References
+    ----------
+    m-shot reporting (seed 007), Theorem 9 / Eqs. (8)–(10): rates ``O(T^e √(log(T/β)/N))``.
+    """
+    if log_correction_beta is not None:
+        beta = check_probability(log_correction_beta, "log_correction_beta", open_low=True, open_high=True)
+        x = check_real_array("x", x, low=beta / 2)
+    else:
+        x = check_real_array("x", x, low=0.0)
     y = check_real_array("y", y, low=0.0)
     if x.size != y.size or x.size < 2:
         raise ValueError(f"x and y must have the same length ≥ 2; got {x.size} and {y.size}")
+    if log_correction_beta is not None:
+        y = y / np.sqrt(np.log(2 * x / beta))
     return float(np.polyfit(np.log(x) if log_x else x, np.log(y), 1)[0])

@@ -219,3 +219,17 @@ def test_fitted_slope_recovers_power_and_exponential_laws():
     assert fitted_slope(x, np.exp(-0.5 * x), log_x=False) == pytest.approx(-0.5)
     with pytest.raises(ValueError, match="same length"):
         fitted_slope(x, x[:2])
+
+
+def test_fitted_slope_log_correction_removes_the_union_bound_factor():
+    """With β given, y = T^e·√ln(2T/β) fits slope e exactly; without it the slope is biased; bad β/x refused."""
+    from ldp_helpers.lpcc_experiments import fitted_slope
+
+    t = 100.0 * 2 ** np.arange(5)
+    y = t ** 0.5 * np.sqrt(np.log(2 * t / 0.05))
+    assert fitted_slope(t, y, log_correction_beta=0.05) == pytest.approx(0.5, abs=1e-12)
+    assert fitted_slope(t, y) > 0.5 + 0.01
+    with pytest.raises(ValueError, match="log_correction_beta"):
+        fitted_slope(t, y, log_correction_beta=1.0)
+    with pytest.raises(ValueError, match="x must be"):
+        fitted_slope([0.01, 1.0], [1.0, 2.0], log_correction_beta=0.05)
