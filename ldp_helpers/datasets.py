@@ -91,22 +91,9 @@ class CategoryCounts:
 
 
 def sha256_of(path) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
+    """Hex sha256 of a file (streamed, not read into memory at once)."""
     with Path(path).open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _check_header(path: Path, header) -> None:
-    if header is None:
-        raise ValueError(f"{path}: the file is empty; expected the UCI clickstream CSV ({CLICKSTREAM_FILENAME})")
-    if tuple(header) != CLICKSTREAM_COLUMNS:
-        raise ValueError(
-            f"{path}: the header must be the 14 UCI columns in order, ';'-separated "
-            f"({';'.join(CLICKSTREAM_COLUMNS)}); got {';'.join(header)!r}"
-        )
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def _check_row_order(path: Path, session: np.ndarray, order: np.ndarray) -> None:
@@ -141,25 +128,27 @@ def count_trouser_models(path) -> CategoryCounts:
 def _parse_clickstream(path: Path) -> tuple[int, CategoryCounts]:
     """(number of data rows, trousers counts per model) after the structural checks."""
     int_columns = [i for i, c in enumerate(CLICKSTREAM_COLUMNS) if c != "page 2 (clothing model)"]
-    session, order, category, models = [], [], [], []
+    numeric, models = [], []  # (session ID, click order, page 1) per row; page 2 per row
     with path.open(encoding="ascii", newline="") as fh:
         reader = csv.reader(fh, delimiter=";")
-        _check_header(path, next(reader, None))
+        header = next(reader, None)
+        if header is None:
+            raise ValueError(f"{path}: the file is empty; expected the UCI clickstream CSV ({CLICKSTREAM_FILENAME})")
+        if tuple(header) != CLICKSTREAM_COLUMNS:
+            raise ValueError(f"{path}: the header must be the 14 UCI columns in order, ';'-separated "
+                             f"({';'.join(CLICKSTREAM_COLUMNS)}); got {';'.join(header)!r}")
         for line, row in enumerate(reader, start=2):
             if len(row) != len(CLICKSTREAM_COLUMNS):
-                raise ValueError(
-                    f"{path}:{line}: expected {len(CLICKSTREAM_COLUMNS)} ';'-separated fields, got {len(row)} "
-                    "(a truncated or damaged file?)"
-                )
+                raise ValueError(f"{path}:{line}: expected {len(CLICKSTREAM_COLUMNS)} ';'-separated fields, "
+                                 f"got {len(row)} (a truncated or damaged file?)")
             if not all(row[i].isdigit() for i in int_columns):
                 raise ValueError(f"{path}:{line}: expected integer fields except the model code; got {';'.join(row)!r}")
-            session.append(int(row[5]))
-            order.append(int(row[3]))
-            category.append(int(row[6]))
+            numeric.append((int(row[5]), int(row[3]), int(row[6])))
             models.append(row[7])
-    if not session:
+    if not numeric:
         raise ValueError(f"{path}: the file has a header but no data rows")
-    _check_row_order(path, np.array(session), np.array(order))
+    session, order, category = np.array(numeric).T
+    _check_row_order(path, session, order)
     index = {label: i for i, label in enumerate(TROUSER_MODELS)}
     trousers = [m for m, c in zip(models, category) if c == TROUSERS]
     unknown = sorted(set(trousers) - index.keys())
@@ -177,9 +166,8 @@ def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True
     path : path-like
         The UCI file ``e-shop clothing 2008.csv`` (default: the project's shared copy).
     verify_checksum : bool
-        Check size and sha256 against the unmodified UCI file first.  Turn it off only for a
-        copy with other line endings; the content checks (header, row order, 165,474 rows,
-        49,742 trousers rows, 43 models) still apply.
+        Check the sha256 of the unmodified UCI file first (off only for a copy with other line
+        endings; the header, row-order and 165,474 / 49,742 / 43 total checks still apply).
 
     Raises
     ------
@@ -196,17 +184,11 @@ def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(
-            f"no clickstream CSV at {path}; download https://doi.org/10.24432/C5QK7X (file "
-            f"'e-shop clothing 2008.csv') and pass its path, or use load_trouser_counts() for the committed counts"
-        )
-    if verify_checksum:
-        size, digest = path.stat().st_size, sha256_of(path)
-        if digest != CLICKSTREAM_SHA256:
-            raise ValueError(
-                f"{path} is not the unmodified UCI clickstream file (wrong, truncated or edited): sha256 must be "
-                f"{CLICKSTREAM_SHA256} ({CLICKSTREAM_SIZE:,} bytes); got {digest} ({size:,} bytes)"
-            )
+        raise FileNotFoundError(f"no clickstream CSV at {path}; download https://doi.org/10.24432/C5QK7X (file "
+                                "'e-shop clothing 2008.csv') and pass its path, or use load_trouser_counts()")
+    if verify_checksum and (digest := sha256_of(path)) != CLICKSTREAM_SHA256:
+        raise ValueError(f"{path} is not the unmodified UCI clickstream file (wrong, truncated or edited): sha256 must "
+                         f"be {CLICKSTREAM_SHA256} ({CLICKSTREAM_SIZE:,} bytes); got {digest} ({path.stat().st_size:,} bytes)")
     n_rows, table = _parse_clickstream(path)
     for what, got, expected in (("data rows", n_rows, CLICKSTREAM_ROWS), ("trousers rows", table.n, TROUSER_RECORDS),
                                 ("trousers models", int(np.count_nonzero(table.counts)), len(TROUSER_MODELS))):
@@ -222,9 +204,7 @@ def write_trouser_counts(table: CategoryCounts, path=TROUSER_COUNTS_CSV) -> Path
     """Write the per-model counts as ``model,clicks`` rows (A1..A43, LF line endings)."""
     path = Path(path)
     with path.open("w", encoding="ascii", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(_COUNTS_HEADER)
-        writer.writerows(zip(table.labels, table.counts.tolist()))
+        csv.writer(fh, lineterminator="\n").writerows([_COUNTS_HEADER, *zip(table.labels, table.counts.tolist())])
     return path
 
 
@@ -239,8 +219,11 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
         rows = list(csv.reader(fh))
     if not rows or tuple(rows[0]) != _COUNTS_HEADER:
         raise ValueError(f"{path}: the header must be {','.join(_COUNTS_HEADER)}; got {rows[0] if rows else None!r}")
+    for line, row in enumerate(rows[1:], start=2):  # shape of every row first: a blank line is []
+        if len(row) != 2 or not row[1].isdigit():
+            raise ValueError(f"{path}:{line}: expected a row '<model>,<count>' (e.g. 'A1,2265'); got {','.join(row)!r}")
     labels = tuple(r[0] for r in rows[1:])
-    if labels != TROUSER_MODELS or any(len(r) != 2 or not r[1].isdigit() for r in rows[1:]):
+    if labels != TROUSER_MODELS:
         raise ValueError(f"{path}: expected 43 rows 'A1,<count>' .. 'A43,<count>' in model order")
     table = CategoryCounts(labels, np.array([int(r[1]) for r in rows[1:]]), "clickstream trousers (views per model)")
     if table.n != TROUSER_RECORDS:

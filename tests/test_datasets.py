@@ -89,6 +89,21 @@ def test_damaged_committed_counts_are_refused(tmp_path):
         load_trouser_counts(missing)
 
 
+def test_counts_file_with_a_blank_or_short_line_is_refused(tmp_path):
+    """A trailing blank line or a row without its count is a ValueError naming the line, not an IndexError."""
+    text = datasets.TROUSER_COUNTS_CSV.read_text()
+    blank = tmp_path / "blank.csv"
+    blank.write_text(text + "\n")
+    with pytest.raises(ValueError, match=r"blank.csv:45: expected a row '<model>,<count>' .*; got ''"):
+        load_trouser_counts(blank)
+    lines = text.splitlines()
+    lines[7] = "A7"  # file line 8: the count of A7 lost
+    short = tmp_path / "short.csv"
+    short.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=r"short.csv:8: expected a row '<model>,<count>' .*; got 'A7'"):
+        load_trouser_counts(short)
+
+
 # ---------------------------------------------------------------- damaged raw files
 
 
