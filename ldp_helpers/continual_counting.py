@@ -8,9 +8,10 @@ and its error is ``Err = max_t |μ̂_t − μ_t|`` (Glance seed 000, §3).  All 
 * ``K1_t``: how many of them hold a 1 (not seen by the aggregator; it defines μ̃_t),
 * ``X_t``: how many reported 1s, ``X_t ~ Bin(K1_t, p) + Bin(K_t − K1_t, q)``.
 
-:func:`simulate_reports` draws ``(K, K1, X)`` exactly from a :class:`~ldp_helpers.streams.Population`
-(chain of binomials for K per group, then two binomials per round): O(G·T) work per trial,
-independent of N, vectorized over trials.  :func:`reference_user_reports` is the per-user
+:func:`simulate_reports` wraps :func:`ldp_helpers.streams.sample_stream_counts`, which draws
+``(K, K1, X)`` exactly from a :class:`~ldp_helpers.streams.Population` (chain of binomials for K
+per group, then two binomials per round): O(G·T) work per trial, independent of N, vectorized
+over trials.  :func:`reference_user_reports` is the per-user
 reference (N×T matrices, tests only).  Every estimator is a function of ``(K, X)``.
 
 Estimators (p = e^ε/(e^ε+1), q = 1/(e^ε+1), c = (e^ε+1)/(e^ε−1) = 1/(p−q)):
@@ -30,14 +31,13 @@ Estimators (p = e^ε/(e^ε+1), q = 1/(e^ε+1), c = (e^ε+1)/(e^ε−1) = 1/(p−
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_epsilon, check_int, check_rng
+from ._validation import Described, check_epsilon, check_int, check_int_array, check_real_array, fail
 from .randomized_response import BinaryRR
-from .streams import Population, reference_report_rounds, sample_reporter_counts
+from .streams import Population, reference_report_rounds, sample_stream_counts
 
 EMPTY_ROUND_ESTIMATE = 0.5  # μ̂_t (and μ̃_t) released by Glance when no user reports in round t
 MAX_TABLE_ROUNDS = 10  # stream output tables have 2^T rows
@@ -76,13 +76,7 @@ def simulate_reports(population: Population, m: int, rr: BinaryRR, *, rng: np.ra
     Same distribution as :func:`reference_user_reports` (tested), O(G·T) work per trial.
     """
     population = _check_population(population)
-    rng = check_rng(rng)
-    K = sample_reporter_counts(population.counts, population.n_rounds, m, rng=rng, n_trials=n_trials)  # (R, G, T)
-    reporters = K.sum(axis=1)
-    with_one = np.einsum("rgt,gt->rt", K, population.rows.astype(np.int64))
-    # Reporters are independent given who reports: 1-holders say 1 w.p. p, 0-holders w.p. q.
-    ones = rng.binomial(with_one, rr.p) + rng.binomial(reporters - with_one, rr.q)
-    return StreamReports(population.n_users, reporters, with_one, ones)
+    return StreamReports(population.n_users, *sample_stream_counts(population, m, rr.p, rr.q, rng=rng, n_trials=n_trials))
 
 
 def reference_user_reports(population: Population, m: int, rr: BinaryRR, *, rng: np.random.Generator):
@@ -98,9 +92,12 @@ def reference_user_reports(population: Population, m: int, rr: BinaryRR, *, rng:
 
 
 def max_error(estimates, population: Population) -> np.ndarray:
-    """``Err = max_t |μ̂_t − μ_t|`` for each trial (rows of ``estimates``)."""
+    """``Err = max_t |μ̂_t − μ_t|`` for each trial (rows of ``estimates``, last axis of length T)."""
     mu = _check_population(population).fractions()
-    return np.max(np.abs(np.asarray(estimates, dtype=float) - mu), axis=-1)
+    est = check_real_array("estimates", estimates)
+    if est.ndim == 0 or est.shape[-1] != mu.size:
+        fail("estimates", Described(f"an array of shape {est.shape}"), f"an array whose last axis has length T = {mu.size}")
+    return np.max(np.abs(est - mu), axis=-1)
 
 
 @dataclass(frozen=True)
@@ -175,8 +172,13 @@ class Glance(_StreamMechanism):
         return np.where(K > 0, reports.reporters_with_one / np.maximum(K, 1), EMPTY_ROUND_ESTIMATE)
 
     def rr_variance(self, n_reporters):
-        """Exact ``Var[μ̂_t | K_t]`` = ``pq/(K (p − q)²)`` = ``e^ε/(K (e^ε − 1)²)`` (whatever K1_t)."""
-        return math.exp(self.epsilon) / (np.asarray(n_reporters, dtype=float) * math.expm1(self.epsilon) ** 2)
+        """Exact ``Var[μ̂_t | K_t]`` = ``pq/(K (p − q)²)`` = ``e^ε/(K (e^ε − 1)²)`` for ``K_t ≥ 1`` (whatever K1_t).
+
+        Q_Bin is symmetric (q = 1 − p), so the RR variance of the pure estimator over the K reporters
+        does not depend on their true fraction: it is ``fraction_variance(·, K)`` of the randomizer.
+        """
+        K = check_int_array("n_reporters", n_reporters, low=1)
+        return self.randomizer.fraction_variance(0.5, K)
 
 
 @dataclass(frozen=True)

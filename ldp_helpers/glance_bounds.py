@@ -136,6 +136,43 @@ def dense_sparse_condition(mu, epsilon, n_users: int, n_rounds: int, beta: float
     return lhs >= rr_exponent(np.broadcast_to(_epsilons(epsilon), th.shape), th)
 
 
+def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
+    """Figure 1 read column by column: where on a μ grid condition (2) holds, for each ε.
+
+    Parameters
+    ----------
+    mu : array_like
+        A strictly increasing grid from 0 to 1 (both ends included; (2) always holds there by the
+        ``D = +∞`` conventions).
+    epsilon : array_like
+        Privacy budgets, one column each.
+
+    Returns
+    -------
+    sparse_edge, dense_edge : ndarray, shape (len(epsilon),)
+        The largest grid μ with (2) on all of ``[0, μ]`` and the smallest with (2) on all of ``[μ, 1]``
+        (``1`` and ``0`` where (2) holds on the whole grid).
+    two_bands : ndarray of bool
+        True where (2) fails somewhere and holds exactly on the two bands ``μ ≤ sparse_edge`` and
+        ``μ ≥ dense_edge`` (fails at every grid μ in between).
+
+    References
+    ----------
+    Glance seed (000), condition (2), §5.2 and Figure 1.
+    """
+    mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
+    if mu.ndim != 1 or mu.size < 3 or mu[0] != 0 or mu[-1] != 1 or np.any(np.diff(mu) <= 0):
+        raise ValueError(f"mu must be a strictly increasing 1-D grid from 0 to 1 (≥ 3 points); got {mu.size} values in [{mu.min():g}, {mu.max():g}]")
+    eps = np.atleast_1d(_epsilons(epsilon))
+    fails = ~dense_sparse_condition(mu[:, None], eps[None, :], n_users, n_rounds, beta)
+    any_fail = fails.any(axis=0)
+    first, last = np.argmax(fails, axis=0), mu.size - 1 - np.argmax(fails[::-1], axis=0)
+    sparse_edge = np.where(any_fail, mu[np.maximum(first - 1, 0)], 1.0)
+    dense_edge = np.where(any_fail, mu[np.minimum(last + 1, mu.size - 1)], 0.0)
+    two_bands = any_fail & (fails.sum(axis=0) == last - first + 1)
+    return sparse_edge, dense_edge, two_bands
+
+
 # ---------------------------------------------------------------- Harmony's lower bound
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_int, check_probability, check_real_array
-from .continual_counting import Glance, max_error
+from ._validation import check_int, check_int_array, check_probability, check_real_array
+from .continual_counting import Glance, StreamReports, max_error
+from .privacy import max_privacy_loss
 from .streams import Population
 
 
@@ -35,15 +36,49 @@ def error_curve(mechanism_cls, population: Population, epsilons, *, rng: np.rand
                      for e in np.atleast_1d(epsilons)])
 
 
-def glance_error_parts(glance: Glance, population: Population, *, rng: np.random.Generator, n_trials: int) -> dict:
-    """Per-trial ``total = max|μ̂−μ|``, ``rr = max|μ̂−μ̃|`` (Claim 1) and ``sampling = max|μ̃−μ|`` (Claim 2)."""
-    reports = glance.simulate(population, rng=rng, n_trials=n_trials)
+def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds, *, rng: np.random.Generator, n_trials: int) -> np.ndarray:
+    """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``."""
+    pairs = np.broadcast(check_int_array("n_users", n_users, low=1), check_int_array("n_rounds", n_rounds, low=1))
+    return np.array([error_samples(mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng=rng, n_trials=n_trials).mean()
+                     for N, T in pairs])
+
+
+def exceedance_probabilities(mechanism_cls, population: Population, epsilons, bounds, *, rng: np.random.Generator, n_trials: int) -> np.ndarray:
+    """Fraction of ``n_trials`` runs with ``Err > bounds[i]`` at ``epsilons[i]`` (e.g. Theorem 4's bound), shape (len(epsilons),)."""
+    epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
+    bounds = check_real_array("bounds", bounds, low=0.0, low_open=False)
+    if bounds.shape not in ((), epsilons.shape):
+        raise ValueError(f"bounds must be a scalar or have one value per epsilon ({epsilons.size}); got shape {bounds.shape}")
+    errs = error_curve(mechanism_cls, population, epsilons, rng=rng, n_trials=n_trials)
+    return np.mean(errs > np.broadcast_to(bounds, epsilons.shape)[:, None], axis=1)
+
+
+def whole_stream_losses(mechanism_classes, settings) -> dict:
+    """Exact privacy loss of each mechanism's whole-stream output table: ``{(name, T, ε): loss}`` (Theorem 3)."""
+    return {(m.__name__, int(T), float(e)): max_privacy_loss(m(float(e), int(T)).stream_output_table())
+            for m in mechanism_classes for T, e in settings}
+
+
+def error_parts(glance: Glance, reports: StreamReports, population: Population) -> dict:
+    """Per-trial ``total = max|μ̂−μ|``, ``rr = max|μ̂−μ̃|`` (Claim 1) and ``sampling = max|μ̃−μ|`` (Claim 2) of given reports."""
     est, tilde = glance.estimate(reports), glance.sampled_fraction(reports)
     return {
         "total": max_error(est, population),
-        "rr": np.max(np.abs(est - tilde), axis=1),
+        "rr": np.max(np.abs(est - tilde), axis=-1),
         "sampling": max_error(tilde, population),
     }
+
+
+def glance_error_parts(glance: Glance, population: Population, *, rng: np.random.Generator, n_trials: int) -> dict:
+    """:func:`error_parts` of ``n_trials`` simulated runs, each entry of shape (n_trials,)."""
+    return error_parts(glance, glance.simulate(population, rng=rng, n_trials=n_trials), population)
+
+
+def error_parts_curve(population: Population, epsilons, *, rng: np.random.Generator, n_trials: int) -> dict:
+    """:func:`glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_trials)."""
+    epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
+    runs = [glance_error_parts(Glance(float(e), population.n_rounds), population, rng=rng, n_trials=n_trials) for e in epsilons]
+    return {key: np.array([r[key] for r in runs]) for key in ("total", "rr", "sampling")}
 
 
 def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None = None) -> float:

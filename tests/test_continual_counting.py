@@ -139,9 +139,11 @@ def test_fast_simulator_matches_per_user_reference(rng, m):
             return (r.reporters[:, t] * n1 + r.reporters_with_one[:, t]) * n1 + r.reported_ones[:, t]
         assert two_sample_pvalue(joint(fast), joint(ref)) > 1e-3
     assert two_sample_pvalue(fast.reported_ones[:, 0] + fast.reported_ones[:, 2], ref.reported_ones[:, 0] + ref.reported_ones[:, 2]) > 1e-3
-    for r in (fast, ref):  # mean of X_t: reporting rate m/T times Σ_n E[report]
-        expected = m / 4 * (pop.ones_per_round() * rr.p + (pop.n_users - pop.ones_per_round()) * rr.q)
-        assert np.allclose(r.reported_ones.mean(axis=0), expected, atol=5 * math.sqrt(pop.n_users / trials))
+    # X_t is a sum of independent Bernoulli((m/T)·r_n) over users, r_n = p for a 1-holder, q otherwise.
+    pi = m / 4 * np.where(SMALL_V == 1, rr.p, rr.q)  # (N, T)
+    for r in (fast, ref):
+        for t in range(4):
+            assert_mean_close(r.reported_ones[:, t], pi[:, t].sum(), np.sum(pi[:, t] * (1 - pi[:, t])))
 
 
 @pytest.mark.statistical
@@ -191,23 +193,42 @@ def test_basic_one_time_rappor_is_unbiased_with_exact_variance(rng):
 # ---------------------------------------------------------------- experiment drivers
 
 
-def test_constant_population_and_error_curve_shapes(rng):
-    """The §6 stream has round(μN) ones every round; error_curve returns one row of Err per ε."""
+def test_constant_population_and_error_curve_rows():
+    """The §6 stream has round(μN) ones every round; error_curve's row i is max_error of a run at ε_i (same seed)."""
     from ldp_helpers.lpcc_experiments import constant_population, error_curve
 
     pop = constant_population(0.9995, 10_000, 50)
     assert pop.n_groups == 2 and np.all(pop.ones_per_round() == 9995)
-    errs = error_curve(Glance, pop, [1.0, 4.0], rng=rng, n_trials=7)
-    assert errs.shape == (2, 7) and np.all(errs > 0)
+    errs = error_curve(Glance, pop, [1.0, 4.0], rng=np.random.default_rng(5), n_trials=7)
+    same_seed = np.random.default_rng(5)
+    direct = [max_error(g.estimate(g.simulate(pop, rng=same_seed, n_trials=7)), pop) for g in (Glance(1.0, 50), Glance(4.0, 50))]
+    assert errs.shape == (2, 7) and np.array_equal(errs, np.array(direct))
 
 
-def test_glance_error_parts_satisfy_the_triangle_inequality(rng):
-    """Per trial, total ≤ RR part + sampling part (the decomposition of §5.1.2)."""
-    from ldp_helpers.lpcc_experiments import constant_population, glance_error_parts
+def test_error_parts_exact_values_on_hand_made_reports():
+    """rr = max|μ̂−μ̃|, sampling = max|μ̃−μ| and total = max|μ̂−μ| on reports worked out by hand (p = 3/4)."""
+    from ldp_helpers.lpcc_experiments import error_parts
 
-    parts = glance_error_parts(Glance(2.0, 20), constant_population(0.3, 2000, 20), rng=rng, n_trials=200)
+    pop = Population.nested(np.array([4, 2]), 8)  # μ = (0.5, 0.25)
+    g = Glance(math.log(3), 2)  # p = 3/4, q = 1/4: μ̂ = 2·X/K − 1/2
+    # trial 0: K = (4, 4), K1 = (3, 1), X = (3, 1) → μ̂ = (1, 0), μ̃ = (3/4, 1/4)
+    # trial 1: K = (2, 6), K1 = (1, 2), X = (2, 3) → μ̂ = (3/2, 1/2), μ̃ = (1/2, 1/3)
+    reports = StreamReports(8, np.array([[4, 4], [2, 6]]), np.array([[3, 1], [1, 2]]), np.array([[3, 1], [2, 3]]))
+    parts = error_parts(g, reports, pop)
+    assert parts["rr"] == pytest.approx([0.25, 1.0], abs=1e-12)
+    assert parts["sampling"] == pytest.approx([0.25, 1 / 12], abs=1e-12)
+    assert parts["total"] == pytest.approx([0.5, 1.0], abs=1e-12)
+
+
+def test_glance_error_parts_is_error_parts_of_a_simulated_run():
+    """glance_error_parts equals error_parts of glance.simulate with the same seed; the triangle inequality holds."""
+    from ldp_helpers.lpcc_experiments import constant_population, error_parts, glance_error_parts
+
+    g, pop = Glance(2.0, 20), constant_population(0.3, 2000, 20)
+    parts = glance_error_parts(g, pop, rng=np.random.default_rng(9), n_trials=200)
+    direct = error_parts(g, g.simulate(pop, rng=np.random.default_rng(9), n_trials=200), pop)
+    assert all(np.array_equal(parts[k], direct[k]) for k in ("total", "rr", "sampling"))
     assert np.all(parts["total"] <= parts["rr"] + parts["sampling"] + 1e-12)
-    assert np.all(parts["total"] >= np.abs(parts["rr"] - parts["sampling"]) - 1e-12)
 
 
 def test_fitted_slope_recovers_power_and_exponential_laws():
@@ -233,3 +254,95 @@ def test_fitted_slope_log_correction_removes_the_union_bound_factor():
         fitted_slope(t, y, log_correction_beta=1.0)
     with pytest.raises(ValueError, match="x must be"):
         fitted_slope([0.01, 1.0], [1.0, 2.0], log_correction_beta=0.05)
+
+
+def _exact_err_pmf(mechanism, mu, n_users):
+    """At T = 1 everyone reports (K = N): Err takes the value |μ̂(x) − μ| w.p. pmf(x), x = 0..N."""
+    from ldp_helpers.pure import support_count_pmf
+
+    k1 = round(mu * n_users)
+    pmf = support_count_pmf(k1, n_users, mechanism.randomizer.p, mechanism.randomizer.q)
+    x = np.arange(n_users + 1)
+    reports = StreamReports(n_users, np.full((x.size, 1), n_users), np.full((x.size, 1), k1), x[:, None])
+    return np.abs(mechanism.estimate(reports)[:, 0] - k1 / n_users), pmf
+
+
+@pytest.mark.statistical
+def test_harmony_mean_error_at_one_round_matches_exact_law(rng):
+    """error_curve's Harmony Err at T = 1 has the exact mean Σ pmf(x)|μ̂(x) − μ| (≈ σ√(2/π), σ² = (c² − 1)/(4N))."""
+    from ldp_helpers.lpcc_experiments import constant_population, error_curve
+
+    pop, trials = constant_population(0.3, 400, 1), 20_000
+    errs = error_curve(Harmony, pop, [0.7, 2.0], rng=rng, n_trials=trials)
+    for e, row in zip((0.7, 2.0), errs):
+        values, pmf = _exact_err_pmf(Harmony(e, 1), 0.3, 400)
+        mean, second = pmf @ values, pmf @ values**2
+        assert mean == pytest.approx(math.sqrt(Harmony(e, 1).variance(400) * 2 / math.pi), rel=0.02)
+        assert_mean_close(row, mean, second - mean**2)
+
+
+@pytest.mark.statistical
+def test_exceedance_probabilities_match_exact_tail(rng):
+    """Pr[Err > b] from exceedance_probabilities agrees with the exact tail Σ_{|μ̂(x)−μ|>b} pmf(x) (Glance, T = 1)."""
+    from ldp_helpers.lpcc_experiments import constant_population, exceedance_probabilities
+
+    pop, trials, eps = constant_population(0.6, 300, 1), 20_000, np.array([0.5, 1.5])
+    bounds = np.array([0.15, 0.05])
+    probs = exceedance_probabilities(Glance, pop, eps, bounds, rng=rng, n_trials=trials)
+    for e, b, prob in zip(eps, bounds, probs):
+        values, pmf = _exact_err_pmf(Glance(float(e), 1), 0.6, 300)
+        exact = pmf[values > b].sum()
+        assert 0.05 < exact < 0.95
+        assert_mean_close([prob], exact, exact * (1 - exact) / trials)
+    with pytest.raises(ValueError, match="bounds must be a scalar or have one value per epsilon"):
+        exceedance_probabilities(Glance, pop, eps, [0.1, 0.2, 0.3], rng=rng, n_trials=5)
+
+
+def test_mean_error_grid_is_the_mean_of_error_samples_per_setting():
+    """mean_error_grid broadcasts (N, T) and returns mean Err of error_samples in that order (same seed)."""
+    from ldp_helpers.lpcc_experiments import constant_population, error_samples, mean_error_grid
+
+    got = mean_error_grid(Harmony, 2.0, 0.5, 1000, [5, 10], rng=np.random.default_rng(3), n_trials=20)
+    same = np.random.default_rng(3)
+    want = [error_samples(Harmony(2.0, T), constant_population(0.5, 1000, T), rng=same, n_trials=20).mean() for T in (5, 10)]
+    assert got.tolist() == want
+    with pytest.raises(ValueError, match="n_rounds must be integers in"):
+        mean_error_grid(Harmony, 2.0, 0.5, 1000, [0, 10], rng=same, n_trials=2)
+
+
+def test_whole_stream_losses_are_epsilon():
+    """whole_stream_losses keys (name, T, ε) to the exact stream loss, which equals ε (Theorem 3)."""
+    from ldp_helpers.lpcc_experiments import whole_stream_losses
+
+    losses = whole_stream_losses((Glance, BasicOneTimeRappor), ((1, 0.5), (3, 2.0)))
+    assert set(losses) == {(n, T, e) for n in ("Glance", "BasicOneTimeRappor") for T, e in ((1, 0.5), (3, 2.0))}
+    assert all(v == pytest.approx(k[2], rel=1e-9) for k, v in losses.items())
+
+
+def test_simulate_reports_is_the_shared_stream_sampler():
+    """simulate_reports returns streams.sample_stream_counts' (K, K1, X) for the randomizer's p, q (same seed)."""
+    from ldp_helpers.streams import sample_stream_counts
+
+    pop, rr = Population.from_matrix(SMALL_V), BinaryRR.from_epsilon(0.8)
+    r = simulate_reports(pop, 2, rr, rng=np.random.default_rng(1), n_trials=6)
+    K, K1, X = sample_stream_counts(pop, 2, rr.p, rr.q, rng=np.random.default_rng(1), n_trials=6)
+    assert r.n_users == 14 and np.array_equal(r.reporters, K) and np.array_equal(r.reporters_with_one, K1) and np.array_equal(r.reported_ones, X)
+
+
+def test_rr_variance_formula_and_rejects_fewer_than_one_reporter():
+    """rr_variance(K) = e^ε/(K(e^ε−1)²) for K ≥ 1; K = 0, K < 0 or non-integer K is a ValueError naming n_reporters."""
+    g = Glance(1.3, 4)
+    K = np.array([[1, 7], [30, 200]])
+    assert g.rr_variance(K) == pytest.approx(math.exp(1.3) / (K * math.expm1(1.3) ** 2), rel=1e-12)
+    for bad in (0, -1, [3, 0], 2.5):
+        with pytest.raises(ValueError, match="n_reporters must be"):
+            g.rr_variance(bad)
+
+
+def test_max_error_rejects_estimates_of_the_wrong_shape():
+    """Estimates whose last axis is not T (or NaN estimates) give a ValueError naming estimates, not a broadcast error."""
+    pop = Population.from_matrix(np.array([[1, 0], [0, 0]]))  # T = 2
+    for bad in (np.zeros((3, 3)), np.zeros(3), 0.5, [[0.1, math.nan]]):
+        with pytest.raises(ValueError, match="estimates must be"):
+            max_error(bad, pop)
+    assert max_error(np.zeros((4, 3, 2)), pop).shape == (4, 3)

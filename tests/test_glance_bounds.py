@@ -111,3 +111,20 @@ def test_corollary_rates_have_the_stated_limits():
     assert gb.corollary_rate(4, 40.0, N, T, b2) == pytest.approx(math.sqrt(T / N * math.log(2)), rel=1e-9)
     with pytest.raises(ValueError, match=r"corollary must be an integer in \[1, 5\]"):
         gb.corollary_rate(6, 1.0, N, T, beta)
+
+
+def test_condition2_bands_match_a_brute_force_scan_of_each_column():
+    """Edges and two_bands agree with scanning dense_sparse_condition column by column; (2) everywhere → (1, 0, False)."""
+    mu, eps = np.linspace(0, 1, 201), np.array([0.5, 2.0, 3.0, 8.0])
+    sparse, dense, two = gb.condition2_bands(mu, eps, 10_000, 10, 0.1)
+    for j, e in enumerate(eps):
+        holds = gb.dense_sparse_condition(mu, e, 10_000, 10, 0.1)
+        if holds.all():
+            assert (sparse[j], dense[j], two[j]) == (1.0, 0.0, False)
+            continue
+        bad = np.flatnonzero(~holds)
+        assert sparse[j] == mu[bad[0] - 1] and dense[j] == mu[bad[-1] + 1]
+        assert two[j] == (bad.size == bad[-1] - bad[0] + 1)
+    assert two[1:].all() and sparse[-1] < 0.01 and dense[-1] > 0.99  # only thin bands at eps = 8
+    with pytest.raises(ValueError, match="mu must be a strictly increasing 1-D grid from 0 to 1"):
+        gb.condition2_bands(np.linspace(0.1, 1, 10), eps, 10_000, 10, 0.1)
