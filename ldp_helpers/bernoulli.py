@@ -38,8 +38,8 @@ def bernoulli_bits(size: int, prob: float, *, rng: np.random.Generator, out=None
     digits = base256_digits(prob) or [0]
     if out is None:
         out = np.empty(size, dtype=bool)
-    elif out.dtype != bool or out.shape != (size,):
-        raise ValueError(f"out must be a bool array of shape ({size},); got {out.dtype} {out.shape}")
+    elif not isinstance(out, np.ndarray) or out.dtype != bool or out.shape != (size,):
+        raise ValueError(f"out must be a bool numpy array of shape ({size},); got {type(out).__name__} {np.shape(out)}")
     first = _random_bytes(rng, size)
     np.less(first, digits[0], out=out)
     undecided = np.flatnonzero(first == digits[0])

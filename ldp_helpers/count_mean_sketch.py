@@ -19,16 +19,17 @@ Note: the tutorial calls the sketch "m × k"; it has k rows (one per hash) and m
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_rng
+from ._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_int_array, check_real_array, check_rng
 from .local_hashing import HASH_PRIME
 from .privacy import max_privacy_loss
+from .randomized_response import q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
+MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,15 @@ class CountMeanSketch:
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        check_int("d", self.d, low=2)
+        check_int("d", self.d, low=2, high=HASH_PRIME)  # h_j separates values only below P
         check_int("k", self.k, low=1)
         check_int("m", self.m, low=2)
         if len(self.hash_a) != self.k or len(self.hash_b) != self.k:
             raise ValueError(f"hash_a and hash_b must hold k = {self.k} parameters each")
-        if math.exp(-self.epsilon / 2) == 0.0 or self.flip_probability == 0.0:
-            raise ValueError(f"epsilon must be below about 74 for CMS (the flip probability underflows); got {self.epsilon!r}")
+        check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1)
+        check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1)
+        if q_bin_probabilities(self.epsilon / 2)[0] == 1.0:
+            raise ValueError(f"epsilon must be below about 73 for CMS (1 − r rounds to 1 in double precision); got {self.epsilon!r}")
 
     @classmethod
     def create(cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator) -> "CountMeanSketch":
@@ -71,9 +74,8 @@ class CountMeanSketch:
 
     @property
     def flip_probability(self) -> float:
-        """r = 1/(1 + e^{ε/2})."""
-        half = math.exp(-self.epsilon / 2)
-        return half / (1.0 + half)
+        """r = 1/(1 + e^{ε/2}): Q_Bin's flip probability at ε/2 (each entry is ε/2-LDP)."""
+        return q_bin_probabilities(self.epsilon / 2)[1]
 
     @property
     def c_epsilon(self) -> float:
@@ -132,9 +134,10 @@ class CountMeanSketch:
     def estimate_counts(self, sketch, n) -> np.ndarray:
         """f̂(x) = m/(m−1)·((1/k)Σ_j M[j, h_j(x)] − n/m) for every x in [0, d)."""
         n = check_int("n", n, low=1)
-        sketch = np.asarray(sketch, dtype=float)
-        if sketch.shape != (self.k, self.m):
-            raise ValueError(f"sketch must have shape (k, m) = ({self.k}, {self.m}); got {sketch.shape}")
+        shape = np.shape(sketch)
+        if shape != (self.k, self.m):
+            raise ValueError(f"sketch must have shape (k, m) = ({self.k}, {self.m}); got {shape}")
+        sketch = check_real_array("sketch", sketch)
         mean_hit = sketch[np.arange(self.k)[:, None], self.hash_table()].mean(axis=0)
         return self.m / (self.m - 1) * (mean_hit - n / self.m)
 
@@ -165,6 +168,8 @@ class CountMeanSketch:
     def output_table(self) -> np.ndarray:
         """P[x, (j, ṽ)] over all k·2^m reports (small m): its privacy loss is ε when hashes separate inputs."""
         check_int("m", self.m, low=2, high=MAX_M_TABLE)
+        if self.d * self.k * 2**self.m > MAX_TABLE_CELLS:
+            raise ValueError(f"d·k·2^m must be at most {MAX_TABLE_CELLS} for output_table; got {self.d}·{self.k}·2^{self.m}")
         signs = np.array(list(itertools.product((-1, 1), repeat=self.m)))  # (2^m, m)
         r, hashes = self.flip_probability, self.hash_table()
         table = np.empty((self.d, self.k, signs.shape[0]))

@@ -20,8 +20,28 @@ from functools import cached_property
 
 import numpy as np
 
-from ._validation import check_domain_values, check_rng
+from ._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
 from .frequency_oracle import PureFrequencyOracle
+
+MAX_D_TABLE = 4096  # largest d for output_table (a d × d float table: 128 MiB)
+
+
+def grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:
+    """``(e^ε/(e^ε+d−1), 1/(e^ε+d−1))``: GRR's keep and each-other probabilities over d values.
+
+    The one place they are derived from ε (local hashing uses them over its g hash values and,
+    for the variance-minimizing g, at real d > 1).  Written as p = 1/(1+(d−1)e^{−ε}),
+    q = e^{−ε}·p: no overflow at large ε.
+
+    References
+    ----------
+    Wang et al. 2017, §4.1, Eq. (3); tutorial seed (003), "Direct Encoding".
+    """
+    epsilon = check_epsilon(epsilon)
+    d = check_real("d", d, low=1.0)
+    shrink = math.exp(-epsilon)
+    p = 1.0 / (1.0 + (d - 1.0) * shrink)
+    return p, shrink * p
 
 
 @dataclass(frozen=True)
@@ -37,13 +57,11 @@ class GRR(PureFrequencyOracle):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        # p = e^ε/(e^ε+d−1) = 1/(1+(d−1)e^{−ε}) and q = e^{−ε} p: no overflow at large ε.
-        shrink = math.exp(-self.epsilon)
-        p = 1.0 / (1.0 + (self.d - 1) * shrink)
-        return p, shrink * p
+        return grr_probabilities(self.epsilon, self.d)
 
     def output_table(self) -> np.ndarray:
-        """``P[v, y] = Pr[report y | value v]``: p on the diagonal, q elsewhere (d × d)."""
+        """``P[v, y] = Pr[report y | value v]``: p on the diagonal, q elsewhere (d × d, d ≤ 4096)."""
+        check_int("d", self.d, low=2, high=MAX_D_TABLE)
         table = np.full((self.d, self.d), self.q)
         np.fill_diagonal(table, self.p)
         return table

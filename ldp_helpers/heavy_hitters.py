@@ -35,6 +35,8 @@ def prefix_extension_heavy_hitters(values, bits: int, epsilon: float, *, top_k: 
     top_k = check_int("top_k", top_k, low=1)
     rng = check_rng(rng)
     lengths = prefix_lengths(bits, start_bits, step_bits)
+    if values.size < len(lengths):
+        raise ValueError(f"values must hold at least one user per round ({len(lengths)} rounds); got {values.size} users")
     groups = np.array_split(rng.permutation(values.size), len(lengths))
     candidates = np.arange(2 ** lengths[0])
     for r, (length, members) in enumerate(zip(lengths, groups)):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_real, check_rng
+from ._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_real, check_real_array, check_rng
 from .unary_encoding import UnaryEncoding
 
 
@@ -34,6 +34,13 @@ def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
     reports = rng.laplace(0.0, laplace_scale(epsilon), size=(values.size, d))
     reports[np.arange(values.size), values] += 1.0
     return reports
+
+
+def _check_reports(reports, d: int) -> np.ndarray:
+    shape = np.shape(reports)
+    if len(shape) != 2 or shape[1] != d or shape[0] == 0:
+        raise ValueError(f"reports must be a non-empty finite (n, {d}) array; got shape {shape}")
+    return check_real_array("reports", reports)
 
 
 def _threshold_probabilities(theta: float, epsilon: float) -> tuple[float, float]:
@@ -79,10 +86,7 @@ class SHE:
 
     def report_sums(self, reports) -> np.ndarray:
         """Σ_u B'_u[i] for every i (this *is* the unbiased count estimate)."""
-        reports = np.asarray(reports, dtype=float)
-        if reports.ndim != 2 or reports.shape[1] != self.d or reports.shape[0] == 0 or not np.all(np.isfinite(reports)):
-            raise ValueError(f"reports must be a non-empty finite (n, {self.d}) array; got shape {reports.shape}")
-        return reports.sum(axis=0)
+        return _check_reports(reports, self.d).sum(axis=0)
 
     def sample_report_sums(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
         """Exact aggregate sampler: f_i + (G_i − G'_i), G, G' ~ Gamma(n, β) (a Laplace is Exp − Exp)."""
@@ -99,7 +103,8 @@ class SHE:
 
     def log_density_ratio(self, y, v: int, v_other: int) -> np.ndarray:
         """ln f(y | v) − ln f(y | v') for reports y (rows): at most ε, attained when y separates v and v'."""
-        y = np.atleast_2d(np.asarray(y, dtype=float))
+        y = _check_reports(np.atleast_2d(y), self.d)
+        v, v_other = check_int("v", v, low=0, high=self.d - 1), check_int("v_other", v_other, low=0, high=self.d - 1)
         x, x_other = np.eye(self.d)[v], np.eye(self.d)[v_other]
         return (np.abs(y - x_other).sum(axis=1) - np.abs(y - x).sum(axis=1)) / self.scale
 
@@ -134,4 +139,4 @@ class THE(UnaryEncoding):
 
     def support_counts(self, reports) -> np.ndarray:
         """C(i) = #{u : B'_u[i] > θ}."""
-        return SHE(self.epsilon, self.d).report_sums(np.asarray(reports, dtype=float) > self.theta).astype(np.int64)
+        return (_check_reports(reports, self.d) > self.theta).sum(axis=0, dtype=np.int64)

@@ -8,7 +8,10 @@ supports every value i with H(i) = y, so
 
 Hash family.  Each user's H is ``h_{a,b}(x) = ((a·x + b) mod P) mod g`` with P = 2^31 − 1 and
 (a, b) drawn from the injected Generator (a ∈ [1, P), b ∈ [0, P)): a universal family, so a
-report is three integers (a, b, y).  ``mod g`` makes H(i) uniform only up to O(g/P) ≈ 1e−9.
+report is three integers (a, b, y).  ``mod g`` makes H(i) uniform only up to O(g/P), so the
+per-user path needs d ≤ P (else a·x overflows int64 and distinct values collide) and
+g ≤ :data:`MAX_HASH_RANGE` = 2^16 (non-uniformity ≤ 3·10^−5); the formulas and the aggregate
+sampler hold for any g.
 
 The aggregate sampler idealizes H as a fully random function (the analysis of Wang et al.):
 then, for a user whose value is not i, the event H(i) = y is Bernoulli(1/g) independently of
@@ -24,12 +27,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
-from ._validation import check_domain_values, check_epsilon, check_int, check_rng
+from ._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
 from .frequency_oracle import PureFrequencyOracle
-from .grr import GRR
+from .grr import GRR, grr_probabilities
+from .pure import count_variance
+from .randomized_response import q_bin_probabilities
 
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
+MAX_HASH_RANGE = 2**16  # largest g for the per-user path (its hash is uniform on [g] up to g/P)
 MAX_TABLE_FUNCTIONS = 4096  # g^d limit for output_table's enumeration of all hash functions
 _VALUES_PER_BLOCK = 64  # values scored per block in support_counts (bounds an n × block array)
 
@@ -42,6 +49,29 @@ def olh_hash_range(epsilon: float) -> int:
     return int(round(math.exp(epsilon))) + 1
 
 
+def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
+    """Wang et al.'s approximate per-user variance q*(1−q*)/(p*−q*)² of local hashing with a *real* g > 1.
+
+    p* = e^ε/(e^ε+g−1) (GRR over [g]), q* = 1/g; minimized at g = e^ε + 1 (see
+    :func:`continuous_optimal_hash_range`).
+
+    References
+    ----------
+    Wang et al. 2017, §4.4, the variance of OLH before rounding g.
+    """
+    p, q = grr_probabilities(epsilon, g)[0], 1.0 / check_real("g", g, low=1.0)
+    return float(count_variance(0.0, 1, p, q))
+
+
+def continuous_optimal_hash_range(epsilon: float) -> float:
+    """The real g > 1 minimizing :func:`approx_variance_for_hash_range`, found numerically (≈ e^ε + 1)."""
+    epsilon = check_epsilon(epsilon)
+    upper = 4.0 * math.exp(min(epsilon, 30.0)) + 4.0
+    result = minimize_scalar(lambda g: approx_variance_for_hash_range(epsilon, g), bounds=(1.0 + 1e-9, upper),
+                             method="bounded", options={"xatol": 1e-10 * upper})
+    return float(result.x)
+
+
 @dataclass(frozen=True)
 class LocalHashing(PureFrequencyOracle):
     """Local hashing with hash range ``g`` (use :class:`BLH` or :class:`OLH` for the standard g)."""
@@ -50,12 +80,21 @@ class LocalHashing(PureFrequencyOracle):
 
     def __post_init__(self):
         object.__setattr__(self, "g", check_int("g", self.g, low=2))
+        check_int("d", self.d, low=2, high=HASH_PRIME)  # the hash h_{a,b} separates values only below P
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return GRR(self.epsilon, self.g).p, 1.0 / self.g
+        return grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
 
-    def _hash(self, a, b, x) -> np.ndarray:
+    def _check_per_user_range(self) -> None:
+        if self.g > MAX_HASH_RANGE:
+            raise ValueError(
+                f"g must be at most {MAX_HASH_RANGE} for the per-user path (its hash mod g is uniform only up to "
+                f"g/P); got g={self.g} (epsilon={self.epsilon:g}); use sample_support_counts"
+            )
+
+    def hash_values(self, a, b, x) -> np.ndarray:
+        """h_{a,b}(x) = ((a·x + b) mod P) mod g (broadcast over a, b, x)."""
         return ((np.asarray(a, dtype=np.int64) * x + b) % HASH_PRIME) % self.g
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
@@ -68,9 +107,10 @@ class LocalHashing(PureFrequencyOracle):
         """
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
+        self._check_per_user_range()
         a = rng.integers(1, HASH_PRIME, size=values.size)
         b = rng.integers(0, HASH_PRIME, size=values.size)
-        y = GRR(self.epsilon, self.g).perturb(self._hash(a, b, values), rng=rng)
+        y = GRR(self.epsilon, self.g).perturb(self.hash_values(a, b, values), rng=rng)
         return np.column_stack([a, b, y])
 
     def support_counts(self, reports, candidates=None) -> np.ndarray:
@@ -89,7 +129,7 @@ class LocalHashing(PureFrequencyOracle):
         counts = np.empty(scored.size, dtype=np.int64)
         for start in range(0, scored.size, _VALUES_PER_BLOCK):
             block = slice(start, start + _VALUES_PER_BLOCK)
-            counts[block] = (self._hash(a, b, scored[None, block]) == y).sum(axis=0)
+            counts[block] = (self.hash_values(a, b, scored[None, block]) == y).sum(axis=0)
         return counts
 
     def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
@@ -124,6 +164,9 @@ class BLH(LocalHashing):
         if self.g != 2:
             raise ValueError(f"g must be 2 for BLH (use LocalHashing for other ranges); got {self.g!r}")
         super().__post_init__()
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        return q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_epsilon, check_int
+from ._validation import check_epsilon, check_int, check_int_array, check_real_array
 from .grr import GRR
 from .local_hashing import OLH
 from .unary_encoding import OUE, SUE
@@ -23,7 +23,8 @@ PROTOCOLS = {"DE": GRR, "SUE": SUE, "OUE": OUE, "OLH": OLH}
 
 def de_threshold(epsilon) -> float:
     """The domain size 3e^ε + 2 below which DE (GRR) has the smaller approximate variance than OUE."""
-    return 3.0 * math.exp(check_epsilon(epsilon)) + 2.0
+    epsilon = check_epsilon(epsilon)
+    return math.inf if epsilon > 709.0 else 3.0 * math.exp(epsilon) + 2.0  # e^ε overflows beyond ε ≈ 709.78
 
 
 def approx_variance_per_user(name: str, d: int, epsilon: float) -> float:
@@ -38,5 +39,30 @@ def best_protocol_grid(domain_sizes, epsilons, names=("DE", "OUE", "OLH")) -> tu
 
     Returns arrays of shape (len(epsilons), len(domain_sizes)).
     """
+    domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
+    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
     variances = np.array([[[approx_variance_per_user(name, int(d), float(eps)) for name in names] for d in domain_sizes] for eps in epsilons])
     return variances.argmin(axis=2), variances.min(axis=2)
+
+
+def first_d_where_oue_wins(epsilon: float, *, max_d: int = 10**6) -> int:
+    """The smallest d ≥ 2 at which OUE's approximate variance is below DE's, found by bisection.
+
+    Var_DE − Var_OUE is increasing in d (DE's variance grows by 1/(e^ε−1)² per value, OUE's is
+    constant), so bisection on the computed variances finds the switch without the closed form.
+    """
+    epsilon = check_epsilon(epsilon)
+    max_d = check_int("max_d", max_d, low=3)
+
+    def oue_wins(d):
+        return approx_variance_per_user("DE", d, epsilon) > approx_variance_per_user("OUE", d, epsilon)
+
+    if not oue_wins(max_d):
+        raise ValueError(f"max_d must exceed the switch point 3e^epsilon + 2 = {de_threshold(epsilon):.6g}; got {max_d}")
+    low, high = 2, max_d  # invariant: the switch lies in (low, high], or at 2
+    if oue_wins(low):
+        return low
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if oue_wins(mid) else (mid, high)
+    return high

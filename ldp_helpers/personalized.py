@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_domain_values, check_rng
+from ._validation import check_domain_values, check_real_array, check_rng
 from .grr import GRR
 from .oracle_comparison import de_threshold
 from .unary_encoding import OUE
@@ -28,7 +28,7 @@ def grouped_frequency_estimate(values, user_epsilons, d: int, *, rng: np.random.
     Returns (combined fractions, {ε: group fractions}, {ε: weight}).
     """
     values = check_domain_values("values", values, d).ravel()
-    eps = np.asarray(user_epsilons, dtype=float).ravel()
+    eps = check_real_array("user_epsilons", user_epsilons, low=0.0).ravel()
     if eps.shape != values.shape:
         raise ValueError(f"user_epsilons must have one budget per user ({values.size}); got {eps.size}")
     rng = check_rng(rng)

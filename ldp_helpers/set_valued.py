@@ -24,16 +24,21 @@ import math
 
 import numpy as np
 
-from ._validation import check_epsilon, check_int, check_rng
+from ._validation import check_domain_values, check_epsilon, check_int, check_rng
 from .grr import GRR
 from .local_hashing import OLH
+from .pure import count_variance
 from .unary_encoding import OUE
 
 
 def amplified_grr_epsilon(epsilon: float, ell: int) -> float:
-    """ε' = ln(ℓ(e^ε − 1) + 1): the GRR budget that padding-and-sampling turns into ε."""
+    """ε' = ln(ℓ(e^ε − 1) + 1): the GRR budget that padding-and-sampling turns into ε.
+
+    Evaluated as ε + ln(ℓ − (ℓ − 1)e^{−ε}) (the same number, no overflow at large ε).
+    """
     epsilon = check_epsilon(epsilon)
-    return math.log(check_int("ell", ell, low=1) * math.expm1(epsilon) + 1)
+    ell = check_int("ell", ell, low=1)
+    return epsilon + math.log(ell - (ell - 1) * math.exp(-epsilon))
 
 
 def grr_preferred(n_items: int, epsilon: float, ell: int) -> bool:
@@ -50,18 +55,23 @@ def grr_preferred(n_items: int, epsilon: float, ell: int) -> bool:
 def grr_threshold(epsilon: float, ell: int) -> float:
     """(4ℓ² − ℓ)e^ε + 1: GRR is preferred for |I| below it (the tutorial prints '>': reversed)."""
     ell = check_int("ell", ell, low=1)
-    return (4 * ell**2 - ell) * math.exp(check_epsilon(epsilon)) + 1
+    log_threshold = math.log(4 * ell**2 - ell) + check_epsilon(epsilon)
+    return math.inf if log_threshold > 709.0 else (4 * ell**2 - ell) * math.exp(check_epsilon(epsilon)) + 1
 
 
 def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.ndarray:
     """One sampled item per user from her set padded with dummies d..d+ℓ−1 to size ℓ."""
     d, ell = check_int("d", d, low=1), check_int("ell", ell, low=1)
     rng = check_rng(rng)
+    if len(sets) == 0:
+        raise ValueError("sets must hold at least one user's set; got none")
     out = np.empty(len(sets), dtype=np.int64)
     for u, items in enumerate(sets):
-        items = np.unique(np.asarray(items, dtype=np.int64))
-        if items.size and (items.min() < 0 or items.max() >= d):
-            raise ValueError(f"sets must hold items in [0, {d}); user {u} has {items.tolist()}")
+        items = np.asarray(items)
+        if items.size:
+            items = np.unique(check_domain_values(f"sets[{u}]", items, d))
+        else:
+            items = np.empty(0, dtype=np.int64)
         if items.size > ell:
             items = rng.choice(items, size=ell, replace=False)
         padded = np.concatenate([items, d + np.arange(ell - items.size)])
@@ -71,6 +81,7 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
 
 def psfo_output_table(d: int, ell: int, epsilon_prime: float) -> np.ndarray:
     """Exact table of pad-and-sample + GRR(ε') over all sets of size ≤ ℓ (rows) and outputs in [0, d+ℓ)."""
+    d, ell = check_int("d", d, low=1, high=16), check_int("ell", ell, low=1, high=d)
     grr = GRR(epsilon_prime, d + ell)
     rows = []
     for size in range(ell + 1):
@@ -80,13 +91,31 @@ def psfo_output_table(d: int, ell: int, epsilon_prime: float) -> np.ndarray:
     return np.array(rows)
 
 
+def psfo_count_variance(holders, n: int, d: int, ell: int, epsilon: float) -> np.ndarray:
+    """Exact Var[ℓ·ĉ(i)] of PSFO with GRR at ε' for items held by ``holders[i]`` users (all sets of size ≤ ℓ).
+
+    The sampled count S_i is a sum of ``holders[i]`` Bernoulli(1/ℓ) draws; given S, GRR's estimate
+    is unbiased with variance ``count_variance(S_i)``, which is linear in S_i.  Hence
+    Var[ℓ·ĉ(i)] = ℓ²(h_i (1/ℓ)(1 − 1/ℓ) + count_variance(h_i/ℓ, n)).
+    """
+    n, d, ell = check_int("n", n, low=1), check_int("d", d, low=1), check_int("ell", ell, low=1)
+    holders = np.asarray(holders, dtype=float)
+    grr = GRR(amplified_grr_epsilon(epsilon, ell), d + ell)
+    return ell**2 * (holders / ell * (1 - 1 / ell) + count_variance(holders / ell, n, grr.p, grr.q))
+
+
 def psfo_estimate(sampled, d: int, ell: int, epsilon: float, protocol: str, *, rng: np.random.Generator) -> np.ndarray:
-    """Perturb the sampled items with 'GRR' (at ε') or 'OLH' (at ε) and return ℓ·ĉ(i) for i < d."""
+    """ℓ·ĉ(i) for i < d from the sampled items perturbed by 'GRR' (at ε') or 'OLH' (at ε).
+
+    The support counts are drawn with the oracle's exact aggregate sampler from the counts of
+    the sampled items (same law as perturbing each user's item and counting).
+    """
     if protocol == "GRR":
         oracle = GRR(amplified_grr_epsilon(epsilon, ell), d + ell)
     elif protocol == "OLH":
         oracle = OLH(epsilon, d + ell)
     else:
         raise ValueError(f"protocol must be 'GRR' or 'OLH'; got {protocol!r}")
-    counts = oracle.support_counts(oracle.perturb(sampled, rng=rng))
-    return ell * oracle.estimate_counts(counts, len(sampled))[:d]
+    sampled = check_domain_values("sampled", sampled, d + ell).ravel()
+    counts = oracle.sample_support_counts(np.bincount(sampled, minlength=d + ell), rng=check_rng(rng))
+    return ell * oracle.estimate_counts(counts, sampled.size)[:d]

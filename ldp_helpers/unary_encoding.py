@@ -23,7 +23,6 @@ users are independent), C_i ~ Binomial(f_i, p) + Binomial(n − f_i, q).
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 from ._validation import check_binary_array, check_domain_values, check_int, check_rng
 from .bernoulli import bernoulli_bits
 from .frequency_oracle import PureFrequencyOracle
+from .randomized_response import q_bin_probabilities
 
 #: largest d for which :meth:`UnaryEncoding.vector_output_table` builds the 2^d-column table
 MAX_D_VECTOR_TABLE = 12
@@ -122,8 +122,7 @@ class SUE(UnaryEncoding):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        half = math.exp(-self.epsilon / 2)
-        return 1.0 / (1.0 + half), half / (1.0 + half)
+        return q_bin_probabilities(self.epsilon / 2)  # each bit is Q_Bin at ε/2
 
 
 @dataclass(frozen=True)
@@ -137,5 +136,4 @@ class OUE(UnaryEncoding):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        shrink = math.exp(-self.epsilon)
-        return 0.5, shrink / (1.0 + shrink)
+        return 0.5, q_bin_probabilities(self.epsilon)[1]  # q = 1/(e^ε+1), Q_Bin's flip probability

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ldp_helpers.pure import count_variance, expected_support_count, support_count_pmf
+
 
 def assert_mean_close(samples, expected_mean, expected_variance, *, n_se: float = 5.0):
     """|mean − truth| < n_se standard errors, the SE computed from the *theoretical* variance."""
@@ -67,7 +69,12 @@ def two_sample_pvalue(a, b) -> float:
 
 def binomial_sum_pmf(n_true: int, n: int, p: float, q: float) -> np.ndarray:
     """pmf over 0..n of Binomial(n_true, p) + Binomial(n − n_true, q), the support count of a pure oracle."""
-    return np.convolve(stats.binom.pmf(np.arange(n_true + 1), n_true, p), stats.binom.pmf(np.arange(n - n_true + 1), n - n_true, q))
+    return support_count_pmf(n_true, n, p, q)
+
+
+def support_count_variance(n_true, n, p, q):
+    """Var C(i) = c p(1−p) + (n−c) q(1−q): the estimator's exact variance times (p − q)² (from pure.py)."""
+    return count_variance(n_true, n, p, q) * (p - q) ** 2
 
 
 def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coordinates=(0, 1)):
@@ -76,8 +83,8 @@ def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coo
     n = int(np.sum(true_counts))
     for i in coordinates:
         f = int(true_counts[i])
-        mean = f * oracle.p + (n - f) * oracle.q
-        var = f * oracle.p * (1 - oracle.p) + (n - f) * oracle.q * (1 - oracle.q)
+        mean = expected_support_count(f, n, oracle.p, oracle.q)
+        var = support_count_variance(f, n, oracle.p, oracle.q)
         pmf = binomial_sum_pmf(f, n, oracle.p, oracle.q)
         for sample in (per_user[:, i], aggregate[:, i]):
             assert_mean_close(sample, mean, var)

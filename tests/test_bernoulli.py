@@ -43,5 +43,7 @@ def test_rejects_bad_arguments(rng):
     """prob outside [0, 1) or a wrong out buffer are refused."""
     with pytest.raises(ValueError, match=r"prob must be in \[0, 1\)"):
         bernoulli_bits(3, 1.0, rng=rng)
-    with pytest.raises(ValueError, match="out must be a bool array of shape"):
+    with pytest.raises(ValueError, match="out must be a bool numpy array of shape"):
         bernoulli_bits(3, 0.5, rng=rng, out=np.empty(4, dtype=bool))
+    with pytest.raises(ValueError, match=r"out must be a bool numpy array of shape \(3,\); got list"):
+        bernoulli_bits(3, 0.5, rng=rng, out=[False] * 3)

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.grr import GRR
+from ldp_helpers.grr import GRR, grr_probabilities
 from ldp_helpers.privacy import max_privacy_loss
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, two_sample_pvalue
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact
 
@@ -68,6 +68,21 @@ def test_approx_variance_is_wangs_closed_form(epsilon, d):
     assert grr.count_variance(counts)[0] == pytest.approx(grr.approx_count_variance(n), rel=1e-12)
     if d > 2:  # a frequent value has a larger variance than the approximation (equal when d = 2: p(1−p) = q(1−q))
         assert grr.count_variance(counts)[1] > grr.approx_count_variance(n) * (1 + 1e-9)
+
+
+def test_grr_probabilities_accept_a_real_domain_size():
+    """grr_probabilities(ε, d) is GRR's (p, q) at integer d and extends to real d ≥ 1 (local hashing's g)."""
+    assert grr_probabilities(1.0, 7) == (GRR(1.0, 7).p, GRR(1.0, 7).q)
+    p, q = grr_probabilities(1.0, 2.5)
+    assert p == pytest.approx(math.e / (math.e + 1.5), rel=1e-14) and q == pytest.approx(1 / (math.e + 1.5), rel=1e-14)
+    with pytest.raises(ValueError, match=r"d must be in \(1, inf\)"):
+        grr_probabilities(1.0, 1.0)
+
+
+def test_output_table_refuses_huge_domains():
+    """A d × d table for d = 10^6 (7 TiB) is refused with a ValueError, not a MemoryError."""
+    with pytest.raises(ValueError, match=r"d must be an integer in \[2, 4096\]; got 1000000"):
+        GRR(1.0, 10**6).output_table()
 
 
 def test_support_counts_counts_reports():
@@ -153,7 +168,7 @@ def test_aggregate_sampler_matches_per_user_reference(rng):
     # each user's two indicators are mutually exclusive: Cov = −Σ_u Pr_u[0] Pr_u[4]
     f0, f4, n = true_counts[0], true_counts[4], 300
     cov = -((f0 + f4) * grr.p * grr.q + (n - f0 - f4) * grr.q**2)
-    var0, var4 = (f * grr.p * (1 - grr.p) + (n - f) * grr.q * (1 - grr.q) for f in (f0, f4))
+    var0, var4 = (support_count_variance(f, n, grr.p, grr.q) for f in (f0, f4))
     contrast_var = var0 + var4 - 2 * cov
     for sample in (per_user, aggregate):
         assert_variance_close(sample[:, 0] - sample[:, 4], contrast_var)

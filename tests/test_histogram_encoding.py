@@ -61,10 +61,21 @@ def test_rejects_malformed_inputs(rng):
     she = SHE(1.0, 3)
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 3\)"):
         she.perturb([3], rng=rng)
-    with pytest.raises(ValueError, match=r"reports must be a non-empty finite \(n, 3\) array"):
+    with pytest.raises(ValueError, match=r"reports must be finite values in \(-inf, inf\); got an array containing nan"):
         she.report_sums([[0.0, np.nan, 1.0]])
     with pytest.raises(ValueError, match="true_counts must describe at least one user"):
         she.sample_report_sums([0, 0, 0], rng=rng)
+    with pytest.raises(ValueError, match=r"v must be an integer in \[0, 2\]; got 5"):
+        she.log_density_ratio([[0.0, 0.0, 0.0]], 5, 0)
+    with pytest.raises(ValueError, match=r"reports must be a non-empty finite \(n, 3\) array; got shape \(1, 2\)"):
+        she.log_density_ratio([[0.0, 0.0]], 1, 0)
+
+
+def test_the_refuses_nan_reports():
+    """A NaN coordinate is not silently counted as 'below θ'."""
+    with pytest.raises(ValueError, match="reports must be finite values"):
+        THE(1.0, 3).support_counts([[np.nan, 2.0, 0.0]])
+    assert np.array_equal(THE(1.0, 3, theta=0.5).support_counts([[0.6, 2.0, 0.0], [0.4, 0.7, -1.0]]), [1, 2, 0])
 
 
 # ---------------------------------------------------------------- statistical

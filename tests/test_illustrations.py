@@ -8,7 +8,10 @@ import pytest
 from ldp_helpers.heavy_hitters import prefix_extension_heavy_hitters, prefix_lengths
 from ldp_helpers.personalized import grouped_frequency_estimate, oracle_for
 from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.set_valued import amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_estimate, psfo_output_table
+from ldp_helpers.grr import GRR
+from ldp_helpers.set_valued import (amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_count_variance,
+                                    psfo_estimate, psfo_output_table)
+from stat_checks import assert_mean_close, assert_variance_close
 
 
 @pytest.mark.parametrize("ell", [1, 2, 3])
@@ -34,20 +37,38 @@ def test_pad_and_sample_draws_from_padded_sets(rng):
     assert set(samples[:, 0]) == {0, 2, 6}
     assert set(samples[:, 1]) == {6, 7, 8}
     assert set(samples[:, 2]) <= {1, 2, 3, 4, 5}
-    with pytest.raises(ValueError, match=r"sets must hold items in \[0, 6\)"):
+    with pytest.raises(ValueError, match=r"sets\[0\] must be integers in \[0, 6\)"):
         pad_and_sample([[6]], 6, 3, rng=rng)
 
 
 @pytest.mark.statistical
-def test_psfo_estimates_item_counts(rng):
-    """ℓ·ĉ estimates how many users hold each item (within 5 SE of the ℓ²-scaled GRR variance)."""
-    d, ell, n = 5, 2, 40_000
+def test_psfo_estimates_item_counts_with_the_exact_variance(rng):
+    """ℓ·ĉ(i) averages the number of holders with the exact sampling-plus-GRR variance (400 surveys)."""
+    d, ell, n = 5, 2, 1000
     sets = [[0, 1] if u % 2 else [0] for u in range(n)]
-    est = psfo_estimate(pad_and_sample(sets, d, ell, rng=rng), d, ell, 1.0, "GRR", rng=rng)
-    from ldp_helpers.grr import GRR
-    # GRR noise on ~n sampled reports plus the sampling noise (a binomial count of variance ≤ n/4)
-    sd = ell * math.sqrt(GRR(amplified_grr_epsilon(1.0, ell), d + ell).approx_count_variance(n) + n / 4)
-    assert abs(est[0] - n) < 5 * sd and abs(est[1] - n / 2) < 5 * sd and abs(est[4]) < 5 * sd
+    holders = np.array([n, n / 2, 0, 0, 0])
+    draws = np.array([psfo_estimate(pad_and_sample(sets, d, ell, rng=rng), d, ell, 1.0, "GRR", rng=rng) for _ in range(400)])
+    variances = psfo_count_variance(holders, n, d, ell, 1.0)
+    for i in (0, 1, 4):
+        assert_mean_close(draws[:, i], holders[i], variances[i])
+        assert_variance_close(draws[:, i], variances[i])
+
+
+def test_psfo_variance_formula():
+    """At ℓ = 1 there is no sampling noise: PSFO's variance is GRR's over d + 1 values at ε' = ε."""
+    grr = GRR(1.0, 6)
+    assert np.allclose(psfo_count_variance([30, 0], 100, 5, 1, 1.0), grr.count_variance(np.r_[30, 0, 70, 0, 0, 0])[:2], rtol=1e-12)
+
+
+def test_set_valued_inputs_are_validated(rng):
+    """Fractional items, empty populations and huge ε are handled with clear errors or exact values."""
+    with pytest.raises(ValueError, match=r"sets\[0\] must be an array of integers in \[0, 4\)"):
+        pad_and_sample([[0.5, 1]], 4, 2, rng=rng)
+    with pytest.raises(ValueError, match="sets must hold at least one"):
+        pad_and_sample([], 4, 2, rng=rng)
+    assert amplified_grr_epsilon(800.0, 2) == pytest.approx(800 + math.log(2), rel=1e-15)
+    assert amplified_grr_epsilon(1.0, 3) == pytest.approx(math.log(3 * (math.e - 1) + 1), rel=1e-14)
+    assert grr_threshold(800.0, 2) == math.inf
 
 
 def test_prefix_lengths_and_validation():
@@ -75,6 +96,17 @@ def test_grouped_personalized_estimate(rng):
     combined, groups, weights = grouped_frequency_estimate(values, eps, 10, rng=rng)
     assert sum(weights.values()) == pytest.approx(1.0) and max(weights, key=weights.get) == 4.0
     truth = np.bincount(values, minlength=10) / values.size
-    assert np.max(np.abs(combined - truth)) < 0.02
+    # exact variance of the combination: Σ_g w_g² Var[ĉ_g]/n_g² (the groups are independent)
+    variance = sum(weights[level] ** 2 * oracle_for(level, 10).count_variance(np.bincount(values[eps == level], minlength=10))
+                   / np.sum(eps == level) ** 2 for level in weights)
+    assert np.all(np.abs(combined - truth) < 5 * np.sqrt(variance))
     with pytest.raises(ValueError, match="user_epsilons must have one budget per user"):
         grouped_frequency_estimate(values, eps[:5], 10, rng=rng)
+    with pytest.raises(ValueError, match="user_epsilons must be finite values"):
+        grouped_frequency_estimate(values[:2], [np.nan, 1.0], 10, rng=rng)
+
+
+def test_prefix_extension_needs_a_user_per_round(rng):
+    """Fewer users than rounds is refused up front (not as an empty-array error deep in OLH)."""
+    with pytest.raises(ValueError, match="at least one user per round"):
+        prefix_extension_heavy_hitters([1, 2], 8, 1.0, top_k=2, start_bits=4, step_bits=2, rng=rng)

@@ -5,7 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.local_hashing import BLH, HASH_PRIME, OLH, LocalHashing, olh_hash_range
+from ldp_helpers.local_hashing import (BLH, HASH_PRIME, MAX_HASH_RANGE, OLH, LocalHashing, approx_variance_for_hash_range,
+                                        continuous_optimal_hash_range, olh_hash_range)
+from ldp_helpers.randomized_response import q_bin_probabilities
 from ldp_helpers.privacy import max_privacy_loss
 from ldp_helpers.unary_encoding import OUE
 from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, chisquare_pvalue
@@ -31,6 +33,25 @@ def test_olh_hash_range_and_support_probabilities(epsilon, g):
     assert olh.q == 1 / g
     blh = BLH(epsilon, 10)
     assert (blh.g, blh.q) == (2, 0.5) and blh.p == pytest.approx(math.exp(epsilon) / (math.exp(epsilon) + 1), rel=1e-13)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
+def test_blh_is_q_bin_and_the_real_g_optimum_is_e_eps_plus_one(epsilon):
+    """BLH's p* is Q_Bin's keep probability; the variance over real g is minimized at g = e^ε + 1."""
+    assert BLH(epsilon, 5).p == q_bin_probabilities(epsilon)[0]
+    assert approx_variance_for_hash_range(epsilon, 4) == pytest.approx(LocalHashing(epsilon, 5, g=4).approx_count_variance(1), rel=1e-14)
+    assert continuous_optimal_hash_range(epsilon) == pytest.approx(math.exp(epsilon) + 1, rel=1e-6)
+
+
+def test_per_user_path_refuses_domains_and_ranges_beyond_the_hash():
+    """d > P would overflow a·x and merge values; g > 2^16 makes h mod g non-uniform (g > P: wrong reports)."""
+    with pytest.raises(ValueError, match=r"d must be an integer in \[2, 2147483647\]"):
+        LocalHashing(1.0, 2**33, g=3)
+    olh = OLH(30.0, 5)
+    assert olh.g > MAX_HASH_RANGE
+    with pytest.raises(ValueError, match="g must be at most 65536 for the per-user path"):
+        olh.perturb([1, 2], rng=np.random.default_rng(0))
+    assert olh.sample_support_counts([3, 0, 0, 0, 1], rng=np.random.default_rng(0)).shape == (5,)
 
 
 def test_olh_has_oue_variance_when_e_eps_is_an_integer():
@@ -68,7 +89,7 @@ def test_rejects_malformed_inputs(rng):
         OLH(0.0, 5)
     with pytest.raises(ValueError, match="epsilon must be at most 40"):
         OLH(50.0, 5)
-    with pytest.raises(ValueError, match=r"d must be an integer in \[2, inf\]"):
+    with pytest.raises(ValueError, match=r"d must be an integer in \[2, 2147483647\]; got 1"):
         OLH(1.0, 1)
     with pytest.raises(ValueError, match=r"g must be an integer in \[2, inf\]"):
         LocalHashing(1.0, 5, g=1)
@@ -94,7 +115,7 @@ def test_hash_values_are_uniform(rng):
     olh = LocalHashing(1.0, 5, g=7)
     a = rng.integers(1, HASH_PRIME, size=50_000)
     b = rng.integers(0, HASH_PRIME, size=50_000)
-    assert chisquare_pvalue(olh._hash(a, b, 3), np.full(7, 1 / 7)) > 1e-3
+    assert chisquare_pvalue(olh.hash_values(a, b, 3), np.full(7, 1 / 7)) > 1e-3
 
 
 @pytest.mark.statistical

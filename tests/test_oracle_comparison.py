@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold
+from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 3.0])
@@ -31,3 +31,22 @@ def test_rejects_unknown_protocol():
     """Unknown protocol names are refused."""
     with pytest.raises(ValueError, match="name must be one of"):
         approx_variance_per_user("RAPPOR", 10, 1.0)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 5.0])
+def test_first_d_where_oue_wins_is_just_above_the_threshold(epsilon):
+    """The bisection on computed variances lands on floor(3e^ε + 2) + 1 (the closed form is not used)."""
+    assert first_d_where_oue_wins(epsilon) == math.floor(de_threshold(epsilon)) + 1
+
+
+def test_rejects_bad_grids_and_huge_epsilon():
+    """Non-integer or empty domain sizes and bad ε are refused; ε beyond e^ε's range gives an infinite threshold."""
+    with pytest.raises(ValueError, match="domain_sizes must be an array of integers"):
+        best_protocol_grid([2.7, 4], [1.0])
+    with pytest.raises(ValueError, match="domain_sizes must be a non-empty array"):
+        best_protocol_grid([], [1.0])
+    with pytest.raises(ValueError, match=r"epsilons must be finite values in \(0, inf\)"):
+        best_protocol_grid([4], [0.0])
+    assert de_threshold(800.0) == math.inf
+    with pytest.raises(ValueError, match="max_d must exceed the switch point"):
+        first_d_where_oue_wins(8.0, max_d=100)

@@ -32,6 +32,12 @@ def test_simplex_projection_is_the_closest_valid_histogram():
     assert np.allclose(project_to_simplex([1.0, 2.0, 7.0], 10), [1.0, 2.0, 7.0])
 
 
+def test_projection_onto_a_zero_total_is_zero():
+    """total = 0: the simplex is the point 0 (no IndexError from an empty threshold search)."""
+    assert np.array_equal(project_to_simplex([-1.0, -2.0], 0), [0.0, 0.0])
+    assert np.array_equal(project_to_simplex([3.0, -2.0], 0), [0.0, 0.0])
+
+
 @pytest.mark.statistical
 def test_only_the_default_is_unbiased(rng):
     """Averaged over 4000 GRR surveys, raw estimates hit a zero count; clipping and projection overestimate it."""

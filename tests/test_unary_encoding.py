@@ -7,7 +7,8 @@ import pytest
 
 from ldp_helpers.privacy import max_privacy_loss
 from ldp_helpers.unary_encoding import OUE, SUE
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf
+from ldp_helpers.randomized_response import q_bin_probabilities
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance
 
 EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 20.0]
 
@@ -46,6 +47,13 @@ def test_p_and_q_match_the_paper_formulas():
     assert oue.p == 0.5 and oue.q == pytest.approx(1 / (math.exp(2) + 1), rel=1e-14)
     assert round(oue.q, 3) == 0.119
     assert sue.p == pytest.approx(math.e / (math.e + 1), rel=1e-14) and sue.p + sue.q == pytest.approx(1, abs=1e-15)
+
+
+@pytest.mark.parametrize("epsilon", [1e-3, 1.0, 30.0])
+def test_bits_are_q_bin(epsilon):
+    """SUE's (p, q) is Q_Bin at ε/2 and OUE's q is Q_Bin's flip probability at ε (one derivation)."""
+    assert (SUE(epsilon, 4).p, SUE(epsilon, 4).q) == q_bin_probabilities(epsilon / 2)
+    assert OUE(epsilon, 4).q == q_bin_probabilities(epsilon)[1]
 
 
 @pytest.mark.parametrize("cls", [SUE, OUE])
@@ -154,7 +162,7 @@ def test_bits_are_independent_within_a_report(rng):
     values = np.repeat(np.arange(3), true_counts)
     per_user = np.array([oue.support_counts(oue.perturb(values, rng=rng)) for _ in range(3000)])
     aggregate = np.array([oue.sample_support_counts(true_counts, rng=rng) for _ in range(3000)])
-    var = 2 * (100 * oue.p * (1 - oue.p) + 200 * oue.q * (1 - oue.q))
+    var = 2 * support_count_variance(100, 300, oue.p, oue.q)
     for sample in (per_user, aggregate):
         assert_variance_close(sample[:, 0] + sample[:, 2], var)
 
