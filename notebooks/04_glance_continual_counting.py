@@ -32,14 +32,14 @@ from ldp_helpers import glance_bounds as gb
 from ldp_helpers.claims import ClaimsTable
 from ldp_helpers.continual_counting import BasicOneTimeRappor, Glance, Harmony
 from ldp_helpers.figures import save_figure, use_style
-from ldp_helpers.lpcc_experiments import constant_population, error_curve, error_samples, fitted_slope, glance_error_parts
-from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.lpcc_experiments import (constant_population, error_curve, error_parts_curve, exceedance_probabilities, fitted_slope,
+                                          mean_error_grid, whole_stream_losses)
 
 use_style()
 NOTEBOOK = "04_glance_continual_counting"
 rng = np.random.default_rng(seed)
 claims = ClaimsTable(NOTEBOOK)
-arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(7)]
+arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(8)]
 
 # %% [markdown]
 # ## 1. LPCC and the three mechanisms
@@ -69,13 +69,10 @@ arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn
 # these tables over all $2^T$ streams and compute the privacy loss exactly:
 
 # %%
+stream_losses = whole_stream_losses((Glance, Harmony, BasicOneTimeRappor), ((1, 0.5), (4, 2.0), (6, 8.0)))
 print("mechanism            T   eps   loss from the whole-stream table")
-stream_losses = {}
-for mechanism in (Glance, Harmony, BasicOneTimeRappor):
-    for T, eps in ((1, 0.5), (4, 2.0), (6, 8.0)):
-        loss = max_privacy_loss(mechanism(eps, T).stream_output_table())
-        stream_losses[mechanism.__name__, T, eps] = loss
-        print(f"{mechanism.__name__:<20} {T:>2} {eps:>5.2g}   {loss:.12f}")
+for (name, T, eps), loss in stream_losses.items():
+    print(f"{name:<20} {T:>2} {eps:>5.2g}   {loss:.12f}")
 
 # %% [markdown]
 # **Fast exact simulation.** Users with identical rows are interchangeable, so a stream with a
@@ -98,25 +95,24 @@ for mechanism in (Glance, Harmony, BasicOneTimeRappor):
 T3, N3, beta3 = 50, 10_000, 0.1
 eps_parts = np.arange(0.5, 8.01, 0.5)
 pop_general = constant_population(0.5, N3, T3)
-parts = [glance_error_parts(Glance(float(e), T3), pop_general, rng=arm_rngs[0], n_trials=n_runs_parts) for e in eps_parts]
-rr_q = np.array([np.quantile(p["rr"], 1 - beta3 / 2) for p in parts])
-samp_q = np.array([np.quantile(p["sampling"], 1 - beta3 / 2) for p in parts])
+parts = error_parts_curve(pop_general, eps_parts, rng=arm_rngs[0], n_trials=n_runs_parts)  # each (len(eps), runs)
+rr_q, samp_q = (np.quantile(parts[k], 1 - beta3 / 2, axis=1) for k in ("rr", "sampling"))
 theta3, samp_bound3 = gb.theta(eps_parts, N3, T3, beta3), gb.sampling_bound(N3, T3, beta3)
-rr_exceed = max(np.mean(p["rr"] >= th) for p, th in zip(parts, theta3))
-samp_exceed = max(np.mean(p["sampling"] >= samp_bound3) for p in parts)
+rr_exceed = np.mean(parts["rr"] >= theta3[:, None], axis=1).max()
+samp_exceed = np.mean(parts["sampling"] >= samp_bound3, axis=1).max()
 print(f"largest fraction of runs with RR error >= theta: {rr_exceed:.4g} (Claim 1 allows {beta3 / 2:g})")
 print(f"largest fraction of runs with sampling error >= {samp_bound3:.4g}: {samp_exceed:.4g} (Claim 2 allows {beta3 / 2:g})")
 print(f"theta / empirical {1 - beta3 / 2:g}-quantile of the RR error: {np.min(theta3 / rr_q):.3g} .. {np.max(theta3 / rr_q):.3g}")
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 5.2))
-ax.plot(eps_parts, [p["rr"].mean() for p in parts], "o-", color="C0", label=r"RR part $\max_t|\hat\mu_t-\tilde\mu_t|$ (mean)")
+ax.plot(eps_parts, parts["rr"].mean(axis=1), "o-", color="C0", label=r"RR part $\max_t|\hat\mu_t-\tilde\mu_t|$ (mean)")
 ax.plot(eps_parts, rr_q, "v:", color="C0", label=rf"RR part, empirical {1 - beta3 / 2:g}-quantile")
 ax.plot(eps_parts, theta3, "-", color="C0", lw=2.5, alpha=0.5, label=r"Claim 1 bound $\theta$ (Eq. 1)")
-ax.plot(eps_parts, [p["sampling"].mean() for p in parts], "s-", color="C1", label=r"sampling part $\max_t|\tilde\mu_t-\mu_t|$ (mean)")
+ax.plot(eps_parts, parts["sampling"].mean(axis=1), "s-", color="C1", label=r"sampling part $\max_t|\tilde\mu_t-\mu_t|$ (mean)")
 ax.plot(eps_parts, samp_q, "^:", color="C1", label=rf"sampling part, empirical {1 - beta3 / 2:g}-quantile")
 ax.axhline(samp_bound3, color="C1", lw=2.5, alpha=0.5, label=r"Claim 2 bound $\sqrt{L/2}$")
-ax.plot(eps_parts, [p["total"].mean() for p in parts], "k.-", label=r"total Err (mean)")
+ax.plot(eps_parts, parts["total"].mean(axis=1), "k.-", label=r"total Err (mean)")
 ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="error (fraction of users)",
        title=rf"Glance error decomposition, $\mu=0.5$, $T={T3}$, $N={N3:,}$, $\beta={beta3:g}$")
 fig.legend(fontsize=7.5, ncol=2, loc="outside lower center")
@@ -137,14 +133,15 @@ plt.show()
 # %%
 eps_grid, mu_grid = np.linspace(0.05, 10, 400), np.linspace(0, 1, 801)
 regions = {N: gb.dense_sparse_condition(mu_grid[:, None], eps_grid[None, :], N, 10, 0.1) for N in (10_000, 100_000)}
+bands = {N: gb.condition2_bands(mu_grid, eps_grid, N, 10, 0.1) for N in regions}  # (sparse edge, dense edge, two bands) per eps
+large_eps = eps_grid >= 3  # our reading of "fairly large eps" (the text gives no value)
+fig1_thin_bands = {N: bool(b[2][large_eps].all() and b[0][large_eps].max() <= 0.1 and b[1][large_eps].min() >= 0.9) for N, b in bands.items()}
+table_eps = (2.0, 3.0, 5.0, 8.0)
 for N, region in regions.items():
-    full_columns = eps_grid[region.all(axis=0)]
-    print(f"N = {N:>7,}: condition (2) holds on {region.mean():.1%} of the (eps, mu) box; for every mu up to eps = {full_columns.max():.3g}")
-    for e in (2.0, 3.0, 5.0, 8.0):
-        j = np.argmin(np.abs(eps_grid - e))
-        bad = mu_grid[~region[:, j]]
-        print(f"    eps = {e:g}: fails for mu in [{bad.min():.4g}, {bad.max():.4g}]")
-fig1_area_gap = abs(regions[10_000].mean() - regions[100_000].mean())
+    print(f"N = {N:>7,}: (2) holds on {region.mean():.1%} of the (eps, mu) box, for every mu up to eps = {eps_grid[region.all(axis=0)].max():.3g}; "
+          f"for every eps >= 3 only on two bands within 0.1 of mu = 0 and mu = 1: {fig1_thin_bands[N]}")
+    sparse, dense, _ = gb.condition2_bands(mu_grid, table_eps, N, 10, 0.1)
+    print("    (2) holds only for " + "; ".join(f"eps = {e:g}: mu <= {lo:.4g} or >= {hi:.4g}" for e, lo, hi in zip(table_eps, sparse, dense)))
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
@@ -185,16 +182,20 @@ beta2 = 1 / (2 * (N2 + 1) ** 2)
 eps2 = np.linspace(0.5, 16, 311)
 glance_ub2, harmony_lb2 = gb.glance_upper_bound(eps2, N2, T2, beta2), gb.harmony_lower_bound(eps2, N2, T2, beta2)
 crossover = gb.bound_crossover(N2, T2, beta2)
-L2 = gb.log_term(N2, T2, beta2)
+L2, ub_limit2 = gb.log_term(N2, T2, beta2), 2 * gb.theta_large_epsilon_limit(N2, T2, beta2)
+# Table 1's O(1/sqrt(e^eps)) is a slope of -1/2 of ln(2 theta) vs eps: fit it well inside and well beyond e^eps = 1/L
+eps_mid, eps_far = np.linspace(2.0, math.log(1 / L2) - 4, 6), math.log(1 / L2) + np.linspace(5.0, 10.0, 6)
+slope_mid, slope_far = (fitted_slope(e, gb.glance_upper_bound(e, N2, T2, beta2), log_x=False) for e in (eps_mid, eps_far))
 print(f"crossover of the bounds: eps = {crossover:.4g} (paper: 8)")
-print(f"L = {L2:.4g}, 1/L = {1 / L2:.4g} = e^{math.log(1 / L2):.3g};  2*theta -> 8L/3 = {8 * L2 / 3:.4g} as eps -> inf")
+print(f"L = {L2:.4g}, 1/L = {1 / L2:.4g} = e^{math.log(1 / L2):.3g};  2*theta -> 8L/3 = {ub_limit2:.4g} as eps -> inf")
+print(f"slope of ln(2 theta) vs eps: {slope_mid:.3g} on [{eps_mid[0]:.3g}, {eps_mid[-1]:.3g}], {slope_far:.3g} on [{eps_far[0]:.3g}, {eps_far[-1]:.3g}] (Table 1: -0.5)")
 print(f"Harmony's bound -> {gb.harmony_lower_bound(50.0, N2, T2, beta2):.4g} as eps -> inf")
 
 # %%
 fig, ax = plt.subplots()
 ax.plot(eps2, glance_ub2, color="C0", label=r"Glance upper bound $2\theta$ (Thm 5)")
 ax.plot(eps2, harmony_lb2, color="C1", label="Harmony lower bound (Thm 4)")
-ax.axhline(8 * L2 / 3, color="C0", ls=":", lw=1, label=r"limit of $2\theta$: $8L/3$")
+ax.axhline(ub_limit2, color="C0", ls=":", lw=1, label=r"limit of $2\theta$: $8L/3$")
 ax.axvline(8, color="grey", ls="--", lw=1, label=r"paper's crossover $\varepsilon=8$")
 ax.axvline(crossover, color="k", ls=":", lw=1, label=rf"our crossover $\varepsilon={crossover:.3g}$")
 ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="bound on Err (fraction of users)",
@@ -211,19 +212,17 @@ plt.show()
 # We simulate Harmony exactly at $N = 10^6$, $T = 10$ on a general and a dense stream:
 
 # %%
-thm4_rows = []
-for mu in (0.5, 0.9995):
-    pop = constant_population(mu, N2, T2)
-    for e in (2.0, 5.0, 8.0):
-        err = error_samples(Harmony(e, T2), pop, rng=arm_rngs[1], n_trials=n_runs_lower_bound)
-        thm4_rows.append((mu, e, float(np.mean(err > gb.harmony_lower_bound(e, N2, T2, beta2)))))
-        print(f"mu = {mu:<6g} eps = {e:g}: Pr[Err > Thm 4 bound] = {thm4_rows[-1][2]:.3f}   (Theorem 4 says >= 1 - {beta2:.2g})")
-thm4_worst = max(r[2] for r in thm4_rows)
+thm4_eps = np.array([2.0, 5.0, 8.0])
+thm4 = {mu: exceedance_probabilities(Harmony, constant_population(mu, N2, T2), thm4_eps, gb.harmony_lower_bound(thm4_eps, N2, T2, beta2),
+                                     rng=arm_rngs[1], n_trials=n_runs_lower_bound) for mu in (0.5, 0.9995)}
+for mu, probs in thm4.items():
+    print(f"mu = {mu:<6g} Pr[Err > Thm 4 bound] at eps = 2, 5, 8: " + ", ".join(f"{pr:.3f}" for pr in probs) + f"   (Theorem 4 says >= 1 - {beta2:.2g})")
+thm4_worst = max(float(pr.max()) for pr in thm4.values())
 mu_thm5 = 0.9999  # 100 inactive users: (2) holds at N = 10^6, T = 10, eps = 8 (0.9995 does not)
-glance_dense = error_samples(Glance(8.0, T2), constant_population(mu_thm5, N2, T2), rng=arm_rngs[1], n_trials=n_runs_lower_bound)
-glance_holds = float(np.mean(glance_dense < gb.glance_upper_bound(8.0, N2, T2, beta2)))
+glance_holds = 1 - float(exceedance_probabilities(Glance, constant_population(mu_thm5, N2, T2), 8.0, gb.glance_upper_bound(8.0, N2, T2, beta2),
+                                                  rng=arm_rngs[1], n_trials=n_runs_lower_bound)[0])
 print(f"Glance, mu = {mu_thm5:g}, eps = 8, (2) holds: {bool(gb.dense_sparse_condition(mu_thm5, 8.0, N2, T2, beta2))}; "
-      f"Pr[Err < 2 theta] = {glance_holds:.3f}  (Theorem 5 says >= 1 - {beta2:.2g})")
+      f"Pr[Err <= 2 theta] = {glance_holds:.3f}  (Theorem 5 says >= 1 - {beta2:.2g})")
 
 # %% [markdown]
 # ## 5. Figure 3: Err vs ε for Glance and Harmony
@@ -271,6 +270,20 @@ plt.show()
 # of them reports $\tilde\mu_t = 1 - 1/|\eta_t|$: Glance-DS has a sampling floor of about
 # $1/200 - 0.0005 = 0.0045$ that it approaches at $\varepsilon = 8$.
 #
+# **Which μ did Figure 3 use?** The text says $\mu = 0.9995$ (twice), the caption $0.995$. Both satisfy (2) on
+# $[1, 8]$ (above), so condition (2) cannot tell them apart; the text's description can: "Glance-DS's Err decreases
+# exponentially in ε". We also run Glance at the caption's μ and fit the slope of $\ln\mathrm{Err}$ vs ε on
+# $[3, 8]$ (Table 1's $O(1/\sqrt{e^\varepsilon})$ is $-1/2$): with 50 inactive users the sampling floor arrives much earlier.
+
+# %%
+glance_caption = error_curve(Glance, constant_population(0.995, N3, T3), eps3, rng=arm_rngs[7], n_trials=n_runs).mean(axis=1)
+ds_slopes = {mu: fitted_slope(eps3[eps3 >= 3], m[eps3 >= 3], log_x=False)
+             for mu, m in ((0.9995, fig3_mean["Glance", 0.9995]), (0.995, glance_caption))}
+mu_fig3_fits = min((abs(v + 0.5), mu) for mu, v in ds_slopes.items())[1]
+print("Glance, slope of ln Err vs eps on [3, 8]: " + ", ".join(f"mu = {mu:g}: {v:.3g}" for mu, v in ds_slopes.items())
+      + f"  -> closest to -1/2: mu = {mu_fig3_fits:g}")
+
+# %% [markdown]
 # ## 6. Table 1 made visible: rates in ε, T and N
 #
 # Table 1: as $\varepsilon\to0$ all errors are $O(1/\varepsilon)$ (slope $-1$ of $\ln\mathrm{Err}$ vs $\ln\varepsilon$);
@@ -314,10 +327,8 @@ plt.show()
 
 # %%
 eps_tn, Ts, Ns = 2.0, np.array([5, 10, 20, 50, 100, 200]), np.array([10**3, 10**4, 10**5, 10**6, 10**7])
-vs_T = {m.__name__: np.array([error_samples(m(eps_tn, int(T)), constant_population(0.5, 10**5, int(T)), rng=arm_rngs[4], n_trials=n_runs_rates).mean()
-                               for T in Ts]) for m in (Glance, Harmony, BasicOneTimeRappor)}
-vs_N = {m.__name__: np.array([error_samples(m(eps_tn, 50), constant_population(0.5, int(N), 50), rng=arm_rngs[5], n_trials=n_runs_rates).mean()
-                               for N in Ns]) for m in (Glance, Harmony)}
+vs_T = {m.__name__: mean_error_grid(m, eps_tn, 0.5, 10**5, Ts, rng=arm_rngs[4], n_trials=n_runs_rates) for m in (Glance, Harmony, BasicOneTimeRappor)}
+vs_N = {m.__name__: mean_error_grid(m, eps_tn, 0.5, Ns, 50, rng=arm_rngs[5], n_trials=n_runs_rates) for m in (Glance, Harmony)}
 slope_T = {k: fitted_slope(Ts, v) for k, v in vs_T.items()}
 slope_N = {k: fitted_slope(Ns, v) for k, v in vs_N.items()}
 print("slope of ln Err vs ln T: " + ", ".join(f"{k} {v:.3f}" for k, v in slope_T.items())
@@ -360,6 +371,8 @@ print("mean Err at eps = 8: " + ", ".join(f"mu={mu:g}: Glance {fig3_mean['Glance
 
 # %% [markdown]
 # ## Claims check
+#
+# §1–2: privacy and the error decomposition.
 
 # %%
 claims.check("Glance is eps-LDP over a user's whole stream (exact table, T = 6, eps = 8)", "Thm 3",
@@ -370,20 +383,52 @@ claims.check_statement("Claim 1: RR error < theta w.p. >= 1 - beta/2", "Claim 1,
                        rr_exceed <= beta3 / 2, f"fails in {rr_exceed:.3g} of runs (T=50, N=1e4)")
 claims.check_statement("Claim 2: sampling error < sqrt(L/2) w.p. >= 1 - beta/2", "Claim 2", f"fails w.p. <= {beta3 / 2:g}",
                        samp_exceed <= beta3 / 2, f"fails in {samp_exceed:.3g} of runs")
-claims.check_statement("Figure 1: at large eps (2) holds only for very dense or sparse streams", "§5.2, Fig. 1", "dense/sparse bands",
-                       bool(regions[100_000][:, -1][[0, -1]].all() and not regions[100_000][400, -1]), "bands near mu = 0 and 1 only, at N = 1e4 and 1e5")
-claims.check_statement("Figure 1 drawn at N = 100,000 (text) vs N = 10,000 (caption)", "§5.2 text vs Fig. 1 caption", "inconsistent N",
-                       fig1_area_gap < 0.02, f"both match the description; shaded areas differ by {fig1_area_gap:.3g}")
+
+# %% [markdown]
+# §3: Figure 1. The text and the caption give different $N$ for the same figure: an inconsistency in the paper
+# whichever is meant (our computation shows both $N$ fit the description, so it cannot say which was drawn).
+
+# %%
+fig1_edges = (max(b[0][large_eps].max() for b in bands.values()), min(b[1][large_eps].min() for b in bands.values()))
+claims.check_statement("Figure 1: at fairly large eps (2) holds only for very dense or sparse streams (N = 1e4 and 1e5)", "§5.2, Fig. 1",
+                       "dense/sparse bands", all(fig1_thin_bands.values()),
+                       f"for every eps in [3, 10], at both N: only mu <= {fig1_edges[0]:.3g} or mu >= {fig1_edges[1]:.3g}")
+claims.erratum("Figure 1's N: the text says 100,000, the caption 10,000", "§5.2 text vs Fig. 1 caption", "N = 100,000 (text) and N = 10,000 (caption)",
+               f"two different regions: (2) holds on {regions[100_000].mean():.1%} (N=1e5) vs {regions[10_000].mean():.1%} (N=1e4) of the box")
+
+# %% [markdown]
+# §4: Figure 2, Theorems 4 and 5, and the large-ε rate of Glance's dense/sparse bound.
+
+# %%
 claims.check("Figure 2: Glance's upper bound crosses Harmony's lower bound at eps", "Fig. 2 caption", 8, crossover, atol=0.5)
+claims.erratum("Theorem 4: Harmony's Err exceeds the bound w.p. >= 1 - beta (beta = 1/(2(N+1)^2), N=1e6, T=10)", "Thm 4",
+               f"Pr >= 1 - {beta2:.2g}", f"Pr = {thm4_worst:.3g} at most (exact simulation)")
+claims.erratum("Theorem 5 bounds the total error, not the RR part", "Thm 5, Eq. (3), Cor. 5", "max|mu_hat - mu_tilde| < 2 theta",
+               f"max|mu_hat - mu| < 2 theta (holds in {glance_holds:.0%} of runs, mu={mu_thm5:g}, N=1e6, eps=8)")
+claims.check("Table 1 / Cor. 5: Glance's dense/sparse bound 2 theta is O(1/sqrt(e^eps)) as eps -> inf (slope of ln 2theta vs eps, N=1e6, T=10)",
+             "Table 1, Cor. 5", -0.5, slope_far, atol=0.1)
+claims.check(f"Table 1 / Cor. 5: the same bound does fall like 1/sqrt(e^eps) while 1 << e^eps << 1/L = {1 / L2:.4g} (eps in [{eps_mid[0]:.3g}, {eps_mid[-1]:.3g}])",
+             "Table 1, Cor. 5", -0.5, slope_mid, atol=0.1)
+
+# %% [markdown]
+# §5: Figure 3's setting and result.
+
+# %%
 claims.check_statement("mu = 0.9995 satisfies (2) for all 1 <= eps <= 8 (T=50, N=1e4, beta=0.1)", "§6", "true",
                        bool(gb.dense_sparse_condition(0.9995, eps_fine, N3, T3, beta3).all()), "true on a 0.005 grid")
 claims.check_statement("mu = 0.5 violates (2) for eps >= 2.5", "§6", "violated for eps >= 2.5",
                        not mu05_cond[eps_fine >= 2.5].any(), f"violated on all of [2.5, 8]; in fact from eps = {mu05_fails_from:.4g}")
-claims.check_statement("Caption's mu = 0.995 is also a dense case", "Fig. 3 caption vs §6", "mu = 0.995 in caption, 0.9995 in text",
-                       bool(gb.dense_sparse_condition(0.995, eps_fine, N3, T3, beta3).all()), "0.995 also satisfies (2) on [1, 8]: either value is 'dense'")
+claims.erratum("Figure 3's dense stream: the caption says mu = 0.995, the text 0.9995 (mu whose Glance Err falls closest to e^(-eps/2) on [3, 8])",
+               "Fig. 3 caption vs §6", 0.995, mu_fig3_fits)
+others = min(v[-1] for k, v in fig3_mean.items() if k != ("Glance", 0.9995))
 claims.check_statement("Figure 3: Glance-DS decreases fastest; the other three level off at positive constants", "§6, Fig. 3",
-                       "Glance-DS exponential", fig3_mean["Glance", 0.9995][-1] < 0.25 * min(fig3_mean[k][-1] for k in fig3_mean if k != ("Glance", 0.9995)),
-                       f"at eps=8 Glance-DS {fig3_mean['Glance', 0.9995][-1]:.3g} vs others >= {min(fig3_mean[k][-1] for k in fig3_mean if k != ('Glance', 0.9995)):.3g}")
+                       "Glance-DS exponential", fig3_mean["Glance", 0.9995][-1] < 0.25 * others,
+                       f"at eps=8 Glance-DS {fig3_mean['Glance', 0.9995][-1]:.3g} vs others >= {others:.3g}")
+
+# %% [markdown]
+# §6: Table 1's rates in ε, and the rates in $T$ and $N$.
+
+# %%
 for key, (s0, s1) in slopes.items():
     t0, t1 = gb.TABLE1_SLOPES[key]
     claims.check(f"Table 1 {key[0]} {key[1]}: slope of ln Err vs ln eps as eps -> 0", "Table 1, Cor. 1-5", t0, s0, atol=0.15)
@@ -392,11 +437,7 @@ for name, s in slope_N.items():
     claims.check(f"{name}: Err ~ N^(-1/2) (slope of ln Err vs ln N)", "Cor. 1, 3", -0.5, s, atol=0.05)
 claims.check_statement("BORAPPOR's error grows faster in T than Harmony's (T sqrt(log T) vs sqrt(T log T))", "§1.1", "O(T sqrt(log T)) vs O(sqrt(T log T))",
                        slope_T["BasicOneTimeRappor"] > slope_T["Harmony"] + 0.3, f"slopes in ln T: {slope_T['BasicOneTimeRappor']:.3g} vs {slope_T['Harmony']:.3g}")
-claims.erratum("Theorem 4: Harmony's Err exceeds the bound w.p. >= 1 - beta (beta = 1/(2(N+1)^2), N=1e6, T=10)", "Thm 4",
-               "Pr >= 1 - 5e-13", f"Pr = {thm4_worst:.3g} at most (exact simulation)")
-claims.erratum("Theorem 5 bounds the total error, not the RR part", "Thm 5, Eq. (3), Cor. 5", "max|mu_hat - mu_tilde| < 2 theta",
-               f"max|mu_hat - mu| < 2 theta (holds in {glance_holds:.0%} of runs, mu={mu_thm5:g}, N=1e6, eps=8)")
-claims.check_statement("Table 1 / Cor. 5: Glance's dense/sparse bound is O(1/sqrt(e^eps)) as eps -> inf", "Table 1, Cor. 5", "O(1/sqrt(e^eps))",
-                       False, f"2 theta -> 8L/3 = {8 * L2 / 3:.3g} > 0 at fixed N, T (Fig. 2 setting); the rate holds only while e^eps << 1/L = {1 / L2:.3g}")
+
+# %%
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
