@@ -250,10 +250,12 @@ for (name, mu), mean in fig3_mean.items():
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 4.4))
-styles = {("Glance", 0.9995): ("C0", "o-", "Glance-DS"), ("Glance", 0.5): ("C0", "s--", "Glance-General"),
-          ("Harmony", 0.9995): ("C1", "o-", "Harmony-DS"), ("Harmony", 0.5): ("C1", "s--", "Harmony-General")}
-for key, (color, fmt, label) in styles.items():
-    ax.plot(eps3, fig3_mean[key], fmt, color=color, label=label + rf" ($\mu={key[1]:g}$)")
+# Glance-General and Harmony-General nearly coincide: hollow, larger markers keep both visible.
+styles = {("Glance", 0.9995): ("C0", "o-", "Glance-DS", 5), ("Glance", 0.5): ("C0", "D--", "Glance-General", 9),
+          ("Harmony", 0.9995): ("C1", "o-", "Harmony-DS", 5), ("Harmony", 0.5): ("C1", "s-", "Harmony-General", 4)}
+for key, (color, fmt, label, size) in styles.items():
+    ax.plot(eps3, fig3_mean[key], fmt, color=color, ms=size, mfc="none" if size > 5 else color,
+            label=label + rf" ($\mu={key[1]:g}$)")
 ax.plot(eps3, gb.glance_upper_bound(eps3, N3, T3, beta3), color="C0", lw=2.5, alpha=0.35, label=r"Glance bound $2\theta$ ($\beta=0.1$)")
 ax.plot(eps3, gb.harmony_lower_bound(eps3, N3, T3, 1 / (2 * (N3 + 1) ** 2)), color="C1", lw=2.5, alpha=0.35,
         label=r"Harmony Thm 4 bound ($\beta=\frac{1}{2(N+1)^2}$)")
