@@ -40,7 +40,7 @@ from ldp_helpers.datasets import load_trouser_counts, tea_survey_standin
 from ldp_helpers.figures import save_figure, use_style
 from ldp_helpers.grr import GRR
 from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.pure import unbiased_count
+from ldp_helpers.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.unary_encoding import OUE
 
 use_style()
@@ -90,13 +90,14 @@ for d in (3, 5):
 # %%
 example_true = np.array([3, 2, 5])  # f_A, f_B, f_C of {A,A,A,B,B,C,C,C,C,C}
 grr_ex, oue_ex = GRR(2.0, 3), OUE(2.0, 3)
-expected_grr = gox.expected_support_counts(grr_ex, example_true)
+worked = {"GRR": grr_ex, "OUE": oue_ex}
+expected_grr = expected_support_count(example_true, 10, grr_ex.p, grr_ex.q)
 thesis_expectation = example_true * grr_ex.p + (10 - example_true) * grr_ex.q / 2
 print("E[f'] for GRR, correct        :", np.round(expected_grr, 4), " sum =", round(expected_grr.sum(), 6))
 print("E[f'] as the thesis writes it :", np.round(thesis_expectation, 4), " sum =", round(thesis_expectation.sum(), 6))
-for name, protocol in (("GRR", grr_ex), ("OUE", oue_ex)):
-    exact_mean = unbiased_count(gox.expected_support_counts(protocol, example_true), 10, protocol.p, protocol.q)
-    print(f"{name}: L[f] evaluated at E[f'] = {np.round(exact_mean, 12)}  (true f = {example_true})")
+mle_at_mean = {name: unbiased_count(expected_support_count(example_true, 10, pr.p, pr.q), 10, pr.p, pr.q) for name, pr in worked.items()}
+mle_gap = max(np.max(np.abs(at_mean - example_true)) for at_mean in mle_at_mean.values())
+print(f"L[f] evaluated at E[f']: GRR {np.round(mle_at_mean['GRR'], 12)}, OUE {np.round(mle_at_mean['OUE'], 12)} (true f = {example_true})")
 
 # %% [markdown]
 # The correct expectations sum to $n = 10$ (every GRR report supports exactly one value); the
@@ -106,15 +107,11 @@ for name, protocol in (("GRR", grr_ex), ("OUE", oue_ex)):
 
 # %%
 example_values = np.repeat(np.arange(3), example_true)
-for name, protocol in (("GRR", grr_ex), ("OUE", oue_ex)):
-    runs = 4000
-    estimates = np.array([protocol.estimate_counts(protocol.support_counts(protocol.perturb(example_values, rng=rng)), 10)
-                          for _ in range(runs)])
-    se = np.sqrt(protocol.count_variance(example_true) / runs)
-    print(f"{name}: mean L[f] over {runs} runs = {np.round(estimates.mean(axis=0), 3)}, "
-          f"|mean - f| / SE = {np.round(np.abs(estimates.mean(axis=0) - example_true) / se, 2)}")
-mle_gap = max(np.max(np.abs(unbiased_count(gox.expected_support_counts(p, example_true), 10, p.p, p.q) - example_true))
-              for p in (grr_ex, oue_ex))
+runs = 4000
+for name, protocol in worked.items():
+    mean_estimate = gox.per_user_estimates(protocol, example_values, runs=runs, rng=rng).mean(axis=0)
+    z = np.abs(mean_estimate - example_true) / np.sqrt(protocol.count_variance(example_true) / runs)
+    print(f"{name}: mean L[f] over {runs} runs = {np.round(mean_estimate, 3)}, |mean - f| / SE = {np.round(z, 2)}")
 
 # %% [markdown]
 # ## 2. The worked examples ($d = 3$, $\varepsilon = 2$, $n = 10$), recomputed
@@ -165,10 +162,11 @@ for i, (label, text_l, table_l, paper_err) in enumerate(zip("ABC", (12.62, 7.374
 # %%
 sd_oue = np.sqrt(oue_ex.count_variance(example_true))
 sd_grr = np.sqrt(grr_ex.count_variance(example_true))
-tails = [gox.support_count_pmf(oue_ex, int(f), 10)[c:].sum() for f, c in zip(example_true, oue_support)]
-print(f"E[f'] under OUE = {np.round(gox.expected_support_counts(oue_ex, example_true), 3)}  (assumed f' = {oue_support})")
+tails = np.array([support_count_pmf(f, 10, oue_ex.p, oue_ex.q)[c:].sum() for f, c in zip(example_true, oue_support)])
+p_assumed = float(np.prod(tails))  # the f'_i of OUE are independent across i
+print(f"E[f'] under OUE = {np.round(expected_support_count(example_true, 10, oue_ex.p, oue_ex.q), 3)}  (assumed f' = {oue_support})")
 print(f"sd of L[f_i]: OUE {np.round(sd_oue, 3)}  GRR {np.round(sd_grr, 3)}")
-print(f"P(f'_i >= assumed value) under OUE = {np.round(tails, 5)};  all three at once: {np.prod(tails):.3g}")
+print(f"P(f'_i >= assumed value) under OUE = {np.round(tails, 5)};  all three at once: {p_assumed:.3g}")
 print(f"the thesis' OUE errors in units of OUE's sd: {np.round((oue_estimates - example_true) / sd_oue, 2)}")
 
 # %% [markdown]
@@ -191,6 +189,7 @@ print(f"the thesis' OUE errors in units of OUE's sd: {np.round((oue_estimates - 
 survey = tea_survey_standin()
 dataset1 = survey.rating_counts()
 dataset2 = load_trouser_counts()
+data_sets = {"Dataset 1": dataset1, "Dataset 2": dataset2}
 print(f"Dataset 1 (STAND-IN): n = {dataset1.n}, d = {dataset1.d}, counts per rating 1..5 = {dataset1.counts}")
 print(f"Dataset 2 (UCI clickstream trousers): n = {dataset2.n}, d = {dataset2.d}, "
       f"largest {dataset2.labels[int(np.argmax(dataset2.counts))]} = {dataset2.counts.max()}, "
@@ -227,19 +226,18 @@ plt.show()
 
 # %%
 eps_fig = math.log(20)
-examples = {}
-for (label, data), stream in zip((("Dataset 1", dataset1), ("Dataset 2", dataset2)), arm_seeds[3:]):
-    stream_rng = np.random.default_rng(stream)
-    for name, cls in gox.PROTOCOLS.items():
-        examples[name, label] = gox.perturbed_example(cls(eps_fig, data.d), data.counts, rng=stream_rng)
-        ex = examples[name, label]
-        tv = 0.5 * np.abs(ex.estimated_counts - ex.true_counts).sum() / data.n
-        print(f"{name} on {label}: sum f' = {ex.support_counts.sum():6d} (n = {data.n}), total variation |L/n - f/n| = {tv:.4f}")
+examples = {label: gox.perturbed_examples(data.counts, eps_fig, rng=np.random.default_rng(stream))
+            for (label, data), stream in zip(data_sets.items(), arm_seeds[3:])}
+tv_estimate = {(name, label): gox.total_variation(ex.estimated_counts / data_sets[label].n, data_sets[label].frequencies())
+               for label, by_protocol in examples.items() for name, ex in by_protocol.items()}
+for (name, label), tv in tv_estimate.items():
+    print(f"{name} on {label}: sum f' = {examples[label][name].support_counts.sum():6d} (n = {data_sets[label].n}), "
+          f"total variation |L/n - f/n| = {tv:.4f}")
 
 # %%
 figure_names = {("GRR", "Dataset 1"): "fig3_3", ("GRR", "Dataset 2"): "fig3_4", ("OUE", "Dataset 1"): "fig3_5", ("OUE", "Dataset 2"): "fig3_6"}
 for (name, label), stem in figure_names.items():
-    ex, data = examples[name, label], (dataset1 if label == "Dataset 1" else dataset2)
+    ex, data = examples[label][name], data_sets[label]
     x = np.arange(data.d)
     fig, ax = plt.subplots(figsize=(6.4 if data.d < 10 else 10, 3.6))
     for k, (values, what) in enumerate(((ex.true_counts, "true fᵢ"), (ex.support_counts, "perturbed f′ᵢ"), (ex.estimated_counts, "estimated L[fᵢ]"))):
@@ -268,7 +266,7 @@ for (name, label), stem in figure_names.items():
 # "OUE is better iff $d > 3e^\varepsilon + 2$", i.e. $\varepsilon < \ln\frac{d-2}{3}$:
 
 # %%
-for label, data in (("Dataset 1", dataset1), ("Dataset 2", dataset2)):
+for label, data in data_sets.items():
     print(f"{label}: d = {data.d}: Wang crossover ln((d-2)/3) = {gox.crossover_epsilon_wang(data.d):.4f}, "
           f"exact crossover = {gox.crossover_epsilon_exact(data.d):.4f}")
 ratio_ln20 = gox.theoretical_mse(GRR(eps_fig, 43), dataset2.counts) / gox.theoretical_mse(OUE(eps_fig, 43), dataset2.counts)
@@ -284,29 +282,18 @@ print(f"Dataset 2 at eps = ln 20 = {eps_fig:.4f}: exact MSE_GRR / MSE_OUE = {rat
 # %%
 epsilons = np.linspace(epsilon_min, epsilon_max, n_epsilons)
 curves = {label: gox.mse_curves(data.counts, epsilons, repetitions=repetitions, seed=stream)
-          for (label, data), stream in zip((("Dataset 1", dataset1), ("Dataset 2", dataset2)), arm_seeds[:2])}
+          for (label, data), stream in zip(data_sets.items(), arm_seeds[:2])}
 for label, c in curves.items():
     z = {name: (c[name]["simulated"] - c[name]["exact"]) / c[name]["exact"] for name in c}
     print(f"{label}: simulated/exact - 1, GRR: {np.round(z['GRR'], 2)}")
     print(f"{label}: simulated/exact - 1, OUE: {np.round(z['OUE'], 2)}")
 
 # %%
-for (label, data), stem in zip((("Dataset 1", dataset1), ("Dataset 2", dataset2)), ("fig3_7_mse_dataset1", "fig3_8_mse_dataset2")):
+for (label, data), stem in zip(data_sets.items(), ("fig3_7_mse_dataset1", "fig3_8_mse_dataset2")):
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for k, name in enumerate(gox.PROTOCOLS):
-        c = curves[label][name]
-        ax.plot(epsilons, c["simulated"], "o", color=f"C{k}", label=f"{name}, simulated ({repetitions} runs/ε)")
-        ax.plot(epsilons, c["exact"], "-", color=f"C{k}", label=f"{name}, exact theory")
-        ax.plot(epsilons, c["approx"], ":", color=f"C{k}", label=f"{name}, Wang approximation")
-    for x, style, what in ((gox.crossover_epsilon_wang(data.d), "--", r"$\ln\frac{d-2}{3}$"), (gox.crossover_epsilon_exact(data.d), "-.", "exact")):
-        if x > 0:
-            ax.axvline(x, color="grey", ls=style, lw=1, label=f"crossover {what} = {x:.3f}")
-    if gox.crossover_epsilon_exact(data.d) <= 0:
-        ax.text(0.03, 0.04, "d = 5: both crossovers at ε = 0 (ln((d−2)/3) = 0):\nGRR has the smaller expected MSE for every ε > 0",
-                transform=ax.transAxes, fontsize=8)
-    ax.set(yscale="log", xlabel="privacy budget ε", ylabel="MSE of estimated frequencies",
-           title=f"Fig. {stem[3:6].replace('_', '.')} — GRR vs OUE, {label}{' (STAND-IN)' if label == 'Dataset 1' else ''}: n = {data.n:,}, d = {data.d}")
-    ax.legend(fontsize=8)
+    gox.plot_mse_curves(ax, epsilons, curves[label], data.d, repetitions=repetitions)
+    ax.set_title(f"Fig. {stem[3:6].replace('_', '.')} — GRR vs OUE, {label}{' (STAND-IN)' if label == 'Dataset 1' else ''}: "
+                 f"n = {data.n:,}, d = {data.d}")
     save_figure(fig, NOTEBOOK, stem, write=save_figures)
     plt.show()
 
@@ -325,21 +312,37 @@ for (label, data), stem in zip((("Dataset 1", dataset1), ("Dataset 2", dataset2)
 #
 # ¶4 then reports OUE "slightly smaller for ε < 1" in the experiment and attributes it to the few and
 # skewed answers. But the expected MSE depends only on $n$ and $d$ (§5): skew cannot move it, and $n$
-# scales both protocols by the same $1/n$. What can flip the order is Monte-Carlo noise, and only
-# where the exact ratio $\mathrm{MSE_{GRR}}/\mathrm{MSE_{OUE}}$ is close to 1, i.e. as ε → 0. How often
-# does a 100-run experiment on (our stand-in for) Dataset 1 show OUE below GRR?
+# scales both protocols by the same $1/n$. We check this without the closed forms: the exact ratio
+# $\mathrm{MSE_{GRR}}/\mathrm{MSE_{OUE}}$ summed from the per-value variances on several histograms of
+# $d = 5$ (the stand-in, a flat one, 100× the answers, every answer on one level), and the Dataset 2
+# ($d = 43$) crossover found by root finding on histograms of very different $n$ and skew:
 
 # %%
-small_eps = (0.1, 0.25, 0.5, 0.75)
-study_rng = np.random.default_rng(arm_seeds[2])
-reversal = {}
-for eps in small_eps:
-    grr_d1, oue_d1 = GRR(eps, 5), OUE(eps, 5)
-    wins = [gox.empirical_mse(oue_d1, dataset1.counts, repetitions=100, rng=study_rng)
-            < gox.empirical_mse(grr_d1, dataset1.counts, repetitions=100, rng=study_rng) for _ in range(n_experiments)]
-    reversal[eps] = float(np.mean(wins))
-    exact_ratio = gox.theoretical_mse(grr_d1, dataset1.counts) / gox.theoretical_mse(oue_d1, dataset1.counts)
-    print(f"eps = {eps:4.2f}: exact MSE_GRR/MSE_OUE = {exact_ratio:.3f};  OUE below GRR in {reversal[eps]:.0%} of {n_experiments} experiments")
+ratio_grid = np.geomspace(0.01, 10, 40)
+variants1 = {"stand-in": dataset1.counts, "flat, same n": gox.flat_counts(dataset1.n, 5),
+             "stand-in x 100": 100 * dataset1.counts, "all on one level": np.array([0, 0, 0, dataset1.n, 0])}
+ratios1 = np.array([gox.mse_ratio(counts, ratio_grid) for counts in variants1.values()])
+ratio_spread1 = float(np.max(np.abs(ratios1 / ratios1[0] - 1)))
+variants2 = {"Dataset 2": dataset2.counts, "flat, same n": gox.flat_counts(dataset2.n, 43),
+             "flat, n = 430": gox.flat_counts(430, 43), "Dataset 2 x 10": 10 * dataset2.counts,
+             "one model holds 99 %": np.r_[42 * 99, np.ones(42, dtype=int)]}
+crossovers2 = {name: gox.crossover_epsilon_numeric(counts) for name, counts in variants2.items()}
+crossover_spread2 = max(crossovers2.values()) - min(crossovers2.values())
+print(f"d = 5, eps in [0.01, 10]: max MSE_GRR/MSE_OUE = {ratios1.max():.4f}; largest relative change across "
+      f"{list(variants1)} = {ratio_spread1:.2g}")
+print("d = 43 crossover by root finding: " + ", ".join(f"{name} {x:.6f}" for name, x in crossovers2.items()))
+
+# %% [markdown]
+# Neither skew nor $n$ moves anything (differences at the level of rounding). What can flip the order
+# is Monte-Carlo noise, and only where the exact ratio is close to 1, i.e. as ε → 0. How often does a
+# 100-run experiment on (our stand-in for) Dataset 1 show OUE below GRR?
+
+# %%
+small_eps = np.array([0.1, 0.25, 0.5, 0.75])
+reversal = gox.reversal_frequencies(dataset1.counts, small_eps, n_experiments=n_experiments, repetitions=100,
+                                    rng=np.random.default_rng(arm_seeds[2]))
+for eps, exact_ratio, freq in zip(small_eps, gox.mse_ratio(dataset1.counts, small_eps), reversal):
+    print(f"eps = {eps:4.2f}: exact MSE_GRR/MSE_OUE = {exact_ratio:.3f};  OUE below GRR in {freq:.0%} of {n_experiments} experiments")
 
 # %% [markdown]
 # Noise produces such a reversal now and then at the smallest ε, but hardly ever from ε ≈ 0.5 on, where
@@ -366,6 +369,9 @@ if interactive:
 
 # %% [markdown]
 # ## Claims check
+#
+# Every row compares a number or statement of the thesis with a computation above. First the worked
+# examples of §2 (GRR, then OUE):
 
 # %%
 S = "§2.2.1"
@@ -381,6 +387,8 @@ for label, paper_err, ours in zip("ABC", (-0.157, -0.626, 0.78), grr_estimates -
 claims.erratum("GRR: E[f'_A] in the example, thesis formula f p + (n-f) q/(d-1) vs correct f p + (n-f) q", "§2.2",
                round(thesis_expectation[0], 4), round(expected_grr[0], 4))
 claims.check("GRR and OUE estimators are unbiased: max |L(E[f']) - f| on the example", "§2.2, §2.3", 0, round(mle_gap, 10), atol=1e-12)
+
+# %%
 S = "§2.3.1"
 claims.check("OUE example: q = 1/(e^2+1)", S, 0.119, oue_ex.q, atol=5e-4)
 claims.check("OUE example: L[f_A] in the text (12.63 with exact q; 12.62 with q rounded)", S, 12.62, oue_estimates[0], atol=0.01)
@@ -390,44 +398,66 @@ claims.check("OUE example: L[f_C]", S, 15.25, oue_estimates[2], atol=5e-3)
 claims.erratum("OUE example: error of L[f_A]", S, 9.32, round(oue_estimates[0] - 3, 3), atol=0.01)
 claims.check("OUE example: error of L[f_B]", S, 5.374, oue_estimates[1] - 2, atol=5e-4)
 claims.erratum("OUE example: error of L[f_C] (15.25 - 5)", S, 10.52, round(oue_estimates[2] - 5, 3), atol=0.01)
-claims.check_statement("OUE example: large errors because OUE is inefficient for small d", S, "cause of the errors",
-                       False, f"OUE sd {sd_oue[0]:.2f} vs GRR {sd_grr[0]:.2f}, but the assumed f' has P = {np.prod(tails):.2g}: errors of {np.max((oue_estimates - example_true) / sd_oue):.1f} sd")
+claims.check_statement("OUE example: large errors because OUE is inefficient for small d (assumed f' plausible: P >= 0.05)",
+                       S, "cause of the errors", p_assumed >= 0.05,
+                       f"OUE sd {sd_oue[0]:.2f} vs GRR {sd_grr[0]:.2f}, but the assumed f' has P = {p_assumed:.2g}: "
+                       f"errors of {np.max((oue_estimates - example_true) / sd_oue):.1f} sd")
+
+# %% [markdown]
+# The protocols' privacy, Wang et al.'s rule and the datasets (§2, §3.2–3.4):
+
+# %%
 claims.check("GRR is eps-LDP: privacy loss of the d=43 table at eps=2", "§2.1-2.2", 2.0, max_privacy_loss(GRR(2.0, 43).output_table()), atol=1e-12)
 claims.check("OUE is eps-LDP: privacy loss of the d=5 vector table at eps=2", "§2.1, §2.3", 2.0, max_privacy_loss(OUE(2.0, 5).vector_output_table()), atol=1e-12)
-wang_d43 = gox.crossover_epsilon_wang(43)
+wang_d43, exact_d43 = gox.crossover_epsilon_wang(43), gox.crossover_epsilon_exact(43)
 claims.check_statement("Wang et al.: OUE variance below GRR iff d > 3e^eps + 2 (approximate variances)", "§2.3",
                        "d > 3e^eps + 2", math.isclose(gox.approx_mse(GRR(wang_d43, 43), 1000), gox.approx_mse(OUE(wang_d43, 43), 1000), rel_tol=1e-9),
                        "approximate variances equal at eps = ln((d-2)/3); exact ones cross elsewhere")
 S = "§3.2"
 claims.check("Dataset 2: number of trousers records", S, 49742, dataset2.n)
 claims.check("Dataset 2: number of trousers models", S, 43, dataset2.d)
-claims.erratum("Dataset 2 records are", S, "purchase history (購入履歴)", "product page views (clicks), per the UCI description")
+claims.erratum("Dataset 2 records are (the UCI rows with page 1 == 1 are product-page clicks)", S, "purchase history (購入履歴)", dataset2.name)
 claims.check("privacy budget of Figs 3.3-3.6: log(20)", "§3.3-3.4", 2.996, eps_fig, atol=5e-4)
-tv_oue_d2 = 0.5 * np.abs(examples["OUE", "Dataset 2"].estimated_counts - dataset2.counts).sum() / dataset2.n
-tv_flat_d2 = 0.5 * np.abs(dataset2.frequencies() - 1 / dataset2.d).sum()  # how far the truth is from flat
-claims.check_statement("OUE estimates the Dataset 2 distribution accurately (Fig 3.6)", "§3.6", "accurate", tv_oue_d2 < tv_flat_d2 / 4,
-                       f"TV(estimate, truth) {tv_oue_d2:.3f} vs TV(truth, flat) {tv_flat_d2:.3f}; but GRR's exact MSE is {ratio_ln20:.3f}x OUE's at ln 20")
+tv_flat_d2 = gox.total_variation(dataset2.frequencies(), gox.flat_counts(dataset2.n, dataset2.d) / dataset2.n)  # truth vs flat
+claims.check_statement("OUE estimates the Dataset 2 distribution accurately (Fig 3.6)", "§3.6", "accurate", tv_estimate["OUE", "Dataset 2"] < tv_flat_d2 / 4,
+                       f"TV(estimate, truth) {tv_estimate['OUE', 'Dataset 2']:.3f} vs TV(truth, flat) {tv_flat_d2:.3f}; but GRR's exact MSE is {ratio_ln20:.3f}x OUE's at ln 20")
+
+# %% [markdown]
+# The discussion (§3.6), with the figure each sentence must refer to chosen from the data (the
+# captions' assignment is Fig. 3.7 = Dataset 1, Fig. 3.8 = Dataset 2):
+
+# %%
 S = "§3.6"
-decreasing = all(np.all(np.diff(curves[l][p]["exact"]) < 0) and curves[l][p]["simulated"][-1] < curves[l][p]["simulated"][0]
-                 for l in curves for p in gox.PROTOCOLS)
+decreasing = all(np.all(np.diff(c[p]["exact"]) < 0) and c[p]["simulated"][-1] < c[p]["simulated"][0] for c in curves.values() for p in gox.PROTOCOLS)
 claims.check_statement("MSE decreases as eps grows, on both datasets", S, "yes", decreasing, "exact MSE strictly decreasing; simulated falls")
 claims.erratum("theory: on Dataset 1 (d=5) OUE has the smaller MSE for every eps", S, "OUE always smaller",
-               f"GRR always smaller: ln((5-2)/3) = {gox.crossover_epsilon_wang(5):g}, exact crossover {gox.crossover_epsilon_exact(5):g}")
+               f"max MSE_GRR/MSE_OUE over eps in [0.01, 10] = {ratios1[0].max():.4f}; ln((5-2)/3) = {gox.crossover_epsilon_wang(5):g}")
 claims.check("theory: Dataset 2 crossover ln(41/3) (Wang approximation)", S, 2.615, wang_d43, atol=5e-4)
-claims.check("Dataset 2 crossover of the exact MSEs", S, 2.615, gox.crossover_epsilon_exact(43), atol=5e-4)
-sim2 = curves["Dataset 2"]
-above = epsilons[sim2["GRR"]["simulated"] < sim2["OUE"]["simulated"]]
+claims.check_statement("that 2.615 is the crossover of Wang's approximate variances only", S, "2.615 (from [11])",
+                       abs(wang_d43 - 2.615) < 5e-4 <= abs(crossovers2["Dataset 2"] - 2.615),
+                       f"ln(41/3) = {wang_d43:.4f}; the exact MSEs of Dataset 2 cross at {crossovers2['Dataset 2']:.4f}")
+above = epsilons[curves["Dataset 2"]["GRR"]["simulated"] < curves["Dataset 2"]["OUE"]["simulated"]]
 claims.check_statement("Dataset 2: GRR and OUE errors reverse between eps = 2 and 3", S, "2 < eps* < 3",
-                       2 < gox.crossover_epsilon_exact(43) < 3 and 2 < above.min() <= 3 + (epsilons[1] - epsilons[0]),
-                       f"exact crossover {gox.crossover_epsilon_exact(43):.3f}; first simulated GRR win at eps = {above.min():.3g}")
-claims.erratum("figure cited for the Dataset 2 reversal (captions: 3.7 = Dataset 1, 3.8 = Dataset 2)", S, "Fig. 3.7", "Fig. 3.8")
-claims.erratum("figure cited for the Dataset 1 small-eps remark", S, "Fig. 3.8", "Fig. 3.7")
-claims.check_statement("theory: on Dataset 1 GRR's error is always below OUE's", S, "GRR always below", gox.crossover_epsilon_exact(5) <= 0,
-                       "yes (exact and approximate crossovers at eps = 0)")
-claims.check_statement("Dataset 1 experiment: OUE slightly below GRR for eps < 1", S, "observed", all(r > 0.05 for r in reversal.values()),
-                       "P(OUE below GRR in a 100-run experiment) = " + ", ".join(f"{r:.0%} at {e:g}" for e, r in reversal.items()) + " (stand-in)")
-claims.erratum("cause of that reversal", S, "few and skewed answers", "impossible: expected MSEs depend on n and d only, and n scales both by 1/n")
+                       2 < exact_d43 < 3 and 2 < above.min() <= 3 + (epsilons[1] - epsilons[0]),
+                       f"exact crossover {exact_d43:.3f}; first simulated GRR win at eps = {above.min():.3g}")
+
+# %%
+figure_of = {"Fig. 3.7": dataset1, "Fig. 3.8": dataset2}  # the captions
+reversal_figure = next(fig for fig, data in figure_of.items() if 2 < gox.crossover_epsilon_exact(data.d) < 3)
+grr_always_figure = next(fig for fig, data in figure_of.items() if gox.crossover_epsilon_exact(data.d) <= 0)
+claims.erratum("figure cited for the reversal between eps = 2 and 3 (the dataset whose crossover is there)", S, "Fig. 3.7", reversal_figure)
+claims.erratum("figure cited for 'theory: GRR always below OUE' (the dataset with no crossover)", S, "Fig. 3.8", grr_always_figure)
+claims.check_statement("theory: on Dataset 1 GRR's error is always below OUE's", S, "GRR always below",
+                       gox.crossover_epsilon_exact(5) <= 0 and ratios1[0].max() < 1,
+                       f"crossovers at eps = 0; max MSE_GRR/MSE_OUE over eps in [0.01, 10] = {ratios1[0].max():.4f}")
+claims.check_statement("Dataset 1 experiment: OUE slightly below GRR for eps < 1", S, "observed", bool(np.all(reversal > 0.05)),
+                       "P(OUE below GRR in a 100-run experiment) = " + ", ".join(f"{r:.0%} at {e:g}" for e, r in zip(small_eps, reversal)) + " (stand-in)")
+claims.erratum("cause of that reversal; ours: how much flat/one-level/100x histograms change exact MSE_GRR/MSE_OUE (d=5)",
+               S, "few and skewed answers", round(ratio_spread1, 12))
 claims.check_statement("conclusion: GRR for small d and few answers, OUE for large d and many answers", "§4.1", "depends on d and n",
-                       False, f"depends on d and eps only; for d=43 OUE wins only below eps = {gox.crossover_epsilon_exact(43):.3f}")
+                       crossover_spread2 > 1e-6, f"d=43 crossover {min(crossovers2.values()):.4f}..{max(crossovers2.values()):.4f} for "
+                       f"n = {min(c.sum() for c in variants2.values()):,}..{max(c.sum() for c in variants2.values()):,}, flat to 99 % skew")
+
+# %%
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)

@@ -1,7 +1,9 @@
 """Experiment drivers of the GRR/OUE notebook: exact MSEs, crossovers, pmfs and simulated MSEs."""
 
+import itertools
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -10,15 +12,21 @@ from ldp_helpers.grr_oue_experiments import (
     PROTOCOLS,
     approx_mse,
     crossover_epsilon_exact,
+    crossover_epsilon_numeric,
     crossover_epsilon_wang,
     empirical_mse,
-    expected_support_counts,
+    flat_counts,
     mse_curves,
+    mse_ratio,
+    per_user_estimates,
     perturbed_example,
-    support_count_pmf,
+    perturbed_examples,
+    plot_mse_curves,
+    reversal_frequencies,
     theoretical_mse,
+    total_variation,
 )
-from ldp_helpers.pure import unbiased_count
+from ldp_helpers.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.unary_encoding import OUE
 from stat_checks import assert_mean_close
 
@@ -33,7 +41,7 @@ FLAT = np.array([14, 14, 14, 14, 14])
 def test_mle_is_exactly_unbiased(cls):
     """L[f_i] applied to E[f'_i] = f_i p* + (n − f_i) q* returns f_i (the MLE derivation)."""
     protocol = cls(2.0, 5)
-    expected = expected_support_counts(protocol, SKEWED)
+    expected = expected_support_count(SKEWED, 70, protocol.p, protocol.q)
     assert np.allclose(unbiased_count(expected, 70, protocol.p, protocol.q), SKEWED, atol=1e-12)
 
 
@@ -43,10 +51,10 @@ def test_support_count_pmf_moments(cls):
     protocol = cls(1.3, 5)
     support = np.arange(71)
     for i, f in enumerate(SKEWED):
-        pmf = support_count_pmf(protocol, int(f), 70)
+        pmf = support_count_pmf(int(f), 70, protocol.p, protocol.q)
         assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
         mean = pmf @ support
-        assert mean == pytest.approx(expected_support_counts(protocol, SKEWED)[i], rel=1e-12)
+        assert mean == pytest.approx(expected_support_count(SKEWED, 70, protocol.p, protocol.q)[i], rel=1e-12)
         var = pmf @ (support - mean) ** 2
         assert var == pytest.approx(protocol.count_variance(SKEWED)[i] * (protocol.p - protocol.q) ** 2, rel=1e-10)
 
@@ -126,22 +134,142 @@ def test_empirical_mse_validates_repetitions(rng):
         empirical_mse(GRR(1.0, 5), SKEWED, repetitions=0, rng=rng)
 
 
+def test_perturbed_examples_run_both_protocols_on_one_stream():
+    """perturbed_examples = perturbed_example for GRR then OUE on the same generator."""
+    together = perturbed_examples(SKEWED, 1.5, rng=np.random.default_rng(3))
+    one_by_one = np.random.default_rng(3)
+    for name, cls in PROTOCOLS.items():
+        alone = perturbed_example(cls(1.5, 5), SKEWED, rng=one_by_one)
+        assert together[name].protocol == name
+        assert np.array_equal(together[name].support_counts, alone.support_counts)
+
+
+def test_total_variation_values_and_validation():
+    """½ Σ|u − v|: 0 for equal vectors, 1 for disjoint supports, symmetric; shape mismatch refused."""
+    u, v = np.array([0.2, 0.8, 0.0]), np.array([0.5, 0.25, 0.25])
+    assert total_variation(u, u) == 0.0
+    assert total_variation([1, 0], [0, 1]) == 1.0
+    assert total_variation(u, v) == pytest.approx(0.55, abs=1e-15) and total_variation(v, u) == total_variation(u, v)
+    assert total_variation([-0.1, 1.1], [0.5, 0.5]) == pytest.approx(0.6, abs=1e-15)  # estimates may be negative
+    with pytest.raises(ValueError, match=r"reference must be a 1-D array of the shape of frequencies \(3,\)"):
+        total_variation(u, [0.5, 0.5])
+    with pytest.raises(ValueError, match="frequencies must be finite"):
+        total_variation([np.nan, 1.0], [0.5, 0.5])
+
+
+def test_flat_counts():
+    """n records over d values as evenly as possible; bad n or d refused."""
+    counts = flat_counts(47, 5)
+    assert counts.sum() == 47 and counts.max() - counts.min() == 1 and counts.size == 5
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1, inf\]; got 0"):
+        flat_counts(0, 5)
+
+
+@pytest.mark.parametrize("d", [6, 10, 43, 200])
+def test_numeric_crossover_equals_the_closed_form_for_any_histogram(d):
+    """Root finding on skewed, flat, small and large histograms gives ln(√((2d−1)(d−1)) − d) every time."""
+    for counts in (flat_counts(d, d), flat_counts(100_000, d), np.r_[10_000, np.ones(d - 1, dtype=int)]):
+        eps = crossover_epsilon_numeric(counts)
+        assert eps == pytest.approx(crossover_epsilon_exact(d), abs=1e-10)
+        assert mse_ratio(counts, [eps])[0] == pytest.approx(1.0, abs=1e-10)
+
+
+def test_mse_ratio_and_missing_crossover():
+    """mse_ratio is MSE_GRR/MSE_OUE; d = 5 has no crossover in ε > 0, which is a ValueError."""
+    ratio = mse_ratio(SKEWED, [0.5, 2.0])
+    expected = [theoretical_mse(GRR(e, 5), SKEWED) / theoretical_mse(OUE(e, 5), SKEWED) for e in (0.5, 2.0)]
+    assert np.allclose(ratio, expected, rtol=1e-14) and np.all(ratio < 1)
+    with pytest.raises(ValueError, match=r"true_counts \(d = 5\) must give a GRR/OUE crossover"):
+        crossover_epsilon_numeric(SKEWED)
+    with pytest.raises(ValueError, match="epsilons must be finite values in"):
+        mse_ratio(SKEWED, [0.0])
+
+
+def test_reversal_frequencies_at_clear_cut_budgets():
+    """OUE never beats GRR where GRR's exact MSE is far lower, always where it is far higher; deterministic."""
+    d43 = flat_counts(2000, 43)
+    assert mse_ratio(SKEWED, [4.0])[0] < 0.2 and mse_ratio(d43, [0.5])[0] > 5
+    assert reversal_frequencies(SKEWED, [4.0], n_experiments=30, repetitions=20, rng=np.random.default_rng(1))[0] == 0.0
+    assert reversal_frequencies(d43, [0.5], n_experiments=30, repetitions=20, rng=np.random.default_rng(1))[0] == 1.0
+    a, b = (reversal_frequencies(SKEWED, [0.05, 0.1], n_experiments=10, repetitions=5, rng=np.random.default_rng(2)) for _ in range(2))
+    assert np.array_equal(a, b) and a.shape == (2,)
+    with pytest.raises(ValueError, match=r"n_experiments must be an integer in \[1, inf\]; got 0"):
+        reversal_frequencies(SKEWED, [1.0], n_experiments=0, rng=np.random.default_rng(1))
+
+
+def test_per_user_estimates_shape_and_validation(rng):
+    """One row of d estimates per run, each summing to n for GRR; runs < 1 refused."""
+    estimates = per_user_estimates(GRR(1.0, 3), [0, 0, 1, 2], runs=7, rng=rng)
+    assert estimates.shape == (7, 3) and np.allclose(estimates.sum(axis=1), 4)
+    with pytest.raises(ValueError, match=r"runs must be an integer in \[1, inf\]; got 0"):
+        per_user_estimates(GRR(1.0, 3), [0, 1], runs=0, rng=rng)
+
+
+@pytest.mark.parametrize("d, crossing", [(43, True), (5, False)])
+def test_plot_mse_curves_marks_the_crossovers(d, crossing):
+    """Three curves per protocol; both crossover lines for d = 43, the 'GRR always better' note for d = 5."""
+    counts = flat_counts(200, d)
+    curves = mse_curves(counts, [1.0, 3.0], repetitions=2, seed=0)
+    fig, ax = plt.subplots()
+    plot_mse_curves(ax, [1.0, 3.0], curves, d, repetitions=2)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert len(labels) == 6 + 2 * crossing
+    assert any(f"exact = {crossover_epsilon_exact(d):.3f}" in label for label in labels) == crossing
+    assert (len(ax.texts) == 1) != crossing and ax.get_yscale() == "log"
+
+
+def _report_covariance_and_norm_variance(protocol, v):
+    """For one user holding v: Cov of the support vector s and Var ||s − E s||² (exact)."""
+    pi = np.full(protocol.d, protocol.q)
+    pi[v] = protocol.p
+    if isinstance(protocol, GRR):  # s = e_r, r ~ pi (one-hot report)
+        norms = 1 - 2 * pi + pi @ pi  # ||e_r − pi||² for each r
+        return np.diag(pi) - np.outer(pi, pi), pi @ norms**2 - (pi @ norms) ** 2
+    # OUE: independent bits, (s_i − pi_i)² is (1 − pi_i)² w.p. pi_i and pi_i² otherwise
+    fourth = pi * (1 - pi) ** 4 + (1 - pi) * pi**4
+    return np.diag(pi * (1 - pi)), float(np.sum(fourth - (pi * (1 - pi)) ** 2))
+
+
+def _squared_error_variance(protocol, counts):
+    """Exact Var ||C − E C||² of the support counts: users are independent, so with Y_u = s_u − E s_u,
+    Var = Σ_u Var ||Y_u||² + 2 Σ_{u≠w} tr(Σ_u Σ_w) (all other covariances vanish)."""
+    types = [_report_covariance_and_norm_variance(protocol, v) for v in range(protocol.d)]
+    f = np.asarray(counts, dtype=float)
+    cross = np.array([[np.trace(a @ b) for b, _ in types] for a, _ in types])
+    own = np.array([var for _, var in types])
+    return float(f @ own + 2 * (f @ cross @ f - f @ np.diag(cross)))
+
+
+@pytest.mark.parametrize("cls", [GRR, OUE])
+def test_squared_error_variance_matches_enumeration(cls):
+    """The exact Var ||C − E C||² used by the MSE test equals brute-force enumeration (n = 3, d = 3)."""
+    protocol, values = cls(0.9, 3), [0, 0, 2]
+    counts = np.bincount(values, minlength=3)
+    mean = expected_support_count(counts, 3, protocol.p, protocol.q)
+    table = protocol.output_table() if cls is GRR else protocol.vector_output_table()
+    support = np.eye(3) if cls is GRR else np.array(list(itertools.product((0, 1), repeat=3)))[:, ::-1]
+    moments = np.zeros(2)
+    for outputs in itertools.product(range(table.shape[1]), repeat=3):
+        prob = np.prod([table[v, y] for v, y in zip(values, outputs)])
+        sq = np.sum((support[list(outputs)].sum(axis=0) - mean) ** 2)
+        moments += prob * np.array([sq, sq**2])
+    assert moments[1] - moments[0] ** 2 == pytest.approx(_squared_error_variance(protocol, counts), rel=1e-12)
+
+
 # ---------------------------------------------------------------- statistical
 
 
 @pytest.mark.statistical
 @pytest.mark.parametrize("cls", [GRR, OUE])
 def test_empirical_mse_matches_exact_mse(cls, rng):
-    """Per-run MSEs average to the exact MSE (SE bounded from the exact pmfs, Minkowski)."""
+    """Per-run MSEs average to the exact MSE within 5 SEs of the exact per-run variance; a 5 % bias fails."""
     protocol, n, runs = cls(0.8, 5), 70, 20_000
-    samples = [empirical_mse(protocol, SKEWED, repetitions=1, rng=rng) for _ in range(runs)]
-    # per-run MSE = Σ_i e_i² /(d n²); sd(Σ_i e_i²) ≤ Σ_i sd(e_i²), each from the exact pmf of f'_i
-    sd_bound = 0.0
-    for f in SKEWED:
-        pmf = support_count_pmf(protocol, int(f), n)
-        sq_err = (unbiased_count(np.arange(n + 1), n, protocol.p, protocol.q) - f) ** 2
-        sd_bound += math.sqrt(pmf @ sq_err**2 - (pmf @ sq_err) ** 2)
-    assert_mean_close(samples, theoretical_mse(protocol, SKEWED), (sd_bound / (5 * n**2)) ** 2)
+    samples = np.array([empirical_mse(protocol, SKEWED, repetitions=1, rng=rng) for _ in range(runs)])
+    mse = theoretical_mse(protocol, SKEWED)
+    variance = _squared_error_variance(protocol, SKEWED) / (protocol.p - protocol.q) ** 4 / (5 * n**2) ** 2
+    assert_mean_close(samples, mse, variance)
+    with pytest.raises(AssertionError):  # the tolerance is tight enough to catch a 5 % error
+        assert_mean_close(1.05 * samples, mse, variance)
 
 
 @pytest.mark.statistical
@@ -153,3 +281,19 @@ def test_example_estimates_are_unbiased(cls, rng):
     variances = protocol.count_variance(SKEWED)
     for i in range(5):
         assert_mean_close(estimates[:, i], SKEWED[i], variances[i])
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("cls", [GRR, OUE])
+def test_per_user_estimates_are_unbiased(cls, rng):
+    """The per-user pipeline (client, aggregator) gives L[f_i] with mean f_i and the exact variance (5 SEs each)."""
+    protocol, values, runs = cls(1.0, 3), np.repeat(np.arange(3), [3, 2, 5]), 4000
+    estimates = per_user_estimates(protocol, values, runs=runs, rng=rng)
+    variances = protocol.count_variance([3, 2, 5])
+    for i, f in enumerate((3, 2, 5)):
+        assert_mean_close(estimates[:, i], f, variances[i])
+        # SE of the sample variance, sqrt((μ4 − σ⁴)/R), with μ4 from the exact pmf of the support count
+        pmf = support_count_pmf(f, 10, protocol.p, protocol.q)
+        deviation = (np.arange(11) - expected_support_count(f, 10, protocol.p, protocol.q)) / (protocol.p - protocol.q)
+        se = math.sqrt((pmf @ deviation**4 - variances[i] ** 2) / runs)
+        assert abs(estimates[:, i].var(ddof=1) - variances[i]) < 5 * se
