@@ -36,9 +36,10 @@ from itertools import combinations
 
 import numpy as np
 
-from ._validation import _Described, _fail, check_binary_array, check_epsilon, check_int, check_probability, check_rng
-from .randomized_response import BinaryRR
-from .streams import Population, reference_report_rounds, sample_reporter_counts
+from ._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
+                          check_real_array, check_rng, fail)
+from .randomized_response import BinaryRR, q_bin_probabilities
+from .streams import Population, randomized_ones, reference_report_rounds, sample_reporter_counts, sample_stream_counts
 
 MAX_TABLE_ROUNDS = 8  # the sequence output table has 4^T entries
 
@@ -52,10 +53,10 @@ class RandomActiveSets:
 
     def __post_init__(self):
         n = check_int("n_users", self.n_users, low=1)
-        k = np.asarray(self.ones_per_round)
-        if k.ndim != 1 or k.size == 0 or not np.issubdtype(k.dtype, np.integer) or k.min() < 0 or k.max() > n:
-            _fail("ones_per_round", _Described(f"{k!r}"), f"a non-empty 1-D array of integers in [0, {n}]")
-        object.__setattr__(self, "ones_per_round", k.astype(np.int64))
+        k = check_int_array("ones_per_round", self.ones_per_round, low=0, high=n)
+        if k.ndim != 1:
+            fail("ones_per_round", Described(f"an array of shape {k.shape}"), "a 1-D array (one count per round)")
+        object.__setattr__(self, "ones_per_round", k)
         object.__setattr__(self, "n_users", n)
 
     @property
@@ -127,18 +128,16 @@ class MShotReporting:
 
     @property
     def q_bin_probs(self) -> tuple[float, float]:
-        """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``: e^u/(e^u+1) and 1/(e^u+1), u = ε/m.
+        """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``, by :func:`~ldp_helpers.randomized_response.q_bin_probabilities`.
 
-        Computed without overflow; for u > 36.7 the first rounds to 1 (the paper's ε = 200 with
-        small m), while the second stays positive, so the estimator remains well defined.
+        For ε/m > 36.7 the first rounds to 1 (the paper's ε = 200 with small m) while the second
+        stays positive, so the averaged channel and the estimator remain well defined.
         """
-        u = self.epsilon / self.m
-        keep = 1.0 / (1.0 + math.exp(-u))
-        return keep, math.exp(-u) * keep
+        return q_bin_probabilities(self.epsilon / self.m)
 
     @property
     def randomizer(self) -> BinaryRR:
-        """``Q_Bin(·; ε/m)`` as a :class:`BinaryRR` (only for ε/m below about 36.7)."""
+        """``Q_Bin(·; ε/m)`` as a :class:`BinaryRR` (only for ε/m below about 36.7, else ValueError)."""
         return BinaryRR.from_epsilon(self.epsilon / self.m)
 
     @property
@@ -148,8 +147,10 @@ class MShotReporting:
         return BinaryRR(p=share * p_rr + (1 - share) * r, q=share * q_rr + (1 - share) * r)
 
     def estimate(self, reported_ones, n_users):
-        """Φ(Y_{:,t}) = (Σ_n y_{n,t} − N q)/(N (p − q)) for each round's count of reported 1s."""
-        return self.round_channel.estimate_fraction(reported_ones, check_int("n_users", n_users, low=1))
+        """Φ(Y_{:,t}) = (Σ_n y_{n,t} − N q)/(N (p − q)) for each round's count of reported 1s (in [0, N])."""
+        n_users = check_int("n_users", n_users, low=1)
+        ones = check_int_array("reported_ones", reported_ones, low=0, high=n_users)
+        return self.round_channel.estimate_fraction(ones, n_users)
 
     def estimate_variance(self, true_fraction, n_users):
         """Exact Var[Φ(Y_{:,t})] for a round with Φ0 = ``true_fraction`` (independent users)."""
@@ -167,6 +168,7 @@ class MShotReporting:
 
         Row/column index i encodes the sequence whose bit t is ``(i >> t) & 1``.  The average over
         the C(T, m) subsets τ is exact: Π_{t∈τ} Q_Bin(y_t | v_t) Π_{t∉τ} r^{y_t}(1−r)^{1−y_t}.
+        Needs ε/m below about 36.7 (:attr:`randomizer`): beyond it Q_Bin's table rounds to 0/1.
 
         References
         ----------
@@ -174,10 +176,9 @@ class MShotReporting:
         """
         T = self.n_rounds
         if T > MAX_TABLE_ROUNDS:
-            _fail("n_rounds", T, f"at most {MAX_TABLE_ROUNDS} for the exact 2^T × 2^T sequence table")
+            fail("n_rounds", T, f"at most {MAX_TABLE_ROUNDS} for the exact 2^T × 2^T sequence table")
         bits = (np.arange(2**T)[:, None] >> np.arange(T)) & 1  # (2^T, T)
-        p_rr, q_rr = self.q_bin_probs
-        rr_table = np.array([[1 - q_rr, q_rr], [1 - p_rr, p_rr]])  # [v, y]
+        rr_table = self.randomizer.output_table()  # [v, y]
         rr = rr_table[bits[:, None, :], bits[None, :, :]]  # (v, y, t): Q_Bin(y_t | v_t)
         dummy = np.where(bits == 1, self.dummy_prob, 1 - self.dummy_prob)[None, :, :]  # (1, y, t)
         table = np.zeros((2**T, 2**T))
@@ -190,14 +191,13 @@ class MShotReporting:
     # ------------------------------------------------------------ simulators
 
     def reference_reports(self, V, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user reference: Algorithm 1 line by line, the N×T report matrix Y (tests only)."""
+        """Per-user reference: Algorithm 1 line by line, the N×T report matrix Y (tests only; ε/m < 36.7)."""
         V = check_binary_array("V", V)
         if V.ndim != 2 or V.shape[1] != self.n_rounds:
-            _fail("V", _Described(f"an array of shape {V.shape}"), f"a 2-D 0/1 array with {self.n_rounds} columns (rounds)")
+            fail("V", Described(f"an array of shape {V.shape}"), f"a 2-D 0/1 array with {self.n_rounds} columns (rounds)")
         rng = check_rng(rng)
         chosen = reference_report_rounds(V.shape[0], self.n_rounds, self.m, rng=rng)  # τ_n
-        p_rr, q_rr = self.q_bin_probs
-        randomized = (rng.random(V.shape) < np.where(V == 1, p_rr, q_rr)).astype(np.int8)
+        randomized = self.randomizer.perturb(V, rng=rng)
         dummies = (rng.random(V.shape) < self.dummy_prob).astype(np.int8)
         return np.where(chosen, randomized, dummies)
 
@@ -205,35 +205,35 @@ class MShotReporting:
         """Exact fast simulator: Σ_n y_{n,t} for every round, shape (n_trials, T).
 
         ``data`` is a :class:`~ldp_helpers.streams.Population` (fixed V) or a
-        :class:`RandomActiveSets`.  Per-round reporter counts come from the chain of binomials
-        (:func:`~ldp_helpers.streams.sample_reporter_counts`); given them, the active reporters
-        A_t are known (fixed V) or Hypergeometric (random sets), and the reported 1s are
-        ``Bin(A_t, p') + Bin(K_t − A_t, q') + Bin(N − K_t, r)`` with p', q' of Q_Bin(ε/m).
-        No N×T matrix is built; the joint law across rounds is exact.
+        :class:`RandomActiveSets`.  A fixed V goes through
+        :func:`~ldp_helpers.streams.sample_stream_counts` (chain of binomials per distinct row);
+        random active sets draw the reporter counts K_t with
+        :func:`~ldp_helpers.streams.sample_reporter_counts`, the active reporters A_t ~
+        Hypergeometric(N, k_t, K_t), and the randomized 1s with
+        :func:`~ldp_helpers.streams.randomized_ones`.  The non-reporters add ``Bin(N − K_t, r)``
+        dummy 1s.  No N×T matrix is built; the joint law across rounds is exact.
         """
         rng = check_rng(rng)
         n_trials = check_int("n_trials", n_trials, low=1)
+        p_rr, q_rr = self.q_bin_probs
         if isinstance(data, Population):
             self._check_rounds(data.n_rounds)
-            per_group = sample_reporter_counts(data.counts, self.n_rounds, self.m, rng=rng, n_trials=n_trials)
-            reporters = per_group.sum(axis=1)  # K_t
-            active = np.einsum("rgt,gt->rt", per_group, data.rows.astype(np.int64))  # A_t
+            reporters, _, ones = sample_stream_counts(data, self.m, p_rr, q_rr, rng=rng, n_trials=n_trials)
         elif isinstance(data, RandomActiveSets):
             self._check_rounds(data.n_rounds)
             reporters = sample_reporter_counts([data.n_users], self.n_rounds, self.m, rng=rng, n_trials=n_trials)[:, 0, :]
             k = np.broadcast_to(data.ones_per_round, reporters.shape)
             active = rng.hypergeometric(k, data.n_users - k, reporters)
+            ones = randomized_ones(reporters, active, p_rr, q_rr, rng=rng)
         else:
             raise ValueError(f"data must be a Population (fixed V) or a RandomActiveSets; got {type(data).__name__}")
-        p_rr, q_rr = self.q_bin_probs
-        ones = rng.binomial(active, p_rr) + rng.binomial(reporters - active, q_rr)
         if self.dummy_prob > 0:
             ones += rng.binomial(data.n_users - reporters, self.dummy_prob)
         return ones
 
     def _check_rounds(self, n_rounds: int) -> None:
         if n_rounds != self.n_rounds:
-            _fail("data", _Described(f"data with {n_rounds} rounds"), f"data with T = {self.n_rounds} rounds (the mechanism's n_rounds)")
+            fail("data", Described(f"data with {n_rounds} rounds"), f"data with T = {self.n_rounds} rounds (the mechanism's n_rounds)")
 
 
 def _check_theta(theta) -> float:
@@ -273,12 +273,15 @@ def detection_scores(true_fractions, estimates, theta: float) -> DetectionScores
     m-shot seed (002), §6.1, Eq. (11) and the definitions of 適合率 (precision), 再現率 (recall).
     """
     theta = _check_theta(theta)
-    truth = np.asarray(true_fractions, dtype=float) >= theta
-    if truth.ndim != 1 or not truth.any():
-        _fail("true_fractions", _Described(f"no round with fraction >= theta={theta:g}"), "a 1-D array with at least one true heavy hitter (recall is undefined otherwise)")
-    est = np.atleast_2d(np.asarray(estimates, dtype=float))
-    if est.shape[1] != truth.size:
-        _fail("estimates", _Described(f"an array of shape {est.shape}"), f"an array with {truth.size} rounds in its last axis")
+    fractions = check_real_array("true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False)
+    if fractions.ndim != 1:
+        fail("true_fractions", Described(f"an array of shape {fractions.shape}"), "a 1-D array (one fraction per round)")
+    truth = fractions >= theta
+    if not truth.any():
+        fail("true_fractions", Described(f"no round with fraction >= theta={theta:g}"), "a 1-D array with at least one true heavy hitter (recall is undefined otherwise)")
+    est = np.atleast_2d(check_real_array("estimates", estimates))
+    if est.ndim != 2 or est.shape[1] != truth.size:
+        fail("estimates", Described(f"an array of shape {est.shape}"), f"an array of shape (n_trials, {truth.size}) or ({truth.size},)")
     detected = est >= theta
     tp = (detected & truth).sum(axis=1)
     n_detected = detected.sum(axis=1)

@@ -6,13 +6,16 @@ its own random stream.  Every run uses the exact fast simulator of :mod:`ldp_hel
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
-from ._validation import check_int, check_rng
+from ._validation import check_int, check_probability, check_real_array, check_rng
 from .m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
-from .m_shot_theory import m_star
-
-METHODS = ("1-shot", "m*-shot", "T-shot")
+from .m_shot_theory import method_m
+from .privacy import max_privacy_loss
+from .streams import Population
 
 
 def ramp_data(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> RandomActiveSets:
@@ -20,29 +23,85 @@ def ramp_data(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> Rando
     return RandomActiveSets(linear_ramp_counts(n_users, n_rounds, rng=rng), n_users)
 
 
-def method_m(method: str, epsilon: float, n_rounds: int) -> int:
-    """The m of a named method: 1-shot → 1, m*-shot → m* of Eq. (7), T-shot → T."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
-    return {"1-shot": 1, "m*-shot": m_star(epsilon, n_rounds), "T-shot": n_rounds}[method]
+def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_runs: int) -> np.ndarray:
+    """Φ(Y_{:,t}) of ``n_runs`` independent runs of Algorithm 1 on ``data``, shape (n_runs, T)."""
+    ones = mech.sample_reported_ones(data, rng=check_rng(rng), n_trials=check_int("n_runs", n_runs, low=1))
+    return mech.estimate(ones, data.n_users)
 
 
 def f_measure_runs(mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_runs: int) -> np.ndarray:
     """The F-measure (Eq. 11) of ``n_runs`` independent runs of Algorithm 1 on ``data``."""
-    ones = mech.sample_reported_ones(data, rng=check_rng(rng), n_trials=check_int("n_runs", n_runs, low=1))
-    return detection_scores(data.fractions(), mech.estimate(ones, data.n_users), theta).f_measure
+    return detection_scores(data.fractions(), estimates(mech, data, rng=rng, n_runs=n_runs), theta).f_measure
 
 
 def max_error_runs(mech: MShotReporting, data, *, rng: np.random.Generator, n_runs: int) -> np.ndarray:
     """max_t |Φ(Y_{:,t}) − Φ0(V_{:,t})| of each of ``n_runs`` runs (the α of Definition 3.1)."""
-    ones = mech.sample_reported_ones(data, rng=check_rng(rng), n_trials=check_int("n_runs", n_runs, low=1))
-    return np.abs(mech.estimate(ones, data.n_users) - data.fractions()).max(axis=1)
+    return np.abs(estimates(mech, data, rng=rng, n_runs=n_runs) - data.fractions()).max(axis=1)
+
+
+@dataclass(frozen=True)
+class UnbiasednessCheck:
+    """Per-round z-scores of the mean estimate and ratios of sample to exact variance."""
+
+    z: np.ndarray  # (mean Φ − Φ0)/√(Var Φ / n_runs), ≈ N(0, 1) per round if unbiased with that variance
+    variance_ratio: np.ndarray  # sample variance / exact variance, ≈ 1 ± √(2/n_runs)
+
+
+def unbiasedness_check(mech: MShotReporting, data, *, rng: np.random.Generator, n_runs: int) -> UnbiasednessCheck:
+    """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round."""
+    est = estimates(mech, data, rng=rng, n_runs=n_runs)
+    truth = data.fractions()
+    var = mech.estimate_variance(truth, data.n_users)
+    return UnbiasednessCheck((est.mean(axis=0) - truth) / np.sqrt(var / n_runs), est.var(axis=0, ddof=1) / var)
+
+
+def sequence_privacy_losses(epsilon: float, rounds, dummy_probs) -> dict:
+    """Exact privacy loss of the whole report sequence for every (T, m, r), m = 1..T (Theorem 4)."""
+    return {(int(T), m, float(r)): max_privacy_loss(MShotReporting(epsilon, int(T), m, float(r)).sequence_output_table())
+            for T in rounds for m in range(1, int(T) + 1) for r in dummy_probs}
 
 
 def f_measure_vs_m(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
     """Experiment 1 (Fig. 2a–c): F-measures of shape (len(ms), n_runs), r = 0, one shuffled ramp."""
     data = ramp_data(n_users, n_rounds, rng=rng)
     return np.array([f_measure_runs(MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng=rng, n_runs=n_runs) for m in ms])
+
+
+@dataclass(frozen=True)
+class PeakWindow:
+    """Where the mean F-measure peaks within a window of m, and which m are statistically tied."""
+
+    ms: np.ndarray  # the window
+    mean: np.ndarray  # mean F per m
+    se: np.ndarray  # its standard error
+    best_m: int  # argmax of the mean
+    best_sd: float  # run-to-run standard deviation of F at best_m
+    tied: np.ndarray  # the m whose mean is within 2 SE (of the difference) of the best
+
+
+def peak_window(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_runs: int, rng: np.random.Generator) -> PeakWindow:
+    """Rerun Experiment 1 on a window of m with ``n_runs`` runs each and locate the peak of the mean F."""
+    ms = np.asarray(ms)
+    f = f_measure_vs_m(epsilon, n_rounds, ms, n_users=n_users, theta=theta, n_runs=n_runs, rng=rng)
+    mean, se = f.mean(axis=1), f.std(axis=1, ddof=1) / math.sqrt(n_runs)
+    best = int(mean.argmax())
+    tied = ms[mean >= mean[best] - 2 * np.hypot(se, se[best])]
+    return PeakWindow(ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied)
+
+
+def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta: float, n_runs: int,
+                   rng: np.random.Generator) -> tuple[float, float, float]:
+    """Mean F under a fixed nested V and under random active sets with the same k_t, and their gap in SE.
+
+    ``n_runs`` ≥ 2 runs per model (the SE needs a spread).
+    """
+    n_runs = check_int("n_runs", n_runs, low=2)
+    f_fixed = f_measure_runs(mech, Population.nested(ones_per_round, n_users), theta, rng=rng, n_runs=n_runs)
+    f_random = f_measure_runs(mech, RandomActiveSets(ones_per_round, n_users), theta, rng=rng, n_runs=n_runs)
+    gap = float(f_fixed.mean() - f_random.mean())
+    se = math.hypot(f_fixed.std(ddof=1), f_random.std(ddof=1)) / math.sqrt(n_runs)
+    z = gap / se if se > 0 else (0.0 if gap == 0 else math.copysign(math.inf, gap))  # noise-free runs: no spread
+    return float(f_fixed.mean()), float(f_random.mean()), z
 
 
 def f_measure_vs_rounds(epsilon: float, rounds, method: str, *, n_users: int, theta: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
@@ -63,3 +122,11 @@ def max_error_vs_rounds(scale: float, b: float, rounds, method: str, *, n_users:
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
         out.append(max_error_runs(mech, ramp_data(n_users, int(T), rng=rng), rng=rng, n_runs=n_runs))
     return np.array(out)
+
+
+def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
+    """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` at the first T (Theorem 9 with the max over T)."""
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    t = check_real_array("rounds", rounds, low=beta / 2)
+    shape = t**exponent * np.sqrt(np.log(2 * t / beta))
+    return first_value * shape / shape[0]

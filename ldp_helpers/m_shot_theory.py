@@ -20,10 +20,11 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ._validation import _fail, check_epsilon, check_int, check_probability, check_real
+from ._validation import Described, check_epsilon, check_int, check_probability, check_real, check_real_array, fail
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
 RATE_EXPONENTS = {"1-shot": lambda b: 0.5, "m*-shot": lambda b: (1 - b) / 2, "T-shot": lambda b: 1 - b}
+METHODS = tuple(RATE_EXPONENTS)  # ("1-shot", "m*-shot", "T-shot")
 
 
 def _check_setting(m, r, epsilon, n_rounds):
@@ -34,29 +35,76 @@ def _check_setting(m, r, epsilon, n_rounds):
     return m, r, epsilon, n_rounds
 
 
+def _round_channel(u, share, r):
+    """p, q and p − q of §4.1's averaged report at u = ε/m, share = m/T, dummy probability r.
+
+    The one derivation behind f, g and condition (1), written with w = e^{−u} (keep = 1/(1 + w),
+    flip = w·keep, p − q = share·(1 − w)·keep), so nothing overflows at large ε/m; it equals
+    ``MShotReporting(...).round_channel`` wherever that exists (tested).
+    """
+    u = np.asarray(u, dtype=float)
+    w = np.exp(-u)
+    keep = 1.0 / (1.0 + w)
+    dummy = (1.0 - share) * r
+    return share * keep + dummy, share * w * keep + dummy, share * -np.expm1(-u) * keep
+
+
+def _f(x, share, r):
+    """f = (T/ε)(p − q)²/p (appendix 1) at x = m/ε, share = m/T: x/share · (p − q)²/p."""
+    p, _, gap = _round_channel(1.0 / x, share, r)
+    return x / share * gap**2 / p
+
+
 def f_mr(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
     """f(m, r) of Theorem 5 (larger is better: it multiplies the exponent of bound (2)).
 
-    ``f = (m/ε)(e^{ε/m} − 1)² / (e^{ε/m}(e^{ε/m} + 1) + (e^{ε/m} + 1)²(T/m − 1) r)``.
+    ``f = (m/ε)(e^{ε/m} − 1)² / (e^{ε/m}(e^{ε/m} + 1) + (e^{ε/m} + 1)²(T/m − 1) r)``, evaluated as
+    (T/ε)(p − q)²/p from the round channel (no overflow at large ε/m).
 
     References
     ----------
     m-shot seed (002), Theorem 5; appendix 1 derives it as (T/ε)(p − q)²/p.
     """
     m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
-    u = epsilon / m
-    # divide numerator and denominator by e^{2u}: stable for large ε/m
-    em = math.exp(-u)
-    num = (-math.expm1(-u)) ** 2
-    den = (1 + em) + (1 + em) ** 2 * (T / m - 1) * r
-    return (m / epsilon) * num / den
+    return float(_f(m / epsilon, m / T, r))
 
 
 def alpha_condition(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
-    """The right-hand side of condition (1): bound (2) holds for α below it."""
+    """The right-hand side of condition (1), q/(p − q): bound (2) holds for α below it.
+
+    ``(1 + (e^{ε/m} + 1)(T/m − 1) r)/(e^{ε/m} − 1)``, evaluated as q/(p − q) of the round channel
+    (e^{−ε/m} form: at ε/m ≳ 745 with r = 0 it is 0.0, and every α is refused).
+
+    References
+    ----------
+    m-shot seed (002), Theorem 5, condition (1); appendix 1 (Chernoff's δ < 1 at Φ0 = 0).
+    """
     m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
-    u = epsilon / m
-    return (1 + (math.exp(u) + 1) * (T / m - 1) * r) / math.expm1(u)
+    _, q, gap = _round_channel(epsilon / m, m / T, r)
+    return float(q / gap)
+
+
+def method_m(method: str, epsilon: float, n_rounds: int) -> int:
+    """The m of a named method: "1-shot" → 1, "m*-shot" → m* of Eq. (7), "T-shot" → T."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+    T = check_int("n_rounds", n_rounds, low=1)
+    return {"1-shot": 1, "m*-shot": m_star(epsilon, T), "T-shot": T}[method]
+
+
+def method_assumption(method: str, *, epsilon: float, n_rounds: int) -> float:
+    """The bound α must stay below in Theorem 6 ("1-shot"), 8 ("m*-shot") or 7 ("T-shot").
+
+    Read as condition (1) at r = 0 and the method's m: ``α < 1/(e^{ε/m} − 1)``.  The paper prints
+    1/(e^{ε+1}) (Thm 6), 1/(e^{ε/T+1}) (Thm 7) and 1/(e^{ε/m*−1}) (Thm 8); all three proofs only
+    apply Theorem 5 with r = 0, whose condition (1) is 1/(e^{ε/m} − 1) — Theorem 8's sign.
+    (1/(e^{ε/m} + 1) would be a stronger assumption than the proofs use.)
+
+    References
+    ----------
+    m-shot seed (002), Theorems 5–8 and appendix 2–4.
+    """
+    return alpha_condition(method_m(method, epsilon, n_rounds), 0.0, epsilon=epsilon, n_rounds=n_rounds)
 
 
 def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
@@ -65,7 +113,7 @@ def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds:
     n_users = check_int("n_users", n_users, low=1)
     limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
     if alpha >= limit:
-        _fail("alpha", alpha, f"in (0, {limit:.6g}) (condition (1) of Theorem 5 at m={m}, r={r:g}, epsilon={epsilon:g})")
+        fail("alpha", alpha, f"in (0, {limit:.6g}) (condition (1) of Theorem 5 at m={m}, r={r:g}, epsilon={epsilon:g})")
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     return 2 * n_rounds * math.exp(-f * epsilon * n_users * alpha**2 / (3 * n_rounds))
 
@@ -101,10 +149,26 @@ def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int,
     return alpha
 
 
+def min_users_for_condition(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int) -> int:
+    """The smallest N at which :func:`alpha_at_beta` satisfies condition (1), i.e. bound (2) certifies.
+
+    ``N > 3T log(2T/β) / (f ε c²)`` with c the bound of condition (1).  Raises ValueError when c
+    underflows to 0 (no N suffices in double precision).
+    """
+    beta = check_real("beta", beta, low=0.0, high=1.0)
+    limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    if limit == 0.0:
+        fail("epsilon", epsilon, f"small enough that condition (1) (alpha < 1/(e^(epsilon/m) - 1) at m={m}) is not 0 in double precision")
+    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    needed = 3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon * limit**2)
+    return math.floor(needed) + 1
+
+
 def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> float:
     """Appendix 3's explicit T-shot α: √(3(T/ε + 1 + (e/2)ε/T)(2T/ε + 1 + (e/2)ε/T) log(2T/β)/N).
 
-    Requires ε/T < 1 (Theorem 7's assumption, used by e^x ≤ 1 + x + (e/2)x² on [0, 1]).
+    Requires Theorem 7's assumptions: ε/T < 1 (used by e^x ≤ 1 + x + (e/2)x² on [0, 1]) and
+    α_T below :func:`method_assumption` for "T-shot" (condition (1) at m = T, r = 0).
 
     References
     ----------
@@ -113,28 +177,31 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
     epsilon = check_epsilon(epsilon)
     T = check_int("n_rounds", n_rounds, low=1)
     if epsilon / T >= 1:
-        _fail("epsilon", epsilon, f"below n_rounds = {T} (Theorem 7 assumes epsilon/T < 1)")
+        fail("epsilon", epsilon, f"below n_rounds = {T} (Theorem 7 assumes epsilon/T < 1)")
     beta = check_real("beta", beta, low=0.0, high=1.0)
     n_users = check_int("n_users", n_users, low=1)
     x, c = epsilon / T, math.e / 2
-    return math.sqrt(3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * math.log(2 * T / beta) / n_users)
+    alpha = math.sqrt(3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * math.log(2 * T / beta) / n_users)
+    limit = method_assumption("T-shot", epsilon=epsilon, n_rounds=T)
+    if alpha >= limit:
+        raise ValueError(
+            f"alpha_T = {alpha:.6g} from beta={beta:g}, N={n_users} violates Theorem 7's assumption "
+            f"alpha_T < 1/(e^(epsilon/T) - 1) = {limit:.6g}; increase n_users"
+        )
+    return alpha
 
 
 def g(x):
     """``g(x) = x (e^{1/x} − 1)² / (e^{1/x}(e^{1/x} + 1)) = f(m, 0)`` at x = m/ε (x > 0).
 
-    Evaluated as ``x (1 − e^{−1/x})² / (1 + e^{−1/x})`` (no overflow at small x).
+    The same expression as :func:`f_mr` (r = 0), evaluated as ``x (1 − e^{−1/x})² / (1 + e^{−1/x})``.
 
     References
     ----------
     m-shot seed (002), §4.3, the definition of g and Figure 1.
     """
-    arr = np.asarray(x, dtype=float)
-    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        bad = arr[~(np.isfinite(arr) & (arr > 0))] if arr.size else arr
-        _fail("x", bad.flat[0].item() if bad.size else "an empty array", "finite and > 0 (x = m/epsilon)")
-    emu = np.exp(-1 / arr)
-    out = arr * np.expm1(-1 / arr) ** 2 / (1 + emu)
+    arr = check_real_array("x (m/epsilon)", x, low=0.0)
+    out = _f(arr, 1.0, 0.0)
     return float(out) if np.ndim(x) == 0 else out
 
 
@@ -195,10 +262,38 @@ def rate_exponent(method: str, b: float) -> float:
 def alpha_for_method(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> float:
     """Certified α of Theorem 6 ("1-shot"), Theorem 8 ("m*-shot") or Theorem 7 ("T-shot").
 
-    All three are bound (2) solved at m = 1, m* (Eq. 7) or T, under condition (1) (r = 0);
-    see :func:`alpha_bound` for the errors raised outside it.
+    All three are bound (2) solved at m = :func:`method_m`, under condition (1) at r = 0 (the
+    reading of :func:`method_assumption`); see :func:`alpha_bound` for the errors raised outside it.
     """
-    if method not in RATE_EXPONENTS:
-        raise ValueError(f"method must be one of {sorted(RATE_EXPONENTS)}; got {method!r}")
-    m = {"1-shot": 1, "m*-shot": m_star(epsilon, n_rounds), "T-shot": int(n_rounds)}[method]
+    m = method_m(method, epsilon, n_rounds)
     return alpha_bound(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
+
+
+def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> tuple[int, float, float]:
+    """(m, α at which bound (2) equals β, the assumption's bound on α) for a named method.
+
+    Unlike :func:`alpha_for_method` it does not refuse a vacuous setting: it shows how far off it is.
+    """
+    m = method_m(method, epsilon, n_rounds)
+    alpha = alpha_at_beta(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
+    return m, alpha, method_assumption(method, epsilon=epsilon, n_rounds=n_rounds)
+
+
+def m_star_table(epsilons, rounds) -> tuple[np.ndarray, np.ndarray]:
+    """m* by Eq. (7) and by brute force over m ∈ [T], each of shape (len(rounds), len(epsilons))."""
+    eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    ts = [check_int("n_rounds", int(t), low=1) for t in np.asarray(rounds).ravel()]
+    eq7 = np.array([[m_star(e, t) for e in eps] for t in ts])
+    brute = np.array([[m_star_brute_force(e, t) for e in eps] for t in ts])
+    return eq7, brute
+
+
+def f_decreasing_in_r(rs, *, epsilon: float, n_rounds: int) -> np.ndarray:
+    """For m = 1..T: whether f(m, r) strictly decreases along the increasing grid ``rs`` (Eq. 4, r* = 0)."""
+    epsilon = check_epsilon(epsilon)
+    T = check_int("n_rounds", n_rounds, low=1)
+    rs = check_real_array("rs", rs, low=0.0, high=1.0, low_open=False, high_open=False)
+    if rs.ndim != 1 or rs.size < 2 or np.any(np.diff(rs) <= 0):
+        fail("rs", Described(f"an array of shape {rs.shape}"), "an increasing 1-D grid of at least 2 values in [0, 1]")
+    m = np.arange(1, T + 1)[:, None]
+    return np.all(np.diff(_f(m / epsilon, m / T, rs[None, :]), axis=1) < 0, axis=1)

@@ -4,11 +4,23 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from ldp_helpers.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
-from ldp_helpers.m_shot_experiments import METHODS, f_measure_vs_m, f_measure_vs_rounds, max_error_vs_rounds, method_m
+from ldp_helpers.m_shot_experiments import (
+    data_model_gap,
+    f_measure_runs,
+    f_measure_vs_m,
+    f_measure_vs_rounds,
+    max_error_vs_rounds,
+    peak_window,
+    ramp_data,
+    rate_guide,
+    sequence_privacy_losses,
+    unbiasedness_check,
+)
 from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.pure import support_count_pmf
+from ldp_helpers.randomized_response import q_bin_probabilities
 from ldp_helpers.streams import Population
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
@@ -22,6 +34,7 @@ def test_round_channel_is_section_4_1(epsilon, T, m, r):
     e = math.exp(epsilon / m)
     assert mech.round_channel.p == pytest.approx(m / T * e / (e + 1) + (1 - m / T) * r, rel=1e-14)
     assert mech.round_channel.q == pytest.approx(m / T / (e + 1) + (1 - m / T) * r, rel=1e-14)
+    assert mech.q_bin_probs == q_bin_probabilities(epsilon / m)  # the one shared Q_Bin derivation
 
 
 def test_large_budget_per_round_is_supported():
@@ -47,7 +60,7 @@ def test_estimator_is_exactly_unbiased_theorem_3(r):
     mech = MShotReporting(4.0, 8, 3, r)
     n, k = 30, 11
     ch = mech.round_channel
-    pmf = np.convolve(stats.binom.pmf(np.arange(k + 1), k, ch.p), stats.binom.pmf(np.arange(n - k + 1), n - k, ch.q))
+    pmf = support_count_pmf(k, n, ch.p, ch.q)
     est = mech.estimate(np.arange(n + 1), n)
     mean = np.sum(pmf * est)
     assert mean == pytest.approx(k / n, abs=1e-12)
@@ -141,6 +154,38 @@ def test_inputs_are_validated(rng):
         detection_scores([0.1, 0.2], [[0.9, 0.9]], 0.8)
     with pytest.raises(ValueError, match="n_rounds must be at most 8"):
         MShotReporting(1.0, 9, 2).sequence_output_table()
+    with pytest.raises(ValueError, match="ones_per_round must be a 1-D array"):
+        RandomActiveSets(np.array([[1, 2], [3, 4]]), 5)
+    with pytest.raises(ValueError, match="ones_per_round must be an array of integers"):
+        RandomActiveSets(np.array([1.5, 2.0]), 5)
+
+
+@pytest.mark.parametrize("ones", [50, -1, [3, 11], [2.5, 3]])
+def test_estimate_refuses_counts_outside_0_n(ones):
+    """Σ_n y_{n,t} is an integer in [0, N]: 50 reported 1s from 10 users is an error, not Φ = 31.9."""
+    with pytest.raises(ValueError, match="reported_ones must be"):
+        MShotReporting(2.0, 5, 2).estimate(ones, 10)
+
+
+def test_detection_scores_refuse_non_finite_or_out_of_range_inputs():
+    """A NaN true fraction is not silently 'not heavy'; NaN estimates and fractions > 1 are refused."""
+    with pytest.raises(ValueError, match=r"true_fractions must be finite values in \[0, 1\]; got an array containing nan"):
+        detection_scores([0.9, math.nan], [[0.9, 0.9]], 0.8)
+    with pytest.raises(ValueError, match=r"true_fractions must be finite values in \[0, 1\]"):
+        detection_scores([0.9, 1.5], [[0.9, 0.9]], 0.8)
+    with pytest.raises(ValueError, match="estimates must be finite"):
+        detection_scores([0.9, 0.1], [[math.nan, 0.9]], 0.8)
+    with pytest.raises(ValueError, match="true_fractions must be a 1-D array"):
+        detection_scores([[0.9, 0.1]], [[0.9, 0.9]], 0.8)
+
+
+def test_exact_tables_need_a_randomizing_q_bin():
+    """ε/m > 36.7: Q_Bin's table rounds to 0/1, so the exact sequence table and the reference refuse it."""
+    mech = MShotReporting(200.0, 4, 1)
+    with pytest.raises(ValueError, match="epsilon must be below about 36.7"):
+        mech.sequence_output_table()
+    with pytest.raises(ValueError, match="epsilon must be below about 36.7"):
+        mech.reference_reports(np.zeros((3, 4), dtype=int), rng=np.random.default_rng(0))
 
 
 # ---------------------------------------------------------------- statistical
@@ -233,13 +278,6 @@ def test_unbiased_with_exact_variance_by_simulation(rng, data_kind):
 # ---------------------------------------------------------------- experiment drivers
 
 
-def test_method_m_names_the_special_cases():
-    """1-shot → 1, T-shot → T, m*-shot → Eq. (7); unknown names are refused."""
-    assert [method_m(name, 10.0, 100) for name in METHODS] == [1, 6, 100]
-    with pytest.raises(ValueError, match="method must be one of"):
-        method_m("2-shot", 10.0, 100)
-
-
 def test_noise_free_limit_detects_perfectly(rng):
     """With ε/m = 35 and m = T the estimates are exact: F = 1 and max error ≈ 0 in every run."""
     f = f_measure_vs_rounds(3500.0, [100], "T-shot", n_users=1000, theta=0.8, n_runs=5, rng=rng)
@@ -253,3 +291,72 @@ def test_f_measure_vs_m_shape_and_range(rng):
     a = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_runs=7, rng=np.random.default_rng(2))
     b = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_runs=7, rng=np.random.default_rng(2))
     assert a.shape == (3, 7) and np.all((a >= 0) & (a <= 1)) and np.array_equal(a, b)
+
+
+def test_f_measure_vs_m_rows_are_runs_at_their_own_m():
+    """Row i is exactly f_measure_runs at m = ms[i] on the one shuffled ramp, in order."""
+    ms = [1, 5, 20]
+    rows = f_measure_vs_m(3.0, 20, ms, n_users=500, theta=0.8, n_runs=6, rng=np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    data = ramp_data(500, 20, rng=rng)
+    for row, m in zip(rows, ms):
+        assert np.array_equal(row, f_measure_runs(MShotReporting(3.0, 20, m), data, 0.8, rng=rng, n_runs=6))
+
+
+@pytest.mark.statistical
+def test_f_measure_vs_m_orders_m_by_their_noise(rng):
+    """At ε = 1, T = 20, N = 5000, 1-shot (Var Φ ≈ 0.02 at Φ0 = θ) beats T-shot (≈ 0.05) by many SE."""
+    f = f_measure_vs_m(1.0, 20, [1, 20], n_users=5000, theta=0.8, n_runs=200, rng=rng)
+    assert MShotReporting(1.0, 20, 1).estimate_variance(0.8, 5000) < MShotReporting(1.0, 20, 20).estimate_variance(0.8, 5000) / 2
+    gap, se = f[0].mean() - f[1].mean(), math.hypot(*f.std(axis=1, ddof=1)) / math.sqrt(200)
+    assert gap > 6 * se  # a driver that reused one m for both rows would give gap ≈ 0 ± se
+
+
+@pytest.mark.statistical
+def test_unbiasedness_check_flags_a_biased_estimator(rng):
+    """Correct estimator: z ≈ N(0, 1), variance ratio ≈ 1; dropping the −Nq correction is caught."""
+    data = RandomActiveSets(np.array([0, 150, 400, 1000, 777]), 1000)
+    mech = MShotReporting(3.0, 5, 2, 0.2)
+    check = unbiasedness_check(mech, data, rng=rng, n_runs=4000)
+    assert np.all(np.abs(check.z) < 4.5) and np.all(np.abs(check.variance_ratio - 1) < 5 * math.sqrt(2 / 4000))
+    biased = MShotReporting(3.0, 5, 2, 0.25)  # estimates with the wrong r: shifted by a constant
+    ones = mech.sample_reported_ones(data, rng=rng, n_trials=4000)
+    z = (biased.estimate(ones, 1000).mean(axis=0) - data.fractions()) / np.sqrt(mech.estimate_variance(data.fractions(), 1000) / 4000)
+    assert np.all(np.abs(z) > 10)
+
+
+def test_sequence_privacy_losses_cover_every_setting():
+    """One exact loss per (T, m, r), m = 1..T, each equal to ε (Theorem 4)."""
+    losses = sequence_privacy_losses(1.5, [2, 3], [0.0, 0.5])
+    assert sorted(losses) == sorted((T, m, r) for T in (2, 3) for m in range(1, T + 1) for r in (0.0, 0.5))
+    assert np.allclose(list(losses.values()), 1.5, rtol=1e-9)
+
+
+def test_peak_window_locates_the_argmax_and_its_ties():
+    """best_m is the argmax of the window's means; it is always among the tied m; ties are within 2 SE."""
+    w = peak_window(1.0, 20, [1, 2, 20], n_users=5000, theta=0.8, n_runs=40, rng=np.random.default_rng(5))
+    assert w.best_m == w.ms[w.mean.argmax()] and w.best_m in w.tied and 20 not in w.tied
+    best = w.mean.argmax()
+    assert np.all(w.mean[np.isin(w.ms, w.tied)] >= w.mean[best] - 2 * np.hypot(w.se[np.isin(w.ms, w.tied)], w.se[best]))
+
+
+def test_data_model_gap_is_zero_when_noise_free(rng):
+    """With ε/m = 35 both data models give F = 1 in every run: equal means, a gap of 0 SE (no 0/0)."""
+    counts = linear_ramp_counts(200, 10, rng=rng)
+    assert data_model_gap(MShotReporting(350.0, 10, 10), counts, 200, theta=0.8, n_runs=20, rng=rng) == (1.0, 1.0, 0.0)
+
+
+@pytest.mark.statistical
+def test_data_model_gap_is_small_in_se_for_the_same_counts(rng):
+    """Fixed V vs random active sets differ only at O(1/N) in the F law: |gap| stays within a few SE."""
+    counts = linear_ramp_counts(2000, 20, rng=rng)
+    fixed, random, z = data_model_gap(MShotReporting(2.0, 20, 1), counts, 2000, theta=0.8, n_runs=400, rng=rng)
+    assert 0 < fixed < 1 and 0 < random < 1 and abs(z) < 4
+
+
+def test_rate_guide_is_the_theorem_9_shape():
+    """The guide passes through the first value and scales as T^e √log(2T/β)."""
+    t = np.array([100.0, 200.0, 400.0])
+    guide = rate_guide(t, 0.3, 0.5, 0.05)
+    assert guide[0] == pytest.approx(0.3)
+    assert guide[2] / guide[1] == pytest.approx(math.sqrt(2) * math.sqrt(math.log(16000) / math.log(8000)), rel=1e-12)

@@ -7,17 +7,25 @@ import pytest
 
 from ldp_helpers.m_shot import MShotReporting
 from ldp_helpers.m_shot_theory import (
+    METHODS,
+    alpha_at_beta,
     alpha_bound,
-    alpha_for_method,
     alpha_condition,
+    alpha_for_method,
     alpha_t_shot_closed_form,
+    alpha_vs_assumption,
     c_star,
     deviation_bound,
+    f_decreasing_in_r,
     f_mr,
     g,
     m_star,
     m_star_brute_force,
     m_star_regime,
+    m_star_table,
+    method_assumption,
+    method_m,
+    min_users_for_condition,
     rate_exponent,
 )
 
@@ -64,8 +72,10 @@ def test_g_is_stable_at_the_ends():
     """g(x) ≈ x as x → 0 and ≈ 1/(2x) as x → ∞, without overflow."""
     assert g(1e-3) == pytest.approx(1e-3, rel=1e-6)
     assert g(1e6) == pytest.approx(0.5e-6, rel=1e-5)
-    with pytest.raises(ValueError, match="x must be finite and > 0"):
+    with pytest.raises(ValueError, match=r"x \(m/epsilon\) must be finite values in \(0, inf\); got an array containing 0.0"):
         g(np.array([0.5, 0.0]))
+    with pytest.raises(ValueError, match=r"x \(m/epsilon\) must be a non-empty array of real numbers; got an empty array$"):
+        g(np.array([]))  # the description is shown as is, not quoted
 
 
 def test_m_star_eq7_agrees_with_brute_force():
@@ -123,7 +133,7 @@ def test_theorem_9_rates_from_bound_2(method, b):
     alphas = []
     for T in Ts:
         epsilon = 2.0 * T**b  # 2·T^b: keeps 1-shot at ε = 2 > 1/c* and T-shot below ε/T = 1
-        m = {"1-shot": 1, "T-shot": int(T), "m*-shot": m_star(epsilon, int(T))}[method]
+        m = method_m(method, epsilon, int(T))
         alphas.append(alpha_bound(0.05, m=m, r=0.0, epsilon=epsilon, n_rounds=int(T), n_users=10**15) / math.sqrt(math.log(2 * T / 0.05)))
     slope = np.polyfit(np.log(Ts), np.log(alphas), 1)[0]
     assert slope == pytest.approx(rate_exponent(method, b), abs=0.02)
@@ -137,3 +147,68 @@ def test_m_star_shot_is_never_worse_than_1_shot_or_t_shot():
     assert alpha_for_method("m*-shot", 0.05, epsilon=400.0, n_rounds=200, n_users=10**9) < alpha_for_method("T-shot", 0.05, epsilon=400.0, n_rounds=200, n_users=10**9) * (1 + 1e-12)
     with pytest.raises(ValueError, match="violates condition"):  # Theorem 6's assumption fails as ε grows
         alpha_for_method("1-shot", 0.05, epsilon=100.0, n_rounds=200, n_users=10**9)
+
+
+def test_method_m_names_the_special_cases():
+    """1-shot → 1, T-shot → T, m*-shot → Eq. (7); unknown names are refused."""
+    assert [method_m(name, 10.0, 100) for name in METHODS] == [1, 6, 100]
+    with pytest.raises(ValueError, match="method must be one of"):
+        method_m("2-shot", 10.0, 100)
+    with pytest.raises(ValueError, match="method must be one of"):
+        alpha_for_method("2-shot", 0.05, epsilon=1.0, n_rounds=10, n_users=10)
+
+
+@pytest.mark.parametrize("epsilon", [745.0, 1000.0, 1e6])
+def test_huge_budget_per_round_does_not_overflow(epsilon):
+    """ε/m beyond exp's range: condition (1) is 0 (every α refused with a ValueError), f stays finite."""
+    assert alpha_condition(1, 0.0, epsilon=epsilon, n_rounds=10) == 0.0
+    assert f_mr(1, 0.0, epsilon=epsilon, n_rounds=10) == pytest.approx(1 / epsilon, rel=1e-12)
+    assert alpha_condition(1, 0.5, epsilon=epsilon, n_rounds=10) == pytest.approx(9 * 0.5, rel=1e-12)
+    with pytest.raises(ValueError, match=r"alpha must be in \(0, 0\)"):
+        deviation_bound(0.01, m=1, r=0.0, epsilon=epsilon, n_rounds=10, n_users=100)
+    with pytest.raises(ValueError, match="violates condition"):
+        alpha_bound(0.05, m=1, r=0.0, epsilon=epsilon, n_rounds=10, n_users=100)
+    with pytest.raises(ValueError, match="epsilon must be small enough"):
+        min_users_for_condition(0.05, m=1, r=0.0, epsilon=epsilon, n_rounds=10)
+
+
+def test_theorem_6_to_8_assumption_is_condition_1_at_r0():
+    """The assumption of Theorems 6–8 is 1/(e^{ε/m} − 1) (Theorem 5 at r = 0), not 1/(e^{ε/m} + 1)."""
+    for method in METHODS:
+        m = method_m(method, 10.0, 100)
+        assert method_assumption(method, epsilon=10.0, n_rounds=100) == pytest.approx(1 / math.expm1(10.0 / m), rel=1e-12)
+    # alpha_for_method certifies α between the two readings: the "+1" reading would refuse it
+    alpha = alpha_for_method("1-shot", 0.05, epsilon=1.0, n_rounds=10, n_users=2000)
+    assert 1 / (math.e + 1) < alpha < 1 / (math.e - 1)
+    assert alpha_vs_assumption("1-shot", 0.05, epsilon=1.0, n_rounds=10, n_users=2000) == (1, alpha, method_assumption("1-shot", epsilon=1.0, n_rounds=10))
+
+
+def test_t_shot_closed_form_checks_theorem_7_alpha_condition():
+    """α_T ≥ 1/(e^{ε/T} − 1) is refused (N too small), even though ε/T < 1 holds."""
+    with pytest.raises(ValueError, match="violates Theorem 7's assumption"):
+        alpha_t_shot_closed_form(0.05, epsilon=0.5, n_rounds=10, n_users=10)
+    assert alpha_t_shot_closed_form(0.05, epsilon=0.5, n_rounds=10, n_users=10**4) < method_assumption("T-shot", epsilon=0.5, n_rounds=10)
+
+
+@pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 100, 1, 0.0), (10.0, 100, 6, 0.0), (31.6, 1000, 1, 0.0), (3.0, 20, 7, 0.3)])
+def test_min_users_for_condition_is_the_threshold(epsilon, T, m, r):
+    """At the returned N bound (2)'s α satisfies condition (1); at N − 1 it does not."""
+    n = min_users_for_condition(0.05, m=m, r=r, epsilon=epsilon, n_rounds=T)
+    limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=T)
+    kw = dict(m=m, r=r, epsilon=epsilon, n_rounds=T)
+    assert alpha_at_beta(0.05, n_users=n, **kw) < limit * (1 + 1e-12)
+    if n > 1:
+        assert alpha_at_beta(0.05, n_users=n - 1, **kw) >= limit * (1 - 1e-12)
+
+
+def test_m_star_table_and_f_decreasing_in_r():
+    """The grid helpers agree with their scalar definitions."""
+    eq7, brute = m_star_table([1.0, 10.0, 200.0], [10, 100])
+    assert eq7.tolist() == [[m_star(e, t) for e in (1.0, 10.0, 200.0)] for t in (10, 100)]
+    assert brute.tolist() == [[m_star_brute_force(e, t) for e in (1.0, 10.0, 200.0)] for t in (10, 100)]
+    rs = np.linspace(0, 1, 11)
+    dec = f_decreasing_in_r(rs, epsilon=4.0, n_rounds=20)
+    expected = [bool(np.all(np.diff([f_mr(m, r, epsilon=4.0, n_rounds=20) for r in rs]) < 0)) for m in range(1, 21)]
+    assert dec.tolist() == expected and dec[:-1].all() and not dec[-1]
+    with pytest.raises(ValueError, match="rs must be an increasing"):
+        f_decreasing_in_r([0.5, 0.1], epsilon=4.0, n_rounds=20)
