@@ -27,8 +27,17 @@ def base256_digits(prob: float) -> list[int]:
     return digits
 
 
-def _random_bytes(rng: np.random.Generator, size: int) -> np.ndarray:
-    return np.frombuffer(rng.bytes(size), dtype=np.uint8)
+def random_bytes(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``rng.bytes(size)`` as a uint8 array, byte for byte, without its two copies.
+
+    ``Generator.bytes`` is defined as the little-endian bytes of
+    ``integers(0, 2**32, size=ceil(size/4), dtype=uint32)``, truncated (tested): drawing those
+    words and viewing them keeps every stream identical and is about 4x faster.
+    """
+    if size == 0:  # Generator.bytes(0) still advances the state its own way: defer to it
+        return np.frombuffer(rng.bytes(0), dtype=np.uint8)
+    words = rng.integers(0, 2**32, size=-(-size // 4), dtype=np.uint32).astype("<u4", copy=False)
+    return words.view(np.uint8)[:size]
 
 
 def bernoulli_bits(size: int, prob: float, *, rng: np.random.Generator, out=None) -> np.ndarray:
@@ -40,13 +49,13 @@ def bernoulli_bits(size: int, prob: float, *, rng: np.random.Generator, out=None
         out = np.empty(size, dtype=bool)
     elif not isinstance(out, np.ndarray) or out.dtype != bool or out.shape != (size,):
         raise ValueError(f"out must be a bool numpy array of shape ({size},); got {type(out).__name__} {np.shape(out)}")
-    first = _random_bytes(rng, size)
+    first = random_bytes(rng, size)
     np.less(first, digits[0], out=out)
     undecided = np.flatnonzero(first == digits[0])
     for digit in digits[1:]:
         if undecided.size == 0:
             break
-        following = _random_bytes(rng, undecided.size)
+        following = random_bytes(rng, undecided.size)
         out[undecided[following < digit]] = True
         undecided = undecided[following == digit]
     return out  # positions still tied have U ≥ prob: they stay False

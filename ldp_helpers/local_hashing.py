@@ -93,6 +93,14 @@ class LocalHashing(PureFrequencyOracle):
                 f"g/P); got g={self.g} (epsilon={self.epsilon:g}); use sample_support_counts"
             )
 
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report (a, b, y): 2·⌈log2 P⌉ for the hash plus ⌈log2 g⌉, whatever d ≤ P.
+
+        A hash family that separates d values needs at least log2 d bits of seed, hence O(log d).
+        """
+        return 2 * math.ceil(math.log2(HASH_PRIME)) + math.ceil(math.log2(self.g))
+
     def hash_values(self, a, b, x) -> np.ndarray:
         """h_{a,b}(x) = ((a·x + b) mod P) mod g (broadcast over a, b, x)."""
         return ((np.asarray(a, dtype=np.int64) * x + b) % HASH_PRIME) % self.g

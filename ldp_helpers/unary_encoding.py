@@ -43,6 +43,11 @@ _ROWS_PER_SUM = 4096  # rows summed in uint16 (< 65536) by support_counts
 class UnaryEncoding(PureFrequencyOracle):
     """Shared client and aggregator of SUE and OUE (subclasses fix p and q)."""
 
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report: one per domain value (O(d))."""
+        return self.d
+
     def output_table(self) -> np.ndarray:
         """The *per-bit* table: rows (bit of another value, bit of the true value), columns (0, 1).
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ldp_helpers.bernoulli import base256_digits, bernoulli_bits
+from ldp_helpers.bernoulli import random_bytes, base256_digits, bernoulli_bits
 from stat_checks import assert_mean_close
 
 
@@ -47,3 +47,11 @@ def test_rejects_bad_arguments(rng):
         bernoulli_bits(3, 0.5, rng=rng, out=np.empty(4, dtype=bool))
     with pytest.raises(ValueError, match=r"out must be a bool numpy array of shape \(3,\); got list"):
         bernoulli_bits(3, 0.5, rng=rng, out=[False] * 3)
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 4, 1001])
+def test_random_bytes_are_generator_bytes(size):
+    """The fast byte source reproduces Generator.bytes exactly (same stream, same state afterwards)."""
+    a, b = np.random.default_rng(7), np.random.default_rng(7)
+    assert random_bytes(a, size).tobytes() == b.bytes(size)
+    assert a.integers(0, 2**62) == b.integers(0, 2**62)

@@ -1,0 +1,81 @@
+"""Drivers of the tutorial notebook: composition, RR errors, variance studies, post-processing summary."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.grr import GRR
+from ldp_helpers.randomized_response import BinaryRR
+from ldp_helpers.tutorial_experiments import (composed_privacy_loss, ldp_noise_ratio, postprocessing_summary, power_law_counts,
+                                              random_baskets, rr_estimation_errors, uniform_variance_per_user, variance_study)
+from ldp_helpers.unary_encoding import OUE
+from stat_checks import assert_mean_close, assert_variance_close
+
+
+@pytest.mark.parametrize("epsilon, reports", [(1.0, 16), (2.0, 3), (0.3, 1)])
+def test_composed_loss_is_the_sum_for_q_bin(epsilon, reports):
+    """k independent Q_Bin(ε) reports lose exactly kε (sequential composition is tight here)."""
+    assert composed_privacy_loss(BinaryRR.from_epsilon(epsilon).output_table(), reports) == pytest.approx(reports * epsilon, rel=1e-9)
+
+
+def test_composed_loss_of_a_non_tight_mechanism():
+    """Two GRR(1) reports over d = 3 lose exactly 2 (both reports equal to the true value)."""
+    assert composed_privacy_loss(GRR(1.0, 3).output_table(), 2) == pytest.approx(2.0, rel=1e-9)
+    with pytest.raises(ValueError, match="reports"):
+        composed_privacy_loss(GRR(1.0, 3).output_table(), 0)
+
+
+@pytest.mark.statistical
+def test_rr_errors_have_mean_zero_and_the_exact_variance(rng):
+    """π̂ − π over 4000 surveys at each n: mean 0, variance fraction_variance(π, n)."""
+    rr = BinaryRR.from_epsilon(1.0)
+    errors = rr_estimation_errors(rr, 0.3, [100, 10_000], repetitions=4000, rng=rng)
+    for row, n in zip(errors, (100, 10_000)):
+        assert_mean_close(row, 0.0, rr.fraction_variance(0.3, n))
+        assert_variance_close(row, rr.fraction_variance(0.3, n))
+
+
+@pytest.mark.statistical
+def test_variance_study_and_uniform_variances(rng):
+    """Simulated variances are within 5 SE of the exact ones; the exact uniform curve is count_variance/n."""
+    counts = np.array([300, 100, 100, 500])
+    study = variance_study({"OUE": OUE}, [1.0, 3.0], 4, counts, 0, repetitions=4000, rng=rng)
+    simulated, exact, approx = study["OUE"]
+    for s, e in zip(simulated, exact):
+        assert abs(s - e) < 5 * e * math.sqrt(2 / 3999)
+    assert np.allclose(exact, [OUE(e, 4).count_variance(counts)[0] for e in (1.0, 3.0)], rtol=1e-14)
+    assert np.allclose(approx, [OUE(e, 4).approx_count_variance(1000) for e in (1.0, 3.0)], rtol=1e-14)
+    curve = uniform_variance_per_user({"DE": GRR}, 1.0, [2, 5], 100)["DE"]
+    assert curve == pytest.approx([GRR(1.0, d).count_variance(np.full(d, 100))[0] / (100 * d) for d in (2, 5)], rel=1e-14)
+
+
+@pytest.mark.parametrize("epsilon", [1e-3, 0.1, 1.0, 3.0])
+def test_ldp_noise_ratio_is_eps_over_2_sinh(epsilon):
+    """Fixed population, Q_Bin: sd = √(n p(1−p))/(p−q) whatever π, so sd·ε/√n = ε/(2 sinh(ε/2)) → 1 as ε → 0."""
+    for fraction in (0.0, 0.3, 1.0):
+        ratio = ldp_noise_ratio(BinaryRR.from_epsilon(epsilon), fraction, 10_000)
+        assert ratio == pytest.approx(epsilon / (2 * math.sinh(epsilon / 2)), rel=1e-9)
+
+
+@pytest.mark.statistical
+def test_postprocessing_summary_bias(rng):
+    """Absent values: unbiased mean ≈ 0 (5 SE); clipping and projection push it up."""
+    oue = OUE(1.0, 8)
+    counts = np.r_[np.full(4, 500), np.zeros(4, int)]
+    summary = postprocessing_summary(oue, counts, repetitions=2000, rng=rng)
+    se = math.sqrt(oue.count_variance(counts)[4] / (2000 * 4))
+    assert abs(summary["unbiased"][0]) < 5 * se
+    assert summary["clip"][0] > 5 * se and summary["simplex"][0] > 5 * se
+    with pytest.raises(ValueError, match="at least one absent value"):
+        postprocessing_summary(oue, np.full(8, 10), repetitions=10, rng=rng)
+
+
+def test_data_generators(rng):
+    """Power-law counts decrease from value 0; baskets have 1..max_size distinct items in [0, d)."""
+    counts = power_law_counts(10_000, 20, 1.2)
+    assert np.all(np.diff(counts) <= 0) and abs(counts.sum() - 10_000) <= 20
+    baskets = random_baskets(500, 6, 3, np.ones(6), rng=rng)
+    assert all(1 <= len(b) <= 3 and len(set(b)) == len(b) and max(b) < 6 for b in baskets)
+    with pytest.raises(ValueError, match="item_weights must hold d = 6 weights"):
+        random_baskets(5, 6, 3, np.ones(5), rng=rng)
