@@ -31,7 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_binary_array, check_epsilon, check_int, check_probability, check_rng
+from ._validation import check_binary_array, check_epsilon, check_int, check_probability, check_rng, fail
+from .privacy import max_privacy_loss
+from .randomized_response import BinaryRR
 
 
 @dataclass(frozen=True)
@@ -82,12 +84,21 @@ class RapporParams:
 
     @classmethod
     def basic_one_time_at_epsilon(cls, epsilon: float, k: int, h: int, m: int, p: float = 0.5) -> "RapporParams":
-        """IRR-only RAPPOR whose one report is exactly ε-LDP: keep ``p``, solve ``h ln(q(1−p)/(p(1−q))) = ε`` for q."""
+        """IRR-only RAPPOR whose one report is exactly ε-LDP: keep ``p``, solve ``h ln(q(1−p)/(p(1−q))) = ε`` for q.
+
+        ``q = 1/(1 + e^{−ε/h}(1 − p)/p)``.  Raises ValueError when ε/h is so large that q rounds
+        to 1 in double precision (the IRR would then report set bits deterministically: ε = ∞,
+        not the ε asked for).
+        """
         epsilon = check_epsilon(epsilon)
         p = check_probability(p, "p", open_low=True, open_high=True)
         h = check_int("h", h, low=1)
-        odds = math.exp(epsilon / h) * p / (1 - p)  # q/(1 − q)
-        return cls.basic_one_time(k, h, m, p=p, q=odds / (1 + odds))
+        q = 1.0 / (1.0 + math.exp(-epsilon / h) * (1 - p) / p)
+        if q == 1.0:
+            limit = h * (math.log((1 - p) / p) + 53 * math.log(2))  # 1 + x rounds to 1 below x ≈ 2^−53
+            fail("epsilon", epsilon, f"below about {limit:.4g} for h={h}, p={p:g} (beyond it q rounds to 1 and "
+                                     f"the IRR stops randomizing: epsilon = inf)")
+        return cls.basic_one_time(k, h, m, p=p, q=q)
 
     @property
     def q_star(self) -> float:
@@ -111,9 +122,7 @@ class RapporParams:
         ----------
         RAPPOR Theorem 2 (ε₁); tutorial seed 003, ε₂ = h ln(q'(1−p')/(p'(1−q'))).
         """
-        if self.p_star == 0.0 or self.q_star == 1.0:
-            return math.inf
-        return self.h * math.log(self.q_star * (1 - self.p_star) / (self.p_star * (1 - self.q_star)))
+        return _one_report_epsilon(self.h, self.p_star, self.q_star)
 
     @property
     def epsilon_permanent(self) -> float:
@@ -156,25 +165,54 @@ class RapporParams:
 
 
 def permanent_randomized_response(bits, f: float, *, rng: np.random.Generator) -> np.ndarray:
-    """PRR: each bit becomes 1 w.p. f/2, 0 w.p. f/2, and stays w.p. 1 − f (RAPPOR step 2)."""
+    """PRR: each bit becomes 1 w.p. f/2, 0 w.p. f/2, and stays w.p. 1 − f (RAPPOR step 2).
+
+    Per bit this is binary randomized response with ``Pr[B'=1 | B=1] = 1 − f/2`` and
+    ``Pr[B'=1 | B=0] = f/2``, i.e. :class:`BinaryRR` ``(1 − f/2, f/2)``; ``f = 0`` is the identity.
+    """
     bits = check_binary_array("bits", bits)
     f = check_probability(f, "f", open_high=True)
     rng = check_rng(rng)
-    u = rng.random(bits.shape)
-    return np.where(u < 0.5 * f, 1, np.where(u < f, 0, bits)).astype(np.int8)
+    if f == 0.0:
+        return bits.copy()
+    return BinaryRR(p=1 - 0.5 * f, q=0.5 * f).perturb(bits, rng=rng)
 
 
 def instantaneous_randomized_response(bits, p: float, q: float, *, rng: np.random.Generator) -> np.ndarray:
-    """IRR: report 1 w.p. q where the bit is 1 and w.p. p where it is 0 (RAPPOR step 3; seed 001 Eq. 1)."""
+    """IRR: report 1 w.p. q where the bit is 1 and w.p. p where it is 0 (RAPPOR step 3; seed 001 Eq. 1).
+
+    This is :class:`BinaryRR` with RAPPOR's (q, p) in BinaryRR's (p, q) order.  BinaryRR needs
+    both probabilities inside (0, 1); RAPPOR also allows a deterministic side (p = 0 or q = 1,
+    e.g. one-time RAPPOR's p = 0, q = 1), for which the same Bernoulli rule is applied directly.
+    """
     bits = check_binary_array("bits", bits)
     p, q = check_probability(p, "p"), check_probability(q, "q")
+    if not q > p:
+        fail("q", q, f"greater than p={p!r} (RAPPOR convention: q = Pr[S=1|B'=1], p = Pr[S=1|B'=0])")
     rng = check_rng(rng)
+    if 0.0 < p and q < 1.0:
+        return BinaryRR(p=q, q=p).perturb(bits, rng=rng)
     return (rng.random(bits.shape) < np.where(bits == 1, q, p)).astype(np.int8)
 
 
 def tutorial_printed_p_star(f: float, p: float) -> float:
     """The tutorial's printed ``p' = ½f(p + 1) + (1 − f)p`` — wrong; see :attr:`RapporParams.p_star`."""
     return 0.5 * f * (p + 1) + (1 - f) * p
+
+
+def tutorial_printed_epsilon_one_report(params: RapporParams) -> float:
+    """The tutorial's ε₂ = h ln(q'(1 − p')/(p'(1 − q'))) evaluated with its printed p' (see above).
+
+    Differs from :attr:`RapporParams.epsilon_one_report` whenever f > 0.
+    """
+    return _one_report_epsilon(params.h, tutorial_printed_p_star(params.f, params.p), params.q_star)
+
+
+def _one_report_epsilon(h: int, p_star: float, q_star: float) -> float:
+    """``h ln(q*(1 − p*)/(p*(1 − q*)))``, ``inf`` when p* = 0 or q* = 1 (RAPPOR Theorem 2)."""
+    if p_star == 0.0 or q_star == 1.0:
+        return math.inf
+    return h * math.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))
 
 
 # ------------------------------------------------------------------ Bloom encoding
@@ -236,6 +274,24 @@ def all_bloom_filters(k: int, h: int) -> np.ndarray:
     h = check_int("h", h, low=1, high=k)
     rows = [np.isin(np.arange(k), ones) for n in range(1, h + 1) for ones in itertools.combinations(range(k), n)]
     return np.array(rows, dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class ExactPrivacy:
+    """Privacy losses computed from output tables over every Bloom filter with 1..h ones."""
+
+    one_report: float  # max_privacy_loss of Pr[report | B] (PRR then IRR)
+    permanent: float  # max_privacy_loss of Pr[B' | B] (the memoized PRR)
+
+
+def exact_privacy(params: RapporParams) -> ExactPrivacy:
+    """:class:`ExactPrivacy` of ``params`` by :func:`~ldp_helpers.privacy.max_privacy_loss` (k ≤ 16).
+
+    Compare with :attr:`RapporParams.epsilon_one_report` and :attr:`RapporParams.epsilon_permanent`.
+    """
+    filters = all_bloom_filters(params.k, params.h)
+    return ExactPrivacy(max_privacy_loss(report_table(filters, params.bit_table())),
+                        max_privacy_loss(report_table(filters, params.prr_bit_table())))
 
 
 def report_table(blooms, bit_table) -> np.ndarray:

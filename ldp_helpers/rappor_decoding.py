@@ -22,7 +22,7 @@ from sklearn.linear_model import Lasso
 from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
-from ._validation import _Described, _fail, check_counts, check_int, check_real, check_rng
+from ._validation import Described, check_int, check_int_array, check_real, check_real_array, check_rng, fail
 from .pure import count_variance, unbiased_count
 from .rappor import RapporParams, draw_secret, hash_indices
 
@@ -74,27 +74,31 @@ def cohort_sizes(n_reports: int, m: int) -> np.ndarray:
 
 def true_bit_counts(design: CandidateDesign, counts) -> np.ndarray:
     """t_ij = Σ_w X[j·k+i, w] · counts[j, w]: reports in cohort j whose Bloom bit i is set, shape (m, k)."""
-    counts = _check_cohort_counts(design, counts)
+    counts = check_cohort_counts(design, counts)
     return np.einsum("jiw,jw->ji", design.cohort_blocks().astype(np.int64), counts)
 
 
-def simulate_bit_counts(design: CandidateDesign, counts, *, rng: np.random.Generator) -> np.ndarray:
+def simulate_bit_counts(design: CandidateDesign, counts, *, rng: np.random.Generator,
+                        n_draws: int | None = None) -> np.ndarray:
     """Exact aggregate path: ``c_ij = Bin(t_ij, q*) + Bin(N_j − t_ij, p*)``, shape (m, k).
 
     Given its Bloom filter each reported bit is an independent Bernoulli(q* or p*), so the
     per-bit sums are independent binomials: the same joint law as summing per-report clients.
+    With ``n_draws`` the result has shape (n_draws, m, k): independent collections of the
+    same population's reports.
     """
     rng = check_rng(rng)
     params = design.params
     t = true_bit_counts(design, counts)
     n_j = np.asarray(counts).sum(axis=1)[:, None]
-    return rng.binomial(t, params.q_star) + rng.binomial(n_j - t, params.p_star)
+    size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), *t.shape)
+    return rng.binomial(t, params.q_star, size=size) + rng.binomial(n_j - t, params.p_star, size=size)
 
 
 def simulate_bit_counts_per_report(design: CandidateDesign, counts, *, rng: np.random.Generator) -> np.ndarray:
     """Reference path: every report runs the client (Bloom → PRR → IRR); returns the bit sums (m, k)."""
     rng = check_rng(rng)
-    counts = _check_cohort_counts(design, counts)
+    counts = check_cohort_counts(design, counts)
     blocks = design.cohort_blocks()
     sums = []
     for j, row in enumerate(counts):
@@ -104,7 +108,7 @@ def simulate_bit_counts_per_report(design: CandidateDesign, counts, *, rng: np.r
 
 
 def estimate_bit_counts(bit_counts, sizes, params: RapporParams) -> np.ndarray:
-    """``t̂_ij = (c_ij − p* N_j)/(q* − p*)`` (seed 001 Eq. 3), shape (m, k).
+    """``t̂_ij = (c_ij − p* N_j)/(q* − p*)`` (seed 001 Eq. 3), shape (m, k) (or (..., m, k) for stacked draws).
 
     References
     ----------
@@ -126,10 +130,10 @@ def bit_count_se(estimates, sizes, params: RapporParams) -> np.ndarray:
     The clamp only keeps the plug-in variance a variance (an estimate outside [0, N_j] is not a
     possible count); the estimates themselves are never altered.
     """
-    t = np.asarray(estimates, dtype=float)
-    n_j = np.asarray(sizes, dtype=float)[:, None]
-    if t.ndim != 2 or t.shape != (n_j.shape[0], params.k) or not np.all(np.isfinite(t)):
-        raise ValueError(f"estimates must be a finite array of shape (m={n_j.shape[0]}, k={params.k}); got shape {t.shape}")
+    n_j = _check_sizes(sizes, params)[:, None]
+    t = check_real_array("estimates", estimates)
+    if t.shape != (params.m, params.k):
+        fail("estimates", Described(f"an array of shape {t.shape}"), f"an array of shape (m, k) = ({params.m}, {params.k})")
     return np.sqrt(count_variance(np.clip(t, 0.0, n_j), n_j, params.q_star, params.p_star))
 
 
@@ -159,7 +163,7 @@ class Decoding:
 
 
 def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_alpha: float = 0.1,
-           drop_below: float = 1e-3) -> Decoding:
+           drop_below: float = 1e-3, params: RapporParams | None = None) -> Decoding:
     """LASSO (non-negative, no intercept) → OLS on kept candidates → one-sided t-test.
 
     Parameters
@@ -174,12 +178,14 @@ def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_al
         Multiple-testing correction over all M candidates (dropped ones count as p = 1).
     lasso_alpha, drop_below : float
         scikit-learn's LASSO penalty and the coefficient below which a candidate is dropped.
+    params : RapporParams, optional
+        When given, X must have exactly k·m rows (one per cohort and Bloom bit).
 
     References
     ----------
     Seed 001 §2–3 and Figure 2; RAPPOR §4 (LASSO selection, OLS, Bonferroni-corrected t-tests).
     """
-    X, y = _check_regression(X, y)
+    X, y = _check_regression(X, y, params)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
     drop_below = check_real("drop_below", drop_below, low=0.0)
@@ -216,37 +222,37 @@ def _adjust(p, kept, n_candidates, alpha, correction):
 # ------------------------------------------------------------------ validation
 
 
-def _check_cohort_counts(design: CandidateDesign, counts) -> np.ndarray:
-    arr = np.asarray(counts)
-    shape = (design.params.m, design.n_candidates)
-    if arr.shape != shape:
-        _fail("counts", _Described(f"an array of shape {arr.shape}"), f"an array of shape (m, M) = {shape}")
-    check_counts("counts", arr.ravel())
+def check_cohort_counts(design: CandidateDesign, counts) -> np.ndarray:
+    """Reports per cohort and candidate: non-negative integers of shape (m, M), N_j ≥ 1 in every cohort."""
+    arr = check_int_array("counts", counts, low=0, shape=(design.params.m, design.n_candidates))
     if np.any(arr.sum(axis=1) < 1):
-        _fail("counts", _Described("a cohort with no reports"), "at least one report (N_j >= 1) per cohort")
-    return arr.astype(np.int64)
+        fail("counts", Described("a cohort with no reports"), "at least one report (N_j >= 1) per cohort")
+    return arr
+
+
+def _check_sizes(sizes, params: RapporParams) -> np.ndarray:
+    return check_int_array("sizes", sizes, low=1, shape=(params.m,))
 
 
 def _check_bit_counts(bit_counts, sizes, params: RapporParams):
-    n_j = check_counts("sizes", sizes)
-    if n_j.size != params.m or n_j.min() < 1:
-        _fail("sizes", _Described(f"{n_j.size} cohort sizes with minimum {n_j.min()}"), f"m={params.m} sizes N_j >= 1")
-    c = np.asarray(bit_counts)
-    if c.shape != (params.m, params.k):
-        _fail("bit_counts", _Described(f"an array of shape {c.shape}"), f"an array of shape (m, k) = ({params.m}, {params.k})")
-    check_counts("bit_counts", c.ravel())
+    n_j = _check_sizes(sizes, params)
+    c = check_int_array("bit_counts", bit_counts, low=0)
+    if c.shape[-2:] != (params.m, params.k):
+        fail("bit_counts", Described(f"an array of shape {c.shape}"), f"an array of shape (m, k) = ({params.m}, {params.k})")
     if np.any(c > n_j[:, None]):
-        _fail("bit_counts", _Described("a count above its cohort size"), "counts in [0, N_j]")
+        fail("bit_counts", Described("a count above its cohort size"), "counts in [0, N_j]")
     return c, n_j[:, None]
 
 
-def _check_regression(X, y):
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if X.ndim != 2 or X.shape[1] < 1 or X.shape[0] < 2:
-        _fail("X", _Described(f"an array of shape {X.shape}"), "a 2-D design matrix with M >= 1 columns and k·m >= 2 rows")
+def _check_regression(X, y, params: RapporParams | None):
+    shape = np.shape(X)
+    if len(shape) != 2 or shape[1] < 1 or shape[0] < 2:
+        fail("X", Described(f"an array of shape {shape}"), "a 2-D design matrix with M >= 1 columns and k·m >= 2 rows")
+    X = check_real_array("X", X)
+    y = check_real_array("y", y)
+    if params is not None and X.shape[0] != params.k * params.m:
+        fail("X", Described(f"a matrix with {X.shape[0]} rows"),
+             f"a design matrix with k·m = {params.k}·{params.m} = {params.k * params.m} rows (one per cohort bit)")
     if y.shape != (X.shape[0],):
-        _fail("y", _Described(f"an array of shape {y.shape}"), f"a vector with one entry per row of X (k·m = {X.shape[0]})")
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-        raise ValueError("X and y must contain finite numbers only")
+        fail("y", Described(f"an array of shape {y.shape}"), f"a vector with one entry per row of X (k·m = {X.shape[0]})")
     return X, y

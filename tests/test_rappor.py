@@ -7,16 +7,19 @@ import numpy as np
 import pytest
 
 from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.randomized_response import BinaryRR
 from ldp_helpers.rappor import (
     RapporParams,
     all_bloom_filters,
     bloom_filter,
     draw_secret,
+    exact_privacy,
     hash_index,
     hash_indices,
     instantaneous_randomized_response,
     permanent_randomized_response,
     report_table,
+    tutorial_printed_epsilon_one_report,
     tutorial_printed_p_star,
 )
 from stat_checks import assert_mean_close
@@ -64,13 +67,35 @@ def test_one_time_rappor_one_report_equals_permanent_bound():
     assert params.epsilon_one_report == pytest.approx(params.epsilon_permanent, rel=1e-14)
 
 
-@pytest.mark.parametrize("epsilon,h", [(0.5, 1), (math.log(3), 2), (4.0, 8), (4.0, 32)])
+@pytest.mark.parametrize("epsilon,h", [(0.5, 1), (math.log(3), 2), (4.0, 3)])
 def test_basic_one_time_at_epsilon(epsilon, h):
-    """The IRR q solved for a target ε gives a report table with exactly that ε."""
-    params = RapporParams.basic_one_time_at_epsilon(epsilon, k=6, h=min(h, 3), m=1)
-    assert params.p == 0.5 and params.q > 0.5
-    loss = max_privacy_loss(report_table(all_bloom_filters(6, params.h), params.bit_table()))
+    """The IRR q solved for a target ε gives a report table (all k=6 filters) with exactly that ε."""
+    params = RapporParams.basic_one_time_at_epsilon(epsilon, k=6, h=h, m=1)
+    assert params.h == h and params.p == 0.5 and params.q > 0.5
+    loss = max_privacy_loss(report_table(all_bloom_filters(6, h), params.bit_table()))
     assert loss == pytest.approx(epsilon, rel=1e-10)
+
+
+def test_basic_one_time_at_epsilon_with_eight_hashes():
+    """At h = 8 the solved q makes two disjoint 8-bit filters (k = 16, the worst pair) exactly ε apart."""
+    params = RapporParams.basic_one_time_at_epsilon(4.0, k=16, h=8, m=1)
+    disjoint = np.kron(np.eye(2, dtype=np.int8), np.ones((1, 8), dtype=np.int8))
+    assert max_privacy_loss(report_table(disjoint, params.bit_table())) == pytest.approx(4.0, rel=1e-10)
+    assert params.q == pytest.approx(1 / (1 + math.exp(-0.5)), rel=1e-14)  # odds e^{ε/h} at p = 1/2
+
+
+def test_basic_one_time_at_epsilon_with_32_hashes():
+    """At h = 32 (k = 128) the solved q gives ε₁ = ε; a weaker IRR than at h = 1 (q closer to 1/2)."""
+    params = RapporParams.basic_one_time_at_epsilon(4.0, k=128, h=32, m=8)
+    assert params.epsilon_one_report == pytest.approx(4.0, rel=1e-12)
+    assert 0.5 < params.q < RapporParams.basic_one_time_at_epsilon(4.0, k=128, h=1, m=8).q
+
+
+def test_basic_one_time_at_epsilon_refuses_q_rounding_to_one():
+    """ε/h so large that q rounds to 1 (ε = ∞, not the ε asked for) raises instead of returning q = 1."""
+    with pytest.raises(ValueError, match=r"epsilon must be below about 36\.74 for h=1, p=0\.5.*got 100\.0"):
+        RapporParams.basic_one_time_at_epsilon(100.0, 8, 1, 1)
+    assert RapporParams.basic_one_time_at_epsilon(100.0, 8, 8, 1).epsilon_one_report == pytest.approx(100.0, rel=1e-9)
 
 
 def test_p_star_q_star_compose_prr_and_irr():
@@ -82,6 +107,25 @@ def test_p_star_q_star_compose_prr_and_irr():
     assert tutorial_printed_p_star(params.f, params.p) != pytest.approx(params.p_star)
     no_prr = RapporParams(k=4, h=1, m=1, f=0.0, p=0.3, q=0.8)
     assert tutorial_printed_p_star(0.0, no_prr.p) == pytest.approx(no_prr.p_star, abs=1e-15)
+
+
+def test_tutorial_epsilon_uses_the_printed_p_prime():
+    """The tutorial's ε₂ with p' = ½f(p+1) + (1−f)p: f = 0.5, p = 0.5, q = 0.75, h = 2 gives 2 ln(0.6875·0.375/(0.625·0.3125))."""
+    params = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
+    expected = 2 * math.log(0.6875 * 0.375 / (0.625 * 0.3125))
+    assert tutorial_printed_epsilon_one_report(params) == pytest.approx(expected, rel=1e-14)
+    assert tutorial_printed_epsilon_one_report(params) < params.epsilon_one_report
+    no_prr = RapporParams(k=8, h=2, m=1, f=0.0, p=0.5, q=0.75)
+    assert tutorial_printed_epsilon_one_report(no_prr) == pytest.approx(no_prr.epsilon_one_report, rel=1e-14)
+
+
+@pytest.mark.parametrize("kw", PARAMS)
+def test_exact_privacy_matches_the_closed_forms(kw):
+    """exact_privacy (all k=6 filters with h=2) equals ε₁ and ε∞ (both ∞ when f = 0 for ε∞)."""
+    params = RapporParams(k=6, h=2, m=1, **kw)
+    exact = exact_privacy(params)
+    assert exact.one_report == pytest.approx(params.epsilon_one_report, rel=1e-12)
+    assert exact.permanent == pytest.approx(params.epsilon_permanent, rel=1e-12)
 
 
 def test_report_table_rows_are_distributions():
@@ -140,6 +184,27 @@ def test_client_validates_shapes(rng):
         params.report(np.zeros((3, 7), dtype=int), rng=rng)
     with pytest.raises(ValueError, match="blooms must be an array of 0/1 values"):
         params.report(np.full((3, 8), 2), rng=rng)
+    with pytest.raises(ValueError, match=r"q must be greater than p=0\.6"):
+        instantaneous_randomized_response(np.ones(4, dtype=int), 0.6, 0.4, rng=rng)
+
+
+def test_prr_and_irr_are_binary_rr(rng):
+    """PRR is BinaryRR(1 − f/2, f/2) and IRR is BinaryRR(q, p): same draws from the same stream."""
+    bits = np.random.default_rng(1).integers(0, 2, size=(50, 16))
+    for seed in (2, 3):
+        prr = permanent_randomized_response(bits, 0.4, rng=np.random.default_rng(seed))
+        assert np.array_equal(prr, BinaryRR(p=0.8, q=0.2).perturb(bits, rng=np.random.default_rng(seed)))
+        irr = instantaneous_randomized_response(bits, 0.3, 0.7, rng=np.random.default_rng(seed))
+        assert np.array_equal(irr, BinaryRR(p=0.7, q=0.3).perturb(bits, rng=np.random.default_rng(seed)))
+
+
+def test_degenerate_prr_and_irr_sides_are_exact(rng):
+    """f = 0 PRR and p = 0, q = 1 IRR are the identity; p = 0 never reports 1 for an unset bit."""
+    bits = np.random.default_rng(1).integers(0, 2, size=(200, 16))
+    assert np.array_equal(permanent_randomized_response(bits, 0.0, rng=rng), bits)
+    assert np.array_equal(instantaneous_randomized_response(bits, 0.0, 1.0, rng=rng), bits)
+    assert np.all(instantaneous_randomized_response(bits, 0.0, 0.8, rng=rng)[bits == 0] == 0)
+    assert np.all(instantaneous_randomized_response(bits, 0.3, 1.0, rng=rng)[bits == 1] == 1)
 
 
 # ---------------------------------------------------------------- statistical
@@ -167,3 +232,5 @@ def test_prr_and_irr_each_match_their_tables(rng):
     assert_mean_close(permanent_randomized_response(zeros, 0.5, rng=rng), 0.25, 0.75 * 0.25)
     assert_mean_close(instantaneous_randomized_response(ones, 0.3, 0.8, rng=rng), 0.8, 0.8 * 0.2)
     assert_mean_close(instantaneous_randomized_response(zeros, 0.3, 0.8, rng=rng), 0.3, 0.3 * 0.7)
+    assert_mean_close(instantaneous_randomized_response(ones, 0.0, 0.8, rng=rng), 0.8, 0.8 * 0.2)
+    assert_mean_close(instantaneous_randomized_response(zeros, 0.3, 1.0, rng=rng), 0.3, 0.3 * 0.7)

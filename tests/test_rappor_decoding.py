@@ -1,11 +1,13 @@
 """RAPPOR decoding: design matrix, exact aggregate simulation, estimator, decoder and seed-001 experiment."""
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
+from ldp_helpers.pure import expected_support_count, support_count_pmf
 from ldp_helpers.rappor import RapporParams, bloom_filter
 from ldp_helpers.rappor_decoding import (
     CandidateDesign,
@@ -20,11 +22,17 @@ from ldp_helpers.rappor_decoding import (
     true_bit_counts,
 )
 from ldp_helpers.rappor_experiments import (
+    TRIAL_COLUMNS,
     cohort_counts,
     detection_threshold,
+    detection_threshold_without_collisions,
+    estimator_check,
+    identical_filter_pairs,
     precision_recall,
     printed_y_vec,
+    privacy_comparison,
     run_trial,
+    run_trials,
     zipf_weights,
 )
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
@@ -67,7 +75,7 @@ def test_estimator_is_exactly_unbiased_and_variance_exact():
     params = RapporParams(k=4, h=1, m=1, f=0.3, p=0.4, q=0.8)
     n, t = 30, 11
     support = np.arange(n + 1)
-    pmf = np.convolve(stats.binom.pmf(np.arange(t + 1), t, params.q_star), stats.binom.pmf(np.arange(n - t + 1), n - t, params.p_star))
+    pmf = support_count_pmf(t, n, params.q_star, params.p_star)  # RAPPOR's q* is the pure-LDP p*
     estimates = np.array([estimate_bit_counts(np.full((1, 4), c), [n], params)[0, 0] for c in support])
     mean = np.sum(pmf * estimates)
     assert mean == pytest.approx(t, abs=1e-10)
@@ -89,6 +97,10 @@ def test_bit_count_se_at_truth_and_outside_range():
     assert np.allclose(bit_count_se(t, [100, 100], params), np.sqrt(bit_count_variance(t, [100, 100], params)))
     se = bit_count_se(np.full((2, 8), -40.0), [100, 100], params)
     assert np.allclose(se, math.sqrt(100 * 0.25) / 0.25)
+    with pytest.raises(ValueError, match=r"sizes must be integers in \[1, inf\]; got an array with values in \[-3, 10\]"):
+        bit_count_se(t, [10, -3], params)
+    with pytest.raises(ValueError, match=r"estimates must be finite values"):
+        bit_count_se(np.full((2, 8), np.nan), [100, 100], params)
 
 
 def test_cohort_sizes_and_zipf_weights():
@@ -105,6 +117,48 @@ def test_precision_recall_definitions():
     """Precision = true detections / detections (0 if none); recall = true detections / n_true."""
     assert precision_recall([0, 5, 150], 100) == (pytest.approx(2 / 3), 0.02)
     assert precision_recall([], 100) == (0.0, 0.0)
+    with pytest.raises(ValueError, match=r"n_true must be an integer in \[1, inf\]; got 0"):
+        precision_recall([1, 2], 0)
+    with pytest.raises(ValueError, match=r"detected must be integers in \[0, inf\]"):
+        precision_recall([-1, 2], 10)
+
+
+def test_run_trials_columns_are_consistent(rng):
+    """run_trials' columns: precision = TP/(TP + FP), recall = TP/n_true, LASSO keeps at least TP + FP."""
+    params = RapporParams.basic_one_time(k=32, h=2, m=4)
+    weights = zipf_weights(40, 10, 0.7)
+    rows = run_trials(params, weights, 20_000, 3, rng=rng)
+    assert rows.shape == (3, len(TRIAL_COLUMNS))
+    precision, recall, n_kept, n_false = rows.T
+    tp = recall * 10
+    assert np.all(tp + n_false > 0)
+    assert np.allclose(precision, tp / (tp + n_false))
+    assert np.all(n_kept >= tp + n_false)
+
+
+def test_identical_filter_pairs_counts_colliding_pairs():
+    """identical_filter_pairs equals a brute-force count over all candidate pairs, per cohort and in all cohorts."""
+    params = RapporParams.basic_one_time(k=4, h=1, m=2)  # 4 possible filters: many collisions among 12 candidates
+    design = design_matrix(params, 12, rng=np.random.default_rng(5))
+    blocks = design.cohort_blocks()
+    for cohort, matrix in ((0, blocks[0]), (1, blocks[1]), (None, design.matrix)):
+        brute = sum(np.array_equal(matrix[:, a], matrix[:, b]) for a, b in itertools.combinations(range(12), 2))
+        assert identical_filter_pairs(design, cohort) == brute
+    assert identical_filter_pairs(design, 0) >= 4 * 3  # h = 1, k = 4: 4 possible filters, so at least 4·C(3, 2) pairs
+    assert identical_filter_pairs(design) <= min(identical_filter_pairs(design, 0), identical_filter_pairs(design, 1))
+
+
+def test_privacy_comparison_rows():
+    """Each row: table ε = ε₁ and table ε∞ = ε∞; the tutorial's ε₂ agrees only without PRR (f = 0)."""
+    table = privacy_comparison([(0.0, 0.5, 0.75), (0.5, 0.5, 0.75), (0.25, 0.35, 0.65)], [1, 2], k=6)
+    assert table.shape == (6, 9)
+    f, h, eps_table, eps1, eps_tut, eps_inf_table, eps_inf = table[:, [0, 3, 4, 5, 6, 7, 8]].T
+    assert np.array_equal(h, [1, 2] * 3)
+    assert np.allclose(eps_table, eps1, rtol=1e-12)
+    assert np.array_equal(eps_inf_table == np.inf, eps_inf == np.inf)
+    finite = np.isfinite(eps_inf)
+    assert np.allclose(eps_inf_table[finite], eps_inf[finite], rtol=1e-12) and np.all(finite == (f > 0))
+    assert np.all(np.isclose(eps_tut, eps1, rtol=1e-12) == (f == 0))
 
 
 def test_bonferroni_and_bh_detect_nested_sets(rng):
@@ -129,6 +183,26 @@ def test_detection_threshold_closed_form_without_collisions():
     threshold = detection_threshold(design, 3000, alpha=0.05)
     expected = stats.norm.isf(0.05) * math.sqrt(0.25) / (0.25 * math.sqrt(3000 * 2))
     assert np.allclose(threshold, expected, rtol=1e-12)
+    assert detection_threshold_without_collisions(params, 3000, alpha=0.05) == pytest.approx(expected, rel=1e-12)
+    with_power = stats.norm.isf(0.05 / 6) + stats.norm.ppf(0.9)
+    assert np.allclose(detection_threshold(design, 3000, n_tests=6, power=0.9), expected * with_power / stats.norm.isf(0.05))
+
+
+def test_detection_threshold_vectorizes_over_n_and_grows_with_collisions():
+    """An array of N gives one row per N equal to scalar calls (∝ 1/sqrt(N)); a collision raises the threshold."""
+    params = RapporParams.basic_one_time(k=12, h=2, m=3)
+    block = np.kron(np.eye(6, dtype=np.int8), np.ones((2, 1), dtype=np.int8))
+    design = CandidateDesign(params, "none", np.vstack([block] * 3))
+    n = np.array([300, 1200, 4800])
+    rows = detection_threshold(design, n)
+    assert rows.shape == (3, 6)
+    assert all(np.allclose(rows[i], detection_threshold(design, int(n[i])), rtol=1e-12) for i in range(3))
+    assert np.allclose(rows[:-1] / rows[1:], 2.0)
+    assert np.allclose(detection_threshold_without_collisions(params, n), rows[:, 0], rtol=1e-12)
+    collided = design.matrix.copy()
+    collided[:12, 1] = collided[:12, 0]  # candidates 0 and 1 share their cohort-0 filter
+    worse = detection_threshold(CandidateDesign(params, "none", collided), 1200)
+    assert worse[0] > rows[1, 0] and worse[1] > rows[1, 1] and np.allclose(worse[2:], rows[1, 2:])
 
 
 def test_printed_logic_blows_up_by_four_per_candidate(rng):
@@ -145,24 +219,59 @@ def test_printed_logic_blows_up_by_four_per_candidate(rng):
 @pytest.mark.parametrize(
     "call,match",
     [
+        # k·m rows vs X, y vs X, M < 1
+        (lambda X, y: decode(X, y, params=RapporParams.basic_one_time(k=8, h=2, m=3)),
+         r"X must be a design matrix with k·m = 8·3 = 24 rows \(one per cohort bit\); got a matrix with 16 rows"),
+        (lambda X, y: decode(X[:-1], y[:-1], params=SMALL),
+         r"X must be a design matrix with k·m = 8·2 = 16 rows"),
+        (lambda X, y: decode(X, y[:-1]), r"y must be a vector with one entry per row of X \(k·m = 16\)"),
+        (lambda X, y: decode(X, np.full_like(y, np.nan)), r"y must be finite values"),
         (lambda X, y: decode(X[:, :0], y), r"X must be a 2-D design matrix with M >= 1"),
-        (lambda X, y: decode(X, y[:-1]), r"y must be a vector with one entry per row of X"),
+        (lambda X, y: design_matrix(SMALL, 0, rng=np.random.default_rng(0)), r"n_candidates must be an integer in \[1, inf\]"),
+        # h > k
+        (lambda X, y: RapporParams.basic_one_time(k=8, h=9, m=1), r"h must be an integer in \[1, 8\]"),
+        # α outside (0, 1)
         (lambda X, y: decode(X, y, alpha=1.0), r"alpha must be in \(0, 1\)"),
         (lambda X, y: decode(X, y, alpha=0), r"alpha must be in \(0, 1\)"),
+        (lambda X, y: detection_threshold(small_design(), 100, alpha=1.5), r"alpha must be in \(0, 1\)"),
         (lambda X, y: decode(X, y, correction="holm"), "correction must be one of"),
-        (lambda X, y: estimate_bit_counts(np.zeros((2, 8), int), [10, 0], SMALL), r"sizes must be m=2 sizes N_j >= 1"),
-        (lambda X, y: estimate_bit_counts(np.zeros((2, 7), int), [10, 10], SMALL), r"bit_counts must be an array of shape \(m, k\)"),
+        # N_j < 1 and malformed counts
+        (lambda X, y: estimate_bit_counts(np.zeros((2, 8), int), [10, 0], SMALL), r"sizes must be integers in \[1, inf\]"),
+        (lambda X, y: cohort_sizes(5, 8), r"m must be an integer in \[1, 5\]"),
+        (lambda X, y: true_bit_counts(small_design(), np.zeros((2, 5), int)), r"counts must be at least one report \(N_j >= 1\)"),
+        (lambda X, y: detection_threshold(small_design(), 1), r"n_reports must be integers in \[2, inf\]"),
+        (lambda X, y: estimate_bit_counts(np.zeros((2, 7), int), [10, 10], SMALL), r"bit_counts must be an array of shape \(m, k\) = \(2, 8\)"),
         (lambda X, y: estimate_bit_counts(np.full((2, 8), 11), [10, 10], SMALL), r"bit_counts must be counts in \[0, N_j\]"),
-        (lambda X, y: true_bit_counts(small_design(), np.ones((3, 5), int)), r"counts must be an array of shape \(m, M\)"),
-        (lambda X, y: true_bit_counts(small_design(), np.zeros((2, 5), int)), r"counts must be at least one report"),
+        (lambda X, y: estimate_bit_counts(np.full((2, 8), 2.5), [10, 10], SMALL), r"bit_counts must be an array of integers"),
+        (lambda X, y: true_bit_counts(small_design(), np.ones((3, 5), int)), r"counts must be an array of shape \(2, 5\)"),
+        (lambda X, y: printed_y_vec(small_design(), np.ones((2, 2), int), 2, rng=np.random.default_rng(0)),
+         r"counts must be an array of shape \(2, 5\)"),
+        (lambda X, y: printed_y_vec(small_design(), np.full((2, 5), 1.5), 2, rng=np.random.default_rng(0)),
+         r"counts must be an array of integers"),
         (lambda X, y: zipf_weights(10, 11, 0.7), r"n_active must be an integer in \[1, 10\]"),
     ],
 )
 def test_bad_inputs_raise_clear_errors(call, match):
-    """Inconsistent shapes, empty cohorts, M < 1, α outside (0, 1): ValueError naming the parameter."""
+    """Inconsistent shapes (k·m rows vs X), M < 1, h > k, N_j < 1, α outside (0, 1): ValueError naming the parameter."""
     design = small_design()
     with pytest.raises(ValueError, match=match):
         call(design.matrix, np.zeros(design.matrix.shape[0]))
+
+
+def test_decode_accepts_consistent_params(rng):
+    """decode with params whose k·m equals X's rows gives the same result as without them."""
+    design = small_design()
+    counts = np.array([[900, 600, 0, 300, 0], [900, 600, 0, 300, 0]])
+    y = estimate_bit_counts(simulate_bit_counts(design, counts, rng=rng), counts.sum(axis=1), SMALL).ravel()
+    a, b = decode(design.matrix, y), decode(design.matrix, y, params=SMALL)
+    assert np.array_equal(a.candidates, b.candidates) and np.array_equal(a.estimates, b.estimates)
+
+
+def test_estimator_check_refuses_a_deterministic_report():
+    """With p = 0, q = 1 and f = 0 the report is the Bloom filter: no variance to compare, a clear error."""
+    params = RapporParams(k=8, h=2, m=2, f=0.0, p=0.0, q=1.0)
+    with pytest.raises(ValueError, match=r"design must be a randomized report"):
+        estimator_check(small_design(params), np.ones((2, 5), int), 10, rng=np.random.default_rng(0))
 
 
 def test_ols_needs_more_rows_than_kept_candidates():
@@ -187,7 +296,7 @@ def test_aggregate_path_matches_per_report_clients(rng, f):
     aggregate = np.array([simulate_bit_counts(design, counts, rng=rng) for _ in range(repetitions)])
     t = true_bit_counts(design, counts)
     n_j = counts.sum(axis=1)[:, None]
-    mean = params.q_star * t + params.p_star * (n_j - t)
+    mean = expected_support_count(t, n_j, params.q_star, params.p_star)
     var = t * params.q_star * (1 - params.q_star) + (n_j - t) * params.p_star * (1 - params.p_star)
     for sample in (per_report, aggregate):
         for j, i in ((0, 0), (0, 5), (1, 3), (1, 7)):
@@ -206,10 +315,37 @@ def test_estimator_mean_and_variance_by_simulation(rng):
     counts = np.array([[200, 50, 0, 90, 60], [30, 120, 150, 0, 100]])
     t = true_bit_counts(design, counts)
     var = bit_count_variance(t, counts.sum(axis=1), params)
-    est = np.array([estimate_bit_counts(simulate_bit_counts(design, counts, rng=rng), counts.sum(axis=1), params) for _ in range(4000)])
+    est = estimate_bit_counts(simulate_bit_counts(design, counts, rng=rng, n_draws=4000), counts.sum(axis=1), params)
+    assert est.shape == (4000, 2, 8)
     for j, i in ((0, 1), (1, 6)):
         assert_mean_close(est[:, j, i], t[j, i], var[j, i])
         assert_variance_close(est[:, j, i], var[j, i])
+
+
+@pytest.mark.statistical
+def test_batched_draws_have_the_law_of_single_draws(rng):
+    """simulate_bit_counts(n_draws=R) has the law of R separate calls (per-bit and per-cohort sums)."""
+    design = small_design()
+    counts = np.array([[20, 5, 0, 9, 6], [3, 12, 15, 0, 10]])
+    single = np.array([simulate_bit_counts(design, counts, rng=rng) for _ in range(2000)])
+    batched = simulate_bit_counts(design, counts, rng=rng, n_draws=2000)
+    assert two_sample_pvalue(single[:, 0, 3], batched[:, 0, 3]) > 1e-3
+    assert two_sample_pvalue(single[:, 1].sum(axis=1), batched[:, 1].sum(axis=1)) > 1e-3
+
+
+@pytest.mark.statistical
+def test_estimator_check_z_scores_are_standard_normal(rng):
+    """estimator_check on an exact simulation: z ≈ N(0, 1) over 128 bits, variance ratios average 1."""
+    params = RapporParams(k=32, h=3, m=4, f=0.25, p=0.5, q=0.75)
+    design = design_matrix(params, 20, rng=rng)
+    counts = cohort_counts(zipf_weights(20, 12, 0.7), 4000, 4, rng=rng)
+    check = estimator_check(design, counts, 500, rng=rng)
+    z, ratio = check.z_mean.ravel(), check.variance_ratio.ravel()
+    assert z.shape == (128,) and check.n_draws == 500
+    assert_mean_close(z, 0.0, 1.0)
+    assert_variance_close(z, 1.0)
+    assert stats.kstest(z, "norm").pvalue > 1e-3
+    assert_mean_close(ratio, 1.0, 2.0 / 499)
 
 
 @pytest.mark.statistical

@@ -22,10 +22,13 @@ def run(rng: np.random.Generator) -> list[Timing]:
     label = "RAPPOR bit counts, N=2e4, k=128, m=8"
     rows = [
         Timing(label, "aggregate sampler", median_time(lambda: simulate_bit_counts(design, counts, rng=rng), number=20)),
+        Timing(label, "aggregate, n_draws=100 (each)",
+               median_time(lambda: simulate_bit_counts(design, counts, rng=rng, n_draws=100), number=5) / 100),
         Timing(label, "per-report reference", median_time(lambda: simulate_bit_counts_per_report(design, counts, rng=rng), repeat=3)),
         Timing(label, "draws alone (2 binomials/bit)", median_time(lambda: (rng.binomial(1250, 0.75, size=1024), rng.binomial(1250, 0.5, size=1024)), number=20)),
     ]
     y = estimate_bit_counts(simulate_bit_counts(design, counts, rng=rng), counts.sum(axis=1), params).ravel()
-    rows.append(Timing("RAPPOR decode, 1024 x 200", "LASSO -> OLS -> t-test", median_time(lambda: decode(design.matrix, y), repeat=3)))
+    rows.append(Timing("RAPPOR decode, 1024 x 200", "LASSO -> OLS -> t-test",
+                       median_time(lambda: decode(design.matrix, y, params=params), repeat=3)))
     rows.append(Timing("RAPPOR decode, 1024 x 200", "design matrix (SHA-256)", median_time(lambda: design_matrix(params, 200, rng=rng), repeat=3)))
     return rows
