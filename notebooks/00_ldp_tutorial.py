@@ -27,7 +27,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
-from scipy.optimize import minimize_scalar
 
 from ldp_helpers.claims import ClaimsTable
 from ldp_helpers.count_mean_sketch import CountMeanSketch
@@ -35,14 +34,16 @@ from ldp_helpers.figures import save_figure, use_style
 from ldp_helpers.grr import GRR
 from ldp_helpers.heavy_hitters import prefix_extension_heavy_hitters
 from ldp_helpers.histogram_encoding import SHE, THE
-from ldp_helpers.local_hashing import BLH, OLH
-from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold
+from ldp_helpers.local_hashing import BLH, OLH, continuous_optimal_hash_range
+from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
 from ldp_helpers.personalized import grouped_frequency_estimate
-from ldp_helpers.postprocessing import METHODS, postprocess
 from ldp_helpers.privacy import max_privacy_loss
 from ldp_helpers.randomized_response import BinaryRR, two_coin_response
 from ldp_helpers.rappor import RapporParams, report_table, tutorial_printed_p_star
 from ldp_helpers.set_valued import amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_estimate, psfo_output_table
+from ldp_helpers.tutorial_experiments import (composed_privacy_loss, cms_mean_z_scores, ldp_noise_ratio, postprocessing_summary,
+                                              power_law_counts, random_baskets, rr_estimation_errors, uniform_variance_per_user,
+                                              variance_study)
 from ldp_helpers.unary_encoding import OUE, SUE, UnaryEncoding
 
 use_style()
@@ -127,13 +128,8 @@ true_fraction = 0.3
 sizes = np.unique(np.round(np.logspace(2, 5, 7)).astype(int))
 epsilons = (0.5, 1.0, 2.0)
 arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(len(epsilons))]
-errors = {}
-for eps, arm_rng in zip(epsilons, arm_rngs):
-    rr = BinaryRR.from_epsilon(eps)
-    errors[eps] = np.array([
-        rr.estimate_fraction(rr.sample_count(round(true_fraction * n), n, rng=arm_rng, size=n_repetitions), n) - true_fraction
-        for n in sizes
-    ])
+errors = {eps: rr_estimation_errors(BinaryRR.from_epsilon(eps), true_fraction, sizes, repetitions=n_repetitions, rng=arm_rng)
+          for eps, arm_rng in zip(epsilons, arm_rngs)}
 
 # %%
 fig, axes = plt.subplots(1, len(epsilons), figsize=(10, 3.6), sharey=True)
@@ -166,10 +162,11 @@ for eps in epsilons:
 # ## 5. The price of local privacy: $\sqrt n/\varepsilon$ instead of $1/\varepsilon$
 #
 # The tutorial says central DP needs noise of order $1/\varepsilon$ while LDP's is of order
-# $\sqrt n/\varepsilon$. For randomized response the count's standard deviation is
-# $\sqrt{n\,\lambda(1-\lambda)}/(p-q)$ with $\lambda = \pi p+(1-\pi)q$; as ε → 0,
-# $p - q = \tanh(\varepsilon/2) \approx \varepsilon/2$ and $\lambda \to \tfrac12$, so it tends to
-# $\sqrt n/\varepsilon$. The central Laplace mechanism on the count has standard deviation
+# $\sqrt n/\varepsilon$. For randomized response on a fixed population the count is a sum of
+# independent Bernoullis, so its estimate has standard deviation
+# $\sqrt{\pi n\,p(1-p) + (1-\pi)n\,q(1-q)}/(p-q) = \sqrt{n\,p(1-p)}/(p-q)$ (for $Q_{Bin}$, $p(1-p) = q(1-q)$,
+# whatever π), i.e. exactly $\frac{\sqrt n}{\varepsilon}\cdot\frac{\varepsilon}{2\sinh(\varepsilon/2)}$: it tends to
+# $\sqrt n/\varepsilon$ as ε → 0 and is a little below it at ε = 1. The central Laplace mechanism on the count has standard deviation
 # $\sqrt2/\varepsilon$, independent of $n$.
 
 # %%
@@ -179,7 +176,7 @@ for eps in (1.0, 0.1, 0.01):
     sd_count = n_users * math.sqrt(rr.fraction_variance(true_fraction, n_users))
     print(f"eps = {eps:g}: LDP count sd = {sd_count:9.1f}  = {sd_count * eps / math.sqrt(n_users):.4f} sqrt(n)/eps;"
           f"  central Laplace sd = {math.sqrt(2) / eps:7.1f}")
-ldp_ratio_small_eps = n_users * math.sqrt(BinaryRR.from_epsilon(0.01).fraction_variance(true_fraction, n_users)) * 0.01 / math.sqrt(n_users)
+ldp_ratio_small_eps = ldp_noise_ratio(BinaryRR.from_epsilon(0.01), true_fraction, n_users)
 
 # %% [markdown]
 # ## 6. RAPPOR: permanent and instantaneous randomized response
@@ -224,9 +221,8 @@ cms_small = CountMeanSketch.create(2.0, 5, 2, 6, rng=rng)
 eps_cms_table = cms_small.privacy_loss()
 print(f"CMS (eps = 2, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_cms_table:.6f}")
 cms = CountMeanSketch.create(2.0, 200, 16, 256, rng=rng)
-emoji_counts = np.round(1e6 * np.arange(200, 0, -1) ** -1.2 / np.sum(np.arange(200, 0, -1) ** -1.2)).astype(int)[::-1]
-cms_estimates = np.array([cms.estimate_counts(cms.sample_sketch(emoji_counts, rng=rng), emoji_counts.sum()) for _ in range(n_repetitions // 4)])
-cms_z = (cms_estimates.mean(axis=0) - cms.expected_counts(emoji_counts)) / np.sqrt(cms.count_variance(emoji_counts) / cms_estimates.shape[0])
+emoji_counts = power_law_counts(1_000_000, 200, 1.2)
+cms_z = cms_mean_z_scores(cms, emoji_counts, repetitions=n_repetitions // 4, rng=rng)
 print(f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its exact mean = {np.max(np.abs(cms_z)):.2f}")
 print(f"sd of one estimate (exact) = {np.sqrt(cms.count_variance(emoji_counts)).mean():.4g} users")
 per_report_eps, reports_per_day = (1.0, 2.0), 16
@@ -236,9 +232,13 @@ per_report_eps, reports_per_day = (1.0, 2.0), 16
 # by sequential composition the daily loss is the sum of the per-report ε: 16 at ε = 1 per
 # report, 32 at ε = 2 (the tutorial's "up to 16" holds for ε = 1, or for a daily cap of 16).
 
+# We check the composition exactly: the output table of 16 independent $Q_{Bin}$ reports (all $2^{16}$ answer
+# tuples) has privacy loss computed by `max_privacy_loss`.
+
 # %%
-for eps in per_report_eps:
-    print(f"{reports_per_day} reports/day at eps = {eps:g}: daily eps = {reports_per_day * eps:g}")
+daily_eps = {eps: composed_privacy_loss(BinaryRR.from_epsilon(eps).output_table(), reports_per_day) for eps in per_report_eps}
+for eps, loss in daily_eps.items():
+    print(f"{reports_per_day} reports/day at eps = {eps:g}: daily eps from the composed table = {loss:.6g}")
 
 # %% [markdown]
 # ## 8. The frequency-oracle framework: pure LDP
@@ -260,10 +260,11 @@ print(f"eps = {eps_table:g}, d = {d_table}\n{'oracle':<6} {'p*':>8} {'q*':>8} {'
 for name, o in table_oracles.items():
     print(f"{name:<6} {o.p:8.4f} {o.q:8.4f} {o.p / o.q:8.4f} {table_loss[name]:12.6f} {o.approx_count_variance(1):9.3f}")
 print(f"SHE    (Laplace, beta = 2/eps)                      {SHE(eps_table, d_table).count_variance(1):9.3f}")
+print(f"THE threshold theta = {table_oracles['THE'].theta:.3f}; THE table loss = {table_loss['THE']:.3f} < eps = {eps_table:g}")
 
 # %% [markdown]
-# THE's bits are post-processed Laplace noise, so its table loses less than ε (here
-# ≈ 0.90): the threshold θ = 0.62 (found numerically, inside Wang et al.'s $(\tfrac12, 1)$) trades
+# THE's bits are post-processed Laplace noise, so its table loses less than ε (printed above):
+# the threshold θ (found numerically, inside Wang et al.'s $(\tfrac12, 1)$) trades
 # some privacy it does not need for a lower variance than SHE's $8/\varepsilon^2$. Every oracle has
 # $p^*/q^* \le e^\varepsilon$ and $q^* > 0$, as the tutorial requires.
 #
@@ -280,10 +281,8 @@ eps_var = np.array([0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0])
 var_names = ("DE", "SUE", "OUE", "OLH", "THE")
 var_classes = {"DE": GRR, "SUE": SUE, "OUE": OUE, "OLH": OLH, "THE": THE}
 var_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(4)[3])  # children 0-2 are section 4's arms
-simulated_var = {name: np.array([np.var([var_classes[name](e, d_var).estimate_counts(var_classes[name](e, d_var).sample_support_counts(var_counts, rng=var_rng), n_var)[0]
-                                         for _ in range(n_repetitions)], ddof=1) for e in eps_var]) for name in var_names}
-exact_var = {name: np.array([var_classes[name](e, d_var).count_variance(var_counts)[0] for e in eps_var]) for name in var_names}
-approx_var = {name: np.array([var_classes[name](e, d_var).approx_count_variance(n_var) for e in eps_var]) for name in var_names}
+var_study = variance_study(var_classes, eps_var, d_var, var_counts, 0, repetitions=n_repetitions, rng=var_rng)
+simulated_var, exact_var, approx_var = ({name: arrays[k] for name, arrays in var_study.items()} for k in range(3))
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -332,9 +331,11 @@ grid_eps = np.linspace(0.1, 5, 50)
 best, _ = best_protocol_grid(grid_d, grid_eps)
 phase_d = np.array([2, 4, 8, 16, 32, 64, 128])
 phase_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(5)[4])
-phase_sim = {name: np.array([np.var([o.estimate_counts(o.sample_support_counts(np.full(dd, 1000), rng=phase_rng), 1000 * dd)[0]
-                                     for _ in range(n_repetitions)], ddof=1) / (1000 * dd)
-                             for dd in phase_d for o in [cls(1.0, dd)]]) for name, cls in (("DE", GRR), ("OUE", OUE))}
+phase_classes = {"DE": GRR, "OUE": OUE}
+phase_sim = uniform_variance_per_user(phase_classes, 1.0, phase_d, 1000, repetitions=n_repetitions, rng=phase_rng)
+curve_d = np.arange(2, 129)
+phase_exact = uniform_variance_per_user(phase_classes, 1.0, curve_d, 1000)
+phase_approx = {name: np.array([approx_variance_per_user(name, int(x), 1.0) for x in curve_d]) for name in phase_classes}
 
 # %%
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -344,12 +345,10 @@ ax0.set(xscale="log", xlim=(2, 1000), xlabel="domain size $d$", ylabel=r"$\varep
 ax0.legend(handles=[Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"), Patch(color="C2", label="OLH (never strictly best)"),
                     plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")], loc="upper left", fontsize=8,
            frameon=True, framealpha=1, facecolor="white")
-dd = np.arange(2, 129)
-for k, (name, cls) in enumerate((("DE", GRR), ("OUE", OUE))):
-    ax1.plot(dd, [cls(1.0, int(x)).count_variance(np.full(x, 1000))[0] / (1000 * x) for x in dd], f"C{k}", label=f"{name} exact")
-    ax1.plot(dd, [approx_variance_per_user(name, int(x), 1.0) for x in dd], f"C{k}", ls="--", lw=1, label=f"{name} approximation")
-ax1.plot(phase_d, phase_sim["DE"], "o", color="C0", label="DE simulated")
-ax1.plot(phase_d, phase_sim["OUE"], "s", color="C1", label="OUE simulated")
+for k, (name, marker) in enumerate(zip(phase_classes, "os")):
+    ax1.plot(curve_d, phase_exact[name], f"C{k}", label=f"{name} exact")
+    ax1.plot(curve_d, phase_approx[name], f"C{k}", ls="--", lw=1, label=f"{name} approximation")
+    ax1.plot(phase_d, phase_sim[name], marker, color=f"C{k}", label=f"{name} simulated")
 ax1.axvline(3 * np.e + 2, color="k", ls=":", label=r"$3e+2 \approx 10.2$")
 ax1.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel=r"Var$[\hat c(i)]/n$", title=r"$\varepsilon = 1$, uniform data, 1000 users per value")
 ax1.legend(fontsize=8)
@@ -365,14 +364,10 @@ plt.show()
 
 # %%
 pp_counts = np.r_[np.full(16, 2000), np.zeros(16, int)]
-pp_oracle = OUE(1.0, 32)
 pp_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(6)[5])
-pp_raw = np.array([pp_oracle.estimate_counts(pp_oracle.sample_support_counts(pp_counts, rng=pp_rng), pp_counts.sum()) for _ in range(n_repetitions)])
-pp_summary = {}
-for method in METHODS:
-    processed = np.array([postprocess(row, pp_counts.sum(), method) for row in pp_raw])
-    pp_summary[method] = (np.mean(processed[:, 16:]), np.mean((processed - pp_counts) ** 2))
-    print(f"{method:>9}: mean estimate of an absent value = {pp_summary[method][0]:8.1f}, MSE per value = {pp_summary[method][1]:10.4g}")
+pp_summary = postprocessing_summary(OUE(1.0, 32), pp_counts, repetitions=n_repetitions, rng=pp_rng)
+for method, (absent_mean, mse) in pp_summary.items():
+    print(f"{method:>9}: mean estimate of an absent value = {absent_mean:8.1f}, MSE per value = {mse:10.4g}")
 
 # %% [markdown]
 # ## 11. Illustration: heavy hitters by prefix extension over OLH
@@ -414,7 +409,7 @@ for ell in (1, 2, 4):
     print(f"ell = {ell}: threshold {th:7.2f}; GRR preferred at |I| = {math.floor(th)}: {grr_preferred(math.floor(th), 1.0, ell)}, "
           f"at |I| = {math.ceil(th)}: {grr_preferred(math.ceil(th), 1.0, ell)}")
 sv_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(8)[7])
-baskets = [sv_rng.choice(10, size=sv_rng.integers(1, 4), replace=False, p=np.linspace(2, 0.2, 10) / np.linspace(2, 0.2, 10).sum()) for _ in range(20_000)]
+baskets = random_baskets(20_000, 10, 3, np.linspace(2, 0.2, 10), rng=sv_rng)
 holders = np.bincount(np.concatenate(baskets), minlength=10)
 psfo_est = psfo_estimate(pad_and_sample(baskets, 10, 3, rng=sv_rng), 10, 3, 1.0, "GRR", rng=sv_rng)
 print("item holders:", holders.tolist())
@@ -440,6 +435,8 @@ print(f"combined: max |error| {np.max(np.abs(pl_combined - pl_truth)):.4f}")
 
 # %% [markdown]
 # ## Claims check
+#
+# Randomized response and the price of local privacy:
 
 # %%
 claims.check("two-coin RR: estimator 2(X - 0.25) equals the unbiased (X - q)/(p - q)", "§Randomized response",
@@ -454,6 +451,11 @@ claims.check("RR estimator is unbiased (mean error at n=1e5, eps=1, within 5 SE)
              0, mean_err, atol=5 * se)
 claims.check("LDP noise is of order sqrt(n)/eps (count sd x eps / sqrt(n) as eps -> 0)", "§Challenges in the local model",
              1, ldp_ratio_small_eps, atol=0.01)
+
+# %% [markdown]
+# Direct encoding, unary encoding, histogram encoding and the pure-LDP framework:
+
+# %%
 e1 = math.exp(1.0)
 claims.check("DE: q = (1 - p)/(|D| - 1) equals 1/(e^eps + |D| - 1) (d = 43, eps = 1)", "§Direct Encoding",
              1 / (e1 + 42), (1 - GRR(1.0, 43).p) / 42, rtol=1e-12)
@@ -469,27 +471,39 @@ claims.check("SUE (p + q = 1) is eps-LDP (whole-vector table, d = 6)", "§Unary 
 claims.check_statement("OUE has a smaller error than SUE", "§Unary Encoding", "OUE optimal, smaller error",
                        all(OUE(e, 43).approx_count_variance(1) < SUE(e, 43).approx_count_variance(1) for e in eps_var),
                        "Var*_OUE < Var*_SUE at every eps in " + ", ".join(f"{e:g}" for e in eps_var))
-claims.erratum("the optimized unary encoding's acronym", "§Unary Encoding, §Summary", "OEU", "OUE")
+claims.erratum("the optimized unary encoding's acronym (Wang et al.'s name, our class)", "§Unary Encoding, §Summary", "OEU", OUE.__name__)
 claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encoding", "THE better than SHE",
                        all(THE(e, 43).approx_count_variance(1) < SHE(e, 43).count_variance(1) for e in eps_var),
                        f"at eps = 1: THE {THE(1.0, 43).approx_count_variance(1):.3f} vs SHE {SHE(1.0, 43).count_variance(1):.3f} per user")
-claims.check("BLH is eps-LDP (table over all hash functions [6] -> [2])", "§Binary Local Hashing", 1.0, table_loss["BLH"], rtol=1e-9)
-claims.check("OLH is eps-LDP (table over all hash functions [6] -> [4])", "§Optimal Local Hashing", 1.0, table_loss["OLH"], rtol=1e-9)
-g_opt = minimize_scalar(lambda g: (1 / g) * (1 - 1 / g) / (e1 / (e1 + g - 1) - 1 / g) ** 2, bounds=(1.01, 50), method="bounded", options={"xatol": 1e-9}).x
-claims.check("OLH: g = e^eps + 1 minimizes the variance (eps = 1)", "§Optimal Local Hashing", e1 + 1, g_opt, rtol=1e-6)
-claims.erratum("OLH perturbation probability is written Pr[b' = 1]; it is Pr[b' = i] over [g]", "§Optimal Local Hashing",
-               "Pr[b' = 1]", "Pr[b' = i]")
-claims.check("OLH has OUE's variance (g = e^eps + 1 exactly, eps = ln 3)", "§Optimal Local Hashing",
-             OUE(math.log(3), 43).approx_count_variance(1), OLH(math.log(3), 43).approx_count_variance(1), rtol=1e-12)
-claims.check_statement("OLH costs O(log|D|) bits per report, OUE O(|D|)", "§Optimal Local Hashing", "O(log|D|) vs O(|D|)", True,
-                       f"d = 1024, eps = 1: OUE 1024 bits; OLH 62 hash bits + {math.ceil(math.log2(OLH(1.0, 1024).g))} bits")
-crossing = [min(d for d in range(2, 2000) if approx_variance_per_user("DE", d, e) > approx_variance_per_user("OUE", d, e)) for e in (0.5, 1.0, 2.0)]
-claims.check_statement("DE is best iff |D| < 3e^eps + 2, else OUE/OLH", "§Summary", "|D| < 3e^eps + 2",
-                       crossing == [math.floor(de_threshold(e)) + 1 for e in (0.5, 1.0, 2.0)],
-                       f"first d where OUE wins at eps = 0.5, 1, 2: {crossing}")
 claims.check_statement("c^(i) is unbiased with the exact variance (5 oracles x 7 eps simulated; CMS mean query)", "§Frequency Oracles",
                        "unbiased estimator", bool(np.max(np.abs(sim_ratio - 1)) < 5 * math.sqrt(2 / (n_repetitions - 1)) and np.max(np.abs(cms_z)) < 5),
                        f"variance simulated/exact in [{sim_ratio.min():.3f}, {sim_ratio.max():.3f}]; CMS max |z| {np.max(np.abs(cms_z)):.2f}")
+
+# %% [markdown]
+# Local hashing and the choice of oracle:
+
+# %%
+claims.check("BLH is eps-LDP (table over all hash functions [6] -> [2])", "§Binary Local Hashing", 1.0, table_loss["BLH"], rtol=1e-9)
+claims.check("OLH is eps-LDP (table over all hash functions [6] -> [4])", "§Optimal Local Hashing", 1.0, table_loss["OLH"], rtol=1e-9)
+claims.check("OLH: g = e^eps + 1 minimizes the variance (eps = 1)", "§Optimal Local Hashing", e1 + 1, continuous_optimal_hash_range(1.0), rtol=1e-6)
+olh_row = GRR(1.0, OLH(1.0, 6).g).output_table()[0]
+claims.erratum("OLH perturbation probability is written Pr[b' = 1]; over [g] it is Pr[b' = i] (the row must sum to 1)", "§Optimal Local Hashing",
+               "Pr[b' = 1]", f"Pr[b' = i]: p = {olh_row[0]:.4f} if i = H(v), q = {olh_row[1]:.4f} otherwise, row sum {olh_row.sum():.6g}")
+claims.check("OLH has OUE's variance (g = e^eps + 1 exactly, eps = ln 3)", "§Optimal Local Hashing",
+             OUE(math.log(3), 43).approx_count_variance(1), OLH(math.log(3), 43).approx_count_variance(1), rtol=1e-12)
+olh_bits = {d: OLH(1.0, d).report_bits for d in (2**10, 2**20)}
+claims.check_statement("OLH costs O(log|D|) bits per report, OUE O(|D|)", "§Optimal Local Hashing", "O(log|D|) vs O(|D|)",
+                       olh_bits[2**10] == olh_bits[2**20] < OUE(1.0, 2**10).report_bits < OUE(1.0, 2**20).report_bits,
+                       f"eps = 1: OLH {olh_bits[2**10]} bits at d = 2^10 and 2^20; OUE {OUE(1.0, 2**10).report_bits} and {OUE(1.0, 2**20).report_bits}")
+crossing = [first_d_where_oue_wins(e) for e in (0.5, 1.0, 2.0)]
+claims.check_statement("DE is best iff |D| < 3e^eps + 2, else OUE/OLH", "§Summary", "|D| < 3e^eps + 2",
+                       crossing == [math.floor(de_threshold(e)) + 1 for e in (0.5, 1.0, 2.0)],
+                       f"first d where OUE wins at eps = 0.5, 1, 2: {crossing}")
+
+# %% [markdown]
+# RAPPOR and Apple's count-mean sketch:
+
+# %%
 claims.check("RAPPOR eps_1 = 2h ln((1 - f/2)/(f/2)) (exact PRR table, h = 2, f = 0.5)", "§RAPPOR", rappor.epsilon_permanent, eps_prr_table, rtol=1e-9)
 claims.check("RAPPOR eps_2 = h ln(q'(1 - p')/(p'(1 - q'))) (exact report table)", "§RAPPOR", rappor.epsilon_one_report, eps_report_table, rtol=1e-9)
 claims.check("RAPPOR q' = f(p + q)/2 + (1 - f)q (by cases)", "§RAPPOR", rappor.q_star,
@@ -497,10 +511,20 @@ claims.check("RAPPOR q' = f(p + q)/2 + (1 - f)q (by cases)", "§RAPPOR", rappor.
 claims.erratum("RAPPOR p' = f(p + 1)/2 + (1 - f)p; by cases it is f(p + q)/2 + (1 - f)p (f = 0.5, p = 0.5, q = 0.75)", "§RAPPOR",
                tutorial_printed_p_star(rappor.f, rappor.p), p_star_by_cases, rtol=1e-9)
 claims.check("Apple CMS: flipping w.p. 1/(1 + e^(eps/2)) is eps-LDP (exact (j, v) table, eps = 2)", "§Apple", 2.0, eps_cms_table, rtol=1e-9)
-claims.erratum("shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k", "k x m")
-claims.check("Apple: daily eps with 16 reports of eps = 1 (sequential composition)", "§Apple", 16, reports_per_day * per_report_eps[0])
-claims.erratum("SVIM: GRR is chosen when |J| > (4l^2 - l)e^eps + 1; the variances say GRR wins below it", "§Itemset mining",
-               "GRR if |J| > (4l^2 - l)e^eps + 1", "GRR if |I| < (4l^2 - l)e^eps + 1 (l = 1: DE rule)")
+sketch_shape = cms.sample_sketch(emoji_counts, rng=rng).shape
+claims.erratum("shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k",
+               f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})")
+claims.check("Apple: daily eps with 16 reports of eps = 1 (exact composed table)", "§Apple", 16, daily_eps[1.0], rtol=1e-9)
+
+# %% [markdown]
+# The illustrations (set-valued data, heavy hitters):
+
+# %%
+sv_th = grr_threshold(1.0, 2)
+sv_below, sv_above = grr_preferred(math.floor(sv_th), 1.0, 2), grr_preferred(math.ceil(sv_th), 1.0, 2)
+claims.erratum("SVIM: GRR is chosen when |J| > (4l^2 - l)e^eps + 1; the variances say the reverse", "§Itemset mining",
+               "GRR if |J| > (4l^2 - l)e^eps + 1",
+               f"l = 2, eps = 1, threshold {sv_th:.4g}: GRR preferred at |I| = {math.floor(sv_th)}: {sv_below}, at {math.ceil(sv_th)}: {sv_above}")
 claims.check("padding-and-sampling amplifies GRR: eps' = ln(l(e^eps - 1) + 1) gives eps = 1 (l = 3, exact table)", "§Itemset mining",
              1.0, psfo_loss[3], rtol=1e-9)
 claims.check("illustration: prefix extension over OLH recovers the 5 planted heavy hitters", "§Heavy Hitter Identification (illustration)",

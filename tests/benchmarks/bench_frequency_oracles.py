@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ldp_helpers.bernoulli import random_bytes
 from ldp_helpers.grr import GRR
 from ldp_helpers.postprocessing import postprocess
 from ldp_helpers.unary_encoding import OUE
@@ -119,7 +120,7 @@ def _ours(oracle, values, true_counts, rng):
         draws_per_user = lambda: (rng.random(n), rng.integers(0, d - 1, size=n))  # noqa: E731
     else:
         draws_aggregate = lambda: (rng.binomial(true_counts, oracle.p), rng.binomial(n - true_counts, oracle.q))  # noqa: E731
-        draws_per_user = lambda: [(rng.bytes(values[b].size * d), rng.random(values[b].size)) for b in blocks]  # noqa: E731
+        draws_per_user = lambda: [(random_bytes(rng, values[b].size * d), rng.random(values[b].size)) for b in blocks]  # noqa: E731
     return aggregate, per_user, draws_aggregate, draws_per_user
 
 
