@@ -91,3 +91,16 @@ def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coo
             assert_variance_close(sample, var)
             assert chisquare_pvalue(sample, pmf) > 1e-3
         assert two_sample_pvalue(per_user[:, i], aggregate[:, i]) > 1e-3
+
+
+def sample_both_paths(oracle, true_counts, repetitions: int, rng, *, count="support_counts", sample="sample_support_counts"):
+    """``repetitions`` draws of an oracle's aggregated counts by the per-user path, then by its sampler.
+
+    The population holds ``true_counts[i]`` users with value i.  Returns ``(per_user, aggregate)``,
+    each of shape (repetitions, d); ``count``/``sample`` name the oracle's counting and sampling methods.
+    """
+    values = np.repeat(np.arange(len(true_counts)), true_counts)
+    count_fn, sample_fn = getattr(oracle, count), getattr(oracle, sample)
+    per_user = np.array([count_fn(oracle.perturb(values, rng=rng)) for _ in range(repetitions)])
+    aggregate = np.array([sample_fn(true_counts, rng=rng) for _ in range(repetitions)])
+    return per_user, aggregate

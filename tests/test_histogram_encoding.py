@@ -8,7 +8,7 @@ from scipy import stats
 
 from ldp_helpers.histogram_encoding import SHE, THE, laplace_scale, optimal_threshold
 from ldp_helpers.privacy import max_privacy_loss
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, two_sample_pvalue
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, two_sample_pvalue, sample_both_paths
 
 # ---------------------------------------------------------------- exact
 
@@ -86,9 +86,7 @@ def test_she_aggregate_matches_per_user(rng):
     """SHE sums: per-user and Gamma-difference paths have mean f_i and variance 8n/ε² (and agree)."""
     she = SHE(1.0, 3)
     true_counts = np.array([60, 30, 10])
-    values = np.repeat(np.arange(3), true_counts)
-    per_user = np.array([she.report_sums(she.perturb(values, rng=rng)) for _ in range(4000)])
-    aggregate = np.array([she.sample_report_sums(true_counts, rng=rng) for _ in range(4000)])
+    per_user, aggregate = sample_both_paths(she, true_counts, 4000, rng, count="report_sums", sample="sample_report_sums")
     for sample in (per_user, aggregate):
         assert_mean_close(sample[:, 0], 60, she.count_variance(100))
         assert_variance_close(sample[:, 0], she.count_variance(100))
@@ -100,8 +98,6 @@ def test_the_aggregate_matches_per_user(rng):
     """THE counts: per-user thresholding and the binomial sampler agree (mean, variance, GOF)."""
     the = THE(1.0, 3)
     true_counts = np.array([150, 100, 50])
-    values = np.repeat(np.arange(3), true_counts)
-    per_user = np.array([the.support_counts(the.perturb(values, rng=rng)) for _ in range(3000)])
-    aggregate = np.array([the.sample_support_counts(true_counts, rng=rng) for _ in range(3000)])
+    per_user, aggregate = sample_both_paths(the, true_counts, 3000, rng)
     assert_support_counts_match(the, per_user, aggregate, true_counts, coordinates=(0, 2))
     assert two_sample_pvalue(per_user[:, 1], aggregate[:, 1]) > 1e-3

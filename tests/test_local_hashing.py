@@ -10,7 +10,7 @@ from ldp_helpers.local_hashing import (BLH, HASH_PRIME, MAX_HASH_RANGE, OLH, Loc
 from ldp_helpers.randomized_response import q_bin_probabilities
 from ldp_helpers.privacy import max_privacy_loss
 from ldp_helpers.unary_encoding import OUE
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, chisquare_pvalue
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, chisquare_pvalue, sample_both_paths
 
 # ---------------------------------------------------------------- exact
 
@@ -124,10 +124,7 @@ def test_aggregate_sampler_matches_per_user_reference(cls, rng):
     """Per-user support counts have the aggregate sampler's marginals (mean, variance, GOF, two-sample)."""
     oracle = cls(1.5, 6)
     true_counts = np.array([90, 0, 30, 60, 10, 10])
-    values = np.repeat(np.arange(6), true_counts)
-    repetitions = 2000
-    per_user = np.array([oracle.support_counts(oracle.perturb(values, rng=rng)) for _ in range(repetitions)])
-    aggregate = np.array([oracle.sample_support_counts(true_counts, rng=rng) for _ in range(repetitions)])
+    per_user, aggregate = sample_both_paths(oracle, true_counts, 2000, rng)
     assert_support_counts_match(oracle, per_user, aggregate, true_counts, coordinates=(0, 1, 2))
 
 

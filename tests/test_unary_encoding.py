@@ -8,7 +8,7 @@ import pytest
 from ldp_helpers.privacy import max_privacy_loss
 from ldp_helpers.unary_encoding import OUE, SUE
 from ldp_helpers.randomized_response import q_bin_probabilities
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance
+from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance, sample_both_paths
 
 EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 20.0]
 
@@ -147,10 +147,7 @@ def test_aggregate_sampler_matches_per_user_reference(cls, rng):
     """sample_support_counts has the law of support_counts(perturb(·)) (mean, variance, GOF, two-sample)."""
     oracle = cls(1.0, 4)
     true_counts = np.array([150, 0, 30, 120])
-    values = np.repeat(np.arange(4), true_counts)
-    repetitions = 3000
-    per_user = np.array([oracle.support_counts(oracle.perturb(values, rng=rng)) for _ in range(repetitions)])
-    aggregate = np.array([oracle.sample_support_counts(true_counts, rng=rng) for _ in range(repetitions)])
+    per_user, aggregate = sample_both_paths(oracle, true_counts, 3000, rng)
     assert_support_counts_match(oracle, per_user, aggregate, true_counts, coordinates=(0, 1, 2))
 
 
@@ -159,9 +156,7 @@ def test_bits_are_independent_within_a_report(rng):
     """Two bits of one report are uncorrelated: Var(C_0 + C_2) = Var C_0 + Var C_2 (both paths)."""
     oue = OUE(1.0, 3)
     true_counts = np.array([100, 100, 100])
-    values = np.repeat(np.arange(3), true_counts)
-    per_user = np.array([oue.support_counts(oue.perturb(values, rng=rng)) for _ in range(3000)])
-    aggregate = np.array([oue.sample_support_counts(true_counts, rng=rng) for _ in range(3000)])
+    per_user, aggregate = sample_both_paths(oue, true_counts, 3000, rng)
     var = 2 * support_count_variance(100, 300, oue.p, oue.q)
     for sample in (per_user, aggregate):
         assert_variance_close(sample[:, 0] + sample[:, 2], var)
