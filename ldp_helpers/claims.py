@@ -105,6 +105,16 @@ class ClaimsTable:
             raise ValueError(f"not an erratum: paper value {paper_value!r} equals ours")
         return self._add(claim, source, paper_value, our_value, "paper error")
 
+    def erratum_if(self, paper_is_wrong: bool, claim: str, source: str, paper_value, our_value) -> Claim:
+        """A suspected erratum decided by a computation: "paper error" iff ``paper_is_wrong``.
+
+        Use it when the paper's value is text or a statement, so that :meth:`erratum`'s value
+        comparison cannot decide: ``paper_is_wrong`` must be the result of the computation that
+        ``our_value`` reports; if it turns out False the row reads "reproduced".
+        """
+        verdict = "paper error" if bool(paper_is_wrong) else "reproduced"
+        return self._add(claim, source, paper_value, our_value, verdict)
+
     def counts(self) -> dict[str, int]:
         """Number of claims per verdict."""
         return {v: sum(r.verdict == v for r in self.rows) for v in VERDICTS}

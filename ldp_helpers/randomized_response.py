@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_binary_array, check_epsilon, check_int, check_probability, check_rng
+from ._validation import check_binary_array, check_epsilon, check_int, check_probability, check_real_array, check_rng
 from .pure import count_variance, unbiased_count
 from .privacy import max_privacy_loss
 
@@ -109,21 +109,33 @@ class BinaryRR:
         return count_variance(pi * n, n, self.p, self.q) / n**2
 
 
-def q_bin_probabilities(epsilon: float) -> tuple[float, float]:
+def q_bin_probabilities(epsilon):
     """``(e^ε/(e^ε+1), 1/(e^ε+1))``: Pr[report 1 | v=1] and Pr[report 1 | v=0] of ``Q_Bin(·; ε)``.
 
-    The one place these are derived from ε.  Computed without overflow: for ε above about 36.7
-    the first rounds to 1.0 while the second stays positive (callers that average Q_Bin with
-    other reports, like m-shot's round channel, may accept that; :meth:`BinaryRR.from_epsilon`
-    refuses it).
+    The one place these are derived from ε.  ``epsilon`` is a number (floats are returned) or an
+    array of budgets (arrays are returned, elementwise).  Computed without overflow: for ε above
+    about 36.7 the first rounds to 1.0 while the second stays positive (callers that average
+    Q_Bin with other reports, like m-shot's round channel, may accept that;
+    :meth:`BinaryRR.from_epsilon` refuses it).  ``p − q = tanh(ε/2)`` is
+    :func:`q_bin_gap`, accurate also where p and q are both close to 1/2.
 
     References
     ----------
     m-shot seed (002) §4.1; Glance seed (000), Algorithm 1.
     """
-    epsilon = check_epsilon(epsilon)
-    keep = 1.0 / (1.0 + math.exp(-epsilon))
-    return keep, math.exp(-epsilon) * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
+    if np.ndim(epsilon) == 0:
+        epsilon = check_epsilon(epsilon)
+        keep = 1.0 / (1.0 + math.exp(-epsilon))
+        return keep, math.exp(-epsilon) * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
+    eps = check_real_array("epsilon", epsilon, low=0.0)
+    keep = 1.0 / (1.0 + np.exp(-eps))
+    return keep, np.exp(-eps) * keep
+
+
+def q_bin_gap(epsilon):
+    """``p − q = (e^ε − 1)/(e^ε + 1) = tanh(ε/2)`` of ``Q_Bin(·; ε)``, without cancellation at small ε."""
+    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
+    return np.tanh(np.asarray(eps) / 2.0) if np.ndim(eps) else math.tanh(eps / 2.0)
 
 
 def q_bin(values, epsilon: float, *, rng: np.random.Generator) -> np.ndarray:

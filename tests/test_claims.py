@@ -85,3 +85,10 @@ def test_table_renders_as_plain_text():
     text = str(t)
     assert text.splitlines()[0].split() == ["#", "claim", "source", "paper", "ours", "verdict"]
     assert text.endswith("1 claims: 1 reproduced, 0 differs, 0 paper error")
+
+
+def test_erratum_if_follows_the_computed_boolean():
+    """A computed erratum is "paper error" only when the computation says the paper is wrong."""
+    t = ClaimsTable("00_ldp_tutorial")
+    assert t.erratum_if(True, "caption names Fig. 3.7", "§3.6", "Fig. 3.7", "Fig. 3.8").verdict == "paper error"
+    assert t.erratum_if(False, "caption names Fig. 3.8", "§3.6", "Fig. 3.8", "Fig. 3.8").verdict == "reproduced"

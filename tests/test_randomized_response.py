@@ -123,3 +123,19 @@ def test_estimator_mean_and_variance_by_simulation(rng):
     var = rr.fraction_variance(pi, n)
     assert_mean_close(estimates, pi, var)
     assert_variance_close(estimates, var)
+
+
+def test_q_bin_probabilities_vectorized_and_gap():
+    """Arrays of ε give the same p, q as scalars; p − q = tanh(ε/2); bad arrays name epsilon."""
+    from ldp_helpers.randomized_response import q_bin_gap, q_bin_probabilities
+
+    eps = np.array([1e-6, 0.5, 3.0, 50.0, 800.0])
+    p, q = q_bin_probabilities(eps)
+    for i, e in enumerate(eps):
+        assert (p[i], q[i]) == q_bin_probabilities(float(e))
+    assert np.allclose(q_bin_gap(eps), np.tanh(eps / 2), rtol=1e-15)
+    assert q_bin_gap(1e-6) == pytest.approx(5e-7, rel=1e-9)  # no cancellation
+    with pytest.raises(ValueError, match="epsilon"):
+        q_bin_probabilities(np.array([1.0, 0.0]))
+    with pytest.raises(ValueError, match="epsilon"):
+        q_bin_probabilities(np.array([1.0, np.nan]))
