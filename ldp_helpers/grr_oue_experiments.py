@@ -83,7 +83,9 @@ def total_variation(frequencies, reference) -> float:
     """
     u = check_real_array("frequencies", frequencies)
     v = check_real_array("reference", reference)
-    if u.ndim != 1 or u.shape != v.shape:
+    if u.ndim != 1:
+        fail("frequencies", Described(f"an array of shape {u.shape}"), "a 1-D array")
+    if u.shape != v.shape:
         fail("reference", Described(f"an array of shape {v.shape}"), f"a 1-D array of the shape of frequencies {u.shape}")
     return float(0.5 * np.abs(u - v).sum())
 

@@ -145,7 +145,7 @@ def test_perturbed_examples_run_both_protocols_on_one_stream():
 
 
 def test_total_variation_values_and_validation():
-    """½ Σ|u − v|: 0 for equal vectors, 1 for disjoint supports, symmetric; shape mismatch refused."""
+    """½ Σ|u − v|: 0 for equal vectors, 1 for disjoint supports, symmetric; a 2-D frequencies or a shape mismatch refused, naming the culprit."""
     u, v = np.array([0.2, 0.8, 0.0]), np.array([0.5, 0.25, 0.25])
     assert total_variation(u, u) == 0.0
     assert total_variation([1, 0], [0, 1]) == 1.0
@@ -153,6 +153,8 @@ def test_total_variation_values_and_validation():
     assert total_variation([-0.1, 1.1], [0.5, 0.5]) == pytest.approx(0.6, abs=1e-15)  # estimates may be negative
     with pytest.raises(ValueError, match=r"reference must be a 1-D array of the shape of frequencies \(3,\)"):
         total_variation(u, [0.5, 0.5])
+    with pytest.raises(ValueError, match=r"frequencies must be a 1-D array; got an array of shape \(1, 2\)"):
+        total_variation([[0.5, 0.5]], [[0.5, 0.5]])  # the 2-D argument is frequencies, not reference
     with pytest.raises(ValueError, match="frequencies must be finite"):
         total_variation([np.nan, 1.0], [0.5, 0.5])
 
