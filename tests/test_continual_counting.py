@@ -242,6 +242,22 @@ def test_fitted_slope_recovers_power_and_exponential_laws():
         fitted_slope(x, x[:2])
 
 
+def test_fitted_slope_log_correction_leaves_the_documented_bias_for_gaussian_maxima():
+    """For the max of T |N(0,1)| errors (β = 0.05, T = 100…1600) the corrected slope is e + 0.013 (quantile), e + 0.041 (mean)."""
+    from scipy import integrate, stats
+
+    from ldp_helpers.lpcc_experiments import fitted_slope
+
+    t, beta = 100.0 * 2 ** np.arange(5), 0.05
+    mean_max = np.array([integrate.quad(lambda x, n=n: 1 - (2 * stats.norm.cdf(x) - 1) ** n, 0, np.inf)[0] for n in t])
+    quantile_max = stats.norm.isf((1 - (1 - beta) ** (1 / t)) / 2)  # P(max_t |Z_t| > q) = beta exactly
+    bias_mean = fitted_slope(t, t**0.5 * mean_max, log_correction_beta=beta) - 0.5
+    bias_quantile = fitted_slope(t, t**0.5 * quantile_max, log_correction_beta=beta) - 0.5
+    assert bias_mean == pytest.approx(0.041, abs=0.001)
+    assert bias_quantile == pytest.approx(0.013, abs=0.001)
+    assert fitted_slope(t, t**0.5 * mean_max) - 0.5 > bias_mean + 0.04  # the correction does remove most of it
+
+
 def test_fitted_slope_log_correction_removes_the_union_bound_factor():
     """With β given, y = T^e·√ln(2T/β) fits slope e exactly; without it the slope is biased; bad β/x refused."""
     from ldp_helpers.lpcc_experiments import fitted_slope
