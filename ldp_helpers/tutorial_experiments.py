@@ -135,5 +135,6 @@ def composed_privacy_loss(table, reports: int) -> float:
 
 def ldp_noise_ratio(rr: BinaryRR, true_fraction: float, n: int) -> float:
     """sd of the RR count estimate × ε / √n: tends to 1 as ε → 0 (LDP noise is of order √n/ε)."""
+    true_fraction = check_probability(true_fraction, "true_fraction")
     n = check_int("n", n, low=1)
     return n * math.sqrt(rr.fraction_variance(true_fraction, n)) * rr.epsilon / math.sqrt(n)

@@ -201,8 +201,9 @@ eps_report_table = max_privacy_loss(report_table(disjoint_blooms, rappor.bit_tab
 print(f"q* = {rappor.q_star:.4f}, p* = {rappor.p_star:.4f}; tutorial's printed p' = {tutorial_printed_p_star(rappor.f, rappor.p):.4f}")
 print(f"eps_1 (PRR only): formula {rappor.epsilon_permanent:.4f}, exact table {eps_prr_table:.4f}")
 print(f"eps_2 (one report): formula {rappor.epsilon_one_report:.4f}, exact table {eps_report_table:.4f}")
-prr_stay_zero = 1 - rappor.f / 2  # Pr[B'=0 | B=0]: only then does the IRR report 1 w.p. p
-p_star_by_cases = (rappor.f / 2) * rappor.q + prr_stay_zero * rappor.p
+irr_alone = RapporParams.basic_one_time(rappor.k, rappor.h, rappor.m, p=rappor.p, q=rappor.q).bit_table()
+prr_then_irr = rappor.prr_bit_table() @ irr_alone  # [b, s] = sum over b' of Pr[B'=b' | B=b] Pr[S=s | B'=b']
+print(f"PRR x IRR table: q* = Pr[S=1|B=1] = {prr_then_irr[1, 1]:.4f}, p* = Pr[S=1|B=0] = {prr_then_irr[0, 1]:.4f}")
 
 # %% [markdown]
 # ## 7. Apple's count-mean sketch (CMS)
@@ -336,15 +337,15 @@ phase_sim = uniform_variance_per_user(phase_classes, 1.0, phase_d, 1000, repetit
 curve_d = np.arange(2, 129)
 phase_exact = uniform_variance_per_user(phase_classes, 1.0, curve_d, 1000)
 phase_approx = {name: np.array([approx_variance_per_user(name, int(x), 1.0) for x in curve_d]) for name in phase_classes}
+phase_handles = [Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"), Patch(color="C2", label="OLH (never strictly best)"),
+                 plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")]
 
 # %%
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
 ax0.pcolormesh(grid_d, grid_eps, best, cmap=ListedColormap(["C0", "C1", "C2"]), vmin=-0.5, vmax=2.5, shading="nearest")
 ax0.plot(3 * np.exp(grid_eps) + 2, grid_eps, "k", lw=2, label=r"$d = 3e^\varepsilon + 2$")
 ax0.set(xscale="log", xlim=(2, 1000), xlabel="domain size $d$", ylabel=r"$\varepsilon$", title="smallest approximate variance")
-ax0.legend(handles=[Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"), Patch(color="C2", label="OLH (never strictly best)"),
-                    plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")], loc="upper left", fontsize=8,
-           frameon=True, framealpha=1, facecolor="white")
+ax0.legend(handles=phase_handles, loc="upper left", fontsize=8, frameon=True, framealpha=1, facecolor="white")
 for k, (name, marker) in enumerate(zip(phase_classes, "os")):
     ax1.plot(curve_d, phase_exact[name], f"C{k}", label=f"{name} exact")
     ax1.plot(curve_d, phase_approx[name], f"C{k}", ls="--", lw=1, label=f"{name} approximation")
@@ -453,7 +454,7 @@ claims.check("LDP noise is of order sqrt(n)/eps (count sd x eps / sqrt(n) as eps
              1, ldp_ratio_small_eps, atol=0.01)
 
 # %% [markdown]
-# Direct encoding, unary encoding, histogram encoding and the pure-LDP framework:
+# Direct encoding and the pure-LDP framework:
 
 # %%
 e1 = math.exp(1.0)
@@ -466,31 +467,44 @@ claims.check_statement("DE's variance is linear in |D| (constant increment 1/(e^
 claims.check_statement("pure LDP needs q* > 0 and p*/q* <= e^eps (DE, SUE, OUE, BLH, OLH, THE at eps = 1)", "§Frequency Oracles",
                        "q* > 0, p*/q* <= e^eps", all(o.q > 0 and o.p / o.q <= e1 * (1 + 1e-12) for o in table_oracles.values()),
                        f"max p*/q* = {max(o.p / o.q for o in table_oracles.values()):.4f} <= e = {e1:.4f}")
-claims.check("OUE is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["OUE"], rtol=1e-9)
-claims.check("SUE (p + q = 1) is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["SUE"], rtol=1e-9)
-claims.check_statement("OUE has a smaller error than SUE", "§Unary Encoding", "OUE optimal, smaller error",
-                       all(OUE(e, 43).approx_count_variance(1) < SUE(e, 43).approx_count_variance(1) for e in eps_var),
-                       "Var*_OUE < Var*_SUE at every eps in " + ", ".join(f"{e:g}" for e in eps_var))
-claims.erratum("the optimized unary encoding's acronym (Wang et al.'s name, our class)", "§Unary Encoding, §Summary", "OEU", OUE.__name__)
-claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encoding", "THE better than SHE",
-                       all(THE(e, 43).approx_count_variance(1) < SHE(e, 43).count_variance(1) for e in eps_var),
-                       f"at eps = 1: THE {THE(1.0, 43).approx_count_variance(1):.3f} vs SHE {SHE(1.0, 43).count_variance(1):.3f} per user")
 claims.check_statement("c^(i) is unbiased with the exact variance (5 oracles x 7 eps simulated; CMS mean query)", "§Frequency Oracles",
                        "unbiased estimator", bool(np.max(np.abs(sim_ratio - 1)) < 5 * math.sqrt(2 / (n_repetitions - 1)) and np.max(np.abs(cms_z)) < 5),
                        f"variance simulated/exact in [{sim_ratio.min():.3f}, {sim_ratio.max():.3f}]; CMS max |z| {np.max(np.abs(cms_z)):.2f}")
 
 # %% [markdown]
-# Local hashing and the choice of oracle:
+# Unary and histogram encoding:
+
+# %%
+claims.check("OUE is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["OUE"], rtol=1e-9)
+claims.check("SUE (p + q = 1) is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["SUE"], rtol=1e-9)
+claims.check_statement("OUE has a smaller error than SUE", "§Unary Encoding", "OUE optimal, smaller error",
+                       all(OUE(e, 43).approx_count_variance(1) < SUE(e, 43).approx_count_variance(1) for e in eps_var),
+                       "Var*_OUE < Var*_SUE at every eps in " + ", ".join(f"{e:g}" for e in eps_var))
+claims.erratum_if(OUE.__name__ != "OEU", "the optimized unary encoding's acronym (Wang et al.'s name, our class)",
+                  "§Unary Encoding, §Summary", "OEU", OUE.__name__)
+claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encoding", "THE better than SHE",
+                       all(THE(e, 43).approx_count_variance(1) < SHE(e, 43).count_variance(1) for e in eps_var),
+                       f"at eps = 1: THE {THE(1.0, 43).approx_count_variance(1):.3f} vs SHE {SHE(1.0, 43).count_variance(1):.3f} per user")
+
+# %% [markdown]
+# Local hashing. The tutorial copies BLH's $\Pr[b'=1]$ into OLH, whose output ranges over $[g]$: with
+# $g > 2$ outputs one probability cannot define the report, so the verdict is decided by $g$ and the row sum.
 
 # %%
 claims.check("BLH is eps-LDP (table over all hash functions [6] -> [2])", "§Binary Local Hashing", 1.0, table_loss["BLH"], rtol=1e-9)
 claims.check("OLH is eps-LDP (table over all hash functions [6] -> [4])", "§Optimal Local Hashing", 1.0, table_loss["OLH"], rtol=1e-9)
 claims.check("OLH: g = e^eps + 1 minimizes the variance (eps = 1)", "§Optimal Local Hashing", e1 + 1, continuous_optimal_hash_range(1.0), rtol=1e-6)
 olh_row = GRR(1.0, OLH(1.0, 6).g).output_table()[0]
-claims.erratum("OLH perturbation probability is written Pr[b' = 1]; over [g] it is Pr[b' = i] (the row must sum to 1)", "§Optimal Local Hashing",
-               "Pr[b' = 1]", f"Pr[b' = i]: p = {olh_row[0]:.4f} if i = H(v), q = {olh_row[1]:.4f} otherwise, row sum {olh_row.sum():.6g}")
+claims.erratum_if(olh_row.size > 2 and math.isclose(olh_row.sum(), 1.0, rel_tol=1e-12),
+                  "OLH perturbation probability is written Pr[b' = 1]; over [g] it is Pr[b' = i] (the row must sum to 1)", "§Optimal Local Hashing",
+                  "Pr[b' = 1]", f"g = {olh_row.size}, Pr[b' = i]: p = {olh_row[0]:.4f} if i = H(v), q = {olh_row[1]:.4f} otherwise, row sum {olh_row.sum():.6g}")
 claims.check("OLH has OUE's variance (g = e^eps + 1 exactly, eps = ln 3)", "§Optimal Local Hashing",
              OUE(math.log(3), 43).approx_count_variance(1), OLH(math.log(3), 43).approx_count_variance(1), rtol=1e-12)
+
+# %% [markdown]
+# Communication cost and the choice of oracle:
+
+# %%
 olh_bits = {d: OLH(1.0, d).report_bits for d in (2**10, 2**20)}
 claims.check_statement("OLH costs O(log|D|) bits per report, OUE O(|D|)", "§Optimal Local Hashing", "O(log|D|) vs O(|D|)",
                        olh_bits[2**10] == olh_bits[2**20] < OUE(1.0, 2**10).report_bits < OUE(1.0, 2**20).report_bits,
@@ -501,30 +515,35 @@ claims.check_statement("DE is best iff |D| < 3e^eps + 2, else OUE/OLH", "§Summa
                        f"first d where OUE wins at eps = 0.5, 1, 2: {crossing}")
 
 # %% [markdown]
-# RAPPOR and Apple's count-mean sketch:
+# RAPPOR, with $q'$ and $p'$ read off the PRR × IRR table product of §6:
 
 # %%
 claims.check("RAPPOR eps_1 = 2h ln((1 - f/2)/(f/2)) (exact PRR table, h = 2, f = 0.5)", "§RAPPOR", rappor.epsilon_permanent, eps_prr_table, rtol=1e-9)
 claims.check("RAPPOR eps_2 = h ln(q'(1 - p')/(p'(1 - q'))) (exact report table)", "§RAPPOR", rappor.epsilon_one_report, eps_report_table, rtol=1e-9)
-claims.check("RAPPOR q' = f(p + q)/2 + (1 - f)q (by cases)", "§RAPPOR", rappor.q_star,
-             (rappor.f / 2) * rappor.p + (1 - rappor.f / 2) * rappor.q, rtol=1e-12)
-claims.erratum("RAPPOR p' = f(p + 1)/2 + (1 - f)p; by cases it is f(p + q)/2 + (1 - f)p (f = 0.5, p = 0.5, q = 0.75)", "§RAPPOR",
-               tutorial_printed_p_star(rappor.f, rappor.p), p_star_by_cases, rtol=1e-9)
+claims.check("RAPPOR q' = f(p + q)/2 + (1 - f)q (f = 0.5, p = 0.5, q = 0.75; PRR x IRR)", "§RAPPOR", rappor.q_star,
+             prr_then_irr[1, 1], rtol=1e-12)
+claims.erratum("RAPPOR p' = f(p + 1)/2 + (1 - f)p; PRR x IRR gives f(p + q)/2 + (1 - f)p (f = 0.5, p = 0.5, q = 0.75)", "§RAPPOR",
+               tutorial_printed_p_star(rappor.f, rappor.p), prr_then_irr[0, 1], rtol=1e-9)
+
+# %% [markdown]
+# Apple's count-mean sketch: the client's hash index $j \in [k]$ picks the row, so the sketch's shape decides the verdict.
+
+# %%
 claims.check("Apple CMS: flipping w.p. 1/(1 + e^(eps/2)) is eps-LDP (exact (j, v) table, eps = 2)", "§Apple", 2.0, eps_cms_table, rtol=1e-9)
 sketch_shape = cms.sample_sketch(emoji_counts, rng=rng).shape
-claims.erratum("shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k",
-               f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})")
+claims.erratum_if(sketch_shape != (cms.m, cms.k), "shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k",
+                  f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})")
 claims.check("Apple: daily eps with 16 reports of eps = 1 (exact composed table)", "§Apple", 16, daily_eps[1.0], rtol=1e-9)
 
 # %% [markdown]
-# The illustrations (set-valued data, heavy hitters):
+# The illustrations (set-valued data, heavy hitters); the SVIM verdict is decided by which side of the threshold GRR wins:
 
 # %%
 sv_th = grr_threshold(1.0, 2)
 sv_below, sv_above = grr_preferred(math.floor(sv_th), 1.0, 2), grr_preferred(math.ceil(sv_th), 1.0, 2)
-claims.erratum("SVIM: GRR is chosen when |J| > (4l^2 - l)e^eps + 1; the variances say the reverse", "§Itemset mining",
-               "GRR if |J| > (4l^2 - l)e^eps + 1",
-               f"l = 2, eps = 1, threshold {sv_th:.4g}: GRR preferred at |I| = {math.floor(sv_th)}: {sv_below}, at {math.ceil(sv_th)}: {sv_above}")
+claims.erratum_if(sv_below and not sv_above, "SVIM: GRR is chosen when |J| > (4l^2 - l)e^eps + 1; the variances say the reverse",
+                  "§Itemset mining", "GRR if |J| > (4l^2 - l)e^eps + 1",
+                  f"l = 2, eps = 1, threshold {sv_th:.4g}: GRR preferred at |I| = {math.floor(sv_th)}: {sv_below}, at {math.ceil(sv_th)}: {sv_above}")
 claims.check("padding-and-sampling amplifies GRR: eps' = ln(l(e^eps - 1) + 1) gives eps = 1 (l = 3, exact table)", "§Itemset mining",
              1.0, psfo_loss[3], rtol=1e-9)
 claims.check("illustration: prefix extension over OLH recovers the 5 planted heavy hitters", "§Heavy Hitter Identification (illustration)",

@@ -58,6 +58,13 @@ def test_ldp_noise_ratio_is_eps_over_2_sinh(epsilon):
         assert ratio == pytest.approx(epsilon / (2 * math.sinh(epsilon / 2)), rel=1e-9)
 
 
+@pytest.mark.parametrize("fraction", [1.5, -0.1, math.nan, math.inf])
+def test_ldp_noise_ratio_rejects_a_non_probability(fraction):
+    """A true fraction outside [0, 1] or non-finite is a ValueError naming true_fraction (not a silent number or NaN)."""
+    with pytest.raises(ValueError, match=r"true_fraction.*\[0, 1\]"):
+        ldp_noise_ratio(BinaryRR.from_epsilon(1.0), fraction, 100)
+
+
 @pytest.mark.statistical
 def test_postprocessing_summary_bias(rng):
     """Absent values: unbiased mean ≈ 0 (5 SE); clipping and projection push it up."""
