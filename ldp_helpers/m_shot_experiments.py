@@ -10,8 +10,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import integrate, special
 
-from ._validation import check_int, check_probability, check_real_array, check_rng
+from ._validation import check_int, check_int_array, check_probability, check_real, check_real_array, check_rng
 from .m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
 from .m_shot_theory import method_m
 from .privacy import max_privacy_loss
@@ -48,8 +49,8 @@ class UnbiasednessCheck:
 
 
 def unbiasedness_check(mech: MShotReporting, data, *, rng: np.random.Generator, n_runs: int) -> UnbiasednessCheck:
-    """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round."""
-    est = estimates(mech, data, rng=rng, n_runs=n_runs)
+    """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_runs`` ≥ 2)."""
+    est = estimates(mech, data, rng=rng, n_runs=check_int("n_runs", n_runs, low=2))
     truth = data.fractions()
     var = mech.estimate_variance(truth, data.n_users)
     return UnbiasednessCheck((est.mean(axis=0) - truth) / np.sqrt(var / n_runs), est.var(axis=0, ddof=1) / var)
@@ -79,14 +80,21 @@ class PeakWindow:
     tied: np.ndarray  # the m whose mean is within 2 SE (of the difference) of the best
 
 
+def tied_with_best(ms, mean, se) -> np.ndarray:
+    """The m whose mean is within 2 SE of the difference, ``2√(se² + se_best²)``, of the largest mean."""
+    best = int(np.argmax(mean))
+    return np.asarray(ms)[mean >= mean[best] - 2 * np.hypot(se, se[best])]
+
+
 def peak_window(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_runs: int, rng: np.random.Generator) -> PeakWindow:
-    """Rerun Experiment 1 on a window of m with ``n_runs`` runs each and locate the peak of the mean F."""
-    ms = np.asarray(ms)
+    """Rerun Experiment 1 on a window of m with ``n_runs`` ≥ 2 runs each and locate the peak of the mean F."""
+    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    ms = check_int_array("ms", ms, low=1, high=n_rounds).ravel()
+    n_runs = check_int("n_runs", n_runs, low=2)
     f = f_measure_vs_m(epsilon, n_rounds, ms, n_users=n_users, theta=theta, n_runs=n_runs, rng=rng)
     mean, se = f.mean(axis=1), f.std(axis=1, ddof=1) / math.sqrt(n_runs)
     best = int(mean.argmax())
-    tied = ms[mean >= mean[best] - 2 * np.hypot(se, se[best])]
-    return PeakWindow(ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied)
+    return PeakWindow(ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied_with_best(ms, mean, se))
 
 
 def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta: float, n_runs: int,
@@ -125,8 +133,37 @@ def max_error_vs_rounds(scale: float, b: float, rounds, method: str, *, n_users:
 
 
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
-    """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` at the first T (Theorem 9 with the max over T)."""
+    """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` (> 0) at the first T (Theorem 9 with the max over T)."""
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    first_value = check_real("first_value", first_value, low=0.0)
+    exponent = check_real("exponent", exponent)
     t = check_real_array("rounds", rounds, low=beta / 2)
     shape = t**exponent * np.sqrt(np.log(2 * t / beta))
     return first_value * shape / shape[0]
+
+
+def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
+    """max_{t ≤ T} |Z_t| of T independent standard normals: its mean, or its (1 − β)-quantile if ``beta``.
+
+    The quantile solves ``erf(a/√2)^T = 1 − β``; the mean is ``∫_0^∞ 1 − erf(x/√2)^T dx``.  Both grow
+    like √(2 ln T); :func:`log_correction_residual` measures what √log(2T/β) leaves of that growth.
+    """
+    T = check_int("n_rounds", n_rounds, low=1)
+    if beta is not None:
+        beta = check_probability(beta, "beta", open_low=True, open_high=True)
+        return float(math.sqrt(2) * special.erfcinv(-math.expm1(math.log1p(-beta) / T)))  # erfc(a/√2) = 1 − (1 − β)^{1/T}
+    upper = 2 * math.sqrt(2 * math.log(2 * T)) + 10  # 1 − erf^T < 2T·e^{−x²/2} is below 1e-20 beyond
+    return float(integrate.quad(lambda x: -math.expm1(T * math.log1p(-math.erfc(x / math.sqrt(2)))) if x > 0 else 1.0,
+                                0.0, upper, limit=200, epsabs=1e-12)[0])
+
+
+def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
+    """Slope of ``ln(M_T/√log(2T/β))`` against ``ln T`` for M_T = :func:`max_abs_normal` (mean, or (1−β)-quantile).
+
+    The bias that dividing a maximum error by √log(2T/β) leaves in a fitted exponent when the T round
+    errors are independent Gaussians of equal variance: the fitted slope is then the true exponent plus this.
+    """
+    t = check_int_array("rounds", rounds, low=1).ravel()
+    stat = [max_abs_normal(int(T), beta if quantile else None) for T in t]
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    return float(np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0])

@@ -20,7 +20,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ._validation import Described, check_epsilon, check_int, check_probability, check_real, check_real_array, fail
+from ._validation import Described, check_epsilon, check_int, check_int_array, check_probability, check_real, check_real_array, fail
+from .randomized_response import q_bin_gap, q_bin_probabilities
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
 RATE_EXPONENTS = {"1-shot": lambda b: 0.5, "m*-shot": lambda b: (1 - b) / 2, "T-shot": lambda b: 1 - b}
@@ -38,15 +39,14 @@ def _check_setting(m, r, epsilon, n_rounds):
 def _round_channel(u, share, r):
     """p, q and p − q of §4.1's averaged report at u = ε/m, share = m/T, dummy probability r.
 
-    The one derivation behind f, g and condition (1), written with w = e^{−u} (keep = 1/(1 + w),
-    flip = w·keep, p − q = share·(1 − w)·keep), so nothing overflows at large ε/m; it equals
-    ``MShotReporting(...).round_channel`` wherever that exists (tested).
+    The one formula behind f, g and condition (1), built on Q_Bin's one derivation
+    (:func:`~ldp_helpers.randomized_response.q_bin_probabilities`, overflow-free at large ε/m) and
+    its gap ``p − q = tanh(ε/2)`` (:func:`~ldp_helpers.randomized_response.q_bin_gap`, no
+    cancellation at small ε/m); it equals ``MShotReporting(...).round_channel`` wherever that exists (tested).
     """
-    u = np.asarray(u, dtype=float)
-    w = np.exp(-u)
-    keep = 1.0 / (1.0 + w)
+    keep, flip = q_bin_probabilities(u)
     dummy = (1.0 - share) * r
-    return share * keep + dummy, share * w * keep + dummy, share * -np.expm1(-u) * keep
+    return share * keep + dummy, share * flip + dummy, share * q_bin_gap(u)
 
 
 def _f(x, share, r):
@@ -95,16 +95,38 @@ def method_m(method: str, epsilon: float, n_rounds: int) -> int:
 def method_assumption(method: str, *, epsilon: float, n_rounds: int) -> float:
     """The bound α must stay below in Theorem 6 ("1-shot"), 8 ("m*-shot") or 7 ("T-shot").
 
-    Read as condition (1) at r = 0 and the method's m: ``α < 1/(e^{ε/m} − 1)``.  The paper prints
-    1/(e^{ε+1}) (Thm 6), 1/(e^{ε/T+1}) (Thm 7) and 1/(e^{ε/m*−1}) (Thm 8); all three proofs only
-    apply Theorem 5 with r = 0, whose condition (1) is 1/(e^{ε/m} − 1) — Theorem 8's sign.
-    (1/(e^{ε/m} + 1) would be a stronger assumption than the proofs use.)
+    Condition (1) at r = 0 and the method's m, ``α < 1/(e^{ε/m} − 1)``: all three proofs only apply
+    Theorem 5 with r = 0.  What the theorems print is :func:`printed_assumption`.
 
     References
     ----------
     m-shot seed (002), Theorems 5–8 and appendix 2–4.
     """
     return alpha_condition(method_m(method, epsilon, n_rounds), 0.0, epsilon=epsilon, n_rounds=n_rounds)
+
+
+# The ±1 each theorem prints in its assumption 1/(e^{ε/m ± 1}): Theorem 6 (m = 1), 7 (m = T), 8 (m = m*).
+PRINTED_ASSUMPTION_SIGN = {"1-shot": 1, "T-shot": 1, "m*-shot": -1}
+
+
+def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: bool = False) -> float:
+    """The assumption on α as Theorem 6, 7 or 8 prints it, ``1/(e^{ε/m ± 1})``, under one of two readings.
+
+    ``literal``: the ±1 inside the exponent, ``e^{−(ε/m ± 1)}``.  Otherwise (the default) the ±1 is read
+    outside it, ``1/(e^{ε/m} ± 1)``: the only reading under which Theorem 8's "−1" is condition (1) at
+    r = 0 (:func:`method_assumption`); read literally, Theorem 8's bound e^{1−ε/m} exceeds condition (1)
+    once ε/m > 1 − ln(e − 1) ≈ 0.46 and would not suffice for its own proof.
+
+    References
+    ----------
+    m-shot seed (002), Theorems 6, 7 and 8 (the seed prints 1/(e^{ε+1}), 1/(e^{ε/T+1}), 1/(e^{ε/m*−1})).
+    """
+    m = method_m(method, epsilon, n_rounds)
+    u, sign = epsilon / m, PRINTED_ASSUMPTION_SIGN[method]
+    if literal:
+        return math.exp(-(u + sign))
+    w = math.exp(-u)  # 1/(e^u ± 1) = w/(1 ± w), no overflow at large u
+    return w / (1.0 + w) if sign > 0 else w / -math.expm1(-u)
 
 
 def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
@@ -152,15 +174,17 @@ def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int,
 def min_users_for_condition(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int) -> int:
     """The smallest N at which :func:`alpha_at_beta` satisfies condition (1), i.e. bound (2) certifies.
 
-    ``N > 3T log(2T/β) / (f ε c²)`` with c the bound of condition (1).  Raises ValueError when c
-    underflows to 0 (no N suffices in double precision).
+    ``N > 3T log(2T/β) / (f ε c²)`` with c the bound of condition (1), divided by c twice so that
+    c² cannot underflow.  Raises ValueError when that N is not finite in double precision (from
+    ε/m ≈ 355 on at r = 0: c ≈ e^{−ε/m}, so N grows like e^{2ε/m}).
     """
     beta = check_real("beta", beta, low=0.0, high=1.0)
     limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
-    if limit == 0.0:
-        fail("epsilon", epsilon, f"small enough that condition (1) (alpha < 1/(e^(epsilon/m) - 1) at m={m}) is not 0 in double precision")
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
-    needed = 3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon * limit**2)
+    needed = 3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon) / limit / limit if limit > 0.0 else math.inf
+    if not math.isfinite(needed):
+        fail("epsilon", epsilon, f"small enough that the N of condition (1) (alpha < 1/(e^(epsilon/m) - 1) at m={m}, "
+             f"r={r:g}) is finite in double precision")
     return math.floor(needed) + 1
 
 
@@ -282,7 +306,7 @@ def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: i
 def m_star_table(epsilons, rounds) -> tuple[np.ndarray, np.ndarray]:
     """m* by Eq. (7) and by brute force over m ∈ [T], each of shape (len(rounds), len(epsilons))."""
     eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
-    ts = [check_int("n_rounds", int(t), low=1) for t in np.asarray(rounds).ravel()]
+    ts = check_int_array("rounds", rounds, low=1).ravel().tolist()
     eq7 = np.array([[m_star(e, t) for e in eps] for t in ts])
     brute = np.array([[m_star_brute_force(e, t) for e in eps] for t in ts])
     return eq7, brute

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from ldp_helpers.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
 from ldp_helpers.m_shot_experiments import (
@@ -11,11 +12,14 @@ from ldp_helpers.m_shot_experiments import (
     f_measure_runs,
     f_measure_vs_m,
     f_measure_vs_rounds,
+    log_correction_residual,
+    max_abs_normal,
     max_error_vs_rounds,
     peak_window,
     ramp_data,
     rate_guide,
     sequence_privacy_losses,
+    tied_with_best,
     unbiasedness_check,
 )
 from ldp_helpers.privacy import max_privacy_loss
@@ -312,17 +316,22 @@ def test_f_measure_vs_m_orders_m_by_their_noise(rng):
     assert gap > 6 * se  # a driver that reused one m for both rows would give gap ≈ 0 ± se
 
 
+class _WrongDummyEstimate(MShotReporting):
+    """Samples with its own r but estimates as if r were 0.25: a mis-specified estimator (test stub)."""
+
+    def estimate(self, reported_ones, n_users):
+        return MShotReporting(self.epsilon, self.n_rounds, self.m, 0.25).estimate(reported_ones, n_users)
+
+
 @pytest.mark.statistical
 def test_unbiasedness_check_flags_a_biased_estimator(rng):
-    """Correct estimator: z ≈ N(0, 1), variance ratio ≈ 1; dropping the −Nq correction is caught."""
+    """Correct estimator: z ≈ N(0, 1), variance ratio ≈ 1; an estimator with the wrong r is flagged by the same check."""
     data = RandomActiveSets(np.array([0, 150, 400, 1000, 777]), 1000)
     mech = MShotReporting(3.0, 5, 2, 0.2)
     check = unbiasedness_check(mech, data, rng=rng, n_runs=4000)
     assert np.all(np.abs(check.z) < 4.5) and np.all(np.abs(check.variance_ratio - 1) < 5 * math.sqrt(2 / 4000))
-    biased = MShotReporting(3.0, 5, 2, 0.25)  # estimates with the wrong r: shifted by a constant
-    ones = mech.sample_reported_ones(data, rng=rng, n_trials=4000)
-    z = (biased.estimate(ones, 1000).mean(axis=0) - data.fractions()) / np.sqrt(mech.estimate_variance(data.fractions(), 1000) / 4000)
-    assert np.all(np.abs(z) > 10)
+    biased = unbiasedness_check(_WrongDummyEstimate(3.0, 5, 2, 0.2), data, rng=rng, n_runs=4000)  # shifted by a constant
+    assert np.all(np.abs(biased.z) > 10)
 
 
 def test_sequence_privacy_losses_cover_every_setting():
@@ -333,11 +342,66 @@ def test_sequence_privacy_losses_cover_every_setting():
 
 
 def test_peak_window_locates_the_argmax_and_its_ties():
-    """best_m is the argmax of the window's means; it is always among the tied m; ties are within 2 SE."""
+    """best_m is the argmax of the window's means; it is among the tied m; the clearly worse T-shot is not."""
     w = peak_window(1.0, 20, [1, 2, 20], n_users=5000, theta=0.8, n_runs=40, rng=np.random.default_rng(5))
     assert w.best_m == w.ms[w.mean.argmax()] and w.best_m in w.tied and 20 not in w.tied
-    best = w.mean.argmax()
-    assert np.all(w.mean[np.isin(w.ms, w.tied)] >= w.mean[best] - 2 * np.hypot(w.se[np.isin(w.ms, w.tied)], w.se[best]))
+    assert np.array_equal(w.tied, tied_with_best(w.ms, w.mean, w.se))
+
+
+def test_tied_with_best_on_hand_built_means():
+    """Ties are the means within 2√(se² + se_best²) of the best: 0.9 − 2√2·0.01 = 0.8717 keeps 0.88, drops 0.87."""
+    ms, se = np.array([1, 2, 3, 4, 5]), np.full(5, 0.01)
+    assert tied_with_best(ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), se).tolist() == [2, 3, 5]
+    assert tied_with_best(ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), np.array([0.01, 0.0, 0.0, 0.0, 0.0])).tolist() == [2]
+    assert tied_with_best(ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), np.array([0.3, 0.01, 0.01, 0.01, 0.01])).tolist() == [1, 2, 3, 5]
+
+
+def test_drivers_refuse_bad_arguments():
+    """n_runs < 2, an empty or out-of-range window of m, a non-finite guide value: ValueError naming the parameter."""
+    data = RandomActiveSets(np.array([0, 5, 10]), 10)
+    kw = dict(n_users=100, theta=0.8, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"n_runs must be an integer in \[2, inf\]; got 1"):
+        unbiasedness_check(MShotReporting(1.0, 3, 1), data, rng=np.random.default_rng(0), n_runs=1)
+    with pytest.raises(ValueError, match=r"n_runs must be an integer in \[2, inf\]; got 1"):
+        peak_window(1.0, 10, [1, 2], n_runs=1, **kw)
+    with pytest.raises(ValueError, match="ms must be a non-empty array of integers; got an empty array"):
+        peak_window(1.0, 10, [], n_runs=5, **kw)
+    with pytest.raises(ValueError, match=r"ms must be integers in \[1, 10\]"):
+        peak_window(1.0, 10, [0, 2], n_runs=5, **kw)
+    with pytest.raises(ValueError, match=r"ms must be integers in \[1, 10\]"):
+        peak_window(1.0, 10, [2, 11], n_runs=5, **kw)
+    with pytest.raises(ValueError, match="first_value must be finite"):
+        rate_guide([100, 200], float("nan"), 0.5, 0.05)
+    with pytest.raises(ValueError, match=r"first_value must be in \(0, inf\)"):
+        rate_guide([100, 200], 0.0, 0.5, 0.05)
+
+
+def test_max_abs_normal_closed_forms():
+    """E max|Z| is √(2/π) for T = 1 and 2/√π for T = 2; the (1−β)-quantile solves Pr[max|Z| ≤ a] = 1 − β."""
+    assert max_abs_normal(1) == pytest.approx(math.sqrt(2 / math.pi), rel=1e-9)
+    assert max_abs_normal(2) == pytest.approx(2 / math.sqrt(math.pi), rel=1e-9)
+    assert max_abs_normal(1, 0.05) == pytest.approx(stats.norm.isf(0.025), rel=1e-12)
+    for T in (3, 100, 1600):
+        a = max_abs_normal(T, 0.05)
+        assert (1 - 2 * stats.norm.sf(a)) ** T == pytest.approx(0.95, rel=1e-12)
+
+
+@pytest.mark.statistical
+def test_max_abs_normal_by_simulation(rng):
+    """Max of 100 |N(0,1)|: the mean matches the integral and the 0.95-quantile is exceeded 5% of the time."""
+    maxima = np.abs(rng.standard_normal((20_000, 100))).max(axis=1)
+    exceed = maxima >= max_abs_normal(100, 0.05)
+    assert_mean_close(exceed, 0.05, 0.05 * 0.95)
+    # Var(max|Z_t|) ≤ 1 by the Gaussian Poincaré inequality (the max of |z_t| is 1-Lipschitz): a conservative SE
+    assert_mean_close(maxima, max_abs_normal(100), 1.0)
+
+
+def test_log_correction_residual_is_small_and_positive():
+    """Over T = 100..1600 (β = 0.05) √log(2T/β) leaves 0 < quantile residual < mean residual < 0.1 in the slope."""
+    t = 100 * 2 ** np.arange(5)
+    mean_res, quant_res = log_correction_residual(t, 0.05, quantile=False), log_correction_residual(t, 0.05, quantile=True)
+    assert 0 < quant_res < mean_res < 0.1
+    assert log_correction_residual(10**6 * 2 ** np.arange(5), 0.05, quantile=True) < quant_res  # vanishes slowly as T grows
 
 
 def test_data_model_gap_is_zero_when_noise_free(rng):

@@ -26,8 +26,10 @@ from ldp_helpers.m_shot_theory import (
     method_assumption,
     method_m,
     min_users_for_condition,
+    printed_assumption,
     rate_exponent,
 )
+from ldp_helpers.randomized_response import q_bin_gap, q_bin_probabilities
 
 
 @pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 100, 1, 0.0), (10.0, 100, 6, 0.0), (3.0, 20, 7, 0.3), (50.0, 30, 30, 0.5)])
@@ -190,7 +192,8 @@ def test_t_shot_closed_form_checks_theorem_7_alpha_condition():
     assert alpha_t_shot_closed_form(0.05, epsilon=0.5, n_rounds=10, n_users=10**4) < method_assumption("T-shot", epsilon=0.5, n_rounds=10)
 
 
-@pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 100, 1, 0.0), (10.0, 100, 6, 0.0), (31.6, 1000, 1, 0.0), (3.0, 20, 7, 0.3)])
+@pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 100, 1, 0.0), (10.0, 100, 6, 0.0), (31.6, 1000, 1, 0.0), (3.0, 20, 7, 0.3),
+                                              (300.0, 10, 1, 0.0), (1000.0, 10, 1, 0.5)])
 def test_min_users_for_condition_is_the_threshold(epsilon, T, m, r):
     """At the returned N bound (2)'s α satisfies condition (1); at N − 1 it does not."""
     n = min_users_for_condition(0.05, m=m, r=r, epsilon=epsilon, n_rounds=T)
@@ -212,3 +215,50 @@ def test_m_star_table_and_f_decreasing_in_r():
     assert dec.tolist() == expected and dec[:-1].all() and not dec[-1]
     with pytest.raises(ValueError, match="rs must be an increasing"):
         f_decreasing_in_r([0.5, 0.1], epsilon=4.0, n_rounds=20)
+
+
+@pytest.mark.parametrize("epsilon, m", [(355.0, 1), (370.0, 1), (460.0, 1), (740.0, 2), (920.0, 2)])
+def test_min_users_for_condition_refuses_an_n_beyond_double_precision(epsilon, m):
+    """Where N ~ e^{2ε/m} overflows (ε/m ≳ 355) or c² underflows (ε/m ≈ 460): a ValueError naming epsilon."""
+    with pytest.raises(ValueError, match=rf"epsilon must be small enough .* at m={m}, r=0\) is finite in double precision; got {epsilon}"):
+        min_users_for_condition(0.05, m=m, r=0.0, epsilon=epsilon, n_rounds=10)
+
+
+def test_round_channel_is_built_on_the_one_q_bin_derivation(monkeypatch):
+    """Condition (1) and f take Q_Bin's p, q and p − q from randomized_response (doubling its gap halves q/(p − q))."""
+    kw = dict(epsilon=3.0, n_rounds=20)
+    before = alpha_condition(7, 0.3, **kw), f_mr(7, 0.3, **kw)
+    monkeypatch.setattr("ldp_helpers.m_shot_theory.q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
+    assert alpha_condition(7, 0.3, **kw) == before[0] / 2 and f_mr(7, 0.3, **kw) == pytest.approx(4 * before[1], rel=1e-14)
+    monkeypatch.setattr("ldp_helpers.m_shot_theory.q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
+    assert alpha_condition(7, 0.0, **kw) == 0.0  # q = 0 at r = 0: the channel's q is Q_Bin's flip probability
+
+
+def test_round_channel_gap_has_no_cancellation_at_tiny_budgets():
+    """At u = ε/m = 1e-12 condition (1) is 1/(e^u − 1) = 1/u − 1/2 + O(u) to full precision (p − q = share·tanh(u/2))."""
+    assert alpha_condition(1, 0.0, epsilon=1e-12, n_rounds=1) == pytest.approx(1e12 - 0.5, rel=1e-14)
+    assert f_mr(1, 0.0, epsilon=1e-12, n_rounds=1) == pytest.approx(1e-12 / 2, rel=1e-9)
+
+
+def test_m_star_table_refuses_non_integer_rounds():
+    """rounds = [100.7] is refused, not truncated to 100; integral floats are accepted."""
+    with pytest.raises(ValueError, match="rounds must be an array of integers"):
+        m_star_table([1.0, 10.0], [100.7])
+    assert np.array_equal(m_star_table([1.0, 10.0], [100.0])[0], m_star_table([1.0, 10.0], [100])[0])
+
+
+def test_printed_assumptions_of_theorems_6_to_8():
+    """Read with the ±1 outside the exponent, Thm 8's is condition (1) and Thms 6/7's are stronger than it;
+    read literally, Thm 8's e^{1−ε/m} exceeds condition (1) once ε/m > 1 − ln(e − 1) ≈ 0.459."""
+    for epsilon, T in ((0.3, 10), (1.0, 100), (10.0, 100), (200.0, 100), (50.0, 1000)):
+        for method in METHODS:
+            u = epsilon / method_m(method, epsilon, T)
+            read, literal = (printed_assumption(method, epsilon=epsilon, n_rounds=T, literal=flag) for flag in (False, True))
+            needed = method_assumption(method, epsilon=epsilon, n_rounds=T)
+            if method == "m*-shot":
+                assert read == pytest.approx(needed, rel=1e-12) and (literal > needed) == (u > 1 - math.log(math.e - 1))
+            else:
+                assert literal < needed and (read < needed if u < 30 else read == pytest.approx(needed, rel=1e-12))
+    assert printed_assumption("1-shot", epsilon=1.0, n_rounds=10) == pytest.approx(1 / (math.e + 1), rel=1e-15)
+    assert printed_assumption("1-shot", epsilon=1.0, n_rounds=10, literal=True) == pytest.approx(math.exp(-2), rel=1e-15)
+    assert printed_assumption("1-shot", epsilon=800.0, n_rounds=10) == 0.0  # no overflow
