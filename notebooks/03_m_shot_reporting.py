@@ -398,7 +398,7 @@ claims.check_statement("g(m/eps) has a single extremum", "§4.3, Fig. 1", "one e
 
 # %%
 claims.check("c* ~ 0.574 (no closed form; numerical)", "§5.3", 0.574, c, atol=5e-4)
-claims.erratum("c* is defined as argmin of g; g has no interior minimum, c* is its maximizer", "§5.3",
+claims.erratum_if(g(c) > max(g(1e-3), g(50.0)), "c* is defined as argmin of g; g has no interior minimum, c* is its maximizer", "§5.3",
                "argmin_x g(x)", f"argmax_x g(x) (g(c*) = {g(c):.4f}; g -> 0 at both ends)")
 claims.erratum("regime boundary in the intuition list (1): eps < 1/0.575 (elsewhere c* = 0.574)", "§5.3 list (1)",
                0.575, round(c, 4))
