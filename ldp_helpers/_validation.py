@@ -128,6 +128,25 @@ def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarr
     return arr
 
 
+_INT64 = np.dtype(np.int64)
+
+
+def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
+    """A vector of d true counts describing at least one user; returns it and n = Σ counts.
+
+    An ``int64`` array of shape (d,) is checked in place (two reductions, no copy): this is
+    the hot path of every exact aggregate sampler, whose cost should be its random draws.
+    """
+    counts = true_counts
+    fast = type(counts) is np.ndarray and counts.dtype == _INT64 and counts.shape == (d,)
+    if not fast or np.minimum.reduce(counts) < 0:  # the general check (copies; raises on bad input)
+        counts = check_count_vector("true_counts", true_counts, d)
+    n = int(np.add.reduce(counts))
+    if n < 1:
+        raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
+    return counts, n
+
+
 def check_above(name: str, value, bound: float, *, what: str) -> float:
     """A finite real number strictly above a bound derived from other parameters.
 

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
-from ._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_int_array, check_real_array, check_rng
+from ._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_int_array, check_real_array, check_rng, check_true_counts
 from .local_hashing import HASH_PRIME
 from .privacy import max_privacy_loss
 from .randomized_response import q_bin_probabilities
@@ -83,10 +84,23 @@ class CountMeanSketch:
         return 1.0 / (1.0 - 2.0 * self.flip_probability)
 
     def hash_table(self) -> np.ndarray:
-        """H[j, x] = h_j(x) for all j < k and x < d (shape (k, d))."""
+        """H[j, x] = h_j(x) for all j < k and x < d (shape (k, d), read-only, computed once)."""
+        return self._hash_table
+
+    @cached_property
+    def _hash_table(self) -> np.ndarray:
         a = np.array(self.hash_a, dtype=np.int64)[:, None]
         b = np.array(self.hash_b, dtype=np.int64)[:, None]
-        return ((a * np.arange(self.d) + b) % HASH_PRIME) % self.m
+        table = ((a * np.arange(self.d) + b) % HASH_PRIME) % self.m
+        table.setflags(write=False)
+        return table
+
+    @cached_property
+    def _sketch_cells(self) -> np.ndarray:
+        """Flat sketch cell j·m + h_j(x) of every (j, x), shape (k·d,): A = one weighted bincount."""
+        cells = (np.arange(self.k)[:, None] * self.m + self._hash_table).ravel()
+        cells.setflags(write=False)
+        return cells
 
     def perturb(self, values, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Per-user reference client: returns (ṽ of shape (n, m) in {−1, +1}, j of shape (n,))."""
@@ -117,15 +131,12 @@ class CountMeanSketch:
 
     def sample_sketch(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
         """Exact aggregate sampler of :meth:`sketch` given the true counts (cost independent of n)."""
-        counts = check_count_vector("true_counts", true_counts, self.d)
-        if counts.sum() < 1:
-            raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
+        counts, _ = check_true_counts(true_counts, self.d)
         rng = check_rng(rng)
         per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (d, k): users of x in row j
-        hashes = self.hash_table()
-        hits = np.zeros((self.k, self.m), dtype=np.int64)  # A[j, l]
-        for j in range(self.k):
-            hits[j] = np.bincount(hashes[j], weights=per_row[:, j], minlength=self.m).astype(np.int64)
+        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j]  (float weights: exact below 2^53 users)
+        hits = np.bincount(self._sketch_cells, weights=per_row.T.ravel(), minlength=self.k * self.m)
+        hits = hits.astype(np.int64).reshape(self.k, self.m)
         n_j = per_row.sum(axis=0)
         r = self.flip_probability
         plus = rng.binomial(hits, 1 - r) + rng.binomial(n_j[:, None] - hits, r)

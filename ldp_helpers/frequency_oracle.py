@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_count_vector, check_epsilon, check_int
+from ._validation import check_count_vector, check_epsilon, check_int, check_true_counts
 from .privacy import max_privacy_loss
 from .pure import count_variance, unbiased_count
 
@@ -53,14 +53,7 @@ class PureFrequencyOracle:
 
     def true_counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
         """Validate a vector of d true counts (at least one user); return it and n = Σ counts."""
-        counts = true_counts
-        fast = isinstance(counts, np.ndarray) and counts.dtype == np.int64 and counts.shape == (self.d,)
-        if not fast or counts.min() < 0:  # the general check (copies; raises on bad input)
-            counts = check_count_vector("true_counts", true_counts, self.d)
-        n = int(counts.sum())
-        if n < 1:
-            raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
-        return counts, n
+        return check_true_counts(true_counts, self.d)
 
     def estimate_counts(self, support_counts, n) -> np.ndarray:
         """Unbiased count estimates ``ĉ(i) = (C(i) − n q*)/(p* − q*)`` for every value i.

@@ -103,7 +103,7 @@ class GRR(PureFrequencyOracle):
         counts, n = self.true_counts_and_n(true_counts)
         rng = check_rng(rng)
         kept = rng.binomial(counts, self.p - self.q)
-        return kept + rng.multinomial(n - int(kept.sum()), self._uniform)
+        return kept + rng.multinomial(n - int(np.add.reduce(kept)), self._uniform)
 
     @cached_property
     def _uniform(self) -> np.ndarray:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_real, check_real_array, check_rng
+from ._validation import check_domain_values, check_epsilon, check_int, check_real, check_real_array, check_rng, check_true_counts
 from .unary_encoding import UnaryEncoding
 
 
@@ -75,9 +76,9 @@ class SHE:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "d", check_int("d", self.d, low=2))
 
-    @property
+    @cached_property
     def scale(self) -> float:
-        """β = 2/ε."""
+        """β = 2/ε (computed once)."""
         return laplace_scale(self.epsilon)
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
@@ -90,12 +91,11 @@ class SHE:
 
     def sample_report_sums(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
         """Exact aggregate sampler: f_i + (G_i − G'_i), G, G' ~ Gamma(n, β) (a Laplace is Exp − Exp)."""
-        counts = check_count_vector("true_counts", true_counts, self.d)
-        n = int(counts.sum())
-        if n < 1:
-            raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
-        rng = check_rng(rng)
-        return counts + rng.gamma(n, self.scale, size=self.d) - rng.gamma(n, self.scale, size=self.d)
+        counts, n = check_true_counts(true_counts, self.d)
+        gains, losses = check_rng(rng).gamma(n, self.scale, size=(2, self.d))
+        gains += counts  # (f + G) − G', in the order of the original expression (same floats)
+        gains -= losses
+        return gains
 
     def count_variance(self, n) -> float:
         """Exact Var[ĉ(i)] = 2nβ² = 8n/ε² (the same for every i)."""

@@ -14,6 +14,7 @@ support probabilities q* (bit set) and p* (bit unset).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import statsmodels.api as sm
@@ -45,6 +46,13 @@ class CandidateDesign:
         """X as an array (m, k, M): ``blocks[j]`` holds cohort j's Bloom filters as columns."""
         return self.matrix.reshape(self.params.m, self.params.k, self.n_candidates)
 
+    @cached_property
+    def _float_blocks(self) -> np.ndarray:
+        """:meth:`cohort_blocks` as float64 (computed once) for BLAS products with counts."""
+        blocks = self.cohort_blocks().astype(np.float64)
+        blocks.setflags(write=False)
+        return blocks
+
 
 def design_matrix(params: RapporParams, n_candidates: int, *, rng: np.random.Generator) -> CandidateDesign:
     """Seed 001's ``create_design_matrix``: per-cohort SHA-256 Bloom filters of every candidate.
@@ -74,8 +82,12 @@ def cohort_sizes(n_reports: int, m: int) -> np.ndarray:
 
 def true_bit_counts(design: CandidateDesign, counts) -> np.ndarray:
     """t_ij = Σ_w X[j·k+i, w] · counts[j, w]: reports in cohort j whose Bloom bit i is set, shape (m, k)."""
-    counts = check_cohort_counts(design, counts)
-    return np.einsum("jiw,jw->ji", design.cohort_blocks().astype(np.int64), counts)
+    return _true_bit_counts(design, check_cohort_counts(design, counts))
+
+
+def _true_bit_counts(design: CandidateDesign, counts: np.ndarray) -> np.ndarray:
+    # 0/1 Bloom bits times checked counts (total below 2^53): every partial sum is an exact double
+    return np.rint(np.matmul(design._float_blocks, counts[:, :, None].astype(np.float64))[..., 0]).astype(np.int64)
 
 
 def simulate_bit_counts(design: CandidateDesign, counts, *, rng: np.random.Generator,
@@ -89,8 +101,9 @@ def simulate_bit_counts(design: CandidateDesign, counts, *, rng: np.random.Gener
     """
     rng = check_rng(rng)
     params = design.params
-    t = true_bit_counts(design, counts)
-    n_j = np.asarray(counts).sum(axis=1)[:, None]
+    counts = check_cohort_counts(design, counts)
+    t = _true_bit_counts(design, counts)
+    n_j = counts.sum(axis=1)[:, None]
     size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), *t.shape)
     return rng.binomial(t, params.q_star, size=size) + rng.binomial(n_j - t, params.p_star, size=size)
 
@@ -225,8 +238,11 @@ def _adjust(p, kept, n_candidates, alpha, correction):
 def check_cohort_counts(design: CandidateDesign, counts) -> np.ndarray:
     """Reports per cohort and candidate: non-negative integers of shape (m, M), N_j ≥ 1 in every cohort."""
     arr = check_int_array("counts", counts, low=0, shape=(design.params.m, design.n_candidates))
-    if np.any(arr.sum(axis=1) < 1):
+    sizes = arr.sum(axis=1)
+    if np.any(sizes < 1):
         fail("counts", Described("a cohort with no reports"), "at least one report (N_j >= 1) per cohort")
+    if sizes.sum() >= 2**53:
+        fail("counts", Described(f"a total of {sizes.sum()} reports"), "fewer than 2^53 reports in all (exact in double precision)")
     return arr
 
 

@@ -75,7 +75,7 @@ class UnaryEncoding(PureFrequencyOracle):
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: one-hot encode, then report bit i as 1 w.p. p (i = v) or q.
 
-        The d − 1 "other" bits of every user are exact Bernoulli(q) draws from random bytes
+        The d − 1 "other" bits of every user are exact Bernoulli(q) draws, eight per 16 random bits
         (:func:`~ldp_helpers.bernoulli.bernoulli_bits`), then each user's own bit is redrawn as
         Bernoulli(p); users are processed in blocks so no n × d temporary is allocated.
 

@@ -27,7 +27,8 @@ from ldp_helpers.bernoulli import random_bytes
 from ldp_helpers.grr import GRR
 from ldp_helpers.postprocessing import postprocess
 from ldp_helpers.unary_encoding import OUE
-from timing import Timing, median_time
+from bench_aggregate_samplers import pure_oracle_draws
+from timing import Timing, median_time, paired_times
 
 PEERS_DIR = Path(__file__).resolve().parents[2] / "build" / "bench-peers"
 PEER_USERS = {"GRR": 20_000, "OUE": 2_000}  # users per timed peer run (then scaled to n)
@@ -110,17 +111,11 @@ def _ours(oracle, values, true_counts, rng):
     blocks = [slice(start, start + STREAM_USERS) for start in range(0, n, STREAM_USERS)]
     aggregate = lambda: oracle.sample_support_counts(true_counts, rng=rng)  # noqa: E731
     per_user = lambda: oracle.estimate_counts(sum(oracle.support_counts(oracle.perturb(values[b], rng=rng)) for b in blocks), n)  # noqa: E731
+    draws_aggregate = pure_oracle_draws(oracle, true_counts, n, rng)
     if isinstance(oracle, GRR):
-        uniform = np.full(d, 1 / d)
-
-        def draws_aggregate():
-            kept = rng.binomial(true_counts, oracle.p - oracle.q)
-            return rng.multinomial(n - kept.sum(), uniform)
-
         draws_per_user = lambda: (rng.random(n), rng.integers(0, d - 1, size=n))  # noqa: E731
     else:
-        draws_aggregate = lambda: (rng.binomial(true_counts, oracle.p), rng.binomial(n - true_counts, oracle.q))  # noqa: E731
-        draws_per_user = lambda: [(random_bytes(rng, values[b].size * d), rng.random(values[b].size)) for b in blocks]  # noqa: E731
+        draws_per_user = lambda: [(random_bytes(rng, 2 * -(-values[b].size * d // 8)), random_bytes(rng, 2 * -(-values[b].size // 8))) for b in blocks]  # noqa: E731
     return aggregate, per_user, draws_aggregate, draws_per_user
 
 
@@ -138,13 +133,12 @@ def run(rng: np.random.Generator) -> list[Timing]:
             label = f"{name} eps=1, n={n:,}, d={d}"
             heavy = n * (d if name == "OUE" else 1) > 10**8
             aggregate, per_user, draws_aggregate, draws_per_user = _ours(oracle, values, true_counts, rng)
-            t_aggregate = median_time(aggregate, repeat=15, number=50)
-            t_draws = median_time(draws_aggregate, repeat=15, number=50)
+            t_aggregate, t_draws, overhead = paired_times(aggregate, draws_aggregate, repeat=21, number=50)
             t_per_user = median_time(per_user, repeat=3 if heavy else 7)
-            rows.append(Timing(label, "our aggregate sampler", t_aggregate, f"{t_aggregate / t_draws:.2f}x its draws"))
+            rows.append(Timing(label, "our aggregate sampler", t_aggregate, f"{overhead:.2f}x its draws (median of paired runs)"))
             rows.append(Timing(label, "draws alone (aggregate)", t_draws, "the binomial/multinomial draws it needs"))
             rows.append(Timing(label, "our per-user path", t_per_user, f"perturb + count, streamed in blocks of {STREAM_USERS:,} users"))
-            per_user_draws = "the uniforms it needs" if name == "GRR" else "the random bytes (+ own-bit uniforms) it needs"
+            per_user_draws = "the uniforms it needs" if name == "GRR" else "16 random bits per 8 report bits (other and own bits)"
             rows.append(Timing(label, "draws alone (per-user)", median_time(draws_per_user, repeat=3 if heavy else 7), per_user_draws))
             if not peers:
                 continue

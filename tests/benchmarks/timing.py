@@ -28,6 +28,24 @@ def median_time(fn, *, repeat: int = 7, number: int = 1) -> float:
     return float(np.median(runs))
 
 
+def paired_times(fn, baseline, *, repeat: int = 15, number: int = 50) -> tuple[float, float, float]:
+    """Time ``fn`` and ``baseline`` in alternating runs; return both medians and the median ratio.
+
+    Alternating the two and taking the median of the per-run ratios cancels the drift of a
+    shared machine, which two separate medians (taken seconds apart) do not.
+    """
+    fn(), baseline()  # warm-up
+    times = {fn: [], baseline: []}
+    for _ in range(repeat):
+        for f in (fn, baseline):
+            start = time.perf_counter()
+            for _ in range(number):
+                f()
+            times[f].append((time.perf_counter() - start) / number)
+    ratios = np.array(times[fn]) / np.array(times[baseline])
+    return float(np.median(times[fn])), float(np.median(times[baseline])), float(np.median(ratios))
+
+
 def format_table(rows: list[Timing]) -> str:
     """One table: each variant's median and its ratio to the first variant of the same benchmark."""
     lines = [f"{'benchmark':<34} {'variant':<30} {'median':>12} {'ratio':>10}  note", "-" * 100]

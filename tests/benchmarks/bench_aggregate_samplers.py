@@ -1,0 +1,62 @@
+"""Every exact aggregate sampler against the random draws it needs, timed in alternating runs.
+
+The target of issue 3 is a sampler costing at most 1.3x its draws: the rest (input validation,
+the sufficient-statistic bookkeeping, adding the parts) must be negligible.  The "draws alone"
+callable makes the very same Generator calls with the very same parameter arrays, precomputed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ldp_helpers.count_mean_sketch import CountMeanSketch
+from ldp_helpers.grr import GRR
+from ldp_helpers.histogram_encoding import SHE, THE
+from ldp_helpers.local_hashing import BLH, OLH
+from ldp_helpers.unary_encoding import OUE, SUE
+from timing import Timing, paired_times
+
+WORKLOADS = ((49_742, 43), (10**6, 1024))
+EPSILON = 1.0
+CMS_SHAPE = (64, 256)  # k hash functions, sketch width m
+
+
+def pure_oracle_draws(oracle, true_counts, n, rng):
+    """The draws of a pure oracle's sampler: GRR's keep-binomials and multinomial, or two binomials."""
+    if isinstance(oracle, GRR):
+        uniform = np.full(oracle.d, 1.0 / oracle.d)
+        kept = rng.binomial(true_counts, oracle.p - oracle.q)
+        rest = n - int(kept.sum())
+        return lambda: (rng.binomial(true_counts, oracle.p - oracle.q), rng.multinomial(rest, uniform))
+    others = n - true_counts
+    return lambda: (rng.binomial(true_counts, oracle.p), rng.binomial(others, oracle.q))
+
+
+def _cms(cms, true_counts, rng):
+    """CMS's draws: a k-way multinomial per value, then two binomials per sketch cell (A, n_j fixed)."""
+    uniform = np.full(cms.k, 1.0 / cms.k)
+    per_row = rng.multinomial(true_counts, uniform)
+    hits = np.zeros((cms.k, cms.m), dtype=np.int64)
+    np.add.at(hits, (np.repeat(np.arange(cms.k), cms.d), cms.hash_table().ravel()), per_row.T.ravel())
+    misses = per_row.sum(axis=0)[:, None] - hits
+    r = cms.flip_probability
+    return lambda: (rng.multinomial(true_counts, uniform), rng.binomial(hits, 1 - r), rng.binomial(misses, r))
+
+
+def run(rng: np.random.Generator) -> list[Timing]:
+    rows = []
+    for n, d in WORKLOADS:
+        true_counts = np.bincount(rng.integers(0, d, size=n), minlength=d)
+        label = f"aggregate samplers, n={n:,}, d={d}"
+        cases = [(o, lambda o=o: o.sample_support_counts(true_counts, rng=rng), pure_oracle_draws(o, true_counts, n, rng))
+                 for o in (GRR(EPSILON, d), SUE(EPSILON, d), OUE(EPSILON, d), THE(EPSILON, d), BLH(EPSILON, d), OLH(EPSILON, d))]
+        she = SHE(EPSILON, d)
+        cases.append((she, lambda: she.sample_report_sums(true_counts, rng=rng), lambda: rng.gamma(n, she.scale, size=(2, d))))
+        cms = CountMeanSketch.create(EPSILON, d, *CMS_SHAPE, rng=rng)
+        cases.append((cms, lambda: cms.sample_sketch(true_counts, rng=rng), _cms(cms, true_counts, rng)))
+        for oracle, sampler, draws in cases:
+            name = type(oracle).__name__ + (f" (k={cms.k}, m={cms.m})" if oracle is cms else "")
+            number = 5 if oracle is cms else 50
+            t_sampler, t_draws, ratio = paired_times(sampler, draws, repeat=21, number=number)
+            rows.append(Timing(label, f"{name} sampler / its draws", t_sampler, f"{ratio:.2f}x its draws ({t_draws * 1e3:.3f} ms)"))
+    return rows
