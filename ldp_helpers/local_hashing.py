@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -47,6 +48,28 @@ def olh_hash_range(epsilon: float) -> int:
     if epsilon > 40:
         raise ValueError(f"epsilon must be at most 40 for OLH (g = round(e^epsilon) + 1 would exceed 2^57); got {epsilon!r}")
     return int(round(math.exp(epsilon))) + 1
+
+
+def collision_probability(g: int, prime: int = HASH_PRIME) -> Fraction:
+    """Exact ``Pr_{a,b}[h_{a,b}(x) = h_{a,b}(y)]`` for x ≠ y in [0, P), with h_{a,b}(x) = ((a·x + b) mod P) mod g.
+
+    For x ≠ y (mod P), (a, b) ↦ (r, s) = ((a·x + b) mod P, (a·y + b) mod P) is a bijection from
+    [1, P) × [0, P) onto the ordered pairs r ≠ s of [0, P), so the probability is the share of those
+    pairs with r ≡ s (mod g): ``Σ_c n_c (n_c − 1) / (P (P − 1))`` with n_c = #{r < P : r ≡ c mod g}.
+    It is at most 1/g (Carter & Wegman 1979; CLRS Theorem 11.5): for BLH (g = 2, P odd) it is
+    exactly (P − 1)/(2P) < 1/2, the tutorial's condition on the hash family.
+
+    ``prime`` must be a prime ≥ g (the bijection needs Z_P to be a field; not checked here).
+
+    References
+    ----------
+    Tutorial seed (003), "Binary Local Hashing", the condition Pr[H(x) = H(y)] ≤ 1/2.
+    """
+    prime = check_int("prime", prime, low=2)
+    g = check_int("g", g, low=2, high=prime)
+    quotient, remainder = divmod(prime, g)
+    sizes = [quotient + 1] * remainder + [quotient] * (g - remainder)  # n_c for c < g
+    return Fraction(sum(n * (n - 1) for n in sizes), prime * (prime - 1))
 
 
 def approx_variance_for_hash_range(epsilon: float, g: float) -> float:

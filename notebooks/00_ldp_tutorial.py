@@ -22,6 +22,7 @@ save_figures = False  # the paper profile writes figures/00_ldp_tutorial/
 
 # %%
 import math
+from fractions import Fraction
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -34,7 +35,7 @@ from ldp_helpers.figures import save_figure, use_style
 from ldp_helpers.grr import GRR
 from ldp_helpers.heavy_hitters import prefix_extension_heavy_hitters
 from ldp_helpers.histogram_encoding import SHE, THE
-from ldp_helpers.local_hashing import BLH, OLH, continuous_optimal_hash_range
+from ldp_helpers.local_hashing import BLH, OLH, collision_probability, continuous_optimal_hash_range
 from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
 from ldp_helpers.personalized import grouped_frequency_estimate
 from ldp_helpers.privacy import max_privacy_loss
@@ -487,11 +488,18 @@ claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encod
                        f"at eps = 1: THE {THE(1.0, 43).approx_count_variance(1):.3f} vs SHE {SHE(1.0, 43).count_variance(1):.3f} per user")
 
 # %% [markdown]
-# Local hashing. The tutorial copies BLH's $\Pr[b'=1]$ into OLH, whose output ranges over $[g]$: with
+# Local hashing. BLH asks its hash family for $\Pr[H(x)=H(y)] \le 1/2$ ($x \ne y$). For ours,
+# $h_{a,b}(x) = ((ax+b) \bmod P) \bmod 2$, the map $(a,b) \mapsto (ax+b, ay+b) \bmod P$ is a bijection onto
+# the pairs $r \ne s$, so the collision probability is exactly the share of such pairs with equal parity,
+# $(P-1)/(2P)$ (`collision_probability`, checked against a full enumeration for small primes in the tests).
+# The tutorial copies BLH's $\Pr[b'=1]$ into OLH, whose output ranges over $[g]$: with
 # $g > 2$ outputs one probability cannot define the report, so the verdict is decided by $g$ and the row sum.
 
 # %%
 claims.check("BLH is eps-LDP (table over all hash functions [6] -> [2])", "§Binary Local Hashing", 1.0, table_loss["BLH"], rtol=1e-9)
+blh_collision = collision_probability(2)  # exact, over our family h_ab(x) = ((ax + b) mod P) mod 2
+claims.check_statement("BLH's hash family: Pr[H(x) = H(y)] <= 1/2 for x != y", "§Binary Local Hashing", "<= 1/2",
+                       blh_collision <= Fraction(1, 2), f"exactly (P - 1)/(2P) = 1/2 - {float(Fraction(1, 2) - blh_collision):.3g} (P = 2^31 - 1)")
 claims.check("OLH is eps-LDP (table over all hash functions [6] -> [4])", "§Optimal Local Hashing", 1.0, table_loss["OLH"], rtol=1e-9)
 claims.check("OLH: g = e^eps + 1 minimizes the variance (eps = 1)", "§Optimal Local Hashing", e1 + 1, continuous_optimal_hash_range(1.0), rtol=1e-6)
 olh_row = GRR(1.0, OLH(1.0, 6).g).output_table()[0]
