@@ -6,7 +6,9 @@ with probability q* < p*.  Everything the aggregator does then depends on p*, q*
 support counts C(i), the unbiased estimate ĉ(i) = (C(i) − n q*)/(p* − q*) and its exact
 variance, all from :mod:`ldp_helpers.pure`.  Each protocol (GRR, SUE, OUE, BLH, OLH, THE)
 subclasses :class:`PureFrequencyOracle` and supplies ``_support_probabilities()``, a client
-``perturb``, ``support_counts`` and an exact aggregate sampler ``sample_support_counts``.
+``perturb`` and ``support_counts``.  The exact aggregate sampler ``sample_support_counts`` is
+shared by the protocols whose supports are independent across values (SUE, OUE, THE, BLH, OLH);
+GRR, whose single report supports exactly one value, overrides it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_count_vector, check_epsilon, check_int, check_true_counts
+from ._validation import check_count_vector, check_epsilon, check_int, check_rng, check_true_counts
 from .privacy import max_privacy_loss
 from .pure import count_variance, unbiased_count
 
@@ -54,6 +56,19 @@ class PureFrequencyOracle:
     def true_counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
         """Validate a vector of d true counts (at least one user); return it and n = Σ counts."""
         return check_true_counts(true_counts, self.d)
+
+    def sample_support_counts(self, true_counts, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact aggregate sampler: ``C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, q*)``, independent in i.
+
+        Valid when a report's support of each value is an independent Bernoulli given the
+        true value (unary encodings, local hashing with an idealized hash); GRR overrides it.
+        With ``n_draws`` the result has shape (n_draws, d): independent surveys of the same
+        population, drawn in two Generator calls (the per-call overhead amortized).
+        """
+        counts, n = self.true_counts_and_n(true_counts)
+        rng = check_rng(rng)
+        size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
+        return rng.binomial(counts, self.p, size=size) + rng.binomial(n - counts, self.q, size=size)
 
     def estimate_counts(self, support_counts, n) -> np.ndarray:
         """Unbiased count estimates ``ĉ(i) = (C(i) − n q*)/(p* − q*)`` for every value i.

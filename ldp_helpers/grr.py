@@ -92,18 +92,22 @@ class GRR(PureFrequencyOracle):
         reports = check_domain_values("reports", reports, self.d)
         return np.bincount(reports.ravel(), minlength=self.d)
 
-    def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
+    def sample_support_counts(self, true_counts, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact aggregate sampler: C drawn from its distribution given the true counts f.
 
         ``C = K + M``, ``K_i ~ Binomial(f_i, p − q)`` (users who kept their value through the
         "keep" branch) and ``M ~ Multinomial(n − ΣK, 1/d each)`` (everyone else reports a
         uniform value).  Same distribution as ``support_counts(perturb(values))`` (tested),
-        at a cost of d binomials and one d-way multinomial, independent of n.
+        at a cost of d binomials and one d-way multinomial, independent of n.  With
+        ``n_draws`` the result has shape (n_draws, d): independent surveys, two Generator calls.
         """
         counts, n = self.true_counts_and_n(true_counts)
         rng = check_rng(rng)
-        kept = rng.binomial(counts, self.p - self.q)
-        return kept + rng.multinomial(n - int(np.add.reduce(kept)), self._uniform)
+        if n_draws is None:
+            kept = rng.binomial(counts, self.p - self.q)
+            return kept + rng.multinomial(n - int(np.add.reduce(kept)), self._uniform)
+        kept = rng.binomial(counts, self.p - self.q, size=(check_int("n_draws", n_draws, low=1), self.d))
+        return kept + rng.multinomial(n - kept.sum(axis=1), self._uniform)
 
     @cached_property
     def _uniform(self) -> np.ndarray:

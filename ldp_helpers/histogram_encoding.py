@@ -89,10 +89,14 @@ class SHE:
         """Σ_u B'_u[i] for every i (this *is* the unbiased count estimate)."""
         return _check_reports(reports, self.d).sum(axis=0)
 
-    def sample_report_sums(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
-        """Exact aggregate sampler: f_i + (G_i − G'_i), G, G' ~ Gamma(n, β) (a Laplace is Exp − Exp)."""
+    def sample_report_sums(self, true_counts, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact aggregate sampler: f_i + (G_i − G'_i), G, G' ~ Gamma(n, β) (a Laplace is Exp − Exp).
+
+        With ``n_draws`` the result has shape (n_draws, d): independent surveys, one Generator call.
+        """
         counts, n = check_true_counts(true_counts, self.d)
-        gains, losses = check_rng(rng).gamma(n, self.scale, size=(2, self.d))
+        shape = (self.d,) if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
+        gains, losses = check_rng(rng).gamma(n, self.scale, size=(2, *shape))
         gains += counts  # (f + G) − G', in the order of the original expression (same floats)
         gains -= losses
         return gains

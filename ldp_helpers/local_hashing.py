@@ -163,12 +163,6 @@ class LocalHashing(PureFrequencyOracle):
             counts[block] = (self.hash_values(a, b, scored[None, block]) == y).sum(axis=0)
         return counts
 
-    def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
-        """Exact aggregate sampler (fully random hash): ``C_i ~ Bin(f_i, p*) + Bin(n − f_i, 1/g)``."""
-        counts, n = self.true_counts_and_n(true_counts)
-        rng = check_rng(rng)
-        return rng.binomial(counts, self.p) + rng.binomial(n - counts, self.q)
-
     def output_table(self) -> np.ndarray:
         """Whole-report table over the idealized family of *all* g^d functions (small d, g only).
 

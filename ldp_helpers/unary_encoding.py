@@ -110,12 +110,6 @@ class UnaryEncoding(PureFrequencyOracle):
             counts += chunk.sum(axis=0, dtype=np.uint16)
         return counts
 
-    def sample_support_counts(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
-        """Exact aggregate sampler: ``C_i ~ Binomial(f_i, p) + Binomial(n − f_i, q)``, independent in i."""
-        counts, n = self.true_counts_and_n(true_counts)
-        rng = check_rng(rng)
-        return rng.binomial(counts, self.p) + rng.binomial(n - counts, self.q)
-
 
 @dataclass(frozen=True)
 class SUE(UnaryEncoding):

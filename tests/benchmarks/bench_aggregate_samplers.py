@@ -19,17 +19,20 @@ from timing import Timing, paired_times
 WORKLOADS = ((49_742, 43), (10**6, 1024))
 EPSILON = 1.0
 CMS_SHAPE = (64, 256)  # k hash functions, sketch width m
+BATCH = 100  # surveys per call in the batched rows
 
 
-def pure_oracle_draws(oracle, true_counts, n, rng):
+def pure_oracle_draws(oracle, true_counts, n, rng, n_draws=None):
     """The draws of a pure oracle's sampler: GRR's keep-binomials and multinomial, or two binomials."""
+    size = None if n_draws is None else (n_draws, oracle.d)
     if isinstance(oracle, GRR):
         uniform = np.full(oracle.d, 1.0 / oracle.d)
-        kept = rng.binomial(true_counts, oracle.p - oracle.q)
-        rest = n - int(kept.sum())
-        return lambda: (rng.binomial(true_counts, oracle.p - oracle.q), rng.multinomial(rest, uniform))
+        kept = rng.binomial(true_counts, oracle.p - oracle.q, size=size)
+        rest = n - kept.sum(axis=-1)
+        rest = int(rest) if n_draws is None else rest
+        return lambda: (rng.binomial(true_counts, oracle.p - oracle.q, size=size), rng.multinomial(rest, uniform))
     others = n - true_counts
-    return lambda: (rng.binomial(true_counts, oracle.p), rng.binomial(others, oracle.q))
+    return lambda: (rng.binomial(true_counts, oracle.p, size=size), rng.binomial(others, oracle.q, size=size))
 
 
 def _cms(cms, true_counts, rng):
@@ -59,4 +62,21 @@ def run(rng: np.random.Generator) -> list[Timing]:
             number = 5 if oracle is cms else 50
             t_sampler, t_draws, ratio = paired_times(sampler, draws, repeat=21, number=number)
             rows.append(Timing(label, f"{name} sampler / its draws", t_sampler, f"{ratio:.2f}x its draws ({t_draws * 1e3:.3f} ms)"))
+        rows += _batched(label, cases[:-1], true_counts, n, rng)
+    return rows
+
+
+def _batched(label, cases, true_counts, n, rng) -> list[Timing]:
+    """The same samplers drawing BATCH surveys per call (``n_draws``): the per-call overhead amortized."""
+    rows = []
+    for oracle, _, _ in cases:
+        if isinstance(oracle, SHE):
+            sampler = lambda o=oracle: o.sample_report_sums(true_counts, rng=rng, n_draws=BATCH)  # noqa: E731
+            draws = lambda o=oracle: rng.gamma(n, o.scale, size=(2, BATCH, o.d))  # noqa: E731
+        else:
+            sampler = lambda o=oracle: o.sample_support_counts(true_counts, rng=rng, n_draws=BATCH)  # noqa: E731
+            draws = pure_oracle_draws(oracle, true_counts, n, rng, n_draws=BATCH)
+        t_sampler, t_draws, ratio = paired_times(sampler, draws, repeat=11, number=3)
+        rows.append(Timing(label, f"{type(oracle).__name__}, n_draws={BATCH} (per survey)", t_sampler / BATCH,
+                           f"{ratio:.2f}x its draws ({t_draws / BATCH * 1e3:.3f} ms per survey)"))
     return rows
