@@ -94,6 +94,8 @@ def cell_layout(prob: float) -> CellLayout:
             padded_valid[h, k] = True
             padded_exact[h, k] = scaled[j].denominator == 1
     points_before = np.array([sum(c < h for c in cells) for h in range(n_residual)], dtype=np.int64)
+    for array in (clean_table, points_before, padded_low, padded_valid, padded_exact):
+        array.setflags(write=False)  # cached and shared by every later call with this prob
     return CellLayout(clean_cells, clean_table, residual, tuple(points), points_before, padded_low, padded_valid, padded_exact)
 
 
@@ -159,11 +161,13 @@ def bernoulli_bits(size: int, prob: float, *, rng: np.random.Generator, out=None
     layout = cell_layout(check_probability(prob, "prob"))
     if out is not None and (not isinstance(out, np.ndarray) or out.dtype != bool or out.shape != (size,)):
         raise ValueError(f"out must be a bool numpy array of shape ({size},); got {type(out).__name__} {np.shape(out)}")
+    if out is not None and not out.flags.writeable:
+        raise ValueError("out must be a writeable array; got a read-only one")
     n_groups = -(-size // GROUP_BITS)
     cells = random_bytes(rng, 2 * n_groups).view("<u2")
     direct = out is not None and size % GROUP_BITS == 0 and out.flags.c_contiguous
     groups = out.view("<u8") if direct else np.empty(n_groups, dtype="<u8")
-    np.take(layout.clean_table, cells, out=groups)
+    np.take(layout.clean_table, cells, out=groups, mode="wrap")  # 16-bit cells never wrap; no temporary
     residual = np.flatnonzero(cells >= layout.clean_cells) if layout.clean_cells < CELLS else ()
     if len(residual):
         groups[residual] = PATTERN_BYTES[residual_patterns(layout, cells[residual] - layout.clean_cells, rng=rng)]

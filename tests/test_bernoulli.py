@@ -17,7 +17,7 @@ from ldp_helpers.bernoulli import (
 )
 from stat_checks import assert_mean_close, chisquare_pvalue
 
-PROBS = [0.0, 1.0, 0.5, 0.25, 1 / 3, 1 / (np.e + 1), 1e-5, 0.05, 0.999]
+PROBS = [0.0, 1.0, 0.5, 0.25, 1 / 3, 1 / (np.e + 1), 1e-5, 0.05, 0.999, 3 / 2**10, 5e-324, 1 - 2**-53]
 
 
 def patterns_of(bits: np.ndarray) -> np.ndarray:
@@ -70,6 +70,51 @@ def test_residual_cells_draw_patterns_in_proportion_to_their_residual_mass(rng):
     assert chisquare_pvalue(drawn, pmf) > 1e-3
 
 
+class ScriptedWords:
+    """A stand-in Generator whose ``integers`` returns scripted uint64 words: first the batch, then one by one."""
+
+    def __init__(self, batch, following):
+        self.batch, self.following = list(batch), list(following)
+
+    def integers(self, low, high, size=None, dtype=None):
+        if size is None:
+            return np.uint64(self.following.pop(0))
+        words, self.batch = self.batch[:size], self.batch[size:]
+        return np.array(words, dtype=np.uint64)
+
+
+def exact_pattern(points, cell: int, words) -> int:
+    """Reference: the number of boundaries ≤ X, X = cell + Σ_k words[k] 2^(−64(k+1)), refined until none is inside."""
+    low, width, words = Fraction(cell), Fraction(1), iter(words)
+    while any(low < s < low + width for s in points):
+        width /= 2**64
+        low += next(words) * width
+    return sum(s <= low for s in points)
+
+
+@pytest.mark.parametrize("prob", [3 / 2**10, 1e-5, 1e-300])
+def test_residual_search_is_exact_at_every_boundary_word(prob):
+    """Words just below, at and above each boundary's 64-bit floor, with tie continuations: no 2^−64 slack.
+
+    A wrong tie rule (ties always or never counted, an exact boundary missed or counted twice)
+    errs with probability ~2^−64 per draw, invisible to sampling: here the words are scripted.
+    3/2^10 puts boundaries exactly on 64-bit words; 1e-300 needs many refinement rounds.
+    """
+    layout = cell_layout(prob)
+    cases = 0
+    for cell in range(CELLS - layout.clean_cells):
+        inside = [s for s in layout.points if int(s) == cell]
+        floors = {int((s - cell) * 2**64) for s in inside}
+        for word in sorted({0, 2**64 - 1} | {w + k for w in floors for k in (-1, 0, 1) if 0 <= w + k < 2**64}):
+            tied = [(s - cell) * 2**64 - word for s in inside if int((s - cell) * 2**64) == word]
+            continuations = [[0] * 400, [2**64 - 1] * 400] + [[int(t * 2**64)] + [0] * 400 for t in tied if t != 0]
+            for following in continuations:
+                drawn = residual_patterns(layout, np.array([cell]), rng=ScriptedWords([word], following))
+                assert int(drawn[0]) == exact_pattern(layout.points, cell, [word, *following]), (cell, word)
+                cases += 1
+    assert cases > 100
+
+
 def test_count_points_settles_points_outside_the_interval_without_drawing():
     """Points below (or at) low count, points at or beyond low + width do not: no randomness used."""
     rng, twin = np.random.default_rng(1), np.random.default_rng(1)
@@ -119,6 +164,8 @@ def test_out_buffer_and_sizes_and_determinism():
         assert bernoulli_bits(1_003, 0.3, rng=np.random.default_rng(5), out=out) is out
         assert np.array_equal(out, reference)
     whole_groups = bernoulli_bits(1_000, 0.3, rng=np.random.default_rng(5))
+    strided = np.zeros(2_006, dtype=bool)[::2]  # not contiguous: written through a copy
+    assert np.array_equal(bernoulli_bits(1_003, 0.3, rng=np.random.default_rng(5), out=strided), reference)
     for offset in (0, 1):  # written in place through a uint64 view, aligned or not
         out = np.zeros(1_000 + offset, dtype=bool)[offset:]
         bernoulli_bits(1_000, 0.3, rng=np.random.default_rng(5), out=out)
@@ -138,6 +185,19 @@ def test_rejects_bad_arguments(rng):
         bernoulli_bits(3, 0.5, rng=rng, out=np.empty(4, dtype=bool))
     with pytest.raises(ValueError, match=r"out must be a bool numpy array of shape \(3,\); got list"):
         bernoulli_bits(3, 0.5, rng=rng, out=[False] * 3)
+    read_only = np.zeros(8, dtype=bool)
+    read_only.setflags(write=False)
+    with pytest.raises(ValueError, match="out must be a writeable array"):
+        bernoulli_bits(8, 0.5, rng=rng, out=read_only)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        bernoulli_bits(8, 0.5, rng=np.random.RandomState(0))
+
+
+def test_cached_layout_cannot_be_altered():
+    """The cached tables are read-only: no caller can silently change later draws."""
+    layout = cell_layout(0.3)
+    with pytest.raises(ValueError, match="read-only"):
+        layout.clean_table[0] = 0
 
 
 @pytest.mark.parametrize("size", [0, 1, 3, 4, 1001])
