@@ -6,9 +6,9 @@ import pytest
 from ldp_helpers.grr import GRR
 from ldp_helpers.histogram_encoding import SHE, THE
 from ldp_helpers.local_hashing import BLH, OLH
-from ldp_helpers.pure import unbiased_count
+from ldp_helpers.pure import support_count_pmf, unbiased_count
 from ldp_helpers.unary_encoding import OUE, SUE
-from stat_checks import assert_mean_close, assert_variance_close
+from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue
 
 TRUE_COUNTS = np.array([600, 250, 100, 50, 0, 0], dtype=np.int64)
 N = int(TRUE_COUNTS.sum())
@@ -27,6 +27,8 @@ def test_batched_surveys_are_unbiased_with_the_exact_variance(cls, rng):
     for i in range(TRUE_COUNTS.size):
         assert_mean_close(estimates[:, i], TRUE_COUNTS[i], variances[i])
         assert_variance_close(estimates[:, i], variances[i])
+    for i in (0, 3, 5):  # each batched count has the exact law Bin(f_i, p*) + Bin(n − f_i, q*)
+        assert chisquare_pvalue(support[:, i], support_count_pmf(TRUE_COUNTS[i], N, oracle.p, oracle.q)) > 1e-3
     if cls is GRR:  # one report per user: every survey's counts sum to n
         assert np.all(support.sum(axis=1) == N)
 
