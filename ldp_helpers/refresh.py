@@ -22,6 +22,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from . import paths
+from .reproduce import kernel_config
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled", "papermill")
@@ -51,7 +52,8 @@ def build_from_script(stem: str) -> nbformat.NotebookNode:
 
 def refresh(stem: str, *, timeout: int = 600) -> None:
     nb = build_from_script(stem)
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}}).execute()
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}},
+                   config=kernel_config()).execute()
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":

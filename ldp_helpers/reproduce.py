@@ -48,6 +48,17 @@ def _summarize_outputs(stem: str, wrote_outputs: bool) -> str:
     return f"{n_figures} figures, {len(rows)} claims ({detail})"
 
 
+def kernel_config():
+    """Traitlets config for the kernels we start: CurveZMQ-encrypted transport, required.
+
+    ipykernel ≥ 7.3 warns on stderr at every start of an unencrypted TCP kernel; requiring
+    encryption (pyzmq ships libsodium) removes the warning for the right reason.
+    """
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport_encryption": "required"}})
+
+
 def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
     """Execute one notebook with papermill; never raises for a failing notebook."""
     import papermill
@@ -64,6 +75,7 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
             cwd=str(paths.NOTEBOOKS_DIR),
             progress_bar=False,
             log_output=False,
+            config=kernel_config(),
         )
     except PapermillExecutionError as err:
         detail = f"failed in cell {err.cell_index} (execution count {err.exec_count}): {err.ename}: {err.evalue}"
