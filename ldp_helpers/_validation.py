@@ -129,6 +129,7 @@ def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarr
 
 
 _INT64 = np.dtype(np.int64)
+_MAX_TOTAL = 2**62  # largest number of users a true-count vector may describe (int64 sums stay exact)
 
 
 def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
@@ -139,8 +140,13 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     """
     counts = true_counts
     fast = type(counts) is np.ndarray and counts.dtype == _INT64 and counts.shape == (d,)
-    if not fast or np.minimum.reduce(counts) < 0:  # the general check (copies; raises on bad input)
-        counts = check_count_vector("true_counts", true_counts, d)
+    # one reduction checks both ends: a negative int64 reads as ≥ 2^63 in uint64, and entries
+    # ≤ 2^62/d cannot overflow the int64 sum
+    if not fast or np.maximum.reduce(counts.view(np.uint64)) > _MAX_TOTAL // d:
+        counts = check_count_vector("true_counts", true_counts, d)  # the general check (copies; raises)
+        total = sum(int(c) for c in counts) if counts.max() > _MAX_TOTAL // d else int(counts.sum())
+        if total > _MAX_TOTAL:
+            _fail("true_counts", _Described(f"counts totalling {total}"), f"counts totalling at most 2^62 = {_MAX_TOTAL}")
     n = int(np.add.reduce(counts))
     if n < 1:
         raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")

@@ -105,6 +105,18 @@ class SHE:
         """Exact Var[ĉ(i)] = 2nβ² = 8n/ε² (the same for every i)."""
         return 2.0 * check_int("n", n, low=1) * self.scale**2
 
+    def privacy_loss(self) -> float:
+        """ε computed from the report densities: ``sup_y ln f(y | v)/f(y | v')``, evaluated at its maximizer.
+
+        ln f(y|v) − ln f(y|v') = (‖y − e_{v'}‖₁ − ‖y − e_v‖₁)/β ≤ ‖e_v − e_{v'}‖₁/β = 2/β by the
+        triangle inequality, with equality at y = e_v; by symmetry any pair v ≠ v' gives the same.
+
+        References
+        ----------
+        Wang et al. 2017, §4.3 (SHE is ε-LDP with β = 2/ε); tutorial seed (003), "Histogram Encoding".
+        """
+        return float(self.log_density_ratio(np.eye(self.d)[0], 0, 1)[0])
+
     def log_density_ratio(self, y, v: int, v_other: int) -> np.ndarray:
         """ln f(y | v) − ln f(y | v') for reports y (rows): at most ε, attained when y separates v and v'."""
         y = _check_reports(np.atleast_2d(y), self.d)

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from ldp_helpers.count_mean_sketch import CountMeanSketch
 from stat_checks import assert_mean_close, assert_variance_close
@@ -94,7 +95,7 @@ def test_flip_probability_is_q_bin_at_half_epsilon():
 
 @pytest.mark.statistical
 def test_per_user_and_aggregate_sketches_match_the_exact_moments(rng):
-    """Both paths give query estimates with the exact (fixed-hash) mean and variance."""
+    """Both paths give query estimates with the exact (fixed-hash) mean and variance, and the same law."""
     cms = make()
     f = np.array([300, 200, 100, 50, 0, 350])
     values = np.repeat(np.arange(6), f)
@@ -105,6 +106,8 @@ def test_per_user_and_aggregate_sketches_match_the_exact_moments(rng):
         for x in (0, 3, 4):
             assert_mean_close(sample[:, x], mean[x], var[x])
             assert_variance_close(sample[:, x], var[x])
+    for x in (0, 3, 4):  # beyond two moments: the whole law of each estimate (two-sample Kolmogorov–Smirnov)
+        assert stats.ks_2samp(per_user[:, x], aggregate[:, x]).pvalue > 1e-3
 
 
 @pytest.mark.statistical

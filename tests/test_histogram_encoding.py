@@ -21,6 +21,7 @@ def test_she_density_ratio_is_at_most_epsilon_and_attained(epsilon):
     ratios = she.log_density_ratio(grid, 0, 1)
     assert ratios.max() == pytest.approx(epsilon, rel=1e-12)
     assert np.all(ratios <= epsilon + 1e-12)
+    assert she.privacy_loss() == pytest.approx(ratios.max(), rel=1e-12)  # the sup, taken at its maximizer
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0, 8.0])

@@ -35,7 +35,7 @@ from ldp_helpers.rappor_experiments import (
     run_trials,
     zipf_weights,
 )
-from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
+from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue, two_sample_pvalue
 
 SMALL = RapporParams(k=8, h=2, m=2, f=0.0, p=0.5, q=0.75)
 
@@ -287,7 +287,7 @@ def test_ols_needs_more_rows_than_kept_candidates():
 @pytest.mark.statistical
 @pytest.mark.parametrize("f", [0.0, 0.5])
 def test_aggregate_path_matches_per_report_clients(rng, f):
-    """Binomial bit counts have the law of summed client reports: means, variances, and a joint statistic."""
+    """Binomial bit counts have the law of summed client reports: means, variances, exact pmf, and a joint statistic."""
     params = RapporParams(k=8, h=2, m=2, f=f, p=0.5, q=0.75)
     design = small_design(params)
     counts = np.array([[20, 5, 0, 9, 6], [3, 12, 15, 0, 10]])
@@ -302,6 +302,8 @@ def test_aggregate_path_matches_per_report_clients(rng, f):
         for j, i in ((0, 0), (0, 5), (1, 3), (1, 7)):
             assert_mean_close(sample[:, j, i], mean[j, i], var[j, i])
             assert_variance_close(sample[:, j, i], var[j, i])
+            exact = support_count_pmf(t[j, i], n_j[j, 0], params.q_star, params.p_star)  # Bin(t, q*) + Bin(N − t, p*)
+            assert chisquare_pvalue(sample[:, j, i], exact) > 1e-3
     # sum over a cohort's bits: sensitive to any dependence between bits
     assert two_sample_pvalue(per_report[:, 0].sum(axis=1), aggregate[:, 0].sum(axis=1)) > 1e-3
     assert two_sample_pvalue(per_report[:, 1, :2].sum(axis=1), aggregate[:, 1, :2].sum(axis=1)) > 1e-3

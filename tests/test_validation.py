@@ -84,3 +84,32 @@ def test_int_array():
         v.check_int_array("K", [1, 2], shape=(3,))
     with pytest.raises(ValueError, match="K must be an array of integers"):
         v.check_int_array("K", [0.5])
+
+
+def test_true_counts_fast_and_general_paths():
+    """int64 vectors pass without a copy; lists are converted; n is the exact total."""
+    counts = np.array([3, 0, 5], dtype=np.int64)
+    checked, n = v.check_true_counts(counts, 3)
+    assert checked is counts and n == 8
+    checked, n = v.check_true_counts([3, 0, 5], 3)
+    assert checked.dtype == np.int64 and n == 8
+
+
+@pytest.mark.parametrize("bad, d, message", [
+    ([1, -1, 2], 3, "minimum -1"),
+    ([0, 0, 0], 3, "at least one user"),
+    ([2**62, 2**62], 2, r"counts totalling 9223372036854775808"),
+    ([2**62] * 5, 5, r"counts totalling at most 2\^62"),
+    ([2**61, 2**61, 1], 3, r"counts totalling at most 2\^62"),
+    ([1, 2], 3, "length 2"),
+])
+def test_true_counts_refuses_negative_empty_overflowing_or_misshapen(bad, d, message):
+    """Negative entries, no users, totals beyond 2^62 (which would wrap an int64 sum) and wrong lengths."""
+    with pytest.raises(ValueError, match=message):
+        v.check_true_counts(np.array(bad, dtype=np.int64), d)
+
+
+def test_true_counts_accepts_a_large_total_within_the_bound():
+    """A total of exactly 2^62 concentrated in one entry is exact (general path, Python-int sum)."""
+    counts = np.array([2**62, 0, 0], dtype=np.int64)
+    assert v.check_true_counts(counts, 3)[1] == 2**62
