@@ -39,6 +39,26 @@ _ROWS_PER_BLOCK = 4096
 _ROWS_PER_SUM = 4096  # rows summed in uint16 (< 65536) by support_counts
 
 
+_HIGH_BITS_OF_LANES = 0xFEFE_FEFE_FEFE_FEFE  # any set bit here: some byte of the word is not 0/1
+_ROWS_PER_LANE_SUM = 255  # 0/1 bytes added in the byte lanes of a uint64 cannot carry past 255
+
+
+def _byte_column_sums(bits: np.ndarray) -> np.ndarray:
+    """Column sums of a C-contiguous (n, d) uint8 array of 0/1, d a multiple of 8 (SWAR).
+
+    Each uint64 word holds eight columns; summing at most 255 rows word-wise keeps every byte
+    lane ≤ 255, so no carry crosses a lane and byte k of the sum is column k's partial count,
+    whatever the byte order.  Eight columns per addition: about 8x fewer operations.
+    """
+    words = bits.view(np.uint64)
+    if int(np.bitwise_or.reduce(words, axis=None)) & _HIGH_BITS_OF_LANES:
+        raise ValueError("reports must be an array of 0/1 values")
+    counts = np.zeros(bits.shape[1], dtype=np.int64)
+    for start in range(0, words.shape[0], _ROWS_PER_LANE_SUM):
+        counts += np.add.reduce(words[start : start + _ROWS_PER_LANE_SUM], axis=0).view(np.uint8)
+    return counts
+
+
 @dataclass(frozen=True)
 class UnaryEncoding(PureFrequencyOracle):
     """Shared client and aggregator of SUE and OUE (subclasses fix p and q)."""
@@ -102,6 +122,8 @@ class UnaryEncoding(PureFrequencyOracle):
             raise ValueError(f"reports must be a non-empty (n, d) = (n, {self.d}) array of bits; got shape {bits.shape}")
         if bits.dtype not in (np.int8, np.uint8, np.bool_):  # general path (copies)
             bits = check_binary_array("reports", bits)
+        if self.d % 8 == 0 and bits.itemsize == 1 and bits.flags.c_contiguous:
+            return _byte_column_sums(bits.view(np.uint8))
         counts = np.zeros(self.d, dtype=np.int64)
         for start in range(0, bits.shape[0], _ROWS_PER_SUM):  # uint16 partial sums cannot overflow
             chunk = bits[start : start + _ROWS_PER_SUM].view(np.uint8)  # int8 −1 shows as 255

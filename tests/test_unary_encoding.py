@@ -89,6 +89,23 @@ def test_oue_approximation_is_off_for_frequent_values_at_large_epsilon():
     assert ratio > 300  # e^8/8 ≈ 373
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, bool])
+def test_word_wise_column_sums_equal_plain_sums(dtype):
+    """d a multiple of 8: the eight-columns-per-word sums over 1,000 rows (> 255, several lane flushes) are exact."""
+    bits = (np.random.default_rng(2).random((1_000, 16)) < 0.7).astype(dtype)
+    bits[:, 3] = 1  # a column of 1,000 ones: its byte lane must be flushed before it passes 255
+    assert np.array_equal(OUE(1.0, 16).support_counts(bits), bits.astype(np.int64).sum(axis=0))
+
+
+@pytest.mark.parametrize("bad", [2, -1])
+def test_word_wise_path_refuses_values_other_than_bits(bad):
+    """A 2 or an int8 −1 (byte 0xFF) anywhere in an (n, 8k) report array is refused, not summed."""
+    bits = np.zeros((300, 8), dtype=np.int8)
+    bits[299, 5] = bad
+    with pytest.raises(ValueError, match="reports must be an array of 0/1 values"):
+        OUE(1.0, 8).support_counts(bits)
+
+
 def test_support_counts_sum_bits():
     """C(i) is the number of reports with bit i set."""
     assert np.array_equal(OUE(1.0, 3).support_counts([[1, 0, 1], [0, 0, 1]]), [1, 0, 2])
