@@ -103,11 +103,9 @@ class GRR(PureFrequencyOracle):
         """
         counts, n = self.true_counts_and_n(true_counts)
         rng = check_rng(rng)
-        if n_draws is None:
-            kept = rng.binomial(counts, self.p - self.q)
-            return kept + rng.multinomial(n - int(np.add.reduce(kept)), self._uniform)
-        kept = rng.binomial(counts, self.p - self.q, size=(check_int("n_draws", n_draws, low=1), self.d))
-        return kept + rng.multinomial(n - kept.sum(axis=1), self._uniform)
+        size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
+        kept = rng.binomial(counts, self.p - self.q, size=size)
+        return kept + rng.multinomial(n - np.add.reduce(kept, axis=-1), self._uniform)
 
     @cached_property
     def _uniform(self) -> np.ndarray:

@@ -97,7 +97,7 @@ class SHE:
         counts, n = check_true_counts(true_counts, self.d)
         shape = (self.d,) if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
         gains, losses = check_rng(rng).gamma(n, self.scale, size=(2, *shape))
-        gains += counts  # (f + G) − G', in the order of the original expression (same floats)
+        gains += counts  # (f + G) − G': this order of the float operations is the one the notebooks were run with
         gains -= losses
         return gains
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_count_vector, check_int, check_int_array, check_probability, check_real, check_real_array, check_rng
+from ._validation import check_int, check_int_array, check_probability, check_real, check_real_array, check_rng, check_true_counts
 from .postprocessing import METHODS, postprocess
 from .privacy import max_privacy_loss
 from .randomized_response import BinaryRR
@@ -44,7 +44,7 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
     Returns ``{name: (simulated, exact, approx)}``, three arrays over ``epsilons``.
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
-    n = int(check_count_vector("true_counts", true_counts, d).sum())
+    n = check_true_counts(true_counts, d)[1]
     out = {}
     for name, cls in oracle_classes.items():
         oracles = [cls(float(e), d) for e in epsilons]
@@ -96,10 +96,10 @@ def random_baskets(n_users: int, d: int, max_size: int, item_weights, *, rng: np
 
 def cms_mean_z_scores(cms, true_counts, *, repetitions: int, rng: np.random.Generator) -> np.ndarray:
     """z-scores of the mean CMS estimate over ``repetitions`` sketches vs its exact fixed-hash mean and variance."""
-    counts = check_count_vector("true_counts", true_counts, cms.d)
+    counts, n = check_true_counts(true_counts, cms.d)
     repetitions = check_int("repetitions", repetitions, low=2)
     rng = check_rng(rng)
-    estimates = np.array([cms.estimate_counts(cms.sample_sketch(counts, rng=rng), int(counts.sum())) for _ in range(repetitions)])
+    estimates = np.array([cms.estimate_counts(cms.sample_sketch(counts, rng=rng), n) for _ in range(repetitions)])
     return (estimates.mean(axis=0) - cms.expected_counts(counts)) / np.sqrt(cms.count_variance(counts) / repetitions)
 
 
