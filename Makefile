@@ -28,14 +28,14 @@ $(STAMP): environment.yml pyproject.toml
 	touch $(STAMP)
 
 figures: setup
-	$(PY) -m ldp_helpers.reproduce --profile paper --jobs $(JOBS)
+	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
 
 test: setup
 	$(PY) -m pytest
 
 refresh: setup
-	$(PY) -m ldp_helpers.refresh
-	$(PY) -m ldp_helpers.report
+	$(PY) -m ldp_helpers.pipeline.refresh
+	$(PY) -m ldp_helpers.pipeline.report
 
 # The peers (pure-ldp, multi-freq-ldpy) and their own dependencies are benchmark-only and not in
 # the lock: they go to build/bench-peers (git-ignored), never into .venv.

@@ -2,7 +2,7 @@
 
 The package is a set of small, pure modules; import what you need from them, e.g.
 
->>> from ldp_helpers.randomized_response import BinaryRR
+>>> from ldp_helpers.mechanisms.randomized_response import BinaryRR
 >>> BinaryRR.from_epsilon(1.0).p_keep          # doctest: +ELLIPSIS
 0.7310...
 

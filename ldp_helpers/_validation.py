@@ -128,6 +128,23 @@ def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarr
     return arr
 
 
+def check_count_array(name: str, counts, length: int, *, high=None) -> np.ndarray:
+    """Counts of shape (length,) or (n_draws, length): non-negative integers, each ≤ ``high`` if given."""
+    arr = np.asarray(counts)
+    if arr.ndim not in (1, 2) or arr.shape[-1] != length or arr.size == 0:
+        _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape ({length},) or (n_draws, {length})")
+    return check_int_array(name, arr, low=0, high=high)
+
+
+#: largest number of repetitions (surveys, trials, runs) one call may draw
+MAX_N_DRAWS = 10**7
+
+
+def check_n_draws(n_draws) -> int:
+    """The number of independent repetitions of a draw: an integer in [1, MAX_N_DRAWS]."""
+    return check_int("n_draws", n_draws, low=1, high=MAX_N_DRAWS)
+
+
 _INT64 = np.dtype(np.int64)
 _MAX_TOTAL = 2**62  # largest number of users a true-count vector may describe (int64 sums stay exact)
 

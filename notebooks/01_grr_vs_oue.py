@@ -34,14 +34,14 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ldp_helpers import grr_oue_experiments as gox
-from ldp_helpers.claims import ClaimsTable
-from ldp_helpers.datasets import load_trouser_counts, tea_survey_standin
-from ldp_helpers.figures import save_figure, use_style
-from ldp_helpers.grr import GRR
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.pure import expected_support_count, support_count_pmf, unbiased_count
-from ldp_helpers.unary_encoding import OUE
+from ldp_helpers.experiments import grr_vs_oue as gox
+from ldp_helpers.pipeline.claims import ClaimsTable
+from ldp_helpers.simulate.datasets import load_trouser_counts, tea_survey_standin
+from ldp_helpers.pipeline.figures import save_figure, use_style
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf, unbiased_count
+from ldp_helpers.mechanisms.unary_encoding import OUE
 
 use_style()
 NOTEBOOK = "01_grr_vs_oue"
@@ -182,7 +182,7 @@ print(f"the thesis' OUE errors in units of OUE's sd: {np.round((oue_estimates - 
 #
 # **Dataset 2**: "49,742 trouser purchase records over 43 kinds". The UCI file has one row per
 # product *view* (click), not per purchase; the rows with `page 1 (main category) == 1` give exactly
-# 49,742 views of 43 models A1..A43 (the committed counts; `python -m ldp_helpers.datasets` re-derives
+# 49,742 views of 43 models A1..A43 (the committed counts; `python -m ldp_helpers.simulate.datasets` re-derives
 # and checks them from the raw CSV).
 
 # %%

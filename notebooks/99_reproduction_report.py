@@ -25,9 +25,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from ldp_helpers.claims import VERDICTS
-from ldp_helpers.figures import save_figure, use_style
-from ldp_helpers.report import claims_markdown, claims_with_verdict, collect_claims, summary_text
+from ldp_helpers.pipeline.claims import VERDICTS
+from ldp_helpers.pipeline.figures import save_figure, use_style
+from ldp_helpers.pipeline.report import claims_markdown, claims_with_verdict, collect_claims, summary_text
 
 use_style()
 NOTEBOOK = "99_reproduction_report"

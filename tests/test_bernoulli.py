@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ldp_helpers.bernoulli import (
+from ldp_helpers.mechanisms.bernoulli import (
     CELLS,
     PATTERN_BYTES,
     bernoulli_bits,

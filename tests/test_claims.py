@@ -4,14 +4,14 @@ import math
 
 import pytest
 
-from ldp_helpers import claims as claims_mod
-from ldp_helpers import paths
-from ldp_helpers.claims import COLUMNS, ClaimsTable, format_value, read_claims_csv
+from ldp_helpers.pipeline import claims as claims_mod
+from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.claims import COLUMNS, ClaimsTable, format_value, read_claims_csv
 
 
 def test_numeric_verdicts_follow_the_tolerance():
     """Inside atol + rtol·|paper| is reproduced, outside differs."""
-    t = ClaimsTable("00_ldp_tutorial")
+    t = ClaimsTable("00_tutorial")
     assert t.check("a", "§1", 2.615, 2.6150, atol=1e-3).verdict == "reproduced"
     assert t.check("b", "§1", 2.615, 2.7, atol=1e-3).verdict == "differs"
     assert t.check("c", "§1", 100, 101, rtol=0.02).verdict == "reproduced"
@@ -20,7 +20,7 @@ def test_numeric_verdicts_follow_the_tolerance():
 
 def test_statements_and_errata():
     """A qualitative claim's verdict is our boolean; an erratum must really differ."""
-    t = ClaimsTable("00_ldp_tutorial")
+    t = ClaimsTable("00_tutorial")
     assert t.check_statement("GRR wins", "§3", "GRR wins", False, "OUE wins").verdict == "differs"
     assert t.erratum("p for GRR", "§2", 0.5, 0.7869).verdict == "paper error"
     with pytest.raises(ValueError, match="not an erratum"):
@@ -41,10 +41,10 @@ def test_format_value_is_plain_decimal():
 def test_csv_round_trip(tmp_path, monkeypatch):
     """write_csv writes the five columns; read_claims_csv reads back the same rows."""
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
-    t = ClaimsTable("00_ldp_tutorial")
+    t = ClaimsTable("00_tutorial")
     t.check("x, with a comma", "Eq. (1)", 0.574, 0.57418, atol=1e-3)
     path = t.write_csv()
-    assert path == tmp_path / "00_ldp_tutorial" / "claims.csv"
+    assert path == tmp_path / "00_tutorial" / "claims.csv"
     assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
     assert read_claims_csv(path) == t.rows
 
@@ -52,7 +52,7 @@ def test_csv_round_trip(tmp_path, monkeypatch):
 def test_write_false_and_empty(tmp_path, monkeypatch):
     """Nothing is written unless asked; an empty table is an error."""
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
-    t = ClaimsTable("00_ldp_tutorial")
+    t = ClaimsTable("00_tutorial")
     with pytest.raises(ValueError, match="empty"):
         t.write_csv()
     t.check("a", "b", 1, 1)
@@ -80,7 +80,7 @@ def test_unknown_notebook_and_verdict():
 
 def test_table_renders_as_plain_text():
     """str(table) is a plain aligned table with a verdict summary line."""
-    t = ClaimsTable("00_ldp_tutorial")
+    t = ClaimsTable("00_tutorial")
     t.check("a claim", "§1", 1, 1)
     text = str(t)
     assert text.splitlines()[0].split() == ["#", "claim", "source", "paper", "ours", "verdict"]
@@ -89,6 +89,6 @@ def test_table_renders_as_plain_text():
 
 def test_erratum_if_follows_the_computed_boolean():
     """A computed erratum is "paper error" only when the computation says the paper is wrong."""
-    t = ClaimsTable("00_ldp_tutorial")
+    t = ClaimsTable("00_tutorial")
     assert t.erratum_if(True, "caption names Fig. 3.7", "§3.6", "Fig. 3.7", "Fig. 3.8").verdict == "paper error"
     assert t.erratum_if(False, "caption names Fig. 3.8", "§3.6", "Fig. 3.8", "Fig. 3.8").verdict == "reproduced"

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ldp_helpers.continual_counting import (
+from ldp_helpers.mechanisms.continual import (
     EMPTY_ROUND_ESTIMATE,
     BasicOneTimeRappor,
     Glance,
@@ -16,9 +16,9 @@ from ldp_helpers.continual_counting import (
     reference_user_reports,
     simulate_reports,
 )
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.randomized_response import BinaryRR
-from ldp_helpers.streams import Population
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.simulate.streams import Population
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 MECHANISMS = (Glance, Harmony, BasicOneTimeRappor)
@@ -115,7 +115,7 @@ def test_rejects_bad_rounds_and_populations(rng):
         Glance(1.0, 0)
     with pytest.raises(ValueError, match="population must have n_rounds=3"):
         Glance(1.0, 3).simulate(Population.from_matrix(SMALL_V), rng=rng)
-    with pytest.raises(ValueError, match="population must be a ldp_helpers.streams.Population"):
+    with pytest.raises(ValueError, match="population must be a ldp_helpers.simulate.streams.Population"):
         Harmony(1.0, 4).simulate(SMALL_V, rng=rng)
     with pytest.raises(ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 10\]"):
         BasicOneTimeRappor(1.0, 11).stream_output_table()
@@ -195,7 +195,7 @@ def test_basic_one_time_rappor_is_unbiased_with_exact_variance(rng):
 
 def test_constant_population_and_error_curve_rows():
     """The §6 stream has round(μN) ones every round; error_curve's row i is max_error of a run at ε_i (same seed)."""
-    from ldp_helpers.lpcc_experiments import constant_population, error_curve
+    from ldp_helpers.experiments.glance import constant_population, error_curve
 
     pop = constant_population(0.9995, 10_000, 50)
     assert pop.n_groups == 2 and np.all(pop.ones_per_round() == 9995)
@@ -207,7 +207,7 @@ def test_constant_population_and_error_curve_rows():
 
 def test_error_parts_exact_values_on_hand_made_reports():
     """rr = max|μ̂−μ̃|, sampling = max|μ̃−μ| and total = max|μ̂−μ| on reports worked out by hand (p = 3/4)."""
-    from ldp_helpers.lpcc_experiments import error_parts
+    from ldp_helpers.experiments.glance import error_parts
 
     pop = Population.nested(np.array([4, 2]), 8)  # μ = (0.5, 0.25)
     g = Glance(math.log(3), 2)  # p = 3/4, q = 1/4: μ̂ = 2·X/K − 1/2
@@ -222,7 +222,7 @@ def test_error_parts_exact_values_on_hand_made_reports():
 
 def test_glance_error_parts_is_error_parts_of_a_simulated_run():
     """glance_error_parts equals error_parts of glance.simulate with the same seed; the triangle inequality holds."""
-    from ldp_helpers.lpcc_experiments import constant_population, error_parts, glance_error_parts
+    from ldp_helpers.experiments.glance import constant_population, error_parts, glance_error_parts
 
     g, pop = Glance(2.0, 20), constant_population(0.3, 2000, 20)
     parts = glance_error_parts(g, pop, rng=np.random.default_rng(9), n_trials=200)
@@ -233,7 +233,7 @@ def test_glance_error_parts_is_error_parts_of_a_simulated_run():
 
 def test_fitted_slope_recovers_power_and_exponential_laws():
     """ln y vs ln x gives the power; ln y vs x gives the exponential rate; bad lengths are refused."""
-    from ldp_helpers.lpcc_experiments import fitted_slope
+    from ldp_helpers.experiments.glance import fitted_slope
 
     x = np.array([0.1, 0.2, 0.4])
     assert fitted_slope(x, 3 / x) == pytest.approx(-1.0)
@@ -246,7 +246,7 @@ def test_fitted_slope_log_correction_leaves_the_documented_bias_for_gaussian_max
     """For the max of T |N(0,1)| errors (β = 0.05, T = 100…1600) the corrected slope is e + 0.013 (quantile), e + 0.041 (mean)."""
     from scipy import integrate, stats
 
-    from ldp_helpers.lpcc_experiments import fitted_slope
+    from ldp_helpers.experiments.glance import fitted_slope
 
     t, beta = 100.0 * 2 ** np.arange(5), 0.05
     mean_max = np.array([integrate.quad(lambda x, n=n: 1 - (2 * stats.norm.cdf(x) - 1) ** n, 0, np.inf)[0] for n in t])
@@ -260,7 +260,7 @@ def test_fitted_slope_log_correction_leaves_the_documented_bias_for_gaussian_max
 
 def test_fitted_slope_log_correction_removes_the_union_bound_factor():
     """With β given, y = T^e·√ln(2T/β) fits slope e exactly; without it the slope is biased; bad β/x refused."""
-    from ldp_helpers.lpcc_experiments import fitted_slope
+    from ldp_helpers.experiments.glance import fitted_slope
 
     t = 100.0 * 2 ** np.arange(5)
     y = t ** 0.5 * np.sqrt(np.log(2 * t / 0.05))
@@ -274,7 +274,7 @@ def test_fitted_slope_log_correction_removes_the_union_bound_factor():
 
 def _exact_err_pmf(mechanism, mu, n_users):
     """At T = 1 everyone reports (K = N): Err takes the value |μ̂(x) − μ| w.p. pmf(x), x = 0..N."""
-    from ldp_helpers.pure import support_count_pmf
+    from ldp_helpers.estimation.pure import support_count_pmf
 
     k1 = round(mu * n_users)
     pmf = support_count_pmf(k1, n_users, mechanism.randomizer.p, mechanism.randomizer.q)
@@ -286,7 +286,7 @@ def _exact_err_pmf(mechanism, mu, n_users):
 @pytest.mark.statistical
 def test_harmony_mean_error_at_one_round_matches_exact_law(rng):
     """error_curve's Harmony Err at T = 1 has the exact mean Σ pmf(x)|μ̂(x) − μ| (≈ σ√(2/π), σ² = (c² − 1)/(4N))."""
-    from ldp_helpers.lpcc_experiments import constant_population, error_curve
+    from ldp_helpers.experiments.glance import constant_population, error_curve
 
     pop, trials = constant_population(0.3, 400, 1), 20_000
     errs = error_curve(Harmony, pop, [0.7, 2.0], rng=rng, n_trials=trials)
@@ -300,7 +300,7 @@ def test_harmony_mean_error_at_one_round_matches_exact_law(rng):
 @pytest.mark.statistical
 def test_exceedance_probabilities_match_exact_tail(rng):
     """Pr[Err > b] from exceedance_probabilities agrees with the exact tail Σ_{|μ̂(x)−μ|>b} pmf(x) (Glance, T = 1)."""
-    from ldp_helpers.lpcc_experiments import constant_population, exceedance_probabilities
+    from ldp_helpers.experiments.glance import constant_population, exceedance_probabilities
 
     pop, trials, eps = constant_population(0.6, 300, 1), 20_000, np.array([0.5, 1.5])
     bounds = np.array([0.15, 0.05])
@@ -316,7 +316,7 @@ def test_exceedance_probabilities_match_exact_tail(rng):
 
 def test_mean_error_grid_is_the_mean_of_error_samples_per_setting():
     """mean_error_grid broadcasts (N, T) and returns mean Err of error_samples in that order (same seed)."""
-    from ldp_helpers.lpcc_experiments import constant_population, error_samples, mean_error_grid
+    from ldp_helpers.experiments.glance import constant_population, error_samples, mean_error_grid
 
     got = mean_error_grid(Harmony, 2.0, 0.5, 1000, [5, 10], rng=np.random.default_rng(3), n_trials=20)
     same = np.random.default_rng(3)
@@ -328,7 +328,7 @@ def test_mean_error_grid_is_the_mean_of_error_samples_per_setting():
 
 def test_whole_stream_losses_are_epsilon():
     """whole_stream_losses keys (name, T, ε) to the exact stream loss, which equals ε (Theorem 3)."""
-    from ldp_helpers.lpcc_experiments import whole_stream_losses
+    from ldp_helpers.experiments.glance import whole_stream_losses
 
     losses = whole_stream_losses((Glance, BasicOneTimeRappor), ((1, 0.5), (3, 2.0)))
     assert set(losses) == {(n, T, e) for n in ("Glance", "BasicOneTimeRappor") for T, e in ((1, 0.5), (3, 2.0))}
@@ -337,7 +337,7 @@ def test_whole_stream_losses_are_epsilon():
 
 def test_simulate_reports_is_the_shared_stream_sampler():
     """simulate_reports returns streams.sample_stream_counts' (K, K1, X) for the randomizer's p, q (same seed)."""
-    from ldp_helpers.streams import sample_stream_counts
+    from ldp_helpers.simulate.streams import sample_stream_counts
 
     pop, rr = Population.from_matrix(SMALL_V), BinaryRR.from_epsilon(0.8)
     r = simulate_reports(pop, 2, rr, rng=np.random.default_rng(1), n_trials=6)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from stat_checks import assert_mean_close, assert_variance_close
 
 
@@ -85,7 +85,7 @@ def test_rejects_malformed_inputs(rng):
 
 def test_flip_probability_is_q_bin_at_half_epsilon():
     """r is Q_Bin's flip probability at ε/2 (one derivation of the per-entry randomizer)."""
-    from ldp_helpers.randomized_response import q_bin_probabilities
+    from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
     assert make(epsilon=3.0).flip_probability == q_bin_probabilities(1.5)[1]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ldp_helpers import datasets
-from ldp_helpers.datasets import (
+from ldp_helpers.simulate import datasets
+from ldp_helpers.simulate.datasets import (
     CLICKSTREAM_COLUMNS,
     CategoryCounts,
     count_trouser_models,
@@ -170,7 +170,7 @@ def test_non_numeric_field_is_refused(tmp_path):
 
 
 def test_command_line_refuses_a_wrong_file():
-    """`python -m ldp_helpers.datasets --raw <not the UCI file>` fails loudly."""
+    """`python -m ldp_helpers.simulate.datasets --raw <not the UCI file>` fails loudly."""
     with pytest.raises(ValueError, match="not the unmodified UCI"):
         datasets.main(["--raw", str(FIXTURE)])
 

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from ldp_helpers.grr import GRR
-from ldp_helpers.histogram_encoding import SHE, THE
-from ldp_helpers.local_hashing import BLH, OLH
-from ldp_helpers.pure import support_count_pmf, unbiased_count
-from ldp_helpers.unary_encoding import OUE, SUE
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
+from ldp_helpers.mechanisms.local_hashing import BLH, OLH
+from ldp_helpers.estimation.pure import support_count_pmf, unbiased_count
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue
 
 TRUE_COUNTS = np.array([600, 250, 100, 50, 0, 0], dtype=np.int64)

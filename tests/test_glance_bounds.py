@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import rel_entr
 
-from ldp_helpers import glance_bounds as gb
+from ldp_helpers.bounds import glance as gb
 
 
 def test_log_term_domain_is_a_clear_error():

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.grr import GRR, grr_probabilities
-from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact

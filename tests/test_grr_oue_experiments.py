@@ -7,8 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from ldp_helpers.grr import GRR
-from ldp_helpers.grr_oue_experiments import (
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.experiments.grr_vs_oue import (
     PROTOCOLS,
     approx_mse,
     crossover_epsilon_exact,
@@ -26,8 +26,8 @@ from ldp_helpers.grr_oue_experiments import (
     theoretical_mse,
     total_variation,
 )
-from ldp_helpers.pure import expected_support_count, support_count_pmf, unbiased_count
-from ldp_helpers.unary_encoding import OUE
+from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf, unbiased_count
+from ldp_helpers.mechanisms.unary_encoding import OUE
 from stat_checks import assert_mean_close
 
 SKEWED = np.array([60, 5, 0, 3, 2])  # n = 70, d = 5

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.histogram_encoding import SHE, THE, laplace_scale, optimal_threshold
-from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.histogram_encoding import SHE, THE, laplace_scale, optimal_threshold
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, two_sample_pvalue, sample_both_paths
 
 # ---------------------------------------------------------------- exact

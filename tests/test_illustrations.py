@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.heavy_hitters import prefix_extension_heavy_hitters, prefix_lengths
-from ldp_helpers.personalized import grouped_frequency_estimate, oracle_for
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.grr import GRR
-from ldp_helpers.set_valued import (amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_count_variance,
+from ldp_helpers.protocols.heavy_hitters import prefix_extension_heavy_hitters, prefix_lengths
+from ldp_helpers.protocols.personalized import grouped_frequency_estimate, oracle_for
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.protocols.set_valued import (amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_count_variance,
                                     psfo_estimate, psfo_output_table)
 from stat_checks import assert_mean_close, assert_variance_close
 

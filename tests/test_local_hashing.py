@@ -7,11 +7,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ldp_helpers.local_hashing import (BLH, HASH_PRIME, MAX_HASH_RANGE, OLH, LocalHashing, approx_variance_for_hash_range,
+from ldp_helpers.mechanisms.local_hashing import (BLH, HASH_PRIME, MAX_HASH_RANGE, OLH, LocalHashing, approx_variance_for_hash_range,
                                         collision_probability, continuous_optimal_hash_range, olh_hash_range)
-from ldp_helpers.randomized_response import q_bin_probabilities
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.unary_encoding import OUE
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.unary_encoding import OUE
 from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, chisquare_pvalue, sample_both_paths
 
 # ---------------------------------------------------------------- exact

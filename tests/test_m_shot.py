@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
-from ldp_helpers.m_shot_experiments import (
+from ldp_helpers.mechanisms.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
+from ldp_helpers.experiments.m_shot import (
     data_model_gap,
     f_measure_runs,
     f_measure_vs_m,
@@ -22,10 +22,10 @@ from ldp_helpers.m_shot_experiments import (
     tied_with_best,
     unbiasedness_check,
 )
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.pure import support_count_pmf
-from ldp_helpers.randomized_response import q_bin_probabilities
-from ldp_helpers.streams import Population
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.estimation.pure import support_count_pmf
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.simulate.streams import Population
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact

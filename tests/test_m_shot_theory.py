@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.m_shot import MShotReporting
-from ldp_helpers.m_shot_theory import (
+from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.bounds.m_shot import (
     METHODS,
     alpha_at_beta,
     alpha_bound,
@@ -29,7 +29,7 @@ from ldp_helpers.m_shot_theory import (
     printed_assumption,
     rate_exponent,
 )
-from ldp_helpers.randomized_response import q_bin_gap, q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
 
 @pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 100, 1, 0.0), (10.0, 100, 6, 0.0), (3.0, 20, 7, 0.3), (50.0, 30, 30, 0.5)])
@@ -228,9 +228,9 @@ def test_round_channel_is_built_on_the_one_q_bin_derivation(monkeypatch):
     """Condition (1) and f take Q_Bin's p, q and p − q from randomized_response (doubling its gap halves q/(p − q))."""
     kw = dict(epsilon=3.0, n_rounds=20)
     before = alpha_condition(7, 0.3, **kw), f_mr(7, 0.3, **kw)
-    monkeypatch.setattr("ldp_helpers.m_shot_theory.q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
+    monkeypatch.setattr("ldp_helpers.bounds.m_shot.q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
     assert alpha_condition(7, 0.3, **kw) == before[0] / 2 and f_mr(7, 0.3, **kw) == pytest.approx(4 * before[1], rel=1e-14)
-    monkeypatch.setattr("ldp_helpers.m_shot_theory.q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
+    monkeypatch.setattr("ldp_helpers.bounds.m_shot.q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
     assert alpha_condition(7, 0.0, **kw) == 0.0  # q = 0 at r = 0: the channel's q is Q_Bin's flip probability
 
 

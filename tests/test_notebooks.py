@@ -7,14 +7,14 @@ import jupytext
 import nbformat
 import pytest
 
-from ldp_helpers.paths import NOTEBOOKS_DIR, REPO_ROOT, notebook_stems
-from ldp_helpers.profiles import load_profile, profile_names
+from ldp_helpers.pipeline.paths import NOTEBOOKS_DIR, REPO_ROOT, notebook_stems
+from ldp_helpers.pipeline.profiles import load_profile, profile_names
 
 STEMS = notebook_stems()
 
 
 def test_there_are_notebooks():
-    assert "00_ldp_tutorial" in STEMS
+    assert "00_tutorial" in STEMS
 
 
 @pytest.mark.parametrize("stem", STEMS)

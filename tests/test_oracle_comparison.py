@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.oracle_comparison import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
+from ldp_helpers.bounds.wang2017 import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 3.0])

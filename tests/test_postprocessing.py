@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from ldp_helpers.grr import GRR
-from ldp_helpers.postprocessing import METHODS, clip_and_renormalize, postprocess, project_to_simplex
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.estimation.postprocessing import METHODS, clip_and_renormalize, postprocess, project_to_simplex
 
 
 def test_default_is_the_raw_unbiased_estimate():

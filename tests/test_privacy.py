@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
 
 def test_binary_table():

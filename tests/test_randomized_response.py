@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.randomized_response import BinaryRR, q_bin, two_coin_response
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin, two_coin_response
 from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue, two_sample_pvalue
 
 
@@ -127,7 +127,7 @@ def test_estimator_mean_and_variance_by_simulation(rng):
 
 def test_q_bin_probabilities_vectorized_and_gap():
     """Arrays of ε give the same p, q as scalars; p − q = tanh(ε/2); bad arrays name epsilon."""
-    from ldp_helpers.randomized_response import q_bin_gap, q_bin_probabilities
+    from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
     eps = np.array([1e-6, 0.5, 3.0, 50.0, 800.0])
     p, q = q_bin_probabilities(eps)

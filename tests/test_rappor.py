@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.randomized_response import BinaryRR
-from ldp_helpers.rappor import (
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.mechanisms.rappor import (
     RapporParams,
     all_bloom_filters,
     bloom_filter,

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.pure import expected_support_count, support_count_pmf
-from ldp_helpers.rappor import RapporParams, bloom_filter
-from ldp_helpers.rappor_decoding import (
+from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf
+from ldp_helpers.mechanisms.rappor import RapporParams, bloom_filter
+from ldp_helpers.estimation.rappor_decoding import (
     CandidateDesign,
     bit_count_se,
     bit_count_variance,
@@ -21,7 +21,7 @@ from ldp_helpers.rappor_decoding import (
     simulate_bit_counts_per_report,
     true_bit_counts,
 )
-from ldp_helpers.rappor_experiments import (
+from ldp_helpers.experiments.rappor import (
     TRIAL_COLUMNS,
     cohort_counts,
     detection_threshold,

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from ldp_helpers import paths, report
-from ldp_helpers.claims import COLUMNS
+from ldp_helpers.pipeline import paths, report
+from ldp_helpers.pipeline.claims import COLUMNS
 
 
 def _fake_notebook(nb_dir, stem, title):
@@ -62,4 +62,4 @@ def test_missing_markers_is_an_error(sandbox):
 def test_committed_readme_is_up_to_date():
     """README.md's summary and thumbnails match the committed claims and figures (run `make refresh`)."""
     text = (paths.REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    assert report.render_readme(text) == text, "README.md is stale: run `python -m ldp_helpers.report`"
+    assert report.render_readme(text) == text, "README.md is stale: run `python -m ldp_helpers.pipeline.report`"

@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from ldp_helpers import paths, profiles, reproduce
+from ldp_helpers.pipeline import paths, profiles, reproduce
 
 
 def _notebook(path, *cells):

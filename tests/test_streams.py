@@ -6,7 +6,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from ldp_helpers.streams import Population, reference_report_rounds, sample_reporter_counts, sample_stream_counts
+from ldp_helpers.simulate.streams import Population, reference_report_rounds, sample_reporter_counts, sample_stream_counts
 from stat_checks import assert_mean_close, chisquare_pvalue, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact

@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.grr import GRR
-from ldp_helpers.randomized_response import BinaryRR
-from ldp_helpers.tutorial_experiments import (composed_privacy_loss, ldp_noise_ratio, postprocessing_summary, power_law_counts,
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.experiments.tutorial import (composed_privacy_loss, ldp_noise_ratio, postprocessing_summary, power_law_counts,
                                               random_baskets, rr_estimation_errors, uniform_variance_per_user, variance_study)
-from ldp_helpers.unary_encoding import OUE
+from ldp_helpers.mechanisms.unary_encoding import OUE
 from stat_checks import assert_mean_close, assert_variance_close
 
 

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.privacy import max_privacy_loss
-from ldp_helpers.unary_encoding import OUE, SUE
-from ldp_helpers.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance, sample_both_paths
 
 EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 20.0]

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers.count_mean_sketch import CountMeanSketch
-from ldp_helpers.grr import GRR
-from ldp_helpers.histogram_encoding import SHE, THE
-from ldp_helpers.local_hashing import BLH, OLH
-from ldp_helpers.unary_encoding import OUE, SUE
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
+from ldp_helpers.mechanisms.local_hashing import BLH, OLH
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from timing import Timing, paired_times
 
 WORKLOADS = ((49_742, 43), (10**6, 1024))

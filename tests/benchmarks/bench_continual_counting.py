@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ldp_helpers.continual_counting import Glance
-from ldp_helpers.lpcc_experiments import constant_population
+from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.experiments.glance import constant_population
 from timing import Timing, median_time
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ldp_helpers.bernoulli import random_bytes
-from ldp_helpers.grr import GRR
-from ldp_helpers.postprocessing import postprocess
-from ldp_helpers.unary_encoding import OUE
+from ldp_helpers.mechanisms.bernoulli import random_bytes
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.estimation.postprocessing import postprocess
+from ldp_helpers.mechanisms.unary_encoding import OUE
 from bench_aggregate_samplers import pure_oracle_draws
 from timing import Timing, median_time, paired_times
 

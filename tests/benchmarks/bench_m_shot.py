@@ -8,7 +8,7 @@ reference builds the N×T report matrix of Algorithm 1.
 
 import numpy as np
 
-from ldp_helpers.m_shot import MShotReporting, RandomActiveSets, linear_ramp_counts
+from ldp_helpers.mechanisms.m_shot import MShotReporting, RandomActiveSets, linear_ramp_counts
 from timing import Timing, median_time
 
 

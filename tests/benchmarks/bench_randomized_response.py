@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ldp_helpers.randomized_response import BinaryRR
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from timing import Timing, median_time
 
 

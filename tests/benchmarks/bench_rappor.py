@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ldp_helpers.rappor import RapporParams
-from ldp_helpers.rappor_decoding import (
+from ldp_helpers.mechanisms.rappor import RapporParams
+from ldp_helpers.estimation.rappor_decoding import (
     decode,
     design_matrix,
     estimate_bit_counts,
@@ -11,7 +11,7 @@ from ldp_helpers.rappor_decoding import (
     simulate_bit_counts_per_report,
     true_bit_counts,
 )
-from ldp_helpers.rappor_experiments import cohort_counts, zipf_weights
+from ldp_helpers.experiments.rappor import cohort_counts, zipf_weights
 from timing import Timing, median_time, paired_times
 
 

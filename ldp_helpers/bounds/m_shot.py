@@ -1,0 +1,323 @@
+"""The accuracy theory of m-shot reporting (seed 002, Theorems 5–9 and Eq. 7).
+
+Theorem 5 bounds the probability that some round's estimate is off by α or more::
+
+    Pr[∃t: |Φ(Y_{:,t}) − Φ0(V_{:,t})| ≥ α] ≤ 2T exp(−f(m, r) ε N α² / (3T)),        (2)
+
+valid when α < (1 + (e^{ε/m}+1)(T/m − 1) r)/(e^{ε/m} − 1)                         (1)
+
+(condition (1) is the Chernoff bound's δ < 1 at Φ0 = 0).  With r* = 0, f(m, 0) = g(m/ε) where
+``g(x) = x (e^{1/x} − 1)² / (e^{1/x}(e^{1/x} + 1))``; g rises then falls, so its **maximizer**
+c* ≈ 0.574 (§5.3 writes argmin: a slip, the text and Eq. (7) use it as the maximizer) gives m*.
+Solving (2) = β for α gives the accuracy α of Theorems 6–8; Theorem 9 reads off their rates.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from ldp_helpers._validation import Described, check_epsilon, check_int, check_int_array, check_probability, check_real, check_real_array, fail
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
+
+# Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
+RATE_EXPONENTS = {"1-shot": lambda b: 0.5, "m*-shot": lambda b: (1 - b) / 2, "T-shot": lambda b: 1 - b}
+METHODS = tuple(RATE_EXPONENTS)  # ("1-shot", "m*-shot", "T-shot")
+
+
+def _check_setting(m, r, epsilon, n_rounds):
+    epsilon = check_epsilon(epsilon)
+    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    m = check_int("m", m, low=1, high=n_rounds)
+    r = check_probability(r, "r")
+    return m, r, epsilon, n_rounds
+
+
+def _round_channel(u, share, r):
+    """p, q and p − q of §4.1's averaged report at u = ε/m, share = m/T, dummy probability r.
+
+    The one formula behind f, g and condition (1), built on Q_Bin's one derivation
+    (:func:`~ldp_helpers.mechanisms.randomized_response.q_bin_probabilities`, overflow-free at large ε/m) and
+    its gap ``p − q = tanh(ε/2)`` (:func:`~ldp_helpers.mechanisms.randomized_response.q_bin_gap`, no
+    cancellation at small ε/m); it equals ``MShotReporting(...).round_channel`` wherever that exists (tested).
+    """
+    keep, flip = q_bin_probabilities(u)
+    dummy = (1.0 - share) * r
+    return share * keep + dummy, share * flip + dummy, share * q_bin_gap(u)
+
+
+def _f(x, share, r):
+    """f = (T/ε)(p − q)²/p (appendix 1) at x = m/ε, share = m/T: x/share · (p − q)²/p."""
+    p, _, gap = _round_channel(1.0 / x, share, r)
+    return x / share * gap**2 / p
+
+
+def f_mr(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
+    """f(m, r) of Theorem 5 (larger is better: it multiplies the exponent of bound (2)).
+
+    ``f = (m/ε)(e^{ε/m} − 1)² / (e^{ε/m}(e^{ε/m} + 1) + (e^{ε/m} + 1)²(T/m − 1) r)``, evaluated as
+    (T/ε)(p − q)²/p from the round channel (no overflow at large ε/m).
+
+    References
+    ----------
+    m-shot seed (002), Theorem 5; appendix 1 derives it as (T/ε)(p − q)²/p.
+    """
+    m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
+    return float(_f(m / epsilon, m / T, r))
+
+
+def alpha_condition(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
+    """The right-hand side of condition (1), q/(p − q): bound (2) holds for α below it.
+
+    ``(1 + (e^{ε/m} + 1)(T/m − 1) r)/(e^{ε/m} − 1)``, evaluated as q/(p − q) of the round channel
+    (e^{−ε/m} form: at ε/m ≳ 745 with r = 0 it is 0.0, and every α is refused).
+
+    References
+    ----------
+    m-shot seed (002), Theorem 5, condition (1); appendix 1 (Chernoff's δ < 1 at Φ0 = 0).
+    """
+    m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
+    _, q, gap = _round_channel(epsilon / m, m / T, r)
+    return float(q / gap)
+
+
+def method_m(method: str, epsilon: float, n_rounds: int) -> int:
+    """The m of a named method: "1-shot" → 1, "m*-shot" → m* of Eq. (7), "T-shot" → T."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+    T = check_int("n_rounds", n_rounds, low=1)
+    return {"1-shot": 1, "m*-shot": m_star(epsilon, T), "T-shot": T}[method]
+
+
+def method_assumption(method: str, *, epsilon: float, n_rounds: int) -> float:
+    """The bound α must stay below in Theorem 6 ("1-shot"), 8 ("m*-shot") or 7 ("T-shot").
+
+    Condition (1) at r = 0 and the method's m, ``α < 1/(e^{ε/m} − 1)``: all three proofs only apply
+    Theorem 5 with r = 0.  What the theorems print is :func:`printed_assumption`.
+
+    References
+    ----------
+    m-shot seed (002), Theorems 5–8 and appendix 2–4.
+    """
+    return alpha_condition(method_m(method, epsilon, n_rounds), 0.0, epsilon=epsilon, n_rounds=n_rounds)
+
+
+# The ±1 each theorem prints in its assumption 1/(e^{ε/m ± 1}): Theorem 6 (m = 1), 7 (m = T), 8 (m = m*).
+PRINTED_ASSUMPTION_SIGN = {"1-shot": 1, "T-shot": 1, "m*-shot": -1}
+
+
+def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: bool = False) -> float:
+    """The assumption on α as Theorem 6, 7 or 8 prints it, ``1/(e^{ε/m ± 1})``, under one of two readings.
+
+    ``literal``: the ±1 inside the exponent, ``e^{−(ε/m ± 1)}``.  Otherwise (the default) the ±1 is read
+    outside it, ``1/(e^{ε/m} ± 1)``: the only reading under which Theorem 8's "−1" is condition (1) at
+    r = 0 (:func:`method_assumption`); read literally, Theorem 8's bound e^{1−ε/m} exceeds condition (1)
+    once ε/m > 1 − ln(e − 1) ≈ 0.46 and would not suffice for its own proof.
+
+    References
+    ----------
+    m-shot seed (002), Theorems 6, 7 and 8 (the seed prints 1/(e^{ε+1}), 1/(e^{ε/T+1}), 1/(e^{ε/m*−1})).
+    """
+    m = method_m(method, epsilon, n_rounds)
+    u, sign = epsilon / m, PRINTED_ASSUMPTION_SIGN[method]
+    if literal:
+        return math.exp(-(u + sign))
+    w = math.exp(-u)  # 1/(e^u ± 1) = w/(1 ± w), no overflow at large u
+    return w / (1.0 + w) if sign > 0 else w / -math.expm1(-u)
+
+
+def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
+    """Right-hand side of (2): ``2T exp(−f(m, r) ε N α²/(3T))``; refuses α outside condition (1)."""
+    alpha = check_real("alpha", alpha, low=0.0)
+    n_users = check_int("n_users", n_users, low=1)
+    limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    if alpha >= limit:
+        fail("alpha", alpha, f"in (0, {limit:.6g}) (condition (1) of Theorem 5 at m={m}, r={r:g}, epsilon={epsilon:g})")
+    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    return 2 * n_rounds * math.exp(-f * epsilon * n_users * alpha**2 / (3 * n_rounds))
+
+
+def alpha_at_beta(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
+    """The α at which the right-hand side of (2) equals β: ``√(3T log(2T/β) / (f ε N))``.
+
+    No check of condition (1): use :func:`alpha_bound` for a certified accuracy; this function
+    lets a notebook show *how far* outside condition (1) a setting is.
+    """
+    beta = check_real("beta", beta, low=0.0, high=1.0)
+    n_users = check_int("n_users", n_users, low=1)
+    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    return math.sqrt(3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon * n_users))
+
+
+def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
+    """The certified α of (α, β)-accuracy from bound (2) (:func:`alpha_at_beta`).
+
+    Raises ValueError when that α violates condition (1): the bound then says nothing.
+
+    References
+    ----------
+    m-shot seed (002), Theorem 5 solved for α, as in the proofs of Theorems 6–8 (appendix 2–4).
+    """
+    alpha = alpha_at_beta(beta, m=m, r=r, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
+    limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    if alpha >= limit:
+        raise ValueError(
+            f"alpha = {alpha:.6g} from beta={beta:g}, N={n_users} violates condition (1) of Theorem 5 "
+            f"(alpha must be < {limit:.6g}); the bound is vacuous here: increase n_users"
+        )
+    return alpha
+
+
+def min_users_for_condition(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int) -> int:
+    """The smallest N at which :func:`alpha_at_beta` satisfies condition (1), i.e. bound (2) certifies.
+
+    ``N > 3T log(2T/β) / (f ε c²)`` with c the bound of condition (1), divided by c twice so that
+    c² cannot underflow.  Raises ValueError when that N is not finite in double precision (from
+    ε/m ≈ 355 on at r = 0: c ≈ e^{−ε/m}, so N grows like e^{2ε/m}).
+    """
+    beta = check_real("beta", beta, low=0.0, high=1.0)
+    limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
+    needed = 3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon) / limit / limit if limit > 0.0 else math.inf
+    if not math.isfinite(needed):
+        fail("epsilon", epsilon, f"small enough that the N of condition (1) (alpha < 1/(e^(epsilon/m) - 1) at m={m}, "
+             f"r={r:g}) is finite in double precision")
+    return math.floor(needed) + 1
+
+
+def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> float:
+    """Appendix 3's explicit T-shot α: √(3(T/ε + 1 + (e/2)ε/T)(2T/ε + 1 + (e/2)ε/T) log(2T/β)/N).
+
+    Requires Theorem 7's assumptions: ε/T < 1 (used by e^x ≤ 1 + x + (e/2)x² on [0, 1]) and
+    α_T below :func:`method_assumption` for "T-shot" (condition (1) at m = T, r = 0).
+
+    References
+    ----------
+    m-shot seed (002), Theorem 7 and (A.8).
+    """
+    epsilon = check_epsilon(epsilon)
+    T = check_int("n_rounds", n_rounds, low=1)
+    if epsilon / T >= 1:
+        fail("epsilon", epsilon, f"below n_rounds = {T} (Theorem 7 assumes epsilon/T < 1)")
+    beta = check_real("beta", beta, low=0.0, high=1.0)
+    n_users = check_int("n_users", n_users, low=1)
+    x, c = epsilon / T, math.e / 2
+    alpha = math.sqrt(3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * math.log(2 * T / beta) / n_users)
+    limit = method_assumption("T-shot", epsilon=epsilon, n_rounds=T)
+    if alpha >= limit:
+        raise ValueError(
+            f"alpha_T = {alpha:.6g} from beta={beta:g}, N={n_users} violates Theorem 7's assumption "
+            f"alpha_T < 1/(e^(epsilon/T) - 1) = {limit:.6g}; increase n_users"
+        )
+    return alpha
+
+
+def g(x):
+    """``g(x) = x (e^{1/x} − 1)² / (e^{1/x}(e^{1/x} + 1)) = f(m, 0)`` at x = m/ε (x > 0).
+
+    The same expression as :func:`f_mr` (r = 0), evaluated as ``x (1 − e^{−1/x})² / (1 + e^{−1/x})``.
+
+    References
+    ----------
+    m-shot seed (002), §4.3, the definition of g and Figure 1.
+    """
+    arr = check_real_array("x (m/epsilon)", x, low=0.0)
+    out = _f(arr, 1.0, 0.0)
+    return float(out) if np.ndim(x) == 0 else out
+
+
+@lru_cache(maxsize=None)
+def c_star() -> float:
+    """c* = argmax_{x>0} g(x) ≈ 0.574, found numerically (no closed form; §5.3)."""
+    res = minimize_scalar(lambda x: -g(x), bounds=(0.05, 5.0), method="bounded", options={"xatol": 1e-12})
+    return float(res.x)
+
+
+def m_star_regime(epsilon: float, n_rounds: int) -> int:
+    """Which case of Eq. (7) applies: 0 (ε ≤ 1/c*, 1-shot), 1 (middle), 2 (ε ≥ T/c*, T-shot)."""
+    epsilon = check_epsilon(epsilon)
+    T = check_int("n_rounds", n_rounds, low=1)
+    c = c_star()
+    if epsilon * c <= 1:
+        return 0
+    return 2 if epsilon * c >= T else 1
+
+
+def m_star(epsilon: float, n_rounds: int) -> int:
+    """m* by Eq. (7): 1, the better of ⌊εc*⌋ and ⌈εc*⌉, or T.
+
+    References
+    ----------
+    m-shot seed (002), Eq. (7).
+    """
+    regime = m_star_regime(epsilon, n_rounds)
+    if regime == 0:
+        return 1
+    if regime == 2:
+        return int(n_rounds)
+    x = epsilon * c_star()
+    lo, hi = math.floor(x), math.ceil(x)
+    return lo if g(lo / epsilon) >= g(hi / epsilon) else hi
+
+
+def m_star_brute_force(epsilon: float, n_rounds: int) -> int:
+    """m* = argmax_{m ∈ [T]} g(m/ε) by evaluating every m (the smallest on ties)."""
+    epsilon = check_epsilon(epsilon)
+    T = check_int("n_rounds", n_rounds, low=1)
+    return int(np.argmax(g(np.arange(1, T + 1) / epsilon))) + 1
+
+
+def rate_exponent(method: str, b: float) -> float:
+    """Theorem 9: the exponent e with α = O(T^e √(log(T/β)/N)) when ε = Θ(T^b), b ∈ [0, 1].
+
+    References
+    ----------
+    m-shot seed (002), Theorem 9, Eqs. (8)–(10).
+    """
+    b = check_real("b", b, low=0.0, high=1.0, low_open=False, high_open=False)
+    if method not in RATE_EXPONENTS:
+        raise ValueError(f"method must be one of {sorted(RATE_EXPONENTS)}; got {method!r}")
+    return float(RATE_EXPONENTS[method](b))
+
+
+def alpha_for_method(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> float:
+    """Certified α of Theorem 6 ("1-shot"), Theorem 8 ("m*-shot") or Theorem 7 ("T-shot").
+
+    All three are bound (2) solved at m = :func:`method_m`, under condition (1) at r = 0 (the
+    reading of :func:`method_assumption`); see :func:`alpha_bound` for the errors raised outside it.
+    """
+    m = method_m(method, epsilon, n_rounds)
+    return alpha_bound(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
+
+
+def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> tuple[int, float, float]:
+    """(m, α at which bound (2) equals β, the assumption's bound on α) for a named method.
+
+    Unlike :func:`alpha_for_method` it does not refuse a vacuous setting: it shows how far off it is.
+    """
+    m = method_m(method, epsilon, n_rounds)
+    alpha = alpha_at_beta(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
+    return m, alpha, method_assumption(method, epsilon=epsilon, n_rounds=n_rounds)
+
+
+def m_star_table(epsilons, rounds) -> tuple[np.ndarray, np.ndarray]:
+    """m* by Eq. (7) and by brute force over m ∈ [T], each of shape (len(rounds), len(epsilons))."""
+    eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    ts = check_int_array("rounds", rounds, low=1).ravel().tolist()
+    eq7 = np.array([[m_star(e, t) for e in eps] for t in ts])
+    brute = np.array([[m_star_brute_force(e, t) for e in eps] for t in ts])
+    return eq7, brute
+
+
+def f_decreasing_in_r(rs, *, epsilon: float, n_rounds: int) -> np.ndarray:
+    """For m = 1..T: whether f(m, r) strictly decreases along the increasing grid ``rs`` (Eq. 4, r* = 0)."""
+    epsilon = check_epsilon(epsilon)
+    T = check_int("n_rounds", n_rounds, low=1)
+    rs = check_real_array("rs", rs, low=0.0, high=1.0, low_open=False, high_open=False)
+    if rs.ndim != 1 or rs.size < 2 or np.any(np.diff(rs) <= 0):
+        fail("rs", Described(f"an array of shape {rs.shape}"), "an increasing 1-D grid of at least 2 values in [0, 1]")
+    m = np.arange(1, T + 1)[:, None]
+    return np.all(np.diff(_f(m / epsilon, m / T, rs[None, :]), axis=1) < 0, axis=1)

@@ -1,0 +1,112 @@
+"""Generalized randomized response (GRR), a.k.a. direct encoding (DE) or k-RR.
+
+Each user sends one value of the domain [0, d): her own with probability
+p = e^ε/(e^ε+d−1), and each of the d−1 others with probability q = 1/(e^ε+d−1).  A report
+"supports" only the value it names, so p* = p and q* = q, and the privacy loss of the d×d
+output table is ln(p/q) = ε exactly.
+
+The exact aggregate sampler uses the mixture form of a row of the table.  Since
+1 − p + q = d q, the row "p on v, q elsewhere" equals "keep v with probability p − q,
+otherwise report a value uniform over all d (v included)".  Hence the counts are
+C = K + M with K_i ~ Binomial(f_i, p − q) and M ~ Multinomial(n − ΣK, uniform over d):
+d binomials plus one multinomial, whatever n.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
+from ldp_helpers.mechanisms.base import PureFrequencyOracle
+
+MAX_D_TABLE = 4096  # largest d for output_table (a d × d float table: 128 MiB)
+
+
+def grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:
+    """``(e^ε/(e^ε+d−1), 1/(e^ε+d−1))``: GRR's keep and each-other probabilities over d values.
+
+    The one place they are derived from ε (local hashing uses them over its g hash values and,
+    for the variance-minimizing g, at real d > 1).  Written as p = 1/(1+(d−1)e^{−ε}),
+    q = e^{−ε}·p: no overflow at large ε.
+
+    References
+    ----------
+    Wang et al. 2017, §4.1, Eq. (3); tutorial seed (003), "Direct Encoding".
+    """
+    epsilon = check_epsilon(epsilon)
+    d = check_real("d", d, low=1.0)
+    shrink = math.exp(-epsilon)
+    p = 1.0 / (1.0 + (d - 1.0) * shrink)
+    return p, shrink * p
+
+
+@dataclass(frozen=True)
+class GRR(PureFrequencyOracle):
+    """Generalized randomized response over [0, d) with budget ε.
+
+    Attributes ``p = e^ε/(e^ε+d−1)`` and ``q = 1/(e^ε+d−1)`` are derived once.
+
+    References
+    ----------
+    Wang et al. 2017, §4.1 (direct encoding); GRR/OUE thesis (004) §2.2, Algorithm 1;
+    tutorial seed (003), "Direct Encoding".
+    """
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        return grr_probabilities(self.epsilon, self.d)
+
+    def output_table(self) -> np.ndarray:
+        """``P[v, y] = Pr[report y | value v]``: p on the diagonal, q elsewhere (d × d, d ≤ 4096)."""
+        check_int("d", self.d, low=2, high=MAX_D_TABLE)
+        table = np.full((self.d, self.d), self.q)
+        np.fill_diagonal(table, self.p)
+        return table
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user reference client: keep each value w.p. p, else one of the d−1 others uniformly.
+
+        Parameters
+        ----------
+        values : array_like of int
+            True values in [0, d), one per user.
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            One reported value per user.
+        """
+        values = check_domain_values("values", values, self.d)
+        rng = check_rng(rng)
+        keep = rng.random(values.shape) < self.p
+        other = rng.integers(0, self.d - 1, size=values.shape)
+        other += other >= values  # uniform over [0, d) \ {v}
+        return np.where(keep, values, other)
+
+    def support_counts(self, reports) -> np.ndarray:
+        """C(i): how many reports name value i (length d)."""
+        reports = check_domain_values("reports", reports, self.d)
+        return np.bincount(reports.ravel(), minlength=self.d)
+
+    def sample_support_counts(self, true_counts, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact aggregate sampler: C drawn from its distribution given the true counts f.
+
+        ``C = K + M``, ``K_i ~ Binomial(f_i, p − q)`` (users who kept their value through the
+        "keep" branch) and ``M ~ Multinomial(n − ΣK, 1/d each)`` (everyone else reports a
+        uniform value).  Same distribution as ``support_counts(perturb(values))`` (tested),
+        at a cost of d binomials and one d-way multinomial, independent of n.  With
+        ``n_draws`` the result has shape (n_draws, d): independent surveys, two Generator calls.
+        """
+        counts, n = self.true_counts_and_n(true_counts)
+        rng = check_rng(rng)
+        size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
+        kept = rng.binomial(counts, self.p - self.q, size=size)
+        return kept + rng.multinomial(n - np.add.reduce(kept, axis=-1), self._uniform)
+
+    @cached_property
+    def _uniform(self) -> np.ndarray:
+        return np.full(self.d, 1.0 / self.d)

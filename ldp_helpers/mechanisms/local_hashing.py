@@ -1,0 +1,211 @@
+"""Local hashing: binary (BLH, g = 2) and optimal (OLH, g = round(e^ε) + 1).
+
+A user with value v draws a hash function H: [d] → [g] from a family, hashes x = H(v) and
+reports ⟨H, y⟩ where y is x perturbed by GRR over [g] (keep w.p. e^ε/(e^ε+g−1)).  The report
+supports every value i with H(i) = y, so
+
+    p* = e^ε/(e^ε+g−1),      q* = 1/g   (H(i) is uniform on [g] whatever y is).
+
+Hash family.  Each user's H is ``h_{a,b}(x) = ((a·x + b) mod P) mod g`` with P = 2^31 − 1 and
+(a, b) drawn from the injected Generator (a ∈ [1, P), b ∈ [0, P)): a universal family, so a
+report is three integers (a, b, y).  ``mod g`` makes H(i) uniform only up to O(g/P), so the
+per-user path needs d ≤ P (else a·x overflows int64 and distinct values collide) and
+g ≤ :data:`MAX_HASH_RANGE` = 2^16 (non-uniformity ≤ 3·10^−5); the formulas and the aggregate
+sampler hold for any g.
+
+The aggregate sampler idealizes H as a fully random function (the analysis of Wang et al.):
+then, for a user whose value is not i, the event H(i) = y is Bernoulli(1/g) independently of
+everything else, and C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, 1/g) independently across i.
+The per-user path matches its marginals to O(g/P) (tested); the whole-report table over
+*all* functions [d] → [g] (the idealized family) is checked exactly for small d, g.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
+from ldp_helpers.mechanisms.base import PureFrequencyOracle
+from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
+from ldp_helpers.estimation.pure import count_variance
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+
+HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
+MAX_HASH_RANGE = 2**16  # largest g for the per-user path (its hash is uniform on [g] up to g/P)
+MAX_TABLE_FUNCTIONS = 4096  # g^d limit for output_table's enumeration of all hash functions
+_VALUES_PER_BLOCK = 64  # values scored per block in support_counts (bounds an n × block array)
+
+
+def olh_hash_range(epsilon: float) -> int:
+    """OLH's optimal hash range g = round(e^ε) + 1 (Wang et al. 2017, §4.4)."""
+    epsilon = check_epsilon(epsilon)
+    if epsilon > 40:
+        raise ValueError(f"epsilon must be at most 40 for OLH (g = round(e^epsilon) + 1 would exceed 2^57); got {epsilon!r}")
+    return int(round(math.exp(epsilon))) + 1
+
+
+def collision_probability(g: int, prime: int = HASH_PRIME) -> Fraction:
+    """Exact ``Pr_{a,b}[h_{a,b}(x) = h_{a,b}(y)]`` for x ≠ y in [0, P), with h_{a,b}(x) = ((a·x + b) mod P) mod g.
+
+    For x ≠ y (mod P), (a, b) ↦ (r, s) = ((a·x + b) mod P, (a·y + b) mod P) is a bijection from
+    [1, P) × [0, P) onto the ordered pairs r ≠ s of [0, P), so the probability is the share of those
+    pairs with r ≡ s (mod g): ``Σ_c n_c (n_c − 1) / (P (P − 1))`` with n_c = #{r < P : r ≡ c mod g}.
+    It is at most 1/g (Carter & Wegman 1979; CLRS Theorem 11.5): for BLH (g = 2, P odd) it is
+    exactly (P − 1)/(2P) < 1/2, the tutorial's condition on the hash family.
+
+    ``prime`` must be a prime ≥ g (the bijection needs Z_P to be a field; not checked here).
+
+    References
+    ----------
+    Tutorial seed (003), "Binary Local Hashing", the condition Pr[H(x) = H(y)] ≤ 1/2.
+    """
+    prime = check_int("prime", prime, low=2)
+    g = check_int("g", g, low=2, high=prime)
+    quotient, remainder = divmod(prime, g)
+    sizes = [quotient + 1] * remainder + [quotient] * (g - remainder)  # n_c for c < g
+    return Fraction(sum(n * (n - 1) for n in sizes), prime * (prime - 1))
+
+
+def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
+    """Wang et al.'s approximate per-user variance q*(1−q*)/(p*−q*)² of local hashing with a *real* g > 1.
+
+    p* = e^ε/(e^ε+g−1) (GRR over [g]), q* = 1/g; minimized at g = e^ε + 1 (see
+    :func:`continuous_optimal_hash_range`).
+
+    References
+    ----------
+    Wang et al. 2017, §4.4, the variance of OLH before rounding g.
+    """
+    p, q = grr_probabilities(epsilon, g)[0], 1.0 / check_real("g", g, low=1.0)
+    return float(count_variance(0.0, 1, p, q))
+
+
+def continuous_optimal_hash_range(epsilon: float) -> float:
+    """The real g > 1 minimizing :func:`approx_variance_for_hash_range`, found numerically (≈ e^ε + 1)."""
+    epsilon = check_epsilon(epsilon)
+    upper = 4.0 * math.exp(min(epsilon, 30.0)) + 4.0
+    result = minimize_scalar(lambda g: approx_variance_for_hash_range(epsilon, g), bounds=(1.0 + 1e-9, upper),
+                             method="bounded", options={"xatol": 1e-10 * upper})
+    return float(result.x)
+
+
+@dataclass(frozen=True)
+class LocalHashing(PureFrequencyOracle):
+    """Local hashing with hash range ``g`` (use :class:`BLH` or :class:`OLH` for the standard g)."""
+
+    g: int = 2  # hash range
+
+    def __post_init__(self):
+        object.__setattr__(self, "g", check_int("g", self.g, low=2))
+        check_int("d", self.d, low=2, high=HASH_PRIME)  # the hash h_{a,b} separates values only below P
+        super().__post_init__()
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        return grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
+
+    def _check_per_user_range(self) -> None:
+        if self.g > MAX_HASH_RANGE:
+            raise ValueError(
+                f"g must be at most {MAX_HASH_RANGE} for the per-user path (its hash mod g is uniform only up to "
+                f"g/P); got g={self.g} (epsilon={self.epsilon:g}); use sample_support_counts"
+            )
+
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report (a, b, y): 2·⌈log2 P⌉ for the hash plus ⌈log2 g⌉, whatever d ≤ P.
+
+        A hash family that separates d values needs at least log2 d bits of seed, hence O(log d).
+        """
+        return 2 * math.ceil(math.log2(HASH_PRIME)) + math.ceil(math.log2(self.g))
+
+    def hash_values(self, a, b, x) -> np.ndarray:
+        """h_{a,b}(x) = ((a·x + b) mod P) mod g (broadcast over a, b, x)."""
+        return ((np.asarray(a, dtype=np.int64) * x + b) % HASH_PRIME) % self.g
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user reference client: draw (a, b), hash, and GRR-perturb the hash over [g].
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n, 3)
+            One report (a, b, y) per user.
+        """
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        self._check_per_user_range()
+        a = rng.integers(1, HASH_PRIME, size=values.size)
+        b = rng.integers(0, HASH_PRIME, size=values.size)
+        y = GRR(self.epsilon, self.g).perturb(self.hash_values(a, b, values), rng=rng)
+        return np.column_stack([a, b, y])
+
+    def support_counts(self, reports, candidates=None) -> np.ndarray:
+        """C(i) = #{reports (a, b, y) with h_{a,b}(i) = y}, for every i (O(n·d) work).
+
+        ``candidates`` (values in [0, d)) restricts the count to those values, in that order:
+        how a heavy-hitter search scores a few prefixes of a huge domain.
+        """
+        reports = np.asarray(reports)
+        if reports.ndim != 2 or reports.shape[1] != 3 or reports.shape[0] == 0 or not np.issubdtype(reports.dtype, np.integer):
+            raise ValueError(f"reports must be a non-empty (n, 3) integer array of (a, b, y); got shape {reports.shape}")
+        a, b, y = reports[:, 0:1], reports[:, 1:2], reports[:, 2:3]
+        if a.min() < 1 or a.max() >= HASH_PRIME or b.min() < 0 or b.max() >= HASH_PRIME or y.min() < 0 or y.max() >= self.g:
+            raise ValueError(f"reports must hold a in [1, P), b in [0, P) and y in [0, {self.g}) (P = 2^31 − 1)")
+        scored = np.arange(self.d) if candidates is None else check_domain_values("candidates", candidates, self.d).ravel()
+        counts = np.empty(scored.size, dtype=np.int64)
+        for start in range(0, scored.size, _VALUES_PER_BLOCK):
+            block = slice(start, start + _VALUES_PER_BLOCK)
+            counts[block] = (self.hash_values(a, b, scored[None, block]) == y).sum(axis=0)
+        return counts
+
+    def output_table(self) -> np.ndarray:
+        """Whole-report table over the idealized family of *all* g^d functions (small d, g only).
+
+        Column (H, y) has probability ``g^{−d} · GRR_g(H(v) → y)``; its privacy loss is ε.
+        """
+        n_functions = self.g**self.d
+        if n_functions > MAX_TABLE_FUNCTIONS:
+            raise ValueError(f"g**d must be at most {MAX_TABLE_FUNCTIONS} to enumerate all hash functions; got {self.g}**{self.d}")
+        functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))  # row: H(0..d−1)
+        grr_table = GRR(self.epsilon, self.g).output_table()
+        return np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)]) / n_functions
+
+
+@dataclass(frozen=True)
+class BLH(LocalHashing):
+    """Binary local hashing: g = 2, p* = e^ε/(e^ε+1), q* = 1/2.
+
+    References
+    ----------
+    Wang et al. 2017, §4.4; tutorial seed (003), "Binary Local Hashing".
+    """
+
+    def __post_init__(self):
+        if self.g != 2:
+            raise ValueError(f"g must be 2 for BLH (use LocalHashing for other ranges); got {self.g!r}")
+        super().__post_init__()
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        return q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
+
+
+@dataclass(frozen=True)
+class OLH(LocalHashing):
+    """Optimal local hashing: g = round(e^ε) + 1 unless given.
+
+    References
+    ----------
+    Wang et al. 2017, §4.4; tutorial seed (003), "Optimal Local Hashing (OLH)".
+    """
+
+    g: int = 0  # 0: use olh_hash_range(epsilon)
+
+    def __post_init__(self):
+        if isinstance(self.g, int) and not isinstance(self.g, bool) and self.g == 0:
+            object.__setattr__(self, "g", olh_hash_range(self.epsilon))
+        super().__post_init__()

@@ -1,0 +1,156 @@
+"""Binary randomized response: ``Q_Bin(v; ε)`` and Warner's two-coin variant.
+
+One value object, :class:`BinaryRR`, holds the two probabilities that define any binary
+randomized response::
+
+    p = Pr[report 1 | v = 1],    q = Pr[report 1 | v = 0],    p > q.
+
+``Q_Bin(v; ε)`` keeps the true bit with probability e^ε/(e^ε+1), i.e. p = e^ε/(e^ε+1) and
+q = 1/(e^ε+1).  Warner's two-coin procedure (tutorial seed 003, "Randomized response") answers
+truthfully on heads and otherwise answers the second coin: p = 1/2 + 1/4 = 3/4, q = 1/4, so
+it is Q_Bin at ε = ln 3 and its estimator 2(X − 0.25) is the general (X − q)/(p − q).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldp_helpers._validation import check_binary_array, check_epsilon, check_int, check_probability, check_real_array, check_rng
+from ldp_helpers.estimation.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+
+
+@dataclass(frozen=True)
+class BinaryRR:
+    """Binary randomized response with ``p = Pr[1 | v=1] > q = Pr[1 | v=0]``.
+
+    Build it with :meth:`from_epsilon` (``Q_Bin``) or :meth:`warner_two_coin`.
+
+    References
+    ----------
+    Tutorial seed (003), "Randomized response"; m-shot seed (002) §4.1 and Glance seed (000)
+    Algorithm 1 use Q_Bin(v; ε) with keep probability e^ε/(e^ε+1).
+    """
+
+    p: float  # Pr[report 1 | true bit 1]
+    q: float  # Pr[report 1 | true bit 0]
+
+    def __post_init__(self):
+        p = check_probability(self.p, "p", open_low=True, open_high=True)
+        q = check_probability(self.q, "q", open_low=True, open_high=True)
+        if not p > q:
+            raise ValueError(f"p must be greater than q (p = Pr[1|1], q = Pr[1|0]); got p={p!r}, q={q!r}")
+
+    @classmethod
+    def from_epsilon(cls, epsilon: float) -> "BinaryRR":
+        """``Q_Bin(·; ε)``: keep the bit w.p. e^ε/(e^ε+1), flip it otherwise."""
+        keep, flip = q_bin_probabilities(epsilon)
+        if keep == 1.0:
+            raise ValueError(
+                f"epsilon must be below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double "
+                f"precision and the randomizer stops randomizing); got {epsilon!r}"
+            )
+        return cls(p=keep, q=flip)
+
+    @classmethod
+    def warner_two_coin(cls) -> "BinaryRR":
+        """Warner's two-coin randomized response: p = 3/4, q = 1/4 (ε = ln 3)."""
+        return cls(p=0.75, q=0.25)
+
+    @property
+    def p_keep(self) -> float:
+        """Probability of reporting the true bit when it is 1 (= p)."""
+        return self.p
+
+    @property
+    def epsilon(self) -> float:
+        """The exact ε of the mechanism, ``max(ln(p/q), ln((1−q)/(1−p)))``."""
+        return max(math.log(self.p / self.q), math.log((1 - self.q) / (1 - self.p)))
+
+    def output_table(self) -> np.ndarray:
+        """``P[v, y] = Pr[report y | true bit v]`` for v, y ∈ {0, 1}."""
+        return np.array([[1 - self.q, self.q], [1 - self.p, self.p]])
+
+    def privacy_loss(self) -> float:
+        """ε computed from the output table by :func:`~ldp_helpers.mechanisms.privacy.max_privacy_loss`."""
+        return max_privacy_loss(self.output_table())
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user reference client: one randomized bit for each true bit in ``values``."""
+        bits = check_binary_array("values", values)
+        rng = check_rng(rng)
+        return (rng.random(bits.shape) < np.where(bits == 1, self.p, self.q)).astype(np.int8)
+
+    def sample_count(self, n_ones: int, n: int, *, rng: np.random.Generator, size=None):
+        """Exact aggregate sampler: the number of reported 1s among ``n`` users, ``n_ones`` true.
+
+        ``Binomial(n_ones, p) + Binomial(n − n_ones, q)``: the same distribution as summing
+        :meth:`perturb`, at a cost independent of n.
+        """
+        n = check_int("n", n, low=1)
+        n_ones = check_int("n_ones", n_ones, low=0, high=n)
+        rng = check_rng(rng)
+        return rng.binomial(n_ones, self.p, size=size) + rng.binomial(n - n_ones, self.q, size=size)
+
+    def estimate_fraction(self, count_of_ones, n):
+        """Unbiased estimate of the true fraction of 1s: ``(X − q)/(p − q)``, X = count/n.
+
+        For the two-coin variant this is the tutorial's ``2(X − 0.25)``.
+        """
+        return unbiased_count(count_of_ones, n, self.p, self.q) / np.asarray(n, dtype=float)
+
+    def fraction_variance(self, true_fraction, n):
+        """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users."""
+        pi = np.asarray(true_fraction, dtype=float)
+        n = np.asarray(n, dtype=float)
+        return count_variance(pi * n, n, self.p, self.q) / n**2
+
+
+def q_bin_probabilities(epsilon):
+    """``(e^ε/(e^ε+1), 1/(e^ε+1))``: Pr[report 1 | v=1] and Pr[report 1 | v=0] of ``Q_Bin(·; ε)``.
+
+    The one place these are derived from ε.  ``epsilon`` is a number (floats are returned) or an
+    array of budgets (arrays are returned, elementwise).  Computed without overflow: for ε above
+    about 36.7 the first rounds to 1.0 while the second stays positive (callers that average
+    Q_Bin with other reports, like m-shot's round channel, may accept that;
+    :meth:`BinaryRR.from_epsilon` refuses it).  ``p − q = tanh(ε/2)`` is
+    :func:`q_bin_gap`, accurate also where p and q are both close to 1/2.
+
+    References
+    ----------
+    m-shot seed (002) §4.1; Glance seed (000), Algorithm 1.
+    """
+    if np.ndim(epsilon) == 0:
+        epsilon = check_epsilon(epsilon)
+        keep = 1.0 / (1.0 + math.exp(-epsilon))
+        return keep, math.exp(-epsilon) * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
+    eps = check_real_array("epsilon", epsilon, low=0.0)
+    keep = 1.0 / (1.0 + np.exp(-eps))
+    return keep, np.exp(-eps) * keep
+
+
+def q_bin_gap(epsilon):
+    """``p − q = (e^ε − 1)/(e^ε + 1) = tanh(ε/2)`` of ``Q_Bin(·; ε)``, without cancellation at small ε."""
+    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
+    return np.tanh(np.asarray(eps) / 2.0) if np.ndim(eps) else math.tanh(eps / 2.0)
+
+
+def q_bin(values, epsilon: float, *, rng: np.random.Generator) -> np.ndarray:
+    """``Q_Bin(v; ε)`` applied to every bit of ``values`` (the papers' notation)."""
+    return BinaryRR.from_epsilon(epsilon).perturb(values, rng=rng)
+
+
+def two_coin_response(values, *, rng: np.random.Generator) -> np.ndarray:
+    """Warner's procedure, literally: a first coin decides truth, a second coin the answer.
+
+    Heads (w.p. 1/2): report the true bit.  Tails: report 1 iff a second fair coin shows heads.
+    Its output distribution is :meth:`BinaryRR.warner_two_coin`'s table (tested).
+    """
+    bits = check_binary_array("values", values)
+    rng = check_rng(rng)
+    truthful = rng.random(bits.shape) < 0.5
+    second_coin = (rng.random(bits.shape) < 0.5).astype(np.int8)
+    return np.where(truthful, bits, second_coin).astype(np.int8)

@@ -1,0 +1,31 @@
+"""Repository paths, anchored on this file (never on the working directory)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+PROFILES_DIR = NOTEBOOKS_DIR / "profiles"
+FIGURES_DIR = REPO_ROOT / "figures"
+DATA_DIR = REPO_ROOT / "data"
+BUILD_DIR = REPO_ROOT / "build"
+# The shared, read-only data folder that sits beside the repository on the project's machines.
+SHARED_DATA_DIR = REPO_ROOT.parent / "shared" / "data"
+
+_NOTEBOOK_STEM = re.compile(r"^\d\d_[a-z0-9_]+$")
+
+
+def notebook_stems() -> list[str]:
+    """The collection's notebooks, ``NN_slug``, in order (paired ``.ipynb`` / ``.py`` files)."""
+    found = {p.stem for pattern in ("*.ipynb", "*.py") for p in NOTEBOOKS_DIR.glob(pattern)}
+    return sorted(stem for stem in found if _NOTEBOOK_STEM.match(stem))
+
+
+def check_notebook_stem(notebook: str) -> str:
+    """Return ``notebook`` if it names a notebook of the collection, else raise ValueError."""
+    valid = notebook_stems()
+    if notebook not in valid:
+        raise ValueError(f"unknown notebook {notebook!r}; valid names: {', '.join(valid) or '(none)'}")
+    return notebook

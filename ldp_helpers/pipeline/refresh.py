@@ -1,0 +1,81 @@
+"""Re-execute the committed notebooks at their defaults, in place, with volatile metadata stripped.
+
+Usage::
+
+    python -m ldp_helpers.pipeline.refresh [--only NAME ...]
+
+Each notebook is authored as a jupytext percent script ``notebooks/<stem>.py`` paired with
+``notebooks/<stem>.ipynb``.  Refreshing rebuilds the ``.ipynb`` from the script, executes it
+with its default (smoke) parameters, and strips timings, ids and kernel versions, so the stored
+outputs are exactly what nbval will compare against.  Execution counts are kept: nbval treats
+a cell with outputs but no count as "unrun", and a fresh top-to-bottom run numbers the code
+cells 1, 2, 3, ... deterministically (a test checks exactly that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
+from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.reproduce import kernel_config
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+_VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled", "papermill")
+
+
+def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop timings, ids and version strings; keep outputs and the (deterministic) execution counts."""
+    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
+    for cell in nb.cells:
+        cell.pop("id", None)
+        for key in _VOLATILE_CELL_METADATA:
+            cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            for output in cell.outputs:
+                if output.get("output_type") != "stream":
+                    output.get("metadata", {}).clear()
+    nb.nbformat, nb.nbformat_minor = 4, 4
+    return nb
+
+
+def build_from_script(stem: str) -> nbformat.NotebookNode:
+    """The notebook as written in ``notebooks/<stem>.py`` (no outputs)."""
+    nb = jupytext.read(paths.NOTEBOOKS_DIR / f"{stem}.py", fmt="py:percent")
+    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
+    return nb
+
+
+def refresh(stem: str, *, timeout: int = 600) -> None:
+    nb = build_from_script(stem)
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}},
+                   config=kernel_config()).execute()
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                raise RuntimeError(f"{stem}: a cell raised {output.ename}: {output.evalue}")
+    nbformat.write(strip_volatile(nb), paths.NOTEBOOKS_DIR / f"{stem}.ipynb")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ldp_helpers.pipeline.refresh", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", metavar="NAME")
+    args = parser.parse_args(argv)
+    stems = sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.py"))
+    if args.only:
+        unknown = [s for s in args.only if s not in stems]
+        if unknown:
+            parser.error(f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}")
+        stems = [s for s in stems if s in args.only]
+    for i, stem in enumerate(stems, start=1):
+        print(f"[{i}/{len(stems)}] refreshing {stem}", flush=True)
+        refresh(stem)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""Run the collection's notebooks with papermill under a profile.
+
+Usage::
+
+    python -m ldp_helpers.pipeline.reproduce [--profile smoke|paper] [--only NAME ...] [--list] [--jobs N]
+
+Executed notebooks go to ``build/<profile>/<stem>.ipynb`` (git-ignored).  Under the paper
+profile the notebooks themselves write their figures and ``claims.csv`` to
+``figures/<stem>/``.  A failing notebook is reported with its name and failing cell, and the
+command exits with status 1; bad arguments exit with status 2 and list the valid names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+
+from ldp_helpers.pipeline.claims import read_claims_csv
+from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.profiles import load_profile, notebook_parameters, profile_names
+
+
+@dataclass
+class RunResult:
+    stem: str
+    ok: bool
+    seconds: float
+    detail: str
+
+
+def _summarize_outputs(stem: str, wrote_outputs: bool) -> str:
+    if not wrote_outputs:
+        return "figures not written (profile leaves save_figures off)"
+    folder = paths.FIGURES_DIR / stem
+    n_figures = len(list(folder.glob("*.png")))
+    claims_file = folder / "claims.csv"
+    if not claims_file.exists():
+        return f"{n_figures} figures, no claims.csv"
+    rows = read_claims_csv(claims_file)
+    verdicts = {}
+    for r in rows:
+        verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    detail = ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
+    return f"{n_figures} figures, {len(rows)} claims ({detail})"
+
+
+def kernel_config():
+    """Traitlets config for the kernels we start: CurveZMQ-encrypted transport, required.
+
+    ipykernel ≥ 7.3 warns on stderr at every start of an unencrypted TCP kernel; requiring
+    encryption (pyzmq ships libsodium) removes the warning for the right reason.
+    """
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport_encryption": "required"}})
+
+
+def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
+    """Execute one notebook with papermill; never raises for a failing notebook."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    out_dir = paths.BUILD_DIR / profile_name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    try:
+        papermill.execute_notebook(
+            str(paths.NOTEBOOKS_DIR / f"{stem}.ipynb"),
+            str(out_dir / f"{stem}.ipynb"),
+            parameters=parameters,
+            cwd=str(paths.NOTEBOOKS_DIR),
+            progress_bar=False,
+            log_output=False,
+            config=kernel_config(),
+        )
+    except PapermillExecutionError as err:
+        detail = f"failed in cell {err.cell_index} (execution count {err.exec_count}): {err.ename}: {err.evalue}"
+        return RunResult(stem, False, time.perf_counter() - start, detail)
+    except Exception as err:  # kernel died, notebook unreadable, ...: still report by name
+        return RunResult(stem, False, time.perf_counter() - start, f"failed: {type(err).__name__}: {err}")
+    seconds = time.perf_counter() - start
+    stderr = _stderr_text(out_dir / f"{stem}.ipynb")
+    if stderr:  # the paper profile must run warning-free
+        return RunResult(stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}")
+    return RunResult(stem, True, seconds, _summarize_outputs(stem, bool(parameters.get("save_figures"))))
+
+
+def _stderr_text(executed_path) -> str:
+    """Everything an executed notebook's cells printed on stderr."""
+    import nbformat
+
+    nb = nbformat.read(executed_path, as_version=4)
+    return "".join(
+        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+        if o.get("output_type") == "stream" and o.get("name") == "stderr"
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m ldp_helpers.pipeline.reproduce",
+        description="Execute the ldp-notebooks notebooks with papermill under a profile.",
+    )
+    parser.add_argument("--profile", default="smoke", help="profile name (default: smoke = the notebooks' defaults)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks (stems such as 00_tutorial)")
+    parser.add_argument("--list", action="store_true", help="list notebooks, profiles and parameters, then exit")
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks to run in parallel (default 1)")
+    return parser
+
+
+def _list(out) -> None:
+    print("profiles: " + ", ".join(profile_names()), file=out)
+    profiles = {name: load_profile(name) for name in profile_names()}
+    for stem in paths.notebook_stems():
+        print(stem, file=out)
+        for param, default in notebook_parameters(stem).items():
+            overrides = "".join(
+                f"  {name}={profiles[name][stem][param]!s}" for name in profiles if param in profiles[name][stem]
+            )
+            print(f"    {param} = {default}{overrides}", file=out)
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.jobs < 1:
+            raise ValueError(f"--jobs must be an integer >= 1; got {args.jobs}")
+        if args.list:
+            _list(sys.stdout)
+            return 0
+        profile = load_profile(args.profile)
+        stems = paths.notebook_stems()
+        selected = stems
+        if args.only:
+            unknown = [name for name in args.only if name not in stems]
+            if unknown:
+                raise ValueError(f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}")
+            selected = [s for s in stems if s in args.only]
+    except ValueError as err:
+        parser.error(str(err))
+
+    total = len(selected)
+    print(f"Running {total} notebook(s) under the {args.profile!r} profile with {args.jobs} job(s).", flush=True)
+    results: dict[str, RunResult] = {}
+    # One worker process per running notebook: kernels and papermill's event loops stay isolated.
+    # "fork" keeps the parent's path settings (tests point them at a sandbox).
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = {pool.submit(run_notebook, stem, args.profile, profile[stem]): stem for stem in selected}
+        for done, future in enumerate(as_completed(futures), start=1):
+            res = future.result()
+            results[res.stem] = res
+            status = "ok" if res.ok else "FAILED"
+            print(f"[{done}/{total}] {res.stem}: {status} in {res.seconds:.1f} s ({total - done} left)", flush=True)
+
+    print("\nSummary:")
+    for stem in selected:
+        r = results[stem]
+        print(f"  {stem:<34} {'ok' if r.ok else 'FAILED':<6} {r.seconds:7.1f} s  {r.detail}")
+    failed = [s for s in selected if not results[s].ok]
+    if failed:
+        print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}; executed copies are in {paths.BUILD_DIR / args.profile}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
