@@ -1,32 +1,151 @@
-"""The shared skeleton of a *pure* frequency oracle over the 0-based domain [0, d).
+"""The one mechanism contract, the shared support-count sampler and the pure-oracle skeleton.
 
-A pure protocol (Wang et al. 2017; tutorial seed 003, "Frequency Oracles") is fixed by two
-numbers: a report supports the user's own value with probability p* and any other fixed value
-with probability q* < p*.  Everything the aggregator does then depends on p*, q* only: the
-support counts C(i), the unbiased estimate ĉ(i) = (C(i) − n q*)/(p* − q*) and its exact
-variance, all from :mod:`ldp_helpers.pure`.  Each protocol (GRR, SUE, OUE, BLH, OLH, THE)
-subclasses :class:`PureFrequencyOracle` and supplies ``_support_probabilities()``, a client
-``perturb`` and ``support_counts``.  The exact aggregate sampler ``sample_support_counts`` is
-shared by the protocols whose supports are independent across values (SUE, OUE, THE, BLH, OLH);
-GRR, whose single report supports exactly one value, overrides it.
+Every mechanism of the collection is a small frozen object implementing :class:`Mechanism`.
+The contract, in one place (the README's "Mechanism contract" repeats it for readers):
+
+``epsilon``
+    The privacy budget the mechanism claims for **one user's whole report** (for stream
+    mechanisms: one user's whole stream of reports).
+``output_table()``
+    ``P[x, y] = Pr[report y | input x]`` over whole reports (small settings only; a
+    ``ValueError`` names the parameter that makes it too large).  Continuous mechanisms (SHE,
+    THE) have no table and compute their loss from the report densities instead.
+``privacy_loss()``
+    The exact whole-report ε: ``max_privacy_loss(output_table())`` unless overridden.  Equal to
+    ``epsilon`` when the class attribute ``tight`` is true, at most ``epsilon`` otherwise.
+``perturb(values, *, rng)``
+    The per-user reference client, written like the paper's algorithm.  It is the
+    specification; speed belongs to ``sample_aggregate``.
+``aggregate(reports)``
+    The server's sufficient statistic of a batch of reports.
+``sample_aggregate(truth, *, rng, n_draws=None)``
+    An exact sampler of ``aggregate(perturb(expand(truth)))``: same law, cost independent of
+    the number of users where the mechanism allows it.  With ``n_draws`` the result gets a
+    leading axis of that length: independent surveys of the same population.
+``estimate(aggregate, n)``
+    The server's estimate of ``estimand(truth)`` from the statistic and the number of users
+    ``n = n_reports(truth)`` (per cohort for RAPPOR).
+``variance(truth)``
+    The exact variance of ``estimate`` (same shape as the estimand), for a fixed population.
+``expand(truth)`` / ``estimand(truth)`` / ``n_reports(truth)`` / ``expected_estimate(truth)``
+    What a *truth* (the population summary the sampler needs, e.g. the d true counts) means:
+    the per-user inputs, the quantity estimated, the number of users, and the exact mean of the
+    estimate (the estimand itself when ``unbiased`` is true).
+
+Pure frequency oracles (:class:`PureFrequencyOracle`) add ``p`` and ``q`` (p* and q*: a report
+supports the user's own value with probability p*, any other value with q* < p*) and
+Wang et al.'s *approximate* variance ``approx_variance(n)``.  Repetitions are always
+``n_draws``.
+
+References
+----------
+[wang2017] §3 (pure protocols), Theorem 2; [tutorial] Eq. (2) (definition of ε-LDP).
 """
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from ldp_helpers._validation import check_count_vector, check_epsilon, check_int, check_rng, check_true_counts
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers._validation import check_count_array, check_epsilon, check_int, check_n_draws, check_rng, check_true_counts
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+
+
+def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size=None):
+    """``C ~ Binomial(f, p) + Binomial(n − f, q)``: how many of n reports support a value held by f users.
+
+    The one sampler of a support count: a report of each of the f holders supports the value
+    independently with probability p, a report of each of the n − f others with probability q.
+    Broadcasts over arrays of f (and n); ``size`` is numpy's.  Used by every pure oracle, binary
+    randomized response, RAPPOR's bit counts, the CMS sketch cells and the stream mechanisms.
+
+    References
+    ----------
+    [wang2017] proof of Theorem 2; [tutorial] "Frequency Oracles".
+    """
+    f = np.asarray(true_counts)
+    return rng.binomial(f, p, size=size) + rng.binomial(np.asarray(n) - f, q, size=size)
+
+
+def batch_shape(n_draws, shape) -> tuple:
+    """``shape`` with a leading ``n_draws`` axis (``n_draws=None``: one draw, no extra axis)."""
+    shape = tuple(shape)
+    return shape if n_draws is None else (check_n_draws(n_draws), *shape)
+
+
+class Mechanism(abc.ABC):
+    """The contract every mechanism implements (see the module docstring).
+
+    Subclasses are frozen dataclasses; ``tight`` and ``unbiased`` are class attributes that the
+    conformance suite (``tests/test_conformance.py``) checks.
+    """
+
+    epsilon: float
+    #: privacy_loss() equals epsilon (True) or is only bounded by it (False)
+    tight: ClassVar[bool] = True
+    #: estimate() is unbiased for estimand(truth)
+    unbiased: ClassVar[bool] = True
+
+    @abc.abstractmethod
+    def output_table(self) -> np.ndarray:
+        """``P[x, y]`` over whole reports (rows: inputs, columns: reports)."""
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε, computed from :meth:`output_table`."""
+        return max_privacy_loss(self.output_table())
+
+    @abc.abstractmethod
+    def perturb(self, values, *, rng: np.random.Generator):
+        """Per-user reference client: one report per user."""
+
+    @abc.abstractmethod
+    def aggregate(self, reports):
+        """The server's sufficient statistic of ``reports``."""
+
+    @abc.abstractmethod
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None):
+        """Exact sampler of ``aggregate(perturb(expand(truth)))`` (leading ``n_draws`` axis if given)."""
+
+    @abc.abstractmethod
+    def estimate(self, aggregate, n):
+        """The server's estimate of ``estimand(truth)`` from the statistic and n users."""
+
+    @abc.abstractmethod
+    def variance(self, truth):
+        """Exact variance of :meth:`estimate` for this population (shape of the estimand)."""
+
+    @abc.abstractmethod
+    def expand(self, truth):
+        """The per-user inputs described by ``truth`` (what :meth:`perturb` takes)."""
+
+    @abc.abstractmethod
+    def estimand(self, truth):
+        """The quantity :meth:`estimate` targets for this population."""
+
+    @abc.abstractmethod
+    def n_reports(self, truth):
+        """The number of users n that :meth:`estimate` is given for this population."""
+
+    def expected_estimate(self, truth):
+        """Exact ``E[estimate]``: the estimand for an unbiased mechanism (others override)."""
+        return self.estimand(truth)
 
 
 @dataclass(frozen=True)
-class PureFrequencyOracle:
-    """Base class: ``epsilon`` and domain size ``d`` in, p* (``p``) and q* (``q``) derived once.
+class PureFrequencyOracle(Mechanism):
+    """A pure frequency oracle over the 0-based domain [0, d): ``epsilon`` and ``d`` in, p*, q* derived once.
 
-    Subclasses implement ``_support_probabilities() -> (p, q)`` and ``output_table()``.
+    Subclasses implement ``_support_probabilities() -> (p, q)``, ``output_table()``,
+    ``perturb`` and ``aggregate`` (the support counts C(i)).  The truth is the vector of d true
+    counts; the estimate is the vector of unbiased counts ĉ(i).
+
+    References
+    ----------
+    [wang2017] §3, Eq. (1); [tutorial] "Frequency Oracles".
     """
 
     epsilon: float  # privacy budget ε
@@ -49,58 +168,64 @@ class PureFrequencyOracle:
     def _support_probabilities(self) -> tuple[float, float]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def privacy_loss(self) -> float:
-        """ε computed exactly from :meth:`output_table` by :func:`~ldp_helpers.privacy.max_privacy_loss`."""
-        return max_privacy_loss(self.output_table())
+    # ---------------------------------------------------------------- truth
 
     def true_counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
         """Validate a vector of d true counts (at least one user); return it and n = Σ counts."""
         return check_true_counts(true_counts, self.d)
 
-    def sample_support_counts(self, true_counts, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
-        """Exact aggregate sampler: ``C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, q*)``, independent in i.
+    def expand(self, truth) -> np.ndarray:
+        """The users' values: value i repeated f_i times (sorted)."""
+        counts, _ = self.true_counts_and_n(truth)
+        return np.repeat(np.arange(self.d), counts)
 
-        Valid when a report's support of each value is an independent Bernoulli given the
-        true value (unary encodings, local hashing with an idealized hash); GRR overrides it.
-        With ``n_draws`` the result has shape (n_draws, d): independent surveys of the same
-        population, drawn in two Generator calls (the per-call overhead amortized).
+    def estimand(self, truth) -> np.ndarray:
+        """The true counts f_i as floats."""
+        return self.true_counts_and_n(truth)[0].astype(float)
+
+    def n_reports(self, truth) -> int:
+        """n = Σ f_i."""
+        return self.true_counts_and_n(truth)[1]
+
+    # ---------------------------------------------------------------- server
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler of the support counts: ``C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, q*)``, independent in i.
+
+        Valid when a report's support of each value is an independent Bernoulli given the true
+        value (unary encodings, local hashing with an idealized hash); GRR overrides it.  With
+        ``n_draws`` the result has shape (n_draws, d).
         """
-        counts, n = self.true_counts_and_n(true_counts)
+        counts, n = self.true_counts_and_n(truth)
         rng = check_rng(rng)
-        size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
-        return rng.binomial(counts, self.p, size=size) + rng.binomial(n - counts, self.q, size=size)
+        size = None if n_draws is None else batch_shape(n_draws, (self.d,))
+        return sample_support_counts(counts, n, self.p, self.q, rng=rng, size=size)
 
-    def estimate_counts(self, support_counts, n) -> np.ndarray:
-        """Unbiased count estimates ``ĉ(i) = (C(i) − n q*)/(p* − q*)`` for every value i.
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """Unbiased count estimates ``ĉ(i) = (C(i) − n q*)/(p* − q*)`` from the support counts C.
 
-        Parameters
-        ----------
-        support_counts : array_like, shape (d,)
-            C(i), the number of reports supporting each value (from :meth:`support_counts`
-            or :meth:`sample_support_counts`).
-        n : int
-            Number of reports.
+        ``aggregate`` has shape (d,) or (n_draws, d).
 
         References
         ----------
-        Tutorial seed (003), "Frequency Oracles", ĉ(i); Wang et al. 2017, Eq. (1).
+        [wang2017] Eq. (1); [tutorial] "Frequency Oracles", ĉ(i).
         """
         n = check_int("n", n, low=1)
-        counts = check_count_vector("support_counts", support_counts, self.d, high=n)
+        counts = check_count_array("aggregate", aggregate, self.d, high=n)
         return unbiased_count(counts, n, self.p, self.q)
 
-    def count_variance(self, true_counts) -> np.ndarray:
+    def variance(self, truth) -> np.ndarray:
         """Exact ``Var[ĉ(i)] = (f_i p*(1−p*) + (n−f_i) q*(1−q*))/(p*−q*)²`` for every value i.
 
         References
         ----------
-        Wang et al. 2017, proof of Theorem 2 (before the large-n approximation).
+        [wang2017] proof of Theorem 2 (before the large-n approximation).
         """
-        counts, n = self.true_counts_and_n(true_counts)
+        counts, n = self.true_counts_and_n(truth)
         return count_variance(counts, n, self.p, self.q)
 
-    def approx_count_variance(self, n) -> float:
-        """Wang et al.'s *approximation* ``Var[ĉ(i)] ≈ n q*(1−q*)/(p*−q*)²``.
+    def approx_variance(self, n) -> float:
+        """Wang et al.'s *approximate* ``Var[ĉ(i)] ≈ n q*(1−q*)/(p*−q*)²`` (labelled approximate).
 
         It drops the f_i (p*(1−p*) − q*(1−q*)) term, i.e. treats every value as rare
         (f_i ≪ n).  That is harmless at small ε but not when p*(1−p*) ≫ q*(1−q*): e.g. for OUE
@@ -109,7 +234,7 @@ class PureFrequencyOracle:
 
         References
         ----------
-        Wang et al. 2017, Eq. (2) / Theorem 2; tutorial seed (003), the variance table.
+        [wang2017] Eq. (2), Theorem 2; [tutorial] the variance table.
         """
         n = check_int("n", n, low=1)
         return float(count_variance(0.0, n, self.p, self.q))

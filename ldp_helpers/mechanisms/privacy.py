@@ -45,3 +45,12 @@ def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
     if np.any(col_min[used] == 0):
         return float("inf")
     return float(np.max(np.log(col_max[used]) - np.log(col_min[used])))
+
+
+def privacy_losses(mechanisms) -> np.ndarray:
+    """The exact whole-report ε of each mechanism, ``[m.privacy_loss() for m in mechanisms]`` as an array.
+
+    The one privacy sweep of the collection: build the mechanisms of a parameter grid, get their
+    losses from their whole-report tables (every mechanism's ``privacy_loss()``).
+    """
+    return np.array([mechanism.privacy_loss() for mechanism in mechanisms], dtype=float)

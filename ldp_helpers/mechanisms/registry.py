@@ -1,0 +1,109 @@
+"""The registry of every mechanism: one entry per mechanism, each with a small example and its truth.
+
+Adding a mechanism is one entry here; ``tests/test_conformance.py`` then checks it against the
+contract of :class:`~ldp_helpers.mechanisms.base.Mechanism` (exact whole-report ε, sampler vs
+per-user law, unbiasedness and exact variance).  The explorer and the book enumerate
+:data:`REGISTRY` rather than special-casing mechanisms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ldp_helpers.mechanisms.base import Mechanism
+from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance, Harmony
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
+from ldp_helpers.mechanisms.local_hashing import BLH, OLH
+from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+from ldp_helpers.simulate.streams import Population
+
+_EXAMPLE_SEED = 20261122  # keys the example CMS hashes and RAPPOR secret (fixed examples)
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One registered mechanism.
+
+    Attributes
+    ----------
+    key : str
+        Short name (``"grr"``), the registry's key.
+    label : str
+        Display name (``"GRR"``).
+    family : str
+        ``"frequency oracle"``, ``"binary"``, ``"sketch"``, ``"rappor"`` or ``"stream"``.
+    reference : str
+        Where the mechanism is defined, in the collection's citation style.
+    example : callable
+        ``example() -> Mechanism``: a small instance (its output table is cheap).
+    example_truth : callable
+        ``example_truth(mechanism) -> truth``: a small population for that instance.
+    """
+
+    key: str
+    label: str
+    family: str
+    reference: str
+    example: Callable[[], Mechanism]
+    example_truth: Callable[[Mechanism], object]
+
+
+def _oracle(cls, epsilon: float = 1.2, d: int = 5):
+    return lambda: cls(epsilon, d)
+
+
+def _counts(mechanism) -> np.ndarray:
+    return np.array([30, 10, 5, 0, 15], dtype=np.int64)[: mechanism.d]
+
+
+def _cms() -> CountMeanSketch:
+    return CountMeanSketch.create(1.5, 5, 3, 4, rng=np.random.default_rng(_EXAMPLE_SEED))
+
+
+def _rappor(f: float) -> Callable[[], Rappor]:
+    def build():
+        params = RapporParams(k=8, h=2, m=2, f=f, p=0.25, q=0.75)
+        return Rappor.create(params, n_candidates=4, rng=np.random.default_rng(_EXAMPLE_SEED))
+    return build
+
+
+def _rappor_truth(mechanism) -> np.ndarray:
+    return np.array([[12, 5, 0, 3], [2, 9, 4, 0]], dtype=np.int64)
+
+
+def _stream_truth(mechanism) -> Population:
+    return Population.nested(np.array([3, 10, 0, 7])[: mechanism.n_rounds], 12)
+
+
+_ENTRIES = [
+    RegistryEntry("binary_rr", "Binary RR (Q_Bin)", "binary", "[tutorial] Randomized response; [warner1965]",
+                  lambda: BinaryRR.from_epsilon(1.1), lambda m: np.array([40, 20], dtype=np.int64)),
+    RegistryEntry("grr", "GRR (DE)", "frequency oracle", "[wang2017] §4.1", _oracle(GRR), _counts),
+    RegistryEntry("sue", "SUE", "frequency oracle", "[wang2017] §4.2", _oracle(SUE), _counts),
+    RegistryEntry("oue", "OUE", "frequency oracle", "[wang2017] §4.2, Eq. (5)", _oracle(OUE), _counts),
+    RegistryEntry("she", "SHE", "frequency oracle", "[wang2017] §4.3", _oracle(SHE), _counts),
+    RegistryEntry("the", "THE", "frequency oracle", "[wang2017] §4.3", _oracle(THE), _counts),
+    RegistryEntry("blh", "BLH", "frequency oracle", "[wang2017] §4.4", _oracle(BLH, d=3), _counts),
+    RegistryEntry("olh", "OLH", "frequency oracle", "[wang2017] §4.4", _oracle(OLH, epsilon=0.9, d=3), _counts),
+    RegistryEntry("cms", "Count-mean sketch", "sketch", "[apple2017] Algorithms 1–3", _cms, _counts),
+    RegistryEntry("rappor", "RAPPOR (PRR + IRR)", "rappor", "[erlingsson2014] §2", _rappor(0.5), _rappor_truth),
+    RegistryEntry("rappor_basic_one_time", "Basic One-time RAPPOR (IRR only)", "rappor", "[rappor] Eq. (1)",
+                  _rappor(0.0), _rappor_truth),
+    RegistryEntry("glance", "Glance", "stream", "[glance] Algorithm 1", lambda: Glance(1.5, 4), _stream_truth),
+    RegistryEntry("harmony", "Harmony", "stream", "[glance] §4.1; [nguyen2016]", lambda: Harmony(1.5, 4), _stream_truth),
+    RegistryEntry("t_shot", "T-shot (BORAPPOR)", "stream", "[glance] §1.1; [m_shot] §4.1",
+                  lambda: BasicOneTimeRappor(2.0, 4), _stream_truth),
+    RegistryEntry("m_shot", "m-shot reporting", "stream", "[m_shot] Algorithm 1",
+                  lambda: MShotReporting(2.0, 4, 2, 0.3), _stream_truth),
+]
+
+#: every mechanism of the collection, by key
+REGISTRY: dict[str, RegistryEntry] = {entry.key: entry for entry in _ENTRIES}
