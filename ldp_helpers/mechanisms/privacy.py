@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ldp_helpers._validation import Described, check_real_array, fail
+
 
 def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
     """Largest privacy loss ``max_y max_{x,x'} ln(P[x,y] / P[x',y])`` of an output table.
@@ -28,13 +30,11 @@ def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
 
     References
     ----------
-    Definition of ε-LDP, tutorial seed (003), Eq. (2): ∀y: Pr[π(v)=y] / Pr[π(v')=y] ≤ e^ε.
+    [tutorial] Eq. (2), the definition of ε-LDP: ∀y: Pr[π(v)=y] / Pr[π(v')=y] ≤ e^ε.
     """
-    p = np.asarray(table, dtype=float)
-    if p.ndim != 2 or p.shape[0] < 2 or p.shape[1] < 1:
-        raise ValueError(f"table must be a 2-D array with at least 2 input rows; got shape {p.shape}")
-    if not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise ValueError("table must contain finite, non-negative probabilities")
+    p = check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False)
+    if p.ndim != 2 or p.shape[0] < 2:
+        fail("table", Described(f"an array of shape {p.shape}"), "a 2-D array with at least 2 input rows")
     sums = p.sum(axis=1)
     if not np.allclose(sums, 1.0, rtol=0, atol=atol * p.shape[1] + atol):
         worst = sums[np.argmax(np.abs(sums - 1))]
