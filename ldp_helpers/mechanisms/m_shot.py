@@ -38,10 +38,44 @@ import numpy as np
 
 from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
                           check_real_array, check_rng, fail)
-from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap, q_bin_probabilities
 from ldp_helpers.simulate.streams import Population, randomized_ones, reference_report_rounds, sample_reporter_counts, sample_stream_counts
 
 MAX_TABLE_ROUNDS = 8  # the sequence output table has 4^T entries
+
+
+def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
+    """p, q and p − q of §4.1's averaged report: Q_Bin(·; ε/m) w.p. m/T, a Bernoulli(r) dummy otherwise.
+
+    ``p = (m/T)·e^{ε/m}/(e^{ε/m}+1) + (1 − m/T)·r`` and ``q = (m/T)·1/(e^{ε/m}+1) + (1 − m/T)·r``.
+    Vectorized over its arguments (numpy broadcasting).  Built on Q_Bin's one derivation
+    (:func:`~ldp_helpers.mechanisms.randomized_response.q_bin_probabilities`, overflow-free at
+    large ε/m) and its gap ``tanh(ε/(2m))`` (:func:`~ldp_helpers.mechanisms.randomized_response.q_bin_gap`,
+    no cancellation at small ε/m), so ``p − q = (m/T)·tanh(ε/(2m))`` is returned directly.
+
+    Parameters
+    ----------
+    epsilon_per_round : float or array_like
+        ε/m, the budget of one chosen round.
+    share : float or array_like
+        m/T, the probability that a given round is one of the user's m chosen rounds.
+    dummy_prob : float or array_like
+        r, the probability that a dummy report is 1.
+
+    Returns
+    -------
+    p, q, gap
+        ``Pr[y=1 | v=1]``, ``Pr[y=1 | v=0]`` and ``p − q``.
+
+    References
+    ----------
+    [m_shot] §4.1 (p and q of the averaged report), Algorithm 1.
+    """
+    keep, flip = q_bin_probabilities(epsilon_per_round)
+    dummy = (1.0 - np.asarray(share)) * np.asarray(dummy_prob)
+    if np.ndim(dummy) == 0:
+        dummy = float(dummy)
+    return share * keep + dummy, share * flip + dummy, share * q_bin_gap(epsilon_per_round)
 
 
 @dataclass(frozen=True)
@@ -143,8 +177,8 @@ class MShotReporting:
     @property
     def round_channel(self) -> BinaryRR:
         """One report averaged over τ_n: the binary channel with the p, q of §4.1."""
-        share, (p_rr, q_rr), r = self.m / self.n_rounds, self.q_bin_probs, self.dummy_prob
-        return BinaryRR(p=share * p_rr + (1 - share) * r, q=share * q_rr + (1 - share) * r)
+        p, q, _ = round_channel_probabilities(self.epsilon / self.m, self.m / self.n_rounds, self.dummy_prob)
+        return BinaryRR(p=p, q=q)
 
     def estimate(self, reported_ones, n_users):
         """Φ(Y_{:,t}) = (Σ_n y_{n,t} − N q)/(N (p − q)) for each round's count of reported 1s (in [0, N])."""
