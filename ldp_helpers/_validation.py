@@ -218,3 +218,17 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np
         hi_s = "inf" if high is None else str(high)
         _fail(name, _Described(f"an array with values in [{lo:g}, {hi:g}]"), f"integers in [{lo_s}, {hi_s}]")
     return arr.astype(np.int64)
+
+
+def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndarray:
+    """An array with ``ndim`` axes (an int or a tuple of allowed counts) and, if given, a last axis of length ``last``.
+
+    ``what`` names the axes in the message, e.g. ``"(users × rounds)"``.  Returns ``np.asarray(values)``.
+    """
+    arr = np.asarray(values)
+    allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if arr.ndim not in allowed or (last is not None and (arr.ndim == 0 or arr.shape[-1] != last)):
+        dims = " or ".join(f"{d}-D" for d in allowed)
+        tail = "" if last is None else f" whose last axis has length {last}"
+        _fail(name, _Described(f"an array of shape {arr.shape}"), f"a {dims} array{' ' + what if what else ''}{tail}")
+    return arr
