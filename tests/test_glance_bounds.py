@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import rel_entr
 
+from ldp_helpers.bounds import chernoff as ch
 from ldp_helpers.bounds import glance as gb
 
 
@@ -128,3 +129,35 @@ def test_condition2_bands_match_a_brute_force_scan_of_each_column():
     assert two[1:].all() and sparse[-1] < 0.01 and dense[-1] > 0.99  # only thin bands at eps = 8
     with pytest.raises(ValueError, match="mu must be a strictly increasing 1-D grid from 0 to 1"):
         gb.condition2_bands(np.linspace(0.1, 1, 10), eps, 10_000, 10, 0.1)
+
+
+def test_theta_and_condition2_rhs_are_bernstein_for_the_rr_error():
+    """One reporter's RR error w − v has variance e^ε/(e^ε−1)² and |w − v| ≤ e^ε/(e^ε−1) (exact, both v);
+    θ/2 is Bernstein's deviation at exponent L (Eq. 1) and (2)'s right-hand side is Bernstein's exponent."""
+    eps = np.array([1e-3, 0.3, 1.0, 4.0, 12.0, 300.0])
+    e, em1 = np.exp(eps), np.expm1(eps)
+    p, w1, w0 = e / (e + 1), e / em1, -1 / em1  # Pr[y=1 | v=1]; the unbiased estimate w for y = 1, 0
+    var, bound = e / em1**2, e / em1
+    for v, py in ((1, p), (0, 1 - p)):
+        assert np.allclose(py * w1 + (1 - py) * w0, v, rtol=1e-12, atol=1e-12)
+        assert np.allclose(py * (w1 - v) ** 2 + (1 - py) * (w0 - v) ** 2, var, rtol=1e-9)
+        assert np.all(np.maximum(abs(w1 - v), abs(w0 - v)) <= bound * (1 + 1e-15))
+    N, T, beta = 10_000, 50, 0.1
+    L = gb.log_term(N, T, beta)
+    assert np.allclose(gb.theta(eps, N, T, beta) / 2, ch.bernstein_deviation(L, var, bound), rtol=1e-12)
+    assert np.allclose(gb.rr_exponent(eps[:-1], 0.05), ch.bernstein_exponent(0.05, var[:-1], bound[:-1]), rtol=1e-12)
+
+
+def test_sparse_round_rr_tail_is_the_binomial_bernstein_bound():
+    """In a round with μ̃ = 0 and K reporters, exp(−K·RHS(2)(s)) is tail_comparison's Bernstein bound for Bin(K, q) at δ = s(e^ε − 1)."""
+    eps, K, s = 2.0, 200, np.linspace(0.01, 0.5, 50)
+    q = 1 / (math.exp(eps) + 1)
+    bound, exact, _ = ch.tail_comparison("bernstein_upper", K, q, s * math.expm1(eps))
+    assert np.allclose(bound, np.exp(-K * gb.rr_exponent(eps, s)), rtol=1e-12) and np.all(bound >= exact)
+
+
+def test_condition2_lhs_is_the_chernoff_hoeffding_exponent():
+    """exp(−n·D(μ ± θ‖μ)) is the Chernoff–Hoeffding bound on the sampling error (kl_upper / kl_lower)."""
+    mu, th, n = 0.3, 0.1, 200
+    assert ch.kl_upper(th, n, mu) == pytest.approx(math.exp(-n * gb.bernoulli_kl(mu + th, mu)), rel=1e-14)
+    assert ch.kl_lower(th, n, mu) == pytest.approx(math.exp(-n * gb.bernoulli_kl(mu - th, mu)), rel=1e-14)

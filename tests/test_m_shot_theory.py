@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from ldp_helpers.bounds import chernoff
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.bounds.m_shot import (
     METHODS,
@@ -225,12 +226,12 @@ def test_min_users_for_condition_refuses_an_n_beyond_double_precision(epsilon, m
 
 
 def test_round_channel_is_built_on_the_one_q_bin_derivation(monkeypatch):
-    """Condition (1) and f take Q_Bin's p, q and p − q from randomized_response (doubling its gap halves q/(p − q))."""
+    """Condition (1) and f take the round channel of mechanisms.m_shot, built on Q_Bin's p, q and p − q (doubling its gap halves q/(p − q))."""
     kw = dict(epsilon=3.0, n_rounds=20)
     before = alpha_condition(7, 0.3, **kw), f_mr(7, 0.3, **kw)
-    monkeypatch.setattr("ldp_helpers.bounds.m_shot.q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
+    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot.q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
     assert alpha_condition(7, 0.3, **kw) == before[0] / 2 and f_mr(7, 0.3, **kw) == pytest.approx(4 * before[1], rel=1e-14)
-    monkeypatch.setattr("ldp_helpers.bounds.m_shot.q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
+    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot.q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
     assert alpha_condition(7, 0.0, **kw) == 0.0  # q = 0 at r = 0: the channel's q is Q_Bin's flip probability
 
 
@@ -262,3 +263,18 @@ def test_printed_assumptions_of_theorems_6_to_8():
     assert printed_assumption("1-shot", epsilon=1.0, n_rounds=10) == pytest.approx(1 / (math.e + 1), rel=1e-15)
     assert printed_assumption("1-shot", epsilon=1.0, n_rounds=10, literal=True) == pytest.approx(math.exp(-2), rel=1e-15)
     assert printed_assumption("1-shot", epsilon=800.0, n_rounds=10) == 0.0  # no overflow
+
+
+@pytest.mark.parametrize("epsilon, T, m, r", [(10.0, 100, 6, 0.0), (3.0, 20, 7, 0.3), (1.0, 100, 1, 0.0)])
+def test_bound_2_is_the_union_of_two_sided_chernoff_bounds(epsilon, T, m, r):
+    """(2) = T·2exp(−μδ²/3) at μ = Np, δ = (p − q)α/p (A-6); the round with Φ0 = 0 (A-5: μ = Nq) is tighter,
+    and condition (1) is δ = α(p − q)/q < 1 there."""
+    ch_ = MShotReporting(epsilon, T, m, r).round_channel
+    N, limit = 50_000, alpha_condition(m, r, epsilon=epsilon, n_rounds=T)
+    for alpha in (0.1 * limit, 0.6 * limit, 0.99 * limit):
+        bound = deviation_bound(alpha, m=m, r=r, epsilon=epsilon, n_rounds=T, n_users=N)
+        assert bound == pytest.approx(T * chernoff.two_sided((ch_.p - ch_.q) * alpha / ch_.p, N * ch_.p), rel=1e-12)
+        assert T * chernoff.two_sided(alpha * (ch_.p - ch_.q) / ch_.q, N * ch_.q) <= bound
+    assert limit * (ch_.p - ch_.q) / ch_.q == pytest.approx(1.0, rel=1e-12)
+    alpha = alpha_at_beta(0.05, m=m, r=r, epsilon=epsilon, n_rounds=T, n_users=N)
+    assert (ch_.p - ch_.q) * alpha / ch_.p == pytest.approx(chernoff.two_sided_delta(0.05 / T, N * ch_.p), rel=1e-12)

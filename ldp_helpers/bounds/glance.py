@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ldp_helpers._validation import check_above, check_int, check_probability, check_real_array
+from ldp_helpers.bounds import chernoff
 
 # ---------------------------------------------------------------- domain and Eq. (1)
 
@@ -48,15 +49,19 @@ def _epsilons(epsilon) -> np.ndarray:
 def theta(epsilon, n_users: int, n_rounds: int, beta: float):
     """θ of Eq. (1): Claim 1's bound on the randomized-response error ``max_t |μ̂_t − μ̃_t|``.
 
+    Eq. (1) in Bernstein's form: θ/2 is the deviation at which the RR error's Bernstein exponent
+    (:func:`rr_exponent`) equals L, ``θ = 2·bernstein_deviation(L, e^ε, e^ε)/(e^ε − 1)`` — the two
+    expressions agree term by term (with ``a = 2e^εL/9``, ``3 sqrt(a² + 4a) = 2 sqrt((e^εL/3)² + 2e^εL)``).
+    The proof is omitted in the paper; this is what Eq. (1)'s constants imply.
+
     References
     ----------
-    Glance seed (000), Claim 1, Eq. (1) (holds w.p. 1 − β/2 for N > T log(4T/β)).
+    [glance] Claim 1, Eq. (1) (holds w.p. 1 − β/2 for N > T log(4T/β)).
     """
     L = log_term(n_users, n_rounds, beta)
     eps = _epsilons(epsilon)
-    e, em1 = np.exp(eps), np.expm1(eps)
-    a = 2 * e * L / 9
-    return 2 * e * L / (3 * em1) + 3 / em1 * np.sqrt(a**2 + 4 * a)
+    e = np.exp(eps)
+    return 2 * chernoff.bernstein_deviation(L, e, e) / np.expm1(eps)
 
 
 def theta_large_epsilon_limit(n_users: int, n_rounds: int, beta: float) -> float:
@@ -69,7 +74,7 @@ def sampling_bound(n_users: int, n_rounds: int, beta: float) -> float:
 
     References
     ----------
-    Glance seed (000), Claim 2 (Hoeffding over the ≈ N/T users sampled in each round).
+    [glance] Claim 2 (Hoeffding over the ≈ N/T users sampled in each round).
     """
     return math.sqrt(0.5 * log_term(n_users, n_rounds, beta))
 
@@ -83,7 +88,7 @@ def glance_upper_bound(epsilon, n_users: int, n_rounds: int, beta: float):
 
     References
     ----------
-    Glance seed (000), Theorem 5, Eq. (3).
+    [glance] Theorem 5, Eq. (3).
     """
     return 2 * theta(epsilon, n_users, n_rounds, beta)
 
@@ -92,42 +97,48 @@ def glance_upper_bound(epsilon, n_users: int, n_rounds: int, beta: float):
 
 
 def bernoulli_kl(a, b):
-    """``D(a‖b) = a log(a/b) + (1−a) log((1−a)/(1−b))`` with the paper's +∞ conventions.
+    """``D(a‖b)`` with the paper's conventions: ``+∞`` whenever ``a ≤ 0``, ``a ≥ 1``, ``b = 0`` or ``b = 1``.
 
-    ``D = +∞`` whenever ``a ≤ 0``, ``a ≥ 1``, ``b = 0`` or ``b = 1`` (a deviation to or beyond
-    the boundary, or a degenerate round, is treated as impossible).  Note the convention at
-    ``a = 0`` differs from the mathematical value ``−log(1 − b)``.
+    :func:`ldp_helpers.bounds.chernoff.bernoulli_kl` with ``boundary_infinite=True`` (a deviation to or
+    beyond the boundary, or a degenerate round, is treated as impossible; note that at ``a = 0`` this
+    differs from the mathematical value ``−log(1 − b)``).
 
     References
     ----------
-    Glance seed (000), text after condition (2).
+    [glance] text after condition (2).
     """
-    a = check_real_array("a", a)
-    b = check_real_array("b", b, low=0.0, high=1.0, low_open=False, high_open=False)
-    a, b = np.broadcast_arrays(a, b)
-    inf = (a <= 0) | (a >= 1) | (b == 0) | (b == 1)
-    sa, sb = np.where(inf, 0.5, a), np.where(inf, 0.5, b)  # safe values: no log(0) warnings
-    d = sa * np.log(sa / sb) + (1 - sa) * np.log((1 - sa) / (1 - sb))
-    return np.where(inf, np.inf, np.maximum(d, 0.0))
+    return chernoff.bernoulli_kl(a, b, boundary_infinite=True)
 
 
 def rr_exponent(epsilon, theta_value):
-    """Right-hand side of condition (2): ``((e^ε−1)²θ²/(2e^ε)) / (1 + (e^ε−1)θ/3)``."""
+    """Right-hand side of condition (2): ``((e^ε−1)²θ²/(2e^ε)) / (1 + (e^ε−1)θ/3)``.
+
+    Bernstein's exponent (:func:`~ldp_helpers.bounds.chernoff.bernstein_exponent`) of one reporter's error
+    ``w − v`` of the unbiased RR estimate ``w = ((e^ε+1)y − 1)/(e^ε−1)``: its variance is ``e^ε/(e^ε−1)²``
+    whatever v, and ``|w − v| ≤ e^ε/(e^ε−1)``.  Scaled by ``e^ε − 1`` (t = (e^ε−1)θ, σ² = M = e^ε) so that
+    nothing overflows before the result does.
+
+    References
+    ----------
+    [glance] condition (2), right-hand side.
+    """
     eps = _epsilons(epsilon)
     th = check_real_array("theta_value", theta_value, low=0.0)
-    em1 = np.expm1(eps)
-    return (em1**2 * th**2 / (2 * np.exp(eps))) / (1 + em1 * th / 3)
+    e = np.exp(eps)
+    return chernoff.bernstein_exponent(np.expm1(eps) * th, e, e)
 
 
 def dense_sparse_condition(mu, epsilon, n_users: int, n_rounds: int, beta: float):
     """Condition (2): ``min{D(μ−θ‖μ), D(μ+θ‖μ)} ≥ RHS(θ)``, broadcast over μ and ε.
 
     True where the sampling error is provably smaller than the randomized-response error
-    (very dense or very sparse rounds at moderately large ε).
+    (very dense or very sparse rounds at moderately large ε): the Chernoff–Hoeffding exponent of the
+    sampling error at θ (:func:`~ldp_helpers.bounds.chernoff.kl_upper`, ``kl_lower``) is at least the
+    Bernstein exponent of the RR error at θ (:func:`rr_exponent`).
 
     References
     ----------
-    Glance seed (000), condition (2) and Figure 1.
+    [glance] condition (2) and Figure 1.
     """
     mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
     th = theta(epsilon, n_users, n_rounds, beta)
@@ -158,7 +169,7 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
 
     References
     ----------
-    Glance seed (000), condition (2), §5.2 and Figure 1.
+    [glance] condition (2), §5.2 and Figure 1.
     """
     mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
     if mu.ndim != 1 or mu.size < 3 or mu[0] != 0 or mu[-1] != 1 or np.any(np.diff(mu) <= 0):
@@ -185,7 +196,7 @@ def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta: float):
 
     References
     ----------
-    Glance seed (000), Theorem 4.
+    [glance] Theorem 4.
     """
     n_users = check_int("n_users", n_users, low=1)
     n_rounds = check_int("n_rounds", n_rounds, low=1)
@@ -219,7 +230,7 @@ def corollary_rate(corollary: int, epsilon, n_users: int, n_rounds: int, beta: f
 
     References
     ----------
-    Glance seed (000), Corollaries 1–5 and Table 1.
+    [glance] Corollaries 1–5 and Table 1.
     """
     corollary = check_int("corollary", corollary, low=1, high=5)
     n_users = check_int("n_users", n_users, low=1)

@@ -1,4 +1,4 @@
-"""The accuracy theory of m-shot reporting (seed 002, Theorems 5–9 and Eq. 7).
+"""The accuracy theory of m-shot reporting ([m_shot] Theorems 5–9 and Eq. 7).
 
 Theorem 5 bounds the probability that some round's estimate is off by α or more::
 
@@ -6,7 +6,8 @@ Theorem 5 bounds the probability that some round's estimate is off by α or more
 
 valid when α < (1 + (e^{ε/m}+1)(T/m − 1) r)/(e^{ε/m} − 1)                         (1)
 
-(condition (1) is the Chernoff bound's δ < 1 at Φ0 = 0).  With r* = 0, f(m, 0) = g(m/ε) where
+(a union bound over rounds of the two-sided Chernoff bound, :func:`ldp_helpers.bounds.chernoff.two_sided`,
+whose δ < 1 at Φ0 = 0 is condition (1)).  With r* = 0, f(m, 0) = g(m/ε) where
 ``g(x) = x (e^{1/x} − 1)² / (e^{1/x}(e^{1/x} + 1))``; g rises then falls, so its **maximizer**
 c* ≈ 0.574 (§5.3 writes argmin: a slip, the text and Eq. (7) use it as the maximizer) gives m*.
 Solving (2) = β for α gives the accuracy α of Theorems 6–8; Theorem 9 reads off their rates.
@@ -21,7 +22,8 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import Described, check_epsilon, check_int, check_int_array, check_probability, check_real, check_real_array, fail
-from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
+from ldp_helpers.bounds import chernoff
+from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
 RATE_EXPONENTS = {"1-shot": lambda b: 0.5, "m*-shot": lambda b: (1 - b) / 2, "T-shot": lambda b: 1 - b}
@@ -31,27 +33,18 @@ METHODS = tuple(RATE_EXPONENTS)  # ("1-shot", "m*-shot", "T-shot")
 def _check_setting(m, r, epsilon, n_rounds):
     epsilon = check_epsilon(epsilon)
     n_rounds = check_int("n_rounds", n_rounds, low=1)
-    m = check_int("m", m, low=1, high=n_rounds)
-    r = check_probability(r, "r")
-    return m, r, epsilon, n_rounds
+    return check_int("m", m, low=1, high=n_rounds), check_probability(r, "r"), epsilon, n_rounds
 
 
-def _round_channel(u, share, r):
-    """p, q and p − q of §4.1's averaged report at u = ε/m, share = m/T, dummy probability r.
-
-    The one formula behind f, g and condition (1), built on Q_Bin's one derivation
-    (:func:`~ldp_helpers.mechanisms.randomized_response.q_bin_probabilities`, overflow-free at large ε/m) and
-    its gap ``p − q = tanh(ε/2)`` (:func:`~ldp_helpers.mechanisms.randomized_response.q_bin_gap`, no
-    cancellation at small ε/m); it equals ``MShotReporting(...).round_channel`` wherever that exists (tested).
-    """
-    keep, flip = q_bin_probabilities(u)
-    dummy = (1.0 - share) * r
-    return share * keep + dummy, share * flip + dummy, share * q_bin_gap(u)
+def _channel(m, r, epsilon, n_rounds):
+    """p, q, p − q of the averaged round report (§4.1) for a validated setting."""
+    m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
+    return round_channel_probabilities(epsilon / m, m / T, r)
 
 
 def _f(x, share, r):
     """f = (T/ε)(p − q)²/p (appendix 1) at x = m/ε, share = m/T: x/share · (p − q)²/p."""
-    p, _, gap = _round_channel(1.0 / x, share, r)
+    p, _, gap = round_channel_probabilities(1.0 / x, share, r)
     return x / share * gap**2 / p
 
 
@@ -63,7 +56,7 @@ def f_mr(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
 
     References
     ----------
-    m-shot seed (002), Theorem 5; appendix 1 derives it as (T/ε)(p − q)²/p.
+    [m_shot] Theorem 5; appendix 1 derives it as (T/ε)(p − q)²/p.
     """
     m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
     return float(_f(m / epsilon, m / T, r))
@@ -77,10 +70,9 @@ def alpha_condition(m: int, r: float, *, epsilon: float, n_rounds: int) -> float
 
     References
     ----------
-    m-shot seed (002), Theorem 5, condition (1); appendix 1 (Chernoff's δ < 1 at Φ0 = 0).
+    [m_shot] Theorem 5, condition (1); appendix 1 (Chernoff's δ < 1 at Φ0 = 0).
     """
-    m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
-    _, q, gap = _round_channel(epsilon / m, m / T, r)
+    _, q, gap = _channel(m, r, epsilon, n_rounds)
     return float(q / gap)
 
 
@@ -100,7 +92,7 @@ def method_assumption(method: str, *, epsilon: float, n_rounds: int) -> float:
 
     References
     ----------
-    m-shot seed (002), Theorems 5–8 and appendix 2–4.
+    [m_shot] Theorems 5–8 and appendix 2–4.
     """
     return alpha_condition(method_m(method, epsilon, n_rounds), 0.0, epsilon=epsilon, n_rounds=n_rounds)
 
@@ -119,7 +111,7 @@ def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: b
 
     References
     ----------
-    m-shot seed (002), Theorems 6, 7 and 8 (the seed prints 1/(e^{ε+1}), 1/(e^{ε/T+1}), 1/(e^{ε/m*−1})).
+    [m_shot] Theorems 6, 7 and 8 (the seed prints 1/(e^{ε+1}), 1/(e^{ε/T+1}), 1/(e^{ε/m*−1})).
     """
     m = method_m(method, epsilon, n_rounds)
     u, sign = epsilon / m, PRINTED_ASSUMPTION_SIGN[method]
@@ -130,26 +122,33 @@ def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: b
 
 
 def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
-    """Right-hand side of (2): ``2T exp(−f(m, r) ε N α²/(3T))``; refuses α outside condition (1)."""
+    """Right-hand side of (2): ``2T exp(−f(m, r) ε N α²/(3T))``; refuses α outside condition (1).
+
+    As appendix 1 builds it: a round's count of ones has mean μ = N((p − q)Φ0 + q) ≤ Np; |Φ − Φ0| ≥ α is
+    |X − μ| ≥ N(p − q)α; the two-sided Chernoff bound (A-3) at μ = Np, δ = (p − q)α/p (A-6), times T (A-2).
+
+    References
+    ----------
+    [m_shot] Theorem 5, Eq. (2); appendix 1, (A-2)–(A-6).
+    """
     alpha = check_real("alpha", alpha, low=0.0)
     n_users = check_int("n_users", n_users, low=1)
     limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
     if alpha >= limit:
         fail("alpha", alpha, f"in (0, {limit:.6g}) (condition (1) of Theorem 5 at m={m}, r={r:g}, epsilon={epsilon:g})")
-    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
-    return 2 * n_rounds * math.exp(-f * epsilon * n_users * alpha**2 / (3 * n_rounds))
+    p, _, gap = _channel(m, r, epsilon, n_rounds)
+    return n_rounds * chernoff.two_sided(gap * alpha / p, n_users * p)
 
 
 def alpha_at_beta(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
     """The α at which the right-hand side of (2) equals β: ``√(3T log(2T/β) / (f ε N))``.
 
-    No check of condition (1): use :func:`alpha_bound` for a certified accuracy; this function
-    lets a notebook show *how far* outside condition (1) a setting is.
+    No check of condition (1) (:func:`alpha_bound` certifies): shows *how far* outside it a setting is.
     """
     beta = check_real("beta", beta, low=0.0, high=1.0)
     n_users = check_int("n_users", n_users, low=1)
-    f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
-    return math.sqrt(3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon * n_users))
+    p, _, gap = _channel(m, r, epsilon, n_rounds)
+    return p / gap * chernoff.two_sided_delta(beta / n_rounds, n_users * p)  # δ of (A-6) at β/T per round
 
 
 def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
@@ -159,7 +158,7 @@ def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int,
 
     References
     ----------
-    m-shot seed (002), Theorem 5 solved for α, as in the proofs of Theorems 6–8 (appendix 2–4).
+    [m_shot] Theorem 5 solved for α, as in the proofs of Theorems 6–8 (appendix 2–4).
     """
     alpha = alpha_at_beta(beta, m=m, r=r, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
     limit = alpha_condition(m, r, epsilon=epsilon, n_rounds=n_rounds)
@@ -196,7 +195,7 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
 
     References
     ----------
-    m-shot seed (002), Theorem 7 and (A.8).
+    [m_shot] Theorem 7 and (A.8).
     """
     epsilon = check_epsilon(epsilon)
     T = check_int("n_rounds", n_rounds, low=1)
@@ -222,7 +221,7 @@ def g(x):
 
     References
     ----------
-    m-shot seed (002), §4.3, the definition of g and Figure 1.
+    [m_shot] §4.3, the definition of g and Figure 1.
     """
     arr = check_real_array("x (m/epsilon)", x, low=0.0)
     out = _f(arr, 1.0, 0.0)
@@ -251,7 +250,7 @@ def m_star(epsilon: float, n_rounds: int) -> int:
 
     References
     ----------
-    m-shot seed (002), Eq. (7).
+    [m_shot] Eq. (7).
     """
     regime = m_star_regime(epsilon, n_rounds)
     if regime == 0:
@@ -275,7 +274,7 @@ def rate_exponent(method: str, b: float) -> float:
 
     References
     ----------
-    m-shot seed (002), Theorem 9, Eqs. (8)–(10).
+    [m_shot] Theorem 9, Eqs. (8)–(10).
     """
     b = check_real("b", b, low=0.0, high=1.0, low_open=False, high_open=False)
     if method not in RATE_EXPONENTS:

@@ -1,0 +1,259 @@
+"""Chernoff bounds shared by the papers' theorems: multiplicative, Chernoff–Hoeffding (KL) and Bernstein.
+
+Throughout, ``X = Σ X_i`` is a sum of independent Bernoulli (Poisson) trials with ``μ = E[X]``; for a
+binomial ``X ~ Bin(n, p)``, ``μ = np`` and ``X̄ = X/n``.  Each bound is a function of the deviation and
+returns the probability bound (``exp(−exponent)``); the exponents nest, for ``0 < δ ≤ 1``::
+
+    n·D((1+δ)p ‖ p)  ≥  μ((1+δ)log(1+δ) − δ)  ≥  δ²μ/(2 + 2δ/3)  ≥  δ²μ/3          (upper tail)
+    n·D((1−δ)p ‖ p)  ≥  μ(δ + (1−δ)log(1−δ))  ≥  δ²μ/2                            (lower tail)
+
+Who uses what: m-shot's Theorem 5 is the two-sided ``2exp(−μδ²/3)`` (:func:`two_sided`, its (A-3)) with a
+union bound over T rounds, and condition (1) is that bound's ``δ < 1``; Glance's θ of Eq. (1) and the
+right-hand side of condition (2) are Bernstein's exponent for the randomized-response error
+(:func:`bernstein_exponent`), and the left-hand side of (2) is the Chernoff–Hoeffding exponent
+``D(μ ± θ‖μ)`` of the sampling error (:func:`bernoulli_kl`).  :func:`tail_comparison` sets any of them
+beside the exact binomial tail.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import binom
+
+from ldp_helpers._validation import check_int_array, check_real_array
+
+
+def _out(x):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def _deltas(delta, high=None):
+    return check_real_array("delta", delta, low=0.0, high=high, low_open=False, high_open=False)
+
+
+def _mus(mu):
+    return check_real_array("mu", mu, low=0.0, low_open=False)
+
+
+def _unit(name, values):
+    return check_real_array(name, values, low=0.0, high=1.0, low_open=False, high_open=False)
+
+
+# ---------------------------------------------------------------- multiplicative forms
+
+
+def upper(delta, mu):
+    """``Pr[X ≥ (1+δ)μ] ≤ (e^δ/(1+δ)^{1+δ})^μ = exp(−μ((1+δ)log(1+δ) − δ))`` for every δ ≥ 0.
+
+    The tightest multiplicative form: the Chernoff–Hoeffding bound with ``D`` replaced by its Poisson limit.
+
+    References
+    ----------
+    [mitzenmacher2005] Theorem 4.4 (4.1) ([m_shot] ref. [9]).
+    """
+    d, m = np.broadcast_arrays(_deltas(delta), _mus(mu))
+    return _out(np.exp(-m * ((1 + d) * np.log1p(d) - d)))
+
+
+def upper_simple(delta, mu):
+    """``Pr[X ≥ (1+δ)μ] ≤ exp(−δ²μ/3)`` for 0 ≤ δ ≤ 1 (from :func:`upper`).
+
+    References
+    ----------
+    [mitzenmacher2005] Theorem 4.4 (4.2).
+    """
+    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    return _out(np.exp(-d**2 * m / 3))
+
+
+def lower(delta, mu):
+    """``Pr[X ≤ (1−δ)μ] ≤ (e^{−δ}/(1−δ)^{1−δ})^μ = exp(−μ(δ + (1−δ)log(1−δ)))`` for 0 ≤ δ ≤ 1 (0·log 0 = 0).
+
+    References
+    ----------
+    [mitzenmacher2005] Theorem 4.5 (4.4).
+    """
+    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    entropy_term = np.where(d < 1, (1 - d) * np.log1p(-np.where(d < 1, d, 0.0)), 0.0)  # (1−δ)log(1−δ) → 0 at δ = 1
+    return _out(np.exp(-m * (d + entropy_term)))
+
+
+def lower_simple(delta, mu):
+    """``Pr[X ≤ (1−δ)μ] ≤ exp(−δ²μ/2)`` for 0 ≤ δ ≤ 1 (from :func:`lower`).
+
+    References
+    ----------
+    [mitzenmacher2005] Theorem 4.5 (4.5).
+    """
+    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    return _out(np.exp(-d**2 * m / 2))
+
+
+def two_sided(delta, mu):
+    """``Pr[|X − μ| ≥ δμ] ≤ 2exp(−δ²μ/3)`` for 0 ≤ δ ≤ 1: :func:`upper_simple` + :func:`lower_simple`.
+
+    m-shot's Theorem 5 applies it to the count of reported ones in a round; its condition (1) is δ < 1
+    at the largest δ (the round with Φ0 = 0).
+
+    References
+    ----------
+    [mitzenmacher2005] Corollary 4.6; [m_shot] (A-3), Theorem 5 and condition (1).
+    """
+    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    return _out(2 * np.exp(-d**2 * m / 3))
+
+
+def two_sided_delta(probability, mu):
+    """The δ at which :func:`two_sided` equals ``probability``: ``δ = sqrt(3 log(2/probability)/μ)``.
+
+    Can exceed 1, where :func:`two_sided` no longer applies (m-shot's condition (1) fails).
+
+    References
+    ----------
+    [m_shot] Theorem 5 solved for α (appendix 2–4).
+    """
+    prob = check_real_array("probability", probability, low=0.0, high=1.0, high_open=False)
+    return _out(np.sqrt(3 * np.log(2 / prob) / check_real_array("mu", mu, low=0.0)))
+
+
+# ---------------------------------------------------------------- Chernoff–Hoeffding (KL) form
+
+
+def bernoulli_kl(a, b, *, boundary_infinite: bool = False):
+    """``D(a‖b) = a log(a/b) + (1−a) log((1−a)/(1−b))``, the KL divergence of Bernoulli(a) from Bernoulli(b).
+
+    ``a`` may be any real: ``D = +∞`` for ``a ∉ [0, 1]`` (a mean the sample cannot reach), and for
+    ``b ∈ {0, 1}``, ``a ≠ b``; ``D(0‖b) = −log(1−b)`` and ``D(1‖b) = −log b`` (0·log 0 = 0), so that
+    ``exp(−nD)`` is exact at the ends.  ``boundary_infinite=True`` applies the Glance paper's convention
+    instead: ``D = +∞`` whenever ``a ≤ 0``, ``a ≥ 1``, ``b = 0`` or ``b = 1``.
+
+    References
+    ----------
+    [glance] text after condition (2) (definition and its +∞ conventions); [hoeffding1963] Theorem 1.
+    """
+    a = check_real_array("a", a)
+    b = _unit("b", b)
+    a, b = np.broadcast_arrays(a, b)
+    inside = (a > 0) & (a < 1) & (b > 0) & (b < 1)
+    sa, sb = np.where(inside, a, 0.5), np.where(inside, b, 0.5)  # safe values: no log(0) warnings
+    d = np.maximum(sa * np.log(sa / sb) + (1 - sa) * np.log((1 - sa) / (1 - sb)), 0.0)
+    if boundary_infinite:
+        return _out(np.where(inside, d, np.inf))
+    with np.errstate(divide="ignore"):
+        ends = np.where(a == 0, -np.log1p(-b), -np.log(b))  # D(0‖b), D(1‖b); +∞ at b = 1 resp. 0
+    ends = np.where(a == b, 0.0, ends)
+    return _out(np.where(inside, d, np.where((a == 0) | (a == 1), ends, np.inf)))
+
+
+def _kl_tail(t, n, p, sign):
+    t, n, p = np.broadcast_arrays(check_real_array("t", t, low=0.0, low_open=False), check_int_array("n", n, low=1), _unit("p", p))
+    return _out(np.exp(-n * bernoulli_kl(p + sign * t, p)))
+
+
+def kl_upper(t, n, p):
+    """Chernoff–Hoeffding: ``Pr[X̄ ≥ p + t] ≤ exp(−n D(p + t‖p))`` for t ≥ 0 (0 beyond X̄ = 1).
+
+    Holds for the mean of n independent [0, 1] variables with mean p (Glance's sampling error, too).
+
+    References
+    ----------
+    [hoeffding1963] Theorem 1; [glance] condition (2), left-hand side D(μ + θ‖μ).
+    """
+    return _kl_tail(t, n, p, +1)
+
+
+def kl_lower(t, n, p):
+    """Chernoff–Hoeffding: ``Pr[X̄ ≤ p − t] ≤ exp(−n D(p − t‖p))`` for t ≥ 0.
+
+    References
+    ----------
+    [hoeffding1963] Theorem 1 (applied to 1 − X_i); [glance] condition (2), left-hand side D(μ − θ‖μ).
+    """
+    return _kl_tail(t, n, p, -1)
+
+
+# ---------------------------------------------------------------- Bernstein form (Glance's exponent)
+
+
+def bernstein_exponent(t, variance, bound):
+    """Bernstein's exponent per summand, ``t²/(2(σ² + M t/3))``: ``Pr[S̄ − E S̄ ≥ t] ≤ exp(−n·exponent)``.
+
+    For the mean S̄ of n independent variables with mean variance ≤ σ² and ``X_i − E X_i ≤ M``.  With
+    ``σ² = p``, ``M = 1``, ``t = δp`` (Bernoulli(p) summands) it is the multiplicative ``δ²μ/(2 + 2δ/3)``.
+    Evaluated as ``(t²/(2σ²))/(1 + (M/σ²)t/3)``.
+
+    References
+    ----------
+    [boucheron2013] §2.8 (Bernstein's inequality); [glance] condition (2), right-hand side.
+    """
+    t = check_real_array("t", t, low=0.0, low_open=False)
+    var = check_real_array("variance", variance, low=0.0)
+    m = check_real_array("bound", bound, low=0.0)
+    return _out((t**2 / (2 * var)) / (1 + (m / var) * t / 3))
+
+
+def bernstein_deviation(exponent, variance, bound):
+    """The t at which :func:`bernstein_exponent` equals ``exponent``: ``Mx/3 + sqrt((Mx/3)² + 2σ²x)``.
+
+    References
+    ----------
+    [glance] Eq. (1): θ is twice this deviation of the randomized-response error at x = L.
+    """
+    x = check_real_array("exponent", exponent, low=0.0, low_open=False)
+    var = check_real_array("variance", variance, low=0.0)
+    c = check_real_array("bound", bound, low=0.0) * x / 3
+    return _out(c + np.hypot(c, np.sqrt(2 * var * x)))  # hypot: no overflow of c² at large e^ε
+
+
+# ---------------------------------------------------------------- beside the exact binomial tail
+
+
+def _binomial_bounds():
+    return {  # name → (bound(δ, n, p) for X ~ Bin(n, p), which tail it bounds)
+        "upper": (lambda d, n, p: upper(d, n * p), "upper"),
+        "upper_simple": (lambda d, n, p: upper_simple(d, n * p), "upper"),
+        "lower": (lambda d, n, p: lower(d, n * p), "lower"),
+        "lower_simple": (lambda d, n, p: lower_simple(d, n * p), "lower"),
+        "two_sided": (lambda d, n, p: two_sided(d, n * p), "two-sided"),
+        "kl_upper": (lambda d, n, p: kl_upper(d * p, n, p), "upper"),  # t = δp
+        "kl_lower": (lambda d, n, p: kl_lower(d * p, n, p), "lower"),
+        "kl_two_sided": (lambda d, n, p: kl_upper(d * p, n, p) + kl_lower(d * p, n, p), "two-sided"),
+        # Bernstein for Bin(n, p): σ² = p(1 − p), X_i − p ≤ 1 − p
+        "bernstein_upper": (lambda d, n, p: np.exp(-n * bernstein_exponent(d * p, p * (1 - p), 1 - p)), "upper"),
+    }
+
+
+BOUNDS = tuple(_binomial_bounds())
+
+
+def binomial_tail(n: int, p: float, delta, tail: str):
+    """Exact ``Pr[X ≥ (1+δ)μ]`` ("upper"), ``Pr[X ≤ (1−δ)μ]`` ("lower") or their sum ("two-sided"), X ~ Bin(n, p)."""
+    n = int(check_int_array("n", n, low=1))
+    p = float(check_real_array("p", p, low=0.0, high=1.0))
+    if tail not in ("upper", "lower", "two-sided"):
+        raise ValueError(f"tail must be one of ('upper', 'lower', 'two-sided'); got {tail!r}")
+    d = _deltas(delta)
+    mu = n * p
+    up = binom.sf(np.ceil((1 + d) * mu) - 1, n, p)
+    down = np.where(d <= 1, binom.cdf(np.floor((1 - d) * mu), n, p), 0.0)
+    both = np.where(d > 0, np.minimum(up + down, 1.0), 1.0)  # disjoint for δ > 0; |X − μ| ≥ 0 always
+    return _out({"upper": up, "lower": down, "two-sided": both}[tail])
+
+
+def tail_comparison(bound: str, n: int, p: float, delta):
+    """A named bound beside the exact tail of X ~ Bin(n, p) over a grid of relative deviations δ.
+
+    Returns ``(bound_values, exact, ratio)``, arrays shaped like ``delta``; ``ratio = bound/exact`` is the
+    looseness factor (``inf`` where the exact tail is 0).  ``bound`` is one of :data:`BOUNDS`.
+    """
+    if bound not in BOUNDS:
+        raise ValueError(f"bound must be one of {BOUNDS}; got {bound!r}")
+    fn, tail = _binomial_bounds()[bound]
+    d = _deltas(delta)
+    values = np.asarray(fn(d, n, p), dtype=float)
+    exact = np.asarray(binomial_tail(n, p, d, tail), dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = np.where(exact > 0, values / np.where(exact > 0, exact, 1.0), np.inf)
+    return values, exact, ratio

@@ -1,0 +1,134 @@
+"""Chernoff bounds (bounds/chernoff.py): exact checks against the binomial tail, orderings, validation."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import rel_entr
+from scipy.stats import binom
+
+from ldp_helpers.bounds import chernoff as ch
+
+NS = (1, 2, 5, 20, 100, 1000, 10_000)
+PS = (0.001, 0.01, 0.1, 0.3, 0.5, 0.9, 0.999)
+DELTA_ALL = np.linspace(0.0, 5.0, 101)  # forms valid for every δ ≥ 0
+DELTA_UNIT = np.linspace(0.0, 1.0, 101)  # forms valid for 0 ≤ δ ≤ 1
+REL = 1e-12  # the KL bound is exact at X̄ = 1 (p^n); allow rounding there
+
+
+def _exact_upper(n, p, d):
+    return binom.sf(np.ceil((1 + d) * (n * p)) - 1, n, p)
+
+
+def _exact_lower(n, p, d):
+    return binom.cdf(np.floor((1 - d) * (n * p)), n, p)
+
+
+@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("p", PS)
+def test_every_bound_holds_against_the_exact_binomial_tail(n, p):
+    """Each form ≥ the exact tail of Bin(n, p) from scipy over its whole δ range (no sampling)."""
+    mu = n * p
+    up_all, up_unit, low_unit = _exact_upper(n, p, DELTA_ALL), _exact_upper(n, p, DELTA_UNIT), _exact_lower(n, p, DELTA_UNIT)
+    checks = [
+        (ch.upper(DELTA_ALL, mu), up_all),
+        (ch.kl_upper(DELTA_ALL * p, n, p), up_all),
+        (np.exp(-n * ch.bernstein_exponent(DELTA_ALL * p, p * (1 - p), 1 - p)), up_all),
+        (ch.upper_simple(DELTA_UNIT, mu), up_unit),
+        (ch.lower(DELTA_UNIT, mu), low_unit),
+        (ch.lower_simple(DELTA_UNIT, mu), low_unit),
+        (ch.kl_lower(DELTA_UNIT * p, n, p), low_unit),
+        (ch.two_sided(DELTA_UNIT[1:], mu), up_unit[1:] + low_unit[1:]),
+    ]
+    for bound, exact in checks:
+        assert np.all(bound >= exact * (1 - REL))
+
+
+@pytest.mark.parametrize("bound", ch.BOUNDS)
+def test_tail_comparison_matches_scipy_and_its_ratio(bound):
+    """tail_comparison returns the bound, the exact scipy tail and bound/exact, and the bound holds."""
+    n, p = 200, 0.07
+    d = DELTA_UNIT if bound in ("upper_simple", "lower", "lower_simple", "two_sided", "kl_lower") else DELTA_ALL
+    values, exact, ratio = ch.tail_comparison(bound, n, p, d)
+    side = "upper" if "upper" in bound else "lower" if "lower" in bound else "two"
+    expected = {"upper": _exact_upper(n, p, d), "lower": _exact_lower(n, p, d)}.get(side)
+    if expected is None:
+        expected = np.where(d > 0, _exact_upper(n, p, d) + _exact_lower(n, p, d), 1.0)
+    assert np.array_equal(exact, expected)
+    assert np.all(values >= exact * (1 - REL))
+    finite = exact > 0
+    assert np.allclose(ratio[finite], values[finite] / exact[finite], rtol=1e-15) and np.all(np.isinf(ratio[~finite]))
+
+
+def test_kl_form_is_tightest_then_the_nested_multiplicative_forms():
+    """For Bin(n, p): n·D((1±δ)p‖p) ≥ Chernoff's exponent ≥ Bernstein's (σ² = p, M = 1) ≥ δ²μ/3 (resp. δ²μ/2)."""
+    for n in (10, 1000):
+        for p in (0.01, 0.2, 0.5, 0.8):
+            mu = n * p
+            d = DELTA_UNIT[1:]
+            bern_mult = np.exp(-n * ch.bernstein_exponent(d * p, p, 1.0))  # δ²μ/(2 + 2δ/3)
+            assert np.all(ch.kl_upper(d * p, n, p) <= ch.upper(d, mu) * (1 + REL))
+            assert np.all(ch.upper(d, mu) <= bern_mult * (1 + REL))
+            assert np.all(bern_mult <= ch.upper_simple(d, mu) * (1 + REL))
+            assert np.all(ch.kl_lower(d * p, n, p) <= ch.lower(d, mu) * (1 + REL))
+            assert np.all(ch.lower(d, mu) <= ch.lower_simple(d, mu) * (1 + REL))
+            assert np.all(ch.lower_simple(d, mu) <= ch.upper_simple(d, mu))  # so two_sided bounds both tails
+    # strictly tighter somewhere: KL beats the multiplicative form by orders of magnitude at large p
+    assert ch.kl_upper(0.15, 100, 0.8) < 1e-3 * ch.upper(0.15 / 0.8, 80.0)
+
+
+def test_closed_forms_and_exact_ends():
+    """Values from the printed formulas; KL is exact at X̄ = 1 and 0 beyond it."""
+    assert ch.upper(1.0, 5.0) == pytest.approx((math.e / 4) ** 5, rel=1e-14)
+    assert ch.lower(0.5, 4.0) == pytest.approx((math.exp(-0.5) / 0.5**0.5) ** 4, rel=1e-14)
+    assert ch.lower(1.0, 3.0) == pytest.approx(math.exp(-3.0), rel=1e-15)  # Pr[X = 0] ≤ e^{−μ}
+    assert ch.two_sided(0.5, 30.0) == pytest.approx(2 * math.exp(-0.25 * 30 / 3), rel=1e-15)
+    assert ch.kl_upper(0.7, 12, 0.3) == pytest.approx(0.3**12, rel=1e-12)
+    assert ch.kl_upper(0.8, 12, 0.3) == 0.0 and ch.kl_lower(0.3, 12, 0.3) == pytest.approx(0.7**12, rel=1e-12)
+    assert ch.two_sided_delta(ch.two_sided(0.4, 50.0), 50.0) == pytest.approx(0.4, rel=1e-13)
+    t = ch.bernstein_deviation(0.3, 2.0, 1.5)
+    assert ch.bernstein_exponent(t, 2.0, 1.5) == pytest.approx(0.3, rel=1e-14)
+    assert ch.bernstein_deviation(1.0, 1e300, 1e300) == pytest.approx(1e300 * (1 / 3 + math.sqrt(1 / 9 + 2e-300)), rel=1e-12)
+
+
+def test_bernoulli_kl_values_and_both_conventions():
+    """D(a‖b) is the Bernoulli KL inside (0, 1); the ends are exact by default and +∞ under Glance's convention."""
+    a, b = np.array([0.1, 0.5, 0.9, 0.3]), np.array([0.2, 0.5, 0.4, 0.7])
+    assert np.allclose(ch.bernoulli_kl(a, b), rel_entr(a, b) + rel_entr(1 - a, 1 - b), atol=1e-15)
+    ends = ch.bernoulli_kl([0.0, 1.0, 0.0, 1.0, 0.0, 0.4, -0.1, 1.2], [0.3, 0.3, 0.0, 1.0, 1.0, 0.0, 0.3, 0.3])
+    assert np.allclose(ends[:2], [-math.log(0.7), -math.log(0.3)], rtol=1e-15)
+    assert ends[2:4].tolist() == [0.0, 0.0] and np.all(np.isinf(ends[4:]))
+    paper = ch.bernoulli_kl([0.0, 1.0, 0.0, 0.4, 0.5], [0.3, 0.3, 0.0, 1.0, 0.5], boundary_infinite=True)
+    assert np.all(np.isinf(paper[:4])) and paper[4] == 0.0
+
+
+def test_vectorized_with_broadcasting_and_scalars_stay_scalars():
+    """Array inputs broadcast element by element; scalar inputs give Python floats."""
+    d, mu = np.array([[0.1], [0.5]]), np.array([10.0, 100.0, 1000.0])
+    out = ch.upper_simple(d, mu)
+    assert out.shape == (2, 3) and out[1, 2] == ch.upper_simple(0.5, 1000.0)
+    assert isinstance(ch.two_sided(0.5, 10.0), float) and isinstance(ch.bernoulli_kl(0.2, 0.4), float)
+    kl = ch.kl_upper(np.array([0.05, 0.1]), np.array([[10], [100]]), 0.3)
+    assert kl.shape == (2, 2) and kl[1, 0] == ch.kl_upper(0.05, 100, 0.3)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ch.upper_simple(1.5, 10.0), r"delta must be finite values in \[0, 1\]; got an array containing 1.5"),
+        (lambda: ch.upper(-0.1, 10.0), r"delta must be finite values in \[0, inf\); got an array containing -0.1"),
+        (lambda: ch.two_sided(0.5, -1.0), r"mu must be finite values in \[0, inf\); got an array containing -1.0"),
+        (lambda: ch.kl_upper(0.1, 0, 0.3), r"n must be integers in \[1, inf\]"),
+        (lambda: ch.kl_upper(0.1, 2.5, 0.3), r"n must be an array of integers"),
+        (lambda: ch.kl_lower(0.1, 10, 1.3), r"p must be finite values in \[0, 1\]; got an array containing 1.3"),
+        (lambda: ch.bernoulli_kl(0.5, np.nan), r"b must be finite values in \[0, 1\]"),
+        (lambda: ch.bernstein_exponent(0.1, 0.0, 1.0), r"variance must be finite values in \(0, inf\)"),
+        (lambda: ch.two_sided_delta(0.0, 10.0), r"probability must be finite values in \(0, 1\]"),
+        (lambda: ch.tail_comparison("hoeffding", 10, 0.3, 0.1), r"bound must be one of \("),
+        (lambda: ch.binomial_tail(10, 0.3, 0.1, "both"), r"tail must be one of"),
+    ],
+)
+def test_validation_names_parameter_value_and_range(call, message):
+    """A bad argument raises ValueError naming the parameter, the value and the allowed range."""
+    with pytest.raises(ValueError, match=message):
+        call()
