@@ -17,12 +17,10 @@ beside the exact binomial tail.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy.stats import binom
 
-from ldp_helpers._validation import check_int_array, check_real_array
+from ldp_helpers._validation import check_int, check_int_array, check_probability, check_real_array
 
 
 def _out(x):
@@ -229,9 +227,12 @@ BOUNDS = tuple(_binomial_bounds())
 
 
 def binomial_tail(n: int, p: float, delta, tail: str):
-    """Exact ``Pr[X ≥ (1+δ)μ]`` ("upper"), ``Pr[X ≤ (1−δ)μ]`` ("lower") or their sum ("two-sided"), X ~ Bin(n, p)."""
-    n = int(check_int_array("n", n, low=1))
-    p = float(check_real_array("p", p, low=0.0, high=1.0))
+    """Exact ``Pr[X ≥ (1+δ)μ]`` ("upper"), ``Pr[X ≤ (1−δ)μ]`` ("lower") or ``Pr[|X − μ| ≥ δμ]`` ("two-sided").
+
+    X ~ Bin(n, p), μ = np, 0 < p < 1; from ``scipy.stats.binom`` at the thresholds as computed in floating point.
+    """
+    n = check_int("n", n, low=1)
+    p = check_probability(p, "p", open_low=True, open_high=True)
     if tail not in ("upper", "lower", "two-sided"):
         raise ValueError(f"tail must be one of ('upper', 'lower', 'two-sided'); got {tail!r}")
     d = _deltas(delta)
