@@ -1,4 +1,4 @@
-"""LPCC mechanisms: exact stream privacy, estimators, and the fast simulator against the per-user reference."""
+"""LPCC mechanisms (Glance, Harmony, T-shot): exact stream privacy, estimators, the contract's paths, and the drivers."""
 
 import math
 import warnings
@@ -6,19 +6,11 @@ import warnings
 import numpy as np
 import pytest
 
-from ldp_helpers.mechanisms.continual import (
-    EMPTY_ROUND_ESTIMATE,
-    BasicOneTimeRappor,
-    Glance,
-    Harmony,
-    StreamReports,
-    max_error,
-    reference_user_reports,
-    simulate_reports,
-)
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import BinaryRR
-from ldp_helpers.simulate.streams import Population
+from ldp_helpers.experiments.common import fitted_slope, max_error
+from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance, Harmony
+from ldp_helpers.mechanisms.privacy import privacy_losses
+from ldp_helpers.simulate.populations import Population, constant_population
+from ldp_helpers.simulate.streams import sample_reporters
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 MECHANISMS = (Glance, Harmony, BasicOneTimeRappor)
@@ -31,74 +23,121 @@ SMALL_V = np.array([[1, 0, 1, 1]] * 5 + [[0, 0, 1, 0]] * 4 + [[1, 1, 0, 0]] * 3 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 @pytest.mark.parametrize("epsilon, n_rounds", [(0.3, 1), (1.0, 3), (2.5, 5), (8.0, 6)])
 def test_whole_stream_output_table_is_exactly_epsilon_ldp(mechanism, epsilon, n_rounds):
-    """Over a user's whole stream (all 2^T inputs) the privacy loss is exactly ε (Theorem 3)."""
-    table = mechanism(epsilon, n_rounds).stream_output_table()
-    assert table.shape[0] == 2**n_rounds
-    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-9)
+    """Over a user's whole stream (all 2^T inputs) the privacy loss is exactly ε (Theorem 3): tight."""
+    mech = mechanism(epsilon, n_rounds)
+    assert mech.output_table().shape[0] == 2**n_rounds
+    assert mech.privacy_loss() == pytest.approx(epsilon, rel=1e-9) and type(mech).tight
+
+
+def test_privacy_losses_sweep_over_mechanisms():
+    """privacy_losses over a grid of (mechanism, T, ε) gives ε everywhere (the notebook's Theorem 3 check)."""
+    grid = [(cls, T, e) for cls in (Glance, BasicOneTimeRappor) for T, e in ((1, 0.5), (3, 2.0))]
+    losses = privacy_losses(cls(e, T) for cls, T, e in grid)
+    assert losses.shape == (4,) and np.allclose(losses, [e for _, _, e in grid], rtol=1e-9)
 
 
 def test_one_shot_table_is_uniform_round_times_q_bin():
     """Glance's Pr[τ = s, y | v] is (1/T)·Q_Bin(y | v_s) (stream 0b101 = v = (1, 0, 1))."""
     g = Glance(1.0, 3)
     Q = g.randomizer.output_table()
-    row = g.stream_output_table()[0b101]
+    row = g.output_table()[0b101]
     assert np.allclose(row, np.r_[Q[1], Q[0], Q[1]] / 3, atol=1e-15)
 
 
-def test_harmony_sufficient_statistics_estimate_equals_per_user_average(rng):
-    """Harmony's μ̂ from (K, X) equals (1 + mean_n z_{n,t})/2 computed from the users' reports."""
-    pop = Population.from_matrix(SMALL_V)
+def test_glance_perturb_reports_once_with_null_elsewhere(rng):
+    """Algorithm 1: each user has exactly one non-NULL report, a bit; aggregate counts them as [K; X]."""
+    g = Glance(0.9, 4)
+    reports = g.perturb(SMALL_V, rng=rng)
+    assert reports.shape == SMALL_V.shape and set(np.unique(reports)) <= {NULL, 0, 1}
+    assert np.all((reports != NULL).sum(axis=1) == 1)
+    K, X = g.aggregate(reports)
+    assert K.sum() == SMALL_V.shape[0] and np.array_equal(X, (reports == 1).sum(axis=0))
+
+
+def test_harmony_estimate_from_aggregate_equals_per_user_average(rng):
+    """Harmony's μ̂ from [K; X] equals (1 + mean_n z_{n,t})/2 computed from the users' z = ±T·c or 0."""
     h = Harmony(1.3, 4)
-    mask, reports, V = reference_user_reports(pop, 1, h.randomizer, rng=rng)
-    per_user = h.estimate_from_user_reports(h.user_reports(mask, reports))
-    assert np.allclose(h.estimate(StreamReports.from_user_reports(mask, reports, V))[0], per_user, atol=1e-12)
+    z = h.perturb(SMALL_V, rng=rng)
+    assert np.all((z != 0).sum(axis=1) == 1) and np.allclose(np.abs(z[z != 0]), 4 * h.scale)
+    assert np.allclose(h.estimate(h.aggregate(z), SMALL_V.shape[0]), 0.5 * (1 + z.mean(axis=0)), atol=1e-12)
 
 
 def test_glance_estimate_is_pure_estimator_over_reporters(rng):
     """Glance's μ̂_t is ((mean report over η_t) − q)/(p − q), computed per user."""
-    pop = Population.from_matrix(SMALL_V)
     g = Glance(0.9, 4)
-    mask, reports, V = reference_user_reports(pop, 1, g.randomizer, rng=rng)
-    est = g.estimate(StreamReports.from_user_reports(mask, reports, V))[0]
+    reports = g.perturb(SMALL_V, rng=rng)
+    est = g.estimate(g.aggregate(reports), SMALL_V.shape[0])
     rr = g.randomizer
     for t in range(4):
-        if mask[:, t].any():
-            assert est[t] == pytest.approx((reports[mask[:, t], t].mean() - rr.q) / (rr.p - rr.q), abs=1e-12)
+        said = reports[reports[:, t] != NULL, t]
+        expected = (said.mean() - rr.q) / (rr.p - rr.q) if said.size else EMPTY_ROUND_ESTIMATE
+        assert est[t] == pytest.approx(expected, abs=1e-12)
 
 
 def test_glance_empty_round_convention_without_warnings():
     """A round with no reporter releases 1/2 (μ̂ and μ̃), with no division warning."""
-    reports = StreamReports(10, np.array([[0, 10]]), np.array([[0, 4]]), np.array([[0, 5]]))
     g = Glance(1.0, 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est, tilde = g.estimate(reports), g.sampled_fraction(reports)
-    assert est[0, 0] == EMPTY_ROUND_ESTIMATE and tilde[0, 0] == EMPTY_ROUND_ESTIMATE
-    assert tilde[0, 1] == 0.4 and np.all(np.isfinite(est))
+        est = g.estimate(np.array([[0, 10], [0, 5]]), 10)
+        tilde = g.sampled_fraction(np.array([0, 10]), np.array([0, 4]))
+    assert est[0] == EMPTY_ROUND_ESTIMATE and tilde[0] == EMPTY_ROUND_ESTIMATE
+    assert tilde[1] == 0.4 and np.all(np.isfinite(est))
 
 
-def test_every_user_reports_m_times_and_counts_are_consistent(rng):
-    """K sums to m·N per trial; K1 ≤ K; X ≤ K; T-shot reporters are all N users."""
+def test_glance_exact_mean_and_variance_by_enumeration():
+    """expected_estimate and variance equal the sums over the exact law of (K, K1, X) (N = 5, T = 3)."""
+    from scipy import stats
+
+    g, pop = Glance(0.8, 3), Population.nested(np.array([2, 5, 0]), 5)
+    rr, N = g.randomizer, 5
+    for t, ones in enumerate(pop.ones_per_round()):
+        mean = second = 0.0
+        for k in range(N + 1):
+            pk = stats.binom.pmf(k, N, 1 / 3)
+            for k1 in range(k + 1):
+                pk1 = stats.hypergeom.pmf(k1, N, ones, k)
+                for x in range(k + 1):
+                    px = sum(stats.binom.pmf(a, k1, rr.p) * stats.binom.pmf(x - a, k - k1, rr.q) for a in range(x + 1))
+                    est = g.estimate(np.array([[k] * 3, [x] * 3]), N)[t]
+                    mean += pk * pk1 * px * est
+                    second += pk * pk1 * px * est**2
+        assert mean == pytest.approx(g.expected_estimate(pop)[t], rel=1e-10, abs=1e-12)
+        assert second - mean**2 == pytest.approx(g.variance(pop)[t], rel=1e-9)
+    assert not Glance.unbiased and g.expected_estimate(pop)[2] > 0  # the empty-round 1/2 biases a round with μ = 0
+
+
+def test_sample_aggregate_shapes_and_consistency(rng):
+    """[K; X] with K summing to m·N per survey and X ≤ K; T-shot reporters are all N users."""
     pop = Population.from_matrix(SMALL_V)
-    for m in (1, 4):
-        r = simulate_reports(pop, m, BinaryRR.from_epsilon(1.0), rng=rng, n_trials=200)
-        assert np.all(r.reporters.sum(axis=1) == m * pop.n_users)
-        assert np.all((r.reporters_with_one <= r.reporters) & (r.reported_ones <= r.reporters))
-    assert np.all(r.reporters == pop.n_users) and np.all(r.reporters_with_one == pop.ones_per_round())
+    for mech, m in ((Glance(1.0, 4), 1), (BasicOneTimeRappor(1.0, 4), 4)):
+        agg = mech.sample_aggregate(pop, rng=rng, n_draws=200)
+        assert agg.shape == (200, 2, 4) and mech.sample_aggregate(pop, rng=rng).shape == (2, 4)
+        K, X = agg[:, 0], agg[:, 1]
+        assert np.all(K.sum(axis=1) == m * pop.n_users) and np.all(X <= K)
+    assert np.all(K == pop.n_users)
+
+
+def test_glance_sample_aggregate_is_reporters_then_randomized_reports():
+    """sample_aggregate = randomize_reporters(sample_reporters(...)) on the same stream (the drivers' two-step path)."""
+    pop, g = Population.from_matrix(SMALL_V), Glance(0.8, 4)
+    direct = g.sample_aggregate(pop, rng=np.random.default_rng(1), n_draws=6)
+    same = np.random.default_rng(1)
+    K, K1 = sample_reporters(pop, 1, rng=same, n_draws=6)
+    assert np.array_equal(direct, g.randomize_reporters(K, K1, rng=same))
 
 
 def test_max_error_is_max_over_rounds():
-    """Err = max_t |μ̂_t − μ_t| per trial."""
-    pop = Population.from_matrix(np.array([[1, 0], [0, 0]]))  # μ = (0.5, 0)
-    assert max_error(np.array([[0.5, 0.1], [0.2, -0.05]]), pop).tolist() == pytest.approx([0.1, 0.3])
+    """Err = max_t |μ̂_t − μ_t| per survey."""
+    assert max_error(np.array([[0.5, 0.1], [0.2, -0.05]]), [0.5, 0.0]).tolist() == pytest.approx([0.1, 0.3])
 
 
-def test_same_seed_same_estimates():
-    """Determinism: equal seeds give equal estimates."""
+def test_same_seed_same_aggregates():
+    """Determinism: equal seeds give equal draws."""
     pop = Population.nested(np.array([3, 7, 5]), 10)
-    a = Glance(1.0, 3).simulate(pop, rng=np.random.default_rng(4), n_trials=5)
-    b = Glance(1.0, 3).simulate(pop, rng=np.random.default_rng(4), n_trials=5)
-    assert np.array_equal(a.reported_ones, b.reported_ones) and np.array_equal(a.reporters, b.reporters)
+    a = Glance(1.0, 3).sample_aggregate(pop, rng=np.random.default_rng(4), n_draws=5)
+    b = Glance(1.0, 3).sample_aggregate(pop, rng=np.random.default_rng(4), n_draws=5)
+    assert np.array_equal(a, b)
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
@@ -109,52 +148,91 @@ def test_rejects_bad_epsilon(mechanism, epsilon):
         mechanism(epsilon, 3)
 
 
-def test_rejects_bad_rounds_and_populations(rng):
-    """T < 1, a population with the wrong T, a non-Population and a too-large exact table are refused."""
+def test_rejects_bad_rounds_populations_and_aggregates(rng):
+    """T < 1, a population with the wrong T, a non-Population, bad [K; X] and a too-large exact table are refused."""
     with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, inf\]"):
         Glance(1.0, 0)
-    with pytest.raises(ValueError, match="population must have n_rounds=3"):
-        Glance(1.0, 3).simulate(Population.from_matrix(SMALL_V), rng=rng)
-    with pytest.raises(ValueError, match="population must be a ldp_helpers.simulate.streams.Population"):
-        Harmony(1.0, 4).simulate(SMALL_V, rng=rng)
+    with pytest.raises(ValueError, match="truth must be data with T = 3 rounds"):
+        Glance(1.0, 3).sample_aggregate(Population.from_matrix(SMALL_V), rng=rng)
+    with pytest.raises(ValueError, match="truth must be a Population"):
+        Harmony(1.0, 4).sample_aggregate(SMALL_V, rng=rng)
+    with pytest.raises(ValueError, match=r"aggregate must be an array of shape \(..., 2, 2\)"):
+        Glance(1.0, 2).estimate(np.array([1, 2]), 5)
+    with pytest.raises(ValueError, match="aggregate must be reported 1s X_t at most the reporters K_t"):
+        Harmony(1.0, 2).estimate(np.array([[1, 2], [2, 2]]), 5)
+    with pytest.raises(ValueError, match=r"aggregate must be integers in \[0, 5\]"):
+        BasicOneTimeRappor(1.0, 2).estimate(np.array([[5, 5], [6, 2]]), 5)
+    with pytest.raises(ValueError, match=r"values must be a 2-D array \(users × rounds\) whose last axis has length 4"):
+        Glance(1.0, 4).perturb(SMALL_V[:, :3], rng=rng)
+    with pytest.raises(ValueError, match=r"reports must be integers in \[-1, 1\]"):
+        Glance(1.0, 4).aggregate(SMALL_V * 2)
     with pytest.raises(ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 10\]"):
-        BasicOneTimeRappor(1.0, 11).stream_output_table()
+        BasicOneTimeRappor(1.0, 11).output_table()
+
+
+def test_rr_variance_formula_and_rejects_fewer_than_one_reporter():
+    """rr_variance(K) = e^ε/(K(e^ε−1)²) for K ≥ 1; K = 0, K < 0 or non-integer K is a ValueError naming n_reporters."""
+    g = Glance(1.3, 4)
+    K = np.array([[1, 7], [30, 200]])
+    assert g.rr_variance(K) == pytest.approx(math.exp(1.3) / (K * math.expm1(1.3) ** 2), rel=1e-12)
+    for bad in (0, -1, [3, 0], 2.5):
+        with pytest.raises(ValueError, match="n_reporters must be"):
+            g.rr_variance(bad)
+
+
+def test_max_error_rejects_estimates_of_the_wrong_shape():
+    """Estimates whose last axis is not T (or NaN estimates) give a ValueError naming estimates, not a broadcast error."""
+    for bad in (np.zeros((3, 3)), np.zeros(3), 0.5, [[0.1, math.nan]]):
+        with pytest.raises(ValueError, match="estimates must be"):
+            max_error(bad, [0.5, 0.0])
+    assert max_error(np.zeros((4, 3, 2)), [0.5, 0.0]).shape == (4, 3)
 
 
 # ---------------------------------------------------------------- statistical
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("m", [1, 4])
-def test_fast_simulator_matches_per_user_reference(rng, m):
-    """(K_t, K1_t, X_t) from the fast simulator and the per-user reference agree in distribution."""
-    pop = Population.from_matrix(SMALL_V)
-    rr, trials = BinaryRR.from_epsilon(0.8), 3000
-    fast = simulate_reports(pop, m, rr, rng=rng, n_trials=trials)
-    refs = [StreamReports.from_user_reports(*reference_user_reports(pop, m, rr, rng=rng)) for _ in range(trials)]
-    ref = StreamReports(pop.n_users, *(np.concatenate([getattr(r, f) for r in refs]) for f in ("reporters", "reporters_with_one", "reported_ones")))
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_sample_aggregate_matches_per_user_path(rng, mechanism):
+    """[K_t; X_t] from sample_aggregate and from aggregate(perturb(V)) agree jointly per round and across rounds."""
+    pop, n_draws = Population.from_matrix(SMALL_V), 3000
+    mech = mechanism(0.8 * (4 if mechanism is BasicOneTimeRappor else 1), 4)
+    fast = mech.sample_aggregate(pop, rng=rng, n_draws=n_draws)
+    ref = np.array([mech.aggregate(mech.perturb(SMALL_V, rng=rng)) for _ in range(n_draws)])
     n1 = pop.n_users + 1
     for t in range(4):
-        def joint(r):
-            return (r.reporters[:, t] * n1 + r.reporters_with_one[:, t]) * n1 + r.reported_ones[:, t]
-        assert two_sample_pvalue(joint(fast), joint(ref)) > 1e-3
-    assert two_sample_pvalue(fast.reported_ones[:, 0] + fast.reported_ones[:, 2], ref.reported_ones[:, 0] + ref.reported_ones[:, 2]) > 1e-3
+        assert two_sample_pvalue(fast[:, 0, t] * n1 + fast[:, 1, t], ref[:, 0, t] * n1 + ref[:, 1, t]) > 1e-3
+    assert two_sample_pvalue(fast[:, 1, 0] + fast[:, 1, 2], ref[:, 1, 0] + ref[:, 1, 2]) > 1e-3
     # X_t is a sum of independent Bernoulli((m/T)·r_n) over users, r_n = p for a 1-holder, q otherwise.
-    pi = m / 4 * np.where(SMALL_V == 1, rr.p, rr.q)  # (N, T)
-    for r in (fast, ref):
+    rr, share = mech.randomizer, mech.rounds_per_user / 4
+    pi = share * np.where(SMALL_V == 1, rr.p, rr.q)  # (N, T)
+    for sample in (fast, ref):
         for t in range(4):
-            assert_mean_close(r.reported_ones[:, t], pi[:, t].sum(), np.sum(pi[:, t] * (1 - pi[:, t])))
+            assert_mean_close(sample[:, 1, t], pi[:, t].sum(), np.sum(pi[:, t] * (1 - pi[:, t])))
 
 
 @pytest.mark.statistical
-def test_harmony_is_unbiased_with_exact_variance(rng):
-    """Harmony's μ̂_t has mean μ_t and variance (T c² − 1)/(4N) in every round."""
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_estimate_has_the_exact_mean_and_variance(rng, mechanism):
+    """μ̂_t averages expected_estimate (μ_t unless Glance's empty rounds) with the exact variance, every round."""
     pop = Population.nested(np.array([0, 250, 900, 1000, 600]), 1000)
-    h = Harmony(1.5, 5)
-    est = h.estimate(h.simulate(pop, rng=rng, n_trials=20_000))
-    for t, mu in enumerate(pop.fractions()):
-        assert_mean_close(est[:, t], mu, h.variance(pop.n_users))
-        assert_variance_close(est[:, t], h.variance(pop.n_users))
+    mech = mechanism(1.5 * (5 if mechanism is BasicOneTimeRappor else 1), 5)
+    est = mech.estimate(mech.sample_aggregate(pop, rng=rng, n_draws=20_000), pop.n_users)
+    for t, (mean, var) in enumerate(zip(mech.expected_estimate(pop), mech.variance(pop))):
+        assert_mean_close(est[:, t], mean, var)
+        assert_variance_close(est[:, t], var)
+
+
+@pytest.mark.statistical
+def test_glance_variance_includes_empty_rounds(rng):
+    """With N = 8, T = 4 a round is empty w.p. 0.1: the exact bias and variance still hold."""
+    pop = Population.nested(np.array([0, 2, 8, 5]), 8)
+    g = Glance(2.0, 4)
+    assert 0.09 < g.empty_round_probability(8) < 0.11
+    est = g.estimate(g.sample_aggregate(pop, rng=rng, n_draws=40_000), 8)
+    for t, (mean, var) in enumerate(zip(g.expected_estimate(pop), g.variance(pop))):
+        assert_mean_close(est[:, t], mean, var)
+    assert abs(g.expected_estimate(pop)[0] - 0.0) > 0.04  # the empty-round bias is visible at μ = 0
 
 
 @pytest.mark.statistical
@@ -162,8 +240,8 @@ def test_glance_rr_error_has_exact_conditional_variance(rng):
     """(μ̂_t − μ̃_t)/sqrt(e^ε/(K(e^ε−1)²)) has mean 0 and variance 1 (the RR part of the error)."""
     pop = Population.nested(np.array([100, 700, 2000]), 2000)
     g = Glance(1.2, 3)
-    r = g.simulate(pop, rng=rng, n_trials=20_000)
-    z = (g.estimate(r) - g.sampled_fraction(r)) / np.sqrt(g.rr_variance(r.reporters))
+    K, K1 = sample_reporters(pop, 1, rng=rng, n_draws=20_000)
+    z = (g.estimate(g.randomize_reporters(K, K1, rng=rng), 2000) - g.sampled_fraction(K, K1)) / np.sqrt(g.rr_variance(K))
     assert_mean_close(z.ravel(), 0.0, 1.0)
     assert_variance_close(z.ravel(), 1.0)
 
@@ -172,69 +250,54 @@ def test_glance_rr_error_has_exact_conditional_variance(rng):
 def test_glance_sampling_error_is_hypergeometric(rng):
     """Given K_t, μ̃_t − μ_t has mean 0 and variance μ(1−μ)(N−K)/(K(N−1)) (reporters: a uniform subset)."""
     pop = Population.nested(np.array([300, 1500]), 2000)
-    r = Glance(1.0, 2).simulate(pop, rng=rng, n_trials=20_000)
-    mu, N, K = pop.fractions(), pop.n_users, r.reporters
-    z = (Glance.sampled_fraction(r) - mu) / np.sqrt(mu * (1 - mu) * (N - K) / (K * (N - 1)))
+    K, K1 = sample_reporters(pop, 1, rng=rng, n_draws=20_000)
+    mu, N = pop.fractions(), pop.n_users
+    z = (Glance.sampled_fraction(K, K1) - mu) / np.sqrt(mu * (1 - mu) * (N - K) / (K * (N - 1)))
     assert_mean_close(z.ravel(), 0.0, 1.0)
     assert_variance_close(z.ravel(), 1.0)
-
-
-@pytest.mark.statistical
-def test_basic_one_time_rappor_is_unbiased_with_exact_variance(rng):
-    """T-shot μ̂_t is unbiased with the RR variance at ε/T over all N users."""
-    pop = Population.nested(np.array([10, 500, 990]), 1000)
-    b = BasicOneTimeRappor(3.0, 3)
-    est = b.estimate(b.simulate(pop, rng=rng, n_trials=20_000))
-    for t, mu in enumerate(pop.fractions()):
-        assert_mean_close(est[:, t], mu, b.variance(mu, pop.n_users))
-        assert_variance_close(est[:, t], b.variance(mu, pop.n_users))
 
 
 # ---------------------------------------------------------------- experiment drivers
 
 
-def test_constant_population_and_error_curve_rows():
-    """The §6 stream has round(μN) ones every round; error_curve's row i is max_error of a run at ε_i (same seed)."""
-    from ldp_helpers.experiments.glance import constant_population, error_curve
+def test_error_curve_rows_are_max_errors_of_surveys():
+    """error_curve's row i is max_error of sample_aggregate's surveys at ε_i (same seed)."""
+    from ldp_helpers.experiments.glance import error_curve
 
     pop = constant_population(0.9995, 10_000, 50)
-    assert pop.n_groups == 2 and np.all(pop.ones_per_round() == 9995)
-    errs = error_curve(Glance, pop, [1.0, 4.0], rng=np.random.default_rng(5), n_trials=7)
+    errs = error_curve(Glance, pop, [1.0, 4.0], rng=np.random.default_rng(5), n_draws=7)
     same_seed = np.random.default_rng(5)
-    direct = [max_error(g.estimate(g.simulate(pop, rng=same_seed, n_trials=7)), pop) for g in (Glance(1.0, 50), Glance(4.0, 50))]
+    direct = [max_error(g.estimate(g.sample_aggregate(pop, rng=same_seed, n_draws=7), pop.n_users), pop.fractions())
+              for g in (Glance(1.0, 50), Glance(4.0, 50))]
     assert errs.shape == (2, 7) and np.array_equal(errs, np.array(direct))
 
 
-def test_error_parts_exact_values_on_hand_made_reports():
-    """rr = max|μ̂−μ̃|, sampling = max|μ̃−μ| and total = max|μ̂−μ| on reports worked out by hand (p = 3/4)."""
+def test_error_parts_exact_values_on_hand_made_surveys():
+    """rr = max|μ̂−μ̃|, sampling = max|μ̃−μ| and total = max|μ̂−μ| on surveys worked out by hand (p = 3/4)."""
     from ldp_helpers.experiments.glance import error_parts
 
-    pop = Population.nested(np.array([4, 2]), 8)  # μ = (0.5, 0.25)
-    g = Glance(math.log(3), 2)  # p = 3/4, q = 1/4: μ̂ = 2·X/K − 1/2
-    # trial 0: K = (4, 4), K1 = (3, 1), X = (3, 1) → μ̂ = (1, 0), μ̃ = (3/4, 1/4)
-    # trial 1: K = (2, 6), K1 = (1, 2), X = (2, 3) → μ̂ = (3/2, 1/2), μ̃ = (1/2, 1/3)
-    reports = StreamReports(8, np.array([[4, 4], [2, 6]]), np.array([[3, 1], [1, 2]]), np.array([[3, 1], [2, 3]]))
-    parts = error_parts(g, reports, pop)
+    g, mu = Glance(math.log(3), 2), np.array([0.5, 0.25])  # p = 3/4, q = 1/4: μ̂ = 2·X/K − 1/2
+    # survey 0: K = (4, 4), K1 = (3, 1), X = (3, 1) → μ̂ = (1, 0), μ̃ = (3/4, 1/4)
+    # survey 1: K = (2, 6), K1 = (1, 2), X = (2, 3) → μ̂ = (3/2, 1/2), μ̃ = (1/2, 1/3)
+    K, K1, X = np.array([[4, 4], [2, 6]]), np.array([[3, 1], [1, 2]]), np.array([[3, 1], [2, 3]])
+    parts = error_parts(g.estimate(np.stack([K, X], axis=1), 8), g.sampled_fraction(K, K1), mu)
     assert parts["rr"] == pytest.approx([0.25, 1.0], abs=1e-12)
     assert parts["sampling"] == pytest.approx([0.25, 1 / 12], abs=1e-12)
     assert parts["total"] == pytest.approx([0.5, 1.0], abs=1e-12)
 
 
-def test_glance_error_parts_is_error_parts_of_a_simulated_run():
-    """glance_error_parts equals error_parts of glance.simulate with the same seed; the triangle inequality holds."""
-    from ldp_helpers.experiments.glance import constant_population, error_parts, glance_error_parts
+def test_glance_error_parts_total_is_the_error_of_sample_aggregate():
+    """glance_error_parts' total equals error_samples of the same seed; the triangle inequality holds."""
+    from ldp_helpers.experiments.glance import error_samples, glance_error_parts
 
     g, pop = Glance(2.0, 20), constant_population(0.3, 2000, 20)
-    parts = glance_error_parts(g, pop, rng=np.random.default_rng(9), n_trials=200)
-    direct = error_parts(g, g.simulate(pop, rng=np.random.default_rng(9), n_trials=200), pop)
-    assert all(np.array_equal(parts[k], direct[k]) for k in ("total", "rr", "sampling"))
+    parts = glance_error_parts(g, pop, rng=np.random.default_rng(9), n_draws=200)
+    assert np.array_equal(parts["total"], error_samples(g, pop, rng=np.random.default_rng(9), n_draws=200))
     assert np.all(parts["total"] <= parts["rr"] + parts["sampling"] + 1e-12)
 
 
 def test_fitted_slope_recovers_power_and_exponential_laws():
     """ln y vs ln x gives the power; ln y vs x gives the exponential rate; bad lengths are refused."""
-    from ldp_helpers.experiments.glance import fitted_slope
-
     x = np.array([0.1, 0.2, 0.4])
     assert fitted_slope(x, 3 / x) == pytest.approx(-1.0)
     assert fitted_slope(x, np.exp(-0.5 * x), log_x=False) == pytest.approx(-0.5)
@@ -245,8 +308,6 @@ def test_fitted_slope_recovers_power_and_exponential_laws():
 def test_fitted_slope_log_correction_leaves_the_documented_bias_for_gaussian_maxima():
     """For the max of T |N(0,1)| errors (β = 0.05, T = 100…1600) the corrected slope is e + 0.013 (quantile), e + 0.041 (mean)."""
     from scipy import integrate, stats
-
-    from ldp_helpers.experiments.glance import fitted_slope
 
     t, beta = 100.0 * 2 ** np.arange(5), 0.05
     mean_max = np.array([integrate.quad(lambda x, n=n: 1 - (2 * stats.norm.cdf(x) - 1) ** n, 0, np.inf)[0] for n in t])
@@ -260,8 +321,6 @@ def test_fitted_slope_log_correction_leaves_the_documented_bias_for_gaussian_max
 
 def test_fitted_slope_log_correction_removes_the_union_bound_factor():
     """With β given, y = T^e·√ln(2T/β) fits slope e exactly; without it the slope is biased; bad β/x refused."""
-    from ldp_helpers.experiments.glance import fitted_slope
-
     t = 100.0 * 2 ** np.arange(5)
     y = t ** 0.5 * np.sqrt(np.log(2 * t / 0.05))
     assert fitted_slope(t, y, log_correction_beta=0.05) == pytest.approx(0.5, abs=1e-12)
@@ -279,86 +338,48 @@ def _exact_err_pmf(mechanism, mu, n_users):
     k1 = round(mu * n_users)
     pmf = support_count_pmf(k1, n_users, mechanism.randomizer.p, mechanism.randomizer.q)
     x = np.arange(n_users + 1)
-    reports = StreamReports(n_users, np.full((x.size, 1), n_users), np.full((x.size, 1), k1), x[:, None])
-    return np.abs(mechanism.estimate(reports)[:, 0] - k1 / n_users), pmf
+    aggregates = np.stack([np.full((x.size, 1), n_users), x[:, None]], axis=1)  # [K = N; X = x]
+    return np.abs(mechanism.estimate(aggregates, n_users)[:, 0] - k1 / n_users), pmf
 
 
 @pytest.mark.statistical
 def test_harmony_mean_error_at_one_round_matches_exact_law(rng):
     """error_curve's Harmony Err at T = 1 has the exact mean Σ pmf(x)|μ̂(x) − μ| (≈ σ√(2/π), σ² = (c² − 1)/(4N))."""
-    from ldp_helpers.experiments.glance import constant_population, error_curve
+    from ldp_helpers.experiments.glance import error_curve
 
-    pop, trials = constant_population(0.3, 400, 1), 20_000
-    errs = error_curve(Harmony, pop, [0.7, 2.0], rng=rng, n_trials=trials)
+    pop, n_draws = constant_population(0.3, 400, 1), 20_000
+    errs = error_curve(Harmony, pop, [0.7, 2.0], rng=rng, n_draws=n_draws)
     for e, row in zip((0.7, 2.0), errs):
         values, pmf = _exact_err_pmf(Harmony(e, 1), 0.3, 400)
         mean, second = pmf @ values, pmf @ values**2
-        assert mean == pytest.approx(math.sqrt(Harmony(e, 1).variance(400) * 2 / math.pi), rel=0.02)
+        assert mean == pytest.approx(math.sqrt(Harmony(e, 1).variance(pop)[0] * 2 / math.pi), rel=0.02)
         assert_mean_close(row, mean, second - mean**2)
 
 
 @pytest.mark.statistical
 def test_exceedance_probabilities_match_exact_tail(rng):
     """Pr[Err > b] from exceedance_probabilities agrees with the exact tail Σ_{|μ̂(x)−μ|>b} pmf(x) (Glance, T = 1)."""
-    from ldp_helpers.experiments.glance import constant_population, exceedance_probabilities
+    from ldp_helpers.experiments.glance import exceedance_probabilities
 
-    pop, trials, eps = constant_population(0.6, 300, 1), 20_000, np.array([0.5, 1.5])
+    pop, n_draws, eps = constant_population(0.6, 300, 1), 20_000, np.array([0.5, 1.5])
     bounds = np.array([0.15, 0.05])
-    probs = exceedance_probabilities(Glance, pop, eps, bounds, rng=rng, n_trials=trials)
+    probs = exceedance_probabilities(Glance, pop, eps, bounds, rng=rng, n_draws=n_draws)
     for e, b, prob in zip(eps, bounds, probs):
         values, pmf = _exact_err_pmf(Glance(float(e), 1), 0.6, 300)
         exact = pmf[values > b].sum()
         assert 0.05 < exact < 0.95
-        assert_mean_close([prob], exact, exact * (1 - exact) / trials)
-    with pytest.raises(ValueError, match="bounds must be a scalar or have one value per epsilon"):
-        exceedance_probabilities(Glance, pop, eps, [0.1, 0.2, 0.3], rng=rng, n_trials=5)
+        assert_mean_close([prob], exact, exact * (1 - exact) / n_draws)
+    with pytest.raises(ValueError, match=r"bounds must be a scalar or one value per epsilon \(2\); got an array of shape \(3,\)"):
+        exceedance_probabilities(Glance, pop, eps, [0.1, 0.2, 0.3], rng=rng, n_draws=5)
 
 
 def test_mean_error_grid_is_the_mean_of_error_samples_per_setting():
     """mean_error_grid broadcasts (N, T) and returns mean Err of error_samples in that order (same seed)."""
-    from ldp_helpers.experiments.glance import constant_population, error_samples, mean_error_grid
+    from ldp_helpers.experiments.glance import error_samples, mean_error_grid
 
-    got = mean_error_grid(Harmony, 2.0, 0.5, 1000, [5, 10], rng=np.random.default_rng(3), n_trials=20)
+    got = mean_error_grid(Harmony, 2.0, 0.5, 1000, [5, 10], rng=np.random.default_rng(3), n_draws=20)
     same = np.random.default_rng(3)
-    want = [error_samples(Harmony(2.0, T), constant_population(0.5, 1000, T), rng=same, n_trials=20).mean() for T in (5, 10)]
+    want = [error_samples(Harmony(2.0, T), constant_population(0.5, 1000, T), rng=same, n_draws=20).mean() for T in (5, 10)]
     assert got.tolist() == want
     with pytest.raises(ValueError, match="n_rounds must be integers in"):
-        mean_error_grid(Harmony, 2.0, 0.5, 1000, [0, 10], rng=same, n_trials=2)
-
-
-def test_whole_stream_losses_are_epsilon():
-    """whole_stream_losses keys (name, T, ε) to the exact stream loss, which equals ε (Theorem 3)."""
-    from ldp_helpers.experiments.glance import whole_stream_losses
-
-    losses = whole_stream_losses((Glance, BasicOneTimeRappor), ((1, 0.5), (3, 2.0)))
-    assert set(losses) == {(n, T, e) for n in ("Glance", "BasicOneTimeRappor") for T, e in ((1, 0.5), (3, 2.0))}
-    assert all(v == pytest.approx(k[2], rel=1e-9) for k, v in losses.items())
-
-
-def test_simulate_reports_is_the_shared_stream_sampler():
-    """simulate_reports returns streams.sample_stream_counts' (K, K1, X) for the randomizer's p, q (same seed)."""
-    from ldp_helpers.simulate.streams import sample_stream_counts
-
-    pop, rr = Population.from_matrix(SMALL_V), BinaryRR.from_epsilon(0.8)
-    r = simulate_reports(pop, 2, rr, rng=np.random.default_rng(1), n_trials=6)
-    K, K1, X = sample_stream_counts(pop, 2, rr.p, rr.q, rng=np.random.default_rng(1), n_trials=6)
-    assert r.n_users == 14 and np.array_equal(r.reporters, K) and np.array_equal(r.reporters_with_one, K1) and np.array_equal(r.reported_ones, X)
-
-
-def test_rr_variance_formula_and_rejects_fewer_than_one_reporter():
-    """rr_variance(K) = e^ε/(K(e^ε−1)²) for K ≥ 1; K = 0, K < 0 or non-integer K is a ValueError naming n_reporters."""
-    g = Glance(1.3, 4)
-    K = np.array([[1, 7], [30, 200]])
-    assert g.rr_variance(K) == pytest.approx(math.exp(1.3) / (K * math.expm1(1.3) ** 2), rel=1e-12)
-    for bad in (0, -1, [3, 0], 2.5):
-        with pytest.raises(ValueError, match="n_reporters must be"):
-            g.rr_variance(bad)
-
-
-def test_max_error_rejects_estimates_of_the_wrong_shape():
-    """Estimates whose last axis is not T (or NaN estimates) give a ValueError naming estimates, not a broadcast error."""
-    pop = Population.from_matrix(np.array([[1, 0], [0, 0]]))  # T = 2
-    for bad in (np.zeros((3, 3)), np.zeros(3), 0.5, [[0.1, math.nan]]):
-        with pytest.raises(ValueError, match="estimates must be"):
-            max_error(bad, pop)
-    assert max_error(np.zeros((4, 3, 2)), pop).shape == (4, 3)
+        mean_error_grid(Harmony, 2.0, 0.5, 1000, [0, 10], rng=same, n_draws=2)

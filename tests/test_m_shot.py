@@ -1,4 +1,4 @@
-"""m-shot reporting: channel, estimator, exact privacy, data models and the two simulators."""
+"""m-shot reporting: channel, estimator, exact privacy, the contract's two paths (per-user and exact sampler) and the drivers."""
 
 import math
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.mechanisms.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
+from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores, round_channel_probabilities
 from ldp_helpers.experiments.m_shot import (
     data_model_gap,
-    f_measure_runs,
+    f_measures,
     f_measure_vs_m,
     f_measure_vs_rounds,
     log_correction_residual,
@@ -18,14 +18,13 @@ from ldp_helpers.experiments.m_shot import (
     peak_window,
     ramp_data,
     rate_guide,
-    sequence_privacy_losses,
     tied_with_best,
     unbiasedness_check,
 )
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.privacy import max_privacy_loss, privacy_losses
 from ldp_helpers.estimation.pure import support_count_pmf
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
-from ldp_helpers.simulate.streams import Population
+from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact
@@ -47,7 +46,7 @@ def test_large_budget_per_round_is_supported():
     p_rr, q_rr = mech.q_bin_probs
     assert p_rr == 1.0 and q_rr == pytest.approx(math.exp(-200), rel=1e-12)
     assert mech.round_channel.p == pytest.approx(0.01, rel=1e-12)
-    assert mech.estimate(100, 10_000) == pytest.approx(1.0, rel=1e-12)
+    assert mech.estimate(np.full(100, 100), 10_000) == pytest.approx(np.ones(100), rel=1e-12)
 
 
 def test_special_cases():
@@ -60,30 +59,45 @@ def test_special_cases():
 
 @pytest.mark.parametrize("r", [0.0, 0.3])
 def test_estimator_is_exactly_unbiased_theorem_3(r):
-    """E[Φ(Y_{:,t})] = Φ0 and Var matches estimate_variance, over the exact law of Σ_n y_{n,t}."""
+    """E[Φ(Y_{:,t})] = Φ0 and Var matches variance(truth), over the exact law of X_t = Σ_n y_{n,t}."""
     mech = MShotReporting(4.0, 8, 3, r)
     n, k = 30, 11
     ch = mech.round_channel
     pmf = support_count_pmf(k, n, ch.p, ch.q)
-    est = mech.estimate(np.arange(n + 1), n)
+    est = mech.estimate(np.repeat(np.arange(n + 1)[:, None], 8, axis=1), n)[:, 0]  # X_t = x in every round
     mean = np.sum(pmf * est)
     assert mean == pytest.approx(k / n, abs=1e-12)
-    assert np.sum(pmf * (est - mean) ** 2) == pytest.approx(mech.estimate_variance(k / n, n), rel=1e-10)
+    truth = Population.nested(np.full(8, k), n)
+    assert np.sum(pmf * (est - mean) ** 2) == pytest.approx(mech.variance(truth)[0], rel=1e-10)
+    assert mech.expected_estimate(truth) == pytest.approx(mech.estimand(truth)) and MShotReporting.unbiased
+
+
+def test_round_channel_probabilities_is_vectorized_and_matches_the_mechanism():
+    """The public (p, q, p − q) broadcasts over (ε/m, m/T, r), equals round_channel, and keeps p − q accurate at tiny ε/m."""
+    u, share, r = np.array([0.5, 2.0, 200.0]), np.array([[0.1], [1.0]]), 0.3
+    p, q, gap = round_channel_probabilities(u, share, r)
+    assert p.shape == q.shape == gap.shape == (2, 3)
+    mech = MShotReporting(4.0, 8, 2, 0.3)
+    assert round_channel_probabilities(2.0, 0.25, 0.3)[:2] == (mech.round_channel.p, mech.round_channel.q)
+    assert round_channel_probabilities(1e-12, 0.5, 0.0)[2] == pytest.approx(0.5 * 0.5e-12, rel=1e-12)  # p − q would cancel
+    assert np.allclose(gap, p - q, atol=1e-15)
 
 
 @pytest.mark.parametrize("T, m, r", [(1, 1, 0.0), (4, 1, 0.0), (4, 2, 0.5), (5, 3, 0.0), (6, 2, 0.2), (6, 6, 0.0), (7, 4, 1.0)])
 def test_whole_sequence_is_exactly_epsilon_ldp_theorem_4(T, m, r):
     """The 2^T × 2^T table of a user's report sequence has privacy loss exactly ε (tight)."""
     epsilon = 2.5
-    table = MShotReporting(epsilon, T, m, r).sequence_output_table()
+    mech = MShotReporting(epsilon, T, m, r)
+    table = mech.output_table()
     assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
-    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-9)
+    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-9) and mech.privacy_loss() == max_privacy_loss(table)
+    assert MShotReporting.tight  # the mixture over subsets does not lower the loss (all-ones vs all-zeros)
 
 
 def test_sequence_table_marginals_are_the_round_channel():
     """Marginalizing the sequence table onto one round gives Pr[y_t = 1 | v_t] = p or q."""
     mech = MShotReporting(3.0, 5, 2, 0.25)
-    table = mech.sequence_output_table()
+    table = mech.output_table()
     bits = (np.arange(32)[:, None] >> np.arange(5)) & 1
     for t in range(5):
         pr_one = table[:, bits[:, t] == 1].sum(axis=1)
@@ -102,24 +116,16 @@ def test_detection_scores_by_hand():
     assert np.allclose(s.f_measure[ok], 2 * s.precision[ok] * s.recall[ok] / (s.precision[ok] + s.recall[ok]))
 
 
-def test_linear_ramp_counts():
-    """Φ0 = t/T exactly when T divides N·t, and the rounds are a permutation of the ramp."""
-    k = linear_ramp_counts(10_000, 100, rng=np.random.default_rng(0))
-    assert sorted(k.tolist()) == [100 * t for t in range(1, 101)]
-    assert not np.array_equal(k, np.sort(k))
-    assert sorted(linear_ramp_counts(7, 3, rng=np.random.default_rng(0)).tolist()) == [2, 5, 7]
-
-
 @pytest.mark.parametrize("data_kind", ["fixed", "random"])
 def test_fast_simulator_counts_are_in_range_and_deterministic(data_kind):
-    """Reported 1s lie in [0, N]; the same seed gives the same draws; r = 0 and m = T report only truth."""
+    """X_t lies in [0, N]; the same seed gives the same draws; r = 0 and m = T report only truth."""
     k = np.array([0, 3, 10, 10, 7])
     data = Population.nested(k, 10) if data_kind == "fixed" else RandomActiveSets(k, 10)
     mech = MShotReporting(2.0, 5, 2, 0.3)
-    a = mech.sample_reported_ones(data, rng=np.random.default_rng(4), n_trials=200)
-    b = mech.sample_reported_ones(data, rng=np.random.default_rng(4), n_trials=200)
+    a = mech.sample_aggregate(data, rng=np.random.default_rng(4), n_draws=200)
+    b = mech.sample_aggregate(data, rng=np.random.default_rng(4), n_draws=200)
     assert a.shape == (200, 5) and np.array_equal(a, b) and a.min() >= 0 and a.max() <= 10
-    exact = MShotReporting(175.0, 5, 5).sample_reported_ones(data, rng=np.random.default_rng(1), n_trials=50)
+    exact = MShotReporting(175.0, 5, 5).sample_aggregate(data, rng=np.random.default_rng(1), n_draws=50)
     assert np.array_equal(exact, np.broadcast_to(k, (50, 5)))  # ε/m = 35: a flip has probability 6e-16
 
 
@@ -131,8 +137,8 @@ def test_fast_simulator_counts_are_in_range_and_deterministic(data_kind):
      (dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=-0.1), r"dummy_prob \(r\) must be in \[0, 1\]"),
      (dict(epsilon=0.0, n_rounds=5, m=2), "epsilon must be"),
      (dict(epsilon=math.nan, n_rounds=5, m=2), "epsilon must be"),
-     (dict(epsilon=200.0, n_rounds=5, m=5), "epsilon/m must leave the averaged report random"),
-     (dict(epsilon=200.0, n_rounds=5, m=1, dummy_prob=1.0), "epsilon/m must leave the averaged report random")],
+     (dict(epsilon=200.0, n_rounds=5, m=5), "epsilon must be such that the averaged report stays random"),
+     (dict(epsilon=200.0, n_rounds=5, m=1, dummy_prob=1.0), "epsilon must be such that the averaged report stays random")],
 )
 def test_mechanism_validates_parameters(kwargs, message):
     """m ∉ [1, T], r ∉ [0, 1], bad ε: a ValueError naming the parameter and range."""
@@ -141,23 +147,27 @@ def test_mechanism_validates_parameters(kwargs, message):
 
 
 def test_inputs_are_validated(rng):
-    """θ ∉ (0, 1], non-binary V, mismatched rounds, no true heavy hitter, big tables: clear errors."""
+    """θ ∉ (0, 1], non-binary V, mismatched rounds, a non-data truth, no true heavy hitter, big tables: clear errors."""
     mech = MShotReporting(1.0, 3, 1)
     for theta in (0.0, 1.2, math.nan):
         with pytest.raises(ValueError, match=r"theta must be .*\(0, 1\]"):
             mech.detect([1, 2, 3], 3, theta)
-    with pytest.raises(ValueError, match="V must be an array of 0/1 values"):
-        mech.reference_reports(np.array([[0, 1, 2]]), rng=rng)
-    with pytest.raises(ValueError, match="data must be data with T = 3 rounds"):
-        mech.sample_reported_ones(RandomActiveSets(np.array([1, 2]), 5), rng=rng)
-    with pytest.raises(ValueError, match="data must be a Population"):
-        mech.sample_reported_ones(np.ones((4, 3)), rng=rng)
+    with pytest.raises(ValueError, match="values must be an array of 0/1 values"):
+        mech.perturb(np.array([[0, 1, 2]]), rng=rng)
+    with pytest.raises(ValueError, match="truth must be data with T = 3 rounds"):
+        mech.sample_aggregate(RandomActiveSets(np.array([1, 2]), 5), rng=rng)
+    with pytest.raises(ValueError, match="truth must be a Population or a RandomActiveSets"):
+        mech.sample_aggregate(np.ones((4, 3)), rng=rng)
+    with pytest.raises(ValueError, match="truth must be a Population"):
+        mech.expand(RandomActiveSets(np.array([1, 2, 3]), 5))  # random active sets have no fixed V
+    with pytest.raises(ValueError, match=r"aggregate must be a 1-D or 2-D array whose last axis has length 3"):
+        mech.estimate(np.array([1, 2]), 5)
     with pytest.raises(ValueError, match="ones_per_round must be"):
         RandomActiveSets(np.array([1, 6]), 5)
     with pytest.raises(ValueError, match="at least one true heavy hitter"):
         detection_scores([0.1, 0.2], [[0.9, 0.9]], 0.8)
-    with pytest.raises(ValueError, match="n_rounds must be at most 8"):
-        MShotReporting(1.0, 9, 2).sequence_output_table()
+    with pytest.raises(ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 8\]"):
+        MShotReporting(1.0, 9, 2).output_table()
     with pytest.raises(ValueError, match="ones_per_round must be a 1-D array"):
         RandomActiveSets(np.array([[1, 2], [3, 4]]), 5)
     with pytest.raises(ValueError, match="ones_per_round must be an array of integers"):
@@ -167,7 +177,7 @@ def test_inputs_are_validated(rng):
 @pytest.mark.parametrize("ones", [50, -1, [3, 11], [2.5, 3]])
 def test_estimate_refuses_counts_outside_0_n(ones):
     """Σ_n y_{n,t} is an integer in [0, N]: 50 reported 1s from 10 users is an error, not Φ = 31.9."""
-    with pytest.raises(ValueError, match="reported_ones must be"):
+    with pytest.raises(ValueError, match="aggregate must be"):
         MShotReporting(2.0, 5, 2).estimate(ones, 10)
 
 
@@ -184,12 +194,12 @@ def test_detection_scores_refuse_non_finite_or_out_of_range_inputs():
 
 
 def test_exact_tables_need_a_randomizing_q_bin():
-    """ε/m > 36.7: Q_Bin's table rounds to 0/1, so the exact sequence table and the reference refuse it."""
+    """ε/m > 36.7: Q_Bin's table rounds to 0/1, so the exact sequence table and the per-user client refuse it."""
     mech = MShotReporting(200.0, 4, 1)
     with pytest.raises(ValueError, match="epsilon must be below about 36.7"):
-        mech.sequence_output_table()
+        mech.output_table()
     with pytest.raises(ValueError, match="epsilon must be below about 36.7"):
-        mech.reference_reports(np.zeros((3, 4), dtype=int), rng=np.random.default_rng(0))
+        mech.perturb(np.zeros((3, 4), dtype=int), rng=np.random.default_rng(0))
 
 
 # ---------------------------------------------------------------- statistical
@@ -234,21 +244,21 @@ def _compare(fast, ref, mech, truth, rows, counts):
 @pytest.mark.parametrize("m, r", [(2, 0.2), (1, 0.0)])
 def test_fixed_population_fast_matches_reference(rng, m, r):
     """Fixed V: fast and per-user simulators agree per round, across rounds and in the F-measure law."""
-    mech, trials = MShotReporting(8.0 if m == 2 else 3.0, T_SMALL, m, r), 4000
+    mech, n_draws = MShotReporting(8.0 if m == 2 else 3.0, T_SMALL, m, r), 4000
     pop = Population.nested(K_SMALL, N_SMALL)
     V = pop.to_matrix()
-    fast = mech.sample_reported_ones(pop, rng=rng, n_trials=trials)
-    ref = np.array([mech.reference_reports(V, rng=rng).sum(axis=0) for _ in range(trials)])
+    fast = mech.sample_aggregate(pop, rng=rng, n_draws=n_draws)
+    ref = np.array([mech.aggregate(mech.perturb(V, rng=rng)) for _ in range(n_draws)])
     _compare(fast, ref, mech, pop.fractions(), pop.rows, pop.counts)
 
 
 @pytest.mark.statistical
 def test_random_active_sets_fast_matches_reference(rng):
     """Random active sets: fast (hypergeometric) and per-user simulators agree, jointly across rounds."""
-    mech, trials = MShotReporting(6.0, T_SMALL, 3, 0.1), 4000
+    mech, n_draws = MShotReporting(6.0, T_SMALL, 3, 0.1), 4000
     data = RandomActiveSets(K_SMALL, N_SMALL)
-    fast = mech.sample_reported_ones(data, rng=rng, n_trials=trials)
-    ref = np.array([mech.reference_reports(data.draw_matrix(rng=rng), rng=rng).sum(axis=0) for _ in range(trials)])
+    fast = mech.sample_aggregate(data, rng=rng, n_draws=n_draws)
+    ref = np.array([mech.aggregate(mech.perturb(data.draw_matrix(rng=rng), rng=rng)) for _ in range(n_draws)])
     _compare(fast, ref, mech, data.fractions(), None, None)
 
 
@@ -257,7 +267,7 @@ def test_cross_round_covariance_is_exact_and_detectable(rng):
     """The fast fixed-V sampler reproduces the negative covariance that τ_n induces between rounds."""
     mech = MShotReporting(12.0, 6, 2, 0.0)
     pop = Population.nested(np.full(6, 50), 50)  # everyone active: y_{n,t} ≈ 1{t ∈ τ_n}
-    ones = mech.sample_reported_ones(pop, rng=rng, n_trials=20_000).astype(float)
+    ones = mech.sample_aggregate(pop, rng=rng, n_draws=20_000).astype(float)
     cov = _cross_round_covariance(mech, pop.rows, pop.counts, 0, 1)
     var = 50 * mech.round_channel.p * (1 - mech.round_channel.p)  # Var(Σ_n y_{n,t}), all users active
     assert cov / var < -0.15  # independent rounds (covariance 0) would fail the check below
@@ -272,9 +282,9 @@ def test_unbiased_with_exact_variance_by_simulation(rng, data_kind):
     k = np.array([0, 150, 400, 1000, 777])
     data = Population.nested(k, 1000) if data_kind == "fixed" else RandomActiveSets(k, 1000)
     mech = MShotReporting(3.0, 5, 2, 0.2)
-    est = mech.estimate(mech.sample_reported_ones(data, rng=rng, n_trials=20_000), 1000)
+    est = mech.estimate(mech.sample_aggregate(data, rng=rng, n_draws=20_000), 1000)
     for t, frac in enumerate(k / 1000):
-        var = mech.estimate_variance(frac, 1000)
+        var = mech.variance(data)[t]
         assert_mean_close(est[:, t], frac, var)
         assert_variance_close(est[:, t], var)
 
@@ -284,34 +294,34 @@ def test_unbiased_with_exact_variance_by_simulation(rng, data_kind):
 
 def test_noise_free_limit_detects_perfectly(rng):
     """With ε/m = 35 and m = T the estimates are exact: F = 1 and max error ≈ 0 in every run."""
-    f = f_measure_vs_rounds(3500.0, [100], "T-shot", n_users=1000, theta=0.8, n_runs=5, rng=rng)
+    f = f_measure_vs_rounds(3500.0, [100], "T-shot", n_users=1000, theta=0.8, n_draws=5, rng=rng)
     assert f.shape == (1, 5) and np.all(f == 1.0)
-    errors = max_error_vs_rounds(35.0, 1.0, [100], "T-shot", n_users=1000, n_runs=5, rng=rng)
+    errors = max_error_vs_rounds(35.0, 1.0, [100], "T-shot", n_users=1000, n_draws=5, rng=rng)
     assert errors.shape == (1, 5) and np.all(errors < 1e-9)
 
 
 def test_f_measure_vs_m_shape_and_range(rng):
     """One row of F-measures in [0, 1] per m; determinism for a fixed seed."""
-    a = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_runs=7, rng=np.random.default_rng(2))
-    b = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_runs=7, rng=np.random.default_rng(2))
+    a = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_draws=7, rng=np.random.default_rng(2))
+    b = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_draws=7, rng=np.random.default_rng(2))
     assert a.shape == (3, 7) and np.all((a >= 0) & (a <= 1)) and np.array_equal(a, b)
 
 
 def test_f_measure_vs_m_rows_are_runs_at_their_own_m():
-    """Row i is exactly f_measure_runs at m = ms[i] on the one shuffled ramp, in order."""
+    """Row i is exactly f_measures at m = ms[i] on the one shuffled ramp, in order."""
     ms = [1, 5, 20]
-    rows = f_measure_vs_m(3.0, 20, ms, n_users=500, theta=0.8, n_runs=6, rng=np.random.default_rng(3))
+    rows = f_measure_vs_m(3.0, 20, ms, n_users=500, theta=0.8, n_draws=6, rng=np.random.default_rng(3))
     rng = np.random.default_rng(3)
     data = ramp_data(500, 20, rng=rng)
     for row, m in zip(rows, ms):
-        assert np.array_equal(row, f_measure_runs(MShotReporting(3.0, 20, m), data, 0.8, rng=rng, n_runs=6))
+        assert np.array_equal(row, f_measures(MShotReporting(3.0, 20, m), data, 0.8, rng=rng, n_draws=6))
 
 
 @pytest.mark.statistical
 def test_f_measure_vs_m_orders_m_by_their_noise(rng):
     """At ε = 1, T = 20, N = 5000, 1-shot (Var Φ ≈ 0.02 at Φ0 = θ) beats T-shot (≈ 0.05) by many SE."""
-    f = f_measure_vs_m(1.0, 20, [1, 20], n_users=5000, theta=0.8, n_runs=200, rng=rng)
-    assert MShotReporting(1.0, 20, 1).estimate_variance(0.8, 5000) < MShotReporting(1.0, 20, 20).estimate_variance(0.8, 5000) / 2
+    f = f_measure_vs_m(1.0, 20, [1, 20], n_users=5000, theta=0.8, n_draws=200, rng=rng)
+    assert MShotReporting(1.0, 20, 1).round_channel.fraction_variance(0.8, 5000) < MShotReporting(1.0, 20, 20).round_channel.fraction_variance(0.8, 5000) / 2
     gap, se = f[0].mean() - f[1].mean(), math.hypot(*f.std(axis=1, ddof=1)) / math.sqrt(200)
     assert gap > 6 * se  # a driver that reused one m for both rows would give gap ≈ 0 ± se
 
@@ -319,8 +329,8 @@ def test_f_measure_vs_m_orders_m_by_their_noise(rng):
 class _WrongDummyEstimate(MShotReporting):
     """Samples with its own r but estimates as if r were 0.25: a mis-specified estimator (test stub)."""
 
-    def estimate(self, reported_ones, n_users):
-        return MShotReporting(self.epsilon, self.n_rounds, self.m, 0.25).estimate(reported_ones, n_users)
+    def estimate(self, aggregate, n):
+        return MShotReporting(self.epsilon, self.n_rounds, self.m, 0.25).estimate(aggregate, n)
 
 
 @pytest.mark.statistical
@@ -328,22 +338,22 @@ def test_unbiasedness_check_flags_a_biased_estimator(rng):
     """Correct estimator: z ≈ N(0, 1), variance ratio ≈ 1; an estimator with the wrong r is flagged by the same check."""
     data = RandomActiveSets(np.array([0, 150, 400, 1000, 777]), 1000)
     mech = MShotReporting(3.0, 5, 2, 0.2)
-    check = unbiasedness_check(mech, data, rng=rng, n_runs=4000)
+    check = unbiasedness_check(mech, data, rng=rng, n_draws=4000)
     assert np.all(np.abs(check.z) < 4.5) and np.all(np.abs(check.variance_ratio - 1) < 5 * math.sqrt(2 / 4000))
-    biased = unbiasedness_check(_WrongDummyEstimate(3.0, 5, 2, 0.2), data, rng=rng, n_runs=4000)  # shifted by a constant
+    biased = unbiasedness_check(_WrongDummyEstimate(3.0, 5, 2, 0.2), data, rng=rng, n_draws=4000)  # shifted by a constant
     assert np.all(np.abs(biased.z) > 10)
 
 
-def test_sequence_privacy_losses_cover_every_setting():
-    """One exact loss per (T, m, r), m = 1..T, each equal to ε (Theorem 4)."""
-    losses = sequence_privacy_losses(1.5, [2, 3], [0.0, 0.5])
-    assert sorted(losses) == sorted((T, m, r) for T in (2, 3) for m in range(1, T + 1) for r in (0.0, 0.5))
-    assert np.allclose(list(losses.values()), 1.5, rtol=1e-9)
+def test_privacy_losses_cover_every_setting():
+    """privacy_losses gives one exact loss per (T, m, r), m = 1..T, each equal to ε (Theorem 4)."""
+    settings = [(T, m, r) for T in (2, 3) for m in range(1, T + 1) for r in (0.0, 0.5)]
+    losses = privacy_losses(MShotReporting(1.5, T, m, r) for T, m, r in settings)
+    assert losses.shape == (len(settings),) and np.allclose(losses, 1.5, rtol=1e-9)
 
 
 def test_peak_window_locates_the_argmax_and_its_ties():
     """best_m is the argmax of the window's means; it is among the tied m; the clearly worse T-shot is not."""
-    w = peak_window(1.0, 20, [1, 2, 20], n_users=5000, theta=0.8, n_runs=40, rng=np.random.default_rng(5))
+    w = peak_window(1.0, 20, [1, 2, 20], n_users=5000, theta=0.8, n_draws=40, rng=np.random.default_rng(5))
     assert w.best_m == w.ms[w.mean.argmax()] and w.best_m in w.tied and 20 not in w.tied
     assert np.array_equal(w.tied, tied_with_best(w.ms, w.mean, w.se))
 
@@ -357,19 +367,19 @@ def test_tied_with_best_on_hand_built_means():
 
 
 def test_drivers_refuse_bad_arguments():
-    """n_runs < 2, an empty or out-of-range window of m, a non-finite guide value: ValueError naming the parameter."""
+    """n_draws < 2, an empty or out-of-range window of m, a non-finite guide value: ValueError naming the parameter."""
     data = RandomActiveSets(np.array([0, 5, 10]), 10)
     kw = dict(n_users=100, theta=0.8, rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"n_runs must be an integer in \[2, inf\]; got 1"):
-        unbiasedness_check(MShotReporting(1.0, 3, 1), data, rng=np.random.default_rng(0), n_runs=1)
-    with pytest.raises(ValueError, match=r"n_runs must be an integer in \[2, inf\]; got 1"):
-        peak_window(1.0, 10, [1, 2], n_runs=1, **kw)
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[2, inf\]; got 1"):
+        unbiasedness_check(MShotReporting(1.0, 3, 1), data, rng=np.random.default_rng(0), n_draws=1)
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[2, inf\]; got 1"):
+        peak_window(1.0, 10, [1, 2], n_draws=1, **kw)
     with pytest.raises(ValueError, match="ms must be a non-empty array of integers; got an empty array"):
-        peak_window(1.0, 10, [], n_runs=5, **kw)
+        peak_window(1.0, 10, [], n_draws=5, **kw)
     with pytest.raises(ValueError, match=r"ms must be integers in \[1, 10\]"):
-        peak_window(1.0, 10, [0, 2], n_runs=5, **kw)
+        peak_window(1.0, 10, [0, 2], n_draws=5, **kw)
     with pytest.raises(ValueError, match=r"ms must be integers in \[1, 10\]"):
-        peak_window(1.0, 10, [2, 11], n_runs=5, **kw)
+        peak_window(1.0, 10, [2, 11], n_draws=5, **kw)
     with pytest.raises(ValueError, match="first_value must be finite"):
         rate_guide([100, 200], float("nan"), 0.5, 0.05)
     with pytest.raises(ValueError, match=r"first_value must be in \(0, inf\)"):
@@ -407,14 +417,14 @@ def test_log_correction_residual_is_small_and_positive():
 def test_data_model_gap_is_zero_when_noise_free(rng):
     """With ε/m = 35 both data models give F = 1 in every run: equal means, a gap of 0 SE (no 0/0)."""
     counts = linear_ramp_counts(200, 10, rng=rng)
-    assert data_model_gap(MShotReporting(350.0, 10, 10), counts, 200, theta=0.8, n_runs=20, rng=rng) == (1.0, 1.0, 0.0)
+    assert data_model_gap(MShotReporting(350.0, 10, 10), counts, 200, theta=0.8, n_draws=20, rng=rng) == (1.0, 1.0, 0.0)
 
 
 @pytest.mark.statistical
 def test_data_model_gap_is_small_in_se_for_the_same_counts(rng):
     """Fixed V vs random active sets differ only at O(1/N) in the F law: |gap| stays within a few SE."""
     counts = linear_ramp_counts(2000, 20, rng=rng)
-    fixed, random, z = data_model_gap(MShotReporting(2.0, 20, 1), counts, 2000, theta=0.8, n_runs=400, rng=rng)
+    fixed, random, z = data_model_gap(MShotReporting(2.0, 20, 1), counts, 2000, theta=0.8, n_draws=400, rng=rng)
     assert 0 < fixed < 1 and 0 < random < 1 and abs(z) < 4
 
 

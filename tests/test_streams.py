@@ -1,4 +1,4 @@
-"""Populations as distinct rows, and the exact chain-of-binomials reporter-count sampler."""
+"""Populations as distinct rows (simulate.populations), and the exact chain-of-binomials reporter-count sampler (simulate.streams)."""
 
 from itertools import combinations
 from math import comb
@@ -6,7 +6,9 @@ from math import comb
 import numpy as np
 import pytest
 
-from ldp_helpers.simulate.streams import Population, reference_report_rounds, sample_reporter_counts, sample_stream_counts
+from ldp_helpers.mechanisms.base import sample_support_counts
+from ldp_helpers.simulate.populations import Population, RandomActiveSets, check_stream_truth, constant_population, linear_ramp_counts
+from ldp_helpers.simulate.streams import reference_report_rounds, sample_reporter_counts, sample_reporters
 from stat_checks import assert_mean_close, chisquare_pvalue, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact
@@ -34,7 +36,7 @@ def test_nested_population_meets_every_round_count_with_few_rows():
 def test_every_user_reports_exactly_m_times(rng, m):
     """Summed over rounds, each group has m reports per user, in every trial."""
     sizes = np.array([0, 1, 7, 100])
-    K = sample_reporter_counts(sizes, 8, m, rng=rng, n_trials=50)
+    K = sample_reporter_counts(sizes, 8, m, rng=rng, n_draws=50)
     assert K.shape == (50, 4, 8) and K.min() >= 0
     assert np.array_equal(K.sum(axis=2), np.broadcast_to(m * sizes, (50, 4)))
     assert np.all(K <= sizes[None, :, None])
@@ -42,8 +44,8 @@ def test_every_user_reports_exactly_m_times(rng, m):
 
 def test_same_seed_same_counts():
     """Determinism: equal seeds give equal draws."""
-    a = sample_reporter_counts([10, 20], 6, 2, rng=np.random.default_rng(3), n_trials=4)
-    b = sample_reporter_counts([10, 20], 6, 2, rng=np.random.default_rng(3), n_trials=4)
+    a = sample_reporter_counts([10, 20], 6, 2, rng=np.random.default_rng(3), n_draws=4)
+    b = sample_reporter_counts([10, 20], 6, 2, rng=np.random.default_rng(3), n_draws=4)
     assert np.array_equal(a, b)
 
 
@@ -51,9 +53,10 @@ def test_same_seed_same_counts():
     "kwargs, message",
     [(dict(group_sizes=[3], n_rounds=4, m=0), r"m must be an integer in \[1, 4\]"),
      (dict(group_sizes=[3], n_rounds=4, m=5), r"m must be an integer in \[1, 4\]"),
-     (dict(group_sizes=[-1], n_rounds=4, m=1), "group_sizes must be"),
+     (dict(group_sizes=[-1], n_rounds=4, m=1), r"group_sizes must be integers in \[0, inf\]"),
+     (dict(group_sizes=[[3]], n_rounds=4, m=1), r"group_sizes must be a 1-D array \(one size per group\)"),
      (dict(group_sizes=[3], n_rounds=0, m=1), "n_rounds must be an integer"),
-     (dict(group_sizes=[3], n_rounds=4, m=1, n_trials=0), "n_trials must be an integer")],
+     (dict(group_sizes=[3], n_rounds=4, m=1, n_draws=0), r"n_draws must be an integer in \[1, 10000000\]")],
 )
 def test_sampler_validates_inputs(rng, kwargs, message):
     """m outside [1, T] and other bad sizes are clear errors."""
@@ -62,13 +65,43 @@ def test_sampler_validates_inputs(rng, kwargs, message):
 
 
 def test_population_validates_inputs():
-    """Non-binary rows, bad multiplicities and bad nested counts are refused."""
+    """Non-binary or non-2-D rows, bad multiplicities and bad nested counts are refused, naming the parameter."""
     with pytest.raises(ValueError, match="rows must be an array of 0/1 values"):
         Population(np.array([[0, 2]]), np.array([1]))
-    with pytest.raises(ValueError, match="counts must be 1 integers"):
+    with pytest.raises(ValueError, match=r"rows must be a 2-D array \(groups × rounds\); got an array of shape \(2,\)"):
+        Population(np.array([0, 1]), np.array([1]))
+    with pytest.raises(ValueError, match=r"counts must be integers in \[1, inf\]"):
         Population(np.array([[0, 1]]), np.array([0]))
-    with pytest.raises(ValueError, match=r"ones_per_round must be .* in \[0, 5\]"):
+    with pytest.raises(ValueError, match=r"counts must be an array of shape \(1,\)"):
+        Population(np.array([[0, 1]]), np.array([1, 2]))
+    with pytest.raises(ValueError, match=r"ones_per_round must be integers in \[0, 5\]"):
         Population.nested([6, 1], 5)
+    with pytest.raises(ValueError, match=r"ones_per_round must be a 1-D array"):
+        RandomActiveSets(np.array([[1, 2], [3, 4]]), 5)
+    with pytest.raises(ValueError, match="ones_per_round must be an array of integers"):
+        RandomActiveSets(np.array([1.5, 2.0]), 5)
+
+
+def test_check_stream_truth_names_the_allowed_data():
+    """A matrix instead of a Population, or data with the wrong T, is refused naming truth and the allowed kinds."""
+    pop = Population.nested(np.array([1, 2]), 3)
+    assert check_stream_truth(pop, 2) is pop
+    with pytest.raises(ValueError, match=r"truth must be a Population \(ldp_helpers.simulate.populations\); got an object of type ndarray"):
+        check_stream_truth(np.ones((3, 2)), 2)
+    with pytest.raises(ValueError, match="truth must be a Population or a RandomActiveSets"):
+        check_stream_truth(np.ones((3, 2)), 2, random_sets=True)
+    with pytest.raises(ValueError, match="truth must be data with T = 3 rounds"):
+        check_stream_truth(RandomActiveSets(np.array([1, 2]), 3), 3, random_sets=True)
+
+
+def test_constant_population_and_linear_ramp():
+    """The Glance §6 stream has round(μN) ones every round (two rows); the m-shot ramp is a shuffled t/T."""
+    pop = constant_population(0.9995, 10_000, 50)
+    assert pop.n_groups == 2 and np.all(pop.ones_per_round() == 9995)
+    k = linear_ramp_counts(10_000, 100, rng=np.random.default_rng(0))
+    assert sorted(k.tolist()) == [100 * t for t in range(1, 101)]
+    assert not np.array_equal(k, np.sort(k))
+    assert sorted(linear_ramp_counts(7, 3, rng=np.random.default_rng(0)).tolist()) == [2, 5, 7]
 
 
 # ---------------------------------------------------------------- statistical
@@ -84,7 +117,7 @@ def _subset_codes(K):
 def test_single_user_subset_is_uniform(rng, m):
     """For one user the reported rounds are a uniform m-subset of T = 6 (full joint law, GOF)."""
     T, trials = 6, 30_000
-    codes = _subset_codes(sample_reporter_counts([1], T, m, rng=rng, n_trials=trials)[:, 0, :])
+    codes = _subset_codes(sample_reporter_counts([1], T, m, rng=rng, n_draws=trials)[:, 0, :])
     pmf = np.zeros(1 << T)
     for subset in combinations(range(T), m):
         pmf[sum(1 << t for t in subset)] = 1 / comb(T, m)
@@ -96,7 +129,7 @@ def test_single_user_subset_is_uniform(rng, m):
 def test_group_counts_match_per_user_reference(rng, m):
     """Fast and per-user reference agree: marginals, cross-round covariance, and joint (K_0, K_1)."""
     n, T, trials = 25, 7, 6000
-    fast = sample_reporter_counts([n], T, m, rng=rng, n_trials=trials)[:, 0, :]
+    fast = sample_reporter_counts([n], T, m, rng=rng, n_draws=trials)[:, 0, :]
     ref = np.array([reference_report_rounds(n, T, m, rng=rng).sum(axis=0) for _ in range(trials)])
     pi = m / T
     cov_theory = n * (m * (m - 1) / (T * (T - 1)) - pi**2)  # Cov(K_s, K_t), s ≠ t
@@ -111,12 +144,13 @@ def test_group_counts_match_per_user_reference(rng, m):
 
 
 @pytest.mark.statistical
-def test_stream_counts_match_per_user_reports(rng):
-    """sample_stream_counts agrees with per-user reporting + randomization (K, K1 exact sums; X's law)."""
+def test_reporters_and_support_counts_match_per_user_reports(rng):
+    """sample_reporters + sample_support_counts agree with per-user reporting + randomization (K, K1 exact sums; X's law)."""
     V = np.array([[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1]])
     pop = Population(V, np.array([5, 7, 4]))
     p, q, m, trials = 0.8, 0.3, 2, 5000
-    K, K1, X = sample_stream_counts(pop, m, p, q, rng=rng, n_trials=trials)
+    K, K1 = sample_reporters(pop, m, rng=rng, n_draws=trials)
+    X = sample_support_counts(K1, K, p, q, rng=rng)
     assert np.array_equal(K.sum(axis=1), np.full(trials, m * pop.n_users))
     assert np.all((K1 <= K) & (X <= K))
     Vfull = pop.to_matrix()

@@ -1,7 +1,12 @@
-"""Experiment drivers of the m-shot seed (002) §6: F-measure and maximum error over repeated runs.
+"""Experiment drivers of the m-shot notebook (03_m_shot): parameter grid → arrays.
 
 Short parameterized functions, one per measured quantity; the notebook calls them per arm with
-its own random stream.  Every run uses the exact fast simulator of :mod:`ldp_helpers.mechanisms.m_shot`.
+its own random stream.  Every setting draws its ``n_draws`` surveys in one
+``MShotReporting.sample_aggregate(..., n_draws=n_draws)`` call.
+
+References
+----------
+[m_shot] §6 (Experiments 1 and 2), Theorems 3 and 9.
 """
 
 from __future__ import annotations
@@ -12,60 +17,53 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special
 
-from ldp_helpers._validation import check_int, check_int_array, check_probability, check_real, check_real_array, check_rng
-from ldp_helpers.mechanisms.m_shot import MShotReporting, RandomActiveSets, detection_scores, linear_ramp_counts
+from ldp_helpers._validation import check_int, check_int_array, check_n_draws, check_probability, check_real, check_real_array, check_rng
 from ldp_helpers.bounds.m_shot import method_m
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.simulate.streams import Population
+from ldp_helpers.experiments.common import max_error
+from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
+from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
 
 
 def ramp_data(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> RandomActiveSets:
-    """§6.2's data: Φ0 = t/T, rounds shuffled, active users drawn afresh in every run."""
+    """§6.2's data: Φ0 = t/T, rounds shuffled, active users drawn afresh in every survey."""
     return RandomActiveSets(linear_ramp_counts(n_users, n_rounds, rng=rng), n_users)
 
 
-def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_runs: int) -> np.ndarray:
-    """Φ(Y_{:,t}) of ``n_runs`` independent runs of Algorithm 1 on ``data``, shape (n_runs, T)."""
-    ones = mech.sample_reported_ones(data, rng=check_rng(rng), n_trials=check_int("n_runs", n_runs, low=1))
+def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+    """Φ(Y_{:,t}) of ``n_draws`` independent surveys of Algorithm 1 on ``data``, shape (n_draws, T)."""
+    ones = mech.sample_aggregate(data, rng=check_rng(rng), n_draws=check_n_draws(n_draws))
     return mech.estimate(ones, data.n_users)
 
 
-def f_measure_runs(mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_runs: int) -> np.ndarray:
-    """The F-measure (Eq. 11) of ``n_runs`` independent runs of Algorithm 1 on ``data``."""
-    return detection_scores(data.fractions(), estimates(mech, data, rng=rng, n_runs=n_runs), theta).f_measure
+def f_measures(mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+    """The F-measure (Eq. 11) of ``n_draws`` independent surveys of Algorithm 1 on ``data``."""
+    return detection_scores(data.fractions(), estimates(mech, data, rng=rng, n_draws=n_draws), theta).f_measure
 
 
-def max_error_runs(mech: MShotReporting, data, *, rng: np.random.Generator, n_runs: int) -> np.ndarray:
-    """max_t |Φ(Y_{:,t}) − Φ0(V_{:,t})| of each of ``n_runs`` runs (the α of Definition 3.1)."""
-    return np.abs(estimates(mech, data, rng=rng, n_runs=n_runs) - data.fractions()).max(axis=1)
+def max_errors(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+    """max_t |Φ(Y_{:,t}) − Φ0(V_{:,t})| of each of ``n_draws`` surveys (the α of Definition 3.1)."""
+    return max_error(estimates(mech, data, rng=rng, n_draws=n_draws), data.fractions())
 
 
 @dataclass(frozen=True)
 class UnbiasednessCheck:
     """Per-round z-scores of the mean estimate and ratios of sample to exact variance."""
 
-    z: np.ndarray  # (mean Φ − Φ0)/√(Var Φ / n_runs), ≈ N(0, 1) per round if unbiased with that variance
-    variance_ratio: np.ndarray  # sample variance / exact variance, ≈ 1 ± √(2/n_runs)
+    z: np.ndarray  # (mean Φ − Φ0)/√(Var Φ / n_draws), ≈ N(0, 1) per round if unbiased with that variance
+    variance_ratio: np.ndarray  # sample variance / exact variance, ≈ 1 ± √(2/n_draws)
 
 
-def unbiasedness_check(mech: MShotReporting, data, *, rng: np.random.Generator, n_runs: int) -> UnbiasednessCheck:
-    """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_runs`` ≥ 2)."""
-    est = estimates(mech, data, rng=rng, n_runs=check_int("n_runs", n_runs, low=2))
-    truth = data.fractions()
-    var = mech.estimate_variance(truth, data.n_users)
-    return UnbiasednessCheck((est.mean(axis=0) - truth) / np.sqrt(var / n_runs), est.var(axis=0, ddof=1) / var)
+def unbiasedness_check(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> UnbiasednessCheck:
+    """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_draws`` ≥ 2)."""
+    est = estimates(mech, data, rng=rng, n_draws=check_int("n_draws", n_draws, low=2))
+    truth, var = mech.estimand(data), mech.variance(data)
+    return UnbiasednessCheck((est.mean(axis=0) - truth) / np.sqrt(var / n_draws), est.var(axis=0, ddof=1) / var)
 
 
-def sequence_privacy_losses(epsilon: float, rounds, dummy_probs) -> dict:
-    """Exact privacy loss of the whole report sequence for every (T, m, r), m = 1..T (Theorem 4)."""
-    return {(int(T), m, float(r)): max_privacy_loss(MShotReporting(epsilon, int(T), m, float(r)).sequence_output_table())
-            for T in rounds for m in range(1, int(T) + 1) for r in dummy_probs}
-
-
-def f_measure_vs_m(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-    """Experiment 1 (Fig. 2a–c): F-measures of shape (len(ms), n_runs), r = 0, one shuffled ramp."""
+def f_measure_vs_m(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Experiment 1 (Fig. 2a–c): F-measures of shape (len(ms), n_draws), r = 0, one shuffled ramp."""
     data = ramp_data(n_users, n_rounds, rng=rng)
-    return np.array([f_measure_runs(MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng=rng, n_runs=n_runs) for m in ms])
+    return np.array([f_measures(MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng=rng, n_draws=n_draws) for m in ms])
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class PeakWindow:
     mean: np.ndarray  # mean F per m
     se: np.ndarray  # its standard error
     best_m: int  # argmax of the mean
-    best_sd: float  # run-to-run standard deviation of F at best_m
+    best_sd: float  # survey-to-survey standard deviation of F at best_m
     tied: np.ndarray  # the m whose mean is within 2 SE (of the difference) of the best
 
 
@@ -86,49 +84,49 @@ def tied_with_best(ms, mean, se) -> np.ndarray:
     return np.asarray(ms)[mean >= mean[best] - 2 * np.hypot(se, se[best])]
 
 
-def peak_window(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_runs: int, rng: np.random.Generator) -> PeakWindow:
-    """Rerun Experiment 1 on a window of m with ``n_runs`` ≥ 2 runs each and locate the peak of the mean F."""
+def peak_window(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_draws: int, rng: np.random.Generator) -> PeakWindow:
+    """Rerun Experiment 1 on a window of m with ``n_draws`` ≥ 2 surveys each and locate the peak of the mean F."""
     n_rounds = check_int("n_rounds", n_rounds, low=1)
     ms = check_int_array("ms", ms, low=1, high=n_rounds).ravel()
-    n_runs = check_int("n_runs", n_runs, low=2)
-    f = f_measure_vs_m(epsilon, n_rounds, ms, n_users=n_users, theta=theta, n_runs=n_runs, rng=rng)
-    mean, se = f.mean(axis=1), f.std(axis=1, ddof=1) / math.sqrt(n_runs)
+    n_draws = check_int("n_draws", n_draws, low=2)
+    f = f_measure_vs_m(epsilon, n_rounds, ms, n_users=n_users, theta=theta, n_draws=n_draws, rng=rng)
+    mean, se = f.mean(axis=1), f.std(axis=1, ddof=1) / math.sqrt(n_draws)
     best = int(mean.argmax())
     return PeakWindow(ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied_with_best(ms, mean, se))
 
 
-def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta: float, n_runs: int,
+def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta: float, n_draws: int,
                    rng: np.random.Generator) -> tuple[float, float, float]:
     """Mean F under a fixed nested V and under random active sets with the same k_t, and their gap in SE.
 
-    ``n_runs`` ≥ 2 runs per model (the SE needs a spread).
+    ``n_draws`` ≥ 2 surveys per model (the SE needs a spread).
     """
-    n_runs = check_int("n_runs", n_runs, low=2)
-    f_fixed = f_measure_runs(mech, Population.nested(ones_per_round, n_users), theta, rng=rng, n_runs=n_runs)
-    f_random = f_measure_runs(mech, RandomActiveSets(ones_per_round, n_users), theta, rng=rng, n_runs=n_runs)
+    n_draws = check_int("n_draws", n_draws, low=2)
+    f_fixed = f_measures(mech, Population.nested(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
+    f_random = f_measures(mech, RandomActiveSets(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
     gap = float(f_fixed.mean() - f_random.mean())
-    se = math.hypot(f_fixed.std(ddof=1), f_random.std(ddof=1)) / math.sqrt(n_runs)
-    z = gap / se if se > 0 else (0.0 if gap == 0 else math.copysign(math.inf, gap))  # noise-free runs: no spread
+    se = math.hypot(f_fixed.std(ddof=1), f_random.std(ddof=1)) / math.sqrt(n_draws)
+    z = gap / se if se > 0 else (0.0 if gap == 0 else math.copysign(math.inf, gap))  # noise-free surveys: no spread
     return float(f_fixed.mean()), float(f_random.mean()), z
 
 
-def f_measure_vs_rounds(epsilon: float, rounds, method: str, *, n_users: int, theta: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-    """Experiment 2 (Fig. 2d–f): F-measures of shape (len(rounds), n_runs) for one method, r = 0."""
+def f_measure_vs_rounds(epsilon: float, rounds, method: str, *, n_users: int, theta: float, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Experiment 2 (Fig. 2d–f): F-measures of shape (len(rounds), n_draws) for one method, r = 0."""
     out = []
     for T in rounds:
         data = ramp_data(n_users, int(T), rng=rng)
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
-        out.append(f_measure_runs(mech, data, theta, rng=rng, n_runs=n_runs))
+        out.append(f_measures(mech, data, theta, rng=rng, n_draws=n_draws))
     return np.array(out)
 
 
-def max_error_vs_rounds(scale: float, b: float, rounds, method: str, *, n_users: int, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-    """Theorem 9 made visible: max errors of shape (len(rounds), n_runs) with ε = scale·T^b."""
+def max_error_vs_rounds(scale: float, b: float, rounds, method: str, *, n_users: int, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Theorem 9 made visible: max errors of shape (len(rounds), n_draws) with ε = scale·T^b."""
     out = []
     for T in rounds:
         epsilon = scale * float(T) ** b
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
-        out.append(max_error_runs(mech, ramp_data(n_users, int(T), rng=rng), rng=rng, n_runs=n_runs))
+        out.append(max_errors(mech, ramp_data(n_users, int(T), rng=rng), rng=rng, n_draws=n_draws))
     return np.array(out)
 
 

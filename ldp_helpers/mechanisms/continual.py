@@ -1,149 +1,157 @@
 """Locally private continual counting (LPCC): Glance, Harmony and Basic One-time RAPPOR (T-shot).
 
-N users hold bits ``v_{n,t}`` over T rounds; the aggregator releases ``μ̂_t`` before round t+1
-and its error is ``Err = max_t |μ̂_t − μ_t|`` (Glance seed 000, §3).  All three mechanisms send
-``Q_Bin`` reports in an m-subset of rounds, so one trial is summarized per round by
+N users hold bits ``v_{n,t}`` over T rounds (the truth: a
+:class:`~ldp_helpers.simulate.populations.Population`); the aggregator releases ``μ̂_t`` before
+round t+1.  All three mechanisms send ``Q_Bin`` reports in an m-subset of rounds (m = 1: one
+uniform round τ_n; m = T: every round), so the server's statistic of a survey is, per round,
 
-* ``K_t = |η_t|``: the users reporting in round t (``m = 1``: one uniform round τ_n; ``m = T``: all),
-* ``K1_t``: how many of them hold a 1 (not seen by the aggregator; it defines μ̃_t),
-* ``X_t``: how many reported 1s, ``X_t ~ Bin(K1_t, p) + Bin(K_t − K1_t, q)``.
+* ``K_t = |η_t|``: the users reporting in round t, and
+* ``X_t``: how many of them reported 1, ``X_t ~ Bin(K1_t, p) + Bin(K_t − K1_t, q)`` given the
+  reporters, of whom ``K1_t`` hold a 1 (not seen by the server; it defines μ̃_t),
 
-:func:`simulate_reports` wraps :func:`ldp_helpers.simulate.streams.sample_stream_counts`, which draws
-``(K, K1, X)`` exactly from a :class:`~ldp_helpers.simulate.streams.Population` (chain of binomials for K
-per group, then two binomials per round): O(G·T) work per trial, independent of N, vectorized
-over trials.  :func:`reference_user_reports` is the per-user
-reference (N×T matrices, tests only).  Every estimator is a function of ``(K, X)``.
+stacked as ``aggregate[..., 0, :] = K`` and ``aggregate[..., 1, :] = X``.  ``sample_aggregate``
+draws (K, K1) by the chain of binomials of :func:`~ldp_helpers.simulate.streams.sample_reporters`
+(O(G·T) per survey, independent of N) and X by the one support-count sampler
+:func:`~ldp_helpers.mechanisms.base.sample_support_counts`.
 
 Estimators (p = e^ε/(e^ε+1), q = 1/(e^ε+1), c = (e^ε+1)/(e^ε−1) = 1/(p−q)):
 
-* **Glance** (Algorithm 1): ``μ̂_t = (X_t/K_t − q)/(p − q)``, the pure-LDP estimator over the
-  reporters.  *Convention for an empty round* (``K_t = 0``, probability ``(1 − 1/T)^N``):
-  ``μ̂_t = μ̃_t = 1/2``, the data-free release that minimizes the worst-case error on [0, 1].
-* **Harmony** (Nguyen et al. 2016, one coordinate per user): a user maps her bit to
-  ``x = 2v − 1 ∈ {−1, 1}``, sends ``z = T·c·s`` in round τ_n with ``s = ±1`` the Q_Bin report, and
-  ``z = 0`` elsewhere.  ``E[z_{n,t}] = (1/T)·T·c·x(p − q) = x``, so ``x̂_t = (1/N) Σ_n z_{n,t}`` is
-  unbiased for ``2μ_t − 1`` and ``μ̂_t = (1 + x̂_t)/2 = 1/2 + T c (2X_t − K_t)/(2N)``.  Each user
-  contributes variance ``(T c² − x²)/(4N²)`` with ``x² = 1``: ``Var[μ̂_t] = (T c² − 1)/(4N)``
-  for every binary stream — it tends to ``(T − 1)/(4N) > 0`` as ε → ∞ (Harmony's Θ(1)).
-* **Basic One-time RAPPOR / T-shot**: every user reports every round with ``Q_Bin(·; ε/T)``;
-  ``μ̂_t = (X_t/N − q')/(p' − q')`` (sequential composition: ε/T per round, ε in total).
+* **Glance**: ``μ̂_t = (X_t/K_t − q)/(p − q)``.  *Empty round* (``K_t = 0``, probability
+  ``(1 − 1/T)^N``): ``μ̂_t = μ̃_t = 1/2``, the data-free release that minimizes the worst-case
+  error on [0, 1].  That convention makes μ̂_t biased by ``(1 − 1/T)^N (1/2 − μ_t)``.
+* **Harmony** (one coordinate per user): a user maps her bit to ``x = 2v − 1``, sends
+  ``z = T·c·s`` in round τ_n (``s = ±1`` the Q_Bin report) and ``z = 0`` elsewhere;
+  ``E[z_{n,t}] = x``, so ``μ̂_t = (1 + (1/N) Σ_n z_{n,t})/2 = 1/2 + T c (2X_t − K_t)/(2N)``, and
+  each user adds ``(T c² − x²)/(4N²)`` to its variance: ``Var[μ̂_t] = (T c² − 1)/(4N)``.
+* **Basic One-time RAPPOR / T-shot**: ``Q_Bin(·; ε/T)`` every round,
+  ``μ̂_t = (X_t/N − q')/(p' − q')`` (sequential composition: ε/T per round).
+
+All three are tight: their whole-stream privacy loss is exactly ε (:meth:`output_table`).
+
+References
+----------
+[glance] §3, Algorithm 1, §4.1, Theorem 3; [nguyen2016] (Harmony); [erlingsson2014] (Basic One-time RAPPOR).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
+from scipy import stats
 
-from ldp_helpers._validation import Described, check_epsilon, check_int, check_int_array, check_real_array, fail
+from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
+                                     check_real_array, check_rng, fail)
+from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
-from ldp_helpers.simulate.streams import Population, reference_report_rounds, sample_stream_counts
+from ldp_helpers.simulate.populations import Population, check_stream_truth
+from ldp_helpers.simulate.streams import sample_reporters
 
+NULL = -1  # Glance's report in the rounds a user does not report (perturb's encoding of NULL)
 EMPTY_ROUND_ESTIMATE = 0.5  # μ̂_t (and μ̃_t) released by Glance when no user reports in round t
 MAX_TABLE_ROUNDS = 10  # stream output tables have 2^T rows
 
 
-@dataclass(frozen=True)
-class StreamReports:
-    """Per-round sufficient statistics of ``n_trials`` runs (arrays of shape (n_trials, T))."""
-
-    n_users: int
-    reporters: np.ndarray  # K_t = |η_t|
-    reporters_with_one: np.ndarray  # K1_t, reporters whose true bit is 1
-    reported_ones: np.ndarray  # X_t, reports equal to 1
-
-    @classmethod
-    def from_user_reports(cls, report_mask, reports, V) -> "StreamReports":
-        """Sufficient statistics of one trial from per-user N×T matrices (mask, reported bits, true bits)."""
-        mask = np.asarray(report_mask, dtype=bool)
-        return cls(
-            n_users=mask.shape[0],
-            reporters=mask.sum(axis=0)[None, :],
-            reporters_with_one=(mask & (np.asarray(V) == 1)).sum(axis=0)[None, :],
-            reported_ones=(mask & (np.asarray(reports) == 1)).sum(axis=0)[None, :],
-        )
-
-
-def _check_population(population) -> Population:
-    if not isinstance(population, Population):
-        raise ValueError(f"population must be a ldp_helpers.simulate.streams.Population; got {type(population).__name__}")
-    return population
-
-
-def simulate_reports(population: Population, m: int, rr: BinaryRR, *, rng: np.random.Generator, n_trials: int = 1) -> StreamReports:
-    """Exact fast simulator: ``(K, K1, X)`` for ``n_trials`` runs of an m-shot Q_Bin mechanism.
-
-    Same distribution as :func:`reference_user_reports` (tested), O(G·T) work per trial.
-    """
-    population = _check_population(population)
-    return StreamReports(population.n_users, *sample_stream_counts(population, m, rr.p, rr.q, rng=rng, n_trials=n_trials))
-
-
-def reference_user_reports(population: Population, m: int, rr: BinaryRR, *, rng: np.random.Generator):
-    """Per-user reference run: ``(report_mask, reports, V)``, three N×T matrices (tests only).
-
-    Each user picks a uniform m-subset of rounds and sends ``Q_Bin(v_{n,t})`` in those rounds.
-    """
-    population = _check_population(population)
-    V = population.to_matrix()
-    mask = reference_report_rounds(population.n_users, population.n_rounds, m, rng=rng)
-    reports = np.where(mask, rr.perturb(V, rng=rng), 0).astype(np.int8)
-    return mask, reports, V
-
-
-def max_error(estimates, population: Population) -> np.ndarray:
-    """``Err = max_t |μ̂_t − μ_t|`` for each trial (rows of ``estimates``, last axis of length T)."""
-    mu = _check_population(population).fractions()
-    est = check_real_array("estimates", estimates)
-    if est.ndim == 0 or est.shape[-1] != mu.size:
-        fail("estimates", Described(f"an array of shape {est.shape}"), f"an array whose last axis has length T = {mu.size}")
-    return np.max(np.abs(est - mu), axis=-1)
+def _check_reporters(reporters, reporters_with_one) -> tuple[np.ndarray, np.ndarray]:
+    """Reporter counts K and reporters holding a 1, K1: integer arrays of one shape with 0 ≤ K1 ≤ K."""
+    K = check_int_array("reporters", reporters, low=0)
+    K1 = check_int_array("reporters_with_one", reporters_with_one, low=0, shape=K.shape)
+    if np.any(K1 > K):
+        fail("reporters_with_one", Described("an array with an entry above reporters"), "counts in [0, reporters] (K1 ≤ K)")
+    return K, K1
 
 
 @dataclass(frozen=True)
-class _StreamMechanism:
-    """Shared parts: ε over the whole stream, T rounds, simulators, exact stream privacy."""
+class _StreamMechanism(Mechanism):
+    """Shared parts: ε over the whole stream, T rounds, the truth, the [K; X] statistic and its exact sampler."""
 
-    epsilon: float
-    n_rounds: int
+    epsilon: float  # ε, one user's budget for her whole stream
+    n_rounds: int  # T
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "n_rounds", check_int("n_rounds", self.n_rounds, low=1))
         _ = self.randomizer  # validates ε (e.g. a per-round budget too large to randomize)
 
-    rounds_per_user = 1  # m
+    @property
+    def rounds_per_user(self) -> int:
+        """m: the rounds in which a user reports (1 for the 1-shot mechanisms)."""
+        return 1
 
     @property
     def randomizer(self) -> BinaryRR:
         """``Q_Bin`` used in each reported round."""
         return BinaryRR.from_epsilon(self.epsilon)
 
-    def _check_rounds(self, population: Population) -> Population:
-        population = _check_population(population)
-        if population.n_rounds != self.n_rounds:
-            raise ValueError(f"population must have n_rounds={self.n_rounds} rounds (T); got {population.n_rounds}")
-        return population
+    # ---------------------------------------------------------------- truth
 
-    def simulate(self, population: Population, *, rng: np.random.Generator, n_trials: int = 1) -> StreamReports:
-        """Exact fast simulation of ``n_trials`` runs (see :func:`simulate_reports`)."""
-        return simulate_reports(self._check_rounds(population), self.rounds_per_user, self.randomizer, rng=rng, n_trials=n_trials)
+    def _population(self, truth) -> Population:
+        return check_stream_truth(truth, self.n_rounds)
 
-    def reference(self, population: Population, *, rng: np.random.Generator) -> StreamReports:
-        """One run of the per-user reference, summarized (see :func:`reference_user_reports`)."""
-        mask, reports, V = reference_user_reports(self._check_rounds(population), self.rounds_per_user, self.randomizer, rng=rng)
-        return StreamReports.from_user_reports(mask, reports, V)
+    def expand(self, truth) -> np.ndarray:
+        """The N×T 0/1 matrix V of the population."""
+        return self._population(truth).to_matrix()
+
+    def estimand(self, truth) -> np.ndarray:
+        """μ_t = (1/N) Σ_n v_{n,t} for every round."""
+        return self._population(truth).fractions()
+
+    def n_reports(self, truth) -> int:
+        """N, the number of users."""
+        return self._population(truth).n_users
+
+    def _streams_matrix(self, values) -> np.ndarray:
+        """The clients' input: an N×T 0/1 matrix."""
+        return check_ndim("values", check_binary_array("values", values), 2, last=self.n_rounds, what="(users × rounds)")
+
+    # ---------------------------------------------------------------- server
+
+    def randomize_reporters(self, reporters, reporters_with_one, *, rng: np.random.Generator) -> np.ndarray:
+        """The statistic ``[K; X]`` given who reports: ``X ~ Bin(K1, p) + Bin(K − K1, q)`` per round.
+
+        ``reporters`` (K) and ``reporters_with_one`` (K1 ≤ K) are integer arrays of shape (..., T).
+        """
+        K, K1 = _check_reporters(reporters, reporters_with_one)
+        rr = self.randomizer
+        return np.stack([K, sample_support_counts(K1, K, rr.p, rr.q, rng=check_rng(rng))], axis=-2)
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler of ``[K; X]``, shape (2, T) or (n_draws, 2, T): chain of binomials, then the reports."""
+        population = self._population(truth)
+        draws = 1 if n_draws is None else check_n_draws(n_draws)
+        K, K1 = sample_reporters(population, self.rounds_per_user, rng=check_rng(rng), n_draws=draws)
+        aggregate = self.randomize_reporters(K, K1, rng=rng)
+        return aggregate[0] if n_draws is None else aggregate
+
+    def _statistic(self, aggregate, n) -> tuple[int, np.ndarray, np.ndarray]:
+        """Validate ``[K; X]`` of shape (..., 2, T) for n users; return n, K, X."""
+        n = check_int("n", n, low=1)
+        agg = check_int_array("aggregate", aggregate, low=0, high=n)
+        if agg.ndim < 2 or agg.shape[-2:] != (2, self.n_rounds):
+            fail("aggregate", Described(f"an array of shape {agg.shape}"), f"an array of shape (..., 2, {self.n_rounds}) ([K; X] per round)")
+        K, X = agg[..., 0, :], agg[..., 1, :]
+        if np.any(X > K):
+            fail("aggregate", Described("an array with X > K in some round"), "reported 1s X_t at most the reporters K_t")
+        return n, K, X
+
+    # ---------------------------------------------------------------- exact privacy
 
     def _streams(self) -> np.ndarray:
         """All 2^T binary streams, one per row (row index = the stream read as a binary number)."""
         T = check_int("n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS)
         return (np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)) & 1
 
-    def stream_output_table(self) -> np.ndarray:
+    def output_table(self) -> np.ndarray:
         """``P[v, z]`` over a user's whole stream v ∈ {0,1}^T (1-shot: z = (τ, y), 2T outputs).
 
         ``Pr[τ = s, y | v] = (1/T)·Q_Bin(y | v_s)``; Glance's NULLs and Harmony's zeros in the
-        other rounds are fixed by τ, so (τ, y) is the whole output.
+        other rounds are fixed by τ, so (τ, y) is the whole output.  Its loss is exactly ε
+        (all-zeros vs all-ones stream, any (τ, y)).
+
+        References
+        ----------
+        [glance] Theorem 3.
         """
         Q = self.randomizer.output_table()
         V = self._streams()
@@ -152,43 +160,96 @@ class _StreamMechanism:
 
 @dataclass(frozen=True)
 class Glance(_StreamMechanism):
-    """Glance (Algorithm 1): one uniform round τ_n, ``Q_Bin(v; ε)`` there, NULL elsewhere.
+    """Glance: one uniform round τ_n, ``Q_Bin(v; ε)`` there, NULL elsewhere.
+
+    Biased only through the empty-round convention (``unbiased = False``): see
+    :meth:`expected_estimate`.
 
     References
     ----------
-    Glance seed (000), Algorithm 1 and the estimator of §4.1; Theorem 3 (ε-LDP).
+    [glance] Algorithm 1, the estimator of §4.1, Theorem 3 (ε-LDP).
     """
 
-    def estimate(self, reports: StreamReports) -> np.ndarray:
-        """``μ̂_t = (X_t/K_t − q)/(p − q)``; rounds without reporters get :data:`EMPTY_ROUND_ESTIMATE`."""
-        K = reports.reporters
-        est = self.randomizer.estimate_fraction(reports.reported_ones, np.maximum(K, 1))
+    unbiased: ClassVar[bool] = False
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 1 per user: an N×T array, ``Q_Bin(v_{n,τ_n}; ε)`` in round τ_n ~ U[T], :data:`NULL` (−1) elsewhere."""
+        V, rng = self._streams_matrix(values), check_rng(rng)
+        users = np.arange(V.shape[0])
+        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n, uniform over the T rounds
+        reports = np.full(V.shape, NULL, dtype=np.int8)  # NULL in every round ...
+        reports[users, tau] = self.randomizer.perturb(V[users, tau], rng=rng)  # ... but τ_n
+        return reports
+
+    def aggregate(self, reports) -> np.ndarray:
+        """``[K; X]``: per round, the non-NULL reports and the reported 1s."""
+        Y = check_ndim("reports", check_int_array("reports", reports, low=NULL, high=1), 2, last=self.n_rounds, what="(users × rounds)")
+        return np.stack([(Y != NULL).sum(axis=0), (Y == 1).sum(axis=0)])
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """``μ̂_t = (X_t/K_t − q)/(p − q)``; rounds without reporters get :data:`EMPTY_ROUND_ESTIMATE`.
+
+        References
+        ----------
+        [glance] §4.1 (the pure estimator over the reporters η_t).
+        """
+        _, K, X = self._statistic(aggregate, n)
+        est = self.randomizer.estimate_fraction(X, np.maximum(K, 1))
         return np.where(K > 0, est, EMPTY_ROUND_ESTIMATE)
 
     @staticmethod
-    def sampled_fraction(reports: StreamReports) -> np.ndarray:
-        """``μ̃_t = (1/|η_t|) Σ_{n∈η_t} v_{n,t}``: the reporters' true fraction (same empty-round convention)."""
-        K = reports.reporters
-        return np.where(K > 0, reports.reporters_with_one / np.maximum(K, 1), EMPTY_ROUND_ESTIMATE)
+    def sampled_fraction(reporters, reporters_with_one) -> np.ndarray:
+        """``μ̃_t = (1/|η_t|) Σ_{n∈η_t} v_{n,t} = K1_t/K_t``: the reporters' true fraction (same empty-round convention)."""
+        K, K1 = _check_reporters(reporters, reporters_with_one)
+        return np.where(K > 0, K1 / np.maximum(K, 1), EMPTY_ROUND_ESTIMATE)
 
     def rr_variance(self, n_reporters):
-        """Exact ``Var[μ̂_t | K_t]`` = ``pq/(K (p − q)²)`` = ``e^ε/(K (e^ε − 1)²)`` for ``K_t ≥ 1`` (whatever K1_t).
+        """Exact ``Var[μ̂_t | K_t, K1_t] = pq/(K (p − q)²) = e^ε/(K (e^ε − 1)²)`` for ``K_t ≥ 1``.
 
-        Q_Bin is symmetric (q = 1 − p), so the RR variance of the pure estimator over the K reporters
-        does not depend on their true fraction: it is ``fraction_variance(·, K)`` of the randomizer.
+        Q_Bin is symmetric (q = 1 − p), so it does not depend on the reporters' true fraction.
         """
         K = check_int_array("n_reporters", n_reporters, low=1)
         return self.randomizer.fraction_variance(0.5, K)
 
+    def empty_round_probability(self, n_users: int) -> float:
+        """``Pr[K_t = 0] = (1 − 1/T)^N``: no user picked round t."""
+        return (1.0 - 1.0 / self.n_rounds) ** check_int("n_users", n_users, low=1)
+
+    def expected_estimate(self, truth) -> np.ndarray:
+        """Exact ``E[μ̂_t] = (1 − π0) μ_t + π0/2`` with π0 = ``(1 − 1/T)^N`` (unbiased given K_t ≥ 1)."""
+        mu, empty = self.estimand(truth), self.empty_round_probability(self.n_reports(truth))
+        return (1 - empty) * mu + empty * EMPTY_ROUND_ESTIMATE
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact unconditional ``Var[μ̂_t]``, summed over ``K_t ~ Bin(N, 1/T)``.
+
+        Given ``K_t = k ≥ 1`` the reporters are a uniform k-subset, so μ̃_t is a hypergeometric
+        mean and ``Var[μ̂_t | k] = pq/(k (p−q)²) + μ(1−μ)(N−k)/(k(N−1))`` around ``E[μ̂_t | k] = μ``;
+        an empty round releases 1/2.  By the law of total variance::
+
+            Var[μ̂_t] = Σ_{k≥1} Pr[K_t = k] Var[μ̂_t | k] + π0 (1 − π0) (μ − 1/2)².
+
+        References
+        ----------
+        [glance] Claims 1 and 2 (the RR and sampling parts of the error).
+        """
+        mu, N = self.estimand(truth), self.n_reports(truth)
+        k = np.arange(1, N + 1)
+        pmf = stats.binom.pmf(k, N, 1.0 / self.n_rounds)  # Pr[K_t = k], k ≥ 1
+        rr = self.randomizer
+        rr_part = rr.p * rr.q / (rr.p - rr.q) ** 2 * (pmf @ (1.0 / k))
+        sampling = mu * (1 - mu) * (pmf @ ((N - k) / (k * (N - 1.0))) if N > 1 else 0.0)
+        empty = self.empty_round_probability(N)
+        return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
+
 
 @dataclass(frozen=True)
 class Harmony(_StreamMechanism):
-    """Harmony as a continual counter: one uniform round, RR there, 0 elsewhere (Nguyen et al. 2016).
+    """Harmony as a continual counter: one uniform round, ``z = ±T·c`` there, 0 elsewhere.
 
     References
     ----------
-    Glance seed (000), §4.1 (the difference to Glance) and [12]: Nguyen et al., arXiv:1606.05053,
-    Harmony's one-coordinate mean estimator, with x = 2v − 1 (module docstring).
+    [glance] §4.1 (the difference to Glance); [nguyen2016] (Harmony's one-coordinate mean estimator, x = 2v − 1).
     """
 
     @property
@@ -196,24 +257,29 @@ class Harmony(_StreamMechanism):
         """``c = (e^ε+1)/(e^ε−1) = 1/(p − q)``: magnitude of a de-biased ±1 report."""
         return 1.0 / (self.randomizer.p - self.randomizer.q)
 
-    def user_reports(self, report_mask, reports) -> np.ndarray:
-        """Per-user outputs ``z_{n,t}``: ``T·c·(2y − 1)`` in the reported round, 0 elsewhere."""
-        mask = np.asarray(report_mask, dtype=bool)
-        return np.where(mask, self.n_rounds * self.scale * (2.0 * np.asarray(reports) - 1.0), 0.0)
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per user: ``z_{n,τ_n} = T·c·s`` with ``s = 2·Q_Bin(v_{n,τ_n}; ε) − 1``, τ_n ~ U[T]; ``z = 0`` elsewhere."""
+        V, rng = self._streams_matrix(values), check_rng(rng)
+        users = np.arange(V.shape[0])
+        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n
+        z = np.zeros(V.shape)
+        z[users, tau] = self.n_rounds * self.scale * (2.0 * self.randomizer.perturb(V[users, tau], rng=rng) - 1.0)
+        return z
 
-    def estimate_from_user_reports(self, z) -> np.ndarray:
-        """``μ̂_t = (1 + (1/N) Σ_n z_{n,t})/2`` from the per-user outputs (definition)."""
-        return 0.5 * (1.0 + np.asarray(z, dtype=float).mean(axis=0))
+    def aggregate(self, reports) -> np.ndarray:
+        """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
+        z = check_ndim("reports", check_real_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        return np.stack([(z != 0).sum(axis=0), (z > 0).sum(axis=0)])
 
-    def estimate(self, reports: StreamReports) -> np.ndarray:
-        """``μ̂_t = 1/2 + T c (2X_t − K_t)/(2N)``: the same value from the sufficient statistics."""
-        signed_sum = 2.0 * reports.reported_ones - reports.reporters
-        return 0.5 + self.n_rounds * self.scale * signed_sum / (2.0 * reports.n_users)
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """``μ̂_t = (1 + (1/N) Σ_n z_{n,t})/2 = 1/2 + T c (2X_t − K_t)/(2N)``."""
+        n, K, X = self._statistic(aggregate, n)
+        return 0.5 + self.n_rounds * self.scale * (2.0 * X - K) / (2.0 * n)
 
-    def variance(self, n_users: int) -> float:
-        """Exact ``Var[μ̂_t] = (T c² − 1)/(4N)`` for any binary stream."""
-        n_users = check_int("n_users", n_users, low=1)
-        return (self.n_rounds * self.scale**2 - 1) / (4 * n_users)
+    def variance(self, truth) -> np.ndarray:
+        """Exact ``Var[μ̂_t] = (T c² − 1)/(4N)`` in every round, for any binary stream."""
+        N = self.n_reports(truth)
+        return np.full(self.n_rounds, (self.n_rounds * self.scale**2 - 1) / (4 * N))
 
 
 @dataclass(frozen=True)
@@ -222,11 +288,12 @@ class BasicOneTimeRappor(_StreamMechanism):
 
     References
     ----------
-    Glance seed (000), §1.1 (BORAPPOR [8]); Theorem 1 (sequential composition).
+    [glance] §1.1 and Theorem 1 (sequential composition); [m_shot] §4.1 (m = T); [erlingsson2014] (Basic One-time RAPPOR).
     """
 
     @property
     def rounds_per_user(self) -> int:
+        """m = T: every user reports every round."""
         return self.n_rounds
 
     @property
@@ -234,16 +301,26 @@ class BasicOneTimeRappor(_StreamMechanism):
         """``Q_Bin(·; ε/T)``: the per-round share of the budget."""
         return BinaryRR.from_epsilon(self.epsilon / self.n_rounds)
 
-    def estimate(self, reports: StreamReports) -> np.ndarray:
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per user and round: ``y_{n,t} = Q_Bin(v_{n,t}; ε/T)`` (an N×T 0/1 array)."""
+        return self.randomizer.perturb(self._streams_matrix(values), rng=check_rng(rng))
+
+    def aggregate(self, reports) -> np.ndarray:
+        """``[K; X]`` with ``K_t = N`` (everyone reports) and X_t the reported 1s."""
+        Y = check_ndim("reports", check_binary_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        return np.stack([np.full(self.n_rounds, Y.shape[0]), Y.sum(axis=0, dtype=np.int64)])
+
+    def estimate(self, aggregate, n) -> np.ndarray:
         """``μ̂_t = (X_t/N − q')/(p' − q')`` over all N users."""
-        return self.randomizer.estimate_fraction(reports.reported_ones, reports.n_users)
+        n, _, X = self._statistic(aggregate, n)
+        return self.randomizer.estimate_fraction(X, n)
 
-    def variance(self, true_fraction, n_users: int):
-        """Exact ``Var[μ̂_t]`` (every user reports: the RR variance with ε/T)."""
-        return self.randomizer.fraction_variance(true_fraction, check_int("n_users", n_users, low=1))
+    def variance(self, truth) -> np.ndarray:
+        """Exact ``Var[μ̂_t]``: the RR variance at ε/T over all N users."""
+        return self.randomizer.fraction_variance(self.estimand(truth), self.n_reports(truth))
 
-    def stream_output_table(self) -> np.ndarray:
-        """``P[v, y] = Π_t Q_Bin(y_t | v_t; ε/T)`` over all 2^T streams and 2^T report vectors."""
+    def output_table(self) -> np.ndarray:
+        """``P[v, y] = Π_t Q_Bin(y_t | v_t; ε/T)`` over all 2^T streams and 2^T report vectors (loss T·ε/T = ε)."""
         self._streams()  # validates T for the table size
         Q = self.randomizer.output_table()
         table = np.ones((1, 1))

@@ -1,4 +1,4 @@
-"""m-shot reporting (Algorithm 1 of the m-shot seed 002) and its exact simulators.
+"""m-shot reporting: Algorithm 1 of the m-shot paper, as a :class:`~ldp_helpers.mechanisms.base.Mechanism`.
 
 Every user n picks a uniform m-subset τ_n of the T rounds.  In a round t ∈ τ_n she sends
 ``Q_Bin(v_{n,t}; ε/m)``; in the other rounds a dummy bit, 1 with probability r.  Averaged over
@@ -7,25 +7,20 @@ Every user n picks a uniform m-subset τ_n of the T rounds.  In a round t ∈ τ
     p = Pr[y=1 | v=1] = (m/T)·e^{ε/m}/(e^{ε/m}+1) + (1 − m/T)·r
     q = Pr[y=1 | v=0] = (m/T)·1/(e^{ε/m}+1)     + (1 − m/T)·r
 
-and the aggregator's ``Φ(Y_{:,t}) = (Σ_n y_{n,t} − N q)/(N (p − q))`` is the pure-LDP estimator
-of :mod:`ldp_helpers.estimation.pure` applied to that channel.  ``m = T`` is T-shot reporting (ε/T in every
-round, Basic One-time RAPPOR's budget split); ``m = 1`` is 1-shot reporting.
+(:func:`round_channel_probabilities`), and the aggregator's ``Φ(Y_{:,t}) = (X_t − N q)/(N (p − q))``
+with ``X_t = Σ_n y_{n,t}`` is the pure-LDP estimator applied to that channel.  Reports and dummies
+are indistinguishable, so the server's statistic is X_t alone.  ``m = T`` is T-shot reporting
+(ε/T every round, Basic One-time RAPPOR's split); ``m = 1`` is 1-shot reporting.
 
-Data models
------------
-The paper fixes only each round's fraction of active users Φ0(V_{:,t}), not *which* users are
-active, and the joint law of the reports across rounds (hence the F-measure's law) depends on it.
-Two models are offered, both simulated exactly:
+The truth is a fixed :class:`~ldp_helpers.simulate.populations.Population` or, for the
+experiments, :class:`~ldp_helpers.simulate.populations.RandomActiveSets` (only the counts k_t are
+fixed; each survey draws fresh active sets, so given the reporter counts K_t the active reporters
+are Hypergeometric(N, k_t, K_t), independently across rounds).  Per-round marginals agree under
+both models; the cross-round coupling through τ_n differs by O(1/N).
 
-* :class:`~ldp_helpers.simulate.streams.Population` — a fixed V (e.g. ``Population.nested``: round t's
-  active users are the first k_t users).  Cost grows with the number of distinct rows.
-* :class:`RandomActiveSets` — in every trial, each round's active set is a fresh uniform
-  k_t-subset of the N users, independent across rounds and of the reporting subsets.  Given the
-  per-round reporter counts K_t, the active reporters are then Hypergeometric(N, k_t, K_t),
-  independently across rounds, so one chain of binomials over N users suffices (cheap at any N).
-
-Per-round marginals agree under both models (only k_t matters); the cross-round coupling through
-each user's m-subset differs by O(1/N).  The notebook's experiments use :class:`RandomActiveSets`.
+References
+----------
+[m_shot] §3, §4.1, Algorithm 1, Theorems 3 and 4.
 """
 
 from __future__ import annotations
@@ -36,10 +31,12 @@ from itertools import combinations
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
-                          check_real_array, check_rng, fail)
+from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
+                                     check_probability, check_real_array, check_rng, fail)
+from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap, q_bin_probabilities
-from ldp_helpers.simulate.streams import Population, randomized_ones, reference_report_rounds, sample_reporter_counts, sample_stream_counts
+from ldp_helpers.simulate.populations import Population, check_stream_truth
+from ldp_helpers.simulate.streams import reference_report_rounds, sample_reporter_counts, sample_reporters
 
 MAX_TABLE_ROUNDS = 8  # the sequence output table has 4^T entries
 
@@ -79,56 +76,16 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
 
 
 @dataclass(frozen=True)
-class RandomActiveSets:
-    """Data model: round t has ``ones_per_round[t]`` active users, a fresh uniform subset per trial."""
-
-    ones_per_round: np.ndarray  # k_t = N·Φ0(V_{:,t})
-    n_users: int  # N
-
-    def __post_init__(self):
-        n = check_int("n_users", self.n_users, low=1)
-        k = check_int_array("ones_per_round", self.ones_per_round, low=0, high=n)
-        if k.ndim != 1:
-            fail("ones_per_round", Described(f"an array of shape {k.shape}"), "a 1-D array (one count per round)")
-        object.__setattr__(self, "ones_per_round", k)
-        object.__setattr__(self, "n_users", n)
-
-    @property
-    def n_rounds(self) -> int:
-        return self.ones_per_round.size
-
-    def fractions(self) -> np.ndarray:
-        """Φ0(V_{:,t}) for every round."""
-        return self.ones_per_round / self.n_users
-
-    def draw_matrix(self, *, rng: np.random.Generator) -> np.ndarray:
-        """One explicit N×T matrix of the model (per-user reference simulations only)."""
-        rng = check_rng(rng)
-        ranks = np.argsort(rng.random((self.n_users, self.n_rounds)), axis=0)  # a random order per round
-        return (ranks < self.ones_per_round[None, :]).astype(np.int8)
-
-
-def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> np.ndarray:
-    """The experiments' data (§6.2): Φ0 = t/T for t = 1..T, rounds shuffled.
-
-    k_t = round(N t/T) (exact whenever T divides N·t); the order of the rounds is a uniform
-    permutation drawn from ``rng``.
-    """
-    n_users = check_int("n_users", n_users, low=1)
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
-    rng = check_rng(rng)
-    t = np.arange(1, n_rounds + 1)
-    counts = (2 * n_users * t + n_rounds) // (2 * n_rounds)  # round(N t / T), halves up, in integers
-    return rng.permutation(counts)
-
-
-@dataclass(frozen=True)
-class MShotReporting:
+class MShotReporting(Mechanism):
     """Algorithm 1: m-shot reporting with budget ε, T rounds and dummy probability r.
+
+    Tight (``privacy_loss() == epsilon``) for every m and r: the all-ones and all-zeros streams
+    and the output y = 1…1 give every subset τ the same ratio (e^{ε/m})^m = e^ε, so the mixture
+    over τ keeps it (:meth:`output_table`).
 
     References
     ----------
-    m-shot seed (002), §4.1, Algorithm 1, and the p, q and Φ(Y_{:,t}) displayed there.
+    [m_shot] §4.1, Algorithm 1, and the p, q and Φ(Y_{:,t}) displayed there; Theorem 4 (ε-LDP).
     """
 
     epsilon: float  # ε, the whole budget of one user over the T rounds
@@ -137,18 +94,14 @@ class MShotReporting:
     dummy_prob: float = 0.0  # r
 
     def __post_init__(self):
-        check_epsilon(self.epsilon)
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         T = check_int("n_rounds", self.n_rounds, low=1)
         check_int("m", self.m, low=1, high=T)
         check_probability(self.dummy_prob, "dummy_prob (r)")
-        try:
-            self.round_channel
-        except ValueError:
-            raise ValueError(
-                f"epsilon/m must leave the averaged report random (0 < q < p < 1 in double precision); got "
-                f"epsilon={self.epsilon!r}, m={self.m}, r={self.dummy_prob!r}: epsilon/m must be below about 700, "
-                f"and below about 36.7 when m = T or r = 1"
-            ) from None
+        p, q, _ = round_channel_probabilities(self.epsilon / self.m, self.m / T, self.dummy_prob)
+        if not 0.0 < q < p < 1.0:
+            fail("epsilon", self.epsilon, f"such that the averaged report stays random (0 < q < p < 1 in double precision) at m={self.m}, "
+                 f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1")
 
     @classmethod
     def t_shot(cls, epsilon: float, n_rounds: int) -> "MShotReporting":
@@ -180,24 +133,83 @@ class MShotReporting:
         p, q, _ = round_channel_probabilities(self.epsilon / self.m, self.m / self.n_rounds, self.dummy_prob)
         return BinaryRR(p=p, q=q)
 
-    def estimate(self, reported_ones, n_users):
-        """Φ(Y_{:,t}) = (Σ_n y_{n,t} − N q)/(N (p − q)) for each round's count of reported 1s (in [0, N])."""
-        n_users = check_int("n_users", n_users, low=1)
-        ones = check_int_array("reported_ones", reported_ones, low=0, high=n_users)
-        return self.round_channel.estimate_fraction(ones, n_users)
+    # ------------------------------------------------------------ truth
 
-    def estimate_variance(self, true_fraction, n_users):
-        """Exact Var[Φ(Y_{:,t})] for a round with Φ0 = ``true_fraction`` (independent users)."""
-        return self.round_channel.fraction_variance(true_fraction, check_int("n_users", n_users, low=1))
+    def _truth(self, truth, *, random_sets: bool = True):
+        return check_stream_truth(truth, self.n_rounds, random_sets=random_sets)
 
-    def detect(self, reported_ones, n_users, theta: float) -> np.ndarray:
+    def expand(self, truth) -> np.ndarray:
+        """The N×T 0/1 matrix V of a fixed :class:`~ldp_helpers.simulate.populations.Population`."""
+        return self._truth(truth, random_sets=False).to_matrix()
+
+    def estimand(self, truth) -> np.ndarray:
+        """Φ0(V_{:,t}) for every round."""
+        return self._truth(truth).fractions()
+
+    def n_reports(self, truth) -> int:
+        """N, the number of users."""
+        return self._truth(truth).n_users
+
+    # ------------------------------------------------------------ client and server
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 1 per user: the N×T report matrix Y (ε/m below about 36.7)."""
+        V = check_ndim("values", check_binary_array("values", values), 2, last=self.n_rounds, what="(users × rounds)")
+        rng = check_rng(rng)
+        chosen = reference_report_rounds(V.shape[0], self.n_rounds, self.m, rng=rng)  # line 1: τ_n, a uniform m-subset
+        randomized = self.randomizer.perturb(V, rng=rng)  # t ∈ τ_n: Q_Bin(v_{n,t}; ε/m)
+        dummies = (rng.random(V.shape) < self.dummy_prob).astype(np.int8)  # t ∉ τ_n: a dummy 1 w.p. r
+        return np.where(chosen, randomized, dummies)
+
+    def aggregate(self, reports) -> np.ndarray:
+        """``X_t = Σ_n y_{n,t}``: reported 1s per round (reports and dummies look alike)."""
+        Y = check_ndim("reports", check_binary_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        return Y.sum(axis=0, dtype=np.int64)
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler of X_t, shape (T,) or (n_draws, T); no N×T matrix is built.
+
+        Reporter counts K_t by the chain of binomials; the active reporters A_t are the reporters
+        holding a 1 (a fixed Population) or Hypergeometric(N, k_t, K_t) (random active sets);
+        ``X_t ~ Bin(A_t, p') + Bin(K_t − A_t, q') + Bin(N − K_t, r)`` with Q_Bin(ε/m)'s p', q'.
+        """
+        truth = self._truth(truth)
+        draws = 1 if n_draws is None else check_n_draws(n_draws)
+        rng = check_rng(rng)
+        if isinstance(truth, Population):
+            reporters, active = sample_reporters(truth, self.m, rng=rng, n_draws=draws)
+        else:
+            reporters = sample_reporter_counts([truth.n_users], self.n_rounds, self.m, rng=rng, n_draws=draws)[:, 0, :]
+            k = np.broadcast_to(truth.ones_per_round, reporters.shape)
+            active = rng.hypergeometric(k, truth.n_users - k, reporters)
+        p_rr, q_rr = self.q_bin_probs
+        ones = sample_support_counts(active, reporters, p_rr, q_rr, rng=rng)
+        if self.dummy_prob > 0:
+            ones += rng.binomial(truth.n_users - reporters, self.dummy_prob)  # the non-reporters' dummies
+        return ones[0] if n_draws is None else ones
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """``Φ(Y_{:,t}) = (X_t − N q)/(N (p − q))`` for X of shape (T,) or (n_draws, T), X_t in [0, N].
+
+        References
+        ----------
+        [m_shot] §4.1 (Φ), Theorem 3 (unbiased).
+        """
+        n = check_int("n", n, low=1)
+        ones = check_ndim("aggregate", check_int_array("aggregate", aggregate, low=0, high=n), (1, 2), last=self.n_rounds)
+        return self.round_channel.estimate_fraction(ones, n)
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact ``Var[Φ(Y_{:,t})] = (Φ0 p(1−p) + (1−Φ0) q(1−q))/(N (p−q)²)`` (users independent)."""
+        truth = self._truth(truth)
+        return self.round_channel.fraction_variance(truth.fractions(), truth.n_users)
+
+    def detect(self, aggregate, n, theta: float) -> np.ndarray:
         """Algorithm 1, line 12: the rounds with Φ(Y_{:,t}) ≥ θ (θ ∈ (0, 1])."""
         theta = _check_theta(theta)
-        return self.estimate(reported_ones, n_users) >= theta
+        return self.estimate(aggregate, n) >= theta
 
-    # ------------------------------------------------------------ exact privacy
-
-    def sequence_output_table(self) -> np.ndarray:
+    def output_table(self) -> np.ndarray:
         """``P[v, y] = Pr[Y_{n,:} = y | V_{n,:} = v]`` over all 2^T × 2^T bit sequences (T ≤ 8).
 
         Row/column index i encodes the sequence whose bit t is ``(i >> t) & 1``.  The average over
@@ -206,14 +218,11 @@ class MShotReporting:
 
         References
         ----------
-        m-shot seed (002), Theorem 4 (the whole sequence is ε-LDP).
+        [m_shot] Theorem 4 (the whole sequence is ε-LDP).
         """
-        T = self.n_rounds
-        if T > MAX_TABLE_ROUNDS:
-            fail("n_rounds", T, f"at most {MAX_TABLE_ROUNDS} for the exact 2^T × 2^T sequence table")
+        T = check_int("n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS)
         bits = (np.arange(2**T)[:, None] >> np.arange(T)) & 1  # (2^T, T)
-        rr_table = self.randomizer.output_table()  # [v, y]
-        rr = rr_table[bits[:, None, :], bits[None, :, :]]  # (v, y, t): Q_Bin(y_t | v_t)
+        rr = self.randomizer.output_table()[bits[:, None, :], bits[None, :, :]]  # (v, y, t): Q_Bin(y_t | v_t)
         dummy = np.where(bits == 1, self.dummy_prob, 1 - self.dummy_prob)[None, :, :]  # (1, y, t)
         table = np.zeros((2**T, 2**T))
         for subset in combinations(range(T), self.m):
@@ -221,53 +230,6 @@ class MShotReporting:
             chosen[list(subset)] = True
             table += np.prod(np.where(chosen, rr, dummy), axis=2)
         return table / math.comb(T, self.m)
-
-    # ------------------------------------------------------------ simulators
-
-    def reference_reports(self, V, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user reference: Algorithm 1 line by line, the N×T report matrix Y (tests only; ε/m < 36.7)."""
-        V = check_binary_array("V", V)
-        if V.ndim != 2 or V.shape[1] != self.n_rounds:
-            fail("V", Described(f"an array of shape {V.shape}"), f"a 2-D 0/1 array with {self.n_rounds} columns (rounds)")
-        rng = check_rng(rng)
-        chosen = reference_report_rounds(V.shape[0], self.n_rounds, self.m, rng=rng)  # τ_n
-        randomized = self.randomizer.perturb(V, rng=rng)
-        dummies = (rng.random(V.shape) < self.dummy_prob).astype(np.int8)
-        return np.where(chosen, randomized, dummies)
-
-    def sample_reported_ones(self, data, *, rng: np.random.Generator, n_trials: int = 1) -> np.ndarray:
-        """Exact fast simulator: Σ_n y_{n,t} for every round, shape (n_trials, T).
-
-        ``data`` is a :class:`~ldp_helpers.simulate.streams.Population` (fixed V) or a
-        :class:`RandomActiveSets`.  A fixed V goes through
-        :func:`~ldp_helpers.simulate.streams.sample_stream_counts` (chain of binomials per distinct row);
-        random active sets draw the reporter counts K_t with
-        :func:`~ldp_helpers.simulate.streams.sample_reporter_counts`, the active reporters A_t ~
-        Hypergeometric(N, k_t, K_t), and the randomized 1s with
-        :func:`~ldp_helpers.simulate.streams.randomized_ones`.  The non-reporters add ``Bin(N − K_t, r)``
-        dummy 1s.  No N×T matrix is built; the joint law across rounds is exact.
-        """
-        rng = check_rng(rng)
-        n_trials = check_int("n_trials", n_trials, low=1)
-        p_rr, q_rr = self.q_bin_probs
-        if isinstance(data, Population):
-            self._check_rounds(data.n_rounds)
-            reporters, _, ones = sample_stream_counts(data, self.m, p_rr, q_rr, rng=rng, n_trials=n_trials)
-        elif isinstance(data, RandomActiveSets):
-            self._check_rounds(data.n_rounds)
-            reporters = sample_reporter_counts([data.n_users], self.n_rounds, self.m, rng=rng, n_trials=n_trials)[:, 0, :]
-            k = np.broadcast_to(data.ones_per_round, reporters.shape)
-            active = rng.hypergeometric(k, data.n_users - k, reporters)
-            ones = randomized_ones(reporters, active, p_rr, q_rr, rng=rng)
-        else:
-            raise ValueError(f"data must be a Population (fixed V) or a RandomActiveSets; got {type(data).__name__}")
-        if self.dummy_prob > 0:
-            ones += rng.binomial(data.n_users - reporters, self.dummy_prob)
-        return ones
-
-    def _check_rounds(self, n_rounds: int) -> None:
-        if n_rounds != self.n_rounds:
-            fail("data", Described(f"data with {n_rounds} rounds"), f"data with T = {self.n_rounds} rounds (the mechanism's n_rounds)")
 
 
 def _check_theta(theta) -> float:
@@ -277,7 +239,7 @@ def _check_theta(theta) -> float:
 
 @dataclass(frozen=True)
 class DetectionScores:
-    """Precision, recall and F-measure of every trial (arrays of shape (n_trials,))."""
+    """Precision, recall and F-measure of every survey (arrays of shape (n_draws,))."""
 
     precision: np.ndarray
     recall: np.ndarray
@@ -285,37 +247,34 @@ class DetectionScores:
 
 
 def detection_scores(true_fractions, estimates, theta: float) -> DetectionScores:
-    """Precision, recall and F-measure of the detections ``estimates ≥ θ`` (§6.1, Eq. 11).
+    """Precision, recall and F-measure of the detections ``estimates ≥ θ``.
 
     Parameters
     ----------
     true_fractions : array_like, shape (T,)
         Φ0(V_{:,t}); the true heavy hitters are the rounds with Φ0 ≥ θ (there must be one).
-    estimates : array_like, shape (n_trials, T) or (T,)
-        Φ(Y_{:,t}) of each trial.
+    estimates : array_like, shape (n_draws, T) or (T,)
+        Φ(Y_{:,t}) of each survey.
     theta : float
         θ ∈ (0, 1].
 
     Notes
     -----
     F = 2·TP/(2·TP + FP + FN), which equals 2PR/(P + R) whenever P + R > 0 and is 0 when no
-    true heavy hitter is detected.  A trial that detects nothing has precision 0 (the ratio
+    true heavy hitter is detected.  A survey that detects nothing has precision 0 (the ratio
     0/0 of the paper's definition is given the value 0, as it cannot reward missing everything).
 
     References
     ----------
-    m-shot seed (002), §6.1, Eq. (11) and the definitions of 適合率 (precision), 再現率 (recall).
+    [m_shot] §6.1, Eq. (11) and the definitions of 適合率 (precision) and 再現率 (recall).
     """
     theta = _check_theta(theta)
     fractions = check_real_array("true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False)
-    if fractions.ndim != 1:
-        fail("true_fractions", Described(f"an array of shape {fractions.shape}"), "a 1-D array (one fraction per round)")
-    truth = fractions >= theta
+    truth = check_ndim("true_fractions", fractions, 1, what="(one fraction per round)") >= theta
     if not truth.any():
-        fail("true_fractions", Described(f"no round with fraction >= theta={theta:g}"), "a 1-D array with at least one true heavy hitter (recall is undefined otherwise)")
-    est = np.atleast_2d(check_real_array("estimates", estimates))
-    if est.ndim != 2 or est.shape[1] != truth.size:
-        fail("estimates", Described(f"an array of shape {est.shape}"), f"an array of shape (n_trials, {truth.size}) or ({truth.size},)")
+        fail("true_fractions", Described(f"no round with fraction >= theta={theta:g}"),
+             "a 1-D array with at least one true heavy hitter (recall is undefined otherwise)")
+    est = np.atleast_2d(check_ndim("estimates", check_real_array("estimates", estimates), (1, 2), last=truth.size))
     detected = est >= theta
     tp = (detected & truth).sum(axis=1)
     n_detected = detected.sum(axis=1)

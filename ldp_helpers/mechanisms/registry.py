@@ -23,7 +23,7 @@ from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
-from ldp_helpers.simulate.streams import Population
+from ldp_helpers.simulate.populations import Population
 
 _EXAMPLE_SEED = 20261122  # keys the example CMS hashes and RAPPOR secret (fixed examples)
 

@@ -1,0 +1,167 @@
+"""Binary populations over T rounds: the *truth* of the stream mechanisms (data, no randomization).
+
+N users hold bits ``v_{n,t}`` over T rounds (``V ∈ {0,1}^{N×T}``).  Two data models are offered:
+
+* :class:`Population` — a fixed V, stored as its **distinct rows with multiplicities** (users
+  with identical rows are interchangeable); the nested construction has at most ``T + 1``
+  distinct rows whatever N.  This is the truth of every stream mechanism's contract.
+* :class:`RandomActiveSets` — only each round's count of 1s k_t is fixed; which users hold them
+  is a fresh uniform k_t-subset in every survey, independent across rounds.  The m-shot paper
+  fixes only Φ0(V_{:,t}) = k_t/N, and its experiments use this model.
+
+:func:`constant_population` and :func:`linear_ramp_counts` build the papers' §6 streams.
+
+References
+----------
+[glance] §3 (LPCC), §6 (constant μ); [m_shot] §3, §6.2 (Φ0 = t/T, shuffled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldp_helpers._validation import Described, check_binary_array, check_int, check_int_array, check_ndim, check_probability, check_rng, fail
+
+
+@dataclass(frozen=True, eq=False)
+class Population:
+    """A binary population ``V ∈ {0,1}^{N×T}`` as distinct rows with multiplicities.
+
+    Attributes
+    ----------
+    rows : ndarray, shape (G, T), int8
+        The distinct user rows (``rows[g, t]`` is the bit of every user of group g in round t).
+    counts : ndarray, shape (G,), int64
+        Number of users with each row (all ≥ 1); ``N = counts.sum()``.
+    """
+
+    rows: np.ndarray
+    counts: np.ndarray
+
+    def __post_init__(self):
+        rows = check_ndim("rows", check_binary_array("rows", self.rows), 2, what="(groups × rounds)")
+        counts = check_int_array("counts", self.counts, low=1, shape=(rows.shape[0],))
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "counts", counts)
+
+    @classmethod
+    def from_matrix(cls, V) -> "Population":
+        """Compress a user × round 0/1 matrix into distinct rows (for small, explicit populations)."""
+        V = check_ndim("V", check_binary_array("V", V), 2, what="(users × rounds)")
+        rows, counts = np.unique(V, axis=0, return_counts=True)
+        return cls(rows, counts)
+
+    @classmethod
+    def nested(cls, ones_per_round, n_users: int) -> "Population":
+        """The population in which round t's 1-users are the first ``ones_per_round[t]`` users.
+
+        Every round's count of ones is met exactly and the sets are nested, so there are at most
+        ``T + 1`` distinct rows (user ranks between consecutive sorted counts share a row).
+        """
+        n_users = check_int("n_users", n_users, low=1)
+        k = check_ndim("ones_per_round", check_int_array("ones_per_round", ones_per_round, low=0, high=n_users), 1,
+                       what="(one count per round)")
+        cuts = np.unique(np.r_[0, k, n_users])  # user-rank boundaries
+        lo, hi = cuts[:-1], cuts[1:]  # group g holds users with rank in [lo_g, hi_g)
+        rows = (lo[:, None] < k[None, :]).astype(np.int8)  # rank r is 1 in round t iff r < k_t
+        return cls(rows, (hi - lo).astype(np.int64))
+
+    @property
+    def n_users(self) -> int:
+        """N, the number of users."""
+        return int(self.counts.sum())
+
+    @property
+    def n_rounds(self) -> int:
+        """T, the number of rounds."""
+        return self.rows.shape[1]
+
+    @property
+    def n_groups(self) -> int:
+        """G, the number of distinct rows."""
+        return self.rows.shape[0]
+
+    def ones_per_round(self) -> np.ndarray:
+        """True count of 1s in each round, ``N·μ_t``."""
+        return self.counts @ self.rows.astype(np.int64)
+
+    def fractions(self) -> np.ndarray:
+        """True fraction of 1s in each round, ``μ_t`` (the m-shot paper's Φ0(V_{:,t}))."""
+        return self.ones_per_round() / self.n_users
+
+    def to_matrix(self) -> np.ndarray:
+        """The explicit N×T matrix (for reference simulations on small populations only)."""
+        return np.repeat(self.rows, self.counts, axis=0)
+
+
+@dataclass(frozen=True)
+class RandomActiveSets:
+    """Data model: round t has ``ones_per_round[t]`` active users, a fresh uniform subset per survey."""
+
+    ones_per_round: np.ndarray  # k_t = N·Φ0(V_{:,t})
+    n_users: int  # N
+
+    def __post_init__(self):
+        n = check_int("n_users", self.n_users, low=1)
+        k = check_int_array("ones_per_round", self.ones_per_round, low=0, high=n)
+        object.__setattr__(self, "ones_per_round", check_ndim("ones_per_round", k, 1, what="(one count per round)"))
+        object.__setattr__(self, "n_users", n)
+
+    @property
+    def n_rounds(self) -> int:
+        """T, the number of rounds."""
+        return self.ones_per_round.size
+
+    def fractions(self) -> np.ndarray:
+        """Φ0(V_{:,t}) for every round."""
+        return self.ones_per_round / self.n_users
+
+    def draw_matrix(self, *, rng: np.random.Generator) -> np.ndarray:
+        """One explicit N×T matrix of the model (per-user reference simulations only)."""
+        rng = check_rng(rng)
+        ranks = np.argsort(rng.random((self.n_users, self.n_rounds)), axis=0)  # a random order per round
+        return (ranks < self.ones_per_round[None, :]).astype(np.int8)
+
+
+def check_stream_truth(truth, n_rounds: int | None = None, *, random_sets: bool = False):
+    """A :class:`Population` (or, if ``random_sets``, a :class:`RandomActiveSets`) with T = ``n_rounds`` rounds if given."""
+    kinds = (Population, RandomActiveSets) if random_sets else (Population,)
+    if not isinstance(truth, kinds):
+        allowed = " or ".join(f"a {kind.__name__}" for kind in kinds)
+        fail("truth", Described(f"an object of type {type(truth).__name__}"), f"{allowed} (ldp_helpers.simulate.populations)")
+    if n_rounds is not None and truth.n_rounds != n_rounds:
+        fail("truth", Described(f"data with {truth.n_rounds} rounds"), f"data with T = {n_rounds} rounds (the mechanism's n_rounds)")
+    return truth
+
+
+def constant_population(mu: float, n_users: int, n_rounds: int) -> Population:
+    """The Glance paper's §6 stream: ``round(μN)`` active users in every round (two distinct rows).
+
+    References
+    ----------
+    [glance] §6.
+    """
+    mu = check_probability(mu, "mu")
+    n_users = check_int("n_users", n_users, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    return Population.nested(np.full(n_rounds, round(mu * n_users), dtype=np.int64), n_users)
+
+
+def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> np.ndarray:
+    """The m-shot experiments' data: Φ0 = t/T for t = 1..T, rounds shuffled.
+
+    k_t = round(N t/T) (exact whenever T divides N·t); the order of the rounds is a uniform
+    permutation drawn from ``rng``.
+
+    References
+    ----------
+    [m_shot] §6.2.
+    """
+    n_users = check_int("n_users", n_users, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    rng = check_rng(rng)
+    t = np.arange(1, n_rounds + 1)
+    counts = (2 * n_users * t + n_rounds) // (2 * n_rounds)  # round(N t / T), halves up, in integers
+    return rng.permutation(counts)
