@@ -13,19 +13,20 @@
 # > 3. Measure F-measure and maximum error against m, T and ε, and read Theorem 9's rates off a
 # >    log-log plot.
 #
-# All randomness flows from `seed`; `ldp_helpers.mechanisms.m_shot`, `m_shot_theory` and
-# `m_shot_experiments` hold every formula and simulator.
+# All randomness flows from `seed`; `ldp_helpers.mechanisms.m_shot` (the mechanism),
+# `ldp_helpers.bounds.m_shot` (the theory) and `ldp_helpers.experiments.m_shot` (the drivers) hold
+# every formula and simulator.
 
 # %% tags=["parameters"]
 seed = 20261121
-n_trials_unbiased = 400  # simulated runs for the Theorem 3 and Theorem 5 checks; the paper profile uses 4000
-n_runs_exp1 = 10  # runs per point of Fig. 2a-c; the paper uses 100
+n_draws_unbiased = 400  # simulated surveys for the Theorem 3 and Theorem 5 checks; the paper profile uses 4000
+n_draws_exp1 = 10  # surveys per point of Fig. 2a-c; the paper uses 100
 m_step_exp1 = 9  # Fig. 2a-c evaluates every step-th m from 1, plus 6 and T; the paper profile uses every m
-n_runs_peak = 200  # runs per m near each peak (locates the argmax of the mean F precisely)
-n_runs_model_check = 200  # runs per data model (fixed V vs random active sets)
-n_runs_exp2 = 10  # runs per point of Fig. 2d-f
+n_draws_peak = 200  # surveys per m near each peak (locates the argmax of the mean F precisely)
+n_draws_model_check = 200  # surveys per data model (fixed V vs random active sets)
+n_draws_exp2 = 10  # surveys per point of Fig. 2d-f
 t_step_exp2 = 300  # Fig. 2d-f evaluates T from 100 to 1000 in this step; the paper uses 100
-n_runs_theorem9 = 10  # runs per T for the max-error rates
+n_draws_theorem9 = 10  # surveys per T for the max-error rates
 n_doublings_theorem9 = 4  # Theorem 9 uses T from 100 up to 100 * 2^k
 save_figures = False  # the paper profile writes figures/03_m_shot/
 
@@ -37,15 +38,15 @@ import numpy as np
 
 from ldp_helpers.pipeline.claims import ClaimsTable
 from ldp_helpers.pipeline.figures import save_figure, use_style
-from ldp_helpers.experiments.glance import fitted_slope
-from ldp_helpers.mechanisms.m_shot import MShotReporting, RandomActiveSets, linear_ramp_counts
-from ldp_helpers.experiments.m_shot import (data_model_gap, f_measure_vs_m, f_measure_vs_rounds, log_correction_residual, max_error_runs,
-                                            max_error_vs_rounds, peak_window, ramp_data, rate_guide, sequence_privacy_losses,
-                                            unbiasedness_check)
+from ldp_helpers.experiments.common import fitted_slope
+from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.privacy import privacy_losses
+from ldp_helpers.experiments.m_shot import (data_model_gap, f_measure_vs_m, f_measure_vs_rounds, log_correction_residual, max_errors,
+                                            max_error_vs_rounds, peak_window, ramp_data, rate_guide, unbiasedness_check)
 from ldp_helpers.bounds.m_shot import (METHODS, alpha_for_method, alpha_vs_assumption, c_star, f_decreasing_in_r, f_mr, g, m_star,
                                        m_star_regime, m_star_table, method_assumption, min_users_for_condition, printed_assumption,
                                        rate_exponent)
-from ldp_helpers.simulate.streams import Population
+from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
 
 use_style()
 NOTEBOOK = "03_m_shot"
@@ -73,11 +74,12 @@ arms = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(6)]
 #   \operatorname{Var}\Phi = \frac{\Phi_0 p(1-p) + (1-\Phi_0) q(1-q)}{N(p-q)^2}.$$
 # $m = T$ is **T-shot** reporting (ε/T every round, the naive split), $m = 1$ **1-shot**.
 #
-# **Exact fast simulation.** A user with $j$ picks left among $R$ remaining rounds includes the
-# next one w.p. $j/R$, so per-round reporter counts follow a chain of binomials
-# (`streams.sample_reporter_counts`); given them, the flips and dummies are binomials. The
-# paper does not say *which* users are active; `m_shot` offers a fixed $V$ (`Population`) and
-# fresh uniform active sets per run (`RandomActiveSets`, hypergeometric given the counts). The
+# **Exact fast simulation.** `MShotReporting.perturb` is Algorithm 1 per user; its exact sampler
+# `sample_aggregate` draws the per-round counts $X_t$ of `n_draws` surveys in one call. A user with
+# $j$ picks left among $R$ remaining rounds includes the next one w.p. $j/R$, so per-round reporter
+# counts follow a chain of binomials (`simulate.streams`); given them, the flips and dummies are
+# binomials. The paper does not say *which* users are active; `simulate.populations` offers a fixed
+# $V$ (`Population`) and fresh uniform active sets per survey (`RandomActiveSets`, hypergeometric given the counts). The
 # tests show both fast samplers match the per-user reference, across rounds and in the law of
 # the F-measure. We first check Theorem 3 against the closed-form mean and variance on the
 # experiments' data (Φ0 = t/T, N = 10,000, T = 100), under both data models.
@@ -87,7 +89,7 @@ N1, T1 = 10_000, 100
 ramp = linear_ramp_counts(N1, T1, rng=arms[0])
 models = {"fixed V": Population.nested(ramp, N1), "random sets": RandomActiveSets(ramp, N1)}
 SETTINGS_THM3 = ((10.0, 6, 0.0, "random sets"), (10.0, 6, 0.3, "random sets"), (1.0, 1, 0.0, "fixed V"), (10.0, 100, 0.0, "fixed V"))
-thm3 = {(eps, m, r, model): unbiasedness_check(MShotReporting(eps, T1, m, r), models[model], rng=arms[0], n_runs=n_trials_unbiased)
+thm3 = {(eps, m, r, model): unbiasedness_check(MShotReporting(eps, T1, m, r), models[model], rng=arms[0], n_draws=n_draws_unbiased)
         for eps, m, r, model in SETTINGS_THM3}
 print("setting                      data model    max|z| of mean   mean z   var ratio (min, max)")
 for (eps, m, r, model), chk in thm3.items():
@@ -99,7 +101,7 @@ pooled_z = float(z_all.mean() * math.sqrt(z_all.size))
 # %% [markdown]
 # Over 100 rounds the largest |z| is what 100 standard normals give (typically 2–3.5), the mean
 # z is ≈ 0, and the variance ratios stay within the sampling spread of a variance estimated from
-# `n_trials_unbiased` runs (± 3·√(2/n) around 1).
+# `n_draws_unbiased` surveys (± 3·√(2/n) around 1).
 #
 # **Privacy (Theorem 4, proof omitted in the paper).** A user's output is the whole sequence
 # $y\in\{0,1\}^T$; its probability given $v$ averages, over the $\binom Tm$ subsets, a product
@@ -108,9 +110,10 @@ pooled_z = float(z_all.mean() * math.sqrt(z_all.size))
 # We compute the exact $2^T\times 2^T$ table and its privacy loss:
 
 # %%
-losses = sequence_privacy_losses(2.0, (4, 6), (0.0, 0.5))
+loss_settings = [(T, m, r) for T in (4, 6) for m in range(1, T + 1) for r in (0.0, 0.5)]
+losses = privacy_losses(MShotReporting(2.0, T, m, r) for T, m, r in loss_settings)
 print(f"eps = 2: privacy loss of the whole sequence over {len(losses)} (T, m, r) settings: "
-      f"min {min(losses.values()):.12g}, max {max(losses.values()):.12g}")
+      f"min {losses.min():.12g}, max {losses.max():.12g}")
 print(f"per-round channel alone (T = 6, m = 2, r = 0): loss {MShotReporting(2.0, 6, 2).round_channel.privacy_loss():.4g}")
 
 # %% [markdown]
@@ -204,8 +207,8 @@ plt.show()
 # Theorem 8's "−1" is condition (1) (read literally, $e^{1-\varepsilon/m^*}$ exceeds it once
 # ε/m* > 0.46 and would not suffice for its own proof). Under either reading the "+1" of Theorems
 # 6 and 7 is a *stronger* assumption than their proofs use — the theorems stay true as printed, but
-# are inconsistent with Theorem 8 (checked in the claims table with `m_shot_theory.printed_assumption`).
-# Every certified α below uses condition (1) (`m_shot_theory.method_assumption`).
+# are inconsistent with Theorem 8 (checked in the claims table with `bounds.m_shot.printed_assumption`).
+# Every certified α below uses condition (1) (`bounds.m_shot.method_assumption`).
 
 # %%
 BOUND_SETTINGS = ((1.0, 10_000), (10.0, 10_000), (200.0, 10_000), (10.0, 100_000))
@@ -214,7 +217,7 @@ for (eps, n_users), (m, alpha, limit) in bound_rows.items():
     print(f"eps = {eps:5g}, N = {n_users:6d}, m* = {m:3d}: alpha(beta = 0.05) = {alpha:.4g}, condition (1) needs alpha < {limit:.4g}"
           f"{'' if alpha < limit else '  -> bound vacuous'}")
 alpha_check = alpha_for_method("m*-shot", 0.05, epsilon=10.0, n_rounds=100, n_users=100_000)
-err_check = max_error_runs(MShotReporting(10.0, 100, 6), ramp_data(100_000, 100, rng=arms[0]), rng=arms[0], n_runs=n_trials_unbiased)
+err_check = max_errors(MShotReporting(10.0, 100, 6), ramp_data(100_000, 100, rng=arms[0]), rng=arms[0], n_draws=n_draws_unbiased)
 exceed_check = float(np.mean(err_check >= alpha_check))
 print(f"eps = 10, m* = 6, N = 1e5: Pr[max_t |error| >= {alpha_check:.4f}] = {exceed_check:.4g} <= beta = 0.05; "
       f"median max error {np.median(err_check):.4f}")
@@ -234,7 +237,7 @@ print(f"eps = 10, m* = 6, N = 1e5: Pr[max_t |error| >= {alpha_check:.4f}] = {exc
 EPS_EXP = (1.0, 10.0, 200.0)
 PAPER_PEAKS = {1.0: (1, 0.71), 10.0: (6, 0.91), 200.0: (100, 0.99)}
 ms_exp1 = np.unique(np.r_[np.arange(1, T1 + 1, m_step_exp1), 6, T1])
-f_exp1 = {eps: f_measure_vs_m(eps, T1, ms_exp1, n_users=N1, theta=0.8, n_runs=n_runs_exp1, rng=arms[1]) for eps in EPS_EXP}
+f_exp1 = {eps: f_measure_vs_m(eps, T1, ms_exp1, n_users=N1, theta=0.8, n_draws=n_draws_exp1, rng=arms[1]) for eps in EPS_EXP}
 for eps in EPS_EXP:
     mean_f = f_exp1[eps].mean(axis=1)
     print(f"eps = {eps:5g}: best plotted m = {ms_exp1[mean_f.argmax()]:3d} (F = {mean_f.max():.3f}); F at m = 1, 6, T: "
@@ -243,9 +246,9 @@ for eps in EPS_EXP:
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), sharey=True)
 for ax, eps, label in zip(axes, EPS_EXP, "abc"):
-    mean_f, se = f_exp1[eps].mean(axis=1), f_exp1[eps].std(axis=1, ddof=1) / math.sqrt(n_runs_exp1)
+    mean_f, se = f_exp1[eps].mean(axis=1), f_exp1[eps].std(axis=1, ddof=1) / math.sqrt(n_draws_exp1)
     ax.fill_between(ms_exp1, mean_f - 2 * se, mean_f + 2 * se, alpha=0.25, label=r"mean $\pm 2$ SE")
-    ax.plot(ms_exp1, mean_f, ".-", ms=3, label=f"simulated ({n_runs_exp1} runs/point)")
+    ax.plot(ms_exp1, mean_f, ".-", ms=3, label=f"simulated ({n_draws_exp1} surveys/point)")
     ax.axvline(m_star(eps, T1), color="C2", ls="--", lw=1, label=rf"$m^* = {m_star(eps, T1)}$ (Eq. 7)")
     ax.plot(*PAPER_PEAKS[eps], "*", ms=12, color="C3", label="paper's reported peak")
     ax.set(xscale="log", xlabel="reporting rounds per user $m$", title=rf"({label}) $\varepsilon = {eps:g}$, $T = 100$, $N = 10^4$")
@@ -257,11 +260,11 @@ plt.show()
 # %% [markdown]
 # The curves are flat near their tops, so with 100 runs per point the argmax of the mean F
 # wobbles by a few m. To locate it we rerun a window of m around each peak with
-# `n_runs_peak` runs per m and list the m whose mean is within 2 SE of the best:
+# `n_draws_peak` surveys per m and list the m whose mean is within 2 SE of the best:
 
 # %%
 PEAK_WINDOWS = {1.0: np.arange(1, 5), 10.0: np.arange(3, 13), 200.0: np.array([60, 70, 80, 90, 95, 99, 100])}
-peak = {eps: peak_window(eps, T1, PEAK_WINDOWS[eps], n_users=N1, theta=0.8, n_runs=n_runs_peak, rng=arms[2]) for eps in EPS_EXP}
+peak = {eps: peak_window(eps, T1, PEAK_WINDOWS[eps], n_users=N1, theta=0.8, n_draws=n_draws_peak, rng=arms[2]) for eps in EPS_EXP}
 for eps, w in peak.items():
     best = w.mean.argmax()
     print(f"eps = {eps:5g}: argmax m = {w.best_m:3d}, mean F = {w.mean[best]:.4f} +- {w.se[best]:.4f} (SE); "
@@ -273,7 +276,7 @@ for eps, w in peak.items():
 
 # %%
 model_gap = {eps: data_model_gap(MShotReporting(eps, T1, m_star(eps, T1)), linear_ramp_counts(N1, T1, rng=arms[3]), N1, theta=0.8,
-                                  n_runs=n_runs_model_check, rng=arms[3]) for eps in (1.0, 10.0)}
+                                  n_draws=n_draws_model_check, rng=arms[3]) for eps in (1.0, 10.0)}
 for eps, (f_fixed, f_random, z_gap) in model_gap.items():
     print(f"eps = {eps:g}, m* = {m_star(eps, T1)}: mean F fixed V {f_fixed:.4f}, random active sets {f_random:.4f}, "
           f"difference {z_gap:+.2f} SE")
@@ -287,7 +290,7 @@ for eps, (f_fixed, f_random, z_gap) in model_gap.items():
 
 # %%
 t_exp2 = np.arange(100, 1001, t_step_exp2)
-f_exp2 = {(eps, meth): f_measure_vs_rounds(eps, t_exp2, meth, n_users=100_000, theta=0.8, n_runs=n_runs_exp2, rng=arms[4])
+f_exp2 = {(eps, meth): f_measure_vs_rounds(eps, t_exp2, meth, n_users=100_000, theta=0.8, n_draws=n_draws_exp2, rng=arms[4])
           for eps in EPS_EXP for meth in ("m*-shot", "T-shot")}
 print("T      " + "".join(f"eps={eps:g}: m*-shot T-shot   ".ljust(30) for eps in EPS_EXP))
 for i, T in enumerate(t_exp2):
@@ -298,7 +301,7 @@ fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), sharey=True)
 for ax, eps, label in zip(axes, EPS_EXP, "def"):
     for meth, color in (("m*-shot", "C0"), ("T-shot", "C1")):
         mean_f = f_exp2[(eps, meth)].mean(axis=1)
-        se = f_exp2[(eps, meth)].std(axis=1, ddof=1) / math.sqrt(n_runs_exp2)
+        se = f_exp2[(eps, meth)].std(axis=1, ddof=1) / math.sqrt(n_draws_exp2)
         ax.fill_between(t_exp2, mean_f - 2 * se, mean_f + 2 * se, color=color, alpha=0.2)
         ax.plot(t_exp2, mean_f, "o-", ms=3, color=color, label=f"{meth} (mean $\\pm$ 2 SE)")
     ax.set(xlabel="number of rounds $T$", title=rf"({label}) $\varepsilon = {eps:g}$, $N = 10^5$")
@@ -327,7 +330,7 @@ plt.show()
 B_SETTINGS = ((0.0, 2.0), (0.5, 2.0), (1.0, 0.4))  # (b, scale): eps = scale * T^b
 N_THM9 = 100_000
 t_thm9 = 100 * 2 ** np.arange(n_doublings_theorem9 + 1)
-err_thm9 = {(b, meth): max_error_vs_rounds(scale, b, t_thm9, meth, n_users=N_THM9, n_runs=n_runs_theorem9, rng=arms[5])
+err_thm9 = {(b, meth): max_error_vs_rounds(scale, b, t_thm9, meth, n_users=N_THM9, n_draws=n_draws_theorem9, rng=arms[5])
             for b, scale in B_SETTINGS for meth in METHODS}
 slopes = {key: fitted_slope(t_thm9, err.mean(axis=1), log_correction_beta=0.05) for key, err in err_thm9.items()}
 print("b     method    fitted slope   Theorem 9 exponent")
@@ -437,7 +440,7 @@ plt.show()
 claims.check("Phi is unbiased (Theorem 3): pooled z of the mean error over 4 settings x 100 rounds", "Thm 3",
              0, pooled_z, atol=4)
 claims.check("m-shot reporting is eps-LDP for the whole sequence (exact table, max loss over settings)", "Thm 4",
-             2.0, max(losses.values()), atol=1e-9)
+             2.0, losses.max(), atol=1e-9)
 claims.check_statement("f(m, r) is decreasing in r, so r* = 0", "§4.3, Eq. (4)", "f decreasing in r; r* = 0",
                        f_decreasing, "strictly decreasing for every m < T (constant at m = T)")
 claims.check_statement("g(m/eps) has a single extremum", "§4.3, Fig. 1", "one extremum", unimodal,

@@ -16,10 +16,10 @@
 
 # %% tags=["parameters"]
 seed = 20261121
-n_runs = 300  # Figure 3 / three-mechanism runs per (mechanism, μ, ε); the paper profile uses 10,000
-n_runs_parts = 300  # Glance runs per ε for the error decomposition
-n_runs_rates = 200  # runs per point for Table 1 and the T, N scaling
-n_runs_lower_bound = 500  # Harmony runs per ε for the Theorem 4 check, one million users
+n_draws = 300  # Figure 3 / three-mechanism surveys per (mechanism, μ, ε); the paper profile uses 10,000
+n_draws_parts = 300  # Glance surveys per ε for the error decomposition
+n_draws_rates = 200  # surveys per point for Table 1 and the T, N scaling
+n_draws_lower_bound = 500  # Harmony surveys per ε for the Theorem 4 check, one million users
 save_figures = False  # the paper profile writes figures/04_glance/
 
 # %%
@@ -32,8 +32,10 @@ from ldp_helpers.bounds import glance as gb
 from ldp_helpers.pipeline.claims import ClaimsTable
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance, Harmony
 from ldp_helpers.pipeline.figures import save_figure, use_style
-from ldp_helpers.experiments.glance import (constant_population, error_curve, error_parts_curve, exceedance_probabilities, fitted_slope,
-                                          mean_error_grid, whole_stream_losses)
+from ldp_helpers.experiments.common import fitted_slope
+from ldp_helpers.experiments.glance import error_curve, error_parts_curve, exceedance_probabilities, mean_error_grid
+from ldp_helpers.mechanisms.privacy import privacy_losses
+from ldp_helpers.simulate.populations import constant_population
 
 use_style()
 NOTEBOOK = "04_glance"
@@ -69,17 +71,20 @@ arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn
 # these tables over all $2^T$ streams and compute the privacy loss exactly:
 
 # %%
-stream_losses = whole_stream_losses((Glance, Harmony, BasicOneTimeRappor), ((1, 0.5), (4, 2.0), (6, 8.0)))
+stream_grid = [(cls, T, eps) for cls in (Glance, Harmony, BasicOneTimeRappor) for T, eps in ((1, 0.5), (4, 2.0), (6, 8.0))]
+stream_losses = dict(zip(((cls.__name__, T, eps) for cls, T, eps in stream_grid), privacy_losses(cls(eps, T) for cls, T, eps in stream_grid)))
 print("mechanism            T   eps   loss from the whole-stream table")
 for (name, T, eps), loss in stream_losses.items():
     print(f"{name:<20} {T:>2} {eps:>5.2g}   {loss:.12f}")
 
 # %% [markdown]
-# **Fast exact simulation.** Users with identical rows are interchangeable, so a stream with a
-# constant $\mu$ has two distinct rows. Per trial we draw the reporter counts per round and group
+# **Fast exact simulation.** Each mechanism has a per-user client `perturb` (Algorithm 1 line by line;
+# Glance writes NULL as −1) and an exact sampler `sample_aggregate` of the server's statistic
+# $[K_t; X_t]$. Users with identical rows are interchangeable, so a stream with a
+# constant $\mu$ has two distinct rows. Per survey we draw the reporter counts per round and group
 # (a chain of binomials, i.e. the multinomial of uniform $\tau_n$), then
-# $X_t\sim\mathrm{Bin}(K^1_t,p)+\mathrm{Bin}(K_t-K^1_t,q)$: $O(T)$ work, independent of $N$
-# (tests show the same law as the per-user reference; a benchmark times it).
+# $X_t\sim\mathrm{Bin}(K^1_t,p)+\mathrm{Bin}(K_t-K^1_t,q)$: $O(T)$ work, independent of $N$, and
+# `n_draws` surveys in one call (tests show the same law as the per-user path; a benchmark times it).
 #
 # ## 2. Glance's error: randomized response + sampling
 #
@@ -95,7 +100,7 @@ for (name, T, eps), loss in stream_losses.items():
 T3, N3, beta3 = 50, 10_000, 0.1
 eps_parts = np.arange(0.5, 8.01, 0.5)
 pop_general = constant_population(0.5, N3, T3)
-parts = error_parts_curve(pop_general, eps_parts, rng=arm_rngs[0], n_trials=n_runs_parts)  # each (len(eps), runs)
+parts = error_parts_curve(pop_general, eps_parts, rng=arm_rngs[0], n_draws=n_draws_parts)  # each (len(eps), n_draws)
 rr_q, samp_q = (np.quantile(parts[k], 1 - beta3 / 2, axis=1) for k in ("rr", "sampling"))
 theta3, samp_bound3 = gb.theta(eps_parts, N3, T3, beta3), gb.sampling_bound(N3, T3, beta3)
 rr_exceed = np.mean(parts["rr"] >= theta3[:, None], axis=1).max()
@@ -214,14 +219,14 @@ plt.show()
 # %%
 thm4_eps = np.array([2.0, 5.0, 8.0])
 thm4 = {mu: exceedance_probabilities(Harmony, constant_population(mu, N2, T2), thm4_eps, gb.harmony_lower_bound(thm4_eps, N2, T2, beta2),
-                                     rng=arm_rngs[1], n_trials=n_runs_lower_bound) for mu in (0.5, 0.9995)}
+                                     rng=arm_rngs[1], n_draws=n_draws_lower_bound) for mu in (0.5, 0.9995)}
 for mu, probs in thm4.items():
     print(f"mu = {mu:<6g} Pr[Err > Thm 4 bound] at eps = 2, 5, 8: " + ", ".join(f"{pr:.3f}" for pr in probs) + f"   (Theorem 4 says >= 1 - {beta2:.2g})")
 thm4_worst = max(float(pr.max()) for pr in thm4.values())
 mu_thm5 = 0.9999  # 100 inactive users: (2) holds at N = 10^6, T = 10, eps = 8 (0.9995 does not)
 thm5_cond = bool(gb.dense_sparse_condition(mu_thm5, 8.0, N2, T2, beta2))
 glance_holds = 1 - float(exceedance_probabilities(Glance, constant_population(mu_thm5, N2, T2), 8.0, gb.glance_upper_bound(8.0, N2, T2, beta2),
-                                                  rng=arm_rngs[1], n_trials=n_runs_lower_bound)[0])
+                                                  rng=arm_rngs[1], n_draws=n_draws_lower_bound)[0])
 print(f"Glance, mu = {mu_thm5:g}, eps = 8, (2) holds: {thm5_cond}; "
       f"Pr[Err <= 2 theta] = {glance_holds:.3f}  (Theorem 5 says >= 1 - {beta2:.2g})")
 
@@ -243,7 +248,7 @@ print(f"mu = 0.5 first violates (2) at eps = {mu05_fails_from:.4g}; violated on 
 
 # %%
 fig3_mus = (0.9995, 0.5)
-fig3 = {(m.__name__, mu): error_curve(m, constant_population(mu, N3, T3), eps3, rng=arm_rngs[2], n_trials=n_runs)
+fig3 = {(m.__name__, mu): error_curve(m, constant_population(mu, N3, T3), eps3, rng=arm_rngs[2], n_draws=n_draws)
         for m in (Glance, Harmony) for mu in fig3_mus}
 fig3_mean = {k: v.mean(axis=1) for k, v in fig3.items()}
 for (name, mu), mean in fig3_mean.items():
@@ -262,7 +267,7 @@ ax.plot(eps3, gb.harmony_lower_bound(eps3, N3, T3, 1 / (2 * (N3 + 1) ** 2)), col
         label=r"Harmony Thm 4 bound ($\beta=\frac{1}{2(N+1)^2}$)")
 ax.axvline(2.5, color="grey", ls=":", lw=1, label=r"$\varepsilon=2.5$: (2) fails for $\mu=0.5$ beyond")
 ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"mean Err $=\max_t|\hat\mu_t-\mu_t|$",
-       title=rf"Figure 3: $T={T3}$, $N={N3:,}$, {n_runs:,} runs per point")
+       title=rf"Figure 3: $T={T3}$, $N={N3:,}$, {n_draws:,} surveys per point")
 ax.legend(fontsize=7.5)
 save_figure(fig, NOTEBOOK, "fig3_err_vs_epsilon", write=save_figures)
 plt.show()
@@ -279,7 +284,7 @@ plt.show()
 # $[3, 8]$ (Table 1's $O(1/\sqrt{e^\varepsilon})$ is $-1/2$): with 50 inactive users the sampling floor arrives much earlier.
 
 # %%
-glance_caption = error_curve(Glance, constant_population(0.995, N3, T3), eps3, rng=arm_rngs[7], n_trials=n_runs).mean(axis=1)
+glance_caption = error_curve(Glance, constant_population(0.995, N3, T3), eps3, rng=arm_rngs[7], n_draws=n_draws).mean(axis=1)
 ds_slopes = {mu: fitted_slope(eps3[eps3 >= 3], m[eps3 >= 3], log_x=False)
              for mu, m in ((0.9995, fig3_mean["Glance", 0.9995]), (0.995, glance_caption))}
 mu_fig3_fits = min((abs(v + 0.5), mu) for mu, v in ds_slopes.items())[1]
@@ -298,7 +303,7 @@ print("Glance, slope of ln Err vs eps on [3, 8]: " + ", ".join(f"mu = {mu:g}: {v
 eps_rates = np.r_[0.05, 0.07, 0.1, 0.14, 0.2, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
 small, large = eps_rates <= 0.2, (eps_rates >= 3) & (eps_rates <= 6)
 cases = {"general": 0.5, "dense/sparse": 0.9995}
-rates = {(m.__name__, case): error_curve(m, constant_population(mu, N3, T3), eps_rates, rng=arm_rngs[3], n_trials=n_runs_rates).mean(axis=1)
+rates = {(m.__name__, case): error_curve(m, constant_population(mu, N3, T3), eps_rates, rng=arm_rngs[3], n_draws=n_draws_rates).mean(axis=1)
          for m in (Glance, Harmony) for case, mu in cases.items()}
 slopes = {k: (fitted_slope(eps_rates[small], v[small]), fitted_slope(eps_rates[large], v[large], log_x=False)) for k, v in rates.items()}
 print("mechanism case          eps->0 slope (stated)   eps->inf slope of ln Err vs eps (stated)")
@@ -330,8 +335,8 @@ plt.show()
 
 # %%
 eps_tn, Ts, Ns = 2.0, np.array([5, 10, 20, 50, 100, 200]), np.array([10**3, 10**4, 10**5, 10**6, 10**7])
-vs_T = {m.__name__: mean_error_grid(m, eps_tn, 0.5, 10**5, Ts, rng=arm_rngs[4], n_trials=n_runs_rates) for m in (Glance, Harmony, BasicOneTimeRappor)}
-vs_N = {m.__name__: mean_error_grid(m, eps_tn, 0.5, Ns, 50, rng=arm_rngs[5], n_trials=n_runs_rates) for m in (Glance, Harmony)}
+vs_T = {m.__name__: mean_error_grid(m, eps_tn, 0.5, 10**5, Ts, rng=arm_rngs[4], n_draws=n_draws_rates) for m in (Glance, Harmony, BasicOneTimeRappor)}
+vs_N = {m.__name__: mean_error_grid(m, eps_tn, 0.5, Ns, 50, rng=arm_rngs[5], n_draws=n_draws_rates) for m in (Glance, Harmony)}
 slope_T = {k: fitted_slope(Ts, v) for k, v in vs_T.items()}
 slope_N = {k: fitted_slope(Ns, v) for k, v in vs_N.items()}
 print("slope of ln Err vs ln T: " + ", ".join(f"{k} {v:.3f}" for k, v in slope_T.items())
@@ -358,7 +363,7 @@ plt.show()
 # $0.16$ per round, and its error stays an order of magnitude above the 1-shot mechanisms on the same streams.
 
 # %%
-bor = {mu: error_curve(BasicOneTimeRappor, constant_population(mu, N3, T3), eps3, rng=arm_rngs[6], n_trials=n_runs).mean(axis=1) for mu in fig3_mus}
+bor = {mu: error_curve(BasicOneTimeRappor, constant_population(mu, N3, T3), eps3, rng=arm_rngs[6], n_draws=n_draws).mean(axis=1) for mu in fig3_mus}
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
 for ax, mu in zip(axes, fig3_mus):
     for i, name in enumerate(("Glance", "Harmony")):
