@@ -116,8 +116,8 @@ def _subset_codes(K):
 @pytest.mark.parametrize("m", [1, 2, 4, 5])
 def test_single_user_subset_is_uniform(rng, m):
     """For one user the reported rounds are a uniform m-subset of T = 6 (full joint law, GOF)."""
-    T, trials = 6, 30_000
-    codes = _subset_codes(sample_reporter_counts([1], T, m, rng=rng, n_draws=trials)[:, 0, :])
+    T, n_draws = 6, 30_000
+    codes = _subset_codes(sample_reporter_counts([1], T, m, rng=rng, n_draws=n_draws)[:, 0, :])
     pmf = np.zeros(1 << T)
     for subset in combinations(range(T), m):
         pmf[sum(1 << t for t in subset)] = 1 / comb(T, m)
@@ -128,9 +128,9 @@ def test_single_user_subset_is_uniform(rng, m):
 @pytest.mark.parametrize("m", [2, 5])
 def test_group_counts_match_per_user_reference(rng, m):
     """Fast and per-user reference agree: marginals, cross-round covariance, and joint (K_0, K_1)."""
-    n, T, trials = 25, 7, 6000
-    fast = sample_reporter_counts([n], T, m, rng=rng, n_draws=trials)[:, 0, :]
-    ref = np.array([reference_report_rounds(n, T, m, rng=rng).sum(axis=0) for _ in range(trials)])
+    n, T, n_draws = 25, 7, 6000
+    fast = sample_reporter_counts([n], T, m, rng=rng, n_draws=n_draws)[:, 0, :]
+    ref = np.array([reference_report_rounds(n, T, m, rng=rng).sum(axis=0) for _ in range(n_draws)])
     pi = m / T
     cov_theory = n * (m * (m - 1) / (T * (T - 1)) - pi**2)  # Cov(K_s, K_t), s ≠ t
     var_pair_theory = 2 * n * pi * (1 - pi) + 2 * cov_theory  # Var(K_0 + K_1)
@@ -148,14 +148,14 @@ def test_reporters_and_support_counts_match_per_user_reports(rng):
     """sample_reporters + sample_support_counts agree with per-user reporting + randomization (K, K1 exact sums; X's law)."""
     V = np.array([[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1]])
     pop = Population(V, np.array([5, 7, 4]))
-    p, q, m, trials = 0.8, 0.3, 2, 5000
-    K, K1 = sample_reporters(pop, m, rng=rng, n_draws=trials)
+    p, q, m, n_draws = 0.8, 0.3, 2, 5000
+    K, K1 = sample_reporters(pop, m, rng=rng, n_draws=n_draws)
     X = sample_support_counts(K1, K, p, q, rng=rng)
-    assert np.array_equal(K.sum(axis=1), np.full(trials, m * pop.n_users))
+    assert np.array_equal(K.sum(axis=1), np.full(n_draws, m * pop.n_users))
     assert np.all((K1 <= K) & (X <= K))
     Vfull = pop.to_matrix()
     ref_x = []
-    for _ in range(trials):
+    for _ in range(n_draws):
         mask = reference_report_rounds(pop.n_users, pop.n_rounds, m, rng=rng)
         ref_x.append((mask & (rng.random(Vfull.shape) < np.where(Vfull == 1, p, q))).sum(axis=0))
     ref_x = np.array(ref_x)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special
 
-from ldp_helpers._validation import check_int, check_int_array, check_n_draws, check_probability, check_real, check_real_array, check_rng
+from ldp_helpers._validation import check_int, check_int_array, check_n_draws, check_probability, check_real, check_real_array
 from ldp_helpers.bounds.m_shot import method_m
 from ldp_helpers.experiments.common import max_error
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
@@ -31,7 +31,7 @@ def ramp_data(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> Rando
 
 def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """Φ(Y_{:,t}) of ``n_draws`` independent surveys of Algorithm 1 on ``data``, shape (n_draws, T)."""
-    ones = mech.sample_aggregate(data, rng=check_rng(rng), n_draws=check_n_draws(n_draws))
+    ones = mech.sample_aggregate(data, rng=rng, n_draws=check_n_draws(n_draws))
     return mech.estimate(ones, data.n_users)
 
 

@@ -2,31 +2,18 @@
 
 N users hold bits ``v_{n,t}`` over T rounds (the truth: a
 :class:`~ldp_helpers.simulate.populations.Population`); the aggregator releases ``μ̂_t`` before
-round t+1.  All three mechanisms send ``Q_Bin`` reports in an m-subset of rounds (m = 1: one
-uniform round τ_n; m = T: every round), so the server's statistic of a survey is, per round,
-
-* ``K_t = |η_t|``: the users reporting in round t, and
-* ``X_t``: how many of them reported 1, ``X_t ~ Bin(K1_t, p) + Bin(K_t − K1_t, q)`` given the
-  reporters, of whom ``K1_t`` hold a 1 (not seen by the server; it defines μ̃_t),
-
-stacked as ``aggregate[..., 0, :] = K`` and ``aggregate[..., 1, :] = X``.  ``sample_aggregate``
-draws (K, K1) by the chain of binomials of :func:`~ldp_helpers.simulate.streams.sample_reporters`
-(O(G·T) per survey, independent of N) and X by the one support-count sampler
+round t+1.  All three send ``Q_Bin`` reports in an m-subset of rounds (m = 1: one uniform round
+τ_n; m = T: every round), so a survey's statistic is, per round, ``K_t = |η_t|`` (the reporters)
+and ``X_t`` (the reported 1s; given that ``K1_t`` reporters hold a 1, ``X_t ~ Bin(K1_t, p) +
+Bin(K_t − K1_t, q)``), stacked as ``aggregate[..., 0, :] = K``, ``aggregate[..., 1, :] = X``.
+``sample_aggregate`` draws (K, K1) by the chain of binomials of
+:func:`~ldp_helpers.simulate.streams.sample_reporters` (independent of N) and X by
 :func:`~ldp_helpers.mechanisms.base.sample_support_counts`.
 
-Estimators (p = e^ε/(e^ε+1), q = 1/(e^ε+1), c = (e^ε+1)/(e^ε−1) = 1/(p−q)):
-
-* **Glance**: ``μ̂_t = (X_t/K_t − q)/(p − q)``.  *Empty round* (``K_t = 0``, probability
-  ``(1 − 1/T)^N``): ``μ̂_t = μ̃_t = 1/2``, the data-free release that minimizes the worst-case
-  error on [0, 1].  That convention makes μ̂_t biased by ``(1 − 1/T)^N (1/2 − μ_t)``.
-* **Harmony** (one coordinate per user): a user maps her bit to ``x = 2v − 1``, sends
-  ``z = T·c·s`` in round τ_n (``s = ±1`` the Q_Bin report) and ``z = 0`` elsewhere;
-  ``E[z_{n,t}] = x``, so ``μ̂_t = (1 + (1/N) Σ_n z_{n,t})/2 = 1/2 + T c (2X_t − K_t)/(2N)``, and
-  each user adds ``(T c² − x²)/(4N²)`` to its variance: ``Var[μ̂_t] = (T c² − 1)/(4N)``.
-* **Basic One-time RAPPOR / T-shot**: ``Q_Bin(·; ε/T)`` every round,
-  ``μ̂_t = (X_t/N − q')/(p' − q')`` (sequential composition: ε/T per round).
-
-All three are tight: their whole-stream privacy loss is exactly ε (:meth:`output_table`).
+With p = e^ε/(e^ε+1), q = 1/(e^ε+1), c = 1/(p − q): Glance releases ``(X_t/K_t − q)/(p − q)``
+(1/2 in an empty round, probability ``(1 − 1/T)^N``: a small bias); Harmony's users send
+``z = ±T·c`` (x = 2v − 1 randomized) in round τ_n and 0 elsewhere, and ``μ̂_t = (1 + Σ_n z_{n,t}/N)/2``;
+T-shot spends ε/T in every round.  All three are tight: the whole-stream loss is exactly ε.
 
 References
 ----------
@@ -121,7 +108,8 @@ class _StreamMechanism(Mechanism):
         population = self._population(truth)
         draws = 1 if n_draws is None else check_n_draws(n_draws)
         K, K1 = sample_reporters(population, self.rounds_per_user, rng=check_rng(rng), n_draws=draws)
-        aggregate = self.randomize_reporters(K, K1, rng=rng)
+        rr = self.randomizer
+        aggregate = np.stack([K, sample_support_counts(K1, K, rr.p, rr.q, rng=rng)], axis=-2)  # = randomize_reporters(K, K1)
         return aggregate[0] if n_draws is None else aggregate
 
     def _statistic(self, aggregate, n) -> tuple[int, np.ndarray, np.ndarray]:
@@ -135,12 +123,9 @@ class _StreamMechanism(Mechanism):
             fail("aggregate", Described("an array with X > K in some round"), "reported 1s X_t at most the reporters K_t")
         return n, K, X
 
-    # ---------------------------------------------------------------- exact privacy
-
-    def _streams(self) -> np.ndarray:
-        """All 2^T binary streams, one per row (row index = the stream read as a binary number)."""
-        T = check_int("n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS)
-        return (np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)) & 1
+    def _table_rounds(self) -> int:
+        """T, if small enough for an exact table over the 2^T streams."""
+        return check_int("n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS)
 
     def output_table(self) -> np.ndarray:
         """``P[v, z]`` over a user's whole stream v ∈ {0,1}^T (1-shot: z = (τ, y), 2T outputs).
@@ -153,8 +138,8 @@ class _StreamMechanism(Mechanism):
         ----------
         [glance] Theorem 3.
         """
-        Q = self.randomizer.output_table()
-        V = self._streams()
+        T, Q = self._table_rounds(), self.randomizer.output_table()
+        V = (np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)) & 1  # all 2^T streams, row index = the stream in binary
         return np.concatenate([Q[V[:, s]] / self.n_rounds for s in range(self.n_rounds)], axis=1)
 
 
@@ -321,9 +306,7 @@ class BasicOneTimeRappor(_StreamMechanism):
 
     def output_table(self) -> np.ndarray:
         """``P[v, y] = Π_t Q_Bin(y_t | v_t; ε/T)`` over all 2^T streams and 2^T report vectors (loss T·ε/T = ε)."""
-        self._streams()  # validates T for the table size
-        Q = self.randomizer.output_table()
-        table = np.ones((1, 1))
-        for _ in range(self.n_rounds):
-            table = np.kron(table, Q)  # rows/columns ordered as binary numbers, like _streams()
+        table, Q = np.ones((1, 1)), self.randomizer.output_table()
+        for _ in range(self._table_rounds()):
+            table = np.kron(table, Q)  # rows/columns ordered as binary numbers, round 1 the leading bit
         return table

@@ -64,6 +64,11 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     p, q, gap
         ``Pr[y=1 | v=1]``, ``Pr[y=1 | v=0]`` and ``p − q``.
 
+    Notes
+    -----
+    ε/m is validated by Q_Bin's derivation; m/T and r are not re-validated here (the formula's
+    callers, :class:`MShotReporting` and :mod:`ldp_helpers.bounds.m_shot`, check them at their boundary).
+
     References
     ----------
     [m_shot] §4.1 (p and q of the averaged report), Algorithm 1.
