@@ -232,3 +232,17 @@ def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndar
         tail = "" if last is None else f" whose last axis has length {last}"
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"a {dims} array{' ' + what if what else ''}{tail}")
     return arr
+
+
+def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.ndarray:
+    """An array of shape ``shape`` or, with up to ``leading`` extra leading axes (e.g. n_draws), ``(..., *shape)``.
+
+    Returns ``np.asarray(values)``; the message shows the allowed form, e.g. ``(2, 8) or (n_draws, 2, 8)``.
+    """
+    arr = np.asarray(values)
+    shape = tuple(shape)
+    extra = arr.ndim - len(shape)
+    if not 0 <= extra <= leading or arr.shape[extra:] != shape:
+        forms = " or ".join(str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1))
+        _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {forms}")
+    return arr
