@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_binary_array, check_int, check_int_array, check_ndim, check_probability, check_rng, fail
+from ldp_helpers._validation import (Described, check_binary_array, check_int, check_int_array, check_ndim, check_probability,
+                                     check_real, check_real_array, check_rng, fail)
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,3 +166,41 @@ def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator)
     t = np.arange(1, n_rounds + 1)
     counts = (2 * n_users * t + n_rounds) // (2 * n_rounds)  # round(N t / T), halves up, in integers
     return rng.permutation(counts)
+
+
+# ------------------------------------------------------------------ RAPPOR's candidate populations (seed 001)
+
+
+def zipf_weights(n_candidates: int, n_active: int, exponent: float) -> np.ndarray:
+    """Seed 001's ``get_word_probs``: the first ``n_active`` candidates ∝ 1/r^exponent, the rest 0.
+
+    References
+    ----------
+    [rappor] §3, Fig. 2.
+    """
+    n_candidates = check_int("n_candidates", n_candidates, low=1)
+    n_active = check_int("n_active", n_active, low=1, high=n_candidates)
+    exponent = check_real("exponent", exponent, low=0.0, low_open=False)
+    w = np.zeros(n_candidates)
+    w[:n_active] = np.arange(1, n_active + 1, dtype=float) ** -exponent
+    return w / w.sum()
+
+
+def cohort_sizes(n_reports: int, m: int) -> np.ndarray:
+    """Near-equal cohort sizes N_j summing to N (``N // m`` each when m divides N, as in seed 001)."""
+    n_reports = check_int("n_reports", n_reports, low=1)
+    m = check_int("m", m, low=1, high=n_reports)
+    return n_reports // m + (np.arange(m) < n_reports % m)
+
+
+def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) -> np.ndarray:
+    """Seed 001's ``simulate_word_counts``: cohort j draws Multinomial(N_j, weights); shape (m, M), RAPPOR's truth.
+
+    References
+    ----------
+    [rappor] §3, Fig. 2.
+    """
+    rng = check_rng(rng)
+    weights = check_ndim("weights", check_real_array("weights", weights, low=0.0, low_open=False), 1)
+    check_real("weights.sum()", float(weights.sum()), low=1 - 1e-9, high=1 + 1e-9, low_open=False, high_open=False)
+    return np.stack([rng.multinomial(n_j, weights) for n_j in cohort_sizes(n_reports, m)])
