@@ -1,20 +1,21 @@
-"""RAPPOR decoding: design matrix, exact aggregate simulation, bit-count estimator, LASSO→OLS decoder.
+"""RAPPOR decoding: Y ≈ Xβ, LASSO → OLS → one-sided t-test, and seed 001's printed Y_vec loop.
 
-The server sees, per cohort j and Bloom bit i, the number c_ij of reports with S_i = 1.  With
-t_ij the number of cohort-j reports whose *true* Bloom filter has bit i set,
-``E[c_ij] = q* t_ij + p*(N_j − t_ij)`` (seed 001 Eq. 2), hence the unbiased estimate
-``t̂_ij = (c_ij − p* N_j)/(q* − p*)`` (Eq. 3; ``q* = q, p* = p`` without PRR).  Stacking the
-t̂_ij of all cohorts gives Y (length k·m, cohort-major: row ``j·k + i``) and the candidates'
-Bloom filters give X (k·m × M), so ``Y ≈ Xβ`` where β_w is candidate w's count *per cohort*.
+The server sees, per cohort j and Bloom bit i, the count c_ij of reports with S_i = 1 (the
+:class:`~ldp_helpers.mechanisms.rappor.Rappor` aggregate) and estimates the true bit counts by
+``t̂_ij = (c_ij − p* N_j)/(q* − p*)`` (``Rappor.estimate``, [rappor] Eq. (3)).  Stacking the t̂_ij
+of all cohorts gives Y (length k·m, cohort-major: row ``j·k + i``) and the candidates' Bloom
+filters give X (``Rappor.design_matrix``, k·m × M), so ``Y ≈ Xβ`` where β_w is candidate w's
+count *per cohort*.  The decoder selects candidates by a non-negative LASSO, refits them by OLS
+and tests β_w > 0 ([erlingsson2014] §4).
 
-The count estimator and its variance are the pure-LDP ones of :mod:`ldp_helpers.estimation.pure` with
-support probabilities q* (bit set) and p* (bit unset).
+References
+----------
+[rappor] §2–3, Figs. 2–3; [erlingsson2014] §4.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import statsmodels.api as sm
@@ -23,131 +24,70 @@ from sklearn.linear_model import Lasso
 from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
-from ldp_helpers._validation import Described, check_int, check_int_array, check_real, check_real_array, check_rng, fail
-from ldp_helpers.estimation.pure import count_variance, unbiased_count
-from ldp_helpers.mechanisms.rappor import RapporParams, draw_secret, hash_indices
+from ldp_helpers._validation import check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng, fail
+from ldp_helpers.estimation.pure import count_variance
+from ldp_helpers.mechanisms.rappor import Rappor
 
 CORRECTIONS = (None, "bonferroni", "bh")
 
 
-@dataclass(frozen=True)
-class CandidateDesign:
-    """The design matrix X (k·m × M) of M candidates, with the secret that keyed its hashes."""
-
-    params: RapporParams
-    secret: str
-    matrix: np.ndarray  # X[j·k + i, w] = bit i of candidate w's Bloom filter in cohort j
-
-    @property
-    def n_candidates(self) -> int:
-        return self.matrix.shape[1]
-
-    def cohort_blocks(self) -> np.ndarray:
-        """X as an array (m, k, M): ``blocks[j]`` holds cohort j's Bloom filters as columns."""
-        return self.matrix.reshape(self.params.m, self.params.k, self.n_candidates)
-
-    @cached_property
-    def _float_blocks(self) -> np.ndarray:
-        """:meth:`cohort_blocks` as float64 (computed once) for BLAS products with counts."""
-        blocks = self.cohort_blocks().astype(np.float64)
-        blocks.setflags(write=False)
-        return blocks
-
-
-def design_matrix(params: RapporParams, n_candidates: int, *, rng: np.random.Generator) -> CandidateDesign:
-    """Seed 001's ``create_design_matrix``: per-cohort SHA-256 Bloom filters of every candidate.
-
-    The secret is drawn from ``rng`` (the seed uses the global ``np.random.random()``), so the
-    same Generator state gives the same matrix.
-
-    References
-    ----------
-    Seed 001, Figure 3; RAPPOR §4 (candidate strings, design matrix X).
-    """
-    n_candidates = check_int("n_candidates", n_candidates, low=1)
-    secret = draw_secret(rng=rng)
-    matrix = np.zeros((params.m, params.k, n_candidates), dtype=np.int8)
-    columns = np.arange(n_candidates)[:, None]
-    for j in range(params.m):
-        matrix[j, hash_indices(secret, j, n_candidates, params), columns] = 1
-    return CandidateDesign(params, secret, matrix.reshape(params.m * params.k, n_candidates))
-
-
-def cohort_sizes(n_reports: int, m: int) -> np.ndarray:
-    """Near-equal cohort sizes N_j summing to N (``N // m`` each when m divides N, as in the seed)."""
-    n_reports = check_int("n_reports", n_reports, low=1)
-    m = check_int("m", m, low=1, high=n_reports)
-    return n_reports // m + (np.arange(m) < n_reports % m)
-
-
-def true_bit_counts(design: CandidateDesign, counts) -> np.ndarray:
-    """t_ij = Σ_w X[j·k+i, w] · counts[j, w]: reports in cohort j whose Bloom bit i is set, shape (m, k)."""
-    return _true_bit_counts(design, check_cohort_counts(design, counts))
-
-
-def _true_bit_counts(design: CandidateDesign, counts: np.ndarray) -> np.ndarray:
-    # 0/1 Bloom bits times checked counts (total below 2^53): every partial sum is an exact double
-    return np.rint(np.matmul(design._float_blocks, counts[:, :, None].astype(np.float64))[..., 0]).astype(np.int64)
-
-
-def simulate_bit_counts(design: CandidateDesign, counts, *, rng: np.random.Generator,
-                        n_draws: int | None = None) -> np.ndarray:
-    """Exact aggregate path: ``c_ij = Bin(t_ij, q*) + Bin(N_j − t_ij, p*)``, shape (m, k).
-
-    Given its Bloom filter each reported bit is an independent Bernoulli(q* or p*), so the
-    per-bit sums are independent binomials: the same joint law as summing per-report clients.
-    With ``n_draws`` the result has shape (n_draws, m, k): independent collections of the
-    same population's reports.
-    """
-    rng = check_rng(rng)
-    params = design.params
-    counts = check_cohort_counts(design, counts)
-    t = _true_bit_counts(design, counts)
-    n_j = counts.sum(axis=1)[:, None]
-    size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), *t.shape)
-    return rng.binomial(t, params.q_star, size=size) + rng.binomial(n_j - t, params.p_star, size=size)
-
-
-def simulate_bit_counts_per_report(design: CandidateDesign, counts, *, rng: np.random.Generator) -> np.ndarray:
-    """Reference path: every report runs the client (Bloom → PRR → IRR); returns the bit sums (m, k)."""
-    rng = check_rng(rng)
-    counts = check_cohort_counts(design, counts)
-    blocks = design.cohort_blocks()
-    sums = []
-    for j, row in enumerate(counts):
-        values = np.repeat(np.arange(design.n_candidates), row)
-        sums.append(design.params.report(blocks[j][:, values].T, rng=rng).sum(axis=0, dtype=np.int64))
-    return np.array(sums)
-
-
-def estimate_bit_counts(bit_counts, sizes, params: RapporParams) -> np.ndarray:
-    """``t̂_ij = (c_ij − p* N_j)/(q* − p*)`` (seed 001 Eq. 3), shape (m, k) (or (..., m, k) for stacked draws).
-
-    References
-    ----------
-    Seed 001 Eqs. (2)–(3); RAPPOR §4 (with PRR: p* = p + ½f(q − p), q* − p* = (1 − f)(q − p)).
-    """
-    c, n_j = _check_bit_counts(bit_counts, sizes, params)
-    return unbiased_count(c, n_j, params.q_star, params.p_star)
-
-
-def bit_count_variance(true_counts, sizes, params: RapporParams) -> np.ndarray:
-    """Exact ``Var[t̂_ij] = (t q*(1−q*) + (N_j − t) p*(1−p*))/(q* − p*)²`` for true counts t."""
-    t, n_j = _check_bit_counts(true_counts, sizes, params)
-    return count_variance(t, n_j, params.q_star, params.p_star)
-
-
-def bit_count_se(estimates, sizes, params: RapporParams) -> np.ndarray:
+def bit_count_se(mechanism: Rappor, estimates, n) -> np.ndarray:
     """Plug-in standard error of t̂_ij: the exact variance evaluated at t̂ clamped to [0, N_j].
 
     The clamp only keeps the plug-in variance a variance (an estimate outside [0, N_j] is not a
-    possible count); the estimates themselves are never altered.
+    possible count); the estimates themselves are never altered.  ``n`` is the cohort sizes.
+
+    References
+    ----------
+    [rappor] Eq. (3); [wang2017] proof of Theorem 2.
     """
-    n_j = _check_sizes(sizes, params)[:, None]
-    t = check_real_array("estimates", estimates)
-    if t.shape != (params.m, params.k):
-        fail("estimates", Described(f"an array of shape {t.shape}"), f"an array of shape (m, k) = ({params.m}, {params.k})")
-    return np.sqrt(count_variance(np.clip(t, 0.0, n_j), n_j, params.q_star, params.p_star))
+    sizes = check_int_array("n (cohort sizes)", n, low=1, shape=(mechanism.params.m,))[:, None]
+    t = check_ndim("estimates", check_real_array("estimates", estimates), 2, last=mechanism.params.k)
+    channel = mechanism.params.bit_channel
+    return np.sqrt(count_variance(np.clip(t, 0.0, sizes), sizes, channel.p, channel.q))
+
+
+def identical_filter_pairs(mechanism: Rappor, cohort: int | None = None) -> int:
+    """Number of candidate pairs with identical Bloom filters in ``cohort`` (in every cohort if None).
+
+    Such pairs are indistinguishable to the decoder; cohorts exist to make them rare ([rappor] §2).
+    """
+    if cohort is None:
+        columns = mechanism.design_matrix.T
+    else:
+        columns = mechanism.blooms[check_int("cohort", cohort, low=0, high=mechanism.params.m - 1)]
+    _, group_sizes = np.unique(columns, axis=0, return_counts=True)
+    return int(np.sum(group_sizes * (group_sizes - 1) // 2))
+
+
+def printed_y_vec(mechanism: Rappor, truth, n_active: int, *, rng: np.random.Generator,
+                  normalize_inside_loop: bool = True) -> np.ndarray:
+    """Seed 001 Figure 2's Y_vec, literally: per-candidate binomials, then normalization (IRR only, f = 0).
+
+    With ``normalize_inside_loop=True`` (as printed) each cohort block is updated
+    ``Y ← (Y + draws_w − p·N_j)/(q − p)`` once per active candidate w, which multiplies the
+    early candidates' terms by (q − p)^−(#candidates); with ``False`` the normalization runs once
+    after the loop (the fix), giving the unbiased t̂ of Eq. (3).  The loop runs over the first
+    ``n_active`` candidates (the seed's ``counts[:ACTIVE_WORDS]``).
+
+    References
+    ----------
+    [rappor] Fig. 2, Eq. (3).
+    """
+    rng = check_rng(rng)
+    params = mechanism.params
+    check_real("mechanism.params.f", params.f, low=0.0, high=0.0, low_open=False, high_open=False)
+    counts, n_j = mechanism.check_truth(truth)
+    n_active = check_int("n_active", n_active, low=1, high=mechanism.n_candidates)
+    y = np.zeros((params.m, params.k))
+    for j in range(params.m):
+        for w in range(n_active):
+            y[j] += rng.binomial(counts[j, w], np.where(mechanism.blooms[j, w] == 1, params.q, params.p))
+            if normalize_inside_loop:
+                y[j] = (y[j] - params.p * n_j[j]) / (params.q - params.p)
+        if not normalize_inside_loop:
+            y[j] = (y[j] - params.p * n_j[j]) / (params.q - params.p)
+    return y.ravel()
 
 
 # ------------------------------------------------------------------ decoder
@@ -176,34 +116,32 @@ class Decoding:
 
 
 def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_alpha: float = 0.1,
-           drop_below: float = 1e-3, params: RapporParams | None = None) -> Decoding:
+           drop_below: float = 1e-3) -> Decoding:
     """LASSO (non-negative, no intercept) → OLS on kept candidates → one-sided t-test.
 
     Parameters
     ----------
     X : array_like, shape (k·m, M)
-        Design matrix (:attr:`CandidateDesign.matrix`).
+        Design matrix (``Rappor.design_matrix``).
     y : array_like, shape (k·m,)
-        Stacked bit-count estimates t̂ (:func:`estimate_bit_counts` ``.ravel()``).
+        Stacked bit-count estimates t̂ (``Rappor.estimate(...).ravel()``).
     alpha : float
         Significance level of the one-sided test, in (0, 1).
     correction : None, "bonferroni" or "bh"
         Multiple-testing correction over all M candidates (dropped ones count as p = 1).
     lasso_alpha, drop_below : float
         scikit-learn's LASSO penalty and the coefficient below which a candidate is dropped.
-    params : RapporParams, optional
-        When given, X must have exactly k·m rows (one per cohort and Bloom bit).
 
     References
     ----------
-    Seed 001 §2–3 and Figure 2; RAPPOR §4 (LASSO selection, OLS, Bonferroni-corrected t-tests).
+    [rappor] §2–3, Fig. 2; [erlingsson2014] §4 (LASSO selection, OLS, Bonferroni-corrected t-tests).
     """
-    X, y = _check_regression(X, y, params)
+    X, y = _check_regression(X, y)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
     drop_below = check_real("drop_below", drop_below, low=0.0)
     if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
+        fail("correction", correction, f"one of {CORRECTIONS}")
     # Small dense problems: BLAS threads only contend with each other (and other processes).
     with threadpool_limits(limits=1):
         lasso = Lasso(alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000).fit(X, y)
@@ -235,40 +173,8 @@ def _adjust(p, kept, n_candidates, alpha, correction):
 # ------------------------------------------------------------------ validation
 
 
-def check_cohort_counts(design: CandidateDesign, counts) -> np.ndarray:
-    """Reports per cohort and candidate: non-negative integers of shape (m, M), N_j ≥ 1 in every cohort."""
-    arr = check_int_array("counts", counts, low=0, shape=(design.params.m, design.n_candidates))
-    sizes = arr.sum(axis=1)
-    if np.any(sizes < 1):
-        fail("counts", Described("a cohort with no reports"), "at least one report (N_j >= 1) per cohort")
-    if sizes.sum() >= 2**53:
-        fail("counts", Described(f"a total of {sizes.sum()} reports"), "fewer than 2^53 reports in all (exact in double precision)")
-    return arr
-
-
-def _check_sizes(sizes, params: RapporParams) -> np.ndarray:
-    return check_int_array("sizes", sizes, low=1, shape=(params.m,))
-
-
-def _check_bit_counts(bit_counts, sizes, params: RapporParams):
-    n_j = _check_sizes(sizes, params)
-    c = check_int_array("bit_counts", bit_counts, low=0)
-    if c.shape[-2:] != (params.m, params.k):
-        fail("bit_counts", Described(f"an array of shape {c.shape}"), f"an array of shape (m, k) = ({params.m}, {params.k})")
-    if np.any(c > n_j[:, None]):
-        fail("bit_counts", Described("a count above its cohort size"), "counts in [0, N_j]")
-    return c, n_j[:, None]
-
-
-def _check_regression(X, y, params: RapporParams | None):
-    shape = np.shape(X)
-    if len(shape) != 2 or shape[1] < 1 or shape[0] < 2:
-        fail("X", Described(f"an array of shape {shape}"), "a 2-D design matrix with M >= 1 columns and k·m >= 2 rows")
-    X = check_real_array("X", X)
-    y = check_real_array("y", y)
-    if params is not None and X.shape[0] != params.k * params.m:
-        fail("X", Described(f"a matrix with {X.shape[0]} rows"),
-             f"a design matrix with k·m = {params.k}·{params.m} = {params.k * params.m} rows (one per cohort bit)")
-    if y.shape != (X.shape[0],):
-        fail("y", Described(f"an array of shape {y.shape}"), f"a vector with one entry per row of X (k·m = {X.shape[0]})")
+def _check_regression(X, y):
+    X = check_ndim("X", check_real_array("X", X), 2, what="design matrix (k·m rows × M candidates)")
+    check_int("X.shape[0] (rows k·m)", X.shape[0], low=2)
+    y = check_ndim("y", check_real_array("y", y), 1, last=X.shape[0], what="(one entry per row of X)")
     return X, y

@@ -1,137 +1,133 @@
-"""RAPPOR: parameters, Bloom encoding, the per-report client and its exact privacy.
+"""RAPPOR and Basic One-time RAPPOR as one :class:`~ldp_helpers.mechanisms.base.Mechanism`.
 
-Conventions (RAPPOR paper, Erlingsson et al. 2014, §2; tutorial seed 003 §RAPPOR; seed 001 Eq. 1)::
+A user in cohort j holding candidate string w sends one report (RAPPOR §2)::
 
-    k   Bloom filter size (seed 001 calls it B)       h   hash functions per value
-    m   cohorts (each has its own hash functions)
-    f   PRR:  B'_i = 1 w.p. f/2, 0 w.p. f/2, B_i w.p. 1 − f          (permanent, memoized)
-    q   IRR:  Pr[S_i = 1 | B'_i = 1]                                   (instantaneous)
-    p   IRR:  Pr[S_i = 1 | B'_i = 0]
+    1. Bloom filter  B  : k bits, the h cohort-j hashes of w set to 1   (seed 001 Fig. 3's SHA-256)
+    2. PRR           B' : B'_i = 1 w.p. f/2, 0 w.p. f/2, B_i w.p. 1 − f  (permanent, memoized per user)
+    3. IRR           S  : Pr[S_i = 1 | B'_i = 1] = q, Pr[S_i = 1 | B'_i = 0] = p  (instantaneous)
 
-**Naming trap.**  RAPPOR (and both seeds) write *q* for the probability attached to a 1 bit and
-*p* for a 0 bit, the opposite of :class:`~ldp_helpers.mechanisms.randomized_response.BinaryRR` and of the
-pure-LDP framework, where ``p = Pr[1 | 1] > q = Pr[1 | 0]``.  Here ``q > p`` is required.
+**Naming trap.**  RAPPOR (and seed 001) write *q* for the 1-bit side and *p* for the 0-bit side,
+so ``q > p``: the opposite of every other binary channel of the collection (``p = Pr[1 | 1] > q``).
+:class:`RapporParams` keeps the paper's letters; :attr:`RapporParams.bit_channel` is the one place
+they are converted.  Composing PRR and IRR, each reported bit depends only on its own Bloom bit::
 
-Composing PRR and IRR, each reported bit depends only on its own Bloom bit::
+    q* = Pr[S_i = 1 | B_i = 1] = ½f(p + q) + (1 − f) q      p* = Pr[S_i = 1 | B_i = 0] = ½f(p + q) + (1 − f) p
 
-    q* = Pr[S_i = 1 | B_i = 1] = ½f(p + q) + (1 − f) q
-    p* = Pr[S_i = 1 | B_i = 0] = ½f(p + q) + (1 − f) p
+Seed 001's *Basic One-time RAPPOR* is IRR only (``f = 0``); RAPPOR's *one-time RAPPOR* is PRR
+only (``p = 0, q = 1``).  The PRR is memoized: one report is ε₁-private, all reports of a user
+together ε∞-private (:attr:`RapporParams.epsilon_permanent`).
 
-(the tutorial prints ``p' = ½f(p + 1) + (1 − f)p``; the ``1`` should be ``q``: see
-:func:`tutorial_printed_p_star`).  Variants: the seed's "basic one-time" RAPPOR is IRR only
-(``f = 0``); the RAPPOR paper's one-time RAPPOR is PRR only (``p = 0, q = 1``).
+References
+----------
+[erlingsson2014] §2, Theorems 1–2; [rappor] Eqs. (1)–(3), Fig. 3; [tutorial] "RAPPOR".
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_binary_array, check_epsilon, check_int, check_probability, check_rng, fail
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers._validation import (check_above, check_binary_array, check_epsilon, check_int, check_int_array,
+                                     check_ndim, check_probability, check_real, check_real_array, check_rng,
+                                     check_trailing_shape)
+from ldp_helpers.estimation.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.base import Mechanism, batch_shape, sample_support_counts
+from ldp_helpers.mechanisms.bloom_filters import all_bloom_filters, bloom_filters, draw_secret
+
+
+class BitChannel(NamedTuple):
+    """One reported bit as a binary channel in the collection's convention (p > q)."""
+
+    p: float  # Pr[S_i = 1 | B_i = 1]: RAPPOR's q*
+    q: float  # Pr[S_i = 1 | B_i = 0]: RAPPOR's p*
 
 
 @dataclass(frozen=True)
 class RapporParams:
-    """Validated RAPPOR parameters ``(k, h, m, f, p, q)``; see the module docstring.
-
-    Parameters
-    ----------
-    k : int
-        Bloom filter size (bits per report), k ≥ 1.  Seed 001's ``B``.
-    h : int
-        Hash functions per value, 1 ≤ h ≤ k.
-    m : int
-        Number of cohorts, m ≥ 1.
-    f : float
-        PRR probability, 0 ≤ f < 1 (``f = 0``: no permanent randomization).
-    p, q : float
-        IRR probabilities ``Pr[S=1 | B'=0]`` and ``Pr[S=1 | B'=1]``, 0 ≤ p < q ≤ 1.
+    """RAPPOR's parameters ``(k, h, m, f, p, q)`` in the paper's letters (see the module docstring).
 
     References
     ----------
-    Erlingsson, Pihur, Korolova (2014), §2 steps 1–3; seed 001 Eq. (1) (``q = 0.75, p = 0.5``).
+    [erlingsson2014] §2 steps 1–3; [rappor] Eq. (1) (``q = 0.75, p = 0.5``).
     """
 
     k: int  # Bloom filter bits (k; seed 001: B)
-    h: int  # hash functions (h)
-    m: int  # cohorts (m)
-    f: float  # permanent randomized response (f)
-    p: float  # Pr[S_i = 1 | B'_i = 0] (p)
-    q: float  # Pr[S_i = 1 | B'_i = 1] (q)
+    h: int  # hash functions per string (h), 1 ≤ h ≤ k
+    m: int  # cohorts (m), each with its own hash functions
+    f: float  # PRR probability (f), 0 ≤ f < 1
+    p: float  # RAPPOR's p = Pr[S_i = 1 | B'_i = 0]: the 0-bit side (reversed letters, see bit_channel)
+    q: float  # RAPPOR's q = Pr[S_i = 1 | B'_i = 1]: the 1-bit side, q > p
 
     def __post_init__(self):
         k = check_int("k", self.k, low=1)
         check_int("h", self.h, low=1, high=k)
         check_int("m", self.m, low=1)
         check_probability(self.f, "f", open_high=True)
-        p = check_probability(self.p, "p")
-        q = check_probability(self.q, "q")
-        if not q > p:
-            raise ValueError(
-                f"q must be greater than p (RAPPOR convention: q = Pr[S=1|B'=1], p = Pr[S=1|B'=0]); got p={p!r}, q={q!r}"
-            )
+        check_above("q", check_probability(self.q, "q"), check_probability(self.p, "p"), what="p")
 
     @classmethod
     def basic_one_time(cls, k: int, h: int, m: int, p: float = 0.5, q: float = 0.75) -> "RapporParams":
-        """Seed 001's "Basic One-time RAPPOR": no PRR (``f = 0``), one IRR (defaults ``p = 0.5, q = 0.75``)."""
+        """Seed 001's Basic One-time RAPPOR: no PRR (``f = 0``), one IRR (defaults ``p = 0.5, q = 0.75``; [rappor] Eq. (1))."""
         return cls(k=k, h=h, m=m, f=0.0, p=p, q=q)
 
     @classmethod
     def basic_one_time_at_epsilon(cls, epsilon: float, k: int, h: int, m: int, p: float = 0.5) -> "RapporParams":
-        """IRR-only RAPPOR whose one report is exactly ε-LDP: keep ``p``, solve ``h ln(q(1−p)/(p(1−q))) = ε`` for q.
+        """IRR-only RAPPOR whose report is ε-LDP: ``q = 1/(1 + e^{−ε/h}(1 − p)/p)`` ([erlingsson2014] Theorem 2, f = 0).
 
-        ``q = 1/(1 + e^{−ε/h}(1 − p)/p)``.  Raises ValueError when ε/h is so large that q rounds
-        to 1 in double precision (the IRR would then report set bits deterministically: ε = ∞,
-        not the ε asked for).
+        Needs 2h ≤ k (two disjoint filters exist, so the solved q gives exactly ε); ε/h so large
+        that q would round to 1 (ε = ∞, not the ε asked for) is refused.
         """
-        epsilon = check_epsilon(epsilon)
         p = check_probability(p, "p", open_low=True, open_high=True)
         h = check_int("h", h, low=1)
-        q = 1.0 / (1.0 + math.exp(-epsilon / h) * (1 - p) / p)
-        if q == 1.0:
-            limit = h * (math.log((1 - p) / p) + 53 * math.log(2))  # 1 + x rounds to 1 below x ≈ 2^−53
-            fail("epsilon", epsilon, f"below about {limit:.4g} for h={h}, p={p:g} (beyond it q rounds to 1 and "
-                                     f"the IRR stops randomizing: epsilon = inf)")
-        return cls.basic_one_time(k, h, m, p=p, q=q)
+        k = check_int("k", k, low=2 * h)
+        limit = h * (math.log((1 - p) / p) + 53 * math.log(2))  # beyond it 1 + e^{−ε/h}(1−p)/p rounds to 1
+        epsilon = check_real("epsilon", check_epsilon(epsilon), low=0.0, high=limit)
+        return cls.basic_one_time(k, h, m, p=p, q=1.0 / (1.0 + math.exp(-epsilon / h) * (1 - p) / p))
+
+    def prr_only(self) -> "RapporParams":
+        """The memoized B' sent as the report: one-time RAPPOR (``p = 0, q = 1``; [erlingsson2014] §2).
+
+        Its one-report ε is this RAPPOR's ε∞ (:attr:`epsilon_permanent`, [erlingsson2014] Theorem 1).
+        """
+        return RapporParams(k=self.k, h=self.h, m=self.m, f=self.f, p=0.0, q=1.0)
 
     @property
     def q_star(self) -> float:
-        """``q* = Pr[S_i = 1 | B_i = 1] = ½f(p + q) + (1 − f)q`` (RAPPOR §3.1)."""
+        """``q* = Pr[S_i = 1 | B_i = 1] = ½f(p + q) + (1 − f)q`` ([erlingsson2014] §3.1)."""
         return 0.5 * self.f * (self.p + self.q) + (1 - self.f) * self.q
 
     @property
     def p_star(self) -> float:
-        """``p* = Pr[S_i = 1 | B_i = 0] = ½f(p + q) + (1 − f)p`` (RAPPOR §3.1)."""
+        """``p* = Pr[S_i = 1 | B_i = 0] = ½f(p + q) + (1 − f)p`` ([erlingsson2014] §3.1)."""
         return 0.5 * self.f * (self.p + self.q) + (1 - self.f) * self.p
 
     @property
-    def epsilon_one_report(self) -> float:
-        """ε of a single report, ``h ln(q*(1 − p*) / (p*(1 − q*)))`` (``inf`` if p* = 0 or q* = 1).
+    def bit_channel(self) -> BitChannel:
+        """PRR then IRR on one bit in the collection's convention: ``p = q*``, ``q = p*`` (the one conversion)."""
+        return BitChannel(p=self.q_star, q=self.p_star)
 
-        Two values' Bloom filters differ in at most 2h bits; each bit set only for v gives at most
-        ln(q*/p*), each bit set only for v' at most ln((1−p*)/(1−q*)).  Exact when both filters
-        have h distinct bits and are disjoint (needs 2h ≤ k; otherwise it is an upper bound).
+    @property
+    def epsilon_one_report(self) -> float:
+        """Exact ε of one report over every Bloom filter with 1..h ones (``inf`` if p* = 0 or q* = 1).
+
+        A bit set only in x costs at most ``a = ln(q*/p*)``, one set only in x' at most
+        ``b = ln((1−p*)/(1−q*))``; filters with ≤ h ones differ in ≤ h bits each way and ≤ k in all.
+        So ε = ``h(a + b) = h ln(q*(1−p*)/(p*(1−q*)))`` (RAPPOR's ε₁) when 2h ≤ k, and
+        ``h·max(a, b) + (k − h)·min(a, b)`` when 2h > k (no two disjoint h-bit filters).
 
         References
         ----------
-        RAPPOR Theorem 2 (ε₁); tutorial seed 003, ε₂ = h ln(q'(1−p')/(p'(1−q'))).
+        [erlingsson2014] Theorem 2 (ε₁); [tutorial] "RAPPOR", ε₂.
         """
-        return _one_report_epsilon(self.h, self.p_star, self.q_star)
+        return _one_report_epsilon(self.h, self.k, self.p_star, self.q_star)
 
     @property
     def epsilon_permanent(self) -> float:
-        """Longitudinal bound ε∞ = 2h ln((1 − f/2)/(f/2)) of the memoized B' (``inf`` when f = 0).
-
-        References
-        ----------
-        RAPPOR Theorem 1; tutorial seed 003, ε₁.
-        """
+        """Longitudinal ε∞ = 2h ln((1 − f/2)/(f/2)) of the memoized B', ``inf`` when f = 0 ([erlingsson2014] Theorem 1)."""
         if self.f == 0.0:
             return math.inf
         return 2 * self.h * math.log((1 - 0.5 * self.f) / (0.5 * self.f))
@@ -145,169 +141,233 @@ class RapporParams:
         half = 0.5 * self.f
         return np.array([[1 - half, half], [half, 1 - half]])
 
-    def report(self, blooms, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-report client: Bloom filters (n, k) → PRR → IRR → reports (n, k) of 0/1.
 
-        Each row is one report; with ``f = 0`` the PRR is the identity and is skipped.  This is
-        the reference path (it draws every bit); aggregate simulators must match it.
-        """
-        bits = self._check_blooms(blooms)
-        rng = check_rng(rng)
-        if self.f > 0:
-            bits = permanent_randomized_response(bits, self.f, rng=rng)
-        return instantaneous_randomized_response(bits, self.p, self.q, rng=rng)
-
-    def _check_blooms(self, blooms) -> np.ndarray:
-        bits = check_binary_array("blooms", blooms)
-        if bits.ndim != 2 or bits.shape[1] != self.k:
-            raise ValueError(f"blooms must have shape (n_reports, k={self.k}); got shape {bits.shape}")
-        return bits
+def _one_report_epsilon(h: int, k: int, p_star: float, q_star: float) -> float:
+    if p_star == 0.0 or q_star == 1.0:
+        return math.inf
+    a, b = math.log(q_star / p_star), math.log((1 - p_star) / (1 - q_star))
+    return h * max(a, b) + min(h, k - h) * min(a, b)
 
 
 def permanent_randomized_response(bits, f: float, *, rng: np.random.Generator) -> np.ndarray:
-    """PRR: each bit becomes 1 w.p. f/2, 0 w.p. f/2, and stays w.p. 1 − f (RAPPOR step 2).
+    """PRR: each bit becomes 1 w.p. f/2, 0 w.p. f/2, and stays w.p. 1 − f (``f = 0``: the identity).
 
-    Per bit this is binary randomized response with ``Pr[B'=1 | B=1] = 1 − f/2`` and
-    ``Pr[B'=1 | B=0] = f/2``, i.e. :class:`BinaryRR` ``(1 − f/2, f/2)``; ``f = 0`` is the identity.
+    References
+    ----------
+    [erlingsson2014] §2 step 2.
     """
     bits = check_binary_array("bits", bits)
     f = check_probability(f, "f", open_high=True)
     rng = check_rng(rng)
     if f == 0.0:
         return bits.copy()
-    return BinaryRR(p=1 - 0.5 * f, q=0.5 * f).perturb(bits, rng=rng)
+    u = rng.random(bits.shape)
+    return np.where(u < 0.5 * f, 1, np.where(u < f, 0, bits)).astype(np.int8)
 
 
 def instantaneous_randomized_response(bits, p: float, q: float, *, rng: np.random.Generator) -> np.ndarray:
-    """IRR: report 1 w.p. q where the bit is 1 and w.p. p where it is 0 (RAPPOR step 3; seed 001 Eq. 1).
+    """IRR in RAPPOR's letters: report 1 w.p. q on a 1 bit and w.p. p on a 0 bit (q > p).
 
-    This is :class:`BinaryRR` with RAPPOR's (q, p) in BinaryRR's (p, q) order.  BinaryRR needs
-    both probabilities inside (0, 1); RAPPOR also allows a deterministic side (p = 0 or q = 1,
-    e.g. one-time RAPPOR's p = 0, q = 1), for which the same Bernoulli rule is applied directly.
+    References
+    ----------
+    [erlingsson2014] §2 step 3; [rappor] Eq. (1).
     """
     bits = check_binary_array("bits", bits)
-    p, q = check_probability(p, "p"), check_probability(q, "q")
-    if not q > p:
-        fail("q", q, f"greater than p={p!r} (RAPPOR convention: q = Pr[S=1|B'=1], p = Pr[S=1|B'=0])")
+    q = check_above("q", check_probability(q, "q"), check_probability(p, "p"), what="p")
     rng = check_rng(rng)
-    if 0.0 < p and q < 1.0:
-        return BinaryRR(p=q, q=p).perturb(bits, rng=rng)
     return (rng.random(bits.shape) < np.where(bits == 1, q, p)).astype(np.int8)
 
 
 def tutorial_printed_p_star(f: float, p: float) -> float:
-    """The tutorial's printed ``p' = ½f(p + 1) + (1 − f)p`` — wrong; see :attr:`RapporParams.p_star`."""
+    """The tutorial's printed ``p' = ½f(p + 1) + (1 − f)p``: wrong for f > 0, see :attr:`RapporParams.p_star`.
+
+    References
+    ----------
+    [tutorial] "RAPPOR", p'.
+    """
     return 0.5 * f * (p + 1) + (1 - f) * p
 
 
-def tutorial_printed_epsilon_one_report(params: RapporParams) -> float:
-    """The tutorial's ε₂ = h ln(q'(1 − p')/(p'(1 − q'))) evaluated with its printed p' (see above).
-
-    Differs from :attr:`RapporParams.epsilon_one_report` whenever f > 0.
-    """
-    return _one_report_epsilon(params.h, tutorial_printed_p_star(params.f, params.p), params.q_star)
-
-
-def _one_report_epsilon(h: int, p_star: float, q_star: float) -> float:
-    """``h ln(q*(1 − p*)/(p*(1 − q*)))``, ``inf`` when p* = 0 or q* = 1 (RAPPOR Theorem 2)."""
-    if p_star == 0.0 or q_star == 1.0:
-        return math.inf
-    return h * math.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))
-
-
-# ------------------------------------------------------------------ Bloom encoding
-
-
-def hash_index(secret: str, cohort: int, candidate: int, hash_number: int, k: int) -> int:
-    """Seed 001's hash: ``int(sha256(f"{secret}_{c:02d}_{j:03d}_{i:02d}"), 16) mod k``.
-
-    ``cohort`` is 0-based as in the seed; ``candidate`` and ``hash_number`` are 0-based here and
-    printed 1-based (``j + 1``, ``i + 1``) exactly as the seed's loops do, so the same secret
-    gives the seed's design matrix.
-    """
-    text = f"{secret}_{cohort:02d}_{candidate + 1:03d}_{hash_number + 1:02d}"
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % k
-
-
-def draw_secret(*, rng: np.random.Generator) -> str:
-    """The hashing secret, drawn from ``rng`` like the seed's ``str(np.random.random()) + "secret"``."""
-    return f"{check_rng(rng).random()!r}secret"
-
-
-def hash_indices(secret: str, cohort: int, n_candidates: int, params: RapporParams) -> np.ndarray:
-    """:func:`hash_index` for candidates ``0..n_candidates−1`` and all h hashes, shape (n_candidates, h).
-
-    One SHA-256 per (candidate, hash); the 256-bit digests are reduced mod k in numpy by Horner's
-    rule over their bytes (``int(hexdigest, 16) % k`` exactly, without Python big integers).
-    """
-    cohort = check_int("cohort", cohort, low=0, high=params.m - 1)
-    n_candidates = check_int("n_candidates", n_candidates, low=1)
-    prefix = f"{secret}_{cohort:02d}_"
-    digests = b"".join(
-        hashlib.sha256(f"{prefix}{j + 1:03d}_{i + 1:02d}".encode("utf-8")).digest()
-        for j in range(n_candidates)
-        for i in range(params.h)
-    )
-    digits = np.frombuffer(digests, dtype=np.uint8).reshape(-1, 32).astype(np.int64)
-    residue = np.zeros(digits.shape[0], dtype=np.int64)
-    for column in digits.T:  # big-endian bytes: r ← (256 r + byte) mod k, all values < 256 k
-        residue = (residue * 256 + column) % params.k
-    return residue.reshape(n_candidates, params.h)
-
-
-def bloom_filter(secret: str, cohort: int, candidate: int, params: RapporParams) -> np.ndarray:
-    """The k-bit Bloom filter of ``candidate`` in ``cohort`` (h hashes; collisions set fewer bits)."""
-    cohort = check_int("cohort", cohort, low=0, high=params.m - 1)
-    candidate = check_int("candidate", candidate, low=0)
-    bits = np.zeros(params.k, dtype=np.int8)
-    for i in range(params.h):
-        bits[hash_index(secret, cohort, candidate, i, params.k)] = 1
-    return bits
-
-
-# ------------------------------------------------------------------ exact output tables
-
-
-def all_bloom_filters(k: int, h: int) -> np.ndarray:
-    """Every k-bit vector with 1 to h ones: all Bloom filters h hashes can produce (small k only)."""
-    k = check_int("k", k, low=1, high=16)
-    h = check_int("h", h, low=1, high=k)
-    rows = [np.isin(np.arange(k), ones) for n in range(1, h + 1) for ones in itertools.combinations(range(k), n)]
-    return np.array(rows, dtype=np.int8)
-
-
-@dataclass(frozen=True)
-class ExactPrivacy:
-    """Privacy losses computed from output tables over every Bloom filter with 1..h ones."""
-
-    one_report: float  # max_privacy_loss of Pr[report | B] (PRR then IRR)
-    permanent: float  # max_privacy_loss of Pr[B' | B] (the memoized PRR)
-
-
-def exact_privacy(params: RapporParams) -> ExactPrivacy:
-    """:class:`ExactPrivacy` of ``params`` by :func:`~ldp_helpers.mechanisms.privacy.max_privacy_loss` (k ≤ 16).
-
-    Compare with :attr:`RapporParams.epsilon_one_report` and :attr:`RapporParams.epsilon_permanent`.
-    """
-    filters = all_bloom_filters(params.k, params.h)
-    return ExactPrivacy(max_privacy_loss(report_table(filters, params.bit_table())),
-                        max_privacy_loss(report_table(filters, params.prr_bit_table())))
-
-
 def report_table(blooms, bit_table) -> np.ndarray:
-    """Exact ``P[x, y] = Pr[report = y | Bloom filter x]`` over all 2^k outputs y.
+    """Exact ``P[x, y] = Pr[report bits y | Bloom filter x]`` over all 2^k outputs y (k ≤ 16; y's bit 0 first).
 
-    Bits are randomized independently given the filter, so each entry is a product of k
-    one-bit probabilities ``bit_table[b_i, y_i]``.  Output y is indexed by its bits, bit 0 first.
+    Bits are randomized independently given the filter: each entry is a product of k one-bit
+    probabilities ``bit_table[x_i, y_i]``.
+
+    References
+    ----------
+    [tutorial] Eq. (2) (the table whose column ratios define ε-LDP).
     """
-    bits = check_binary_array("blooms", blooms)
-    if bits.ndim != 2 or bits.shape[1] > 16:
-        raise ValueError(f"blooms must have shape (n_filters, k) with k <= 16; got shape {bits.shape}")
-    table = np.asarray(bit_table, dtype=float)
-    if table.shape != (2, 2):
-        raise ValueError(f"bit_table must have shape (2, 2); got shape {table.shape}")
-    k = bits.shape[1]
-    outputs = (np.arange(2**k)[:, None] >> np.arange(k)) & 1  # (2^k, k)
-    # probs[x, y, i] = bit_table[bits[x, i], outputs[y, i]]
-    probs = table[bits[:, None, :], outputs[None, :, :]]
-    return probs.prod(axis=2)
+    bits = check_ndim("blooms", check_binary_array("blooms", blooms), 2, what="(filters × k bits)")
+    check_int("k", bits.shape[1], low=1, high=16)
+    table = check_trailing_shape("bit_table", check_real_array("bit_table", bit_table, low=0.0, high=1.0, low_open=False,
+                                                               high_open=False), (2, 2), leading=0)
+    outputs = (np.arange(2 ** bits.shape[1])[:, None] >> np.arange(bits.shape[1])) & 1  # (2^k, k)
+    return table[bits[:, None, :], outputs[None, :, :]].prod(axis=2)
+
+
+# ------------------------------------------------------------------ the mechanism
+
+
+class RapporReports(NamedTuple):
+    """A batch of reports: each user's (public) cohort and her k reported bits S."""
+
+    cohorts: np.ndarray  # (n,) in [0, m)
+    bits: np.ndarray  # (n, k) of 0/1
+
+
+@dataclass(frozen=True, eq=False)
+class Rappor(Mechanism):
+    """RAPPOR over M candidate strings in m cohorts: a value is a pair (cohort j, candidate w).
+
+    ``f = 0`` is seed 001's Basic One-time RAPPOR.  The truth is the array (m, M) of users per
+    cohort and candidate; the aggregate is the reported bit counts c (m, k); the estimand is the
+    true bit counts ``t[j, i]`` (cohort-j users whose Bloom bit i is set), estimated per cohort
+    with n = the cohort sizes N_j.  The whole-report table's inputs are **every** Bloom filter
+    with 1..h ones (:func:`all_bloom_filters`), not only the candidates': privacy must hold
+    for any string a user may hold.  So ``privacy_loss() == epsilon`` exactly (``tight``).
+
+    References
+    ----------
+    [erlingsson2014] §2, §4; [rappor] Eqs. (1)–(3).
+    """
+
+    params: RapporParams
+    blooms: np.ndarray  # (m, M, k): blooms[j, w] is candidate w's Bloom filter B in cohort j
+    secret: str = ""  # the hashing key that produced blooms (record only)
+    epsilon: float = field(init=False)  # ε of one report (ε₁); ε∞ is epsilon_permanent
+
+    tight: ClassVar[bool] = True
+
+    def __post_init__(self):
+        par = self.params
+        blooms = check_ndim("blooms", check_binary_array("blooms", self.blooms), 3, last=par.k, what="(m × M × k)")
+        check_int("blooms.shape[0] (cohorts)", blooms.shape[0], low=par.m, high=par.m)
+        check_int_array("ones per Bloom filter", blooms.sum(axis=2), low=1, high=par.h)
+        blooms.setflags(write=False)
+        object.__setattr__(self, "blooms", blooms)
+        object.__setattr__(self, "epsilon", par.epsilon_one_report)
+
+    @classmethod
+    def create(cls, params: RapporParams, n_candidates: int, *, rng: np.random.Generator) -> "Rappor":
+        """Draw the hashing secret from ``rng`` and hash every candidate in every cohort (seed 001's design).
+
+        References
+        ----------
+        [rappor] Fig. 3 (``create_design_matrix``); [erlingsson2014] §4.
+        """
+        secret = draw_secret(rng=rng)
+        blooms = bloom_filters(secret, params.m, n_candidates, params.h, params.k)
+        return cls(params, blooms, secret)
+
+    @property
+    def n_candidates(self) -> int:
+        """M, the number of candidate strings."""
+        return self.blooms.shape[1]
+
+    @cached_property
+    def design_matrix(self) -> np.ndarray:
+        """X (k·m × M): ``X[j·k + i, w]`` is bit i of candidate w's filter in cohort j ([rappor] §2)."""
+        matrix = self.blooms.transpose(0, 2, 1).reshape(self.params.m * self.params.k, self.n_candidates)
+        matrix.setflags(write=False)
+        return matrix
+
+    @property
+    def epsilon_permanent(self) -> float:
+        """ε∞ of all reports of one user together (the memoized B'): :attr:`RapporParams.epsilon_permanent`."""
+        return self.params.epsilon_permanent
+
+    def output_table(self) -> np.ndarray:
+        """``P[x, y]`` over every Bloom filter x with 1..h ones and all 2^k reports y (k ≤ 16)."""
+        return report_table(all_bloom_filters(self.params.k, self.params.h), self.params.bit_table())
+
+    # ---------------------------------------------------------------- truth
+
+    def check_truth(self, truth) -> tuple[np.ndarray, np.ndarray]:
+        """Users per cohort and candidate, shape (m, M), at least one per cohort; returns it and N_j."""
+        counts = check_int_array("truth", truth, low=0, shape=(self.params.m, self.n_candidates))
+        return counts, check_int_array("cohort sizes truth.sum(axis=1)", counts.sum(axis=1), low=1)
+
+    def expand(self, truth) -> np.ndarray:
+        """The users' values, one (cohort, candidate) row each, sorted."""
+        counts, _ = self.check_truth(truth)
+        pairs = np.indices(counts.shape).reshape(2, -1).T
+        return np.repeat(pairs, counts.ravel(), axis=0)
+
+    def estimand(self, truth) -> np.ndarray:
+        """True bit counts ``t[j, i] = Σ_w counts[j, w]·B_jw[i]``, shape (m, k) ([rappor] Eq. (2))."""
+        counts, _ = self.check_truth(truth)
+        return np.matmul(counts[:, None, :], self.blooms.astype(np.int64))[:, 0, :]
+
+    def n_reports(self, truth) -> np.ndarray:
+        """The cohort sizes N_j, shape (m,)."""
+        return self.check_truth(truth)[1]
+
+    # ---------------------------------------------------------------- client and server
+
+    def perturb(self, values, *, rng: np.random.Generator) -> RapporReports:
+        """One report per user: Bloom filter → PRR → IRR ([erlingsson2014] §2 steps 1–3).
+
+        ``values`` has one (cohort, candidate) row per user.  Each user reports once, so her
+        PRR is drawn here; a client that reports again must reuse it (memoization).
+        """
+        values = check_ndim("values", values, 2, last=2, what="of (cohort, candidate) rows")
+        cohorts = check_int_array("values[:, 0] (cohorts)", values[:, 0], low=0, high=self.params.m - 1)
+        candidates = check_int_array("values[:, 1] (candidates)", values[:, 1], low=0, high=self.n_candidates - 1)
+        rng = check_rng(rng)
+        bloom = self.blooms[cohorts, candidates]  # step 1: B
+        memoized = permanent_randomized_response(bloom, self.params.f, rng=rng)  # step 2: B'
+        return RapporReports(cohorts, instantaneous_randomized_response(memoized, self.params.p, self.params.q, rng=rng))
+
+    def aggregate(self, reports: RapporReports) -> np.ndarray:
+        """Reported bit counts per cohort, ``c[j, i] = #{cohort-j reports with S_i = 1}``, shape (m, k)."""
+        cohorts, bits = reports
+        cohorts = check_int_array("reports.cohorts", cohorts, low=0, high=self.params.m - 1)
+        bits = check_ndim("reports.bits", check_binary_array("reports.bits", bits), 2, last=self.params.k)
+        check_int("len(reports.bits)", bits.shape[0], low=cohorts.size, high=cohorts.size)
+        counts = np.zeros((self.params.m, self.params.k), dtype=np.int64)
+        np.add.at(counts, cohorts, bits)
+        return counts
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler: ``c[j, i] ~ Bin(t_ji, q*) + Bin(N_j − t_ji, p*)``, independent over (j, i).
+
+        Given its filter each reported bit is an independent Bernoulli(q* or p*), so the per-bit
+        sums are independent binomials.  With ``n_draws`` the shape is (n_draws, m, k).
+
+        References
+        ----------
+        [rappor] Eq. (2); [wang2017] proof of Theorem 2.
+        """
+        t, sizes = self.estimand(truth), self.n_reports(truth)
+        rng = check_rng(rng)
+        size = None if n_draws is None else batch_shape(n_draws, t.shape)
+        channel = self.params.bit_channel
+        return sample_support_counts(t, sizes[:, None], channel.p, channel.q, rng=rng, size=size)
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """Unbiased ``t̂[j, i] = (c[j, i] − p* N_j)/(q* − p*)``, shape (m, k) or (n_draws, m, k).
+
+        ``n`` is the cohort sizes N_j (shape (m,)).
+
+        References
+        ----------
+        [rappor] Eq. (3); [erlingsson2014] §4.
+        """
+        sizes = check_int_array("n (cohort sizes)", n, low=1, shape=(self.params.m,))
+        c = check_trailing_shape("aggregate", check_int_array("aggregate", aggregate, low=0), (self.params.m, self.params.k))
+        for j, n_j in enumerate(sizes):
+            check_int_array(f"aggregate[..., {j}, :]", c[..., j, :], high=int(n_j))
+        channel = self.params.bit_channel
+        return unbiased_count(c, sizes[:, None], channel.p, channel.q)
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact ``Var[t̂] = (t q*(1−q*) + (N_j − t) p*(1−p*))/(q* − p*)²``, shape (m, k).
+
+        References
+        ----------
+        [rappor] Eq. (3); [wang2017] proof of Theorem 2.
+        """
+        t, sizes = self.estimand(truth), self.n_reports(truth)
+        channel = self.params.bit_channel
+        return count_variance(t, sizes[:, None], channel.p, channel.q)
