@@ -15,19 +15,22 @@
 #
 # **Conventions.** RAPPOR writes $q=\Pr[S_i=1\mid B_i=1]$ and $p=\Pr[S_i=1\mid B_i=0]$ (so $q>p$),
 # the *reverse* of the pure-LDP notation used elsewhere in this collection ($p$ for the true value).
-# The seed follows RAPPOR: $q = 0.75$, $p = 0.5$. The Bloom filter size is $k$ (the seed's $B$).
+# The seed follows RAPPOR: $q = 0.75$, $p = 0.5$; `RapporParams` keeps these letters and
+# `RapporParams.bit_channel` converts them, once, to the collection's $p > q$. The Bloom filter
+# size is $k$ (the seed's $B$). `Rappor` is the mechanism (one value = a cohort and a candidate
+# string): `perturb` is the client, `sample_aggregate` the exact bit counts, `estimate` Eq. (3).
 
 # %% tags=["parameters"]
 seed = 20261121
 hash_values = [1, 4, 16]  # h of the main sweep; the paper profile uses 1, 2, 4, 8, 16, 32
-n_runs = 2  # decoding runs per point of the main sweeps; the seed (and paper profile) use 16
-n_runs_beyond = 1  # runs per point of the N and m sweeps
+n_draws = 2  # decoded surveys per point of the main sweeps; the seed (and paper profile) use 16
+n_draws_beyond = 1  # surveys per point of the N and m sweeps
 report_grid = [5000, 20000, 80000]  # N for the sweep beyond the seed
 cohort_grid = [2, 8, 32]  # m for the sweep beyond the seed
 h_beyond = 8  # h used in the N and m sweeps
 equal_epsilon = 4.0  # ε of one report for the equal-privacy comparison
-n_defect_runs = 2  # runs comparing the printed and the corrected Y_vec construction
-n_estimator_draws = 2000  # simulated report collections for the Eq. (3) check
+n_draws_defect = 2  # surveys comparing the printed and the corrected Y_vec construction
+n_draws_estimator = 2000  # simulated surveys of one population for the Eq. (3) check
 n_client_reports = 20000  # per-report client runs for the Eq. (1) check
 save_figures = False  # the paper profile writes figures/02_rappor/
 
@@ -39,12 +42,12 @@ import numpy as np
 
 from ldp_helpers.pipeline.claims import ClaimsTable
 from ldp_helpers.pipeline.figures import save_figure, use_style
+from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions, tutorial_printed_epsilon_one_report
+from ldp_helpers.estimation.rappor_decoding import decode, identical_filter_pairs, printed_y_vec
+from ldp_helpers.experiments.rappor import decode_surveys, estimator_check, privacy_comparison
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.rappor import RapporParams, bloom_filter, draw_secret, exact_privacy, report_table
-from ldp_helpers.mechanisms.rappor import tutorial_printed_epsilon_one_report, tutorial_printed_p_star
-from ldp_helpers.estimation.rappor_decoding import decode, design_matrix, estimate_bit_counts, simulate_bit_counts, true_bit_counts
-from ldp_helpers.experiments.rappor import cohort_counts, detection_threshold, detection_threshold_without_collisions
-from ldp_helpers.experiments.rappor import estimator_check, identical_filter_pairs, printed_y_vec, privacy_comparison, run_trials, zipf_weights
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, report_table, tutorial_printed_p_star
+from ldp_helpers.simulate.populations import cohort_counts, zipf_weights
 
 use_style()
 NOTEBOOK = "02_rappor"
@@ -59,25 +62,27 @@ claims = ClaimsTable(NOTEBOOK)
 # RAPPOR then applies the *permanent* randomized response (PRR, memoized)
 # $B'_i = 1$ w.p. $f/2$, $0$ w.p. $f/2$, $B_i$ w.p. $1-f$, and the *instantaneous* one
 # (IRR, Eq. 1): $\Pr[S_i=1] = q$ if $B'_i=1$, $p$ if $B'_i=0$. Both are binary randomized
-# response on each bit (`BinaryRR`). Composing the two, each reported bit depends only on its own Bloom bit:
+# response on each bit. Composing the two, each reported bit depends only on its own Bloom bit:
 # $$q^* = \Pr[S_i=1\mid B_i=1] = \tfrac12 f(p+q) + (1-f)q,\qquad p^* = \Pr[S_i=1\mid B_i=0] = \tfrac12 f(p+q) + (1-f)p .$$
 # Two strings' filters differ in at most $2h$ bits, so one report is
 # $\varepsilon_1 = h\ln\frac{q^*(1-p^*)}{p^*(1-q^*)}$-LDP, and the memoized $B'$ is
 # $\varepsilon_\infty = 2h\ln\frac{1-f/2}{f/2}$-LDP (tutorial ε₂ and ε₁; RAPPOR Theorems 1–2).
 # The tutorial prints $p' = \tfrac12 f(p+1) + (1-f)p$: the "1" should be $q$. We compute ε exactly
-# from the output table over all $2^k$ reports and all Bloom filters with ≤ h ones ($k = 8$).
+# with `privacy_loss()` from the whole-report table over all $2^k$ reports and every Bloom filter
+# with 1..h ones ($k = 8$): privacy must hold for any string, not only the candidates. ε∞ is the
+# loss of the memoized $B'$ sent alone, i.e. of one-time RAPPOR (`RapporParams.prr_only()`).
 
 # %%
 K, M, N_ACTIVE, EXPONENT, N_REPORTS, M_COHORTS = 128, 200, 100, 0.7, 20_000, 8  # seed 001 §3
 weights = zipf_weights(M, N_ACTIVE, EXPONENT)
 arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(7)]  # independent arms
 SETTINGS = [(0.0, 0.5, 0.75), (0.5, 0.5, 0.75), (0.25, 0.35, 0.65), (0.5, 0.0, 1.0)]  # (f, p, q)
-privacy = privacy_comparison(SETTINGS, [1, 2], k=8)
+privacy = privacy_comparison(SETTINGS, [1, 2], k=8, rng=rng)
 print("   f     p     q  h | eps(table)  eps1 formula  eps1 with tutorial's p' | eps_inf(table)  eps_inf formula")
 for f, p, q, h, eps_table, eps1, eps_tut, eps_inf_table, eps_inf in privacy:
     print(f"{f:4.2f}  {p:4.2f}  {q:4.2f}  {h:.0f} | {eps_table:10.4g}  {eps1:12.4g}  {eps_tut:23.4g} |"
           f" {eps_inf_table:14.4g}  {eps_inf:15.4g}")
-default_rappor = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
+default_params = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
 
 # %% [markdown]
 # The table and the corrected formula agree to rounding in every row; the tutorial's $p'$ gives a
@@ -93,15 +98,16 @@ default_rappor = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
 
 # %%
 params8 = RapporParams.basic_one_time(K, 8, M_COHORTS)
-bloom = bloom_filter(draw_secret(rng=arm_rngs[6]), 0, 0, params8)
-client = params8.report(np.tile(bloom, (n_client_reports, 1)), rng=arm_rngs[6])
+one_string = Rappor.create(params8, 1, rng=arm_rngs[6])  # a single candidate; every user holds it, in cohort 0
+bloom = one_string.blooms[0, 0]
+client = one_string.perturb(np.zeros((n_client_reports, 2), dtype=int), rng=arm_rngs[6]).bits
 freq_set, freq_unset = client[:, bloom == 1].mean(), client[:, bloom == 0].mean()
 se_set = math.sqrt(params8.q * (1 - params8.q) / client[:, bloom == 1].size)
 se_unset = math.sqrt(params8.p * (1 - params8.p) / client[:, bloom == 0].size)
 print(f"{n_client_reports} client reports: Pr[S=1 | B=1] = {freq_set:.4f} (+- {se_set:.1g}), Pr[S=1 | B=0] = {freq_unset:.4f} (+- {se_unset:.1g})")
 seed_params = [RapporParams.basic_one_time(K, h, M_COHORTS) for h in hash_values]
 print("eps of one report (= h ln 3):", ", ".join(f"h = {par.h}: {par.epsilon_one_report:.4g}" for par in seed_params))
-seed_design = design_matrix(RapporParams.basic_one_time(K, 1, M_COHORTS), M, rng=arm_rngs[0])
+seed_design = Rappor.create(RapporParams.basic_one_time(K, 1, M_COHORTS), M, rng=arm_rngs[0])
 same_one, same_all = identical_filter_pairs(seed_design, 0), identical_filter_pairs(seed_design)
 print(f"h = 1: candidate pairs with identical Bloom filters in cohort 0: {same_one} (expected C(M, 2)/k = "
       f"{math.comb(M, 2) / K:.4g}); identical in all {M_COHORTS} cohorts: {same_all}")
@@ -118,15 +124,16 @@ print(f"h = 1: candidate pairs with identical Bloom filters in cohort 0: {same_o
 # $$\mathbb E[c_{ij}] = q^* t_{ij} + p^*(N_j - t_{ij}) \;\Longrightarrow\; \hat t_{ij} = \frac{c_{ij} - p^* N_j}{q^* - p^*},\qquad
 # \operatorname{Var}[\hat t_{ij}] = \frac{t_{ij}q^*(1-q^*) + (N_j - t_{ij})p^*(1-p^*)}{(q^*-p^*)^2}.$$
 # With $f=0$ this is the seed's Eq. (3). The same binomial form is the *exact* aggregate
-# simulator (a test shows it agrees in distribution with summing per-report clients). We check
-# mean and variance on the seed's setting (h = 8, N_j = 2500) over many simulated collections.
+# sampler `sample_aggregate` (tests show it agrees in distribution with summing the clients'
+# reports). We check mean and variance on the seed's setting (h = 8, N_j = 2500) over many
+# surveys of one population, drawn in one batched call (`n_draws`).
 
 # %%
-design8 = design_matrix(params8, M, rng=arm_rngs[1])
+rappor8 = Rappor.create(params8, M, rng=arm_rngs[1])
 counts8 = cohort_counts(weights, N_REPORTS, M_COHORTS, rng=arm_rngs[1])
-t_true = true_bit_counts(design8, counts8)
-check8 = estimator_check(design8, counts8, n_estimator_draws, rng=arm_rngs[1])
-print(f"N_j = {counts8.sum(axis=1)[0]}, Y_vec has k*m = {t_true.size} entries, X has shape {design8.matrix.shape}")
+t_true = rappor8.estimand(counts8)
+check8 = estimator_check(rappor8, counts8, n_draws_estimator, rng=arm_rngs[1])
+print(f"N_j = {counts8.sum(axis=1)[0]}, Y_vec has k*m = {t_true.size} entries, X has shape {rappor8.design_matrix.shape}")
 print(f"(mean t_hat - t)/SE over the {t_true.size} bits, {check8.n_draws} draws: max |z| = {np.abs(check8.z_mean).max():.3g},"
       f" mean z = {check8.z_mean.mean():.3g}")
 print(f"empirical/exact variance: median {np.median(check8.variance_ratio):.4f}, range [{check8.variance_ratio.min():.3f},"
@@ -145,13 +152,12 @@ print(f"empirical/exact variance: median {np.median(check8.variance_ratio):.4f},
 # A worked example: $k=8$, $h=2$, $m=2$, five candidates of which 0, 1, 3 are reported.
 
 # %%
-toy = RapporParams.basic_one_time(8, 2, 2)
-toy_design = design_matrix(toy, 5, rng=arm_rngs[2])
+toy = Rappor.create(RapporParams.basic_one_time(8, 2, 2), 5, rng=arm_rngs[2])
 toy_counts = np.array([[900, 600, 0, 300, 0], [900, 600, 0, 300, 0]])
-toy_y = estimate_bit_counts(simulate_bit_counts(toy_design, toy_counts, rng=arm_rngs[2]), toy_counts.sum(axis=1), toy).ravel()
-toy_fit = decode(toy_design.matrix, toy_y, params=toy)
+toy_y = toy.estimate(toy.sample_aggregate(toy_counts, rng=arm_rngs[2]), toy.n_reports(toy_counts)).ravel()
+toy_fit = decode(toy.design_matrix, toy_y)
 print("X (rows: cohort 0 bits 0-7, then cohort 1; columns: candidates 0-4) | Y_hat | E[Y]")
-for row, y_i, ey in zip(toy_design.matrix, toy_y, toy_design.matrix @ toy_counts[0]):
+for row, y_i, ey in zip(toy.design_matrix, toy_y, toy.design_matrix @ toy_counts[0]):
     print(" ".join(map(str, row)), f"| {y_i:8.1f} | {ey:5d}")
 for w, b, s, pv, d in zip(toy_fit.candidates, toy_fit.estimates, toy_fit.std_errors, toy_fit.p_values, toy_fit.detected):
     print(f"candidate {w}: beta_hat = {b:7.1f} +- {s:5.1f} (true {toy_counts[0, w]}), one-sided p = {pv:.3g}, detected: {d}")
@@ -163,13 +169,13 @@ for w, b, s, pv, d in zip(toy_fit.candidates, toy_fit.estimates, toy_fit.std_err
 # $m=8$ cohorts, $N=20{,}000$ ($N_j=2500$), $q=0.75$, $p=0.5$, $f=0$. The decoder is the seed's:
 # LASSO (non-negative, no intercept, α = 0.1; coefficients < 10⁻³ dropped), OLS on the kept
 # candidates, one-sided t-test at 0.05 without multiple-testing correction. Precision = true
-# detections / detections, recall = true detections / 100. Each run draws a fresh hashing
-# secret, population and reports (exact aggregate path, with the *corrected* Y_vec of §5).
+# detections / detections, recall = true detections / 100. Each survey draws a fresh hashing
+# secret, population and reports (exact `sample_aggregate`, with the *corrected* Y_vec of §5).
 
 # %%
 equal_params = [RapporParams.basic_one_time_at_epsilon(equal_epsilon, K, h, M_COHORTS) for h in hash_values]
-pr_by_h = np.array([run_trials(par, weights, N_REPORTS, n_runs, rng=arm_rngs[3]) for par in seed_params])
-pr_equal = np.array([run_trials(par, weights, N_REPORTS, n_runs, rng=arm_rngs[4]) for par in equal_params])
+pr_by_h = np.array([decode_surveys(par, weights, N_REPORTS, n_draws, rng=arm_rngs[3]) for par in seed_params])
+pr_equal = np.array([decode_surveys(par, weights, N_REPORTS, n_draws, rng=arm_rngs[4]) for par in equal_params])
 eps_by_h = [par.epsilon_one_report for par in seed_params]
 print(f" h   eps(1 report)  precision  recall | at eps = {equal_epsilon:g}: q      precision  recall")
 for h, eps, pr, par, pe in zip(hash_values, eps_by_h, pr_by_h.mean(axis=1), equal_params, pr_equal.mean(axis=1)):
@@ -179,14 +185,14 @@ for h, eps, pr, par, pe in zip(hash_values, eps_by_h, pr_by_h.mean(axis=1), equa
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
 for ax, pr, title in zip(axes, (pr_by_h, pr_equal), ("seed's IRR (q = 0.75, p = 0.5): ε = h ln 3", rf"equal privacy: ε = {equal_epsilon:g} per report")):
     for col, label, marker in ((0, "precision", "o"), (1, "recall", "s")):
-        ax.plot(hash_values, pr[:, :, col].mean(axis=1), marker=marker, label=f"{label} (mean of {pr.shape[1]} runs)")
+        ax.plot(hash_values, pr[:, :, col].mean(axis=1), marker=marker, label=f"{label} (mean of {pr.shape[1]} surveys)")
         ax.fill_between(hash_values, pr[:, :, col].min(axis=1), pr[:, :, col].max(axis=1), alpha=0.2)
     ax.set_xscale("log", base=2)  # major ticks at the powers of two, no minor ticks
     ax.set(xlabel="number of hash functions $h$", title=title, xticks=hash_values, xticklabels=hash_values)
 top = axes[0].secondary_xaxis("top")
 top.set(xticks=hash_values, xticklabels=[f"{e:.3g}" for e in eps_by_h], xlabel=r"$\varepsilon$ of one report")
 top.minorticks_off()
-axes[0].set(ylabel="precision / recall (bands: min–max over runs)", ylim=(0, 1.02))
+axes[0].set(ylabel="precision / recall (bands: min–max over surveys)", ylim=(0, 1.02))
 axes[0].legend(loc="center right")
 fig.suptitle(rf"Basic one-time RAPPOR decoding, $k={K}$, $M={M}$, $m={M_COHORTS}$, $N={N_REPORTS:,}$ (seed Fig. 1)")
 save_figure(fig, NOTEBOOK, "fig1_precision_recall_vs_h", write=save_figures)
@@ -211,16 +217,16 @@ plt.show()
 # both with the seed's per-candidate binomials, at h = 8.
 
 # %%
-defect = {printed: run_trials(params8, weights, N_REPORTS, n_defect_runs, rng=arm_rngs[5], printed_logic=printed)
+defect = {printed: decode_surveys(params8, weights, N_REPORTS, n_draws_defect, rng=arm_rngs[5], printed_logic=printed)
           for printed in (True, False)}
-y_printed = printed_y_vec(design8, counts8, N_ACTIVE, rng=arm_rngs[5])
-y_fixed = printed_y_vec(design8, counts8, N_ACTIVE, rng=arm_rngs[5], normalize_inside_loop=False)
+y_printed = printed_y_vec(rappor8, counts8, N_ACTIVE, rng=arm_rngs[5])
+y_fixed = printed_y_vec(rappor8, counts8, N_ACTIVE, rng=arm_rngs[5], normalize_inside_loop=False)
 print(f"printed logic:   Y_vec in [{y_printed.min():.3g}, {y_printed.max():.3g}]")
 print(f"corrected logic: Y_vec in [{y_fixed.min():.4g}, {y_fixed.max():.4g}]  (true t in [{t_true.min()}, {t_true.max()}])")
 for printed, label in ((True, "printed  "), (False, "corrected")):
     mean = defect[printed].mean(axis=0)
     print(f"{label}: LASSO keeps {mean[2]:.1f} candidates, precision {mean[0]:.3f}, recall {mean[1]:.3f}, "
-          f"false detections {mean[3]:.2f} ({n_defect_runs} runs)")
+          f"false detections {mean[3]:.2f} ({n_draws_defect} surveys)")
 
 # %% [markdown]
 # With the printed code the non-negative LASSO keeps **no** candidate, so nothing is detected
@@ -231,18 +237,18 @@ for printed, label in ((True, "printed  "), (False, "corrected")):
 # Two more disagreements between text and code. (i) The text's Zipf exponent is 0.7 while
 # `get_word_probs` defaults to `alpha=1.1`; the script passes `ALPHA = 0.7`, so the default is
 # not used, but it matters if one calls the function as written: (ii) the text says each h is
-# simulated "16 times" and the representative values are "the average of 10"; we average all runs
-# (16 in the paper profile).
+# simulated "16 times" and the representative values are "the average of 10"; we average all
+# surveys (16 in the paper profile).
 
 # %%
 weights_default = zipf_weights(M, N_ACTIVE, 1.1)
-pr_11 = run_trials(params8, weights_default, N_REPORTS, n_defect_runs, rng=arm_rngs[5]).mean(axis=0)
+pr_11 = decode_surveys(params8, weights_default, N_REPORTS, n_draws_defect, rng=arm_rngs[5]).mean(axis=0)
 pr_07 = defect[False].mean(axis=0)
 print(f"share of the 100 true candidates above 0.5%: exponent 0.7 -> {np.sum(weights > 0.005)}, 1.1 -> {np.sum(weights_default > 0.005)}")
 print(f"h = 8: exponent 0.7: precision {pr_07[0]:.3f}, recall {pr_07[1]:.3f};  exponent 1.1: precision {pr_11[0]:.3f}, recall {pr_11[1]:.3f}")
-n_first = min(10, n_runs)
+n_first = min(10, n_draws)
 recall_shift = np.abs(pr_by_h[:, :n_first, 1].mean(axis=1) - pr_by_h[:, :, 1].mean(axis=1)).max()
-print(f"averaging the first {n_first} of {n_runs} runs instead of all moves the mean recall by up to {recall_shift:.3g}")
+print(f"averaging the first {n_first} of {n_draws} surveys instead of all moves the mean recall by up to {recall_shift:.3g}")
 
 # %% [markdown]
 # ## 6. Beyond the seed: N, m, and the smallest detectable frequency
@@ -260,10 +266,10 @@ print(f"averaging the first {n_first} of {n_runs} runs instead of all moves the 
 # %%
 beyond_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence([seed, 1]).spawn(3)]
 params_b = RapporParams.basic_one_time(K, h_beyond, M_COHORTS)
-pr_by_n = np.array([run_trials(params_b, weights, n, n_runs_beyond, rng=beyond_rngs[0]) for n in report_grid]).mean(axis=1)
-pr_by_m = np.array([run_trials(RapporParams.basic_one_time(K, h_beyond, m), weights, N_REPORTS, n_runs_beyond, rng=beyond_rngs[1])
-                    for m in cohort_grid]).mean(axis=1)
-design_b = design_matrix(params_b, M, rng=beyond_rngs[2])
+pr_by_n = np.array([decode_surveys(params_b, weights, n, n_draws_beyond, rng=beyond_rngs[0]) for n in report_grid]).mean(axis=1)
+pr_by_m = np.array([decode_surveys(RapporParams.basic_one_time(K, h_beyond, m), weights, N_REPORTS, n_draws_beyond,
+                                   rng=beyond_rngs[1]) for m in cohort_grid]).mean(axis=1)
+design_b = Rappor.create(params_b, M, rng=beyond_rngs[2])
 n_fine = np.unique(np.round(np.geomspace(min(report_grid), max(report_grid), 25)).astype(int))
 threshold = np.median(detection_threshold(design_b, n_fine), axis=1)
 predicted_recall = np.mean(weights[:N_ACTIVE] > threshold[:, None], axis=1)
@@ -323,27 +329,28 @@ plt.show()
 
 # %%
 one_time = RapporParams(k=8, h=1, m=1, f=2 * (1 - params8.q), p=0.0, q=1.0)  # PRR only, 1 − f/2 = 0.75
-irr_alone = RapporParams.basic_one_time(8, 2, 1, p=default_rappor.p, q=default_rappor.q).bit_table()
-composed = default_rappor.prr_bit_table() @ irr_alone  # PRR then IRR, bit by bit
-exact_default = exact_privacy(default_rappor)
+irr_alone = RapporParams.basic_one_time(8, 2, 1, p=default_params.p, q=default_params.q).bit_table()
+composed = default_params.prr_bit_table() @ irr_alone  # PRR then IRR, bit by bit
+eps_report = Rappor.create(default_params, 1, rng=rng).privacy_loss()  # whole-report table, every Bloom filter
+eps_memoized = Rappor.create(default_params.prr_only(), 1, rng=rng).privacy_loss()  # B' alone: one-time RAPPOR
 claims.check("Eq. (1): IRR reports 1 w.p. q = 0.75 on a set bit (client reports, within 5 SE)", "§1 Eq. (1)", 0.75, freq_set, atol=5 * se_set)
 claims.check("Eq. (1): IRR reports 1 w.p. p = 0.5 on an unset bit (client reports, within 5 SE)", "§1 Eq. (1)", 0.5, freq_unset, atol=5 * se_unset)
 claims.erratum("Basic One-time RAPPOR = no PRR, one IRR; RAPPOR/tutorial one-time = PRR only: Pr[S=1|B=0] at equal Pr[S=1|B=1]",
                "§1", params8.bit_table()[0, 1], one_time.bit_table()[0, 1])
 claims.check("tutorial eps_inf = 2h ln((1-f/2)/(f/2)) (h = 2, f = 0.5; exact table)", "tutorial §RAPPOR",
-             default_rappor.epsilon_permanent, exact_default.permanent, rtol=1e-12)
+             default_params.epsilon_permanent, eps_memoized, rtol=1e-12)
 claims.check("tutorial q' = f(p+q)/2 + (1-f)q (f = 0.5, p = 0.5, q = 0.75; PRR x IRR)", "tutorial §RAPPOR",
-             default_rappor.q_star, composed[1, 1], rtol=1e-12)
+             default_params.q_star, composed[1, 1], rtol=1e-12)
 claims.erratum("tutorial p' = f(p+1)/2 + (1-f)p (f = 0.5, p = 0.5, q = 0.75; PRR x IRR)", "tutorial §RAPPOR",
-               tutorial_printed_p_star(default_rappor.f, default_rappor.p), composed[0, 1], rtol=1e-9)
+               tutorial_printed_p_star(default_params.f, default_params.p), composed[0, 1], rtol=1e-9)
 print("claims so far:", claims.counts())
 
 # %%
 disjoint_filters = np.kron(np.eye(2, dtype=np.int8), np.ones((1, 8), dtype=np.int8))  # two h = 8 filters, no shared bit
 claims.check("tutorial eps2 = h ln(q'(1-p')/(p'(1-q'))) with the corrected p' (h = 2; exact table)", "tutorial §RAPPOR",
-             default_rappor.epsilon_one_report, exact_default.one_report, rtol=1e-12)
+             default_params.epsilon_one_report, eps_report, rtol=1e-12)
 claims.erratum("tutorial eps2 evaluated with its printed p' (h = 2, f = 0.5; exact table)", "tutorial §RAPPOR",
-               tutorial_printed_epsilon_one_report(default_rappor), exact_default.one_report, rtol=1e-9)
+               tutorial_printed_epsilon_one_report(default_params), eps_report, rtol=1e-9)
 claims.check("RAPPOR eps1 for the seed's IRR at h = 8 (8 ln 3; exact table on two disjoint 8-bit filters)", "§1 (implied)",
              params8.epsilon_one_report, max_privacy_loss(report_table(disjoint_filters, params8.bit_table())), rtol=1e-12)
 claims.check("Eqs. (2)-(3): t_hat is unbiased (largest |z| over 1024 bits; below 4.5 expected)", "§1 Eqs. (2)-(3)",
@@ -367,7 +374,7 @@ claims.erratum_if(defect[True][:, 1].mean() < defect[False][:, 1].mean(), "Fig. 
 claims.erratum_if(pr_07[1] != pr_11[1], "Zipf exponent: 0.7 in the text, alpha=1.1 as get_word_probs' default", "§3 vs Fig. 2", "0.7 vs 1.1",
                f"script passes 0.7 (used here); h = 8 recall {pr_07[1]:.3g} at 0.7 vs {pr_11[1]:.3g} at 1.1")
 claims.erratum_if(recall_shift > 0, "runs per h: '16 runs' but 'average of 10'", "§3", "16 runs, average of 10",
-               f"all {n_runs} runs averaged; first {n_first} only would move mean recall by up to {recall_shift:.3g}")
+               f"all {n_draws} surveys averaged; first {n_first} only would move mean recall by up to {recall_shift:.3g}")
 claims.erratum("alpha = 0.05 called the confidence coefficient (信頼係数): share of absent candidates detected", "§3",
                1 - 0.05, false_share)
 print(claims)

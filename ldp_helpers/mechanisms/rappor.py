@@ -296,7 +296,9 @@ class Rappor(Mechanism):
 
     def estimand(self, truth) -> np.ndarray:
         """True bit counts ``t[j, i] = Σ_w counts[j, w]·B_jw[i]``, shape (m, k) ([rappor] Eq. (2))."""
-        counts, _ = self.check_truth(truth)
+        return self._true_bit_counts(self.check_truth(truth)[0])
+
+    def _true_bit_counts(self, counts: np.ndarray) -> np.ndarray:
         return np.matmul(counts[:, None, :], self.blooms.astype(np.int64))[:, 0, :]
 
     def n_reports(self, truth) -> np.ndarray:
@@ -325,9 +327,7 @@ class Rappor(Mechanism):
         cohorts = check_int_array("reports.cohorts", cohorts, low=0, high=self.params.m - 1)
         bits = check_ndim("reports.bits", check_binary_array("reports.bits", bits), 2, last=self.params.k)
         check_int("len(reports.bits)", bits.shape[0], low=cohorts.size, high=cohorts.size)
-        counts = np.zeros((self.params.m, self.params.k), dtype=np.int64)
-        np.add.at(counts, cohorts, bits)
-        return counts
+        return np.stack([bits[cohorts == j].sum(axis=0, dtype=np.int64) for j in range(self.params.m)])
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact sampler: ``c[j, i] ~ Bin(t_ji, q*) + Bin(N_j − t_ji, p*)``, independent over (j, i).
@@ -339,7 +339,8 @@ class Rappor(Mechanism):
         ----------
         [rappor] Eq. (2); [wang2017] proof of Theorem 2.
         """
-        t, sizes = self.estimand(truth), self.n_reports(truth)
+        counts, sizes = self.check_truth(truth)
+        t = self._true_bit_counts(counts)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, t.shape)
         channel = self.params.bit_channel
@@ -368,6 +369,6 @@ class Rappor(Mechanism):
         ----------
         [rappor] Eq. (3); [wang2017] proof of Theorem 2.
         """
-        t, sizes = self.estimand(truth), self.n_reports(truth)
+        counts, sizes = self.check_truth(truth)
         channel = self.params.bit_channel
-        return count_variance(t, sizes[:, None], channel.p, channel.q)
+        return count_variance(self._true_bit_counts(counts), sizes[:, None], channel.p, channel.q)
