@@ -8,16 +8,15 @@ import pytest
 
 from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report
 from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf
-from ldp_helpers.mechanisms.bloom_filters import all_bloom_filters, bloom_filters, draw_secret, hash_index
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.rappor import (
-    Rappor,
-    RapporParams,
-    RapporReports,
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, RapporReports, report_table, tutorial_printed_p_star
+from ldp_helpers.mechanisms.rappor_client import (
+    all_bloom_filters,
+    bloom_filters,
+    draw_secret,
+    hash_index,
     instantaneous_randomized_response,
     permanent_randomized_response,
-    report_table,
-    tutorial_printed_p_star,
 )
 from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue, two_sample_pvalue
 

@@ -143,4 +143,5 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
     permanent = privacy_losses(Rappor.create(par.prr_only(), 1, rng=rng) for par in grid)
     closed = [(par.f, par.p, par.q, par.h, par.epsilon_one_report, tutorial_printed_epsilon_one_report(par),
                par.epsilon_permanent) for par in grid]
-    return np.array([(*c[:4], one, *c[4:6], perm, c[6]) for c, one, perm in zip(closed, one_report, permanent)], dtype=float)
+    rows = [(*c[:4], one, *c[4:6], perm, c[6]) for c, one, perm in zip(closed, one_report, permanent)]
+    return np.array(rows, dtype=float)

@@ -1,10 +1,8 @@
 """RAPPOR and Basic One-time RAPPOR as one :class:`~ldp_helpers.mechanisms.base.Mechanism`.
 
-A user in cohort j holding candidate string w sends one report (RAPPOR §2)::
-
-    1. Bloom filter  B  : k bits, the h cohort-j hashes of w set to 1   (seed 001 Fig. 3's SHA-256)
-    2. PRR           B' : B'_i = 1 w.p. f/2, 0 w.p. f/2, B_i w.p. 1 − f  (permanent, memoized per user)
-    3. IRR           S  : Pr[S_i = 1 | B'_i = 1] = q, Pr[S_i = 1 | B'_i = 0] = p  (instantaneous)
+A user in cohort j holding candidate string w sends one report: her Bloom filter B, its
+memoized permanent randomization B' (PRR) and an instantaneous one S (IRR), the steps of
+:mod:`ldp_helpers.mechanisms.rappor_client` ([erlingsson2014] §2).
 
 **Naming trap.**  RAPPOR (and seed 001) write *q* for the 1-bit side and *p* for the 0-bit side,
 so ``q > p``: the opposite of every other binary channel of the collection (``p = Pr[1 | 1] > q``).
@@ -36,7 +34,8 @@ from ldp_helpers._validation import (check_above, check_binary_array, check_epsi
                                      check_trailing_shape)
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, sample_support_counts
-from ldp_helpers.mechanisms.bloom_filters import all_bloom_filters, bloom_filters, draw_secret
+from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, draw_secret,
+                                                 instantaneous_randomized_response, permanent_randomized_response)
 
 
 class BitChannel(NamedTuple):
@@ -71,12 +70,12 @@ class RapporParams:
 
     @classmethod
     def basic_one_time(cls, k: int, h: int, m: int, p: float = 0.5, q: float = 0.75) -> "RapporParams":
-        """Seed 001's Basic One-time RAPPOR: no PRR (``f = 0``), one IRR (defaults ``p = 0.5, q = 0.75``; [rappor] Eq. (1))."""
+        """Seed 001's Basic One-time RAPPOR: no PRR (``f = 0``), one IRR (``p = 0.5, q = 0.75``: [rappor] Eq. (1))."""
         return cls(k=k, h=h, m=m, f=0.0, p=p, q=q)
 
     @classmethod
     def basic_one_time_at_epsilon(cls, epsilon: float, k: int, h: int, m: int, p: float = 0.5) -> "RapporParams":
-        """IRR-only RAPPOR whose report is ε-LDP: ``q = 1/(1 + e^{−ε/h}(1 − p)/p)`` ([erlingsson2014] Theorem 2, f = 0).
+        """IRR-only RAPPOR with ε-LDP reports: ``q = 1/(1 + e^{−ε/h}(1 − p)/p)`` ([erlingsson2014] Theorem 2).
 
         Needs 2h ≤ k (two disjoint filters exist, so the solved q gives exactly ε); ε/h so large
         that q would round to 1 (ε = ∞, not the ε asked for) is refused.
@@ -123,11 +122,14 @@ class RapporParams:
         ----------
         [erlingsson2014] Theorem 2 (ε₁); [tutorial] "RAPPOR", ε₂.
         """
-        return _one_report_epsilon(self.h, self.k, self.p_star, self.q_star)
+        if self.p_star == 0.0 or self.q_star == 1.0:
+            return math.inf
+        a, b = math.log(self.q_star / self.p_star), math.log((1 - self.p_star) / (1 - self.q_star))
+        return self.h * max(a, b) + min(self.h, self.k - self.h) * min(a, b)
 
     @property
     def epsilon_permanent(self) -> float:
-        """Longitudinal ε∞ = 2h ln((1 − f/2)/(f/2)) of the memoized B', ``inf`` when f = 0 ([erlingsson2014] Theorem 1)."""
+        """ε∞ = 2h ln((1 − f/2)/(f/2)) of the memoized B' (``inf`` if f = 0; [erlingsson2014] Theorem 1)."""
         if self.f == 0.0:
             return math.inf
         return 2 * self.h * math.log((1 - 0.5 * self.f) / (0.5 * self.f))
@@ -140,42 +142,6 @@ class RapporParams:
         """One bit of the PRR alone: ``P[b, b'] = Pr[B'_i = b' | B_i = b]``."""
         half = 0.5 * self.f
         return np.array([[1 - half, half], [half, 1 - half]])
-
-
-def _one_report_epsilon(h: int, k: int, p_star: float, q_star: float) -> float:
-    if p_star == 0.0 or q_star == 1.0:
-        return math.inf
-    a, b = math.log(q_star / p_star), math.log((1 - p_star) / (1 - q_star))
-    return h * max(a, b) + min(h, k - h) * min(a, b)
-
-
-def permanent_randomized_response(bits, f: float, *, rng: np.random.Generator) -> np.ndarray:
-    """PRR: each bit becomes 1 w.p. f/2, 0 w.p. f/2, and stays w.p. 1 − f (``f = 0``: the identity).
-
-    References
-    ----------
-    [erlingsson2014] §2 step 2.
-    """
-    bits = check_binary_array("bits", bits)
-    f = check_probability(f, "f", open_high=True)
-    rng = check_rng(rng)
-    if f == 0.0:
-        return bits.copy()
-    u = rng.random(bits.shape)
-    return np.where(u < 0.5 * f, 1, np.where(u < f, 0, bits)).astype(np.int8)
-
-
-def instantaneous_randomized_response(bits, p: float, q: float, *, rng: np.random.Generator) -> np.ndarray:
-    """IRR in RAPPOR's letters: report 1 w.p. q on a 1 bit and w.p. p on a 0 bit (q > p).
-
-    References
-    ----------
-    [erlingsson2014] §2 step 3; [rappor] Eq. (1).
-    """
-    bits = check_binary_array("bits", bits)
-    q = check_above("q", check_probability(q, "q"), check_probability(p, "p"), what="p")
-    rng = check_rng(rng)
-    return (rng.random(bits.shape) < np.where(bits == 1, q, p)).astype(np.int8)
 
 
 def tutorial_printed_p_star(f: float, p: float) -> float:
@@ -356,7 +322,8 @@ class Rappor(Mechanism):
         [rappor] Eq. (3); [erlingsson2014] §4.
         """
         sizes = check_int_array("n (cohort sizes)", n, low=1, shape=(self.params.m,))
-        c = check_trailing_shape("aggregate", check_int_array("aggregate", aggregate, low=0), (self.params.m, self.params.k))
+        c = check_int_array("aggregate", aggregate, low=0)
+        c = check_trailing_shape("aggregate", c, (self.params.m, self.params.k))
         for j, n_j in enumerate(sizes):
             check_int_array(f"aggregate[..., {j}, :]", c[..., j, :], high=int(n_j))
         channel = self.params.bit_channel

@@ -1,11 +1,16 @@
-"""Bloom filters of RAPPOR: seed 001's SHA-256 hashing and the enumeration of every possible filter.
+"""RAPPOR's client, step by step: Bloom filter, permanent and instantaneous randomized response.
 
-A string is hashed by h cohort-specific functions into k bits (RAPPOR step 1).  The hashes are
-keyed by a secret drawn from the injected ``rng``; the same secret gives the seed's design.
+1. A string is hashed by h cohort-specific functions into k bits (seed 001's SHA-256, keyed by
+   a secret drawn from the injected ``rng``; the same secret gives the seed's design).
+2. PRR: ``B'_i = 1`` w.p. f/2, 0 w.p. f/2, ``B_i`` w.p. 1 − f (memoized per user).
+3. IRR, in RAPPOR's letters: ``Pr[S_i = 1 | B'_i = 1] = q``, ``Pr[S_i = 1 | B'_i = 0] = p``, q > p.
+
+:class:`~ldp_helpers.mechanisms.rappor.Rappor` composes them; :func:`all_bloom_filters` lists
+every filter h hashes can produce (the inputs of its exact output table).
 
 References
 ----------
-[erlingsson2014] §2 step 1; [rappor] Fig. 3.
+[erlingsson2014] §2 steps 1–3; [rappor] Eq. (1), Fig. 3.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import itertools
 
 import numpy as np
 
-from ldp_helpers._validation import check_int, check_rng
+from ldp_helpers._validation import check_above, check_binary_array, check_int, check_probability, check_rng
 
 
 def draw_secret(*, rng: np.random.Generator) -> str:
@@ -61,3 +66,32 @@ def all_bloom_filters(k: int, h: int) -> np.ndarray:
     h = check_int("h", h, low=1, high=k)
     rows = [np.isin(np.arange(k), ones) for n in range(1, h + 1) for ones in itertools.combinations(range(k), n)]
     return np.array(rows, dtype=np.int8)
+
+
+def permanent_randomized_response(bits, f: float, *, rng: np.random.Generator) -> np.ndarray:
+    """PRR: each bit becomes 1 w.p. f/2, 0 w.p. f/2, and stays w.p. 1 − f (``f = 0``: the identity).
+
+    References
+    ----------
+    [erlingsson2014] §2 step 2.
+    """
+    bits = check_binary_array("bits", bits)
+    f = check_probability(f, "f", open_high=True)
+    rng = check_rng(rng)
+    if f == 0.0:
+        return bits.copy()
+    u = rng.random(bits.shape)
+    return np.where(u < 0.5 * f, 1, np.where(u < f, 0, bits)).astype(np.int8)
+
+
+def instantaneous_randomized_response(bits, p: float, q: float, *, rng: np.random.Generator) -> np.ndarray:
+    """IRR in RAPPOR's letters: report 1 w.p. q on a 1 bit and w.p. p on a 0 bit (q > p).
+
+    References
+    ----------
+    [erlingsson2014] §2 step 3; [rappor] Eq. (1).
+    """
+    bits = check_binary_array("bits", bits)
+    q = check_above("q", check_probability(q, "q"), check_probability(p, "p"), what="p")
+    rng = check_rng(rng)
+    return (rng.random(bits.shape) < np.where(bits == 1, q, p)).astype(np.int8)
