@@ -10,7 +10,7 @@ and tests β_w > 0 ([erlingsson2014] §4).
 
 References
 ----------
-[rappor] §2–3, Figs. 2–3; [erlingsson2014] §4.
+[rappor] §2–3, Fig. 2, Fig. 3; [erlingsson2014] §4.
 """
 
 from __future__ import annotations

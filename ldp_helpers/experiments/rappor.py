@@ -64,7 +64,7 @@ def decode_survey(params: RapporParams, weights, n_reports: int, *, rng: np.rand
 
     References
     ----------
-    [rappor] §3, Figs. 1–3.
+    [rappor] §3, Fig. 1, Fig. 2, Fig. 3.
     """
     rng = check_rng(rng)
     weights = check_real_array("weights", weights, low=0.0, low_open=False)
@@ -114,7 +114,7 @@ def estimator_check(mechanism: Rappor, truth, n_draws: int, *, rng: np.random.Ge
 
     References
     ----------
-    [rappor] Eqs. (2)–(3).
+    [rappor] Eq. (2), Eq. (3).
     """
     n_draws = check_int("n_draws", n_draws, low=2)
     t = mechanism.estimand(truth)
@@ -135,7 +135,7 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
 
     References
     ----------
-    [erlingsson2014] Theorems 1–2; [tutorial] "RAPPOR" (ε₁, ε₂).
+    [erlingsson2014] Theorem 1, Theorem 2; [tutorial] "RAPPOR" (ε₁, ε₂).
     """
     rng = check_rng(rng)
     grid = [RapporParams(k=k, h=h, m=1, f=f, p=p, q=q) for f, p, q in settings for h in h_values]

@@ -17,7 +17,7 @@ together ε∞-private (:attr:`RapporParams.epsilon_permanent`).
 
 References
 ----------
-[erlingsson2014] §2, Theorems 1–2; [rappor] Eqs. (1)–(3), Fig. 3; [tutorial] "RAPPOR".
+[erlingsson2014] §2, Theorem 1, Theorem 2; [rappor] Eq. (1), Eq. (2), Eq. (3), Fig. 3; [tutorial] "RAPPOR".
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ class Rappor(Mechanism):
 
     References
     ----------
-    [erlingsson2014] §2, §4; [rappor] Eqs. (1)–(3).
+    [erlingsson2014] §2, §4; [rappor] Eq. (1), Eq. (2), Eq. (3).
     """
 
     params: RapporParams
