@@ -1,16 +1,22 @@
 """The pure-LDP frequency-oracle framework shared by every pure protocol.
 
-Wang et al. (USENIX Security 2017; tutorial seed 003, "Frequency Oracles") call a protocol
+Wang et al. ([wang2017]; [tutorial] "Frequency Oracles") call a protocol
 *pure* when there are p* > q* such that a report "supports" the user's true value with
 probability p* and supports any other fixed value with probability q*.  The aggregator counts
 the supporting reports C(i) and debiases them.  These two functions are the single place where
 that estimator and its exact variance are written down; every mechanism module calls them.
+
+References
+----------
+[wang2017] §3, Eq. (1); [tutorial] "Frequency Oracles".
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+
+from ldp_helpers._validation import check_int
 
 
 def unbiased_count(support_count, n, p, q):
@@ -29,7 +35,7 @@ def unbiased_count(support_count, n, p, q):
 
     References
     ----------
-    Tutorial seed (003), "Frequency Oracles", the estimator ĉ(i); Wang et al. 2017, Eq. (1).
+    [wang2017] Eq. (1); [tutorial] "Frequency Oracles" (the estimator ĉ(i)).
     """
     return (np.asarray(support_count, dtype=float) - np.asarray(n) * q) / (p - q)
 
@@ -42,7 +48,7 @@ def count_variance(true_count, n, p, q):
 
     References
     ----------
-    Wang et al. 2017, proof of Theorem 2 (before their n-large approximation).
+    [wang2017] Theorem 2 (its proof, before the large-n approximation).
     """
     c = np.asarray(true_count, dtype=float)
     return (c * p * (1 - p) + (np.asarray(n) - c) * q * (1 - q)) / (p - q) ** 2
@@ -53,7 +59,7 @@ def expected_support_count(true_count, n, p, q):
 
     References
     ----------
-    Wang et al. 2017, proof of Theorem 2; tutorial seed (003), "Frequency Oracles".
+    [wang2017] Theorem 2 (its proof); [tutorial] "Frequency Oracles".
     """
     c = np.asarray(true_count, dtype=float)
     return c * p + (np.asarray(n) - c) * q
@@ -63,8 +69,11 @@ def support_count_pmf(true_count: int, n: int, p: float, q: float) -> np.ndarray
     """Exact pmf over 0..n of the support count ``C(i) ~ Binomial(c(i), p*) + Binomial(n − c(i), q*)``.
 
     The convolution of the two binomial pmfs (O(n²) work: for exact checks at moderate n).
+
+    References
+    ----------
+    [wang2017] Theorem 2 (its proof: the support count is a sum of independent indicators).
     """
-    c, n = int(true_count), int(n)
-    if not 0 <= c <= n:
-        raise ValueError(f"true_count must be an integer in [0, n] = [0, {n}]; got {true_count!r}")
+    n = check_int("n", n, low=0)
+    c = check_int("true_count", true_count, low=0, high=n)
     return np.convolve(stats.binom.pmf(np.arange(c + 1), c, p), stats.binom.pmf(np.arange(n - c + 1), n - c, q))

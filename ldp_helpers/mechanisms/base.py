@@ -136,39 +136,24 @@ class Mechanism(abc.ABC):
 
 
 @dataclass(frozen=True)
-class PureFrequencyOracle(Mechanism):
-    """A pure frequency oracle over the 0-based domain [0, d): ``epsilon`` and ``d`` in, p*, q* derived once.
+class FrequencyOracle(Mechanism):
+    """A mechanism over the 0-based domain [0, d) whose truth is the vector of d true counts.
 
-    Subclasses implement ``_support_probabilities() -> (p, q)``, ``output_table()``,
-    ``perturb`` and ``aggregate`` (the support counts C(i)).  The truth is the vector of d true
-    counts; the estimate is the vector of unbiased counts ĉ(i).
+    Validates ``epsilon`` and ``d`` once and gives the truth its meaning: the users' values
+    (:meth:`expand`), the counts estimated (:meth:`estimand`) and n (:meth:`n_reports`).  Pure
+    oracles (:class:`PureFrequencyOracle`), SHE and the count-mean sketch build on it.
 
     References
     ----------
-    [wang2017] §3, Eq. (1); [tutorial] "Frequency Oracles".
+    [wang2017] §2 (frequency oracles); [tutorial] "Frequency Oracles".
     """
 
     epsilon: float  # privacy budget ε
     d: int  # domain size; values are 0, ..., d−1
-    p: float = field(init=False)  # p*: Pr[a report supports the user's own value]
-    q: float = field(init=False)  # q*: Pr[a report supports a given other value]
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "d", check_int("d", self.d, low=2))
-        p, q = self._support_probabilities()
-        if not (0.0 < q < p < 1.0):
-            raise ValueError(
-                f"epsilon={self.epsilon!r} is too large for {type(self).__name__} with d={self.d} in double "
-                f"precision (q* = {q!r} underflows or p* = {p!r} rounds to 1); use a smaller epsilon"
-            )
-        object.__setattr__(self, "p", float(p))
-        object.__setattr__(self, "q", float(q))
-
-    def _support_probabilities(self) -> tuple[float, float]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    # ---------------------------------------------------------------- truth
 
     def true_counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
         """Validate a vector of d true counts (at least one user); return it and n = Σ counts."""
@@ -186,6 +171,37 @@ class PureFrequencyOracle(Mechanism):
     def n_reports(self, truth) -> int:
         """n = Σ f_i."""
         return self.true_counts_and_n(truth)[1]
+
+
+@dataclass(frozen=True)
+class PureFrequencyOracle(FrequencyOracle):
+    """A pure frequency oracle over [0, d): ``epsilon`` and ``d`` in, p*, q* derived once.
+
+    Subclasses implement ``_support_probabilities() -> (p, q)``, ``output_table()``,
+    ``perturb`` and ``aggregate`` (the support counts C(i)).  The truth is the vector of d true
+    counts; the estimate is the vector of unbiased counts ĉ(i).
+
+    References
+    ----------
+    [wang2017] §3, Eq. (1); [tutorial] "Frequency Oracles".
+    """
+
+    p: float = field(init=False)  # p*: Pr[a report supports the user's own value]
+    q: float = field(init=False)  # q*: Pr[a report supports a given other value]
+
+    def __post_init__(self):
+        super().__post_init__()
+        p, q = self._support_probabilities()
+        if not (0.0 < q < p < 1.0):
+            raise ValueError(
+                f"epsilon={self.epsilon!r} is too large for {type(self).__name__} with d={self.d} in double "
+                f"precision (q* = {q!r} underflows or p* = {p!r} rounds to 1); use a smaller epsilon"
+            )
+        object.__setattr__(self, "p", float(p))
+        object.__setattr__(self, "q", float(q))
+
+    def _support_probabilities(self) -> tuple[float, float]:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     # ---------------------------------------------------------------- server
 

@@ -14,6 +14,10 @@ with A[j, l] the users in row j whose hash is l and n_j the users in row j, the 
 entries at (j, l) is Binomial(A, 1−r) + Binomial(n_j − A, r), independently over (j, l).
 
 Note: the tutorial calls the sketch "m × k"; it has k rows (one per hash) and m columns.
+
+References
+----------
+[apple2017] Algorithms 1–3; [tutorial] "Apple's implementation of LDP".
 """
 
 from __future__ import annotations
@@ -21,48 +25,63 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_count_vector, check_domain_values, check_epsilon, check_int, check_int_array, check_real_array, check_rng, check_true_counts
+from ldp_helpers._validation import (Described, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
+                                     check_trailing_shape, fail)
+from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, sample_support_counts
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
 MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
 
 
+class CmsReports(NamedTuple):
+    """What the CMS clients send: the flipped ±1 vectors ṽ (n × m, int8) and the chosen hash indices j (n,)."""
+
+    vectors: np.ndarray
+    rows: np.ndarray
+
+
+#: largest ε for which 1 − r = e^{ε/2}/(e^{ε/2}+1) stays below 1 in double precision
+MAX_EPSILON = 73.0
+
+
 @dataclass(frozen=True)
-class CountMeanSketch:
+class CountMeanSketch(FrequencyOracle):
     """A CMS configuration with its k public hash functions h_j(x) = ((a_j x + b_j) mod P) mod m.
 
-    Build it with :meth:`create` (hash parameters drawn from the injected Generator).
+    Build it with :meth:`create` (hash parameters drawn from the injected Generator).  The
+    truth is the vector of d true counts, the aggregate the k × m sketch, the estimate the mean
+    frequency query f̂ of every value.  For *fixed* hashes f̂ is biased by their collisions
+    (:meth:`expected_estimate`), hence ``unbiased = False``; averaged over the hash draws it is
+    unbiased.  The whole-report loss is ε unless every hash collides some pair, hence
+    ``tight = False`` (the loss is at most ε).
 
     References
     ----------
-    Apple Differential Privacy Team (2017), "Learning with Privacy at Scale", Algorithms 1–3;
-    tutorial seed (003), "Apple's implementation of LDP".
+    [apple2017] Algorithms 1–3; [tutorial] "Apple's implementation of LDP".
     """
 
-    epsilon: float
-    d: int  # domain size
     k: int  # number of hash functions (rows of the sketch)
     m: int  # sketch width (length of the ±1 vector)
     hash_a: tuple = field(repr=False)
     hash_b: tuple = field(repr=False)
 
+    tight = False
+    unbiased = False
+
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        super().__post_init__()
+        check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)  # 1 − r rounds to 1 beyond
         check_int("d", self.d, low=2, high=HASH_PRIME)  # h_j separates values only below P
         check_int("k", self.k, low=1)
         check_int("m", self.m, low=2)
-        if len(self.hash_a) != self.k or len(self.hash_b) != self.k:
-            raise ValueError(f"hash_a and hash_b must hold k = {self.k} parameters each")
-        check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1)
-        check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1)
-        if q_bin_probabilities(self.epsilon / 2)[0] == 1.0:
-            raise ValueError(f"epsilon must be below about 73 for CMS (1 − r rounds to 1 in double precision); got {self.epsilon!r}")
+        check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1, shape=(self.k,))
+        check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1, shape=(self.k,))
 
     @classmethod
     def create(cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator) -> "CountMeanSketch":
@@ -102,54 +121,77 @@ class CountMeanSketch:
         cells.setflags(write=False)
         return cells
 
-    def perturb(self, values, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Per-user reference client: returns (ṽ of shape (n, m) in {−1, +1}, j of shape (n,))."""
+    def perturb(self, values, *, rng: np.random.Generator) -> CmsReports:
+        """Per-user reference client (Algorithm 1): pick j, encode ±1 at h_j(value), flip each entry w.p. r.
+
+        Returns
+        -------
+        CmsReports
+            ``vectors`` ṽ of shape (n, m) in {−1, +1} and ``rows`` j of shape (n,).
+
+        References
+        ----------
+        [apple2017] Algorithm 1 (client-side CMS).
+        """
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         rows = rng.integers(0, self.k, size=values.size)
         encoded = -np.ones((values.size, self.m), dtype=np.int8)
         encoded[np.arange(values.size), self.hash_table()[rows, values]] = 1
         flips = rng.random((values.size, self.m)) < self.flip_probability
-        return np.where(flips, -encoded, encoded).astype(np.int8), rows
+        return CmsReports(np.where(flips, -encoded, encoded).astype(np.int8), rows)
 
-    def sketch(self, vectors, rows) -> np.ndarray:
-        """Server sketch M (k × m): row j accumulates k·x̃ over the reports that chose hash j."""
-        vectors, rows = np.asarray(vectors), np.asarray(rows)
-        if vectors.ndim != 2 or vectors.shape[1] != self.m or vectors.shape[0] == 0 or not np.all(np.abs(vectors) == 1):
-            raise ValueError(f"vectors must be a non-empty (n, {self.m}) array of ±1 entries; got shape {vectors.shape}")
-        rows = check_domain_values("rows", rows, self.k)
-        if rows.shape != (vectors.shape[0],):
-            raise ValueError(f"rows must hold one hash index per vector; got shape {rows.shape}")
+    def aggregate(self, reports: CmsReports) -> np.ndarray:
+        """Server sketch M (k × m, Algorithm 2): row j accumulates k·x̃ over the reports that chose hash j."""
+        vectors, rows = reports
+        vectors = check_int_array("reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m), low=-1, high=1)
+        if np.any(vectors == 0):
+            fail("reports.vectors", Described("an array containing 0"), "an array of ±1 entries")
+        rows = check_int_array("reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],))
         plus = np.zeros((self.k, self.m), dtype=np.int64)
         np.add.at(plus, rows, (vectors == 1).astype(np.int64))
         return self._debias(plus, np.bincount(rows, minlength=self.k))
 
     def _debias(self, plus_counts, users_per_row) -> np.ndarray:
         # Σ x̃ over a row's users = (c/2)(#(+1) − #(−1)) + n_j/2, with #(−1) = n_j − #(+1)
-        n_j = users_per_row[:, None]
+        n_j = users_per_row[..., None]
         return self.k * (self.c_epsilon / 2 * (2 * plus_counts - n_j) + n_j / 2)
 
-    def sample_sketch(self, true_counts, *, rng: np.random.Generator) -> np.ndarray:
-        """Exact aggregate sampler of :meth:`sketch` given the true counts (cost independent of n)."""
-        counts, _ = check_true_counts(true_counts, self.d)
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact aggregate sampler of :meth:`aggregate` given the true counts (cost independent of n).
+
+        The users of each value split over the k rows multinomially; in row j the A[j, l] users
+        whose hash is l have a +1 at l w.p. 1 − r, the n_j − A[j, l] others w.p. r
+        (:func:`~ldp_helpers.mechanisms.base.sample_support_counts`).  With ``n_draws`` the
+        result has shape (n_draws, k, m).
+        """
+        counts, _ = self.true_counts_and_n(truth)
         rng = check_rng(rng)
-        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (d, k): users of x in row j
-        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j]  (float weights: exact below 2^53 users)
-        hits = np.bincount(self._sketch_cells, weights=per_row.T.ravel(), minlength=self.k * self.m)
-        hits = hits.astype(np.int64).reshape(self.k, self.m)
-        n_j = per_row.sum(axis=0)
+        draws = 1 if n_draws is None else batch_shape(n_draws, ())[0]
+        size = None if n_draws is None else (draws, self.d)
+        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k), size=size)  # (…, d, k): users of x in row j
+        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], one weighted bincount over (draw, cell) (exact below 2^53 users)
+        cells = (np.arange(draws)[:, None] * (self.k * self.m) + self._sketch_cells).ravel()
+        weights = np.swapaxes(per_row, -1, -2).reshape(draws, -1).ravel()
+        hits = np.bincount(cells, weights=weights, minlength=draws * self.k * self.m).astype(np.int64)
+        hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))
+        n_j = per_row.sum(axis=-2)
         r = self.flip_probability
-        plus = rng.binomial(hits, 1 - r) + rng.binomial(n_j[:, None] - hits, r)
+        plus = sample_support_counts(hits, n_j[..., None], 1 - r, r, rng=rng)
         return self._debias(plus, n_j)
 
-    def estimate_counts(self, sketch, n) -> np.ndarray:
-        """f̂(x) = m/(m−1)·((1/k)Σ_j M[j, h_j(x)] − n/m) for every x in [0, d)."""
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """f̂(x) = m/(m−1)·((1/k)Σ_j M[j, h_j(x)] − n/m) for every x in [0, d) (Algorithm 3).
+
+        ``aggregate`` is the sketch, shape (k, m) or (n_draws, k, m).
+
+        References
+        ----------
+        [apple2017] Algorithm 3 (mean frequency query).
+        """
         n = check_int("n", n, low=1)
-        shape = np.shape(sketch)
-        if shape != (self.k, self.m):
-            raise ValueError(f"sketch must have shape (k, m) = ({self.k}, {self.m}); got {shape}")
-        sketch = check_real_array("sketch", sketch)
-        mean_hit = sketch[np.arange(self.k)[:, None], self.hash_table()].mean(axis=0)
+        sketch = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, (self.k, self.m)))
+        mean_hit = sketch[..., np.arange(self.k)[:, None], self.hash_table()].mean(axis=-2)
         return self.m / (self.m - 1) * (mean_hit - n / self.m)
 
     def collision_rates(self) -> np.ndarray:
@@ -157,21 +199,21 @@ class CountMeanSketch:
         hashes = self.hash_table()
         return (hashes[:, :, None] == hashes[:, None, :]).mean(axis=0)
 
-    def expected_counts(self, true_counts) -> np.ndarray:
-        """E[f̂(x)] for these fixed hashes: m/(m−1)·Σ_v f_v (S[v, x] − 1/m) (= f_x without collisions).
+    def expected_estimate(self, truth) -> np.ndarray:
+        """Exact E[f̂(x)] for these fixed hashes: m/(m−1)·Σ_v f_v (S[v, x] − 1/m) (= f_x without collisions).
 
         Over random hash draws E[S[v, x]] = 1/m for v ≠ x, which makes f̂ unbiased.
         """
-        counts = check_count_vector("true_counts", true_counts, self.d)
+        counts, _ = self.true_counts_and_n(truth)
         return self.m / (self.m - 1) * (counts @ (self.collision_rates() - 1 / self.m))
 
-    def count_variance(self, true_counts) -> np.ndarray:
+    def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] for fixed hashes: (m/(m−1))²·Σ_v f_v (c_ε² r(1−r) + S[v,x](1 − S[v,x])).
 
         f̂(x) = m/(m−1)·Σ_u (x̃_u[h_{j_u}(x)] − 1/m) is a sum of independent user terms; given
         j a debiased entry has variance c_ε²·r(1−r), and the random row adds S(1 − S).
         """
-        counts = check_count_vector("true_counts", true_counts, self.d)
+        counts, _ = self.true_counts_and_n(truth)
         r, rates = self.flip_probability, self.collision_rates()
         per_user = self.c_epsilon**2 * r * (1 - r) + rates * (1 - rates)
         return (self.m / (self.m - 1)) ** 2 * (counts @ per_user)
@@ -180,7 +222,7 @@ class CountMeanSketch:
         """P[x, (j, ṽ)] over all k·2^m reports (small m): its privacy loss is ε when hashes separate inputs."""
         check_int("m", self.m, low=2, high=MAX_M_TABLE)
         if self.d * self.k * 2**self.m > MAX_TABLE_CELLS:
-            raise ValueError(f"d·k·2^m must be at most {MAX_TABLE_CELLS} for output_table; got {self.d}·{self.k}·2^{self.m}")
+            fail("m", self.m, f"such that d·k·2^m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})")
         signs = np.array(list(itertools.product((-1, 1), repeat=self.m)))  # (2^m, m)
         r, hashes = self.flip_probability, self.hash_table()
         table = np.empty((self.d, self.k, signs.shape[0]))
@@ -189,7 +231,3 @@ class CountMeanSketch:
             encoded[hashes[j, x]] = 1
             table[x, j] = np.prod(np.where(signs == encoded, 1 - r, r), axis=1) / self.k
         return table.reshape(self.d, -1)
-
-    def privacy_loss(self) -> float:
-        """ε computed exactly from :meth:`output_table`."""
-        return max_privacy_loss(self.output_table())

@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
-from ldp_helpers.mechanisms.base import PureFrequencyOracle
+from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
 
 MAX_D_TABLE = 4096  # largest d for output_table (a d × d float table: 128 MiB)
 
@@ -35,7 +35,7 @@ def grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:
 
     References
     ----------
-    Wang et al. 2017, §4.1, Eq. (3); tutorial seed (003), "Direct Encoding".
+    [wang2017] §4.1; [tutorial] "Direct Encoding".
     """
     epsilon = check_epsilon(epsilon)
     d = check_real("d", d, low=1.0)
@@ -52,15 +52,17 @@ class GRR(PureFrequencyOracle):
 
     References
     ----------
-    Wang et al. 2017, §4.1 (direct encoding); GRR/OUE thesis (004) §2.2, Algorithm 1;
-    tutorial seed (003), "Direct Encoding".
+    [wang2017] §4.1 (direct encoding); [grr_vs_oue] §2.2, Algorithm 1; [tutorial] "Direct Encoding".
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
         return grr_probabilities(self.epsilon, self.d)
 
     def output_table(self) -> np.ndarray:
-        """``P[v, y] = Pr[report y | value v]``: p on the diagonal, q elsewhere (d × d, d ≤ 4096)."""
+        """``P[v, y] = Pr[report y | value v]``: p on the diagonal, q elsewhere (d × d, d ≤ 4096).
+
+        The report is one value, so this is the whole-report table; its loss is ln(p/q) = ε.
+        """
         check_int("d", self.d, low=2, high=MAX_D_TABLE)
         table = np.full((self.d, self.d), self.q)
         np.fill_diagonal(table, self.p)
@@ -79,6 +81,10 @@ class GRR(PureFrequencyOracle):
         -------
         numpy.ndarray of int64
             One reported value per user.
+
+        References
+        ----------
+        [grr_vs_oue] Algorithm 1; [tutorial] "Direct Encoding".
         """
         values = check_domain_values("values", values, self.d)
         rng = check_rng(rng)
@@ -87,23 +93,27 @@ class GRR(PureFrequencyOracle):
         other += other >= values  # uniform over [0, d) \ {v}
         return np.where(keep, values, other)
 
-    def support_counts(self, reports) -> np.ndarray:
-        """C(i): how many reports name value i (length d)."""
+    def aggregate(self, reports) -> np.ndarray:
+        """C(i): how many reports name value i (length d; Algorithm 2, line 6 of [grr_vs_oue])."""
         reports = check_domain_values("reports", reports, self.d)
         return np.bincount(reports.ravel(), minlength=self.d)
 
-    def sample_support_counts(self, true_counts, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
-        """Exact aggregate sampler: C drawn from its distribution given the true counts f.
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact aggregate sampler: the support counts C drawn from their law given the true counts f.
 
         ``C = K + M``, ``K_i ~ Binomial(f_i, p − q)`` (users who kept their value through the
         "keep" branch) and ``M ~ Multinomial(n − ΣK, 1/d each)`` (everyone else reports a
-        uniform value).  Same distribution as ``support_counts(perturb(values))`` (tested),
-        at a cost of d binomials and one d-way multinomial, independent of n.  With
-        ``n_draws`` the result has shape (n_draws, d): independent surveys, two Generator calls.
+        uniform value).  Same law as ``aggregate(perturb(expand(truth)))`` (tested), at a cost
+        of d binomials and one d-way multinomial, independent of n.  With ``n_draws`` the
+        result has shape (n_draws, d): independent surveys, two Generator calls.
+
+        References
+        ----------
+        [wang2017] §4.1; [grr_vs_oue] Algorithm 1.
         """
-        counts, n = self.true_counts_and_n(true_counts)
+        counts, n = self.true_counts_and_n(truth)
         rng = check_rng(rng)
-        size = None if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
+        size = None if n_draws is None else batch_shape(n_draws, (self.d,))
         kept = rng.binomial(counts, self.p - self.q, size=size)
         return kept + rng.multinomial(n - np.add.reduce(kept, axis=-1), self._uniform)
 

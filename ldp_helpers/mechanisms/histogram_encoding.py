@@ -9,6 +9,14 @@ e^{2/β} = e^ε.
   p* = Pr[1 + L > θ] = 1 − ½e^{−(1−θ)ε/2} and q* = Pr[L > θ] = ½e^{−θε/2} (0 < θ < 1),
   i.e. a unary encoding whose bits are post-processed Laplace coordinates; θ is chosen by
   minimizing the (approximate) variance q*(1−q*)/(p*−q*)² numerically.
+
+Both send the same continuous report, so neither has an output table; their whole-report ε is
+computed from the Laplace densities (:func:`laplace_report_privacy_loss`).  THE's thresholding
+happens at the server: post-processing, which costs no privacy and gains none.
+
+References
+----------
+[wang2017] §4.3; [tutorial] "Histogram Encoding".
 """
 
 from __future__ import annotations
@@ -20,12 +28,17 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_real, check_real_array, check_rng, check_true_counts
-from ldp_helpers.mechanisms.unary_encoding import UnaryEncoding
+from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_ndim, check_real, check_real_array, check_rng
+from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 
 
 def laplace_scale(epsilon: float) -> float:
-    """β = 2/ε: the Laplace scale that makes one-hot histograms ε-LDP (L1 sensitivity 2)."""
+    """β = 2/ε: the Laplace scale that makes one-hot histograms ε-LDP (L1 sensitivity 2).
+
+    References
+    ----------
+    [wang2017] §4.3; [tutorial] "Histogram Encoding".
+    """
     return 2.0 / check_epsilon(epsilon)
 
 
@@ -38,10 +51,7 @@ def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
 
 
 def _check_reports(reports, d: int) -> np.ndarray:
-    shape = np.shape(reports)
-    if len(shape) != 2 or shape[1] != d or shape[0] == 0:
-        raise ValueError(f"reports must be a non-empty finite (n, {d}) array; got shape {shape}")
-    return check_real_array("reports", reports)
+    return check_real_array("reports", check_ndim("reports", reports, 2, last=d, what="(users × d)"))
 
 
 def _threshold_probabilities(theta: float, epsilon: float) -> tuple[float, float]:
@@ -50,7 +60,12 @@ def _threshold_probabilities(theta: float, epsilon: float) -> tuple[float, float
 
 
 def optimal_threshold(epsilon: float) -> float:
-    """θ ∈ (0, 1) minimizing THE's variance q*(1−q*)/(p*−q*)² (found numerically; it lies in (1/2, 1))."""
+    """θ ∈ (0, 1) minimizing THE's variance q*(1−q*)/(p*−q*)² (found numerically; it lies in (1/2, 1)).
+
+    References
+    ----------
+    [wang2017] §4.3 (θ ∈ (1/2, 1)).
+    """
     epsilon = check_epsilon(epsilon)
 
     def variance(theta):
@@ -60,83 +75,113 @@ def optimal_threshold(epsilon: float) -> float:
     return float(minimize_scalar(variance, bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10}).x)
 
 
-@dataclass(frozen=True)
-class SHE:
-    """Summation with histogram encoding.
+def log_density_ratio(y, v: int, v_other: int, *, epsilon: float, d: int) -> np.ndarray:
+    """ln f(y | v) − ln f(y | v') of the report y = e_v + Laplace(2/ε)^d, for reports y (rows).
+
+    Equal to ``(‖y − e_{v'}‖₁ − ‖y − e_v‖₁)/β``: at most ‖e_v − e_{v'}‖₁/β = 2/β = ε by the
+    triangle inequality, with equality when y separates v and v' (e.g. y = e_v).
 
     References
     ----------
-    Wang et al. 2017, §4.3; tutorial seed (003), "Histogram Encoding".
+    [wang2017] §4.3; [tutorial] "Histogram Encoding".
     """
+    d = check_int("d", d, low=2)
+    y = _check_reports(np.atleast_2d(y), d)
+    v, v_other = check_int("v", v, low=0, high=d - 1), check_int("v_other", v_other, low=0, high=d - 1)
+    x, x_other = np.eye(d)[v], np.eye(d)[v_other]
+    return (np.abs(y - x_other).sum(axis=1) - np.abs(y - x).sum(axis=1)) / laplace_scale(epsilon)
 
-    epsilon: float
-    d: int
 
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "d", check_int("d", self.d, low=2))
+def laplace_report_privacy_loss(epsilon: float, d: int) -> float:
+    """The exact whole-report ε of the histogram-encoding report: ``sup_y ln f(y|v)/f(y|v')``, at its maximizer.
+
+    By :func:`log_density_ratio` the supremum is attained at y = e_v, for any pair v ≠ v' (by
+    symmetry), so evaluating it there gives the exact loss (= ε).
+    """
+    d = check_int("d", d, low=2)
+    return float(log_density_ratio(np.eye(d)[0], 0, 1, epsilon=epsilon, d=d)[0])
+
+
+_NO_TABLE = ("{name}'s report is continuous (one-hot plus Laplace noise): it has no output table; "
+             "its whole-report loss comes from the Laplace densities (privacy_loss())")
+
+
+@dataclass(frozen=True)
+class SHE(FrequencyOracle):
+    """Summation with histogram encoding: the server sums the reports, ĉ(i) = Σ_u B'_u[i].
+
+    References
+    ----------
+    [wang2017] §4.3; [tutorial] "Histogram Encoding".
+    """
 
     @cached_property
     def scale(self) -> float:
         """β = 2/ε (computed once)."""
         return laplace_scale(self.epsilon)
 
+    def output_table(self) -> np.ndarray:
+        """Not available: the report is continuous (``NotImplementedError``)."""
+        raise NotImplementedError(_NO_TABLE.format(name="SHE"))
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε from the report densities (:func:`laplace_report_privacy_loss`)."""
+        return laplace_report_privacy_loss(self.epsilon, self.d)
+
+    def log_density_ratio(self, y, v: int, v_other: int) -> np.ndarray:
+        """ln f(y | v) − ln f(y | v') for reports y (rows): at most ε (:func:`log_density_ratio`)."""
+        return log_density_ratio(y, v, v_other, epsilon=self.epsilon, d=self.d)
+
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: one-hot vector plus i.i.d. Laplace(2/ε), shape (n, d)."""
         return _one_hot_plus_laplace(values, self.d, self.epsilon, rng)
 
-    def report_sums(self, reports) -> np.ndarray:
+    def aggregate(self, reports) -> np.ndarray:
         """Σ_u B'_u[i] for every i (this *is* the unbiased count estimate)."""
         return _check_reports(reports, self.d).sum(axis=0)
 
-    def sample_report_sums(self, true_counts, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact aggregate sampler: f_i + (G_i − G'_i), G, G' ~ Gamma(n, β) (a Laplace is Exp − Exp).
 
         With ``n_draws`` the result has shape (n_draws, d): independent surveys, one Generator call.
         """
-        counts, n = check_true_counts(true_counts, self.d)
-        shape = (self.d,) if n_draws is None else (check_int("n_draws", n_draws, low=1), self.d)
-        gains, losses = check_rng(rng).gamma(n, self.scale, size=(2, *shape))
+        counts, n = self.true_counts_and_n(truth)
+        rng = check_rng(rng)
+        gains, losses = rng.gamma(n, self.scale, size=(2, *batch_shape(n_draws, (self.d,))))
         gains += counts  # (f + G) − G': this order of the float operations is the one the notebooks were run with
         gains -= losses
         return gains
 
-    def count_variance(self, n) -> float:
-        """Exact Var[ĉ(i)] = 2nβ² = 8n/ε² (the same for every i)."""
-        return 2.0 * check_int("n", n, low=1) * self.scale**2
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """ĉ(i) = Σ_u B'_u[i]: the sums themselves (shape (d,) or (n_draws, d)); ``n`` is checked only."""
+        check_int("n", n, low=1)
+        return check_real_array("aggregate", check_ndim("aggregate", aggregate, (1, 2), last=self.d, what="of report sums"))
 
-    def privacy_loss(self) -> float:
-        """ε computed from the report densities: ``sup_y ln f(y | v)/f(y | v')``, evaluated at its maximizer.
-
-        ln f(y|v) − ln f(y|v') = (‖y − e_{v'}‖₁ − ‖y − e_v‖₁)/β ≤ ‖e_v − e_{v'}‖₁/β = 2/β by the
-        triangle inequality, with equality at y = e_v; by symmetry any pair v ≠ v' gives the same.
+    def variance(self, truth) -> np.ndarray:
+        """Exact Var[ĉ(i)] = 2nβ² = 8n/ε², the same for every value i (shape (d,)).
 
         References
         ----------
-        Wang et al. 2017, §4.3 (SHE is ε-LDP with β = 2/ε); tutorial seed (003), "Histogram Encoding".
+        [wang2017] §4.3; [tutorial] "Histogram Encoding".
         """
-        return float(self.log_density_ratio(np.eye(self.d)[0], 0, 1)[0])
-
-    def log_density_ratio(self, y, v: int, v_other: int) -> np.ndarray:
-        """ln f(y | v) − ln f(y | v') for reports y (rows): at most ε, attained when y separates v and v'."""
-        y = _check_reports(np.atleast_2d(y), self.d)
-        v, v_other = check_int("v", v, low=0, high=self.d - 1), check_int("v_other", v_other, low=0, high=self.d - 1)
-        x, x_other = np.eye(self.d)[v], np.eye(self.d)[v_other]
-        return (np.abs(y - x_other).sum(axis=1) - np.abs(y - x).sum(axis=1)) / self.scale
+        _, n = self.true_counts_and_n(truth)
+        return np.full(self.d, 2.0 * n * self.scale**2)
 
 
 @dataclass(frozen=True)
-class THE(UnaryEncoding):
+class THE(PureFrequencyOracle):
     """Thresholding with histogram encoding: count the noisy coordinates above θ.
 
-    ``theta=None`` picks :func:`optimal_threshold`.  Bits of the thresholded report are
-    independent with Pr[1] = p* (own value) or q*, so the aggregate sampler, the per-bit and
-    whole-vector tables are those of a unary encoding with these p*, q* (post-processing of
-    SHE, hence ε-LDP; the vector table's loss ln(p*(1−q*)/(q*(1−p*))) is at most ε).
+    ``theta=None`` picks :func:`optimal_threshold`.  The client sends SHE's report; the server
+    counts the coordinates above θ.  Given the true value those indicators are independent with
+    Pr[1] = p* (own value) or q*, so the aggregate sampler and the exact variance are those of
+    a pure oracle with these p*, q*.  The report is the continuous SHE report, so there is no
+    output table and the whole-report loss is SHE's, exactly ε (thresholded bits alone would
+    leak only ln(p*(1−q*)/(q*(1−p*))) < ε, but the client sends the report, not the bits).
 
     References
     ----------
-    Wang et al. 2017, §4.3 (THE, θ ∈ (1/2, 1)); tutorial seed (003), "Histogram Encoding".
+    [wang2017] §4.3 (THE, θ ∈ (1/2, 1)); [tutorial] "Histogram Encoding".
     """
 
     theta: float | None = None  # threshold θ
@@ -149,10 +194,18 @@ class THE(UnaryEncoding):
     def _support_probabilities(self) -> tuple[float, float]:
         return _threshold_probabilities(self.theta, self.epsilon)
 
+    def output_table(self) -> np.ndarray:
+        """Not available: the report is continuous (``NotImplementedError``)."""
+        raise NotImplementedError(_NO_TABLE.format(name="THE"))
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε of the SHE report THE's client sends (:func:`laplace_report_privacy_loss`)."""
+        return laplace_report_privacy_loss(self.epsilon, self.d)
+
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: the SHE report (one-hot plus Laplace(2/ε)), shape (n, d)."""
         return _one_hot_plus_laplace(values, self.d, self.epsilon, rng)
 
-    def support_counts(self, reports) -> np.ndarray:
-        """C(i) = #{u : B'_u[i] > θ}."""
+    def aggregate(self, reports) -> np.ndarray:
+        """C(i) = #{u : B'_u[i] > θ} (the server's thresholding)."""
         return (_check_reports(reports, self.d) > self.theta).sum(axis=0, dtype=np.int64)

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
+from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.estimation.pure import count_variance
@@ -39,14 +39,17 @@ from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
 MAX_HASH_RANGE = 2**16  # largest g for the per-user path (its hash is uniform on [g] up to g/P)
 MAX_TABLE_FUNCTIONS = 4096  # g^d limit for output_table's enumeration of all hash functions
-_VALUES_PER_BLOCK = 64  # values scored per block in support_counts (bounds an n × block array)
+_VALUES_PER_BLOCK = 64  # values scored per block in aggregate (bounds an n × block array)
 
 
 def olh_hash_range(epsilon: float) -> int:
-    """OLH's optimal hash range g = round(e^ε) + 1 (Wang et al. 2017, §4.4)."""
-    epsilon = check_epsilon(epsilon)
-    if epsilon > 40:
-        raise ValueError(f"epsilon must be at most 40 for OLH (g = round(e^epsilon) + 1 would exceed 2^57); got {epsilon!r}")
+    """OLH's optimal hash range g = round(e^ε) + 1 (ε ≤ 40, so that g < 2^58).
+
+    References
+    ----------
+    [wang2017] §4.4; [tutorial] "Optimal Local Hashing (OLH)".
+    """
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=40.0, high_open=False)
     return int(round(math.exp(epsilon))) + 1
 
 
@@ -63,7 +66,7 @@ def collision_probability(g: int, prime: int = HASH_PRIME) -> Fraction:
 
     References
     ----------
-    Tutorial seed (003), "Binary Local Hashing", the condition Pr[H(x) = H(y)] ≤ 1/2.
+    [tutorial] "Binary Local Hashing" (the condition Pr[H(x) = H(y)] ≤ 1/2).
     """
     prime = check_int("prime", prime, low=2)
     g = check_int("g", g, low=2, high=prime)
@@ -80,14 +83,19 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
 
     References
     ----------
-    Wang et al. 2017, §4.4, the variance of OLH before rounding g.
+    [wang2017] §4.4 (the variance of OLH before rounding g).
     """
     p, q = grr_probabilities(epsilon, g)[0], 1.0 / check_real("g", g, low=1.0)
     return float(count_variance(0.0, 1, p, q))
 
 
 def continuous_optimal_hash_range(epsilon: float) -> float:
-    """The real g > 1 minimizing :func:`approx_variance_for_hash_range`, found numerically (≈ e^ε + 1)."""
+    """The real g > 1 minimizing :func:`approx_variance_for_hash_range`, found numerically (≈ e^ε + 1).
+
+    References
+    ----------
+    [wang2017] §4.4; [tutorial] "Optimal Local Hashing (OLH)".
+    """
     epsilon = check_epsilon(epsilon)
     upper = 4.0 * math.exp(min(epsilon, 30.0)) + 4.0
     result = minimize_scalar(lambda g: approx_variance_for_hash_range(epsilon, g), bounds=(1.0 + 1e-9, upper),
@@ -111,10 +119,8 @@ class LocalHashing(PureFrequencyOracle):
 
     def _check_per_user_range(self) -> None:
         if self.g > MAX_HASH_RANGE:
-            raise ValueError(
-                f"g must be at most {MAX_HASH_RANGE} for the per-user path (its hash mod g is uniform only up to "
-                f"g/P); got g={self.g} (epsilon={self.epsilon:g}); use sample_support_counts"
-            )
+            fail("g", self.g, f"at most {MAX_HASH_RANGE} for the per-user path (its hash mod g is uniform only up to g/P; "
+                              f"epsilon={self.epsilon:g}); use sample_aggregate")
 
     @property
     def report_bits(self) -> int:
@@ -135,6 +141,10 @@ class LocalHashing(PureFrequencyOracle):
         -------
         numpy.ndarray of int64, shape (n, 3)
             One report (a, b, y) per user.
+
+        References
+        ----------
+        [wang2017] §4.4.
         """
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
@@ -144,18 +154,21 @@ class LocalHashing(PureFrequencyOracle):
         y = GRR(self.epsilon, self.g).perturb(self.hash_values(a, b, values), rng=rng)
         return np.column_stack([a, b, y])
 
-    def support_counts(self, reports, candidates=None) -> np.ndarray:
+    def aggregate(self, reports, *, candidates=None) -> np.ndarray:
         """C(i) = #{reports (a, b, y) with h_{a,b}(i) = y}, for every i (O(n·d) work).
 
         ``candidates`` (values in [0, d)) restricts the count to those values, in that order:
         how a heavy-hitter search scores a few prefixes of a huge domain.
+
+        References
+        ----------
+        [wang2017] §4.4 (Support(⟨H, y⟩) = {i : H(i) = y}).
         """
-        reports = np.asarray(reports)
-        if reports.ndim != 2 or reports.shape[1] != 3 or reports.shape[0] == 0 or not np.issubdtype(reports.dtype, np.integer):
-            raise ValueError(f"reports must be a non-empty (n, 3) integer array of (a, b, y); got shape {reports.shape}")
+        reports = check_int_array("reports", check_ndim("reports", reports, 2, last=3, what="of (a, b, y) rows"))
         a, b, y = reports[:, 0:1], reports[:, 1:2], reports[:, 2:3]
-        if a.min() < 1 or a.max() >= HASH_PRIME or b.min() < 0 or b.max() >= HASH_PRIME or y.min() < 0 or y.max() >= self.g:
-            raise ValueError(f"reports must hold a in [1, P), b in [0, P) and y in [0, {self.g}) (P = 2^31 − 1)")
+        check_int_array("reports[:, 0] (a)", a, low=1, high=HASH_PRIME - 1)
+        check_int_array("reports[:, 1] (b)", b, low=0, high=HASH_PRIME - 1)
+        check_int_array("reports[:, 2] (y)", y, low=0, high=self.g - 1)
         scored = np.arange(self.d) if candidates is None else check_domain_values("candidates", candidates, self.d).ravel()
         counts = np.empty(scored.size, dtype=np.int64)
         for start in range(0, scored.size, _VALUES_PER_BLOCK):
@@ -170,7 +183,7 @@ class LocalHashing(PureFrequencyOracle):
         """
         n_functions = self.g**self.d
         if n_functions > MAX_TABLE_FUNCTIONS:
-            raise ValueError(f"g**d must be at most {MAX_TABLE_FUNCTIONS} to enumerate all hash functions; got {self.g}**{self.d}")
+            fail("d", self.d, f"such that g**d <= {MAX_TABLE_FUNCTIONS} for output_table (g = {self.g}; every hash function is enumerated)")
         functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))  # row: H(0..d−1)
         grr_table = GRR(self.epsilon, self.g).output_table()
         return np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)]) / n_functions
@@ -182,12 +195,11 @@ class BLH(LocalHashing):
 
     References
     ----------
-    Wang et al. 2017, §4.4; tutorial seed (003), "Binary Local Hashing".
+    [wang2017] §4.4; [tutorial] "Binary Local Hashing".
     """
 
     def __post_init__(self):
-        if self.g != 2:
-            raise ValueError(f"g must be 2 for BLH (use LocalHashing for other ranges); got {self.g!r}")
+        check_int("g", self.g, low=2, high=2)  # BLH's range; use LocalHashing for others
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
@@ -200,7 +212,7 @@ class OLH(LocalHashing):
 
     References
     ----------
-    Wang et al. 2017, §4.4; tutorial seed (003), "Optimal Local Hashing (OLH)".
+    [wang2017] §4.4; [tutorial] "Optimal Local Hashing (OLH)".
     """
 
     g: int = 0  # 0: use olh_hash_range(epsilon)

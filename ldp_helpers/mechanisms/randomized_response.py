@@ -6,7 +6,7 @@ randomized response::
     p = Pr[report 1 | v = 1],    q = Pr[report 1 | v = 0],    p > q.
 
 ``Q_Bin(v; ε)`` keeps the true bit with probability e^ε/(e^ε+1), i.e. p = e^ε/(e^ε+1) and
-q = 1/(e^ε+1).  Warner's two-coin procedure (tutorial seed 003, "Randomized response") answers
+q = 1/(e^ε+1).  Warner's two-coin procedure ([tutorial] "Randomized response") answers
 truthfully on heads and otherwise answers the second coin: p = 1/2 + 1/4 = 3/4, q = 1/4, so
 it is Q_Bin at ε = ln 3 and its estimator 2(X − 0.25) is the general (X − q)/(p − q).
 """
@@ -18,21 +18,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import check_binary_array, check_epsilon, check_int, check_probability, check_real_array, check_rng
+from ldp_helpers._validation import (check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
+                                     check_real_array, check_rng, check_true_counts, fail)
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.base import Mechanism, batch_shape, sample_support_counts
 
 
 @dataclass(frozen=True)
-class BinaryRR:
+class BinaryRR(Mechanism):
     """Binary randomized response with ``p = Pr[1 | v=1] > q = Pr[1 | v=0]``.
 
-    Build it with :meth:`from_epsilon` (``Q_Bin``) or :meth:`warner_two_coin`.
+    Build it with :meth:`from_epsilon` (``Q_Bin``) or :meth:`warner_two_coin`.  Its truth is the
+    pair of counts ``[n_zeros, n_ones]``; the aggregate is the number of reported 1s and the
+    estimate the unbiased count of true 1s.  :meth:`estimate_fraction` and
+    :meth:`fraction_variance` give the same on the scale of fractions (the stream mechanisms'
+    per-round channel).
 
     References
     ----------
-    Tutorial seed (003), "Randomized response"; m-shot seed (002) §4.1 and Glance seed (000)
-    Algorithm 1 use Q_Bin(v; ε) with keep probability e^ε/(e^ε+1).
+    [tutorial] "Randomized response"; [warner1965]; [m_shot] §4.1 and [glance] Algorithm 1 use
+    Q_Bin(v; ε) with keep probability e^ε/(e^ε+1).
     """
 
     p: float  # Pr[report 1 | true bit 1]
@@ -42,22 +47,34 @@ class BinaryRR:
         p = check_probability(self.p, "p", open_low=True, open_high=True)
         q = check_probability(self.q, "q", open_low=True, open_high=True)
         if not p > q:
-            raise ValueError(f"p must be greater than q (p = Pr[1|1], q = Pr[1|0]); got p={p!r}, q={q!r}")
+            fail("p", p, f"greater than q = {q!r} (p = Pr[1|1], q = Pr[1|0])")
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
 
     @classmethod
     def from_epsilon(cls, epsilon: float) -> "BinaryRR":
-        """``Q_Bin(·; ε)``: keep the bit w.p. e^ε/(e^ε+1), flip it otherwise."""
+        """``Q_Bin(·; ε)``: keep the bit w.p. e^ε/(e^ε+1), flip it otherwise (ε below about 36.7).
+
+        Beyond ε ≈ 36.7 the keep probability rounds to 1 in double precision and the randomizer
+        stops randomizing, so such ε are refused.
+
+        References
+        ----------
+        [m_shot] §4.1; [glance] Algorithm 1.
+        """
         keep, flip = q_bin_probabilities(epsilon)
         if keep == 1.0:
-            raise ValueError(
-                f"epsilon must be below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double "
-                f"precision and the randomizer stops randomizing); got {epsilon!r}"
-            )
+            fail("epsilon", epsilon, "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)")
         return cls(p=keep, q=flip)
 
     @classmethod
     def warner_two_coin(cls) -> "BinaryRR":
-        """Warner's two-coin randomized response: p = 3/4, q = 1/4 (ε = ln 3)."""
+        """Warner's two-coin randomized response: p = 3/4, q = 1/4 (ε = ln 3).
+
+        References
+        ----------
+        [tutorial] "Randomized response"; [warner1965].
+        """
         return cls(p=0.75, q=0.25)
 
     @property
@@ -71,39 +88,82 @@ class BinaryRR:
         return max(math.log(self.p / self.q), math.log((1 - self.q) / (1 - self.p)))
 
     def output_table(self) -> np.ndarray:
-        """``P[v, y] = Pr[report y | true bit v]`` for v, y ∈ {0, 1}."""
+        """``P[v, y] = Pr[report y | true bit v]`` for v, y ∈ {0, 1} (the whole report is one bit)."""
         return np.array([[1 - self.q, self.q], [1 - self.p, self.p]])
 
-    def privacy_loss(self) -> float:
-        """ε computed from the output table by :func:`~ldp_helpers.mechanisms.privacy.max_privacy_loss`."""
-        return max_privacy_loss(self.output_table())
+    # ---------------------------------------------------------------- truth
+
+    def true_counts_and_n(self, truth) -> tuple[np.ndarray, int]:
+        """Validate the counts ``[n_zeros, n_ones]`` (at least one user); return them and n."""
+        return check_true_counts(truth, 2)
+
+    def expand(self, truth) -> np.ndarray:
+        """The users' bits: n_zeros 0s then n_ones 1s (int8)."""
+        counts, _ = self.true_counts_and_n(truth)
+        return np.repeat(np.array([0, 1], dtype=np.int8), counts)
+
+    def estimand(self, truth) -> float:
+        """The number of true 1s."""
+        return float(self.true_counts_and_n(truth)[0][1])
+
+    def n_reports(self, truth) -> int:
+        """n = n_zeros + n_ones."""
+        return self.true_counts_and_n(truth)[1]
+
+    # ---------------------------------------------------------------- client and server
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user reference client: one randomized bit for each true bit in ``values``."""
+        """Per-user reference client: report 1 w.p. p if the true bit is 1, w.p. q if it is 0."""
         bits = check_binary_array("values", values)
         rng = check_rng(rng)
         return (rng.random(bits.shape) < np.where(bits == 1, self.p, self.q)).astype(np.int8)
 
-    def sample_count(self, n_ones: int, n: int, *, rng: np.random.Generator, size=None):
-        """Exact aggregate sampler: the number of reported 1s among ``n`` users, ``n_ones`` true.
+    def aggregate(self, reports) -> int:
+        """X: the number of reported 1s."""
+        return int(check_binary_array("reports", reports).sum(dtype=np.int64))
 
-        ``Binomial(n_ones, p) + Binomial(n − n_ones, q)``: the same distribution as summing
-        :meth:`perturb`, at a cost independent of n.
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None):
+        """Exact aggregate sampler: ``X ~ Binomial(n_ones, p) + Binomial(n_zeros, q)`` (shape (n_draws,) if given).
+
+        The same law as ``aggregate(perturb(expand(truth)))``, at a cost independent of n.
+        """
+        counts, n = self.true_counts_and_n(truth)
+        rng = check_rng(rng)
+        size = None if n_draws is None else batch_shape(n_draws, ())
+        return sample_support_counts(counts[1], n, self.p, self.q, rng=rng, size=size)
+
+    def estimate(self, aggregate, n):
+        """Unbiased count of true 1s, ``(X − n q)/(p − q)`` (float, or an array for a batch of X).
+
+        References
+        ----------
+        [tutorial] "Randomized response"; [wang2017] Eq. (1) with d = 2.
         """
         n = check_int("n", n, low=1)
-        n_ones = check_int("n_ones", n_ones, low=0, high=n)
-        rng = check_rng(rng)
-        return rng.binomial(n_ones, self.p, size=size) + rng.binomial(n - n_ones, self.q, size=size)
+        ones = check_int_array("aggregate", aggregate, low=0, high=n)
+        estimate = unbiased_count(ones, n, self.p, self.q)
+        return float(estimate) if estimate.ndim == 0 else estimate
+
+    def variance(self, truth) -> float:
+        """Exact Var of :meth:`estimate`: ``(n_ones p(1−p) + n_zeros q(1−q))/(p − q)²``."""
+        counts, n = self.true_counts_and_n(truth)
+        return float(count_variance(counts[1], n, self.p, self.q))
+
+    # ---------------------------------------------------------------- fractions
 
     def estimate_fraction(self, count_of_ones, n):
-        """Unbiased estimate of the true fraction of 1s: ``(X − q)/(p − q)``, X = count/n.
+        """Unbiased estimate of the true fraction of 1s: ``(X − q)/(p − q)``, X = count/n (broadcasts).
 
         For the two-coin variant this is the tutorial's ``2(X − 0.25)``.
+
+        References
+        ----------
+        [tutorial] "Randomized response" (the estimator 2(X − 0.25)).
         """
         return unbiased_count(count_of_ones, n, self.p, self.q) / np.asarray(n, dtype=float)
 
     def fraction_variance(self, true_fraction, n):
-        """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users."""
+        """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users (broadcasts)."""
         pi = np.asarray(true_fraction, dtype=float)
         n = np.asarray(n, dtype=float)
         return count_variance(pi * n, n, self.p, self.q) / n**2
@@ -121,7 +181,7 @@ def q_bin_probabilities(epsilon):
 
     References
     ----------
-    m-shot seed (002) §4.1; Glance seed (000), Algorithm 1.
+    [m_shot] §4.1; [glance] Algorithm 1.
     """
     if np.ndim(epsilon) == 0:
         epsilon = check_epsilon(epsilon)
@@ -133,13 +193,23 @@ def q_bin_probabilities(epsilon):
 
 
 def q_bin_gap(epsilon):
-    """``p − q = (e^ε − 1)/(e^ε + 1) = tanh(ε/2)`` of ``Q_Bin(·; ε)``, without cancellation at small ε."""
+    """``p − q = (e^ε − 1)/(e^ε + 1) = tanh(ε/2)`` of ``Q_Bin(·; ε)``, without cancellation at small ε.
+
+    References
+    ----------
+    [m_shot] §4.1.
+    """
     eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
     return np.tanh(np.asarray(eps) / 2.0) if np.ndim(eps) else math.tanh(eps / 2.0)
 
 
 def q_bin(values, epsilon: float, *, rng: np.random.Generator) -> np.ndarray:
-    """``Q_Bin(v; ε)`` applied to every bit of ``values`` (the papers' notation)."""
+    """``Q_Bin(v; ε)`` applied to every bit of ``values`` (the papers' notation).
+
+    References
+    ----------
+    [m_shot] §4.1; [glance] Algorithm 1.
+    """
     return BinaryRR.from_epsilon(epsilon).perturb(values, rng=rng)
 
 
@@ -148,6 +218,10 @@ def two_coin_response(values, *, rng: np.random.Generator) -> np.ndarray:
 
     Heads (w.p. 1/2): report the true bit.  Tails: report 1 iff a second fair coin shows heads.
     Its output distribution is :meth:`BinaryRR.warner_two_coin`'s table (tested).
+
+    References
+    ----------
+    [tutorial] "Randomized response"; [warner1965].
     """
     bits = check_binary_array("values", values)
     rng = check_rng(rng)

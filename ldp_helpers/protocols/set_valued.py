@@ -13,8 +13,8 @@ DE rule d' < 3e^ε + 2.
 
 References
 ----------
-Wang, Li, Jha (IEEE S&P 2018), PSFO/SVIM; Qin et al. (CCS 2016), LDPMiner; tutorial seed (003),
-"Itemset mining".
+[tutorial] "Itemset mining" (PSFO/SVIM of Wang, Li, Jha, IEEE S&P 2018; LDPMiner of Qin et al.,
+CCS 2016); [wang2017] §4.1 (GRR), §4.4 (OLH).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_rng
+from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_rng, fail
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.estimation.pure import count_variance
@@ -35,6 +35,10 @@ def amplified_grr_epsilon(epsilon: float, ell: int) -> float:
     """ε' = ln(ℓ(e^ε − 1) + 1): the GRR budget that padding-and-sampling turns into ε.
 
     Evaluated as ε + ln(ℓ − (ℓ − 1)e^{−ε}) (the same number, no overflow at large ε).
+
+    References
+    ----------
+    [tutorial] "Itemset mining" (privacy amplification by sampling).
     """
     epsilon = check_epsilon(epsilon)
     ell = check_int("ell", ell, low=1)
@@ -45,26 +49,43 @@ def grr_preferred(n_items: int, epsilon: float, ell: int) -> bool:
     """True iff PSFO with GRR (at ε') has a smaller approximate variance than with OLH (at ε).
 
     Computed from the two variances, not from the closed-form threshold (tested to agree).
+
+    References
+    ----------
+    [tutorial] "Itemset mining"; [wang2017] Eq. (2) (approximate variances).
     """
     d = check_int("n_items", n_items, low=1) + check_int("ell", ell, low=1)
-    grr_var = GRR(amplified_grr_epsilon(epsilon, ell), d).approx_count_variance(1)
-    olh_var = OUE(epsilon, d).approx_count_variance(1)  # OLH at the ideal g = e^ε + 1
+    grr_var = GRR(amplified_grr_epsilon(epsilon, ell), d).approx_variance(1)
+    olh_var = OUE(epsilon, d).approx_variance(1)  # OLH at the ideal g = e^ε + 1
     return grr_var < olh_var
 
 
 def grr_threshold(epsilon: float, ell: int) -> float:
-    """(4ℓ² − ℓ)e^ε + 1: GRR is preferred for |I| below it (the tutorial prints '>': reversed)."""
+    """(4ℓ² − ℓ)e^ε + 1: GRR is preferred for |I| below it (the tutorial prints '>': reversed).
+
+    At ℓ = 1 this is the DE rule: |I| + 1 (the one dummy item) <
+    :func:`~ldp_helpers.bounds.wang2017.de_threshold` (tested).
+
+    References
+    ----------
+    [tutorial] "Itemset mining" (SVIM's choice of oracle).
+    """
     ell = check_int("ell", ell, low=1)
     log_threshold = math.log(4 * ell**2 - ell) + check_epsilon(epsilon)
     return math.inf if log_threshold > 709.0 else (4 * ell**2 - ell) * math.exp(check_epsilon(epsilon)) + 1
 
 
 def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.ndarray:
-    """One sampled item per user from her set padded with dummies d..d+ℓ−1 to size ℓ."""
+    """One sampled item per user from her set padded with dummies d..d+ℓ−1 to size ℓ.
+
+    References
+    ----------
+    [tutorial] "Itemset mining" (padding and sampling).
+    """
     d, ell = check_int("d", d, low=1), check_int("ell", ell, low=1)
     rng = check_rng(rng)
     if len(sets) == 0:
-        raise ValueError("sets must hold at least one user's set; got none")
+        fail("sets", Described("no sets"), "at least one user's set")
     out = np.empty(len(sets), dtype=np.int64)
     for u, items in enumerate(sets):
         items = np.asarray(items)
@@ -80,7 +101,12 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
 
 
 def psfo_output_table(d: int, ell: int, epsilon_prime: float) -> np.ndarray:
-    """Exact table of pad-and-sample + GRR(ε') over all sets of size ≤ ℓ (rows) and outputs in [0, d+ℓ)."""
+    """Exact table of pad-and-sample + GRR(ε') over all sets of size ≤ ℓ (rows) and outputs in [0, d+ℓ).
+
+    References
+    ----------
+    [tutorial] Eq. (2) (ε-LDP, checked on the whole table).
+    """
     d, ell = check_int("d", d, low=1, high=16), check_int("ell", ell, low=1, high=d)
     grr = GRR(epsilon_prime, d + ell)
     rows = []
@@ -97,6 +123,10 @@ def psfo_count_variance(holders, n: int, d: int, ell: int, epsilon: float) -> np
     The sampled count S_i is a sum of ``holders[i]`` Bernoulli(1/ℓ) draws; given S, GRR's estimate
     is unbiased with variance ``count_variance(S_i)``, which is linear in S_i.  Hence
     Var[ℓ·ĉ(i)] = ℓ²(h_i (1/ℓ)(1 − 1/ℓ) + count_variance(h_i/ℓ, n)).
+
+    References
+    ----------
+    [wang2017] Theorem 2 (its proof: the exact variance of GRR's count).
     """
     n, d, ell = check_int("n", n, low=1), check_int("d", d, low=1), check_int("ell", ell, low=1)
     holders = np.asarray(holders, dtype=float)
@@ -109,13 +139,17 @@ def psfo_estimate(sampled, d: int, ell: int, epsilon: float, protocol: str, *, r
 
     The support counts are drawn with the oracle's exact aggregate sampler from the counts of
     the sampled items (same law as perturbing each user's item and counting).
+
+    References
+    ----------
+    [tutorial] "Itemset mining"; [wang2017] Eq. (1).
     """
     if protocol == "GRR":
         oracle = GRR(amplified_grr_epsilon(epsilon, ell), d + ell)
     elif protocol == "OLH":
         oracle = OLH(epsilon, d + ell)
     else:
-        raise ValueError(f"protocol must be 'GRR' or 'OLH'; got {protocol!r}")
+        fail("protocol", protocol, "'GRR' or 'OLH'")
     sampled = check_domain_values("sampled", sampled, d + ell).ravel()
-    counts = oracle.sample_support_counts(np.bincount(sampled, minlength=d + ell), rng=check_rng(rng))
-    return ell * oracle.estimate_counts(counts, sampled.size)[:d]
+    counts = oracle.sample_aggregate(np.bincount(sampled, minlength=d + ell), rng=check_rng(rng))
+    return ell * oracle.estimate(counts, sampled.size)[:d]

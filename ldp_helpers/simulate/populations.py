@@ -204,3 +204,45 @@ def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) 
     weights = check_ndim("weights", check_real_array("weights", weights, low=0.0, low_open=False), 1)
     check_real("weights.sum()", float(weights.sum()), low=1 - 1e-9, high=1 + 1e-9, low_open=False, high_open=False)
     return np.stack([rng.multinomial(n_j, weights) for n_j in cohort_sizes(n_reports, m)])
+
+
+# ---------------------------------------------------------------- histograms over [0, d) (seeds 003, 004)
+
+
+def flat_counts(n: int, d: int) -> np.ndarray:
+    """The flattest histogram of n records over d values (counts ⌊n/d⌋ or ⌈n/d⌉).
+
+    References
+    ----------
+    [grr_vs_oue] §3.6 (a flat histogram of the same n).
+    """
+    n, d = check_int("n", n, low=1), check_int("d", d, low=2)
+    return np.bincount(np.arange(n) % d, minlength=d)
+
+
+def power_law_counts(n: int, d: int, exponent: float) -> np.ndarray:
+    """Counts ≈ n·(i+1)^−exponent/Σ for i in [0, d), rounded (value 0 the most frequent; an emoji-like skew).
+
+    References
+    ----------
+    [tutorial] "Apple's implementation of LDP" (emoji frequencies).
+    """
+    n, d = check_int("n", n, low=1), check_int("d", d, low=1)
+    weights = np.arange(1, d + 1, dtype=float) ** -check_real("exponent", exponent, low=0.0, low_open=False)
+    return np.round(n * weights / weights.sum()).astype(np.int64)
+
+
+def random_baskets(n_users: int, d: int, max_size: int, item_weights, *, rng: np.random.Generator) -> list:
+    """``n_users`` item sets: each of uniform size in [1, max_size], items drawn without replacement ∝ weights.
+
+    References
+    ----------
+    [tutorial] "Itemset mining" (set-valued data).
+    """
+    n_users, d = check_int("n_users", n_users, low=1), check_int("d", d, low=1)
+    max_size = check_int("max_size", max_size, low=1, high=d)
+    weights = check_real_array("item_weights", item_weights, low=0.0).ravel()
+    if weights.size != d:
+        fail("item_weights", Described(f"{weights.size} weights"), f"d = {d} weights")
+    rng = check_rng(rng)
+    return [rng.choice(d, size=rng.integers(1, max_size + 1), replace=False, p=weights / weights.sum()) for _ in range(n_users)]

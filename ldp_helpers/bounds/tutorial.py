@@ -1,0 +1,53 @@
+"""Exact numbers behind the tutorial's statements ([tutorial]): composed privacy loss, LDP's √n/ε noise.
+
+References
+----------
+[tutorial] "Challenges in the local model", "Apple's implementation of LDP".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ldp_helpers._validation import Described, check_int, check_ndim, check_probability, fail
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
+
+MAX_COMPOSED_OUTPUTS = 2**20  # largest (outputs)^reports of composed_privacy_loss's table
+
+
+def composed_privacy_loss(table, reports: int) -> float:
+    """Exact privacy loss of ``reports`` independent uses of a mechanism with output table ``table``.
+
+    The composed table has one column per tuple of outputs (product probabilities); its loss is
+    computed by :func:`~ldp_helpers.mechanisms.privacy.max_privacy_loss` (sequential composition
+    says ≤ k·ε).
+
+    References
+    ----------
+    [tutorial] "Apple's implementation of LDP" (daily ε of 16 reports); [tutorial] Eq. (2).
+    """
+    table = check_ndim("table", np.asarray(table, dtype=float), 2, what="(inputs × outputs)")
+    reports = check_int("reports", reports, low=1)
+    if table.shape[1] ** reports > MAX_COMPOSED_OUTPUTS:
+        fail("reports", reports, f"such that (outputs)^reports <= 2^20 ({table.shape[1]} outputs per report)")
+    composed = table
+    for _ in range(reports - 1):
+        composed = (composed[:, :, None] * table[:, None, :]).reshape(table.shape[0], -1)
+    return max_privacy_loss(composed)
+
+
+def ldp_noise_ratio(rr: BinaryRR, true_fraction: float, n: int) -> float:
+    """sd of the RR count estimate × ε / √n: tends to 1 as ε → 0 (LDP noise is of order √n/ε).
+
+    References
+    ----------
+    [tutorial] "Challenges in the local model" (noise of order √n/ε).
+    """
+    true_fraction = check_probability(true_fraction, "true_fraction")
+    n = check_int("n", n, low=1)
+    if not isinstance(rr, BinaryRR):
+        fail("rr", Described(type(rr).__name__), "a BinaryRR")
+    return n * math.sqrt(rr.fraction_variance(true_fraction, n)) * rr.epsilon / math.sqrt(n)
