@@ -17,7 +17,7 @@
 
 # %% tags=["parameters"]
 seed = 20261121
-n_repetitions = 200  # simulated surveys per (n, ε) point; the paper profile uses 2000
+n_draws = 200  # simulated surveys per (n, ε) point; the paper profile uses 2000
 save_figures = False  # the paper profile writes figures/00_tutorial/
 
 # %%
@@ -29,23 +29,24 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from ldp_helpers.pipeline.claims import ClaimsTable
+from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
+from ldp_helpers.bounds.wang2017 import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
+from ldp_helpers.experiments.tutorial import (cms_mean_z_scores, postprocessing_summary, rr_estimation_errors, uniform_variance_per_user,
+                                              variance_study)
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
-from ldp_helpers.pipeline.figures import save_figure, use_style
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.protocols.heavy_hitters import prefix_extension_heavy_hitters
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH, collision_probability, continuous_optimal_hash_range
-from ldp_helpers.bounds.wang2017 import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
-from ldp_helpers.protocols.personalized import grouped_frequency_estimate
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import BinaryRR, two_coin_response
 from ldp_helpers.mechanisms.rappor import RapporParams, report_table, tutorial_printed_p_star
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE, unary_output_table
+from ldp_helpers.pipeline.claims import ClaimsTable
+from ldp_helpers.pipeline.figures import save_figure, use_style
+from ldp_helpers.protocols.heavy_hitters import prefix_extension_heavy_hitters
+from ldp_helpers.protocols.personalized import grouped_frequency_estimate
 from ldp_helpers.protocols.set_valued import amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_estimate, psfo_output_table
-from ldp_helpers.experiments.tutorial import (composed_privacy_loss, cms_mean_z_scores, ldp_noise_ratio, postprocessing_summary,
-                                              power_law_counts, random_baskets, rr_estimation_errors, uniform_variance_per_user,
-                                              variance_study)
-from ldp_helpers.mechanisms.unary_encoding import OUE, SUE, UnaryEncoding
+from ldp_helpers.simulate.populations import power_law_counts, random_baskets
 
 use_style()
 NOTEBOOK = "00_tutorial"
@@ -85,7 +86,7 @@ print(two_coin.output_table())
 n_check = 1_000_000
 empirical_yes = [two_coin_response(np.full(n_check, v), rng=rng).mean() for v in (0, 1)]
 print(f"empirical Pr[Yes | No] = {empirical_yes[0]:.4f}, Pr[Yes | Yes] = {empirical_yes[1]:.4f}")
-eps_two_coin = max_privacy_loss(two_coin.output_table())
+eps_two_coin = two_coin.privacy_loss()  # max_privacy_loss of its output table
 print(f"privacy loss from the table: {eps_two_coin:.6f}   ln 3 = {math.log(3):.6f}")
 
 # %% [markdown]
@@ -114,13 +115,13 @@ print(f"max |(X - q)/(p - q) - 2(X - 0.25)| over X in [0, 1]: {gap:.2e}")
 # %%
 for eps in (0.1, 0.5, 1.0, math.log(3), 2.0, 5.0):
     rr = BinaryRR.from_epsilon(eps)
-    print(f"eps = {eps:.4f}: p = {rr.p:.4f}, q = {rr.q:.4f}, loss from table = {max_privacy_loss(rr.output_table()):.4f}")
+    print(f"eps = {eps:.4f}: p = {rr.p:.4f}, q = {rr.q:.4f}, loss from table = {rr.privacy_loss():.4f}")
 
 # %% [markdown]
 # ## 4. Estimation error versus $n$ and ε
 #
 # The reported count among $n$ users, $\pi n$ of them "Yes", is exactly
-# $\mathrm{Bin}(\pi n, p) + \mathrm{Bin}((1-\pi)n, q)$, so `sample_count` draws a whole survey with two
+# $\mathrm{Bin}(\pi n, p) + \mathrm{Bin}((1-\pi)n, q)$, so `sample_aggregate` draws a whole survey with two
 # binomial draws (a test shows it matches the per-user client in distribution). Each point below
 # is one simulated survey; the band is the theoretical $\pm 2\sigma$ of the exact variance.
 
@@ -129,7 +130,7 @@ true_fraction = 0.3
 sizes = np.unique(np.round(np.logspace(2, 5, 7)).astype(int))
 epsilons = (0.5, 1.0, 2.0)
 arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(len(epsilons))]
-errors = {eps: rr_estimation_errors(BinaryRR.from_epsilon(eps), true_fraction, sizes, repetitions=n_repetitions, rng=arm_rng)
+errors = {eps: rr_estimation_errors(BinaryRR.from_epsilon(eps), true_fraction, sizes, n_draws=n_draws, rng=arm_rng)
           for eps, arm_rng in zip(epsilons, arm_rngs)}
 
 # %%
@@ -138,7 +139,7 @@ for ax, eps in zip(axes, epsilons):
     rr = BinaryRR.from_epsilon(eps)
     sigma = np.sqrt(rr.fraction_variance(true_fraction, sizes))
     ax.fill_between(sizes, -2 * sigma, 2 * sigma, alpha=0.25, label=r"theory $\pm 2\sigma$")
-    jitter = np.repeat(sizes[:, None], n_repetitions, axis=1)
+    jitter = np.repeat(sizes[:, None], n_draws, axis=1)
     ax.scatter(jitter.ravel(), errors[eps].ravel(), s=2, alpha=0.15, color="C1", label=r"simulated $\hat\pi-\pi$")
     ax.axhline(0, color="black", lw=0.8)
     ax.set(xscale="log", xlabel="number of users $n$", title=rf"$\varepsilon = {eps:g}$")
@@ -224,9 +225,9 @@ eps_cms_table = cms_small.privacy_loss()
 print(f"CMS (eps = 2, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_cms_table:.6f}")
 cms = CountMeanSketch.create(2.0, 200, 16, 256, rng=rng)
 emoji_counts = power_law_counts(1_000_000, 200, 1.2)
-cms_z = cms_mean_z_scores(cms, emoji_counts, repetitions=n_repetitions // 4, rng=rng)
+cms_z = cms_mean_z_scores(cms, emoji_counts, n_draws=n_draws // 4, rng=rng)
 print(f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its exact mean = {np.max(np.abs(cms_z)):.2f}")
-print(f"sd of one estimate (exact) = {np.sqrt(cms.count_variance(emoji_counts)).mean():.4g} users")
+print(f"sd of one estimate (exact) = {np.sqrt(cms.variance(emoji_counts)).mean():.4g} users")
 per_report_eps, reports_per_day = (1.0, 2.0), 16
 
 # %% [markdown]
@@ -248,34 +249,36 @@ for eps, loss in daily_eps.items():
 # A protocol is *pure* when a report supports the true value w.p. $p^*$ and any other fixed value
 # w.p. $q^* < p^*$; then $\hat c(i) = \frac{\sum_j 1_{\mathrm{Support}(y_j)}(i) - nq^*}{p^*-q^*}$ is unbiased,
 # with exact variance $\frac{c(i)p^*(1-p^*) + (n-c(i))q^*(1-q^*)}{(p^*-q^*)^2}$. Wang et al. approximate it by
-# $n\,q^*(1-q^*)/(p^*-q^*)^2$ (the $c(i)$ term dropped). Below: every oracle's $p^*, q^*$, the ε
-# recomputed from its exact output table (DE: $d\times d$; SUE/OUE/THE: all $2^d$ bit vectors;
-# BLH/OLH: all $g^d$ hash functions), and its approximate variance per user.
+# $n\,q^*(1-q^*)/(p^*-q^*)^2$ (the $c(i)$ term dropped). Below: every oracle's $p^*, q^*$, the ε of its
+# whole report computed exactly by `privacy_loss()` (DE: the $d\times d$ table; SUE/OUE: all $2^d$ bit
+# vectors; BLH/OLH: all $g^d$ hash functions; THE: its report is SHE's Laplace vector, so its loss comes
+# from the densities), and its approximate variance per user.
 
 # %%
 d_table, eps_table = 6, 1.0
 table_oracles = {"DE": GRR(eps_table, d_table), "SUE": SUE(eps_table, d_table), "OUE": OUE(eps_table, d_table),
                  "BLH": BLH(eps_table, d_table), "OLH": OLH(eps_table, d_table), "THE": THE(eps_table, d_table)}
-table_loss = {name: max_privacy_loss(o.vector_output_table() if isinstance(o, UnaryEncoding) else o.output_table())
-              for name, o in table_oracles.items()}
-print(f"eps = {eps_table:g}, d = {d_table}\n{'oracle':<6} {'p*':>8} {'q*':>8} {'p*/q*':>8} {'eps (table)':>12} {'Var*/n':>9}")
+table_loss = {name: o.privacy_loss() for name, o in table_oracles.items()}  # whole reports; THE: from the Laplace densities
+print(f"eps = {eps_table:g}, d = {d_table}\n{'oracle':<6} {'p*':>8} {'q*':>8} {'p*/q*':>8} {'eps (report)':>12} {'Var*/n':>9}")
 for name, o in table_oracles.items():
-    print(f"{name:<6} {o.p:8.4f} {o.q:8.4f} {o.p / o.q:8.4f} {table_loss[name]:12.6f} {o.approx_count_variance(1):9.3f}")
-she_loss = SHE(eps_table, d_table).privacy_loss()  # sup of the log density ratio, from the Laplace densities
-print(f"SHE    (Laplace, beta = 2/eps)    {she_loss:12.6f} {SHE(eps_table, d_table).count_variance(1):9.3f}")
-print(f"THE threshold theta = {table_oracles['THE'].theta:.3f}; THE table loss = {table_loss['THE']:.3f} < eps = {eps_table:g}")
+    print(f"{name:<6} {o.p:8.4f} {o.q:8.4f} {o.p / o.q:8.4f} {table_loss[name]:12.6f} {o.approx_variance(1):9.3f}")
+she = SHE(eps_table, d_table)
+she_loss = she.privacy_loss()  # sup of the log density ratio, from the Laplace densities
+print(f"SHE    (Laplace, beta = 2/eps)    {she_loss:12.6f} {she.variance(np.ones(d_table, dtype=np.int64))[0] / d_table:9.3f}")
+the_bits_loss = max_privacy_loss(unary_output_table(table_oracles["THE"].p, table_oracles["THE"].q, d_table))
+print(f"THE threshold theta = {table_oracles['THE'].theta:.3f}; the thresholded bits alone would leak {the_bits_loss:.3f} < eps = {eps_table:g}")
 
 # %% [markdown]
 # SHE's reports are continuous, so its ε comes from the densities instead of a table:
 # $\ln\frac{f(y\mid v)}{f(y\mid v')} = \frac{\|y-e_{v'}\|_1 - \|y-e_v\|_1}{\beta} \le \frac{\|e_v-e_{v'}\|_1}{\beta} = \frac2\beta = \varepsilon$,
 # attained at $y = e_v$ (`SHE.privacy_loss`).
-# THE's bits are post-processed Laplace noise, so its table loses less than ε (printed above):
-# the threshold θ (found numerically, inside Wang et al.'s $(\tfrac12, 1)$) trades
-# some privacy it does not need for a lower variance than SHE's $8/\varepsilon^2$. Every oracle has
-# $p^*/q^* \le e^\varepsilon$ and $q^* > 0$, as the tutorial requires.
+# THE's client sends that same Laplace report, so its whole-report loss is ε too; the server's
+# thresholded bits are post-processing and alone would leak less (printed above). The threshold θ
+# (found numerically, inside Wang et al.'s $(\tfrac12, 1)$) buys a lower variance than SHE's
+# $8/\varepsilon^2$. Every oracle has $p^*/q^* \le e^\varepsilon$ and $q^* > 0$, as the tutorial requires.
 #
 # ### Exact, approximate and simulated variance
-# At $n = 49{,}742$, $d = 43$ we draw `n_repetitions` surveys per ε with each oracle's exact aggregate
+# At $n = 49{,}742$, $d = 43$ we draw `n_draws` surveys per ε with each oracle's exact aggregate
 # sampler and compare the empirical variance of $\hat c(i)$ for the most frequent value
 # ($f_i/n = 0.3$) with the exact formula (lines) and Wang's approximation (dashed).
 
@@ -287,7 +290,7 @@ eps_var = np.array([0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0])
 var_names = ("DE", "SUE", "OUE", "OLH", "THE")
 var_classes = {"DE": GRR, "SUE": SUE, "OUE": OUE, "OLH": OLH, "THE": THE}
 var_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(4)[3])  # children 0-2 are section 4's arms
-var_study = variance_study(var_classes, eps_var, d_var, var_counts, 0, repetitions=n_repetitions, rng=var_rng)
+var_study = variance_study(var_classes, eps_var, d_var, var_counts, 0, n_draws=n_draws, rng=var_rng)
 simulated_var, exact_var, approx_var = ({name: arrays[k] for name, arrays in var_study.items()} for k in range(3))
 
 # %%
@@ -297,7 +300,7 @@ for k, (name, marker) in enumerate(zip(var_names, "osDx^")):
     ax.plot(eps_var, approx_var[name], color=f"C{k}", ls="--", lw=1)
     ax.plot(eps_var, simulated_var[name], marker, color=f"C{k}", ms=5, mfc="none")
 ax.plot([], [], "k--", lw=1, label="Wang et al.'s approximation")
-ax.plot([], [], "ko", ms=5, mfc="none", label=f"simulated ({n_repetitions} surveys)")
+ax.plot([], [], "ko", ms=5, mfc="none", label=f"simulated ({n_draws} surveys)")
 ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"Var$[\hat c(i)]$ (users$^2$)",
        title=rf"Variance of the count of a value held by 30% of $n$ = {n_var:,} users, $d$ = {d_var}")
 ax.legend(ncol=2, fontsize=8, title="OLH (dotted) lies on OUE", title_fontsize=8)
@@ -338,7 +341,7 @@ best, _ = best_protocol_grid(grid_d, grid_eps)
 phase_d = np.array([2, 4, 8, 16, 32, 64, 128])
 phase_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(5)[4])
 phase_classes = {"DE": GRR, "OUE": OUE}
-phase_sim = uniform_variance_per_user(phase_classes, 1.0, phase_d, 1000, repetitions=n_repetitions, rng=phase_rng)
+phase_sim = uniform_variance_per_user(phase_classes, 1.0, phase_d, 1000, n_draws=n_draws, rng=phase_rng)
 curve_d = np.arange(2, 129)
 phase_exact = uniform_variance_per_user(phase_classes, 1.0, curve_d, 1000)
 phase_approx = {name: np.array([approx_variance_per_user(name, int(x), 1.0) for x in curve_d]) for name in phase_classes}
@@ -348,14 +351,14 @@ phase_handles = [Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"), 
 # %%
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
 ax0.pcolormesh(grid_d, grid_eps, best, cmap=ListedColormap(["C0", "C1", "C2"]), vmin=-0.5, vmax=2.5, shading="nearest")
-ax0.plot(3 * np.exp(grid_eps) + 2, grid_eps, "k", lw=2, label=r"$d = 3e^\varepsilon + 2$")
+ax0.plot(de_threshold(grid_eps), grid_eps, "k", lw=2, label=r"$d = 3e^\varepsilon + 2$")
 ax0.set(xscale="log", xlim=(2, 1000), xlabel="domain size $d$", ylabel=r"$\varepsilon$", title="smallest approximate variance")
 ax0.legend(handles=phase_handles, loc="upper left", fontsize=8, frameon=True, framealpha=1, facecolor="white")
 for k, (name, marker) in enumerate(zip(phase_classes, "os")):
     ax1.plot(curve_d, phase_exact[name], f"C{k}", label=f"{name} exact")
     ax1.plot(curve_d, phase_approx[name], f"C{k}", ls="--", lw=1, label=f"{name} approximation")
     ax1.plot(phase_d, phase_sim[name], marker, color=f"C{k}", label=f"{name} simulated")
-ax1.axvline(3 * np.e + 2, color="k", ls=":", label=r"$3e+2 \approx 10.2$")
+ax1.axvline(de_threshold(1.0), color="k", ls=":", label=r"$3e+2 \approx 10.2$")
 ax1.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel=r"Var$[\hat c(i)]/n$", title=r"$\varepsilon = 1$, uniform data, 1000 users per value")
 ax1.legend(fontsize=8)
 save_figure(fig, NOTEBOOK, "fig_phase_diagram_de_vs_oue", write=save_figures)
@@ -371,7 +374,7 @@ plt.show()
 # %%
 pp_counts = np.r_[np.full(16, 2000), np.zeros(16, int)]
 pp_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(6)[5])
-pp_summary = postprocessing_summary(OUE(1.0, 32), pp_counts, repetitions=n_repetitions, rng=pp_rng)
+pp_summary = postprocessing_summary(OUE(1.0, 32), pp_counts, n_draws=n_draws, rng=pp_rng)
 for method, (absent_mean, mse) in pp_summary.items():
     print(f"{method:>9}: mean estimate of an absent value = {absent_mean:8.1f}, MSE per value = {mse:10.4g}")
 
@@ -452,7 +455,7 @@ claims.check("two-coin RR reports truthfully w.p. 3/4 (computed from the literal
 claims.check("two-coin RR is ln 3-LDP (privacy loss from its output table)", "§Randomized response (implied)",
              math.log(3), eps_two_coin, atol=1e-12)
 mean_err = np.mean(errors[1.0][-1])
-se = math.sqrt(BinaryRR.from_epsilon(1.0).fraction_variance(true_fraction, sizes[-1]) / n_repetitions)
+se = math.sqrt(BinaryRR.from_epsilon(1.0).fraction_variance(true_fraction, sizes[-1]) / n_draws)
 claims.check("RR estimator is unbiased (mean error at n=1e5, eps=1, within 5 SE)", "§Randomized response",
              0, mean_err, atol=5 * se)
 claims.check("LDP noise is of order sqrt(n)/eps (count sd x eps / sqrt(n) as eps -> 0)", "§Challenges in the local model",
@@ -473,7 +476,7 @@ claims.check_statement("pure LDP needs q* > 0 and p*/q* <= e^eps (DE, SUE, OUE, 
                        "q* > 0, p*/q* <= e^eps", all(o.q > 0 and o.p / o.q <= e1 * (1 + 1e-12) for o in table_oracles.values()),
                        f"max p*/q* = {max(o.p / o.q for o in table_oracles.values()):.4f} <= e = {e1:.4f}")
 claims.check_statement("c^(i) is unbiased with the exact variance (5 oracles x 7 eps simulated; CMS mean query)", "§Frequency Oracles",
-                       "unbiased estimator", bool(np.max(np.abs(sim_ratio - 1)) < 5 * math.sqrt(2 / (n_repetitions - 1)) and np.max(np.abs(cms_z)) < 5),
+                       "unbiased estimator", bool(np.max(np.abs(sim_ratio - 1)) < 5 * math.sqrt(2 / (n_draws - 1)) and np.max(np.abs(cms_z)) < 5),
                        f"variance simulated/exact in [{sim_ratio.min():.3f}, {sim_ratio.max():.3f}]; CMS max |z| {np.max(np.abs(cms_z)):.2f}")
 
 # %% [markdown]
@@ -483,14 +486,15 @@ claims.check_statement("c^(i) is unbiased with the exact variance (5 oracles x 7
 claims.check("OUE is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["OUE"], rtol=1e-9)
 claims.check("SUE (p + q = 1) is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["SUE"], rtol=1e-9)
 claims.check_statement("OUE has a smaller error than SUE", "§Unary Encoding", "OUE optimal, smaller error",
-                       all(OUE(e, 43).approx_count_variance(1) < SUE(e, 43).approx_count_variance(1) for e in eps_var),
+                       all(OUE(e, 43).approx_variance(1) < SUE(e, 43).approx_variance(1) for e in eps_var),
                        "Var*_OUE < Var*_SUE at every eps in " + ", ".join(f"{e:g}" for e in eps_var))
 claims.erratum_if(OUE.__name__ != "OEU", "the optimized unary encoding's acronym (Wang et al.'s name, our class)",
                   "§Unary Encoding, §Summary", "OEU", OUE.__name__)
 claims.check("SHE is eps-LDP (sup of the log density ratio, Laplace 2/eps, d = 6)", "§Histogram Encoding", 1.0, she_loss, rtol=1e-9)
+she_per_user = {e: SHE(e, 43).variance(np.ones(43, dtype=np.int64))[0] / 43 for e in eps_var}  # 8/eps^2, exact
 claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encoding", "THE better than SHE",
-                       all(THE(e, 43).approx_count_variance(1) < SHE(e, 43).count_variance(1) for e in eps_var),
-                       f"at eps = 1: THE {THE(1.0, 43).approx_count_variance(1):.3f} vs SHE {SHE(1.0, 43).count_variance(1):.3f} per user")
+                       all(THE(e, 43).approx_variance(1) < she_per_user[e] for e in eps_var),
+                       f"at eps = 1: THE {THE(1.0, 43).approx_variance(1):.3f} vs SHE {she_per_user[1.0]:.3f} per user")
 
 # %% [markdown]
 # Local hashing. BLH asks its hash family for $\Pr[H(x)=H(y)] \le 1/2$ ($x \ne y$). For ours,
@@ -512,7 +516,7 @@ claims.erratum_if(olh_row.size > 2 and math.isclose(olh_row.sum(), 1.0, rel_tol=
                   "OLH perturbation probability is written Pr[b' = 1]; over [g] it is Pr[b' = i] (the row must sum to 1)", "§Optimal Local Hashing",
                   "Pr[b' = 1]", f"g = {olh_row.size}, Pr[b' = i]: p = {olh_row[0]:.4f} if i = H(v), q = {olh_row[1]:.4f} otherwise, row sum {olh_row.sum():.6g}")
 claims.check("OLH has OUE's variance (g = e^eps + 1 exactly, eps = ln 3)", "§Optimal Local Hashing",
-             OUE(math.log(3), 43).approx_count_variance(1), OLH(math.log(3), 43).approx_count_variance(1), rtol=1e-12)
+             OUE(math.log(3), 43).approx_variance(1), OLH(math.log(3), 43).approx_variance(1), rtol=1e-12)
 
 # %% [markdown]
 # Communication cost and the choice of oracle:
@@ -543,7 +547,7 @@ claims.erratum("RAPPOR p' = f(p + 1)/2 + (1 - f)p; PRR x IRR gives f(p + q)/2 + 
 
 # %%
 claims.check("Apple CMS: flipping w.p. 1/(1 + e^(eps/2)) is eps-LDP (exact (j, v) table, eps = 2)", "§Apple", 2.0, eps_cms_table, rtol=1e-9)
-sketch_shape = cms.sample_sketch(emoji_counts, rng=rng).shape
+sketch_shape = cms.sample_aggregate(emoji_counts, rng=rng).shape
 claims.erratum_if(sketch_shape != (cms.m, cms.k), "shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k",
                   f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})")
 claims.check("Apple: daily eps with 16 reports of eps = 1 (exact composed table)", "§Apple", 16, daily_eps[1.0], rtol=1e-9)

@@ -20,11 +20,11 @@
 
 # %% tags=["parameters"]
 seed = 20241221
-repetitions = 20  # perturb-and-estimate runs per ε in Figs 3.7/3.8; the thesis (paper profile) uses 100
+n_draws = 20  # perturb-and-estimate surveys per ε in Figs 3.7/3.8; the thesis (paper profile) uses 100
 n_epsilons = 9  # points of the ε grid on [epsilon_min, epsilon_max]; the paper profile uses 39
 epsilon_min = 0.25
 epsilon_max = 5.0
-n_experiments = 20  # independent 100-run experiments in the Dataset 1 reversal study; paper profile 400
+n_draws_reversal = 20  # independent 100-survey experiments in the Dataset 1 reversal study; paper profile 200
 interactive = False  # True: show the ipywidgets explorer (off in every profile and in the tests)
 save_figures = False  # the paper profile writes figures/01_grr_vs_oue/
 
@@ -34,14 +34,17 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ldp_helpers.experiments import grr_vs_oue as gox
-from ldp_helpers.pipeline.claims import ClaimsTable
-from ldp_helpers.simulate.datasets import load_trouser_counts, tea_survey_standin
-from ldp_helpers.pipeline.figures import save_figure, use_style
-from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.bounds import grr_vs_oue as theory
 from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf, unbiased_count
+from ldp_helpers.experiments import grr_vs_oue as gox
+from ldp_helpers.explore.grr_vs_oue import interactive_mse_comparison
+from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.unary_encoding import OUE
+from ldp_helpers.pipeline.claims import ClaimsTable
+from ldp_helpers.pipeline.figures import save_figure, use_style
+from ldp_helpers.pipeline.plots import plot_mse_curves
+from ldp_helpers.simulate.datasets import load_trouser_counts, tea_survey_standin
+from ldp_helpers.simulate.populations import flat_counts
 
 use_style()
 NOTEBOOK = "01_grr_vs_oue"
@@ -66,10 +69,10 @@ arm_seeds = np.random.SeedSequence(seed).spawn(5)  # 0-1: Figs 3.7/3.8, 2: rever
 
 # %%
 for d in (3, 5, 43):
-    print(f"GRR  d = {d:2d}, eps = 2: privacy loss from the {d}x{d} table = {max_privacy_loss(GRR(2.0, d).output_table()):.12f}")
+    print(f"GRR  d = {d:2d}, eps = 2: privacy loss from the {d}x{d} table = {GRR(2.0, d).privacy_loss():.12f}")
 for d in (3, 5):
-    table = OUE(2.0, d).vector_output_table()
-    print(f"OUE  d = {d:2d}, eps = 2: privacy loss from the {table.shape[0]}x{table.shape[1]} table = {max_privacy_loss(table):.12f}")
+    table = OUE(2.0, d).output_table()
+    print(f"OUE  d = {d:2d}, eps = 2: privacy loss from the {table.shape[0]}x{table.shape[1]} table = {OUE(2.0, d).privacy_loss():.12f}")
 
 # %% [markdown]
 # ### The maximum-likelihood estimators $L[f_i]$
@@ -107,11 +110,11 @@ print(f"L[f] evaluated at E[f']: GRR {np.round(mle_at_mean['GRR'], 12)}, OUE {np
 
 # %%
 example_values = np.repeat(np.arange(3), example_true)
-runs = 4000
+n_draws_example = 4000
 for name, protocol in worked.items():
-    mean_estimate = gox.per_user_estimates(protocol, example_values, runs=runs, rng=rng).mean(axis=0)
-    z = np.abs(mean_estimate - example_true) / np.sqrt(protocol.count_variance(example_true) / runs)
-    print(f"{name}: mean L[f] over {runs} runs = {np.round(mean_estimate, 3)}, |mean - f| / SE = {np.round(z, 2)}")
+    mean_estimate = gox.per_user_estimates(protocol, example_values, n_draws=n_draws_example, rng=rng).mean(axis=0)
+    z = np.abs(mean_estimate - example_true) / np.sqrt(protocol.variance(example_true) / n_draws_example)
+    print(f"{name}: mean L[f] over {n_draws_example} runs = {np.round(mean_estimate, 3)}, |mean - f| / SE = {np.round(z, 2)}")
 
 # %% [markdown]
 # ## 2. The worked examples ($d = 3$, $\varepsilon = 2$, $n = 10$), recomputed
@@ -122,8 +125,8 @@ for name, protocol in worked.items():
 
 # %%
 thesis_output = np.array([0, 0, 2, 1, 1, 2, 2, 0, 2, 2])  # {A,A,C,B,B,C,C,A,C,C}
-grr_support = grr_ex.support_counts(thesis_output)
-grr_estimates = grr_ex.estimate_counts(grr_support, 10)
+grr_support = grr_ex.aggregate(thesis_output)
+grr_estimates = grr_ex.estimate(grr_support, 10)
 grr_with_printed_p = unbiased_count(grr_support, 10, 0.737, (1 - 0.737) / 2)  # q = (1-p)/(d-1)
 print(f"p = e^2/(e^2+2) = {grr_ex.p:.6f} (thesis 0.737);  q = 1/(e^2+2) = {grr_ex.q:.6f} (thesis 0.107);  p + 2q = {grr_ex.p + 2 * grr_ex.q:.6f}")
 print(f"f' = {grr_support} (thesis 3, 2, 5)")
@@ -142,7 +145,7 @@ for i, (label, paper_l, paper_err) in enumerate(zip("ABC", (2.843, 1.374, 5.78),
 
 # %%
 oue_support = np.array([6, 4, 7])
-oue_estimates = oue_ex.estimate_counts(oue_support, 10)
+oue_estimates = oue_ex.estimate(oue_support, 10)
 oue_with_rounded_q = unbiased_count(oue_support, 10, 0.5, 0.119)
 print(f"p = 1/2;  q = 1/(e^2+1) = {oue_ex.q:.6f} (thesis 0.119)")
 print("value  f_i  thesis L (text/table)  ours L   L with q=0.119  thesis error  ours error")
@@ -160,8 +163,8 @@ for i, (label, text_l, table_l, paper_err) in enumerate(zip("ABC", (12.62, 7.374
 # OUE produces on this input. Exact marginal distributions of $f'_i$ (independent across $i$ for OUE):
 
 # %%
-sd_oue = np.sqrt(oue_ex.count_variance(example_true))
-sd_grr = np.sqrt(grr_ex.count_variance(example_true))
+sd_oue = np.sqrt(oue_ex.variance(example_true))
+sd_grr = np.sqrt(grr_ex.variance(example_true))
 tails = np.array([support_count_pmf(f, 10, oue_ex.p, oue_ex.q)[c:].sum() for f, c in zip(example_true, oue_support)])
 p_assumed = float(np.prod(tails))  # the f'_i of OUE are independent across i
 print(f"E[f'] under OUE = {np.round(expected_support_count(example_true, 10, oue_ex.p, oue_ex.q), 3)}  (assumed f' = {oue_support})")
@@ -231,7 +234,7 @@ examples = {label: gox.perturbed_examples(data.counts, eps_fig, rng=np.random.de
 tv_estimate = {(name, label): gox.total_variation(ex.estimated_counts / data_sets[label].n, data_sets[label].frequencies())
                for label, by_protocol in examples.items() for name, ex in by_protocol.items()}
 for (name, label), tv in tv_estimate.items():
-    print(f"{name} on {label}: sum f' = {examples[label][name].support_counts.sum():6d} (n = {data_sets[label].n}), "
+    print(f"{name} on {label}: sum f' = {examples[label][name].perturbed_counts.sum():6d} (n = {data_sets[label].n}), "
           f"total variation |L/n - f/n| = {tv:.4f}")
 
 # %%
@@ -240,12 +243,12 @@ for (name, label), stem in figure_names.items():
     ex, data = examples[label][name], data_sets[label]
     x = np.arange(data.d)
     fig, ax = plt.subplots(figsize=(6.4 if data.d < 10 else 10, 3.6))
-    for k, (values, what) in enumerate(((ex.true_counts, "true fᵢ"), (ex.support_counts, "perturbed f′ᵢ"), (ex.estimated_counts, "estimated L[fᵢ]"))):
+    for k, (values, what) in enumerate(((ex.true_counts, "true fᵢ"), (ex.perturbed_counts, "perturbed f′ᵢ"), (ex.estimated_counts, "estimated L[fᵢ]"))):
         ax.bar(x + (k - 1) * 0.28, values, width=0.28, label=what)
     ax.set_xticks(x, data.labels, rotation=0 if data.d < 10 else 90, fontsize=9 if data.d < 10 else 7)
     ax.set(xlabel="rating" if label == "Dataset 1" else "trousers model", ylabel="count",
            title=f"Fig. {stem[3:].replace('_', '.')} — {name} on {label}{' (STAND-IN)' if label == 'Dataset 1' else ''}, ε = ln 20")
-    ax.set_ylim(0, 1.22 * max(ex.true_counts.max(), ex.support_counts.max(), ex.estimated_counts.max()))
+    ax.set_ylim(0, 1.22 * max(ex.true_counts.max(), ex.perturbed_counts.max(), ex.estimated_counts.max()))
     ax.legend(ncols=3, loc="upper right")
     save_figure(fig, NOTEBOOK, f"{stem}_{name.lower()}_{label.replace(' ', '').lower()}_ln20", write=save_figures)
     plt.show()
@@ -267,21 +270,21 @@ for (name, label), stem in figure_names.items():
 
 # %%
 for label, data in data_sets.items():
-    print(f"{label}: d = {data.d}: Wang crossover ln((d-2)/3) = {gox.crossover_epsilon_wang(data.d):.4f}, "
-          f"exact crossover = {gox.crossover_epsilon_exact(data.d):.4f}")
-ratio_ln20 = gox.theoretical_mse(GRR(eps_fig, 43), dataset2.counts) / gox.theoretical_mse(OUE(eps_fig, 43), dataset2.counts)
+    print(f"{label}: d = {data.d}: Wang crossover ln((d-2)/3) = {theory.crossover_epsilon_wang(data.d):.4f}, "
+          f"exact crossover = {theory.crossover_epsilon_exact(data.d):.4f}")
+ratio_ln20 = theory.theoretical_mse(GRR(eps_fig, 43), dataset2.counts) / theory.theoretical_mse(OUE(eps_fig, 43), dataset2.counts)
 print(f"Dataset 2 at eps = ln 20 = {eps_fig:.4f}: exact MSE_GRR / MSE_OUE = {ratio_ln20:.4f}")
 
 # %% [markdown]
 # So for $d = 43$ the thesis' $\ln(41/3) \approx 2.615$ is the approximate crossover; the exact MSEs
 # cross at 2.818 (the approximation ignores that the $f_i$ holders of each value contribute
 # $p(1-p) = \tfrac14$ per OUE report, more than GRR's). For $d = 5$ both crossovers are at 0: GRR is
-# better at every ε > 0. Now the simulation: `repetitions` perturb-and-estimate runs per ε (the thesis and
+# better at every ε > 0. Now the simulation: `n_draws` perturb-and-estimate runs per ε (the thesis and
 # the paper profile: 100), each protocol and ε with its own random stream:
 
 # %%
 epsilons = np.linspace(epsilon_min, epsilon_max, n_epsilons)
-curves = {label: gox.mse_curves(data.counts, epsilons, repetitions=repetitions, seed=stream)
+curves = {label: gox.mse_curves(data.counts, epsilons, n_draws=n_draws, seed=stream)
           for (label, data), stream in zip(data_sets.items(), arm_seeds[:2])}
 for label, c in curves.items():
     z = {name: (c[name]["simulated"] - c[name]["exact"]) / c[name]["exact"] for name in c}
@@ -291,7 +294,7 @@ for label, c in curves.items():
 # %%
 for (label, data), stem in zip(data_sets.items(), ("fig3_7_mse_dataset1", "fig3_8_mse_dataset2")):
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    gox.plot_mse_curves(ax, epsilons, curves[label], data.d, repetitions=repetitions)
+    plot_mse_curves(ax, epsilons, curves[label], data.d, n_draws=n_draws)
     ax.set_title(f"Fig. {stem[3:6].replace('_', '.')} — GRR vs OUE, {label}{' (STAND-IN)' if label == 'Dataset 1' else ''}: "
                  f"n = {data.n:,}, d = {data.d}")
     save_figure(fig, NOTEBOOK, stem, write=save_figures)
@@ -319,14 +322,14 @@ for (label, data), stem in zip(data_sets.items(), ("fig3_7_mse_dataset1", "fig3_
 
 # %%
 ratio_grid = np.geomspace(0.01, 10, 40)
-variants1 = {"stand-in": dataset1.counts, "flat, same n": gox.flat_counts(dataset1.n, 5),
+variants1 = {"stand-in": dataset1.counts, "flat, same n": flat_counts(dataset1.n, 5),
              "stand-in x 100": 100 * dataset1.counts, "all on one level": np.array([0, 0, 0, dataset1.n, 0])}
-ratios1 = np.array([gox.mse_ratio(counts, ratio_grid) for counts in variants1.values()])
+ratios1 = np.array([theory.mse_ratio(counts, ratio_grid) for counts in variants1.values()])
 ratio_spread1 = float(np.max(np.abs(ratios1 / ratios1[0] - 1)))
-variants2 = {"Dataset 2": dataset2.counts, "flat, same n": gox.flat_counts(dataset2.n, 43),
-             "flat, n = 430": gox.flat_counts(430, 43), "Dataset 2 x 10": 10 * dataset2.counts,
+variants2 = {"Dataset 2": dataset2.counts, "flat, same n": flat_counts(dataset2.n, 43),
+             "flat, n = 430": flat_counts(430, 43), "Dataset 2 x 10": 10 * dataset2.counts,
              "one model holds 99 %": np.r_[42 * 99, np.ones(42, dtype=int)]}
-crossovers2 = {name: gox.crossover_epsilon_numeric(counts) for name, counts in variants2.items()}
+crossovers2 = {name: theory.crossover_epsilon_numeric(counts) for name, counts in variants2.items()}
 crossover_spread2 = max(crossovers2.values()) - min(crossovers2.values())
 print(f"d = 5, eps in [0.01, 10]: max MSE_GRR/MSE_OUE = {ratios1.max():.4f}; largest relative change across "
       f"{list(variants1)} = {ratio_spread1:.2g}")
@@ -339,10 +342,10 @@ print("d = 43 crossover by root finding: " + ", ".join(f"{name} {x:.6f}" for nam
 
 # %%
 small_eps = np.array([0.1, 0.25, 0.5, 0.75])
-reversal = gox.reversal_frequencies(dataset1.counts, small_eps, n_experiments=n_experiments, repetitions=100,
+reversal = gox.reversal_frequencies(dataset1.counts, small_eps, n_draws=n_draws_reversal, surveys_per_experiment=100,
                                     rng=np.random.default_rng(arm_seeds[2]))
-for eps, exact_ratio, freq in zip(small_eps, gox.mse_ratio(dataset1.counts, small_eps), reversal):
-    print(f"eps = {eps:4.2f}: exact MSE_GRR/MSE_OUE = {exact_ratio:.3f};  OUE below GRR in {freq:.0%} of {n_experiments} experiments")
+for eps, exact_ratio, freq in zip(small_eps, theory.mse_ratio(dataset1.counts, small_eps), reversal):
+    print(f"eps = {eps:4.2f}: exact MSE_GRR/MSE_OUE = {exact_ratio:.3f};  OUE below GRR in {freq:.0%} of {n_draws_reversal} experiments")
 
 # %% [markdown]
 # Noise produces such a reversal now and then at the smallest ε, but hardly ever from ε ≈ 0.5 on, where
@@ -365,7 +368,7 @@ for eps, exact_ratio, freq in zip(small_eps, gox.mse_ratio(dataset1.counts, smal
 
 # %%
 if interactive:
-    explorer = gox.interactive_mse_comparison(epsilon=eps_fig, d=dataset2.d, n=dataset2.n)
+    explorer = interactive_mse_comparison(epsilon=eps_fig, d=dataset2.d, n=dataset2.n)
 
 # %% [markdown]
 # ## Claims check
@@ -407,18 +410,18 @@ claims.check_statement("OUE example: large errors because OUE is inefficient for
 # The protocols' privacy, Wang et al.'s rule and the datasets (§2, §3.2–3.4):
 
 # %%
-claims.check("GRR is eps-LDP: privacy loss of the d=43 table at eps=2", "§2.1-2.2", 2.0, max_privacy_loss(GRR(2.0, 43).output_table()), atol=1e-12)
-claims.check("OUE is eps-LDP: privacy loss of the d=5 vector table at eps=2", "§2.1, §2.3", 2.0, max_privacy_loss(OUE(2.0, 5).vector_output_table()), atol=1e-12)
-wang_d43, exact_d43 = gox.crossover_epsilon_wang(43), gox.crossover_epsilon_exact(43)
+claims.check("GRR is eps-LDP: privacy loss of the d=43 table at eps=2", "§2.1-2.2", 2.0, GRR(2.0, 43).privacy_loss(), atol=1e-12)
+claims.check("OUE is eps-LDP: privacy loss of the d=5 vector table at eps=2", "§2.1, §2.3", 2.0, OUE(2.0, 5).privacy_loss(), atol=1e-12)
+wang_d43, exact_d43 = theory.crossover_epsilon_wang(43), theory.crossover_epsilon_exact(43)
 claims.check_statement("Wang et al.: OUE variance below GRR iff d > 3e^eps + 2 (approximate variances)", "§2.3",
-                       "d > 3e^eps + 2", math.isclose(gox.approx_mse(GRR(wang_d43, 43), 1000), gox.approx_mse(OUE(wang_d43, 43), 1000), rel_tol=1e-9),
+                       "d > 3e^eps + 2", math.isclose(theory.approx_mse(GRR(wang_d43, 43), 1000), theory.approx_mse(OUE(wang_d43, 43), 1000), rel_tol=1e-9),
                        f"approximate MSEs equal at ln((d-2)/3) = {wang_d43:.4f} (d=43); the exact ones at {exact_d43:.4f}")
 S = "§3.2"
 claims.check("Dataset 2: number of trousers records", S, 49742, dataset2.n)
 claims.check("Dataset 2: number of trousers models", S, 43, dataset2.d)
 claims.erratum("Dataset 2 records are (the UCI rows with page 1 == 1 are product-page clicks)", S, "purchase history (購入履歴)", dataset2.name)
 claims.check("privacy budget of Figs 3.3-3.6: log(20)", "§3.3-3.4", 2.996, eps_fig, atol=5e-4)
-tv_flat_d2 = gox.total_variation(dataset2.frequencies(), gox.flat_counts(dataset2.n, dataset2.d) / dataset2.n)  # truth vs flat
+tv_flat_d2 = gox.total_variation(dataset2.frequencies(), flat_counts(dataset2.n, dataset2.d) / dataset2.n)  # truth vs flat
 claims.check_statement("OUE estimates the Dataset 2 distribution accurately (Fig 3.6)", "§3.6", "accurate", tv_estimate["OUE", "Dataset 2"] < tv_flat_d2 / 4,
                        f"TV(estimate, truth) {tv_estimate['OUE', 'Dataset 2']:.3f} vs TV(truth, flat) {tv_flat_d2:.3f}; but GRR's exact MSE is {ratio_ln20:.3f}x OUE's at ln 20")
 
@@ -428,10 +431,10 @@ claims.check_statement("OUE estimates the Dataset 2 distribution accurately (Fig
 
 # %%
 S = "§3.6"
-decreasing = all(np.all(np.diff(c[p]["exact"]) < 0) and c[p]["simulated"][-1] < c[p]["simulated"][0] for c in curves.values() for p in gox.PROTOCOLS)
+decreasing = all(np.all(np.diff(c[p]["exact"]) < 0) and c[p]["simulated"][-1] < c[p]["simulated"][0] for c in curves.values() for p in theory.PROTOCOLS)
 claims.check_statement("MSE decreases as eps grows, on both datasets", S, "yes", decreasing, "exact MSE strictly decreasing; simulated falls")
 claims.erratum_if(bool(np.any(ratios1[0] <= 1)), "theory: on Dataset 1 (d=5) OUE has the smaller MSE for every eps", S, "OUE always smaller",
-                  f"MSE_GRR/MSE_OUE over eps in [0.01, 10] = {ratios1[0].min():.4f}..{ratios1[0].max():.4f}; ln((5-2)/3) = {gox.crossover_epsilon_wang(5):g}")
+                  f"MSE_GRR/MSE_OUE over eps in [0.01, 10] = {ratios1[0].min():.4f}..{ratios1[0].max():.4f}; ln((5-2)/3) = {theory.crossover_epsilon_wang(5):g}")
 claims.check("theory: Dataset 2 crossover ln(41/3) (Wang approximation)", S, 2.615, wang_d43, atol=5e-4)
 claims.check_statement("that 2.615 is the crossover of Wang's approximate variances only", S, "2.615 (from [11])",
                        abs(wang_d43 - 2.615) < 5e-4 <= abs(crossovers2["Dataset 2"] - 2.615),
@@ -443,12 +446,12 @@ claims.check_statement("Dataset 2: GRR and OUE errors reverse between eps = 2 an
 
 # %%
 figure_of = {"Fig. 3.7": dataset1, "Fig. 3.8": dataset2}  # the captions
-reversal_figure = next(fig for fig, data in figure_of.items() if 2 < gox.crossover_epsilon_exact(data.d) < 3)
-grr_always_figure = next(fig for fig, data in figure_of.items() if gox.crossover_epsilon_exact(data.d) <= 0)
+reversal_figure = next(fig for fig, data in figure_of.items() if 2 < theory.crossover_epsilon_exact(data.d) < 3)
+grr_always_figure = next(fig for fig, data in figure_of.items() if theory.crossover_epsilon_exact(data.d) <= 0)
 claims.erratum("figure cited for the reversal between eps = 2 and 3 (the dataset whose crossover is there)", S, "Fig. 3.7", reversal_figure)
 claims.erratum("figure cited for 'theory: GRR always below OUE' (the dataset with no crossover)", S, "Fig. 3.8", grr_always_figure)
 claims.check_statement("theory: on Dataset 1 GRR's error is always below OUE's", S, "GRR always below",
-                       gox.crossover_epsilon_exact(5) <= 0 and ratios1[0].max() < 1,
+                       theory.crossover_epsilon_exact(5) <= 0 and ratios1[0].max() < 1,
                        f"crossovers at eps = 0; max MSE_GRR/MSE_OUE over eps in [0.01, 10] = {ratios1[0].max():.4f}")
 claims.check_statement("Dataset 1 experiment: OUE slightly below GRR for eps < 1", S, "observed", bool(np.all(reversal > 0.05)),
                        "P(OUE below GRR in a 100-run experiment) = " + ", ".join(f"{r:.0%} at {e:g}" for e, r in zip(small_eps, reversal)) + " (stand-in)")

@@ -28,7 +28,7 @@ class PerturbedExample:
 
     protocol: str
     true_counts: np.ndarray
-    support_counts: np.ndarray
+    perturbed_counts: np.ndarray  # f'_i, the support counts
     estimated_counts: np.ndarray
 
 
