@@ -93,7 +93,7 @@ def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coo
         assert two_sample_pvalue(per_user[:, i], aggregate[:, i]) > 1e-3
 
 
-def sample_both_paths(oracle, true_counts, repetitions: int, rng, *, count="support_counts", sample="sample_support_counts"):
+def sample_both_paths(oracle, true_counts, repetitions: int, rng, *, count="aggregate", sample="sample_aggregate"):
     """``repetitions`` draws of an oracle's aggregated counts by the per-user path, then by its sampler.
 
     The population holds ``true_counts[i]`` users with value i.  Returns ``(per_user, aggregate)``,

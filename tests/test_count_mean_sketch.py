@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.count_mean_sketch import CmsReports, CountMeanSketch
 from stat_checks import assert_mean_close, assert_variance_close
 
 
@@ -41,9 +41,21 @@ def test_sketch_of_a_hand_made_report():
     """One report ṽ with hash row j adds k·((c/2)ṽ + 1/2) to row j only."""
     cms = make(k=2, m=4)
     vector = np.array([[1, -1, -1, 1]])
-    sketch = cms.sketch(vector, [1])
+    sketch = cms.aggregate(CmsReports(vector, np.array([1])))
     assert np.allclose(sketch[0], 0)
     assert np.allclose(sketch[1], 2 * (cms.c_epsilon / 2 * vector[0] + 0.5))
+
+
+def test_batched_sketches_and_batched_estimates():
+    """n_draws=R gives R sketches of shape (k, m); estimating the batch equals estimating each sketch."""
+    cms = make()
+    f = np.array([30, 20, 10, 5, 0, 35])
+    batch = cms.sample_aggregate(f, rng=np.random.default_rng(1), n_draws=5)
+    assert batch.shape == (5, cms.k, cms.m)
+    estimates = cms.estimate(batch, 100)
+    assert estimates.shape == (5, cms.d)
+    assert np.allclose(estimates, [cms.estimate(sketch, 100) for sketch in batch], rtol=0, atol=1e-9)
+    assert not np.allclose(batch[0], batch[1])
 
 
 def test_query_mean_for_fixed_collision_free_hashes():
@@ -51,7 +63,7 @@ def test_query_mean_for_fixed_collision_free_hashes():
     cms = CountMeanSketch(1.0, 4, 2, 16, (1, 3), (0, 5))  # h_j(x) = (a_j x + b_j) mod 16, injective on [0, 4)
     assert np.all(np.diff(np.sort(cms.hash_table(), axis=1), axis=1) > 0)
     f = np.array([10, 0, 5, 7])
-    assert np.allclose(cms.expected_counts(f), 16 / 15 * (f - f.sum() / 16), atol=1e-12)
+    assert np.allclose(cms.expected_estimate(f), 16 / 15 * (f - f.sum() / 16), atol=1e-12)
 
 
 def test_rejects_malformed_inputs(rng):
@@ -65,16 +77,16 @@ def test_rejects_malformed_inputs(rng):
     cms = make()
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 6\)"):
         cms.perturb([6], rng=rng)
-    with pytest.raises(ValueError, match="vectors must be a non-empty"):
-        cms.sketch(np.zeros((2, 8)), [0, 1])
-    with pytest.raises(ValueError, match=r"rows must be integers in \[0, 3\)"):
-        cms.sketch(np.ones((1, 8)), [3])
-    with pytest.raises(ValueError, match="sketch must have shape"):
-        cms.estimate_counts(np.zeros((2, 2)), 10)
+    with pytest.raises(ValueError, match=r"reports.vectors must be an array of ±1 entries; got an array containing 0"):
+        cms.aggregate(CmsReports(np.zeros((2, 8)), np.array([0, 1])))
+    with pytest.raises(ValueError, match=r"reports.rows must be integers in \[0, 2\]"):
+        cms.aggregate(CmsReports(np.ones((1, 8)), np.array([3])))
+    with pytest.raises(ValueError, match=r"aggregate must be an array of shape \(3, 8\) or \(n_draws, 3, 8\)"):
+        cms.estimate(np.zeros((2, 2)), 10)
     with pytest.raises(ValueError, match=r"m must be an integer in \[2, 10\]"):
         make(m=16).output_table()
-    with pytest.raises(ValueError, match="sketch must be finite values"):
-        cms.estimate_counts(np.full((3, 8), np.nan), 10)
+    with pytest.raises(ValueError, match="aggregate must be finite values"):
+        cms.estimate(np.full((3, 8), np.nan), 10)
     with pytest.raises(ValueError, match=r"hash_a must be integers in \[1, 2147483646\]"):
         CountMeanSketch(1.0, 4, 1, 8, (0,), (5,))
     with pytest.raises(ValueError, match=r"hash_b must be integers in \[0, 2147483646\]"):
@@ -99,9 +111,9 @@ def test_per_user_and_aggregate_sketches_match_the_exact_moments(rng):
     cms = make()
     f = np.array([300, 200, 100, 50, 0, 350])
     values = np.repeat(np.arange(6), f)
-    per_user = np.array([cms.estimate_counts(cms.sketch(*cms.perturb(values, rng=rng)), 1000) for _ in range(2000)])
-    aggregate = np.array([cms.estimate_counts(cms.sample_sketch(f, rng=rng), 1000) for _ in range(4000)])
-    mean, var = cms.expected_counts(f), cms.count_variance(f)
+    per_user = np.array([cms.estimate(cms.aggregate(cms.perturb(values, rng=rng)), 1000) for _ in range(2000)])
+    aggregate = cms.estimate(cms.sample_aggregate(f, rng=rng, n_draws=4000), 1000)
+    mean, var = cms.expected_estimate(f), cms.variance(f)
     for sample in (per_user, aggregate):
         for x in (0, 3, 4):
             assert_mean_close(sample[:, x], mean[x], var[x])
@@ -119,7 +131,7 @@ def test_unbiased_over_hash_draws(rng):
     rates = np.array([cms.collision_rates()[0, 1] for cms in sketches])
     assert_mean_close(rates, 1 / m, (1 / m) * (1 - 1 / m) / k)
     # the fixed-hash query mean, averaged over hash draws, is f (its spread over draws estimated)
-    means = np.array([cms.expected_counts(f) for cms in sketches])
+    means = np.array([cms.expected_estimate(f) for cms in sketches])
     for x in range(4):
         assert_mean_close(means[:, x], f[x], means[:, x].var(ddof=1))
     assert means[:, 3].std() > 0  # the fixed-hash mean does vary: unbiased only over draws

@@ -46,11 +46,11 @@ def test_estimator_is_exactly_unbiased_with_exact_variance():
     grr = GRR(0.8, 4)
     true_counts = np.array([13, 0, 5, 22])
     n = int(true_counts.sum())
-    variances = grr.count_variance(true_counts)
+    variances = grr.variance(true_counts)
     for i, f in enumerate(true_counts):
         pmf = binomial_sum_pmf(int(f), n, grr.p, grr.q)
         support = np.arange(n + 1)
-        estimates = np.array([grr.estimate_counts([c, 0, 0, 0], n)[0] for c in support])  # ĉ depends on C(i), n only
+        estimates = np.array([grr.estimate([c, 0, 0, 0], n)[0] for c in support])  # ĉ depends on C(i), n only
         mean = np.sum(pmf * estimates)
         assert mean == pytest.approx(f, abs=1e-9)
         assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(variances[i], rel=1e-9)
@@ -63,11 +63,11 @@ def test_approx_variance_is_wangs_closed_form(epsilon, d):
     grr = GRR(epsilon, d)
     n = 49_742
     e = math.exp(epsilon)
-    assert grr.approx_count_variance(n) == pytest.approx(n * (e + d - 2) / (e - 1) ** 2, rel=1e-10)
+    assert grr.approx_variance(n) == pytest.approx(n * (e + d - 2) / (e - 1) ** 2, rel=1e-10)
     counts = np.r_[0, n, np.zeros(d - 2, int)]
-    assert grr.count_variance(counts)[0] == pytest.approx(grr.approx_count_variance(n), rel=1e-12)
+    assert grr.variance(counts)[0] == pytest.approx(grr.approx_variance(n), rel=1e-12)
     if d > 2:  # a frequent value has a larger variance than the approximation (equal when d = 2: p(1−p) = q(1−q))
-        assert grr.count_variance(counts)[1] > grr.approx_count_variance(n) * (1 + 1e-9)
+        assert grr.variance(counts)[1] > grr.approx_variance(n) * (1 + 1e-9)
 
 
 def test_grr_probabilities_accept_a_real_domain_size():
@@ -87,7 +87,7 @@ def test_output_table_refuses_huge_domains():
 
 def test_support_counts_counts_reports():
     """C(i) is the number of reports naming i."""
-    assert np.array_equal(GRR(1.0, 4).support_counts([0, 3, 3, 1, 3]), [1, 1, 0, 3])
+    assert np.array_equal(GRR(1.0, 4).aggregate([0, 3, 3, 1, 3]), [1, 1, 0, 3])
 
 
 def test_same_seed_same_reports_and_counts():
@@ -96,7 +96,7 @@ def test_same_seed_same_reports_and_counts():
     values = np.arange(100) % 5
     assert np.array_equal(grr.perturb(values, rng=np.random.default_rng(3)), grr.perturb(values, rng=np.random.default_rng(3)))
     f = np.bincount(values)
-    assert np.array_equal(grr.sample_support_counts(f, rng=np.random.default_rng(3)), grr.sample_support_counts(f, rng=np.random.default_rng(3)))
+    assert np.array_equal(grr.sample_aggregate(f, rng=np.random.default_rng(3)), grr.sample_aggregate(f, rng=np.random.default_rng(3)))
 
 
 @pytest.mark.parametrize("epsilon", [0, -1.0, math.inf, math.nan, "1", 800.0])
@@ -125,28 +125,28 @@ def test_rejects_malformed_inputs(rng):
     with pytest.raises(ValueError, match="values must be an array of integers"):
         grr.perturb([0.5, 1.0], rng=rng)
     with pytest.raises(ValueError, match="reports must be"):
-        grr.support_counts([5])
+        grr.aggregate([5])
     with pytest.raises(ValueError, match="true_counts must be a 1-D array of length 4"):
-        grr.sample_support_counts([1, 2, 3], rng=rng)
+        grr.sample_aggregate([1, 2, 3], rng=rng)
     with pytest.raises(ValueError, match="true_counts must describe at least one user"):
-        grr.sample_support_counts([0, 0, 0, 0], rng=rng)
+        grr.sample_aggregate([0, 0, 0, 0], rng=rng)
     with pytest.raises(ValueError, match="true_counts must be a 1-D array of non-negative"):
-        grr.count_variance([1, -1, 0, 0])
-    with pytest.raises(ValueError, match=r"support_counts must be counts in \[0, 3\]"):
-        grr.estimate_counts([4, 0, 0, 0], 3)
+        grr.variance([1, -1, 0, 0])
+    with pytest.raises(ValueError, match=r"aggregate must be integers in \[0, 3\]"):
+        grr.estimate([4, 0, 0, 0], 3)
     with pytest.raises(ValueError, match=r"n must be an integer in \[1, inf\]"):
-        grr.estimate_counts([0, 0, 0, 0], 0)
+        grr.estimate([0, 0, 0, 0], 0)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
-        grr.sample_support_counts([1, 0, 0, 0], rng=0)
+        grr.sample_aggregate([1, 0, 0, 0], rng=0)
 
 
 def test_aggregate_sampler_handles_1e8_users(rng):
     """n = 10^8 users are aggregated exactly; the counts sum to n and the estimate is accurate."""
     grr = GRR(1.0, 10)
     f = np.full(10, 10**7)
-    counts = grr.sample_support_counts(f, rng=rng)
+    counts = grr.sample_aggregate(f, rng=rng)
     assert counts.sum() == 10**8
-    assert np.all(np.abs(grr.estimate_counts(counts, 10**8) - f) < 6 * np.sqrt(grr.count_variance(f)))
+    assert np.all(np.abs(grr.estimate(counts, 10**8) - f) < 6 * np.sqrt(grr.variance(f)))
 
 
 # ---------------------------------------------------------------- statistical
@@ -154,13 +154,13 @@ def test_aggregate_sampler_handles_1e8_users(rng):
 
 @pytest.mark.statistical
 def test_aggregate_sampler_matches_per_user_reference(rng):
-    """sample_support_counts has the law of support_counts(perturb(·)): marginals, GOF, and a joint contrast."""
+    """sample_aggregate has the law of aggregate(perturb(·)): marginals, GOF, and a joint contrast."""
     grr = GRR(1.0, 5)
     true_counts = np.array([120, 60, 0, 15, 105])
     values = np.repeat(np.arange(5), true_counts)
-    repetitions = 3000
-    per_user = np.array([grr.support_counts(grr.perturb(values, rng=rng)) for _ in range(repetitions)])
-    aggregate = np.array([grr.sample_support_counts(true_counts, rng=rng) for _ in range(repetitions)])
+    n_draws = 3000
+    per_user = np.array([grr.aggregate(grr.perturb(values, rng=rng)) for _ in range(n_draws)])
+    aggregate = np.array([grr.sample_aggregate(true_counts, rng=rng) for _ in range(n_draws)])
     assert np.all(per_user.sum(axis=1) == 300) and np.all(aggregate.sum(axis=1) == 300)
     assert_support_counts_match(grr, per_user, aggregate, true_counts, coordinates=(0, 2, 3))
     # joint law: the contrast C_0 − C_4 (sensitive to the negative covariance of GRR counts)
@@ -179,8 +179,8 @@ def test_estimates_are_unbiased_with_exact_variance(rng):
     """Over 20,000 aggregate draws (n = 49,742, d = 43) the estimates average f with the exact variance."""
     grr = GRR(2.0, 43)
     true_counts = rng.multinomial(49_742, np.linspace(1, 3, 43) / np.linspace(1, 3, 43).sum())
-    draws = np.array([grr.estimate_counts(grr.sample_support_counts(true_counts, rng=rng), 49_742) for _ in range(20_000)])
-    variances = grr.count_variance(true_counts)
+    draws = grr.estimate(grr.sample_aggregate(true_counts, rng=rng, n_draws=20_000), 49_742)
+    variances = grr.variance(true_counts)
     for i in (0, 21, 42):
         assert_mean_close(draws[:, i], true_counts[i], variances[i])
         assert_variance_close(draws[:, i], variances[i])

@@ -8,24 +8,27 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.experiments.grr_vs_oue import (
+from ldp_helpers.bounds.grr_vs_oue import (
     PROTOCOLS,
     approx_mse,
     crossover_epsilon_exact,
     crossover_epsilon_numeric,
     crossover_epsilon_wang,
-    empirical_mse,
-    flat_counts,
-    mse_curves,
     mse_ratio,
+    theoretical_mse,
+)
+from ldp_helpers.experiments.grr_vs_oue import (
+    empirical_mse,
+    mse_curves,
     per_user_estimates,
     perturbed_example,
     perturbed_examples,
-    plot_mse_curves,
     reversal_frequencies,
-    theoretical_mse,
+    squared_errors,
     total_variation,
 )
+from ldp_helpers.pipeline.plots import plot_mse_curves
+from ldp_helpers.simulate.populations import flat_counts
 from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.mechanisms.unary_encoding import OUE
 from stat_checks import assert_mean_close
@@ -56,7 +59,7 @@ def test_support_count_pmf_moments(cls):
         mean = pmf @ support
         assert mean == pytest.approx(expected_support_count(SKEWED, 70, protocol.p, protocol.q)[i], rel=1e-12)
         var = pmf @ (support - mean) ** 2
-        assert var == pytest.approx(protocol.count_variance(SKEWED)[i] * (protocol.p - protocol.q) ** 2, rel=1e-10)
+        assert var == pytest.approx(protocol.variance(SKEWED)[i] * (protocol.p - protocol.q) ** 2, rel=1e-10)
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
@@ -112,15 +115,15 @@ def test_grr_example_estimates_sum_to_n(rng):
     """GRR's f' sums to n and so do its estimates (Σ ĉ = n(1 − dq)/(p − q) = n)."""
     example = perturbed_example(GRR(math.log(20), 5), SKEWED, rng=rng)
     assert example.protocol == "GRR"
-    assert example.support_counts.sum() == 70
+    assert example.perturbed_counts.sum() == 70
     assert example.estimated_counts.sum() == pytest.approx(70, rel=1e-12)
     assert np.array_equal(example.true_counts, SKEWED)
 
 
 def test_mse_curves_are_deterministic_and_stream_separated():
     """Same seed → same curves; appending an ε leaves the earlier points unchanged."""
-    a = mse_curves(SKEWED, [0.5, 1.0], repetitions=20, seed=7)
-    b = mse_curves(SKEWED, [0.5, 1.0, 2.0], repetitions=20, seed=7)
+    a = mse_curves(SKEWED, [0.5, 1.0], n_draws=20, seed=7)
+    b = mse_curves(SKEWED, [0.5, 1.0, 2.0], n_draws=20, seed=7)
     for name in PROTOCOLS:
         assert np.array_equal(a[name]["simulated"], b[name]["simulated"][:2])
         assert np.array_equal(a[name]["exact"], b[name]["exact"][:2])
@@ -128,10 +131,10 @@ def test_mse_curves_are_deterministic_and_stream_separated():
     assert not np.array_equal(a["GRR"]["simulated"], a["OUE"]["simulated"])
 
 
-def test_empirical_mse_validates_repetitions(rng):
-    """repetitions < 1 is refused with a message naming it."""
-    with pytest.raises(ValueError, match=r"repetitions must be an integer in \[1, inf\]; got 0"):
-        empirical_mse(GRR(1.0, 5), SKEWED, repetitions=0, rng=rng)
+def test_empirical_mse_validates_n_draws(rng):
+    """n_draws < 1 is refused with a message naming it."""
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 10000000\]; got 0"):
+        empirical_mse(GRR(1.0, 5), SKEWED, n_draws=0, rng=rng)
 
 
 def test_perturbed_examples_run_both_protocols_on_one_stream():
@@ -141,7 +144,7 @@ def test_perturbed_examples_run_both_protocols_on_one_stream():
     for name, cls in PROTOCOLS.items():
         alone = perturbed_example(cls(1.5, 5), SKEWED, rng=one_by_one)
         assert together[name].protocol == name
-        assert np.array_equal(together[name].support_counts, alone.support_counts)
+        assert np.array_equal(together[name].perturbed_counts, alone.perturbed_counts)
 
 
 def test_total_variation_values_and_validation():
@@ -181,7 +184,7 @@ def test_mse_ratio_and_missing_crossover():
     ratio = mse_ratio(SKEWED, [0.5, 2.0])
     expected = [theoretical_mse(GRR(e, 5), SKEWED) / theoretical_mse(OUE(e, 5), SKEWED) for e in (0.5, 2.0)]
     assert np.allclose(ratio, expected, rtol=1e-14) and np.all(ratio < 1)
-    with pytest.raises(ValueError, match=r"true_counts \(d = 5\) must give a GRR/OUE crossover"):
+    with pytest.raises(ValueError, match=r"true_counts must be a histogram giving a GRR/OUE crossover .*; got a histogram over d = 5 values"):
         crossover_epsilon_numeric(SKEWED)
     with pytest.raises(ValueError, match="epsilons must be finite values in"):
         mse_ratio(SKEWED, [0.0])
@@ -191,29 +194,31 @@ def test_reversal_frequencies_at_clear_cut_budgets():
     """OUE never beats GRR where GRR's exact MSE is far lower, always where it is far higher; deterministic."""
     d43 = flat_counts(2000, 43)
     assert mse_ratio(SKEWED, [4.0])[0] < 0.2 and mse_ratio(d43, [0.5])[0] > 5
-    assert reversal_frequencies(SKEWED, [4.0], n_experiments=30, repetitions=20, rng=np.random.default_rng(1))[0] == 0.0
-    assert reversal_frequencies(d43, [0.5], n_experiments=30, repetitions=20, rng=np.random.default_rng(1))[0] == 1.0
-    a, b = (reversal_frequencies(SKEWED, [0.05, 0.1], n_experiments=10, repetitions=5, rng=np.random.default_rng(2)) for _ in range(2))
+    assert reversal_frequencies(SKEWED, [4.0], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1))[0] == 0.0
+    assert reversal_frequencies(d43, [0.5], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1))[0] == 1.0
+    a, b = (reversal_frequencies(SKEWED, [0.05, 0.1], n_draws=10, surveys_per_experiment=5, rng=np.random.default_rng(2)) for _ in range(2))
     assert np.array_equal(a, b) and a.shape == (2,)
-    with pytest.raises(ValueError, match=r"n_experiments must be an integer in \[1, inf\]; got 0"):
-        reversal_frequencies(SKEWED, [1.0], n_experiments=0, rng=np.random.default_rng(1))
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 10000000\]; got 0"):
+        reversal_frequencies(SKEWED, [1.0], n_draws=0, rng=np.random.default_rng(1))
+    with pytest.raises(ValueError, match=r"surveys_per_experiment must be an integer in \[1, inf\]; got 0"):
+        reversal_frequencies(SKEWED, [1.0], n_draws=3, surveys_per_experiment=0, rng=np.random.default_rng(1))
 
 
 def test_per_user_estimates_shape_and_validation(rng):
-    """One row of d estimates per run, each summing to n for GRR; runs < 1 refused."""
-    estimates = per_user_estimates(GRR(1.0, 3), [0, 0, 1, 2], runs=7, rng=rng)
+    """One row of d estimates per survey, each summing to n for GRR; n_draws < 1 refused."""
+    estimates = per_user_estimates(GRR(1.0, 3), [0, 0, 1, 2], n_draws=7, rng=rng)
     assert estimates.shape == (7, 3) and np.allclose(estimates.sum(axis=1), 4)
-    with pytest.raises(ValueError, match=r"runs must be an integer in \[1, inf\]; got 0"):
-        per_user_estimates(GRR(1.0, 3), [0, 1], runs=0, rng=rng)
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 10000000\]; got 0"):
+        per_user_estimates(GRR(1.0, 3), [0, 1], n_draws=0, rng=rng)
 
 
 @pytest.mark.parametrize("d, crossing", [(43, True), (5, False)])
 def test_plot_mse_curves_marks_the_crossovers(d, crossing):
     """Three curves per protocol; both crossover lines for d = 43, the 'GRR always better' note for d = 5."""
     counts = flat_counts(200, d)
-    curves = mse_curves(counts, [1.0, 3.0], repetitions=2, seed=0)
+    curves = mse_curves(counts, [1.0, 3.0], n_draws=2, seed=0)
     fig, ax = plt.subplots()
-    plot_mse_curves(ax, [1.0, 3.0], curves, d, repetitions=2)
+    plot_mse_curves(ax, [1.0, 3.0], curves, d, n_draws=2)
     labels = [line.get_label() for line in ax.get_lines()]
     assert len(labels) == 6 + 2 * crossing
     assert any(f"exact = {crossover_epsilon_exact(d):.3f}" in label for label in labels) == crossing
@@ -248,7 +253,7 @@ def test_squared_error_variance_matches_enumeration(cls):
     protocol, values = cls(0.9, 3), [0, 0, 2]
     counts = np.bincount(values, minlength=3)
     mean = expected_support_count(counts, 3, protocol.p, protocol.q)
-    table = protocol.output_table() if cls is GRR else protocol.vector_output_table()
+    table = protocol.output_table() if cls is GRR else protocol.output_table()
     support = np.eye(3) if cls is GRR else np.array(list(itertools.product((0, 1), repeat=3)))[:, ::-1]
     moments = np.zeros(2)
     for outputs in itertools.product(range(table.shape[1]), repeat=3):
@@ -266,7 +271,9 @@ def test_squared_error_variance_matches_enumeration(cls):
 def test_empirical_mse_matches_exact_mse(cls, rng):
     """Per-run MSEs average to the exact MSE within 5 SEs of the exact per-run variance; a 5 % bias fails."""
     protocol, n, runs = cls(0.8, 5), 70, 20_000
-    samples = np.array([empirical_mse(protocol, SKEWED, repetitions=1, rng=rng) for _ in range(runs)])
+    samples = squared_errors(protocol, SKEWED, n_draws=runs, rng=rng)  # one MSE per survey, one batched call
+    assert empirical_mse(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3)) == pytest.approx(
+        np.mean(squared_errors(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3))), rel=1e-12)
     mse = theoretical_mse(protocol, SKEWED)
     variance = _squared_error_variance(protocol, SKEWED) / (protocol.p - protocol.q) ** 4 / (5 * n**2) ** 2
     assert_mean_close(samples, mse, variance)
@@ -280,7 +287,7 @@ def test_example_estimates_are_unbiased(cls, rng):
     """Over many perturbed examples each L[f_i] averages f_i within 5 exact SEs."""
     protocol = cls(math.log(20), 5)
     estimates = np.array([perturbed_example(protocol, SKEWED, rng=rng).estimated_counts for _ in range(5000)])
-    variances = protocol.count_variance(SKEWED)
+    variances = protocol.variance(SKEWED)
     for i in range(5):
         assert_mean_close(estimates[:, i], SKEWED[i], variances[i])
 
@@ -290,8 +297,8 @@ def test_example_estimates_are_unbiased(cls, rng):
 def test_per_user_estimates_are_unbiased(cls, rng):
     """The per-user pipeline (client, aggregator) gives L[f_i] with mean f_i and the exact variance (5 SEs each)."""
     protocol, values, runs = cls(1.0, 3), np.repeat(np.arange(3), [3, 2, 5]), 4000
-    estimates = per_user_estimates(protocol, values, runs=runs, rng=rng)
-    variances = protocol.count_variance([3, 2, 5])
+    estimates = per_user_estimates(protocol, values, n_draws=runs, rng=rng)
+    variances = protocol.variance([3, 2, 5])
     for i, f in enumerate((3, 2, 5)):
         assert_mean_close(estimates[:, i], f, variances[i])
         # SE of the sample variance, sqrt((μ4 − σ⁴)/R), with μ4 from the exact pmf of the support count

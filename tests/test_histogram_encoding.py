@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.mechanisms.histogram_encoding import SHE, THE, laplace_scale, optimal_threshold
+from ldp_helpers.mechanisms.histogram_encoding import SHE, THE, laplace_report_privacy_loss, laplace_scale, optimal_threshold
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.unary_encoding import unary_output_table
 from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, two_sample_pvalue, sample_both_paths
 
 # ---------------------------------------------------------------- exact
@@ -30,25 +31,38 @@ def test_optimal_threshold_is_a_minimum_in_half_one(epsilon):
     the = THE(epsilon, 4)
     assert 0.5 < the.theta < 1
     for other in (the.theta - 0.01, min(the.theta + 0.01, 0.999), 0.5):
-        assert the.approx_count_variance(1000) < THE(epsilon, 4, theta=other).approx_count_variance(1000)
+        assert the.approx_variance(1000) < THE(epsilon, 4, theta=other).approx_variance(1000)
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
 def test_the_probabilities_and_post_processing_privacy(epsilon):
-    """p* = 1 − ½e^{−(1−θ)ε/2}, q* = ½e^{−θε/2}; THE's whole-vector table loses at most ε."""
+    """p* = 1 − ½e^{−(1−θ)ε/2}, q* = ½e^{−θε/2}; the thresholded bits alone lose at most ε (post-processing)."""
     the = THE(epsilon, 3, theta=0.7)
     assert the.p == pytest.approx(1 - 0.5 * math.exp(-0.3 * epsilon / 2), rel=1e-14)
     assert the.q == pytest.approx(0.5 * math.exp(-0.7 * epsilon / 2), rel=1e-14)
     assert the.p == pytest.approx(stats.laplace.sf(0.7, loc=1, scale=laplace_scale(epsilon)), rel=1e-12)
-    assert max_privacy_loss(the.vector_output_table()) <= epsilon
+    assert max_privacy_loss(unary_output_table(the.p, the.q, 3)) <= epsilon
+
+
+@pytest.mark.parametrize("cls", [SHE, THE])
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 4.0])
+def test_continuous_reports_have_no_table_and_lose_exactly_epsilon(cls, epsilon):
+    """SHE and THE send the Laplace report: output_table() raises NotImplementedError, privacy_loss() = ε from the densities."""
+    mechanism = cls(epsilon, 4)
+    with pytest.raises(NotImplementedError, match="report is continuous"):
+        mechanism.output_table()
+    assert mechanism.privacy_loss() == pytest.approx(epsilon, rel=1e-12)
+    assert mechanism.privacy_loss() == laplace_report_privacy_loss(epsilon, 4)
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
 def test_the_has_smaller_variance_than_she(epsilon):
     """The tutorial's claim: THE's variance (optimal θ) is below SHE's 8n/ε²."""
-    n = 10_000
-    assert THE(epsilon, 10).approx_count_variance(n) < SHE(epsilon, 10).count_variance(n)
-    assert SHE(epsilon, 10).count_variance(n) == pytest.approx(8 * n / epsilon**2, rel=1e-14)
+    counts = np.full(10, 1_000, dtype=np.int64)
+    n = int(counts.sum())
+    she_variance = SHE(epsilon, 10).variance(counts)
+    assert np.all(THE(epsilon, 10).approx_variance(n) < she_variance)
+    assert np.allclose(she_variance, 8 * n / epsilon**2, rtol=1e-14)
 
 
 def test_rejects_malformed_inputs(rng):
@@ -63,20 +77,22 @@ def test_rejects_malformed_inputs(rng):
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 3\)"):
         she.perturb([3], rng=rng)
     with pytest.raises(ValueError, match=r"reports must be finite values in \(-inf, inf\); got an array containing nan"):
-        she.report_sums([[0.0, np.nan, 1.0]])
+        she.aggregate([[0.0, np.nan, 1.0]])
     with pytest.raises(ValueError, match="true_counts must describe at least one user"):
-        she.sample_report_sums([0, 0, 0], rng=rng)
+        she.sample_aggregate([0, 0, 0], rng=rng)
     with pytest.raises(ValueError, match=r"v must be an integer in \[0, 2\]; got 5"):
         she.log_density_ratio([[0.0, 0.0, 0.0]], 5, 0)
-    with pytest.raises(ValueError, match=r"reports must be a non-empty finite \(n, 3\) array; got shape \(1, 2\)"):
+    with pytest.raises(ValueError, match=r"reports must be a 2-D array \(users × d\) whose last axis has length 3; got an array of shape \(1, 2\)"):
         she.log_density_ratio([[0.0, 0.0]], 1, 0)
+    with pytest.raises(ValueError, match=r"aggregate must be a 1-D or 2-D array of report sums whose last axis has length 3"):
+        she.estimate([0.0, 1.0], 10)
 
 
 def test_the_refuses_nan_reports():
     """A NaN coordinate is not silently counted as 'below θ'."""
     with pytest.raises(ValueError, match="reports must be finite values"):
-        THE(1.0, 3).support_counts([[np.nan, 2.0, 0.0]])
-    assert np.array_equal(THE(1.0, 3, theta=0.5).support_counts([[0.6, 2.0, 0.0], [0.4, 0.7, -1.0]]), [1, 2, 0])
+        THE(1.0, 3).aggregate([[np.nan, 2.0, 0.0]])
+    assert np.array_equal(THE(1.0, 3, theta=0.5).aggregate([[0.6, 2.0, 0.0], [0.4, 0.7, -1.0]]), [1, 2, 0])
 
 
 # ---------------------------------------------------------------- statistical
@@ -87,10 +103,10 @@ def test_she_aggregate_matches_per_user(rng):
     """SHE sums: per-user and Gamma-difference paths have mean f_i and variance 8n/ε² (and agree)."""
     she = SHE(1.0, 3)
     true_counts = np.array([60, 30, 10])
-    per_user, aggregate = sample_both_paths(she, true_counts, 4000, rng, count="report_sums", sample="sample_report_sums")
+    per_user, aggregate = sample_both_paths(she, true_counts, 4000, rng)
     for sample in (per_user, aggregate):
-        assert_mean_close(sample[:, 0], 60, she.count_variance(100))
-        assert_variance_close(sample[:, 0], she.count_variance(100))
+        assert_mean_close(sample[:, 0], 60, she.variance(true_counts)[0])
+        assert_variance_close(sample[:, 0], she.variance(true_counts)[0])
     assert stats.ks_2samp(per_user[:, 0], aggregate[:, 0]).pvalue > 1e-3
 
 

@@ -30,6 +30,14 @@ def test_grr_preferred_below_the_threshold(epsilon, ell):
     assert not grr_preferred(math.floor(threshold) + 1, epsilon, ell)
 
 
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+def test_grr_threshold_at_one_item_is_the_de_rule(epsilon):
+    """At ℓ = 1, |I| plus the one dummy item < de_threshold(ε): the set-valued rule reduces to d < 3e^ε + 2."""
+    from ldp_helpers.bounds.wang2017 import de_threshold
+
+    assert grr_threshold(epsilon, 1) + 1 == pytest.approx(de_threshold(epsilon), rel=1e-14)
+
+
 def test_pad_and_sample_draws_from_padded_sets(rng):
     """Samples are own items or dummies d..d+ℓ−1; bad items are refused."""
     sets = [[0, 2], [], [1, 2, 3, 4, 5]]
@@ -57,14 +65,14 @@ def test_psfo_estimates_item_counts_with_the_exact_variance(rng):
 def test_psfo_variance_formula():
     """At ℓ = 1 there is no sampling noise: PSFO's variance is GRR's over d + 1 values at ε' = ε."""
     grr = GRR(1.0, 6)
-    assert np.allclose(psfo_count_variance([30, 0], 100, 5, 1, 1.0), grr.count_variance(np.r_[30, 0, 70, 0, 0, 0])[:2], rtol=1e-12)
+    assert np.allclose(psfo_count_variance([30, 0], 100, 5, 1, 1.0), grr.variance(np.r_[30, 0, 70, 0, 0, 0])[:2], rtol=1e-12)
 
 
 def test_set_valued_inputs_are_validated(rng):
     """Fractional items, empty populations and huge ε are handled with clear errors or exact values."""
     with pytest.raises(ValueError, match=r"sets\[0\] must be an array of integers in \[0, 4\)"):
         pad_and_sample([[0.5, 1]], 4, 2, rng=rng)
-    with pytest.raises(ValueError, match="sets must hold at least one"):
+    with pytest.raises(ValueError, match="sets must be at least one user's set; got no sets"):
         pad_and_sample([], 4, 2, rng=rng)
     assert amplified_grr_epsilon(800.0, 2) == pytest.approx(800 + math.log(2), rel=1e-15)
     assert amplified_grr_epsilon(1.0, 3) == pytest.approx(math.log(3 * (math.e - 1) + 1), rel=1e-14)
@@ -74,7 +82,7 @@ def test_set_valued_inputs_are_validated(rng):
 def test_prefix_lengths_and_validation():
     """Rounds cover start..bits in equal steps; a mismatched step is refused."""
     assert prefix_lengths(12, 4, 4) == [4, 8, 12]
-    with pytest.raises(ValueError, match="multiple of step_bits"):
+    with pytest.raises(ValueError, match=r"step_bits must be a divisor of bits - start_bits"):
         prefix_lengths(12, 4, 5)
 
 
@@ -97,10 +105,10 @@ def test_grouped_personalized_estimate(rng):
     assert sum(weights.values()) == pytest.approx(1.0) and max(weights, key=weights.get) == 4.0
     truth = np.bincount(values, minlength=10) / values.size
     # exact variance of the combination: Σ_g w_g² Var[ĉ_g]/n_g² (the groups are independent)
-    variance = sum(weights[level] ** 2 * oracle_for(level, 10).count_variance(np.bincount(values[eps == level], minlength=10))
+    variance = sum(weights[level] ** 2 * oracle_for(level, 10).variance(np.bincount(values[eps == level], minlength=10))
                    / np.sum(eps == level) ** 2 for level in weights)
     assert np.all(np.abs(combined - truth) < 5 * np.sqrt(variance))
-    with pytest.raises(ValueError, match="user_epsilons must have one budget per user"):
+    with pytest.raises(ValueError, match=r"user_epsilons must be one budget per user"):
         grouped_frequency_estimate(values, eps[:5], 10, rng=rng)
     with pytest.raises(ValueError, match="user_epsilons must be finite values"):
         grouped_frequency_estimate(values[:2], [np.nan, 1.0], 10, rng=rng)

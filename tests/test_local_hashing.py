@@ -41,7 +41,7 @@ def test_olh_hash_range_and_support_probabilities(epsilon, g):
 def test_blh_is_q_bin_and_the_real_g_optimum_is_e_eps_plus_one(epsilon):
     """BLH's p* is Q_Bin's keep probability; the variance over real g is minimized at g = e^ε + 1."""
     assert BLH(epsilon, 5).p == q_bin_probabilities(epsilon)[0]
-    assert approx_variance_for_hash_range(epsilon, 4) == pytest.approx(LocalHashing(epsilon, 5, g=4).approx_count_variance(1), rel=1e-14)
+    assert approx_variance_for_hash_range(epsilon, 4) == pytest.approx(LocalHashing(epsilon, 5, g=4).approx_variance(1), rel=1e-14)
     assert continuous_optimal_hash_range(epsilon) == pytest.approx(math.exp(epsilon) + 1, rel=1e-6)
 
 
@@ -53,19 +53,19 @@ def test_per_user_path_refuses_domains_and_ranges_beyond_the_hash():
     assert olh.g > MAX_HASH_RANGE
     with pytest.raises(ValueError, match="g must be at most 65536 for the per-user path"):
         olh.perturb([1, 2], rng=np.random.default_rng(0))
-    assert olh.sample_support_counts([3, 0, 0, 0, 1], rng=np.random.default_rng(0)).shape == (5,)
+    assert olh.sample_aggregate([3, 0, 0, 0, 1], rng=np.random.default_rng(0)).shape == (5,)
 
 
 def test_olh_has_oue_variance_when_e_eps_is_an_integer():
     """With g = e^ε + 1 exactly (ε = ln 3), OLH's approximate variance equals OUE's 4e^ε/(e^ε−1)²."""
     eps = math.log(3)
-    assert OLH(eps, 50).approx_count_variance(1000) == pytest.approx(OUE(eps, 50).approx_count_variance(1000), rel=1e-12)
+    assert OLH(eps, 50).approx_variance(1000) == pytest.approx(OUE(eps, 50).approx_variance(1000), rel=1e-12)
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.2, 2.7, 4.0])
 def test_rounded_g_costs_little_variance(epsilon):
     """With the integer g = round(e^ε)+1, OLH's approximate variance is within 10% of OUE's (and never below it)."""
-    ratio = OLH(epsilon, 50).approx_count_variance(1000) / OUE(epsilon, 50).approx_count_variance(1000)
+    ratio = OLH(epsilon, 50).approx_variance(1000) / OUE(epsilon, 50).approx_variance(1000)
     assert 1 - 1e-12 <= ratio < 1.1
 
 
@@ -74,7 +74,7 @@ def test_support_counts_apply_each_users_hash():
     olh = LocalHashing(1.0, 5, g=3)
     a, b = 12345, 678
     hashes = ((a * np.arange(5) + b) % HASH_PRIME) % 3
-    counts = olh.support_counts([[a, b, hashes[0]]])
+    counts = olh.aggregate([[a, b, hashes[0]]])
     assert np.array_equal(counts, (hashes == hashes[0]).astype(int))
 
 
@@ -89,22 +89,24 @@ def test_rejects_malformed_inputs(rng):
     """Bad ε, d, g, values and reports give clear errors."""
     with pytest.raises(ValueError, match="epsilon"):
         OLH(0.0, 5)
-    with pytest.raises(ValueError, match="epsilon must be at most 40"):
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, 40\]; got 50"):
         OLH(50.0, 5)
     with pytest.raises(ValueError, match=r"d must be an integer in \[2, 2147483647\]; got 1"):
         OLH(1.0, 1)
     with pytest.raises(ValueError, match=r"g must be an integer in \[2, inf\]"):
         LocalHashing(1.0, 5, g=1)
-    with pytest.raises(ValueError, match="g must be 2 for BLH"):
+    with pytest.raises(ValueError, match=r"g must be an integer in \[2, 2\]; got 3"):
         BLH(1.0, 5, g=3)
     olh = OLH(1.0, 5)
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 5\)"):
         olh.perturb([5], rng=rng)
-    with pytest.raises(ValueError, match=r"reports must be a non-empty \(n, 3\) integer array"):
-        olh.support_counts([[1, 2]])
-    with pytest.raises(ValueError, match="reports must hold a in"):
-        olh.support_counts([[0, 2, 1]])
-    with pytest.raises(ValueError, match=r"g\*\*d must be at most 4096"):
+    with pytest.raises(ValueError, match=r"reports must be a 2-D array of \(a, b, y\) rows whose last axis has length 3"):
+        olh.aggregate([[1, 2]])
+    with pytest.raises(ValueError, match=r"reports\[:, 0\] \(a\) must be integers in \[1, 2147483646\]"):
+        olh.aggregate([[0, 2, 1]])
+    with pytest.raises(ValueError, match=r"reports\[:, 2\] \(y\) must be integers in \[0, 3\]"):
+        olh.aggregate([[1, 2, 4]])
+    with pytest.raises(ValueError, match=r"d must be such that g\*\*d <= 4096 for output_table"):
         OLH(1.0, 40).output_table()
 
 
@@ -164,8 +166,8 @@ def test_estimates_are_unbiased_with_exact_variance(rng):
     """Over 20,000 aggregate draws OLH estimates average f with the exact variance."""
     olh = OLH(2.0, 100)
     true_counts = rng.multinomial(50_000, np.full(100, 0.01))
-    draws = np.array([olh.estimate_counts(olh.sample_support_counts(true_counts, rng=rng), 50_000)[:3] for _ in range(20_000)])
-    variances = olh.count_variance(true_counts)[:3]
+    draws = np.array([olh.estimate(olh.sample_aggregate(true_counts, rng=rng), 50_000)[:3] for _ in range(20_000)])
+    variances = olh.variance(true_counts)[:3]
     for i in range(3):
         assert_mean_close(draws[:, i], true_counts[i], variances[i])
         assert_variance_close(draws[:, i], variances[i])

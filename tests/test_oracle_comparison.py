@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.bounds.wang2017 import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
+from ldp_helpers.bounds.wang2017 import (approx_variance_per_user, best_protocol_grid, de_threshold, de_threshold_epsilon,
+                                         first_d_where_oue_wins, prefers_direct_encoding)
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 3.0])
@@ -48,5 +49,24 @@ def test_rejects_bad_grids_and_huge_epsilon():
     with pytest.raises(ValueError, match=r"epsilons must be finite values in \(0, inf\)"):
         best_protocol_grid([4], [0.0])
     assert de_threshold(800.0) == math.inf
-    with pytest.raises(ValueError, match="max_d must exceed the switch point"):
+    with pytest.raises(ValueError, match="max_d must be above the switch point"):
         first_d_where_oue_wins(8.0, max_d=100)
+
+
+@pytest.mark.parametrize("d", [3, 6, 11, 43, 500])
+def test_de_rule_in_epsilon_is_the_inverse_threshold(d):
+    """de_threshold_epsilon(d) = ln((d−2)/3) solves de_threshold(ε) = d; prefers_direct_encoding follows the rule."""
+    eps = de_threshold_epsilon(d)
+    assert eps == pytest.approx(math.log((d - 2) / 3), rel=1e-15)
+    if eps > 0:
+        assert de_threshold(eps) == pytest.approx(d, rel=1e-12)
+        assert prefers_direct_encoding(d, eps * 1.01) and not prefers_direct_encoding(d, eps * 0.99)
+
+
+def test_de_threshold_accepts_arrays():
+    """An array of budgets gives the elementwise thresholds (inf where e^ε overflows)."""
+    eps = np.array([0.5, 1.0, 800.0])
+    assert np.allclose(de_threshold(eps)[:2], [de_threshold(0.5), de_threshold(1.0)], rtol=1e-15)
+    assert de_threshold(eps)[2] == np.inf
+    with pytest.raises(ValueError, match="epsilon"):
+        de_threshold(np.array([1.0, -1.0]))

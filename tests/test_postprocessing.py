@@ -43,8 +43,8 @@ def test_only_the_default_is_unbiased(rng):
     """Averaged over 4000 GRR surveys, raw estimates hit a zero count; clipping and projection overestimate it."""
     grr = GRR(0.5, 20)
     f = np.r_[0, np.full(19, 100)]
-    draws = np.array([grr.estimate_counts(grr.sample_support_counts(f, rng=rng), 1900) for _ in range(4000)])
-    se = np.sqrt(grr.count_variance(f)[0] / 4000)
+    draws = np.array([grr.estimate(grr.sample_aggregate(f, rng=rng), 1900) for _ in range(4000)])
+    se = np.sqrt(grr.variance(f)[0] / 4000)
     assert abs(draws[:, 0].mean()) < 5 * se
     for method in ("clip", "simplex"):
         processed = np.array([postprocess(row, 1900, method) for row in draws])

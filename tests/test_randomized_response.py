@@ -59,19 +59,23 @@ def test_from_epsilon_rejects_bad_epsilon(epsilon):
 
 def test_rejects_p_not_above_q():
     """A randomizer with p ≤ q is not randomized response."""
-    with pytest.raises(ValueError, match="p must be greater than q"):
+    with pytest.raises(ValueError, match=r"p must be greater than q = 0\.3"):
         BinaryRR(p=0.3, q=0.3)
     with pytest.raises(ValueError, match=r"p must be in \(0, 1\)"):
         BinaryRR(p=1.0, q=0.3)
 
 
-def test_perturb_and_sample_count_validate_inputs(rng):
-    """Non-binary values, n_ones > n and non-Generator rngs are refused."""
+def test_perturb_and_sample_aggregate_validate_inputs(rng):
+    """Non-binary values, malformed counts [n_zeros, n_ones], aggregates above n and non-Generator rngs are refused."""
     rr = BinaryRR.from_epsilon(1.0)
     with pytest.raises(ValueError, match="values must be an array of 0/1 values"):
         rr.perturb([0, 1, 2], rng=rng)
-    with pytest.raises(ValueError, match=r"n_ones must be an integer in \[0, 10\]"):
-        rr.sample_count(11, 10, rng=rng)
+    with pytest.raises(ValueError, match=r"true_counts must be a 1-D array of length 2"):
+        rr.sample_aggregate([1, 2, 3], rng=rng)
+    with pytest.raises(ValueError, match="true_counts must describe at least one user"):
+        rr.sample_aggregate([0, 0], rng=rng)
+    with pytest.raises(ValueError, match=r"aggregate must be integers in \[0, 10\]"):
+        rr.estimate(11, 10)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         rr.perturb([0, 1], rng=1)
 
@@ -98,12 +102,14 @@ def test_literal_two_coin_client_matches_its_table(rng):
 
 @pytest.mark.statistical
 def test_aggregate_sampler_matches_per_user_reference(rng):
-    """sample_count has the distribution of the sum of per-user reports (mean, variance, GOF)."""
+    """sample_aggregate has the law of aggregate(perturb(·)), the number of reported 1s (mean, variance, GOF)."""
     rr = BinaryRR.from_epsilon(1.0)
-    n, n_ones, repetitions = 300, 90, 4000
+    n, n_ones, n_draws = 300, 90, 4000
+    truth = np.array([n - n_ones, n_ones])
     values = np.r_[np.ones(n_ones, int), np.zeros(n - n_ones, int)]
-    per_user = np.array([rr.perturb(values, rng=rng).sum() for _ in range(repetitions)])
-    aggregate = rr.sample_count(n_ones, n, rng=rng, size=repetitions)
+    per_user = np.array([rr.aggregate(rr.perturb(values, rng=rng)) for _ in range(n_draws)])
+    aggregate = rr.sample_aggregate(truth, rng=rng, n_draws=n_draws)
+    assert aggregate.shape == (n_draws,)
     mean = n_ones * rr.p + (n - n_ones) * rr.q
     var = n_ones * rr.p * (1 - rr.p) + (n - n_ones) * rr.q * (1 - rr.q)
     pmf = np.convolve(stats.binom.pmf(np.arange(n_ones + 1), n_ones, rr.p), stats.binom.pmf(np.arange(n - n_ones + 1), n - n_ones, rr.q))
@@ -118,11 +124,17 @@ def test_aggregate_sampler_matches_per_user_reference(rng):
 def test_estimator_mean_and_variance_by_simulation(rng):
     """Over 20,000 simulated surveys the estimates average π and have the exact variance."""
     rr = BinaryRR.from_epsilon(0.5)
-    n, pi, repetitions = 1000, 0.3, 20_000
-    estimates = rr.estimate_fraction(rr.sample_count(round(pi * n), n, rng=rng, size=repetitions), n)
+    n, pi, n_draws = 1000, 0.3, 20_000
+    truth = np.array([n - round(pi * n), round(pi * n)])
+    ones = rr.sample_aggregate(truth, rng=rng, n_draws=n_draws)
+    estimates = rr.estimate_fraction(ones, n)
     var = rr.fraction_variance(pi, n)
     assert_mean_close(estimates, pi, var)
     assert_variance_close(estimates, var)
+    counts = rr.estimate(ones, n)  # the contract's estimate: the count of 1s, n times the fraction
+    assert np.allclose(counts, n * estimates, rtol=1e-12)
+    assert_mean_close(counts, rr.estimand(truth), rr.variance(truth))
+    assert rr.variance(truth) == pytest.approx(n**2 * var, rel=1e-12)
 
 
 def test_q_bin_probabilities_vectorized_and_gap():

@@ -7,8 +7,9 @@ import pytest
 
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
-from ldp_helpers.experiments.tutorial import (composed_privacy_loss, ldp_noise_ratio, postprocessing_summary, power_law_counts,
-                                              random_baskets, rr_estimation_errors, uniform_variance_per_user, variance_study)
+from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
+from ldp_helpers.experiments.tutorial import postprocessing_summary, rr_estimation_errors, uniform_variance_per_user, variance_study
+from ldp_helpers.simulate.populations import power_law_counts, random_baskets
 from ldp_helpers.mechanisms.unary_encoding import OUE
 from stat_checks import assert_mean_close, assert_variance_close
 
@@ -30,7 +31,7 @@ def test_composed_loss_of_a_non_tight_mechanism():
 def test_rr_errors_have_mean_zero_and_the_exact_variance(rng):
     """π̂ − π over 4000 surveys at each n: mean 0, variance fraction_variance(π, n)."""
     rr = BinaryRR.from_epsilon(1.0)
-    errors = rr_estimation_errors(rr, 0.3, [100, 10_000], repetitions=4000, rng=rng)
+    errors = rr_estimation_errors(rr, 0.3, [100, 10_000], n_draws=4000, rng=rng)
     for row, n in zip(errors, (100, 10_000)):
         assert_mean_close(row, 0.0, rr.fraction_variance(0.3, n))
         assert_variance_close(row, rr.fraction_variance(0.3, n))
@@ -40,14 +41,14 @@ def test_rr_errors_have_mean_zero_and_the_exact_variance(rng):
 def test_variance_study_and_uniform_variances(rng):
     """Simulated variances are within 5 SE of the exact ones; the exact uniform curve is count_variance/n."""
     counts = np.array([300, 100, 100, 500])
-    study = variance_study({"OUE": OUE}, [1.0, 3.0], 4, counts, 0, repetitions=4000, rng=rng)
+    study = variance_study({"OUE": OUE}, [1.0, 3.0], 4, counts, 0, n_draws=4000, rng=rng)
     simulated, exact, approx = study["OUE"]
     for s, e in zip(simulated, exact):
         assert abs(s - e) < 5 * e * math.sqrt(2 / 3999)
-    assert np.allclose(exact, [OUE(e, 4).count_variance(counts)[0] for e in (1.0, 3.0)], rtol=1e-14)
-    assert np.allclose(approx, [OUE(e, 4).approx_count_variance(1000) for e in (1.0, 3.0)], rtol=1e-14)
+    assert np.allclose(exact, [OUE(e, 4).variance(counts)[0] for e in (1.0, 3.0)], rtol=1e-14)
+    assert np.allclose(approx, [OUE(e, 4).approx_variance(1000) for e in (1.0, 3.0)], rtol=1e-14)
     curve = uniform_variance_per_user({"DE": GRR}, 1.0, [2, 5], 100)["DE"]
-    assert curve == pytest.approx([GRR(1.0, d).count_variance(np.full(d, 100))[0] / (100 * d) for d in (2, 5)], rel=1e-14)
+    assert curve == pytest.approx([GRR(1.0, d).variance(np.full(d, 100))[0] / (100 * d) for d in (2, 5)], rel=1e-14)
 
 
 @pytest.mark.parametrize("epsilon", [1e-3, 0.1, 1.0, 3.0])
@@ -70,12 +71,12 @@ def test_postprocessing_summary_bias(rng):
     """Absent values: unbiased mean ≈ 0 (5 SE); clipping and projection push it up."""
     oue = OUE(1.0, 8)
     counts = np.r_[np.full(4, 500), np.zeros(4, int)]
-    summary = postprocessing_summary(oue, counts, repetitions=2000, rng=rng)
-    se = math.sqrt(oue.count_variance(counts)[4] / (2000 * 4))
+    summary = postprocessing_summary(oue, counts, n_draws=2000, rng=rng)
+    se = math.sqrt(oue.variance(counts)[4] / (2000 * 4))
     assert abs(summary["unbiased"][0]) < 5 * se
     assert summary["clip"][0] > 5 * se and summary["simplex"][0] > 5 * se
     with pytest.raises(ValueError, match="at least one absent value"):
-        postprocessing_summary(oue, np.full(8, 10), repetitions=10, rng=rng)
+        postprocessing_summary(oue, np.full(8, 10), n_draws=10, rng=rng)
 
 
 def test_data_generators(rng):
@@ -84,5 +85,5 @@ def test_data_generators(rng):
     assert np.all(np.diff(counts) <= 0) and abs(counts.sum() - 10_000) <= 20
     baskets = random_baskets(500, 6, 3, np.ones(6), rng=rng)
     assert all(1 <= len(b) <= 3 and len(set(b)) == len(b) and max(b) < 6 for b in baskets)
-    with pytest.raises(ValueError, match="item_weights must hold d = 6 weights"):
+    with pytest.raises(ValueError, match="item_weights must be d = 6 weights; got 5 weights"):
         random_baskets(5, 6, 3, np.ones(5), rng=rng)

@@ -1,4 +1,4 @@
-"""SUE and OUE: exact per-bit and whole-vector tables, estimator, variance, simulation paths."""
+"""SUE and OUE: exact whole-vector tables, estimator, variance, per-user client and sampler."""
 
 import math
 
@@ -20,25 +20,30 @@ EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 20.0]
 @pytest.mark.parametrize("cls", [SUE, OUE])
 def test_whole_vector_table_is_exactly_epsilon_ldp(cls, epsilon, d):
     """The d × 2^d table of whole reports is a distribution per value with privacy loss exactly ε."""
-    table = cls(epsilon, d).vector_output_table()
+    table = cls(epsilon, d).output_table()
     assert table.shape == (d, 2**d)
     assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
     assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-8)
 
 
+def test_sue_whole_report_loss_is_epsilon():
+    """SUE(epsilon=1, d=8): the privacy loss of its whole-report (2^8-column) table is exactly 1, not the per-bit 1/2."""
+    assert SUE(epsilon=1, d=8).privacy_loss() == pytest.approx(1, rel=1e-12)  # exact table; rounding only
+
+
 @pytest.mark.parametrize("epsilon", EPSILONS)
-def test_per_bit_losses(epsilon):
-    """SUE's bits are each ε/2-LDP; OUE's bit loses ln((e^ε+1)/2) (the larger of its two ratios)."""
-    assert SUE(epsilon, 4).privacy_loss() == pytest.approx(epsilon / 2, rel=1e-9)
-    oue = OUE(epsilon, 4)
-    assert oue.privacy_loss() == pytest.approx(max(math.log((math.exp(epsilon) + 1) / 2), math.log(2 * math.exp(epsilon) / (math.exp(epsilon) + 1))), rel=1e-9)
-    assert math.log(oue.p / oue.q) + math.log((1 - oue.q) / (1 - oue.p)) == pytest.approx(epsilon, rel=1e-9)
+@pytest.mark.parametrize("cls", [SUE, OUE])
+def test_privacy_loss_is_the_sum_of_the_two_bit_ratios(cls, epsilon):
+    """privacy_loss() is the whole-vector ε = ln(p/q) + ln((1−q)/(1−p)), for SUE and OUE alike."""
+    oracle = cls(epsilon, 4)
+    assert oracle.privacy_loss() == pytest.approx(math.log(oracle.p / oracle.q) + math.log((1 - oracle.q) / (1 - oracle.p)), rel=1e-9)
+    assert oracle.privacy_loss() == pytest.approx(epsilon, rel=1e-8)
 
 
 def test_vector_table_matches_a_hand_computed_entry():
     """For d = 3, value 0, report (1, 0, 1) has probability p·(1−q)·q."""
     oue = OUE(1.0, 3)
-    assert oue.vector_output_table()[0, 0b101] == pytest.approx(oue.p * (1 - oue.q) * oue.q, rel=1e-14)
+    assert oue.output_table()[0, 0b101] == pytest.approx(oue.p * (1 - oue.q) * oue.q, rel=1e-14)
 
 
 def test_p_and_q_match_the_paper_formulas():
@@ -62,8 +67,8 @@ def test_estimator_is_exactly_unbiased_with_exact_variance(cls):
     oracle = cls(0.9, 3)
     true_counts = np.array([17, 4, 9])
     n = int(true_counts.sum())
-    variances = oracle.count_variance(true_counts)
-    estimates = np.array([oracle.estimate_counts([c, 0, 0], n)[0] for c in range(n + 1)])
+    variances = oracle.variance(true_counts)
+    estimates = np.array([oracle.estimate([c, 0, 0], n)[0] for c in range(n + 1)])
     for i, f in enumerate(true_counts):
         pmf = binomial_sum_pmf(int(f), n, oracle.p, oracle.q)
         mean = np.sum(pmf * estimates)
@@ -75,40 +80,40 @@ def test_estimator_is_exactly_unbiased_with_exact_variance(cls):
 def test_approx_variances_are_wangs_closed_forms(epsilon):
     """OUE ≈ 4n e^ε/(e^ε−1)², SUE ≈ n e^{ε/2}/(e^{ε/2}−1)² (Wang et al.'s f = 0 approximation)."""
     n, e = 10**6, math.exp(epsilon)
-    assert OUE(epsilon, 8).approx_count_variance(n) == pytest.approx(4 * n * e / (e - 1) ** 2, rel=1e-10)
-    assert SUE(epsilon, 8).approx_count_variance(n) == pytest.approx(n * math.sqrt(e) / (math.sqrt(e) - 1) ** 2, rel=1e-10)
+    assert OUE(epsilon, 8).approx_variance(n) == pytest.approx(4 * n * e / (e - 1) ** 2, rel=1e-10)
+    assert SUE(epsilon, 8).approx_variance(n) == pytest.approx(n * math.sqrt(e) / (math.sqrt(e) - 1) ** 2, rel=1e-10)
 
 
 def test_oue_approximation_is_off_for_frequent_values_at_large_epsilon():
     """With f/n = 1/2 the exact OUE variance is ≈ 1 + (f/n)(e^ε/4 − 1) times the approximation."""
     oue = OUE(8.0, 2)
     n = 1000
-    ratio = oue.count_variance([n // 2, n // 2])[0] / oue.approx_count_variance(n)
+    ratio = oue.variance([n // 2, n // 2])[0] / oue.approx_variance(n)
     expected = 1 + 0.5 * (oue.p * (1 - oue.p) / (oue.q * (1 - oue.q)) - 1)
     assert ratio == pytest.approx(expected, rel=1e-12)
     assert ratio > 300  # e^8/8 ≈ 373
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, bool])
-def test_word_wise_column_sums_equal_plain_sums(dtype):
-    """d a multiple of 8: the eight-columns-per-word sums over 1,000 rows (> 255, several lane flushes) are exact."""
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, bool, np.int64, float])
+def test_aggregate_sums_any_bit_dtype(dtype):
+    """The column sums are exact whatever the dtype of the 0/1 reports (1,000 rows, 16 columns)."""
     bits = (np.random.default_rng(2).random((1_000, 16)) < 0.7).astype(dtype)
-    bits[:, 3] = 1  # a column of 1,000 ones: its byte lane must be flushed before it passes 255
-    assert np.array_equal(OUE(1.0, 16).support_counts(bits), bits.astype(np.int64).sum(axis=0))
+    bits[:, 3] = 1
+    assert np.array_equal(OUE(1.0, 16).aggregate(bits), bits.astype(np.int64).sum(axis=0))
 
 
 @pytest.mark.parametrize("bad", [2, -1])
-def test_word_wise_path_refuses_values_other_than_bits(bad):
-    """A 2 or an int8 −1 (byte 0xFF) anywhere in an (n, 8k) report array is refused, not summed."""
+def test_aggregate_refuses_values_other_than_bits(bad):
+    """A 2 or a −1 anywhere in the reports is refused by name, not summed."""
     bits = np.zeros((300, 8), dtype=np.int8)
     bits[299, 5] = bad
     with pytest.raises(ValueError, match="reports must be an array of 0/1 values"):
-        OUE(1.0, 8).support_counts(bits)
+        OUE(1.0, 8).aggregate(bits)
 
 
-def test_support_counts_sum_bits():
+def test_aggregate_counts_bits():
     """C(i) is the number of reports with bit i set."""
-    assert np.array_equal(OUE(1.0, 3).support_counts([[1, 0, 1], [0, 0, 1]]), [1, 0, 2])
+    assert np.array_equal(OUE(1.0, 3).aggregate([[1, 0, 1], [0, 0, 1]]), [1, 0, 2])
 
 
 def test_perturb_shape_and_determinism():
@@ -145,14 +150,14 @@ def test_rejects_malformed_inputs(rng):
         oue.perturb([3], rng=rng)
     with pytest.raises(ValueError, match="values must be a non-empty array"):
         oue.perturb(np.array([], dtype=int), rng=rng)
-    with pytest.raises(ValueError, match=r"reports must be a non-empty \(n, d\) = \(n, 3\) array"):
-        oue.support_counts([[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match=r"reports must be a 2-D array \(users × d bits\) whose last axis has length 3"):
+        oue.aggregate([[1, 0], [0, 1]])
     with pytest.raises(ValueError, match="reports must be an array of 0/1 values"):
-        oue.support_counts([[1, 0, 2]])
+        oue.aggregate([[1, 0, 2]])
     with pytest.raises(ValueError, match="true_counts must be a 1-D array of length 3"):
-        oue.sample_support_counts([1, 2], rng=rng)
+        oue.sample_aggregate([1, 2], rng=rng)
     with pytest.raises(ValueError, match=r"d must be an integer in \[2, 12\]"):
-        OUE(1.0, 13).vector_output_table()
+        OUE(1.0, 13).output_table()
 
 
 # ---------------------------------------------------------------- statistical
@@ -161,7 +166,7 @@ def test_rejects_malformed_inputs(rng):
 @pytest.mark.statistical
 @pytest.mark.parametrize("cls", [SUE, OUE])
 def test_aggregate_sampler_matches_per_user_reference(cls, rng):
-    """sample_support_counts has the law of support_counts(perturb(·)) (mean, variance, GOF, two-sample)."""
+    """sample_aggregate has the law of aggregate(perturb(·)) (mean, variance, GOF, two-sample)."""
     oracle = cls(1.0, 4)
     true_counts = np.array([150, 0, 30, 120])
     per_user, aggregate = sample_both_paths(oracle, true_counts, 3000, rng)
@@ -184,8 +189,8 @@ def test_estimates_are_unbiased_with_exact_variance(rng):
     """Over 20,000 aggregate draws (n = 10^6, d = 1024) OUE estimates average f with the exact variance."""
     oue = OUE(1.0, 1024)
     true_counts = rng.multinomial(10**6, np.full(1024, 1 / 1024))
-    draws = np.array([oue.estimate_counts(oue.sample_support_counts(true_counts, rng=rng), 10**6)[:3] for _ in range(20_000)])
-    variances = oue.count_variance(true_counts)[:3]
+    draws = oue.estimate(oue.sample_aggregate(true_counts, rng=rng, n_draws=20_000), 10**6)[:, :3]
+    variances = oue.variance(true_counts)[:3]
     for i in range(3):
         assert_mean_close(draws[:, i], true_counts[i], variances[i])
         assert_variance_close(draws[:, i], variances[i])

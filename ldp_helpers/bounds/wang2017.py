@@ -41,7 +41,8 @@ def de_threshold(epsilon):
         epsilon = check_epsilon(epsilon)
         return math.inf if epsilon > _MAX_EXP else 3.0 * math.exp(epsilon) + 2.0
     eps = check_real_array("epsilon", epsilon, low=0.0)
-    return np.where(eps > _MAX_EXP, np.inf, 3.0 * np.exp(np.minimum(eps, _MAX_EXP)) + 2.0)
+    with np.errstate(over="ignore"):  # e^ε beyond a double is inf, as for a number
+        return 3.0 * np.exp(eps) + 2.0
 
 
 def de_threshold_epsilon(d) -> float:

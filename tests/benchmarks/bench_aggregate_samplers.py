@@ -51,12 +51,12 @@ def run(rng: np.random.Generator) -> list[Timing]:
     for n, d in WORKLOADS:
         true_counts = np.bincount(rng.integers(0, d, size=n), minlength=d)
         label = f"aggregate samplers, n={n:,}, d={d}"
-        cases = [(o, lambda o=o: o.sample_support_counts(true_counts, rng=rng), pure_oracle_draws(o, true_counts, n, rng))
+        cases = [(o, lambda o=o: o.sample_aggregate(true_counts, rng=rng), pure_oracle_draws(o, true_counts, n, rng))
                  for o in (GRR(EPSILON, d), SUE(EPSILON, d), OUE(EPSILON, d), THE(EPSILON, d), BLH(EPSILON, d), OLH(EPSILON, d))]
         she = SHE(EPSILON, d)
-        cases.append((she, lambda: she.sample_report_sums(true_counts, rng=rng), lambda: rng.gamma(n, she.scale, size=(2, d))))
+        cases.append((she, lambda: she.sample_aggregate(true_counts, rng=rng), lambda: rng.gamma(n, she.scale, size=(2, d))))
         cms = CountMeanSketch.create(EPSILON, d, *CMS_SHAPE, rng=rng)
-        cases.append((cms, lambda: cms.sample_sketch(true_counts, rng=rng), _cms(cms, true_counts, rng)))
+        cases.append((cms, lambda: cms.sample_aggregate(true_counts, rng=rng), _cms(cms, true_counts, rng)))
         for oracle, sampler, draws in cases:
             name = type(oracle).__name__ + (f" (k={cms.k}, m={cms.m})" if oracle is cms else "")
             number = 5 if oracle is cms else 50
@@ -71,10 +71,10 @@ def _batched(label, cases, true_counts, n, rng) -> list[Timing]:
     rows = []
     for oracle, _, _ in cases:
         if isinstance(oracle, SHE):
-            sampler = lambda o=oracle: o.sample_report_sums(true_counts, rng=rng, n_draws=BATCH)  # noqa: E731
+            sampler = lambda o=oracle: o.sample_aggregate(true_counts, rng=rng, n_draws=BATCH)  # noqa: E731
             draws = lambda o=oracle: rng.gamma(n, o.scale, size=(2, BATCH, o.d))  # noqa: E731
         else:
-            sampler = lambda o=oracle: o.sample_support_counts(true_counts, rng=rng, n_draws=BATCH)  # noqa: E731
+            sampler = lambda o=oracle: o.sample_aggregate(true_counts, rng=rng, n_draws=BATCH)  # noqa: E731
             draws = pure_oracle_draws(oracle, true_counts, n, rng, n_draws=BATCH)
         t_sampler, t_draws, ratio = paired_times(sampler, draws, repeat=11, number=3)
         rows.append(Timing(label, f"{type(oracle).__name__}, n_draws={BATCH} (per survey)", t_sampler / BATCH,

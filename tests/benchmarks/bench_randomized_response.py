@@ -12,8 +12,9 @@ def run(rng: np.random.Generator) -> list[Timing]:
     for n in (10**4, 10**6):
         values = (np.arange(n) < 0.3 * n).astype(np.int8)
         n_ones = int(values.sum())
+        truth = np.array([n - n_ones, n_ones], dtype=np.int64)
         label = f"RR count, n=1e{int(np.log10(n))}"
-        rows.append(Timing(label, "aggregate sampler", median_time(lambda: rr.sample_count(n_ones, n, rng=rng), number=100)))
-        rows.append(Timing(label, "per-user reference", median_time(lambda: rr.perturb(values, rng=rng).sum())))
+        rows.append(Timing(label, "aggregate sampler", median_time(lambda: rr.sample_aggregate(truth, rng=rng), number=100)))
+        rows.append(Timing(label, "per-user reference", median_time(lambda: rr.aggregate(rr.perturb(values, rng=rng)))))
         rows.append(Timing(label, "draws alone (2 binomials)", median_time(lambda: (rng.binomial(n_ones, 0.7), rng.binomial(n - n_ones, 0.3)), number=100)))
     return rows
