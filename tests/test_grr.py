@@ -59,7 +59,7 @@ def test_estimator_is_exactly_unbiased_with_exact_variance():
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 4.0])
 @pytest.mark.parametrize("d", [2, 43, 1024])
 def test_approx_variance_is_wangs_closed_form(epsilon, d):
-    """approx_count_variance(n) = n(e^ε+d−2)/(e^ε−1)² (Wang et al.), the exact variance at f = 0."""
+    """approx_variance(n) = n(e^ε+d−2)/(e^ε−1)² (Wang et al.), the exact variance at f = 0."""
     grr = GRR(epsilon, d)
     n = 49_742
     e = math.exp(epsilon)

@@ -55,9 +55,11 @@ def test_rejects_bad_input():
     """Unknown methods, NaNs, empty arrays and negative totals are refused."""
     with pytest.raises(ValueError, match="method must be one of"):
         postprocess([1.0], 1, "round")
-    with pytest.raises(ValueError, match="estimates must be a non-empty finite 1-D array"):
+    with pytest.raises(ValueError, match=r"estimates must be finite values in \(-inf, inf\); got an array containing nan"):
         postprocess([np.nan, 1.0], 1, METHODS[1])
-    with pytest.raises(ValueError, match="estimates must be a non-empty finite 1-D array"):
+    with pytest.raises(ValueError, match="estimates must be a non-empty array"):
         project_to_simplex([], 1)
+    with pytest.raises(ValueError, match=r"estimates must be a 1-D array of estimates; got an array of shape \(1, 2\)"):
+        postprocess([[1.0, 2.0]], 3)
     with pytest.raises(ValueError, match=r"total must be in \[0, inf\)"):
         clip_and_renormalize([1.0], -1)

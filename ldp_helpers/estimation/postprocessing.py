@@ -8,26 +8,32 @@
   closest valid histogram in L2; biased too, usually less than clipping for small counts.
 
 Post-processing never costs privacy (it only touches the aggregate).
+
+References
+----------
+[tutorial] "Frequency Oracles" (the unbiased estimates may be negative); Duchi et al. (ICML 2008).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import check_real
+from ldp_helpers._validation import check_ndim, check_real, check_real_array, fail
 
 METHODS = ("unbiased", "clip", "simplex")
 
 
 def _check_estimates(estimates) -> np.ndarray:
-    arr = np.asarray(estimates, dtype=float)
-    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError(f"estimates must be a non-empty finite 1-D array; got shape {arr.shape}")
-    return arr
+    return check_real_array("estimates", check_ndim("estimates", estimates, 1, what="of estimates"))
 
 
 def clip_and_renormalize(estimates, total) -> np.ndarray:
-    """max(ĉ, 0) rescaled to sum to ``total`` (uniform if every estimate is ≤ 0)."""
+    """max(ĉ, 0) rescaled to sum to ``total`` (uniform if every estimate is ≤ 0).
+
+    References
+    ----------
+    [tutorial] "Frequency Oracles" (multi-freq-ldpy's default post-processing).
+    """
     est = _check_estimates(estimates)
     total = check_real("total", total, low=0.0, low_open=False)
     clipped = np.clip(est, 0.0, None)
@@ -57,9 +63,14 @@ def project_to_simplex(estimates, total) -> np.ndarray:
 
 
 def postprocess(estimates, total, method: str = "unbiased") -> np.ndarray:
-    """Apply one of :data:`METHODS` to count (or frequency) estimates summing ideally to ``total``."""
+    """Apply one of :data:`METHODS` to count (or frequency) estimates summing ideally to ``total``.
+
+    References
+    ----------
+    [tutorial] "Frequency Oracles"; Duchi et al. (ICML 2008), Fig. 1 for ``"simplex"``.
+    """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+        fail("method", method, f"one of {METHODS}")
     if method == "clip":
         return clip_and_renormalize(estimates, total)
     if method == "simplex":

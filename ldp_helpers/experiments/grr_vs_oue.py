@@ -24,7 +24,12 @@ from ldp_helpers.mechanisms.unary_encoding import OUE
 
 @dataclass(frozen=True, eq=False)
 class PerturbedExample:
-    """One run of a protocol on a dataset: true counts f, support counts f' and estimates L[f]."""
+    """One run of a protocol on a dataset: true counts f, support counts f' and estimates L[f].
+
+    References
+    ----------
+    [grr_vs_oue] Figs 3.3–3.6.
+    """
 
     protocol: str
     true_counts: np.ndarray

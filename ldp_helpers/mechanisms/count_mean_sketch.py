@@ -40,7 +40,12 @@ MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
 
 
 class CmsReports(NamedTuple):
-    """What the CMS clients send: the flipped ±1 vectors ṽ (n × m, int8) and the chosen hash indices j (n,)."""
+    """What the CMS clients send: the flipped ±1 vectors ṽ (n × m, int8) and the chosen hash indices j (n,).
+
+    References
+    ----------
+    [apple2017] Algorithm 1 (the client's output (ṽ, j)).
+    """
 
     vectors: np.ndarray
     rows: np.ndarray

@@ -97,6 +97,10 @@ def laplace_report_privacy_loss(epsilon: float, d: int) -> float:
 
     By :func:`log_density_ratio` the supremum is attained at y = e_v, for any pair v ≠ v' (by
     symmetry), so evaluating it there gives the exact loss (= ε).
+
+    References
+    ----------
+    [wang2017] §4.3; [tutorial] Eq. (2) (ε-LDP, here with densities).
     """
     d = check_int("d", d, low=2)
     return float(log_density_ratio(np.eye(d)[0], 0, 1, epsilon=epsilon, d=d)[0])

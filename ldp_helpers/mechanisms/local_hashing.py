@@ -105,7 +105,12 @@ def continuous_optimal_hash_range(epsilon: float) -> float:
 
 @dataclass(frozen=True)
 class LocalHashing(PureFrequencyOracle):
-    """Local hashing with hash range ``g`` (use :class:`BLH` or :class:`OLH` for the standard g)."""
+    """Local hashing with hash range ``g`` (use :class:`BLH` or :class:`OLH` for the standard g).
+
+    References
+    ----------
+    [wang2017] §4.4; [tutorial] "Binary Local Hashing".
+    """
 
     g: int = 2  # hash range
 

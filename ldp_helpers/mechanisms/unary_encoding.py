@@ -66,7 +66,12 @@ def unary_output_table(p: float, q: float, d: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class UnaryEncoding(PureFrequencyOracle):
-    """Shared client and aggregator of SUE and OUE (subclasses fix p and q)."""
+    """Shared client and aggregator of SUE and OUE (subclasses fix p and q).
+
+    References
+    ----------
+    [wang2017] §4.2; [tutorial] "Unary Encoding".
+    """
 
     @property
     def report_bits(self) -> int:
