@@ -78,7 +78,7 @@ def support_count_variance(n_true, n, p, q):
 
 
 def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coordinates=(0, 1)):
-    """Per-user and aggregate support-count samples (rows = repetitions) agree with the pure-oracle
+    """Per-user and aggregate support-count samples (rows = surveys) agree with the pure-oracle
     marginals Binomial(f_i, p*) + Binomial(n − f_i, q*) and with each other (mean, variance, GOF)."""
     n = int(np.sum(true_counts))
     for i in coordinates:
@@ -93,14 +93,14 @@ def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coo
         assert two_sample_pvalue(per_user[:, i], aggregate[:, i]) > 1e-3
 
 
-def sample_both_paths(oracle, true_counts, repetitions: int, rng, *, count="aggregate", sample="sample_aggregate"):
-    """``repetitions`` draws of an oracle's aggregated counts by the per-user path, then by its sampler.
+def sample_both_paths(oracle, true_counts, n_draws: int, rng, *, count="aggregate", sample="sample_aggregate"):
+    """``n_draws`` surveys of an oracle's aggregate by the per-user path, then by its sampler (one batched call).
 
     The population holds ``true_counts[i]`` users with value i.  Returns ``(per_user, aggregate)``,
-    each of shape (repetitions, d); ``count``/``sample`` name the oracle's counting and sampling methods.
+    each of shape (n_draws, d); ``count``/``sample`` name the oracle's counting and sampling methods.
     """
     values = np.repeat(np.arange(len(true_counts)), true_counts)
     count_fn, sample_fn = getattr(oracle, count), getattr(oracle, sample)
-    per_user = np.array([count_fn(oracle.perturb(values, rng=rng)) for _ in range(repetitions)])
-    aggregate = np.array([sample_fn(true_counts, rng=rng) for _ in range(repetitions)])
+    per_user = np.array([count_fn(oracle.perturb(values, rng=rng)) for _ in range(n_draws)])
+    aggregate = sample_fn(true_counts, rng=rng, n_draws=n_draws)
     return per_user, aggregate
