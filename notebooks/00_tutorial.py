@@ -29,24 +29,18 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
+from ldp_helpers import (
+    BLH, BinaryRR, ClaimsTable, CountMeanSketch, GRR, OLH, OUE, RapporParams, SHE, SUE, THE,
+    amplified_grr_epsilon, approx_variance_per_user, best_protocol_grid, collision_probability,
+    continuous_optimal_hash_range, de_threshold, first_d_where_oue_wins,
+    grouped_frequency_estimate, grr_preferred, grr_threshold, max_privacy_loss, pad_and_sample,
+    power_law_counts, prefix_extension_heavy_hitters, psfo_estimate, psfo_output_table,
+    random_baskets, report_table, save_figure, two_coin_response, unary_output_table, use_style)
+from ldp_helpers.bounds.rappor import tutorial_printed_p_star
 from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
-from ldp_helpers.bounds.wang2017 import approx_variance_per_user, best_protocol_grid, de_threshold, first_d_where_oue_wins
-from ldp_helpers.experiments.tutorial import (cms_mean_z_scores, postprocessing_summary, rr_estimation_errors, uniform_variance_per_user,
-                                              variance_study)
-from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
-from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
-from ldp_helpers.mechanisms.local_hashing import BLH, OLH, collision_probability, continuous_optimal_hash_range
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import BinaryRR, two_coin_response
-from ldp_helpers.mechanisms.rappor import RapporParams, report_table, tutorial_printed_p_star
-from ldp_helpers.mechanisms.unary_encoding import OUE, SUE, unary_output_table
-from ldp_helpers.pipeline.claims import ClaimsTable
-from ldp_helpers.pipeline.figures import save_figure, use_style
-from ldp_helpers.protocols.heavy_hitters import prefix_extension_heavy_hitters
-from ldp_helpers.protocols.personalized import grouped_frequency_estimate
-from ldp_helpers.protocols.set_valued import amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample, psfo_estimate, psfo_output_table
-from ldp_helpers.simulate.populations import power_law_counts, random_baskets
+from ldp_helpers.experiments.tutorial import (
+    cms_mean_z_scores, postprocessing_summary, rr_estimation_errors, uniform_variance_per_user,
+    variance_study)
 
 use_style()
 NOTEBOOK = "00_tutorial"

@@ -34,17 +34,13 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ldp_helpers import (
+    ClaimsTable, GRR, OUE, expected_support_count, flat_counts, load_trouser_counts,
+    save_figure, support_count_pmf, tea_survey_standin, unbiased_count, use_style)
 from ldp_helpers.bounds import grr_vs_oue as theory
-from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.experiments import grr_vs_oue as gox
 from ldp_helpers.explore.grr_vs_oue import interactive_mse_comparison
-from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.unary_encoding import OUE
-from ldp_helpers.pipeline.claims import ClaimsTable
-from ldp_helpers.pipeline.figures import save_figure, use_style
 from ldp_helpers.pipeline.plots import plot_mse_curves
-from ldp_helpers.simulate.datasets import load_trouser_counts, tea_survey_standin
-from ldp_helpers.simulate.populations import flat_counts
 
 use_style()
 NOTEBOOK = "01_grr_vs_oue"

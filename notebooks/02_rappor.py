@@ -40,14 +40,13 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ldp_helpers.pipeline.claims import ClaimsTable
-from ldp_helpers.pipeline.figures import save_figure, use_style
-from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions, tutorial_printed_epsilon_one_report
-from ldp_helpers.estimation.rappor_decoding import decode, identical_filter_pairs, printed_y_vec
+from ldp_helpers import (
+    ClaimsTable, Rappor, RapporParams, cohort_counts, decode, identical_filter_pairs,
+    max_privacy_loss, printed_y_vec, report_table, save_figure, use_style, zipf_weights)
+from ldp_helpers.bounds.rappor import (
+    detection_threshold, detection_threshold_without_collisions,
+    tutorial_printed_epsilon_one_report, tutorial_printed_p_star)
 from ldp_helpers.experiments.rappor import decode_surveys, estimator_check, privacy_comparison
-from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, report_table, tutorial_printed_p_star
-from ldp_helpers.simulate.populations import cohort_counts, zipf_weights
 
 use_style()
 NOTEBOOK = "02_rappor"

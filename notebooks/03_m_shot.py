@@ -36,17 +36,16 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ldp_helpers.pipeline.claims import ClaimsTable
-from ldp_helpers.pipeline.figures import save_figure, use_style
-from ldp_helpers.experiments.common import fitted_slope
-from ldp_helpers.mechanisms.m_shot import MShotReporting
-from ldp_helpers.mechanisms.privacy import privacy_losses
-from ldp_helpers.experiments.m_shot import (data_model_gap, f_measure_vs_m, f_measure_vs_rounds, log_correction_residual, max_errors,
-                                            max_error_vs_rounds, peak_window, ramp_data, rate_guide, unbiasedness_check)
-from ldp_helpers.bounds.m_shot import (METHODS, alpha_for_method, alpha_vs_assumption, c_star, f_decreasing_in_r, f_mr, g, m_star,
-                                       m_star_regime, m_star_table, method_assumption, min_users_for_condition, printed_assumption,
-                                       rate_exponent)
-from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
+from ldp_helpers import (
+    ClaimsTable, MShotReporting, Population, RandomActiveSets, fitted_slope, linear_ramp_counts,
+    privacy_losses, save_figure, tail_comparison, use_style)
+from ldp_helpers.experiments.m_shot import (
+    data_model_gap, f_measure_vs_m, f_measure_vs_rounds, log_correction_residual, max_errors,
+    max_error_vs_rounds, peak_window, ramp_data, rate_guide, unbiasedness_check)
+from ldp_helpers.bounds.m_shot import (
+    METHODS, alpha_for_method, alpha_vs_assumption, c_star, f_decreasing_in_r, f_mr, g, m_star,
+    m_star_regime, m_star_table, method_assumption, min_users_for_condition, printed_assumption,
+    rate_exponent)
 
 use_style()
 NOTEBOOK = "03_m_shot"
@@ -399,7 +398,6 @@ print("bound (2)'s alpha at eps = 10, T = 100, N = 1e4: " + ", ".join(f"{meth} {
 # round with $\Phi_0 = 0$). Setting: §2's check, ε = 10, T = 100, m* = 6, r = 0, N = 10⁵.
 
 # %%
-from ldp_helpers.bounds.chernoff import tail_comparison
 
 full_round = MShotReporting(10.0, 100, 6).round_channel  # eps = 10, T = 100, m* = 6, r = 0; a round with Phi0 = 1
 N_tail, p_tail, gap_tail = 100_000, full_round.p, full_round.p - full_round.q

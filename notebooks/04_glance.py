@@ -28,14 +28,12 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ldp_helpers import (
+    BasicOneTimeRappor, ClaimsTable, Glance, Harmony, constant_population, fitted_slope,
+    privacy_losses, save_figure, tail_comparison, use_style)
 from ldp_helpers.bounds import glance as gb
-from ldp_helpers.pipeline.claims import ClaimsTable
-from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance, Harmony
-from ldp_helpers.pipeline.figures import save_figure, use_style
-from ldp_helpers.experiments.common import fitted_slope
-from ldp_helpers.experiments.glance import error_curve, error_parts_curve, exceedance_probabilities, mean_error_grid
-from ldp_helpers.mechanisms.privacy import privacy_losses
-from ldp_helpers.simulate.populations import constant_population
+from ldp_helpers.experiments.glance import (
+    error_curve, error_parts_curve, exceedance_probabilities, mean_error_grid)
 
 use_style()
 NOTEBOOK = "04_glance"
@@ -391,7 +389,6 @@ print("mean Err at eps = 8: " + ", ".join(f"mu={mu:g}: Glance {fig3_mean['Glance
 # left-hand side. Setting: §2's $T = 50$, $N = 10^4$, $\beta = 0.1$, ε = 2, $K = N/T = 200$.
 
 # %%
-from ldp_helpers.bounds.chernoff import tail_comparison
 
 eps_tail, K_tail = 2.0, N3 // T3  # a sparse round (mu~ = 0) with its expected K = N/T = 200 reporters
 theta_tail, q_tail, scale_tail = float(gb.theta(eps_tail, N3, T3, beta3)), 1 / (math.exp(eps_tail) + 1), math.expm1(eps_tail)

@@ -25,7 +25,17 @@ from scipy import stats
 
 from ldp_helpers._validation import check_int, check_int_array, check_real
 from ldp_helpers.estimation.pure import count_variance
-from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, tutorial_printed_p_star
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+
+
+def tutorial_printed_p_star(f: float, p: float) -> float:
+    """The tutorial's printed ``p' = ½f(p + 1) + (1 − f)p``: wrong for f > 0, see :attr:`RapporParams.p_star`.
+
+    References
+    ----------
+    [tutorial] "RAPPOR", p'.
+    """
+    return 0.5 * f * (p + 1) + (1 - f) * p
 
 
 def detection_threshold(mechanism: Rappor, n_reports, *, alpha: float = 0.05, n_tests: int = 1,

@@ -35,7 +35,8 @@ from ldp_helpers._validation import (check_above, check_binary_array, check_epsi
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, sample_support_counts
 from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, draw_secret,
-                                                 instantaneous_randomized_response, permanent_randomized_response)
+                                                 instantaneous_randomized_response, permanent_randomized_response,
+                                                 report_table)
 
 
 class BitChannel(NamedTuple):
@@ -142,34 +143,6 @@ class RapporParams:
         """One bit of the PRR alone: ``P[b, b'] = Pr[B'_i = b' | B_i = b]``."""
         half = 0.5 * self.f
         return np.array([[1 - half, half], [half, 1 - half]])
-
-
-def tutorial_printed_p_star(f: float, p: float) -> float:
-    """The tutorial's printed ``p' = ½f(p + 1) + (1 − f)p``: wrong for f > 0, see :attr:`RapporParams.p_star`.
-
-    References
-    ----------
-    [tutorial] "RAPPOR", p'.
-    """
-    return 0.5 * f * (p + 1) + (1 - f) * p
-
-
-def report_table(blooms, bit_table) -> np.ndarray:
-    """Exact ``P[x, y] = Pr[report bits y | Bloom filter x]`` over all 2^k outputs y (k ≤ 16; y's bit 0 first).
-
-    Bits are randomized independently given the filter: each entry is a product of k one-bit
-    probabilities ``bit_table[x_i, y_i]``.
-
-    References
-    ----------
-    [tutorial] Eq. (2) (the table whose column ratios define ε-LDP).
-    """
-    bits = check_ndim("blooms", check_binary_array("blooms", blooms), 2, what="(filters × k bits)")
-    check_int("k", bits.shape[1], low=1, high=16)
-    table = check_trailing_shape("bit_table", check_real_array("bit_table", bit_table, low=0.0, high=1.0, low_open=False,
-                                                               high_open=False), (2, 2), leading=0)
-    outputs = (np.arange(2 ** bits.shape[1])[:, None] >> np.arange(bits.shape[1])) & 1  # (2^k, k)
-    return table[bits[:, None, :], outputs[None, :, :]].prod(axis=2)
 
 
 # ------------------------------------------------------------------ the mechanism

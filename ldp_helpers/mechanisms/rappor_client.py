@@ -20,7 +20,8 @@ import itertools
 
 import numpy as np
 
-from ldp_helpers._validation import check_above, check_binary_array, check_int, check_probability, check_rng
+from ldp_helpers._validation import (check_above, check_binary_array, check_int, check_ndim, check_probability,
+                                     check_real_array, check_rng, check_trailing_shape)
 
 
 def draw_secret(*, rng: np.random.Generator) -> str:
@@ -95,3 +96,21 @@ def instantaneous_randomized_response(bits, p: float, q: float, *, rng: np.rando
     q = check_above("q", check_probability(q, "q"), check_probability(p, "p"), what="p")
     rng = check_rng(rng)
     return (rng.random(bits.shape) < np.where(bits == 1, q, p)).astype(np.int8)
+
+
+def report_table(blooms, bit_table) -> np.ndarray:
+    """Exact ``P[x, y] = Pr[report bits y | Bloom filter x]`` over all 2^k outputs y (k ≤ 16; y's bit 0 first).
+
+    Bits are randomized independently given the filter: each entry is a product of k one-bit
+    probabilities ``bit_table[x_i, y_i]``.
+
+    References
+    ----------
+    [tutorial] Eq. (2) (the table whose column ratios define ε-LDP).
+    """
+    bits = check_ndim("blooms", check_binary_array("blooms", blooms), 2, what="(filters × k bits)")
+    check_int("k", bits.shape[1], low=1, high=16)
+    table = check_trailing_shape("bit_table", check_real_array("bit_table", bit_table, low=0.0, high=1.0, low_open=False,
+                                                               high_open=False), (2, 2), leading=0)
+    outputs = (np.arange(2 ** bits.shape[1])[:, None] >> np.arange(bits.shape[1])) & 1  # (2^k, k)
+    return table[bits[:, None, :], outputs[None, :, :]].prod(axis=2)
