@@ -7,9 +7,9 @@ returns the probability bound (``exp(−exponent)``); the exponents nest, for ``
     n·D((1+δ)p ‖ p)  ≥  μ((1+δ)log(1+δ) − δ)  ≥  δ²μ/(2 + 2δ/3)  ≥  δ²μ/3          (upper tail)
     n·D((1−δ)p ‖ p)  ≥  μ(δ + (1−δ)log(1−δ))  ≥  δ²μ/2                            (lower tail)
 
-Who uses what: m-shot's Theorem 5 is the two-sided ``2exp(−μδ²/3)`` (:func:`two_sided`, its (A-3)) with a
-union bound over T rounds, and condition (1) is that bound's ``δ < 1``; Glance's θ of Eq. (1) and the
-right-hand side of condition (2) are Bernstein's exponent for the randomized-response error
+Who uses what: [m_shot] Theorem 5 is the two-sided ``2exp(−μδ²/3)`` (:func:`two_sided`, its Eq. (A-3)) with a
+union bound over T rounds, and condition (1) is that bound's ``δ < 1``; θ of [glance] Eq. (1) and the
+right-hand side of its condition (2) are Bernstein's exponent for the randomized-response error
 (:func:`bernstein_exponent`), and the left-hand side of (2) is the Chernoff–Hoeffding exponent
 ``D(μ ± θ‖μ)`` of the sampling error (:func:`bernoulli_kl`).  :func:`tail_comparison` sets any of them
 beside the exact binomial tail.
@@ -49,7 +49,7 @@ def upper(delta, mu):
 
     References
     ----------
-    [mitzenmacher2005] Theorem 4.4 (4.1) ([m_shot] ref. [9]).
+    [mitzenmacher2005] Theorem 4.4; [mitzenmacher2005] Eq. (4.1) (the m-shot paper's ref. [9]).
     """
     d, m = np.broadcast_arrays(_deltas(delta), _mus(mu))
     return _out(np.exp(-m * ((1 + d) * np.log1p(d) - d)))
@@ -60,7 +60,7 @@ def upper_simple(delta, mu):
 
     References
     ----------
-    [mitzenmacher2005] Theorem 4.4 (4.2).
+    [mitzenmacher2005] Theorem 4.4; [mitzenmacher2005] Eq. (4.2).
     """
     d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
     return _out(np.exp(-d**2 * m / 3))
@@ -71,7 +71,7 @@ def lower(delta, mu):
 
     References
     ----------
-    [mitzenmacher2005] Theorem 4.5 (4.4).
+    [mitzenmacher2005] Theorem 4.5; [mitzenmacher2005] Eq. (4.4).
     """
     d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
     entropy_term = np.where(d < 1, (1 - d) * np.log1p(-np.where(d < 1, d, 0.0)), 0.0)  # (1−δ)log(1−δ) → 0 at δ = 1
@@ -83,7 +83,7 @@ def lower_simple(delta, mu):
 
     References
     ----------
-    [mitzenmacher2005] Theorem 4.5 (4.5).
+    [mitzenmacher2005] Theorem 4.5; [mitzenmacher2005] Eq. (4.5).
     """
     d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
     return _out(np.exp(-d**2 * m / 2))
@@ -92,12 +92,12 @@ def lower_simple(delta, mu):
 def two_sided(delta, mu):
     """``Pr[|X − μ| ≥ δμ] ≤ 2exp(−δ²μ/3)`` for 0 ≤ δ ≤ 1: :func:`upper_simple` + :func:`lower_simple`.
 
-    m-shot's Theorem 5 applies it to the count of reported ones in a round; its condition (1) is δ < 1
+    [m_shot] Theorem 5 applies it to the count of reported ones in a round; its condition (1) is δ < 1
     at the largest δ (the round with Φ0 = 0).
 
     References
     ----------
-    [mitzenmacher2005] Corollary 4.6; [m_shot] (A-3), Theorem 5 and condition (1).
+    [mitzenmacher2005] Corollary 4.6; [m_shot] Eq. (A-3); [m_shot] Theorem 5, condition (1).
     """
     d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
     return _out(2 * np.exp(-d**2 * m / 3))
@@ -197,7 +197,7 @@ def bernstein_deviation(exponent, variance, bound):
 
     References
     ----------
-    [glance] Eq. (1): θ is twice this deviation of the randomized-response error at x = L.
+    [glance] Eq. (1) (θ is twice this deviation of the randomized-response error at x = L).
     """
     x = check_real_array("exponent", exponent, low=0.0, low_open=False)
     var = check_real_array("variance", variance, low=0.0)

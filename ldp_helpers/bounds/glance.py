@@ -1,6 +1,6 @@
-"""Error bounds of the Glance paper (seed 000): θ, the sampling bound, condition (2), Theorems 4–5.
+"""Error bounds of the Glance paper ([glance]): θ, the sampling bound, condition (2), Theorems 4–5.
 
-All bounds share the logarithmic term of Eq. (1)::
+All bounds share the logarithmic term of [glance] Eq. (1)::
 
     L(N, T, β) = log 1 / (1 − (T/N)·log(4T/β)),    defined only for N > T·log(4T/β),
 
@@ -56,7 +56,7 @@ def theta(epsilon, n_users: int, n_rounds: int, beta: float):
 
     References
     ----------
-    [glance] Claim 1, Eq. (1) (holds w.p. 1 − β/2 for N > T log(4T/β)).
+    [glance] Claim 1 (holds w.p. 1 − β/2 for N > T log(4T/β)); [glance] Eq. (1).
     """
     L = log_term(n_users, n_rounds, beta)
     eps = _epsilons(epsilon)
@@ -88,7 +88,7 @@ def glance_upper_bound(epsilon, n_users: int, n_rounds: int, beta: float):
 
     References
     ----------
-    [glance] Theorem 5, Eq. (3).
+    [glance] Theorem 5; [glance] Eq. (3).
     """
     return 2 * theta(epsilon, n_users, n_rounds, beta)
 
@@ -138,7 +138,7 @@ def dense_sparse_condition(mu, epsilon, n_users: int, n_rounds: int, beta: float
 
     References
     ----------
-    [glance] condition (2) and Figure 1.
+    [glance] condition (2); [glance] Fig. 1.
     """
     mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
     th = theta(epsilon, n_users, n_rounds, beta)
@@ -169,7 +169,7 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
 
     References
     ----------
-    [glance] condition (2), §5.2 and Figure 1.
+    [glance] condition (2); [glance] §5.2; [glance] Fig. 1.
     """
     mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
     if mu.ndim != 1 or mu.size < 3 or mu[0] != 0 or mu[-1] != 1 or np.any(np.diff(mu) <= 0):
@@ -230,7 +230,7 @@ def corollary_rate(corollary: int, epsilon, n_users: int, n_rounds: int, beta: f
 
     References
     ----------
-    [glance] Corollaries 1–5 and Table 1.
+    [glance] Corollaries 1–5; [glance] Table 1.
     """
     corollary = check_int("corollary", corollary, low=1, high=5)
     n_users = check_int("n_users", n_users, low=1)

@@ -16,7 +16,7 @@ approximation Var ≈ n q*(1−q*)/(p*−q*)² drops the f_i-terms and gives the
 
 References
 ----------
-[grr_vs_oue] §2.3, §3.6; [wang2017] §4 (the approximate comparison).
+[grr_vs_oue] §2.3; [grr_vs_oue] §3.6; [wang2017] §4 (the approximate comparison).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def theoretical_mse(protocol, true_counts) -> float:
 
     References
     ----------
-    [grr_vs_oue] §3.5 (the MSE of Figs 3.7/3.8); [wang2017] Theorem 2 (exact variance, before approximation).
+    [grr_vs_oue] §3.5 (the MSE of Fig. 3.7 and Fig. 3.8); [wang2017] Theorem 2 (exact variance, before approximation).
     """
     counts, n = protocol.true_counts_and_n(true_counts)
     return float(np.mean(protocol.variance(counts)) / n**2)
@@ -66,7 +66,7 @@ def crossover_epsilon_wang(d: int) -> float:
 
     References
     ----------
-    [wang2017] §4 (comparing DE and OUE); [grr_vs_oue] §2.3 and §3.6.
+    [wang2017] §4 (comparing DE and OUE); [grr_vs_oue] §2.3; [grr_vs_oue] §3.6.
     """
     return de_threshold_epsilon(check_int("d", d, low=3))
 
@@ -112,7 +112,7 @@ def crossover_epsilon_numeric(true_counts, *, bracket=(1e-3, 20.0)) -> float:
 
     References
     ----------
-    [grr_vs_oue] §3.6, §4.1 (the role of n and skew).
+    [grr_vs_oue] §3.6; [grr_vs_oue] §4.1 (the role of n and skew).
     """
     counts = check_counts("true_counts", true_counts)
     lo, hi = bracket

@@ -1,4 +1,4 @@
-"""The accuracy theory of m-shot reporting ([m_shot] Theorems 5–9 and Eq. 7).
+"""The accuracy theory of m-shot reporting ([m_shot] Theorems 5–9; [m_shot] Eq. (7)).
 
 Theorem 5 bounds the probability that some round's estimate is off by α or more::
 
@@ -56,7 +56,7 @@ def f_mr(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
 
     References
     ----------
-    [m_shot] Theorem 5; appendix 1 derives it as (T/ε)(p − q)²/p.
+    [m_shot] Theorem 5; [m_shot] appendix 1 (derives it as (T/ε)(p − q)²/p).
     """
     m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
     return float(_f(m / epsilon, m / T, r))
@@ -70,7 +70,7 @@ def alpha_condition(m: int, r: float, *, epsilon: float, n_rounds: int) -> float
 
     References
     ----------
-    [m_shot] Theorem 5, condition (1); appendix 1 (Chernoff's δ < 1 at Φ0 = 0).
+    [m_shot] Theorem 5, condition (1); [m_shot] appendix 1 (Chernoff's δ < 1 at Φ0 = 0).
     """
     _, q, gap = _channel(m, r, epsilon, n_rounds)
     return float(q / gap)
@@ -92,7 +92,7 @@ def method_assumption(method: str, *, epsilon: float, n_rounds: int) -> float:
 
     References
     ----------
-    [m_shot] Theorems 5–8 and appendix 2–4.
+    [m_shot] Theorems 5–8; [m_shot] appendix 2–4.
     """
     return alpha_condition(method_m(method, epsilon, n_rounds), 0.0, epsilon=epsilon, n_rounds=n_rounds)
 
@@ -111,7 +111,8 @@ def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: b
 
     References
     ----------
-    [m_shot] Theorems 6, 7 and 8 (the seed prints 1/(e^{ε+1}), 1/(e^{ε/T+1}), 1/(e^{ε/m*−1})).
+    [m_shot] Theorem 6; [m_shot] Theorem 7; [m_shot] Theorem 8 (the paper prints 1/(e^{ε+1}),
+    1/(e^{ε/T+1}), 1/(e^{ε/m*−1})).
     """
     m = method_m(method, epsilon, n_rounds)
     u, sign = epsilon / m, PRINTED_ASSUMPTION_SIGN[method]
@@ -129,7 +130,7 @@ def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds:
 
     References
     ----------
-    [m_shot] Theorem 5, Eq. (2); appendix 1, (A-2)–(A-6).
+    [m_shot] Theorem 5; [m_shot] Eq. (2); [m_shot] appendix 1, Eqs. (A-2)–(A-6).
     """
     alpha = check_real("alpha", alpha, low=0.0)
     n_users = check_int("n_users", n_users, low=1)
@@ -195,7 +196,7 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
 
     References
     ----------
-    [m_shot] Theorem 7 and (A.8).
+    [m_shot] Theorem 7; [m_shot] Eq. (A.8).
     """
     epsilon = check_epsilon(epsilon)
     T = check_int("n_rounds", n_rounds, low=1)
@@ -221,7 +222,7 @@ def g(x):
 
     References
     ----------
-    [m_shot] §4.3, the definition of g and Figure 1.
+    [m_shot] §4.3 (the definition of g); [m_shot] Fig. 1.
     """
     arr = check_real_array("x (m/epsilon)", x, low=0.0)
     out = _f(arr, 1.0, 0.0)
@@ -274,7 +275,7 @@ def rate_exponent(method: str, b: float) -> float:
 
     References
     ----------
-    [m_shot] Theorem 9, Eqs. (8)–(10).
+    [m_shot] Theorem 9; [m_shot] Eqs. (8)–(10).
     """
     b = check_real("b", b, low=0.0, high=1.0, low_open=False, high_open=False)
     if method not in RATE_EXPONENTS:
@@ -312,7 +313,7 @@ def m_star_table(epsilons, rounds) -> tuple[np.ndarray, np.ndarray]:
 
 
 def f_decreasing_in_r(rs, *, epsilon: float, n_rounds: int) -> np.ndarray:
-    """For m = 1..T: whether f(m, r) strictly decreases along the increasing grid ``rs`` (Eq. 4, r* = 0)."""
+    """For m = 1..T: whether f(m, r) strictly decreases along the increasing grid ``rs`` (Eq. (4), r* = 0)."""
     epsilon = check_epsilon(epsilon)
     T = check_int("n_rounds", n_rounds, low=1)
     rs = check_real_array("rs", rs, low=0.0, high=1.0, low_open=False, high_open=False)

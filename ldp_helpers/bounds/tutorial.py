@@ -2,7 +2,7 @@
 
 References
 ----------
-[tutorial] "Challenges in the local model", "Apple's implementation of LDP".
+[tutorial] "Challenges in the local model"; [tutorial] "Apple's implementation of LDP".
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def approx_variance_per_user(name: str, d: int, epsilon: float) -> float:
 
     References
     ----------
-    [wang2017] Eq. (2), Theorem 2.
+    [wang2017] Eq. (2); [wang2017] Theorem 2.
     """
     if name not in PROTOCOLS:
         fail("name", name, f"one of {tuple(PROTOCOLS)}")

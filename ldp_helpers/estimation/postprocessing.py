@@ -11,7 +11,7 @@ Post-processing never costs privacy (it only touches the aggregate).
 
 References
 ----------
-[tutorial] "Frequency Oracles" (the unbiased estimates may be negative); Duchi et al. (ICML 2008).
+[tutorial] "Frequency Oracles" (the unbiased estimates may be negative); [duchi2008].
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def project_to_simplex(estimates, total) -> np.ndarray:
 
     References
     ----------
-    Duchi, Shalev-Shwartz, Singer, Chandra (ICML 2008), Fig. 1.
+    [duchi2008] Fig. 1 (Duchi, Shalev-Shwartz, Singer, Chandra, ICML 2008).
     """
     est = _check_estimates(estimates)
     total = check_real("total", total, low=0.0, low_open=False)
@@ -67,7 +67,7 @@ def postprocess(estimates, total, method: str = "unbiased") -> np.ndarray:
 
     References
     ----------
-    [tutorial] "Frequency Oracles"; Duchi et al. (ICML 2008), Fig. 1 for ``"simplex"``.
+    [tutorial] "Frequency Oracles"; [duchi2008] Fig. 1 (for ``"simplex"``).
     """
     if method not in METHODS:
         fail("method", method, f"one of {METHODS}")

@@ -8,7 +8,7 @@ that estimator and its exact variance are written down; every mechanism module c
 
 References
 ----------
-[wang2017] §3, Eq. (1); [tutorial] "Frequency Oracles".
+[wang2017] §3; [wang2017] Eq. (1); [tutorial] "Frequency Oracles".
 """
 
 from __future__ import annotations

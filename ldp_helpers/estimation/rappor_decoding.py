@@ -1,4 +1,4 @@
-"""RAPPOR decoding: Y ≈ Xβ, LASSO → OLS → one-sided t-test, and seed 001's printed Y_vec loop.
+"""RAPPOR decoding: Y ≈ Xβ, LASSO → OLS → one-sided t-test, and the printed Y_vec loop of [rappor] Fig. 2.
 
 The server sees, per cohort j and Bloom bit i, the count c_ij of reports with S_i = 1 (the
 :class:`~ldp_helpers.mechanisms.rappor.Rappor` aggregate) and estimates the true bit counts by
@@ -10,7 +10,7 @@ and tests β_w > 0 ([erlingsson2014] §4).
 
 References
 ----------
-[rappor] §2–3, Fig. 2, Fig. 3; [erlingsson2014] §4.
+[rappor] §2–3; [rappor] Fig. 2; [rappor] Fig. 3; [erlingsson2014] §4.
 """
 
 from __future__ import annotations
@@ -62,17 +62,17 @@ def identical_filter_pairs(mechanism: Rappor, cohort: int | None = None) -> int:
 
 def printed_y_vec(mechanism: Rappor, truth, n_active: int, *, rng: np.random.Generator,
                   normalize_inside_loop: bool = True) -> np.ndarray:
-    """Seed 001 Figure 2's Y_vec, literally: per-candidate binomials, then normalization (IRR only, f = 0).
+    """The Y_vec of [rappor] Fig. 2, literally: per-candidate binomials, then normalization (IRR only, f = 0).
 
     With ``normalize_inside_loop=True`` (as printed) each cohort block is updated
     ``Y ← (Y + draws_w − p·N_j)/(q − p)`` once per active candidate w, which multiplies the
     early candidates' terms by (q − p)^−(#candidates); with ``False`` the normalization runs once
-    after the loop (the fix), giving the unbiased t̂ of Eq. (3).  The loop runs over the first
-    ``n_active`` candidates (the seed's ``counts[:ACTIVE_WORDS]``).
+    after the loop (the fix), giving the unbiased t̂ of [rappor] Eq. (3).  The loop runs over the first
+    ``n_active`` candidates (the ``counts[:ACTIVE_WORDS]`` of [rappor] Fig. 2).
 
     References
     ----------
-    [rappor] Fig. 2, Eq. (3).
+    [rappor] Fig. 2; [rappor] Eq. (3).
     """
     rng = check_rng(rng)
     params = mechanism.params
@@ -134,7 +134,7 @@ def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_al
 
     References
     ----------
-    [rappor] §2–3, Fig. 2; [erlingsson2014] §4 (LASSO selection, OLS, Bonferroni-corrected t-tests).
+    [rappor] §2–3; [rappor] Fig. 2; [erlingsson2014] §4 (LASSO selection, OLS, Bonferroni-corrected t-tests).
     """
     X, y = _check_regression(X, y)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)

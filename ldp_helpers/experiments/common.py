@@ -44,7 +44,7 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
 
     References
     ----------
-    [m_shot] Theorem 9, Eqs. (8)–(10): rates ``O(T^e √(log(T/β)/N))``.
+    [m_shot] Theorem 9; [m_shot] Eqs. (8)–(10) (rates ``O(T^e √(log(T/β)/N))``).
     """
     if log_correction_beta is not None:
         beta = check_probability(log_correction_beta, "log_correction_beta", open_low=True, open_high=True)

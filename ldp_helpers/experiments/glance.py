@@ -7,7 +7,7 @@ and an injected ``rng``, draws ``n_draws`` independent surveys in one
 
 References
 ----------
-[glance] §3 (Err), Claims 1 and 2, §6.
+[glance] §3 (Err); [glance] Claim 1; [glance] Claim 2; [glance] §6.
 """
 
 from __future__ import annotations

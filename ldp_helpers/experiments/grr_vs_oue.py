@@ -28,7 +28,7 @@ class PerturbedExample:
 
     References
     ----------
-    [grr_vs_oue] Figs 3.3–3.6.
+    [grr_vs_oue] Figs. 3.3–3.6.
     """
 
     protocol: str
@@ -42,7 +42,8 @@ def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> Per
 
     References
     ----------
-    [grr_vs_oue] Figs 3.3–3.6 (true, perturbed f'_i and estimated L[f_i]); Algorithm 2 line 6 / Algorithm 4 line 7.
+    [grr_vs_oue] Figs. 3.3–3.6 (true, perturbed f'_i and estimated L[f_i]); [grr_vs_oue] Algorithm 2, line 6;
+    [grr_vs_oue] Algorithm 4, line 7.
     """
     counts, n = protocol.true_counts_and_n(true_counts)
     support = protocol.sample_aggregate(counts, rng=rng)
@@ -54,7 +55,7 @@ def perturbed_examples(true_counts, epsilon: float, *, rng: np.random.Generator)
 
     References
     ----------
-    [grr_vs_oue] Figs 3.3–3.6.
+    [grr_vs_oue] Figs. 3.3–3.6.
     """
     counts = check_counts("true_counts", true_counts)
     return {name: perturbed_example(cls(epsilon, counts.size), counts, rng=rng) for name, cls in PROTOCOLS.items()}
@@ -69,7 +70,7 @@ def per_user_estimates(protocol, values, *, n_draws: int, rng: np.random.Generat
 
     References
     ----------
-    [grr_vs_oue] §2.2.1, §2.3.1 (worked examples), Algorithms 1–4.
+    [grr_vs_oue] §2.2.1; [grr_vs_oue] §2.3.1 (worked examples); [grr_vs_oue] Algorithms 1–4.
     """
     n_draws = check_n_draws(n_draws)
     rng = check_rng(rng)
@@ -85,7 +86,7 @@ def total_variation(frequencies, reference) -> float:
 
     References
     ----------
-    [grr_vs_oue] §3.6 (how accurately Figs 3.3–3.6 estimate the distribution).
+    [grr_vs_oue] §3.6 (how accurately Figs. 3.3–3.6 estimate the distribution).
     """
     u = check_real_array("frequencies", frequencies)
     v = check_real_array("reference", reference)
@@ -115,7 +116,7 @@ def empirical_mse(protocol, true_counts, *, n_draws: int, rng: np.random.Generat
 
     References
     ----------
-    [grr_vs_oue] §3.5, Experiment 3 ("perturbation to aggregation repeated 100 times per ε").
+    [grr_vs_oue] §3.5 (Experiment 3: "perturbation to aggregation repeated 100 times per ε").
     """
     return float(np.mean(squared_errors(protocol, true_counts, n_draws=n_draws, rng=rng)))
 
@@ -133,7 +134,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
 
     References
     ----------
-    [grr_vs_oue] Figs 3.7, 3.8.
+    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
     """
     counts = check_counts("true_counts", true_counts)
     n = int(counts.sum())
@@ -161,7 +162,7 @@ def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_exp
 
     References
     ----------
-    [grr_vs_oue] §3.5 (100 runs per ε) and §3.6 ¶4 (OUE "slightly smaller" for ε < 1).
+    [grr_vs_oue] §3.5 (100 runs per ε); [grr_vs_oue] §3.6 ¶4 (OUE "slightly smaller" for ε < 1).
     """
     counts = check_counts("true_counts", true_counts)
     epsilons = check_real_array("epsilons", epsilons, low=0.0)

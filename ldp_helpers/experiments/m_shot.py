@@ -6,7 +6,7 @@ its own random stream.  Every setting draws its ``n_draws`` surveys in one
 
 References
 ----------
-[m_shot] §6 (Experiments 1 and 2), Theorems 3 and 9.
+[m_shot] §6 (Experiments 1 and 2); [m_shot] Theorem 3; [m_shot] Theorem 9.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: 
 
 
 def f_measures(mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
-    """The F-measure (Eq. 11) of ``n_draws`` independent surveys of Algorithm 1 on ``data``."""
+    """The F-measure (Eq. (11)) of ``n_draws`` independent surveys of Algorithm 1 on ``data``."""
     return detection_scores(data.fractions(), estimates(mech, data, rng=rng, n_draws=n_draws), theta).f_measure
 
 

@@ -2,7 +2,7 @@
 
 Populations come from :mod:`ldp_helpers.simulate.populations` (``zipf_weights``,
 ``cohort_counts``), the mechanism from :mod:`ldp_helpers.mechanisms.rappor`, the decoder and the
-seed's printed Y_vec loop from :mod:`ldp_helpers.estimation.rappor_decoding`, the detection
+printed Y_vec loop of [rappor] Fig. 2 from :mod:`ldp_helpers.estimation.rappor_decoding`, the detection
 thresholds from :mod:`ldp_helpers.bounds.rappor`.
 
 References
@@ -30,7 +30,7 @@ PRIVACY_COLUMNS = ("f", "p", "q", "h", "eps_table", "eps1", "eps1_tutorial", "ep
 
 
 def precision_recall(detected, n_true: int) -> tuple[float, float]:
-    """Seed 001's scores: candidates ``0..n_true−1`` are the true ones; precision is 0 if nothing is detected.
+    """The scores of [rappor] §3: candidates ``0..n_true−1`` are the true ones; precision is 0 if nothing is detected.
 
     References
     ----------
@@ -47,7 +47,7 @@ def precision_recall(detected, n_true: int) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class DecodedSurvey:
-    """One survey decoded: precision and recall as seed 001 defines them, and the decoding itself."""
+    """One survey decoded: precision and recall as [rappor] §3 defines them, and the decoding itself."""
 
     precision: float
     recall: float
@@ -56,15 +56,15 @@ class DecodedSurvey:
 
 def decode_survey(params: RapporParams, weights, n_reports: int, *, rng: np.random.Generator, correction=None,
                   alpha: float = 0.05, printed_logic: bool = False) -> DecodedSurvey:
-    """One survey as seed 001 runs it: a fresh hashing secret, a population, the reports' bit counts, the decoder.
+    """One survey as [rappor] §3 runs it: a fresh hashing secret, a population, the reports' bit counts, the decoder.
 
-    ``printed_logic=True`` builds Y_vec with the seed's defective loop
+    ``printed_logic=True`` builds Y_vec with the defective loop of [rappor] Fig. 2
     (:func:`~ldp_helpers.estimation.rappor_decoding.printed_y_vec`); otherwise the exact
-    ``sample_aggregate`` and Eq. (3).
+    ``sample_aggregate`` and [rappor] Eq. (3).
 
     References
     ----------
-    [rappor] §3, Fig. 1, Fig. 2, Fig. 3.
+    [rappor] §3; [rappor] Fig. 1; [rappor] Fig. 2; [rappor] Fig. 3.
     """
     rng = check_rng(rng)
     weights = check_real_array("weights", weights, low=0.0, low_open=False)
@@ -84,7 +84,7 @@ def decode_surveys(params: RapporParams, weights, n_reports: int, n_draws: int, 
 
     Columns: precision, recall, the number of candidates the LASSO kept, and the number of
     detected candidates that are not true ones (false detections).  Not one batched
-    ``sample_aggregate``: every survey draws its own secret and population, as the seed does.
+    ``sample_aggregate``: every survey draws its own secret and population, as [rappor] does.
 
     References
     ----------
@@ -107,14 +107,14 @@ class EstimatorCheck:
 
 
 def estimator_check(mechanism: Rappor, truth, n_draws: int, *, rng: np.random.Generator) -> EstimatorCheck:
-    """``n_draws`` surveys of one population (one batched ``sample_aggregate``): t̂ against Eqs. (2)–(3).
+    """``n_draws`` surveys of one population (one batched ``sample_aggregate``): t̂ against [rappor] Eqs. (2)–(3).
 
     For an unbiased t̂ with the exact variance each z is approximately N(0, 1) and each
     variance ratio has mean 1 and SD about sqrt(2/(n_draws − 1)).
 
     References
     ----------
-    [rappor] Eq. (2), Eq. (3).
+    [rappor] Eq. (2); [rappor] Eq. (3).
     """
     n_draws = check_int("n_draws", n_draws, low=2)
     t = mechanism.estimand(truth)
@@ -135,7 +135,7 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
 
     References
     ----------
-    [erlingsson2014] Theorem 1, Theorem 2; [tutorial] "RAPPOR" (ε₁, ε₂).
+    [erlingsson2014] Theorem 1; [erlingsson2014] Theorem 2; [tutorial] "RAPPOR" (ε₁, ε₂).
     """
     rng = check_rng(rng)
     grid = [RapporParams(k=k, h=h, m=1, f=f, p=p, q=q) for f, p, q in settings for h in h_values]

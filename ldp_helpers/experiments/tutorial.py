@@ -7,7 +7,7 @@ bounds in :mod:`ldp_helpers.bounds.tutorial` and :mod:`ldp_helpers.bounds.wang20
 
 References
 ----------
-[tutorial] "Randomized response", "Frequency Oracles", "Apple's implementation of LDP".
+[tutorial] "Randomized response"; [tutorial] "Frequency Oracles"; [tutorial] "Apple's implementation of LDP".
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
 
     References
     ----------
-    [wang2017] Theorem 2 (exact before approximation), Eq. (2) (approximate); [tutorial] the variance table.
+    [wang2017] Theorem 2 (exact before approximation); [wang2017] Eq. (2) (approximate); [tutorial] the variance table.
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
     out = {}
@@ -114,7 +114,7 @@ def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.
 
     References
     ----------
-    [tutorial] "Frequency Oracles" (negative estimates); Duchi et al. (ICML 2008) for the simplex projection.
+    [tutorial] "Frequency Oracles" (negative estimates); [duchi2008] (the simplex projection).
     """
     counts, n = oracle.true_counts_and_n(true_counts)
     raw = simulated_estimates(oracle, counts, n_draws=n_draws, rng=rng)

@@ -21,7 +21,7 @@ def interactive_mse_comparison(*, epsilon=math.log(20), d=43, n=49_742):  # prag
 
     References
     ----------
-    [grr_vs_oue] Figs 3.7, 3.8 (exact curves only).
+    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8 (exact curves only).
     """
     import ipywidgets
     import matplotlib.pyplot as plt

@@ -39,7 +39,7 @@ Wang et al.'s *approximate* variance ``approx_variance(n)``.  Repetitions are al
 
 References
 ----------
-[wang2017] §3 (pure protocols), Theorem 2; [tutorial] Eq. (2) (definition of ε-LDP).
+[wang2017] §3 (pure protocols); [wang2017] Theorem 2; [tutorial] Eq. (2) (definition of ε-LDP).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ class PureFrequencyOracle(FrequencyOracle):
 
     References
     ----------
-    [wang2017] §3, Eq. (1); [tutorial] "Frequency Oracles".
+    [wang2017] §3; [wang2017] Eq. (1); [tutorial] "Frequency Oracles".
     """
 
     p: float = field(init=False)  # p*: Pr[a report supports the user's own value]
@@ -250,7 +250,7 @@ class PureFrequencyOracle(FrequencyOracle):
 
         References
         ----------
-        [wang2017] Eq. (2), Theorem 2; [tutorial] the variance table.
+        [wang2017] Eq. (2); [wang2017] Theorem 2; [tutorial] the variance table.
         """
         n = check_int("n", n, low=1)
         return float(count_variance(0.0, n, self.p, self.q))

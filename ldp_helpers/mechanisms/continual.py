@@ -17,7 +17,8 @@ T-shot spends ε/T in every round.  All three are tight: the whole-stream loss i
 
 References
 ----------
-[glance] §3, Algorithm 1, §4.1, Theorem 3; [nguyen2016] (Harmony); [erlingsson2014] (Basic One-time RAPPOR).
+[glance] §3; [glance] Algorithm 1; [glance] §4.1; [glance] Theorem 3; [nguyen2016] (Harmony);
+[erlingsson2014] (Basic One-time RAPPOR).
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ class Glance(_StreamMechanism):
 
     References
     ----------
-    [glance] Algorithm 1, the estimator of §4.1, Theorem 3 (ε-LDP).
+    [glance] Algorithm 1; [glance] §4.1 (the estimator); [glance] Theorem 3 (ε-LDP).
     """
 
     unbiased: ClassVar[bool] = False
@@ -216,7 +217,7 @@ class Glance(_StreamMechanism):
 
         References
         ----------
-        [glance] Claims 1 and 2 (the RR and sampling parts of the error).
+        [glance] Claim 1 (the RR part of the error); [glance] Claim 2 (the sampling part).
         """
         mu, N = self.estimand(truth), self.n_reports(truth)
         k = np.arange(1, N + 1)
@@ -273,7 +274,8 @@ class BasicOneTimeRappor(_StreamMechanism):
 
     References
     ----------
-    [glance] §1.1 and Theorem 1 (sequential composition); [m_shot] §4.1 (m = T); [erlingsson2014] (Basic One-time RAPPOR).
+    [glance] §1.1; [glance] Theorem 1 (sequential composition); [m_shot] §4.1 (m = T);
+    [erlingsson2014] (Basic One-time RAPPOR).
     """
 
     @property

@@ -52,7 +52,7 @@ class GRR(PureFrequencyOracle):
 
     References
     ----------
-    [wang2017] §4.1 (direct encoding); [grr_vs_oue] §2.2, Algorithm 1; [tutorial] "Direct Encoding".
+    [wang2017] §4.1 (direct encoding); [grr_vs_oue] §2.2; [grr_vs_oue] Algorithm 1; [tutorial] "Direct Encoding".
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
@@ -94,7 +94,7 @@ class GRR(PureFrequencyOracle):
         return np.where(keep, values, other)
 
     def aggregate(self, reports) -> np.ndarray:
-        """C(i): how many reports name value i (length d; Algorithm 2, line 6 of [grr_vs_oue])."""
+        """C(i): how many reports name value i (length d; [grr_vs_oue] Algorithm 2, line 6)."""
         reports = check_domain_values("reports", reports, self.d)
         return np.bincount(reports.ravel(), minlength=self.d)
 

@@ -20,7 +20,7 @@ both models; the cross-round coupling through τ_n differs by O(1/N).
 
 References
 ----------
-[m_shot] §3, §4.1, Algorithm 1, Theorems 3 and 4.
+[m_shot] §3; [m_shot] §4.1; [m_shot] Algorithm 1; [m_shot] Theorem 3; [m_shot] Theorem 4.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
 
     References
     ----------
-    [m_shot] §4.1 (p and q of the averaged report), Algorithm 1.
+    [m_shot] §4.1 (p and q of the averaged report); [m_shot] Algorithm 1.
     """
     keep, flip = q_bin_probabilities(epsilon_per_round)
     dummy = (1.0 - np.asarray(share)) * np.asarray(dummy_prob)
@@ -90,7 +90,7 @@ class MShotReporting(Mechanism):
 
     References
     ----------
-    [m_shot] §4.1, Algorithm 1, and the p, q and Φ(Y_{:,t}) displayed there; Theorem 4 (ε-LDP).
+    [m_shot] §4.1 (the p, q and Φ(Y_{:,t}) displayed there); [m_shot] Algorithm 1; [m_shot] Theorem 4 (ε-LDP).
     """
 
     epsilon: float  # ε, the whole budget of one user over the T rounds
@@ -198,7 +198,7 @@ class MShotReporting(Mechanism):
 
         References
         ----------
-        [m_shot] §4.1 (Φ), Theorem 3 (unbiased).
+        [m_shot] §4.1 (Φ); [m_shot] Theorem 3 (unbiased).
         """
         n = check_int("n", n, low=1)
         ones = check_ndim("aggregate", check_int_array("aggregate", aggregate, low=0, high=n), (1, 2), last=self.n_rounds)
@@ -271,7 +271,7 @@ def detection_scores(true_fractions, estimates, theta: float) -> DetectionScores
 
     References
     ----------
-    [m_shot] §6.1, Eq. (11) and the definitions of 適合率 (precision) and 再現率 (recall).
+    [m_shot] §6.1 (the definitions of 適合率 (precision) and 再現率 (recall)); [m_shot] Eq. (11).
     """
     theta = _check_theta(theta)
     fractions = check_real_array("true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False)

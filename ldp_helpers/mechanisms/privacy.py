@@ -30,7 +30,7 @@ def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
 
     References
     ----------
-    [tutorial] Eq. (2), the definition of ε-LDP: ∀y: Pr[π(v)=y] / Pr[π(v')=y] ≤ e^ε.
+    [tutorial] Eq. (2) (the definition of ε-LDP: ∀y: Pr[π(v)=y] / Pr[π(v')=y] ≤ e^ε).
     """
     p = check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False)
     if p.ndim != 2 or p.shape[0] < 2:

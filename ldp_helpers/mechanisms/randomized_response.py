@@ -36,8 +36,8 @@ class BinaryRR(Mechanism):
 
     References
     ----------
-    [tutorial] "Randomized response"; [warner1965]; [m_shot] §4.1 and [glance] Algorithm 1 use
-    Q_Bin(v; ε) with keep probability e^ε/(e^ε+1).
+    [tutorial] "Randomized response"; [warner1965]; [m_shot] §4.1; [glance] Algorithm 1 (both use
+    Q_Bin(v; ε) with keep probability e^ε/(e^ε+1)).
     """
 
     p: float  # Pr[report 1 | true bit 1]

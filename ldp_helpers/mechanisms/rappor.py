@@ -4,20 +4,21 @@ A user in cohort j holding candidate string w sends one report: her Bloom filter
 memoized permanent randomization B' (PRR) and an instantaneous one S (IRR), the steps of
 :mod:`ldp_helpers.mechanisms.rappor_client` ([erlingsson2014] §2).
 
-**Naming trap.**  RAPPOR (and seed 001) write *q* for the 1-bit side and *p* for the 0-bit side,
+**Naming trap.**  [erlingsson2014] (and [rappor]) write *q* for the 1-bit side and *p* for the 0-bit side,
 so ``q > p``: the opposite of every other binary channel of the collection (``p = Pr[1 | 1] > q``).
 :class:`RapporParams` keeps the paper's letters; :attr:`RapporParams.bit_channel` is the one place
 they are converted.  Composing PRR and IRR, each reported bit depends only on its own Bloom bit::
 
     q* = Pr[S_i = 1 | B_i = 1] = ½f(p + q) + (1 − f) q      p* = Pr[S_i = 1 | B_i = 0] = ½f(p + q) + (1 − f) p
 
-Seed 001's *Basic One-time RAPPOR* is IRR only (``f = 0``); RAPPOR's *one-time RAPPOR* is PRR
+The *Basic One-time RAPPOR* of [rappor] is IRR only (``f = 0``); the *one-time RAPPOR* of [erlingsson2014] is PRR
 only (``p = 0, q = 1``).  The PRR is memoized: one report is ε₁-private, all reports of a user
 together ε∞-private (:attr:`RapporParams.epsilon_permanent`).
 
 References
 ----------
-[erlingsson2014] §2, Theorem 1, Theorem 2; [rappor] Eq. (1), Eq. (2), Eq. (3), Fig. 3; [tutorial] "RAPPOR".
+[erlingsson2014] §2; [erlingsson2014] Theorem 1; [erlingsson2014] Theorem 2; [rappor] Eq. (1); [rappor] Eq. (2);
+[rappor] Eq. (3); [rappor] Fig. 3; [tutorial] "RAPPOR".
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class RapporParams:
     [erlingsson2014] §2 steps 1–3; [rappor] Eq. (1) (``q = 0.75, p = 0.5``).
     """
 
-    k: int  # Bloom filter bits (k; seed 001: B)
+    k: int  # Bloom filter bits (k; [rappor]: B)
     h: int  # hash functions per string (h), 1 ≤ h ≤ k
     m: int  # cohorts (m), each with its own hash functions
     f: float  # PRR probability (f), 0 ≤ f < 1
@@ -71,7 +72,7 @@ class RapporParams:
 
     @classmethod
     def basic_one_time(cls, k: int, h: int, m: int, p: float = 0.5, q: float = 0.75) -> "RapporParams":
-        """Seed 001's Basic One-time RAPPOR: no PRR (``f = 0``), one IRR (``p = 0.5, q = 0.75``: [rappor] Eq. (1))."""
+        """The Basic One-time RAPPOR of [rappor]: no PRR (``f = 0``), one IRR (``p = 0.5, q = 0.75``: [rappor] Eq. (1))."""
         return cls(k=k, h=h, m=m, f=0.0, p=p, q=q)
 
     @classmethod
@@ -159,7 +160,7 @@ class RapporReports(NamedTuple):
 class Rappor(Mechanism):
     """RAPPOR over M candidate strings in m cohorts: a value is a pair (cohort j, candidate w).
 
-    ``f = 0`` is seed 001's Basic One-time RAPPOR.  The truth is the array (m, M) of users per
+    ``f = 0`` is the Basic One-time RAPPOR of [rappor].  The truth is the array (m, M) of users per
     cohort and candidate; the aggregate is the reported bit counts c (m, k); the estimand is the
     true bit counts ``t[j, i]`` (cohort-j users whose Bloom bit i is set), estimated per cohort
     with n = the cohort sizes N_j.  The whole-report table's inputs are **every** Bloom filter
@@ -168,7 +169,7 @@ class Rappor(Mechanism):
 
     References
     ----------
-    [erlingsson2014] §2, §4; [rappor] Eq. (1), Eq. (2), Eq. (3).
+    [erlingsson2014] §2; [erlingsson2014] §4; [rappor] Eq. (1); [rappor] Eq. (2); [rappor] Eq. (3).
     """
 
     params: RapporParams
@@ -189,7 +190,7 @@ class Rappor(Mechanism):
 
     @classmethod
     def create(cls, params: RapporParams, n_candidates: int, *, rng: np.random.Generator) -> "Rappor":
-        """Draw the hashing secret from ``rng`` and hash every candidate in every cohort (seed 001's design).
+        """Draw the hashing secret from ``rng`` and hash every candidate in every cohort (the design of [rappor] Fig. 3).
 
         References
         ----------

@@ -1,7 +1,7 @@
 """RAPPOR's client, step by step: Bloom filter, permanent and instantaneous randomized response.
 
-1. A string is hashed by h cohort-specific functions into k bits (seed 001's SHA-256, keyed by
-   a secret drawn from the injected ``rng``; the same secret gives the seed's design).
+1. A string is hashed by h cohort-specific functions into k bits (the SHA-256 of [rappor] Fig. 3, keyed by
+   a secret drawn from the injected ``rng``; the same secret gives the design of [rappor] Fig. 3).
 2. PRR: ``B'_i = 1`` w.p. f/2, 0 w.p. f/2, ``B_i`` w.p. 1 − f (memoized per user).
 3. IRR, in RAPPOR's letters: ``Pr[S_i = 1 | B'_i = 1] = q``, ``Pr[S_i = 1 | B'_i = 0] = p``, q > p.
 
@@ -10,7 +10,7 @@ every filter h hashes can produce (the inputs of its exact output table).
 
 References
 ----------
-[erlingsson2014] §2 steps 1–3; [rappor] Eq. (1), Fig. 3.
+[erlingsson2014] §2 steps 1–3; [rappor] Eq. (1); [rappor] Fig. 3.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from ldp_helpers._validation import (check_above, check_binary_array, check_int,
 
 
 def draw_secret(*, rng: np.random.Generator) -> str:
-    """The hashing secret, drawn from ``rng`` like seed 001's ``str(np.random.random()) + "secret"``."""
+    """The hashing secret, drawn from ``rng`` like the ``str(np.random.random()) + "secret"`` of [rappor]."""
     return f"{check_rng(rng).random()!r}secret"
 
 
 def hash_index(secret: str, cohort: int, candidate: int, hash_number: int, k: int) -> int:
-    """Seed 001's hash: ``int(sha256(f"{secret}_{c:02d}_{j:03d}_{i:02d}"), 16) mod k``.
+    """The hash of [rappor] Fig. 3: ``int(sha256(f"{secret}_{c:02d}_{j:03d}_{i:02d}"), 16) mod k``.
 
-    ``cohort`` is 0-based as in the seed; ``candidate`` and ``hash_number`` are 0-based here and
-    printed 1-based (``j + 1``, ``i + 1``) as the seed's loops do, so a secret gives the seed's design.
+    ``cohort`` is 0-based as in [rappor]; ``candidate`` and ``hash_number`` are 0-based here and
+    printed 1-based (``j + 1``, ``i + 1``) as the loops of [rappor] Fig. 3 do, so a secret gives the same design.
 
     References
     ----------

@@ -107,7 +107,7 @@ class UnaryEncoding(PureFrequencyOracle):
         return reports
 
     def aggregate(self, reports) -> np.ndarray:
-        """C(i): how many reported vectors have bit i set (length d; Algorithm 4, line 7 of [grr_vs_oue])."""
+        """C(i): how many reported vectors have bit i set (length d; [grr_vs_oue] Algorithm 4, line 7)."""
         bits = check_binary_array("reports", check_ndim("reports", reports, 2, last=self.d, what="(users × d bits)"))
         return bits.sum(axis=0, dtype=np.int64)
 
@@ -131,7 +131,7 @@ class OUE(UnaryEncoding):
 
     References
     ----------
-    [wang2017] §4.2, Eq. (5); [grr_vs_oue] §2.3, Algorithm 3; [tutorial] "Unary Encoding"
+    [wang2017] §4.2; [wang2017] Eq. (5); [grr_vs_oue] §2.3; [grr_vs_oue] Algorithm 3; [tutorial] "Unary Encoding"
     (where it is misspelled "OEU").
     """
 

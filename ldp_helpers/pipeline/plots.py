@@ -2,7 +2,7 @@
 
 References
 ----------
-[grr_vs_oue] Figs 3.7, 3.8.
+[grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ def mark_crossovers(ax, d: int) -> None:
 
 
 def plot_mse_curves(ax, epsilons, curves, d: int, *, n_draws: int) -> None:
-    """Figs 3.7/3.8: simulated (dots), exact (solid) and Wang-approximate (dotted) MSE vs ε, crossovers marked.
+    """[grr_vs_oue] Fig. 3.7 and Fig. 3.8: simulated (dots), exact (solid) and Wang-approximate (dotted) MSE vs ε, crossovers marked.
 
     ``curves`` is :func:`~ldp_helpers.experiments.grr_vs_oue.mse_curves`'s result; ``n_draws``
     the surveys per ε behind each simulated point (for the legend).
 
     References
     ----------
-    [grr_vs_oue] Figs 3.7, 3.8.
+    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
     """
     d = check_int("d", d, low=3)
     for k, (name, curve) in enumerate(curves.items()):

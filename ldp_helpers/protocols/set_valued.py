@@ -14,7 +14,7 @@ DE rule d' < 3e^ε + 2.
 References
 ----------
 [tutorial] "Itemset mining" (PSFO/SVIM of Wang, Li, Jha, IEEE S&P 2018; LDPMiner of Qin et al.,
-CCS 2016); [wang2017] §4.1 (GRR), §4.4 (OLH).
+CCS 2016); [wang2017] §4.1 (GRR); [wang2017] §4.4 (OLH).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The two datasets of the GRR/OUE thesis (seed 004): clickstream trousers and a survey stand-in.
+"""The two datasets of the GRR/OUE thesis ([grr_vs_oue]): clickstream trousers and a survey stand-in.
 
 *Dataset 2* is the trousers category of the UCI "Clickstream Data for Online Shopping"
 (Łapczyński 2019, DOI 10.24432/C5QK7X, CC BY 4.0): rows with ``page 1 (main category) == 1``,
@@ -179,7 +179,7 @@ def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True
 
     References
     ----------
-    GRR/OUE thesis (004) §3.2, "Dataset2 は, 49,742 件 ... 43 種類"; the filter is
+    [grr_vs_oue] §3.2 ("Dataset2 は, 49,742 件 ... 43 種類"); the filter is
     ``page 1 (main category) == 1`` (PROVENANCE.md of the shared data).
     """
     path = Path(path)
@@ -233,7 +233,7 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
 
 # ----------------------------------------------------------------- Dataset 1: stand-in
 
-TEA_BRANDS = ("Oi Ocha", "Iyemon", "Ayataka", "Namacha", "Meidai-cha")  # thesis §3.2: brands 0..4
+TEA_BRANDS = ("Oi Ocha", "Iyemon", "Ayataka", "Namacha", "Meidai-cha")  # [grr_vs_oue] §3.2: brands 0..4
 # STAND-IN, NOT THE THESIS DATA: ratings (1 = worst .. 5 = best) invented for this notebook so
 # that Dataset 1 has the thesis' shape (14 respondents × 5 brands, 5 levels) and a skewed histogram.
 _TEA_RATINGS = (
@@ -278,7 +278,7 @@ def tea_survey_standin() -> SurveyStandIn:
 
     References
     ----------
-    GRR/OUE thesis (004) §3.2 and Fig. 3.1 (the real data were never published).
+    [grr_vs_oue] §3.2; [grr_vs_oue] Fig. 3.1 (the real data were never published).
     """
     return SurveyStandIn(np.array(_TEA_RATINGS, dtype=np.int64), TEA_BRANDS)
 

@@ -13,7 +13,7 @@ N users hold bits ``v_{n,t}`` over T rounds (``V ∈ {0,1}^{N×T}``).  Two data 
 
 References
 ----------
-[glance] §3 (LPCC), §6 (constant μ); [m_shot] §3, §6.2 (Φ0 = t/T, shuffled).
+[glance] §3 (LPCC); [glance] §6 (constant μ); [m_shot] §3; [m_shot] §6.2 (Φ0 = t/T, shuffled).
 """
 
 from __future__ import annotations
@@ -168,15 +168,15 @@ def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator)
     return rng.permutation(counts)
 
 
-# ------------------------------------------------------------------ RAPPOR's candidate populations (seed 001)
+# ------------------------------------------------------------------ RAPPOR's candidate populations ([rappor])
 
 
 def zipf_weights(n_candidates: int, n_active: int, exponent: float) -> np.ndarray:
-    """Seed 001's ``get_word_probs``: the first ``n_active`` candidates ∝ 1/r^exponent, the rest 0.
+    """The ``get_word_probs`` of [rappor]: the first ``n_active`` candidates ∝ 1/r^exponent, the rest 0.
 
     References
     ----------
-    [rappor] §3, Fig. 2.
+    [rappor] §3; [rappor] Fig. 2.
     """
     n_candidates = check_int("n_candidates", n_candidates, low=1)
     n_active = check_int("n_active", n_active, low=1, high=n_candidates)
@@ -187,18 +187,18 @@ def zipf_weights(n_candidates: int, n_active: int, exponent: float) -> np.ndarra
 
 
 def cohort_sizes(n_reports: int, m: int) -> np.ndarray:
-    """Near-equal cohort sizes N_j summing to N (``N // m`` each when m divides N, as in seed 001)."""
+    """Near-equal cohort sizes N_j summing to N (``N // m`` each when m divides N, as in [rappor])."""
     n_reports = check_int("n_reports", n_reports, low=1)
     m = check_int("m", m, low=1, high=n_reports)
     return n_reports // m + (np.arange(m) < n_reports % m)
 
 
 def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) -> np.ndarray:
-    """Seed 001's ``simulate_word_counts``: cohort j draws Multinomial(N_j, weights); shape (m, M), RAPPOR's truth.
+    """The ``simulate_word_counts`` of [rappor]: cohort j draws Multinomial(N_j, weights); shape (m, M), RAPPOR's truth.
 
     References
     ----------
-    [rappor] §3, Fig. 2.
+    [rappor] §3; [rappor] Fig. 2.
     """
     rng = check_rng(rng)
     weights = check_ndim("weights", check_real_array("weights", weights, low=0.0, low_open=False), 1)
@@ -206,7 +206,7 @@ def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) 
     return np.stack([rng.multinomial(n_j, weights) for n_j in cohort_sizes(n_reports, m)])
 
 
-# ---------------------------------------------------------------- histograms over [0, d) (seeds 003, 004)
+# ---------------------------------------------------------------- histograms over [0, d) ([tutorial], [grr_vs_oue])
 
 
 def flat_counts(n: int, d: int) -> np.ndarray:
