@@ -56,6 +56,7 @@ _EXPORTS = {
     "ldp_helpers.experiments.common": ("fitted_slope",),
     "ldp_helpers.pipeline.claims": ("ClaimsTable", "VERDICTS"),
     "ldp_helpers.pipeline.figures": ("save_figure", "use_style"),
+    "ldp_helpers.pipeline.plots": ("plot_tail_bounds",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_MODULE_OF)

@@ -38,7 +38,7 @@ import numpy as np
 
 from ldp_helpers import (
     ClaimsTable, MShotReporting, Population, RandomActiveSets, fitted_slope, linear_ramp_counts,
-    privacy_losses, save_figure, tail_comparison, use_style)
+    plot_tail_bounds, privacy_losses, save_figure, tail_comparison, use_style)
 from ldp_helpers.experiments.m_shot import (
     data_model_gap, f_measure_vs_m, f_measure_vs_rounds, log_correction_residual, max_errors,
     max_error_vs_rounds, peak_window, ramp_data, rate_guide, unbiasedness_check)
@@ -415,12 +415,11 @@ claims.check_statement("Theorem 5's Chernoff step (A-3) bounds the exact tail of
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
-ax.plot(alpha_tail, chernoff_tail, label=r"Chernoff (A-3): $2e^{-\mu\delta^2/3}$ = bound (2)$/T$")
-ax.plot(alpha_tail, kl_tail, "--", label=r"Chernoff–Hoeffding: $e^{-ND(p+t\|p)} + e^{-ND(p-t\|p)}$")
-ax.plot(alpha_tail, exact_tail, "k", label=r"exact $\Pr[|\Phi-\Phi_0|\geq\alpha]$ (binomial)")
-ax.axvline(alpha_check, ls=":", color="0.4", label=r"certified $\alpha$ ($\beta = 0.05$)")
-ax.set(yscale="log", xlabel=r"deviation $\alpha$", ylabel="probability, one round",
-       title=r"Round with $\Phi_0 = 1$: $\varepsilon = 10$, $T = 100$, $m^* = 6$, $N = 10^5$")
+plot_tail_bounds(ax, alpha_tail, {r"Chernoff (A-3): $2e^{-\mu\delta^2/3}$ = bound (2)$/T$": chernoff_tail,
+                                  r"Chernoff–Hoeffding: $e^{-ND(p+t\|p)} + e^{-ND(p-t\|p)}$": kl_tail},
+                 exact_tail, r"exact $\Pr[|\Phi-\Phi_0|\geq\alpha]$ (binomial)",
+                 [(alpha_check, r"certified $\alpha$ ($\beta = 0.05$)")], xlabel=r"deviation $\alpha$",
+                 title=r"Round with $\Phi_0 = 1$: $\varepsilon = 10$, $T = 100$, $m^* = 6$, $N = 10^5$")
 ax.legend(fontsize=7.5, loc="upper right")
 save_figure(fig, NOTEBOOK, "chernoff_vs_exact_tail", write=save_figures)
 plt.show()

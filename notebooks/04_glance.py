@@ -30,7 +30,7 @@ import numpy as np
 
 from ldp_helpers import (
     BasicOneTimeRappor, ClaimsTable, Glance, Harmony, constant_population, fitted_slope,
-    privacy_losses, save_figure, tail_comparison, use_style)
+    plot_tail_bounds, privacy_losses, save_figure, tail_comparison, use_style)
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.experiments.glance import (
     error_curve, error_parts_curve, exceedance_probabilities, mean_error_grid)
@@ -407,13 +407,12 @@ claims.check_statement("Claim 1's Bernstein bound (RHS of (2) per reporter) boun
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
-ax.plot(s_tail, bern_tail, label=r"Bernstein: $e^{-K R(s)}$, $R$ = right-hand side of (2)")
-ax.plot(s_tail, kl_tail, "--", label=r"Chernoff–Hoeffding: $e^{-K D(q+s(p-q)\,\|\,q)}$")
-ax.plot(s_tail, exact_tail, "k", label=r"exact $\Pr[\hat\mu_t-\tilde\mu_t\geq s]$, $X_t\sim\mathrm{Bin}(K, q)$")
-ax.axvline(theta_tail / 2, ls=":", color="0.4", label=r"$\theta/2$, where $R = L$")
-ax.axvline(theta_tail, ls="-.", color="0.4", label=r"$\theta$ (Eq. 1)")
-ax.set(yscale="log", xlabel=r"deviation $s$ of the RR error", ylabel="probability, one round",
-       title=rf"Sparse round ($\tilde\mu_t = 0$): $\varepsilon = {eps_tail:g}$, $K = N/T = {K_tail}$")
+plot_tail_bounds(ax, s_tail, {r"Bernstein: $e^{-K R(s)}$, $R$ = right-hand side of (2)": bern_tail,
+                              r"Chernoff–Hoeffding: $e^{-K D(q+s(p-q)\,\|\,q)}$": kl_tail},
+                 exact_tail, r"exact $\Pr[\hat\mu_t-\tilde\mu_t\geq s]$, $X_t\sim\mathrm{Bin}(K, q)$",
+                 [(theta_tail / 2, r"$\theta/2$, where $R = L$"), (theta_tail, r"$\theta$ (Eq. 1)")],
+                 xlabel=r"deviation $s$ of the RR error",
+                 title=rf"Sparse round ($\tilde\mu_t = 0$): $\varepsilon = {eps_tail:g}$, $K = N/T = {K_tail}$")
 ax.legend(fontsize=7.5, loc="lower left")
 save_figure(fig, NOTEBOOK, "chernoff_vs_exact_tail", write=save_figures)
 plt.show()

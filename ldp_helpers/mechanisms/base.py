@@ -20,7 +20,9 @@ The contract, in one place (the README's "Mechanism contract" repeats it for rea
     The server's sufficient statistic of a batch of reports.
 ``sample_aggregate(truth, *, rng, n_draws=None)``
     An exact sampler of ``aggregate(perturb(expand(truth)))``: same law, cost independent of
-    the number of users where the mechanism allows it.  With ``n_draws`` the result gets a
+    the number of users where the mechanism allows it.  (Local hashing is the one documented
+    idealization: its sampler treats the hash as fully random, while the per-user client draws
+    from a universal family, whose marginals agree to O(g/P).)  With ``n_draws`` the result gets a
     leading axis of that length: independent surveys of the same population.
 ``estimate(aggregate, n)``
     The server's estimate of ``estimand(truth)`` from the statistic and the number of users

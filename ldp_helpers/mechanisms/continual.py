@@ -101,16 +101,19 @@ class _StreamMechanism(Mechanism):
         ``reporters`` (K) and ``reporters_with_one`` (K1 ≤ K) are integer arrays of shape (..., T).
         """
         K, K1 = _check_reporters(reporters, reporters_with_one)
+        return self._randomize(K, K1, check_rng(rng))
+
+    def _randomize(self, K, K1, rng) -> np.ndarray:
+        """``[K; X]`` with ``X ~ Bin(K1, p) + Bin(K − K1, q)`` (inputs already validated)."""
         rr = self.randomizer
-        return np.stack([K, sample_support_counts(K1, K, rr.p, rr.q, rng=check_rng(rng))], axis=-2)
+        return np.stack([K, sample_support_counts(K1, K, rr.p, rr.q, rng=rng)], axis=-2)
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact sampler of ``[K; X]``, shape (2, T) or (n_draws, 2, T): chain of binomials, then the reports."""
         population = self._population(truth)
         draws = 1 if n_draws is None else check_n_draws(n_draws)
         K, K1 = sample_reporters(population, self.rounds_per_user, rng=check_rng(rng), n_draws=draws)
-        rr = self.randomizer
-        aggregate = np.stack([K, sample_support_counts(K1, K, rr.p, rr.q, rng=rng)], axis=-2)  # = randomize_reporters(K, K1)
+        aggregate = self._randomize(K, K1, rng)
         return aggregate[0] if n_draws is None else aggregate
 
     def _statistic(self, aggregate, n) -> tuple[int, np.ndarray, np.ndarray]:

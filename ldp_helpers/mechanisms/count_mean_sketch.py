@@ -63,8 +63,8 @@ class CountMeanSketch(FrequencyOracle):
     truth is the vector of d true counts, the aggregate the k × m sketch, the estimate the mean
     frequency query f̂ of every value.  For *fixed* hashes f̂ is biased by their collisions
     (:meth:`expected_estimate`), hence ``unbiased = False``; averaged over the hash draws it is
-    unbiased.  The whole-report loss is ε unless every hash collides some pair, hence
-    ``tight = False`` (the loss is at most ε).
+    unbiased.  The whole-report loss is exactly ε as soon as one hash separates two values
+    (:attr:`tight`); it is 0 only for hashes that send every value to one cell.
 
     References
     ----------
@@ -76,8 +76,13 @@ class CountMeanSketch(FrequencyOracle):
     hash_a: tuple = field(repr=False)
     hash_b: tuple = field(repr=False)
 
-    tight = False
     unbiased = False
+
+    @property
+    def tight(self) -> bool:
+        """Whether the whole-report loss equals ε: some hash h_j separates two values (two entries flip)."""
+        table = self.hash_table()
+        return bool(np.any(table != table[:, :1]))
 
     def __post_init__(self):
         super().__post_init__()

@@ -45,3 +45,22 @@ def plot_mse_curves(ax, epsilons, curves, d: int, *, n_draws: int) -> None:
                 "GRR has the smaller expected MSE for every ε > 0", transform=ax.transAxes, fontsize=8)
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="MSE of estimated frequencies")
     ax.legend(fontsize=8)
+
+
+def plot_tail_bounds(ax, deviation, bounds, exact, exact_label: str, markers=(), *, xlabel: str, title: str) -> None:
+    """Tail bounds (solid, then dashed) against the exact tail (black) on a log scale, with vertical markers.
+
+    ``bounds`` maps a legend label to its curve over ``deviation`` (e.g. a Chernoff and a
+    Chernoff–Hoeffding bound from :func:`~ldp_helpers.bounds.chernoff.tail_comparison`);
+    ``markers`` is a sequence of ``(x, label)`` drawn as grey vertical lines.
+
+    References
+    ----------
+    [m_shot] Eq. (A-3); [glance] Claim 1.
+    """
+    for (label, curve), style in zip(bounds.items(), ("-", "--", ":")):
+        ax.plot(deviation, curve, style, label=label)
+    ax.plot(deviation, exact, "k", label=exact_label)
+    for (x, label), style in zip(markers, (":", "-.", "--")):
+        ax.axvline(x, ls=style, color="0.4", label=label)
+    ax.set(yscale="log", xlabel=xlabel, ylabel="probability, one round", title=title)
