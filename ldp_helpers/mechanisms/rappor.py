@@ -239,7 +239,14 @@ class Rappor(Mechanism):
         return self._true_bit_counts(self.check_truth(truth)[0])
 
     def _true_bit_counts(self, counts: np.ndarray) -> np.ndarray:
-        return np.matmul(counts[:, None, :], self.blooms.astype(np.int64))[:, 0, :]
+        # BLAS product in float64 (exact: every partial sum is an integer below 2^53), then int64
+        return np.matmul(counts[:, None, :].astype(np.float64), self._float_blooms)[:, 0, :].astype(np.int64)
+
+    @cached_property
+    def _float_blooms(self) -> np.ndarray:
+        blooms = self.blooms.astype(np.float64)
+        blooms.setflags(write=False)
+        return blooms
 
     def n_reports(self, truth) -> np.ndarray:
         """The cohort sizes N_j, shape (m,)."""
