@@ -46,7 +46,7 @@ _EXPORTS = {
     "ldp_helpers.estimation.pure": ("unbiased_count", "count_variance", "expected_support_count", "support_count_pmf"),
     "ldp_helpers.estimation.postprocessing": ("postprocess",),
     "ldp_helpers.estimation.rappor_decoding": ("decode", "identical_filter_pairs", "printed_y_vec"),
-    "ldp_helpers.bounds.chernoff": ("tail_comparison",),
+    "ldp_helpers.bounds.chernoff": ("tail_check", "tail_comparison"),
     "ldp_helpers.bounds.wang2017": ("approx_variance_per_user", "best_protocol_grid", "de_threshold",
                                     "first_d_where_oue_wins"),
     "ldp_helpers.protocols.heavy_hitters": ("prefix_extension_heavy_hitters",),

@@ -38,7 +38,8 @@ import numpy as np
 
 from ldp_helpers import (
     ClaimsTable, MShotReporting, Population, RandomActiveSets, fitted_slope, linear_ramp_counts,
-    plot_tail_bounds, privacy_losses, save_figure, tail_comparison, use_style)
+    plot_tail_bounds, privacy_losses, save_figure, tail_check, tail_comparison,
+    use_style)
 from ldp_helpers.experiments.m_shot import (
     data_model_gap, f_measure_vs_m, f_measure_vs_rounds, log_correction_residual, max_errors,
     max_error_vs_rounds, peak_window, ramp_data, rate_guide, unbiasedness_check)
@@ -403,21 +404,19 @@ full_round = MShotReporting(10.0, 100, 6).round_channel  # eps = 10, T = 100, m*
 N_tail, p_tail, gap_tail = 100_000, full_round.p, full_round.p - full_round.q
 alpha_tail = np.linspace(0.0, method_assumption("m*-shot", epsilon=10.0, n_rounds=100), 121)[1:]  # up to condition (1)
 delta_tail = alpha_tail * gap_tail / p_tail  # |Phi - Phi0| >= alpha  <=>  |X - Np| >= delta Np
-chernoff_tail, exact_tail, loose_tail = tail_comparison("two_sided", N_tail, p_tail, delta_tail)  # (A-3) = (2)'s term
-kl_tail = tail_comparison("kl_two_sided", N_tail, p_tail, delta_tail)[0]
+tail = tail_check(("two_sided", "kl_two_sided"), N_tail, p_tail, delta_tail)  # (A-3) = (2)'s term, and the KL form
 _, exact_check, loose_check = tail_comparison("two_sided", N_tail, p_tail, alpha_check * gap_tail / p_tail)
-tail_holds = bool(np.all(chernoff_tail >= exact_tail) and np.all(kl_tail >= exact_tail))
-print(f"bound >= exact tail at all {alpha_tail.size} alphas: {tail_holds}; bound / exact: {loose_tail.min():.3g} .. {loose_tail.max():.3g}")
+print(f"bound >= exact tail at all {alpha_tail.size} alphas: {tail.holds}; bound / exact: {tail.ratio.min():.3g} .. {tail.ratio.max():.3g}")
 print(f"at the certified alpha = {alpha_check:.4g} (beta = 0.05): bound {0.05 / 100:.3g}, exact {exact_check:.3g} ({loose_check:.3g}x)")
 claims.check_statement("Theorem 5's Chernoff step (A-3) bounds the exact tail of a round's count (Phi0 = 1, eps = 10, m* = 6, N = 1e5)",
-                       "Thm 5, (A-3)", "Pr[|Phi - Phi0| >= alpha] <= 2exp(-mu delta^2/3)", tail_holds,
+                       "Thm 5, (A-3)", "Pr[|Phi - Phi0| >= alpha] <= 2exp(-mu delta^2/3)", tail.holds,
                        f"holds at {alpha_tail.size} alphas up to condition (1); {loose_check:.3g}x the exact tail at alpha = {alpha_check:.3g}")
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
-plot_tail_bounds(ax, alpha_tail, {r"Chernoff (A-3): $2e^{-\mu\delta^2/3}$ = bound (2)$/T$": chernoff_tail,
-                                  r"Chernoff–Hoeffding: $e^{-ND(p+t\|p)} + e^{-ND(p-t\|p)}$": kl_tail},
-                 exact_tail, r"exact $\Pr[|\Phi-\Phi_0|\geq\alpha]$ (binomial)",
+plot_tail_bounds(ax, alpha_tail, {r"Chernoff (A-3): $2e^{-\mu\delta^2/3}$ = bound (2)$/T$": tail.values["two_sided"],
+                                  r"Chernoff–Hoeffding: $e^{-ND(p+t\|p)} + e^{-ND(p-t\|p)}$": tail.values["kl_two_sided"]},
+                 tail.exact, r"exact $\Pr[|\Phi-\Phi_0|\geq\alpha]$ (binomial)",
                  [(alpha_check, r"certified $\alpha$ ($\beta = 0.05$)")], xlabel=r"deviation $\alpha$",
                  title=r"Round with $\Phi_0 = 1$: $\varepsilon = 10$, $T = 100$, $m^* = 6$, $N = 10^5$")
 ax.legend(fontsize=7.5, loc="upper right")

@@ -30,7 +30,8 @@ import numpy as np
 
 from ldp_helpers import (
     BasicOneTimeRappor, ClaimsTable, Glance, Harmony, constant_population, fitted_slope,
-    plot_tail_bounds, privacy_losses, save_figure, tail_comparison, use_style)
+    plot_tail_bounds, privacy_losses, save_figure, tail_check, tail_comparison,
+    use_style)
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.experiments.glance import (
     error_curve, error_parts_curve, exceedance_probabilities, mean_error_grid)
@@ -393,23 +394,21 @@ print("mean Err at eps = 8: " + ", ".join(f"mu={mu:g}: Glance {fig3_mean['Glance
 eps_tail, K_tail = 2.0, N3 // T3  # a sparse round (mu~ = 0) with its expected K = N/T = 200 reporters
 theta_tail, q_tail, scale_tail = float(gb.theta(eps_tail, N3, T3, beta3)), 1 / (math.exp(eps_tail) + 1), math.expm1(eps_tail)
 s_tail = np.linspace(0.0, 1.2 * theta_tail, 121)[1:]  # mu^ - mu~ >= s  <=>  X >= K(q + s(p - q)): delta = s(e^eps - 1)
-bern_tail, exact_tail, loose_tail = tail_comparison("bernstein_upper", K_tail, q_tail, s_tail * scale_tail)  # exp(-K R(s))
-kl_tail = tail_comparison("kl_upper", K_tail, q_tail, s_tail * scale_tail)[0]
+tail = tail_check(("bernstein_upper", "kl_upper"), K_tail, q_tail, s_tail * scale_tail)  # exp(-K R(s)) and the KL form
 (_, exact_half, loose_half), (_, exact_theta, loose_theta) = (tail_comparison("bernstein_upper", K_tail, q_tail, s * scale_tail)
                                                               for s in (theta_tail / 2, theta_tail))
-tail_holds = bool(np.all(bern_tail >= exact_tail) and np.all(kl_tail >= exact_tail))
-print(f"bound >= exact tail at all {s_tail.size} deviations: {tail_holds}; bound / exact: {loose_tail.min():.3g} .. {loose_tail.max():.3g}")
+print(f"bound >= exact tail at all {s_tail.size} deviations: {tail.holds}; bound / exact: {tail.ratio.min():.3g} .. {tail.ratio.max():.3g}")
 print(f"at theta/2 = {theta_tail / 2:.4g}: exact {exact_half:.3g} ({loose_half:.3g}x); at theta = {theta_tail:.4g}: "
       f"exact {exact_theta:.3g} ({loose_theta:.3g}x)")
 claims.check_statement("Claim 1's Bernstein bound (RHS of (2) per reporter) bounds the exact RR tail (sparse round, K = 200, eps = 2)",
-                       "Claim 1, Eq. (1), (2)", "Pr[mu^ - mu~ >= s] <= exp(-K R(s))", tail_holds,
+                       "Claim 1, Eq. (1), (2)", "Pr[mu^ - mu~ >= s] <= exp(-K R(s))", tail.holds,
                        f"holds at {s_tail.size} s up to 1.2 theta; {loose_half:.3g}x the exact tail at theta/2, {loose_theta:.3g}x at theta")
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
-plot_tail_bounds(ax, s_tail, {r"Bernstein: $e^{-K R(s)}$, $R$ = right-hand side of (2)": bern_tail,
-                              r"Chernoff–Hoeffding: $e^{-K D(q+s(p-q)\,\|\,q)}$": kl_tail},
-                 exact_tail, r"exact $\Pr[\hat\mu_t-\tilde\mu_t\geq s]$, $X_t\sim\mathrm{Bin}(K, q)$",
+plot_tail_bounds(ax, s_tail, {r"Bernstein: $e^{-K R(s)}$, $R$ = right-hand side of (2)": tail.values["bernstein_upper"],
+                              r"Chernoff–Hoeffding: $e^{-K D(q+s(p-q)\,\|\,q)}$": tail.values["kl_upper"]},
+                 tail.exact, r"exact $\Pr[\hat\mu_t-\tilde\mu_t\geq s]$, $X_t\sim\mathrm{Bin}(K, q)$",
                  [(theta_tail / 2, r"$\theta/2$, where $R = L$"), (theta_tail, r"$\theta$ (Eq. 1)")],
                  xlabel=r"deviation $s$ of the RR error",
                  title=rf"Sparse round ($\tilde\mu_t = 0$): $\varepsilon = {eps_tail:g}$, $K = N/T = {K_tail}$")

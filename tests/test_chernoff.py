@@ -132,3 +132,20 @@ def test_validation_names_parameter_value_and_range(call, message):
     """A bad argument raises ValueError naming the parameter, the value and the allowed range."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_tail_check_collects_bounds_and_decides_whether_all_hold():
+    """tail_check: every named bound beside one exact tail; holds is False as soon as one bound dips below it."""
+    from ldp_helpers.bounds.chernoff import tail_check, tail_comparison
+
+    delta = np.linspace(0.05, 0.9, 30)
+    check = tail_check(("two_sided", "kl_two_sided"), 500, 0.3, delta)
+    bound, exact, ratio = tail_comparison("two_sided", 500, 0.3, delta)
+    np.testing.assert_array_equal(check.values["two_sided"], bound)
+    np.testing.assert_array_equal(check.exact, exact)
+    np.testing.assert_array_equal(check.ratio, ratio)
+    assert check.holds
+    broken = type(check)({"too small": exact / 2}, exact, ratio)
+    assert not broken.holds
+    with pytest.raises(ValueError, match="bounds must name"):
+        tail_check((), 500, 0.3, delta)

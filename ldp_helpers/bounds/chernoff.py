@@ -17,6 +17,8 @@ beside the exact binomial tail.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.stats import binom
 
@@ -258,3 +260,31 @@ def tail_comparison(bound: str, n: int, p: float, delta):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = np.where(exact > 0, values / np.where(exact > 0, exact, 1.0), np.inf)
     return values, exact, ratio
+
+
+@dataclass(frozen=True)
+class TailCheck:
+    """Named bounds beside the exact binomial tail over one grid of δ (see :func:`tail_check`)."""
+
+    values: dict  # bound name -> its values over the grid
+    exact: np.ndarray  # the exact tail over the grid
+    ratio: np.ndarray  # the first bound over the exact tail (looseness; inf where the tail is 0)
+
+    @property
+    def holds(self) -> bool:
+        """Every bound is at least the exact tail at every point of the grid."""
+        return bool(all(np.all(v >= self.exact) for v in self.values.values()))
+
+
+def tail_check(bounds, n: int, p: float, delta) -> TailCheck:
+    """Each bound named in ``bounds`` (all of one tail) beside the exact tail of X ~ Bin(n, p) over δ.
+
+    References
+    ----------
+    [m_shot] Eq. (A-3); [glance] Claim 1.
+    """
+    names = tuple(bounds)
+    if not names:
+        raise ValueError("bounds must name at least one of " + ", ".join(BOUNDS))
+    compared = [tail_comparison(name, n, p, delta) for name in names]
+    return TailCheck({name: c[0] for name, c in zip(names, compared)}, compared[0][1], compared[0][2])
