@@ -41,8 +41,9 @@ from ldp_helpers import (
     plot_tail_bounds, privacy_losses, save_figure, tail_check, tail_comparison,
     use_style)
 from ldp_helpers.experiments.m_shot import (
-    data_model_gap, f_measure_vs_m, f_measure_vs_rounds, log_correction_residual, max_errors,
-    max_error_vs_rounds, peak_window, ramp_data, rate_guide, unbiasedness_check)
+    data_model_gap, f_measure_vs_m, f_measure_vs_rounds, max_errors, max_error_vs_rounds, peak_window,
+    ramp_data, unbiasedness_check)
+from ldp_helpers.bounds.extremes import log_correction_residual, rate_guide
 from ldp_helpers.bounds.m_shot import (
     METHODS, alpha_for_method, alpha_vs_assumption, c_star, f_decreasing_in_r, f_mr, g, m_star,
     m_star_regime, m_star_table, method_assumption, min_users_for_condition, printed_assumption,

@@ -12,15 +12,13 @@ from ldp_helpers.experiments.m_shot import (
     f_measures,
     f_measure_vs_m,
     f_measure_vs_rounds,
-    log_correction_residual,
-    max_abs_normal,
     max_error_vs_rounds,
     peak_window,
     ramp_data,
-    rate_guide,
     tied_with_best,
     unbiasedness_check,
 )
+from ldp_helpers.bounds.extremes import log_correction_residual, max_abs_normal, rate_guide
 from ldp_helpers.mechanisms.privacy import max_privacy_loss, privacy_losses
 from ldp_helpers.estimation.pure import support_count_pmf
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities

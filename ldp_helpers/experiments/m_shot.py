@@ -15,9 +15,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate, special
 
-from ldp_helpers._validation import check_int, check_int_array, check_n_draws, check_probability, check_real, check_real_array
+from ldp_helpers._validation import check_int, check_int_array, check_n_draws
 from ldp_helpers.bounds.m_shot import method_m
 from ldp_helpers.experiments.common import max_error
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
@@ -128,40 +127,3 @@ def max_error_vs_rounds(scale: float, b: float, rounds, method: str, *, n_users:
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
         out.append(max_errors(mech, ramp_data(n_users, int(T), rng=rng), rng=rng, n_draws=n_draws))
     return np.array(out)
-
-
-def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
-    """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` (> 0) at the first T (Theorem 9 with the max over T)."""
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
-    first_value = check_real("first_value", first_value, low=0.0)
-    exponent = check_real("exponent", exponent)
-    t = check_real_array("rounds", rounds, low=beta / 2)
-    shape = t**exponent * np.sqrt(np.log(2 * t / beta))
-    return first_value * shape / shape[0]
-
-
-def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
-    """max_{t ≤ T} |Z_t| of T independent standard normals: its mean, or its (1 − β)-quantile if ``beta``.
-
-    The quantile solves ``erf(a/√2)^T = 1 − β``; the mean is ``∫_0^∞ 1 − erf(x/√2)^T dx``.  Both grow
-    like √(2 ln T); :func:`log_correction_residual` measures what √log(2T/β) leaves of that growth.
-    """
-    T = check_int("n_rounds", n_rounds, low=1)
-    if beta is not None:
-        beta = check_probability(beta, "beta", open_low=True, open_high=True)
-        return float(math.sqrt(2) * special.erfcinv(-math.expm1(math.log1p(-beta) / T)))  # erfc(a/√2) = 1 − (1 − β)^{1/T}
-    upper = 2 * math.sqrt(2 * math.log(2 * T)) + 10  # 1 − erf^T < 2T·e^{−x²/2} is below 1e-20 beyond
-    return float(integrate.quad(lambda x: -math.expm1(T * math.log1p(-math.erfc(x / math.sqrt(2)))) if x > 0 else 1.0,
-                                0.0, upper, limit=200, epsabs=1e-12)[0])
-
-
-def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
-    """Slope of ``ln(M_T/√log(2T/β))`` against ``ln T`` for M_T = :func:`max_abs_normal` (mean, or (1−β)-quantile).
-
-    The bias that dividing a maximum error by √log(2T/β) leaves in a fitted exponent when the T round
-    errors are independent Gaussians of equal variance: the fitted slope is then the true exponent plus this.
-    """
-    t = check_int_array("rounds", rounds, low=1).ravel()
-    stat = [max_abs_normal(int(T), beta if quantile else None) for T in t]
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
-    return float(np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0])
