@@ -400,9 +400,6 @@ tail = tail_check(("bernstein_upper", "kl_upper"), K_tail, q_tail, s_tail * scal
 print(f"bound >= exact tail at all {s_tail.size} deviations: {tail.holds}; bound / exact: {tail.ratio.min():.3g} .. {tail.ratio.max():.3g}")
 print(f"at theta/2 = {theta_tail / 2:.4g}: exact {exact_half:.3g} ({loose_half:.3g}x); at theta = {theta_tail:.4g}: "
       f"exact {exact_theta:.3g} ({loose_theta:.3g}x)")
-claims.check_statement("Claim 1's Bernstein bound (RHS of (2) per reporter) bounds the exact RR tail (sparse round, K = 200, eps = 2)",
-                       "Claim 1, Eq. (1), (2)", "Pr[mu^ - mu~ >= s] <= exp(-K R(s))", tail.holds,
-                       f"holds at {s_tail.size} s up to 1.2 theta; {loose_half:.3g}x the exact tail at theta/2, {loose_theta:.3g}x at theta")
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -492,6 +489,14 @@ for name, s in slope_N.items():
     claims.check(f"{name}: Err ~ N^(-1/2) (slope of ln Err vs ln N)", "Cor. 1, 3", -0.5, s, atol=0.05)
 claims.check_statement("BORAPPOR's error grows faster in T than Harmony's (T sqrt(log T) vs sqrt(T log T))", "§1.1", "O(T sqrt(log T)) vs O(sqrt(T log T))",
                        slope_T["BasicOneTimeRappor"] > slope_T["Harmony"] + 0.3, f"slopes in ln T: {slope_T['BasicOneTimeRappor']:.3g} vs {slope_T['Harmony']:.3g}")
+
+# %% [markdown]
+# §8: Claim 1's Bernstein step against the exact binomial tail.
+
+# %%
+claims.check_statement("Claim 1's Bernstein bound (RHS of (2) per reporter) bounds the exact RR tail (sparse round, K = 200, eps = 2)",
+                       "Claim 1, Eq. (1), (2)", "Pr[mu^ - mu~ >= s] <= exp(-K R(s))", tail.holds,
+                       f"holds at {s_tail.size} s up to 1.2 theta; {loose_half:.3g}x the exact tail at theta/2, {loose_theta:.3g}x at theta")
 
 # %%
 print(claims)
