@@ -182,7 +182,7 @@ for h, eps, pr, par, pe in zip(hash_values, eps_by_h, pr_by_h.mean(axis=1), equa
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-for ax, pr, title in zip(axes, (pr_by_h, pr_equal), ("seed's IRR (q = 0.75, p = 0.5): ε = h ln 3", rf"equal privacy: ε = {equal_epsilon:g} per report")):
+for ax, pr, title in zip(axes, (pr_by_h, pr_equal), ("the paper's IRR (q = 0.75, p = 0.5): ε = h ln 3", rf"equal privacy: ε = {equal_epsilon:g} per report")):
     for col, label, marker in ((0, "precision", "o"), (1, "recall", "s")):
         ax.plot(hash_values, pr[:, :, col].mean(axis=1), marker=marker, label=f"{label} (mean of {pr.shape[1]} surveys)")
         ax.fill_between(hash_values, pr[:, :, col].min(axis=1), pr[:, :, col].max(axis=1), alpha=0.2)
@@ -193,7 +193,7 @@ top.set(xticks=hash_values, xticklabels=[f"{e:.3g}" for e in eps_by_h], xlabel=r
 top.minorticks_off()
 axes[0].set(ylabel="precision / recall (bands: min–max over surveys)", ylim=(0, 1.02))
 axes[0].legend(loc="center right")
-fig.suptitle(rf"Basic one-time RAPPOR decoding, $k={K}$, $M={M}$, $m={M_COHORTS}$, $N={N_REPORTS:,}$ (seed Fig. 1)")
+fig.suptitle(rf"Basic one-time RAPPOR decoding, $k={K}$, $M={M}$, $m={M_COHORTS}$, $N={N_REPORTS:,}$ ([rappor] Fig. 1)")
 save_figure(fig, NOTEBOOK, "fig1_precision_recall_vs_h", write=save_figures)
 plt.show()
 
@@ -282,7 +282,7 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
 for ax, x, pr, seed_value, name in ((axes[0], report_grid, pr_by_n, N_REPORTS, "N"), (axes[1], cohort_grid, pr_by_m, M_COHORTS, "m")):
     ax.plot(x, pr[:, 0], "o-", label="precision")
     ax.plot(x, pr[:, 1], "s-", label="recall")
-    ax.axvline(seed_value, color="black", lw=0.8, ls=":", label=f"seed: {name} = {seed_value:,}")
+    ax.axvline(seed_value, color="black", lw=0.8, ls=":", label=f"paper: {name} = {seed_value:,}")
     ax.set_xscale("log", base=2)  # no minor ticks: only the grid values are labelled
     ax.set_xticks(x, [f"{v:,}" for v in x])
 axes[0].plot(n_fine, predicted_recall, "--", color="gray", label="predicted recall (threshold)")
