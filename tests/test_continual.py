@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 
 from ldp_helpers.experiments.common import fitted_slope, max_error
-from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance, Harmony
+from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance
+from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.privacy import privacy_losses
 from ldp_helpers.simulate.populations import Population, constant_population
 from ldp_helpers.simulate.streams import sample_reporters
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
-MECHANISMS = (Glance, Harmony, BasicOneTimeRappor)
+MECHANISMS = (Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor)
 # A small population with distinct, non-nested rows (T = 4).
 SMALL_V = np.array([[1, 0, 1, 1]] * 5 + [[0, 0, 1, 0]] * 4 + [[1, 1, 0, 0]] * 3 + [[0, 1, 1, 1]] * 2)
 
@@ -54,9 +55,9 @@ def test_glance_perturb_reports_once_with_null_elsewhere(rng):
     assert K.sum() == SMALL_V.shape[0] and np.array_equal(X, (reports == 1).sum(axis=0))
 
 
-def test_harmony_estimate_from_aggregate_equals_per_user_average(rng):
-    """Harmony's μ̂ from [K; X] equals (1 + mean_n z_{n,t})/2 computed from the users' z = ±T·c or 0."""
-    h = Harmony(1.3, 4)
+def test_harmony_nguyen_estimate_from_aggregate_equals_per_user_average(rng):
+    """Nguyen's Harmony: μ̂ from [K; X] equals (1 + mean_n z_{n,t})/2 computed from the users' z = ±T·c or 0."""
+    h = HarmonyNguyen(1.3, 4)
     z = h.perturb(SMALL_V, rng=rng)
     assert np.all((z != 0).sum(axis=1) == 1) and np.allclose(np.abs(z[z != 0]), 4 * h.scale)
     assert np.allclose(h.estimate(h.aggregate(z), SMALL_V.shape[0]), 0.5 * (1 + z.mean(axis=0)), atol=1e-12)
@@ -348,11 +349,11 @@ def test_harmony_mean_error_at_one_round_matches_exact_law(rng):
     from ldp_helpers.experiments.glance import error_curve
 
     pop, n_draws = constant_population(0.3, 400, 1), 20_000
-    errs = error_curve(Harmony, pop, [0.7, 2.0], rng=rng, n_draws=n_draws)
+    errs = error_curve(HarmonyNguyen, pop, [0.7, 2.0], rng=rng, n_draws=n_draws)
     for e, row in zip((0.7, 2.0), errs):
-        values, pmf = _exact_err_pmf(Harmony(e, 1), 0.3, 400)
+        values, pmf = _exact_err_pmf(HarmonyNguyen(e, 1), 0.3, 400)
         mean, second = pmf @ values, pmf @ values**2
-        assert mean == pytest.approx(math.sqrt(Harmony(e, 1).variance(pop)[0] * 2 / math.pi), rel=0.02)
+        assert mean == pytest.approx(math.sqrt(HarmonyNguyen(e, 1).variance(pop)[0] * 2 / math.pi), rel=0.02)
         assert_mean_close(row, mean, second - mean**2)
 
 
@@ -383,3 +384,44 @@ def test_mean_error_grid_is_the_mean_of_error_samples_per_setting():
     assert got.tolist() == want
     with pytest.raises(ValueError, match="n_rounds must be integers in"):
         mean_error_grid(Harmony, 2.0, 0.5, 1000, [0, 10], rng=same, n_draws=2)
+
+
+def test_paper_harmony_sends_its_bit_in_one_round_and_zero_elsewhere(rng):
+    """[glance] §4.1 line 9: a 0/1 array with at most one 1 per user; μ̂ = (T·mean_n y − q)/(p − q) per round."""
+    h = Harmony(1.3, 4)
+    y = h.perturb(SMALL_V, rng=rng)
+    assert set(np.unique(y)) <= {0, 1} and np.all(y.sum(axis=1) <= 1)
+    rr = h.randomizer
+    assert np.allclose(h.estimate(h.aggregate(y), SMALL_V.shape[0]), (4 * y.mean(axis=0) - rr.q) / (rr.p - rr.q), atol=1e-12)
+
+
+def test_paper_harmony_output_table_merges_the_zero_vectors():
+    """T + 1 outputs (all-zero vector, e_s); rows sum to 1; the loss is exactly ε."""
+    h = Harmony(0.8, 3)
+    table = h.output_table()
+    assert table.shape == (8, 4) and np.allclose(table.sum(axis=1), 1.0, atol=1e-15)
+    assert h.privacy_loss() == pytest.approx(0.8, abs=1e-12)
+
+
+@pytest.mark.parametrize("eps, T", [(0.5, 10), (3.0, 10), (8.0, 50)])
+def test_paper_harmony_variance_at_mu_one_is_theorem_4s_term(eps, T):
+    """Var[μ̂_t] at μ = 1 equals (T/N)·e^ε(e^ε+1)/(e^ε−1)²·(1 − e^ε/(T(e^ε+1))) ([glance] Theorem 4)."""
+    N = 1000
+    e = math.exp(eps)
+    want = T / N * e * (e + 1) / (e - 1) ** 2 * (1 - e / (T * (e + 1)))
+    assert Harmony(eps, T).variance(constant_population(1.0, N, T))[0] == pytest.approx(want, rel=1e-12)
+    # Nguyen's ±c variant is not that mechanism: its variance is smaller by a factor → 4 as ε grows
+    ratio = want / HarmonyNguyen(eps, T).variance(constant_population(1.0, N, T))[0]
+    assert ratio > 1.0
+
+
+@pytest.mark.statistical
+def test_paper_harmony_simulated_mean_and_variance_match_exact():
+    """Fast sampler: mean within 5 SE of μ and variance within 5 SE (χ² based) of the exact formula."""
+    h, pop = Harmony(2.0, 5), constant_population(0.3, 2000, 5)
+    est = h.estimate(h.sample_aggregate(pop, rng=np.random.default_rng(11), n_draws=4000), pop.n_users)
+    var = h.variance(pop)
+    se_mean = np.sqrt(var / est.shape[0])
+    assert np.all(np.abs(est.mean(axis=0) - 0.3) < 5 * se_mean)
+    se_var = var * math.sqrt(2 / (est.shape[0] - 1))
+    assert np.all(np.abs(est.var(axis=0, ddof=1) - var) < 5 * se_var)

@@ -1,4 +1,4 @@
-"""Locally private continual counting (LPCC): Glance, Harmony and Basic One-time RAPPOR (T-shot).
+"""Locally private continual counting (LPCC): Glance and Basic One-time RAPPOR (T-shot); Harmony is in :mod:`~ldp_helpers.mechanisms.harmony`.
 
 N users hold bits ``v_{n,t}`` over T rounds (the truth: a
 :class:`~ldp_helpers.simulate.populations.Population`); the aggregator releases ``μ̂_t`` before
@@ -11,8 +11,7 @@ Bin(K_t − K1_t, q)``), stacked as ``aggregate[..., 0, :] = K``, ``aggregate[..
 :func:`~ldp_helpers.mechanisms.base.sample_support_counts`.
 
 With p = e^ε/(e^ε+1), q = 1/(e^ε+1), c = 1/(p − q): Glance releases ``(X_t/K_t − q)/(p − q)``
-(1/2 in an empty round, probability ``(1 − 1/T)^N``: a small bias); Harmony's users send
-``z = ±T·c`` (x = 2v − 1 randomized) in round τ_n and 0 elsewhere, and ``μ̂_t = (1 + Σ_n z_{n,t}/N)/2``;
+(1/2 in an empty round, probability ``(1 − 1/T)^N``: a small bias);
 T-shot spends ε/T in every round.  All three are tight: the whole-stream loss is exactly ε.
 
 References
@@ -230,45 +229,6 @@ class Glance(_StreamMechanism):
         sampling = mu * (1 - mu) * (pmf @ ((N - k) / (k * (N - 1.0))) if N > 1 else 0.0)
         empty = self.empty_round_probability(N)
         return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
-
-
-@dataclass(frozen=True)
-class Harmony(_StreamMechanism):
-    """Harmony as a continual counter: one uniform round, ``z = ±T·c`` there, 0 elsewhere.
-
-    References
-    ----------
-    [glance] §4.1 (the difference to Glance); [nguyen2016] (Harmony's one-coordinate mean estimator, x = 2v − 1).
-    """
-
-    @property
-    def scale(self) -> float:
-        """``c = (e^ε+1)/(e^ε−1) = 1/(p − q)``: magnitude of a de-biased ±1 report."""
-        return 1.0 / (self.randomizer.p - self.randomizer.q)
-
-    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Per user: ``z_{n,τ_n} = T·c·s`` with ``s = 2·Q_Bin(v_{n,τ_n}; ε) − 1``, τ_n ~ U[T]; ``z = 0`` elsewhere."""
-        V, rng = self._streams_matrix(values), check_rng(rng)
-        users = np.arange(V.shape[0])
-        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n
-        z = np.zeros(V.shape)
-        z[users, tau] = self.n_rounds * self.scale * (2.0 * self.randomizer.perturb(V[users, tau], rng=rng) - 1.0)
-        return z
-
-    def aggregate(self, reports) -> np.ndarray:
-        """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
-        z = check_ndim("reports", check_real_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
-        return np.stack([(z != 0).sum(axis=0), (z > 0).sum(axis=0)])
-
-    def estimate(self, aggregate, n) -> np.ndarray:
-        """``μ̂_t = (1 + (1/N) Σ_n z_{n,t})/2 = 1/2 + T c (2X_t − K_t)/(2N)``."""
-        n, K, X = self._statistic(aggregate, n)
-        return 0.5 + self.n_rounds * self.scale * (2.0 * X - K) / (2.0 * n)
-
-    def variance(self, truth) -> np.ndarray:
-        """Exact ``Var[μ̂_t] = (T c² − 1)/(4N)`` in every round, for any binary stream."""
-        N = self.n_reports(truth)
-        return np.full(self.n_rounds, (self.n_rounds * self.scale**2 - 1) / (4 * N))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from typing import Callable
 import numpy as np
 
 from ldp_helpers.mechanisms.base import Mechanism
-from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance, Harmony
+from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
+from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
@@ -98,7 +99,10 @@ _ENTRIES = [
     RegistryEntry("rappor_basic_one_time", "Basic One-time RAPPOR (IRR only)", "rappor", "[rappor] Eq. (1)",
                   _rappor(0.0), _rappor_truth),
     RegistryEntry("glance", "Glance", "stream", "[glance] Algorithm 1", lambda: Glance(1.5, 4), _stream_truth),
-    RegistryEntry("harmony", "Harmony", "stream", "[glance] §4.1; [nguyen2016]", lambda: Harmony(1.5, 4), _stream_truth),
+    RegistryEntry("harmony", "Harmony (the papers': 0/1 in the sampled round, 0 elsewhere)", "stream", "[glance] §4.1, Theorem 4",
+                  lambda: Harmony(1.5, 4), _stream_truth),
+    RegistryEntry("harmony_nguyen", "Harmony, Nguyen et al.'s ±c variant", "stream", "[nguyen2016]",
+                  lambda: HarmonyNguyen(1.5, 4), _stream_truth),
     RegistryEntry("t_shot", "T-shot (BORAPPOR)", "stream", "[glance] §1.1; [m_shot] §4.1",
                   lambda: BasicOneTimeRappor(2.0, 4), _stream_truth),
     RegistryEntry("m_shot", "m-shot reporting", "stream", "[m_shot] Algorithm 1",

@@ -1,0 +1,126 @@
+"""Harmony as a continual counter: the papers' version (0/1 reports) and Nguyen et al.'s (±c).
+
+Both pick one uniform round τ_n and randomize ``v_{n,τ_n}`` with ``Q_Bin(·; ε)``; they differ in
+what is sent and how it is de-biased.
+
+* :class:`Harmony` — [glance] §4.1, Algorithm 1 line 9 (as LPCC uses it): round τ_n carries the
+  RR bit ``y ∈ {0, 1}``, every other round carries **0**, so the aggregator sees only
+  ``X_t = Σ_n y_{n,t}`` and releases ``μ̂_t = (T·X_t/N − q)/(p − q)``.  With
+  ``r_v = (q + (p − q)v)/T`` the users' bits are independent Bernoulli(r_{v_{n,t}}), hence
+  ``E[μ̂_t] = μ_t`` and ``Var[μ̂_t] = T²/(N (p − q)²)·[μ r_1(1 − r_1) + (1 − μ) r_0(1 − r_0)]``;
+  at μ = 1 this is ``(T/N)·e^ε(e^ε+1)/(e^ε−1)²·(1 − e^ε/(T(e^ε+1)))``, [glance] Theorem 4's term.
+* :class:`HarmonyNguyen` — [nguyen2016]'s one-coordinate mean estimator: ``z = ±T·c`` (c = 1/(p − q))
+  in round τ_n, 0 elsewhere, ``μ̂_t = (1 + Σ_n z_{n,t}/N)/2``; ``Var = (T c² − 1)/(4N)``, about 4×
+  smaller than :class:`Harmony`'s at large ε.  A labelled variant: the papers do not analyse it.
+
+The statistic is ``[K; X]`` per round like the other stream mechanisms; for :class:`Harmony` the
+zeros of non-sampled rounds are indistinguishable from RR zeros, so its first row is ``K_t = N``
+(everyone sends something every round).
+
+References
+----------
+[glance] §4.1; [glance] Theorem 4; [nguyen2016].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldp_helpers._validation import check_binary_array, check_ndim, check_real_array, check_rng
+from ldp_helpers.mechanisms.continual import _StreamMechanism
+
+
+@dataclass(frozen=True)
+class Harmony(_StreamMechanism):
+    """The papers' Harmony: the RR bit in one uniform round, 0 in every other round.
+
+    References
+    ----------
+    [glance] §4.1 (Algorithm 1, line 9: Harmony sends 0 where Glance sends NULL); [glance] Theorem 4.
+    """
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per user: ``y_{n,τ_n} = Q_Bin(v_{n,τ_n}; ε)`` with τ_n ~ U[T], ``y = 0`` elsewhere (an N×T 0/1 array)."""
+        V, rng = self._streams_matrix(values), check_rng(rng)
+        users = np.arange(V.shape[0])
+        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n
+        y = np.zeros(V.shape, dtype=np.int8)
+        y[users, tau] = self.randomizer.perturb(V[users, tau], rng=rng)
+        return y
+
+    def aggregate(self, reports) -> np.ndarray:
+        """``[N; X]``: every user sends a bit every round; X_t is the number of 1s."""
+        Y = check_ndim("reports", check_binary_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        return np.stack([np.full(self.n_rounds, Y.shape[0]), Y.sum(axis=0, dtype=np.int64)])
+
+    def _randomize(self, K, K1, rng) -> np.ndarray:
+        """``[N; X]`` from the reporters (K, K1): X as for Glance, and N = Σ_t K_t (one report per user)."""
+        KX = super()._randomize(K, K1, rng)
+        KX[..., 0, :] = K.sum(axis=-1, keepdims=True)
+        return KX
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """``μ̂_t = (T·X_t/N − q)/(p − q)``: unbiased since ``E[X_t] = N(q + (p − q)μ_t)/T``."""
+        n, _, X = self._statistic(aggregate, n)
+        rr = self.randomizer
+        return (self.n_rounds * X / n - rr.q) / (rr.p - rr.q)
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact ``Var[μ̂_t] = T²/(N(p−q)²)·[μ r₁(1−r₁) + (1−μ) r₀(1−r₀)]``, ``r_v = (q + (p−q)v)/T``."""
+        mu, N, rr, T = self.estimand(truth), self.n_reports(truth), self.randomizer, self.n_rounds
+        r1, r0 = rr.p / T, rr.q / T
+        return T**2 / (N * (rr.p - rr.q) ** 2) * (mu * r1 * (1 - r1) + (1 - mu) * r0 * (1 - r0))
+
+    def output_table(self) -> np.ndarray:
+        """``P[v, y]`` over the 2^T streams and the T + 1 possible report vectors.
+
+        Columns: the all-zero vector (``(1/T) Σ_s Q_Bin(0 | v_s)``), then ``e_s`` for s = 1..T
+        (``(1/T) Q_Bin(1 | v_s)``).  Its loss is exactly ε (the ``e_s`` columns).
+        """
+        T, Q = self._table_rounds(), self.randomizer.output_table()
+        V = (np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)) & 1
+        ones = Q[V, 1] / T  # Pr[y = e_s | v], shape (2^T, T)
+        return np.concatenate([1.0 - ones.sum(axis=1, keepdims=True), ones], axis=1)
+
+
+@dataclass(frozen=True)
+class HarmonyNguyen(_StreamMechanism):
+    """Nguyen et al.'s Harmony (a labelled variant, not the papers'): ``z = ±T·c`` in one uniform round, 0 elsewhere.
+
+    References
+    ----------
+    [glance] §4.1 (the difference to Glance); [nguyen2016] (Harmony's one-coordinate mean estimator, x = 2v − 1).
+    """
+
+    @property
+    def scale(self) -> float:
+        """``c = (e^ε+1)/(e^ε−1) = 1/(p − q)``: magnitude of a de-biased ±1 report."""
+        return 1.0 / (self.randomizer.p - self.randomizer.q)
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per user: ``z_{n,τ_n} = T·c·s`` with ``s = 2·Q_Bin(v_{n,τ_n}; ε) − 1``, τ_n ~ U[T]; ``z = 0`` elsewhere."""
+        V, rng = self._streams_matrix(values), check_rng(rng)
+        users = np.arange(V.shape[0])
+        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n
+        z = np.zeros(V.shape)
+        z[users, tau] = self.n_rounds * self.scale * (2.0 * self.randomizer.perturb(V[users, tau], rng=rng) - 1.0)
+        return z
+
+    def aggregate(self, reports) -> np.ndarray:
+        """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
+        z = check_ndim("reports", check_real_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        return np.stack([(z != 0).sum(axis=0), (z > 0).sum(axis=0)])
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """``μ̂_t = (1 + (1/N) Σ_n z_{n,t})/2 = 1/2 + T c (2X_t − K_t)/(2N)``."""
+        n, K, X = self._statistic(aggregate, n)
+        return 0.5 + self.n_rounds * self.scale * (2.0 * X - K) / (2.0 * n)
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact ``Var[μ̂_t] = (T c² − 1)/(4N)`` in every round, for any binary stream."""
+        N = self.n_reports(truth)
+        return np.full(self.n_rounds, (self.n_rounds * self.scale**2 - 1) / (4 * N))
+
+
