@@ -1,4 +1,6 @@
-"""Claims tables: verdicts computed from values, CSV round trip, plain-decimal numbers."""
+"""Claims tables: verdicts computed from recorded comparisons, CSV round trip and refusal, and the
+rules over every committed ``figures/*/claims.csv`` (vocabulary, severity, tolerance, depends_on,
+and no deciding condition that cannot come out the other way)."""
 
 import math
 
@@ -6,25 +8,40 @@ import pytest
 
 from ldp_helpers.pipeline import claims as claims_mod
 from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.claims import COLUMNS, ClaimsTable, format_value, read_claims_csv
+from ldp_helpers.pipeline.claims import (COLUMNS, SEVERITIES, VERDICTS, ClaimsTable, Decision, by_text, close, format_value, gt,
+                                         le, lt, read_claims_csv)
+
+CSV_FILES = sorted(paths.FIGURES_DIR.glob("*/claims.csv"))
 
 
 def test_numeric_verdicts_follow_the_tolerance():
-    """Inside atol + rtol·|paper| is reproduced, outside differs."""
+    """Inside atol + rtol·|paper| is reproduced, outside differs; the tolerance is a column."""
     t = ClaimsTable("00_tutorial")
     assert t.check("a", "§1", 2.615, 2.6150, atol=1e-3).verdict == "reproduced"
     assert t.check("b", "§1", 2.615, 2.7, atol=1e-3).verdict == "differs"
-    assert t.check("c", "§1", 100, 101, rtol=0.02).verdict == "reproduced"
-    assert t.counts() == {"reproduced": 2, "differs": 1, "paper error": 0}
+    row = t.check("c", "§1", 100, 101, rtol=0.02, se=0.5)
+    assert row.verdict == "reproduced" and row.tolerance == "±2 (4 SE; SE = 0.5)"
+    assert t.counts() == {"reproduced": 2, "differs": 1, "paper error": 0, "ambiguous": 0}
 
 
-def test_statements_and_errata():
-    """A qualitative claim's verdict is our boolean; an erratum must really differ."""
+def test_statements_errata_and_ambiguity():
+    """Statement verdicts come from the recorded comparison; errata carry a severity; ambiguity is its own verdict."""
     t = ClaimsTable("00_tutorial")
-    assert t.check_statement("GRR wins", "§3", "GRR wins", False, "OUE wins").verdict == "differs"
-    assert t.erratum("p for GRR", "§2", 0.5, 0.7869).verdict == "paper error"
+    assert t.check_statement("GRR wins", "§3", "GRR wins", lt(2.0, 1.0), "OUE wins").verdict == "differs"
+    root = t.erratum("p for GRR", "§2", 0.5, 0.7869, severity="typo", atol=1e-3)
+    assert root.verdict == "paper error" and root.severity == "typo"
+    dep = t.erratum_if(gt(3.0, 1.0), "consequence", "§2", "x", "y", severity="typo", depends_on=root.id)
+    assert not dep.independent_error and t.severity_counts() == {"typo": 1, "inconsistency": 0, "wrong result": 0}
+    assert t.ambiguous_if(gt(2.0, 0.1), "garbled constant", "§A", "e/2 or eps/2", "differ").verdict == "ambiguous"
+    assert t.erratum_if(le(3.0, 1.0), "not wrong", "§2", "a", "b", severity="typo").severity == ""
     with pytest.raises(ValueError, match="not an erratum"):
-        t.erratum("same", "§2", 0.5, 0.5)
+        t.erratum("same", "§2", "0.5", "0.5", severity="typo")
+    with pytest.raises(ValueError, match="names no earlier row"):
+        t.check("x", "§", 1, 1, depends_on="nope")
+    with pytest.raises(TypeError, match="decision must be a Decision"):
+        t.check_statement("bare bool", "§", "x", True, "y")
+    with pytest.raises(ValueError, match="must say how"):
+        by_text("")
 
 
 def test_format_value_is_plain_decimal():
@@ -38,11 +55,20 @@ def test_format_value_is_plain_decimal():
         format_value(math.nan)
 
 
+@pytest.mark.parametrize("d", [close(1.0, 1.05, 0.1), close(1.0, 2.0, 0.1), Decision("far", 0.737, 0.787, 5e-4, "paper error", "reproduced"),
+                               le(0.2, 0.2), lt(0.2, 0.2), gt(-1.0, 0.0), Decision("ge", 3.0, 3.0)])
+def test_moving_the_value_flips_every_comparison(d):
+    """The scan's primitive: the value moved beyond the tolerance gives the other verdict."""
+    assert d.moved().holds != d.holds and Decision.parse(str(d)) == d
+
+
 def test_csv_round_trip(tmp_path, monkeypatch):
-    """write_csv writes the five columns; read_claims_csv reads back the same rows."""
+    """write_csv writes the columns; read_claims_csv reads back the same rows."""
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
     t = ClaimsTable("00_tutorial")
     t.check("x, with a comma", "Eq. (1)", 0.574, 0.57418, atol=1e-3)
+    t.erratum("a slip", "§2", 0.737, 0.787, severity="typo", atol=5e-4, id="slip")
+    t.check_statement("by reading", "§3", "y", by_text("the Japanese text says y"), "y", depends_on="slip")
     path = t.write_csv()
     assert path == tmp_path / "00_tutorial" / "claims.csv"
     assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
@@ -59,14 +85,39 @@ def test_write_false_and_empty(tmp_path, monkeypatch):
     assert not t.write_csv(write=False).exists()
 
 
-def test_malformed_csv_is_a_clear_error(tmp_path):
-    """A claims.csv with the wrong header or a short row is refused with its location."""
+def _good_csv(tmp_path, monkeypatch) -> str:
+    monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
+    t = ClaimsTable("00_tutorial")
+    t.check("a", "§1", 1, 1)
+    t.erratum("b", "§2", 0.737, 0.787, severity="typo", atol=5e-4)
+    return t.to_csv()
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda s: "claim,source\nx,y\n", ":1: the header"),
+    (lambda s: s + "x,y,1\n", ":4: expected 10 fields"),
+    (lambda s: s[:-1], ":3: truncated"),
+    (lambda s: s[: len(s) // 2 + 3] + "\n", r":\d+: "),
+    (lambda s: s + '00-09,"unterminated,x\n', r":\d+: malformed CSV|:\d+: expected"),
+    (lambda s: s.replace(",typo,", ",,"), ":3: 00-02: a severity is given iff"),
+    (lambda s: s.replace("reproduced", "maybe", 1), ":2: verdict must be one of"),
+    (lambda s: s + s.splitlines()[1] + "\n", ":4: duplicate id"),
+])
+def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch, mutate, match):
+    """Never half-read: the whole file is refused with file:line."""
     bad = tmp_path / "claims.csv"
-    bad.write_text("claim,source\nx,y\n")
-    with pytest.raises(ValueError, match="header"):
+    bad.write_text(mutate(_good_csv(tmp_path, monkeypatch)), encoding="utf-8")
+    with pytest.raises(ValueError, match=match) as info:
         read_claims_csv(bad)
-    bad.write_text(",".join(COLUMNS) + "\nx,y,1\n")
-    with pytest.raises(ValueError, match=":2: expected 5 fields"):
+    assert str(bad) in str(info.value)
+
+
+def test_overlong_csv_is_refused_unread(tmp_path, monkeypatch):
+    """Reading stops at MAX_CSV_BYTES + 1 bytes."""
+    monkeypatch.setattr(claims_mod, "MAX_CSV_BYTES", 100)
+    bad = tmp_path / "claims.csv"
+    bad.write_text(",".join(COLUMNS) + "\n" + "x" * 500 + "\n")
+    with pytest.raises(ValueError, match="longer than 100 bytes"):
         read_claims_csv(bad)
 
 
@@ -75,20 +126,39 @@ def test_unknown_notebook_and_verdict():
     with pytest.raises(ValueError, match="unknown notebook"):
         ClaimsTable("07_missing")
     with pytest.raises(ValueError, match="verdict must be one of"):
-        claims_mod.Claim("c", "s", "1", "1", "maybe")
+        claims_mod.Claim("x", "c", "s", "1", "1", "maybe", decision=str(close(1, 1, 0)))
 
 
-def test_table_renders_as_plain_text():
-    """str(table) is a plain aligned table with a verdict summary line."""
-    t = ClaimsTable("00_tutorial")
-    t.check("a claim", "§1", 1, 1)
-    text = str(t)
-    assert text.splitlines()[0].split() == ["#", "claim", "source", "paper", "ours", "verdict"]
-    assert text.endswith("1 claims: 1 reproduced, 0 differs, 0 paper error")
+# ---------------------------------------------------------------- the rules over every committed claims.csv
+def test_there_are_claims_files():
+    assert len(CSV_FILES) >= 5
 
 
-def test_erratum_if_follows_the_computed_boolean():
-    """A computed erratum is "paper error" only when the computation says the paper is wrong."""
-    t = ClaimsTable("00_tutorial")
-    assert t.erratum_if(True, "caption names Fig. 3.7", "§3.6", "Fig. 3.7", "Fig. 3.8").verdict == "paper error"
-    assert t.erratum_if(False, "caption names Fig. 3.8", "§3.6", "Fig. 3.8", "Fig. 3.8").verdict == "reproduced"
+@pytest.mark.parametrize("path", CSV_FILES, ids=lambda p: p.parent.name)
+def test_committed_claims_follow_the_rules(path):
+    """Vocabulary, severity iff paper error, tolerance for numeric comparisons, depends_on resolves,
+    and every deciding comparison re-decides to the stored verdict and flips when its value moves."""
+    rows = read_claims_csv(path)  # vocabulary, severity, tolerance, ids and depends_on are checked here
+    ids = {r.id for r in rows}
+    for r in rows:
+        assert r.verdict in VERDICTS and (r.severity in SEVERITIES) == (r.verdict == "paper error")
+        assert not r.depends_on or r.depends_on in ids
+        d = Decision.parse(r.decision)
+        if d.op == "text":
+            assert len(d.how) >= 10, f"{r.id}: decided otherwise but does not say how"
+            continue
+        assert r.tolerance, f"{r.id}: numeric comparison without a stated tolerance"
+        assert d.verdict == r.verdict, f"{r.id}: stored verdict is not what its comparison gives"
+        assert d.if_true != d.if_false, f"{r.id}: both outcomes give the same verdict (a constant condition)"
+        assert d.moved().verdict != r.verdict, f"{r.id}: the verdict does not flip when the value moves"
+        if d.op == "close" and d.reference != 0:
+            assert d.tol < abs(d.reference), f"{r.id}: tolerance {d.tol} ≥ |reference| {abs(d.reference)}: a zero result would pass"
+
+
+@pytest.mark.parametrize("path", CSV_FILES, ids=lambda p: p.parent.name)
+def test_paper_errors_are_not_conversion_artefacts(path):
+    """A row that calls something a conversion artefact or garbled is never a paper error."""
+    for r in read_claims_csv(path):
+        if r.verdict == "paper error":
+            text = (r.claim + " " + r.our_value).lower()
+            assert "artefact" not in text and "garbled" not in text, r.id

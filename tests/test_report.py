@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ldp_helpers.pipeline import paths, report
-from ldp_helpers.pipeline.claims import COLUMNS
+from ldp_helpers.pipeline.claims import ClaimsTable, by_text, gt
 
 
 def _fake_notebook(nb_dir, stem, title):
@@ -22,8 +22,14 @@ def sandbox(tmp_path, monkeypatch):
     _fake_notebook(nb_dir, "01_b", "Paper B")
     _fake_notebook(nb_dir, "99_reproduction_report", "Report")
     (fig_dir / "00_a").mkdir(parents=True)
-    (fig_dir / "00_a" / "claims.csv").write_text(
-        ",".join(COLUMNS) + "\nc1,§1,1,1,reproduced\nc2,§2,2,3,paper error\nc3,§3,x,y,differs\n")
+    t = ClaimsTable("00_tutorial")
+    t.check("c1", "§1", 1, 1)
+    root = t.erratum("c2", "§2", 2, 3, severity="wrong result")
+    t.erratum("c2 again", "§2", 2, 3, severity="wrong result", depends_on=root.id)
+    t.check_statement("c3", "§3", "x", gt(0.0, 1.0), "y")
+    t.ambiguous_if(gt(2.0, 1.0), "c4", "§4", "a or b", "a: 1, b: 2")
+    t.erratum_if(by_text("the text says x where y is meant"), "c5", "§5", "x", "y", severity="typo")
+    (fig_dir / "00_a" / "claims.csv").write_text(t.to_csv())
     (fig_dir / "00_a" / "fig1_x.png").write_bytes(b"png")
     for name, value in [("NOTEBOOKS_DIR", nb_dir), ("FIGURES_DIR", fig_dir), ("REPO_ROOT", tmp_path)]:
         monkeypatch.setattr(paths, name, value)
@@ -35,9 +41,14 @@ def test_counts_per_notebook_and_total(sandbox):
     collected = report.collect_claims()
     assert [c.stem for c in collected] == ["00_a", "01_b"]
     table = report.summary_markdown(collected)
-    assert "| [`00_a`](notebooks/00_a.ipynb) | Paper A | 3 | 1 | 1 | 1 | [1 figures](figures/00_a/) |" in table
-    assert "| [`01_b`](notebooks/01_b.ipynb) | Paper B | 0 | 0 | 0 | 0 | [0 figures](figures/01_b/) |" in table
-    assert "| **all** | | **3** | **1** | **1** | **1** | |" in table
+    # claims | reproduced differs paper-error ambiguous | errors: typo inconsistency wrong-result (independent only)
+    assert "| [`00_a`](notebooks/00_a.ipynb) | Paper A | 6 | 1 | 1 | 3 | 1 | 1 | 0 | 1 | [1 figures](figures/00_a/) |" in table
+    assert "| [`01_b`](notebooks/01_b.ipynb) | Paper B | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | [0 figures](figures/01_b/) |" in table
+    assert "| **all** | | **6** | **1** | **1** | **3** | **1** | **1** | **0** | **1** | |" in table
+    text = report.summary_text(collected)
+    assert text.splitlines()[2].split() == ["00_a", "6", "1", "1", "3", "1", "1", "0", "1"]
+    md = report.claims_markdown(collected[0])
+    assert "| severity | tolerance | depends on |" in md and "| 00-02 |" in md
 
 
 def test_thumbnails_link_every_figure(sandbox):

@@ -1,8 +1,13 @@
 """Claims tables: "the paper says X, we compute Y, verdict" — computed, never typed.
 
 Each notebook builds one :class:`ClaimsTable`, prints it at the end and, under the paper
-profile, writes it to ``figures/<notebook>/claims.csv`` with the columns
-``claim, source, paper_value, our_value, verdict``.
+profile, writes it to ``figures/<notebook>/claims.csv`` with the columns :data:`COLUMNS`.
+
+Every row records its **deciding comparison** (:class:`Decision`): the value, the reference, the
+tolerance and the verdict each outcome gives, so that a test can re-decide it with the value moved
+beyond the tolerance and check that the verdict flips.  A row decided otherwise (by reading the
+text, comparing two strings) records *how* (``Decision.text``).  ``depends_on`` names the row a
+claim is a consequence of; a consequence is not counted as an independent error.
 """
 
 from __future__ import annotations
@@ -10,20 +15,18 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Real
 from pathlib import Path
 
 import numpy as np
 
 from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.decisions import (OPS, SEVERITIES, VERDICTS, Decision, by_text, close, far, ge, gt, le,  # noqa: F401
+                                           lt)
 
-COLUMNS = ("claim", "source", "paper_value", "our_value", "verdict")
-#: reproduced  – our computation agrees with the paper within the stated tolerance
-#: differs     – our computation disagrees and we cannot tell which side is at fault
-#: paper error – the paper is demonstrably wrong (arithmetic slip, inconsistency); the claim
-#:               text gives the evidence
-VERDICTS = ("reproduced", "differs", "paper error")
+COLUMNS = ("id", "claim", "source", "paper_value", "our_value", "verdict", "severity", "tolerance", "depends_on", "decision")
+MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
 
 
 def format_value(value) -> str:
@@ -48,17 +51,35 @@ def format_value(value) -> str:
 class Claim:
     """One row of a claims table (values already formatted as text)."""
 
+    id: str
     claim: str
     source: str
     paper_value: str
     our_value: str
     verdict: str
+    severity: str = ""
+    tolerance: str = ""
+    depends_on: str = ""
+    decision: str = ""
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}; got {self.verdict!r}")
-        if not self.claim or not self.source:
-            raise ValueError("claim and source must be non-empty text")
+        if not self.id or not self.claim or not self.source:
+            raise ValueError("id, claim and source must be non-empty text")
+        if (self.verdict == "paper error") != bool(self.severity):
+            raise ValueError(f"{self.id}: a severity is given iff the verdict is 'paper error' (got {self.verdict!r}, {self.severity!r})")
+        if self.severity and self.severity not in SEVERITIES:
+            raise ValueError(f"{self.id}: severity must be one of {SEVERITIES}; got {self.severity!r}")
+        d = Decision.parse(self.decision)
+        if d.verdict != self.verdict and not (d.op == "text"):
+            raise ValueError(f"{self.id}: verdict {self.verdict!r} is not what its decision gives ({d.verdict!r})")
+        if d.op in ("close", "far") and not self.tolerance:
+            raise ValueError(f"{self.id}: a numeric comparison states its tolerance")
+
+    @property
+    def independent_error(self) -> bool:
+        return self.verdict == "paper error" and not self.depends_on
 
 
 class ClaimsTable:
@@ -74,57 +95,89 @@ class ClaimsTable:
     def __init__(self, notebook: str):
         self.notebook = paths.check_notebook_stem(notebook)
         self.rows: list[Claim] = []
+        self.decisions: list[Decision] = []
 
-    def _add(self, claim, source, paper_value, our_value, verdict) -> Claim:
-        row = Claim(str(claim), str(source), format_value(paper_value), format_value(our_value), verdict)
+    def _add(self, claim, source, paper_value, our_value, decision: Decision, *, id=None, severity="", tolerance="",
+             depends_on="") -> Claim:
+        rid = str(id) if id is not None else f"{self.notebook[:2]}-{len(self.rows) + 1:02d}"
+        if any(r.id == rid for r in self.rows):
+            raise ValueError(f"duplicate claim id {rid!r}")
+        if depends_on and not any(r.id == depends_on for r in self.rows):
+            raise ValueError(f"depends_on={depends_on!r} names no earlier row")
+        verdict = decision.verdict
+        if decision.op in ("close", "far") and not tolerance:
+            tolerance = "exact" if decision.tol == 0 else f"±{format_value(decision.tol)}"
+        if decision.op in ("le", "lt", "ge", "gt") and not tolerance:
+            tolerance = f"bound {format_value(decision.reference)}"
+        row = Claim(rid, str(claim), str(source), format_value(paper_value), format_value(our_value), verdict,
+                    severity if verdict == "paper error" else "", tolerance, depends_on, str(decision))
         self.rows.append(row)
+        self.decisions.append(decision)
         return row
 
-    def check(self, claim: str, source: str, paper_value, our_value, *, rtol: float = 0.0, atol: float = 0.0) -> Claim:
-        """A numeric claim: reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|``."""
-        paper, ours = float(paper_value), float(our_value)
-        if not (math.isfinite(paper) and math.isfinite(ours)):
-            agree = paper == ours
-        else:
-            agree = abs(ours - paper) <= atol + rtol * abs(paper)
-        return self._add(claim, source, paper_value, our_value, "reproduced" if agree else "differs")
+    @staticmethod
+    def _tol_text(tol, se, k):
+        if se is None:
+            return ""
+        return f"±{format_value(tol)} ({format_value(k)} SE; SE = {format_value(se)})"
 
-    def check_statement(self, claim: str, source: str, paper_says: str, holds: bool, our_finding: str) -> Claim:
-        """A qualitative claim: ``holds`` is the result of our computation."""
-        return self._add(claim, source, paper_says, our_finding, "reproduced" if bool(holds) else "differs")
+    def check(self, claim, source, paper_value, our_value, *, rtol=0.0, atol=0.0, se=None, id=None, tolerance="",
+              depends_on="") -> Claim:
+        """A numeric claim: reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|`` (``se``: the SE the tolerance is made of)."""
+        tol = atol + rtol * abs(float(paper_value))
+        tolerance = tolerance or self._tol_text(tol, se, tol / se if se else 0)
+        return self._add(claim, source, paper_value, our_value, close(our_value, paper_value, tol), id=id,
+                         tolerance=tolerance, depends_on=depends_on)
 
-    def erratum(self, claim: str, source: str, paper_value, our_value, *, rtol: float = 0.0, atol: float = 0.0) -> Claim:
-        """A value the paper prints wrongly; ``our_value`` is the corrected, computed value.
+    def check_statement(self, claim, source, paper_says, decision: Decision, our_finding, *, id=None, tolerance="",
+                        depends_on="") -> Claim:
+        """A qualitative claim decided by ``decision`` (:func:`lt`, :func:`close`, … or :func:`by_text`)."""
+        decision = _as_decision(decision, "reproduced", "differs")
+        return self._add(claim, source, paper_says, our_finding, decision, id=id, tolerance=tolerance, depends_on=depends_on)
 
-        Raises ValueError if the two agree within the tolerance (then it is no erratum).
+    def erratum(self, claim, source, paper_value, our_value, *, severity, rtol=0.0, atol=0.0, id=None, tolerance="",
+                depends_on="") -> Claim:
+        """A value the paper prints wrongly: paper error iff ``|ours − paper| > atol + rtol·|paper|`` (else reproduced).
+
+        Text values are compared as strings (``Decision.text``); equal text raises ValueError.
         """
         if isinstance(paper_value, Real) and isinstance(our_value, Real):
-            if abs(float(our_value) - float(paper_value)) <= atol + rtol * abs(float(paper_value)):
-                raise ValueError(f"not an erratum: paper value {paper_value!r} agrees with ours {our_value!r}")
+            tol = atol + rtol * abs(float(paper_value))
+            d = Decision("far", our_value, paper_value, tol, "paper error", "reproduced")
         elif format_value(paper_value) == format_value(our_value):
             raise ValueError(f"not an erratum: paper value {paper_value!r} equals ours")
-        return self._add(claim, source, paper_value, our_value, "paper error")
+        else:
+            d = Decision("text", how="the printed text differs from the computed one", if_true="paper error", if_false="paper error")
+        return self._add(claim, source, paper_value, our_value, d, id=id, severity=severity, tolerance=tolerance,
+                         depends_on=depends_on)
 
-    def erratum_if(self, paper_is_wrong: bool, claim: str, source: str, paper_value, our_value) -> Claim:
-        """A suspected erratum decided by a computation: "paper error" iff ``paper_is_wrong``.
+    def erratum_if(self, decision: Decision, claim, source, paper_value, our_value, *, severity, id=None, tolerance="",
+                   depends_on="") -> Claim:
+        """A suspected erratum: ``paper error`` iff ``decision`` holds, else reproduced."""
+        d = _as_decision(decision, "paper error", "reproduced")
+        return self._add(claim, source, paper_value, our_value, d, id=id, severity=severity, tolerance=tolerance,
+                         depends_on=depends_on)
 
-        Use it when the paper's value is text or a statement, so that :meth:`erratum`'s value
-        comparison cannot decide: ``paper_is_wrong`` must be the result of the computation that
-        ``our_value`` reports; if it turns out False the row reads "reproduced".
-        """
-        verdict = "paper error" if bool(paper_is_wrong) else "reproduced"
-        return self._add(claim, source, paper_value, our_value, verdict)
+    def ambiguous_if(self, decision: Decision, claim, source, paper_value, our_value, *, id=None, tolerance="",
+                     depends_on="") -> Claim:
+        """Garbled or underspecified text: ``ambiguous`` iff the readings' results differ (``decision`` holds)."""
+        d = _as_decision(decision, "ambiguous", "reproduced")
+        return self._add(claim, source, paper_value, our_value, d, id=id, tolerance=tolerance, depends_on=depends_on)
 
     def counts(self) -> dict[str, int]:
         """Number of claims per verdict."""
         return {v: sum(r.verdict == v for r in self.rows) for v in VERDICTS}
+
+    def severity_counts(self) -> dict[str, int]:
+        """Independent paper errors (``depends_on`` empty) per severity."""
+        return {s: sum(r.independent_error and r.severity == s for r in self.rows) for s in SEVERITIES}
 
     def to_csv(self) -> str:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(COLUMNS)
         for r in self.rows:
-            writer.writerow([r.claim, r.source, r.paper_value, r.our_value, r.verdict])
+            writer.writerow([getattr(r, c) for c in COLUMNS])
         return buf.getvalue()
 
     def write_csv(self, *, write: bool = True) -> Path:
@@ -137,27 +190,80 @@ class ClaimsTable:
             path.write_text(self.to_csv(), encoding="utf-8")
         return path
 
+    def _summary(self) -> str:
+        summary = ", ".join(f"{n} {v}" for v, n in self.counts().items())
+        sev = ", ".join(f"{n} {s}" for s, n in self.severity_counts().items())
+        return f"{len(self.rows)} claims: {summary}; independent paper errors by severity: {sev}"
+
     def __str__(self) -> str:
-        header = ("#", "claim", "source", "paper", "ours", "verdict")
-        body = [(str(i), r.claim, r.source, r.paper_value, r.our_value, r.verdict) for i, r in enumerate(self.rows, 1)]
+        header = ("id", "claim", "source", "paper", "ours", "verdict", "severity", "tolerance", "depends on")
+        body = [(r.id, r.claim, r.source, r.paper_value, r.our_value, r.verdict, r.severity, r.tolerance, r.depends_on) for r in self.rows]
         widths = [max(len(row[j]) for row in [header, *body]) for j in range(len(header))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *body]]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        summary = ", ".join(f"{n} {v}" for v, n in self.counts().items())
-        return "\n".join(lines) + f"\n\n{len(self.rows)} claims: {summary}"
+        return "\n".join(lines) + "\n\n" + self._summary()
+
+    def _repr_markdown_(self) -> str:
+        return markdown_table(self.rows) + "\n\n" + self._summary()
+
+
+def markdown_table(rows) -> str:
+    """Claims as a Markdown table (verdicts other than reproduced in bold)."""
+    lines = ["| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cells = [r.id, r.claim, r.source, r.paper_value, r.our_value, r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
+                 r.severity, r.tolerance, r.depends_on]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def _as_decision(decision, if_true, if_false) -> Decision:
+    if not isinstance(decision, Decision):
+        raise TypeError(f"decision must be a Decision (lt(a, b), close(x, r, tol), by_text('how'), …); got {type(decision).__name__}")
+    if decision.op == "text":
+        return replace(decision, if_true=if_true, if_false=if_true)
+    return replace(decision, if_true=if_true, if_false=if_false)
 
 
 def read_claims_csv(path) -> list[Claim]:
-    """Read a ``claims.csv`` written by :meth:`ClaimsTable.write_csv`, checking its columns."""
+    """Read a ``claims.csv`` written by :meth:`ClaimsTable.write_csv`, all or nothing.
+
+    Refused (ValueError naming the file and line): a file over :data:`MAX_CSV_BYTES` (not read
+    past that), a wrong header, a row with the wrong number of fields, a truncated last line, an
+    unterminated quote, an invalid row (verdict, severity, decision), a duplicate id or a
+    ``depends_on`` naming no row.
+    """
     path = Path(path)
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh)
+    with path.open("rb") as fh:
+        raw = fh.read(MAX_CSV_BYTES + 1)
+    if len(raw) > MAX_CSV_BYTES:
+        raise ValueError(f"{path}: longer than {MAX_CSV_BYTES} bytes; refused")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 ({err})") from None
+    if not text.endswith("\n"):
+        raise ValueError(f"{path}:{text.count(chr(10)) + 1}: truncated (no final newline)")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows, ids = [], set()
+    try:
         header = next(reader, None)
         if header is None or tuple(header) != COLUMNS:
-            raise ValueError(f"{path}: the header must be {','.join(COLUMNS)}; got {header!r}")
-        rows = []
-        for line_no, row in enumerate(reader, start=2):
+            raise ValueError(f"{path}:1: the header must be {','.join(COLUMNS)}; got {header!r}")
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
             if len(row) != len(COLUMNS):
-                raise ValueError(f"{path}:{line_no}: expected {len(COLUMNS)} fields, got {len(row)}")
-            rows.append(Claim(*row))
+                raise ValueError(f"{where}: expected {len(COLUMNS)} fields, got {len(row)}")
+            try:
+                claim = Claim(*row)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+            if claim.id in ids:
+                raise ValueError(f"{where}: duplicate id {claim.id!r}")
+            if claim.depends_on and claim.depends_on not in ids:
+                raise ValueError(f"{where}: depends_on={claim.depends_on!r} names no earlier row")
+            ids.add(claim.id)
+            rows.append(claim)
+    except csv.Error as err:
+        raise ValueError(f"{path}:{reader.line_num}: malformed CSV ({err})") from None
     return rows

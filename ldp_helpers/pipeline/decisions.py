@@ -1,0 +1,127 @@
+"""Deciding comparisons of claims rows: ``op(value, reference, tol)`` and the verdict of each outcome.
+
+A claims row records the comparison that decided it, so that a test can re-decide the row with the
+value moved beyond the tolerance and check that the verdict flips (no constant conditions).
+
+References
+----------
+Issue 12 (claims integrity).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+#: reproduced  – our computation agrees with the paper within the stated tolerance
+#: differs     – our computation disagrees; the paper is not provably wrong
+#: paper error – the paper is demonstrably wrong (with a severity); the claim gives the evidence
+#: ambiguous   – garbled conversion or underspecified text; the claim says what each reading gives
+VERDICTS = ("reproduced", "differs", "paper error", "ambiguous")
+SEVERITIES = ("typo", "inconsistency", "wrong result")
+OPS = ("close", "far", "le", "lt", "ge", "gt")
+_ARROW, _BAR = " -> ", " | "
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The comparison that decides a row: ``op(value, reference, tol)`` → ``if_true`` else ``if_false``.
+
+    ``close``: |value − reference| ≤ tol; ``far``: > tol; ``le``/``lt``/``ge``/``gt``: value vs
+    reference (tol unused).  ``op = "text"`` is a row decided otherwise; ``how`` says how.
+    """
+
+    op: str
+    value: float = 0.0
+    reference: float = 0.0
+    tol: float = 0.0
+    if_true: str = "reproduced"
+    if_false: str = "differs"
+    how: str = ""
+
+    def __post_init__(self):
+        if self.op not in OPS + ("text",):
+            raise ValueError(f"op must be one of {OPS + ('text',)}; got {self.op!r}")
+        for name in ("if_true", "if_false"):
+            if getattr(self, name) not in VERDICTS:
+                raise ValueError(f"{name} must be one of {VERDICTS}; got {getattr(self, name)!r}")
+        if self.op == "text":
+            if len(self.how.strip()) < 10:
+                raise ValueError(f"a row decided otherwise must say how (how={self.how!r})")
+            return
+        for name in ("value", "reference", "tol"):
+            x = float(getattr(self, name))
+            if math.isnan(x) or (name == "tol" and (x < 0 or math.isinf(x))):
+                raise ValueError(f"{name} must be a number (tol finite and >= 0); got {x!r}")
+            object.__setattr__(self, name, x)
+
+    @property
+    def holds(self) -> bool:
+        v, r, t = self.value, self.reference, self.tol
+        return {"close": lambda: abs(v - r) <= t, "far": lambda: abs(v - r) > t, "le": lambda: v <= r,
+                "lt": lambda: v < r, "ge": lambda: v >= r, "gt": lambda: v > r, "text": lambda: True}[self.op]()
+
+    @property
+    def verdict(self) -> str:
+        return self.if_true if self.holds else self.if_false
+
+    def moved(self) -> Decision:
+        """The same comparison with the value moved to the other side of the tolerance (or bound)."""
+        if self.op == "text":
+            raise ValueError("a text decision has no value to move")
+        r, tiny = self.reference, 1e-9 * max(1.0, abs(self.reference), abs(self.value))
+        if self.op in ("close", "far"):
+            inside = abs(self.value - r) <= self.tol
+            return replace(self, value=r + 2 * self.tol + tiny if inside else r)
+        return replace(self, value=2 * r - self.value if self.value != r else r + (tiny if self.op in ("le", "gt") else -tiny))
+
+    def __str__(self) -> str:
+        outcome = f"{_ARROW}{self.if_true}{_BAR}{self.if_false}"
+        if self.op == "text":
+            return f"text({self.how}){_ARROW}{self.if_true}"
+        return f"{self.op}({self.value!r}, {self.reference!r}, {self.tol!r}){outcome}"
+
+    @classmethod
+    def parse(cls, text: str) -> Decision:
+        """Inverse of ``str``; ValueError on anything else."""
+        try:
+            head, outcome = text.rsplit(_ARROW, 1)
+            op, args = head.split("(", 1)
+            if not args.endswith(")"):
+                raise ValueError("no closing parenthesis")
+            if op == "text":
+                return cls("text", how=args[:-1], if_true=outcome, if_false=outcome)
+            value, reference, tol = (float(a) for a in args[:-1].split(", "))
+            if_true, if_false = outcome.split(_BAR)
+            return cls(op, value, reference, tol, if_true, if_false)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"not a decision: {text!r} ({err})") from None
+
+
+# Constructors used in the notebooks: ``claims.check_statement(..., lt(a, b), ...)``.
+def close(value, reference, tol) -> Decision:
+    return Decision("close", value, reference, tol)
+
+
+def far(value, reference, tol) -> Decision:
+    return Decision("far", value, reference, tol)
+
+
+def le(value, bound) -> Decision:
+    return Decision("le", value, bound)
+
+
+def lt(value, bound) -> Decision:
+    return Decision("lt", value, bound)
+
+
+def ge(value, bound) -> Decision:
+    return Decision("ge", value, bound)
+
+
+def gt(value, bound) -> Decision:
+    return Decision("gt", value, bound)
+
+
+def by_text(how: str) -> Decision:
+    return Decision("text", how=how)
