@@ -1,0 +1,1 @@
+"""Empirical privacy auditing, chunked sweeps (joblib / Dask) and the longitudinal averaging attack."""

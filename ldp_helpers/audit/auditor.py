@@ -1,0 +1,239 @@
+"""The empirical privacy auditor: a Clopper–Pearson lower bound ε_lb on a client's privacy loss.
+
+Run a client N times on input x₀ and N times on x₁, count the reports in an output event E, bound
+``P₀ = Pr[M(x₀) ∈ E]`` from below and ``P₁ = Pr[M(x₁) ∈ E]`` from above with Clopper–Pearson
+intervals, and report ``ε_lb = ln(P₀,low / P₁,high)``.  Each bound is the end of a two-sided
+``confidence`` interval, i.e. a one-sided bound at ``1 − α/2`` (α = 1 − confidence); by the union
+bound both hold at once with probability ≥ ``confidence``, and then ``ε_lb ≤ ε_true`` (any ε-LDP
+client has ``P₀ ≤ e^ε P₁``).  ``ε_lb > ε_claimed`` is therefore a violation shown at ``confidence``.
+
+The event is chosen on an independent pilot run (:mod:`ldp_helpers.audit.events`), the main run is
+chunked through :func:`ldp_helpers.audit.sweeps.run_chunks` (same numbers on any backend).
+
+References
+----------
+[arcolezi2024] §4 (the audit: Clopper–Pearson bounds, ε_lb = ln(P̂₀,low / P̂₁,high));
+[tutorial] Eq. (2) (ε-LDP: Pr[π(v)=y] ≤ e^ε Pr[π(v')=y], here for the event E).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+from typing import Callable
+
+import numpy as np
+from scipy.optimize import brentq
+from statsmodels.stats.proportion import proportion_confint
+
+from ldp_helpers._validation import check_epsilon, check_instance, check_int, check_real, fail_type
+from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
+from ldp_helpers.audit.sweeps import run_chunks
+from ldp_helpers.mechanisms.base import Mechanism
+
+
+def check_confidence(confidence) -> float:
+    """A confidence level in the open interval (0, 1)."""
+    return check_real("confidence", confidence, low=0.0, high=1.0)
+
+
+def clopper_pearson(count: int, n: int, *, confidence: float) -> tuple[float, float]:
+    """The two-sided Clopper–Pearson interval for a binomial proportion (statsmodels, ``method="beta"``)."""
+    low, high = proportion_confint(count, n, alpha=1.0 - confidence, method="beta")
+    return float(low), float(high)
+
+
+def epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, *, confidence: float) -> float:
+    """``ε_lb = max(0, ln(P₀,low / P₁,high))`` from the event counts of the two inputs.
+
+    Holds (ε_lb ≤ the client's true ε) with probability at least ``confidence``.
+    """
+    confidence = check_confidence(confidence)
+    p0_low = clopper_pearson(count0, n0, confidence=confidence)[0]
+    p1_high = clopper_pearson(count1, n1, confidence=confidence)[1]
+    return 0.0 if p0_low <= 0.0 else max(0.0, math.log(p0_low / p1_high))
+
+
+class ClientError(RuntimeError):
+    """A black-box client raised on some input."""
+
+
+@dataclass(frozen=True)
+class MechanismClient:
+    """One of our mechanisms as an audit client: its per-user reference ``perturb`` on n copies of a value.
+
+    ``features(reports) -> matrix``, if given, post-processes the reports before the event is applied
+    (e.g. local hashing's "which values does this report support"); post-processing cannot increase
+    the privacy loss, so ε_lb stays a valid lower bound.
+    """
+
+    mechanism: Mechanism
+    features: Callable | None = None
+
+    def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
+        row = np.asarray(value)
+        values = np.repeat(row[None], n, axis=0) if row.ndim else np.full(n, row)
+        reports = self.mechanism.perturb(values, rng=rng)
+        return as_report_matrix(reports if self.features is None else self.features(reports), n)
+
+
+@dataclass(frozen=True)
+class BlackBoxClient:
+    """A callable ``client(value) -> report`` (or ``client(value, rng)`` when ``takes_rng``), run n times.
+
+    ``reseed(rng)``, if given, is called once per batch before the calls: for peers that draw from
+    global generators (NumPy's legacy ``np.random`` and ``random``), seed them there from ``rng``.
+    A report must be a real number or a 1-D numeric array of the same length every time.
+    """
+
+    client: Callable
+    takes_rng: bool = False
+    reseed: Callable | None = None
+
+    def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
+        if self.reseed is not None:
+            self.reseed(rng)
+        rows = []
+        for trial in range(n):
+            try:
+                report = self.client(value, rng) if self.takes_rng else self.client(value)
+            except Exception as exc:
+                raise ClientError(f"the client raised on value={value!r} at trial {trial}: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+            rows.append(_check_report(report, value, trial, rows[0].size if rows else None))
+        return np.vstack(rows)
+
+
+def _check_report(report, value, trial, width) -> np.ndarray:
+    if isinstance(report, (Real, np.bool_)) and not isinstance(report, np.ndarray):
+        row = np.array([float(report)])
+    elif isinstance(report, (np.ndarray, list, tuple)):
+        row = np.asarray(report)
+        if row.ndim != 1 or row.dtype.kind not in "biuf":
+            fail_type("report", report, f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})")
+        row = row.astype(float)
+    else:
+        fail_type("report", report, f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})")
+    if width is not None and row.size != width:
+        raise ValueError(f"the client's reports changed length: {row.size} at trial {trial} on value={value!r}, "
+                         f"{width} before")
+    return row
+
+
+def as_client(client):
+    """A :class:`Mechanism` → :class:`MechanismClient`; a client object with ``sample`` as is; a callable → :class:`BlackBoxClient`."""
+    if isinstance(client, Mechanism):
+        return MechanismClient(client)
+    if hasattr(client, "sample"):
+        return client
+    if callable(client):
+        return BlackBoxClient(client)
+    fail_type("client", client, "a Mechanism, a client with .sample(value, n, rng=), or a callable client(value) -> report")
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What an audit found: ε_lb, its confidence, the counts and (if a claim was given) the verdict."""
+
+    epsilon_lb: float
+    confidence: float
+    n_trials: int
+    count0: int  # reports of x₀ (the likelier input in E) in the event
+    count1: int
+    p0_low: float
+    p1_high: float
+    event: Event
+    x0: object
+    x1: object
+    claimed_epsilon: float | None = None
+
+    @property
+    def violation(self) -> bool | None:
+        """``ε_lb > ε_claimed``: the claim is refuted at ``confidence`` (None without a claim)."""
+        return None if self.claimed_epsilon is None else self.epsilon_lb > self.claimed_epsilon
+
+    @property
+    def violation_confidence(self) -> float:
+        """The largest confidence at which ε_lb still exceeds the claim (0 if not even the point estimate does)."""
+        if self.claimed_epsilon is None:
+            return float("nan")
+        g = lambda c: epsilon_lower_bound(self.count0, self.n_trials, self.count1, self.n_trials,  # noqa: E731
+                                          confidence=c) - self.claimed_epsilon
+        low, high = 1e-9, 1.0 - 1e-12
+        if g(low) <= 0:
+            return 0.0
+        return high if g(high) > 0 else float(brentq(g, low, high, xtol=1e-10))
+
+
+def audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
+          event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int = 1,
+          backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
+          progress: bool = False) -> AuditResult:
+    """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
+
+    Parameters
+    ----------
+    client : Mechanism, client object or callable
+        See :func:`as_client`.
+    x0, x1 : object
+        The two inputs (a domain value, a (cohort, candidate) pair, a bit stream, …).
+    n_trials : int
+        Runs per input in the main run (≥ 1).
+    seed : int or SeedSequence
+        Child 0 of ``SeedSequence(seed)`` drives the pilot, child 1 the main run's chunks.
+    confidence : float in (0, 1)
+        Joint confidence of the two Clopper–Pearson bounds.
+    claimed_epsilon : float, optional
+        The ε the client promises; the result's ``violation`` tells whether ε_lb exceeds it.
+    event : Event, optional
+        The output event; chosen from a pilot run of ``n_pilot`` (default ``max(1000, n_trials // 10)``)
+        runs per input when not given (a given event still gets a 1-run check of the client).
+    chunk_size, n_jobs, backend, dask_address, dask_client, timeout, progress
+        How the main run is split and where it runs (:func:`ldp_helpers.audit.sweeps.run_chunks`);
+        the numbers do not depend on n_jobs or backend.
+    """
+    confidence = check_confidence(confidence)
+    n_trials = check_int("n_trials", n_trials, low=1)
+    chunk_size = check_int("chunk_size", chunk_size, low=1)
+    if claimed_epsilon is not None:
+        claimed_epsilon = check_epsilon(claimed_epsilon, "claimed_epsilon")
+    if event is not None:
+        check_instance("event", event, Event)
+    client = as_client(client)
+    pilot_seed, main_seed = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(2)
+    pilot_rng = np.random.default_rng(pilot_seed)
+    n_pilot = check_int("n_pilot", n_pilot, low=1) if n_pilot is not None else (1 if event else max(1000, n_trials // 10))
+    m0, m1 = client.sample(x0, n_pilot, rng=pilot_rng), client.sample(x1, n_pilot, rng=pilot_rng)
+    swap = False
+    if event is None:
+        bound = lambda k0, a, k1, b: epsilon_lower_bound(k0, a, k1, b, confidence=confidence)  # noqa: E731
+        event, swap = choose_event(m0, m1, confidence=confidence, bound=bound)
+    else:
+        event.count(m0)  # checks the event's columns against the reports
+    first, second = (x1, x0) if swap else (x0, x1)
+    sizes = [chunk_size] * (n_trials // chunk_size) + ([n_trials % chunk_size] if n_trials % chunk_size else [])
+    task = _ChunkTask(client, first, second, event, tuple(sizes))
+    counts = np.array(run_chunks(task, len(sizes), seed=main_seed, backend=backend, n_jobs=n_jobs,
+                                 dask_address=dask_address, dask_client=dask_client, timeout=timeout,
+                                 progress=progress, desc="audit chunks")).sum(axis=0)
+    k0, k1 = int(counts[0]), int(counts[1])
+    return AuditResult(epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence=confidence), confidence, n_trials,
+                       k0, k1, clopper_pearson(k0, n_trials, confidence=confidence)[0],
+                       clopper_pearson(k1, n_trials, confidence=confidence)[1], event, first, second, claimed_epsilon)
+
+
+@dataclass(frozen=True)
+class _ChunkTask:
+    """One chunk of the main run: counts of x₀'s and x₁'s reports in the event (picklable)."""
+
+    client: object
+    x0: object
+    x1: object
+    event: Event
+    sizes: tuple
+
+    def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple[int, int]:
+        rng, n = np.random.default_rng(seed), self.sizes[index]
+        return (self.event.count(self.client.sample(self.x0, n, rng=rng)),
+                self.event.count(self.client.sample(self.x1, n, rng=rng)))

@@ -1,0 +1,119 @@
+"""Output events for the empirical audit, and their choice from a pilot run.
+
+An audit compares ``Pr[M(x₀) ∈ E]`` with ``Pr[M(x₁) ∈ E]`` for one output event E.  Reports of any
+client are first flattened to a numeric matrix (one row per report, :func:`as_report_matrix`); an
+:class:`Event` is a conjunction of conditions ``column == value`` or ``column > threshold``.  The
+candidates (:func:`candidate_events`) are single conditions, pairs of conditions on two columns (the
+pair "true bit set, other bit clear" is what exposes a unary-encoding client that never clears the
+true bit) and whole outcomes; :func:`choose_event` keeps the one with the largest Clopper–Pearson
+lower bound on a *pilot* run, so that the main run's trials are independent of the choice.
+
+References
+----------
+[arcolezi2024] §4 (distinguishing events chosen from the output distribution, Clopper–Pearson bounds).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldp_helpers._validation import fail_type
+
+MAX_DISCRETE_VALUES = 16  # a column with more distinct values is treated as continuous (thresholds)
+MAX_OUTCOMES = 256  # whole outcomes are candidates only when the pilot saw at most this many
+MAX_PAIR_COLUMNS = 16  # pairs of conditions are candidates only for reports this wide or narrower
+N_THRESHOLDS = 9  # deciles of the pooled pilot values for a continuous column
+
+
+def as_report_matrix(reports, n: int) -> np.ndarray:
+    """Reports as a float matrix of shape (n, width): arrays as they are, named tuples of arrays side by side."""
+    if isinstance(reports, tuple) and hasattr(reports, "_fields"):
+        parts = [as_report_matrix(getattr(reports, field), n) for field in reports._fields]
+        return np.hstack(parts)
+    if not isinstance(reports, np.ndarray) or reports.dtype.kind not in "biuf":
+        fail_type("reports", reports, f"a numeric array with {n} rows or a named tuple of such arrays")
+    if reports.shape[:1] != (n,) or reports.ndim > 2:
+        raise ValueError(f"reports must have shape ({n},) or ({n}, width) (got shape {reports.shape})")
+    return reports.reshape(n, -1).astype(float)
+
+
+@dataclass(frozen=True)
+class Event:
+    """The event ``∧_i (report[columns[i]] op_i values[i])`` with ``op_i`` ``"=="`` or ``">"``."""
+
+    columns: tuple[int, ...]
+    ops: tuple[str, ...]
+    values: tuple[float, ...]
+
+    def __post_init__(self):
+        if not (len(self.columns) == len(self.ops) == len(self.values) >= 1):
+            raise ValueError(f"an Event needs as many columns, ops and values, at least one (got {self!r})")
+        if any(op not in ("==", ">") for op in self.ops):
+            raise ValueError(f"ops must be '==' or '>' (got {self.ops!r})")
+
+    def mask(self, matrix: np.ndarray) -> np.ndarray:
+        """Which rows of a report matrix lie in the event."""
+        inside = np.ones(matrix.shape[0], dtype=bool)
+        for column, op, value in zip(self.columns, self.ops, self.values):
+            if column >= matrix.shape[1]:
+                raise ValueError(f"the event uses column {column} but reports have {matrix.shape[1]} columns")
+            inside &= (matrix[:, column] == value) if op == "==" else (matrix[:, column] > value)
+        return inside
+
+    def count(self, matrix: np.ndarray) -> int:
+        """Number of reports in the event."""
+        return int(np.count_nonzero(self.mask(matrix)))
+
+    def __str__(self) -> str:
+        return " and ".join(f"y[{c}] {op} {v:g}" for c, op, v in zip(self.columns, self.ops, self.values))
+
+
+def _conditions(pooled: np.ndarray) -> list[list[tuple[int, str, float]]]:
+    """Per column, its candidate conditions (each observed value, or the decile thresholds)."""
+    out = []
+    for j in range(pooled.shape[1]):
+        values = np.unique(pooled[:, j])
+        if values.size <= MAX_DISCRETE_VALUES:
+            out.append([(j, "==", float(v)) for v in values] if values.size > 1 else [])
+        else:
+            cuts = np.unique(np.quantile(pooled[:, j], np.linspace(0.1, 0.9, N_THRESHOLDS)))
+            out.append([(j, ">", float(t)) for t in cuts])
+    return out
+
+
+def candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
+    """Candidate events from the pilot reports of the two inputs (singles, pairs, whole outcomes)."""
+    pooled = np.vstack([matrix0, matrix1])
+    per_column = _conditions(pooled)
+    singles = [c for conditions in per_column for c in conditions]
+    events = [Event((c,), (op,), (v,)) for c, op, v in singles]
+    if pooled.shape[1] <= MAX_PAIR_COLUMNS:
+        for a, b in itertools.combinations(range(len(per_column)), 2):
+            for (ca, oa, va), (cb, ob, vb) in itertools.product(per_column[a], per_column[b]):
+                events.append(Event((ca, cb), (oa, ob), (va, vb)))
+    outcomes = np.unique(pooled, axis=0)
+    if pooled.shape[1] > 1 and outcomes.shape[0] <= MAX_OUTCOMES:
+        width = tuple(range(pooled.shape[1]))
+        events += [Event(width, ("==",) * len(width), tuple(float(v) for v in row)) for row in outcomes]
+    return events
+
+
+def choose_event(matrix0: np.ndarray, matrix1: np.ndarray, *, confidence: float, bound) -> tuple[Event, bool]:
+    """The pilot's best event and orientation: ``(event, swap)``, ``swap`` meaning x₁ is the likelier input.
+
+    ``bound(count0, n0, count1, n1)`` is the lower bound to maximise (the auditor's Clopper–Pearson
+    ε_lb at the audit's confidence).
+    """
+    n0, n1 = matrix0.shape[0], matrix1.shape[0]
+    best, best_value = None, -np.inf
+    for event in candidate_events(matrix0, matrix1):
+        k0, k1 = event.count(matrix0), event.count(matrix1)
+        for swap, value in ((False, bound(k0, n0, k1, n1)), (True, bound(k1, n1, k0, n0))):
+            if value > best_value:
+                best, best_value = (event, swap), value
+    if best is None:
+        raise ValueError("the pilot reports are identical for both inputs and constant: no event distinguishes them")
+    return best

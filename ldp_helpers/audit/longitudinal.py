@@ -1,0 +1,130 @@
+"""The averaging attack on one user who reports the same bit v ∈ {0, 1} k times.
+
+The attacker sees the user's k reports, counts the positive ones (C) and guesses ``v = 1`` iff C is
+above the midpoint of its means under v = 0 and v = 1 (ties: a fair coin).  Success probability is
+averaged over v uniform.  Next to it: the composed ε of the k reports, the exact whole-stream loss.
+
+* **Fresh randomized response** every time: C ~ Bin(k, p) or Bin(k, 1 − p), p = e^ε₀/(1+e^ε₀); the
+  attack's success → 1 and the loss is kε₀ (exact from the table of C, a sufficient statistic).
+* **RAPPOR's memoized PRR + IRR** (one Bloom bit, h = 1): B' is drawn once (Pr[B' = 1] = f/2 + (1 − f)v)
+  and each report is IRR(B'): C | B' ~ Bin(k, q) if B' = 1 else Bin(k, p).  The success tends to
+  Pr[B' = v] = 1 − f/2 and the loss to the PRR's ln((1 − f/2)/(f/2)) for one bit (RAPPOR's
+  ε∞ = 2h ln((1 − f/2)/(f/2)) counts the 2h Bloom bits two values differ in).
+* **1-shot and m-shot** stream mechanisms (Glance, Harmony, m-shot, given as ``make(k) -> Mechanism``
+  over T = k rounds): simulated through the mechanism's per-user reference; their loss is the whole-stream
+  ε of the mechanism, exact from its output table for small k.
+
+References
+----------
+[erlingsson2014] §2 (PRR memoization), §3.1 (ε∞ of the PRR, longitudinal privacy);
+[glance] Algorithm 1 (1-shot); [m_shot] Algorithm 1; [tutorial] sequential composition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import stats
+
+from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_probability, check_rng
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+
+
+@dataclass(frozen=True)
+class AttackCurve:
+    """Success of the averaging attack and the composed ε, per number of reports k."""
+
+    label: str
+    ks: np.ndarray
+    success: np.ndarray  # averaging attack, v uniform
+    success_se: np.ndarray  # 0 where exact
+    bayes: np.ndarray  # the best possible attacker's success (1 + TV)/2, NaN where simulated
+    epsilon: np.ndarray  # composed ε of the k reports
+    epsilon_exact: np.ndarray  # True where epsilon comes from a whole-stream table
+    exact: bool  # success computed exactly (binomial law)
+
+
+def _check_ks(ks) -> np.ndarray:
+    ks = check_int_array("ks", ks, low=1)
+    if ks.ndim != 1 or ks.size == 0:
+        raise ValueError(f"ks must be a non-empty 1-D array of report counts ≥ 1 (got shape {ks.shape})")
+    return ks
+
+
+def fresh_rr_count_table(epsilon: float, k: int) -> np.ndarray:
+    """Law of C (columns 0..k) for v = 0 and v = 1 (rows) under k fresh RR reports with ε₀ = ``epsilon`` each."""
+    epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1)
+    p = np.exp(epsilon) / (1.0 + np.exp(epsilon))
+    c = np.arange(k + 1)
+    return np.vstack([stats.binom.pmf(c, k, 1.0 - p), stats.binom.pmf(c, k, p)])
+
+
+def memoized_rappor_count_table(f: float, p: float, q: float, k: int) -> np.ndarray:
+    """Law of C for v = 0, 1 under RAPPOR's memoized PRR (f) then k IRRs (p = Pr[1 | B'=0], q = Pr[1 | B'=1])."""
+    f = check_probability(f, "f")
+    p, q = check_probability(p, "p"), check_probability(q, "q")
+    k = check_int("k", k, low=1)
+    c = np.arange(k + 1)
+    given_b = np.vstack([stats.binom.pmf(c, k, p), stats.binom.pmf(c, k, q)])  # rows: B' = 0, 1
+    prr = np.array([[1 - f / 2, f / 2], [f / 2, 1 - f / 2]])  # rows v, columns B'
+    return prr @ given_b
+
+
+def averaging_success(table: np.ndarray) -> float:
+    """Success of "guess 1 iff C > midpoint of the two means" (ties: coin) for a 2-row table of C's law."""
+    c = np.arange(table.shape[1])
+    threshold = 0.5 * (table[0] @ c + table[1] @ c)
+    above, tie = c > threshold + 1e-12, np.abs(c - threshold) <= 1e-12
+    sign = 1.0 if table[1] @ c >= table[0] @ c else -1.0  # which side the v = 1 law lies on
+    guess1 = above if sign > 0 else (c < threshold - 1e-12)
+    right = 0.5 * (table[1][guess1].sum() + table[0][~guess1 & ~tie].sum() + 0.5 * table[:, tie].sum())
+    return float(right)
+
+
+def bayes_success(table: np.ndarray) -> float:
+    """The best attacker's success ``(1 + TV)/2 = ½ Σ_c max_v P(c | v)`` (v uniform)."""
+    return float(0.5 * table.max(axis=0).sum())
+
+
+def binomial_attack_curve(label: str, table_of_k: Callable[[int], np.ndarray], ks) -> AttackCurve:
+    """Exact curve from the law of C for every k (``table_of_k(k)``, e.g. :func:`fresh_rr_count_table`)."""
+    ks = _check_ks(ks)
+    tables = [table_of_k(int(k)) for k in ks]
+    zeros = np.zeros(ks.size)
+    return AttackCurve(label, ks, np.array([averaging_success(t) for t in tables]), zeros,
+                       np.array([bayes_success(t) for t in tables]),
+                       np.array([max_privacy_loss(t) for t in tables]), np.ones(ks.size, bool), True)
+
+
+def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_draws: int,
+                           rng: np.random.Generator, table_max_k: int = 6) -> AttackCurve:
+    """Simulated curve for a stream mechanism ``make(k)`` over T = k rounds (constant streams 0…0 and 1…1).
+
+    The midpoint threshold comes from an independent pilot of ``n_draws`` users per stream; the
+    success is then estimated on ``n_draws`` fresh users per stream (standard error reported).  The
+    composed ε is ``privacy_loss()`` (exact, whole-stream table) for k ≤ ``table_max_k``, else the
+    mechanism's claimed whole-stream ε.
+    """
+    ks, rng = _check_ks(ks), check_rng(rng)
+    n_draws = check_int("n_draws", n_draws, low=2)
+    success, se, eps, eps_exact = [], [], [], []
+    for k in ks:
+        mechanism = make(int(k))
+        positives = lambda v: (np.asarray(mechanism.perturb(np.full((n_draws, int(k)), v, np.int8), rng=rng)) > 0  # noqa: E731
+                               ).sum(axis=1)
+        threshold = 0.5 * (positives(0).mean() + positives(1).mean())
+        c0, c1 = positives(0), positives(1)
+        sign = 1.0 if c1.mean() >= c0.mean() else -1.0
+        right1 = np.where(sign * (c1 - threshold) > 0, 1.0, np.where(c1 == threshold, 0.5, 0.0))
+        right0 = np.where(sign * (c0 - threshold) < 0, 1.0, np.where(c0 == threshold, 0.5, 0.0))
+        s = 0.5 * (right1.mean() + right0.mean())
+        success.append(s)
+        se.append(0.5 * np.sqrt(right1.var(ddof=1) / n_draws + right0.var(ddof=1) / n_draws))
+        small = k <= table_max_k
+        eps.append(mechanism.privacy_loss() if small else mechanism.epsilon)
+        eps_exact.append(small)
+    nan = np.full(ks.size, np.nan)
+    return AttackCurve(label, ks, np.array(success), np.array(se), nan, np.array(eps, float),
+                       np.array(eps_exact), False)

@@ -1,0 +1,161 @@
+"""Chunked sweeps through joblib: local processes by default, a Dask cluster when one is given.
+
+A sweep is ``n_chunks`` independent calls ``task(index, seed)``; chunk ``i`` always gets the ``i``-th
+child of ``SeedSequence(seed).spawn(n_chunks)``, so the results are the same numbers whatever the
+backend (sequential, loky processes, threads, ``dask``) and the worker count.  The Dask backend is
+joblib's own (``joblib.parallel_config(backend="dask")`` with a :class:`distributed.Client`); the
+address comes from ``dask_address=`` or the environment variable :data:`DASK_ADDRESS_ENV`.
+
+A chunk that raises does not lose the others: the sweep finishes every chunk, then raises
+:class:`ChunkError` listing each failed chunk with its seed and carrying the completed results;
+``run_chunks(..., completed=error.completed)`` resumes and computes only the missing chunks.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass
+from typing import Callable
+
+import joblib
+import numpy as np
+
+from ldp_helpers._validation import check_choice, check_int, check_real, fail_type
+
+#: environment variable holding a Dask scheduler address (``tcp://host:8786``) for every sweep
+DASK_ADDRESS_ENV = "LDP_DASK_ADDRESS"
+BACKENDS = ("sequential", "loky", "threading", "dask")
+
+
+@dataclass(frozen=True)
+class ChunkFailure:
+    """One failed chunk: its index, the entropy and spawn key of its seed, and the error text."""
+
+    index: int
+    entropy: int
+    spawn_key: tuple
+    error: str
+
+    def __str__(self) -> str:
+        return (f"chunk {self.index} (seed: SeedSequence(entropy={self.entropy}, spawn_key={self.spawn_key})) "
+                f"failed: {self.error}")
+
+
+class ChunkError(RuntimeError):
+    """Some chunks failed; ``completed`` maps chunk index → result for the others (pass it back to resume)."""
+
+    def __init__(self, failures: list[ChunkFailure], completed: dict[int, object]):
+        self.failures = failures
+        self.completed = completed
+        lines = "\n  ".join(str(f) for f in failures)
+        super().__init__(f"{len(failures)} of {len(failures) + len(completed)} chunks failed "
+                         f"({len(completed)} completed, kept in .completed; pass completed= to resume):\n  {lines}")
+
+
+def chunk_seeds(seed, n_chunks: int) -> list[np.random.SeedSequence]:
+    """The seed of every chunk: ``SeedSequence(seed).spawn(n_chunks)`` (a fixed function of seed and index)."""
+    n_chunks = check_int("n_chunks", n_chunks, low=1)
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return root.spawn(n_chunks)
+
+
+def _guarded(task, index, seed):
+    try:
+        return True, task(index, seed)
+    except Exception as exc:  # reported with its seed by run_chunks, never swallowed
+        return False, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+
+
+def connect_dask(address: str, *, timeout: float = 10.0):
+    """A :class:`distributed.Client` on the scheduler at ``address``; a clear ``ConnectionError`` if unreachable."""
+    if not isinstance(address, str) or not address:
+        fail_type("dask_address", address, "a scheduler address string such as 'tcp://127.0.0.1:8786'")
+    timeout = check_real("timeout", timeout, low=0.0)
+    from distributed import Client
+    try:
+        return Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise ConnectionError(f"cannot reach the Dask scheduler at dask_address={address!r} within "
+                              f"{timeout:g} s ({type(exc).__name__}: {exc}); start one (dask scheduler) or unset "
+                              f"{DASK_ADDRESS_ENV}") from exc
+
+
+def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = None, n_jobs: int = 1,
+               dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
+               completed: dict | None = None, progress: bool = False, desc: str = "chunks") -> list:
+    """Run ``task(index, seed_sequence)`` for every chunk and return the results in chunk order.
+
+    Parameters
+    ----------
+    task : callable
+        ``task(index, seed) -> result`` with ``seed`` a :class:`numpy.random.SeedSequence`; must be
+        picklable for process and Dask backends (closures are fine: joblib uses cloudpickle).
+    n_chunks : int
+        Number of chunks (≥ 1).
+    seed : int or SeedSequence
+        Root seed; chunk ``i`` gets ``SeedSequence(seed).spawn(n_chunks)[i]``.
+    backend : {"sequential", "loky", "threading", "dask"}, optional
+        Default: ``"dask"`` when an address or client is given (or :data:`DASK_ADDRESS_ENV` is set),
+        else ``"loky"`` when ``n_jobs != 1``, else ``"sequential"``.
+    n_jobs : int
+        Workers for the local backends (joblib's convention: -1 = all cores).
+    dask_address, dask_client, timeout
+        The Dask scheduler (an address, or an open client); ``timeout`` in seconds to connect.
+    completed : dict, optional
+        Results already computed (chunk index → result), e.g. ``ChunkError.completed``: not recomputed.
+    progress : bool
+        Show a tqdm bar over the chunks.
+
+    Raises
+    ------
+    ChunkError
+        If any chunk raised; lists every failed chunk with its seed and keeps the completed ones.
+    """
+    seeds = chunk_seeds(seed, n_chunks)
+    n_jobs = check_int("n_jobs", n_jobs)
+    done = dict(completed or {})
+    if any(not isinstance(i, int) or not 0 <= i < n_chunks for i in done):
+        fail_type("completed", done, f"a dict keyed by chunk indices in [0, {n_chunks})")
+    dask_address = dask_address or os.environ.get(DASK_ADDRESS_ENV) or None
+    if backend is None:
+        backend = "dask" if (dask_address or dask_client) else ("loky" if n_jobs != 1 else "sequential")
+    backend = check_choice("backend", backend, BACKENDS)
+    todo = [i for i in range(n_chunks) if i not in done]
+    calls = (joblib.delayed(_guarded)(task, i, seeds[i]) for i in todo)
+    if backend == "dask":
+        client = dask_client
+        if client is None:
+            if not dask_address:
+                raise ValueError(f"backend='dask' needs dask_address= (or {DASK_ADDRESS_ENV}) or dask_client=")
+            client = connect_dask(dask_address, timeout=timeout)
+        try:
+            with joblib.parallel_config(backend="dask", client=client, wait_for_workers_timeout=timeout):
+                outcomes = _parallel(calls, len(todo), -1, progress, desc)
+        finally:
+            if dask_client is None:
+                client.close()
+    elif backend == "sequential":
+        outcomes = _parallel(calls, len(todo), 1, progress, desc, backend="sequential")
+    else:
+        outcomes = _parallel(calls, len(todo), n_jobs, progress, desc, backend=backend)
+    failures = []
+    for i, (ok, value) in zip(todo, outcomes):
+        if ok:
+            done[i] = value
+        else:
+            s = seeds[i]
+            failures.append(ChunkFailure(i, int(s.entropy), tuple(s.spawn_key), value.strip()))
+    if failures:
+        raise ChunkError(failures, done)
+    return [done[i] for i in range(n_chunks)]
+
+
+def _parallel(calls, total, n_jobs, progress, desc, backend=None):
+    kwargs = {} if backend is None else {"backend": backend}
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator", **kwargs)
+    results = parallel(calls)
+    if progress:
+        from tqdm.auto import tqdm
+        results = tqdm(results, total=total, desc=desc)
+    return list(results)

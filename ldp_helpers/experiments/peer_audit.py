@@ -1,0 +1,136 @@
+"""Audit the peers' unary-encoding clients (pure-ldp 1.1.2 and 1.2.0, multi-freq-ldpy), each in its own process.
+
+pure-ldp 1.1.2 and 1.2.0 are the same import name, so each peer runs in a subprocess whose
+``PYTHONPATH`` is that peer's folder (``build/peers-1.1.2`` or ``build/bench-peers``, installed by
+``make peers``); the subprocess audits with :func:`ldp_helpers.audit.auditor.audit` and prints JSON.
+The peers draw from NumPy's legacy global generator (and pure-ldp also from :mod:`random`); each
+batch reseeds both from the chunk's Generator, so the peers' audits are reproducible too.
+
+Run one peer by hand::
+
+    PYTHONPATH=build/peers-1.1.2 .venv/bin/python -m ldp_helpers.experiments.peer_audit pure-ldp-1.1.2 \\
+        --n-trials 100000 --seed 1
+
+References
+----------
+[arcolezi2024] (pure-ldp 1.1.2's UE client never clears the true bit: Pr[1 | true] = p + (1 − p)q).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldp_helpers.pipeline.paths import BUILD_DIR, REPO_ROOT
+
+#: peer → (folder holding it, the distribution name and version it must be)
+PEERS = {
+    "pure-ldp-1.1.2": (BUILD_DIR / "peers-1.1.2", "pure-ldp", "1.1.2"),
+    "pure-ldp-1.2.0": (BUILD_DIR / "bench-peers", "pure-ldp", "1.2.0"),
+    "multi-freq-ldpy": (BUILD_DIR / "bench-peers", "multi-freq-ldpy", "0.2.5"),
+}
+PROTOCOLS = ("SUE", "OUE")
+
+
+def reseed_globals(rng: np.random.Generator) -> None:
+    """Seed the peers' global generators (NumPy legacy and :mod:`random`) from our Generator."""
+    np.random.seed(int(rng.integers(2**32)))
+    random.seed(int(rng.integers(2**63)))
+
+
+@dataclass(frozen=True)
+class PureLdpUE:
+    """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based, so value x is sent as x + 1."""
+
+    epsilon: float
+    d: int
+    oue: bool
+
+    def __call__(self, value):
+        from pure_ldp.frequency_oracles.unary_encoding import UEClient
+        client = _CLIENTS.get(self)
+        if client is None:
+            client = _CLIENTS[self] = UEClient(self.epsilon, self.d, use_oue=self.oue)
+        return client.privatise(int(value) + 1)
+
+
+@dataclass(frozen=True)
+class MultiFreqUE:
+    """multi-freq-ldpy's ``UE_Client(x, k, ε, optimal)`` (0-based)."""
+
+    epsilon: float
+    d: int
+    oue: bool
+
+    def __call__(self, value):
+        from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Client
+        return UE_Client(int(value), self.d, self.epsilon, optimal=self.oue)
+
+
+_CLIENTS: dict = {}
+
+
+def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
+                    n_jobs: int = 1, chunk_size: int = 20_000) -> dict:
+    """Audit SUE and OUE of ``peer`` in this process (its package must be importable); JSON-ready dict."""
+    from importlib.metadata import version
+
+    from ldp_helpers.audit.auditor import BlackBoxClient, audit
+    _, dist, expected = PEERS[peer]
+    found = version(dist)
+    if found != expected:
+        raise RuntimeError(f"peer {peer!r} needs {dist}=={expected} on the path, found {found}")
+    out = {"peer": peer, "version": found, "audits": {}}
+    for index, protocol in enumerate(PROTOCOLS):
+        cls = PureLdpUE if dist == "pure-ldp" else MultiFreqUE
+        client = BlackBoxClient(cls(epsilon, d, protocol == "OUE"), reseed=reseed_globals)
+        r = audit(client, 0, 1, n_trials=n_trials, seed=np.random.SeedSequence([seed, index]), confidence=confidence,
+                  claimed_epsilon=epsilon, n_jobs=n_jobs, chunk_size=chunk_size)
+        out["audits"][protocol] = {
+            "epsilon_lb": r.epsilon_lb, "count0": r.count0, "count1": r.count1, "p0_low": r.p0_low,
+            "p1_high": r.p1_high, "event": str(r.event), "violation": bool(r.violation),
+            "violation_confidence": r.violation_confidence, "n_trials": r.n_trials, "confidence": r.confidence}
+    return out
+
+
+def audit_peer(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
+               n_jobs: int = 1, timeout: float = 3600.0) -> dict:
+    """Audit ``peer`` (a key of :data:`PEERS`) in a subprocess with only that peer's folder on its path."""
+    if peer not in PEERS:
+        raise ValueError(f"peer must be one of {sorted(PEERS)} (got {peer!r})")
+    folder = PEERS[peer][0]
+    if not folder.is_dir():
+        raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
+    command = [sys.executable, "-m", "ldp_helpers.experiments.peer_audit", peer, "--epsilon", repr(epsilon),
+               "--d", str(d), "--n-trials", str(n_trials), "--seed", str(seed), "--confidence", repr(confidence),
+               "--n-jobs", str(n_jobs)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
+    if done.returncode != 0:
+        raise RuntimeError(f"the audit of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("peer", choices=sorted(PEERS))
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--d", type=int, default=4)
+    parser.add_argument("--n-trials", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--confidence", type=float, default=0.99)
+    parser.add_argument("--n-jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    print(json.dumps(audit_peer_here(args.peer, epsilon=args.epsilon, d=args.d, n_trials=args.n_trials,
+                                     seed=args.seed, confidence=args.confidence, n_jobs=args.n_jobs)))
+
+
+if __name__ == "__main__":
+    main()

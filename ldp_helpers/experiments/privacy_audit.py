@@ -1,0 +1,121 @@
+"""Experiment drivers of the privacy-audit notebook (06_privacy_audit): parameter grid → arrays.
+
+* :func:`audit_inputs` / :func:`audit_client`: the two inputs and the client used to audit each
+  registered mechanism (local hashing is audited on the values its reports support, a
+  post-processing).
+* :func:`registry_audits`: ε_lb of every mechanism of the registry against its exact-table ε.
+* :func:`epsilon_lb_curve`: ε_lb and the Clopper–Pearson bounds vs the number of trials N.
+* :func:`peer_audits`: the peers' SUE/OUE audits, each peer in its own process, concurrently.
+* :func:`longitudinal_curves`: the averaging attack vs k for fresh RR, memoized RAPPOR, 1-shot and m-shot.
+
+References
+----------
+[arcolezi2024] §4 (the audit); [erlingsson2014] §2 (memoization); [glance] Algorithm 1; [m_shot] Algorithm 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import joblib
+import numpy as np
+
+from ldp_helpers.audit.auditor import AuditResult, MechanismClient, audit
+from ldp_helpers.audit.longitudinal import (
+    AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
+from ldp_helpers.experiments.peer_audit import PEERS, audit_peer
+from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.harmony import Harmony
+from ldp_helpers.mechanisms.local_hashing import BLH, OLH
+from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.registry import REGISTRY
+
+
+@dataclass(frozen=True)
+class LocalHashSupport:
+    """Post-processing of local-hashing reports (a, b, y): the 0/1 matrix ``H_{a,b}(x) == y`` over x ∈ [d]."""
+
+    mechanism: object
+
+    def __call__(self, reports) -> np.ndarray:
+        a, b, y = (np.asarray(reports)[:, j, None] for j in range(3))
+        return (self.mechanism.hash_values(a, b, np.arange(self.mechanism.d)[None]) == y).astype(np.int8)
+
+
+def audit_inputs(key: str, mechanism) -> tuple:
+    """The two inputs audited for a registry entry: values 0 and 1; (cohort 0, candidate 0 / 1) for
+    RAPPOR; the all-zeros and all-ones streams for stream mechanisms (where the tables attain ε)."""
+    family = REGISTRY[key].family
+    if family == "stream":
+        return np.zeros(mechanism.n_rounds, np.int8), np.ones(mechanism.n_rounds, np.int8)
+    if family == "rappor":
+        return np.array([0, 0]), np.array([0, 1])
+    return 0, 1
+
+
+def audit_client(mechanism) -> MechanismClient:
+    """Our mechanism as an audit client (local hashing through :class:`LocalHashSupport`)."""
+    features = LocalHashSupport(mechanism) if isinstance(mechanism, (BLH, OLH)) else None
+    return MechanismClient(mechanism, features)
+
+
+@dataclass(frozen=True)
+class MechanismAudit:
+    key: str
+    label: str
+    claimed_epsilon: float
+    exact_epsilon: float
+    result: AuditResult
+
+
+def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int = 1, keys=None,
+                    progress: bool = False) -> list[MechanismAudit]:
+    """Audit every registered mechanism's example (or those in ``keys``) on its :func:`audit_inputs`."""
+    keys = list(REGISTRY) if keys is None else list(keys)
+    seeds = np.random.SeedSequence(seed).spawn(len(keys))
+    rows = []
+    for key, child in zip(keys, seeds):
+        mechanism = REGISTRY[key].example()
+        x0, x1 = audit_inputs(key, mechanism)
+        result = audit(audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
+                       claimed_epsilon=mechanism.epsilon, n_jobs=n_jobs)
+        rows.append(MechanismAudit(key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result))
+    return rows
+
+
+def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: int = 1) -> dict[str, np.ndarray]:
+    """ε_lb, P₀,low, P₁,high and the point estimates vs N for one registry entry (independent audits per N)."""
+    mechanism = REGISTRY[key].example()
+    x0, x1 = audit_inputs(key, mechanism)
+    n_grid = np.asarray(n_grid, dtype=np.int64)
+    results = [audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs)
+               for n, child in zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size))]
+    hat = np.array([np.log((r.count0 / r.n_trials) / max(r.count1 / r.n_trials, 1e-300)) for r in results])
+    return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": hat,
+            "exact": np.full(n_grid.size, mechanism.privacy_loss())}
+
+
+def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
+                n_jobs: int = 3) -> dict[str, dict]:
+    """Every peer's SUE and OUE audit (:func:`~ldp_helpers.experiments.peer_audit.audit_peer`), peers concurrently."""
+    peers = list(PEERS) if peers is None else list(peers)
+    calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence)
+             for peer in peers)
+    results = joblib.Parallel(n_jobs=n_jobs, backend="threading")(calls)
+    return dict(zip(peers, results))
+
+
+def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float, rappor_q: float,
+                        stream_epsilon: float, m: int, n_draws: int, rng: np.random.Generator,
+                        table_max_k: int = 6) -> list[AttackCurve]:
+    """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
+    Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds."""
+    curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report", lambda k: fresh_rr_count_table(epsilon, k), ks),
+              binomial_attack_curve(f"RAPPOR memoized PRR (f = {rappor_f:g}) + IRR",
+                                    lambda k: memoized_rappor_count_table(rappor_f, rappor_p, rappor_q, k), ks)]
+    streams = [(f"Glance (1-shot), ε = {stream_epsilon:g}", lambda k: Glance(stream_epsilon, k)),
+               (f"Harmony (1-shot), ε = {stream_epsilon:g}", lambda k: Harmony(stream_epsilon, k)),
+               (f"{m}-shot, ε = {stream_epsilon:g}", lambda k: MShotReporting(stream_epsilon, k, min(m, k), 0.0))]
+    curves += [simulated_attack_curve(label, make, ks, n_draws=n_draws, rng=rng, table_max_k=table_max_k)
+               for label, make in streams]
+    return curves
