@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 LOCK   := $(VENV)/requirements.lock
 JOBS   ?= 1
 
-.PHONY: setup figures test refresh bench lab clean distclean
+.PHONY: setup peers figures test refresh bench lab clean distclean
 
 setup: $(STAMP)
 
@@ -27,10 +27,10 @@ $(STAMP): environment.yml pyproject.toml
 	$(PY) -c 'import matplotlib.pyplot'
 	touch $(STAMP)
 
-figures: setup
+figures: setup peers
 	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
 
-test: setup
+test: setup peers
 	$(PY) -m pytest
 
 refresh: setup
@@ -43,6 +43,14 @@ PEERS := build/bench-peers/.installed
 $(PEERS): tests/benchmarks/requirements.txt $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --target build/bench-peers -r tests/benchmarks/requirements.txt
 	touch $(PEERS)
+
+# pure-ldp 1.1.2 (audited in notebook 06 and tests/test_audit_peers.py) cannot share a folder with 1.2.0.
+PEERS_OLD := build/peers-1.1.2/.installed
+$(PEERS_OLD): tests/benchmarks/requirements-pure-ldp-1.1.2.txt $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --target build/peers-1.1.2 -r tests/benchmarks/requirements-pure-ldp-1.1.2.txt
+	touch $(PEERS_OLD)
+
+peers: $(PEERS) $(PEERS_OLD)
 
 bench: setup $(PEERS)
 	$(PY) tests/benchmarks/run.py --write-readme $(BENCH)

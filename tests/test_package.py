@@ -10,7 +10,7 @@ import ldp_helpers
 
 PACKAGE = Path(ldp_helpers.__file__).parent
 # a module may import only from its own layer or the layers listed after it
-LAYERS = ["explore", "pipeline", "experiments", "protocols", "bounds", "estimation.rappor_decoding", "mechanisms",
+LAYERS = ["explore", "pipeline", "experiments", "audit", "protocols", "bounds", "estimation.rappor_decoding", "mechanisms",
           "simulate", "estimation", "_validation", "pipeline.paths"]
 
 
