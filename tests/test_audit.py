@@ -1,0 +1,147 @@
+"""The empirical auditor: Clopper–Pearson ε_lb, flags a broken client, never flags ours, refuses bad input."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldp_helpers.audit.auditor import (
+    AuditResult, BlackBoxClient, ClientError, clopper_pearson, epsilon_lower_bound, audit)
+from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
+from ldp_helpers.experiments.privacy_audit import audit_client, audit_inputs, registry_audits
+from ldp_helpers.mechanisms.registry import REGISTRY
+
+EPS, D = 1.0, 4
+
+
+def test_clopper_pearson_is_the_beta_quantile_interval():
+    """statsmodels' "beta" interval is the exact Clopper–Pearson one: Beta(k, n−k+1) and Beta(k+1, n−k) quantiles."""
+    k, n, conf = 37, 200, 0.9
+    low, high = clopper_pearson(k, n, confidence=conf)
+    assert low == pytest.approx(stats.beta.ppf(0.05, k, n - k + 1), rel=1e-10)
+    assert high == pytest.approx(stats.beta.ppf(0.95, k + 1, n - k), rel=1e-10)
+    assert epsilon_lower_bound(k, n, 10, n, confidence=conf) == pytest.approx(
+        math.log(low / clopper_pearson(10, n, confidence=conf)[1]))
+    assert epsilon_lower_bound(0, n, 10, n, confidence=conf) == 0.0  # no evidence → the trivial bound
+
+
+def _ue_probabilities(oue):
+    if oue:
+        return 0.5, 1 / (math.exp(EPS) + 1)
+    p = math.exp(EPS / 2) / (math.exp(EPS / 2) + 1)
+    return p, 1 - p
+
+
+class BrokenUE:
+    """pure-ldp 1.1.2's bug, written anew: the true bit is set with prob. p but never cleared,
+    so Pr[1 | true] = p + (1 − p)q (batched, our Generator)."""
+
+    def __init__(self, oue):
+        self.p, self.q = _ue_probabilities(oue)
+
+    def sample(self, value, n, *, rng):
+        bits = (rng.random((n, D)) < self.q).astype(np.int8)
+        bits[:, value] |= (rng.random(n) < self.p).astype(np.int8)
+        return bits.astype(float)
+
+
+@pytest.mark.parametrize("oue", [False, True])
+def test_flags_a_client_that_never_clears_the_true_bit(oue):
+    p, q = _ue_probabilities(oue)
+    p_broken = p + (1 - p) * q
+    true_eps = math.log(p_broken * (1 - q) / (q * (1 - p_broken)))  # the broken client's real loss
+    r = audit(BrokenUE(oue), 0, 1, n_trials=20_000, seed=7, confidence=0.99, claimed_epsilon=EPS)
+    assert isinstance(r, AuditResult)
+    assert r.violation and r.epsilon_lb > EPS  # flagged at 99 %
+    assert r.violation_confidence > 0.999
+    assert r.epsilon_lb <= true_eps  # and still a lower bound of its true loss
+    fixed = audit(BlackBoxClient(lambda v, rng: _fixed_ue(v, rng, p, q), takes_rng=True), 0, 1, n_trials=5_000,
+                  seed=7, confidence=0.99, claimed_epsilon=EPS)
+    assert not fixed.violation
+
+
+def _fixed_ue(value, rng, p, q):
+    bits = (rng.random(D) < q).astype(np.int8)
+    bits[value] = rng.random() < p
+    return bits
+
+
+@pytest.fixture(scope="module")
+def our_audits():
+    return {row.key: row for row in registry_audits(n_trials=20_000, seed=11, confidence=0.99)}
+
+
+@pytest.mark.parametrize("key", list(REGISTRY))
+def test_never_flags_our_mechanisms(key, our_audits):
+    """ε_lb ≤ the exact whole-report ε of every registered mechanism, and it is informative (> 0)."""
+    row = our_audits[key]
+    assert row.exact_epsilon <= row.claimed_epsilon + 1e-9
+    assert not row.result.violation
+    assert 0.0 < row.result.epsilon_lb <= row.exact_epsilon
+
+
+def test_tightens_with_n_for_grr():
+    m = REGISTRY["grr"].example()
+    lbs = [audit(audit_client(m), 0, 1, n_trials=n, seed=3, confidence=0.95).epsilon_lb for n in (200, 2_000, 200_000)]
+    assert lbs[0] < lbs[1] < lbs[2] <= m.privacy_loss()
+    assert lbs[2] > m.privacy_loss() - 0.1  # at N = 2e5 the CP half-widths are ~1 % of the probabilities
+
+
+def test_same_numbers_for_any_chunking_of_workers():
+    m = REGISTRY["sue"].example()
+    runs = [audit(m, 0, 1, n_trials=30_000, seed=5, chunk_size=7_000, n_jobs=j, backend=b)
+            for j, b in ((1, "sequential"), (2, "threading"))]
+    assert (runs[0].count0, runs[0].count1) == (runs[1].count0, runs[1].count1)
+
+
+def test_given_event_is_used():
+    m = REGISTRY["binary_rr"].example()
+    event = Event((0,), ("==",), (0.0,))
+    r = audit(m, 0, 1, n_trials=1_000, seed=2, event=event)
+    assert r.event == event and r.x0 == 0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"n_trials": 0}, "n_trials"), ({"n_trials": 10, "confidence": 0.0}, "confidence"),
+    ({"n_trials": 10, "confidence": 1.0}, "confidence"), ({"n_trials": 10, "confidence": 1.5}, "confidence"),
+    ({"n_trials": 10, "claimed_epsilon": -1.0}, "claimed_epsilon"), ({"n_trials": 10, "chunk_size": 0}, "chunk_size"),
+])
+def test_bad_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        audit(REGISTRY["grr"].example(), 0, 1, seed=0, **kwargs)
+
+
+def test_bad_clients():
+    def raises(value):
+        raise KeyError("boom")
+    with pytest.raises(ClientError, match=r"raised on value=0 at trial 0: KeyError"):
+        audit(raises, 0, 1, n_trials=10, seed=0)
+    with pytest.raises(TypeError, match="report"):
+        audit(lambda v: "yes", 0, 1, n_trials=10, seed=0)
+    with pytest.raises(TypeError, match="report"):
+        audit(lambda v: np.zeros((2, 2)), 0, 1, n_trials=10, seed=0)
+    calls = iter(range(10**6))
+    with pytest.raises(ValueError, match="changed length"):
+        audit(lambda v: np.zeros(1 + next(calls) % 2), 0, 1, n_trials=10, seed=0)
+    with pytest.raises(TypeError, match="client"):
+        audit(42, 0, 1, n_trials=10, seed=0)
+    with pytest.raises(TypeError, match="reports"):
+        as_report_matrix(["a"], 1)
+
+
+def test_choose_event_finds_the_pair_that_exposes_the_bug():
+    rng = np.random.default_rng(0)
+    broken = BrokenUE(False)
+    m0, m1 = broken.sample(0, 5_000, rng=rng), broken.sample(1, 5_000, rng=rng)
+    event, swap = choose_event(m0, m1, confidence=0.99,
+                               bound=lambda a, n, b, k: epsilon_lower_bound(a, n, b, k, confidence=0.99))
+    assert len(event.columns) >= 2 and {0, 1} <= set(event.columns)
+    with pytest.raises(ValueError, match="no event"):
+        choose_event(np.zeros((5, 1)), np.zeros((5, 1)), confidence=0.9, bound=lambda *a: -np.inf)
+
+
+def test_audit_inputs_cover_every_family():
+    for key, entry in REGISTRY.items():
+        x0, x1 = audit_inputs(key, entry.example())
+        assert not np.array_equal(np.asarray(x0), np.asarray(x1))

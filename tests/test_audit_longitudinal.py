@@ -1,0 +1,57 @@
+"""The averaging attack: exact binomial curves, composed ε from the count tables, simulated 1-shot / m-shot."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers import Glance
+from ldp_helpers.audit.longitudinal import (
+    averaging_success, bayes_success, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table,
+    simulated_attack_curve)
+from ldp_helpers.experiments.privacy_audit import longitudinal_curves
+
+
+def test_fresh_rr_composes_and_the_attack_wins():
+    eps = 0.7
+    p = math.exp(eps) / (1 + math.exp(eps))
+    curve = binomial_attack_curve("rr", lambda k: fresh_rr_count_table(eps, k), [1, 3, 51, 401])
+    assert curve.success[0] == pytest.approx(p)
+    assert curve.success[1] == pytest.approx(p**3 + 3 * p**2 * (1 - p))  # majority of 3
+    assert np.allclose(curve.epsilon, eps * curve.ks)  # kε₀, exact from the table of C
+    assert curve.success[-1] > 0.999 and np.all(np.diff(curve.success) > 0)
+    assert np.allclose(curve.bayes, curve.success)  # majority is optimal for symmetric RR
+
+
+def test_memoized_rappor_caps_both_loss_and_attack():
+    f, p, q = 0.5, 0.25, 0.75
+    curve = binomial_attack_curve("rappor", lambda k: memoized_rappor_count_table(f, p, q, k), [1, 10, 200])
+    eps_inf = math.log((1 - f / 2) / (f / 2))
+    assert np.all(curve.epsilon <= eps_inf + 1e-12) and curve.epsilon[-1] == pytest.approx(eps_inf, abs=1e-9)
+    assert np.all(curve.bayes <= 1 - f / 2 + 1e-12) and curve.success[-1] == pytest.approx(1 - f / 2, abs=1e-6)
+    t = memoized_rappor_count_table(f, p, q, 1)
+    assert t[1, 1] == pytest.approx((1 - f / 2) * q + f / 2 * p)  # Pr[S = 1 | v = 1]
+    assert averaging_success(t) <= bayes_success(t) + 1e-15
+
+
+@pytest.mark.statistical
+def test_glance_one_shot_does_not_degrade():
+    """1-shot: whatever k, the attack sees one RR bit, success = e^ε/(1+e^ε); tolerance 5 SE."""
+    eps = 1.0
+    curve = simulated_attack_curve("glance", lambda k: Glance(eps, k), [1, 4, 32], n_draws=20_000,
+                                   rng=np.random.default_rng(1), table_max_k=4)
+    p = math.exp(eps) / (1 + math.exp(eps))
+    assert np.all(np.abs(curve.success - p) <= 5 * curve.success_se)
+    assert np.allclose(curve.epsilon, eps) and curve.epsilon_exact.tolist() == [True, True, False]
+
+
+def test_longitudinal_curves_and_bad_input():
+    curves = longitudinal_curves([1, 2, 8], epsilon=1.0, rappor_f=0.5, rappor_p=0.25, rappor_q=0.75,
+                                 stream_epsilon=1.0, m=2, n_draws=200, rng=np.random.default_rng(0))
+    assert len(curves) == 5 and [c.exact for c in curves] == [True, True, False, False, False]
+    with pytest.raises(ValueError, match="ks"):
+        binomial_attack_curve("x", lambda k: fresh_rr_count_table(1.0, k), [0, 1])
+    with pytest.raises(ValueError, match="f"):
+        memoized_rappor_count_table(1.5, 0.25, 0.75, 3)
+    with pytest.raises(ValueError, match="n_draws"):
+        simulated_attack_curve("g", lambda k: Glance(1.0, k), [1], n_draws=1, rng=np.random.default_rng(0))

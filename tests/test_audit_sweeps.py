@@ -1,0 +1,86 @@
+"""Chunked sweeps: same numbers on every backend (a Dask LocalCluster included), failed chunks reported
+with their seeds, resume from the completed chunks, unreachable schedulers refused."""
+
+import numpy as np
+import pytest
+
+from ldp_helpers.audit.auditor import audit
+from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, run_chunks
+from ldp_helpers.mechanisms.registry import REGISTRY
+
+
+def draw(index, seed):
+    return float(np.random.default_rng(seed).standard_normal(3).sum()) + index
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+        with Client(lc, set_as_default=False) as client:
+            yield lc, client
+
+
+def test_local_cluster_gives_the_same_numbers(cluster, monkeypatch):
+    lc, client = cluster
+    sequential = run_chunks(draw, 12, seed=42)
+    assert run_chunks(draw, 12, seed=42, n_jobs=2) == sequential  # loky processes
+    assert run_chunks(draw, 12, seed=42, backend="threading", n_jobs=3) == sequential
+    assert run_chunks(draw, 12, seed=42, dask_client=client) == sequential
+    assert run_chunks(draw, 12, seed=42, dask_address=lc.scheduler_address) == sequential
+    monkeypatch.setenv(DASK_ADDRESS_ENV, lc.scheduler_address)
+    assert run_chunks(draw, 12, seed=42) == sequential  # the address from the environment
+    monkeypatch.delenv(DASK_ADDRESS_ENV)
+    m = REGISTRY["oue"].example()
+    local = audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000)
+    on_dask = audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, dask_client=client)
+    on_loky = audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, n_jobs=2)
+    assert (local.count0, local.count1, local.epsilon_lb) == (on_dask.count0, on_dask.count1, on_dask.epsilon_lb)
+    assert (local.count0, local.count1) == (on_loky.count0, on_loky.count1)
+
+
+def test_seeds_are_a_fixed_function_of_seed_and_index():
+    a, b = chunk_seeds(1, 4), chunk_seeds(1, 4)
+    assert [s.spawn_key for s in a] == [(0,), (1,), (2,), (3,)]
+    assert [s.generate_state(2).tolist() for s in a] == [s.generate_state(2).tolist() for s in b]
+
+
+class FailOnce:
+    def __init__(self, bad):
+        self.bad = set(bad)
+
+    def __call__(self, index, seed):
+        if index in self.bad:
+            raise RuntimeError(f"worker lost on chunk {index}")
+        return draw(index, seed)
+
+
+def test_failed_chunk_reported_with_its_seed_and_resumed():
+    with pytest.raises(ChunkError) as info:
+        run_chunks(FailOnce({2, 5}), 8, seed=3)
+    err = info.value
+    assert [f.index for f in err.failures] == [2, 5]
+    assert err.failures[0].spawn_key == (2,) and err.failures[0].entropy == 3
+    assert "chunk 2 (seed: SeedSequence(entropy=3, spawn_key=(2,)))" in str(err) and "worker lost" in str(err)
+    assert sorted(err.completed) == [0, 1, 3, 4, 6, 7]
+    calls = []
+
+    def counting(index, seed):
+        calls.append(index)
+        return draw(index, seed)
+    resumed = run_chunks(counting, 8, seed=3, completed=err.completed)
+    assert sorted(calls) == [2, 5]  # only the missing chunks ran
+    assert resumed == run_chunks(draw, 8, seed=3)
+
+
+def test_bad_sweep_input():
+    with pytest.raises(ConnectionError, match="dask_address='tcp://127.0.0.1:9'"):
+        run_chunks(draw, 2, seed=0, dask_address="tcp://127.0.0.1:9", timeout=1.0)
+    with pytest.raises(ValueError, match="n_chunks"):
+        run_chunks(draw, 0, seed=0)
+    with pytest.raises(ValueError, match="backend"):
+        run_chunks(draw, 2, seed=0, backend="spark")
+    with pytest.raises(ValueError, match="dask_address"):
+        run_chunks(draw, 2, seed=0, backend="dask")
+    with pytest.raises(TypeError, match="completed"):
+        run_chunks(draw, 2, seed=0, completed={7: 1.0})
