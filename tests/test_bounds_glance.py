@@ -161,3 +161,14 @@ def test_condition2_lhs_is_the_chernoff_hoeffding_exponent():
     mu, th, n = 0.3, 0.1, 200
     assert ch.kl_upper(th, n, mu) == pytest.approx(math.exp(-n * gb.bernoulli_kl(mu + th, mu)), rel=1e-14)
     assert ch.kl_lower(th, n, mu) == pytest.approx(math.exp(-n * gb.bernoulli_kl(mu - th, mu)), rel=1e-14)
+
+
+def test_harmony_variance_term_is_the_papers_harmony_at_mu_one():
+    """Theorem 4's variance term equals the exact variance of §4.1's Harmony on μ_t = 1; the lower bound uses it."""
+    from ldp_helpers.bounds.glance import harmony_lower_bound, harmony_variance_term
+    from ldp_helpers.mechanisms.harmony import Harmony
+    from ldp_helpers.simulate.populations import constant_population
+    for eps, T in ((0.3, 5), (4.0, 10), (9.0, 40)):
+        assert harmony_variance_term(eps, 500, T) == pytest.approx(Harmony(eps, T).variance(constant_population(1.0, 500, T))[0], rel=1e-12)
+    beta = 1 / (2 * 501**2)
+    assert harmony_lower_bound(2.0, 500, 10, beta) == pytest.approx(math.sqrt(harmony_variance_term(2.0, 500, 10) * math.log(2)), rel=1e-12)

@@ -187,6 +187,23 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
 # ---------------------------------------------------------------- Harmony's lower bound
 
 
+def harmony_variance_term(epsilon, n_users: int, n_rounds: int):
+    """Theorem 4's variance term ``(T/N)·e^ε(e^ε+1)/(e^ε−1)²·(1 − e^ε/(T(e^ε+1)))``.
+
+    It is the exact variance of the paper's Harmony (0/1 report in the sampled round, 0
+    elsewhere; :class:`~ldp_helpers.mechanisms.harmony.Harmony`) on the stream μ_t = 1.
+
+    References
+    ----------
+    [glance] Theorem 4; [glance] §4.1.
+    """
+    n_users = check_int("n_users", n_users, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    eps = _epsilons(epsilon)
+    e, em1 = np.exp(eps), np.expm1(eps)
+    return n_rounds / n_users * e * (e + 1) / em1**2 * (1 - e / (n_rounds * (e + 1)))
+
+
 def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta: float):
     """Theorem 4: Harmony's error exceeds this, for some stream, "w.p. at least 1 − β".
 
@@ -203,10 +220,8 @@ def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta: float):
     beta = check_real_array("beta", beta, low=0.0, high=1.0 / (n_users + 1) ** 2)
     if beta.ndim == 0:
         beta = float(beta)
-    eps = _epsilons(epsilon)
-    e, em1 = np.exp(eps), np.expm1(eps)
     log_factor = -2 * math.log(n_users + 1) - np.log(beta)
-    return np.sqrt(n_rounds / n_users * e * (e + 1) / em1**2 * (1 - e / (n_rounds * (e + 1))) * log_factor)
+    return np.sqrt(harmony_variance_term(epsilon, n_users, n_rounds) * log_factor)
 
 
 # ---------------------------------------------------------------- Corollaries 1–5 and Table 1
