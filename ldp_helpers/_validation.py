@@ -1,8 +1,22 @@
-"""Validation at the package boundary: one place, one message format.
+"""Validation at the package boundary: one place, one message format — the bad-input contract.
 
-Every check raises :class:`ValueError` whose message names the parameter, the value
-received and the allowed range, so that a bad call fails at the call site instead of
-deep inside numpy (or, worse, returning NaN).
+*What is validated*: every public function, method and constructor checks its arguments once, at
+the public boundary, before any work: budgets, sizes and counts, probabilities, arrays (dtype,
+shape, finiteness, 0-based domain values), populations and mechanism objects (their class), the
+injected ``rng`` (a ``numpy.random.Generator``) and file inputs.
+
+*Error types*: ``ValueError`` for a value of the right type out of range; ``TypeError`` (as
+:class:`ParameterTypeError`, also a ``ValueError`` so one ``except ValueError`` catches every refusal)
+for a wrong type (``None``, a string, a float where an integer is required, a wrong object).  One
+message form: ``"<parameter> must be <what is allowed>; got <value>"``.  Never a NaN, a silent clip
+or a traceback from inside numpy.
+
+*Resource ceilings*, refused before allocating with the estimate in the message
+(:func:`check_allocation`: ``"n_candidates=1000000000000 would allocate 29.1 TiB (...); the ceiling
+is MAX_BYTES = 2 GiB"``): ``MAX_BYTES`` per array, ``MAX_N_DRAWS`` repetitions per call (``n_draws``,
+experiments, trials: no call loops for ever), ``MAX_N_ROUNDS`` rounds T of a stream.  Loaders stream
+their input and refuse a file over ``MAX_FILE_BYTES`` or a line over ``MAX_LINE_CHARS`` characters,
+naming the file and the line.  ``tests/contract/`` enforces this contract over the whole public API.
 """
 
 from __future__ import annotations
@@ -17,25 +31,65 @@ class _Described(str):
     """A description of a bad value (e.g. "an empty array"), shown as is rather than repr'd."""
 
 
-def _fail(name: str, value, allowed: str) -> None:
+class ParameterTypeError(TypeError, ValueError):
+    """A parameter of the wrong type: a ``TypeError`` that ``except ValueError`` also catches."""
+
+
+def _message(name: str, value, allowed: str) -> str:
     shown = str(value) if isinstance(value, _Described) else repr(value)
-    raise ValueError(f"{name} must be {allowed}; got {shown}")
+    return f"{name} must be {allowed}; got {shown[:200] + '…' if len(shown) > 200 else shown}"
 
 
-# Public names for modules that need a check not listed here (same message format); prefer
-# adding a general check below to calling these directly.
+def _fail(name: str, value, allowed: str) -> None:
+    raise ValueError(_message(name, value, allowed))
+
+
+def fail_type(name: str, value, allowed: str) -> None:
+    """Raise :class:`ParameterTypeError` for a value of the wrong type (same message format)."""
+    if not isinstance(value, _Described):
+        value = _Described(f"{value!r:.120} of type {type(value).__name__}")
+    raise ParameterTypeError(_message(name, value, allowed))
+
+
+def _bad_dtype(name: str, arr: np.ndarray, allowed: str) -> None:
+    shown = _Described(f"an array of dtype {arr.dtype}")
+    if arr.dtype.kind in "biuf":
+        _fail(name, shown, allowed)
+    fail_type(name, shown, allowed)
+
+
+def check_instance(name: str, value, cls, allowed: str | None = None):
+    if not isinstance(value, cls):
+        if allowed is None:
+            classes = cls if isinstance(cls, tuple) else (cls,)
+            allowed = "a " + " or ".join(c.__name__ for c in classes)
+        fail_type(name, value, allowed)
+    return value
+
+
+def check_choice(name: str, value, choices) -> str:
+    if not isinstance(value, str) or value not in choices:
+        (_fail if isinstance(value, str) else fail_type)(name, value, f"one of {sorted(choices)}")
+    return value
+
+
+# Public names for checks not listed here (same message format); prefer a general check below.
 Described = _Described
 fail = _fail
+
+
+def _interval(low, high, low_open, high_open) -> str:
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    return f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
 
 
 def check_real(name: str, value, *, low=None, high=None, low_open=True, high_open=True) -> float:
     """Return ``value`` as a float, checking it is finite and inside the given interval."""
     if isinstance(value, bool) or not isinstance(value, Real):
-        _fail(name, value, "a real number")
+        fail_type(name, value, "a real number")
     value = float(value)
-    lo = "-inf" if low is None else f"{low:g}"
-    hi = "inf" if high is None else f"{high:g}"
-    interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+    interval = _interval(low, high, low_open, high_open)
     if not math.isfinite(value):
         _fail(name, value, f"finite and in {interval}")
     if low is not None and (value < low or (low_open and value == low)):
@@ -58,7 +112,7 @@ def check_probability(p, name: str, *, open_low=False, open_high=False) -> float
 def check_int(name: str, value, *, low=None, high=None) -> int:
     """An integer in the closed range [low, high]."""
     if isinstance(value, bool) or not isinstance(value, Integral):
-        _fail(name, value, "an integer")
+        fail_type(name, value, "an integer")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         lo = "-inf" if low is None else str(low)
@@ -67,10 +121,16 @@ def check_int(name: str, value, *, low=None, high=None) -> int:
     return value
 
 
+def check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        fail_type(name, value, "True or False")
+    return bool(value)
+
+
 def check_rng(rng) -> np.random.Generator:
     """The injected randomness: must be a ``numpy.random.Generator`` (no seeds, no globals)."""
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(
+        raise ParameterTypeError(
             f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); got {type(rng).__name__}"
         )
     return rng
@@ -85,7 +145,7 @@ def check_binary_array(name: str, values) -> np.ndarray:
         return arr.astype(np.int8)
     if not np.issubdtype(arr.dtype, np.integer):
         if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
-            _fail(name, _Described(f"an array of dtype {arr.dtype}"), "an array of 0/1 values")
+            _bad_dtype(name, arr, "an array of 0/1 values")
     bad = (arr != 0) & (arr != 1)
     if np.any(bad):
         _fail(name, _Described(f"an array containing {arr[bad].flat[0].item()!r}"), "an array of 0/1 values")
@@ -98,7 +158,7 @@ def check_domain_values(name: str, values, d: int) -> np.ndarray:
     if arr.size == 0:
         _fail(name, _Described("an empty array"), f"a non-empty array of integers in [0, {d})")
     if not np.issubdtype(arr.dtype, np.integer):
-        _fail(name, _Described(f"an array of dtype {arr.dtype}"), f"an array of integers in [0, {d})")
+        _bad_dtype(name, arr, f"an array of integers in [0, {d})")
     lo, hi = arr.min(), arr.max()
     if lo < 0 or hi >= d:
         _fail(name, _Described(f"an array with values in [{lo}, {hi}]"), f"integers in [0, {d}) (0-based domain)")
@@ -108,11 +168,13 @@ def check_domain_values(name: str, values, d: int) -> np.ndarray:
 def check_counts(name: str, counts) -> np.ndarray:
     """A non-empty vector of non-negative integer counts, returned as ``int64``."""
     arr = np.asarray(counts)
+    if arr.dtype.kind not in "biuf":
+        _bad_dtype(name, arr, "a non-empty 1-D array of counts")
     if arr.ndim != 1 or arr.size == 0:
         _fail(name, _Described(f"an array of shape {arr.shape}"), "a non-empty 1-D array of counts")
     if not np.issubdtype(arr.dtype, np.integer):
         if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            _fail(name, _Described(f"an array of dtype {arr.dtype}"), "a 1-D array of non-negative integer counts")
+            _bad_dtype(name, arr, "a 1-D array of non-negative integer counts")
     if np.any(arr < 0):
         _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
     return arr.astype(np.int64)
@@ -138,6 +200,28 @@ def check_count_array(name: str, counts, length: int, *, high=None) -> np.ndarra
 
 #: largest number of repetitions (surveys, trials, runs) one call may draw
 MAX_N_DRAWS = 10**7
+#: largest array (in bytes) one call may allocate; bigger requests are refused before allocating
+MAX_BYTES = 2 * 1024**3
+#: largest number of rounds T of a stream (mechanisms, samplers, bounds that loop over rounds)
+MAX_N_ROUNDS = 10**6
+MAX_FILE_BYTES, MAX_LINE_CHARS = 512 * 1024**2, 100_000  #: largest file a loader reads, longest line it accepts
+
+
+def format_bytes(n_bytes: float) -> str:
+    """A byte count for humans: ``29.1 TiB``."""
+    power = min(int(math.log(max(n_bytes, 1), 1024)), 6)
+    return f"{int(n_bytes)} B" if power == 0 else f"{n_bytes / 1024**power:.3g} {'KMGTPE'[power - 1]}iB"
+
+
+def check_allocation(name: str, value, n_elements, *, itemsize: int = 8, what: str = "") -> None:
+    """Refuse, before allocating, ``n_elements`` (a Python int: no overflow) items of ``itemsize`` bytes over MAX_BYTES."""
+    n_bytes = int(n_elements) * int(itemsize)
+    if n_bytes > MAX_BYTES:
+        detail = f" ({what})" if what else ""
+        raise ValueError(
+            f"{name}={value!r} would allocate {format_bytes(n_bytes)}{detail}; "
+            f"the ceiling is MAX_BYTES = {format_bytes(MAX_BYTES)}"
+        )
 
 
 def check_n_draws(n_draws) -> int:
@@ -187,11 +271,9 @@ def check_real_array(name: str, values, *, low=None, high=None, low_open=True, h
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of real numbers")
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        _fail(name, _Described(f"an array of dtype {arr.dtype}"), "an array of real numbers")
+        _bad_dtype(name, arr, "an array of real numbers")
     arr = arr.astype(np.float64)
-    lo = "-inf" if low is None else f"{low:g}"
-    hi = "inf" if high is None else f"{high:g}"
-    interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+    interval = _interval(low, high, low_open, high_open)
     bad = ~np.isfinite(arr)
     if low is not None:
         bad |= (arr < low) | ((arr == low) if low_open else False)
@@ -209,7 +291,7 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np
         _fail(name, _Described("an empty array"), "a non-empty array of integers")
     if not np.issubdtype(arr.dtype, np.integer):
         if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            _fail(name, _Described(f"an array of dtype {arr.dtype}"), "an array of integers")
+            _bad_dtype(name, arr, "an array of integers")
     if shape is not None and arr.shape != tuple(shape):
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}")
     lo, hi = arr.min(), arr.max()

@@ -1,0 +1,354 @@
+"""One spec per public callable: a small valid call, and which parameters the bad-input properties probe.
+
+``SPECS[qualified name] = Spec(kwargs)``: ``kwargs`` is a valid call (``RNG`` stands for a fresh
+Generator from the property's seed).  Every keyword is probed with the bad values of its kind
+(``strategies.bad_values``) unless listed in ``free`` (any value is legal there, e.g. a label),
+``extra_bad`` adds values (wrong shapes, inconsistent objects), ``none_ok`` marks parameters whose
+default is ``None``, ``huge`` those that size an allocation or a loop (10¹², 2⁶³ must hit a ceiling).  ``valid=False``: no valid run in the suite (it would run notebooks or write
+files; the pipeline tests cover it), ``finite=False``: infinities are a legal result.
+
+``RECORDS`` are frozen result records the library builds and returns (never an input boundary);
+``CLI`` are the command-line entry points (``tests/contract/test_pipeline_safety.py``);
+``PENDING`` are names other issues are building right now (the integrator empties it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+from ldp_helpers.pipeline.decisions import close
+from ldp_helpers.simulate.populations import Population, RandomActiveSets
+
+RNG = object()  # placeholder: a fresh numpy Generator seeded by the property
+
+
+@dataclass(frozen=True)
+class Spec:
+    kwargs: dict
+    free: frozenset = frozenset()
+    extra_bad: dict = field(default_factory=dict)
+    none_ok: frozenset = frozenset()
+    huge: frozenset = frozenset()
+    valid: bool = True
+    finite: bool = True
+
+
+def spec(_free=(), _extra=None, _none_ok=(), _huge=(), _valid=True, _finite=True, **kwargs) -> Spec:
+    return Spec(kwargs, frozenset(_free), dict(_extra or {}), frozenset(_none_ok), frozenset(_huge), _valid, _finite)
+
+
+# small shared examples
+GRR5 = GRR(1.2, 5)
+CMS = REGISTRY["cms"].example()
+OUE5 = OUE(1.2, 5)
+COUNTS = np.array([30, 10, 5, 0, 15], dtype=np.int64)
+RR = BinaryRR.from_epsilon(1.1)
+PARAMS = RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75)
+RAPPOR = REGISTRY["rappor"].example()
+RAPPOR_TRUTH = REGISTRY["rappor"].example_truth(RAPPOR)
+RAPPOR_BASIC = REGISTRY["rappor_basic_one_time"].example()
+POP = Population.nested(np.array([3, 10, 0, 7]), 12)
+MSHOT = MShotReporting(2.0, 4, 2, 0.3)
+GLANCE = Glance(1.5, 4)
+RAS = RandomActiveSets(np.array([3, 10, 0, 7]), 12)
+DELTA = np.array([0.1, 0.5, 1.0])
+WEIGHTS = np.array([0.5, 0.3, 0.2, 0.0])
+BLOOMS = RAPPOR.blooms
+_fig, AX = plt.subplots()
+plt.close(_fig)
+
+CH = "ldp_helpers.bounds.chernoff."
+GL = "ldp_helpers.bounds.glance."
+MS = "ldp_helpers.bounds.m_shot."
+GLANCE_ARGS = dict(n_users=1000, n_rounds=10, beta=0.1)
+
+SPECS: dict[str, Spec] = {
+    # bounds.chernoff
+    CH + "upper": spec(delta=DELTA, mu=10.0),
+    CH + "upper_simple": spec(delta=np.array([0.1, 0.5]), mu=10.0),
+    CH + "lower": spec(delta=np.array([0.1, 0.5]), mu=10.0),
+    CH + "lower_simple": spec(delta=np.array([0.1, 0.5]), mu=10.0),
+    CH + "two_sided": spec(delta=np.array([0.1, 0.5]), mu=10.0),
+    CH + "two_sided_delta": spec(probability=0.05, mu=10.0),
+    CH + "bernoulli_kl": spec(a=0.3, b=0.5, boundary_infinite=False, _finite=False),
+    CH + "kl_upper": spec(t=0.1, n=100, p=0.3),
+    CH + "kl_lower": spec(t=0.1, n=100, p=0.3),
+    CH + "bernstein_exponent": spec(t=1.0, variance=2.0, bound=1.0),
+    CH + "bernstein_deviation": spec(exponent=3.0, variance=2.0, bound=1.0),
+    CH + "binomial_tail": spec(n=100, p=0.3, delta=DELTA, tail="upper"),
+    CH + "tail_comparison": spec(bound="upper", n=100, p=0.3, delta=DELTA),
+    CH + "tail_check": spec(bounds=("upper", "kl_upper"), n=100, p=0.3, delta=DELTA),
+    # bounds.extremes
+    "ldp_helpers.bounds.extremes.rate_guide": spec(rounds=np.array([10, 100]), first_value=0.5, exponent=0.5, beta=0.1),
+    "ldp_helpers.bounds.extremes.max_abs_normal": spec(n_rounds=10, beta=0.1, _none_ok={"beta"}),
+    "ldp_helpers.bounds.extremes.log_correction_residual": spec(rounds=np.array([10, 100, 1000]), beta=0.1, quantile=True),
+    # bounds.glance (another helper's module; covered here)
+    GL + "log_term": spec(**GLANCE_ARGS),
+    GL + "theta": spec(epsilon=1.0, **GLANCE_ARGS),
+    GL + "theta_large_epsilon_limit": spec(**GLANCE_ARGS),
+    GL + "sampling_bound": spec(**GLANCE_ARGS),
+    GL + "glance_upper_bound": spec(epsilon=1.0, **GLANCE_ARGS),
+    GL + "bernoulli_kl": spec(a=0.3, b=0.5),
+    GL + "rr_exponent": spec(epsilon=1.0, theta_value=0.2),
+    GL + "dense_sparse_condition": spec(mu=0.3, epsilon=1.0, **GLANCE_ARGS),
+    GL + "condition2_bands": spec(mu=np.linspace(0.0, 1.0, 5), epsilon=1.0, **GLANCE_ARGS),
+    GL + "harmony_lower_bound": spec(epsilon=1.0, n_users=100, n_rounds=4, beta=1e-5),
+    GL + "corollary_rate": spec(corollary=1, epsilon=1.0, **GLANCE_ARGS),
+    GL + "bound_crossover": spec(n_users=100, n_rounds=4, beta=1e-5, _valid=False),
+    # bounds.grr_vs_oue
+    "ldp_helpers.bounds.grr_vs_oue.theoretical_mse": spec(protocol=GRR5, true_counts=COUNTS),
+    "ldp_helpers.bounds.grr_vs_oue.approx_mse": spec(protocol=GRR5, n=100),
+    "ldp_helpers.bounds.grr_vs_oue.crossover_epsilon_wang": spec(d=10),
+    "ldp_helpers.bounds.grr_vs_oue.crossover_epsilon_exact": spec(d=10),
+    "ldp_helpers.bounds.grr_vs_oue.mse_ratio": spec(true_counts=COUNTS, epsilons=np.array([0.5, 2.0])),
+    "ldp_helpers.bounds.grr_vs_oue.crossover_epsilon_numeric": spec(true_counts=np.array([5000, 100, 50, 20, 10, 5, 1, 1, 1, 1])),
+    # bounds.m_shot
+    MS + "f_mr": spec(m=2, r=0.5, epsilon=2.0, n_rounds=10),
+    MS + "alpha_condition": spec(m=2, r=0.5, epsilon=2.0, n_rounds=10),
+    MS + "method_m": spec(method="1-shot", epsilon=2.0, n_rounds=10),
+    MS + "method_assumption": spec(method="1-shot", epsilon=2.0, n_rounds=10),
+    MS + "printed_assumption": spec(method="1-shot", epsilon=2.0, n_rounds=10, literal=False),
+    MS + "deviation_bound": spec(alpha=0.2, m=2, r=0.5, epsilon=2.0, n_rounds=10, n_users=10000),
+    MS + "alpha_at_beta": spec(beta=0.1, m=2, r=0.5, epsilon=2.0, n_rounds=10, n_users=10000),
+    MS + "alpha_bound": spec(beta=0.1, m=2, r=0.5, epsilon=2.0, n_rounds=10, n_users=10000),
+    MS + "min_users_for_condition": spec(beta=0.1, m=2, r=0.5, epsilon=2.0, n_rounds=10),
+    MS + "alpha_t_shot_closed_form": spec(beta=0.1, epsilon=2.0, n_rounds=10, n_users=10000),
+    MS + "g": spec(x=np.array([0.5, 1.0, 2.0])),
+    MS + "c_star": spec(),
+    MS + "m_star_regime": spec(epsilon=2.0, n_rounds=10),
+    MS + "m_star": spec(epsilon=2.0, n_rounds=10),
+    MS + "m_star_brute_force": spec(_huge={'n_rounds'}, epsilon=2.0, n_rounds=10),
+    MS + "rate_exponent": spec(method="1-shot", b=0.25),
+    MS + "alpha_for_method": spec(method="1-shot", beta=0.1, epsilon=2.0, n_rounds=10, n_users=10000),
+    MS + "alpha_vs_assumption": spec(method="1-shot", beta=0.1, epsilon=2.0, n_rounds=10, n_users=10000),
+    MS + "m_star_table": spec(epsilons=np.array([1.0, 2.0]), rounds=np.array([10, 20])),
+    MS + "f_decreasing_in_r": spec(_huge={'n_rounds'}, rs=np.array([0.2, 0.5]), epsilon=2.0, n_rounds=10),
+    # bounds.rappor, tutorial, wang2017
+    "ldp_helpers.bounds.rappor.tutorial_printed_p_star": spec(f=0.5, p=0.25),
+    "ldp_helpers.bounds.rappor.detection_threshold": spec(mechanism=RAPPOR, n_reports=np.array([100, 200]), alpha=0.05, n_tests=1, power=0.5),
+    "ldp_helpers.bounds.rappor.detection_threshold_without_collisions": spec(params=PARAMS, n_reports=np.array([100, 200]), alpha=0.05, n_tests=1, power=0.5),
+    "ldp_helpers.bounds.rappor.tutorial_printed_epsilon_one_report": spec(params=PARAMS),
+    "ldp_helpers.bounds.tutorial.composed_privacy_loss": spec(_huge={'reports'}, table=RR.output_table(), reports=3),
+    "ldp_helpers.bounds.tutorial.ldp_noise_ratio": spec(rr=RR, true_fraction=0.3, n=1000),
+    "ldp_helpers.bounds.wang2017.de_threshold": spec(epsilon=1.0),
+    "ldp_helpers.bounds.wang2017.de_threshold_epsilon": spec(d=10),
+    "ldp_helpers.bounds.wang2017.prefers_direct_encoding": spec(d=10, epsilon=1.0),
+    "ldp_helpers.bounds.wang2017.approx_variance_per_user": spec(name="OUE", d=10, epsilon=1.0),
+    "ldp_helpers.bounds.wang2017.best_protocol_grid": spec(domain_sizes=np.array([2, 10]), epsilons=np.array([0.5, 2.0]), names=("DE", "OUE")),
+    "ldp_helpers.bounds.wang2017.first_d_where_oue_wins": spec(_huge={'max_d'}, epsilon=1.0, max_d=1000),
+    # estimation
+    "ldp_helpers.estimation.postprocessing.clip_and_renormalize": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10),
+    "ldp_helpers.estimation.postprocessing.project_to_simplex": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10),
+    "ldp_helpers.estimation.postprocessing.postprocess": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10, method="clip"),
+    "ldp_helpers.estimation.pure.unbiased_count": spec(support_count=40, n=100, p=0.6, q=0.2),
+    "ldp_helpers.estimation.pure.count_variance": spec(true_count=40, n=100, p=0.6, q=0.2),
+    "ldp_helpers.estimation.pure.expected_support_count": spec(true_count=40, n=100, p=0.6, q=0.2),
+    "ldp_helpers.estimation.pure.support_count_pmf": spec(true_count=40, n=100, p=0.6, q=0.2),
+    "ldp_helpers.estimation.rappor_decoding.bit_count_se": spec(mechanism=RAPPOR, estimates=np.full((2, 8), 3.0), n=np.array([20, 15])),
+    "ldp_helpers.estimation.rappor_decoding.identical_filter_pairs": spec(mechanism=RAPPOR, cohort=0, _none_ok={"cohort"}),
+    "ldp_helpers.estimation.rappor_decoding.printed_y_vec": spec(mechanism=RAPPOR_BASIC, truth=RAPPOR_TRUTH, n_active=2, rng=RNG, normalize_inside_loop=True),
+    "ldp_helpers.estimation.rappor_decoding.decode": spec(X=np.eye(6)[:, :3] + 0.1, y=np.array([5.0, 1.0, 2.0, 0.5, 0.2, 0.1]), alpha=0.05, lasso_alpha=0.01, drop_below=0.001, correction="bonferroni", _none_ok={"correction"}),
+    # experiments
+    "ldp_helpers.experiments.common.max_error": spec(estimates=np.array([[0.1, 0.2], [0.3, 0.1]]), true_fractions=np.array([0.2, 0.2])),
+    "ldp_helpers.experiments.common.fitted_slope": spec(x=np.array([10.0, 100.0, 1000.0]), y=np.array([1.0, 0.3, 0.1]), log_x=True, log_correction_beta=0.1, _none_ok={"log_correction_beta"}),
+    "ldp_helpers.experiments.grr_vs_oue.perturbed_example": spec(protocol=GRR5, true_counts=COUNTS, rng=RNG),
+    "ldp_helpers.experiments.grr_vs_oue.perturbed_examples": spec(true_counts=COUNTS, epsilon=1.0, rng=RNG),
+    "ldp_helpers.experiments.grr_vs_oue.per_user_estimates": spec(protocol=GRR5, values=np.array([0, 1, 4, 2]), n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.grr_vs_oue.total_variation": spec(frequencies=np.array([0.5, 0.5]), reference=np.array([0.25, 0.75])),
+    "ldp_helpers.experiments.grr_vs_oue.squared_errors": spec(protocol=GRR5, true_counts=COUNTS, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.grr_vs_oue.empirical_mse": spec(protocol=GRR5, true_counts=COUNTS, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.grr_vs_oue.mse_curves": spec(true_counts=COUNTS, epsilons=np.array([0.5, 2.0]), n_draws=3, seed=7),
+    "ldp_helpers.experiments.grr_vs_oue.reversal_frequencies": spec(_huge={'surveys_per_experiment'}, true_counts=COUNTS, epsilons=np.array([0.5, 2.0]), n_draws=3, surveys_per_experiment=5, rng=RNG),
+    "ldp_helpers.experiments.m_shot.ramp_data": spec(_huge={'n_users','n_rounds'}, n_users=100, n_rounds=5, rng=RNG),
+    "ldp_helpers.experiments.m_shot.estimates": spec(mech=MSHOT, data=POP, rng=RNG, n_draws=3),
+    "ldp_helpers.experiments.m_shot.f_measures": spec(mech=MSHOT, data=POP, theta=0.3, rng=RNG, n_draws=3),
+    "ldp_helpers.experiments.m_shot.max_errors": spec(mech=MSHOT, data=POP, rng=RNG, n_draws=3),
+    "ldp_helpers.experiments.m_shot.unbiasedness_check": spec(mech=MSHOT, data=POP, rng=RNG, n_draws=3),
+    "ldp_helpers.experiments.m_shot.f_measure_vs_m": spec(_huge={'n_rounds'}, epsilon=2.0, n_rounds=4, ms=np.array([1, 2]), n_users=100, theta=0.3, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.m_shot.tied_with_best": spec(ms=np.array([1, 2, 3]), mean=np.array([0.5, 0.6, 0.55]), se=np.array([0.01, 0.01, 0.02])),
+    "ldp_helpers.experiments.m_shot.peak_window": spec(epsilon=2.0, n_rounds=4, ms=np.array([1, 2]), n_users=100, theta=0.3, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.m_shot.data_model_gap": spec(mech=MSHOT, ones_per_round=np.array([3, 10, 0, 7]), n_users=12, theta=0.3, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.m_shot.f_measure_vs_rounds": spec(epsilon=2.0, rounds=np.array([4, 8]), method="1-shot", n_users=100, theta=0.3, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.m_shot.max_error_vs_rounds": spec(scale=1.0, b=0.25, rounds=np.array([4, 8]), method="1-shot", n_users=100, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.rappor.precision_recall": spec(detected=np.array([0, 2]), n_true=2),
+    "ldp_helpers.experiments.rappor.decode_survey": spec(params=PARAMS, weights=WEIGHTS, n_reports=200, rng=RNG, alpha=0.05, printed_logic=False),
+    "ldp_helpers.experiments.rappor.decode_surveys": spec(params=PARAMS, weights=WEIGHTS, n_reports=200, n_draws=2, rng=RNG),
+    "ldp_helpers.experiments.rappor.estimator_check": spec(mechanism=RAPPOR, truth=RAPPOR_TRUTH, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.rappor.privacy_comparison": spec(settings=[(0.5, 0.25, 0.75)], h_values=np.array([1, 2]), k=8, rng=RNG),
+    "ldp_helpers.experiments.tutorial.rr_estimation_errors": spec(rr=RR, true_fraction=0.3, sizes=np.array([100, 1000]), n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.tutorial.simulated_estimates": spec(oracle=GRR5, true_counts=COUNTS, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.tutorial.variance_study": spec(oracle_classes={"GRR": GRR, "OUE": OUE}, epsilons=np.array([0.5, 2.0]), d=5, true_counts=COUNTS, index=0, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.tutorial.uniform_variance_per_user": spec(oracle_classes={"GRR": GRR, "SUE": SUE}, epsilon=1.0, domain_sizes=np.array([2, 4]), users_per_value=10, n_draws=3, rng=RNG, _none_ok={"n_draws", "rng"}),
+    "ldp_helpers.experiments.tutorial.cms_mean_z_scores": spec(cms=REGISTRY["cms"].example(), true_counts=COUNTS, n_draws=3, rng=RNG),
+    "ldp_helpers.experiments.tutorial.postprocessing_summary": spec(oracle=OUE5, true_counts=COUNTS, n_draws=3, rng=RNG),
+}
+
+EG = "ldp_helpers.experiments.glance."
+MECH = "ldp_helpers.mechanisms."
+SPECS.update({
+    EG + "error_samples": spec(mechanism=GLANCE, population=POP, rng=RNG, n_draws=3),
+    EG + "error_curve": spec(mechanism_cls=Glance, population=POP, epsilons=np.array([1.0, 2.0]), rng=RNG, n_draws=3),
+    EG + "mean_error_grid": spec(mechanism_cls=Glance, epsilon=1.0, mu=0.3, n_users=np.array([100, 200]), n_rounds=np.array([4, 8]), rng=RNG, n_draws=3),
+    EG + "exceedance_probabilities": spec(mechanism_cls=Glance, population=POP, epsilons=np.array([1.0, 2.0]), bounds=np.array([0.5, 0.4]), rng=RNG, n_draws=3),
+    EG + "error_parts": spec(estimates=np.array([[0.1, 0.2, 0.3, 0.4]]), sampled_fractions=np.array([[0.2, 0.2, 0.3, 0.5]]), true_fractions=np.array([0.25, 0.8, 0.0, 0.6])),
+    EG + "glance_error_parts": spec(glance=GLANCE, population=POP, rng=RNG, n_draws=3),
+    EG + "error_parts_curve": spec(population=POP, epsilons=np.array([1.0, 2.0]), rng=RNG, n_draws=3),
+    # mechanisms: module functions, constructors and alternate constructors
+    MECH + "base.sample_support_counts": spec(_huge={'size'}, true_counts=COUNTS, n=60, p=0.6, q=0.2, rng=RNG, size=(3, 5), _none_ok={"size"}),
+    MECH + "base.batch_shape": spec(n_draws=3, shape=(5,), _none_ok={"n_draws"}),
+    MECH + "continual.Glance": spec(epsilon=1.0, n_rounds=4),
+    MECH + "continual.BasicOneTimeRappor": spec(epsilon=1.0, n_rounds=4),
+    MECH + "count_mean_sketch.CountMeanSketch": spec(epsilon=1.5, d=5, k=3, m=4, hash_a=CMS.hash_a, hash_b=CMS.hash_b),
+    MECH + "continual.Glance.sampled_fraction": spec(reporters=np.array([4, 5]), reporters_with_one=np.array([1, 5])),
+    MECH + "count_mean_sketch.CountMeanSketch.create": spec(_huge={'d','k','m'}, epsilon=1.5, d=5, k=3, m=4, rng=RNG),
+    MECH + "grr.grr_probabilities": spec(epsilon=1.0, d=5),
+    MECH + "grr.GRR": spec(epsilon=1.0, d=5),
+    MECH + "histogram_encoding.laplace_scale": spec(epsilon=1.0),
+    MECH + "histogram_encoding.optimal_threshold": spec(epsilon=1.0),
+    MECH + "histogram_encoding.log_density_ratio": spec(y=np.array([[0.5, 1.0, 0.0, 0.2, 0.1]]), v=0, v_other=1, epsilon=1.0, d=5),
+    MECH + "histogram_encoding.laplace_report_privacy_loss": spec(epsilon=1.0, d=5),
+    MECH + "histogram_encoding.SHE": spec(epsilon=1.0, d=5),
+    MECH + "histogram_encoding.THE": spec(epsilon=1.0, d=5, theta=0.6, _none_ok={"theta"}),
+    MECH + "local_hashing.olh_hash_range": spec(epsilon=1.0),
+    MECH + "local_hashing.collision_probability": spec(g=3, prime=2147483647),
+    MECH + "local_hashing.approx_variance_for_hash_range": spec(epsilon=1.0, g=3.0),
+    MECH + "local_hashing.continuous_optimal_hash_range": spec(epsilon=1.0),
+    MECH + "local_hashing.LocalHashing": spec(epsilon=1.0, d=5, g=3),
+    MECH + "local_hashing.BLH": spec(epsilon=1.0, d=5),
+    MECH + "local_hashing.OLH": spec(epsilon=1.0, d=5),
+    MECH + "m_shot.round_channel_probabilities": spec(epsilon_per_round=1.0, share=0.5, dummy_prob=0.3),
+    MECH + "m_shot.MShotReporting": spec(epsilon=2.0, n_rounds=4, m=2, dummy_prob=0.3),
+    MECH + "m_shot.MShotReporting.t_shot": spec(epsilon=2.0, n_rounds=4),
+    MECH + "m_shot.MShotReporting.one_shot": spec(epsilon=2.0, n_rounds=4, dummy_prob=0.3),
+    MECH + "m_shot.detection_scores": spec(true_fractions=np.array([0.1, 0.5, 0.9]), estimates=np.array([[0.2, 0.4, 0.8]]), theta=0.3),
+    MECH + "privacy.max_privacy_loss": spec(table=RR.output_table(), atol=1e-12),
+    MECH + "privacy.privacy_losses": spec(mechanisms=[GRR5, OUE5]),
+    MECH + "randomized_response.BinaryRR": spec(p=0.7, q=0.4),
+    MECH + "randomized_response.BinaryRR.from_epsilon": spec(epsilon=1.0),
+    MECH + "randomized_response.BinaryRR.warner_two_coin": spec(),
+    MECH + "randomized_response.q_bin_probabilities": spec(epsilon=1.0),
+    MECH + "randomized_response.q_bin_gap": spec(epsilon=1.0),
+    MECH + "randomized_response.q_bin": spec(values=np.array([0, 1, 1]), epsilon=1.0, rng=RNG),
+    MECH + "randomized_response.two_coin_response": spec(values=np.array([0, 1, 1]), rng=RNG),
+    MECH + "rappor.RapporParams": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75),
+    MECH + "rappor.RapporParams.basic_one_time": spec(k=8, h=2, m=2, p=0.5, q=0.75),
+    MECH + "rappor.RapporParams.basic_one_time_at_epsilon": spec(epsilon=1.0, k=8, h=2, m=2, p=0.5),
+    MECH + "rappor.Rappor": spec(params=PARAMS, blooms=BLOOMS, secret="s", _free={"secret"}),
+    MECH + "rappor.Rappor.create": spec(_huge={'n_candidates'}, params=PARAMS, n_candidates=4, rng=RNG),
+    MECH + "rappor_client.draw_secret": spec(rng=RNG),
+    MECH + "rappor_client.hash_index": spec(secret="s", cohort=0, candidate=1, hash_number=0, k=8, _free={"secret"}),
+    MECH + "rappor_client.bloom_filters": spec(_huge={'m','n_candidates','h'}, secret="s", m=2, n_candidates=4, h=2, k=8, _free={"secret"}),
+    MECH + "rappor_client.all_bloom_filters": spec(_huge={'k','h'}, k=8, h=2),
+    MECH + "rappor_client.permanent_randomized_response": spec(bits=np.array([[0, 1, 1, 0]]), f=0.5, rng=RNG),
+    MECH + "rappor_client.instantaneous_randomized_response": spec(bits=np.array([[0, 1, 1, 0]]), p=0.25, q=0.75, rng=RNG),
+    MECH + "rappor_client.report_table": spec(blooms=BLOOMS[0], bit_table=PARAMS.bit_table()),
+    MECH + "unary_encoding.unary_output_table": spec(_huge={'d'}, p=0.7, q=0.3, d=3),
+    MECH + "unary_encoding.SUE": spec(epsilon=1.0, d=5),
+    MECH + "unary_encoding.OUE": spec(epsilon=1.0, d=5),
+    # simulate
+    "ldp_helpers.simulate.populations.Population": spec(rows=np.array([[0, 1, 1], [1, 0, 0]]), counts=np.array([3, 2])),
+    "ldp_helpers.simulate.populations.Population.from_matrix": spec(V=np.array([[0, 1, 1], [1, 0, 0], [0, 1, 1]])),
+    "ldp_helpers.simulate.populations.Population.nested": spec(ones_per_round=np.array([3, 10, 0, 7]), n_users=12),
+    "ldp_helpers.simulate.populations.RandomActiveSets": spec(ones_per_round=np.array([3, 10, 0, 7]), n_users=12),
+    "ldp_helpers.simulate.populations.check_stream_truth": spec(truth=POP, n_rounds=4, random_sets=False, _none_ok={"n_rounds"}),
+    "ldp_helpers.simulate.populations.constant_population": spec(_huge={'n_rounds'}, mu=0.3, n_users=100, n_rounds=5),
+    "ldp_helpers.simulate.populations.linear_ramp_counts": spec(_huge={'n_rounds'}, n_users=100, n_rounds=5, rng=RNG),
+    "ldp_helpers.simulate.populations.zipf_weights": spec(_huge={'n_candidates'}, n_candidates=10, n_active=5, exponent=1.0),
+    "ldp_helpers.simulate.populations.cohort_sizes": spec(_huge={'m'}, n_reports=100, m=3),
+    "ldp_helpers.simulate.populations.cohort_counts": spec(weights=WEIGHTS, n_reports=100, m=2, rng=RNG),
+    "ldp_helpers.simulate.populations.flat_counts": spec(_huge={'d'}, n=100, d=5),
+    "ldp_helpers.simulate.populations.power_law_counts": spec(_huge={'d'}, n=100, d=5, exponent=1.0),
+    "ldp_helpers.simulate.populations.random_baskets": spec(_huge={'n_users','d'}, n_users=20, d=5, max_size=3, item_weights=np.array([0.4, 0.3, 0.1, 0.1, 0.1]), rng=RNG),
+    "ldp_helpers.simulate.streams.sample_reporter_counts": spec(_huge={'n_rounds'}, group_sizes=np.array([5, 7]), n_rounds=4, m=2, rng=RNG, n_draws=3),
+    "ldp_helpers.simulate.streams.sample_reporters": spec(population=POP, m=2, rng=RNG, n_draws=3),
+    "ldp_helpers.simulate.streams.reference_report_rounds": spec(_huge={'n_users','n_rounds'}, n_users=20, n_rounds=4, m=2, rng=RNG),
+    "ldp_helpers.simulate.datasets.sha256_of": spec(path="data/clickstream_trousers_counts.csv", _valid=True, _free={"path"}),
+    "ldp_helpers.simulate.datasets.count_trouser_models": spec(path="tests/fixtures/clickstream_fabricated.csv", _free={"path"}),
+    "ldp_helpers.simulate.datasets.derive_trouser_counts": spec(path="tests/fixtures/clickstream_fabricated.csv", verify_checksum=False, _free={"path"}, _valid=False),
+    "ldp_helpers.simulate.datasets.write_trouser_counts": spec(_valid=False),
+    "ldp_helpers.simulate.datasets.load_trouser_counts": spec(path="data/clickstream_trousers_counts.csv", _free={"path"}),
+    "ldp_helpers.simulate.datasets.tea_survey_standin": spec(),
+    "ldp_helpers.simulate.datasets.CategoryCounts": spec(labels=("a", "b"), counts=np.array([3, 4]), name="x", _free={"name", "labels"}),
+    "ldp_helpers.simulate.datasets.SurveyStandIn": spec(ratings=np.array([[1, 5], [2, 3]]), brands=("a", "b"), levels=5, label="x", _free={"label", "brands"}),
+    # pipeline
+    "ldp_helpers.pipeline.claims.format_value": spec(value=0.5, _free={"value"}),
+    "ldp_helpers.pipeline.claims.ClaimsTable": spec(notebook="00_tutorial"),
+    "ldp_helpers.pipeline.claims.markdown_table": spec(rows=[], _valid=False, _free={"rows"}),
+    "ldp_helpers.pipeline.claims.read_claims_csv": spec(path="figures/00_tutorial/claims.csv", _free={"path"}),
+    "ldp_helpers.pipeline.decisions.Decision": spec(op="le", value=1.0, reference=2.0, tol=0.0, _free={"value", "reference", "tol"}),
+    "ldp_helpers.pipeline.decisions.Decision.parse": spec(text="le 1 2", _free={"text"}, _valid=False),
+    "ldp_helpers.pipeline.decisions.close": spec(value=1.0, reference=1.1, tol=0.2),
+    "ldp_helpers.pipeline.decisions.far": spec(value=1.0, reference=1.1, tol=0.05),
+    "ldp_helpers.pipeline.decisions.le": spec(value=1.0, bound=2.0),
+    "ldp_helpers.pipeline.decisions.lt": spec(value=1.0, bound=2.0),
+    "ldp_helpers.pipeline.decisions.ge": spec(value=3.0, bound=2.0),
+    "ldp_helpers.pipeline.decisions.gt": spec(value=3.0, bound=2.0),
+    "ldp_helpers.pipeline.decisions.by_text": spec(how="read from the paper's Table 2", _free={"how"}),
+    "ldp_helpers.pipeline.figures.use_style": spec(),
+    "ldp_helpers.pipeline.figures.figure_path": spec(notebook="00_tutorial", name="fig", _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
+    "ldp_helpers.pipeline.figures.save_figure": spec(fig=_fig, notebook="00_tutorial", name="fig", write=False, _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
+    "ldp_helpers.pipeline.paths.notebook_stems": spec(),
+    "ldp_helpers.pipeline.paths.check_notebook_stem": spec(notebook="00_tutorial"),
+    "ldp_helpers.pipeline.plots.mark_crossovers": spec(ax=AX, d=10),
+    "ldp_helpers.pipeline.plots.plot_mse_curves": spec(_valid=False, ax=AX, epsilons=np.array([0.5, 2.0]), curves={}, d=5, n_draws=3),
+    "ldp_helpers.pipeline.plots.plot_tail_bounds": spec(_valid=False, ax=AX, deviation=DELTA, bounds={"upper": DELTA}, exact=DELTA, exact_label="exact", xlabel="x", title="t", _free={"exact_label", "xlabel", "title"}),
+    "ldp_helpers.pipeline.profiles.profile_names": spec(),
+    "ldp_helpers.pipeline.profiles.notebook_parameters": spec(stem="00_tutorial"),
+    "ldp_helpers.pipeline.profiles.load_profile": spec(name="smoke"),
+    "ldp_helpers.pipeline.profiles.profile_path": spec(name="smoke"),
+    "ldp_helpers.pipeline.refresh.strip_volatile": spec(_valid=False, nb={}),
+    "ldp_helpers.pipeline.refresh.build_from_script": spec(stem="00_tutorial"),
+    "ldp_helpers.pipeline.refresh.refresh": spec(stem="00_tutorial", timeout=60, _valid=False),
+    "ldp_helpers.pipeline.reproduce.kernel_config": spec(),
+    "ldp_helpers.pipeline.reproduce.run_notebook": spec(stem="00_tutorial", profile_name="smoke", parameters={}, _valid=False),
+    "ldp_helpers.pipeline.report.paper_stems": spec(),
+    "ldp_helpers.pipeline.report.notebook_title": spec(stem="00_tutorial"),
+    "ldp_helpers.pipeline.report.collect_claims": spec(),
+    "ldp_helpers.pipeline.report.figure_files": spec(stem="00_tutorial"),
+    "ldp_helpers.pipeline.report.summary_markdown": spec(collected=[], _valid=False),
+    "ldp_helpers.pipeline.report.thumbnails_markdown": spec(collected=[], _valid=False),
+    "ldp_helpers.pipeline.report.summary_text": spec(collected=[], _valid=False),
+    "ldp_helpers.pipeline.report.claims_with_verdict": spec(collected=[], verdict="reproduced", _valid=False),
+    "ldp_helpers.pipeline.report.claims_markdown": spec(nb=None, _valid=False),
+    "ldp_helpers.pipeline.report.generated_section": spec(),
+    "ldp_helpers.pipeline.report.render_readme": spec(text="no markers", _valid=False, _free={"text"}),
+})
+
+#: frozen records the library builds and returns: results, not an input boundary
+RECORDS = {
+    "ldp_helpers.bounds.chernoff.TailCheck", "ldp_helpers.estimation.rappor_decoding.Decoding",
+    "ldp_helpers.experiments.grr_vs_oue.PerturbedExample", "ldp_helpers.experiments.m_shot.UnbiasednessCheck",
+    "ldp_helpers.experiments.m_shot.PeakWindow", "ldp_helpers.experiments.rappor.DecodedSurvey",
+    "ldp_helpers.experiments.rappor.EstimatorCheck", "ldp_helpers.mechanisms.m_shot.DetectionScores",
+    "ldp_helpers.mechanisms.count_mean_sketch.CmsReports", "ldp_helpers.mechanisms.rappor.RapporReports",
+    "ldp_helpers.mechanisms.rappor.BitChannel", "ldp_helpers.mechanisms.registry.RegistryEntry",
+    "ldp_helpers.pipeline.claims.Claim", "ldp_helpers.pipeline.report.NotebookClaims",
+    "ldp_helpers.pipeline.reproduce.RunResult",
+}
+#: abstract bases (not constructible); their constructors' checks run through every REGISTRY entry
+ABSTRACT = {"ldp_helpers.mechanisms.base.Mechanism", "ldp_helpers.mechanisms.base.FrequencyOracle",
+            "ldp_helpers.mechanisms.base.PureFrequencyOracle", "ldp_helpers.mechanisms.unary_encoding.UnaryEncoding"}
+#: command-line entry points (argv), probed by test_pipeline_safety.py
+CLI = {"ldp_helpers.pipeline.refresh.main", "ldp_helpers.pipeline.reproduce.main", "ldp_helpers.pipeline.report.main",
+       "ldp_helpers.simulate.datasets.main"}
+#: being built in this session by other issues; the integrator moves each into SPECS and empties this
+PENDING = {
+    "ldp_helpers.protocols": "issue 14 (the tutorial's named protocols, being built now)",
+    "ldp_helpers.experiments.tutorial_protocols": "issue 14 (driver of the tutorial protocols)",
+    "ldp_helpers.explore": "issue 17 (interactive panels; the same strategies will drive them)",
+    "ldp_helpers.audit": "issue 15 (privacy auditor, being built now)",
+    "ldp_helpers.experiments.privacy_audit": "issue 15 (the auditor's driver)",
+    "ldp_helpers.experiments.peer_audit": "issue 15 (registry/peer audits)",
+    "ldp_helpers.mechanisms.harmony": "issue 12 (the papers' Harmony, being changed now)",
+    "ldp_helpers.bounds.glance.harmony_variance_term": "issue 12 (new Harmony bound)",
+}

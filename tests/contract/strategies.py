@@ -1,0 +1,104 @@
+"""Hypothesis strategies per parameter kind: the bad values each kind must refuse, and valid seeds.
+
+A parameter's kind comes from its name (``epsilon`` is a budget, ``d`` a domain size, ``p`` a
+probability, ``rng`` the injected Generator, …) and from the type of its valid example (a float,
+an int, an array, a mechanism object, a string choice).  ``bad_values(name, valid, default)``
+returns the strategy of values that parameter must refuse.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import strategies as st
+
+BUDGETS = {"epsilon", "epsilon_per_round"}
+PROBABILITIES = {"p", "q", "f", "beta", "alpha", "power", "share", "dummy_prob", "true_fraction", "probability"}
+#: integer parameters that must be ≥ 1 (domain sizes, user counts, rounds, repetitions)
+SIZES = {"d", "k", "h", "m", "n_users", "n_rounds", "n_candidates", "n_reports", "users_per_value", "reports",
+         "n_tests", "max_d", "surveys_per_experiment", "n_draws", "max_size", "n_active", "n", "levels"}
+#: integers huge enough to need terabytes or to run for ever: refused by the ceilings
+HUGE_INTS = [10**12, 2**63]
+
+class _Opaque:
+    """An object of no expected class (a wrong mechanism / population / params object)."""
+
+    def __repr__(self):
+        return "<opaque>"
+
+
+def kind_of(name: str, valid) -> str:
+    """The kind of a parameter from its name and its valid example."""
+    if name == "rng":
+        return "rng"
+    if isinstance(valid, bool) or isinstance(valid, np.bool_):
+        return "bool"
+    if isinstance(valid, str):
+        return "choice"
+    if isinstance(valid, (int, np.integer)):
+        return "size" if name in SIZES else "int"
+    if isinstance(valid, (float, np.floating)):
+        if name in BUDGETS:
+            return "budget"
+        if name in PROBABILITIES:
+            return "probability"
+        return "real"
+    if isinstance(valid, (list, tuple, np.ndarray)):
+        arr = np.asarray(valid)
+        if arr.dtype.kind in "iu":
+            return "int_array"
+        if arr.dtype.kind == "f":
+            return "real_array"
+        return "other"
+    if valid is None:
+        return "other"
+    return "object"
+
+
+def _floats(*special):
+    return st.sampled_from([math.nan, math.inf, -math.inf, *special])
+
+
+def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -> st.SearchStrategy:
+    """Values parameter ``name`` (valid example ``valid``) must refuse with a ValueError/TypeError naming it.
+
+    ``none_ok``: the parameter accepts ``None`` (its default), so ``None`` is not a bad value.
+    ``huge``: the parameter sizes an allocation or a loop, so 10¹² and 2⁶³ must hit the ceilings
+    (elsewhere a huge integer is legal: a closed form with 10¹² users is fine).
+    """
+    kind = kind_of(name, valid)
+    types = st.sampled_from(["x", object(), {"a": 1}, *([] if none_ok else [None])])
+    if kind == "rng":
+        return st.sampled_from([None, 0, "x", np.random.SeedSequence(0)])
+    if kind == "bool":
+        return st.sampled_from(["x", 2, 0.5])
+    if kind == "choice":
+        return st.sampled_from(["no-such-choice", 3, *([] if none_ok else [None])])
+    if kind == "budget":
+        return st.one_of(_floats(0.0, -1.0), st.floats(max_value=0.0, allow_nan=False), types)
+    if kind == "probability":
+        return st.one_of(_floats(-0.1, 1.5), st.floats(min_value=1.0001, max_value=1e6), types)
+    if kind == "real":
+        return st.one_of(_floats(), types)
+    if kind == "size":
+        huge_values = HUGE_INTS if huge or name == "n_draws" else []
+        return st.one_of(st.sampled_from([0, -1, *huge_values, 2.5, math.nan, True]), st.integers(max_value=0), types)
+    if kind == "int":
+        return st.one_of(st.sampled_from([2.5, math.nan, *(HUGE_INTS if huge else [])]), types)
+    if kind == "int_array":
+        arr = np.asarray(valid)
+        return st.one_of(st.sampled_from([np.array([], dtype=np.int64), np.full(arr.shape, -1), np.full(arr.shape, 0.5),
+                                          np.full(arr.shape, math.nan), np.array(["a"] * max(arr.size, 1))]), types)
+    if kind == "real_array":
+        arr = np.asarray(valid)
+        return st.one_of(st.sampled_from([np.array([], dtype=float), np.full(arr.shape, math.nan), np.full(arr.shape, math.inf),
+                                          np.array(["a"] * max(arr.size, 1))]), types)
+    if kind == "object":
+        return st.sampled_from(["x", 3, _Opaque(), *([] if none_ok else [None])])
+    return st.nothing()
+
+
+def seeds() -> st.SearchStrategy[int]:
+    """Seeds for the valid-input properties (results must be reproducible per seed)."""
+    return st.integers(min_value=0, max_value=2**32 - 1)

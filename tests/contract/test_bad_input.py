@@ -1,0 +1,64 @@
+"""Bad input is refused: the right error type, naming the parameter, fast, before allocating.
+
+For every spec'd public callable and every probed parameter, Hypothesis draws bad values of the
+parameter's kind (``strategies.bad_values``) into an otherwise valid call.  Each must raise
+``ValueError`` (bad value) or ``TypeError`` (wrong type) whose message names the parameter,
+within ``REFUSAL_SECONDS`` and allocating at most ``REFUSAL_BYTES``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ldp_helpers._validation import format_bytes
+
+from .harness import REFUSAL_BYTES, REFUSAL_SECONDS, Hang, call_refused, materialize, resolve
+from .specs import SPECS
+from .strategies import bad_values
+
+
+def _cases():
+    cases = []
+    for qualname, sp in sorted(SPECS.items()):
+        for name in sp.kwargs:
+            if name not in sp.free:
+                cases.append(pytest.param(qualname, name, id=f"{qualname.removeprefix('ldp_helpers.')}:{name}"))
+    return cases
+
+
+def _none_ok(func, name, sp) -> bool:
+    if name in sp.none_ok:
+        return True
+    try:
+        param = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    return param is not None and param.default is None
+
+
+def check_refusal(qualname: str, name: str, kwargs: dict, bad) -> None:
+    func = resolve(qualname)
+    outcome, seconds, peak = call_refused(func, {**kwargs, name: bad})
+    shown = f"{qualname}({name}={bad!r:.80})"
+    assert not isinstance(outcome, Hang), f"{shown} hangs"
+    assert isinstance(outcome, BaseException), f"{shown} was accepted silently, returning {outcome!r:.200}"
+    assert isinstance(outcome, (ValueError, TypeError)), f"{shown} raised {type(outcome).__name__}: {outcome}"
+    assert name in str(outcome), f"{shown} blames the wrong parameter: {outcome}"
+    assert seconds < REFUSAL_SECONDS, f"{shown} took {seconds:.2f} s to refuse"
+    assert peak < REFUSAL_BYTES, f"{shown} allocated {format_bytes(peak)} before refusing"
+
+
+@pytest.mark.parametrize(("qualname", "name"), _cases())
+@given(data=st.data())
+def test_bad_value_is_refused(qualname, name, data):
+    sp = SPECS[qualname]
+    kwargs = materialize(sp.kwargs, 0)
+    strategy = bad_values(name, sp.kwargs[name], none_ok=_none_ok(resolve(qualname), name, sp), huge=name in sp.huge)
+    extra = sp.extra_bad.get(name)
+    if extra:
+        strategy = st.one_of(strategy, st.sampled_from(list(extra)))
+    check_refusal(qualname, name, kwargs, data.draw(strategy, label=name))

@@ -1,0 +1,100 @@
+"""Every REGISTRY mechanism refuses bad input on every method of the contract, and is reproducible per seed.
+
+The constructor (same field values, one replaced by a bad value of its kind), ``perturb``,
+``aggregate``, ``sample_aggregate`` (truth, ``n_draws``, ``rng``), ``estimate`` (aggregate, n) and
+``variance`` (truth) are probed with the strategies of ``strategies.py``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldp_helpers.mechanisms.registry import REGISTRY
+
+from .harness import REFUSAL_BYTES, REFUSAL_SECONDS, Hang, call_refused
+from .strategies import _Opaque, bad_values, seeds
+
+MECHANISM_KEYS = sorted(REGISTRY)
+BAD_TRUTHS = st.sampled_from([None, "x", _Opaque(), np.array([]), np.array([-1, 2]), np.array([np.nan, 1.0]), np.zeros((2, 2, 2, 2))])
+BAD_N_DRAWS = st.sampled_from([0, -1, 2.5, "x", 10**12, 2**63, np.nan])
+BAD_RNGS = st.sampled_from([None, 0, "x", np.random.SeedSequence(0)])
+
+
+def _example(key):
+    entry = REGISTRY[key]
+    mech = entry.example()
+    return mech, entry.example_truth(mech)
+
+
+def _refused(func, kwargs, name, shown):
+    outcome, seconds, peak = call_refused(func, kwargs)
+    assert not isinstance(outcome, Hang), f"{shown} hangs"
+    assert isinstance(outcome, (ValueError, TypeError)), f"{shown}: {type(outcome).__name__}: {outcome!r:.200}"
+    assert name in str(outcome), f"{shown} blames the wrong parameter: {outcome}"
+    assert seconds < REFUSAL_SECONDS and peak < REFUSAL_BYTES, f"{shown}: {seconds:.2f} s, {peak} bytes"
+
+
+def _fields(mech):
+    return {f.name: getattr(mech, f.name) for f in dataclasses.fields(mech) if f.init}
+
+
+@pytest.mark.parametrize("key", MECHANISM_KEYS)
+@given(data=st.data())
+def test_constructor_refuses_bad_fields(key, data):
+    mech, _ = _example(key)
+    fields = _fields(mech)
+    probed = [n for n, v in fields.items() if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)]
+    name = data.draw(st.sampled_from(probed), label="field")
+    bad = data.draw(bad_values(name, fields[name]), label=name)
+    _refused(type(mech), {**fields, name: bad}, name, f"{type(mech).__name__}({name}={bad!r})")
+
+
+@pytest.mark.parametrize("key", MECHANISM_KEYS)
+@given(data=st.data())
+def test_sampler_refuses_bad_input(key, data):
+    mech, truth = _example(key)
+    which = data.draw(st.sampled_from(["truth", "n_draws", "rng"]))
+    kwargs = {"truth": truth, "rng": np.random.default_rng(0), "n_draws": 2}
+    kwargs[which] = data.draw({"truth": BAD_TRUTHS, "n_draws": BAD_N_DRAWS, "rng": BAD_RNGS}[which], label=which)
+    _refused(mech.sample_aggregate, kwargs, which, f"{key}.sample_aggregate({which}={kwargs[which]!r:.60})")
+
+
+@pytest.mark.parametrize("key", MECHANISM_KEYS)
+@given(data=st.data())
+def test_estimate_and_variance_refuse_bad_input(key, data):
+    mech, truth = _example(key)
+    agg = mech.sample_aggregate(truth, rng=np.random.default_rng(0))
+    n = mech.n_reports(truth)
+    which = data.draw(st.sampled_from(["aggregate", "n", "variance", "perturb", "aggregate_reports"]))
+    if which == "aggregate":
+        bad = data.draw(st.sampled_from([None, "x", np.array([]), np.full(np.shape(agg) or (1,), np.nan), np.zeros((3, 3, 3, 3))]))
+        _refused(mech.estimate, {"aggregate": bad, "n": n}, "aggregate", f"{key}.estimate(aggregate={bad!r:.60})")
+    elif which == "n":
+        bad = data.draw(st.sampled_from([None, "x", 0, -5, np.nan, 2.5]))
+        _refused(mech.estimate, {"aggregate": agg, "n": bad}, "n", f"{key}.estimate(n={bad!r})")
+    elif which == "variance":
+        bad = data.draw(BAD_TRUTHS)
+        _refused(mech.variance, {"truth": bad}, "truth", f"{key}.variance(truth={bad!r:.60})")
+    elif which == "perturb":
+        bad = data.draw(st.sampled_from([None, "x", np.array([]), np.array([-1]), np.array([10**9]), np.array([0.5])]))
+        _refused(mech.perturb, {"values": bad, "rng": np.random.default_rng(0)}, "values", f"{key}.perturb(values={bad!r:.60})")
+    else:
+        bad = data.draw(st.sampled_from([None, "x", 3.5]))
+        _refused(mech.aggregate, {"reports": bad}, "reports", f"{key}.aggregate(reports={bad!r})")
+
+
+@pytest.mark.parametrize("key", MECHANISM_KEYS)
+@settings(max_examples=2, deadline=None)
+@given(seed=seeds())
+def test_sampler_and_estimate_are_finite_and_reproducible(key, seed):
+    mech, truth = _example(key)
+    first = mech.sample_aggregate(truth, rng=np.random.default_rng(seed), n_draws=3)
+    again = mech.sample_aggregate(truth, rng=np.random.default_rng(seed), n_draws=3)
+    np.testing.assert_array_equal(first, again)
+    est = mech.estimate(first, mech.n_reports(truth))
+    assert np.all(np.isfinite(est)) and np.all(np.isfinite(mech.variance(truth)))
