@@ -162,3 +162,16 @@ def test_paper_errors_are_not_conversion_artefacts(path):
         if r.verdict == "paper error":
             text = (r.claim + " " + r.our_value).lower()
             assert "artefact" not in text and "garbled" not in text, r.id
+
+
+def test_every_table_row_records_a_decision_that_flips():
+    """Over ClaimsTable: each row keeps its Decision; re-deciding gives the row's verdict, and the moved value the other one."""
+    t = ClaimsTable("00_tutorial")
+    t.check("a", "§1", 0.75, 0.7504, atol=0.004, se=0.001)
+    t.erratum("b", "§2", 0.737, 0.787, severity="typo", atol=5e-4)
+    t.check_statement("c", "§3", "x", gt(0.3, 0.2), "y")
+    t.ambiguous_if(gt(2.0, 1.0), "d", "§4", "x", "y")
+    assert len(t.decisions) == len(t.rows)
+    for row, d in zip(t.rows, t.decisions):
+        assert d.verdict == row.verdict and Decision.parse(row.decision) == d
+        assert d.moved().verdict != row.verdict
