@@ -45,6 +45,23 @@ def reseed_globals(rng: np.random.Generator) -> None:
     random.seed(int(rng.integers(2**63)))
 
 
+_NUMBA_SEED = []
+
+
+def reseed_numba(rng: np.random.Generator) -> None:
+    """Seed numba's own generator too (multi-freq-ldpy's clients are ``@jit(nopython=True)``: their
+    ``np.random`` calls draw from numba's state, which only a jitted ``np.random.seed`` sets)."""
+    reseed_globals(rng)
+    if not _NUMBA_SEED:
+        from numba import njit
+
+        @njit
+        def seed(value):
+            np.random.seed(value)
+        _NUMBA_SEED.append(seed)
+    _NUMBA_SEED[0](int(rng.integers(2**32)))
+
+
 @dataclass(frozen=True)
 class PureLdpUE:
     """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based, so value x is sent as x + 1."""
@@ -89,8 +106,8 @@ def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: i
         raise RuntimeError(f"peer {peer!r} needs {dist}=={expected} on the path, found {found}")
     out = {"peer": peer, "version": found, "audits": {}}
     for index, protocol in enumerate(PROTOCOLS):
-        cls = PureLdpUE if dist == "pure-ldp" else MultiFreqUE
-        client = BlackBoxClient(cls(epsilon, d, protocol == "OUE"), reseed=reseed_globals)
+        cls, reseed = (PureLdpUE, reseed_globals) if dist == "pure-ldp" else (MultiFreqUE, reseed_numba)
+        client = BlackBoxClient(cls(epsilon, d, protocol == "OUE"), reseed=reseed)
         r = audit(client, 0, 1, n_trials=n_trials, seed=np.random.SeedSequence([seed, index]), confidence=confidence,
                   claimed_epsilon=epsilon, n_jobs=n_jobs, chunk_size=chunk_size)
         out["audits"][protocol] = {
