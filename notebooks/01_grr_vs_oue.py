@@ -468,8 +468,8 @@ claims.check_statement("Dataset 1 experiment: OUE slightly below GRR for eps < 1
                        "P(OUE below GRR in a 100-run experiment) = " + ", ".join(f"{r:.0%} at {e:g}" for e, r in zip(small_eps, reversal)) + " (stand-in)")
 claims.check_statement("cause of that reversal ('考えられる'): skew and few answers; ours: how much flat/one-level/100x histograms change "
                        "exact MSE_GRR/MSE_OUE (d=5)", S, "few and skewed answers", gt(ratio_spread1, 1e-9),
-                       f"largest relative change {ratio_spread1:.1g}: skew and n do not move the exact ratio; the reversal is the sampling "
-                       "noise of a 100-run MSE (larger with few answers), so only 'few answers' survives")
+                       f"largest relative change {ratio_spread1:.1g}: skew and n do not move the exact ratio; noise explains a reversal "
+                       "only at the smallest eps (previous row); the thesis' cause is not supported, not provably wrong (hedged: 考えられる)")
 claims.check_statement("conclusion: GRR for small d and few answers, OUE for large d and many answers", "§4.1", "depends on d and n",
                        gt(crossover_spread2, 1e-6), f"d=43 crossover {min(crossovers2.values()):.4f}..{max(crossovers2.values()):.4f} for "
                        f"n = {min(c.sum() for c in variants2.values()):,}..{max(c.sum() for c in variants2.values()):,}, flat to 99 % skew")
