@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ldp_helpers.audit.auditor import (
-    AuditResult, BlackBoxClient, ClientError, clopper_pearson, epsilon_lower_bound, audit)
+    AuditResult, BlackBoxClient, ClientError, clopper_pearson, epsilon_lower_bound, run_audit)
 from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
 from ldp_helpers.experiments.privacy_audit import audit_client, audit_inputs, registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
@@ -51,12 +51,12 @@ def test_flags_a_client_that_never_clears_the_true_bit(oue):
     p, q = _ue_probabilities(oue)
     p_broken = p + (1 - p) * q
     true_eps = math.log(p_broken * (1 - q) / (q * (1 - p_broken)))  # the broken client's real loss
-    r = audit(BrokenUE(oue), 0, 1, n_trials=20_000, seed=7, confidence=0.99, claimed_epsilon=EPS)
+    r = run_audit(BrokenUE(oue), 0, 1, n_trials=20_000, seed=7, confidence=0.99, claimed_epsilon=EPS)
     assert isinstance(r, AuditResult)
     assert r.violation and r.epsilon_lb > EPS  # flagged at 99 %
     assert r.violation_confidence > 0.999
     assert r.epsilon_lb <= true_eps  # and still a lower bound of its true loss
-    fixed = audit(BlackBoxClient(lambda v, rng: _fixed_ue(v, rng, p, q), takes_rng=True), 0, 1, n_trials=5_000,
+    fixed = run_audit(BlackBoxClient(lambda v, rng: _fixed_ue(v, rng, p, q), takes_rng=True), 0, 1, n_trials=5_000,
                   seed=7, confidence=0.99, claimed_epsilon=EPS)
     assert not fixed.violation
 
@@ -83,14 +83,14 @@ def test_never_flags_our_mechanisms(key, our_audits):
 
 def test_tightens_with_n_for_grr():
     m = REGISTRY["grr"].example()
-    lbs = [audit(audit_client(m), 0, 1, n_trials=n, seed=3, confidence=0.95).epsilon_lb for n in (200, 2_000, 200_000)]
+    lbs = [run_audit(audit_client(m), 0, 1, n_trials=n, seed=3, confidence=0.95).epsilon_lb for n in (200, 2_000, 200_000)]
     assert lbs[0] < lbs[1] < lbs[2] <= m.privacy_loss()
     assert lbs[2] > m.privacy_loss() - 0.1  # at N = 2e5 the CP half-widths are ~1 % of the probabilities
 
 
 def test_same_numbers_for_any_chunking_of_workers():
     m = REGISTRY["sue"].example()
-    runs = [audit(m, 0, 1, n_trials=30_000, seed=5, chunk_size=7_000, n_jobs=j, backend=b)
+    runs = [run_audit(m, 0, 1, n_trials=30_000, seed=5, chunk_size=7_000, n_jobs=j, backend=b)
             for j, b in ((1, "sequential"), (2, "threading"))]
     assert (runs[0].count0, runs[0].count1) == (runs[1].count0, runs[1].count1)
 
@@ -98,7 +98,7 @@ def test_same_numbers_for_any_chunking_of_workers():
 def test_given_event_is_used():
     m = REGISTRY["binary_rr"].example()
     event = Event((0,), ("==",), (0.0,))
-    r = audit(m, 0, 1, n_trials=1_000, seed=2, event=event)
+    r = run_audit(m, 0, 1, n_trials=1_000, seed=2, event=event)
     assert r.event == event and r.x0 == 0
 
 
@@ -109,23 +109,23 @@ def test_given_event_is_used():
 ])
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        audit(REGISTRY["grr"].example(), 0, 1, seed=0, **kwargs)
+        run_audit(REGISTRY["grr"].example(), 0, 1, seed=0, **kwargs)
 
 
 def test_bad_clients():
     def raises(value):
         raise KeyError("boom")
     with pytest.raises(ClientError, match=r"raised on value=0 at trial 0: KeyError"):
-        audit(raises, 0, 1, n_trials=10, seed=0)
+        run_audit(raises, 0, 1, n_trials=10, seed=0)
     with pytest.raises(TypeError, match="report"):
-        audit(lambda v: "yes", 0, 1, n_trials=10, seed=0)
+        run_audit(lambda v: "yes", 0, 1, n_trials=10, seed=0)
     with pytest.raises(TypeError, match="report"):
-        audit(lambda v: np.zeros((2, 2)), 0, 1, n_trials=10, seed=0)
+        run_audit(lambda v: np.zeros((2, 2)), 0, 1, n_trials=10, seed=0)
     calls = iter(range(10**6))
     with pytest.raises(ValueError, match="changed length"):
-        audit(lambda v: np.zeros(1 + next(calls) % 2), 0, 1, n_trials=10, seed=0)
+        run_audit(lambda v: np.zeros(1 + next(calls) % 2), 0, 1, n_trials=10, seed=0)
     with pytest.raises(TypeError, match="client"):
-        audit(42, 0, 1, n_trials=10, seed=0)
+        run_audit(42, 0, 1, n_trials=10, seed=0)
     with pytest.raises(TypeError, match="reports"):
         as_report_matrix(["a"], 1)
 

@@ -4,7 +4,7 @@ with their seeds, resume from the completed chunks, unreachable schedulers refus
 import numpy as np
 import pytest
 
-from ldp_helpers.audit.auditor import audit
+from ldp_helpers.audit.auditor import run_audit
 from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, run_chunks
 from ldp_helpers.mechanisms.registry import REGISTRY
 
@@ -32,9 +32,9 @@ def test_local_cluster_gives_the_same_numbers(cluster, monkeypatch):
     assert run_chunks(draw, 12, seed=42) == sequential  # the address from the environment
     monkeypatch.delenv(DASK_ADDRESS_ENV)
     m = REGISTRY["oue"].example()
-    local = audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000)
-    on_dask = audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, dask_client=client)
-    on_loky = audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, n_jobs=2)
+    local = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000)
+    on_dask = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, dask_client=client)
+    on_loky = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, n_jobs=2)
     assert (local.count0, local.count1, local.epsilon_lb) == (on_dask.count0, on_dask.count1, on_dask.epsilon_lb)
     assert (local.count0, local.count1) == (on_loky.count0, on_loky.count1)
 

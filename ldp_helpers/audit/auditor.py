@@ -154,8 +154,17 @@ class AuditResult:
         return None if self.claimed_epsilon is None else self.epsilon_lb > self.claimed_epsilon
 
     @property
+    def event_log_ratio(self) -> tuple[float, float, float]:
+        """``(low, point, high)`` for ``ln(P₀/P₁)`` of this event: ``low`` is ε_lb (before clipping at 0),
+        ``high = ln(P₀,high / P₁,low)``, from the same Clopper–Pearson intervals (joint confidence ≥ ``confidence``)."""
+        (l0, h0), (l1, h1) = (clopper_pearson(k, self.n_trials, confidence=self.confidence) for k in (self.count0, self.count1))
+        log = lambda a, b: math.log(a / b) if a > 0 and b > 0 else (math.inf if a > 0 else -math.inf)  # noqa: E731
+        return log(l0, h1), log(self.count0, self.count1), log(h0, l1)
+
+    @property
     def violation_confidence(self) -> float:
-        """The largest confidence at which ε_lb still exceeds the claim (0 if not even the point estimate does)."""
+        """The largest confidence at which ε_lb still exceeds the claim (0 if not even the point estimate does);
+        ``1 − violation_confidence`` is the p-value of "the client keeps its claim" for this event."""
         if self.claimed_epsilon is None:
             return float("nan")
         g = lambda c: epsilon_lower_bound(self.count0, self.n_trials, self.count1, self.n_trials,  # noqa: E731
@@ -166,7 +175,7 @@ class AuditResult:
         return high if g(high) > 0 else float(brentq(g, low, high, xtol=1e-10))
 
 
-def audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
+def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
           event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int = 1,
           backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
           progress: bool = False) -> AuditResult:

@@ -99,7 +99,7 @@ def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: i
     """Audit SUE and OUE of ``peer`` in this process (its package must be importable); JSON-ready dict."""
     from importlib.metadata import version
 
-    from ldp_helpers.audit.auditor import BlackBoxClient, audit
+    from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
     _, dist, expected = PEERS[peer]
     found = version(dist)
     if found != expected:
@@ -108,7 +108,7 @@ def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: i
     for index, protocol in enumerate(PROTOCOLS):
         cls, reseed = (PureLdpUE, reseed_globals) if dist == "pure-ldp" else (MultiFreqUE, reseed_numba)
         client = BlackBoxClient(cls(epsilon, d, protocol == "OUE"), reseed=reseed)
-        r = audit(client, 0, 1, n_trials=n_trials, seed=np.random.SeedSequence([seed, index]), confidence=confidence,
+        r = run_audit(client, 0, 1, n_trials=n_trials, seed=np.random.SeedSequence([seed, index]), confidence=confidence,
                   claimed_epsilon=epsilon, n_jobs=n_jobs, chunk_size=chunk_size)
         out["audits"][protocol] = {
             "epsilon_lb": r.epsilon_lb, "count0": r.count0, "count1": r.count1, "p0_low": r.p0_low,

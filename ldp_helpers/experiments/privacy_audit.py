@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import joblib
 import numpy as np
 
-from ldp_helpers.audit.auditor import AuditResult, MechanismClient, audit
+from ldp_helpers.audit.auditor import AuditResult, MechanismClient, run_audit
 from ldp_helpers.audit.longitudinal import (
     AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
 from ldp_helpers.experiments.peer_audit import PEERS, audit_peer
@@ -74,25 +74,34 @@ def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int 
     keys = list(REGISTRY) if keys is None else list(keys)
     seeds = np.random.SeedSequence(seed).spawn(len(keys))
     rows = []
-    for key, child in zip(keys, seeds):
+    for key, child in _progress(list(zip(keys, seeds)), progress, "registry audits"):
         mechanism = REGISTRY[key].example()
         x0, x1 = audit_inputs(key, mechanism)
-        result = audit(audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
+        result = run_audit(audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
                        claimed_epsilon=mechanism.epsilon, n_jobs=n_jobs)
         rows.append(MechanismAudit(key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result))
     return rows
 
 
-def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: int = 1) -> dict[str, np.ndarray]:
-    """ε_lb, P₀,low, P₁,high and the point estimates vs N for one registry entry (independent audits per N)."""
+def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: int = 1,
+                     progress: bool = False) -> dict[str, np.ndarray]:
+    """ε_lb, the event's log-ratio point estimate and CP upper end, vs N (independent audits per N)."""
     mechanism = REGISTRY[key].example()
     x0, x1 = audit_inputs(key, mechanism)
     n_grid = np.asarray(n_grid, dtype=np.int64)
-    results = [audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs)
-               for n, child in zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size))]
-    hat = np.array([np.log((r.count0 / r.n_trials) / max(r.count1 / r.n_trials, 1e-300)) for r in results])
-    return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": hat,
-            "exact": np.full(n_grid.size, mechanism.privacy_loss())}
+    pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
+    results = [run_audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs)
+               for n, child in _progress(pairs, progress, f"ε_lb vs N ({key})")]
+    ratios = np.array([r.event_log_ratio for r in results])
+    return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": ratios[:, 1],
+            "high": ratios[:, 2], "exact": np.full(n_grid.size, mechanism.privacy_loss()), "results": results}
+
+
+def _progress(items, show: bool, desc: str):
+    if not show:
+        return items
+    from tqdm.auto import tqdm
+    return tqdm(items, desc=desc)
 
 
 def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
