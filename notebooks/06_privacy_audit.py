@@ -133,7 +133,7 @@ ax.axhline(1.0, color="k", ls="--", label=r"claimed $\varepsilon = 1$")
 for i, oue in ((0, False), (1, True)):
     ax.plot([i - 0.4, i + 0.4], [broken_loss(oue)] * 2, color="C3", ls=":", label="1.1.2's true loss" if i == 0 else None)
 for i, v in enumerate(values):
-    ax.annotate(f"{v:.3f}", (i, v), ha="center", va="bottom", fontsize=8)
+    ax.annotate(f"{v:.3f}", (i, v / 2), ha="center", va="center", fontsize=9, color="white")
 ax.set_xticks(range(len(values)), labels, fontsize=8)
 ax.set(ylabel=r"$\varepsilon_{\rm lb}$ (" + f"{confidence:.0%} CP)", title="Peer audits: red = claim refuted")
 ax.legend(fontsize=8)
@@ -170,10 +170,11 @@ for i, c in enumerate(attack):
 ax1.set(xscale="log", xlabel="reports of the same value $k$", ylabel="attack success probability",
         title="Averaging attack (exact: solid; simulated ±2 SE: dashed)", ylim=(0.45, 1.02))
 ax1.axhline(0.5, color="grey", lw=0.8)
-ax1.axhline(math.exp(1) / (1 + math.exp(1)), color="k", ls=":", lw=1, label=r"$e^{\varepsilon}/(1+e^{\varepsilon})$, $\varepsilon = 1$")
+ax1.axhline(math.exp(1) / (1 + math.exp(1)), color="k", ls=":", lw=1, label=r"cap $e^{\varepsilon}/(1+e^{\varepsilon})$ at $\varepsilon = 1$ (1-shot, m-shot)")
 ax2.set(xscale="log", yscale="log", xlabel="reports of the same value $k$", ylabel=r"composed $\varepsilon$ of the $k$ reports",
         title="Whole-stream ε (open: claimed, no table)")
 ax1.legend(fontsize=7, loc="upper left")
+ax2.annotate("Glance, Harmony, 2-shot: ε = 1 at every k (overlapping)", (1, 1.0), xytext=(1.2, 2.2), fontsize=8)
 save_figure(fig, NOTEBOOK, "fig_longitudinal_attack", write=save_figures)
 plt.show()
 
