@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom
 
-from ldp_helpers._validation import check_int, check_int_array, check_probability, check_real_array
+from ldp_helpers._validation import check_bool, check_int, check_int_array, check_probability, check_real_array
 
 
 def _out(x):
@@ -139,7 +139,7 @@ def bernoulli_kl(a, b, *, boundary_infinite: bool = False):
     inside = (a > 0) & (a < 1) & (b > 0) & (b < 1)
     sa, sb = np.where(inside, a, 0.5), np.where(inside, b, 0.5)  # safe values: no log(0) warnings
     d = np.maximum(sa * np.log(sa / sb) + (1 - sa) * np.log((1 - sa) / (1 - sb)), 0.0)
-    if boundary_infinite:
+    if check_bool("boundary_infinite", boundary_infinite):
         return _out(np.where(inside, d, np.inf))
     with np.errstate(divide="ignore"):
         ends = np.where(a == 0, -np.log1p(-b), -np.log(b))  # D(0‖b), D(1‖b); +∞ at b = 1 resp. 0
@@ -251,8 +251,10 @@ def tail_comparison(bound: str, n: int, p: float, delta):
     Returns ``(bound_values, exact, ratio)``, arrays shaped like ``delta``; ``ratio = bound/exact`` is the
     looseness factor (``inf`` where the exact tail is 0).  ``bound`` is one of :data:`BOUNDS`.
     """
-    if bound not in BOUNDS:
+    if not isinstance(bound, str) or bound not in BOUNDS:
         raise ValueError(f"bound must be one of {BOUNDS}; got {bound!r}")
+    check_int("n", n, low=1)
+    check_probability(p, "p")
     fn, tail = _binomial_bounds()[bound]
     d = _deltas(delta)
     values = np.asarray(fn(d, n, p), dtype=float)
@@ -283,7 +285,11 @@ def tail_check(bounds, n: int, p: float, delta) -> TailCheck:
     ----------
     [m_shot] Eq. (A-3); [glance] Claim 1.
     """
-    names = tuple(bounds)
+    check_int("n", n, low=1)
+    check_probability(p, "p")
+    names = (bounds,) if isinstance(bounds, str) else tuple(bounds) if isinstance(bounds, (tuple, list)) else None
+    if names is None or not all(isinstance(b, str) for b in names):
+        raise ValueError(f"bounds must be a tuple of names among {', '.join(BOUNDS)}; got {bounds!r:.80}")
     if not names:
         raise ValueError("bounds must name at least one of " + ", ".join(BOUNDS))
     compared = [tail_comparison(name, n, p, delta) for name in names]

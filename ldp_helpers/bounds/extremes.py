@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from ldp_helpers._validation import check_int, check_int_array, check_probability, check_real, check_real_array
+from ldp_helpers._validation import check_bool, check_int, check_int_array, check_probability, check_real, check_real_array
 
 
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
@@ -52,6 +52,6 @@ def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
     errors are independent Gaussians of equal variance: the fitted slope is then the true exponent plus this.
     """
     t = check_int_array("rounds", rounds, low=1).ravel()
-    stat = [max_abs_normal(int(T), beta if quantile else None) for T in t]
+    stat = [max_abs_normal(int(T), beta if check_bool("quantile", quantile) else None) for T in t]
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     return float(np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0])

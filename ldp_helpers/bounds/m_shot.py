@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import Described, check_epsilon, check_int, check_int_array, check_probability, check_real, check_real_array, fail
+from ldp_helpers._validation import Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real, check_real_array, fail
 from ldp_helpers.bounds import chernoff
 from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
 
@@ -116,7 +116,7 @@ def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: b
     """
     m = method_m(method, epsilon, n_rounds)
     u, sign = epsilon / m, PRINTED_ASSUMPTION_SIGN[method]
-    if literal:
+    if check_bool("literal", literal):
         return math.exp(-(u + sign))
     w = math.exp(-u)  # 1/(e^u ± 1) = w/(1 ± w), no overflow at large u
     return w / (1.0 + w) if sign > 0 else w / -math.expm1(-u)

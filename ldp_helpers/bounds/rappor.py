@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import check_int, check_int_array, check_real
+from ldp_helpers._validation import check_instance, check_int, check_int_array, check_probability, check_real
 from ldp_helpers.estimation.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 
@@ -35,6 +35,7 @@ def tutorial_printed_p_star(f: float, p: float) -> float:
     ----------
     [tutorial] "RAPPOR", p'.
     """
+    f, p = check_probability(f, "f"), check_probability(p, "p")
     return 0.5 * f * (p + 1) + (1 - f) * p
 
 
@@ -55,7 +56,7 @@ def detection_threshold(mechanism: Rappor, n_reports, *, alpha: float = 0.05, n_
     ----------
     [erlingsson2014] §4 (OLS standard errors, t-tests); [rappor] §2 (Y ≈ Xβ).
     """
-    n_j, z = _threshold_inputs(mechanism.params, n_reports, alpha, n_tests, power)
+    n_j, z = _threshold_inputs(check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, n_tests, power)
     X = mechanism.design_matrix.astype(float)
     leverage = np.sqrt(np.diag(np.linalg.pinv(X.T @ X)))
     return z * _null_sd(n_j, mechanism.params)[..., None] * leverage / n_j[..., None]
@@ -76,6 +77,7 @@ def detection_threshold_without_collisions(params: RapporParams, n_reports, *, a
 
 
 def _threshold_inputs(params: RapporParams, n_reports, alpha, n_tests, power):
+    check_instance("params", params, RapporParams)
     n_reports = check_int_array("n_reports", n_reports, low=params.m)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     n_tests = check_int("n_tests", n_tests, low=1)
@@ -96,7 +98,7 @@ def tutorial_printed_epsilon_one_report(params: RapporParams) -> float:
     ----------
     [tutorial] "RAPPOR", ε₂.
     """
-    p_printed, q_star = tutorial_printed_p_star(params.f, params.p), params.q_star
+    p_printed, q_star = tutorial_printed_p_star(check_instance("params", params, RapporParams).f, params.p), params.q_star
     if p_printed == 0.0 or q_star == 1.0:
         return math.inf
     return params.h * math.log(q_star * (1 - p_printed) / (p_printed * (1 - q_star)))

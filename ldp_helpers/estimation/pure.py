@@ -16,7 +16,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import check_int
+from ldp_helpers._validation import check_allocation, check_int, check_probability, check_real_array, fail
+
+
+def _check_channel(n, p, q) -> tuple[float, float]:
+    """The boundary checks shared by the closed forms: n ≥ 1 reports, probabilities p* > q*."""
+    check_real_array("n", n, low=1.0, low_open=False)
+    p, q = check_probability(p, "p"), check_probability(q, "q")
+    if not p > q:
+        fail("p", p, f"> q = {q:g} (p* > q*)")
+    return p, q
 
 
 def unbiased_count(support_count, n, p, q):
@@ -37,7 +46,9 @@ def unbiased_count(support_count, n, p, q):
     ----------
     [wang2017] Eq. (1); [tutorial] "Frequency Oracles" (the estimator ĉ(i)).
     """
-    return (np.asarray(support_count, dtype=float) - np.asarray(n) * q) / (p - q)
+    _check_channel(n, p, q)
+    support = check_real_array("support_count", support_count)
+    return (support - np.asarray(n) * q) / (p - q)
 
 
 def count_variance(true_count, n, p, q):
@@ -50,7 +61,8 @@ def count_variance(true_count, n, p, q):
     ----------
     [wang2017] Theorem 2 (its proof, before the large-n approximation).
     """
-    c = np.asarray(true_count, dtype=float)
+    _check_channel(n, p, q)
+    c = check_real_array("true_count", true_count, low=0.0, low_open=False)
     return (c * p * (1 - p) + (np.asarray(n) - c) * q * (1 - q)) / (p - q) ** 2
 
 
@@ -61,7 +73,8 @@ def expected_support_count(true_count, n, p, q):
     ----------
     [wang2017] Theorem 2 (its proof); [tutorial] "Frequency Oracles".
     """
-    c = np.asarray(true_count, dtype=float)
+    _check_channel(n, p, q)
+    c = check_real_array("true_count", true_count, low=0.0, low_open=False)
     return c * p + (np.asarray(n) - c) * q
 
 
@@ -76,4 +89,6 @@ def support_count_pmf(true_count: int, n: int, p: float, q: float) -> np.ndarray
     """
     n = check_int("n", n, low=0)
     c = check_int("true_count", true_count, low=0, high=n)
+    check_probability(p, "p"), check_probability(q, "q")
+    check_allocation("n", n, 3 * (n + 1), what="three pmfs over 0..n")
     return np.convolve(stats.binom.pmf(np.arange(c + 1), c, p), stats.binom.pmf(np.arange(n - c + 1), n - c, q))

@@ -24,7 +24,7 @@ from sklearn.linear_model import Lasso
 from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
-from ldp_helpers._validation import check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng, fail
+from ldp_helpers._validation import check_bool, check_instance, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng, fail
 from ldp_helpers.estimation.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor
 
@@ -41,6 +41,7 @@ def bit_count_se(mechanism: Rappor, estimates, n) -> np.ndarray:
     ----------
     [rappor] Eq. (3); [wang2017] proof of Theorem 2.
     """
+    check_instance("mechanism", mechanism, Rappor)
     sizes = check_int_array("n (cohort sizes)", n, low=1, shape=(mechanism.params.m,))[:, None]
     t = check_ndim("estimates", check_real_array("estimates", estimates), 2, last=mechanism.params.k)
     channel = mechanism.params.bit_channel
@@ -53,9 +54,9 @@ def identical_filter_pairs(mechanism: Rappor, cohort: int | None = None) -> int:
     Such pairs are indistinguishable to the decoder; cohorts exist to make them rare ([rappor] §2).
     """
     if cohort is None:
-        columns = mechanism.design_matrix.T
+        columns = check_instance("mechanism", mechanism, Rappor).design_matrix.T
     else:
-        columns = mechanism.blooms[check_int("cohort", cohort, low=0, high=mechanism.params.m - 1)]
+        columns = check_instance("mechanism", mechanism, Rappor).blooms[check_int("cohort", cohort, low=0, high=mechanism.params.m - 1)]
     _, group_sizes = np.unique(columns, axis=0, return_counts=True)
     return int(np.sum(group_sizes * (group_sizes - 1) // 2))
 
@@ -75,10 +76,11 @@ def printed_y_vec(mechanism: Rappor, truth, n_active: int, *, rng: np.random.Gen
     [rappor] Fig. 2; [rappor] Eq. (3).
     """
     rng = check_rng(rng)
-    params = mechanism.params
-    check_real("mechanism.params.f", params.f, low=0.0, high=0.0, low_open=False, high_open=False)
+    params = check_instance("mechanism", mechanism, Rappor).params
     counts, n_j = mechanism.check_truth(truth)
     n_active = check_int("n_active", n_active, low=1, high=mechanism.n_candidates)
+    check_bool("normalize_inside_loop", normalize_inside_loop)
+    check_real("mechanism.params.f", params.f, low=0.0, high=0.0, low_open=False, high_open=False)
     y = np.zeros((params.m, params.k))
     for j in range(params.m):
         for w in range(n_active):

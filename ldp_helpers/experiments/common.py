@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_ndim, check_probability, check_real_array, fail
+from ldp_helpers._validation import Described, check_bool, check_ndim, check_probability, check_real_array, fail
 
 
 def max_error(estimates, true_fractions) -> np.ndarray:
@@ -56,4 +56,4 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
         fail("y", Described(f"an array of length {y.size}"), f"an array of the same length as x ({x.size}), at least 2")
     if log_correction_beta is not None:
         y = y / np.sqrt(np.log(2 * x / beta))
-    return float(np.polyfit(np.log(x) if log_x else x, np.log(y), 1)[0])
+    return float(np.polyfit(np.log(x) if check_bool("log_x", log_x) else x, np.log(y), 1)[0])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import check_int, check_int_array, check_n_draws
+from ldp_helpers._validation import MAX_N_ROUNDS, check_instance, check_int, check_int_array, check_n_draws, check_real
 from ldp_helpers.bounds.m_shot import method_m
 from ldp_helpers.experiments.common import max_error
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
@@ -30,13 +30,16 @@ def ramp_data(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> Rando
 
 def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """Φ(Y_{:,t}) of ``n_draws`` independent surveys of Algorithm 1 on ``data``, shape (n_draws, T)."""
+    check_instance("mech", mech, MShotReporting)
+    check_instance("data", data, (Population, RandomActiveSets))
     ones = mech.sample_aggregate(data, rng=rng, n_draws=check_n_draws(n_draws))
     return mech.estimate(ones, data.n_users)
 
 
 def f_measures(mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """The F-measure (Eq. (11)) of ``n_draws`` independent surveys of Algorithm 1 on ``data``."""
-    return detection_scores(data.fractions(), estimates(mech, data, rng=rng, n_draws=n_draws), theta).f_measure
+    est = estimates(mech, data, rng=rng, n_draws=n_draws)
+    return detection_scores(data.fractions(), est, theta).f_measure
 
 
 def max_errors(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
@@ -101,6 +104,7 @@ def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta:
     ``n_draws`` ≥ 2 surveys per model (the SE needs a spread).
     """
     n_draws = check_int("n_draws", n_draws, low=2)
+    check_instance("mech", mech, MShotReporting)
     f_fixed = f_measures(mech, Population.nested(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
     f_random = f_measures(mech, RandomActiveSets(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
     gap = float(f_fixed.mean() - f_random.mean())
@@ -112,7 +116,7 @@ def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta:
 def f_measure_vs_rounds(epsilon: float, rounds, method: str, *, n_users: int, theta: float, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     """Experiment 2 (Fig. 2d–f): F-measures of shape (len(rounds), n_draws) for one method, r = 0."""
     out = []
-    for T in rounds:
+    for T in check_int_array("rounds", rounds, low=1, high=MAX_N_ROUNDS).ravel():
         data = ramp_data(n_users, int(T), rng=rng)
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
         out.append(f_measures(mech, data, theta, rng=rng, n_draws=n_draws))
@@ -121,8 +125,9 @@ def f_measure_vs_rounds(epsilon: float, rounds, method: str, *, n_users: int, th
 
 def max_error_vs_rounds(scale: float, b: float, rounds, method: str, *, n_users: int, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     """Theorem 9 made visible: max errors of shape (len(rounds), n_draws) with ε = scale·T^b."""
+    scale, b = check_real("scale", scale, low=0.0), check_real("b", b)
     out = []
-    for T in rounds:
+    for T in check_int_array("rounds", rounds, low=1, high=MAX_N_ROUNDS).ravel():
         epsilon = scale * float(T) ** b
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
         out.append(max_errors(mech, ramp_data(n_users, int(T), rng=rng), rng=rng, n_draws=n_draws))

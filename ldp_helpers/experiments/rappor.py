@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import check_int, check_int_array, check_n_draws, check_real_array, check_rng
+from ldp_helpers._validation import check_bool, check_instance, check_int, check_int_array, check_n_draws, check_real_array, check_rng
 from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report
 from ldp_helpers.estimation.rappor_decoding import Decoding, decode, printed_y_vec
 from ldp_helpers.mechanisms.privacy import privacy_losses
@@ -67,6 +67,8 @@ def decode_survey(params: RapporParams, weights, n_reports: int, *, rng: np.rand
     [rappor] §3; [rappor] Fig. 1; [rappor] Fig. 2; [rappor] Fig. 3.
     """
     rng = check_rng(rng)
+    check_instance("params", params, RapporParams)
+    check_bool("printed_logic", printed_logic)
     weights = check_real_array("weights", weights, low=0.0, low_open=False)
     mechanism = Rappor.create(params, weights.size, rng=rng)
     truth = cohort_counts(weights, n_reports, params.m, rng=rng)
@@ -117,7 +119,7 @@ def estimator_check(mechanism: Rappor, truth, n_draws: int, *, rng: np.random.Ge
     [rappor] Eq. (2); [rappor] Eq. (3).
     """
     n_draws = check_int("n_draws", n_draws, low=2)
-    t = mechanism.estimand(truth)
+    t = check_instance("mechanism", mechanism, Rappor).estimand(truth)
     variance = check_real_array("mechanism.variance(truth)", mechanism.variance(truth), low=0.0)  # a randomized report
     draws = mechanism.estimate(mechanism.sample_aggregate(truth, rng=rng, n_draws=n_draws), mechanism.n_reports(truth))
     z = (draws.mean(axis=0) - t) / np.sqrt(variance / n_draws)

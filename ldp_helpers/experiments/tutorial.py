@@ -14,9 +14,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_int, check_int_array, check_n_draws, check_probability, check_rng, fail
+from ldp_helpers._validation import Described, check_instance, check_int, check_int_array, check_n_draws, check_probability, check_rng, fail
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
+from ldp_helpers.mechanisms.base import FrequencyOracle
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
+
+
+def _check_classes(oracle_classes) -> dict:
+    """A dict of label → FrequencyOracle subclass (the oracles a study compares)."""
+    if not isinstance(oracle_classes, dict) or not oracle_classes or not all(
+            isinstance(c, type) and issubclass(c, FrequencyOracle) for c in oracle_classes.values()):
+        fail("oracle_classes", oracle_classes, "a non-empty dict of label -> FrequencyOracle subclass (e.g. {'GRR': GRR})")
+    return oracle_classes
 
 
 def rr_estimation_errors(rr: BinaryRR, true_fraction: float, sizes, *, n_draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -28,6 +38,7 @@ def rr_estimation_errors(rr: BinaryRR, true_fraction: float, sizes, *, n_draws: 
     ----------
     [tutorial] "Randomized response" (the estimator and its error).
     """
+    check_instance("rr", rr, BinaryRR)
     true_fraction = check_probability(true_fraction, "true_fraction")
     sizes = check_int_array("sizes", sizes, low=1).ravel()
     n_draws = check_n_draws(n_draws)
@@ -47,7 +58,7 @@ def simulated_estimates(oracle, true_counts, *, n_draws: int, rng: np.random.Gen
     ----------
     [tutorial] "Frequency Oracles" (the estimator ĉ(i)).
     """
-    n = oracle.n_reports(true_counts)
+    n = check_instance("oracle", oracle, (FrequencyOracle, CountMeanSketch)).n_reports(true_counts)
     return oracle.estimate(oracle.sample_aggregate(true_counts, rng=check_rng(rng), n_draws=check_int("n_draws", n_draws, low=2)), n)
 
 
@@ -63,7 +74,7 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
     out = {}
-    for name, cls in oracle_classes.items():
+    for name, cls in _check_classes(oracle_classes).items():
         oracles = [cls(float(e), d) for e in epsilons]
         n = oracles[0].n_reports(true_counts)
         simulated = [simulated_estimates(o, true_counts, n_draws=n_draws, rng=rng)[:, index].var(ddof=1) for o in oracles]
@@ -86,7 +97,7 @@ def uniform_variance_per_user(oracle_classes: dict, epsilon: float, domain_sizes
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
     users_per_value = check_int("users_per_value", users_per_value, low=1)
     out = {}
-    for name, cls in oracle_classes.items():
+    for name, cls in _check_classes(oracle_classes).items():
         values = []
         for d in domain_sizes:
             oracle, counts = cls(epsilon, int(d)), np.full(int(d), users_per_value, dtype=np.int64)
@@ -105,6 +116,7 @@ def cms_mean_z_scores(cms, true_counts, *, n_draws: int, rng: np.random.Generato
     ----------
     [apple2017] Algorithm 3 (mean query); [tutorial] "Apple's implementation of LDP".
     """
+    check_instance("cms", cms, CountMeanSketch)
     estimates = simulated_estimates(cms, true_counts, n_draws=n_draws, rng=rng)
     return (estimates.mean(axis=0) - cms.expected_estimate(true_counts)) / np.sqrt(cms.variance(true_counts) / estimates.shape[0])
 
@@ -116,7 +128,7 @@ def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.
     ----------
     [tutorial] "Frequency Oracles" (negative estimates); [duchi2008] (the simplex projection).
     """
-    counts, n = oracle.true_counts_and_n(true_counts)
+    counts, n = check_instance("oracle", oracle, FrequencyOracle).true_counts_and_n(true_counts)
     raw = simulated_estimates(oracle, counts, n_draws=n_draws, rng=rng)
     absent = counts == 0
     if not absent.any():

@@ -47,12 +47,14 @@ References
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
-from ldp_helpers._validation import check_count_array, check_epsilon, check_int, check_n_draws, check_rng, check_true_counts
+from ldp_helpers._validation import (Described, check_allocation, check_count_array, check_epsilon, check_int, check_int_array,
+                                     check_n_draws, check_real_array, check_rng, check_true_counts, fail)
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
@@ -69,6 +71,28 @@ def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, siz
     ----------
     [wang2017] proof of Theorem 2; [tutorial] "Frequency Oracles".
     """
+    check_rng(rng)
+    f = check_int_array("true_counts", true_counts, low=0)
+    n_arr = check_int_array("n", n, low=0)
+    p = check_real_array("p", p, low=0.0, high=1.0, low_open=False, high_open=False)
+    q = check_real_array("q", q, low=0.0, high=1.0, low_open=False, high_open=False)
+    try:
+        shape = np.broadcast_shapes(f.shape, n_arr.shape, p.shape, q.shape)
+    except ValueError:
+        fail("n", Described(f"shape {n_arr.shape} with true_counts {f.shape}, p {p.shape}, q {q.shape}"), "shapes that broadcast")
+    if np.any(np.broadcast_to(n_arr, shape) < np.broadcast_to(f, shape)):
+        fail("n", Described("fewer reports than holders somewhere"), "n ≥ true_counts (n − f non-negative)")
+    if size is not None:
+        dims = (size,) if isinstance(size, (int, np.integer)) else size
+        if not isinstance(dims, tuple) or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in dims):
+            fail("size", size, "None, a non-negative integer or a tuple of them (numpy's size)")
+        check_allocation("size", size, 2 * math.prod(int(s) for s in dims))
+    return _draw_support_counts(true_counts, n, np.asarray(p) if p.ndim else float(p), np.asarray(q) if q.ndim else float(q),
+                                rng=rng, size=size)
+
+
+def _draw_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size=None):
+    """:func:`sample_support_counts` without the boundary checks (callers have validated; the hot path)."""
     f = np.asarray(true_counts)
     return rng.binomial(f, p, size=size) + rng.binomial(np.asarray(n) - f, q, size=size)
 
@@ -217,7 +241,7 @@ class PureFrequencyOracle(FrequencyOracle):
         counts, n = self.true_counts_and_n(truth)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, (self.d,))
-        return sample_support_counts(counts, n, self.p, self.q, rng=rng, size=size)
+        return _draw_support_counts(counts, n, self.p, self.q, rng=rng, size=size)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """Unbiased count estimates ``ĉ(i) = (C(i) − n q*)/(p* − q*)`` from the support counts C.

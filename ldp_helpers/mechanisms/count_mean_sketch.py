@@ -31,7 +31,7 @@ import numpy as np
 
 from ldp_helpers._validation import (Described, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
                                      check_trailing_shape, fail)
-from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, sample_support_counts
+from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
@@ -187,7 +187,7 @@ class CountMeanSketch(FrequencyOracle):
         hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))
         n_j = per_row.sum(axis=-2)
         r = self.flip_probability
-        plus = sample_support_counts(hits, n_j[..., None], 1 - r, r, rng=rng)
+        plus = _draw_support_counts(hits, n_j[..., None], 1 - r, r, rng=rng)
         return self._debias(plus, n_j)
 
     def estimate(self, aggregate, n) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
                                      check_probability, check_real_array, check_rng, fail)
-from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
+from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap, q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 from ldp_helpers.simulate.streams import reference_report_rounds, sample_reporter_counts, sample_reporters
@@ -188,7 +188,7 @@ class MShotReporting(Mechanism):
             k = np.broadcast_to(truth.ones_per_round, reporters.shape)
             active = rng.hypergeometric(k, truth.n_users - k, reporters)
         p_rr, q_rr = self.q_bin_probs
-        ones = sample_support_counts(active, reporters, p_rr, q_rr, rng=rng)
+        ones = _draw_support_counts(active, reporters, p_rr, q_rr, rng=rng)
         if self.dummy_prob > 0:
             ones += rng.binomial(truth.n_users - reporters, self.dummy_prob)  # the non-reporters' dummies
         return ones[0] if n_draws is None else ones

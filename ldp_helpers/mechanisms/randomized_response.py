@@ -21,7 +21,7 @@ import numpy as np
 from ldp_helpers._validation import (check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
                                      check_real_array, check_rng, check_true_counts, fail)
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape, sample_support_counts
+from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ class BinaryRR(Mechanism):
         counts, n = self.true_counts_and_n(truth)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, ())
-        return sample_support_counts(counts[1], n, self.p, self.q, rng=rng, size=size)
+        return _draw_support_counts(counts[1], n, self.p, self.q, rng=rng, size=size)
 
     def estimate(self, aggregate, n):
         """Unbiased count of true 1s, ``(X − n q)/(p − q)`` (float, or an array for a batch of X).

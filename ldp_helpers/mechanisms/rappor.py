@@ -34,7 +34,7 @@ from ldp_helpers._validation import (check_above, check_binary_array, check_epsi
                                      check_ndim, check_probability, check_real, check_real_array, check_rng,
                                      check_trailing_shape)
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape, sample_support_counts
+from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, draw_secret,
                                                  instantaneous_randomized_response, permanent_randomized_response,
                                                  report_table)
@@ -291,7 +291,7 @@ class Rappor(Mechanism):
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, t.shape)
         channel = self.params.bit_channel
-        return sample_support_counts(t, sizes[:, None], channel.p, channel.q, rng=rng, size=size)
+        return _draw_support_counts(t, sizes[:, None], channel.p, channel.q, rng=rng, size=size)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """Unbiased ``t̂[j, i] = (c[j, i] − p* N_j)/(q* − p*)``, shape (m, k) or (n_draws, m, k).

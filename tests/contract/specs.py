@@ -89,7 +89,7 @@ SPECS: dict[str, Spec] = {
     CH + "tail_comparison": spec(bound="upper", n=100, p=0.3, delta=DELTA),
     CH + "tail_check": spec(bounds=("upper", "kl_upper"), n=100, p=0.3, delta=DELTA),
     # bounds.extremes
-    "ldp_helpers.bounds.extremes.rate_guide": spec(rounds=np.array([10, 100]), first_value=0.5, exponent=0.5, beta=0.1),
+    "ldp_helpers.bounds.extremes.rate_guide": spec(rounds=np.array([10.0, 100.0]), first_value=0.5, exponent=0.5, beta=0.1),
     "ldp_helpers.bounds.extremes.max_abs_normal": spec(n_rounds=10, beta=0.1, _none_ok={"beta"}),
     "ldp_helpers.bounds.extremes.log_correction_residual": spec(rounds=np.array([10, 100, 1000]), beta=0.1, quantile=True),
     # bounds.glance (another helper's module; covered here)
@@ -145,11 +145,11 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.bounds.wang2017.prefers_direct_encoding": spec(d=10, epsilon=1.0),
     "ldp_helpers.bounds.wang2017.approx_variance_per_user": spec(name="OUE", d=10, epsilon=1.0),
     "ldp_helpers.bounds.wang2017.best_protocol_grid": spec(domain_sizes=np.array([2, 10]), epsilons=np.array([0.5, 2.0]), names=("DE", "OUE")),
-    "ldp_helpers.bounds.wang2017.first_d_where_oue_wins": spec(_huge={'max_d'}, epsilon=1.0, max_d=1000),
+    "ldp_helpers.bounds.wang2017.first_d_where_oue_wins": spec(epsilon=1.0, max_d=1000),
     # estimation
-    "ldp_helpers.estimation.postprocessing.clip_and_renormalize": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10),
-    "ldp_helpers.estimation.postprocessing.project_to_simplex": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10),
-    "ldp_helpers.estimation.postprocessing.postprocess": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10, method="clip"),
+    "ldp_helpers.estimation.postprocessing.clip_and_renormalize": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10.0),
+    "ldp_helpers.estimation.postprocessing.project_to_simplex": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10.0),
+    "ldp_helpers.estimation.postprocessing.postprocess": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10.0, method="clip"),
     "ldp_helpers.estimation.pure.unbiased_count": spec(support_count=40, n=100, p=0.6, q=0.2),
     "ldp_helpers.estimation.pure.count_variance": spec(true_count=40, n=100, p=0.6, q=0.2),
     "ldp_helpers.estimation.pure.expected_support_count": spec(true_count=40, n=100, p=0.6, q=0.2),
@@ -180,7 +180,7 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.experiments.m_shot.data_model_gap": spec(mech=MSHOT, ones_per_round=np.array([3, 10, 0, 7]), n_users=12, theta=0.3, n_draws=3, rng=RNG),
     "ldp_helpers.experiments.m_shot.f_measure_vs_rounds": spec(epsilon=2.0, rounds=np.array([4, 8]), method="1-shot", n_users=100, theta=0.3, n_draws=3, rng=RNG),
     "ldp_helpers.experiments.m_shot.max_error_vs_rounds": spec(scale=1.0, b=0.25, rounds=np.array([4, 8]), method="1-shot", n_users=100, n_draws=3, rng=RNG),
-    "ldp_helpers.experiments.rappor.precision_recall": spec(detected=np.array([0, 2]), n_true=2),
+    "ldp_helpers.experiments.rappor.precision_recall": spec(detected=np.array([0, 2]), n_true=2, _extra={"detected": [np.array([-1]), np.array([0.5])]}, _free={"detected"}),
     "ldp_helpers.experiments.rappor.decode_survey": spec(params=PARAMS, weights=WEIGHTS, n_reports=200, rng=RNG, alpha=0.05, printed_logic=False),
     "ldp_helpers.experiments.rappor.decode_surveys": spec(params=PARAMS, weights=WEIGHTS, n_reports=200, n_draws=2, rng=RNG),
     "ldp_helpers.experiments.rappor.estimator_check": spec(mechanism=RAPPOR, truth=RAPPOR_TRUTH, n_draws=3, rng=RNG),

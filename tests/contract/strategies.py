@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 BUDGETS = {"epsilon", "epsilon_per_round"}
-PROBABILITIES = {"p", "q", "f", "beta", "alpha", "power", "share", "dummy_prob", "true_fraction", "probability"}
+PROBABILITIES = {"p", "q", "f", "beta", "power", "share", "dummy_prob", "true_fraction", "probability"}
 #: integer parameters that must be ≥ 1 (domain sizes, user counts, rounds, repetitions)
 SIZES = {"d", "k", "h", "m", "n_users", "n_rounds", "n_candidates", "n_reports", "users_per_value", "reports",
          "n_tests", "max_d", "surveys_per_experiment", "n_draws", "max_size", "n_active", "n", "levels"}
