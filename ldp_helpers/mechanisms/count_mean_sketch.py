@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
+from ldp_helpers._validation import (Described, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
                                      check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
@@ -153,7 +153,7 @@ class CountMeanSketch(FrequencyOracle):
 
     def aggregate(self, reports: CmsReports) -> np.ndarray:
         """Server sketch M (k × m, Algorithm 2): row j accumulates k·x̃ over the reports that chose hash j."""
-        vectors, rows = reports
+        vectors, rows = check_instance("reports", reports, CmsReports)
         vectors = check_int_array("reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m), low=-1, high=1)
         if np.any(vectors == 0):
             fail("reports.vectors", Described("an array containing 0"), "an array of ±1 entries")

@@ -73,6 +73,9 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     ----------
     [m_shot] §4.1 (p and q of the averaged report); [m_shot] Algorithm 1.
     """
+    check_real_array("epsilon_per_round", epsilon_per_round, low=0.0)
+    check_real_array("share", share, low=0.0, high=1.0, low_open=True, high_open=False)
+    check_real_array("dummy_prob", dummy_prob, low=0.0, high=1.0, low_open=False, high_open=False)
     keep, flip = q_bin_probabilities(epsilon_per_round)
     dummy = (1.0 - np.asarray(share)) * np.asarray(dummy_prob)
     if np.ndim(dummy) == 0:

@@ -30,7 +30,7 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_above, check_binary_array, check_epsilon, check_int, check_int_array,
+from ldp_helpers._validation import (check_above, check_instance, check_binary_array, check_epsilon, check_int, check_int_array,
                                      check_ndim, check_probability, check_real, check_real_array, check_rng,
                                      check_trailing_shape)
 from ldp_helpers.estimation.pure import count_variance, unbiased_count
@@ -180,7 +180,7 @@ class Rappor(Mechanism):
     tight: ClassVar[bool] = True
 
     def __post_init__(self):
-        par = self.params
+        par = check_instance("params", self.params, RapporParams)
         blooms = check_ndim("blooms", check_binary_array("blooms", self.blooms), 3, last=par.k, what="(m × M × k)")
         check_int("blooms.shape[0] (cohorts)", blooms.shape[0], low=par.m, high=par.m)
         check_int_array("ones per Bloom filter", blooms.sum(axis=2), low=1, high=par.h)
@@ -196,6 +196,7 @@ class Rappor(Mechanism):
         ----------
         [rappor] Fig. 3 (``create_design_matrix``); [erlingsson2014] §4.
         """
+        check_instance("params", params, RapporParams)
         secret = draw_secret(rng=rng)
         blooms = bloom_filters(secret, params.m, n_candidates, params.h, params.k)
         return cls(params, blooms, secret)
@@ -270,7 +271,7 @@ class Rappor(Mechanism):
 
     def aggregate(self, reports: RapporReports) -> np.ndarray:
         """Reported bit counts per cohort, ``c[j, i] = #{cohort-j reports with S_i = 1}``, shape (m, k)."""
-        cohorts, bits = reports
+        cohorts, bits = check_instance("reports", reports, RapporReports)
         cohorts = check_int_array("reports.cohorts", cohorts, low=0, high=self.params.m - 1)
         bits = check_ndim("reports.bits", check_binary_array("reports.bits", bits), 2, last=self.params.k)
         check_int("len(reports.bits)", bits.shape[0], low=cohorts.size, high=cohorts.size)

@@ -20,7 +20,7 @@ import itertools
 
 import numpy as np
 
-from ldp_helpers._validation import (check_above, check_binary_array, check_int, check_ndim, check_probability,
+from ldp_helpers._validation import (check_above, check_instance, check_binary_array, check_int, check_ndim, check_probability,
                                      check_real_array, check_rng, check_trailing_shape)
 
 
@@ -39,6 +39,14 @@ def hash_index(secret: str, cohort: int, candidate: int, hash_number: int, k: in
     ----------
     [rappor] Fig. 3.
     """
+    check_instance("secret", secret, str, "a string")
+    k = check_int("k", k, low=1)
+    for name, value in (("cohort", cohort), ("candidate", candidate), ("hash_number", hash_number)):
+        check_int(name, value, low=0)
+    return _hash_index(secret, cohort, candidate, hash_number, k)
+
+
+def _hash_index(secret: str, cohort: int, candidate: int, hash_number: int, k: int) -> int:
     text = f"{secret}_{cohort:02d}_{candidate + 1:03d}_{hash_number + 1:02d}"
     return int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % k
 
@@ -57,7 +65,7 @@ def bloom_filters(secret: str, m: int, n_candidates: int, h: int, k: int) -> np.
     h = check_int("h", h, low=1, high=k)
     blooms = np.zeros((m, n_candidates, k), dtype=np.int8)
     for j, w, i in itertools.product(range(m), range(n_candidates), range(h)):
-        blooms[j, w, hash_index(secret, j, w, i, k)] = 1
+        blooms[j, w, _hash_index(secret, j, w, i, k)] = 1
     return blooms
 
 

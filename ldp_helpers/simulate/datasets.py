@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import itertools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ldp_helpers.pipeline import paths
-from ldp_helpers._validation import check_counts
+from ldp_helpers._validation import MAX_FILE_BYTES, MAX_LINE_CHARS, check_bool, check_counts, check_int, format_bytes
 
 CLICKSTREAM_FILENAME = "e-shop-clothing-2008.csv"
 CLICKSTREAM_SHA256 = "fcc167bbd0badd4c9685bd8543097e318f8228e48075335db7cd781cee88115d"
@@ -125,12 +126,29 @@ def count_trouser_models(path) -> CategoryCounts:
     return _parse_clickstream(Path(path))[1]
 
 
+def _bounded_lines(fh, path: Path):
+    """Stream ``fh`` (≤ MAX_LINE_CHARS + 1 characters per read): a longer line or a file over MAX_FILE_BYTES is refused."""
+    total = 0
+    for number in itertools.count(1):
+        line = fh.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_CHARS:
+            raise ValueError(f"{path}:{number}: line longer than MAX_LINE_CHARS = {MAX_LINE_CHARS:,} characters "
+                             "(a garbled or non-CSV file?)")
+        total += len(line)
+        if total > MAX_FILE_BYTES:
+            raise ValueError(f"{path}:{number}: file larger than MAX_FILE_BYTES = {format_bytes(MAX_FILE_BYTES)} "
+                             "(not the UCI clickstream file, or an endless stream)")
+        yield line
+
+
 def _parse_clickstream(path: Path) -> tuple[int, CategoryCounts]:
     """(number of data rows, trousers counts per model) after the structural checks."""
     int_columns = [i for i, c in enumerate(CLICKSTREAM_COLUMNS) if c != "page 2 (clothing model)"]
     numeric, models = [], []  # (session ID, click order, page 1) per row; page 2 per row
     with path.open(encoding="ascii", newline="") as fh:
-        reader = csv.reader(fh, delimiter=";")
+        reader = csv.reader(_bounded_lines(fh, path), delimiter=";")
         header = next(reader, None)
         if header is None:
             raise ValueError(f"{path}: the file is empty; expected the UCI clickstream CSV ({CLICKSTREAM_FILENAME})")
@@ -186,7 +204,7 @@ def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True
     if not path.is_file():
         raise FileNotFoundError(f"no clickstream CSV at {path}; download https://doi.org/10.24432/C5QK7X (file "
                                 "'e-shop clothing 2008.csv') and pass its path, or use load_trouser_counts()")
-    if verify_checksum and (digest := sha256_of(path)) != CLICKSTREAM_SHA256:
+    if check_bool("verify_checksum", verify_checksum) and (digest := sha256_of(path)) != CLICKSTREAM_SHA256:
         raise ValueError(f"{path} is not the unmodified UCI clickstream file (wrong, truncated or edited): sha256 must "
                          f"be {CLICKSTREAM_SHA256} ({CLICKSTREAM_SIZE:,} bytes); got {digest} ({path.stat().st_size:,} bytes)")
     n_rows, table = _parse_clickstream(path)
@@ -216,7 +234,7 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
     """
     path = Path(path)
     with path.open(encoding="ascii", newline="") as fh:
-        rows = list(csv.reader(fh))
+        rows = list(itertools.islice(csv.reader(_bounded_lines(fh, path)), 2 + len(TROUSER_MODELS)))
     if not rows or tuple(rows[0]) != _COUNTS_HEADER:
         raise ValueError(f"{path}: the header must be {','.join(_COUNTS_HEADER)}; got {rows[0] if rows else None!r}")
     for line, row in enumerate(rows[1:], start=2):  # shape of every row first: a blank line is []
@@ -259,6 +277,12 @@ class SurveyStandIn:
     brands: tuple[str, ...]
     levels: int = 5
     label: str = "Dataset 1 STAND-IN (fabricated: the thesis' tea survey is private)"
+
+    def __post_init__(self):
+        levels = check_int("levels", self.levels, low=2, high=100)
+        ratings = np.asarray(self.ratings)
+        if ratings.ndim != 2 or ratings.size == 0 or ratings.dtype.kind not in "iu" or ratings.min() < 1 or ratings.max() > levels:
+            raise ValueError(f"ratings must be a non-empty 2-D integer array of ratings in [1, {levels}]; got shape {ratings.shape}")
 
     def rating_counts(self) -> CategoryCounts:
         """Histogram of all 14 × 5 ratings over the 5 levels (0-based category k = rating k + 1).

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_binary_array, check_int, check_int_array, check_ndim, check_probability,
+from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_bool, check_binary_array, check_int, check_int_array, check_ndim, check_probability,
                                      check_real, check_real_array, check_rng, fail)
 
 
@@ -128,7 +128,7 @@ class RandomActiveSets:
 
 def check_stream_truth(truth, n_rounds: int | None = None, *, random_sets: bool = False):
     """A :class:`Population` (or, if ``random_sets``, a :class:`RandomActiveSets`) with T = ``n_rounds`` rounds if given."""
-    kinds = (Population, RandomActiveSets) if random_sets else (Population,)
+    kinds = (Population, RandomActiveSets) if check_bool("random_sets", random_sets) else (Population,)
     if not isinstance(truth, kinds):
         allowed = " or ".join(f"a {kind.__name__}" for kind in kinds)
         fail("truth", Described(f"an object of type {type(truth).__name__}"), f"{allowed} (ldp_helpers.simulate.populations)")
@@ -146,7 +146,7 @@ def constant_population(mu: float, n_users: int, n_rounds: int) -> Population:
     """
     mu = check_probability(mu, "mu")
     n_users = check_int("n_users", n_users, low=1)
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     return Population.nested(np.full(n_rounds, round(mu * n_users), dtype=np.int64), n_users)
 
 
