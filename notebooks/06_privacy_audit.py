@@ -25,6 +25,7 @@ peer_d = 4  # domain size of the peers' SUE / OUE
 ks = [1, 2, 4, 8, 16, 32, 64]  # numbers of reports in the longitudinal attack
 n_draws_attack = 2000  # simulated users per stream and k (1-shot, m-shot)
 progress = False  # tqdm bars for the long paper-profile runs
+dask_address = ""  # e.g. "tcp://host:8786": run our audits' chunks on a Dask cluster (same numbers); "" = this machine
 save_figures = False  # the paper profile writes figures/06_privacy_audit/
 
 # %%
@@ -61,7 +62,8 @@ arm_seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).s
 # First, every mechanism of our registry, each on the pair of inputs where its table attains ε:
 
 # %%
-audits = registry_audits(n_trials=n_trials_registry, seed=arm_seeds[0], confidence=confidence, progress=progress)
+audits = registry_audits(n_trials=n_trials_registry, seed=arm_seeds[0], confidence=confidence, progress=progress,
+                         dask_address=dask_address or None)
 print(f"{'mechanism':<58} {'claimed ε':>9} {'exact ε':>8} {'ε_lb':>7}  event")
 for row in audits:
     print(f"{row.label[:58]:<58} {row.claimed_epsilon:9.3f} {row.exact_epsilon:8.3f} {row.result.epsilon_lb:7.3f}  "
@@ -82,7 +84,8 @@ print(f"\nlargest ε_lb − exact ε over {len(audits)} mechanisms: {worst_gap:.
 
 # %%
 curve_keys = ["grr", "oue", "rappor_basic_one_time", "glance"]
-curves = {key: epsilon_lb_curve(key, n_grid, seed=arm_seeds[1] + i, confidence=confidence, progress=progress)
+curves = {key: epsilon_lb_curve(key, n_grid, seed=arm_seeds[1] + i, confidence=confidence, progress=progress,
+                                dask_address=dask_address or None)
           for i, key in enumerate(curve_keys)}
 fig, axes = plt.subplots(1, len(curve_keys), figsize=(13, 3.4), sharex=True)
 for ax, key in zip(axes, curve_keys):

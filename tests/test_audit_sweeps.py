@@ -6,6 +6,7 @@ import pytest
 
 from ldp_helpers.audit.auditor import run_audit
 from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, run_chunks
+from ldp_helpers.experiments.privacy_audit import registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
 
 
@@ -37,6 +38,9 @@ def test_local_cluster_gives_the_same_numbers(cluster, monkeypatch):
     on_loky = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, n_jobs=2)
     assert (local.count0, local.count1, local.epsilon_lb) == (on_dask.count0, on_dask.count1, on_dask.epsilon_lb)
     assert (local.count0, local.count1) == (on_loky.count0, on_loky.count1)
+    here = registry_audits(n_trials=3_000, seed=4, confidence=0.9, keys=["olh", "glance"])
+    there = registry_audits(n_trials=3_000, seed=4, confidence=0.9, keys=["olh", "glance"], dask_address=lc.scheduler_address)
+    assert [(r.result.count0, r.result.count1) for r in here] == [(r.result.count0, r.result.count1) for r in there]
 
 
 def test_seeds_are_a_fixed_function_of_seed_and_index():

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV
 from ldp_helpers.pipeline.paths import BUILD_DIR, REPO_ROOT
 
 #: peer → (folder holding it, the distribution name and version it must be)
@@ -126,6 +127,7 @@ def audit_peer(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, c
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
+    env.pop(DASK_ADDRESS_ENV, None)  # the peers are installed here only: their chunks stay on local processes
     command = [sys.executable, "-m", "ldp_helpers.experiments.peer_audit", peer, "--epsilon", repr(epsilon),
                "--d", str(d), "--n-trials", str(n_trials), "--seed", str(seed), "--confidence", repr(confidence),
                "--n-jobs", str(n_jobs)]

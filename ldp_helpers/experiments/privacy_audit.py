@@ -69,8 +69,11 @@ class MechanismAudit:
 
 
 def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int = 1, keys=None,
-                    progress: bool = False) -> list[MechanismAudit]:
-    """Audit every registered mechanism's example (or those in ``keys``) on its :func:`audit_inputs`."""
+                    progress: bool = False, dask_address: str | None = None) -> list[MechanismAudit]:
+    """Audit every registered mechanism's example (or those in ``keys``) on its :func:`audit_inputs`.
+
+    ``n_jobs`` / ``dask_address``: where each audit's chunks run (same numbers everywhere).
+    """
     keys = list(REGISTRY) if keys is None else list(keys)
     seeds = np.random.SeedSequence(seed).spawn(len(keys))
     rows = []
@@ -78,19 +81,20 @@ def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int 
         mechanism = REGISTRY[key].example()
         x0, x1 = audit_inputs(key, mechanism)
         result = run_audit(audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
-                       claimed_epsilon=mechanism.epsilon, n_jobs=n_jobs)
+                           claimed_epsilon=mechanism.epsilon, n_jobs=n_jobs, dask_address=dask_address)
         rows.append(MechanismAudit(key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result))
     return rows
 
 
 def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: int = 1,
-                     progress: bool = False) -> dict[str, np.ndarray]:
+                     progress: bool = False, dask_address: str | None = None) -> dict[str, np.ndarray]:
     """ε_lb, the event's log-ratio point estimate and CP upper end, vs N (independent audits per N)."""
     mechanism = REGISTRY[key].example()
     x0, x1 = audit_inputs(key, mechanism)
     n_grid = np.asarray(n_grid, dtype=np.int64)
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
-    results = [run_audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs)
+    results = [run_audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs,
+                         dask_address=dask_address)
                for n, child in _progress(pairs, progress, f"ε_lb vs N ({key})")]
     ratios = np.array([r.event_log_ratio for r in results])
     return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": ratios[:, 1],
