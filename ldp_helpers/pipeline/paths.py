@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 PROFILES_DIR = NOTEBOOKS_DIR / "profiles"
-FIGURES_DIR = REPO_ROOT / "figures"
+# A run under ``reproduce`` points LDP_FIGURES_DIR at a staging folder: a notebook's outputs reach
+# figures/ only when the whole notebook succeeded (reproduce moves them), never half-written.
+FIGURES_DIR = Path(os.environ["LDP_FIGURES_DIR"]) if os.environ.get("LDP_FIGURES_DIR") else REPO_ROOT / "figures"
 DATA_DIR = REPO_ROOT / "data"
 BUILD_DIR = REPO_ROOT / "build"
 # The shared, read-only data folder that sits beside the repository on the project's machines.
@@ -23,9 +26,9 @@ def notebook_stems() -> list[str]:
     return sorted(stem for stem in found if _NOTEBOOK_STEM.match(stem))
 
 
-def check_notebook_stem(notebook: str) -> str:
+def check_notebook_stem(notebook: str, name: str = "notebook") -> str:
     """Return ``notebook`` if it names a notebook of the collection, else raise ValueError."""
     valid = notebook_stems()
-    if notebook not in valid:
-        raise ValueError(f"unknown notebook {notebook!r}; valid names: {', '.join(valid) or '(none)'}")
+    if not isinstance(notebook, str) or notebook not in valid:
+        raise ValueError(f"unknown notebook {notebook!r}; valid names: {', '.join(valid) or '(none)'} ({name} must be one of them)")
     return notebook

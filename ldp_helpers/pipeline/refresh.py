@@ -22,6 +22,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from ldp_helpers.pipeline import paths
+from ldp_helpers._validation import check_int
 from ldp_helpers.pipeline.reproduce import kernel_config
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -30,6 +31,8 @@ _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled", 
 
 def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Drop timings, ids and version strings; keep outputs and the (deterministic) execution counts."""
+    if not isinstance(nb, nbformat.NotebookNode) or "cells" not in nb:
+        raise TypeError(f"nb must be an nbformat NotebookNode (nbformat.read(...)); got {type(nb).__name__}")
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
     for cell in nb.cells:
         cell.pop("id", None)
@@ -45,12 +48,14 @@ def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def build_from_script(stem: str) -> nbformat.NotebookNode:
     """The notebook as written in ``notebooks/<stem>.py`` (no outputs)."""
+    paths.check_notebook_stem(stem, "stem")
     nb = jupytext.read(paths.NOTEBOOKS_DIR / f"{stem}.py", fmt="py:percent")
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
     return nb
 
 
 def refresh(stem: str, *, timeout: int = 600) -> None:
+    check_int("timeout", timeout, low=1, high=24 * 3600)
     nb = build_from_script(stem)
     NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}},
                    config=kernel_config()).execute()

@@ -5,14 +5,18 @@ Usage::
     python -m ldp_helpers.pipeline.reproduce [--profile smoke|paper] [--only NAME ...] [--list] [--jobs N]
 
 Executed notebooks go to ``build/<profile>/<stem>.ipynb`` (git-ignored).  Under the paper
-profile the notebooks themselves write their figures and ``claims.csv`` to
-``figures/<stem>/``.  A failing notebook is reported with its name and failing cell, and the
+profile the notebooks write their figures and ``claims.csv`` to a staging folder
+(``build/staging/<profile>/<stem>/``, via ``LDP_FIGURES_DIR``); they are moved into
+``figures/<stem>/`` only when the notebook succeeded, so a failed run leaves ``figures/`` untouched
+and the notebooks that finished keep their outputs.  A failing notebook is reported with its name and failing cell, and the
 command exits with status 1; bad arguments exit with status 2 and list the valid names.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 import time
 import multiprocessing
@@ -60,9 +64,47 @@ def kernel_config():
 
 
 def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
-    """Execute one notebook with papermill; never raises for a failing notebook."""
+    """Execute one notebook with papermill; never raises for a failing notebook.
+
+    Its figures and claims are written to a staging folder and moved into ``figures/<stem>/``
+    only on success; a failure discards them (``figures/`` is never half-written).
+    """
     import papermill
     from papermill.exceptions import PapermillExecutionError
+
+    if not isinstance(stem, str) or stem not in paths.notebook_stems():
+        raise ValueError(f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}")
+    if not isinstance(parameters, dict):
+        raise TypeError(f"parameters must be a dict of parameter -> value; got {type(parameters).__name__}")
+    staging = paths.BUILD_DIR / "staging" / profile_name / stem
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    previous = os.environ.get("LDP_FIGURES_DIR")
+    os.environ["LDP_FIGURES_DIR"] = str(staging)  # the kernel inherits it (this worker process only)
+    try:
+        result = _execute(stem, profile_name, parameters, papermill, PapermillExecutionError)
+    finally:
+        if previous is None:
+            os.environ.pop("LDP_FIGURES_DIR", None)
+        else:
+            os.environ["LDP_FIGURES_DIR"] = previous
+    if result.ok:
+        _publish(staging / stem, paths.FIGURES_DIR / stem)
+        result = RunResult(stem, True, result.seconds, _summarize_outputs(stem, bool(parameters.get("save_figures"))))
+    shutil.rmtree(staging, ignore_errors=True)
+    return result
+
+
+def _publish(staged, target) -> None:
+    """Move every staged file into ``target`` (each move is an atomic rename on one file system)."""
+    if not staged.is_dir():
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    for path in sorted(staged.iterdir()):
+        shutil.move(str(path), str(target / path.name))
+
+
+def _execute(stem, profile_name, parameters, papermill, PapermillExecutionError) -> RunResult:
 
     out_dir = paths.BUILD_DIR / profile_name
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -86,7 +128,7 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
     stderr = _stderr_text(out_dir / f"{stem}.ipynb")
     if stderr:  # the paper profile must run warning-free
         return RunResult(stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}")
-    return RunResult(stem, True, seconds, _summarize_outputs(stem, bool(parameters.get("save_figures"))))
+    return RunResult(stem, True, seconds, "")
 
 
 def _stderr_text(executed_path) -> str:
@@ -152,7 +194,10 @@ def main(argv=None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
         futures = {pool.submit(run_notebook, stem, args.profile, profile[stem]): stem for stem in selected}
         for done, future in enumerate(as_completed(futures), start=1):
-            res = future.result()
+            try:
+                res = future.result()
+            except Exception as err:  # a worker died: report this notebook, keep the others' results
+                res = RunResult(futures[future], False, 0.0, f"failed: {type(err).__name__}: {err}")
             results[res.stem] = res
             status = "ok" if res.ok else "FAILED"
             print(f"[{done}/{total}] {res.stem}: {status} in {res.seconds:.1f} s ({total - done} left)", flush=True)
