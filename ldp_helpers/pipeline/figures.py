@@ -73,6 +73,8 @@ def save_figure(fig, notebook: str, name: str, *, write: bool = True) -> Path:
     if not hasattr(fig, "savefig"):
         raise ValueError(f"fig must be a matplotlib Figure; got {type(fig).__name__}")
     png = figure_path(notebook, name)
+    if not isinstance(write, bool):
+        raise TypeError(f"write must be True or False; got {write!r:.80}")
     if write:
         png.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(png, format="png", metadata=_PNG_METADATA)

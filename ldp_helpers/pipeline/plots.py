@@ -7,7 +7,9 @@ References
 
 from __future__ import annotations
 
-from ldp_helpers._validation import check_int
+from matplotlib.axes import Axes
+
+from ldp_helpers._validation import check_instance, check_int, check_n_draws, check_real_array, fail
 from ldp_helpers.bounds.grr_vs_oue import crossover_epsilon_exact, crossover_epsilon_wang
 
 
@@ -18,6 +20,7 @@ def mark_crossovers(ax, d: int) -> None:
     ----------
     [grr_vs_oue] §3.6; [wang2017] §4.
     """
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
     d = check_int("d", d, low=3)
     for x, style, what in ((crossover_epsilon_wang(d), "--", r"$\ln\frac{d-2}{3}$"), (crossover_epsilon_exact(d), "-.", "exact")):
         if x > 0:
@@ -34,7 +37,12 @@ def plot_mse_curves(ax, epsilons, curves, d: int, *, n_draws: int) -> None:
     ----------
     [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
     """
-    d = check_int("d", d, low=3)
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
+    d, n_draws = check_int("d", d, low=3), check_n_draws(n_draws)
+    epsilons = check_real_array("epsilons", epsilons, low=0.0)
+    if not isinstance(curves, dict) or not curves or not all(
+            isinstance(c, dict) and {"simulated", "exact", "approx"} <= set(c) for c in curves.values()):
+        fail("curves", curves, "mse_curves' result: a non-empty dict of name -> {'simulated', 'exact', 'approx'}")
     for k, (name, curve) in enumerate(curves.items()):
         ax.plot(epsilons, curve["simulated"], "o", color=f"C{k}", label=f"{name}, simulated ({n_draws} runs/ε)")
         ax.plot(epsilons, curve["exact"], "-", color=f"C{k}", label=f"{name}, exact theory")
@@ -58,6 +66,9 @@ def plot_tail_bounds(ax, deviation, bounds, exact, exact_label: str, markers=(),
     ----------
     [m_shot] Eq. (A-3); [glance] Claim 1.
     """
+    check_instance("ax", ax, Axes, "a matplotlib Axes")
+    if not isinstance(bounds, dict) or not bounds:
+        fail("bounds", bounds, "a non-empty dict of legend label -> curve")
     for (label, curve), style in zip(bounds.items(), ("-", "--", ":")):
         ax.plot(deviation, curve, style, label=label)
     ax.plot(deviation, exact, "k", label=exact_label)
