@@ -14,27 +14,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_int_array, check_n_draws, check_real_array, check_rng, fail
+from ldp_helpers._validation import Described, check_int_array, check_n_draws, check_real_array, check_rng, fail, fail_type
 from ldp_helpers.experiments.common import max_error
-from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.continual import Glance, _StreamMechanism
 from ldp_helpers.simulate.populations import Population, constant_population
 from ldp_helpers.simulate.streams import sample_reporters
 
 
+def _check_mechanism(name, value):
+    if not isinstance(value, _StreamMechanism):
+        fail_type(name, value, "a stream mechanism (Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)")
+    return value
+
+
+def _check_mechanism_cls(name, value):
+    if not (isinstance(value, type) and issubclass(value, _StreamMechanism)):
+        fail_type(name, value, "a stream mechanism class (Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)")
+    return value
+
+
+def _check_population(value):
+    if not isinstance(value, Population):
+        fail_type("population", value, "a Population")
+    return value
+
+
 def error_samples(mechanism, population: Population, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """``Err`` of ``n_draws`` independent surveys of ``mechanism`` on ``population``, shape (n_draws,)."""
+    mechanism, population = _check_mechanism("mechanism", mechanism), _check_population(population)
     aggregate = mechanism.sample_aggregate(population, rng=rng, n_draws=check_n_draws(n_draws))
     return max_error(mechanism.estimate(aggregate, population.n_users), population.fractions())
 
 
 def error_curve(mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """``Err`` samples for each ε, shape (len(epsilons), n_draws)."""
+    mechanism_cls, population = _check_mechanism_cls("mechanism_cls", mechanism_cls), _check_population(population)
     epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
     return np.array([error_samples(mechanism_cls(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws) for e in epsilons])
 
 
 def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``."""
+    mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
     pairs = np.broadcast(check_int_array("n_users", n_users, low=1), check_int_array("n_rounds", n_rounds, low=1))
     return np.array([error_samples(mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng=rng, n_draws=n_draws).mean()
                      for N, T in pairs])
@@ -42,6 +63,7 @@ def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds,
 
 def exceedance_probabilities(mechanism_cls, population: Population, epsilons, bounds, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """Fraction of ``n_draws`` surveys with ``Err > bounds[i]`` at ``epsilons[i]`` (e.g. Theorem 4's bound), shape (len(epsilons),)."""
+    mechanism_cls, population = _check_mechanism_cls("mechanism_cls", mechanism_cls), _check_population(population)
     epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
     bounds = check_real_array("bounds", bounds, low=0.0, low_open=False)
     if bounds.shape not in ((), epsilons.shape):
@@ -67,7 +89,9 @@ def glance_error_parts(glance: Glance, population: Population, *, rng: np.random
     true fraction μ̃_t = K1_t/K_t that the server never sees: (K, K1) by
     :func:`~ldp_helpers.simulate.streams.sample_reporters`, then ``glance.randomize_reporters``.
     """
-    rng = check_rng(rng)
+    if not isinstance(glance, Glance):
+        fail_type("glance", glance, "a Glance mechanism")
+    population, rng = _check_population(population), check_rng(rng)
     K, K1 = sample_reporters(population, glance.rounds_per_user, rng=rng, n_draws=check_n_draws(n_draws))
     estimates = glance.estimate(glance.randomize_reporters(K, K1, rng=rng), population.n_users)
     return error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
@@ -75,6 +99,7 @@ def glance_error_parts(glance: Glance, population: Population, *, rng: np.random
 
 def error_parts_curve(population: Population, epsilons, *, rng: np.random.Generator, n_draws: int) -> dict:
     """:func:`glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_draws)."""
+    population = _check_population(population)
     epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
     parts = [glance_error_parts(Glance(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws) for e in epsilons]
     return {key: np.array([p[key] for p in parts]) for key in ("total", "rr", "sampling")}

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from numbers import Real
+
+import numpy as np
 
 #: reproduced  – our computation agrees with the paper within the stated tolerance
 #: differs     – our computation disagrees; the paper is not provably wrong
@@ -50,9 +53,13 @@ class Decision:
                 raise ValueError(f"a row decided otherwise must say how (how={self.how!r})")
             return
         for name in ("value", "reference", "tol"):
-            x = float(getattr(self, name))
-            if math.isnan(x) or (name == "tol" and (x < 0 or math.isinf(x))):
-                raise ValueError(f"{name} must be a number (tol finite and >= 0); got {x!r}")
+            raw = getattr(self, name)
+            if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, Real):
+                raise TypeError(f"{name} must be a real number; got {raw!r:.80} of type {type(raw).__name__}")
+            x = float(raw)
+            if not math.isfinite(x) or (name == "tol" and x < 0):
+                allowed = "a finite number >= 0" if name == "tol" else "a finite number (a comparison with inf cannot be re-decided)"
+                raise ValueError(f"{name} must be {allowed}; got {x!r}")
             object.__setattr__(self, name, x)
 
     @property
@@ -107,20 +114,31 @@ def far(value, reference, tol) -> Decision:
     return Decision("far", value, reference, tol)
 
 
+def _order(op, value, bound) -> Decision:
+    try:
+        return Decision(op, value, bound)
+    except (TypeError, ValueError) as err:  # name the constructor's parameter: the bound is Decision's reference
+        raise type(err)(str(err).replace("reference", "bound", 1)) from None
+
+
 def le(value, bound) -> Decision:
-    return Decision("le", value, bound)
+    """``value ≤ bound``."""
+    return _order("le", value, bound)
 
 
 def lt(value, bound) -> Decision:
-    return Decision("lt", value, bound)
+    """``value < bound``."""
+    return _order("lt", value, bound)
 
 
 def ge(value, bound) -> Decision:
-    return Decision("ge", value, bound)
+    """``value ≥ bound``."""
+    return _order("ge", value, bound)
 
 
 def gt(value, bound) -> Decision:
-    return Decision("gt", value, bound)
+    """``value > bound``."""
+    return _order("gt", value, bound)
 
 
 def by_text(how: str) -> Decision:

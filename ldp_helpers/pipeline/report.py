@@ -46,7 +46,10 @@ def paper_stems() -> list[str]:
 
 def notebook_title(stem: str) -> str:
     """The first Markdown heading of a notebook (its paper's title as the notebook states it)."""
-    nb = json.loads((paths.NOTEBOOKS_DIR / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    path = paths.NOTEBOOKS_DIR / f"{stem}.ipynb" if isinstance(stem, str) and stem and "/" not in stem else None
+    if path is None or not path.exists():
+        raise ValueError(f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR} (stem must be one of {paper_stems()})")
+    nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
             for line in "".join(cell["source"]).splitlines():
@@ -65,14 +68,23 @@ def collect_claims() -> list[NotebookClaims]:
     return out
 
 
+def _check_collected(collected) -> list:
+    if not isinstance(collected, (list, tuple)) or not all(isinstance(nb, NotebookClaims) for nb in collected):
+        raise TypeError(f"collected must be a list of NotebookClaims (from collect_claims()); got {collected!r:.80} of type {type(collected).__name__}")
+    return list(collected)
+
+
 def figure_files(stem: str) -> list[str]:
     """Repository-relative paths of a notebook's PNG figures, sorted."""
+    if not isinstance(stem, str) or not stem or "/" in stem or not (paths.NOTEBOOKS_DIR / f"{stem}.ipynb").exists():
+        raise ValueError(f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR}")
     folder = paths.FIGURES_DIR / stem
     return sorted(p.relative_to(paths.REPO_ROOT).as_posix() for p in folder.glob("*.png"))
 
 
 def summary_markdown(collected: list[NotebookClaims]) -> str:
     """The summary table: per notebook, claims per verdict and independent paper errors per severity, with links."""
+    collected = _check_collected(collected)
     head = "| notebook | paper | claims | " + " | ".join(VERDICTS) + " | " + " | ".join(f"errors: {s}" for s in SEVERITIES) + " | figures |"
     lines = [head, "|---|---|" + "---:|" * (1 + len(VERDICTS) + len(SEVERITIES)) + "---|"]
     for nb in collected:
@@ -89,6 +101,7 @@ def summary_markdown(collected: list[NotebookClaims]) -> str:
 
 def thumbnails_markdown(collected: list[NotebookClaims]) -> str:
     """One row of thumbnails per notebook, each linking to the full-size figure."""
+    collected = _check_collected(collected)
     blocks = []
     for nb in collected:
         files = figure_files(nb.stem)
@@ -101,6 +114,7 @@ def thumbnails_markdown(collected: list[NotebookClaims]) -> str:
 
 def summary_text(collected: list[NotebookClaims]) -> str:
     """Plain-text summary for notebook output: claims per verdict, then independent errors per severity."""
+    collected = _check_collected(collected)
     cols = ["claims", *VERDICTS, *SEVERITIES]
     header = f"{'notebook':<24}" + "".join(f"{c:>14}" for c in cols)
     lines = [header, "-" * len(header)]
@@ -116,6 +130,7 @@ def summary_text(collected: list[NotebookClaims]) -> str:
 
 def claims_with_verdict(collected: list[NotebookClaims], verdict: str) -> str:
     """Every claim with the given verdict, grouped by notebook, with paper value, ours and the evidence."""
+    collected = _check_collected(collected)
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r}")
     blocks = []
@@ -131,6 +146,8 @@ def claims_with_verdict(collected: list[NotebookClaims], verdict: str) -> str:
 
 def claims_markdown(nb: NotebookClaims) -> str:
     """A notebook's full claims table in Markdown (with severity, tolerance and depends_on), linking the notebook and its figures."""
+    if not isinstance(nb, NotebookClaims):
+        raise TypeError(f"nb must be a NotebookClaims; got {nb!r:.80} of type {type(nb).__name__}")
     return "\n".join([f"### [{nb.stem}]({nb.stem}.ipynb): {nb.title}", "",
                       f"Figures: [figures/{nb.stem}/](../figures/{nb.stem}/)", "", markdown_table(nb.claims)])
 
