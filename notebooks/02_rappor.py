@@ -334,8 +334,8 @@ irr_alone = RapporParams.basic_one_time(8, 2, 1, p=default_params.p, q=default_p
 composed = default_params.prr_bit_table() @ irr_alone  # PRR then IRR, bit by bit
 eps_report = Rappor.create(default_params, 1, rng=rng).privacy_loss()  # whole-report table, every Bloom filter
 eps_memoized = Rappor.create(default_params.prr_only(), 1, rng=rng).privacy_loss()  # B' alone: one-time RAPPOR
-claims.check("Eq. (1): IRR reports 1 w.p. q = 0.75 on a set bit (client reports, within 5 SE)", "§1 Eq. (1)", 0.75, freq_set, atol=5 * se_set)
-claims.check("Eq. (1): IRR reports 1 w.p. p = 0.5 on an unset bit (client reports, within 5 SE)", "§1 Eq. (1)", 0.5, freq_unset, atol=5 * se_unset)
+claims.check("Eq. (1): IRR reports 1 w.p. q = 0.75 on a set bit (client reports, within 5 SE)", "§1 Eq. (1)", 0.75, freq_set, atol=5 * se_set, se=se_set)
+claims.check("Eq. (1): IRR reports 1 w.p. p = 0.5 on an unset bit (client reports, within 5 SE)", "§1 Eq. (1)", 0.5, freq_unset, atol=5 * se_unset, se=se_unset)
 claims.erratum("Basic One-time RAPPOR = no PRR, one IRR; RAPPOR/tutorial one-time = PRR only: Pr[S=1|B=0] at equal Pr[S=1|B=1]",
                "§1", params8.bit_table()[0, 1], one_time.bit_table()[0, 1], atol=1e-12, severity="inconsistency")
 claims.check("tutorial eps_inf = 2h ln((1-f/2)/(f/2)) (h = 2, f = 0.5; exact table)", "tutorial §RAPPOR",
@@ -353,7 +353,7 @@ claims.check("tutorial eps2 = h ln(q'(1-p')/(p'(1-q'))) with the corrected p' (h
 claims.check("RAPPOR eps1 for the seed's IRR at h = 8 (8 ln 3; exact table on two disjoint 8-bit filters)", "§1 (implied)",
              params8.epsilon_one_report, max_privacy_loss(report_table(disjoint_filters, params8.bit_table())), rtol=1e-12)
 claims.check("Eqs. (2)-(3): t_hat is unbiased (largest |z| over 1024 bits; below 4.5 expected)", "§1 Eqs. (2)-(3)",
-             0, np.abs(check8.z_mean).max(), atol=4.5)
+             0, np.abs(check8.z_mean).max(), atol=4.5, se=1)
 claims.check_statement("cohort-specific hashes resolve Bloom collisions", "§2", "hash functions differ by cohort",
                        gt(same_one - same_all, 0), f"{same_one} colliding pairs in one cohort, {same_all} in all 8 (h = 1)")
 claims.check_statement("beta_hat estimates each candidate's frequency", "§2", "beta_hat = estimated counts",
