@@ -88,3 +88,26 @@ def test_bad_sweep_input():
         run_chunks(draw, 2, seed=0, backend="dask")
     with pytest.raises(TypeError, match="completed"):
         run_chunks(draw, 2, seed=0, completed={7: 1.0})
+
+
+class FlakyClient:
+    """Our GRR client that fails on its n-th batch (a lost worker), else the mechanism's perturb."""
+
+    def __init__(self, fail_at):
+        self.mechanism, self.calls, self.fail_at = REGISTRY["grr"].example(), 0, fail_at
+
+    def sample(self, value, n, *, rng):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise OSError("worker lost")
+        return self.mechanism.perturb(np.full(n, value), rng=rng).reshape(n, 1).astype(float)
+
+
+def test_audit_resumes_from_completed_chunks():
+    kwargs = dict(n_trials=8_000, seed=6, chunk_size=1_000, n_pilot=500)
+    with pytest.raises(ChunkError, match=r"chunk 1 \(seed: SeedSequence") as info:
+        run_audit(FlakyClient(fail_at=5), 0, 1, **kwargs)  # calls 1-2: pilot, 3-4: chunk 0, 5: chunk 1
+    assert len(info.value.completed) == 7
+    resumed = run_audit(FlakyClient(fail_at=-1), 0, 1, completed=info.value.completed, **kwargs)
+    fresh = run_audit(FlakyClient(fail_at=-1), 0, 1, **kwargs)
+    assert (resumed.count0, resumed.count1, resumed.event) == (fresh.count0, fresh.count1, fresh.event)

@@ -178,7 +178,7 @@ class AuditResult:
 def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
           event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int = 1,
           backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
-          progress: bool = False) -> AuditResult:
+          progress: bool = False, completed: dict | None = None) -> AuditResult:
     """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
 
     Parameters
@@ -201,6 +201,16 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     chunk_size, n_jobs, backend, dask_address, dask_client, timeout, progress
         How the main run is split and where it runs (:func:`ldp_helpers.audit.sweeps.run_chunks`);
         the numbers do not depend on n_jobs or backend.
+    completed : dict, optional
+        ``ChunkError.completed`` of an interrupted run with the same arguments: those chunks are not rerun
+        (the pilot, hence the event, and every chunk's seed are the same, so the result is too).
+
+    Raises
+    ------
+    ClientError, TypeError, ValueError
+        The client raised, or returned something other than a number / 1-D numeric array (pilot run).
+    ldp_helpers.audit.sweeps.ChunkError
+        A chunk of the main run failed: it names the chunk's seed and keeps the completed chunks.
     """
     confidence = check_confidence(confidence)
     n_trials = check_int("n_trials", n_trials, low=1)
@@ -225,7 +235,7 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     task = _ChunkTask(client, first, second, event, tuple(sizes))
     counts = np.array(run_chunks(task, len(sizes), seed=main_seed, backend=backend, n_jobs=n_jobs,
                                  dask_address=dask_address, dask_client=dask_client, timeout=timeout,
-                                 progress=progress, desc="audit chunks")).sum(axis=0)
+                                 progress=progress, desc="audit chunks", completed=completed)).sum(axis=0)
     k0, k1 = int(counts[0]), int(counts[1])
     return AuditResult(epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence=confidence), confidence, n_trials,
                        k0, k1, clopper_pearson(k0, n_trials, confidence=confidence)[0],
