@@ -163,7 +163,7 @@ plt.show()
 
 # %%
 attack = longitudinal_curves(ks, epsilon=1.0, rappor_f=0.5, rappor_p=0.25, rappor_q=0.75, stream_epsilon=1.0, m=2,
-                             n_draws=n_draws_attack, rng=np.random.default_rng(arm_seeds[3]))
+                             n_draws=n_draws_attack, seed=arm_seeds[3], dask_address=dask_address or None)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4))
 for i, c in enumerate(attack):
     style = "-" if c.exact else "--"

@@ -39,7 +39,7 @@ def test_glance_one_shot_does_not_degrade():
     """1-shot: whatever k, the attack sees one RR bit, success = e^ε/(1+e^ε); tolerance 5 SE."""
     eps = 1.0
     curve = simulated_attack_curve("glance", lambda k: Glance(eps, k), [1, 4, 32], n_draws=20_000,
-                                   rng=np.random.default_rng(1), table_max_k=4)
+                                   seed=1, table_max_k=4)
     p = math.exp(eps) / (1 + math.exp(eps))
     assert np.all(np.abs(curve.success - p) <= 5 * curve.success_se)
     assert np.allclose(curve.epsilon, eps) and curve.epsilon_exact.tolist() == [True, True, False]
@@ -47,11 +47,18 @@ def test_glance_one_shot_does_not_degrade():
 
 def test_longitudinal_curves_and_bad_input():
     curves = longitudinal_curves([1, 2, 8], epsilon=1.0, rappor_f=0.5, rappor_p=0.25, rappor_q=0.75,
-                                 stream_epsilon=1.0, m=2, n_draws=200, rng=np.random.default_rng(0))
+                                 stream_epsilon=1.0, m=2, n_draws=200, seed=0)
     assert len(curves) == 5 and [c.exact for c in curves] == [True, True, False, False, False]
     with pytest.raises(ValueError, match="ks"):
         binomial_attack_curve("x", lambda k: fresh_rr_count_table(1.0, k), [0, 1])
     with pytest.raises(ValueError, match="f"):
         memoized_rappor_count_table(1.5, 0.25, 0.75, 3)
     with pytest.raises(ValueError, match="n_draws"):
-        simulated_attack_curve("g", lambda k: Glance(1.0, k), [1], n_draws=1, rng=np.random.default_rng(0))
+        simulated_attack_curve("g", lambda k: Glance(1.0, k), [1], n_draws=1, seed=0)
+
+
+def test_simulated_curve_is_the_same_on_any_backend():
+    make = lambda k: Glance(1.0, k)  # noqa: E731
+    one = simulated_attack_curve("g", make, [1, 2, 8], n_draws=500, seed=3)
+    two = simulated_attack_curve("g", make, [1, 2, 8], n_draws=500, seed=3, n_jobs=2)
+    assert np.array_equal(one.success, two.success) and np.array_equal(one.success_se, two.success_se)

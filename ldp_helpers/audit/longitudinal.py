@@ -28,7 +28,8 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_probability, check_rng
+from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_probability
+from ldp_helpers.audit.sweeps import run_chunks
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
 
@@ -98,33 +99,46 @@ def binomial_attack_curve(label: str, table_of_k: Callable[[int], np.ndarray], k
                        np.array([max_privacy_loss(t) for t in tables]), np.ones(ks.size, bool), True)
 
 
-def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_draws: int,
-                           rng: np.random.Generator, table_max_k: int = 6) -> AttackCurve:
+def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_draws: int, seed,
+                           table_max_k: int = 6, n_jobs: int = 1, dask_address: str | None = None) -> AttackCurve:
     """Simulated curve for a stream mechanism ``make(k)`` over T = k rounds (constant streams 0…0 and 1…1).
 
     The midpoint threshold comes from an independent pilot of ``n_draws`` users per stream; the
     success is then estimated on ``n_draws`` fresh users per stream (standard error reported).  The
     composed ε is ``privacy_loss()`` (exact, whole-stream table) for k ≤ ``table_max_k``, else the
-    mechanism's claimed whole-stream ε.
+    mechanism's claimed whole-stream ε.  Each k is one chunk of :func:`~ldp_helpers.audit.sweeps.run_chunks`
+    (seed = child k of ``SeedSequence(seed)``): the same numbers on any backend (``n_jobs``, ``dask_address``).
     """
-    ks, rng = _check_ks(ks), check_rng(rng)
+    ks = _check_ks(ks)
     n_draws = check_int("n_draws", n_draws, low=2)
-    success, se, eps, eps_exact = [], [], [], []
-    for k in ks:
-        mechanism = make(int(k))
-        positives = lambda v: (np.asarray(mechanism.perturb(np.full((n_draws, int(k)), v, np.int8), rng=rng)) > 0  # noqa: E731
-                               ).sum(axis=1)
+    table_max_k = check_int("table_max_k", table_max_k, low=0)
+    rows = run_chunks(_AttackChunk(make, tuple(int(k) for k in ks), n_draws, table_max_k), ks.size, seed=seed,
+                      n_jobs=n_jobs, dask_address=dask_address)
+    success, se, eps, eps_exact = (np.array(column) for column in zip(*rows))
+    return AttackCurve(label, ks, success, se, np.full(ks.size, np.nan), eps.astype(float), eps_exact.astype(bool), False)
+
+
+@dataclass(frozen=True)
+class _AttackChunk:
+    """One k of :func:`simulated_attack_curve`: (success, its SE, composed ε, whether ε is from the table)."""
+
+    make: Callable
+    ks: tuple
+    n_draws: int
+    table_max_k: int
+
+    def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple:
+        k, rng = self.ks[index], np.random.default_rng(seed)
+        mechanism = self.make(k)
+
+        def positives(v):
+            return (np.asarray(mechanism.perturb(np.full((self.n_draws, k), v, np.int8), rng=rng)) > 0).sum(axis=1)
         threshold = 0.5 * (positives(0).mean() + positives(1).mean())
         c0, c1 = positives(0), positives(1)
         sign = 1.0 if c1.mean() >= c0.mean() else -1.0
         right1 = np.where(sign * (c1 - threshold) > 0, 1.0, np.where(c1 == threshold, 0.5, 0.0))
         right0 = np.where(sign * (c0 - threshold) < 0, 1.0, np.where(c0 == threshold, 0.5, 0.0))
-        s = 0.5 * (right1.mean() + right0.mean())
-        success.append(s)
-        se.append(0.5 * np.sqrt(right1.var(ddof=1) / n_draws + right0.var(ddof=1) / n_draws))
-        small = k <= table_max_k
-        eps.append(mechanism.privacy_loss() if small else mechanism.epsilon)
-        eps_exact.append(small)
-    nan = np.full(ks.size, np.nan)
-    return AttackCurve(label, ks, np.array(success), np.array(se), nan, np.array(eps, float),
-                       np.array(eps_exact), False)
+        se = 0.5 * np.sqrt(right1.var(ddof=1) / self.n_draws + right0.var(ddof=1) / self.n_draws)
+        small = k <= self.table_max_k
+        return (0.5 * (right1.mean() + right0.mean()), se,
+                mechanism.privacy_loss() if small else mechanism.epsilon, small)

@@ -119,8 +119,8 @@ def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence:
 
 
 def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float, rappor_q: float,
-                        stream_epsilon: float, m: int, n_draws: int, rng: np.random.Generator,
-                        table_max_k: int = 6) -> list[AttackCurve]:
+                        stream_epsilon: float, m: int, n_draws: int, seed: int, table_max_k: int = 6,
+                        n_jobs: int = 1, dask_address: str | None = None) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
     Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds."""
     curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report", lambda k: fresh_rr_count_table(epsilon, k), ks),
@@ -129,6 +129,7 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
     streams = [(f"Glance (1-shot), ε = {stream_epsilon:g}", lambda k: Glance(stream_epsilon, k)),
                (f"Harmony (1-shot), ε = {stream_epsilon:g}", lambda k: Harmony(stream_epsilon, k)),
                (f"{m}-shot, ε = {stream_epsilon:g}", lambda k: MShotReporting(stream_epsilon, k, min(m, k), 0.0))]
-    curves += [simulated_attack_curve(label, make, ks, n_draws=n_draws, rng=rng, table_max_k=table_max_k)
-               for label, make in streams]
+    curves += [simulated_attack_curve(label, make, ks, n_draws=n_draws, seed=child, table_max_k=table_max_k,
+                                      n_jobs=n_jobs, dask_address=dask_address)
+               for (label, make), child in zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))]
     return curves
