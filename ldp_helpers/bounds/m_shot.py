@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real, check_real_array, fail
+from ldp_helpers._validation import MAX_N_ROUNDS, Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real, check_real_array, fail
 from ldp_helpers.bounds import chernoff
 from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
 
@@ -266,7 +266,7 @@ def m_star(epsilon: float, n_rounds: int) -> int:
 def m_star_brute_force(epsilon: float, n_rounds: int) -> int:
     """m* = argmax_{m ∈ [T]} g(m/ε) by evaluating every m (the smallest on ties)."""
     epsilon = check_epsilon(epsilon)
-    T = check_int("n_rounds", n_rounds, low=1)
+    T = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     return int(np.argmax(g(np.arange(1, T + 1) / epsilon))) + 1
 
 
@@ -315,7 +315,7 @@ def m_star_table(epsilons, rounds) -> tuple[np.ndarray, np.ndarray]:
 def f_decreasing_in_r(rs, *, epsilon: float, n_rounds: int) -> np.ndarray:
     """For m = 1..T: whether f(m, r) strictly decreases along the increasing grid ``rs`` (Eq. (4), r* = 0)."""
     epsilon = check_epsilon(epsilon)
-    T = check_int("n_rounds", n_rounds, low=1)
+    T = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     rs = check_real_array("rs", rs, low=0.0, high=1.0, low_open=False, high_open=False)
     if rs.ndim != 1 or rs.size < 2 or np.any(np.diff(rs) <= 0):
         fail("rs", Described(f"an array of shape {rs.shape}"), "an increasing 1-D grid of at least 2 values in [0, 1]")

@@ -91,6 +91,8 @@ def best_protocol_grid(domain_sizes, epsilons, names=("DE", "OUE", "OLH")) -> tu
     """
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
     epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    if not isinstance(names, (tuple, list)) or not names or any(not isinstance(n, str) or n not in PROTOCOLS for n in names):
+        fail("names", names, f"a non-empty tuple of protocol names among {sorted(PROTOCOLS)}")
     variances = np.array([[[approx_variance_per_user(name, int(d), float(eps)) for name in names] for d in domain_sizes] for eps in epsilons])
     return variances.argmin(axis=2), variances.min(axis=2)
 

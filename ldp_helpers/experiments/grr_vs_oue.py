@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_counts, check_instance, check_int, check_n_draws, check_real_array, check_rng, fail
+from ldp_helpers._validation import MAX_N_DRAWS, Described, check_counts, check_instance, check_int, check_n_draws, check_real_array, check_rng, fail
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
@@ -142,7 +142,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
     counts = check_counts("true_counts", true_counts)
     n = int(counts.sum())
     epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
-    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(check_int("seed", seed, low=0))
     curves = {}
     for (name, cls), child in zip(PROTOCOLS.items(), sequence.spawn(len(PROTOCOLS))):
         protocols = [cls(eps, counts.size) for eps in epsilons]
@@ -170,7 +170,7 @@ def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_exp
     counts = check_counts("true_counts", true_counts)
     epsilons = check_real_array("epsilons", epsilons, low=0.0)
     n_draws = check_n_draws(n_draws)
-    per_experiment = check_int("surveys_per_experiment", surveys_per_experiment, low=1)
+    per_experiment = check_int("surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS)
     total = check_n_draws(n_draws * per_experiment)
     rng = check_rng(rng)
     fractions = []

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import MAX_N_ROUNDS, check_instance, check_int, check_int_array, check_n_draws, check_real
+from ldp_helpers._validation import MAX_N_ROUNDS, check_instance, check_int, check_int_array, check_n_draws, check_real, check_real_array
 from ldp_helpers.bounds.m_shot import method_m
 from ldp_helpers.experiments.common import max_error
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
@@ -64,6 +64,7 @@ def unbiasedness_check(mech: MShotReporting, data, *, rng: np.random.Generator, 
 
 def f_measure_vs_m(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     """Experiment 1 (Fig. 2a–c): F-measures of shape (len(ms), n_draws), r = 0, one shuffled ramp."""
+    ms = check_int_array("ms", ms, low=1).ravel()
     data = ramp_data(n_users, n_rounds, rng=rng)
     return np.array([f_measures(MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng=rng, n_draws=n_draws) for m in ms])
 
@@ -82,6 +83,11 @@ class PeakWindow:
 
 def tied_with_best(ms, mean, se) -> np.ndarray:
     """The m whose mean is within 2 SE of the difference, ``2√(se² + se_best²)``, of the largest mean."""
+    ms = check_int_array("ms", ms, low=1).ravel()
+    mean = check_real_array("mean", mean).ravel()
+    se = check_real_array("se", se, low=0.0, low_open=False).ravel()
+    if not ms.size == mean.size == se.size:
+        raise ValueError(f"ms, mean and se must have the same length; got {ms.size}, {mean.size}, {se.size}")
     best = int(np.argmax(mean))
     return np.asarray(ms)[mean >= mean[best] - 2 * np.hypot(se, se[best])]
 

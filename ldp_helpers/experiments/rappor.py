@@ -140,6 +140,10 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
     [erlingsson2014] Theorem 1; [erlingsson2014] Theorem 2; [tutorial] "RAPPOR" (ε₁, ε₂).
     """
     rng = check_rng(rng)
+    h_values = check_int_array("h_values", h_values, low=1).ravel()
+    settings = check_real_array("settings", settings, low=0.0, high=1.0, low_open=False, high_open=False)
+    if settings.ndim != 2 or settings.shape[1] != 3:
+        raise ValueError(f"settings must be a sequence of (f, p, q) triples; got an array of shape {settings.shape}")
     grid = [RapporParams(k=k, h=h, m=1, f=f, p=p, q=q) for f, p, q in settings for h in h_values]
     one_report = privacy_losses(Rappor.create(par, 1, rng=rng) for par in grid)
     permanent = privacy_losses(Rappor.create(par.prr_only(), 1, rng=rng) for par in grid)

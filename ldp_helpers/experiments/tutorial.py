@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_instance, check_int, check_int_array, check_n_draws, check_probability, check_rng, fail
+from ldp_helpers._validation import (Described, check_instance, check_int, check_int_array, check_n_draws, check_probability,
+                                     check_real_array, check_rng, fail)
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
@@ -74,6 +75,7 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
     out = {}
+    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
     for name, cls in _check_classes(oracle_classes).items():
         oracles = [cls(float(e), d) for e in epsilons]
         n = oracles[0].n_reports(true_counts)

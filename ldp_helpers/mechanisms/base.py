@@ -100,7 +100,11 @@ def _draw_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size
 def batch_shape(n_draws, shape) -> tuple:
     """``shape`` with a leading ``n_draws`` axis (``n_draws=None``: one draw, no extra axis)."""
     shape = tuple(shape)
-    return shape if n_draws is None else (check_n_draws(n_draws), *shape)
+    if n_draws is None:
+        return shape
+    n_draws = check_n_draws(n_draws)
+    check_allocation("n_draws", n_draws, n_draws * math.prod(int(s) for s in shape), what=f"{n_draws} draws of shape {shape}")
+    return (n_draws, *shape)
 
 
 class Mechanism(abc.ABC):

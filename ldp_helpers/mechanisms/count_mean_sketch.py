@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
+from ldp_helpers._validation import (Described, check_allocation, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
                                      check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
@@ -98,6 +98,8 @@ class CountMeanSketch(FrequencyOracle):
         """A sketch whose k hash functions are drawn from ``rng``."""
         rng = check_rng(rng)
         k = check_int("k", k, low=1)
+        check_allocation("k", k, 2 * k, what="hash coefficients")
+        check_allocation("m", m, k * check_int("m", m, low=1), what="k × m sketch")
         a = rng.integers(1, HASH_PRIME, size=k)
         b = rng.integers(0, HASH_PRIME, size=k)
         return cls(epsilon, d, k, m, tuple(int(x) for x in a), tuple(int(x) for x in b))

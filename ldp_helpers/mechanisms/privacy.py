@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_real_array, fail
+from ldp_helpers._validation import Described, check_real, check_real_array, fail
 
 
 def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
@@ -33,6 +33,7 @@ def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
     [tutorial] Eq. (2) (the definition of ε-LDP: ∀y: Pr[π(v)=y] / Pr[π(v')=y] ≤ e^ε).
     """
     p = check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False)
+    atol = check_real("atol", atol, low=0.0, low_open=False)
     if p.ndim != 2 or p.shape[0] < 2:
         fail("table", Described(f"an array of shape {p.shape}"), "a 2-D array with at least 2 input rows")
     sums = p.sum(axis=1)
@@ -53,4 +54,10 @@ def privacy_losses(mechanisms) -> np.ndarray:
     The one privacy sweep of the collection: build the mechanisms of a parameter grid, get their
     losses from their whole-report tables (every mechanism's ``privacy_loss()``).
     """
+    try:
+        mechanisms = list(mechanisms)
+    except TypeError:
+        fail("mechanisms", mechanisms, "an iterable of mechanisms (objects with privacy_loss())")
+    if not all(callable(getattr(m, "privacy_loss", None)) for m in mechanisms):
+        fail("mechanisms", Described("an iterable holding a non-mechanism"), "an iterable of mechanisms (objects with privacy_loss())")
     return np.array([mechanism.privacy_loss() for mechanism in mechanisms], dtype=float)

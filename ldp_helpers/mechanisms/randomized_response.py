@@ -141,6 +141,8 @@ class BinaryRR(Mechanism):
         """
         n = check_int("n", n, low=1)
         ones = check_int_array("aggregate", aggregate, low=0, high=n)
+        if ones.ndim > 1:
+            raise ValueError(f"aggregate must be a count or a 1-D array of n_draws counts; got an array of shape {ones.shape}")
         estimate = unbiased_count(ones, n, self.p, self.q)
         return float(estimate) if estimate.ndim == 0 else estimate
 

@@ -20,7 +20,7 @@ import itertools
 
 import numpy as np
 
-from ldp_helpers._validation import (check_above, check_instance, check_binary_array, check_int, check_ndim, check_probability,
+from ldp_helpers._validation import (check_above, check_allocation, check_instance, check_binary_array, check_int, check_ndim, check_probability,
                                      check_real_array, check_rng, check_trailing_shape)
 
 
@@ -63,6 +63,8 @@ def bloom_filters(secret: str, m: int, n_candidates: int, h: int, k: int) -> np.
     m, n_candidates = check_int("m", m, low=1), check_int("n_candidates", n_candidates, low=1)
     k = check_int("k", k, low=1)
     h = check_int("h", h, low=1, high=k)
+    check_allocation("n_candidates", n_candidates, m * n_candidates * k, itemsize=9,
+                     what=f"Bloom filters (int8) and design matrix (float64) of {m} cohorts × {k} bits per candidate")
     blooms = np.zeros((m, n_candidates, k), dtype=np.int8)
     for j, w, i in itertools.product(range(m), range(n_candidates), range(h)):
         blooms[j, w, _hash_index(secret, j, w, i, k)] = 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.axes import Axes
 
-from ldp_helpers._validation import check_instance, check_int, check_n_draws, check_real_array, fail
+from ldp_helpers._validation import Described, check_instance, check_int, check_n_draws, check_real_array, fail
 from ldp_helpers.bounds.grr_vs_oue import crossover_epsilon_exact, crossover_epsilon_wang
 
 
@@ -69,6 +69,10 @@ def plot_tail_bounds(ax, deviation, bounds, exact, exact_label: str, markers=(),
     check_instance("ax", ax, Axes, "a matplotlib Axes")
     if not isinstance(bounds, dict) or not bounds:
         fail("bounds", bounds, "a non-empty dict of legend label -> curve")
+    deviation = check_real_array("deviation", deviation).ravel()
+    exact = check_real_array("exact", exact, low=0.0, low_open=False).ravel()
+    if exact.size != deviation.size:
+        fail("exact", Described(f"an array of length {exact.size}"), f"one value per deviation ({deviation.size})")
     for (label, curve), style in zip(bounds.items(), ("-", "--", ":")):
         ax.plot(deviation, curve, style, label=label)
     ax.plot(deviation, exact, "k", label=exact_label)

@@ -74,6 +74,8 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
 
     if not isinstance(stem, str) or stem not in paths.notebook_stems():
         raise ValueError(f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}")
+    if profile_name not in profile_names():
+        raise ValueError(f"unknown profile {profile_name!r}; valid profiles: {', '.join(profile_names())} (profile_name)")
     if not isinstance(parameters, dict):
         raise TypeError(f"parameters must be a dict of parameter -> value; got {type(parameters).__name__}")
     staging = paths.BUILD_DIR / "staging" / profile_name / stem

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_bool, check_binary_array, check_int, check_int_array, check_ndim, check_probability,
+from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_allocation, check_bool, check_binary_array, check_int, check_int_array, check_ndim, check_probability,
                                      check_real, check_real_array, check_rng, fail)
 
 
@@ -161,7 +161,7 @@ def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator)
     [m_shot] §6.2.
     """
     n_users = check_int("n_users", n_users, low=1)
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     rng = check_rng(rng)
     t = np.arange(1, n_rounds + 1)
     counts = (2 * n_users * t + n_rounds) // (2 * n_rounds)  # round(N t / T), halves up, in integers
@@ -180,6 +180,7 @@ def zipf_weights(n_candidates: int, n_active: int, exponent: float) -> np.ndarra
     """
     n_candidates = check_int("n_candidates", n_candidates, low=1)
     n_active = check_int("n_active", n_active, low=1, high=n_candidates)
+    check_allocation("n_candidates", n_candidates, n_candidates)
     exponent = check_real("exponent", exponent, low=0.0, low_open=False)
     w = np.zeros(n_candidates)
     w[:n_active] = np.arange(1, n_active + 1, dtype=float) ** -exponent
@@ -217,7 +218,10 @@ def flat_counts(n: int, d: int) -> np.ndarray:
     [grr_vs_oue] §3.6 (a flat histogram of the same n).
     """
     n, d = check_int("n", n, low=1), check_int("d", d, low=2)
-    return np.bincount(np.arange(n) % d, minlength=d)
+    check_allocation("d", d, d)
+    counts = np.full(d, n // d, dtype=np.int64)  # = bincount(arange(n) % d) without the n-element array
+    counts[: n % d] += 1
+    return counts
 
 
 def power_law_counts(n: int, d: int, exponent: float) -> np.ndarray:
@@ -228,6 +232,7 @@ def power_law_counts(n: int, d: int, exponent: float) -> np.ndarray:
     [tutorial] "Apple's implementation of LDP" (emoji frequencies).
     """
     n, d = check_int("n", n, low=1), check_int("d", d, low=1)
+    check_allocation("d", d, 4 * d, what="weights and counts over d values")
     weights = np.arange(1, d + 1, dtype=float) ** -check_real("exponent", exponent, low=0.0, low_open=False)
     return np.round(n * weights / weights.sum()).astype(np.int64)
 
@@ -241,6 +246,7 @@ def random_baskets(n_users: int, d: int, max_size: int, item_weights, *, rng: np
     """
     n_users, d = check_int("n_users", n_users, low=1), check_int("d", d, low=1)
     max_size = check_int("max_size", max_size, low=1, high=d)
+    check_allocation("n_users", n_users, 4 * n_users * max_size, what="n_users baskets of up to max_size items (a Python list)")
     weights = check_real_array("item_weights", item_weights, low=0.0).ravel()
     if weights.size != d:
         fail("item_weights", Described(f"{weights.size} weights"), f"d = {d} weights")

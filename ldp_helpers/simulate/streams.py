@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import check_int, check_int_array, check_n_draws, check_ndim, check_rng
+from ldp_helpers._validation import MAX_N_ROUNDS, check_allocation, check_int, check_int_array, check_n_draws, check_ndim, check_rng
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 
 
@@ -52,9 +52,10 @@ def sample_reporter_counts(group_sizes, n_rounds: int, m: int, *, rng: np.random
     [m_shot] Algorithm 1, line 1; [glance] Algorithm 1 (m = 1, one uniform round τ_n).
     """
     sizes = check_ndim("group_sizes", check_int_array("group_sizes", group_sizes, low=0), 1, what="(one size per group)")
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     m = check_int("m", m, low=1, high=n_rounds)
     n_draws = check_n_draws(n_draws)
+    check_allocation("n_draws", n_draws, 3 * n_draws * np.size(group_sizes) * n_rounds, what="reporter counts (n_draws × G × T)")
     rng = check_rng(rng)
     if m == n_rounds:  # everyone reports every round
         return np.broadcast_to(sizes[None, :, None], (n_draws, sizes.size, n_rounds)).copy()
@@ -101,6 +102,7 @@ def reference_report_rounds(n_users: int, n_rounds: int, m: int, *, rng: np.rand
     n_rounds = check_int("n_rounds", n_rounds, low=1)
     m = check_int("m", m, low=1, high=n_rounds)
     rng = check_rng(rng)
+    check_allocation("n_users", n_users, 3 * n_users * n_rounds, what="uniforms, their ranks and the mask (n_users × n_rounds)")
     chosen = np.argsort(rng.random((n_users, n_rounds)), axis=1)[:, :m]
     mask = np.zeros((n_users, n_rounds), dtype=bool)
     np.put_along_axis(mask, chosen, True, axis=1)

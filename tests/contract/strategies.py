@@ -96,7 +96,24 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
                                           np.array(["a"] * max(arr.size, 1))]), types)
     if kind == "object":
         return st.sampled_from(["x", 3, _Opaque(), *([] if none_ok else [None])])
-    return st.nothing()
+    return st.sampled_from([3, object(), *([] if none_ok else [None])])  # sequences of names / objects
+
+
+def special_values(strategy: st.SearchStrategy) -> list:
+    """Every fixed value a ``bad_values`` strategy samples from (checked exhaustively, not by chance)."""
+    found = []
+
+    def walk(strat):
+        strat = getattr(strat, "wrapped_strategy", strat)
+        for attr in ("original_strategies", "element_strategies"):
+            for inner in getattr(strat, attr, ()) or ():
+                walk(inner)
+        elements = getattr(strat, "elements", None)
+        if isinstance(elements, (list, tuple)):
+            found.extend(e for e in elements if not any(e is f for f in found))
+
+    walk(strategy)
+    return found
 
 
 def seeds() -> st.SearchStrategy[int]:

@@ -18,7 +18,7 @@ from ldp_helpers._validation import format_bytes
 
 from .harness import REFUSAL_BYTES, REFUSAL_SECONDS, Hang, call_refused, materialize, resolve
 from .specs import SPECS
-from .strategies import bad_values
+from .strategies import bad_values, special_values
 
 
 def _cases():
@@ -52,13 +52,24 @@ def check_refusal(qualname: str, name: str, kwargs: dict, bad) -> None:
     assert peak < REFUSAL_BYTES, f"{shown} allocated {format_bytes(peak)} before refusing"
 
 
-@pytest.mark.parametrize(("qualname", "name"), _cases())
-@given(data=st.data())
-def test_bad_value_is_refused(qualname, name, data):
+def _strategy(qualname: str, name: str) -> st.SearchStrategy:
     sp = SPECS[qualname]
-    kwargs = materialize(sp.kwargs, 0)
     strategy = bad_values(name, sp.kwargs[name], none_ok=_none_ok(resolve(qualname), name, sp), huge=name in sp.huge)
     extra = sp.extra_bad.get(name)
-    if extra:
-        strategy = st.one_of(strategy, st.sampled_from(list(extra)))
-    check_refusal(qualname, name, kwargs, data.draw(strategy, label=name))
+    return st.one_of(strategy, st.sampled_from(list(extra))) if extra else strategy
+
+
+@pytest.mark.parametrize(("qualname", "name"), _cases())
+def test_every_special_bad_value_is_refused(qualname, name):
+    """The kind's fixed bad values (0, −1, NaN, ±inf, 10¹², 2⁶³, None, wrong types, …), each of them."""
+    kwargs = materialize(SPECS[qualname].kwargs, 0)
+    for bad in special_values(_strategy(qualname, name)):
+        check_refusal(qualname, name, kwargs, bad)
+
+
+@pytest.mark.parametrize(("qualname", "name"), _cases())
+@given(data=st.data())
+def test_generated_bad_value_is_refused(qualname, name, data):
+    """Values Hypothesis generates for the kind (negative budgets, probabilities above 1, …)."""
+    kwargs = materialize(SPECS[qualname].kwargs, 0)
+    check_refusal(qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name))
