@@ -113,3 +113,29 @@ def test_true_counts_accepts_a_large_total_within_the_bound():
     """A total of exactly 2^62 concentrated in one entry is exact (general path, Python-int sum)."""
     counts = np.array([2**62, 0, 0], dtype=np.int64)
     assert v.check_true_counts(counts, 3)[1] == 2**62
+
+
+def test_wrong_type_is_a_type_error_that_value_error_also_catches():
+    """Wrong types raise ParameterTypeError: a TypeError, and a ValueError for `except ValueError` callers."""
+    for call in (lambda: v.check_int("d", 2.5), lambda: v.check_real("epsilon", "1"), lambda: v.check_rng(0),
+                 lambda: v.check_bool("write", "yes"), lambda: v.check_instance("params", None, dict)):
+        with pytest.raises(TypeError) as info:
+            call()
+        assert isinstance(info.value, ValueError)
+    with pytest.raises(TypeError, match="d must be an integer; got 2.5 of type float"):
+        v.check_int("d", 2.5)
+
+
+def test_choice_and_bool():
+    assert v.check_choice("method", "clip", {"clip", "unbiased"}) == "clip"
+    with pytest.raises(ValueError, match=r"method must be one of \['clip', 'unbiased'\]; got 'x'"):
+        v.check_choice("method", "x", {"clip", "unbiased"})
+    assert v.check_bool("write", np.True_) is True
+
+
+def test_allocation_ceiling_gives_the_estimate_before_allocating():
+    """29 TiB for 10^12 candidates × 4 float64 columns is refused with the estimate and the ceiling."""
+    with pytest.raises(ValueError, match=r"n_candidates=1000000000000 would allocate 29.1 TiB \(design\); the ceiling is MAX_BYTES = 2 GiB"):
+        v.check_allocation("n_candidates", 10**12, 4 * 10**12, what="design")
+    v.check_allocation("d", 1000, 1000)  # small: silent
+    assert [v.format_bytes(b) for b in (0, 1023, 2048, 2**31, 32 * 2**40)] == ["0 B", "1023 B", "2 KiB", "2 GiB", "32 TiB"]
