@@ -10,7 +10,7 @@ settings.register_profile(
     "contract",
     derandomize=True,
     database=None,
-    max_examples=6,
+    max_examples=25,
     deadline=1000,  # ms: every refusal must come back within a second
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
     print_blob=True,

@@ -8,6 +8,7 @@ The constructor (same field values, one replaced by a bad value of its kind), ``
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import numpy as np
 import pytest
@@ -53,7 +54,8 @@ def test_constructor_refuses_bad_fields(key, data):
     fields = _fields(mech)
     probed = [n for n, v in fields.items() if not isinstance(v, (str, bool))]
     name = data.draw(st.sampled_from(probed), label="field")
-    bad = data.draw(bad_values(name, fields[name]), label=name)
+    default = inspect.signature(type(mech)).parameters[name].default
+    bad = data.draw(bad_values(name, fields[name], none_ok=default is None), label=name)
     _refused(type(mech), {**fields, name: bad}, name, f"{type(mech).__name__}({name}={bad!r})")
 
 
