@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .harness import materialize, resolve, time_limit
 from .specs import RNG, SPECS
@@ -53,3 +54,24 @@ def test_valid_call_is_finite_and_reproducible(qualname, seed):
         assert len(again) == len(leaves)
         for a, b in zip(leaves, again):
             np.testing.assert_array_equal(a, b, err_msg=f"{qualname}: same seed, different result")
+
+
+BUDGETED = sorted(name for name in CASES if isinstance(SPECS[name].kwargs.get("epsilon"), float))
+
+
+@pytest.mark.parametrize("qualname", BUDGETED, ids=[c.removeprefix("ldp_helpers.") for c in BUDGETED])
+@settings(max_examples=4, deadline=None)
+@given(seed=seeds(), epsilon=st.floats(min_value=0.25, max_value=4.0))
+def test_valid_budgets_give_finite_results(qualname, seed, epsilon):
+    """Budgets drawn from the valid range (not only the spec's example) give finite, reproducible results."""
+    sp = SPECS[qualname]
+    kwargs = {**materialize(sp.kwargs, seed), "epsilon": epsilon}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            result = resolve(qualname)(**kwargs)
+        except ValueError as err:  # a stated domain limit (e.g. a bound's condition) is a refusal, not a crash
+            assert "epsilon" in str(err) or "must" in str(err), f"{qualname}(epsilon={epsilon}): {err}"
+            return
+    if sp.finite:
+        assert all(np.all(np.isfinite(a)) for a in _leaves(result) if a.dtype.kind in "fiu"), f"{qualname}(epsilon={epsilon})"
