@@ -55,8 +55,11 @@ peers: $(PEERS) $(PEERS_OLD)
 bench: setup $(PEERS)
 	$(PY) tests/benchmarks/run.py --write-readme $(BENCH)
 
+# JupyterLab refuses root without --allow-root; containers/CI run as root, so pass it then (and say so).
 lab: setup
-	$(VENV)/bin/jupyter lab notebooks/
+	@if [ "$$(id -u)" = 0 ]; then echo "make lab: running as root, starting JupyterLab with --allow-root"; \
+	  exec $(VENV)/bin/jupyter lab --allow-root --ip=127.0.0.1 notebooks/; \
+	else exec $(VENV)/bin/jupyter lab --ip=127.0.0.1 notebooks/; fi
 
 clean:
 	rm -rf build .pytest_cache
