@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 LOCK   := $(VENV)/requirements.lock
 JOBS   ?= 1
 
-.PHONY: setup peers figures test refresh bench lab clean distclean
+.PHONY: setup peers figures test refresh bench lab clean distclean book
 
 setup: $(STAMP)
 
@@ -30,7 +30,7 @@ $(STAMP): environment.yml pyproject.toml
 figures: setup peers
 	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
 
-test: setup peers
+test: setup peers $(MATHJAX)
 	$(PY) -m pytest
 
 refresh: setup
@@ -51,6 +51,15 @@ $(PEERS_OLD): tests/benchmarks/requirements-pure-ldp-1.1.2.txt $(STAMP)
 	touch $(PEERS_OLD)
 
 peers: $(PEERS) $(PEERS_OLD)
+
+# Offline MathJax 3 for the book (npm registry at setup time; nothing is fetched at build/view time).
+MATHJAX := build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js
+$(MATHJAX):
+	mkdir -p build/mathjax && cd build/mathjax && npm install --silent --no-audit --no-fund mathjax@3.2.2
+
+# The book shows the paper-profile executions written by `make figures` (nothing is executed here).
+book: figures $(MATHJAX)
+	$(PY) book/build.py build/book
 
 bench: setup $(PEERS)
 	$(PY) tests/benchmarks/run.py --write-readme $(BENCH)
