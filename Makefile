@@ -30,7 +30,7 @@ $(STAMP): environment.yml pyproject.toml
 figures: setup peers
 	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
 
-test: setup peers $(MATHJAX)
+test: setup peers build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js
 	$(PY) -m pytest
 
 refresh: setup
