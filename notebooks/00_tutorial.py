@@ -53,12 +53,16 @@ claims = ClaimsTable(NOTEBOOK)
 #
 # **Central DP** (tutorial Eq. 1). A randomized algorithm $\mathcal K$ is ε-DP if for any two
 # datasets $D_1, D_2$ differing in at most one element and every $S \subseteq \mathrm{Range}(\mathcal K)$,
+#
 # $$\Pr[\mathcal K(D_1)\in S] \le e^{\varepsilon}\,\Pr[\mathcal K(D_2)\in S].$$
+#
 # A *trusted curator* sees the raw data and adds the noise.
 #
 # **Local DP** (tutorial Eq. 2). Each user randomizes her own value before sending it; an
 # algorithm $\pi$ is ε-LDP if for all inputs $v, v'$ and every output $y$,
+#
 # $$\Pr[\pi(v)=y] \le e^{\varepsilon}\,\Pr[\pi(v')=y].$$
+#
 # For a mechanism with finitely many outputs this is a statement about its *output table*
 # $P[v, y] = \Pr[\pi(v) = y]$: the smallest valid ε is the largest log-ratio inside a column,
 # which `max_privacy_loss` computes exactly. We apply it to every mechanism in this collection.
@@ -89,10 +93,14 @@ print(f"privacy loss from the table: {eps_two_coin:.6f}   ln 3 = {math.log(3):.6
 #
 # Let $\pi$ be the true fraction of "Yes" and $X$ the fraction of reported "Yes" among $n$
 # users. Then $\mathbb E[X] = \pi p + (1-\pi) q$, so
+#
 # $$\hat\pi = \frac{X - q}{p - q} \quad\text{is unbiased; with } p=\tfrac34, q=\tfrac14:\quad \hat\pi = 2\,(X - 0.25),$$
+#
 # exactly the tutorial's formula. For a fixed population the reported count is a sum of
 # independent Bernoulli variables, so its exact variance is
+#
 # $$\operatorname{Var}[\hat\pi] = \frac{\pi\,p(1-p) + (1-\pi)\,q(1-q)}{n\,(p-q)^2}.$$
+#
 # `BinaryRR` implements both; the general estimator agrees with $2(X-0.25)$ to rounding.
 
 # %%
@@ -182,7 +190,9 @@ ldp_ratio_small_eps = ldp_noise_ratio(BinaryRR.from_epsilon(0.01), true_fraction
 # **permanent** randomized response (PRR) memoizes $B'_i = 1$ w.p. $f/2$, $0$ w.p. $f/2$,
 # $B_i$ w.p. $1-f$; the **instantaneous** one (IRR) reports $S_i = 1$ w.p. $q$ if $B'_i=1$ and
 # $p$ if $B'_i = 0$ (RAPPOR's naming: $q > p$). Composing them bit by bit,
+#
 # $$q^* = \Pr[S_i=1\mid B_i=1] = \tfrac12 f(p+q) + (1-f)q,\qquad p^* = \Pr[S_i=1\mid B_i=0] = \tfrac12 f(p+q) + (1-f)p .$$
+#
 # **Erratum.** The tutorial prints $p' = \tfrac12 f(p+1) + (1-f)p$: the $1$ must be $q$ (a bit that is 0
 # stays 0 through the PRR w.p. $1-f/2$, and the PRR's "set to 1" branch reports 1 w.p. $q$).
 # Its two privacy levels are the PRR's $\varepsilon_1 = 2h\ln\frac{1-f/2}{f/2}$ (one report of $B'$,
@@ -231,7 +241,7 @@ per_report_eps, reports_per_day = (1.0, 2.0), 16
 # report. The tutorial's "the daily ε can reach 16" (一日のεは16にもなることがある) is exactly that
 # (16 × 1), as Tang et al. report; it is not an upper bound, so the 32 of 16 reports at ε = 2 does not
 # contradict it (we print it only to show how the composition scales).
-
+#
 # We check the composition exactly: the output table of 16 independent $Q_{Bin}$ reports (all $2^{16}$ answer
 # tuples) has privacy loss computed by `max_privacy_loss`.
 

@@ -78,7 +78,9 @@ for d in (3, 5):
 # reports equal to $i$, Algorithm 2 line 6; OUE: reports with bit $i$ set, Algorithm 4 line 7).
 # Each holder of $i$ supports it with probability $p$, each of the $n-f_i$ others with
 # probability $q$ (for GRR: the probability of reporting one *particular* other value), so
+#
 # $$\mathbb E[f'_i] = f_i\,p + (n-f_i)\,q \quad\Longrightarrow\quad L[f_i] = \frac{f'_i - nq}{p-q}.$$
+#
 # For GRR, $q = \frac{1-p}{d-1}$ turns this into the thesis' Algorithm 2, line 9:
 # $L[f_i] = \frac{f'_i(d-1) - n(1-p)}{dp-1}$.
 #
@@ -258,8 +260,10 @@ for (name, label), stem in figure_names.items():
 # $\mathrm{MSE} = \frac1d\sum_i \mathbb E\big[(L[f_i]/n - f_i/n)^2\big] = \frac{1}{dn^2}\sum_i\operatorname{Var}[L[f_i]]$.
 # With the exact variances $\operatorname{Var}[L[f_i]] = \frac{f_i p(1-p) + (n-f_i)q(1-q)}{(p-q)^2}$ and
 # $\sum_i f_i = n$, the sum no longer depends on the distribution:
+#
 # $$\sum_i \operatorname{Var}_{\rm GRR} = \frac{n(d-1)(2e^\varepsilon+d-2)}{(e^\varepsilon-1)^2},\qquad
 #   \sum_i \operatorname{Var}_{\rm OUE} = \frac{n\big((e^\varepsilon+1)^2+4(d-1)e^\varepsilon\big)}{(e^\varepsilon-1)^2}.$$
+#
 # They are equal where $e^{2\varepsilon} + 2d\,e^\varepsilon + 1 - (d-1)(d-2) = 0$, i.e. at
 # $\varepsilon^* = \ln\!\big(\sqrt{(2d-1)(d-1)} - d\big)$. Wang et al. (and the thesis) use the
 # approximation $\operatorname{Var} \approx n\,q(1-q)/(p-q)^2$, which drops the $f_i$ terms; it gives

@@ -62,7 +62,9 @@ claims = ClaimsTable(NOTEBOOK)
 # $B'_i = 1$ w.p. $f/2$, $0$ w.p. $f/2$, $B_i$ w.p. $1-f$, and the *instantaneous* one
 # (IRR, Eq. 1): $\Pr[S_i=1] = q$ if $B'_i=1$, $p$ if $B'_i=0$. Both are binary randomized
 # response on each bit. Composing the two, each reported bit depends only on its own Bloom bit:
+#
 # $$q^* = \Pr[S_i=1\mid B_i=1] = \tfrac12 f(p+q) + (1-f)q,\qquad p^* = \Pr[S_i=1\mid B_i=0] = \tfrac12 f(p+q) + (1-f)p .$$
+#
 # Two strings' filters differ in at most $2h$ bits, so one report is
 # $\varepsilon_1 = h\ln\frac{q^*(1-p^*)}{p^*(1-q^*)}$-LDP, and the memoized $B'$ is
 # $\varepsilon_\infty = 2h\ln\frac{1-f/2}{f/2}$-LDP (tutorial ε₂ and ε₁; RAPPOR Theorems 1–2).
@@ -91,7 +93,9 @@ default_params = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
 #
 # The seed's "Basic One-time RAPPOR" has **no PRR** ($f=0$, so $\varepsilon_\infty=\infty$: a
 # repeated report would eventually reveal the Bloom filter) and one IRR with $q=0.75$, $p=0.5$:
+#
 # $$\varepsilon_1 = h\ln\frac{0.75\cdot 0.5}{0.5\cdot 0.25} = h\ln 3 .$$
+#
 # Note that the RAPPOR paper and the tutorial call *one-time* RAPPOR the variant that skips the
 # **IRR** and sends $B'$, while the seed skips the **PRR**. Below: the per-report client on one
 # Bloom filter with $h = 8$ (Eq. 1 measured), ε of one report for each h, and Bloom collisions.
@@ -121,8 +125,10 @@ print(f"h = 1: candidate pairs with identical Bloom filters in cohort 0: {same_o
 # Let $t_{ij}$ be the number of reports in cohort $j$ whose *true* Bloom bit $i$ is set and
 # $N_j$ the cohort size. Each report's bit $i$ is an independent Bernoulli($q^*$) or
 # Bernoulli($p^*$), so $c_{ij} \sim \mathrm{Bin}(t_{ij}, q^*) + \mathrm{Bin}(N_j - t_{ij}, p^*)$ and
+#
 # $$\mathbb E[c_{ij}] = q^* t_{ij} + p^*(N_j - t_{ij}) \;\Longrightarrow\; \hat t_{ij} = \frac{c_{ij} - p^* N_j}{q^* - p^*},\qquad
 # \operatorname{Var}[\hat t_{ij}] = \frac{t_{ij}q^*(1-q^*) + (N_j - t_{ij})p^*(1-p^*)}{(q^*-p^*)^2}.$$
+#
 # With $f=0$ this is the seed's Eq. (3). The same binomial form is the *exact* aggregate
 # sampler `sample_aggregate` (tests show it agrees in distribution with summing the clients'
 # reports). We check mean and variance on the seed's setting (h = 8, N_j = 2500) over many
@@ -258,7 +264,9 @@ print(f"averaging the first {n_first} of {n_draws} surveys instead of all moves 
 # $\sigma^2 = N_j p^*(1-p^*)/(q^*-p^*)^2$; OLS on all M candidates gives
 # $\mathrm{SE}(\hat\beta_w) = \sigma\sqrt{[(X^\top X)^{-1}]_{ww}}$. A candidate is detected with
 # probability ½ at level α when $\beta_w = z_{1-\alpha}\,\mathrm{SE}$, i.e. at frequency
+#
 # $$\pi_{\min} \approx \frac{z_{1-\alpha}\,\sqrt{p^*(1-p^*)}}{(q^*-p^*)\sqrt{N h}}\quad\text{(no collisions: } X^\top X = hm\,I).$$
+#
 # It does not depend on m (cohorts only fight collisions), falls like $1/\sqrt N$, and the number
 # of Zipf candidates above it predicts the recall. Below: precision/recall vs N and m at h = 8,
 # and the predicted recall (share of the 100 true frequencies above the median threshold of the

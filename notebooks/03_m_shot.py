@@ -67,12 +67,16 @@ arms = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(6)]
 # **Algorithm 1 (m-shot reporting).** User $n$ draws a uniform $m$-subset $\tau_n\subseteq[T]$.
 # In $t\in\tau_n$ she sends $Q_{\rm Bin}(v_{n,t};\varepsilon/m)$ (keep w.p. $e^{\varepsilon/m}/(e^{\varepsilon/m}+1)$);
 # otherwise a dummy 1 w.p. $r$. Averaged over $\tau_n$ one report is a binary channel with
+#
 # $$p = \tfrac mT\tfrac{e^{\varepsilon/m}}{e^{\varepsilon/m}+1} + \big(1-\tfrac mT\big)r,\qquad
 #   q = \tfrac mT\tfrac{1}{e^{\varepsilon/m}+1} + \big(1-\tfrac mT\big)r,$$
+#
 # and users are independent, so $\sum_n y_{n,t} \sim \mathrm{Bin}(N\Phi_0, p) + \mathrm{Bin}(N(1-\Phi_0), q)$ and
+#
 # $$\Phi(Y_{:,t}) = \frac{1}{N(p-q)}\Big(\sum_n y_{n,t} - Nq\Big),\qquad
 #   \mathbb E\,\Phi = \Phi_0\ \text{(Theorem 3)},\qquad
 #   \operatorname{Var}\Phi = \frac{\Phi_0 p(1-p) + (1-\Phi_0) q(1-q)}{N(p-q)^2}.$$
+#
 # $m = T$ is **T-shot** reporting (ε/T every round, the naive split), $m = 1$ **1-shot**.
 #
 # **Exact fast simulation.** `MShotReporting.perturb` is Algorithm 1 per user; its exact sampler
@@ -128,8 +132,10 @@ print(f"per-round channel alone (T = 6, m = 2, r = 0): loss {MShotReporting(2.0,
 # $\Pr[|X-\mu|\ge\delta\mu]\le 2e^{-\mu\delta^2/3}$ for $0<\delta<1$ (Mitzenmacher–Upfal Cor. 4.6),
 # $|\Phi-\Phi_0|\ge\alpha$ means $\delta = \alpha(p-q)/((p-q)\Phi_0+q)$. Using $\mu\delta^2 \ge N(p-q)^2\alpha^2/p$
 # and a union bound over rounds gives (2):
+#
 # $$\Pr[\exists t: |\Phi-\Phi_0|\ge\alpha]\le 2T\exp\Big(-f(m,r)\frac{\varepsilon N\alpha^2}{3T}\Big),\quad
 #   f(m,r) = \frac m\varepsilon\frac{(e^{\varepsilon/m}-1)^2}{e^{\varepsilon/m}(e^{\varepsilon/m}+1)+(e^{\varepsilon/m}+1)^2(\frac Tm-1)r},$$
+#
 # valid when δ < 1 at Φ0 = 0, i.e. condition (1): $\alpha < q/(p-q) = \frac{1+(e^{\varepsilon/m}+1)(T/m-1)r}{e^{\varepsilon/m}-1}$.
 # (The appendix writes the condition as "… < 1"; what is needed is α·(…) < 1.) f decreases in r
 # (r only adds noise), so **r* = 0**, and $f(m,0) = g(m/\varepsilon)$ with

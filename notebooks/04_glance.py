@@ -106,9 +106,11 @@ print("Var of the paper's Harmony / Var of the ±c variant at mu = 1, T = 10: "
 # ## 2. Glance's error: randomized response + sampling
 #
 # With $\tilde\mu_t = \frac1{|\eta_t|}\sum_{n\in\eta_t}v_{n,t}$ (the reporters' true fraction),
+#
 # $$\max_t|\hat\mu_t-\mu_t|\le \underbrace{\max_t|\hat\mu_t-\tilde\mu_t|}_{\text{RR, Claim 1: }<\theta}
 #  + \underbrace{\max_t|\tilde\mu_t-\mu_t|}_{\text{sampling, Claim 2: }<\sqrt{L/2}},\qquad
 #  L = \log\frac{1}{1-\frac TN\log\frac{4T}\beta},$$
+#
 # each w.p. $1-\beta/2$, for $N > T\log(4T/\beta)$ (outside this domain `glance_bounds` raises an
 # error). θ is Eq. (1). Given $K_t$, the RR part has the exact variance $e^\varepsilon/(K_t(e^\varepsilon-1)^2)$
 # and the sampling part is hypergeometric. Below: $T = 50$, $N = 10^4$, $\beta = 0.1$, $\mu = 0.5$.

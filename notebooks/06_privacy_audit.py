@@ -50,11 +50,15 @@ arm_seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).s
 #
 # A client M is ε-LDP iff for all inputs $x_0, x_1$ and every output event $E$
 # ([tutorial] Eq. (2)):
+#
 # $$P_0 = \Pr[M(x_0)\in E] \le e^{\varepsilon}\,\Pr[M(x_1)\in E] = e^\varepsilon P_1 .$$
+#
 # Run the client $N$ times on each input and count $K_0, K_1$ reports in $E$. Clopper–Pearson gives
 # $P_0 \ge P_{0,\rm low}$ and $P_1 \le P_{1,\rm high}$, each with probability $\ge 1-\alpha/2$, so
 # with probability $\ge 1-\alpha$ (our `confidence`)
+#
 # $$\varepsilon \;\ge\; \varepsilon_{\rm lb} = \ln\frac{P_{0,\rm low}}{P_{1,\rm high}} .$$
+#
 # $\varepsilon_{\rm lb} > \varepsilon_{\rm claimed}$ is then a **violation shown at that confidence**.
 # The event is chosen on an independent *pilot* run (single report coordinates, pairs of
 # coordinates, whole outcomes) so that the main run's counts stay honest binomials.

@@ -13,6 +13,16 @@ PROFILES_DIR = NOTEBOOKS_DIR / "profiles"
 # figures/ only when the whole notebook succeeded (reproduce moves them), never half-written.
 FIGURES_DIR = Path(os.environ["LDP_FIGURES_DIR"]) if os.environ.get("LDP_FIGURES_DIR") else REPO_ROOT / "figures"
 DATA_DIR = REPO_ROOT / "data"
+
+
+def published_figures_dir() -> Path:
+    """Where committed outputs are *read* from: ``figures/``, also while a run writes to staging.
+
+    The report reads every notebook's published claims; under ``reproduce`` its own outputs go to
+    the staging folder (:data:`FIGURES_DIR`), but the claims it summarizes are the published ones.
+    """
+    return REPO_ROOT / "figures" if os.environ.get("LDP_FIGURES_DIR") else FIGURES_DIR
+
 BUILD_DIR = REPO_ROOT / "build"
 # The shared, read-only data folder that sits beside the repository on the project's machines.
 SHARED_DATA_DIR = REPO_ROOT.parent / "shared" / "data"

@@ -62,7 +62,7 @@ def collect_claims() -> list[NotebookClaims]:
     """Each paper notebook's claims from its committed ``claims.csv`` (missing file: no claims)."""
     out = []
     for stem in paper_stems():
-        path = paths.FIGURES_DIR / stem / "claims.csv"
+        path = paths.published_figures_dir() / stem / "claims.csv"
         rows = tuple(read_claims_csv(path)) if path.exists() else ()
         out.append(NotebookClaims(stem, notebook_title(stem), rows))
     return out
@@ -78,7 +78,7 @@ def figure_files(stem: str) -> list[str]:
     """Repository-relative paths of a notebook's PNG figures, sorted."""
     if not isinstance(stem, str) or not stem or "/" in stem or not (paths.NOTEBOOKS_DIR / f"{stem}.ipynb").exists():
         raise ValueError(f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR}")
-    folder = paths.FIGURES_DIR / stem
+    folder = paths.published_figures_dir() / stem
     return sorted(p.relative_to(paths.REPO_ROOT).as_posix() for p in folder.glob("*.png"))
 
 
