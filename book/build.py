@@ -6,7 +6,9 @@ tests/test_book.py does so that ``make test`` does not need ``make figures``.
 """
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,11 +31,33 @@ def stage(dest: Path, *, committed: bool) -> Path:
         raise FileNotFoundError(f"no notebooks under {src}; run `make figures` first")
     (dest / "notebooks").mkdir()
     for nb in nbs:
-        shutil.copy(nb, dest / "notebooks" / nb.name)
+        (dest / "notebooks" / nb.name).write_text(_book_links(nb.read_text(encoding="utf-8")), encoding="utf-8")
     fig = ROOT / "figures"
     if fig.exists() and not committed:
         shutil.copytree(fig, dest / "figures")
     return dest
+
+
+_NOTEBOOK_LINK = re.compile(r"\]\((\d\d_[a-z0-9_]+)\.ipynb\)")
+_FOLDER_LINK = re.compile(r"\[([^\]]+)\]\(\.\./figures/[^)]*/\)")
+
+
+def _book_links(text: str) -> str:
+    """Links written for Jupyter, made valid in the book.
+
+    Markdown *outputs* (notebook 99's tables) are not resolved by Sphinx: a link to a sibling
+    ``NN_slug.ipynb`` becomes its page ``NN_slug.html``; a link to a figures *folder* (a file
+    browser in Jupyter, nothing in a static site) becomes plain text.
+    """
+    nb = json.loads(text)
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            md = out.get("data", {}).get("text/markdown")
+            if md is not None:
+                md = "".join(md) if isinstance(md, list) else md
+                md = _FOLDER_LINK.sub(r"\1", _NOTEBOOK_LINK.sub(r"](\1.html)", md))
+                out["data"]["text/markdown"] = md
+    return json.dumps(nb, ensure_ascii=False, indent=1)
 
 
 def build(out: Path, *, committed: bool) -> None:

@@ -23,6 +23,7 @@ extensions = [
     "sphinxcontrib.bibtex",
 ]
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_dmath_allow_digits = True  # "$\\mu_t = 1$:" is maths, as Jupyter renders it
 nb_execution_mode = "off"
 bibtex_bibfiles = ["references.bib"]
 bibtex_reference_style = "author_year"

@@ -60,8 +60,10 @@ arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn
 #   non-sampled round looks like an RR 0). Each $y_{n,t}$ is Bernoulli with
 #   $r_v = \Pr[y_{n,t}=1] = \frac1T\big(q + (p-q)v_{n,t}\big)$, independently over users, so
 #   $\mathbb E[X_t] = \frac NT\big(q + (p-q)\mu_t\big)$ and the unbiased estimator and its exact variance are
+#
 #   $$\hat\mu_t = \frac{T X_t/N - q}{p-q},\qquad
 #   \operatorname{Var}\hat\mu_t = \frac{T^2}{N(p-q)^2}\Big[\mu_t\, r_1(1-r_1) + (1-\mu_t)\, r_0(1-r_0)\Big],\quad r_1 = \tfrac pT,\ r_0 = \tfrac qT .$$
+#
 #   At $\mu_t = 1$: $\frac{T^2}{N(p-q)^2}\frac pT\big(1-\frac pT\big) = \frac TN\frac{e^\varepsilon(e^\varepsilon+1)}{(e^\varepsilon-1)^2}\big(1-\frac{e^\varepsilon}{T(e^\varepsilon+1)}\big)$,
 #   exactly Theorem 4's variance term (checked below). As $\varepsilon\to\infty$ it tends to $(T-1)/N > 0$: Harmony's $\Theta(1)$.
 #   *Variant* (`HarmonyNguyen`, not analysed by the paper): Nguyen et al.'s $\pm c$ scaling, $z_{n,\tau_n} = Tc\,(2y-1)$ with
