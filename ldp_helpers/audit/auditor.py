@@ -27,9 +27,10 @@ import numpy as np
 from scipy.optimize import brentq
 from statsmodels.stats.proportion import proportion_confint
 
-from ldp_helpers._validation import check_epsilon, check_instance, check_int, check_real, fail_type
+from ldp_helpers._validation import (
+    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, fail, fail_type)
 from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
-from ldp_helpers.audit.sweeps import run_chunks
+from ldp_helpers.audit.sweeps import BACKENDS, MAX_CHUNKS, check_dask_address, check_seed, run_chunks
 from ldp_helpers.mechanisms.base import Mechanism
 
 
@@ -40,6 +41,8 @@ def check_confidence(confidence) -> float:
 
 def clopper_pearson(count: int, n: int, *, confidence: float) -> tuple[float, float]:
     """The two-sided Clopper–Pearson interval for a binomial proportion (statsmodels, ``method="beta"``)."""
+    count, n = _check_count("count", count, "n", n)
+    confidence = check_confidence(confidence)
     low, high = proportion_confint(count, n, alpha=1.0 - confidence, method="beta")
     return float(low), float(high)
 
@@ -49,10 +52,17 @@ def epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, *, confidenc
 
     Holds (ε_lb ≤ the client's true ε) with probability at least ``confidence``.
     """
+    count0, n0 = _check_count("count0", count0, "n0", n0)
+    count1, n1 = _check_count("count1", count1, "n1", n1)
     confidence = check_confidence(confidence)
     p0_low = clopper_pearson(count0, n0, confidence=confidence)[0]
     p1_high = clopper_pearson(count1, n1, confidence=confidence)[1]
     return 0.0 if p0_low <= 0.0 else max(0.0, math.log(p0_low / p1_high))
+
+
+def _check_count(name: str, count, n_name: str, n) -> tuple[int, int]:
+    n = check_int(n_name, n, low=1)
+    return check_int(name, count, low=0, high=n), n
 
 
 class ClientError(RuntimeError):
@@ -70,6 +80,11 @@ class MechanismClient:
 
     mechanism: Mechanism
     features: Callable | None = None
+
+    def __post_init__(self):
+        check_instance("mechanism", self.mechanism, Mechanism)
+        if self.features is not None and not callable(self.features):
+            fail_type("features", self.features, "None or a callable features(reports) -> matrix")
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
         row = np.asarray(value)
@@ -90,6 +105,13 @@ class BlackBoxClient:
     client: Callable
     takes_rng: bool = False
     reseed: Callable | None = None
+
+    def __post_init__(self):
+        if not callable(self.client):
+            fail_type("client", self.client, "a callable client(value) -> report")
+        check_bool("takes_rng", self.takes_rng)
+        if self.reseed is not None and not callable(self.reseed):
+            fail_type("reseed", self.reseed, "None or a callable reseed(rng)")
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
         if self.reseed is not None:
@@ -213,16 +235,21 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
         A chunk of the main run failed: it names the chunk's seed and keeps the completed chunks.
     """
     confidence = check_confidence(confidence)
-    n_trials = check_int("n_trials", n_trials, low=1)
+    n_trials = check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)
     chunk_size = check_int("chunk_size", chunk_size, low=1)
+    if -(-n_trials // chunk_size) > MAX_CHUNKS:
+        fail("chunk_size", chunk_size, f"≥ n_trials / MAX_CHUNKS = {n_trials / MAX_CHUNKS:g} (at most {MAX_CHUNKS} chunks)")
     if claimed_epsilon is not None:
         claimed_epsilon = check_epsilon(claimed_epsilon, "claimed_epsilon")
     if event is not None:
         check_instance("event", event, Event)
+    seed = check_seed(seed)
+    _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed)
     client = as_client(client)
     pilot_seed, main_seed = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(2)
     pilot_rng = np.random.default_rng(pilot_seed)
-    n_pilot = check_int("n_pilot", n_pilot, low=1) if n_pilot is not None else (1 if event else max(1000, n_trials // 10))
+    n_pilot = (check_int("n_pilot", n_pilot, low=1, high=MAX_N_DRAWS) if n_pilot is not None
+               else (1 if event else max(1000, n_trials // 10)))
     m0, m1 = client.sample(x0, n_pilot, rng=pilot_rng), client.sample(x1, n_pilot, rng=pilot_rng)
     swap = False
     if event is None:
@@ -240,6 +267,22 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     return AuditResult(epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence=confidence), confidence, n_trials,
                        k0, k1, clopper_pearson(k0, n_trials, confidence=confidence)[0],
                        clopper_pearson(k1, n_trials, confidence=confidence)[1], event, first, second, claimed_epsilon)
+
+
+def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed) -> None:
+    """The main run's execution arguments, checked before the pilot (run_chunks checks them the same way)."""
+    if check_int("n_jobs", n_jobs) == 0:
+        fail("n_jobs", n_jobs, "a non-zero integer (joblib: -1 = all cores)")
+    if backend is not None:
+        check_choice("backend", backend, BACKENDS)
+    if dask_address is not None:
+        check_dask_address(dask_address)
+    if dask_client is not None and not hasattr(dask_client, "submit"):
+        fail_type("dask_client", dask_client, "a distributed.Client")
+    check_real("timeout", timeout, low=0.0)
+    check_bool("progress", progress)
+    if completed is not None and not isinstance(completed, dict):
+        fail_type("completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed")
 
 
 @dataclass(frozen=True)

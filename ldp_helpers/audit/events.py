@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
-from ldp_helpers._validation import fail_type
+from ldp_helpers._validation import Described, check_int, check_ndim, check_real, check_real_array, fail, fail_type
 
 MAX_DISCRETE_VALUES = 16  # a column with more distinct values is treated as continuous (thresholds)
 MAX_OUTCOMES = 256  # whole outcomes are candidates only when the pilot saw at most this many
@@ -29,7 +30,11 @@ N_THRESHOLDS = 9  # deciles of the pooled pilot values for a continuous column
 
 
 def as_report_matrix(reports, n: int) -> np.ndarray:
-    """Reports as a float matrix of shape (n, width): arrays as they are, named tuples of arrays side by side."""
+    """Reports as a float matrix of shape (n, width): arrays as they are, named tuples of arrays side by side.
+
+    Reports must be finite numbers (an event compares them with ``==`` and ``>``).
+    """
+    n = check_int("n", n, low=1)
     if isinstance(reports, tuple) and hasattr(reports, "_fields"):
         parts = [as_report_matrix(getattr(reports, field), n) for field in reports._fields]
         return np.hstack(parts)
@@ -37,7 +42,10 @@ def as_report_matrix(reports, n: int) -> np.ndarray:
         fail_type("reports", reports, f"a numeric array with {n} rows or a named tuple of such arrays")
     if reports.shape[:1] != (n,) or reports.ndim > 2:
         raise ValueError(f"reports must have shape ({n},) or ({n}, width) (got shape {reports.shape})")
-    return reports.reshape(n, -1).astype(float)
+    matrix = reports.reshape(n, -1).astype(float)
+    if not np.isfinite(matrix).all():
+        fail("reports", Described("an array containing non-finite values"), "finite numbers")
+    return matrix
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,13 @@ class Event:
     values: tuple[float, ...]
 
     def __post_init__(self):
+        for name in ("columns", "ops", "values"):
+            if not isinstance(getattr(self, name), tuple):
+                fail_type(name, getattr(self, name), "a tuple (one entry per condition)")
+        if any(isinstance(c, bool) or not isinstance(c, Integral) or c < 0 for c in self.columns):
+            fail("columns", self.columns, "a tuple of column indices (integers ≥ 0)")
+        if any(isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(v) for v in self.values):
+            fail("values", self.values, "a tuple of finite real numbers")
         if not (len(self.columns) == len(self.ops) == len(self.values) >= 1):
             raise ValueError(f"an Event needs as many columns, ops and values, at least one (got {self!r})")
         if any(op not in ("==", ">") for op in self.ops):
@@ -84,8 +99,16 @@ def _conditions(pooled: np.ndarray) -> list[list[tuple[int, str, float]]]:
     return out
 
 
+def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
+    """Two finite report matrices (rows: reports) of the same width."""
+    m0 = check_ndim("matrix0", check_real_array("matrix0", matrix0), 2, what="(reports × columns)")
+    m1 = check_ndim("matrix1", check_real_array("matrix1", matrix1), 2, last=m0.shape[1], what="(reports × columns)")
+    return m0, m1
+
+
 def candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
     """Candidate events from the pilot reports of the two inputs (singles, pairs, whole outcomes)."""
+    matrix0, matrix1 = _check_pilot(matrix0, matrix1)
     pooled = np.vstack([matrix0, matrix1])
     per_column = _conditions(pooled)
     singles = [c for conditions in per_column for c in conditions]
@@ -107,6 +130,10 @@ def choose_event(matrix0: np.ndarray, matrix1: np.ndarray, *, confidence: float,
     ``bound(count0, n0, count1, n1)`` is the lower bound to maximise (the auditor's Clopper–Pearson
     ε_lb at the audit's confidence).
     """
+    matrix0, matrix1 = _check_pilot(matrix0, matrix1)
+    check_real("confidence", confidence, low=0.0, high=1.0)
+    if not callable(bound):
+        fail_type("bound", bound, "a callable bound(count0, n0, count1, n1) -> float")
     n0, n1 = matrix0.shape[0], matrix1.shape[0]
     best, best_value = None, -np.inf
     for event in candidate_events(matrix0, matrix1):

@@ -28,8 +28,10 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_probability
-from ldp_helpers.audit.sweeps import run_chunks
+from ldp_helpers._validation import (
+    MAX_N_DRAWS, check_allocation, check_epsilon, check_int, check_int_array, check_ndim, check_probability,
+    check_real_array, fail_type)
+from ldp_helpers.audit.sweeps import check_seed, run_chunks
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
 
@@ -54,9 +56,30 @@ def _check_ks(ks) -> np.ndarray:
     return ks
 
 
+def _check_k(k) -> int:
+    k = check_int("k", k, low=1)
+    check_allocation("k", k, 4 * (k + 1), what="the 2 × (k + 1) table and its work arrays")
+    return k
+
+
+def _check_table(table) -> np.ndarray:
+    """A law of C for v = 0, 1: a finite, non-negative array of shape (2, k + 1)."""
+    table = check_real_array("table", table, low=0.0, low_open=False)
+    check_ndim("table", table, 2, what="(v ∈ {0, 1} × C ∈ 0..k)")
+    if table.shape[0] != 2:
+        raise ValueError(f"table must have 2 rows (v = 0, 1); got shape {table.shape}")
+    return table
+
+
+def _check_callable(name: str, value, allowed: str):
+    if not callable(value):
+        fail_type(name, value, allowed)
+    return value
+
+
 def fresh_rr_count_table(epsilon: float, k: int) -> np.ndarray:
     """Law of C (columns 0..k) for v = 0 and v = 1 (rows) under k fresh RR reports with ε₀ = ``epsilon`` each."""
-    epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1)
+    epsilon, k = check_epsilon(epsilon), _check_k(k)
     p = np.exp(epsilon) / (1.0 + np.exp(epsilon))
     c = np.arange(k + 1)
     return np.vstack([stats.binom.pmf(c, k, 1.0 - p), stats.binom.pmf(c, k, p)])
@@ -66,7 +89,7 @@ def memoized_rappor_count_table(f: float, p: float, q: float, k: int) -> np.ndar
     """Law of C for v = 0, 1 under RAPPOR's memoized PRR (f) then k IRRs (p = Pr[1 | B'=0], q = Pr[1 | B'=1])."""
     f = check_probability(f, "f")
     p, q = check_probability(p, "p"), check_probability(q, "q")
-    k = check_int("k", k, low=1)
+    k = _check_k(k)
     c = np.arange(k + 1)
     given_b = np.vstack([stats.binom.pmf(c, k, p), stats.binom.pmf(c, k, q)])  # rows: B' = 0, 1
     prr = np.array([[1 - f / 2, f / 2], [f / 2, 1 - f / 2]])  # rows v, columns B'
@@ -75,6 +98,7 @@ def memoized_rappor_count_table(f: float, p: float, q: float, k: int) -> np.ndar
 
 def averaging_success(table: np.ndarray) -> float:
     """Success of "guess 1 iff C > midpoint of the two means" (ties: coin) for a 2-row table of C's law."""
+    table = _check_table(table)
     c = np.arange(table.shape[1])
     threshold = 0.5 * (table[0] @ c + table[1] @ c)
     above, tie = c > threshold + 1e-12, np.abs(c - threshold) <= 1e-12
@@ -86,12 +110,14 @@ def averaging_success(table: np.ndarray) -> float:
 
 def bayes_success(table: np.ndarray) -> float:
     """The best attacker's success ``(1 + TV)/2 = ½ Σ_c max_v P(c | v)`` (v uniform)."""
+    table = _check_table(table)
     return float(0.5 * table.max(axis=0).sum())
 
 
 def binomial_attack_curve(label: str, table_of_k: Callable[[int], np.ndarray], ks) -> AttackCurve:
     """Exact curve from the law of C for every k (``table_of_k(k)``, e.g. :func:`fresh_rr_count_table`)."""
     ks = _check_ks(ks)
+    _check_callable("table_of_k", table_of_k, "a callable table_of_k(k) -> 2 × (k + 1) table")
     tables = [table_of_k(int(k)) for k in ks]
     zeros = np.zeros(ks.size)
     return AttackCurve(label, ks, np.array([averaging_success(t) for t in tables]), zeros,
@@ -110,8 +136,11 @@ def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_d
     (seed = child k of ``SeedSequence(seed)``): the same numbers on any backend (``n_jobs``, ``dask_address``).
     """
     ks = _check_ks(ks)
-    n_draws = check_int("n_draws", n_draws, low=2)
+    _check_callable("make", make, "a callable make(k) -> stream Mechanism over k rounds")
+    n_draws = check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
+    check_allocation("n_draws", n_draws, 2 * n_draws * int(ks.max()), itemsize=1, what="n_draws × max(ks) streams")
     table_max_k = check_int("table_max_k", table_max_k, low=0)
+    seed = check_seed(seed)
     rows = run_chunks(_AttackChunk(make, tuple(int(k) for k in ks), n_draws, table_max_k), ks.size, seed=seed,
                       n_jobs=n_jobs, dask_address=dask_address)
     success, se, eps, eps_exact = (np.array(column) for column in zip(*rows))

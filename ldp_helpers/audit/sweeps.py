@@ -14,6 +14,7 @@ A chunk that raises does not lose the others: the sweep finishes every chunk, th
 from __future__ import annotations
 
 import os
+import re
 import traceback
 from dataclasses import dataclass
 from typing import Callable
@@ -21,11 +22,30 @@ from typing import Callable
 import joblib
 import numpy as np
 
-from ldp_helpers._validation import check_choice, check_int, check_real, fail_type
+from ldp_helpers._validation import check_bool, check_choice, check_int, check_real, fail, fail_type
 
 #: environment variable holding a Dask scheduler address (``tcp://host:8786``) for every sweep
 DASK_ADDRESS_ENV = "LDP_DASK_ADDRESS"
 BACKENDS = ("sequential", "loky", "threading", "dask")
+#: most chunks one sweep may have (each holds a SeedSequence and a result): a ceiling, not a tuning knob
+MAX_CHUNKS = 100_000
+_ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://\S+|[^\s/:]+:\d+)$")
+
+
+def check_seed(seed, name: str = "seed"):
+    """A root seed: an integer ≥ 0 or a :class:`numpy.random.SeedSequence` (never None: no fresh entropy)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    return check_int(name, seed, low=0)
+
+
+def check_dask_address(address, name: str = "dask_address") -> str:
+    """A Dask scheduler address: ``'tcp://host:port'`` (any scheme) or ``'host:port'``."""
+    if not isinstance(address, str):
+        fail_type(name, address, "a scheduler address string such as 'tcp://127.0.0.1:8786'")
+    if not _ADDRESS.match(address):
+        fail(name, address, "a scheduler address such as 'tcp://127.0.0.1:8786' or 'host:8786'")
+    return address
 
 
 @dataclass(frozen=True)
@@ -55,7 +75,8 @@ class ChunkError(RuntimeError):
 
 def chunk_seeds(seed, n_chunks: int) -> list[np.random.SeedSequence]:
     """The seed of every chunk: ``SeedSequence(seed).spawn(n_chunks)`` (a fixed function of seed and index)."""
-    n_chunks = check_int("n_chunks", n_chunks, low=1)
+    n_chunks = check_int("n_chunks", n_chunks, low=1, high=MAX_CHUNKS)
+    seed = check_seed(seed)
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     return root.spawn(n_chunks)
 
@@ -69,8 +90,7 @@ def _guarded(task, index, seed):
 
 def connect_dask(address: str, *, timeout: float = 10.0):
     """A :class:`distributed.Client` on the scheduler at ``address``; a clear ``ConnectionError`` if unreachable."""
-    if not isinstance(address, str) or not address:
-        fail_type("dask_address", address, "a scheduler address string such as 'tcp://127.0.0.1:8786'")
+    check_dask_address(address)
     timeout = check_real("timeout", timeout, low=0.0)
     from distributed import Client
     try:
@@ -112,11 +132,25 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     ChunkError
         If any chunk raised; lists every failed chunk with its seed and keeps the completed ones.
     """
+    if not callable(task):
+        fail_type("task", task, "a callable task(index, seed)")
     seeds = chunk_seeds(seed, n_chunks)
     n_jobs = check_int("n_jobs", n_jobs)
+    if n_jobs == 0:
+        fail("n_jobs", n_jobs, "a non-zero integer (joblib: -1 = all cores)")
+    timeout = check_real("timeout", timeout, low=0.0)
+    progress = check_bool("progress", progress)
+    if completed is not None and not isinstance(completed, dict):
+        fail_type("completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed")
     done = dict(completed or {})
     if any(not isinstance(i, int) or not 0 <= i < n_chunks for i in done):
         fail_type("completed", done, f"a dict keyed by chunk indices in [0, {n_chunks})")
+    if dask_address is not None:
+        check_dask_address(dask_address)
+    if dask_client is not None and not hasattr(dask_client, "submit"):
+        fail_type("dask_client", dask_client, "a distributed.Client")
+    if backend is not None:
+        check_choice("backend", backend, BACKENDS)
     dask_address = dask_address or os.environ.get(DASK_ADDRESS_ENV) or None
     if backend is None:
         backend = "dask" if (dask_address or dask_client) else ("loky" if n_jobs != 1 else "sequential")
