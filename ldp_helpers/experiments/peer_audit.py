@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ldp_helpers._validation import (
+    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_int, check_real, check_rng, fail)
 from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV
 from ldp_helpers.pipeline.paths import BUILD_DIR, REPO_ROOT
 
@@ -42,6 +44,7 @@ PROTOCOLS = ("SUE", "OUE")
 
 def reseed_globals(rng: np.random.Generator) -> None:
     """Seed the peers' global generators (NumPy legacy and :mod:`random`) from our Generator."""
+    rng = check_rng(rng)
     np.random.seed(int(rng.integers(2**32)))
     random.seed(int(rng.integers(2**63)))
 
@@ -52,7 +55,7 @@ _NUMBA_SEED = []
 def reseed_numba(rng: np.random.Generator) -> None:
     """Seed numba's own generator too (multi-freq-ldpy's clients are ``@jit(nopython=True)``: their
     ``np.random`` calls draw from numba's state, which only a jitted ``np.random.seed`` sets)."""
-    reseed_globals(rng)
+    reseed_globals(check_rng(rng))
     if not _NUMBA_SEED:
         from numba import njit
 
@@ -71,6 +74,9 @@ class PureLdpUE:
     d: int
     oue: bool
 
+    def __post_init__(self):
+        _check_ue(self)
+
     def __call__(self, value):
         from pure_ldp.frequency_oracles.unary_encoding import UEClient
         client = _CLIENTS.get(self)
@@ -87,6 +93,9 @@ class MultiFreqUE:
     d: int
     oue: bool
 
+    def __post_init__(self):
+        _check_ue(self)
+
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Client
         return UE_Client(int(value), self.d, self.epsilon, optimal=self.oue)
@@ -95,13 +104,33 @@ class MultiFreqUE:
 _CLIENTS: dict = {}
 
 
+def _check_ue(client) -> None:
+    check_epsilon(client.epsilon)
+    check_int("d", client.d, low=2)
+    check_bool("oue", client.oue)
+
+
+def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs, chunk_size=20_000) -> None:
+    """A peer audit's arguments (checked before any process starts): the same limits as :func:`~ldp_helpers.audit.auditor.run_audit`."""
+    check_epsilon(epsilon)
+    check_int("d", d, low=2, high=10**6)
+    check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)
+    check_int("seed", seed, low=0, high=2**63 - 1)
+    check_real("confidence", confidence, low=0.0, high=1.0)
+    if check_int("n_jobs", n_jobs) == 0:
+        fail("n_jobs", n_jobs, "a non-zero integer (joblib: -1 = all cores)")
+    check_int("chunk_size", chunk_size, low=1)
+
+
 def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
                     n_jobs: int = 1, chunk_size: int = 20_000) -> dict:
     """Audit SUE and OUE of ``peer`` in this process (its package must be importable); JSON-ready dict."""
     from importlib.metadata import version
 
     from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
-    _, dist, expected = PEERS[peer]
+    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs,
+                         chunk_size=chunk_size)
+    _, dist, expected = PEERS[check_choice("peer", peer, PEERS)]
     found = version(dist)
     if found != expected:
         raise RuntimeError(f"peer {peer!r} needs {dist}=={expected} on the path, found {found}")
@@ -121,8 +150,9 @@ def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: i
 def audit_peer(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
                n_jobs: int = 1, timeout: float = 3600.0) -> dict:
     """Audit ``peer`` (a key of :data:`PEERS`) in a subprocess with only that peer's folder on its path."""
-    if peer not in PEERS:
-        raise ValueError(f"peer must be one of {sorted(PEERS)} (got {peer!r})")
+    check_choice("peer", peer, PEERS)
+    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs)
+    timeout = check_real("timeout", timeout, low=0.0)
     folder = PEERS[peer][0]
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")

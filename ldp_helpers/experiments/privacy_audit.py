@@ -20,13 +20,18 @@ from dataclasses import dataclass
 import joblib
 import numpy as np
 
-from ldp_helpers.audit.auditor import AuditResult, MechanismClient, run_audit
+from ldp_helpers._validation import (
+    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_int_array, check_ndim,
+    check_probability, fail, fail_type)
+from ldp_helpers.audit.auditor import AuditResult, MechanismClient, check_confidence, run_audit
 from ldp_helpers.audit.longitudinal import (
     AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
-from ldp_helpers.experiments.peer_audit import PEERS, audit_peer
+from ldp_helpers.audit.sweeps import check_dask_address, check_seed
+from ldp_helpers.experiments.peer_audit import PEERS, audit_peer, check_peer_arguments
+from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
-from ldp_helpers.mechanisms.local_hashing import BLH, OLH
+from ldp_helpers.mechanisms.local_hashing import BLH, OLH, LocalHashing
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.registry import REGISTRY
 
@@ -37,6 +42,9 @@ class LocalHashSupport:
 
     mechanism: object
 
+    def __post_init__(self):
+        check_instance("mechanism", self.mechanism, LocalHashing, "a local-hashing mechanism (BLH, OLH, LocalHashing)")
+
     def __call__(self, reports) -> np.ndarray:
         a, b, y = (np.asarray(reports)[:, j, None] for j in range(3))
         return (self.mechanism.hash_values(a, b, np.arange(self.mechanism.d)[None]) == y).astype(np.int8)
@@ -45,7 +53,8 @@ class LocalHashSupport:
 def audit_inputs(key: str, mechanism) -> tuple:
     """The two inputs audited for a registry entry: values 0 and 1; (cohort 0, candidate 0 / 1) for
     RAPPOR; the all-zeros and all-ones streams for stream mechanisms (where the tables attain ε)."""
-    family = REGISTRY[key].family
+    family = REGISTRY[check_choice("key", key, REGISTRY)].family
+    check_instance("mechanism", mechanism, Mechanism)
     if family == "stream":
         return np.zeros(mechanism.n_rounds, np.int8), np.ones(mechanism.n_rounds, np.int8)
     if family == "rappor":
@@ -55,6 +64,7 @@ def audit_inputs(key: str, mechanism) -> tuple:
 
 def audit_client(mechanism) -> MechanismClient:
     """Our mechanism as an audit client (local hashing through :class:`LocalHashSupport`)."""
+    check_instance("mechanism", mechanism, Mechanism)
     features = LocalHashSupport(mechanism) if isinstance(mechanism, (BLH, OLH)) else None
     return MechanismClient(mechanism, features)
 
@@ -74,7 +84,11 @@ def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int 
 
     ``n_jobs`` / ``dask_address``: where each audit's chunks run (same numbers everywhere).
     """
-    keys = list(REGISTRY) if keys is None else list(keys)
+    if keys is not None and (isinstance(keys, str) or not isinstance(keys, (list, tuple))):
+        fail_type("keys", keys, f"None or a list/tuple of registry keys {sorted(REGISTRY)}")
+    keys = list(REGISTRY) if keys is None else [check_choice("keys", key, REGISTRY) for key in keys]
+    _check_audit_arguments(n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs, progress=progress,
+                           dask_address=dask_address)
     seeds = np.random.SeedSequence(seed).spawn(len(keys))
     rows = []
     for key, child in _progress(list(zip(keys, seeds)), progress, "registry audits"):
@@ -89,9 +103,12 @@ def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int 
 def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: int = 1,
                      progress: bool = False, dask_address: str | None = None) -> dict[str, np.ndarray]:
     """ε_lb, the event's log-ratio point estimate and CP upper end, vs N (independent audits per N)."""
+    key = check_choice("key", key, REGISTRY)
+    n_grid = check_ndim("n_grid", check_int_array("n_grid", n_grid, low=1, high=MAX_N_DRAWS), 1)
+    _check_audit_arguments(n_trials=1, seed=seed, confidence=confidence, n_jobs=n_jobs, progress=progress,
+                           dask_address=dask_address)
     mechanism = REGISTRY[key].example()
     x0, x1 = audit_inputs(key, mechanism)
-    n_grid = np.asarray(n_grid, dtype=np.int64)
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
     results = [run_audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs,
                          dask_address=dask_address)
@@ -99,6 +116,17 @@ def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: 
     ratios = np.array([r.event_log_ratio for r in results])
     return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": ratios[:, 1],
             "high": ratios[:, 2], "exact": np.full(n_grid.size, mechanism.privacy_loss()), "results": results}
+
+
+def _check_audit_arguments(*, n_trials, seed, confidence, n_jobs, progress, dask_address) -> None:
+    """The drivers' shared arguments, checked before the first audit runs."""
+    check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)
+    check_seed(seed)
+    check_confidence(confidence)
+    check_int("n_jobs", n_jobs)
+    check_bool("progress", progress)
+    if dask_address is not None:
+        check_dask_address(dask_address)
 
 
 def _progress(items, show: bool, desc: str):
@@ -111,7 +139,12 @@ def _progress(items, show: bool, desc: str):
 def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
                 n_jobs: int = 3) -> dict[str, dict]:
     """Every peer's SUE and OUE audit (:func:`~ldp_helpers.experiments.peer_audit.audit_peer`), peers concurrently."""
-    peers = list(PEERS) if peers is None else list(peers)
+    if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
+        fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
+    peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
+    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1)
+    if check_int("n_jobs", n_jobs) == 0:
+        fail("n_jobs", n_jobs, "a non-zero integer (threads; -1 = as many as peers)")
     calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence)
              for peer in peers)
     results = joblib.Parallel(n_jobs=n_jobs, backend="threading")(calls)
@@ -123,6 +156,17 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
                         n_jobs: int = 1, dask_address: str | None = None) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
     Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds."""
+    epsilon, stream_epsilon = check_epsilon(epsilon), check_epsilon(stream_epsilon, "stream_epsilon")
+    rappor_f, rappor_p, rappor_q = (check_probability(v, name) for v, name in
+                                    ((rappor_f, "rappor_f"), (rappor_p, "rappor_p"), (rappor_q, "rappor_q")))
+    m = check_int("m", m, low=1)
+    check_int_array("ks", ks, low=1)
+    check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
+    check_int("table_max_k", table_max_k, low=0)
+    check_seed(seed)
+    check_int("n_jobs", n_jobs)
+    if dask_address is not None:
+        check_dask_address(dask_address)
     curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report", lambda k: fresh_rr_count_table(epsilon, k), ks),
               binomial_attack_curve(f"RAPPOR memoized PRR (f = {rappor_f:g}) + IRR",
                                     lambda k: memoized_rappor_count_table(rappor_f, rappor_p, rappor_q, k), ks)]
