@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_domain_values, check_real_array, check_rng, fail
+from ldp_helpers._validation import (
+    Described, check_allocation, check_domain_values, check_epsilon, check_int, check_real_array, check_rng, fail)
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.unary_encoding import OUE
@@ -24,6 +25,7 @@ def oracle_for(epsilon: float, d: int):
     ----------
     [tutorial] "Summary"; [wang2017] §4.
     """
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
     return GRR(epsilon, d) if prefers_direct_encoding(d, epsilon) else OUE(epsilon, d)
 
 
@@ -37,6 +39,8 @@ def grouped_frequency_estimate(values, user_epsilons, d: int, *, rng: np.random.
     ----------
     [tutorial] "Personalized LDP" (illustration: Chen et al.'s PLDP without safe regions).
     """
+    d = check_int("d", d, low=2)
+    check_allocation("d", d, 3 * d, what="a count vector and its estimates per group")
     values = check_domain_values("values", values, d).ravel()
     eps = check_real_array("user_epsilons", user_epsilons, low=0.0).ravel()
     if eps.shape != values.shape:

@@ -24,7 +24,9 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_rng, fail
+from ldp_helpers._validation import (
+    Described, check_allocation, check_choice, check_domain_values, check_epsilon, check_int, check_real_array,
+    check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.estimation.pure import count_variance
@@ -83,11 +85,16 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
     [tutorial] "Itemset mining" (padding and sampling).
     """
     d, ell = check_int("d", d, low=1), check_int("ell", ell, low=1)
+    check_allocation("ell", ell, ell, what="one padded set of ell items")
     rng = check_rng(rng)
+    if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not hasattr(sets, "__iter__"):
+        fail_type("sets", sets, "a sequence of per-user sets (arrays of items in [0, d))")
     if len(sets) == 0:
         fail("sets", Described("no sets"), "at least one user's set")
     out = np.empty(len(sets), dtype=np.int64)
     for u, items in enumerate(sets):
+        if isinstance(items, (str, bytes, dict)) or items is None:
+            fail_type(f"sets[{u}]", items, f"an array of items in [0, {d})")
         items = np.asarray(items)
         if items.size:
             items = np.unique(check_domain_values(f"sets[{u}]", items, d))
@@ -108,7 +115,7 @@ def psfo_output_table(d: int, ell: int, epsilon_prime: float) -> np.ndarray:
     [tutorial] Eq. (2) (ε-LDP, checked on the whole table).
     """
     d, ell = check_int("d", d, low=1, high=16), check_int("ell", ell, low=1, high=d)
-    grr = GRR(epsilon_prime, d + ell)
+    grr = GRR(check_epsilon(epsilon_prime, "epsilon_prime"), d + ell)
     rows = []
     for size in range(ell + 1):
         for items in itertools.combinations(range(d), size):
@@ -129,7 +136,8 @@ def psfo_count_variance(holders, n: int, d: int, ell: int, epsilon: float) -> np
     [wang2017] Theorem 2 (its proof: the exact variance of GRR's count).
     """
     n, d, ell = check_int("n", n, low=1), check_int("d", d, low=1), check_int("ell", ell, low=1)
-    holders = np.asarray(holders, dtype=float)
+    holders = check_real_array("holders", holders, low=0.0, high=n, low_open=False, high_open=False)
+    epsilon = check_epsilon(epsilon)
     grr = GRR(amplified_grr_epsilon(epsilon, ell), d + ell)
     return ell**2 * (holders / ell * (1 - 1 / ell) + count_variance(holders / ell, n, grr.p, grr.q))
 
@@ -144,6 +152,10 @@ def psfo_estimate(sampled, d: int, ell: int, epsilon: float, protocol: str, *, r
     ----------
     [tutorial] "Itemset mining"; [wang2017] Eq. (1).
     """
+    d, ell = check_int("d", d, low=1), check_int("ell", ell, low=1)
+    check_allocation("d", d + ell, 3 * (d + ell), what="counts over the d + ell padded items")
+    epsilon = check_epsilon(epsilon)
+    check_choice("protocol", protocol, ("GRR", "OLH"))
     if protocol == "GRR":
         oracle = GRR(amplified_grr_epsilon(epsilon, ell), d + ell)
     elif protocol == "OLH":
