@@ -16,3 +16,29 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile("contract")
+
+
+import pytest  # noqa: E402
+
+from ldp_helpers.pipeline import paths  # noqa: E402
+
+#: specs whose calls resolve (and, with write=True, write) figures/<notebook>/…: pointed at a tmp dir
+WRITES_FIGURES = {"ldp_helpers.pipeline.figures.save_figure", "ldp_helpers.pipeline.figures.figure_path"}
+
+
+@pytest.fixture(autouse=True)
+def _figures_in_tmp(request, tmp_path, monkeypatch):
+    """The figure specs write under a tmp dir, never into the committed figures/."""
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and callspec.params.get("qualname") in WRITES_FIGURES:
+        monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path / "figures")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _figures_untouched():
+    """The figure specs' files (figures/00_tutorial/fig.png, .pdf) are never created in the committed figures/."""
+    stray = [paths.REPO_ROOT / "figures" / "00_tutorial" / f"fig.{ext}" for ext in ("png", "pdf")]
+    before = {p for p in stray if p.exists()}
+    yield
+    created = [str(p.relative_to(paths.REPO_ROOT)) for p in stray if p.exists() and p not in before]
+    assert not created, f"the contract suite wrote into figures/: {created}"

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ldp_helpers.audit.events import Event
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
@@ -296,8 +298,9 @@ SPECS.update({
     "ldp_helpers.pipeline.decisions.by_text": spec(how="read from the paper's Table 2", _free={"how"}),
     "ldp_helpers.pipeline.figures.use_style": spec(),
     "ldp_helpers.pipeline.figures.figure_path": spec(notebook="00_tutorial", name="fig", _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
-    "ldp_helpers.pipeline.figures.save_figure": spec(fig=_fig, notebook="00_tutorial", name="fig", write=False, _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
+    "ldp_helpers.pipeline.figures.save_figure": spec(fig=_fig, notebook="00_tutorial", name="fig", write=True, _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
     "ldp_helpers.pipeline.paths.notebook_stems": spec(),
+    "ldp_helpers.pipeline.paths.published_figures_dir": spec(),
     "ldp_helpers.pipeline.paths.check_notebook_stem": spec(notebook="00_tutorial"),
     "ldp_helpers.pipeline.plots.mark_crossovers": spec(ax=AX, d=10),
     "ldp_helpers.pipeline.plots.plot_mse_curves": spec(_valid=False, ax=AX, epsilons=np.array([0.5, 2.0]), curves={}, d=5, n_draws=3),
@@ -324,6 +327,156 @@ SPECS.update({
     "ldp_helpers.pipeline.report.render_readme": spec(text="no markers", _valid=False, _free={"text"}),
 })
 
+# small examples for the auditor (module-level functions: picklable for the chunked sweeps)
+def _rr_client(value):
+    return float(value)
+
+
+def _bound(count0, n0, count1, n1):
+    return count0 / n0 - count1 / n1
+
+
+def _chunk_task(index, seed):
+    return index
+
+
+def _rr_table(k):
+    from ldp_helpers.audit.longitudinal import fresh_rr_count_table
+    return fresh_rr_count_table(1.0, k)
+
+
+def _glance_of(k):
+    return Glance(1.0, k)
+
+
+GRR3 = GRR(1.0, 3)
+PILOT0 = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+PILOT1 = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+RR_TABLE = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
+BAD_CONFIDENCE = [0.0, 1.0, -0.5, 1.5]
+AU = "ldp_helpers.audit."
+PA = "ldp_helpers.experiments.privacy_audit."
+PE = "ldp_helpers.experiments.peer_audit."
+PR = "ldp_helpers.protocols."
+WHERE = dict(_extra={"n_jobs": [0], "chunk_size": [0, -1], "timeout": [0.0, -1.0]})
+SPECS.update({
+    # audit.auditor
+    AU + "auditor.check_confidence": spec(confidence=0.95, _extra={"confidence": BAD_CONFIDENCE}),
+    AU + "auditor.clopper_pearson": spec(count=3, n=10, confidence=0.95,
+                                         _extra={"count": [-1, 11], "confidence": BAD_CONFIDENCE}),
+    AU + "auditor.epsilon_lower_bound": spec(count0=30, n0=100, count1=10, n1=100, confidence=0.95,
+                                             _extra={"count0": [-1, 101], "count1": [-1, 101], "n0": [0], "n1": [0],
+                                                     "confidence": BAD_CONFIDENCE}),
+    AU + "auditor.MechanismClient": spec(mechanism=GRR3, features=None),
+    AU + "auditor.BlackBoxClient": spec(client=_rr_client, takes_rng=False, reseed=None),
+    AU + "auditor.as_client": spec(client=GRR3),
+    AU + "auditor.run_audit": spec(client=GRR3, x0=0, x1=1, n_trials=300, seed=1, confidence=0.9, claimed_epsilon=1.0,
+                                   n_pilot=200, chunk_size=100, n_jobs=1, timeout=10.0, progress=False,
+                                   event=None, backend=None, dask_address=None, dask_client=None, completed=None,
+                                   _free={"x0", "x1"}, _huge={"n_trials", "n_pilot"},
+                                   _extra={"n_trials": [0, -1], "n_jobs": [0], "chunk_size": [0, -1],
+                                           "timeout": [0.0, -1.0], "confidence": BAD_CONFIDENCE,
+                                           "seed": [-1, None], "dask_address": ["", "no address"]}),
+    # audit.events
+    AU + "events.as_report_matrix": spec(reports=np.zeros((4, 2)), n=4, _extra={"reports": [np.zeros((3, 2)), np.zeros((4, 2, 2))]}),
+    AU + "events.Event": spec(columns=(0, 1), ops=("==", ">"), values=(1.0, 0.5),
+                              _extra={"columns": [(0,), (-1, 0), (0.5, 1)], "ops": [("==", "<"), ("==",)],
+                                      "values": [(1.0,), (1.0, "a")]}),
+    AU + "events.candidate_events": spec(matrix0=PILOT0, matrix1=PILOT1, _extra={"matrix1": [np.zeros((4, 3)), np.zeros(4)]}),
+    AU + "events.choose_event": spec(matrix0=PILOT0, matrix1=PILOT1, confidence=0.9, bound=_bound,
+                                     _extra={"matrix1": [np.zeros((4, 3))], "confidence": BAD_CONFIDENCE}),
+    # audit.sweeps
+    AU + "sweeps.chunk_seeds": spec(seed=1, n_chunks=3, _huge={"n_chunks"}, _extra={"n_chunks": [0, -1], "seed": [-1]}),
+    AU + "sweeps.check_seed": spec(seed=1, _extra={"seed": [-1, None]}),
+    AU + "sweeps.check_dask_address": spec(address="tcp://127.0.0.1:8786", _extra={"address": ["", "no address"]}),
+    AU + "sweeps.connect_dask": spec(address="tcp://127.0.0.1:1", timeout=0.1, _valid=False,
+                                     _extra={"address": ["", "no address"], "timeout": [0.0, -1.0]}),
+    AU + "sweeps.run_chunks": spec(task=_chunk_task, n_chunks=3, seed=1, backend="sequential", n_jobs=1, timeout=10.0,
+                                   completed=None, progress=False, desc="x", dask_address=None, dask_client=None,
+                                   _free={"desc"}, _huge={"n_chunks"},
+                                   _extra={"n_chunks": [0, -1], "n_jobs": [0], "timeout": [0.0, -1.0], "seed": [-1],
+                                           "completed": [{5: 1}, {"a": 1}], "dask_address": ["", "no address"]}),
+    # audit.longitudinal
+    AU + "longitudinal.fresh_rr_count_table": spec(epsilon=1.0, k=5, _huge={"k"}),
+    AU + "longitudinal.memoized_rappor_count_table": spec(f=0.5, p=0.25, q=0.75, k=5, _huge={"k"}),
+    AU + "longitudinal.averaging_success": spec(table=RR_TABLE, _extra={"table": [RR_TABLE[0], np.vstack([RR_TABLE] * 2), -RR_TABLE]}),
+    AU + "longitudinal.bayes_success": spec(table=RR_TABLE, _extra={"table": [RR_TABLE[0], -RR_TABLE]}),
+    AU + "longitudinal.binomial_attack_curve": spec(label="x", table_of_k=_rr_table, ks=np.array([1, 2, 4]), _free={"label"}),
+    AU + "longitudinal.simulated_attack_curve": spec(label="x", make=_glance_of, ks=np.array([1, 2]), n_draws=50, seed=1,
+                                                     table_max_k=2, n_jobs=1, dask_address=None, _free={"label"}, _finite=False,
+                                                     _extra={"seed": [-1, None], "n_draws": [1], "table_max_k": [-1]}),
+    # experiments.privacy_audit (tiny sizes: these drive whole audits)
+    PA + "LocalHashSupport": spec(mechanism=OLH(1.0, 4), _extra={"mechanism": [GRR3]}),
+    PA + "audit_inputs": spec(key="grr", mechanism=GRR3),
+    PA + "audit_client": spec(mechanism=GRR3),
+    PA + "registry_audits": spec(n_trials=300, seed=1, confidence=0.9, n_jobs=1, keys=("grr",), progress=False,
+                                 dask_address=None, _huge={"n_trials"},
+                                 _extra={"n_trials": [0, -1], "seed": [-1, None], "confidence": BAD_CONFIDENCE,
+                                         "keys": ["grr", ("no-such-key",), (3,)]}),
+    PA + "epsilon_lb_curve": spec(key="grr", n_grid=np.array([200, 300]), seed=1, confidence=0.9, n_jobs=1, progress=False,
+                                  dask_address=None, _extra={"seed": [-1, None], "confidence": BAD_CONFIDENCE,
+                                                             "n_grid": [np.array([10**12]), np.array([[100]])]}),
+    PA + "peer_audits": spec(epsilon=1.0, d=4, n_trials=50, seed=1, confidence=0.9, peers=("pure-ldp-1.1.2",), n_jobs=1,
+                             _valid=False, _huge={"n_trials"},
+                             _extra={"d": [1], "n_trials": [0, -1], "seed": [-1, None], "confidence": BAD_CONFIDENCE,
+                                     "peers": ["pure-ldp-1.1.2", ("no-such-peer",)], "n_jobs": [0]}),
+    PA + "longitudinal_curves": spec(ks=np.array([1, 2]), epsilon=1.0, rappor_f=0.5, rappor_p=0.25, rappor_q=0.75,
+                                     stream_epsilon=1.0, m=2, n_draws=20, seed=1, table_max_k=2, n_jobs=1, dask_address=None, _finite=False,
+                                     _extra={"rappor_f": [-0.1, 1.5], "rappor_p": [-0.1, 1.5], "rappor_q": [-0.1, 1.5],
+                                             "stream_epsilon": [0.0, -1.0], "seed": [-1, None], "n_draws": [1, 10**12],
+                                             "table_max_k": [-1]}),
+    # experiments.peer_audit (the audits themselves run in subprocesses with the peers installed: not run here)
+    PE + "reseed_globals": spec(rng=RNG),
+    PE + "reseed_numba": spec(rng=RNG, _valid=False),
+    PE + "PureLdpUE": spec(epsilon=1.0, d=4, oue=True, _extra={"d": [1]}),
+    PE + "MultiFreqUE": spec(epsilon=1.0, d=4, oue=True, _extra={"d": [1]}),
+    PE + "check_peer_arguments": spec(epsilon=1.0, d=4, n_trials=50, seed=1, confidence=0.9, n_jobs=1, chunk_size=20,
+                                      _huge={"n_trials"}, _extra={"d": [1], "n_trials": [0], "seed": [-1],
+                                                                  "confidence": BAD_CONFIDENCE, "n_jobs": [0], "chunk_size": [0]}),
+    PE + "audit_peer_here": spec(peer="pure-ldp-1.1.2", epsilon=1.0, d=4, n_trials=50, seed=1, confidence=0.9, n_jobs=1,
+                                 chunk_size=20, _valid=False, _huge={"n_trials"},
+                                 _extra={"d": [1], "n_trials": [0], "seed": [-1], "confidence": BAD_CONFIDENCE,
+                                         "n_jobs": [0], "chunk_size": [0]}),
+    PE + "audit_peer": spec(peer="pure-ldp-1.1.2", epsilon=1.0, d=4, n_trials=50, seed=1, confidence=0.9, n_jobs=1,
+                            timeout=60.0, _valid=False, _huge={"n_trials"},
+                            _extra={"d": [1], "n_trials": [0], "seed": [-1], "confidence": BAD_CONFIDENCE,
+                                    "n_jobs": [0], "timeout": [0.0, -1.0]}),
+    # mechanisms.harmony, bounds.glance.harmony_variance_term
+    MECH + "harmony.Harmony": spec(epsilon=1.0, n_rounds=4),
+    MECH + "harmony.HarmonyNguyen": spec(epsilon=1.0, n_rounds=4),
+    GL + "harmony_variance_term": spec(epsilon=1.0, n_users=100, n_rounds=4),
+    # protocols
+    PR + "heavy_hitters.prefix_lengths": spec(bits=4, start_bits=2, step_bits=1,
+                                              _extra={"bits": [0, 31], "start_bits": [0, 5], "step_bits": [0, 3]}),
+    PR + "heavy_hitters.prefix_extension_heavy_hitters": spec(values=np.array([0, 1, 2, 3, 3, 3, 5, 5] * 5), bits=3, epsilon=2.0,
+                                                              top_k=2, start_bits=1, step_bits=1, rng=RNG,
+                                                              _extra={"values": [np.array([8]), np.array([0])], "top_k": [0, -1],
+                                                                      "bits": [0, 31], "start_bits": [0], "step_bits": [0, 5]}),
+    PR + "personalized.oracle_for": spec(epsilon=1.0, d=5, _extra={"d": [1]}),
+    PR + "personalized.grouped_frequency_estimate": spec(values=np.array([0, 1, 2, 1, 0, 3]), user_epsilons=np.array([1.0, 1.0, 2.0, 2.0, 1.0, 2.0]),
+                                                         d=4, rng=RNG, _huge={"d"},
+                                                         _extra={"d": [1], "values": [np.array([4])],
+                                                                 "user_epsilons": [np.array([1.0, 2.0]), np.zeros(6), -np.ones(6)]}),
+    PR + "set_valued.amplified_grr_epsilon": spec(epsilon=1.0, ell=3, _extra={"ell": [0, -1]}),
+    PR + "set_valued.grr_preferred": spec(n_items=10, epsilon=1.0, ell=2, _extra={"n_items": [0], "ell": [0]}),
+    PR + "set_valued.grr_threshold": spec(epsilon=1.0, ell=2, _extra={"ell": [0]}),
+    PR + "set_valued.pad_and_sample": spec(sets=[[0, 1], [2, 3], [1, 4]], d=5, ell=2, rng=RNG, _huge={"ell"},
+                                           _extra={"ell": [0], "sets": [[[5]], [[0.5]], [None], ["ab"]]}),
+    PR + "set_valued.psfo_output_table": spec(d=4, ell=2, epsilon_prime=1.0,
+                                              _extra={"d": [17], "ell": [0, 5], "epsilon_prime": [0.0, -1.0]}),
+    PR + "set_valued.psfo_count_variance": spec(holders=np.array([3.0, 5.0, 0.0]), n=100, d=3, ell=2, epsilon=1.0,
+                                                _extra={"holders": [np.array([-1.0]), np.array([101.0])], "ell": [0]}),
+    PR + "set_valued.psfo_estimate": spec(sampled=np.array([0, 1, 4, 2, 5]), d=4, ell=2, epsilon=1.0, protocol="GRR", rng=RNG,
+                                          _huge={"d", "ell"}, _extra={"sampled": [np.array([6])], "ell": [0]}),
+    # explore: the panel's checks (the widget itself needs a live kernel; its callback is tested in test_panels.py)
+    "ldp_helpers.explore.grr_vs_oue.check_panel_values": spec(epsilon=1.0, d=10, n=1000,
+                                                              _extra={"epsilon": [0.01, 7.0], "d": [2, 201], "n": [9, 100_001]}),
+    "ldp_helpers.explore.grr_vs_oue.draw_mse_comparison": spec(ax=AX, epsilon=1.0, d=10, n=1000, _extra={"epsilon": [0.01], "d": [2]}),
+    "ldp_helpers.explore.grr_vs_oue.panel_update": spec(epsilon=1.0, d=10, n=1000, _valid=False, _free={"epsilon", "d", "n"}),
+    "ldp_helpers.explore.grr_vs_oue.interactive_mse_comparison": spec(epsilon=1.0, d=10, n=1000, _valid=False,
+                                                                      _extra={"epsilon": [0.01, 7.0], "d": [2, 201], "n": [9, 100_001]}),
+})
+
 #: frozen records the library builds and returns: results, not an input boundary
 RECORDS = {
     "ldp_helpers.bounds.chernoff.TailCheck", "ldp_helpers.estimation.rappor_decoding.Decoding",
@@ -333,22 +486,17 @@ RECORDS = {
     "ldp_helpers.mechanisms.count_mean_sketch.CmsReports", "ldp_helpers.mechanisms.rappor.RapporReports",
     "ldp_helpers.mechanisms.rappor.BitChannel", "ldp_helpers.mechanisms.registry.RegistryEntry",
     "ldp_helpers.pipeline.claims.Claim", "ldp_helpers.pipeline.report.NotebookClaims",
-    "ldp_helpers.pipeline.reproduce.RunResult",
+    "ldp_helpers.pipeline.reproduce.RunResult", "ldp_helpers.audit.auditor.AuditResult",
+    "ldp_helpers.audit.longitudinal.AttackCurve", "ldp_helpers.audit.sweeps.ChunkFailure",
+    "ldp_helpers.experiments.privacy_audit.MechanismAudit",
+    # exceptions the library raises (never an input boundary)
+    "ldp_helpers.audit.auditor.ClientError", "ldp_helpers.audit.sweeps.ChunkError",
 }
 #: abstract bases (not constructible); their constructors' checks run through every REGISTRY entry
 ABSTRACT = {"ldp_helpers.mechanisms.base.Mechanism", "ldp_helpers.mechanisms.base.FrequencyOracle",
             "ldp_helpers.mechanisms.base.PureFrequencyOracle", "ldp_helpers.mechanisms.unary_encoding.UnaryEncoding"}
 #: command-line entry points (argv), probed by test_pipeline_safety.py
 CLI = {"ldp_helpers.pipeline.refresh.main", "ldp_helpers.pipeline.reproduce.main", "ldp_helpers.pipeline.report.main",
-       "ldp_helpers.simulate.datasets.main"}
+       "ldp_helpers.simulate.datasets.main", "ldp_helpers.experiments.peer_audit.main"}
 #: being built in this session by other issues; the integrator moves each into SPECS and empties this
-PENDING = {
-    "ldp_helpers.protocols": "issue 14 (the tutorial's named protocols, being built now)",
-    "ldp_helpers.experiments.tutorial_protocols": "issue 14 (driver of the tutorial protocols)",
-    "ldp_helpers.explore": "issue 17 (interactive panels; the same strategies will drive them)",
-    "ldp_helpers.audit": "issue 15 (privacy auditor, being built now)",
-    "ldp_helpers.experiments.privacy_audit": "issue 15 (the auditor's driver)",
-    "ldp_helpers.experiments.peer_audit": "issue 15 (registry/peer audits)",
-    "ldp_helpers.mechanisms.harmony": "issue 12 (the papers' Harmony, being changed now)",
-    "ldp_helpers.bounds.glance.harmony_variance_term": "issue 12 (new Harmony bound)",
-}
+PENDING: dict[str, str] = {}
