@@ -1,0 +1,175 @@
+"""Pure computations behind the frequency-oracle playground and the privacy–utility panel (no widgets).
+
+Every frequency oracle is taken from :data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries
+whose example is a :class:`~ldp_helpers.mechanisms.base.FrequencyOracle`) and rebuilt at the
+chosen ε and d with :func:`dataclasses.replace`; nothing here names a mechanism.  One survey is
+one exact draw of the oracle's aggregate sampler (never a per-user simulation), so a recompute
+costs O(d) whatever n.
+
+References
+----------
+[wang2017] §3–§4 (pure frequency oracles, their variances); [grr_vs_oue] §3.6 (crossovers);
+[tutorial] "Frequency Oracles".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real, check_real_array, check_rng, fail
+from ldp_helpers.mechanisms.base import FrequencyOracle
+from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.simulate.datasets import load_trouser_counts
+from ldp_helpers.simulate.populations import flat_counts, power_law_counts
+
+#: the populations of the playground
+POPULATIONS = ("uniform", "zipf", "clickstream")
+#: shown for a quantity that cannot be computed at this size (e.g. an output table too large)
+UNAVAILABLE = "—"
+
+
+def oracle_keys() -> tuple[str, ...]:
+    """The registry keys whose mechanism is a frequency oracle over a d-value domain (registry order)."""
+    return tuple(key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle))
+
+
+@functools.lru_cache(maxsize=512)
+def build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
+    """The registered oracle ``mechanism_key`` at budget ε over [0, d) (its example with ε and d replaced).
+
+    Raises the library's ``ValueError`` for an unknown key, ε ≤ 0 or d < 2.
+    """
+    mechanism_key = check_choice("mechanism_key", mechanism_key, oracle_keys())
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    return dataclasses.replace(REGISTRY[mechanism_key].example(), epsilon=epsilon, d=d)
+
+
+@functools.lru_cache(maxsize=512)
+def whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
+    """The exact whole-report ε from the oracle's output table, or :data:`UNAVAILABLE` if the table is too large.
+
+    The oracles refuse (with a ``ValueError`` naming d) a table they cannot enumerate quickly, so
+    this never hangs; cached per (key, ε, d).
+
+    References
+    ----------
+    [tutorial] Eq. (2) (ε-LDP); README "Mechanism contract" (privacy_loss).
+    """
+    oracle = build_oracle(mechanism_key, epsilon, d)
+    try:
+        return float(oracle.privacy_loss())
+    except ValueError:
+        return UNAVAILABLE
+
+
+def population_counts(population: str, n: int, d: int, *, zipf_s: float = 1.1) -> np.ndarray:
+    """True counts of n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
+
+    ``"clickstream"`` is the committed trousers dataset ([grr_vs_oue] Dataset 2): it fixes d = 43
+    and n = 49,742 (a different d is refused, n is ignored).
+    """
+    population = check_choice("population", population, POPULATIONS)
+    d = check_int("d", d, low=2)
+    if population == "clickstream":
+        counts = load_trouser_counts().counts.astype(np.int64)
+        if d != counts.size:
+            fail("d", d, f"{counts.size} for the clickstream population (its number of trouser models)")
+        return counts
+    n = check_int("n", n, low=1)
+    if population == "uniform":
+        return flat_counts(n, d)
+    counts = power_law_counts(n, d, check_real("zipf_s", zipf_s, low=0.0, low_open=False))
+    counts[0] += n - int(counts.sum())  # rounding: keep exactly n users (value 0 is the most frequent)
+    return counts
+
+
+class PlaygroundState(NamedTuple):
+    """What the playground shows for one setting (all arrays have length d)."""
+
+    label: str
+    true_counts: np.ndarray
+    estimate: np.ndarray  # one exact survey's unbiased count estimates
+    sigma: np.ndarray  # exact standard deviation of each estimate
+    whole_report_epsilon: float | str  # from the output table, or UNAVAILABLE
+    report_bits: int | str  # bits per report, or UNAVAILABLE where the oracle does not state it
+    mse: float  # exact mean squared error of the count estimates (mean over values)
+
+
+def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s: float = 1.1, seed: int = 0) -> PlaygroundState:
+    """One exact survey of the registered oracle on the chosen population, with ±σ and the whole-report ε.
+
+    ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=...), n)`` — one draw of the
+    exact aggregate law — and ``sigma = sqrt(oracle.variance(truth))`` (bands at ±2σ cover each
+    estimate with probability ≈ 95 %).
+
+    References
+    ----------
+    [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
+    """
+    oracle = build_oracle(mechanism_key, check_epsilon(epsilon), check_int("d", d, low=2))
+    seed = check_int("seed", seed, low=0)
+    truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
+    n_users = int(truth.sum())
+    rng = check_rng(np.random.default_rng(seed))
+    estimate = np.asarray(oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float)
+    variance = np.asarray(oracle.variance(truth), dtype=float)
+    bits = getattr(oracle, "report_bits", None)
+    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, np.sqrt(variance),
+                           whole_report_epsilon(mechanism_key, oracle.epsilon, oracle.d),
+                           UNAVAILABLE if bits is None else int(bits), float(variance.mean()))
+
+
+class PrivacyUtilityCurves(NamedTuple):
+    """Exact MSE per oracle over an ε grid (flat population of n users over d values)."""
+
+    epsilons: np.ndarray
+    exact: dict  # key -> exact MSE per ε (nan where the oracle refuses that ε, e.g. underflow)
+    approx: dict  # key -> Wang's approximate variance per ε (only oracles that define it)
+    labels: dict  # key -> display label
+    crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
+
+
+def _exact_mse(key: str, epsilon: float, d: int, counts: np.ndarray) -> tuple[float, float]:
+    try:
+        oracle = build_oracle(key, epsilon, d)
+    except ValueError:  # e.g. ε too large for double precision at this d
+        return math.nan, math.nan
+    exact = float(np.mean(oracle.variance(counts)))
+    approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
+    return exact, approx
+
+
+def privacy_utility_curves(d, n, epsilons) -> PrivacyUtilityCurves:
+    """Exact MSE (mean of ``variance``) and Wang's approximation of every registered oracle vs ε, with crossovers.
+
+    A crossover is a change of the oracle with the smallest exact MSE between two neighbouring
+    grid points, placed where the log-MSE difference of the two changes sign (linear in ε).
+
+    References
+    ----------
+    [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
+    """
+    d, n = check_int("d", d, low=2), check_int("n", n, low=1)
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if grid.ndim != 1 or grid.size < 2 or np.any(np.diff(grid) <= 0):
+        fail("epsilons", epsilons, "a strictly increasing 1-d grid of at least two budgets ε > 0")
+    counts = flat_counts(n, d)
+    keys = oracle_keys()
+    pairs = {key: np.array([_exact_mse(key, float(e), d, counts) for e in grid]) for key in keys}
+    exact = {key: pairs[key][:, 0] for key in keys}
+    approx = {key: pairs[key][:, 1] for key in keys if not np.all(np.isnan(pairs[key][:, 1]))}
+    table = np.array([exact[key] for key in keys])
+    best = np.where(np.all(np.isnan(table), axis=0), -1, np.argmin(np.where(np.isnan(table), np.inf, table), axis=0))
+    crossovers = []
+    for j in range(grid.size - 1):
+        a, b = best[j], best[j + 1]
+        if a != b and a >= 0 and b >= 0:
+            diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
+            t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
+            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
+    return PrivacyUtilityCurves(grid, exact, approx, {key: REGISTRY[key].label for key in keys}, tuple(crossovers))

@@ -1,0 +1,94 @@
+"""The explorer's pure functions (ldp_helpers.explore.oracles) and its widget panels, without a browser."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from ldp_helpers.explore import oracles
+from ldp_helpers.explore.oracles import (UNAVAILABLE, build_oracle, oracle_keys, playground_state, population_counts,
+                                         privacy_utility_curves)
+from ldp_helpers.mechanisms.base import FrequencyOracle
+from ldp_helpers.mechanisms.registry import REGISTRY
+
+
+def test_oracle_keys_enumerate_the_registry():
+    expected = [k for k, e in REGISTRY.items() if isinstance(e.example(), FrequencyOracle)]
+    assert list(oracle_keys()) == expected
+    assert {"grr", "oue", "olh"} <= set(expected) and "rappor" not in expected and "glance" not in expected
+
+
+@pytest.mark.parametrize("key", oracle_keys())
+def test_playground_matches_the_mechanisms_own_numbers(key):
+    state = playground_state(key, 1.3, 5, 1000, "zipf", zipf_s=1.2, seed=7)
+    oracle = dataclasses.replace(REGISTRY[key].example(), epsilon=1.3, d=5)
+    truth = population_counts("zipf", 1000, 5, zipf_s=1.2)
+    assert truth.sum() == 1000 and np.array_equal(state.true_counts, truth)
+    expected = oracle.estimate(oracle.sample_aggregate(truth, rng=np.random.default_rng(7)), 1000)
+    np.testing.assert_array_equal(state.estimate, expected)
+    np.testing.assert_allclose(state.sigma ** 2, oracle.variance(truth), rtol=1e-12)
+    assert state.mse == pytest.approx(float(np.mean(oracle.variance(truth))), rel=1e-12)
+    assert state.whole_report_epsilon == pytest.approx(oracle.privacy_loss(), abs=1e-9)
+    assert state.whole_report_epsilon <= 1.3 + 1e-9
+    assert state.report_bits == getattr(oracle, "report_bits", UNAVAILABLE)
+
+
+def test_another_seed_gives_another_draw_and_the_same_seed_the_same():
+    a, b, c = (playground_state("oue", 1.0, 8, 10_000, seed=s) for s in (1, 1, 2))
+    np.testing.assert_array_equal(a.estimate, b.estimate)
+    assert not np.array_equal(a.estimate, c.estimate)
+
+
+def test_too_large_table_shows_a_dash_quickly():
+    oracles.whole_report_epsilon.cache_clear()
+    state = playground_state("oue", 1.0, 1024, 10**8, "uniform", seed=0)
+    assert state.whole_report_epsilon == UNAVAILABLE and state.report_bits == 1024
+    assert playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(1.0)
+    assert oracles.whole_report_epsilon.cache_info().currsize == 2
+
+
+def test_clickstream_population_is_the_dataset():
+    state = playground_state("grr", 2.0, 43, 1, "clickstream", seed=0)
+    assert state.true_counts.sum() == 49_742 and state.true_counts.size == 43
+    with pytest.raises(ValueError, match="d must be 43"):
+        population_counts("clickstream", 100, 10)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(epsilon=0), "epsilon must be in"), (dict(epsilon=-1.0), "epsilon must be in"),
+    (dict(d=1), "d must be an integer"), (dict(n=0), "n must be an integer"),
+    (dict(mechanism_key="rappor"), "mechanism_key must be one of"), (dict(population="normal"), "population must be one of"),
+    (dict(zipf_s=-1.0, population="zipf"), "zipf_s must be"), (dict(seed=-1), "seed must be"),
+])
+def test_bad_input_gets_the_librarys_value_error(kwargs, match):
+    args = dict(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform")
+    zipf_s = kwargs.pop("zipf_s", 1.1)
+    seed = kwargs.pop("seed", 0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        playground_state(**args, zipf_s=zipf_s, seed=seed)
+
+
+def test_privacy_utility_curves_match_the_oracles_and_find_the_grr_oue_crossover():
+    grid = np.linspace(0.2, 6.0, 59)
+    curves = privacy_utility_curves(43, 10_000, grid)
+    assert set(curves.exact) == set(oracle_keys())
+    counts = np.full(43, 10_000 // 43)
+    counts[: 10_000 % 43] += 1
+    for key in ("grr", "oue", "she"):
+        oracle = build_oracle(key, float(grid[10]), 43)
+        assert curves.exact[key][10] == pytest.approx(float(np.mean(oracle.variance(counts))), rel=1e-12)
+    assert curves.approx["oue"][10] == pytest.approx(build_oracle("oue", float(grid[10]), 43).approx_variance(10_000))
+    assert "she" not in curves.approx  # SHE has no approximate-variance formula
+    # GRR beats every oracle at large ε for d = 43 (exact crossover near ln(d/3)... checked against the curves)
+    last = max(curves.crossovers, key=lambda c: c[0])
+    assert last[2] == "grr"
+    j = int(np.searchsorted(grid, last[0]))
+    assert curves.exact["grr"][j] < curves.exact[last[1]][j] and curves.exact["grr"][j - 1] > curves.exact[last[1]][j - 1]
+
+
+@pytest.mark.parametrize("epsilons", [[1.0], [2.0, 1.0], [0.0, 1.0], [[1.0, 2.0]]])
+def test_privacy_utility_curves_refuse_bad_grids(epsilons):
+    with pytest.raises(ValueError, match="epsilons"):
+        privacy_utility_curves(10, 100, epsilons)
