@@ -1,6 +1,8 @@
 # %% [markdown]
 # # GRR vs OUE: which frequency oracle for which dataset?
 #
+# > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
+#
 # This notebook reproduces the bachelor thesis *局所差分プライバシー方式 GRR と OUE の精度比較*
 # ("Accuracy comparison of the LDP protocols GRR and OUE", Meiji University 2024; seed
 # `004_362dc1b5bda7e54d.txt`, in Japanese). It re-derives the two protocols' estimators,
@@ -481,3 +483,67 @@ claims.check_statement("conclusion: GRR for small d and few answers, OUE for lar
 # %%
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+
+# %% [markdown]
+# ## Takeaways
+#
+# 1. GRR and OUE are both exactly ε-LDP (checked from their whole output tables), and both are
+#    debiased by the same estimator $L[f_i] = (f'_i - nq)/(p-q)$; the thesis' final formulas are
+#    right, but its worked examples carry slips ($p$ printed as 0.737 instead of 0.787, three
+#    typos in the OUE table) and its OUE example assumes outputs that OUE almost never produces.
+# 2. The expected MSE of either protocol depends on $n$ and $d$ only, and $n$ scales both by the
+#    same $1/n$: neither skew nor the number of answers moves the GRR/OUE ratio, so the choice
+#    depends on $d$ and ε alone.
+# 3. For $d = 5$ GRR is better at every ε; for $d = 43$ OUE is better below the exact crossover
+#    ε ≈ 2.818, not Wang et al.'s approximate $\ln\frac{d-2}{3} \approx 2.615$, and at the
+#    thesis' ε = ln 20 GRR is already (slightly) the more accurate.
+#
+# ## Exercises
+#
+# **Exercise 1 (compute).** For Dataset 2 ($d = 43$) at ε = ln 20, compute GRR's $p$ and $q$ and
+# OUE's $q$ by hand, then check that $\ln(p/q) = \varepsilon$ for GRR and
+# $\ln\frac{p(1-q)}{(1-p)q} = \varepsilon$ for OUE (with $p = 1/2$).
+
+# %% tags=["hide-input", "solution"]
+grr_43, oue_43 = GRR(eps_fig, 43), OUE(eps_fig, 43)
+assert math.isclose(grr_43.p, 20 / 62, rel_tol=1e-12)  # e^eps / (e^eps + d - 1) = 20 / 62
+assert math.isclose(grr_43.q, 1 / 62, rel_tol=1e-12)
+assert math.isclose(oue_43.q, 1 / 21, rel_tol=1e-12)  # 1 / (e^eps + 1)
+loss_grr = math.log(grr_43.p / grr_43.q)
+loss_oue = math.log(oue_43.p * (1 - oue_43.q) / ((1 - oue_43.p) * oue_43.q))
+assert abs(loss_grr - eps_fig) < 1e-12 and abs(loss_oue - eps_fig) < 1e-12
+print(f"GRR p = {grr_43.p:.4g}, q = {grr_43.q:.4g};  OUE p = {oue_43.p:.4g}, q = {oue_43.q:.4g}")
+print(f"privacy loss: GRR ln(p/q) = {loss_grr:.4g}, OUE = {loss_oue:.4g} (eps = ln 20 = {eps_fig:.4g})")
+
+# %% [markdown]
+# **Exercise 2 (change a parameter and predict).** A shop sells $d = 100$ models instead of 43.
+# Predict the ε below which OUE beats GRR with Wang et al.'s rule $\ln\frac{d-2}{3}$, then compute
+# the exact crossover $\ln\left(\sqrt{(2d-1)(d-1)} - d\right)$. Which protocol would you use at
+# ε = 3?
+
+# %% tags=["hide-input", "solution"]
+wang_d100 = theory.crossover_epsilon_wang(100)
+exact_d100 = theory.crossover_epsilon_exact(100)
+assert abs(wang_d100 - math.log(98 / 3)) < 1e-12
+assert abs(exact_d100 - math.log(math.sqrt(199 * 99) - 100)) < 1e-12
+ratio_at_3 = theory.mse_ratio(flat_counts(dataset2.n, 100), [3.0])[0]  # > 1: OUE better
+assert ratio_at_3 > 1.0  # both crossovers lie above 3, so OUE wins at eps = 3
+print(f"d = 100: Wang crossover ln(98/3) = {wang_d100:.4g}, exact crossover = {exact_d100:.4g}")
+print(f"exact MSE_GRR / MSE_OUE at eps = 3 = {ratio_at_3:.4g} (> 1: use OUE)")
+
+# %% [markdown]
+# **Exercise 3 (derive, then compute).** Show from
+# $\mathrm{Var}[L[f_i]] = \frac{nq(1-q)}{(p-q)^2} + \frac{f_i(1-p-q)}{p-q}$ that the frequency MSE
+# $\frac{1}{d n^2}\sum_i \mathrm{Var}[L[f_i]]$ depends on $n$ and $d$ only (use $\sum_i f_i = n$),
+# and predict by what factor the MSE of GRR on Dataset 2 at ε = ln 20 changes if every count is
+# doubled. Check it with the exact MSE.
+
+# %% tags=["hide-input", "solution"]
+mse_grr_d2 = theory.theoretical_mse(GRR(eps_fig, dataset2.d), dataset2.counts)
+mse_grr_double = theory.theoretical_mse(GRR(eps_fig, dataset2.d), 2 * dataset2.counts)
+mse_grr_flat = theory.theoretical_mse(GRR(eps_fig, dataset2.d), flat_counts(dataset2.n, dataset2.d))
+assert abs(mse_grr_double / mse_grr_d2 - 0.5) < 1e-12  # linear in n over n^2: exactly 1/2
+assert abs(mse_grr_flat / mse_grr_d2 - 1) < 1e-12  # the histogram's shape does not matter
+print(f"MSE of GRR on Dataset 2 at eps = ln 20 = {mse_grr_d2:.4g}")
+print(f"MSE(2 x counts) / MSE = {mse_grr_double / mse_grr_d2:.4g};  "
+      f"MSE(flat, same n) / MSE = {mse_grr_flat / mse_grr_d2:.4g}")
