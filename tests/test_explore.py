@@ -92,3 +92,45 @@ def test_privacy_utility_curves_match_the_oracles_and_find_the_grr_oue_crossover
 def test_privacy_utility_curves_refuse_bad_grids(epsilons):
     with pytest.raises(ValueError, match="epsilons"):
         privacy_utility_curves(10, 100, epsilons)
+
+
+# ------------------------------------------------------------------------------------ panels (no browser)
+
+from ldp_helpers.explore.panels import PANELS, playground_panel, privacy_utility_panel, show_panel  # noqa: E402
+
+
+def test_playground_panel_updates_and_survives_a_refused_epsilon():
+    panel = playground_panel(mechanism_key="grr", epsilon=1.0, d=8, n=1000)
+    first_summary, first_png = panel.summary.value, panel.png[-1]
+    assert panel.message.value == "" and "whole-report ε from the table" in first_summary
+    assert first_png.startswith(b"\x89PNG")
+    panel.controls["epsilon"].value = 0.0
+    assert "refused: epsilon must be in (0, inf); got 0.0" in panel.message.value
+    assert "Traceback" not in panel.message.value and panel.summary.value == first_summary
+    panel.controls["epsilon"].value = 2.5  # keeps working
+    assert panel.message.value == "" and panel.summary.value != first_summary and panel.png[-1] != first_png
+    state = playground_state("grr", 2.5, 8, 1000, seed=0)
+    assert f"{state.mse:.6g}" in panel.summary.value
+    panel.controls["mechanism_key"].value = "oue"
+    assert "OUE" in panel.summary.value and "report size = 8 bits" in panel.summary.value
+
+
+def test_privacy_utility_panel_updates_and_survives_bad_values():
+    panel = privacy_utility_panel(epsilon=1.0, d=43, n=10_000, epsilon_max=4.0)
+    before = panel.summary.value
+    assert panel.message.value == "" and "lowest exact MSE" in before
+    panel.controls["epsilon"].value = 0.0
+    assert "refused: epsilon must be in" in panel.message.value
+    panel.controls["epsilon"].value = 5.0
+    panel.controls["d"].value = 1
+    assert "refused: d must be an integer" in panel.message.value
+    panel.controls["d"].value = 43
+    assert panel.message.value == "" and panel.summary.value != before and "GRR" in panel.summary.value
+
+
+def test_bad_defaults_and_names_are_refused():
+    with pytest.raises(ValueError, match="epsilon must be in"):
+        playground_panel(epsilon=0)
+    with pytest.raises(ValueError, match="name must be one of"):
+        show_panel("nope")
+    assert set(PANELS) == {"playground", "privacy_utility"}
