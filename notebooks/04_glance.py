@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Glance vs Harmony: 1-shot reporting for locally private continual counting
 #
+# > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
+#
 # This notebook reproduces the Glance paper (seed `000_d7437ef7663c0c94.txt`, in Japanese):
 # *Locally Private Continual Counting における 1-Shot Reporting メカニズムの有用性解析*.
 # Every bound is evaluated exactly, every experiment runs on an exact simulator of sufficient
@@ -559,3 +561,66 @@ claims.check_statement("Claim 1's Bernstein bound (RHS of (2) per reporter) boun
 # %%
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+
+# %% [markdown]
+# ## Takeaways
+#
+# 1. Glance, Harmony and Basic One-time RAPPOR are all exactly ε-LDP over a user's whole stream
+#    (checked from their output tables). Glance's error splits into a randomized-response part,
+#    below θ (Claim 1), and a sampling part, below $\sqrt{L/2}$ (Claim 2); both bounds hold with
+#    room to spare, and at large ε the sampling part, which does not depend on ε, dominates.
+# 2. Glance wins where condition (2) holds, on dense or sparse streams: there its error falls
+#    roughly like $e^{-\varepsilon/2}$ until it reaches the sampling floor, while Harmony levels
+#    off and Basic One-time RAPPOR (only ε/T per round) stays far above. The bounds of Figure 2 cross at ε ≈ 7.82 (the paper says 8),
+#    and $2\theta$ flattens at $8L/3$ rather than decaying forever.
+# 3. Read theorems against simulations: all errors grow like $1/\varepsilon$ as ε → 0 and shrink
+#    like $N^{-1/2}$, as Table 1 and the corollaries say, but Theorem 4's lower bound on Harmony
+#    fails in far more than a fraction β of the simulated surveys.
+#
+# ## Exercises
+#
+# **Exercise 1 (derive, then compute).** From $\operatorname{Var}\hat\mu_t$ of the paper's Harmony
+# (§1 above) at $\mu_t = 1$, compute the variance for ε = 2, $T = 10$, $N = 10^4$ by hand and
+# check it against `Harmony(...).variance`. Then predict its limit as ε → ∞ and check it with
+# Theorem 4's variance term at ε = 40.
+
+# %% tags=["hide-input", "solution"]
+e2 = math.exp(2.0)
+by_hand = 10 / 10_000 * e2 * (e2 + 1) / (e2 - 1) ** 2 * (1 - e2 / (10 * (e2 + 1)))
+harmony_var = Harmony(2.0, 10).variance(constant_population(1.0, 10_000, 10))[0]
+limit_var = float(gb.harmony_variance_term(40.0, 10_000, 10))
+assert abs(harmony_var / by_hand - 1) < 1e-12
+assert abs(limit_var - (10 - 1) / 10_000) < 1e-12  # (T - 1) / N: Harmony's Theta(1) floor
+print(f"Var of Harmony at mu = 1, eps = 2 = {harmony_var:.4g} (by hand {by_hand:.4g})")
+print(f"Var at eps = 40 = {limit_var:.4g}; (T - 1)/N = {(10 - 1) / 10_000:.4g}")
+
+# %% [markdown]
+# **Exercise 2 (change a parameter and predict).** Claim 2 bounds Glance's sampling error by
+# $\sqrt{L/2}$ with $L = \log\frac{1}{1-\frac TN\log\frac{4T}{\beta}}$. For $T = 50$, $\beta = 0.1$,
+# predict how the bound changes when $N$ grows from $10^4$ to $10^6$ (hint: $\log\frac1{1-x}\approx x$
+# for small $x$), then compute both bounds.
+
+# %% tags=["hide-input", "solution"]
+samp_1e4, samp_1e6 = gb.sampling_bound(10_000, 50, 0.1), gb.sampling_bound(10**6, 50, 0.1)
+samp_ratio = samp_1e6 / samp_1e4
+assert abs(samp_ratio - 0.1) < 0.002  # about 1/sqrt(100); L is slightly convex at N = 10^4
+print(f"sampling bound: N = 1e4: {samp_1e4:.4g}, N = 1e6: {samp_1e6:.4g}, ratio = {samp_ratio:.4g}")
+
+# %% [markdown]
+# **Exercise 3 (compute and compare).** Basic One-time RAPPOR with ε = 8 over $T = 50$ rounds
+# spends $\varepsilon' = \varepsilon/T$ per round, and its per-round estimate has variance
+# $\frac{e^{\varepsilon'}}{N(e^{\varepsilon'}-1)^2}$. Compute its standard deviation at $N = 10^4$,
+# and that of Glance's randomized-response part in a round with the expected
+# $K = N/T = 200$ reporters, $\frac{e^{\varepsilon}}{K(e^{\varepsilon}-1)^2}$. How many times larger is
+# the first?
+
+# %% tags=["hide-input", "solution"]
+eps_round = 8.0 / 50
+bor_var = BasicOneTimeRappor(8.0, 50).variance(constant_population(0.5, 10_000, 50))[0]
+assert abs(bor_var / (math.exp(eps_round) / (10_000 * math.expm1(eps_round) ** 2)) - 1) < 1e-12
+glance_rr_var = Glance(8.0, 50).rr_variance(200)
+assert abs(glance_rr_var / (math.exp(8.0) / (200 * math.expm1(8.0) ** 2)) - 1) < 1e-9
+sd_ratio = math.sqrt(bor_var / glance_rr_var)
+assert 45 < sd_ratio < 50
+print(f"per-round sd: Basic One-time RAPPOR = {math.sqrt(bor_var):.4g}, "
+      f"Glance RR part (K = 200) = {math.sqrt(glance_rr_var):.4g}, ratio = {sd_ratio:.4g}")
