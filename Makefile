@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 LOCK   := $(VENV)/requirements.lock
 JOBS   ?= 1
 
-.PHONY: setup peers figures test refresh bench lab clean distclean book
+.PHONY: setup peers figures test refresh bench lab clean distclean book explore
 
 setup: $(STAMP)
 
@@ -69,6 +69,12 @@ lab: setup
 	@if [ "$$(id -u)" = 0 ]; then echo "make lab: running as root, starting JupyterLab with --allow-root"; \
 	  exec $(VENV)/bin/jupyter lab --allow-root --ip=127.0.0.1 notebooks/; \
 	else exec $(VENV)/bin/jupyter lab --ip=127.0.0.1 notebooks/; fi
+
+# The explorer app (ldp_helpers.explore panels) served by Voila on loopback; PORT=8866 by default.
+PORT ?= 8866
+explore: setup
+	@echo "make explore: serving app/explorer.ipynb at http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
+	exec $(VENV)/bin/voila app/explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 clean:
 	rm -rf build .pytest_cache
