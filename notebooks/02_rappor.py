@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Decoding Basic One-time RAPPOR: Bloom filters, Eq. (3), LASSO → OLS → t-test
 #
+# > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
+#
 # This notebook reproduces seed `001_55e4e1ae242aa4fa.txt` ("RAPPOR アルゴリズムの復号評価",
 # H. Seike), which decodes RAPPOR reports (Erlingsson, Pihur, Korolova 2014) by regression,
 # and checks the RAPPOR formulas of the tutorial (seed `003`).
@@ -391,3 +393,68 @@ claims.erratum("alpha = 0.05 called the confidence coefficient (信頼係数): s
                1 - 0.05, false_share, atol=0.5, severity="typo", tolerance="±0.5 (0.95 vs a false-detection share near 0.05)")
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+
+# %% [markdown]
+# ## Takeaways
+#
+# 1. RAPPOR's privacy can be read off its whole-report output table exactly: the corrected
+#    closed forms $\varepsilon_1 = h\ln\frac{q^*(1-p^*)}{p^*(1-q^*)}$ and
+#    $\varepsilon_\infty = 2h\ln\frac{1-f/2}{f/2}$ match it, while the tutorial's printed $p^*$ does
+#    not. Mind the letters: RAPPOR's $q > p$ is the reverse of the pure-LDP $p > q$.
+# 2. Decoding is regression: the unbiased bit counts $\hat t = (c - p^*N)/(q^* - p^*)$ (mean and
+#    variance checked by simulation) give $Y \approx X\beta$, and LASSO → OLS → t-test recovers the
+#    frequent candidates; the paper's printed code normalizes inside the candidate loop and, as
+#    printed, detects nothing.
+# 3. More hashes $h$ are not free: with the paper's fixed IRR they buy recall by raising
+#    ε = h ln 3, and at a fixed ε per report they cost accuracy. The smallest detectable
+#    frequency falls like $1/\sqrt N$ and does not depend on the number of cohorts $m$.
+#
+# ## Exercises
+#
+# **Exercise 1 (compute).** Full RAPPOR with $f = 0.5$, $q = 0.75$, $p = 0.5$ and $h = 2$: compute
+# $q^*$ and $p^*$ by hand, then $\varepsilon_1$ of one report and $\varepsilon_\infty$ of the
+# memoized filter, and compare them with the exact losses from the output tables of §1.
+
+# %% tags=["hide-input", "solution"]
+full = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
+assert abs(full.q_star - 0.6875) < 1e-12 and abs(full.p_star - 0.5625) < 1e-12
+eps1_by_hand = 2 * math.log(0.6875 * 0.4375 / (0.5625 * 0.3125))
+eps_inf_by_hand = 2 * 2 * math.log((1 - 0.25) / 0.25)  # 4 ln 3
+row = next(r for r in privacy if tuple(r[:4]) == (0.5, 0.5, 0.75, 2))  # (f, p, q, h, eps_table, ...)
+assert abs(full.epsilon_one_report - eps1_by_hand) < 1e-12 and abs(row[4] - eps1_by_hand) < 1e-6
+assert abs(full.epsilon_permanent - eps_inf_by_hand) < 1e-12 and abs(row[7] - eps_inf_by_hand) < 1e-6
+print(f"q* = {full.q_star:.4g}, p* = {full.p_star:.4g}")
+print(f"eps_1 = {eps1_by_hand:.4g} (table {row[4]:.4g});  eps_inf = {eps_inf_by_hand:.4g} "
+      f"(table {row[7]:.4g})")
+
+# %% [markdown]
+# **Exercise 2 (change a parameter and predict).** Fix ε = 4 per report, $p = 0.5$, $m = 8$,
+# $N = 20{,}000$. Which $q$ makes one report ε-LDP for $h = 1$ and for $h = 16$
+# (solve $h\ln\frac{q}{1-q} = \varepsilon$)? Predict, from the collision-free threshold
+# $\pi_{\min} \propto \frac{1}{(q-p)\sqrt h}$, how many times larger the smallest detectable
+# frequency is at $h = 16$ than at $h = 1$, then compute both thresholds.
+
+# %% tags=["hide-input", "solution"]
+at_eps = {h: RapporParams.basic_one_time_at_epsilon(4.0, K, h, M_COHORTS) for h in (1, 16)}
+for h, par in at_eps.items():
+    assert abs(par.q - math.exp(4.0 / h) / (1 + math.exp(4.0 / h))) < 1e-12
+predicted = (at_eps[1].q - 0.5) / (at_eps[16].q - 0.5) / math.sqrt(16)
+thr = {h: detection_threshold_without_collisions(par, [N_REPORTS])[0] for h, par in at_eps.items()}
+assert abs(thr[16] / thr[1] - predicted) < 1e-9
+print(f"q: h = 1: {at_eps[1].q:.4g}, h = 16: {at_eps[16].q:.4g}")
+print(f"pi_min at N = 20,000: h = 1: {thr[1]:.4g}, h = 16: {thr[16]:.4g}, "
+      f"ratio = {thr[16] / thr[1]:.4g} (predicted {predicted:.4g})")
+
+# %% [markdown]
+# **Exercise 3 (compute).** With the paper's IRR ($q = 0.75$, $p = 0.5$, $f = 0$), $h = 8$ and
+# $m = 8$, how many reports $N$ are needed before a string of frequency 1 % is detected with
+# probability ½ at α = 0.05 (no collisions)? Use $\pi_{\min} \propto 1/\sqrt N$ and the threshold
+# at $N = 20{,}000$.
+
+# %% tags=["hide-input", "solution"]
+thr_20k = detection_threshold_without_collisions(params8, [N_REPORTS])[0]
+n_needed = math.ceil(N_REPORTS * (thr_20k / 0.01) ** 2)
+by_formula = (1.6448536 * 0.5 / (0.25 * 0.01)) ** 2 / 8  # (z_0.95 sqrt(p*(1-p*)) / ((q*-p*) pi))^2 / h
+assert abs(n_needed - by_formula) < 1.5
+assert detection_threshold_without_collisions(params8, [n_needed])[0] <= 0.01
+print(f"pi_min at N = 20,000 = {thr_20k:.4g}; reports needed for pi = 1 %: N = {n_needed:,}")
