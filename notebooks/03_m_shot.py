@@ -1,6 +1,8 @@
 # %% [markdown]
 # # m-shot reporting: sequential heavy-hitter detection under local differential privacy
 #
+# > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
+#
 # This notebook reproduces the m-shot paper (seed `002_6b9bd7bea557e723.txt`, in Japanese:
 # Ono, Fukuchi, Sakuma, "Sequential heavy hitters detection under LDP") with an exact fast
 # simulator, re-derives its theory, re-runs both experiments and checks every claim it makes.
@@ -577,3 +579,66 @@ claims.ambiguous_if(by_text("for eps = O(log T) the printed rate's b is undefine
 # %%
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+
+# %% [markdown]
+# ## Takeaways
+#
+# 1. m-shot reporting spends exactly ε over a user's whole sequence for every choice of $m$ and
+#    dummy rate $r$ (the exact $2^T \times 2^T$ tables attain $e^\varepsilon$), and its aggregate Φ is
+#    unbiased with the closed-form variance; dummies only add noise, so $r^* = 0$.
+# 2. The best number of reporting rounds is $m^* \approx c^*\varepsilon$ with $c^* \approx 0.574$ the
+#    **maximizer** of $g$ (the paper's "argmin" is a slip), clipped to $[1, T]$; it is $T$ only
+#    for ε ≥ T/c* ≈ 1.74 T, so the paper's "m* = T at ε = T" is wrong (at T = 100, ε = 100 gives 57).
+# 3. The Chernoff bound behind Theorems 5–8 is conservative: at $N = 10{,}000$ it cannot certify
+#    the accuracy the experiments show for ε = 1 and 10, and where it applies the median maximum
+#    error is a fraction of the certified α. Simulation, not the bound, shows m*-shot ahead of
+#    T-shot when $m^* \ll T$.
+#
+# ## Exercises
+#
+# **Exercise 1 (compute and predict).** With $c^* \approx 0.574$, predict $m^*$ for $T = 100$ at
+# ε = 10 and at ε = 100 (Eq. 7: the better integer neighbour of $\varepsilon c^*$, clipped to
+# $[1, T]$), then check both against a brute-force argmax of $g(m/\varepsilon)$ over $m \in [T]$.
+
+# %% tags=["hide-input", "solution"]
+m_all = np.arange(1, 101)
+for eps_ex, m_expected in ((10.0, 6), (100.0, 57)):
+    m_brute_ex = int(m_all[np.argmax(g(m_all / eps_ex))])
+    assert m_star(eps_ex, 100) == m_brute_ex == m_expected
+    print(f"eps = {eps_ex:g}: eps c* = {eps_ex * c:.4g}, m* (Eq. 7) = {m_star(eps_ex, 100)}, "
+          f"brute force = {m_brute_ex}")
+
+# %% [markdown]
+# **Exercise 2 (compute).** For ε = 10, $T = 100$, $r = 0$, write down one round's channel
+# $p = \frac mT\frac{e^{\varepsilon/m}}{e^{\varepsilon/m}+1}$, $q = \frac mT\frac{1}{e^{\varepsilon/m}+1}$
+# for $m = m^* = 6$ and for T-shot ($m = 100$), and compute the standard deviation of Φ at
+# $\Phi_0 = 0.5$, $N = 10{,}000$. By what factor is T-shot noisier?
+
+# %% tags=["hide-input", "solution"]
+sd_phi = {}
+for m_ex in (6, 100):
+    ch = MShotReporting(10.0, 100, m_ex).round_channel
+    e_m = math.exp(10.0 / m_ex)
+    assert abs(ch.p - m_ex / 100 * e_m / (e_m + 1)) < 1e-12 and abs(ch.q - m_ex / 100 / (e_m + 1)) < 1e-12
+    var_phi = (0.5 * ch.p * (1 - ch.p) + 0.5 * ch.q * (1 - ch.q)) / (10_000 * (ch.p - ch.q) ** 2)
+    sd_phi[m_ex] = math.sqrt(var_phi)
+    print(f"m = {m_ex:3d}: p = {ch.p:.4g}, q = {ch.q:.4g}, sd of Phi at Phi0 = 0.5 = {sd_phi[m_ex]:.4g}")
+assert sd_phi[100] > sd_phi[6]
+print(f"T-shot / m*-shot sd = {sd_phi[100] / sd_phi[6]:.4g}")
+
+# %% [markdown]
+# **Exercise 3 (change a parameter and predict).** Solving bound (2) for α gives
+# $\alpha = \sqrt{\frac{3T\log(2T/\beta)}{f(m,0)\,\varepsilon N}}$. At ε = 10, $T = 100$, β = 0.05 and
+# $m = m^*$, predict how the certified α changes when $N$ grows from $10^5$ to $4\cdot10^5$;
+# compute both, and check that the larger $N$ still satisfies condition (1),
+# $\alpha < 1/(e^{\varepsilon/m}-1)$.
+
+# %% tags=["hide-input", "solution"]
+alpha_1e5 = alpha_for_method("m*-shot", 0.05, epsilon=10.0, n_rounds=100, n_users=100_000)
+m_4e5, alpha_4e5, limit_4e5 = alpha_vs_assumption("m*-shot", 0.05, epsilon=10.0, n_rounds=100,
+                                                  n_users=400_000)
+assert abs(alpha_4e5 / alpha_1e5 - 0.5) < 1e-12  # alpha ~ 1/sqrt(N)
+assert abs(limit_4e5 - 1 / math.expm1(10.0 / m_4e5)) < 1e-12 and alpha_4e5 < limit_4e5
+print(f"certified alpha: N = 1e5: {alpha_1e5:.4g}, N = 4e5: {alpha_4e5:.4g}, "
+      f"ratio = {alpha_4e5 / alpha_1e5:.4g}")
+print(f"condition (1) at m* = {m_4e5}: alpha < {limit_4e5:.4g}")
