@@ -71,10 +71,12 @@ lab: setup
 	else exec $(VENV)/bin/jupyter lab --ip=127.0.0.1 notebooks/; fi
 
 # The explorer app (ldp_helpers.explore panels) served by Voila on loopback; PORT=8866 by default.
+# JupyterLab-only extensions fail to load inside Voila (console error), so they are denied.
 PORT ?= 8866
 explore: setup
 	@echo "make explore: serving app/explorer.ipynb at http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
-	exec $(VENV)/bin/voila app/explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+	exec $(VENV)/bin/voila app/explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) \
+	  '--VoilaConfiguration.extension_denylist=["jupyterlab-jupytext", "@voila-dashboards/jupyterlab-preview"]'
 
 clean:
 	rm -rf build .pytest_cache

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from browser.book_driver import chromium  # noqa: E402
+from browser.harness import chromium  # noqa: E402
 
 
 MATHJAX = ROOT / "build" / "mathjax" / "node_modules" / "mathjax" / "es5" / "tex-chtml-full.js"

@@ -85,7 +85,7 @@ def _build(name: str, controls: dict, redraw, title: str) -> Panel:
     box = w.VBox([w.HTML(f"<h3>{html.escape(title)}</h3>"), w.HBox(list(controls.values())[:4]),
                   w.HBox(list(controls.values())[4:]), message, summary, output])
     box.add_class(f"ldp-panel-{name}")
-    for cls, part in (("summary", summary), ("message", message), ("output", output)):
+    for cls, part in (("summary", summary), ("message", message), ("output", output), *controls.items()):
         part.add_class(f"ldp-{name}-{cls}")
     return _wire(Panel(name, box, controls, summary, message, output), redraw)
 
