@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Local Differential Privacy: a tutorial, with every claim computed
 #
+# > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
+#
 # This notebook walks through the LDP tutorial (seed `003_aac1cd13e482cac7.txt`, in Japanese)
 # section by section and checks each formula it states by exact computation or simulation.
 #
@@ -583,3 +585,61 @@ claims.ambiguous_if(by_text("the printed ratio Pr[pi(l) in O] / (pi(l') in O) di
                     "Pr[pi(l) in O] / pi(l') in O <= e^eps", "reading 1 (as printed): undefined; reading 2 (Pr restored): standard eps-LDP over locations")
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+
+# %% [markdown]
+# ## Takeaways
+#
+# 1. A mechanism's ε is a property of its output table and can be computed exactly: Warner's
+#    two coins give ln 3, $Q_{\rm Bin}$ gives any ε, and every frequency oracle's whole report
+#    (DE, SUE/OUE, BLH/OLH, SHE/THE, RAPPOR, CMS) was checked this way.
+# 2. Debiasing is linear: $\hat\pi = (X-q)/(p-q)$ (Warner: $2(X-0.25)$) and
+#    $\hat c(i) = (C_i - nq^*)/(p^*-q^*)$ are unbiased with exact variances that the simulations
+#    follow. The price of local privacy is a count error of order $\sqrt n/\varepsilon$, where
+#    the central Laplace mechanism needs only $\sqrt2/\varepsilon$.
+# 3. Which oracle: DE (GRR) has the smaller approximate variance when $d < 3e^\varepsilon + 2$,
+#    OUE and OLH otherwise (OLH matches OUE's variance with $O(\log d)$ bits); Wang et al.'s
+#    approximation drops the $c(i)$ term and understates the variance of frequent values.
+#
+# ## Exercises
+#
+# **Exercise 1 (compute).** Direct encoding (GRR) with ε = ln 3 and $d = 4$: compute
+# $p^* = e^\varepsilon/(e^\varepsilon+d-1)$ and $q^* = 1/(e^\varepsilon+d-1)$. Among $n = 600$
+# reports the four values are reported 200, 150, 150 and 100 times. Estimate the true counts
+# with $\hat c(i) = (C_i - nq^*)/(p^*-q^*)$ and check that they sum to $n$.
+
+# %% tags=["hide-input", "solution"]
+grr_ln3 = GRR(math.log(3), 4)
+assert abs(grr_ln3.p - 1 / 2) < 1e-12 and abs(grr_ln3.q - 1 / 6) < 1e-12
+c_hat = grr_ln3.estimate(np.array([200, 150, 150, 100]), 600)
+assert np.allclose(c_hat, [300, 150, 150, 0], atol=1e-9) and abs(c_hat.sum() - 600) < 1e-9
+print(f"p* = {grr_ln3.p:.4g}, q* = {grr_ln3.q:.4g}")
+print("estimated counts: " + ", ".join(f"{x:.4g}" for x in c_hat) + f" (sum = {c_hat.sum():.4g})")
+
+# %% [markdown]
+# **Exercise 2 (derive, then change a parameter and predict).** For $Q_{\rm Bin}$,
+# $p(1-p) = q(1-q)$, so $\operatorname{Var}[\hat\pi] = \frac{e^\varepsilon}{n(e^\varepsilon-1)^2}$
+# whatever π. Compute the standard deviation of Warner's estimator at $n = 1000$, π = 0.3, then
+# predict how many users ε = 1 needs for the same standard deviation.
+
+# %% tags=["hide-input", "solution"]
+sd_warner = math.sqrt(two_coin.fraction_variance(0.3, 1000))
+assert abs(sd_warner - math.sqrt(3 / (1000 * 4))) < 1e-12  # e^eps / (e^eps - 1)^2 = 3/4 at ln 3
+var_one_user = BinaryRR.from_epsilon(1.0).fraction_variance(0.3, 1)  # e / (e - 1)^2
+n_same = math.ceil(var_one_user / sd_warner**2)
+assert abs(var_one_user - math.e / (math.e - 1) ** 2) < 1e-12 and n_same == 1228
+print(f"sd of 2(X - 0.25) at n = 1000 = {sd_warner:.4g}")
+print(f"users needed at eps = 1 for the same sd: n = {n_same}")
+
+# %% [markdown]
+# **Exercise 3 (change a parameter and predict).** At ε = 1, Wang et al.'s rule says DE beats OUE
+# iff $d < 3e + 2 \approx 10.15$. Predict which is better at $d = 10$ and at $d = 11$, and check
+# with the approximate variances per user. Where does the switch move at ε = 2?
+
+# %% tags=["hide-input", "solution"]
+for d_ex in (10, 11):
+    var_de, var_oue = (approx_variance_per_user(name, d_ex, 1.0) for name in ("DE", "OUE"))
+    assert (var_de < var_oue) == (d_ex < de_threshold(1.0))
+    print(f"eps = 1, d = {d_ex}: Var*_DE/n = {var_de:.4g}, Var*_OUE/n = {var_oue:.4g}")
+assert first_d_where_oue_wins(1.0) == 11 and first_d_where_oue_wins(2.0) == 25
+print(f"3e^eps + 2: eps = 1: {de_threshold(1.0):.4g}, eps = 2: {de_threshold(2.0):.4g}; first d where "
+      f"OUE wins: {first_d_where_oue_wins(1.0)} and {first_d_where_oue_wins(2.0)}")
