@@ -641,5 +641,5 @@ for d_ex in (10, 11):
     assert (var_de < var_oue) == (d_ex < de_threshold(1.0))
     print(f"eps = 1, d = {d_ex}: Var*_DE/n = {var_de:.4g}, Var*_OUE/n = {var_oue:.4g}")
 assert first_d_where_oue_wins(1.0) == 11 and first_d_where_oue_wins(2.0) == 25
-print(f"3e^eps + 2: eps = 1: {de_threshold(1.0):.4g}, eps = 2: {de_threshold(2.0):.4g}; first d where "
-      f"OUE wins: {first_d_where_oue_wins(1.0)} and {first_d_where_oue_wins(2.0)}")
+print(f"3e^eps + 2: eps = 1: {de_threshold(1.0):.4g}, eps = 2: {de_threshold(2.0):.4g}; "
+      f"first d where OUE wins: {first_d_where_oue_wins(1.0)} and {first_d_where_oue_wins(2.0)}")
