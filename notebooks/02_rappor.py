@@ -420,9 +420,11 @@ full = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
 assert abs(full.q_star - 0.6875) < 1e-12 and abs(full.p_star - 0.5625) < 1e-12
 eps1_by_hand = 2 * math.log(0.6875 * 0.4375 / (0.5625 * 0.3125))
 eps_inf_by_hand = 2 * 2 * math.log((1 - 0.25) / 0.25)  # 4 ln 3
-row = next(r for r in privacy if tuple(r[:4]) == (0.5, 0.5, 0.75, 2))  # (f, p, q, h, eps_table, ...)
-assert abs(full.epsilon_one_report - eps1_by_hand) < 1e-12 and abs(row[4] - eps1_by_hand) < 1e-6
-assert abs(full.epsilon_permanent - eps_inf_by_hand) < 1e-12 and abs(row[7] - eps_inf_by_hand) < 1e-6
+# rows of privacy: (f, p, q, h, eps_table, eps1, eps_tutorial, eps_inf_table, eps_inf)
+row = next(r for r in privacy if tuple(r[:4]) == (0.5, 0.5, 0.75, 2))
+assert abs(full.epsilon_one_report - eps1_by_hand) < 1e-12
+assert abs(full.epsilon_permanent - eps_inf_by_hand) < 1e-12
+assert abs(row[4] - eps1_by_hand) < 1e-6 and abs(row[7] - eps_inf_by_hand) < 1e-6
 print(f"q* = {full.q_star:.4g}, p* = {full.p_star:.4g}")
 print(f"eps_1 = {eps1_by_hand:.4g} (table {row[4]:.4g});  eps_inf = {eps_inf_by_hand:.4g} "
       f"(table {row[7]:.4g})")
@@ -454,7 +456,8 @@ print(f"pi_min at N = 20,000: h = 1: {thr[1]:.4g}, h = 16: {thr[16]:.4g}, "
 # %% tags=["hide-input", "solution"]
 thr_20k = detection_threshold_without_collisions(params8, [N_REPORTS])[0]
 n_needed = math.ceil(N_REPORTS * (thr_20k / 0.01) ** 2)
-by_formula = (1.6448536 * 0.5 / (0.25 * 0.01)) ** 2 / 8  # (z_0.95 sqrt(p*(1-p*)) / ((q*-p*) pi))^2 / h
+# (z_0.95 sqrt(p*(1-p*)) / ((q*-p*) pi))^2 / h with p* = 0.5, q* = 0.75, pi = 0.01, h = 8
+by_formula = (1.6448536 * 0.5 / (0.25 * 0.01)) ** 2 / 8
 assert abs(n_needed - by_formula) < 1.5
 assert detection_threshold_without_collisions(params8, [n_needed])[0] <= 0.01
 print(f"pi_min at N = 20,000 = {thr_20k:.4g}; reports needed for pi = 1 %: N = {n_needed:,}")
