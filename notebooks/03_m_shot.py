@@ -619,10 +619,12 @@ sd_phi = {}
 for m_ex in (6, 100):
     ch = MShotReporting(10.0, 100, m_ex).round_channel
     e_m = math.exp(10.0 / m_ex)
-    assert abs(ch.p - m_ex / 100 * e_m / (e_m + 1)) < 1e-12 and abs(ch.q - m_ex / 100 / (e_m + 1)) < 1e-12
+    assert abs(ch.p - m_ex / 100 * e_m / (e_m + 1)) < 1e-12
+    assert abs(ch.q - m_ex / 100 / (e_m + 1)) < 1e-12
     var_phi = (0.5 * ch.p * (1 - ch.p) + 0.5 * ch.q * (1 - ch.q)) / (10_000 * (ch.p - ch.q) ** 2)
     sd_phi[m_ex] = math.sqrt(var_phi)
-    print(f"m = {m_ex:3d}: p = {ch.p:.4g}, q = {ch.q:.4g}, sd of Phi at Phi0 = 0.5 = {sd_phi[m_ex]:.4g}")
+    print(f"m = {m_ex:3d}: p = {ch.p:.4g}, q = {ch.q:.4g}, "
+          f"sd of Phi at Phi0 = 0.5 = {sd_phi[m_ex]:.4g}")
 assert sd_phi[100] > sd_phi[6]
 print(f"T-shot / m*-shot sd = {sd_phi[100] / sd_phi[6]:.4g}")
 
