@@ -521,7 +521,8 @@ loss_grr = math.log(grr_43.p / grr_43.q)
 loss_oue = math.log(oue_43.p * (1 - oue_43.q) / ((1 - oue_43.p) * oue_43.q))
 assert abs(loss_grr - eps_fig) < 1e-12 and abs(loss_oue - eps_fig) < 1e-12
 print(f"GRR p = {grr_43.p:.4g}, q = {grr_43.q:.4g};  OUE p = {oue_43.p:.4g}, q = {oue_43.q:.4g}")
-print(f"privacy loss: GRR ln(p/q) = {loss_grr:.4g}, OUE = {loss_oue:.4g} (eps = ln 20 = {eps_fig:.4g})")
+print(f"privacy loss: GRR ln(p/q) = {loss_grr:.4g}, OUE = {loss_oue:.4g} "
+      f"(eps = ln 20 = {eps_fig:.4g})")
 
 # %% [markdown]
 # **Exercise 2 (change a parameter and predict).** A shop sells $d = 100$ models instead of 43.
