@@ -573,8 +573,9 @@ claims_csv = claims.write_csv(write=save_figures)
 #    room to spare, and at large ε the sampling part, which does not depend on ε, dominates.
 # 2. Glance wins where condition (2) holds, on dense or sparse streams: there its error falls
 #    roughly like $e^{-\varepsilon/2}$ until it reaches the sampling floor, while Harmony levels
-#    off and Basic One-time RAPPOR (only ε/T per round) stays far above. The bounds of Figure 2 cross at ε ≈ 7.82 (the paper says 8),
-#    and $2\theta$ flattens at $8L/3$ rather than decaying forever.
+#    off and Basic One-time RAPPOR (only ε/T per round) stays far above. The bounds of
+#    Figure 2 cross at ε ≈ 7.82 (the paper says 8), and $2\theta$ flattens at $8L/3$ rather
+#    than decaying forever.
 # 3. Read theorems against simulations: all errors grow like $1/\varepsilon$ as ε → 0 and shrink
 #    like $N^{-1/2}$, as Table 1 and the corollaries say, but Theorem 4's lower bound on Harmony
 #    fails in far more than a fraction β of the simulated surveys.
