@@ -41,11 +41,11 @@ def test_another_seed_gives_another_draw_and_the_same_seed_the_same():
 
 
 def test_too_large_table_shows_a_dash_quickly():
-    oracles.whole_report_epsilon.cache_clear()
+    oracles._whole_report_epsilon.cache_clear()
     state = playground_state("oue", 1.0, 1024, 10**8, "uniform", seed=0)
     assert state.whole_report_epsilon == UNAVAILABLE and state.report_bits == 1024
     assert playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(1.0)
-    assert oracles.whole_report_epsilon.cache_info().currsize == 2
+    assert oracles._whole_report_epsilon.cache_info().currsize == 2
 
 
 def test_clickstream_population_is_the_dataset():
@@ -60,6 +60,8 @@ def test_clickstream_population_is_the_dataset():
     (dict(d=1), "d must be an integer"), (dict(n=0), "n must be an integer"),
     (dict(mechanism_key="rappor"), "mechanism_key must be one of"), (dict(population="normal"), "population must be one of"),
     (dict(zipf_s=-1.0, population="zipf"), "zipf_s must be"), (dict(seed=-1), "seed must be"),
+    (dict(zipf_s=float("nan")), "zipf_s must be"), (dict(epsilon={}), "epsilon must be"),
+    (dict(mechanism_key=["grr"]), "mechanism_key must be"), (dict(d=[5]), "d must be"),
 ])
 def test_bad_input_gets_the_librarys_value_error(kwargs, match):
     args = dict(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform")

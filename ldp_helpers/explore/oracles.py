@@ -38,18 +38,24 @@ def oracle_keys() -> tuple[str, ...]:
     return tuple(key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle))
 
 
-@functools.lru_cache(maxsize=512)
+def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
+    """Validate before any cache lookup (an unhashable argument gets the library's message, not lru_cache's)."""
+    return (check_choice("mechanism_key", mechanism_key, oracle_keys()), check_epsilon(epsilon), check_int("d", d, low=2))
+
+
 def build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
     """The registered oracle ``mechanism_key`` at budget ε over [0, d) (its example with ε and d replaced).
 
-    Raises the library's ``ValueError`` for an unknown key, ε ≤ 0 or d < 2.
+    Raises the library's ``ValueError`` for an unknown key, ε ≤ 0 or d < 2; cached per (key, ε, d).
     """
-    mechanism_key = check_choice("mechanism_key", mechanism_key, oracle_keys())
-    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
-    return dataclasses.replace(REGISTRY[mechanism_key].example(), epsilon=epsilon, d=d)
+    return _build_oracle(*_checked_key(mechanism_key, epsilon, d))
 
 
 @functools.lru_cache(maxsize=512)
+def _build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
+    return dataclasses.replace(REGISTRY[mechanism_key].example(), epsilon=epsilon, d=d)
+
+
 def whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
     """The exact whole-report ε from the oracle's output table, or :data:`UNAVAILABLE` if the table is too large.
 
@@ -60,7 +66,12 @@ def whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | 
     ----------
     [tutorial] Eq. (2) (ε-LDP); README "Mechanism contract" (privacy_loss).
     """
-    oracle = build_oracle(mechanism_key, epsilon, d)
+    return _whole_report_epsilon(*_checked_key(mechanism_key, epsilon, d))
+
+
+@functools.lru_cache(maxsize=512)
+def _whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
+    oracle = _build_oracle(mechanism_key, epsilon, d)
     try:
         return float(oracle.privacy_loss())
     except ValueError:
@@ -75,15 +86,15 @@ def population_counts(population: str, n: int, d: int, *, zipf_s: float = 1.1) -
     """
     population = check_choice("population", population, POPULATIONS)
     d = check_int("d", d, low=2)
+    n, zipf_s = check_int("n", n, low=1), check_real("zipf_s", zipf_s, low=0.0, low_open=False)  # whatever the population
     if population == "clickstream":
         counts = load_trouser_counts().counts.astype(np.int64)
         if d != counts.size:
             fail("d", d, f"{counts.size} for the clickstream population (its number of trouser models)")
         return counts
-    n = check_int("n", n, low=1)
     if population == "uniform":
         return flat_counts(n, d)
-    counts = power_law_counts(n, d, check_real("zipf_s", zipf_s, low=0.0, low_open=False))
+    counts = power_law_counts(n, d, zipf_s)
     counts[0] += n - int(counts.sum())  # rounding: keep exactly n users (value 0 is the most frequent)
     return counts
 
