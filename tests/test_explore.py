@@ -115,6 +115,7 @@ def test_playground_panel_updates_and_survives_a_refused_epsilon():
     assert f"{state.mse:.6g}" in panel.summary.value
     panel.controls["mechanism_key"].value = "oue"
     assert "OUE" in panel.summary.value and "report size = 8 bits" in panel.summary.value
+    assert "lowest exact MSE here: <b>GRR (DE)</b>" in panel.summary.value  # ε = 2.5 > crossover at d = 8
 
 
 def test_privacy_utility_panel_updates_and_survives_bad_values():
@@ -136,3 +137,15 @@ def test_bad_defaults_and_names_are_refused():
     with pytest.raises(ValueError, match="name must be one of"):
         show_panel("nope")
     assert set(PANELS) == {"playground", "privacy_utility"}
+
+
+def test_oracle_ranking_orders_the_exact_mse_and_puts_grr_first_at_large_epsilon():
+    from ldp_helpers.explore.oracles import oracle_ranking
+
+    ranking = oracle_ranking(5.0, 43, 10_000)
+    assert [m for _, m in ranking] == sorted(m for _, m in ranking) and ranking[0][0] == "grr"
+    truth = population_counts("uniform", 10_000, 43)
+    assert dict(ranking)["oue"] == pytest.approx(float(np.mean(build_oracle("oue", 5.0, 43).variance(truth))), rel=1e-12)
+    assert oracle_ranking(0.5, 43, 10_000)[0][0] != "grr"  # below the crossover GRR is not best at d = 43
+    with pytest.raises(ValueError, match="epsilon must be in"):
+        oracle_ranking(0.0, 43, 10_000)

@@ -184,3 +184,24 @@ def privacy_utility_curves(d, n, epsilons) -> PrivacyUtilityCurves:
             t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
             crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
     return PrivacyUtilityCurves(grid, exact, approx, {key: REGISTRY[key].label for key in keys}, tuple(crossovers))
+
+
+def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) -> tuple[tuple[str, float], ...]:
+    """Every registered oracle's exact MSE at (ε, d) on this population, best first: where the point lies on the phase diagram.
+
+    Oracles that refuse this ε at this d (e.g. double-precision underflow) are left out.
+
+    References
+    ----------
+    [wang2017] §4 (DE vs OUE vs OLH by variance); [grr_vs_oue] §3.6 (exact crossover).
+    """
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    truth = population_counts(population, n, d, zipf_s=zipf_s)
+    ranking = []
+    for key in oracle_keys():
+        try:
+            oracle = _build_oracle(key, epsilon, int(truth.size))
+        except ValueError:
+            continue
+        ranking.append((key, float(np.mean(oracle.variance(truth)))))
+    return tuple(sorted(ranking, key=lambda item: item[1]))

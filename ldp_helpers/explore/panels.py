@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ldp_helpers._validation import check_choice, check_epsilon, check_real
-from ldp_helpers.explore.oracles import POPULATIONS, oracle_keys, playground_state, privacy_utility_curves
+from ldp_helpers.explore.oracles import POPULATIONS, oracle_keys, oracle_ranking, playground_state, privacy_utility_curves
 from ldp_helpers.mechanisms.registry import REGISTRY
 
 PANELS = ("playground", "privacy_utility")
@@ -97,10 +97,13 @@ def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, 
     from matplotlib.figure import Figure
 
     s = playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed)
+    ranking = oracle_ranking(epsilon, s.true_counts.size, n, population, zipf_s=zipf_s)
     panel.summary.value = (
         f"<b>{html.escape(s.label)}</b>, ε = {_fmt(float(epsilon))}, d = {s.true_counts.size}, n = {int(s.true_counts.sum()):,}: "
         f"whole-report ε from the table = <b class='ldp-eps'>{_fmt(s.whole_report_epsilon)}</b>, "
-        f"report size = {s.report_bits} bits, exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>")
+        f"report size = {s.report_bits} bits, exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>; "
+        f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0][0]].label)}</b> (rank of this oracle: "
+        f"{[k for k, _ in ranking].index(mechanism_key) + 1} of {len(ranking)})")
     fig = Figure(figsize=(7, 3.4))
     ax = fig.add_subplot()
     x = np.arange(s.true_counts.size)
@@ -148,11 +151,10 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max) -> None:
     epsilon = check_epsilon(epsilon)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
     curves = privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, 80))
-    here = {k: float(playground_state(k, epsilon, d, n, "uniform").mse) for k in curves.exact}
-    best = min(here, key=here.get)
+    best, best_mse = oracle_ranking(epsilon, d, n, "uniform")[0]
     cross = ", ".join(f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers) or "none"
     panel.summary.value = (f"d = {d}, n = {n:,}, ε = {_fmt(epsilon)}: lowest exact MSE "
-                           f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{here[best]:.6g}</b>; "
+                           f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
                            f"crossovers of the best oracle: {html.escape(cross)}")
     fig = Figure(figsize=(7, 3.8))
     ax = fig.add_subplot()
