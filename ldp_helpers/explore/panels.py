@@ -13,13 +13,14 @@ References
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import check_choice, check_epsilon, check_real
+from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
 from ldp_helpers.explore.oracles import POPULATIONS, oracle_keys, oracle_ranking, playground_state, privacy_utility_curves
 from ldp_helpers.mechanisms.registry import REGISTRY
 
@@ -145,12 +146,18 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
 # ------------------------------------------------------------------------------------ privacy–utility
 
 
+@functools.lru_cache(maxsize=32)
+def _curves(d: int, n: int, epsilon_max: float):
+    """The curves do not depend on the chosen ε: cached per (d, n, ε max) so moving ε only redraws."""
+    return privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, 80))
+
+
 def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max) -> None:
     from matplotlib.figure import Figure
 
     epsilon = check_epsilon(epsilon)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
-    curves = privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, 80))
+    curves = _curves(check_int("d", d, low=2), check_int("n", n, low=1), epsilon_max)
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform")[0]
     cross = ", ".join(f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers) or "none"
     panel.summary.value = (f"d = {d}, n = {n:,}, ε = {_fmt(epsilon)}: lowest exact MSE "
