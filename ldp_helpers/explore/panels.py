@@ -128,8 +128,8 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
     """
     import ipywidgets as w
 
-    check_choice("mechanism_key", mechanism_key, oracle_keys())
-    check_choice("population", population, POPULATIONS)
+    # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
+    playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed)
     controls = {
         "mechanism_key": w.Dropdown(options=[(REGISTRY[k].label, k) for k in oracle_keys()], value=mechanism_key,
                                     description="oracle"),
@@ -188,6 +188,7 @@ def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0) -> P
     """
     import ipywidgets as w
 
+    privacy_utility_curves(d, n, np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]))
     controls = {
         "epsilon": w.FloatText(value=check_epsilon(epsilon), description="ε", step=0.1),
         "d": w.IntText(value=d, description="d"),
