@@ -25,7 +25,7 @@ peer_d = 4  # domain size of the peers' SUE / OUE
 ks = [1, 2, 4, 8, 16, 32, 64]  # numbers of reports in the longitudinal attack
 n_draws_attack = 2000  # simulated users per stream and k (1-shot, m-shot)
 progress = False  # tqdm bars for the long paper-profile runs
-dask_address = ""  # e.g. "tcp://host:8786": run our audits' chunks on a Dask cluster (same numbers); "" = this machine
+dask_address = ""  # a Dask scheduler such as tcp://host:8786 runs the audit chunks there (same numbers); empty: this machine
 save_figures = False  # the paper profile writes figures/06_privacy_audit/
 
 # %%
