@@ -559,7 +559,8 @@ claims.erratum("RAPPOR p' = f(p + 1)/2 + (1 - f)p; PRR x IRR gives f(p + q)/2 + 
 claims.check("Apple CMS: flipping w.p. 1/(1 + e^(eps/2)) is eps-LDP (exact (j, v) table, eps = 2)", "§Apple", 2.0, eps_cms_table, rtol=1e-9)
 sketch_shape = cms.sample_aggregate(emoji_counts, rng=rng).shape
 claims.erratum_if(far(sketch_shape[0], cms.m, 0), "shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k",
-                  f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})", severity="typo", tolerance="exact (rows = m?)")
+                  f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})", severity="typo",
+                  tolerance="exact: step 3 reads each hash function's row, so the k hash functions are the rows (k x m)")
 claims.check("Apple: the daily eps 'can reach 16' (16 reports a day at eps = 1, as Tang et al. report; exact composed table)", "§Apple",
              16, daily_eps[1.0], rtol=1e-9)
 
