@@ -178,7 +178,7 @@ class AuditResult:
     @property
     def event_log_ratio(self) -> tuple[float, float, float]:
         """``(low, point, high)`` for ``ln(P₀/P₁)`` of this event: ``low`` is ε_lb (before clipping at 0),
-        ``high = ln(P₀,high / P₁,low)``, from the same Clopper–Pearson intervals (joint confidence ≥ ``confidence``)."""
+        ``high = ln(P₀,high / P₁,low)``, from the same Clopper–Pearson intervals; ``low`` alone holds w.p. ≥ ``confidence``, the pair (both ends of both intervals) w.p. ≥ ``2·confidence − 1``."""
         (l0, h0), (l1, h1) = (clopper_pearson(k, self.n_trials, confidence=self.confidence) for k in (self.count0, self.count1))
         log = lambda a, b: math.log(a / b) if a > 0 and b > 0 else (math.inf if a > 0 else -math.inf)  # noqa: E731
         return log(l0, h1), log(self.count0, self.count1), log(h0, l1)
