@@ -2,7 +2,7 @@
 
 pure-ldp 1.1.2 and 1.2.0 are the same import name, so each peer runs in a subprocess whose
 ``PYTHONPATH`` is that peer's folder (``build/peers-1.1.2`` or ``build/bench-peers``, installed by
-``make peers``); the subprocess audits with :func:`ldp_helpers.audit.auditor.audit` and prints JSON.
+``make peers``); the subprocess audits with :func:`ldp_helpers.audit.auditor.run_audit` and prints JSON.
 The peers draw from NumPy's legacy global generator (and pure-ldp also from :mod:`random`); each
 batch reseeds both from the chunk's Generator, so the peers' audits are reproducible too.
 
