@@ -48,13 +48,16 @@ def _wait_until_answering(url: str, proc: subprocess.Popen, timeout: float = 40.
     raise AssertionError(f"voila did not answer at {url} within {timeout} s")
 
 
+# Read in one script call: the panel replaces its elements on every redraw, so an element found by one
+# WebDriver call can be gone by the next (StaleElementReferenceException).
 def _text(driver, css: str) -> str:
-    return driver.find_element(By.CSS_SELECTOR, css).text
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css) \
+        or ""
 
 
 def _img_src(driver, name: str) -> str:
-    imgs = driver.find_elements(By.CSS_SELECTOR, f".ldp-{name}-output img")
-    return imgs[0].get_attribute("src") if imgs else ""
+    return driver.execute_script("const i = document.querySelector(arguments[0]); return i ? i.src : '';",
+                                 f".ldp-{name}-output img") or ""
 
 
 def _set_epsilon(driver, name: str, value: str) -> None:
