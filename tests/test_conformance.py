@@ -22,10 +22,10 @@ import ldp_helpers.mechanisms as mechanisms_package
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.m_shot import MShotReporting
-from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.protocols.registry import ALL_MECHANISMS
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
 
-KEYS = sorted(REGISTRY)
+KEYS = sorted(ALL_MECHANISMS)  # the mechanisms and the protocols registered under the contract
 N_USER_DRAWS = 4000  # per-user surveys (the reference path)
 N_SAMPLER_DRAWS = 20_000  # sampler surveys
 N_SE = 5.0  # tolerance in standard errors
@@ -33,7 +33,7 @@ ALPHA = 1e-3  # family-wise level of the two-sample tests of one mechanism (Bonf
 
 
 def _example(key):
-    entry = REGISTRY[key]
+    entry = ALL_MECHANISMS[key]
     mechanism = entry.example()
     return mechanism, entry.example_truth(mechanism)
 
@@ -106,7 +106,7 @@ def test_every_mechanism_class_is_registered():
         for _, obj in inspect.getmembers(module, inspect.isclass):
             if issubclass(obj, Mechanism) and not inspect.isabstract(obj) and obj.__module__ == module.__name__:
                 classes.add(obj)
-    registered = {type(REGISTRY[key].example()) for key in KEYS}
+    registered = {type(ALL_MECHANISMS[key].example()) for key in KEYS}
     # a base class is covered when one of its subclasses is registered
     missing = {c for c in classes if not any(issubclass(r, c) for r in registered)}
     assert not missing, f"mechanisms without a registry entry: {sorted(c.__name__ for c in missing)}"
