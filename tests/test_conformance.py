@@ -19,6 +19,7 @@ import pytest
 from scipy import stats
 
 import ldp_helpers.mechanisms as mechanisms_package
+import ldp_helpers.protocols as protocols_package
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.m_shot import MShotReporting
@@ -96,13 +97,14 @@ def _assert_same_law(a: np.ndarray, b: np.ndarray, what: str):
 
 
 def test_every_mechanism_class_is_registered():
-    """Each concrete Mechanism class of ldp_helpers.mechanisms has an entry in the registry."""
+    """Each concrete Mechanism class of ldp_helpers.mechanisms and ldp_helpers.protocols has a registry entry."""
     import pkgutil
     import importlib
 
     classes = set()
-    for info in pkgutil.iter_modules(mechanisms_package.__path__):
-        module = importlib.import_module(f"ldp_helpers.mechanisms.{info.name}")
+    packages = [(mechanisms_package, "ldp_helpers.mechanisms"), (protocols_package, "ldp_helpers.protocols")]
+    for info, prefix in [(info, prefix) for package, prefix in packages for info in pkgutil.iter_modules(package.__path__)]:
+        module = importlib.import_module(f"{prefix}.{info.name}")
         for _, obj in inspect.getmembers(module, inspect.isclass):
             if issubclass(obj, Mechanism) and not inspect.isabstract(obj) and obj.__module__ == module.__name__:
                 classes.add(obj)
