@@ -1,11 +1,14 @@
 """Chunked sweeps: same numbers on every backend (a Dask LocalCluster included), failed chunks reported
-with their seeds, resume from the completed chunks, unreachable schedulers refused."""
+with their seeds, a crashed worker losing no completed chunk, resume from the completed chunks, unreachable schedulers refused."""
+
+import os
+import time
 
 import numpy as np
 import pytest
 
 from ldp_helpers.audit.auditor import run_audit
-from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, run_chunks
+from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, _collect_outcomes, run_chunks
 from ldp_helpers.experiments.privacy_audit import registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
 
@@ -75,6 +78,42 @@ def test_failed_chunk_reported_with_its_seed_and_resumed():
     resumed = run_chunks(counting, 8, seed=3, completed=err.completed)
     assert sorted(calls) == [2, 5]  # only the missing chunks ran
     assert resumed == run_chunks(draw, 8, seed=3)
+
+
+class ExitOn:
+    """A task whose worker process dies (os._exit) on the given chunks, after a delay: a crashed loky worker."""
+
+    def __init__(self, dying, delay=1.0):
+        self.dying, self.delay = set(dying), delay
+
+    def __call__(self, index, seed):
+        if index in self.dying:
+            time.sleep(self.delay)  # the fast chunks finish first
+            os._exit(3)
+        return draw(index, seed)
+
+
+def test_backend_failure_keeps_what_was_yielded():
+    """_collect_outcomes (run_chunks's drain): a result generator that raises mid-way keeps its prefix and names the error."""
+    def results():
+        yield (0, True, 1.0)
+        yield (2, False, "boom")
+        raise OSError("worker died")
+    outcomes, lost = _collect_outcomes(results())
+    assert outcomes == [(0, True, 1.0), (2, False, "boom")] and lost == "OSError: worker died"
+    assert _collect_outcomes(iter([(1, True, 2.0)])) == ([(1, True, 2.0)], None)
+
+
+def test_crashed_worker_loses_no_completed_chunk():
+    """A loky worker that dies: completed chunks kept, every chunk without a result listed with its seed; resume."""
+    with pytest.raises(ChunkError) as info:
+        run_chunks(ExitOn({5}), 6, seed=4, n_jobs=2, backend="loky")
+    err = info.value
+    assert set(err.completed) == {0, 1, 2, 3, 4}, err  # chunk 5 sleeps 1 s before dying: the others are done
+    assert [f.index for f in err.failures] == [5]
+    assert "no result: the sweep's backend failed (TerminatedWorkerError" in err.failures[0].error
+    assert err.failures[0].spawn_key == (5,) and err.failures[0].entropy == 4
+    assert run_chunks(draw, 6, seed=4, completed=err.completed) == run_chunks(draw, 6, seed=4)
 
 
 def test_bad_sweep_input():

@@ -8,7 +8,11 @@ address comes from ``dask_address=`` or the environment variable :data:`DASK_ADD
 
 A chunk that raises does not lose the others: the sweep finishes every chunk, then raises
 :class:`ChunkError` listing each failed chunk with its seed and carrying the completed results;
-``run_chunks(..., completed=error.completed)`` resumes and computes only the missing chunks.
+``run_chunks(..., completed=error.completed)`` resumes and computes only the missing chunks.  A
+lost worker (a crashed loky process, a Dask ``KilledWorker``) is the same: the chunks that
+finished before it are kept, every chunk without a result is listed as failed with its seed.
+Chunks are dispatched one by one (``batch_size=1``) and collected as they finish, so a crash
+loses only the chunks running on the lost worker.
 """
 
 from __future__ import annotations
@@ -83,9 +87,9 @@ def chunk_seeds(seed, n_chunks: int) -> list[np.random.SeedSequence]:
 
 def _guarded(task, index, seed):
     try:
-        return True, task(index, seed)
+        return index, True, task(index, seed)
     except Exception as exc:  # reported with its seed by run_chunks, never swallowed
-        return False, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+        return index, False, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
 
 
 def connect_dask(address: str, *, timeout: float = 10.0):
@@ -130,7 +134,8 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     Raises
     ------
     ChunkError
-        If any chunk raised; lists every failed chunk with its seed and keeps the completed ones.
+        If any chunk raised or the backend lost a worker; lists every chunk without a result with its
+        seed and keeps the completed ones.
     """
     if not callable(task):
         fail_type("task", task, "a callable task(index, seed)")
@@ -173,23 +178,49 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
         outcomes = _parallel(calls, len(todo), 1, progress, desc, backend="sequential")
     else:
         outcomes = _parallel(calls, len(todo), n_jobs, progress, desc, backend=backend)
+    outcomes, lost = outcomes
     failures = []
-    for i, (ok, value) in zip(todo, outcomes):
+    for i, ok, value in outcomes:
         if ok:
             done[i] = value
         else:
-            s = seeds[i]
-            failures.append(ChunkFailure(i, int(s.entropy), tuple(s.spawn_key), value.strip()))
+            failures.append(_failure(seeds, i, value.strip()))
+    if lost is not None:  # the backend itself failed: every chunk without an outcome is reported
+        reported = {f.index for f in failures}
+        failures += [_failure(seeds, i, f"no result: the sweep's backend failed ({lost})")
+                     for i in todo if i not in done and i not in reported]
+        failures.sort(key=lambda f: f.index)
     if failures:
         raise ChunkError(failures, done)
     return [done[i] for i in range(n_chunks)]
 
 
+def _failure(seeds, index: int, error: str) -> ChunkFailure:
+    s = seeds[index]
+    return ChunkFailure(index, int(s.entropy), tuple(s.spawn_key), error)
+
+
+def _collect_outcomes(results) -> tuple[list, str | None]:
+    """Drain an iterator of chunk outcomes; if it raises, keep what it yielded and return the error text.
+
+    The iterator is joblib's result generator: it raises when the backend fails (a worker process
+    dies, a Dask worker is killed), not when a task does (tasks are guarded).  Returns
+    ``(outcomes so far, None)`` or ``(outcomes so far, "ErrorType: message")``.
+    """
+    outcomes = []
+    try:
+        for outcome in results:
+            outcomes.append(outcome)
+    except Exception as exc:  # the backend failed: what finished is kept, run_chunks lists the rest
+        return outcomes, f"{type(exc).__name__}: {exc}"
+    return outcomes, None
+
+
 def _parallel(calls, total, n_jobs, progress, desc, backend=None):
     kwargs = {} if backend is None else {"backend": backend}
-    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator", **kwargs)
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1, **kwargs)
     results = parallel(calls)
     if progress:
         from tqdm.auto import tqdm
         results = tqdm(results, total=total, desc=desc)
-    return list(results)
+    return _collect_outcomes(results)
