@@ -9,6 +9,7 @@ from ldp_helpers import Glance
 from ldp_helpers.audit.longitudinal import (
     averaging_success, bayes_success, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table,
     simulated_attack_curve)
+from ldp_helpers.audit.sweeps import ChunkError
 from ldp_helpers.experiments.privacy_audit import longitudinal_curves
 
 
@@ -62,3 +63,26 @@ def test_simulated_curve_is_the_same_on_any_backend():
     one = simulated_attack_curve("g", make, [1, 2, 8], n_draws=500, seed=3)
     two = simulated_attack_curve("g", make, [1, 2, 8], n_draws=500, seed=3, n_jobs=2)
     assert np.array_equal(one.success, two.success) and np.array_equal(one.success_se, two.success_se)
+
+
+def test_longitudinal_curves_resume_after_a_failed_stream(monkeypatch):
+    """A chunk of the m-shot stream fails: the finished streams and chunks are kept and the resume matches a clean run."""
+    import ldp_helpers.experiments.privacy_audit as privacy_audit
+    kwargs = dict(epsilon=1.0, rappor_f=0.5, rappor_p=0.25, rappor_q=0.75, stream_epsilon=1.0, m=2, n_draws=200, seed=5)
+    clean = longitudinal_curves([1, 2, 8], **kwargs)
+    real = privacy_audit.MShotReporting
+
+    def broken(epsilon, k, m, p):
+        if k == 8:
+            raise OSError("worker lost")
+        return real(epsilon, k, m, p)
+    monkeypatch.setattr(privacy_audit, "MShotReporting", broken)
+    with pytest.raises(ChunkError, match="2-shot") as info:
+        longitudinal_curves([1, 2, 8], **kwargs)
+    completed = info.value.completed
+    assert sorted(completed) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (2, 0), (2, 1)]
+    assert [f.index for f in info.value.failures] == [2]
+    monkeypatch.setattr(privacy_audit, "MShotReporting", real)
+    resumed = longitudinal_curves([1, 2, 8], **kwargs, completed=completed)
+    for a, b in zip(resumed, clean):
+        assert np.array_equal(a.success, b.success) and np.array_equal(a.epsilon, b.epsilon), a.label

@@ -15,7 +15,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import joblib
 import numpy as np
@@ -26,7 +26,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.audit.auditor import AuditResult, MechanismClient, check_confidence, run_audit
 from ldp_helpers.audit.longitudinal import (
     AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
-from ldp_helpers.audit.sweeps import check_dask_address, check_seed
+from ldp_helpers.audit.sweeps import ChunkError, check_dask_address, check_seed
 from ldp_helpers.experiments.peer_audit import PEERS, audit_peer, check_peer_arguments
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
@@ -153,9 +153,14 @@ def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence:
 
 def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float, rappor_q: float,
                         stream_epsilon: float, m: int, n_draws: int, seed: int, table_max_k: int = 6,
-                        n_jobs: int = 1, dask_address: str | None = None) -> list[AttackCurve]:
+                        n_jobs: int = 1, dask_address: str | None = None, completed: dict | None = None) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
-    Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds."""
+    Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds.
+
+    The simulated curves run as chunks (one per stream and k).  If one fails, the
+    :class:`~ldp_helpers.audit.sweeps.ChunkError` keeps every finished chunk in ``completed``, keyed
+    by (stream index, k index); pass it back as ``completed=`` to compute only the missing ones.
+    """
     epsilon, stream_epsilon = check_epsilon(epsilon), check_epsilon(stream_epsilon, "stream_epsilon")
     rappor_f, rappor_p, rappor_q = (check_probability(v, name) for v, name in
                                     ((rappor_f, "rappor_f"), (rappor_p, "rappor_p"), (rappor_q, "rappor_q")))
@@ -173,7 +178,19 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
     streams = [(f"Glance (1-shot), ε = {stream_epsilon:g}", lambda k: Glance(stream_epsilon, k)),
                (f"Harmony (1-shot), ε = {stream_epsilon:g}", lambda k: Harmony(stream_epsilon, k)),
                (f"{m}-shot, ε = {stream_epsilon:g}", lambda k: MShotReporting(stream_epsilon, k, min(m, k), 0.0))]
-    curves += [simulated_attack_curve(label, make, ks, n_draws=n_draws, seed=child, table_max_k=table_max_k,
-                                      n_jobs=n_jobs, dask_address=dask_address)
-               for (label, make), child in zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))]
+    if completed is not None and (not isinstance(completed, dict) or not all(
+            isinstance(key, tuple) and len(key) == 2 and key[0] in range(len(streams)) for key in completed)):
+        fail_type("completed", completed, "ChunkError.completed of an earlier call: a dict keyed by (stream index, k index)")
+    done = dict(completed or {})
+    for j, ((label, make), child) in enumerate(zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))):
+        mine = {i: row for (stream, i), row in done.items() if stream == j}
+        try:
+            curve = simulated_attack_curve(label, make, ks, n_draws=n_draws, seed=child, table_max_k=table_max_k,
+                                           n_jobs=n_jobs, dask_address=dask_address, completed=mine)
+        except ChunkError as error:
+            done.update({(j, i): row for i, row in error.completed.items()})
+            raise ChunkError([replace(f, error=f"{label}: {f.error}") for f in error.failures], done) from error
+        done.update({(j, i): row for i, row in enumerate(zip(curve.success, curve.success_se, curve.epsilon,
+                                                               curve.epsilon_exact))})
+        curves.append(curve)
     return curves
