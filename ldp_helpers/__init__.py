@@ -60,7 +60,7 @@ _EXPORTS = {
     "ldp_helpers.protocols.personalized": ("grouped_frequency_estimate",),
     "ldp_helpers.protocols.set_valued": ("amplified_grr_epsilon", "grr_preferred", "grr_threshold", "pad_and_sample",
                                          "psfo_estimate", "psfo_output_table"),
-    "ldp_helpers.experiments.common": ("fitted_slope",),
+    "ldp_helpers.experiments.common": ("fitted_slope", "fitted_slope_se"),
     "ldp_helpers.pipeline.claims": ("ClaimsTable", "VERDICTS"),
     "ldp_helpers.pipeline.figures": ("save_figure", "use_style"),
     "ldp_helpers.pipeline.plots": ("plot_tail_bounds",),

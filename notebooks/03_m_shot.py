@@ -39,7 +39,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ldp_helpers import (
-    ClaimsTable, MShotReporting, Population, RandomActiveSets, fitted_slope, linear_ramp_counts,
+    ClaimsTable, MShotReporting, Population, RandomActiveSets, fitted_slope, fitted_slope_se, linear_ramp_counts,
     plot_tail_bounds, privacy_losses, save_figure, tail_check, tail_comparison,
     use_style)
 from ldp_helpers.experiments.m_shot import (
@@ -342,6 +342,8 @@ t_thm9 = 100 * 2 ** np.arange(n_doublings_theorem9 + 1)
 err_thm9 = {(b, meth): max_error_vs_rounds(scale, b, t_thm9, meth, n_users=N_THM9, n_draws=n_draws_theorem9, rng=arms[5])
             for b, scale in B_SETTINGS for meth in METHODS}
 slopes = {key: fitted_slope(t_thm9, err.mean(axis=1), log_correction_beta=0.05) for key, err in err_thm9.items()}
+slopes_se = {key: fitted_slope_se(t_thm9, err.mean(axis=1), err.std(axis=1, ddof=1) / np.sqrt(err.shape[1]))
+             for key, err in err_thm9.items()}  # MC SE of each fitted slope (the log correction does not change it)
 print("b     method    fitted slope   Theorem 9 exponent")
 for (b, meth), slope in slopes.items():
     print(f"{b:<5g} {meth:<9} {slope:12.3f}   {rate_exponent(meth, b):10.3f}")
@@ -497,7 +499,8 @@ claims.check_statement("bound (2) holds (eps = 10, m* = 6, N = 1e5, T = 100, bet
                        "Pr[max error >= alpha] <= beta", le(exceed_check, 0.05), f"empirical {exceed_check:.4g} at alpha = {alpha_check:.4f}")
 for (b, meth), slope in slopes.items():
     claims.check(f"error exponent of T for {meth} at eps = Theta(T^{b:g}) (fitted slope, log factor removed)", "Thm 9, Eqs. (8)-(10)",
-                 rate_exponent(meth, b), slope, atol=0.1)
+                 rate_exponent(meth, b), slope, atol=0.1, se=slopes_se[b, meth],
+                 tolerance="±0.1 (allowance: the mean maximum keeps a log log T bias of ≈ +0.04, see fitted_slope)")
 
 # %%
 claims.ambiguous_if(lt(math.log(T1 / N1), 0.0),

@@ -175,3 +175,15 @@ def test_every_table_row_records_a_decision_that_flips():
     for row, d in zip(t.rows, t.decisions):
         assert d.verdict == row.verdict and Decision.parse(row.decision) == d
         assert d.moved().verdict != row.verdict
+
+
+def test_simulated_check_records_its_se_and_refuses_a_tolerance_below_two_se():
+    """check(se=...) writes the Monte-Carlo SE into the tolerance column; a tolerance < 2 SE is refused."""
+    t = ClaimsTable("04_glance")
+    row = t.check("a fitted slope", "Table 1", -0.5, -0.47, atol=0.15, se=0.01, tolerance="±0.15 (finite-range allowance)")
+    assert row.tolerance == "±0.15 (finite-range allowance); MC SE = 0.01" and row.verdict == "reproduced"
+    assert t.check("a mean", "§3", 1.0, 1.02, atol=0.05, se=0.01).tolerance == "±0.05 (5 SE; SE = 0.01)"
+    with pytest.raises(ValueError, match="below 2 SE"):
+        t.check("a noisy slope", "Table 1", -0.5, -0.47, atol=0.15, se=0.1)
+    with pytest.raises(ValueError, match="se="):
+        t.check("a slope", "Table 1", -0.5, -0.47, atol=0.15, se=float("nan"))

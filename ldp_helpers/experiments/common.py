@@ -57,3 +57,29 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
     if log_correction_beta is not None:
         y = y / np.sqrt(np.log(2 * x / beta))
     return float(np.polyfit(np.log(x) if check_bool("log_x", log_x) else x, np.log(y), 1)[0])
+
+
+def fitted_slope_se(x, y, y_se, *, log_x: bool = True) -> float:
+    """Monte-Carlo standard error of :func:`fitted_slope` when each ``y_i`` is a mean with standard error ``y_se[i]``.
+
+    The least-squares slope is ``Σ w_i ln y_i`` with ``w_i = (u_i − ū)/Σ(u_j − ū)²`` (``u = ln x`` or
+    ``x``); with independent ``y_i`` and the delta method ``Var ln y_i ≈ (se_i/y_i)²``,
+    ``SE = √(Σ w_i² (se_i/y_i)²)``.  (``fitted_slope``'s ``log_correction_beta`` divides each ``y_i``
+    by a constant, which leaves this SE unchanged.)  It measures the noise of the simulation only,
+    not how far a finite range of x is from the asymptotic rate.
+
+    References
+    ----------
+    [glance] Table 1; [m_shot] Theorem 9 (the rates these slopes estimate).
+    """
+    x = check_real_array("x", x, low=0.0)
+    y = check_real_array("y", y, low=0.0)
+    y_se = check_real_array("y_se", y_se, low=0.0, low_open=False)
+    if not x.size == y.size == y_se.size or x.size < 2:
+        fail("y_se", Described(f"arrays of lengths {x.size}, {y.size}, {y_se.size}"), "x, y and y_se of one length ≥ 2")
+    u = np.log(x) if check_bool("log_x", log_x) else x
+    centred = u - u.mean()
+    if not np.any(centred):
+        fail("x", Described("all abscissae equal"), "at least two distinct x")
+    w = centred / np.sum(centred**2)
+    return float(np.sqrt(np.sum((w * y_se / y) ** 2)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_int_array, check_n_draws, check_real_array, check_rng, fail, fail_type
+from ldp_helpers._validation import Described, check_bool, check_int_array, check_n_draws, check_real_array, check_rng, fail, fail_type
 from ldp_helpers.experiments.common import max_error
 from ldp_helpers.mechanisms.continual import Glance, _StreamMechanism
 from ldp_helpers.simulate.populations import Population, constant_population
@@ -53,12 +53,21 @@ def error_curve(mechanism_cls, population: Population, epsilons, *, rng: np.rand
     return np.array([error_samples(mechanism_cls(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws) for e in epsilons])
 
 
-def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
-    """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``."""
+def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds, *, rng: np.random.Generator, n_draws: int,
+                    with_se: bool = False):
+    """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``.
+
+    With ``with_se`` also the Monte-Carlo standard error of each mean, ``sd/√n_draws`` (same draws).
+    """
     mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
+    with_se = check_bool("with_se", with_se)
     pairs = np.broadcast(check_int_array("n_users", n_users, low=1), check_int_array("n_rounds", n_rounds, low=1))
-    return np.array([error_samples(mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng=rng, n_draws=n_draws).mean()
-                     for N, T in pairs])
+    samples = [error_samples(mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng=rng, n_draws=n_draws)
+               for N, T in pairs]
+    means = np.array([x.mean() for x in samples])
+    if not with_se:
+        return means
+    return means, np.array([x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else np.nan for x in samples])
 
 
 def exceedance_probabilities(mechanism_cls, population: Population, epsilons, bounds, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:

@@ -123,8 +123,22 @@ class ClaimsTable:
 
     def check(self, claim, source, paper_value, our_value, *, rtol=0.0, atol=0.0, se=None, id=None, tolerance="",
               depends_on="") -> Claim:
-        """A numeric claim: reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|`` (``se``: the SE the tolerance is made of)."""
+        """A numeric claim: reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|``.
+
+        ``se`` is the Monte-Carlo standard error of ``our_value`` when it is simulated: it is
+        recorded in the tolerance column (next to an explicit ``tolerance`` text, or as the
+        tolerance's number of SEs), and a tolerance below 2 SE is refused — the verdict would be
+        decided by the simulation's noise.
+        """
         tol = atol + rtol * abs(float(paper_value))
+        if se is not None:
+            if not (isinstance(se, Real) and math.isfinite(se) and se >= 0):
+                raise ValueError(f"se={se!r}: a standard error must be a finite number ≥ 0")
+            if tol < 2 * se:
+                raise ValueError(f"tolerance {tol:g} is below 2 SE (se={se:g}) for {claim!r}: the verdict would be noise; "
+                                 "widen it or run more draws")
+        if tolerance and se is not None:
+            tolerance = f"{tolerance}; MC SE = {format_value(se)}"
         tolerance = tolerance or self._tol_text(tol, se, tol / se if se else 0)
         return self._add(claim, source, paper_value, our_value, close(our_value, paper_value, tol), id=id,
                          tolerance=tolerance, depends_on=depends_on)

@@ -162,6 +162,9 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.estimation.rappor_decoding.decode": spec(X=np.eye(6)[:, :3] + 0.1, y=np.array([5.0, 1.0, 2.0, 0.5, 0.2, 0.1]), alpha=0.05, lasso_alpha=0.01, drop_below=0.001, correction="bonferroni", _none_ok={"correction"}),
     # experiments
     "ldp_helpers.experiments.common.max_error": spec(estimates=np.array([[0.1, 0.2], [0.3, 0.1]]), true_fractions=np.array([0.2, 0.2])),
+    "ldp_helpers.experiments.common.fitted_slope_se": spec(x=np.array([10.0, 100.0, 1000.0]), y=np.array([1.0, 0.3, 0.1]),
+                                                           y_se=np.array([0.01, 0.01, 0.01]), log_x=True,
+                                                           _extra={"y_se": [np.array([0.01, 0.01])]}),
     "ldp_helpers.experiments.common.fitted_slope": spec(x=np.array([10.0, 100.0, 1000.0]), y=np.array([1.0, 0.3, 0.1]), log_x=True, log_correction_beta=0.1, _none_ok={"log_correction_beta"}),
     "ldp_helpers.experiments.grr_vs_oue.perturbed_example": spec(protocol=GRR5, true_counts=COUNTS, rng=RNG),
     "ldp_helpers.experiments.grr_vs_oue.perturbed_examples": spec(true_counts=COUNTS, epsilon=1.0, rng=RNG),
@@ -200,7 +203,8 @@ MECH = "ldp_helpers.mechanisms."
 SPECS.update({
     EG + "error_samples": spec(mechanism=GLANCE, population=POP, rng=RNG, n_draws=3),
     EG + "error_curve": spec(mechanism_cls=Glance, population=POP, epsilons=np.array([1.0, 2.0]), rng=RNG, n_draws=3),
-    EG + "mean_error_grid": spec(mechanism_cls=Glance, epsilon=1.0, mu=0.3, n_users=np.array([100, 200]), n_rounds=np.array([4, 8]), rng=RNG, n_draws=3),
+    EG + "mean_error_grid": spec(mechanism_cls=Glance, epsilon=1.0, mu=0.3, n_users=np.array([100, 200]), n_rounds=np.array([4, 8]), rng=RNG, n_draws=3,
+                                 with_se=False),
     EG + "exceedance_probabilities": spec(mechanism_cls=Glance, population=POP, epsilons=np.array([1.0, 2.0]), bounds=np.array([0.5, 0.4]), rng=RNG, n_draws=3),
     EG + "error_parts": spec(estimates=np.array([[0.1, 0.2, 0.3, 0.4]]), sampled_fractions=np.array([[0.2, 0.2, 0.3, 0.5]]), true_fractions=np.array([0.25, 0.8, 0.0, 0.6])),
     EG + "glance_error_parts": spec(glance=GLANCE, population=POP, rng=RNG, n_draws=3),
