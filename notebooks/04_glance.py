@@ -510,11 +510,23 @@ claims.erratum_if(ge(thm4_below, 1), "Theorem 4: Harmony's Err exceeds the bound
                   f"Pr >= 1 - {beta2:.2g}", f"Pr = {thm4_worst:.3g} at most ({thm4_below} of {n_draws_lower_bound} surveys below; "
                   f"one is already evidence at probability beta = {beta2:.2g})", severity="wrong result", id="thm4",
                   tolerance="at least one survey below the bound")
-claims.erratum_if(by_text("Corollaries 2 and 4 restate Theorem 4's lower bound in O-form with the same 'w.p. 1 - beta, 0 < beta < 1/(N+1)^2'"),
-                  "Corollaries 2 (general case) and 4 (dense/sparse): the same impossible 'with probability 1 - beta' as Theorem 4; "
-                  "Table 1's Theta(1) for Harmony rests on them", "Cor. 2, Cor. 4, Table 1", "w.p. 1 - beta",
-                  "fails as Theorem 4 does (row thm4); the O(1)/Theta(1) rates themselves are reproduced below", severity="wrong result",
-                  depends_on="thm4")
+claims.erratum_if(ge(thm4_below, 1), "Corollary 4 (dense/sparse) follows from Theorem 4 ('この定理から次の系が容易に導かれる') and "
+                  "inherits its impossible 'with probability >= 1 - beta'", "Cor. 4", "w.p. >= 1 - beta",
+                  "fails with Theorem 4 (row thm4); the Theta(1) rate itself is reproduced in §6", severity="wrong result",
+                  depends_on="thm4", tolerance="at least one survey below Theorem 4's bound")
+# Corollary 2 (general case) is stated on its own (its proof is omitted) and fails for a simpler reason: for
+# fixed N, T, ε the paper's Harmony cannot err by more than Err_max = (T − q)/(p − q) (X_t ∈ [0, N]), while
+# the Ω-bound c·sqrt((T/N) log(1/((N+1)²β))) grows without limit as β → 0.  Whatever Ω's constant c, for
+# β < β_c = (N+1)^(−2) exp(−(N/T)(Err_max/c)²) the event has probability 0, not ≥ 1 − β.
+rr_cor2 = Harmony(8.0, T2).randomizer
+err_max_cor2 = (T2 - rr_cor2.q) / (rr_cor2.p - rr_cor2.q)  # the largest |mu_hat_t - mu_t| any survey can give (eps = 8)
+log10_beta_c = -2 * math.log10(N2 + 1) - (N2 / T2) * err_max_cor2**2 / math.log(10)  # c = 1
+claims.erratum_if(lt(log10_beta_c, -2 * math.log10(N2 + 1)),
+                  "Corollary 2 (general case): Harmony's Err = Omega(...) 'with probability 1 - beta' for every 0 < beta < 1/(N+1)^2; "
+                  "Table 1's Theta(1) for Harmony rests on it", "Cor. 2, Table 1", "w.p. 1 - beta for all 0 < beta < 1/(N+1)^2",
+                  f"impossible for small beta: Err <= Err_max = {err_max_cor2:.4g} always (eps = 8, N = 1e6, T = 10), the bound "
+                  f"exceeds it for beta < 10^({log10_beta_c:.3g}) at c = 1 (for any c some beta_c > 0 exists)",
+                  severity="wrong result", tolerance="Err_max finite (the estimator's range)")
 claims.erratum_if(ge((glance_holds if thm5_cond else 0.0), 1 - beta2), "Theorem 5 bounds the total error, not the RR part (which is < theta by Claim 1 already)",
                   "Thm 5, Eq. (3), Cor. 5", "max|mu_hat - mu_tilde| < 2 theta",
                   f"max|mu_hat - mu| < 2 theta (holds in {glance_holds:.0%} of runs, mu={mu_thm5:g} where (2) holds: {thm5_cond}, N=1e6, eps=8)",
