@@ -387,7 +387,8 @@ if interactive:
 # %%
 S = "§2.2.1"
 claims.erratum("GRR example: p = e^2/(e^2+2) (d=3, eps=2); the three substitutions print 0.737 but their results (2.843, 1.374, 5.78) "
-               "are those of 0.787 (one slip, checked below as L[f_A..C])", S, 0.737, round(grr_ex.p, 4), atol=5e-4, severity="typo", id="p-0737")
+               "are those of 0.787 (one slip, checked below as L[f_A..C]; not a conversion misread of 8: the converter reads 8 correctly in "
+               "2.843 and 5.78 on the same lines, and 0.737 is printed alike all four times)", S, 0.737, round(grr_ex.p, 4), atol=5e-4, severity="typo", id="p-0737")
 claims.check("GRR example: q = 1/(e^2+2)", S, 0.107, grr_ex.q, atol=5e-4)
 for label, paper_count, ours in zip("ABC", (3, 2, 5), grr_support):
     claims.check(f"GRR example: f'_{label} counted from the printed output", S, paper_count, ours)
@@ -406,7 +407,8 @@ claims.check("GRR and OUE estimators are unbiased: max |L(E[f']) - f| on the exa
 S = "§2.3.1"
 claims.check("OUE example: q = 1/(e^2+1)", S, 0.119, oue_ex.q, atol=5e-4)
 claims.check("OUE example: L[f_A] in the text (12.63 with exact q; 12.62 with q rounded)", S, 12.62, oue_estimates[0], atol=0.01)
-claims.erratum("OUE example: L[f_A] in the table (the text has 12.62)", S, 12.32, round(oue_estimates[0], 3), atol=0.01, severity="typo", id="t-1232")
+claims.erratum("OUE example: L[f_A] in the table (the text has 12.62; the table's 12.32 and its error +9.32 agree with each "
+               "other, and the converter reads the 6 of 12.62 in the text, so two identical 6 -> 3 misreads are unlikely)", S, 12.32, round(oue_estimates[0], 3), atol=0.01, severity="typo", id="t-1232")
 claims.check("OUE example: L[f_B]", S, 7.374, oue_estimates[1], atol=5e-4)
 claims.check("OUE example: L[f_C]", S, 15.25, oue_estimates[2], atol=5e-3)
 claims.erratum("OUE example: error of L[f_A] (12.32 - 3: follows the table's 12.32)", S, 9.32, round(oue_estimates[0] - 3, 3), atol=0.01,
