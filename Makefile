@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 LOCK   := $(VENV)/requirements.lock
 JOBS   ?= 1
 
-.PHONY: setup peers figures test refresh bench lab clean distclean book explore
+.PHONY: setup peers browser figures test refresh bench lab clean distclean book explore
 
 setup: $(STAMP)
 
@@ -30,8 +30,20 @@ $(STAMP): environment.yml pyproject.toml
 figures: setup peers
 	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
 
-test: setup peers build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js
+test: setup peers browser build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js
 	$(PY) -m pytest
+
+# The browser tests (explorer app, book) drive headless Chromium.  As root on Debian (CI, containers)
+# a missing Chromium is installed from the Debian archive; elsewhere nothing is installed and the tests
+# use the Chromium/Chrome they find (CHROME_PATH, CHROMEDRIVER_PATH) or fail naming what to install.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "make browser: installing Debian's chromium and chromium-driver (root, apt-get)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver \
+	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver; }; \
+	else echo "make browser: no chromium/chromedriver on PATH and not root on Debian: the browser tests will fail" \
+	  "with the install hint unless CHROME_PATH and CHROMEDRIVER_PATH are set"; fi
 
 refresh: setup
 	$(PY) -m ldp_helpers.pipeline.refresh
