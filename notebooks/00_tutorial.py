@@ -3,16 +3,18 @@
 #
 # > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
 #
-# This notebook walks through the LDP tutorial (seed `003_aac1cd13e482cac7.txt`, in Japanese)
-# section by section and checks each formula it states by exact computation or simulation.
+# This notebook walks through the LDP tutorial paper ([tutorial]; the Japanese text
+# `003_aac1cd13e482cac7.txt` of the collection's paper folder, which the claims follow) section by
+# section and checks each formula it states by exact computation or simulation.
 #
 # > **Learning objectives**
 # > 1. State central DP and local DP and compute a mechanism's ε exactly from its output table.
 # > 2. Derive the unbiased estimator of randomized response and its exact variance.
 # > 3. See why local noise costs a factor √n: the error of a count grows like √n/ε, not 1/ε.
-# > 4. Run every frequency oracle the tutorial lists (RAPPOR, Apple's CMS, DE/GRR, SHE/THE, SUE/OUE,
-# >    BLH/OLH) through one framework, check each one's ε from its exact output table, and know
-# >    when DE beats OUE/OLH (d < 3e^ε + 2) and where Wang et al.'s variance approximation fails.
+# > 4. Run every frequency oracle the tutorial lists (DE/GRR, SUE/OUE, SHE/THE, BLH/OLH, then RAPPOR
+# >    and Apple's CMS, which build on them) through one framework — encode, perturb, aggregate —,
+# >    check each one's ε from its exact output table, and know when DE beats OUE/OLH
+# >    (d < 3e^ε + 2) and where Wang et al.'s variance approximation fails.
 # > 5. Try heavy hitters, set-valued data and personalized ε on small worked illustrations.
 #
 # All randomness flows from the `seed` parameter; the package `ldp_helpers` holds every formula.
@@ -43,7 +45,7 @@ from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
 from ldp_helpers.pipeline.claims import by_text, close, far, gt, le, lt
 from ldp_helpers.experiments.tutorial import (
     cms_mean_z_scores, postprocessing_summary, rr_estimation_errors, uniform_variance_per_user,
-    variance_study)
+    oracle_walkthrough, variance_study)
 
 use_style()
 NOTEBOOK = "00_tutorial"
@@ -186,79 +188,113 @@ for eps in (1.0, 0.1, 0.01):
 ldp_ratio_small_eps = ldp_noise_ratio(BinaryRR.from_epsilon(0.01), true_fraction, n_users)
 
 # %% [markdown]
-# ## 6. RAPPOR: permanent and instantaneous randomized response
+# ## 6. Frequency oracles: one framework, four families
 #
-# A value is hashed into a Bloom filter $B$ of $k$ bits with $h$ hash functions. The
-# **permanent** randomized response (PRR) memoizes $B'_i = 1$ w.p. $f/2$, $0$ w.p. $f/2$,
-# $B_i$ w.p. $1-f$; the **instantaneous** one (IRR) reports $S_i = 1$ w.p. $q$ if $B'_i=1$ and
-# $p$ if $B'_i = 0$ (RAPPOR's naming: $q > p$). Composing them bit by bit,
+# A *frequency oracle* lets each of $n$ users with a value $v\in\{0,\dots,d-1\}$ send one ε-LDP report
+# and lets the server estimate every count $c(i)$. Wang et al. (2017, [wang2017] §3) describe every
+# oracle of the tutorial in three steps: **encode** $v$, **perturb** the encoding, **aggregate** the
+# reports. A protocol is *pure* when each report $y$ *supports* a set of values, the user's own with
+# probability $p^*$ and any other fixed value with probability $q^* < p^*$. Counting the supports
+# $C(i) = \sum_j 1_{\mathrm{Support}(y_j)}(i)$ gives $E[C(i)] = c(i)p^* + (n-c(i))q^*$, hence the
+# unbiased estimate
 #
-# $$q^* = \Pr[S_i=1\mid B_i=1] = \tfrac12 f(p+q) + (1-f)q,\qquad p^* = \Pr[S_i=1\mid B_i=0] = \tfrac12 f(p+q) + (1-f)p .$$
+# $$\hat c(i) = \frac{C(i) - nq^*}{p^*-q^*}, \qquad
+# \mathrm{Var}[\hat c(i)] = \frac{c(i)p^*(1-p^*) + (n-c(i))q^*(1-q^*)}{(p^*-q^*)^2} .$$
 #
-# **Erratum.** The tutorial prints $p' = \tfrac12 f(p+1) + (1-f)p$: the $1$ must be $q$ (a bit that is 0
-# stays 0 through the PRR w.p. $1-f/2$, and the PRR's "set to 1" branch reports 1 w.p. $q$).
-# Its two privacy levels are the PRR's $\varepsilon_1 = 2h\ln\frac{1-f/2}{f/2}$ (one report of $B'$,
-# or the longitudinal bound) and one full report's $\varepsilon_2 = h\ln\frac{q^*(1-p^*)}{p^*(1-q^*)}$.
-# We take RAPPOR's own parameters from the issue-5 module `ldp_helpers.mechanisms.rappor` and check both ε
-# exactly from the output tables of two values whose Bloom filters are disjoint (the worst case).
+# Wang et al. drop the $c(i)$ term: $\mathrm{Var}^* = n\,q^*(1-q^*)/(p^*-q^*)^2$ (exact when $c(i)=0$).
+# The four families differ only in the encoding, hence in $p^*$, $q^*$ and the report size. Each
+# subsection below runs one user's report through the per-user client (the paper's algorithm) and
+# one survey of a small population through the exact aggregate sampler, at ε = ln 3, $d = 6$.
+# The population is tiny on purpose ($n = 70$): the exact standard deviation printed under each
+# survey, 10–20 users, swamps the counts — the $\sqrt n/\varepsilon$ price of §5 at small $n$.
 
 # %%
-rappor = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
-disjoint_blooms = np.array([[1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0]])
-eps_prr_table = max_privacy_loss(report_table(disjoint_blooms, rappor.prr_bit_table()))
-eps_report_table = max_privacy_loss(report_table(disjoint_blooms, rappor.bit_table()))
-print(f"q* = {rappor.q_star:.4f}, p* = {rappor.p_star:.4f}; tutorial's printed p' = {tutorial_printed_p_star(rappor.f, rappor.p):.4f}")
-print(f"eps_1 (PRR only): formula {rappor.epsilon_permanent:.4f}, exact table {eps_prr_table:.4f}")
-print(f"eps_2 (one report): formula {rappor.epsilon_one_report:.4f}, exact table {eps_report_table:.4f}")
-irr_alone = RapporParams.basic_one_time(rappor.k, rappor.h, rappor.m, p=rappor.p, q=rappor.q).bit_table()
-prr_then_irr = rappor.prr_bit_table() @ irr_alone  # [b, s] = sum over b' of Pr[B'=b' | B=b] Pr[S=s | B'=b']
-print(f"PRR x IRR table: q* = Pr[S=1|B=1] = {prr_then_irr[1, 1]:.4f}, p* = Pr[S=1|B=0] = {prr_then_irr[0, 1]:.4f}")
+walk_eps, walk_d, walk_value = math.log(3), 6, 0
+walk_counts = np.array([30, 20, 10, 5, 5, 0])  # n = 70 users; every walkthrough reports user value 0
+walk_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(12)[11])
+
+
+def show_walkthrough(oracle):
+    """Print one user's report, its support and one survey's estimates with their exact sd."""
+    w = oracle_walkthrough(oracle, walk_value, walk_counts, rng=walk_rng)
+    p_q = f"p* = {oracle.p:.4f}, q* = {oracle.q:.4f}" if hasattr(oracle, "q") else "no p*, q*: summed"
+    print(f"{type(oracle).__name__} at eps = ln 3, d = {walk_d}: {p_q}")
+    print(f"  report of a user with v = {walk_value}: {np.round(w.report, 3)}; supports {w.support.tolist()}")
+    print(f"  true counts        {walk_counts.tolist()}")
+    print(f"  one survey's c^(i) {np.round(w.estimates, 1).tolist()}")
+    print(f"  exact sd of c^(i)  {np.round(w.sd, 1).tolist()}")
+
 
 # %% [markdown]
-# ## 7. Apple's count-mean sketch (CMS)
+# ### 6.1 Direct encoding (DE, also called generalized randomized response, GRR)
 #
-# The client picks one of $k$ hash functions $h_j:\mathcal D\to[m]$, writes $+1$ at $h_j(x)$ and $-1$
-# elsewhere, flips every entry w.p. $1/(1+e^{\varepsilon/2})$ and sends $(\tilde v, j)$. Two inputs differ
-# in at most two entries, each flip is $\varepsilon/2$-LDP, so one report is ε-LDP. The server adds
-# $k\,(\tfrac{c_\varepsilon}{2}\tilde v + \tfrac12)$, $c_\varepsilon = \frac{e^{\varepsilon/2}+1}{e^{\varepsilon/2}-1}$, to row $j$
-# of the sketch and answers a query with the **mean** (not the minimum) over rows, debiased for
-# hash collisions: $\hat f(x) = \frac{m}{m-1}\big(\frac1k\sum_j M_{j,h_j(x)} - \frac nm\big)$.
-# (The tutorial calls $M$ "$m\times k$"; it has one row per hash: $k\times m$.)
-# The exact aggregate sampler draws the whole sketch of $n$ users with $k\cdot m$ binomials.
+# **Encode**: $v$ itself. **Perturb**: keep $v$ with probability $p^* = \frac{e^\varepsilon}{e^\varepsilon+d-1}$,
+# else report one of the $d-1$ other values uniformly, each with $q^* = \frac{1}{e^\varepsilon+d-1}$
+# ([wang2017] §4.1). **Aggregate**: a report supports exactly the value it names. Since
+# $p^*/q^* = e^\varepsilon$, DE is ε-LDP, and
+#
+# $$\mathrm{Var}^* = n\,\frac{e^\varepsilon+d-2}{(e^\varepsilon-1)^2},$$
+#
+# which grows linearly in $d$: DE suits small domains. Worked example: at ε = ln 3, $d = 6$,
+# $p^* = 3/8$ and $q^* = 1/8$; the report is a value in $\{0,\dots,5\}$ (⌈log₂ 6⌉ = 3 bits).
 
 # %%
-cms_small = CountMeanSketch.create(2.0, 5, 2, 6, rng=rng)
-eps_cms_table = cms_small.privacy_loss()
-print(f"CMS (eps = 2, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_cms_table:.6f}")
-cms = CountMeanSketch.create(2.0, 200, 16, 256, rng=rng)
-emoji_counts = power_law_counts(1_000_000, 200, 1.2)
-cms_z = cms_mean_z_scores(cms, emoji_counts, n_draws=n_draws // 4, rng=rng)
-print(f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its exact mean = {np.max(np.abs(cms_z)):.2f}")
-print(f"sd of one estimate (exact) = {np.sqrt(cms.variance(emoji_counts)).mean():.4g} users")
-per_report_eps, reports_per_day = (1.0, 2.0), 16
+show_walkthrough(GRR(walk_eps, walk_d))
 
 # %% [markdown]
-# Tang et al. (cited by the tutorial) found a per-report ε of 1–2 and up to 16 submissions a day;
-# by sequential composition the daily loss is the sum of the per-report ε: 16 at ε = 1 per
-# report. The tutorial's "the daily ε can reach 16" (一日のεは16にもなることがある) is exactly that
-# (16 × 1), as Tang et al. report; it is not an upper bound, so the 32 of 16 reports at ε = 2 does not
-# contradict it (we print it only to show how the composition scales).
+# ### 6.2 Unary encoding (SUE and OUE)
 #
-# We check the composition exactly: the output table of 16 independent $Q_{Bin}$ reports (all $2^{16}$ answer
-# tuples) has privacy loss computed by `max_privacy_loss`.
+# **Encode**: the one-hot vector $B\in\{0,1\}^d$ with $B[v]=1$. **Perturb** each bit independently: a 1
+# stays 1 with probability $p$, a 0 becomes 1 with probability $q$. **Aggregate**: a report supports every
+# value whose bit is 1, so $p^* = p$, $q^* = q$. Two inputs differ in two bits, so the report is
+# $\ln\frac{p(1-q)}{(1-p)q}$-LDP ([wang2017] §4.2). *Symmetric* UE (RAPPOR's choice, $p+q=1$) takes
+# $p = \frac{e^{\varepsilon/2}}{e^{\varepsilon/2}+1}$; *optimized* UE (OUE) minimizes the variance with $p=\tfrac12$,
+# $q=\frac{1}{e^\varepsilon+1}$, which gives, whatever $d$,
+#
+# $$\mathrm{Var}^*_{\mathrm{OUE}} = n\,\frac{4e^\varepsilon}{(e^\varepsilon-1)^2} .$$
+#
+# The price is a $d$-bit report. Worked example: OUE at ε = ln 3 has $p^* = 1/2$, $q^* = 1/4$.
 
 # %%
-daily_eps = {eps: composed_privacy_loss(BinaryRR.from_epsilon(eps).output_table(), reports_per_day) for eps in per_report_eps}
-for eps, loss in daily_eps.items():
-    print(f"{reports_per_day} reports/day at eps = {eps:g}: daily eps from the composed table = {loss:.6g}")
+show_walkthrough(OUE(walk_eps, walk_d))
+show_walkthrough(SUE(walk_eps, walk_d))
 
 # %% [markdown]
-# ## 8. The frequency-oracle framework: pure LDP
+# ### 6.3 Histogram encoding (SHE and THE)
 #
-# A protocol is *pure* when a report supports the true value w.p. $p^*$ and any other fixed value
-# w.p. $q^* < p^*$; then $\hat c(i) = \frac{\sum_j 1_{\mathrm{Support}(y_j)}(i) - nq^*}{p^*-q^*}$ is unbiased,
-# with exact variance $\frac{c(i)p^*(1-p^*) + (n-c(i))q^*(1-q^*)}{(p^*-q^*)^2}$. Wang et al. approximate it by
-# $n\,q^*(1-q^*)/(p^*-q^*)^2$ (the $c(i)$ term dropped). Below: every oracle's $p^*, q^*$, the ε of its
+# **Encode**: the one-hot vector, as real numbers. **Perturb**: add independent Laplace noise of scale
+# $\beta = 2/\varepsilon$ to each of the $d$ entries; two inputs differ by 2 in $L_1$, so the report is
+# ε-LDP ([wang2017] §4.3). **Aggregate**: *summation* (SHE) adds the noisy vectors, an unbiased count
+# with variance $n\cdot 2\beta^2 = 8n/\varepsilon^2$; *thresholding* (THE) lets a report support every
+# value whose entry exceeds θ, a pure protocol with
+# $p^* = 1-\tfrac12 e^{-(1-\theta)\varepsilon/2}$ and $q^* = \tfrac12 e^{-\theta\varepsilon/2}$; the θ in $(\tfrac12, 1)$
+# that minimizes $\mathrm{Var}^*$ is found numerically. The report is $d$ real numbers.
+
+# %%
+show_walkthrough(SHE(walk_eps, walk_d))
+show_walkthrough(THE(walk_eps, walk_d))
+
+# %% [markdown]
+# ### 6.4 Local hashing (BLH and OLH)
+#
+# **Encode**: draw a hash function $H:\{0,\dots,d-1\}\to\{0,\dots,g-1\}$ from a universal family and
+# compute $x = H(v)$. **Perturb** $x$ with DE over $g$ values: $y = x$ with probability
+# $\frac{e^\varepsilon}{e^\varepsilon+g-1}$. **Report** $(H, y)$; it supports every $i$ with $H(i) = y$
+# ([wang2017] §4.4). The user's own value is supported when $y = x$, so $p^* = \frac{e^\varepsilon}{e^\varepsilon+g-1}$;
+# another value collides with probability $q^* = 1/g$. *Binary* LH takes $g = 2$; *optimal* LH takes
+# $g = e^\varepsilon + 1$ (rounded), which gives OUE's variance with a report of $O(\log d)$ bits
+# (our family $h_{a,b}(x) = ((ax+b) \bmod P) \bmod g$ sends $a$, $b$ and $y$). Worked example: OLH at
+# ε = ln 3 has $g = 4$, $p^* = 1/2$ and $q^* = 1/4$, exactly OUE's. A report may support no value of the
+# domain at all: that is still an unbiased count.
+
+# %%
+show_walkthrough(BLH(walk_eps, walk_d))
+show_walkthrough(OLH(walk_eps, walk_d))
+
+# %% [markdown]
+# ### 6.5 All the oracles side by side
+#
+# Below: every oracle's $p^*, q^*$, the ε of its
 # whole report computed exactly by `privacy_loss()` (DE: the $d\times d$ table; SUE/OUE: all $2^d$ bit
 # vectors; BLH/OLH: all $g^d$ hash functions; THE: its report is SHE's Laplace vector, so its loss comes
 # from the densities), and its approximate variance per user.
@@ -286,7 +322,7 @@ print(f"THE threshold theta = {table_oracles['THE'].theta:.3f}; the thresholded 
 # (found numerically, inside Wang et al.'s $(\tfrac12, 1)$) buys a lower variance than SHE's
 # $8/\varepsilon^2$. Every oracle has $p^*/q^* \le e^\varepsilon$ and $q^* > 0$, as the tutorial requires.
 #
-# ### Exact, approximate and simulated variance
+# ### 6.6 Exact, approximate and simulated variance
 # At $n = 49{,}742$, $d = 43$ we draw `n_draws` surveys per ε with each oracle's exact aggregate
 # sampler and compare the empirical variance of $\hat c(i)$ for the most frequent value
 # ($f_i/n = 0.3$) with the exact formula (lines) and Wang's approximation (dashed).
@@ -330,6 +366,75 @@ for name in var_names:
           f"first eps with > 10% gap: {off[0] if off.size else 'none'}")
 sim_ratio = np.concatenate([simulated_var[name] / exact_var[name] for name in var_names])
 print(f"simulated/exact variance over all points: {sim_ratio.min():.3f} .. {sim_ratio.max():.3f}")
+
+# %% [markdown]
+# ## 7. RAPPOR: permanent and instantaneous randomized response
+#
+# RAPPOR ([erlingsson2014]) is unary encoding (§6.2) over a Bloom filter, with a memoized first
+# perturbation. A value is hashed into a Bloom filter $B$ of $k$ bits with $h$ hash functions. The
+# **permanent** randomized response (PRR) memoizes $B'_i = 1$ w.p. $f/2$, $0$ w.p. $f/2$,
+# $B_i$ w.p. $1-f$; the **instantaneous** one (IRR) reports $S_i = 1$ w.p. $q$ if $B'_i=1$ and
+# $p$ if $B'_i = 0$ (RAPPOR's naming: $q > p$). Composing them bit by bit,
+#
+# $$q^* = \Pr[S_i=1\mid B_i=1] = \tfrac12 f(p+q) + (1-f)q,\qquad p^* = \Pr[S_i=1\mid B_i=0] = \tfrac12 f(p+q) + (1-f)p .$$
+#
+# **Erratum.** The tutorial prints $p' = \tfrac12 f(p+1) + (1-f)p$: the $1$ must be $q$ (a bit that is 0
+# stays 0 through the PRR w.p. $1-f/2$, and the PRR's "set to 1" branch reports 1 w.p. $q$).
+# Its two privacy levels are the PRR's $\varepsilon_1 = 2h\ln\frac{1-f/2}{f/2}$ (one report of $B'$,
+# or the longitudinal bound) and one full report's $\varepsilon_2 = h\ln\frac{q^*(1-p^*)}{p^*(1-q^*)}$.
+# We take RAPPOR's own parameters from the issue-5 module `ldp_helpers.mechanisms.rappor` and check both ε
+# exactly from the output tables of two values whose Bloom filters are disjoint (the worst case).
+
+# %%
+rappor = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
+disjoint_blooms = np.array([[1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0]])
+eps_prr_table = max_privacy_loss(report_table(disjoint_blooms, rappor.prr_bit_table()))
+eps_report_table = max_privacy_loss(report_table(disjoint_blooms, rappor.bit_table()))
+print(f"q* = {rappor.q_star:.4f}, p* = {rappor.p_star:.4f}; tutorial's printed p' = {tutorial_printed_p_star(rappor.f, rappor.p):.4f}")
+print(f"eps_1 (PRR only): formula {rappor.epsilon_permanent:.4f}, exact table {eps_prr_table:.4f}")
+print(f"eps_2 (one report): formula {rappor.epsilon_one_report:.4f}, exact table {eps_report_table:.4f}")
+irr_alone = RapporParams.basic_one_time(rappor.k, rappor.h, rappor.m, p=rappor.p, q=rappor.q).bit_table()
+prr_then_irr = rappor.prr_bit_table() @ irr_alone  # [b, s] = sum over b' of Pr[B'=b' | B=b] Pr[S=s | B'=b']
+print(f"PRR x IRR table: q* = Pr[S=1|B=1] = {prr_then_irr[1, 1]:.4f}, p* = Pr[S=1|B=0] = {prr_then_irr[0, 1]:.4f}")
+
+# %% [markdown]
+# ## 8. Apple's count-mean sketch (CMS)
+#
+# Apple's sketch ([apple2017]) combines local hashing (§6.4) with a ±1 version of unary encoding (§6.2).
+# The client picks one of $k$ hash functions $h_j:\mathcal D\to[m]$, writes $+1$ at $h_j(x)$ and $-1$
+# elsewhere, flips every entry w.p. $1/(1+e^{\varepsilon/2})$ and sends $(\tilde v, j)$. Two inputs differ
+# in at most two entries, each flip is $\varepsilon/2$-LDP, so one report is ε-LDP. The server adds
+# $k\,(\tfrac{c_\varepsilon}{2}\tilde v + \tfrac12)$, $c_\varepsilon = \frac{e^{\varepsilon/2}+1}{e^{\varepsilon/2}-1}$, to row $j$
+# of the sketch and answers a query with the **mean** (not the minimum) over rows, debiased for
+# hash collisions: $\hat f(x) = \frac{m}{m-1}\big(\frac1k\sum_j M_{j,h_j(x)} - \frac nm\big)$.
+# (The tutorial calls $M$ "$m\times k$"; it has one row per hash: $k\times m$.)
+# The exact aggregate sampler draws the whole sketch of $n$ users with $k\cdot m$ binomials.
+
+# %%
+cms_small = CountMeanSketch.create(2.0, 5, 2, 6, rng=rng)
+eps_cms_table = cms_small.privacy_loss()
+print(f"CMS (eps = 2, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_cms_table:.6f}")
+cms = CountMeanSketch.create(2.0, 200, 16, 256, rng=rng)
+emoji_counts = power_law_counts(1_000_000, 200, 1.2)
+cms_z = cms_mean_z_scores(cms, emoji_counts, n_draws=n_draws // 4, rng=rng)
+print(f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its exact mean = {np.max(np.abs(cms_z)):.2f}")
+print(f"sd of one estimate (exact) = {np.sqrt(cms.variance(emoji_counts)).mean():.4g} users")
+per_report_eps, reports_per_day = (1.0, 2.0), 16
+
+# %% [markdown]
+# Tang et al. (cited by the tutorial) found a per-report ε of 1–2 and up to 16 submissions a day;
+# by sequential composition the daily loss is the sum of the per-report ε: 16 at ε = 1 per
+# report. The tutorial's "the daily ε can reach 16" (一日のεは16にもなることがある) is exactly that
+# (16 × 1), as Tang et al. report; it is not an upper bound, so the 32 of 16 reports at ε = 2 does not
+# contradict it (we print it only to show how the composition scales).
+#
+# We check the composition exactly: the output table of 16 independent $Q_{Bin}$ reports (all $2^{16}$ answer
+# tuples) has privacy loss computed by `max_privacy_loss`.
+
+# %%
+daily_eps = {eps: composed_privacy_loss(BinaryRR.from_epsilon(eps).output_table(), reports_per_day) for eps in per_report_eps}
+for eps, loss in daily_eps.items():
+    print(f"{reports_per_day} reports/day at eps = {eps:g}: daily eps from the composed table = {loss:.6g}")
 
 # %% [markdown]
 # ## 9. Which oracle? The phase diagram over $(d, \varepsilon)$

@@ -87,3 +87,20 @@ def test_data_generators(rng):
     assert all(1 <= len(b) <= 3 and len(set(b)) == len(b) and max(b) < 6 for b in baskets)
     with pytest.raises(ValueError, match="item_weights must be d = 6 weights; got 5 weights"):
         random_baskets(5, 6, 3, np.ones(5), rng=rng)
+
+
+def test_oracle_walkthrough_follows_encode_perturb_aggregate():
+    """GRR's report supports exactly the value it names, OUE's its set bits, SHE nothing; sd is the exact one."""
+    import math
+    from ldp_helpers import GRR, OUE, SHE
+    from ldp_helpers.experiments.tutorial import oracle_walkthrough
+    counts = np.array([30, 20, 10, 5, 5, 0])
+    grr = oracle_walkthrough(GRR(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
+    assert grr.support.tolist() == [int(grr.report)]
+    oue = oracle_walkthrough(OUE(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
+    assert oue.support.tolist() == np.flatnonzero(oue.report).tolist()
+    she = oracle_walkthrough(SHE(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
+    assert she.support.size == 0 and she.report.shape == (6,)
+    np.testing.assert_allclose(grr.sd, np.sqrt(GRR(math.log(3), 6).variance(counts)))
+    with pytest.raises(ValueError, match="value"):
+        oracle_walkthrough(GRR(1.0, 6), 6, counts, rng=np.random.default_rng(0))

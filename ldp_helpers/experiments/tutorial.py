@@ -12,6 +12,8 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ldp_helpers._validation import (Described, check_instance, check_int, check_int_array, check_n_draws, check_probability,
@@ -140,3 +142,34 @@ def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.
         processed = np.array([postprocess(row, n, method) for row in raw])
         summary[method] = (float(processed[:, absent].mean()), float(np.mean((processed - counts) ** 2)))
     return summary
+
+
+@dataclass(frozen=True)
+class Walkthrough:
+    """One frequency oracle, step by step: a user's report, what it supports, and one survey's estimates."""
+
+    report: np.ndarray  # the user's whole report (value, bit vector, noisy vector or (a, b, y))
+    support: np.ndarray  # the values it supports (pure oracles); empty for SHE (summed, not counted)
+    estimates: np.ndarray  # ĉ(i) of one survey of the population, drawn by the exact aggregate sampler
+    sd: np.ndarray  # exact standard deviation of ĉ(i) for that population
+
+
+def oracle_walkthrough(oracle, value: int, true_counts, *, rng: np.random.Generator) -> Walkthrough:
+    """Encode → perturb → aggregate for one oracle: user ``value``'s report and support, then a survey.
+
+    The report comes from the per-user client (the paper's algorithm); the survey of the population
+    ``true_counts`` from the exact aggregate sampler, with the exact standard deviation of each ĉ(i).
+
+    References
+    ----------
+    [wang2017] §3–4 (encode, perturb, aggregate; Support); [tutorial] "Frequency Oracles".
+    """
+    oracle = check_instance("oracle", oracle, FrequencyOracle, "a frequency oracle such as GRR(1.0, 4)")
+    value = check_int("value", value, low=0, high=oracle.d - 1)
+    counts, n = oracle.true_counts_and_n(true_counts)
+    rng = check_rng(rng)
+    report = np.asarray(oracle.perturb(np.array([value]), rng=rng))[0]
+    pure = hasattr(oracle, "q")  # SHE sums the noisy vectors: nothing is "supported"
+    support = np.flatnonzero(np.asarray(oracle.aggregate(report[None])).ravel()) if pure else np.empty(0, dtype=np.int64)
+    estimates = np.asarray(oracle.estimate(oracle.sample_aggregate(counts, rng=rng), n), dtype=float)
+    return Walkthrough(report, support, estimates, np.sqrt(oracle.variance(counts)))

@@ -194,6 +194,8 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.experiments.tutorial.simulated_estimates": spec(oracle=GRR5, true_counts=COUNTS, n_draws=3, rng=RNG),
     "ldp_helpers.experiments.tutorial.variance_study": spec(oracle_classes={"GRR": GRR, "OUE": OUE}, epsilons=np.array([0.5, 2.0]), d=5, true_counts=COUNTS, index=0, n_draws=3, rng=RNG),
     "ldp_helpers.experiments.tutorial.uniform_variance_per_user": spec(oracle_classes={"GRR": GRR, "SUE": SUE}, epsilon=1.0, domain_sizes=np.array([2, 4]), users_per_value=10, n_draws=3, rng=RNG, _none_ok={"n_draws", "rng"}),
+    "ldp_helpers.experiments.tutorial.oracle_walkthrough": spec(oracle=GRR5, value=1, true_counts=COUNTS, rng=RNG,
+                                                                _extra={"value": [-1, 5], "oracle": [RR]}),
     "ldp_helpers.experiments.tutorial.cms_mean_z_scores": spec(cms=REGISTRY["cms"].example(), true_counts=COUNTS, n_draws=3, rng=RNG),
     "ldp_helpers.experiments.tutorial.postprocessing_summary": spec(oracle=OUE5, true_counts=COUNTS, n_draws=3, rng=RNG),
 }
@@ -513,6 +515,7 @@ RECORDS = {
     "ldp_helpers.audit.longitudinal.AttackCurve", "ldp_helpers.audit.sweeps.ChunkFailure",
     "ldp_helpers.experiments.privacy_audit.MechanismAudit", "ldp_helpers.explore.oracles.PlaygroundState",
     "ldp_helpers.explore.oracles.PrivacyUtilityCurves", "ldp_helpers.explore.panels.Panel",
+    "ldp_helpers.experiments.tutorial.Walkthrough",
     # exceptions the library raises (never an input boundary)
     "ldp_helpers.audit.auditor.ClientError", "ldp_helpers.audit.sweeps.ChunkError",
 }
