@@ -239,3 +239,59 @@ claims.check_statement("1-shot (Glance): the loss over T = k rounds is ε, exact
 # %%
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+
+# %% [markdown]
+# ## Takeaways
+#
+# 1. An audit can only *refute* a privacy claim: ε_lb = ln(P₀,low/P₁,high) is a lower bound at a stated
+#    confidence, it approaches the exact table ε of our mechanisms as N grows, and it never proves ε.
+# 2. Counting was enough to catch a real bug: pure-ldp 1.1.2's unary encoding never clears the true bit,
+#    so its ε_lb exceeds the promised ε = 1 for SUE and OUE, while 1.2.0 and multi-freq-ldpy stay below.
+# 3. Privacy is per user, over everything she sends: fresh randomized response composes (kε₀) and the
+#    averaging attack wins; RAPPOR's memoized PRR caps the loss; 1-shot and m-shot reporting spend the
+#    whole ε once, so more rounds do not help the attacker.
+#
+# ## Exercises
+#
+# **Exercise 1 (compute).** An audit of a client that claims ε = 1 ran $N = 10{,}000$ trials per input and
+# counted the event $E$ in $K_0 = 7{,}400$ reports of $x_0$ and $K_1 = 2{,}600$ of $x_1$. Compute ε_lb at 95 %
+# joint confidence with `epsilon_lower_bound`. Is the claim refuted? How far is ε_lb from the plug-in
+# estimate $\ln(K_0/K_1)$, and why must it be lower?
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers.audit.auditor import epsilon_lower_bound  # noqa: E402
+
+eps_lb_ex = epsilon_lower_bound(7400, 10_000, 2600, 10_000, confidence=0.95)
+plug_in = math.log(7400 / 2600)
+assert 1.0 < eps_lb_ex < plug_in
+print(f"eps_lb = {eps_lb_ex:.4f} > 1: refuted at 95 %; the plug-in ln(K0/K1) = {plug_in:.4f} ignores the sampling error")
+
+# %% [markdown]
+# **Exercise 2 (derive).** pure-ldp 1.1.2 sets the true bit to 1 with probability $p$ and otherwise
+# leaves it at 1, so $\Pr[1\mid\text{true}] = p' = p + (1-p)q$ while other bits keep $\Pr[1] = q$. Derive the
+# true loss of the whole report, $\ln\frac{p'(1-q)}{q(1-p')}$, for OUE at ε = 1 ($p = \tfrac12$,
+# $q = 1/(e+1)$), and check it against the exact whole-report table of that broken client at $d = 3$.
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import max_privacy_loss, unary_output_table  # noqa: E402
+
+p_ex, q_ex = 0.5, 1 / (math.e + 1)
+p_broken = p_ex + (1 - p_ex) * q_ex
+loss_formula = math.log(p_broken * (1 - q_ex) / (q_ex * (1 - p_broken)))
+loss_table = max_privacy_loss(unary_output_table(p_broken, q_ex, 3))
+assert abs(loss_formula - loss_table) < 1e-9 and loss_formula > 1.0
+assert abs(loss_formula - broken_loss(True)) < 1e-12
+print(f"p' = {p_broken:.4f}; true loss = {loss_formula:.4f} (formula) = {loss_table:.4f} (exact table) > 1")
+
+# %% [markdown]
+# **Exercise 3 (change a parameter and predict).** With fresh randomized response at ε₀ = 0.5 per report,
+# predict roughly how many reports $k$ the averaging attack needs to guess the value right 90 % of the
+# time, then find the smallest such $k$ exactly. What is the composed ε of those $k$ reports?
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers.audit.longitudinal import averaging_success, fresh_rr_count_table  # noqa: E402
+
+k_needed = next(k for k in range(1, 200) if averaging_success(fresh_rr_count_table(0.5, k)) >= 0.9)
+composed = max_privacy_loss(fresh_rr_count_table(0.5, k_needed))
+assert 16 < k_needed <= 32 and abs(composed - 0.5 * k_needed) < 1e-9
+print(f"smallest k with success >= 0.9: {k_needed}; composed eps = {composed:.4g} = k x 0.5")
