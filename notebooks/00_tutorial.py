@@ -34,18 +34,51 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
 from ldp_helpers import (
-    BLH, BinaryRR, ClaimsTable, CountMeanSketch, GRR, OLH, OUE, RapporParams, SHE, SUE, THE,
-    amplified_grr_epsilon, approx_variance_per_user, best_protocol_grid, collision_probability,
-    continuous_optimal_hash_range, de_threshold, first_d_where_oue_wins,
-    grouped_frequency_estimate, grr_preferred, grr_threshold, max_privacy_loss, pad_and_sample,
-    power_law_counts, prefix_extension_heavy_hitters, psfo_estimate, psfo_output_table,
-    random_baskets, report_table, save_figure, two_coin_response, unary_output_table, use_style)
+    BLH,
+    BinaryRR,
+    ClaimsTable,
+    CountMeanSketch,
+    GRR,
+    OLH,
+    OUE,
+    RapporParams,
+    SHE,
+    SUE,
+    THE,
+    amplified_grr_epsilon,
+    approx_variance_per_user,
+    best_protocol_grid,
+    collision_probability,
+    continuous_optimal_hash_range,
+    de_threshold,
+    first_d_where_oue_wins,
+    grouped_frequency_estimate,
+    grr_preferred,
+    grr_threshold,
+    max_privacy_loss,
+    pad_and_sample,
+    power_law_counts,
+    prefix_extension_heavy_hitters,
+    psfo_estimate,
+    psfo_output_table,
+    random_baskets,
+    report_table,
+    save_figure,
+    two_coin_response,
+    unary_output_table,
+    use_style,
+)
 from ldp_helpers.bounds.rappor import tutorial_printed_p_star
 from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
 from ldp_helpers.pipeline.claims import by_text, close, far, gt, le, lt
 from ldp_helpers.experiments.tutorial import (
-    cms_mean_z_scores, postprocessing_summary, rr_estimation_errors, uniform_variance_per_user,
-    oracle_walkthrough, variance_study)
+    cms_mean_z_scores,
+    postprocessing_summary,
+    rr_estimation_errors,
+    uniform_variance_per_user,
+    oracle_walkthrough,
+    variance_study,
+)
 
 use_style()
 NOTEBOOK = "00_tutorial"
@@ -122,7 +155,10 @@ print(f"max |(X - q)/(p - q) - 2(X - 0.25)| over X in [0, 1]: {gap:.2e}")
 # %%
 for eps in (0.1, 0.5, 1.0, math.log(3), 2.0, 5.0):
     rr = BinaryRR.from_epsilon(eps)
-    print(f"eps = {eps:.4f}: p = {rr.p:.4f}, q = {rr.q:.4f}, loss from table = {rr.privacy_loss():.4f}")
+    print(
+        f"eps = {eps:.4f}: p = {rr.p:.4f}, q = {rr.q:.4f}, loss from table = "
+        f"{rr.privacy_loss():.4f}"
+    )
 
 # %% [markdown]
 # ## 4. Estimation error versus $n$ and ε
@@ -137,8 +173,12 @@ true_fraction = 0.3
 sizes = np.unique(np.round(np.logspace(2, 5, 7)).astype(int))
 epsilons = (0.5, 1.0, 2.0)
 arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(len(epsilons))]
-errors = {eps: rr_estimation_errors(BinaryRR.from_epsilon(eps), true_fraction, sizes, n_draws=n_draws, rng=arm_rng)
-          for eps, arm_rng in zip(epsilons, arm_rngs)}
+errors = {
+    eps: rr_estimation_errors(
+        BinaryRR.from_epsilon(eps), true_fraction, sizes, n_draws=n_draws, rng=arm_rng
+    )
+    for eps, arm_rng in zip(epsilons, arm_rngs)
+}
 
 # %%
 fig, axes = plt.subplots(1, len(epsilons), figsize=(10, 3.6), sharey=True)
@@ -147,7 +187,14 @@ for ax, eps in zip(axes, epsilons):
     sigma = np.sqrt(rr.fraction_variance(true_fraction, sizes))
     ax.fill_between(sizes, -2 * sigma, 2 * sigma, alpha=0.25, label=r"theory $\pm 2\sigma$")
     jitter = np.repeat(sizes[:, None], n_draws, axis=1)
-    ax.scatter(jitter.ravel(), errors[eps].ravel(), s=2, alpha=0.15, color="C1", label=r"simulated $\hat\pi-\pi$")
+    ax.scatter(
+        jitter.ravel(),
+        errors[eps].ravel(),
+        s=2,
+        alpha=0.15,
+        color="C1",
+        label=r"simulated $\hat\pi-\pi$",
+    )
     ax.axhline(0, color="black", lw=0.8)
     ax.set(xscale="log", xlabel="number of users $n$", title=rf"$\varepsilon = {eps:g}$")
 axes[0].set_ylabel(r"estimation error $\hat\pi - \pi$ ($\pi = 0.3$)")
@@ -183,8 +230,11 @@ n_users = 10_000
 for eps in (1.0, 0.1, 0.01):
     rr = BinaryRR.from_epsilon(eps)
     sd_count = n_users * math.sqrt(rr.fraction_variance(true_fraction, n_users))
-    print(f"eps = {eps:g}: LDP count sd = {sd_count:9.1f}  = {sd_count * eps / math.sqrt(n_users):.4f} sqrt(n)/eps;"
-          f"  central Laplace sd = {math.sqrt(2) / eps:7.1f}")
+    print(
+        f"eps = {eps:g}: LDP count sd = {sd_count:9.1f}  = "
+        f"{sd_count * eps / math.sqrt(n_users):.4f} sqrt(n)/eps;"
+        f"  central Laplace sd = {math.sqrt(2) / eps:7.1f}"
+    )
 ldp_ratio_small_eps = ldp_noise_ratio(BinaryRR.from_epsilon(0.01), true_fraction, n_users)
 
 # %% [markdown]
@@ -210,16 +260,23 @@ ldp_ratio_small_eps = ldp_noise_ratio(BinaryRR.from_epsilon(0.01), true_fraction
 
 # %%
 walk_eps, walk_d, walk_value = math.log(3), 6, 0
-walk_counts = np.array([30, 20, 10, 5, 5, 0])  # n = 70 users; every walkthrough reports user value 0
+walk_counts = np.array(
+    [30, 20, 10, 5, 5, 0]
+)  # n = 70 users; every walkthrough reports user value 0
 walk_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(12)[11])
 
 
 def show_walkthrough(oracle):
     """Print one user's report, its support and one survey's estimates with their exact sd."""
     w = oracle_walkthrough(oracle, walk_value, walk_counts, rng=walk_rng)
-    p_q = f"p* = {oracle.p:.4f}, q* = {oracle.q:.4f}" if hasattr(oracle, "q") else "no p*, q*: summed"
+    p_q = (
+        f"p* = {oracle.p:.4f}, q* = {oracle.q:.4f}" if hasattr(oracle, "q") else "no p*, q*: summed"
+    )
     print(f"{type(oracle).__name__} at eps = ln 3, d = {walk_d}: {p_q}")
-    print(f"  report of a user with v = {walk_value}: {np.round(w.report, 3)}; supports {w.support.tolist()}")
+    print(
+        f"  report of a user with v = {walk_value}: {np.round(w.report, 3)}; supports "
+        f"{w.support.tolist()}"
+    )
     print(f"  true counts        {walk_counts.tolist()}")
     print(f"  one survey's c^(i) {np.round(w.estimates, 1).tolist()}")
     print(f"  exact sd of c^(i)  {np.round(w.sd, 1).tolist()}")
@@ -301,17 +358,39 @@ show_walkthrough(OLH(walk_eps, walk_d))
 
 # %%
 d_table, eps_table = 6, 1.0
-table_oracles = {"DE": GRR(eps_table, d_table), "SUE": SUE(eps_table, d_table), "OUE": OUE(eps_table, d_table),
-                 "BLH": BLH(eps_table, d_table), "OLH": OLH(eps_table, d_table), "THE": THE(eps_table, d_table)}
-table_loss = {name: o.privacy_loss() for name, o in table_oracles.items()}  # whole reports; THE: from the Laplace densities
-print(f"eps = {eps_table:g}, d = {d_table}\n{'oracle':<6} {'p*':>8} {'q*':>8} {'p*/q*':>8} {'eps (report)':>12} {'Var*/n':>9}")
+table_oracles = {
+    "DE": GRR(eps_table, d_table),
+    "SUE": SUE(eps_table, d_table),
+    "OUE": OUE(eps_table, d_table),
+    "BLH": BLH(eps_table, d_table),
+    "OLH": OLH(eps_table, d_table),
+    "THE": THE(eps_table, d_table),
+}
+table_loss = {
+    name: o.privacy_loss() for name, o in table_oracles.items()
+}  # whole reports; THE: from the Laplace densities
+print(
+    f"eps = {eps_table:g}, d = {d_table}\n{'oracle':<6} {'p*':>8} {'q*':>8} {'p*/q*':>8} "
+    f"{'eps (report)':>12} {'Var*/n':>9}"
+)
 for name, o in table_oracles.items():
-    print(f"{name:<6} {o.p:8.4f} {o.q:8.4f} {o.p / o.q:8.4f} {table_loss[name]:12.6f} {o.approx_variance(1):9.3f}")
+    print(
+        f"{name:<6} {o.p:8.4f} {o.q:8.4f} {o.p / o.q:8.4f} {table_loss[name]:12.6f} "
+        f"{o.approx_variance(1):9.3f}"
+    )
 she = SHE(eps_table, d_table)
 she_loss = she.privacy_loss()  # sup of the log density ratio, from the Laplace densities
-print(f"SHE    (Laplace, beta = 2/eps)    {she_loss:12.6f} {she.variance(np.ones(d_table, dtype=np.int64))[0] / d_table:9.3f}")
-the_bits_loss = max_privacy_loss(unary_output_table(table_oracles["THE"].p, table_oracles["THE"].q, d_table))
-print(f"THE threshold theta = {table_oracles['THE'].theta:.3f}; the thresholded bits alone would leak {the_bits_loss:.3f} < eps = {eps_table:g}")
+print(
+    f"SHE    (Laplace, beta = 2/eps)    {she_loss:12.6f} "
+    f"{she.variance(np.ones(d_table, dtype=np.int64))[0] / d_table:9.3f}"
+)
+the_bits_loss = max_privacy_loss(
+    unary_output_table(table_oracles["THE"].p, table_oracles["THE"].q, d_table)
+)
+print(
+    f"THE threshold theta = {table_oracles['THE'].theta:.3f}; the thresholded bits alone would "
+    f"leak {the_bits_loss:.3f} < eps = {eps_table:g}"
+)
 
 # %% [markdown]
 # SHE's reports are continuous, so its ε comes from the densities instead of a table:
@@ -334,20 +413,35 @@ var_counts[1:] = np.diff(np.linspace(0, n_var - var_counts[0], d_var).round().as
 eps_var = np.array([0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0])
 var_names = ("DE", "SUE", "OUE", "OLH", "THE")
 var_classes = {"DE": GRR, "SUE": SUE, "OUE": OUE, "OLH": OLH, "THE": THE}
-var_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(4)[3])  # children 0-2 are section 4's arms
+var_rng = np.random.default_rng(
+    np.random.SeedSequence(seed).spawn(4)[3]
+)  # children 0-2 are section 4's arms
 var_study = variance_study(var_classes, eps_var, d_var, var_counts, 0, n_draws=n_draws, rng=var_rng)
-simulated_var, exact_var, approx_var = ({name: arrays[k] for name, arrays in var_study.items()} for k in range(3))
+simulated_var, exact_var, approx_var = (
+    {name: arrays[k] for name, arrays in var_study.items()} for k in range(3)
+)
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4.2))
 for k, (name, marker) in enumerate(zip(var_names, "osDx^")):
-    ax.plot(eps_var, exact_var[name], color=f"C{k}", ls=":" if name == "OLH" else "-", lw=2.5 if name == "OLH" else 1.5, label=f"{name} exact")
+    ax.plot(
+        eps_var,
+        exact_var[name],
+        color=f"C{k}",
+        ls=":" if name == "OLH" else "-",
+        lw=2.5 if name == "OLH" else 1.5,
+        label=f"{name} exact",
+    )
     ax.plot(eps_var, approx_var[name], color=f"C{k}", ls="--", lw=1)
     ax.plot(eps_var, simulated_var[name], marker, color=f"C{k}", ms=5, mfc="none")
 ax.plot([], [], "k--", lw=1, label="Wang et al.'s approximation")
 ax.plot([], [], "ko", ms=5, mfc="none", label=f"simulated ({n_draws} surveys)")
-ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"Var$[\hat c(i)]$ (users$^2$)",
-       title=rf"Variance of the count of a value held by 30% of $n$ = {n_var:,} users, $d$ = {d_var}")
+ax.set(
+    yscale="log",
+    xlabel=r"privacy budget $\varepsilon$",
+    ylabel=r"Var$[\hat c(i)]$ (users$^2$)",
+    title=rf"Variance of the count of a value held by 30% of $n$ = {n_var:,} users, $d$ = {d_var}",
+)
 ax.legend(ncol=2, fontsize=8, title="OLH (dotted) lies on OUE", title_fontsize=8)
 save_figure(fig, NOTEBOOK, "fig_variance_exact_vs_approx", write=save_figures)
 plt.show()
@@ -362,8 +456,11 @@ plt.show()
 for name in var_names:
     ratio = exact_var[name] / approx_var[name]
     off = eps_var[ratio > 1.1]
-    print(f"{name}: exact/approx at eps = {eps_var[0]:g} is {ratio[0]:.3f}, at eps = {eps_var[-1]:g} is {ratio[-1]:.3g}; "
-          f"first eps with > 10% gap: {off[0] if off.size else 'none'}")
+    print(
+        f"{name}: exact/approx at eps = {eps_var[0]:g} is {ratio[0]:.3f}, at eps = {eps_var[-1]:g} "
+        f"is {ratio[-1]:.3g}; "
+        f"first eps with > 10% gap: {off[0] if off.size else 'none'}"
+    )
 sim_ratio = np.concatenate([simulated_var[name] / exact_var[name] for name in var_names])
 print(f"simulated/exact variance over all points: {sim_ratio.min():.3f} .. {sim_ratio.max():.3f}")
 
@@ -390,12 +487,25 @@ rappor = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
 disjoint_blooms = np.array([[1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0]])
 eps_prr_table = max_privacy_loss(report_table(disjoint_blooms, rappor.prr_bit_table()))
 eps_report_table = max_privacy_loss(report_table(disjoint_blooms, rappor.bit_table()))
-print(f"q* = {rappor.q_star:.4f}, p* = {rappor.p_star:.4f}; tutorial's printed p' = {tutorial_printed_p_star(rappor.f, rappor.p):.4f}")
+print(
+    f"q* = {rappor.q_star:.4f}, p* = {rappor.p_star:.4f}; tutorial's printed p' = "
+    f"{tutorial_printed_p_star(rappor.f, rappor.p):.4f}"
+)
 print(f"eps_1 (PRR only): formula {rappor.epsilon_permanent:.4f}, exact table {eps_prr_table:.4f}")
-print(f"eps_2 (one report): formula {rappor.epsilon_one_report:.4f}, exact table {eps_report_table:.4f}")
-irr_alone = RapporParams.basic_one_time(rappor.k, rappor.h, rappor.m, p=rappor.p, q=rappor.q).bit_table()
-prr_then_irr = rappor.prr_bit_table() @ irr_alone  # [b, s] = sum over b' of Pr[B'=b' | B=b] Pr[S=s | B'=b']
-print(f"PRR x IRR table: q* = Pr[S=1|B=1] = {prr_then_irr[1, 1]:.4f}, p* = Pr[S=1|B=0] = {prr_then_irr[0, 1]:.4f}")
+print(
+    f"eps_2 (one report): formula {rappor.epsilon_one_report:.4f}, exact table "
+    f"{eps_report_table:.4f}"
+)
+irr_alone = RapporParams.basic_one_time(
+    rappor.k, rappor.h, rappor.m, p=rappor.p, q=rappor.q
+).bit_table()
+prr_then_irr = (
+    rappor.prr_bit_table() @ irr_alone
+)  # [b, s] = sum over b' of Pr[B'=b' | B=b] Pr[S=s | B'=b']
+print(
+    f"PRR x IRR table: q* = Pr[S=1|B=1] = {prr_then_irr[1, 1]:.4f}, p* = Pr[S=1|B=0] = "
+    f"{prr_then_irr[0, 1]:.4f}"
+)
 
 # %% [markdown]
 # ## 8. Apple's count-mean sketch (CMS)
@@ -417,7 +527,10 @@ print(f"CMS (eps = 2, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_
 cms = CountMeanSketch.create(2.0, 200, 16, 256, rng=rng)
 emoji_counts = power_law_counts(1_000_000, 200, 1.2)
 cms_z = cms_mean_z_scores(cms, emoji_counts, n_draws=n_draws // 4, rng=rng)
-print(f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its exact mean = {np.max(np.abs(cms_z)):.2f}")
+print(
+    f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its exact "
+    f"mean = {np.max(np.abs(cms_z)):.2f}"
+)
 print(f"sd of one estimate (exact) = {np.sqrt(cms.variance(emoji_counts)).mean():.4g} users")
 per_report_eps, reports_per_day = (1.0, 2.0), 16
 
@@ -432,9 +545,15 @@ per_report_eps, reports_per_day = (1.0, 2.0), 16
 # tuples) has privacy loss computed by `max_privacy_loss`.
 
 # %%
-daily_eps = {eps: composed_privacy_loss(BinaryRR.from_epsilon(eps).output_table(), reports_per_day) for eps in per_report_eps}
+daily_eps = {
+    eps: composed_privacy_loss(BinaryRR.from_epsilon(eps).output_table(), reports_per_day)
+    for eps in per_report_eps
+}
 for eps, loss in daily_eps.items():
-    print(f"{reports_per_day} reports/day at eps = {eps:g}: daily eps from the composed table = {loss:.6g}")
+    print(
+        f"{reports_per_day} reports/day at eps = {eps:g}: daily eps from the composed table = "
+        f"{loss:.6g}"
+    )
 
 # %% [markdown]
 # ## 9. Which oracle? The phase diagram over $(d, \varepsilon)$
@@ -455,25 +574,61 @@ best, _ = best_protocol_grid(grid_d, grid_eps)
 phase_d = np.array([2, 4, 8, 16, 32, 64, 128])
 phase_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(5)[4])
 phase_classes = {"DE": GRR, "OUE": OUE}
-phase_sim = uniform_variance_per_user(phase_classes, 1.0, phase_d, 1000, n_draws=n_draws, rng=phase_rng)
+phase_sim = uniform_variance_per_user(
+    phase_classes, 1.0, phase_d, 1000, n_draws=n_draws, rng=phase_rng
+)
 curve_d = np.arange(2, 129)
 phase_exact = uniform_variance_per_user(phase_classes, 1.0, curve_d, 1000)
-phase_approx = {name: np.array([approx_variance_per_user(name, int(x), 1.0) for x in curve_d]) for name in phase_classes}
-phase_handles = [Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"), Patch(color="C2", label="OLH (never strictly best)"),
-                 plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")]
+phase_approx = {
+    name: np.array([approx_variance_per_user(name, int(x), 1.0) for x in curve_d])
+    for name in phase_classes
+}
+phase_handles = [
+    Patch(color="C0", label="DE"),
+    Patch(color="C1", label="OUE"),
+    Patch(color="C2", label="OLH (never strictly best)"),
+    plt.Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$"),
+]
 
 # %%
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
-ax0.pcolormesh(grid_d, grid_eps, best, cmap=ListedColormap(["C0", "C1", "C2"]), vmin=-0.5, vmax=2.5, shading="nearest")
+ax0.pcolormesh(
+    grid_d,
+    grid_eps,
+    best,
+    cmap=ListedColormap(["C0", "C1", "C2"]),
+    vmin=-0.5,
+    vmax=2.5,
+    shading="nearest",
+)
 ax0.plot(de_threshold(grid_eps), grid_eps, "k", lw=2, label=r"$d = 3e^\varepsilon + 2$")
-ax0.set(xscale="log", xlim=(2, 1000), xlabel="domain size $d$", ylabel=r"$\varepsilon$", title="smallest approximate variance")
-ax0.legend(handles=phase_handles, loc="upper left", fontsize=8, frameon=True, framealpha=1, facecolor="white")
+ax0.set(
+    xscale="log",
+    xlim=(2, 1000),
+    xlabel="domain size $d$",
+    ylabel=r"$\varepsilon$",
+    title="smallest approximate variance",
+)
+ax0.legend(
+    handles=phase_handles,
+    loc="upper left",
+    fontsize=8,
+    frameon=True,
+    framealpha=1,
+    facecolor="white",
+)
 for k, (name, marker) in enumerate(zip(phase_classes, "os")):
     ax1.plot(curve_d, phase_exact[name], f"C{k}", label=f"{name} exact")
     ax1.plot(curve_d, phase_approx[name], f"C{k}", ls="--", lw=1, label=f"{name} approximation")
     ax1.plot(phase_d, phase_sim[name], marker, color=f"C{k}", label=f"{name} simulated")
 ax1.axvline(de_threshold(1.0), color="k", ls=":", label=r"$3e+2 \approx 10.2$")
-ax1.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel=r"Var$[\hat c(i)]/n$", title=r"$\varepsilon = 1$, uniform data, 1000 users per value")
+ax1.set(
+    xscale="log",
+    yscale="log",
+    xlabel="domain size $d$",
+    ylabel=r"Var$[\hat c(i)]/n$",
+    title=r"$\varepsilon = 1$, uniform data, 1000 users per value",
+)
 ax1.legend(fontsize=8)
 save_figure(fig, NOTEBOOK, "fig_phase_diagram_de_vs_oue", write=save_figures)
 plt.show()
@@ -490,7 +645,10 @@ pp_counts = np.r_[np.full(16, 2000), np.zeros(16, int)]
 pp_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(6)[5])
 pp_summary = postprocessing_summary(OUE(1.0, 32), pp_counts, n_draws=n_draws, rng=pp_rng)
 for method, (absent_mean, mse) in pp_summary.items():
-    print(f"{method:>9}: mean estimate of an absent value = {absent_mean:8.1f}, MSE per value = {mse:10.4g}")
+    print(
+        f"{method:>9}: mean estimate of an absent value = {absent_mean:8.1f}, MSE per value = "
+        f"{mse:10.4g}"
+    )
 
 # %% [markdown]
 # ## 11. Illustration: heavy hitters by prefix extension over OLH
@@ -504,8 +662,12 @@ for method, (absent_mean, mse) in pp_summary.items():
 # %%
 hh_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(7)[6])
 planted = np.array([123, 3000, 777, 4001, 2048])
-hh_values = np.r_[np.repeat(planted, [6000, 5000, 4000, 3000, 2000]), hh_rng.integers(0, 2**12, 30_000)]
-found, found_counts = prefix_extension_heavy_hitters(hh_values, 12, 2.0, top_k=8, start_bits=4, step_bits=4, rng=hh_rng)
+hh_values = np.r_[
+    np.repeat(planted, [6000, 5000, 4000, 3000, 2000]), hh_rng.integers(0, 2**12, 30_000)
+]
+found, found_counts = prefix_extension_heavy_hitters(
+    hh_values, 12, 2.0, top_k=8, start_bits=4, step_bits=4, rng=hh_rng
+)
 true_hh = np.bincount(hh_values, minlength=2**12)
 print("value  estimate  true count")
 for value, est in zip(found, found_counts):
@@ -525,12 +687,21 @@ hh_recall = len(set(found[:5]) & set(planted)) / 5
 # rule reduces to DE's $d < 3e^\varepsilon + 2$ with the one dummy item).
 
 # %%
-psfo_loss = {ell: max_privacy_loss(psfo_output_table(4, ell, amplified_grr_epsilon(1.0, ell))) for ell in (1, 2, 3)}
-print("privacy loss of pad-and-sample + GRR(eps'), eps = 1, d = 4:", {ell: round(v, 9) for ell, v in psfo_loss.items()})
+psfo_loss = {
+    ell: max_privacy_loss(psfo_output_table(4, ell, amplified_grr_epsilon(1.0, ell)))
+    for ell in (1, 2, 3)
+}
+print(
+    "privacy loss of pad-and-sample + GRR(eps'), eps = 1, d = 4:",
+    {ell: round(v, 9) for ell, v in psfo_loss.items()},
+)
 for ell in (1, 2, 4):
     th = grr_threshold(1.0, ell)
-    print(f"ell = {ell}: threshold {th:7.2f}; GRR preferred at |I| = {math.floor(th)}: {grr_preferred(math.floor(th), 1.0, ell)}, "
-          f"at |I| = {math.ceil(th)}: {grr_preferred(math.ceil(th), 1.0, ell)}")
+    print(
+        f"ell = {ell}: threshold {th:7.2f}; GRR preferred at |I| = {math.floor(th)}: "
+        f"{grr_preferred(math.floor(th), 1.0, ell)}, "
+        f"at |I| = {math.ceil(th)}: {grr_preferred(math.ceil(th), 1.0, ell)}"
+    )
 sv_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(8)[7])
 baskets = random_baskets(20_000, 10, 3, np.linspace(2, 0.2, 10), rng=sv_rng)
 holders = np.bincount(np.concatenate(baskets), minlength=10)
@@ -548,12 +719,17 @@ print("PSFO (GRR):  ", np.round(psfo_est).astype(int).tolist())
 
 # %%
 pl_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(9)[8])
-pl_values = pl_rng.choice(10, size=30_000, p=np.linspace(2, 0.2, 10) / np.linspace(2, 0.2, 10).sum())
+pl_values = pl_rng.choice(
+    10, size=30_000, p=np.linspace(2, 0.2, 10) / np.linspace(2, 0.2, 10).sum()
+)
 pl_eps = pl_rng.choice([0.5, 1.0, 4.0], size=30_000)
 pl_combined, pl_groups, pl_weights = grouped_frequency_estimate(pl_values, pl_eps, 10, rng=pl_rng)
 pl_truth = np.bincount(pl_values, minlength=10) / pl_values.size
 for level, est in pl_groups.items():
-    print(f"eps = {level:g}: weight {pl_weights[level]:.3f}, max |error| {np.max(np.abs(est - pl_truth)):.4f}")
+    print(
+        f"eps = {level:g}: weight {pl_weights[level]:.3f}, max |error| "
+        f"{np.max(np.abs(est - pl_truth)):.4f}"
+    )
 print(f"combined: max |error| {np.max(np.abs(pl_combined - pl_truth)):.4f}")
 
 # %% [markdown]
@@ -562,53 +738,142 @@ print(f"combined: max |error| {np.max(np.abs(pl_combined - pl_truth)):.4f}")
 # Randomized response and the price of local privacy:
 
 # %%
-claims.check("two-coin RR: estimator 2(X - 0.25) equals the unbiased (X - q)/(p - q)", "§Randomized response",
-             0, gap, atol=1e-12)
-claims.check("two-coin RR reports truthfully w.p. 3/4 (computed from the literal coin client)", "§Randomized response",
-             0.75, empirical_yes[1], atol=4 * math.sqrt(0.75 * 0.25 / n_check), se=math.sqrt(0.75 * 0.25 / n_check))
-claims.check("two-coin RR is ln 3-LDP (privacy loss from its output table)", "§Randomized response (implied)",
-             math.log(3), eps_two_coin, atol=1e-12)
+claims.check(
+    "two-coin RR: estimator 2(X - 0.25) equals the unbiased (X - q)/(p - q)",
+    "§Randomized response",
+    0,
+    gap,
+    atol=1e-12,
+)
+claims.check(
+    "two-coin RR reports truthfully w.p. 3/4 (computed from the literal coin client)",
+    "§Randomized response",
+    0.75,
+    empirical_yes[1],
+    atol=4 * math.sqrt(0.75 * 0.25 / n_check),
+    se=math.sqrt(0.75 * 0.25 / n_check),
+)
+claims.check(
+    "two-coin RR is ln 3-LDP (privacy loss from its output table)",
+    "§Randomized response (implied)",
+    math.log(3),
+    eps_two_coin,
+    atol=1e-12,
+)
 mean_err = np.mean(errors[1.0][-1])
 se = math.sqrt(BinaryRR.from_epsilon(1.0).fraction_variance(true_fraction, sizes[-1]) / n_draws)
-claims.check("RR estimator is unbiased (mean error at n=1e5, eps=1, within 5 SE)", "§Randomized response",
-             0, mean_err, atol=5 * se, se=se)
-claims.check("LDP noise is of order sqrt(n)/eps (count sd x eps / sqrt(n) as eps -> 0)", "§Challenges in the local model",
-             1, ldp_ratio_small_eps, atol=0.01)
+claims.check(
+    "RR estimator is unbiased (mean error at n=1e5, eps=1, within 5 SE)",
+    "§Randomized response",
+    0,
+    mean_err,
+    atol=5 * se,
+    se=se,
+)
+claims.check(
+    "LDP noise is of order sqrt(n)/eps (count sd x eps / sqrt(n) as eps -> 0)",
+    "§Challenges in the local model",
+    1,
+    ldp_ratio_small_eps,
+    atol=0.01,
+)
 
 # %% [markdown]
 # Direct encoding and the pure-LDP framework:
 
 # %%
 e1 = math.exp(1.0)
-claims.check("DE: q = (1 - p)/(|D| - 1) equals 1/(e^eps + |D| - 1) (d = 43, eps = 1)", "§Direct Encoding",
-             1 / (e1 + 42), (1 - GRR(1.0, 43).p) / 42, rtol=1e-12)
-claims.check("DE is eps-LDP (privacy loss of the d x d table, d = 6, eps = 1)", "§Direct Encoding", 1.0, table_loss["DE"], rtol=1e-9)
+claims.check(
+    "DE: q = (1 - p)/(|D| - 1) equals 1/(e^eps + |D| - 1) (d = 43, eps = 1)",
+    "§Direct Encoding",
+    1 / (e1 + 42),
+    (1 - GRR(1.0, 43).p) / 42,
+    rtol=1e-12,
+)
+claims.check(
+    "DE is eps-LDP (privacy loss of the d x d table, d = 6, eps = 1)",
+    "§Direct Encoding",
+    1.0,
+    table_loss["DE"],
+    rtol=1e-9,
+)
 de_slope = np.diff([approx_variance_per_user("DE", d, 1.0) for d in (10, 11, 12)])
-claims.check_statement("DE's variance is linear in |D| (constant increment 1/(e^eps - 1)^2)", "§Direct Encoding", "linear in |D|",
-                       close(float(np.max(np.abs(de_slope * (e1 - 1) ** 2 - 1))), 0.0, 1e-9), f"increment per value {de_slope[0]:.4f} = 1/(e-1)^2")
-claims.check_statement("pure LDP needs q* > 0 and p*/q* <= e^eps (DE, SUE, OUE, BLH, OLH, THE at eps = 1)", "§Frequency Oracles",
-                       "q* > 0, p*/q* <= e^eps", le(max(o.p / o.q if o.q > 0 else math.inf for o in table_oracles.values()), e1 * (1 + 1e-12)),
-                       f"max p*/q* = {max(o.p / o.q for o in table_oracles.values()):.4f} <= e = {e1:.4f}")
-claims.check_statement("c^(i) is unbiased with the exact variance (5 oracles x 7 eps simulated; CMS mean query)", "§Frequency Oracles",
-                       "unbiased estimator", lt(max(np.max(np.abs(sim_ratio - 1)) / math.sqrt(2 / (n_draws - 1)), np.max(np.abs(cms_z))), 5.0),
-                       f"variance simulated/exact in [{sim_ratio.min():.3f}, {sim_ratio.max():.3f}]; CMS max |z| {np.max(np.abs(cms_z)):.2f}")
+claims.check_statement(
+    "DE's variance is linear in |D| (constant increment 1/(e^eps - 1)^2)",
+    "§Direct Encoding",
+    "linear in |D|",
+    close(float(np.max(np.abs(de_slope * (e1 - 1) ** 2 - 1))), 0.0, 1e-9),
+    f"increment per value {de_slope[0]:.4f} = 1/(e-1)^2",
+)
+claims.check_statement(
+    "pure LDP needs q* > 0 and p*/q* <= e^eps (DE, SUE, OUE, BLH, OLH, THE at eps = 1)",
+    "§Frequency Oracles",
+    "q* > 0, p*/q* <= e^eps",
+    le(max(o.p / o.q if o.q > 0 else math.inf for o in table_oracles.values()), e1 * (1 + 1e-12)),
+    f"max p*/q* = {max(o.p / o.q for o in table_oracles.values()):.4f} <= e = {e1:.4f}",
+)
+claims.check_statement(
+    "c^(i) is unbiased with the exact variance (5 oracles x 7 eps simulated; CMS mean query)",
+    "§Frequency Oracles",
+    "unbiased estimator",
+    lt(
+        max(np.max(np.abs(sim_ratio - 1)) / math.sqrt(2 / (n_draws - 1)), np.max(np.abs(cms_z))),
+        5.0,
+    ),
+    f"variance simulated/exact in [{sim_ratio.min():.3f}, {sim_ratio.max():.3f}]; CMS max |z| "
+    f"{np.max(np.abs(cms_z)):.2f}",
+)
 
 # %% [markdown]
 # Unary and histogram encoding:
 
 # %%
-claims.check("OUE is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["OUE"], rtol=1e-9)
-claims.check("SUE (p + q = 1) is eps-LDP (whole-vector table, d = 6)", "§Unary Encoding", 1.0, table_loss["SUE"], rtol=1e-9)
-claims.check_statement("OUE has a smaller error than SUE", "§Unary Encoding", "OUE optimal, smaller error",
-                       lt(max(OUE(e, 43).approx_variance(1) / SUE(e, 43).approx_variance(1) for e in eps_var), 1.0),
-                       "Var*_OUE < Var*_SUE at every eps in " + ", ".join(f"{e:g}" for e in eps_var))
-claims.erratum("the optimized unary encoding's acronym (Wang et al.'s name, our class)",
-               "§Unary Encoding, §Summary", "OEU", OUE.__name__, severity="typo")
-claims.check("SHE is eps-LDP (sup of the log density ratio, Laplace 2/eps, d = 6)", "§Histogram Encoding", 1.0, she_loss, rtol=1e-9)
-she_per_user = {e: SHE(e, 43).variance(np.ones(43, dtype=np.int64))[0] / 43 for e in eps_var}  # 8/eps^2, exact
-claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encoding", "THE better than SHE",
-                       lt(max(THE(e, 43).approx_variance(1) / she_per_user[e] for e in eps_var), 1.0),
-                       f"at eps = 1: THE {THE(1.0, 43).approx_variance(1):.3f} vs SHE {she_per_user[1.0]:.3f} per user")
+claims.check(
+    "OUE is eps-LDP (whole-vector table, d = 6)",
+    "§Unary Encoding",
+    1.0,
+    table_loss["OUE"],
+    rtol=1e-9,
+)
+claims.check(
+    "SUE (p + q = 1) is eps-LDP (whole-vector table, d = 6)",
+    "§Unary Encoding",
+    1.0,
+    table_loss["SUE"],
+    rtol=1e-9,
+)
+claims.check_statement(
+    "OUE has a smaller error than SUE",
+    "§Unary Encoding",
+    "OUE optimal, smaller error",
+    lt(max(OUE(e, 43).approx_variance(1) / SUE(e, 43).approx_variance(1) for e in eps_var), 1.0),
+    "Var*_OUE < Var*_SUE at every eps in " + ", ".join(f"{e:g}" for e in eps_var),
+)
+claims.erratum(
+    "the optimized unary encoding's acronym (Wang et al.'s name, our class)",
+    "§Unary Encoding, §Summary",
+    "OEU",
+    OUE.__name__,
+    severity="typo",
+)
+claims.check(
+    "SHE is eps-LDP (sup of the log density ratio, Laplace 2/eps, d = 6)",
+    "§Histogram Encoding",
+    1.0,
+    she_loss,
+    rtol=1e-9,
+)
+she_per_user = {
+    e: SHE(e, 43).variance(np.ones(43, dtype=np.int64))[0] / 43 for e in eps_var
+}  # 8/eps^2, exact
+claims.check_statement(
+    "THE has a smaller variance than SHE",
+    "§Histogram Encoding",
+    "THE better than SHE",
+    lt(max(THE(e, 43).approx_variance(1) / she_per_user[e] for e in eps_var), 1.0),
+    f"at eps = 1: THE {THE(1.0, 43).approx_variance(1):.3f} vs SHE {she_per_user[1.0]:.3f} per "
+    "user",
+)
 
 # %% [markdown]
 # Local hashing. BLH asks its hash family for $\Pr[H(x)=H(y)] \le 1/2$ ($x \ne y$). For ours,
@@ -619,76 +884,200 @@ claims.check_statement("THE has a smaller variance than SHE", "§Histogram Encod
 # $g > 2$ outputs one probability cannot define the report, so the verdict is decided by $g$ and the row sum.
 
 # %%
-claims.check("BLH is eps-LDP (table over all hash functions [6] -> [2])", "§Binary Local Hashing", 1.0, table_loss["BLH"], rtol=1e-9)
+claims.check(
+    "BLH is eps-LDP (table over all hash functions [6] -> [2])",
+    "§Binary Local Hashing",
+    1.0,
+    table_loss["BLH"],
+    rtol=1e-9,
+)
 blh_collision = collision_probability(2)  # exact, over our family h_ab(x) = ((ax + b) mod P) mod 2
-claims.check_statement("BLH's hash family: Pr[H(x) = H(y)] <= 1/2 for x != y", "§Binary Local Hashing", "<= 1/2",
-                       le(float(blh_collision), 0.5), f"exactly (P - 1)/(2P) = 1/2 - {float(Fraction(1, 2) - blh_collision):.3g} (P = 2^31 - 1)")
-claims.check("OLH is eps-LDP (table over all hash functions [6] -> [4])", "§Optimal Local Hashing", 1.0, table_loss["OLH"], rtol=1e-9)
-claims.check("OLH: g = e^eps + 1 minimizes the variance (eps = 1)", "§Optimal Local Hashing", e1 + 1, continuous_optimal_hash_range(1.0), rtol=1e-6)
+claims.check_statement(
+    "BLH's hash family: Pr[H(x) = H(y)] <= 1/2 for x != y",
+    "§Binary Local Hashing",
+    "<= 1/2",
+    le(float(blh_collision), 0.5),
+    f"exactly (P - 1)/(2P) = 1/2 - {float(Fraction(1, 2) - blh_collision):.3g} (P = 2^31 - 1)",
+)
+claims.check(
+    "OLH is eps-LDP (table over all hash functions [6] -> [4])",
+    "§Optimal Local Hashing",
+    1.0,
+    table_loss["OLH"],
+    rtol=1e-9,
+)
+claims.check(
+    "OLH: g = e^eps + 1 minimizes the variance (eps = 1)",
+    "§Optimal Local Hashing",
+    e1 + 1,
+    continuous_optimal_hash_range(1.0),
+    rtol=1e-6,
+)
 olh_row = GRR(1.0, OLH(1.0, 6).g).output_table()[0]
-claims.erratum_if(gt(olh_row.size, 2),
-                  "OLH perturbation probability is written Pr[b' = 1]; over [g] it is Pr[b' = i] (the row must sum to 1)", "§Optimal Local Hashing",
-                  "Pr[b' = 1]", f"g = {olh_row.size}, Pr[b' = i]: p = {olh_row[0]:.4f} if i = H(v), q = {olh_row[1]:.4f} otherwise, row sum {olh_row.sum():.6g}",
-                  severity="typo", tolerance="g > 2 outputs: one probability cannot define the report")
-claims.check("OLH has OUE's variance (g = e^eps + 1 exactly, eps = ln 3)", "§Optimal Local Hashing",
-             OUE(math.log(3), 43).approx_variance(1), OLH(math.log(3), 43).approx_variance(1), rtol=1e-12)
+claims.erratum_if(
+    gt(olh_row.size, 2),
+    "OLH perturbation probability is written Pr[b' = 1]; over [g] it is Pr[b' = i] (the row must "
+    "sum to 1)",
+    "§Optimal Local Hashing",
+    "Pr[b' = 1]",
+    f"g = {olh_row.size}, Pr[b' = i]: p = {olh_row[0]:.4f} if i = H(v), q = {olh_row[1]:.4f} "
+    f"otherwise, row sum {olh_row.sum():.6g}",
+    severity="typo",
+    tolerance="g > 2 outputs: one probability cannot define the report",
+)
+claims.check(
+    "OLH has OUE's variance (g = e^eps + 1 exactly, eps = ln 3)",
+    "§Optimal Local Hashing",
+    OUE(math.log(3), 43).approx_variance(1),
+    OLH(math.log(3), 43).approx_variance(1),
+    rtol=1e-12,
+)
 
 # %% [markdown]
 # Communication cost and the choice of oracle:
 
 # %%
 olh_bits = {d: OLH(1.0, d).report_bits for d in (2**10, 2**20)}
-claims.check_statement("OLH costs O(log|D|) bits per report, OUE O(|D|)", "§Optimal Local Hashing", "O(log|D|) vs O(|D|)",
-                       lt(olh_bits[2**20], OUE(1.0, 2**10).report_bits),
-                       f"eps = 1: OLH {olh_bits[2**10]} bits at d = 2^10 and 2^20; OUE {OUE(1.0, 2**10).report_bits} and {OUE(1.0, 2**20).report_bits}")
+claims.check_statement(
+    "OLH costs O(log|D|) bits per report, OUE O(|D|)",
+    "§Optimal Local Hashing",
+    "O(log|D|) vs O(|D|)",
+    lt(olh_bits[2**20], OUE(1.0, 2**10).report_bits),
+    f"eps = 1: OLH {olh_bits[2**10]} bits at d = 2^10 and 2^20; OUE {OUE(1.0, 2**10).report_bits} "
+    f"and {OUE(1.0, 2**20).report_bits}",
+)
 crossing = [first_d_where_oue_wins(e) for e in (0.5, 1.0, 2.0)]
-claims.check_statement("DE is best iff |D| < 3e^eps + 2, else OUE/OLH", "§Summary", "|D| < 3e^eps + 2",
-                       close(max(abs(c - math.floor(de_threshold(e)) - 1) for c, e in zip(crossing, (0.5, 1.0, 2.0))), 0, 0),
-                       f"first d where OUE wins at eps = 0.5, 1, 2: {crossing}")
+claims.check_statement(
+    "DE is best iff |D| < 3e^eps + 2, else OUE/OLH",
+    "§Summary",
+    "|D| < 3e^eps + 2",
+    close(
+        max(abs(c - math.floor(de_threshold(e)) - 1) for c, e in zip(crossing, (0.5, 1.0, 2.0))),
+        0,
+        0,
+    ),
+    f"first d where OUE wins at eps = 0.5, 1, 2: {crossing}",
+)
 
 # %% [markdown]
 # RAPPOR, with $q'$ and $p'$ read off the PRR × IRR table product of §6:
 
 # %%
-claims.check("RAPPOR eps_1 = 2h ln((1 - f/2)/(f/2)) (exact PRR table, h = 2, f = 0.5)", "§RAPPOR", rappor.epsilon_permanent, eps_prr_table, rtol=1e-9)
-claims.check("RAPPOR eps_2 = h ln(q'(1 - p')/(p'(1 - q'))) (exact report table)", "§RAPPOR", rappor.epsilon_one_report, eps_report_table, rtol=1e-9)
-claims.check("RAPPOR q' = f(p + q)/2 + (1 - f)q (f = 0.5, p = 0.5, q = 0.75; PRR x IRR)", "§RAPPOR", rappor.q_star,
-             prr_then_irr[1, 1], rtol=1e-12)
-claims.erratum("RAPPOR p' = f(p + 1)/2 + (1 - f)p; PRR x IRR gives f(p + q)/2 + (1 - f)p (f = 0.5, p = 0.5, q = 0.75)", "§RAPPOR",
-               tutorial_printed_p_star(rappor.f, rappor.p), prr_then_irr[0, 1], rtol=1e-9, severity="typo", id="p-prime")
+claims.check(
+    "RAPPOR eps_1 = 2h ln((1 - f/2)/(f/2)) (exact PRR table, h = 2, f = 0.5)",
+    "§RAPPOR",
+    rappor.epsilon_permanent,
+    eps_prr_table,
+    rtol=1e-9,
+)
+claims.check(
+    "RAPPOR eps_2 = h ln(q'(1 - p')/(p'(1 - q'))) (exact report table)",
+    "§RAPPOR",
+    rappor.epsilon_one_report,
+    eps_report_table,
+    rtol=1e-9,
+)
+claims.check(
+    "RAPPOR q' = f(p + q)/2 + (1 - f)q (f = 0.5, p = 0.5, q = 0.75; PRR x IRR)",
+    "§RAPPOR",
+    rappor.q_star,
+    prr_then_irr[1, 1],
+    rtol=1e-12,
+)
+claims.erratum(
+    "RAPPOR p' = f(p + 1)/2 + (1 - f)p; PRR x IRR gives f(p + q)/2 + (1 - f)p (f = 0.5, p = 0.5, q "
+    "= 0.75)",
+    "§RAPPOR",
+    tutorial_printed_p_star(rappor.f, rappor.p),
+    prr_then_irr[0, 1],
+    rtol=1e-9,
+    severity="typo",
+    id="p-prime",
+)
 
 # %% [markdown]
 # Apple's count-mean sketch: the client's hash index $j \in [k]$ picks the row, so the sketch's shape decides the verdict.
 
 # %%
-claims.check("Apple CMS: flipping w.p. 1/(1 + e^(eps/2)) is eps-LDP (exact (j, v) table, eps = 2)", "§Apple", 2.0, eps_cms_table, rtol=1e-9)
+claims.check(
+    "Apple CMS: flipping w.p. 1/(1 + e^(eps/2)) is eps-LDP (exact (j, v) table, eps = 2)",
+    "§Apple",
+    2.0,
+    eps_cms_table,
+    rtol=1e-9,
+)
 sketch_shape = cms.sample_aggregate(emoji_counts, rng=rng).shape
-claims.erratum_if(far(sketch_shape[0], cms.m, 0), "shape of Apple's sketch matrix M (one row per hash function)", "§Apple", "m x k",
-                  f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})", severity="typo",
-                  tolerance="exact: step 3 reads each hash function's row, so the k hash functions are the rows (k x m)")
-claims.check("Apple: the daily eps 'can reach 16' (16 reports a day at eps = 1, as Tang et al. report; exact composed table)", "§Apple",
-             16, daily_eps[1.0], rtol=1e-9)
+claims.erratum_if(
+    far(sketch_shape[0], cms.m, 0),
+    "shape of Apple's sketch matrix M (one row per hash function)",
+    "§Apple",
+    "m x k",
+    f"k x m = {sketch_shape[0]} x {sketch_shape[1]} (k = {cms.k}, m = {cms.m})",
+    severity="typo",
+    tolerance=(
+        "exact: step 3 reads each hash function's row, so the k hash functions are the rows (k x m)"
+    ),
+)
+claims.check(
+    "Apple: the daily eps 'can reach 16' (16 reports a day at eps = 1, as Tang et al. report; "
+    "exact composed table)",
+    "§Apple",
+    16,
+    daily_eps[1.0],
+    rtol=1e-9,
+)
 
 # %% [markdown]
 # The illustrations (set-valued data, heavy hitters); the SVIM verdict is decided by which side of the threshold GRR wins:
 
 # %%
 sv_th = grr_threshold(1.0, 2)
-sv_below, sv_above = grr_preferred(math.floor(sv_th), 1.0, 2), grr_preferred(math.ceil(sv_th), 1.0, 2)
+sv_below, sv_above = grr_preferred(math.floor(sv_th), 1.0, 2), grr_preferred(
+    math.ceil(sv_th), 1.0, 2
+)
 sv_d = math.ceil(sv_th) + 2  # |I| + l items just above the threshold
-sv_ratio_above = GRR(amplified_grr_epsilon(1.0, 2), sv_d).approx_variance(1) / OUE(1.0, sv_d).approx_variance(1)
-claims.erratum_if(gt(sv_ratio_above, 1.0), "SVIM: GRR is chosen when |J| > (4l^2 - l)e^eps + 1; the variances say the reverse (Var_GRR/Var_OLH above it)",
-                  "§Itemset mining", "GRR if |J| > (4l^2 - l)e^eps + 1",
-                  f"l = 2, eps = 1, threshold {sv_th:.4g}: GRR preferred at |I| = {math.floor(sv_th)}: {sv_below}, at {math.ceil(sv_th)}: {sv_above}"
-                  f" (Var ratio {sv_ratio_above:.3f})", severity="typo")
-claims.check("padding-and-sampling amplifies GRR: eps' = ln(l(e^eps - 1) + 1) gives eps = 1 (l = 3, exact table)", "§Itemset mining",
-             1.0, psfo_loss[3], rtol=1e-9)
-claims.check("illustration: prefix extension over OLH recovers the 5 planted heavy hitters", "§Heavy Hitter Identification (illustration)",
-             1, hh_recall, atol=0.1, tolerance="±0.1 (one of 5 missed would give 0.8)")
-claims.ambiguous_if(by_text("the printed ratio Pr[pi(l) in O] / (pi(l') in O) divides a probability by an event: undefined as printed; "
-                            "with Pr restored it is the usual per-pair eps bound; the source is LaTeX, so typo vs conversion loss cannot be told"),
-                    "PLDP definition: the denominator lacks Pr (and 'ランダムかアルゴリズム', pi vs Range(A))", "§Personalized LDP",
-                    "Pr[pi(l) in O] / pi(l') in O <= e^eps", "reading 1 (as printed): undefined; reading 2 (Pr restored): standard eps-LDP over locations")
+sv_ratio_above = GRR(amplified_grr_epsilon(1.0, 2), sv_d).approx_variance(1) / OUE(
+    1.0, sv_d
+).approx_variance(1)
+claims.erratum_if(
+    gt(sv_ratio_above, 1.0),
+    "SVIM: GRR is chosen when |J| > (4l^2 - l)e^eps + 1; the variances say the reverse "
+    "(Var_GRR/Var_OLH above it)",
+    "§Itemset mining",
+    "GRR if |J| > (4l^2 - l)e^eps + 1",
+    f"l = 2, eps = 1, threshold {sv_th:.4g}: GRR preferred at |I| = {math.floor(sv_th)}: "
+    f"{sv_below}, at {math.ceil(sv_th)}: {sv_above}"
+    f" (Var ratio {sv_ratio_above:.3f})",
+    severity="typo",
+)
+claims.check(
+    "padding-and-sampling amplifies GRR: eps' = ln(l(e^eps - 1) + 1) gives eps = 1 (l = 3, exact "
+    "table)",
+    "§Itemset mining",
+    1.0,
+    psfo_loss[3],
+    rtol=1e-9,
+)
+claims.check(
+    "illustration: prefix extension over OLH recovers the 5 planted heavy hitters",
+    "§Heavy Hitter Identification (illustration)",
+    1,
+    hh_recall,
+    atol=0.1,
+    tolerance="±0.1 (one of 5 missed would give 0.8)",
+)
+claims.ambiguous_if(
+    by_text(
+        "the printed ratio Pr[pi(l) in O] / (pi(l') in O) divides a probability by an event: "
+        "undefined as printed; "
+        "with Pr restored it is the usual per-pair eps bound; the source is LaTeX, so typo vs "
+        "conversion loss cannot be told"
+    ),
+    "PLDP definition: the denominator lacks Pr (and 'ランダムかアルゴリズム', pi vs Range(A))",
+    "§Personalized LDP",
+    "Pr[pi(l) in O] / pi(l') in O <= e^eps",
+    "reading 1 (as printed): undefined; reading 2 (Pr restored): standard eps-LDP over locations",
+)
 print(claims)
 claims_csv = claims.write_csv(write=save_figures)
 
@@ -747,5 +1136,7 @@ for d_ex in (10, 11):
     assert (var_de < var_oue) == (d_ex < de_threshold(1.0))
     print(f"eps = 1, d = {d_ex}: Var*_DE/n = {var_de:.4g}, Var*_OUE/n = {var_oue:.4g}")
 assert first_d_where_oue_wins(1.0) == 11 and first_d_where_oue_wins(2.0) == 25
-print(f"3e^eps + 2: eps = 1: {de_threshold(1.0):.4g}, eps = 2: {de_threshold(2.0):.4g}; "
-      f"first d where OUE wins: {first_d_where_oue_wins(1.0)} and {first_d_where_oue_wins(2.0)}")
+print(
+    f"3e^eps + 2: eps = 1: {de_threshold(1.0):.4g}, eps = 2: {de_threshold(2.0):.4g}; "
+    f"first d where OUE wins: {first_d_where_oue_wins(1.0)} and {first_d_where_oue_wins(2.0)}"
+)
