@@ -1078,8 +1078,8 @@ claims.ambiguous_if(
     "Pr[pi(l) in O] / pi(l') in O <= e^eps",
     "reading 1 (as printed): undefined; reading 2 (Pr restored): standard eps-LDP over locations",
 )
-print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+claims  # the table, rendered as Markdown (verdicts other than reproduced in bold)
 
 # %% [markdown]
 # ## Takeaways

@@ -370,8 +370,8 @@ claims.check_statement(
 )
 
 # %%
-print(claims)
 claims_csv = claims.write_csv(write=save_figures)
+claims  # the table, rendered as Markdown (verdicts other than reproduced in bold)
 
 # %% [markdown]
 # ## Takeaways

@@ -217,6 +217,10 @@ class ClaimsTable:
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines) + "\n\n" + self._summary()
 
+    def __repr__(self) -> str:
+        """One line: the notebook and the counts (the table itself is ``str()`` or the Markdown display)."""
+        return f"<ClaimsTable {self.notebook}: {self._summary()}>"
+
     def _repr_markdown_(self) -> str:
         return markdown_table(self.rows) + "\n\n" + self._summary()
 
