@@ -31,7 +31,9 @@ def test_playground_matches_the_mechanisms_own_numbers(key):
     assert state.mse == pytest.approx(float(np.mean(oracle.variance(truth))), rel=1e-12)
     assert state.whole_report_epsilon == pytest.approx(oracle.privacy_loss(), abs=1e-9)
     assert state.whole_report_epsilon <= 1.3 + 1e-9
-    assert state.report_bits == getattr(oracle, "report_bits", UNAVAILABLE)
+    assert state.report_bits == oracles.report_size(key, 1.3, 5).bits
+    if hasattr(oracle, "report_bits"):
+        assert state.report_bits == oracle.report_bits
 
 
 def test_another_seed_gives_another_draw_and_the_same_seed_the_same():
@@ -114,7 +116,7 @@ def test_playground_panel_updates_and_survives_a_refused_epsilon():
     state = playground_state("grr", 2.5, 8, 1000, seed=0)
     assert f"{state.mse:.6g}" in panel.summary.value
     panel.controls["mechanism_key"].value = "oue"
-    assert "OUE" in panel.summary.value and "report size = 8 bits" in panel.summary.value
+    assert "OUE" in panel.summary.value and "report size = <b class='ldp-bits'>8</b> bits" in panel.summary.value
     assert "lowest exact MSE here: <b>GRR (DE)</b>" in panel.summary.value  # ε = 2.5 > crossover at d = 8
 
 
@@ -136,7 +138,7 @@ def test_bad_defaults_and_names_are_refused():
         playground_panel(epsilon=0)
     with pytest.raises(ValueError, match="name must be one of"):
         show_panel("nope")
-    assert set(PANELS) == {"playground", "privacy_utility"}
+    assert set(PANELS) == {"playground", "privacy_utility", "rappor", "continual", "m_shot"}
 
 
 def test_oracle_ranking_orders_the_exact_mse_and_puts_grr_first_at_large_epsilon():
@@ -149,3 +151,42 @@ def test_oracle_ranking_orders_the_exact_mse_and_puts_grr_first_at_large_epsilon
     assert oracle_ranking(0.5, 43, 10_000)[0][0] != "grr"  # below the crossover GRR is not best at d = 43
     with pytest.raises(ValueError, match="epsilon must be in"):
         oracle_ranking(0.0, 43, 10_000)
+
+
+# ------------------------------------------------------------------------------------ report size, phase diagram
+
+
+@pytest.mark.parametrize("key, d, bits", [("grr", 1024, 10), ("grr", 43, 6), ("oue", 43, 43), ("sue", 7, 7),
+                                          ("she", 43, 64 * 43), ("the", 10, 640)])
+def test_report_size_counts_the_bits_one_user_sends(key, d, bits):
+    size = oracles.report_size(key, 1.0, d)
+    assert size.bits == bits and size.how
+
+
+def test_report_size_of_hashing_oracles_and_the_sketch():
+    olh = build_oracle("olh", 2.0, 1024)
+    assert oracles.report_size("olh", 2.0, 1024).bits == olh.report_bits  # the oracle's own statement
+    cms = build_oracle("cms", 2.0, 100)
+    size = oracles.report_size("cms", 2.0, 100)
+    assert size.bits == int(np.ceil(np.log2(cms.k))) + cms.m and "hash index" in size.how
+    with pytest.raises(ValueError, match="epsilon must be in"):
+        oracles.report_size("grr", 0.0, 10)
+
+
+def test_phase_diagram_agrees_with_wangs_rule_away_from_the_boundary():
+    eps, ds = np.array([0.5, 2.0, 4.0, 6.0]), np.array([2, 8, 64, 1024])
+    table = oracles.phase_diagram(eps, ds)
+    assert table.shape == (4, 4)
+    for i, d in enumerate(ds):
+        for j, e in enumerate(eps):
+            ratio = (3 * np.exp(e) + 2) / d  # [wang2017] §4.4: DE best iff d < 3e^ε + 2
+            if ratio > 1.5:
+                assert oracles.PHASE_KEYS[table[i, j]] == "grr", (d, e)
+            elif ratio < 1 / 1.5:
+                assert oracles.PHASE_KEYS[table[i, j]] in ("oue", "olh"), (d, e)
+    best = min(oracles.PHASE_KEYS, key=lambda k: float(np.mean(build_oracle(k, 2.0, 64).variance(np.full(64, 1000)))))
+    assert oracles.PHASE_KEYS[table[2, 1]] == best
+    with pytest.raises(ValueError, match="epsilons"):
+        oracles.phase_diagram([2.0, 1.0], ds)
+    with pytest.raises(ValueError, match="ds"):
+        oracles.phase_diagram(eps, [1, 4])

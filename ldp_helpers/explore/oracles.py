@@ -21,8 +21,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real, check_real_array, check_rng, fail
+from ldp_helpers._validation import (check_choice, check_epsilon, check_int, check_int_array, check_real, check_real_array,
+                                     check_rng, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
 from ldp_helpers.simulate.populations import flat_counts, power_law_counts
@@ -107,7 +110,7 @@ class PlaygroundState(NamedTuple):
     estimate: np.ndarray  # one exact survey's unbiased count estimates
     sigma: np.ndarray  # exact standard deviation of each estimate
     whole_report_epsilon: float | str  # from the output table, or UNAVAILABLE
-    report_bits: int | str  # bits per report, or UNAVAILABLE where the oracle does not state it
+    report_bits: int | str  # bits per report (report_size), or UNAVAILABLE
     mse: float  # exact mean squared error of the count estimates (mean over values)
 
 
@@ -129,10 +132,9 @@ def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf
     rng = check_rng(np.random.default_rng(seed))
     estimate = np.asarray(oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float)
     variance = np.asarray(oracle.variance(truth), dtype=float)
-    bits = getattr(oracle, "report_bits", None)
     return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, np.sqrt(variance),
                            whole_report_epsilon(mechanism_key, oracle.epsilon, oracle.d),
-                           UNAVAILABLE if bits is None else int(bits), float(variance.mean()))
+                           report_size(mechanism_key, oracle.epsilon, oracle.d).bits, float(variance.mean()))
 
 
 class PrivacyUtilityCurves(NamedTuple):
@@ -205,3 +207,83 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) 
             continue
         ranking.append((key, float(np.mean(oracle.variance(truth)))))
     return tuple(sorted(ranking, key=lambda item: item[1]))
+
+
+# ------------------------------------------------------------------------------------ report size, phase diagram
+
+#: the three oracles of Wang et al.'s comparison, in the phase diagram's order
+PHASE_KEYS = ("grr", "oue", "olh")
+#: bits of one real number in a report (an IEEE-754 double), how SHE/THE reports are counted
+FLOAT_BITS = 64
+
+
+class ReportSize(NamedTuple):
+    """Bits of one user's report and how they are counted."""
+
+    bits: int | str  # or UNAVAILABLE
+    how: str
+
+
+def report_size(mechanism_key, epsilon, d) -> ReportSize:
+    """Bits one user sends under the registered oracle at (ε, d), and how they are counted.
+
+    An oracle that states its size (``report_bits``: unary encodings d bits, local hashing the
+    hash seed (a, b) and ⌈log2 g⌉) is taken at its word.  Otherwise: a value of [0, d) is
+    ⌈log2 d⌉ bits (GRR); a vector of d reals is d IEEE-754 doubles, 64·d bits (SHE; THE reports
+    the same noisy vector, the threshold is the server's); a sketch report is the hash index
+    j ∈ [0, k) and the m-bit ±1 vector, ⌈log2 k⌉ + m bits (CMS).
+
+    References
+    ----------
+    [wang2017] §4 (communication cost of DE, UE, HE, LH); [tutorial] "Count Mean Sketch".
+    """
+    oracle = build_oracle(mechanism_key, epsilon, d)
+    bits = getattr(oracle, "report_bits", None)
+    if bits is not None:
+        return ReportSize(int(bits), "as the oracle states it (report_bits)")
+    if hasattr(oracle, "k") and hasattr(oracle, "m"):
+        return ReportSize(math.ceil(math.log2(oracle.k)) + oracle.m,
+                          f"hash index ⌈log2 k⌉ = {math.ceil(math.log2(oracle.k))} bits + m = {oracle.m} sign bits")
+    if isinstance(oracle, (SHE, THE)):
+        return ReportSize(FLOAT_BITS * oracle.d, f"d = {oracle.d} reals as {FLOAT_BITS}-bit doubles")
+    if isinstance(oracle, GRR):
+        return ReportSize(math.ceil(math.log2(oracle.d)), f"one value of [0, d): ⌈log2 {oracle.d}⌉ bits")
+    return ReportSize(UNAVAILABLE, "not stated by the oracle")
+
+
+@functools.lru_cache(maxsize=4)
+def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
+    best = np.full((len(ds), len(epsilons)), -1, dtype=np.int64)
+    for i, d in enumerate(ds):
+        counts = np.full(d, 1000, dtype=np.int64)
+        for j, e in enumerate(epsilons):
+            mse = []
+            for key in PHASE_KEYS:
+                try:
+                    oracle = dataclasses.replace(REGISTRY[key].example(), epsilon=e, d=d)
+                    mse.append(float(np.mean(oracle.variance(counts))))
+                except ValueError:  # the oracle refuses (ε, d) (double-precision underflow)
+                    mse.append(math.inf)
+            best[i, j] = int(np.argmin(mse)) if np.isfinite(min(mse)) else -1
+    best.setflags(write=False)
+    return best
+
+
+def phase_diagram(epsilons, ds) -> np.ndarray:
+    """Which of GRR (DE), OUE, OLH (:data:`PHASE_KEYS`) has the lowest exact MSE at each (d, ε), shape (len(ds), len(ε)).
+
+    On a flat population every oracle's exact count variance is proportional to n, so the
+    winner does not depend on n (computed at 1000 users per value); −1 where all three refuse.
+    Cached per grid.
+
+    References
+    ----------
+    [wang2017] §4.4 (DE best for d < 3e^ε + 2, else OUE/OLH); [grr_vs_oue] §3.6.
+    """
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if grid.ndim != 1 or grid.size < 2 or np.any(np.diff(grid) <= 0):
+        fail("epsilons", epsilons, "a strictly increasing 1-d grid of at least two budgets ε > 0")
+    ds = check_int_array("ds", ds, low=2)
+    if ds.ndim != 1 or ds.size < 1:
+        fail("ds", ds, "a 1-d array of domain sizes d ≥ 2")
+    return _phase_table(tuple(float(e) for e in grid), tuple(int(d) for d in ds))

@@ -1,10 +1,9 @@
-"""ipywidgets panels of the explorer: the frequency-oracle playground and the privacy–utility panel.
+"""ipywidgets panels of the explorer: the frequency-oracle playground and the privacy–utility panel; :func:`show_panel`.
 
-Each panel is a :class:`Panel`: its controls, an HTML summary (the numbers), an HTML message
-(empty, or the library's ``ValueError`` message for a refused value — never a traceback; the panel
-keeps working) and an Output widget holding the figure as a PNG.  The computations are the pure
-functions of :mod:`ldp_helpers.explore.oracles`; the figure is drawn on a bare
-:class:`matplotlib.figure.Figure` (no pyplot state).
+Each panel is a :class:`~ldp_helpers.explore.widgets.Panel` (controls, summary, message, figure;
+plumbing in :mod:`ldp_helpers.explore.widgets`).  The computations are the pure functions of
+:mod:`ldp_helpers.explore.oracles`; each panel keeps one figure and updates its artists.  The
+RAPPOR, continual-counting and m-shot panels are in :mod:`ldp_helpers.explore.paper_panels`.
 
 References
 ----------
@@ -15,104 +14,75 @@ from __future__ import annotations
 
 import functools
 import html
-import io
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
-from ldp_helpers.explore.oracles import POPULATIONS, oracle_keys, oracle_ranking, playground_state, privacy_utility_curves
+from ldp_helpers.explore import paper_panels
+from ldp_helpers.explore.oracles import (PHASE_KEYS, POPULATIONS, oracle_keys, oracle_ranking, phase_diagram, playground_state,
+                                         privacy_utility_curves, report_size)
+from ldp_helpers.explore.widgets import Panel, build, display_panel, figure_for, fmt, rescale, show_figure
 from ldp_helpers.mechanisms.registry import REGISTRY
 
-PANELS = ("playground", "privacy_utility")
-
-
-@dataclass
-class Panel:
-    """A live panel: ``widget`` (what is displayed), its ``controls`` by name, ``summary``, ``message``, ``output``."""
-
-    name: str
-    widget: object
-    controls: dict
-    summary: object
-    message: object
-    output: object
-    png: list = field(default_factory=list)  # the last rendered figure's PNG bytes (png[-1])
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
-
-
-def _fmt(x) -> str:
-    return x if isinstance(x, str) else f"{x:.4g}"
-
-
-def _show_figure(panel: Panel, fig) -> None:
-    from IPython.display import Image, display
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    panel.png.append(buf.getvalue())
-    del panel.png[:-1]
-    panel.output.clear_output(wait=True)
-    with panel.output:
-        display(Image(data=panel.png[-1], format="png"))
-
-
-def _wire(panel: Panel, redraw) -> Panel:
-    """Call ``redraw(**values)`` now and on every change; a refused value shows the library's message."""
-
-    def update(_change=None):
-        values = {name: w.value for name, w in panel.controls.items()}
-        try:
-            redraw(panel, **values)
-        except ValueError as err:  # also the library's ParameterTypeError
-            panel.message.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
-            return
-        panel.message.value = ""
-
-    for w in panel.controls.values():
-        w.observe(update, names="value")
-    update()
-    return panel
-
-
-def _build(name: str, controls: dict, redraw, title: str) -> Panel:
-    import ipywidgets as w
-
-    summary, message, output = w.HTML(), w.HTML(), w.Output()
-    box = w.VBox([w.HTML(f"<h3>{html.escape(title)}</h3>"), w.HBox(list(controls.values())[:4]),
-                  w.HBox(list(controls.values())[4:]), message, summary, output])
-    box.add_class(f"ldp-panel-{name}")
-    for cls, part in (("summary", summary), ("message", message), ("output", output), *controls.items()):
-        part.add_class(f"ldp-{name}-{cls}")
-    return _wire(Panel(name, box, controls, summary, message, output), redraw)
-
+PANELS = ("playground", "privacy_utility", *paper_panels.PANELS)
+__all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
+_fmt = fmt
 
 # ------------------------------------------------------------------------------------ playground
 
+#: the phase diagram's grid (computed once, cached): ε and d (log-spaced up to 1024)
+PHASE_EPSILONS = np.linspace(0.1, 8.0, 60)
+PHASE_DS = np.unique(np.round(np.geomspace(2, 1024, 40)).astype(int))
+PHASE_COLOURS = ("#4c72b0", "#dd8452", "#55a868")
+
+
+def _setup_playground(fig) -> dict:
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    ax, phase = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.1], "wspace": 0.32})
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.15, top=0.88)
+    truth = ax.stairs([0.0], [0.0, 1.0], fill=True, color="lightgrey", label="true count $f_i$")
+    bands = ax.add_collection(LineCollection([], color="C0", lw=0.8, alpha=0.6, label=r"± 2σ (exact variance)"))
+    est, = ax.plot([], [], ".", color="C0", ms=3, label=r"estimate $\hat c(i)$, one exact survey")
+    ax.set(xlabel="value i", ylabel="count")
+    ax.legend(fontsize=7, loc="upper right")
+    table = phase_diagram(PHASE_EPSILONS, PHASE_DS)
+    phase.pcolormesh(PHASE_EPSILONS, PHASE_DS, np.ma.masked_less(table, 0), cmap=ListedColormap(PHASE_COLOURS),
+                     vmin=-0.5, vmax=2.5, shading="nearest", alpha=0.55)
+    point, = phase.plot([], [], "k*", ms=11)
+    phase.set(yscale="log", xlabel="ε", ylabel="d", title="lowest exact MSE (flat population)",
+              xlim=(PHASE_EPSILONS[0], PHASE_EPSILONS[-1]), ylim=(1.8, 1200))
+    phase.title.set_fontsize(8)
+    phase.legend(handles=[Patch(color=c, alpha=0.55, label=REGISTRY[k].label) for c, k in zip(PHASE_COLOURS, PHASE_KEYS)],
+                 fontsize=6, loc="upper left")
+    return {"ax": ax, "truth": truth, "bands": bands, "est": est, "point": point}
+
 
 def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed) -> None:
-    from matplotlib.figure import Figure
-
     s = playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed)
-    ranking = oracle_ranking(epsilon, s.true_counts.size, n, population, zipf_s=zipf_s)
+    d = s.true_counts.size
+    ranking = oracle_ranking(epsilon, d, n, population, zipf_s=zipf_s)
+    size = report_size(mechanism_key, epsilon, d)
     panel.summary.value = (
-        f"<b>{html.escape(s.label)}</b>, ε = {_fmt(float(epsilon))}, d = {s.true_counts.size}, n = {int(s.true_counts.sum()):,}: "
-        f"whole-report ε from the table = <b class='ldp-eps'>{_fmt(s.whole_report_epsilon)}</b>, "
-        f"report size = {s.report_bits} bits, exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>; "
+        f"<b>{html.escape(s.label)}</b>, ε = {fmt(float(epsilon))}, d = {d}, n = {int(s.true_counts.sum()):,}: "
+        f"whole-report ε from the table = <b class='ldp-eps'>{fmt(s.whole_report_epsilon)}</b>, "
+        f"report size = <b class='ldp-bits'>{s.report_bits}</b> bits ({html.escape(size.how)}), "
+        f"exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>; "
         f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0][0]].label)}</b> (rank of this oracle: "
         f"{[k for k, _ in ranking].index(mechanism_key) + 1} of {len(ranking)})")
-    fig = Figure(figsize=(7, 3.4))
-    ax = fig.add_subplot()
-    x = np.arange(s.true_counts.size)
-    ax.bar(x, s.true_counts, color="lightgrey", label="true count $f_i$")
-    ax.errorbar(x, s.estimate, yerr=2 * s.sigma, fmt=".", color="C0", ms=4, lw=0.8, label=r"estimate $\hat c(i)$ ± 2σ (exact)")
-    ax.set(xlabel="value i", ylabel="count", title=f"{s.label}: one exact survey (seed {seed})")
-    ax.legend(fontsize=8)
-    _show_figure(panel, fig)
+    fig, a = figure_for(panel, _setup_playground, figsize=(9.0, 3.4))
+    x = np.arange(d)
+    a["truth"].set_data(s.true_counts.astype(float), np.arange(d + 1) - 0.5)
+    a["est"].set_data(x, s.estimate)
+    lo, hi = s.estimate - 2 * s.sigma, s.estimate + 2 * s.sigma
+    a["bands"].set_segments(np.stack([np.stack([x, lo], 1), np.stack([x, hi], 1)], 1))
+    a["ax"].set_xlim(-0.5, d - 0.5)
+    a["ax"].set_ylim(min(0.0, float(lo.min())), 1.05 * max(float(hi.max()), float(s.true_counts.max())))
+    a["ax"].set_title(f"{s.label}: one exact survey (seed {seed})", fontsize=9)
+    a["point"].set_data([float(epsilon)], [d])
+    show_figure(panel)
 
 
 def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, population="uniform", zipf_s=1.1,
@@ -140,7 +110,7 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
         "zipf_s": w.FloatText(value=check_real("zipf_s", zipf_s, low=0.0, low_open=False), description="Zipf s", step=0.1),
         "seed": w.IntText(value=seed, description="seed"),
     }
-    return _build("playground", controls, _draw_playground, "Frequency-oracle playground")
+    return build("playground", controls, _draw_playground, "Frequency-oracle playground")
 
 
 # ------------------------------------------------------------------------------------ privacy–utility
@@ -152,31 +122,43 @@ def _curves(d: int, n: int, epsilon_max: float):
     return privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, 80))
 
 
-def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max) -> None:
-    from matplotlib.figure import Figure
+def _setup_privacy_utility(fig) -> dict:
+    from matplotlib.collections import LineCollection
 
+    ax = fig.add_subplot()
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.13, top=0.9)
+    lines = {}
+    for i, key in enumerate(oracle_keys()):
+        lines[key] = ax.plot([], [], color=f"C{i}", label=f"{REGISTRY[key].label} (exact)")[0]
+        lines[key + ":approx"] = ax.plot([], [], color=f"C{i}", ls=":", lw=0.9)[0]
+    cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.8))
+    now = ax.axvline(1.0, color="black", lw=1)
+    ax.plot([], [], "k:", label="Wang's approximation (dotted)")
+    ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
+    ax.legend(fontsize=7, ncol=2)
+    return {"ax": ax, "lines": lines, "cross": cross, "now": now}
+
+
+def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max) -> None:
     epsilon = check_epsilon(epsilon)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
     curves = _curves(check_int("d", d, low=2), check_int("n", n, low=1), epsilon_max)
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform")[0]
     cross = ", ".join(f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers) or "none"
-    panel.summary.value = (f"d = {d}, n = {n:,}, ε = {_fmt(epsilon)}: lowest exact MSE "
+    panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE "
                            f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
                            f"crossovers of the best oracle: {html.escape(cross)}")
-    fig = Figure(figsize=(7, 3.8))
-    ax = fig.add_subplot()
-    for i, key in enumerate(curves.exact):
-        ax.plot(curves.epsilons, curves.exact[key], color=f"C{i}", label=f"{curves.labels[key]} (exact)")
-        if key in curves.approx:
-            ax.plot(curves.epsilons, curves.approx[key], color=f"C{i}", ls=":", lw=0.9)
-    for e, _, _ in curves.crossovers:
-        ax.axvline(e, color="grey", ls="--", lw=0.8)
-    ax.axvline(epsilon, color="black", lw=1)
-    ax.plot([], [], "k:", label="Wang's approximation (dotted)")
-    ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)",
-           title=f"exact MSE vs ε, flat population, d = {d}, n = {n:,} (dashed: crossovers)")
-    ax.legend(fontsize=7, ncol=2)
-    _show_figure(panel, fig)
+    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(7.5, 3.8))
+    for key, values in curves.exact.items():
+        a["lines"][key].set_data(curves.epsilons, values)
+        a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))
+    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in curves.exact.values()])
+    a["cross"].set_segments([[(e, finite.min()), (e, finite.max())] for e, _, _ in curves.crossovers])
+    a["now"].set_xdata([epsilon, epsilon])
+    a["ax"].set_xlim(0.0, epsilon_max)
+    a["ax"].set_ylim(finite.min() / 1.5, finite.max() * 1.5)
+    a["ax"].set_title(f"exact MSE vs ε, flat population, d = {d}, n = {n:,} (dashed: crossovers)", fontsize=9)
+    show_figure(panel)
 
 
 def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0) -> Panel:
@@ -195,14 +177,18 @@ def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0) -> P
         "n": w.IntText(value=n, description="n"),
         "epsilon_max": w.FloatText(value=epsilon_max, description="ε max", step=0.5),
     }
-    return _build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε")
+    return build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε")
 
 
 def show_panel(name: str, **defaults) -> Panel:
-    """Build the panel ``name`` (one of :data:`PANELS`) with these defaults and display it."""
-    from IPython.display import display
+    """Build the panel ``name`` (one of :data:`PANELS`) with these defaults and display it.
 
+    Displayed as the live widget plus a static fallback (its first figure as a PNG and its
+    summary as text) for runs where no frontend drives the widget (papermill, nbval, static
+    viewers): see :func:`~ldp_helpers.explore.widgets.display_panel`.
+    """
     name = check_choice("name", name, PANELS)
-    panel = (playground_panel if name == "playground" else privacy_utility_panel)(**defaults)
-    display(panel)
+    builders = {"playground": playground_panel, "privacy_utility": privacy_utility_panel, **paper_panels.BUILDERS}
+    panel = builders[name](**defaults)
+    display_panel(panel)
     return panel

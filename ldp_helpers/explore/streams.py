@@ -1,0 +1,156 @@
+"""Pure computations behind the continual-counting and m-shot panels (no widgets, no per-user simulation).
+
+Every survey is an exact draw of sufficient statistics, never a per-user simulation.  Continual
+counting: the per-round reporters (K, K1) of ``n_draws`` surveys come from the chain of binomials
+(:func:`~ldp_helpers.simulate.streams.sample_reporters`) once per (μ, N, T, rounds per user) —
+they do not depend on ε — and each (mechanism, ε) randomizes them
+(``randomize_reporters``): for each (mechanism, ε) the same law as ``sample_aggregate``
+(:func:`~ldp_helpers.experiments.glance.error_curve`), with common random numbers across ε and
+between Glance and Harmony (their curves compare without reporter noise).  m-shot: the estimates
+of Experiment 1 (:func:`~ldp_helpers.experiments.m_shot.estimates` on
+:func:`~ldp_helpers.experiments.m_shot.ramp_data`) are cached per (ε, T, m, N), and the
+F-measure at θ is computed from them, so moving θ or β only recomputes bounds and scores.
+
+References
+----------
+[glance] §3 (Err), Eq. (1), condition (2), Theorems 4–5; [m_shot] Eq. (7), §4.3 (g), §6 (F-measure).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ldp_helpers._validation import MAX_N_ROUNDS, check_epsilon, check_int, check_n_draws, check_probability, check_real
+from ldp_helpers.bounds import glance as gb
+from ldp_helpers.bounds.m_shot import c_star, g, m_star
+from ldp_helpers.experiments.common import max_error
+from ldp_helpers.experiments.m_shot import estimates, ramp_data
+from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
+from ldp_helpers.mechanisms.harmony import Harmony
+from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
+from ldp_helpers.simulate.populations import constant_population
+from ldp_helpers.simulate.streams import sample_reporters
+
+#: the continual-counting panel's mechanisms: label -> class
+STREAM_MECHANISMS = {"Glance": Glance, "Harmony": Harmony, "T-shot": BasicOneTimeRappor}
+#: size of the panels' grids (ε for continual counting, m for m-shot): small enough for ≤ 200 ms at T = 1000
+N_EPSILONS, N_MS = 10, 7
+
+
+class ContinualCurves(NamedTuple):
+    """Mean Err per ε (and its Monte-Carlo SE) of each mechanism, with the bounds of [glance]."""
+
+    epsilons: np.ndarray
+    mean_error: dict  # label -> mean of Err = max_t |μ̂_t − μ_t| over n_draws surveys, per ε
+    se: dict  # label -> SE of that mean (sd/√n_draws)
+    theta: np.ndarray  # Eq. (1): Claim 1's bound on Glance's randomized-response error
+    glance_upper: np.ndarray  # Theorem 5: 2θ (holds where condition (2) does)
+    harmony_lower: np.ndarray  # Theorem 4 at β₄ = β/(N+1)² (for some stream)
+    condition2: np.ndarray  # condition (2) at the chosen μ, per ε
+
+
+@functools.lru_cache(maxsize=8)
+def _reporters(mu: float, n_users: int, n_rounds: int, rounds_per_user: int, n_draws: int, seed: int):
+    """(K, K1) of ``n_draws`` surveys: the chain of binomials, drawn once per setting (it does not depend on ε)."""
+    population = constant_population(mu, n_users, n_rounds)
+    return sample_reporters(population, rounds_per_user, rng=np.random.default_rng([seed, rounds_per_user]), n_draws=n_draws)
+
+
+@functools.lru_cache(maxsize=16)
+def _error_means(mu: float, n_users: int, n_rounds: int, epsilons: tuple, n_draws: int, seed: int):
+    truth = constant_population(mu, n_users, n_rounds).fractions()
+    rng = np.random.default_rng([seed, 1])
+    means, se = {}, {}
+    for label, cls in STREAM_MECHANISMS.items():
+        errs = []
+        for e in epsilons:
+            mechanism = cls(e, n_rounds)
+            K, K1 = _reporters(mu, n_users, n_rounds, mechanism.rounds_per_user, n_draws, seed)
+            errs.append(max_error(mechanism.estimate(mechanism.randomize_reporters(K, K1, rng=rng), n_users), truth))
+        errs = np.array(errs)
+        means[label] = errs.mean(axis=1)
+        se[label] = errs.std(axis=1, ddof=1) / math.sqrt(n_draws) if n_draws > 1 else np.full(len(epsilons), np.nan)
+    return means, se
+
+
+def continual_counting_curves(*, mu, n_users, n_rounds, beta, epsilon_max=8.0, n_draws=5, seed=0) -> ContinualCurves:
+    """Glance vs Harmony vs T-shot: mean Err over ε on the constant-μ stream, with θ, condition (2) and Theorem 4.
+
+    The ε grid has :data:`N_EPSILONS` points from ε_max/N_EPSILONS to ε_max.  θ and Theorem 5
+    use β (each claim w.p. 1 − β/2; domain N > T log(4T/β), refused outside); Theorem 4 needs
+    0 < β₄ < 1/(N+1)² and is drawn at β₄ = β/(N+1)² (β = ½ is Figure 2's choice).
+
+    References
+    ----------
+    [glance] §3, §6 (Err on constant streams); Eq. (1); condition (2); Theorem 4; Theorem 5.
+    """
+    mu = check_probability(mu, "mu")
+    n_users, n_rounds = check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    epsilon_max = check_real("epsilon_max", epsilon_max, low=0.0, high=30.0, high_open=False)
+    n_draws, seed = check_n_draws(n_draws), check_int("seed", seed, low=0)
+    eps = np.linspace(epsilon_max / N_EPSILONS, epsilon_max, N_EPSILONS)
+    theta = gb.theta(eps, n_users, n_rounds, beta)  # refuses N ≤ T log(4T/β) before any simulation
+    means, se = _error_means(mu, n_users, n_rounds, tuple(float(e) for e in eps), n_draws, seed)
+    return ContinualCurves(eps, means, se, theta, gb.glance_upper_bound(eps, n_users, n_rounds, beta),
+                           gb.harmony_lower_bound(eps, n_users, n_rounds, beta / (n_users + 1) ** 2),
+                           np.asarray(gb.dense_sparse_condition(mu, eps, n_users, n_rounds, beta)))
+
+
+class MShotCurves(NamedTuple):
+    """Mean F-measure (and SE) over a grid of m, with m* of Eq. (7) and g(m/ε)."""
+
+    ms: np.ndarray
+    mean_f: np.ndarray
+    se: np.ndarray
+    g: np.ndarray  # g(m/ε) = f(m, 0) of Theorem 5 at each m
+    m_star: int  # Eq. (7)
+    c_star: float  # argmax g ≈ 0.574
+
+
+def m_grid(epsilon, n_rounds, size: int = N_MS) -> np.ndarray:
+    """About ``size`` values of m in [1, T], log-spaced, always with 1, T, m* and its neighbours."""
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
+    size = check_int("size", size, low=2)
+    star = m_star(check_epsilon(epsilon), n_rounds)
+    ms = np.concatenate([np.geomspace(1, n_rounds, size).round(), [star - 1, star, star + 1]]).astype(np.int64)
+    return np.unique(np.clip(ms, 1, n_rounds))
+
+
+@functools.lru_cache(maxsize=8)
+def _ramp(n_users: int, n_rounds: int, seed: int):
+    return ramp_data(n_users, n_rounds, rng=np.random.default_rng([seed, 0]))
+
+
+@functools.lru_cache(maxsize=256)
+def _estimates(epsilon: float, n_rounds: int, m: int, n_users: int, n_draws: int, seed: int) -> np.ndarray:
+    """Φ(Y) of ``n_draws`` exact surveys of Algorithm 1 at this m (independent of θ: moving θ costs no simulation)."""
+    est = estimates(MShotReporting(epsilon, n_rounds, m), _ramp(n_users, n_rounds, seed), n_draws=n_draws,
+                    rng=np.random.default_rng([seed, m]))
+    est.setflags(write=False)
+    return est
+
+
+def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MShotCurves:
+    """F-measure vs m (Experiment 1: r = 0, the shuffled ramp Φ0 = t/T) with m* (Eq. 7) and g(m/ε).
+
+    References
+    ----------
+    [m_shot] §6.2, Fig. 2a–c (Experiment 1); Eq. (7) (m*); §4.3 (g); Eq. (11) (F-measure).
+    """
+    epsilon = check_epsilon(epsilon)
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
+    n_users = check_int("n_users", n_users, low=1)
+    theta = check_real("theta", theta, low=0.0, high=1.0, high_open=False)
+    n_draws, seed = check_n_draws(n_draws), check_int("seed", seed, low=0)
+    ms = m_grid(epsilon, n_rounds)
+    truth = _ramp(n_users, n_rounds, seed).fractions()
+    f = np.array([detection_scores(truth, _estimates(epsilon, n_rounds, int(m), n_users, n_draws, seed), theta).f_measure
+                  for m in ms])
+    mean = f.mean(axis=1)
+    se = f.std(axis=1, ddof=1) / math.sqrt(n_draws) if n_draws > 1 else np.full(ms.size, np.nan)
+    return MShotCurves(ms, mean, se, np.asarray(g(ms / epsilon)), m_star(epsilon, n_rounds), c_star())
