@@ -36,8 +36,9 @@ POPULATIONS = ("uniform", "zipf", "clickstream")
 UNAVAILABLE = "—"
 
 
+@functools.lru_cache(maxsize=1)
 def oracle_keys() -> tuple[str, ...]:
-    """The registry keys whose mechanism is a frequency oracle over a d-value domain (registry order)."""
+    """The registry keys whose mechanism is a frequency oracle over a d-value domain (registry order; cached)."""
     return tuple(key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle))
 
 

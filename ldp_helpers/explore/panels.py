@@ -119,7 +119,7 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
 @functools.lru_cache(maxsize=32)
 def _curves(d: int, n: int, epsilon_max: float):
     """The curves do not depend on the chosen ε: cached per (d, n, ε max) so moving ε only redraws."""
-    return privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, 80))
+    return privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, 40))
 
 
 def _setup_privacy_utility(fig) -> dict:
