@@ -4,8 +4,8 @@
 # > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
 #
 # This notebook reproduces the bachelor thesis *局所差分プライバシー方式 GRR と OUE の精度比較*
-# ("Accuracy comparison of the LDP protocols GRR and OUE", Meiji University 2024; seed
-# `004_362dc1b5bda7e54d.txt`, in Japanese). It re-derives the two protocols' estimators,
+# ("Accuracy comparison of the LDP protocols GRR and OUE", Meiji University 2024; key [grr_vs_oue],
+# the Japanese text `004_362dc1b5bda7e54d.txt` that the claims follow). It re-derives the two protocols' estimators,
 # recomputes the two worked examples, rebuilds the thesis' Dataset 2 from the UCI clickstream
 # data and redraws Figures 3.1–3.8 with the exact theoretical MSE curves overlaid.
 #

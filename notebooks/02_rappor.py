@@ -3,9 +3,9 @@
 #
 # > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
 #
-# This notebook reproduces seed `001_55e4e1ae242aa4fa.txt` ("RAPPOR アルゴリズムの復号評価",
+# This notebook reproduces the paper [rappor] (the Japanese text `001_55e4e1ae242aa4fa.txt`, "RAPPOR アルゴリズムの復号評価",
 # H. Seike), which decodes RAPPOR reports (Erlingsson, Pihur, Korolova 2014) by regression,
-# and checks the RAPPOR formulas of the tutorial (seed `003`).
+# and checks the RAPPOR formulas of the tutorial ([tutorial], text `003`).
 #
 # > **Learning objectives**
 # > 1. Compute the privacy of one RAPPOR report *exactly* from its output table and compare it
@@ -13,22 +13,22 @@
 # > 2. Derive the unbiased bit-count estimator t̂ = (c − pN)/(q − p) and its variance.
 # > 3. Decode candidate strings by LASSO selection, OLS and one-sided t-tests, and measure
 # >    precision and recall against the number of hashes h, the number of reports N and of cohorts m.
-# > 4. Spot a defect in the seed's printed code and see what it does to the results.
+# > 4. Spot a defect in the paper's printed code and see what it does to the results.
 #
 # **Conventions.** RAPPOR writes $q=\Pr[S_i=1\mid B_i=1]$ and $p=\Pr[S_i=1\mid B_i=0]$ (so $q>p$),
 # the *reverse* of the pure-LDP notation used elsewhere in this collection ($p$ for the true value).
-# The seed follows RAPPOR: $q = 0.75$, $p = 0.5$; `RapporParams` keeps these letters and
+# The paper follows RAPPOR: $q = 0.75$, $p = 0.5$; `RapporParams` keeps these letters and
 # `RapporParams.bit_channel` converts them, once, to the collection's $p > q$. The Bloom filter
-# size is $k$ (the seed's $B$). `Rappor` is the mechanism (one value = a cohort and a candidate
+# size is $k$ (the paper's $B$). `Rappor` is the mechanism (one value = a cohort and a candidate
 # string): `perturb` is the client, `sample_aggregate` the exact bit counts, `estimate` Eq. (3).
 
 # %% tags=["parameters"]
 seed = 20261121
 hash_values = [1, 4, 16]  # h of the main sweep; the paper profile uses 1, 2, 4, 8, 16, 32
-n_draws = 2  # decoded surveys per point of the main sweeps; the seed (and paper profile) use 16
+n_draws = 2  # decoded surveys per point of the main sweeps; the paper (and the paper profile) use 16
 n_draws_beyond = 1  # surveys per point of the N and m sweeps
-report_grid = [5000, 20000, 80000]  # N for the sweep beyond the seed
-cohort_grid = [2, 8, 32]  # m for the sweep beyond the seed
+report_grid = [5000, 20000, 80000]  # N for the sweep beyond the paper
+cohort_grid = [2, 8, 32]  # m for the sweep beyond the paper
 h_beyond = 8  # h used in the N and m sweeps
 equal_epsilon = 4.0  # ε of one report for the equal-privacy comparison
 n_draws_defect = 2  # surveys comparing the printed and the corrected Y_vec construction
@@ -59,7 +59,7 @@ claims = ClaimsTable(NOTEBOOK)
 # ## 1. Bloom filter, IRR (Eq. 1) and the exact privacy of one report
 #
 # A string $v$ is hashed by $h$ functions into a $k$-bit Bloom filter $B$ (cohort-specific
-# hashes, SHA-256 of secret, cohort, candidate and hash index, as in the seed's Figure 3).
+# hashes, SHA-256 of secret, cohort, candidate and hash index, as in the paper's Figure 3).
 # RAPPOR then applies the *permanent* randomized response (PRR, memoized)
 # $B'_i = 1$ w.p. $f/2$, $0$ w.p. $f/2$, $B_i$ w.p. $1-f$, and the *instantaneous* one
 # (IRR, Eq. 1): $\Pr[S_i=1] = q$ if $B'_i=1$, $p$ if $B'_i=0$. Both are binary randomized
@@ -76,7 +76,7 @@ claims = ClaimsTable(NOTEBOOK)
 # loss of the memoized $B'$ sent alone, i.e. of one-time RAPPOR (`RapporParams.prr_only()`).
 
 # %%
-K, M, N_ACTIVE, EXPONENT, N_REPORTS, M_COHORTS = 128, 200, 100, 0.7, 20_000, 8  # seed 001 §3
+K, M, N_ACTIVE, EXPONENT, N_REPORTS, M_COHORTS = 128, 200, 100, 0.7, 20_000, 8  # [rappor] §3
 weights = zipf_weights(M, N_ACTIVE, EXPONENT)
 arm_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(7)]  # independent arms
 SETTINGS = [(0.0, 0.5, 0.75), (0.5, 0.5, 0.75), (0.25, 0.35, 0.65), (0.5, 0.0, 1.0)]  # (f, p, q)
@@ -93,13 +93,13 @@ default_params = RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
 # not a number the tutorial states: it would give a different (too small) ε whenever $f>0$. The last rows are RAPPOR's *one-time* RAPPOR
 # (PRR only: $p=0$, $q=1$), whose single report is exactly $\varepsilon_\infty$-LDP.
 #
-# The seed's "Basic One-time RAPPOR" has **no PRR** ($f=0$, so $\varepsilon_\infty=\infty$: a
+# The paper's "Basic One-time RAPPOR" has **no PRR** ($f=0$, so $\varepsilon_\infty=\infty$: a
 # repeated report would eventually reveal the Bloom filter) and one IRR with $q=0.75$, $p=0.5$:
 #
 # $$\varepsilon_1 = h\ln\frac{0.75\cdot 0.5}{0.5\cdot 0.25} = h\ln 3 .$$
 #
 # Note that the RAPPOR paper and the tutorial call *one-time* RAPPOR the variant that skips the
-# **IRR** and sends $B'$, while the seed skips the **PRR**. Below: the per-report client on one
+# **IRR** and sends $B'$, while the paper skips the **PRR**. Below: the per-report client on one
 # Bloom filter with $h = 8$ (Eq. 1 measured), ε of one report for each h, and Bloom collisions.
 
 # %%
@@ -111,15 +111,15 @@ freq_set, freq_unset = client[:, bloom == 1].mean(), client[:, bloom == 0].mean(
 se_set = math.sqrt(params8.q * (1 - params8.q) / client[:, bloom == 1].size)
 se_unset = math.sqrt(params8.p * (1 - params8.p) / client[:, bloom == 0].size)
 print(f"{n_client_reports} client reports: Pr[S=1 | B=1] = {freq_set:.4f} (+- {se_set:.1g}), Pr[S=1 | B=0] = {freq_unset:.4f} (+- {se_unset:.1g})")
-seed_params = [RapporParams.basic_one_time(K, h, M_COHORTS) for h in hash_values]
-print("eps of one report (= h ln 3):", ", ".join(f"h = {par.h}: {par.epsilon_one_report:.4g}" for par in seed_params))
+paper_params = [RapporParams.basic_one_time(K, h, M_COHORTS) for h in hash_values]
+print("eps of one report (= h ln 3):", ", ".join(f"h = {par.h}: {par.epsilon_one_report:.4g}" for par in paper_params))
 seed_design = Rappor.create(RapporParams.basic_one_time(K, 1, M_COHORTS), M, rng=arm_rngs[0])
 same_one, same_all = identical_filter_pairs(seed_design, 0), identical_filter_pairs(seed_design)
 print(f"h = 1: candidate pairs with identical Bloom filters in cohort 0: {same_one} (expected C(M, 2)/k = "
       f"{math.comb(M, 2) / K:.4g}); identical in all {M_COHORTS} cohorts: {same_all}")
 
 # %% [markdown]
-# The client reproduces Eq. (1). The last line checks the seed's reason for cohorts: with one
+# The client reproduces Eq. (1). The last line checks the paper's reason for cohorts: with one
 # hash, many of the 19,900 candidate pairs collide in a single cohort, but none collide in all of them.
 #
 # ## 2. The bit-count estimator (Eqs. 2–3)
@@ -131,9 +131,9 @@ print(f"h = 1: candidate pairs with identical Bloom filters in cohort 0: {same_o
 # $$\mathbb E[c_{ij}] = q^* t_{ij} + p^*(N_j - t_{ij}) \;\Longrightarrow\; \hat t_{ij} = \frac{c_{ij} - p^* N_j}{q^* - p^*},\qquad
 # \operatorname{Var}[\hat t_{ij}] = \frac{t_{ij}q^*(1-q^*) + (N_j - t_{ij})p^*(1-p^*)}{(q^*-p^*)^2}.$$
 #
-# With $f=0$ this is the seed's Eq. (3). The same binomial form is the *exact* aggregate
+# With $f=0$ this is the paper's Eq. (3). The same binomial form is the *exact* aggregate
 # sampler `sample_aggregate` (tests show it agrees in distribution with summing the clients'
-# reports). We check mean and variance on the seed's setting (h = 8, N_j = 2500) over many
+# reports). We check mean and variance on the paper's setting (h = 8, N_j = 2500) over many
 # surveys of one population, drawn in one batched call (`n_draws`).
 
 # %%
@@ -156,7 +156,7 @@ print(f"empirical/exact variance: median {np.median(check8.variance_ratio):.4f},
 # Stack $\hat t_{ij}$ cohort by cohort into $Y$ (length $km$) and the candidates' Bloom filters
 # into $X$ ($km \times M$, column $w$ = candidate $w$'s filters in all cohorts). If candidate $w$
 # was reported $\beta_w$ times *in each cohort*, $\mathbb E[Y] = X\beta$. So $\hat\beta_w$ estimates a
-# **per-cohort** count (the seed calls it "the frequency"): the total count is $m\hat\beta_w$.
+# **per-cohort** count (the paper calls it "the frequency"): the total count is $m\hat\beta_w$.
 # A worked example: $k=8$, $h=2$, $m=2$, five candidates of which 0, 1, 3 are reported.
 
 # %%
@@ -171,10 +171,10 @@ for w, b, s, pv, d in zip(toy_fit.candidates, toy_fit.estimates, toy_fit.std_err
     print(f"candidate {w}: beta_hat = {b:7.1f} +- {s:5.1f} (true {toy_counts[0, w]}), one-sided p = {pv:.3g}, detected: {d}")
 
 # %% [markdown]
-# ## 4. The seed's experiment: precision and recall vs the number of hashes h
+# ## 4. The paper's experiment: precision and recall vs the number of hashes h
 #
-# Seed §3: $k=128$, $M=200$ candidates, the first 100 reported with Zipf weights $1/r^{0.7}$,
-# $m=8$ cohorts, $N=20{,}000$ ($N_j=2500$), $q=0.75$, $p=0.5$, $f=0$. The decoder is the seed's:
+# [rappor] §3: $k=128$, $M=200$ candidates, the first 100 reported with Zipf weights $1/r^{0.7}$,
+# $m=8$ cohorts, $N=20{,}000$ ($N_j=2500$), $q=0.75$, $p=0.5$, $f=0$. The decoder is the paper's:
 # LASSO (non-negative, no intercept, α = 0.1; coefficients < 10⁻³ dropped), OLS on the kept
 # candidates, one-sided t-test at 0.05 without multiple-testing correction. Precision = true
 # detections / detections, recall = true detections / 100. Each survey draws a fresh hashing
@@ -182,9 +182,9 @@ for w, b, s, pv, d in zip(toy_fit.candidates, toy_fit.estimates, toy_fit.std_err
 
 # %%
 equal_params = [RapporParams.basic_one_time_at_epsilon(equal_epsilon, K, h, M_COHORTS) for h in hash_values]
-pr_by_h = np.array([decode_surveys(par, weights, N_REPORTS, n_draws, rng=arm_rngs[3]) for par in seed_params])
+pr_by_h = np.array([decode_surveys(par, weights, N_REPORTS, n_draws, rng=arm_rngs[3]) for par in paper_params])
 pr_equal = np.array([decode_surveys(par, weights, N_REPORTS, n_draws, rng=arm_rngs[4]) for par in equal_params])
-eps_by_h = [par.epsilon_one_report for par in seed_params]
+eps_by_h = [par.epsilon_one_report for par in paper_params]
 print(f" h   eps(1 report)  precision  recall | at eps = {equal_epsilon:g}: q      precision  recall")
 for h, eps, pr, par, pe in zip(hash_values, eps_by_h, pr_by_h.mean(axis=1), equal_params, pr_equal.mean(axis=1)):
     print(f"{h:2d}  {eps:13.4g}  {pr[0]:9.3f}  {pr[1]:6.3f} | {par.q:22.4f}  {pe[0]:9.3f}  {pe[1]:6.3f}")
@@ -207,7 +207,7 @@ save_figure(fig, NOTEBOOK, "fig1_precision_recall_vs_h", write=save_figures)
 plt.show()
 
 # %% [markdown]
-# **Reading the figure.** With the seed's fixed IRR, recall grows with h, but so does ε = h ln 3:
+# **Reading the figure.** With the paper's fixed IRR, recall grows with h, but so does ε = h ln 3:
 # at h = 32 one report is ε ≈ 35-LDP, i.e. hardly private (e^35 ≈ 10¹⁵). The right panel fixes the
 # privacy of a report instead: each bit's IRR becomes weaker as h grows ($q \to 0.5$), and recall
 # *falls* with h. Without collisions the OLS standard error of a frequency is
@@ -215,14 +215,14 @@ plt.show()
 # so the error grows like $\sqrt h/\varepsilon$ — more hashes *cost* accuracy at equal privacy.
 # Precision stays high throughout: false detections among the 100 absent candidates are rare at α = 0.05.
 #
-# ## 5. The seed's code: a misplaced normalization, and text/code disagreements
+# ## 5. The paper's code: a misplaced normalization, and text/code disagreements
 #
 # In Figure 2 the line `Y_vec[...] = (Y_vec[...] - p_dash*(N//m)) / (q_dash - p_dash)` is indented
 # inside the loop `for j, count in enumerate(counts)` over the 100 candidates. Each cohort block
 # is therefore updated $Y \leftarrow (Y + d_w - pN_j)/(q-p)$ once *per candidate*: the first
 # candidate's draws are multiplied by $(q-p)^{-100} = 4^{100} \approx 1.6\cdot 10^{60}$, and the block
 # ends up hugely negative. We run the printed logic and the fix (normalization after the loop),
-# both with the seed's per-candidate binomials, at h = 8.
+# both with the paper's per-candidate binomials, at h = 8.
 
 # %%
 defect = {printed: decode_surveys(params8, weights, N_REPORTS, n_draws_defect, rng=arm_rngs[5], printed_logic=printed)
@@ -238,8 +238,8 @@ for printed, label in ((True, "printed  "), (False, "corrected")):
 
 # %% [markdown]
 # With the printed code the non-negative LASSO keeps **no** candidate, so nothing is detected
-# (precision is 0 by the seed's own convention and recall is 0): the printed code cannot have
-# produced the seed's Figure 1. **Our figures use the corrected construction** (and the exact
+# (precision is 0 by the paper's own convention and recall is 0): the printed code cannot have
+# produced the paper's Figure 1. **Our figures use the corrected construction** (and the exact
 # aggregate path, which has the same distribution as the corrected loop — tested).
 #
 # Two more disagreements between text and code. (i) The text's Zipf exponent is 0.7 while
@@ -260,7 +260,7 @@ recall_shift = np.abs(pr_by_h[:, :n_first, 1].mean(axis=1) - pr_by_h[:, :, 1].me
 print(f"averaging the first {n_first} of {n_draws} surveys instead of all moves the mean recall by up to {recall_shift:.3g}")
 
 # %% [markdown]
-# ## 6. Beyond the seed: N, m, and the smallest detectable frequency
+# ## 6. Beyond the paper: N, m, and the smallest detectable frequency
 #
 # **Detection threshold.** Treat the noise of $\hat t_{ij}$ as its null variance
 # $\sigma^2 = N_j p^*(1-p^*)/(q^*-p^*)^2$; OLS on all M candidates gives
@@ -335,7 +335,7 @@ plt.show()
 # ## 7. Claims check
 #
 # Every verdict below comes from a computation above. First §1 (Eq. 1, privacy) and the tutorial's
-# RAPPOR formulas. The seed's "Basic One-time" variant is compared with the PRR-only one-time RAPPOR
+# RAPPOR formulas. The paper's "Basic One-time" variant is compared with the PRR-only one-time RAPPOR
 # of the RAPPOR paper and the tutorial whose PRR has the same $\Pr[S=1\mid B=1] = 1 - f/2 = q$.
 
 # %%
@@ -360,7 +360,7 @@ print("claims so far:", claims.counts())
 disjoint_filters = np.kron(np.eye(2, dtype=np.int8), np.ones((1, 8), dtype=np.int8))  # two h = 8 filters, no shared bit
 claims.check("tutorial eps2 = h ln(q'(1-p')/(p'(1-q'))) with the corrected p' (h = 2; exact table)", "tutorial §RAPPOR",
              default_params.epsilon_one_report, eps_report, rtol=1e-12)
-claims.check("RAPPOR eps1 for the seed's IRR at h = 8 (8 ln 3; exact table on two disjoint 8-bit filters)", "§1 (implied)",
+claims.check("RAPPOR eps1 for the paper's IRR at h = 8 (8 ln 3; exact table on two disjoint 8-bit filters)", "§1 (implied)",
              params8.epsilon_one_report, max_privacy_loss(report_table(disjoint_filters, params8.bit_table())), rtol=1e-12)
 claims.check("Eqs. (2)-(3): t_hat is unbiased (largest |z| over 1024 bits; below 4.5 expected)", "§1 Eqs. (2)-(3)",
              0, np.abs(check8.z_mean).max(), atol=4.5, se=1)
@@ -372,7 +372,7 @@ claims.check_statement("beta_hat estimates each candidate's frequency", "§2", "
 print("claims so far:", claims.counts())
 
 # %% [markdown]
-# Then the seed's code and its §3 text (§5 above). A 0.05 *confidence coefficient* would let a
+# Then the paper's code and its §3 text (§5 above). A 0.05 *confidence coefficient* would let a
 # test detect an absent candidate with probability 0.95; we measure the share actually detected.
 
 # %%

@@ -3,7 +3,7 @@
 #
 # > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
 #
-# This notebook reproduces the m-shot paper (seed `002_6b9bd7bea557e723.txt`, in Japanese:
+# This notebook reproduces the m-shot paper ([m_shot]; the Japanese text `002_6b9bd7bea557e723.txt`:
 # Ono, Fukuchi, Sakuma, "Sequential heavy hitters detection under LDP") with an exact fast
 # simulator, re-derives its theory, re-runs both experiments and checks every claim it makes.
 #
@@ -208,7 +208,7 @@ plt.show()
 # The experiment itself uses ε = 200 ≥ 174.1, where m* = T = 100 does hold.
 #
 # How informative is bound (2) at the paper's sizes? Solving (2) = β for α gives the
-# accuracy α of Theorems 6–8 (m = 1, T, m*). The seed prints their assumptions as
+# accuracy α of Theorems 6–8 (m = 1, T, m*). The paper prints their assumptions as
 # $\alpha_1 < 1/(e^{\epsilon+1})$, $\alpha_T < 1/(e^{\epsilon/T+1})$ and $\alpha_{m^*} < 1/(e^{\epsilon/m^*-1})$
 # (±1 inside the exponent: a garbled formula). All three proofs just apply Theorem 5 with r = 0, so
 # the assumption they need is condition (1) at r = 0, $\alpha < 1/(e^{\varepsilon/m}-1)$. We read the

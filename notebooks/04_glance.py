@@ -3,7 +3,7 @@
 #
 # > Stored outputs are the fast smoke profile; `figures/` and the book (`make book`) show the paper profile.
 #
-# This notebook reproduces the Glance paper (seed `000_d7437ef7663c0c94.txt`, in Japanese):
+# This notebook reproduces the Glance paper ([glance]; the Japanese text `000_d7437ef7663c0c94.txt`, which the claims follow):
 # *Locally Private Continual Counting における 1-Shot Reporting メカニズムの有用性解析*.
 # Every bound is evaluated exactly, every experiment runs on an exact simulator of sufficient
 # statistics, and every claim ends up in the claims table — including the paper's mistakes.
