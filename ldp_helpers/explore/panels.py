@@ -1,7 +1,7 @@
 """ipywidgets panels of the explorer: the frequency-oracle playground and the privacy–utility panel; :func:`show_panel`.
 
-Each panel is a :class:`~ldp_helpers.explore.widgets.Panel` (controls, summary, message, figure;
-plumbing in :mod:`ldp_helpers.explore.widgets`).  The computations are the pure functions of
+Each panel is a :class:`~ldp_helpers.explore._widgets.Panel` (controls, summary, message, figure;
+plumbing in :mod:`ldp_helpers.explore._widgets`).  The computations are the pure functions of
 :mod:`ldp_helpers.explore.oracles`; each panel keeps one figure and updates its artists.  The
 RAPPOR, continual-counting and m-shot panels are in :mod:`ldp_helpers.explore.paper_panels`.
 
@@ -21,7 +21,7 @@ from ldp_helpers._validation import check_choice, check_epsilon, check_int, chec
 from ldp_helpers.explore import paper_panels
 from ldp_helpers.explore.oracles import (PHASE_KEYS, POPULATIONS, oracle_keys, oracle_ranking, phase_diagram, playground_state,
                                          privacy_utility_curves, report_size)
-from ldp_helpers.explore.widgets import Panel, build, display_panel, figure_for, fmt, rescale, show_figure
+from ldp_helpers.explore._widgets import Panel, build, display_panel, figure_for, fmt, rescale, show_figure
 from ldp_helpers.mechanisms.registry import REGISTRY
 
 PANELS = ("playground", "privacy_utility", *paper_panels.PANELS)
@@ -185,7 +185,7 @@ def show_panel(name: str, **defaults) -> Panel:
 
     Displayed as the live widget plus a static fallback (its first figure as a PNG and its
     summary as text) for runs where no frontend drives the widget (papermill, nbval, static
-    viewers): see :func:`~ldp_helpers.explore.widgets.display_panel`.
+    viewers): see :func:`~ldp_helpers.explore._widgets.display_panel`.
     """
     name = check_choice("name", name, PANELS)
     builders = {"playground": playground_panel, "privacy_utility": privacy_utility_panel, **paper_panels.BUILDERS}

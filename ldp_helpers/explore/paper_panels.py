@@ -2,7 +2,7 @@
 
 The numbers come from the pure functions of :mod:`ldp_helpers.explore.rappor` and
 :mod:`ldp_helpers.explore.streams`; each panel keeps one figure and updates its artists
-(:mod:`ldp_helpers.explore.widgets`).  A refused value shows the library's ``ValueError`` message
+(:mod:`ldp_helpers.explore._widgets`).  A refused value shows the library's ``ValueError`` message
 in the panel, which keeps working.
 
 References
@@ -19,7 +19,7 @@ import numpy as np
 
 from ldp_helpers.explore.rappor import CORRECTIONS, rappor_guide
 from ldp_helpers.explore.streams import STREAM_MECHANISMS, continual_counting_curves, m_shot_curves
-from ldp_helpers.explore.widgets import Panel, build, figure_for, fmt, rescale, show_figure
+from ldp_helpers.explore._widgets import Panel, build, figure_for, fmt, rescale, show_figure
 
 PANELS = ("rappor", "continual", "m_shot")
 

@@ -527,3 +527,25 @@ CLI = {"ldp_helpers.pipeline.refresh.main", "ldp_helpers.pipeline.reproduce.main
        "ldp_helpers.simulate.datasets.main", "ldp_helpers.experiments.peer_audit.main"}
 #: being built in this session by other issues; the integrator moves each into SPECS and empties this
 PENDING: dict[str, str] = {}
+
+# explore (issue 17): report sizes, the phase diagram, the RAPPOR guide, continual counting, m-shot
+EX = "ldp_helpers.explore."
+SPECS.update({
+    EX + "oracles.report_size": spec(mechanism_key="cms", epsilon=1.0, d=5, _extra={"d": [1]}),
+    EX + "oracles.phase_diagram": spec(epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}),
+    EX + "rappor.rappor_guide": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
+                                     zipf_s=1.0, alpha=0.05, correction="bonferroni", seed=0,
+                                     _extra={"f": [1.0], "q": [0.1], "n_reports": [1], "n_true": [7], "seed": [-1]}),
+    EX + "streams.continual_counting_curves": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0,
+                                                   n_draws=3, seed=0, _extra={"mu": [1.5], "n_users": [10]}),
+    EX + "streams.m_grid": spec(epsilon=5.0, n_rounds=20, size=5, _extra={"size": [1]}),
+    EX + "streams.m_shot_curves": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0,
+                                       _extra={"theta": [0.0, 1.5]}),
+    # the panels build live widgets: bad defaults are probed, valid ones in tests/test_explore_paper.py
+    EX + "paper_panels.rappor_panel": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
+                                           zipf_s=1.0, alpha=0.05, correction="bonferroni", _valid=False),
+    EX + "paper_panels.continual_panel": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0, n_draws=3,
+                                              seed=0, _valid=False),
+    EX + "paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0, _valid=False),
+})
+RECORDS |= {EX + "oracles.ReportSize", EX + "rappor.RapporGuide", EX + "streams.ContinualCurves", EX + "streams.MShotCurves"}
