@@ -27,7 +27,6 @@ n_epsilons = 9  # points of the ε grid on [epsilon_min, epsilon_max]; the paper
 epsilon_min = 0.25
 epsilon_max = 5.0
 n_draws_reversal = 20  # independent 100-survey experiments in the Dataset 1 reversal study; paper profile 200
-interactive = False  # True: show the ipywidgets explorer (off in every profile and in the tests)
 save_figures = False  # the paper profile writes figures/01_grr_vs_oue/
 
 # %%
@@ -41,7 +40,6 @@ from ldp_helpers import (
     save_figure, support_count_pmf, tea_survey_standin, unbiased_count, use_style)
 from ldp_helpers.bounds import grr_vs_oue as theory
 from ldp_helpers.experiments import grr_vs_oue as gox
-from ldp_helpers.explore.grr_vs_oue import interactive_mse_comparison
 from ldp_helpers.pipeline.claims import close, far, ge, gt, le, lt
 from ldp_helpers.pipeline.plots import plot_mse_curves
 
@@ -368,15 +366,23 @@ for eps, exact_ratio, freq in zip(small_eps, theory.mse_ratio(dataset1.counts, s
 # crossover; (iii) on Dataset 1 GRR is better everywhere up to noise. The thesis' conclusion
 # ("GRR for small domains with few answers, OUE for large domains with many answers") overstates the
 # role of $n$: the choice depends on $d$ and ε only.
+
+# %% [markdown]
+# ## 7. Explore
 #
-# ## 7. Explore (interactive)
-#
-# Set `interactive = True` in the parameters cell to get sliders for ε, $d$ and $n$ that redraw the
-# exact MSE curves of both protocols (it needs a live Jupyter kernel; it is off in every profile).
+# Two live panels, with this notebook's setting as defaults: the frequency-oracle playground on the
+# clickstream counts (Dataset 2, $d = 43$) at ε = ln 20 — GRR, OUE or any other registered oracle, one
+# exact survey with ±2σ bands, the report size in bits, and where $(d, \varepsilon)$ lies on the
+# DE / OUE / OLH phase diagram — and the exact MSE of every oracle vs ε at Dataset 2's $d$ and $n$.
+# Without a running kernel (papermill, nbval, a static viewer) each shows its first figure instead.
 
 # %%
-if interactive:
-    explorer = interactive_mse_comparison(epsilon=eps_fig, d=dataset2.d, n=dataset2.n)
+from ldp_helpers.explore.panels import show_panel  # noqa: E402
+
+playground = show_panel("playground", mechanism_key="grr", epsilon=eps_fig, d=dataset2.d,
+                        n=dataset2.n, population="clickstream")
+privacy_utility = show_panel("privacy_utility", epsilon=eps_fig, d=dataset2.d, n=dataset2.n,
+                             epsilon_max=epsilon_max)
 
 # %% [markdown]
 # ## Claims check

@@ -331,7 +331,25 @@ plt.show()
 # Bonferroni correction over M candidates replace $z_{1-\alpha}$ by $z_{1-\alpha/M}$
 # (1.64 → 3.48 for M = 200). Cohorts matter only through collisions: recall is nearly flat in m
 # (a slight rise as collisions become rarer) once the design has enough rows for the OLS stage.
+
+# %% [markdown]
+# ## Explore
 #
+# The RAPPOR parameter guide with the paper's setting as defaults ($k = 128$, $h = 4$, $m = 8$, IRR
+# only: $f = 0$, $p = 0.5$, $q = 0.75$, $N = 20{,}000$, $M = 200$ candidates of which 100 are held with
+# Zipf weights $1/r^{0.7}$, α = 0.05 without correction): ε of one report and the permanent ε∞ (∞ without
+# PRR), each candidate's detection threshold with this design's collisions, and the decoder's expected
+# precision and recall — an analytic approximation (normal OLS estimates, the LASSO ignored), not a
+# simulation. Without a running kernel the panel shows its first figure instead.
+
+# %%
+from ldp_helpers.explore.panels import show_panel  # noqa: E402
+
+rappor_guide = show_panel("rappor", k=K, h=4, m=M_COHORTS, f=0.0, p=0.5, q=0.75,
+                          n_reports=N_REPORTS, n_candidates=M, n_true=N_ACTIVE, zipf_s=EXPONENT,
+                          alpha=0.05, correction="none")
+
+# %% [markdown]
 # ## 7. Claims check
 #
 # Every verdict below comes from a computation above. First §1 (Eq. 1, privacy) and the tutorial's

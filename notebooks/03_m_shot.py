@@ -438,6 +438,20 @@ plt.show()
 # certified α).
 
 # %% [markdown]
+# ## Explore
+#
+# F-measure vs m with Experiment 1's setting as defaults ($T = 100$, $N = 10{,}000$, θ = 0.8, the
+# shuffled ramp, r = 0) at ε = 10: m* of Eq. (7) marked and g(m/ε) on the right axis; change ε to see
+# m* move from 1-shot (ε ≤ 1/c*) to T-shot (ε ≥ T/c*). Every point is `n_draws_exp1` exact surveys.
+# Without a running kernel the panel shows its first figure instead.
+
+# %%
+from ldp_helpers.explore.panels import show_panel  # noqa: E402
+
+m_shot_explorer = show_panel("m_shot", epsilon=10.0, n_rounds=T1, n_users=N1, theta=0.8,
+                             n_draws=n_draws_exp1)
+
+# %% [markdown]
 # ## 7. Claims check
 
 # %%

@@ -465,6 +465,21 @@ plt.show()
 # bound already reaches $e^{-KL}$.
 
 # %% [markdown]
+# ## Explore
+#
+# Glance vs Harmony vs T-shot with Figure 3's setting as defaults ($T = 50$, $N = 10{,}000$, β = 0.1,
+# constant stream μ = 0.5): mean Err over ε from exact surveys, θ of Eq. (1), Theorem 5's 2θ, Theorem 4's
+# bound for Harmony (at β₄ = β/(N+1)²) and the ε where condition (2) holds at this μ (shaded); try
+# μ = 0.9995. Each point is `n_draws` exact surveys. Without a running kernel the panel shows its
+# first figure instead.
+
+# %%
+from ldp_helpers.explore.panels import show_panel  # noqa: E402
+
+continual = show_panel("continual", mu=0.5, n_users=N3, n_rounds=T3, beta=beta3, epsilon_max=8.0,
+                       n_draws=n_draws)
+
+# %% [markdown]
 # ## Claims check
 #
 # §1–2: privacy and the error decomposition.

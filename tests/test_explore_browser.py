@@ -67,8 +67,10 @@ def _text(driver, css: str) -> str:
 
 
 def _img_src(driver, name: str) -> str:
-    return driver.execute_script("const i = document.querySelector(arguments[0]); return i ? i.src : '';",
-                                 f".ldp-{name}-output img") or ""
+    """The src of the panel's figure (an Image widget: a blob: URL, renewed on every redraw) once it has loaded."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); const i = e && (e.tagName === 'IMG' ? e : e.querySelector('img'));"
+        " return i && i.complete && i.naturalWidth > 0 ? i.src : '';", f".ldp-{name}-output") or ""
 
 
 def _set_value(driver, name: str, control: str, value: str) -> None:
@@ -91,8 +93,7 @@ def test_explorer_app_in_chromium(tmp_path):
         driver.get(url)
         wait = WebDriverWait(driver, 40, poll_frequency=0.2)
         for name in PANELS:  # rendered: numbers and a plot image
-            wait.until(lambda d, n=name: RENDERED[n] in _text(d, f".ldp-{n}-summary")
-                       and _img_src(d, n).startswith("data:image/png"))
+            wait.until(lambda d, n=name: RENDERED[n] in _text(d, f".ldp-{n}-summary") and _img_src(d, n))
         driver.save_screenshot(str(SHOTS / "01_loaded.png"))
         for name, (control, value, shown) in CHANGES.items():
             summary, img = _text(driver, f".ldp-{name}-summary"), _img_src(driver, name)

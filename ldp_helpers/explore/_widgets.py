@@ -2,7 +2,7 @@
 
 A panel is built once: its controls, an HTML summary (the numbers), an HTML message (empty, or
 the library's ``ValueError`` message for a refused value — never a traceback; the panel keeps
-working) and an Output widget holding the figure as a PNG.  The figure is one bare
+working) and an Image widget holding the figure as a PNG.  The figure is one bare
 :class:`matplotlib.figure.Figure` per panel, created on the first draw and then only updated
 (``set_data``, ``set_segments``, ...): a redraw never rebuilds axes or legends.
 
@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+#: resolution of the panels' PNGs (whatever the style's savefig.dpi)
+FIGURE_DPI = 80
 
 
 @dataclass
@@ -56,23 +58,28 @@ def figure_for(panel: Panel, setup, *, figsize=(7.0, 3.4)):
     """The panel's persistent figure and artists: ``setup(fig) -> dict`` runs on the first call only."""
     if panel.figure is None:
         from matplotlib.figure import Figure
+        from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
-        panel.figure = Figure(figsize=figsize, dpi=80)
+        # fixed margins, whatever the style: an engine that does nothing (with none at all, savefig restores
+        # "no engine" as the style's default, i.e. a constrained layout re-solved on every later draw)
+        panel.figure = Figure(figsize=figsize, dpi=FIGURE_DPI,
+                              layout=PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True))
         panel.artists = setup(panel.figure)
     return panel.figure, panel.artists
 
 
 def show_figure(panel: Panel) -> None:
-    """Render the panel's figure to PNG (fixed layout, no tight bounding box) and show it in its Output."""
-    from IPython.display import Image, display
+    """Render the panel's figure to PNG (fixed layout, no tight bounding box) and show it in its Image widget.
 
+    An Image widget rather than an Output widget: its PNG travels as widget state, so a kernel
+    without a widget-aware client (nbval) sees no stray display or clear_output message.
+    """
     buf = io.BytesIO()
-    panel.figure.savefig(buf, format="png")
+    # the whole figure, never a style's savefig.bbox = "tight" (a second layout pass)
+    panel.figure.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=panel.figure.bbox_inches)
     panel.png.append(buf.getvalue())
     del panel.png[:-1]
-    panel.output.clear_output(wait=True)
-    with panel.output:
-        display(Image(data=panel.png[-1], format="png"))
+    panel.output.value = panel.png[-1]
 
 
 def rescale(ax) -> None:
@@ -105,7 +112,7 @@ def build(name: str, controls: dict, redraw, title: str, *, per_row: int = 4) ->
     """The panel ``name``: a title, its controls (``per_row`` a row), message, summary, figure; wired to ``redraw``."""
     import ipywidgets as w
 
-    summary, message, output = w.HTML(), w.HTML(), w.Output()
+    summary, message, output = w.HTML(), w.HTML(), w.Image(format="png")
     items = list(controls.values())
     rows = [w.HBox(items[i:i + per_row]) for i in range(0, len(items), per_row)]
     box = w.VBox([w.HTML(f"<h3>{html.escape(title)}</h3>"), *rows, message, summary, output])
