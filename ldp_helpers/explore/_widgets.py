@@ -79,6 +79,7 @@ def show_figure(panel: Panel) -> None:
     panel.figure.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=panel.figure.bbox_inches)
     panel.png.append(buf.getvalue())
     del panel.png[:-1]
+    panel.output.width = str(round(panel.figure.get_figwidth() * FIGURE_DPI))  # natural size, never stretched
     panel.output.value = panel.png[-1]
 
 
