@@ -181,3 +181,26 @@ def test_show_panel_displays_widget_png_and_text(monkeypatch):
     assert raw and set(bundle) == {"text/plain", "image/png", "application/vnd.jupyter.widget-view+json"}
     assert "m* (Eq. 7) = " + str(m_star(6.0, 40)) in bundle["text/plain"] and "<b" not in bundle["text/plain"]
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id
+
+
+def test_simulated_check_is_decode_surveys_and_the_approximation_is_close_at_the_papers_setting():
+    from ldp_helpers.experiments.rappor import decode_surveys
+    from ldp_helpers.explore.rappor import simulated_precision_recall
+
+    setting = dict(k=128, h=4, m=8, f=0.0, p=0.5, q=0.75, n_reports=20_000, n_candidates=200, n_true=100, zipf_s=0.7,
+                   alpha=0.05, correction="none")
+    precision, recall, p_se, r_se = simulated_precision_recall(**setting, n_draws=6, seed=4)
+    scores = decode_surveys(RapporParams.basic_one_time(k=128, h=4, m=8), zipf_weights(200, 100, 0.7), 20_000, 6,
+                            rng=np.random.default_rng(4), alpha=0.05, correction=None)
+    assert (precision, recall) == (scores[:, 0].mean(), scores[:, 1].mean())
+    assert r_se == pytest.approx(scores[:, 1].std(ddof=1) / math.sqrt(6))
+    guide = rappor_guide(**setting)
+    # the analytic approximation ignores the LASSO: a guide within 0.1 of the decoder here, not an identity
+    assert abs(guide.expected_recall - recall) < 0.1 and abs(guide.expected_precision - precision) < 0.15
+
+
+def test_rappor_panel_simulated_check_shows_in_the_summary():
+    panel = rappor_panel(**RAPPOR)
+    assert "simulated" not in panel.summary.value
+    panel.controls["simulate"].value = True
+    assert panel.message.value == "" and "ldp-sim-recall" in panel.summary.value

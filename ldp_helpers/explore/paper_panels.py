@@ -17,11 +17,15 @@ import html
 
 import numpy as np
 
-from ldp_helpers.explore.rappor import CORRECTIONS, rappor_guide
+from ldp_helpers._validation import check_bool
+
+from ldp_helpers.explore.rappor import CORRECTIONS, rappor_guide, simulated_precision_recall
 from ldp_helpers.explore.streams import STREAM_MECHANISMS, continual_counting_curves, m_shot_curves
 from ldp_helpers.explore._widgets import Panel, build, figure_for, fmt, rescale, show_figure
 
 PANELS = ("rappor", "continual", "m_shot")
+#: decoded surveys behind the RAPPOR guide's optional simulated check
+SIMULATED_SURVEYS = 4
 
 # ------------------------------------------------------------------------------------ RAPPOR guide
 
@@ -39,9 +43,16 @@ def _setup_rappor(fig) -> dict:
     return {"ax": ax, "freq": freq, "thr": thr, "power": power}
 
 
-def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, alpha, correction) -> None:
-    s = rappor_guide(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports, n_candidates=n_candidates, n_true=n_true,
-                     zipf_s=zipf_s, alpha=alpha, correction=correction)
+def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, alpha, correction,
+                 simulate) -> None:
+    setting = dict(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports, n_candidates=n_candidates, n_true=n_true,
+                   zipf_s=zipf_s, alpha=alpha, correction=correction)
+    s = rappor_guide(**setting)
+    check = ""
+    if simulate:  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached per setting
+        sp, sr, sp_se, sr_se = simulated_precision_recall(**setting, n_draws=SIMULATED_SURVEYS)
+        check = (f"; <b>simulated</b> ({SIMULATED_SURVEYS} decoded surveys): recall <b class='ldp-sim-recall'>{sr:.3f}</b> "
+                 f"± {sr_se:.3f}, precision {sp:.3f} ± {sp_se:.3f}")
     panel.summary.value = (
         f"k = {k}, h = {h}, m = {m}, f = {fmt(f)}, p = {fmt(p)}, q = {fmt(q)}, N = {n_reports:,}: "
         f"ε of one report ε₁ = <b class='ldp-eps1'>{fmt(s.epsilon_one_report)}</b>, "
@@ -50,7 +61,7 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
         f"(median {float(np.median(s.threshold)):.4g} with this design; {s.identical_pairs} identical filter pairs); "
         f"expected recall <b class='ldp-recall'>{s.expected_recall:.3f}</b>, precision "
         f"<b class='ldp-precision'>{s.expected_precision:.3f}</b> ({s.expected_false:.3g} false detections expected) "
-        f"— analytic approximation (normal OLS estimates, LASSO ignored), not a simulation")
+        f"— analytic approximation (normal OLS estimates, LASSO ignored), not a simulation{check}")
     fig, a = figure_for(panel, _setup_rappor, figsize=(7.5, 3.6))
     w = np.arange(1, s.frequencies.size + 1)
     shown = np.where(s.frequencies > 0, s.frequencies, np.nan)
@@ -65,7 +76,7 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
 
 
 def rappor_panel(*, k=16, h=2, m=8, f=0.5, p=0.5, q=0.75, n_reports=100_000, n_candidates=100, n_true=20, zipf_s=1.0,
-                 alpha=0.05, correction="bonferroni") -> Panel:
+                 alpha=0.05, correction="bonferroni", simulate=False) -> Panel:
     """RAPPOR parameter guide: (k, h, m, f, p, q, N) → ε₁, ε∞, detection threshold, expected precision/recall.
 
     References
@@ -85,6 +96,7 @@ def rappor_panel(*, k=16, h=2, m=8, f=0.5, p=0.5, q=0.75, n_reports=100_000, n_c
         "n_true": w.IntText(value=n_true, description="held"), "zipf_s": w.FloatText(value=zipf_s, description="Zipf s"),
         "alpha": w.FloatText(value=alpha, description="α", step=0.01),
         "correction": w.Dropdown(options=list(CORRECTIONS), value=correction, description="correction"),
+        "simulate": w.Checkbox(value=check_bool("simulate", simulate), description="check by decoding surveys"),
     }
     return build("rappor", controls, _draw_rappor, "RAPPOR parameter guide")
 

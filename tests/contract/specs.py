@@ -536,6 +536,9 @@ SPECS.update({
     EX + "rappor.rappor_guide": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
                                      zipf_s=1.0, alpha=0.05, correction="bonferroni", seed=0,
                                      _extra={"f": [1.0], "q": [0.1], "n_reports": [1], "n_true": [7], "seed": [-1]}),
+    EX + "rappor.simulated_precision_recall": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6,
+                                                   n_true=3, zipf_s=1.0, alpha=0.05, correction="bonferroni", n_draws=2,
+                                                   seed=0, _extra={"f": [1.0], "n_true": [7], "n_draws": [0]}),
     EX + "streams.continual_counting_curves": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0,
                                                    n_draws=3, seed=0, _extra={"mu": [1.5], "n_users": [10]}),
     EX + "streams.m_grid": spec(epsilon=5.0, n_rounds=20, size=5, _extra={"size": [1]}),
@@ -543,7 +546,7 @@ SPECS.update({
                                        _extra={"theta": [0.0, 1.5]}),
     # the panels build live widgets: bad defaults are probed, valid ones in tests/test_explore_paper.py
     EX + "paper_panels.rappor_panel": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
-                                           zipf_s=1.0, alpha=0.05, correction="bonferroni", _valid=False),
+                                           zipf_s=1.0, alpha=0.05, correction="bonferroni", simulate=False, _valid=False),
     EX + "paper_panels.continual_panel": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0, n_draws=3,
                                               seed=0, _valid=False),
     EX + "paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0, _valid=False),
