@@ -190,3 +190,27 @@ def test_phase_diagram_agrees_with_wangs_rule_away_from_the_boundary():
         oracles.phase_diagram([2.0, 1.0], ds)
     with pytest.raises(ValueError, match="ds"):
         oracles.phase_diagram(eps, [1, 4])
+
+
+@pytest.mark.parametrize("key", oracle_keys())
+def test_exact_variance_is_linear_in_the_counts_so_the_privacy_utility_panel_may_rescale(key):
+    """The panel draws (n/d) × the curves at one user per value: exact when d | n (and in expectation otherwise)."""
+    oracle = build_oracle(key, 1.7, 12)
+    ones, flat = np.ones(12, dtype=np.int64), population_counts("uniform", 12 * 5000, 12)
+    np.testing.assert_allclose(oracle.variance(flat), 5000 * oracle.variance(ones), rtol=1e-10)
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 50, 12), rng.integers(0, 50, 12)
+    np.testing.assert_allclose(oracle.variance(a + b), oracle.variance(a) + oracle.variance(b), rtol=1e-10)
+
+
+def test_privacy_utility_panel_rescales_in_n_without_recomputing():
+    from ldp_helpers.explore import panels
+
+    panel = privacy_utility_panel(epsilon=1.0, d=40, n=40_000, epsilon_max=4.0)
+    line = panel.artists["lines"]["oue"].get_ydata().copy()
+    misses = panels._curves.cache_info().misses
+    panel.controls["n"].value = 80_000
+    assert panels._curves.cache_info().misses == misses
+    np.testing.assert_allclose(panel.artists["lines"]["oue"].get_ydata(), 2 * line, rtol=1e-12)
+    exact = privacy_utility_curves(40, 80_000, panels._curves(40, 4.0).epsilons)
+    np.testing.assert_allclose(panel.artists["lines"]["oue"].get_ydata(), exact.exact["oue"], rtol=1e-10)
