@@ -30,7 +30,12 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from ldp_helpers import VERDICTS, save_figure, use_style
-from ldp_helpers.pipeline.report import claims_markdown, claims_with_verdict, collect_claims, summary_text
+from ldp_helpers.pipeline.report import (
+    claims_markdown,
+    claims_with_verdict,
+    collect_claims,
+    summary_text,
+)
 
 use_style()
 NOTEBOOK = "99_reproduction_report"
