@@ -38,7 +38,7 @@ from ldp_helpers.simulate.streams import sample_reporters
 #: the continual-counting panel's mechanisms: label -> class
 STREAM_MECHANISMS = {"Glance": Glance, "Harmony": Harmony, "T-shot": BasicOneTimeRappor}
 #: size of the panels' grids (ε for continual counting, m for m-shot): small enough for ≤ 200 ms at T = 1000
-N_EPSILONS, N_MS = 10, 6
+N_EPSILONS, N_MS = 10, 7
 
 
 class ContinualCurves(NamedTuple):
