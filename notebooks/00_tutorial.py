@@ -41,6 +41,7 @@ from ldp_helpers import (
     GRR,
     OLH,
     OUE,
+    PSFO,
     RapporParams,
     SHE,
     SUE,
@@ -56,11 +57,8 @@ from ldp_helpers import (
     grr_preferred,
     grr_threshold,
     max_privacy_loss,
-    pad_and_sample,
     power_law_counts,
     prefix_extension_heavy_hitters,
-    psfo_estimate,
-    psfo_output_table,
     random_baskets,
     report_table,
     save_figure,
@@ -687,10 +685,7 @@ hh_recall = len(set(found[:5]) & set(planted)) / 5
 # rule reduces to DE's $d < 3e^\varepsilon + 2$ with the one dummy item).
 
 # %%
-psfo_loss = {
-    ell: max_privacy_loss(psfo_output_table(4, ell, amplified_grr_epsilon(1.0, ell)))
-    for ell in (1, 2, 3)
-}
+psfo_loss = {ell: PSFO(1.0, 4, ell).privacy_loss() for ell in (1, 2, 3)}  # exact, over all 16 sets
 print(
     "privacy loss of pad-and-sample + GRR(eps'), eps = 1, d = 4:",
     {ell: round(v, 9) for ell, v in psfo_loss.items()},
@@ -705,7 +700,8 @@ for ell in (1, 2, 4):
 sv_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(8)[7])
 baskets = random_baskets(20_000, 10, 3, np.linspace(2, 0.2, 10), rng=sv_rng)
 holders = np.bincount(np.concatenate(baskets), minlength=10)
-psfo_est = psfo_estimate(pad_and_sample(baskets, 10, 3, rng=sv_rng), 10, 3, 1.0, "GRR", rng=sv_rng)
+psfo = PSFO(1.0, 10, 3)  # GRR at the amplified eps'
+psfo_est = psfo.estimate(psfo.sample_aggregate(baskets, rng=sv_rng), len(baskets))
 print("item holders:", holders.tolist())
 print("PSFO (GRR):  ", np.round(psfo_est).astype(int).tolist())
 

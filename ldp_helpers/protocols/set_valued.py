@@ -1,35 +1,42 @@
-"""Illustration: padding-and-sampling frequency oracles (PSFO) for set-valued data.
+"""Padding-and-sampling frequency oracles (PSFO) for set-valued data, as a mechanism of the contract.
 
 Each user holds a set S ⊆ [0, d).  She pads it with dummy items d, ..., d+ℓ−1 up to size ℓ
 (or keeps a uniform ℓ-subset if |S| > ℓ), samples ONE item of the padded set uniformly and
-reports it with a frequency oracle over [0, d+ℓ); the server multiplies counts by ℓ.
+reports it with a frequency oracle over [0, d+ℓ); the server multiplies counts by ℓ
+([wang2018svim] §4; Qin et al.'s sampling randomizer, [qin2016] §4).
 
 Privacy amplification for GRR: the output probability of y is q' + (p'−q')·[y ∈ S]/ℓ, so the
 worst ratio is 1 + (e^{ε'}−1)/ℓ; running GRR at ε' = ln(ℓ(e^ε−1)+1) therefore gives ε-LDP for
 the whole set (checked exactly from the table in the tests).  OLH gets no such gain in Wang
 et al.'s analysis, and comparing ℓ²·Var: GRR at ε' beats OLH at ε iff
 |I| < (4ℓ² − ℓ)e^ε + 1 (with the domain I of real items; d' = |I| + ℓ).  At ℓ = 1 this is the
-DE rule d' < 3e^ε + 2.
+DE rule d' < 3e^ε + 2.  :class:`PSFO` is the mechanism (registered; exact whole-report table,
+per-user client, exact aggregate sampler, exact variance); SVIM and LDPMiner
+(:mod:`ldp_helpers.protocols.itemset_mining`) are built from it.
 
 References
 ----------
-[tutorial] "Itemset mining" (PSFO/SVIM of Wang, Li, Jha, IEEE S&P 2018; LDPMiner of Qin et al.,
-CCS 2016); [wang2017] §4.1 (GRR); [wang2017] §4.4 (OLH).
+[wang2018svim] §4 (PSFO), §4.3 (the GRR/OLH choice); [qin2016] §4 (padding and sampling);
+[tutorial] "Itemset mining"; [wang2017] §4.1 (GRR); [wang2017] §4.4 (OLH).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ldp_helpers._validation import (
     Described, check_allocation, check_choice, check_domain_values, check_epsilon, check_int, check_real_array,
     check_rng, fail, fail_type)
+from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.local_hashing import OLH
+from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.estimation.pure import count_variance
+from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
 
@@ -107,61 +114,192 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
     return out
 
 
-def psfo_output_table(d: int, ell: int, epsilon_prime: float) -> np.ndarray:
-    """Exact table of pad-and-sample + GRR(ε') over all sets of size ≤ ℓ (rows) and outputs in [0, d+ℓ).
+def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarray]:
+    """Validate per-user item sets over [0, d): return (all items, concatenated; each set's size).
+
+    Each set is made duplicate-free (a set); empty sets are allowed, an empty list of users is not.
 
     References
     ----------
-    [tutorial] Eq. (2) (ε-LDP, checked on the whole table).
+    [wang2018svim] §2 (set-valued data: each user holds a set of items).
     """
-    d, ell = check_int("d", d, low=1, high=16), check_int("ell", ell, low=1, high=d)
-    grr = GRR(check_epsilon(epsilon_prime, "epsilon_prime"), d + ell)
-    rows = []
-    for size in range(ell + 1):
-        for items in itertools.combinations(range(d), size):
-            padded = list(items) + [d + j for j in range(ell - size)]
-            rows.append(grr.output_table()[padded].mean(axis=0))
-    return np.array(rows)
+    d = check_int("d", d, low=1)
+    if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not hasattr(sets, "__iter__"):
+        fail_type(name, sets, f"a sequence of per-user sets (arrays of items in [0, {d}))")
+    if len(sets) == 0:
+        fail(name, Described("an empty list of users"), "at least one user's set")
+    check_allocation(name, len(sets), 2 * len(sets), what="one size per user")
+    parts = []
+    for u, items in enumerate(sets):
+        if isinstance(items, (str, bytes, dict)) or items is None:
+            fail_type(f"{name}[{u}]", items, f"an array of items in [0, {d})")
+        try:
+            items = np.asarray(items)
+        except ValueError:
+            fail_type(f"{name}[{u}]", items, f"a flat array of items in [0, {d})")
+        if items.ndim > 1:
+            fail_type(f"{name}[{u}]", items, f"a flat array of items in [0, {d})")
+        parts.append(np.unique(check_domain_values(f"{name}[{u}]", items, d)) if items.size else np.empty(0, np.int64))
+    sizes = np.array([len(x) for x in parts], dtype=np.int64)
+    return (np.concatenate(parts).astype(np.int64) if sizes.sum() else np.empty(0, np.int64)), sizes
 
 
-def psfo_count_variance(holders, n: int, d: int, ell: int, epsilon: float) -> np.ndarray:
-    """Exact Var[ℓ·ĉ(i)] of PSFO with GRR at ε' for items held by ``holders[i]`` users (all sets of size ≤ ℓ).
+def _sample_padded_items(items: np.ndarray, sizes: np.ndarray, d: int, ell: int, *, rng: np.random.Generator,
+                        n_draws: int | None = None) -> np.ndarray:
+    """Counts over [0, d+ℓ) of the item each user samples from her padded set (vectorized, exact).
 
-    The sampled count S_i is a sum of ``holders[i]`` Bernoulli(1/ℓ) draws; given S, GRR's estimate
-    is unbiased with variance ``count_variance(S_i)``, which is linear in S_i.  Hence
-    Var[ℓ·ĉ(i)] = ℓ²(h_i (1/ℓ)(1 − 1/ℓ) + count_variance(h_i/ℓ, n)).
+    User u draws r uniform in [0, max(ℓ, |S_u|)): r < |S_u| picks her r-th item, else dummy
+    d + r − |S_u| — the law of :func:`pad_and_sample` (an ℓ-subset of a larger set, then one of its
+    ℓ items, is one uniform item of the set).  With ``n_draws``: shape (n_draws, d + ℓ).
 
     References
     ----------
-    [wang2017] Theorem 2 (its proof: the exact variance of GRR's count).
+    [wang2018svim] §4 (padding and sampling).
     """
-    n, d, ell = check_int("n", n, low=1), check_int("d", d, low=1), check_int("ell", ell, low=1)
-    holders = check_real_array("holders", holders, low=0.0, high=n, low_open=False, high_open=False)
-    epsilon = check_epsilon(epsilon)
-    grr = GRR(amplified_grr_epsilon(epsilon, ell), d + ell)
-    return ell**2 * (holders / ell * (1 - 1 / ell) + count_variance(holders / ell, n, grr.p, grr.q))
+    rng = check_rng(rng)
+    draws = 1 if n_draws is None else n_draws
+    check_allocation("n_draws", draws, 2 * draws * max(sizes.size, 1), what="one uniform per user and draw")
+    width = np.maximum(sizes, ell)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    r = np.floor(rng.random((draws, sizes.size)) * width).astype(np.int64)
+    real = r < sizes
+    picked = np.where(real, items[np.minimum(offsets + r, max(items.size - 1, 0))] if items.size else 0, d + r - sizes)
+    counts = np.stack([np.bincount(row, minlength=d + ell) for row in picked])
+    return counts[0] if n_draws is None else counts
 
 
-def psfo_estimate(sampled, d: int, ell: int, epsilon: float, protocol: str, *, rng: np.random.Generator) -> np.ndarray:
-    """ℓ·ĉ(i) for i < d from the sampled items perturbed by 'GRR' (at ε') or 'OLH' (at ε).
+@dataclass(frozen=True)
+class PSFO(Mechanism):
+    """Padding-and-sampling frequency oracle: one sampled item per user, GRR at ε' or OLH at ε.
 
-    The support counts are drawn with the oracle's exact aggregate sampler from the counts of
-    the sampled items (same law as perturbing each user's item and counting).
+    The truth is the list of users' sets over [0, d); the estimate is ℓ·ĉ(i) for each real item,
+    unbiased for the item's holder count when every set has at most ℓ items and biased low
+    (by the factor ℓ/|S|) for larger sets: :meth:`expected_estimate` is exact either way.
 
     References
     ----------
-    [tutorial] "Itemset mining"; [wang2017] Eq. (1).
+    [wang2018svim] §4, Theorem 2 (privacy amplification of GRR); [qin2016] §4.
     """
-    d, ell = check_int("d", d, low=1), check_int("ell", ell, low=1)
-    check_allocation("d", d + ell, 3 * (d + ell), what="counts over the d + ell padded items")
-    epsilon = check_epsilon(epsilon)
-    check_choice("protocol", protocol, ("GRR", "OLH"))
-    if protocol == "GRR":
-        oracle = GRR(amplified_grr_epsilon(epsilon, ell), d + ell)
-    elif protocol == "OLH":
-        oracle = OLH(epsilon, d + ell)
-    else:
-        fail("protocol", protocol, "'GRR' or 'OLH'")
-    sampled = check_domain_values("sampled", sampled, d + ell).ravel()
-    counts = oracle.sample_aggregate(np.bincount(sampled, minlength=d + ell), rng=check_rng(rng))
-    return ell * oracle.estimate(counts, sampled.size)[:d]
+
+    epsilon: float  # the whole report's budget ε
+    d: int  # real items 0, ..., d−1 (dummies d, ..., d+ℓ−1)
+    ell: int  # padding length ℓ
+    protocol: str = "GRR"  # "GRR" (at the amplified ε') or "OLH" (at ε)
+    oracle: object = field(init=False, repr=False)
+    unbiased: ClassVar[bool] = False  # only for sets of at most ℓ items
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "d", check_int("d", self.d, low=1))
+        object.__setattr__(self, "ell", check_int("ell", self.ell, low=1))
+        check_allocation("d", self.d + self.ell, 3 * (self.d + self.ell), what="counts over the d + ell padded items")
+        check_choice("protocol", self.protocol, ("GRR", "OLH"))
+        oracle = (GRR(amplified_grr_epsilon(self.epsilon, self.ell), self.d + self.ell) if self.protocol == "GRR"
+                  else OLH(self.epsilon, self.d + self.ell))
+        object.__setattr__(self, "oracle", oracle)
+
+    @property
+    def tight(self) -> bool:
+        """GRR at ε' loses exactly ε (a singleton against the empty set); OLH's mixture loses less."""
+        return self.protocol == "GRR"
+
+    def _truth(self, truth):
+        return flatten_sets(truth, self.d, "truth")
+
+    def expand(self, truth) -> list:
+        """The users' sets, validated (duplicate-free arrays)."""
+        items, sizes = self._truth(truth)
+        return np.split(items, np.cumsum(sizes)[:-1])
+
+    def n_reports(self, truth) -> int:
+        """n: one report per user."""
+        return int(self._truth(truth)[1].size)
+
+    def estimand(self, truth) -> np.ndarray:
+        """Holders of each real item."""
+        return np.bincount(self._truth(truth)[0], minlength=self.d).astype(float)
+
+    def _sample_probability(self, truth) -> tuple[np.ndarray, np.ndarray]:
+        """Per item: E[S_i] and Var[S_i], S_i = how many users sample item i (independent Bernoulli users)."""
+        items, sizes = self._truth(truth)
+        pi = np.repeat(1.0 / np.maximum(sizes, self.ell), sizes)
+        return (np.bincount(items, weights=pi, minlength=self.d), np.bincount(items, weights=pi * (1 - pi), minlength=self.d))
+
+    def expected_estimate(self, truth) -> np.ndarray:
+        """``ℓ·E[S_i] = ℓ·Σ_{u ∋ i} 1/max(ℓ, |S_u|)``: the holders when no set exceeds ℓ."""
+        return self.ell * self._sample_probability(truth)[0]
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact ``Var[ℓ ĉ(i)] = ℓ²(Var S_i + count_variance(E S_i))`` (the oracle's variance is linear in S_i).
+
+        References
+        ----------
+        [wang2017] Theorem 2 (exact variance given the sampled counts); [wang2018svim] §4.
+        """
+        mean, var = self._sample_probability(truth)
+        n = self.n_reports(truth)
+        return self.ell**2 * (var + count_variance(mean, n, self.oracle.p, self.oracle.q))
+
+    def output_table(self) -> np.ndarray:
+        """``P[S, y]`` over every set S ⊆ [0, d) (rows in size then lexicographic order) and every oracle report y.
+
+        Each row is the mean of the oracle's rows of the items S's padded set samples (d ≤ 10).
+        """
+        check_int("d", self.d, low=1, high=10)
+        table = self.oracle.output_table()
+        rows = []
+        for size in range(self.d + 1):
+            for items in itertools.combinations(range(self.d), size):
+                padded = list(items) + [self.d + j for j in range(max(self.ell - size, 0))]
+                rows.append(table[padded].mean(axis=0))
+        return np.array(rows)
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user client: pad to ℓ (or keep a uniform ℓ-subset), sample one item, report it with the oracle.
+
+        References
+        ----------
+        [wang2018svim] §4 (PSFO); [qin2016] §4 (sampling randomizer).
+        """
+        rng = check_rng(rng)
+        return self.oracle.perturb(pad_and_sample(values, self.d, self.ell, rng=rng), rng=rng)
+
+    def aggregate(self, reports) -> np.ndarray:
+        """The oracle's support counts over the d + ℓ padded items."""
+        return self.oracle.aggregate(reports)
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler: each user's sampled item (vectorized), then the oracle's exact support-count law.
+
+        GRR: ``C = K + M``, ``K_i ~ Bin(S_i, p − q)``, ``M ~ Multinomial(n − ΣK, uniform)``; OLH:
+        ``C_i ~ Bin(S_i, p) + Bin(n − S_i, q)`` (the idealized hash, as :class:`OLH`'s sampler).
+        """
+        items, sizes = self._truth(truth)
+        rng = check_rng(rng)
+        if n_draws is not None:
+            batch_shape(n_draws, (self.d + self.ell,))
+        sampled = _sample_padded_items(items, sizes, self.d, self.ell, rng=rng, n_draws=n_draws)
+        n, o = sizes.size, self.oracle
+        if self.protocol == "OLH":
+            return rng.binomial(sampled, o.p) + rng.binomial(n - sampled, o.q)
+        kept = rng.binomial(sampled, o.p - o.q)
+        rest = n - kept.sum(axis=-1)
+        return kept + rng.multinomial(rest, np.full(self.d + self.ell, 1.0 / (self.d + self.ell)))
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """``ℓ·ĉ(i)`` for the d real items from the support counts over [0, d+ℓ)."""
+        return self.ell * np.asarray(self.oracle.estimate(aggregate, n))[..., : self.d]
+
+
+def _psfo_example() -> PSFO:
+    return PSFO(1.0, 3, 2)
+
+
+def _psfo_truth(mechanism) -> list:
+    sets = [[0, 1], [0], [2], [0, 1, 2], [1, 2], [], [0], [0, 2], [1], [0, 1]]
+    return [np.array(s, dtype=np.int64) for s in sets * 2]
+
+
+#: registered mechanisms of this module (collected by ldp_helpers.protocols.registry)
+ENTRIES = [RegistryEntry("psfo_grr", "PSFO (padding and sampling + GRR at ε')", "set-valued",
+                         "[wang2018svim] §4; [qin2016] §4", _psfo_example, _psfo_truth)]
