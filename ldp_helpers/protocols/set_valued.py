@@ -129,6 +129,15 @@ def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarr
     if len(sets) == 0:
         fail(name, Described("an empty list of users"), "at least one user's set")
     check_allocation(name, len(sets), 2 * len(sets), what="one size per user")
+    if all(isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu" for x in sets):  # fast path
+        sizes = np.fromiter((x.size for x in sets), dtype=np.int64, count=len(sets))
+        items = check_domain_values(name, np.concatenate(sets), d).astype(np.int64) if sizes.sum() else np.empty(0, np.int64)
+        owner = np.repeat(np.arange(sizes.size), sizes)
+        order = np.lexsort((items, owner))
+        items, owner = items[order], owner[order]
+        keep = np.ones(items.size, dtype=bool)
+        keep[1:] = (items[1:] != items[:-1]) | (owner[1:] != owner[:-1])  # a set holds each item once
+        return items[keep], np.bincount(owner[keep], minlength=sizes.size).astype(np.int64)
     parts = []
     for u, items in enumerate(sets):
         if isinstance(items, (str, bytes, dict)) or items is None:
@@ -278,6 +287,10 @@ class PSFO(Mechanism):
         rng = check_rng(rng)
         if n_draws is not None:
             batch_shape(n_draws, (self.d + self.ell,))
+        return self._sample_flat(items, sizes, rng=rng, n_draws=n_draws)
+
+    def _sample_flat(self, items: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator, n_draws=None) -> np.ndarray:
+        """:meth:`sample_aggregate` for validated flat sets (items, sizes): the miners' hot path."""
         sampled = _sample_padded_items(items, sizes, self.d, self.ell, rng=rng, n_draws=n_draws)
         n, o = sizes.size, self.oracle
         if self.protocol == "OLH":

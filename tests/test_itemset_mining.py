@@ -1,0 +1,72 @@
+"""SVIM and LDPMiner: the size correction and ℓ choice, per-user privacy from exact tables, the top-k on
+planted data, SVIM ahead of LDPMiner, and bad input."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.protocols.itemset_mining import choose_ell, ldpminer, ncr, size_correction, svim, top_k_precision
+from ldp_helpers.protocols.set_valued import PSFO
+from ldp_helpers.simulate.itemsets import item_counts, zipf_baskets
+
+
+def test_size_correction_and_ell_choice():
+    """Sizes 1, 2, 4 with 10 users each: at ℓ = 2 PSFO weighs them 1, 1, 1/2, so the correction is 30/25."""
+    sizes = np.array([0.0, 10, 10, 0, 10])
+    assert size_correction(sizes, 2) == pytest.approx(30 / 25)
+    assert size_correction(sizes, 4) == pytest.approx(1.0)
+    assert choose_ell(sizes, 0.9) == 4 and choose_ell(sizes, 0.6) == 2 and choose_ell(np.zeros(3)) == 1
+
+
+def test_ldpminer_two_reports_compose_to_epsilon():
+    """A user's two reports (ε/2 each, candidates fixed) have exact whole-report loss ≤ ε, and = ε/2 + ε/2 at worst."""
+    eps, d, ell, cand = 1.0, 3, 2, np.array([0, 2])
+    one, two = PSFO(eps / 2, d, ell), PSFO(eps / 2, cand.size, ell)
+    t1, t2 = one.output_table(), two.output_table()
+    sets = [s for size in range(d + 1) for s in itertools.combinations(range(d), size)]
+    restricted = [tuple(int(np.flatnonzero(cand == i)[0]) for i in s if i in cand) for s in sets]
+    rows2 = [s for size in range(cand.size + 1) for s in itertools.combinations(range(cand.size), size)]
+    table = np.array([np.outer(t1[i], t2[rows2.index(r)]).ravel() for i, r in enumerate(restricted)])
+    assert max_privacy_loss(table) == pytest.approx(eps, rel=1e-9)
+
+
+def test_svim_groups_each_report_once_at_epsilon():
+    """Each SVIM group's mechanism is exactly ε-LDP: PSFO(ℓ = 1), the size oracle, PSFO(ℓ) over candidates."""
+    assert PSFO(1.0, 4, 1).privacy_loss() == pytest.approx(1.0, rel=1e-9)
+    assert PSFO(1.0, 4, 3).privacy_loss() == pytest.approx(1.0, rel=1e-9)
+
+
+@pytest.mark.statistical
+def test_svim_finds_the_planted_top_k_and_beats_ldpminer():
+    """At ε = 4 and 100,000 Zipf baskets SVIM recovers the true top 8; at ε = 1 its precision exceeds LDPMiner's
+    on average over 5 runs (fixed seed)."""
+    rng = np.random.default_rng(5)
+    baskets = zipf_baskets(100_000, 128, 1.1, 4.0, rng=rng)
+    truth = item_counts(baskets, 128)
+    assert top_k_precision(svim(baskets, 128, 4.0, 8, rng=rng).items, truth, 8) == 1.0
+    runs = [(top_k_precision(svim(baskets, 128, 1.0, 16, rng=rng).items, truth, 16),
+             top_k_precision(ldpminer(baskets, 128, 1.0, 16, ell=6, rng=rng).items, truth, 16)) for _ in range(5)]
+    svim_p, ldp_p = np.mean(runs, axis=0)
+    assert svim_p > ldp_p
+
+
+def test_metrics():
+    truth = np.array([50, 40, 30, 20, 10])
+    assert top_k_precision([0, 1, 4], truth, 3) == pytest.approx(2 / 3)
+    assert ncr([0, 2], truth, 3) == pytest.approx((3 + 1) / 6)
+
+
+def test_bad_input_is_refused():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="at least one user's set"):
+        svim([], 5, 1.0, 2, rng=rng)
+    with pytest.raises(ValueError, match="k"):
+        svim([np.array([0])] * 10, 5, 1.0, 0, rng=rng)
+    with pytest.raises(ValueError, match="epsilon"):
+        ldpminer([np.array([0])] * 10, 5, 0.0, 2, ell=2, rng=rng)
+    with pytest.raises(ValueError, match="ell"):
+        ldpminer([np.array([0])] * 10, 5, 1.0, 2, ell=0, rng=rng)
+    with pytest.raises(ValueError, match="at least one user per group"):
+        svim([np.array([0])] * 2, 5, 1.0, 2, rng=rng)
