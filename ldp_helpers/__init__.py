@@ -57,7 +57,7 @@ _EXPORTS = {
     "ldp_helpers.audit.longitudinal": ("AttackCurve", "binomial_attack_curve", "simulated_attack_curve",
                                        "fresh_rr_count_table", "memoized_rappor_count_table"),
     "ldp_helpers.protocols.heavy_hitters": ("prefix_extension_heavy_hitters",),
-    "ldp_helpers.protocols.personalized": ("grouped_frequency_estimate",),
+    "ldp_helpers.protocols.personalized": ("PCEP", "Taxonomy", "pcep_rows", "psda_counts"),
     "ldp_helpers.protocols.itemset_mining": ("ldpminer", "ncr", "svim", "top_k_precision"),
     "ldp_helpers.simulate.itemsets": ("item_counts", "zipf_baskets"),
     "ldp_helpers.protocols.set_valued": ("PSFO", "amplified_grr_epsilon", "grr_preferred", "grr_threshold", "pad_and_sample"),

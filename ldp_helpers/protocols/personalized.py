@@ -1,59 +1,303 @@
-"""Illustration: personalized LDP by grouping users on their chosen ε.
+"""Personalized LDP over a location taxonomy: (τ, ε)-PLDP, PCEP and the PSDA framework (Chen et al.).
 
-Each user picks her own budget ε_u.  Grouping users by ε and running one oracle per group
-gives every user exactly her ε-LDP; the server combines the group estimates of the *fraction*
-of each value with inverse-variance weights w_g ∝ n_g / Var*_g, where Var*_g is Wang et al.'s
-approximate per-user variance at ε_g.  This is a minimal stand-in for the personalized
-(τ, ε)-PLDP of Chen et al. (ICDE 2016) that the tutorial describes, without its safe regions.
+Locations are the leaves of a :class:`Taxonomy` (a rooted tree).  User u picks a *safe region* τ_u
+(a node) and a budget ε_u; a mechanism is (τ_u, ε_u)-PLDP for her if, for any two leaves l, l'
+under τ_u and any output set O, ``Pr[A(l) ∈ O] ≤ e^{ε_u} Pr[A(l') ∈ O]`` ([chen2016pldp] Definition 1;
+the tutorial prints the denominator without its Pr, see notebook 00).  τ = the root is ε-LDP.
+
+**PCEP** ([chen2016pldp] §4; the succinct-histogram randomizer of [bassily2015]): a public random
+matrix Φ ∈ {±1}^{m×|τ|}; the user draws a row r uniformly, takes x = Φ[r, l] for her leaf l, keeps its
+sign w.p. e^ε/(e^ε+1) and sends (r, z).  The server's count of leaf l is
+``ŝ(l) = c_ε Σ_u z_u Φ[r_u, l]``, c_ε = (e^ε+1)/(e^ε−1).  Over the random Φ this is unbiased; for
+the fixed public Φ its mean is ``Σ_{l'} s(l') G[l', l]`` with ``G = ΦᵀΦ/m`` (exact, :meth:`PCEP.expected_estimate`).
+The number of rows follows the confidence β and the target accuracy γ (a fraction of the n users):
+``m = ⌈ln(|τ|+1)·ln(2/β)/γ²⌉``, the shape of Bassily–Smith's parameter that Chen et al. adopt.  The
+paper leaves γ to the analyst; we match it to the randomization noise, γ = c_ε·√(2 ln(2|τ|/β)/n)
+(Hoeffding's (1 − β) bound on the average of n terms in [−c_ε, c_ε], a union bound over |τ| counts),
+so that the matrix's bias and the noise are of the same order (:func:`pcep_rows`).
+
+**PSDA** ([chen2016pldp] §5): users with the same (safe region, ε) form a cluster; each cluster runs
+PCEP over its region's leaves with confidence β/|C| (a union bound over the |C| clusters), and the
+count of a location is the sum of the clusters' estimates.  Chen et al. further merge clusters to
+reduce the error; we keep one cluster per (region, ε) and say so.
+
+References
+----------
+[chen2016pldp] §3 (PLDP), §4 (PCEP), §5 (PSDA); [bassily2015] §3; [tutorial] "Personalized Local Differential Privacy".
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field
+
 import numpy as np
 
-from ldp_helpers._validation import (
-    Described, check_allocation, check_domain_values, check_epsilon, check_int, check_real_array, check_rng, fail)
-from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
-from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.unary_encoding import OUE
+from ldp_helpers._validation import (Described, check_allocation, check_epsilon, check_int, check_int_array,
+                                     check_probability, check_real_array, check_rng, fail, fail_type)
+from ldp_helpers.mechanisms.base import Mechanism, batch_shape
+from ldp_helpers.mechanisms.registry import RegistryEntry
+
+MAX_ROWS = 1_000_000  # rows m of one PCEP matrix (m × |τ| entries must also fit MAX_BYTES)
 
 
-def oracle_for(epsilon: float, d: int):
-    """GRR when d < 3e^ε + 2, else OUE (the tutorial's rule, :func:`~ldp_helpers.bounds.wang2017.prefers_direct_encoding`).
-
-    References
-    ----------
-    [tutorial] "Summary"; [wang2017] §4.
-    """
-    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
-    return GRR(epsilon, d) if prefers_direct_encoding(d, epsilon) else OUE(epsilon, d)
-
-
-def grouped_frequency_estimate(values, user_epsilons, d: int, *, rng: np.random.Generator):
-    """Per-group unbiased fraction estimates combined by inverse approximate variance.
-
-    Returns (combined fractions, {ε: group fractions}, {ε: weight}).  Each group's support
-    counts are drawn by its oracle's exact aggregate sampler from the group's value counts.
+@dataclass(frozen=True)
+class Taxonomy:
+    """A rooted location tree given by ``parent[v]`` (−1 for the root); the leaves are the locations.
 
     References
     ----------
-    [tutorial] "Personalized LDP" (illustration: Chen et al.'s PLDP without safe regions).
+    [chen2016pldp] §3 (the location taxonomy and safe regions).
     """
-    d = check_int("d", d, low=2)
-    check_allocation("d", d, 3 * d, what="a count vector and its estimates per group")
-    values = check_domain_values("values", values, d).ravel()
-    eps = check_real_array("user_epsilons", user_epsilons, low=0.0).ravel()
-    if eps.shape != values.shape:
-        fail("user_epsilons", Described(f"{eps.size} budgets"), f"one budget per user ({values.size})")
-    rng = check_rng(rng)
-    groups, precision = {}, {}
-    for level in np.unique(eps):
-        members = values[eps == level]
-        oracle = oracle_for(float(level), d)
-        counts = oracle.sample_aggregate(np.bincount(members, minlength=d), rng=rng)
-        groups[float(level)] = oracle.estimate(counts, members.size) / members.size
-        precision[float(level)] = members.size / oracle.approx_variance(1)  # 1 / Var of a fraction
-    total = sum(precision.values())
-    weights = {level: w / total for level, w in precision.items()}
-    combined = sum(weights[level] * groups[level] for level in groups)
-    return combined, groups, weights
+
+    parent: tuple
+    children: tuple = field(init=False, repr=False)
+    leaf_sets: tuple = field(init=False, repr=False)
+
+    def __post_init__(self):
+        parent = check_int_array("parent", self.parent, low=-1).ravel()
+        check_allocation("parent", parent.size, 4 * parent.size, what="the tree's node lists")
+        n = parent.size
+        roots = np.flatnonzero(parent == -1)
+        if roots.size != 1:
+            fail("parent", Described(f"{roots.size} roots"), "a tree: exactly one node with parent −1")
+        if np.any(parent >= n) or np.any(parent == np.arange(n)):
+            fail("parent", Described("a parent outside the nodes or a self-loop"), f"parents in [0, {n}) or −1 for the root")
+        depth = np.zeros(n, dtype=np.int64)
+        for v in range(n):  # every node reaches the root in < n steps, else there is a cycle
+            u, steps = v, 0
+            while parent[u] != -1:
+                u, steps = parent[u], steps + 1
+                if steps >= n:
+                    fail("parent", Described(f"a cycle through node {v}"), "a tree (no cycles)")
+            depth[v] = steps
+        children = [[] for _ in range(n)]
+        for v in range(n):
+            if parent[v] >= 0:
+                children[parent[v]].append(v)
+        leaves = [[] for _ in range(n)]
+        for v in np.argsort(-depth, kind="stable"):  # deepest first: a node's leaves are its children's
+            leaves[v] = sorted(sum((leaves[c] for c in children[v]), [])) if children[v] else [int(v)]
+        object.__setattr__(self, "parent", tuple(int(p) for p in parent))
+        object.__setattr__(self, "children", tuple(tuple(c) for c in children))
+        object.__setattr__(self, "leaf_sets", tuple(tuple(x) for x in leaves))
+
+    @classmethod
+    def regular(cls, branching) -> "Taxonomy":
+        """A complete tree: the root has ``branching[0]`` children, each ``branching[1]``, … (breadth-first ids)."""
+        branching = check_int_array("branching", branching, low=1).ravel()
+        sizes = np.cumprod(branching)
+        check_allocation("branching", int(sizes[-1]), int(sizes.sum()) + 1, what="the tree's nodes")
+        parent, level = [-1], [0]
+        for b in branching:
+            nxt = []
+            for v in level:
+                for _ in range(int(b)):
+                    parent.append(v)
+                    nxt.append(len(parent) - 1)
+            level = nxt
+        return cls(tuple(parent))
+
+    @property
+    def root(self) -> int:
+        return self.parent.index(-1)
+
+    @property
+    def locations(self) -> np.ndarray:
+        """The leaves (locations), sorted."""
+        return np.array(self.leaf_sets[self.root])
+
+    def check_node(self, name: str, node) -> int:
+        """A node id of this tree (a safe region)."""
+        return check_int(name, node, low=0, high=len(self.parent) - 1)
+
+    def leaves_under(self, node) -> np.ndarray:
+        """The locations a safe region covers (the leaves under ``node``)."""
+        return np.array(self.leaf_sets[self.check_node("node", node)])
+
+
+def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> int:
+    """Rows of PCEP's matrix: ``m = ⌈ln(|τ|+1)·ln(2/β)/γ²⌉`` with γ = c_ε·√(2 ln(2|τ|/β)/n) (at most MAX_ROWS).
+
+    References
+    ----------
+    [chen2016pldp] §4 (m from |τ|, β and the accuracy); [bassily2015] §3 (the same shape);
+    [hoeffding1963] (the noise bound γ we match it to).
+    """
+    n_locations, n_users = check_int("n_locations", n_locations, low=1), check_int("n_users", n_users, low=1)
+    epsilon = check_epsilon(epsilon)
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    gamma = math.sqrt(2 * math.log(2 * n_locations / beta) / n_users) / math.tanh(epsilon / 2)
+    return min(max(math.ceil(math.log(n_locations + 1) * math.log(2 / beta) / gamma**2), 1), MAX_ROWS)
+
+
+@dataclass(frozen=True)
+class PCEP(Mechanism):
+    """PCEP over the |τ| = ``n_locations`` leaves of one safe region: report (row r, kept or flipped sign of Φ[r, l]).
+
+    The truth is the vector of users per location; the estimate ``ŝ`` has the exact mean
+    ``Gᵀ s`` (``G = ΦᵀΦ/m``) and the exact variance ``n c_ε² − Σ_{l'} s(l') G[l', l]²``.
+
+    References
+    ----------
+    [chen2016pldp] §4 (PCEP); [bassily2015] §3 (the randomizer).
+    """
+
+    epsilon: float
+    n_locations: int
+    m: int
+    matrix_seed: int = 0  # the public matrix Φ is a function of this seed
+    phi: np.ndarray = field(init=False, repr=False, compare=False)
+    unbiased = False  # unbiased over the random Φ, not for the fixed public one
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "n_locations", check_int("n_locations", self.n_locations, low=1))
+        object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_ROWS))
+        larger = ("m", self.m) if self.m >= self.n_locations else ("n_locations", self.n_locations)
+        check_allocation(*larger, self.m * self.n_locations, what="the m × |τ| public matrix (and its uniforms)")
+        seed = check_int("matrix_seed", self.matrix_seed, low=0)
+        phi = np.where(np.random.default_rng(seed).random((self.m, self.n_locations)) < 0.5, -1, 1).astype(np.int8)
+        object.__setattr__(self, "phi", phi)
+
+    @property
+    def keep(self) -> float:
+        """Pr[the sign is kept] = e^ε/(e^ε+1)."""
+        return 1.0 / (1.0 + math.exp(-self.epsilon))
+
+    @property
+    def c_epsilon(self) -> float:
+        """c_ε = (e^ε+1)/(e^ε−1) (computed as 1/tanh(ε/2))."""
+        return 1.0 / math.tanh(self.epsilon / 2)
+
+    @property
+    def tight(self) -> bool:
+        """The loss is ε when two locations differ in some row of Φ (else no report tells them apart)."""
+        return self.n_locations >= 2 and bool(np.any(self.phi != self.phi[:, :1]))
+
+    def gram(self) -> np.ndarray:
+        """``G = ΦᵀΦ/m`` (|τ| × |τ|): the mean of ŝ is ``Gᵀ s``."""
+        return (self.phi.T.astype(float) @ self.phi.astype(float)) / self.m
+
+    def _counts(self, truth) -> tuple[np.ndarray, int]:
+        counts = check_int_array("truth", truth, low=0, shape=(self.n_locations,))
+        if counts.sum() < 1:
+            fail("truth", Described("no users"), "at least one user")
+        return counts, int(counts.sum())
+
+    def expand(self, truth) -> np.ndarray:
+        counts, _ = self._counts(truth)
+        return np.repeat(np.arange(self.n_locations), counts)
+
+    def estimand(self, truth) -> np.ndarray:
+        return self._counts(truth)[0].astype(float)
+
+    def n_reports(self, truth) -> int:
+        return self._counts(truth)[1]
+
+    def expected_estimate(self, truth) -> np.ndarray:
+        return self.gram().T @ self._counts(truth)[0]
+
+    def variance(self, truth) -> np.ndarray:
+        counts, n = self._counts(truth)
+        return n * self.c_epsilon**2 - counts @ self.gram() ** 2
+
+    def output_table(self) -> np.ndarray:
+        """``P[l, (r, s)]``: columns (r, +1) then (r, −1) for each row r; whole reports (|τ| × 2m ≤ 10⁶ cells)."""
+        check_allocation("m", self.m, 2 * self.m * self.n_locations)
+        plus = np.where(self.phi.T > 0, self.keep, 1 - self.keep) / self.m
+        return np.stack([plus, 1 / self.m - plus], axis=-1).reshape(self.n_locations, 2 * self.m)
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user client: row r uniform, x = Φ[r, l], keep the sign w.p. e^ε/(e^ε+1); reports (r, z), shape (n, 2).
+
+        References
+        ----------
+        [chen2016pldp] §4, the PCEP client; [bassily2015] §3.
+        """
+        values = check_int_array("values", values, low=0, high=self.n_locations - 1).ravel()
+        rng = check_rng(rng)
+        r = rng.integers(0, self.m, size=values.size)
+        x = self.phi[r, values].astype(np.int64)
+        z = np.where(rng.random(values.size) < self.keep, x, -x)
+        return np.column_stack([r, z])
+
+    def aggregate(self, reports) -> np.ndarray:
+        """``T_r = Σ_{u: r_u = r} z_u`` for every row (the sufficient statistic)."""
+        reports = check_int_array("reports", reports)
+        if reports.ndim != 2 or reports.shape[1] != 2 or np.any(reports[:, 0] >= self.m) or np.any(np.abs(reports[:, 1]) != 1):
+            fail("reports", Described(f"an array of shape {reports.shape}"), f"(row in [0, {self.m}), sign ±1) per user")
+        return np.bincount(reports[:, 0], weights=reports[:, 1], minlength=self.m).astype(np.int64)
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler of T: users per (location, row) multinomial, then kept signs binomial per row."""
+        counts, _ = self._counts(truth)
+        rng = check_rng(rng)
+        shape = batch_shape(n_draws, (self.m,))
+        draws = 1 if n_draws is None else n_draws
+        check_allocation("n_draws", draws, 2 * draws * self.m * self.n_locations)
+        per = rng.multinomial(counts, np.full(self.m, 1.0 / self.m), size=(draws, self.n_locations))  # (R, L, m)
+        plus = np.einsum("rlm,ml->rm", per, (self.phi > 0).astype(np.int64))  # users whose x = +1, per row
+        total = per.sum(axis=1)
+        kept_plus = rng.binomial(plus, self.keep)
+        flipped_minus = rng.binomial(total - plus, 1 - self.keep)
+        positive = kept_plus + flipped_minus
+        return (2 * positive - total).reshape(shape)
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """``ŝ(l) = c_ε Σ_r T_r Φ[r, l]`` for every location of the region."""
+        check_int("n", n, low=1)
+        T = check_real_array("aggregate", aggregate)
+        if T.shape[-1] != self.m:
+            fail("aggregate", Described(f"shape {T.shape}"), f"a last axis of the m = {self.m} rows")
+        return self.c_epsilon * (T @ self.phi.astype(float))
+
+
+def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *, rng: np.random.Generator,
+                matrix_seed: int = 0) -> np.ndarray:
+    """PSDA: one PCEP per cluster of users with the same (safe region, ε), at confidence β/|C|; counts summed.
+
+    ``locations`` are the users' leaves, ``regions`` their safe-region nodes (each must contain the
+    user's leaf), ``epsilons`` their budgets (one per user, or one for all).  Each cluster's survey is
+    drawn by PCEP's exact sampler.  Returns the estimated users per location (all leaves).
+
+    References
+    ----------
+    [chen2016pldp] §5 (PSDA), §4 (PCEP).
+    """
+    if not isinstance(taxonomy, Taxonomy):
+        fail_type("taxonomy", taxonomy, "a Taxonomy")
+    n_nodes = len(taxonomy.parent)
+    locations = check_int_array("locations", locations, low=0, high=n_nodes - 1).ravel()
+    regions = check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
+    eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps
+    if regions.shape != locations.shape or eps.shape != locations.shape:
+        fail("regions", Described(f"{regions.size} regions, {eps.size} budgets"), f"one per user ({locations.size})")
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    rng, seed = check_rng(rng), check_int("matrix_seed", matrix_seed, low=0)
+    leaves = set(taxonomy.locations.tolist())
+    if not set(np.unique(locations).tolist()) <= leaves:
+        fail("locations", Described("a node that is not a leaf"), "leaves of the taxonomy (its locations)")
+    clusters = sorted(set(zip(regions.tolist(), eps.tolist())))
+    out = np.zeros(n_nodes)
+    for i, (region, e) in enumerate(clusters):
+        members = (regions == region) & (eps == e)
+        tau = taxonomy.leaves_under(region)
+        index = np.searchsorted(tau, locations[members])
+        if np.any(index >= tau.size) or np.any(tau[np.minimum(index, tau.size - 1)] != locations[members]):
+            fail("regions", Described(f"node {region} for a user outside it"), "a safe region containing the user's location")
+        counts = np.bincount(index, minlength=tau.size)
+        pcep = PCEP(e, tau.size, pcep_rows(tau.size, int(counts.sum()), e, beta / len(clusters)), seed + i)
+        out[tau] += pcep.estimate(pcep.sample_aggregate(counts, rng=rng), int(counts.sum()))
+    return out[taxonomy.locations]
+
+
+def _pcep_example() -> PCEP:
+    return PCEP(1.0, 4, 3, matrix_seed=7)
+
+
+#: registered mechanisms of this module (collected by ldp_helpers.protocols.registry)
+ENTRIES = [RegistryEntry("pcep", "PCEP (personalized count estimation, one safe region)", "personalized",
+                         "[chen2016pldp] §4; [bassily2015] §3", _pcep_example,
+                         lambda m: np.array([12, 5, 0, 3], dtype=np.int64))]

@@ -29,6 +29,7 @@ from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.pipeline.decisions import close
+from ldp_helpers.protocols.personalized import Taxonomy
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
 
 RNG = object()  # placeholder: a fresh numpy Generator seeded by the property
@@ -356,6 +357,7 @@ def _glance_of(k):
 
 
 GRR3 = GRR(1.0, 3)
+TAXONOMY = Taxonomy((-1, 0, 0, 1, 1, 2, 2))  # root 0; regions 1, 2; leaves 3-6
 PILOT0 = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
 PILOT1 = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 RR_TABLE = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
@@ -460,11 +462,15 @@ SPECS.update({
                                                               top_k=2, start_bits=1, step_bits=1, rng=RNG,
                                                               _extra={"values": [np.array([8]), np.array([0])], "top_k": [0, -1],
                                                                       "bits": [0, 31], "start_bits": [0], "step_bits": [0, 5]}),
-    PR + "personalized.oracle_for": spec(epsilon=1.0, d=5, _extra={"d": [1]}),
-    PR + "personalized.grouped_frequency_estimate": spec(values=np.array([0, 1, 2, 1, 0, 3]), user_epsilons=np.array([1.0, 1.0, 2.0, 2.0, 1.0, 2.0]),
-                                                         d=4, rng=RNG, _huge={"d"},
-                                                         _extra={"d": [1], "values": [np.array([4])],
-                                                                 "user_epsilons": [np.array([1.0, 2.0]), np.zeros(6), -np.ones(6)]}),
+    PR + "personalized.Taxonomy": spec(parent=(-1, 0, 0, 1, 1), _extra={"parent": [(-1, -1), (-1, 2, 1), (-1, 7), ()]}),
+    PR + "personalized.Taxonomy.regular": spec(branching=(2, 3), _huge={"branching"}, _extra={"branching": [(0,), ()]}),
+    PR + "personalized.pcep_rows": spec(n_locations=10, n_users=1000, epsilon=1.0, beta=0.1, _extra={"beta": [0.0, 1.0]}),
+    PR + "personalized.PCEP": spec(epsilon=1.0, n_locations=4, m=3, matrix_seed=1, _huge={"m", "n_locations"},
+                                   _extra={"m": [0], "matrix_seed": [-1]}),
+    PR + "personalized.psda_counts": spec(locations=np.array([3, 4, 5, 6]), regions=np.array([1, 1, 0, 2]), taxonomy=TAXONOMY,
+                                          epsilons=1.0, beta=0.1, rng=RNG, matrix_seed=0,
+                                          _extra={"locations": [np.array([1, 4, 5, 6])], "regions": [np.array([2, 1, 0, 2])],
+                                                  "beta": [0.0, 1.0], "taxonomy": [None]}),
     PR + "set_valued.amplified_grr_epsilon": spec(epsilon=1.0, ell=3, _extra={"ell": [0, -1]}),
     PR + "set_valued.grr_preferred": spec(n_items=10, epsilon=1.0, ell=2, _extra={"n_items": [0], "ell": [0]}),
     PR + "set_valued.grr_threshold": spec(epsilon=1.0, ell=2, _extra={"ell": [0]}),
@@ -552,17 +558,26 @@ SPECS.update({
                                      _extra={"f": [1.0], "q": [0.1], "n_reports": [1], "n_true": [7], "seed": [-1]}),
     EX + "rappor.simulated_precision_recall": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6,
                                                    n_true=3, zipf_s=1.0, alpha=0.05, correction="bonferroni", n_draws=2,
-                                                   seed=0, _extra={"f": [1.0], "n_true": [7], "n_draws": [0]}),
+                                                   seed=0, _extra={"n_draws": [0]},  # the rest: as rappor_guide's
+                                                   _free={"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates",
+                                                          "n_true", "zipf_s", "alpha", "correction"}),
     EX + "streams.continual_counting_curves": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0,
                                                    n_draws=3, seed=0, _extra={"mu": [1.5], "n_users": [10]}),
     EX + "streams.m_grid": spec(epsilon=5.0, n_rounds=20, size=5, _extra={"size": [1]}),
     EX + "streams.m_shot_curves": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0,
                                        _extra={"theta": [0.0, 1.5]}),
-    # the panels build live widgets: bad defaults are probed, valid ones in tests/test_explore_paper.py
+    # the panels build live widgets and check their defaults with the pure functions above (probed there; bad
+    # defaults in tests/test_explore_paper.py): not probed again, since every (function, parameter) pair adds one
+    # parametrization of test_generated_bad_value_is_refused, whose Hypothesis settings chain grows by one per
+    # parametrization (RecursionError past ~950: see the explore helper's report)
     EX + "paper_panels.rappor_panel": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
-                                           zipf_s=1.0, alpha=0.05, correction="bonferroni", simulate=False, _valid=False),
+                                           zipf_s=1.0, alpha=0.05, correction="bonferroni", simulate=False, _valid=False,
+                                           _free={"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true",
+                                                  "zipf_s", "alpha", "correction", "simulate"}),
     EX + "paper_panels.continual_panel": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0, n_draws=3,
-                                              seed=0, _valid=False),
-    EX + "paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0, _valid=False),
+                                              seed=0, _valid=False,
+                                              _free={"mu", "n_users", "n_rounds", "beta", "epsilon_max", "n_draws", "seed"}),
+    EX + "paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0, _valid=False,
+                                           _free={"epsilon", "n_rounds", "n_users", "theta", "n_draws", "seed"}),
 })
 RECORDS |= {EX + "oracles.ReportSize", EX + "rappor.RapporGuide", EX + "streams.ContinualCurves", EX + "streams.MShotCurves"}

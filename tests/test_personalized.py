@@ -1,0 +1,79 @@
+"""Personalized LDP: the taxonomy is a tree, PCEP's exact per-user loss over a safe region, τ = root is
+ε-LDP, PCEP's bias for a fixed public matrix (and none over random matrices), PSDA's counts, bad input."""
+
+import numpy as np
+import pytest
+
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.protocols.personalized import PCEP, Taxonomy, pcep_rows, psda_counts
+
+
+def test_taxonomy_must_be_a_tree():
+    t = Taxonomy.regular((2, 3))
+    assert t.root == 0 and t.locations.tolist() == list(range(3, 9)) and t.leaves_under(2).tolist() == [6, 7, 8]
+    with pytest.raises(ValueError, match="exactly one node with parent −1"):
+        Taxonomy((-1, -1, 0))
+    with pytest.raises(ValueError, match="cycle"):
+        Taxonomy((-1, 2, 1))
+    with pytest.raises(ValueError, match="parent"):
+        Taxonomy((-1, 5))
+    with pytest.raises(ValueError, match="node"):
+        t.leaves_under(9)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+def test_pcep_is_exactly_tau_epsilon_pldp_and_the_root_is_epsilon_ldp(epsilon):
+    """Over a region's leaves PCEP's whole-report table loses exactly ε; at τ = root it is the plain ε-LDP mechanism."""
+    t = Taxonomy.regular((2, 3))
+    region = PCEP(epsilon, t.leaves_under(1).size, 8, matrix_seed=3)
+    assert max_privacy_loss(region.output_table()) == pytest.approx(epsilon, rel=1e-9)
+    whole = PCEP(epsilon, t.locations.size, 8, matrix_seed=3)
+    assert whole.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
+    np.testing.assert_array_equal(whole.output_table(), PCEP(epsilon, 6, 8, matrix_seed=3).output_table())
+
+
+@pytest.mark.statistical
+def test_pcep_is_unbiased_over_random_public_matrices():
+    """E over Φ of the exact mean Gᵀs is s: the mean over 2000 matrices is within 5 SE of the truth."""
+    s = np.array([30, 10, 0, 5, 5])
+    means = np.array([PCEP(1.0, 5, 4, matrix_seed=k).expected_estimate(s) for k in range(2000)])
+    se = means.std(axis=0, ddof=1) / np.sqrt(means.shape[0])
+    assert np.all(np.abs(means.mean(axis=0) - s) < 5 * se)
+
+
+def test_pcep_rows_follow_beta():
+    """m grows as β shrinks and as n grows (the target accuracy γ ∝ 1/√n)."""
+    gamma = np.sqrt(2 * np.log(2 * 99 / 0.1) / 1000) / np.tanh(0.5)
+    assert pcep_rows(99, 1000, 1.0, 0.1) == int(np.ceil(np.log(100) * np.log(20) / gamma**2))
+    assert pcep_rows(99, 1000, 1.0, 0.01) > pcep_rows(99, 1000, 1.0, 0.1) < pcep_rows(99, 4000, 1.0, 0.1)
+    with pytest.raises(ValueError, match="beta"):
+        pcep_rows(10, 100, 1.0, 1.0)
+
+
+@pytest.mark.statistical
+def test_psda_counts_and_personalized_regions_help():
+    """PSDA's counts are close to the truth and beat one ε-LDP cluster over the whole universe (mean over 20 runs)."""
+    t = Taxonomy.regular((4, 5))
+    rng = np.random.default_rng(8)
+    leaves = t.locations
+    locations = rng.choice(leaves, size=20_000, p=np.r_[np.full(5, 0.1), np.full(15, 0.5 / 15)])
+    regions = np.array([t.parent[x] for x in locations])  # each user's parent region
+    truth = np.bincount(np.searchsorted(leaves, locations), minlength=leaves.size)
+    personal = [np.abs(psda_counts(locations, regions, t, 1.0, 0.1, rng=rng) - truth).max() for _ in range(20)]
+    plain = [np.abs(psda_counts(locations, np.zeros_like(regions), t, 1.0, 0.1, rng=rng) - truth).max() for _ in range(20)]
+    assert np.mean(personal) < np.mean(plain)
+    with pytest.raises(ValueError, match="safe region containing the user's location"):
+        psda_counts(np.array([5]), np.array([2]), t, 1.0, 0.1, rng=rng)  # leaf 5 lies under node 1, not 2
+
+
+def test_bad_input_is_refused():
+    t = Taxonomy.regular((2, 2))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="epsilon"):
+        PCEP(0.0, 4, 3)
+    with pytest.raises(ValueError, match="locations"):
+        psda_counts(np.array([1]), np.array([0]), t, 1.0, 0.1, rng=rng)  # node 1 is not a leaf
+    with pytest.raises(ValueError, match="regions"):
+        psda_counts(np.array([3]), np.array([9]), t, 1.0, 0.1, rng=rng)  # τ not a node
+    with pytest.raises(ValueError, match="beta"):
+        psda_counts(np.array([3]), np.array([0]), t, 1.0, 0.0, rng=rng)
