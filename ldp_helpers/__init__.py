@@ -56,7 +56,7 @@ _EXPORTS = {
     "ldp_helpers.audit.sweeps": ("run_chunks", "ChunkError", "DASK_ADDRESS_ENV"),
     "ldp_helpers.audit.longitudinal": ("AttackCurve", "binomial_attack_curve", "simulated_attack_curve",
                                        "fresh_rr_count_table", "memoized_rappor_count_table"),
-    "ldp_helpers.protocols.heavy_hitters": ("prefix_extension_heavy_hitters",),
+    "ldp_helpers.protocols.heavy_hitters": ("bitstogram", "pem", "recall", "treehist"),
     "ldp_helpers.protocols.personalized": ("PCEP", "Taxonomy", "pcep_rows", "psda_counts"),
     "ldp_helpers.protocols.itemset_mining": ("ldpminer", "ncr", "svim", "top_k_precision"),
     "ldp_helpers.simulate.itemsets": ("item_counts", "zipf_baskets"),

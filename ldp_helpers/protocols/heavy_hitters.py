@@ -1,65 +1,232 @@
-"""Illustration: heavy hitters by prefix extension over OLH (the tutorial only names the problem).
+"""Heavy hitters over a domain of ``bits``-bit values: PEM, TreeHist and Bitstogram over OLH.
 
-Values are ``bits``-bit integers.  Users are split into one group per round; in round r the
-group reports the first L_r bits of its value with OLH over [2^{L_r}] (each user reports once,
-so the protocol is ε-LDP).  The server scores only the candidate prefixes, the extensions of
-the previous round's ``top_k`` by every ``step_bits`` suffix, and keeps the best ``top_k``.
-This is the skeleton of prefix-tree protocols (TreeHist, PEM); it is a sketch for the notebook,
-not a tuned implementation.
+All three split the users into disjoint groups; a user reports ONCE, with OLH at ε, something about
+her value (a prefix, or a hashed bucket and one bit), so one user's whole report — (her group, her
+OLH report) — is ε-LDP: :func:`level_report_table` builds that table exactly for the tests.  The
+server never enumerates the 2^bits domain: it scores only candidates.
+
+**PEM** ([wang2021pem] §4): group j reports the first L_j bits, L_1 = ⌈log₂ k⌉ + η, L_{j+1} = L_j + η,
+the last L = bits; round j scores the 2^η extensions of the k best prefixes of round j − 1 and keeps
+the k best.  **TreeHist** ([bassily2017] §3): one level per bit of a binary prefix tree (from
+``start_bits``); a prefix survives when its estimate exceeds ``z`` standard deviations of an empty
+prefix's estimate (the paper's threshold is of that order; the number kept is capped at
+``max_candidates``), then a last group estimates the surviving leaves' counts.  **Bitstogram**
+([bassily2017] §4): a public hash sends values to T buckets; group j (one per bit) reports
+(bucket, bit j) as one of 2T symbols; each bucket's heavy value is read off bit by bit
+(ĉ(t, 1) > ĉ(t, 0)), and a last group estimates the k best reconstructed values.  Bun, Nelson and
+Stemmer's PrivateExpanderSketch ([bun2018]) replaces Bitstogram's bit-by-bit reading with a
+list-recoverable code over an expander graph; that code is not implemented here (notebook 05 says so).
+
+Simulation: each group's OLH support counts of the scored candidates are drawn as
+``Bin(f_c, p) + Bin(n_j − f_c, q)`` — OLH's exact marginal law with an idealized hash, the one
+documented idealization of :class:`~ldp_helpers.mechanisms.local_hashing.OLH`'s sampler.  The
+per-user path (``per_user=True``) runs the real clients instead (tests compare the two).
 
 References
 ----------
-[tutorial] "Heavy Hitter Identification" (the problem only); [wang2017] §4.4 (OLH).
+[wang2021pem] §4 (PEM); [bassily2017] §3 (TreeHist), §4 (Bitstogram); [bun2018]; [tutorial] "Heavy Hitter Identification".
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
-from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_rng, fail
-from ldp_helpers.mechanisms.local_hashing import OLH
+from ldp_helpers._validation import (Described, check_bool, check_domain_values, check_epsilon, check_int, check_int_array,
+                                     check_real, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.estimation.pure import unbiased_count
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
+
+MAX_BITS = 30
 
 
-def prefix_lengths(bits: int, start_bits: int, step_bits: int) -> list[int]:
-    """L_1 = start_bits, L_{r+1} = L_r + step_bits, ending exactly at ``bits``.
+@dataclass(frozen=True)
+class HeavyHitters:
+    """Identified values (best first), their estimated counts (all n users) and the prefix lengths used."""
+
+    values: np.ndarray
+    estimates: np.ndarray
+    lengths: tuple
+
+
+def _check(values, bits, epsilon, rng):
+    bits = check_int("bits", bits, low=1, high=MAX_BITS)
+    values = check_domain_values("values", values, 2**bits).ravel()
+    return values, bits, check_epsilon(epsilon), check_rng(rng)
+
+
+def _groups(n: int, n_groups: int, rng) -> list[np.ndarray]:
+    if n < n_groups:
+        fail("values", Described(f"{n} users"), f"at least one user per group ({n_groups} groups)")
+    return np.array_split(rng.permutation(n), n_groups)
+
+
+def _support(values, candidates, length: int, bits: int, epsilon: float, rng, per_user: bool) -> np.ndarray:
+    """OLH support counts of ``candidates`` (length-bit prefixes) among the group's ``values``."""
+    olh = OLH(epsilon, max(2**length, 2))
+    prefixes = values >> (bits - length)
+    if per_user:
+        return olh.aggregate(olh.perturb(prefixes, rng=rng), candidates=candidates)
+    order = np.sort(prefixes)
+    f = np.searchsorted(order, candidates, side="right") - np.searchsorted(order, candidates, side="left")
+    return rng.binomial(f, olh.p) + rng.binomial(values.size - f, olh.q)
+
+
+def _estimate(support, n_group: int, length: int, epsilon: float, n_all: int) -> np.ndarray:
+    olh = OLH(epsilon, max(2**length, 2))
+    return unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
+
+
+def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
+    """PEM's prefix lengths: ⌈log₂ k⌉ + η, then + η each round, the last one ``bits``.
 
     References
     ----------
-    [tutorial] "Heavy Hitter Identification" (illustration).
+    [wang2021pem] §4 (the segment lengths).
     """
-    bits = check_int("bits", bits, low=1, high=30)
+    bits, k, eta = check_int("bits", bits, low=1, high=MAX_BITS), check_int("k", k, low=1), check_int("eta", eta, low=1)
+    start = min(math.ceil(math.log2(k)) + eta, bits)
+    return list(range(start, bits, eta)) + [bits]
+
+
+def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.random.Generator,
+        per_user: bool = False) -> HeavyHitters:
+    """PEM over OLH: extend the k best prefixes by η bits per group; the last group's top k are the heavy hitters.
+
+    References
+    ----------
+    [wang2021pem] §4, Algorithm 1.
+    """
+    values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
+    lengths = pem_lengths(bits, check_int("k", k, low=1, high=2**bits), eta)
+    per_user = check_bool("per_user", per_user)
+    groups = _groups(values.size, len(lengths), rng)
+    candidates, previous = np.arange(2 ** lengths[0]), lengths[0]
+    for j, (length, members) in enumerate(zip(lengths, groups)):
+        if j:
+            step = length - previous
+            candidates = (candidates[:, None] * 2**step + np.arange(2**step)).ravel()
+        support = _support(values[members], candidates, length, bits, epsilon, rng, per_user)
+        est = _estimate(support, members.size, length, epsilon, values.size)
+        keep = np.argsort(-est, kind="stable")[:k]
+        candidates, estimates, previous = candidates[keep], est[keep], length
+    return HeavyHitters(candidates, estimates, tuple(lengths))
+
+
+def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float = 3.0, max_candidates: int = 64,
+             rng: np.random.Generator, per_user: bool = False) -> HeavyHitters:
+    """TreeHist over OLH: one group per level of the binary prefix tree, threshold pruning, a last estimation group.
+
+    References
+    ----------
+    [bassily2017] §3 (TreeHist: prefix tree, pruning by a noise threshold, final frequency oracle).
+    """
+    values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     start_bits = check_int("start_bits", start_bits, low=1, high=bits)
-    step_bits = check_int("step_bits", step_bits, low=1, high=bits)
-    if (bits - start_bits) % step_bits:
-        fail("step_bits", step_bits, f"a divisor of bits - start_bits = {bits - start_bits}")
-    return list(range(start_bits, bits + 1, step_bits))
+    z, max_candidates = check_real("z", z, low=0.0, low_open=False), check_int("max_candidates", max_candidates, low=1)
+    per_user = check_bool("per_user", per_user)
+    lengths = list(range(start_bits, bits + 1))
+    groups = _groups(values.size, len(lengths) + 1, rng)
+    candidates = np.arange(2**start_bits)
+    for j, (length, members) in enumerate(zip(lengths, groups)):
+        if j:
+            candidates = (candidates[:, None] * 2 + np.arange(2)).ravel()
+        support = _support(values[members], candidates, length, bits, epsilon, rng, per_user)
+        est = _estimate(support, members.size, length, epsilon, values.size)
+        olh = OLH(epsilon, max(2**length, 2))
+        sd_empty = math.sqrt(members.size * olh.q * (1 - olh.q)) / (olh.p - olh.q) * values.size / members.size
+        order = np.argsort(-est, kind="stable")
+        keep = order[est[order] > z * sd_empty][:max_candidates]
+        candidates = candidates[keep]
+        if candidates.size == 0:
+            return HeavyHitters(candidates, np.empty(0), tuple(lengths))
+    final = groups[-1]
+    est = _estimate(_support(values[final], candidates, bits, bits, epsilon, rng, per_user), final.size, bits,
+                    epsilon, values.size)
+    order = np.argsort(-est, kind="stable")
+    return HeavyHitters(candidates[order], est[order], tuple(lengths))
 
 
-def prefix_extension_heavy_hitters(values, bits: int, epsilon: float, *, top_k: int, start_bits: int, step_bits: int,
-                                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Return the ``top_k`` candidate values and their estimated counts (scaled to all n users).
+def bucket_of(values, n_buckets: int, seed: int = 1) -> np.ndarray:
+    """The public hash of Bitstogram: ((a·x + b) mod P) mod T with (a, b) drawn from ``seed``.
 
     References
     ----------
-    [tutorial] "Heavy Hitter Identification" (illustration); [wang2017] §4.4 (OLH).
+    [bassily2017] §4 (a public hash into T buckets).
     """
-    values = check_domain_values("values", values, 2**check_int("bits", bits, low=1, high=30)).ravel()
-    epsilon = check_epsilon(epsilon)
-    top_k = check_int("top_k", top_k, low=1)
-    rng = check_rng(rng)
-    lengths = prefix_lengths(bits, start_bits, step_bits)
-    if values.size < len(lengths):
-        fail("values", Described(f"{values.size} users"), f"at least one user per round ({len(lengths)} rounds)")
-    groups = np.array_split(rng.permutation(values.size), len(lengths))
-    candidates = np.arange(2 ** lengths[0])
-    for r, (length, members) in enumerate(zip(lengths, groups)):
-        if r > 0:
-            candidates = (candidates[:, None] * 2**step_bits + np.arange(2**step_bits)).ravel()
-        olh = OLH(epsilon, max(2**length, 2))
-        reports = olh.perturb(values[members] >> (bits - length), rng=rng)
-        counts = olh.aggregate(reports, candidates=candidates)
-        estimates = unbiased_count(counts, members.size, olh.p, olh.q) * (values.size / members.size)
-        keep = np.argsort(-estimates, kind="stable")[:top_k]
-        candidates, kept_estimates = candidates[keep], estimates[keep]
-    return candidates, kept_estimates
+    n_buckets = check_int("n_buckets", n_buckets, low=1, high=HASH_PRIME - 1)
+    a, b = np.random.default_rng(check_int("seed", seed, low=0)).integers(1, HASH_PRIME, size=2)
+    return ((np.asarray(values, dtype=np.int64) * a + b) % HASH_PRIME) % n_buckets
+
+
+def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | None = None, rng: np.random.Generator,
+               hash_seed: int = 1, per_user: bool = False) -> HeavyHitters:
+    """Bitstogram over OLH: (bucket, bit j) reports per bit group, bit-by-bit reading per bucket, a last estimation group.
+
+    ``n_buckets`` defaults to 16k: two of the k heavy hitters then share a bucket with probability about
+    k/32 (a shared bucket loses one of them; Bassily et al. repeat the hashing to recover it, we do not).
+
+    References
+    ----------
+    [bassily2017] §4 (Bitstogram).
+    """
+    values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
+    k = check_int("k", k, low=1, high=2**bits)
+    T = check_int("n_buckets", 16 * k if n_buckets is None else n_buckets, low=1, high=2**24)
+    per_user = check_bool("per_user", per_user)
+    groups = _groups(values.size, bits + 1, rng)
+    buckets = bucket_of(values, T, check_int("hash_seed", hash_seed, low=0))
+    olh = OLH(epsilon, max(2 * T, 2))  # symbols 2t + bit: (bucket t, bit j)
+    reading = np.zeros((bits, T), dtype=np.int64)
+    weight = np.zeros(T)
+    for j, members in enumerate(groups[:bits]):
+        coded = 2 * buckets[members] + ((values[members] >> (bits - 1 - j)) & 1)
+        if per_user:
+            support = olh.aggregate(olh.perturb(coded, rng=rng))
+        else:
+            f = np.bincount(coded, minlength=olh.d)
+            support = rng.binomial(f, olh.p) + rng.binomial(coded.size - f, olh.q)
+        est = unbiased_count(support, members.size, olh.p, olh.q) * (values.size / members.size)
+        reading[j] = est[1::2] > est[0::2]
+        weight += est[0::2] + est[1::2]
+    recovered = (reading * (2 ** np.arange(bits - 1, -1, -1))[:, None]).sum(axis=0)
+    candidates = np.unique(recovered[np.argsort(-weight, kind="stable")[: 2 * k]])
+    final = groups[-1]
+    est = _estimate(_support(values[final], candidates, bits, bits, epsilon, rng, per_user), final.size, bits,
+                    epsilon, values.size)
+    order = np.argsort(-est, kind="stable")[:k]
+    return HeavyHitters(candidates[order], est[order], tuple([bits] * bits))
+
+
+def recall(found, true_counts, k: int) -> float:
+    """|found ∩ true top-k| / k.
+
+    References
+    ----------
+    [wang2021pem] §5 (recall of the top k).
+    """
+    truth = check_int_array("true_counts", true_counts, low=0).ravel()
+    k = check_int("k", k, low=1, high=truth.size)
+    return len(set(np.argsort(-truth, kind="stable")[:k].tolist()) & set(np.asarray(found).ravel().tolist())) / k
+
+
+def level_report_table(tables, shares) -> np.ndarray:
+    """Whole-report table of a level-group protocol: report (group j, y) w.p. share_j · P_j[x, y].
+
+    ``tables[j]`` is group j's table over the inputs (rows aligned: the same value x in every table).
+
+    References
+    ----------
+    [tutorial] Eq. (2) (ε-LDP of the whole report); [wang2021pem] §4 (one report per user).
+    """
+    shares = check_real_array("shares", shares, low=0.0).ravel()
+    if not isinstance(tables, (list, tuple)) or not tables:
+        fail_type("tables", tables, "a non-empty list of output tables (one per group)")
+    tables = [check_real_array(f"tables[{j}]", t, low=0.0, low_open=False, high=1.0, high_open=False) for j, t in enumerate(tables)]
+    if len({t.shape[0] for t in tables}) != 1 or any(t.ndim != 2 for t in tables):
+        fail("tables", Described("tables with different inputs"), "2-D tables with the same rows (the same inputs)")
+    if len(tables) != shares.size or not np.isclose(shares.sum(), 1.0) or np.any(shares <= 0):
+        fail("shares", Described(f"{shares.tolist()}"), "one positive share per table, summing to 1")
+    return np.concatenate([s * np.asarray(t) for s, t in zip(shares, tables)], axis=1)
