@@ -722,7 +722,8 @@ print("PSFO (GRR):  ", np.round(psfo_est).astype(int).tolist())
 pl_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(9)[8])
 pl_tree = Taxonomy.regular((4, 5))
 pl_leaves = pl_tree.locations
-pl_locations = pl_rng.choice(pl_leaves, size=20_000, p=np.r_[np.full(5, 0.1), np.full(15, 0.5 / 15)])
+pl_share = np.r_[np.full(5, 0.1), np.full(15, 0.5 / 15)]  # region 1's locations hold half the users
+pl_locations = pl_rng.choice(pl_leaves, size=20_000, p=pl_share)
 pl_truth = np.bincount(np.searchsorted(pl_leaves, pl_locations), minlength=pl_leaves.size)
 pl_regions = {
     "parent region": np.array([pl_tree.parent[x] for x in pl_locations]),
