@@ -77,3 +77,18 @@ def test_bad_input_is_refused():
         psda_counts(np.array([3]), np.array([9]), t, 1.0, 0.1, rng=rng)  # τ not a node
     with pytest.raises(ValueError, match="beta"):
         psda_counts(np.array([3]), np.array([0]), t, 1.0, 0.0, rng=rng)
+
+
+@pytest.mark.statistical
+def test_psda_error_bound_holds_with_probability_one_minus_beta():
+    """Over 200 surveys the max count error exceeds psda_error_bound in at most β of them (+ 3 binomial SE)."""
+    from ldp_helpers.protocols.personalized import psda_error_bound
+    t = Taxonomy.regular((3, 4))
+    rng = np.random.default_rng(12)
+    locations = rng.choice(t.locations, size=6000)
+    regions = np.array([t.parent[x] for x in locations])
+    truth = np.bincount(np.searchsorted(t.locations, locations), minlength=t.locations.size)
+    beta = 0.1
+    bound = psda_error_bound(locations, regions, t, 1.0, beta)
+    over = np.mean([np.abs(psda_counts(locations, regions, t, 1.0, beta, rng=rng) - truth).max() > bound for _ in range(200)])
+    assert over <= beta + 3 * np.sqrt(beta * (1 - beta) / 200)

@@ -16,10 +16,9 @@ paper leaves γ to the analyst; we match it to the randomization noise, γ = c_�
 (Hoeffding's (1 − β) bound on the average of n terms in [−c_ε, c_ε], a union bound over |τ| counts),
 so that the matrix's bias and the noise are of the same order (:func:`pcep_rows`).
 
-**PSDA** ([chen2016pldp] §5): users with the same (safe region, ε) form a cluster; each cluster runs
-PCEP over its region's leaves with confidence β/|C| (a union bound over the |C| clusters), and the
-count of a location is the sum of the clusters' estimates.  Chen et al. further merge clusters to
-reduce the error; we keep one cluster per (region, ε) and say so.
+**PSDA** ([chen2016pldp] §5): one cluster per (safe region, ε), each running PCEP over its region's
+leaves at confidence β/|C|; a location's count sums the clusters' estimates.  (Chen et al. also merge
+clusters to reduce the error; we do not.)
 
 References
 ----------
@@ -37,83 +36,9 @@ from ldp_helpers._validation import (Described, check_allocation, check_epsilon,
                                      check_probability, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.registry import RegistryEntry
+from ldp_helpers.protocols.taxonomy import Taxonomy
 
 MAX_ROWS = 1_000_000  # rows m of one PCEP matrix (m × |τ| entries must also fit MAX_BYTES)
-
-
-@dataclass(frozen=True)
-class Taxonomy:
-    """A rooted location tree given by ``parent[v]`` (−1 for the root); the leaves are the locations.
-
-    References
-    ----------
-    [chen2016pldp] §3 (the location taxonomy and safe regions).
-    """
-
-    parent: tuple
-    children: tuple = field(init=False, repr=False)
-    leaf_sets: tuple = field(init=False, repr=False)
-
-    def __post_init__(self):
-        parent = check_int_array("parent", self.parent, low=-1).ravel()
-        check_allocation("parent", parent.size, 4 * parent.size, what="the tree's node lists")
-        n = parent.size
-        roots = np.flatnonzero(parent == -1)
-        if roots.size != 1:
-            fail("parent", Described(f"{roots.size} roots"), "a tree: exactly one node with parent −1")
-        if np.any(parent >= n) or np.any(parent == np.arange(n)):
-            fail("parent", Described("a parent outside the nodes or a self-loop"), f"parents in [0, {n}) or −1 for the root")
-        depth = np.zeros(n, dtype=np.int64)
-        for v in range(n):  # every node reaches the root in < n steps, else there is a cycle
-            u, steps = v, 0
-            while parent[u] != -1:
-                u, steps = parent[u], steps + 1
-                if steps >= n:
-                    fail("parent", Described(f"a cycle through node {v}"), "a tree (no cycles)")
-            depth[v] = steps
-        children = [[] for _ in range(n)]
-        for v in range(n):
-            if parent[v] >= 0:
-                children[parent[v]].append(v)
-        leaves = [[] for _ in range(n)]
-        for v in np.argsort(-depth, kind="stable"):  # deepest first: a node's leaves are its children's
-            leaves[v] = sorted(sum((leaves[c] for c in children[v]), [])) if children[v] else [int(v)]
-        object.__setattr__(self, "parent", tuple(int(p) for p in parent))
-        object.__setattr__(self, "children", tuple(tuple(c) for c in children))
-        object.__setattr__(self, "leaf_sets", tuple(tuple(x) for x in leaves))
-
-    @classmethod
-    def regular(cls, branching) -> "Taxonomy":
-        """A complete tree: the root has ``branching[0]`` children, each ``branching[1]``, … (breadth-first ids)."""
-        branching = check_int_array("branching", branching, low=1).ravel()
-        sizes = np.cumprod(branching)
-        check_allocation("branching", int(sizes[-1]), int(sizes.sum()) + 1, what="the tree's nodes")
-        parent, level = [-1], [0]
-        for b in branching:
-            nxt = []
-            for v in level:
-                for _ in range(int(b)):
-                    parent.append(v)
-                    nxt.append(len(parent) - 1)
-            level = nxt
-        return cls(tuple(parent))
-
-    @property
-    def root(self) -> int:
-        return self.parent.index(-1)
-
-    @property
-    def locations(self) -> np.ndarray:
-        """The leaves (locations), sorted."""
-        return np.array(self.leaf_sets[self.root])
-
-    def check_node(self, name: str, node) -> int:
-        """A node id of this tree (a safe region)."""
-        return check_int(name, node, low=0, high=len(self.parent) - 1)
-
-    def leaves_under(self, node) -> np.ndarray:
-        """The locations a safe region covers (the leaves under ``node``)."""
-        return np.array(self.leaf_sets[self.check_node("node", node)])
 
 
 def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> int:
@@ -185,20 +110,19 @@ class PCEP(Mechanism):
             fail("truth", Described("no users"), "at least one user")
         return counts, int(counts.sum())
 
-    def expand(self, truth) -> np.ndarray:
-        counts, _ = self._counts(truth)
-        return np.repeat(np.arange(self.n_locations), counts)
+    def expand(self, truth) -> np.ndarray:  # noqa: D102 (the contract's methods, see Mechanism)
+        return np.repeat(np.arange(self.n_locations), self._counts(truth)[0])
 
-    def estimand(self, truth) -> np.ndarray:
+    def estimand(self, truth) -> np.ndarray:  # noqa: D102
         return self._counts(truth)[0].astype(float)
 
-    def n_reports(self, truth) -> int:
+    def n_reports(self, truth) -> int:  # noqa: D102
         return self._counts(truth)[1]
 
-    def expected_estimate(self, truth) -> np.ndarray:
+    def expected_estimate(self, truth) -> np.ndarray:  # noqa: D102
         return self.gram().T @ self._counts(truth)[0]
 
-    def variance(self, truth) -> np.ndarray:
+    def variance(self, truth) -> np.ndarray:  # noqa: D102
         counts, n = self._counts(truth)
         return n * self.c_epsilon**2 - counts @ self.gram() ** 2
 
@@ -291,6 +215,42 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
         pcep = PCEP(e, tau.size, pcep_rows(tau.size, int(counts.sum()), e, beta / len(clusters)), seed + i)
         out[tau] += pcep.estimate(pcep.sample_aggregate(counts, rng=rng), int(counts.sum()))
     return out[taxonomy.locations]
+
+
+def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, beta: float, *, matrix_seed: int = 0) -> float:
+    """A bound on PSDA's max count error that holds with probability ≥ 1 − β (one ε for all users).
+
+    Cluster C's estimate of leaf l errs by its public-matrix bias ``Σ_{l'≠l} s_C(l') G_C[l', l]``
+    (exact) plus noise, a sum of n_C independent terms in [−c_ε, c_ε] around their mean, at most
+    ``c_ε √(2 n_C ln(2|τ_C||C|/β))`` for all its leaves with probability ≥ 1 − β/|C| (Hoeffding, union
+    bound).  The bound is ``max_l Σ_{C ∋ l} (noise_C + |bias_C(l)|)``; it uses the same matrices as
+    :func:`psda_counts` with the same ``matrix_seed``.
+
+    References
+    ----------
+    [chen2016pldp] §4–5 (the (1 − β) accuracy of PCEP and PSDA); [hoeffding1963].
+    """
+    if not isinstance(taxonomy, Taxonomy):
+        fail_type("taxonomy", taxonomy, "a Taxonomy")
+    n_nodes = len(taxonomy.parent)
+    locations = check_int_array("locations", locations, low=0, high=n_nodes - 1).ravel()
+    regions = check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
+    if regions.shape != locations.shape:
+        fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")
+    epsilon = check_epsilon(epsilon)
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    seed = check_int("matrix_seed", matrix_seed, low=0)
+    clusters = sorted(set(regions.tolist()))
+    bound = np.zeros(n_nodes)
+    for i, region in enumerate(clusters):
+        tau = taxonomy.leaves_under(region)
+        counts = np.bincount(np.searchsorted(tau, locations[regions == region]), minlength=tau.size)
+        n_c = int(counts.sum())
+        pcep = PCEP(epsilon, tau.size, pcep_rows(tau.size, n_c, epsilon, beta / len(clusters)), seed + i)
+        bias = np.abs(pcep.expected_estimate(counts) - counts)
+        noise = pcep.c_epsilon * math.sqrt(2 * n_c * math.log(2 * tau.size * len(clusters) / beta))
+        bound[tau] += noise + bias
+    return float(bound[taxonomy.locations].max())
 
 
 def _pcep_example() -> PCEP:

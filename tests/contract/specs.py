@@ -29,7 +29,7 @@ from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.pipeline.decisions import close
-from ldp_helpers.protocols.personalized import Taxonomy
+from ldp_helpers.protocols.taxonomy import Taxonomy
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
 
 RNG = object()  # placeholder: a fresh numpy Generator seeded by the property
@@ -472,11 +472,14 @@ SPECS.update({
                                       _extra={"k": [0, 4]}),
     PR + "heavy_hitters.level_report_table": spec(tables=[np.eye(2), np.eye(2)], shares=np.array([0.5, 0.5]),
                                                   _extra={"shares": [np.array([0.5]), np.array([1.0, 1.0])]}),
-    PR + "personalized.Taxonomy": spec(parent=(-1, 0, 0, 1, 1), _extra={"parent": [(-1, -1), (-1, 2, 1), (-1, 7), ()]}),
-    PR + "personalized.Taxonomy.regular": spec(branching=(2, 3), _huge={"branching"}, _extra={"branching": [(0,), ()]}),
+    PR + "taxonomy.Taxonomy": spec(parent=(-1, 0, 0, 1, 1), _extra={"parent": [(-1, -1), (-1, 2, 1), (-1, 7), ()]}),
+    PR + "taxonomy.Taxonomy.regular": spec(branching=(2, 3), _huge={"branching"}, _extra={"branching": [(0,), ()]}),
     PR + "personalized.pcep_rows": spec(n_locations=10, n_users=1000, epsilon=1.0, beta=0.1, _extra={"beta": [0.0, 1.0]}),
     PR + "personalized.PCEP": spec(epsilon=1.0, n_locations=4, m=3, matrix_seed=1, _huge={"m", "n_locations"},
                                    _extra={"m": [0], "matrix_seed": [-1]}),
+    PR + "personalized.psda_error_bound": spec(locations=np.array([3, 4, 5, 6]), regions=np.array([1, 1, 0, 2]),
+                                               taxonomy=TAXONOMY, epsilon=1.0, beta=0.1, matrix_seed=0,
+                                               _extra={"regions": [np.array([1, 1])], "beta": [0.0, 1.0], "taxonomy": [None]}),
     PR + "personalized.psda_counts": spec(locations=np.array([3, 4, 5, 6]), regions=np.array([1, 1, 0, 2]), taxonomy=TAXONOMY,
                                           epsilons=1.0, beta=0.1, rng=RNG, matrix_seed=0,
                                           _extra={"locations": [np.array([1, 4, 5, 6])], "regions": [np.array([2, 1, 0, 2])],

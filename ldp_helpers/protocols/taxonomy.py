@@ -1,0 +1,90 @@
+"""A location taxonomy: a rooted tree whose leaves are the locations and whose nodes are safe regions.
+
+References
+----------
+[chen2016pldp] §3 (the location taxonomy and safe regions); [tutorial] "Personalized Local Differential Privacy".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ldp_helpers._validation import Described, check_allocation, check_int, check_int_array, fail
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    """A rooted location tree given by ``parent[v]`` (−1 for the root); the leaves are the locations.
+
+    References
+    ----------
+    [chen2016pldp] §3 (the location taxonomy and safe regions).
+    """
+
+    parent: tuple
+    children: tuple = field(init=False, repr=False)
+    leaf_sets: tuple = field(init=False, repr=False)
+
+    def __post_init__(self):
+        parent = check_int_array("parent", self.parent, low=-1).ravel()
+        check_allocation("parent", parent.size, 4 * parent.size, what="the tree's node lists")
+        n = parent.size
+        roots = np.flatnonzero(parent == -1)
+        if roots.size != 1:
+            fail("parent", Described(f"{roots.size} roots"), "a tree: exactly one node with parent −1")
+        if np.any(parent >= n) or np.any(parent == np.arange(n)):
+            fail("parent", Described("a parent outside the nodes or a self-loop"), f"parents in [0, {n}) or −1 for the root")
+        depth = np.zeros(n, dtype=np.int64)
+        for v in range(n):  # every node reaches the root in < n steps, else there is a cycle
+            u, steps = v, 0
+            while parent[u] != -1:
+                u, steps = parent[u], steps + 1
+                if steps >= n:
+                    fail("parent", Described(f"a cycle through node {v}"), "a tree (no cycles)")
+            depth[v] = steps
+        children = [[] for _ in range(n)]
+        for v in range(n):
+            if parent[v] >= 0:
+                children[parent[v]].append(v)
+        leaves = [[] for _ in range(n)]
+        for v in np.argsort(-depth, kind="stable"):  # deepest first: a node's leaves are its children's
+            leaves[v] = sorted(sum((leaves[c] for c in children[v]), [])) if children[v] else [int(v)]
+        object.__setattr__(self, "parent", tuple(int(p) for p in parent))
+        object.__setattr__(self, "children", tuple(tuple(c) for c in children))
+        object.__setattr__(self, "leaf_sets", tuple(tuple(x) for x in leaves))
+
+    @classmethod
+    def regular(cls, branching) -> "Taxonomy":
+        """A complete tree: the root has ``branching[0]`` children, each ``branching[1]``, … (breadth-first ids)."""
+        branching = check_int_array("branching", branching, low=1).ravel()
+        sizes = np.cumprod(branching)
+        check_allocation("branching", int(sizes[-1]), int(sizes.sum()) + 1, what="the tree's nodes")
+        parent, level = [-1], [0]
+        for b in branching:
+            nxt = []
+            for v in level:
+                for _ in range(int(b)):
+                    parent.append(v)
+                    nxt.append(len(parent) - 1)
+            level = nxt
+        return cls(tuple(parent))
+
+    @property
+    def root(self) -> int:
+        """The root node (the whole universe: τ = root is ε-LDP)."""
+        return self.parent.index(-1)
+
+    @property
+    def locations(self) -> np.ndarray:
+        """The leaves (locations), sorted."""
+        return np.array(self.leaf_sets[self.root])
+
+    def check_node(self, name: str, node) -> int:
+        """A node id of this tree (a safe region)."""
+        return check_int(name, node, low=0, high=len(self.parent) - 1)
+
+    def leaves_under(self, node) -> np.ndarray:
+        """The locations a safe region covers (the leaves under ``node``)."""
+        return np.array(self.leaf_sets[self.check_node("node", node)])
