@@ -531,7 +531,7 @@ for eps, exact_ratio, freq in zip(
 # clickstream counts (Dataset 2, $d = 43$) at ε = ln 20 — GRR, OUE or any other registered oracle, one
 # exact survey with ±2σ bands, the report size in bits, and where $(d, \varepsilon)$ lies on the
 # DE / OUE / OLH phase diagram — and the exact MSE of every oracle vs ε at Dataset 2's $d$ and $n$.
-# Without a running kernel (papermill, nbval, a static viewer) each shows its first figure instead.
+# Without a running kernel (a batch run, nbval, a static viewer) each shows its first figure instead.
 
 # %%
 from ldp_helpers.explore.panels import show_panel  # noqa: E402
