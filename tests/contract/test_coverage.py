@@ -2,8 +2,8 @@
 
 A function, class or alternate constructor (classmethod/staticmethod) added to the package without
 an entry in ``specs.SPECS`` (or ``RECORDS``, ``ABSTRACT``, ``CLI``, or a ``PENDING`` module) fails
-here, so it cannot escape the bad-input properties.  The registry's mechanisms are covered by
-``test_registry_contract.py``, which enumerates ``REGISTRY`` itself.
+here, so it cannot escape the bad-input properties.  The registry's mechanisms and the protocols'
+are covered by ``test_registry_contract.py``, which enumerates ``ALL_MECHANISMS`` itself.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import inspect
 import pkgutil
 
 import ldp_helpers
-from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.protocols.registry import ALL_MECHANISMS
 
 from .specs import ABSTRACT, CLI, PENDING, RECORDS, SPECS
 
@@ -56,7 +56,7 @@ def test_no_stale_specs():
 def test_every_registry_mechanism_is_probed():
     from .test_registry_contract import MECHANISM_KEYS
 
-    assert set(MECHANISM_KEYS) == set(REGISTRY)
+    assert set(MECHANISM_KEYS) == set(ALL_MECHANISMS)
 
 
 def test_pending_names_an_issue():
