@@ -22,15 +22,13 @@
 
 # %% tags=["parameters"]
 seed = 20241221
-n_draws = (
-    20  # perturb-and-estimate surveys per ε in Figs 3.7/3.8; the thesis (paper profile) uses 100
-)
+# perturb-and-estimate surveys per ε in Figs 3.7/3.8; the thesis (paper profile) uses 100
+n_draws = 20
 n_epsilons = 9  # points of the ε grid on [epsilon_min, epsilon_max]; the paper profile uses 39
 epsilon_min = 0.25
 epsilon_max = 5.0
-n_draws_reversal = (
-    20  # independent 100-survey experiments in the Dataset 1 reversal study; paper profile 200
-)
+# independent 100-survey experiments in the Dataset 1 reversal study; paper profile 200
+n_draws_reversal = 20
 save_figures = False  # the paper profile writes figures/01_grr_vs_oue/
 
 # %%

@@ -25,9 +25,8 @@
 # %% tags=["parameters"]
 seed = 20261121
 hash_values = [1, 4, 16]  # h of the main sweep; the paper profile uses 1, 2, 4, 8, 16, 32
-n_draws = (
-    2  # decoded surveys per point of the main sweeps; the paper (and the paper profile) use 16
-)
+# decoded surveys per point of the main sweeps; the paper (and the paper profile) use 16
+n_draws = 2
 n_draws_beyond = 1  # surveys per point of the N and m sweeps
 report_grid = [5000, 20000, 80000]  # N for the sweep beyond the paper
 cohort_grid = [2, 8, 32]  # m for the sweep beyond the paper

@@ -21,13 +21,11 @@
 
 # %% tags=["parameters"]
 seed = 20261121
-n_draws_unbiased = (
-    400  # simulated surveys for the Theorem 3 and Theorem 5 checks; the paper profile uses 4000
-)
+# simulated surveys for the Theorem 3 and Theorem 5 checks; the paper profile uses 4000
+n_draws_unbiased = 400
 n_draws_exp1 = 10  # surveys per point of Fig. 2a-c; the paper uses 100
-m_step_exp1 = (
-    9  # Fig. 2a-c evaluates every step-th m from 1, plus 6 and T; the paper profile uses every m
-)
+# Fig. 2a-c evaluates every step-th m from 1, plus 6 and T; the paper profile uses every m
+m_step_exp1 = 9
 n_draws_peak = 200  # surveys per m near each peak (locates the argmax of the mean F precisely)
 n_draws_model_check = 200  # surveys per data model (fixed V vs random active sets)
 n_draws_exp2 = 10  # surveys per point of Fig. 2d-f

@@ -18,9 +18,8 @@
 
 # %% tags=["parameters"]
 seed = 20261121
-n_draws = (
-    300  # Figure 3 / three-mechanism surveys per (mechanism, μ, ε); the paper profile uses 10,000
-)
+# Figure 3 / three-mechanism surveys per (mechanism, μ, ε); the paper profile uses 10,000
+n_draws = 300
 n_draws_parts = 300  # Glance surveys per ε for the error decomposition
 n_draws_rates = 200  # surveys per point for Table 1 and the T, N scaling
 n_draws_lower_bound = 500  # Harmony surveys per ε for the Theorem 4 check, one million users

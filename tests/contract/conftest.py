@@ -23,12 +23,13 @@ import pytest  # noqa: E402
 from ldp_helpers.pipeline import paths  # noqa: E402
 
 #: specs whose calls resolve (and, with write=True, write) figures/<notebook>/…: pointed at a tmp dir
-WRITES_FIGURES = {"ldp_helpers.pipeline.figures.save_figure", "ldp_helpers.pipeline.figures.figure_path"}
+WRITES_FIGURES = {"ldp_helpers.pipeline.figures.save_figure", "ldp_helpers.pipeline.figures.figure_path",
+                  "ldp_helpers.pipeline.claims.ClaimsTable.write_csv"}
 
 
 @pytest.fixture(autouse=True)
 def _figures_in_tmp(request, tmp_path, monkeypatch):
-    """The figure specs write under a tmp dir, never into the committed figures/."""
+    """The figure and claims-table specs write under a tmp dir, never into the committed figures/."""
     callspec = getattr(request.node, "callspec", None)
     if callspec is not None and callspec.params.get("qualname") in WRITES_FIGURES:
         monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path / "figures")
@@ -39,6 +40,25 @@ def _figures_untouched():
     """The figure specs' files (figures/00_tutorial/fig.png, .pdf) are never created in the committed figures/."""
     stray = [paths.REPO_ROOT / "figures" / "00_tutorial" / f"fig.{ext}" for ext in ("png", "pdf")]
     before = {p for p in stray if p.exists()}
+    claims = paths.REPO_ROOT / "figures" / "00_tutorial" / "claims.csv"  # ClaimsTable.write_csv's target
+    claims_before = claims.read_bytes() if claims.exists() else None
     yield
     created = [str(p.relative_to(paths.REPO_ROOT)) for p in stray if p.exists() and p not in before]
     assert not created, f"the contract suite wrote into figures/: {created}"
+    assert (claims.read_bytes() if claims.exists() else None) == claims_before, f"the contract suite rewrote {claims}"
+
+
+@pytest.fixture(autouse=True)
+def _flat_hypothesis_settings(request):
+    """Keep ``test_generated_bad_value_is_refused``'s settings flat across its ~2,000 parametrized cases.
+
+    Hypothesis' pytest plugin wraps the shared test function's settings once more for every case; past
+    about 950 cases the chain overflows Python's recursion limit (RecursionError in _settings.py).  The
+    test carries no settings of its own (it runs on the loaded "contract" profile), so each case starts
+    from that profile again.
+    """
+    fn = getattr(request.node, "obj", None)
+    fn = getattr(fn, "__func__", fn)
+    if getattr(fn, "__name__", "") == "test_generated_bad_value_is_refused" and \
+            getattr(fn, "_hypothesis_internal_use_settings", None) is not None:
+        fn._hypothesis_internal_use_settings = settings.default
