@@ -507,6 +507,18 @@ SPECS.update({
     "ldp_helpers.simulate.itemsets.zipf_baskets": spec(n_users=20, d=8, exponent=1.1, mean_size=2.0, rng=RNG,
                                                        _huge={"n_users"}, _extra={"mean_size": [0.5, 9.0]}),
     "ldp_helpers.simulate.itemsets.item_counts": spec(baskets=[[0, 1], [2, 1]], d=3, _extra={"baskets": [[], [[3]]]}),
+    "ldp_helpers.experiments.tutorial_protocols.zipf_values": spec(n_users=100, bits=6, exponent=1.2, rng=RNG,
+                                                                   _huge={"n_users"}, _extra={"bits": [0, 21]}),
+    "ldp_helpers.experiments.tutorial_protocols.heavy_hitter_recall": spec(
+        values=np.arange(64), bits=6, k=2, epsilons=np.array([1.0, 2.0]), n_draws=2, rng=RNG, progress=False,
+        _free={"values"}, _valid=False, _extra={"epsilons": [np.array([0.0])], "n_draws": [0]}),
+    "ldp_helpers.experiments.tutorial_protocols.itemset_precision": spec(
+        baskets=[[0, 1], [2, 1], [0, 2]] * 10, d=4, k=2, epsilons=np.array([1.0]), ldpminer_ell=2, n_draws=2, rng=RNG,
+        progress=False, _valid=False, _extra={"epsilons": [np.array([0.0])], "n_draws": [0]}),
+    "ldp_helpers.experiments.tutorial_protocols.psda_error_curves": spec(
+        taxonomy=TAXONOMY, locations=np.array([3, 4, 5, 6]), regions=np.array([1, 1, 0, 2]), epsilon=1.0,
+        betas=np.array([0.1]), n_draws=2, rng=RNG, progress=False, _valid=False,
+        _extra={"betas": [np.array([0.0]), np.array([1.5])], "n_draws": [0]}),
     PR + "set_valued.PSFO": spec(epsilon=1.0, d=4, ell=2, protocol="GRR", _huge={"d", "ell"},
                                  _extra={"ell": [0, -1], "protocol": ["RAPPOR"]}),
     # explore: the panel's checks (the widget itself needs a live kernel; its callback is tested in test_panels.py)
@@ -549,7 +561,7 @@ RECORDS = {
     "ldp_helpers.experiments.privacy_audit.MechanismAudit", "ldp_helpers.explore.oracles.PlaygroundState",
     "ldp_helpers.explore.oracles.PrivacyUtilityCurves", "ldp_helpers.explore.panels.Panel",
     "ldp_helpers.experiments.tutorial.Walkthrough", "ldp_helpers.protocols.itemset_mining.MiningResult",
-    "ldp_helpers.protocols.heavy_hitters.HeavyHitters",
+    "ldp_helpers.protocols.heavy_hitters.HeavyHitters", "ldp_helpers.experiments.tutorial_protocols.Curve",
     # exceptions the library raises (never an input boundary)
     "ldp_helpers.audit.auditor.ClientError", "ldp_helpers.audit.sweeps.ChunkError",
 }
