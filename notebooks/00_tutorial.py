@@ -737,6 +737,21 @@ for name, err in pl_error.items():
     print(f"safe region = {name:<15}: max |count error| over 20 locations = {err:7.1f} users")
 
 # %% [markdown]
+# ## 14. Explore
+#
+# Two live panels: the frequency-oracle playground (any registered oracle, ε, $d$, $n$ and a
+# population; one exact survey with ±2σ bands, the whole-report ε from its table, the report size in
+# bits and where $(d, \varepsilon)$ lies on the DE / OUE / OLH phase diagram), set here to §6.6's
+# $d = 43$ at ε = 1, and the exact MSE of every oracle vs ε. Without a running kernel (a batch run,
+# nbval, the book) each shows its first figure instead.
+
+# %%
+from ldp_helpers.explore.panels import show_panel  # noqa: E402
+
+playground = show_panel("playground", mechanism_key="oue", epsilon=1.0, d=d_var, n=n_var, population="zipf")
+privacy_utility = show_panel("privacy_utility", epsilon=1.0, d=d_var, n=n_var)
+
+# %% [markdown]
 # ## Claims check
 #
 # Randomized response and the price of local privacy:
