@@ -28,7 +28,7 @@ from scipy.optimize import brentq
 from statsmodels.stats.proportion import proportion_confint
 
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, fail, fail_type)
+    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, check_rng, fail, fail_type)
 from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
 from ldp_helpers.audit.sweeps import BACKENDS, MAX_CHUNKS, check_dask_address, check_seed, run_chunks
 from ldp_helpers.mechanisms.base import Mechanism
@@ -87,6 +87,7 @@ class MechanismClient:
             fail_type("features", self.features, "None or a callable features(reports) -> matrix")
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
+        n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
         row = np.asarray(value)
         values = np.repeat(row[None], n, axis=0) if row.ndim else np.full(n, row)
         reports = self.mechanism.perturb(values, rng=rng)
@@ -114,6 +115,7 @@ class BlackBoxClient:
             fail_type("reseed", self.reseed, "None or a callable reseed(rng)")
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
+        n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
         if self.reseed is not None:
             self.reseed(rng)
         rows = []

@@ -71,10 +71,11 @@ class Event:
 
     def mask(self, matrix: np.ndarray) -> np.ndarray:
         """Which rows of a report matrix lie in the event."""
+        matrix = check_ndim("matrix", check_real_array("matrix", matrix), 2, what="(reports × columns)")
         inside = np.ones(matrix.shape[0], dtype=bool)
         for column, op, value in zip(self.columns, self.ops, self.values):
             if column >= matrix.shape[1]:
-                raise ValueError(f"the event uses column {column} but reports have {matrix.shape[1]} columns")
+                raise ValueError(f"matrix has {matrix.shape[1]} columns but the event uses column {column}")
             inside &= (matrix[:, column] == value) if op == "==" else (matrix[:, column] > value)
         return inside
 

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
+from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.estimation.pure import count_variance
@@ -137,7 +137,14 @@ class LocalHashing(PureFrequencyOracle):
 
     def hash_values(self, a, b, x) -> np.ndarray:
         """h_{a,b}(x) = ((a·x + b) mod P) mod g (broadcast over a, b, x)."""
-        return ((np.asarray(a, dtype=np.int64) * x + b) % HASH_PRIME) % self.g
+        a, b = check_int_array("a", a, low=1, high=HASH_PRIME - 1), check_int_array("b", b, low=0, high=HASH_PRIME - 1)
+        x = check_domain_values("x", x, self.d)
+        try:
+            a, b, x = np.broadcast_arrays(a, b, x)
+        except ValueError:
+            fail("x", Described(f"an array of shape {np.shape(x)}"),
+                 f"an array broadcastable with a {a.shape} and b {b.shape}")
+        return ((a * x + b) % HASH_PRIME) % self.g
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: draw (a, b), hash, and GRR-perturb the hash over [g].

@@ -162,12 +162,16 @@ class BinaryRR(Mechanism):
         ----------
         [tutorial] "Randomized response" (the estimator 2(X − 0.25)).
         """
-        return unbiased_count(count_of_ones, n, self.p, self.q) / np.asarray(n, dtype=float)
+        ones = check_real_array("count_of_ones", count_of_ones, low=0.0, low_open=False)
+        n = check_int_array("n", n, low=1).astype(float)
+        if np.any(ones > n):
+            fail("count_of_ones", count_of_ones, "counts in [0, n] (at most n reports are 1s)")
+        return unbiased_count(ones, n, self.p, self.q) / n
 
     def fraction_variance(self, true_fraction, n):
         """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users (broadcasts)."""
-        pi = np.asarray(true_fraction, dtype=float)
-        n = np.asarray(n, dtype=float)
+        pi = check_real_array("true_fraction", true_fraction, low=0.0, high=1.0, low_open=False, high_open=False)
+        n = check_int_array("n", n, low=1).astype(float)
         return count_variance(pi * n, n, self.p, self.q) / n**2
 
 

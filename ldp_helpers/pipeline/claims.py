@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ldp_helpers._validation import check_bool, check_real
 from ldp_helpers.pipeline import paths
 from ldp_helpers.pipeline.decisions import (OPS, SEVERITIES, VERDICTS, Decision, by_text, close, far, ge, gt, le,  # noqa: F401
                                            lt)
@@ -82,6 +83,12 @@ class Claim:
         return self.verdict == "paper error" and not self.depends_on
 
 
+def _tolerance(rtol, atol, paper_value) -> float:
+    """``atol + rtol·|paper_value|``, each tolerance a finite number ≥ 0 (named when it is not)."""
+    rtol, atol = (check_real(n, v, low=0.0, low_open=False) for n, v in (("rtol", rtol), ("atol", atol)))
+    return atol + rtol * abs(float(paper_value))
+
+
 class ClaimsTable:
     """The claims of one notebook.
 
@@ -130,7 +137,7 @@ class ClaimsTable:
         tolerance's number of SEs), and a tolerance below 2 SE is refused — the verdict would be
         decided by the simulation's noise.
         """
-        tol = atol + rtol * abs(float(paper_value))
+        tol = _tolerance(rtol, atol, paper_value)
         if se is not None:
             if not (isinstance(se, Real) and math.isfinite(se) and se >= 0):
                 raise ValueError(f"se={se!r}: a standard error must be a finite number ≥ 0")
@@ -156,7 +163,7 @@ class ClaimsTable:
         Text values are compared as strings (``Decision.text``); equal text raises ValueError.
         """
         if isinstance(paper_value, Real) and isinstance(our_value, Real):
-            tol = atol + rtol * abs(float(paper_value))
+            tol = _tolerance(rtol, atol, paper_value)
             d = Decision("far", our_value, paper_value, tol, "paper error", "reproduced")
         elif format_value(paper_value) == format_value(our_value):
             raise ValueError(f"not an erratum: paper value {paper_value!r} equals ours")
@@ -196,6 +203,7 @@ class ClaimsTable:
 
     def write_csv(self, *, write: bool = True) -> Path:
         """Write ``figures/<notebook>/claims.csv`` (only when ``write``); return its path."""
+        check_bool("write", write)
         if not self.rows:
             raise ValueError("the claims table is empty")
         path = paths.FIGURES_DIR / self.notebook / "claims.csv"

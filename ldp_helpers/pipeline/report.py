@@ -16,6 +16,7 @@ import json
 import sys
 from dataclasses import dataclass
 
+from ldp_helpers._validation import check_choice
 from ldp_helpers.pipeline import paths
 from ldp_helpers.pipeline.claims import SEVERITIES, VERDICTS, Claim, markdown_table, read_claims_csv
 
@@ -32,10 +33,12 @@ class NotebookClaims:
     claims: tuple[Claim, ...]
 
     def count(self, verdict: str) -> int:
+        check_choice("verdict", verdict, VERDICTS)
         return sum(c.verdict == verdict for c in self.claims)
 
     def errors(self, severity: str) -> int:
         """Independent paper errors (``depends_on`` empty) of one severity."""
+        check_choice("severity", severity, SEVERITIES)
         return sum(c.independent_error and c.severity == severity for c in self.claims)
 
 

@@ -40,8 +40,9 @@ def _none_ok(func, name, sp) -> bool:
     return param is not None and param.default is None
 
 
-def check_refusal(qualname: str, name: str, kwargs: dict, bad) -> None:
-    func = resolve(qualname)
+def check_refusal(qualname: str, name: str, kwargs: dict, bad, func=None) -> None:
+    """``func`` (default: the callable named ``qualname``) refuses ``name=bad`` as the contract says."""
+    func = resolve(qualname) if func is None else func
     outcome, seconds, peak = call_refused(func, {**kwargs, name: bad})
     shown = f"{qualname}({name}={bad!r:.80})"
     assert not isinstance(outcome, Hang), f"{shown} hangs"

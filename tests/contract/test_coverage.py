@@ -1,8 +1,9 @@
-"""Coverage cannot rot: every public callable of every public module has a spec (or a stated reason not to).
+"""Coverage cannot rot: every public callable and method of every public module has a spec (or a stated reason not to).
 
 A function, class or alternate constructor (classmethod/staticmethod) added to the package without
 an entry in ``specs.SPECS`` (or ``RECORDS``, ``ABSTRACT``, ``CLI``, or a ``PENDING`` module) fails
-here, so it cannot escape the bad-input properties.  The registry's mechanisms and the protocols'
+here, so it cannot escape the bad-input properties; so does a public instance method without an entry
+in ``method_specs.METHOD_SPECS`` (``test_methods.py`` probes them).  The registry's mechanisms and the protocols'
 are covered by ``test_registry_contract.py``, which enumerates ``ALL_MECHANISMS`` itself.
 """
 
@@ -13,8 +14,11 @@ import inspect
 import pkgutil
 
 import ldp_helpers
+from ldp_helpers.mechanisms.base import FrequencyOracle, Mechanism, PureFrequencyOracle
 from ldp_helpers.protocols.registry import ALL_MECHANISMS
 
+from .harness import resolve
+from .method_specs import METHOD_SPECS
 from .specs import ABSTRACT, CLI, PENDING, RECORDS, SPECS
 
 
@@ -38,6 +42,42 @@ def public_callables() -> list[str]:
                     if not meth.startswith("_") and isinstance(raw, (classmethod, staticmethod)):
                         names.append(f"{info.name}.{attr}.{meth}")
     return sorted(names)
+
+
+#: the mechanisms' contract methods (of the base classes), probed over ALL_MECHANISMS by test_registry_contract.py
+CONTRACT_METHODS = {name for cls in (Mechanism, FrequencyOracle, PureFrequencyOracle) for name in vars(cls)
+                    if not name.startswith("_")}
+
+
+def public_methods() -> list[str]:
+    """Qualified names of the public instance methods of every public class (not exceptions, not abstract bases).
+
+    Properties take no input and are skipped; so are a mechanism's contract methods (``CONTRACT_METHODS``),
+    which ``test_registry_contract.py`` probes over ``ALL_MECHANISMS``.  A method added later without an
+    entry in ``method_specs.METHOD_SPECS`` fails ``test_every_public_method_has_a_spec``.
+    """
+    names = []
+    for qualname in public_callables():
+        cls = resolve(qualname)
+        if not inspect.isclass(cls) or issubclass(cls, BaseException) or qualname in ABSTRACT:
+            continue
+        for meth, raw in vars(cls).items():
+            if meth.startswith("_") or not inspect.isfunction(raw):
+                continue
+            if issubclass(cls, Mechanism) and meth in CONTRACT_METHODS:
+                continue
+            names.append(f"{qualname}.{meth}")
+    return sorted(names)
+
+
+def test_every_public_method_has_a_spec():
+    missing = [name for name in public_methods() if name not in METHOD_SPECS and not _pending(name)]
+    assert not missing, "public methods without a contract spec (add them to tests/contract/method_specs.py):\n" + "\n".join(missing)
+
+
+def test_no_stale_method_specs():
+    stale = sorted(set(METHOD_SPECS) - set(public_methods()))
+    assert not stale, f"method specs for names that no longer exist: {stale}"
 
 
 def test_every_public_callable_has_a_spec():

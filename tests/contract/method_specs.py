@@ -1,0 +1,146 @@
+"""One spec per public instance method: a factory for a valid instance, and the method's valid call.
+
+``METHOD_SPECS["ldp_helpers.module.Class.method"] = MethodSpec(make, spec)``: ``make()`` builds a
+fresh valid instance (each call gets its own, so stateful objects such as a ``ClaimsTable`` start
+empty), ``spec`` is a :class:`~tests.contract.specs.Spec` of the method's keyword arguments, probed
+exactly as a function's (``free``, ``extra_bad``, ``none_ok``, ``huge``, ``valid``, ``finite``).
+Properties take no input and are not listed; neither are the mechanisms' contract methods
+(``perturb``, ``aggregate``, ``sample_aggregate``, ``estimate``, ``variance``, … of
+:class:`~ldp_helpers.mechanisms.base.Mechanism`), which ``test_registry_contract.py`` probes over
+``ALL_MECHANISMS``.  A mechanism's *other* public methods (``detect``, ``hash_values``, …) are here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ldp_helpers.audit.auditor import BlackBoxClient, MechanismClient
+from ldp_helpers.audit.events import Event
+from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.histogram_encoding import SHE
+from ldp_helpers.mechanisms.local_hashing import OLH
+from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.mechanisms.rappor import RapporParams
+from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.claims import ClaimsTable, read_claims_csv
+from ldp_helpers.pipeline.decisions import Decision, lt
+from ldp_helpers.pipeline.report import NotebookClaims
+from ldp_helpers.protocols.personalized import PCEP
+from ldp_helpers.protocols.taxonomy import Taxonomy
+from ldp_helpers.simulate.datasets import CategoryCounts, SurveyStandIn
+from ldp_helpers.simulate.populations import Population, RandomActiveSets
+
+from .specs import RNG, Spec, spec
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    make: Callable[[], object]
+    spec: Spec
+
+
+def method(make, **kwargs) -> MethodSpec:
+    return MethodSpec(make, spec(**kwargs))
+
+
+def _claims_table():
+    return ClaimsTable("00_tutorial")
+
+
+def _one_claim():
+    table = ClaimsTable("00_tutorial")
+    table.check("c", "§1", 0.5, 0.5)
+    return table
+
+
+def _notebook_claims():
+    rows = tuple(read_claims_csv(paths.REPO_ROOT / "figures" / "00_tutorial" / "claims.csv"))
+    return NotebookClaims("00_tutorial", "Tutorial", rows)
+
+
+TEXT = dict(claim="c", source="§1", _free={"claim", "source", "paper_value", "our_value", "id", "tolerance",
+                                           "depends_on", "paper_says", "our_finding"})
+SEVERITY = {"severity": ["no-such-severity"]}
+MINOR = "typo"
+MSHOT = MShotReporting(2.0, 4, 2, 0.3)
+MSHOT_AGG = MSHOT.sample_aggregate(Population.nested(np.array([3, 10, 0, 7]), 12), rng=np.random.default_rng(0))
+RAPPOR = REGISTRY["rappor"].example()
+RAPPOR_TRUTH = REGISTRY["rappor"].example_truth(RAPPOR)
+M, P, A, S, C = ("ldp_helpers.mechanisms.", "ldp_helpers.pipeline.", "ldp_helpers.audit.", "ldp_helpers.simulate.",
+                 "ldp_helpers.protocols.")
+
+METHOD_SPECS: dict[str, MethodSpec] = {
+    # audit
+    A + "auditor.MechanismClient.sample": method(lambda: MechanismClient(GRR(1.0, 3)), value=1, n=20, rng=RNG,
+                                                 _huge={"n"}, _extra={"value": [3, -1, 0.5]}),
+    A + "auditor.BlackBoxClient.sample": method(lambda: BlackBoxClient(float), value=1, n=20, rng=RNG, _free={"value"},
+                                                _huge={"n"}),
+    A + "events.Event.mask": method(lambda: Event((0, 1), ("==", ">"), (1.0, 0.5)), matrix=np.eye(3),
+                                    _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]}),
+    A + "events.Event.count": method(lambda: Event((0, 1), ("==", ">"), (1.0, 0.5)), matrix=np.eye(3),
+                                     _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]}),
+    # mechanisms: records and the mechanisms' own helpers (beyond the contract methods)
+    M + "rappor.RapporParams.prr_only": method(lambda: RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75)),
+    M + "rappor.RapporParams.bit_table": method(lambda: RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75)),
+    M + "rappor.RapporParams.prr_bit_table": method(lambda: RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75)),
+    M + "rappor.Rappor.check_truth": method(lambda: RAPPOR, truth=RAPPOR_TRUTH,
+                                            _extra={"truth": [RAPPOR_TRUTH[:1], np.zeros_like(RAPPOR_TRUTH)]}),
+    M + "continual.Glance.rr_variance": method(lambda: Glance(1.5, 4), n_reporters=np.array([5, 7])),
+    M + "continual.Glance.empty_round_probability": method(lambda: Glance(1.5, 4), n_users=10),
+    M + "count_mean_sketch.CountMeanSketch.hash_table": method(lambda: REGISTRY["cms"].example()),
+    M + "count_mean_sketch.CountMeanSketch.collision_rates": method(lambda: REGISTRY["cms"].example()),
+    M + "histogram_encoding.SHE.log_density_ratio": method(lambda: SHE(1.0, 5), y=np.array([[0.5, 1.0, 0.0, 0.2, 0.1]]),
+                                                           v=0, v_other=1, _extra={"v": [5, -1], "v_other": [5, -1],
+                                                                                   "y": [np.zeros((1, 4))]}),
+    M + "local_hashing.LocalHashing.hash_values": method(lambda: OLH(1.0, 5), a=np.array([3, 5]), b=np.array([1, 2]),
+                                                         x=np.array([0, 4]), _extra={"x": [np.array([5])]}),
+    M + "m_shot.MShotReporting.detect": method(lambda: MSHOT, aggregate=MSHOT_AGG, n=12, theta=0.3,
+                                               _extra={"theta": [1.5, -0.1]}),
+    M + "randomized_response.BinaryRR.estimate_fraction": method(lambda: BinaryRR.from_epsilon(1.0), count_of_ones=40.0,
+                                                                 n=100, _extra={"count_of_ones": [-1.0, 101.0]}),
+    M + "randomized_response.BinaryRR.fraction_variance": method(lambda: BinaryRR.from_epsilon(1.0), true_fraction=0.3,
+                                                                 n=100, _extra={"true_fraction": [1.5, -0.1]}),
+    # pipeline (each call gets a fresh, empty table)
+    P + "claims.ClaimsTable.check": method(_claims_table, paper_value=0.5, our_value=0.5, rtol=0.0, atol=0.01, se=None,
+                                           id=None, tolerance="", depends_on="", **TEXT,
+                                           _extra={"rtol": [-1.0], "atol": [-1.0], "se": [-1.0]}),
+    P + "claims.ClaimsTable.check_statement": method(_claims_table, paper_says="a", decision=lt(1.0, 2.0), our_finding="b",
+                                                     id=None, tolerance="", depends_on="", **TEXT),
+    P + "claims.ClaimsTable.erratum": method(_claims_table, paper_value=0.5, our_value=0.7, severity=MINOR, rtol=0.0,
+                                             atol=0.01, id=None, tolerance="", depends_on="", **TEXT,
+                                             _extra={**SEVERITY, "rtol": [-1.0], "atol": [-1.0]}),
+    P + "claims.ClaimsTable.erratum_if": method(_claims_table, decision=lt(1.0, 2.0), paper_value=0.5, our_value=0.7,
+                                                severity=MINOR, id=None, tolerance="", depends_on="", **TEXT,
+                                                _extra=SEVERITY),
+    P + "claims.ClaimsTable.ambiguous_if": method(_claims_table, decision=lt(1.0, 2.0), paper_value=0.5, our_value=0.7,
+                                                  id=None, tolerance="", depends_on="", **TEXT),
+    P + "claims.ClaimsTable.counts": method(_claims_table),
+    P + "claims.ClaimsTable.severity_counts": method(_claims_table),
+    P + "claims.ClaimsTable.to_csv": method(_claims_table),
+    P + "claims.ClaimsTable.write_csv": method(_one_claim, write=False),
+    P + "decisions.Decision.moved": method(lambda: Decision("le", 1.0, 2.0)),
+    P + "report.NotebookClaims.count": method(_notebook_claims, verdict="reproduced", _extra={"verdict": ["x"]}),
+    P + "report.NotebookClaims.errors": method(_notebook_claims, severity=MINOR, _extra=SEVERITY),
+    # protocols (records of the personalized protocol; the mechanisms' contract methods: test_registry_contract.py)
+    C + "taxonomy.Taxonomy.check_node": method(lambda: Taxonomy((-1, 0, 0, 1, 1)), name="node", node=1,
+                                               _free={"name"}, _extra={"node": [5, -1]}),
+    C + "taxonomy.Taxonomy.leaves_under": method(lambda: Taxonomy((-1, 0, 0, 1, 1)), node=1, _extra={"node": [5]}),
+    C + "personalized.PCEP.gram": method(lambda: PCEP(1.0, 4, 3, 1)),
+    # simulate
+    S + "datasets.CategoryCounts.frequencies": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
+    S + "datasets.CategoryCounts.records": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
+    S + "datasets.SurveyStandIn.rating_counts": method(lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
+    S + "datasets.SurveyStandIn.rating_counts_by_brand": method(
+        lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
+    S + "populations.Population.ones_per_round": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
+    S + "populations.Population.fractions": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
+    S + "populations.Population.to_matrix": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
+    S + "populations.RandomActiveSets.fractions": method(lambda: RandomActiveSets(np.array([3, 10, 0, 7]), 12)),
+    S + "populations.RandomActiveSets.draw_matrix": method(lambda: RandomActiveSets(np.array([3, 10, 0, 7]), 12), rng=RNG),
+}

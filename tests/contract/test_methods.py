@@ -1,0 +1,80 @@
+"""Public instance methods meet the same contract as functions (``method_specs.METHOD_SPECS``).
+
+Each call gets a fresh instance from the spec's factory.  Bad values of each probed parameter
+(``strategies.bad_values`` plus the spec's ``extra_bad``) must be refused with ``ValueError`` /
+``TypeError`` naming the parameter, within a second, before allocating; the valid call must give
+finite results, no warnings, and the same result for the same seed.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .harness import materialize, resolve, time_limit
+from .method_specs import METHOD_SPECS
+from .specs import RNG
+from .strategies import bad_values, seeds, special_values
+from .test_bad_input import check_refusal
+from .test_valid_input import _leaves
+
+import warnings
+
+
+def _bound(qualname: str):
+    """``instance.method`` on a fresh valid instance, as a keyword-only callable."""
+    meth = qualname.rsplit(".", 1)[1]
+    return lambda **kwargs: getattr(METHOD_SPECS[qualname].make(), meth)(**kwargs)
+
+
+def _cases():
+    return [pytest.param(q, n, id=f"{q.removeprefix('ldp_helpers.')}:{n}") for q, ms in sorted(METHOD_SPECS.items())
+            for n in ms.spec.kwargs if n not in ms.spec.free]
+
+
+def _strategy(qualname: str, name: str) -> st.SearchStrategy:
+    sp = METHOD_SPECS[qualname].spec
+    param = inspect.signature(resolve(qualname)).parameters.get(name)
+    none_ok = name in sp.none_ok or (param is not None and param.default is None)
+    strategy = bad_values(name, sp.kwargs[name], none_ok=none_ok, huge=name in sp.huge)
+    extra = sp.extra_bad.get(name)
+    return st.one_of(strategy, st.sampled_from(list(extra))) if extra else strategy
+
+
+@pytest.mark.parametrize(("qualname", "name"), _cases())
+@given(data=st.data())
+def test_method_refuses_bad_values(qualname, name, data):
+    """The kind's fixed bad values, each of them, then a few Hypothesis draws of the same kind."""
+    kwargs = materialize(METHOD_SPECS[qualname].spec.kwargs, 0)
+    func = _bound(qualname)
+    strategy = _strategy(qualname, name)
+    for bad in special_values(strategy):
+        check_refusal(qualname, name, kwargs, bad, func=func)
+    check_refusal(qualname, name, kwargs, data.draw(strategy, label=name), func=func)
+
+
+def _call(qualname: str, seed: int):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with time_limit(30):
+            return _bound(qualname)(**materialize(METHOD_SPECS[qualname].spec.kwargs, seed))
+
+
+VALID = sorted(q for q, ms in METHOD_SPECS.items() if ms.spec.valid)
+
+
+@pytest.mark.parametrize("qualname", VALID, ids=[q.removeprefix("ldp_helpers.") for q in VALID])
+@settings(max_examples=2, deadline=None)
+@given(seed=seeds())
+def test_valid_method_call_is_finite_and_reproducible(qualname, seed):
+    first = [a for a in _leaves(_call(qualname, seed)) if a.dtype.kind in "fiu"]
+    if METHOD_SPECS[qualname].spec.finite:
+        assert all(np.all(np.isfinite(a)) for a in first), f"{qualname} returned a non-finite value"
+    if any(v is RNG for v in METHOD_SPECS[qualname].spec.kwargs.values()):
+        again = [a for a in _leaves(_call(qualname, seed)) if a.dtype.kind in "fiu"]
+        for a, b in zip(first, again, strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=f"{qualname}: same seed, different result")
