@@ -33,6 +33,9 @@ html_theme = "sphinx_book_theme"
 html_title = "Local differential privacy notebooks"
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "build.py"]
 suppress_warnings = ["mystnb.unknown_mime_type"]
+# The explorer panels' outputs carry a live widget (no saved widget state: nothing to render offline),
+# a PNG of the panel and a text summary: the book shows the PNG.
+nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
 # Offline maths: a MathJax 3 copy installed by `make book` under build/mathjax, copied into _static.
 _mj = Path(os.environ.get("BOOK_MATHJAX", ROOT / "build" / "mathjax" / "node_modules" / "mathjax" / "es5"))
 html_static_path = [str(_mj.parent)] if _mj.exists() else []
