@@ -68,3 +68,15 @@ def test_paper_profile_writes_figures_for_every_notebook():
 def test_smoke_profile_overrides_nothing():
     """The smoke profile is the notebooks' stored defaults."""
     assert all(not params for params in load_profile("smoke").values())
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_papermill_sees_every_parameter(stem):
+    """Every assignment of the parameters cell is a papermill parameter (a comment holding '=' or an
+    apostrophe makes papermill skip its line silently, and a profile could then not override it)."""
+    from ldp_helpers.pipeline.profiles import notebook_parameters
+
+    nb = nbformat.read(NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
+    source = next(c for c in nb.cells if c.cell_type == "code").source
+    assigned = re.findall(r"^(\w+)\s*=", source, flags=re.M)
+    assert set(assigned) == set(notebook_parameters(stem)), f"{stem}: papermill misses {set(assigned) - set(notebook_parameters(stem))}"
