@@ -1,9 +1,10 @@
-"""Hypothesis strategies per parameter kind: the bad values each kind must refuse, and valid seeds.
+"""Hypothesis strategies per parameter kind: the bad values each kind must refuse, and valid values.
 
 A parameter's kind comes from its name (``epsilon`` is a budget, ``d`` a domain size, ``p`` a
 probability, ``rng`` the injected Generator, …) and from the type of its valid example (a float,
 an int, an array, a mechanism object, a string choice).  ``bad_values(name, valid, default)``
-returns the strategy of values that parameter must refuse.
+returns the strategy of values that parameter must refuse; ``valid_values(name, valid)`` other valid
+values near the example (for the valid-input properties).
 """
 
 from __future__ import annotations
@@ -119,3 +120,37 @@ def special_values(strategy: st.SearchStrategy) -> list:
 def seeds() -> st.SearchStrategy[int]:
     """Seeds for the valid-input properties (results must be reproducible per seed)."""
     return st.integers(min_value=0, max_value=2**32 - 1)
+
+
+#: sizes that can grow without breaking a coupling to another argument (an array's length, a domain)
+GROWABLE = {"n_users", "n_draws", "n_reports", "n", "n_trials", "reports", "surveys_per_experiment", "users_per_value",
+            "n_tests", "max_d", "n_pilot", "n_candidates"}
+
+
+def valid_values(name: str, valid) -> st.SearchStrategy | None:
+    """Other valid values of parameter ``name`` near its example ``valid`` (small, so the suite stays fast).
+
+    Budgets anywhere in [0.25, 4]; probabilities within ±0.05 of the example; growable sizes up to
+    1.5× (+2); seeds anywhere; positive reals within [0.8, 1.25]×; 1-D arrays permuted; populations
+    redrawn (same rounds and users, random nested active sets).  ``None``: the kind is not varied.
+    """
+    kind = kind_of(name, valid)
+    if kind == "budget":
+        return st.floats(min_value=0.25, max_value=4.0)
+    if kind == "probability" and 0.0 < valid < 1.0:
+        return st.floats(min_value=max(0.01, valid - 0.05), max_value=min(0.99, valid + 0.05))
+    if kind == "size" and name in GROWABLE and valid >= 1:
+        return st.integers(min_value=int(valid), max_value=int(valid) + int(valid) // 2 + 2)
+    if kind == "int" and name in ("seed", "matrix_seed", "hash_seed"):
+        return st.integers(min_value=0, max_value=2**31 - 1)
+    if kind == "real" and math.isfinite(valid) and valid > 0:
+        return st.floats(min_value=0.8 * valid, max_value=1.25 * valid)
+    if kind in ("int_array", "real_array") and np.ndim(valid) == 1 and np.size(valid) > 1:
+        if isinstance(valid, (tuple, list)):
+            return st.permutations(list(valid)).map(type(valid))
+        dtype = np.asarray(valid).dtype
+        return st.permutations(list(np.asarray(valid))).map(lambda v: np.array(v, dtype=dtype))
+    if type(valid).__name__ == "Population":
+        ones = st.lists(st.integers(0, valid.n_users), min_size=valid.n_rounds, max_size=valid.n_rounds)
+        return ones.map(lambda v: type(valid).nested(np.array(v), valid.n_users))
+    return None

@@ -3,12 +3,14 @@
 Each call gets a fresh instance from the spec's factory.  Bad values of each probed parameter
 (``strategies.bad_values`` plus the spec's ``extra_bad``) must be refused with ``ValueError`` /
 ``TypeError`` naming the parameter, within a second, before allocating; the valid call must give
-finite results, no warnings, and the same result for the same seed.
+finite results, no warnings, and the same result for the same seed, also with other valid values
+of each parameter's kind (``strategies.valid_values``).
 """
 
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -18,11 +20,9 @@ from hypothesis import strategies as st
 from .harness import materialize, resolve, time_limit
 from .method_specs import METHOD_SPECS
 from .specs import RNG
-from .strategies import bad_values, seeds, special_values
+from .strategies import bad_values, seeds, special_values, valid_values
 from .test_bad_input import check_refusal
-from .test_valid_input import _leaves
-
-import warnings
+from .test_valid_input import _leaves, _variable, check_valid_variation
 
 
 def _bound(qualname: str):
@@ -78,3 +78,17 @@ def test_valid_method_call_is_finite_and_reproducible(qualname, seed):
         again = [a for a in _leaves(_call(qualname, seed)) if a.dtype.kind in "fiu"]
         for a, b in zip(first, again, strict=True):
             np.testing.assert_array_equal(a, b, err_msg=f"{qualname}: same seed, different result")
+
+
+VARIED = [q for q in VALID if _variable(METHOD_SPECS[q].spec.kwargs, METHOD_SPECS[q].spec.free)]
+
+
+@pytest.mark.parametrize("qualname", VARIED, ids=[q.removeprefix("ldp_helpers.") for q in VARIED])
+@settings(max_examples=2, deadline=None)
+@given(data=st.data(), seed=seeds())
+def test_valid_method_values_of_every_kind(qualname, data, seed):
+    """Other valid values of one parameter at a time (``strategies.valid_values``), as for functions."""
+    sp = METHOD_SPECS[qualname].spec
+    name = data.draw(st.sampled_from(_variable(sp.kwargs, sp.free)), label="parameter")
+    value = data.draw(valid_values(name, sp.kwargs[name]), label=name)
+    check_valid_variation(_bound(qualname), sp, name, value, seed, f"{qualname}({name}={value!r:.80})")

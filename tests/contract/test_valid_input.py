@@ -1,4 +1,12 @@
-"""Valid input gives finite results, no warnings, and the same result for the same seed."""
+"""Valid input gives finite results, no warnings, and the same result for the same seed.
+
+Beyond the specs' examples (``test_valid_call_is_finite_and_reproducible``, per seed), each
+parameter kind draws other valid values (``strategies.valid_values``: budgets, probabilities,
+sizes, seeds, reals, arrays, populations) into one parameter at a time
+(``test_valid_values_of_every_kind``): the result must be finite and the same for the same seed,
+or a clean refusal in the contract's form when a drawn value leaves a range coupled to another
+argument (a bound's condition, an array's length).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +20,7 @@ from hypothesis import strategies as st
 
 from .harness import materialize, resolve, time_limit
 from .specs import RNG, SPECS
-from .strategies import seeds
+from .strategies import seeds, valid_values
 
 CASES = sorted(name for name, sp in SPECS.items() if sp.valid)
 STOCHASTIC = {name for name in CASES if any(v is RNG for v in SPECS[name].kwargs.values())}
@@ -75,3 +83,41 @@ def test_valid_budgets_give_finite_results(qualname, seed, epsilon):
             return
     if sp.finite:
         assert all(np.all(np.isfinite(a)) for a in _leaves(result) if a.dtype.kind in "fiu"), f"{qualname}(epsilon={epsilon})"
+
+
+def _variable(params: dict, free) -> list[str]:
+    return [n for n, v in params.items() if n not in free and v is not RNG and valid_values(n, v) is not None]
+
+
+def check_valid_variation(func, sp, name, value, seed, shown):
+    """``func`` with ``name=value`` (else the spec's call): finite and reproducible, or a clean refusal."""
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with time_limit(30):
+                return func(**{**materialize(sp.kwargs, seed), name: value})
+
+    try:
+        first = [a for a in _leaves(run()) if a.dtype.kind in "fiu"]
+    except ValueError as err:  # a drawn value outside a range coupled to another argument: refused cleanly
+        assert "must" in str(err) and any(n in str(err) for n in sp.kwargs), f"{shown} refused, naming no parameter: {err}"
+        return
+    if sp.finite:
+        assert all(np.all(np.isfinite(a)) for a in first), f"{shown} returned a non-finite value"
+    again = [a for a in _leaves(run()) if a.dtype.kind in "fiu"]
+    assert len(again) == len(first), f"{shown}: same seed, different result"
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b, err_msg=f"{shown}: same seed, different result")
+
+
+VARIED = [name for name in CASES if _variable(SPECS[name].kwargs, SPECS[name].free)]
+
+
+@pytest.mark.parametrize("qualname", VARIED, ids=[c.removeprefix("ldp_helpers.") for c in VARIED])
+@settings(max_examples=2, deadline=None)
+@given(data=st.data(), seed=seeds())
+def test_valid_values_of_every_kind(qualname, data, seed):
+    sp = SPECS[qualname]
+    name = data.draw(st.sampled_from(_variable(sp.kwargs, sp.free)), label="parameter")
+    value = data.draw(valid_values(name, sp.kwargs[name]), label=name)
+    check_valid_variation(resolve(qualname), sp, name, value, seed, f"{qualname}({name}={value!r:.80})")
