@@ -2,8 +2,8 @@
 on every method of the contract, and is reproducible per seed.
 
 The constructor (same field values, one replaced by a bad value of its kind), ``perturb``,
-``aggregate``, ``sample_aggregate`` (truth, ``n_draws``, ``rng``), ``estimate`` (aggregate, n) and
-``variance`` (truth) are probed with the strategies of ``strategies.py``.
+``aggregate``, ``sample_aggregate`` (truth, ``n_draws``, ``rng``), ``estimate`` (aggregate, n),
+``variance``, ``expand``, ``estimand``, ``n_reports`` and ``expected_estimate`` (truth) are probed with the strategies of ``strategies.py``.
 """
 
 from __future__ import annotations
@@ -103,6 +103,19 @@ def test_estimate_and_variance_refuse_bad_input(key, data):
     else:
         bad = data.draw(st.sampled_from([None, "x", 3.5]))
         _refused(mech.aggregate, {"reports": bad}, "reports", f"{key}.aggregate(reports={bad!r})")
+
+
+TRUTH_METHODS = ("expand", "estimand", "n_reports", "expected_estimate")
+
+
+@pytest.mark.parametrize("key", MECHANISM_KEYS)
+@given(data=st.data())
+def test_truth_methods_refuse_bad_truths(key, data):
+    """The contract's other truth-taking methods (``expand``, ``estimand``, ``n_reports``, ``expected_estimate``)."""
+    mech, _ = _example(key)
+    which = data.draw(st.sampled_from(TRUTH_METHODS), label="method")
+    bad = data.draw(BAD_TRUTHS, label="truth")
+    _refused(getattr(mech, which), {"truth": bad}, "truth", f"{key}.{which}(truth={bad!r:.60})")
 
 
 @pytest.mark.parametrize("key", MECHANISM_KEYS)
