@@ -16,7 +16,7 @@ or a traceback from inside numpy.
 is MAX_BYTES = 2 GiB"``): ``MAX_BYTES`` per array, ``MAX_N_DRAWS`` repetitions per call (``n_draws``,
 experiments, trials: no call loops for ever), ``MAX_N_ROUNDS`` rounds T of a stream.  Loaders stream
 their input and refuse a file over ``MAX_FILE_BYTES`` or a line over ``MAX_LINE_CHARS`` characters,
-naming the file and the line.  ``tests/contract/`` enforces this contract over the whole public API.
+naming the file and the line.  ``tests/contract/`` enforces this over every public function and method.
 """
 
 from __future__ import annotations
