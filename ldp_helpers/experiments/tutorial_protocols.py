@@ -32,6 +32,8 @@ class Curve:
 
     def margin(self, other: "Curve") -> float:
         """Smallest ``(self − other)/SE`` over the grid (independent runs): > 2 means ahead at every point."""
+        if not isinstance(other, Curve) or np.shape(other.mean) != np.shape(self.mean):
+            fail_type("other", other, f"a Curve over the same grid (shape {np.shape(self.mean)})")
         return float(np.min((self.mean - other.mean) / np.sqrt(self.se**2 + other.se**2 + 1e-12)))
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ldp_helpers.audit.auditor import BlackBoxClient, MechanismClient
 from ldp_helpers.audit.events import Event
+from ldp_helpers.experiments.tutorial_protocols import Curve
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE
@@ -72,6 +73,7 @@ MSHOT = MShotReporting(2.0, 4, 2, 0.3)
 MSHOT_AGG = MSHOT.sample_aggregate(Population.nested(np.array([3, 10, 0, 7]), 12), rng=np.random.default_rng(0))
 RAPPOR = REGISTRY["rappor"].example()
 RAPPOR_TRUTH = REGISTRY["rappor"].example_truth(RAPPOR)
+CURVE = Curve(np.array([0.4, 0.5]), np.array([0.01, 0.01]))
 M, P, A, S, C = ("ldp_helpers.mechanisms.", "ldp_helpers.pipeline.", "ldp_helpers.audit.", "ldp_helpers.simulate.",
                  "ldp_helpers.protocols.")
 
@@ -85,6 +87,10 @@ METHOD_SPECS: dict[str, MethodSpec] = {
                                     _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]}),
     A + "events.Event.count": method(lambda: Event((0, 1), ("==", ">"), (1.0, 0.5)), matrix=np.eye(3),
                                      _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]}),
+    # experiments
+    "ldp_helpers.experiments.tutorial_protocols.Curve.margin": method(
+        lambda: Curve(np.array([0.5, 0.6]), np.array([0.01, 0.02])), other=CURVE,
+        _extra={"other": [Curve(np.array([0.5]), np.array([0.01]))]}),
     # mechanisms: records and the mechanisms' own helpers (beyond the contract methods)
     M + "rappor.RapporParams.prr_only": method(lambda: RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75)),
     M + "rappor.RapporParams.bit_table": method(lambda: RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75)),
