@@ -748,7 +748,9 @@ for name, err in pl_error.items():
 # %%
 from ldp_helpers.explore.panels import show_panel  # noqa: E402
 
-playground = show_panel("playground", mechanism_key="oue", epsilon=1.0, d=d_var, n=n_var, population="zipf")
+playground = show_panel(
+    "playground", mechanism_key="oue", epsilon=1.0, d=d_var, n=n_var, population="zipf"
+)
 privacy_utility = show_panel("privacy_utility", epsilon=1.0, d=d_var, n=n_var)
 
 # %% [markdown]
