@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 from ldp_helpers._validation import (check_bool, check_domain_values, check_int, check_int_array, check_n_draws, check_real,
                                      check_real_array, check_rng, fail_type)
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
-from ldp_helpers.protocols.itemset_mining import ldpminer, ncr, svim, top_k_precision
+from ldp_helpers.protocols.itemset_mining import itemset_counts, ldpminer, ncr, svim, svsm, top_k_precision
 from ldp_helpers.protocols.personalized import psda_counts, psda_error_bound
 from ldp_helpers.protocols.taxonomy import Taxonomy
 
@@ -136,3 +136,33 @@ def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, be
         out[name] = {"max_error": _curve(errors), "bound": bounds, "covered": (errors <= bounds[:, None]).mean(axis=1),
                      "quantile": np.array([np.quantile(e, 1 - b) for e, b in zip(errors, betas)])}
     return out
+
+
+def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int, rng: np.random.Generator,
+                             pool_items: int = 16, max_size: int = 3, progress: bool = False) -> tuple[Curve, list]:
+    """Precision of SVSM's top-k itemsets at each ε, against the true top k among the itemsets (sizes 2..max_size)
+    of the ``pool_items`` most frequent items (the true top itemsets lie there for Zipf data).
+
+    Returns the precision curve and the true top-k itemsets.
+
+    References
+    ----------
+    [wang2018svim] §7 (SVSM), §8 (itemset precision).
+    """
+    import itertools
+
+    from ldp_helpers.simulate.itemsets import item_counts
+
+    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    k, pool_items = check_int("k", k, low=1), check_int("pool_items", pool_items, low=2, high=24)
+    max_size = check_int("max_size", max_size, low=2, high=6)
+    n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
+    top_items = np.argsort(-item_counts(baskets, d), kind="stable")[:pool_items].tolist()
+    pool = [c for size in range(2, max_size + 1) for c in itertools.combinations(sorted(top_items), size)]
+    truth = itemset_counts(baskets, d, pool)
+    true_top = {pool[i] for i in np.argsort(-truth, kind="stable")[:k]}
+    rows = []
+    for e in tqdm(epsilons, disable=not progress, desc="SVSM"):
+        rows.append([len(set(svsm(baskets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
+                     for _ in range(n_draws)])
+    return _curve(rows), sorted(true_top, key=lambda c: -truth[pool.index(c)])

@@ -26,12 +26,14 @@ References
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ldp_helpers._validation import (Described, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
-                                     check_rng, fail)
+                                     check_rng, fail, fail_type)
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
@@ -128,6 +130,11 @@ def svim(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, shar
     shares = check_real_array("shares", shares, low=0.0).ravel()
     if shares.size != 3 or abs(shares.sum() - 1.0) > 1e-9:
         fail("shares", Described(f"{shares.tolist()}"), "three positive shares summing to 1")
+    return _svim_flat(items, sizes, d, epsilon, k, rng, shares, check_probability(percentile, "percentile", open_low=True))
+
+
+def _svim_flat(items, sizes, d, epsilon, k, rng, shares=(0.5, 0.1, 0.4), percentile=0.9) -> MiningResult:
+    """:func:`svim` on validated flat sets (items, sizes)."""
     n = sizes.size
     g1, g2, g3 = _split(n, shares, rng)
     # (1) candidates: PSFO with ℓ = 1 over all d items
@@ -190,3 +197,96 @@ def ncr(found, true_counts, k: int) -> float:
     k = check_int("k", k, low=1, high=truth.size)
     score = {int(item): k - rank for rank, item in enumerate(np.argsort(-truth, kind="stable")[:k])}
     return sum(score.get(int(x), 0) for x in set(np.asarray(found).ravel().tolist())) / (k * (k + 1) / 2)
+
+
+@dataclass(frozen=True)
+class ItemsetResult:
+    """The k itemsets SVSM reports (tuples of items, best first), their estimated counts and ℓ used."""
+
+    itemsets: tuple
+    estimates: np.ndarray
+    ell: int
+
+
+def candidate_itemsets(item_estimates: dict, k: int, max_size: int = 3) -> list[tuple]:
+    """SVSM's candidates: itemsets (size 2..max_size) of the frequent items, the 2k largest guessed counts.
+
+    The guess of an itemset's frequency is the product of its items' estimated frequencies (clipped
+    at 0) — the independence guess of [wang2018svim] §7.
+
+    References
+    ----------
+    [wang2018svim] §7 (SVSM: candidate itemsets from the frequent items).
+    """
+    k, max_size = check_int("k", k, low=1), check_int("max_size", max_size, low=2, high=6)
+    if not isinstance(item_estimates, dict):
+        fail_type("item_estimates", item_estimates, "a dict item -> estimated count")
+    items = sorted(item_estimates)
+    if len(items) < 2 or len(items) > 24:
+        fail("item_estimates", Described(f"{len(items)} items"), "2 to 24 frequent items")
+    total = max(sum(max(v, 0.0) for v in item_estimates.values()), 1e-300)
+    freq = {i: max(float(item_estimates[i]), 0.0) / total for i in items}
+    pool = [c for size in range(2, max_size + 1) for c in itertools.combinations(items, size)]
+    pool.sort(key=lambda c: -math.prod(freq[i] for i in c))
+    return pool[: 2 * k]
+
+
+def _itemset_memberships(items, sizes, candidates):
+    """Per user: the indices of the candidate itemsets her set contains (flat items, sizes)."""
+    owner = np.repeat(np.arange(sizes.size), sizes)
+    universe = sorted({i for c in candidates for i in c})
+    holds = np.zeros((sizes.size, len(universe)), dtype=bool)
+    index = {item: j for j, item in enumerate(universe)}
+    mask = np.isin(items, universe)
+    holds[owner[mask], [index[int(i)] for i in items[mask]]] = True
+    member = np.stack([holds[:, [index[i] for i in c]].all(axis=1) for c in candidates], axis=1)  # users × candidates
+    users, cand = np.nonzero(member)
+    return cand.astype(np.int64), member.sum(axis=1).astype(np.int64)
+
+
+def svsm(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, max_size: int = 3,
+         percentile: float = 0.9) -> ItemsetResult:
+    """SVSM's top-k itemsets: half of the users run SVIM (frequent items), the rest estimate candidate itemsets.
+
+    Of the second half, 20 % report how many candidate itemsets they hold (ℓ = the 90th percentile)
+    and 80 % report them with PSFO(ℓ), corrected for users holding more than ℓ (as in SVIM).
+
+    References
+    ----------
+    [wang2018svim] §7 (SVSM), §5 (the SVIM steps it reuses).
+    """
+    items, sizes = flatten_sets(sets, d)
+    epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1)
+    max_size, rng = check_int("max_size", max_size, low=2, high=6), check_rng(rng)
+    percentile = check_probability(percentile, "percentile", open_low=True)
+    first, second = _split(sizes.size, (0.5, 0.5), rng)
+    found = _svim_flat(*_take(items, sizes, np.sort(first)), d, epsilon, min(max(k, 4), d), rng)
+    scale = sizes.size / first.size
+    candidates = candidate_itemsets({int(i): float(e) * scale for i, e in zip(found.items, found.estimates)}, k, max_size)
+    g2, g3 = np.array_split(rng.permutation(second), [max(1, second.size // 5)])
+    c2_items, c2_sizes = _itemset_memberships(*_take(items, sizes, np.sort(g2)), candidates)
+    domain = len(candidates) + 1
+    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
+    size_est = np.maximum(oracle.estimate(oracle.sample_aggregate(np.bincount(c2_sizes, minlength=domain), rng=rng),
+                                          g2.size), 0.0)
+    ell = choose_ell(size_est, percentile)
+    c3_items, c3_sizes = _itemset_memberships(*_take(items, sizes, np.sort(g3)), candidates)
+    est = _survey(_psfo(epsilon, len(candidates), ell), c3_items, c3_sizes, rng)
+    est = est * size_correction(size_est, ell) * sizes.size / g3.size
+    top = np.argsort(-est, kind="stable")[:k]
+    return ItemsetResult(tuple(candidates[i] for i in top), est[top], ell)
+
+
+def itemset_counts(sets, d: int, itemsets) -> np.ndarray:
+    """How many users' sets contain each itemset (the ground truth SVSM estimates).
+
+    References
+    ----------
+    [wang2018svim] §7 (the frequency of an itemset: the users whose set contains it).
+    """
+    items, sizes = flatten_sets(sets, d)
+    if not isinstance(itemsets, (list, tuple)) or not itemsets:
+        fail("itemsets", Described(f"{itemsets!r}"[:60]), "a non-empty list of itemsets (tuples of items)")
+    checked = [tuple(int(i) for i in check_int_array(f"itemsets[{j}]", c, low=0, high=d - 1).ravel())
+               for j, c in enumerate(itemsets)]
+    return np.bincount(_itemset_memberships(items, sizes, checked)[0], minlength=len(checked))

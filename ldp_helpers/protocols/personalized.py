@@ -172,7 +172,7 @@ class PCEP(Mechanism):
         """``ŝ(l) = c_ε Σ_r T_r Φ[r, l]`` for every location of the region."""
         check_int("n", n, low=1)
         T = check_real_array("aggregate", aggregate)
-        if T.shape[-1] != self.m:
+        if T.ndim not in (1, 2) or T.shape[-1] != self.m:
             fail("aggregate", Described(f"shape {T.shape}"), f"a last axis of the m = {self.m} rows")
         return self.c_epsilon * (T @ self.phi.astype(float))
 
@@ -244,7 +244,10 @@ def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, bet
     bound = np.zeros(n_nodes)
     for i, region in enumerate(clusters):
         tau = taxonomy.leaves_under(region)
-        counts = np.bincount(np.searchsorted(tau, locations[regions == region]), minlength=tau.size)
+        index = np.searchsorted(tau, locations[regions == region])
+        if np.any(index >= tau.size) or np.any(tau[np.minimum(index, tau.size - 1)] != locations[regions == region]):
+            fail("regions", Described(f"node {region} for a user outside it"), "a safe region containing the user's location")
+        counts = np.bincount(index, minlength=tau.size)
         n_c = int(counts.sum())
         pcep = PCEP(epsilon, tau.size, pcep_rows(tau.size, n_c, epsilon, beta / len(clusters)), seed + i)
         bias = np.abs(pcep.expected_estimate(counts) - counts)

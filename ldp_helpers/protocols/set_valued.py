@@ -270,8 +270,9 @@ class PSFO(Mechanism):
         ----------
         [wang2018svim] §4 (PSFO); [qin2016] §4 (sampling randomizer).
         """
+        items, sizes = flatten_sets(values, self.d, "values")
         rng = check_rng(rng)
-        return self.oracle.perturb(pad_and_sample(values, self.d, self.ell, rng=rng), rng=rng)
+        return self.oracle.perturb(pad_and_sample(np.split(items, np.cumsum(sizes)[:-1]), self.d, self.ell, rng=rng), rng=rng)
 
     def aggregate(self, reports) -> np.ndarray:
         """The oracle's support counts over the d + ℓ padded items."""

@@ -24,10 +24,7 @@ from .strategies import _Opaque, bad_values, seeds
 MECHANISM_KEYS = sorted(ALL_MECHANISMS)
 #: refusals the protocols (owned by another helper) still get wrong: strict xfail, so a fix turns them red
 #: until the entry is removed here
-KNOWN_DEFECTS = {
-    "pcep": "PCEP.estimate accepts an aggregate of the wrong shape (a 4-d array of zeros)",
-    "psfo_grr": "PSFO.perturb(values=None) names 'sets', not 'values'",
-}
+KNOWN_DEFECTS: dict = {}  # key -> reason: a strict xfail until the mechanism is fixed (none open)
 
 
 def _keys_with_defects():
