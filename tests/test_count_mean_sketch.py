@@ -135,3 +135,20 @@ def test_unbiased_over_hash_draws(rng):
     for x in range(4):
         assert_mean_close(means[:, x], f[x], means[:, x].var(ddof=1))
     assert means[:, 3].std() > 0  # the fixed-hash mean does vary: unbiased only over draws
+
+
+def test_output_table_matches_the_per_entry_product():
+    """The vectorized table equals the direct product over entries: P[x, (j, ṽ)] = (1/k) Π_i (1−r if ṽ_i = e_i else r)."""
+    import itertools
+
+    cms = CountMeanSketch.create(1.5, 5, 3, 4, rng=np.random.default_rng(2))
+    r, hashes = cms.flip_probability, cms.hash_table()
+    signs = np.array(list(itertools.product((-1, 1), repeat=cms.m)))
+    direct = np.empty((cms.d, cms.k, signs.shape[0]))
+    for x, j in itertools.product(range(cms.d), range(cms.k)):
+        encoded = -np.ones(cms.m)
+        encoded[hashes[j, x]] = 1
+        direct[x, j] = np.prod(np.where(signs == encoded, 1 - r, r), axis=1) / cms.k
+    np.testing.assert_allclose(cms.output_table(), direct.reshape(cms.d, -1), rtol=1e-12, atol=0)
+    rates = cms.collision_rates()
+    np.testing.assert_allclose(rates, (hashes[:, :, None] == hashes[:, None, :]).mean(axis=0))

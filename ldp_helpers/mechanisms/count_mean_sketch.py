@@ -207,9 +207,19 @@ class CountMeanSketch(FrequencyOracle):
         return self.m / (self.m - 1) * (mean_hit - n / self.m)
 
     def collision_rates(self) -> np.ndarray:
-        """S[v, x] = (1/k)·#{j : h_j(v) = h_j(x)}, the fraction of hashes on which v and x collide."""
+        """S[v, x] = (1/k)·#{j : h_j(v) = h_j(x)}, the fraction of hashes on which v and x collide (read-only, computed once)."""
+        return self._collision_rates
+
+    @cached_property
+    def _collision_rates(self) -> np.ndarray:
+        check_allocation("d", self.d, self.d * self.d, what="the d × d collision rates")
         hashes = self.hash_table()
-        return (hashes[:, :, None] == hashes[:, None, :]).mean(axis=0)
+        rates = np.zeros((self.d, self.d))
+        for row in hashes:  # one d × d comparison per hash function (k passes, d² memory)
+            rates += row[:, None] == row[None, :]
+        rates /= self.k
+        rates.setflags(write=False)
+        return rates
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] for these fixed hashes: m/(m−1)·Σ_v f_v (S[v, x] − 1/m) (= f_x without collisions).
@@ -237,9 +247,10 @@ class CountMeanSketch(FrequencyOracle):
             fail("m", self.m, f"such that d·k·2^m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})")
         signs = np.array(list(itertools.product((-1, 1), repeat=self.m)))  # (2^m, m)
         r, hashes = self.flip_probability, self.hash_table()
-        table = np.empty((self.d, self.k, signs.shape[0]))
-        for x, j in itertools.product(range(self.d), range(self.k)):
-            encoded = -np.ones(self.m)
-            encoded[hashes[j, x]] = 1
-            table[x, j] = np.prod(np.where(signs == encoded, 1 - r, r), axis=1) / self.k
-        return table.reshape(self.d, -1)
+        # the encoding of x under h_j is −1 everywhere but +1 at h_j(x): a report ṽ differs from it in
+        # (#(+1 in ṽ) − 1) entries if ṽ[h_j(x)] = +1, else in (#(+1 in ṽ) + 1); each entry flips w.p. r
+        ones = (signs == 1).sum(axis=1)  # (2^m,)
+        at_hash = signs[:, hashes] == 1  # (2^m, k, d)
+        flips = ones[:, None, None] + np.where(at_hash, -1, 1)
+        table = (r**flips * (1 - r) ** (self.m - flips)) / self.k  # (2^m, k, d)
+        return np.transpose(table, (2, 1, 0)).reshape(self.d, -1)
