@@ -38,7 +38,7 @@ def run(rng: np.random.Generator) -> list[Timing]:
         ("explore: playground", f"OUE, ε moved, d={D}, n=1e8", lambda: playground_panel(mechanism_key="oue", epsilon=1.0, d=D, n=N),
          "epsilon", (1.0 + 1e-3 * i for i in itertools.count(1)), "one exact survey + ±2σ + phase-diagram marker"),
         ("explore: playground", f"CMS, ε moved, d={D}, n=1e8", lambda: playground_panel(mechanism_key="cms", epsilon=1.0, d=D, n=N),
-         "epsilon", (2.0 + 1e-3 * i for i in itertools.count(1)), "CMS: its output table (Python loop over d·k rows, ≈ 55 ms per new ε) and d×d collision table"),
+         "epsilon", (2.0 + 1e-3 * i for i in itertools.count(1)), "CMS: its output table (vectorized, ≈ 6 ms per new ε; the d×d collision table is computed once)"),
         ("explore: privacy–utility", f"ε moved, d={D}, n=1e8", lambda: privacy_utility_panel(epsilon=1.0, d=D, n=N),
          "epsilon", (1.0 + 1e-3 * i for i in itertools.count(1)), "curves cached per (d, ε max)"),
         ("explore: privacy–utility", f"n moved, d={D}", lambda: privacy_utility_panel(epsilon=1.0, d=D, n=N),
