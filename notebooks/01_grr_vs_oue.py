@@ -822,7 +822,7 @@ claims.check_statement(
     "P(OUE below GRR in a 100-run experiment) = "
     + ", ".join(f"{r:.0%} at {e:g}" for e, r in zip(small_eps, reversal))
     + " (stand-in)",
-    tolerance=f"bound 0.05; binomial SE of each share {math.sqrt(0.25 / n_draws_reversal):.2g} at most "
+    tolerance=f"bound 0.05; binomial SE of each share <= {0.5 / math.sqrt(n_draws_reversal):.2g} "
     f"({n_draws_reversal} experiments)",
 )
 claims.check_statement(

@@ -849,13 +849,15 @@ claims.ambiguous_if(
     "read as 'the sum is at most twice the larger part' (what the order analysis uses): always "
     "true",
 )
+# binomial SE of a share at the bound
+claim_se = math.sqrt(beta3 / 2 * (1 - beta3 / 2) / n_draws_parts)
 claims.check_statement(
     "Claim 1: RR error < theta w.p. >= 1 - beta/2",
     "Claim 1, Eq. (1)",
     f"fails w.p. <= {beta3 / 2:g}",
     le(rr_exceed, beta3 / 2),
     f"fails in {rr_exceed:.3g} of runs (T=50, N=1e4)",
-    tolerance=f"bound {beta3 / 2:g}; binomial SE there {math.sqrt(beta3 / 2 * (1 - beta3 / 2) / n_draws_parts):.2g} "
+    tolerance=f"bound {beta3 / 2:g}; binomial SE there {claim_se:.2g} "
     f"({n_draws_parts} runs per eps, worst eps)",
 )
 claims.check_statement(
@@ -864,7 +866,7 @@ claims.check_statement(
     f"fails w.p. <= {beta3 / 2:g}",
     le(samp_exceed, beta3 / 2),
     f"fails in {samp_exceed:.3g} of runs",
-    tolerance=f"bound {beta3 / 2:g}; binomial SE there {math.sqrt(beta3 / 2 * (1 - beta3 / 2) / n_draws_parts):.2g} "
+    tolerance=f"bound {beta3 / 2:g}; binomial SE there {claim_se:.2g} "
     f"({n_draws_parts} runs per eps, worst eps)",
 )
 

@@ -73,12 +73,12 @@ arm = rng.spawn(4)  # one independent stream per experiment
 # below each split the users into disjoint groups; a user reports once, with OLH at ε, so her whole
 # report (group, OLH report) is ε-LDP (checked exactly in `tests/test_heavy_hitters.py`).
 #
-# - **PEM** ([wang2021pem] §4): group $j$ reports the first $L_j$ bits, $L_1 = \lceil\log_2 k\rceil+\eta$,
+# - **PEM** ([wang2021pem]): group $j$ reports the first $L_j$ bits, $L_1 = \lceil\log_2 k\rceil+\eta$,
 #   $L_{j+1} = L_j + \eta$; the server scores only the $k\cdot 2^\eta$ extensions of the $k$ best prefixes
 #   of the previous group and keeps the $k$ best.
-# - **TreeHist** ([bassily2017] §3): one group per level of the binary prefix tree; a prefix survives if
+# - **TreeHist** ([bassily2017]): one group per level of the binary prefix tree; a prefix survives if
 #   its estimate exceeds 3 standard deviations of an empty prefix's; a last group estimates the leaves.
-# - **Bitstogram** ([bassily2017] §4): a public hash sends values to $T$ buckets; group $j$ reports
+# - **Bitstogram** ([bassily2017]): a public hash sends values to $T$ buckets; group $j$ reports
 #   (bucket, $j$-th bit); each bucket's heavy value is read bit by bit, then estimated by a last group.
 #
 # Bun, Nelson and Stemmer's **PrivateExpanderSketch** ([bun2018]) reaches the optimal worst-case error
@@ -153,12 +153,12 @@ plt.show()
 #
 # Each user holds a set of items. **PSFO** pads the set to ℓ items with dummies (or keeps ℓ of them),
 # samples one and reports it; for GRR the sampling *amplifies* privacy, so GRR may run at
-# $\varepsilon' = \ln(\ell(e^\varepsilon - 1) + 1)$ ([wang2018svim] §4; `ldp_helpers.PSFO`, a registered mechanism).
+# $\varepsilon' = \ln(\ell(e^\varepsilon - 1) + 1)$ ([wang2018svim]; `ldp_helpers.PSFO`, a registered mechanism).
 # **LDPMiner** ([qin2016]) lets every user report twice, with ε/2 each: candidates, then their counts.
-# **SVIM** ([wang2018svim] §5) splits the users instead: 50 % find $2k$ candidates (PSFO, ℓ = 1), 10 %
+# **SVIM** ([wang2018svim]) splits the users instead: 50 % find $2k$ candidates (PSFO, ℓ = 1), 10 %
 # report how many candidates they hold (ℓ is set to the 90th percentile), 40 % report the candidates with
 # PSFO(ℓ), corrected for users with more than ℓ of them. We give LDPMiner the true 90th-percentile ℓ.
-# **SVSM** ([wang2018svim] §7) mines frequent *itemsets*: half of the users run SVIM to find frequent items;
+# **SVSM** ([wang2018svim]) mines frequent *itemsets*: half of the users run SVIM to find frequent items;
 # itemsets of those items with the largest guessed frequency (the product of the items' frequencies)
 # become candidates, and the other half estimate them as SVIM estimates items (sizes, ℓ, PSFO, correction).
 #
@@ -239,9 +239,9 @@ plt.show()
 #
 # ## 3. Personalized LDP: safe regions on a location tree
 #
-# In (τ, ε)-PLDP ([chen2016pldp] §3) user $u$ picks a *safe region* $\tau_u$, a node of a location
+# In (τ, ε)-PLDP ([chen2016pldp]) user $u$ picks a *safe region* $\tau_u$, a node of a location
 # taxonomy; her report must keep her location ε-indistinguishable only from the locations under
-# $\tau_u$ (τ = the root is ε-LDP). **PCEP** ([chen2016pldp] §4) estimates the users per location of a
+# $\tau_u$ (τ = the root is ε-LDP). **PCEP** ([chen2016pldp]) estimates the users per location of a
 # region with a public random ±1 matrix of $m$ rows: a user sends one row index and one randomized
 # sign. **PSDA** (§5) runs one PCEP per cluster of users with the same safe region, at confidence
 # $\beta/|\mathbb C|$, and adds the clusters' counts. We choose $m$ from β so that the matrix's bias and
@@ -314,7 +314,7 @@ plt.show()
 pem_c = hh["PEM"]
 claims.check_statement(
     "PEM's recall of the top k rises with eps",
-    "[wang2021pem] §6",
+    "[wang2021pem] (experiments)",
     "recall grows with eps",
     gt((pem_c.mean[-1] - pem_c.mean[0]) / math.hypot(pem_c.se[-1], pem_c.se[0] + 1e-12), 3.0),
     f"{pem_c.mean[0]:.2f} at eps = {hh_epsilons[0]:g} -> {pem_c.mean[-1]:.2f} at "
@@ -327,7 +327,7 @@ tree_margin = Curve(pem_c.mean[below4], pem_c.se[below4]).margin(
 )
 claims.check_statement(
     "(ours) PEM finds more of the top k than TreeHist at every eps below 4",
-    "[wang2021pem] §4; [bassily2017] §3",
+    "[wang2021pem]; [bassily2017] (TreeHist)",
     "PEM ahead",
     gt(tree_margin, 2.0),
     f"smallest margin {tree_margin:.2f} SE over eps < 4",
@@ -338,7 +338,7 @@ bits_gap = (pem_c.mean[0] - hh["Bitstogram"].mean[0]) / math.hypot(
 )
 claims.check_statement(
     f"(ours) PEM finds more of the top k than Bitstogram at the smallest eps ({hh_epsilons[0]:g})",
-    "[wang2021pem] §4; [bassily2017] §4",
+    "[wang2021pem]; [bassily2017] (Bitstogram)",
     "PEM ahead",
     gt(bits_gap, 2.0),
     f"{pem_c.mean[0]:.2f} vs {hh['Bitstogram'].mean[0]:.2f} ({bits_gap:.1f} SE)",
@@ -347,7 +347,7 @@ claims.check_statement(
 n_gain = (pem_n[0][-1] - pem_n[0][0]) / math.hypot(pem_n[1][-1], pem_n[1][0] + 1e-12)
 claims.check_statement(
     "PEM's recall rises with the number of users n (eps = 2)",
-    "[wang2021pem] §6",
+    "[wang2021pem] (experiments)",
     "recall grows with n",
     gt(n_gain, 3.0),
     f"{pem_n[0][0]:.2f} at n = {hh_n_grid[0]:,} -> {pem_n[0][-1]:.2f} at {hh_n_grid[-1]:,}",
@@ -357,7 +357,7 @@ for metric in ("precision", "NCR"):
     sv_margin = sv["SVIM", metric].margin(sv["LDPMiner", metric])
     claims.check_statement(
         f"SVIM's top-k {metric} exceeds LDPMiner's at every eps",
-        "[wang2018svim] §6",
+        "[wang2018svim] (experiments); [tutorial] Itemset mining",
         "SVIM ahead",
         gt(sv_margin, 2.0),
         f"smallest margin {sv_margin:.2f} SE over eps = {sv_epsilons}",
@@ -368,7 +368,7 @@ svsm_gain = (svsm_curve.mean[-1] - svsm_curve.mean[0]) / math.hypot(
 )
 claims.check_statement(
     "SVSM identifies frequent itemsets; its top-k itemset precision rises with eps",
-    "[wang2018svim] §7-8; [tutorial] Itemset mining",
+    "[wang2018svim] (SVSM); [tutorial] Itemset mining",
     "frequent itemsets found",
     gt(svsm_gain, 3.0),
     f"{svsm_curve.mean[0]:.2f} at eps = {sv_epsilons[0]:g} -> {svsm_curve.mean[-1]:.2f} at "
@@ -378,7 +378,7 @@ claims.check_statement(
 psfo_loss = PSFO(1.0, 4, 3).privacy_loss()
 claims.check(
     "padding and sampling: GRR at eps' = ln(l(e^eps - 1) + 1) is eps-LDP for the whole set (l = 3)",
-    "[wang2018svim] §4, Theorem 2",
+    "[wang2018svim] (PSFO); [tutorial] Itemset mining",
     1.0,
     psfo_loss,
     rtol=1e-9,
@@ -386,7 +386,7 @@ claims.check(
 pl_margin = pl["root"]["max_error"].margin(pl["personal"]["max_error"])
 claims.check_statement(
     "personalized safe regions give a smaller max count error than eps-LDP over the whole universe",
-    "[chen2016pldp] §6",
+    "[chen2016pldp] (experiments)",
     "personal < uniform",
     gt(pl_margin, 3.0),
     f"smallest margin {pl_margin:.2f} SE over beta = {pl_betas}",
@@ -397,7 +397,7 @@ cover_se = np.sqrt(b * (1 - b) / pl_n_draws)  # binomial SE of the share of runs
 worst_cover = min(float(np.min((r["covered"] - (1 - b)) / cover_se)) for r in pl.values())
 claims.check_statement(
     "(ours) PSDA's max error stays within psda_error_bound w.p. >= 1 - beta",
-    "[chen2016pldp] §4-5",
+    "[chen2016pldp] (PCEP, PSDA)",
     ">= 1 - beta",
     ge(worst_cover, -3.0),
     f"worst (share within the bound - (1 - beta)) = {worst_cover:.2f} binomial SE",
@@ -406,7 +406,7 @@ claims.check_statement(
 bound_growth = min(float(np.min(np.diff(r["bound"]))) for r in pl.values())
 claims.check_statement(
     "the guaranteed error grows as beta shrinks",
-    "[chen2016pldp] §4",
+    "[chen2016pldp] (PCEP)",
     "grows",
     gt(bound_growth, 0.0),
     f"smallest increase of the bound between consecutive beta: {bound_growth:.1f} users",

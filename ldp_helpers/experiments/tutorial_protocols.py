@@ -5,7 +5,7 @@ repeats ``n_draws`` times from the injected Generator; each curve comes with its
 
 References
 ----------
-[wang2021pem] §6; [bassily2017] §5; [wang2018svim] §6; [qin2016] §6; [chen2016pldp] §6.
+[wang2021pem]; [bassily2017]; [wang2018svim]; [qin2016]; [chen2016pldp].
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def zipf_values(n_users: int, bits: int, exponent: float, *, rng: np.random.Gene
 
     References
     ----------
-    [wang2021pem] §6 (Zipf-distributed synthetic data).
+    [wang2021pem] (Zipf-distributed synthetic data).
     """
     n_users, bits = check_int("n_users", n_users, low=1, high=10**8), check_int("bits", bits, low=1, high=20)
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
@@ -66,7 +66,7 @@ def heavy_hitter_recall(values, bits: int, k: int, epsilons, *, n_draws: int, rn
 
     References
     ----------
-    [wang2021pem] §6 (recall vs ε); [bassily2017] §5.
+    [wang2021pem] (recall vs ε); [bassily2017].
     """
     bits = check_int("bits", bits, low=1, high=20)
     values = check_domain_values("values", values, 2**bits).ravel()
@@ -89,7 +89,7 @@ def itemset_precision(baskets, d: int, k: int, epsilons, *, ldpminer_ell: int, n
 
     References
     ----------
-    [wang2018svim] §6 (precision and NCR vs ε, SVIM against LDPMiner).
+    [wang2018svim] (precision and NCR vs ε, SVIM against LDPMiner).
     """
     from ldp_helpers.simulate.itemsets import item_counts
 
@@ -117,7 +117,7 @@ def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, be
 
     References
     ----------
-    [chen2016pldp] §6 (max absolute count error vs β; personalized against uniform privacy).
+    [chen2016pldp] (max absolute count error vs β; personalized against uniform privacy).
     """
     if not isinstance(taxonomy, Taxonomy):
         fail_type("taxonomy", taxonomy, "a Taxonomy")
@@ -147,7 +147,7 @@ def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int,
 
     References
     ----------
-    [wang2018svim] §7 (SVSM), §8 (itemset precision).
+    [wang2018svim] (SVSM; itemset precision).
     """
     import itertools
 

@@ -5,13 +5,13 @@ her value (a prefix, or a hashed bucket and one bit), so one user's whole report
 OLH report) — is ε-LDP: :func:`level_report_table` builds that table exactly for the tests.  The
 server never enumerates the 2^bits domain: it scores only candidates.
 
-**PEM** ([wang2021pem] §4): group j reports the first L_j bits, L_1 = ⌈log₂ k⌉ + η, L_{j+1} = L_j + η,
+**PEM** ([wang2021pem]): group j reports the first L_j bits, L_1 = ⌈log₂ k⌉ + η, L_{j+1} = L_j + η,
 the last L = bits; round j scores the 2^η extensions of the k best prefixes of round j − 1 and keeps
-the k best.  **TreeHist** ([bassily2017] §3): one level per bit of a binary prefix tree (from
+the k best.  **TreeHist** ([bassily2017]): one level per bit of a binary prefix tree (from
 ``start_bits``); a prefix survives when its estimate exceeds ``z`` standard deviations of an empty
 prefix's estimate (the paper's threshold is of that order; the number kept is capped at
 ``max_candidates``), then a last group estimates the surviving leaves' counts.  **Bitstogram**
-([bassily2017] §4): a public hash sends values to T buckets; group j (one per bit) reports
+([bassily2017]): a public hash sends values to T buckets; group j (one per bit) reports
 (bucket, bit j) as one of 2T symbols; each bucket's heavy value is read off bit by bit
 (ĉ(t, 1) > ĉ(t, 0)), and a last group estimates the k best reconstructed values.  Bun, Nelson and
 Stemmer's PrivateExpanderSketch ([bun2018]) replaces Bitstogram's bit-by-bit reading with a
@@ -24,7 +24,7 @@ per-user path (``per_user=True``) runs the real clients instead (tests compare t
 
 References
 ----------
-[wang2021pem] §4 (PEM); [bassily2017] §3 (TreeHist), §4 (Bitstogram); [bun2018]; [tutorial] "Heavy Hitter Identification".
+[wang2021pem] (PEM); [bassily2017] (TreeHist; Bitstogram); [bun2018]; [tutorial] "Heavy Hitter Identification".
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
 
     References
     ----------
-    [wang2021pem] §4 (the segment lengths).
+    [wang2021pem] (the segment lengths).
     """
     bits, k, eta = check_int("bits", bits, low=1, high=MAX_BITS), check_int("k", k, low=1), check_int("eta", eta, low=1)
     start = min(math.ceil(math.log2(k)) + eta, bits)
@@ -97,7 +97,7 @@ def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.rand
 
     References
     ----------
-    [wang2021pem] §4, Algorithm 1.
+    [wang2021pem].
     """
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     lengths = pem_lengths(bits, check_int("k", k, low=1, high=2**bits), eta)
@@ -121,7 +121,7 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
 
     References
     ----------
-    [bassily2017] §3 (TreeHist: prefix tree, pruning by a noise threshold, final frequency oracle).
+    [bassily2017] (TreeHist: prefix tree, pruning by a noise threshold, final frequency oracle).
     """
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     start_bits = check_int("start_bits", start_bits, low=1, high=bits)
@@ -154,7 +154,7 @@ def bucket_of(values, n_buckets: int, seed: int = 1) -> np.ndarray:
 
     References
     ----------
-    [bassily2017] §4 (a public hash into T buckets).
+    [bassily2017] (a public hash into T buckets).
     """
     n_buckets = check_int("n_buckets", n_buckets, low=1, high=HASH_PRIME - 1)
     a, b = np.random.default_rng(check_int("seed", seed, low=0)).integers(1, HASH_PRIME, size=2)
@@ -170,7 +170,7 @@ def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | No
 
     References
     ----------
-    [bassily2017] §4 (Bitstogram).
+    [bassily2017] (Bitstogram).
     """
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     k = check_int("k", k, low=1, high=2**bits)
@@ -205,7 +205,7 @@ def recall(found, true_counts, k: int) -> float:
 
     References
     ----------
-    [wang2021pem] §5 (recall of the top k).
+    [wang2021pem] (recall of the top k).
     """
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
     k = check_int("k", k, low=1, high=truth.size)
@@ -219,7 +219,7 @@ def level_report_table(tables, shares) -> np.ndarray:
 
     References
     ----------
-    [tutorial] Eq. (2) (ε-LDP of the whole report); [wang2021pem] §4 (one report per user).
+    [tutorial] Eq. (2) (ε-LDP of the whole report); [wang2021pem] (one report per user).
     """
     shares = check_real_array("shares", shares, low=0.0).ravel()
     if not isinstance(tables, (list, tuple)) or not tables:

@@ -4,7 +4,7 @@ Both are built from :class:`~ldp_helpers.protocols.set_valued.PSFO`, and every s
 with PSFO's exact aggregate sampler (the law of the per-user clients, tested in the conformance
 suite), so a run costs O(n) vectorized work, not n client calls.
 
-**SVIM** ([wang2018svim] §5) splits the users into disjoint groups, each reporting once (ε-LDP per
+**SVIM** ([wang2018svim]) splits the users into disjoint groups, each reporting once (ε-LDP per
 user): (1) PSFO with ℓ = 1 over all d items, the 2k best become candidates; (2) each user reports how
 many candidates she holds, with GRR or OLH over {0, …, 2k}; the server picks ℓ as the 90th percentile
 of the estimated sizes; (3) PSFO with that ℓ over the candidates, estimates corrected for the users
@@ -12,7 +12,7 @@ whose sets exceed ℓ (:func:`size_correction`); (4) the top k.  The group share
 and the 90th percentile are the paper's defaults; the correction assumes an item's holders have the
 size distribution of all users (the paper's assumption, stated in §5).
 
-**LDPMiner** ([qin2016] §4–5) lets every user report twice with ε/2 each (ε by composition):
+**LDPMiner** ([qin2016]) lets every user report twice with ε/2 each (ε by composition):
 (1) padding and sampling over all d items, top k become candidates; (2) padding and sampling over
 the candidates, whose estimates are the output.  Qin et al. use a succinct-histogram randomizer in
 phase 1 and randomized response over the candidates in phase 2; we use PSFO with the better of
@@ -21,7 +21,7 @@ advantage SVIM does not get.
 
 References
 ----------
-[wang2018svim] §5 (SVIM), §6 (comparison with LDPMiner); [qin2016] §4–5 (LDPMiner); [tutorial] "Itemset mining".
+[wang2018svim] (SVIM; comparison with LDPMiner); [qin2016] (LDPMiner); [tutorial] "Itemset mining".
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class MiningResult:
 
 
 def _psfo(epsilon: float, n_items: int, ell: int) -> PSFO:
-    """PSFO with the better oracle for this domain (GRR iff |I| < (4ℓ² − ℓ)e^ε + 1, [wang2018svim] §4.3)."""
+    """PSFO with the better oracle for this domain (GRR iff |I| < (4ℓ² − ℓ)e^ε + 1, [wang2018svim])."""
     return PSFO(epsilon, n_items, ell, "GRR" if grr_preferred(n_items, epsilon, ell) else "OLH")
 
 
@@ -91,7 +91,7 @@ def size_correction(size_counts, ell: int) -> float:
 
     References
     ----------
-    [wang2018svim] §5 (the correction of step 3).
+    [wang2018svim] (the correction of step 3).
     """
     L = check_real_array("size_counts", size_counts, low=0.0, low_open=False).ravel()
     ell = check_int("ell", ell, low=1)
@@ -106,7 +106,7 @@ def choose_ell(size_counts, percentile: float = 0.9) -> int:
 
     References
     ----------
-    [wang2018svim] §5 (ℓ = the 90th percentile of the estimated set sizes).
+    [wang2018svim] (ℓ = the 90th percentile of the estimated set sizes).
     """
     L = np.maximum(check_real_array("size_counts", size_counts).ravel(), 0.0)
     percentile = check_probability(percentile, "percentile", open_low=True)
@@ -122,7 +122,7 @@ def svim(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, shar
 
     References
     ----------
-    [wang2018svim] §5, Algorithm 1; [tutorial] "Itemset mining" (the four steps).
+    [wang2018svim]; [tutorial] "Itemset mining" (the four steps).
     """
     items, sizes = flatten_sets(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1, high=d)
@@ -160,7 +160,7 @@ def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.G
 
     References
     ----------
-    [qin2016] §4 (phase 1), §5 (phase 2); [tutorial] "Itemset mining".
+    [qin2016] (phase 1; phase 2); [tutorial] "Itemset mining".
     """
     items, sizes = flatten_sets(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1, high=d)
@@ -178,7 +178,7 @@ def top_k_precision(found, true_counts, k: int) -> float:
 
     References
     ----------
-    [wang2018svim] §6 (precision).
+    [wang2018svim] (precision).
     """
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
     k = check_int("k", k, low=1, high=truth.size)
@@ -191,7 +191,7 @@ def ncr(found, true_counts, k: int) -> float:
 
     References
     ----------
-    [wang2018svim] §6 (NCR: the i-th most frequent item scores k − i + 1).
+    [wang2018svim] (NCR: the i-th most frequent item scores k − i + 1).
     """
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
     k = check_int("k", k, low=1, high=truth.size)
@@ -212,11 +212,11 @@ def candidate_itemsets(item_estimates: dict, k: int, max_size: int = 3) -> list[
     """SVSM's candidates: itemsets (size 2..max_size) of the frequent items, the 2k largest guessed counts.
 
     The guess of an itemset's frequency is the product of its items' estimated frequencies (clipped
-    at 0) — the independence guess of [wang2018svim] §7.
+    at 0) — the independence guess of [wang2018svim].
 
     References
     ----------
-    [wang2018svim] §7 (SVSM: candidate itemsets from the frequent items).
+    [wang2018svim] (SVSM: candidate itemsets from the frequent items).
     """
     k, max_size = check_int("k", k, low=1), check_int("max_size", max_size, low=2, high=6)
     if not isinstance(item_estimates, dict):
@@ -253,7 +253,7 @@ def svsm(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, max_
 
     References
     ----------
-    [wang2018svim] §7 (SVSM), §5 (the SVIM steps it reuses).
+    [wang2018svim] (SVSM; the SVIM steps it reuses).
     """
     items, sizes = flatten_sets(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1)
@@ -282,7 +282,7 @@ def itemset_counts(sets, d: int, itemsets) -> np.ndarray:
 
     References
     ----------
-    [wang2018svim] §7 (the frequency of an itemset: the users whose set contains it).
+    [wang2018svim] (the frequency of an itemset: the users whose set contains it).
     """
     items, sizes = flatten_sets(sets, d)
     if not isinstance(itemsets, (list, tuple)) or not itemsets:

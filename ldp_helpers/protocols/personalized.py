@@ -5,7 +5,7 @@ Locations are the leaves of a :class:`Taxonomy` (a rooted tree).  User u picks a
 under τ_u and any output set O, ``Pr[A(l) ∈ O] ≤ e^{ε_u} Pr[A(l') ∈ O]`` ([chen2016pldp] Definition 1;
 the tutorial prints the denominator without its Pr, see notebook 00).  τ = the root is ε-LDP.
 
-**PCEP** ([chen2016pldp] §4; the succinct-histogram randomizer of [bassily2015]): a public random
+**PCEP** ([chen2016pldp]; the succinct-histogram randomizer of [bassily2015]): a public random
 matrix Φ ∈ {±1}^{m×|τ|}; the user draws a row r uniformly, takes x = Φ[r, l] for her leaf l, keeps its
 sign w.p. e^ε/(e^ε+1) and sends (r, z).  The server's count of leaf l is
 ``ŝ(l) = c_ε Σ_u z_u Φ[r_u, l]``, c_ε = (e^ε+1)/(e^ε−1).  Over the random Φ this is unbiased; for
@@ -16,13 +16,13 @@ paper leaves γ to the analyst; we match it to the randomization noise, γ = c_�
 (Hoeffding's (1 − β) bound on the average of n terms in [−c_ε, c_ε], a union bound over |τ| counts),
 so that the matrix's bias and the noise are of the same order (:func:`pcep_rows`).
 
-**PSDA** ([chen2016pldp] §5): one cluster per (safe region, ε), each running PCEP over its region's
+**PSDA** ([chen2016pldp]): one cluster per (safe region, ε), each running PCEP over its region's
 leaves at confidence β/|C|; a location's count sums the clusters' estimates.  (Chen et al. also merge
 clusters to reduce the error; we do not.)
 
 References
 ----------
-[chen2016pldp] §3 (PLDP), §4 (PCEP), §5 (PSDA); [bassily2015] §3; [tutorial] "Personalized Local Differential Privacy".
+[chen2016pldp] (PLDP; PCEP; PSDA); [bassily2015]; [tutorial] "Personalized Local Differential Privacy".
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> in
 
     References
     ----------
-    [chen2016pldp] §4 (m from |τ|, β and the accuracy); [bassily2015] §3 (the same shape);
+    [chen2016pldp] (m from |τ|, β and the accuracy); [bassily2015] (the same shape);
     [hoeffding1963] (the noise bound γ we match it to).
     """
     n_locations, n_users = check_int("n_locations", n_locations, low=1), check_int("n_users", n_users, low=1)
@@ -65,7 +65,7 @@ class PCEP(Mechanism):
 
     References
     ----------
-    [chen2016pldp] §4 (PCEP); [bassily2015] §3 (the randomizer).
+    [chen2016pldp] (PCEP); [bassily2015] (the randomizer).
     """
 
     epsilon: float
@@ -137,7 +137,7 @@ class PCEP(Mechanism):
 
         References
         ----------
-        [chen2016pldp] §4, the PCEP client; [bassily2015] §3.
+        [chen2016pldp], the PCEP client; [bassily2015].
         """
         values = check_int_array("values", values, low=0, high=self.n_locations - 1).ravel()
         rng = check_rng(rng)
@@ -187,7 +187,7 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
 
     References
     ----------
-    [chen2016pldp] §5 (PSDA), §4 (PCEP).
+    [chen2016pldp] (PSDA; PCEP).
     """
     if not isinstance(taxonomy, Taxonomy):
         fail_type("taxonomy", taxonomy, "a Taxonomy")
@@ -228,7 +228,7 @@ def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, bet
 
     References
     ----------
-    [chen2016pldp] §4–5 (the (1 − β) accuracy of PCEP and PSDA); [hoeffding1963].
+    [chen2016pldp] (the (1 − β) accuracy of PCEP and PSDA); [hoeffding1963].
     """
     if not isinstance(taxonomy, Taxonomy):
         fail_type("taxonomy", taxonomy, "a Taxonomy")
@@ -262,5 +262,5 @@ def _pcep_example() -> PCEP:
 
 #: registered mechanisms of this module (collected by ldp_helpers.protocols.registry)
 ENTRIES = [RegistryEntry("pcep", "PCEP (personalized count estimation, one safe region)", "personalized",
-                         "[chen2016pldp] §4; [bassily2015] §3", _pcep_example,
+                         "[chen2016pldp]; [bassily2015]", _pcep_example,
                          lambda m: np.array([12, 5, 0, 3], dtype=np.int64))]

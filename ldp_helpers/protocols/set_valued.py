@@ -3,7 +3,7 @@
 Each user holds a set S ⊆ [0, d).  She pads it with dummy items d, ..., d+ℓ−1 up to size ℓ
 (or keeps a uniform ℓ-subset if |S| > ℓ), samples ONE item of the padded set uniformly and
 reports it with a frequency oracle over [0, d+ℓ); the server multiplies counts by ℓ
-([wang2018svim] §4; Qin et al.'s sampling randomizer, [qin2016] §4).
+([wang2018svim]; Qin et al.'s sampling randomizer, [qin2016]).
 
 Privacy amplification for GRR: the output probability of y is q' + (p'−q')·[y ∈ S]/ℓ, so the
 worst ratio is 1 + (e^{ε'}−1)/ℓ; running GRR at ε' = ln(ℓ(e^ε−1)+1) therefore gives ε-LDP for
@@ -16,7 +16,7 @@ per-user client, exact aggregate sampler, exact variance); SVIM and LDPMiner
 
 References
 ----------
-[wang2018svim] §4 (PSFO), §4.3 (the GRR/OLH choice); [qin2016] §4 (padding and sampling);
+[wang2018svim] (PSFO; the GRR/OLH choice); [qin2016] (padding and sampling);
 [tutorial] "Itemset mining"; [wang2017] §4.1 (GRR); [wang2017] §4.4 (OLH).
 """
 
@@ -121,7 +121,7 @@ def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarr
 
     References
     ----------
-    [wang2018svim] §2 (set-valued data: each user holds a set of items).
+    [wang2018svim] (set-valued data: each user holds a set of items).
     """
     d = check_int("d", d, low=1)
     if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not hasattr(sets, "__iter__"):
@@ -163,7 +163,7 @@ def _sample_padded_items(items: np.ndarray, sizes: np.ndarray, d: int, ell: int,
 
     References
     ----------
-    [wang2018svim] §4 (padding and sampling).
+    [wang2018svim] (padding and sampling).
     """
     rng = check_rng(rng)
     draws = 1 if n_draws is None else n_draws
@@ -187,7 +187,7 @@ class PSFO(Mechanism):
 
     References
     ----------
-    [wang2018svim] §4, Theorem 2 (privacy amplification of GRR); [qin2016] §4.
+    [wang2018svim] (privacy amplification of GRR); [qin2016].
     """
 
     epsilon: float  # the whole report's budget ε
@@ -243,7 +243,7 @@ class PSFO(Mechanism):
 
         References
         ----------
-        [wang2017] Theorem 2 (exact variance given the sampled counts); [wang2018svim] §4.
+        [wang2017] Theorem 2 (exact variance given the sampled counts); [wang2018svim].
         """
         mean, var = self._sample_probability(truth)
         n = self.n_reports(truth)
@@ -268,7 +268,7 @@ class PSFO(Mechanism):
 
         References
         ----------
-        [wang2018svim] §4 (PSFO); [qin2016] §4 (sampling randomizer).
+        [wang2018svim] (PSFO); [qin2016] (sampling randomizer).
         """
         items, sizes = flatten_sets(values, self.d, "values")
         rng = check_rng(rng)
@@ -316,4 +316,4 @@ def _psfo_truth(mechanism) -> list:
 
 #: registered mechanisms of this module (collected by ldp_helpers.protocols.registry)
 ENTRIES = [RegistryEntry("psfo_grr", "PSFO (padding and sampling + GRR at ε')", "set-valued",
-                         "[wang2018svim] §4; [qin2016] §4", _psfo_example, _psfo_truth)]
+                         "[wang2018svim]; [qin2016]", _psfo_example, _psfo_truth)]

@@ -2,7 +2,7 @@
 
 References
 ----------
-[chen2016pldp] §3 (the location taxonomy and safe regions); [tutorial] "Personalized Local Differential Privacy".
+[chen2016pldp] (the location taxonomy and safe regions); [tutorial] "Personalized Local Differential Privacy".
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class Taxonomy:
 
     References
     ----------
-    [chen2016pldp] §3 (the location taxonomy and safe regions).
+    [chen2016pldp] (the location taxonomy and safe regions).
     """
 
     parent: tuple

@@ -2,7 +2,7 @@
 
 References
 ----------
-[wang2018svim] §6 (their datasets are real: POS, Kosarak, Online; we generate baskets with the same
+[wang2018svim] (their datasets are real: POS, Kosarak, Online; we generate baskets with the same
 shape — power-law item frequencies, a few long baskets — so the truth is known exactly).
 """
 
@@ -24,7 +24,7 @@ def zipf_baskets(n_users: int, d: int, exponent: float, mean_size: float, *, rng
 
     References
     ----------
-    [wang2018svim] §6 (power-law items, long-tailed set sizes).
+    [wang2018svim] (power-law items, long-tailed set sizes).
     """
     n_users, d = check_int("n_users", n_users, low=1), check_int("d", d, low=1, high=1_000_000)
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
