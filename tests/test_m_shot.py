@@ -127,6 +127,24 @@ def test_fast_simulator_counts_are_in_range_and_deterministic(data_kind):
     assert np.array_equal(exact, np.broadcast_to(k, (50, 5)))  # ε/m = 35: a flip has probability 6e-16
 
 
+@pytest.mark.parametrize("data_kind", ["fixed", "random"])
+def test_sampler_is_who_reports_then_what_they_send(data_kind):
+    """sample_aggregate = sample_who_reports, then sample_given_reporters on the same Generator; who
+    reports does not depend on ε, and each reporter count and active count is in range."""
+    k = np.array([0, 3, 10, 10, 7])
+    data = Population.nested(k, 10) if data_kind == "fixed" else RandomActiveSets(k, 10)
+    mech = MShotReporting(2.0, 5, 2, 0.3)
+    whole = mech.sample_aggregate(data, rng=np.random.default_rng(4), n_draws=30)
+    rng = np.random.default_rng(4)
+    reporters, active = mech.sample_who_reports(data, rng=rng, n_draws=30)
+    assert np.array_equal(whole, mech.sample_given_reporters(data, reporters, active, rng=rng))
+    assert np.all(reporters.sum(axis=1) == 2 * 10) and np.all((0 <= active) & (active <= np.minimum(reporters, k)))
+    other_eps = MShotReporting(7.0, 5, 2, 0.3).sample_who_reports(data, rng=np.random.default_rng(4), n_draws=30)
+    assert np.array_equal(other_eps[0], reporters) and np.array_equal(other_eps[1], active)
+    with pytest.raises(ValueError, match="active"):
+        mech.sample_given_reporters(data, reporters, reporters + 1, rng=rng)
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [(dict(epsilon=1.0, n_rounds=5, m=0), r"m must be an integer in \[1, 5\]"),

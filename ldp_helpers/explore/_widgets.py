@@ -20,6 +20,8 @@ import io
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 #: resolution of the panels' PNGs (whatever the style's savefig.dpi)
 FIGURE_DPI = 80
@@ -52,6 +54,24 @@ class Panel:
 def fmt(x) -> str:
     """A number with 4 significant digits (a string, e.g. :data:`~ldp_helpers.explore.oracles.UNAVAILABLE`, as is)."""
     return x if isinstance(x, str) else f"{x:.4g}"
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten_ticks(axis) -> None:
+    """Label a log ``axis``'s decades as 10ⁿ in plain Unicode, not mathtext (which is re-parsed on every redraw).
+
+    Minor ticks stay unlabelled; a redraw that moves the limits then costs no text parsing.
+    """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    def label(value, _position):
+        exponent = round(float(np.log10(value))) if value > 0 else None
+        return "" if exponent is None or not np.isclose(value, 10.0**exponent) else f"10{str(exponent).translate(_SUPERSCRIPTS)}"
+
+    axis.set_major_formatter(FuncFormatter(label))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def figure_for(panel: Panel, setup, *, figsize=(7.0, 3.4)):

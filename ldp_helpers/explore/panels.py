@@ -21,7 +21,8 @@ from ldp_helpers._validation import check_choice, check_epsilon, check_int, chec
 from ldp_helpers.explore import paper_panels
 from ldp_helpers.explore.oracles import (PHASE_KEYS, POPULATIONS, oracle_keys, oracle_ranking, phase_diagram, playground_state,
                                          privacy_utility_curves, report_size)
-from ldp_helpers.explore._widgets import Panel, build, display_panel, figure_for, fmt, rescale, show_figure
+from ldp_helpers.explore._widgets import (Panel, build, display_panel, figure_for, fmt, power_of_ten_ticks, rescale,
+                                          show_figure)
 from ldp_helpers.mechanisms.registry import REGISTRY
 
 PANELS = ("playground", "privacy_utility", *paper_panels.PANELS)
@@ -145,6 +146,7 @@ def _setup_privacy_utility(fig) -> dict:
     now = ax.axvline(1.0, color="black", lw=1)
     ax.plot([], [], "k:", label="Wang's approximation (dotted)")
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
+    power_of_ten_ticks(ax.yaxis)
     ax.legend(fontsize=7, ncol=2)
     return {"ax": ax, "lines": lines, "cross": cross, "now": now}
 

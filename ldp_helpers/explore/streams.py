@@ -6,10 +6,12 @@ counting: the per-round reporters (K, K1) of ``n_draws`` surveys come from the c
 they do not depend on ε — and each (mechanism, ε) randomizes them
 (``randomize_reporters``): for each (mechanism, ε) the same law as ``sample_aggregate``
 (:func:`~ldp_helpers.experiments.glance.error_curve`), with common random numbers across ε and
-between Glance and Harmony (their curves compare without reporter noise).  m-shot: the estimates
-of Experiment 1 (:func:`~ldp_helpers.experiments.m_shot.estimates` on
-:func:`~ldp_helpers.experiments.m_shot.ramp_data`) are cached per (ε, T, m, N), and the
-F-measure at θ is computed from them, so moving θ or β only recomputes bounds and scores.
+between Glance and Harmony (their curves compare without reporter noise).  m-shot: Experiment 1
+on :func:`~ldp_helpers.experiments.m_shot.ramp_data` the same way — who reports
+(:meth:`~ldp_helpers.mechanisms.m_shot.MShotReporting.sample_who_reports`) is drawn once per
+(T, m, N), the reports per ε (``sample_given_reporters``); the estimates are cached per
+(ε, T, m, N), and the F-measure at θ is computed from them, so moving θ or β only recomputes
+bounds and scores.
 
 References
 ----------
@@ -28,7 +30,7 @@ from ldp_helpers._validation import MAX_N_ROUNDS, check_epsilon, check_int, chec
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.bounds.m_shot import c_star, g, m_star
 from ldp_helpers.experiments.common import max_error
-from ldp_helpers.experiments.m_shot import estimates, ramp_data
+from ldp_helpers.experiments.m_shot import ramp_data
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
@@ -126,11 +128,24 @@ def _ramp(n_users: int, n_rounds: int, seed: int):
     return ramp_data(n_users, n_rounds, rng=np.random.default_rng([seed, 0]))
 
 
+@functools.lru_cache(maxsize=64)
+def _who_reports(n_rounds: int, m: int, n_users: int, n_draws: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """K_t and A_t of ``n_draws`` surveys at this m: they do not depend on ε, so moving ε reuses them."""
+    return MShotReporting(1.0, n_rounds, m).sample_who_reports(_ramp(n_users, n_rounds, seed), n_draws=n_draws,
+                                                               rng=np.random.default_rng([seed, m, 0]))
+
+
 @functools.lru_cache(maxsize=256)
 def _estimates(epsilon: float, n_rounds: int, m: int, n_users: int, n_draws: int, seed: int) -> np.ndarray:
-    """Φ(Y) of ``n_draws`` exact surveys of Algorithm 1 at this m (independent of θ: moving θ costs no simulation)."""
-    est = estimates(MShotReporting(epsilon, n_rounds, m), _ramp(n_users, n_rounds, seed), n_draws=n_draws,
-                    rng=np.random.default_rng([seed, m]))
+    """Φ(Y) of ``n_draws`` exact surveys of Algorithm 1 at this m (independent of θ: moving θ costs no simulation).
+
+    Who reports is drawn once per m (:func:`_who_reports`); the reports' randomness is a fixed
+    stream per m, so the curves move smoothly with ε (common random numbers).
+    """
+    mech = MShotReporting(epsilon, n_rounds, m)
+    ones = mech.sample_given_reporters(_ramp(n_users, n_rounds, seed), *_who_reports(n_rounds, m, n_users, n_draws, seed),
+                                       rng=np.random.default_rng([seed, m, 1]))
+    est = mech.estimate(ones, n_users)
     est.setflags(write=False)
     return est
 

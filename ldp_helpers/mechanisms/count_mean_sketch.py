@@ -22,6 +22,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -120,9 +121,7 @@ class CountMeanSketch(FrequencyOracle):
 
     @cached_property
     def _hash_table(self) -> np.ndarray:
-        a = np.array(self.hash_a, dtype=np.int64)[:, None]
-        b = np.array(self.hash_b, dtype=np.int64)[:, None]
-        table = ((a * np.arange(self.d) + b) % HASH_PRIME) % self.m
+        table = _hash_values(self.hash_a, self.hash_b, self.d, self.m)
         table.setflags(write=False)
         return table
 
@@ -207,19 +206,12 @@ class CountMeanSketch(FrequencyOracle):
         return self.m / (self.m - 1) * (mean_hit - n / self.m)
 
     def collision_rates(self) -> np.ndarray:
-        """S[v, x] = (1/k)·#{j : h_j(v) = h_j(x)}, the fraction of hashes on which v and x collide (read-only, computed once)."""
-        return self._collision_rates
+        """S[v, x] = (1/k)·#{j : h_j(v) = h_j(x)}, the fraction of hashes on which v and x collide (read-only).
 
-    @cached_property
-    def _collision_rates(self) -> np.ndarray:
-        check_allocation("d", self.d, self.d * self.d, what="the d × d collision rates")
-        hashes = self.hash_table()
-        rates = np.zeros((self.d, self.d))
-        for row in hashes:  # one d × d comparison per hash function (k passes, d² memory)
-            rates += row[:, None] == row[None, :]
-        rates /= self.k
-        rates.setflags(write=False)
-        return rates
+        It depends on the hashes, d and m but not on ε: sketches that differ only in ε (a sweep over
+        ε) share one table, computed once (:func:`_collision_tables`).
+        """
+        return _collision_tables(self.hash_a, self.hash_b, self.d, self.m)[0]
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] for these fixed hashes: m/(m−1)·Σ_v f_v (S[v, x] − 1/m) (= f_x without collisions).
@@ -235,10 +227,10 @@ class CountMeanSketch(FrequencyOracle):
         f̂(x) = m/(m−1)·Σ_u (x̃_u[h_{j_u}(x)] − 1/m) is a sum of independent user terms; given
         j a debiased entry has variance c_ε²·r(1−r), and the random row adds S(1 − S).
         """
-        counts, _ = self.true_counts_and_n(truth)
-        r, rates = self.flip_probability, self.collision_rates()
-        per_user = self.c_epsilon**2 * r * (1 - r) + rates * (1 - rates)
-        return (self.m / (self.m - 1)) ** 2 * (counts @ per_user)
+        counts, n = self.true_counts_and_n(truth)
+        r, spread = self.flip_probability, _collision_tables(self.hash_a, self.hash_b, self.d, self.m)[1]
+        # Σ_v f_v c_ε² r(1−r) = n c_ε² r(1−r): only the collision term needs the d × d table
+        return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 * r * (1 - r) + counts @ spread)
 
     def output_table(self) -> np.ndarray:
         """P[x, (j, ṽ)] over all k·2^m reports (small m): its privacy loss is ε when hashes separate inputs."""
@@ -254,3 +246,28 @@ class CountMeanSketch(FrequencyOracle):
         flips = ones[:, None, None] + np.where(at_hash, -1, 1)
         table = (r**flips * (1 - r) ** (self.m - flips)) / self.k  # (2^m, k, d)
         return np.transpose(table, (2, 1, 0)).reshape(self.d, -1)
+
+
+@functools.lru_cache(maxsize=2)
+def _collision_tables(hash_a: tuple, hash_b: tuple, d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """(S, S(1 − S)) of the hashes h_j(x) = ((a_j x + b_j) mod P) mod m over [0, d), both read-only.
+
+    Two d × d tables; the cache keeps the last two hash designs, so a sweep over ε (or a sketch
+    rebuilt with a new ε) reuses them while memory stays bounded however many sketches exist.
+    """
+    check_allocation("d", d, d * d, what="the d × d collision rates")
+    rates = np.zeros((d, d))
+    for row in _hash_values(hash_a, hash_b, d, m):  # one d × d comparison per hash function (k passes, d² memory)
+        rates += row[:, None] == row[None, :]
+    rates /= len(hash_a)
+    spread = rates * (1 - rates)
+    rates.setflags(write=False)
+    spread.setflags(write=False)
+    return rates, spread
+
+
+def _hash_values(hash_a: tuple, hash_b: tuple, d: int, m: int) -> np.ndarray:
+    """H[j, x] = ((a_j x + b_j) mod P) mod m for j < k and x < d, shape (k, d) ([apple2017] Algorithm 1)."""
+    a = np.array(hash_a, dtype=np.int64)[:, None]
+    b = np.array(hash_b, dtype=np.int64)[:, None]
+    return ((a * np.arange(d) + b) % HASH_PRIME) % m

@@ -177,24 +177,54 @@ class MShotReporting(Mechanism):
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact sampler of X_t, shape (T,) or (n_draws, T); no N×T matrix is built.
 
-        Reporter counts K_t by the chain of binomials; the active reporters A_t are the reporters
-        holding a 1 (a fixed Population) or Hypergeometric(N, k_t, K_t) (random active sets);
-        ``X_t ~ Bin(A_t, p') + Bin(K_t − A_t, q') + Bin(N − K_t, r)`` with Q_Bin(ε/m)'s p', q'.
+        Who reports (:meth:`sample_who_reports`), then what they send (:meth:`sample_given_reporters`).
         """
         truth = self._truth(truth)
-        draws = 1 if n_draws is None else check_n_draws(n_draws)
         rng = check_rng(rng)
+        reporters, active = self.sample_who_reports(truth, rng=rng, n_draws=1 if n_draws is None else n_draws)
+        ones = self.sample_given_reporters(truth, reporters, active, rng=rng)
+        return ones[0] if n_draws is None else ones
+
+    def sample_who_reports(self, truth, *, rng: np.random.Generator, n_draws: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Reporters K_t and reporters holding a 1 A_t of ``n_draws`` surveys, each (n_draws, T): line 1 of Algorithm 1.
+
+        K_t by the chain of binomials; A_t are the reporters holding a 1 (a fixed Population) or
+        Hypergeometric(N, k_t, K_t) (random active sets).  Neither depends on ε: a sweep over ε
+        may draw them once and pass them to :meth:`sample_given_reporters`.
+
+        References
+        ----------
+        [m_shot] Algorithm 1, line 1 (a uniform m-subset τ_n per user).
+        """
+        truth = self._truth(truth)
+        draws, rng = check_n_draws(n_draws), check_rng(rng)
         if isinstance(truth, Population):
-            reporters, active = sample_reporters(truth, self.m, rng=rng, n_draws=draws)
-        else:
-            reporters = sample_reporter_counts([truth.n_users], self.n_rounds, self.m, rng=rng, n_draws=draws)[:, 0, :]
-            k = np.broadcast_to(truth.ones_per_round, reporters.shape)
-            active = rng.hypergeometric(k, truth.n_users - k, reporters)
+            return sample_reporters(truth, self.m, rng=rng, n_draws=draws)
+        reporters = sample_reporter_counts([truth.n_users], self.n_rounds, self.m, rng=rng, n_draws=draws)[:, 0, :]
+        k = np.broadcast_to(truth.ones_per_round, reporters.shape)
+        return reporters, rng.hypergeometric(k, truth.n_users - k, reporters)
+
+    def sample_given_reporters(self, truth, reporters, active, *, rng: np.random.Generator) -> np.ndarray:
+        """X_t ~ Bin(A_t, p') + Bin(K_t − A_t, q') + Bin(N − K_t, r) given K_t and A_t, shape (n_draws, T).
+
+        p', q' are Q_Bin(ε/m)'s; the reporters send Q_Bin of their bit, the N − K_t others a dummy.
+
+        References
+        ----------
+        [m_shot] Algorithm 1, lines 2–5.
+        """
+        truth = self._truth(truth)
+        reporters = check_ndim("reporters", check_int_array("reporters", reporters, low=0, high=truth.n_users), 2,
+                               last=self.n_rounds, what="(draws × rounds)")
+        active = check_int_array("active", active, low=0, shape=reporters.shape)
+        if np.any(active > reporters):
+            fail("active", Described("an array with more active reporters than reporters"), "0 <= active <= reporters")
+        rng = check_rng(rng)
         p_rr, q_rr = self.q_bin_probs
         ones = _draw_support_counts(active, reporters, p_rr, q_rr, rng=rng)
         if self.dummy_prob > 0:
             ones += rng.binomial(truth.n_users - reporters, self.dummy_prob)  # the non-reporters' dummies
-        return ones[0] if n_draws is None else ones
+        return ones
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``Φ(Y_{:,t}) = (X_t − N q)/(N (p − q))`` for X of shape (T,) or (n_draws, T), X_t in [0, N].

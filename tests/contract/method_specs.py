@@ -70,7 +70,9 @@ TEXT = dict(claim="c", source="§1", _free={"claim", "source", "paper_value", "o
 SEVERITY = {"severity": ["no-such-severity"]}
 MINOR = "typo"
 MSHOT = MShotReporting(2.0, 4, 2, 0.3)
-MSHOT_AGG = MSHOT.sample_aggregate(Population.nested(np.array([3, 10, 0, 7]), 12), rng=np.random.default_rng(0))
+MSHOT_TRUTH = Population.nested(np.array([3, 10, 0, 7]), 12)
+MSHOT_AGG = MSHOT.sample_aggregate(MSHOT_TRUTH, rng=np.random.default_rng(0))
+MSHOT_WHO = MSHOT.sample_who_reports(MSHOT_TRUTH, rng=np.random.default_rng(0), n_draws=2)
 RAPPOR = REGISTRY["rappor"].example()
 RAPPOR_TRUTH = REGISTRY["rappor"].example_truth(RAPPOR)
 CURVE = Curve(np.array([0.4, 0.5]), np.array([0.01, 0.01]))
@@ -106,6 +108,12 @@ METHOD_SPECS: dict[str, MethodSpec] = {
                                                                                    "y": [np.zeros((1, 4))]}),
     M + "local_hashing.LocalHashing.hash_values": method(lambda: OLH(1.0, 5), a=np.array([3, 5]), b=np.array([1, 2]),
                                                          x=np.array([0, 4]), _extra={"x": [np.array([5])]}),
+    M + "m_shot.MShotReporting.sample_who_reports": method(lambda: MSHOT, truth=MSHOT_TRUTH, rng=RNG, n_draws=2,
+                                                           _huge={"n_draws"}),
+    M + "m_shot.MShotReporting.sample_given_reporters": method(
+        lambda: MSHOT, truth=MSHOT_TRUTH, reporters=MSHOT_WHO[0], active=MSHOT_WHO[1], rng=RNG,
+        _extra={"reporters": [MSHOT_WHO[0][:, :3], MSHOT_WHO[0] + 13],
+                "active": [MSHOT_WHO[0] + 1, MSHOT_WHO[1][:1]]}),
     M + "m_shot.MShotReporting.detect": method(lambda: MSHOT, aggregate=MSHOT_AGG, n=12, theta=0.3,
                                                _extra={"theta": [1.5, -0.1]}),
     M + "randomized_response.BinaryRR.estimate_fraction": method(lambda: BinaryRR.from_epsilon(1.0), count_of_ones=40.0,
