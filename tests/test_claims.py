@@ -187,3 +187,26 @@ def test_simulated_check_records_its_se_and_refuses_a_tolerance_below_two_se():
         t.check("a noisy slope", "Table 1", -0.5, -0.47, atol=0.15, se=0.1)
     with pytest.raises(ValueError, match="se="):
         t.check("a slope", "Table 1", -0.5, -0.47, atol=0.15, se=float("nan"))
+
+
+def test_decision_text_hides_last_bit_differences_but_keeps_the_verdict():
+    """Two machines whose reductions differ in the last bit write the same decision; a value within 1e-12 of its bound keeps all digits."""
+    a, b = close(0.5498370503012474, 0.5, 0.1), close(0.5498370503012469, 0.5, 0.1)
+    assert str(a) == str(b) == "close(0.549837050301, 0.5, 0.1) -> reproduced | differs"
+    on_the_edge = le(0.2 + 1e-15, 0.2)
+    assert Decision.parse(str(on_the_edge)).verdict == on_the_edge.verdict == "differs"
+
+
+def test_a_claim_ending_a_cell_shows_a_labelled_row_not_its_repr():
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    row = ClaimsTable("00_tutorial").check("x is 1", "Eq. (1)", 1.0, 1.0004, atol=1e-3)
+    assert row.summary() == "claim 00-01 — reproduced: x is 1 — paper: 1; ours: 1.0004 [±0.001]"
+    shell = InteractiveShell.instance()
+    shell.user_ns["row"] = row
+    with capture_output() as shown:
+        shell.run_cell("row")
+    (output,) = shown.outputs
+    assert output.data["text/plain"] == row.summary() and "| 00-01 |" in output.data["text/markdown"]
+    assert "Claim(" not in str(output.data)

@@ -24,6 +24,9 @@ VERDICTS = ("reproduced", "differs", "paper error", "ambiguous")
 SEVERITIES = ("typo", "inconsistency", "wrong result")
 OPS = ("close", "far", "le", "lt", "ge", "gt")
 _ARROW, _BAR = " -> ", " | "
+#: significant digits of a decision's numbers in its text: enough to re-decide it, few enough that a
+#: last-bit difference between machines (numpy's SIMD reductions differ by CPU) leaves the file unchanged
+DECISION_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -86,11 +89,14 @@ class Decision:
         outcome = f"{_ARROW}{self.if_true}{_BAR}{self.if_false}"
         if self.op == "text":
             return f"text({self.how}){_ARROW}{self.if_true}"
-        return f"{self.op}({self.value!r}, {self.reference!r}, {self.tol!r}){outcome}"
+        shown = replace(self, **{name: float(f"{getattr(self, name):.{DECISION_DIGITS}g}") for name in ("value", "reference", "tol")})
+        if shown.holds != self.holds:  # within 1e-12 of the bound: the full digits decide
+            shown = self
+        return f"{self.op}({shown.value!r}, {shown.reference!r}, {shown.tol!r}){outcome}"
 
     @classmethod
     def parse(cls, text: str) -> Decision:
-        """Inverse of ``str``; ValueError on anything else."""
+        """Inverse of ``str`` (numbers to :data:`DECISION_DIGITS` significant digits, same verdict); ValueError on anything else."""
         try:
             head, outcome = text.rsplit(_ARROW, 1)
             op, args = head.split("(", 1)

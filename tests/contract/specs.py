@@ -304,6 +304,8 @@ SPECS.update({
     "ldp_helpers.pipeline.decisions.gt": spec(value=3.0, bound=2.0),
     "ldp_helpers.pipeline.decisions.by_text": spec(how="read from the paper's Table 2", _free={"how"}),
     "ldp_helpers.pipeline.figures.use_style": spec(),
+    "ldp_helpers.pipeline.figures.round_to_bits": spec(values=np.array([0.1, 2.5]), bits=36, _free={"values"},
+                                                       _extra={"bits": [0, 53]}),
     "ldp_helpers.pipeline.figures.figure_path": spec(notebook="00_tutorial", name="fig", _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
     "ldp_helpers.pipeline.figures.save_figure": spec(fig=_fig, notebook="00_tutorial", name="fig", write=True, _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
     "ldp_helpers.pipeline.paths.notebook_stems": spec(),
@@ -531,13 +533,6 @@ SPECS.update({
         _extra={"betas": [np.array([0.0]), np.array([1.5])], "n_draws": [0]}),
     PR + "set_valued.PSFO": spec(epsilon=1.0, d=4, ell=2, protocol="GRR", _huge={"d", "ell"},
                                  _extra={"ell": [0, -1], "protocol": ["RAPPOR"]}),
-    # explore: the panel's checks (the widget itself needs a live kernel; its callback is tested in test_panels.py)
-    "ldp_helpers.explore.grr_vs_oue.check_panel_values": spec(epsilon=1.0, d=10, n=1000,
-                                                              _extra={"epsilon": [0.01, 7.0], "d": [2, 201], "n": [9, 100_001]}),
-    "ldp_helpers.explore.grr_vs_oue.draw_mse_comparison": spec(ax=AX, epsilon=1.0, d=10, n=1000, _extra={"epsilon": [0.01], "d": [2]}),
-    "ldp_helpers.explore.grr_vs_oue.panel_update": spec(epsilon=1.0, d=10, n=1000, _valid=False, _free={"epsilon", "d", "n"}),
-    "ldp_helpers.explore.grr_vs_oue.interactive_mse_comparison": spec(epsilon=1.0, d=10, n=1000, _valid=False,
-                                                                      _extra={"epsilon": [0.01, 7.0], "d": [2, 201], "n": [9, 100_001]}),
 })
 
 EO, EP = "ldp_helpers.explore.oracles.", "ldp_helpers.explore.panels."
