@@ -50,6 +50,8 @@ def test_no_volatile_or_machine_specific_content(stem):
     assert "papermill" not in raw and '"output_type": "error"' not in raw
     assert str(REPO_ROOT) not in raw
     assert set(nb["metadata"]) <= {"kernelspec", "language_info"}
+    assert "widget-view+json" not in raw and "model_id" not in raw, "a stored widget view has no model: run `make refresh`"
+    assert "Claim(id=" not in raw, "a claim shows as a labelled row (Claim._ipython_display_), never as its repr"
 
 
 @pytest.mark.parametrize("name", profile_names())
@@ -80,3 +82,14 @@ def test_papermill_sees_every_parameter(stem):
     source = next(c for c in nb.cells if c.cell_type == "code").source
     assigned = re.findall(r"^(\w+)\s*=", source, flags=re.M)
     assert set(assigned) == set(notebook_parameters(stem)), f"{stem}: papermill misses {set(assigned) - set(notebook_parameters(stem))}"
+
+
+def test_refresh_strips_the_explorers_widget_view():
+    from ldp_helpers.explore._widgets import WIDGET_MIME
+    from ldp_helpers.pipeline.refresh import WIDGET_MIME as STRIPPED, strip_volatile
+
+    assert STRIPPED == WIDGET_MIME
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("panel", execution_count=1, outputs=[
+        nbformat.v4.new_output("display_data", data={"text/plain": "t", "image/png": "iVBO", WIDGET_MIME: {"model_id": "x"}})])])
+    data = strip_volatile(nb).cells[0].outputs[0].data
+    assert set(data) == {"text/plain", "image/png"}

@@ -51,6 +51,7 @@ def _stored_markdown_claims(ipynb: Path) -> dict:
         "".join(output["data"]["text/markdown"])
         for cell in json.loads(ipynb.read_text(encoding="utf-8"))["cells"] if cell["cell_type"] == "code"
         for output in cell.get("outputs", []) if "| id | claim |" in "".join(output.get("data", {}).get("text/markdown", ""))
+        and "independent paper errors by severity" in "".join(output["data"]["text/markdown"])  # the table, not one claim's row
     ]
     assert len(tables) == 1, f"{ipynb.name}: expected one Markdown claims table in the outputs, found {len(tables)}"
     rows = {}

@@ -49,7 +49,7 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
                    zipf_s=zipf_s, alpha=alpha, correction=correction)
     s = rappor_guide(**setting)
     check = ""
-    if simulate:  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached per setting
+    if check_bool("simulate", simulate):  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached per setting
         sp, sr, sp_se, sr_se = simulated_precision_recall(**setting, n_draws=SIMULATED_SURVEYS)
         check = (f"; <b>simulated</b> ({SIMULATED_SURVEYS} decoded surveys): recall <b class='ldp-sim-recall'>{sr:.3f}</b> "
                  f"± {sr_se:.3f}, precision {sp:.3f} ± {sp_se:.3f}")

@@ -82,6 +82,18 @@ class Claim:
     def independent_error(self) -> bool:
         return self.verdict == "paper error" and not self.depends_on
 
+    def summary(self) -> str:
+        """One labelled line: id, verdict, the claim, the paper's value and ours (with the tolerance)."""
+        verdict = f"{self.verdict} ({self.severity})" if self.severity else self.verdict
+        tolerance = f" [{self.tolerance}]" if self.tolerance else ""
+        return f"claim {self.id} — {verdict}: {self.claim} — paper: {self.paper_value}; ours: {self.our_value}{tolerance}"
+
+    def _ipython_display_(self) -> None:
+        """A cell ending in a claim shows its one-row table (and the summary line as text), never the dataclass repr."""
+        from IPython.display import display
+
+        display({"text/plain": self.summary(), "text/markdown": markdown_table([self])}, raw=True)
+
 
 def _tolerance(rtol, atol, paper_value) -> float:
     """``atol + rtol·|paper_value|``, each tolerance a finite number ≥ 0 (named when it is not)."""

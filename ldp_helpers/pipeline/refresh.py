@@ -7,7 +7,10 @@ Usage::
 Each notebook is authored as a jupytext percent script ``notebooks/<stem>.py`` paired with
 ``notebooks/<stem>.ipynb``.  Refreshing rebuilds the ``.ipynb`` from the script, executes it
 with its default (smoke) parameters, and strips timings, ids and kernel versions, so the stored
-outputs are exactly what nbval will compare against.  Execution counts are kept: nbval treats
+outputs are exactly what nbval will compare against.  A live panel's widget view is dropped too:
+its model lives only in the kernel that ran it (a stored view would show "model not found" and
+change its id on every refresh), so a stored notebook shows the panel's static figure and text
+until it is run.  Execution counts are kept: nbval treats
 a cell with outputs but no count as "unrun", and a fresh top-to-bottom run numbers the code
 cells 1, 2, 3, ... deterministically (a test checks exactly that).
 """
@@ -27,10 +30,12 @@ from ldp_helpers.pipeline.reproduce import kernel_config
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled", "papermill")
+#: the explorer panels' widget view (``ldp_helpers.explore._widgets.WIDGET_MIME``; a test checks they agree)
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop timings, ids and version strings; keep outputs and the (deterministic) execution counts."""
+    """Drop timings, ids, version strings and widget views; keep outputs and the (deterministic) execution counts."""
     if not isinstance(nb, nbformat.NotebookNode) or "cells" not in nb:
         raise TypeError(f"nb must be an nbformat NotebookNode (nbformat.read(...)); got {type(nb).__name__}")
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
@@ -42,6 +47,7 @@ def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             for output in cell.outputs:
                 if output.get("output_type") != "stream":
                     output.get("metadata", {}).clear()
+                    output.get("data", {}).pop(WIDGET_MIME, None)
     nb.nbformat, nb.nbformat_minor = 4, 4
     return nb
 

@@ -134,6 +134,7 @@ METHOD_SPECS: dict[str, MethodSpec] = {
                                                 _extra=SEVERITY),
     P + "claims.ClaimsTable.ambiguous_if": method(_claims_table, decision=lt(1.0, 2.0), paper_value=0.5, our_value=0.7,
                                                   id=None, tolerance="", depends_on="", **TEXT),
+    P + "claims.Claim.summary": method(lambda: _one_claim().rows[0]),
     P + "claims.ClaimsTable.counts": method(_claims_table),
     P + "claims.ClaimsTable.severity_counts": method(_claims_table),
     P + "claims.ClaimsTable.to_csv": method(_claims_table),

@@ -1,38 +1,66 @@
-"""The interactive panels refuse bad values with the library's message and keep working (issue 16 item 6).
+"""The explorer's panels refuse bad values with the library's message and keep working (issue 16 item 6, issue 17 item 7).
 
-The GRR/OUE panel's sliders never clamp: ε = 0 (or any value outside a slider's range) is refused
-with the library's ValueError when the panel is built, and the panel's callback shows the library's
-message for a refused value, then redraws normally for the next valid one.  The same bad-value
-strategies as the rest of the contract suite drive the callback.
+Every control of every panel (:data:`~ldp_helpers.explore.panels.PANELS`) is sent the contract
+suite's bad values for its kind — what a user could type into a text box (``panel.update`` with an
+override, as the browser would send it), not only what the widget's own type allows.  Each must
+leave the panel showing ``refused: …`` naming the control, with no traceback, and the next valid
+value must redraw normally.
 """
 
 from __future__ import annotations
 
 import matplotlib
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldp_helpers.explore import grr_vs_oue as panel
+from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel, rappor_panel
+from ldp_helpers.explore.panels import PANELS, playground_panel, privacy_utility_panel
 
 from .strategies import bad_values
 
 matplotlib.use("Agg")
-VALID = {"epsilon": 1.0, "d": 10, "n": 1000}
+
+#: small, fast instances of each panel (the controls are the same at any size)
+BUILD = {"playground": lambda: playground_panel(d=8, n=1000), "privacy_utility": lambda: privacy_utility_panel(d=8, n=1000),
+         "rappor": lambda: rappor_panel(n_candidates=20, n_true=5), "continual": lambda: continual_panel(n_rounds=5, n_draws=2),
+         "m_shot": lambda: m_shot_panel(n_rounds=20, n_draws=2)}
+_BUILT: dict = {}
+
+
+def _panel(name):
+    if name not in _BUILT:
+        _BUILT[name] = BUILD[name]()
+    return _BUILT[name]
+
+
+def test_every_panel_is_covered():
+    assert sorted(BUILD) == sorted(PANELS)
+
+
+CONTROLS = [(name, control) for name in PANELS for control in BUILD[name]().controls]
 
 
 def test_epsilon_zero_is_refused_not_clamped():
-    with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\); got 0.0"):
-        panel.interactive_mse_comparison(epsilon=0.0)
-    with pytest.raises(ValueError, match=r"epsilon must be in \[0.05, 6\]"):
-        panel.interactive_mse_comparison(epsilon=0.01)  # inside the library's range, outside the slider's
+    panel = _panel("playground")
+    panel.controls["epsilon"].value = 0.0
+    assert "refused: epsilon must be in (0, inf); got 0.0" in panel.message.value
+    assert panel.controls["epsilon"].value == 0.0  # shown as typed, never clamped
+    panel.controls["epsilon"].value = 1.0
+    assert panel.message.value == ""
 
 
-@pytest.mark.parametrize("name", sorted(VALID))
+@pytest.mark.parametrize("panel_name, control", CONTROLS, ids=[f"{p}-{c}" for p, c in CONTROLS])
+@settings(max_examples=5)
 @given(data=st.data())
-def test_callback_shows_the_library_message_and_keeps_working(name, data, capsys):
-    bad = data.draw(st.one_of(bad_values(name, VALID[name]), st.sampled_from([0, -1])), label=name)
-    message = panel.panel_update(**{**VALID, name: bad})
-    assert message is not None and message.startswith("refused: ") and name in message
-    assert message in capsys.readouterr().out
-    assert panel.panel_update(**VALID) is None  # the next valid value redraws
+def test_a_bad_value_shows_the_library_message_and_the_panel_keeps_working(panel_name, control, data):
+    panel = _panel(panel_name)
+    valid = panel.controls[control].value
+    bad = data.draw(bad_values(control, valid), label=control)
+    panel.update({control: bad})
+    message = panel.message.value
+    assert "refused: " in message and control in message, (control, bad, message)
+    assert "Traceback" not in message
+    before = panel.summary.value
+    panel.update()  # the widget still holds the valid value: the panel redraws normally
+    assert panel.message.value == "" and panel.summary.value == before
