@@ -11,6 +11,15 @@ STAMP  := $(VENV)/.installed
 LOCK   := $(VENV)/requirements.lock
 JOBS   ?= 1
 
+# One numpy/OpenBLAS code path on every x86-64 machine, so that `make figures` gives the same bytes on
+# any of them: numpy's AVX-512 kernels and OpenBLAS's per-CPU kernels differ in the last bit (log10 in
+# a log-scale plot, a pseudo-inverse), and Agg turns such a bit into a changed pixel.
+ifeq ($(shell uname -m),x86_64)
+export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
+export OPENBLAS_CORETYPE ?= Haswell
+endif
+export OPENBLAS_NUM_THREADS ?= 1
+
 .PHONY: setup peers browser figures test refresh bench lab clean distclean book explore
 
 setup: $(STAMP)
