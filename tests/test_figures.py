@@ -34,14 +34,16 @@ def test_writes_png_and_pdf_and_returns_png_path(figures_dir):
     assert path.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
 
 
+def _saved_digests(fig) -> list[str]:
+    """SHA-256 of the PNG and PDF that save_figure writes for ``fig`` (then closed)."""
+    png = figures.save_figure(fig, "00_tutorial", "fig_test")
+    plt.close("all")
+    return [hashlib.sha256(p.read_bytes()).hexdigest() for p in (png, png.with_suffix(".pdf"))]
+
+
 def test_regeneration_is_byte_identical(figures_dir):
     """Saving the same figure twice (fresh figures) gives identical bytes in both formats."""
-    digests = []
-    for _ in range(2):
-        png = figures.save_figure(_draw(), "00_tutorial", "fig_test")
-        digests.append([hashlib.sha256(p.read_bytes()).hexdigest() for p in (png, png.with_suffix(".pdf"))])
-        plt.close("all")
-    assert digests[0] == digests[1]
+    assert _saved_digests(_draw()) == _saved_digests(_draw())
 
 
 #: RAPPOR's detection threshold (notebook 02, median leverage of a pseudo-inverse) as computed with numpy's
@@ -76,18 +78,17 @@ def test_last_bit_differences_between_machines_do_not_change_the_files(figures_d
     curve = np.array([float.fromhex(h) for h in MACHINE_A])
     other = np.array([float.fromhex(h) for h in MACHINE_B])
     assert not np.array_equal(curve, other) and np.allclose(curve, other, rtol=1e-15, atol=0)
-    digests = []
-    for y in (curve, other):
+
+    def threshold_figure(y):
         figures.use_style()
         fig, ax = plt.subplots(figsize=(7, 4.5))
         ax.plot(n, y, "k--", lw=1)
         ax.fill_between(n, y, 2 * y, alpha=0.3)
         ax.scatter(n, 1.5 * y)
         ax.set(xscale="log", yscale="log")
-        png = figures.save_figure(fig, "00_tutorial", "fig_test")
-        digests.append([hashlib.sha256(p.read_bytes()).hexdigest() for p in (png, png.with_suffix(".pdf"))])
-        plt.close("all")
-    assert digests[0] == digests[1]
+        return fig
+
+    assert _saved_digests(threshold_figure(curve)) == _saved_digests(threshold_figure(other))
 
 
 def test_round_to_bits_is_exact_and_keeps_non_floats_and_masks():
