@@ -5,6 +5,9 @@ so a computed curve can differ in its last bit from one machine to the next — 
 rasterizer turns such a difference into a changed pixel (seen: RAPPOR's detection threshold, whose
 leverages come from a pseudo-inverse).  Before saving, every plotted coordinate and the axis limits
 are rounded to :data:`PLOT_BITS` significant bits (relative precision 1.5e-11, far below a pixel).
+That absorbs differences in the *data*; drawing itself applies numpy (``log10`` on a log-scale axis)
+and so also differs per CPU, which is why the Makefile pins one numpy/OpenBLAS code path for
+``make figures`` (``NPY_DISABLE_CPU_FEATURES``, ``OPENBLAS_CORETYPE``).
 """
 
 from __future__ import annotations
