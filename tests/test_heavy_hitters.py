@@ -76,3 +76,14 @@ def test_bad_input_is_refused():
         pem(np.arange(100), 8, 1.0, 0, rng=rng)
     with pytest.raises(ValueError, match="shares"):
         level_report_table([np.eye(2)], [0.5])
+
+
+@pytest.mark.parametrize("search, kwargs, name", [
+    (pem, dict(k=1, eta=30), "eta"),  # 2^30 first-round prefixes
+    (pem, dict(k=2**29, eta=1), "eta"),  # k·2^η extensions
+    (treehist, dict(start_bits=30), "start_bits"),
+    (bitstogram, dict(k=1, n_buckets=2**24), "n_buckets"),  # a 30 × 2^25 bit reading
+])
+def test_a_round_too_large_for_memory_is_refused_before_allocating(search, kwargs, name):
+    with pytest.raises(ValueError, match=rf"{name}=.*would allocate.*MAX_BYTES"):
+        search(np.arange(100), 30, 1.0, rng=np.random.default_rng(0), **kwargs)

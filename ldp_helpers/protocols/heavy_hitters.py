@@ -34,12 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_bool, check_domain_values, check_epsilon, check_int, check_int_array,
-                                     check_real, check_real_array, check_rng, fail, fail_type)
+from ldp_helpers._validation import (Described, check_allocation, check_bool, check_domain_values, check_epsilon, check_int,
+                                     check_int_array, check_real, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.estimation.pure import unbiased_count
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
 
 MAX_BITS = 30
+_BYTES_PER_CANDIDATE = 48  # a scored candidate's arrays in one round: value, true count, support, estimate, order, kept
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,12 @@ def _groups(n: int, n_groups: int, rng) -> list[np.ndarray]:
     if n < n_groups:
         fail("values", Described(f"{n} users"), f"at least one user per group ({n_groups} groups)")
     return np.array_split(rng.permutation(n), n_groups)
+
+
+def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
+    """Refuse, before scoring, a round with more candidates than MAX_BYTES can hold."""
+    check_allocation(name, value, n_candidates, itemsize=_BYTES_PER_CANDIDATE,
+                     what=f"{how} = {n_candidates:,} candidates in one round")
 
 
 def _support(values, candidates, length: int, bits: int, epsilon: float, rng, per_user: bool) -> np.ndarray:
@@ -102,6 +109,7 @@ def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.rand
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     lengths = pem_lengths(bits, check_int("k", k, low=1, high=2**bits), eta)
     per_user = check_bool("per_user", per_user)
+    _check_candidates("eta", eta, max(2 ** lengths[0], k * 2**eta), f"with k = {k}, max(2^L_1, k·2^eta)")
     groups = _groups(values.size, len(lengths), rng)
     candidates, previous = np.arange(2 ** lengths[0]), lengths[0]
     for j, (length, members) in enumerate(zip(lengths, groups)):
@@ -127,6 +135,8 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
     start_bits = check_int("start_bits", start_bits, low=1, high=bits)
     z, max_candidates = check_real("z", z, low=0.0, low_open=False), check_int("max_candidates", max_candidates, low=1)
     per_user = check_bool("per_user", per_user)
+    _check_candidates("start_bits", start_bits, max(2**start_bits, 2 * min(max_candidates, 2**bits)),
+                      "max(2^start_bits, 2·max_candidates)")
     lengths = list(range(start_bits, bits + 1))
     groups = _groups(values.size, len(lengths) + 1, rng)
     candidates = np.arange(2**start_bits)
@@ -176,6 +186,7 @@ def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | No
     k = check_int("k", k, low=1, high=2**bits)
     T = check_int("n_buckets", 16 * k if n_buckets is None else n_buckets, low=1, high=2**24)
     per_user = check_bool("per_user", per_user)
+    check_allocation("n_buckets", T, (bits + 4) * 2 * T, what="a bit reading and two counts per (bucket, bit)")
     groups = _groups(values.size, bits + 1, rng)
     buckets = bucket_of(values, T, check_int("hash_seed", hash_seed, low=0))
     olh = OLH(epsilon, max(2 * T, 2))  # symbols 2t + bit: (bucket t, bit j)
