@@ -21,6 +21,27 @@ def test_taxonomy_must_be_a_tree():
         t.leaves_under(9)
 
 
+
+@pytest.mark.parametrize("seed", range(5))
+def test_taxonomy_leaves_match_walking_up_from_every_leaf(seed):
+    """Random trees with shuffled node ids (and one long chain): a node's leaves are the leaves whose path to the root passes it."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    order = rng.permutation(n)  # node order[i]'s parent is an earlier node of the order
+    parent = np.empty(n, dtype=np.int64)
+    parent[order[0]] = -1
+    parent[order[1:]] = order[(rng.random(n - 1) * np.arange(1, n)).astype(int)] if seed else order[:-1]  # seed 0: a chain
+    tree = Taxonomy(tuple(parent))
+    leaves = [v for v in range(n) if v not in set(parent.tolist())]
+    under = {v: [] for v in range(n)}
+    for leaf in leaves:
+        u = leaf
+        while u != -1:
+            under[u].append(leaf)
+            u = parent[u]
+    assert tree.root == order[0] and tree.locations.tolist() == sorted(leaves)
+    assert all(tree.leaves_under(v).tolist() == sorted(under[v]) for v in range(n))
+
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
 def test_pcep_is_exactly_tau_epsilon_pldp_and_the_root_is_epsilon_ldp(epsilon):
     """Over a region's leaves PCEP's whole-report table loses exactly ε; at τ = root it is the plain ε-LDP mechanism."""

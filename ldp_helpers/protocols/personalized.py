@@ -12,7 +12,7 @@ sign w.p. e^ε/(e^ε+1) and sends (r, z).  The server's count of leaf l is
 the fixed public Φ its mean is ``Σ_{l'} s(l') G[l', l]`` with ``G = ΦᵀΦ/m`` (exact, :meth:`PCEP.expected_estimate`).
 The number of rows follows the confidence β and the target accuracy γ (a fraction of the n users):
 ``m = ⌈ln(|τ|+1)·ln(2/β)/γ²⌉``, the shape of Bassily–Smith's parameter that Chen et al. adopt.  The
-paper leaves γ to the analyst; we match it to the randomization noise, γ = c_ε·√(2 ln(2|τ|/β)/n)
+target accuracy γ is our choice: we match it to the randomization noise, γ = c_ε·√(2 ln(2|τ|/β)/n)
 (Hoeffding's (1 − β) bound on the average of n terms in [−c_ε, c_ε], a union bound over |τ| counts),
 so that the matrix's bias and the noise are of the same order (:func:`pcep_rows`).
 

@@ -7,6 +7,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,21 +37,24 @@ class Taxonomy:
             fail("parent", Described(f"{roots.size} roots"), "a tree: exactly one node with parent −1")
         if np.any(parent >= n) or np.any(parent == np.arange(n)):
             fail("parent", Described("a parent outside the nodes or a self-loop"), f"parents in [0, {n}) or −1 for the root")
-        depth = np.zeros(n, dtype=np.int64)
-        for v in range(n):  # every node reaches the root in < n steps, else there is a cycle
-            u, steps = v, 0
-            while parent[u] != -1:
-                u, steps = parent[u], steps + 1
-                if steps >= n:
+        depth = np.full(n, -1, dtype=np.int64)
+        depth[roots[0]] = 0
+        for v in range(n):  # walk up to a node of known depth; more than n steps means a cycle (O(n) in all)
+            path, u = [], v
+            while depth[u] < 0:
+                path.append(u)
+                u = parent[u]
+                if len(path) > n:
                     fail("parent", Described(f"a cycle through node {v}"), "a tree (no cycles)")
-            depth[v] = steps
+            for steps, w in enumerate(reversed(path), start=1):
+                depth[w] = depth[u] + steps
         children = [[] for _ in range(n)]
         for v in range(n):
             if parent[v] >= 0:
                 children[parent[v]].append(v)
         leaves = [[] for _ in range(n)]
         for v in np.argsort(-depth, kind="stable"):  # deepest first: a node's leaves are its children's
-            leaves[v] = sorted(sum((leaves[c] for c in children[v]), [])) if children[v] else [int(v)]
+            leaves[v] = sorted(itertools.chain.from_iterable(leaves[c] for c in children[v])) if children[v] else [int(v)]
         object.__setattr__(self, "parent", tuple(int(p) for p in parent))
         object.__setattr__(self, "children", tuple(tuple(c) for c in children))
         object.__setattr__(self, "leaf_sets", tuple(tuple(x) for x in leaves))
