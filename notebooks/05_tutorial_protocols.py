@@ -84,9 +84,9 @@ arm = rng.spawn(4)  # one independent stream per experiment
 # Bun, Nelson and Stemmer's **PrivateExpanderSketch** ([bun2018]) reaches the optimal worst-case error
 # by replacing Bitstogram's bit-by-bit reading with a list-recoverable code built on an expander graph,
 # so that several heavy hitters in one bucket can be decoded. That code is **not implemented** here:
-# it needs an explicit unbalanced expander and its list-recovery decoder, for which the paper gives an
-# existence argument and asymptotic constants but no concrete construction to reproduce. Its row in
-# the table below stays open.
+# it needs a concrete expander graph, the code built on it and its list-recovery decoder, each with
+# constants we would have to choose ourselves, and a reproduction that picks them freely would not
+# be the paper's protocol. Its row in the table below stays open.
 #
 # | protocol | module | status |
 # |---|---|---|
@@ -243,9 +243,9 @@ plt.show()
 # taxonomy; her report must keep her location ε-indistinguishable only from the locations under
 # $\tau_u$ (τ = the root is ε-LDP). **PCEP** ([chen2016pldp]) estimates the users per location of a
 # region with a public random ±1 matrix of $m$ rows: a user sends one row index and one randomized
-# sign. **PSDA** (§5) runs one PCEP per cluster of users with the same safe region, at confidence
+# sign. **PSDA** runs one PCEP per cluster of users with the same safe region, at confidence
 # $\beta/|\mathbb C|$, and adds the clusters' counts. We choose $m$ from β so that the matrix's bias and
-# the noise are of the same order (`pcep_rows`; the paper leaves that accuracy to the analyst), and
+# the noise are of the same order (`pcep_rows`: the target accuracy γ in $m$ is our choice), and
 # compare each user's parent region with τ = root. The bound marked is `psda_error_bound`: exact bias
 # plus Hoeffding's noise bound, which must hold with probability at least $1-\beta$.
 #

@@ -93,3 +93,17 @@ def test_refresh_strips_the_explorers_widget_view():
         nbformat.v4.new_output("display_data", data={"text/plain": "t", "image/png": "iVBO", WIDGET_MIME: {"model_id": "x"}})])])
     data = strip_volatile(nb).cells[0].outputs[0].data
     assert set(data) == {"text/plain", "image/png"}
+
+
+def test_refresh_merges_a_stream_the_kernel_split_into_chunks():
+    """How the kernel chunks stdout depends on timing; the stored notebook must not."""
+    from ldp_helpers.pipeline.refresh import strip_volatile
+
+    out = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell("print(1); print(2)", execution_count=1, outputs=[
+        out("stream", name="stdout", text="1\n"), out("stream", name="stdout", text="2\n"),
+        out("stream", name="stderr", text="w\n"), out("display_data", data={"text/plain": "x"}),
+        out("stream", name="stdout", text="3\n")])
+    stored = strip_volatile(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in stored] == [
+        ("stream", "stdout", "1\n2\n"), ("stream", "stderr", "w\n"), ("display_data", None, None), ("stream", "stdout", "3\n")]

@@ -34,8 +34,21 @@ _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled", 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
+def _coalesce_streams(outputs: list) -> list:
+    """Merge consecutive outputs of one stream: the kernel's chunking of stdout depends on timing."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+        else:
+            merged.append(output)
+    return merged
+
+
 def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop timings, ids, version strings and widget views; keep outputs and the (deterministic) execution counts."""
+    """Drop timings, ids, version strings and widget views, merge split stream chunks; keep outputs and execution counts."""
     if not isinstance(nb, nbformat.NotebookNode) or "cells" not in nb:
         raise TypeError(f"nb must be an nbformat NotebookNode (nbformat.read(...)); got {type(nb).__name__}")
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
@@ -48,6 +61,7 @@ def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 if output.get("output_type") != "stream":
                     output.get("metadata", {}).clear()
                     output.get("data", {}).pop(WIDGET_MIME, None)
+            cell.outputs = _coalesce_streams(cell.outputs)
     nb.nbformat, nb.nbformat_minor = 4, 4
     return nb
 
