@@ -71,11 +71,16 @@ def test_psfo_variance_formula():
     assert np.allclose(PSFO(1.0, 5, 1).variance(sets)[:2], grr.variance(np.r_[30, 0, 0, 0, 0, 70])[:2], rtol=1e-12)
 
 
-def test_psfo_with_olh_keeps_epsilon_and_is_not_amplified():
-    """PSFO over OLH runs OLH at ε itself; its whole-report loss is at most ε (the mixture can only lose less)."""
-    psfo = PSFO(1.0, 3, 2, protocol="OLH")
-    assert psfo.oracle.epsilon == 1.0 and not psfo.tight
-    assert psfo.privacy_loss() <= 1.0 + 1e-12
+@pytest.mark.parametrize("d, ell", [(3, 2), (2, 2), (3, 1), (1, 2)])
+def test_psfo_with_olh_keeps_epsilon_and_is_not_amplified(d, ell):
+    """PSFO over OLH runs OLH at ε itself: no amplification, the whole report loses exactly ε when d ≥ ℓ
+    (a full set against the empty one), less when every two padded sets share a dummy (d < ℓ)."""
+    psfo = PSFO(1.0, d, ell, protocol="OLH")
+    assert psfo.oracle.epsilon == 1.0 and psfo.tight == (d >= ell)
+    if psfo.tight:
+        assert psfo.privacy_loss() == pytest.approx(1.0, rel=1e-9)
+    else:
+        assert psfo.privacy_loss() < 1.0 - 0.1
 
 
 def test_set_valued_inputs_are_validated(rng):

@@ -209,8 +209,13 @@ class PSFO(Mechanism):
 
     @property
     def tight(self) -> bool:
-        """GRR at ε' loses exactly ε (a singleton against the empty set); OLH's mixture loses less."""
-        return self.protocol == "GRR"
+        """Whether the whole report loses exactly ε (else less).
+
+        GRR at ε' always does (a singleton against the empty set).  OLH at ε does when d ≥ ℓ: a set
+        of ℓ real items and the empty set pad to disjoint sets, and a hash sending the first to y and
+        the second elsewhere gives the ratio p/q = e^ε; when d < ℓ every two padded sets share a dummy.
+        """
+        return self.protocol == "GRR" or self.d >= self.ell
 
     def _truth(self, truth):
         return flatten_sets(truth, self.d, "truth")
