@@ -57,7 +57,7 @@ _EXPORTS = {
     "ldp_helpers.audit.longitudinal": ("AttackCurve", "binomial_attack_curve", "simulated_attack_curve",
                                        "fresh_rr_count_table", "memoized_rappor_count_table"),
     "ldp_helpers.protocols.heavy_hitters": ("bitstogram", "pem", "recall", "treehist"),
-    "ldp_helpers.protocols.personalized": ("PCEP", "pcep_rows", "psda_counts", "psda_error_bound"),
+    "ldp_helpers.protocols.personalized": ("PCEP", "pcep_rows", "pldp_loss", "psda_counts", "psda_error_bound"),
     "ldp_helpers.protocols.taxonomy": ("Taxonomy",),
     "ldp_helpers.protocols.itemset_mining": ("ldpminer", "ncr", "svim", "top_k_precision"),
     "ldp_helpers.simulate.itemsets": ("item_counts", "zipf_baskets"),

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.protocols.personalized import PCEP, Taxonomy, pcep_rows, psda_counts
+from ldp_helpers.protocols.personalized import PCEP, Taxonomy, pcep_rows, pldp_loss, psda_counts
 
 
 def test_taxonomy_must_be_a_tree():
@@ -50,7 +50,33 @@ def test_pcep_is_exactly_tau_epsilon_pldp_and_the_root_is_epsilon_ldp(epsilon):
     assert max_privacy_loss(region.output_table()) == pytest.approx(epsilon, rel=1e-9)
     whole = PCEP(epsilon, t.locations.size, 8, matrix_seed=3)
     assert whole.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
-    np.testing.assert_array_equal(whole.output_table(), PCEP(epsilon, 6, 8, matrix_seed=3).output_table())
+    assert pldp_loss(whole.output_table(), t, t.root) == pytest.approx(epsilon, rel=1e-9)  # τ = root: ε-LDP
+
+
+def test_pldp_loss_is_the_loss_over_the_safe_regions_leaves():
+    """Against a brute-force loop over pairs of leaves under τ: a random table over 6 locations, every node as τ."""
+    t = Taxonomy.regular((2, 3))
+    table = np.random.default_rng(8).dirichlet(np.ones(5), size=6)
+    for region in range(len(t.parent)):
+        rows = np.searchsorted(t.locations, t.leaves_under(region))
+        brute = max((np.log(table[a] / table[b]).max() for a in rows for b in rows), default=0.0)
+        assert pldp_loss(table, t, region) == pytest.approx(brute, rel=1e-12, abs=1e-15)
+    assert pldp_loss(table, t, t.root) == pytest.approx(max_privacy_loss(table), rel=1e-12)  # the root: plain ε-LDP
+    assert pldp_loss(table, t, 1) < pldp_loss(table, t, t.root)  # a smaller region promises less
+    with pytest.raises(ValueError, match="region"):
+        pldp_loss(table, t, 9)
+    with pytest.raises(ValueError, match=r"table .*6 rows"):
+        pldp_loss(table[:5], t, 0)
+
+
+@pytest.mark.parametrize("epsilon", [30.0, 40.0])
+def test_pcep_loss_is_exact_at_large_epsilon(epsilon):
+    """The flip probability 1/(e^ε+1) is computed directly: 1 − keep would lose every digit (loss 30.0016, then inf)."""
+    assert PCEP(epsilon, 4, 3, matrix_seed=7).privacy_loss() == pytest.approx(epsilon, rel=1e-12)
+
+
+def test_a_one_location_region_loses_nothing():
+    assert PCEP(1.0, 1, 3).privacy_loss() == 0.0 and not PCEP(1.0, 1, 3).tight
 
 
 @pytest.mark.statistical
@@ -98,6 +124,14 @@ def test_bad_input_is_refused():
         psda_counts(np.array([3]), np.array([9]), t, 1.0, 0.1, rng=rng)  # τ not a node
     with pytest.raises(ValueError, match="beta"):
         psda_counts(np.array([3]), np.array([0]), t, 1.0, 0.0, rng=rng)
+    with pytest.raises(ValueError, match=r"epsilons must be one budget for all users, or one per user \(2\); got 3"):
+        psda_counts(np.array([3, 4]), np.array([0, 0]), t, [1.0, 1.0, 2.0], 0.1, rng=rng)
+    with pytest.raises(ValueError, match="epsilons"):
+        psda_counts(np.array([3, 4]), np.array([0, 0]), t, [1.0, 0.0], 0.1, rng=rng)
+    with pytest.raises(ValueError, match=r"reports must be .*row in \[0, 3\)"):
+        PCEP(1.0, 4, 3).aggregate(np.array([[-1, 1], [0, 1]]))
+    with pytest.raises(ValueError, match=r"self-loop \(parent\[1\] = 1\)"):
+        Taxonomy((-1, 1))
 
 
 @pytest.mark.statistical

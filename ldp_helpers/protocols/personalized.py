@@ -2,8 +2,9 @@
 
 Locations are the leaves of a :class:`Taxonomy` (a rooted tree).  User u picks a *safe region* τ_u
 (a node) and a budget ε_u; a mechanism is (τ_u, ε_u)-PLDP for her if, for any two leaves l, l'
-under τ_u and any output set O, ``Pr[A(l) ∈ O] ≤ e^{ε_u} Pr[A(l') ∈ O]`` ([chen2016pldp] Definition 1;
-the tutorial prints the denominator without its Pr, see notebook 00).  τ = the root is ε-LDP.
+under τ_u and any output set O, ``Pr[A(l) ∈ O] ≤ e^{ε_u} Pr[A(l') ∈ O]`` ([chen2016pldp], the definition
+of PLDP; the tutorial prints the denominator without its Pr, see notebook 00).  τ = the root is ε-LDP;
+:func:`pldp_loss` is the exact check for one user.
 
 **PCEP** ([chen2016pldp]; the succinct-histogram randomizer of [bassily2015]): a public random
 matrix Φ ∈ {±1}^{m×|τ|}; the user draws a row r uniformly, takes x = Φ[r, l] for her leaf l, keeps its
@@ -14,11 +15,14 @@ The number of rows follows the confidence β and the target accuracy γ (a fract
 ``m = ⌈ln(|τ|+1)·ln(2/β)/γ²⌉``, the shape of Bassily–Smith's parameter that Chen et al. adopt.  The
 target accuracy γ is our choice: we match it to the randomization noise, γ = c_ε·√(2 ln(2|τ|/β)/n)
 (Hoeffding's (1 − β) bound on the average of n terms in [−c_ε, c_ε], a union bound over |τ| counts),
-so that the matrix's bias and the noise are of the same order (:func:`pcep_rows`).
+so that the matrix's bias and the noise are of the same order (:func:`pcep_rows`).  For small ε this
+is about 2√2·√(ln(2|τ|/β)/(ε²n)): the order of the accuracy in Bassily–Smith's analysis, with
+Hoeffding's explicit constants (a smaller γ, hence a larger m, would only shrink the bias further).
 
-**PSDA** ([chen2016pldp]): one cluster per (safe region, ε), each running PCEP over its region's
-leaves at confidence β/|C|; a location's count sums the clusters' estimates.  (Chen et al. also merge
-clusters to reduce the error; we do not.)
+**PSDA** ([chen2016pldp]): users are clustered by safe region, each cluster running PCEP over its
+region's leaves at confidence β/|C|; a location's count sums the clusters' estimates.  Two choices
+are ours: users with different budgets ε form different clusters (one cluster per (region, ε)), and
+clusters are never merged (Chen et al. merge clusters to reduce the error).
 
 References
 ----------
@@ -35,6 +39,7 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_allocation, check_epsilon, check_int, check_int_array,
                                      check_probability, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.taxonomy import Taxonomy
 
@@ -91,6 +96,11 @@ class PCEP(Mechanism):
         return 1.0 / (1.0 + math.exp(-self.epsilon))
 
     @property
+    def flip(self) -> float:
+        """Pr[the sign is flipped] = 1/(e^ε+1) (not 1 − keep: that loses every digit at large ε)."""
+        return math.exp(-self.epsilon) / (1.0 + math.exp(-self.epsilon))
+
+    @property
     def c_epsilon(self) -> float:
         """c_ε = (e^ε+1)/(e^ε−1) (computed as 1/tanh(ε/2))."""
         return 1.0 / math.tanh(self.epsilon / 2)
@@ -129,8 +139,14 @@ class PCEP(Mechanism):
     def output_table(self) -> np.ndarray:
         """``P[l, (r, s)]``: columns (r, +1) then (r, −1) for each row r; whole reports (|τ| × 2m ≤ 10⁶ cells)."""
         check_allocation("m", self.m, 2 * self.m * self.n_locations)
-        plus = np.where(self.phi.T > 0, self.keep, 1 - self.keep) / self.m
-        return np.stack([plus, 1 / self.m - plus], axis=-1).reshape(self.n_locations, 2 * self.m)
+        positive = self.phi.T > 0
+        plus = np.where(positive, self.keep, self.flip) / self.m
+        minus = np.where(positive, self.flip, self.keep) / self.m
+        return np.stack([plus, minus], axis=-1).reshape(self.n_locations, 2 * self.m)
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε from :meth:`output_table`; 0 for a one-location region (nothing to tell apart)."""
+        return 0.0 if self.n_locations == 1 else super().privacy_loss()
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user client: row r uniform, x = Φ[r, l], keep the sign w.p. e^ε/(e^ε+1); reports (r, z), shape (n, 2).
@@ -149,7 +165,8 @@ class PCEP(Mechanism):
     def aggregate(self, reports) -> np.ndarray:
         """``T_r = Σ_{u: r_u = r} z_u`` for every row (the sufficient statistic)."""
         reports = check_int_array("reports", reports)
-        if reports.ndim != 2 or reports.shape[1] != 2 or np.any(reports[:, 0] >= self.m) or np.any(np.abs(reports[:, 1]) != 1):
+        if (reports.ndim != 2 or reports.shape[1] != 2 or np.any(reports[:, 0] < 0) or np.any(reports[:, 0] >= self.m)
+                or np.any(np.abs(reports[:, 1]) != 1)):
             fail("reports", Described(f"an array of shape {reports.shape}"), f"(row in [0, {self.m}), sign ±1) per user")
         return np.bincount(reports[:, 0], weights=reports[:, 1], minlength=self.m).astype(np.int64)
 
@@ -164,7 +181,7 @@ class PCEP(Mechanism):
         plus = np.einsum("rlm,ml->rm", per, (self.phi > 0).astype(np.int64))  # users whose x = +1, per row
         total = per.sum(axis=1)
         kept_plus = rng.binomial(plus, self.keep)
-        flipped_minus = rng.binomial(total - plus, 1 - self.keep)
+        flipped_minus = rng.binomial(total - plus, self.flip)
         positive = kept_plus + flipped_minus
         return (2 * positive - total).reshape(shape)
 
@@ -175,6 +192,26 @@ class PCEP(Mechanism):
         if T.ndim not in (1, 2) or T.shape[-1] != self.m:
             fail("aggregate", Described(f"shape {T.shape}"), f"a last axis of the m = {self.m} rows")
         return self.c_epsilon * (T @ self.phi.astype(float))
+
+
+def pldp_loss(table, taxonomy: Taxonomy, region) -> float:
+    """The exact ε for which a mechanism is (τ, ε)-PLDP, τ = ``region``: its loss over the leaves under τ only.
+
+    ``table[i, y]`` is Pr[output y | location ``taxonomy.locations[i]``] (a row per leaf, in that
+    order).  At τ = the root this is the mechanism's ε-LDP loss; a one-leaf region loses 0.
+
+    References
+    ----------
+    [chen2016pldp] (the definition of (τ, ε)-PLDP); [tutorial] "Personalized Local Differential Privacy".
+    """
+    if not isinstance(taxonomy, Taxonomy):
+        fail_type("taxonomy", taxonomy, "a Taxonomy")
+    table = check_real_array("table", table, low=0.0, low_open=False, high=1.0, high_open=False)
+    locations = taxonomy.locations
+    if table.ndim != 2 or table.shape[0] != locations.size:
+        fail("table", Described(f"an array of shape {table.shape}"), f"one row per location ({locations.size} rows)")
+    rows = np.searchsorted(locations, taxonomy.leaves_under(taxonomy.check_node("region", region)))
+    return 0.0 if rows.size == 1 else max_privacy_loss(table[rows])
 
 
 def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *, rng: np.random.Generator,
@@ -196,8 +233,10 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
     regions = check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
     eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
     eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps
-    if regions.shape != locations.shape or eps.shape != locations.shape:
-        fail("regions", Described(f"{regions.size} regions, {eps.size} budgets"), f"one per user ({locations.size})")
+    if regions.shape != locations.shape:
+        fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")
+    if eps.shape != locations.shape:
+        fail("epsilons", Described(f"{eps.size} budgets"), f"one budget for all users, or one per user ({locations.size})")
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     rng, seed = check_rng(rng), check_int("matrix_seed", matrix_seed, low=0)
     leaves = set(taxonomy.locations.tolist())
@@ -224,7 +263,8 @@ def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, bet
     (exact) plus noise, a sum of n_C independent terms in [−c_ε, c_ε] around their mean, at most
     ``c_ε √(2 n_C ln(2|τ_C||C|/β))`` for all its leaves with probability ≥ 1 − β/|C| (Hoeffding, union
     bound).  The bound is ``max_l Σ_{C ∋ l} (noise_C + |bias_C(l)|)``; it uses the same matrices as
-    :func:`psda_counts` with the same ``matrix_seed``.
+    :func:`psda_counts` with the same ``matrix_seed`` when every user has this one ε (the clusters are
+    then numbered alike).
 
     References
     ----------

@@ -35,8 +35,11 @@ class Taxonomy:
         roots = np.flatnonzero(parent == -1)
         if roots.size != 1:
             fail("parent", Described(f"{roots.size} roots"), "a tree: exactly one node with parent −1")
-        if np.any(parent >= n) or np.any(parent == np.arange(n)):
-            fail("parent", Described("a parent outside the nodes or a self-loop"), f"parents in [0, {n}) or −1 for the root")
+        bad = np.flatnonzero((parent >= n) | (parent == np.arange(n)))
+        if bad.size:
+            v = int(bad[0])
+            what = "a self-loop" if parent[v] == v else "a parent outside the nodes"
+            fail("parent", Described(f"{what} (parent[{v}] = {int(parent[v])})"), f"a tree: each parent a node id in [0, {n}) other than the node itself, −1 for the root")
         depth = np.full(n, -1, dtype=np.int64)
         depth[roots[0]] = 0
         for v in range(n):  # walk up to a node of known depth; more than n steps means a cycle (O(n) in all)
