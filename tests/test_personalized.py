@@ -147,3 +147,11 @@ def test_psda_error_bound_holds_with_probability_one_minus_beta():
     bound = psda_error_bound(locations, regions, t, 1.0, beta)
     over = np.mean([np.abs(psda_counts(locations, regions, t, 1.0, beta, rng=rng) - truth).max() > bound for _ in range(200)])
     assert over <= beta + 3 * np.sqrt(beta * (1 - beta) / 200)
+
+
+def test_a_cluster_matrix_too_large_is_refused_naming_the_region():
+    """m grows with the cluster's size: 10⁶ users over 2,000 locations would need a 3.4 GiB public matrix."""
+    t = Taxonomy.regular((2, 2000))
+    locations = np.repeat(t.locations[:2000], 500)
+    with pytest.raises(ValueError, match=r"regions='1,000,000 users in region 1' would allocate .*public matrix"):
+        psda_counts(locations, np.full(locations.size, 1), t, 1.0, 0.1, rng=np.random.default_rng(0))

@@ -194,6 +194,14 @@ class PCEP(Mechanism):
         return self.c_epsilon * (T @ self.phi.astype(float))
 
 
+def _cluster_pcep(region: int, n_locations: int, n_users: int, epsilon: float, beta: float, seed: int) -> PCEP:
+    """One cluster's PCEP; a public matrix too large to hold is refused naming the cluster's region."""
+    m = pcep_rows(n_locations, n_users, epsilon, beta)
+    check_allocation("regions", f"{n_users:,} users in region {region}", m * n_locations,
+                     what=f"the cluster's m × |τ| = {m:,} × {n_locations:,} public matrix, m from n_C, ε and β/|C|")
+    return PCEP(epsilon, n_locations, m, seed)
+
+
 def pldp_loss(table, taxonomy: Taxonomy, region) -> float:
     """The exact ε for which a mechanism is (τ, ε)-PLDP, τ = ``region``: its loss over the leaves under τ only.
 
@@ -251,7 +259,7 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
         if np.any(index >= tau.size) or np.any(tau[np.minimum(index, tau.size - 1)] != locations[members]):
             fail("regions", Described(f"node {region} for a user outside it"), "a safe region containing the user's location")
         counts = np.bincount(index, minlength=tau.size)
-        pcep = PCEP(e, tau.size, pcep_rows(tau.size, int(counts.sum()), e, beta / len(clusters)), seed + i)
+        pcep = _cluster_pcep(region, tau.size, int(counts.sum()), e, beta / len(clusters), seed + i)
         out[tau] += pcep.estimate(pcep.sample_aggregate(counts, rng=rng), int(counts.sum()))
     return out[taxonomy.locations]
 
@@ -289,7 +297,7 @@ def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, bet
             fail("regions", Described(f"node {region} for a user outside it"), "a safe region containing the user's location")
         counts = np.bincount(index, minlength=tau.size)
         n_c = int(counts.sum())
-        pcep = PCEP(epsilon, tau.size, pcep_rows(tau.size, n_c, epsilon, beta / len(clusters)), seed + i)
+        pcep = _cluster_pcep(region, tau.size, n_c, epsilon, beta / len(clusters), seed + i)
         bias = np.abs(pcep.expected_estimate(counts) - counts)
         noise = pcep.c_epsilon * math.sqrt(2 * n_c * math.log(2 * tau.size * len(clusters) / beta))
         bound[tau] += noise + bias
