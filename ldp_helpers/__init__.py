@@ -2,10 +2,11 @@
 
 The public names are re-exported here, so a notebook imports them from one place::
 
-    from ldp_helpers import GRR, OUE, ClaimsTable, save_figure, use_style
+    from ldp_helpers import GRR, OUE
 
-and its own paper's bounds and drivers from ``ldp_helpers.bounds.<key>`` and
-``ldp_helpers.experiments.<key>``.  The layout (README, "Repository map") is by role:
+its own paper's bounds and drivers from ``ldp_helpers.bounds.<key>`` and
+``ldp_helpers.experiments.<key>``, and its tooling (claims, figures) from
+:mod:`ldp_helpers.pipeline`, which the science never imports.  The layout (README, "Repository map") is by role:
 ``mechanisms`` (one contract, :class:`~ldp_helpers.mechanisms.base.Mechanism`, and the
 :data:`~ldp_helpers.mechanisms.registry.REGISTRY`), ``simulate``, ``estimation``, ``bounds``,
 ``protocols``, ``experiments``, ``explore`` and ``pipeline``.  Names are resolved lazily on first
@@ -44,7 +45,7 @@ _EXPORTS = {
                                           "flat_counts", "power_law_counts", "random_baskets", "zipf_weights",
                                           "cohort_counts"),
     "ldp_helpers.simulate.datasets": ("load_trouser_counts", "tea_survey_standin"),
-    "ldp_helpers.estimation.pure": ("unbiased_count", "count_variance", "expected_support_count", "support_count_pmf"),
+    "ldp_helpers.mechanisms.pure": ("unbiased_count", "count_variance", "expected_support_count", "support_count_pmf"),
     "ldp_helpers.estimation.postprocessing": ("postprocess",),
     "ldp_helpers.estimation.rappor_decoding": ("decode", "identical_filter_pairs", "printed_y_vec"),
     "ldp_helpers.bounds.chernoff": ("tail_check", "tail_comparison"),
@@ -53,7 +54,7 @@ _EXPORTS = {
     "ldp_helpers.audit.auditor": ("run_audit", "AuditResult", "BlackBoxClient", "MechanismClient", "ClientError",
                                   "clopper_pearson", "epsilon_lower_bound"),
     "ldp_helpers.audit.events": ("Event",),
-    "ldp_helpers.audit.sweeps": ("run_chunks", "ChunkError", "DASK_ADDRESS_ENV"),
+    "ldp_helpers.sweeps": ("run_chunks", "ChunkError", "DASK_ADDRESS_ENV"),
     "ldp_helpers.audit.longitudinal": ("AttackCurve", "binomial_attack_curve", "simulated_attack_curve",
                                        "fresh_rr_count_table", "memoized_rappor_count_table"),
     "ldp_helpers.protocols.heavy_hitters": ("bitstogram", "pem", "recall", "treehist"),
@@ -63,9 +64,6 @@ _EXPORTS = {
     "ldp_helpers.simulate.itemsets": ("item_counts", "zipf_baskets"),
     "ldp_helpers.protocols.set_valued": ("PSFO", "amplified_grr_epsilon", "grr_preferred", "grr_threshold", "pad_and_sample"),
     "ldp_helpers.experiments.common": ("fitted_slope", "fitted_slope_se"),
-    "ldp_helpers.pipeline.claims": ("ClaimsTable", "VERDICTS"),
-    "ldp_helpers.pipeline.figures": ("save_figure", "use_style"),
-    "ldp_helpers.pipeline.plots": ("plot_tail_bounds",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_MODULE_OF)

@@ -37,7 +37,6 @@ from matplotlib.patches import Patch
 from ldp_helpers import (
     BLH,
     BinaryRR,
-    ClaimsTable,
     CountMeanSketch,
     GRR,
     OLH,
@@ -63,11 +62,10 @@ from ldp_helpers import (
     psda_counts,
     random_baskets,
     report_table,
-    save_figure,
     two_coin_response,
     unary_output_table,
-    use_style,
 )
+from ldp_helpers.pipeline import ClaimsTable, save_figure, use_style
 from ldp_helpers.bounds.rappor import tutorial_printed_p_star
 from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
 from ldp_helpers.pipeline.claims import by_text, close, far, gt, le, lt

@@ -38,18 +38,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ldp_helpers import (
-    ClaimsTable,
     GRR,
     OUE,
     expected_support_count,
     flat_counts,
     load_trouser_counts,
-    save_figure,
     support_count_pmf,
     tea_survey_standin,
     unbiased_count,
-    use_style,
 )
+from ldp_helpers.pipeline import ClaimsTable, save_figure, use_style
 from ldp_helpers.bounds import grr_vs_oue as theory
 from ldp_helpers.experiments import grr_vs_oue as gox
 from ldp_helpers.pipeline.claims import close, far, ge, gt, le, lt

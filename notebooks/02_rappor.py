@@ -44,7 +44,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ldp_helpers import (
-    ClaimsTable,
     Rappor,
     RapporParams,
     cohort_counts,
@@ -53,10 +52,9 @@ from ldp_helpers import (
     max_privacy_loss,
     printed_y_vec,
     report_table,
-    save_figure,
-    use_style,
     zipf_weights,
 )
+from ldp_helpers.pipeline import ClaimsTable, save_figure, use_style
 from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
 from ldp_helpers.experiments.rappor import decode_surveys, estimator_check, privacy_comparison
 from ldp_helpers.pipeline.claims import by_text, gt, lt

@@ -41,20 +41,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ldp_helpers import (
-    ClaimsTable,
     MShotReporting,
     Population,
     RandomActiveSets,
     fitted_slope,
     fitted_slope_se,
     linear_ramp_counts,
-    plot_tail_bounds,
     privacy_losses,
-    save_figure,
     tail_check,
     tail_comparison,
-    use_style,
 )
+from ldp_helpers.pipeline import ClaimsTable, plot_tail_bounds, save_figure, use_style
 from ldp_helpers.experiments.m_shot import (
     data_model_gap,
     f_measure_vs_m,

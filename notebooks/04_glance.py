@@ -33,20 +33,17 @@ import numpy as np
 
 from ldp_helpers import (
     BasicOneTimeRappor,
-    ClaimsTable,
     Glance,
     Harmony,
     HarmonyNguyen,
     constant_population,
     fitted_slope,
     fitted_slope_se,
-    plot_tail_bounds,
     privacy_losses,
-    save_figure,
     tail_check,
     tail_comparison,
-    use_style,
 )
+from ldp_helpers.pipeline import ClaimsTable, plot_tail_bounds, save_figure, use_style
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.experiments.glance import (
     error_curve,

@@ -46,7 +46,8 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ldp_helpers import PSFO, ClaimsTable, Taxonomy, save_figure, use_style, zipf_baskets
+from ldp_helpers import PSFO, Taxonomy, zipf_baskets
+from ldp_helpers.pipeline import ClaimsTable, save_figure, use_style
 from ldp_helpers.experiments.tutorial_protocols import (
     Curve,
     heavy_hitter_recall,

@@ -35,13 +35,14 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ldp_helpers import ClaimsTable, REGISTRY, save_figure, use_style
+from ldp_helpers import REGISTRY
+from ldp_helpers.pipeline import ClaimsTable, save_figure, use_style
 from ldp_helpers.experiments.privacy_audit import (
     epsilon_lb_curve,
     longitudinal_curves,
-    peer_audits,
     registry_audits,
 )
+from ldp_helpers.peers import peer_audits
 from ldp_helpers.pipeline.decisions import close, gt, le
 
 use_style()

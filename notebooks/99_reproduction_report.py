@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from ldp_helpers import VERDICTS, save_figure, use_style
+from ldp_helpers.pipeline import save_figure, use_style, VERDICTS
 from ldp_helpers.pipeline.report import (
     claims_markdown,
     claims_with_verdict,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ldp_helpers.estimation.pure import count_variance, expected_support_count, support_count_pmf
+from ldp_helpers.mechanisms.pure import count_variance, expected_support_count, support_count_pmf
 
 
 def assert_mean_close(samples, expected_mean, expected_variance, *, n_se: float = 5.0):

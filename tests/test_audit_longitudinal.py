@@ -9,7 +9,7 @@ from ldp_helpers import Glance
 from ldp_helpers.audit.longitudinal import (
     averaging_success, bayes_success, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table,
     simulated_attack_curve)
-from ldp_helpers.audit.sweeps import ChunkError
+from ldp_helpers.sweeps import ChunkError
 from ldp_helpers.experiments.privacy_audit import longitudinal_curves
 
 

@@ -6,8 +6,8 @@ Reference: Arcolezi & Gambs, PETS 2024 ([arcolezi2024]).
 
 import pytest
 
-from ldp_helpers.experiments.peer_audit import PEERS
-from ldp_helpers.experiments.privacy_audit import peer_audits
+from ldp_helpers.peers import PEERS
+from ldp_helpers.peers import peer_audits
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ldp_helpers.audit.auditor import run_audit
-from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, _collect_outcomes, run_chunks
+from ldp_helpers.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, _collect_outcomes, run_chunks
 from ldp_helpers.experiments.privacy_audit import registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
 

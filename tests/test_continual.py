@@ -334,7 +334,7 @@ def test_fitted_slope_log_correction_removes_the_union_bound_factor():
 
 def _exact_err_pmf(mechanism, mu, n_users):
     """At T = 1 everyone reports (K = N): Err takes the value |μ̂(x) − μ| w.p. pmf(x), x = 0..N."""
-    from ldp_helpers.estimation.pure import support_count_pmf
+    from ldp_helpers.mechanisms.pure import support_count_pmf
 
     k1 = round(mu * n_users)
     pmf = support_count_pmf(k1, n_users, mechanism.randomizer.p, mechanism.randomizer.q)

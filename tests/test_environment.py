@@ -23,7 +23,8 @@ def _pins():
 def test_every_direct_dependency_is_pinned_inside_its_range():
     """Each pyproject dependency has exactly one pin in environment.yml, and the pin satisfies the range."""
     _, pins = _pins()
-    deps = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    deps = project["dependencies"] + [dep for extra in project["optional-dependencies"].values() for dep in extra]
     for dep in map(Requirement, deps):
         key = canonicalize_name(dep.name)
         assert key in pins, f"{dep.name} is declared in pyproject.toml but not pinned in environment.yml"

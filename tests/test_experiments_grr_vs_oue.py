@@ -29,7 +29,7 @@ from ldp_helpers.experiments.grr_vs_oue import (
 )
 from ldp_helpers.pipeline.plots import plot_mse_curves
 from ldp_helpers.simulate.populations import flat_counts
-from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf, unbiased_count
+from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.mechanisms.unary_encoding import OUE
 from stat_checks import assert_mean_close
 

@@ -20,7 +20,7 @@ from ldp_helpers.experiments.m_shot import (
 )
 from ldp_helpers.bounds.extremes import log_correction_residual, max_abs_normal, rate_guide
 from ldp_helpers.mechanisms.privacy import max_privacy_loss, privacy_losses
-from ldp_helpers.estimation.pure import support_count_pmf
+from ldp_helpers.mechanisms.pure import support_count_pmf
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue

@@ -6,7 +6,7 @@ import pytest
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH
-from ldp_helpers.estimation.pure import support_count_pmf, unbiased_count
+from ldp_helpers.mechanisms.pure import support_count_pmf, unbiased_count
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue
 

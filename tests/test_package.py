@@ -9,9 +9,16 @@ import pytest
 import ldp_helpers
 
 PACKAGE = Path(ldp_helpers.__file__).parent
-# a module may import only from its own layer or the layers listed after it
-LAYERS = ["explore", "pipeline", "experiments", "audit", "protocols", "bounds", "estimation.rappor_decoding", "mechanisms",
-          "simulate", "estimation", "_validation", "pipeline.paths"]
+#: top to bottom: a module imports only from its own layer or the layers after it, with no exception.
+#: The tooling (explore, pipeline, peers) stands apart: nothing below it imports it.
+TOOLING = ["explore", "pipeline", "peers"]
+SCIENCE = ["experiments", "audit", "sweeps", "protocols", "bounds", "estimation", "mechanisms", "simulate"]
+BOTTOM = ["_validation", "_paths"]
+LAYERS = TOOLING + SCIENCE + BOTTOM
+#: the science core: ``import ldp_helpers`` and these subpackages load none of :data:`HEAVY`
+CORE = ["mechanisms", "simulate", "estimation", "bounds", "protocols"]
+HEAVY = ("matplotlib", "ipywidgets", "papermill", "nbformat", "nbclient", "jupytext", "dask", "distributed", "voila",
+         "selenium", "IPython", "tqdm", "yaml")
 
 
 @pytest.mark.parametrize("name", ldp_helpers.__all__)
@@ -31,7 +38,8 @@ def test_unknown_name_is_an_attribute_error():
 def _layer(module: str) -> int:
     relative = module.removeprefix("ldp_helpers.")
     matches = [layer for layer in LAYERS if relative == layer or relative.startswith(layer + ".")]
-    return LAYERS.index(max(matches, key=len))  # the most specific layer (pipeline.paths is the bottom)
+    assert len(matches) == 1, f"{module} belongs to no layer of {LAYERS}: add it to one"
+    return LAYERS.index(matches[0])
 
 
 def _imported_modules(node: ast.ImportFrom) -> list[str]:
@@ -42,7 +50,7 @@ def _imported_modules(node: ast.ImportFrom) -> list[str]:
 
 
 def test_imports_point_one_way():
-    """No module imports from a layer above its own (pipeline and experiments sit above mechanisms and bounds)."""
+    """No module imports from a layer above its own, with no exception (tooling → science → bottom)."""
     violations = []
     for path in PACKAGE.rglob("*.py"):
         if path.name == "__init__.py":
@@ -60,3 +68,27 @@ def test_modules_are_small():
     """No module of the package is much over 300 lines (one family or one paper per module)."""
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 330}
     assert not long, f"modules over 330 lines: {long}"
+
+
+def test_every_module_has_a_layer():
+    """A new subpackage or top-level module must be placed in LAYERS (so the layer test sees it)."""
+    for path in PACKAGE.rglob("*.py"):
+        if path != PACKAGE / "__init__.py":
+            _layer("ldp_helpers." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__"))
+
+
+def test_the_science_loads_no_tooling():
+    """In a fresh interpreter, importing ldp_helpers, every module of the science and the public
+    names loads none of the notebook, widget, cluster or browser stacks (nor their helpers)."""
+    import subprocess
+    import sys
+
+    modules = sorted("ldp_helpers." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
+                     for layer in SCIENCE for p in PACKAGE.glob(f"{layer}/**/*.py") if p.name != "__init__.py")
+    modules += [f"ldp_helpers.{layer}" for layer in SCIENCE if (PACKAGE / f"{layer}.py").exists()]
+    code = ("import sys, importlib, ldp_helpers\n"
+            f"for m in {modules!r}: importlib.import_module(m)\n"
+            "[getattr(ldp_helpers, n) for n in ldp_helpers.__all__]\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert len(modules) > 40 and out.strip() == "[]", f"the science loaded {out.strip()}"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ldp_helpers.estimation.pure import count_variance, expected_support_count, support_count_pmf, unbiased_count
+from ldp_helpers.mechanisms.pure import count_variance, expected_support_count, support_count_pmf, unbiased_count
 
 
 @pytest.mark.parametrize("c, n, p, q", [(0, 7, 0.6, 0.2), (3, 7, 0.6, 0.2), (7, 7, 0.9, 0.05), (12, 30, 0.5, 0.25)])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report
-from ldp_helpers.estimation.pure import expected_support_count, support_count_pmf
+from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.bounds.rappor import tutorial_printed_p_star
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, RapporReports

@@ -8,7 +8,7 @@ bound both hold at once with probability ≥ ``confidence``, and then ``ε_lb �
 client has ``P₀ ≤ e^ε P₁``).  ``ε_lb > ε_claimed`` is therefore a violation shown at ``confidence``.
 
 The event is chosen on an independent pilot run (:mod:`ldp_helpers.audit.events`), the main run is
-chunked through :func:`ldp_helpers.audit.sweeps.run_chunks` (same numbers on any backend).
+chunked through :func:`ldp_helpers.sweeps.run_chunks` (same numbers on any backend).
 
 References
 ----------
@@ -30,7 +30,7 @@ from statsmodels.stats.proportion import proportion_confint
 from ldp_helpers._validation import (
     MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, check_rng, fail, fail_type)
 from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
-from ldp_helpers.audit.sweeps import BACKENDS, MAX_CHUNKS, check_dask_address, check_seed, run_chunks
+from ldp_helpers.sweeps import BACKENDS, MAX_CHUNKS, check_dask_address, check_seed, run_chunks
 from ldp_helpers.mechanisms.base import Mechanism
 
 
@@ -223,7 +223,7 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
         The output event; chosen from a pilot run of ``n_pilot`` (default ``max(1000, n_trials // 10)``)
         runs per input when not given (a given event still gets a 1-run check of the client).
     chunk_size, n_jobs, backend, dask_address, dask_client, timeout, progress
-        How the main run is split and where it runs (:func:`ldp_helpers.audit.sweeps.run_chunks`);
+        How the main run is split and where it runs (:func:`ldp_helpers.sweeps.run_chunks`);
         the numbers do not depend on n_jobs or backend.
     completed : dict, optional
         ``ChunkError.completed`` of an interrupted run with the same arguments: those chunks are not rerun
@@ -233,7 +233,7 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     ------
     ClientError, TypeError, ValueError
         The client raised, or returned something other than a number / 1-D numeric array (pilot run).
-    ldp_helpers.audit.sweeps.ChunkError
+    ldp_helpers.sweeps.ChunkError
         A chunk of the main run failed: it names the chunk's seed and keeps the completed chunks.
     """
     confidence = check_confidence(confidence)

@@ -31,7 +31,7 @@ from scipy import stats
 from ldp_helpers._validation import (
     MAX_N_DRAWS, check_allocation, check_epsilon, check_int, check_int_array, check_ndim, check_probability,
     check_real_array, fail_type)
-from ldp_helpers.audit.sweeps import check_seed, run_chunks
+from ldp_helpers.sweeps import check_seed, run_chunks
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
 
@@ -133,9 +133,9 @@ def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_d
     The midpoint threshold comes from an independent pilot of ``n_draws`` users per stream; the
     success is then estimated on ``n_draws`` fresh users per stream (standard error reported).  The
     composed ε is ``privacy_loss()`` (exact, whole-stream table) for k ≤ ``table_max_k``, else the
-    mechanism's claimed whole-stream ε.  Each k is one chunk of :func:`~ldp_helpers.audit.sweeps.run_chunks`
+    mechanism's claimed whole-stream ε.  Each k is one chunk of :func:`~ldp_helpers.sweeps.run_chunks`
     (seed = child k of ``SeedSequence(seed)``): the same numbers on any backend (``n_jobs``, ``dask_address``);
-    a failed or lost chunk raises :class:`~ldp_helpers.audit.sweeps.ChunkError`, whose ``completed``
+    a failed or lost chunk raises :class:`~ldp_helpers.sweeps.ChunkError`, whose ``completed``
     passed back as ``completed=`` resumes with only the missing k.
     """
     ks = _check_ks(ks)

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats
 
 from ldp_helpers._validation import check_instance, check_int, check_int_array, check_probability, check_real
-from ldp_helpers.estimation.pure import count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 
 

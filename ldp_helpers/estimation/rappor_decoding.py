@@ -25,7 +25,7 @@ from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
 from ldp_helpers._validation import check_bool, check_instance, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng, fail
-from ldp_helpers.estimation.pure import count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor
 
 CORRECTIONS = (None, "bonferroni", "bh")

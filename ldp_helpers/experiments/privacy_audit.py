@@ -5,7 +5,6 @@
   post-processing).
 * :func:`registry_audits`: ε_lb of every mechanism of the registry against its exact-table ε.
 * :func:`epsilon_lb_curve`: ε_lb and the Clopper–Pearson bounds vs the number of trials N.
-* :func:`peer_audits`: the peers' SUE/OUE audits, each peer in its own process, concurrently.
 * :func:`longitudinal_curves`: the averaging attack vs k for fresh RR, memoized RAPPOR, 1-shot and m-shot.
 
 References
@@ -17,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import joblib
 import numpy as np
 
 from ldp_helpers._validation import (
@@ -26,8 +24,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.audit.auditor import AuditResult, MechanismClient, check_confidence, run_audit
 from ldp_helpers.audit.longitudinal import (
     AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
-from ldp_helpers.audit.sweeps import ChunkError, check_dask_address, check_seed
-from ldp_helpers.experiments.peer_audit import PEERS, audit_peer, check_peer_arguments
+from ldp_helpers.sweeps import ChunkError, check_dask_address, check_seed, progress_bar
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -91,7 +88,7 @@ def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int 
                            dask_address=dask_address)
     seeds = np.random.SeedSequence(seed).spawn(len(keys))
     rows = []
-    for key, child in _progress(list(zip(keys, seeds)), progress, "registry audits"):
+    for key, child in progress_bar(list(zip(keys, seeds)), progress, "registry audits"):
         mechanism = REGISTRY[key].example()
         x0, x1 = audit_inputs(key, mechanism)
         result = run_audit(audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
@@ -112,7 +109,7 @@ def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: 
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
     results = [run_audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs,
                          dask_address=dask_address)
-               for n, child in _progress(pairs, progress, f"ε_lb vs N ({key})")]
+               for n, child in progress_bar(pairs, progress, f"ε_lb vs N ({key})")]
     ratios = np.array([r.event_log_ratio for r in results])
     return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": ratios[:, 1],
             "high": ratios[:, 2], "exact": np.full(n_grid.size, mechanism.privacy_loss()), "results": results}
@@ -129,28 +126,6 @@ def _check_audit_arguments(*, n_trials, seed, confidence, n_jobs, progress, dask
         check_dask_address(dask_address)
 
 
-def _progress(items, show: bool, desc: str):
-    if not show:
-        return items
-    from tqdm.auto import tqdm
-    return tqdm(items, desc=desc)
-
-
-def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
-                n_jobs: int = 3) -> dict[str, dict]:
-    """Every peer's SUE and OUE audit (:func:`~ldp_helpers.experiments.peer_audit.audit_peer`), peers concurrently."""
-    if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
-        fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
-    peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
-    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1)
-    if check_int("n_jobs", n_jobs) == 0:
-        fail("n_jobs", n_jobs, "a non-zero integer (threads; -1 = as many as peers)")
-    calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence)
-             for peer in peers)
-    results = joblib.Parallel(n_jobs=n_jobs, backend="threading")(calls)
-    return dict(zip(peers, results))
-
-
 def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float, rappor_q: float,
                         stream_epsilon: float, m: int, n_draws: int, seed: int, table_max_k: int = 6,
                         n_jobs: int = 1, dask_address: str | None = None, completed: dict | None = None) -> list[AttackCurve]:
@@ -158,7 +133,7 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
     Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds.
 
     The simulated curves run as chunks (one per stream and k).  If one fails, the
-    :class:`~ldp_helpers.audit.sweeps.ChunkError` keeps every finished chunk in ``completed``, keyed
+    :class:`~ldp_helpers.sweeps.ChunkError` keeps every finished chunk in ``completed``, keyed
     by (stream index, k index); pass it back as ``completed=`` to compute only the missing ones.
     """
     epsilon, stream_epsilon = check_epsilon(epsilon), check_epsilon(stream_epsilon, "stream_epsilon")

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ldp_helpers._validation import (check_bool, check_domain_values, check_int, check_int_array, check_n_draws, check_real,
                                      check_real_array, check_rng, fail_type)
+from ldp_helpers.sweeps import progress_bar
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
 from ldp_helpers.protocols.itemset_mining import itemset_counts, ldpminer, ncr, svim, svsm, top_k_precision
 from ldp_helpers.protocols.personalized import psda_counts, psda_error_bound
@@ -78,7 +78,7 @@ def heavy_hitter_recall(values, bits: int, k: int, epsilons, *, n_draws: int, rn
             "TreeHist": lambda e: treehist(values, bits, e, rng=rng).values[:k],
             "Bitstogram": lambda e: bitstogram(values, bits, e, k, rng=rng).values}
     out = {}
-    for name, run in tqdm(runs.items(), disable=not progress, desc="heavy hitters"):
+    for name, run in progress_bar(runs.items(), progress, "heavy hitters"):
         out[name] = _curve([[recall(run(float(e)), truth, k) for _ in range(n_draws)] for e in epsilons])
     return out
 
@@ -100,7 +100,7 @@ def itemset_precision(baskets, d: int, k: int, epsilons, *, ldpminer_ell: int, n
     miners = {"SVIM": lambda e: svim(baskets, d, e, k, rng=rng).items,
               "LDPMiner": lambda e: ldpminer(baskets, d, e, k, ell=ldpminer_ell, rng=rng).items}
     out = {}
-    for name, run in tqdm(miners.items(), disable=not progress, desc="itemset mining"):
+    for name, run in progress_bar(miners.items(), progress, "itemset mining"):
         found = [[run(float(e)) for _ in range(n_draws)] for e in epsilons]
         out[name, "precision"] = _curve([[top_k_precision(f, truth, k) for f in row] for row in found])
         out[name, "NCR"] = _curve([[ncr(f, truth, k) for f in row] for row in found])
@@ -129,7 +129,7 @@ def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, be
     truth = np.bincount(np.searchsorted(leaves, locations), minlength=leaves.size)
     settings = {"personal": regions, "root": np.full(locations.size, taxonomy.root)}
     out = {}
-    for name, reg in tqdm(settings.items(), disable=not progress, desc="PSDA"):
+    for name, reg in progress_bar(settings.items(), progress, "PSDA"):
         errors = np.array([[np.abs(psda_counts(locations, reg, taxonomy, epsilon, float(b), rng=rng) - truth).max()
                             for _ in range(n_draws)] for b in betas])
         bounds = np.array([psda_error_bound(locations, reg, taxonomy, epsilon, float(b)) for b in betas])
@@ -162,7 +162,7 @@ def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int,
     truth = itemset_counts(baskets, d, pool)
     true_top = {pool[i] for i in np.argsort(-truth, kind="stable")[:k]}
     rows = []
-    for e in tqdm(epsilons, disable=not progress, desc="SVSM"):
+    for e in progress_bar(epsilons, progress, "SVSM"):
         rows.append([len(set(svsm(baskets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
                      for _ in range(n_draws)])
     return _curve(rows), sorted(true_top, key=lambda c: -truth[pool.index(c)])

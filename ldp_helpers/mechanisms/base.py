@@ -55,7 +55,7 @@ import numpy as np
 
 from ldp_helpers._validation import (Described, check_allocation, check_count_array, check_epsilon, check_int, check_int_array,
                                      check_n_draws, check_real_array, check_rng, check_true_counts, fail)
-from ldp_helpers.estimation.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
 

@@ -33,7 +33,7 @@ from scipy.optimize import minimize_scalar
 from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
-from ldp_helpers.estimation.pure import count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here

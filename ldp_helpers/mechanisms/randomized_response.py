@@ -20,7 +20,7 @@ import numpy as np
 
 from ldp_helpers._validation import (check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
                                      check_real_array, check_rng, check_true_counts, fail)
-from ldp_helpers.estimation.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 
 

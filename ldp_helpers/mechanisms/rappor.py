@@ -33,7 +33,7 @@ import numpy as np
 from ldp_helpers._validation import (check_above, check_instance, check_binary_array, check_epsilon, check_int, check_int_array,
                                      check_ndim, check_probability, check_real, check_real_array, check_rng,
                                      check_trailing_shape)
-from ldp_helpers.estimation.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, draw_secret,
                                                  instantaneous_randomized_response, permanent_randomized_response,

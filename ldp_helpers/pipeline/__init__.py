@@ -1,0 +1,30 @@
+"""The notebook pipeline, apart from the science: what a notebook uses besides the science
+(claims tables, the figure style and saver, shared plots) and the tools that run notebooks
+(:mod:`~ldp_helpers.pipeline.reproduce`, :mod:`~ldp_helpers.pipeline.refresh`,
+:mod:`~ldp_helpers.pipeline.report`).  Nothing in the science imports this package.
+
+A notebook imports its tooling in one line::
+
+    from ldp_helpers.pipeline import ClaimsTable, save_figure, use_style
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "ldp_helpers.pipeline.claims": ("ClaimsTable", "VERDICTS"),
+    "ldp_helpers.pipeline.figures": ("save_figure", "use_style"),
+    "ldp_helpers.pipeline.plots": ("plot_tail_bounds",),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    """Resolve a re-exported name from its module on first use (PEP 562)."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'ldp_helpers.pipeline' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value
+    return value

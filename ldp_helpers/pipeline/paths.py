@@ -6,13 +6,12 @@ import os
 import re
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+from ldp_helpers._paths import BUILD_DIR, DATA_DIR, NOTEBOOKS_DIR, REPO_ROOT, SHARED_DATA_DIR  # noqa: F401
+
 PROFILES_DIR = NOTEBOOKS_DIR / "profiles"
 # A run under ``reproduce`` points LDP_FIGURES_DIR at a staging folder: a notebook's outputs reach
 # figures/ only when the whole notebook succeeded (reproduce moves them), never half-written.
 FIGURES_DIR = Path(os.environ["LDP_FIGURES_DIR"]) if os.environ.get("LDP_FIGURES_DIR") else REPO_ROOT / "figures"
-DATA_DIR = REPO_ROOT / "data"
 
 
 def published_figures_dir() -> Path:
@@ -23,9 +22,6 @@ def published_figures_dir() -> Path:
     """
     return REPO_ROOT / "figures" if os.environ.get("LDP_FIGURES_DIR") else FIGURES_DIR
 
-BUILD_DIR = REPO_ROOT / "build"
-# The shared, read-only data folder that sits beside the repository on the project's machines.
-SHARED_DATA_DIR = REPO_ROOT.parent / "shared" / "data"
 
 _NOTEBOOK_STEM = re.compile(r"^\d\d_[a-z0-9_]+$")
 

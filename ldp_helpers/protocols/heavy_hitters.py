@@ -36,7 +36,7 @@ import numpy as np
 
 from ldp_helpers._validation import (Described, check_allocation, check_bool, check_domain_values, check_epsilon, check_int,
                                      check_int_array, check_real, check_real_array, check_rng, fail, fail_type)
-from ldp_helpers.estimation.pure import unbiased_count
+from ldp_helpers.mechanisms.pure import unbiased_count
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
 
 MAX_BITS = 30

@@ -35,7 +35,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.registry import RegistryEntry
-from ldp_helpers.estimation.pure import count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
 

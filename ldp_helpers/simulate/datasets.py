@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldp_helpers.pipeline import paths
+from ldp_helpers import _paths as paths
 from ldp_helpers._validation import MAX_FILE_BYTES, MAX_LINE_CHARS, check_bool, check_counts, check_int, format_bytes
 
 CLICKSTREAM_FILENAME = "e-shop-clothing-2008.csv"

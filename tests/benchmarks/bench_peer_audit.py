@@ -21,7 +21,7 @@ EVENT = Event((0, 1), ("==", "=="), (1.0, 0.0))  # "true bit set, the other clea
 def run(rng: np.random.Generator) -> list[Timing]:
     if str(PEERS) not in sys.path:
         sys.path.insert(0, str(PEERS))
-    from ldp_helpers.experiments.peer_audit import PureLdpUE, reseed_globals
+    from ldp_helpers.peers import PureLdpUE, reseed_globals
     label = "audit OUE eps=1, d=4, N=1e5"
     ours = OUE(1.0, 4)
     peer = BlackBoxClient(PureLdpUE(1.0, 4, True), reseed=reseed_globals)

@@ -153,10 +153,10 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.estimation.postprocessing.clip_and_renormalize": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10.0),
     "ldp_helpers.estimation.postprocessing.project_to_simplex": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10.0),
     "ldp_helpers.estimation.postprocessing.postprocess": spec(estimates=np.array([3.0, -1.0, 8.0]), total=10.0, method="clip"),
-    "ldp_helpers.estimation.pure.unbiased_count": spec(support_count=40.0, n=100.0, p=0.6, q=0.2),
-    "ldp_helpers.estimation.pure.count_variance": spec(true_count=40.0, n=100.0, p=0.6, q=0.2),
-    "ldp_helpers.estimation.pure.expected_support_count": spec(true_count=40.0, n=100.0, p=0.6, q=0.2),
-    "ldp_helpers.estimation.pure.support_count_pmf": spec(true_count=40, n=100, p=0.6, q=0.2),
+    "ldp_helpers.mechanisms.pure.unbiased_count": spec(support_count=40.0, n=100.0, p=0.6, q=0.2),
+    "ldp_helpers.mechanisms.pure.count_variance": spec(true_count=40.0, n=100.0, p=0.6, q=0.2),
+    "ldp_helpers.mechanisms.pure.expected_support_count": spec(true_count=40.0, n=100.0, p=0.6, q=0.2),
+    "ldp_helpers.mechanisms.pure.support_count_pmf": spec(true_count=40, n=100, p=0.6, q=0.2),
     "ldp_helpers.estimation.rappor_decoding.bit_count_se": spec(mechanism=RAPPOR, estimates=np.full((2, 8), 3.0), n=np.array([20, 15])),
     "ldp_helpers.estimation.rappor_decoding.identical_filter_pairs": spec(mechanism=RAPPOR, cohort=0, _none_ok={"cohort"}),
     "ldp_helpers.estimation.rappor_decoding.printed_y_vec": spec(mechanism=RAPPOR_BASIC, truth=RAPPOR_TRUTH, n_active=2, rng=RNG, normalize_inside_loop=True),
@@ -366,7 +366,7 @@ RR_TABLE = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
 BAD_CONFIDENCE = [0.0, 1.0, -0.5, 1.5]
 AU = "ldp_helpers.audit."
 PA = "ldp_helpers.experiments.privacy_audit."
-PE = "ldp_helpers.experiments.peer_audit."
+PE = "ldp_helpers.peers."
 PR = "ldp_helpers.protocols."
 WHERE = dict(_extra={"n_jobs": [0], "chunk_size": [0, -1], "timeout": [0.0, -1.0]})
 SPECS.update({
@@ -395,13 +395,15 @@ SPECS.update({
     AU + "events.candidate_events": spec(matrix0=PILOT0, matrix1=PILOT1, _extra={"matrix1": [np.zeros((4, 3)), np.zeros(4)]}),
     AU + "events.choose_event": spec(matrix0=PILOT0, matrix1=PILOT1, confidence=0.9, bound=_bound,
                                      _extra={"matrix1": [np.zeros((4, 3))], "confidence": BAD_CONFIDENCE}),
-    # audit.sweeps
-    AU + "sweeps.chunk_seeds": spec(seed=1, n_chunks=3, _huge={"n_chunks"}, _extra={"n_chunks": [0, -1], "seed": [-1]}),
-    AU + "sweeps.check_seed": spec(seed=1, _extra={"seed": [-1, None]}),
-    AU + "sweeps.check_dask_address": spec(address="tcp://127.0.0.1:8786", _extra={"address": ["", "no address"]}),
-    AU + "sweeps.connect_dask": spec(address="tcp://127.0.0.1:1", timeout=0.1, _valid=False,
+    # sweeps
+    "ldp_helpers.sweeps.chunk_seeds": spec(seed=1, n_chunks=3, _huge={"n_chunks"}, _extra={"n_chunks": [0, -1], "seed": [-1]}),
+    "ldp_helpers.sweeps.progress_bar": spec(items=[1, 2], show=False, desc="x", total=None, _free={"items", "desc", "total"},
+                                            _none_ok={"total"}),
+    "ldp_helpers.sweeps.check_seed": spec(seed=1, _extra={"seed": [-1, None]}),
+    "ldp_helpers.sweeps.check_dask_address": spec(address="tcp://127.0.0.1:8786", _extra={"address": ["", "no address"]}),
+    "ldp_helpers.sweeps.connect_dask": spec(address="tcp://127.0.0.1:1", timeout=0.1, _valid=False,
                                      _extra={"address": ["", "no address"], "timeout": [0.0, -1.0]}),
-    AU + "sweeps.run_chunks": spec(task=_chunk_task, n_chunks=3, seed=1, backend="sequential", n_jobs=1, timeout=10.0,
+    "ldp_helpers.sweeps.run_chunks": spec(task=_chunk_task, n_chunks=3, seed=1, backend="sequential", n_jobs=1, timeout=10.0,
                                    completed=None, progress=False, desc="x", dask_address=None, dask_client=None,
                                    _free={"desc"}, _huge={"n_chunks"},
                                    _extra={"n_chunks": [0, -1], "n_jobs": [0], "timeout": [0.0, -1.0], "seed": [-1],
@@ -427,7 +429,7 @@ SPECS.update({
     PA + "epsilon_lb_curve": spec(key="grr", n_grid=np.array([200, 300]), seed=1, confidence=0.9, n_jobs=1, progress=False,
                                   dask_address=None, _extra={"seed": [-1, None], "confidence": BAD_CONFIDENCE,
                                                              "n_grid": [np.array([10**12]), np.array([[100]])]}),
-    PA + "peer_audits": spec(epsilon=1.0, d=4, n_trials=50, seed=1, confidence=0.9, peers=("pure-ldp-1.1.2",), n_jobs=1,
+    PE + "peer_audits": spec(epsilon=1.0, d=4, n_trials=50, seed=1, confidence=0.9, peers=("pure-ldp-1.1.2",), n_jobs=1,
                              _valid=False, _huge={"n_trials"},
                              _extra={"d": [1], "n_trials": [0, -1], "seed": [-1, None], "confidence": BAD_CONFIDENCE,
                                      "peers": ["pure-ldp-1.1.2", ("no-such-peer",)], "n_jobs": [0]}),
@@ -564,20 +566,20 @@ RECORDS = {
     "ldp_helpers.mechanisms.rappor.BitChannel", "ldp_helpers.mechanisms.registry.RegistryEntry",
     "ldp_helpers.pipeline.claims.Claim", "ldp_helpers.pipeline.report.NotebookClaims",
     "ldp_helpers.pipeline.reproduce.RunResult", "ldp_helpers.audit.auditor.AuditResult",
-    "ldp_helpers.audit.longitudinal.AttackCurve", "ldp_helpers.audit.sweeps.ChunkFailure",
+    "ldp_helpers.audit.longitudinal.AttackCurve", "ldp_helpers.sweeps.ChunkFailure",
     "ldp_helpers.experiments.privacy_audit.MechanismAudit", "ldp_helpers.explore.oracles.PlaygroundState",
     "ldp_helpers.explore.oracles.PrivacyUtilityCurves", "ldp_helpers.explore.panels.Panel",
     "ldp_helpers.experiments.tutorial.Walkthrough", "ldp_helpers.protocols.itemset_mining.MiningResult", "ldp_helpers.protocols.itemset_mining.ItemsetResult",
     "ldp_helpers.protocols.heavy_hitters.HeavyHitters", "ldp_helpers.experiments.tutorial_protocols.Curve",
     # exceptions the library raises (never an input boundary)
-    "ldp_helpers.audit.auditor.ClientError", "ldp_helpers.audit.sweeps.ChunkError",
+    "ldp_helpers.audit.auditor.ClientError", "ldp_helpers.sweeps.ChunkError",
 }
 #: abstract bases (not constructible); their constructors' checks run through every REGISTRY entry
 ABSTRACT = {"ldp_helpers.mechanisms.base.Mechanism", "ldp_helpers.mechanisms.base.FrequencyOracle",
             "ldp_helpers.mechanisms.base.PureFrequencyOracle", "ldp_helpers.mechanisms.unary_encoding.UnaryEncoding"}
 #: command-line entry points (argv), probed by test_pipeline_safety.py
 CLI = {"ldp_helpers.pipeline.refresh.main", "ldp_helpers.pipeline.reproduce.main", "ldp_helpers.pipeline.report.main",
-       "ldp_helpers.simulate.datasets.main", "ldp_helpers.experiments.peer_audit.main"}
+       "ldp_helpers.simulate.datasets.main", "ldp_helpers.peers.main"}
 #: being built in this session by other issues; the integrator moves each into SPECS and empties this
 PENDING: dict[str, str] = {}
 

@@ -1,10 +1,10 @@
-"""The peer-audit command line (``python -m ldp_helpers.experiments.peer_audit``) refuses bad arguments before any audit."""
+"""The peer-audit command line (``python -m ldp_helpers.peers``) refuses bad arguments before any audit."""
 
 from __future__ import annotations
 
 import pytest
 
-from ldp_helpers.experiments import peer_audit
+from ldp_helpers import peers as peer_audit
 
 
 @pytest.mark.parametrize("argv", [["no-such-peer"], ["pure-ldp-1.1.2", "--d", "x"], ["pure-ldp-1.1.2", "--n-trials", "2.5"]])

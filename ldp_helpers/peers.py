@@ -8,7 +8,7 @@ batch reseeds both from the chunk's Generator, so the peers' audits are reproduc
 
 Run one peer by hand::
 
-    PYTHONPATH=build/peers-1.1.2 .venv/bin/python -m ldp_helpers.experiments.peer_audit pure-ldp-1.1.2 \\
+    PYTHONPATH=build/peers-1.1.2 .venv/bin/python -m ldp_helpers.peers pure-ldp-1.1.2 \\
         --n-trials 100000 --seed 1
 
 References
@@ -26,12 +26,13 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+import joblib
 import numpy as np
 
+from ldp_helpers._paths import BUILD_DIR, REPO_ROOT
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_int, check_real, check_rng, fail)
-from ldp_helpers.audit.sweeps import DASK_ADDRESS_ENV
-from ldp_helpers.pipeline.paths import BUILD_DIR, REPO_ROOT
+    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_int, check_real, check_rng, fail, fail_type)
+from ldp_helpers.sweeps import DASK_ADDRESS_ENV
 
 #: peer → (folder holding it, the distribution name and version it must be)
 PEERS = {
@@ -158,13 +159,28 @@ def audit_peer(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, c
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
     env.pop(DASK_ADDRESS_ENV, None)  # the peers are installed here only: their chunks stay on local processes
-    command = [sys.executable, "-m", "ldp_helpers.experiments.peer_audit", peer, "--epsilon", repr(epsilon),
+    command = [sys.executable, "-m", "ldp_helpers.peers", peer, "--epsilon", repr(epsilon),
                "--d", str(d), "--n-trials", str(n_trials), "--seed", str(seed), "--confidence", repr(confidence),
                "--n-jobs", str(n_jobs)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
     if done.returncode != 0:
         raise RuntimeError(f"the audit of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
     return json.loads(done.stdout)
+
+
+def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
+                n_jobs: int = 3) -> dict[str, dict]:
+    """Every peer's SUE and OUE audit (:func:`audit_peer`), peers concurrently."""
+    if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
+        fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
+    peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
+    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1)
+    if check_int("n_jobs", n_jobs) == 0:
+        fail("n_jobs", n_jobs, "a non-zero integer (threads; -1 = as many as peers)")
+    calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence)
+             for peer in peers)
+    results = joblib.Parallel(n_jobs=n_jobs, backend="threading")(calls)
+    return dict(zip(peers, results))
 
 
 def main(argv=None) -> None:

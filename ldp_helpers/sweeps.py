@@ -219,8 +219,18 @@ def _collect_outcomes(results) -> tuple[list, str | None]:
 def _parallel(calls, total, n_jobs, progress, desc, backend=None):
     kwargs = {} if backend is None else {"backend": backend}
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1, **kwargs)
-    results = parallel(calls)
-    if progress:
-        from tqdm.auto import tqdm
-        results = tqdm(results, total=total, desc=desc)
-    return _collect_outcomes(results)
+    return _collect_outcomes(progress_bar(parallel(calls), progress, desc, total=total))
+
+
+def progress_bar(items, show: bool, desc: str, total: int | None = None):
+    """``items`` wrapped in a tqdm bar when ``show`` (for long interactive runs), else unchanged.
+
+    tqdm is imported only when a bar is shown, so the science loads no display code.
+    """
+    if total is not None:
+        check_int("total", total, low=0)
+    if not check_bool("show", show):
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, total=total, desc=desc)
