@@ -114,7 +114,9 @@ def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch
 
 def test_overlong_csv_is_refused_unread(tmp_path, monkeypatch):
     """Reading stops at MAX_CSV_BYTES + 1 bytes."""
-    monkeypatch.setattr(claims_mod, "MAX_CSV_BYTES", 100)
+    from ldp_helpers.pipeline import claim_rows
+
+    monkeypatch.setattr(claim_rows, "MAX_CSV_BYTES", 100)
     bad = tmp_path / "claims.csv"
     bad.write_text(",".join(COLUMNS) + "\n" + "x" * 500 + "\n")
     with pytest.raises(ValueError, match="longer than 100 bytes"):
@@ -210,3 +212,98 @@ def test_a_claim_ending_a_cell_shows_a_labelled_row_not_its_repr():
     (output,) = shown.outputs
     assert output.data["text/plain"] == row.summary() and "| 00-01 |" in output.data["text/markdown"]
     assert "Claim(" not in str(output.data)
+
+
+# -- the short form: the words in notebooks/claims/<notebook>.yaml, one call per claim -----------------------------
+
+SPEC = """\
+peak:
+  id: 00-01
+  claim: the peak is at {{where:.2f}}
+  source: Fig. 1
+  paper: 0.5
+  atol: 0.01
+unbiased:
+  id: 00-02
+  claim: the estimator is unbiased
+  source: Thm 3
+  paper: unbiased
+  ours: "pooled z = {{z:.2f}} (e^{eps} untouched)"
+slip:
+  id: 00-03
+  claim: the printed constant
+  source: §5.3
+  paper: 0.575
+  atol: 5.0e-4
+  severity: typo
+consequence:
+  id: 00-04
+  claim: what follows from the slip
+  source: §5.4
+  paper: x
+  ours: y
+  severity: typo
+  depends_on: 00-03
+"""
+
+
+def _short_table(tmp_path, text=SPEC):
+    from ldp_helpers.pipeline.claim_texts import parse_claim_texts
+
+    path = tmp_path / "00_tutorial.yaml"
+    path.write_text(text, encoding="utf-8")
+    return ClaimsTable("00_tutorial", texts=parse_claim_texts(path))
+
+
+def test_short_form_gives_the_long_forms_rows(tmp_path):
+    """One call per claim, the words from the file, the same rows as the long form, in the file's order."""
+    short = _short_table(tmp_path)
+    short.erratum_if("consequence", gt(3.0, 1.0))  # recorded first, listed last
+    short.statement("unbiased", close(0.1, 0.0, 4.0), z=0.1)
+    short.erratum("slip", 0.5743)
+    short.check("peak", 0.505, where=0.505)
+    long = ClaimsTable("00_tutorial", texts=None)
+    long._check_long("the peak is at 0.51", "Fig. 1", 0.5, 0.505, atol=0.01, id="00-01")
+    long._check_statement_long("the estimator is unbiased", "Thm 3", "unbiased", close(0.1, 0.0, 4.0),
+                               "pooled z = 0.10 (e^{eps} untouched)", id="00-02")
+    long._erratum_long("the printed constant", "§5.3", 0.575, 0.5743, severity="typo", atol=5e-4, id="00-03")
+    long._erratum_if_long(gt(3.0, 1.0), "what follows from the slip", "§5.4", "x", "y", severity="typo", id="00-04",
+                          depends_on="00-03")
+    assert short.rows == long.rows and short.to_csv() == long.to_csv() and not short.missing()
+
+
+def test_short_form_refuses_what_it_cannot_record(tmp_path, monkeypatch):
+    """Unknown or twice-recorded names, a missing placeholder, se on a statement, an unfinished table."""
+    monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
+    t = _short_table(tmp_path)
+    with pytest.raises(ValueError, match="must be a claim of 00_tutorial.yaml; got 'nope'"):
+        t.check("nope", 1.0)
+    with pytest.raises(ValueError, match=r"the text names \{\{where\}\}, which the call does not give"):
+        t.check("peak", 0.5)
+    with pytest.raises(TypeError, match="se= belongs to a numeric check"):
+        t.statement("unbiased", close(0.1, 0.0, 4.0), z=0.1, se=1.0)
+    t.check("peak", 0.5, where=0.5)
+    with pytest.raises(ValueError, match="recorded twice"):
+        t.check("peak", 0.5, where=0.5)
+    with pytest.raises(ValueError, match="never recorded: unbiased, slip, consequence"):
+        t.write_csv()
+    with pytest.raises(TypeError, match="use claims.statement"):
+        t.check_statement("a", "b", "c", lt(1.0, 2.0), "d")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a:\n  id: 00-01\n  claim: c\n  source: s\n", r"missing fields \['paper'\]"),
+    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  colour: red\n", r"unknown fields \['colour'\]"),
+    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  atol: 5e-4\n", "YAML needs 5.0e-4"),
+    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\nb:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n",
+     "id must be unique"),
+    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  depends_on: 00-02\n", "names no earlier entry"),
+    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  severity: bad\n", "severity must be one of"),
+    ("a: !!python/object/apply:os.system ['touch pwned']\n", "not a valid UTF-8 YAML file"),
+    ("- a\n- b\n", "non-empty mapping"),
+])
+def test_claims_files_are_checked_all_or_nothing(tmp_path, text, message):
+    """A bad claims file is refused naming the file and the entry; YAML tags never construct objects."""
+    with pytest.raises(ValueError, match=message):
+        _short_table(tmp_path, text)
+    assert not (tmp_path / "pwned").exists()

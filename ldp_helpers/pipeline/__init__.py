@@ -3,9 +3,10 @@
 (:mod:`~ldp_helpers.pipeline.reproduce`, :mod:`~ldp_helpers.pipeline.refresh`,
 :mod:`~ldp_helpers.pipeline.report`).  Nothing in the science imports this package.
 
-A notebook imports its tooling in one line::
+A notebook sets its tooling up in two lines::
 
-    from ldp_helpers.pipeline import ClaimsTable, save_figure, use_style
+    from ldp_helpers.pipeline import start_notebook
+    claims, publish = start_notebook("03_m_shot", save_figures=save_figures)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ _EXPORTS = {
     "ldp_helpers.pipeline.claims": ("ClaimsTable", "VERDICTS"),
     "ldp_helpers.pipeline.figures": ("save_figure", "use_style"),
     "ldp_helpers.pipeline.plots": ("plot_tail_bounds",),
+    "ldp_helpers.pipeline.notebook": ("start_notebook", "FigureSaver"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_MODULE_OF)

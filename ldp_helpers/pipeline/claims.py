@@ -15,85 +15,17 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from numbers import Real
 from pathlib import Path
 
-import numpy as np
-
 from ldp_helpers._validation import check_bool, check_real
 from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.claim_rows import (COLUMNS, MAX_CSV_BYTES, Claim, format_value, markdown_table,  # noqa: F401
+                                            read_claims_csv)
+from ldp_helpers.pipeline.claim_texts import ClaimText, load_claim_texts, spec_path
 from ldp_helpers.pipeline.decisions import (OPS, SEVERITIES, VERDICTS, Decision, by_text, close, far, ge, gt, le,  # noqa: F401
                                            lt)
-
-COLUMNS = ("id", "claim", "source", "paper_value", "our_value", "verdict", "severity", "tolerance", "depends_on", "decision")
-MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
-
-
-def format_value(value) -> str:
-    """Numbers as plain decimals (6 significant digits, no exponent); text unchanged."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, Real):
-        x = float(value)
-        if math.isnan(x):
-            raise ValueError("a claim value must not be NaN")
-        if math.isinf(x):
-            return "inf" if x > 0 else "-inf"
-        if float(x).is_integer() and abs(x) < 1e15:
-            return str(int(x))
-        return np.format_float_positional(x, precision=6, unique=True, fractional=False, trim="-")
-    if isinstance(value, str):
-        return value
-    raise ValueError(f"a claim value must be a number, bool or str; got {type(value).__name__}")
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One row of a claims table (values already formatted as text)."""
-
-    id: str
-    claim: str
-    source: str
-    paper_value: str
-    our_value: str
-    verdict: str
-    severity: str = ""
-    tolerance: str = ""
-    depends_on: str = ""
-    decision: str = ""
-
-    def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}; got {self.verdict!r}")
-        if not self.id or not self.claim or not self.source:
-            raise ValueError("id, claim and source must be non-empty text")
-        if (self.verdict == "paper error") != bool(self.severity):
-            raise ValueError(f"{self.id}: a severity is given iff the verdict is 'paper error' (got {self.verdict!r}, {self.severity!r})")
-        if self.severity and self.severity not in SEVERITIES:
-            raise ValueError(f"{self.id}: severity must be one of {SEVERITIES}; got {self.severity!r}")
-        d = Decision.parse(self.decision)
-        if d.verdict != self.verdict and not (d.op == "text"):
-            raise ValueError(f"{self.id}: verdict {self.verdict!r} is not what its decision gives ({d.verdict!r})")
-        if d.op in ("close", "far") and not self.tolerance:
-            raise ValueError(f"{self.id}: a numeric comparison states its tolerance")
-
-    @property
-    def independent_error(self) -> bool:
-        return self.verdict == "paper error" and not self.depends_on
-
-    def summary(self) -> str:
-        """One labelled line: id, verdict, the claim, the paper's value and ours (with the tolerance)."""
-        verdict = f"{self.verdict} ({self.severity})" if self.severity else self.verdict
-        tolerance = f" [{self.tolerance}]" if self.tolerance else ""
-        return f"claim {self.id} — {verdict}: {self.claim} — paper: {self.paper_value}; ours: {self.our_value}{tolerance}"
-
-    def _ipython_display_(self) -> None:
-        """A cell ending in a claim shows its one-row table (and the summary line as text), never the dataclass repr."""
-        from IPython.display import display
-
-        display({"text/plain": self.summary(), "text/markdown": markdown_table([self])}, raw=True)
-
 
 def _tolerance(rtol, atol, paper_value) -> float:
     """``atol + rtol·|paper_value|``, each tolerance a finite number ≥ 0 (named when it is not)."""
@@ -111,10 +43,13 @@ class ClaimsTable:
     'reproduced'
     """
 
-    def __init__(self, notebook: str):
+    def __init__(self, notebook: str, texts: dict | None = None):
         self.notebook = paths.check_notebook_stem(notebook)
         self.rows: list[Claim] = []
         self.decisions: list[Decision] = []
+        #: the words of the rows, from ``notebooks/claims/<notebook>.yaml`` (None: the long form, words in the calls)
+        self.texts = load_claim_texts(notebook) if texts is None else texts
+        self._recorded: dict[str, int] = {}  # claim name -> index in rows
 
     def _add(self, claim, source, paper_value, our_value, decision: Decision, *, id=None, severity="", tolerance="",
              depends_on="") -> Claim:
@@ -140,7 +75,7 @@ class ClaimsTable:
             return ""
         return f"±{format_value(tol)} ({format_value(k)} SE; SE = {format_value(se)})"
 
-    def check(self, claim, source, paper_value, our_value, *, rtol=0.0, atol=0.0, se=None, id=None, tolerance="",
+    def _check_long(self, claim, source, paper_value, our_value, *, rtol=0.0, atol=0.0, se=None, id=None, tolerance="",
               depends_on="") -> Claim:
         """A numeric claim: reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|``.
 
@@ -162,13 +97,13 @@ class ClaimsTable:
         return self._add(claim, source, paper_value, our_value, close(our_value, paper_value, tol), id=id,
                          tolerance=tolerance, depends_on=depends_on)
 
-    def check_statement(self, claim, source, paper_says, decision: Decision, our_finding, *, id=None, tolerance="",
+    def _check_statement_long(self, claim, source, paper_says, decision: Decision, our_finding, *, id=None, tolerance="",
                         depends_on="") -> Claim:
         """A qualitative claim decided by ``decision`` (:func:`lt`, :func:`close`, … or :func:`by_text`)."""
         decision = _as_decision(decision, "reproduced", "differs")
         return self._add(claim, source, paper_says, our_finding, decision, id=id, tolerance=tolerance, depends_on=depends_on)
 
-    def erratum(self, claim, source, paper_value, our_value, *, severity, rtol=0.0, atol=0.0, id=None, tolerance="",
+    def _erratum_long(self, claim, source, paper_value, our_value, *, severity, rtol=0.0, atol=0.0, id=None, tolerance="",
                 depends_on="") -> Claim:
         """A value the paper prints wrongly: paper error iff ``|ours − paper| > atol + rtol·|paper|`` (else reproduced).
 
@@ -184,18 +119,122 @@ class ClaimsTable:
         return self._add(claim, source, paper_value, our_value, d, id=id, severity=severity, tolerance=tolerance,
                          depends_on=depends_on)
 
-    def erratum_if(self, decision: Decision, claim, source, paper_value, our_value, *, severity, id=None, tolerance="",
+    def _erratum_if_long(self, decision: Decision, claim, source, paper_value, our_value, *, severity, id=None, tolerance="",
                    depends_on="") -> Claim:
         """A suspected erratum: ``paper error`` iff ``decision`` holds, else reproduced."""
         d = _as_decision(decision, "paper error", "reproduced")
         return self._add(claim, source, paper_value, our_value, d, id=id, severity=severity, tolerance=tolerance,
                          depends_on=depends_on)
 
-    def ambiguous_if(self, decision: Decision, claim, source, paper_value, our_value, *, id=None, tolerance="",
+    def _ambiguous_if_long(self, decision: Decision, claim, source, paper_value, our_value, *, id=None, tolerance="",
                      depends_on="") -> Claim:
         """Garbled or underspecified text: ``ambiguous`` iff the readings' results differ (``decision`` holds)."""
         d = _as_decision(decision, "ambiguous", "reproduced")
         return self._add(claim, source, paper_value, our_value, d, id=id, tolerance=tolerance, depends_on=depends_on)
+
+    # -- the short form: words in notebooks/claims/<notebook>.yaml, one call beside the evidence --------------------
+
+    def check(self, *args, **kwargs) -> Claim:
+        """A number against the paper's: ``claims.check(name, ours, [atol=, rtol=, se=, paper=,] **values)``.
+
+        Reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|`` (atol, rtol and the paper's value from the
+        entry unless given).  ``se`` is the Monte-Carlo standard error of ``ours`` when it is simulated: it
+        is recorded in the tolerance column, and a tolerance below 2 SE is refused (the verdict would be
+        noise).  ``values`` fill the entry's ``{{name}}`` placeholders.
+        """
+        if self.texts is None:
+            return self._check_long(*args, **kwargs)
+        return self._short("check", *args, **kwargs)
+
+    def statement(self, name: str, decision: Decision, **values) -> Claim:
+        """A statement of the paper decided by ``decision`` (:func:`lt`, :func:`close`, … or :func:`by_text`):
+        reproduced if it holds, else differs.  Our finding is the entry's ``ours`` text."""
+        return self._short("statement", name, decision, **values)
+
+    def erratum(self, *args, **kwargs) -> Claim:
+        """A value the paper prints wrongly: ``claims.erratum(name, ours, [atol=, rtol=, paper=,] **values)``;
+        paper error iff ``|ours − paper| > atol + rtol·|paper|`` (text values: iff they differ; equal text is refused)."""
+        if self.texts is None:
+            return self._erratum_long(*args, **kwargs)
+        return self._short("erratum", *args, **kwargs)
+
+    def erratum_if(self, *args, **kwargs) -> Claim:
+        """A suspected erratum: ``claims.erratum_if(name, decision, **values)``: paper error iff ``decision`` holds."""
+        if self.texts is None:
+            return self._erratum_if_long(*args, **kwargs)
+        return self._short("erratum_if", *args, **kwargs)
+
+    def ambiguous_if(self, *args, **kwargs) -> Claim:
+        """Garbled or underspecified text: ``claims.ambiguous_if(name, decision, **values)``: ambiguous iff the
+        readings' results differ (``decision`` holds), else reproduced."""
+        if self.texts is None:
+            return self._ambiguous_if_long(*args, **kwargs)
+        return self._short("ambiguous_if", *args, **kwargs)
+
+    def check_statement(self, *args, **kwargs) -> Claim:
+        """The long form of :meth:`statement` (words in the call), for a table without a claims file."""
+        if self.texts is not None:
+            raise TypeError(f"{self.notebook} keeps its words in {spec_path(self.notebook).name}: use claims.statement(name, decision)")
+        return self._check_statement_long(*args, **kwargs)
+
+    def _entry(self, name) -> ClaimText:
+        if self.texts is None:
+            raise ValueError(f"{self.notebook} has no claims file {spec_path(self.notebook)}")
+        if not isinstance(name, str) or name not in self.texts:
+            raise ValueError(f"name must be a claim of {spec_path(self.notebook).name}; got {name!r:.80} "
+                             f"(its claims: {', '.join(self.texts)})")
+        if name in self._recorded:
+            raise ValueError(f"claim {name!r} is recorded twice")
+        return self.texts[name]
+
+    def _short(self, kind, name, evidence=None, *, paper=None, atol=None, rtol=None, se=None, **values) -> Claim:
+        entry = self._entry(name)
+        if kind != "check" and se is not None:
+            raise TypeError(f"se= belongs to a numeric check; claim {name!r} is {kind}")
+        if paper is None:
+            paper = entry.paper
+        atol = (entry.atol or 0.0) if atol is None else atol
+        rtol = (entry.rtol or 0.0) if rtol is None else rtol
+        if kind in ("check", "erratum"):
+            values = {"ours": evidence, "paper": paper, "atol": atol, "rtol": rtol, "se": se, **values}
+        words = {field: entry.fill(field, values) for field in ("claim", "source", "ours", "tolerance")}
+        paper = entry.fill("paper", values) if isinstance(paper, str) else paper
+        common = dict(id=entry.id, tolerance=words["tolerance"], depends_on="")
+        if kind == "check":
+            if isinstance(paper, str):
+                raise ValueError(f"claim {name!r}: a numeric check needs a numeric paper value; got {paper!r}")
+            row = self._check_long(words["claim"], words["source"], paper, evidence, rtol=rtol, atol=atol, se=se, **common)
+        elif kind == "erratum":
+            ours = words["ours"] if evidence is None else evidence
+            row = self._erratum_long(words["claim"], words["source"], paper, ours, severity=entry.severity, rtol=rtol,
+                                     atol=atol, **common)
+        else:
+            if not entry.ours:
+                raise ValueError(f"claim {name!r}: a {kind} row states our finding: add 'ours' to its entry")
+            method = {"statement": self._check_statement_long, "erratum_if": self._erratum_if_long,
+                      "ambiguous_if": self._ambiguous_if_long}[kind]
+            if kind == "statement":
+                row = method(words["claim"], words["source"], paper, evidence, words["ours"], **common)
+            elif kind == "erratum_if":
+                row = method(evidence, words["claim"], words["source"], paper, words["ours"], severity=entry.severity, **common)
+            else:
+                row = method(evidence, words["claim"], words["source"], paper, words["ours"], **common)
+        if kind in ("erratum", "erratum_if") and not entry.severity:
+            raise ValueError(f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})")
+        # the entry's depends_on was checked against the file; rows follow the file's order, not the calls'
+        row = replace(row, depends_on=entry.depends_on or "")
+        self.rows[-1] = row
+        self._recorded[name] = len(self.rows) - 1
+        order = {key: i for i, key in enumerate(self.texts)}
+        names = {index: key for key, index in self._recorded.items()}
+        ranked = sorted(range(len(self.rows)), key=lambda i: order[names[i]])
+        self.rows, self.decisions = [self.rows[i] for i in ranked], [self.decisions[i] for i in ranked]
+        self._recorded = {names[i]: j for j, i in enumerate(ranked)}
+        return row
+
+    def missing(self) -> list[str]:
+        """The claims of the claims file not recorded yet (a finished notebook has none)."""
+        return [] if self.texts is None else [key for key in self.texts if key not in self._recorded]
 
     def counts(self) -> dict[str, int]:
         """Number of claims per verdict."""
@@ -218,6 +257,8 @@ class ClaimsTable:
         check_bool("write", write)
         if not self.rows:
             raise ValueError("the claims table is empty")
+        if self.missing():
+            raise ValueError(f"{self.notebook}: claims of {spec_path(self.notebook).name} never recorded: {', '.join(self.missing())}")
         path = paths.FIGURES_DIR / self.notebook / "claims.csv"
         if write:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -245,63 +286,9 @@ class ClaimsTable:
         return markdown_table(self.rows) + "\n\n" + self._summary()
 
 
-def markdown_table(rows) -> str:
-    """Claims as a Markdown table (verdicts other than reproduced in bold)."""
-    lines = ["| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |", "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        cells = [r.id, r.claim, r.source, r.paper_value, r.our_value, r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
-                 r.severity, r.tolerance, r.depends_on]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(lines)
-
-
 def _as_decision(decision, if_true, if_false) -> Decision:
     if not isinstance(decision, Decision):
         raise TypeError(f"decision must be a Decision (lt(a, b), close(x, r, tol), by_text('how'), …); got {type(decision).__name__}")
     if decision.op == "text":
         return replace(decision, if_true=if_true, if_false=if_true)
     return replace(decision, if_true=if_true, if_false=if_false)
-
-
-def read_claims_csv(path) -> list[Claim]:
-    """Read a ``claims.csv`` written by :meth:`ClaimsTable.write_csv`, all or nothing.
-
-    Refused (ValueError naming the file and line): a file over :data:`MAX_CSV_BYTES` (not read
-    past that), a wrong header, a row with the wrong number of fields, a truncated last line, an
-    unterminated quote, an invalid row (verdict, severity, decision), a duplicate id or a
-    ``depends_on`` naming no row.
-    """
-    path = Path(path)
-    with path.open("rb") as fh:
-        raw = fh.read(MAX_CSV_BYTES + 1)
-    if len(raw) > MAX_CSV_BYTES:
-        raise ValueError(f"{path}: longer than {MAX_CSV_BYTES} bytes; refused")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 ({err})") from None
-    if not text.endswith("\n"):
-        raise ValueError(f"{path}:{text.count(chr(10)) + 1}: truncated (no final newline)")
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows, ids = [], set()
-    try:
-        header = next(reader, None)
-        if header is None or tuple(header) != COLUMNS:
-            raise ValueError(f"{path}:1: the header must be {','.join(COLUMNS)}; got {header!r}")
-        for row in reader:
-            where = f"{path}:{reader.line_num}"
-            if len(row) != len(COLUMNS):
-                raise ValueError(f"{where}: expected {len(COLUMNS)} fields, got {len(row)}")
-            try:
-                claim = Claim(*row)
-            except ValueError as err:
-                raise ValueError(f"{where}: {err}") from None
-            if claim.id in ids:
-                raise ValueError(f"{where}: duplicate id {claim.id!r}")
-            if claim.depends_on and claim.depends_on not in ids:
-                raise ValueError(f"{where}: depends_on={claim.depends_on!r} names no earlier row")
-            ids.add(claim.id)
-            rows.append(claim)
-    except csv.Error as err:
-        raise ValueError(f"{path}:{reader.line_num}: malformed CSV ({err})") from None
-    return rows

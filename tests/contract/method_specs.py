@@ -29,6 +29,7 @@ from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import RapporParams
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.claim_texts import ClaimText
 from ldp_helpers.pipeline.claims import ClaimsTable, read_claims_csv
 from ldp_helpers.pipeline.decisions import Decision, lt
 from ldp_helpers.pipeline.report import NotebookClaims
@@ -51,11 +52,18 @@ def method(make, **kwargs) -> MethodSpec:
 
 
 def _claims_table():
-    return ClaimsTable("00_tutorial")
+    table = ClaimsTable("00_tutorial")
+    table.texts = None  # the long form (words in the call)
+    return table
+
+
+def _short_claims_table():
+    entry = ClaimText(key="a", id="00-01", claim="c {{x}}", source="§1", paper="p", ours="o")
+    return ClaimsTable("00_tutorial", texts={"a": entry})
 
 
 def _one_claim():
-    table = ClaimsTable("00_tutorial")
+    table = _claims_table()
     table.check("c", "§1", 0.5, 0.5)
     return table
 
@@ -122,8 +130,12 @@ METHOD_SPECS: dict[str, MethodSpec] = {
                                                                  n=100, _extra={"true_fraction": [1.5, -0.1]}),
     # pipeline (each call gets a fresh, empty table)
     P + "claims.ClaimsTable.check": method(_claims_table, paper_value=0.5, our_value=0.5, rtol=0.0, atol=0.01, se=None,
-                                           id=None, tolerance="", depends_on="", **TEXT,
+                                           id=None, tolerance="", depends_on="", **TEXT, _none_ok={"se", "id"},
                                            _extra={"rtol": [-1.0], "atol": [-1.0], "se": [-1.0]}),
+    P + "claims.ClaimsTable.statement": method(_short_claims_table, name="a", decision=lt(1.0, 2.0), x=1,
+                                               _free={"x"}, _extra={"name": ["b", 3]}),
+    P + "claim_texts.ClaimText.fill": method(lambda: _short_claims_table().texts["a"], field="claim", values={"x": 1},
+                                             _free={"field"}, _extra={"values": [{}, 3]}),
     P + "claims.ClaimsTable.check_statement": method(_claims_table, paper_says="a", decision=lt(1.0, 2.0), our_finding="b",
                                                      id=None, tolerance="", depends_on="", **TEXT),
     P + "claims.ClaimsTable.erratum": method(_claims_table, paper_value=0.5, our_value=0.7, severity=MINOR, rtol=0.0,
@@ -134,8 +146,9 @@ METHOD_SPECS: dict[str, MethodSpec] = {
                                                 _extra=SEVERITY),
     P + "claims.ClaimsTable.ambiguous_if": method(_claims_table, decision=lt(1.0, 2.0), paper_value=0.5, our_value=0.7,
                                                   id=None, tolerance="", depends_on="", **TEXT),
-    P + "claims.Claim.summary": method(lambda: _one_claim().rows[0]),
+    P + "claim_rows.Claim.summary": method(lambda: _one_claim().rows[0]),
     P + "claims.ClaimsTable.counts": method(_claims_table),
+    P + "claims.ClaimsTable.missing": method(_claims_table),
     P + "claims.ClaimsTable.severity_counts": method(_claims_table),
     P + "claims.ClaimsTable.to_csv": method(_claims_table),
     P + "claims.ClaimsTable.write_csv": method(_one_claim, write=False),

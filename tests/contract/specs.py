@@ -290,10 +290,10 @@ SPECS.update({
     "ldp_helpers.simulate.datasets.CategoryCounts": spec(labels=("a", "b"), counts=np.array([3, 4]), name="x", _free={"name", "labels"}),
     "ldp_helpers.simulate.datasets.SurveyStandIn": spec(ratings=np.array([[1, 5], [2, 3]]), brands=("a", "b"), levels=5, label="x", _free={"label", "brands"}),
     # pipeline
-    "ldp_helpers.pipeline.claims.format_value": spec(value=0.5, _free={"value"}),
+    "ldp_helpers.pipeline.claim_rows.format_value": spec(value=0.5, _free={"value"}),
     "ldp_helpers.pipeline.claims.ClaimsTable": spec(notebook="00_tutorial"),
-    "ldp_helpers.pipeline.claims.markdown_table": spec(rows=[], _valid=False, _free={"rows"}),
-    "ldp_helpers.pipeline.claims.read_claims_csv": spec(path="figures/00_tutorial/claims.csv", _free={"path"}),
+    "ldp_helpers.pipeline.claim_rows.markdown_table": spec(rows=[], _valid=False, _free={"rows"}),
+    "ldp_helpers.pipeline.claim_rows.read_claims_csv": spec(path="figures/00_tutorial/claims.csv", _free={"path"}),
     "ldp_helpers.pipeline.decisions.Decision": spec(op="le", value=1.0, reference=2.0, tol=0.0, _free={"value", "reference", "tol"}),
     "ldp_helpers.pipeline.decisions.Decision.parse": spec(text="le 1 2", _free={"text"}, _valid=False),
     "ldp_helpers.pipeline.decisions.close": spec(value=1.0, reference=1.1, tol=0.2),
@@ -304,6 +304,15 @@ SPECS.update({
     "ldp_helpers.pipeline.decisions.gt": spec(value=3.0, bound=2.0),
     "ldp_helpers.pipeline.decisions.by_text": spec(how="read from the paper's Table 2", _free={"how"}),
     "ldp_helpers.pipeline.figures.use_style": spec(),
+    "ldp_helpers.pipeline.notebook.start_notebook": spec(notebook="00_tutorial", save_figures=False),
+    "ldp_helpers.pipeline.notebook.FigureSaver": spec(notebook="00_tutorial", write=False),
+    "ldp_helpers.pipeline.claim_texts.fill": spec(text="a {{x:.2f}} b", values={"x": 1.0}, where="here",
+                                                  _free={"text", "where"}, _extra={"values": [{}, {"x": "text"}]}),
+    "ldp_helpers.pipeline.claim_texts.placeholders": spec(text="a {{x}}", _free={"text"}),
+    "ldp_helpers.pipeline.claim_texts.spec_path": spec(notebook="00_tutorial"),
+    "ldp_helpers.pipeline.claim_texts.load_claim_texts": spec(notebook="00_tutorial", _finite=False),
+    "ldp_helpers.pipeline.claim_texts.parse_claim_texts": spec(path="notebooks/profiles/paper.yaml", _valid=False,
+                                                               _free={"path"}),
     "ldp_helpers.pipeline.figures.round_to_bits": spec(values=np.array([0.1, 2.5]), bits=36, _free={"values"},
                                                        _extra={"bits": [0, 53]}),
     "ldp_helpers.pipeline.figures.figure_path": spec(notebook="00_tutorial", name="fig", _free={"name"}, _extra={"name": ["../escape", "a/b", ""]}),
@@ -564,7 +573,8 @@ RECORDS = {
     "ldp_helpers.experiments.rappor.EstimatorCheck", "ldp_helpers.mechanisms.m_shot.DetectionScores",
     "ldp_helpers.mechanisms.count_mean_sketch.CmsReports", "ldp_helpers.mechanisms.rappor.RapporReports",
     "ldp_helpers.mechanisms.rappor.BitChannel", "ldp_helpers.mechanisms.registry.RegistryEntry",
-    "ldp_helpers.pipeline.claims.Claim", "ldp_helpers.pipeline.report.NotebookClaims",
+    "ldp_helpers.pipeline.claim_rows.Claim", "ldp_helpers.pipeline.report.NotebookClaims",
+    "ldp_helpers.pipeline.claim_texts.ClaimText",
     "ldp_helpers.pipeline.reproduce.RunResult", "ldp_helpers.audit.auditor.AuditResult",
     "ldp_helpers.audit.longitudinal.AttackCurve", "ldp_helpers.sweeps.ChunkFailure",
     "ldp_helpers.experiments.privacy_audit.MechanismAudit", "ldp_helpers.explore.oracles.PlaygroundState",
@@ -616,3 +626,19 @@ SPECS.update({
                                            _free={"epsilon", "n_rounds", "n_users", "theta", "n_draws", "seed"}),
 })
 RECORDS |= {EX + "oracles.ReportSize", EX + "rappor.RapporGuide", EX + "streams.ContinualCurves", EX + "streams.MShotCurves"}
+
+# Per-paper specs (e.g. the figure functions of ldp_helpers/pipeline/plots/<key>.py) live in their own
+# files, tests/contract/specs_<key>.py, each defining SPECS (and optionally RECORDS), merged here.
+def _merge_per_paper_specs() -> None:
+    import importlib
+    from pathlib import Path
+
+    for path in sorted(Path(__file__).parent.glob("specs_*.py")):
+        module = importlib.import_module(f"{__package__}.{path.stem}")
+        clash = set(module.SPECS) & set(SPECS)
+        assert not clash, f"{path.name} specifies names already specified: {sorted(clash)}"
+        SPECS.update(module.SPECS)
+        RECORDS.update(getattr(module, "RECORDS", set()))
+
+
+_merge_per_paper_specs()

@@ -1,4 +1,4 @@
-"""Plotting helpers shared by the notebooks: axes in, artists drawn, nothing printed or saved.
+"""Plotting helpers shared by the notebooks (per-paper figures live in ``plots/<key>.py``): axes in, artists drawn, nothing printed or saved.
 
 References
 ----------

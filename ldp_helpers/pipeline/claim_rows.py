@@ -1,0 +1,140 @@
+"""One claims row, its text forms (CSV, Markdown) and the all-or-nothing CSV reader.
+
+A row records its **deciding comparison** (:class:`~ldp_helpers.pipeline.decisions.Decision`) in the
+``decision`` column, so a test can re-decide it; ``depends_on`` names the row it is a consequence of.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from numbers import Real
+from pathlib import Path
+
+import numpy as np
+
+from ldp_helpers.pipeline.decisions import SEVERITIES, VERDICTS, Decision
+
+COLUMNS = ("id", "claim", "source", "paper_value", "our_value", "verdict", "severity", "tolerance", "depends_on", "decision")
+MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
+
+
+def format_value(value) -> str:
+    """Numbers as plain decimals (6 significant digits, no exponent); text unchanged."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, Real):
+        x = float(value)
+        if math.isnan(x):
+            raise ValueError("a claim value must not be NaN")
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        if float(x).is_integer() and abs(x) < 1e15:
+            return str(int(x))
+        return np.format_float_positional(x, precision=6, unique=True, fractional=False, trim="-")
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"a claim value must be a number, bool or str; got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of a claims table (values already formatted as text)."""
+
+    id: str
+    claim: str
+    source: str
+    paper_value: str
+    our_value: str
+    verdict: str
+    severity: str = ""
+    tolerance: str = ""
+    depends_on: str = ""
+    decision: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}; got {self.verdict!r}")
+        if not self.id or not self.claim or not self.source:
+            raise ValueError("id, claim and source must be non-empty text")
+        if (self.verdict == "paper error") != bool(self.severity):
+            raise ValueError(f"{self.id}: a severity is given iff the verdict is 'paper error' (got {self.verdict!r}, {self.severity!r})")
+        if self.severity and self.severity not in SEVERITIES:
+            raise ValueError(f"{self.id}: severity must be one of {SEVERITIES}; got {self.severity!r}")
+        d = Decision.parse(self.decision)
+        if d.verdict != self.verdict and not (d.op == "text"):
+            raise ValueError(f"{self.id}: verdict {self.verdict!r} is not what its decision gives ({d.verdict!r})")
+        if d.op in ("close", "far") and not self.tolerance:
+            raise ValueError(f"{self.id}: a numeric comparison states its tolerance")
+
+    @property
+    def independent_error(self) -> bool:
+        return self.verdict == "paper error" and not self.depends_on
+
+    def summary(self) -> str:
+        """One labelled line: id, verdict, the claim, the paper's value and ours (with the tolerance)."""
+        verdict = f"{self.verdict} ({self.severity})" if self.severity else self.verdict
+        tolerance = f" [{self.tolerance}]" if self.tolerance else ""
+        return f"claim {self.id} — {verdict}: {self.claim} — paper: {self.paper_value}; ours: {self.our_value}{tolerance}"
+
+    def _ipython_display_(self) -> None:
+        """A cell ending in a claim shows its one-row table (and the summary line as text), never the dataclass repr."""
+        from IPython.display import display
+
+        display({"text/plain": self.summary(), "text/markdown": markdown_table([self])}, raw=True)
+
+
+def markdown_table(rows) -> str:
+    """Claims as a Markdown table (verdicts other than reproduced in bold)."""
+    lines = ["| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cells = [r.id, r.claim, r.source, r.paper_value, r.our_value, r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
+                 r.severity, r.tolerance, r.depends_on]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def read_claims_csv(path) -> list[Claim]:
+    """Read a ``claims.csv`` written by :meth:`ClaimsTable.write_csv`, all or nothing.
+
+    Refused (ValueError naming the file and line): a file over :data:`MAX_CSV_BYTES` (not read
+    past that), a wrong header, a row with the wrong number of fields, a truncated last line, an
+    unterminated quote, an invalid row (verdict, severity, decision), a duplicate id or a
+    ``depends_on`` naming no row.
+    """
+    path = Path(path)
+    with path.open("rb") as fh:
+        raw = fh.read(MAX_CSV_BYTES + 1)
+    if len(raw) > MAX_CSV_BYTES:
+        raise ValueError(f"{path}: longer than {MAX_CSV_BYTES} bytes; refused")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 ({err})") from None
+    if not text.endswith("\n"):
+        raise ValueError(f"{path}:{text.count(chr(10)) + 1}: truncated (no final newline)")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows, ids = [], set()
+    try:
+        header = next(reader, None)
+        if header is None or tuple(header) != COLUMNS:
+            raise ValueError(f"{path}:1: the header must be {','.join(COLUMNS)}; got {header!r}")
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            if len(row) != len(COLUMNS):
+                raise ValueError(f"{where}: expected {len(COLUMNS)} fields, got {len(row)}")
+            try:
+                claim = Claim(*row)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+            if claim.id in ids:
+                raise ValueError(f"{where}: duplicate id {claim.id!r}")
+            if claim.depends_on and claim.depends_on not in ids:
+                raise ValueError(f"{where}: depends_on={claim.depends_on!r} names no earlier row")
+            ids.add(claim.id)
+            rows.append(claim)
+    except csv.Error as err:
+        raise ValueError(f"{path}:{reader.line_num}: malformed CSV ({err})") from None
+    return rows
