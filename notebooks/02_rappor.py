@@ -111,6 +111,8 @@ claims.check("irr_q", client.q_hat, atol=5 * client.se_q, se=client.se_q)
 claims.check("irr_p", client.p_hat, atol=5 * client.se_p, se=client.se_p)
 one_time = RapporParams(k=8, h=1, m=1, f=2 * (1 - params8.q), p=0.0, q=1.0)  # PRR only: 1 − f/2 = q
 claims.erratum("one_time", one_time.bit_table()[0, 1])  # its Pr[S=1|B=0] is f/2, not the paper's p
+
+# %%
 by_h = [runs.paper_params(h) for h in hash_values]
 print("eps of one report (= h ln 3):",
       ", ".join(f"h = {par.h}: {par.epsilon_one_report:.4g}" for par in by_h))
@@ -225,8 +227,9 @@ publish(fig, "fig1_precision_recall_vs_h")
 # candidate's draws are multiplied by $(q-p)^{-100} = 4^{100} \approx 1.6\cdot 10^{60}$, and the block
 # ends up hugely negative. We run the printed logic and the fix (normalization after the loop),
 # both with the paper's per-candidate binomials, at h = 8.
+#
 # A 0.05 *confidence coefficient* (§3's wording) would let a test detect an absent candidate with
-# probability 0.95; we also count the false detections.
+# probability 0.95; we measure the share actually detected.
 
 # %%
 defect = {printed: runs.decode_surveys(params8, weights, runs.N_REPORTS, n_draws_defect,
@@ -241,6 +244,8 @@ for printed, label in ((True, "printed  "), (False, "corrected")):
     mean = defect[printed].mean(axis=0)
     print(f"{label}: LASSO keeps {mean[2]:.1f} candidates, precision {mean[0]:.3f}, recall "
           f"{mean[1]:.3f}, false detections {mean[3]:.2f} ({n_draws_defect} surveys)")
+
+# %%
 recall_printed, recall_fixed = defect[True][:, 1], defect[False][:, 1]
 gain, se_gain = runs.paired_gain(recall_fixed, recall_printed)  # the fix minus the printed loop
 claims.erratum_if("normalization", gt(gain, 3 * se_gain), y_max=np.abs(y_printed).max(),
@@ -270,6 +275,8 @@ print(f"h = 8: exponent 0.7: precision {pr_07[0]:.3f}, recall {pr_07[1]:.3f};  e
       f"precision {pr_11[0]:.3f}, recall {pr_11[1]:.3f}")
 read = "reading the printed script: ALPHA = 0.7 is passed to get_word_probs, so 0.7 is used"
 claims.statement("zipf_exponent", by_text(read), recall_07=pr_07[1], recall_11=pr_11[1])
+
+# %%
 n_first = min(10, n_draws)
 shift = np.abs(pr_by_h[:, :n_first, 1].mean(axis=1) - pr_by_h[:, :, 1].mean(axis=1)).max()
 print(f"averaging the first {n_first} of {n_draws} surveys instead of all moves the mean recall "
@@ -348,11 +355,12 @@ rappor_guide = show_panel("rappor", **runs.paper_setting(4))
 # %% [markdown]
 # ## 7. Claims check
 #
-# Every verdict below comes from a computation above and is recorded beside it: §1 (Eq. 1, privacy)
-# and the tutorial's RAPPOR formulas — the paper's "Basic One-time" variant is compared with the
-# PRR-only one-time RAPPOR of the RAPPOR paper and the tutorial whose PRR has the same
-# $\Pr[S=1\mid B=1] = 1 - f/2 = q$ —, §2–3 (the estimator, cohorts, the regression), then the
-# paper's code and its §3 text (§5). The words of each row are in `notebooks/claims/02_rappor.yaml`.
+# Every verdict below comes from a computation above and was recorded beside it; the words of each
+# row are in `notebooks/claims/02_rappor.yaml`. First §1: Eq. (1), privacy and the tutorial's RAPPOR
+# formulas. The paper's "Basic One-time" variant is compared there with the PRR-only one-time
+# RAPPOR of the RAPPOR paper and the tutorial, whose PRR has the same
+# $\Pr[S=1\mid B=1] = 1 - f/2 = q$. Then §2–3 (the estimator, cohorts, the regression), and the
+# paper's code and its §3 text (§5).
 
 # %%
 claims_csv = claims.write_csv(write=save_figures)
