@@ -42,9 +42,7 @@ def check_confidence(confidence) -> float:
 def clopper_pearson(count: int, n: int, *, confidence: float) -> tuple[float, float]:
     """The two-sided Clopper–Pearson interval for a binomial proportion (statsmodels, ``method="beta"``)."""
     count, n = _check_count("count", count, "n", n)
-    confidence = check_confidence(confidence)
-    low, high = proportion_confint(count, n, alpha=1.0 - confidence, method="beta")
-    return float(low), float(high)
+    return _clopper_pearson(count, n, check_confidence(confidence))
 
 
 def epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, *, confidence: float) -> float:
@@ -54,9 +52,18 @@ def epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, *, confidenc
     """
     count0, n0 = _check_count("count0", count0, "n0", n0)
     count1, n1 = _check_count("count1", count1, "n1", n1)
-    confidence = check_confidence(confidence)
-    p0_low = clopper_pearson(count0, n0, confidence=confidence)[0]
-    p1_high = clopper_pearson(count1, n1, confidence=confidence)[1]
+    return _epsilon_lower_bound(count0, n0, count1, n1, check_confidence(confidence))
+
+
+def _clopper_pearson(count: int, n: int, confidence: float) -> tuple[float, float]:
+    """:func:`clopper_pearson` for validated counts and confidence."""
+    low, high = proportion_confint(count, n, alpha=1.0 - confidence, method="beta")
+    return float(low), float(high)
+
+
+def _epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, confidence: float) -> float:
+    """:func:`epsilon_lower_bound` for validated counts and confidence (the event search calls it per event)."""
+    p0_low, p1_high = _clopper_pearson(count0, n0, confidence)[0], _clopper_pearson(count1, n1, confidence)[1]
     return 0.0 if p0_low <= 0.0 else max(0.0, math.log(p0_low / p1_high))
 
 
@@ -255,10 +262,10 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     m0, m1 = client.sample(x0, n_pilot, rng=pilot_rng), client.sample(x1, n_pilot, rng=pilot_rng)
     swap = False
     if event is None:
-        bound = lambda k0, a, k1, b: epsilon_lower_bound(k0, a, k1, b, confidence=confidence)  # noqa: E731
+        bound = lambda k0, a, k1, b: _epsilon_lower_bound(k0, a, k1, b, confidence)  # noqa: E731
         event, swap = choose_event(m0, m1, confidence=confidence, bound=bound)
     else:
-        event.count(m0)  # checks the event's columns against the reports
+        event._count(m0)  # checks the event's columns against the reports
     first, second = (x1, x0) if swap else (x0, x1)
     sizes = [chunk_size] * (n_trials // chunk_size) + ([n_trials % chunk_size] if n_trials % chunk_size else [])
     task = _ChunkTask(client, first, second, event, tuple(sizes))
@@ -266,9 +273,9 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
                                  dask_address=dask_address, dask_client=dask_client, timeout=timeout,
                                  progress=progress, desc="audit chunks", completed=completed)).sum(axis=0)
     k0, k1 = int(counts[0]), int(counts[1])
-    return AuditResult(epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence=confidence), confidence, n_trials,
-                       k0, k1, clopper_pearson(k0, n_trials, confidence=confidence)[0],
-                       clopper_pearson(k1, n_trials, confidence=confidence)[1], event, first, second, claimed_epsilon)
+    return AuditResult(_epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence), confidence, n_trials, k0, k1,
+                       _clopper_pearson(k0, n_trials, confidence)[0], _clopper_pearson(k1, n_trials, confidence)[1],
+                       event, first, second, claimed_epsilon)
 
 
 def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed) -> None:
@@ -299,5 +306,5 @@ class _ChunkTask:
 
     def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple[int, int]:
         rng, n = np.random.default_rng(seed), self.sizes[index]
-        return (self.event.count(self.client.sample(self.x0, n, rng=rng)),
-                self.event.count(self.client.sample(self.x1, n, rng=rng)))
+        return (self.event._count(self.client.sample(self.x0, n, rng=rng)),
+                self.event._count(self.client.sample(self.x1, n, rng=rng)))

@@ -71,7 +71,10 @@ class Event:
 
     def mask(self, matrix: np.ndarray) -> np.ndarray:
         """Which rows of a report matrix lie in the event."""
-        matrix = check_ndim("matrix", check_real_array("matrix", matrix), 2, what="(reports × columns)")
+        return self._mask(check_ndim("matrix", check_real_array("matrix", matrix), 2, what="(reports × columns)"))
+
+    def _mask(self, matrix: np.ndarray) -> np.ndarray:
+        """:meth:`mask` of a validated report matrix (the auditor's inner loops)."""
         inside = np.ones(matrix.shape[0], dtype=bool)
         for column, op, value in zip(self.columns, self.ops, self.values):
             if column >= matrix.shape[1]:
@@ -82,6 +85,10 @@ class Event:
     def count(self, matrix: np.ndarray) -> int:
         """Number of reports in the event."""
         return int(np.count_nonzero(self.mask(matrix)))
+
+    def _count(self, matrix: np.ndarray) -> int:
+        """:meth:`count` of a validated report matrix."""
+        return int(np.count_nonzero(self._mask(matrix)))
 
     def __str__(self) -> str:
         return " and ".join(f"y[{c}] {op} {v:g}" for c, op, v in zip(self.columns, self.ops, self.values))
@@ -109,7 +116,11 @@ def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
 
 def candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
     """Candidate events from the pilot reports of the two inputs (singles, pairs, whole outcomes)."""
-    matrix0, matrix1 = _check_pilot(matrix0, matrix1)
+    return _candidate_events(*_check_pilot(matrix0, matrix1))
+
+
+def _candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
+    """:func:`candidate_events` of validated pilot matrices."""
     pooled = np.vstack([matrix0, matrix1])
     per_column = _conditions(pooled)
     singles = [c for conditions in per_column for c in conditions]
@@ -137,8 +148,8 @@ def choose_event(matrix0: np.ndarray, matrix1: np.ndarray, *, confidence: float,
         fail_type("bound", bound, "a callable bound(count0, n0, count1, n1) -> float")
     n0, n1 = matrix0.shape[0], matrix1.shape[0]
     best, best_value = None, -np.inf
-    for event in candidate_events(matrix0, matrix1):
-        k0, k1 = event.count(matrix0), event.count(matrix1)
+    for event in _candidate_events(matrix0, matrix1):
+        k0, k1 = event._count(matrix0), event._count(matrix1)
         for swap, value in ((False, bound(k0, n0, k1, n1)), (True, bound(k1, n1, k0, n0))):
             if value > best_value:
                 best, best_value = (event, swap), value

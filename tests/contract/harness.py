@@ -15,9 +15,9 @@ from .specs import RNG
 
 #: a refused call may allocate at most this much (the refusal must come before the allocation)
 REFUSAL_BYTES = 64 * 1024**2
-#: a refused call must come back within this many seconds
-REFUSAL_SECONDS = 1.0
-HARD_TIMEOUT = 10  # seconds: a hang is turned into a failure instead of blocking the suite
+#: a call still running after this many seconds is a hang, turned into a failure instead of blocking the suite (a
+#: guard, not a timing assertion: how fast a refusal comes back is measured by `make bench`, not here)
+HARD_TIMEOUT = 30
 
 
 def resolve(qualname: str):

@@ -3,7 +3,7 @@
 For every spec'd public callable and every probed parameter, Hypothesis draws bad values of the
 parameter's kind (``strategies.bad_values``) into an otherwise valid call.  Each must raise
 ``ValueError`` (bad value) or ``TypeError`` (wrong type) whose message names the parameter,
-within ``REFUSAL_SECONDS`` and allocating at most ``REFUSAL_BYTES``.
+without hanging and allocating at most ``REFUSAL_BYTES``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ldp_helpers._validation import format_bytes
 
-from .harness import REFUSAL_BYTES, REFUSAL_SECONDS, Hang, call_refused, materialize, resolve
+from .harness import REFUSAL_BYTES, Hang, call_refused, materialize, resolve
 from .specs import SPECS
 from .strategies import bad_values, special_values
 
@@ -49,7 +49,6 @@ def check_refusal(qualname: str, name: str, kwargs: dict, bad, func=None) -> Non
     assert isinstance(outcome, BaseException), f"{shown} was accepted silently, returning {outcome!r:.200}"
     assert isinstance(outcome, (ValueError, TypeError)), f"{shown} raised {type(outcome).__name__}: {outcome}"
     assert name in str(outcome), f"{shown} blames the wrong parameter: {outcome}"
-    assert seconds < REFUSAL_SECONDS, f"{shown} took {seconds:.2f} s to refuse"
     assert peak < REFUSAL_BYTES, f"{shown} allocated {format_bytes(peak)} before refusing"
 
 

@@ -51,7 +51,7 @@ def test_epsilon_zero_is_refused_not_clamped():
 
 
 @pytest.mark.parametrize("panel_name, control", CONTROLS, ids=[f"{p}-{c}" for p, c in CONTROLS])
-@settings(max_examples=5)
+@settings(max_examples=3)
 @given(data=st.data())
 def test_a_bad_value_shows_the_library_message_and_the_panel_keeps_working(panel_name, control, data):
     panel = _panel(panel_name)
