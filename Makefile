@@ -39,8 +39,12 @@ $(STAMP): environment.yml pyproject.toml
 figures: setup peers
 	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
 
+# Two pytest workers (pytest-xdist); a file's tests stay on one worker, so a notebook's cells run in
+# order in one kernel.  The wall time is printed at the end (CI's budget is four minutes on 2 cores).
+TEST_WORKERS ?= 2
 test: setup peers browser build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js
-	$(PY) -m pytest
+	@start=$$(date +%s); $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile; status=$$?; \
+	  echo "make test: pytest took $$(( $$(date +%s) - start )) s of wall time with $(TEST_WORKERS) workers"; exit $$status
 
 # The browser tests (explorer app, book) drive headless Chromium.  As root on Debian (CI, containers)
 # a missing Chromium is installed from the Debian archive; elsewhere nothing is installed and the tests
