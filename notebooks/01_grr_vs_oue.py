@@ -349,7 +349,7 @@ variants1 = {"stand-in": dataset1.counts, "flat, same n": flat_counts(dataset1.n
              "all on one level": np.array([0, 0, 0, dataset1.n, 0])}
 ratios1 = np.array([paper.mse_ratio(counts, ratio_grid) for counts in variants1.values()])
 ratio_spread1 = float(np.max(np.abs(ratios1 / ratios1[0] - 1)))
-print(f"d = 5, eps in [0.01, 10]: max MSE_GRR/MSE_OUE = {ratios1.max():.4f}; "
+print(f"d = {dataset1.d}, eps in [0.01, 10]: max MSE_GRR/MSE_OUE = {ratios1.max():.4f}; "
       f"largest relative change across {list(variants1)} = {ratio_spread1:.2g}")
 lo, hi = ratios1[0].min(), ratios1[0].max()
 claims.erratum_if("d1_oue_always_smaller", le(lo, 1.0), lo=lo, hi=hi,
@@ -366,7 +366,7 @@ variants2 = {"Dataset 2": dataset2.counts, "flat, same n": flat_counts(dataset2.
              "flat, n = 430": flat_counts(430, dataset2.d), "Dataset 2 x 10": 10 * dataset2.counts,
              "one model holds 99 %": np.r_[(d2 - 1) * 99, np.ones(d2 - 1, dtype=int)]}
 crossovers2 = {name: paper.crossover_epsilon_numeric(counts) for name, counts in variants2.items()}
-print("d = 43 crossover by root finding: "
+print(f"d = {d2} crossover by root finding: "
       + ", ".join(f"{name} {x:.6f}" for name, x in crossovers2.items()))
 low, high = min(crossovers2.values()), max(crossovers2.values())
 sizes = [counts.sum() for counts in variants2.values()]
