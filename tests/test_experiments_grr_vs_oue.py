@@ -15,6 +15,7 @@ from ldp_helpers.bounds.grr_vs_oue import (
     crossover_epsilon_numeric,
     crossover_epsilon_wang,
     mse_ratio,
+    section_2_2_expectation,
     theoretical_mse,
 )
 from ldp_helpers.experiments.grr_vs_oue import (
@@ -25,9 +26,13 @@ from ldp_helpers.experiments.grr_vs_oue import (
     perturbed_examples,
     reversal_frequencies,
     squared_errors,
+    support_tails,
     total_variation,
+    worked_examples,
 )
-from ldp_helpers.pipeline.plots import plot_mse_curves
+from ldp_helpers.pipeline.plots.grr_vs_oue import (dataset1_figure, dataset2_figure, mse_figure, perturbed_figure,
+                                                   plot_mse_curves)
+from ldp_helpers.simulate.datasets import CategoryCounts, tea_survey_standin
 from ldp_helpers.simulate.populations import flat_counts
 from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.mechanisms.unary_encoding import OUE
@@ -223,6 +228,94 @@ def test_plot_mse_curves_marks_the_crossovers(d, crossing):
     assert len(labels) == 6 + 2 * crossing
     assert any(f"exact = {crossover_epsilon_exact(d):.3f}" in label for label in labels) == crossing
     assert (len(ax.texts) == 1) != crossing and ax.get_yscale() == "log"
+
+
+def test_section_2_2_expectation_is_right_only_with_its_own_q():
+    """§2.2's f p + (n − f) q/(d − 1) is E[f'] with q = 1 − p, and loses mass with Algorithm 1's q; d < 2 refused."""
+    grr = GRR(2.0, 3)
+    counts = np.array([3, 2, 5])
+    correct = expected_support_count(counts, 10, grr.p, grr.q)
+    assert np.allclose(section_2_2_expectation(counts, grr.p, 1 - grr.p), correct, rtol=1e-14)
+    misread = section_2_2_expectation(counts, grr.p, grr.q)
+    assert misread.sum() < 10 - 1 and misread[0] == pytest.approx(2.7337, abs=5e-5)
+    with pytest.raises(ValueError, match=r"true_counts must be counts over d ≥ 2 values"):
+        section_2_2_expectation([10], 0.7, 0.3)
+    with pytest.raises(ValueError, match="q must be"):
+        section_2_2_expectation(counts, 0.7, 1.3)
+
+
+def test_worked_examples_recompute_the_thesis_tables():
+    """GRR's f' counted from the printed output is (3, 2, 5); L[f] gives the thesis' 2.843, 1.374, 5.78 with the
+    exact p and 2.783, 1.131, 6.086 with its printed 0.737; OUE's L[f_A] is 12.63 (12.62 with q = 0.119)."""
+    worked = worked_examples()
+    grr, oue = worked["GRR"], worked["OUE"]
+    assert np.array_equal(grr.support, [3, 2, 5]) and np.array_equal(oue.support, [6, 4, 7])
+    assert np.allclose(grr.estimates, [2.843, 1.374, 5.78], atol=5e-3) and grr.estimates.sum() == pytest.approx(10)
+    assert np.allclose(grr.printed_estimates, [2.783, 1.131, 6.086], atol=5e-4)
+    assert oue.estimates[0] == pytest.approx(12.626, abs=5e-4)
+    assert oue.printed_estimates[0] == pytest.approx(12.62, abs=5e-3)
+    assert np.allclose(oue.errors, oue.estimates - [3, 2, 5])
+    for example in worked.values():
+        assert np.max(np.abs(example.bias_at_expectation)) < 1e-12
+        ones_per_report = 1 if example is grr else 0.5 + 2 * example.protocol.q  # GRR: one value; OUE: bits set
+        assert example.expected_support.sum() == pytest.approx(10 * ones_per_report)
+
+
+def test_support_tails_are_the_pmf_tails():
+    """P(f'_i ≥ c_i) sums the exact pmf from c_i on; a support longer than d or above n is refused."""
+    oue = OUE(2.0, 3)
+    tails = support_tails(oue, [3, 2, 5], [6, 4, 7])
+    for f, c, tail in zip((3, 2, 5), (6, 4, 7), tails):
+        assert tail == pytest.approx(support_count_pmf(f, 10, oue.p, oue.q)[c:].sum(), rel=1e-15)
+    assert np.prod(tails) == pytest.approx(4.04e-6, rel=1e-3)
+    assert support_tails(oue, [3, 2, 5], [0, 0, 0]) == pytest.approx(np.ones(3))
+    with pytest.raises(ValueError, match="support must be a 1-D array of length 3"):
+        support_tails(oue, [3, 2, 5], [6, 4])
+    with pytest.raises(ValueError, match=r"support must be counts in \[0, 10\]"):
+        support_tails(oue, [3, 2, 5], [6, 4, 11])
+
+
+def test_dataset_figures_draw_the_data():
+    """Fig. 3.1 stacks the brands' answers per level (the bars add up to the histogram); Fig. 3.2 one bar per model."""
+    survey = tea_survey_standin()
+    ax = dataset1_figure(survey).axes[0]
+    assert len(ax.patches) == len(survey.brands) * survey.levels
+    tops = {}
+    for patch in ax.patches:  # the top of each level's stack is that level's count
+        level = round(patch.get_x() + patch.get_width() / 2)
+        tops[level] = max(tops.get(level, 0), patch.get_y() + patch.get_height())
+    assert [tops[k] for k in sorted(tops)] == list(survey.rating_counts().counts) and "STAND-IN" in ax.get_title()
+    data = CategoryCounts(("A1", "A2", "A3"), np.array([5, 1, 3]), "clicks")
+    ax = dataset2_figure(data).axes[0]
+    assert [p.get_height() for p in ax.patches] == [5, 1, 3] and "n = 9 views, d = 3" in ax.get_title()
+    with pytest.raises(TypeError, match="survey must be a SurveyStandIn"):
+        dataset1_figure(data)
+
+
+def test_perturbed_figure_shows_true_perturbed_and_estimated_counts(rng):
+    """Three bar groups (f, f', L[f]) of d bars each, the category names as ticks; a wrong number of names refused."""
+    example = perturbed_example(OUE(1.0, 5), SKEWED, rng=rng)
+    ax = perturbed_figure(example, list("abcde"), xlabel="rating", title="Fig. 3.5").axes[0]
+    heights = np.array([p.get_height() for p in ax.patches]).reshape(3, 5)
+    assert np.array_equal(heights[0], SKEWED) and np.array_equal(heights[1], example.perturbed_counts)
+    assert np.allclose(heights[2], example.estimated_counts)
+    assert [t.get_text() for t in ax.get_xticklabels()] == list("abcde") and ax.get_title() == "Fig. 3.5"
+    with pytest.raises(ValueError, match="labels must be a list or tuple of d = 5 category names"):
+        perturbed_figure(example, ["a"], xlabel="x", title="t")
+
+
+def test_mse_figure_is_plot_mse_curves_titled():
+    """mse_figure draws what plot_mse_curves draws, then the title; bad curves are refused before a figure opens."""
+    curves = mse_curves(flat_counts(200, 43), [1.0, 3.0], n_draws=2, seed=0)
+    fig = mse_figure([1.0, 3.0], curves, 43, n_draws=2, title="Fig. 3.8")
+    _, ax = plt.subplots()
+    plot_mse_curves(ax, [1.0, 3.0], curves, 43, n_draws=2)
+    assert [line.get_label() for line in fig.axes[0].get_lines()] == [line.get_label() for line in ax.get_lines()]
+    assert fig.axes[0].get_title() == "Fig. 3.8"
+    opened = len(plt.get_fignums())
+    with pytest.raises(ValueError, match="curves must be"):
+        mse_figure([1.0, 3.0], {}, 43, n_draws=2, title="t")
+    assert len(plt.get_fignums()) == opened
 
 
 def _report_covariance_and_norm_variance(protocol, v):

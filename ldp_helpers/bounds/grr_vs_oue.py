@@ -26,7 +26,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ldp_helpers._validation import check_true_counts, Described, check_counts, check_instance, check_int, check_real_array, fail
+from ldp_helpers._validation import (Described, check_counts, check_instance, check_int, check_probability,
+                                     check_real_array, check_true_counts, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
 from ldp_helpers.bounds.wang2017 import de_threshold_epsilon
 from ldp_helpers.mechanisms.grr import GRR
@@ -34,6 +35,24 @@ from ldp_helpers.mechanisms.unary_encoding import OUE
 
 #: the two protocols compared, by the thesis' names
 PROTOCOLS = {"GRR": GRR, "OUE": OUE}
+
+
+def section_2_2_expectation(true_counts, p: float, q: float) -> np.ndarray:
+    """§2.2's expected GRR support counts, E[f'_i] = f_i p + (n − f_i) q/(d − 1), as the thesis writes it.
+
+    The thesis' words make q the probability of reporting *some* other value (q = 1 − p); with
+    Algorithm 1's q = 1/(e^ε + d − 1), one *particular* other value, the same formula is wrong
+    (compare :func:`~ldp_helpers.mechanisms.pure.expected_support_count`).
+
+    References
+    ----------
+    [grr_vs_oue] §2.2; [grr_vs_oue] Algorithm 1.
+    """
+    counts = check_counts("true_counts", true_counts)
+    if counts.size < 2:
+        fail("true_counts", Described(f"an array of length {counts.size}"), "counts over d ≥ 2 values")
+    p, q = check_probability(p, "p"), check_probability(q, "q")
+    return counts * p + (counts.sum() - counts) * q / (counts.size - 1)
 
 
 def theoretical_mse(protocol, true_counts) -> float:
@@ -44,6 +63,10 @@ def theoretical_mse(protocol, true_counts) -> float:
     [grr_vs_oue] §3.5 (the MSE of Fig. 3.7 and Fig. 3.8); [wang2017] Theorem 2 (exact variance, before approximation).
     """
     counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, FrequencyOracle).d)
+    return _mse(protocol, counts, n)
+
+
+def _mse(protocol, counts, n) -> float:
     return float(np.mean(protocol.variance(counts)) / n**2)
 
 
@@ -95,8 +118,12 @@ def mse_ratio(true_counts, epsilons) -> np.ndarray:
     """
     counts = check_counts("true_counts", true_counts)
     epsilons = check_real_array("epsilons", epsilons, low=0.0)
-    return np.array([theoretical_mse(GRR(e, counts.size), counts) / theoretical_mse(OUE(e, counts.size), counts)
-                     for e in epsilons.ravel()])
+    return np.array([_mse_ratio(counts, e) for e in epsilons.ravel()])
+
+
+def _mse_ratio(counts, epsilon) -> float:
+    n = int(counts.sum())
+    return _mse(GRR(epsilon, counts.size), counts, n) / _mse(OUE(epsilon, counts.size), counts, n)
 
 
 def crossover_epsilon_numeric(true_counts, *, bracket=(1e-3, 20.0)) -> float:
@@ -119,7 +146,7 @@ def crossover_epsilon_numeric(true_counts, *, bracket=(1e-3, 20.0)) -> float:
     lo, hi = bracket
 
     def log_ratio(epsilon):
-        return math.log(mse_ratio(counts, [epsilon])[0])
+        return math.log(_mse_ratio(counts, epsilon))
 
     if not log_ratio(lo) > 0 > log_ratio(hi):
         fail("true_counts", Described(f"a histogram over d = {counts.size} values"),

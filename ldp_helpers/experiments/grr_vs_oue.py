@@ -4,23 +4,44 @@ Every simulated survey is drawn by a protocol's exact aggregate sampler
 (``sample_aggregate(..., n_draws=R)``: R surveys in one call); only
 :func:`per_user_estimates` (the 10-user worked example) runs the clients user by user.  The
 theory (exact and approximate MSEs, crossovers) lives in :mod:`ldp_helpers.bounds.grr_vs_oue`.
+The thesis' settings are named once, here: its worked examples' inputs and printed constants
+(:func:`worked_examples` recomputes both examples), the ε of Figs. 3.3–3.6 and the runs per ε.
 
 References
 ----------
-[grr_vs_oue] §3.3–3.6.
+[grr_vs_oue] §2.2.1; [grr_vs_oue] §2.3.1; [grr_vs_oue] §3.3–3.6.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import check_true_counts, MAX_N_DRAWS, Described, check_counts, check_instance, check_int, check_n_draws, check_real_array, check_rng, fail
+from ldp_helpers._validation import (MAX_N_DRAWS, Described, check_count_vector, check_counts, check_instance,
+                                     check_int, check_n_draws, check_real_array, check_rng, check_true_counts, fail)
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.mechanisms.unary_encoding import OUE
+
+# -- the thesis' settings: its worked examples (§2.2.1, §2.3.1) and its experiments (§3.3–3.5) ---------------
+#: ε of both worked examples (d = 3 values A, B, C; n = 10 users)
+EXAMPLE_EPSILON = 2.0
+#: the true counts f_A, f_B, f_C of the worked examples' input {A,A,A,B,B,C,C,C,C,C}
+EXAMPLE_COUNTS = (3, 2, 5)
+#: the perturbed GRR output §2.2.1 assumes, {A,A,C,B,B,C,C,A,C,C}, 0-based
+GRR_EXAMPLE_OUTPUT = (0, 0, 2, 1, 1, 2, 2, 0, 2, 2)
+#: the aggregated OUE support counts f'_A, f'_B, f'_C that §2.3.1 assumes
+OUE_EXAMPLE_SUPPORT = (6, 4, 7)
+#: the rounded p (GRR, §2.2.1) and q (OUE, §2.3.1) the thesis substitutes into its estimators
+PRINTED_GRR_P, PRINTED_OUE_Q = 0.737, 0.119
+#: the privacy budget of Figs. 3.3–3.6, "ε = log(20)"
+FIGURE_EPSILON = math.log(20)
+#: perturb-and-estimate runs per ε in Experiment 3 (Figs. 3.7, 3.8)
+RUNS_PER_EPSILON = 100
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +59,71 @@ class PerturbedExample:
     estimated_counts: np.ndarray
 
 
+@dataclass(frozen=True, eq=False)
+class WorkedExample:
+    """One of the thesis' worked examples, recomputed (d = 3, ε = 2, n = 10).
+
+    References
+    ----------
+    [grr_vs_oue] §2.2.1 (GRR); [grr_vs_oue] §2.3.1 (OUE).
+    """
+
+    protocol: PureFrequencyOracle
+    true_counts: np.ndarray  # f_i
+    support: np.ndarray  # f'_i: counted from the printed output (GRR), assumed by the thesis (OUE)
+    estimates: np.ndarray  # L[f_i] with the exact p and q
+    printed_estimates: np.ndarray  # L[f_i] with the rounded p (GRR) or q (OUE) the thesis substitutes
+    expected_support: np.ndarray  # E[f'_i] = f_i p + (n − f_i) q
+
+    @property
+    def errors(self) -> np.ndarray:
+        """L[f_i] − f_i, the errors of the thesis' tables."""
+        return self.estimates - self.true_counts
+
+    @property
+    def bias_at_expectation(self) -> np.ndarray:
+        """L evaluated at E[f'] minus f: zero, since L is linear (the estimator is unbiased)."""
+        p, q, n = self.protocol.p, self.protocol.q, int(self.true_counts.sum())
+        return unbiased_count(self.expected_support, n, p, q) - self.true_counts
+
+
+def worked_examples() -> dict[str, WorkedExample]:
+    """The two worked examples of the thesis, GRR's (Algorithms 1–2) and OUE's (Algorithms 3–4).
+
+    GRR's f' is counted (Algorithm 2, line 6) from the perturbed output the thesis prints; OUE's is
+    the one it assumes.  Both are debiased with the exact p, q and with the rounded values the
+    thesis substitutes (:data:`PRINTED_GRR_P`, with q = (1 − p)/(d − 1); :data:`PRINTED_OUE_Q`).
+
+    References
+    ----------
+    [grr_vs_oue] §2.2.1; [grr_vs_oue] §2.3.1; [grr_vs_oue] Algorithms 1–4.
+    """
+    counts = np.array(EXAMPLE_COUNTS)
+    n, d = int(counts.sum()), counts.size
+    grr, oue = GRR(EXAMPLE_EPSILON, d), OUE(EXAMPLE_EPSILON, d)
+    grr_support, oue_support = grr.aggregate(np.array(GRR_EXAMPLE_OUTPUT)), np.array(OUE_EXAMPLE_SUPPORT)
+    printed = {"GRR": (PRINTED_GRR_P, (1 - PRINTED_GRR_P) / (d - 1)), "OUE": (oue.p, PRINTED_OUE_Q)}
+    return {name: WorkedExample(protocol, counts, support, protocol.estimate(support, n),
+                                unbiased_count(support, n, *printed[name]),
+                                expected_support_count(counts, n, protocol.p, protocol.q))
+            for name, protocol, support in (("GRR", grr, grr_support), ("OUE", oue, oue_support))}
+
+
+def support_tails(protocol, true_counts, support) -> np.ndarray:
+    """``P(f'_i ≥ support_i)`` for each value i, from the exact pmf of the support count f'_i.
+
+    How plausible an assumed output is: for OUE the f'_i are independent across i, so the
+    product is the probability of reaching all of them at once (not so for GRR, whose f'_i sum to n).
+
+    References
+    ----------
+    [grr_vs_oue] §2.3.1 (the assumed f' = (6, 4, 7)); [wang2017] Theorem 2 (f'_i's distribution).
+    """
+    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
+    support = check_count_vector("support", support, protocol.d, high=n)
+    return np.array([support_count_pmf(f, n, protocol.p, protocol.q)[c:].sum() for f, c in zip(counts, support)])
+
+
 def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> PerturbedExample:
     """Perturb a whole dataset once (exact aggregate sampler) and estimate its counts.
 
@@ -47,6 +133,10 @@ def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> Per
     [grr_vs_oue] Algorithm 4, line 7.
     """
     counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
+    return _perturbed_example(protocol, counts, n, check_rng(rng))
+
+
+def _perturbed_example(protocol, counts, n, rng) -> PerturbedExample:
     support = protocol.sample_aggregate(counts, rng=rng)
     return PerturbedExample(type(protocol).__name__, counts, support, protocol.estimate(support, n))
 
@@ -58,8 +148,9 @@ def perturbed_examples(true_counts, epsilon: float, *, rng: np.random.Generator)
     ----------
     [grr_vs_oue] Figs. 3.3–3.6.
     """
-    counts = check_counts("true_counts", true_counts)
-    return {name: perturbed_example(cls(epsilon, counts.size), counts, rng=rng) for name, cls in PROTOCOLS.items()}
+    counts, rng = check_counts("true_counts", true_counts), check_rng(rng)
+    n = int(counts.sum())
+    return {name: _perturbed_example(cls(epsilon, counts.size), counts, n, rng) for name, cls in PROTOCOLS.items()}
 
 
 def per_user_estimates(protocol, values, *, n_draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -77,7 +168,8 @@ def per_user_estimates(protocol, values, *, n_draws: int, rng: np.random.Generat
     check_instance("protocol", protocol, PureFrequencyOracle)
     rng = check_rng(rng)
     n = np.asarray(values).size
-    return np.array([protocol.estimate(protocol.aggregate(protocol.perturb(values, rng=rng)), n) for _ in range(n_draws)])
+    return np.array([protocol.estimate(protocol.aggregate(protocol.perturb(values, rng=rng)), n)
+                     for _ in range(n_draws)])
 
 
 def total_variation(frequencies, reference) -> float:
@@ -95,7 +187,8 @@ def total_variation(frequencies, reference) -> float:
     if u.ndim != 1:
         fail("frequencies", Described(f"an array of shape {u.shape}"), "a 1-D array")
     if u.shape != v.shape:
-        fail("reference", Described(f"an array of shape {v.shape}"), f"a 1-D array of the shape of frequencies {u.shape}")
+        fail("reference", Described(f"an array of shape {v.shape}"),
+             f"a 1-D array of the shape of frequencies {u.shape}")
     return float(0.5 * np.abs(u - v).sum())
 
 
@@ -109,8 +202,11 @@ def squared_errors(protocol, true_counts, *, n_draws: int, rng: np.random.Genera
     [grr_vs_oue] §3.5 (Experiment 3).
     """
     counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
-    n_draws = check_n_draws(n_draws)
-    estimates = protocol.estimate(protocol.sample_aggregate(counts, rng=check_rng(rng), n_draws=n_draws), n)
+    return _squared_errors(protocol, counts, n, check_n_draws(n_draws), check_rng(rng))
+
+
+def _squared_errors(protocol, counts, n, n_draws, rng) -> np.ndarray:
+    estimates = protocol.estimate(protocol.sample_aggregate(counts, rng=rng, n_draws=n_draws), n)
     return np.mean(np.square(estimates - counts), axis=-1) / n**2
 
 
@@ -121,7 +217,12 @@ def empirical_mse(protocol, true_counts, *, n_draws: int, rng: np.random.Generat
     ----------
     [grr_vs_oue] §3.5 (Experiment 3: "perturbation to aggregation repeated 100 times per ε").
     """
-    return float(np.mean(squared_errors(protocol, true_counts, n_draws=n_draws, rng=rng)))
+    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
+    return _empirical_mse(protocol, counts, n, check_n_draws(n_draws), check_rng(rng))
+
+
+def _empirical_mse(protocol, counts, n, n_draws, rng) -> float:
+    return float(np.mean(_squared_errors(protocol, counts, n, n_draws, rng)))
 
 
 def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[str, np.ndarray]]:
@@ -140,22 +241,23 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
     [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
     """
     counts = check_counts("true_counts", true_counts)
-    n = int(counts.sum())
+    n, n_draws = int(counts.sum()), check_n_draws(n_draws)
     epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
-    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(check_int("seed", seed, low=0))
+    sequence = (seed if isinstance(seed, np.random.SeedSequence)
+                else np.random.SeedSequence(check_int("seed", seed, low=0)))
     curves = {}
     for (name, cls), child in zip(PROTOCOLS.items(), sequence.spawn(len(PROTOCOLS))):
         protocols = [cls(eps, counts.size) for eps in epsilons]
         streams = [np.random.default_rng(s) for s in child.spawn(len(protocols))]
         curves[name] = {
-            "simulated": np.array([empirical_mse(p, counts, n_draws=n_draws, rng=r) for p, r in zip(protocols, streams)]),
+            "simulated": np.array([_empirical_mse(p, counts, n, n_draws, r) for p, r in zip(protocols, streams)]),
             "exact": np.array([theoretical_mse(p, counts) for p in protocols]),
             "approx": np.array([approx_mse(p, n) for p in protocols]),
         }
     return curves
 
 
-def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_experiment: int = 100,
+def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_experiment: int = RUNS_PER_EPSILON,
                          rng: np.random.Generator) -> np.ndarray:
     """Per ε, the fraction of ``n_draws`` simulated experiments in which OUE's MSE is below GRR's.
 
@@ -172,11 +274,11 @@ def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_exp
     n_draws = check_n_draws(n_draws)
     per_experiment = check_int("surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS)
     total = check_n_draws(n_draws * per_experiment)
-    rng = check_rng(rng)
+    rng, n = check_rng(rng), int(counts.sum())
     fractions = []
     for eps in epsilons.ravel():
         oue, grr = OUE(eps, counts.size), GRR(eps, counts.size)
-        mse = {name: squared_errors(p, counts, n_draws=total, rng=rng).reshape(n_draws, per_experiment).mean(axis=1)
+        mse = {name: _squared_errors(p, counts, n, total, rng).reshape(n_draws, per_experiment).mean(axis=1)
                for name, p in (("OUE", oue), ("GRR", grr))}
         fractions.append(np.mean(mse["OUE"] < mse["GRR"]))
     return np.array(fractions)

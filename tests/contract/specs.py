@@ -319,8 +319,6 @@ SPECS.update({
     "ldp_helpers.pipeline.paths.notebook_stems": spec(),
     "ldp_helpers.pipeline.paths.published_figures_dir": spec(),
     "ldp_helpers.pipeline.paths.check_notebook_stem": spec(notebook="00_tutorial"),
-    "ldp_helpers.pipeline.plots.mark_crossovers": spec(ax=AX, d=10),
-    "ldp_helpers.pipeline.plots.plot_mse_curves": spec(_valid=False, ax=AX, epsilons=np.array([0.5, 2.0]), curves={}, d=5, n_draws=3),
     "ldp_helpers.pipeline.plots.plot_tail_bounds": spec(_valid=False, ax=AX, deviation=DELTA, bounds={"upper": DELTA}, exact=DELTA, exact_label="exact", xlabel="x", title="t", _free={"exact_label", "xlabel", "title"}),
     "ldp_helpers.pipeline.profiles.profile_names": spec(),
     "ldp_helpers.pipeline.profiles.notebook_parameters": spec(stem="00_tutorial"),
