@@ -57,7 +57,7 @@ def test_bad_jobs_is_a_usage_error(sandbox, capsys):
 def test_undeclared_parameter_is_refused(sandbox):
     """A profile may only set parameters the notebook declares; the error lists them."""
     (paths.PROFILES_DIR / "paper.yaml").write_text("10_passes:\n  sead: 2\n")
-    with pytest.raises(ValueError, match=r"does not declare parameter\(s\) sead; its parameters are: seed, save_figures"):
+    with pytest.raises(ValueError, match=r"'sead' is not a parameter of 10_passes; its parameters are: seed, save_figures"):
         profiles.load_profile("paper")
 
 

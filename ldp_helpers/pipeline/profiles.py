@@ -8,6 +8,8 @@ settings, used by nbval and CI).  The ``paper`` profile sets the papers' sizes a
 
 from __future__ import annotations
 
+import ast
+import math
 from pathlib import Path
 
 import yaml
@@ -23,13 +25,86 @@ def profile_names() -> list[str]:
 MAX_PROFILE_BYTES = 1024**2
 
 
+#: the longest text and list a parameter may hold (profiles hold seeds, sizes and short grids)
+MAX_PARAMETER_TEXT, MAX_PARAMETER_ITEMS = 1000, 1000
+
+
 def notebook_parameters(stem: str) -> dict:
-    """The parameters declared in a notebook's ``parameters`` cell, with their defaults."""
+    """The parameters declared in a notebook's ``parameters`` cell, with their defaults (source text)."""
     import papermill
 
     paths.check_notebook_stem(stem, "stem")
 
     return {name: info["default"] for name, info in papermill.inspect_notebook(str(paths.NOTEBOOKS_DIR / f"{stem}.ipynb")).items()}
+
+
+def _kind(value) -> str:
+    """The kind of a parameter value: bool, int, float, str, none, or list (anything else: unsupported)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return type(value).__name__
+
+
+def check_parameters(stem: str, parameters: dict, *, where: str = "parameters") -> dict:
+    """Parameters for a notebook, as data: each name declared in its ``parameters`` cell, each value
+    a plain literal (bool, int, float, text, or a list of numbers or text) of its default's kind.
+
+    Nothing from a profile or a caller becomes code: the names are checked against the declared
+    ones (so no other identifier, and no code, can be named) and :func:`parameters_source` writes the
+    values with ``repr``, which for these types is a literal that evaluates back to the same value.
+    ``where`` names the source in messages (a profile file and notebook, or ``parameters``).
+    """
+    if not isinstance(parameters, dict):
+        raise TypeError(f"{where} must be a dict of parameter -> value; got {type(parameters).__name__}")
+    declared = notebook_parameters(stem)
+    checked = {}
+    for name, value in parameters.items():
+        if not isinstance(name, str) or name not in declared:
+            raise ValueError(f"{where}: {name!r:.80} is not a parameter of {stem}; its parameters are: {', '.join(declared)}")
+        default = ast.literal_eval(declared[name])
+        kind, expected = _kind(value), _kind(default)
+        allowed = {"int": {"int"}, "float": {"int", "float"}, "none": {"bool", "int", "float", "str", "list"}}.get(expected, {expected})
+        if kind not in allowed:
+            raise ValueError(f"{where}: {name} must be {' or '.join(sorted(allowed))} like its default {declared[name]}; "
+                             f"got {value!r:.80} of type {type(value).__name__}")
+        items = list(value) if kind == "list" else [value]
+        if kind == "list" and len(items) > MAX_PARAMETER_ITEMS:
+            raise ValueError(f"{where}: {name} must hold at most {MAX_PARAMETER_ITEMS} items; got {len(items)}")
+        for item in items:
+            if _kind(item) not in ("bool", "int", "float", "str"):
+                raise ValueError(f"{where}: {name} must hold numbers or text; got an item {item!r:.80} of type {type(item).__name__}")
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ValueError(f"{where}: {name} must be finite; got {item!r}")
+            if isinstance(item, str) and len(item) > MAX_PARAMETER_TEXT:
+                raise ValueError(f"{where}: {name} must be text of at most {MAX_PARAMETER_TEXT} characters; got {len(item)}")
+        checked[name] = list(value) if kind == "list" else value
+    return checked
+
+
+def parameters_source(parameters: dict) -> str:
+    """The injected-parameters cell for :func:`check_parameters`' result: one ``name = literal`` line each.
+
+    Each literal is ``repr(value)``, checked to evaluate back to the value (``ast.literal_eval``).
+    """
+    lines = []
+    for name, value in parameters.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"parameters: {name!r:.80} is not an identifier")
+        literal = repr(value)
+        if ast.literal_eval(literal) != value:
+            raise ValueError(f"parameters: {name}={value!r:.80} does not round-trip as a literal")
+        lines.append(f"{name} = {literal}")
+    return "# Parameters (injected by ldp_helpers.pipeline.reproduce)\n" + "\n".join(lines) + "\n"
 
 
 def load_profile(name: str) -> dict[str, dict]:
@@ -53,14 +128,7 @@ def load_profile(name: str) -> dict[str, dict]:
         if empty:
             raise ValueError(f"{path.name}:{lines.get((stem, empty[0]), '?')}: parameter {empty[0]} of {stem} has no value "
                              "(a truncated or garbled profile?)")
-        declared = notebook_parameters(stem)
-        unknown = sorted(set(params) - set(declared))
-        if unknown:
-            raise ValueError(
-                f"{path.name}: notebook {stem} does not declare parameter(s) {', '.join(unknown)}; "
-                f"its parameters are: {', '.join(declared)}"
-            )
-        profile[stem] = dict(params)
+        profile[stem] = check_parameters(stem, params, where=f"{path.name}:{lines.get(stem, '?')} ({stem})")
     return profile
 
 

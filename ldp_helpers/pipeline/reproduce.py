@@ -22,10 +22,15 @@ import time
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from pathlib import Path
 
 from ldp_helpers.pipeline.claims import read_claims_csv
 from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.profiles import load_profile, notebook_parameters, profile_names
+from ldp_helpers.pipeline.profiles import check_parameters, load_profile, notebook_parameters, parameters_source, profile_names
+
+
+#: notebooks whose stem starts with this summarize the others (they run after them)
+REPORT_PREFIX = "99_"
 
 
 @dataclass
@@ -76,8 +81,7 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
         raise ValueError(f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}")
     if profile_name not in profile_names():
         raise ValueError(f"unknown profile {profile_name!r}; valid profiles: {', '.join(profile_names())} (profile_name)")
-    if not isinstance(parameters, dict):
-        raise TypeError(f"parameters must be a dict of parameter -> value; got {type(parameters).__name__}")
+    parameters = check_parameters(stem, parameters)  # names declared in the notebook, values plain literals
     staging = paths.BUILD_DIR / "staging" / profile_name / stem
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -113,9 +117,9 @@ def _execute(stem, profile_name, parameters, papermill, PapermillExecutionError)
     start = time.perf_counter()
     try:
         papermill.execute_notebook(
-            str(paths.NOTEBOOKS_DIR / f"{stem}.ipynb"),
+            str(_with_parameters(stem, parameters, out_dir)),
             str(out_dir / f"{stem}.ipynb"),
-            parameters=parameters,
+            parameters=None,  # injected by _with_parameters as literals, never by papermill's translator
             cwd=str(paths.NOTEBOOKS_DIR),
             progress_bar=False,
             log_output=False,
@@ -131,6 +135,22 @@ def _execute(stem, profile_name, parameters, papermill, PapermillExecutionError)
     if stderr:  # the paper profile must run warning-free
         return RunResult(stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}")
     return RunResult(stem, True, seconds, "")
+
+
+def _with_parameters(stem: str, parameters: dict, out_dir) -> "Path":
+    """The notebook with an ``injected-parameters`` cell after its ``parameters`` cell, written to
+    ``out_dir/<stem>.input.ipynb``: ``name = literal`` lines from :func:`~ldp_helpers.pipeline.profiles.parameters_source`
+    (papermill's own injection splices names and escapes strings by hand; ours writes checked data only)."""
+    import nbformat
+
+    nb = nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
+    where = next(i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", []))
+    if parameters:
+        cell = nbformat.v4.new_code_cell(parameters_source(parameters), metadata={"tags": ["injected-parameters"]})
+        nb.cells.insert(where + 1, cell)
+    target = out_dir / f"{stem}.input.ipynb"
+    nbformat.write(nb, target)
+    return target
 
 
 def _stderr_text(executed_path) -> str:
@@ -158,7 +178,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _list(out) -> None:
     print("profiles: " + ", ".join(profile_names()), file=out)
-    profiles = {name: load_profile(name) for name in profile_names()}
+    profiles = {}
+    for name in profile_names():  # a malformed profile is reported, the others still listed
+        try:
+            profiles[name] = load_profile(name)
+        except ValueError as err:
+            print(f"profile {name}: refused ({err})", file=out)
     for stem in paths.notebook_stems():
         print(stem, file=out)
         for param, default in notebook_parameters(stem).items():
@@ -189,20 +214,26 @@ def main(argv=None) -> int:
         parser.error(str(err))
 
     total = len(selected)
-    print(f"Running {total} notebook(s) under the {args.profile!r} profile with {args.jobs} job(s).", flush=True)
+    # the report notebooks (99_…) read the others' claims: they run last, after every other one finished
+    waves = [[s for s in selected if not s.startswith(REPORT_PREFIX)], [s for s in selected if s.startswith(REPORT_PREFIX)]]
+    workers = min(args.jobs, max(len(w) for w in waves), os.cpu_count() or 1)  # no more workers than work or cores
+    print(f"Running {total} notebook(s) under the {args.profile!r} profile with {workers} job(s).", flush=True)
     results: dict[str, RunResult] = {}
-    # One worker process per running notebook: kernels and papermill's event loops stay isolated.
-    # "fork" keeps the parent's path settings (tests point them at a sandbox).
-    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = {pool.submit(run_notebook, stem, args.profile, profile[stem]): stem for stem in selected}
-        for done, future in enumerate(as_completed(futures), start=1):
-            try:
-                res = future.result()
-            except Exception as err:  # a worker died: report this notebook, keep the others' results
-                res = RunResult(futures[future], False, 0.0, f"failed: {type(err).__name__}: {err}")
-            results[res.stem] = res
-            status = "ok" if res.ok else "FAILED"
-            print(f"[{done}/{total}] {res.stem}: {status} in {res.seconds:.1f} s ({total - done} left)", flush=True)
+    done = 0
+    for wave in filter(None, waves):
+        # One worker process per running notebook: kernels and papermill's event loops stay isolated.
+        # "fork" keeps the parent's path settings (tests point them at a sandbox).
+        with ProcessPoolExecutor(max_workers=min(workers, len(wave)), mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = {pool.submit(run_notebook, stem, args.profile, profile[stem]): stem for stem in wave}
+            for future in as_completed(futures):
+                try:
+                    res = future.result()
+                except Exception as err:  # a worker died: report this notebook, keep the others' results
+                    res = RunResult(futures[future], False, 0.0, f"failed: {type(err).__name__}: {err}")
+                results[res.stem] = res
+                done += 1
+                status = "ok" if res.ok else "FAILED"
+                print(f"[{done}/{total}] {res.stem}: {status} in {res.seconds:.1f} s ({total - done} left)", flush=True)
 
     print("\nSummary:")
     for stem in selected:
