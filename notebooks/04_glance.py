@@ -171,12 +171,12 @@ regions = {src: paper.dense_sparse_condition(mu_grid[:, None], eps_grid[None, :]
 bands = {src: paper.condition2_bands(mu_grid, eps_grid, *s)  # (sparse edge, dense edge, two bands)
          for src, s in paper.FIG1.items()}
 large_eps, table_eps = eps_grid >= 3, (2.0, 3.0, 5.0, 8.0)  # our "fairly large eps" (none given)
-thin = {src: bool(sparse[large_eps].max() <= 0.1 and dense[large_eps].min() >= 0.9
-                  and two[large_eps].all()) for src, (sparse, dense, two) in bands.items()}
-sparse = max(b[0][large_eps].max() for b in bands.values())  # the widest bands at both N
-dense = min(b[1][large_eps].min() for b in bands.values())
-claims.statement("fig1_bands", close(sum(not v for v in thin.values()), 0, 0), sparse=sparse,
-                 dense=dense)
+thin = {src: bool(lo[large_eps].max() <= 0.1 and hi[large_eps].min() >= 0.9
+                  and two[large_eps].all()) for src, (lo, hi, two) in bands.items()}
+widest = (max(lo[large_eps].max() for lo, _, _ in bands.values()),  # the widest bands at both N
+          min(hi[large_eps].min() for _, hi, _ in bands.values()))
+claims.statement("fig1_bands", close(sum(not v for v in thin.values()), 0, 0), sparse=widest[0],
+                 dense=widest[1])
 claims.erratum_if("fig1_n", far(paper.FIG1["text"].n_users, paper.FIG1["caption"].n_users, 0),
                   caption=regions["caption"].mean(), text=regions["text"].mean())
 for src, s in paper.FIG1.items():
@@ -217,7 +217,7 @@ publish(fig, "fig1_condition2_region")
 F2 = paper.FIG2  # N = 10^6, T = 10, β = 1/(2(N+1)^2)
 crossover, L2 = paper.bound_crossover(*F2), paper.log_term(*F2)
 ub_limit2 = 2 * paper.theta_large_epsilon_limit(*F2)
-# Table 1's O(1/sqrt(e^eps)) is a slope of -1/2 of ln(2 theta) vs eps: fit it well inside and well beyond e^eps = 1/L
+# Table 1's O(1/sqrt(e^eps)) is a slope -1/2 of ln(2 theta) vs eps: fit inside and beyond e^eps = 1/L
 eps_mid = np.linspace(2.0, np.log(1 / L2) - 4, 6)
 eps_far = np.log(1 / L2) + np.linspace(5.0, 10.0, 6)
 slope_mid, slope_far = (common.fitted_slope(e, paper.glance_upper_bound(e, *F2), log_x=False)
@@ -278,14 +278,14 @@ for mu, probs in thm4.items():
 # probability 0, not $\ge 1-\beta$.
 
 # %%
-mu_thm5 = 0.9999
-thm5_cond = bool(paper.dense_sparse_condition(mu_thm5, 8.0, *F2))
+mu_thm5, eps_thm5 = 0.9999, 8.0
+thm5_cond = bool(paper.dense_sparse_condition(mu_thm5, eps_thm5, *F2))
 glance_holds = 1 - float(runs.exceedance_probabilities(
-    Glance, constant_population(mu_thm5, *F2.shape), 8.0, paper.glance_upper_bound(8.0, *F2),
-    rng=rngs[1], n_draws=n_draws_lower_bound)[0])
+    Glance, constant_population(mu_thm5, *F2.shape), eps_thm5,
+    paper.glance_upper_bound(eps_thm5, *F2), rng=rngs[1], n_draws=n_draws_lower_bound)[0])
 claims.erratum_if("thm5_total_error", ge(glance_holds if thm5_cond else 0.0, 1 - F2.beta),
                   holds=glance_holds, mu=mu_thm5, cond=thm5_cond)
-rr = Harmony(8.0, F2.n_rounds).randomizer
+rr = Harmony(eps_thm5, F2.n_rounds).randomizer
 err_max = (F2.n_rounds - rr.q) / (rr.p - rr.q)  # the largest |mu_hat_t - mu_t| of any survey
 log10_beta_max = -2 * np.log10(F2.n_users + 1)  # Corollary 2's beta < 1/(N+1)^2
 log10_beta_c = log10_beta_max - (F2.n_users / F2.n_rounds) * err_max**2 / np.log(10)  # at c = 1
@@ -303,9 +303,10 @@ print(f"Harmony, eps = 8: Err <= Err_max = {err_max:.4g} always; Corollary 2's e
 # The text uses $\mu = 0.9995$ (dense) and $\mu = 0.5$; the caption says $0.995$. First the condition checks:
 
 # %%
-eps3 = np.arange(1.0, 8.01, 0.5)
+eps_lo, eps_hi = paper.SEC6_EPSILON_RANGE  # 1 <= eps <= 8
+eps3 = np.arange(eps_lo, eps_hi + 0.01, 0.5)
 cond3 = {mu: paper.dense_sparse_condition(mu, eps3, *S6) for mu in mus.values()}
-eps_fine = np.linspace(1.0, 8.0, 1401)
+eps_fine = np.linspace(eps_lo, eps_hi, 1401)
 general_cond = paper.dense_sparse_condition(mus["general"], eps_fine, *S6)
 fails_from, beyond = eps_fine[~general_cond].min(), eps_fine >= paper.SEC6_GENERAL_FAILS_FROM
 dense_fails = int(np.sum(~paper.dense_sparse_condition(mus["dense"], eps_fine, *S6)))
@@ -440,8 +441,9 @@ publish(fig, "error_vs_t_and_n")
 # %%
 rappor = {mu: runs.error_curve(BasicOneTimeRappor, constant_population(mu, *S6.shape), eps3,
                                rng=rngs[6], n_draws=n_draws).mean(axis=1) for mu in fig3_mus}
-dense = {"rappor": rappor[mus["dense"]][-1], "harmony": at8["Harmony", mus["dense"]]}
-claims.statement("rappor_below_harmony", lt(dense["rappor"] / dense["harmony"], 1.0), **dense)
+at8_dense = {"rappor": rappor[mus["dense"]][-1], "harmony": at8["Harmony", mus["dense"]]}
+claims.statement("rappor_below_harmony", lt(at8_dense["rappor"] / at8_dense["harmony"], 1.0),
+                 **at8_dense)
 publish(plots.three_mechanisms(eps3, fig3_mean, rappor, setting=S6), "three_mechanisms")
 print("mean Err at eps = 8: " + ", ".join(
     f"mu={mu:g}: Glance {at8['Glance', mu]:.3g}, Harmony {at8['Harmony', mu]:.3g}, BORAPPOR "
@@ -493,7 +495,7 @@ publish(fig, "chernoff_vs_exact_tail")
 
 # %%
 continual = show_panel("continual", mu=mus["general"], n_users=S6.n_users, n_rounds=S6.n_rounds,
-                       beta=S6.beta, epsilon_max=8.0, n_draws=n_draws)
+                       beta=S6.beta, epsilon_max=eps_hi, n_draws=n_draws)
 
 # %% [markdown]
 # ## Claims check

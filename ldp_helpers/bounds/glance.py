@@ -65,6 +65,8 @@ FIG2 = Setting(1_000_000, 10, theorem4_beta(1_000_000))
 FIG2_CROSSOVER = 8.0
 #: §6 and Figure 3: T = 50, N = 10,000, β = 0.1 (for condition (2)), constant streams.
 SEC6 = Setting(10_000, 50, 0.1)
+#: §6: condition (2) is checked, and Figure 3 drawn, for 1 ≤ ε ≤ 8.
+SEC6_EPSILON_RANGE = (1.0, 8.0)
 #: §6's constant streams: the dense μ of the text, the dense μ of Figure 3's caption, the general μ.
 SEC6_MU = {"dense": 0.9995, "caption": 0.995, "general": 0.5}
 #: §6: "μ_t = 0.5 violates condition (2) for ε ≥ 2.5".
