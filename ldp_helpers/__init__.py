@@ -30,7 +30,7 @@ _EXPORTS = {
     "ldp_helpers.mechanisms.base": ("Mechanism", "FrequencyOracle", "PureFrequencyOracle", "sample_support_counts"),
     "ldp_helpers.mechanisms.registry": ("REGISTRY", "RegistryEntry"),
     "ldp_helpers.mechanisms.privacy": ("max_privacy_loss", "privacy_losses"),
-    "ldp_helpers.mechanisms.randomized_response": ("BinaryRR", "q_bin", "q_bin_probabilities", "two_coin_response"),
+    "ldp_helpers.mechanisms.randomized_response": ("BinaryRR", "q_bin_probabilities", "two_coin_response"),
     "ldp_helpers.mechanisms.grr": ("GRR",),
     "ldp_helpers.mechanisms.unary_encoding": ("SUE", "OUE", "unary_output_table"),
     "ldp_helpers.mechanisms.local_hashing": ("BLH", "OLH", "collision_probability", "continuous_optimal_hash_range"),

@@ -229,9 +229,9 @@ def test_round_channel_is_built_on_the_one_q_bin_derivation(monkeypatch):
     """Condition (1) and f take the round channel of mechanisms.m_shot, built on Q_Bin's p, q and p − q (doubling its gap halves q/(p − q))."""
     kw = dict(epsilon=3.0, n_rounds=20)
     before = alpha_condition(7, 0.3, **kw), f_mr(7, 0.3, **kw)
-    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot.q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
+    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot._q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
     assert alpha_condition(7, 0.3, **kw) == before[0] / 2 and f_mr(7, 0.3, **kw) == pytest.approx(4 * before[1], rel=1e-14)
-    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot.q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
+    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot._q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
     assert alpha_condition(7, 0.0, **kw) == 0.0  # q = 0 at r = 0: the channel's q is Q_Bin's flip probability
 
 

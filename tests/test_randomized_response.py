@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin, two_coin_response
+from ldp_helpers.mechanisms.randomized_response import BinaryRR, two_coin_response
 from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue, two_sample_pvalue
 
 
@@ -83,8 +83,8 @@ def test_perturb_and_sample_aggregate_validate_inputs(rng):
 def test_same_seed_same_reports():
     """Determinism: equal seeds give equal reports."""
     values = np.tile([0, 1], 50)
-    a = q_bin(values, 1.0, rng=np.random.default_rng(5))
-    b = q_bin(values, 1.0, rng=np.random.default_rng(5))
+    a = BinaryRR.from_epsilon(1.0).perturb(values, rng=np.random.default_rng(5))
+    b = BinaryRR.from_epsilon(1.0).perturb(values, rng=np.random.default_rng(5))
     assert np.array_equal(a, b)
 
 

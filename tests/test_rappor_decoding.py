@@ -1,4 +1,4 @@
-"""RAPPOR decoding, detection thresholds, seed 001's populations and the notebook's drivers."""
+"""RAPPOR decoding, detection thresholds, seed 001's populations, the notebook's drivers and its figures."""
 
 import itertools
 import math
@@ -8,8 +8,9 @@ import pytest
 from scipy import stats
 
 from ldp_helpers._validation import check_trailing_shape
-from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
+from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions, threshold_recall
 from ldp_helpers.estimation.rappor_decoding import bit_count_se, decode, identical_filter_pairs, printed_y_vec
+from ldp_helpers.experiments import rappor as runs
 from ldp_helpers.experiments.rappor import (
     SURVEY_COLUMNS,
     decode_survey,
@@ -18,6 +19,9 @@ from ldp_helpers.experiments.rappor import (
     precision_recall,
     privacy_comparison,
 )
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.rappor_client import report_table
+from ldp_helpers.pipeline.plots import rappor as plots
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import cohort_counts, cohort_sizes, zipf_weights
 from stat_checks import assert_mean_close, assert_variance_close
@@ -195,6 +199,155 @@ def test_ols_needs_more_rows_than_kept_candidates():
     """When the LASSO keeps as many candidates as rows, decode refuses rather than returning NaN SEs."""
     with pytest.raises(ValueError, match="OLS needs more rows than kept candidates"):
         decode(np.eye(6), np.arange(1.0, 7.0) * 100)
+
+
+# ---------------------------------------------------------------- the notebook's drivers and figures
+
+
+def test_paper_setting_is_section_3s():
+    """k = 128, M = 200 of which 100 Zipf(0.7), N = 20,000 in 8 cohorts, q = 0.75, p = 0.5, f = 0."""
+    par = runs.paper_params(8)
+    assert (par.k, par.h, par.m, par.f, par.p, par.q) == (128, 8, 8, 0.0, 0.5, 0.75)
+    assert runs.paper_params(4, 2).m == 2
+    assert runs.paper_params(4, epsilon=2.0).epsilon_one_report == pytest.approx(2.0, rel=1e-12)
+    assert np.array_equal(runs.paper_weights(), zipf_weights(200, 100, 0.7))
+    assert runs.N_REPORTS // runs.N_COHORTS == 2500
+    assert runs.paper_setting(4) == dict(k=128, h=4, m=8, f=0.0, p=0.5, q=0.75, n_reports=20_000, n_candidates=200,
+                                         n_true=100, zipf_s=0.7, alpha=0.05, correction="none")
+
+
+def test_decode_grid_is_decode_surveys_point_by_point():
+    """Same stream, same numbers: the grid runs decode_surveys at each point in order (one N or one N per point)."""
+    a, b = RapporParams.basic_one_time(k=32, h=2, m=4), RapporParams.basic_one_time(k=32, h=4, m=2)
+    w = zipf_weights(40, 10, 0.7)
+    grid = runs.decode_grid([a, b], w, 2, n_reports=[3000, 5000], rng=np.random.default_rng(3))
+    stream = np.random.default_rng(3)
+    one_by_one = [decode_surveys(a, w, 3000, 2, rng=stream), decode_surveys(b, w, 5000, 2, rng=stream)]
+    assert grid.shape == (2, 2, len(SURVEY_COLUMNS)) and np.array_equal(grid, np.array(one_by_one))
+    assert runs.decode_grid([a], w, 1, rng=np.random.default_rng(0)).shape == (1, 1, 4)
+    with pytest.raises(ValueError, match=r"n_reports must be one N or one N per point of params \(2\)"):
+        runs.decode_grid([a, b], w, 1, n_reports=[3000, 4000, 5000], rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"params must be a non-empty list of RapporParams"):
+        runs.decode_grid([], w, 1, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"params.f \(printed_logic: IRR only\) must be in \[0, 0\]; got 0.5"):
+        runs.decode_grid([RapporParams(k=32, h=2, m=4, f=0.5, p=0.5, q=0.75)], w, 1, printed_logic=True,
+                         rng=np.random.default_rng(0))
+
+
+def test_decode_survey_checks_before_drawing():
+    """A bad N (below m), weights not summing to 1 or a bad correction are refused before any draw."""
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"n_reports must be an integer in \[4, inf\]; got 3"):
+        decode_survey(RapporParams.basic_one_time(k=32, h=2, m=4), zipf_weights(40, 10, 0.7), 3, rng=rng)
+    with pytest.raises(ValueError, match=r"weights.sum\(\) must be in \[1, 1\]"):
+        decode_surveys(SMALL, [0.5, 0.4], 100, 1, rng=rng)
+    with pytest.raises(ValueError, match=r"correction must be one of"):
+        decode_surveys(SMALL, [0.5, 0.5], 100, 1, rng=rng, correction="holm")
+    assert rng.bit_generator.state == np.random.default_rng(0).bit_generator.state
+
+
+def test_paired_gain_mean_and_floored_standard_error():
+    """Mean gain and SE = sd/sqrt(n), never below the floor; one survey gives the floor."""
+    gain, se = runs.paired_gain([0.5, 0.7, 0.6], [0.1, 0.1, 0.1])
+    assert gain == pytest.approx(0.5) and se == pytest.approx(0.1 / math.sqrt(3))
+    assert runs.paired_gain([0.3, 0.3], [0.0, 0.0]) == (pytest.approx(0.3), 0.01)
+    assert runs.paired_gain([0.3], [0.0], se_floor=0.05) == (pytest.approx(0.3), 0.05)
+    with pytest.raises(ValueError, match=r"before must be a 1-D array \(paired with after\) whose last axis has length 2"):
+        runs.paired_gain([0.3, 0.3], [0.0])
+
+
+def test_client_check_is_the_per_report_client():
+    """client_check = Rappor.create then perturb on one candidate, set and unset bits split by its filter."""
+    params = RapporParams.basic_one_time(k=16, h=3, m=2)
+    check = runs.client_check(params, 400, rng=np.random.default_rng(5))
+    stream = np.random.default_rng(5)
+    mechanism = Rappor.create(params, 1, rng=stream)
+    bits = mechanism.perturb(np.zeros((400, 2), dtype=int), rng=stream).bits
+    on = bits[:, mechanism.blooms[0, 0] == 1]
+    assert check.q_hat == on.mean() and check.se_q == pytest.approx(math.sqrt(0.75 * 0.25 / on.size))
+    assert check.se_p == pytest.approx(math.sqrt(0.25 / (bits.size - on.size)))
+    with pytest.raises(ValueError, match=r"params.h must be an integer in \[-inf, 3\]; got 4"):
+        runs.client_check(RapporParams.basic_one_time(k=4, h=4, m=1), 10, rng=stream)
+
+
+@pytest.mark.parametrize("params", [RapporParams.basic_one_time(k=128, h=8, m=8), RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75),
+                                    RapporParams(k=8, h=3, m=1, f=0.25, p=0.35, q=0.65)])
+def test_disjoint_filters_give_the_closed_form(params):
+    """Two filters with disjoint h-bit supports reach ε₁ = h ln(q*(1−p*)/(p*(1−q*))) exactly."""
+    assert runs.disjoint_filters_loss(params) == pytest.approx(params.epsilon_one_report, rel=1e-12)
+    filters = np.kron(np.eye(2, dtype=np.int8), np.ones((1, params.h), dtype=np.int8))
+    assert runs.disjoint_filters_loss(params) == max_privacy_loss(report_table(filters, params.bit_table()))
+
+
+def test_colliding_pairs_and_privacy_row():
+    """colliding_pairs counts identical filters of a fresh design; privacy_row finds a setting by name."""
+    params = RapporParams.basic_one_time(k=4, h=1, m=2)
+    design = Rappor.create(params, 12, rng=np.random.default_rng(2))
+    assert runs.colliding_pairs(params, 12, rng=np.random.default_rng(2)) == (
+        identical_filter_pairs(design, 0), identical_filter_pairs(design))
+    full = RapporParams(k=6, h=2, m=1, f=0.5, p=0.5, q=0.75)
+    table = privacy_comparison([(0.0, 0.5, 0.75), (0.5, 0.5, 0.75)], [1, 2], k=6, rng=np.random.default_rng(0))
+    row = runs.privacy_row(table, full)
+    assert list(row) == list(runs.PRIVACY_COLUMNS) and row["eps1"] == full.epsilon_one_report
+    assert row["eps_inf_table"] == pytest.approx(full.epsilon_permanent, rel=1e-12)
+    with pytest.raises(ValueError, match=r"params must be a setting \(f, p, q, h\) of the table"):
+        runs.privacy_row(table, RapporParams(k=6, h=3, m=1, f=0.5, p=0.5, q=0.75))
+
+
+def test_threshold_recall_is_the_median_threshold_and_the_share_above_it():
+    """threshold_recall: the median detection threshold per N, and the share of true weights above it."""
+    mechanism = Rappor.create(RapporParams.basic_one_time(k=32, h=2, m=4), 40, rng=np.random.default_rng(1))
+    weights, n = zipf_weights(40, 10, 0.7), np.array([1000, 10_000, 100_000])
+    threshold, recall = threshold_recall(mechanism, weights, n)
+    median = np.median(detection_threshold(mechanism, n), axis=1)
+    assert np.array_equal(threshold, median)
+    assert np.array_equal(recall, np.mean(weights[:10] > median[:, None], axis=1))
+    assert np.all(np.diff(recall) >= 0)
+    with pytest.raises(ValueError, match=r"weights must be a 1-D array \(one weight per candidate\)"):
+        threshold_recall(mechanism, weights[:5], n)
+
+
+def _scores(points, surveys=3, seed=0):
+    return np.random.default_rng(seed).uniform(0, 1, size=(points, surveys, 4))
+
+
+def test_precision_recall_vs_h_draws_both_panels():
+    """Two panels, precision and recall with min–max bands, ε on the top axis, the setting in the title."""
+    fig = plots.precision_recall_vs_h([1, 4, 16], _scores(3), _scores(3, seed=1), [1.1, 4.4, 17.6], 4.0)
+    left, right = fig.axes[:2]
+    assert [len(ax.get_lines()) for ax in (left, right)] == [2, 2] and len(left.collections) == 2
+    assert right.get_title() == "equal privacy: ε = 4 per report" and "$N=20,000$" in fig._suptitle.get_text()
+    assert np.allclose(left.get_lines()[1].get_ydata(), _scores(3)[:, :, 1].mean(axis=1))
+    with pytest.raises(ValueError, match=r"at_epsilon must be shape \(3, surveys, ≥ 2\)"):
+        plots.precision_recall_vs_h([1, 4, 16], _scores(3), _scores(2), [1.1, 4.4, 17.6], 4.0)
+    with pytest.raises(ValueError, match=r"epsilons must be one ε per h \(3\)"):
+        plots.precision_recall_vs_h([1, 4, 16], _scores(3), _scores(3), [1.1, 4.4], 4.0)
+
+
+def test_precision_recall_vs_n_and_m_marks_the_papers_setting():
+    """Means over surveys against N (with the predicted recall) and m; the paper's N and m as dotted lines."""
+    fig = plots.precision_recall_vs_n_and_m([5000, 20_000], _scores(2), [2, 8, 32], _scores(3), [5000, 10_000, 20_000],
+                                            [0.1, 0.2, 0.3], h=8)
+    by_n, by_m = fig.axes
+    assert len(by_n.get_lines()) == 4 and len(by_m.get_lines()) == 3
+    assert np.allclose(by_m.get_lines()[0].get_ydata(), _scores(3)[:, :, 0].mean(axis=1))
+    assert by_m.get_title() == "vs $m$ ($h=8$, $N=20,000$)"
+    with pytest.raises(ValueError, match=r"predicted_recall must be a 1-D array \(one per n_fine\)"):
+        plots.precision_recall_vs_n_and_m([5000], _scores(1), [2], _scores(1), [5000, 10_000], [0.1], h=8)
+
+
+def test_detection_thresholds_draws_each_curve_and_the_marked_ranks():
+    """One curve per collision-free setting, the design's median, and the marked Zipf ranks."""
+    n_fine = np.array([1000, 10_000])
+    curves = {RapporParams.basic_one_time(128, h, 8): np.array([0.1, 0.03]) / h for h in (1, 8)}
+    fig = plots.detection_thresholds(n_fine, curves, np.array([0.05, 0.02]), zipf_weights(200, 100, 0.7), h=8)
+    ax = fig.axes[0]
+    assert len(ax.get_lines()) == 3 + len(plots.MARKED_RANKS) and len(ax.texts) == len(plots.MARKED_RANKS)
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match=r"no_collisions must be a non-empty dict of RapporParams"):
+        plots.detection_thresholds(n_fine, [], np.array([0.05, 0.02]), zipf_weights(200, 100, 0.7), h=8)
+    with pytest.raises(ValueError, match=r"weights.size must be an integer in \[100, inf\]"):
+        plots.detection_thresholds(n_fine, curves, np.array([0.05, 0.02]), zipf_weights(50, 10, 0.7), h=8)
 
 
 # ---------------------------------------------------------------- statistical

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ldp_helpers._validation import Described, check_counts, check_instance, check_int, check_real_array, fail
+from ldp_helpers._validation import check_true_counts, Described, check_counts, check_instance, check_int, check_real_array, fail
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
 from ldp_helpers.bounds.wang2017 import de_threshold_epsilon
 from ldp_helpers.mechanisms.grr import GRR
@@ -43,7 +43,7 @@ def theoretical_mse(protocol, true_counts) -> float:
     ----------
     [grr_vs_oue] §3.5 (the MSE of Fig. 3.7 and Fig. 3.8); [wang2017] Theorem 2 (exact variance, before approximation).
     """
-    counts, n = check_instance("protocol", protocol, FrequencyOracle).true_counts_and_n(true_counts)
+    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, FrequencyOracle).d)
     return float(np.mean(protocol.variance(counts)) / n**2)
 
 

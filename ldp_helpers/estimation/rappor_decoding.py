@@ -24,11 +24,14 @@ from sklearn.linear_model import Lasso
 from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
-from ldp_helpers._validation import check_bool, check_instance, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng, fail
+from ldp_helpers._validation import (check_bool, check_instance, check_int, check_int_array, check_ndim, check_real,
+                                     check_real_array, check_rng, fail)
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor
 
 CORRECTIONS = (None, "bonferroni", "bh")
+#: [rappor] §3: the LASSO's penalty and the coefficient below which a candidate is dropped
+LASSO_ALPHA, DROP_BELOW = 0.1, 1e-3
 
 
 def bit_count_se(mechanism: Rappor, estimates, n) -> np.ndarray:
@@ -53,10 +56,11 @@ def identical_filter_pairs(mechanism: Rappor, cohort: int | None = None) -> int:
 
     Such pairs are indistinguishable to the decoder; cohorts exist to make them rare ([rappor] §2).
     """
+    check_instance("mechanism", mechanism, Rappor)
     if cohort is None:
-        columns = check_instance("mechanism", mechanism, Rappor).design_matrix.T
+        columns = mechanism.design_matrix.T
     else:
-        columns = check_instance("mechanism", mechanism, Rappor).blooms[check_int("cohort", cohort, low=0, high=mechanism.params.m - 1)]
+        columns = mechanism.blooms[check_int("cohort", cohort, low=0, high=mechanism.params.m - 1)]
     _, group_sizes = np.unique(columns, axis=0, return_counts=True)
     return int(np.sum(group_sizes * (group_sizes - 1) // 2))
 
@@ -81,6 +85,12 @@ def printed_y_vec(mechanism: Rappor, truth, n_active: int, *, rng: np.random.Gen
     n_active = check_int("n_active", n_active, low=1, high=mechanism.n_candidates)
     check_bool("normalize_inside_loop", normalize_inside_loop)
     check_real("mechanism.params.f", params.f, low=0.0, high=0.0, low_open=False, high_open=False)
+    return _printed_y_vec(mechanism, counts, n_j, n_active, rng, normalize_inside_loop)
+
+
+def _printed_y_vec(mechanism: Rappor, counts, n_j, n_active: int, rng, normalize_inside_loop: bool) -> np.ndarray:
+    """:func:`printed_y_vec` on checked input: ``counts`` (m, M), cohort sizes ``n_j``, an IRR-only mechanism."""
+    params = mechanism.params
     y = np.zeros((params.m, params.k))
     for j in range(params.m):
         for w in range(n_active):
@@ -117,8 +127,8 @@ class Decoding:
         return self.candidates[self.detected]
 
 
-def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_alpha: float = 0.1,
-           drop_below: float = 1e-3) -> Decoding:
+def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_alpha: float = LASSO_ALPHA,
+           drop_below: float = DROP_BELOW) -> Decoding:
     """LASSO (non-negative, no intercept) → OLS on kept candidates → one-sided t-test.
 
     Parameters
@@ -142,8 +152,12 @@ def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_al
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
     drop_below = check_real("drop_below", drop_below, low=0.0)
-    if correction not in CORRECTIONS:
-        fail("correction", correction, f"one of {CORRECTIONS}")
+    return _decode(X, y, alpha, _check_correction(correction), lasso_alpha, drop_below)
+
+
+def _decode(X: np.ndarray, y: np.ndarray, alpha: float, correction, lasso_alpha: float = LASSO_ALPHA,
+            drop_below: float = DROP_BELOW) -> Decoding:
+    """:func:`decode` on checked input: ``X`` and ``y`` float arrays of matching rows."""
     # Small dense problems: BLAS threads only contend with each other (and other processes).
     with threadpool_limits(limits=1):
         lasso = Lasso(alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000).fit(X, y)
@@ -173,6 +187,12 @@ def _adjust(p, kept, n_candidates, alpha, correction):
 
 
 # ------------------------------------------------------------------ validation
+
+
+def _check_correction(correction) -> str | None:
+    if correction not in CORRECTIONS:
+        fail("correction", correction, f"one of {CORRECTIONS}")
+    return correction
 
 
 def _check_regression(X, y):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import MAX_N_DRAWS, Described, check_counts, check_instance, check_int, check_n_draws, check_real_array, check_rng, fail
+from ldp_helpers._validation import check_true_counts, MAX_N_DRAWS, Described, check_counts, check_instance, check_int, check_n_draws, check_real_array, check_rng, fail
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
@@ -46,7 +46,7 @@ def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> Per
     [grr_vs_oue] Figs. 3.3–3.6 (true, perturbed f'_i and estimated L[f_i]); [grr_vs_oue] Algorithm 2, line 6;
     [grr_vs_oue] Algorithm 4, line 7.
     """
-    counts, n = check_instance("protocol", protocol, PureFrequencyOracle).true_counts_and_n(true_counts)
+    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
     support = protocol.sample_aggregate(counts, rng=rng)
     return PerturbedExample(type(protocol).__name__, counts, support, protocol.estimate(support, n))
 
@@ -108,7 +108,7 @@ def squared_errors(protocol, true_counts, *, n_draws: int, rng: np.random.Genera
     ----------
     [grr_vs_oue] §3.5 (Experiment 3).
     """
-    counts, n = check_instance("protocol", protocol, PureFrequencyOracle).true_counts_and_n(true_counts)
+    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
     n_draws = check_n_draws(n_draws)
     estimates = protocol.estimate(protocol.sample_aggregate(counts, rng=check_rng(rng), n_draws=n_draws), n)
     return np.mean(np.square(estimates - counts), axis=-1) / n**2

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_instance, check_int, check_int_array, check_n_draws, check_probability,
+from ldp_helpers._validation import (check_true_counts, Described, check_instance, check_int, check_int_array, check_n_draws, check_probability,
                                      check_real_array, check_rng, fail)
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
 from ldp_helpers.mechanisms.base import FrequencyOracle
@@ -132,7 +132,7 @@ def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.
     ----------
     [tutorial] "Frequency Oracles" (negative estimates); [duchi2008] (the simplex projection).
     """
-    counts, n = check_instance("oracle", oracle, FrequencyOracle).true_counts_and_n(true_counts)
+    counts, n = check_true_counts(true_counts, check_instance("oracle", oracle, FrequencyOracle).d)
     raw = simulated_estimates(oracle, counts, n_draws=n_draws, rng=rng)
     absent = counts == 0
     if not absent.any():
@@ -166,7 +166,7 @@ def oracle_walkthrough(oracle, value: int, true_counts, *, rng: np.random.Genera
     """
     oracle = check_instance("oracle", oracle, FrequencyOracle, "a frequency oracle such as GRR(1.0, 4)")
     value = check_int("value", value, low=0, high=oracle.d - 1)
-    counts, n = oracle.true_counts_and_n(true_counts)
+    counts, n = check_true_counts(true_counts, oracle.d)
     rng = check_rng(rng)
     report = np.asarray(oracle.perturb(np.array([value]), rng=rng))[0]
     pure = hasattr(oracle, "q")  # SHE sums the noisy vectors: nothing is "supported"

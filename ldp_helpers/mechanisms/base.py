@@ -55,7 +55,7 @@ import numpy as np
 
 from ldp_helpers._validation import (Described, check_allocation, check_count_array, check_epsilon, check_int, check_int_array,
                                      check_n_draws, check_real_array, check_rng, check_true_counts, fail)
-from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
 
@@ -185,22 +185,22 @@ class FrequencyOracle(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "d", check_int("d", self.d, low=2))
 
-    def true_counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
+    def _counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
         """Validate a vector of d true counts (at least one user); return it and n = Σ counts."""
         return check_true_counts(true_counts, self.d)
 
     def expand(self, truth) -> np.ndarray:
         """The users' values: value i repeated f_i times (sorted)."""
-        counts, _ = self.true_counts_and_n(truth)
+        counts, _ = self._counts_and_n(truth)
         return np.repeat(np.arange(self.d), counts)
 
     def estimand(self, truth) -> np.ndarray:
         """The true counts f_i as floats."""
-        return self.true_counts_and_n(truth)[0].astype(float)
+        return self._counts_and_n(truth)[0].astype(float)
 
     def n_reports(self, truth) -> int:
         """n = Σ f_i."""
-        return self.true_counts_and_n(truth)[1]
+        return self._counts_and_n(truth)[1]
 
 
 @dataclass(frozen=True)
@@ -242,9 +242,15 @@ class PureFrequencyOracle(FrequencyOracle):
         value (unary encodings, local hashing with an idealized hash); GRR overrides it.  With
         ``n_draws`` the result has shape (n_draws, d).
         """
-        counts, n = self.true_counts_and_n(truth)
+        counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, (self.d,))
+        return self._draw_support(counts, n, rng=rng, size=size)
+
+    def _draw_support(self, counts, n, *, rng: np.random.Generator, size=None) -> np.ndarray:
+        """Support counts given validated true counts (of all d values, or of any subset of them):
+        ``Bin(f_i, p*) + Bin(n − f_i, q*)``.  The protocols built on an oracle call this; GRR
+        overrides it with its own law."""
         return _draw_support_counts(counts, n, self.p, self.q, rng=rng, size=size)
 
     def estimate(self, aggregate, n) -> np.ndarray:
@@ -258,7 +264,7 @@ class PureFrequencyOracle(FrequencyOracle):
         """
         n = check_int("n", n, low=1)
         counts = check_count_array("aggregate", aggregate, self.d, high=n)
-        return unbiased_count(counts, n, self.p, self.q)
+        return _unbiased_count(counts, n, self.p, self.q)
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[ĉ(i)] = (f_i p*(1−p*) + (n−f_i) q*(1−q*))/(p*−q*)²`` for every value i.
@@ -267,8 +273,8 @@ class PureFrequencyOracle(FrequencyOracle):
         ----------
         [wang2017] proof of Theorem 2 (before the large-n approximation).
         """
-        counts, n = self.true_counts_and_n(truth)
-        return count_variance(counts, n, self.p, self.q)
+        counts, n = self._counts_and_n(truth)
+        return _count_variance(counts, n, self.p, self.q)
 
     def approx_variance(self, n) -> float:
         """Wang et al.'s *approximate* ``Var[ĉ(i)] ≈ n q*(1−q*)/(p*−q*)²`` (labelled approximate).
@@ -283,4 +289,4 @@ class PureFrequencyOracle(FrequencyOracle):
         [wang2017] Eq. (2); [wang2017] Theorem 2; [tutorial] the variance table.
         """
         n = check_int("n", n, low=1)
-        return float(count_variance(0.0, n, self.p, self.q))
+        return float(_count_variance(0.0, n, self.p, self.q))

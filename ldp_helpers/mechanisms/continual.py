@@ -23,13 +23,14 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
 from scipy import stats
 
 from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
-                                     check_real_array, check_rng, fail)
+                                     check_rng, fail)
 from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.simulate.populations import Population, check_stream_truth
@@ -66,7 +67,7 @@ class _StreamMechanism(Mechanism):
         """m: the rounds in which a user reports (1 for the 1-shot mechanisms)."""
         return 1
 
-    @property
+    @cached_property
     def randomizer(self) -> BinaryRR:
         """``Q_Bin`` used in each reported round."""
         return BinaryRR.from_epsilon(self.epsilon)
@@ -182,7 +183,7 @@ class Glance(_StreamMechanism):
         [glance] §4.1 (the pure estimator over the reporters η_t).
         """
         _, K, X = self._statistic(aggregate, n)
-        est = self.randomizer.estimate_fraction(X, np.maximum(K, 1))
+        est = self.randomizer._estimate_fraction(X, np.maximum(K, 1).astype(float))
         return np.where(K > 0, est, EMPTY_ROUND_ESTIMATE)
 
     @staticmethod
@@ -196,8 +197,8 @@ class Glance(_StreamMechanism):
 
         Q_Bin is symmetric (q = 1 − p), so it does not depend on the reporters' true fraction.
         """
-        K = check_int_array("n_reporters", n_reporters, low=1)
-        return self.randomizer.fraction_variance(0.5, K)
+        K = check_int_array("n_reporters", n_reporters, low=1).astype(float)
+        return self.randomizer._fraction_variance(0.5, K)
 
     def empty_round_probability(self, n_users: int) -> float:
         """``Pr[K_t = 0] = (1 − 1/T)^N``: no user picked round t."""
@@ -246,7 +247,7 @@ class BasicOneTimeRappor(_StreamMechanism):
         """m = T: every user reports every round."""
         return self.n_rounds
 
-    @property
+    @cached_property
     def randomizer(self) -> BinaryRR:
         """``Q_Bin(·; ε/T)``: the per-round share of the budget."""
         return BinaryRR.from_epsilon(self.epsilon / self.n_rounds)
@@ -263,11 +264,12 @@ class BasicOneTimeRappor(_StreamMechanism):
     def estimate(self, aggregate, n) -> np.ndarray:
         """``μ̂_t = (X_t/N − q')/(p' − q')`` over all N users."""
         n, _, X = self._statistic(aggregate, n)
-        return self.randomizer.estimate_fraction(X, n)
+        return self.randomizer._estimate_fraction(X, float(n))
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[μ̂_t]``: the RR variance at ε/T over all N users."""
-        return self.randomizer.fraction_variance(self.estimand(truth), self.n_reports(truth))
+        population = self._population(truth)
+        return self.randomizer._fraction_variance(population.fractions(), float(population.n_users))
 
     def output_table(self) -> np.ndarray:
         """``P[v, y] = Π_t Q_Bin(y_t | v_t; ε/T)`` over all 2^T streams and 2^T report vectors (loss T·ε/T = ε)."""

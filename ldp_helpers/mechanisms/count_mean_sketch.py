@@ -33,7 +33,7 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_allocation, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
                                      check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
@@ -176,7 +176,7 @@ class CountMeanSketch(FrequencyOracle):
         (:func:`~ldp_helpers.mechanisms.base.sample_support_counts`).  With ``n_draws`` the
         result has shape (n_draws, k, m).
         """
-        counts, _ = self.true_counts_and_n(truth)
+        counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         draws = 1 if n_draws is None else batch_shape(n_draws, ())[0]
         size = None if n_draws is None else (draws, self.d)
@@ -218,7 +218,7 @@ class CountMeanSketch(FrequencyOracle):
 
         Over random hash draws E[S[v, x]] = 1/m for v ≠ x, which makes f̂ unbiased.
         """
-        counts, _ = self.true_counts_and_n(truth)
+        counts, _ = self._counts_and_n(truth)
         return self.m / (self.m - 1) * (counts @ (self.collision_rates() - 1 / self.m))
 
     def variance(self, truth) -> np.ndarray:
@@ -227,7 +227,7 @@ class CountMeanSketch(FrequencyOracle):
         f̂(x) = m/(m−1)·Σ_u (x̃_u[h_{j_u}(x)] − 1/m) is a sum of independent user terms; given
         j a debiased entry has variance c_ε²·r(1−r), and the random row adds S(1 − S).
         """
-        counts, n = self.true_counts_and_n(truth)
+        counts, n = self._counts_and_n(truth)
         r, spread = self.flip_probability, _collision_tables(self.hash_a, self.hash_b, self.d, self.m)[1]
         # Σ_v f_v c_ε² r(1−r) = n c_ε² r(1−r): only the collision term needs the d × d table
         return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 * r * (1 - r) + counts @ spread)
@@ -270,4 +270,4 @@ def _hash_values(hash_a: tuple, hash_b: tuple, d: int, m: int) -> np.ndarray:
     """H[j, x] = ((a_j x + b_j) mod P) mod m for j < k and x < d, shape (k, d) ([apple2017] Algorithm 1)."""
     a = np.array(hash_a, dtype=np.int64)[:, None]
     b = np.array(hash_b, dtype=np.int64)[:, None]
-    return ((a * np.arange(d) + b) % HASH_PRIME) % m
+    return _universal_hash(a, b, np.arange(d), m)

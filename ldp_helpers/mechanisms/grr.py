@@ -37,8 +37,11 @@ def grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:
     ----------
     [wang2017] §4.1; [tutorial] "Direct Encoding".
     """
-    epsilon = check_epsilon(epsilon)
-    d = check_real("d", d, low=1.0)
+    return _grr_probabilities(check_epsilon(epsilon), check_real("d", d, low=1.0))
+
+
+def _grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:
+    """:func:`grr_probabilities` for a validated ε and d."""
     shrink = math.exp(-epsilon)
     p = 1.0 / (1.0 + (d - 1.0) * shrink)
     return p, shrink * p
@@ -56,7 +59,7 @@ class GRR(PureFrequencyOracle):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return grr_probabilities(self.epsilon, self.d)
+        return _grr_probabilities(self.epsilon, self.d)
 
     def output_table(self) -> np.ndarray:
         """``P[v, y] = Pr[report y | value v]``: p on the diagonal, q elsewhere (d × d, d ≤ 4096).
@@ -86,8 +89,10 @@ class GRR(PureFrequencyOracle):
         ----------
         [grr_vs_oue] Algorithm 1; [tutorial] "Direct Encoding".
         """
-        values = check_domain_values("values", values, self.d)
-        rng = check_rng(rng)
+        return self._perturb(check_domain_values("values", values, self.d), check_rng(rng))
+
+    def _perturb(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`perturb` for validated values (local hashing perturbs its hashes with it)."""
         keep = rng.random(values.shape) < self.p
         other = rng.integers(0, self.d - 1, size=values.shape)
         other += other >= values  # uniform over [0, d) \ {v}
@@ -111,9 +116,14 @@ class GRR(PureFrequencyOracle):
         ----------
         [wang2017] §4.1; [grr_vs_oue] Algorithm 1.
         """
-        counts, n = self.true_counts_and_n(truth)
+        counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, (self.d,))
+        return self._draw_support(counts, n, rng=rng, size=size)
+
+    def _draw_support(self, counts, n, *, rng: np.random.Generator, size=None) -> np.ndarray:
+        """GRR's support counts given validated true counts: ``K_i ~ Bin(f_i, p − q)``, then the
+        ``n − ΣK`` others spread uniformly (the law :meth:`sample_aggregate` documents)."""
         kept = rng.binomial(counts, self.p - self.q, size=size)
         return kept + rng.multinomial(n - np.add.reduce(kept, axis=-1), self._uniform)
 

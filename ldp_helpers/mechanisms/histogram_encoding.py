@@ -149,7 +149,7 @@ class SHE(FrequencyOracle):
 
         With ``n_draws`` the result has shape (n_draws, d): independent surveys, one Generator call.
         """
-        counts, n = self.true_counts_and_n(truth)
+        counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         gains, losses = rng.gamma(n, self.scale, size=(2, *batch_shape(n_draws, (self.d,))))
         gains += counts  # (f + G) − G': this order of the float operations is the one the notebooks were run with
@@ -168,7 +168,7 @@ class SHE(FrequencyOracle):
         ----------
         [wang2017] §4.3; [tutorial] "Histogram Encoding".
         """
-        _, n = self.true_counts_and_n(truth)
+        _, n = self._counts_and_n(truth)
         return np.full(self.d, 2.0 * n * self.scale**2)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 
 import numpy as np
@@ -33,13 +34,26 @@ from scipy.optimize import minimize_scalar
 from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
-from ldp_helpers.mechanisms.pure import count_variance
+from ldp_helpers.mechanisms.pure import _count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
 MAX_HASH_RANGE = 2**16  # largest g for the per-user path (its hash is uniform on [g] up to g/P)
 MAX_TABLE_FUNCTIONS = 4096  # g^d limit for output_table's enumeration of all hash functions
 _VALUES_PER_BLOCK = 64  # values scored per block in aggregate (bounds an n × block array)
+
+
+def _universal_hash(a, b, x, m):
+    """``h_{a,b}(x) = ((a·x + b) mod P) mod m`` with P = :data:`HASH_PRIME`, for validated int64 arrays
+    (broadcast): the one universal hash of local hashing, Apple's sketch and Bitstogram's buckets.
+
+    ``a·x + b`` stays below 2^62 because a, b < P < 2^31 and x < P.
+
+    References
+    ----------
+    [wang2017] §4.4 (the hash family of local hashing); [apple2017] Algorithm 1.
+    """
+    return ((a * x + b) % HASH_PRIME) % m
 
 
 def olh_hash_range(epsilon: float) -> int:
@@ -86,7 +100,7 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     [wang2017] §4.4 (the variance of OLH before rounding g).
     """
     p, q = grr_probabilities(epsilon, g)[0], 1.0 / check_real("g", g, low=1.0)
-    return float(count_variance(0.0, 1, p, q))
+    return float(_count_variance(0.0, 1, p, q))
 
 
 def continuous_optimal_hash_range(epsilon: float) -> float:
@@ -144,7 +158,12 @@ class LocalHashing(PureFrequencyOracle):
         except ValueError:
             fail("x", Described(f"an array of shape {np.shape(x)}"),
                  f"an array broadcastable with a {a.shape} and b {b.shape}")
-        return ((a * x + b) % HASH_PRIME) % self.g
+        return _universal_hash(a, b, x, self.g)
+
+    @cached_property
+    def _grr(self) -> GRR:
+        """GRR over the g hash values, which perturbs each user's hash."""
+        return GRR(self.epsilon, self.g)
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: draw (a, b), hash, and GRR-perturb the hash over [g].
@@ -163,7 +182,7 @@ class LocalHashing(PureFrequencyOracle):
         self._check_per_user_range()
         a = rng.integers(1, HASH_PRIME, size=values.size)
         b = rng.integers(0, HASH_PRIME, size=values.size)
-        y = GRR(self.epsilon, self.g).perturb(self.hash_values(a, b, values), rng=rng)
+        y = self._grr._perturb(_universal_hash(a, b, values, self.g), rng)
         return np.column_stack([a, b, y])
 
     def aggregate(self, reports, *, candidates=None) -> np.ndarray:
@@ -185,7 +204,7 @@ class LocalHashing(PureFrequencyOracle):
         counts = np.empty(scored.size, dtype=np.int64)
         for start in range(0, scored.size, _VALUES_PER_BLOCK):
             block = slice(start, start + _VALUES_PER_BLOCK)
-            counts[block] = (self.hash_values(a, b, scored[None, block]) == y).sum(axis=0)
+            counts[block] = (_universal_hash(a, b, scored[None, block], self.g) == y).sum(axis=0)
         return counts
 
     def output_table(self) -> np.ndarray:
@@ -197,7 +216,7 @@ class LocalHashing(PureFrequencyOracle):
         if n_functions > MAX_TABLE_FUNCTIONS:
             fail("d", self.d, f"such that g**d <= {MAX_TABLE_FUNCTIONS} for output_table (g = {self.g}; every hash function is enumerated)")
         functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))  # row: H(0..d−1)
-        grr_table = GRR(self.epsilon, self.g).output_table()
+        grr_table = self._grr.output_table()
         return np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)]) / n_functions
 
 

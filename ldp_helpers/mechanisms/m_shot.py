@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations
 
 import numpy as np
@@ -34,7 +35,8 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
                                      check_probability, check_real_array, check_rng, fail)
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
-from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap, q_bin_probabilities
+from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers.mechanisms.randomized_response import BinaryRR, _q_bin_gap, _q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 from ldp_helpers.simulate.streams import reference_report_rounds, sample_reporter_counts, sample_reporters
 
@@ -64,11 +66,6 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     p, q, gap
         ``Pr[y=1 | v=1]``, ``Pr[y=1 | v=0]`` and ``p − q``.
 
-    Notes
-    -----
-    ε/m is validated by Q_Bin's derivation; m/T and r are not re-validated here (the formula's
-    callers, :class:`MShotReporting` and :mod:`ldp_helpers.bounds.m_shot`, check them at their boundary).
-
     References
     ----------
     [m_shot] §4.1 (p and q of the averaged report); [m_shot] Algorithm 1.
@@ -76,11 +73,16 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     check_real_array("epsilon_per_round", epsilon_per_round, low=0.0)
     check_real_array("share", share, low=0.0, high=1.0, low_open=True, high_open=False)
     check_real_array("dummy_prob", dummy_prob, low=0.0, high=1.0, low_open=False, high_open=False)
-    keep, flip = q_bin_probabilities(epsilon_per_round)
+    return _round_channel(epsilon_per_round, share, dummy_prob)
+
+
+def _round_channel(epsilon_per_round, share, dummy_prob):
+    """:func:`round_channel_probabilities` for validated arguments."""
+    keep, flip = _q_bin_probabilities(epsilon_per_round)
     dummy = (1.0 - np.asarray(share)) * np.asarray(dummy_prob)
     if np.ndim(dummy) == 0:
         dummy = float(dummy)
-    return share * keep + dummy, share * flip + dummy, share * q_bin_gap(epsilon_per_round)
+    return share * keep + dummy, share * flip + dummy, share * _q_bin_gap(epsilon_per_round)
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ class MShotReporting(Mechanism):
         T = check_int("n_rounds", self.n_rounds, low=1)
         check_int("m", self.m, low=1, high=T)
         check_probability(self.dummy_prob, "dummy_prob (r)")
-        p, q, _ = round_channel_probabilities(self.epsilon / self.m, self.m / T, self.dummy_prob)
+        p, q, _ = self._channel
         if not 0.0 < q < p < 1.0:
             fail("epsilon", self.epsilon, f"such that the averaged report stays random (0 < q < p < 1 in double precision) at m={self.m}, "
                  f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1")
@@ -123,22 +125,24 @@ class MShotReporting(Mechanism):
 
     @property
     def q_bin_probs(self) -> tuple[float, float]:
-        """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``, by :func:`~ldp_helpers.mechanisms.randomized_response.q_bin_probabilities`.
-
-        For ε/m > 36.7 the first rounds to 1 (the paper's ε = 200 with small m) while the second
-        stays positive, so the averaged channel and the estimator remain well defined.
-        """
-        return q_bin_probabilities(self.epsilon / self.m)
+        """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``: for ε/m > 36.7 the first rounds to 1 (the
+        paper's ε = 200 with small m) while the second stays positive, so Φ stays well defined."""
+        return _q_bin_probabilities(self.epsilon / self.m)
 
     @property
     def randomizer(self) -> BinaryRR:
         """``Q_Bin(·; ε/m)`` as a :class:`BinaryRR` (only for ε/m below about 36.7, else ValueError)."""
         return BinaryRR.from_epsilon(self.epsilon / self.m)
 
+    @cached_property
+    def _channel(self) -> tuple[float, float, float]:
+        """p, q and p − q of one report averaged over τ_n (§4.1)."""
+        return _round_channel(self.epsilon / self.m, self.m / self.n_rounds, self.dummy_prob)
+
     @property
     def round_channel(self) -> BinaryRR:
         """One report averaged over τ_n: the binary channel with the p, q of §4.1."""
-        p, q, _ = round_channel_probabilities(self.epsilon / self.m, self.m / self.n_rounds, self.dummy_prob)
+        p, q, _ = self._channel
         return BinaryRR(p=p, q=q)
 
     # ------------------------------------------------------------ truth
@@ -235,12 +239,14 @@ class MShotReporting(Mechanism):
         """
         n = check_int("n", n, low=1)
         ones = check_ndim("aggregate", check_int_array("aggregate", aggregate, low=0, high=n), (1, 2), last=self.n_rounds)
-        return self.round_channel.estimate_fraction(ones, n)
+        p, q, _ = self._channel
+        return _unbiased_count(ones, n, p, q) / n
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[Φ(Y_{:,t})] = (Φ0 p(1−p) + (1−Φ0) q(1−q))/(N (p−q)²)`` (users independent)."""
         truth = self._truth(truth)
-        return self.round_channel.fraction_variance(truth.fractions(), truth.n_users)
+        p, q, _ = self._channel
+        return _count_variance(truth.fractions() * truth.n_users, truth.n_users, p, q) / truth.n_users**2
 
     def detect(self, aggregate, n, theta: float) -> np.ndarray:
         """Algorithm 1, line 12: the rounds with Φ(Y_{:,t}) ≥ θ (θ ∈ (0, 1])."""

@@ -61,3 +61,15 @@ def privacy_losses(mechanisms) -> np.ndarray:
     if not all(callable(getattr(m, "privacy_loss", None)) for m in mechanisms):
         fail("mechanisms", Described("an iterable holding a non-mechanism"), "an iterable of mechanisms (objects with privacy_loss())")
     return np.array([mechanism.privacy_loss() for mechanism in mechanisms], dtype=float)
+
+
+def _independent_bits_table(prob_zero: np.ndarray, prob_one: np.ndarray) -> np.ndarray:
+    """``P[x, y] = Π_i Pr[bit i of the report = bit i of y | input x]`` over all 2^k reports y.
+
+    For mechanisms whose k report bits are independent given the input (unary encodings, RAPPOR's
+    bit channel): ``prob_zero[x, i]`` and ``prob_one[x, i]`` are bit i's probabilities of reporting
+    0 and 1.  Report y's bit i is ``(y >> i) & 1``.  Arguments are validated by the callers.
+    """
+    k = prob_one.shape[1]
+    outputs = (np.arange(2**k)[:, None] >> np.arange(k)) & 1  # (2^k, k)
+    return np.where(outputs[None] == 1, prob_one[:, None, :], prob_zero[:, None, :]).prod(axis=2)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ldp_helpers._validation import (check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
                                      check_real_array, check_rng, check_true_counts, fail)
-from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 
 
@@ -62,7 +62,7 @@ class BinaryRR(Mechanism):
         ----------
         [m_shot] §4.1; [glance] Algorithm 1.
         """
-        keep, flip = q_bin_probabilities(epsilon)
+        keep, flip = _q_bin_probabilities(check_epsilon(epsilon))
         if keep == 1.0:
             fail("epsilon", epsilon, "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)")
         return cls(p=keep, q=flip)
@@ -78,11 +78,6 @@ class BinaryRR(Mechanism):
         return cls(p=0.75, q=0.25)
 
     @property
-    def p_keep(self) -> float:
-        """Probability of reporting the true bit when it is 1 (= p)."""
-        return self.p
-
-    @property
     def epsilon(self) -> float:
         """The exact ε of the mechanism, ``max(ln(p/q), ln((1−q)/(1−p)))``."""
         return max(math.log(self.p / self.q), math.log((1 - self.q) / (1 - self.p)))
@@ -93,22 +88,22 @@ class BinaryRR(Mechanism):
 
     # ---------------------------------------------------------------- truth
 
-    def true_counts_and_n(self, truth) -> tuple[np.ndarray, int]:
+    def _counts_and_n(self, truth) -> tuple[np.ndarray, int]:
         """Validate the counts ``[n_zeros, n_ones]`` (at least one user); return them and n."""
         return check_true_counts(truth, 2)
 
     def expand(self, truth) -> np.ndarray:
         """The users' bits: n_zeros 0s then n_ones 1s (int8)."""
-        counts, _ = self.true_counts_and_n(truth)
+        counts, _ = self._counts_and_n(truth)
         return np.repeat(np.array([0, 1], dtype=np.int8), counts)
 
     def estimand(self, truth) -> float:
         """The number of true 1s."""
-        return float(self.true_counts_and_n(truth)[0][1])
+        return float(self._counts_and_n(truth)[0][1])
 
     def n_reports(self, truth) -> int:
         """n = n_zeros + n_ones."""
-        return self.true_counts_and_n(truth)[1]
+        return self._counts_and_n(truth)[1]
 
     # ---------------------------------------------------------------- client and server
 
@@ -127,7 +122,7 @@ class BinaryRR(Mechanism):
 
         The same law as ``aggregate(perturb(expand(truth)))``, at a cost independent of n.
         """
-        counts, n = self.true_counts_and_n(truth)
+        counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, ())
         return _draw_support_counts(counts[1], n, self.p, self.q, rng=rng, size=size)
@@ -143,13 +138,13 @@ class BinaryRR(Mechanism):
         ones = check_int_array("aggregate", aggregate, low=0, high=n)
         if ones.ndim > 1:
             raise ValueError(f"aggregate must be a count or a 1-D array of n_draws counts; got an array of shape {ones.shape}")
-        estimate = unbiased_count(ones, n, self.p, self.q)
+        estimate = _unbiased_count(ones, n, self.p, self.q)
         return float(estimate) if estimate.ndim == 0 else estimate
 
     def variance(self, truth) -> float:
         """Exact Var of :meth:`estimate`: ``(n_ones p(1−p) + n_zeros q(1−q))/(p − q)²``."""
-        counts, n = self.true_counts_and_n(truth)
-        return float(count_variance(counts[1], n, self.p, self.q))
+        counts, n = self._counts_and_n(truth)
+        return float(_count_variance(counts[1], n, self.p, self.q))
 
     # ---------------------------------------------------------------- fractions
 
@@ -166,13 +161,20 @@ class BinaryRR(Mechanism):
         n = check_int_array("n", n, low=1).astype(float)
         if np.any(ones > n):
             fail("count_of_ones", count_of_ones, "counts in [0, n] (at most n reports are 1s)")
-        return unbiased_count(ones, n, self.p, self.q) / n
+        return self._estimate_fraction(ones, n)
+
+    def _estimate_fraction(self, count_of_ones, n):
+        """:meth:`estimate_fraction` for validated counts (the stream mechanisms' estimators)."""
+        return _unbiased_count(count_of_ones, n, self.p, self.q) / n
 
     def fraction_variance(self, true_fraction, n):
         """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users (broadcasts)."""
         pi = check_real_array("true_fraction", true_fraction, low=0.0, high=1.0, low_open=False, high_open=False)
-        n = check_int_array("n", n, low=1).astype(float)
-        return count_variance(pi * n, n, self.p, self.q) / n**2
+        return self._fraction_variance(pi, check_int_array("n", n, low=1).astype(float))
+
+    def _fraction_variance(self, true_fraction, n):
+        """:meth:`fraction_variance` for validated fractions and a float n (the stream mechanisms' variances)."""
+        return _count_variance(true_fraction * n, n, self.p, self.q) / n**2
 
 
 def q_bin_probabilities(epsilon):
@@ -189,13 +191,17 @@ def q_bin_probabilities(epsilon):
     ----------
     [m_shot] §4.1; [glance] Algorithm 1.
     """
+    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
+    return _q_bin_probabilities(eps)
+
+
+def _q_bin_probabilities(epsilon):
+    """:func:`q_bin_probabilities` for a validated budget (a float or an array of them)."""
     if np.ndim(epsilon) == 0:
-        epsilon = check_epsilon(epsilon)
         keep = 1.0 / (1.0 + math.exp(-epsilon))
         return keep, math.exp(-epsilon) * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
-    eps = check_real_array("epsilon", epsilon, low=0.0)
-    keep = 1.0 / (1.0 + np.exp(-eps))
-    return keep, np.exp(-eps) * keep
+    keep = 1.0 / (1.0 + np.exp(-epsilon))
+    return keep, np.exp(-epsilon) * keep
 
 
 def q_bin_gap(epsilon):
@@ -206,17 +212,12 @@ def q_bin_gap(epsilon):
     [m_shot] §4.1.
     """
     eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
-    return np.tanh(np.asarray(eps) / 2.0) if np.ndim(eps) else math.tanh(eps / 2.0)
+    return _q_bin_gap(eps)
 
 
-def q_bin(values, epsilon: float, *, rng: np.random.Generator) -> np.ndarray:
-    """``Q_Bin(v; ε)`` applied to every bit of ``values`` (the papers' notation).
-
-    References
-    ----------
-    [m_shot] §4.1; [glance] Algorithm 1.
-    """
-    return BinaryRR.from_epsilon(epsilon).perturb(values, rng=rng)
+def _q_bin_gap(epsilon):
+    """:func:`q_bin_gap` for a validated budget (a float or an array of them)."""
+    return np.tanh(np.asarray(epsilon) / 2.0) if np.ndim(epsilon) else math.tanh(epsilon / 2.0)
 
 
 def two_coin_response(values, *, rng: np.random.Generator) -> np.ndarray:

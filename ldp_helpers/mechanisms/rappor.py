@@ -31,9 +31,9 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (check_above, check_instance, check_binary_array, check_epsilon, check_int, check_int_array,
-                                     check_ndim, check_probability, check_real, check_real_array, check_rng,
+                                     check_ndim, check_probability, check_real, check_rng,
                                      check_trailing_shape)
-from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, draw_secret,
                                                  instantaneous_randomized_response, permanent_randomized_response,
@@ -309,7 +309,7 @@ class Rappor(Mechanism):
         for j, n_j in enumerate(sizes):
             check_int_array(f"aggregate[..., {j}, :]", c[..., j, :], high=int(n_j))
         channel = self.params.bit_channel
-        return unbiased_count(c, sizes[:, None], channel.p, channel.q)
+        return _unbiased_count(c, sizes[:, None], channel.p, channel.q)
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[t̂] = (t q*(1−q*) + (N_j − t) p*(1−p*))/(q* − p*)²``, shape (m, k).
@@ -320,4 +320,4 @@ class Rappor(Mechanism):
         """
         counts, sizes = self.check_truth(truth)
         channel = self.params.bit_channel
-        return count_variance(self._true_bit_counts(counts), sizes[:, None], channel.p, channel.q)
+        return _count_variance(self._true_bit_counts(counts), sizes[:, None], channel.p, channel.q)

@@ -20,6 +20,7 @@ import itertools
 
 import numpy as np
 
+from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers._validation import (check_above, check_allocation, check_instance, check_binary_array, check_int, check_ndim, check_probability,
                                      check_real_array, check_rng, check_trailing_shape)
 
@@ -122,5 +123,4 @@ def report_table(blooms, bit_table) -> np.ndarray:
     check_int("k", bits.shape[1], low=1, high=16)
     table = check_trailing_shape("bit_table", check_real_array("bit_table", bit_table, low=0.0, high=1.0, low_open=False,
                                                                high_open=False), (2, 2), leading=0)
-    outputs = (np.arange(2 ** bits.shape[1])[:, None] >> np.arange(bits.shape[1])) & 1  # (2^k, k)
-    return table[bits[:, None, :], outputs[None, :, :]].prod(axis=2)
+    return _independent_bits_table(table[bits, 0], table[bits, 1])

@@ -26,12 +26,12 @@ References
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from ldp_helpers._validation import check_binary_array, check_domain_values, check_int, check_ndim, check_probability, check_rng
+from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
@@ -55,13 +55,9 @@ def unary_output_table(p: float, q: float, d: int) -> np.ndarray:
     p = check_probability(p, "p")
     q = check_probability(q, "q")
     d = check_int("d", d, low=2, high=MAX_D_TABLE)
-    bits = np.array(list(itertools.product((0, 1), repeat=d)))[:, ::-1]  # row y: bit i of y
-    table = np.empty((d, bits.shape[0]))
-    for v in range(d):
-        prob_one = np.full(d, q)
-        prob_one[v] = p
-        table[v] = np.prod(np.where(bits == 1, prob_one, 1 - prob_one), axis=1)
-    return table
+    prob_one = np.full((d, d), q)
+    np.fill_diagonal(prob_one, p)  # row v: bit v is 1 w.p. p, every other bit w.p. q
+    return _independent_bits_table(1 - prob_one, prob_one)
 
 
 @dataclass(frozen=True)

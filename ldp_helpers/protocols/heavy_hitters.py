@@ -36,8 +36,8 @@ import numpy as np
 
 from ldp_helpers._validation import (Described, check_allocation, check_bool, check_domain_values, check_epsilon, check_int,
                                      check_int_array, check_real, check_real_array, check_rng, fail, fail_type)
-from ldp_helpers.mechanisms.pure import unbiased_count
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
+from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH, _universal_hash
 
 MAX_BITS = 30
 _BYTES_PER_CANDIDATE = 48  # a scored candidate's arrays in one round: value, true count, support, estimate, order, kept
@@ -78,12 +78,12 @@ def _support(values, candidates, length: int, bits: int, epsilon: float, rng, pe
         return olh.aggregate(olh.perturb(prefixes, rng=rng), candidates=candidates)
     order = np.sort(prefixes)
     f = np.searchsorted(order, candidates, side="right") - np.searchsorted(order, candidates, side="left")
-    return rng.binomial(f, olh.p) + rng.binomial(values.size - f, olh.q)
+    return olh._draw_support(f, values.size, rng=rng)
 
 
 def _estimate(support, n_group: int, length: int, epsilon: float, n_all: int) -> np.ndarray:
     olh = OLH(epsilon, max(2**length, 2))
-    return unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
+    return _unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
 
 
 def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
@@ -146,7 +146,7 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
         support = _support(values[members], candidates, length, bits, epsilon, rng, per_user)
         est = _estimate(support, members.size, length, epsilon, values.size)
         olh = OLH(epsilon, max(2**length, 2))
-        sd_empty = math.sqrt(members.size * olh.q * (1 - olh.q)) / (olh.p - olh.q) * values.size / members.size
+        sd_empty = math.sqrt(_count_variance(0.0, members.size, olh.p, olh.q)) * values.size / members.size
         order = np.argsort(-est, kind="stable")
         keep = order[est[order] > z * sd_empty][:max_candidates]
         candidates = candidates[keep]
@@ -168,7 +168,7 @@ def bucket_of(values, n_buckets: int, seed: int = 1) -> np.ndarray:
     """
     n_buckets = check_int("n_buckets", n_buckets, low=1, high=HASH_PRIME - 1)
     a, b = np.random.default_rng(check_int("seed", seed, low=0)).integers(1, HASH_PRIME, size=2)
-    return ((np.asarray(values, dtype=np.int64) * a + b) % HASH_PRIME) % n_buckets
+    return _universal_hash(a, b, np.asarray(values, dtype=np.int64), n_buckets)
 
 
 def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | None = None, rng: np.random.Generator,
@@ -197,9 +197,8 @@ def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | No
         if per_user:
             support = olh.aggregate(olh.perturb(coded, rng=rng))
         else:
-            f = np.bincount(coded, minlength=olh.d)
-            support = rng.binomial(f, olh.p) + rng.binomial(coded.size - f, olh.q)
-        est = unbiased_count(support, members.size, olh.p, olh.q) * (values.size / members.size)
+            support = olh._draw_support(np.bincount(coded, minlength=olh.d), coded.size, rng=rng)
+        est = _unbiased_count(support, members.size, olh.p, olh.q) * (values.size / members.size)
         reading[j] = est[1::2] > est[0::2]
         weight += est[0::2] + est[1::2]
     recovered = (reading * (2 ** np.arange(bits - 1, -1, -1))[:, None]).sum(axis=0)

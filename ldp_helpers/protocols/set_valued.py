@@ -30,12 +30,12 @@ from typing import ClassVar
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described, check_allocation, check_choice, check_domain_values, check_epsilon, check_int, check_real_array,
+    Described, check_allocation, check_choice, check_domain_values, check_epsilon, check_int,
     check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.registry import RegistryEntry
-from ldp_helpers.mechanisms.pure import count_variance
+from ldp_helpers.mechanisms.pure import _count_variance
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
@@ -252,7 +252,7 @@ class PSFO(Mechanism):
         """
         mean, var = self._sample_probability(truth)
         n = self.n_reports(truth)
-        return self.ell**2 * (var + count_variance(mean, n, self.oracle.p, self.oracle.q))
+        return self.ell**2 * (var + _count_variance(mean, n, self.oracle.p, self.oracle.q))
 
     def output_table(self) -> np.ndarray:
         """``P[S, y]`` over every set S ⊆ [0, d) (rows in size then lexicographic order) and every oracle report y.
@@ -298,12 +298,7 @@ class PSFO(Mechanism):
     def _sample_flat(self, items: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator, n_draws=None) -> np.ndarray:
         """:meth:`sample_aggregate` for validated flat sets (items, sizes): the miners' hot path."""
         sampled = _sample_padded_items(items, sizes, self.d, self.ell, rng=rng, n_draws=n_draws)
-        n, o = sizes.size, self.oracle
-        if self.protocol == "OLH":
-            return rng.binomial(sampled, o.p) + rng.binomial(n - sampled, o.q)
-        kept = rng.binomial(sampled, o.p - o.q)
-        rest = n - kept.sum(axis=-1)
-        return kept + rng.multinomial(rest, np.full(self.d + self.ell, 1.0 / (self.d + self.ell)))
+        return self.oracle._draw_support(sampled, sizes.size, rng=rng)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``ℓ·ĉ(i)`` for the d real items from the support counts over [0, d+ℓ)."""

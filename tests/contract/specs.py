@@ -245,7 +245,6 @@ SPECS.update({
     MECH + "randomized_response.BinaryRR.warner_two_coin": spec(),
     MECH + "randomized_response.q_bin_probabilities": spec(epsilon=1.0),
     MECH + "randomized_response.q_bin_gap": spec(epsilon=1.0),
-    MECH + "randomized_response.q_bin": spec(values=np.array([0, 1, 1]), epsilon=1.0, rng=RNG),
     MECH + "randomized_response.two_coin_response": spec(values=np.array([0, 1, 1]), rng=RNG),
     MECH + "rappor.RapporParams": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75),
     MECH + "rappor.RapporParams.basic_one_time": spec(k=8, h=2, m=2, p=0.5, q=0.75),
