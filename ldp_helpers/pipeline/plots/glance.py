@@ -15,6 +15,7 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from ldp_helpers._validation import (Described, check_instance, check_int, check_int_array, check_n_draws, check_real,
                                      check_real_array, fail)
@@ -59,7 +60,8 @@ def _count(n: int) -> str:
     return f"10^{k}" if 10**k == n and 1 < k < 10 else f"{n:,}"
 
 
-def error_decomposition(epsilons, parts, quantiles, theta, sampling_bound: float, *, mu: float, setting: Setting):
+def error_decomposition(epsilons, parts, quantiles, theta, sampling_bound: float, *, mu: float,
+                        setting: Setting) -> Figure:
     """Glance's error split into its randomized-response and sampling parts, each beside its bound (Claims 1, 2).
 
     ``parts`` is :func:`~ldp_helpers.experiments.glance.error_parts_curve`'s result; ``quantiles`` the empirical
@@ -87,7 +89,7 @@ def error_decomposition(epsilons, parts, quantiles, theta, sampling_bound: float
     return fig
 
 
-def fig1_condition2_region(epsilons, mus, regions, settings):
+def fig1_condition2_region(epsilons, mus, regions, settings) -> Figure:
     """[glance] Fig. 1: where condition (2) holds over (ε, μ), one panel per source of N (caption, text).
 
     ``regions[source]`` is ``dense_sparse_condition`` on the grid (μ × ε), ``settings[source]`` its setting.
@@ -111,7 +113,7 @@ def fig1_condition2_region(epsilons, mus, regions, settings):
 
 
 def fig2_bounds_vs_epsilon(epsilons, glance_upper, harmony_lower, *, limit: float, crossover: float,
-                           paper_crossover: float):
+                           paper_crossover: float) -> Figure:
     """[glance] Fig. 2: Theorem 5's 2θ against Theorem 4's bound, with 2θ's limit 8L/3 and both crossovers."""
     eps = check_real_array("epsilons", epsilons)
     glance_upper, harmony_lower = _bounds(glance_upper, harmony_lower, eps.size)
@@ -131,7 +133,7 @@ def fig2_bounds_vs_epsilon(epsilons, glance_upper, harmony_lower, *, limit: floa
 
 
 def fig3_err_vs_epsilon(epsilons, mean_error, glance_upper, harmony_lower, *, dense_mu: float,
-                        general_fails_from: float, setting: Setting, n_draws: int):
+                        general_fails_from: float, setting: Setting, n_draws: int) -> Figure:
     """[glance] Fig. 3: mean Err of Glance and Harmony on the dense and the general stream, with both bounds.
 
     ``mean_error[(mechanism name, μ)]`` per ε, Glance first; ``dense_mu`` is the dense stream's μ (its
@@ -163,7 +165,7 @@ def fig3_err_vs_epsilon(epsilons, mean_error, glance_upper, harmony_lower, *, de
     return fig
 
 
-def table1_rates_in_epsilon(epsilons, mean_error, *, mus, setting: Setting):
+def table1_rates_in_epsilon(epsilons, mean_error, *, mus, setting: Setting) -> Figure:
     """[glance] Table 1 made visible: mean Err vs ε on a log–log scale (ε → 0) and on a log scale (ε → ∞).
 
     ``mean_error[(mechanism name, case)]`` per ε (cases "general" and "dense/sparse", μ from ``mus``), with
@@ -196,7 +198,8 @@ def table1_rates_in_epsilon(epsilons, mean_error, *, mus, setting: Setting):
     return fig
 
 
-def error_vs_t_and_n(rounds, by_rounds, users, by_users, *, n_users: int, n_rounds: int, epsilon: float, mu: float):
+def error_vs_t_and_n(rounds, by_rounds, users, by_users, *, n_users: int, n_rounds: int, epsilon: float,
+                     mu: float) -> Figure:
     """Mean Err divided by the stated rate √(T log T / N): over T at ``n_users`` users, over N at ``n_rounds`` rounds.
 
     ``by_rounds`` / ``by_users`` map a mechanism name to its mean Err over ``rounds`` / ``users``; flat = the rate.
@@ -224,7 +227,7 @@ def error_vs_t_and_n(rounds, by_rounds, users, by_users, *, n_users: int, n_roun
     return fig
 
 
-def three_mechanisms(epsilons, mean_error, rappor, *, setting: Setting):
+def three_mechanisms(epsilons, mean_error, rappor, *, setting: Setting) -> Figure:
     """Glance, Harmony and Basic One-time RAPPOR side by side, one panel per stream μ.
 
     ``mean_error[(name, μ)]`` for "Glance" and "Harmony" and ``rappor[μ]`` (Basic One-time RAPPOR) per ε.
@@ -246,7 +249,7 @@ def three_mechanisms(epsilons, mean_error, rappor, *, setting: Setting):
     return fig
 
 
-def chernoff_vs_exact_tail(deviations, tail: TailCheck, theta: float, *, epsilon: float, n_reporters: int):
+def chernoff_vs_exact_tail(deviations, tail: TailCheck, theta: float, *, epsilon: float, n_reporters: int) -> Figure:
     """Claim 1's Bernstein bound and the Chernoff–Hoeffding bound against the exact tail of a sparse round's RR error.
 
     ``tail`` is :func:`~ldp_helpers.experiments.glance.sparse_round_tail` over ``deviations``; θ/2 (where the
