@@ -1,4 +1,7 @@
-"""Bounds of the Glance paper: Eq. (1), Claim 2, D(a‖b), condition (2), Theorems 4–5, Corollaries."""
+"""Bounds of the Glance paper: Eq. (1), Claim 2, D(a‖b), condition (2), Theorems 4–5, the paper's settings.
+
+Each bound is the formula as printed; its derived forms (Bernstein's deviation and exponent, the
+Chernoff–Hoeffding exponent, the expanded logarithms) are kept here as equality tests."""
 
 import math
 
@@ -56,15 +59,16 @@ def test_sampling_bound_is_sqrt_half_log_term():
     assert gb.sampling_bound(N, T, beta) == pytest.approx(math.sqrt(T * math.log(4 * T / beta) / (2 * N)), rel=1e-4)
 
 
-def test_bernoulli_kl_values_and_conventions():
-    """D(a‖b) equals the KL of Bernoullis inside (0,1) and is +∞ for a ≤ 0, a ≥ 1, b ∈ {0, 1}."""
+def test_papers_kl_values_and_conventions():
+    """The D(a‖b) of (2) (chernoff.bernoulli_kl with the paper's conventions) is the KL of Bernoullis inside (0,1)
+    and +∞ for a ≤ 0, a ≥ 1, b ∈ {0, 1}; condition (2) uses exactly it."""
     a, b = np.array([0.1, 0.5, 0.9, 0.3]), np.array([0.2, 0.5, 0.4, 0.7])
-    assert np.allclose(gb.bernoulli_kl(a, b), rel_entr(a, b) + rel_entr(1 - a, 1 - b), atol=1e-15)
-    assert gb.bernoulli_kl(0.5, 0.5) == 0.0
+    assert np.allclose(gb._kl(a, b), rel_entr(a, b) + rel_entr(1 - a, 1 - b), atol=1e-15)
+    assert gb._kl(0.5, 0.5) == 0.0
     for a_, b_ in [(0.0, 0.3), (-0.1, 0.3), (1.0, 0.3), (1.2, 0.3), (0.4, 0.0), (0.4, 1.0)]:
-        assert gb.bernoulli_kl(a_, b_) == np.inf
+        assert gb._kl(a_, b_) == np.inf == ch.bernoulli_kl(a_, b_, boundary_infinite=True)
     with pytest.raises(ValueError, match=r"b must be finite values in \[0, 1\]"):
-        gb.bernoulli_kl(0.5, 1.5)
+        gb._kl(0.5, 1.5)
 
 
 def test_condition2_edges_and_paper_statements():
@@ -99,19 +103,6 @@ def test_bounds_reject_bad_epsilon(epsilon):
     """ε ≤ 0 or non-finite (also inside an array) is a clear error, never NaN."""
     with pytest.raises(ValueError, match="epsilon must be"):
         gb.theta(epsilon, 10_000, 10, 0.1)
-
-
-def test_corollary_rates_have_the_stated_limits():
-    """Corollaries 1–4 ∝ 1/ε as ε → 0 and constant as ε → ∞; Corollary 5 ∝ e^{−ε/2} as ε → ∞."""
-    N, T, beta = 10**5, 20, 0.1
-    scale = math.sqrt(T * math.log(T / beta) / N)
-    assert gb.corollary_rate(1, 1e-4, N, T, beta) * 1e-4 == pytest.approx(2 * scale, rel=1e-6)
-    assert gb.corollary_rate(3, 40.0, N, T, beta) == pytest.approx(scale, rel=1e-9)
-    assert gb.corollary_rate(5, 40.0, N, T, beta) * math.exp(20.0) == pytest.approx(scale, rel=1e-9)
-    b2 = 1 / (2 * (N + 1) ** 2)
-    assert gb.corollary_rate(4, 40.0, N, T, b2) == pytest.approx(math.sqrt(T / N * math.log(2)), rel=1e-9)
-    with pytest.raises(ValueError, match=r"corollary must be an integer in \[1, 5\]"):
-        gb.corollary_rate(6, 1.0, N, T, beta)
 
 
 def test_condition2_bands_match_a_brute_force_scan_of_each_column():
@@ -159,8 +150,8 @@ def test_sparse_round_rr_tail_is_the_binomial_bernstein_bound():
 def test_condition2_lhs_is_the_chernoff_hoeffding_exponent():
     """exp(−n·D(μ ± θ‖μ)) is the Chernoff–Hoeffding bound on the sampling error (kl_upper / kl_lower)."""
     mu, th, n = 0.3, 0.1, 200
-    assert ch.kl_upper(th, n, mu) == pytest.approx(math.exp(-n * gb.bernoulli_kl(mu + th, mu)), rel=1e-14)
-    assert ch.kl_lower(th, n, mu) == pytest.approx(math.exp(-n * gb.bernoulli_kl(mu - th, mu)), rel=1e-14)
+    assert ch.kl_upper(th, n, mu) == pytest.approx(math.exp(-n * gb._kl(mu + th, mu)), rel=1e-14)
+    assert ch.kl_lower(th, n, mu) == pytest.approx(math.exp(-n * gb._kl(mu - th, mu)), rel=1e-14)
 
 
 def test_harmony_variance_term_is_the_papers_harmony_at_mu_one():
@@ -172,3 +163,59 @@ def test_harmony_variance_term_is_the_papers_harmony_at_mu_one():
         assert harmony_variance_term(eps, 500, T) == pytest.approx(Harmony(eps, T).variance(constant_population(1.0, 500, T))[0], rel=1e-12)
     beta = 1 / (2 * 501**2)
     assert harmony_lower_bound(2.0, 500, 10, beta) == pytest.approx(math.sqrt(harmony_variance_term(2.0, 500, 10) * math.log(2)), rel=1e-12)
+
+
+# ---------------------------------------------------------------- the derived forms, kept as equality tests
+
+EPS_WIDE = np.r_[1e-6, 1e-3, np.linspace(0.05, 30, 300), 100.0, 300.0, 699.0]
+
+
+@pytest.mark.parametrize("N, T, beta", [(10_000, 50, 0.1), (10**6, 10, gb.theorem4_beta(10**6)), (61, 10, 0.1)])
+def test_theta_is_twice_bernsteins_deviation_at_exponent_l(N, T, beta):
+    """Eq. (1) as printed equals the Bernstein form θ = 2·bernstein_deviation(L, e^ε, e^ε)/(e^ε − 1) (the form the
+    module used before), to 1e-12 relative, from ε = 1e-6 to 699 and with L large (N just above T log(4T/β))."""
+    L, e = gb.log_term(N, T, beta), np.exp(EPS_WIDE)
+    derived = 2 * ch.bernstein_deviation(L, e, e) / np.expm1(EPS_WIDE)
+    np.testing.assert_allclose(gb.theta(EPS_WIDE, N, T, beta), derived, rtol=1e-12)
+    assert np.all(np.isfinite(gb.theta(EPS_WIDE, N, T, beta)))
+
+
+def test_condition2_rhs_and_lhs_are_the_derived_exponents():
+    """RHS of (2) = Bernstein's exponent at t = (e^ε − 1)θ with σ² = M = e^ε; the whole condition equals the form
+    built from chernoff's bernstein_exponent and the KL divergence, point by point on Figure 1's grid."""
+    eps, mu = np.linspace(0.05, 10, 80), np.linspace(0, 1, 161)
+    for N, T, beta in gb.FIG1.values():
+        th = gb.theta(eps, N, T, beta)
+        e = np.exp(eps)
+        rhs = ch.bernstein_exponent(np.expm1(eps) * th, e, e)
+        np.testing.assert_allclose(gb.rr_exponent(eps, th), rhs, rtol=1e-12)
+        lhs = np.minimum(ch.bernoulli_kl(mu[:, None] - th, mu[:, None], boundary_infinite=True),
+                         ch.bernoulli_kl(mu[:, None] + th, mu[:, None], boundary_infinite=True))
+        np.testing.assert_array_equal(gb.dense_sparse_condition(mu[:, None], eps[None, :], N, T, beta), lhs >= rhs)
+
+
+def test_log_term_and_harmony_bound_equal_their_expanded_logarithms():
+    """L = −log1p(−x) equals log(1/(1 − x)); Theorem 4's log(1/((N+1)²β)) equals −2 log(N+1) − log β (the
+    former form) to 1e-12 relative."""
+    for N, T, beta in (gb.SEC6, *gb.FIG1.values(), gb.FIG2):
+        x = T * math.log(4 * T / beta) / N
+        assert gb.log_term(N, T, beta) == pytest.approx(math.log(1 / (1 - x)), rel=1e-9)
+    N, T = gb.FIG2.n_users, gb.FIG2.n_rounds
+    eps = np.linspace(0.5, 50, 200)
+    for beta in (gb.FIG2.beta, 1e-30, 1e-300):
+        former = np.sqrt(gb.harmony_variance_term(eps, N, T) * (-2 * math.log(N + 1) - np.log(beta)))
+        np.testing.assert_allclose(gb.harmony_lower_bound(eps, N, T, beta), former, rtol=1e-12)
+
+
+def test_the_papers_settings():
+    """Figure 1: T = 10, β = 0.1, N = 10⁴ (caption) and 10⁵ (text); Figure 2: N = 10⁶, T = 10, β = 1/(2(N+1)²);
+    §6: T = 50, N = 10⁴, β = 0.1; each unpacks into the bounds in their argument order."""
+    assert gb.FIG1 == {"caption": (10_000, 10, 0.1), "text": (100_000, 10, 0.1)}
+    assert gb.FIG2 == (10**6, 10, 1 / (2 * (10**6 + 1) ** 2)) and gb.FIG2.beta == gb.theorem4_beta(10**6)
+    assert gb.SEC6 == (10_000, 50, 0.1) and gb.SEC6.shape == (10_000, 50)
+    assert gb.theta(2.0, *gb.SEC6) == gb.theta(2.0, n_users=10_000, n_rounds=50, beta=0.1)
+    assert gb.bound_crossover(*gb.FIG2) == pytest.approx(7.8217, abs=1e-4)  # the caption says 8
+    with pytest.raises(ValueError, match="n_users"):
+        gb.theorem4_beta(0)
+    with pytest.raises(ValueError, match="high"):
+        gb.bound_crossover(*gb.FIG2, low=5.0, high=2.0)

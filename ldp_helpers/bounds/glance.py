@@ -1,71 +1,124 @@
-"""Error bounds of the Glance paper ([glance]): θ, the sampling bound, condition (2), Theorems 4–5.
+"""The Glance paper's equations on the page ([glance]): θ (Eq. 1), Claim 2, condition (2), Theorems 4–5.
 
-All bounds share the logarithmic term of [glance] Eq. (1)::
+Each named quantity is one short function whose body is the formula its docstring cites.  All share the
+logarithmic term of Eq. (1) and Claim 2, defined only for ``N > T·log(4T/β)``::
 
-    L(N, T, β) = log 1 / (1 − (T/N)·log(4T/β)),    defined only for N > T·log(4T/β),
+    L(N, T, β) = log 1 / (1 − (T/N)·log(4T/β))                  (≈ (T/N)·log(4T/β) when N is large)
 
-which is ≈ (T/N)·log(4T/β) when N is large.  With ``a = (2e^ε/9)·L``::
+θ bounds the randomized-response part ``max_t |μ̂_t − μ̃_t|`` (Claim 1) and ``sqrt(L/2)`` the sampling
+part ``max_t |μ̃_t − μ_t|`` (Claim 2), each w.p. 1 − β/2.  Two limits matter for Table 1: as ε → 0,
+θ ≈ 2√2·sqrt(L)/ε (the O(1/ε) rate); for ``1 ≪ e^ε ≪ 1/L``, θ ≈ 2√2·sqrt(L/e^ε) (the O(1/√e^ε) rate); and
+for ``e^ε ≫ 1/L`` at fixed N, T, θ → 4L/3, a positive constant (:func:`theta_large_epsilon_limit`).
 
-    θ = 2e^ε L / (3(e^ε − 1)) + 3/(e^ε − 1) · sqrt(a² + 4a)                       (Eq. 1)
+The paper omits its proofs; what Eq. (1)'s constants imply (θ/2 is Bernstein's deviation of the RR error
+at exponent L, and the right-hand side of (2) is its Bernstein exponent) is checked in
+``tests/test_bounds_glance.py`` against :mod:`ldp_helpers.bounds.chernoff`.  The paper's own settings
+(Figures 1–3, §6) are named once here: :data:`FIG1`, :data:`FIG2`, :data:`SEC6`.
 
-bounds the randomized-response part ``max_t |μ̂_t − μ̃_t|`` (Claim 1) and
-``sqrt(L/2)`` bounds the sampling part ``max_t |μ̃_t − μ_t|`` (Claim 2), each w.p. 1 − β/2.
-Two limits matter for Table 1: as ε → 0, θ ≈ 2√2·sqrt(L)/ε (the O(1/ε) rate); for
-``1 ≪ e^ε ≪ 1/L``, θ ≈ 2√2·sqrt(L/e^ε) (the O(1/√e^ε) rate); and for ``e^ε ≫ 1/L`` at fixed N, T,
-θ → 4L/3, a positive constant (see :func:`theta_large_epsilon_limit`).
-
-Every function accepts numpy arrays of ε (and μ) and validates its domain with a ValueError.
+Every function accepts numpy arrays of ε (and μ) and validates its arguments once, with a ValueError
+naming the parameter.
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_above, check_int, check_probability, check_real_array
+from ldp_helpers._validation import check_above, check_int, check_probability, check_real, check_real_array
 from ldp_helpers.bounds import chernoff
 
-# ---------------------------------------------------------------- domain and Eq. (1)
 
+class Setting(NamedTuple):
+    """One of the paper's settings: N users, T rounds, failure probability β.
 
-def log_term(n_users: int, n_rounds: int, beta: float) -> float:
-    """``L = log(1/(1 − (T/N) log(4T/β)))``, the logarithmic term of Eq. (1) and Claim 2.
-
-    Raises ValueError outside the domain ``N > T·log(4T/β)`` (where L would be infinite or NaN).
+    Unpacks into every bound of this module, in their argument order: ``theta(ε, *FIG2)``.
     """
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
-    n_users = check_int("n_users", n_users, low=1)
-    need = n_rounds * math.log(4 * n_rounds / beta)
-    check_above("n_users", n_users, need, what=f"T·log(4T/β) for T={n_rounds}, beta={beta:g} (domain of Eq. (1))")
-    return -math.log1p(-need / n_users)
+
+    n_users: int
+    n_rounds: int
+    beta: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(N, T)``, the shape of a stream in this setting: ``constant_population(mu, *setting.shape)``."""
+        return self.n_users, self.n_rounds
+
+
+def theorem4_beta(n_users: int) -> float:
+    """Figure 2's β = 1/(2(N+1)²): half the largest β Theorem 4 admits (0 < β < 1/(N+1)²).
+
+    References
+    ----------
+    [glance] Fig. 2 caption; [glance] Theorem 4.
+    """
+    return 1 / (2 * (check_int("n_users", n_users, low=1) + 1) ** 2)
+
+
+#: Figure 1 (condition (2) over (ε, μ)): T = 10, β = 0.1; the caption says N = 10,000, the text 100,000.
+FIG1 = {"caption": Setting(10_000, 10, 0.1), "text": Setting(100_000, 10, 0.1)}
+#: Figure 2 (Theorem 4's bound vs Theorem 5's 2θ): N = 10⁶, T = 10, β = 1/(2(N+1)²).
+FIG2 = Setting(1_000_000, 10, theorem4_beta(1_000_000))
+#: Figure 2's caption: the two bounds cross ("逆転") at ε = 8.
+FIG2_CROSSOVER = 8.0
+#: §6 and Figure 3: T = 50, N = 10,000, β = 0.1 (for condition (2)), constant streams.
+SEC6 = Setting(10_000, 50, 0.1)
+#: §6: condition (2) is checked, and Figure 3 drawn, for 1 ≤ ε ≤ 8.
+SEC6_EPSILON_RANGE = (1.0, 8.0)
+#: §6's constant streams: the dense μ of the text, the dense μ of Figure 3's caption, the general μ.
+SEC6_MU = {"dense": 0.9995, "caption": 0.995, "general": 0.5}
+#: §6: "μ_t = 0.5 violates condition (2) for ε ≥ 2.5".
+SEC6_GENERAL_FAILS_FROM = 2.5
 
 
 def _epsilons(epsilon) -> np.ndarray:
     return check_real_array("epsilon", epsilon, low=0.0, high=700.0)  # e^ε overflows beyond ~709
 
 
-def theta(epsilon, n_users: int, n_rounds: int, beta: float):
-    """θ of Eq. (1): Claim 1's bound on the randomized-response error ``max_t |μ̂_t − μ̃_t|``.
+# ---------------------------------------------------------------- Eq. (1), Claims 1–2, Theorem 5
 
-    Eq. (1) in Bernstein's form: θ/2 is the deviation at which the RR error's Bernstein exponent
-    (:func:`rr_exponent`) equals L, ``θ = 2·bernstein_deviation(L, e^ε, e^ε)/(e^ε − 1)`` — the two
-    expressions agree term by term (with ``a = 2e^εL/9``, ``3 sqrt(a² + 4a) = 2 sqrt((e^εL/3)² + 2e^εL)``).
-    The proof is omitted in the paper; this is what Eq. (1)'s constants imply.
+
+def log_term(n_users: int, n_rounds: int, beta: float) -> float:
+    """``L = log(1/(1 − (T/N) log(4T/β)))``, the logarithmic term of Eq. (1) and Claim 2.
+
+    Raises ValueError outside the domain ``N > T·log(4T/β)`` (where L would be infinite or NaN).
 
     References
     ----------
-    [glance] Claim 1 (holds w.p. 1 − β/2 for N > T log(4T/β)); [glance] Eq. (1).
+    [glance] Eq. (1); [glance] Claim 2.
     """
-    L = log_term(n_users, n_rounds, beta)
-    eps = _epsilons(epsilon)
-    e = np.exp(eps)
-    return 2 * chernoff.bernstein_deviation(L, e, e) / np.expm1(eps)
+    T = check_int("n_rounds", n_rounds, low=1)
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    N = check_int("n_users", n_users, low=1)
+    check_above("n_users", N, T * math.log(4 * T / beta),
+                what=f"T·log(4T/β) for T={T}, beta={beta:g} (domain of Eq. (1))")
+    return -math.log1p(-T * math.log(4 * T / beta) / N)  # log(1/(1 − x)) = −log1p(−x), exact also for small x
+
+
+def theta(epsilon, n_users: int, n_rounds: int, beta: float):
+    """θ of Eq. (1): Claim 1's bound on the randomized-response error ``max_t |μ̂_t − μ̃_t|``.
+
+    ``θ = 2e^ε L/(3(e^ε − 1)) + 3/(e^ε − 1)·sqrt(a² + 4a)`` with ``a = (2e^ε/9)·L``.
+
+    References
+    ----------
+    [glance] Eq. (1); [glance] Claim 1 (holds w.p. 1 − β/2 for N > T log(4T/β)).
+    """
+    eps, L = _epsilons(epsilon), log_term(n_users, n_rounds, beta)
+    e, e_minus_1 = np.exp(eps), np.expm1(eps)  # e^ε and e^ε − 1 (expm1: exact also for small ε)
+    a = 2 * e / 9 * L
+    return 2 * e / (3 * e_minus_1) * L + 3 / e_minus_1 * np.hypot(a, 2 * np.sqrt(a))  # hypot(a, 2√a) = sqrt(a² + 4a)
 
 
 def theta_large_epsilon_limit(n_users: int, n_rounds: int, beta: float) -> float:
-    """``lim_{ε→∞} θ = 4L/3``: the RR bound does not vanish at fixed N, T (sqrt(a²+4a) → a + 2)."""
+    """``lim_{ε→∞} θ = 4L/3``: the RR bound does not vanish at fixed N, T (sqrt(a² + 4a) → a + 2).
+
+    References
+    ----------
+    [glance] Eq. (1) as ε → ∞.
+    """
     return 4 * log_term(n_users, n_rounds, beta) / 3
 
 
@@ -76,7 +129,7 @@ def sampling_bound(n_users: int, n_rounds: int, beta: float) -> float:
     ----------
     [glance] Claim 2 (Hoeffding over the ≈ N/T users sampled in each round).
     """
-    return math.sqrt(0.5 * log_term(n_users, n_rounds, beta))
+    return math.sqrt(log_term(n_users, n_rounds, beta) / 2)
 
 
 def glance_upper_bound(epsilon, n_users: int, n_rounds: int, beta: float):
@@ -95,46 +148,33 @@ def glance_upper_bound(epsilon, n_users: int, n_rounds: int, beta: float):
 
 # ---------------------------------------------------------------- condition (2)
 
-
-def bernoulli_kl(a, b):
-    """``D(a‖b)`` with the paper's conventions: ``+∞`` whenever ``a ≤ 0``, ``a ≥ 1``, ``b = 0`` or ``b = 1``.
-
-    :func:`ldp_helpers.bounds.chernoff.bernoulli_kl` with ``boundary_infinite=True`` (a deviation to or
-    beyond the boundary, or a degenerate round, is treated as impossible; note that at ``a = 0`` this
-    differs from the mathematical value ``−log(1 − b)``).
-
-    References
-    ----------
-    [glance] text after condition (2).
-    """
-    return chernoff.bernoulli_kl(a, b, boundary_infinite=True)
+#: ``D(a‖b)`` as the paper defines it after (2): +∞ whenever a ≤ 0, a ≥ 1, b = 0 or b = 1 (a deviation to or
+#: beyond the boundary, or a degenerate round, counts as impossible; at a = 0 the mathematical value is −log(1 − b)).
+_kl = partial(chernoff.bernoulli_kl, boundary_infinite=True)
 
 
 def rr_exponent(epsilon, theta_value):
-    """Right-hand side of condition (2): ``((e^ε−1)²θ²/(2e^ε)) / (1 + (e^ε−1)θ/3)``.
+    """Right-hand side of condition (2): ``((e^ε − 1)²θ²/(2e^ε)) / (1 + (e^ε − 1)θ/3)``.
 
-    Bernstein's exponent (:func:`~ldp_helpers.bounds.chernoff.bernstein_exponent`) of one reporter's error
-    ``w − v`` of the unbiased RR estimate ``w = ((e^ε+1)y − 1)/(e^ε−1)``: its variance is ``e^ε/(e^ε−1)²``
-    whatever v, and ``|w − v| ≤ e^ε/(e^ε−1)``.  Scaled by ``e^ε − 1`` (t = (e^ε−1)θ, σ² = M = e^ε) so that
-    nothing overflows before the result does.
+    Bernstein's exponent per reporter of the randomized-response error (variance e^ε/(e^ε − 1)², range
+    e^ε/(e^ε − 1)); ``(e^ε − 1)θ`` is squared as one product, so nothing overflows before the result does.
 
     References
     ----------
     [glance] condition (2), right-hand side.
     """
-    eps = _epsilons(epsilon)
-    th = check_real_array("theta_value", theta_value, low=0.0)
-    e = np.exp(eps)
-    return chernoff.bernstein_exponent(np.expm1(eps) * th, e, e)
+    eps, th = _epsilons(epsilon), check_real_array("theta_value", theta_value, low=0.0)
+    e, e_minus_1 = np.exp(eps), np.expm1(eps)
+    return ((e_minus_1 * th) ** 2 / (2 * e)) / (1 + e_minus_1 * th / 3)
 
 
 def dense_sparse_condition(mu, epsilon, n_users: int, n_rounds: int, beta: float):
-    """Condition (2): ``min{D(μ−θ‖μ), D(μ+θ‖μ)} ≥ RHS(θ)``, broadcast over μ and ε.
+    """Condition (2): ``min{D(μ − θ‖μ), D(μ + θ‖μ)} ≥ RHS(θ)``, broadcast over μ and ε (θ of Eq. (1)).
 
-    True where the sampling error is provably smaller than the randomized-response error
-    (very dense or very sparse rounds at moderately large ε): the Chernoff–Hoeffding exponent of the
-    sampling error at θ (:func:`~ldp_helpers.bounds.chernoff.kl_upper`, ``kl_lower``) is at least the
-    Bernstein exponent of the RR error at θ (:func:`rr_exponent`).
+    True where the sampling error is provably smaller than the randomized-response error (very dense
+    or very sparse rounds at moderately large ε): the left-hand side is the Chernoff–Hoeffding exponent
+    of the sampling error at θ, the right-hand side (:func:`rr_exponent`) Bernstein's exponent of the
+    RR error at θ.
 
     References
     ----------
@@ -142,9 +182,7 @@ def dense_sparse_condition(mu, epsilon, n_users: int, n_rounds: int, beta: float
     """
     mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
     th = theta(epsilon, n_users, n_rounds, beta)
-    mu, th = np.broadcast_arrays(mu, th)
-    lhs = np.minimum(bernoulli_kl(mu - th, mu), bernoulli_kl(mu + th, mu))
-    return lhs >= rr_exponent(np.broadcast_to(_epsilons(epsilon), th.shape), th)
+    return np.minimum(_kl(mu - th, mu), _kl(mu + th, mu)) >= rr_exponent(epsilon, th)
 
 
 def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
@@ -173,7 +211,8 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
     """
     mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
     if mu.ndim != 1 or mu.size < 3 or mu[0] != 0 or mu[-1] != 1 or np.any(np.diff(mu) <= 0):
-        raise ValueError(f"mu must be a strictly increasing 1-D grid from 0 to 1 (≥ 3 points); got {mu.size} values in [{mu.min():g}, {mu.max():g}]")
+        raise ValueError("mu must be a strictly increasing 1-D grid from 0 to 1 (≥ 3 points); "
+                         f"got {mu.size} values in [{mu.min():g}, {mu.max():g}]")
     eps = np.atleast_1d(_epsilons(epsilon))
     fails = ~dense_sparse_condition(mu[:, None], eps[None, :], n_users, n_rounds, beta)
     any_fail = fails.any(axis=0)
@@ -184,11 +223,11 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
     return sparse_edge, dense_edge, two_bands
 
 
-# ---------------------------------------------------------------- Harmony's lower bound
+# ---------------------------------------------------------------- Theorem 4: Harmony's lower bound
 
 
 def harmony_variance_term(epsilon, n_users: int, n_rounds: int):
-    """Theorem 4's variance term ``(T/N)·e^ε(e^ε+1)/(e^ε−1)²·(1 − e^ε/(T(e^ε+1)))``.
+    """Theorem 4's variance term ``(T/N)·e^ε(e^ε + 1)/(e^ε − 1)²·(1 − (1/T)·e^ε/(e^ε + 1))``.
 
     It is the exact variance of the paper's Harmony (0/1 report in the sampled round, 0
     elsewhere; :class:`~ldp_helpers.mechanisms.harmony.Harmony`) on the stream μ_t = 1.
@@ -197,34 +236,29 @@ def harmony_variance_term(epsilon, n_users: int, n_rounds: int):
     ----------
     [glance] Theorem 4; [glance] §4.1.
     """
-    n_users = check_int("n_users", n_users, low=1)
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    N, T = check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1)
     eps = _epsilons(epsilon)
-    e, em1 = np.exp(eps), np.expm1(eps)
-    return n_rounds / n_users * e * (e + 1) / em1**2 * (1 - e / (n_rounds * (e + 1)))
+    e, e_minus_1 = np.exp(eps), np.expm1(eps)
+    return T / N * e * (e + 1) / e_minus_1**2 * (1 - e / (T * (e + 1)))
 
 
-def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta: float):
-    """Theorem 4: Harmony's error exceeds this, for some stream, "w.p. at least 1 − β".
+def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta):
+    """Theorem 4: Harmony's error exceeds this, for some stream, "w.p. at least 1 − β" (0 < β < 1/(N+1)²).
 
-    ``sqrt((T/N)·e^ε(e^ε+1)/(e^ε−1)²·(1 − e^ε/(T(e^ε+1)))·log(1/((N+1)²β)))``, for
-    ``0 < β < 1/(N+1)²``.  (The notebook shows by simulation that the printed probability
+    ``sqrt((T/N)·e^ε(e^ε + 1)/(e^ε − 1)²·(1 − (1/T)·e^ε/(e^ε + 1))·log(1/((N+1)²β)))``, the variance term
+    being :func:`harmony_variance_term`.  (The notebook shows by simulation that the printed probability
     1 − β cannot be right.)
 
     References
     ----------
     [glance] Theorem 4.
     """
-    n_users = check_int("n_users", n_users, low=1)
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
+    variance = harmony_variance_term(epsilon, n_users, n_rounds)
     beta = check_real_array("beta", beta, low=0.0, high=1.0 / (n_users + 1) ** 2)
-    if beta.ndim == 0:
-        beta = float(beta)
-    log_factor = -2 * math.log(n_users + 1) - np.log(beta)
-    return np.sqrt(harmony_variance_term(epsilon, n_users, n_rounds) * log_factor)
+    return np.sqrt(variance * -np.log((n_users + 1) ** 2 * beta))  # log(1/x) as −log x: no overflow at tiny β
 
 
-# ---------------------------------------------------------------- Corollaries 1–5 and Table 1
+# ---------------------------------------------------------------- Table 1 and Figure 2
 
 #: Table 1 as slopes: (d ln Err / d ln ε as ε → 0, d ln Err / dε as ε → ∞).
 #: O(1/ε) → −1; O(1) and Θ(1) → 0; O(1/√e^ε) → −1/2.
@@ -236,42 +270,26 @@ TABLE1_SLOPES = {
 }
 
 
-def corollary_rate(corollary: int, epsilon, n_users: int, n_rounds: int, beta: float):
-    """The rate of Corollary 1–5 (no constants), interpolated smoothly between its two limits.
-
-    Scale: ``sqrt(T log(T/β)/N)`` (Corollaries 1, 3, 5) or ``sqrt((T/N) log(1/((N+1)²β)))``
-    (Corollaries 2, 4).  ε-factor: ``coth(ε/2)`` (→ 2/ε as ε → 0, → 1 as ε → ∞) for 1–4 and
-    ``1/(2 sinh(ε/2))`` (→ 1/ε, → e^{−ε/2}) for Corollary 5's dense/sparse Glance.
-
-    References
-    ----------
-    [glance] Corollaries 1–5; [glance] Table 1.
-    """
-    corollary = check_int("corollary", corollary, low=1, high=5)
-    n_users = check_int("n_users", n_users, low=1)
-    n_rounds = check_int("n_rounds", n_rounds, low=1)
-    eps = _epsilons(epsilon)
-    if corollary in (2, 4):
-        beta = check_real_array("beta", beta, low=0.0, high=1.0 / (n_users + 1) ** 2)
-        scale = np.sqrt(n_rounds / n_users * (-2 * math.log(n_users + 1) - np.log(beta)))
-    else:
-        beta = check_probability(beta, "beta", open_low=True, open_high=True)
-        scale = math.sqrt(n_rounds * math.log(n_rounds / beta) / n_users)
-    factor = 1 / (2 * np.sinh(eps / 2)) if corollary == 5 else 1 / np.tanh(eps / 2)
-    return scale * factor
-
-
 def bound_crossover(n_users: int, n_rounds: int, beta: float, *, low: float = 0.5, high: float = 30.0) -> float:
     """The ε at which Glance's upper bound 2θ falls below Harmony's lower bound (Figure 2).
 
     Found by bisection (``scipy.optimize.brentq``) on ``2θ(ε) − LB(ε)`` over [low, high];
     raises ValueError if the two curves do not cross there.
+
+    References
+    ----------
+    [glance] Fig. 2 (the caption's crossover); [glance] Theorem 4; [glance] Theorem 5.
     """
     from scipy.optimize import brentq
 
+    low = check_real("low", low, low=0.0, high=700.0)
+    high = check_real("high", high, low=low, high=700.0)
+
     def gap(eps):
-        return float(glance_upper_bound(eps, n_users, n_rounds, beta) - harmony_lower_bound(eps, n_users, n_rounds, beta))
+        return float(glance_upper_bound(eps, n_users, n_rounds, beta)
+                     - harmony_lower_bound(eps, n_users, n_rounds, beta))
 
     if not gap(low) > 0 > gap(high):
-        raise ValueError(f"the bounds do not cross for epsilon in [{low:g}, {high:g}] (N={n_users}, T={n_rounds}, beta={beta:g})")
+        raise ValueError(f"the bounds do not cross for epsilon in [{low:g}, {high:g}] "
+                         f"(N={n_users}, T={n_rounds}, beta={beta:g})")
     return float(brentq(gap, low, high, xtol=1e-10))

@@ -3,7 +3,8 @@
 Each driver takes a mechanism or its class, a :class:`~ldp_helpers.simulate.populations.Population`
 and an injected ``rng``, draws ``n_draws`` independent surveys in one
 ``sample_aggregate(..., n_draws=n_draws)`` call per setting and returns per-survey errors
-``Err = max_t |μ̂_t − μ_t|`` (never an N×T matrix).
+``Err = max_t |μ̂_t − μ_t|`` (never an N×T matrix).  Public drivers check their arguments once; the
+private ``_helpers`` trust their callers.
 
 References
 ----------
@@ -12,24 +13,30 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ldp_helpers._validation import Described, check_bool, check_int_array, check_n_draws, check_real_array, check_rng, fail, fail_type
-from ldp_helpers.experiments.common import max_error
+from ldp_helpers._validation import (Described, check_bool, check_epsilon, check_int, check_int_array, check_n_draws,
+                                     check_real_array, check_rng, fail, fail_type)
+from ldp_helpers.bounds.chernoff import TailCheck, tail_check
+from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error
 from ldp_helpers.mechanisms.continual import Glance, _StreamMechanism
 from ldp_helpers.simulate.populations import Population, constant_population
 from ldp_helpers.simulate.streams import sample_reporters
 
+_MECHANISMS = "(Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)"
+
 
 def _check_mechanism(name, value):
     if not isinstance(value, _StreamMechanism):
-        fail_type(name, value, "a stream mechanism (Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)")
+        fail_type(name, value, f"a stream mechanism {_MECHANISMS}")
     return value
 
 
 def _check_mechanism_cls(name, value):
     if not (isinstance(value, type) and issubclass(value, _StreamMechanism)):
-        fail_type(name, value, "a stream mechanism class (Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)")
+        fail_type(name, value, f"a stream mechanism class {_MECHANISMS}")
     return value
 
 
@@ -39,56 +46,133 @@ def _check_population(value):
     return value
 
 
-def error_samples(mechanism, population: Population, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
-    """``Err`` of ``n_draws`` independent surveys of ``mechanism`` on ``population``, shape (n_draws,)."""
-    mechanism, population = _check_mechanism("mechanism", mechanism), _check_population(population)
-    aggregate = mechanism.sample_aggregate(population, rng=rng, n_draws=check_n_draws(n_draws))
+def _epsilons(epsilons):
+    return np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
+
+
+def _errors(mechanism, population, rng, n_draws) -> np.ndarray:
+    aggregate = mechanism.sample_aggregate(population, rng=rng, n_draws=n_draws)
     return max_error(mechanism.estimate(aggregate, population.n_users), population.fractions())
 
 
-def error_curve(mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+def _error_curve(mechanism_cls, population, epsilons, rng, n_draws) -> np.ndarray:
+    return np.array([_errors(mechanism_cls(float(e), population.n_rounds), population, rng, n_draws) for e in epsilons])
+
+
+def _mean_and_se(samples):
+    n = samples.shape[-1]
+    se = samples.std(axis=-1, ddof=1) / np.sqrt(n) if n > 1 else np.full(samples.shape[:-1], np.nan)
+    return samples.mean(axis=-1), se
+
+
+def error_samples(mechanism, population: Population, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+    """``Err`` of ``n_draws`` independent surveys of ``mechanism`` on ``population``, shape (n_draws,)."""
+    mechanism, population = _check_mechanism("mechanism", mechanism), _check_population(population)
+    return _errors(mechanism, population, rng, check_n_draws(n_draws))
+
+
+def error_curve(mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator,
+                n_draws: int) -> np.ndarray:
     """``Err`` samples for each ε, shape (len(epsilons), n_draws)."""
     mechanism_cls, population = _check_mechanism_cls("mechanism_cls", mechanism_cls), _check_population(population)
-    epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
-    return np.array([error_samples(mechanism_cls(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws) for e in epsilons])
+    return _error_curve(mechanism_cls, population, _epsilons(epsilons), rng, check_n_draws(n_draws))
 
 
-def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds, *, rng: np.random.Generator, n_draws: int,
-                    with_se: bool = False):
+def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds, *, rng: np.random.Generator,
+                    n_draws: int, with_se: bool = False):
     """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``.
 
     With ``with_se`` also the Monte-Carlo standard error of each mean, ``sd/√n_draws`` (same draws).
     """
     mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
-    with_se = check_bool("with_se", with_se)
+    with_se, n_draws = check_bool("with_se", with_se), check_n_draws(n_draws)
     pairs = np.broadcast(check_int_array("n_users", n_users, low=1), check_int_array("n_rounds", n_rounds, low=1))
-    samples = [error_samples(mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng=rng, n_draws=n_draws)
-               for N, T in pairs]
-    means = np.array([x.mean() for x in samples])
-    if not with_se:
-        return means
-    return means, np.array([x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else np.nan for x in samples])
+    stats = [_mean_and_se(_errors(mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng,
+                                  n_draws)) for N, T in pairs]
+    means = np.array([m for m, _ in stats])
+    return (means, np.array([se for _, se in stats])) if with_se else means
 
 
-def exceedance_probabilities(mechanism_cls, population: Population, epsilons, bounds, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
-    """Fraction of ``n_draws`` surveys with ``Err > bounds[i]`` at ``epsilons[i]`` (e.g. Theorem 4's bound), shape (len(epsilons),)."""
+def exceedance_probabilities(mechanism_cls, population: Population, epsilons, bounds, *, rng: np.random.Generator,
+                             n_draws: int) -> np.ndarray:
+    """Fraction of ``n_draws`` surveys with ``Err > bounds[i]`` at ``epsilons[i]`` (e.g. Theorem 4's bound).
+
+    Shape (len(epsilons),).
+    """
     mechanism_cls, population = _check_mechanism_cls("mechanism_cls", mechanism_cls), _check_population(population)
-    epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
+    epsilons = _epsilons(epsilons)
     bounds = check_real_array("bounds", bounds, low=0.0, low_open=False)
     if bounds.shape not in ((), epsilons.shape):
-        fail("bounds", Described(f"an array of shape {bounds.shape}"), f"a scalar or one value per epsilon ({epsilons.size})")
-    errs = error_curve(mechanism_cls, population, epsilons, rng=rng, n_draws=n_draws)
+        fail("bounds", Described(f"an array of shape {bounds.shape}"),
+             f"a scalar or one value per epsilon ({epsilons.size})")
+    errs = _error_curve(mechanism_cls, population, epsilons, rng, check_n_draws(n_draws))
     return np.mean(errs > np.broadcast_to(bounds, epsilons.shape)[:, None], axis=1)
+
+
+def mean_and_se(samples):
+    """Mean ``Err`` over the last axis (the surveys) and its Monte-Carlo standard error ``sd/√n_draws``.
+
+    ``samples`` as :func:`error_curve` returns them, at least two surveys per setting.
+    """
+    samples = check_real_array("samples", samples, low=0.0, low_open=False)
+    if samples.ndim == 0 or samples.shape[-1] < 2:
+        fail("samples", Described(f"an array of shape {samples.shape}"),
+             "an array with at least two surveys on its last axis")
+    return _mean_and_se(samples)
+
+
+def rate_fit(x, mean, se, *, log_x: bool = True) -> tuple[float, float]:
+    """A rate of Table 1 or a corollary: the slope of ``ln mean`` against ``ln x`` (``log_x``) or ``x``, and its MC SE.
+
+    :func:`~ldp_helpers.experiments.common.fitted_slope` and
+    :func:`~ldp_helpers.experiments.common.fitted_slope_se` of means with standard errors ``se`` (:func:`mean_and_se`).
+
+    References
+    ----------
+    [glance] Table 1; [glance] Corollaries 1–5.
+    """
+    mean, se = check_real_array("mean", mean, low=0.0), check_real_array("se", se, low=0.0, low_open=False)
+    if mean.shape != se.shape:
+        fail("se", Described(f"an array of shape {se.shape}"), f"one standard error per mean ({mean.shape})")
+    return fitted_slope(x, mean, log_x=log_x), fitted_slope_se(x, mean, se, log_x=log_x)
+
+
+def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck:
+    """Claim 1's Bernstein bound and the Chernoff–Hoeffding bound beside the exact tail of one sparse round's RR error.
+
+    In a round with ``μ̃_t = 0`` and K reporters, ``X_t ~ Bin(K, q)`` exactly, and ``μ̂_t − μ̃_t ≥ s`` is
+    ``X_t ≥ K(q + s(p − q))``: a relative deviation ``δ = s(e^ε − 1)`` of ``Kq``.  The bounds are
+    ``exp(−K R(s))`` with R the right-hand side of (2) (``"bernstein_upper"``, the ratio's) and
+    ``exp(−K D(q + s(p − q)‖q))`` (``"kl_upper"``), each at every deviation s.
+
+    References
+    ----------
+    [glance] Claim 1; [glance] Eq. (1); [glance] condition (2).
+    """
+    epsilon, n_reporters = check_epsilon(epsilon), check_int("n_reporters", n_reporters, low=1)
+    s = check_real_array("deviations", deviations, low=0.0)
+    q = 1 / (math.exp(epsilon) + 1)  # Pr[report 1 | v = 0]
+    return tail_check(("bernstein_upper", "kl_upper"), n_reporters, q, s * math.expm1(epsilon))
+
+
+def _error_parts(estimates, sampled_fractions, true_fractions) -> dict:
+    return {
+        "total": max_error(estimates, true_fractions),
+        "rr": np.max(np.abs(estimates - sampled_fractions), axis=-1),
+        "sampling": max_error(sampled_fractions, true_fractions),
+    }
 
 
 def error_parts(estimates, sampled_fractions, true_fractions) -> dict:
     """Per-survey ``total = max|μ̂−μ|``, ``rr = max|μ̂−μ̃|`` (Claim 1) and ``sampling = max|μ̃−μ|`` (Claim 2)."""
     est, tilde = check_real_array("estimates", estimates), check_real_array("sampled_fractions", sampled_fractions)
-    return {
-        "total": max_error(est, true_fractions),
-        "rr": np.max(np.abs(est - tilde), axis=-1),
-        "sampling": max_error(tilde, true_fractions),
-    }
+    return _error_parts(est, tilde, true_fractions)
+
+
+def _glance_error_parts(glance, population, rng, n_draws) -> dict:
+    K, K1 = sample_reporters(population, glance.rounds_per_user, rng=rng, n_draws=n_draws)
+    estimates = glance.estimate(glance.randomize_reporters(K, K1, rng=rng), population.n_users)
+    return _error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
 
 
 def glance_error_parts(glance: Glance, population: Population, *, rng: np.random.Generator, n_draws: int) -> dict:
@@ -100,15 +184,12 @@ def glance_error_parts(glance: Glance, population: Population, *, rng: np.random
     """
     if not isinstance(glance, Glance):
         fail_type("glance", glance, "a Glance mechanism")
-    population, rng = _check_population(population), check_rng(rng)
-    K, K1 = sample_reporters(population, glance.rounds_per_user, rng=rng, n_draws=check_n_draws(n_draws))
-    estimates = glance.estimate(glance.randomize_reporters(K, K1, rng=rng), population.n_users)
-    return error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
+    return _glance_error_parts(glance, _check_population(population), check_rng(rng), check_n_draws(n_draws))
 
 
 def error_parts_curve(population: Population, epsilons, *, rng: np.random.Generator, n_draws: int) -> dict:
     """:func:`glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_draws)."""
-    population = _check_population(population)
-    epsilons = np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
-    parts = [glance_error_parts(Glance(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws) for e in epsilons]
+    population, rng, n_draws = _check_population(population), check_rng(rng), check_n_draws(n_draws)
+    parts = [_glance_error_parts(Glance(float(e), population.n_rounds), population, rng, n_draws)
+             for e in _epsilons(epsilons)]
     return {key: np.array([p[key] for p in parts]) for key in ("total", "rr", "sampling")}

@@ -101,12 +101,10 @@ SPECS: dict[str, Spec] = {
     GL + "theta_large_epsilon_limit": spec(**GLANCE_ARGS),
     GL + "sampling_bound": spec(**GLANCE_ARGS),
     GL + "glance_upper_bound": spec(epsilon=1.0, **GLANCE_ARGS),
-    GL + "bernoulli_kl": spec(a=0.3, b=0.5),
     GL + "rr_exponent": spec(epsilon=1.0, theta_value=0.2),
     GL + "dense_sparse_condition": spec(mu=0.3, epsilon=1.0, **GLANCE_ARGS),
     GL + "condition2_bands": spec(mu=np.linspace(0.0, 1.0, 5), epsilon=1.0, **GLANCE_ARGS),
     GL + "harmony_lower_bound": spec(epsilon=1.0, n_users=100, n_rounds=4, beta=1e-5),
-    GL + "corollary_rate": spec(corollary=1, epsilon=1.0, **GLANCE_ARGS),
     GL + "bound_crossover": spec(n_users=100, n_rounds=4, beta=1e-5, _valid=False),
     # bounds.grr_vs_oue
     "ldp_helpers.bounds.grr_vs_oue.theoretical_mse": spec(protocol=GRR5, true_counts=COUNTS),

@@ -1,0 +1,108 @@
+"""The Glance notebook's measurement helpers (experiments.glance) and its figure functions (pipeline.plots.glance)."""
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from ldp_helpers.bounds import chernoff as ch
+from ldp_helpers.bounds import glance as gb
+from ldp_helpers.experiments import glance as runs
+from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se
+from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.harmony import Harmony
+from ldp_helpers.pipeline.plots import glance as plots
+from ldp_helpers.simulate.populations import constant_population
+
+
+def test_mean_and_se_is_the_mean_and_its_standard_error_per_row():
+    """Row means and sd/√n (ddof = 1) over the surveys; fewer than two surveys is refused."""
+    x = np.array([[1.0, 2.0, 4.0], [0.5, 0.5, 0.5]])
+    mean, se = runs.mean_and_se(x)
+    assert mean.tolist() == [7 / 3, 0.5]
+    assert se == pytest.approx([np.std([1, 2, 4], ddof=1) / math.sqrt(3), 0.0], abs=1e-15)
+    with pytest.raises(ValueError, match="samples must be an array with at least two surveys"):
+        runs.mean_and_se(np.array([[1.0], [2.0]]))
+
+
+def test_rate_fit_is_the_fitted_slope_and_its_se():
+    """rate_fit = (fitted_slope, fitted_slope_se) in ln x or in x; an exact power law gives its exponent."""
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    y, se = 3 * x**-0.5, np.full(4, 0.01)
+    assert runs.rate_fit(x, y, se) == (fitted_slope(x, y), fitted_slope_se(x, y, se))
+    assert runs.rate_fit(x, y, se)[0] == pytest.approx(-0.5, abs=1e-12)
+    assert runs.rate_fit(x, np.exp(-x / 2), se, log_x=False)[0] == pytest.approx(-0.5, abs=1e-12)
+
+
+def test_sparse_round_tail_is_the_binomial_tail_of_the_rr_error():
+    """X ~ Bin(K, q) at δ = s(e^ε − 1): Bernstein's bound is exp(−K·RHS(2)(s)), both bounds hold, the ratio is Bernstein's."""
+    eps, K, s = 2.0, 200, np.linspace(0.01, 0.5, 50)
+    tail = runs.sparse_round_tail(eps, K, s)
+    q = 1 / (math.exp(eps) + 1)
+    bound, exact, ratio = ch.tail_comparison("bernstein_upper", K, q, s * math.expm1(eps))
+    np.testing.assert_array_equal(tail.values["bernstein_upper"], bound)
+    np.testing.assert_array_equal(tail.exact, exact)
+    np.testing.assert_array_equal(tail.ratio, ratio)
+    np.testing.assert_allclose(bound, np.exp(-K * gb.rr_exponent(eps, s)), rtol=1e-12)
+    assert tail.holds and set(tail.values) == {"bernstein_upper", "kl_upper"}
+    with pytest.raises(ValueError, match="n_reporters"):
+        runs.sparse_round_tail(eps, 0, s)
+
+
+def test_public_drivers_equal_their_unchecked_cores():
+    """error_parts_curve row i = glance_error_parts at ε_i; exceedance = the share of error_curve's surveys above the bound."""
+    pop, eps = constant_population(0.3, 2000, 20), np.array([1.0, 3.0])
+    curve = runs.error_parts_curve(pop, eps, rng=np.random.default_rng(4), n_draws=30)
+    same = np.random.default_rng(4)
+    for i, e in enumerate(eps):
+        one = runs.glance_error_parts(Glance(float(e), 20), pop, rng=same, n_draws=30)
+        assert all(np.array_equal(curve[k][i], one[k]) for k in one)
+    errs = runs.error_curve(Harmony, pop, eps, rng=np.random.default_rng(6), n_draws=40)
+    probs = runs.exceedance_probabilities(Harmony, pop, eps, 0.1, rng=np.random.default_rng(6), n_draws=40)
+    assert probs.tolist() == np.mean(errs > 0.1, axis=1).tolist()
+
+
+# ---------------------------------------------------------------- the figure functions
+
+
+def _labels(fig):
+    return [line.get_label() for ax in fig.axes for line in ax.get_lines()]
+
+
+def test_figures_draw_the_papers_curves_and_label_the_setting(capsys):
+    """Each figure function returns a Figure with its curves and the setting in its labels, printing nothing."""
+    eps, s6 = np.array([1.0, 3.0, 5.0]), gb.SEC6
+    parts = {k: np.full((3, 4), v) for k, v in (("total", 0.1), ("rr", 0.05), ("sampling", 0.04))}
+    fig = plots.error_decomposition(eps, parts, {"rr": np.full(3, 0.06), "sampling": np.full(3, 0.05)},
+                                    gb.theta(eps, *s6), gb.sampling_bound(*s6), mu=0.5, setting=s6)
+    assert len(_labels(fig)) == 7 and "N=10,000" in fig.axes[0].get_title()
+    mean = {(name, mu): np.array([0.1, 0.05, 0.02]) for name in ("Glance", "Harmony") for mu in (0.9995, 0.5)}
+    fig = plots.fig3_err_vs_epsilon(eps, mean, gb.glance_upper_bound(eps, *s6), np.full(3, 0.2), dense_mu=0.9995,
+                                    general_fails_from=2.5, setting=s6, n_draws=10)
+    assert _labels(fig)[:2] == [r"Glance-DS ($\mu=0.9995$)", r"Glance-General ($\mu=0.5$)"]
+    assert r"$\varepsilon=2.5$: (2) fails for $\mu=0.5$ beyond" in _labels(fig)
+    fig = plots.three_mechanisms(eps, mean, {0.9995: np.full(3, 0.3), 0.5: np.full(3, 0.3)}, setting=s6)
+    assert len(fig.axes) == 2 and len(_labels(fig)) == 6
+    fig = plots.error_vs_t_and_n(np.array([5, 10]), {"Glance": np.array([0.1, 0.2])}, np.array([1e3, 1e4]),
+                                 {"Glance": np.array([0.1, 0.03])}, n_users=10**5, n_rounds=50, epsilon=2.0, mu=0.5)
+    assert fig.axes[0].get_xlabel() == "number of rounds $T$ ($N=10^5$)"
+    tail = runs.sparse_round_tail(2.0, 200, np.array([0.1, 0.2]))
+    fig = plots.chernoff_vs_exact_tail(np.array([0.1, 0.2]), tail, 0.2, epsilon=2.0, n_reporters=200)
+    assert len(_labels(fig)) == 5
+    assert capsys.readouterr().out == ""
+    plt.close("all")
+
+
+def test_figure_functions_refuse_inconsistent_data():
+    """Curves of the wrong length, missing keys and wrong settings are refused naming the parameter."""
+    eps = np.array([1.0, 3.0])
+    with pytest.raises(ValueError, match="parts"):
+        plots.error_decomposition(eps, {"rr": np.ones((2, 3))}, {"rr": eps, "sampling": eps}, eps, 0.1, mu=0.5,
+                                  setting=gb.SEC6)
+    with pytest.raises(ValueError, match="mean_error"):
+        plots.three_mechanisms(eps, {("Glance", 0.5): np.ones(3)}, {0.5: eps}, setting=gb.SEC6)
+    with pytest.raises(ValueError, match="setting"):
+        plots.three_mechanisms(eps, {("Glance", 0.5): eps, ("Harmony", 0.5): eps}, {0.5: eps}, setting=(1, 2, 0.1))
+    with pytest.raises(ValueError, match="regions"):
+        plots.fig1_condition2_region(eps, np.array([0.0, 1.0]), {"caption": np.ones((3, 3))}, gb.FIG1)
