@@ -43,12 +43,18 @@ class ClaimsTable:
     'reproduced'
     """
 
-    def __init__(self, notebook: str, texts: dict | None = None):
+    def __init__(self, notebook: str, texts: dict | None | str = "file"):
         self.notebook = paths.check_notebook_stem(notebook)
         self.rows: list[Claim] = []
         self.decisions: list[Decision] = []
-        #: the words of the rows, from ``notebooks/claims/<notebook>.yaml`` (None: the long form, words in the calls)
-        self.texts = load_claim_texts(notebook) if texts is None else texts
+        #: the words of the rows: from ``notebooks/claims/<notebook>.yaml`` (``texts="file"``, when it exists), given
+        #: (a dict of :class:`ClaimText`), or None: the long form, words in the calls
+        if isinstance(texts, str) and texts != "file":
+            raise ValueError(f"texts must be 'file', None or a dict of ClaimText; got {texts!r:.80}")
+        self.texts = load_claim_texts(notebook) if texts == "file" else texts
+        if self.texts is not None and not (isinstance(self.texts, dict)
+                                           and all(isinstance(v, ClaimText) for v in self.texts.values())):
+            raise TypeError(f"texts must be 'file', None or a dict of ClaimText; got {type(self.texts).__name__}")
         self._recorded: dict[str, int] = {}  # claim name -> index in rows
 
     def _add(self, claim, source, paper_value, our_value, decision: Decision, *, id=None, severity="", tolerance="",

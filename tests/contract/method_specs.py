@@ -52,9 +52,7 @@ def method(make, **kwargs) -> MethodSpec:
 
 
 def _claims_table():
-    table = ClaimsTable("00_tutorial")
-    table.texts = None  # the long form (words in the call)
-    return table
+    return ClaimsTable("00_tutorial", texts=None)  # the long form (words in the call)
 
 
 def _short_claims_table():

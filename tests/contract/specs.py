@@ -288,7 +288,7 @@ SPECS.update({
     "ldp_helpers.simulate.datasets.SurveyStandIn": spec(ratings=np.array([[1, 5], [2, 3]]), brands=("a", "b"), levels=5, label="x", _free={"label", "brands"}),
     # pipeline
     "ldp_helpers.pipeline.claim_rows.format_value": spec(value=0.5, _free={"value"}),
-    "ldp_helpers.pipeline.claims.ClaimsTable": spec(notebook="00_tutorial"),
+    "ldp_helpers.pipeline.claims.ClaimsTable": spec(notebook="00_tutorial", texts="file", _none_ok={"texts"}),
     "ldp_helpers.pipeline.claim_rows.markdown_table": spec(rows=[], _valid=False, _free={"rows"}),
     "ldp_helpers.pipeline.claim_rows.read_claims_csv": spec(path="figures/00_tutorial/claims.csv", _free={"path"}),
     "ldp_helpers.pipeline.decisions.Decision": spec(op="le", value=1.0, reference=2.0, tol=0.0, _free={"value", "reference", "tol"}),
