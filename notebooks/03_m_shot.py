@@ -131,7 +131,8 @@ claims.check("ldp", losses.max())
 # valid when δ < 1 at Φ0 = 0, i.e. condition (1): $\alpha < q/(p-q) = \frac{1+(e^{\varepsilon/m}+1)(T/m-1)r}{e^{\varepsilon/m}-1}$.
 # (The appendix writes the condition as "… < 1"; what is needed is α·(…) < 1.) f decreases in r
 # (r only adds noise), so **r* = 0**, and $f(m,0) = g(m/\varepsilon)$ with
-# $g(x) = x(e^{1/x}-1)^2/(e^{1/x}(e^{1/x}+1))$.
+# $g(x) = x(e^{1/x}-1)^2/(e^{1/x}(e^{1/x}+1))$. `paper.f_mr` and `paper.g` are these two formulas as
+# printed (`bounds.m_shot`; the tests hold them equal to appendix 1's form $(T/\varepsilon)(p-q)^2/p$).
 
 # %%
 print(f"f(m, r) at eps = {eps:g}, T = {T}:   r = 0      0.1      0.5      1")
@@ -350,7 +351,7 @@ claims.erratum_if("m_star_exp2", gt(int(np.sum(m_star_200 < t_paper)), 0), t_max
 # (its α solves $2Te^{-c\alpha^2} = \beta$ exactly). We fit the **mean** maximum error (stable with few
 # runs), whose growth is not exactly that: for T independent Gaussian round errors of equal
 # variance, $\mathbb E\max_t|Z_t|$ grows like √(2 ln T), and dividing by √log(2T/β) leaves a residual
-# slope (`log_correction_residual`, computed exactly below). Even the Gaussian (1−β)-quantile keeps a
+# slope (`bounds.extremes.log_correction_residual`, computed exactly by `fit_rates`). Even the Gaussian (1−β)-quantile keeps a
 # small residual from the log log T term of the normal tail; only the bound's own α has none.
 
 # %%
@@ -520,7 +521,7 @@ claims  # the table, rendered as Markdown (verdicts other than reproduced in bol
 
 # %% tags=["hide-input", "solution"]
 m_all = np.arange(1, T + 1)
-for eps_ex, m_expected in ((10.0, 6), (100.0, 57)):
+for eps_ex, m_expected in ((eps, 6), (100.0, 57)):
     m_brute_ex = int(m_all[np.argmax(paper.g(m_all / eps_ex))])
     assert paper.m_star(eps_ex, T) == m_brute_ex == m_expected
     print(f"eps = {eps_ex:g}: eps c* = {eps_ex * c:.4g}, m* (Eq. 7) = {paper.m_star(eps_ex, T)}, "
@@ -534,17 +535,17 @@ for eps_ex, m_expected in ((10.0, 6), (100.0, 57)):
 
 # %% tags=["hide-input", "solution"]
 sd_phi = {}
-for m_ex in (6, 100):
-    ch = MShotReporting(10.0, 100, m_ex).round_channel
-    e_m = np.exp(10.0 / m_ex)
-    assert abs(ch.p - m_ex / 100 * e_m / (e_m + 1)) < 1e-12
-    assert abs(ch.q - m_ex / 100 / (e_m + 1)) < 1e-12
-    var_phi = (0.5 * ch.p * (1 - ch.p) + 0.5 * ch.q * (1 - ch.q)) / (10_000 * (ch.p - ch.q) ** 2)
+for m_ex in (m_opt, T):
+    ch = MShotReporting(eps, T, m_ex).round_channel
+    e_m = np.exp(eps / m_ex)
+    assert abs(ch.p - m_ex / T * e_m / (e_m + 1)) < 1e-12
+    assert abs(ch.q - m_ex / T / (e_m + 1)) < 1e-12
+    var_phi = (0.5 * ch.p * (1 - ch.p) + 0.5 * ch.q * (1 - ch.q)) / (N * (ch.p - ch.q) ** 2)
     sd_phi[m_ex] = np.sqrt(var_phi)
     print(f"m = {m_ex:3d}: p = {ch.p:.4g}, q = {ch.q:.4g}, "
           f"sd of Phi at Phi0 = 0.5 = {sd_phi[m_ex]:.4g}")
-assert sd_phi[100] > sd_phi[6]
-print(f"T-shot / m*-shot sd = {sd_phi[100] / sd_phi[6]:.4g}")
+assert sd_phi[T] > sd_phi[m_opt]
+print(f"T-shot / m*-shot sd = {sd_phi[T] / sd_phi[m_opt]:.4g}")
 
 # %% [markdown]
 # **Exercise 3 (change a parameter and predict).** Solving bound (2) for α gives
@@ -554,11 +555,11 @@ print(f"T-shot / m*-shot sd = {sd_phi[100] / sd_phi[6]:.4g}")
 # $\alpha < 1/(e^{\varepsilon/m}-1)$.
 
 # %% tags=["hide-input", "solution"]
-alpha_1e5 = paper.alpha_for_method("m*-shot", 0.05, epsilon=10.0, n_rounds=100, n_users=100_000)
-m_4e5, alpha_4e5, limit_4e5 = paper.alpha_vs_assumption("m*-shot", 0.05, epsilon=10.0, n_rounds=100,
-                                                        n_users=400_000)
+alpha_1e5 = paper.alpha_for_method("m*-shot", beta, epsilon=eps, n_rounds=T, n_users=n_big)
+m_4e5, alpha_4e5, limit_4e5 = paper.alpha_vs_assumption("m*-shot", beta, epsilon=eps, n_rounds=T,
+                                                        n_users=4 * n_big)
 assert abs(alpha_4e5 / alpha_1e5 - 0.5) < 1e-12  # alpha ~ 1/sqrt(N)
-assert abs(limit_4e5 - 1 / np.expm1(10.0 / m_4e5)) < 1e-12 and alpha_4e5 < limit_4e5
+assert abs(limit_4e5 - 1 / np.expm1(eps / m_4e5)) < 1e-12 and alpha_4e5 < limit_4e5
 print(f"certified alpha: N = 1e5: {alpha_1e5:.4g}, N = 4e5: {alpha_4e5:.4g}, "
       f"ratio = {alpha_4e5 / alpha_1e5:.4g}")
 print(f"condition (1) at m* = {m_4e5}: alpha < {limit_4e5:.4g}")
