@@ -149,3 +149,44 @@ def test_tail_check_collects_bounds_and_decides_whether_all_hold():
     assert not broken.holds
     with pytest.raises(ValueError, match="bounds must name"):
         tail_check((), 500, 0.3, delta)
+
+
+# ---------------------------------------------------------------- the printed forms against their derived forms
+
+
+def test_multiplicative_bounds_equal_their_printed_products():
+    """Thms 4.4/4.5: exp(−μ((1+δ)log(1+δ) − δ)) = (e^δ/(1+δ)^{1+δ})^μ and exp(−μ(δ + (1−δ)log(1−δ))) =
+    (e^{−δ}/(1−δ)^{1−δ})^μ to 1e-12 where the products are finite; (A-3) is twice the upper simple form."""
+    d, mu = np.linspace(0.0, 5.0, 51)[:, None], np.array([0.5, 3.0, 40.0])
+    np.testing.assert_allclose(ch.upper(d, mu), (np.exp(d) / (1 + d) ** (1 + d)) ** mu, rtol=1e-12)
+    d_unit = DELTA_UNIT[:-1, None]  # (1 − δ)^{1−δ} → 1 at δ = 1 (0^0), checked in test_closed_forms_and_exact_ends
+    np.testing.assert_allclose(ch.lower(d_unit, mu), (np.exp(-d_unit) / (1 - d_unit) ** (1 - d_unit)) ** mu, rtol=1e-12)
+    assert np.array_equal(ch.two_sided(DELTA_UNIT, 7.0), 2 * ch.upper_simple(DELTA_UNIT, 7.0))
+
+
+def test_kl_tails_are_exp_of_minus_n_times_the_bernoulli_kl():
+    """exp(−n D(p ± t‖p)) with D from scipy's rel_entr, to 1e-12 inside (0, 1)."""
+    t, p = np.linspace(0.0, 0.25, 26), 0.4
+
+    def kl(a):
+        return rel_entr(a, p) + rel_entr(1 - a, 1 - p)
+
+    np.testing.assert_allclose(ch.kl_upper(t, 30, p), np.exp(-30 * kl(p + t)), rtol=1e-12)
+    np.testing.assert_allclose(ch.kl_lower(t, 30, p), np.exp(-30 * kl(p - t)), rtol=1e-12)
+
+
+def test_bernstein_exponent_as_printed_equals_its_scaled_form():
+    """t²/(2(σ² + Mt/3)) equals (t²/(2σ²))/(1 + (M/σ²)t/3), the form [glance]'s condition (2) prints, to 1e-12,
+    from tiny to huge scales (Glance's e^ε up to 1e150)."""
+    t = np.geomspace(1e-8, 1e150, 60)
+    for var, bound in ((2.0, 1.5), (1e-6, 1.0), (1e150, 1e150), (0.3, 1e-3)):
+        np.testing.assert_allclose(ch.bernstein_exponent(t, var, bound), (t**2 / (2 * var)) / (1 + (bound / var) * t / 3),
+                                   rtol=1e-12)
+
+
+def test_tail_check_refuses_an_unknown_bound_naming_bounds():
+    """A name outside BOUNDS is refused before any work, naming the parameter ``bounds``."""
+    with pytest.raises(ValueError, match="bounds must be names among"):
+        ch.tail_check(("two_sided", "hoeffding"), 500, 0.3, 0.2)
+    with pytest.raises(ValueError, match=r"p must be finite values in \(0, 1\)|p must be in \(0, 1\)"):
+        ch.tail_comparison("two_sided", 500, 0.0, 0.2)

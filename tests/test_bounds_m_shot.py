@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from ldp_helpers.bounds import chernoff
-from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.m_shot import MShotReporting, round_channel_probabilities
 from ldp_helpers.bounds.m_shot import (
+    MAX_EXPONENT,
     METHODS,
     alpha_at_beta,
     alpha_bound,
@@ -225,12 +226,13 @@ def test_min_users_for_condition_refuses_an_n_beyond_double_precision(epsilon, m
         min_users_for_condition(0.05, m=m, r=0.0, epsilon=epsilon, n_rounds=10)
 
 
-def test_round_channel_is_built_on_the_one_q_bin_derivation(monkeypatch):
-    """Condition (1) and f take the round channel of mechanisms.m_shot, built on Q_Bin's p, q and p − q (doubling its gap halves q/(p − q))."""
+def test_condition_1_is_built_on_the_one_q_bin_derivation(monkeypatch):
+    """Condition (1) takes the round channel of mechanisms.m_shot, built on Q_Bin's p, q and p − q (doubling its gap halves
+    q/(p − q)); f is Theorem 5's printed formula, so the channel does not enter it."""
     kw = dict(epsilon=3.0, n_rounds=20)
     before = alpha_condition(7, 0.3, **kw), f_mr(7, 0.3, **kw)
     monkeypatch.setattr("ldp_helpers.mechanisms.m_shot._q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
-    assert alpha_condition(7, 0.3, **kw) == before[0] / 2 and f_mr(7, 0.3, **kw) == pytest.approx(4 * before[1], rel=1e-14)
+    assert alpha_condition(7, 0.3, **kw) == before[0] / 2 and f_mr(7, 0.3, **kw) == before[1]
     monkeypatch.setattr("ldp_helpers.mechanisms.m_shot._q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
     assert alpha_condition(7, 0.0, **kw) == 0.0  # q = 0 at r = 0: the channel's q is Q_Bin's flip probability
 
@@ -278,3 +280,60 @@ def test_bound_2_is_the_union_of_two_sided_chernoff_bounds(epsilon, T, m, r):
     assert limit * (ch_.p - ch_.q) / ch_.q == pytest.approx(1.0, rel=1e-12)
     alpha = alpha_at_beta(0.05, m=m, r=r, epsilon=epsilon, n_rounds=T, n_users=N)
     assert (ch_.p - ch_.q) * alpha / ch_.p == pytest.approx(chernoff.two_sided_delta(0.05 / T, N * ch_.p), rel=1e-12)
+
+
+# ---------------------------------------------------------------- the printed equations against their derived forms
+
+
+def _g_appendix_1(x):
+    """g in appendix 1's form (T/ε)(p − q)²/p at m/T = 1, r = 0: p = 1/(1 + e^{−1/x}), p − q = tanh(1/(2x))."""
+    return x * np.tanh(1 / (2 * x)) ** 2 * (1 + np.exp(-1 / x))
+
+
+def test_g_as_printed_equals_its_overflow_free_form():
+    """§4.3's g(x) = x(e^{1/x} − 1)²/(e^{1/x}(e^{1/x} + 1)) equals x tanh²(1/(2x))(1 + e^{−1/x}) (the round channel's
+    form) to 1e-12 wherever both are finite, and g switches to that form below x = 1/MAX_EXPONENT without a jump."""
+    x = np.geomspace(1 / MAX_EXPONENT, 1e6, 2001)
+    np.testing.assert_allclose(g(x), _g_appendix_1(x), rtol=1e-12)
+    edge = 1 / MAX_EXPONENT
+    assert g(np.nextafter(edge, 0)) == pytest.approx(g(edge), rel=1e-12) and np.isfinite(g(1e-6))
+    assert g(np.array([1e-6, 0.5]))[1] == pytest.approx(g(0.5), rel=1e-12)  # a mixed grid takes the safe form
+
+
+@pytest.mark.parametrize("T", [1, 7, 100, 1000])
+def test_f_as_printed_equals_appendix_1s_channel_form(T):
+    """Theorem 5's f(m, r) = (m/ε)(e^{ε/m} − 1)²/(e^{ε/m}(e^{ε/m} + 1) + (e^{ε/m} + 1)²(T/m − 1)r) equals
+    (T/ε)(p − q)²/p of the round channel to 1e-12 over a grid of (ε, m, r), on both sides of MAX_EXPONENT."""
+    for epsilon in (1e-6, 0.3, 1.0, 10.0, 200.0, 2000.0, 1e5):
+        for m in sorted({1, max(1, T // 3), T}):
+            for r in (0.0, 0.05, 0.5, 1.0):
+                p, _, gap = round_channel_probabilities(epsilon / m, m / T, r)
+                assert f_mr(m, r, epsilon=epsilon, n_rounds=T) == pytest.approx(T / epsilon * gap**2 / p, rel=1e-12)
+
+
+def test_bound_2_and_its_alpha_are_the_printed_formulas():
+    """Eq. (2) is 2T exp(−f ε N α²/(3T)) and α(β) = √(3T log(2T/β)/(f ε N)) with Theorem 5's f, term by term."""
+    kw = dict(m=6, r=0.2, epsilon=10.0, n_rounds=100)
+    f = f_mr(6, 0.2, epsilon=10.0, n_rounds=100)
+    assert deviation_bound(0.05, n_users=10**5, **kw) == pytest.approx(200 * math.exp(-f * 10.0 * 1e5 * 0.05**2 / 300), rel=1e-14)
+    assert alpha_at_beta(0.01, n_users=10**5, **kw) == pytest.approx(math.sqrt(300 * math.log(2e4) / (f * 10.0 * 1e5)), rel=1e-14)
+
+
+def test_c_star_is_the_argmax_of_g_as_printed():
+    """c* maximises g; the printed g's numerical argmax agrees to the flatness of g's top (≈ 1e-8), and g'(c*) ≈ 0."""
+    from scipy.optimize import minimize_scalar
+
+    c = c_star()
+    printed = minimize_scalar(lambda x: -g(x), bounds=(0.05, 5.0), method="bounded", options={"xatol": 1e-12}).x
+    assert printed == pytest.approx(c, abs=1e-7)
+    h = 1e-5
+    assert abs(g(c + h) - g(c - h)) / (2 * h) < 1e-8
+
+
+def test_m_star_reads_eq_7_at_its_boundaries():
+    """The cases of Eq. (7) switch exactly at ε = 1/c* and ε = T/c* (closed on the outer side, as printed)."""
+    c = c_star()
+    assert m_star(1 / c, 100) == 1 and m_star_regime(1 / c, 100) == 0
+    assert m_star_regime(np.nextafter(1 / c, 2), 100) == 1
+    assert m_star(100 / c, 100) == 100 and m_star_regime(100 / c, 100) == 2
+    assert m_star_regime(np.nextafter(100 / c, 0), 100) == 1 and m_star(np.nextafter(100 / c, 0), 100) == 100

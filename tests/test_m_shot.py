@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores, round_channel_probabilities
+from ldp_helpers.experiments import m_shot as runs
 from ldp_helpers.experiments.m_shot import (
     data_model_gap,
     f_measures,
@@ -450,3 +451,75 @@ def test_rate_guide_is_the_theorem_9_shape():
     guide = rate_guide(t, 0.3, 0.5, 0.05)
     assert guide[0] == pytest.approx(0.3)
     assert guide[2] / guide[1] == pytest.approx(math.sqrt(2) * math.sqrt(math.log(16000) / math.log(8000)), rel=1e-12)
+
+
+# ---------------------------------------------------------------- the notebook's settings, drivers and figures
+
+
+def test_paper_settings_are_named_once_and_consistent():
+    """Every budget of the experiments has its reported peak and its window of m (inside [1, T])."""
+    assert set(runs.PAPER_PEAKS) == set(runs.PEAK_WINDOWS) == set(runs.EPSILONS)
+    assert all(1 <= w.min() and w.max() <= runs.N_ROUNDS for w in runs.PEAK_WINDOWS.values())
+    assert all(m in runs.PEAK_WINDOWS[eps] for eps, (m, _) in runs.PAPER_PEAKS.items())
+    assert runs.ROUNDS_EXP2[0] == runs.N_ROUNDS and runs.ROUNDS_EXP2[-1] == 1000
+
+
+def test_theorem3_checks_are_unbiasedness_checks_on_one_ramp():
+    """theorem3_checks = one shuffled ramp, then unbiasedness_check per setting in order, on the same stream."""
+    settings = ((3.0, 2, 0.0, "random sets"), (3.0, 5, 0.3, "fixed V"))
+    checks = runs.theorem3_checks(settings, n_users=300, n_rounds=5, rng=np.random.default_rng(4), n_draws=20)
+    rng = np.random.default_rng(4)
+    ramp = linear_ramp_counts(300, 5, rng=rng)
+    for (eps, m, r, model), data in zip(settings, (RandomActiveSets(ramp, 300), Population.nested(ramp, 300))):
+        expected = unbiasedness_check(MShotReporting(eps, 5, m, r), data, rng=rng, n_draws=20)
+        assert np.array_equal(checks[eps, m, r, model].z, expected.z)
+    with pytest.raises(ValueError, match="settings must be a non-empty sequence of"):
+        runs.theorem3_checks(((3.0, 2, 0.0, "other model"),), n_users=300, n_rounds=5, rng=rng, n_draws=20)
+
+
+def test_gap_to_best_is_the_difference_and_two_se_of_it():
+    """The best mean minus the mean at m, and 2√(se_m² + se_best²); m outside the window is refused."""
+    w = runs.PeakWindow(np.array([1, 2, 3]), np.array([0.5, 0.6, 0.55]), np.array([0.03, 0.04, 0.0]), 2, 0.4,
+                        np.array([2, 3]))
+    assert runs.gap_to_best(w, 1) == (pytest.approx(0.1), pytest.approx(0.1))
+    assert runs.gap_to_best(w, 2) == (0.0, pytest.approx(2 * math.sqrt(2) * 0.04))
+    with pytest.raises(ValueError, match=r"m must be one of the window's m \(\[1, 2, 3\]\); got 7"):
+        runs.gap_to_best(w, 7)
+
+
+def test_fit_rates_recovers_a_known_exponent():
+    """Errors ∝ T^0.3 √log(2T/β) (no noise across rounds) fit slope 0.3 after the log correction; the residuals are
+    log_correction_residual's."""
+    t, beta = 100 * 2 ** np.arange(4), 0.05
+    base = t**0.3 * np.sqrt(np.log(2 * t / beta))
+    errors = {(0.5, "1-shot"): base[:, None] * np.array([0.9, 1.1])}
+    fit = runs.fit_rates(t, errors, beta)
+    assert fit.slopes[0.5, "1-shot"] == pytest.approx(0.3, abs=1e-12) and fit.se[0.5, "1-shot"] > 0
+    assert fit.residual_mean == log_correction_residual(t, beta, quantile=False)
+    with pytest.raises(ValueError, match=r"errors must be arrays of shape \(4, n_draws ≥ 2\)"):
+        runs.fit_rates(t, {(0.5, "1-shot"): base[:, None]}, beta)
+
+
+def test_figure_functions_draw_without_printing(capsys):
+    """Each figure of the notebook comes back as a Figure with one panel per setting, and prints nothing."""
+    from ldp_helpers.bounds.chernoff import tail_check
+    from ldp_helpers.pipeline.plots import m_shot as plots
+
+    rng = np.random.default_rng(0)
+    ms, f = np.array([1, 2, 4]), {1.0: rng.random((3, 4)), 10.0: rng.random((3, 4))}
+    figs = [plots.g_and_c_star(np.geomspace(0.05, 5, 20), 10.0, np.arange(1, 11), 6),
+            plots.m_star_regimes(np.array([0.5, 5.0]), np.array([1, 10]), np.array([[1, 1], [1, 3]]), (1.0,), 10),
+            plots.f_measure_vs_m(ms, f, {1.0: (1, 0.7), 10.0: (2, 0.9)}, n_rounds=4, n_users=10_000, theta=0.8),
+            plots.f_measure_vs_rounds(ms, {(1.0, m): rng.random((3, 4)) for m in plots.EXPERIMENT_2_METHODS},
+                                      n_users=100_000, theta=0.8)]
+    errors = {(b, m): 0.1 + rng.random((3, 4)) for b in (0.0, 1.0) for m in ("1-shot", "m*-shot", "T-shot")}
+    figs.append(plots.max_error_rates(np.array([10, 20, 40]), errors, {k: 0.5 for k in errors}, ((0.0, 2.0), (1.0, 0.4)),
+                                      0.05, n_users=1000))
+    delta = np.linspace(0.05, 0.5, 10)
+    tail = tail_check(("two_sided", "kl_two_sided"), 1000, 0.3, delta)
+    figs.append(plots.chernoff_vs_exact_tail(delta, tail, 0.2, 0.05, epsilon=10.0, n_rounds=100, m=6, n_users=1000))
+    assert [len(fig.axes) for fig in figs] == [1, 2, 2, 1, 2, 1]  # the regimes' colour bar is an axes too
+    assert figs[2].axes[0].get_title() == r"(a) $\varepsilon = 1$, $T = 4$, $N = 10^4$"
+    assert capsys.readouterr() == ("", "")
+    with pytest.raises(ValueError, match=r"f must be a dict with the keys"):
+        plots.f_measure_vs_rounds(ms, {(1.0, "T-shot"): rng.random((3, 4))}, n_users=10, theta=0.8)

@@ -53,8 +53,8 @@ def upper(delta, mu):
     ----------
     [mitzenmacher2005] Theorem 4.4; [mitzenmacher2005] Eq. (4.1) (the m-shot paper's ref. [9]).
     """
-    d, m = np.broadcast_arrays(_deltas(delta), _mus(mu))
-    return _out(np.exp(-m * ((1 + d) * np.log1p(d) - d)))
+    delta, mu = np.broadcast_arrays(_deltas(delta), _mus(mu))
+    return _out(np.exp(-mu * ((1 + delta) * np.log1p(delta) - delta)))
 
 
 def upper_simple(delta, mu):
@@ -64,8 +64,8 @@ def upper_simple(delta, mu):
     ----------
     [mitzenmacher2005] Theorem 4.4; [mitzenmacher2005] Eq. (4.2).
     """
-    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
-    return _out(np.exp(-d**2 * m / 3))
+    delta, mu = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    return _out(np.exp(-mu * delta**2 / 3))
 
 
 def lower(delta, mu):
@@ -75,9 +75,9 @@ def lower(delta, mu):
     ----------
     [mitzenmacher2005] Theorem 4.5; [mitzenmacher2005] Eq. (4.4).
     """
-    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
-    entropy_term = np.where(d < 1, (1 - d) * np.log1p(-np.where(d < 1, d, 0.0)), 0.0)  # (1−δ)log(1−δ) → 0 at δ = 1
-    return _out(np.exp(-m * (d + entropy_term)))
+    delta, mu = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    below_one = np.where(delta < 1, delta, 0.0)  # (1−δ)log(1−δ) → 0 at δ = 1
+    return _out(np.exp(-mu * (delta + np.where(delta < 1, (1 - delta) * np.log1p(-below_one), 0.0))))
 
 
 def lower_simple(delta, mu):
@@ -87,8 +87,8 @@ def lower_simple(delta, mu):
     ----------
     [mitzenmacher2005] Theorem 4.5; [mitzenmacher2005] Eq. (4.5).
     """
-    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
-    return _out(np.exp(-d**2 * m / 2))
+    delta, mu = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    return _out(np.exp(-mu * delta**2 / 2))
 
 
 def two_sided(delta, mu):
@@ -101,8 +101,8 @@ def two_sided(delta, mu):
     ----------
     [mitzenmacher2005] Corollary 4.6; [m_shot] Eq. (A-3); [m_shot] Theorem 5, condition (1).
     """
-    d, m = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
-    return _out(2 * np.exp(-d**2 * m / 3))
+    delta, mu = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
+    return _out(2 * np.exp(-mu * delta**2 / 3))
 
 
 def two_sided_delta(probability, mu):
@@ -147,9 +147,9 @@ def bernoulli_kl(a, b, *, boundary_infinite: bool = False):
     return _out(np.where(inside, d, np.where((a == 0) | (a == 1), ends, np.inf)))
 
 
-def _kl_tail(t, n, p, sign):
-    t, n, p = np.broadcast_arrays(check_real_array("t", t, low=0.0, low_open=False), check_int_array("n", n, low=1), _unit("p", p))
-    return _out(np.exp(-n * bernoulli_kl(p + sign * t, p)))
+def _kl_args(t, n, p):
+    t = check_real_array("t", t, low=0.0, low_open=False)
+    return np.broadcast_arrays(t, check_int_array("n", n, low=1), _unit("p", p))
 
 
 def kl_upper(t, n, p):
@@ -161,7 +161,8 @@ def kl_upper(t, n, p):
     ----------
     [hoeffding1963] Theorem 1; [glance] condition (2), left-hand side D(μ + θ‖μ).
     """
-    return _kl_tail(t, n, p, +1)
+    t, n, p = _kl_args(t, n, p)
+    return _out(np.exp(-n * bernoulli_kl(p + t, p)))
 
 
 def kl_lower(t, n, p):
@@ -171,7 +172,8 @@ def kl_lower(t, n, p):
     ----------
     [hoeffding1963] Theorem 1 (applied to 1 − X_i); [glance] condition (2), left-hand side D(μ − θ‖μ).
     """
-    return _kl_tail(t, n, p, -1)
+    t, n, p = _kl_args(t, n, p)
+    return _out(np.exp(-n * bernoulli_kl(p - t, p)))
 
 
 # ---------------------------------------------------------------- Bernstein form (Glance's exponent)
@@ -182,16 +184,15 @@ def bernstein_exponent(t, variance, bound):
 
     For the mean S̄ of n independent variables with mean variance ≤ σ² and ``X_i − E X_i ≤ M``.  With
     ``σ² = p``, ``M = 1``, ``t = δp`` (Bernoulli(p) summands) it is the multiplicative ``δ²μ/(2 + 2δ/3)``.
-    Evaluated as ``(t²/(2σ²))/(1 + (M/σ²)t/3)``.
 
     References
     ----------
     [boucheron2013] §2.8 (Bernstein's inequality); [glance] condition (2), right-hand side.
     """
     t = check_real_array("t", t, low=0.0, low_open=False)
-    var = check_real_array("variance", variance, low=0.0)
-    m = check_real_array("bound", bound, low=0.0)
-    return _out((t**2 / (2 * var)) / (1 + (m / var) * t / 3))
+    variance = check_real_array("variance", variance, low=0.0)
+    bound = check_real_array("bound", bound, low=0.0)
+    return _out(t**2 / (2 * (variance + bound * t / 3)))
 
 
 def bernstein_deviation(exponent, variance, bound):
@@ -233,16 +234,44 @@ def binomial_tail(n: int, p: float, delta, tail: str):
 
     X ~ Bin(n, p), μ = np, 0 < p < 1; from ``scipy.stats.binom`` at the thresholds as computed in floating point.
     """
-    n = check_int("n", n, low=1)
-    p = check_probability(p, "p", open_low=True, open_high=True)
+    n, p = _binomial(n, p)
     if tail not in ("upper", "lower", "two-sided"):
         raise ValueError(f"tail must be one of ('upper', 'lower', 'two-sided'); got {tail!r}")
-    d = _deltas(delta)
+    return _out(_binomial_tail(n, p, _deltas(delta), tail))
+
+
+def _binomial(n, p):
+    return check_int("n", n, low=1), check_probability(p, "p", open_low=True, open_high=True)
+
+
+def _binomial_tail(n, p, d, tail):
     mu = n * p
     up = binom.sf(np.ceil((1 + d) * mu) - 1, n, p)
     down = np.where(d <= 1, binom.cdf(np.floor((1 - d) * mu), n, p), 0.0)
     both = np.where(d > 0, np.minimum(up + down, 1.0), 1.0)  # disjoint for δ > 0; |X − μ| ≥ 0 always
-    return _out({"upper": up, "lower": down, "two-sided": both}[tail])
+    return {"upper": up, "lower": down, "two-sided": both}[tail]
+
+
+def _compare(bound, n, p, d):
+    """(bound values, exact tail, bound/exact) for validated arguments."""
+    fn, tail = _binomial_bounds()[bound]
+    values = np.asarray(fn(d, n, p), dtype=float)
+    exact = np.asarray(_binomial_tail(n, p, d, tail), dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = np.where(exact > 0, values / np.where(exact > 0, exact, 1.0), np.inf)
+    return values, exact, ratio
+
+
+def _bound_names(bounds) -> tuple:
+    names = (bounds,) if isinstance(bounds, str) else tuple(bounds) if isinstance(bounds, (tuple, list)) else None
+    if names is None or not all(isinstance(b, str) for b in names):
+        raise ValueError(f"bounds must be a tuple of names among {', '.join(BOUNDS)}; got {bounds!r:.80}")
+    if not names:
+        raise ValueError("bounds must name at least one of " + ", ".join(BOUNDS))
+    unknown = [b for b in names if b not in BOUNDS]
+    if unknown:
+        raise ValueError(f"bounds must be names among {', '.join(BOUNDS)}; got {unknown[0]!r}")
+    return names
 
 
 def tail_comparison(bound: str, n: int, p: float, delta):
@@ -253,15 +282,8 @@ def tail_comparison(bound: str, n: int, p: float, delta):
     """
     if not isinstance(bound, str) or bound not in BOUNDS:
         raise ValueError(f"bound must be one of {BOUNDS}; got {bound!r}")
-    check_int("n", n, low=1)
-    check_probability(p, "p")
-    fn, tail = _binomial_bounds()[bound]
-    d = _deltas(delta)
-    values = np.asarray(fn(d, n, p), dtype=float)
-    exact = np.asarray(binomial_tail(n, p, d, tail), dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratio = np.where(exact > 0, values / np.where(exact > 0, exact, 1.0), np.inf)
-    return values, exact, ratio
+    n, p = _binomial(n, p)
+    return _compare(bound, n, p, _deltas(delta))
 
 
 @dataclass(frozen=True)
@@ -285,12 +307,7 @@ def tail_check(bounds, n: int, p: float, delta) -> TailCheck:
     ----------
     [m_shot] Eq. (A-3); [glance] Claim 1.
     """
-    check_int("n", n, low=1)
-    check_probability(p, "p")
-    names = (bounds,) if isinstance(bounds, str) else tuple(bounds) if isinstance(bounds, (tuple, list)) else None
-    if names is None or not all(isinstance(b, str) for b in names):
-        raise ValueError(f"bounds must be a tuple of names among {', '.join(BOUNDS)}; got {bounds!r:.80}")
-    if not names:
-        raise ValueError("bounds must name at least one of " + ", ".join(BOUNDS))
-    compared = [tail_comparison(name, n, p, delta) for name in names]
+    n, p = _binomial(n, p)
+    names, d = _bound_names(bounds), _deltas(delta)
+    compared = [_compare(name, n, p, d) for name in names]
     return TailCheck({name: c[0] for name, c in zip(names, compared)}, compared[0][1], compared[0][2])

@@ -65,7 +65,7 @@ def check_parameters(stem: str, parameters: dict, *, where: str = "parameters") 
     ``where`` names the source in messages (a profile file and notebook, or ``parameters``).
     """
     if not isinstance(parameters, dict):
-        raise TypeError(f"{where} must be a dict of parameter -> value; got {type(parameters).__name__}")
+        raise TypeError(f"{where}: parameters must be a dict of parameter -> value; got {type(parameters).__name__}")
     declared = notebook_parameters(stem)
     checked = {}
     for name, value in parameters.items():
@@ -75,18 +75,20 @@ def check_parameters(stem: str, parameters: dict, *, where: str = "parameters") 
         kind, expected = _kind(value), _kind(default)
         allowed = {"int": {"int"}, "float": {"int", "float"}, "none": {"bool", "int", "float", "str", "list"}}.get(expected, {expected})
         if kind not in allowed:
-            raise ValueError(f"{where}: {name} must be {' or '.join(sorted(allowed))} like its default {declared[name]}; "
+            raise ValueError(f"{where}: parameters[{name!r}] must be {' or '.join(sorted(allowed))} like its default {declared[name]}; "
                              f"got {value!r:.80} of type {type(value).__name__}")
         items = list(value) if kind == "list" else [value]
         if kind == "list" and len(items) > MAX_PARAMETER_ITEMS:
-            raise ValueError(f"{where}: {name} must hold at most {MAX_PARAMETER_ITEMS} items; got {len(items)}")
+            raise ValueError(f"{where}: parameters[{name!r}] must hold at most {MAX_PARAMETER_ITEMS} items; got {len(items)}")
         for item in items:
             if _kind(item) not in ("bool", "int", "float", "str"):
-                raise ValueError(f"{where}: {name} must hold numbers or text; got an item {item!r:.80} of type {type(item).__name__}")
+                raise ValueError(f"{where}: parameters[{name!r}] must hold numbers or text; got an item {item!r:.80} of "
+                                 f"type {type(item).__name__}")
             if isinstance(item, float) and not math.isfinite(item):
-                raise ValueError(f"{where}: {name} must be finite; got {item!r}")
+                raise ValueError(f"{where}: parameters[{name!r}] must be finite; got {item!r}")
             if isinstance(item, str) and len(item) > MAX_PARAMETER_TEXT:
-                raise ValueError(f"{where}: {name} must be text of at most {MAX_PARAMETER_TEXT} characters; got {len(item)}")
+                raise ValueError(f"{where}: parameters[{name!r}] must be text of at most {MAX_PARAMETER_TEXT} characters; "
+                                 f"got {len(item)}")
         checked[name] = list(value) if kind == "list" else value
     return checked
 
@@ -96,13 +98,19 @@ def parameters_source(parameters: dict) -> str:
 
     Each literal is ``repr(value)``, checked to evaluate back to the value (``ast.literal_eval``).
     """
+    if not isinstance(parameters, dict):
+        raise TypeError(f"parameters must be a dict of parameter -> value; got {type(parameters).__name__}")
     lines = []
     for name, value in parameters.items():
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"parameters: {name!r:.80} is not an identifier")
         literal = repr(value)
-        if ast.literal_eval(literal) != value:
-            raise ValueError(f"parameters: {name}={value!r:.80} does not round-trip as a literal")
+        try:
+            same = ast.literal_eval(literal) == value
+        except (ValueError, SyntaxError):
+            same = False
+        if not same:
+            raise ValueError(f"parameters[{name!r}]={value!r:.80} is not a literal that evaluates back to itself")
         lines.append(f"{name} = {literal}")
     return "# Parameters (injected by ldp_helpers.pipeline.reproduce)\n" + "\n".join(lines) + "\n"
 
