@@ -5,7 +5,11 @@
   post-processing).
 * :func:`registry_audits`: ε_lb of every mechanism of the registry against its exact-table ε.
 * :func:`epsilon_lb_curve`: ε_lb and the Clopper–Pearson bounds vs the number of trials N.
-* :func:`longitudinal_curves`: the averaging attack vs k for fresh RR, memoized RAPPOR, 1-shot and m-shot.
+* :func:`never_cleared_loss`: the true ε of pure-ldp 1.1.2's unary-encoding client.
+* :func:`longitudinal_curves`: the averaging attack vs k for fresh RR, memoized RAPPOR, 1-shot and m-shot;
+  :func:`success_cap` and :func:`memoized_limits`, where the attack must stop.
+
+The notebook's setting is named once, below.
 
 References
 ----------
@@ -14,13 +18,14 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ldp_helpers._validation import (
     MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_int_array, check_ndim,
-    check_probability, fail, fail_type)
+    check_probability, check_rng, fail, fail_type)
 from ldp_helpers.audit.auditor import AuditResult, MechanismClient, check_confidence, run_audit
 from ldp_helpers.audit.longitudinal import (
     AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
@@ -30,7 +35,27 @@ from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH, LocalHashing
 from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+
+#: the mechanisms whose ε_lb is followed against the number of trials N
+CURVE_KEYS = ("grr", "oue", "rappor_basic_one_time", "glance")
+#: the peers' unary encodings (SUE and OUE) are audited at this budget
+PEER_EPSILON = 1.0
+#: the averaging attack: fresh RR at ε₀ = RR_EPSILON per report; RAPPOR's memoized PRR (f) and IRR (p, q);
+#: Glance, Harmony and M_SHOT-shot reporting with whole-stream budget STREAM_EPSILON over T = k rounds
+RR_EPSILON, RAPPOR_F, RAPPOR_P, RAPPOR_Q, STREAM_EPSILON, M_SHOT = 1.0, 0.5, 0.25, 0.75, 1.0, 2
+
+
+def spawn_seeds(rng: np.random.Generator, n: int) -> list[int]:
+    """``n`` integer seeds, one per experiment, from the next ``n`` children of ``rng``'s seed sequence.
+
+    The drivers take an integer seed (each spawns its audits' chunk seeds from it); from
+    ``default_rng(seed)`` these are the seeds of ``SeedSequence(seed).spawn(n)``.
+    """
+    rng, n = check_rng(rng), check_int("n", n, low=1, high=MAX_N_DRAWS)
+    return [int(child.generate_state(1)[0]) for child in rng.bit_generator.seed_seq.spawn(n)]
 
 
 @dataclass(frozen=True)
@@ -50,8 +75,12 @@ class LocalHashSupport:
 def audit_inputs(key: str, mechanism) -> tuple:
     """The two inputs audited for a registry entry: values 0 and 1; (cohort 0, candidate 0 / 1) for
     RAPPOR; the all-zeros and all-ones streams for stream mechanisms (where the tables attain ε)."""
-    family = REGISTRY[check_choice("key", key, REGISTRY)].family
-    check_instance("mechanism", mechanism, Mechanism)
+    key = check_choice("key", key, REGISTRY)
+    return _audit_inputs(key, check_instance("mechanism", mechanism, Mechanism))
+
+
+def _audit_inputs(key: str, mechanism) -> tuple:
+    family = REGISTRY[key].family
     if family == "stream":
         return np.zeros(mechanism.n_rounds, np.int8), np.ones(mechanism.n_rounds, np.int8)
     if family == "rappor":
@@ -61,7 +90,10 @@ def audit_inputs(key: str, mechanism) -> tuple:
 
 def audit_client(mechanism) -> MechanismClient:
     """Our mechanism as an audit client (local hashing through :class:`LocalHashSupport`)."""
-    check_instance("mechanism", mechanism, Mechanism)
+    return _audit_client(check_instance("mechanism", mechanism, Mechanism))
+
+
+def _audit_client(mechanism) -> MechanismClient:
     features = LocalHashSupport(mechanism) if isinstance(mechanism, (BLH, OLH)) else None
     return MechanismClient(mechanism, features)
 
@@ -90,11 +122,23 @@ def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int 
     rows = []
     for key, child in progress_bar(list(zip(keys, seeds)), progress, "registry audits"):
         mechanism = REGISTRY[key].example()
-        x0, x1 = audit_inputs(key, mechanism)
-        result = run_audit(audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
+        x0, x1 = _audit_inputs(key, mechanism)
+        result = run_audit(_audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
                            claimed_epsilon=mechanism.epsilon, n_jobs=n_jobs, dask_address=dask_address)
         rows.append(MechanismAudit(key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result))
     return rows
+
+
+def audit_table(audits) -> str:
+    """A notebook's printout of :func:`registry_audits`: claimed, exact and audited ε with the event, one line
+    per mechanism, then the largest ε_lb − exact ε (≤ 0: no mechanism is flagged)."""
+    if not isinstance(audits, (list, tuple)) or not audits or not all(isinstance(a, MechanismAudit) for a in audits):
+        fail_type("audits", audits, "registry_audits' result: a non-empty list of MechanismAudit")
+    lines = [f"{'mechanism':<58} {'claimed ε':>9} {'exact ε':>8} {'ε_lb':>7}  event"]
+    lines += [f"{a.label[:58]:<58} {a.claimed_epsilon:9.3f} {a.exact_epsilon:8.3f} {a.result.epsilon_lb:7.3f}  "
+              f"{str(a.result.event)[:40]}" for a in audits]
+    worst = max(a.result.epsilon_lb - a.exact_epsilon for a in audits)
+    return "\n".join([*lines, "", f"largest ε_lb − exact ε over {len(audits)} mechanisms: {worst:.3f} (must be ≤ 0)"])
 
 
 def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: int = 1,
@@ -105,10 +149,10 @@ def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: 
     _check_audit_arguments(n_trials=1, seed=seed, confidence=confidence, n_jobs=n_jobs, progress=progress,
                            dask_address=dask_address)
     mechanism = REGISTRY[key].example()
-    x0, x1 = audit_inputs(key, mechanism)
+    x0, x1 = _audit_inputs(key, mechanism)
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
-    results = [run_audit(audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence, n_jobs=n_jobs,
-                         dask_address=dask_address)
+    results = [run_audit(_audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence,
+                         n_jobs=n_jobs, dask_address=dask_address)
                for n, child in progress_bar(pairs, progress, f"ε_lb vs N ({key})")]
     ratios = np.array([r.event_log_ratio for r in results])
     return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": ratios[:, 1],
@@ -126,9 +170,61 @@ def _check_audit_arguments(*, n_trials, seed, confidence, n_jobs, progress, dask
         check_dask_address(dask_address)
 
 
+def never_cleared_loss(protocol: str, epsilon: float) -> float:
+    """The true ε of pure-ldp 1.1.2's unary-encoding client, which sets the true bit to 1 w.p. p but never to 0:
+    ``Pr[1 | true bit] = p' = p + (1 − p)q``, so the whole report leaks ``ln(p'(1 − q) / (q(1 − p')))`` > ε.
+
+    ``p`` and ``q`` are SUE's or OUE's at ``epsilon`` (``protocol``).
+
+    References
+    ----------
+    [arcolezi2024] (the bug); [wang2017] §4.2 (the loss of unary encoding, ln(p(1 − q)/(q(1 − p)))).
+    """
+    protocol, epsilon = check_choice("protocol", protocol, ("SUE", "OUE")), check_epsilon(epsilon)
+    oracle = {"SUE": SUE, "OUE": OUE}[protocol](epsilon, 2)  # p and q do not depend on d
+    p, q = oracle.p, oracle.q
+    p_true = p + (1 - p) * q
+    return math.log(p_true * (1 - q) / (q * (1 - p_true)))
+
+
+def peer_table(peers: dict) -> str:
+    """A notebook's printout of :func:`ldp_helpers.peers.peer_audits`: ε_lb, the verdict, the counts and the event
+    of every peer's SUE and OUE audit, one line each."""
+    if not isinstance(peers, dict) or not peers or not all(
+            isinstance(found, dict) and isinstance(found.get("audits"), dict) for found in peers.values()):
+        fail_type("peers", peers, "peer_audits' result: a dict of peer -> {'audits': {protocol: audit}}")
+    return "\n".join(f"{peer:<16} {protocol}: ε_lb = {r['epsilon_lb']:.3f}  violation = {r['violation']}  "
+                     f"(K0 = {r['count0']}, K1 = {r['count1']} of {r['n_trials']}; event {r['event']})"
+                     for peer, found in peers.items() for protocol, r in found["audits"].items())
+
+
+def success_cap(epsilon: float) -> float:
+    """The best success of any guess of a uniform bit from an ε-LDP view: ``e^ε/(1 + e^ε)`` (Q_Bin's keep probability).
+
+    References
+    ----------
+    [tutorial] Eq. (2) (the ratio bound, applied to the attacker's two error probabilities).
+    """
+    return q_bin_probabilities(check_epsilon(epsilon))[0]
+
+
+def memoized_limits(f: float) -> tuple[float, float]:
+    """Where the averaging attack on memoized RAPPOR stalls (one Bloom bit, PRR parameter ``f``): the success
+    ``1 − f/2`` of reading the memoized bit B', and its loss ``ln((1 − f/2)/(f/2))``.
+
+    References
+    ----------
+    [erlingsson2014] §2 (PRR memoization), §3.1 (ε∞ = 2h ln((1 − f/2)/(f/2)) counts 2h such bits).
+    """
+    f = check_probability(f, "f", open_low=True, open_high=False)
+    keep = 1 - f / 2
+    return keep, math.log(keep / (f / 2))
+
+
 def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float, rappor_q: float,
                         stream_epsilon: float, m: int, n_draws: int, seed: int, table_max_k: int = 6,
-                        n_jobs: int = 1, dask_address: str | None = None, completed: dict | None = None) -> list[AttackCurve]:
+                        n_jobs: int = 1, dask_address: str | None = None,
+                        completed: dict | None = None) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
     Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds.
 
@@ -147,7 +243,8 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
     check_int("n_jobs", n_jobs)
     if dask_address is not None:
         check_dask_address(dask_address)
-    curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report", lambda k: fresh_rr_count_table(epsilon, k), ks),
+    curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report",
+                                    lambda k: fresh_rr_count_table(epsilon, k), ks),
               binomial_attack_curve(f"RAPPOR memoized PRR (f = {rappor_f:g}) + IRR",
                                     lambda k: memoized_rappor_count_table(rappor_f, rappor_p, rappor_q, k), ks)]
     streams = [(f"Glance (1-shot), ε = {stream_epsilon:g}", lambda k: Glance(stream_epsilon, k)),
@@ -155,7 +252,8 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
                (f"{m}-shot, ε = {stream_epsilon:g}", lambda k: MShotReporting(stream_epsilon, k, min(m, k), 0.0))]
     if completed is not None and (not isinstance(completed, dict) or not all(
             isinstance(key, tuple) and len(key) == 2 and key[0] in range(len(streams)) for key in completed)):
-        fail_type("completed", completed, "ChunkError.completed of an earlier call: a dict keyed by (stream index, k index)")
+        fail_type("completed", completed,
+                  "ChunkError.completed of an earlier call: a dict keyed by (stream index, k index)")
     done = dict(completed or {})
     for j, ((label, make), child) in enumerate(zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))):
         mine = {i: row for (stream, i), row in done.items() if stream == j}
