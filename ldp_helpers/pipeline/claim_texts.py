@@ -44,7 +44,8 @@ FIELDS = ("id", "claim", "source", "paper", "ours", "tolerance", "severity", "de
 REQUIRED = ("id", "claim", "source", "paper")
 _TEXT = ("id", "claim", "source", "ours", "tolerance", "severity", "depends_on")
 _KEY = re.compile(r"^[a-z][a-z0-9_.]*$")
-_ID = re.compile(r"^[0-9]{2}-[A-Za-z0-9_.-]+$")
+#: a row id: NN-xx, or a named row that other notebooks cite by name (00_tutorial's ``p-prime``, in its committed table)
+_ID = re.compile(r"^(?:[0-9]{2}-[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)$")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*(?::([^{}]*))?\}\}")
 
 
