@@ -14,9 +14,16 @@ from ldp_helpers.pipeline.claims import (COLUMNS, SEVERITIES, VERDICTS, ClaimsTa
 CSV_FILES = sorted(paths.FIGURES_DIR.glob("*/claims.csv"))
 
 
+def _long_table() -> ClaimsTable:
+    """A table in the long form (words in the calls), whatever claims file notebooks/claims/ holds for 00_tutorial."""
+    table = ClaimsTable("00_tutorial")
+    table.texts = None
+    return table
+
+
 def test_numeric_verdicts_follow_the_tolerance():
     """Inside atol + rtol·|paper| is reproduced, outside differs; the tolerance is a column."""
-    t = ClaimsTable("00_tutorial")
+    t = _long_table()
     assert t.check("a", "§1", 2.615, 2.6150, atol=1e-3).verdict == "reproduced"
     assert t.check("b", "§1", 2.615, 2.7, atol=1e-3).verdict == "differs"
     row = t.check("c", "§1", 100, 101, rtol=0.02, se=0.5)
@@ -26,7 +33,7 @@ def test_numeric_verdicts_follow_the_tolerance():
 
 def test_statements_errata_and_ambiguity():
     """Statement verdicts come from the recorded comparison; errata carry a severity; ambiguity is its own verdict."""
-    t = ClaimsTable("00_tutorial")
+    t = _long_table()
     assert t.check_statement("GRR wins", "§3", "GRR wins", lt(2.0, 1.0), "OUE wins").verdict == "differs"
     root = t.erratum("p for GRR", "§2", 0.5, 0.7869, severity="typo", atol=1e-3)
     assert root.verdict == "paper error" and root.severity == "typo"
@@ -65,7 +72,7 @@ def test_moving_the_value_flips_every_comparison(d):
 def test_csv_round_trip(tmp_path, monkeypatch):
     """write_csv writes the columns; read_claims_csv reads back the same rows."""
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
-    t = ClaimsTable("00_tutorial")
+    t = _long_table()
     t.check("x, with a comma", "Eq. (1)", 0.574, 0.57418, atol=1e-3)
     t.erratum("a slip", "§2", 0.737, 0.787, severity="typo", atol=5e-4, id="slip")
     t.check_statement("by reading", "§3", "y", by_text("the Japanese text says y"), "y", depends_on="slip")
@@ -78,7 +85,7 @@ def test_csv_round_trip(tmp_path, monkeypatch):
 def test_write_false_and_empty(tmp_path, monkeypatch):
     """Nothing is written unless asked; an empty table is an error."""
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
-    t = ClaimsTable("00_tutorial")
+    t = _long_table()
     with pytest.raises(ValueError, match="empty"):
         t.write_csv()
     t.check("a", "b", 1, 1)
@@ -87,7 +94,7 @@ def test_write_false_and_empty(tmp_path, monkeypatch):
 
 def _good_csv(tmp_path, monkeypatch) -> str:
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
-    t = ClaimsTable("00_tutorial")
+    t = _long_table()
     t.check("a", "§1", 1, 1)
     t.erratum("b", "§2", 0.737, 0.787, severity="typo", atol=5e-4)
     return t.to_csv()
@@ -168,7 +175,7 @@ def test_paper_errors_are_not_conversion_artefacts(path):
 
 def test_every_table_row_records_a_decision_that_flips():
     """Over ClaimsTable: each row keeps its Decision; re-deciding gives the row's verdict, and the moved value the other one."""
-    t = ClaimsTable("00_tutorial")
+    t = _long_table()
     t.check("a", "§1", 0.75, 0.7504, atol=0.004, se=0.001)
     t.erratum("b", "§2", 0.737, 0.787, severity="typo", atol=5e-4)
     t.check_statement("c", "§3", "x", gt(0.3, 0.2), "y")
@@ -203,7 +210,7 @@ def test_a_claim_ending_a_cell_shows_a_labelled_row_not_its_repr():
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
 
-    row = ClaimsTable("00_tutorial").check("x is 1", "Eq. (1)", 1.0, 1.0004, atol=1e-3)
+    row = _long_table().check("x is 1", "Eq. (1)", 1.0, 1.0004, atol=1e-3)
     assert row.summary() == "claim 00-01 — reproduced: x is 1 — paper: 1; ours: 1.0004 [±0.001]"
     shell = InteractiveShell.instance()
     shell.user_ns["row"] = row

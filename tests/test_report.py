@@ -23,6 +23,7 @@ def sandbox(tmp_path, monkeypatch):
     _fake_notebook(nb_dir, "99_reproduction_report", "Report")
     (fig_dir / "00_a").mkdir(parents=True)
     t = ClaimsTable("00_tutorial")
+    t.texts = None  # the long form (words in the calls), whatever claims file 00_tutorial has
     t.check("c1", "§1", 1, 1)
     root = t.erratum("c2", "§2", 2, 3, severity="wrong result")
     t.erratum("c2 again", "§2", 2, 3, severity="wrong result", depends_on=root.id)
