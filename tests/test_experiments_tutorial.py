@@ -104,3 +104,67 @@ def test_oracle_walkthrough_follows_encode_perturb_aggregate():
     np.testing.assert_allclose(grr.sd, np.sqrt(GRR(math.log(3), 6).variance(counts)))
     with pytest.raises(ValueError, match="value"):
         oracle_walkthrough(GRR(1.0, 6), 6, counts, rng=np.random.default_rng(0))
+
+
+def test_walkthrough_text_shows_the_walkthrough():
+    """Five lines: p* and q* (none for SHE), the report and its support, the counts, the estimates, their exact sd."""
+    from ldp_helpers import GRR, SHE
+    from ldp_helpers.experiments.tutorial import oracle_walkthrough, walkthrough_text
+    counts = np.array([30, 20, 10, 5, 5, 0])
+    text = walkthrough_text(GRR(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
+    w = oracle_walkthrough(GRR(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
+    lines = text.splitlines()
+    assert len(lines) == 5 and lines[0] == "GRR at eps = 1.099, d = 6: p* = 0.3750, q* = 0.1250"
+    assert lines[1].endswith(f"supports {w.support.tolist()}") and lines[2].endswith(str(counts.tolist()))
+    assert lines[3].endswith(str(np.round(w.estimates, 1).tolist()))
+    assert lines[4].endswith(str(np.round(w.sd, 1).tolist()))
+    assert "no p*, q*: summed" in walkthrough_text(SHE(1.0, 6), 0, counts, rng=np.random.default_rng(4))
+    with pytest.raises(ValueError, match="value"):
+        walkthrough_text(GRR(1.0, 6), 6, counts, rng=np.random.default_rng(0))
+
+
+def test_the_tutorials_settings():
+    """Warner's two coins lose exactly ln 3; Tang et al.'s 16 reports a day at ε = 1 compose to the tutorial's 16."""
+    from ldp_helpers.bounds import tutorial
+    assert tutorial.WARNER_EPSILON == pytest.approx(BinaryRR.warner_two_coin().privacy_loss(), rel=1e-12)
+    daily = composed_privacy_loss(BinaryRR.from_epsilon(tutorial.APPLE_EPSILON_PER_REPORT[0]).output_table(),
+                                  tutorial.APPLE_REPORTS_PER_DAY)
+    assert daily == pytest.approx(16.0, rel=1e-9)
+    assert tutorial.tutorial_printed_p_star(0.5, 0.5) == pytest.approx(0.625)  # its typo: (p + 1) where q is meant
+
+
+def test_simulated_variances_refuse_one_survey_and_a_huge_count(rng):
+    """An empirical variance needs 2 surveys; a count past MAX_N_DRAWS is refused before any draw."""
+    for bad in (1, 10**12):
+        with pytest.raises(ValueError, match="n_draws"):
+            variance_study({"OUE": OUE}, [1.0], 4, np.array([3, 1, 1, 5]), 0, n_draws=bad, rng=rng)
+
+
+def test_figures_draw_the_experiments(rng):
+    """The figures: a panel per ε with the ±2σ band; a curve triple per oracle; the phase diagram's two panels."""
+    from ldp_helpers import GRR
+    from ldp_helpers.bounds.wang2017 import best_protocol_grid
+    from ldp_helpers.pipeline.plots import tutorial as plots
+    sizes = np.array([100, 1000, 10_000])
+    rrs = {eps: BinaryRR.from_epsilon(eps) for eps in (0.5, 2.0)}
+    errors = {eps: rr_estimation_errors(rr, 0.3, sizes, n_draws=20, rng=rng) for eps, rr in rrs.items()}
+    sigmas = {eps: np.sqrt(rr.fraction_variance(0.3, sizes)) for eps, rr in rrs.items()}
+    fig = plots.rr_errors(sizes, errors, sigmas, 0.3)
+    assert [ax.get_title() for ax in fig.axes] == [r"$\varepsilon = 0.5$", r"$\varepsilon = 2$"]
+    assert fig.axes[0].get_ylabel().endswith(r"($\pi = 0.3$)") and len(fig.axes[1].collections) == 2
+    counts = np.array([300, 100, 100, 500])
+    study = variance_study({"GRR": GRR, "OUE": OUE}, [1.0, 3.0], 4, counts, 0, n_draws=20, rng=rng)
+    fig = plots.variance_vs_epsilon([1.0, 3.0], study, n=1000, d=4, share=0.3, n_draws=20)
+    assert "30% of $n$ = 1,000 users, $d$ = 4" in fig.axes[0].get_title() and len(fig.axes[0].lines) == 3 * 2 + 2
+    grid_d, grid_eps = np.array([2, 10, 100]), np.array([0.5, 2.0])
+    best, _ = best_protocol_grid(grid_d, grid_eps)
+    curve_d, sim_d = np.arange(2, 9), np.array([2, 8])
+    exact = uniform_variance_per_user({"DE": GRR, "OUE": OUE}, 1.0, curve_d, 100)
+    simulated = uniform_variance_per_user({"DE": GRR, "OUE": OUE}, 1.0, sim_d, 100, n_draws=20, rng=rng)
+    fig = plots.phase_diagram(grid_d, grid_eps, best, curve_d=curve_d, exact=exact, approx=exact, sim_d=sim_d,
+                              simulated=simulated, epsilon=1.0, users_per_value=100)
+    assert [ax.get_title() for ax in fig.axes] == ["smallest approximate variance",
+                                                    r"$\varepsilon = 1$, uniform data, 100 users per value"]
+    assert fig.axes[1].get_legend_handles_labels()[1][-1] == r"$3e+2 \approx 10.2$"
+    with pytest.raises(ValueError, match="sigmas"):
+        plots.rr_errors(sizes, errors, {0.5: sigmas[0.5]}, 0.3)

@@ -1,8 +1,13 @@
-"""Exact numbers behind the tutorial's statements ([tutorial]): composed privacy loss, LDP's √n/ε noise.
+"""Exact numbers behind the tutorial's statements ([tutorial]): its settings, composed loss, LDP's √n/ε noise.
+
+The tutorial's RAPPOR formulas, including its printed p′ (:func:`tutorial_printed_p_star`, a typo the
+notebook records), are evaluated in :mod:`ldp_helpers.bounds.rappor`, which 02_rappor shares; the
+name is re-exported here so the tutorial's statements come from one module.
 
 References
 ----------
-[tutorial] "Challenges in the local model"; [tutorial] "Apple's implementation of LDP".
+[tutorial] "Randomized response"; [tutorial] "Challenges in the local model";
+[tutorial] "Apple's implementation of LDP".
 """
 
 from __future__ import annotations
@@ -12,10 +17,18 @@ import math
 import numpy as np
 
 from ldp_helpers._validation import Described, check_int, check_ndim, check_probability, check_real_array, fail
+from ldp_helpers.bounds.rappor import tutorial_printed_p_star  # noqa: F401  (re-exported: the tutorial's printed p')
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 
 MAX_COMPOSED_OUTPUTS = 2**20  # largest (outputs)^reports of composed_privacy_loss's table
+
+#: Warner's two coins: p = 3/4, q = 1/4, so the privacy loss ln(p/q) = ln 3 ([tutorial] "Randomized response")
+WARNER_EPSILON = math.log(3)
+#: Tang et al., as the tutorial reports them: one report costs ε = 1 to 2, and a device sends up to 16 a day
+#: ([tutorial] "Apple's implementation of LDP": 一日に16回まで許されている)
+APPLE_EPSILON_PER_REPORT = (1.0, 2.0)
+APPLE_REPORTS_PER_DAY = 16
 
 
 def composed_privacy_loss(table, reports: int) -> float:

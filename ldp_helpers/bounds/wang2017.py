@@ -77,7 +77,12 @@ def approx_variance_per_user(name: str, d: int, epsilon: float) -> float:
     """
     if name not in PROTOCOLS:
         fail("name", name, f"one of {tuple(PROTOCOLS)}")
-    return PROTOCOLS[name](epsilon, check_int("d", d, low=2)).approx_variance(1)
+    return _approx_variance(name, check_int("d", d, low=2), epsilon)
+
+
+def _approx_variance(name: str, d: int, epsilon: float) -> float:
+    """:func:`approx_variance_per_user` for a known name and d (the protocol's constructor checks ε)."""
+    return PROTOCOLS[name](epsilon, d).approx_variance(1)
 
 
 def best_protocol_grid(domain_sizes, epsilons, names=("DE", "OUE", "OLH")) -> tuple[np.ndarray, np.ndarray]:
@@ -91,9 +96,11 @@ def best_protocol_grid(domain_sizes, epsilons, names=("DE", "OUE", "OLH")) -> tu
     """
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
     epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
-    if not isinstance(names, (tuple, list)) or not names or any(not isinstance(n, str) or n not in PROTOCOLS for n in names):
+    if not isinstance(names, (tuple, list)) or not names or any(not isinstance(n, str) or n not in PROTOCOLS
+                                                                for n in names):
         fail("names", names, f"a non-empty tuple of protocol names among {sorted(PROTOCOLS)}")
-    variances = np.array([[[approx_variance_per_user(name, int(d), float(eps)) for name in names] for d in domain_sizes] for eps in epsilons])
+    variances = np.array([[[_approx_variance(name, int(d), float(eps)) for name in names] for d in domain_sizes]
+                          for eps in epsilons])
     return variances.argmin(axis=2), variances.min(axis=2)
 
 
@@ -111,7 +118,7 @@ def first_d_where_oue_wins(epsilon: float, *, max_d: int = 10**6) -> int:
     max_d = check_int("max_d", max_d, low=3)
 
     def oue_wins(d):
-        return approx_variance_per_user("DE", d, epsilon) > approx_variance_per_user("OUE", d, epsilon)
+        return _approx_variance("DE", d, epsilon) > _approx_variance("OUE", d, epsilon)
 
     if not oue_wins(max_d):
         fail("max_d", max_d, f"above the switch point 3e^epsilon + 2 = {de_threshold(epsilon):.6g}")

@@ -16,23 +16,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_true_counts, Described, check_instance, check_int, check_int_array, check_n_draws, check_probability,
-                                     check_real_array, check_rng, fail)
+from ldp_helpers._validation import (MAX_N_DRAWS, Described, check_instance, check_int, check_int_array,
+                                     check_n_draws, check_probability, check_real_array, check_rng, check_true_counts,
+                                     fail)
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 
 
+def _check_surveys(n_draws) -> int:
+    """The number of simulated surveys behind an empirical variance: an integer in [2, MAX_N_DRAWS]."""
+    return check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
+
+
 def _check_classes(oracle_classes) -> dict:
     """A dict of label → FrequencyOracle subclass (the oracles a study compares)."""
     if not isinstance(oracle_classes, dict) or not oracle_classes or not all(
             isinstance(c, type) and issubclass(c, FrequencyOracle) for c in oracle_classes.values()):
-        fail("oracle_classes", oracle_classes, "a non-empty dict of label -> FrequencyOracle subclass (e.g. {'GRR': GRR})")
+        fail("oracle_classes", oracle_classes,
+             "a non-empty dict of label -> FrequencyOracle subclass (e.g. {'GRR': GRR})")
     return oracle_classes
 
 
-def rr_estimation_errors(rr: BinaryRR, true_fraction: float, sizes, *, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+def rr_estimation_errors(rr: BinaryRR, true_fraction: float, sizes, *, n_draws: int,
+                         rng: np.random.Generator) -> np.ndarray:
     """π̂ − π for ``n_draws`` simulated surveys at each n in ``sizes`` (shape (len(sizes), n_draws)).
 
     Each survey has round(π n) "Yes" users; its reported count is drawn by ``rr.sample_aggregate``.
@@ -61,8 +69,14 @@ def simulated_estimates(oracle, true_counts, *, n_draws: int, rng: np.random.Gen
     ----------
     [tutorial] "Frequency Oracles" (the estimator ĉ(i)).
     """
-    n = check_instance("oracle", oracle, (FrequencyOracle, CountMeanSketch)).n_reports(true_counts)
-    return oracle.estimate(oracle.sample_aggregate(true_counts, rng=check_rng(rng), n_draws=check_int("n_draws", n_draws, low=2)), n)
+    check_instance("oracle", oracle, (FrequencyOracle, CountMeanSketch))
+    return _estimates(oracle, true_counts, _check_surveys(n_draws), check_rng(rng))
+
+
+def _estimates(oracle, true_counts, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`simulated_estimates` for checked arguments (the oracle's sampler checks ``true_counts``)."""
+    n = oracle.n_reports(true_counts)
+    return oracle.estimate(oracle.sample_aggregate(true_counts, rng=rng, n_draws=n_draws), n)
 
 
 def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: int, *, n_draws: int,
@@ -76,12 +90,13 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
     [wang2017] Theorem 2 (exact before approximation); [wang2017] Eq. (2) (approximate); [tutorial] the variance table.
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
-    out = {}
     epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    n_draws, rng = _check_surveys(n_draws), check_rng(rng)
+    out = {}
     for name, cls in _check_classes(oracle_classes).items():
         oracles = [cls(float(e), d) for e in epsilons]
         n = oracles[0].n_reports(true_counts)
-        simulated = [simulated_estimates(o, true_counts, n_draws=n_draws, rng=rng)[:, index].var(ddof=1) for o in oracles]
+        simulated = [_estimates(o, true_counts, n_draws, rng)[:, index].var(ddof=1) for o in oracles]
         exact = [o.variance(true_counts)[index] for o in oracles]
         approx = [o.approx_variance(n) for o in oracles]
         out[name] = (np.array(simulated), np.array(exact), np.array(approx))
@@ -100,6 +115,8 @@ def uniform_variance_per_user(oracle_classes: dict, epsilon: float, domain_sizes
     """
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
     users_per_value = check_int("users_per_value", users_per_value, low=1)
+    if n_draws is not None:
+        n_draws, rng = _check_surveys(n_draws), check_rng(rng)
     out = {}
     for name, cls in _check_classes(oracle_classes).items():
         values = []
@@ -108,7 +125,7 @@ def uniform_variance_per_user(oracle_classes: dict, epsilon: float, domain_sizes
             if n_draws is None:
                 values.append(oracle.variance(counts)[0])
             else:
-                values.append(simulated_estimates(oracle, counts, n_draws=n_draws, rng=rng)[:, 0].var(ddof=1))
+                values.append(_estimates(oracle, counts, n_draws, rng)[:, 0].var(ddof=1))
         out[name] = np.array(values) / (users_per_value * domain_sizes)
     return out
 
@@ -121,8 +138,9 @@ def cms_mean_z_scores(cms, true_counts, *, n_draws: int, rng: np.random.Generato
     [apple2017] Algorithm 3 (mean query); [tutorial] "Apple's implementation of LDP".
     """
     check_instance("cms", cms, CountMeanSketch)
-    estimates = simulated_estimates(cms, true_counts, n_draws=n_draws, rng=rng)
-    return (estimates.mean(axis=0) - cms.expected_estimate(true_counts)) / np.sqrt(cms.variance(true_counts) / estimates.shape[0])
+    estimates = _estimates(cms, true_counts, _check_surveys(n_draws), check_rng(rng))
+    standard_error = np.sqrt(cms.variance(true_counts) / estimates.shape[0])
+    return (estimates.mean(axis=0) - cms.expected_estimate(true_counts)) / standard_error
 
 
 def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.Generator) -> dict:
@@ -133,10 +151,10 @@ def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.
     [tutorial] "Frequency Oracles" (negative estimates); [duchi2008] (the simplex projection).
     """
     counts, n = check_true_counts(true_counts, check_instance("oracle", oracle, FrequencyOracle).d)
-    raw = simulated_estimates(oracle, counts, n_draws=n_draws, rng=rng)
     absent = counts == 0
     if not absent.any():
         fail("true_counts", Described("no zero count"), "counts with at least one absent value (a zero count)")
+    raw = _estimates(oracle, counts, _check_surveys(n_draws), check_rng(rng))
     summary = {}
     for method in METHODS:
         processed = np.array([postprocess(row, n, method) for row in raw])
@@ -170,6 +188,28 @@ def oracle_walkthrough(oracle, value: int, true_counts, *, rng: np.random.Genera
     rng = check_rng(rng)
     report = np.asarray(oracle.perturb(np.array([value]), rng=rng))[0]
     pure = hasattr(oracle, "q")  # SHE sums the noisy vectors: nothing is "supported"
-    support = np.flatnonzero(np.asarray(oracle.aggregate(report[None])).ravel()) if pure else np.empty(0, dtype=np.int64)
+    support = (np.flatnonzero(np.asarray(oracle.aggregate(report[None])).ravel()) if pure
+               else np.empty(0, dtype=np.int64))
     estimates = np.asarray(oracle.estimate(oracle.sample_aggregate(counts, rng=rng), n), dtype=float)
     return Walkthrough(report, support, estimates, np.sqrt(oracle.variance(counts)))
+
+
+def walkthrough_text(oracle, value: int, true_counts, *, rng: np.random.Generator) -> str:
+    """:func:`oracle_walkthrough` as five lines of text: p* and q*, one user's report and its support, one survey.
+
+    The report is rounded to 3 decimals, the estimates and their exact standard deviations to 1.
+
+    References
+    ----------
+    [wang2017] §3–4 (encode, perturb, aggregate; Support); [tutorial] "Frequency Oracles".
+    """
+    w = oracle_walkthrough(oracle, value, true_counts, rng=rng)
+    pure = hasattr(oracle, "q")  # SHE: summed, so no p*, q*
+    p_q = f"p* = {oracle.p:.4f}, q* = {oracle.q:.4f}" if pure else "no p*, q*: summed"
+    return "\n".join([
+        f"{type(oracle).__name__} at eps = {oracle.epsilon:.4g}, d = {oracle.d}: {p_q}",
+        f"  report of a user with v = {value}: {np.round(w.report, 3)}; supports {w.support.tolist()}",
+        f"  true counts        {np.asarray(true_counts).tolist()}",
+        f"  one survey's c^(i) {np.round(w.estimates, 1).tolist()}",
+        f"  exact sd of c^(i)  {np.round(w.sd, 1).tolist()}",
+    ])

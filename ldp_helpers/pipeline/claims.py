@@ -38,7 +38,7 @@ class ClaimsTable:
 
     Examples
     --------
-    >>> t = ClaimsTable("00_tutorial")
+    >>> t = ClaimsTable("00_tutorial", texts=None)  # the long form: the words in the call
     >>> t.check("two-coin RR keeps the truth w.p.", "§RR", 0.75, 0.75).verdict
     'reproduced'
     """
