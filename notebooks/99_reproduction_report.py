@@ -25,20 +25,13 @@ seed = 20261121  # unused: the report draws no random numbers (kept for the coll
 save_figures = False  # the paper profile writes figures/99_reproduction_report/
 
 # %%
-import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
+from ldp_helpers.pipeline import start_notebook
+from ldp_helpers.pipeline.plots import report as plots
+from ldp_helpers.pipeline.report import claims_markdown, claims_with_verdict, collect_claims, summary_text
 
-from ldp_helpers.pipeline import save_figure, use_style, VERDICTS
-from ldp_helpers.pipeline.report import (
-    claims_markdown,
-    claims_with_verdict,
-    collect_claims,
-    summary_text,
-)
-
-use_style()
-NOTEBOOK = "99_reproduction_report"
+_, publish = start_notebook("99_reproduction_report", save_figures=save_figures)  # the report checks no claim
 rng = np.random.default_rng(seed)
 collected = collect_claims()
 
@@ -49,18 +42,7 @@ collected = collect_claims()
 print(summary_text(collected))
 
 # %%
-fig, ax = plt.subplots(figsize=(7, 0.6 * len(collected) + 1.4))
-left = np.zeros(len(collected))
-colors = {"reproduced": "C2", "differs": "C4", "paper error": "C1", "ambiguous": "C7"}
-for verdict in VERDICTS:
-    counts = np.array([nb.count(verdict) for nb in collected])
-    ax.barh([nb.stem for nb in collected], counts, left=left, color=colors[verdict], label=verdict)
-    left += counts
-ax.invert_yaxis()
-ax.set(xlabel="number of claims checked", title="Claims checked per paper notebook, by verdict")
-fig.legend(loc="outside lower center", ncol=4)
-save_figure(fig, NOTEBOOK, "claims_by_verdict", write=save_figures)
-plt.show()
+publish(plots.claims_by_verdict(collected), "claims_by_verdict")
 
 # %% [markdown]
 # ## 2. Errors found in the papers
