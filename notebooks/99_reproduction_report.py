@@ -29,9 +29,10 @@ import numpy as np
 from IPython.display import Markdown, display
 from ldp_helpers.pipeline import start_notebook
 from ldp_helpers.pipeline.plots import report as plots
-from ldp_helpers.pipeline.report import claims_markdown, claims_with_verdict, collect_claims, summary_text
+from ldp_helpers.pipeline.report import (claims_markdown, claims_with_verdict, collect_claims,
+                                         summary_text)
 
-_, publish = start_notebook("99_reproduction_report", save_figures=save_figures)  # the report checks no claim
+_, publish = start_notebook("99_reproduction_report", save_figures=save_figures)  # checks no claim
 rng = np.random.default_rng(seed)
 collected = collect_claims()
 

@@ -21,3 +21,20 @@ def rng():
 def _close_figures():
     yield
     plt.close("all")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _committed_figures_untouched():
+    """No test writes into the committed figures/ (tests that save point the figures folder at a tmp dir)."""
+    from ldp_helpers.pipeline.paths import REPO_ROOT
+
+    folder = REPO_ROOT / "figures"
+
+    def snapshot():
+        return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+    before = snapshot()
+    yield
+    after = snapshot()
+    changed = sorted(str(p.relative_to(REPO_ROOT)) for p in after if before.get(p) != after[p])
+    assert not changed, f"the test session wrote into the committed figures/: {changed}"

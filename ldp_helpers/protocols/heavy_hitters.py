@@ -70,9 +70,13 @@ def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
                      what=f"{how} = {n_candidates:,} candidates in one round")
 
 
-def _support(values, candidates, length: int, bits: int, epsilon: float, rng, per_user: bool) -> np.ndarray:
+def _level_oracle(epsilon: float, length: int) -> OLH:
+    """OLH over the length-bit prefixes: the frequency oracle of one group (built once per level)."""
+    return OLH(epsilon, max(2**length, 2))
+
+
+def _support(olh: OLH, values, candidates, length: int, bits: int, rng, per_user: bool) -> np.ndarray:
     """OLH support counts of ``candidates`` (length-bit prefixes) among the group's ``values``."""
-    olh = OLH(epsilon, max(2**length, 2))
     prefixes = values >> (bits - length)
     if per_user:
         return olh.aggregate(olh.perturb(prefixes, rng=rng), candidates=candidates)
@@ -81,8 +85,8 @@ def _support(values, candidates, length: int, bits: int, epsilon: float, rng, pe
     return olh._draw_support(f, values.size, rng=rng)
 
 
-def _estimate(support, n_group: int, length: int, epsilon: float, n_all: int) -> np.ndarray:
-    olh = OLH(epsilon, max(2**length, 2))
+def _estimate(olh: OLH, support, n_group: int, n_all: int) -> np.ndarray:
+    """The group's unbiased counts scaled to all n users (each group is a 1/g sample of them)."""
     return _unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
 
 
@@ -116,8 +120,9 @@ def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.rand
         if j:
             step = length - previous
             candidates = (candidates[:, None] * 2**step + np.arange(2**step)).ravel()
-        support = _support(values[members], candidates, length, bits, epsilon, rng, per_user)
-        est = _estimate(support, members.size, length, epsilon, values.size)
+        olh = _level_oracle(epsilon, length)
+        est = _estimate(olh, _support(olh, values[members], candidates, length, bits, rng, per_user), members.size,
+                        values.size)
         keep = np.argsort(-est, kind="stable")[:k]
         candidates, estimates, previous = candidates[keep], est[keep], length
     return HeavyHitters(candidates, estimates, tuple(lengths))
@@ -143,18 +148,17 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
     for j, (length, members) in enumerate(zip(lengths, groups)):
         if j:
             candidates = (candidates[:, None] * 2 + np.arange(2)).ravel()
-        support = _support(values[members], candidates, length, bits, epsilon, rng, per_user)
-        est = _estimate(support, members.size, length, epsilon, values.size)
-        olh = OLH(epsilon, max(2**length, 2))
+        olh = _level_oracle(epsilon, length)
+        est = _estimate(olh, _support(olh, values[members], candidates, length, bits, rng, per_user), members.size,
+                        values.size)
         sd_empty = math.sqrt(_count_variance(0.0, members.size, olh.p, olh.q)) * values.size / members.size
         order = np.argsort(-est, kind="stable")
         keep = order[est[order] > z * sd_empty][:max_candidates]
         candidates = candidates[keep]
         if candidates.size == 0:
             return HeavyHitters(candidates, np.empty(0), tuple(lengths))
-    final = groups[-1]
-    est = _estimate(_support(values[final], candidates, bits, bits, epsilon, rng, per_user), final.size, bits,
-                    epsilon, values.size)
+    final, olh = groups[-1], _level_oracle(epsilon, bits)
+    est = _estimate(olh, _support(olh, values[final], candidates, bits, bits, rng, per_user), final.size, values.size)
     order = np.argsort(-est, kind="stable")
     return HeavyHitters(candidates[order], est[order], tuple(lengths))
 
@@ -198,14 +202,15 @@ def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | No
             support = olh.aggregate(olh.perturb(coded, rng=rng))
         else:
             support = olh._draw_support(np.bincount(coded, minlength=olh.d), coded.size, rng=rng)
-        est = _unbiased_count(support, members.size, olh.p, olh.q) * (values.size / members.size)
+        est = _estimate(olh, support, members.size, values.size)
         reading[j] = est[1::2] > est[0::2]
         weight += est[0::2] + est[1::2]
     recovered = (reading * (2 ** np.arange(bits - 1, -1, -1))[:, None]).sum(axis=0)
     candidates = np.unique(recovered[np.argsort(-weight, kind="stable")[: 2 * k]])
     final = groups[-1]
-    est = _estimate(_support(values[final], candidates, bits, bits, epsilon, rng, per_user), final.size, bits,
-                    epsilon, values.size)
+    final_olh = _level_oracle(epsilon, bits)
+    est = _estimate(final_olh, _support(final_olh, values[final], candidates, bits, bits, rng, per_user), final.size,
+                    values.size)
     order = np.argsort(-est, kind="stable")[:k]
     return HeavyHitters(candidates[order], est[order], tuple([bits] * bits))
 
