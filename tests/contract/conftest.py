@@ -55,7 +55,7 @@ def _figures_untouched():
 
 @pytest.fixture(autouse=True)
 def _flat_hypothesis_settings(request):
-    """Keep ``test_generated_bad_value_is_refused``'s settings flat across its ~2,000 parametrized cases.
+    """Keep ``test_generated_bad_value_is_refused``'s settings flat across its parametrized cases.
 
     Hypothesis' pytest plugin wraps the shared test function's settings once more for every case; past
     about 950 cases the chain overflows Python's recursion limit (RecursionError in _settings.py).  The

@@ -1,9 +1,10 @@
-"""Bad input is refused: the right error type, naming the parameter, fast, before allocating.
+"""Bad input is refused: the right error type, naming the parameter, without hanging, before allocating.
 
-For every spec'd public callable and every probed parameter, Hypothesis draws bad values of the
-parameter's kind (``strategies.bad_values``) into an otherwise valid call.  Each must raise
-``ValueError`` (bad value) or ``TypeError`` (wrong type) whose message names the parameter,
-without hanging and allocating at most ``REFUSAL_BYTES``.
+For every spec'd public callable, every probed parameter gets each of its kind's special bad values and
+``EXAMPLES_PER_PARAMETER`` values Hypothesis generates for the kind (``strategies.bad_values``), one at a
+time, in an otherwise valid call.  Each must raise ``ValueError`` (bad value) or ``TypeError`` (wrong type)
+whose message names the parameter, without hanging and allocating at most ``REFUSAL_BYTES``.  One test per
+callable (its parameters in a loop): the failure names the callable, the parameter and the value.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from .specs import SPECS
 from .strategies import bad_values, special_values
 
 
-def _cases():
-    cases = []
-    for qualname, sp in sorted(SPECS.items()):
-        for name in sp.kwargs:
-            if name not in sp.free:
-                cases.append(pytest.param(qualname, name, id=f"{qualname.removeprefix('ldp_helpers.')}:{name}"))
-    return cases
+def _probed(qualname: str) -> list[str]:
+    sp = SPECS[qualname]
+    return [name for name in sp.kwargs if name not in sp.free]
+
+
+CALLABLES = [q for q in sorted(SPECS) if _probed(q)]
+IDS = [q.removeprefix("ldp_helpers.") for q in CALLABLES]
 
 
 def _none_ok(func, name, sp) -> bool:
@@ -59,17 +60,19 @@ def _strategy(qualname: str, name: str) -> st.SearchStrategy:
     return st.one_of(strategy, st.sampled_from(list(extra))) if extra else strategy
 
 
-@pytest.mark.parametrize(("qualname", "name"), _cases())
-def test_every_special_bad_value_is_refused(qualname, name):
-    """The kind's fixed bad values (0, −1, NaN, ±inf, 10¹², 2⁶³, None, wrong types, …), each of them."""
+@pytest.mark.parametrize("qualname", CALLABLES, ids=IDS)
+def test_every_special_bad_value_is_refused(qualname):
+    """The kinds' fixed bad values (0, −1, NaN, ±inf, 10¹², 2⁶³, None, wrong types, …), each of them, for every parameter."""
     kwargs = materialize(SPECS[qualname].kwargs, 0)
-    for bad in special_values(_strategy(qualname, name)):
-        check_refusal(qualname, name, kwargs, bad)
+    for name in _probed(qualname):
+        for bad in special_values(_strategy(qualname, name)):
+            check_refusal(qualname, name, kwargs, bad)
 
 
-@pytest.mark.parametrize(("qualname", "name"), _cases())
+@pytest.mark.parametrize("qualname", CALLABLES, ids=IDS)
 @given(data=st.data())
-def test_generated_bad_value_is_refused(qualname, name, data):
-    """Values Hypothesis generates for the kind (negative budgets, probabilities above 1, …)."""
+def test_generated_bad_value_is_refused(qualname, data):
+    """Values Hypothesis generates for each parameter's kind (negative budgets, probabilities above 1, …)."""
     kwargs = materialize(SPECS[qualname].kwargs, 0)
-    check_refusal(qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name))
+    for name in _probed(qualname):
+        check_refusal(qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name))

@@ -31,9 +31,13 @@ def _bound(qualname: str):
     return lambda **kwargs: getattr(METHOD_SPECS[qualname].make(), meth)(**kwargs)
 
 
-def _cases():
-    return [pytest.param(q, n, id=f"{q.removeprefix('ldp_helpers.')}:{n}") for q, ms in sorted(METHOD_SPECS.items())
-            for n in ms.spec.kwargs if n not in ms.spec.free]
+def _probed(qualname: str) -> list[str]:
+    sp = METHOD_SPECS[qualname].spec
+    return [name for name in sp.kwargs if name not in sp.free]
+
+
+PROBED = [q for q in sorted(METHOD_SPECS) if _probed(q)]
+PROBED_IDS = [q.removeprefix("ldp_helpers.") for q in PROBED]
 
 
 def _strategy(qualname: str, name: str) -> st.SearchStrategy:
@@ -45,16 +49,22 @@ def _strategy(qualname: str, name: str) -> st.SearchStrategy:
     return st.one_of(strategy, st.sampled_from(list(extra))) if extra else strategy
 
 
-@pytest.mark.parametrize(("qualname", "name"), _cases())
+@pytest.mark.parametrize("qualname", PROBED, ids=PROBED_IDS)
+def test_method_refuses_special_bad_values(qualname):
+    """Each parameter's kind's fixed bad values, each of them."""
+    kwargs, func = materialize(METHOD_SPECS[qualname].spec.kwargs, 0), _bound(qualname)
+    for name in _probed(qualname):
+        for bad in special_values(_strategy(qualname, name)):
+            check_refusal(qualname, name, kwargs, bad, func=func)
+
+
+@pytest.mark.parametrize("qualname", PROBED, ids=PROBED_IDS)
 @given(data=st.data())
-def test_method_refuses_bad_values(qualname, name, data):
-    """The kind's fixed bad values, each of them, then a few Hypothesis draws of the same kind."""
-    kwargs = materialize(METHOD_SPECS[qualname].spec.kwargs, 0)
-    func = _bound(qualname)
-    strategy = _strategy(qualname, name)
-    for bad in special_values(strategy):
-        check_refusal(qualname, name, kwargs, bad, func=func)
-    check_refusal(qualname, name, kwargs, data.draw(strategy, label=name), func=func)
+def test_method_refuses_bad_values(qualname, data):
+    """Hypothesis draws of each parameter's kind (EXAMPLES_PER_PARAMETER per parameter)."""
+    kwargs, func = materialize(METHOD_SPECS[qualname].spec.kwargs, 0), _bound(qualname)
+    for name in _probed(qualname):
+        check_refusal(qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name), func=func)
 
 
 def _call(qualname: str, seed: int):
