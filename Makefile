@@ -95,13 +95,12 @@ lab: setup
 	  exec $(VENV)/bin/jupyter lab --allow-root --ip=127.0.0.1 notebooks/; \
 	else exec $(VENV)/bin/jupyter lab --ip=127.0.0.1 notebooks/; fi
 
-# The explorer app (ldp_helpers.explore panels) served by Voila on loopback; PORT=8866 by default.
-# JupyterLab-only extensions fail to load inside Voila (console error), so they are denied.
+# The explorer app (ldp_helpers.explore panels) served by Voila on 127.0.0.1:$(PORT) (8866 by default), guarded:
+# loopback Host and Origin headers only, a fresh token (printed in the URL), at most a few kernels, and a notice
+# when it runs as root (ldp_helpers/explore/serve.py).
 PORT ?= 8866
 explore: setup
-	@echo "make explore: serving app/explorer.ipynb at http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
-	exec $(VENV)/bin/voila app/explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) \
-	  '--VoilaConfiguration.extension_denylist=["jupyterlab-jupytext", "@voila-dashboards/jupyterlab-preview"]'
+	exec $(PY) -m ldp_helpers.explore.serve --port $(PORT)
 
 clean:
 	rm -rf build .pytest_cache

@@ -1,96 +1,209 @@
-"""Pure computations behind the frequency-oracle playground and the privacy–utility panel (no widgets).
+"""Pure computations behind the frequency-oracle playground (no widgets): the oracles, populations and one survey.
 
-Every frequency oracle is taken from :data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries
-whose example is a :class:`~ldp_helpers.mechanisms.base.FrequencyOracle`) and rebuilt at the
-chosen ε and d with :func:`dataclasses.replace`; nothing here names a mechanism.  One survey is
-one exact draw of the oracle's aggregate sampler (never a per-user simulation), so a recompute
-costs O(d) whatever n.
+Every frequency oracle comes from :data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries of a
+frequency-estimation family, :data:`ORACLE_FAMILIES`, whose mechanism is a
+:class:`~ldp_helpers.mechanisms.base.FrequencyOracle`); nothing here names a mechanism.  Each oracle
+is **built afresh for the panel's ε and d** by its own class — ``cls.create(ε, d, **structure, rng=…)``
+when the class has an alternate constructor (its extra parameters, e.g. a sketch's k and m, are the
+oracle's *structure*, exposed in the panels with :data:`STRUCTURE`'s defaults and ranges), otherwise
+``cls(epsilon=ε, d=d)`` with every other field at the class default (so OLH's g and THE's θ follow ε).
+A registry example (built for a small d and one ε) is never reused.
+
+The numbers a panel shows are the mechanism's exact quantities for the population shown: one survey
+is one exact draw of ``sample_aggregate`` (never a per-user simulation, so a recompute costs O(d)
+whatever n), σ² is ``variance(truth)``, the bias is ``expected_estimate(truth) − estimand(truth)``
+(zero for an unbiased oracle; a count-mean sketch with fixed hashes is biased by its collisions) and
+the MSE of each value is bias² + variance.
 
 References
 ----------
-[wang2017] §3–§4 (pure frequency oracles, their variances); [grr_vs_oue] §3.6 (crossovers);
-[tutorial] "Frequency Oracles".
+[wang2017] §3–§4 (pure frequency oracles, their variances); [apple2017] Algorithms 1–3 (the sketch);
+[grr_vs_oue] §3.6; [tutorial] "Frequency Oracles".
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import math
+import inspect
 from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_choice, check_epsilon, check_int, check_int_array, check_real, check_real_array,
-                                     check_rng, fail)
+from ldp_helpers._validation import check_choice, check_epsilon, check_instance, check_int, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
-from ldp_helpers.simulate.populations import flat_counts, power_law_counts
+from ldp_helpers.simulate.populations import flat_counts
 
 #: the populations of the playground
 POPULATIONS = ("uniform", "zipf", "clickstream")
 #: shown for a quantity that cannot be computed at this size (e.g. an output table too large)
 UNAVAILABLE = "—"
+#: registry families whose mechanisms estimate the d counts of a value domain (the panels list these only)
+ORACLE_FAMILIES = ("frequency oracle", "sketch")
+#: the panels' domain sizes: d ≤ D_MAX keeps every oracle's exact quantities (a sketch's d × d collision
+#: table, k passes) within about a second
+D_MAX = 2048
+#: the panels' numbers of users (a survey costs O(d) whatever n; counts stay exact in int64)
+N_MAX = 10**12
+
+
+class Structure(NamedTuple):
+    """A structural parameter of an oracle's constructor (besides ε and d): its default and allowed range."""
+
+    default: int
+    low: int
+    high: int
+    label: str
+
+
+#: the structural parameters the panels expose, by name ([apple2017]: k hash functions, sketch width m)
+STRUCTURE = {"k": Structure(16, 1, 64, "k (sketch rows)"), "m": Structure(256, 2, 4096, "m (sketch width)")}
+
+
+def _family_ok(entry) -> bool:
+    return entry.family in ORACLE_FAMILIES and isinstance(entry.example(), FrequencyOracle)
 
 
 @functools.lru_cache(maxsize=1)
 def oracle_keys() -> tuple[str, ...]:
-    """The registry keys whose mechanism is a frequency oracle over a d-value domain (registry order; cached)."""
-    return tuple(key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle))
+    """The registry keys of every frequency oracle the panels list (registry order; cached).
+
+    An entry is listed when its family is one of :data:`ORACLE_FAMILIES` and its mechanism is a
+    :class:`~ldp_helpers.mechanisms.base.FrequencyOracle` over [0, d); streams, RAPPOR, binary
+    randomized response and any other family are not.
+    """
+    return tuple(key for key, entry in REGISTRY.items() if _family_ok(entry))
+
+
+def _creator(cls):
+    """The class's alternate constructor ``create(epsilon, d, ..., rng=...)``, or None."""
+    create = inspect.getattr_static(cls, "create", None)
+    return cls.create if isinstance(create, classmethod) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _structure_names(key: str) -> tuple[str, ...]:
+    cls = type(REGISTRY[key].example())
+    create = _creator(cls)
+    if create is None:
+        required = [f.name for f in dataclasses.fields(cls) if f.init and f.default is dataclasses.MISSING
+                    and f.default_factory is dataclasses.MISSING and f.name not in ("epsilon", "d")]
+        if required:
+            raise TypeError(f"{cls.__name__} needs {required} besides epsilon and d and has no create(): the explorer "
+                            "cannot build it for another d")
+        return ()
+    return tuple(name for name, p in inspect.signature(create).parameters.items()
+                 if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD)
+
+
+def oracle_parameters(mechanism_key) -> dict[str, Structure]:
+    """The structural parameters of ``mechanism_key``'s constructor (besides ε, d and rng), with defaults and ranges.
+
+    Empty for an oracle that is fully determined by ε and d.  A name listed in :data:`STRUCTURE`
+    takes its default and range from there; another takes the registry example's value as default.
+
+    References
+    ----------
+    [apple2017] Algorithms 1–3 (k hash functions, sketch width m).
+    """
+    key = check_choice("mechanism_key", mechanism_key, oracle_keys())
+    example = REGISTRY[key].example()
+    return {name: STRUCTURE.get(name, Structure(int(getattr(example, name)), 1, 2**16, name))
+            for name in _structure_names(key)}
+
+
+def check_structure(structure) -> dict[str, int]:
+    """Every structural parameter any listed oracle takes, validated (missing ones at their defaults).
+
+    ``structure`` maps a name of :func:`oracle_parameters` to an integer in its range; ``None`` means
+    all defaults.  Returns the full mapping (name → int), in a fixed order.
+    """
+    names = _all_structure()
+    if structure is None:
+        return {name: spec.default for name, spec in names.items()}
+    check_instance("structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16, 'm': 256})")
+    unknown = sorted(set(structure) - set(names))
+    if unknown:
+        fail("structure", structure, f"a dict with keys among {sorted(names)}")
+    return {name: check_int(name, structure.get(name, spec.default), low=spec.low, high=spec.high)
+            for name, spec in names.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _all_structure() -> dict[str, Structure]:
+    return dict(sorted({name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}.items()))
+
+
+def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> FrequencyOracle:
+    """The registered oracle ``mechanism_key`` built for budget ε over [0, d) by its own class (cached).
+
+    ``cls.create(ε, d, **structure, rng=default_rng([1, seed]))`` for an oracle with an alternate
+    constructor (the seed draws its hash functions, whatever ε: curves over ε share them), else
+    ``cls(epsilon=ε, d=d)``.  Raises the library's ``ValueError`` for an unknown key, ε ≤ 0, d outside
+    [2, :data:`D_MAX`] or a structural parameter out of range.
+
+    References
+    ----------
+    [wang2017] §4; [apple2017] Algorithm 1 (the sketch's public hash functions).
+    """
+    key, epsilon, d = _checked_key(mechanism_key, epsilon, d)
+    shape = check_structure(structure)
+    return _build_oracle(key, epsilon, d, tuple(shape.items()), check_int("seed", seed, low=0))
 
 
 def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
     """Validate before any cache lookup (an unhashable argument gets the library's message, not lru_cache's)."""
-    return (check_choice("mechanism_key", mechanism_key, oracle_keys()), check_epsilon(epsilon), check_int("d", d, low=2))
-
-
-def build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    """The registered oracle ``mechanism_key`` at budget ε over [0, d) (its example with ε and d replaced).
-
-    Raises the library's ``ValueError`` for an unknown key, ε ≤ 0 or d < 2; cached per (key, ε, d).
-    """
-    return _build_oracle(*_checked_key(mechanism_key, epsilon, d))
+    return (check_choice("mechanism_key", mechanism_key, oracle_keys()), check_epsilon(epsilon),
+            check_int("d", d, low=2, high=D_MAX))
 
 
 @functools.lru_cache(maxsize=512)
-def _build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    return dataclasses.replace(REGISTRY[mechanism_key].example(), epsilon=epsilon, d=d)
+def _build_oracle(key: str, epsilon: float, d: int, structure: tuple, seed: int) -> FrequencyOracle:
+    cls = type(REGISTRY[key].example())
+    create = _creator(cls)
+    if create is None:
+        return cls(epsilon=epsilon, d=d)
+    own = {name: value for name, value in structure if name in _structure_names(key)}
+    return create(epsilon, d, **own, rng=np.random.default_rng([1, seed]))  # its own stream (a survey uses seed)
 
 
-def whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
+def whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
     """The exact whole-report ε from the oracle's output table, or :data:`UNAVAILABLE` if the table is too large.
 
-    The oracles refuse (with a ``ValueError`` naming d) a table they cannot enumerate quickly, so
-    this never hangs; cached per (key, ε, d).
+    The oracles refuse (with a ``ValueError`` naming the size) a table they cannot enumerate
+    quickly, so this never hangs.
 
     References
     ----------
     [tutorial] Eq. (2) (ε-LDP); README "Mechanism contract" (privacy_loss).
     """
-    return _whole_report_epsilon(*_checked_key(mechanism_key, epsilon, d))
+    return _whole_report_epsilon(check_instance("oracle", oracle, FrequencyOracle))
 
 
-@functools.lru_cache(maxsize=512)
-def _whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
-    oracle = _build_oracle(mechanism_key, epsilon, d)
+@functools.lru_cache(maxsize=256)
+def _whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
     try:
         return float(oracle.privacy_loss())
     except ValueError:
         return UNAVAILABLE
 
 
-def population_counts(population: str, n: int, d: int, *, zipf_s: float = 1.1) -> np.ndarray:
-    """True counts of n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
+def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
+    """True counts of exactly n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
 
-    ``"clickstream"`` is the committed trousers dataset ([grr_vs_oue] Dataset 2): it fixes d = 43
-    and n = 49,742 (a different d is refused, n is ignored).
+    ``"uniform"`` is the flattest split; ``"zipf"`` gives value i a share ∝ (i+1)^−s, rounded by
+    largest remainders (exactly n users, value 0 the most frequent).  ``"clickstream"`` is the
+    committed trousers dataset ([grr_vs_oue] Dataset 2): it fixes d = 43 and n = 49,742 (a different d
+    is refused, n is ignored).
     """
     population = check_choice("population", population, POPULATIONS)
-    d = check_int("d", d, low=2)
-    n, zipf_s = check_int("n", n, low=1), check_real("zipf_s", zipf_s, low=0.0, low_open=False)  # whatever the population
+    d = check_int("d", d, low=2, high=D_MAX)
+    n, zipf_s = check_int("n", n, low=1, high=N_MAX), check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False,
+                                                                high_open=False)
     if population == "clickstream":
         counts = load_trouser_counts().counts.astype(np.int64)
         if d != counts.size:
@@ -98,122 +211,68 @@ def population_counts(population: str, n: int, d: int, *, zipf_s: float = 1.1) -
         return counts
     if population == "uniform":
         return flat_counts(n, d)
-    counts = power_law_counts(n, d, zipf_s)
-    counts[0] += n - int(counts.sum())  # rounding: keep exactly n users (value 0 is the most frequent)
+    share = np.arange(1, d + 1, dtype=float) ** -zipf_s
+    ideal = n * share / share.sum()
+    counts = np.floor(ideal).astype(np.int64)
+    extra = n - int(counts.sum())  # 0 ≤ extra < d: to the largest remainders (ties: the smaller value)
+    counts[np.argsort(-(ideal - counts), kind="stable")[:extra]] += 1
     return counts
 
 
 class PlaygroundState(NamedTuple):
-    """What the playground shows for one setting (all arrays have length d)."""
+    """What the playground shows for one setting (arrays have length d)."""
 
     label: str
     true_counts: np.ndarray
-    estimate: np.ndarray  # one exact survey's unbiased count estimates
+    estimate: np.ndarray  # one exact survey's count estimates ĉ(i)
+    expected: np.ndarray  # exact E[ĉ(i)] (= the true counts for an unbiased oracle)
     sigma: np.ndarray  # exact standard deviation of each estimate
     whole_report_epsilon: float | str  # from the output table, or UNAVAILABLE
     report_bits: int | str  # bits per report (report_size), or UNAVAILABLE
-    mse: float  # exact mean squared error of the count estimates (mean over values)
+    mse: float  # exact mean over values of bias² + variance
+    bias_sq: float  # exact mean over values of bias² (0 for an unbiased oracle)
 
 
-def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s: float = 1.1, seed: int = 0) -> PlaygroundState:
-    """One exact survey of the registered oracle on the chosen population, with ±σ and the whole-report ε.
+def exact_errors(oracle: FrequencyOracle, truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(E[ĉ], bias, variance)`` of every value's estimate for this population: the mechanism's exact quantities.
 
-    ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=...), n)`` — one draw of the
-    exact aggregate law — and ``sigma = sqrt(oracle.variance(truth))`` (bands at ±2σ cover each
-    estimate with probability ≈ 95 %).
+    The MSE of value i is ``bias[i]**2 + variance[i]``.
+
+    References
+    ----------
+    [wang2017] Theorem 2 (exact variance); [apple2017] Algorithm 3 (the sketch's mean query).
+    """
+    oracle = check_instance("oracle", oracle, FrequencyOracle)
+    expected = np.asarray(oracle.expected_estimate(truth), dtype=float)
+    variance = np.asarray(oracle.variance(truth), dtype=float)
+    return expected, expected - np.asarray(oracle.estimand(truth), dtype=float), variance
+
+
+def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s=1.1, seed=0,
+                     structure=None) -> PlaygroundState:
+    """One exact survey of the registered oracle on the chosen population, with its exact bias, σ, MSE and ε.
+
+    ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=default_rng(seed)), n)``,
+    ``sigma = sqrt(variance(truth))``, ``mse`` the mean over values of bias² + variance.  The oracle
+    is :func:`build_oracle` with the same ``seed`` (its hashes, if any, from a stream of their own).
 
     References
     ----------
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
-    oracle = build_oracle(mechanism_key, check_epsilon(epsilon), check_int("d", d, low=2))
-    seed = check_int("seed", seed, low=0)
+    oracle = build_oracle(mechanism_key, epsilon, d, structure=structure, seed=seed)
     truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
-    rng = check_rng(np.random.default_rng(seed))
+    rng = check_rng(np.random.default_rng(int(seed)))
     estimate = np.asarray(oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float)
-    variance = np.asarray(oracle.variance(truth), dtype=float)
-    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, np.sqrt(variance),
-                           whole_report_epsilon(mechanism_key, oracle.epsilon, oracle.d),
-                           report_size(mechanism_key, oracle.epsilon, oracle.d).bits, float(variance.mean()))
+    expected, bias, variance = exact_errors(oracle, truth)
+    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, expected, np.sqrt(variance),
+                           whole_report_epsilon(oracle), report_size(oracle).bits, float(np.mean(bias**2 + variance)),
+                           float(np.mean(bias**2)))
 
 
-class PrivacyUtilityCurves(NamedTuple):
-    """Exact MSE per oracle over an ε grid (flat population of n users over d values)."""
+# ------------------------------------------------------------------------------------ report size
 
-    epsilons: np.ndarray
-    exact: dict  # key -> exact MSE per ε (nan where the oracle refuses that ε, e.g. underflow)
-    approx: dict  # key -> Wang's approximate variance per ε (only oracles that define it)
-    labels: dict  # key -> display label
-    crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
-
-
-def _exact_mse(key: str, epsilon: float, d: int, counts: np.ndarray) -> tuple[float, float]:
-    try:
-        oracle = build_oracle(key, epsilon, d)
-    except ValueError:  # e.g. ε too large for double precision at this d
-        return math.nan, math.nan
-    exact = float(np.mean(oracle.variance(counts)))
-    approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
-    return exact, approx
-
-
-def privacy_utility_curves(d, n, epsilons) -> PrivacyUtilityCurves:
-    """Exact MSE (mean of ``variance``) and Wang's approximation of every registered oracle vs ε, with crossovers.
-
-    A crossover is a change of the oracle with the smallest exact MSE between two neighbouring
-    grid points, placed where the log-MSE difference of the two changes sign (linear in ε).
-
-    References
-    ----------
-    [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
-    """
-    d, n = check_int("d", d, low=2), check_int("n", n, low=1)
-    grid = check_real_array("epsilons", epsilons, low=0.0)
-    if grid.ndim != 1 or grid.size < 2 or np.any(np.diff(grid) <= 0):
-        fail("epsilons", epsilons, "a strictly increasing 1-d grid of at least two budgets ε > 0")
-    counts = flat_counts(n, d)
-    keys = oracle_keys()
-    pairs = {key: np.array([_exact_mse(key, float(e), d, counts) for e in grid]) for key in keys}
-    exact = {key: pairs[key][:, 0] for key in keys}
-    approx = {key: pairs[key][:, 1] for key in keys if not np.all(np.isnan(pairs[key][:, 1]))}
-    table = np.array([exact[key] for key in keys])
-    best = np.where(np.all(np.isnan(table), axis=0), -1, np.argmin(np.where(np.isnan(table), np.inf, table), axis=0))
-    crossovers = []
-    for j in range(grid.size - 1):
-        a, b = best[j], best[j + 1]
-        if a != b and a >= 0 and b >= 0:
-            diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
-            t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
-            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
-    return PrivacyUtilityCurves(grid, exact, approx, {key: REGISTRY[key].label for key in keys}, tuple(crossovers))
-
-
-def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) -> tuple[tuple[str, float], ...]:
-    """Every registered oracle's exact MSE at (ε, d) on this population, best first: where the point lies on the phase diagram.
-
-    Oracles that refuse this ε at this d (e.g. double-precision underflow) are left out.
-
-    References
-    ----------
-    [wang2017] §4 (DE vs OUE vs OLH by variance); [grr_vs_oue] §3.6 (exact crossover).
-    """
-    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
-    truth = population_counts(population, n, d, zipf_s=zipf_s)
-    ranking = []
-    for key in oracle_keys():
-        try:
-            oracle = _build_oracle(key, epsilon, int(truth.size))
-        except ValueError:
-            continue
-        ranking.append((key, float(np.mean(oracle.variance(truth)))))
-    return tuple(sorted(ranking, key=lambda item: item[1]))
-
-
-# ------------------------------------------------------------------------------------ report size, phase diagram
-
-#: the three oracles of Wang et al.'s comparison, in the phase diagram's order
-PHASE_KEYS = ("grr", "oue", "olh")
 #: bits of one real number in a report (an IEEE-754 double), how SHE/THE reports are counted
 FLOAT_BITS = 64
 
@@ -225,66 +284,28 @@ class ReportSize(NamedTuple):
     how: str
 
 
-def report_size(mechanism_key, epsilon, d) -> ReportSize:
-    """Bits one user sends under the registered oracle at (ε, d), and how they are counted.
+def report_size(oracle: FrequencyOracle) -> ReportSize:
+    """Bits one user sends under this oracle, and how they are counted.
 
     An oracle that states its size (``report_bits``: unary encodings d bits, local hashing the
-    hash seed (a, b) and ⌈log2 g⌉) is taken at its word.  Otherwise: a value of [0, d) is
-    ⌈log2 d⌉ bits (GRR); a vector of d reals is d IEEE-754 doubles, 64·d bits (SHE; THE reports
-    the same noisy vector, the threshold is the server's); a sketch report is the hash index
-    j ∈ [0, k) and the m-bit ±1 vector, ⌈log2 k⌉ + m bits (CMS).
+    hash seed (a, b) and ⌈log2 g⌉) is taken at its word.  Otherwise: a sketch report is the hash
+    index j ∈ [0, k) and the m-bit ±1 vector, ⌈log2 k⌉ + m bits (CMS); a report of d reals is d
+    IEEE-754 doubles (SHE; THE reports the same noisy vector, the threshold is the server's); a value
+    of [0, d) is ⌈log2 d⌉ bits (GRR, whose reports are values).
 
     References
     ----------
-    [wang2017] §4 (communication cost of DE, UE, HE, LH); [tutorial] "Count Mean Sketch".
+    [wang2017] §4 (communication cost of DE, UE, HE, LH); [apple2017] Algorithm 1 (the (ṽ, j) report).
     """
-    oracle = build_oracle(mechanism_key, epsilon, d)
+    oracle = check_instance("oracle", oracle, FrequencyOracle)
     bits = getattr(oracle, "report_bits", None)
     if bits is not None:
         return ReportSize(int(bits), "as the oracle states it (report_bits)")
-    if hasattr(oracle, "k") and hasattr(oracle, "m"):
-        return ReportSize(math.ceil(math.log2(oracle.k)) + oracle.m,
-                          f"hash index ⌈log2 k⌉ = {math.ceil(math.log2(oracle.k))} bits + m = {oracle.m} sign bits")
+    if isinstance(getattr(oracle, "k", None), int) and isinstance(getattr(oracle, "m", None), int):
+        index = int(np.ceil(np.log2(oracle.k))) if oracle.k > 1 else 0
+        return ReportSize(index + oracle.m, f"hash index ⌈log2 k⌉ = {index} bits + m = {oracle.m} sign bits")
     if isinstance(oracle, (SHE, THE)):
         return ReportSize(FLOAT_BITS * oracle.d, f"d = {oracle.d} reals as {FLOAT_BITS}-bit doubles")
     if isinstance(oracle, GRR):
-        return ReportSize(math.ceil(math.log2(oracle.d)), f"one value of [0, d): ⌈log2 {oracle.d}⌉ bits")
+        return ReportSize(int(np.ceil(np.log2(oracle.d))), f"one value of [0, d): ⌈log2 {oracle.d}⌉ bits")
     return ReportSize(UNAVAILABLE, "not stated by the oracle")
-
-
-@functools.lru_cache(maxsize=4)
-def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
-    best = np.full((len(ds), len(epsilons)), -1, dtype=np.int64)
-    for i, d in enumerate(ds):
-        counts = np.full(d, 1000, dtype=np.int64)
-        for j, e in enumerate(epsilons):
-            mse = []
-            for key in PHASE_KEYS:
-                try:
-                    oracle = dataclasses.replace(REGISTRY[key].example(), epsilon=e, d=d)
-                    mse.append(float(np.mean(oracle.variance(counts))))
-                except ValueError:  # the oracle refuses (ε, d) (double-precision underflow)
-                    mse.append(math.inf)
-            best[i, j] = int(np.argmin(mse)) if np.isfinite(min(mse)) else -1
-    best.setflags(write=False)
-    return best
-
-
-def phase_diagram(epsilons, ds) -> np.ndarray:
-    """Which of GRR (DE), OUE, OLH (:data:`PHASE_KEYS`) has the lowest exact MSE at each (d, ε), shape (len(ds), len(ε)).
-
-    On a flat population every oracle's exact count variance is proportional to n, so the
-    winner does not depend on n (computed at 1000 users per value); −1 where all three refuse.
-    Cached per grid.
-
-    References
-    ----------
-    [wang2017] §4.4 (DE best for d < 3e^ε + 2, else OUE/OLH); [grr_vs_oue] §3.6.
-    """
-    grid = check_real_array("epsilons", epsilons, low=0.0)
-    if grid.ndim != 1 or grid.size < 2 or np.any(np.diff(grid) <= 0):
-        fail("epsilons", epsilons, "a strictly increasing 1-d grid of at least two budgets ε > 0")
-    ds = check_int_array("ds", ds, low=2)
-    if ds.ndim != 1 or ds.size < 1:
-        fail("ds", ds, "a 1-d array of domain sizes d ≥ 2")
-    return _phase_table(tuple(float(e) for e in grid), tuple(int(d) for d in ds))
