@@ -41,7 +41,7 @@ def test_the_sketch_is_built_for_the_panels_d_with_its_own_k_and_m():
     assert cms.hash_table().shape == (8, 43)
     assert build_oracle("cms", 1.0, 43, seed=5).hash_a == build_oracle("cms", 2.0, 43, seed=5).hash_a  # one design over ε
     assert set(oracle_parameters("cms")) == {"k", "m"} and oracle_parameters("oue") == {}
-    with pytest.raises(ValueError, match=r"k must be an integer in \[1, 64\]"):
+    with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 64\]"):
         build_oracle("cms", 1.0, 43, structure={"k": 65})
     with pytest.raises(ValueError, match="structure must be a dict with keys among"):
         build_oracle("cms", 1.0, 43, structure={"width": 3})

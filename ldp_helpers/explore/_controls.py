@@ -13,6 +13,7 @@ view) moves the slider and rewrites the box.  A value outside the slider's range
 from __future__ import annotations
 
 import math
+import re
 
 import ipywidgets as w
 import traitlets
@@ -24,11 +25,13 @@ BOX_WIDTH = "84px"
 
 
 def parse_number(text: str, *, integer: bool):
-    """The number typed in a box: an int (integer controls, also ``1e6`` or ``100_000``) or a float; else the text.
+    """The number typed in a box: an int (integer controls, also ``1e6``, ``100_000``, ``100,000``) or a float; else the text.
 
     Text that is not a number is returned unchanged so that the library's check names it.
     """
-    cleaned = str(text).strip().replace("_", "").replace(",", "")
+    cleaned = str(text).strip().replace("_", "")
+    if re.fullmatch(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?", cleaned):  # thousands separators: 100,000
+        cleaned = cleaned.replace(",", "")
     try:
         return int(cleaned)
     except ValueError:

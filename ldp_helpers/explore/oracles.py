@@ -30,7 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_choice, check_epsilon, check_instance, check_int, check_real, check_rng, fail
+from ldp_helpers._validation import (check_choice, check_count_vector, check_epsilon, check_instance, check_int, check_real,
+                                     check_rng, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
@@ -116,7 +117,7 @@ def oracle_parameters(mechanism_key) -> dict[str, Structure]:
             for name in _structure_names(key)}
 
 
-def check_structure(structure) -> dict[str, int]:
+def check_structure(structure=None) -> dict[str, int]:
     """Every structural parameter any listed oracle takes, validated (missing ones at their defaults).
 
     ``structure`` maps a name of :func:`oracle_parameters` to an integer in its range; ``None`` means
@@ -129,7 +130,7 @@ def check_structure(structure) -> dict[str, int]:
     unknown = sorted(set(structure) - set(names))
     if unknown:
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
-    return {name: check_int(name, structure.get(name, spec.default), low=spec.low, high=spec.high)
+    return {name: check_int(f"structure[{name!r}]", structure.get(name, spec.default), low=spec.low, high=spec.high)
             for name, spec in names.items()}
 
 
@@ -243,6 +244,9 @@ def exact_errors(oracle: FrequencyOracle, truth) -> tuple[np.ndarray, np.ndarray
     [wang2017] Theorem 2 (exact variance); [apple2017] Algorithm 3 (the sketch's mean query).
     """
     oracle = check_instance("oracle", oracle, FrequencyOracle)
+    truth = check_count_vector("truth", truth, oracle.d)
+    if not truth.any():
+        fail("truth", truth, "true counts describing at least one user")
     expected = np.asarray(oracle.expected_estimate(truth), dtype=float)
     variance = np.asarray(oracle.variance(truth), dtype=float)
     return expected, expected - np.asarray(oracle.estimand(truth), dtype=float), variance

@@ -39,7 +39,7 @@ PHASE_EPSILONS = np.linspace(0.1, 8.0, 60)
 PHASE_DS = np.unique(np.round(np.geomspace(2, 1024, 40)).astype(int))
 
 
-def colour(key: str) -> str:
+def _colour(key: str) -> str:
     """One colour per registered oracle, the same in every panel (matplotlib's tab10, then tab20's light tones)."""
     from matplotlib import colormaps
 
@@ -47,7 +47,7 @@ def colour(key: str) -> str:
     return colormaps["tab10"](i % 10) if i < 10 else colormaps["tab20"](2 * (i - 10) % 20 + 1)
 
 
-def structure_controls(structure: dict) -> dict:
+def _structure_controls(structure: dict) -> dict:
     """A control per structural parameter of the listed oracles (a sketch's k and m)."""
     specs = {name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}
     return {name: c.number(structure[name], spec.low, spec.high, spec.label, integer=True,
@@ -75,7 +75,7 @@ def _setup_playground(fig) -> dict:
               handletextpad=0.4, columnspacing=1.0)
     keys = phase_keys()
     table = phase_diagram(PHASE_EPSILONS, PHASE_DS)
-    image = NonUniformImage(phase, interpolation="nearest", cmap=ListedColormap([colour(k) for k in keys]))
+    image = NonUniformImage(phase, interpolation="nearest", cmap=ListedColormap([_colour(k) for k in keys]))
     image.set_clim(-0.5, len(keys) - 0.5)
     image.set_data(PHASE_EPSILONS, np.log10(PHASE_DS), np.ma.masked_less(table, 0).astype(float))
     phase.add_image(image)
@@ -84,7 +84,7 @@ def _setup_playground(fig) -> dict:
     phase.set_title("lowest exact MSE\n(flat population)", fontsize=SMALL)
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
     shown = sorted(set(table[table >= 0].ravel().tolist()))
-    outside_legend(phase, [Patch(color=colour(keys[i]), label=REGISTRY[keys[i]].label) for i in shown]
+    outside_legend(phase, [Patch(color=_colour(keys[i]), label=REGISTRY[keys[i]].label) for i in shown]
                    + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]])
     return {"ax": ax, "truth": truth, "bands": bands, "expected": expected, "est": est, "point": point, "title": title}
 
@@ -151,7 +151,7 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
         "population": c.choice(list(POPULATIONS), population, "population"),
         "zipf_s": c.number(float(zipf_s), 0.0, 3.0, "Zipf s", step=0.05),
         "seed": c.text(seed, "seed"),
-        **structure_controls(structure),
+        **_structure_controls(structure),
     }
     return build("playground", controls, _draw_playground, "Frequency-oracle playground", defaults=defaults)
 
@@ -171,8 +171,8 @@ def _setup_privacy_utility(fig) -> dict:
     ax = fig.add_axes((0.075, 0.12, 0.6, 0.76))
     lines = {}
     for key in oracle_keys():
-        lines[key] = ax.plot([], [], color=colour(key), lw=1.8, label=f"{REGISTRY[key].label} (exact)")[0]
-        lines[key + ":approx"] = ax.plot([], [], color=colour(key), ls=":", lw=1.1)[0]
+        lines[key] = ax.plot([], [], color=_colour(key), lw=1.8, label=f"{REGISTRY[key].label} (exact)")[0]
+        lines[key + ":approx"] = ax.plot([], [], color=_colour(key), ls=":", lw=1.1)[0]
     cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best"))
     now = ax.axvline(1.0, color="black", lw=1.2, label="chosen ε")
     ax.plot([], [], "k:", lw=1.1, label="Wang's approximation (dotted)")
@@ -229,7 +229,7 @@ def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, **st
         "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
         "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
         "epsilon_max": c.number(float(epsilon_max), 0.2, 20.0, "ε max (axis)", step=0.1),
-        **structure_controls(structure),
+        **_structure_controls(structure),
     }
     defaults = dict(epsilon=epsilon, d=d, n=n, epsilon_max=epsilon_max, **structure)
     return build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε", defaults=defaults)

@@ -113,7 +113,7 @@ def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappo
     return mechanism, factor, int(np.sum(group_sizes * (group_sizes - 1) // 2))
 
 
-def check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape="zipf") -> tuple:
+def _check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape="zipf") -> tuple:
     """``(params, n_reports, weights)`` of one RAPPOR setting, validated, within the panels' work ceilings.
 
     The hashed design costs m·M·h SHA-256 hashes and a k·m × M least-squares system: refused beyond
@@ -128,6 +128,7 @@ def check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, 
         fail("n_candidates", n_candidates, f"an integer in [2, {max(limit, 1)}] at k = {params.k}, m = {params.m}, "
                                            f"h = {params.h} (the design's k·m·M ≤ {MAX_DESIGN_CELLS:,} and m·M·h ≤ "
                                            f"{MAX_HASHES:,} keep it within a few seconds)")
+    zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=20.0, low_open=False, high_open=False)
     return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
 
 
@@ -158,7 +159,7 @@ def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zi
     [erlingsson2014] Theorems 1–2 (ε₁, ε∞), §4 (decoder); [rappor] §3 (the candidate
     distribution, precision and recall).
     """
-    params, n_reports, weights = check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
+    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
                                                n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     correction = check_choice("correction", correction, CORRECTIONS)
@@ -213,10 +214,10 @@ def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100,
     ----------
     [rappor] §3 (precision, recall); [erlingsson2014] §4 (decoder).
     """
-    params, n_reports, weights = check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
+    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
                                                n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
     n_draws = check_int("n_draws", n_draws, low=1, high=64)
-    check_decode_work(params, weights.size, n_draws)
+    _check_decode_work(params, weights.size, n_draws)
     return _simulated(params, tuple(weights), n_reports, check_real("alpha", alpha, low=0.0, high=1.0),
                       check_choice("correction", correction, CORRECTIONS), n_draws, check_int("seed", seed, low=0))
 
@@ -225,7 +226,7 @@ def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100,
 MAX_DECODE_CELLS = 2**22
 
 
-def check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int = 1) -> None:
+def _check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int = 1) -> None:
     """Refuse decoding ``n_surveys`` surveys whose design X has more than :data:`MAX_DECODE_CELLS` cells in all."""
     cells = params.k * params.m * n_candidates * n_surveys
     if cells > MAX_DECODE_CELLS:

@@ -20,7 +20,7 @@ import html
 
 import numpy as np
 
-from ldp_helpers._validation import check_bool
+from ldp_helpers._validation import check_bool, check_instance, fail
 from ldp_helpers.explore import _controls as c
 from ldp_helpers.explore._widgets import Panel, build, figure_for, fmt, set_errorbar, show_figure
 from ldp_helpers.explore.rappor import CORRECTIONS, SHAPES, rappor_guide, simulated_precision_recall
@@ -157,6 +157,9 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
 
 def load_counts(panel: Panel, counts, reports_per_cohort, blooms, *, f, p, q, names=None) -> None:
     """Show real aggregated counts decoded in the RAPPOR panel (the upload path): ``decode_counts`` at the panel's α."""
+    check_instance("panel", panel, Panel, "the RAPPOR panel (rappor_panel())")
+    if panel.name != "rappor":
+        fail("panel", panel.name, "the RAPPOR panel (rappor_panel())")
     values = panel.settings()
     panel.artists.setdefault("upload", None)
     panel.artists["upload"] = decode_counts(counts, reports_per_cohort, blooms, f=f, p=p, q=q, alpha=values["alpha"],

@@ -23,11 +23,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_binary_array, check_choice, check_instance, check_int, check_int_array,
-                                     check_ndim, check_real, fail)
+from ldp_helpers._validation import (Described, check_binary_array, check_choice, check_instance, check_int,
+                                     check_int_array, check_ndim, check_real, fail)
 from ldp_helpers.estimation.rappor_decoding import decode
 from ldp_helpers.experiments.rappor import precision_recall
-from ldp_helpers.explore.rappor import CORRECTIONS, _design, check_decode_work, check_setting
+from ldp_helpers.explore.rappor import CORRECTIONS, _design, _check_decode_work, _check_setting
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.rappor_client import instantaneous_randomized_response, permanent_randomized_response
 from ldp_helpers.simulate.populations import cohort_counts
@@ -101,15 +101,18 @@ def decode_counts(counts, reports_per_cohort, blooms, *, f, p, q, alpha=0.05, co
     ----------
     [rappor] Eq. (3) (t̂ = (c − p* N_j)/(q* − p*)); [erlingsson2014] §4 (LASSO → OLS → t-test).
     """
-    blooms = check_ndim("blooms", check_binary_array("blooms", blooms), 3, what="(m cohorts × M candidates × k bits)")
-    m, n_candidates, k = blooms.shape
-    counts = check_int_array("counts", counts, low=0, shape=(m, k))
+    counts = check_ndim("counts", check_int_array("counts", counts, low=0), 2, what="(m cohorts × k bits)")
+    m, k = counts.shape
     sizes = check_int_array("reports_per_cohort", reports_per_cohort, low=1, shape=(m,))
+    blooms = check_ndim("blooms", check_binary_array("blooms", blooms), 3, what="(m cohorts × M candidates × k bits)")
+    if blooms.shape[0] != m or blooms.shape[2] != k:
+        fail("blooms", Described(f"an array of shape {blooms.shape}"), f"an array of shape ({m}, M, {k}) like counts'")
+    n_candidates = blooms.shape[1]
     if np.any(counts > sizes[:, None]):
         fail("counts", counts, "counts at most the cohort's reports (reports_per_cohort) in every cohort")
     h = int(blooms.sum(axis=2).max())
     params = RapporParams(k=k, h=max(h, 1), m=m, f=f, p=p, q=q)
-    check_decode_work(params, n_candidates)
+    _check_decode_work(params, n_candidates)
     mechanism = Rappor(params, blooms)
     if names is None:
         names = tuple(str(i) for i in range(n_candidates))
@@ -146,15 +149,15 @@ def simulated_survey(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20
 
     The population is [rappor] §3's (cohort j draws Multinomial(N_j, π)); the reported bit counts are
     one draw of the mechanism's exact aggregate sampler.  Refused beyond the decoding ceiling
-    (:func:`~ldp_helpers.explore.rappor.check_decode_work`).
+    (:func:`~ldp_helpers.explore.rappor._check_decode_work`).
 
     References
     ----------
     [rappor] §3 (precision, recall), Eq. (3); [erlingsson2014] §4.
     """
-    params, n_reports, weights = check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
+    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
                                                n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
-    check_decode_work(params, weights.size)
+    _check_decode_work(params, weights.size)
     alpha, correction = check_real("alpha", alpha, low=0.0, high=1.0), check_choice("correction", correction, CORRECTIONS)
     seed = check_int("seed", seed, low=0)
     mechanism = Rappor(params, _design(params.k, params.h, params.m, weights.size, seed)[0].blooms)

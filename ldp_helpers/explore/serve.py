@@ -25,9 +25,10 @@ import os
 import secrets
 import sys
 from pathlib import Path
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from ldp_helpers._validation import check_int, check_instance
+from ldp_helpers._validation import check_bool, check_instance, check_int
 
 #: the host names a request may address the server by (with its port)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -61,6 +62,9 @@ def refusal(headers, port, *, page: bool = False, kernels: int = 0) -> tuple[int
     ``page`` marks a request for the notebook page, which starts a kernel: refused (503) once
     :data:`MAX_KERNELS` are running.
     """
+    check_instance("headers", headers, Mapping, "a mapping of HTTP headers")
+    port, page = check_int("port", port, low=1, high=65535), check_bool("page", page)
+    kernels = check_int("kernels", kernels, low=0)
     host, origin = headers.get("Host", ""), headers.get("Origin")
     if not allowed_host(host, port):
         return 403, f"Host {host!r} is not a loopback name of this server (127.0.0.1:{port} or localhost:{port})"
@@ -108,11 +112,11 @@ def _guarded_voila():
     return GuardedVoila
 
 
-def voila_arguments(port: int, token: str, *, preheat: bool = True) -> list[str]:
+def _voila_arguments(port: int, token: str, *, preheat: bool = True) -> list[str]:
     """The Voilà command line of the guarded app (loopback, token, template without CDN links, kernel limits).
 
     The ``ldp`` template is found through ``JUPYTER_PATH`` (:data:`JUPYTER_DATA`), which :func:`main` sets;
-    the list- and dict-valued settings go in :func:`voila_config`.
+    the list- and dict-valued settings go in :func:`_voila_config`.
     """
     port = check_int("port", port, low=1, high=65535)
     check_instance("token", token, str, "a token string")
@@ -122,7 +126,7 @@ def voila_arguments(port: int, token: str, *, preheat: bool = True) -> list[str]
             f"--VoilaConfiguration.preheat_kernel={preheat}", "--VoilaConfiguration.default_pool_size=1"]
 
 
-def voila_config():
+def _voila_config():
     """The settings the command line cannot carry: denied extensions; Jupyter's own host check on, loopback names."""
     from traitlets.config import Config
 
@@ -147,7 +151,7 @@ def main(argv=None) -> int:
     print(f"make explore: serving app/explorer.ipynb at http://127.0.0.1:{port}/?token={token} "
           f"(loopback only, token required; Ctrl-C stops it)", flush=True)
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(JUPYTER_DATA), os.environ.get("JUPYTER_PATH")]))
-    _guarded_voila().launch_instance(argv=voila_arguments(port, token, preheat=not args.no_preheat), config=voila_config())
+    _guarded_voila().launch_instance(argv=_voila_arguments(port, token, preheat=not args.no_preheat), config=_voila_config())
     return 0
 
 

@@ -71,10 +71,19 @@ def view_from_query(query) -> dict:
     return decode_view(codes[-1]) if codes else {}
 
 
+def _check_panels(panels) -> list:
+    from ldp_helpers.explore._widgets import Panel
+
+    panels = check_instance("panels", panels, (list, tuple), "a list of explorer panels")
+    for panel in panels:
+        check_instance("panels", panel, Panel, "a list of explorer panels")
+    return list(panels)
+
+
 def changed_settings(panels) -> dict:
     """The view of these panels: every control whose value differs from the panel's default."""
     view = {}
-    for panel in panels:
+    for panel in _check_panels(panels):
         values = {name: value for name, value in panel.settings().items() if value != panel.defaults.get(name, value)}
         if values:
             view[panel.name] = values
@@ -83,7 +92,8 @@ def changed_settings(panels) -> dict:
 
 def apply_view(panels, view) -> list[str]:
     """Set the controls a view lists (one redraw per panel); returns what could not be set, as messages."""
-    by_name, problems = {panel.name: panel for panel in panels}, []
+    _check_view(view)
+    by_name, problems = {panel.name: panel for panel in _check_panels(panels)}, []
     for name, values in view.items():
         panel = by_name.get(name)
         if panel is None:
@@ -95,7 +105,7 @@ def apply_view(panels, view) -> list[str]:
     return problems
 
 
-def page_url(view_code: str) -> str:
+def _page_url(view_code: str) -> str:
     """The address of the explorer page with ``?view=<code>``, from the request Voilà gave the kernel."""
     host = os.environ.get("SERVER_NAME") or "127.0.0.1"
     port = os.environ.get("SERVER_PORT") or "8866"
@@ -150,7 +160,7 @@ class _ShareBar:
 
     def refresh(self) -> None:
         code = encode_view(changed_settings(self.panels))
-        url = page_url(code)
+        url = _page_url(code)
         self._shown = code
         self.link.value = (f'Link to this view: <a class="ldp-share-url" href="{html.escape(url)}">'
                            f"{html.escape(url)}</a> (open it in this browser: the server's token stays in its cookie)")
