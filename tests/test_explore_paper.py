@@ -292,7 +292,7 @@ def test_rappor_panel_steps_a_users_report_and_offers_the_decoded_result():
     np.testing.assert_array_equal(after[:2], image[:2])
     panel.controls["user"].value = 4  # a new user: B′ is drawn anew, B is the same filter
     np.testing.assert_array_equal(panel.artists["image"].get_array()[0], image[0])
-    assert "user #4 holding candidate w = 0" in panel.artists["strip_title"].get_text()
+    assert "user #4, candidate w = 0" in panel.artists["strip_title"].get_text()
 
 
 def test_rappor_panel_decodes_uploaded_counts_and_goes_back():
@@ -308,3 +308,12 @@ def test_rappor_panel_decodes_uploaded_counts_and_goes_back():
     panel.artists["upload"] = None
     panel.update()
     assert "simulated survey decoded" in panel.artists["est_title"].get_text()
+
+
+def test_extreme_settings_get_numbers_or_the_librarys_message_never_numpys():
+    """Found on the screenshots at extreme settings: N = 10¹⁰ users reached numpy's hypergeometric sampler
+    (its own message); a noiseless RAPPOR (p = 0, q = 1) gave NaN detection probabilities."""
+    with pytest.raises(ValueError, match=r"n_users must be an integer in \[1, 999999999\]"):
+        m_shot_curves(**{**MSHOT, "n_users": 10**10})
+    guide = rappor_guide(**{**RAPPOR, "f": 0.0, "p": 0.0, "q": 1.0})
+    assert np.all(np.isfinite(guide.detection_probability)) and guide.expected_recall == 1.0

@@ -19,9 +19,9 @@ import ipywidgets as w
 import traitlets
 
 #: width of one control (the rows wrap inside the cell: nothing overflows a narrow notebook)
-CONTROL_WIDTH = "318px"
-LABEL_WIDTH = "92px"
-BOX_WIDTH = "84px"
+CONTROL_WIDTH = "350px"
+LABEL_WIDTH = "122px"
+BOX_WIDTH = "108px"
 
 
 def parse_number(text: str, *, integer: bool):

@@ -112,6 +112,26 @@ def power_of_ten_ticks(axis) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
+def count_ticks(axis) -> None:
+    """Label an axis of counts in plain Unicode without an offset text: 12500, 2.5×10⁷ (no "1e7" over the plot)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def label(value, _position):
+        if value == 0 or abs(value) < 1e5:
+            return f"{value:g}"
+        mantissa, exponent = f"{value:.2e}".split("e")
+        return f"{float(mantissa):g}×10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
+
+    axis.set_major_formatter(FuncFormatter(label))
+
+
+def integer_ticks(axis) -> None:
+    """Ticks on whole numbers only (values, candidates, bits)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
 def outside_legend(ax, handles=None, *, ncol: int = 1):
     """A legend to the right of ``ax``, outside the data (the figure reserves the margin)."""
     kwargs = {} if handles is None else {"handles": handles}

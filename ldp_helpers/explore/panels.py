@@ -24,8 +24,8 @@ import numpy as np
 from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
 from ldp_helpers.explore import _controls as c
 from ldp_helpers.explore import paper_panels, rappor_panel as rappor_module
-from ldp_helpers.explore._widgets import (SMALL, Panel, build, display_panel, figure_for, fmt, outside_legend,
-                                          power_of_ten_ticks, show_figure)
+from ldp_helpers.explore._widgets import (SMALL, Panel, build, count_ticks, display_panel, figure_for, fmt, integer_ticks,
+                                          outside_legend, power_of_ten_ticks, show_figure)
 from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_keys, oracle_parameters,
                                          playground_state)
 from ldp_helpers.explore.utility import oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
@@ -34,9 +34,9 @@ from ldp_helpers.mechanisms.registry import REGISTRY
 PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
 
-#: the phase diagram's grid (computed once, cached): ε and d (log-spaced up to 1024)
-PHASE_EPSILONS = np.linspace(0.1, 8.0, 60)
-PHASE_DS = np.unique(np.round(np.geomspace(2, 1024, 40)).astype(int))
+#: the phase diagram's grid (computed once, cached): ε and d log-spaced over the controls' ranges
+PHASE_EPSILONS = np.geomspace(0.05, 20.0, 60)
+PHASE_DS = np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))
 
 
 def _colour(key: str) -> str:
@@ -63,30 +63,50 @@ def _setup_playground(fig) -> dict:
     from matplotlib.image import NonUniformImage
     from matplotlib.patches import Patch
 
-    ax = fig.add_axes((0.065, 0.13, 0.53, 0.67))
-    phase = fig.add_axes((0.675, 0.13, 0.155, 0.67))
-    title = fig.text(0.01, 0.975, "", va="top", fontweight="bold")
+    ax = fig.add_axes((0.075, 0.13, 0.52, 0.64))
+    phase = fig.add_axes((0.675, 0.13, 0.155, 0.64))
+    title = fig.text(0.01, 0.975, "", va="top", fontweight="bold", wrap=True)
     truth = ax.stairs([0.0], [0.0, 1.0], fill=True, color="#cfcfcf", label="true count $f_i$")
     bands = ax.add_collection(LineCollection([], color="C0", lw=1.0, alpha=0.55, label="± 2σ (exact variance)"))
     expected, = ax.plot([], [], "_", color="black", ms=7, mew=1.6, label="E[ĉ(i)] (exact)")
     est, = ax.plot([], [], "o", color="C0", ms=3.2, label="estimate ĉ(i), one exact survey")
     ax.set(xlabel="value i", ylabel="count")
+    integer_ticks(ax.xaxis)
+    count_ticks(ax.yaxis)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=4, frameon=False, fontsize=SMALL, borderaxespad=0.2,
               handletextpad=0.4, columnspacing=1.0)
     keys = phase_keys()
     table = phase_diagram(PHASE_EPSILONS, PHASE_DS)
     image = NonUniformImage(phase, interpolation="nearest", cmap=ListedColormap([_colour(k) for k in keys]))
     image.set_clim(-0.5, len(keys) - 0.5)
-    image.set_data(PHASE_EPSILONS, np.log10(PHASE_DS), np.ma.masked_less(table, 0).astype(float))
+    image.set_data(np.log10(PHASE_EPSILONS), np.log10(PHASE_DS), np.ma.masked_less(table, 0).astype(float))
     phase.add_image(image)
     point, = phase.plot([], [], "*", color="black", mec="white", mew=0.8, ms=15)
-    phase.set(xlabel="ε", ylabel="d", xlim=(PHASE_EPSILONS[0], PHASE_EPSILONS[-1]), ylim=(np.log10(1.8), np.log10(1200)))
+    phase.set(xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y)  # log10 coordinates (an image on log axes would resample)
     phase.set_title("lowest exact MSE\n(flat population)", fontsize=SMALL)
+    phase.set_xticks(np.log10([0.1, 1, 10]), ["0.1", "1", "10"])
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
     shown = sorted(set(table[table >= 0].ravel().tolist()))
     outside_legend(phase, [Patch(color=_colour(keys[i]), label=REGISTRY[keys[i]].label) for i in shown]
                    + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]])
-    return {"ax": ax, "truth": truth, "bands": bands, "expected": expected, "est": est, "point": point, "title": title}
+    return {"ax": ax, "truth": truth, "bands": bands, "expected": expected, "est": est, "point": point, "title": title,
+            "phase": phase}
+
+
+#: the phase map's extent in log10 coordinates (half a cell beyond the grid)
+PHASE_X = (float(np.log10(PHASE_EPSILONS[0])) - 0.025, float(np.log10(PHASE_EPSILONS[-1])) + 0.025)
+PHASE_Y = (float(np.log10(PHASE_DS[0])) - 0.04, float(np.log10(PHASE_DS[-1])) + 0.04)
+
+
+def _count_scale(ax, truth: np.ndarray, sigma: np.ndarray) -> str:
+    """Linear counts, or symlog when a few values dominate (a Zipf head would flatten every other value)."""
+    typical = float(np.median(truth))
+    want = "symlog" if truth.max() > 1000 and truth.max() > 50 * max(typical, 1.0) else "linear"
+    if ax.get_yscale() != want:
+        ax.set_yscale(want, **({"linthresh": max(10.0, 2 * float(np.median(sigma)))} if want == "symlog" else {}))
+        count_ticks(ax.yaxis)
+    ax.set_ylabel("count" if want == "linear" else "count (symlog scale)")
+    return want
 
 
 def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed, **structure) -> None:
@@ -117,10 +137,12 @@ def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, 
     a["ax"].set_xlim(-0.5, d - 0.5)
     low = min(0.0, float(lo.min()), float(s.expected.min()))
     high = max(float(hi.max()), float(s.true_counts.max()), float(s.expected.max()))
-    a["ax"].set_ylim(low - 0.03 * (high - low), high + 0.05 * (high - low))
+    scale = _count_scale(a["ax"], s.true_counts, s.sigma)
+    a["ax"].set_ylim(*((low - 0.03 * (high - low), high + 0.05 * (high - low)) if scale == "linear" else (low, 2 * high)))
     a["title"].set_text(f"{s.label}{shape}, ε = {fmt(float(epsilon))}: one exact survey (seed {seed}) "
                         f"of n = {int(s.true_counts.sum()):,} users over d = {d} values ({population})")
-    a["point"].set_data([float(epsilon)], [np.log10(d)])
+    x_star, y_star = np.log10(float(epsilon)), np.log10(d)  # a typed ε beyond the map rests on its edge
+    a["point"].set_data([float(np.clip(x_star, *PHASE_X))], [float(np.clip(y_star, *PHASE_Y))])
     rows = zip(x, s.true_counts, s.estimate, s.expected, s.expected - s.true_counts, s.sigma,
                (s.expected - s.true_counts) ** 2 + s.sigma**2)
     show_figure(panel, ("value", "true_count", "estimate", "expected_estimate", "bias", "sigma", "mse"), rows)

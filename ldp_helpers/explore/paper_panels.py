@@ -149,7 +149,7 @@ def m_shot_panel(*, epsilon=10.0, n_rounds=100, n_users=10_000, theta=0.5, n_dra
     controls = {
         "epsilon": c.number(epsilon, 0.1, 500.0, "ε", log=True),
         "n_rounds": c.number(n_rounds, 1, 5000, "T (rounds)", integer=True, log=True),
-        "n_users": c.number(n_users, 10, 10**10, "N (users)", integer=True, log=True),
+        "n_users": c.number(n_users, 10, 10**9 - 1, "N (users)", integer=True, log=True),
         "theta": c.number(theta, 0.01, 1.0, "θ (threshold)", step=0.01),
         "n_draws": c.number(n_draws, 1, 1000, "surveys", integer=True, log=True),
         "seed": c.text(seed, "seed"),

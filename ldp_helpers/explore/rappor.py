@@ -169,8 +169,11 @@ def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zi
     truth = weights > 0
     n_null = int((~truth).sum())
 
+    with np.errstate(divide="ignore", invalid="ignore"):  # no noise at all (p* = 0, q* = 1): per_z = 0
+        signal = np.where(per_z > 0, weights / per_z, np.where(weights > 0, np.inf, 0.0))
+
     def power_at(level):
-        return stats.norm.cdf(weights / per_z - stats.norm.isf(level))
+        return stats.norm.cdf(signal - stats.norm.isf(level))
 
     level = {"none": alpha, "bonferroni": alpha / weights.size}.get(correction)
     if level is None:  # BH: the level at the fixed point of the expected number of rejections

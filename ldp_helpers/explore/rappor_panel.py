@@ -22,7 +22,7 @@ import numpy as np
 
 from ldp_helpers._validation import check_bool, check_instance, fail
 from ldp_helpers.explore import _controls as c
-from ldp_helpers.explore._widgets import Panel, build, figure_for, fmt, set_errorbar, show_figure
+from ldp_helpers.explore._widgets import Panel, build, count_ticks, figure_for, fmt, integer_ticks, set_errorbar, show_figure
 from ldp_helpers.explore.rappor import CORRECTIONS, SHAPES, rappor_guide, simulated_precision_recall
 from ldp_helpers.explore.rappor_sim import decode_counts, simulated_survey, user_report
 
@@ -50,11 +50,13 @@ def _setup_rappor(fig) -> dict:
                          interpolation="nearest")
     strip.set_yticks([0, 1, 2], ["B (Bloom)", "B′ (PRR)", "S (IRR, sent)"])
     strip.set_xlabel("bit i of the k-bit report", labelpad=1)
+    integer_ticks(strip.xaxis)
     strip_title = strip.set_title("", loc="left")
     ax = fig.add_axes((0.075, 0.25, 0.36, 0.44))
     freq = ax.stairs([1.0], [0.5, 1.5], fill=True, color="#cfcfcf", label="frequency π_w of candidate w")
     thr, = ax.plot([], [], color="C3", lw=1.6, label="detection threshold π_min,w (power ½)")
     ax.set(yscale="log", xlabel="candidate w (rank)", ylabel="frequency")
+    integer_ticks(ax.xaxis)
     power_ax = ax.twinx()
     power, = power_ax.plot([], [], color="C0", lw=1.6, label="Pr[detected] (analytic approx., right)")
     power_ax.set(ylim=(-0.02, 1.02), ylabel="Pr[detected]")
@@ -67,19 +69,24 @@ def _setup_rappor(fig) -> dict:
     hits, = est_ax.plot([], [], "o", color="C2", ms=4.5, label="detected, held")
     false, = est_ax.plot([], [], "X", color="C3", ms=7, label="detected, never held (false)")
     est_ax.set(xlabel="true count", ylabel="estimated count (m·β̂)")
+    count_ticks(est_ax.xaxis)
+    count_ticks(est_ax.yaxis)
+    empty = est_ax.text(0.5, 0.5, "no survey: tick 'decode a simulated survey'", ha="center", va="center",
+                        transform=est_ax.transAxes, color="#666")
     est_ax.legend(loc="upper left", bbox_to_anchor=(-0.02, -0.17), ncol=2, frameon=False)
     est_title = est_ax.set_title("", loc="left")
     return {"image": image, "strip": strip, "strip_title": strip_title, "ax": ax, "freq": freq, "thr": thr,
             "power": power, "guide_title": guide_title, "est_ax": est_ax, "diagonal": diagonal, "bars": bars,
-            "kept": kept, "hits": hits, "false": false, "est_title": est_title}
+            "kept": kept, "hits": hits, "false": false, "est_title": est_title, "empty": empty}
 
 
 def _draw_report(a, steps, user, report) -> None:
     a["image"].set_data(np.stack([steps.bloom, steps.prr, steps.irr]))
     a["image"].set_extent((-0.5, steps.bloom.size - 0.5, 2.5, -0.5))
     ones = ", ".join(str(i) for i in np.flatnonzero(steps.bloom)[:8])
-    a["strip_title"].set_text(f"user #{user} holding candidate w = {steps.candidate} in cohort j = {steps.cohort}, "
-                              f"report #{report}: B has bits {{{ones}}} set (dark = 1); B′ is memoized, S is sent")
+    more = ", …" if steps.bloom.sum() > 8 else ""
+    a["strip_title"].set_text(f"user #{user}, candidate w = {steps.candidate}, cohort j = {steps.cohort}, report #{report}: "
+                              f"B sets bits {{{ones}{more}}} (dark = 1); B′ memoized, S sent")
 
 
 def _draw_survey(a, truth, decoded, n_true: int) -> None:
@@ -123,7 +130,9 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
         f"(median {float(np.median(g.threshold)):.4g} with this design; {g.identical_pairs} identical filter pairs); "
         f"expected recall <b class='ldp-recall'>{g.expected_recall:.3f}</b>, precision "
         f"<b class='ldp-precision'>{g.expected_precision:.3f}</b> ({g.expected_false:.3g} false detections expected) "
-        f"— analytic approximation (normal OLS estimates, LASSO ignored){found}{check}")
+        f"— analytic approximation (normal OLS estimates, LASSO ignored){found}{check}"
+        + (f"; <b>M = {n_candidates} exceeds the k·m = {k * m} rows of Y</b>: the design is underdetermined and the "
+           "guide optimistic — trust the decoded survey" if n_candidates >= k * m else ""))
     fig, a = figure_for(panel, _setup_rappor, figsize=(11.0, 7.6))
     _draw_report(a, steps, user, report)
     ranks = np.arange(1, g.frequencies.size + 1)
@@ -131,10 +140,14 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
     a["thr"].set_data(ranks, g.threshold)
     a["power"].set_data(ranks, g.detection_probability)
     a["ax"].set_xlim(0.5, g.frequencies.size + 0.5)
-    positive = np.concatenate([g.frequencies[g.frequencies > 0], g.threshold])
+    positive = np.concatenate([g.frequencies[g.frequencies > 0], g.threshold[g.threshold > 0]])
     a["ax"].set_ylim(positive.min() / 2, max(positive.max() * 2, 1e-6))
     a["guide_title"].set_text(f"guide: M = {n_candidates} candidates, {n_true} held ({shape}, s = {fmt(zipf_s)})")
     upload = panel.artists.get("upload")
+    shown = sim is not None or upload is not None
+    for artist in (a["kept"], a["hits"], a["false"], *a["bars"].lines[2], a["est_ax"].xaxis, a["est_ax"].yaxis):
+        artist.set_visible(shown)
+    a["empty"].set_visible(not shown)
     if upload is not None:
         _draw_survey(a, None, upload, 0)
         a["est_title"].set_text(f"uploaded counts decoded: {int(upload.detected.sum())} detected")
@@ -143,9 +156,8 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
         return
     if sim is not None:
         _draw_survey(a, sim.true_counts, sim.decoded, n_true)
-    a["est_title"].set_text("one simulated survey decoded" if sim is not None else "(no survey: tick 'decode a survey')")
-    for name in ("kept", "hits", "false", "diagonal"):
-        a[name].set_visible(sim is not None)
+    a["diagonal"].set_visible(sim is not None)
+    a["est_title"].set_text("one simulated survey decoded" if sim is not None else "")
     d = sim.decoded if sim is not None else None
     rows = [(w, g.frequencies[w], g.threshold[w], g.detection_probability[w],
              *((int(sim.true_counts[w]), d.estimate[w], d.std_error[w], d.p_value[w], bool(d.detected[w]))
@@ -161,7 +173,6 @@ def load_counts(panel: Panel, counts, reports_per_cohort, blooms, *, f, p, q, na
     if panel.name != "rappor":
         fail("panel", panel.name, "the RAPPOR panel (rappor_panel())")
     values = panel.settings()
-    panel.artists.setdefault("upload", None)
     panel.artists["upload"] = decode_counts(counts, reports_per_cohort, blooms, f=f, p=p, q=q, alpha=values["alpha"],
                                             correction=values["correction"], names=names)
     panel.update()
@@ -203,9 +214,10 @@ def rappor_panel(*, k=16, h=2, m=8, f=0.5, p=0.5, q=0.75, n_reports=100_000, n_c
     }
     defaults = dict(setting, candidate=candidate, cohort=cohort, user=user, report=report, survey=survey, simulate=simulate)
     panel = build("rappor", controls, _draw_rappor, "RAPPOR: guide and simulator", defaults=defaults)
-    upload = w.FileUpload(accept=".csv", multiple=True, description="google/rappor files")
+    upload = w.FileUpload(accept=".csv", multiple=True, description="upload google/rappor counts, map, params",
+                          layout=w.Layout(width="auto"))
     status = w.HTML()
-    clear = w.Button(description="back to the simulation")
+    clear = w.Button(description="back to the simulation", layout=w.Layout(width="auto"))
 
     def uploaded(_change):
         try:
@@ -228,7 +240,8 @@ def rappor_panel(*, k=16, h=2, m=8, f=0.5, p=0.5, q=0.75, n_reports=100_000, n_c
             panel.set_values({name: value + 1 if isinstance(value, int) else 0, **{r: 0 for r in reset}})
         return click
 
-    new_user, new_report = w.Button(description="new user (B′)"), w.Button(description="new report (S)")
+    auto = w.Layout(width="auto")
+    new_user, new_report = w.Button(description="new user (B′)", layout=auto), w.Button(description="new report (S)", layout=auto)
     new_user.on_click(step("user", reset=("report",)))
     new_report.on_click(step("report"))
     panel.widget.children = (*panel.widget.children[:2], w.HBox([new_user, new_report, upload, clear, status],

@@ -1,7 +1,7 @@
 """Share a view of the explorer: the panels' settings as a short code and a URL that reproduces them.
 
 A *view* is ``{panel name: {control name: value}}`` holding only what differs from the app's defaults.
-:func:`encode_view` turns it into a short URL-safe code (``v1.`` + base64url of deflated compact JSON);
+:func:`encode_view` turns it into a short URL-safe code (``v1.`` + base64url of raw-deflated compact JSON);
 :func:`decode_view` reads one back, refusing anything that is not such a code (too long, not
 deflate, not JSON, not panel → control → number/text/bool) with the library's ``ValueError``.
 The app shows the code and a link ``…/?view=<code>`` to the current view (:func:`share_bar`); opening
@@ -30,7 +30,8 @@ def encode_view(view) -> str:
     """The short code of a view ``{panel: {control: value}}`` (values: numbers, text, booleans)."""
     _check_view(view)
     raw = json.dumps(view, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
-    return PREFIX + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: no header or checksum (the JSON checks itself)
+    return PREFIX + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode("ascii").rstrip("=")
 
 
 def decode_view(code) -> dict:
@@ -42,7 +43,7 @@ def decode_view(code) -> dict:
     body = code[len(PREFIX):]
     try:
         packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-        inflater = zlib.decompressobj()
+        inflater = zlib.decompressobj(-15)
         raw = inflater.decompress(packed, MAX_JSON_BYTES)
         if inflater.unconsumed_tail or not inflater.eof:
             raise ValueError("truncated or too large")

@@ -44,6 +44,8 @@ N_EPSILONS, N_MS = 10, 7
 #: the panels' work ceilings (about 3 s on 2 cores): continual counting draws T·n_draws reporters per ε;
 #: m-shot loops over the T rounds once per m of the grid and draws T·n_draws reports per m
 MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 500_000, 5_000, 200_000
+#: who reports is drawn with numpy's hypergeometric sampler, which takes fewer than 10⁹ users
+MAX_M_SHOT_USERS = 10**9 - 1
 
 
 def _check_work(n_rounds: int, n_draws: int, ceiling: int) -> None:
@@ -174,7 +176,7 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
     """
     epsilon = check_epsilon(epsilon)
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_M_SHOT_ROUNDS)
-    n_users = check_int("n_users", n_users, low=1)
+    n_users = check_int("n_users", n_users, low=1, high=MAX_M_SHOT_USERS)
     theta = check_real("theta", theta, low=0.0, high=1.0, high_open=False)
     n_draws, seed = check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_WORK), check_int("seed", seed, low=0)
     _check_work(n_rounds, n_draws, MAX_M_SHOT_WORK)

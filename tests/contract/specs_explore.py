@@ -22,7 +22,7 @@ BLOOMS = np.asarray(_DESIGN.blooms)
 BIT_COUNTS = np.array([[40, 35, 30, 50, 20, 25, 45, 30], [38, 33, 29, 51, 22, 27, 44, 31]])
 REPORTS = np.array([100, 100])
 RAPPOR = dict(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3, zipf_s=1.0)
-CODE = "v1.eNqrVirISaxML8ovzUtRsqpWAhKmOkqpBcWZOfl5SlZGega1tQDnLgv_"  # {"playground": {"epsilon": 2.0, "d": 5}}
+CODE = "v1.q1YqyEmsTC_KL81LUbKqVgISpjpKqQXFmTn5eUpWRnoGtbUA"  # {"playground": {"epsilon": 2.0, "d": 5}}
 
 EO, EU, ER, ES = "ldp_helpers.explore.oracles.", "ldp_helpers.explore.utility.", "ldp_helpers.explore.rappor.", \
     "ldp_helpers.explore.rappor_sim."
