@@ -1,6 +1,7 @@
 """The RAPPOR guide and simulator, continual-counting and m-shot panels: their pure functions and widgets (no browser)."""
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
@@ -286,13 +287,20 @@ def test_rappor_panel_steps_a_users_report_and_offers_the_decoded_result():
     assert header[:4] == ("candidate", "frequency", "threshold", "pr_detected_analytic") and "estimate" in header
     survey = simulated_survey(**RAPPOR, correction="bh")
     assert [row[5] for row in rows] == pytest.approx(list(survey.decoded.estimate))
-    image = panel.artists["image"].get_array()
+    from PIL import Image
+
+    def strip():  # the three rows B, B′, S of the report strip (one pixel per cell, one row per step)
+        img = np.asarray(Image.open(io.BytesIO(panel.artists["strip"]["image"].value)))
+        return img[[8, 24, 40], ::img.shape[1] // 16, 0]
+
+    image = strip()
     panel.controls["report"].value = 1  # a new report: only S changes
-    after = panel.artists["image"].get_array()
-    np.testing.assert_array_equal(after[:2], image[:2])
+    np.testing.assert_array_equal(strip()[:2], image[:2])
     panel.controls["user"].value = 4  # a new user: B′ is drawn anew, B is the same filter
-    np.testing.assert_array_equal(panel.artists["image"].get_array()[0], image[0])
-    assert "user #4, candidate w = 0" in panel.artists["strip_title"].get_text()
+    np.testing.assert_array_equal(strip()[0], image[0])
+    steps = user_report(**{k_: RAPPOR[k_] for k_ in ("k", "h", "m", "f", "p", "q")}, n_candidates=40, user=4, report=0)
+    np.testing.assert_array_equal(strip()[0] < 128, steps.bloom == 1)  # dark = 1
+    assert "user #4, candidate w = 0" in panel.artists["strip"]["title"].value
 
 
 def test_rappor_panel_decodes_uploaded_counts_and_goes_back():

@@ -152,7 +152,7 @@ def figure_for(panel: Panel, setup, *, figsize=(9.6, 4.0)):
                          "ytick.labelsize": SMALL, "legend.fontsize": SMALL}):
             panel.figure = Figure(figsize=figsize, dpi=FIGURE_DPI,
                                   layout=PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True))
-            panel.artists = setup(panel.figure)
+            panel.artists = {**panel.artists, **setup(panel.figure)}
     return panel.figure, panel.artists
 
 
@@ -249,7 +249,7 @@ STYLE = ("<style>.ldp-download{margin-left:1em;font-size:90%;text-decoration:non
          ".ldp-panel h3{margin:.2em 1em .2em 0}.ldp-panel{max-width:100%;overflow:hidden}</style>")
 
 
-def build(name: str, controls: dict, redraw, title: str, *, defaults=None) -> Panel:
+def build(name: str, controls: dict, redraw, title: str, *, defaults=None, artists=None) -> Panel:
     """The panel ``name``: a title bar, its controls (wrapping rows), message, summary, figure; wired to ``redraw``."""
     import ipywidgets as w
 
@@ -265,7 +265,7 @@ def build(name: str, controls: dict, redraw, title: str, *, defaults=None) -> Pa
                       ("downloads", downloads), *controls.items()):
         part.add_class(f"ldp-{name}-{cls}")
     panel = Panel(name, box, controls, summary, message, output, busy, downloads, title=title,
-                  defaults=dict(defaults or {}))
+                  defaults=dict(defaults or {}), artists=dict(artists or {}))
     return wire(panel, redraw)
 
 

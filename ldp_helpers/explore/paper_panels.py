@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_helpers.explore import _controls as c
-from ldp_helpers.explore._widgets import Panel, build, figure_for, fmt, outside_legend, rescale, set_errorbar, show_figure
+from ldp_helpers.explore._widgets import (Panel, build, figure_for, fmt, outside_legend, power_of_ten_ticks, rescale,
+                                          set_errorbar, show_figure)
 from ldp_helpers.explore.streams import STREAM_MECHANISMS, continual_counting_curves, m_shot_curves
 
 PANELS = ("continual", "m_shot")
@@ -106,6 +107,7 @@ def _setup_m_shot(fig) -> dict:
                          label="mean F-measure (±2 SE),\nexact surveys")
     star = ax.axvline(1.0, color="C3", lw=1.4, label="m* (Eq. 7)")
     ax.set(xscale="log", xlabel="m (reports per user)", ylabel="F-measure")
+    power_of_ten_ticks(ax.xaxis)
     g_ax = ax.twinx()
     g_line, = g_ax.plot([], [], color="grey", ls="--", lw=1.4, label="g(m/ε) (right axis)")
     g_ax.set_ylabel("g(m/ε)")

@@ -17,12 +17,14 @@ References
 from __future__ import annotations
 
 import html
+import io
 
 import numpy as np
 
 from ldp_helpers._validation import check_bool, check_instance, fail
 from ldp_helpers.explore import _controls as c
-from ldp_helpers.explore._widgets import Panel, build, count_ticks, figure_for, fmt, integer_ticks, set_errorbar, show_figure
+from ldp_helpers.explore._widgets import (Panel, build, count_ticks, figure_for, fmt, integer_ticks, power_of_ten_ticks,
+                                          set_errorbar, show_figure)
 from ldp_helpers.explore.rappor import CORRECTIONS, SHAPES, rappor_guide, simulated_precision_recall
 from ldp_helpers.explore.rappor_sim import decode_counts, simulated_survey, user_report
 
@@ -43,26 +45,18 @@ def _read_upload(files: dict):
 
 
 def _setup_rappor(fig) -> dict:
-    from matplotlib.colors import ListedColormap
-
-    strip = fig.add_axes((0.115, 0.82, 0.86, 0.09))
-    image = strip.imshow(np.zeros((3, 8)), cmap=ListedColormap(["#f2f2f2", "#223b70"]), vmin=0, vmax=1, aspect="auto",
-                         interpolation="nearest")
-    strip.set_yticks([0, 1, 2], ["B (Bloom)", "B′ (PRR)", "S (IRR, sent)"])
-    strip.set_xlabel("bit i of the k-bit report", labelpad=1)
-    integer_ticks(strip.xaxis)
-    strip_title = strip.set_title("", loc="left")
-    ax = fig.add_axes((0.075, 0.25, 0.36, 0.44))
+    ax = fig.add_axes((0.075, 0.3, 0.36, 0.62))
     freq = ax.stairs([1.0], [0.5, 1.5], fill=True, color="#cfcfcf", label="frequency π_w of candidate w")
     thr, = ax.plot([], [], color="C3", lw=1.6, label="detection threshold π_min,w (power ½)")
     ax.set(yscale="log", xlabel="candidate w (rank)", ylabel="frequency")
     integer_ticks(ax.xaxis)
+    power_of_ten_ticks(ax.yaxis)
     power_ax = ax.twinx()
     power, = power_ax.plot([], [], color="C0", lw=1.6, label="Pr[detected] (analytic approx., right)")
     power_ax.set(ylim=(-0.02, 1.02), ylabel="Pr[detected]")
-    ax.legend(handles=[freq, thr, power], loc="upper left", bbox_to_anchor=(-0.02, -0.17), frameon=False)
+    ax.legend(handles=[freq, thr, power], loc="upper left", bbox_to_anchor=(-0.02, -0.13), frameon=False)
     guide_title = ax.set_title("guide", loc="left")
-    est_ax = fig.add_axes((0.6, 0.25, 0.375, 0.44))
+    est_ax = fig.add_axes((0.6, 0.3, 0.375, 0.62))
     diagonal, = est_ax.plot([], [], color="black", lw=1.0, label="estimate = truth")
     bars = est_ax.errorbar([0.0], [0.0], yerr=[0.0], fmt="none", ecolor="#9aa", lw=1.0, label="± 2 SE")
     kept, = est_ax.plot([], [], "o", mfc="white", mec="#777", ms=4.5, label="not detected")
@@ -73,20 +67,39 @@ def _setup_rappor(fig) -> dict:
     count_ticks(est_ax.yaxis)
     empty = est_ax.text(0.5, 0.5, "no survey: tick 'decode a simulated survey'", ha="center", va="center",
                         transform=est_ax.transAxes, color="#666")
-    est_ax.legend(loc="upper left", bbox_to_anchor=(-0.02, -0.17), ncol=2, frameon=False)
+    est_ax.legend(loc="upper left", bbox_to_anchor=(-0.02, -0.13), ncol=2, frameon=False)
     est_title = est_ax.set_title("", loc="left")
-    return {"image": image, "strip": strip, "strip_title": strip_title, "ax": ax, "freq": freq, "thr": thr,
+    return {"ax": ax, "freq": freq, "thr": thr,
             "power": power, "guide_title": guide_title, "est_ax": est_ax, "diagonal": diagonal, "bars": bars,
             "kept": kept, "hits": hits, "false": false, "est_title": est_title, "empty": empty}
 
 
-def _draw_report(a, steps, user, report) -> None:
-    a["image"].set_data(np.stack([steps.bloom, steps.prr, steps.irr]))
-    a["image"].set_extent((-0.5, steps.bloom.size - 0.5, 2.5, -0.5))
+#: the report strip's colours (bit 0, bit 1) and its cell height in pixels
+STRIP_COLOURS, STRIP_ROW = ((242, 242, 242), (34, 59, 112)), 16
+
+
+def report_strip(steps, width: int = 960) -> bytes:
+    """B, B′ and S as a 3-row PNG strip (dark = 1), drawn with PIL: crisp at any k, a millisecond to make."""
+    from PIL import Image
+
+    bits = np.stack([steps.bloom, steps.prr, steps.irr]).astype(np.uint8)
+    cell = max(1, width // bits.shape[1])
+    palette = np.array(STRIP_COLOURS, dtype=np.uint8)
+    rows = np.repeat(np.repeat(palette[bits], STRIP_ROW, axis=0), cell, axis=1)
+    rows[STRIP_ROW::STRIP_ROW] = 255  # a white line between B, B′ and S
+    buf = io.BytesIO()
+    Image.fromarray(rows).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _draw_report(panel: Panel, steps, user, report) -> None:
     ones = ", ".join(str(i) for i in np.flatnonzero(steps.bloom)[:8])
     more = ", …" if steps.bloom.sum() > 8 else ""
-    a["strip_title"].set_text(f"user #{user}, candidate w = {steps.candidate}, cohort j = {steps.cohort}, report #{report}: "
-                              f"B sets bits {{{ones}{more}}} (dark = 1); B′ memoized, S sent")
+    strip = panel.artists["strip"]
+    strip["title"].value = (f"<b>one user's report</b> — user #{user}, candidate w = {steps.candidate}, cohort j = "
+                            f"{steps.cohort}, report #{report}: B sets bits {{{ones}{more}}} of {steps.bloom.size} (dark = 1, "
+                            f"bit 0 at the left); B′ is memoized per user, S is what is sent")
+    strip["image"].value = report_strip(steps)
 
 
 def _draw_survey(a, truth, decoded, n_true: int) -> None:
@@ -133,8 +146,8 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
         f"— analytic approximation (normal OLS estimates, LASSO ignored){found}{check}"
         + (f"; <b>M = {n_candidates} exceeds the k·m = {k * m} rows of Y</b>: the design is underdetermined and the "
            "guide optimistic — trust the decoded survey" if n_candidates >= k * m else ""))
-    fig, a = figure_for(panel, _setup_rappor, figsize=(11.0, 7.6))
-    _draw_report(a, steps, user, report)
+    fig, a = figure_for(panel, _setup_rappor, figsize=(11.0, 5.6))
+    _draw_report(panel, steps, user, report)
     ranks = np.arange(1, g.frequencies.size + 1)
     a["freq"].set_data(np.where(g.frequencies > 0, g.frequencies, 1e-12), np.arange(g.frequencies.size + 1) + 0.5)
     a["thr"].set_data(ranks, g.threshold)
@@ -213,7 +226,13 @@ def rappor_panel(*, k=16, h=2, m=8, f=0.5, p=0.5, q=0.75, n_reports=100_000, n_c
         "simulate": c.toggle(check_bool("simulate", simulate), f"check: {SIMULATED_SURVEYS} decoded surveys"),
     }
     defaults = dict(setting, candidate=candidate, cohort=cohort, user=user, report=report, survey=survey, simulate=simulate)
-    panel = build("rappor", controls, _draw_rappor, "RAPPOR: guide and simulator", defaults=defaults)
+    labels = w.HTML('<div style="line-height:17px;text-align:right;padding-right:6px">B (Bloom)<br>B′ (PRR)<br>S (IRR, sent)</div>')
+    strip = {"title": w.HTML(), "image": w.Image(format="png", layout=w.Layout(width="960px", max_width="85%",
+                                                                                 height="50px", object_fit="fill"))}
+    strip_box = w.VBox([strip["title"], w.HBox([labels, strip["image"]], layout=w.Layout(align_items="center"))])
+    strip_box.add_class("ldp-rappor-report")
+    panel = build("rappor", controls, _draw_rappor, "RAPPOR: guide and simulator", defaults=defaults,
+                  artists={"strip": strip})
     upload = w.FileUpload(accept=".csv", multiple=True, description="upload google/rappor counts, map, params",
                           layout=w.Layout(width="auto"))
     status = w.HTML()
@@ -246,5 +265,5 @@ def rappor_panel(*, k=16, h=2, m=8, f=0.5, p=0.5, q=0.75, n_reports=100_000, n_c
     new_report.on_click(step("report"))
     panel.widget.children = (*panel.widget.children[:2], w.HBox([new_user, new_report, upload, clear, status],
                                                                  layout=w.Layout(flex_flow="row wrap")),
-                             *panel.widget.children[2:])
+                             *panel.widget.children[2:4], strip_box, *panel.widget.children[4:])
     return panel

@@ -43,7 +43,7 @@ EXTREMES = {
     "continual": {"largest": {"n_rounds": 100_000, "n_draws": 5, "n_users": 10**10, "epsilon_max": 30.0, "beta": 0.001,
                               "mu": 1.0},
                   "smallest": {"n_rounds": 1, "n_draws": 2, "n_users": 10, "epsilon_max": 0.5, "beta": 0.99, "mu": 0.0}},
-    "m_shot": {"largest": {"n_rounds": 5000, "n_draws": 40, "n_users": 10**10, "epsilon": 500.0, "theta": 1.0},
+    "m_shot": {"largest": {"n_rounds": 5000, "n_draws": 40, "n_users": 10**9 - 1, "epsilon": 500.0, "theta": 1.0},
                "smallest": {"n_rounds": 1, "n_draws": 1, "n_users": 10, "epsilon": 0.1, "theta": 0.01}},
 }
 
