@@ -70,7 +70,7 @@ def optimal_threshold(epsilon: float) -> float:
 
     def variance(theta):
         p, q = _threshold_probabilities(theta, epsilon)
-        return q * (1 - q) / (p - q) ** 2
+        return q * (1 - q) / (p - q) ** 2 if p > q else math.inf  # p = q: ε too small (THE refuses it)
 
     return float(minimize_scalar(variance, bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10}).x)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldp_helpers._validation import check_binary_array, check_domain_values, check_int, check_ndim, check_probability, check_rng
-from ldp_helpers.mechanisms.privacy import _independent_bits_table
+from ldp_helpers.mechanisms.privacy import _independent_bits_log_table, _independent_bits_table, _max_log_ratio
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
@@ -77,6 +77,14 @@ class UnaryEncoding(PureFrequencyOracle):
     def output_table(self) -> np.ndarray:
         """The whole-report table ``P[v, y]`` over all 2^d bit vectors y (d ≤ 12); its loss is exactly ε."""
         return unary_output_table(self.p, self.q, self.d)
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε from the same table in log space (d ≤ 12): at large ε an entry such as
+        q*^(d−1) underflows in the table itself, and the ratio of two underflowed entries would read ∞."""
+        check_int("d", self.d, low=2, high=MAX_D_TABLE)
+        prob_one = np.full((self.d, self.d), self.q)
+        np.fill_diagonal(prob_one, self.p)
+        return _max_log_ratio(_independent_bits_log_table(np.log1p(-prob_one), np.log(prob_one)))
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: one-hot encode v, then report bit i as 1 w.p. p (i = v) or q (i ≠ v).
