@@ -28,7 +28,8 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_ndim, check_real, check_real_array, check_rng
+from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_epsilon, check_int, check_ndim,
+                                     check_real, check_real_array, check_rng)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 
 
@@ -45,6 +46,8 @@ def laplace_scale(epsilon: float) -> float:
 def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
     values = check_domain_values("values", values, d).ravel()
     rng = check_rng(rng)
+    check_allocation("values", Described(f"{values.size:,} values"), values.size * d,
+                     what=f"{values.size:,} reports of d = {d:,} reals")
     reports = rng.laplace(0.0, laplace_scale(epsilon), size=(values.size, d))
     reports[np.arange(values.size), values] += 1.0
     return reports
