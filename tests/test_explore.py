@@ -109,7 +109,7 @@ def test_playground_panel_updates_and_survives_a_refused_epsilon():
     assert panel.message.value == "" and "whole-report ε from the table" in first_summary
     assert first_png.startswith(b"\x89PNG")
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon must be in (0, inf); got 0.0" in panel.message.value
+    assert "refused: epsilon must be in [1e-12, inf); got 0.0" in panel.message.value
     assert "Traceback" not in panel.message.value and panel.summary.value == first_summary
     panel.controls["epsilon"].value = 2.5  # keeps working
     assert panel.message.value == "" and panel.summary.value != first_summary and panel.png[-1] != first_png
