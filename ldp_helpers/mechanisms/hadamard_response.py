@@ -151,7 +151,7 @@ class HadamardResponse(FrequencyOracle):
         y = rng.integers(0, self.b, size=blocks.size)
         wanted = np.where(in_set, 1, -1)  # the sign H_b[r, y] the report needs inside its block
         y = np.where(_hadamard_entries(rows, y) == wanted, y, y ^ (rows & -rows))
-        other = rng.integers(0, self.K - self.b, size=blocks.size)  # a symbol of another block
+        other = rng.integers(0, max(self.K - self.b, 1), size=blocks.size)  # a symbol of another block (if B > 1)
         other += self.b * (other >= blocks * self.b)
         return np.where(outside_block, other, blocks * self.b + y)
 
