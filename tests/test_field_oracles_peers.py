@@ -2,7 +2,8 @@
 mechanism and fast local hashing, multi-freq-ldpy 0.2.5's Subset Selection.
 
 For each, the peer's client reports go through our aggregate and estimator and ours through the peer's
-server, and the estimates must be identical where the estimator is the same formula (all four); the peer's
+server, and the estimates must be identical where the estimator is the same formula (all four; FLH's peer reports use
+its own xxhash family, so our debiasing is applied to their support counts under its table); the peer's
 client, fed through our estimator over many surveys, must give means and variances within 5 standard errors of
 our exact mean and variance (the peer's client has the law of ours).  The peers run in their own process
 (``tests/peer_field_oracles.py`` with ``PYTHONPATH=build/bench-peers``, installed by ``make peers``); they never
