@@ -284,6 +284,19 @@ def test_flh_moments_are_those_of_its_table_and_unbiased_over_hash_draws():
     assert np.max(np.abs(exact - counts)) < 1e-6
 
 
+@pytest.mark.parametrize("k, d, g", [(4, 50, 5), (40, 8, 3), (8, 300, 30)])
+def test_fixed_hash_moments_by_pairs_and_by_matrix_are_the_collision_formula(k, d, g):
+    """Both routes of the collision sums (grouping by pairs of hashes, or the d × d rates) give f·S and f·S² exactly."""
+    rng = np.random.default_rng(10)
+    table, counts = rng.integers(0, g, size=(k, d)), rng.integers(0, 9, size=d)
+    rates = sum(row[:, None] == row[None, :] for row in table) / k
+    grr = GRR(1.1, g)
+    pi = grr.q + (grr.p - grr.q) * rates  # Pr[a user of v supports x]
+    mean, variance = fixed_hash_moments(table, counts, 1.1, g)
+    np.testing.assert_allclose(mean, (counts @ pi - counts.sum() / g) / (grr.p - 1 / g), rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(variance, counts @ (pi * (1 - pi)) / (grr.p - 1 / g) ** 2, rtol=1e-10)
+
+
 @pytest.mark.parametrize("k, g", [(1, 2), (3, 5), (8, 0)])
 def test_flh_table_is_epsilon_when_a_hash_separates(k, g):
     flh = FastLocalHashing.create(1.5, 6, k, g, rng=np.random.default_rng(9))

@@ -15,7 +15,7 @@ collision rates, as for Apple's sketch), so exactly
 
     E[ĉ(x)] = (Σ_v f_v π(v, x) − n/g)/(p* − 1/g),   Var[ĉ(x)] = Σ_v f_v π(v, x)(1 − π(v, x))/(p* − 1/g)²
 
-(:func:`fixed_hash_moments`; ``unbiased = False``).  This is the heuristic's price: FLH trades
+(:func:`fixed_hash_moments`; ``unbiased = False``; O(k² d log d) or O(k d²) work, whichever is smaller).  This is the heuristic's price: FLH trades
 OLH's O(n d) decoding for O(k d + n) at a collision bias that shrinks as k grows.
 
 Exact aggregate sampler: the users of each value split over the k hashes multinomially; row j's
@@ -38,7 +38,7 @@ import numpy as np
 from ldp_helpers._validation import (check_allocation, check_domain_values, check_epsilon, check_int,
                                      check_int_array, check_ndim, check_rng, check_trailing_shape, check_true_counts, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables, _hash_values
+from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, olh_hash_range
 
@@ -49,8 +49,8 @@ def fixed_hash_moments(hash_table, true_counts, epsilon: float, g: int) -> tuple
     """Exact (E[ĉ(x)], Var[ĉ(x)]) of local hashing whose users pick one of the k rows of ``hash_table`` uniformly.
 
     ``hash_table[j, x] = h_j(x)`` ∈ [0, g) (shape (k, d)), ``true_counts`` the d counts f_v, GRR over g
-    at budget ε (the module docstring's formulas; O(k d²) work).  Any fixed family: ours, or pure-ldp's
-    xxhash family (the peer-parity test uses it).
+    at budget ε (the module docstring's formulas).  Any fixed family: ours, or pure-ldp's xxhash family
+    (the peer-parity test uses it).
 
     References
     ----------
@@ -58,26 +58,44 @@ def fixed_hash_moments(hash_table, true_counts, epsilon: float, g: int) -> tuple
     """
     epsilon, g = check_epsilon(epsilon), check_int("g", g, low=2)
     table = check_int_array("hash_table", check_ndim("hash_table", hash_table, 2, what="(k hashes × d values)"), low=0, high=g - 1)
+    counts, n = check_true_counts(true_counts, table.shape[1])
+    return _moments(table, counts, n, GRR(epsilon, g))
+
+
+def _collision_sums(table: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(f·S, f·S²) with S[v, x] = (1/k)·#{j : h_j(v) = h_j(x)}, without the d × d matrix when k is small.
+
+    f·S[x] = (1/k) Σ_j F_j[h_j(x)] with F_j the counts per hash value; f·S²[x] = (1/k²) Σ_{j, j'} of the
+    counts of the values sharing x's pair (h_j, h_j'): O(k² d log d) by grouping, else O(k d²) by the matrix.
+    """
     k, d = table.shape
-    counts, n = check_true_counts(true_counts, d)
-    check_allocation("hash_table", table.shape, d * d, what="the d × d collision rates")
-    rates = np.zeros((d, d))
-    for row in table:
-        rates += row[:, None] == row[None, :]
-    rates /= k
-    return _moments(rates, rates * (1 - rates), counts, n, GRR(epsilon, g))
+    weights = counts.astype(float)
+    if k * max(1, d.bit_length()) > d:  # many hashes: the d × d collision rates are cheaper
+        check_allocation("hash_table", table.shape, d * d, what="the d × d collision rates")
+        rates = np.zeros((d, d))
+        for row in table:
+            rates += row[:, None] == row[None, :]
+        rates /= k
+        return weights @ rates, weights @ rates**2
+    linear, square = np.zeros(d), np.zeros(d)
+    for j in range(k):
+        linear += np.bincount(table[j], weights=weights, minlength=int(table[j].max()) + 1)[table[j]]
+        for jj in range(j, k):
+            _, groups = np.unique(table[j] * (int(table[jj].max()) + 1) + table[jj], return_inverse=True)
+            square += (1 if jj == j else 2) * np.bincount(groups, weights=weights)[groups]
+    return linear / k, square / k**2
 
 
-def _moments(rates, spread, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
-    """The exact mean and variance of ĉ from the collision rates S and S(1 − S) (validated input).
+def _moments(table, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
+    """The exact mean and variance of ĉ for the hash table (validated input).
 
     π = q' + (p* − q') S, so Σ_v f_v π = n q' + (p* − q') f·S and
-    Σ_v f_v π(1 − π) = n q'(1 − q') + (p* − q')(1 − 2q') f·S − (p* − q')² f·S², with S² = S − S(1 − S).
+    Σ_v f_v π(1 − π) = n q'(1 − q') + (p* − q')(1 − 2q') f·S − (p* − q')² f·S².
     """
     p, q, g = grr.p, grr.q, grr.d
-    f_rates, f_spread = counts @ rates, counts @ spread
+    f_rates, f_squares = _collision_sums(table, counts)
     support = n * q + (p - q) * f_rates
-    spread_sum = n * q * (1 - q) + (p - q) * (1 - 2 * q) * f_rates - (p - q) ** 2 * (f_rates - f_spread)
+    spread_sum = n * q * (1 - q) + (p - q) * (1 - 2 * q) * f_rates - (p - q) ** 2 * f_squares
     return (support - n / g) / (p - 1 / g), spread_sum / (p - 1 / g) ** 2
 
 
@@ -218,5 +236,4 @@ class FastLocalHashing(FrequencyOracle):
 
     def _fixed_moments(self, truth):
         counts, n = self._counts_and_n(truth)
-        rates, spread = _collision_tables(self.hash_a, self.hash_b, self.d, self.hash_range)
-        return _moments(rates, spread, counts, n, self._grr)
+        return _moments(self.hash_table(), counts, n, self._grr)
