@@ -23,7 +23,7 @@ from ldp_helpers.mechanisms.hadamard import _uniform_on_sign_sets, hadamard_entr
 from ldp_helpers.mechanisms.hadamard_mechanism import (HadamardMechanism, HadamardReports, coefficient_variance_factor,
                                                        optimal_coefficients)
 from ldp_helpers.mechanisms.hadamard_response import HadamardResponse, hr_blocks
-from ldp_helpers.mechanisms.local_hashing import collision_probability
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection, _total_variance, optimal_subset_size
 
@@ -278,7 +278,8 @@ def test_flh_moments_are_those_of_its_table_and_unbiased_over_hash_draws():
     rng = np.random.default_rng(8)
     draws = np.array([FastLocalHashing.create(1.2, 8, 4, rng=rng).expected_estimate(counts) for _ in range(4000)])
     g, grr = flh.hash_range, GRR(1.2, flh.hash_range)
-    collide = float(collision_probability(g))  # exact for the universal family: (P − 1)/(...) ≈ 1/g
+    sizes = [HASH_PRIME // g + (c < HASH_PRIME % g) for c in range(g)]  # residues r < P with r ≡ c (mod g)
+    collide = sum(m * (m - 1) for m in sizes) / (HASH_PRIME * (HASH_PRIME - 1))  # Pr[h(v) = h(x)], v ≠ x: ≈ 1/g
     exact = counts + (counts.sum() - counts) * (grr.p - grr.q) * (collide - 1 / g) / (grr.p - 1 / g)
     assert np.all(np.abs(draws.mean(axis=0) - exact) < N_SE * draws.std(axis=0, ddof=1) / math.sqrt(draws.shape[0]))
     assert np.max(np.abs(exact - counts)) < 1e-6

@@ -36,7 +36,8 @@ from ldp_helpers.pipeline.decisions import Decision, lt
 from ldp_helpers.pipeline.report import NotebookClaims
 from ldp_helpers.protocols.personalized import PCEP
 from ldp_helpers.protocols.taxonomy import Taxonomy
-from ldp_helpers.simulate.datasets import CategoryCounts, SurveyStandIn
+from ldp_helpers.simulate.datasets import CategoryCounts
+from ldp_helpers.simulate.survey import SurveyStandIn
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
 
 from .specs import RNG, Spec, spec
@@ -170,8 +171,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     # simulate
     S + "datasets.CategoryCounts.frequencies": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
     S + "datasets.CategoryCounts.records": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
-    S + "datasets.SurveyStandIn.rating_counts": method(lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
-    S + "datasets.SurveyStandIn.rating_counts_by_brand": method(
+    S + "survey.SurveyStandIn.rating_counts": method(lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
+    S + "survey.SurveyStandIn.rating_counts_by_brand": method(
         lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
     S + "populations.Population.ones_per_round": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
     S + "populations.Population.fractions": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
