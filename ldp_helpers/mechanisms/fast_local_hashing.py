@@ -235,5 +235,10 @@ class FastLocalHashing(FrequencyOracle):
         return variance + (mean - self.estimand(true_counts)) ** 2
 
     def _fixed_moments(self, truth):
+        """(E[ĉ], Var[ĉ]) for the truth, the last one kept (expected_estimate and variance of one truth: one pass)."""
         counts, n = self._counts_and_n(truth)
-        return _moments(self.hash_table(), counts, n, self._grr)
+        key = counts.tobytes()
+        last = self.__dict__.get("_last_moments")
+        if last is None or last[0] != key:
+            last = self.__dict__["_last_moments"] = (key, _moments(self.hash_table(), counts, n, self._grr))
+        return last[1][0].copy(), last[1][1].copy()
