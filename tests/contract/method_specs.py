@@ -89,9 +89,9 @@ M, P, A, S, C = ("ldp_helpers.mechanisms.", "ldp_helpers.pipeline.", "ldp_helper
 
 METHOD_SPECS: dict[str, MethodSpec] = {
     # audit
-    A + "auditor.MechanismClient.sample": method(lambda: MechanismClient(GRR(1.0, 3)), value=1, n=20, rng=RNG,
+    A + "clients.MechanismClient.sample": method(lambda: MechanismClient(GRR(1.0, 3)), value=1, n=20, rng=RNG,
                                                  _huge={"n"}, _extra={"value": [3, -1, 0.5]}),
-    A + "auditor.BlackBoxClient.sample": method(lambda: BlackBoxClient(float), value=1, n=20, rng=RNG, _free={"value"},
+    A + "clients.BlackBoxClient.sample": method(lambda: BlackBoxClient(float), value=1, n=20, rng=RNG, _free={"value"},
                                                 _huge={"n"}),
     A + "events.Event.mask": method(lambda: Event((0, 1), ("==", ">"), (1.0, 0.5)), matrix=np.eye(3),
                                     _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]}),
