@@ -20,6 +20,7 @@ import numpy as np
 from ldp_helpers.audit.auditor import BlackBoxClient, MechanismClient
 from ldp_helpers.audit.events import Event
 from ldp_helpers.experiments.tutorial_protocols import Curve
+from ldp_helpers.explore.oracles import privacy_utility_curves
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE
@@ -110,6 +111,14 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     M + "continual.Glance.empty_round_probability": method(lambda: Glance(1.5, 4), n_users=10),
     M + "count_mean_sketch.CountMeanSketch.hash_table": method(lambda: REGISTRY["cms"].example()),
     M + "count_mean_sketch.CountMeanSketch.collision_rates": method(lambda: REGISTRY["cms"].example()),
+    # the field's oracles (issue 29, part A)
+    M + "fast_local_hashing.FastLocalHashing.hash_table": method(lambda: REGISTRY["flh"].example()),
+    M + "fast_local_hashing.FastLocalHashing.mean_squared_error": method(
+        lambda: REGISTRY["flh"].example(), true_counts=np.array([30, 10, 5, 0, 15], dtype=np.int64),
+        _extra={"true_counts": [np.array([30, 10, 5, 0]), np.zeros(5, dtype=np.int64)]}),
+    # … and the explorer's curves, which count the fixed-hash sketches' bias² (∝ n²) when rescaled in n
+    "ldp_helpers.explore.oracles.PrivacyUtilityCurves.rescaled": method(
+        lambda: privacy_utility_curves(5, 5, np.array([0.5, 1.0])), n=50),
     M + "histogram_encoding.SHE.log_density_ratio": method(lambda: SHE(1.0, 5), y=np.array([[0.5, 1.0, 0.0, 0.2, 0.1]]),
                                                            v=0, v_other=1, _extra={"v": [5, -1], "v_other": [5, -1],
                                                                                    "y": [np.zeros((1, 4))]}),
