@@ -32,16 +32,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_instance, check_int, check_int_array, check_ndim,
+from ldp_helpers._validation import (Described, check_domain_values, check_instance, check_int, check_int_array, check_ndim,
                                      check_real, check_rng, fail)
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_tables
+from ldp_helpers.mechanisms.local_hashing import _universal_hash
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
 MAX_EPSILON = 36.0
 MAX_TABLE_CELLS = 2**24  # largest d·k·m·2 for output_table
-_BLOCK_CELLS = 2**22  # cells of the (draws, k, m, m) split drawn at once by the sampler
 
 
 class HcmsReports(NamedTuple):
@@ -78,6 +78,29 @@ def sylvester_hadamard(m: int) -> np.ndarray:
     table = (1 - 2 * parity).astype(np.int8)
     table.setflags(write=False)
     return table
+
+
+def _split_over_hadamard_rows(hits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Users A[…, c] of hash c each pick a Hadamard row l uniformly: (#{coefficient H[l, c] = +1}, #users) per l.
+
+    Exact in O(m log m) per row instead of an m × m multinomial: l's bits are independent fair coins,
+    and H[l, c] = Π_t (−1)^{l_t c_t}.  Bit by bit (most significant first) each population — the
+    users whose l starts with a given prefix, grouped by their sign so far and the bits of c not
+    yet read — splits binomially in two; reading bit t of c then merges its two halves, flipping
+    the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per row.
+    """
+    *lead, m = hits.shape
+    state = np.stack([hits, np.zeros_like(hits)], axis=-2)[..., None, :, :]  # (…, prefixes, sign ±, remaining c)
+    while state.shape[-1] > 1:
+        half = state.shape[-1] // 2
+        split = state.reshape(*state.shape[:-1], 2, half)  # (…, P, sign, c_t, c')
+        low = rng.binomial(split, 0.5)  # l_t = 0
+        high = split - low  # l_t = 1
+        keep = low.sum(axis=-2)  # l_t = 0: the sign does not change
+        flip = high[..., 0, :] + high[..., ::-1, 1, :]  # l_t = 1: c_t = 1 flips the sign
+        state = np.stack([keep, flip], axis=-3).reshape(*lead, -1, 2, half)
+    plus, minus = state[..., 0, 0], state[..., 1, 0]
+    return plus, plus + minus
 
 
 @dataclass(frozen=True)
@@ -142,36 +165,40 @@ class HadamardCountMeanSketch(CountMeanSketch):
         return self.k * self.c_epsilon * (np.asarray(signed_sums, dtype=float) @ sylvester_hadamard(self.m).T)
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
-        """Exact sampler of :meth:`aggregate` given the true counts (cost O(d·k + k·m²) per survey).
+        """Exact sampler of :meth:`aggregate` given the true counts (cost O(d·k + k·m·log m) per survey).
 
-        Row j's A[j, c] users of hash c choose their Hadamard row l uniformly (a multinomial over m);
+        Row j's A[j, c] users of hash c choose their Hadamard row l uniformly (:func:`_split_over_hadamard_rows`);
         at (j, l) the +1 count is Bin(#{H[l, c] = +1}, 1 − r) + Bin(#{H[l, c] = −1}, r).  With
         ``n_draws`` the result has shape (n_draws, k, m).
         """
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         draws = 1 if n_draws is None else batch_shape(n_draws, (self.k, self.m))[0]
-        check_allocation("m", self.m, self.k * self.m * self.m, what="the k × m × m split of one survey over Hadamard rows")
-        block = max(1, _BLOCK_CELLS // (self.k * self.m * self.m))  # surveys drawn at once (bounded memory)
-        signed = np.concatenate([self._signed_sums(counts, min(block, draws - start), rng)
-                                 for start in range(0, draws, block)])
-        sketch = self._transform(signed)
+        sketch = self._transform(self._sample_signed(np.broadcast_to(counts, (draws, self.d)), self.hash_table(), rng))
         return sketch[0] if n_draws is None else sketch
 
-    def _signed_sums(self, counts, draws: int, rng) -> np.ndarray:
-        """``draws`` surveys' Σ w̃ per cell, shape (draws, k, m), for validated counts."""
-        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d))  # (draw, x, j)
-        cells = (np.arange(self.k)[:, None] * self.m + self.hash_table()).ravel()  # (j, x) -> j·m + h_j(x)
+    def _sample_signed(self, counts, hashes, rng) -> np.ndarray:
+        """Σ w̃ per cell, shape (draws, k, m), of surveys whose users hold values with hash columns ``hashes``
+        (k × s) in the counts ``counts`` (draws × s): any subset of the domain (the protocols pass the values present)."""
+        draws = counts.shape[0]
+        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (draw, value, j)
+        cells = (np.arange(self.k)[:, None] * self.m + hashes).ravel()  # (j, value) -> j·m + h_j(value)
         flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
         hits = np.bincount(flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m)
-        hits = hits.astype(np.int64).reshape(draws, self.k, self.m)  # A[j, c]
-        spread = rng.multinomial(hits, np.full(self.m, 1.0 / self.m))  # (draw, j, c, l): their Hadamard rows
-        positive = sylvester_hadamard(self.m) == 1  # [c, l] (H is symmetric)
-        agree = np.where(positive, spread, 0).sum(axis=-2)  # (draw, j, l): users whose coefficient is +1
-        total = spread.sum(axis=-2)
+        agree, total = _split_over_hadamard_rows(hits.astype(np.int64).reshape(draws, self.k, self.m), rng)
         r = self.flip_probability
         plus = _draw_support_counts(agree, total, 1 - r, r, rng=rng)
         return 2 * plus - total
+
+    def _hashes_of(self, values) -> np.ndarray:
+        """h_j(x) for validated values of any domain size below P, shape (k, len(values))."""
+        a, b = (np.array(c, dtype=np.int64)[:, None] for c in (self.hash_a, self.hash_b))
+        return _universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], self.m)
+
+    def _query(self, sketch, hashes, n) -> np.ndarray:
+        """Algorithm 3 for the values with hash columns ``hashes`` (k × c): m/(m−1)·((1/k)Σ_j M[j, h_j] − n/m)."""
+        mean_hit = sketch[..., np.arange(self.k)[:, None], hashes].mean(axis=-2)
+        return self.m / (self.m - 1) * (mean_hit - n / self.m)
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] for fixed hashes: (m/(m−1))²·(n c_ε² − Σ_v f_v S[v, x]²).

@@ -27,7 +27,7 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_instance, check_int,
                                      check_int_array, check_ndim, check_real_array, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_coefficients, _check_signs, _SignedSketch
 
 
@@ -91,6 +91,11 @@ class Hashtogram(_SignedSketch):
         """H[r, x] = h_r(x) = ((a_r x + b_r) mod P) mod T, shape (R, d)."""
         return _hash_values(self.hash_a, self.hash_b, self.d, self.n_buckets)
 
+    def _hashes_of(self, values) -> np.ndarray:
+        """h_r(x) for validated values (any subset of [0, d)), shape (R, len(values)): no (R, d) table."""
+        a, b = (np.array(c, dtype=np.int64)[:, None] for c in (self.hash_a, self.hash_b))
+        return _universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], self.n_buckets)
+
     def perturb(self, values, *, rng: np.random.Generator) -> HashtogramReports:
         """Per-user reference client: group r, public row Z[i], and y = Z[i, h_r(v)] kept w.p. p (else flipped).
 
@@ -104,7 +109,7 @@ class Hashtogram(_SignedSketch):
                          what="each user's public row of Z")
         rows = rng.integers(0, self.n_hashes, size=values.size)
         public = (1 - 2 * rng.integers(0, 2, size=(values.size, self.n_buckets))).astype(np.int8)
-        sign = public[np.arange(values.size), self._table[0][rows, values]]
+        sign = public[np.arange(values.size), self._hashes_of(values)[rows, np.arange(values.size)]]
         flip = rng.random(values.size) >= self.keep_probability
         return HashtogramReports(rows, np.where(flip, -sign, sign).astype(np.int8), public)
 

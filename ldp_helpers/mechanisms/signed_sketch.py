@@ -105,12 +105,18 @@ class _SignedSketch(FrequencyOracle):
         """Exact sampler of the cell sums (rows × width, or (n_draws, rows, width)); cost O(d·rows) per survey."""
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
-        rows, width = self._shape
-        shape = batch_shape(n_draws, (rows, width))
+        shape = batch_shape(n_draws, self._shape)
         draws = 1 if n_draws is None else shape[0]
-        per_row = rng.multinomial(counts, np.full(rows, 1.0 / rows), size=(draws, self.d))  # (draw, x, j)
         hashes, signs = self._table
-        cells = (np.arange(rows)[:, None] * width + hashes) * 2 + (signs < 0)  # (j, x): cell and sign class
+        return self._sample_sums(np.broadcast_to(counts, (draws, self.d)), hashes, signs, rng).reshape(shape)
+
+    def _sample_sums(self, counts, hashes, signs, rng) -> np.ndarray:
+        """Cell sums (draws, rows, width) of surveys whose users hold values with hash and sign columns
+        ``hashes``, ``signs`` (rows × s) in the counts ``counts`` (draws × s): any subset of the domain."""
+        rows, width = self._shape
+        draws = counts.shape[0]
+        per_row = rng.multinomial(counts, np.full(rows, 1.0 / rows))  # (draw, value, j)
+        cells = (np.arange(rows)[:, None] * width + hashes) * 2 + (signs < 0)  # (j, value): cell and sign class
         flat = (np.arange(draws)[:, None] * (rows * width * 2) + cells.ravel()).ravel()
         weights = np.swapaxes(per_row, 1, 2).reshape(-1)
         split = np.bincount(flat, weights=weights, minlength=draws * rows * width * 2).astype(np.int64)
@@ -119,14 +125,17 @@ class _SignedSketch(FrequencyOracle):
         p = self.keep_probability
         plus = _draw_support_counts(split[..., 0], split[..., 0] + split[..., 1], p, 1 - p, rng=rng)
         plus += rng.binomial(n_j - split.sum(axis=-1), 0.5)
-        return (2 * plus - n_j).reshape(shape)
+        return 2 * plus - n_j
+
+    def _query(self, sums, hashes, signs) -> np.ndarray:
+        """c_ε·Σ_j g_j(x)·S[j, h_j(x)] for the values with hash and sign columns ``hashes``, ``signs`` (rows × c)."""
+        return self.c_epsilon * (signs * sums[..., np.arange(self._shape[0])[:, None], hashes]).sum(axis=-2)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """f̂(x) = c_ε·Σ_j g_j(x)·S[j, h_j(x)] for every x (aggregate (rows, width) or (n_draws, rows, width))."""
         check_int("n", n, low=1)
         sums = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, self._shape))
-        hashes, signs = self._table
-        return self.c_epsilon * (signs * sums[..., np.arange(self._shape[0])[:, None], hashes]).sum(axis=-2)
+        return self._query(sums, *self._table)
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = Σ_v f_v K[v, x] for these hashes (= f_x without collisions)."""
