@@ -120,13 +120,13 @@ def _check_protocols(protocols) -> tuple:
 
 def _scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> Scaling:
     """Run every protocol on ``n_draws`` fresh populations per (n, bits) setting."""
-    data_rng, *streams = rng.spawn(len(protocols) + 1)
+    data_rng, *streams = rng.spawn(len(PROTOCOLS) + 1)  # a protocol's stream is fixed by its name, whoever else runs
     scores = {p: np.zeros((len(settings), n_draws, 2)) for p in protocols}
     for i, (n, bits, epsilon) in enumerate(progress_bar(settings, progress, f"heavy hitters against {what}")):
         for draw in range(n_draws):
             values = _population(n, bits, exponent, min(HH_SUPPORT, 2**bits), data_rng)
-            for protocol, stream in zip(protocols, streams):
-                scores[protocol][i, draw] = _scores(protocol, values, bits, epsilon, k, stream)
+            for protocol in protocols:
+                scores[protocol][i, draw] = _scores(protocol, values, bits, epsilon, k, streams[PROTOCOLS.index(protocol)])
     grid = np.array([n if what == "n" else bits for n, bits, _ in settings])
     return Scaling(grid, {p: _curve(s[..., 0]) for p, s in scores.items()}, {p: _curve(s[..., 1]) for p, s in scores.items()})
 
