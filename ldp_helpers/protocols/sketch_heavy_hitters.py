@@ -51,6 +51,11 @@ def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sk
     else:
         present, counts = np.unique(values, return_counts=True)
         sketches = mechanism._sample(present, counts[None, :], rng)[0]
+    return _search(mechanism, sketches, values.size, k, kept, max_candidates)[0]
+
+
+def _search(mechanism: SequenceFragmentPuzzle, sketches, n: int, k: int, kept: int, max_candidates: int):
+    """The server's search on the G + 1 sketches of n users: (the k best, every candidate word assembled)."""
     fragment, word = mechanism.fragment_sketch, mechanism.word_sketch
     records = np.arange(fragment.d)
     lists = []  # per position: puzzle value -> fragments kept
@@ -59,14 +64,15 @@ def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sk
         top = records[np.argsort(-score, kind="stable")[:kept]]
         found: dict[int, list[int]] = {}
         for record in top.tolist():
-            found.setdefault(record >> fragment_bits, []).append(record & (2**fragment_bits - 1))
+            found.setdefault(record >> mechanism.fragment_bits, []).append(record & (2**mechanism.fragment_bits - 1))
         lists.append(found)
     candidates = _assemble(mechanism, lists, max_candidates)
+    lengths = (mechanism.fragment_bits,) * mechanism.n_positions
     if candidates.size == 0:
-        return HeavyHitters(candidates, np.empty(0), (fragment_bits,) * mechanism.n_positions)
-    estimates = word._query(sketches[-1], word._hashes_of(candidates), values.size)
+        return HeavyHitters(candidates, np.empty(0), lengths), candidates
+    estimates = word._query(sketches[-1], word._hashes_of(candidates), n)
     order = np.argsort(-estimates, kind="stable")[:k]
-    return HeavyHitters(candidates[order], estimates[order], (fragment_bits,) * mechanism.n_positions)
+    return HeavyHitters(candidates[order], estimates[order], lengths), candidates
 
 
 def _assemble(mechanism: SequenceFragmentPuzzle, lists: list[dict], max_candidates: int) -> np.ndarray:
