@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_bool, check_epsilon, check_int, check_int_array, check_n_draws, check_real,
+from ldp_helpers._validation import (MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_int, check_int_array, check_real,
                                      check_rng, fail, fail_type)
 from ldp_helpers.experiments.tutorial_protocols import PEM_ETA, _curve
 from ldp_helpers.protocols.expander_sketch import private_expander_sketch
@@ -80,9 +80,7 @@ def run_protocol(protocol: str, values, bits: int, epsilon: float, k: int, *, rn
     ----------
     [bun2018]; [bassily2017]; [wang2021pem]; [apple2017].
     """
-    if protocol not in PROTOCOLS:
-        fail_type("protocol", protocol, f"one of {PROTOCOLS}")
-    return _run(protocol, values, bits, epsilon, k, rng)
+    return _run(check_choice("protocol", protocol, PROTOCOLS), values, bits, epsilon, k, rng)
 
 
 def _run(protocol, values, bits, epsilon, k, rng) -> HeavyHitters:
@@ -164,7 +162,8 @@ def scaling_by_bits(bits_grid, n_users: int, epsilon: float, *, k: int = HH_K, e
 def _checked_scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> Scaling:
     k = check_int("k", k, low=1, high=min(HH_SUPPORT, 2 ** min(bits for _, bits, _ in settings)))
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
-    n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
+    n_draws = check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)  # a standard error needs two runs
+    rng, progress = check_rng(rng), check_bool("progress", progress)
     protocols = _check_protocols(protocols)
     smallest = min(n for n, _, _ in settings)
     if smallest < 64:

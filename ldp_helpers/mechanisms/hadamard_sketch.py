@@ -57,7 +57,6 @@ class HcmsReports(NamedTuple):
     columns: np.ndarray
 
 
-@functools.lru_cache(maxsize=8)
 def sylvester_hadamard(m: int) -> np.ndarray:
     """The m × m Sylvester–Hadamard matrix, H[l, c] = (−1)^{popcount(l AND c)} (m a power of two; read-only, int8).
 
@@ -70,6 +69,12 @@ def sylvester_hadamard(m: int) -> np.ndarray:
     m = check_int("m", m, low=1, high=2**14)
     if m & (m - 1):
         fail("m", m, "a power of two (the Sylvester–Hadamard matrix H_m)")
+    return _sylvester(m)
+
+
+@functools.lru_cache(maxsize=8)
+def _sylvester(m: int) -> np.ndarray:
+    """:func:`sylvester_hadamard` for a validated power of two (cached, read-only)."""
     parity = np.zeros((m, m), dtype=np.int64)
     both = np.arange(m)[:, None] & np.arange(m)[None, :]
     while np.any(both):
@@ -144,7 +149,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         rng = check_rng(rng)
         rows = rng.integers(0, self.k, size=values.size)
         columns = rng.integers(0, self.m, size=values.size)
-        coefficient = sylvester_hadamard(self.m)[columns, self.hash_table()[rows, values]]
+        coefficient = _sylvester(self.m)[columns, self.hash_table()[rows, values]]
         flip = rng.random(values.size) < self.flip_probability
         return HcmsReports(np.where(flip, -coefficient, coefficient).astype(np.int8), rows, columns)
 
@@ -162,7 +167,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
 
     def _transform(self, signed_sums) -> np.ndarray:
         """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m)."""
-        return self.k * self.c_epsilon * (np.asarray(signed_sums, dtype=float) @ sylvester_hadamard(self.m).T)
+        return self.k * self.c_epsilon * (np.asarray(signed_sums, dtype=float) @ _sylvester(self.m).T)
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact sampler of :meth:`aggregate` given the true counts (cost O(d·k + k·m·log m) per survey).
@@ -217,7 +222,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         """P[x, (j, l, w̃)] over all 2·k·m reports: (1 − r)/(k m) if w̃ = H[l, h_j(x)], else r/(k m)."""
         if self.d * self.k * self.m * 2 > MAX_TABLE_CELLS:
             fail("m", self.m, f"such that 2·d·k·m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})")
-        coefficient = sylvester_hadamard(self.m)[:, self.hash_table()]  # (l, j, x)
+        coefficient = _sylvester(self.m)[:, self.hash_table()]  # (l, j, x)
         r = self.flip_probability
         plus = np.where(coefficient == 1, 1 - r, r) / (self.k * self.m)  # Pr[(j, l, +1) | x]
         table = np.stack([1.0 / (self.k * self.m) - plus, plus], axis=-1)  # (l, j, x, sign)

@@ -42,7 +42,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ldp_helpers._validation import check_bool, check_int, check_real
+from ldp_helpers._validation import check_bool, check_int, check_int_array, check_real
 from ldp_helpers.mechanisms.hashtogram import Hashtogram
 from ldp_helpers.protocols.expander_code import FIELD, _encode_nibbles, code_length, decode_message, encode, expander_edges
 from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check, _check_candidates, _groups, bucket_of
@@ -58,8 +58,10 @@ def expander_records(values, bits: int, n_buckets: int, edge, hash_seed: int = 1
     [bun2018] (a user reports one coordinate of her encoding with the bucket; the record layout is ours).
     """
     codewords = encode(values, bits)
-    m, m_other = (check_int("edge", int(e), low=0, high=codewords.shape[1] - 1) for e in edge)
-    return bucket_of(values, n_buckets, hash_seed) * PAIRS + codewords[:, m] * FIELD + codewords[:, m_other]
+    m, m_other = check_int_array("edge", edge, low=0, high=codewords.shape[1] - 1, shape=(2,)).tolist()
+    n_buckets = check_int("n_buckets", n_buckets, low=1, high=2**16)
+    hash_seed = check_int("hash_seed", hash_seed, low=0)
+    return bucket_of(np.asarray(values, dtype=np.int64), n_buckets, hash_seed) * PAIRS + codewords[:, m] * FIELD + codewords[:, m_other]
 
 
 def private_expander_sketch(values, bits: int, epsilon: float, k: int, *, n_buckets: int | None = None,
@@ -76,13 +78,15 @@ def private_expander_sketch(values, bits: int, epsilon: float, k: int, *, n_buck
     ----------
     [bun2018] (PrivateExpanderSketch); [bassily2017] (Hashtogram).
     """
+    information, length = code_length(bits)  # bits first: the code needs 8 to 32
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
-    information, length = code_length(bits)
     k = check_int("k", k, low=1, high=2**bits)
     n_buckets = check_int("n_buckets", 16 * k if n_buckets is None else n_buckets, low=1, high=2**16)
     z, min_agreement = check_real("z", z, low=0.0, low_open=False), check_real("min_agreement", min_agreement, low=0.0, high=1.0, high_open=False)
     max_erasures = check_int("max_erasures", max_erasures, low=0, high=information)
-    max_candidates = check_int("max_candidates", max_candidates, low=1)
+    max_candidates = check_int("max_candidates", max_candidates, low=1, high=2**20)
+    oracle_hashes = check_int("oracle_hashes", oracle_hashes, low=1, high=2**10)
+    oracle_buckets = check_int("oracle_buckets", oracle_buckets, low=2, high=2**20)
     _check_candidates("n_buckets", n_buckets, 2 * n_buckets * PAIRS, "two scores per record of Y·256")
     hash_seed, per_user = check_int("hash_seed", hash_seed, low=0), check_bool("per_user", per_user)
     edges = expander_edges(length)

@@ -20,7 +20,7 @@ import itertools
 import numpy as np
 
 from ldp_helpers._validation import Described, check_bool, check_int, check_int_array, check_real_array, fail
-from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check, _check_candidates
+from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check
 from ldp_helpers.protocols.sfp import SequenceFragmentPuzzle
 
 
@@ -41,9 +41,16 @@ def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sk
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     k = check_int("k", k, low=1, high=2**bits)
     kept = check_int("fragments_kept", 2 * k if fragments_kept is None else fragments_kept, low=1, high=2**16)
-    max_candidates = check_int("max_candidates", max_candidates, low=1)
-    _check_candidates("max_candidates", max_candidates, max_candidates, "max_candidates")
+    max_candidates = check_int("max_candidates", max_candidates, low=1, high=2**20)
     per_user = check_bool("per_user", per_user)
+    fragment_bits = check_int("fragment_bits", fragment_bits, low=1, high=max(bits - 1, 1))
+    if bits % fragment_bits or fragment_bits == bits:
+        fail("fragment_bits", fragment_bits, f"a divisor of bits = {bits} smaller than it")
+    sketch_rows = check_int("sketch_rows", sketch_rows, low=1, high=2**16)
+    sketch_width = check_int("sketch_width", sketch_width, low=2, high=2**14)
+    if sketch_width & (sketch_width - 1):
+        fail("sketch_width", sketch_width, "a power of two (HCMS's Hadamard matrix)")
+    puzzle_bits = check_int("puzzle_bits", puzzle_bits, low=0, high=16)
     mechanism = SequenceFragmentPuzzle.create(epsilon, bits, fragment_bits, sketch_rows, sketch_width,
                                               puzzle_bits=puzzle_bits, rng=rng)
     if per_user:
@@ -106,8 +113,8 @@ def linf_error(found, estimates, values) -> float:
     estimates = np.asarray(estimates)
     estimates = check_real_array("estimates", estimates).ravel() if estimates.size else np.empty(0)
     if estimates.size != found.size or np.unique(found).size != found.size:
-        fail("estimates", Described(f"{estimates.size} estimates for {found.size} values"),
-             "one estimate per returned value (values distinct)")
+        fail("estimates", Described(f"{estimates.size} estimates for {found.size} distinct values of found"),
+             "one estimate per value of found (its values distinct)")
     truth = np.zeros(found.size)
     where = np.searchsorted(held, found)
     hit = (where < held.size) & (held[np.minimum(where, held.size - 1)] == found)
