@@ -70,9 +70,9 @@ arm = np.random.default_rng(seed).spawn(4)  # one independent stream per experim
 #
 # Bun, Nelson and Stemmer's **PrivateExpanderSketch** ([bun2018]) reaches the optimal worst-case error
 # by replacing Bitstogram's bit-by-bit reading with a list-recoverable code built on an expander graph,
-# so that several heavy hitters in one bucket can be decoded. The paper leaves the expander graph, the
-# code built on it and its decoder to the implementer, so our implementation states each choice as
-# *ours*: a systematic Reed–Solomon code over GF(16) on a Möbius ladder, reported over Hashtogram
+# so that several heavy hitters in one bucket can be decoded. Our implementation makes concrete choices
+# for the expander graph, the code built on it and its decoder, and states each as *ours* (not the
+# paper's): a systematic Reed–Solomon code over GF(16) on a Möbius ladder, reported over Hashtogram
 # ([bassily2017]), decoded by list recovery on each bucket's clusters (`ldp_helpers.protocols.expander_sketch`
 # and `expander_code`). Notebook 07 measures it against the three below as $n$ and the domain grow.
 #

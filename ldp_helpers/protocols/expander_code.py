@@ -2,8 +2,8 @@
 
 Bun, Nelson and Stemmer ([bun2018]) encode each value with an error-correcting code whose symbols
 sit on the vertices of an expander graph, so that a heavy hitter's symbols form a well-connected
-cluster the server can find and decode; the paper leaves the concrete code, graph and decoder to
-the implementer.  **Our choices** (each stated here, none is the paper's):
+cluster the server can find and decode.  The concrete code, graph and decoder here are **our
+choices** (each stated here; none is taken from the paper):
 
 * **Code**: a value of ``bits`` bits is M₀ = ⌈bits/4⌉ nibbles, the message of a *systematic
   Reed–Solomon code over GF(16)* of length M = 2·M₀ (≤ 16, so bits ≤ 32): symbol m < M₀ is nibble m
