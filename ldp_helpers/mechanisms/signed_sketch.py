@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_int, check_int_array, check_real, check_real_array, check_rng,
+from ldp_helpers._validation import (Described, check_allocation, check_int, check_int_array, check_real, check_real_array, check_rng,
                                      check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
@@ -45,6 +45,7 @@ def _check_coefficients(name_a, a, name_b, b, rows):
 @functools.lru_cache(maxsize=4)
 def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
     """K[v, x] = (1/rows)·Σ_j 1[h_j(v) = h_j(x)] g_j(v) g_j(x) (d × d, read-only), cached per design."""
+    check_allocation("d", d, d * d, what="the d × d collision kernel of the exact mean and variance")
     h = np.frombuffer(hashes, dtype=np.int64).reshape(rows, d)
     g = np.frombuffer(signs, dtype=np.int64).reshape(rows, d)
     kernel = np.zeros((d, d))

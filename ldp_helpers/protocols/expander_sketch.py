@@ -70,7 +70,7 @@ def private_expander_sketch(values, bits: int, epsilon: float, k: int, *, n_buck
                             hash_seed: int = 1, rng: np.random.Generator, per_user: bool = False) -> HeavyHitters:
     """PrivateExpanderSketch (our constructions; see the module docstring) over Hashtogram with R hashes into T buckets.
 
-    ``n_buckets`` (Y) defaults to 16k, as Bitstogram's.  A cluster enumerates at most ``max_candidates``
+    ``n_buckets`` (Y) defaults to 16k (at most 4096), as Bitstogram's.  A cluster enumerates at most ``max_candidates``
     codewords (its least-connected symbols are dropped first).  Returns the k best decoded values with the last
     group's estimates; ``lengths`` holds the code's length M once per edge group.
 
@@ -81,7 +81,7 @@ def private_expander_sketch(values, bits: int, epsilon: float, k: int, *, n_buck
     information, length = code_length(bits)  # bits first: the code needs 8 to 32
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     k = check_int("k", k, low=1, high=2**bits)
-    n_buckets = check_int("n_buckets", 16 * k if n_buckets is None else n_buckets, low=1, high=2**16)
+    n_buckets = check_int("n_buckets", min(16 * k, 2**12) if n_buckets is None else n_buckets, low=1, high=2**12)
     z, min_agreement = check_real("z", z, low=0.0, low_open=False), check_real("min_agreement", min_agreement, low=0.0, high=1.0, high_open=False)
     max_erasures = check_int("max_erasures", max_erasures, low=0, high=information)
     max_candidates = check_int("max_candidates", max_candidates, low=1, high=2**20)
