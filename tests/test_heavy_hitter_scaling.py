@@ -53,10 +53,11 @@ def test_scaling_by_bits_and_its_figure():
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: scaling_by_bits([10], 4_000, 2.0, n_draws=1, rng=np.random.default_rng(0)), "bits_grid"),
-    (lambda: scaling_by_n([10], 12, 2.0, n_draws=1, rng=np.random.default_rng(0)), "n_grid"),
-    (lambda: scaling_by_n([100], 12, 2.0, n_draws=1, protocols=["OLH"], rng=np.random.default_rng(0)), "protocols"),
+    (lambda: scaling_by_bits([10], 4_000, 2.0, n_draws=2, rng=np.random.default_rng(0)), "bits_grid"),
+    (lambda: scaling_by_n([10], 12, 2.0, n_draws=2, rng=np.random.default_rng(0)), "n_grid"),
+    (lambda: scaling_by_n([100], 12, 2.0, n_draws=2, protocols=["OLH"], rng=np.random.default_rng(0)), "protocols"),
     (lambda: run_protocol("nope", np.arange(10), 4, 1.0, 2, rng=np.random.default_rng(0)), "protocol"),
+    (lambda: scaling_by_n([100], 12, 2.0, n_draws=1, rng=np.random.default_rng(0)), "n_draws"),
 ])
 def test_bad_input_is_refused(call, name):
     with pytest.raises(ValueError, match=name):
