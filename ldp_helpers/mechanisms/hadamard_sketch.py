@@ -37,7 +37,7 @@ from ldp_helpers._validation import (Described, check_domain_values, check_insta
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_tables
 from ldp_helpers.mechanisms.local_hashing import _universal_hash
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
 MAX_EPSILON = 36.0
@@ -131,7 +131,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
     @property
     def flip_probability(self) -> float:
         """r = 1/(1 + e^ε): the sign of the one coefficient sent is flipped w.p. r (Q_Bin at ε)."""
-        return q_bin_probabilities(self.epsilon)[1]
+        return _q_bin_probabilities(self.epsilon)[1]
 
     @property
     def report_bits(self) -> int:

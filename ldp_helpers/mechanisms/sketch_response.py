@@ -11,8 +11,7 @@ the query is the count-mean sketch's, f̂(x) = m/(m−1)·(Σ_j ĉ_j(h_j(x)) −
 Exact for fixed hashes: a user of value v adds T = (1[her report supports h_j(x)] − q*)/(p* − q*) to
 Σ_j ĉ_j(h_j(x)); E T = S[v, x] (the collision rate of the CMS) and
 E T² = S·(p*(1−p*)/(p*−q*)² + 1) + (1 − S)·q*(1−q*)/(p*−q*)², so
-Var f̂(x) = (m/(m−1))²·Σ_v f_v (E T² − S[v, x]²).  (For OLH the sampler and this law treat the hash as
-fully random, OLH's one documented idealization.)
+Var f̂(x) = (m/(m−1))²·Σ_v f_v (E T² − S[v, x]²).
 
 Exact aggregate sampler: users split over the k rows multinomially; each row's support counts are
 the inner oracle's exact sampler on that row's hashed counts.

@@ -24,12 +24,13 @@ from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check
 from ldp_helpers.protocols.sfp import SequenceFragmentPuzzle
 
 
-def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sketch_rows: int = 16,
-        sketch_width: int = 256, puzzle_bits: int = 8, fragments_kept: int | None = None,
+def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sketch_rows: int = 64,
+        sketch_width: int = 1024, puzzle_bits: int = 8, fragments_kept: int | None = None,
         max_candidates: int = 4096, rng: np.random.Generator, per_user: bool = False) -> HeavyHitters:
     """Apple's SFP: the top ``fragments_kept`` records per position, assembled by puzzle hash, ranked by the word sketch.
 
-    ``fragments_kept`` defaults to 2k (pure-ldp keeps k).  A candidate word must hash to its puzzle
+    ``fragments_kept`` defaults to 4k (pure-ldp keeps k); the HCMS defaults (k = 64 rows of width m = 1024, ours)
+    keep a record that shares a cell with the top word's record in one row from outranking the k-th heavy hitter.  A candidate word must hash to its puzzle
     value (the server knows h); at most ``max_candidates`` candidates are ranked (a refusal names it
     if the puzzles would assemble more).  The k best candidates are returned with their word-sketch
     estimates.
@@ -40,7 +41,7 @@ def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sk
     """
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     k = check_int("k", k, low=1, high=2**bits)
-    kept = check_int("fragments_kept", 2 * k if fragments_kept is None else fragments_kept, low=1, high=2**16)
+    kept = check_int("fragments_kept", 4 * k if fragments_kept is None else fragments_kept, low=1, high=2**16)
     max_candidates = check_int("max_candidates", max_candidates, low=1, high=2**20)
     per_user = check_bool("per_user", per_user)
     fragment_bits = check_int("fragment_bits", fragment_bits, low=1, high=max(bits - 1, 1))
