@@ -61,8 +61,17 @@ class Structure(NamedTuple):
     label: str
 
 
-#: the structural parameters the panels expose, by name ([apple2017]: k hash functions, sketch width m)
-STRUCTURE = {"k": Structure(16, 1, 64, "k (sketch rows)"), "m": Structure(256, 2, 4096, "m (sketch width)")}
+#: the structural parameters the panels expose, by name, with the ranges that keep an exact update within about a
+#: second at d = D_MAX: k hash functions (a sketch's rows, FLH's public hashes) and the sketch width m ([apple2017],
+#: also the private count sketch and sketch response); FLH's hash range g (0: OLH's round(e^ε) + 1, [cormode2021]);
+#: Hashtogram's R repetitions and T buckets ([bassily2017]).  A parameter not listed here gets the registry
+#: example's value as default and at most :data:`STRUCTURE_HIGH`.
+STRUCTURE = {"k": Structure(16, 1, 64, "k (hash functions)"), "m": Structure(256, 2, 4096, "m (sketch width)"),
+             "g": Structure(0, 0, 1024, "g (FLH hash range; 0: OLH's)"),
+             "n_hashes": Structure(16, 1, 64, "R (Hashtogram hashes)"),
+             "n_buckets": Structure(256, 2, 4096, "T (Hashtogram buckets)")}
+#: the largest value of a structural parameter that :data:`STRUCTURE` does not list
+STRUCTURE_HIGH = 4096
 
 
 def _family_ok(entry) -> bool:
@@ -113,8 +122,11 @@ def oracle_parameters(mechanism_key) -> dict[str, Structure]:
     """
     key = check_choice("mechanism_key", mechanism_key, oracle_keys())
     example = REGISTRY[key].example()
-    return {name: STRUCTURE.get(name, Structure(int(getattr(example, name)), 1, 2**16, name))
-            for name in _structure_names(key)}
+    return {name: STRUCTURE.get(name, _unlisted(name, int(getattr(example, name)))) for name in _structure_names(key)}
+
+
+def _unlisted(name: str, default: int) -> Structure:
+    return Structure(default, min(1, default), max(STRUCTURE_HIGH, default), name)
 
 
 def check_structure(structure=None) -> dict[str, int]:
@@ -247,9 +259,16 @@ def exact_errors(oracle: FrequencyOracle, truth) -> tuple[np.ndarray, np.ndarray
     truth = check_count_vector("truth", truth, oracle.d)
     if not truth.any():
         fail("truth", truth, "true counts describing at least one user")
-    expected = np.asarray(oracle.expected_estimate(truth), dtype=float)
-    variance = np.asarray(oracle.variance(truth), dtype=float)
-    return expected, expected - np.asarray(oracle.estimand(truth), dtype=float), variance
+    try:
+        expected = np.asarray(oracle.expected_estimate(truth), dtype=float)
+        variance = np.asarray(oracle.variance(truth), dtype=float)
+    except (OverflowError, ZeroDivisionError):  # a formula's e^ε beyond double precision
+        expected = variance = np.array([np.inf])
+    if not (np.all(np.isfinite(expected)) and np.all(np.isfinite(variance))):
+        fail("epsilon", oracle.epsilon, f"a budget at which {type(oracle).__name__}'s exact moments are finite in double "
+             "precision (use a smaller epsilon)")
+    # a variance is ≥ 0; a difference of nearly equal terms can round to −1e-15 when the noise vanishes (ε ≫ 1)
+    return expected, expected - np.asarray(oracle.estimand(truth), dtype=float), np.maximum(variance, 0.0)
 
 
 def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s=1.1, seed=0,

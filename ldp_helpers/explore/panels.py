@@ -51,7 +51,7 @@ def _structure_controls(structure: dict) -> dict:
     """A control per structural parameter of the listed oracles (a sketch's k and m)."""
     specs = {name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}
     return {name: c.number(structure[name], spec.low, spec.high, spec.label, integer=True,
-                           log=spec.high / spec.low >= 100) for name, spec in specs.items()}
+                           log=spec.low > 0 and spec.high / spec.low >= 100) for name, spec in specs.items()}
 
 
 # ------------------------------------------------------------------------------------ playground

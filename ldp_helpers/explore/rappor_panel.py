@@ -78,7 +78,7 @@ def _setup_rappor(fig) -> dict:
 STRIP_COLOURS, STRIP_ROW = ((242, 242, 242), (34, 59, 112)), 16
 
 
-def report_strip(steps, width: int = 960) -> bytes:
+def _report_strip(steps, width: int = 960) -> bytes:
     """B, B′ and S as a 3-row PNG strip (dark = 1), drawn with PIL: crisp at any k, a millisecond to make."""
     from PIL import Image
 
@@ -99,7 +99,7 @@ def _draw_report(panel: Panel, steps, user, report) -> None:
     strip["title"].value = (f"<b>one user's report</b> — user #{user}, candidate w = {steps.candidate}, cohort j = "
                             f"{steps.cohort}, report #{report}: B sets bits {{{ones}{more}}} of {steps.bloom.size} (dark = 1, "
                             f"bit 0 at the left); B′ is memoized per user, S is what is sent")
-    strip["image"].value = report_strip(steps)
+    strip["image"].value = _report_strip(steps)
 
 
 def _draw_survey(a, truth, decoded, n_true: int) -> None:

@@ -44,9 +44,9 @@ def _mse(oracle, counts) -> tuple[float, float]:
 def _exact_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure: tuple) -> tuple[float, float, float]:
     try:
         oracle = _build_oracle(key, epsilon, d, structure, 0)
+        mse, bias_sq = _mse(oracle, counts)
     except ValueError:  # e.g. ε too large for double precision at this d
         return math.nan, math.nan, math.nan
-    mse, bias_sq = _mse(oracle, counts)
     approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
     return mse, bias_sq, approx
 
@@ -107,10 +107,9 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure
     ranking = []
     for key in oracle_keys():
         try:
-            oracle = _build_oracle(key, epsilon, int(truth.size), shape, seed)
-        except ValueError:
+            ranking.append((key, _mse(_build_oracle(key, epsilon, int(truth.size), shape, seed), truth)[0]))
+        except ValueError:  # the oracle refuses this ε at this d, or its moments leave double precision
             continue
-        ranking.append((key, _mse(oracle, truth)[0]))
     return tuple(sorted(ranking, key=lambda item: item[1]))
 
 
@@ -139,7 +138,7 @@ def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
             for cls in classes:
                 try:
                     mse.append(float(np.mean(cls(epsilon=e, d=d).variance(counts))))
-                except ValueError:  # the oracle refuses (ε, d) (double-precision underflow)
+                except (ValueError, OverflowError):  # the oracle refuses (ε, d) (double precision)
                     mse.append(math.inf)
             best[i, j] = int(np.argmin(mse)) if np.isfinite(min(mse)) else -1
     best.setflags(write=False)
