@@ -184,11 +184,15 @@ def _build_oracle(key: str, epsilon: float, d: int, structure: tuple, seed: int)
     return create(epsilon, d, **own, rng=np.random.default_rng([1, seed]))  # its own stream (a survey uses seed)
 
 
+#: the largest output table (d × 2^report_bits cells) the panels enumerate for the whole-report ε (about 0.3 s)
+TABLE_CELLS = 2**22
+
+
 def whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
     """The exact whole-report ε from the oracle's output table, or :data:`UNAVAILABLE` if the table is too large.
 
-    The oracles refuse (with a ``ValueError`` naming the size) a table they cannot enumerate
-    quickly, so this never hangs.
+    Too large: the oracle refuses it (a ``ValueError`` naming the size), or the oracle states its
+    ``report_bits`` and d × 2^report_bits exceeds :data:`TABLE_CELLS` (an interaction stays fast).
 
     References
     ----------
@@ -199,6 +203,9 @@ def whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
 
 @functools.lru_cache(maxsize=256)
 def _whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
+    bits = getattr(oracle, "report_bits", None)
+    if bits is not None and (int(bits) > 22 or oracle.d << int(bits) > TABLE_CELLS):
+        return UNAVAILABLE
     try:
         return float(oracle.privacy_loss())
     except ValueError:
