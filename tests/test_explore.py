@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_helpers.explore import oracles, utility
+from ldp_helpers.explore import oracles, panels, utility
 from ldp_helpers.explore.oracles import (UNAVAILABLE, build_oracle, oracle_keys, oracle_parameters, playground_state,
                                          population_counts)
 from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
@@ -45,6 +45,17 @@ def test_the_sketch_is_built_for_the_panels_d_with_its_own_k_and_m():
         build_oracle("cms", 1.0, 43, structure={"k": 65})
     with pytest.raises(ValueError, match="structure must be a dict with keys among"):
         build_oracle("cms", 1.0, 43, structure={"width": 3})
+
+
+def test_structured_oracles_are_refused_beyond_the_work_ceilings_with_the_allowed_range():
+    """d × k ≤ 2^15 and k × m ≤ 2^16 (R, T likewise): a refused size names its range, never a minute of work."""
+    with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 16\] at d = 2048"):
+        build_oracle("cms", 1.0, 2048, structure={"k": 64})
+    with pytest.raises(ValueError, match=r"structure\['m'\] must be an integer in \[2, 1024\] at k = 64"):
+        oracle_ranking(1.0, 512, 1000, structure={"k": 64, "m": 4096})
+    with pytest.raises(ValueError, match=r"structure\['n_hashes'\] must be an integer in \[1, 16\]"):
+        privacy_utility_curves(2048, 1000, [0.5, 1.0], structure={"n_hashes": 32})
+    assert oracles.check_structure({"k": 64, "m": 1024}, 512)["m"] == 1024
 
 
 def test_the_issue_30_setting_shows_the_true_mse_of_the_sketch():
@@ -207,7 +218,7 @@ def test_privacy_utility_panel_updates_and_survives_bad_values():
     panel.controls["d"].value = 43
     assert panel.message.value == "" and panel.summary.value != before and "GRR" in panel.summary.value
     line = panel.artists["lines"]["cms"].get_ydata()
-    np.testing.assert_allclose(line, privacy_utility_curves(43, 10_000, np.linspace(0.05, 4.0, 40)).exact["cms"])
+    np.testing.assert_allclose(line, privacy_utility_curves(43, 10_000, np.linspace(0.05, 4.0, panels.CURVE_POINTS)).exact["cms"])
 
 
 def test_bad_defaults_and_names_are_refused():

@@ -129,21 +129,45 @@ def _unlisted(name: str, default: int) -> Structure:
     return Structure(default, min(1, default), max(STRUCTURE_HIGH, default), name)
 
 
-def check_structure(structure=None) -> dict[str, int]:
+#: work ceilings of the structured oracles (an update, its ranking of every oracle included, within a few seconds):
+#: d × (hash functions) ≤ WORK_DK and (hash functions) × (sketch width or buckets) ≤ WORK_KM
+WORK_DK, WORK_KM = 2**15, 2**16
+#: (hash functions, width) pairs the ceilings bound
+_WORK_PAIRS = (("k", "m"), ("n_hashes", "n_buckets"))
+
+
+def check_structure(structure=None, d=None) -> dict[str, int]:
     """Every structural parameter any listed oracle takes, validated (missing ones at their defaults).
 
     ``structure`` maps a name of :func:`oracle_parameters` to an integer in its range; ``None`` means
-    all defaults.  Returns the full mapping (name → int), in a fixed order.
+    all defaults.  With ``d``, the work ceilings apply too: at most ``WORK_DK // d`` hash functions
+    (k, R) and ``WORK_KM // k`` sketch columns (m, T).  Returns the full mapping (name → int), in a
+    fixed order.
     """
     names = _all_structure()
     if structure is None:
-        return {name: spec.default for name, spec in names.items()}
+        structure = {}
     check_instance("structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16, 'm': 256})")
     unknown = sorted(set(structure) - set(names))
     if unknown:
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
-    return {name: check_int(f"structure[{name!r}]", structure.get(name, spec.default), low=spec.low, high=spec.high)
-            for name, spec in names.items()}
+    shape = {name: check_int(f"structure[{name!r}]", structure.get(name, spec.default), low=spec.low, high=spec.high)
+             for name, spec in names.items()}
+    if d is not None:
+        d = check_int("d", d, low=2, high=D_MAX)
+        for rows, cols in _WORK_PAIRS:
+            if rows in shape:
+                _ceiling(rows, shape[rows], names[rows].low, max(1, min(names[rows].high, WORK_DK // d)),
+                         f"at d = {d} (d × {rows} ≤ {WORK_DK} keeps an update within seconds)")
+            if rows in shape and cols in shape:
+                _ceiling(cols, shape[cols], names[cols].low, max(names[cols].low, min(names[cols].high, WORK_KM // shape[rows])),
+                         f"at {rows} = {shape[rows]} ({rows} × {cols} ≤ {WORK_KM} keeps an update within seconds)")
+    return shape
+
+
+def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
+    if value > high:
+        fail(f"structure[{name!r}]", value, f"an integer in [{low}, {high}] {why}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -164,7 +188,7 @@ def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> Freque
     [wang2017] §4; [apple2017] Algorithm 1 (the sketch's public hash functions).
     """
     key, epsilon, d = _checked_key(mechanism_key, epsilon, d)
-    shape = check_structure(structure)
+    shape = check_structure(structure, d)
     return _build_oracle(key, epsilon, d, tuple(shape.items()), check_int("seed", seed, low=0))
 
 

@@ -66,7 +66,7 @@ def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityC
     grid = check_real_array("epsilons", epsilons, low=0.0)
     if grid.ndim != 1 or grid.size < 2 or grid.size > 400 or np.any(np.diff(grid) <= 0):
         fail("epsilons", epsilons, "a strictly increasing 1-d grid of 2 to 400 budgets ε > 0")
-    shape = tuple(check_structure(structure).items())
+    shape = tuple(check_structure(structure, d).items())
     counts = flat_counts(n, d)
     keys = oracle_keys()
     points = {key: np.array([_exact_point(key, float(e), d, counts, shape) for e in grid]) for key in keys}
@@ -103,7 +103,7 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=D_MAX)
     seed = check_int("seed", seed, low=0)
     truth = population_counts(population, n, d, zipf_s=zipf_s)
-    shape = tuple(check_structure(structure).items())
+    shape = tuple(check_structure(structure, int(truth.size)).items())
     ranking = []
     for key in oracle_keys():
         try:

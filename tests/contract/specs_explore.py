@@ -34,7 +34,8 @@ PANELS = {"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true", "
 SPECS = {
     EO + "oracle_keys": spec(),
     EO + "oracle_parameters": spec(mechanism_key="cms"),
-    EO + "check_structure": spec(structure={"k": 4}, _extra={"structure": [{"k": 0}, {"zz": 1}, {"m": 10**6}]}),
+    EO + "check_structure": spec(structure={"k": 4}, d=64, _extra={"structure": [{"k": 0}, {"zz": 1}, {"m": 10**6}],
+                                                                   "d": [1, 4096]}),
     EO + "build_oracle": spec(mechanism_key="cms", epsilon=1.0, d=5, structure={"k": 2, "m": 4}, seed=0,
                               _extra={"d": [1, 4096], "seed": [-1]}),
     EO + "whole_report_epsilon": spec(oracle=OUE5),
