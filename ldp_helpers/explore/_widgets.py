@@ -112,9 +112,11 @@ def power_of_ten_ticks(axis) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def count_ticks(axis) -> None:
-    """Label an axis of counts in plain Unicode without an offset text: 12500, 2.5×10⁷ (no "1e7" over the plot)."""
-    from matplotlib.ticker import FuncFormatter
+def count_ticks(axis, nbins=None) -> None:
+    """Label an axis of counts in plain Unicode without an offset text: 12500, 2.5×10⁷ (no "1e7" over the plot).
+
+    ``nbins`` caps the number of ticks (a horizontal axis whose labels are wide)."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     def label(value, _position):
         if value == 0 or abs(value) < 1e5:
@@ -123,6 +125,8 @@ def count_ticks(axis) -> None:
         return f"{float(mantissa):g}×10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
 
     axis.set_major_formatter(FuncFormatter(label))
+    if nbins is not None:
+        axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
 
 
 def integer_ticks(axis) -> None:

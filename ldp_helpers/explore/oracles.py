@@ -32,17 +32,14 @@ import numpy as np
 
 from ldp_helpers._validation import (check_choice, check_count_vector, check_epsilon, check_instance, check_int, check_real,
                                      check_rng, fail)
+from ldp_helpers.explore.outputs import UNAVAILABLE, report_size, whole_report_epsilon  # noqa: F401 (re-exported)
 from ldp_helpers.mechanisms.base import FrequencyOracle
-from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
 from ldp_helpers.simulate.populations import flat_counts
 
 #: the populations of the playground
 POPULATIONS = ("uniform", "zipf", "clickstream")
-#: shown for a quantity that cannot be computed at this size (e.g. an output table too large)
-UNAVAILABLE = "—"
 #: registry families whose mechanisms estimate the d counts of a value domain (the panels list these only)
 ORACLE_FAMILIES = ("frequency oracle", "sketch")
 #: the panels' domain sizes: d ≤ D_MAX keeps every oracle's exact quantities (a sketch's d × d collision
@@ -66,10 +63,9 @@ class Structure(NamedTuple):
 #: also the private count sketch and sketch response); FLH's hash range g (0: OLH's round(e^ε) + 1, [cormode2021]);
 #: Hashtogram's R repetitions and T buckets ([bassily2017]).  A parameter not listed here gets the registry
 #: example's value as default and at most :data:`STRUCTURE_HIGH`.
-STRUCTURE = {"k": Structure(16, 1, 64, "k (hash functions)"), "m": Structure(256, 2, 4096, "m (sketch width)"),
-             "g": Structure(0, 0, 1024, "g (FLH hash range; 0: OLH's)"),
-             "n_hashes": Structure(16, 1, 64, "R (Hashtogram hashes)"),
-             "n_buckets": Structure(256, 2, 4096, "T (Hashtogram buckets)")}
+STRUCTURE = {"k": Structure(16, 1, 64, "k (hashes)"), "m": Structure(256, 2, 4096, "m (sketch width)"),
+             "g": Structure(0, 0, 1024, "g (0: e^ε+1)"), "n_hashes": Structure(16, 1, 64, "R (hashes)"),
+             "n_buckets": Structure(256, 2, 4096, "T (buckets)")}
 #: the largest value of a structural parameter that :data:`STRUCTURE` does not list
 STRUCTURE_HIGH = 4096
 
@@ -208,34 +204,6 @@ def _build_oracle(key: str, epsilon: float, d: int, structure: tuple, seed: int)
     return create(epsilon, d, **own, rng=np.random.default_rng([1, seed]))  # its own stream (a survey uses seed)
 
 
-#: the largest output table (d × 2^report_bits cells) the panels enumerate for the whole-report ε (about 0.3 s)
-TABLE_CELLS = 2**22
-
-
-def whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
-    """The exact whole-report ε from the oracle's output table, or :data:`UNAVAILABLE` if the table is too large.
-
-    Too large: the oracle refuses it (a ``ValueError`` naming the size), or the oracle states its
-    ``report_bits`` and d × 2^report_bits exceeds :data:`TABLE_CELLS` (an interaction stays fast).
-
-    References
-    ----------
-    [tutorial] Eq. (2) (ε-LDP); README "Mechanism contract" (privacy_loss).
-    """
-    return _whole_report_epsilon(check_instance("oracle", oracle, FrequencyOracle))
-
-
-@functools.lru_cache(maxsize=256)
-def _whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
-    bits = getattr(oracle, "report_bits", None)
-    if bits is not None and (int(bits) > 22 or oracle.d << int(bits) > TABLE_CELLS):
-        return UNAVAILABLE
-    try:
-        return float(oracle.privacy_loss())
-    except ValueError:
-        return UNAVAILABLE
-
-
 def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
     """True counts of exactly n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
 
@@ -323,43 +291,3 @@ def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf
     return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, expected, np.sqrt(variance),
                            whole_report_epsilon(oracle), report_size(oracle).bits, float(np.mean(bias**2 + variance)),
                            float(np.mean(bias**2)))
-
-
-# ------------------------------------------------------------------------------------ report size
-
-#: bits of one real number in a report (an IEEE-754 double), how SHE/THE reports are counted
-FLOAT_BITS = 64
-
-
-class ReportSize(NamedTuple):
-    """Bits of one user's report and how they are counted."""
-
-    bits: int | str  # or UNAVAILABLE
-    how: str
-
-
-def report_size(oracle: FrequencyOracle) -> ReportSize:
-    """Bits one user sends under this oracle, and how they are counted.
-
-    An oracle that states its size (``report_bits``: unary encodings d bits, local hashing the
-    hash seed (a, b) and ⌈log2 g⌉) is taken at its word.  Otherwise: a sketch report is the hash
-    index j ∈ [0, k) and the m-bit ±1 vector, ⌈log2 k⌉ + m bits (CMS); a report of d reals is d
-    IEEE-754 doubles (SHE; THE reports the same noisy vector, the threshold is the server's); a value
-    of [0, d) is ⌈log2 d⌉ bits (GRR, whose reports are values).
-
-    References
-    ----------
-    [wang2017] §4 (communication cost of DE, UE, HE, LH); [apple2017] Algorithm 1 (the (ṽ, j) report).
-    """
-    oracle = check_instance("oracle", oracle, FrequencyOracle)
-    bits = getattr(oracle, "report_bits", None)
-    if bits is not None:
-        return ReportSize(int(bits), "as the oracle states it (report_bits)")
-    if isinstance(getattr(oracle, "k", None), int) and isinstance(getattr(oracle, "m", None), int):
-        index = int(np.ceil(np.log2(oracle.k))) if oracle.k > 1 else 0
-        return ReportSize(index + oracle.m, f"hash index ⌈log2 k⌉ = {index} bits + m = {oracle.m} sign bits")
-    if isinstance(oracle, (SHE, THE)):
-        return ReportSize(FLOAT_BITS * oracle.d, f"d = {oracle.d} reals as {FLOAT_BITS}-bit doubles")
-    if isinstance(oracle, GRR):
-        return ReportSize(int(np.ceil(np.log2(oracle.d))), f"one value of [0, d): ⌈log2 {oracle.d}⌉ bits")
-    return ReportSize(UNAVAILABLE, "not stated by the oracle")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import html
+import textwrap
 
 import numpy as np
 
@@ -87,7 +88,7 @@ def _setup_playground(fig) -> dict:
     phase.set_xticks(np.log10([0.1, 1, 10]), ["0.1", "1", "10"])
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
     shown = sorted(set(table[table >= 0].ravel().tolist()))
-    outside_legend(phase, [Patch(color=_colour(keys[i]), label=REGISTRY[keys[i]].label) for i in shown]
+    outside_legend(phase, [Patch(color=_colour(keys[i]), label=textwrap.fill(REGISTRY[keys[i]].label, 18)) for i in shown]
                    + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]])
     return {"ax": ax, "truth": truth, "bands": bands, "expected": expected, "est": est, "point": point, "title": title,
             "phase": phase}
@@ -197,7 +198,7 @@ def _setup_privacy_utility(fig) -> dict:
     ax = fig.add_axes((0.075, 0.12, 0.6, 0.76))
     lines = {}
     for key in oracle_keys():
-        lines[key] = ax.plot([], [], color=_colour(key), lw=1.8, label=f"{REGISTRY[key].label} (exact)")[0]
+        lines[key] = ax.plot([], [], color=_colour(key), lw=1.8, label=REGISTRY[key].label)[0]
         lines[key + ":approx"] = ax.plot([], [], color=_colour(key), ls=":", lw=1.1)[0]
     cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best"))
     now = ax.axvline(1.0, color="black", lw=1.2, label="chosen ε")
@@ -221,7 +222,7 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, **structu
     panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE "
                            f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
                            f"crossovers of the best oracle: {html.escape(cross)}")
-    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, 4.6))
+    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(oracle_keys()) + 3) + 1.1)))  # room for the legend
     for key, values in curves.exact.items():
         a["lines"][key].set_data(curves.epsilons, values)
         a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))

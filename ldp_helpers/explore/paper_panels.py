@@ -109,7 +109,7 @@ def _setup_m_shot(fig) -> dict:
     ax.set(xscale="log", xlabel="m (reports per user)", ylabel="F-measure")
     power_of_ten_ticks(ax.xaxis)
     g_ax = ax.twinx()
-    g_line, = g_ax.plot([], [], color="grey", ls="--", lw=1.4, label="g(m/ε) (right axis)")
+    g_line, = g_ax.plot([], [], color="grey", ls="--", lw=1.4, marker=".", ms=5, label="g(m/ε) (right axis)")
     g_ax.set_ylabel("g(m/ε)")
     ax.legend(handles=[f_line, star, g_line], loc="upper left", bbox_to_anchor=(1.11, 1.0), borderaxespad=0.0,
               frameon=False)

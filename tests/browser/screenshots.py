@@ -30,7 +30,7 @@ EXTREMES = {
         "sketch_largest": {"mechanism_key": "cms", "d": 2048, "n": 10**10, "epsilon": 0.05, "k": 16, "m": 4096},
         "hashtogram_most_hashes": {"mechanism_key": "hashtogram", "d": 512, "n": 10**10, "epsilon": 20.0, "n_hashes": 64,
                                    "n_buckets": 1024, "population": "zipf", "zipf_s": 1.0},
-        "flh_largest_g": {"mechanism_key": "flh", "d": 512, "n": 10**6, "epsilon": 5.0, "k": 64, "g": 1024},
+        "flh_largest_g": {"mechanism_key": "flh", "d": 512, "n": 10**6, "epsilon": 5.0, "k": 64, "m": 1024, "g": 1024},
         "smallest": {"mechanism_key": "grr", "d": 2, "n": 10, "epsilon": 0.05},
     },
     "privacy_utility": {"largest": {"d": 2048, "n": 10**10, "epsilon": 0.05, "epsilon_max": 20.0, "k": 16, "m": 4096},

@@ -26,6 +26,7 @@ CODE = "v1.q1YqyEmsTC_KL81LUbKqVgISpjpKqQXFmTn5eUpWRnoGtbUA"  # {"playground": {
 
 EO, EU, ER, ES = "ldp_helpers.explore.oracles.", "ldp_helpers.explore.utility.", "ldp_helpers.explore.rappor.", \
     "ldp_helpers.explore.rappor_sim."
+EOUT = "ldp_helpers.explore.outputs."
 SH, SV, ST = "ldp_helpers.explore.share.", "ldp_helpers.explore.serve.", "ldp_helpers.explore.streams."
 PANELS = {"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true", "zipf_s", "alpha", "correction", "simulate",
           "mu", "n_users", "n_rounds", "beta", "epsilon_max", "n_draws", "seed", "epsilon", "theta", "mechanism_key", "d",
@@ -38,9 +39,9 @@ SPECS = {
                                                                    "d": [1, 4096]}),
     EO + "build_oracle": spec(mechanism_key="cms", epsilon=1.0, d=5, structure={"k": 2, "m": 4}, seed=0,
                               _extra={"d": [1, 4096], "seed": [-1]}),
-    EO + "whole_report_epsilon": spec(oracle=OUE5),
+    EOUT + "whole_report_epsilon": spec(oracle=OUE5),
     EO + "exact_errors": spec(oracle=OUE5, truth=COUNTS, _extra={"truth": [np.zeros(5, dtype=np.int64), COUNTS[:4]]}),
-    EO + "report_size": spec(oracle=OUE5),
+    EOUT + "report_size": spec(oracle=OUE5),
     EO + "population_counts": spec(population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0, 11.0]}),
     EO + "playground_state": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0,
                                   structure={"k": 2}, _extra={"d": [1], "seed": [-1]}),
@@ -94,5 +95,5 @@ SPECS = {
                                                          _free={"counts", "reports_per_cohort", "blooms", "f", "p", "q"}),
 }
 
-RECORDS = {EO + "PlaygroundState", EO + "ReportSize", EO + "Structure", EU + "PrivacyUtilityCurves", ER + "RapporGuide",
+RECORDS = {EO + "PlaygroundState", EOUT + "ReportSize", EO + "Structure", EU + "PrivacyUtilityCurves", ER + "RapporGuide",
            ES + "ReportSteps", ES + "DecodedCounts", ES + "SimulatedSurvey", ST + "ContinualCurves", ST + "MShotCurves"}
