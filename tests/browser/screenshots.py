@@ -58,6 +58,20 @@ def shoot(driver, name: str, path: Path) -> None:
     panel.screenshot(str(path))
 
 
+def stack(paths: list, target: Path) -> None:
+    """The panels' screenshots one under the other, with a white gap (the page scrolls inside Voilà's container)."""
+    from PIL import Image
+
+    images = [Image.open(p).convert("RGB") for p in paths]
+    width, gap = max(i.width for i in images), 24
+    sheet = Image.new("RGB", (width, sum(i.height for i in images) + gap * (len(images) - 1)), "white")
+    y = 0
+    for image in images:
+        sheet.paste(image, (0, y))
+        y += image.height + gap
+    sheet.save(target, optimize=True)
+
+
 def apply(driver, view: dict, name: str) -> None:
     """Paste the view's code into the share bar and wait for the panel to redraw (or refuse)."""
     before, img = js_text(driver, f".ldp-{name}-summary"), js_img(driver, name)
@@ -85,6 +99,7 @@ def main(out: Path) -> int:
             driver.save_screenshot(str(out / "app_default.png"))
             for name in PANELS:
                 shoot(driver, name, out / f"{name}_default.png")
+            stack([out / f"{name}_default.png" for name in PANELS], out / "app_panels.png")  # docs/explorer.png
             for name, settings in EXTREMES.items():
                 for label, view in settings.items():
                     apply(driver, view, name)
