@@ -52,7 +52,7 @@ def _kernel_rows() -> list[Timing]:
         ("explore: privacy–utility", f"ε moved, d={D}, n=1e8", lambda: privacy_utility_panel(epsilon=1.0, d=D, n=N),
          "epsilon", (1.0 + 1e-3 * i for i in itertools.count(1)), "curves cached per (d, n, ε max, structure)"),
         ("explore: privacy–utility", f"n moved, d={D}", lambda: privacy_utility_panel(epsilon=1.0, d=D, n=N),
-         "n", (N - i for i in itertools.count(1)), "40 ε × every oracle's exact bias² + variance recomputed"),
+         "n", (N - i for i in itertools.count(1)), "30 ε × every oracle's exact bias² + variance recomputed"),
         ("explore: RAPPOR", "f moved, [rappor] §3 setting, survey decoded", lambda: rappor_panel(**RAPPOR_PAPER),
          "f", (0.1 - 1e-4 * i for i in itertools.count(1)), "design cached; guide + one decoded survey (1024 × 200)"),
         ("explore: continual counting", f"μ moved, T={T}, N=1e8, 5 surveys", lambda: continual_panel(mu=0.3, n_users=N, n_rounds=T),
