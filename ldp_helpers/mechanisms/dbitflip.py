@@ -44,7 +44,7 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_domain_values, check_int, check_int_array, check_instance,
+from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_int, check_int_array, check_instance,
                                      check_ndim, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -98,6 +98,7 @@ class DBitFlip(FrequencyOracle):
     def sample_buckets(self, n_users: int, *, rng: np.random.Generator) -> np.ndarray:
         """Each user's n_bits distinct buckets, uniform without replacement (n_users × n_bits), drawn once."""
         n_users, rng = check_int("n_users", n_users, low=1), check_rng(rng)
+        check_allocation("n_users", n_users, n_users * self.d, what="one random key per user and bucket")
         keys = rng.random((n_users, self.d))
         return np.argpartition(keys, self.n_bits - 1, axis=1)[:, : self.n_bits].astype(np.int64)
 

@@ -136,10 +136,8 @@ def memoized_reports_table(permanent, instantaneous, n_reports: int) -> np.ndarr
                                                           low_open=False, high_open=False), 2)
     if second.shape[0] != first.shape[1]:
         fail("instantaneous", Described(f"an array of shape {second.shape}"), f"{first.shape[1]} rows (one per memoized state)")
-    n_reports = check_int("n_reports", n_reports, low=1)
-    if second.shape[1] ** n_reports > MAX_TABLE_COLUMNS:
-        fail("n_reports", n_reports, f"at most {int(math.log(MAX_TABLE_COLUMNS, second.shape[1]))} for "
-                                     f"{second.shape[1]} reports per collection (columns ≤ {MAX_TABLE_COLUMNS})")
+    longest = max(1, int(math.log(MAX_TABLE_COLUMNS) / math.log(max(second.shape[1], 2)) + 1e-9))
+    n_reports = check_int("n_reports", n_reports, low=1, high=longest)  # columns: reports per collection ** n_reports
     history = np.ones((second.shape[0], 1))
     for _ in range(n_reports):  # (states, sequences so far) ⊗ one more report
         history = (history[:, :, None] * second[:, None, :]).reshape(second.shape[0], -1)
