@@ -1,4 +1,4 @@
-"""Microsoft's dBitFlip histogram oracle and its permanent memoization (dBitFlipPM) ([ding2017] §2.2, §3).
+"""Microsoft's dBitFlip histogram oracle and its permanent memoization (dBitFlipPM) ([ding2017] "dBitFlip", "memoization").
 
 Notation.  [ding2017] has k buckets and d reported bits; here the buckets are the domain [0, d) of
 every frequency oracle of the collection and the reported bits are ``n_bits`` (the paper's d).
@@ -13,7 +13,7 @@ Two values change the law of at most two sent bits (each by e^{ε/2}), so a repo
 
 Server.  With N_v users who sampled bucket v and B_v of them sending 1 for it, a = e^{ε/2},
 
-    ĉ(v) = (d/n_bits)·((a + 1)B_v − N_v)/(a − 1)                               ([ding2017] §2.2, ĥ_t(v) · n),
+    ĉ(v) = (d/n_bits)·((a + 1)B_v − N_v)/(a − 1)                               ([ding2017] "dBitFlip", ĥ_t(v) · n),
 
 unbiased: a user samples v with probability n_bits/d and her debiased bit (b(a + 1) − 1)/(a − 1)
 has mean 1 if v is her bucket, 0 otherwise.  The aggregate is the pair (N_v, B_v) for every v.
@@ -26,13 +26,13 @@ hypergeometric draws, whatever n (:meth:`DBitFlip.sample_aggregate`).
 
 Memoization (dBitFlipPM).  A user memoizes one response per *state* of her value: each sampled bucket
 j_p, and "none of them" (every unsampled bucket gives bits of the same law, so one response serves
-them all: our reading of [ding2017] §3).  A user whose bucket never changes resends one response:
+them all: our reading of [ding2017] "memoization").  A user whose bucket never changes resends one response:
 ε for any number of collections; :meth:`DBitFlip.memoized_history_table` gives the exact loss of
 value histories that change.
 
 References
 ----------
-[ding2017] §2.2 (dBitFlip); [ding2017] Theorem 2; [ding2017] §3 (memoization).
+[ding2017] "dBitFlip"; [ding2017] Theorem 2; [ding2017] "memoization".
 """
 
 from __future__ import annotations
@@ -66,11 +66,11 @@ class DBitFlipReports(NamedTuple):
 
 @dataclass(frozen=True)
 class DBitFlip(FrequencyOracle):
-    """dBitFlip over d buckets with budget ε, each user sending ``n_bits`` bits ([ding2017] §2.2).
+    """dBitFlip over d buckets with budget ε, each user sending ``n_bits`` bits ([ding2017] "dBitFlip").
 
     References
     ----------
-    [ding2017] §2.2; [ding2017] Theorem 2.
+    [ding2017] "dBitFlip"; [ding2017] Theorem 2.
     """
 
     n_bits: int = 1  # the paper's d: buckets sampled (and bits sent) per user, 1 ≤ n_bits ≤ d
@@ -107,7 +107,7 @@ class DBitFlip(FrequencyOracle):
         return (rng.random(buckets.shape) < np.where(buckets == values[:, None], p, q)).astype(np.int8)
 
     def perturb(self, values, *, rng: np.random.Generator) -> DBitFlipReports:
-        """Per-user client: sample n_bits buckets, send a bit for each ([ding2017] §2.2)."""
+        """Per-user client: sample n_bits buckets, send a bit for each ([ding2017] "dBitFlip")."""
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         buckets = self.sample_buckets(values.size, rng=rng)

@@ -10,7 +10,7 @@ The two rounds are binary channels of the same "support" event: round 1 keeps th
 
     p* = q₂ + (p₂ − q₂) p₁,        q* = q₂ + (p₂ − q₂) q₁,        p* − q* = (p₁ − q₁)(p₂ − q₂),
 
-and one report is a pure oracle with (p*, q*) ([arcolezi2022] §4).  For L-GRR the chained channel
+and one report is a pure oracle with (p*, q*) ([arcolezi2022] "longitudinal protocols").  For L-GRR the chained channel
 is GRR over d at ε₁ itself (p* + (d − 1) q* = 1), so ε₁ fixes p* and the second round in closed
 form.  For unary encodings each bit goes through both rounds on its own (bits stay independent),
 one report costs ``ln(p*(1 − q*)/(q*(1 − p*)))`` and the free parameter of the second round's
@@ -26,7 +26,7 @@ grows with τ to ε∞ (the memoized value is eventually revealed); without memo
 
 References
 ----------
-[arcolezi2022] §4 (L-GRR, L-OSUE and the chained parameters); [erlingsson2014] §2 (memoization);
+[arcolezi2022] (L-GRR, L-OSUE and the chained parameters); [erlingsson2014] §2 (memoization);
 [wang2017] §4.1–§4.2 (GRR, SUE, OUE).
 """
 
@@ -62,7 +62,7 @@ class Rounds(NamedTuple):
 
 
 def _chain(rounds: Rounds) -> tuple[float, float]:
-    """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] §4)."""
+    """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] "longitudinal protocols")."""
     gap = rounds.p2 - rounds.q2
     return rounds.q2 + gap * rounds.p1, rounds.q2 + gap * rounds.q1
 
@@ -176,7 +176,7 @@ class _Memoized:
     # ---------------------------------------------------------------- the client, as the paper writes it
 
     def memoize(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Permanent randomization at ε∞ of each user's value: what she keeps and reuses ([arcolezi2022] §4)."""
+        """Permanent randomization at ε∞ of each user's value: what she keeps and reuses ([arcolezi2022] "longitudinal protocols")."""
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         if self.first == "grr":
@@ -243,7 +243,7 @@ class _Memoized:
 
         References
         ----------
-        [erlingsson2014] Theorem 1 (ε∞ bounds every number of reports); [arcolezi2022] §4.
+        [erlingsson2014] Theorem 1 (ε∞ bounds every number of reports); [arcolezi2022] "longitudinal protocols".
         """
         tau = check_int("n_reports", n_reports, low=1, high=MAX_REPORTS)
         p1, q1, p2, q2 = self.rounds
@@ -269,7 +269,7 @@ class LGRR(_Memoized, GRR):
 
     References
     ----------
-    [arcolezi2022] §4 (L-GRR).
+    [arcolezi2022] "longitudinal protocols" (L-GRR).
     """
 
     first: ClassVar[str] = "grr"
@@ -283,7 +283,7 @@ class _LongitudinalUE(_Memoized, UnaryEncoding):
 
 @dataclass(frozen=True)
 class LOUE(_LongitudinalUE):
-    """L-OUE: OUE at ε∞ (memoized), then OUE (p₂ = 1/2) solved for ε₁ ([arcolezi2022] §4)."""
+    """L-OUE: OUE at ε∞ (memoized), then OUE (p₂ = 1/2) solved for ε₁ ([arcolezi2022] "longitudinal protocols")."""
 
     first: ClassVar[str] = "oue"
     second: ClassVar[str] = "oue"
@@ -291,7 +291,7 @@ class LOUE(_LongitudinalUE):
 
 @dataclass(frozen=True)
 class LOSUE(_LongitudinalUE):
-    """L-OSUE: OUE at ε∞ (memoized), then SUE (p₂ + q₂ = 1) solved for ε₁ ([arcolezi2022] §4)."""
+    """L-OSUE: OUE at ε∞ (memoized), then SUE (p₂ + q₂ = 1) solved for ε₁ ([arcolezi2022] "longitudinal protocols")."""
 
     first: ClassVar[str] = "oue"
     second: ClassVar[str] = "sue"
@@ -299,7 +299,7 @@ class LOSUE(_LongitudinalUE):
 
 @dataclass(frozen=True)
 class LSOUE(_LongitudinalUE):
-    """L-SOUE: SUE at ε∞ (memoized), then OUE (p₂ = 1/2) solved for ε₁ ([arcolezi2022] §4)."""
+    """L-SOUE: SUE at ε∞ (memoized), then OUE (p₂ = 1/2) solved for ε₁ ([arcolezi2022] "longitudinal protocols")."""
 
     first: ClassVar[str] = "sue"
     second: ClassVar[str] = "oue"
@@ -311,7 +311,7 @@ class LSUE(_LongitudinalUE):
 
     References
     ----------
-    [arcolezi2022] §4; [erlingsson2014] §2 (one hash, k = d).
+    [arcolezi2022] "longitudinal protocols"; [erlingsson2014] §2 (one hash, k = d).
     """
 
     first: ClassVar[str] = "sue"

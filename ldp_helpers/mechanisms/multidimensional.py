@@ -5,9 +5,9 @@ Each user holds a tuple (u₁, …, u_d) of d attributes, attribute j over the 0
 their domains).  The server estimates every attribute's marginal counts.
 
 * **SPL** sends every attribute through a frequency oracle at ε/d: ε in all by sequential
-  composition ([wang2019] §III; [arcolezi2021] §3).
+  composition ([wang2019]; [arcolezi2021] "Spl", "Smp").
 * **SMP** samples one attribute j uniformly, sends j and u_j through the oracle at the whole ε
-  ([wang2019] §III; [arcolezi2021] §3); the server estimates attribute j from the n_j users who
+  ([wang2019]; [arcolezi2021] "Spl", "Smp"); the server estimates attribute j from the n_j users who
   sent it, ``ĉ_j(v) = (n/n_j)·(C_j(v) − n_j q*)/(p* − q*)`` (0 if n_j = 0).
 
 The oracle is GRR, OUE, SUE or ADP (``oracle``), the same for every attribute.  The *truth* is the
@@ -19,7 +19,7 @@ tuple, not only on the marginals.  Estimates, estimand and variance are the d ma
 
 References
 ----------
-[wang2019] §III (SPL and SMP); [arcolezi2021] §3 (Spl, Smp); [arcolezi2022] §5.
+[wang2019] (splitting the budget, sampling attributes); [arcolezi2021] (Spl, Smp); [arcolezi2022] (ALLOMFREE: one sampled attribute).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ class _Multidimensional(Mechanism):
 
 @dataclass(frozen=True)
 class SPL(_Multidimensional):
-    """Budget splitting: every attribute through its oracle at ε/d ([wang2019] §III; [arcolezi2021] §3)."""
+    """Budget splitting: every attribute through its oracle at ε/d ([wang2019]; [arcolezi2021] "Spl", "Smp")."""
 
     @property
     def oracle_epsilon(self) -> float:

@@ -8,12 +8,15 @@ attribute she sends *fake data*, so the server cannot tell which attribute is re
 * ``"oue_r"`` (RS+FD[OUE-r]): OUE on u_j; fake = OUE applied to a uniformly random value.
 
 Budgets.  [arcolezi2021] runs the oracle at the amplified ε' = ln(d(e^ε − 1) + 1) for a budget ε.
-The exact whole-report tables (tested) show what each number guarantees: two tuples that differ in
-**one** attribute are distinguished by at most ε (sampling hides the real attribute), two tuples that
-differ in **every** attribute by ε' (each attribute's report then carries the full ratio e^{ε'}).
-Since a user's whole tuple is her input, the collection's whole-report ε — the ``epsilon`` of this
-class, as of every mechanism here — is ε', the oracle's budget; :attr:`RSFD.epsilon_attribute` is
-the paper's ε and :meth:`RSFD.from_attribute_epsilon` builds the paper's parametrization.
+The exact whole-report tables (tests/test_multidimensional.py) show what each number guarantees: two
+tuples that differ in **every** attribute are distinguished by ε' (each attribute's report then
+carries the full ratio e^{ε'}); two tuples that differ in **one** attribute by ε when the fake data is
+OUE-z's, or GRR's on attributes of equal domain sizes, and by more than ε (less than ε') for GRR's fake
+data on unequal domains and for OUE-r's on domains of 3 or more values
+(:meth:`~ldp_helpers.mechanisms.multidimensional._Multidimensional.attribute_privacy_loss`).  A user's
+whole tuple is her input, so the collection's whole-report ε — the ``epsilon`` of this class, as of
+every mechanism here — is ε', the oracle's budget; :attr:`RSFD.epsilon_attribute` is the paper's ε and
+:meth:`RSFD.from_attribute_epsilon` builds the paper's parametrization.
 
 Estimator.  A support count of attribute j has mean ``n a₀ + c(v)(p* − q*)/d`` (a₀: the chance that a
 user without value v supports it, real or fake), so ``ĉ_j(v) = d(C_j(v) − n a₀)/(p* − q*)``, and each
@@ -21,7 +24,7 @@ user supports v independently: the exact variance is a sum of Bernoulli variance
 
 References
 ----------
-[arcolezi2021] §4 (RS+FD, its three variants, estimators and variances); [arcolezi2022] §5.
+[arcolezi2021] (RS+FD, its three variants, estimators and variances); [arcolezi2022] (ALLOMFREE: one sampled attribute).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ class RSFD(_Multidimensional):
 
     References
     ----------
-    [arcolezi2021] §4.
+    [arcolezi2021] "RS+FD".
     """
 
     oracle_names: ClassVar[tuple] = ("grr", "oue_z", "oue_r")
@@ -104,7 +107,7 @@ class RSFD(_Multidimensional):
         return out / self.n_attributes
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user client: sample j, the oracle on u_j, fake data on every other attribute ([arcolezi2021] §4)."""
+        """Per-user client: sample j, the oracle on u_j, fake data on every other attribute ([arcolezi2021] "RS+FD")."""
         rows, rng = self._check_rows(values), check_rng(rng)
         picked = rng.integers(0, self.n_attributes, size=rows.shape[0])
         columns = []
@@ -146,7 +149,7 @@ class RSFD(_Multidimensional):
         return out[0] if n_draws is None else out
 
     def estimate(self, aggregate, n) -> np.ndarray:
-        """``ĉ_j(v) = d(C_j(v) − n a₀)/(p* − q*)``, a₀ = (q* + (d − 1)·a_fake)/d ([arcolezi2021] §4)."""
+        """``ĉ_j(v) = d(C_j(v) − n a₀)/(p* − q*)``, a₀ = (q* + (d − 1)·a_fake)/d ([arcolezi2021] "RS+FD")."""
         n = check_int("n", n, low=1)
         agg = self._check_aggregate(aggregate, n, sum(self.domain_sizes))
         d = self.n_attributes

@@ -1,4 +1,4 @@
-"""SMP: each user samples one attribute and reports it at the whole budget ([wang2019] §III; [arcolezi2021] §3).
+"""SMP: each user samples one attribute and reports it at the whole budget ([wang2019]; [arcolezi2021] "Spl", "Smp").
 
 The layout (joint truth, concatenated marginals, reports side by side) is that of
 :mod:`~ldp_helpers.mechanisms.multidimensional`.  The server estimates attribute j from the n_j
@@ -8,7 +8,7 @@ and over which users sampled j (a hypergeometric draw of the population).
 
 References
 ----------
-[wang2019] §III; [arcolezi2021] §3; [arcolezi2022] §5.
+[wang2019]; [arcolezi2021] "Spl", "Smp"; [arcolezi2022] (ALLOMFREE: one sampled attribute).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class SampledReports(NamedTuple):
 
 @dataclass(frozen=True)
 class SMP(SPL):
-    """Sample one attribute, report it at the whole ε ([wang2019] §III; [arcolezi2021] §3).
+    """Sample one attribute, report it at the whole ε ([wang2019]; [arcolezi2021] "Spl", "Smp").
 
     ``unbiased`` is false only through n_j = 0 (probability (1 − 1/d)^n): :meth:`expected_estimate`.
     """

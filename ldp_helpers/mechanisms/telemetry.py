@@ -2,12 +2,12 @@
 
 Each user holds a counter x ∈ {0, 1, …, m} (e.g. seconds of app usage per day) and sends one bit
 
-    Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)·(e^ε − 1)/(e^ε + 1)                    ([ding2017] §2.1, 1BitMean),
+    Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)·(e^ε − 1)/(e^ε + 1)                    ([ding2017] "1BitMean"),
 
 affine in x between 1/(e^ε + 1) and e^ε/(e^ε + 1), so one report is ε-LDP.  The server estimates the
 mean σ = (1/n)Σx_i by ``σ̂ = (m/n) Σ_i (b_i(e^ε + 1) − 1)/(e^ε − 1)``, unbiased.
 
-Repeated collection ([ding2017] §3).  *α-point rounding*: the range is cut into segments of width
+Repeated collection ([ding2017] "α-point rounding", "memoization").  *α-point rounding*: the range is cut into segments of width
 ``step`` (rounding points 0, step, 2·step, …, m); each user draws α ∈ {0, …, step − 1} once and
 rounds x ∈ [L, L + step) up to L + step iff x + α ≥ L + step, down to L otherwise, so the rounded
 value is x in expectation.  *Memoization*: the 1BitMean bit of each rounding point is drawn once per
@@ -21,8 +21,8 @@ aggregate is the number of 1 bits, whose exact law is ``Σ_x Binomial(f_x, Pr[1 
 
 References
 ----------
-[ding2017] §2.1 (1BitMean); [ding2017] Theorem 1 (privacy, Hoeffding's bound); [ding2017] §3
-(α-point rounding and memoization); [hoeffding1963].
+[ding2017] "1BitMean"; [ding2017] Theorem 1 (privacy, Hoeffding's bound); [ding2017] "α-point rounding"
+and "memoization"; [hoeffding1963].
 """
 
 from __future__ import annotations
@@ -46,11 +46,11 @@ MAX_HISTORY_ROUNDS = 12
 
 @dataclass(frozen=True)
 class OneBitMean(Mechanism):
-    """1BitMean over counters in {0, …, m} with budget ε ([ding2017] §2.1).
+    """1BitMean over counters in {0, …, m} with budget ε ([ding2017] "1BitMean").
 
     References
     ----------
-    [ding2017] §2.1; [ding2017] Theorem 1.
+    [ding2017] "1BitMean"; [ding2017] Theorem 1.
     """
 
     epsilon: float  # privacy budget ε of one report
@@ -63,7 +63,7 @@ class OneBitMean(Mechanism):
             fail("epsilon", self.epsilon, "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)")
 
     def one_probability(self, x) -> np.ndarray:
-        """``Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1)`` for counters x ∈ [0, m] ([ding2017] §2.1)."""
+        """``Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1)`` for counters x ∈ [0, m] ([ding2017] "1BitMean")."""
         x = check_int_array("x", x, low=0, high=self.m)
         return self._one_probability(x)
 
@@ -98,7 +98,7 @@ class OneBitMean(Mechanism):
         return np.column_stack([1 - ones, ones])
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user client: send 1 with probability ``Pr[1 | x]`` ([ding2017] §2.1)."""
+        """Per-user client: send 1 with probability ``Pr[1 | x]`` ([ding2017] "1BitMean")."""
         x = check_int_array("values", values, low=0, high=self.m).ravel()
         rng = check_rng(rng)
         return (rng.random(x.shape) < self._one_probability(x)).astype(np.int8)
@@ -115,7 +115,7 @@ class OneBitMean(Mechanism):
         return rng.binomial(counts, self._one_probability(np.arange(self.m + 1)), size=size).sum(axis=-1)
 
     def estimate(self, aggregate, n):
-        """``σ̂ = (m/n)((e^ε + 1)B − n)/(e^ε − 1)`` from B ones among n reports ([ding2017] §2.1).
+        """``σ̂ = (m/n)((e^ε + 1)B − n)/(e^ε − 1)`` from B ones among n reports ([ding2017] "1BitMean").
 
         Written with tanh(ε/2) = (e^ε − 1)/(e^ε + 1): ``σ̂ = (m/n)(B − n/(e^ε + 1))/tanh(ε/2)``.
         """
@@ -146,7 +146,7 @@ class OneBitMean(Mechanism):
         beta = check_probability(beta, "beta", open_low=True, open_high=True)
         return self.m / math.sqrt(2 * n) / math.tanh(self.epsilon / 2) * math.sqrt(math.log(2 / beta))
 
-    # ---------------------------------------------------------------- repeated collection ([ding2017] §3)
+    # ---------------------------------------------------------------- repeated collection ([ding2017] "α-point rounding", "memoization")
 
     def _check_step(self, step) -> int:
         step = check_int("step", step, low=1, high=self.m)
@@ -163,7 +163,7 @@ class OneBitMean(Mechanism):
 
         References
         ----------
-        [ding2017] §3 (α-point rounding; memoization).
+        [ding2017] "α-point rounding", "memoization".
         """
         x = check_int_array("values", check_ndim("values", values, 2, what="(users × rounds)"), low=0, high=self.m)
         step, rng = self._check_step(step), check_rng(rng)
