@@ -109,11 +109,28 @@ def check_probability(p, name: str, *, open_low=False, open_high=False) -> float
     return check_real(name, p, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
 
 
+#: the integers every check accepts at most: int64's range (a larger count would wrap when numpy stores it)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _fits_int64(name: str, arr: np.ndarray) -> None:
+    """Refuse entries that int64 cannot hold (unsigned ≥ 2^63, floats ≥ 2^63 in magnitude): converting them
+    would wrap to a wrong number (2^64 − 1 as uint64 reads as −1) instead of failing."""
+    if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
+        _fail(name, _Described(f"an array containing {arr.max()!r}"), f"integers in [{INT64_MIN}, {INT64_MAX}] (int64)")
+    if arr.dtype.kind == "f" and arr.size and np.max(np.abs(arr)) >= 2.0**63:
+        _fail(name, _Described(f"an array containing {arr.flat[np.argmax(np.abs(arr))]!r}"),
+              f"integers in [{INT64_MIN}, {INT64_MAX}] (int64)")
+
+
 def check_int(name: str, value, *, low=None, high=None) -> int:
-    """An integer in the closed range [low, high]."""
+    """An integer in the closed range [low, high] (and always within int64's range: no count wraps later)."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         fail_type(name, value, "an integer")
     value = int(value)
+    if not INT64_MIN <= value <= INT64_MAX:
+        _fail(name, value, f"an integer in [{'-inf' if low is None else low}, {'inf' if high is None else high}] "
+                           f"that int64 can hold (|value| < 2^63)")
     if (low is not None and value < low) or (high is not None and value > high):
         lo = "-inf" if low is None else str(low)
         hi = "inf" if high is None else str(high)
@@ -175,6 +192,7 @@ def check_counts(name: str, counts) -> np.ndarray:
     if not np.issubdtype(arr.dtype, np.integer):
         if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             _bad_dtype(name, arr, "a 1-D array of non-negative integer counts")
+    _fits_int64(name, arr)
     if np.any(arr < 0):
         _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
     return arr.astype(np.int64)
@@ -292,6 +310,7 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np
     if not np.issubdtype(arr.dtype, np.integer):
         if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             _bad_dtype(name, arr, "an array of integers")
+    _fits_int64(name, arr)
     if shape is not None and arr.shape != tuple(shape):
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}")
     lo, hi = arr.min(), arr.max()
@@ -328,3 +347,40 @@ def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.nd
         forms = " or ".join(str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1))
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {forms}")
     return arr
+
+
+def check_regular_file(name: str, path, *, max_bytes: int = MAX_FILE_BYTES):
+    """``path`` as a :class:`pathlib.Path` naming an existing **regular** file of at most ``max_bytes``.
+
+    Checked with ``os.stat`` before anything opens it: a FIFO, a character device such as
+    ``/dev/zero`` or a directory would block or stream for ever once opened.
+    """
+    import os
+    import stat
+    from pathlib import Path
+
+    if not isinstance(path, (str, os.PathLike)):
+        fail_type(name, path, "a path (str or os.PathLike) to a regular file")
+    path = Path(path)
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        _fail(name, str(path), f"an existing, readable regular file ({err.strerror})")
+    if not stat.S_ISREG(info.st_mode):
+        _fail(name, str(path), "a regular file (not a FIFO, device or directory, which could block or never end)")
+    if info.st_size > max_bytes:
+        _fail(name, str(path), f"a file of at most {format_bytes(max_bytes)} (this one has {format_bytes(info.st_size)})")
+    return path
+
+
+def read_text_file(name: str, path, *, encoding: str = "utf-8", max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of a regular file (:func:`check_regular_file`), all of it or a clear refusal: a file that
+    does not decode names its path and the first undecodable byte's line (a byte-order mark included)."""
+    path = check_regular_file(name, path, max_bytes=max_bytes)
+    raw = path.read_bytes()[: max_bytes + 1]
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        bom = " (a byte-order mark?)" if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) else ""
+        _fail(name, str(path), f"{encoding} text; byte {err.start} on line {line} is not{bom}")

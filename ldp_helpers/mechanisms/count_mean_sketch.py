@@ -121,6 +121,7 @@ class CountMeanSketch(FrequencyOracle):
 
     @cached_property
     def _hash_table(self) -> np.ndarray:
+        check_allocation("d", self.d, 3 * self.k * self.d, what=f"the k × d = {self.k} × {self.d:,} hash table")
         table = _hash_values(self.hash_a, self.hash_b, self.d, self.m)
         table.setflags(write=False)
         return table
