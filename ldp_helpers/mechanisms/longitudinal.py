@@ -39,7 +39,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 from scipy.optimize import brentq
 
-from ldp_helpers._validation import (Described, check_above, check_binary_array, check_domain_values, check_epsilon,
+from ldp_helpers._validation import (Described, check_above, check_allocation, check_binary_array, check_domain_values, check_epsilon,
                                      check_int, check_ndim, check_real_array, check_rng, fail)
 from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
@@ -181,6 +181,8 @@ class _Memoized:
         rng = check_rng(rng)
         if self.first == "grr":
             return _keep_or_other(values, self.rounds.p1, self.d, rng)
+        check_allocation("values", Described(f"{values.size:,} values"), values.size * self.d, itemsize=17,
+                         what=f"{values.size:,} memoized vectors of d = {self.d:,} bits and their temporaries")
         return _flip_bits(np.arange(self.d) == values[:, None], self.rounds.p1, self.rounds.q1, rng)
 
     def report(self, memoized, *, rng: np.random.Generator) -> np.ndarray:

@@ -35,7 +35,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_ndim, check_rng
+from ldp_helpers._validation import (Described, check_allocation, check_epsilon, check_int, check_int_array, check_ndim,
+                                     check_rng)
 from ldp_helpers.mechanisms.base import batch_shape
 from ldp_helpers.mechanisms.multidimensional import _check_table_size, _draw_support, _Multidimensional, _squeeze
 from ldp_helpers.mechanisms.pure import _count_variance
@@ -109,6 +110,8 @@ class RSFD(_Multidimensional):
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user client: sample j, the oracle on u_j, fake data on every other attribute ([arcolezi2021] "RS+FD")."""
         rows, rng = self._check_rows(values), check_rng(rng)
+        check_allocation("values", Described(f"{rows.shape[0]:,} tuples"), rows.shape[0] * int(self._widths.sum()),
+                         itemsize=34, what="every attribute's real and fake reports and their temporaries")
         picked = rng.integers(0, self.n_attributes, size=rows.shape[0])
         columns = []
         for j, o in enumerate(self.oracles):
