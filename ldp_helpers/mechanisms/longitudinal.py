@@ -17,7 +17,7 @@ one report costs ``ln(p*(1 − q*)/(q*(1 − p*)))`` and the free parameter of t
 family (OUE: p₂ = 1/2; SUE: p₂ + q₂ = 1) is the root of a monotone equation.
 
 Rounds:  L-OUE = OUE then OUE, L-OSUE = OUE then SUE, L-SOUE = SUE then OUE, L-SUE = SUE then SUE
-(basic RAPPOR's PRR + IRR on a one-hot Bloom filter), first round at ε∞.  A second round of the
+(RAPPOR's PRR + IRR on a one-hot Bloom filter with a symmetric IRR), first round at ε∞.  A second round of the
 OUE family cannot reach every ε₁ < ε∞: its ε₁ tops out at q₂ → 0 (:attr:`epsilon_ceiling`).
 
 τ reports of a user whose value does not change cost ε_τ (:meth:`epsilon_after`, exact), which
@@ -309,7 +309,7 @@ class LSOUE(_LongitudinalUE):
 
 @dataclass(frozen=True)
 class LSUE(_LongitudinalUE):
-    """L-SUE: SUE at ε∞ (memoized), then SUE solved for ε₁: basic RAPPOR's PRR + IRR on a one-hot filter.
+    """L-SUE: SUE at ε∞ (memoized), then SUE solved for ε₁: RAPPOR's PRR + a symmetric IRR (p + q = 1), one-hot filter.
 
     References
     ----------
