@@ -1,22 +1,14 @@
-"""Validation at the package boundary: one place, one message format — the bad-input contract.
+"""Validation at the package boundary: one place, one message format — the bad-input contract (README "Bad input").
 
-*What is validated*: every public function, method and constructor checks its arguments once, at
-the public boundary, before any work: budgets, sizes and counts, probabilities, arrays (dtype,
-shape, finiteness, 0-based domain values), populations and mechanism objects (their class), the
-injected ``rng`` (a ``numpy.random.Generator``) and file inputs.
-
-*Error types*: ``ValueError`` for a value of the right type out of range; ``TypeError`` (as
-:class:`ParameterTypeError`, also a ``ValueError`` so one ``except ValueError`` catches every refusal)
-for a wrong type (``None``, a string, a float where an integer is required, a wrong object).  One
-message form: ``"<parameter> must be <what is allowed>; got <value>"``.  Never a NaN, a silent clip
-or a traceback from inside numpy.
-
-*Resource ceilings*, refused before allocating with the estimate in the message
-(:func:`check_allocation`: ``"n_candidates=1000000000000 would allocate 29.1 TiB (...); the ceiling
-is MAX_BYTES = 2 GiB"``): ``MAX_BYTES`` per array, ``MAX_N_DRAWS`` repetitions per call (``n_draws``,
-experiments, trials: no call loops for ever), ``MAX_N_ROUNDS`` rounds T of a stream.  Loaders stream
-their input and refuse a file over ``MAX_FILE_BYTES`` or a line over ``MAX_LINE_CHARS`` characters,
-naming the file and the line.  ``tests/contract/`` enforces this over every public function and method.
+Every public function, method and constructor checks its arguments once, before any work; private
+cores trust their callers.  A value out of range raises ``ValueError``; a wrong type raises
+:class:`ParameterTypeError` (a ``TypeError`` that is also a ``ValueError``).  One message form:
+``"<parameter> must be <what is allowed>; got <value>"`` — never a NaN, a silent clip, a wrapped count
+or a traceback from inside numpy.  Ceilings are refused before allocating, with the estimate in the
+message (:func:`check_allocation`): ``MAX_BYTES`` per array, ``MAX_N_DRAWS`` repetitions per call,
+``MAX_N_ROUNDS`` rounds of a stream; integers beyond int64 are refused (:func:`check_int`,
+:func:`check_int_array`, :func:`check_counts`).  File inputs: :mod:`ldp_helpers._files`.
+``tests/contract/`` enforces this over every public function and method.
 """
 
 from __future__ import annotations
@@ -113,28 +105,26 @@ def check_probability(p, name: str, *, open_low=False, open_high=False) -> float
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
-def _fits_int64(name: str, arr: np.ndarray) -> None:
-    """Refuse entries that int64 cannot hold (unsigned ≥ 2^63, floats ≥ 2^63 in magnitude): converting them
-    would wrap to a wrong number (2^64 − 1 as uint64 reads as −1) instead of failing."""
-    if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
-        _fail(name, _Described(f"an array containing {arr.max()!r}"), f"integers in [{INT64_MIN}, {INT64_MAX}] (int64)")
-    if arr.dtype.kind == "f" and arr.size and np.max(np.abs(arr)) >= 2.0**63:
-        _fail(name, _Described(f"an array containing {arr.flat[np.argmax(np.abs(arr))]!r}"),
+def _as_int64(name: str, arr: np.ndarray, allowed: str) -> None:
+    """Integers, or finite integral floats, that int64 can hold (2^64 − 1 as uint64 would read as −1)."""
+    if not np.issubdtype(arr.dtype, np.integer) and (not np.issubdtype(arr.dtype, np.floating)
+                                                      or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+        _bad_dtype(name, arr, allowed)
+    if arr.size and ((arr.dtype.kind == "u" and arr.max() > INT64_MAX) or (arr.dtype.kind == "f" and np.max(np.abs(arr)) >= 2.0**63)):
+        _fail(name, _Described(f"an array containing {arr.flat[np.argmax(np.abs(arr.astype(float)))]!r}"),
               f"integers in [{INT64_MIN}, {INT64_MAX}] (int64)")
 
 
-def check_int(name: str, value, *, low=None, high=None) -> int:
-    """An integer in the closed range [low, high] (and always within int64's range: no count wraps later)."""
+def check_int(name: str, value, *, low=None, high=None, any_size: bool = False) -> int:
+    """An integer in the closed range [low, high], within int64's range (no count wraps later) unless
+    ``any_size`` (a number only a formula uses, such as a hypothetical N of a bound, may be any Python int)."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         fail_type(name, value, "an integer")
-    value = int(value)
-    if not INT64_MIN <= value <= INT64_MAX:
-        _fail(name, value, f"an integer in [{'-inf' if low is None else low}, {'inf' if high is None else high}] "
-                           f"that int64 can hold (|value| < 2^63)")
+    value, lo, hi = int(value), ("-inf" if low is None else low), ("inf" if high is None else high)
     if (low is not None and value < low) or (high is not None and value > high):
-        lo = "-inf" if low is None else str(low)
-        hi = "inf" if high is None else str(high)
         _fail(name, value, f"an integer in [{lo}, {hi}]")
+    if not any_size and not INT64_MIN <= value <= INT64_MAX:
+        _fail(name, value, f"an integer in [{lo}, {hi}] that int64 can hold (|value| < 2^63)")
     return value
 
 
@@ -147,9 +137,8 @@ def check_bool(name: str, value) -> bool:
 def check_rng(rng) -> np.random.Generator:
     """The injected randomness: must be a ``numpy.random.Generator`` (no seeds, no globals)."""
     if not isinstance(rng, np.random.Generator):
-        raise ParameterTypeError(
-            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); got {type(rng).__name__}"
-        )
+        raise ParameterTypeError(f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); "
+                                 f"got {type(rng).__name__}")
     return rng
 
 
@@ -189,10 +178,7 @@ def check_counts(name: str, counts) -> np.ndarray:
         _bad_dtype(name, arr, "a non-empty 1-D array of counts")
     if arr.ndim != 1 or arr.size == 0:
         _fail(name, _Described(f"an array of shape {arr.shape}"), "a non-empty 1-D array of counts")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            _bad_dtype(name, arr, "a 1-D array of non-negative integer counts")
-    _fits_int64(name, arr)
+    _as_int64(name, arr, "a 1-D array of non-negative integer counts")
     if np.any(arr < 0):
         _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
     return arr.astype(np.int64)
@@ -236,10 +222,8 @@ def check_allocation(name: str, value, n_elements, *, itemsize: int = 8, what: s
     n_bytes = int(n_elements) * int(itemsize)
     if n_bytes > MAX_BYTES:
         detail = f" ({what})" if what else ""
-        raise ValueError(
-            f"{name}={value!r} would allocate {format_bytes(n_bytes)}{detail}; "
-            f"the ceiling is MAX_BYTES = {format_bytes(MAX_BYTES)}"
-        )
+        raise ValueError(f"{name}={value!r} would allocate {format_bytes(n_bytes)}{detail}; "
+                         f"the ceiling is MAX_BYTES = {format_bytes(MAX_BYTES)}")
 
 
 def check_n_draws(n_draws) -> int:
@@ -307,10 +291,7 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np
     arr = np.asarray(values)
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of integers")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            _bad_dtype(name, arr, "an array of integers")
-    _fits_int64(name, arr)
+    _as_int64(name, arr, "an array of integers")
     if shape is not None and arr.shape != tuple(shape):
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}")
     lo, hi = arr.min(), arr.max()
@@ -347,40 +328,3 @@ def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.nd
         forms = " or ".join(str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1))
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {forms}")
     return arr
-
-
-def check_regular_file(name: str, path, *, max_bytes: int = MAX_FILE_BYTES):
-    """``path`` as a :class:`pathlib.Path` naming an existing **regular** file of at most ``max_bytes``.
-
-    Checked with ``os.stat`` before anything opens it: a FIFO, a character device such as
-    ``/dev/zero`` or a directory would block or stream for ever once opened.
-    """
-    import os
-    import stat
-    from pathlib import Path
-
-    if not isinstance(path, (str, os.PathLike)):
-        fail_type(name, path, "a path (str or os.PathLike) to a regular file")
-    path = Path(path)
-    try:
-        info = os.stat(path)
-    except OSError as err:
-        _fail(name, str(path), f"an existing, readable regular file ({err.strerror})")
-    if not stat.S_ISREG(info.st_mode):
-        _fail(name, str(path), "a regular file (not a FIFO, device or directory, which could block or never end)")
-    if info.st_size > max_bytes:
-        _fail(name, str(path), f"a file of at most {format_bytes(max_bytes)} (this one has {format_bytes(info.st_size)})")
-    return path
-
-
-def read_text_file(name: str, path, *, encoding: str = "utf-8", max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The text of a regular file (:func:`check_regular_file`), all of it or a clear refusal: a file that
-    does not decode names its path and the first undecodable byte's line (a byte-order mark included)."""
-    path = check_regular_file(name, path, max_bytes=max_bytes)
-    raw = path.read_bytes()[: max_bytes + 1]
-    try:
-        return raw.decode(encoding)
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        bom = " (a byte-order mark?)" if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) else ""
-        _fail(name, str(path), f"{encoding} text; byte {err.start} on line {line} is not{bom}")

@@ -17,10 +17,10 @@ from ldp_helpers.simulate.datasets import (
     derive_trouser_counts,
     load_trouser_counts,
     sha256_of,
-    tea_survey_standin,
     write_trouser_counts,
 )
 from ldp_helpers.simulate.datasets import TROUSER_COUNTS_CSV
+from ldp_helpers.simulate.survey import tea_survey_standin
 
 FIXTURE = Path(__file__).parent / "fixtures" / "clickstream_fabricated.csv"
 HAVE_RAW = datasets.DEFAULT_RAW_PATH.is_file()

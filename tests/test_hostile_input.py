@@ -41,3 +41,30 @@ def test_budgets_too_small_for_double_precision_are_refused_as_too_small(make):
     """p* = q* in double precision: a clear refusal of a too *small* epsilon (was ZeroDivisionError or 'too large')."""
     with pytest.raises(ValueError, match=r"^epsilon must be (large enough|above about)"):
         make()
+
+
+def test_no_call_touches_the_global_generators():
+    """Issue 27: decode advanced NumPy's global generator through scikit-learn's Lasso (no random_state).
+    The decoder, the samplers and the per-user clients leave NumPy's and Python's global state as it was."""
+    import random
+
+    from ldp_helpers import Rappor, RapporParams, decode
+
+    rappor = Rappor.create(RapporParams(k=16, h=2, m=2, f=0.0, p=0.5, q=0.75), 10, rng=np.random.default_rng(0))
+    truth = np.array([[50, 30, 0, 0, 0, 0, 0, 0, 0, 10]] * 2)
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    y = rappor.estimate(rappor.sample_aggregate(truth, rng=np.random.default_rng(1)), rappor.n_reports(truth)).ravel()
+    decode(rappor.design_matrix, y)
+    OUE(1.0, 8).perturb(np.arange(8), rng=np.random.default_rng(2))
+    after = np.random.get_state()
+    assert all(np.array_equal(a, b) for a, b in zip(numpy_state, after)) and random.getstate() == python_state
+
+
+def test_a_bit_channel_is_two_probabilities_p_above_q():
+    """RapporParams' BitChannel refused -0.1, 1.5 and NaN (issue 27); p = Pr[S=1 | B=1] must exceed q."""
+    from ldp_helpers.mechanisms.rappor import BitChannel
+
+    for p, q, name in ((-0.1, 0.2, "p"), (1.5, 0.2, "p"), (float("nan"), 0.1, "p"), (0.7, 1.5, "q"), (0.3, 0.5, "p")):
+        with pytest.raises(ValueError, match=rf"^{name} must"):
+            BitChannel(p, q)
+    assert BitChannel(0.75, 0.5) == (0.75, 0.5)

@@ -1,14 +1,12 @@
 """BLH and OLH: exact whole-report tables, p*/q*, the hash family, and the two simulation paths."""
 
-import itertools
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.local_hashing import (BLH, HASH_PRIME, MAX_HASH_RANGE, OLH, LocalHashing, approx_variance_for_hash_range,
-                                        collision_probability, continuous_optimal_hash_range, olh_hash_range)
+                                        continuous_optimal_hash_range, olh_hash_range)
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.unary_encoding import OUE
@@ -130,25 +128,6 @@ def test_hash_values_are_uniform(rng):
     a = rng.integers(1, HASH_PRIME, size=50_000)
     b = rng.integers(0, HASH_PRIME, size=50_000)
     assert chisquare_pvalue(olh.hash_values(a, b, 3), np.full(7, 1 / 7)) > 1e-3
-
-
-@pytest.mark.parametrize("prime", [11, 13])
-@pytest.mark.parametrize("g", [2, 3, 4, 5])
-def test_collision_probability_matches_enumeration_of_the_family(prime, g):
-    """For a small prime, counting all (a, b) gives the formula for every pair x ≠ y, and it is ≤ 1/g."""
-    x = np.arange(prime)
-    hashes = np.array([((a * x + b) % prime) % g for a, b in itertools.product(range(1, prime), range(prime))])
-    expected = collision_probability(g, prime)
-    for u, v in itertools.combinations(range(prime), 2):
-        assert Fraction(int(np.count_nonzero(hashes[:, u] == hashes[:, v])), hashes.shape[0]) == expected
-    assert expected <= Fraction(1, g)
-
-
-def test_blh_collision_probability_is_just_below_one_half():
-    """With P = 2^31 − 1 and g = 2 the exact collision probability is (P − 1)/(2P) < 1/2."""
-    assert collision_probability(2) == Fraction(HASH_PRIME - 1, 2 * HASH_PRIME)
-    with pytest.raises(ValueError, match=r"g must be an integer in \[2, 13\]"):
-        collision_probability(14, 13)
 
 
 @pytest.mark.statistical

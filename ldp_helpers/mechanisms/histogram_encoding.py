@@ -40,7 +40,12 @@ def laplace_scale(epsilon: float) -> float:
     ----------
     [wang2017] §4.3; [tutorial] "Histogram Encoding".
     """
-    return 2.0 / check_epsilon(epsilon)
+    return _laplace_scale(check_epsilon(epsilon))
+
+
+def _laplace_scale(epsilon: float) -> float:
+    """:func:`laplace_scale` for a validated budget."""
+    return 2.0 / epsilon
 
 
 def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
@@ -48,7 +53,7 @@ def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
     rng = check_rng(rng)
     check_allocation("values", Described(f"{values.size:,} values"), values.size * d,
                      what=f"{values.size:,} reports of d = {d:,} reals")
-    reports = rng.laplace(0.0, laplace_scale(epsilon), size=(values.size, d))
+    reports = rng.laplace(0.0, _laplace_scale(epsilon), size=(values.size, d))
     reports[np.arange(values.size), values] += 1.0
     return reports
 
@@ -125,7 +130,7 @@ class SHE(FrequencyOracle):
     @cached_property
     def scale(self) -> float:
         """β = 2/ε (computed once)."""
-        return laplace_scale(self.epsilon)
+        return _laplace_scale(self.epsilon)
 
     def output_table(self) -> np.ndarray:
         """Not available: the report is continuous (``NotImplementedError``)."""

@@ -30,16 +30,15 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
-from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
+from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities, grr_probabilities
 from ldp_helpers.mechanisms.pure import _count_variance
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
 MAX_HASH_RANGE = 2**16  # largest g for the per-user path
@@ -92,29 +91,6 @@ def olh_hash_range(epsilon: float) -> int:
     return int(round(math.exp(epsilon))) + 1
 
 
-def collision_probability(g: int, prime: int = HASH_PRIME) -> Fraction:
-    """Exact ``Pr_{a,b}[h_{a,b}(x) = h_{a,b}(y)]`` for x ≠ y in [0, P), with h_{a,b}(x) = ((a·x + b) mod P) mod g,
-    the universal family of Apple's sketch and Bitstogram's buckets (local hashing draws a random function).
-
-    For x ≠ y (mod P), (a, b) ↦ (r, s) = ((a·x + b) mod P, (a·y + b) mod P) is a bijection from
-    [1, P) × [0, P) onto the ordered pairs r ≠ s of [0, P), so the probability is the share of those
-    pairs with r ≡ s (mod g): ``Σ_c n_c (n_c − 1) / (P (P − 1))`` with n_c = #{r < P : r ≡ c mod g}.
-    It is at most 1/g (Carter & Wegman 1979; CLRS Theorem 11.5): for BLH (g = 2, P odd) it is
-    exactly (P − 1)/(2P) < 1/2, the tutorial's condition on the hash family.
-
-    ``prime`` must be a prime ≥ g (the bijection needs Z_P to be a field; not checked here).
-
-    References
-    ----------
-    [tutorial] "Binary Local Hashing" (the condition Pr[H(x) = H(y)] ≤ 1/2).
-    """
-    prime = check_int("prime", prime, low=2)
-    g = check_int("g", g, low=2, high=prime)
-    quotient, remainder = divmod(prime, g)
-    sizes = [quotient + 1] * remainder + [quotient] * (g - remainder)  # n_c for c < g
-    return Fraction(sum(n * (n - 1) for n in sizes), prime * (prime - 1))
-
-
 def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     """Wang et al.'s approximate per-user variance q*(1−q*)/(p*−q*)² of local hashing with a *real* g > 1.
 
@@ -160,7 +136,7 @@ class LocalHashing(PureFrequencyOracle):
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
+        return _grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
 
     def _check_per_user_range(self) -> None:
         if self.g > MAX_HASH_RANGE:
@@ -260,7 +236,7 @@ class BLH(LocalHashing):
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
+        return _q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldp_helpers._validation import check_regular_file
+from ldp_helpers._files import check_regular_file
 from ldp_helpers.pipeline.decisions import SEVERITIES, VERDICTS, Decision
 
 COLUMNS = ("id", "claim", "source", "paper_value", "our_value", "verdict", "severity", "tolerance", "depends_on", "decision")

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
-from ldp_helpers._validation import check_regular_file, fail_type
+from ldp_helpers._files import check_regular_file
+from ldp_helpers._validation import fail_type
 from ldp_helpers.pipeline import paths
 from ldp_helpers.pipeline.decisions import SEVERITIES
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from ldp_helpers._validation import read_text_file
+from ldp_helpers._files import read_text_file
 from ldp_helpers.pipeline import paths
 
 
