@@ -96,7 +96,9 @@ def test_the_ranking_and_the_privacy_utility_curves_are_exact_mses(d, n, populat
             expected, bias, variance = exact(reference_oracle(key, epsilon, d, seed=0), truth)
             mses[key] = float(np.mean(bias**2 + variance))
         ranking = oracle_ranking(epsilon, d, n, population, zipf_s=1.1, seed=0)
-        assert [k for k, _ in ranking] == sorted(mses, key=mses.get)
+        lowest = min(mses.values())  # oracles tied for best (relative 1e-9: ADP = GRR, …) keep the registry order
+        tied = [k for k in oracle_keys() if mses[k] <= lowest * (1 + 1e-9)]
+        assert [k for k, _ in ranking] == tied + sorted(set(mses) - set(tied), key=mses.get)
         assert all(value == pytest.approx(mses[k], rel=1e-12) for k, value in ranking)
     grid = np.linspace(0.2, 5.0, 13)
     curves = privacy_utility_curves(d, n, grid)
@@ -107,7 +109,7 @@ def test_the_ranking_and_the_privacy_utility_curves_are_exact_mses(d, n, populat
             assert curves.exact[key][j] == pytest.approx(float(np.mean(bias**2 + variance)), rel=1e-12)
             assert curves.bias_sq[key][j] == pytest.approx(float(np.mean(bias**2)), rel=1e-12, abs=1e-9)
     table = np.array([curves.exact[k] for k in oracle_keys()])
-    best = [oracle_keys()[i] for i in np.argmin(table, axis=0)]
+    best = [oracle_keys()[int(np.flatnonzero(col <= col.min() * (1 + 1e-9))[0])] for col in table.T]  # ties: the first
     changes = [(a, b) for a, b in zip(best, best[1:]) if a != b]
     assert [(a, b) for _, a, b in curves.crossovers] == changes
 

@@ -47,6 +47,9 @@ ORACLE_FAMILIES = ("frequency oracle", "sketch")
 D_MAX = 2048
 #: the panels' numbers of users (a survey costs O(d) whatever n; counts stay exact in int64)
 N_MAX = 10**12
+#: exact MSEs this close (relative) are one tie: the first registered oracle is named best (ADP is GRR or OUE,
+#: L-GRR's and L-OSUE's first reports are GRR's and OUE's at ε₁: equal up to rounding)
+TIE_RTOL = 1e-9
 
 
 class Structure(NamedTuple):

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_real_array, fail
-from ldp_helpers.explore.oracles import (D_MAX, N_MAX, _build_oracle, _structure_names, check_structure,
+from ldp_helpers.explore.oracles import (D_MAX, N_MAX, TIE_RTOL, _build_oracle, _structure_names, check_structure,
                                          exact_errors, oracle_keys, population_counts)
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
@@ -76,9 +76,16 @@ def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityC
                                 {key: REGISTRY[key].label for key in keys}, _crossovers(grid, keys, exact))
 
 
+def _best(table: np.ndarray) -> np.ndarray:
+    """Per column, the row of the smallest finite value (−1 if none); rows within TIE_RTOL of it tie, the first wins."""
+    finite = np.where(np.isnan(table), np.inf, table)
+    lowest = finite.min(axis=0)
+    return np.where(np.isinf(lowest), -1, np.argmax(finite <= lowest * (1 + TIE_RTOL), axis=0))
+
+
 def _crossovers(grid: np.ndarray, keys: tuple, exact: dict) -> tuple:
     table = np.array([exact[key] for key in keys])
-    best = np.where(np.all(np.isnan(table), axis=0), -1, np.argmin(np.where(np.isnan(table), np.inf, table), axis=0))
+    best = _best(table)  # a tie (e.g. ADP = GRR) is no crossover
     crossovers = []
     for j in range(grid.size - 1):
         a, b = best[j], best[j + 1]
@@ -110,7 +117,9 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure
             ranking.append((key, _mse(_build_oracle(key, epsilon, int(truth.size), shape, seed), truth)[0]))
         except ValueError:  # the oracle refuses this ε at this d, or its moments leave double precision
             continue
-    return tuple(sorted(ranking, key=lambda item: item[1]))
+    lowest = min(mse for _, mse in ranking)  # the oracles tied for best (within TIE_RTOL) keep the registry order
+    order = {key: i for i, (key, _) in enumerate(ranking)}
+    return tuple(sorted(ranking, key=lambda item: (0, order[item[0]]) if item[1] <= lowest * (1 + TIE_RTOL) else (1, item[1])))
 
 
 # ------------------------------------------------------------------------------------ phase diagram
@@ -140,7 +149,7 @@ def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
                     mse.append(float(np.mean(cls(epsilon=e, d=d).variance(counts))))
                 except (ValueError, OverflowError):  # the oracle refuses (ε, d) (double precision)
                     mse.append(math.inf)
-            best[i, j] = int(np.argmin(mse)) if np.isfinite(min(mse)) else -1
+            best[i, j] = int(_best(np.array(mse)[:, None])[0])  # ties: the first registered
     best.setflags(write=False)
     return best
 
