@@ -87,16 +87,18 @@ def test_the_explorer_in_chromium(server, driver):
     print(f"first panel after {first:.2f} s, all after {time.monotonic() - start:.2f} s")
     assert first < FIRST_PANEL_SECONDS, f"the first panel took {first:.1f} s"
     driver.save_screenshot(str(SHOTS / "01_loaded.png"))
-    _slider_drag(driver, wait)
-    _typed_bad_value(driver, wait)
-    _busy_indicator(driver, wait)
-    _export(driver, wait)
+    for step in (_slider_drag, _typed_bad_value, _busy_indicator, _export):
+        begun = time.monotonic()
+        step(driver, wait)
+        print(f"{step.__name__}: {time.monotonic() - begun:.1f} s")
     _websocket_guard(driver, url)
     body = driver.find_element(By.TAG_NAME, "body").text
     assert "Traceback" not in body and "Error" not in body, body[:2000]
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     _offline(driver, url)
+    begun = time.monotonic()
     _shared_view_round_trip(driver, wait)
+    print(f"_shared_view_round_trip: {time.monotonic() - begun:.1f} s")
 
 
 def _slider_drag(driver, wait):
