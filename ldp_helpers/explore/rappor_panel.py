@@ -63,7 +63,7 @@ def _setup_rappor(fig) -> dict:
     hits, = est_ax.plot([], [], "o", color="C2", ms=4.5, label="detected, held")
     false, = est_ax.plot([], [], "X", color="C3", ms=7, label="detected, never held (false)")
     est_ax.set(xlabel="true count", ylabel="estimated count (m·β̂)")
-    count_ticks(est_ax.xaxis, nbins=4)
+    count_ticks(est_ax.xaxis, nbins=6)
     count_ticks(est_ax.yaxis)
     empty = est_ax.text(0.5, 0.5, "no survey: tick 'decode a simulated survey'", ha="center", va="center",
                         transform=est_ax.transAxes, color="#666")
