@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 
-from ldp_helpers._validation import (check_choice, check_epsilon, check_epsilons, check_instance, check_int, check_int_array,
+from ldp_helpers._validation import (check_above, check_choice, check_epsilon, check_epsilons, check_instance, check_int, check_int_array,
                                      check_ndim, check_real, check_rng, fail)
 from ldp_helpers.experiments.field_oracles import oracle_groups
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
@@ -41,6 +41,13 @@ SOLUTIONS = {
 }
 
 
+def _check_setting(epsilon, epsilon_permanent, d) -> tuple[float, float, int]:
+    epsilon = check_epsilon(epsilon)
+    eps_inf = check_above("epsilon_permanent", check_epsilon(epsilon_permanent, "epsilon_permanent"), epsilon,
+                          what="epsilon (ε₁ < ε∞)")
+    return epsilon, eps_inf, check_int("d", d, low=2, high=2**20)
+
+
 def longitudinal_oracle(mechanism_key: str, epsilon: float, epsilon_permanent: float, d: int):
     """The registered longitudinal oracle ``mechanism_key`` with one report's ε₁ = ``epsilon``, ε∞ and d.
 
@@ -57,20 +64,20 @@ def longitudinal_oracle(mechanism_key: str, epsilon: float, epsilon_permanent: f
 def longitudinal_epsilons(epsilon: float, epsilon_permanent: float, d: int, taus) -> dict:
     """``{key: ε_τ}`` of every longitudinal oracle for τ reports of an unchanged value, plus ``"fresh"``: τ·ε₁.
 
-    ε_τ is exact (:meth:`~ldp_helpers.mechanisms.longitudinal.LGRR.epsilon_after`); NaN for an oracle whose
-    second round cannot reach ε₁ at this ε∞.
+    ε_τ is exact (:meth:`~ldp_helpers.mechanisms.longitudinal.LGRR.epsilon_after`); an oracle that refuses the
+    setting (its second round cannot reach ε₁ at this ε∞, or double precision) is left out.
 
     References
     ----------
     [erlingsson2014] Theorem 1 (ε∞ bounds every number of reports); [arcolezi2022].
     """
     taus = check_int_array("taus", taus, low=1, high=10**6).ravel()
+    epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
     out = {}
     for key in oracle_groups()["longitudinal"]:
         try:
             oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)
         except ValueError:
-            out[key] = np.full(taus.size, np.nan)
             continue
         out[key] = np.array([oracle.epsilon_after(int(t)) for t in taus])
     out["fresh"] = taus * check_epsilon(epsilon)
@@ -81,19 +88,20 @@ def longitudinal_variances(epsilon: float, epsilon_permanent: float, d: int) -> 
     """``{key: (exact, approximate)}``: each longitudinal oracle's per-user count variance at (ε₁, ε∞, d).
 
     Exact: the mean over values of ``variance`` on a flat population, divided by n; approximate: Wang's
-    q*(1 − q*)/(p* − q*)² (the f_x → 0 limit).  NaN where the oracle refuses the setting.
+    q*(1 − q*)/(p* − q*)² (the f_x → 0 limit).  (∞, ∞) where the oracle refuses the setting.
 
     References
     ----------
     [arcolezi2022] (the variances of L-GRR, L-OUE, L-OSUE, L-SOUE, L-SUE); [wang2017] Eq. (2).
     """
-    d, n = check_int("d", d, low=2, high=2**20), 1000 * d
+    epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
+    n = 1000 * d
     out = {}
     for key in oracle_groups()["longitudinal"]:
         try:
             oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)
         except ValueError:
-            out[key] = (np.nan, np.nan)
+            out[key] = (np.inf, np.inf)
             continue
         exact = float(np.mean(oracle.variance(np.full(d, 1000, dtype=np.int64)))) / n
         out[key] = (exact, float(oracle.approx_variance(n)) / n)
@@ -115,6 +123,8 @@ def memoized_history_loss(mechanism, histories, *, step: int | None = None) -> f
     histories = check_ndim("histories", histories, 2, what="(histories × rounds)")
     if isinstance(mechanism, OneBitMean):
         return float(max_privacy_loss(mechanism.memoized_history_table(histories, check_int("step", step, low=1))))
+    if step is not None:
+        fail("step", step, "None for dBitFlip (α-point rounding is 1BitMean's)")
     return float(max_privacy_loss(mechanism.memoized_history_table(histories)))
 
 

@@ -149,7 +149,7 @@ def _risk(key: str, epsilon: float, d: int, counts: np.ndarray) -> float:
     try:
         oracle = _build_oracle(key, epsilon, d)
     except ValueError:  # the oracle refuses (ε, d): e.g. double-precision underflow, a longitudinal ε₁ ≥ ε∞
-        return math.nan
+        return math.inf
     return d * sum(_mse_parts(oracle, counts)) / int(counts.sum())
 
 
@@ -157,7 +157,7 @@ def scaled_risk(keys, epsilons, d: int) -> np.ndarray:
     """``n·E‖p̂ − p‖²₂`` of each oracle (rows) at each ε (columns) on a flat population over [0, d).
 
     Exact: Σ_x MSE(ĉ(x))/n, from the oracles' exact variances (plus the sketches' bias², at
-    :data:`USERS_PER_VALUE` users per value); NaN where an oracle refuses (ε, d).  For an unbiased oracle it
+    :data:`USERS_PER_VALUE` users per value); ∞ where an oracle refuses (ε, d).  For an unbiased oracle it
     is the same for every n, and for a pure one for every population.
 
     References
@@ -191,17 +191,16 @@ def best_oracle_map(keys, epsilons, ds, *, max_extra_bits: int | None = None) ->
         risk = scaled_risk(keys, grid, int(d))
         if max_extra_bits is not None:
             bits = np.array([report_bits_table(keys, float(e), [int(d)])[:, 0] for e in grid]).T
-            risk[~(bits <= math.ceil(math.log2(d)) + max_extra_bits)] = np.nan
-        finite = np.where(np.isnan(risk), np.inf, risk)
-        lowest = finite.min(axis=0)
-        best[i] = np.where(np.isinf(lowest), -1, np.argmax(finite <= lowest * (1 + TIE_RTOL), axis=0))
+            risk[~(bits <= math.ceil(math.log2(d)) + max_extra_bits)] = math.inf
+        lowest = risk.min(axis=0)
+        best[i] = np.where(np.isinf(lowest), -1, np.argmax(risk <= lowest * (1 + TIE_RTOL), axis=0))
     return best
 
 
 def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
     """Mean squared error of the **frequency** estimates, mean over x of E(ĉ(x)/n − f_x/n)², against n (columns).
 
-    A flat population of n users over [0, d) (n a multiple of d keeps it exactly flat); NaN where an oracle
+    A flat population of n users over [0, d) (n a multiple of d keeps it exactly flat); ∞ where an oracle
     refuses.  Unbiased oracles fall as 1/n; a fixed-hash sketch levels off at its bias².
 
     References
@@ -210,7 +209,7 @@ def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
     """
     keys, epsilon, d = _check_keys(keys), check_epsilon(epsilon), check_int("d", d, low=2, high=2**20)
     n_grid = check_int_array("n_grid", n_grid, low=d, high=10**12).ravel()
-    out = np.full((len(keys), n_grid.size), math.nan)
+    out = np.full((len(keys), n_grid.size), math.inf)
     for j, n in enumerate(n_grid):
         counts = flat_counts(int(n), d)
         for i, key in enumerate(keys):
@@ -219,7 +218,7 @@ def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
 
 
 def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:
-    """Bits per report (:func:`report_size`) of each oracle (rows) at each d (columns); NaN where not stated or refused.
+    """Bits per report (:func:`report_size`) of each oracle (rows) at each d (columns); ∞ where not stated or refused.
 
     References
     ----------
@@ -227,12 +226,12 @@ def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:
     """
     keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
     ds = check_int_array("ds", ds, low=2, high=2**20).ravel()
-    out = np.full((len(keys), ds.size), math.nan)
+    out = np.full((len(keys), ds.size), math.inf)
     for i, key in enumerate(keys):
         for j, d in enumerate(ds):
             try:
                 bits = report_size(key, epsilon, int(d)).bits
             except ValueError:
                 continue
-            out[i, j] = bits if isinstance(bits, int) else math.nan
+            out[i, j] = bits if isinstance(bits, int) else math.inf
     return out

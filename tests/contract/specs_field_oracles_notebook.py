@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers.mechanisms.dbitflip import DBitFlip
+from ldp_helpers.mechanisms.telemetry import OneBitMean
 
 from .specs import RNG, spec
 
@@ -27,17 +27,17 @@ SPECS = {
     FO + "oracle_groups": spec(),
     FO + "build_oracle": spec(mechanism_key="oue", epsilon=1.0, d=5, _extra={"d": [1], "mechanism_key": ["binary_rr"]}),
     FO + "report_size": spec(mechanism_key="cms", epsilon=1.0, d=5, _extra={"d": [1]}),
-    FO + "scaled_risk": spec(keys=KEYS, epsilons=EPS, d=5, _extra={"keys": [[], ["nope"], "grr"], "d": [1]}),
-    FO + "best_oracle_map": spec(keys=KEYS, epsilons=EPS, ds=np.array([2, 8]), max_extra_bits=None, _none_ok={"max_extra_bits"},
+    FO + "scaled_risk": spec(keys=KEYS, epsilons=EPS, d=5, _finite=False, _extra={"keys": [[], ["nope"], "grr"], "d": [1]}),
+    FO + "best_oracle_map": spec(keys=KEYS, epsilons=EPS, ds=np.array([2, 8]), max_extra_bits=2, _none_ok={"max_extra_bits"},
                                  _extra={"ds": [np.array([1])], "max_extra_bits": [-1]}),
-    FO + "mse_against_n": spec(keys=KEYS, epsilon=1.0, d=4, n_grid=np.array([8, 16]), _extra={"n_grid": [np.array([2])]}),
+    FO + "mse_against_n": spec(keys=KEYS, epsilon=1.0, d=4, n_grid=np.array([8, 16]), _finite=False, _extra={"n_grid": [np.array([2])]}),
     FO + "report_bits_table": spec(keys=KEYS, epsilon=1.0, ds=np.array([2, 8]), _finite=False, _extra={"ds": [np.array([1])]}),
     FD + "longitudinal_oracle": spec(mechanism_key="l_osue", epsilon=1.0, epsilon_permanent=3.0, d=5,
                                      _extra={"mechanism_key": ["grr"], "d": [1]}),
     FD + "longitudinal_epsilons": spec(epsilon=1.0, epsilon_permanent=3.0, d=5, taus=TAUS, _finite=False,
                                        _extra={"taus": [np.array([0])]}),
     FD + "longitudinal_variances": spec(epsilon=1.0, epsilon_permanent=3.0, d=5, _finite=False, _extra={"d": [1]}),
-    FD + "memoized_history_loss": spec(mechanism=DBitFlip(1.5, 4, 2), histories=np.array([[0, 0], [1, 1]]), step=None,
+    FD + "memoized_history_loss": spec(mechanism=OneBitMean(1.0, 8), histories=np.array([[0, 0], [8, 8]]), step=2,
                                        _none_ok={"step"}, _finite=False,
                                        _extra={"mechanism": ["grr"], "histories": [np.array([0, 1])]}),
     FD + "joint_zipf_counts": spec(n_users=100, domain_sizes=(2, 3), exponent=1.0, rng=RNG,

@@ -32,16 +32,27 @@ def _keys(keys) -> tuple:
 
 
 def _table(name, table, rows: int, columns: int) -> np.ndarray:
-    table = check_ndim(name, np.asarray(table, dtype=float), 2)
+    table = check_ndim(name, table, 2)
+    if table.dtype.kind not in "fiub" or np.isnan(table).any() or not np.isfinite(table).any():
+        fail(name, Described(f"an array of dtype {table.dtype}"), "real numbers, no NaN, some finite (∞: refused)")
     if table.shape != (rows, columns):
         fail(name, Described(f"an array of shape {table.shape}"), f"shape ({rows}, {columns}): one row per key, one column per grid point")
-    return table
+    return np.where(np.isinf(table), np.nan, table.astype(float))  # a refused point is not drawn
+
+
+#: ten distinct colours (matplotlib's tab10), the same for every figure of the notebook; a key's colour is fixed by
+#: its place among the frequency oracles of the registry, so a curve keeps its colour from figure to figure
+_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+
+
+def _colour(key: str) -> str:
+    return "k" if key == _REFERENCE else _COLOURS[oracle_keys().index(key) % len(_COLOURS)]
 
 
 def _style(key: str, i: int) -> dict:
     if key == _REFERENCE:
         return dict(color="k", lw=2.6, zorder=5)
-    return dict(color=f"C{i % 10}", ls=("-", "--", ":", "-.")[(i // 10) % 4], lw=1.3)
+    return dict(color=_colour(key), ls=("-", "--", ":", "-.")[(oracle_keys().index(key) // len(_COLOURS)) % 4], lw=1.3)
 
 
 def risk_figure(keys, epsilons, risks: dict) -> Figure:
@@ -83,18 +94,18 @@ def phase_figure(keys, epsilons, ds, maps: dict) -> Figure:
         fail("maps", maps, "a non-empty dict of panel title -> best_oracle_map result")
     tables = {title: _table("maps", m, ds.size, grid.size).astype(int) for title, m in maps.items()}
     used = sorted({int(i) for t in tables.values() for i in np.unique(t) if i >= 0})
-    colours = {i: ("k" if keys[i] == _REFERENCE else f"C{n % 10}") for n, i in enumerate(used)}
+    colours = {i: _colour(keys[i]) for i in used}
     cmap = ListedColormap([colours[i] for i in used])
     fig, axes = plt.subplots(1, len(tables), figsize=(5.6 * len(tables), 4.6), squeeze=False, sharey=True)
     for ax, (title, table) in zip(axes[0], tables.items()):
         index = np.vectorize(lambda i: used.index(i) if i >= 0 else np.nan)(table).astype(float)
         ax.pcolormesh(grid, ds, np.ma.masked_invalid(index), cmap=cmap, vmin=-0.5, vmax=len(used) - 0.5, shading="nearest")
-        ax.plot(grid, 3 * np.exp(grid) + 2, "w--", lw=1.5)
+        ax.plot(grid, 3 * np.exp(grid) + 2, color="m", ls="--", lw=2)
         ax.set(yscale="log", ylim=(ds.min(), ds.max()), xlabel=r"budget $\varepsilon$", title=title)
     axes[0, 0].set_ylabel("domain size $d$")
     handles = [Patch(color=colours[i], label=REGISTRY[keys[i]].label) for i in used]
-    handles.append(plt.Line2D([], [], color="w", ls="--", label=r"$d = 3e^\varepsilon + 2$ [wang2017]"))
-    axes[0, -1].legend(handles=handles, fontsize=7, loc="lower right", facecolor="0.85")
+    handles.append(plt.Line2D([], [], color="m", ls="--", lw=2, label=r"$d = 3e^\varepsilon + 2$ [wang2017]"))
+    axes[0, -1].legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # outside: no patch on its colour
     return fig
 
 
@@ -166,8 +177,8 @@ def longitudinal_figure(taus, epsilons: dict, variances: dict, *, epsilon: float
     left.legend(fontsize=7)
     labels = list(variances)
     x = np.arange(len(labels))
-    exact = np.array([variances[k][0] for k in labels], dtype=float)
-    approx = np.array([variances[k][1] for k in labels], dtype=float)
+    exact, approx = (np.array([variances[k][i] for k in labels], dtype=float) for i in (0, 1))
+    exact, approx = (np.where(np.isinf(v), np.nan, v) for v in (exact, approx))  # a refused setting is not drawn
     right.bar(x - 0.2, exact, 0.4, label="exact (flat population)")
     right.bar(x + 0.2, approx, 0.4, label=r"approximate $q^*(1-q^*)/(p^*-q^*)^2$")
     right.set(xticks=x, yscale="log", xlabel="longitudinal oracle", ylabel="variance of $\\hat c(x)$ per user",
