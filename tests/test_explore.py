@@ -47,6 +47,17 @@ def test_the_sketch_is_built_for_the_panels_d_with_its_own_k_and_m():
         build_oracle("cms", 1.0, 43, structure={"width": 3})
 
 
+def test_dbitflips_bits_per_user_are_exposed_and_checked_by_the_class():
+    """[ding2017]'s d (n_bits here): a field of a class without create(), exposed by name, 1 ≤ n_bits ≤ d."""
+    from ldp_helpers.mechanisms.dbitflip import DBitFlip
+
+    assert set(oracle_parameters("dbitflip")) == {"n_bits"} and build_oracle("dbitflip", 1.0, 43) == DBitFlip(1.0, 43, 1)
+    assert build_oracle("dbitflip", 1.0, 43, structure={"n_bits": 4}) == DBitFlip(1.0, 43, 4)
+    with pytest.raises(ValueError, match=r"n_bits must be an integer in \[1, 3\]"):
+        build_oracle("dbitflip", 1.0, 3, structure={"n_bits": 4})
+    assert "dbitflip" not in dict(oracle_ranking(1.0, 3, 100, structure={"n_bits": 4}))  # refused there: left out
+
+
 def test_structured_oracles_are_refused_beyond_the_work_ceilings_with_the_allowed_range():
     """d × k ≤ 2^15 and k × m ≤ 2^16 (R, T likewise): a refused size names its range, never a minute of work."""
     with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 16\] at d = 2048"):

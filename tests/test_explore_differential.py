@@ -12,6 +12,7 @@ The RAPPOR, continual-counting and m-shot panels' numbers are checked the same w
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import itertools
 
@@ -37,7 +38,8 @@ def reference_oracle(key: str, epsilon: float, d: int, seed: int = SEED, structu
         shape = {n: (structure or {}).get(n, STRUCTURE[n].default if n in STRUCTURE else getattr(REGISTRY[key].example(), n))
                  for n in names}
         return cls.create(epsilon, d, **shape, rng=np.random.default_rng([1, seed]))
-    return cls(epsilon, d)
+    fields = {f.name for f in dataclasses.fields(cls)} & {"n_bits"}  # dBitFlip's bits per user: exposed, default 1
+    return cls(epsilon, d, **{n: (structure or {}).get(n, STRUCTURE[n].default) for n in fields})
 
 
 def exact(oracle, truth):

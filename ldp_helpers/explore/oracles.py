@@ -68,7 +68,10 @@ class Structure(NamedTuple):
 #: example's value as default and at most :data:`STRUCTURE_HIGH`.
 STRUCTURE = {"k": Structure(16, 1, 64, "k (hashes)"), "m": Structure(256, 2, 4096, "m (sketch width)"),
              "g": Structure(0, 0, 1024, "g (0: e^ε+1)"), "n_hashes": Structure(16, 1, 64, "R (hashes)"),
-             "n_buckets": Structure(256, 2, 4096, "T (buckets)")}
+             "n_buckets": Structure(256, 2, 4096, "T (buckets)"), "n_bits": Structure(1, 1, 64, "dBitFlip's d (bits)")}
+#: fields of a class without ``create`` that the panels expose (opt-in by name: dBitFlip's bits per user,
+#: [ding2017]'s d ≤ the domain size, checked by the class); every other field keeps its class default
+FIELD_STRUCTURE = ("n_bits",)
 #: the largest value of a structural parameter that :data:`STRUCTURE` does not list
 STRUCTURE_HIGH = 4096
 
@@ -104,7 +107,7 @@ def _structure_names(key: str) -> tuple[str, ...]:
         if required:
             raise TypeError(f"{cls.__name__} needs {required} besides epsilon and d and has no create(): the explorer "
                             "cannot build it for another d")
-        return ()
+        return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name in FIELD_STRUCTURE)
     return tuple(name for name, p in inspect.signature(create).parameters.items()
                  if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD)
 
@@ -201,9 +204,9 @@ def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
 def _build_oracle(key: str, epsilon: float, d: int, structure: tuple, seed: int) -> FrequencyOracle:
     cls = type(REGISTRY[key].example())
     create = _creator(cls)
-    if create is None:
-        return cls(epsilon=epsilon, d=d)
     own = {name: value for name, value in structure if name in _structure_names(key)}
+    if create is None:
+        return cls(epsilon=epsilon, d=d, **own)
     return create(epsilon, d, **own, rng=np.random.default_rng([1, seed]))  # its own stream (a survey uses seed)
 
 
