@@ -19,6 +19,7 @@ References
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from dataclasses import dataclass
 from numbers import Real
 from typing import Callable
@@ -30,7 +31,8 @@ from statsmodels.stats.proportion import proportion_confint
 from ldp_helpers._validation import (
     MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, check_rng, fail, fail_type)
 from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
-from ldp_helpers.sweeps import BACKENDS, MAX_CHUNKS, check_dask_address, check_seed, run_chunks
+from ldp_helpers.sweeps import (
+    BACKENDS, MAX_CHUNKS, check_dask_address, check_dask_client, check_n_jobs, check_seed, run_chunks, seeded_globals)
 from ldp_helpers.mechanisms.base import Mechanism
 
 
@@ -105,14 +107,18 @@ class MechanismClient:
 class BlackBoxClient:
     """A callable ``client(value) -> report`` (or ``client(value, rng)`` when ``takes_rng``), run n times.
 
-    ``reseed(rng)``, if given, is called once per batch before the calls: for peers that draw from
-    global generators (NumPy's legacy ``np.random`` and ``random``), seed them there from ``rng``.
-    A report must be a real number or a 1-D numeric array of the same length every time.
+    With ``seed_globals`` (the default) each batch runs inside :func:`~ldp_helpers.sweeps.seeded_globals`:
+    Python's ``random`` and NumPy's legacy global generator are seeded from ``rng`` before the calls and
+    restored after, so a client that draws from them gives the same reports on every backend and worker.
+    ``reseed(rng)``, if given, is called once per batch before the calls, for any other generator the client
+    draws from (numba's, for jitted clients).  A report must be a real number or a 1-D numeric array of the
+    same length every time.
     """
 
     client: Callable
     takes_rng: bool = False
     reseed: Callable | None = None
+    seed_globals: bool = True
 
     def __post_init__(self):
         if not callable(self.client):
@@ -120,9 +126,14 @@ class BlackBoxClient:
         check_bool("takes_rng", self.takes_rng)
         if self.reseed is not None and not callable(self.reseed):
             fail_type("reseed", self.reseed, "None or a callable reseed(rng)")
+        check_bool("seed_globals", self.seed_globals)
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
         n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
+        with seeded_globals(rng) if self.seed_globals else nullcontext():
+            return self._sample(value, n, rng)
+
+    def _sample(self, value, n: int, rng: np.random.Generator) -> np.ndarray:
         if self.reseed is not None:
             self.reseed(rng)
         rows = []
@@ -207,7 +218,7 @@ class AuditResult:
 
 
 def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
-          event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int = 1,
+          event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int | None = None,
           backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
           progress: bool = False, completed: dict | None = None) -> AuditResult:
     """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
@@ -230,7 +241,8 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
         The output event; chosen from a pilot run of ``n_pilot`` (default ``max(1000, n_trials // 10)``)
         runs per input when not given (a given event still gets a 1-run check of the client).
     chunk_size, n_jobs, backend, dask_address, dask_client, timeout, progress
-        How the main run is split and where it runs (:func:`ldp_helpers.sweeps.run_chunks`);
+        How the main run is split and where it runs (:func:`ldp_helpers.sweeps.run_chunks`: by default the
+        joblib/Dask settings in force, else in-process; local workers capped by the chunks and the cores);
         the numbers do not depend on n_jobs or backend.
     completed : dict, optional
         ``ChunkError.completed`` of an interrupted run with the same arguments: those chunks are not rerun
@@ -280,14 +292,14 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
 
 def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed) -> None:
     """The main run's execution arguments, checked before the pilot (run_chunks checks them the same way)."""
-    if check_int("n_jobs", n_jobs) == 0:
-        fail("n_jobs", n_jobs, "a non-zero integer (joblib: -1 = all cores)")
+    if n_jobs is not None:
+        check_n_jobs(n_jobs)
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
     if dask_address is not None:
         check_dask_address(dask_address)
-    if dask_client is not None and not hasattr(dask_client, "submit"):
-        fail_type("dask_client", dask_client, "a distributed.Client")
+    if dask_client is not None:
+        check_dask_client(dask_client)
     check_real("timeout", timeout, low=0.0)
     check_bool("progress", progress)
     if completed is not None and not isinstance(completed, dict):

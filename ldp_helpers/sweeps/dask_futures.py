@@ -1,0 +1,66 @@
+"""Chunks on a Dask cluster as futures: every chunk ends with a result or a stated failure, never a hang.
+
+Each chunk is one ``client.submit`` (``pure=False``); results are taken as they finish and released at once, so a
+worker lost later costs nothing already finished.  A chunk whose worker dies is retried by the scheduler on
+another worker; after ``distributed.scheduler.allowed-failures`` deaths (3 by default) its future errs with
+``KilledWorker`` and the chunk is reported as failed.  A chunk the workers cannot even unpickle (the package missing
+on a worker) errs the same way.  If the cluster has no worker at all for ``timeout`` seconds while chunks wait,
+the waiting chunks are cancelled and reported as failed (a cluster whose workers all died without a nanny to
+restart them would otherwise wait for ever).  (joblib's own ``dask`` backend hangs when a worker dies: issue 27.)
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Callable, Iterator
+
+#: seconds between checks for finished chunks and for a cluster without workers
+POLL_SECONDS = 0.05
+
+
+def dask_outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float) -> Iterator[tuple]:
+    """Yield ``(index, ok, result or error text)`` for every chunk in ``todo`` as it finishes on ``client``.
+
+    ``guarded(task, index, seed)`` runs one chunk and returns that triple itself; a chunk that yields no
+    triple (its worker died, it could not be unpickled, the cluster emptied) is yielded as
+    ``(index, False, "no result: …")``.
+    """
+    from distributed import as_completed
+
+    token = uuid.uuid4().hex[:12]
+    futures = {client.submit(guarded, task, i, seeds[i], pure=False, key=f"ldp-chunk-{token}-{i}"): i for i in todo}
+    finished = as_completed(list(futures), loop=client.loop)
+    pending, empty_since = set(futures), None
+    try:
+        while pending:
+            done = finished.next_batch(block=False)
+            for future in done:
+                pending.discard(future)
+                yield _outcome(future, futures[future])
+                future.release()
+            if done:
+                empty_since = None
+                continue
+            time.sleep(POLL_SECONDS)
+            if not client.nthreads():
+                empty_since = empty_since or time.monotonic()
+                if time.monotonic() - empty_since >= timeout:
+                    client.cancel(list(pending))
+                    for future in sorted(pending, key=futures.get):
+                        yield (futures[future], False, f"no result: the Dask cluster had no worker for {timeout:g} s "
+                                                       f"(scheduler {client.scheduler.address})")
+                    pending = set()
+    finally:
+        if pending:  # interrupted (KeyboardInterrupt, a closed generator): leave nothing running
+            client.cancel(list(pending))
+
+
+def _outcome(future, index: int) -> tuple:
+    if future.status == "finished":
+        return future.result()
+    try:
+        error = future.exception()
+    except Exception as exc:  # a cancelled future has no exception to fetch
+        error = exc
+    return index, False, f"no result: the chunk's Dask task failed ({type(error).__name__}: {error})"
