@@ -32,7 +32,7 @@ from ldp_helpers._validation import check_bool, check_int, check_real, fail_type
 from ldp_helpers.sweeps.backends import (
     BACKENDS, DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, SweepPlan, check_dask_address, check_dask_client, check_n_jobs,
     connect_dask, local_workers, sweep_plan)
-from ldp_helpers.sweeps.dask_futures import dask_outcomes
+from ldp_helpers.sweeps.dask_futures import _outcomes as dask_outcomes
 from ldp_helpers.sweeps.global_rngs import seeded_globals
 
 __all__ = ["BACKENDS", "DASK_ADDRESS_ENV", "DASK_SCHEDULER_ENV", "MAX_CHUNKS", "ChunkError", "ChunkFailure", "SweepPlan",
@@ -164,16 +164,21 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     return [done[i] for i in range(n_chunks)]
 
 
-@contextmanager
 def sweep_session(*, backend: str | None = None, n_jobs: int | None = None, dask_address: str | None = None,
                   dask_client=None, timeout: float = 10.0):
     """Where many sweeps in a row run (a driver's audits), as the keyword arguments to give each of them.
 
-    On Dask the scheduler is connected to once (a client opened here is closed at the end); locally the
-    arguments are passed on unchanged, so each sweep caps its own workers.
+    A context manager (``with sweep_session(...) as where: run_audit(..., **where)``).  On Dask the scheduler is
+    connected to once (a client opened here is closed at the end); locally the arguments are passed on
+    unchanged, so each sweep caps its own workers.
     """
     timeout = check_real("timeout", timeout, low=0.0)
     plan = sweep_plan(1, backend=backend, n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client)
+    return _session(plan, backend, n_jobs, timeout)
+
+
+@contextmanager
+def _session(plan: SweepPlan, backend, n_jobs, timeout: float):
     if plan.backend != "dask":
         yield {"backend": backend, "n_jobs": n_jobs, "timeout": timeout}
         return

@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 POLL_SECONDS = 0.05
 
 
-def dask_outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float) -> Iterator[tuple]:
+def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float) -> Iterator[tuple]:
     """Yield ``(index, ok, result or error text)`` for every chunk in ``todo`` as it finishes on ``client``.
 
     ``guarded(task, index, seed)`` runs one chunk and returns that triple itself; a chunk that yields no
@@ -37,7 +37,7 @@ def dask_outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, ti
             done = finished.next_batch(block=False)
             for future in done:
                 pending.discard(future)
-                yield _outcome(future, futures[future])
+                yield _one_outcome(future, futures[future])
                 future.release()
             if done:
                 empty_since = None
@@ -56,7 +56,7 @@ def dask_outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, ti
             client.cancel(list(pending))
 
 
-def _outcome(future, index: int) -> tuple:
+def _one_outcome(future, index: int) -> tuple:
     if future.status == "finished":
         return future.result()
     try:

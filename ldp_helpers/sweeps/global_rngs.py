@@ -22,11 +22,17 @@ from ldp_helpers._validation import check_rng
 _LOCK = threading.RLock()
 
 
-@contextmanager
 def seeded_globals(rng: np.random.Generator):
-    """Seed ``random`` and ``np.random``'s legacy generator from ``rng`` (two draws) for the block; restore after."""
+    """Seed ``random`` and ``np.random``'s legacy generator from ``rng`` (two draws) for the block; restore after.
+
+    A context manager: ``with seeded_globals(rng): client(value)``.
+    """
     rng = check_rng(rng)
-    python_seed, numpy_seed = int(rng.integers(2**63)), int(rng.integers(2**32))
+    return _seeded(int(rng.integers(2**63)), int(rng.integers(2**32)))
+
+
+@contextmanager
+def _seeded(python_seed: int, numpy_seed: int):
     with _LOCK:
         python_state, numpy_state = random.getstate(), np.random.get_state()
         random.seed(python_seed)
