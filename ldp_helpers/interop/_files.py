@@ -61,13 +61,13 @@ def parse_int(path: Path, number: int, text: str, what: str) -> int:
 
 
 def write_csv_atomically(name: str, path, rows) -> Path:
-    """Write ``rows`` (already validated) to ``path`` through a temporary file in the same folder, replaced at the
-    end: a failure leaves an existing file as it was."""
+    """Write ``rows`` (already validated) to the ``.csv`` file ``path`` through a temporary file in the same folder,
+    replaced at the end: a failure leaves an existing file as it was."""
     path = check_path(name, path)
     if path.suffix.lower() != ".csv" or not path.parent.is_dir():
         fail(name, str(path), "a .csv file path in an existing folder")
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    csv.writer(buffer).writerows(rows)  # csv's default "\r\n" line ends, as google/rappor's Python tools write
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
