@@ -20,7 +20,7 @@ def draw(index, seed):
 @pytest.fixture(scope="module")
 def cluster():
     from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
         with Client(lc, set_as_default=False) as client:
             yield lc, client
 

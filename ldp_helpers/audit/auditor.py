@@ -219,7 +219,7 @@ class AuditResult:
 
 def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
           event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int | None = None,
-          backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
+          backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
           progress: bool = False, completed: dict | None = None) -> AuditResult:
     """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
 

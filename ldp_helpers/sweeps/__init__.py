@@ -91,7 +91,7 @@ def _guarded(task, index, seed):
 
 
 def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = None, n_jobs: int | None = None,
-               dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
+               dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
                completed: dict | None = None, progress: bool = False, desc: str = "chunks") -> list:
     """Run ``task(index, seed_sequence)`` for every chunk and return the results in chunk order.
 
@@ -111,7 +111,7 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
         Local workers (joblib's convention: -1 = all cores), capped by the chunks to run and the cores.
     dask_address, dask_client, timeout
         The Dask scheduler (an address, or an open client); ``timeout`` in seconds to connect, and how long
-        chunks may wait on a cluster without any worker before they fail.
+        chunks may wait on a cluster without any worker (e.g. while nannies restart them) before they fail.
     completed : dict, optional
         Results already computed (chunk index → result), e.g. ``ChunkError.completed``: not recomputed.
     progress : bool
@@ -165,7 +165,7 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
 
 
 def sweep_session(*, backend: str | None = None, n_jobs: int | None = None, dask_address: str | None = None,
-                  dask_client=None, timeout: float = 10.0):
+                  dask_client=None, timeout: float = 30.0):
     """Where many sweeps in a row run (a driver's audits), as the keyword arguments to give each of them.
 
     A context manager (``with sweep_session(...) as where: run_audit(..., **where)``).  On Dask the scheduler is

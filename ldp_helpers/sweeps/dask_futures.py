@@ -15,8 +15,8 @@ import time
 import uuid
 from typing import Callable, Iterator
 
-#: seconds between checks for finished chunks and for a cluster without workers
-POLL_SECONDS = 0.05
+#: seconds between checks for finished chunks, and between checks that the cluster still has workers
+POLL_SECONDS, WORKERS_CHECK_SECONDS = 0.05, 1.0
 
 
 def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float) -> Iterator[tuple]:
@@ -30,22 +30,27 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
 
     token = uuid.uuid4().hex[:12]
     futures = {client.submit(guarded, task, i, seeds[i], pure=False, key=f"ldp-chunk-{token}-{i}"): i for i in todo}
-    finished = as_completed(list(futures), loop=client.loop)
-    pending, empty_since = set(futures), None
+    # results travel with the completion (with_results): a worker that dies later cannot take a finished chunk with it
+    finished = as_completed(list(futures), loop=client.loop, with_results=True, raise_errors=False)
+    pending, empty_since, checked = set(futures), None, time.monotonic()
     try:
         while pending:
             done = finished.next_batch(block=False)
-            for future in done:
+            for future, result in done:
                 pending.discard(future)
-                yield _one_outcome(future, futures[future])
+                yield _one_outcome(future, futures[future], result)
                 future.release()
             if done:
-                empty_since = None
                 continue
             time.sleep(POLL_SECONDS)
-            if not client.nthreads():
-                empty_since = empty_since or time.monotonic()
-                if time.monotonic() - empty_since >= timeout:
+            now = time.monotonic()
+            if now - checked >= WORKERS_CHECK_SECONDS:  # one scheduler round trip per second at most
+                checked = now
+                if client.nthreads():
+                    empty_since = None
+                    continue
+                empty_since = empty_since or now
+                if now - empty_since >= timeout:
                     client.cancel(list(pending))
                     for future in sorted(pending, key=futures.get):
                         yield (futures[future], False, f"no result: the Dask cluster had no worker for {timeout:g} s "
@@ -56,11 +61,11 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
             client.cancel(list(pending))
 
 
-def _one_outcome(future, index: int) -> tuple:
-    if future.status == "finished":
-        return future.result()
-    try:
-        error = future.exception()
-    except Exception as exc:  # a cancelled future has no exception to fetch
-        error = exc
+def _one_outcome(future, index: int, result) -> tuple:
+    """The chunk's own triple, or ``(index, False, "no result: …")`` when its task erred (``result`` is the error)."""
+    if isinstance(result, tuple) and len(result) == 3 and result[0] == index:
+        return result
+    if isinstance(result, tuple) and len(result) == 3 and isinstance(result[1], BaseException):
+        result = result[1]  # as_completed gives an erred future's (type, exception, traceback)
+    error = result if isinstance(result, BaseException) else RuntimeError(f"unexpected result {result!r:.200}")
     return index, False, f"no result: the chunk's Dask task failed ({type(error).__name__}: {error})"
