@@ -14,7 +14,7 @@ PACKAGE = Path(ldp_helpers.__file__).parent
 TOOLING = ["explore", "pipeline", "peers"]
 SCIENCE = ["experiments", "audit", "sweeps", "interop", "protocols", "bounds", "estimation", "mechanisms",
            "simulate"]
-BOTTOM = ["_validation", "_paths"]
+BOTTOM = ["_files", "_validation", "_paths"]
 LAYERS = TOOLING + SCIENCE + BOTTOM
 #: the science core: ``import ldp_helpers`` and these subpackages load none of :data:`HEAVY`
 CORE = ["mechanisms", "simulate", "estimation", "bounds", "protocols"]
