@@ -175,10 +175,30 @@ def test_black_box_clients_on_global_generators_are_reproducible_everywhere(clus
 
 
 def test_seeded_globals_is_a_fixed_function_of_the_generator():
-    with seeded_globals(np.random.default_rng(5)):
-        first = (random.random(), np.random.random())
-    with seeded_globals(np.random.default_rng(5)):
-        assert (random.random(), np.random.random()) == first
+    """The same draws from the same Generator, even while another thread draws from the global generators (a Dask
+    worker's event loop does); a client's own np.random.seed inside the block seeds the block's generator."""
+    import sys
+    import threading
+
+    def block():
+        with seeded_globals(np.random.default_rng(5)):
+            draws = [(random.random(), np.random.random()) for _ in range(20_000)]
+            np.random.seed(11)
+            return draws, np.random.randint(1 << 30, size=4)
+
+    quiet, own = block()
+    assert np.array_equal(own, np.random.RandomState(11).randint(1 << 30, size=4))
+    interval, stop = sys.getswitchinterval(), threading.Event()
+    noise = threading.Thread(target=lambda: [(random.random(), np.random.random()) for _ in iter(stop.is_set, True)])
+    sys.setswitchinterval(1e-6)  # the threads take turns every microsecond
+    noise.start()
+    try:
+        noisy, own_noisy = block()
+    finally:
+        stop.set()
+        noise.join()
+        sys.setswitchinterval(interval)
+    assert noisy == quiet and np.array_equal(own_noisy, own)
 
 
 def test_a_dying_dask_worker_ends_the_sweep_with_a_chunk_error(cluster):
