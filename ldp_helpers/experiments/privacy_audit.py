@@ -212,7 +212,7 @@ def never_cleared_loss(protocol: str, epsilon: float) -> float:
 
 def peer_table(peers: dict) -> str:
     """A notebook's printout of :func:`ldp_helpers.peers.peer_audits`: ε_lb, the verdict, the counts and the event
-    of every peer's SUE and OUE audit, one line each."""
+    of every peer's audited protocol (SUE, OUE, OLH), one line each."""
     if not isinstance(peers, dict) or not peers or not all(
             isinstance(found, dict) and isinstance(found.get("audits"), dict) for found in peers.values()):
         fail_type("peers", peers, "peer_audits' result: a dict of peer -> {'audits': {protocol: audit}}")

@@ -7,10 +7,15 @@ another worker; after ``distributed.scheduler.allowed-failures`` deaths (3 by de
 on a worker) errs the same way.  If the cluster has no worker at all for ``timeout`` seconds while chunks wait,
 the waiting chunks are cancelled and reported as failed (a cluster whose workers all died without a nanny to
 restart them would otherwise wait for ever).  (joblib's own ``dask`` backend hangs when a worker dies: issue 27.)
+
+On the worker, a chunk first gives ``dask.sizeof`` a ``random.Random`` of its own (:func:`_on_worker`): it samples
+large collections with the global ``random`` on the worker's event loop, which would otherwise draw between the
+draws of a black-box client seeded by :func:`~ldp_helpers.sweeps.seeded_globals`.
 """
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from typing import Callable, Iterator
@@ -29,7 +34,7 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
     from distributed import as_completed
 
     token = uuid.uuid4().hex[:12]
-    futures = {client.submit(guarded, task, i, seeds[i], pure=False, key=f"ldp-chunk-{token}-{i}"): i for i in todo}
+    futures = {client.submit(_on_worker, guarded, task, i, seeds[i], pure=False, key=f"ldp-chunk-{token}-{i}"): i for i in todo}
     # results travel with the completion (with_results): a worker that dies later cannot take a finished chunk with it
     finished = as_completed(list(futures), loop=client.loop, with_results=True, raise_errors=False)
     pending, empty_since, checked = set(futures), None, time.monotonic()
@@ -59,6 +64,15 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
     finally:
         if pending:  # interrupted (KeyboardInterrupt, a closed generator): leave nothing running
             client.cancel(list(pending))
+
+
+def _on_worker(guarded: Callable, task, index: int, seed):
+    """``guarded(task, index, seed)`` on a Dask worker, once ``dask.sizeof`` draws from its own generator."""
+    import dask.sizeof
+
+    if dask.sizeof.random is random:  # the module: sizeof's random.sample drew from the global generator
+        dask.sizeof.random = random.Random(0)
+    return guarded(task, index, seed)
 
 
 def _one_outcome(future, index: int, result) -> tuple:
