@@ -136,6 +136,10 @@ def test_standard_dask_mechanisms_give_the_sequential_numbers(cluster, monkeypat
         assert run_chunks(draw, 8, seed=42) == sequential
     assert run_chunks(draw, 8, seed=42, dask_client=client) == sequential
     assert run_chunks(draw, 8, seed=42, dask_address=lc.scheduler_address) == sequential
+    m = REGISTRY["oue"].example()
+    local = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000)
+    on_dask = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, dask_client=client)
+    assert (local.count0, local.count1, local.epsilon_lb) == (on_dask.count0, on_dask.count1, on_dask.epsilon_lb)
 
 
 def test_drivers_take_dask_client(cluster):

@@ -68,7 +68,7 @@ def _run(n_chunks, dying, raising, seed, **where):
     _check(info.value, n_chunks, dying, raising, seed)
 
 
-@settings(max_examples=4)
+@settings(max_examples=3)
 @given(sweep=faulty_sweeps())
 def test_dying_loky_workers_end_the_sweep(sweep):
     """Two loky processes; a chunk that kills its process fails (TerminatedWorkerError), the rest are kept or listed."""
