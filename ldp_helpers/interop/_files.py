@@ -11,7 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ldp_helpers._validation import MAX_FILE_BYTES, MAX_LINE_CHARS, fail, fail_type, format_bytes
+from ldp_helpers._files import check_regular_file
+from ldp_helpers._validation import MAX_LINE_CHARS, fail, fail_type
 
 
 def check_path(name: str, path) -> Path:
@@ -22,13 +23,10 @@ def check_path(name: str, path) -> Path:
 
 
 def csv_rows(name: str, path) -> Iterator[tuple[int, list[str]]]:
-    """``(line number, fields)`` of a CSV file: a regular file, UTF-8 (a byte-order mark is skipped), at most
-    ``MAX_FILE_BYTES`` and lines of at most ``MAX_LINE_CHARS`` characters; blank lines skipped."""
-    path = check_path(name, path)
-    if not path.is_file():
-        fail(name, str(path), "an existing regular file (not a folder, FIFO or device)")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: larger than MAX_FILE_BYTES = {format_bytes(MAX_FILE_BYTES)}")
+    """``(line number, fields)`` of a CSV file: a regular file (:func:`~ldp_helpers._files.check_regular_file`: at most
+    ``MAX_FILE_BYTES``), UTF-8 (a byte-order mark is skipped), lines of at most ``MAX_LINE_CHARS`` characters;
+    blank lines skipped."""
+    path = check_regular_file(name, path)  # os.stat first: a FIFO or device is refused before any open
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number in itertools.count(1):
             line = fh.readline(MAX_LINE_CHARS + 1)
