@@ -44,8 +44,8 @@ from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 CURVE_KEYS = ("grr", "oue", "rappor_basic_one_time", "glance")
 #: the peers' unary encodings (SUE, OUE) and local hashing (OLH) are audited at this budget
 PEER_EPSILON = 1.0
-#: trials per chunk of an audit: the unit of work a Dask cluster or local processes share
-CHUNK_SIZE = 5_000
+#: trials per chunk of an audit: the unit of work a Dask cluster or local processes share (run_audit's default)
+CHUNK_SIZE = 50_000
 #: the averaging attack: fresh RR at ε₀ = RR_EPSILON per report; RAPPOR's memoized PRR (f) and IRR (p, q);
 #: Glance, Harmony and M_SHOT-shot reporting with whole-stream budget STREAM_EPSILON over T = k rounds
 RR_EPSILON, RAPPOR_F, RAPPOR_P, RAPPOR_Q, STREAM_EPSILON, M_SHOT = 1.0, 0.5, 0.25, 0.75, 1.0, 2
