@@ -9,6 +9,7 @@ quotes these rows (written with the table by ``run.py --write-readme``).
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
@@ -45,7 +46,8 @@ def run(rng: np.random.Generator) -> list[Timing]:
         found = counts.setdefault(chunk_size, (result.count0, result.count1))
         assert (result.count0, result.count1) == found, f"{variant}: {result} differs from {found}"
         t = median_time(lambda: _audit(chunk_size, **where), repeat=3)
-        rows.append(Timing(LABEL, variant, t, f"{N_TRIALS // chunk_size} chunks of {chunk_size:,} trials per input"))
+        load = f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores" if not rows else ""
+        rows.append(Timing(LABEL, variant, t, f"{N_TRIALS // chunk_size} chunks of {chunk_size:,} trials per input{load}"))
 
     # the local variants first: a LocalCluster's scheduler runs in this process and would compete for its GIL
     measure("in-process, 1 chunk", N_TRIALS, {})

@@ -86,13 +86,19 @@ def sweep_cost(rows: list[Timing]) -> str:
     loky, dask4, dask40, dask400 = (found[v] for v in ("2 loky processes, 4 chunks", "Dask 2 workers, 4 chunks",
                                                        "Dask 2 workers, 40 chunks", "Dask 2 workers, 400 chunks"))
     per_chunk = (dask400 - dask40) / 360 * 1e3
+    load = re.search(r"load average ([\d.]+) on (\d+) cores", next(r.note for r in rows if r.benchmark == label))
+    busy = load is not None and float(load.group(1)) >= int(load.group(2))
+    context = (f" The machine's load average was {load.group(1)} on {load.group(2)} cores while measuring"
+               + (": other processes held the CPUs, so the workers hardly ran side by side." if busy else ".")
+               if load else "")
     return (f"Measured ({label.removeprefix('sweep: ')} per input, a per-user Python client; the `sweep:` rows of "
             f"the benchmark table): in-process {one:.2f} s as one chunk and {four:.2f} s as 4; on 2 local processes "
-            f"{loky:.2f} s ({one / loky:.1f}x faster); on a 2-worker Dask LocalCluster {dask4:.2f} s with 4 chunks, "
-            f"{dask40:.2f} s with 40 and {dask400:.2f} s with 400, i.e. about {per_chunk:.1f} ms of wall time per "
-            f"extra chunk.  So the work divides by the workers as long as there are at least as many chunks as "
-            f"workers and each chunk takes much longer than the per-chunk overhead (milliseconds on Dask, plus the "
-            f"start of the processes); the numbers never depend on where the chunks run, only on `chunk_size`.")
+            f"{loky:.2f} s ({one / loky:.1f}x the in-process speed); on a 2-worker Dask LocalCluster {dask4:.2f} s "
+            f"with 4 chunks, {dask40:.2f} s with 40 and {dask400:.2f} s with 400 ({per_chunk:+.1f} ms of wall time "
+            f"per extra chunk from 40 to 400).{context} On free cores the wall time divides by the workers as long "
+            f"as there are at least as many chunks as workers and each chunk takes much longer than the per-chunk "
+            f"overhead (milliseconds on Dask, plus starting the processes); the numbers never depend on where the "
+            f"chunks run, only on `chunk_size`.")
 
 
 #: README blocks: (begin marker, end marker, writer)
