@@ -25,7 +25,7 @@ peer_d = 4  # domain size of the peers' SUE / OUE / OLH
 ks = [1, 2, 4, 8, 16, 32, 64]  # numbers of reports in the longitudinal attack
 n_draws_attack = 2000  # simulated users per stream and k (1-shot, m-shot)
 progress = False  # tqdm bars for the long paper-profile runs
-chunk_size = 50000  # trials per chunk, the unit of work local processes or a Dask cluster share (paper: 4-20 per audit)
+chunk_size = 5000  # trials per chunk: the unit of work local processes or a Dask cluster share
 # a Dask scheduler such as tcp://host:8786 runs the audit chunks there (same numbers); None: the joblib/Dask
 # settings in force, else this machine
 dask_address = None
