@@ -3,12 +3,10 @@
 pure-ldp 1.1.2 and 1.2.0 are the same import name, so each peer runs in a subprocess whose
 ``PYTHONPATH`` is that peer's folder (``build/peers-1.1.2`` or ``build/bench-peers``, installed by
 ``make peers``); the subprocess audits with :func:`ldp_helpers.audit.auditor.run_audit` and prints JSON.
-The peers draw from NumPy's legacy global generator (and pure-ldp also from :mod:`random`, multi-freq-ldpy's
-jitted clients from numba's); the auditor runs each batch with both global generators seeded from the chunk's
-Generator (:class:`~ldp_helpers.audit.auditor.BlackBoxClient`), and :func:`reseed_numba` seeds numba's, so the
-peers' audits are reproducible too.  Their OLH reports ``(y, seed)`` are audited through the values they support
-(:func:`~ldp_helpers.interop.peer_reports.olh_support`, a post-processing); :func:`peer_olh_run` runs a peer's
-own OLH client and server on given values, for comparisons with our estimator.
+The peers draw from NumPy's and :mod:`random`'s global generators (seeded per batch by the auditor's
+:class:`~ldp_helpers.audit.auditor.BlackBoxClient`) and multi-freq-ldpy's jitted clients from numba's
+(:func:`reseed_numba`): their audits are reproducible.  OLH reports ``(y, seed)`` are audited through the values
+they support (:func:`~ldp_helpers.interop.peer_reports.olh_support`); :func:`peer_olh_run` runs a peer's own OLH.
 
 Run one peer by hand::
 
@@ -29,6 +27,7 @@ import random
 import subprocess
 import sys
 from dataclasses import dataclass
+from importlib.metadata import version
 
 import joblib
 import numpy as np
@@ -50,6 +49,47 @@ PEERS = {
 PROTOCOLS = ("SUE", "OUE", "OLH")
 
 
+# --------------------------------------------------------------------------- the peers' parameter rules
+# Written from the peers' sources (multi-freq-ldpy 0.2.5, pure-ldp 1.2.0) so that notebook 07 can compute what they
+# imply; tests/test_peer_parity_field_c.py and tests/test_field_oracles_peers.py check them against the running peers.
+
+def multi_freq_ldpy_subset_size(epsilon: float, d: int) -> int:
+    """multi-freq-ldpy's SS subset size: ``max(1, rint(d/(e^ε + 1)))`` (``SS_Client``; ours minimizes the exact variance).
+
+    References
+    ----------
+    [arcolezi2022ldpy] (``SS_Client``); [ye2018] (k ≈ d/(e^ε + 1)).
+    """
+    epsilon, d = check_epsilon(epsilon, high=700.0), check_int("d", d, low=2, high=2**40)
+    return int(max(1, np.rint(d / (np.exp(epsilon) + 1))))
+
+
+def pure_ldp_hadamard_coefficients(epsilon: float) -> int:
+    """pure-ldp's Hadamard mechanism ``use_optimal_t``: t = ⌈log2(e^ε + 1)⌉ (ours: the variance-minimizing t).
+
+    References
+    ----------
+    [cormode2021] (the Hadamard mechanism's t).
+    """
+    return int(np.ceil(np.log2(np.exp(check_epsilon(epsilon, high=700.0)) + 1)))
+
+
+def multi_freq_ldpy_lgrr_rounds(d: int, epsilon_permanent: float, epsilon: float) -> tuple[float, float, float, float]:
+    """(p₁, q₁, p₂, q₂) of multi-freq-ldpy's L-GRR (``L_GRR_Client``): GRR at ε∞, then its closed-form second round.
+
+    References
+    ----------
+    [arcolezi2022] (L-GRR); [arcolezi2022ldpy] (``L_GRR_Client``).
+    """
+    d = check_int("d", d, low=2, high=2**40)
+    eps_perm, eps_1 = check_epsilon(epsilon_permanent, "epsilon_permanent", high=700.0), check_epsilon(epsilon, high=700.0)
+    p1 = np.exp(eps_perm) / (np.exp(eps_perm) + d - 1)
+    q1 = (1 - p1) / (d - 1)
+    e1 = np.exp(eps_1)
+    p2 = (q1 - e1 * p1) / (-p1 * e1 + d * q1 * e1 - q1 * e1 - p1 * (d - 1) + q1)
+    return float(p1), float(q1), float(p2), float((1 - p2) / (d - 1))
+
+
 def reseed_globals(rng: np.random.Generator) -> None:
     """Seed the peers' global generators (NumPy legacy and :mod:`random`) from our Generator."""
     rng = check_rng(rng)
@@ -61,8 +101,7 @@ _NUMBA_SEED = []
 
 
 def reseed_numba(rng: np.random.Generator) -> None:
-    """Seed numba's own generator too (multi-freq-ldpy's clients are ``@jit(nopython=True)``: their
-    ``np.random`` calls draw from numba's state, which only a jitted ``np.random.seed`` sets)."""
+    """Seed numba's generator too (multi-freq-ldpy's jitted clients draw from it; only a jitted seed sets it)."""
     reseed_globals(check_rng(rng))
     if not _NUMBA_SEED:
         from numba import njit
@@ -111,8 +150,7 @@ class MultiFreqUE:
 
 @dataclass(frozen=True)
 class PureLdpOLH:
-    """pure-ldp's ``LHClient(ε, d, use_olh=True)`` (value x sent as x + 1), its report ``(y, seed)`` post-processed
-    to the 0/1 vector of the d values it supports."""
+    """pure-ldp's ``LHClient(ε, d, use_olh=True)`` (x sent as x + 1); report ``(y, seed)`` → the values it supports."""
 
     epsilon: float
     d: int
@@ -130,8 +168,7 @@ class PureLdpOLH:
 
 @dataclass(frozen=True)
 class MultiFreqOLH:
-    """multi-freq-ldpy's ``LH_Client(x, k, ε, optimal=True)`` (0-based), its report post-processed as
-    :class:`PureLdpOLH`'s."""
+    """multi-freq-ldpy's ``LH_Client(x, k, ε, optimal=True)`` (0-based), post-processed as :class:`PureLdpOLH`'s."""
 
     epsilon: float
     d: int
@@ -148,8 +185,7 @@ _CLIENTS: dict = {}
 
 
 def _check_olh(client) -> None:
-    check_epsilon(client.epsilon)
-    olh_hash_range(client.epsilon)  # ε ≤ 40
+    olh_hash_range(check_epsilon(client.epsilon))  # ε ≤ 40
     check_int("d", client.d, low=2, high=10**6)
 
 
@@ -173,8 +209,6 @@ def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs, chun
 def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
                     n_jobs: int = 1, chunk_size: int = 20_000) -> dict:
     """Audit SUE, OUE and OLH of ``peer`` in this process (its package must be importable); JSON-ready dict."""
-    from importlib.metadata import version
-
     from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
     check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs,
                          chunk_size=chunk_size)
@@ -185,11 +219,9 @@ def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: i
     out = {"peer": peer, "version": found, "audits": {}}
     for index, protocol in enumerate(PROTOCOLS):
         pure = dist == "pure-ldp"
-        if protocol == "OLH":
-            client = BlackBoxClient((PureLdpOLH if pure else MultiFreqOLH)(epsilon, d), reseed=None if pure else reseed_numba)
-        else:
-            client = BlackBoxClient((PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE"),
-                                    reseed=None if pure else reseed_numba)
+        peer_client = ((PureLdpOLH if pure else MultiFreqOLH)(epsilon, d) if protocol == "OLH"
+                       else (PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE"))
+        client = BlackBoxClient(peer_client, reseed=None if pure else reseed_numba)
         r = run_audit(client, 0, 1, n_trials=n_trials, seed=np.random.SeedSequence([seed, index]), confidence=confidence,
                   claimed_epsilon=epsilon, n_jobs=n_jobs, chunk_size=chunk_size)
         out["audits"][protocol] = {
@@ -228,8 +260,6 @@ def peer_olh_here(peer: str, *, epsilon: float, d: int, values, seed: int) -> di
     """``peer``'s own OLH client on ``values`` (0-based; pure-ldp is given x + 1) and its own server on the reports,
     in this process (the peer must be importable).  JSON-ready: the reports ``[y, seed]`` and the server's estimates
     (pure-ldp: unbiased counts; multi-freq-ldpy: MI frequencies, clipped at 0 and renormalized)."""
-    from importlib.metadata import version
-
     check_choice("peer", peer, PEERS)
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=10**6)
     olh_hash_range(epsilon)
@@ -286,8 +316,7 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--confidence", type=float, default=0.99)
     parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--olh-values", action="store_true",
-                        help="run the peer's OLH client and server on the JSON list of values on stdin")
+    parser.add_argument("--olh-values", action="store_true", help="the peer's own OLH on the JSON values on stdin")
     args = parser.parse_args(argv)
     if args.olh_values:
         print(json.dumps(peer_olh_here(args.peer, epsilon=args.epsilon, d=args.d, values=json.loads(sys.stdin.read()),
