@@ -175,7 +175,7 @@ def check_output_table(table, *, epsilon: float, reference=None) -> Check:
     ----------
     [tutorial] Eq. (2) (ε-LDP as a bound on the ratios within each column).
     """
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_open=False)
+    epsilon = check_real("epsilon", epsilon, low=0.0)
     if reference is not None:
         reference = check_ndim("reference", check_real_array("reference", reference, low=0.0, high=1.0,
                                                              low_open=False, high_open=False), 2)
