@@ -44,8 +44,10 @@ def stage(dest: Path, *, source: Path, profile: str) -> Path:
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     for f in (ROOT / "book").iterdir():
-        if f.suffix in {".md", ".py", ".bib", ".yaml"} and f.name != "build.py":
+        if f.suffix in {".md", ".py", ".bib"} and f.name != "build.py":
             shutil.copy(f, dest / f.name)
+    glossary = dest / "glossary.md"
+    glossary.write_text(glossary.read_text(encoding="utf-8").replace(NOTATION_MARK, notation_table()), encoding="utf-8")
     if (ROOT / "book" / "_static").is_dir():
         shutil.copytree(ROOT / "book" / "_static", dest / "_static")
     nbs = sorted(p for p in source.glob("[0-9][0-9]_*.ipynb") if ".input" not in p.suffixes)
@@ -59,6 +61,22 @@ def stage(dest: Path, *, source: Path, profile: str) -> Path:
     if fig.exists():
         shutil.copytree(fig, dest / "figures", ignore=shutil.ignore_patterns("*.md"))
     return dest
+
+
+NOTATION_MARK = "<!-- notation table: generated from book/notation.yaml by book/build.py -->"
+
+
+def notation_table() -> str:
+    """book/notation.yaml as the glossary's Markdown table: symbol, meaning, where it is defined."""
+    import yaml
+
+    rows = yaml.safe_load((ROOT / "book" / "notation.yaml").read_text(encoding="utf-8"))
+    lines = ["| symbol | meaning | defined in |", "|---|---|---|"]
+    for row in rows:
+        where = ", ".join(f"[{Path(f).stem}](notebooks/{Path(f).stem}.ipynb)" if f.startswith("notebooks/")
+                          else f"`{f.removesuffix('.py').replace('/', '.')}`" for f in row["where"])
+        lines.append(f"| {row['symbol']} | {row['meaning']} | {where} |".replace("\n", " "))
+    return "\n".join(lines)
 
 
 _FOLDER_LINK = re.compile(r"\[([^\]]+)\]\(\.\./figures/[^)]*/\)")
