@@ -11,6 +11,7 @@ clicked.  Full-page screenshots of every page go to build/book-screenshots/ (128
 """
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -160,7 +161,6 @@ def test_every_page_renders_offline_with_tables_hidden_answers_and_nothing_too_w
     try:
         for page in pages:
             name = page.relative_to(book).as_posix()
-            drv.set_window_size(1280, 900)
             drv.get(page.as_uri())
             _wait_for_maths(drv)
             prose = drv.execute_script(PROSE)
@@ -189,8 +189,10 @@ def test_every_page_renders_offline_with_tables_hidden_answers_and_nothing_too_w
             if page.parent.name == "notebooks" and page.stem in CHAPTERS:
                 _check_chapter(drv, name, page, hidden)
             height = drv.execute_script("return document.documentElement.scrollHeight")
-            drv.set_window_size(1280, min(height, 16000))
-            drv.save_screenshot(str(SHOTS / (name.replace("/", "_").removesuffix(".html") + ".png")))
+            shot = drv.execute_cdp_cmd("Page.captureScreenshot", {  # the whole page, 1280 px wide
+                "format": "png", "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}})
+            (SHOTS / (name.replace("/", "_").removesuffix(".html") + ".png")).write_bytes(base64.b64decode(shot["data"]))
     finally:
         drv.quit()
 
