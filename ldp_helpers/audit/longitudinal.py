@@ -33,6 +33,7 @@ from ldp_helpers._validation import (
     check_real_array, fail_type)
 from ldp_helpers.sweeps import check_seed, run_chunks
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,9 @@ def _check_callable(name: str, value, allowed: str):
 def fresh_rr_count_table(epsilon: float, k: int) -> np.ndarray:
     """Law of C (columns 0..k) for v = 0 and v = 1 (rows) under k fresh RR reports with ε₀ = ``epsilon`` each."""
     epsilon, k = check_epsilon(epsilon), _check_k(k)
-    p = np.exp(epsilon) / (1.0 + np.exp(epsilon))
+    p, flip = _q_bin_probabilities(epsilon)  # e^ε/(e^ε+1) and 1/(e^ε+1), without overflow at any ε
     c = np.arange(k + 1)
-    return np.vstack([stats.binom.pmf(c, k, 1.0 - p), stats.binom.pmf(c, k, p)])
+    return np.vstack([stats.binom.pmf(c, k, flip), stats.binom.pmf(c, k, p)])
 
 
 def memoized_rappor_count_table(f: float, p: float, q: float, k: int) -> np.ndarray:

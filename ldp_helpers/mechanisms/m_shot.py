@@ -109,6 +109,8 @@ class MShotReporting(Mechanism):
         check_int("m", self.m, low=1, high=T)
         check_probability(self.dummy_prob, "dummy_prob (r)")
         p, q, _ = self._channel
+        if not p > q:
+            fail("epsilon", self.epsilon, f"above about 2.2e-16 per round (m={self.m}) so that the report depends on v")
         if not 0.0 < q < p < 1.0:
             fail("epsilon", self.epsilon, f"such that the averaged report stays random (0 < q < p < 1 in double precision) at m={self.m}, "
                  f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1")

@@ -63,6 +63,9 @@ class BinaryRR(Mechanism):
         [m_shot] §4.1; [glance] Algorithm 1.
         """
         keep, flip = _q_bin_probabilities(check_epsilon(epsilon))
+        if not keep > flip:
+            fail("epsilon", epsilon, "above about 2.2e-16 (below it e^epsilon/(e^epsilon+1) and 1/(e^epsilon+1) are "
+                                     "both 0.5 in double precision)")
         if keep == 1.0:
             fail("epsilon", epsilon, "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)")
         return cls(p=keep, q=flip)

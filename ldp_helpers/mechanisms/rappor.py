@@ -40,11 +40,21 @@ from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filte
                                                  report_table)
 
 
-class BitChannel(NamedTuple):
-    """One reported bit as a binary channel in the collection's convention (p > q)."""
-
+class _BitChannelFields(NamedTuple):
     p: float  # Pr[S_i = 1 | B_i = 1]: RAPPOR's q*
     q: float  # Pr[S_i = 1 | B_i = 0]: RAPPOR's p*
+
+
+class BitChannel(_BitChannelFields):
+    """One reported bit as a binary channel in the collection's convention (p > q, both probabilities)."""
+
+    __slots__ = ()
+
+    def __new__(cls, p: float, q: float):
+        p, q = check_probability(p, "p"), check_probability(q, "q")
+        if not p > q:
+            raise ValueError(f"p must be greater than q = {q!r} (p = Pr[S=1 | B=1] > q = Pr[S=1 | B=0]); got {p!r}")
+        return super().__new__(cls, p, q)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ from ldp_helpers.pipeline.decisions import Decision, lt
 from ldp_helpers.pipeline.report import NotebookClaims
 from ldp_helpers.protocols.personalized import PCEP
 from ldp_helpers.protocols.taxonomy import Taxonomy
-from ldp_helpers.simulate.datasets import CategoryCounts, SurveyStandIn
+from ldp_helpers.simulate.datasets import CategoryCounts
+from ldp_helpers.simulate.survey import SurveyStandIn
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
 
 from .specs import RNG, Spec, spec
@@ -87,9 +88,9 @@ M, P, A, S, C = ("ldp_helpers.mechanisms.", "ldp_helpers.pipeline.", "ldp_helper
 
 METHOD_SPECS: dict[str, MethodSpec] = {
     # audit
-    A + "auditor.MechanismClient.sample": method(lambda: MechanismClient(GRR(1.0, 3)), value=1, n=20, rng=RNG,
+    A + "clients.MechanismClient.sample": method(lambda: MechanismClient(GRR(1.0, 3)), value=1, n=20, rng=RNG,
                                                  _huge={"n"}, _extra={"value": [3, -1, 0.5]}),
-    A + "auditor.BlackBoxClient.sample": method(lambda: BlackBoxClient(float), value=1, n=20, rng=RNG, _free={"value"},
+    A + "clients.BlackBoxClient.sample": method(lambda: BlackBoxClient(float), value=1, n=20, rng=RNG, _free={"value"},
                                                 _huge={"n"}),
     A + "events.Event.mask": method(lambda: Event((0, 1), ("==", ">"), (1.0, 0.5)), matrix=np.eye(3),
                                     _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]}),
@@ -161,8 +162,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     # simulate
     S + "datasets.CategoryCounts.frequencies": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
     S + "datasets.CategoryCounts.records": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
-    S + "datasets.SurveyStandIn.rating_counts": method(lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
-    S + "datasets.SurveyStandIn.rating_counts_by_brand": method(
+    S + "survey.SurveyStandIn.rating_counts": method(lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
+    S + "survey.SurveyStandIn.rating_counts_by_brand": method(
         lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
     S + "populations.Population.ones_per_round": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
     S + "populations.Population.fractions": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
