@@ -243,7 +243,8 @@ print(f"smallest k with success >= 0.9: {k_needed}; composed eps = {composed:.4g
 # from ldp_helpers import teaching
 # def broken_table(): ...  # your code: a (3, 8) array
 # exact = unary_output_table(p_broken, q_ex, 3)
-# print(teaching.check_output_table(broken_table(), epsilon=runs.never_cleared_loss("OUE", 1.0), reference=exact))
+# true_loss = runs.never_cleared_loss("OUE", 1.0)
+# print(teaching.check_output_table(broken_table(), epsilon=true_loss, reference=exact))
 # ```
 
 # %% tags=["hide-input", "solution"]

@@ -5,9 +5,12 @@
 (:mod:`ldp_helpers.pipeline.reproduce`) at the smoke profile into a temporary folder and builds the
 book from there with the same ``book/build.py``: what it checks is what `make book` renders, widget
 metadata, progress bars and profile banner included.  On every page: no raw Markdown pipe table, no
-script, stylesheet, font or image from outside, no output wider than the page, maths typeset, images
-loaded, links resolved, no console error, and every exercise's solution hidden until its toggle is
-clicked.  Full-page screenshots of every page go to build/book-screenshots/ (1280 px wide).
+script, stylesheet, font or image from outside, no output or code block wider than the page, maths
+typeset, images loaded, links resolved, no console error, and every exercise's solution hidden until
+its toggle is clicked.  Full-page screenshots of every page go to build/book-screenshots/ (1280 px wide).
+
+The same browser checks run on the book `make book` built (paper profile):
+``python tests/test_book.py build/book`` (screenshots to build/book-screenshots-paper/).
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ from ldp_helpers.pipeline import paths, reproduce
 paths.BUILD_DIR = Path(sys.argv[1])  # executed notebooks and staging go to the temporary folder
 sys.exit(reproduce.main(["--profile", "smoke", "--jobs", "2"]))
 """
+ALARMING = re.compile(r"ERROR|WARNING|Warning:|Traceback|KeyboardInterrupt|Exception")
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +49,9 @@ def executed(tmp_path_factory) -> Path:
     build = tmp_path_factory.mktemp("executed")
     run = subprocess.run([sys.executable, "-c", EXECUTE, str(build)], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, f"executing the notebooks failed:\n{run.stdout}\n{run.stderr}"
+    # a successful run prints its progress and summary, nothing that looks like an error (a kernel's
+    # "ERROR | KeyboardInterrupt" at shutdown, a traceback, a warning)
+    assert not ALARMING.search(run.stdout + run.stderr), f"the runner printed an alarming line:\n{run.stdout}\n{run.stderr}"
     return build / "smoke"
 
 
@@ -56,7 +63,7 @@ def book(executed, tmp_path_factory) -> Path:
                           "--profile", "smoke"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, f"book/build.py failed:\n{run.stdout}\n{run.stderr}"
     # a successful build prints nothing that looks like an error (docutils, Sphinx warnings)
-    assert not re.search(r"ERROR|WARNING|Traceback", run.stdout + run.stderr), run.stdout + run.stderr
+    assert not ALARMING.search(run.stdout + run.stderr), run.stdout + run.stderr
     return out
 
 
@@ -142,7 +149,7 @@ def _wait_for_maths(drv) -> None:
 PROSE = ("const b = document.querySelector('article') || document.body; const c = b.cloneNode(true);"
          "c.querySelectorAll('pre, code, mjx-container, script, style, .cell_input').forEach(e => e.remove());"
          "return c.innerText;")
-WIDE = ("return [...document.querySelectorAll('.cell_output, .cell_output *, article table')]"
+WIDE = ("return [...document.querySelectorAll('.cell_output, .cell_output *, article table, article pre')]"
         ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)"
         ".map(e => e.tagName + '.' + e.className + ' ' + e.scrollWidth + ' > ' + e.clientWidth).slice(0, 3)")
 #: per solution cell: are its code and its output both hidden (a closed <details> keeps them laid out but unseen)?
@@ -152,10 +159,15 @@ HIDDEN = ("return [...document.querySelectorAll('.cell.tag_solution')].map(c => 
 
 
 def test_every_page_renders_offline_with_tables_hidden_answers_and_nothing_too_wide(book: Path) -> None:
+    check_pages(book, profile="smoke", shots=SHOTS)
+
+
+def check_pages(book: Path, *, profile: str, shots: Path) -> None:
+    """The browser pass over every page of a built book; full-page screenshots into ``shots``."""
     pages = _pages(book)
     assert {p.stem for p in pages} >= {"index", "course", "explorer", "glossary", "references", "api", *CHAPTERS}
-    shutil.rmtree(SHOTS, ignore_errors=True)
-    SHOTS.mkdir(parents=True)
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
     drv = chromium(width=1280, height=900)
     drv.set_script_timeout(30)
     try:
@@ -187,20 +199,30 @@ def test_every_page_renders_offline_with_tables_hidden_answers_and_nothing_too_w
             errors = [e for e in drv.get_log("browser") if e["level"] == "SEVERE"]
             assert not errors, f"{name}: console errors {errors}"
             if page.parent.name == "notebooks" and page.stem in CHAPTERS:
-                _check_chapter(drv, name, page, hidden)
-            height = drv.execute_script("return document.documentElement.scrollHeight")
-            shot = drv.execute_cdp_cmd("Page.captureScreenshot", {  # the whole page, 1280 px wide
-                "format": "png", "captureBeyondViewport": True,
-                "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}})
-            (SHOTS / (name.replace("/", "_").removesuffix(".html") + ".png")).write_bytes(base64.b64decode(shot["data"]))
+                _check_chapter(drv, name, page, hidden, profile)
+            _full_page_screenshot(drv, shots / (name.replace("/", "_").removesuffix(".html") + ".png"))
     finally:
         drv.quit()
 
 
-def _check_chapter(drv, name: str, page: Path, hidden: list) -> None:
+def _full_page_screenshot(drv, path: Path) -> None:
+    """The whole page at 1280 px: the viewport stretched to the page's height for the capture, then restored."""
+    height = drv.execute_script("return document.documentElement.scrollHeight")
+    drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                        {"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        path.write_bytes(base64.b64decode(drv.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]))
+    finally:
+        drv.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+BANNER_TEXT = {"smoke": "This page shows the fast smoke profile", "paper": "This page shows the paper profile"}
+
+
+def _check_chapter(drv, name: str, page: Path, hidden: list, profile: str) -> None:
     """A chapter: right banner, its .ipynb downloadable, a coding exercise, solutions that open on a click."""
     text = drv.execute_script("return document.querySelector('article').innerText")
-    assert "This page shows the fast smoke profile" in text and "Stored outputs are" not in text, f"{name}: banner"
+    assert BANNER_TEXT[profile] in text and "Stored outputs are" not in text, f"{name}: banner"
     source = page.parent.parent / "_sources" / "notebooks" / f"{page.stem}.ipynb"
     assert source.exists() and drv.execute_script(
         "return [...document.querySelectorAll('.dropdown-download-buttons a')].some(a => a.href.endsWith(arguments[0]))",
@@ -235,3 +257,18 @@ def test_the_book_build_uses_the_executed_notebooks_not_the_committed_ones(execu
     """The page of a chapter is its executed notebook (the smoke run here, build/paper under `make book`)."""
     nb = json.loads((executed / "00_tutorial.ipynb").read_text(encoding="utf-8"))
     assert "papermill" in nb["metadata"], "not executed by the runner behind `make figures`"
+
+
+if __name__ == "__main__":  # the same checks on a book already built, e.g. `make book`'s: python tests/test_book.py build/book
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Check every page of a built book in headless Chromium.")
+    parser.add_argument("book", type=Path, nargs="?", default=ROOT / "build" / "book")
+    parser.add_argument("--profile", default="paper", choices=sorted(BANNER_TEXT))
+    parser.add_argument("--shots", type=Path, default=ROOT / "build" / "book-screenshots-paper")
+    args = parser.parse_args()
+    args.book = args.book.resolve()
+    test_no_external_resources_on_any_page(args.book)
+    check_pages(args.book, profile=args.profile, shots=args.shots)
+    test_course_plan_references_and_links(args.book)
+    print(f"{args.book}: every page passed; screenshots in {args.shots}")
