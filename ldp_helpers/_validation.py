@@ -52,10 +52,7 @@ def _bad_dtype(name: str, arr: np.ndarray, allowed: str) -> None:
 
 def check_instance(name: str, value, cls, allowed: str | None = None):
     if not isinstance(value, cls):
-        if allowed is None:
-            classes = cls if isinstance(cls, tuple) else (cls,)
-            allowed = "a " + " or ".join(c.__name__ for c in classes)
-        fail_type(name, value, allowed)
+        fail_type(name, value, allowed or "a " + " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,))))
     return value
 
 
@@ -91,9 +88,17 @@ def check_real(name: str, value, *, low=None, high=None, low_open=True, high_ope
     return value
 
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """A privacy budget: a finite real number > 0."""
-    return check_real(name, epsilon, low=0.0)
+MIN_EPSILON = 1e-12  #: the smallest budget accepted: below it report probabilities agree to ~12 digits
+
+
+def check_epsilon(epsilon, name: str = "epsilon", *, high=None) -> float:
+    """A privacy budget in [MIN_EPSILON, high] (``high``: where the caller's formulas overflow, e.g. e^ε at 709)."""
+    return check_real(name, epsilon, low=MIN_EPSILON, high=high, low_open=False, high_open=False)
+
+
+def check_epsilons(epsilons, name: str = "epsilons", *, high=None) -> np.ndarray:
+    """An array of budgets, each as :func:`check_epsilon` requires, as ``float64``."""
+    return check_real_array(name, epsilons, low=MIN_EPSILON, high=high, low_open=False, high_open=False)
 
 
 def check_probability(p, name: str, *, open_low=False, open_high=False) -> float:
@@ -236,11 +241,8 @@ _MAX_TOTAL = 2**62  # largest number of users a true-count vector may describe (
 
 
 def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
-    """A vector of d true counts describing at least one user; returns it and n = Σ counts.
-
-    An ``int64`` array of shape (d,) is checked in place (two reductions, no copy): this is
-    the hot path of every exact aggregate sampler, whose cost should be its random draws.
-    """
+    """A vector of d true counts describing at least one user; returns it and n = Σ counts (an int64 array of
+    shape (d,) is checked in place, two reductions: the hot path of every exact aggregate sampler)."""
     counts = true_counts
     fast = type(counts) is np.ndarray and counts.dtype == _INT64 and counts.shape == (d,)
     # one reduction checks both ends: a negative int64 reads as ≥ 2^63 in uint64, and entries
@@ -257,10 +259,7 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
 
 
 def check_above(name: str, value, bound: float, *, what: str) -> float:
-    """A finite real number strictly above a bound derived from other parameters.
-
-    ``what`` names the bound in the message, e.g. ``"T·log(4T/β) for T=10, beta=0.1"``.
-    """
+    """A finite real number strictly above a bound ``what`` names, e.g. ``"T·log(4T/β) for T=10, beta=0.1"``."""
     value = check_real(name, value)
     if not value > bound:
         _fail(name, value, f"> {what} = {bound:.6g}")

@@ -38,8 +38,9 @@ def test_counts_that_would_wrap_are_refused(call, name):
 @pytest.mark.parametrize("make", [lambda: THE(1e-17, 4), lambda: GRR(1e-17, 4), lambda: OUE(1e-300, 5),
                                   lambda: BinaryRR.from_epsilon(1e-17)])
 def test_budgets_too_small_for_double_precision_are_refused_as_too_small(make):
-    """p* = q* in double precision: a clear refusal of a too *small* epsilon (was ZeroDivisionError or 'too large')."""
-    with pytest.raises(ValueError, match=r"^epsilon must be (large enough|above about)"):
+    """Below MIN_EPSILON = 1e-12 a budget is refused as too *small*, naming epsilon (was ZeroDivisionError or
+    'too large'); tests/contract/test_extreme_budgets.py holds every budgeted function to the same."""
+    with pytest.raises(ValueError, match=r"^epsilon must be in \[1e-12, inf\)"):
         make()
 
 

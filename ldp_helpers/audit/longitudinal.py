@@ -44,7 +44,7 @@ class AttackCurve:
     ks: np.ndarray
     success: np.ndarray  # averaging attack, v uniform
     success_se: np.ndarray  # 0 where exact
-    bayes: np.ndarray  # the best possible attacker's success (1 + TV)/2, NaN where simulated
+    bayes: np.ndarray | None  # the best possible attacker's success (1 + TV)/2; None for a simulated curve
     epsilon: np.ndarray  # composed ε of the k reports
     epsilon_exact: np.ndarray  # True where epsilon comes from a whole-stream table
     exact: bool  # success computed exactly (binomial law)
@@ -148,7 +148,7 @@ def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_d
     rows = run_chunks(_AttackChunk(make, tuple(int(k) for k in ks), n_draws, table_max_k), ks.size, seed=seed,
                       n_jobs=n_jobs, dask_address=dask_address, completed=completed)
     success, se, eps, eps_exact = (np.array(column) for column in zip(*rows))
-    return AttackCurve(label, ks, success, se, np.full(ks.size, np.nan), eps.astype(float), eps_exact.astype(bool), False)
+    return AttackCurve(label, ks, success, se, None, eps.astype(float), eps_exact.astype(bool), False)
 
 
 @dataclass(frozen=True)

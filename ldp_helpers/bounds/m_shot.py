@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_bool, check_epsilon, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, MAX_N_ROUNDS, Described, check_bool, check_epsilon, check_int, check_int_array,
                                      check_probability, check_real, check_real_array, fail)
 from ldp_helpers.mechanisms.m_shot import _round_channel
 
@@ -176,7 +176,7 @@ def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int,
     alpha = alpha_at_beta(beta, m=m, r=r, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
     limit = _condition(m, r, epsilon, n_rounds)
     if alpha >= limit:
-        raise ValueError(f"alpha = {alpha:.6g} from beta={beta:g}, N={n_users} violates condition (1) of Theorem 5 "
+        raise ValueError(f"alpha = {alpha:.6g} from beta={beta:g}, N={n_users}, epsilon={epsilon:g} violates condition (1) of Theorem 5 "
                          f"(alpha must be < {limit:.6g}); the bound is vacuous here: increase n_users")
     return alpha
 
@@ -310,7 +310,7 @@ def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: i
 
 def m_star_table(epsilons, rounds) -> tuple[np.ndarray, np.ndarray]:
     """m* by Eq. (7) and by brute force over m ∈ [T], each of shape (len(rounds), len(epsilons))."""
-    eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    eps = check_epsilons(epsilons).ravel()
     ts = check_int_array("rounds", rounds, low=1, high=MAX_N_ROUNDS).ravel().tolist()
     eq7 = np.array([[m_star(e, t) for e in eps] for t in ts])
     brute = np.array([[_argmax_g(e, t) for e in eps] for t in ts])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_DRAWS, Described, check_instance, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, MAX_N_DRAWS, Described, check_instance, check_int, check_int_array,
                                      check_n_draws, check_probability, check_real_array, check_rng, check_true_counts,
                                      fail)
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
@@ -91,7 +91,7 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
     [wang2017] Theorem 2 (exact before approximation); [wang2017] Eq. (2) (approximate); [tutorial] the variance table.
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
-    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    epsilons = check_epsilons(epsilons).ravel()
     n_draws, rng = _check_surveys(n_draws), check_rng(rng)
     out = {}
     for name, cls in _check_classes(oracle_classes).items():

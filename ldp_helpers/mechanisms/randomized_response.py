@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
+from ldp_helpers._validation import (check_epsilons, check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
                                      check_real_array, check_rng, check_true_counts, fail)
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
@@ -194,7 +194,7 @@ def q_bin_probabilities(epsilon):
     ----------
     [m_shot] §4.1; [glance] Algorithm 1.
     """
-    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
+    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_epsilons(epsilon, "epsilon")
     return _q_bin_probabilities(eps)
 
 
@@ -214,7 +214,7 @@ def q_bin_gap(epsilon):
     ----------
     [m_shot] §4.1.
     """
-    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
+    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_epsilons(epsilon, "epsilon")
     return _q_bin_gap(eps)
 
 

@@ -17,12 +17,21 @@ from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.duchi_mean import DuchiMean
+from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing
+from ldp_helpers.mechanisms.count_sketch import PrivateCountSketch
+from ldp_helpers.mechanisms.hashtogram import Hashtogram
+from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch
+from ldp_helpers.mechanisms.sketch_response import SketchResponse
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.hadamard_mechanism import HadamardMechanism
+from ldp_helpers.mechanisms.hadamard_response import HadamardResponse
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+from ldp_helpers.mechanisms.subset_selection import SubsetSelection
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.simulate.populations import Population
 
@@ -40,7 +49,8 @@ class RegistryEntry:
     label : str
         Display name (``"GRR"``).
     family : str
-        ``"frequency oracle"``, ``"binary"``, ``"sketch"``, ``"rappor"`` or ``"stream"``.
+        ``"frequency oracle"``, ``"binary"``, ``"sketch"``, ``"rappor"``, ``"stream"`` or ``"mean"`` (a mean of
+        values in [−r, r]: the truth is the users' values).
     reference : str
         Where the mechanism is defined, in the collection's citation style.
     example : callable
@@ -69,6 +79,11 @@ def _cms() -> CountMeanSketch:
     return CountMeanSketch.create(1.5, 5, 3, 4, rng=np.random.default_rng(_EXAMPLE_SEED))
 
 
+def _sketch(cls, *args, **kwargs) -> Callable[[], Mechanism]:
+    """A sketch at ε = 1.5 over d = 5 whose hashes are keyed by the example seed."""
+    return lambda: cls.create(1.5, 5, *args, rng=np.random.default_rng(_EXAMPLE_SEED), **kwargs)
+
+
 def _rappor(f: float) -> Callable[[], Rappor]:
     def build():
         params = RapporParams(k=8, h=2, m=2, f=f, p=0.25, q=0.75)
@@ -84,6 +99,18 @@ def _stream_truth(mechanism) -> Population:
     return Population.nested(np.array([3, 10, 0, 7])[: mechanism.n_rounds], 12)
 
 
+def _field_counts(mechanism) -> np.ndarray:
+    return np.array([30, 10, 5, 0, 15, 7, 3, 9], dtype=np.int64)[: mechanism.d]
+
+
+def _flh() -> FastLocalHashing:
+    return FastLocalHashing.create(1.2, 5, 8, rng=np.random.default_rng(_EXAMPLE_SEED))
+
+
+def _mean_truth(mechanism) -> np.ndarray:
+    return mechanism.radius * np.array([-1.0, -0.5, 0.0, 0.25, 0.25, 1.0, 1.0, 0.8, 0.8, 0.8, -0.3, 0.6])
+
+
 _ENTRIES = [
     RegistryEntry("binary_rr", "Binary RR (Q_Bin)", "binary", "[tutorial] Randomized response; [warner1965]",
                   lambda: BinaryRR.from_epsilon(1.1), lambda m: np.array([40, 20], dtype=np.int64)),
@@ -94,7 +121,25 @@ _ENTRIES = [
     RegistryEntry("the", "THE", "frequency oracle", "[wang2017] §4.3", _oracle(THE), _counts),
     RegistryEntry("blh", "BLH", "frequency oracle", "[wang2017] §4.4", _oracle(BLH, d=3), _counts),
     RegistryEntry("olh", "OLH", "frequency oracle", "[wang2017] §4.4", _oracle(OLH, epsilon=0.9, d=3), _counts),
+    # the field's oracles (issue 29, part A): SS, HR, HM, FLH, and Duchi et al.'s mean
+    RegistryEntry("ss", "Subset selection (k-SS)", "frequency oracle", "[wang2016ss]; [ye2018]",
+                  lambda: SubsetSelection(1.0, 8), _field_counts),
+    RegistryEntry("hr", "Hadamard response (HR)", "frequency oracle", "[acharya2019]",
+                  lambda: HadamardResponse(1.2, 5), _field_counts),
+    RegistryEntry("hm", "Hadamard mechanism (HM)", "frequency oracle", "[cormode2021]",
+                  lambda: HadamardMechanism(2.5, 5), _field_counts),
+    RegistryEntry("flh", "Fast local hashing (FLH)", "frequency oracle", "[cormode2021]", _flh, _field_counts),
+    RegistryEntry("duchi_mean", "Duchi et al.'s ±B mean", "mean", "[duchi2018]; [duchi2013]",
+                  lambda: DuchiMean(1.0), _mean_truth),
     RegistryEntry("cms", "Count-mean sketch", "sketch", "[apple2017] Algorithms 1–3", _cms, _counts),
+    # issue 29 (sketches): Apple's HCMS, Bassily et al.'s Hashtogram, pure-ldp's private count sketch and sketch response
+    RegistryEntry("hcms", "Hadamard count-mean sketch (HCMS)", "sketch", "[apple2017] Algorithms 4–5",
+                  _sketch(HadamardCountMeanSketch, 3, 4), _counts),
+    RegistryEntry("hashtogram", "Hashtogram", "sketch", "[bassily2017] (Hashtogram)", _sketch(Hashtogram, 2, 4), _counts),
+    RegistryEntry("pcs", "Private count sketch", "sketch", "[cormode2021]; [charikar2002]",
+                  _sketch(PrivateCountSketch, 2, 4), _counts),
+    RegistryEntry("sketch_response", "Sketch response (GRR per row)", "sketch", "[cormode2021]",
+                  _sketch(SketchResponse, 2, 3), _counts),
     RegistryEntry("rappor", "RAPPOR (PRR + IRR)", "rappor", "[erlingsson2014] §2", _rappor(0.5), _rappor_truth),
     RegistryEntry("rappor_basic_one_time", "Basic One-time RAPPOR (IRR only)", "rappor", "[rappor] Eq. (1)",
                   _rappor(0.0), _rappor_truth),

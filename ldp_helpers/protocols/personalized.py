@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_epsilon, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, Described, check_allocation, check_epsilon, check_int, check_int_array,
                                      check_probability, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
@@ -238,7 +238,7 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
     n_nodes = len(taxonomy.parent)
     locations = check_int_array("locations", locations, low=0, high=n_nodes - 1).ravel()
     regions = check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
-    eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    eps = check_epsilons(epsilons).ravel()
     eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps
     if regions.shape != locations.shape:
         fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")

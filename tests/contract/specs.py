@@ -139,7 +139,7 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.bounds.rappor.tutorial_printed_epsilon_one_report": spec(params=PARAMS),
     "ldp_helpers.bounds.tutorial.composed_privacy_loss": spec(_huge={'reports'}, table=RR.output_table(), reports=3),
     "ldp_helpers.bounds.tutorial.ldp_noise_ratio": spec(rr=RR, true_fraction=0.3, n=1000),
-    "ldp_helpers.bounds.wang2017.de_threshold": spec(epsilon=1.0),
+    "ldp_helpers.bounds.wang2017.de_threshold": spec(epsilon=1.0, _finite=False),  # inf beyond e^709 (documented)
     "ldp_helpers.bounds.wang2017.de_threshold_epsilon": spec(d=10.0),
     "ldp_helpers.bounds.wang2017.prefers_direct_encoding": spec(d=10, epsilon=1.0),
     "ldp_helpers.bounds.wang2017.approx_variance_per_user": spec(name="OUE", d=10, epsilon=1.0),
@@ -519,7 +519,7 @@ SPECS.update({
                                                   "beta": [0.0, 1.0], "taxonomy": [None]}),
     PR + "set_valued.amplified_grr_epsilon": spec(epsilon=1.0, ell=3, _extra={"ell": [0, -1]}),
     PR + "set_valued.grr_preferred": spec(n_items=10, epsilon=1.0, ell=2, _extra={"n_items": [0], "ell": [0]}),
-    PR + "set_valued.grr_threshold": spec(epsilon=1.0, ell=2, _extra={"ell": [0]}),
+    PR + "set_valued.grr_threshold": spec(epsilon=1.0, ell=2, _finite=False, _extra={"ell": [0]}),  # inf beyond e^709
     PR + "set_valued.pad_and_sample": spec(sets=[[0, 1], [2, 3], [1, 4]], d=5, ell=2, rng=RNG, _huge={"ell"},
                                            _extra={"ell": [0], "sets": [[[5]], [[0.5]], [None], ["ab"]]}),
     PR + "set_valued.flatten_sets": spec(sets=[[0, 1], [2, 1], [0, 2]], d=3, name="sets", _free={"name"},
