@@ -28,6 +28,7 @@ myst_dmath_allow_digits = True  # "$\\mu_t = 1$:" is maths, as Jupyter renders i
 nb_execution_mode = "off"
 bibtex_bibfiles = ["references.bib"]
 bibtex_reference_style = "author_year"
+bibtex_default_style = "ldp"  # alpha labels, but the Japanese papers labelled by their keys (below)
 autosummary_generate = True
 numpydoc_show_class_members = False
 html_theme = "sphinx_book_theme"
@@ -70,6 +71,30 @@ def _escape_bars(app, what, name, obj, options, lines):
             continue  # a reST line block or a grid table
         parts = re.split(r"(`[^`]*`)", line)
         lines[i] = "".join(p if p.startswith("`") else _ABS.sub(r"\\|\1\\|", p) for p in parts)
+
+
+from pybtex.plugin import register_plugin  # noqa: E402
+from pybtex.style.formatting.alpha import Style as _AlphaStyle  # noqa: E402
+from pybtex.style.labels.alpha import LabelStyle as _AlphaLabels  # noqa: E402
+
+
+class _KeyLabels(_AlphaLabels):
+    """Alpha labels ("[EPK14]"), except for a work without authors in Latin letters (the five Japanese
+    papers): alpha would drop their names and print "[a]", "[24]"; they get their key ("[grr_vs_oue]")."""
+
+    def format_label(self, entry):
+        names = " ".join(str(p) for p in entry.persons.get("author", []))
+        if not any(c.isascii() and c.isalpha() for c in names):
+            return entry.key
+        return super().format_label(entry)
+
+
+class _Style(_AlphaStyle):
+    default_label_style = "ldp_keys"
+
+
+register_plugin("pybtex.style.labels", "ldp_keys", _KeyLabels)
+register_plugin("pybtex.style.formatting", "ldp", _Style)
 
 
 def setup(app):
