@@ -432,7 +432,8 @@ claims.erratum("rappor_p_prime", prr_then_irr[0, 1], paper=printed_p_star)
 # %%
 cms_eps = 2.0
 eps_cms_table = ldp.CountMeanSketch.create(cms_eps, 5, 2, 6, rng=rng).privacy_loss()
-print(f"CMS (eps = {cms_eps:g}, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_cms_table:.6f}")
+print(f"CMS (eps = {cms_eps:g}, k = 2, m = 6): privacy loss from the (j, v~) table = "
+      f"{eps_cms_table:.6f}")
 cms = ldp.CountMeanSketch.create(cms_eps, 200, 16, 256, rng=rng)
 emoji_counts = ldp.power_law_counts(1_000_000, 200, 1.2)
 cms_z = runs.cms_mean_z_scores(cms, emoji_counts, n_draws=n_draws // 4, rng=rng)
@@ -518,8 +519,8 @@ claims.statement("olh_bits", lt(olh_bits[2**20], oue_bits[2**10]), olh=olh_bits[
 
 # %%
 pp_eps, pp_counts = 1.0, np.r_[np.full(16, 2000), np.zeros(16, int)]
-pp_summary = runs.postprocessing_summary(ldp.OUE(pp_eps, pp_counts.size), pp_counts, n_draws=n_draws,
-                                        rng=streams[5])
+pp_summary = runs.postprocessing_summary(ldp.OUE(pp_eps, pp_counts.size), pp_counts,
+                                        n_draws=n_draws, rng=streams[5])
 for method, (absent_mean, mse) in pp_summary.items():
     print(f"{method:>9}: mean estimate of an absent value = {absent_mean:8.1f}, "
           f"MSE per value = {mse:10.4g}")
