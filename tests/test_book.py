@@ -253,6 +253,23 @@ def test_course_plan_references_and_links(book: Path) -> None:
     assert glossary.count("<tr") >= len(rows) + 1
 
 
+def test_the_runners_do_not_interrupt_an_idle_kernel_at_shutdown() -> None:
+    """jupyter_client SIGINTs a kernel before shutting it down; ipykernel then may log "ERROR | KeyboardInterrupt
+    caught in kernel." on the runner's stderr.  The runners' kernel manager skips that interrupt (only)."""
+    import asyncio
+
+    from traitlets import import_item
+
+    from ldp_helpers.pipeline.reproduce import kernel_config
+
+    manager = import_item(kernel_config()["NotebookClient"]["kernel_manager_class"])()
+    manager.shutting_down = True
+    asyncio.run(manager._async_interrupt_kernel())  # skipped: no signal, no error
+    manager.shutting_down = False
+    with pytest.raises(RuntimeError, match="No kernel is running"):  # any other interrupt goes through
+        asyncio.run(manager._async_interrupt_kernel())
+
+
 def test_the_book_build_uses_the_executed_notebooks_not_the_committed_ones(executed: Path) -> None:
     """The page of a chapter is its executed notebook (the smoke run here, build/paper under `make book`)."""
     nb = json.loads((executed / "00_tutorial.ipynb").read_text(encoding="utf-8"))
