@@ -235,3 +235,38 @@ k_needed = next(k for k in range(1, 200)
 composed = max_privacy_loss(longitudinal.fresh_rr_count_table(0.5, k_needed))
 assert 16 < k_needed <= 32 and abs(composed - 0.5 * k_needed) < 1e-9
 print(f"smallest k with success >= 0.9: {k_needed}; composed eps = {composed:.4g} = k x 0.5")
+
+# %% [markdown]
+# **Exercise 4 (code: the broken client's table).** Write, by hand, the whole-report output table of
+# pure-ldp 1.1.2's OUE client at ε = 1 and $d = 3$: `broken_table()` returns the 3 × 8 array whose row $v$
+# gives the probability of every report $y$ (bit $i$ of $y$ is `(y >> i) & 1`) when bit $v$ is 1 with
+# probability $p' = p + (1-p)q$ and every other bit with probability $q$. `check_output_table` checks it is
+# an output table, names the first cell that differs from the exact one and computes its exact ε, which must
+# be the bug's true loss (Exercise 2).
+#
+# ```python
+# from ldp_helpers import teaching
+# def broken_table(): ...  # your code: a (3, 8) array
+# exact = unary_output_table(p_broken, q_ex, 3)
+# true_loss = runs.never_cleared_loss("OUE", 1.0)
+# print(teaching.check_output_table(broken_table(), epsilon=true_loss, reference=exact))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+
+
+def broken_table(d=3):
+    bits = (np.arange(2**d)[:, None] >> np.arange(d)) & 1  # row y: the bits of report y
+    rows = []
+    for v in range(d):
+        prob_one = np.where(np.arange(d) == v, p_broken, q_ex)  # Pr[bit i = 1 | value v]
+        rows.append(np.prod(np.where(bits == 1, prob_one, 1 - prob_one), axis=1))
+    return np.array(rows)
+
+
+exact = unary_output_table(p_broken, q_ex, 3)
+true_loss = runs.never_cleared_loss("OUE", 1.0)
+check_table = teaching.check_output_table(broken_table(), epsilon=true_loss, reference=exact)
+print(check_table)
+assert check_table.passed
