@@ -96,6 +96,7 @@ def test_the_explorer_in_chromium(server, driver):
     assert "Traceback" not in body and "Error" not in body, body[:2000]
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     _offline(driver, url)
+    _chapter_links(driver)
     begun = time.monotonic()
     _shared_view_round_trip(driver, wait)
     print(f"_shared_view_round_trip: {time.monotonic() - begun:.1f} s")
@@ -195,6 +196,20 @@ def _offline(driver, url):
     external = re.findall(r"""(?:src|href)\s*=\s*["'](?:https?:)?//(?!127\.0\.0\.1)[^"']+|@import\s+url\(\s*["']?https?:|"""
                           r"""import\(\s*["']https?:""", html)
     assert "<html" in html and not external, external
+
+
+#: the book chapter each panel links to (the app's Markdown; the book `make book` builds is served beside the app)
+CHAPTERS = {"playground": "01_grr_vs_oue", "privacy_utility": "00_tutorial", "rappor": "02_rappor",
+            "continual": "04_glance", "m_shot": "03_m_shot"}
+
+
+def _chapter_links(driver):
+    links = driver.execute_script("return [...document.links].map(a => a.getAttribute('href'))")
+    for name, stem in CHAPTERS.items():
+        assert f"/voila/files/build/book/notebooks/{stem}.html" in links, f"the {name} panel links to no chapter {stem}"
+    if (ROOT / "build" / "book" / "index.html").exists():  # after `make book` the links land on the book itself
+        status = driver.execute_script("return fetch('/voila/files/build/book/index.html').then(r => r.status)")
+        assert status == 200, status
 
 
 def _shared_view_round_trip(driver, wait):

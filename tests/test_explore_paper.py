@@ -318,6 +318,31 @@ def test_rappor_panel_decodes_uploaded_counts_and_goes_back():
     assert "simulated survey decoded" in panel.artists["est_title"].get_text()
 
 
+def test_rappor_panels_upload_reads_google_rappors_files_with_issue_31s_readers():
+    """The upload path end to end on the committed google/rappor fixture: the panel decodes what read_rappor_files
+    reads (same arrays as decode_counts on them); a wrong set of files is refused with the library's message."""
+    from pathlib import Path
+
+    from ldp_helpers.explore.rappor_panel import _read_upload
+    from ldp_helpers.explore.rappor_sim import decode_counts
+    from ldp_helpers.interop.google_rappor import read_rappor_files
+
+    folder = Path(__file__).parent / "fixtures" / "google_rappor"
+    files = {name: (folder / name).read_bytes() for name in ("counts.csv", "map.csv", "params.csv")}
+    counts, sizes, blooms, names, (f, p, q) = _read_upload({"my_" + k: v for k, v in files.items()})
+    data = read_rappor_files(folder / "counts.csv", folder / "map.csv", folder / "params.csv")
+    np.testing.assert_array_equal(counts, data.bit_counts) and np.testing.assert_array_equal(blooms, data.blooms)
+    assert names == list(data.candidates) and (f, p, q) == (data.params.f, data.params.p, data.params.q)
+    panel = rappor_panel(**RAPPOR)
+    load_counts(panel, counts, sizes, blooms, f=f, p=p, q=q, names=names)
+    expected = decode_counts(counts, sizes, blooms, f=f, p=p, q=q, alpha=panel.settings()["alpha"],
+                             correction=panel.settings()["correction"], names=names)
+    header, rows = panel.table
+    assert [r[0] for r in rows] == list(names) and [r[1] for r in rows] == pytest.approx(list(expected.estimate))
+    with pytest.raises(ValueError, match="upload must be three files named like google/rappor's counts.csv"):
+        _read_upload({"counts.csv": files["counts.csv"], "map.csv": files["map.csv"]})
+
+
 def test_extreme_settings_get_numbers_or_the_librarys_message_never_numpys():
     """Found on the screenshots at extreme settings: N = 10¹⁰ users reached numpy's hypergeometric sampler
     (its own message); a noiseless RAPPOR (p = 0, q = 1) gave NaN detection probabilities."""

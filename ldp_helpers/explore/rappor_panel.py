@@ -33,15 +33,31 @@ SIMULATED_SURVEYS = 4
 CORRECTION_LABELS = {"none": "none", "bonferroni": "Bonferroni", "bh": "FDR (Benjamini–Hochberg)"}
 
 
+#: the three files of google/rappor's decoder, recognized by a word in the uploaded file's name
+UPLOAD_ROLES = ("counts", "map", "params")
+
+
 def _read_upload(files: dict):
     """google/rappor's counts, map and params files (name → bytes) as ``decode_counts``'s arrays.
 
-    The readers are issue 31's (``ldp_helpers.interop.google_rappor``); until they are connected here
-    an upload is refused with this message.  Connect them by returning
-    ``(counts, reports_per_cohort, blooms, names, (f, p, q))`` from the three files.
+    Read by issue 31's readers (:func:`ldp_helpers.interop.google_rappor.read_rappor_files`, which check every
+    file) from a private temporary copy; returns ``(counts, reports_per_cohort, blooms, names, (f, p, q))``.
     """
-    raise ValueError("upload: reading google/rappor's counts.csv, map.csv and params.csv needs the readers of "
-                     "ldp_helpers.interop.google_rappor (issue 31), not in this tree yet; decode_counts takes the arrays")
+    import tempfile
+    from pathlib import Path
+
+    from ldp_helpers.interop.google_rappor import read_rappor_files
+
+    roles = {role: name for name in files for role in UPLOAD_ROLES if role in name.lower()}
+    if len(files) != 3 or set(roles) != set(UPLOAD_ROLES):
+        fail("upload", sorted(files), "three files named like google/rappor's counts.csv, map.csv and params.csv")
+    with tempfile.TemporaryDirectory(prefix="ldp-upload-") as folder:
+        paths = {role: Path(folder) / f"{role}.csv" for role in UPLOAD_ROLES}
+        for role, path in paths.items():
+            path.write_bytes(files[roles[role]])
+        data = read_rappor_files(paths["counts"], paths["map"], paths["params"])
+    params = data.params
+    return data.bit_counts, data.cohort_sizes, data.blooms, list(data.candidates), (params.f, params.p, params.q)
 
 
 def _setup_rappor(fig) -> dict:

@@ -35,7 +35,10 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 #: at most this many kernels at once (the pre-heated one included); a page view beyond is refused
 MAX_KERNELS = 6
 #: the served notebook and the JupyterLab-only extensions that fail inside Voilà (console errors)
-APP = Path(__file__).resolve().parents[2] / "app" / "explorer.ipynb"
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app" / "explorer.ipynb"
+#: the files Voilà may serve besides the app (relative to ROOT): the book `make book` builds
+BOOK_FILES = ["build/book/.*"]
 DENYLIST = ["jupyterlab-jupytext", "@voila-dashboards/jupyterlab-preview"]
 #: a Jupyter data directory holding the "ldp" Voilà template (Voilà's lab template without CDN links)
 JUPYTER_DATA = Path(__file__).resolve().parent / "jupyter"
@@ -123,7 +126,8 @@ def _voila_arguments(port: int, token: str, *, preheat: bool = True) -> list[str
     return [str(APP), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0",
             f"--Voila.token={token}", "--VoilaConfiguration.template=ldp",
             "--MappingKernelManager.cull_idle_timeout=3600", "--MappingKernelManager.cull_interval=300",
-            f"--VoilaConfiguration.preheat_kernel={preheat}", "--VoilaConfiguration.default_pool_size=1"]
+            f"--VoilaConfiguration.preheat_kernel={preheat}", "--VoilaConfiguration.default_pool_size=1",
+            f"--Voila.root_dir={ROOT}"]
 
 
 def _voila_config():
@@ -132,6 +136,7 @@ def _voila_config():
 
     config = Config()
     config.VoilaConfiguration.extension_denylist = list(DENYLIST)
+    config.VoilaConfiguration.file_allowlist = list(BOOK_FILES)  # the book beside the app: each panel links its chapter
     config.Voila.tornado_settings = {"allow_remote_access": False, "local_hostnames": ["localhost", "127.0.0.1", "::1"]}
     return config
 
