@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import math
 from typing import NamedTuple
 
@@ -60,7 +61,11 @@ def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
 
 
 def build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    """The registered oracle ``mechanism_key`` at budget ε over [0, d) (its example with ε and d replaced).
+    """The registered oracle ``mechanism_key`` built for budget ε over [0, d) by its own class.
+
+    ``cls(epsilon=ε, d=d)`` with the class's defaults (which follow ε and d: OLH's g, THE's θ, SS's k), the
+    example's required fields kept (a longitudinal oracle's ε∞); a sketch through ``cls.create`` with the
+    example's hash counts and widths and its hash functions drawn for d (seeded, fixed).
 
     Raises the library's ``ValueError`` for an unknown key, ε ≤ 0 or d < 2 (and whatever the oracle refuses
     at that (ε, d), e.g. a longitudinal oracle's ε₁ ≥ ε∞); cached per (key, ε, d).
@@ -70,7 +75,18 @@ def build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
 
 @functools.lru_cache(maxsize=512)
 def _build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    return dataclasses.replace(REGISTRY[mechanism_key].example(), epsilon=epsilon, d=d)
+    example = REGISTRY[mechanism_key].example()
+    cls = type(example)
+    if isinstance(inspect.getattr_static(cls, "create", None), classmethod):  # a sketch: its hashes drawn for d
+        names = [name for name, p in inspect.signature(cls.create).parameters.items()
+                 if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD]
+        return cls.create(epsilon, d, **{name: getattr(example, name) for name in names},
+                          rng=np.random.default_rng([1, 0]))
+    # the class's own defaults follow ε and d (OLH's g, THE's θ, SS's k …); only required fields are kept
+    required = {f.name: getattr(example, f.name) for f in dataclasses.fields(cls)
+                if f.init and f.name not in ("epsilon", "d") and f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING}
+    return cls(epsilon=epsilon, d=d, **required)
 
 
 @functools.lru_cache(maxsize=1)
