@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import collections
+import json
+import math
 import os
 import shutil
 import sys
@@ -59,9 +62,7 @@ def _summarize_outputs(stem: str, wrote_outputs: bool) -> str:
     if not claims_file.exists():
         return f"{n_figures} figures, no claims.csv"
     rows = read_claims_csv(claims_file)
-    verdicts = {}
-    for r in rows:
-        verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    verdicts = collections.Counter(r.verdict for r in rows)
     detail = ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
     stable = ", ".join(f"{n} {kind}" for kind, n in stability_counts(rows).items() if n)
     return f"{n_figures} figures, {len(rows)} claims ({detail}; {stable})"
@@ -114,21 +115,16 @@ def _run_staged(stem: str, profile_name: str, parameters: dict, seed=None) -> Ru
     try:
         return _execute(stem, run_parameters, out_dir, papermill, PapermillExecutionError)
     finally:
-        if previous is None:
-            os.environ.pop("LDP_FIGURES_DIR", None)
-        else:
-            os.environ["LDP_FIGURES_DIR"] = previous
+        os.environ.pop("LDP_FIGURES_DIR", None) if previous is None else os.environ.update(LDP_FIGURES_DIR=previous)
 
 
 def _finish(stem: str, profile_name: str, parameters: dict, result: RunResult, reseeded: dict) -> RunResult:
     """Publish a successful run (its claims with their stability over the reseeded runs ``{seed: RunResult}``),
     or report the first failure; the staging folders are removed either way."""
     try:
-        failed = [(None, result)] * (not result.ok) + [(s, r) for s, r in reseeded.items() if not r.ok]
+        failed = [("", result)] * (not result.ok) + [(f"reseeded run (seed {s}) ", r) for s, r in reseeded.items() if not r.ok]
         if failed:
-            seed, bad = failed[0]
-            where = "" if seed is None else f"reseeded run (seed {seed}) "
-            return RunResult(stem, False, result.seconds, where + bad.detail)
+            return RunResult(stem, False, result.seconds, failed[0][0] + failed[0][1].detail)
         claims_file = _staging(stem, profile_name) / stem / "claims.csv"
         if reseeded:
             try:
@@ -250,12 +246,25 @@ def _reseeds(stem: str, parameters: dict, seeds: list) -> list:
     return list(seeds)
 
 
+def _last_seconds(profile_name: str, write: dict | None = None) -> dict:
+    """Each notebook's seconds in the last run under the profile (``build/<profile>/seconds.json``; {} if none)."""
+    path = paths.BUILD_DIR / profile_name / "seconds.json"
+    if write is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(write, sort_keys=True), encoding="utf-8")
+    try:
+        return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError, TypeError, AttributeError):  # none yet, or not {stem: seconds}: any order will do
+        return {}
+
+
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        if args.jobs < 1 or args.robustness_jobs < 1:
-            raise ValueError(f"--jobs and --robustness-jobs must be integers >= 1; got {args.jobs}, {args.robustness_jobs}")
+        for flag, jobs in (("--jobs", args.jobs), ("--robustness-jobs", args.robustness_jobs)):
+            if jobs < 1:
+                raise ValueError(f"{flag} must be an integer >= 1; got {jobs}")
         if args.list:
             _list(sys.stdout)
             return 0
@@ -281,8 +290,9 @@ def main(argv=None) -> int:
     print(f"Running {total} notebook(s) under the {args.profile!r} profile with up to {workers} job(s)"
           + (f", plus {extra} reseeded run(s) (seeds {', '.join(map(str, seeds))})." if extra else "."), flush=True)
     results: dict[str, RunResult] = {}
+    last = _last_seconds(args.profile)  # the longest notebooks first, so the workers finish together
     for wave in filter(None, waves):
-        runs = [(stem, seed) for stem in wave for seed in [None, *reseeds[stem]]]
+        runs = [(stem, seed) for stem in sorted(wave, key=lambda s: -last.get(s, math.inf)) for seed in [None, *reseeds[stem]]]
         pending: dict[str, dict] = {stem: {} for stem in wave}
         # One worker process per running notebook: kernels and papermill's event loops stay isolated.
         # "fork" keeps the parent's path settings (tests point them at a sandbox).
@@ -308,6 +318,7 @@ def main(argv=None) -> int:
         r = results[stem]
         print(f"  {stem:<34} {'ok' if r.ok else 'FAILED':<6} {r.seconds:7.1f} s  {r.detail}")
     print(f"wall time {time.perf_counter() - started:.0f} s with {workers} job(s)")
+    _last_seconds(args.profile, {**last, **{s: r.seconds for s, r in results.items() if r.ok}})
     failed = [s for s in selected if not results[s].ok]
     if failed:
         print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}; executed copies are in {paths.BUILD_DIR / args.profile}", file=sys.stderr)
