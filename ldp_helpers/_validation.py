@@ -1,22 +1,14 @@
-"""Validation at the package boundary: one place, one message format — the bad-input contract.
+"""Validation at the package boundary: one place, one message format — the bad-input contract (README "Bad input").
 
-*What is validated*: every public function, method and constructor checks its arguments once, at
-the public boundary, before any work: budgets, sizes and counts, probabilities, arrays (dtype,
-shape, finiteness, 0-based domain values), populations and mechanism objects (their class), the
-injected ``rng`` (a ``numpy.random.Generator``) and file inputs.
-
-*Error types*: ``ValueError`` for a value of the right type out of range; ``TypeError`` (as
-:class:`ParameterTypeError`, also a ``ValueError`` so one ``except ValueError`` catches every refusal)
-for a wrong type (``None``, a string, a float where an integer is required, a wrong object).  One
-message form: ``"<parameter> must be <what is allowed>; got <value>"``.  Never a NaN, a silent clip
-or a traceback from inside numpy.
-
-*Resource ceilings*, refused before allocating with the estimate in the message
-(:func:`check_allocation`: ``"n_candidates=1000000000000 would allocate 29.1 TiB (...); the ceiling
-is MAX_BYTES = 2 GiB"``): ``MAX_BYTES`` per array, ``MAX_N_DRAWS`` repetitions per call (``n_draws``,
-experiments, trials: no call loops for ever), ``MAX_N_ROUNDS`` rounds T of a stream.  Loaders stream
-their input and refuse a file over ``MAX_FILE_BYTES`` or a line over ``MAX_LINE_CHARS`` characters,
-naming the file and the line.  ``tests/contract/`` enforces this over every public function and method.
+Every public function, method and constructor checks its arguments once, before any work; private
+cores trust their callers.  A value out of range raises ``ValueError``; a wrong type raises
+:class:`ParameterTypeError` (a ``TypeError`` that is also a ``ValueError``).  One message form:
+``"<parameter> must be <what is allowed>; got <value>"`` — never a NaN, a silent clip, a wrapped count
+or a traceback from inside numpy.  Ceilings are refused before allocating, with the estimate in the
+message (:func:`check_allocation`): ``MAX_BYTES`` per array, ``MAX_N_DRAWS`` repetitions per call,
+``MAX_N_ROUNDS`` rounds of a stream; integers beyond int64 are refused (:func:`check_int`,
+:func:`check_int_array`, :func:`check_counts`).  File inputs: :mod:`ldp_helpers._files`.
+``tests/contract/`` enforces this over every public function and method.
 """
 
 from __future__ import annotations
@@ -60,10 +52,7 @@ def _bad_dtype(name: str, arr: np.ndarray, allowed: str) -> None:
 
 def check_instance(name: str, value, cls, allowed: str | None = None):
     if not isinstance(value, cls):
-        if allowed is None:
-            classes = cls if isinstance(cls, tuple) else (cls,)
-            allowed = "a " + " or ".join(c.__name__ for c in classes)
-        fail_type(name, value, allowed)
+        fail_type(name, value, allowed or "a " + " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,))))
     return value
 
 
@@ -99,9 +88,17 @@ def check_real(name: str, value, *, low=None, high=None, low_open=True, high_ope
     return value
 
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """A privacy budget: a finite real number > 0."""
-    return check_real(name, epsilon, low=0.0)
+MIN_EPSILON = 1e-12  #: the smallest budget accepted: below it report probabilities agree to ~12 digits
+
+
+def check_epsilon(epsilon, name: str = "epsilon", *, high=None) -> float:
+    """A privacy budget in [MIN_EPSILON, high] (``high``: where the caller's formulas overflow, e.g. e^ε at 709)."""
+    return check_real(name, epsilon, low=MIN_EPSILON, high=high, low_open=False, high_open=False)
+
+
+def check_epsilons(epsilons, name: str = "epsilons", *, high=None) -> np.ndarray:
+    """An array of budgets, each as :func:`check_epsilon` requires, as ``float64``."""
+    return check_real_array(name, epsilons, low=MIN_EPSILON, high=high, low_open=False, high_open=False)
 
 
 def check_probability(p, name: str, *, open_low=False, open_high=False) -> float:
@@ -109,15 +106,30 @@ def check_probability(p, name: str, *, open_low=False, open_high=False) -> float
     return check_real(name, p, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
 
 
-def check_int(name: str, value, *, low=None, high=None) -> int:
-    """An integer in the closed range [low, high]."""
+#: the integers every check accepts at most: int64's range (a larger count would wrap when numpy stores it)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _as_int64(name: str, arr: np.ndarray, allowed: str) -> None:
+    """Integers, or finite integral floats, that int64 can hold (2^64 − 1 as uint64 would read as −1)."""
+    if not np.issubdtype(arr.dtype, np.integer) and (not np.issubdtype(arr.dtype, np.floating)
+                                                      or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+        _bad_dtype(name, arr, allowed)
+    if arr.size and ((arr.dtype.kind == "u" and arr.max() > INT64_MAX) or (arr.dtype.kind == "f" and np.max(np.abs(arr)) >= 2.0**63)):
+        _fail(name, _Described(f"an array containing {arr.flat[np.argmax(np.abs(arr.astype(float)))]!r}"),
+              f"integers in [{INT64_MIN}, {INT64_MAX}] (int64)")
+
+
+def check_int(name: str, value, *, low=None, high=None, any_size: bool = False) -> int:
+    """An integer in the closed range [low, high], within int64's range (no count wraps later) unless
+    ``any_size`` (a number only a formula uses, such as a hypothetical N of a bound, may be any Python int)."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         fail_type(name, value, "an integer")
-    value = int(value)
+    value, lo, hi = int(value), ("-inf" if low is None else low), ("inf" if high is None else high)
     if (low is not None and value < low) or (high is not None and value > high):
-        lo = "-inf" if low is None else str(low)
-        hi = "inf" if high is None else str(high)
         _fail(name, value, f"an integer in [{lo}, {hi}]")
+    if not any_size and not INT64_MIN <= value <= INT64_MAX:
+        _fail(name, value, f"an integer in [{lo}, {hi}] that int64 can hold (|value| < 2^63)")
     return value
 
 
@@ -130,9 +142,8 @@ def check_bool(name: str, value) -> bool:
 def check_rng(rng) -> np.random.Generator:
     """The injected randomness: must be a ``numpy.random.Generator`` (no seeds, no globals)."""
     if not isinstance(rng, np.random.Generator):
-        raise ParameterTypeError(
-            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); got {type(rng).__name__}"
-        )
+        raise ParameterTypeError(f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); "
+                                 f"got {type(rng).__name__}")
     return rng
 
 
@@ -172,9 +183,7 @@ def check_counts(name: str, counts) -> np.ndarray:
         _bad_dtype(name, arr, "a non-empty 1-D array of counts")
     if arr.ndim != 1 or arr.size == 0:
         _fail(name, _Described(f"an array of shape {arr.shape}"), "a non-empty 1-D array of counts")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            _bad_dtype(name, arr, "a 1-D array of non-negative integer counts")
+    _as_int64(name, arr, "a 1-D array of non-negative integer counts")
     if np.any(arr < 0):
         _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
     return arr.astype(np.int64)
@@ -218,10 +227,8 @@ def check_allocation(name: str, value, n_elements, *, itemsize: int = 8, what: s
     n_bytes = int(n_elements) * int(itemsize)
     if n_bytes > MAX_BYTES:
         detail = f" ({what})" if what else ""
-        raise ValueError(
-            f"{name}={value!r} would allocate {format_bytes(n_bytes)}{detail}; "
-            f"the ceiling is MAX_BYTES = {format_bytes(MAX_BYTES)}"
-        )
+        raise ValueError(f"{name}={value!r} would allocate {format_bytes(n_bytes)}{detail}; "
+                         f"the ceiling is MAX_BYTES = {format_bytes(MAX_BYTES)}")
 
 
 def check_n_draws(n_draws) -> int:
@@ -234,11 +241,8 @@ _MAX_TOTAL = 2**62  # largest number of users a true-count vector may describe (
 
 
 def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
-    """A vector of d true counts describing at least one user; returns it and n = Σ counts.
-
-    An ``int64`` array of shape (d,) is checked in place (two reductions, no copy): this is
-    the hot path of every exact aggregate sampler, whose cost should be its random draws.
-    """
+    """A vector of d true counts describing at least one user; returns it and n = Σ counts (an int64 array of
+    shape (d,) is checked in place, two reductions: the hot path of every exact aggregate sampler)."""
     counts = true_counts
     fast = type(counts) is np.ndarray and counts.dtype == _INT64 and counts.shape == (d,)
     # one reduction checks both ends: a negative int64 reads as ≥ 2^63 in uint64, and entries
@@ -255,10 +259,7 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
 
 
 def check_above(name: str, value, bound: float, *, what: str) -> float:
-    """A finite real number strictly above a bound derived from other parameters.
-
-    ``what`` names the bound in the message, e.g. ``"T·log(4T/β) for T=10, beta=0.1"``.
-    """
+    """A finite real number strictly above a bound ``what`` names, e.g. ``"T·log(4T/β) for T=10, beta=0.1"``."""
     value = check_real(name, value)
     if not value > bound:
         _fail(name, value, f"> {what} = {bound:.6g}")
@@ -289,9 +290,7 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np
     arr = np.asarray(values)
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of integers")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            _bad_dtype(name, arr, "an array of integers")
+    _as_int64(name, arr, "an array of integers")
     if shape is not None and arr.shape != tuple(shape):
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}")
     lo, hi = arr.min(), arr.max()

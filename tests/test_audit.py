@@ -145,3 +145,43 @@ def test_audit_inputs_cover_every_family():
     for key, entry in REGISTRY.items():
         x0, x1 = audit_inputs(key, entry.example())
         assert not np.array_equal(np.asarray(x0), np.asarray(x1))
+
+
+class _OneRowClient:
+    """Issue 27: a client whose sample() returns one row instead of n (was ε_lb = 0.0, no violation)."""
+
+    def sample(self, value, n, *, rng):
+        return np.zeros((1, 1))
+
+
+class _HungClient:
+    """A client that never answers until released (a threading.Event the test sets afterwards)."""
+
+    def __init__(self):
+        import threading
+
+        self.release = threading.Event()
+
+    def sample(self, value, n, *, rng):
+        self.release.wait()
+        return np.zeros((n, 1))
+
+
+def test_a_client_returning_the_wrong_number_of_reports_is_refused():
+    """Whatever a client returns is checked (n rows of finite numbers): never a silently wrong lower bound."""
+    from ldp_helpers.audit.auditor import ClientError
+
+    with pytest.raises(ClientError, match=r"returned unusable reports: reports must have shape \(1000,\)"):
+        run_audit(_OneRowClient(), 0, 1, n_trials=2000, seed=1)
+
+
+def test_a_hung_client_ends_the_audit_within_call_timeout():
+    """A client that never answers is a ClientError after call_timeout seconds, not a block for ever."""
+    from ldp_helpers.audit.auditor import ClientError
+
+    client = _HungClient()
+    try:
+        with pytest.raises(ClientError, match=r"gave no answer within call_timeout=0.5 s"):
+            run_audit(client, 0, 1, n_trials=2000, seed=1, call_timeout=0.5)
+    finally:
+        client.release.set()

@@ -8,6 +8,7 @@ import pytest
 from ldp_helpers.bounds import chernoff
 from ldp_helpers.mechanisms.m_shot import MShotReporting, round_channel_probabilities
 from ldp_helpers.bounds.m_shot import (
+    _argmax_g,
     MAX_EXPONENT,
     METHODS,
     alpha_at_beta,
@@ -22,7 +23,6 @@ from ldp_helpers.bounds.m_shot import (
     f_mr,
     g,
     m_star,
-    m_star_brute_force,
     m_star_regime,
     m_star_table,
     method_assumption,
@@ -86,7 +86,7 @@ def test_m_star_eq7_agrees_with_brute_force():
     """Eq. (7) gives the same m* as maximizing g(m/ε) over all m ∈ [T]."""
     for T in (1, 2, 3, 10, 57, 100, 1000):
         for epsilon in np.geomspace(0.05, 5 * T, 120):
-            assert m_star(epsilon, T) == m_star_brute_force(epsilon, T), (epsilon, T)
+            assert m_star(epsilon, T) == _argmax_g(epsilon, T), (epsilon, T)
 
 
 def test_m_star_regimes():
@@ -210,7 +210,7 @@ def test_m_star_table_and_f_decreasing_in_r():
     """The grid helpers agree with their scalar definitions."""
     eq7, brute = m_star_table([1.0, 10.0, 200.0], [10, 100])
     assert eq7.tolist() == [[m_star(e, t) for e in (1.0, 10.0, 200.0)] for t in (10, 100)]
-    assert brute.tolist() == [[m_star_brute_force(e, t) for e in (1.0, 10.0, 200.0)] for t in (10, 100)]
+    assert brute.tolist() == [[_argmax_g(e, t) for e in (1.0, 10.0, 200.0)] for t in (10, 100)]
     rs = np.linspace(0, 1, 11)
     dec = f_decreasing_in_r(rs, epsilon=4.0, n_rounds=20)
     expected = [bool(np.all(np.diff([f_mr(m, r, epsilon=4.0, n_rounds=20) for r in rs]) < 0)) for m in range(1, 21)]
@@ -227,14 +227,16 @@ def test_min_users_for_condition_refuses_an_n_beyond_double_precision(epsilon, m
 
 
 def test_condition_1_is_built_on_the_one_q_bin_derivation(monkeypatch):
-    """Condition (1) takes the round channel of mechanisms.m_shot, built on Q_Bin's p, q and p − q (doubling its gap halves
-    q/(p − q)); f is Theorem 5's printed formula, so the channel does not enter it."""
+    """The bounds' condition (1) (``_condition``) takes the round channel of mechanisms.m_shot, built on Q_Bin's p, q
+    and p − q (doubling its gap halves q/(p − q)); f is Theorem 5's printed formula, so the channel does not enter it."""
+    from ldp_helpers.bounds.m_shot import _condition
+
     kw = dict(epsilon=3.0, n_rounds=20)
-    before = alpha_condition(7, 0.3, **kw), f_mr(7, 0.3, **kw)
+    before = _condition(7, 0.3, 3.0, 20), f_mr(7, 0.3, **kw)
     monkeypatch.setattr("ldp_helpers.mechanisms.m_shot._q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
-    assert alpha_condition(7, 0.3, **kw) == before[0] / 2 and f_mr(7, 0.3, **kw) == before[1]
+    assert _condition(7, 0.3, 3.0, 20) == before[0] / 2 and f_mr(7, 0.3, **kw) == before[1]
     monkeypatch.setattr("ldp_helpers.mechanisms.m_shot._q_bin_probabilities", lambda eps: (q_bin_probabilities(eps)[0], 0.0))
-    assert alpha_condition(7, 0.0, **kw) == 0.0  # q = 0 at r = 0: the channel's q is Q_Bin's flip probability
+    assert _condition(7, 0.0, 3.0, 20) == 0.0  # q = 0 at r = 0: the channel's q is Q_Bin's flip probability
 
 
 def test_round_channel_gap_has_no_cancellation_at_tiny_budgets():
@@ -337,3 +339,15 @@ def test_m_star_reads_eq_7_at_its_boundaries():
     assert m_star_regime(np.nextafter(1 / c, 2), 100) == 1
     assert m_star(100 / c, 100) == 100 and m_star_regime(100 / c, 100) == 2
     assert m_star_regime(np.nextafter(100 / c, 0), 100) == 1 and m_star(np.nextafter(100 / c, 0), 100) == 100
+
+
+def test_condition_1_as_printed_equals_the_round_channel_form():
+    """alpha_condition's printed formula and q/(p − q) of the round channel (what the bounds use) agree to 1e-12."""
+    from ldp_helpers.bounds.m_shot import _condition
+
+    for epsilon in (0.01, 1.0, 10.0, 200.0):
+        for T in (1, 10, 100):
+            for m in sorted({1, max(1, T // 3), T}):
+                for r in (0.0, 0.1, 0.5, 1.0):
+                    printed = alpha_condition(m, r, epsilon=epsilon, n_rounds=T)
+                    assert printed == pytest.approx(_condition(m, r, epsilon, T), rel=1e-12, abs=1e-300)

@@ -46,7 +46,7 @@ def test_rejects_bad_grids_and_huge_epsilon():
         best_protocol_grid([2.7, 4], [1.0])
     with pytest.raises(ValueError, match="domain_sizes must be a non-empty array"):
         best_protocol_grid([], [1.0])
-    with pytest.raises(ValueError, match=r"epsilons must be finite values in \(0, inf\)"):
+    with pytest.raises(ValueError, match=r"epsilons must be finite values in \[1e-12, inf\)"):
         best_protocol_grid([4], [0.0])
     assert de_threshold(800.0) == math.inf
     with pytest.raises(ValueError, match="max_d must be above the switch point"):

@@ -17,9 +17,10 @@ from ldp_helpers.simulate.datasets import (
     derive_trouser_counts,
     load_trouser_counts,
     sha256_of,
-    tea_survey_standin,
     write_trouser_counts,
 )
+from ldp_helpers.simulate.datasets import TROUSER_COUNTS_CSV
+from ldp_helpers.simulate.survey import tea_survey_standin
 
 FIXTURE = Path(__file__).parent / "fixtures" / "clickstream_fabricated.csv"
 HAVE_RAW = datasets.DEFAULT_RAW_PATH.is_file()
@@ -198,3 +199,38 @@ def test_category_counts_validation():
         CategoryCounts(("a", "b"), np.array([1, -2]), "x")
     with pytest.raises(ValueError, match="at least one record"):
         CategoryCounts(("a", "b"), np.array([0, 0]), "x")
+
+
+def test_a_refused_table_or_a_failed_write_leaves_the_counts_file_as_it_was(tmp_path):
+    """Issue 27: write_trouser_counts(None, path) emptied the file before failing, and the default path took any
+    table.  Only a table the loader accepts is written, atomically (a temporary file then a rename)."""
+    target = tmp_path / "counts.csv"
+    target.write_bytes(TROUSER_COUNTS_CSV.read_bytes())
+    good = load_trouser_counts()
+    wrong = CategoryCounts(good.labels, good.counts + 1, good.name)  # the loader would refuse its total
+    for table, message in ((None, "table must be a CategoryCounts"), (wrong, "the trousers counts")):
+        with pytest.raises(ValueError, match=message):
+            write_trouser_counts(table, target)
+        assert target.read_bytes() == TROUSER_COUNTS_CSV.read_bytes()
+    assert write_trouser_counts(good, target) == target
+    assert np.array_equal(load_trouser_counts(target).counts, good.counts)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["counts.csv"]  # no temporary file left behind
+
+
+def test_loaders_refuse_what_would_block_or_never_end(tmp_path):
+    """A FIFO, /dev/zero or a directory is refused before it is opened (reading it would block or never end);
+    a byte-order mark is a clear ValueError naming the file and line, not a raw UnicodeDecodeError."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/zero", tmp_path):
+        for load in (sha256_of, load_trouser_counts):
+            with pytest.raises(ValueError, match="must be a regular file"):
+                load(path)
+        with pytest.raises((FileNotFoundError, ValueError)):
+            derive_trouser_counts(path)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + TROUSER_COUNTS_CSV.read_bytes())
+    with pytest.raises(ValueError, match=r"bom.csv:1: not ASCII text \(a byte-order mark\?\)"):
+        load_trouser_counts(bom)

@@ -105,11 +105,11 @@ def test_explorer_app_in_chromium(tmp_path):
             driver.save_screenshot(str(SHOTS / f"02_changed_{name}.png"))
         for name in ("rappor", "continual", "m_shot"):  # ε = 0 / μ out of range: the library's message
             control, bad, message = {"rappor": ("q", "0.4", "q must be"), "continual": ("mu", "1.5", "mu must be"),
-                                     "m_shot": ("epsilon", "0", "epsilon must be in (0, inf)")}[name]
+                                     "m_shot": ("epsilon", "0", "epsilon must be in [1e-12, inf)")}[name]
             _set_value(driver, name, control, bad)
             wait.until(lambda d, n=name, m=message: m in _text(d, f".ldp-{n}-message"))
         _set_value(driver, "playground", "epsilon", "0")  # refused: the library's message, no traceback
-        wait.until(lambda d: "refused: epsilon must be in (0, inf)" in _text(d, ".ldp-playground-message"))
+        wait.until(lambda d: "refused: epsilon must be in [1e-12, inf)" in _text(d, ".ldp-playground-message"))
         driver.execute_script("window.scrollTo(0, 0);")
         driver.save_screenshot(str(SHOTS / "03_refused.png"))
         _set_value(driver, "m_shot", "epsilon", "12")  # and the panels keep working

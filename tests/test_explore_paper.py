@@ -139,7 +139,7 @@ def test_m_shot_refuses_bad_values():
 PANEL_CASES = [
     (rappor_panel, dict(RAPPOR), "f", 0.25, "f", "abc", "f must be a real number"),
     (continual_panel, dict(CONT), "mu", 0.9, "beta", 0.0, "beta must be"),
-    (m_shot_panel, dict(MSHOT), "theta", 0.3, "epsilon", 0.0, "epsilon must be in (0, inf)"),
+    (m_shot_panel, dict(MSHOT), "theta", 0.3, "epsilon", 0.0, "epsilon must be in [1e-12, inf)"),
 ]
 
 

@@ -1,14 +1,12 @@
 """BLH and OLH: exact whole-report tables, p*/q*, the hash family, and the two simulation paths."""
 
-import itertools
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.local_hashing import (BLH, HASH_PRIME, MAX_HASH_RANGE, OLH, LocalHashing, approx_variance_for_hash_range,
-                                        collision_probability, continuous_optimal_hash_range, olh_hash_range)
+                                        continuous_optimal_hash_range, olh_hash_range)
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.unary_encoding import OUE
@@ -69,11 +67,21 @@ def test_rounded_g_costs_little_variance(epsilon):
     assert 1 - 1e-12 <= ratio < 1.1
 
 
+def _splitmix64(seed: int, k: int) -> int:
+    """The k-th output of SplitMix64 seeded with ``seed`` (Steele, Lea, Flood 2014), in Python integers."""
+    mask = 2**64 - 1
+    z = (seed + k * 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
 def test_support_counts_apply_each_users_hash():
-    """A report (a, b, y) supports exactly the values i with ((a·i + b) mod P) mod g = y."""
+    """A report (a, b, y) supports exactly the values i with H(i) = SplitMix64_{i+1}(a·P + b) mod g = y."""
     olh = LocalHashing(1.0, 5, g=3)
     a, b = 12345, 678
-    hashes = ((a * np.arange(5) + b) % HASH_PRIME) % 3
+    hashes = np.array([_splitmix64(a * HASH_PRIME + b, i + 1) % 3 for i in range(5)])
+    assert np.array_equal(olh.hash_values(a, b, np.arange(5)), hashes)
     counts = olh.aggregate([[a, b, hashes[0]]])
     assert np.array_equal(counts, (hashes == hashes[0]).astype(int))
 
@@ -115,40 +123,73 @@ def test_rejects_malformed_inputs(rng):
 
 @pytest.mark.statistical
 def test_hash_values_are_uniform(rng):
-    """h_{a,b}(i) for random (a, b) is uniform on [g] (chi-square GOF)."""
+    """H_{a,b}(i) for random seeds (a, b) is uniform on [g] (chi-square GOF)."""
     olh = LocalHashing(1.0, 5, g=7)
     a = rng.integers(1, HASH_PRIME, size=50_000)
     b = rng.integers(0, HASH_PRIME, size=50_000)
     assert chisquare_pvalue(olh.hash_values(a, b, 3), np.full(7, 1 / 7)) > 1e-3
 
 
-@pytest.mark.parametrize("prime", [11, 13])
-@pytest.mark.parametrize("g", [2, 3, 4, 5])
-def test_collision_probability_matches_enumeration_of_the_family(prime, g):
-    """For a small prime, counting all (a, b) gives the formula for every pair x ≠ y, and it is ≤ 1/g."""
-    x = np.arange(prime)
-    hashes = np.array([((a * x + b) % prime) % g for a, b in itertools.product(range(1, prime), range(prime))])
-    expected = collision_probability(g, prime)
-    for u, v in itertools.combinations(range(prime), 2):
-        assert Fraction(int(np.count_nonzero(hashes[:, u] == hashes[:, v])), hashes.shape[0]) == expected
-    assert expected <= Fraction(1, g)
-
-
-def test_blh_collision_probability_is_just_below_one_half():
-    """With P = 2^31 − 1 and g = 2 the exact collision probability is (P − 1)/(2P) < 1/2."""
-    assert collision_probability(2) == Fraction(HASH_PRIME - 1, 2 * HASH_PRIME)
-    with pytest.raises(ValueError, match=r"g must be an integer in \[2, 13\]"):
-        collision_probability(14, 13)
-
-
 @pytest.mark.statistical
-def test_blh_hashes_collide_at_the_exact_rate(rng):
-    """200,000 random (a, b) with P = 2^31 − 1: h(3) = h(17) at rate (P − 1)/(2P) within 5 SE."""
+def test_blh_hashes_collide_at_rate_one_half(rng):
+    """200,000 random seeds: H(3) = H(17) at rate 1/2 = 1/g within 5 SE (a random function; the tutorial asks ≤ 1/2)."""
     blh = BLH(1.0, 20)
     a = rng.integers(1, HASH_PRIME, size=200_000)
     b = rng.integers(0, HASH_PRIME, size=200_000)
-    rate = float(collision_probability(2))
-    assert_mean_close(blh.hash_values(a, b, 3) == blh.hash_values(a, b, 17), rate, rate * (1 - rate))
+    assert_mean_close(blh.hash_values(a, b, 3) == blh.hash_values(a, b, 17), 0.5, 0.25)
+
+
+def _client_reports_by_function(oracle, value: int, n: int, rng) -> np.ndarray:
+    """Column index (H(0..d−1) as a base-g number)·g + y of n client reports of ``value`` (the table's columns)."""
+    reports = oracle.perturb(np.full(n, value), rng=rng)
+    a, b, y = reports[:, 0:1], reports[:, 1:2], reports[:, 2]
+    functions = oracle.hash_values(a, b, np.arange(oracle.d)[None, :])  # (n, d): each user's H on the domain
+    return (functions * oracle.g ** np.arange(oracle.d - 1, -1, -1)).sum(axis=1) * oracle.g + y
+
+
+def _chi2_of_client_against_table(oracle, rng, n: int = 100_000) -> list[float]:
+    from scipy import stats
+
+    table = oracle.output_table()
+    return [stats.chisquare(np.bincount(_client_reports_by_function(oracle, v, n, rng), minlength=table.shape[1]),
+                            table[v] * n).pvalue for v in range(oracle.d)]
+
+
+def _estimate_correlations(oracle, true_counts, n_surveys: int, rng) -> np.ndarray:
+    """Correlations of every pair of estimated counts over ``n_surveys`` surveys of the per-user client."""
+    values = np.repeat(np.arange(oracle.d), true_counts)
+    reports = oracle.perturb(np.tile(values, n_surveys), rng=rng)
+    support = oracle.hash_values(reports[:, 0:1], reports[:, 1:2], np.arange(oracle.d)[None, :]) == reports[:, 2:3]
+    estimates = oracle.estimate(support.reshape(n_surveys, values.size, oracle.d).sum(axis=1), values.size)
+    corr = np.corrcoef(estimates.T)
+    return corr[np.triu_indices(oracle.d, 1)]
+
+
+@pytest.mark.statistical
+def test_client_reports_follow_the_output_table(rng):
+    """χ² of 100,000 client reports per input of the registry's OLH(0.9, 3) against its whole-report table
+    (81 columns: every function [3] → [3] and y): the client draws a random function, as the table says."""
+    assert min(_chi2_of_client_against_table(OLH(0.9, 3), rng)) > 1e-4
+
+
+@pytest.mark.statistical
+def test_client_estimates_are_uncorrelated_as_the_sampler_says(rng):
+    """Over 20,000 client surveys of OLH(0.9, 3) on counts (30, 10, 5), every pair of estimated counts has
+    correlation 0 within 4 SE (SE = 1/√R): the aggregate sampler's independent support counts (covariance
+    exactly 0) are the client's law."""
+    corr = _estimate_correlations(OLH(0.9, 3), np.array([30, 10, 5]), 20_000, rng)
+    assert np.all(np.abs(corr) < 4 / math.sqrt(20_000)), corr
+
+
+@pytest.mark.statistical
+def test_the_universal_family_is_caught(rng, monkeypatch):
+    """Power: with the universal family ((a·x + b) mod P) mod g as the client's hash (this module's old
+    client), both tests above reject it at the same sizes."""
+    from ldp_helpers.mechanisms import local_hashing
+
+    monkeypatch.setattr(local_hashing, "_hash_function", local_hashing._universal_hash)
+    assert max(_chi2_of_client_against_table(OLH(0.9, 3), rng)) < 1e-10
+    assert np.max(np.abs(_estimate_correlations(OLH(0.9, 3), np.array([30, 10, 5]), 20_000, rng))) > 6 / math.sqrt(20_000)
 
 
 @pytest.mark.statistical

@@ -13,7 +13,7 @@ PACKAGE = Path(ldp_helpers.__file__).parent
 #: The tooling (explore, pipeline, peers) stands apart: nothing below it imports it.
 TOOLING = ["explore", "pipeline", "peers"]
 SCIENCE = ["experiments", "audit", "sweeps", "protocols", "bounds", "estimation", "mechanisms", "simulate"]
-BOTTOM = ["_validation", "_paths"]
+BOTTOM = ["_files", "_validation", "_paths"]
 LAYERS = TOOLING + SCIENCE + BOTTOM
 #: the science core: ``import ldp_helpers`` and these subpackages load none of :data:`HEAVY`
 CORE = ["mechanisms", "simulate", "estimation", "bounds", "protocols"]

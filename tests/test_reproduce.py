@@ -121,3 +121,34 @@ def test_robustness_pass_records_each_rows_stability(sandbox, capsys):
     with pytest.raises(SystemExit):
         reproduce.main(["--profile", "paper", "--only", "13_robust"])
     assert "robustness_seeds must differ from 13_robust's own seed 2" in capsys.readouterr().err
+
+
+INJECTION = '"; __import__("os").system("touch pwned"); "'
+
+
+def test_profile_values_and_names_never_become_code(sandbox):
+    """Issue 27: a profile value or a parameter name was spliced into the kernel as code.  Values reach the
+    notebook as data (the exact text), names must be declared parameters, bytes (YAML !!binary) are refused."""
+    nb_dir = sandbox / "notebooks"
+    nb = new_notebook(cells=[new_code_cell('seed = 1\nlabel = "x"\nsave_figures = False', metadata={"tags": ["parameters"]}),
+                             new_code_cell(f"assert label == {INJECTION!r}, label")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, nb_dir / "13_text.ipynb")
+    (nb_dir / "profiles" / "paper.yaml").write_text(f"13_text:\n  label: '{INJECTION}'\n")
+    result = reproduce.run_notebook("13_text", "paper", profiles.load_profile("paper")["13_text"])
+    assert result.ok, result.detail  # the notebook received the text itself
+    assert not (nb_dir / "pwned").exists() and not (sandbox / "pwned").exists()
+    with pytest.raises(ValueError, match="is not a parameter of 13_text"):
+        reproduce.run_notebook("13_text", "paper", {"import os; os.system('touch pwned'); x": 1})
+    (nb_dir / "profiles" / "paper.yaml").write_text("13_text:\n  seed: !!binary aGVsbG8=\n")
+    with pytest.raises(ValueError, match=r"parameters\['seed'\] must be int"):
+        profiles.load_profile("paper")
+    assert not (nb_dir / "pwned").exists()
+
+
+def test_a_malformed_profile_does_not_hide_the_others_from_list(sandbox, capsys):
+    """--list reports a refused profile and still lists the notebooks with the valid ones' overrides."""
+    (sandbox / "notebooks" / "profiles" / "smoke.yaml").write_text("10_passes: [\n")
+    assert reproduce.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    assert "profile smoke: refused" in out and "seed = 1  paper=2" in out

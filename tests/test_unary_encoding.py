@@ -135,10 +135,12 @@ def test_rejects_bad_epsilon(cls, epsilon):
 
 def test_rejects_epsilon_beyond_double_precision():
     """SUE's p rounds to 1 beyond ε ≈ 74 and OUE's q underflows beyond ε ≈ 745: refused, not silently wrong."""
-    with pytest.raises(ValueError, match="epsilon=80.0 is too large for SUE"):
+    with pytest.raises(ValueError, match=r"epsilon must be small enough for SUE .*use a smaller epsilon; got 80.0"):
         SUE(80.0, 4)
-    with pytest.raises(ValueError, match="epsilon=800.0 is too large for OUE"):
+    with pytest.raises(ValueError, match=r"epsilon must be small enough for OUE .*use a smaller epsilon; got 800.0"):
         OUE(800.0, 4)
+    with pytest.raises(ValueError, match=r"epsilon must be in \[1e-12, inf\); got 1e-17"):
+        OUE(1e-17, 4)  # issue 27: this was blamed on a too large epsilon
 
 
 def test_rejects_malformed_inputs(rng):
@@ -194,3 +196,17 @@ def test_estimates_are_unbiased_with_exact_variance(rng):
     for i in range(3):
         assert_mean_close(draws[:, i], true_counts[i], variances[i])
         assert_variance_close(draws[:, i], variances[i])
+
+
+@pytest.mark.parametrize("cls", [SUE, OUE])
+def test_privacy_loss_is_exact_in_log_space_also_at_large_epsilon(cls):
+    """The whole-report loss equals the table's at moderate ε and stays exact where the table underflows
+    (issue 27: OUE(700, 5).privacy_loss() read inf)."""
+    from ldp_helpers.mechanisms.privacy import max_privacy_loss
+
+    for epsilon in (0.5, 2.0, 8.0):
+        mech = cls(epsilon, 6)
+        assert mech.privacy_loss() == pytest.approx(max_privacy_loss(mech.output_table()), rel=1e-12)
+    # OUE's q = 1/(e^ε + 1) is exact at any ε; SUE's p = e^{ε/2}/(e^{ε/2} + 1) keeps ~16 − ε/(2 ln 10) digits of 1 − p
+    big, rel = (700.0, 1e-12) if cls is OUE else (30.0, 1e-9)
+    assert cls(big, 5).privacy_loss() == pytest.approx(big, rel=rel)

@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Real
-from typing import Callable
 
 import numpy as np
 from scipy.optimize import brentq
 from statsmodels.stats.proportion import proportion_confint
 
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, check_rng, fail, fail_type)
-from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
+    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, fail, fail_type)
+# the clients live in audit.clients; re-exported here, where the auditor's users have always imported them
+from ldp_helpers.audit.clients import BlackBoxClient, ClientError, MechanismClient, _sample, as_client  # noqa: F401
+from ldp_helpers.audit.events import Event, choose_event
 from ldp_helpers.sweeps import BACKENDS, MAX_CHUNKS, check_dask_address, check_seed, run_chunks
-from ldp_helpers.mechanisms.base import Mechanism
 
 
 def check_confidence(confidence) -> float:
@@ -70,97 +69,6 @@ def _epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, confidence:
 def _check_count(name: str, count, n_name: str, n) -> tuple[int, int]:
     n = check_int(n_name, n, low=1)
     return check_int(name, count, low=0, high=n), n
-
-
-class ClientError(RuntimeError):
-    """A black-box client raised on some input."""
-
-
-@dataclass(frozen=True)
-class MechanismClient:
-    """One of our mechanisms as an audit client: its per-user reference ``perturb`` on n copies of a value.
-
-    ``features(reports) -> matrix``, if given, post-processes the reports before the event is applied
-    (e.g. local hashing's "which values does this report support"); post-processing cannot increase
-    the privacy loss, so ε_lb stays a valid lower bound.
-    """
-
-    mechanism: Mechanism
-    features: Callable | None = None
-
-    def __post_init__(self):
-        check_instance("mechanism", self.mechanism, Mechanism)
-        if self.features is not None and not callable(self.features):
-            fail_type("features", self.features, "None or a callable features(reports) -> matrix")
-
-    def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
-        n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
-        row = np.asarray(value)
-        values = np.repeat(row[None], n, axis=0) if row.ndim else np.full(n, row)
-        reports = self.mechanism.perturb(values, rng=rng)
-        return as_report_matrix(reports if self.features is None else self.features(reports), n)
-
-
-@dataclass(frozen=True)
-class BlackBoxClient:
-    """A callable ``client(value) -> report`` (or ``client(value, rng)`` when ``takes_rng``), run n times.
-
-    ``reseed(rng)``, if given, is called once per batch before the calls: for peers that draw from
-    global generators (NumPy's legacy ``np.random`` and ``random``), seed them there from ``rng``.
-    A report must be a real number or a 1-D numeric array of the same length every time.
-    """
-
-    client: Callable
-    takes_rng: bool = False
-    reseed: Callable | None = None
-
-    def __post_init__(self):
-        if not callable(self.client):
-            fail_type("client", self.client, "a callable client(value) -> report")
-        check_bool("takes_rng", self.takes_rng)
-        if self.reseed is not None and not callable(self.reseed):
-            fail_type("reseed", self.reseed, "None or a callable reseed(rng)")
-
-    def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
-        n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
-        if self.reseed is not None:
-            self.reseed(rng)
-        rows = []
-        for trial in range(n):
-            try:
-                report = self.client(value, rng) if self.takes_rng else self.client(value)
-            except Exception as exc:
-                raise ClientError(f"the client raised on value={value!r} at trial {trial}: "
-                                  f"{type(exc).__name__}: {exc}") from exc
-            rows.append(_check_report(report, value, trial, rows[0].size if rows else None))
-        return np.vstack(rows)
-
-
-def _check_report(report, value, trial, width) -> np.ndarray:
-    if isinstance(report, (Real, np.bool_)) and not isinstance(report, np.ndarray):
-        row = np.array([float(report)])
-    elif isinstance(report, (np.ndarray, list, tuple)):
-        row = np.asarray(report)
-        if row.ndim != 1 or row.dtype.kind not in "biuf":
-            fail_type("report", report, f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})")
-        row = row.astype(float)
-    else:
-        fail_type("report", report, f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})")
-    if width is not None and row.size != width:
-        raise ValueError(f"the client's reports changed length: {row.size} at trial {trial} on value={value!r}, "
-                         f"{width} before")
-    return row
-
-
-def as_client(client):
-    """A :class:`Mechanism` → :class:`MechanismClient`; a client object with ``sample`` as is; a callable → :class:`BlackBoxClient`."""
-    if isinstance(client, Mechanism):
-        return MechanismClient(client)
-    if hasattr(client, "sample"):
-        return client
-    if callable(client):
-        return BlackBoxClient(client)
-    fail_type("client", client, "a Mechanism, a client with .sample(value, n, rng=), or a callable client(value) -> report")
 
 
 @dataclass(frozen=True)
@@ -209,7 +117,7 @@ class AuditResult:
 def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
           event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int = 1,
           backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
-          progress: bool = False, completed: dict | None = None) -> AuditResult:
+          progress: bool = False, completed: dict | None = None, call_timeout: float | None = 300.0) -> AuditResult:
     """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
 
     Parameters
@@ -235,6 +143,10 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     completed : dict, optional
         ``ChunkError.completed`` of an interrupted run with the same arguments: those chunks are not rerun
         (the pilot, hence the event, and every chunk's seed are the same, so the result is too).
+    call_timeout : float or None
+        Seconds one ``client.sample`` batch may take (the pilot's, or one chunk's); a client that does not
+        answer in time ends the audit with a :class:`ClientError` (None: no limit).  Every batch the
+        client returns is checked: exactly n rows of finite numbers.
 
     Raises
     ------
@@ -259,7 +171,10 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     pilot_rng = np.random.default_rng(pilot_seed)
     n_pilot = (check_int("n_pilot", n_pilot, low=1, high=MAX_N_DRAWS) if n_pilot is not None
                else (1 if event else max(1000, n_trials // 10)))
-    m0, m1 = client.sample(x0, n_pilot, rng=pilot_rng), client.sample(x1, n_pilot, rng=pilot_rng)
+    if call_timeout is not None:
+        call_timeout = check_real("call_timeout", call_timeout, low=0.0)
+    m0 = _sample(client, x0, n_pilot, pilot_rng, call_timeout)
+    m1 = _sample(client, x1, n_pilot, pilot_rng, call_timeout)
     swap = False
     if event is None:
         bound = lambda k0, a, k1, b: _epsilon_lower_bound(k0, a, k1, b, confidence)  # noqa: E731
@@ -268,7 +183,7 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
         event._count(m0)  # checks the event's columns against the reports
     first, second = (x1, x0) if swap else (x0, x1)
     sizes = [chunk_size] * (n_trials // chunk_size) + ([n_trials % chunk_size] if n_trials % chunk_size else [])
-    task = _ChunkTask(client, first, second, event, tuple(sizes))
+    task = _ChunkTask(client, first, second, event, tuple(sizes), call_timeout)
     counts = np.array(run_chunks(task, len(sizes), seed=main_seed, backend=backend, n_jobs=n_jobs,
                                  dask_address=dask_address, dask_client=dask_client, timeout=timeout,
                                  progress=progress, desc="audit chunks", completed=completed)).sum(axis=0)
@@ -303,8 +218,9 @@ class _ChunkTask:
     x1: object
     event: Event
     sizes: tuple
+    call_timeout: float | None = None
 
     def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple[int, int]:
         rng, n = np.random.default_rng(seed), self.sizes[index]
-        return (self.event._count(self.client.sample(self.x0, n, rng=rng)),
-                self.event._count(self.client.sample(self.x1, n, rng=rng)))
+        return (self.event._count(_sample(self.client, self.x0, n, rng, self.call_timeout)),
+                self.event._count(_sample(self.client, self.x1, n, rng, self.call_timeout)))

@@ -33,6 +33,7 @@ from ldp_helpers._validation import (
     check_real_array, fail_type)
 from ldp_helpers.sweeps import check_seed, run_chunks
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class AttackCurve:
     ks: np.ndarray
     success: np.ndarray  # averaging attack, v uniform
     success_se: np.ndarray  # 0 where exact
-    bayes: np.ndarray  # the best possible attacker's success (1 + TV)/2, NaN where simulated
+    bayes: np.ndarray | None  # the best possible attacker's success (1 + TV)/2; None for a simulated curve
     epsilon: np.ndarray  # composed ε of the k reports
     epsilon_exact: np.ndarray  # True where epsilon comes from a whole-stream table
     exact: bool  # success computed exactly (binomial law)
@@ -80,9 +81,9 @@ def _check_callable(name: str, value, allowed: str):
 def fresh_rr_count_table(epsilon: float, k: int) -> np.ndarray:
     """Law of C (columns 0..k) for v = 0 and v = 1 (rows) under k fresh RR reports with ε₀ = ``epsilon`` each."""
     epsilon, k = check_epsilon(epsilon), _check_k(k)
-    p = np.exp(epsilon) / (1.0 + np.exp(epsilon))
+    p, flip = _q_bin_probabilities(epsilon)  # e^ε/(e^ε+1) and 1/(e^ε+1), without overflow at any ε
     c = np.arange(k + 1)
-    return np.vstack([stats.binom.pmf(c, k, 1.0 - p), stats.binom.pmf(c, k, p)])
+    return np.vstack([stats.binom.pmf(c, k, flip), stats.binom.pmf(c, k, p)])
 
 
 def memoized_rappor_count_table(f: float, p: float, q: float, k: int) -> np.ndarray:
@@ -147,7 +148,7 @@ def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_d
     rows = run_chunks(_AttackChunk(make, tuple(int(k) for k in ks), n_draws, table_max_k), ks.size, seed=seed,
                       n_jobs=n_jobs, dask_address=dask_address, completed=completed)
     success, se, eps, eps_exact = (np.array(column) for column in zip(*rows))
-    return AttackCurve(label, ks, success, se, np.full(ks.size, np.nan), eps.astype(float), eps_exact.astype(bool), False)
+    return AttackCurve(label, ks, success, se, None, eps.astype(float), eps_exact.astype(bool), False)
 
 
 @dataclass(frozen=True)

@@ -229,17 +229,6 @@ def _binomial_bounds():
 BOUNDS = tuple(_binomial_bounds())
 
 
-def binomial_tail(n: int, p: float, delta, tail: str):
-    """Exact ``Pr[X ≥ (1+δ)μ]`` ("upper"), ``Pr[X ≤ (1−δ)μ]`` ("lower") or ``Pr[|X − μ| ≥ δμ]`` ("two-sided").
-
-    X ~ Bin(n, p), μ = np, 0 < p < 1; from ``scipy.stats.binom`` at the thresholds as computed in floating point.
-    """
-    n, p = _binomial(n, p)
-    if tail not in ("upper", "lower", "two-sided"):
-        raise ValueError(f"tail must be one of ('upper', 'lower', 'two-sided'); got {tail!r}")
-    return _out(_binomial_tail(n, p, _deltas(delta), tail))
-
-
 def _binomial(n, p):
     return check_int("n", n, low=1), check_probability(p, "p", open_low=True, open_high=True)
 

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_above, check_int, check_probability, check_real, check_real_array
+from ldp_helpers._validation import check_epsilons, check_above, check_int, check_probability, check_real, check_real_array
 from ldp_helpers.bounds import chernoff
 
 
@@ -73,8 +73,9 @@ SEC6_MU = {"dense": 0.9995, "caption": 0.995, "general": 0.5}
 SEC6_GENERAL_FAILS_FROM = 2.5
 
 
-def _epsilons(epsilon) -> np.ndarray:
-    return check_real_array("epsilon", epsilon, low=0.0, high=700.0)  # e^ε overflows beyond ~709
+def _epsilons(epsilon, high: float = 700.0) -> np.ndarray:
+    """Budgets up to ``high``: e^ε overflows beyond ~709, and (e^ε)² (Theorem 4, condition (2)) beyond ~354."""
+    return check_epsilons(epsilon, "epsilon", high=high)
 
 
 # ---------------------------------------------------------------- Eq. (1), Claims 1–2, Theorem 5
@@ -163,7 +164,7 @@ def rr_exponent(epsilon, theta_value):
     ----------
     [glance] condition (2), right-hand side.
     """
-    eps, th = _epsilons(epsilon), check_real_array("theta_value", theta_value, low=0.0)
+    eps, th = _epsilons(epsilon, high=350.0), check_real_array("theta_value", theta_value, low=0.0)
     e, e_minus_1 = np.exp(eps), np.expm1(eps)
     return ((e_minus_1 * th) ** 2 / (2 * e)) / (1 + e_minus_1 * th / 3)
 
@@ -213,7 +214,7 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
     if mu.ndim != 1 or mu.size < 3 or mu[0] != 0 or mu[-1] != 1 or np.any(np.diff(mu) <= 0):
         raise ValueError("mu must be a strictly increasing 1-D grid from 0 to 1 (≥ 3 points); "
                          f"got {mu.size} values in [{mu.min():g}, {mu.max():g}]")
-    eps = np.atleast_1d(_epsilons(epsilon))
+    eps = np.atleast_1d(_epsilons(epsilon, high=350.0))
     fails = ~dense_sparse_condition(mu[:, None], eps[None, :], n_users, n_rounds, beta)
     any_fail = fails.any(axis=0)
     first, last = np.argmax(fails, axis=0), mu.size - 1 - np.argmax(fails[::-1], axis=0)
@@ -237,7 +238,7 @@ def harmony_variance_term(epsilon, n_users: int, n_rounds: int):
     [glance] Theorem 4; [glance] §4.1.
     """
     N, T = check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1)
-    eps = _epsilons(epsilon)
+    eps = _epsilons(epsilon, high=350.0)
     e, e_minus_1 = np.exp(eps), np.expm1(eps)
     return T / N * e * (e + 1) / e_minus_1**2 * (1 - e / (T * (e + 1)))
 

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ldp_helpers._validation import (Described, check_counts, check_instance, check_int, check_probability,
+from ldp_helpers._validation import (check_epsilons, Described, check_counts, check_instance, check_int, check_probability,
                                      check_real_array, check_true_counts, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
 from ldp_helpers.bounds.wang2017 import de_threshold_epsilon
@@ -117,7 +117,7 @@ def mse_ratio(true_counts, epsilons) -> np.ndarray:
     [grr_vs_oue] §3.6.
     """
     counts = check_counts("true_counts", true_counts)
-    epsilons = check_real_array("epsilons", epsilons, low=0.0)
+    epsilons = check_epsilons(epsilons)
     return np.array([_mse_ratio(counts, e) for e in epsilons.ravel()])
 
 

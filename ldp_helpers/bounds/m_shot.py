@@ -23,9 +23,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_bool, check_epsilon, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, MAX_N_ROUNDS, Described, check_bool, check_epsilon, check_int, check_int_array,
                                      check_probability, check_real, check_real_array, fail)
-from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
+from ldp_helpers.mechanisms.m_shot import _round_channel
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
 RATE_EXPONENTS = {"1-shot": lambda b: 0.5, "m*-shot": lambda b: (1 - b) / 2, "T-shot": lambda b: 1 - b}
@@ -42,7 +42,7 @@ def _check_setting(m, r, epsilon, n_rounds):
 
 def _f(x, share, r):
     """f = (T/ε)(p − q)²/p (appendix 1) at x = m/ε, share = m/T: vectorised and overflow-free."""
-    p, _, gap = round_channel_probabilities(1.0 / x, share, r)
+    p, _, gap = _round_channel(1.0 / x, share, r)
     return x / share * gap**2 / p
 
 
@@ -53,7 +53,7 @@ def _g(x):
 
 def _condition(m, r, epsilon, n_rounds) -> float:
     """Condition (1)'s bound as q/(p − q) of the round channel, for a validated setting."""
-    _, q, gap = round_channel_probabilities(epsilon / m, m / n_rounds, r)
+    _, q, gap = _round_channel(epsilon / m, m / n_rounds, r)
     return float(q / gap)
 
 
@@ -77,12 +77,21 @@ def f_mr(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
 
 
 def alpha_condition(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
-    """Condition (1)'s bound ``(1 + (e^{ε/m} + 1)(T/m − 1) r)/(e^{ε/m} − 1)``: bound (2) holds for α below it.
+    """Condition (1)'s bound: bound (2) holds for α below ::
 
-    Evaluated as q/(p − q) of the round channel (at ε/m ≳ 745 with r = 0 it is 0.0: every α is refused), the
-    δ < 1 of (A-3) at Φ0 = 0 ([m_shot] Theorem 5, condition (1); [m_shot] appendix 1).
+        (1 + (e^{ε/m} + 1)(T/m − 1) r) / (e^{ε/m} − 1)
+
+    the δ < 1 of (A-3) at Φ0 = 0.  Above ε/m = :data:`MAX_EXPONENT` the same value as q/(p − q) of the round
+    channel (the form the other bounds use, ``_condition``; a test holds the two equal).
+
+    References
+    ----------
+    [m_shot] Theorem 5, condition (1); [m_shot] appendix 1.
     """
-    return _condition(*_check_setting(m, r, epsilon, n_rounds))
+    m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
+    if epsilon / m > MAX_EXPONENT:
+        return _condition(m, r, epsilon, T)
+    return (1 + (math.exp(epsilon / m) + 1) * (T / m - 1) * r) / math.expm1(epsilon / m)
 
 
 def method_m(method: str, epsilon: float, n_rounds: int) -> int:
@@ -135,7 +144,7 @@ def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds:
     [m_shot] Theorem 5; [m_shot] Eq. (2); [m_shot] appendix 1, Eqs. (A-2)–(A-6).
     """
     alpha = check_real("alpha", alpha, low=0.0)
-    n_users = check_int("n_users", n_users, low=1)
+    n_users = check_int("n_users", n_users, low=1, any_size=True)  # N only enters the formula
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     limit = _condition(m, r, epsilon, n_rounds)
     if alpha >= limit:
@@ -155,7 +164,7 @@ def alpha_at_beta(beta: float, *, m: int, r: float, epsilon: float, n_rounds: in
     [m_shot] Eq. (2) solved for α (appendix 2–4).
     """
     beta = check_real("beta", beta, low=0.0, high=1.0)
-    n_users = check_int("n_users", n_users, low=1)
+    n_users = check_int("n_users", n_users, low=1, any_size=True)  # N only enters the formula
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     T, N = n_rounds, n_users
     return math.sqrt(3 * T * math.log(2 * T / beta) / (f * epsilon * N))
@@ -167,7 +176,7 @@ def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int,
     alpha = alpha_at_beta(beta, m=m, r=r, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
     limit = _condition(m, r, epsilon, n_rounds)
     if alpha >= limit:
-        raise ValueError(f"alpha = {alpha:.6g} from beta={beta:g}, N={n_users} violates condition (1) of Theorem 5 "
+        raise ValueError(f"alpha = {alpha:.6g} from beta={beta:g}, N={n_users}, epsilon={epsilon:g} violates condition (1) of Theorem 5 "
                          f"(alpha must be < {limit:.6g}); the bound is vacuous here: increase n_users")
     return alpha
 
@@ -200,7 +209,7 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
     if epsilon / T >= 1:
         fail("epsilon", epsilon, f"below n_rounds = {T} (Theorem 7 assumes epsilon/T < 1)")
     beta = check_real("beta", beta, low=0.0, high=1.0)
-    n_users = check_int("n_users", n_users, low=1)
+    n_users = check_int("n_users", n_users, low=1, any_size=True)  # N only enters the formula
     x, c = epsilon / T, math.e / 2
     alpha = math.sqrt(3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * math.log(2 * T / beta) / n_users)
     limit = _condition(T, 0.0, epsilon, T)
@@ -271,13 +280,8 @@ def m_star(epsilon: float, n_rounds: int) -> int:
     return max((math.floor(epsilon * c), math.ceil(epsilon * c)), key=lambda m: g(m / epsilon))
 
 
-def m_star_brute_force(epsilon: float, n_rounds: int) -> int:
-    """m* = argmax_{m ∈ [T]} g(m/ε) of [m_shot] §4.3 by evaluating every m (the smallest on ties)."""
-    epsilon = check_epsilon(epsilon)
-    return _argmax_g(epsilon, check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS))
-
-
 def _argmax_g(epsilon, n_rounds) -> int:
+    """m* = argmax_{m ∈ [T]} g(m/ε) of [m_shot] §4.3 by evaluating every m (the smallest on ties)."""
     return int(np.argmax(_g(np.arange(1, n_rounds + 1) / epsilon))) + 1
 
 
@@ -296,12 +300,9 @@ def alpha_for_method(method: str, beta: float, *, epsilon: float, n_rounds: int,
     return alpha_bound(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
 
 
-def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: int,
-                        n_users: int) -> tuple[int, float, float]:
-    """(m, α at which bound (2) equals β, the assumption's bound on α) for a named method.
-
-    Unlike :func:`alpha_for_method` it does not refuse a vacuous setting: it shows how far off it is.
-    """
+def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> tuple[int, float, float]:
+    """(m, α at which bound (2) equals β, the assumption's bound on α) for a named method: unlike
+    :func:`alpha_for_method` it does not refuse a vacuous setting, it shows how far off it is."""
     m = method_m(method, epsilon, n_rounds)
     alpha = alpha_at_beta(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
     return m, alpha, _condition(m, 0.0, epsilon, n_rounds)
@@ -309,7 +310,7 @@ def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: i
 
 def m_star_table(epsilons, rounds) -> tuple[np.ndarray, np.ndarray]:
     """m* by Eq. (7) and by brute force over m ∈ [T], each of shape (len(rounds), len(epsilons))."""
-    eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    eps = check_epsilons(epsilons).ravel()
     ts = check_int_array("rounds", rounds, low=1, high=MAX_N_ROUNDS).ravel().tolist()
     eq7 = np.array([[m_star(e, t) for e in eps] for t in ts])
     brute = np.array([[_argmax_g(e, t) for e in eps] for t in ts])
@@ -323,7 +324,6 @@ def f_decreasing_in_r(rs, *, epsilon: float, n_rounds: int) -> np.ndarray:
     T = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     rs = check_real_array("rs", rs, low=0.0, high=1.0, low_open=False, high_open=False)
     if rs.ndim != 1 or rs.size < 2 or np.any(np.diff(rs) <= 0):
-        fail("rs", Described(f"an array of shape {rs.shape}"), "an increasing 1-D grid of at least 2 values in "
-                                                                 "[0, 1]")
+        fail("rs", Described(f"an array of shape {rs.shape}"), "an increasing 1-D grid of at least 2 values in [0, 1]")
     m = np.arange(1, T + 1)[:, None]
     return np.all(np.diff(_f(m / epsilon, m / T, rs[None, :]), axis=1) < 0, axis=1)

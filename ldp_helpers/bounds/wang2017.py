@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_real, check_real_array, fail
+from ldp_helpers._validation import check_epsilons, check_epsilon, check_int, check_int_array, check_real, check_real_array, fail
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
@@ -40,7 +40,7 @@ def de_threshold(epsilon):
     if np.ndim(epsilon) == 0:
         epsilon = check_epsilon(epsilon)
         return math.inf if epsilon > _MAX_EXP else 3.0 * math.exp(epsilon) + 2.0
-    eps = check_real_array("epsilon", epsilon, low=0.0)
+    eps = check_epsilons(epsilon, "epsilon")
     with np.errstate(over="ignore"):  # e^ε beyond a double is inf, as for a number
         return 3.0 * np.exp(eps) + 2.0
 
@@ -95,7 +95,7 @@ def best_protocol_grid(domain_sizes, epsilons, names=("DE", "OUE", "OLH")) -> tu
     [wang2017] §4 (approximate variances); [tutorial] "Summary".
     """
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
-    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    epsilons = check_epsilons(epsilons).ravel()
     if not isinstance(names, (tuple, list)) or not names or any(not isinstance(n, str) or n not in PROTOCOLS
                                                                 for n in names):
         fail("names", names, f"a non-empty tuple of protocol names among {sorted(PROTOCOLS)}")

@@ -160,7 +160,8 @@ def _decode(X: np.ndarray, y: np.ndarray, alpha: float, correction, lasso_alpha:
     """:func:`decode` on checked input: ``X`` and ``y`` float arrays of matching rows."""
     # Small dense problems: BLAS threads only contend with each other (and other processes).
     with threadpool_limits(limits=1):
-        lasso = Lasso(alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000).fit(X, y)
+        # random_state fixed: without it scikit-learn draws from NumPy's global generator (no hidden state here)
+        lasso = Lasso(alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000, random_state=0).fit(X, y)
         kept = np.flatnonzero(lasso.coef_ >= drop_below)
         if kept.size == 0:
             empty = np.zeros(0)

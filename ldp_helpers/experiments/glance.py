@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_bool, check_epsilon, check_int, check_int_array, check_n_draws,
+from ldp_helpers._validation import (check_epsilons, Described, check_bool, check_epsilon, check_int, check_int_array, check_n_draws,
                                      check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.bounds.chernoff import TailCheck, tail_check
 from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error
@@ -47,7 +47,7 @@ def _check_population(value):
 
 
 def _epsilons(epsilons):
-    return np.atleast_1d(check_real_array("epsilons", epsilons, low=0.0))
+    return np.atleast_1d(check_epsilons(epsilons))
 
 
 def _errors(mechanism, population, rng, n_draws) -> np.ndarray:
@@ -149,7 +149,8 @@ def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck
     ----------
     [glance] Claim 1; [glance] Eq. (1); [glance] condition (2).
     """
-    epsilon, n_reporters = check_epsilon(epsilon), check_int("n_reporters", n_reporters, low=1)
+    epsilon = check_epsilon(epsilon, high=300.0)  # beyond, q = 1/(e^ε + 1) and the exact tail underflow
+    n_reporters = check_int("n_reporters", n_reporters, low=1)
     s = check_real_array("deviations", deviations, low=0.0)
     q = 1 / (math.exp(epsilon) + 1)  # Pr[report 1 | v = 0]
     return tail_check(("bernstein_upper", "kl_upper"), n_reporters, q, s * math.expm1(epsilon))

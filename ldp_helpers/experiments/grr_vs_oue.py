@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_DRAWS, Described, check_count_vector, check_counts, check_instance,
+from ldp_helpers._validation import (check_epsilons, MAX_N_DRAWS, Described, check_count_vector, check_counts, check_instance,
                                      check_int, check_n_draws, check_real_array, check_rng, check_true_counts, fail)
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
@@ -242,7 +242,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
     """
     counts = check_counts("true_counts", true_counts)
     n, n_draws = int(counts.sum()), check_n_draws(n_draws)
-    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    epsilons = check_epsilons(epsilons).ravel()
     sequence = (seed if isinstance(seed, np.random.SeedSequence)
                 else np.random.SeedSequence(check_int("seed", seed, low=0)))
     curves = {}
@@ -270,7 +270,7 @@ def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_exp
     [grr_vs_oue] §3.5 (100 runs per ε); [grr_vs_oue] §3.6 ¶4 (OUE "slightly smaller" for ε < 1).
     """
     counts = check_counts("true_counts", true_counts)
-    epsilons = check_real_array("epsilons", epsilons, low=0.0)
+    epsilons = check_epsilons(epsilons)
     n_draws = check_n_draws(n_draws)
     per_experiment = check_int("surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS)
     total = check_n_draws(n_draws * per_experiment)

@@ -74,7 +74,8 @@ class LocalHashSupport:
 
 def audit_inputs(key: str, mechanism) -> tuple:
     """The two inputs audited for a registry entry: values 0 and 1; (cohort 0, candidate 0 / 1) for
-    RAPPOR; the all-zeros and all-ones streams for stream mechanisms (where the tables attain ε)."""
+    RAPPOR; the all-zeros and all-ones streams for stream mechanisms; −r and r for a mean of values in
+    [−r, r] (where the tables attain ε)."""
     key = check_choice("key", key, REGISTRY)
     return _audit_inputs(key, check_instance("mechanism", mechanism, Mechanism))
 
@@ -85,6 +86,8 @@ def _audit_inputs(key: str, mechanism) -> tuple:
         return np.zeros(mechanism.n_rounds, np.int8), np.ones(mechanism.n_rounds, np.int8)
     if family == "rappor":
         return np.array([0, 0]), np.array([0, 1])
+    if family == "mean":
+        return -mechanism.radius, mechanism.radius
     return 0, 1
 
 

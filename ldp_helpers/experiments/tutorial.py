@@ -16,12 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_DRAWS, Described, check_instance, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, MAX_N_DRAWS, Described, check_instance, check_int, check_int_array,
                                      check_n_draws, check_probability, check_real_array, check_rng, check_true_counts,
                                      fail)
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, LocalHashing
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 
 
@@ -90,7 +91,7 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
     [wang2017] Theorem 2 (exact before approximation); [wang2017] Eq. (2) (approximate); [tutorial] the variance table.
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
-    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    epsilons = check_epsilons(epsilons).ravel()
     n_draws, rng = _check_surveys(n_draws), check_rng(rng)
     out = {}
     for name, cls in _check_classes(oracle_classes).items():
@@ -213,3 +214,21 @@ def walkthrough_text(oracle, value: int, true_counts, *, rng: np.random.Generato
         f"  one survey's c^(i) {np.round(w.estimates, 1).tolist()}",
         f"  exact sd of c^(i)  {np.round(w.sd, 1).tolist()}",
     ])
+
+
+def hash_collision_rate(oracle, x: int, y: int, *, n_seeds: int, rng: np.random.Generator) -> tuple[float, float]:
+    """How often the local-hashing client's H collides on two values: the share of ``n_seeds`` random
+    seeds (a, b) with H(x) = H(y), and its standard error (1/g and √(g⁻¹(1 − g⁻¹)/n) for a random function).
+
+    References
+    ----------
+    [tutorial] "Binary Local Hashing" (the family must have Pr[H(x) = H(y)] ≤ 1/2 for x ≠ y).
+    """
+    oracle = check_instance("oracle", oracle, LocalHashing, "a local-hashing oracle (BLH, OLH)")
+    x, y = check_int("x", x, low=0, high=oracle.d - 1), check_int("y", y, low=0, high=oracle.d - 1)
+    if x == y:
+        fail("y", y, f"a value other than x = {x}")
+    n_seeds, rng = check_int("n_seeds", n_seeds, low=2, high=MAX_N_DRAWS), check_rng(rng)
+    a, b = rng.integers(1, HASH_PRIME, size=n_seeds), rng.integers(0, HASH_PRIME, size=n_seeds)
+    rate = float(np.mean(oracle.hash_values(a, b, x) == oracle.hash_values(a, b, y)))
+    return rate, float(np.sqrt(1 / oracle.g * (1 - 1 / oracle.g) / n_seeds))

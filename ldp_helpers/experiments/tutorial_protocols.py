@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_bool, check_domain_values, check_epsilon, check_int,
+from ldp_helpers._validation import (check_epsilons, Described, check_bool, check_domain_values, check_epsilon, check_int,
                                      check_int_array, check_n_draws, check_probability, check_real, check_real_array,
                                      check_rng, fail, fail_type)
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
@@ -158,7 +158,7 @@ def heavy_hitter_recall(values, bits: int, k: int, epsilons, *, n_draws: int, rn
     bits = check_int("bits", bits, low=1, high=20)
     values = check_domain_values("values", values, 2**bits).ravel()
     k = check_int("k", k, low=1, high=2**bits)
-    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    epsilons = check_epsilons(epsilons).ravel()
     n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
     return _recall(values, bits, k, epsilons, n_draws, rng, progress)
 
@@ -203,7 +203,7 @@ def itemset_precision(baskets, d: int, k: int, epsilons, *, ldpminer_ell: int, n
     ----------
     [wang2018svim] (precision and NCR vs ε, SVIM against LDPMiner).
     """
-    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    epsilons = check_epsilons(epsilons).ravel()
     ldpminer_ell, k = check_int("ldpminer_ell", ldpminer_ell, low=1), check_int("k", k, low=1)
     n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
     truth = item_counts(baskets, d)
@@ -283,7 +283,7 @@ def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int,
     ----------
     [wang2018svim] (SVSM; itemset precision).
     """
-    epsilons = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    epsilons = check_epsilons(epsilons).ravel()
     k, pool_items = check_int("k", k, low=1), check_int("pool_items", pool_items, low=2, high=24)
     max_size = check_int("max_size", max_size, low=2, high=6)
     n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)

@@ -112,7 +112,7 @@ class PlaygroundState(NamedTuple):
     sigma: np.ndarray  # exact standard deviation of each estimate
     whole_report_epsilon: float | str  # from the output table, or UNAVAILABLE
     report_bits: int | str  # bits per report (report_size), or UNAVAILABLE
-    mse: float  # exact mean squared error of the count estimates (mean over values)
+    mse: float  # exact mean squared error of the count estimates (mean over values: variance + bias²)
 
 
 def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s: float = 1.1, seed: int = 0) -> PlaygroundState:
@@ -135,31 +135,68 @@ def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf
     variance = np.asarray(oracle.variance(truth), dtype=float)
     return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, np.sqrt(variance),
                            whole_report_epsilon(mechanism_key, oracle.epsilon, oracle.d),
-                           report_size(mechanism_key, oracle.epsilon, oracle.d).bits, float(variance.mean()))
+                           report_size(mechanism_key, oracle.epsilon, oracle.d).bits, sum(_mse_parts(oracle, truth)))
 
 
 class PrivacyUtilityCurves(NamedTuple):
     """Exact MSE per oracle over an ε grid (flat population of n users over d values)."""
 
     epsilons: np.ndarray
-    exact: dict  # key -> exact MSE per ε (nan where the oracle refuses that ε, e.g. underflow)
+    exact: dict  # key -> exact MSE per ε: variance + bias² (nan where the oracle refuses that ε, e.g. underflow)
     approx: dict  # key -> Wang's approximate variance per ε (only oracles that define it)
     labels: dict  # key -> display label
     crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
+    bias: dict  # key -> the bias² part of exact (0 but for the fixed-hash sketches, CMS and FLH)
+    n: int  # the users the curves are computed for
+
+    def rescaled(self, n) -> "PrivacyUtilityCurves":
+        """These curves for a flat population of ``n`` users (same d): variances and Wang's approximation scale as
+        n, the sketches' bias² as n²; crossovers recomputed.  Exact when both n are multiples of d (the flat
+        split), in expectation over the allocation otherwise."""
+        scale = check_int("n", n, low=1) / self.n
+        exact = {key: scale * (values - self.bias[key]) + scale**2 * self.bias[key] for key, values in self.exact.items()}
+        return self._replace(exact=exact, approx={key: scale * v for key, v in self.approx.items()},
+                             crossovers=_crossovers(self.epsilons, exact),
+                             bias={key: scale**2 * v for key, v in self.bias.items()}, n=int(n))
 
 
-def _exact_mse(key: str, epsilon: float, d: int, counts: np.ndarray) -> tuple[float, float]:
+def _mse_parts(oracle, counts) -> tuple[float, float]:
+    """(mean Var, mean bias²) of the count estimates: the bias is 0 for an unbiased oracle, the collisions of the
+    fixed hashes for the sketches (CMS, FLH), where it grows as n² while the variance grows as n."""
+    variance = float(np.mean(oracle.variance(counts)))
+    if oracle.unbiased:
+        return variance, 0.0
+    return variance, float(np.mean((np.asarray(oracle.expected_estimate(counts), dtype=float) - counts) ** 2))
+
+
+def _exact_mse(key: str, epsilon: float, d: int, counts: np.ndarray) -> tuple[float, float, float]:
     try:
         oracle = build_oracle(key, epsilon, d)
     except ValueError:  # e.g. ε too large for double precision at this d
-        return math.nan, math.nan
-    exact = float(np.mean(oracle.variance(counts)))
+        return math.nan, math.nan, math.nan
+    variance, bias = _mse_parts(oracle, counts)
     approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
-    return exact, approx
+    return variance + bias, approx, bias
+
+
+def _crossovers(grid: np.ndarray, exact: dict) -> tuple:
+    """Where the oracle of smallest exact MSE changes between neighbouring ε, placed where the log-MSE difference of
+    the two changes sign (linear in ε); ties go to the oracle registered first."""
+    keys, table = list(exact), np.array(list(exact.values()))
+    best = np.where(np.all(np.isnan(table), axis=0), -1, np.argmin(np.where(np.isnan(table), np.inf, table), axis=0))
+    crossovers = []
+    for j in range(grid.size - 1):
+        a, b = best[j], best[j + 1]
+        if a != b and a >= 0 and b >= 0:
+            diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
+            t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
+            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
+    return tuple(crossovers)
 
 
 def privacy_utility_curves(d, n, epsilons) -> PrivacyUtilityCurves:
-    """Exact MSE (mean of ``variance``) and Wang's approximation of every registered oracle vs ε, with crossovers.
+    """Exact MSE (mean of ``variance`` plus the mean squared bias of the fixed-hash sketches) and Wang's
+    approximation of every registered oracle vs ε, with crossovers.
 
     A crossover is a change of the oracle with the smallest exact MSE between two neighbouring
     grid points, placed where the log-MSE difference of the two changes sign (linear in ε).
@@ -174,19 +211,11 @@ def privacy_utility_curves(d, n, epsilons) -> PrivacyUtilityCurves:
         fail("epsilons", epsilons, "a strictly increasing 1-d grid of at least two budgets ε > 0")
     counts = flat_counts(n, d)
     keys = oracle_keys()
-    pairs = {key: np.array([_exact_mse(key, float(e), d, counts) for e in grid]) for key in keys}
-    exact = {key: pairs[key][:, 0] for key in keys}
-    approx = {key: pairs[key][:, 1] for key in keys if not np.all(np.isnan(pairs[key][:, 1]))}
-    table = np.array([exact[key] for key in keys])
-    best = np.where(np.all(np.isnan(table), axis=0), -1, np.argmin(np.where(np.isnan(table), np.inf, table), axis=0))
-    crossovers = []
-    for j in range(grid.size - 1):
-        a, b = best[j], best[j + 1]
-        if a != b and a >= 0 and b >= 0:
-            diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
-            t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
-            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
-    return PrivacyUtilityCurves(grid, exact, approx, {key: REGISTRY[key].label for key in keys}, tuple(crossovers))
+    parts = {key: np.array([_exact_mse(key, float(e), d, counts) for e in grid]) for key in keys}
+    exact = {key: parts[key][:, 0] for key in keys}
+    approx = {key: parts[key][:, 1] for key in keys if not np.all(np.isnan(parts[key][:, 1]))}
+    return PrivacyUtilityCurves(grid, exact, approx, {key: REGISTRY[key].label for key in keys}, _crossovers(grid, exact),
+                                {key: parts[key][:, 2] for key in keys}, n)
 
 
 def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) -> tuple[tuple[str, float], ...]:
@@ -206,7 +235,7 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) 
             oracle = _build_oracle(key, epsilon, int(truth.size))
         except ValueError:
             continue
-        ranking.append((key, float(np.mean(oracle.variance(truth)))))
+        ranking.append((key, sum(_mse_parts(oracle, truth))))
     return tuple(sorted(ranking, key=lambda item: item[1]))
 
 

@@ -127,8 +127,9 @@ def _curves(d: int, epsilon_max: float):
     """Exact curves at one user per value, cached per (d, ε max): moving ε only redraws, moving n only rescales.
 
     Every oracle's exact count variance is a sum over independent users, linear in the counts, so
-    the MSE of n users whose values are uniform on [0, d) is (n/d) × the MSE at one user per value
-    (exactly the flat split when d divides n, its expectation over the allocation otherwise).
+    the variance of n users whose values are uniform on [0, d) is (n/d) × that at one user per value
+    (exactly the flat split when d divides n, its expectation over the allocation otherwise); the
+    fixed-hash sketches' bias² scales as (n/d)² (``PrivacyUtilityCurves.rescaled``).
     """
     return privacy_utility_curves(d, d, np.linspace(0.05, epsilon_max, 40))
 
@@ -154,8 +155,7 @@ def _setup_privacy_utility(fig) -> dict:
 def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max) -> None:
     epsilon = check_epsilon(epsilon)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
-    curves = _curves(check_int("d", d, low=2), epsilon_max)
-    scale = check_int("n", n, low=1) / d
+    curves = _curves(check_int("d", d, low=2), epsilon_max).rescaled(check_int("n", n, low=1))
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform")[0]
     cross = ", ".join(f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers) or "none"
     panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE "
@@ -163,9 +163,9 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max) -> None:
                            f"crossovers of the best oracle: {html.escape(cross)}")
     fig, a = figure_for(panel, _setup_privacy_utility, figsize=(7.5, 3.8))
     for key, values in curves.exact.items():
-        a["lines"][key].set_data(curves.epsilons, scale * values)
-        a["lines"][key + ":approx"].set_data(curves.epsilons, scale * curves.approx.get(key, np.full_like(values, np.nan)))
-    finite = scale * np.concatenate([v[np.isfinite(v) & (v > 0)] for v in curves.exact.values()])
+        a["lines"][key].set_data(curves.epsilons, values)
+        a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))
+    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in curves.exact.values()])
     a["cross"].set_segments([[(e, finite.min()), (e, finite.max())] for e, _, _ in curves.crossovers])
     a["now"].set_xdata([epsilon, epsilon])
     a["ax"].set_xlim(0.0, epsilon_max)

@@ -222,11 +222,12 @@ class PureFrequencyOracle(FrequencyOracle):
     def __post_init__(self):
         super().__post_init__()
         p, q = self._support_probabilities()
+        if not p > q:  # ε so small that p* and q* round to one number: the estimator would divide by 0
+            fail("epsilon", self.epsilon, f"large enough that p* > q* in double precision for {type(self).__name__} "
+                                          f"with d={self.d} (here p* = q* = {p!r}: use a larger epsilon)")
         if not (0.0 < q < p < 1.0):
-            raise ValueError(
-                f"epsilon={self.epsilon!r} is too large for {type(self).__name__} with d={self.d} in double "
-                f"precision (q* = {q!r} underflows or p* = {p!r} rounds to 1); use a smaller epsilon"
-            )
+            fail("epsilon", self.epsilon, f"small enough for {type(self).__name__} with d={self.d} in double precision "
+                                          f"(q* = {q!r} underflows or p* = {p!r} rounds to 1): use a smaller epsilon")
         object.__setattr__(self, "p", float(p))
         object.__setattr__(self, "q", float(q))
 

@@ -34,7 +34,7 @@ from ldp_helpers._validation import (Described, check_allocation, check_instance
                                      check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
 MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
@@ -108,7 +108,7 @@ class CountMeanSketch(FrequencyOracle):
     @property
     def flip_probability(self) -> float:
         """r = 1/(1 + e^{ε/2}): Q_Bin's flip probability at ε/2 (each entry is ε/2-LDP)."""
-        return q_bin_probabilities(self.epsilon / 2)[1]
+        return _q_bin_probabilities(self.epsilon / 2)[1]
 
     @property
     def c_epsilon(self) -> float:
@@ -121,6 +121,7 @@ class CountMeanSketch(FrequencyOracle):
 
     @cached_property
     def _hash_table(self) -> np.ndarray:
+        check_allocation("d", self.d, 3 * self.k * self.d, what=f"the k × d = {self.k} × {self.d:,} hash table")
         table = _hash_values(self.hash_a, self.hash_b, self.d, self.m)
         table.setflags(write=False)
         return table

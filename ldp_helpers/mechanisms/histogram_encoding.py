@@ -28,7 +28,8 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_ndim, check_real, check_real_array, check_rng
+from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_epsilon, check_int, check_ndim,
+                                     check_real, check_real_array, check_rng)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 
 
@@ -39,13 +40,20 @@ def laplace_scale(epsilon: float) -> float:
     ----------
     [wang2017] §4.3; [tutorial] "Histogram Encoding".
     """
-    return 2.0 / check_epsilon(epsilon)
+    return _laplace_scale(check_epsilon(epsilon))
+
+
+def _laplace_scale(epsilon: float) -> float:
+    """:func:`laplace_scale` for a validated budget."""
+    return 2.0 / epsilon
 
 
 def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
     values = check_domain_values("values", values, d).ravel()
     rng = check_rng(rng)
-    reports = rng.laplace(0.0, laplace_scale(epsilon), size=(values.size, d))
+    check_allocation("values", Described(f"{values.size:,} values"), values.size * d,
+                     what=f"{values.size:,} reports of d = {d:,} reals")
+    reports = rng.laplace(0.0, _laplace_scale(epsilon), size=(values.size, d))
     reports[np.arange(values.size), values] += 1.0
     return reports
 
@@ -70,7 +78,7 @@ def optimal_threshold(epsilon: float) -> float:
 
     def variance(theta):
         p, q = _threshold_probabilities(theta, epsilon)
-        return q * (1 - q) / (p - q) ** 2
+        return q * (1 - q) / (p - q) ** 2 if p > q else math.inf  # p = q: ε too small (THE refuses it)
 
     return float(minimize_scalar(variance, bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10}).x)
 
@@ -122,7 +130,7 @@ class SHE(FrequencyOracle):
     @cached_property
     def scale(self) -> float:
         """β = 2/ε (computed once)."""
-        return laplace_scale(self.epsilon)
+        return _laplace_scale(self.epsilon)
 
     def output_table(self) -> np.ndarray:
         """Not available: the report is continuous (``NotImplementedError``)."""

@@ -6,18 +6,22 @@ supports every value i with H(i) = y, so
 
     p* = e^ε/(e^ε+g−1),      q* = 1/g   (H(i) is uniform on [g] whatever y is).
 
-Hash family.  Each user's H is ``h_{a,b}(x) = ((a·x + b) mod P) mod g`` with P = 2^31 − 1 and
-(a, b) drawn from the injected Generator (a ∈ [1, P), b ∈ [0, P)): a universal family, so a
-report is three integers (a, b, y).  ``mod g`` makes H(i) uniform only up to O(g/P), so the
-per-user path needs d ≤ P (else a·x overflows int64 and distinct values collide) and
-g ≤ :data:`MAX_HASH_RANGE` = 2^16 (non-uniformity ≤ 3·10^−5); the formulas and the aggregate
-sampler hold for any g.
+Hash family: a **random function**, as in the analysis of Wang et al.  Each user draws a 62-bit seed
+(a, b) (a ∈ [1, P), b ∈ [0, P), P = 2^31 − 1; the report is three integers (a, b, y)) and her
+function is ``H(x) = SplitMix64_{x+1}(a·P + b) mod g``: the (x+1)-th output of the SplitMix64
+generator seeded with her seed (:func:`hash_function`).  Its values at distinct x are independent
+uniform draws of a pseudo-random generator, exactly as every other random draw of the simulation is,
+so one law describes the client, the output table and the aggregate sampler:
 
-The aggregate sampler idealizes H as a fully random function (the analysis of Wang et al.):
-then, for a user whose value is not i, the event H(i) = y is Bernoulli(1/g) independently of
-everything else, and C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, 1/g) independently across i.
-The per-user path matches its marginals to O(g/P) (tested); the whole-report table over
-*all* functions [d] → [g] (the idealized family) is checked exactly for small d, g.
+* the whole-report table is over *all* g^d functions, each with probability g^{−d} (:meth:`output_table`);
+* for a user whose value is not i, H(i) = y is Bernoulli(1/g) independently of everything else, so
+  C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, 1/g) independently across i (the aggregate sampler).
+
+The tests check the client against both: a χ² test of its reports against the table and the
+covariance of its estimates against the sampler's, at sizes where the universal family
+((a·x + b) mod P) mod g that this module used before is rejected (its values at three points lie on
+an arithmetic progression mod P, far from independent).  Apple's sketch and Bitstogram keep public
+universal hashes (:func:`_universal_hash`), whose exact tables they compute from the hashes themselves.
 """
 
 from __future__ import annotations
@@ -26,19 +30,18 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
-from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
+from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities, grr_probabilities
 from ldp_helpers.mechanisms.pure import _count_variance
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
-MAX_HASH_RANGE = 2**16  # largest g for the per-user path (its hash is uniform on [g] up to g/P)
+MAX_HASH_RANGE = 2**16  # largest g for the per-user path
 MAX_TABLE_FUNCTIONS = 4096  # g^d limit for output_table's enumeration of all hash functions
 _VALUES_PER_BLOCK = 64  # values scored per block in aggregate (bounds an n × block array)
 
@@ -56,6 +59,27 @@ def _universal_hash(a, b, x, m):
     return ((a * x + b) % HASH_PRIME) % m
 
 
+_SPLITMIX_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_SPLITMIX_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+_SPLITMIX_MUL2 = np.uint64(0x94D049BB133111EB)
+
+
+def _hash_function(a, b, x, g: int) -> np.ndarray:
+    """``H_{a,b}(x) = SplitMix64_{x+1}(a·P + b) mod g`` for validated int64 arrays (broadcast).
+
+    SplitMix64 (Steele, Lea, Flood 2014): the k-th output of the generator seeded with s is
+    ``mix(s + k·γ)`` with the finalizer ``mix`` below (arithmetic mod 2^64); the reduction mod g is
+    uniform up to g/2^64.
+    """
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(x))
+    a, b, x = (np.atleast_1d(np.asarray(v)).astype(np.uint64) for v in (a, b, x))  # arrays: mod-2^64 arithmetic
+    z = a * np.uint64(HASH_PRIME) + b + (x + np.uint64(1)) * _SPLITMIX_GAMMA
+    z = (z ^ (z >> np.uint64(30))) * _SPLITMIX_MUL1
+    z = (z ^ (z >> np.uint64(27))) * _SPLITMIX_MUL2
+    z ^= z >> np.uint64(31)
+    return (z % np.uint64(g)).astype(np.int64).reshape(shape)
+
+
 def olh_hash_range(epsilon: float) -> int:
     """OLH's optimal hash range g = round(e^ε) + 1 (ε ≤ 40, so that g < 2^58).
 
@@ -65,28 +89,6 @@ def olh_hash_range(epsilon: float) -> int:
     """
     epsilon = check_real("epsilon", epsilon, low=0.0, high=40.0, high_open=False)
     return int(round(math.exp(epsilon))) + 1
-
-
-def collision_probability(g: int, prime: int = HASH_PRIME) -> Fraction:
-    """Exact ``Pr_{a,b}[h_{a,b}(x) = h_{a,b}(y)]`` for x ≠ y in [0, P), with h_{a,b}(x) = ((a·x + b) mod P) mod g.
-
-    For x ≠ y (mod P), (a, b) ↦ (r, s) = ((a·x + b) mod P, (a·y + b) mod P) is a bijection from
-    [1, P) × [0, P) onto the ordered pairs r ≠ s of [0, P), so the probability is the share of those
-    pairs with r ≡ s (mod g): ``Σ_c n_c (n_c − 1) / (P (P − 1))`` with n_c = #{r < P : r ≡ c mod g}.
-    It is at most 1/g (Carter & Wegman 1979; CLRS Theorem 11.5): for BLH (g = 2, P odd) it is
-    exactly (P − 1)/(2P) < 1/2, the tutorial's condition on the hash family.
-
-    ``prime`` must be a prime ≥ g (the bijection needs Z_P to be a field; not checked here).
-
-    References
-    ----------
-    [tutorial] "Binary Local Hashing" (the condition Pr[H(x) = H(y)] ≤ 1/2).
-    """
-    prime = check_int("prime", prime, low=2)
-    g = check_int("g", g, low=2, high=prime)
-    quotient, remainder = divmod(prime, g)
-    sizes = [quotient + 1] * remainder + [quotient] * (g - remainder)  # n_c for c < g
-    return Fraction(sum(n * (n - 1) for n in sizes), prime * (prime - 1))
 
 
 def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
@@ -130,27 +132,27 @@ class LocalHashing(PureFrequencyOracle):
 
     def __post_init__(self):
         object.__setattr__(self, "g", check_int("g", self.g, low=2))
-        check_int("d", self.d, low=2, high=HASH_PRIME)  # the hash h_{a,b} separates values only below P
+        check_int("d", self.d, low=2, high=HASH_PRIME)  # domains up to P (the per-user path scores all d values)
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
+        return _grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
 
     def _check_per_user_range(self) -> None:
         if self.g > MAX_HASH_RANGE:
-            fail("g", self.g, f"at most {MAX_HASH_RANGE} for the per-user path (its hash mod g is uniform only up to g/P; "
-                              f"epsilon={self.epsilon:g}); use sample_aggregate")
+            fail("g", self.g, f"at most {MAX_HASH_RANGE} for the per-user path (its GRR over [g] and the support scan "
+                              f"grow with g; epsilon={self.epsilon:g}); use sample_aggregate")
 
     @property
     def report_bits(self) -> int:
-        """Bits sent per report (a, b, y): 2·⌈log2 P⌉ for the hash plus ⌈log2 g⌉, whatever d ≤ P.
+        """Bits sent per report (a, b, y): 2·⌈log2 P⌉ for the hash's seed plus ⌈log2 g⌉, whatever d ≤ P.
 
-        A hash family that separates d values needs at least log2 d bits of seed, hence O(log d).
+        A seed that tells d values' hashes apart needs at least log2 d bits, hence O(log d) in general.
         """
         return 2 * math.ceil(math.log2(HASH_PRIME)) + math.ceil(math.log2(self.g))
 
     def hash_values(self, a, b, x) -> np.ndarray:
-        """h_{a,b}(x) = ((a·x + b) mod P) mod g (broadcast over a, b, x)."""
+        """H_{a,b}(x): the value at x of the random function seeded by (a, b) (the module docstring; broadcast)."""
         a, b = check_int_array("a", a, low=1, high=HASH_PRIME - 1), check_int_array("b", b, low=0, high=HASH_PRIME - 1)
         x = check_domain_values("x", x, self.d)
         try:
@@ -158,7 +160,7 @@ class LocalHashing(PureFrequencyOracle):
         except ValueError:
             fail("x", Described(f"an array of shape {np.shape(x)}"),
                  f"an array broadcastable with a {a.shape} and b {b.shape}")
-        return _universal_hash(a, b, x, self.g)
+        return _hash_function(a, b, x, self.g)
 
     @cached_property
     def _grr(self) -> GRR:
@@ -166,7 +168,7 @@ class LocalHashing(PureFrequencyOracle):
         return GRR(self.epsilon, self.g)
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user reference client: draw (a, b), hash, and GRR-perturb the hash over [g].
+        """Per-user reference client: draw the seed (a, b) of a random function H, hash, GRR-perturb H(v) over [g].
 
         Returns
         -------
@@ -182,7 +184,7 @@ class LocalHashing(PureFrequencyOracle):
         self._check_per_user_range()
         a = rng.integers(1, HASH_PRIME, size=values.size)
         b = rng.integers(0, HASH_PRIME, size=values.size)
-        y = self._grr._perturb(_universal_hash(a, b, values, self.g), rng)
+        y = self._grr._perturb(_hash_function(a, b, values, self.g), rng)
         return np.column_stack([a, b, y])
 
     def aggregate(self, reports, *, candidates=None) -> np.ndarray:
@@ -204,7 +206,7 @@ class LocalHashing(PureFrequencyOracle):
         counts = np.empty(scored.size, dtype=np.int64)
         for start in range(0, scored.size, _VALUES_PER_BLOCK):
             block = slice(start, start + _VALUES_PER_BLOCK)
-            counts[block] = (_universal_hash(a, b, scored[None, block], self.g) == y).sum(axis=0)
+            counts[block] = (_hash_function(a, b, scored[None, block], self.g) == y).sum(axis=0)
         return counts
 
     def output_table(self) -> np.ndarray:
@@ -234,7 +236,7 @@ class BLH(LocalHashing):
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
+        return _q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
 
 
 @dataclass(frozen=True)

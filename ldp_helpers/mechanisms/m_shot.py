@@ -32,7 +32,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
+from ldp_helpers._validation import (check_epsilons, Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
                                      check_probability, check_real_array, check_rng, fail)
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
@@ -70,7 +70,7 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     ----------
     [m_shot] §4.1 (p and q of the averaged report); [m_shot] Algorithm 1.
     """
-    check_real_array("epsilon_per_round", epsilon_per_round, low=0.0)
+    check_epsilons(epsilon_per_round, "epsilon_per_round")
     check_real_array("share", share, low=0.0, high=1.0, low_open=True, high_open=False)
     check_real_array("dummy_prob", dummy_prob, low=0.0, high=1.0, low_open=False, high_open=False)
     return _round_channel(epsilon_per_round, share, dummy_prob)
@@ -109,6 +109,8 @@ class MShotReporting(Mechanism):
         check_int("m", self.m, low=1, high=T)
         check_probability(self.dummy_prob, "dummy_prob (r)")
         p, q, _ = self._channel
+        if not p > q:
+            fail("epsilon", self.epsilon, f"above about 2.2e-16 per round (m={self.m}) so that the report depends on v")
         if not 0.0 < q < p < 1.0:
             fail("epsilon", self.epsilon, f"such that the averaged report stays random (0 < q < p < 1 in double precision) at m={self.m}, "
                  f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1")

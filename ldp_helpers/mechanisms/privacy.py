@@ -73,3 +73,15 @@ def _independent_bits_table(prob_zero: np.ndarray, prob_one: np.ndarray) -> np.n
     k = prob_one.shape[1]
     outputs = (np.arange(2**k)[:, None] >> np.arange(k)) & 1  # (2^k, k)
     return np.where(outputs[None] == 1, prob_one[:, None, :], prob_zero[:, None, :]).prod(axis=2)
+
+
+def _independent_bits_log_table(log_zero: np.ndarray, log_one: np.ndarray) -> np.ndarray:
+    """``log P[x, y]`` of :func:`_independent_bits_table`, summed in log space (no underflow at large ε)."""
+    k = log_one.shape[1]
+    outputs = (np.arange(2**k)[:, None] >> np.arange(k)) & 1  # (2^k, k)
+    return np.where(outputs[None] == 1, log_one[:, None, :], log_zero[:, None, :]).sum(axis=2)
+
+
+def _max_log_ratio(log_table: np.ndarray) -> float:
+    """``max_y max_{x,x'} (log P[x, y] − log P[x', y])`` of a log-table whose entries are all finite."""
+    return float(np.max(log_table.max(axis=0) - log_table.min(axis=0)))

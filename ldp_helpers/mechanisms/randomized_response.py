@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
+from ldp_helpers._validation import (check_epsilons, check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
                                      check_real_array, check_rng, check_true_counts, fail)
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
@@ -63,6 +63,9 @@ class BinaryRR(Mechanism):
         [m_shot] §4.1; [glance] Algorithm 1.
         """
         keep, flip = _q_bin_probabilities(check_epsilon(epsilon))
+        if not keep > flip:
+            fail("epsilon", epsilon, "above about 2.2e-16 (below it e^epsilon/(e^epsilon+1) and 1/(e^epsilon+1) are "
+                                     "both 0.5 in double precision)")
         if keep == 1.0:
             fail("epsilon", epsilon, "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)")
         return cls(p=keep, q=flip)
@@ -191,7 +194,7 @@ def q_bin_probabilities(epsilon):
     ----------
     [m_shot] §4.1; [glance] Algorithm 1.
     """
-    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
+    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_epsilons(epsilon, "epsilon")
     return _q_bin_probabilities(eps)
 
 
@@ -211,7 +214,7 @@ def q_bin_gap(epsilon):
     ----------
     [m_shot] §4.1.
     """
-    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_real_array("epsilon", epsilon, low=0.0)
+    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_epsilons(epsilon, "epsilon")
     return _q_bin_gap(eps)
 
 

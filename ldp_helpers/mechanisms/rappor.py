@@ -30,9 +30,8 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_above, check_instance, check_binary_array, check_epsilon, check_int, check_int_array,
-                                     check_ndim, check_probability, check_real, check_rng,
-                                     check_trailing_shape)
+from ldp_helpers._validation import (check_above, check_binary_array, check_epsilon, check_instance, check_int, check_int_array,
+                                     check_ndim, check_probability, check_real, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, draw_secret,
@@ -40,11 +39,20 @@ from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filte
                                                  report_table)
 
 
-class BitChannel(NamedTuple):
-    """One reported bit as a binary channel in the collection's convention (p > q)."""
-
+class _BitChannelFields(NamedTuple):
     p: float  # Pr[S_i = 1 | B_i = 1]: RAPPOR's q*
     q: float  # Pr[S_i = 1 | B_i = 0]: RAPPOR's p*
+
+
+class BitChannel(_BitChannelFields):
+    """One reported bit as a binary channel in the collection's convention (p > q, both probabilities)."""
+    __slots__ = ()
+
+    def __new__(cls, p: float, q: float):
+        p, q = check_probability(p, "p"), check_probability(q, "q")
+        if not p > q:
+            fail("p", p, f"greater than q = {q!r} (p = Pr[S=1 | B=1] > q = Pr[S=1 | B=0])")
+        return super().__new__(cls, p, q)
 
 
 @dataclass(frozen=True)
@@ -312,12 +320,7 @@ class Rappor(Mechanism):
         return _unbiased_count(c, sizes[:, None], channel.p, channel.q)
 
     def variance(self, truth) -> np.ndarray:
-        """Exact ``Var[t̂] = (t q*(1−q*) + (N_j − t) p*(1−p*))/(q* − p*)²``, shape (m, k).
-
-        References
-        ----------
-        [rappor] Eq. (3); [wang2017] proof of Theorem 2.
-        """
+        """Exact ``Var[t̂] = (t q*(1−q*) + (N_j − t) p*(1−p*))/(q* − p*)²``, shape (m, k) ([rappor] Eq. (3))."""
         counts, sizes = self.check_truth(truth)
         channel = self.params.bit_channel
         return _count_variance(self._true_bit_counts(counts), sizes[:, None], channel.p, channel.q)

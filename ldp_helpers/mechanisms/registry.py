@@ -17,12 +17,17 @@ from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.duchi_mean import DuchiMean
+from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.hadamard_mechanism import HadamardMechanism
+from ldp_helpers.mechanisms.hadamard_response import HadamardResponse
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+from ldp_helpers.mechanisms.subset_selection import SubsetSelection
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.simulate.populations import Population
 
@@ -40,7 +45,8 @@ class RegistryEntry:
     label : str
         Display name (``"GRR"``).
     family : str
-        ``"frequency oracle"``, ``"binary"``, ``"sketch"``, ``"rappor"`` or ``"stream"``.
+        ``"frequency oracle"``, ``"binary"``, ``"sketch"``, ``"rappor"``, ``"stream"`` or ``"mean"`` (a mean of
+        values in [−r, r]: the truth is the users' values).
     reference : str
         Where the mechanism is defined, in the collection's citation style.
     example : callable
@@ -84,6 +90,18 @@ def _stream_truth(mechanism) -> Population:
     return Population.nested(np.array([3, 10, 0, 7])[: mechanism.n_rounds], 12)
 
 
+def _field_counts(mechanism) -> np.ndarray:
+    return np.array([30, 10, 5, 0, 15, 7, 3, 9], dtype=np.int64)[: mechanism.d]
+
+
+def _flh() -> FastLocalHashing:
+    return FastLocalHashing.create(1.2, 5, 8, rng=np.random.default_rng(_EXAMPLE_SEED))
+
+
+def _mean_truth(mechanism) -> np.ndarray:
+    return mechanism.radius * np.array([-1.0, -0.5, 0.0, 0.25, 0.25, 1.0, 1.0, 0.8, 0.8, 0.8, -0.3, 0.6])
+
+
 _ENTRIES = [
     RegistryEntry("binary_rr", "Binary RR (Q_Bin)", "binary", "[tutorial] Randomized response; [warner1965]",
                   lambda: BinaryRR.from_epsilon(1.1), lambda m: np.array([40, 20], dtype=np.int64)),
@@ -94,6 +112,16 @@ _ENTRIES = [
     RegistryEntry("the", "THE", "frequency oracle", "[wang2017] §4.3", _oracle(THE), _counts),
     RegistryEntry("blh", "BLH", "frequency oracle", "[wang2017] §4.4", _oracle(BLH, d=3), _counts),
     RegistryEntry("olh", "OLH", "frequency oracle", "[wang2017] §4.4", _oracle(OLH, epsilon=0.9, d=3), _counts),
+    # the field's oracles (issue 29, part A): SS, HR, HM, FLH, and Duchi et al.'s mean
+    RegistryEntry("ss", "Subset selection (k-SS)", "frequency oracle", "[wang2016ss]; [ye2018]",
+                  lambda: SubsetSelection(1.0, 8), _field_counts),
+    RegistryEntry("hr", "Hadamard response (HR)", "frequency oracle", "[acharya2019]",
+                  lambda: HadamardResponse(1.2, 5), _field_counts),
+    RegistryEntry("hm", "Hadamard mechanism (HM)", "frequency oracle", "[cormode2021]",
+                  lambda: HadamardMechanism(2.5, 5), _field_counts),
+    RegistryEntry("flh", "Fast local hashing (FLH)", "frequency oracle", "[cormode2021]", _flh, _field_counts),
+    RegistryEntry("duchi_mean", "Duchi et al.'s ±B mean", "mean", "[duchi2018]; [duchi2013]",
+                  lambda: DuchiMean(1.0), _mean_truth),
     RegistryEntry("cms", "Count-mean sketch", "sketch", "[apple2017] Algorithms 1–3", _cms, _counts),
     RegistryEntry("rappor", "RAPPOR (PRR + IRR)", "rappor", "[erlingsson2014] §2", _rappor(0.5), _rappor_truth),
     RegistryEntry("rappor_basic_one_time", "Basic One-time RAPPOR (IRR only)", "rappor", "[rappor] Eq. (1)",

@@ -30,15 +30,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import check_binary_array, check_domain_values, check_int, check_ndim, check_probability, check_rng
-from ldp_helpers.mechanisms.privacy import _independent_bits_table
+from ldp_helpers._validation import (Described, check_allocation, check_binary_array, check_domain_values, check_int, check_ndim,
+                                     check_probability, check_rng)
+from ldp_helpers.mechanisms.privacy import _independent_bits_log_table, _independent_bits_table, _max_log_ratio
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 #: largest d for which :func:`unary_output_table` builds the 2^d-column table
 MAX_D_TABLE = 12
 #: users perturbed per block in :meth:`UnaryEncoding.perturb` (bounds the n × d temporaries)
 _ROWS_PER_BLOCK = 4096
+_BLOCK_BYTES = 64 * 1024**2  #: and at most this many bytes of temporaries per block (large d)
 
 
 def unary_output_table(p: float, q: float, d: int) -> np.ndarray:
@@ -78,6 +80,14 @@ class UnaryEncoding(PureFrequencyOracle):
         """The whole-report table ``P[v, y]`` over all 2^d bit vectors y (d ≤ 12); its loss is exactly ε."""
         return unary_output_table(self.p, self.q, self.d)
 
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε from the same table in log space (d ≤ 12): at large ε an entry such as
+        q*^(d−1) underflows in the table itself, and the ratio of two underflowed entries would read ∞."""
+        check_int("d", self.d, low=2, high=MAX_D_TABLE)
+        prob_one = np.full((self.d, self.d), self.q)
+        np.fill_diagonal(prob_one, self.p)
+        return _max_log_ratio(_independent_bits_log_table(np.log1p(-prob_one), np.log(prob_one)))
+
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: one-hot encode v, then report bit i as 1 w.p. p (i = v) or q (i ≠ v).
 
@@ -94,9 +104,12 @@ class UnaryEncoding(PureFrequencyOracle):
         """
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
+        check_allocation("values", Described(f"{values.size:,} values"), values.size * self.d, itemsize=1,
+                         what=f"{values.size:,} reports of d = {self.d:,} bits")
+        rows = max(1, min(_ROWS_PER_BLOCK, _BLOCK_BYTES // (17 * self.d)))  # temporaries: 17 bytes per bit
         reports = np.empty((values.size, self.d), dtype=np.int8)
-        for start in range(0, values.size, _ROWS_PER_BLOCK):
-            block = values[start : start + _ROWS_PER_BLOCK]
+        for start in range(0, values.size, rows):
+            block = values[start : start + rows]
             one_hot = np.arange(self.d) == block[:, None]  # B: B[v] = 1
             prob_one = np.where(one_hot, self.p, self.q)  # Pr[B'[i] = 1] = p if B[i] = 1 else q
             reports[start : start + block.size] = rng.random(prob_one.shape) < prob_one
@@ -118,7 +131,7 @@ class SUE(UnaryEncoding):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return q_bin_probabilities(self.epsilon / 2)  # each bit is Q_Bin at ε/2
+        return _q_bin_probabilities(self.epsilon / 2)  # each bit is Q_Bin at ε/2
 
 
 @dataclass(frozen=True)
@@ -132,4 +145,4 @@ class OUE(UnaryEncoding):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return 0.5, q_bin_probabilities(self.epsilon)[1]  # q = 1/(e^ε+1), Q_Bin's flip probability
+        return 0.5, _q_bin_probabilities(self.epsilon)[1]  # q = 1/(e^ε+1), Q_Bin's flip probability

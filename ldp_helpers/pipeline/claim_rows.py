@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ldp_helpers._files import check_regular_file
 from ldp_helpers._validation import fail_type
 from ldp_helpers.pipeline.decisions import SEVERITIES, VERDICTS, Decision
 
@@ -158,7 +159,7 @@ def read_claims_csv(path) -> list[Claim]:
     unterminated quote, an invalid row (verdict, severity, decision), a duplicate id or a
     ``depends_on`` naming no row.
     """
-    path = Path(path)
+    path = check_regular_file("path", path, max_bytes=10 * MAX_CSV_BYTES)  # a FIFO or device would block
     with path.open("rb") as fh:
         raw = fh.read(MAX_CSV_BYTES + 1)
     if len(raw) > MAX_CSV_BYTES:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
+from ldp_helpers._files import check_regular_file
 from ldp_helpers._validation import fail_type
 from ldp_helpers.pipeline import paths
 from ldp_helpers.pipeline.decisions import SEVERITIES
@@ -113,7 +114,7 @@ def parse_claim_texts(path) -> dict[str, ClaimText]:
     """Read and check a claims file, all or nothing (ValueError naming the file and the entry)."""
     import yaml
 
-    path = Path(path)
+    path = check_regular_file("path", path, max_bytes=10 * MAX_SPEC_BYTES)  # a FIFO or device would block
     with path.open("rb") as fh:
         raw = fh.read(MAX_SPEC_BYTES + 1)
     if len(raw) > MAX_SPEC_BYTES:

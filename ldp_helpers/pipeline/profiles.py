@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from ldp_helpers._files import read_text_file
 from ldp_helpers.pipeline import paths
 
 
@@ -178,7 +179,7 @@ def _read_yaml(path: Path) -> tuple[object, dict]:
     """
     if path.stat().st_size > MAX_PROFILE_BYTES:
         raise ValueError(f"{path.name}: larger than {MAX_PROFILE_BYTES} bytes; not a profile")
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file("profile", path, max_bytes=MAX_PROFILE_BYTES)  # regular file, decodable, or refused
     if text and not text.endswith("\n"):
         raise ValueError(f"{path.name}:{text.count(chr(10)) + 1}: the file ends mid-line (truncated?)")
     try:

@@ -97,7 +97,8 @@ def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
     ----------
     [wang2021pem] (the segment lengths).
     """
-    bits, k, eta = check_int("bits", bits, low=1, high=MAX_BITS), check_int("k", k, low=1), check_int("eta", eta, low=1)
+    bits, k = check_int("bits", bits, low=1, high=MAX_BITS), check_int("k", k, low=1)
+    eta = check_int("eta", eta, low=1, high=bits)  # a round extends the prefixes by at most the domain's bits
     start = min(math.ceil(math.log2(k)) + eta, bits)
     return list(range(start, bits, eta)) + [bits]
 

@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_epsilon, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, Described, check_allocation, check_epsilon, check_int, check_int_array,
                                      check_probability, check_real_array, check_rng, fail, fail_type)
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape
+from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.taxonomy import Taxonomy
 
@@ -92,13 +93,13 @@ class PCEP(Mechanism):
 
     @property
     def keep(self) -> float:
-        """Pr[the sign is kept] = e^ε/(e^ε+1)."""
-        return 1.0 / (1.0 + math.exp(-self.epsilon))
+        """Pr[the sign is kept] = e^ε/(e^ε+1) (Q_Bin's, from its one derivation)."""
+        return _q_bin_probabilities(self.epsilon)[0]
 
     @property
     def flip(self) -> float:
-        """Pr[the sign is flipped] = 1/(e^ε+1) (not 1 − keep: that loses every digit at large ε)."""
-        return math.exp(-self.epsilon) / (1.0 + math.exp(-self.epsilon))
+        """Pr[the sign is flipped] = 1/(e^ε+1) (Q_Bin's; not 1 − keep, which loses every digit at large ε)."""
+        return _q_bin_probabilities(self.epsilon)[1]
 
     @property
     def c_epsilon(self) -> float:
@@ -180,9 +181,7 @@ class PCEP(Mechanism):
         per = rng.multinomial(counts, np.full(self.m, 1.0 / self.m), size=(draws, self.n_locations))  # (R, L, m)
         plus = np.einsum("rlm,ml->rm", per, (self.phi > 0).astype(np.int64))  # users whose x = +1, per row
         total = per.sum(axis=1)
-        kept_plus = rng.binomial(plus, self.keep)
-        flipped_minus = rng.binomial(total - plus, self.flip)
-        positive = kept_plus + flipped_minus
+        positive = _draw_support_counts(plus, total, self.keep, self.flip, rng=rng)  # kept + signs and flipped − signs
         return (2 * positive - total).reshape(shape)
 
     def estimate(self, aggregate, n) -> np.ndarray:
@@ -239,7 +238,7 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
     n_nodes = len(taxonomy.parent)
     locations = check_int_array("locations", locations, low=0, high=n_nodes - 1).ravel()
     regions = check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
-    eps = check_real_array("epsilons", epsilons, low=0.0).ravel()
+    eps = check_epsilons(epsilons).ravel()
     eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps
     if regions.shape != locations.shape:
         fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")

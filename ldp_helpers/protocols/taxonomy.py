@@ -15,6 +15,10 @@ import numpy as np
 from ldp_helpers._validation import Described, check_allocation, check_int, check_int_array, fail
 
 
+#: memory one node of a Taxonomy takes (its parent entry, depth, children and leaf lists, as Python objects)
+_BYTES_PER_NODE = 120
+
+
 @dataclass(frozen=True)
 class Taxonomy:
     """A rooted location tree given by ``parent[v]`` (−1 for the root); the leaves are the locations.
@@ -67,7 +71,9 @@ class Taxonomy:
         """A complete tree: the root has ``branching[0]`` children, each ``branching[1]``, … (breadth-first ids)."""
         branching = check_int_array("branching", branching, low=1).ravel()
         sizes = np.cumprod(branching)
-        check_allocation("branching", int(sizes[-1]), int(sizes.sum()) + 1, what="the tree's nodes")
+        # a node costs about 120 bytes here (Python ints in the parent tuple, depths, leaf lists), not 8
+        check_allocation("branching", branching.tolist(), int(sizes.sum()) + 1, itemsize=_BYTES_PER_NODE,
+                         what=f"{int(sizes.sum()) + 1:,} nodes")
         parent, level = [-1], [0]
         for b in branching:
             nxt = []

@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from ldp_helpers import _paths as paths
-from ldp_helpers._validation import MAX_FILE_BYTES, MAX_LINE_CHARS, check_bool, check_counts, check_int, format_bytes
+from ldp_helpers._validation import (MAX_FILE_BYTES, MAX_LINE_CHARS, Described, check_bool, check_counts, check_instance,
+                                     fail, fail_type, format_bytes)
+from ldp_helpers._files import check_regular_file
 
 CLICKSTREAM_FILENAME = "e-shop-clothing-2008.csv"
 CLICKSTREAM_SHA256 = "fcc167bbd0badd4c9685bd8543097e318f8228e48075335db7cd781cee88115d"
@@ -93,7 +95,7 @@ class CategoryCounts:
 
 def sha256_of(path) -> str:
     """Hex sha256 of a file (streamed, not read into memory at once)."""
-    with Path(path).open("rb") as fh:
+    with check_regular_file("path", path).open("rb") as fh:  # a FIFO or /dev/zero is refused, not read for ever
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
@@ -130,7 +132,12 @@ def _bounded_lines(fh, path: Path):
     """Stream ``fh`` (≤ MAX_LINE_CHARS + 1 characters per read): a longer line or a file over MAX_FILE_BYTES is refused."""
     total = 0
     for number in itertools.count(1):
-        line = fh.readline(MAX_LINE_CHARS + 1)
+        try:
+            line = fh.readline(MAX_LINE_CHARS + 1)
+        except UnicodeDecodeError as err:
+            bom = " (a byte-order mark?)" if number == 1 and err.start < 3 else ""
+            raise ValueError(f"{path}:{number}: not ASCII text{bom}: byte {err.object[err.start:err.start + 1]!r} "
+                             f"cannot be decoded") from None
         if not line:
             return
         if len(line) > MAX_LINE_CHARS:
@@ -147,7 +154,7 @@ def _parse_clickstream(path: Path) -> tuple[int, CategoryCounts]:
     """(number of data rows, trousers counts per model) after the structural checks."""
     int_columns = [i for i, c in enumerate(CLICKSTREAM_COLUMNS) if c != "page 2 (clothing model)"]
     numeric, models = [], []  # (session ID, click order, page 1) per row; page 2 per row
-    with path.open(encoding="ascii", newline="") as fh:
+    with check_regular_file("path", path).open(encoding="ascii", newline="") as fh:
         reader = csv.reader(_bounded_lines(fh, path), delimiter=";")
         header = next(reader, None)
         if header is None:
@@ -219,10 +226,31 @@ def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True
 
 
 def write_trouser_counts(table: CategoryCounts, path=TROUSER_COUNTS_CSV) -> Path:
-    """Write the per-model counts as ``model,clicks`` rows (A1..A43, LF line endings)."""
+    """Write the per-model counts as ``model,clicks`` rows (A1..A43, LF line endings).
+
+    Only a table :func:`load_trouser_counts` would accept is written (the 43 models in order, 49,742
+    records), and it is written to a temporary file beside ``path`` that replaces ``path`` atomically:
+    a refused table or a failed write leaves the existing file as it was.
+    """
+    import os
+    import tempfile
+
+    check_instance("table", table, CategoryCounts)
+    if table.labels != TROUSER_MODELS or table.n != TROUSER_RECORDS:
+        fail("table", Described(f"a table of {len(table.labels)} labels and {table.n:,} records"),
+             f"the trousers counts: the 43 models A1..A43 in order, {TROUSER_RECORDS:,} records")
+    if not isinstance(path, (str, os.PathLike)):
+        fail_type("path", path, "a path (str or os.PathLike)")
     path = Path(path)
-    with path.open("w", encoding="ascii", newline="") as fh:
-        csv.writer(fh, lineterminator="\n").writerows([_COUNTS_HEADER, *zip(table.labels, table.counts.tolist())])
+    text = "".join(f"{a},{b}\n" for a, b in [_COUNTS_HEADER, *zip(table.labels, table.counts.tolist())])
+    fd, staged = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="ascii", newline="") as fh:
+            fh.write(text)
+        os.replace(staged, path)
+    except BaseException:
+        Path(staged).unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -232,7 +260,7 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
     Checks the header, the 43 models in order A1..A43 and the total of 49,742 records.
     Data: Łapczyński (2019), UCI ML Repository, DOI 10.24432/C5QK7X, CC BY 4.0.
     """
-    path = Path(path)
+    path = check_regular_file("path", path)
     with path.open(encoding="ascii", newline="") as fh:
         rows = list(itertools.islice(csv.reader(_bounded_lines(fh, path)), 2 + len(TROUSER_MODELS)))
     if not rows or tuple(rows[0]) != _COUNTS_HEADER:
@@ -247,64 +275,6 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
     if table.n != TROUSER_RECORDS:
         raise ValueError(f"{path}: the counts must sum to {TROUSER_RECORDS:,}; got {table.n:,}")
     return table
-
-
-# ----------------------------------------------------------------- Dataset 1: stand-in
-
-TEA_BRANDS = ("Oi Ocha", "Iyemon", "Ayataka", "Namacha", "Meidai-cha")  # [grr_vs_oue] §3.2: brands 0..4
-# STAND-IN, NOT THE THESIS DATA: ratings (1 = worst .. 5 = best) invented for this notebook so
-# that Dataset 1 has the thesis' shape (14 respondents × 5 brands, 5 levels) and a skewed histogram.
-_TEA_RATINGS = (
-    (4, 5, 4, 3, 2), (5, 4, 4, 3, 1), (4, 4, 5, 4, 2), (3, 4, 4, 3, 3), (5, 5, 4, 4, 2),
-    (4, 3, 4, 3, 1), (4, 4, 3, 5, 2), (5, 4, 5, 4, 3), (4, 5, 4, 4, 2), (3, 4, 4, 3, 1),
-    (4, 4, 5, 4, 2), (5, 4, 4, 3, 4), (4, 5, 4, 4, 2), (4, 4, 3, 4, 1),
-)
-
-
-@dataclass(frozen=True, eq=False)
-class SurveyStandIn:
-    """A fabricated survey with the shape of the thesis' Dataset 1 (NOT the real responses).
-
-    Attributes
-    ----------
-    ratings : numpy.ndarray of int64, shape (14, 5)
-        ``ratings[r, b]``: respondent r's rating of brand b on the 5-level scale 1..5.
-    brands : tuple of str
-        Brand names, index b = the thesis' brand number.
-    """
-
-    ratings: np.ndarray
-    brands: tuple[str, ...]
-    levels: int = 5
-    label: str = "Dataset 1 STAND-IN (fabricated: the thesis' tea survey is private)"
-
-    def __post_init__(self):
-        levels = check_int("levels", self.levels, low=2, high=100)
-        ratings = np.asarray(self.ratings)
-        if ratings.ndim != 2 or ratings.size == 0 or ratings.dtype.kind not in "iu" or ratings.min() < 1 or ratings.max() > levels:
-            raise ValueError(f"ratings must be a non-empty 2-D integer array of ratings in [1, {levels}]; got shape {ratings.shape}")
-
-    def rating_counts(self) -> CategoryCounts:
-        """Histogram of all 14 × 5 ratings over the 5 levels (0-based category k = rating k + 1).
-
-        This is the categorical attribute the notebook perturbs: n = 70 reports, d = 5.
-        """
-        counts = np.bincount(self.ratings.ravel() - 1, minlength=self.levels)
-        return CategoryCounts(tuple(str(k) for k in range(1, self.levels + 1)), counts, self.label)
-
-    def rating_counts_by_brand(self) -> np.ndarray:
-        """``[b, k]``: how many respondents gave brand b the rating k + 1 (5 × 5)."""
-        return np.stack([np.bincount(col - 1, minlength=self.levels) for col in self.ratings.T])
-
-
-def tea_survey_standin() -> SurveyStandIn:
-    """The clearly labelled stand-in for the thesis' Dataset 1 (14 respondents, 5 brands, 5 levels).
-
-    References
-    ----------
-    [grr_vs_oue] §3.2; [grr_vs_oue] Fig. 3.1 (the real data were never published).
-    """
-    return SurveyStandIn(np.array(_TEA_RATINGS, dtype=np.int64), TEA_BRANDS)
 
 
 # ----------------------------------------------------------------- command line

@@ -94,6 +94,8 @@ class Population:
 
     def to_matrix(self) -> np.ndarray:
         """The explicit N×T matrix (for reference simulations on small populations only)."""
+        check_allocation("counts", Described(f"{self.n_users:,} users"), self.n_users * self.rows.shape[1],
+                         itemsize=self.rows.itemsize, what=f"an N × T = {self.n_users:,} × {self.rows.shape[1]:,} matrix")
         return np.repeat(self.rows, self.counts, axis=0)
 
 
@@ -122,6 +124,8 @@ class RandomActiveSets:
     def draw_matrix(self, *, rng: np.random.Generator) -> np.ndarray:
         """One explicit N×T matrix of the model (per-user reference simulations only)."""
         rng = check_rng(rng)
+        check_allocation("n_users", self.n_users, 3 * self.n_users * self.n_rounds,
+                         what=f"an N × T = {self.n_users:,} × {self.n_rounds:,} draw and its ranks")
         ranks = np.argsort(rng.random((self.n_users, self.n_rounds)), axis=0)  # a random order per round
         return (ranks < self.ones_per_round[None, :]).astype(np.int8)
 

@@ -20,6 +20,7 @@ import numpy as np
 from ldp_helpers.audit.auditor import BlackBoxClient, MechanismClient
 from ldp_helpers.audit.events import Event
 from ldp_helpers.experiments.tutorial_protocols import Curve
+from ldp_helpers.explore.oracles import privacy_utility_curves
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE
@@ -35,7 +36,8 @@ from ldp_helpers.pipeline.decisions import Decision, lt
 from ldp_helpers.pipeline.report import NotebookClaims
 from ldp_helpers.protocols.personalized import PCEP
 from ldp_helpers.protocols.taxonomy import Taxonomy
-from ldp_helpers.simulate.datasets import CategoryCounts, SurveyStandIn
+from ldp_helpers.simulate.datasets import CategoryCounts
+from ldp_helpers.simulate.survey import SurveyStandIn
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
 
 from .specs import RNG, Spec, spec
@@ -87,9 +89,9 @@ M, P, A, S, C = ("ldp_helpers.mechanisms.", "ldp_helpers.pipeline.", "ldp_helper
 
 METHOD_SPECS: dict[str, MethodSpec] = {
     # audit
-    A + "auditor.MechanismClient.sample": method(lambda: MechanismClient(GRR(1.0, 3)), value=1, n=20, rng=RNG,
+    A + "clients.MechanismClient.sample": method(lambda: MechanismClient(GRR(1.0, 3)), value=1, n=20, rng=RNG,
                                                  _huge={"n"}, _extra={"value": [3, -1, 0.5]}),
-    A + "auditor.BlackBoxClient.sample": method(lambda: BlackBoxClient(float), value=1, n=20, rng=RNG, _free={"value"},
+    A + "clients.BlackBoxClient.sample": method(lambda: BlackBoxClient(float), value=1, n=20, rng=RNG, _free={"value"},
                                                 _huge={"n"}),
     A + "events.Event.mask": method(lambda: Event((0, 1), ("==", ">"), (1.0, 0.5)), matrix=np.eye(3),
                                     _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]}),
@@ -109,6 +111,14 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     M + "continual.Glance.empty_round_probability": method(lambda: Glance(1.5, 4), n_users=10),
     M + "count_mean_sketch.CountMeanSketch.hash_table": method(lambda: REGISTRY["cms"].example()),
     M + "count_mean_sketch.CountMeanSketch.collision_rates": method(lambda: REGISTRY["cms"].example()),
+    # the field's oracles (issue 29, part A)
+    M + "fast_local_hashing.FastLocalHashing.hash_table": method(lambda: REGISTRY["flh"].example()),
+    M + "fast_local_hashing.FastLocalHashing.mean_squared_error": method(
+        lambda: REGISTRY["flh"].example(), true_counts=np.array([30, 10, 5, 0, 15], dtype=np.int64),
+        _extra={"true_counts": [np.array([30, 10, 5, 0]), np.zeros(5, dtype=np.int64)]}),
+    # … and the explorer's curves, which count the fixed-hash sketches' bias² (∝ n²) when rescaled in n
+    "ldp_helpers.explore.oracles.PrivacyUtilityCurves.rescaled": method(
+        lambda: privacy_utility_curves(5, 5, np.array([0.5, 1.0])), n=50),
     M + "histogram_encoding.SHE.log_density_ratio": method(lambda: SHE(1.0, 5), y=np.array([[0.5, 1.0, 0.0, 0.2, 0.1]]),
                                                            v=0, v_other=1, _extra={"v": [5, -1], "v_other": [5, -1],
                                                                                    "y": [np.zeros((1, 4))]}),
@@ -163,8 +173,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     # simulate
     S + "datasets.CategoryCounts.frequencies": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
     S + "datasets.CategoryCounts.records": method(lambda: CategoryCounts(("a", "b"), np.array([3, 4]), "x")),
-    S + "datasets.SurveyStandIn.rating_counts": method(lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
-    S + "datasets.SurveyStandIn.rating_counts_by_brand": method(
+    S + "survey.SurveyStandIn.rating_counts": method(lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
+    S + "survey.SurveyStandIn.rating_counts_by_brand": method(
         lambda: SurveyStandIn(np.array([[1, 5], [2, 3]]), ("a", "b"), 5, "x")),
     S + "populations.Population.ones_per_round": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
     S + "populations.Population.fractions": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),

@@ -88,7 +88,6 @@ SPECS: dict[str, Spec] = {
     CH + "kl_lower": spec(t=0.1, n=100, p=0.3),
     CH + "bernstein_exponent": spec(t=1.0, variance=2.0, bound=1.0),
     CH + "bernstein_deviation": spec(exponent=3.0, variance=2.0, bound=1.0),
-    CH + "binomial_tail": spec(n=100, p=0.3, delta=DELTA, tail="upper"),
     CH + "tail_comparison": spec(bound="upper", n=100, p=0.3, delta=DELTA),
     CH + "tail_check": spec(bounds=("upper", "kl_upper"), n=100, p=0.3, delta=DELTA),
     # bounds.extremes
@@ -128,7 +127,6 @@ SPECS: dict[str, Spec] = {
     MS + "c_star": spec(),
     MS + "m_star_regime": spec(epsilon=2.0, n_rounds=10),
     MS + "m_star": spec(epsilon=2.0, n_rounds=10),
-    MS + "m_star_brute_force": spec(_huge={'n_rounds'}, epsilon=2.0, n_rounds=10),
     MS + "rate_exponent": spec(method="1-shot", b=0.25),
     MS + "alpha_for_method": spec(method="1-shot", beta=0.1, epsilon=2.0, n_rounds=10, n_users=10000),
     MS + "alpha_vs_assumption": spec(method="1-shot", beta=0.1, epsilon=2.0, n_rounds=10, n_users=10000),
@@ -141,7 +139,7 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.bounds.rappor.tutorial_printed_epsilon_one_report": spec(params=PARAMS),
     "ldp_helpers.bounds.tutorial.composed_privacy_loss": spec(_huge={'reports'}, table=RR.output_table(), reports=3),
     "ldp_helpers.bounds.tutorial.ldp_noise_ratio": spec(rr=RR, true_fraction=0.3, n=1000),
-    "ldp_helpers.bounds.wang2017.de_threshold": spec(epsilon=1.0),
+    "ldp_helpers.bounds.wang2017.de_threshold": spec(epsilon=1.0, _finite=False),  # inf beyond e^709 (documented)
     "ldp_helpers.bounds.wang2017.de_threshold_epsilon": spec(d=10.0),
     "ldp_helpers.bounds.wang2017.prefers_direct_encoding": spec(d=10, epsilon=1.0),
     "ldp_helpers.bounds.wang2017.approx_variance_per_user": spec(name="OUE", d=10, epsilon=1.0),
@@ -227,7 +225,6 @@ SPECS.update({
     MECH + "histogram_encoding.SHE": spec(epsilon=1.0, d=5),
     MECH + "histogram_encoding.THE": spec(epsilon=1.0, d=5, theta=0.6, _none_ok={"theta"}),
     MECH + "local_hashing.olh_hash_range": spec(epsilon=1.0),
-    MECH + "local_hashing.collision_probability": spec(g=3, prime=2147483647),
     MECH + "local_hashing.approx_variance_for_hash_range": spec(epsilon=1.0, g=3.0),
     MECH + "local_hashing.continuous_optimal_hash_range": spec(epsilon=1.0),
     MECH + "local_hashing.LocalHashing": spec(epsilon=1.0, d=5, g=3),
@@ -283,9 +280,9 @@ SPECS.update({
     "ldp_helpers.simulate.datasets.derive_trouser_counts": spec(path="tests/fixtures/clickstream_fabricated.csv", verify_checksum=False, _free={"path"}, _valid=False),
     "ldp_helpers.simulate.datasets.write_trouser_counts": spec(_valid=False),
     "ldp_helpers.simulate.datasets.load_trouser_counts": spec(path="data/clickstream_trousers_counts.csv", _free={"path"}),
-    "ldp_helpers.simulate.datasets.tea_survey_standin": spec(),
+    "ldp_helpers.simulate.survey.tea_survey_standin": spec(),
     "ldp_helpers.simulate.datasets.CategoryCounts": spec(labels=("a", "b"), counts=np.array([3, 4]), name="x", _free={"name", "labels"}),
-    "ldp_helpers.simulate.datasets.SurveyStandIn": spec(ratings=np.array([[1, 5], [2, 3]]), brands=("a", "b"), levels=5, label="x", _free={"label", "brands"}),
+    "ldp_helpers.simulate.survey.SurveyStandIn": spec(ratings=np.array([[1, 5], [2, 3]]), brands=("a", "b"), levels=5, label="x", _free={"label", "brands"}),
     # pipeline
     "ldp_helpers.pipeline.claim_rows.format_value": spec(value=0.5, _free={"value"}),
     "ldp_helpers.pipeline.claims.ClaimsTable": spec(notebook="00_tutorial", texts="file", _none_ok={"texts"}),
@@ -307,6 +304,7 @@ SPECS.update({
                                                                                   {"seed": "1"}, [1]]}),
     "ldp_helpers.pipeline.profiles.parameters_source": spec(parameters={"seed": 3},
                                                             _extra={"parameters": [{"a b": 1}, {"seed": object()}]}),
+    "ldp_helpers.mechanisms.rappor.BitChannel": spec(p=0.75, q=0.5, _extra={"p": [0.25, float("nan")]}),
     "ldp_helpers.pipeline.notebook.start_notebook": spec(notebook="00_tutorial", save_figures=False),
     "ldp_helpers.pipeline.notebook.FigureSaver": spec(notebook="00_tutorial", write=False),
     "ldp_helpers.pipeline.claim_texts.fill": spec(text="a {{x:.2f}} b", values={"x": 1.0}, where="here",
@@ -345,6 +343,23 @@ SPECS.update({
     "ldp_helpers.pipeline.report.generated_section": spec(),
     "ldp_helpers.pipeline.report.render_readme": spec(text="no markers", _valid=False, _free={"text"}),
 })
+
+class _HostileClient:
+    """A client whose ``sample`` returns something other than n finite reports (issue 27: one row, NaN, text)."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def sample(self, value, n, *, rng):
+        return {"one row": np.zeros((1, 2)), "nan": np.full((n, 1), np.nan), "text": "reports",
+                "3-D": np.zeros((n, 1, 1)), "none": None}[self.kind]
+
+    def __repr__(self):
+        return f"<client returning {self.kind}>"
+
+
+#: clients the auditor must refuse (ClientError, a RuntimeError: refused, never a silently wrong ε_lb)
+HOSTILE_CLIENTS = [_HostileClient(kind) for kind in ("one row", "nan", "text", "3-D", "none")]
 
 # small examples for the auditor (module-level functions: picklable for the chunked sweeps)
 def _rr_client(value):
@@ -387,16 +402,18 @@ SPECS.update({
     AU + "auditor.epsilon_lower_bound": spec(count0=30, n0=100, count1=10, n1=100, confidence=0.95,
                                              _extra={"count0": [-1, 101], "count1": [-1, 101], "n0": [0], "n1": [0],
                                                      "confidence": BAD_CONFIDENCE}),
-    AU + "auditor.MechanismClient": spec(mechanism=GRR3, features=None),
-    AU + "auditor.BlackBoxClient": spec(client=_rr_client, takes_rng=False, reseed=None),
-    AU + "auditor.as_client": spec(client=GRR3),
+    AU + "clients.MechanismClient": spec(mechanism=GRR3, features=None),
+    AU + "clients.BlackBoxClient": spec(client=_rr_client, takes_rng=False, reseed=None),
+    AU + "clients.as_client": spec(client=GRR3),
     AU + "auditor.run_audit": spec(client=GRR3, x0=0, x1=1, n_trials=300, seed=1, confidence=0.9, claimed_epsilon=1.0,
                                    n_pilot=200, chunk_size=100, n_jobs=1, timeout=10.0, progress=False,
                                    event=None, backend=None, dask_address=None, dask_client=None, completed=None,
-                                   _free={"x0", "x1"}, _huge={"n_trials", "n_pilot"},
+                                   call_timeout=60.0, _free={"x0", "x1"}, _huge={"n_trials", "n_pilot"},
+                                   _none_ok={"call_timeout"},
                                    _extra={"n_trials": [0, -1], "n_jobs": [0], "chunk_size": [0, -1],
                                            "timeout": [0.0, -1.0], "confidence": BAD_CONFIDENCE,
-                                           "seed": [-1, None], "dask_address": ["", "no address"]}),
+                                           "seed": [-1, None], "dask_address": ["", "no address"],
+                                           "client": HOSTILE_CLIENTS, "call_timeout": [0.0, -1.0]}),
     # audit.events
     AU + "events.as_report_matrix": spec(reports=np.zeros((4, 2)), n=4, _extra={"reports": [np.zeros((3, 2)), np.zeros((4, 2, 2))]}),
     AU + "events.Event": spec(columns=(0, 1), ops=("==", ">"), values=(1.0, 0.5),
@@ -502,7 +519,7 @@ SPECS.update({
                                                   "beta": [0.0, 1.0], "taxonomy": [None]}),
     PR + "set_valued.amplified_grr_epsilon": spec(epsilon=1.0, ell=3, _extra={"ell": [0, -1]}),
     PR + "set_valued.grr_preferred": spec(n_items=10, epsilon=1.0, ell=2, _extra={"n_items": [0], "ell": [0]}),
-    PR + "set_valued.grr_threshold": spec(epsilon=1.0, ell=2, _extra={"ell": [0]}),
+    PR + "set_valued.grr_threshold": spec(epsilon=1.0, ell=2, _finite=False, _extra={"ell": [0]}),  # inf beyond e^709
     PR + "set_valued.pad_and_sample": spec(sets=[[0, 1], [2, 3], [1, 4]], d=5, ell=2, rng=RNG, _huge={"ell"},
                                            _extra={"ell": [0], "sets": [[[5]], [[0.5]], [None], ["ab"]]}),
     PR + "set_valued.flatten_sets": spec(sets=[[0, 1], [2, 1], [0, 2]], d=3, name="sets", _free={"name"},
@@ -573,7 +590,7 @@ RECORDS = {
     "ldp_helpers.experiments.m_shot.PeakWindow", "ldp_helpers.experiments.rappor.DecodedSurvey",
     "ldp_helpers.experiments.rappor.EstimatorCheck", "ldp_helpers.mechanisms.m_shot.DetectionScores",
     "ldp_helpers.mechanisms.count_mean_sketch.CmsReports", "ldp_helpers.mechanisms.rappor.RapporReports",
-    "ldp_helpers.mechanisms.rappor.BitChannel", "ldp_helpers.mechanisms.registry.RegistryEntry",
+    "ldp_helpers.mechanisms.registry.RegistryEntry",
     "ldp_helpers.pipeline.claim_rows.Claim", "ldp_helpers.pipeline.report.NotebookClaims",
     "ldp_helpers.pipeline.claim_texts.ClaimText",
     "ldp_helpers.pipeline.reproduce.RunResult", "ldp_helpers.audit.auditor.AuditResult",
@@ -583,7 +600,7 @@ RECORDS = {
     "ldp_helpers.experiments.tutorial.Walkthrough", "ldp_helpers.protocols.itemset_mining.MiningResult", "ldp_helpers.protocols.itemset_mining.ItemsetResult",
     "ldp_helpers.protocols.heavy_hitters.HeavyHitters", "ldp_helpers.experiments.tutorial_protocols.Curve",
     # exceptions the library raises (never an input boundary)
-    "ldp_helpers.audit.auditor.ClientError", "ldp_helpers.sweeps.ChunkError",
+    "ldp_helpers.audit.clients.ClientError", "ldp_helpers.sweeps.ChunkError",
 }
 #: abstract bases (not constructible); their constructors' checks run through every REGISTRY entry
 ABSTRACT = {"ldp_helpers.mechanisms.base.Mechanism", "ldp_helpers.mechanisms.base.FrequencyOracle",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ldp_helpers.mechanisms.local_hashing import BLH
+
 from .specs import COUNTS, GRR5, RNG, RR, spec
 
 PT = "ldp_helpers.pipeline.plots.tutorial."
@@ -19,6 +21,10 @@ STUDY = {"GRR": (np.array([1.0, 2.0]), np.array([1.1, 2.1]), np.array([1.0, 2.0]
 CURVE = {"DE": np.array([0.5, 0.6, 0.7])}
 
 SPECS = {
+    "ldp_helpers.experiments.tutorial.hash_collision_rate": spec(oracle=BLH(1.0, 5), x=1, y=3, n_seeds=100, rng=RNG,
+                                                                 _huge={"n_seeds"},
+                                                                 _extra={"x": [-1, 5], "y": [1, 5], "oracle": [GRR5],
+                                                                         "n_seeds": [1]}),
     "ldp_helpers.experiments.tutorial.walkthrough_text": spec(oracle=GRR5, value=1, true_counts=COUNTS, rng=RNG,
                                                               _extra={"value": [-1, 5], "oracle": [RR]}),
     PT + "rr_errors": spec(_valid=False, sizes=SIZES, errors=ERRORS, sigmas=SIGMAS, true_fraction=0.3,

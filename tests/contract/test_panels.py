@@ -44,7 +44,7 @@ CONTROLS = [(name, control) for name in PANELS for control in BUILD[name]().cont
 def test_epsilon_zero_is_refused_not_clamped():
     panel = _panel("playground")
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon must be in (0, inf); got 0.0" in panel.message.value
+    assert "refused: epsilon must be in [1e-12, inf); got 0.0" in panel.message.value
     assert panel.controls["epsilon"].value == 0.0  # shown as typed, never clamped
     panel.controls["epsilon"].value = 1.0
     assert panel.message.value == ""

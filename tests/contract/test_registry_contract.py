@@ -35,6 +35,9 @@ ALIASES = {"truth": ("truth", "true_counts")}
 BAD_TRUTHS = st.sampled_from([None, "x", _Opaque(), np.array([]), np.array([-1, 2]), np.array([np.nan, 1.0]), np.zeros((2, 2, 2, 2))])
 BAD_N_DRAWS = st.sampled_from([0, -1, 2.5, "x", 10**12, 2**63, np.nan])
 BAD_RNGS = st.sampled_from([None, 0, "x", np.random.SeedSequence(0)])
+#: bad per-user inputs: 0-based domain values for every family but "mean", whose inputs are reals in [−r, r]
+BAD_VALUES = [None, "x", np.array([]), np.array([-1]), np.array([10**9]), np.array([0.5])]
+BAD_MEAN_VALUES = [None, "x", np.array([]), np.array([-1.5]), np.array([10**9]), np.array([np.nan])]
 
 
 def _example(key):
@@ -95,7 +98,7 @@ def test_estimate_and_variance_refuse_bad_input(key, data):
         bad = data.draw(BAD_TRUTHS)
         _refused(mech.variance, {"truth": bad}, "truth", f"{key}.variance(truth={bad!r:.60})")
     elif which == "perturb":
-        bad = data.draw(st.sampled_from([None, "x", np.array([]), np.array([-1]), np.array([10**9]), np.array([0.5])]))
+        bad = data.draw(st.sampled_from(BAD_MEAN_VALUES if ALL_MECHANISMS[key].family == "mean" else BAD_VALUES))
         _refused(mech.perturb, {"values": bad, "rng": np.random.default_rng(0)}, "values", f"{key}.perturb(values={bad!r:.60})")
     else:
         bad = data.draw(st.sampled_from([None, "x", 3.5]))

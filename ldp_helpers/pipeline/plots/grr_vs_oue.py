@@ -19,7 +19,8 @@ from matplotlib.figure import Figure
 from ldp_helpers._validation import check_instance, check_int, check_n_draws, check_real_array, fail
 from ldp_helpers.bounds.grr_vs_oue import crossover_epsilon_exact, crossover_epsilon_wang
 from ldp_helpers.experiments.grr_vs_oue import PerturbedExample
-from ldp_helpers.simulate.datasets import CategoryCounts, SurveyStandIn
+from ldp_helpers.simulate.datasets import CategoryCounts
+from ldp_helpers.simulate.survey import SurveyStandIn
 
 
 def dataset1_figure(survey) -> Figure:
@@ -90,17 +91,6 @@ def _mark_crossovers(ax, d: int) -> None:
                            (crossover_epsilon_exact(d), "-.", "exact")):
         if x > 0:
             ax.axvline(x, color="grey", ls=style, lw=1, label=f"crossover {what} = {x:.3f}")
-
-
-def mark_crossovers(ax, d: int) -> None:
-    """Vertical lines at the GRR/OUE crossovers of domain size d (Wang's and the exact one), when ε > 0.
-
-    References
-    ----------
-    [grr_vs_oue] §3.6; [wang2017] §4.
-    """
-    check_instance("ax", ax, Axes, "a matplotlib Axes")
-    _mark_crossovers(ax, check_int("d", d, low=3))
 
 
 def _mse_arguments(epsilons, curves, d, n_draws):

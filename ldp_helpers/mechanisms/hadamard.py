@@ -1,0 +1,106 @@
+"""The Sylvester–Hadamard matrix shared by Hadamard Response and the Hadamard mechanism.
+
+``H_m[u, y] = (−1)^{popcount(u & y)}`` for m a power of 2 (rows and columns 0-based): the rows are
+orthogonal, row 0 is all +1 and every other row has m/2 entries +1 and m/2 entries −1.  This module
+holds the entries (:func:`hadamard_entries`), the fast transform ``H_m x`` (:func:`walsh_hadamard_transform`,
+O(m log m)) and one exact sampler both mechanisms' aggregate samplers call.
+
+The sampler.  Write ``S(u, σ) = {y ∈ [m] : σ·H_m[u, y] = +1}`` (σ = ±1; S(0, +) = [m], S(0, −) = ∅).
+Given how many independent draws are uniform on each S(u, σ), :func:`_uniform_on_sign_sets` draws
+the histogram of all of them over [m] exactly, by halving: H_{2h} = [[H_h, H_h], [H_h, −H_h]], so
+with u = a·h + u' (a ∈ {0, 1}) the left half of S(u, σ) is S_h(u', σ) and its right half is
+S_h(u', (−1)^a σ).  For u' ≠ 0 each half holds h/2 of the m/2 points, so a draw goes left with
+probability 1/2 (one binomial per (u, σ)); u = h (u' = 0) puts S(h, +) entirely left and S(h, −)
+entirely right; S(0, +) splits 1/2–1/2.  After log2 m halvings every block is one point: 2m log2 m
+binomials in all, whatever the number of draws.
+
+References
+----------
+[acharya2019] (Hadamard matrices; the fast Walsh–Hadamard transform); [cormode2021] (the
+Hadamard mechanism).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ldp_helpers._validation import Described, check_int_array, check_real_array, fail
+
+
+def _check_power_of_two(name: str, m: int) -> None:
+    if m < 1 or m & (m - 1):
+        fail(name, Described(f"an array whose last axis has length {m}"), "a last axis whose length is a power of 2")
+
+
+def hadamard_entries(rows, columns) -> np.ndarray:
+    """``H[u, y] = (−1)^{popcount(u & y)}``, the Sylvester–Hadamard entries (int8 ±1, broadcast over rows, columns).
+
+    Parameters
+    ----------
+    rows, columns : array_like of int
+        Row indices u and column indices y (non-negative, below 2^62).
+
+    References
+    ----------
+    [acharya2019] (the Hadamard matrix H_K); [cormode2021] (Hadamard coefficients).
+    """
+    u = check_int_array("rows", rows, low=0, high=2**62)
+    y = check_int_array("columns", columns, low=0, high=2**62)
+    try:
+        np.broadcast_shapes(u.shape, y.shape)
+    except ValueError:
+        fail("columns", Described(f"an array of shape {y.shape}"), f"an array broadcastable with rows {u.shape}")
+    return _hadamard_entries(u, y)
+
+
+def _hadamard_entries(u, y) -> np.ndarray:
+    """:func:`hadamard_entries` for validated int64 arrays."""
+    return (1 - 2 * (np.bitwise_count(np.bitwise_and(u, y)) & 1)).astype(np.int8)
+
+
+def walsh_hadamard_transform(values) -> np.ndarray:
+    """``H_m x`` along the last axis (m, the length of that axis, a power of 2), by the fast transform.
+
+    Integer input stays integer (exact); real input is float64.
+
+    References
+    ----------
+    [acharya2019] (the fast Walsh–Hadamard transform behind HR's O(n + k log k) decoder).
+    """
+    arr = check_real_array("values", values)
+    if arr.ndim == 0:
+        fail("values", Described("a scalar"), "an array with at least one axis")
+    _check_power_of_two("values", arr.shape[-1])
+    raw = np.asarray(values)
+    return _walsh_hadamard_transform(raw.astype(np.int64) if np.issubdtype(raw.dtype, np.integer) else arr)
+
+
+def _walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
+    """:func:`walsh_hadamard_transform` for a validated array (butterflies (x + y, x − y) on pairs h apart)."""
+    lead, m = values.shape[:-1], values.shape[-1]
+    out, h = values, 1
+    while h < m:
+        pairs = out.reshape(*lead, m // (2 * h), 2, h)
+        out = np.stack((pairs[..., 0, :] + pairs[..., 1, :], pairs[..., 0, :] - pairs[..., 1, :]), axis=-2)
+        h *= 2
+    return out.reshape(*lead, m)
+
+
+def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Histogram over [m] of independent draws, ``counts[..., u, 0]`` of them uniform on S(u, +) and
+    ``counts[..., u, 1]`` uniform on S(u, −) (the module docstring; ``counts[..., 0, 1]`` must be 0).
+
+    ``counts`` has shape (..., m, 2), m a power of 2; the result has shape (..., m).  Exact.
+    """
+    lead, m = counts.shape[:-2], counts.shape[-2]
+    table = counts.reshape(*lead, 1, m, 2)  # (..., blocks, m, 2)
+    while m > 1:
+        h = m // 2
+        left = rng.binomial(table, 0.5)
+        left[..., h, 0] = table[..., h, 0]  # S(h, +) is the whole left half
+        left[..., h, 1] = 0  # S(h, −) the whole right half
+        right = table - left
+        halves = (left[..., :h, :] + left[..., h:, :], right[..., :h, :] + right[..., h:, ::-1])
+        table = np.stack(halves, axis=-3).reshape(*lead, -1, h, 2)
+        m = h
+    return table[..., 0, 0]

@@ -1,0 +1,221 @@
+"""Subset Selection (SS, the k-subset mechanism): report k values of [0, d), the own value favoured by e^ε.
+
+Client.  A user with value x reports a k-subset Y of [d] with
+
+    Pr[Y | x] = e^ε / Z  if x ∈ Y,   1 / Z  otherwise,   Z = C(d−1, k−1) e^ε + C(d−1, k),
+
+i.e. x ∈ Y with probability p* = k e^ε/(k e^ε + d − k), the other k − 1 (or k) members uniform among
+the d − 1 other values.  Every ratio is 1 or e^ε: exactly ε-LDP (the C(d, k)-column table is
+checked).  A report supports each of its k values: a pure protocol with that p* and
+
+    q* = k((k − 1) e^ε + d − k) / ((d − 1)(k e^ε + d − k)),
+
+so the estimator and exact variance are the pure ones.  k = 1 is GRR; k ≈ d/(e^ε + 1) is optimal
+(Ye and Barg; Wang et al.): :func:`optimal_subset_size` takes the k ∈ [1, d − 1] with the smallest
+exact total variance Σ_i Var[ĉ(i)] = n (p*(1−p*) + (d−1) q*(1−q*))/(p*−q*)², which does not depend
+on the population (our criterion; multi-freq-ldpy rounds d/(e^ε + 1) to the nearest integer).
+
+Exact aggregate sampler.  The row of x is a mixture: with probability
+β = k(e^ε − 1)/(k e^ε + d − k) "x plus a uniform (k−1)-subset of the d − 1 others" (V), else a
+uniform k-subset of all of [d] (U) — check: a set Y ∌ x gets (1 − β)/C(d, k) = 1/Z.  The server's
+counts C(i) = #{users with i ∈ Y} are then drawn value by value, i = 0, 1, …, d − 1, as a
+sequential uniform subset draw: a user still needing r members from m remaining candidates takes
+the next one with probability r/m.  U users and V users whose own value is behind have the
+remaining values {i, …, d − 1} as candidates; V users whose own value is ahead have the same set
+minus their own value (one fewer), and, being exchangeable, the K_i of them with value i are a
+multivariate-hypergeometric draw of that group when i is reached (they then count at i and join the
+first group).  Histograms over r keep the cost O(d k) whatever n (numpy's hypergeometric needs
+n < 10^9).
+
+References
+----------
+[wang2016ss] (the k-subset mechanism); [ye2018] (the optimal k ≈ d/(e^ε + 1)); [wang2017] §3 (pure
+protocols: estimator and variance).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ldp_helpers._validation import (Described, check_domain_values, check_epsilon, check_int, check_ndim, check_rng,
+                                     fail)
+from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.grr import _grr_probabilities
+from ldp_helpers.mechanisms.pure import _count_variance
+
+MAX_TABLE_CELLS = 2**22  # largest d·C(d, k) for output_table
+MAX_SAMPLER_USERS = 10**9 - 1  # numpy's hypergeometric draws need fewer users
+_CELLS_PER_BLOCK = 2**22  # users × d keys per block of the per-user client
+
+
+def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
+    """(p*, q*) of the k-subset mechanism over d values (written with e^{−ε}: no overflow).
+
+    References
+    ----------
+    [wang2016ss] (the k-subset mechanism); [ye2018].
+    """
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    return _subset_probabilities(epsilon, d, check_int("k", k, low=1, high=d - 1))
+
+
+def _subset_probabilities(epsilon: float, d: int, k) -> tuple:
+    if k == 1:  # GRR, to the last bit (the explorer's rankings then see a tie, not rounding noise)
+        return _grr_probabilities(epsilon, d)
+    shrink = math.exp(-epsilon)
+    denominator = k + (d - k) * shrink  # (k e^ε + d − k) e^{−ε}
+    return k / denominator, k * ((k - 1) + (d - k) * shrink) / ((d - 1) * denominator)
+
+
+def optimal_subset_size(epsilon: float, d: int) -> int:
+    """The k ∈ [1, d − 1] with the smallest exact total variance n(p*(1−p*) + (d−1)q*(1−q*))/(p*−q*)².
+
+    The search covers the integers within 2 of d/(e^ε + 1) (a test checks the whole range on a grid).
+
+    References
+    ----------
+    [ye2018] (k ≈ d/(e^ε + 1)); [wang2016ss].
+    """
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    centre = d / (math.exp(min(epsilon, 700.0)) + 1)
+    candidates = sorted({min(max(k, 1), d - 1) for k in range(math.floor(centre) - 2, math.ceil(centre) + 3)})
+    return min(candidates, key=lambda k: _total_variance(epsilon, d, k))
+
+
+def _total_variance(epsilon: float, d: int, k: int) -> float:
+    p, q = _subset_probabilities(epsilon, d, k)
+    return float((_count_variance(1, 1, p, q) + (d - 1) * _count_variance(0, 1, p, q)))
+
+
+@dataclass(frozen=True)
+class SubsetSelection(PureFrequencyOracle):
+    """The k-subset mechanism over [0, d); ``subset_size`` = 0 takes k from :func:`optimal_subset_size`.
+
+    Derived once: ``k`` (the subset size used), p* and q*.  A report is the sorted k-subset (one row
+    of k values); the aggregate the d support counts; the estimate the pure protocols' ĉ(i).
+
+    References
+    ----------
+    [wang2016ss]; [ye2018].
+    """
+
+    subset_size: int = 0  # k; 0: optimal_subset_size(epsilon, d)
+    k: int = field(init=False)
+
+    def __post_init__(self):
+        epsilon, d = check_epsilon(self.epsilon), check_int("d", self.d, low=2)
+        size = check_int("subset_size", self.subset_size, low=0, high=d - 1)
+        object.__setattr__(self, "k", size or optimal_subset_size(epsilon, d))
+        super().__post_init__()
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        return _subset_probabilities(self.epsilon, self.d, self.k)
+
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report: ⌈log2 C(d, k)⌉, the index of the subset in a fixed enumeration."""
+        return (math.comb(self.d, self.k) - 1).bit_length()
+
+    def output_table(self) -> np.ndarray:
+        """``P[x, Y]`` over the C(d, k) subsets in lexicographic order (d·C(d, k) ≤ 2^22)."""
+        n_subsets = math.comb(self.d, self.k)
+        if self.d * n_subsets > MAX_TABLE_CELLS:
+            fail("d", self.d, f"such that d·C(d, k) <= {MAX_TABLE_CELLS} for output_table (k = {self.k})")
+        members = np.zeros((n_subsets, self.d), dtype=bool)
+        for column, subset in enumerate(itertools.combinations(range(self.d), self.k)):
+            members[column, list(subset)] = True
+        inside = self.p / math.comb(self.d - 1, self.k - 1)  # e^ε/Z
+        outside = (1 - self.p) / math.comb(self.d - 1, self.k)  # 1/Z
+        return np.where(members.T, inside, outside)
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user reference client: x ∈ Y with probability p*; the other members uniform among the d − 1 other values.
+
+        Each user ranks the values by independent uniform keys, her own value first (it is in Y) or
+        last (it is not), and keeps the k smallest.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n, k)
+            One sorted k-subset per user.
+
+        References
+        ----------
+        [wang2016ss] (the k-subset mechanism); [ye2018].
+        """
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        reports = np.empty((values.size, self.k), dtype=np.int64)
+        rows = max(1, _CELLS_PER_BLOCK // self.d)
+        for start in range(0, values.size, rows):
+            block = values[start : start + rows]
+            own_in = rng.random(block.size) < self.p
+            keys = rng.random((block.size, self.d))
+            keys[np.arange(block.size), block] = np.where(own_in, -1.0, 2.0)
+            reports[start : start + block.size] = np.sort(np.argpartition(keys, self.k - 1, axis=1)[:, : self.k], axis=1)
+        return reports
+
+    def aggregate(self, reports) -> np.ndarray:
+        """C(i): how many reported subsets contain i (length d)."""
+        reports = check_domain_values("reports", check_ndim("reports", reports, 2, last=self.k, what="(users × k)"), self.d)
+        if self.k > 1 and np.any(np.diff(np.sort(reports, axis=1), axis=1) == 0):
+            fail("reports", Described("a row with a repeated value"), f"rows of k = {self.k} distinct values")
+        return np.bincount(reports.ravel(), minlength=self.d)
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler of the support counts C (module docstring; cost O(d k) per survey, n < 10^9)."""
+        counts, n = self._counts_and_n(truth)
+        rng = check_rng(rng)
+        if n > MAX_SAMPLER_USERS:
+            fail("truth", Described(f"true counts totalling n = {n}"), f"at most {MAX_SAMPLER_USERS} users for the exact "
+                 "subset-selection sampler (numpy's hypergeometric draws)")
+        shape = batch_shape(n_draws, (self.d,))
+        beta = self.k * -math.expm1(-self.epsilon) / (self.k + (self.d - self.k) * math.exp(-self.epsilon))
+        own = rng.binomial(counts, beta, size=shape)  # K_x: V users of value x
+        return _sequential_counts(own.reshape(-1, self.d), n, self.k, rng).reshape(shape)
+
+
+def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """C for each row of ``own`` (R × d, the V users per value); the n − ΣK U users take uniform k-subsets."""
+    n_rows, d = own.shape
+    needed = np.arange(k + 1)  # r: members still to choose
+    behind = np.zeros((n_rows, k + 1), dtype=np.int64)  # candidates {i, …, d − 1}
+    behind[:, k] = n - own.sum(axis=1)
+    ahead = np.zeros((n_rows, k + 1), dtype=np.int64)  # candidates {i, …, d − 1} minus the own value
+    ahead[:, k - 1] = own.sum(axis=1)
+    out = np.empty((n_rows, d), dtype=np.int64)
+    for i in range(d):
+        arriving = _hypergeometric_rows(ahead, own[:, i], rng)  # the V users of value i
+        ahead -= arriving
+        out[:, i] = own[:, i]
+        for group, remaining in ((behind, d - i), (ahead, d - i - 1)):
+            if remaining > 0:
+                taken = rng.binomial(group, np.minimum(needed / remaining, 1.0))  # nobody needs r > remaining
+                group -= taken
+                group[:, :-1] += taken[:, 1:]
+                out[:, i] += taken.sum(axis=1)
+        behind += arriving
+    return out
+
+
+def _hypergeometric_rows(colors: np.ndarray, draws: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A multivariate-hypergeometric draw of ``draws[j]`` items from each row ``colors[j]`` (exact).
+
+    Few rows: numpy's sampler row by row; many rows: category by category, vectorized over rows.
+    """
+    out = np.zeros_like(colors)
+    if colors.shape[0] <= colors.shape[1]:
+        for j in np.flatnonzero(draws):
+            out[j] = rng.multivariate_hypergeometric(colors[j], int(draws[j]))
+        return out
+    left, pool = draws.copy(), colors.sum(axis=1)
+    for c in range(colors.shape[1] - 1):
+        pool -= colors[:, c]
+        out[:, c] = np.where(left > 0, rng.hypergeometric(colors[:, c], pool, np.maximum(left, 0)), 0)
+        left -= out[:, c]
+    out[:, -1] = left
+    return out
