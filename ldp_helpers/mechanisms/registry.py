@@ -19,6 +19,10 @@ from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.duchi_mean import DuchiMean
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing
+from ldp_helpers.mechanisms.count_sketch import PrivateCountSketch
+from ldp_helpers.mechanisms.hashtogram import Hashtogram
+from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch
+from ldp_helpers.mechanisms.sketch_response import SketchResponse
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard_mechanism import HadamardMechanism
 from ldp_helpers.mechanisms.hadamard_response import HadamardResponse
@@ -75,6 +79,11 @@ def _cms() -> CountMeanSketch:
     return CountMeanSketch.create(1.5, 5, 3, 4, rng=np.random.default_rng(_EXAMPLE_SEED))
 
 
+def _sketch(cls, *args, **kwargs) -> Callable[[], Mechanism]:
+    """A sketch at ε = 1.5 over d = 5 whose hashes are keyed by the example seed."""
+    return lambda: cls.create(1.5, 5, *args, rng=np.random.default_rng(_EXAMPLE_SEED), **kwargs)
+
+
 def _rappor(f: float) -> Callable[[], Rappor]:
     def build():
         params = RapporParams(k=8, h=2, m=2, f=f, p=0.25, q=0.75)
@@ -123,6 +132,14 @@ _ENTRIES = [
     RegistryEntry("duchi_mean", "Duchi et al.'s ±B mean", "mean", "[duchi2018]; [duchi2013]",
                   lambda: DuchiMean(1.0), _mean_truth),
     RegistryEntry("cms", "Count-mean sketch", "sketch", "[apple2017] Algorithms 1–3", _cms, _counts),
+    # issue 29 (sketches): Apple's HCMS, Bassily et al.'s Hashtogram, pure-ldp's private count sketch and sketch response
+    RegistryEntry("hcms", "Hadamard count-mean sketch (HCMS)", "sketch", "[apple2017] Algorithms 4–5",
+                  _sketch(HadamardCountMeanSketch, 3, 4), _counts),
+    RegistryEntry("hashtogram", "Hashtogram", "sketch", "[bassily2017] (Hashtogram)", _sketch(Hashtogram, 2, 4), _counts),
+    RegistryEntry("pcs", "Private count sketch", "sketch", "[cormode2021]; [charikar2002]",
+                  _sketch(PrivateCountSketch, 2, 4), _counts),
+    RegistryEntry("sketch_response", "Sketch response (GRR per row)", "sketch", "[cormode2021]",
+                  _sketch(SketchResponse, 2, 3), _counts),
     RegistryEntry("rappor", "RAPPOR (PRR + IRR)", "rappor", "[erlingsson2014] §2", _rappor(0.5), _rappor_truth),
     RegistryEntry("rappor_basic_one_time", "Basic One-time RAPPOR (IRR only)", "rappor", "[rappor] Eq. (1)",
                   _rappor(0.0), _rappor_truth),

@@ -15,7 +15,8 @@ prefix's estimate (the paper's threshold is of that order; the number kept is ca
 (bucket, bit j) as one of 2T symbols; each bucket's heavy value is read off bit by bit
 (ĉ(t, 1) > ĉ(t, 0)), and a last group estimates the k best reconstructed values.  Bun, Nelson and
 Stemmer's PrivateExpanderSketch ([bun2018]) replaces Bitstogram's bit-by-bit reading with a
-list-recoverable code over an expander graph; that code is not implemented here (notebook 05 says so).
+list-recoverable code over an expander graph: :mod:`ldp_helpers.protocols.expander_sketch`, with a
+code, graph and decoder of our choosing (:mod:`ldp_helpers.protocols.expander_code`).
 
 Simulation: each group's OLH support counts of the scored candidates are drawn as
 ``Bin(f_c, p) + Bin(n_j − f_c, q)`` — OLH's exact marginal law with an idealized hash, the one

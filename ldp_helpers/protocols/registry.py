@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from ldp_helpers.mechanisms.registry import REGISTRY, RegistryEntry
 
-from ldp_helpers.protocols import personalized, set_valued
+from ldp_helpers.protocols import personalized, set_valued, sfp
 
-_MODULES: tuple = (personalized, set_valued,)  # protocol modules with an ENTRIES list, appended as they land
+_MODULES: tuple = (personalized, set_valued, sfp)  # protocol modules with an ENTRIES list, appended as they land
 
 #: the protocols' entries, by key
 PROTOCOL_REGISTRY: dict[str, RegistryEntry] = {entry.key: entry for module in _MODULES for entry in module.ENTRIES}

@@ -35,6 +35,7 @@ from ldp_helpers.pipeline.claims import ClaimsTable, read_claims_csv
 from ldp_helpers.pipeline.decisions import Decision, lt
 from ldp_helpers.pipeline.report import NotebookClaims
 from ldp_helpers.protocols.personalized import PCEP
+from ldp_helpers.protocols.registry import PROTOCOL_REGISTRY
 from ldp_helpers.protocols.taxonomy import Taxonomy
 from ldp_helpers.simulate.datasets import CategoryCounts
 from ldp_helpers.simulate.survey import SurveyStandIn
@@ -119,6 +120,17 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     # … and the explorer's curves, which count the fixed-hash sketches' bias² (∝ n²) when rescaled in n
     "ldp_helpers.explore.oracles.PrivacyUtilityCurves.rescaled": method(
         lambda: privacy_utility_curves(5, 5, np.array([0.5, 1.0])), n=50),
+    # issue 29 part B: the sketches' and SFP's own helpers (beyond the contract methods)
+    M + "count_sketch.PrivateCountSketch.hash_table": method(lambda: REGISTRY["pcs"].example()),
+    M + "count_sketch.PrivateCountSketch.sign_table": method(lambda: REGISTRY["pcs"].example()),
+    M + "hashtogram.Hashtogram.hash_table": method(lambda: REGISTRY["hashtogram"].example()),
+    M + "hashtogram.Hashtogram.estimate_median": method(lambda: REGISTRY["hashtogram"].example(), aggregate=np.zeros((2, 4)),
+                                                        n=10, _extra={"aggregate": [np.zeros((3, 4)), np.zeros(4)]}),
+    M + "sketch_response.SketchResponse.hash_table": method(lambda: REGISTRY["sketch_response"].example()),
+    "ldp_helpers.protocols.sfp.SequenceFragmentPuzzle.puzzle_hash": method(
+        lambda: PROTOCOL_REGISTRY["sfp"].example(), values=np.array([0, 15]), _extra={"values": [np.array([16])]}),
+    "ldp_helpers.protocols.sfp.SequenceFragmentPuzzle.records": method(
+        lambda: PROTOCOL_REGISTRY["sfp"].example(), values=np.array([0, 15]), _extra={"values": [np.array([16])]}),
     M + "histogram_encoding.SHE.log_density_ratio": method(lambda: SHE(1.0, 5), y=np.array([[0.5, 1.0, 0.0, 0.2, 0.1]]),
                                                            v=0, v_other=1, _extra={"v": [5, -1], "v_other": [5, -1],
                                                                                    "y": [np.zeros((1, 4))]}),

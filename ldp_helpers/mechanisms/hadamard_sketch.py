@@ -1,0 +1,229 @@
+"""Apple's Hadamard count-mean sketch (HCMS): one privatized sign of a Hadamard coefficient per user.
+
+Client (ε): pick one of k hash functions h_j: [d] → [m] uniformly (m a power of two), one row
+index l ∈ [m] uniformly, read the coefficient w_l = H[l, h_j(value)] of the Sylvester–Hadamard
+matrix H (±1 entries; the column of H at h_j(value) is the Hadamard transform of the one-hot
+vector), flip its sign with probability r = 1/(1 + e^ε) and send (w̃, j, l): one bit plus the two
+indices.  Two inputs change the bit's law by e^ε at most, so the report is ε-LDP (checked exactly
+from the (j, l, w̃) table).
+
+Server: add k·c_ε·w̃ to cell (j, l) of the k × m matrix M_H, c_ε = (e^ε+1)/(e^ε−1), and transform
+M = M_H·Hᵀ (Algorithm 5).  Since c_ε(1 − 2r) = 1 and (1/m)Σ_l H[l, a]H[l, b] = 1[a = b], E[M[j, ·]]
+is k times the histogram of row j's hashes, as for the CMS; the frequency query is the CMS's.
+
+Per user the query term c_ε·w̃·H[l, h_j(x)] is ±c_ε with mean S[v, x] (the fraction of hashes on
+which v and x collide), so Var f̂(x) = (m/(m−1))²·Σ_v f_v (c_ε² − S[v, x]²) exactly.
+
+Exact aggregate sampler: the users of each value split over the k rows multinomially; the A[j, c]
+users of row j with hash c split over the m Hadamard rows l multinomially; at (j, l) those with
+H[l, c] = +1 send +1 w.p. 1 − r, the others w.p. r.  Cost O(k·m²) per survey, independent of n.
+
+References
+----------
+[apple2017] Algorithms 4–5 (HCMS client and server), Algorithm 3 (the frequency query).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ldp_helpers._validation import (Described, check_domain_values, check_instance, check_int, check_int_array, check_ndim,
+                                     check_real, check_rng, fail)
+from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_tables
+from ldp_helpers.mechanisms.local_hashing import _universal_hash
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+
+#: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
+MAX_EPSILON = 36.0
+MAX_TABLE_CELLS = 2**24  # largest d·k·m·2 for output_table
+
+
+class HcmsReports(NamedTuple):
+    """What the HCMS clients send: the privatized coefficients w̃ ∈ {−1, +1} (n,), hash indices j (n,), rows l (n,).
+
+    References
+    ----------
+    [apple2017] Algorithm 4 (the client's output (w̃, j, l)).
+    """
+
+    bits: np.ndarray
+    rows: np.ndarray
+    columns: np.ndarray
+
+
+def sylvester_hadamard(m: int) -> np.ndarray:
+    """The m × m Sylvester–Hadamard matrix, H[l, c] = (−1)^{popcount(l AND c)} (m a power of two; read-only, int8).
+
+    Symmetric with H·H = m·I: column c is the (unnormalized) Hadamard transform of the c-th unit vector.
+
+    References
+    ----------
+    [apple2017] Algorithm 4 (H_m).
+    """
+    m = check_int("m", m, low=1, high=2**14)
+    if m & (m - 1):
+        fail("m", m, "a power of two (the Sylvester–Hadamard matrix H_m)")
+    return _sylvester(m)
+
+
+@functools.lru_cache(maxsize=8)
+def _sylvester(m: int) -> np.ndarray:
+    """:func:`sylvester_hadamard` for a validated power of two (cached, read-only)."""
+    parity = np.zeros((m, m), dtype=np.int64)
+    both = np.arange(m)[:, None] & np.arange(m)[None, :]
+    while np.any(both):
+        parity ^= both & 1
+        both = both >> 1
+    table = (1 - 2 * parity).astype(np.int8)
+    table.setflags(write=False)
+    return table
+
+
+def _split_over_hadamard_rows(hits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Users A[…, c] of hash c each pick a Hadamard row l uniformly: (#{coefficient H[l, c] = +1}, #users) per l.
+
+    Exact in O(m log m) per row instead of an m × m multinomial: l's bits are independent fair coins,
+    and H[l, c] = Π_t (−1)^{l_t c_t}.  Bit by bit (most significant first) each population — the
+    users whose l starts with a given prefix, grouped by their sign so far and the bits of c not
+    yet read — splits binomially in two; reading bit t of c then merges its two halves, flipping
+    the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per row.
+    """
+    *lead, m = hits.shape
+    state = np.stack([hits, np.zeros_like(hits)], axis=-2)[..., None, :, :]  # (…, prefixes, sign ±, remaining c)
+    while state.shape[-1] > 1:
+        half = state.shape[-1] // 2
+        split = state.reshape(*state.shape[:-1], 2, half)  # (…, P, sign, c_t, c')
+        low = rng.binomial(split, 0.5)  # l_t = 0
+        high = split - low  # l_t = 1
+        keep = low.sum(axis=-2)  # l_t = 0: the sign does not change
+        flip = high[..., 0, :] + high[..., ::-1, 1, :]  # l_t = 1: c_t = 1 flips the sign
+        state = np.stack([keep, flip], axis=-3).reshape(*lead, -1, 2, half)
+    plus, minus = state[..., 0, 0], state[..., 1, 0]
+    return plus, plus + minus
+
+
+@dataclass(frozen=True)
+class HadamardCountMeanSketch(CountMeanSketch):
+    """HCMS: the CMS's k hashes h_j(x) = ((a_j x + b_j) mod P) mod m, but one privatized Hadamard sign per report.
+
+    Build it with :meth:`create` (hashes drawn from the injected Generator); ``m`` must be a power
+    of two.  The truth is the vector of d true counts, the aggregate the transformed k × m sketch M,
+    the estimate the CMS's mean frequency query; for fixed hashes it is biased by their collisions
+    exactly as the CMS's (:meth:`expected_estimate`, inherited).
+
+    References
+    ----------
+    [apple2017] Algorithms 4–5; [tutorial] "Apple's implementation of LDP".
+    """
+
+    def __post_init__(self):
+        check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)  # e^ε/(e^ε+1) rounds to 1 beyond
+        super().__post_init__()
+        if self.m & (self.m - 1):
+            fail("m", self.m, "a power of two (HCMS transforms with the Sylvester–Hadamard matrix H_m)")
+
+    @property
+    def flip_probability(self) -> float:
+        """r = 1/(1 + e^ε): the sign of the one coefficient sent is flipped w.p. r (Q_Bin at ε)."""
+        return _q_bin_probabilities(self.epsilon)[1]
+
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report (w̃, j, l): one sign bit, ⌈log2 k⌉ for j and log2 m for l."""
+        return 1 + math.ceil(math.log2(self.k)) + int(math.log2(self.m))
+
+    def perturb(self, values, *, rng: np.random.Generator) -> HcmsReports:
+        """Per-user reference client (Algorithm 4): pick j and l, read w_l = H[l, h_j(value)], flip its sign w.p. r.
+
+        References
+        ----------
+        [apple2017] Algorithm 4 (client-side HCMS).
+        """
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        rows = rng.integers(0, self.k, size=values.size)
+        columns = rng.integers(0, self.m, size=values.size)
+        coefficient = _sylvester(self.m)[columns, self.hash_table()[rows, values]]
+        flip = rng.random(values.size) < self.flip_probability
+        return HcmsReports(np.where(flip, -coefficient, coefficient).astype(np.int8), rows, columns)
+
+    def aggregate(self, reports: HcmsReports) -> np.ndarray:
+        """Server sketch (Algorithm 5): M_H[j, l] += k·c_ε·w̃ per report, then M = M_H·Hᵀ (k × m)."""
+        bits, rows, columns = check_instance("reports", reports, HcmsReports)
+        bits = check_int_array("reports.bits", check_ndim("reports.bits", bits, 1), low=-1, high=1)
+        if np.any(bits == 0):
+            fail("reports.bits", Described("an array containing 0"), "an array of ±1 entries")
+        rows = check_int_array("reports.rows", rows, low=0, high=self.k - 1, shape=bits.shape)
+        columns = check_int_array("reports.columns", columns, low=0, high=self.m - 1, shape=bits.shape)
+        signed = np.zeros((self.k, self.m), dtype=np.int64)
+        np.add.at(signed, (rows, columns), bits)
+        return self._transform(signed)
+
+    def _transform(self, signed_sums) -> np.ndarray:
+        """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m)."""
+        return self.k * self.c_epsilon * (np.asarray(signed_sums, dtype=float) @ _sylvester(self.m).T)
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler of :meth:`aggregate` given the true counts (cost O(d·k + k·m·log m) per survey).
+
+        Row j's A[j, c] users of hash c choose their Hadamard row l uniformly (:func:`_split_over_hadamard_rows`);
+        at (j, l) the +1 count is Bin(#{H[l, c] = +1}, 1 − r) + Bin(#{H[l, c] = −1}, r).  With
+        ``n_draws`` the result has shape (n_draws, k, m).
+        """
+        counts, _ = self._counts_and_n(truth)
+        rng = check_rng(rng)
+        draws = 1 if n_draws is None else batch_shape(n_draws, (self.k, self.m))[0]
+        sketch = self._transform(self._sample_signed(np.broadcast_to(counts, (draws, self.d)), self.hash_table(), rng))
+        return sketch[0] if n_draws is None else sketch
+
+    def _sample_signed(self, counts, hashes, rng) -> np.ndarray:
+        """Σ w̃ per cell, shape (draws, k, m), of surveys whose users hold values with hash columns ``hashes``
+        (k × s) in the counts ``counts`` (draws × s): any subset of the domain (the protocols pass the values present)."""
+        draws = counts.shape[0]
+        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (draw, value, j)
+        cells = (np.arange(self.k)[:, None] * self.m + hashes).ravel()  # (j, value) -> j·m + h_j(value)
+        flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
+        hits = np.bincount(flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m)
+        agree, total = _split_over_hadamard_rows(hits.astype(np.int64).reshape(draws, self.k, self.m), rng)
+        r = self.flip_probability
+        plus = _draw_support_counts(agree, total, 1 - r, r, rng=rng)
+        return 2 * plus - total
+
+    def _hashes_of(self, values) -> np.ndarray:
+        """h_j(x) for validated values of any domain size below P, shape (k, len(values))."""
+        a, b = (np.array(c, dtype=np.int64)[:, None] for c in (self.hash_a, self.hash_b))
+        return _universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], self.m)
+
+    def _query(self, sketch, hashes, n) -> np.ndarray:
+        """Algorithm 3 for the values with hash columns ``hashes`` (k × c): m/(m−1)·((1/k)Σ_j M[j, h_j] − n/m)."""
+        mean_hit = sketch[..., np.arange(self.k)[:, None], hashes].mean(axis=-2)
+        return self.m / (self.m - 1) * (mean_hit - n / self.m)
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact Var[f̂(x)] for fixed hashes: (m/(m−1))²·(n c_ε² − Σ_v f_v S[v, x]²).
+
+        Each user adds c_ε·w̃·H[l, h_j(x)] = ±c_ε to the query, with mean S[v, x] over her row, column and flip.
+
+        References
+        ----------
+        [apple2017] Algorithm 3 (the query), Algorithm 5 (the sketch).
+        """
+        counts, n = self._counts_and_n(truth)
+        rates, spread = _collision_tables(self.hash_a, self.hash_b, self.d, self.m)
+        return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 - counts @ (rates - spread))
+
+    def output_table(self) -> np.ndarray:
+        """P[x, (j, l, w̃)] over all 2·k·m reports: (1 − r)/(k m) if w̃ = H[l, h_j(x)], else r/(k m)."""
+        if self.d * self.k * self.m * 2 > MAX_TABLE_CELLS:
+            fail("m", self.m, f"such that 2·d·k·m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})")
+        coefficient = _sylvester(self.m)[:, self.hash_table()]  # (l, j, x)
+        r = self.flip_probability
+        plus = np.where(coefficient == 1, 1 - r, r) / (self.k * self.m)  # Pr[(j, l, +1) | x]
+        table = np.stack([1.0 / (self.k * self.m) - plus, plus], axis=-1)  # (l, j, x, sign)
+        return np.transpose(table, (2, 1, 0, 3)).reshape(self.d, -1)

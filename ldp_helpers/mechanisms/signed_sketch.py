@@ -1,0 +1,166 @@
+"""The shared law of the signed-bit sketches (Hashtogram, the private count sketch).
+
+Both give each user a random row j of a rows × width sketch and let her reveal ONE randomized sign
+about the cell h_j(value), by Q_Bin at ε (kept w.p. p = e^ε/(e^ε+1)); every other cell of her
+contribution is a fair random sign, independent of her value.  So a report is ε-LDP (checked
+exactly from each class's whole-report table) and the server's cell sums are integers in [−n, n].
+The estimate is c_ε·Σ_j g_j(x)·S[j, h_j(x)] with c_ε = (e^ε+1)/(e^ε−1) (g ≡ 1 for Hashtogram).
+
+Exact for fixed hashes: a user of value v adds ±c_ε to the query of x with mean
+K[v, x] = (1/rows)·Σ_j 1[h_j(v) = h_j(x)]·g_j(v) g_j(x), so E f̂(x) = Σ_v f_v K[v, x] and
+Var f̂(x) = Σ_v f_v (c_ε² − K[v, x]²).
+
+Exact aggregate sampler: users split over rows multinomially; in cell (j, t) the +1 count is
+Bin(#{hash t, g = +1}, p) + Bin(#{hash t, g = −1}, 1 − p) + Bin(#{other hash}, 1/2).
+
+References
+----------
+[bassily2017] (Hashtogram); [cormode2021] (the private count sketch); [charikar2002] (the count sketch).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ldp_helpers._validation import (Described, check_allocation, check_int, check_int_array, check_real, check_real_array, check_rng,
+                                     check_trailing_shape, fail)
+from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+
+MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
+MAX_TABLE_CELLS = 2**24  # largest d × (number of whole reports) for output_table
+
+
+def _check_coefficients(name_a, a, name_b, b, rows):
+    check_int_array(name_a, a, low=1, high=HASH_PRIME - 1, shape=(rows,))
+    check_int_array(name_b, b, low=0, high=HASH_PRIME - 1, shape=(rows,))
+
+
+@functools.lru_cache(maxsize=4)
+def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
+    """K[v, x] = (1/rows)·Σ_j 1[h_j(v) = h_j(x)] g_j(v) g_j(x) (d × d, read-only), cached per design."""
+    check_allocation("d", d, d * d, what="the d × d collision kernel of the exact mean and variance")
+    h = np.frombuffer(hashes, dtype=np.int64).reshape(rows, d)
+    g = np.frombuffer(signs, dtype=np.int64).reshape(rows, d)
+    kernel = np.zeros((d, d))
+    for hj, gj in zip(h, g):  # one d × d comparison per row
+        kernel += (hj[:, None] == hj[None, :]) * np.outer(gj, gj)
+    kernel /= rows
+    kernel.setflags(write=False)
+    return kernel
+
+
+@dataclass(frozen=True)
+class _SignedSketch(FrequencyOracle):
+    """The shared law of Hashtogram and the PCS (see the module docstring); subclasses give the shape and hashes."""
+
+    unbiased = False
+
+    def __post_init__(self):
+        check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)
+        super().__post_init__()
+        check_int("d", self.d, low=2, high=HASH_PRIME)
+
+    @property
+    def _shape(self) -> tuple[int, int]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _signs(self) -> np.ndarray:
+        """g_j(x) ∈ {±1}, shape (rows, d): all +1 unless the subclass signs its cells."""
+        return np.ones((self._shape[0], self.d), dtype=np.int64)
+
+    @cached_property
+    def _table(self) -> tuple[np.ndarray, np.ndarray]:
+        hashes, signs = self.hash_table(), self._signs()
+        signs.setflags(write=False)
+        return hashes, signs
+
+    @property
+    def keep_probability(self) -> float:
+        """p = e^ε/(e^ε+1): the revealed sign is kept w.p. p (Q_Bin at ε)."""
+        return _q_bin_probabilities(self.epsilon)[0]
+
+    @property
+    def c_epsilon(self) -> float:
+        """c_ε = (e^ε+1)/(e^ε−1) = 1/(2p − 1): scales a kept-or-flipped sign to an unbiased ±1."""
+        return 1.0 / (2 * self.keep_probability - 1)
+
+    @property
+    def tight(self) -> bool:
+        """Whether the loss is exactly ε: some row's (cell, sign) differs between two values."""
+        hashes, signs = self._table
+        pairs = hashes * 2 + (signs > 0)
+        return bool(np.any(pairs != pairs[:, :1]))
+
+    def _kernel(self) -> np.ndarray:
+        hashes, signs = self._table
+        return _kernel(hashes.tobytes(), signs.tobytes(), self._shape[0], self.d)
+
+    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+        """Exact sampler of the cell sums (rows × width, or (n_draws, rows, width)); cost O(d·rows) per survey."""
+        counts, _ = self._counts_and_n(truth)
+        rng = check_rng(rng)
+        shape = batch_shape(n_draws, self._shape)
+        draws = 1 if n_draws is None else shape[0]
+        hashes, signs = self._table
+        return self._sample_sums(np.broadcast_to(counts, (draws, self.d)), hashes, signs, rng).reshape(shape)
+
+    def _sample_sums(self, counts, hashes, signs, rng) -> np.ndarray:
+        """Cell sums (draws, rows, width) of surveys whose users hold values with hash and sign columns
+        ``hashes``, ``signs`` (rows × s) in the counts ``counts`` (draws × s): any subset of the domain."""
+        rows, width = self._shape
+        draws = counts.shape[0]
+        per_row = rng.multinomial(counts, np.full(rows, 1.0 / rows))  # (draw, value, j)
+        cells = (np.arange(rows)[:, None] * width + hashes) * 2 + (signs < 0)  # (j, value): cell and sign class
+        flat = (np.arange(draws)[:, None] * (rows * width * 2) + cells.ravel()).ravel()
+        weights = np.swapaxes(per_row, 1, 2).reshape(-1)
+        split = np.bincount(flat, weights=weights, minlength=draws * rows * width * 2).astype(np.int64)
+        split = split.reshape(draws, rows, width, 2)
+        n_j = per_row.sum(axis=1)[:, :, None]  # (draw, j, 1)
+        p = self.keep_probability
+        plus = _draw_support_counts(split[..., 0], split[..., 0] + split[..., 1], p, 1 - p, rng=rng)
+        plus += rng.binomial(n_j - split.sum(axis=-1), 0.5)
+        return 2 * plus - n_j
+
+    def _query(self, sums, hashes, signs) -> np.ndarray:
+        """c_ε·Σ_j g_j(x)·S[j, h_j(x)] for the values with hash and sign columns ``hashes``, ``signs`` (rows × c)."""
+        return self.c_epsilon * (signs * sums[..., np.arange(self._shape[0])[:, None], hashes]).sum(axis=-2)
+
+    def estimate(self, aggregate, n) -> np.ndarray:
+        """f̂(x) = c_ε·Σ_j g_j(x)·S[j, h_j(x)] for every x (aggregate (rows, width) or (n_draws, rows, width))."""
+        check_int("n", n, low=1)
+        sums = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, self._shape))
+        return self._query(sums, *self._table)
+
+    def expected_estimate(self, truth) -> np.ndarray:
+        """Exact E[f̂(x)] = Σ_v f_v K[v, x] for these hashes (= f_x without collisions)."""
+        counts, _ = self._counts_and_n(truth)
+        return counts @ self._kernel()
+
+    def variance(self, truth) -> np.ndarray:
+        """Exact Var[f̂(x)] = n c_ε² − Σ_v f_v K[v, x]²: each user adds ±c_ε with mean K[v, x]."""
+        counts, n = self._counts_and_n(truth)
+        return n * self.c_epsilon**2 - counts @ self._kernel() ** 2
+
+    def _cell_table(self, n_reports: int, revealed) -> np.ndarray:
+        """Whole-report table from ``revealed(j, x) -> (mask over reports, sign)`` of the revealed cell."""
+        p = self.keep_probability
+        table = np.zeros((self.d, self._shape[0] * n_reports))
+        hashes, signs = self._table
+        for j, x in itertools.product(range(self._shape[0]), range(self.d)):
+            agrees = revealed(int(hashes[j, x]), int(signs[j, x]))
+            table[x, j * agrees.size:(j + 1) * agrees.size] = np.where(agrees, p, 1 - p)
+        return table
+
+
+def _check_signs(name: str, values) -> np.ndarray:
+    arr = check_int_array(name, values, low=-1, high=1)
+    if np.any(arr == 0):
+        fail(name, Described("an array containing 0"), "an array of ±1 entries")
+    return arr

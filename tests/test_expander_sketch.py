@@ -1,0 +1,109 @@
+"""Our PrivateExpanderSketch: the Reed–Solomon code over GF(16), the Möbius-ladder expander, the exact ε of a user's
+whole report, decoding several heavy hitters that share a bucket (what Bitstogram cannot), and the simulation
+against the per-user clients."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ldp_helpers.mechanisms.hashtogram import Hashtogram
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.protocols.expander_code import (code_length, decode_message, encode, expander_edges,
+                                                 multiplication_table, nibbles, spectral_gap)
+from ldp_helpers.protocols.expander_sketch import expander_records, private_expander_sketch
+from ldp_helpers.protocols.heavy_hitters import bitstogram, level_report_table, recall
+
+
+def test_gf16_is_a_field():
+    """The multiplication table is commutative, associative, distributes over XOR and every non-zero has an inverse."""
+    mul = multiplication_table()
+    a, b, c = np.meshgrid(np.arange(16), np.arange(16), np.arange(16), indexing="ij")
+    np.testing.assert_array_equal(mul, mul.T)
+    np.testing.assert_array_equal(mul[mul[a, b], c], mul[a, mul[b, c]])
+    np.testing.assert_array_equal(mul[a, b ^ c], mul[a, b] ^ mul[a, c])
+    assert all(1 in mul[x, 1:] for x in range(1, 16))
+
+
+@pytest.mark.parametrize("bits", [8, 12, 16])
+def test_the_code_is_systematic_with_distance_m0_plus_one(bits):
+    """Codewords start with the value's nibbles; two values' codewords differ in at least M₀ + 1 of the M = 2·M₀ symbols."""
+    information, length = code_length(bits)
+    values = np.random.default_rng(bits).choice(2**bits, size=200, replace=False)
+    words = encode(values, bits)
+    assert words.shape == (200, length)
+    np.testing.assert_array_equal(words[:, :information], nibbles(values, bits))
+    np.testing.assert_array_equal(decode_message(words[:, :information], bits), values)
+    distance = (words[:, None, :] != words[None, :, :]).sum(axis=-1)
+    assert distance[~np.eye(200, dtype=bool)].min() >= information + 1
+
+
+def test_every_m0_symbols_determine_the_value():
+    """Exhaustively at bits = 8 (M₀ = 2, M = 4): any two positions of a codeword identify the value."""
+    words = encode(np.arange(256), 8)
+    for positions in itertools.combinations(range(4), 2):
+        assert np.unique(words[:, positions], axis=0).shape[0] == 256
+
+
+@pytest.mark.parametrize("length", [4, 6, 8, 12, 16])
+def test_the_graph_is_a_connected_three_regular_ladder(length):
+    """3M/2 edges, every vertex of degree 3 (K₄ at M = 4), connected (spectral gap > 0)."""
+    edges = expander_edges(length)
+    assert len(edges) == 3 * length // 2
+    np.testing.assert_array_equal(np.bincount(edges.ravel(), minlength=length), 3)
+    assert spectral_gap(length) > 0.5
+
+
+@pytest.mark.parametrize("epsilon", [0.8, 2.0])
+def test_one_users_whole_report_is_exactly_epsilon(epsilon):
+    """bits = 8 (6 edge groups + the last), one bucket, Hashtogram R = 1, T = 2: the (group, report) table loses ε."""
+    records = Hashtogram.create(epsilon, 256, 1, 2, rng=np.random.default_rng(1))
+    final = Hashtogram.create(epsilon, 256, 1, 2, rng=np.random.default_rng(2))
+    x = np.arange(256)
+    tables = [records.output_table()[expander_records(x, 8, 1, edge)] for edge in expander_edges(4)]
+    tables.append(final.output_table())
+    assert max_privacy_loss(level_report_table(tables, np.full(7, 1 / 7))) == pytest.approx(epsilon, rel=1e-9)
+
+
+@pytest.mark.statistical
+def test_heavy_hitters_sharing_one_bucket_are_all_decoded():
+    """With a single bucket, three planted values are all recovered from their clusters; Bitstogram reads one value
+    per bucket and so returns at most one of them."""
+    rng = np.random.default_rng(11)
+    heavy = np.array([0x1234, 0xA7C3, 0x3C0F])
+    values = np.r_[np.repeat(heavy, 30_000), rng.integers(0, 2**16, 20_000)]
+    truth = np.bincount(values, minlength=2**16)
+    found = private_expander_sketch(values, 16, 6.0, 3, n_buckets=1, rng=rng)
+    assert set(found.values.tolist()) == set(heavy.tolist())
+    np.testing.assert_allclose(found.estimates, 30_000, rtol=0.15)
+    assert recall(bitstogram(values, 16, 6.0, 3, n_buckets=1, rng=rng).values, truth, 3) <= 1 / 3
+
+
+@pytest.mark.statistical
+def test_fast_simulation_and_per_user_clients_agree():
+    """Planted heavy hitters: the batched path and the real clients find them, with estimates of the same mean (5 SE)."""
+    rng = np.random.default_rng(12)
+    heavy = np.array([77, 1900, 3333])
+    values = np.r_[np.repeat(heavy, [6000, 4000, 3000]), rng.integers(0, 2**12, 3000)]
+    runs = [private_expander_sketch(values, 12, 4.0, 3, oracle_buckets=64, rng=rng, per_user=per_user) for per_user in (False, True)
+            for _ in range(8)]
+    fast, slow = runs[:8], runs[8:]
+    for found in runs:
+        assert set(found.values.tolist()) == set(heavy.tolist())
+
+    def by_value(results):
+        return np.array([[r.estimates[r.values == h][0] for h in heavy] for r in results])
+    a, b = by_value(fast), by_value(slow)
+    se = np.sqrt(a.var(axis=0, ddof=1) / 8 + b.var(axis=0, ddof=1) / 8)
+    assert np.all(np.abs(a.mean(axis=0) - b.mean(axis=0)) < 5 * se)
+    np.testing.assert_allclose(a.mean(axis=0), [6000, 4000, 3000], rtol=0.1)
+
+
+def test_bad_input_is_refused():
+    values = np.arange(16)
+    with pytest.raises(ValueError, match="bits"):
+        private_expander_sketch(values, 4, 1.0, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="min_agreement"):
+        private_expander_sketch(values, 8, 1.0, 2, min_agreement=1.5, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="length"):
+        expander_edges(5)
