@@ -216,7 +216,9 @@ stronger = max(paper.printed_assumption(meth, epsilon=e, n_rounds=t, literal=lit
                for meth in ("1-shot", "T-shot") for lit in (False, True)
                for e, t in ((0.3, 100), (1.0, 100), (10.0, 100), (31.6, 1000)))
 print(f"Thms 6, 7: printed assumption / condition (1), largest over both readings: {stronger:.4g}")
-claims.statement("thm6_thm7_valid", le(stronger, 1.0))
+algebra = ("with u = ε/m > 0: 1/(e^u + 1) < 1/(e^u − 1) and e^−(u+1) < 1/(e^u − 1) (e^u − 1 < e^(u+1)), "
+           "so either reading of the printed assumption implies condition (1) at r = 0")
+claims.statement("thm6_thm7_valid", by_text(algebra), stronger=stronger)
 
 # %% [markdown]
 # Every certified α below uses condition (1) (`bounds.m_shot.method_assumption`):
