@@ -241,8 +241,8 @@ claims.statement("de_linear", close(off_linear, 0.0, 1e-9), increment=de_slope[0
 # %%
 print(runs.walkthrough_text(ldp.OUE(walk_eps, walk_d), walk_value, walk_counts, rng=streams[11]))
 print(runs.walkthrough_text(ldp.SUE(walk_eps, walk_d), walk_value, walk_counts, rng=streams[11]))
-acronym = ("the tutorial writes 'Optimized Unary Encoding (OUE)' and then OEU twice (OEUは最適なパラメータで; "
-           "まとめ: OEUとOLHは最適): the letters are swapped")
+acronym = ("the tutorial writes 'Optimized Unary Encoding (OUE)' and then OEU twice "
+           "(OEUは最適なパラメータで; まとめ: OEUとOLHは最適): the letters are swapped")
 claims.erratum_if("oue_acronym", by_text(acronym))
 
 # %% [markdown]
@@ -448,7 +448,8 @@ claims.check("cms_ldp", eps_cms_table)
 rows, columns = sketch_shape
 one_row_per_hash = ("step 3 reads, for each hash function, the column obtained in each row "
                     "(各ハッシュ関数にdを入力し、各行で得られた列の値を調べる): k rows, so M is k x m")
-claims.erratum_if("cms_shape", by_text(one_row_per_hash), rows=rows, columns=columns, k=cms.k, m=cms.m)
+claims.erratum_if("cms_shape", by_text(one_row_per_hash), rows=rows, columns=columns, k=cms.k,
+                  m=cms.m)
 # with §6.6: the largest deviation, in SE, of a simulated variance (SE of s^2/sigma^2: sqrt(2/(R-1)))
 worst_z = max(np.max(np.abs(sim_ratio - 1)) / np.sqrt(2 / (n_draws - 1)), np.max(np.abs(cms_z)))
 claims.statement("unbiased_exact_variance", lt(worst_z, 5.0), low=sim_ratio.min(),
@@ -513,8 +514,9 @@ claims.statement("de_rule", close(off_by, 0, 0), crossing=crossing)
 olh_bits = {d: ldp.OLH(eps_table, d).report_bits for d in (2**10, 2**20)}
 oue_bits = {d: ldp.OUE(eps_table, d).report_bits for d in (2**10, 2**20)}
 print(f"report bits at eps = {eps_table:g}: OLH {olh_bits}, OUE {oue_bits}")
-by_definition = ("OUE sends the perturbed |D|-bit vector (Unary Encoding), OLH <H, b'>: a hash index "
-                 "and b' in [g] (OLH): O(|D|) vs O(log|D|) bits by the encodings' own definitions")
+by_definition = ("OUE sends the perturbed |D|-bit vector (Unary Encoding), OLH <H, b'>: a hash "
+                 "index and b' in [g] (OLH): O(|D|) vs O(log|D|) bits by the encodings' own "
+                 "definitions")
 claims.statement("olh_bits", by_text(by_definition), olh=olh_bits[2**10],
                  oue_small=oue_bits[2**10], oue_large=oue_bits[2**20])
 

@@ -251,8 +251,9 @@ recall_printed, recall_fixed = defect[True][:, 1], defect[False][:, 1]
 gain, se_gain = runs.paired_gain(recall_fixed, recall_printed)  # the fix minus the printed loop
 claims.erratum_if("normalization", gt(gain, 3 * se_gain), y_max=np.abs(y_printed).max(),
                   printed=recall_printed.mean(), fixed=recall_fixed.mean(), se_gain=se_gain)
-level = ("信頼係数 (confidence coefficient) is 1 - α, yet the text gives α = 0.05 that name; the printed "
-         "script keeps p_vals < alpha_test = 0.05: 0.05 is the test's significance level (有意水準)")
+level = ("信頼係数 (confidence coefficient) is 1 - α, yet the text gives α = 0.05 that name; the "
+         "printed script keeps p_vals < alpha_test = 0.05: 0.05 is the test's significance level "
+         "(有意水準)")
 claims.erratum_if("confidence_coefficient", by_text(level),
                   share=defect[False][:, 3].mean() / (runs.M - runs.N_TRUE))
 

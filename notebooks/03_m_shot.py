@@ -149,7 +149,7 @@ print(f"c* = argmax g = {c:.6f}, g(c*) = {paper.g(c):.6f}, 1/c* = {1 / c:.6f}")
 claims.statement("r_star_zero", close(n_rising, 0, 0))
 claims.statement("g_one_extremum", close(n_turns, 0, 0), c=c)
 claims.check("c_star", c)
-c_paper = 0.574  # the paper's c*: a strict local maximum of g (not a minimum) iff it beats both sides
+c_paper = 0.574  # the paper's c*: a strict local maximum of g (not a minimum) iff it beats both
 near = max(paper.g(c_paper - 0.05), paper.g(c_paper + 0.05))
 claims.erratum_if("c_star_argmin", gt(paper.g(c_paper) - near, 0.0), g_max=paper.g(c), near=near)
 claims.erratum("c_star_list", round(c, 4))
@@ -182,7 +182,7 @@ print(f"T = {T}: " + ";  ".join(f"eps = {e:g}: regime {paper.m_star_regime(e, T)
                                 f"m* = {paper.m_star(e, T)}" for e in sorted((*runs.EPSILONS, T))))
 for e in runs.EPSILONS:
     claims.check(f"m_star.eps{e:g}", paper.m_star(e, T))
-claims.erratum("m_star_eps_equals_t", paper.m_star(T, T), m_2t=paper.m_star(2 * T, T))  # eps = T, 2T
+claims.erratum("m_star_eps_equals_t", paper.m_star(T, T), m_2t=paper.m_star(2 * T, T))  # T, 2T
 publish(plots.m_star_regimes(eps_grid, t_grid, m_eq7, runs.EPSILONS, T), "eq7_m_star_regimes")
 
 # %% [markdown]
@@ -216,8 +216,9 @@ stronger = max(paper.printed_assumption(meth, epsilon=e, n_rounds=t, literal=lit
                for meth in ("1-shot", "T-shot") for lit in (False, True)
                for e, t in ((0.3, 100), (1.0, 100), (10.0, 100), (31.6, 1000)))
 print(f"Thms 6, 7: printed assumption / condition (1), largest over both readings: {stronger:.4g}")
-algebra = ("with u = ε/m > 0: 1/(e^u + 1) < 1/(e^u − 1) and e^−(u+1) < 1/(e^u − 1) (e^u − 1 < e^(u+1)), "
-           "so either reading of the printed assumption implies condition (1) at r = 0")
+algebra = ("with u = ε/m > 0: 1/(e^u + 1) < 1/(e^u − 1) and e^−(u+1) < 1/(e^u − 1) "
+           "(e^u − 1 < e^(u+1)), so either reading of the printed assumption implies condition (1) "
+           "at r = 0")
 claims.statement("thm6_thm7_valid", by_text(algebra), stronger=stronger)
 
 # %% [markdown]
@@ -412,8 +413,8 @@ taylor_printed = bool(np.all(np.exp(x_unit) <= 1 + x_unit + 1.0 / 2 * x_unit**2)
 taylor_e_half = 1 + x_unit + np.e / 2 * x_unit**2 - np.exp(x_unit)  # >= 0 where it holds
 print(f"e^x <= 1 + x + (k/2) x^2 on [0, 1]: k = eps = 1 (as printed): {taylor_printed};  k = e: "
       f"{bool(taylor_e_half.min() >= 0)}")
-garbled = ("the converted (ε/2)x² has no ε in its lemma and fails at x = 1 (1 + 1 + 1/2 < e at ε = 1); "
-           "e/2 holds: which symbol the authors wrote, the conversion does not show")
+garbled = ("the converted (ε/2)x² has no ε in its lemma and fails at x = 1 (1 + 1 + 1/2 < e "
+           "at ε = 1); e/2 holds: which symbol the authors wrote, the conversion does not show")
 claims.ambiguous_if("appendix3_constant", by_text(garbled), e=np.e)
 claims.statement("appendix3_e_half", ge(taylor_e_half.min(), 0.0), printed=taylor_printed)
 
@@ -438,8 +439,8 @@ beaten = " and ".join(meth for meth in paper.METHODS if alphas[meth] > alphas["m
 print(f"bound (2)'s alpha at eps = {eps:g}, T = {T}, N = {N:,}: "
       + ", ".join(f"{meth} {a:.4g}" for meth, a in alphas.items()))
 claims.erratum("abstract_beats", beaten)
-brackets = ("the abstract's log(T/N) is negative for N > T, §1 prints log T/N, Eq. (9) has (log T)/N: "
-            "the brackets may be the conversion's; each reading is computed")
+brackets = ("the abstract's log(T/N) is negative for N > T, §1 prints log T/N, Eq. (9) has "
+            "(log T)/N: the brackets may be the conversion's; each reading is computed")
 claims.ambiguous_if("abstract_log_t_over_n", by_text(brackets), log_t_over_n=np.log(T / N),
                     exponent=paper.rate_exponent("m*-shot", 0.5))
 claims.erratum("intro_exponent", 2 * paper.rate_exponent("m*-shot", 1 - 0.25))  # b = 1/4

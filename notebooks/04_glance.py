@@ -285,9 +285,10 @@ thm5_cond = bool(paper.dense_sparse_condition(mu_thm5, eps_thm5, *F2))
 glance_holds = 1 - float(runs.exceedance_probabilities(
     Glance, constant_population(mu_thm5, *F2.shape), eps_thm5,
     paper.glance_upper_bound(eps_thm5, *F2), rng=rngs[1], n_draws=n_draws_lower_bound)[0])
-rr_part = ("(3) bounds max|μ̂_t − μ̃_t|, the RR part Claim 1 already bounds by θ < 2θ without (2); §5.2.3 "
-           "compares it with Harmony's lower bound on max|μ_t − μ̂_t|: μ̃ is a slip for μ")
-claims.erratum_if("thm5_total_error", by_text(rr_part), holds=glance_holds, mu=mu_thm5, cond=thm5_cond)
+rr_part = ("(3) bounds max|μ̂_t − μ̃_t|, the RR part Claim 1 already bounds by θ < 2θ without (2); "
+           "§5.2.3 compares it with Harmony's lower bound on max|μ_t − μ̂_t|: μ̃ is a slip for μ")
+claims.erratum_if("thm5_total_error", by_text(rr_part), holds=glance_holds, mu=mu_thm5,
+                  cond=thm5_cond)
 rr = Harmony(eps_thm5, F2.n_rounds).randomizer
 err_max = (F2.n_rounds - rr.q) / (rr.p - rr.q)  # the largest |mu_hat_t - mu_t| of any survey
 log10_beta_max = -2 * np.log10(F2.n_users + 1)  # Corollary 2's beta < 1/(N+1)^2
