@@ -435,9 +435,11 @@ claims.erratum("rappor_p_prime", prr_then_irr[0, 1], paper=printed_p_star)
 # mean query is unbiased, as every frequency oracle's estimate of §6 was (the check below pools both).
 
 # %%
-eps_cms_table = ldp.CountMeanSketch.create(2.0, 5, 2, 6, rng=rng).privacy_loss()
-print(f"CMS (eps = 2, k = 2, m = 6): privacy loss from the (j, v~) table = {eps_cms_table:.6f}")
-cms = ldp.CountMeanSketch.create(2.0, 200, 16, 256, rng=rng)
+cms_eps = 2.0
+eps_cms_table = ldp.CountMeanSketch.create(cms_eps, 5, 2, 6, rng=rng).privacy_loss()
+print(f"CMS (eps = {cms_eps:g}, k = 2, m = 6): privacy loss from the (j, v~) table = "
+      f"{eps_cms_table:.6f}")
+cms = ldp.CountMeanSketch.create(cms_eps, 200, 16, 256, rng=rng)
 emoji_counts = ldp.power_law_counts(1_000_000, 200, 1.2)
 cms_z = runs.cms_mean_z_scores(cms, emoji_counts, n_draws=n_draws // 4, rng=rng)
 print(f"n = {emoji_counts.sum():,} users, d = 200 values: max |z| of the mean estimate vs its "
@@ -528,8 +530,9 @@ claims.statement("olh_bits", by_text(by_definition), olh=olh_bits[2**10],
 # rare values upwards. On a sparse distribution (half the values absent), OUE at ε = 1:
 
 # %%
-pp_counts = np.r_[np.full(16, 2000), np.zeros(16, int)]
-pp_summary = runs.postprocessing_summary(ldp.OUE(1.0, 32), pp_counts, n_draws=n_draws,
+pp_eps, pp_counts = 1.0, np.r_[np.full(16, 2000), np.zeros(16, int)]
+pp_summary = runs.postprocessing_summary(ldp.OUE(pp_eps, pp_counts.size), pp_counts,
+                                        n_draws=n_draws,
                                         rng=streams[5])
 for method, (absent_mean, mse) in pp_summary.items():
     print(f"{method:>9}: mean estimate of an absent value = {absent_mean:8.1f}, "

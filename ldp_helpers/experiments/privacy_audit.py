@@ -74,8 +74,9 @@ class LocalHashSupport:
 
 def audit_inputs(key: str, mechanism) -> tuple:
     """The two inputs audited for a registry entry: values 0 and 1; (cohort 0, candidate 0 / 1) for
-    RAPPOR; the all-zeros and all-ones streams for stream mechanisms; −r and r for a mean of values in
-    [−r, r] (where the tables attain ε)."""
+    RAPPOR; the all-zeros and all-ones streams for stream mechanisms (where the tables attain ε); −r and r for
+    Duchi et al.'s mean of values in [−r, r], the counters 0 and m for 1BitMean's; the all-zeros and all-ones
+    tuples for multidimensional collection."""
     key = check_choice("key", key, REGISTRY)
     return _audit_inputs(key, check_instance("mechanism", mechanism, Mechanism))
 
@@ -86,8 +87,10 @@ def _audit_inputs(key: str, mechanism) -> tuple:
         return np.zeros(mechanism.n_rounds, np.int8), np.ones(mechanism.n_rounds, np.int8)
     if family == "rappor":
         return np.array([0, 0]), np.array([0, 1])
-    if family == "mean":
-        return -mechanism.radius, mechanism.radius
+    if family == "mean":  # the inputs' extremes, where the tables attain ε
+        return (-mechanism.radius, mechanism.radius) if hasattr(mechanism, "radius") else (0, mechanism.m)
+    if family == "multidimensional":  # tuples that differ in every attribute
+        return np.zeros(mechanism.n_attributes, np.int64), np.ones(mechanism.n_attributes, np.int64)
     return 0, 1
 
 

@@ -34,6 +34,8 @@ from ldp_helpers.simulate.populations import flat_counts, power_law_counts
 POPULATIONS = ("uniform", "zipf", "clickstream")
 #: shown for a quantity that cannot be computed at this size (e.g. an output table too large)
 UNAVAILABLE = "—"
+#: exact MSEs this close (relative) are one tie: the first registered oracle is named best
+TIE_RTOL = 1e-9
 
 
 @functools.lru_cache(maxsize=1)
@@ -183,7 +185,11 @@ def _crossovers(grid: np.ndarray, exact: dict) -> tuple:
     """Where the oracle of smallest exact MSE changes between neighbouring ε, placed where the log-MSE difference of
     the two changes sign (linear in ε); ties go to the oracle registered first."""
     keys, table = list(exact), np.array(list(exact.values()))
-    best = np.where(np.all(np.isnan(table), axis=0), -1, np.argmin(np.where(np.isnan(table), np.inf, table), axis=0))
+    finite = np.where(np.isnan(table), np.inf, table)
+    lowest = finite.min(axis=0)
+    # ties go to the first registered oracle: ADP is GRR or OUE, L-GRR's and L-OSUE's first reports are
+    # GRR's and OUE's at ε₁, equal up to rounding (TIE_RTOL), and a tie is no crossover
+    best = np.where(np.isinf(lowest), -1, np.argmax(finite <= lowest * (1 + TIE_RTOL), axis=0))
     crossovers = []
     for j in range(grid.size - 1):
         a, b = best[j], best[j + 1]
@@ -236,7 +242,9 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) 
         except ValueError:
             continue
         ranking.append((key, sum(_mse_parts(oracle, truth))))
-    return tuple(sorted(ranking, key=lambda item: item[1]))
+    lowest = min(mse for _, mse in ranking)  # the oracles tied for best (within TIE_RTOL) keep the registry order
+    order = {key: i for i, (key, _) in enumerate(ranking)}
+    return tuple(sorted(ranking, key=lambda item: (0, order[item[0]]) if item[1] <= lowest * (1 + TIE_RTOL) else (1, item[1])))
 
 
 # ------------------------------------------------------------------------------------ report size, phase diagram

@@ -197,5 +197,5 @@ class HadamardResponse(FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         blocks = self._layout[0]
         in_block = np.bincount(blocks, weights=counts, minlength=self.B)[blocks]
-        e_eps, gap = math.exp(self.epsilon), math.expm1(self.epsilon)
-        return self._e / gap**2 * ((e_eps + 1) * in_block + 2 * (n - in_block)) - counts
+        gap = math.expm1(self.epsilon)  # E/(e^ε − 1) = 1 + 2B/(e^ε − 1), (e^ε + 1)/(e^ε − 1) = 1 + 2/(e^ε − 1): no overflow
+        return (1 + 2 * self.B / gap) * ((1 + 2 / gap) * in_block + 2 / gap * (n - in_block)) - counts

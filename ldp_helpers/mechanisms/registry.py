@@ -34,6 +34,14 @@ from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.simulate.populations import Population
+# issue 29, part C: longitudinal, Microsoft's telemetry, ADP, multidimensional collection
+from ldp_helpers.mechanisms.adaptive import ADP
+from ldp_helpers.mechanisms.dbitflip import DBitFlip
+from ldp_helpers.mechanisms.longitudinal import LGRR, LOSUE, LOUE, LSOUE, LSUE
+from ldp_helpers.mechanisms.multidimensional import SPL
+from ldp_helpers.mechanisms.rs_fd import RSFD
+from ldp_helpers.mechanisms.smp import SMP
+from ldp_helpers.mechanisms.telemetry import OneBitMean
 
 _EXAMPLE_SEED = 20261122  # keys the example CMS hashes and RAPPOR secret (fixed examples)
 
@@ -49,8 +57,11 @@ class RegistryEntry:
     label : str
         Display name (``"GRR"``).
     family : str
-        ``"frequency oracle"``, ``"binary"``, ``"sketch"``, ``"rappor"``, ``"stream"`` or ``"mean"`` (a mean of
-        values in [−r, r]: the truth is the users' values).
+        ``"frequency oracle"``, ``"binary"``, ``"sketch"``, ``"rappor"``, ``"stream"``, ``"longitudinal"``
+        (memoized frequency oracles: their ``epsilon`` is one report's, ``epsilon_permanent`` all reports'),
+        ``"mean"`` (Duchi et al.'s mean of values in [−r, r], truth: the users' values; 1BitMean's counter
+        mean, truth: users per counter value) or ``"multidimensional"`` (tuples of
+        attributes; truth: the joint table of counts).
     reference : str
         Where the mechanism is defined, in the collection's citation style.
     example : callable
@@ -93,6 +104,10 @@ def _rappor(f: float) -> Callable[[], Rappor]:
 
 def _rappor_truth(mechanism) -> np.ndarray:
     return np.array([[12, 5, 0, 3], [2, 9, 4, 0]], dtype=np.int64)
+
+
+def _joint_truth(mechanism) -> np.ndarray:
+    return np.array([[12, 3], [0, 7], [5, 9]], dtype=np.int64)  # users per (attribute 1, attribute 2) tuple
 
 
 def _stream_truth(mechanism) -> Population:
@@ -152,6 +167,33 @@ _ENTRIES = [
                   lambda: BasicOneTimeRappor(2.0, 4), _stream_truth),
     RegistryEntry("m_shot", "m-shot reporting", "stream", "[m_shot] Algorithm 1",
                   lambda: MShotReporting(2.0, 4, 2, 0.3), _stream_truth),
+    # issue 29, part C (one block): longitudinal memoized oracles, Microsoft's telemetry, ADP, multidimensional
+    RegistryEntry("l_grr", "L-GRR (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-GRR)",
+                  lambda: LGRR(1.2, 5, 4.0), _counts),
+    RegistryEntry("l_oue", "L-OUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-OUE)",
+                  lambda: LOUE(1.2, 5, 4.0), _counts),
+    RegistryEntry("l_osue", "L-OSUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-OSUE)",
+                  lambda: LOSUE(1.2, 5, 4.0), _counts),
+    RegistryEntry("l_soue", "L-SOUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-SOUE)",
+                  lambda: LSOUE(1.2, 5, 4.0), _counts),
+    RegistryEntry("l_sue", "L-SUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-SUE); [erlingsson2014] §2",
+                  lambda: LSUE(1.2, 5, 4.0), _counts),
+    RegistryEntry("adp", "ADP (GRR or OUE by variance)", "frequency oracle", "[arcolezi2022ldpy]; [wang2017] §4.4",
+                  _oracle(ADP), _counts),
+    RegistryEntry("dbitflip", "dBitFlip (Microsoft)", "frequency oracle", "[ding2017] (dBitFlip)",
+                  lambda: DBitFlip(1.5, 5, 2), _counts),
+    RegistryEntry("one_bit_mean", "1BitMean (Microsoft)", "mean", "[ding2017] (1BitMean)",
+                  lambda: OneBitMean(1.1, 8), lambda m: np.array([5, 0, 3, 2, 0, 4, 1, 0, 6], dtype=np.int64)),
+    RegistryEntry("spl", "SPL (budget split over attributes, OUE)", "multidimensional", "[wang2019]; [arcolezi2021] (Spl, Smp)",
+                  lambda: SPL(1.2, (3, 2), "oue"), _joint_truth),
+    RegistryEntry("smp", "SMP (one sampled attribute, GRR)", "multidimensional", "[wang2019]; [arcolezi2021] (Spl, Smp)",
+                  lambda: SMP(1.2, (3, 2), "grr"), _joint_truth),
+    RegistryEntry("rs_fd_grr", "RS+FD[GRR] (ε = whole tuple's, the oracle's ε')", "multidimensional", "[arcolezi2021] (RS+FD)",
+                  lambda: RSFD(1.2, (3, 2), "grr"), _joint_truth),
+    RegistryEntry("rs_fd_oue_z", "RS+FD[OUE-z] (ε = whole tuple's, the oracle's ε')", "multidimensional", "[arcolezi2021] (RS+FD)",
+                  lambda: RSFD(1.2, (3, 2), "oue_z"), _joint_truth),
+    RegistryEntry("rs_fd_oue_r", "RS+FD[OUE-r] (ε = whole tuple's, the oracle's ε')", "multidimensional", "[arcolezi2021] (RS+FD)",
+                  lambda: RSFD(1.2, (3, 2), "oue_r"), _joint_truth),
 ]
 
 #: every mechanism of the collection, by key

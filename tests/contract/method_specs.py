@@ -22,6 +22,8 @@ from ldp_helpers.audit.events import Event
 from ldp_helpers.experiments.tutorial_protocols import Curve
 from ldp_helpers.explore.oracles import privacy_utility_curves
 from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.dbitflip import DBitFlip
+from ldp_helpers.mechanisms.telemetry import OneBitMean
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE
 from ldp_helpers.mechanisms.local_hashing import OLH
@@ -148,6 +150,20 @@ METHOD_SPECS: dict[str, MethodSpec] = {
                                                                  n=100, _extra={"count_of_ones": [-1.0, 101.0]}),
     M + "randomized_response.BinaryRR.fraction_variance": method(lambda: BinaryRR.from_epsilon(1.0), true_fraction=0.3,
                                                                  n=100, _extra={"true_fraction": [1.5, -0.1]}),
+    # issue 29, part C (one block): Microsoft's telemetry (the longitudinal oracles' helpers live on a shared
+    # private base and are probed in tests/test_longitudinal.py)
+    M + "dbitflip.DBitFlip.sample_buckets": method(lambda: DBitFlip(1.5, 5, 2), n_users=20, rng=RNG, _huge={"n_users"}),
+    M + "dbitflip.DBitFlip.perturb_rounds": method(lambda: DBitFlip(1.5, 5, 2), values=np.array([[0, 1, 0], [4, 4, 4]]),
+                                                   rng=RNG, _extra={"values": [np.array([0, 1]), np.array([[5, 0]])]}),
+    M + "dbitflip.DBitFlip.memoized_history_table": method(lambda: DBitFlip(1.5, 4, 1), histories=np.array([[0, 1], [2, 2]]),
+                                                           _extra={"histories": [np.array([0, 1]), np.zeros((1, 9), int)]}),
+    M + "telemetry.OneBitMean.one_probability": method(lambda: OneBitMean(1.0, 8), x=np.array([0, 4, 8]),
+                                                       _extra={"x": [np.array([9]), np.array([0.5])]}),
+    M + "telemetry.OneBitMean.error_bound": method(lambda: OneBitMean(1.0, 8), n=1000, beta=0.05),
+    M + "telemetry.OneBitMean.perturb_rounds": method(lambda: OneBitMean(1.0, 8), values=np.array([[5, 5, 6], [0, 8, 3]]),
+                                                      step=4, rng=RNG, _extra={"step": [3, 9], "values": [np.array([1, 2])]}),
+    M + "telemetry.OneBitMean.memoized_history_table": method(lambda: OneBitMean(1.0, 8), histories=np.array([[5, 5], [0, 8]]),
+                                                              step=4, _extra={"step": [3], "histories": [np.zeros((1, 13), int)]}),
     # pipeline (each call gets a fresh, empty table)
     P + "claims.ClaimsTable.check": method(_claims_table, paper_value=0.5, our_value=0.5, rtol=0.0, atol=0.01, se=None,
                                            id=None, tolerance="", depends_on="", **TEXT, _none_ok={"se", "id"},

@@ -1,0 +1,320 @@
+"""Longitudinal memoized frequency oracles: L-GRR, L-OUE, L-OSUE, L-SOUE and L-SUE of [arcolezi2022].
+
+RAPPOR's two steps ([erlingsson2014] §2: PRR, then IRR) applied to GRR and unary encoding.  A user
+randomizes her value once with the *permanent* randomizer (budget ε∞), memoizes the result, and
+sanitizes the memoized value anew at every collection with the *instantaneous* randomizer, whose
+parameters are solved so that one report costs exactly ε₁ < ε∞.
+
+The two rounds are binary channels of the same "support" event: round 1 keeps the user's own value
+(or her bit) with p₁ and supports another value with q₁, round 2 likewise with p₂, q₂.  Chained,
+
+    p* = q₂ + (p₂ − q₂) p₁,        q* = q₂ + (p₂ − q₂) q₁,        p* − q* = (p₁ − q₁)(p₂ − q₂),
+
+and one report is a pure oracle with (p*, q*) ([arcolezi2022] "longitudinal protocols").  For L-GRR the chained channel
+is GRR over d at ε₁ itself (p* + (d − 1) q* = 1), so ε₁ fixes p* and the second round in closed
+form.  For unary encodings each bit goes through both rounds on its own (bits stay independent),
+one report costs ``ln(p*(1 − q*)/(q*(1 − p*)))`` and the free parameter of the second round's
+family (OUE: p₂ = 1/2; SUE: p₂ + q₂ = 1) is the root of a monotone equation.
+
+Rounds:  L-OUE = OUE then OUE, L-OSUE = OUE then SUE, L-SOUE = SUE then OUE, L-SUE = SUE then SUE
+(RAPPOR's PRR + IRR on a one-hot Bloom filter with a symmetric IRR), first round at ε∞.  A second round of the
+OUE family cannot reach every ε₁ < ε∞: its ε₁ tops out at q₂ → 0 (:attr:`epsilon_ceiling`).
+
+τ reports of a user whose value does not change cost ε_τ (:meth:`epsilon_after`, exact), which
+grows with τ to ε∞ (the memoized value is eventually revealed); without memoization they would cost
+τ·ε₁.
+
+References
+----------
+[arcolezi2022] (L-GRR, L-OSUE and the chained parameters); [erlingsson2014] §2 (memoization);
+[wang2017] §4.1–§4.2 (GRR, SUE, OUE).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ldp_helpers._validation import (Described, check_above, check_allocation, check_binary_array, check_domain_values, check_epsilon,
+                                     check_int, check_ndim, check_real_array, check_rng, fail)
+from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
+from ldp_helpers.mechanisms.privacy import _independent_bits_table
+from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.unary_encoding import MAX_D_TABLE, UnaryEncoding
+
+#: largest τ for which :meth:`epsilon_after` is asked (beyond it ε_τ equals ε∞ in double precision anyway)
+MAX_REPORTS = 10**6
+#: largest number of columns of :func:`memoized_reports_table` (d^τ or 2^(dτ) whole-history reports)
+MAX_TABLE_COLUMNS = 2**16
+
+
+class Rounds(NamedTuple):
+    """The two rounds' support probabilities: permanent (p₁, q₁) and instantaneous (p₂, q₂)."""
+
+    p1: float
+    q1: float
+    p2: float
+    q2: float
+
+
+def _chain(rounds: Rounds) -> tuple[float, float]:
+    """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] "longitudinal protocols")."""
+    gap = rounds.p2 - rounds.q2
+    return rounds.q2 + gap * rounds.p1, rounds.q2 + gap * rounds.q1
+
+
+def _first_round(family: str, epsilon_permanent: float, d: int) -> tuple[float, float]:
+    """(p₁, q₁) of the permanent randomizer at ε∞: GRR over d, OUE or SUE ([wang2017] §4.1–§4.2)."""
+    if family == "grr":
+        return _grr_probabilities(epsilon_permanent, d)
+    if family == "oue":
+        return 0.5, _q_bin_probabilities(epsilon_permanent)[1]
+    return _q_bin_probabilities(epsilon_permanent / 2)
+
+
+def _unary_second_round(family: str, gap: float) -> tuple[float, float]:
+    """(p₂, q₂) of a unary second round with p₂ − q₂ = gap: OUE keeps p₂ = 1/2, SUE keeps p₂ + q₂ = 1."""
+    return (0.5, 0.5 - gap) if family == "oue" else (0.5 + gap / 2, 0.5 - gap / 2)
+
+
+def _unary_loss(p: float, q: float) -> float:
+    """ε of one unary-encoded report with support probabilities p > q: ln(p(1 − q)/(q(1 − p)))."""
+    return math.log(p) - math.log(q) + math.log1p(-q) - math.log1p(-p)
+
+
+def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d: int) -> Rounds:
+    """Both rounds for validated budgets: the first at ε∞, the second solved so that one report costs ε₁."""
+    p1, q1 = _first_round(first, epsilon_permanent, d)
+    if second == "grr":  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂) and p₂ + (d − 1)q₂ = 1
+        p_star, q_star = _grr_probabilities(epsilon, d)
+        gap = (p_star - q_star) / (p1 - q1)
+        return Rounds(p1, q1, (1 + (d - 1) * gap) / d, (1 - gap) / d)
+    top = 0.5 if second == "oue" else 1.0  # the gap p₂ − q₂ of the family's most faithful round
+
+    def excess(gap: float) -> float:
+        return _unary_loss(*_chain(Rounds(p1, q1, *_unary_second_round(second, gap)))) - epsilon
+
+    ceiling = excess(top) + epsilon
+    if not epsilon < ceiling:
+        fail("epsilon", epsilon, f"< {ceiling:.6g}, the largest ε₁ an {second.upper()} second round reaches after "
+                                 f"a first round at epsilon_permanent={epsilon_permanent:g}")
+    gap = brentq(excess, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return Rounds(p1, q1, *_unary_second_round(second, gap))
+
+
+def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:
+    """GRR's step with keep probability ``keep``: the value, else one of the d − 1 others uniformly."""
+    kept = rng.random(values.shape) < keep
+    other = rng.integers(0, d - 1, size=values.shape)
+    other += other >= values
+    return np.where(kept, values, other)
+
+
+def _flip_bits(bits: np.ndarray, p_one: float, q_one: float, rng: np.random.Generator) -> np.ndarray:
+    """Each bit reported 1 w.p. ``p_one`` if it is 1 and ``q_one`` if it is 0, independently."""
+    return (rng.random(bits.shape) < np.where(bits == 1, p_one, q_one)).astype(np.int8)
+
+
+def memoized_reports_table(permanent, instantaneous, n_reports: int) -> np.ndarray:
+    """``P[x, (y₁, …, y_τ)] = Σ_b permanent[x, b] Π_t instantaneous[b, y_t]``: τ reports of one memoized value.
+
+    The whole-history table of a user whose value x does not change: her memoized state b is drawn
+    once, every report from it afresh.  Columns enumerate the report sequences (y₁ the slowest);
+    at most :data:`MAX_TABLE_COLUMNS` of them.
+
+    References
+    ----------
+    [erlingsson2014] §2 (memoization); [tutorial] Eq. (2) (the table whose column ratios define ε).
+    """
+    first = check_ndim("permanent", check_real_array("permanent", permanent, low=0.0, high=1.0, low_open=False,
+                                                     high_open=False), 2)
+    second = check_ndim("instantaneous", check_real_array("instantaneous", instantaneous, low=0.0, high=1.0,
+                                                          low_open=False, high_open=False), 2)
+    if second.shape[0] != first.shape[1]:
+        fail("instantaneous", Described(f"an array of shape {second.shape}"), f"{first.shape[1]} rows (one per memoized state)")
+    longest = max(1, int(math.log(MAX_TABLE_COLUMNS) / math.log(max(second.shape[1], 2)) + 1e-9))
+    n_reports = check_int("n_reports", n_reports, low=1, high=longest)  # columns: reports per collection ** n_reports
+    history = np.ones((second.shape[0], 1))
+    for _ in range(n_reports):  # (states, sequences so far) ⊗ one more report
+        history = (history[:, :, None] * second[:, None, :]).reshape(second.shape[0], -1)
+    return first @ history
+
+
+@dataclass(frozen=True)
+class _Memoized:
+    """What the five oracles share: ε∞, the two rounds, memoization and the privacy of τ reports."""
+
+    epsilon_permanent: float  # ε∞: the permanent randomizer's budget, bound on all reports together
+    rounds: Rounds = field(init=False, repr=False)
+
+    first: ClassVar[str]  # the permanent randomizer's family: "grr", "oue" or "sue"
+    second: ClassVar[str]  # the instantaneous randomizer's family
+
+    def __post_init__(self):
+        epsilon, d = check_epsilon(self.epsilon), check_int("d", self.d, low=2)
+        eps_inf = check_above("epsilon_permanent", check_epsilon(self.epsilon_permanent, "epsilon_permanent"), epsilon,
+                              what="epsilon (ε₁ < ε∞)")
+        object.__setattr__(self, "epsilon_permanent", eps_inf)
+        object.__setattr__(self, "rounds", _rounds(self.first, self.second, epsilon, eps_inf, d))
+        super().__post_init__()
+
+    def _support_probabilities(self) -> tuple[float, float]:
+        return _chain(self.rounds)
+
+    @property
+    def epsilon_ceiling(self) -> float:
+        """The largest ε₁ the second round's family reaches after this first round (ε∞ for GRR and SUE)."""
+        if self.second != "oue":
+            return self.epsilon_permanent
+        p1, q1 = _first_round(self.first, self.epsilon_permanent, self.d)
+        return _unary_loss(*_chain(Rounds(p1, q1, 0.5, 0.0)))
+
+    # ---------------------------------------------------------------- the client, as the paper writes it
+
+    def memoize(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Permanent randomization at ε∞ of each user's value: what she keeps and reuses ([arcolezi2022] "longitudinal protocols")."""
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        if self.first == "grr":
+            return _keep_or_other(values, self.rounds.p1, self.d, rng)
+        check_allocation("values", Described(f"{values.size:,} values"), values.size * self.d, itemsize=17,
+                         what=f"{values.size:,} memoized vectors of d = {self.d:,} bits and their temporaries")
+        return _flip_bits(np.arange(self.d) == values[:, None], self.rounds.p1, self.rounds.q1, rng)
+
+    def report(self, memoized, *, rng: np.random.Generator) -> np.ndarray:
+        """Instantaneous randomization of the memoized values: one collection's reports."""
+        rng = check_rng(rng)
+        if self.first == "grr":
+            return _keep_or_other(check_domain_values("memoized", memoized, self.d).ravel(), self.rounds.p2, self.d, rng)
+        bits = check_binary_array("memoized", check_ndim("memoized", memoized, 2, last=self.d, what="(users × d bits)"))
+        return _flip_bits(bits, self.rounds.p2, self.rounds.q2, rng)
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """One collection from fresh users: memoize, then report (the first report of each user)."""
+        return self.report(self.memoize(values, rng=rng), rng=rng)
+
+    def perturb_rounds(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """τ collections of users whose values may change: ``values`` (users × τ) → reports (users × τ [× d]).
+
+        A value is memoized the first time the user holds it and reused whenever she holds it again
+        (RAPPOR's memoization is per value), every report is a fresh instantaneous randomization.
+        """
+        values = check_ndim("values", values, 2, what="(users × rounds)")
+        values = check_domain_values("values", values, self.d)
+        rng = check_rng(rng)
+        keys = (np.arange(values.shape[0])[:, None] * self.d + values).ravel()  # one key per (user, value)
+        pairs, which = np.unique(keys, return_inverse=True)
+        memo = self.memoize(pairs % self.d, rng=rng)  # one permanent state per (user, value) pair
+        reports = self.report(memo[which.ravel()], rng=rng)
+        return reports.reshape(*values.shape, *reports.shape[1:])
+
+    # ---------------------------------------------------------------- privacy
+
+    def permanent_table(self) -> np.ndarray:
+        """``P[v, b]`` of the permanent randomizer alone (the memoized state); its loss is ε∞."""
+        if self.first == "grr":
+            return GRR(self.epsilon_permanent, self.d).output_table()
+        check_int("d", self.d, low=2, high=MAX_D_TABLE)
+        ones = np.where(np.eye(self.d, dtype=bool), self.rounds.p1, self.rounds.q1)
+        return _independent_bits_table(1 - ones, ones)
+
+    def instantaneous_table(self) -> np.ndarray:
+        """``P[b, y]`` of the instantaneous randomizer: memoized state → one report."""
+        if self.first == "grr":
+            check_int("d", self.d, low=2, high=MAX_D_TABLE)
+            table = np.full((self.d, self.d), self.rounds.q2)
+            np.fill_diagonal(table, self.rounds.p2)
+            return table
+        check_int("d", self.d, low=2, high=MAX_D_TABLE // 2)  # 2^d states × 2^d reports
+        states = (np.arange(2**self.d)[:, None] >> np.arange(self.d)) & 1
+        ones = np.where(states == 1, self.rounds.p2, self.rounds.q2)
+        return _independent_bits_table(1 - ones, ones)
+
+    def epsilon_after(self, n_reports: int) -> float:
+        """Exact ε of τ reports of an unchanged value (ε₁ at τ = 1, increasing to ε∞).
+
+        L-GRR: the worst report sequence repeats the user's value, so with ρ = p₂/q₂
+        ``e^{ε_τ} = (p₁ρ^τ + (d − 1)q₁)/(q₁ρ^τ + p₁ + (d − 2)q₁)``.  Unary encodings: two bits differ
+        between two values; one is seen as 1 in all τ reports, the other as 0:
+        ``ε_τ = ln((p₁p₂^τ + (1−p₁)q₂^τ)/(q₁p₂^τ + (1−q₁)q₂^τ)) + ln((q₁p̄₂^τ + (1−q₁)q̄₂^τ)/(p₁p̄₂^τ + (1−p₁)q̄₂^τ))``
+        with p̄ = 1 − p.  Both are the exact loss of :func:`memoized_reports_table` (tested).
+
+        References
+        ----------
+        [erlingsson2014] Theorem 1 (ε∞ bounds every number of reports); [arcolezi2022] "longitudinal protocols".
+        """
+        tau = check_int("n_reports", n_reports, low=1, high=MAX_REPORTS)
+        p1, q1, p2, q2 = self.rounds
+        if self.first == "grr":
+            log_rho = tau * (math.log(p2) - math.log(q2))
+            return float(np.logaddexp(math.log(p1) + log_rho, math.log((self.d - 1) * q1))
+                         - np.logaddexp(math.log(q1) + log_rho, math.log(p1 + (self.d - 2) * q1)))
+
+        def log_mix(w: float, a: float, b: float) -> float:  # ln(w a^τ + (1 − w) b^τ)
+            return float(np.logaddexp(math.log(w) + tau * math.log(a), math.log1p(-w) + tau * math.log(b)))
+
+        one = log_mix(p1, p2, q2) - log_mix(q1, p2, q2)
+        zero = log_mix(q1, 1 - p2, 1 - q2) - log_mix(p1, 1 - p2, 1 - q2)
+        return one + zero
+
+
+@dataclass(frozen=True)
+class LGRR(_Memoized, GRR):
+    """Longitudinal GRR: GRR at ε∞ memoized, then GRR chained so that one report is GRR at ε₁.
+
+    ``LGRR(epsilon=ε₁, d, epsilon_permanent=ε∞)``.  One report has exactly the law of ``GRR(ε₁, d)``;
+    what memoization buys is the bound ε∞ on all reports of a user together.
+
+    References
+    ----------
+    [arcolezi2022] "longitudinal protocols" (L-GRR).
+    """
+
+    first: ClassVar[str] = "grr"
+    second: ClassVar[str] = "grr"
+
+
+@dataclass(frozen=True)
+class _LongitudinalUE(_Memoized, UnaryEncoding):
+    """A memoized unary encoding: the one-hot vector through the permanent then the instantaneous round."""
+
+
+@dataclass(frozen=True)
+class LOUE(_LongitudinalUE):
+    """L-OUE: OUE at ε∞ (memoized), then OUE (p₂ = 1/2) solved for ε₁ ([arcolezi2022] "longitudinal protocols")."""
+
+    first: ClassVar[str] = "oue"
+    second: ClassVar[str] = "oue"
+
+
+@dataclass(frozen=True)
+class LOSUE(_LongitudinalUE):
+    """L-OSUE: OUE at ε∞ (memoized), then SUE (p₂ + q₂ = 1) solved for ε₁ ([arcolezi2022] "longitudinal protocols")."""
+
+    first: ClassVar[str] = "oue"
+    second: ClassVar[str] = "sue"
+
+
+@dataclass(frozen=True)
+class LSOUE(_LongitudinalUE):
+    """L-SOUE: SUE at ε∞ (memoized), then OUE (p₂ = 1/2) solved for ε₁ ([arcolezi2022] "longitudinal protocols")."""
+
+    first: ClassVar[str] = "sue"
+    second: ClassVar[str] = "oue"
+
+
+@dataclass(frozen=True)
+class LSUE(_LongitudinalUE):
+    """L-SUE: SUE at ε∞ (memoized), then SUE solved for ε₁: RAPPOR's PRR + a symmetric IRR (p + q = 1), one-hot filter.
+
+    References
+    ----------
+    [arcolezi2022] "longitudinal protocols"; [erlingsson2014] §2 (one hash, k = d).
+    """
+
+    first: ClassVar[str] = "sue"
+    second: ClassVar[str] = "sue"

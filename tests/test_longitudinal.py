@@ -1,0 +1,142 @@
+"""The longitudinal memoized oracles of [arcolezi2022]: the chained rounds, ε of one report and of τ reports, the client."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.longitudinal import LGRR, LOSUE, LOUE, LSOUE, LSUE, memoized_reports_table
+from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.unary_encoding import OUE
+
+CLASSES = [LGRR, LOUE, LOSUE, LSOUE, LSUE]
+SETTINGS = [(0.5, 3, 2.0), (1.2, 5, 4.0), (2.0, 4, 2.2)]
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_one_report_costs_epsilon_and_the_memoized_value_epsilon_permanent(cls, setting):
+    """From the tables: one report's loss is ε₁, the permanent randomizer's is ε∞ (where the second round reaches ε₁)."""
+    epsilon, d, eps_inf = setting
+    try:
+        oracle = cls(epsilon, d, eps_inf)
+    except ValueError as err:  # an OUE second round tops out below ε∞: refused with the ceiling in the message
+        assert "epsilon must be <" in str(err)
+        return
+    assert oracle.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
+    assert max_privacy_loss(oracle.permanent_table()) == pytest.approx(eps_inf, rel=1e-9)
+    p1, q1, p2, q2 = oracle.rounds
+    assert oracle.p - oracle.q == pytest.approx((p1 - q1) * (p2 - q2), rel=1e-12)
+    assert 0 < q2 < p2 < 1
+
+
+def test_l_grr_and_l_osue_first_reports_are_grr_and_oue_at_epsilon_1():
+    """The chained channel of L-GRR is GRR(ε₁) and that of L-OSUE is OUE(ε₁): same p*, q*, so same variance."""
+    for eps1, d, eps_inf in SETTINGS:
+        np.testing.assert_allclose([LGRR(eps1, d, eps_inf).p, LGRR(eps1, d, eps_inf).q], [GRR(eps1, d).p, GRR(eps1, d).q],
+                                   rtol=1e-12)
+        np.testing.assert_allclose([LOSUE(eps1, d, eps_inf).p, LOSUE(eps1, d, eps_inf).q], [OUE(eps1, d).p, OUE(eps1, d).q],
+                                   rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [LOUE, LSOUE, LSUE])
+def test_l_osue_has_the_lowest_variance_of_the_unary_chains(cls):
+    """For the same (ε₁, ε∞), L-OSUE's first report has the smallest approximate variance among the four UE chains."""
+    for eps1, eps_inf in [(0.5, 1.0), (1.0, 4.0), (2.0, 3.0)]:
+        try:
+            other = cls(eps1, 8, eps_inf)
+        except ValueError:
+            continue
+        assert LOSUE(eps1, 8, eps_inf).approx_variance(1000) <= other.approx_variance(1000) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_epsilon_after_tau_reports_is_the_exact_loss_of_the_history_table(cls):
+    """ε_τ (closed form) equals the loss of the brute-force τ-report table; it grows with τ and tends to ε∞."""
+    oracle = cls(1.0, 3, 2.5)
+    losses = []
+    for tau in (1, 2, 3, 4):
+        table = memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), tau)
+        np.testing.assert_allclose(table.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+        losses.append(max_privacy_loss(table))
+        assert oracle.epsilon_after(tau) == pytest.approx(losses[-1], rel=1e-9)
+    assert losses[0] == pytest.approx(1.0, rel=1e-9) and np.all(np.diff(losses) > 0)
+    assert oracle.epsilon_after(10**5) == pytest.approx(2.5, rel=1e-9)
+    assert all(oracle.epsilon_after(t) < 2.5 for t in (5, 10, 20))
+
+
+def test_without_memoization_tau_reports_cost_tau_epsilon():
+    """Fresh GRR(ε₁) reports compose: the τ-report table (identity 'memo') has loss τ·ε₁, above L-GRR's ε_τ."""
+    oracle = LGRR(1.0, 3, 2.5)
+    fresh = GRR(1.0, 3).output_table()
+    for tau in (2, 3):
+        loss = max_privacy_loss(memoized_reports_table(np.eye(3), fresh, tau))  # "memo" = the value itself
+        assert loss == pytest.approx(tau * 1.0, rel=1e-9)
+        assert oracle.epsilon_after(tau) < loss
+
+
+@pytest.mark.parametrize("cls", [LOUE, LSOUE])
+def test_an_oue_second_round_has_a_ceiling(cls):
+    """ε₁ at or above the OUE second round's ceiling is refused, naming epsilon and the ceiling."""
+    ceiling = cls(0.5, 4, 2.0).epsilon_ceiling
+    assert 0.5 < ceiling < 2.0
+    with pytest.raises(ValueError, match=r"epsilon must be < "):
+        cls(ceiling * 1.0001, 4, 2.0)
+    assert cls(ceiling * 0.999, 4, 2.0).privacy_loss() == pytest.approx(ceiling * 0.999, rel=1e-9)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_bad_budgets_are_refused(cls):
+    with pytest.raises(ValueError, match="epsilon_permanent"):
+        cls(1.0, 4, 1.0)
+    with pytest.raises(ValueError, match="epsilon_permanent"):
+        cls(1.0, 4, math.nan)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_helpers_refuse_bad_input(cls):
+    """The shared client and privacy helpers (on a private base, so not in method_specs) refuse bad input by name."""
+    oracle, rng = cls(1.0, 4, 2.5), np.random.default_rng(0)
+    for bad in (np.array([4]), np.array([-1]), np.array([0.5]), "x", None):
+        with pytest.raises(ValueError, match="values"):
+            oracle.memoize(bad, rng=rng)
+    with pytest.raises(ValueError, match="memoized"):
+        oracle.report(np.array([[2]]) if cls is not LGRR else np.array([7]), rng=rng)
+    with pytest.raises(ValueError, match="rng"):
+        oracle.report(oracle.memoize(np.array([1]), rng=rng), rng=0)
+    with pytest.raises(ValueError, match="values"):
+        oracle.perturb_rounds(np.array([0, 1]), rng=rng)
+    for bad in (0, 2.5, 10**7, "x"):
+        with pytest.raises(ValueError, match="n_reports"):
+            oracle.epsilon_after(bad)
+    with pytest.raises(ValueError, match="n_reports"):
+        memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), 10**12)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("cls", [LGRR, LOSUE])
+def test_perturb_rounds_memoizes_per_value(cls):
+    """Two reports of one unchanged value follow the memoized two-report table; a changed value gets a fresh memo."""
+    oracle = cls(1.0, 3, 2.5)
+    n = 40_000
+    rng = np.random.default_rng(5)
+    reports = oracle.perturb_rounds(np.tile([[0, 0, 1]], (n, 1)), rng=rng)
+    if cls is LGRR:
+        pairs = reports[:, 0] * 3 + reports[:, 1]  # (y₁, y₂) of value 0, column index of the table
+        expected = memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), 2)[0]
+        observed = np.bincount(pairs, minlength=9) / n
+        assert np.all(np.abs(observed - expected) < 5 * np.sqrt(expected * (1 - expected) / n))
+        # the third report (value 1) is independent of the first two given the truth
+        joint = np.mean((reports[:, 0] == 0) & (reports[:, 2] == 1))
+        marg = np.mean(reports[:, 0] == 0) * np.mean(reports[:, 2] == 1)
+        assert abs(joint - marg) < 5 * math.sqrt(marg * (1 - marg) / n)
+    else:
+        # bit 0 seen as 1 twice: p₁p₂² + (1 − p₁)q₂² (memoized) instead of p*² (fresh)
+        p1, q1, p2, q2 = oracle.rounds
+        both = np.mean((reports[:, 0, 0] == 1) & (reports[:, 1, 0] == 1))
+        expected = p1 * p2**2 + (1 - p1) * q2**2
+        assert abs(both - expected) < 5 * math.sqrt(expected * (1 - expected) / n)
+        assert abs(expected - oracle.p**2) > 10 * math.sqrt(expected * (1 - expected) / n)
