@@ -43,6 +43,47 @@ PEERS = {
 PROTOCOLS = ("SUE", "OUE")
 
 
+# --------------------------------------------------------------------------- the peers' parameter rules
+# Written from the peers' sources (multi-freq-ldpy 0.2.5, pure-ldp 1.2.0) so that notebook 07 can compute what they
+# imply; tests/test_peer_parity_field_c.py and tests/test_field_oracles_peers.py check them against the running peers.
+
+def multi_freq_ldpy_subset_size(epsilon: float, d: int) -> int:
+    """multi-freq-ldpy's SS subset size: ``max(1, rint(d/(e^ε + 1)))`` (``SS_Client``; ours minimizes the exact variance).
+
+    References
+    ----------
+    [arcolezi2022ldpy] (``SS_Client``); [ye2018] (k ≈ d/(e^ε + 1)).
+    """
+    epsilon, d = check_epsilon(epsilon, high=700.0), check_int("d", d, low=2, high=2**40)
+    return int(max(1, np.rint(d / (np.exp(epsilon) + 1))))
+
+
+def pure_ldp_hadamard_coefficients(epsilon: float) -> int:
+    """pure-ldp's Hadamard mechanism ``use_optimal_t``: t = ⌈log2(e^ε + 1)⌉ (ours: the variance-minimizing t).
+
+    References
+    ----------
+    [cormode2021] (the Hadamard mechanism's t).
+    """
+    return int(np.ceil(np.log2(np.exp(check_epsilon(epsilon, high=700.0)) + 1)))
+
+
+def multi_freq_ldpy_lgrr_rounds(d: int, epsilon_permanent: float, epsilon: float) -> tuple[float, float, float, float]:
+    """(p₁, q₁, p₂, q₂) of multi-freq-ldpy's L-GRR (``L_GRR_Client``): GRR at ε∞, then its closed-form second round.
+
+    References
+    ----------
+    [arcolezi2022] (L-GRR); [arcolezi2022ldpy] (``L_GRR_Client``).
+    """
+    d = check_int("d", d, low=2, high=2**40)
+    eps_perm, eps_1 = check_epsilon(epsilon_permanent, "epsilon_permanent", high=700.0), check_epsilon(epsilon, high=700.0)
+    p1 = np.exp(eps_perm) / (np.exp(eps_perm) + d - 1)
+    q1 = (1 - p1) / (d - 1)
+    e1 = np.exp(eps_1)
+    p2 = (q1 - e1 * p1) / (-p1 * e1 + d * q1 * e1 - q1 * e1 - p1 * (d - 1) + q1)
+    return float(p1), float(q1), float(p2), float((1 - p2) / (d - 1))
+
+
 def reseed_globals(rng: np.random.Generator) -> None:
     """Seed the peers' global generators (NumPy legacy and :mod:`random`) from our Generator."""
     rng = check_rng(rng)

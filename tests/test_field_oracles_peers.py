@@ -36,6 +36,7 @@ from ldp_helpers.mechanisms.hadamard_mechanism import HadamardMechanism, Hadamar
 from ldp_helpers.mechanisms.hadamard_response import HadamardResponse
 from ldp_helpers.mechanisms.pure import unbiased_count
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection, optimal_subset_size
+from ldp_helpers.peers import multi_freq_ldpy_subset_size, pure_ldp_hadamard_coefficients
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS_DIR = ROOT / "build" / "bench-peers"
@@ -82,6 +83,7 @@ def test_subset_selection_matches_multi_freq_ldpy(peer):
     and on ours; its client has our exact mean and variance.  Its k = round(d/(e^ε + 1)) is ours here."""
     epsilon, d, n = 1.0, 8, int(COUNTS.sum())
     peer_k = int(max(1, round(d / (math.exp(epsilon) + 1))))
+    assert multi_freq_ldpy_subset_size(epsilon, d) == peer_k  # notebook 07's copy of the rule
     assert peer_k == optimal_subset_size(epsilon, d) == 2
     ss = SubsetSelection(epsilon, d, peer_k)
     ours = ss.perturb(ss.expand(COUNTS), rng=np.random.default_rng(10))
@@ -160,4 +162,5 @@ def test_pure_ldp_defaults_that_differ(peer, epsilon, peer_t, our_t):
     assert int(found["flh_client_g"]) == 2 and int(found["flh_server_g"]) == round(math.exp(epsilon)) + 1
     assert float(found["flh_counts_after_reset"]) == 1.0 and int(found["flh_n_after_reset"]) == 0
     assert int(found["hm_optimal_t"]) == peer_t and HadamardMechanism(epsilon, 8).coefficients == our_t
+    assert pure_ldp_hadamard_coefficients(epsilon) == peer_t  # notebook 07's copy of the rule
     assert str(found["hm_d6_error"]) == "IndexError"

@@ -33,7 +33,7 @@ from ldp_helpers.mechanisms.multidimensional import SPL
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.rs_fd import RSFD
 from ldp_helpers.mechanisms.smp import SMP, SampledReports
-from ldp_helpers.peers import reseed_numba
+from ldp_helpers.peers import multi_freq_ldpy_lgrr_rounds, reseed_numba
 
 PEERS_DIR = Path(__file__).resolve().parents[1] / "build" / "bench-peers"
 N_USERS, N_SURVEYS = 1500, 12
@@ -128,6 +128,7 @@ def test_l_grr_parity_and_the_peers_second_round(peer, monkeypatch):
     module, d, eps_inf, eps1, rng = peer["L_GRR"], 5, 3.0, 1.0, np.random.default_rng(7)
     rounds = _peer_rounds(module, "L_GRR", monkeypatch, [0, 1, 2], d, eps_inf, eps1)
     p1, q1, p2, q2 = rounds
+    np.testing.assert_allclose(rounds, multi_freq_ldpy_lgrr_rounds(d, eps_inf, eps1), rtol=1e-12)  # notebook 07's copy
     chain = np.full((d, d), q2 + (p2 - q2) * q1)  # one report of the peer's L-GRR: GRR with these p*, q*
     np.fill_diagonal(chain, q2 + (p2 - q2) * p1)
     true_eps1 = max_privacy_loss(chain)

@@ -23,9 +23,9 @@ import numpy as np
 
 from ldp_helpers._validation import (check_choice, check_epsilon, check_int, check_int_array, check_real, check_real_array,
                                      check_rng, fail)
-from ldp_helpers.mechanisms.base import FrequencyOracle
-from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
+# the pure functions of the oracles live in the science layer; the panels import them from here
+from ldp_helpers.experiments.field_oracles import (TIE_RTOL, _build_oracle, _checked_key, _mse_parts, build_oracle, oracle_keys,
+                                                   report_size)
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
 from ldp_helpers.simulate.populations import flat_counts, power_law_counts
@@ -34,32 +34,6 @@ from ldp_helpers.simulate.populations import flat_counts, power_law_counts
 POPULATIONS = ("uniform", "zipf", "clickstream")
 #: shown for a quantity that cannot be computed at this size (e.g. an output table too large)
 UNAVAILABLE = "—"
-#: exact MSEs this close (relative) are one tie: the first registered oracle is named best
-TIE_RTOL = 1e-9
-
-
-@functools.lru_cache(maxsize=1)
-def oracle_keys() -> tuple[str, ...]:
-    """The registry keys whose mechanism is a frequency oracle over a d-value domain (registry order; cached)."""
-    return tuple(key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle))
-
-
-def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
-    """Validate before any cache lookup (an unhashable argument gets the library's message, not lru_cache's)."""
-    return (check_choice("mechanism_key", mechanism_key, oracle_keys()), check_epsilon(epsilon), check_int("d", d, low=2))
-
-
-def build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    """The registered oracle ``mechanism_key`` at budget ε over [0, d) (its example with ε and d replaced).
-
-    Raises the library's ``ValueError`` for an unknown key, ε ≤ 0 or d < 2; cached per (key, ε, d).
-    """
-    return _build_oracle(*_checked_key(mechanism_key, epsilon, d))
-
-
-@functools.lru_cache(maxsize=512)
-def _build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    return dataclasses.replace(REGISTRY[mechanism_key].example(), epsilon=epsilon, d=d)
 
 
 def whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
@@ -162,15 +136,6 @@ class PrivacyUtilityCurves(NamedTuple):
                              bias={key: scale**2 * v for key, v in self.bias.items()}, n=int(n))
 
 
-def _mse_parts(oracle, counts) -> tuple[float, float]:
-    """(mean Var, mean bias²) of the count estimates: the bias is 0 for an unbiased oracle, the collisions of the
-    fixed hashes for the sketches (CMS, FLH), where it grows as n² while the variance grows as n."""
-    variance = float(np.mean(oracle.variance(counts)))
-    if oracle.unbiased:
-        return variance, 0.0
-    return variance, float(np.mean((np.asarray(oracle.expected_estimate(counts), dtype=float) - counts) ** 2))
-
-
 def _exact_mse(key: str, epsilon: float, d: int, counts: np.ndarray) -> tuple[float, float, float]:
     try:
         oracle = build_oracle(key, epsilon, d)
@@ -251,44 +216,6 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) 
 
 #: the three oracles of Wang et al.'s comparison, in the phase diagram's order
 PHASE_KEYS = ("grr", "oue", "olh")
-#: bits of one real number in a report (an IEEE-754 double), how SHE/THE reports are counted
-FLOAT_BITS = 64
-
-
-class ReportSize(NamedTuple):
-    """Bits of one user's report and how they are counted."""
-
-    bits: int | str  # or UNAVAILABLE
-    how: str
-
-
-def report_size(mechanism_key, epsilon, d) -> ReportSize:
-    """Bits one user sends under the registered oracle at (ε, d), and how they are counted.
-
-    An oracle that states its size (``report_bits``: unary encodings d bits, local hashing the
-    hash seed (a, b) and ⌈log2 g⌉) is taken at its word.  Otherwise: a value of [0, d) is
-    ⌈log2 d⌉ bits (GRR); a vector of d reals is d IEEE-754 doubles, 64·d bits (SHE; THE reports
-    the same noisy vector, the threshold is the server's); a sketch report is the hash index
-    j ∈ [0, k) and the m-bit ±1 vector, ⌈log2 k⌉ + m bits (CMS).
-
-    References
-    ----------
-    [wang2017] §4 (communication cost of DE, UE, HE, LH); [tutorial] "Count Mean Sketch".
-    """
-    oracle = build_oracle(mechanism_key, epsilon, d)
-    bits = getattr(oracle, "report_bits", None)
-    if bits is not None:
-        return ReportSize(int(bits), "as the oracle states it (report_bits)")
-    if hasattr(oracle, "k") and hasattr(oracle, "m"):
-        return ReportSize(math.ceil(math.log2(oracle.k)) + oracle.m,
-                          f"hash index ⌈log2 k⌉ = {math.ceil(math.log2(oracle.k))} bits + m = {oracle.m} sign bits")
-    if isinstance(oracle, (SHE, THE)):
-        return ReportSize(FLOAT_BITS * oracle.d, f"d = {oracle.d} reals as {FLOAT_BITS}-bit doubles")
-    if isinstance(oracle, GRR):
-        return ReportSize(math.ceil(math.log2(oracle.d)), f"one value of [0, d): ⌈log2 {oracle.d}⌉ bits")
-    return ReportSize(UNAVAILABLE, "not stated by the oracle")
-
-
 @functools.lru_cache(maxsize=4)
 def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
     best = np.full((len(ds), len(epsilons)), -1, dtype=np.int64)

@@ -568,8 +568,6 @@ SPECS.update({
 
 EO, EP = "ldp_helpers.explore.oracles.", "ldp_helpers.explore.panels."
 SPECS.update({
-    EO + "oracle_keys": spec(),
-    EO + "build_oracle": spec(mechanism_key="oue", epsilon=1.0, d=5, _extra={"d": [1]}),
     EO + "whole_report_epsilon": spec(mechanism_key="grr", epsilon=1.0, d=5, _extra={"d": [1]}),
     EO + "population_counts": spec(population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0]}),
     EO + "playground_state": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0,
@@ -614,7 +612,6 @@ PENDING: dict[str, str] = {}
 # explore (issue 17): report sizes, the phase diagram, the RAPPOR guide, continual counting, m-shot
 EX = "ldp_helpers.explore."
 SPECS.update({
-    EX + "oracles.report_size": spec(mechanism_key="cms", epsilon=1.0, d=5, _extra={"d": [1]}),
     EX + "oracles.phase_diagram": spec(epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}),
     EX + "rappor.rappor_guide": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
                                      zipf_s=1.0, alpha=0.05, correction="bonferroni", seed=0,
@@ -643,7 +640,7 @@ SPECS.update({
     EX + "paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0, _valid=False,
                                            _free={"epsilon", "n_rounds", "n_users", "theta", "n_draws", "seed"}),
 })
-RECORDS |= {EX + "oracles.ReportSize", EX + "rappor.RapporGuide", EX + "streams.ContinualCurves", EX + "streams.MShotCurves"}
+RECORDS |= {EX + "rappor.RapporGuide", EX + "streams.ContinualCurves", EX + "streams.MShotCurves"}
 
 # Per-paper specs (e.g. the figure functions of ldp_helpers/pipeline/plots/<key>.py) live in their own
 # files, tests/contract/specs_<key>.py, each defining SPECS (and optionally RECORDS), merged here.

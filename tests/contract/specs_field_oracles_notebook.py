@@ -1,0 +1,64 @@
+"""Contract specs of notebook 07's helpers: ldp_helpers.experiments.field_oracles and .field_deployments, the peers'
+parameter rules in ldp_helpers.peers, and the figure functions of ldp_helpers.pipeline.plots.field_oracles (merged
+into specs.SPECS)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ldp_helpers.mechanisms.telemetry import OneBitMean
+
+from .specs import RNG, spec
+
+FO = "ldp_helpers.experiments.field_oracles."
+FD = "ldp_helpers.experiments.field_deployments."
+PE = "ldp_helpers.peers."
+PL = "ldp_helpers.pipeline.plots.field_oracles."
+KEYS = ["grr", "ss"]
+EPS = np.array([0.5, 2.0])
+TABLE = np.array([[1.0, 2.0], [0.5, 1.5]])
+JOINT = np.array([[30, 10, 5], [20, 5, 0]])
+TAUS = np.array([1, 2, 4])
+LONG_EPS = {"l_grr": np.array([1.0, 1.5, 2.0]), "fresh": np.array([1.0, 2.0, 4.0])}
+LONG_VAR = {"l_grr": (3.0, 2.5)}
+
+SPECS = {
+    FO + "oracle_keys": spec(),
+    FO + "oracle_groups": spec(),
+    FO + "build_oracle": spec(mechanism_key="oue", epsilon=1.0, d=5, _extra={"d": [1], "mechanism_key": ["binary_rr"]}),
+    FO + "report_size": spec(mechanism_key="cms", epsilon=1.0, d=5, _extra={"d": [1]}),
+    FO + "scaled_risk": spec(keys=KEYS, epsilons=EPS, d=5, _finite=False, _extra={"keys": [[], ["nope"], "grr"], "d": [1]}),
+    FO + "best_oracle_map": spec(keys=KEYS, epsilons=EPS, ds=np.array([2, 8]), max_extra_bits=2, _none_ok={"max_extra_bits"},
+                                 _extra={"ds": [np.array([1])], "max_extra_bits": [-1]}),
+    FO + "mse_against_n": spec(keys=KEYS, epsilon=1.0, d=4, n_grid=np.array([8, 16]), _finite=False, _extra={"n_grid": [np.array([2])]}),
+    FO + "report_bits_table": spec(keys=KEYS, epsilon=1.0, ds=np.array([2, 8]), _finite=False, _extra={"ds": [np.array([1])]}),
+    FD + "longitudinal_oracle": spec(mechanism_key="l_osue", epsilon=1.0, epsilon_permanent=3.0, d=5,
+                                     _extra={"mechanism_key": ["grr"], "d": [1]}),
+    FD + "longitudinal_epsilons": spec(epsilon=1.0, epsilon_permanent=3.0, d=5, taus=TAUS, _finite=False,
+                                       _extra={"taus": [np.array([0])]}),
+    FD + "longitudinal_variances": spec(epsilon=1.0, epsilon_permanent=3.0, d=5, _finite=False, _extra={"d": [1]}),
+    FD + "memoized_history_loss": spec(mechanism=OneBitMean(1.0, 8), histories=np.array([[0, 0], [8, 8]]), step=2,
+                                       _none_ok={"step"}, _finite=False,
+                                       _extra={"mechanism": ["grr"], "histories": [np.array([0, 1])]}),
+    FD + "joint_zipf_counts": spec(n_users=100, domain_sizes=(2, 3), exponent=1.0, rng=RNG,
+                                   _extra={"domain_sizes": [(2,), (1, 3)], "exponent": [-1.0]}),
+    FD + "multidimensional_mse": spec(epsilons=EPS, counts=JOINT, solutions=None, _none_ok={"solutions"},
+                                      _extra={"counts": [np.array([1, 2])], "solutions": [["nope"], "SPL[GRR]"]}),
+    PE + "multi_freq_ldpy_subset_size": spec(epsilon=1.0, d=8, _extra={"d": [1]}),
+    PE + "pure_ldp_hadamard_coefficients": spec(epsilon=1.0),
+    PE + "multi_freq_ldpy_lgrr_rounds": spec(d=5, epsilon_permanent=3.0, epsilon=1.0, _finite=False, _extra={"d": [1]}),
+    # the figure functions draw a new Figure (not run here: tests/test_field_oracles_notebook.py draws each)
+    PL + "risk_figure": spec(keys=KEYS, epsilons=EPS, risks={5: TABLE}, _valid=False,
+                             _extra={"keys": [[]], "risks": [{}, {5: np.ones((3, 2))}]}),
+    PL + "phase_figure": spec(keys=KEYS, epsilons=EPS, ds=np.array([2, 8]), maps={"all": np.array([[0, 1], [1, 1]])},
+                              _valid=False, _extra={"maps": [{}, {"all": np.ones((3, 3))}]}),
+    PL + "mse_n_figure": spec(keys=KEYS, n_grid=np.array([10, 100]), mse=TABLE, epsilon=1.0, d=4, _valid=False,
+                              _extra={"mse": [np.ones((2, 3))]}),
+    PL + "bits_figure": spec(keys=KEYS, ds=np.array([2, 8]), bits=TABLE, epsilon=1.0, _valid=False,
+                             _extra={"bits": [np.ones((1, 2))]}),
+    PL + "longitudinal_figure": spec(taus=TAUS, epsilons=LONG_EPS, variances=LONG_VAR, epsilon=1.0, epsilon_permanent=3.0,
+                                     d=5, _valid=False, _extra={"epsilons": [{}], "variances": [{}]}),
+    PL + "multidimensional_figure": spec(epsilons=EPS, mse={"SPL[GRR]": np.array([1.0, 0.5])}, domain_sizes=(2, 3),
+                                         n_users=100, _valid=False, _extra={"mse": [{}, {"SPL[GRR]": np.ones(3)}]}),
+}
+RECORDS = {FO + "ReportSize"}

@@ -1,0 +1,79 @@
+"""Notebook 07's drivers and figures: exact risks against the closed forms, the best-oracle map, memoized losses,
+multidimensional MSE, and every figure drawn with labelled axes."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp_helpers.experiments import field_deployments as deploy, field_oracles as fo
+from ldp_helpers.mechanisms.dbitflip import DBitFlip
+from ldp_helpers.mechanisms.unary_encoding import OUE
+from ldp_helpers.pipeline.plots import field_oracles as plots
+
+
+def test_groups_partition_the_frequency_oracles():
+    groups = fo.oracle_groups()
+    assert sorted(k for keys in groups.values() for k in keys) == sorted(fo.oracle_keys())
+    assert "ss" in groups["one-shot"] and "cms" in groups["sketch"] and "l_osue" in groups["longitudinal"]
+
+
+def test_scaled_risk_of_a_pure_oracle_is_the_closed_form():
+    """n·E‖p̂ − p‖² = (d q(1−q) + (p−q)(1−p−q))/(p−q)² for a pure oracle (OUE at ε = 1.3, d = 20)."""
+    oue = OUE(1.3, 20)
+    p, q = oue.p, oue.q
+    expected = (20 * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2
+    assert fo.scaled_risk(["oue"], [1.3], 20)[0, 0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_best_oracle_map_ties_go_to_the_first_key_and_short_reports_exclude_long_ones():
+    best = fo.best_oracle_map(["grr", "ss", "oue"], [0.5, 6.0], [4, 256])
+    assert best[0, 1] == 0  # d = 4, ε = 6: SS's k = 1 is GRR, a tie
+    assert best[1, 0] == 1  # d = 256, ε = 0.5: SS
+    short = fo.best_oracle_map(["oue", "grr"], [0.5], [256], max_extra_bits=2)
+    assert short[0, 0] == 1  # OUE's 256 bits are excluded
+
+
+def test_sketch_mse_levels_off_and_unbiased_falls_as_one_over_n():
+    mse = fo.mse_against_n(["oue", "cms"], 2.0, 16, [1600, 160000])
+    assert mse[0, 1] == pytest.approx(mse[0, 0] / 100, rel=1e-9)
+    assert mse[1, 1] > mse[1, 0] / 100
+
+
+def test_longitudinal_epsilons_start_at_eps1_and_stay_below_eps_inf():
+    curves = deploy.longitudinal_epsilons(1.0, 3.0, 8, [1, 10, 1000])
+    for key, curve in curves.items():
+        if key != "fresh" and not np.isnan(curve).any():
+            assert curve[0] == pytest.approx(1.0, abs=1e-9) and np.all(curve <= 3.0 + 1e-12) and np.all(np.diff(curve) > 0)
+    np.testing.assert_allclose(curves["fresh"], [1.0, 10.0, 1000.0])
+
+
+def test_memoized_history_loss():
+    mech = DBitFlip(1.5, 4, 2)
+    assert deploy.memoized_history_loss(mech, np.repeat(np.arange(4)[:, None], 3, axis=1)) == pytest.approx(1.5)
+    assert deploy.memoized_history_loss(mech, [[0, 1, 0], [1, 0, 1]]) > 1.5
+
+
+def test_multidimensional_mse_of_spl_is_its_mean_variance():
+    counts = deploy.joint_zipf_counts(5000, (3, 4), 1.0, rng=np.random.default_rng(1))
+    assert counts.shape == (3, 4) and counts.sum() == 5000
+    mse = deploy.multidimensional_mse([1.0], counts, ["SPL[GRR]"])
+    spl = deploy.SPL(1.0, (3, 4), "grr")
+    assert mse["SPL[GRR]"][0] == pytest.approx(float(np.mean(spl.variance(counts))) / 5000**2, rel=1e-12)
+
+
+def test_every_figure_is_drawn_with_labelled_axes():
+    keys, eps, ds = ["grr", "ss", "hr"], [0.5, 2.0], [4, 64]
+    figs = [
+        plots.risk_figure(keys, eps, {64: fo.scaled_risk(keys, eps, 64)}),
+        plots.phase_figure(keys, eps, ds, {"all": fo.best_oracle_map(keys, eps, ds)}),
+        plots.mse_n_figure(keys, [640, 6400], fo.mse_against_n(keys, 1.0, 64, [640, 6400]), epsilon=1.0, d=64),
+        plots.bits_figure(keys, ds, fo.report_bits_table(keys, 1.0, ds), epsilon=1.0),
+        plots.longitudinal_figure([1, 4], deploy.longitudinal_epsilons(1.0, 3.0, 8, [1, 4]),
+                                  deploy.longitudinal_variances(1.0, 3.0, 8), epsilon=1.0, epsilon_permanent=3.0, d=8),
+        plots.multidimensional_figure([1.0, 2.0], {"SPL[GRR]": np.array([1e-3, 5e-4])}, domain_sizes=(3, 4), n_users=100),
+    ]
+    for fig in figs:
+        axes = fig.get_axes()
+        assert all(ax.get_xlabel() for ax in axes) and axes[0].get_ylabel()
+    assert not math.isnan(fo.TIE_RTOL)
