@@ -403,6 +403,12 @@ class _Constants:
                 self.bindings[_dotted(node.target)].append(None)
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 self.bindings[_dotted(node.optional_vars)].append(None)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                self.bindings[node.func.value.id].append(None)  # x.append(...): a container filled by computation
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, (ast.Subscript, ast.Attribute)) and isinstance(target.value, ast.Name):
+                        self.bindings[target.value.id].append(None)  # x[i] = ...: likewise
 
     def constant(self, node, seen=frozenset()) -> bool:
         if isinstance(node, ast.Constant):
@@ -458,7 +464,7 @@ def constant_decisions(source: str) -> list[str]:
 
 def test_the_constant_decision_check_sees_each_kind():
     """Two literals, settings, arithmetic on parameters, a quantity against itself and an unreadable decision are
-    flagged; a formula, a table or a draw (any other call) and by_text are not."""
+    flagged; a formula, a table or a draw (any other call), a list filled by one, and by_text are not."""
     source = """
 import numpy as np
 from ldp_helpers.experiments import m_shot as runs
@@ -478,6 +484,10 @@ claims.statement("ok1", gt(paper.g(0.574), paper.g(0.5)))
 claims.check("ok2", x)
 claims.check("ok3", paper.m_star(T, T))
 claims.erratum_if("ok4", by_text("the caption prints N = 10,000, the text 100,000"))
+ratios = []
+for t in (10, 20):
+    ratios.append(paper.g(t))
+claims.statement("ok5", le(max(ratios), 0.5))
 for e in runs.EPSILONS:
     claims.statement(f"h{e}", gt(e, 1.0))
 """
