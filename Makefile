@@ -1,8 +1,8 @@
 # ldp-notebooks: two commands from a fresh clone.
 #   make figures   set up .venv, run every notebook under the paper profile, write figures/
-#   make test      set up .venv, run the unit tests and nbval over every notebook
-# Also: make refresh (re-execute committed notebooks at their defaults, in place),
-#       make bench, make lab, make clean (build outputs), make distclean (also .venv).
+#   make test      set up .venv, run the unit tests, nbval over every notebook and the browser tests
+# Also: make book (the book of build/paper), make explore, make refresh (re-execute committed notebooks at
+#       their defaults, in place), make bench, make lab, make clean (build outputs), make distclean (also .venv).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -82,9 +82,13 @@ MATHJAX := build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js
 $(MATHJAX):
 	mkdir -p build/mathjax && cd build/mathjax && npm install --silent --no-audit --no-fund mathjax@3.2.2
 
-# The book shows the paper-profile executions written by `make figures` (nothing is executed here).
-book: figures $(MATHJAX)
+# The book shows the paper-profile executions that `make figures` wrote to build/paper: nothing is executed
+# here when they exist; from a fresh clone (none yet) `make figures` runs first.
+book: setup $(MATHJAX)
+	@ls build/paper/[0-9][0-9]_*.ipynb >/dev/null 2>&1 || { echo "make book: no executed notebooks in build/paper: running make figures first"; \
+	  $(MAKE) --no-print-directory figures; }
 	$(PY) book/build.py build/book
+	@echo "make book: open build/book/index.html"
 
 bench: setup $(PEERS)
 	$(PY) tests/benchmarks/run.py --write-readme $(BENCH)
@@ -96,11 +100,14 @@ lab: setup
 	else exec $(VENV)/bin/jupyter lab --ip=127.0.0.1 notebooks/; fi
 
 # The explorer app (ldp_helpers.explore panels) served by Voila on loopback; PORT=8866 by default.
-# JupyterLab-only extensions fail to load inside Voila (console error), so they are denied.
+# JupyterLab-only extensions fail to load inside Voila (console error), so they are denied.  The "offline"
+# template (app/jupyter/voila/templates) is Voila's lab template without its CDN stylesheets; the book built
+# by `make book` is served beside the app (/voila/files/build/book/), so each panel links to its chapter.
 PORT ?= 8866
 explore: setup
 	@echo "make explore: serving app/explorer.ipynb at http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
-	exec $(VENV)/bin/voila app/explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) \
+	JUPYTER_PATH=$(CURDIR)/app/jupyter exec $(VENV)/bin/voila app/explorer.ipynb --no-browser --Voila.ip=127.0.0.1 \
+	  --port=$(PORT) --template=offline --Voila.root_dir=$(CURDIR) '--VoilaConfiguration.file_allowlist=["build/book/.*"]' \
 	  '--VoilaConfiguration.extension_denylist=["jupyterlab-jupytext", "@voila-dashboards/jupyterlab-preview"]'
 
 clean:

@@ -1,10 +1,12 @@
-"""Audit the peers' unary-encoding clients (pure-ldp 1.1.2 and 1.2.0, multi-freq-ldpy), each in its own process.
+"""Audit the peers' clients (pure-ldp 1.1.2 and 1.2.0, multi-freq-ldpy: SUE, OUE, OLH), each in its own process.
 
 pure-ldp 1.1.2 and 1.2.0 are the same import name, so each peer runs in a subprocess whose
 ``PYTHONPATH`` is that peer's folder (``build/peers-1.1.2`` or ``build/bench-peers``, installed by
 ``make peers``); the subprocess audits with :func:`ldp_helpers.audit.auditor.run_audit` and prints JSON.
-The peers draw from NumPy's legacy global generator (and pure-ldp also from :mod:`random`); each
-batch reseeds both from the chunk's Generator, so the peers' audits are reproducible too.
+The peers draw from NumPy's and :mod:`random`'s global generators (seeded per batch by the auditor's
+:class:`~ldp_helpers.audit.auditor.BlackBoxClient`) and multi-freq-ldpy's jitted clients from numba's
+(:func:`reseed_numba`): their audits are reproducible.  OLH reports ``(y, seed)`` are audited through the values
+they support (:func:`~ldp_helpers.interop.peer_reports.olh_support`); :func:`peer_olh_run` runs a peer's own OLH.
 
 Run one peer by hand::
 
@@ -25,14 +27,18 @@ import random
 import subprocess
 import sys
 from dataclasses import dataclass
+from importlib.metadata import version
 
 import joblib
 import numpy as np
 
 from ldp_helpers._paths import BUILD_DIR, REPO_ROOT
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_int, check_real, check_rng, fail, fail_type)
-from ldp_helpers.sweeps import DASK_ADDRESS_ENV
+    MAX_N_DRAWS, check_bool, check_choice, check_domain_values, check_epsilon, check_int, check_real, check_rng,
+    fail_type)
+from ldp_helpers.interop.peer_reports import olh_support
+from ldp_helpers.mechanisms.local_hashing import olh_hash_range
+from ldp_helpers.sweeps import DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, check_n_jobs, local_workers, seeded_globals
 
 #: peer → (folder holding it, the distribution name and version it must be)
 PEERS = {
@@ -40,7 +46,7 @@ PEERS = {
     "pure-ldp-1.2.0": (BUILD_DIR / "bench-peers", "pure-ldp", "1.2.0"),
     "multi-freq-ldpy": (BUILD_DIR / "bench-peers", "multi-freq-ldpy", "0.2.5"),
 }
-PROTOCOLS = ("SUE", "OUE")
+PROTOCOLS = ("SUE", "OUE", "OLH")
 
 
 # --------------------------------------------------------------------------- the peers' parameter rules
@@ -95,8 +101,7 @@ _NUMBA_SEED = []
 
 
 def reseed_numba(rng: np.random.Generator) -> None:
-    """Seed numba's own generator too (multi-freq-ldpy's clients are ``@jit(nopython=True)``: their
-    ``np.random`` calls draw from numba's state, which only a jitted ``np.random.seed`` sets)."""
+    """Seed numba's generator too (multi-freq-ldpy's jitted clients draw from it; only a jitted seed sets it)."""
     reseed_globals(check_rng(rng))
     if not _NUMBA_SEED:
         from numba import njit
@@ -143,7 +148,45 @@ class MultiFreqUE:
         return UE_Client(int(value), self.d, self.epsilon, optimal=self.oue)
 
 
+@dataclass(frozen=True)
+class PureLdpOLH:
+    """pure-ldp's ``LHClient(ε, d, use_olh=True)`` (x sent as x + 1); report ``(y, seed)`` → the values it supports."""
+
+    epsilon: float
+    d: int
+
+    def __post_init__(self):
+        _check_olh(self)
+
+    def __call__(self, value):
+        from pure_ldp.frequency_oracles.local_hashing import LHClient
+        client = _CLIENTS.get(self)
+        if client is None:
+            client = _CLIENTS[self] = LHClient(self.epsilon, self.d, use_olh=True)
+        return olh_support([client.privatise(int(value) + 1)], self.d, olh_hash_range(self.epsilon))[0]
+
+
+@dataclass(frozen=True)
+class MultiFreqOLH:
+    """multi-freq-ldpy's ``LH_Client(x, k, ε, optimal=True)`` (0-based), post-processed as :class:`PureLdpOLH`'s."""
+
+    epsilon: float
+    d: int
+
+    def __post_init__(self):
+        _check_olh(self)
+
+    def __call__(self, value):
+        from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Client
+        return olh_support([LH_Client(int(value), self.d, self.epsilon, True)], self.d, olh_hash_range(self.epsilon))[0]
+
+
 _CLIENTS: dict = {}
+
+
+def _check_olh(client) -> None:
+    olh_hash_range(check_epsilon(client.epsilon))  # ε ≤ 40
+    check_int("d", client.d, low=2, high=10**6)
 
 
 def _check_ue(client) -> None:
@@ -159,16 +202,13 @@ def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs, chun
     check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)
     check_int("seed", seed, low=0, high=2**63 - 1)
     check_real("confidence", confidence, low=0.0, high=1.0)
-    if check_int("n_jobs", n_jobs) == 0:
-        fail("n_jobs", n_jobs, "a non-zero integer (joblib: -1 = all cores)")
+    check_n_jobs(n_jobs)
     check_int("chunk_size", chunk_size, low=1)
 
 
 def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
                     n_jobs: int = 1, chunk_size: int = 20_000) -> dict:
-    """Audit SUE and OUE of ``peer`` in this process (its package must be importable); JSON-ready dict."""
-    from importlib.metadata import version
-
+    """Audit SUE, OUE and OLH of ``peer`` in this process (its package must be importable); JSON-ready dict."""
     from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
     check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs,
                          chunk_size=chunk_size)
@@ -178,8 +218,10 @@ def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: i
         raise RuntimeError(f"peer {peer!r} needs {dist}=={expected} on the path, found {found}")
     out = {"peer": peer, "version": found, "audits": {}}
     for index, protocol in enumerate(PROTOCOLS):
-        cls, reseed = (PureLdpUE, reseed_globals) if dist == "pure-ldp" else (MultiFreqUE, reseed_numba)
-        client = BlackBoxClient(cls(epsilon, d, protocol == "OUE"), reseed=reseed)
+        pure = dist == "pure-ldp"
+        peer_client = ((PureLdpOLH if pure else MultiFreqOLH)(epsilon, d) if protocol == "OLH"
+                       else (PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE"))
+        client = BlackBoxClient(peer_client, reseed=None if pure else reseed_numba)
         r = run_audit(client, 0, 1, n_trials=n_trials, seed=np.random.SeedSequence([seed, index]), confidence=confidence,
                   claimed_epsilon=epsilon, n_jobs=n_jobs, chunk_size=chunk_size)
         out["audits"][protocol] = {
@@ -195,32 +237,73 @@ def audit_peer(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, c
     check_choice("peer", peer, PEERS)
     check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs)
     timeout = check_real("timeout", timeout, low=0.0)
+    return _run_peer(peer, ["--epsilon", repr(epsilon), "--d", str(d), "--n-trials", str(n_trials), "--seed",
+                            str(seed), "--confidence", repr(confidence), "--n-jobs", str(n_jobs)], timeout, "the audit")
+
+
+def _run_peer(peer: str, arguments: list, timeout: float, what: str, stdin: str | None = None) -> dict:
+    """``python -m ldp_helpers.peers PEER ARGUMENTS`` with only that peer's folder on the path; its JSON output."""
     folder = PEERS[peer][0]
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
-    env.pop(DASK_ADDRESS_ENV, None)  # the peers are installed here only: their chunks stay on local processes
-    command = [sys.executable, "-m", "ldp_helpers.peers", peer, "--epsilon", repr(epsilon),
-               "--d", str(d), "--n-trials", str(n_trials), "--seed", str(seed), "--confidence", repr(confidence),
-               "--n-jobs", str(n_jobs)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
+    for name in (DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV):  # the peers are installed here only: local processes
+        env.pop(name, None)
+    done = subprocess.run([sys.executable, "-m", "ldp_helpers.peers", peer, *arguments], env=env, input=stdin,
+                          capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
     if done.returncode != 0:
-        raise RuntimeError(f"the audit of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+        raise RuntimeError(f"{what} of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
     return json.loads(done.stdout)
+
+
+def peer_olh_here(peer: str, *, epsilon: float, d: int, values, seed: int) -> dict:
+    """``peer``'s own OLH client on ``values`` (0-based; pure-ldp is given x + 1) and its own server on the reports,
+    in this process (the peer must be importable).  JSON-ready: the reports ``[y, seed]`` and the server's estimates
+    (pure-ldp: unbiased counts; multi-freq-ldpy: MI frequencies, clipped at 0 and renormalized)."""
+    check_choice("peer", peer, PEERS)
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=10**6)
+    olh_hash_range(epsilon)
+    values = check_domain_values("values", values, d).ravel().tolist()
+    _, dist, _ = PEERS[peer]
+    rng = np.random.default_rng(check_int("seed", seed, low=0, high=2**63 - 1))
+    with seeded_globals(rng):
+        if dist == "pure-ldp":
+            from pure_ldp.frequency_oracles.local_hashing import LHClient, LHServer
+            client, server = LHClient(epsilon, d, use_olh=True), LHServer(epsilon, d, use_olh=True)
+            reports = [client.privatise(x + 1) for x in values]
+            server.aggregate_all(reports)
+            server.check_and_update_estimates()
+            estimates, estimator = server.estimated_data, "unbiased counts (LHServer)"
+        else:
+            from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Aggregator_MI, LH_Client
+            reseed_numba(rng)
+            reports = [LH_Client(x, d, epsilon, True) for x in values]
+            estimates, estimator = LH_Aggregator_MI(reports, d, epsilon, True), "MI frequencies (LH_Aggregator_MI)"
+    return {"peer": peer, "version": version(dist), "reports": [[int(y), int(s)] for y, s in reports],
+            "estimates": np.asarray(estimates, dtype=float).tolist(), "estimator": estimator}
+
+
+def peer_olh_run(peer: str, *, epsilon: float, d: int, values, seed: int, timeout: float = 600.0) -> dict:
+    """:func:`peer_olh_here` in a subprocess with only that peer's folder on its path."""
+    check_choice("peer", peer, PEERS)
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=10**6)
+    values = check_domain_values("values", values, d).ravel().tolist()
+    seed, timeout = check_int("seed", seed, low=0, high=2**63 - 1), check_real("timeout", timeout, low=0.0)
+    return _run_peer(peer, ["--epsilon", repr(epsilon), "--d", str(d), "--seed", str(seed), "--olh-values"],
+                     timeout, "the OLH run", stdin=json.dumps(values))
 
 
 def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
                 n_jobs: int = 3) -> dict[str, dict]:
-    """Every peer's SUE and OUE audit (:func:`audit_peer`), peers concurrently."""
+    """Every peer's SUE, OUE and OLH audit (:func:`audit_peer`), peers concurrently (threads, at most one per peer)."""
     if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
         fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
     peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
     check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1)
-    if check_int("n_jobs", n_jobs) == 0:
-        fail("n_jobs", n_jobs, "a non-zero integer (threads; -1 = as many as peers)")
+    check_n_jobs(n_jobs)
     calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence)
              for peer in peers)
-    results = joblib.Parallel(n_jobs=n_jobs, backend="threading")(calls)
+    results = joblib.Parallel(n_jobs=local_workers(n_jobs, len(peers)), backend="threading")(calls)
     return dict(zip(peers, results))
 
 
@@ -233,7 +316,12 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--confidence", type=float, default=0.99)
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--olh-values", action="store_true", help="the peer's own OLH on the JSON values on stdin")
     args = parser.parse_args(argv)
+    if args.olh_values:
+        print(json.dumps(peer_olh_here(args.peer, epsilon=args.epsilon, d=args.d, values=json.loads(sys.stdin.read()),
+                                       seed=args.seed)))
+        return
     print(json.dumps(audit_peer_here(args.peer, epsilon=args.epsilon, d=args.d, n_trials=args.n_trials,
                                      seed=args.seed, confidence=args.confidence, n_jobs=args.n_jobs)))
 

@@ -721,3 +721,42 @@ switch = {eps: ldp.first_d_where_oue_wins(eps) for eps in (1.0, 2.0)}
 assert switch == {1.0: 11, 2.0: 25}
 print(f"3e^eps + 2: eps = 1: {ldp.de_threshold(1.0):.4g}, eps = 2: {ldp.de_threshold(2.0):.4g}; "
       f"first d where OUE wins: {switch[1.0]} and {switch[2.0]}")
+
+# %% [markdown]
+# **Exercise 4 (code: GRR's client and estimator).** Write GRR's two halves for ε = ln 3 and $d = 4$:
+# `grr_perturb(values, rng)` returns one report per value — the value itself with probability
+# $p^* = e^\varepsilon/(e^\varepsilon+d-1)$, otherwise one of the $d-1$ *other* values uniformly — and
+# `grr_estimate(counts, n)` turns the report counts $C$ into the unbiased
+# $\hat c(i) = (C_i - nq^*)/(p^*-q^*)$. Then let the package check them: `check_client` runs your client
+# on every input at a fixed seed and compares its reports with GRR's exact output table (a χ² test per
+# input); `check_estimator` applies your estimator to 2,000 exact surveys and compares its mean with
+# the truth, in standard errors of the exact variance. Each answers in words.
+#
+# ```python
+# from ldp_helpers import teaching
+# grr4 = ldp.GRR(np.log(3), 4)  # grr4.p and grr4.q are p* and q*
+# def grr_perturb(values, rng): ...  # your code: values is an int array, rng a numpy Generator
+# def grr_estimate(counts, n): ...   # your code
+# print(teaching.check_client(grr_perturb, grr4.output_table(), np.arange(4)))
+# print(teaching.check_estimator(grr_estimate, grr4, np.array([300, 150, 150, 0])))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+grr4 = ldp.GRR(np.log(3), 4)
+
+
+def grr_perturb(values, rng):
+    keep = rng.random(values.size) < grr4.p  # the true value w.p. p* = 1/2 ...
+    other = (values + rng.integers(1, 4, size=values.size)) % 4  # ... else one of the 3 others
+    return np.where(keep, values, other)
+
+
+def grr_estimate(counts, n):
+    return (counts - n * grr4.q) / (grr4.p - grr4.q)
+
+
+client = teaching.check_client(grr_perturb, grr4.output_table(), np.arange(4))
+estimator = teaching.check_estimator(grr_estimate, grr4, np.array([300, 150, 150, 0]))
+print(client, estimator, sep="\n")
+assert client.passed and estimator.passed

@@ -507,3 +507,32 @@ assert abs(mse_grr_flat / mse_grr_d2 - 1) < 1e-12  # the histogram's shape does 
 print(f"MSE of GRR on Dataset 2 at eps = ln 20 = {mse_grr_d2:.4g}")
 print(f"MSE(2 x counts) / MSE = {mse_grr_double / mse_grr_d2:.4g};  "
       f"MSE(flat, same n) / MSE = {mse_grr_flat / mse_grr_d2:.4g}")
+
+# %% [markdown]
+# **Exercise 4 (code: OUE's bit flips).** Write OUE's client for ε = 1 and $d = 4$:
+# `oue_perturb(values, rng)` one-hot encodes each value $v$ into $d$ bits, then keeps bit $v$ at 1 with
+# probability $p = \tfrac12$ and turns every other bit into a 1 with probability $q = 1/(e^\varepsilon+1)$,
+# independently; it returns one row of $d$ bits per user. `check_client` compares your reports with OUE's
+# exact output table over all $2^d$ bit vectors (a χ² test per input at a fixed seed).
+#
+# ```python
+# from ldp_helpers import teaching
+# oue4 = OUE(1.0, 4)  # oue4.p and oue4.q
+# def oue_perturb(values, rng): ...  # your code: an (n, 4) array of 0/1
+# print(teaching.check_client(oue_perturb, oue4.output_table(), np.arange(4)))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+oue4 = OUE(1.0, 4)
+
+
+def oue_perturb(values, rng):
+    one_hot = np.arange(4) == values[:, None]  # B: bit v set
+    prob_one = np.where(one_hot, oue4.p, oue4.q)  # Pr[B'[i] = 1] = p if B[i] = 1 else q
+    return (rng.random(one_hot.shape) < prob_one).astype(int)
+
+
+check_oue = teaching.check_client(oue_perturb, oue4.output_table(), np.arange(4))
+print(check_oue)
+assert check_oue.passed

@@ -437,3 +437,35 @@ by_formula = (1.6448536 * 0.5 / (0.25 * 0.01)) ** 2 / 8
 assert abs(n_needed - by_formula) < 1.5
 assert paper.detection_threshold_without_collisions(params8, [n_needed])[0] <= 0.01
 print(f"pi_min at N = 20,000 = {thr_20k:.4g}; reports needed for pi = 1 %: N = {n_needed:,}")
+
+# %% [markdown]
+# **Exercise 4 (code: the permanent randomized response).** Write RAPPOR's PRR with $f = 0.5$:
+# `prr(bits, rng)` takes one Bloom filter per row and sets each bit to 1 with probability $f/2$, to 0 with
+# probability $f/2$, and keeps it with probability $1 - f$. `check_client` runs it on every filter that
+# $h = 2$ hashes can set in $k = 4$ bits and compares the reports with the exact PRR table (a product of
+# one-bit channels, `report_table`) by a χ² test per filter.
+#
+# ```python
+# from ldp_helpers import teaching
+# from ldp_helpers.mechanisms.rappor_client import all_bloom_filters, report_table
+# blooms = all_bloom_filters(4, 2)
+# law = report_table(blooms, RapporParams(k=4, h=2, m=1, f=0.5, p=0.5, q=0.75).prr_bit_table())
+# def prr(bits, rng): ...  # your code: an array of the same shape, 0/1
+# print(teaching.check_client(prr, law, blooms))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+from ldp_helpers.mechanisms.rappor_client import all_bloom_filters, report_table
+blooms = all_bloom_filters(4, 2)
+law = report_table(blooms, RapporParams(k=4, h=2, m=1, f=0.5, p=0.5, q=0.75).prr_bit_table())
+
+
+def prr(bits, rng, f=0.5):
+    u = rng.random(bits.shape)  # one coin per bit
+    return np.where(u < f / 2, 1, np.where(u < f, 0, bits))
+
+
+check_prr = teaching.check_client(prr, law, blooms)
+print(check_prr)
+assert check_prr.passed

@@ -577,3 +577,28 @@ assert abs(limit_4e5 - 1 / np.expm1(eps / m_4e5)) < 1e-12 and alpha_4e5 < limit_
 print(f"certified alpha: N = 1e5: {alpha_1e5:.4g}, N = 4e5: {alpha_4e5:.4g}, "
       f"ratio = {alpha_4e5 / alpha_1e5:.4g}")
 print(f"condition (1) at m* = {m_4e5}: alpha < {limit_4e5:.4g}")
+
+# %% [markdown]
+# **Exercise 4 (code: a Chernoff bound).** m-shot's detection guarantees rest on the multiplicative
+# Chernoff bound ([mitzenmacher2005] Theorem 4.4): for a sum $X$ of independent Bernoulli variables with
+# mean μ and every δ > 0, $\Pr[X \ge (1+\delta)\mu] \le \left(e^\delta/(1+\delta)^{1+\delta}\right)^\mu$.
+# Write `chernoff_upper(delta, mu)`. `check_chernoff_bound` evaluates it on a grid of δ and μ, checks that
+# it lies above the exact binomial tail (else it is no bound) and that it is this bound.
+#
+# ```python
+# from ldp_helpers import teaching
+# def chernoff_upper(delta, mu): ...  # your code
+# print(teaching.check_chernoff_bound(chernoff_upper))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+
+
+def chernoff_upper(delta, mu):
+    return (np.exp(delta) / (1 + delta) ** (1 + delta)) ** mu
+
+
+check_chernoff = teaching.check_chernoff_bound(chernoff_upper)
+print(check_chernoff)
+assert check_chernoff.passed

@@ -578,3 +578,32 @@ print(
     f"per-round sd: Basic One-time RAPPOR = {np.sqrt(bor_var):.4g}, "
     f"Glance RR part (K = 200) = {np.sqrt(glance_rr_var):.4g}, ratio = {sd_ratio:.4g}"
 )
+
+# %% [markdown]
+# **Exercise 4 (code: Glance's estimator).** With ε = 1 and $T = 5$ rounds, the server sees per round the
+# number $K_t$ of users who report (those whose one round is $t$) and the number $X_t$ of 1s among their
+# $Q_{\rm Bin}$ reports. Write `glance_estimate(aggregate, n)`, where `aggregate` is the array $[K; X]$ of
+# shape (2, T), returning $\hat\mu_t = (X_t/K_t - q)/(p - q)$ with $p = e^\varepsilon/(1+e^\varepsilon)$,
+# $q = 1 - p$. `check_estimator` draws 2,000 exact surveys of $N = 2{,}000$ users on the constant stream
+# μ = 0.3 and compares your estimator's mean with the exact one, round by round.
+#
+# ```python
+# from ldp_helpers import teaching
+# def glance_estimate(aggregate, n): ...  # your code: T estimates
+# print(teaching.check_estimator(glance_estimate, Glance(1.0, 5), constant_population(0.3, 2000, 5)))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+
+
+def glance_estimate(aggregate, n, epsilon=1.0):
+    K, X = aggregate  # reporters and reported 1s per round
+    p = np.exp(epsilon) / (1 + np.exp(epsilon))
+    return (X / K - (1 - p)) / (2 * p - 1)
+
+
+stream = constant_population(0.3, 2000, 5)  # N = 2,000 users, T = 5 rounds, mu = 0.3
+check_glance = teaching.check_estimator(glance_estimate, Glance(1.0, 5), stream)
+print(check_glance)
+assert check_glance.passed

@@ -272,3 +272,40 @@ print(
 m_rows = {b: pcep_rows(5, 5000, 1.0, b) for b in (0.1, 0.01)}
 assert m_rows[0.01] > m_rows[0.1]
 print(f"m at beta = 0.1: {m_rows[0.1]}, at beta = 0.01: {m_rows[0.01]} (more rows: a smaller bias)")
+
+# %% [markdown]
+# **Exercise 4 (code: padding and sampling).** Write PSFO's client for $d = 3$ items, ℓ = 2 and ε = 1:
+# `psfo_client(sets, rng)` gets one set per row as a 0/1 membership vector; it pads the set with the
+# dummies $d, \dots, d+\ell-1$ up to ℓ items (or keeps a uniform ℓ-subset of a larger set), samples one
+# item uniformly and reports it with GRR over the $d + \ell$ values at the amplified
+# $\varepsilon' = \ln(\ell(e^\varepsilon - 1) + 1)$. `check_client` runs it on all 8 subsets of
+# $\{0, 1, 2\}$ (size, then lexicographic order) against PSFO's exact output table.
+#
+# ```python
+# from itertools import combinations
+# from ldp_helpers import GRR, amplified_grr_epsilon, teaching
+# subsets = np.array([[int(i in s) for i in range(3)] for r in range(4) for s in combinations(range(3), r)])
+# def psfo_client(sets, rng): ...  # your code: one report in [0, 5) per row
+# print(teaching.check_client(psfo_client, PSFO(1.0, 3, 2).output_table(), subsets, n_per_input=2000))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from itertools import combinations
+from ldp_helpers import GRR, amplified_grr_epsilon, teaching
+subsets = np.array([[int(i in s) for i in range(3)]
+                    for r in range(4) for s in combinations(range(3), r)])  # size, then lex order
+grr_amplified = GRR(amplified_grr_epsilon(1.0, 2), 3 + 2)  # over 3 items + 2 dummies, at eps'
+
+
+def psfo_client(sets, rng, d=3, ell=2):
+    items = [np.flatnonzero(row) for row in sets]
+    padded = [np.concatenate([s, np.arange(d, d + ell - s.size)]) if s.size < ell else s
+              for s in items]
+    sampled = np.array([rng.choice(rng.permutation(s)[:ell]) for s in padded])  # one of ell items
+    return grr_amplified.perturb(sampled, rng=rng)
+
+
+psfo_law = PSFO(1.0, 3, 2).output_table()
+check_psfo = teaching.check_client(psfo_client, psfo_law, subsets, n_per_input=2000)
+print(check_psfo)
+assert check_psfo.passed

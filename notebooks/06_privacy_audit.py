@@ -21,11 +21,13 @@ confidence = 0.99  # joint confidence of the two Clopper–Pearson bounds of eve
 n_trials_registry = 20000  # runs per input when auditing each registered mechanism
 n_grid = [100, 1000, 10000]  # N for the ε_lb-vs-N curves; the paper profile goes to 10^6
 n_trials_peers = 5000  # runs per input for each peer client (slow per-user Python loops)
-peer_d = 4  # domain size of the peers' SUE / OUE
+peer_d = 4  # domain size of the peers' SUE / OUE / OLH
 ks = [1, 2, 4, 8, 16, 32, 64]  # numbers of reports in the longitudinal attack
 n_draws_attack = 2000  # simulated users per stream and k (1-shot, m-shot)
 progress = False  # tqdm bars for the long paper-profile runs
-# a Dask scheduler such as tcp://host:8786 runs the audit chunks there (same numbers); None: this machine
+chunk_size = 5000  # trials per chunk: the unit of work local processes or a Dask cluster share
+# a Dask scheduler such as tcp://host:8786 runs the audit chunks there (same numbers); None: the joblib/Dask
+# settings in force, else this machine
 dask_address = None
 save_figures = False  # the paper profile writes figures/06_privacy_audit/
 
@@ -67,7 +69,7 @@ arm_seeds = runs.spawn_seeds(np.random.default_rng(seed), 4)  # one seed per exp
 # %%
 family = 1 - (1 - confidence) / len(REGISTRY)  # per audit, so all K hold jointly w.p. >= confidence
 audits = runs.registry_audits(n_trials=n_trials_registry, seed=arm_seeds[0], confidence=family,
-                              progress=progress, dask_address=dask_address)
+                              chunk_size=chunk_size, progress=progress, dask_address=dask_address)
 worst_gap = max(row.result.epsilon_lb - row.exact_epsilon for row in audits)
 claims.statement("registry_never_flagged", le(worst_gap, 0.0), gap=worst_gap, family=family,
                  mechanisms=len(audits), n=n_trials_registry, confidence=confidence)
@@ -89,7 +91,7 @@ print(runs.audit_table(audits))
 # %%
 curves = {
     key: runs.epsilon_lb_curve(key, n_grid, seed=arm_seeds[1] + i, confidence=confidence,
-                               progress=progress, dask_address=dask_address)
+                               chunk_size=chunk_size, progress=progress, dask_address=dask_address)
     for i, key in enumerate(runs.CURVE_KEYS)
 }
 grr = curves["grr"]
@@ -106,7 +108,8 @@ publish(plots.epsilon_lb_figure(curves, confidence), "fig_epsilon_lb_vs_n")
 # On the event "bit $x_0$ set and bit $x_1$ clear" the ratio becomes
 # $\frac{p'(1-q)}{q(1-p')} > \frac{p(1-q)}{q(1-p)} = e^\varepsilon$.
 # Each peer runs in its own process (1.1.2 and 1.2.0 share an import name), with its global RNGs
-# seeded from our chunk seeds; the protocols are SUE and OUE at ε = 1, d = `peer_d`.
+# seeded from our chunk seeds; the protocols are SUE, OUE and OLH at ε = 1, d = `peer_d`. An OLH report
+# `(y, seed)` is audited through the values it supports under the peer's own hash (a post-processing).
 
 # %%
 peers = peer_audits(epsilon=runs.PEER_EPSILON, d=peer_d, n_trials=n_trials_peers, seed=arm_seeds[2],
@@ -120,6 +123,8 @@ for protocol, loss in true_loss.items():
     claims.statement(f"{key}.buggy_below_true_loss", le(buggy, loss), lb=buggy, loss=loss, **cp)
     claims.statement(f"{key}.fixed_passes", le(fixed, runs.PEER_EPSILON), lb=fixed, **cp)
     claims.statement(f"{key}.multi_freq_passes", le(multi, runs.PEER_EPSILON), lb=multi, **cp)
+olh_lb = max(found["audits"]["OLH"]["epsilon_lb"] for found in peers.values())
+claims.statement("olh.peers_pass", le(olh_lb, runs.PEER_EPSILON), lb=olh_lb, **cp)
 print(runs.peer_table(peers))
 fig = plots.peer_audit_figure(peers, {"pure-ldp-1.1.2": true_loss}, epsilon=runs.PEER_EPSILON,
                               confidence=confidence)
@@ -128,7 +133,7 @@ publish(fig, "fig_peer_audit")
 # %% [markdown]
 # The highlighted (pink) bars exceed the claim at 99 % confidence: 1.1.2's SUE and OUE leak more than ε = 1, and
 # their ε_lb sits just below the true loss of the buggy client (dotted). 1.2.0 and multi-freq-ldpy
-# stay below ε = 1.
+# stay below ε = 1, and so do all three OLH clients (1.1.2's bug is in unary encoding only).
 #
 # ## 4. What repeated reporting costs: the averaging attack
 #
@@ -234,3 +239,38 @@ k_needed = next(k for k in range(1, 200)
 composed = max_privacy_loss(longitudinal.fresh_rr_count_table(0.5, k_needed))
 assert 16 < k_needed <= 32 and abs(composed - 0.5 * k_needed) < 1e-9
 print(f"smallest k with success >= 0.9: {k_needed}; composed eps = {composed:.4g} = k x 0.5")
+
+# %% [markdown]
+# **Exercise 4 (code: the broken client's table).** Write, by hand, the whole-report output table of
+# pure-ldp 1.1.2's OUE client at ε = 1 and $d = 3$: `broken_table()` returns the 3 × 8 array whose row $v$
+# gives the probability of every report $y$ (bit $i$ of $y$ is `(y >> i) & 1`) when bit $v$ is 1 with
+# probability $p' = p + (1-p)q$ and every other bit with probability $q$. `check_output_table` checks it is
+# an output table, names the first cell that differs from the exact one and computes its exact ε, which must
+# be the bug's true loss (Exercise 2).
+#
+# ```python
+# from ldp_helpers import teaching
+# def broken_table(): ...  # your code: a (3, 8) array
+# exact = unary_output_table(p_broken, q_ex, 3)
+# true_loss = runs.never_cleared_loss("OUE", 1.0)
+# print(teaching.check_output_table(broken_table(), epsilon=true_loss, reference=exact))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+
+
+def broken_table(d=3):
+    bits = (np.arange(2**d)[:, None] >> np.arange(d)) & 1  # row y: the bits of report y
+    rows = []
+    for v in range(d):
+        prob_one = np.where(np.arange(d) == v, p_broken, q_ex)  # Pr[bit i = 1 | value v]
+        rows.append(np.prod(np.where(bits == 1, prob_one, 1 - prob_one), axis=1))
+    return np.array(rows)
+
+
+exact = unary_output_table(p_broken, q_ex, 3)
+true_loss = runs.never_cleared_loss("OUE", 1.0)
+check_table = teaching.check_output_table(broken_table(), epsilon=true_loss, reference=exact)
+print(check_table)
+assert check_table.passed

@@ -1,5 +1,6 @@
 """The peers audited for real (installed by `make peers`, a prerequisite of `make test`):
-pure-ldp 1.1.2's SUE and OUE are flagged at 99 % confidence, pure-ldp 1.2.0 and multi-freq-ldpy are not.
+pure-ldp 1.1.2's SUE and OUE are flagged at 99 % confidence, pure-ldp 1.2.0 and multi-freq-ldpy are not, and no
+peer's OLH client is (its reports audited through the values they support under the peer's own hash).
 
 Reference: Arcolezi & Gambs, PETS 2024 ([arcolezi2024]).
 """
@@ -29,3 +30,11 @@ def test_pure_ldp_112_is_flagged(audits, protocol):
 def test_fixed_peers_are_not_flagged(audits, peer, protocol):
     result = audits[peer]["audits"][protocol]
     assert not result["violation"] and 0.0 < result["epsilon_lb"] <= 1.0
+
+
+@pytest.mark.parametrize("peer", sorted(PEERS))
+def test_peers_olh_clients_are_not_flagged(audits, peer):
+    """Every peer's OLH client (pure-ldp's LHClient(use_olh=True), multi-freq-ldpy's LH_Client) keeps ε = 1, and the
+    audit is not vacuous: the support event separates the two inputs (ε_lb well above 0)."""
+    result = audits[peer]["audits"]["OLH"]
+    assert not result["violation"] and 0.5 < result["epsilon_lb"] <= 1.0

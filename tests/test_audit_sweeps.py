@@ -1,4 +1,4 @@
-"""Chunked sweeps: same numbers on every backend (a Dask LocalCluster included), failed chunks reported
+"""Chunked sweeps: same numbers on local backends (Dask: tests/test_sweeps_backends.py), failed chunks reported
 with their seeds, a crashed worker losing no completed chunk, resume from the completed chunks, unreachable schedulers refused."""
 
 import os
@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from ldp_helpers.audit.auditor import run_audit
-from ldp_helpers.sweeps import DASK_ADDRESS_ENV, ChunkError, chunk_seeds, _collect_outcomes, run_chunks
-from ldp_helpers.experiments.privacy_audit import registry_audits
+from ldp_helpers.sweeps import ChunkError, chunk_seeds, _collect_outcomes, run_chunks
 from ldp_helpers.mechanisms.registry import REGISTRY
 
 
@@ -17,33 +16,16 @@ def draw(index, seed):
     return float(np.random.default_rng(seed).standard_normal(3).sum()) + index
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
-        with Client(lc, set_as_default=False) as client:
-            yield lc, client
-
-
-def test_local_cluster_gives_the_same_numbers(cluster, monkeypatch):
-    lc, client = cluster
+def test_local_backends_give_the_same_numbers():
+    """Local processes and threads give the in-process numbers (Dask: tests/test_sweeps_backends.py and
+    tests/test_dask_cluster.py)."""
     sequential = run_chunks(draw, 12, seed=42)
     assert run_chunks(draw, 12, seed=42, n_jobs=2) == sequential  # loky processes
     assert run_chunks(draw, 12, seed=42, backend="threading", n_jobs=3) == sequential
-    assert run_chunks(draw, 12, seed=42, dask_client=client) == sequential
-    assert run_chunks(draw, 12, seed=42, dask_address=lc.scheduler_address) == sequential
-    monkeypatch.setenv(DASK_ADDRESS_ENV, lc.scheduler_address)
-    assert run_chunks(draw, 12, seed=42) == sequential  # the address from the environment
-    monkeypatch.delenv(DASK_ADDRESS_ENV)
     m = REGISTRY["oue"].example()
     local = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000)
-    on_dask = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, dask_client=client)
     on_loky = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, n_jobs=2)
-    assert (local.count0, local.count1, local.epsilon_lb) == (on_dask.count0, on_dask.count1, on_dask.epsilon_lb)
-    assert (local.count0, local.count1) == (on_loky.count0, on_loky.count1)
-    here = registry_audits(n_trials=3_000, seed=4, confidence=0.9, keys=["olh", "glance"])
-    there = registry_audits(n_trials=3_000, seed=4, confidence=0.9, keys=["olh", "glance"], dask_address=lc.scheduler_address)
-    assert [(r.result.count0, r.result.count1) for r in here] == [(r.result.count0, r.result.count1) for r in there]
+    assert (local.count0, local.count1, local.epsilon_lb) == (on_loky.count0, on_loky.count1, on_loky.epsilon_lb)
 
 
 def test_seeds_are_a_fixed_function_of_seed_and_index():

@@ -37,7 +37,13 @@ RENDERED = {"playground": "MSE", "privacy_utility": "MSE", "rappor": "ε∞", "c
 # JupyterLab-only extensions in .venv (jupytext, Voila's Lab preview) fail to load inside Voila ("The getter
 # for the shared module is not a function"); the app and `make explore` deny them.
 DENYLIST = ['--VoilaConfiguration.extension_denylist=["jupyterlab-jupytext", "@voila-dashboards/jupyterlab-preview"]']
-CDN_FONT_AWESOME = "https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@"
+# As `make explore`: Voila's lab template without its CDN stylesheets (app/jupyter/voila/templates/offline), and
+# the book served beside the app, so that every panel links to its chapter.
+OFFLINE = ["--template=offline", f"--Voila.root_dir={ROOT}", '--VoilaConfiguration.file_allowlist=["build/book/.*"]']
+OFFLINE_ENV = {"JUPYTER_PATH": str(ROOT / "app" / "jupyter")}
+#: the chapter of each panel (the explorer's Markdown links to the book's page of it)
+CHAPTERS = {"playground": "01_grr_vs_oue", "privacy_utility": "00_tutorial", "rappor": "02_rappor",
+            "continual": "04_glance", "m_shot": "03_m_shot"}
 
 
 def _free_port() -> int:
@@ -85,7 +91,8 @@ def test_explorer_app_in_chromium(tmp_path):
     url = f"http://127.0.0.1:{port}/"
     log = (tmp_path / "voila.log").open("w")
     proc = subprocess.Popen([str(Path(sys.executable).parent / "voila"), "app/explorer.ipynb", "--no-browser",
-                             "--Voila.ip=127.0.0.1", f"--port={port}", *DENYLIST], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                             "--Voila.ip=127.0.0.1", f"--port={port}", *DENYLIST, *OFFLINE], cwd=ROOT, stdout=log,
+                            stderr=subprocess.STDOUT, env={**os.environ, **OFFLINE_ENV})
     driver = None
     try:
         _wait_until_answering(url, proc)
@@ -118,11 +125,23 @@ def test_explorer_app_in_chromium(tmp_path):
         wait.until(lambda d: _text(d, ".ldp-playground-message") == "" and "ε = 1.5" in _text(d, ".ldp-playground-summary"))
         page = driver.find_element(By.TAG_NAME, "body").text
         assert "Traceback" not in page and "Error" not in page, page[:2000]
-        # Voila 0.5's lab template links Font Awesome from a CDN (unreachable offline; the panels use no
-        # icons): that one known failure is tolerated, any other SEVERE console entry fails the test.
-        severe = [e for e in driver.get_log("browser")
-                  if e["level"] == "SEVERE" and not e["message"].startswith(CDN_FONT_AWESOME)]
+        # Offline: no script, stylesheet, font or image from anywhere but this server (the DOM's src/href and
+        # every resource the page fetched, fonts from stylesheets included); no SEVERE console entry at all.
+        outside = driver.execute_script(
+            "const here = location.origin;"
+            "const urls = [...document.querySelectorAll('script[src], link[href], img[src]')].map(e => e.src || e.href)"
+            "  .concat(performance.getEntriesByType('resource').map(r => r.name));"
+            "return urls.filter(u => /^https?:/.test(u) && !u.startsWith(here));")
+        assert not outside, f"the explorer page loads resources from outside: {sorted(set(outside))[:5]}"
+        severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert not severe, severe
+        links = driver.execute_script("return [...document.links].map(a => a.getAttribute('href'))")
+        for name, stem in CHAPTERS.items():
+            assert f"/voila/files/build/book/notebooks/{stem}.html" in links, f"the {name} panel links to no chapter {stem}"
+        book_page = ROOT / "build" / "book" / "index.html"
+        if book_page.exists():  # after `make book`, the links land on the book itself
+            with urllib.request.urlopen(f"{url}voila/files/build/book/index.html", timeout=10) as r:
+                assert r.status == 200
     finally:
         if driver is not None:
             driver.quit()

@@ -12,7 +12,8 @@ PACKAGE = Path(ldp_helpers.__file__).parent
 #: top to bottom: a module imports only from its own layer or the layers after it, with no exception.
 #: The tooling (explore, pipeline, peers) stands apart: nothing below it imports it.
 TOOLING = ["explore", "pipeline", "peers"]
-SCIENCE = ["experiments", "audit", "sweeps", "protocols", "bounds", "estimation", "mechanisms", "simulate"]
+SCIENCE = ["teaching", "experiments", "audit", "sweeps", "interop", "protocols", "bounds", "estimation",
+           "mechanisms", "simulate"]
 BOTTOM = ["_files", "_validation", "_paths"]
 LAYERS = TOOLING + SCIENCE + BOTTOM
 #: the science core: ``import ldp_helpers`` and these subpackages load none of :data:`HEAVY`

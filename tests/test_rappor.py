@@ -211,7 +211,8 @@ def test_mechanism_validates_its_inputs(rng):
         (lambda: mechanism.estimate(np.zeros((2, 7), int), [10, 10]), r"aggregate must be an array of shape \(2, 8\) or \(n_draws, 2, 8\)"),
         (lambda: mechanism.estimate(np.full((2, 8), 11), [10, 12]), r"aggregate\[\.\.\., 0, :\] must be integers in \[-inf, 10\]"),
         (lambda: mechanism.estimate(np.full((2, 8), 2.5), [10, 10]), r"aggregate must be an array of integers"),
-        (lambda: mechanism.estimate(np.zeros((2, 8), int), [10, 0]), r"n \(cohort sizes\) must be integers in \[1, inf\]"),
+        (lambda: mechanism.estimate(np.zeros((2, 8), int), [10, -1]), r"n \(cohort sizes\) must be integers in \[0, inf\]"),
+        (lambda: mechanism.estimate(np.ones((2, 8), int), [10, 0]), r"aggregate\[\.\.\., 1, :\] must be integers in \[-inf, 0\]"),
         (lambda: instantaneous_randomized_response(np.ones(4, dtype=int), 0.6, 0.4, rng=rng), r"q must be > p = 0\.6; got 0\.4"),
     ]
     for call, match in cases:

@@ -30,7 +30,8 @@ from ldp_helpers._validation import (
 # the clients live in audit.clients; re-exported here, where the auditor's users have always imported them
 from ldp_helpers.audit.clients import BlackBoxClient, ClientError, MechanismClient, _sample, as_client  # noqa: F401
 from ldp_helpers.audit.events import Event, choose_event
-from ldp_helpers.sweeps import BACKENDS, MAX_CHUNKS, check_dask_address, check_seed, run_chunks
+from ldp_helpers.sweeps import (
+    BACKENDS, MAX_CHUNKS, check_dask_address, check_dask_client, check_n_jobs, check_seed, run_chunks)
 
 
 def check_confidence(confidence) -> float:
@@ -115,8 +116,8 @@ class AuditResult:
 
 
 def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
-          event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int = 1,
-          backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
+          event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int | None = None,
+          backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
           progress: bool = False, completed: dict | None = None, call_timeout: float | None = 300.0) -> AuditResult:
     """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
 
@@ -138,7 +139,8 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
         The output event; chosen from a pilot run of ``n_pilot`` (default ``max(1000, n_trials // 10)``)
         runs per input when not given (a given event still gets a 1-run check of the client).
     chunk_size, n_jobs, backend, dask_address, dask_client, timeout, progress
-        How the main run is split and where it runs (:func:`ldp_helpers.sweeps.run_chunks`);
+        How the main run is split and where it runs (:func:`ldp_helpers.sweeps.run_chunks`: by default the
+        joblib/Dask settings in force, else in-process; local workers capped by the chunks and the cores);
         the numbers do not depend on n_jobs or backend.
     completed : dict, optional
         ``ChunkError.completed`` of an interrupted run with the same arguments: those chunks are not rerun
@@ -195,14 +197,14 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
 
 def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed) -> None:
     """The main run's execution arguments, checked before the pilot (run_chunks checks them the same way)."""
-    if check_int("n_jobs", n_jobs) == 0:
-        fail("n_jobs", n_jobs, "a non-zero integer (joblib: -1 = all cores)")
+    if n_jobs is not None:
+        check_n_jobs(n_jobs)
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
     if dask_address is not None:
         check_dask_address(dask_address)
-    if dask_client is not None and not hasattr(dask_client, "submit"):
-        fail_type("dask_client", dask_client, "a distributed.Client")
+    if dask_client is not None:
+        check_dask_client(dask_client)
     check_real("timeout", timeout, low=0.0)
     check_bool("progress", progress)
     if completed is not None and not isinstance(completed, dict):

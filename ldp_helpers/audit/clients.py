@@ -16,6 +16,7 @@ References
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass
 from numbers import Real
 from typing import Callable
@@ -25,6 +26,7 @@ import numpy as np
 from ldp_helpers._validation import MAX_N_DRAWS, check_bool, check_instance, check_int, check_rng, fail_type
 from ldp_helpers.audit.events import as_report_matrix
 from ldp_helpers.mechanisms.base import Mechanism
+from ldp_helpers.sweeps.global_rngs import seeded_globals
 
 
 class ClientError(RuntimeError, ValueError):
@@ -63,14 +65,18 @@ class MechanismClient:
 class BlackBoxClient:
     """A callable ``client(value) -> report`` (or ``client(value, rng)`` when ``takes_rng``), run n times.
 
-    ``reseed(rng)``, if given, is called once per batch before the calls: for peers that draw from
-    global generators (NumPy's legacy ``np.random`` and ``random``), seed them there from ``rng``.
-    A report must be a real number or a 1-D numeric array of the same length every time.
+    With ``seed_globals`` (the default) each batch runs inside :func:`~ldp_helpers.sweeps.seeded_globals`:
+    Python's ``random`` and NumPy's legacy global generator are seeded from ``rng`` before the calls and
+    restored after, so a client that draws from them gives the same reports on every backend and worker.
+    ``reseed(rng)``, if given, is called once per batch before the calls, for any other generator the client
+    draws from (numba's, for jitted clients).  A report must be a real number or a 1-D numeric array of the
+    same length every time.
     """
 
     client: Callable
     takes_rng: bool = False
     reseed: Callable | None = None
+    seed_globals: bool = True
 
     def __post_init__(self):
         if not callable(self.client):
@@ -78,9 +84,14 @@ class BlackBoxClient:
         check_bool("takes_rng", self.takes_rng)
         if self.reseed is not None and not callable(self.reseed):
             fail_type("reseed", self.reseed, "None or a callable reseed(rng)")
+        check_bool("seed_globals", self.seed_globals)
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
         n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
+        with seeded_globals(rng) if self.seed_globals else nullcontext():
+            return self._sample(value, n, rng)
+
+    def _sample(self, value, n: int, rng: np.random.Generator) -> np.ndarray:
         if self.reseed is not None:
             self.reseed(rng)
         rows = []

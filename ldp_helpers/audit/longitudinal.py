@@ -127,15 +127,16 @@ def binomial_attack_curve(label: str, table_of_k: Callable[[int], np.ndarray], k
 
 
 def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_draws: int, seed,
-                           table_max_k: int = 6, n_jobs: int = 1, dask_address: str | None = None,
-                           completed: dict | None = None) -> AttackCurve:
+                           table_max_k: int = 6, n_jobs: int | None = None, dask_address: str | None = None,
+                           dask_client=None, completed: dict | None = None) -> AttackCurve:
     """Simulated curve for a stream mechanism ``make(k)`` over T = k rounds (constant streams 0…0 and 1…1).
 
     The midpoint threshold comes from an independent pilot of ``n_draws`` users per stream; the
     success is then estimated on ``n_draws`` fresh users per stream (standard error reported).  The
     composed ε is ``privacy_loss()`` (exact, whole-stream table) for k ≤ ``table_max_k``, else the
     mechanism's claimed whole-stream ε.  Each k is one chunk of :func:`~ldp_helpers.sweeps.run_chunks`
-    (seed = child k of ``SeedSequence(seed)``): the same numbers on any backend (``n_jobs``, ``dask_address``);
+    (seed = child k of ``SeedSequence(seed)``): the same numbers on any backend (``n_jobs``, ``dask_address``,
+    ``dask_client``, or the joblib/Dask settings in force);
     a failed or lost chunk raises :class:`~ldp_helpers.sweeps.ChunkError`, whose ``completed``
     passed back as ``completed=`` resumes with only the missing k.
     """
@@ -146,7 +147,7 @@ def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_d
     table_max_k = check_int("table_max_k", table_max_k, low=0)
     seed = check_seed(seed)
     rows = run_chunks(_AttackChunk(make, tuple(int(k) for k in ks), n_draws, table_max_k), ks.size, seed=seed,
-                      n_jobs=n_jobs, dask_address=dask_address, completed=completed)
+                      n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client, completed=completed)
     success, se, eps, eps_exact = (np.array(column) for column in zip(*rows))
     return AttackCurve(label, ks, success, se, None, eps.astype(float), eps_exact.astype(bool), False)
 

@@ -24,8 +24,8 @@ from sklearn.linear_model import Lasso
 from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
-from ldp_helpers._validation import (check_bool, check_instance, check_int, check_int_array, check_ndim, check_real,
-                                     check_real_array, check_rng, fail)
+from ldp_helpers._validation import (Described, check_bool, check_instance, check_int, check_int_array, check_ndim,
+                                     check_real, check_real_array, check_rng, fail)
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor
 
@@ -153,6 +153,34 @@ def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_al
     lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
     drop_below = check_real("drop_below", drop_below, low=0.0)
     return _decode(X, y, alpha, _check_correction(correction), lasso_alpha, drop_below)
+
+
+def decode_aggregate(mechanism: Rappor, aggregate, n, *, alpha: float = 0.05, correction: str | None = None,
+                     lasso_alpha: float = LASSO_ALPHA, drop_below: float = DROP_BELOW) -> Decoding:
+    """Decode reported bit counts c (m, k) of cohorts of sizes ``n`` (m,): :func:`decode` on the cohorts with reports.
+
+    A cohort without reports says nothing about the candidates: its k rows (estimate 0 whatever the truth) are
+    left out of ``y ≈ Xβ``, as google/rappor's decoder does (``filter_cohorts``); kept in, they would pull every
+    β toward 0.  β stays the count *per cohort*.  At least one cohort must have reports.
+
+    References
+    ----------
+    [rappor] Eq. (3); [erlingsson2014] §4 (google/rappor ``analysis/R/decode.R``, ``Decode``).
+    """
+    check_instance("mechanism", mechanism, Rappor)
+    estimates = mechanism.estimate(aggregate, n)
+    if estimates.ndim != 2:
+        fail("aggregate", Described(f"an array of shape {np.shape(aggregate)}"),
+             f"one survey's bit counts, shape (m={mechanism.params.m}, k={mechanism.params.k})")
+    sizes = np.asarray(n)
+    if not sizes.any():
+        fail("n (cohort sizes)", sizes, "cohort sizes with at least one report in some cohort")
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+    lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
+    drop_below = check_real("drop_below", drop_below, low=0.0)
+    kept = sizes > 0
+    X = mechanism.blooms[kept].transpose(0, 2, 1).reshape(-1, mechanism.n_candidates).astype(float)
+    return _decode(X, estimates[kept].ravel(), alpha, _check_correction(correction), lasso_alpha, drop_below)
 
 
 def _decode(X: np.ndarray, y: np.ndarray, alpha: float, correction, lasso_alpha: float = LASSO_ALPHA,

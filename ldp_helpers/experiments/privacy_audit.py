@@ -29,7 +29,8 @@ from ldp_helpers._validation import (
 from ldp_helpers.audit.auditor import AuditResult, MechanismClient, check_confidence, run_audit
 from ldp_helpers.audit.longitudinal import (
     AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
-from ldp_helpers.sweeps import ChunkError, check_dask_address, check_seed, progress_bar
+from ldp_helpers.sweeps import (
+    MAX_CHUNKS, ChunkError, check_dask_address, check_dask_client, check_n_jobs, check_seed, progress_bar, sweep_session)
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -41,8 +42,10 @@ from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 
 #: the mechanisms whose ε_lb is followed against the number of trials N
 CURVE_KEYS = ("grr", "oue", "rappor_basic_one_time", "glance")
-#: the peers' unary encodings (SUE and OUE) are audited at this budget
+#: the peers' unary encodings (SUE, OUE) and local hashing (OLH) are audited at this budget
 PEER_EPSILON = 1.0
+#: trials per chunk of an audit: the unit of work a Dask cluster or local processes share (run_audit's default)
+CHUNK_SIZE = 50_000
 #: the averaging attack: fresh RR at ε₀ = RR_EPSILON per report; RAPPOR's memoized PRR (f) and IRR (p, q);
 #: Glance, Harmony and M_SHOT-shot reporting with whole-stream budget STREAM_EPSILON over T = k rounds
 RR_EPSILON, RAPPOR_F, RAPPOR_P, RAPPOR_Q, STREAM_EPSILON, M_SHOT = 1.0, 0.5, 0.25, 0.75, 1.0, 2
@@ -113,25 +116,29 @@ class MechanismAudit:
     result: AuditResult
 
 
-def registry_audits(*, n_trials: int, seed: int, confidence: float, n_jobs: int = 1, keys=None,
-                    progress: bool = False, dask_address: str | None = None) -> list[MechanismAudit]:
+def registry_audits(*, n_trials: int, seed: int, confidence: float, chunk_size: int = CHUNK_SIZE,
+                    n_jobs: int | None = None, keys=None, progress: bool = False, dask_address: str | None = None,
+                    dask_client=None) -> list[MechanismAudit]:
     """Audit every registered mechanism's example (or those in ``keys``) on its :func:`audit_inputs`.
 
-    ``n_jobs`` / ``dask_address``: where each audit's chunks run (same numbers everywhere).
+    Each audit's main run is split into chunks of ``chunk_size`` trials; ``n_jobs`` / ``dask_address`` /
+    ``dask_client`` (or the joblib/Dask settings in force) say where they run, with one scheduler connection
+    for all audits.  The numbers depend on ``chunk_size``, never on where the chunks run.
     """
     if keys is not None and (isinstance(keys, str) or not isinstance(keys, (list, tuple))):
         fail_type("keys", keys, f"None or a list/tuple of registry keys {sorted(REGISTRY)}")
     keys = list(REGISTRY) if keys is None else [check_choice("keys", key, REGISTRY) for key in keys]
     _check_audit_arguments(n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs, progress=progress,
-                           dask_address=dask_address)
+                           dask_address=dask_address, dask_client=dask_client, chunk_size=chunk_size)
     seeds = np.random.SeedSequence(seed).spawn(len(keys))
     rows = []
-    for key, child in progress_bar(list(zip(keys, seeds)), progress, "registry audits"):
-        mechanism = REGISTRY[key].example()
-        x0, x1 = _audit_inputs(key, mechanism)
-        result = run_audit(_audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
-                           claimed_epsilon=mechanism.epsilon, n_jobs=n_jobs, dask_address=dask_address)
-        rows.append(MechanismAudit(key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result))
+    with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
+        for key, child in progress_bar(list(zip(keys, seeds)), progress, "registry audits"):
+            mechanism = REGISTRY[key].example()
+            x0, x1 = _audit_inputs(key, mechanism)
+            result = run_audit(_audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
+                               claimed_epsilon=mechanism.epsilon, chunk_size=chunk_size, **where)
+            rows.append(MechanismAudit(key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result))
     return rows
 
 
@@ -147,33 +154,46 @@ def audit_table(audits) -> str:
     return "\n".join([*lines, "", f"largest ε_lb − exact ε over {len(audits)} mechanisms: {worst:.3f} (must be ≤ 0)"])
 
 
-def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, n_jobs: int = 1,
-                     progress: bool = False, dask_address: str | None = None) -> dict[str, np.ndarray]:
-    """ε_lb, the event's log-ratio point estimate and CP upper end, vs N (independent audits per N)."""
+def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, chunk_size: int = CHUNK_SIZE,
+                     n_jobs: int | None = None, progress: bool = False, dask_address: str | None = None,
+                     dask_client=None) -> dict[str, np.ndarray]:
+    """ε_lb, the event's log-ratio point estimate and CP upper end, vs N (independent audits per N).
+
+    Chunks and where they run: as :func:`registry_audits`.
+    """
     key = check_choice("key", key, REGISTRY)
     n_grid = check_ndim("n_grid", check_int_array("n_grid", n_grid, low=1, high=MAX_N_DRAWS), 1)
     _check_audit_arguments(n_trials=1, seed=seed, confidence=confidence, n_jobs=n_jobs, progress=progress,
-                           dask_address=dask_address)
+                           dask_address=dask_address, dask_client=dask_client, chunk_size=chunk_size)
+    if -(-int(n_grid.max()) // chunk_size) > MAX_CHUNKS:
+        fail("chunk_size", chunk_size, f"≥ max(n_grid) / MAX_CHUNKS = {n_grid.max() / MAX_CHUNKS:g}")
     mechanism = REGISTRY[key].example()
     x0, x1 = _audit_inputs(key, mechanism)
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
-    results = [run_audit(_audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence,
-                         n_jobs=n_jobs, dask_address=dask_address)
-               for n, child in progress_bar(pairs, progress, f"ε_lb vs N ({key})")]
+    with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
+        results = [run_audit(_audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence,
+                             chunk_size=chunk_size, **where)
+                   for n, child in progress_bar(pairs, progress, f"ε_lb vs N ({key})")]
     ratios = np.array([r.event_log_ratio for r in results])
     return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": ratios[:, 1],
             "high": ratios[:, 2], "exact": np.full(n_grid.size, mechanism.privacy_loss()), "results": results}
 
 
-def _check_audit_arguments(*, n_trials, seed, confidence, n_jobs, progress, dask_address) -> None:
+def _check_audit_arguments(*, n_trials, seed, confidence, n_jobs, progress, dask_address, dask_client,
+                           chunk_size) -> None:
     """The drivers' shared arguments, checked before the first audit runs."""
     check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)
+    if -(-n_trials // check_int("chunk_size", chunk_size, low=1)) > MAX_CHUNKS:
+        fail("chunk_size", chunk_size, f"≥ n_trials / MAX_CHUNKS = {n_trials / MAX_CHUNKS:g}")
     check_seed(seed)
     check_confidence(confidence)
-    check_int("n_jobs", n_jobs)
+    if n_jobs is not None:
+        check_n_jobs(n_jobs)
     check_bool("progress", progress)
     if dask_address is not None:
         check_dask_address(dask_address)
+    if dask_client is not None:
+        check_dask_client(dask_client)
 
 
 def never_cleared_loss(protocol: str, epsilon: float) -> float:
@@ -195,7 +215,7 @@ def never_cleared_loss(protocol: str, epsilon: float) -> float:
 
 def peer_table(peers: dict) -> str:
     """A notebook's printout of :func:`ldp_helpers.peers.peer_audits`: ε_lb, the verdict, the counts and the event
-    of every peer's SUE and OUE audit, one line each."""
+    of every peer's audited protocol (SUE, OUE, OLH), one line each."""
     if not isinstance(peers, dict) or not peers or not all(
             isinstance(found, dict) and isinstance(found.get("audits"), dict) for found in peers.values()):
         fail_type("peers", peers, "peer_audits' result: a dict of peer -> {'audits': {protocol: audit}}")
@@ -229,7 +249,7 @@ def memoized_limits(f: float) -> tuple[float, float]:
 
 def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float, rappor_q: float,
                         stream_epsilon: float, m: int, n_draws: int, seed: int, table_max_k: int = 6,
-                        n_jobs: int = 1, dask_address: str | None = None,
+                        n_jobs: int | None = None, dask_address: str | None = None, dask_client=None,
                         completed: dict | None = None) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
     Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds.
@@ -246,9 +266,12 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
     check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
     check_int("table_max_k", table_max_k, low=0)
     check_seed(seed)
-    check_int("n_jobs", n_jobs)
+    if n_jobs is not None:
+        check_n_jobs(n_jobs)
     if dask_address is not None:
         check_dask_address(dask_address)
+    if dask_client is not None:
+        check_dask_client(dask_client)
     curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report",
                                     lambda k: fresh_rr_count_table(epsilon, k), ks),
               binomial_attack_curve(f"RAPPOR memoized PRR (f = {rappor_f:g}) + IRR",
@@ -261,15 +284,17 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
         fail_type("completed", completed,
                   "ChunkError.completed of an earlier call: a dict keyed by (stream index, k index)")
     done = dict(completed or {})
-    for j, ((label, make), child) in enumerate(zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))):
-        mine = {i: row for (stream, i), row in done.items() if stream == j}
-        try:
-            curve = simulated_attack_curve(label, make, ks, n_draws=n_draws, seed=child, table_max_k=table_max_k,
-                                           n_jobs=n_jobs, dask_address=dask_address, completed=mine)
-        except ChunkError as error:
-            done.update({(j, i): row for i, row in error.completed.items()})
-            raise ChunkError([replace(f, error=f"{label}: {f.error}") for f in error.failures], done) from error
-        done.update({(j, i): row for i, row in enumerate(zip(curve.success, curve.success_se, curve.epsilon,
-                                                               curve.epsilon_exact))})
-        curves.append(curve)
+    with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
+        where = {key: value for key, value in where.items() if key in ("n_jobs", "dask_client")}
+        for j, ((label, make), child) in enumerate(zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))):
+            mine = {i: row for (stream, i), row in done.items() if stream == j}
+            try:
+                curve = simulated_attack_curve(label, make, ks, n_draws=n_draws, seed=child, table_max_k=table_max_k,
+                                               completed=mine, **where)
+            except ChunkError as error:
+                done.update({(j, i): row for i, row in error.completed.items()})
+                raise ChunkError([replace(f, error=f"{label}: {f.error}") for f in error.failures], done) from error
+            done.update({(j, i): row for i, row in enumerate(zip(curve.success, curve.success_se, curve.epsilon,
+                                                                   curve.epsilon_exact))})
+            curves.append(curve)
     return curves

@@ -34,7 +34,7 @@ from ldp_helpers._validation import (check_above, check_binary_array, check_epsi
                                      check_ndim, check_probability, check_real, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
-from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, draw_secret,
+from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, design_blooms, draw_secret,
                                                  instantaneous_randomized_response, permanent_randomized_response,
                                                  report_table)
 
@@ -154,9 +154,6 @@ class RapporParams:
         return np.array([[1 - half, half], [half, 1 - half]])
 
 
-# ------------------------------------------------------------------ the mechanism
-
-
 class RapporReports(NamedTuple):
     """A batch of reports: each user's (public) cohort and her k reported bits S."""
 
@@ -168,8 +165,9 @@ class RapporReports(NamedTuple):
 class Rappor(Mechanism):
     """RAPPOR over M candidate strings in m cohorts: a value is a pair (cohort j, candidate w).
 
-    ``f = 0`` is the Basic One-time RAPPOR of [rappor].  The truth is the array (m, M) of users per
-    cohort and candidate; the aggregate is the reported bit counts c (m, k); the estimand is the
+    ``f = 0`` is the Basic One-time RAPPOR of [rappor].  The hash design is an input: :meth:`create` draws a keyed
+    SHA-256 one, :meth:`from_design` takes any other (google/rappor's map: :mod:`ldp_helpers.interop`).  The truth is
+    the array (m, M) of users per cohort and candidate; the aggregate is the reported bit counts c (m, k); the estimand is the
     true bit counts ``t[j, i]`` (cohort-j users whose Bloom bit i is set), estimated per cohort
     with n = the cohort sizes N_j.  The whole-report table's inputs are **every** Bloom filter
     with 1..h ones (:func:`all_bloom_filters`), not only the candidates': privacy must hold
@@ -209,6 +207,13 @@ class Rappor(Mechanism):
         blooms = bloom_filters(secret, params.m, n_candidates, params.h, params.k)
         return cls(params, blooms, secret)
 
+    @classmethod
+    def from_design(cls, params: RapporParams, design) -> "Rappor":
+        """RAPPOR on an external hash design: Bloom filters (m, M, k) or a cohort-major design matrix (k·m, M)
+        (row j·k + i is bit i of cohort j; google/rappor's map file lists it 1-based).  [rappor] §2; [erlingsson2014] §4."""
+        par = check_instance("params", params, RapporParams)
+        return cls(par, design_blooms(design, par.m, par.h, par.k))
+
     @property
     def n_candidates(self) -> int:
         """M, the number of candidate strings."""
@@ -229,8 +234,6 @@ class Rappor(Mechanism):
     def output_table(self) -> np.ndarray:
         """``P[x, y]`` over every Bloom filter x with 1..h ones and all 2^k reports y (k ≤ 16)."""
         return report_table(all_bloom_filters(self.params.k, self.params.h), self.params.bit_table())
-
-    # ---------------------------------------------------------------- truth
 
     def check_truth(self, truth) -> tuple[np.ndarray, np.ndarray]:
         """Users per cohort and candidate, shape (m, M), at least one per cohort; returns it and N_j."""
@@ -305,13 +308,14 @@ class Rappor(Mechanism):
     def estimate(self, aggregate, n) -> np.ndarray:
         """Unbiased ``t̂[j, i] = (c[j, i] − p* N_j)/(q* − p*)``, shape (m, k) or (n_draws, m, k).
 
-        ``n`` is the cohort sizes N_j (shape (m,)).
+        ``n`` is the cohort sizes N_j (shape (m,)); an empty cohort's estimate is 0, exactly (t = c = 0), but a
+        decoder must leave its rows out (:func:`~ldp_helpers.estimation.rappor_decoding.decode_aggregate` does).
 
         References
         ----------
         [rappor] Eq. (3); [erlingsson2014] §4.
         """
-        sizes = check_int_array("n (cohort sizes)", n, low=1, shape=(self.params.m,))
+        sizes = check_int_array("n (cohort sizes)", n, low=0, shape=(self.params.m,))
         c = check_int_array("aggregate", aggregate, low=0)
         c = check_trailing_shape("aggregate", c, (self.params.m, self.params.k))
         for j, n_j in enumerate(sizes):

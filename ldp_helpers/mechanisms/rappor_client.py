@@ -1,7 +1,9 @@
 """RAPPOR's client, step by step: Bloom filter, permanent and instantaneous randomized response.
 
-1. A string is hashed by h cohort-specific functions into k bits (the SHA-256 of [rappor] Fig. 3, keyed by
-   a secret drawn from the injected ``rng``; the same secret gives the design of [rappor] Fig. 3).
+1. A string is hashed by h cohort-specific functions into k bits: the SHA-256 of [rappor] Fig. 3, keyed by
+   a secret drawn from the injected ``rng`` (the same secret gives the design of [rappor] Fig. 3), or the MD5 of
+   the reference client of [erlingsson2014] (google/rappor, :func:`md5_bloom_filters`), which needs no secret
+   and gives the map file google's tools write (:mod:`ldp_helpers.interop.google_rappor`).
 2. PRR: ``B'_i = 1`` w.p. f/2, 0 w.p. f/2, ``B_i`` w.p. 1 − f (memoized per user).
 3. IRR, in RAPPOR's letters: ``Pr[S_i = 1 | B'_i = 1] = q``, ``Pr[S_i = 1 | B'_i = 0] = p``, q > p.
 
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import struct
 
 import numpy as np
 
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers._validation import (check_above, check_allocation, check_instance, check_binary_array, check_int, check_ndim, check_probability,
-                                     check_real_array, check_rng, check_trailing_shape)
+                                     check_real_array, check_rng, check_trailing_shape, Described, fail, fail_type)
 
 
 def draw_secret(*, rng: np.random.Generator) -> str:
@@ -70,6 +73,71 @@ def bloom_filters(secret: str, m: int, n_candidates: int, h: int, k: int) -> np.
     for j, w, i in itertools.product(range(m), range(n_candidates), range(h)):
         blooms[j, w, _hash_index(secret, j, w, i, k)] = 1
     return blooms
+
+
+def md5_bloom_bits(word: str, cohort: int, h: int, k: int) -> list[int]:
+    """The h Bloom bits of ``word`` in ``cohort`` as google/rappor's client hashes them: byte i of
+    ``MD5(cohort as 4 big-endian bytes + word in UTF-8)`` mod k, for i < h (so h ≤ 16; bits ≥ 256 are never set).
+
+    Bit ``b`` is google's bit b (the least significant bit of a report is bit 0).
+
+    References
+    ----------
+    [erlingsson2014] §2 step 1 (its reference client: google/rappor ``client/python/rappor.py``, ``get_bloom_bits``).
+    """
+    if not isinstance(word, str):
+        fail_type("word", word, "a candidate string")
+    h, k = check_int("h", h, low=1, high=16), check_int("k", k, low=1)
+    return _md5_bloom_bits(word, check_int("cohort", cohort, low=0, high=2**32 - 1), h, k)
+
+
+def _md5_bloom_bits(word: str, cohort: int, h: int, k: int) -> list[int]:
+    digest = hashlib.md5(struct.pack(">L", cohort) + word.encode("utf-8")).digest()
+    return [digest[i] % k for i in range(h)]
+
+
+def md5_bloom_filters(candidates, m: int, h: int, k: int) -> np.ndarray:
+    """Every candidate's Bloom filter in every cohort under google/rappor's MD5 hash, shape (m, M, k).
+
+    The design ``hash_candidates.py`` writes as a map file; colliding hashes set fewer than h bits.
+
+    References
+    ----------
+    [erlingsson2014] §2 step 1 (google/rappor ``bin/hash_candidates.py``).
+    """
+    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)) or not candidates or not all(
+            isinstance(c, str) for c in candidates):
+        fail_type("candidates", candidates, "a non-empty list or tuple of candidate strings")
+    m, k = check_int("m", m, low=1), check_int("k", k, low=1)
+    h = check_int("h", h, low=1, high=min(16, k))
+    check_allocation("m", m, m * len(candidates) * k, itemsize=9, what=f"Bloom filters of {len(candidates)} candidates")
+    blooms = np.zeros((m, len(candidates), k), dtype=np.int8)
+    for j, (w, word) in itertools.product(range(m), enumerate(candidates)):
+        blooms[j, w, _md5_bloom_bits(word, j, h, k)] = 1
+    return blooms
+
+
+def design_blooms(design, m: int, h: int, k: int) -> np.ndarray:
+    """A hash design as Bloom filters (m, M, k), each with 1 to h ones: given as such, or as a cohort-major design
+    matrix (k·m, M) whose row ``j·k + i`` is bit i of cohort j (:attr:`Rappor.design_matrix`).
+
+    References
+    ----------
+    [rappor] §2 (the design matrix X).
+    """
+    m, k = check_int("m", m, low=1), check_int("k", k, low=1)
+    h = check_int("h", h, low=1, high=k)
+    design = check_binary_array("design", design)
+    if design.ndim == 2 and design.shape[0] == m * k:
+        design = np.ascontiguousarray(design.reshape(m, k, design.shape[1]).transpose(0, 2, 1))
+    if design.ndim != 3 or design.shape[0] != m or design.shape[2] != k or design.shape[1] == 0:
+        fail("design", Described(f"an array of shape {design.shape}"),
+             f"Bloom filters (m={m}, M ≥ 1, k={k}) or a design matrix (k·m={k * m}, M ≥ 1)")
+    ones = design.sum(axis=2)
+    if ones.min() < 1 or ones.max() > h:
+        fail("design", Described(f"Bloom filters with {ones.min()} to {ones.max()} ones"),
+             f"Bloom filters with 1 to h={h} ones in every cohort")
+    return design
 
 
 def all_bloom_filters(k: int, h: int) -> np.ndarray:

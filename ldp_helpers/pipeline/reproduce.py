@@ -72,11 +72,14 @@ def kernel_config():
     """Traitlets config for the kernels we start: CurveZMQ-encrypted transport, required.
 
     ipykernel ≥ 7.3 warns on stderr at every start of an unencrypted TCP kernel; requiring
-    encryption (pyzmq ships libsodium) removes the warning for the right reason.
+    encryption (pyzmq ships libsodium) removes the warning for the right reason.  The kernel manager
+    does not interrupt an idle kernel at shutdown, which made ipykernel log "ERROR | KeyboardInterrupt"
+    now and then (:mod:`ldp_helpers.pipeline._kernels`).
     """
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport_encryption": "required"}})
+    return Config({"KernelManager": {"transport_encryption": "required"},
+                   "NotebookClient": {"kernel_manager_class": "ldp_helpers.pipeline._kernels.QuietShutdownKernelManager"}})
 
 
 def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:

@@ -2,24 +2,30 @@
 
 Usage: ``make bench`` (or ``.venv/bin/python tests/benchmarks/run.py [--write-readme] [NAME ...]``).
 Each module defines ``run(rng) -> list[Timing]``; the first variant of each benchmark is the
-baseline of its ratios.  With ``--write-readme`` the table (with the machine it was measured on
-and the date) replaces the README's benchmark section.
+baseline of its ratios.  With ``--write-readme`` (every benchmark, no names) the table (with the machine it was
+measured on and the date) replaces the README's benchmark section, and the prose around it is written from the
+same rows (:mod:`prose`): no figure in the README can disagree with the table.
 """
 
 import datetime
 import importlib
+import json
 import os
 import platform
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from prose import BLOCKS  # noqa: E402
 from timing import format_table  # noqa: E402
 
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+#: the rows behind the README's table and prose (tests/test_benchmark_prose.py regenerates both from them)
+RESULTS = Path(__file__).resolve().parent / "results.json"
 BEGIN, END = "<!-- BEGIN benchmarks (written by `make bench`) -->", "<!-- END benchmarks -->"
 
 
@@ -35,13 +41,27 @@ def machine_description() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}"
 
 
-def write_readme(table: str, machine: str) -> None:
-    text = README.read_text(encoding="utf-8")
-    start, stop = text.find(BEGIN), text.find(END)
+def _replace(text: str, begin: str, end: str, body: str) -> str:
+    start, stop = text.find(begin), text.find(end)
     if start < 0 or stop < start:
-        raise ValueError("README.md lacks the benchmark section markers")
-    block = f"{BEGIN}\nMeasured on {machine}, {datetime.date.today().isoformat()}:\n\n```\n{table}\n```\n{END}"
-    README.write_text(text[:start] + block + text[stop + len(END):], encoding="utf-8")
+        raise ValueError(f"README.md lacks the markers {begin} ... {end}")
+    return text[:start] + f"{begin}\n{body}\n{end}" + text[stop + len(end):]
+
+
+def readme_text(text: str, rows, machine: str, date: str) -> str:
+    """``text`` (the README) with the table and every prose block of :data:`prose.BLOCKS` written from ``rows``."""
+    text = _replace(text, BEGIN, END, f"Measured on {machine}, {date}:\n\n```\n{format_table(rows)}\n```")
+    for begin, end, writer in BLOCKS:
+        text = _replace(text, begin, end, writer(rows))
+    return text
+
+
+def write_readme(rows, machine: str) -> None:
+    """The README's table and prose, and :data:`RESULTS` (the rows, the machine and the date they come from)."""
+    date = datetime.date.today().isoformat()
+    RESULTS.write_text(json.dumps({"machine": machine, "date": date, "rows": [asdict(r) for r in rows]}, indent=1,
+                                  ensure_ascii=False) + "\n", encoding="utf-8")
+    README.write_text(readme_text(README.read_text(encoding="utf-8"), rows, machine, date), encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:
@@ -55,6 +75,10 @@ def main(argv: list[str]) -> int:
             print(f"unknown benchmark(s) {', '.join(unknown)}; valid names: {', '.join(modules)}", file=sys.stderr)
             return 2
         modules = argv
+        if write:
+            print("--write-readme needs every benchmark (the README's prose quotes them all); give no names",
+                  file=sys.stderr)
+            return 2
     rows = []
     for name in modules:
         print(f"running {name} ...", file=sys.stderr, flush=True)
@@ -63,7 +87,7 @@ def main(argv: list[str]) -> int:
     print(f"machine: {machine}")
     print(table)
     if write:
-        write_readme(table, machine)
+        write_readme(rows, machine)
     return 0
 
 

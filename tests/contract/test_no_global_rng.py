@@ -15,7 +15,11 @@ import ldp_helpers
 PACKAGE = Path(ldp_helpers.__file__).parent
 #: modules that must touch global state to drive third-party code, with the reason (reviewed by hand)
 EXEMPT = {"peers.py": "issue 15: seeds the global RNGs the peer libraries (pure-ldp) draw from, "
-                                      "so their runs are reproducible; our own code never draws from them"}
+                                      "so their runs are reproducible; our own code never draws from them",
+          "sweeps/global_rngs.py": "issue 31: seeds (and restores) the global RNGs a black-box client draws from, per "
+                                   "batch of a chunk, so its audit gives the same numbers on every backend",
+          "sweeps/dask_futures.py": "issue 31: gives dask.sizeof a random.Random of its own on the workers (it drew "
+                                    "from the global random between a seeded black-box client's draws)"}
 ALLOWED = {"default_rng", "Generator", "SeedSequence", "BitGenerator", "PCG64", "PCG64DXSM", "Philox", "SFC64", "MT19937"}
 
 

@@ -71,7 +71,7 @@ def peer_audit_figure(peers: dict, true_losses: dict, *, epsilon: float, confide
     epsilon, confidence = check_epsilon(epsilon), _check_confidence(confidence)
     bars = [(peer, protocol, r) for peer, found in peers.items() for protocol, r in found["audits"].items()]
     values = [r["epsilon_lb"] for _, _, r in bars]
-    fig, ax = plt.subplots(figsize=(8, 3.6))
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.15 * len(bars)), 3.6))  # room for every bar's two-line label
     ax.bar(range(len(bars)), values, color=["C3" if r["violation"] else "C0" for _, _, r in bars])
     ax.axhline(epsilon, color="k", ls="--", label=rf"claimed $\varepsilon = {epsilon:g}$")
     labelled = set()
@@ -82,7 +82,8 @@ def peer_audit_figure(peers: dict, true_losses: dict, *, epsilon: float, confide
             labelled.add(peer)
     for i, v in enumerate(values):
         ax.annotate(f"{v:.3f}", (i, v / 2), ha="center", va="center", fontsize=9, color="white")
-    ax.set_xticks(range(len(bars)), [f"{peer}\n{protocol}" for peer, protocol, _ in bars], fontsize=8)
+    labels = [peer.replace("-1.", "\n1.").replace("freq-", "freq-\n") + "\n" + protocol for peer, protocol, _ in bars]
+    ax.set_xticks(range(len(bars)), labels, fontsize=8)
     ax.set(ylabel=r"$\varepsilon_{\rm lb}$ (" + f"{confidence:.0%} CP)", title="Peer audits: highlighted = claim refuted")
     ax.legend(fontsize=8)
     return fig

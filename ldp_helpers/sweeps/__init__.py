@@ -1,39 +1,46 @@
-"""Chunked sweeps through joblib: local processes by default, a Dask cluster when one is given.
+"""Chunked sweeps: local processes, a Dask cluster, or in-process, the same numbers everywhere.
 
 A sweep is ``n_chunks`` independent calls ``task(index, seed)``; chunk ``i`` always gets the ``i``-th
 child of ``SeedSequence(seed).spawn(n_chunks)``, so the results are the same numbers whatever the
-backend (sequential, loky processes, threads, ``dask``) and the worker count.  The Dask backend is
-joblib's own (``joblib.parallel_config(backend="dask")`` with a :class:`distributed.Client`); the
-address comes from ``dask_address=`` or the environment variable :data:`DASK_ADDRESS_ENV`.
+backend (in-process, loky processes, threads, Dask) and the worker count.  Where the chunks run is decided by
+:func:`~ldp_helpers.sweeps.backends.sweep_plan`: explicit arguments (``backend=``, ``dask_client=``,
+``dask_address=``, :data:`DASK_ADDRESS_ENV`, ``n_jobs=``) first, then the standard settings of joblib and Dask
+(``joblib.parallel_config``, an active ``distributed.Client``, ``DASK_SCHEDULER_ADDRESS`` / dask's config); local
+workers are capped by the chunks to run and the cores.  On Dask the chunks are futures of the client
+(:mod:`~ldp_helpers.sweeps.dask_futures`), locally joblib runs them.
 
 A chunk that raises does not lose the others: the sweep finishes every chunk, then raises
 :class:`ChunkError` listing each failed chunk with its seed and carrying the completed results;
 ``run_chunks(..., completed=error.completed)`` resumes and computes only the missing chunks.  A
-lost worker (a crashed loky process, a Dask ``KilledWorker``) is the same: the chunks that
-finished before it are kept, every chunk without a result is listed as failed with its seed.
-Chunks are dispatched one by one (``batch_size=1``) and collected as they finish, so a crash
-loses only the chunks running on the lost worker.
+lost worker is the same: a crashed loky process fails the chunks without a result; a chunk whose Dask worker dies
+is retried by the scheduler and fails after repeated deaths (``KilledWorker``); a cluster left without workers
+for ``timeout`` seconds fails the waiting chunks.  Chunks are dispatched one by one and collected as they finish,
+so a crash loses only the chunks running on the lost worker, and a dying worker never hangs the sweep.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
 import joblib
 import numpy as np
 
-from ldp_helpers._validation import check_bool, check_choice, check_int, check_real, fail, fail_type
+from ldp_helpers._validation import check_bool, check_int, check_real, fail_type
+from ldp_helpers.sweeps.backends import (
+    BACKENDS, DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, SweepPlan, check_dask_address, check_dask_client, check_n_jobs,
+    connect_dask, local_workers, sweep_plan)
+from ldp_helpers.sweeps.dask_futures import _outcomes as dask_outcomes
+from ldp_helpers.sweeps.global_rngs import seeded_globals
 
-#: environment variable holding a Dask scheduler address (``tcp://host:8786``) for every sweep
-DASK_ADDRESS_ENV = "LDP_DASK_ADDRESS"
-BACKENDS = ("sequential", "loky", "threading", "dask")
+__all__ = ["BACKENDS", "DASK_ADDRESS_ENV", "DASK_SCHEDULER_ENV", "MAX_CHUNKS", "ChunkError", "ChunkFailure", "SweepPlan",
+           "check_dask_address", "check_dask_client", "check_n_jobs", "check_seed", "chunk_seeds", "connect_dask",
+           "local_workers", "progress_bar", "run_chunks", "seeded_globals", "sweep_plan", "sweep_session"]
+
 #: most chunks one sweep may have (each holds a SeedSequence and a result): a ceiling, not a tuning knob
 MAX_CHUNKS = 100_000
-_ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://\S+|[^\s/:]+:\d+)$")
 
 
 def check_seed(seed, name: str = "seed"):
@@ -41,15 +48,6 @@ def check_seed(seed, name: str = "seed"):
     if isinstance(seed, np.random.SeedSequence):
         return seed
     return check_int(name, seed, low=0)
-
-
-def check_dask_address(address, name: str = "dask_address") -> str:
-    """A Dask scheduler address: ``'tcp://host:port'`` (any scheme) or ``'host:port'``."""
-    if not isinstance(address, str):
-        fail_type(name, address, "a scheduler address string such as 'tcp://127.0.0.1:8786'")
-    if not _ADDRESS.match(address):
-        fail(name, address, "a scheduler address such as 'tcp://127.0.0.1:8786' or 'host:8786'")
-    return address
 
 
 @dataclass(frozen=True)
@@ -92,21 +90,8 @@ def _guarded(task, index, seed):
         return index, False, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
 
 
-def connect_dask(address: str, *, timeout: float = 10.0):
-    """A :class:`distributed.Client` on the scheduler at ``address``; a clear ``ConnectionError`` if unreachable."""
-    check_dask_address(address)
-    timeout = check_real("timeout", timeout, low=0.0)
-    from distributed import Client
-    try:
-        return Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise ConnectionError(f"cannot reach the Dask scheduler at dask_address={address!r} within "
-                              f"{timeout:g} s ({type(exc).__name__}: {exc}); start one (dask scheduler) or unset "
-                              f"{DASK_ADDRESS_ENV}") from exc
-
-
-def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = None, n_jobs: int = 1,
-               dask_address: str | None = None, dask_client=None, timeout: float = 10.0,
+def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = None, n_jobs: int | None = None,
+               dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
                completed: dict | None = None, progress: bool = False, desc: str = "chunks") -> list:
     """Run ``task(index, seed_sequence)`` for every chunk and return the results in chunk order.
 
@@ -114,18 +99,19 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     ----------
     task : callable
         ``task(index, seed) -> result`` with ``seed`` a :class:`numpy.random.SeedSequence`; must be
-        picklable for process and Dask backends (closures are fine: joblib uses cloudpickle).
+        picklable for process and Dask backends (closures are fine: joblib and Dask use cloudpickle).
     n_chunks : int
         Number of chunks (≥ 1).
     seed : int or SeedSequence
         Root seed; chunk ``i`` gets ``SeedSequence(seed).spawn(n_chunks)[i]``.
     backend : {"sequential", "loky", "threading", "dask"}, optional
-        Default: ``"dask"`` when an address or client is given (or :data:`DASK_ADDRESS_ENV` is set),
-        else ``"loky"`` when ``n_jobs != 1``, else ``"sequential"``.
-    n_jobs : int
-        Workers for the local backends (joblib's convention: -1 = all cores).
+        Forces a backend; by default :func:`~ldp_helpers.sweeps.backends.sweep_plan` chooses from the
+        arguments and the joblib/Dask settings (in-process when none is set).
+    n_jobs : int, optional
+        Local workers (joblib's convention: -1 = all cores), capped by the chunks to run and the cores.
     dask_address, dask_client, timeout
-        The Dask scheduler (an address, or an open client); ``timeout`` in seconds to connect.
+        The Dask scheduler (an address, or an open client); ``timeout`` in seconds to connect, and how long
+        chunks may wait on a cluster without any worker (e.g. while nannies restart them) before they fail.
     completed : dict, optional
         Results already computed (chunk index → result), e.g. ``ChunkError.completed``: not recomputed.
     progress : bool
@@ -134,15 +120,12 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     Raises
     ------
     ChunkError
-        If any chunk raised or the backend lost a worker; lists every chunk without a result with its
-        seed and keeps the completed ones.
+        If any chunk raised or lost its worker; lists every chunk without a result with its seed and keeps the
+        completed ones.
     """
     if not callable(task):
         fail_type("task", task, "a callable task(index, seed)")
     seeds = chunk_seeds(seed, n_chunks)
-    n_jobs = check_int("n_jobs", n_jobs)
-    if n_jobs == 0:
-        fail("n_jobs", n_jobs, "a non-zero integer (joblib: -1 = all cores)")
     timeout = check_real("timeout", timeout, low=0.0)
     progress = check_bool("progress", progress)
     if completed is not None and not isinstance(completed, dict):
@@ -150,35 +133,21 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     done = dict(completed or {})
     if any(not isinstance(i, int) or not 0 <= i < n_chunks for i in done):
         fail_type("completed", done, f"a dict keyed by chunk indices in [0, {n_chunks})")
-    if dask_address is not None:
-        check_dask_address(dask_address)
-    if dask_client is not None and not hasattr(dask_client, "submit"):
-        fail_type("dask_client", dask_client, "a distributed.Client")
-    if backend is not None:
-        check_choice("backend", backend, BACKENDS)
-    dask_address = dask_address or os.environ.get(DASK_ADDRESS_ENV) or None
-    if backend is None:
-        backend = "dask" if (dask_address or dask_client) else ("loky" if n_jobs != 1 else "sequential")
-    backend = check_choice("backend", backend, BACKENDS)
     todo = [i for i in range(n_chunks) if i not in done]
-    calls = (joblib.delayed(_guarded)(task, i, seeds[i]) for i in todo)
-    if backend == "dask":
-        client = dask_client
-        if client is None:
-            if not dask_address:
-                raise ValueError(f"backend='dask' needs dask_address= (or {DASK_ADDRESS_ENV}) or dask_client=")
-            client = connect_dask(dask_address, timeout=timeout)
+    plan = sweep_plan(len(todo), backend=backend, n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client)
+    if not todo:
+        return [done[i] for i in range(n_chunks)]
+    if plan.backend == "dask":
+        client = plan.client if plan.client is not None else connect_dask(plan.address, timeout=timeout)
         try:
-            with joblib.parallel_config(backend="dask", client=client, wait_for_workers_timeout=timeout):
-                outcomes = _parallel(calls, len(todo), -1, progress, desc)
+            outcomes = dask_outcomes(client, _guarded, task, todo, seeds, timeout=timeout)
+            outcomes, lost = _collect_outcomes(progress_bar(outcomes, progress, desc, total=len(todo)))
         finally:
-            if dask_client is None:
+            if plan.client is None:
                 client.close()
-    elif backend == "sequential":
-        outcomes = _parallel(calls, len(todo), 1, progress, desc, backend="sequential")
     else:
-        outcomes = _parallel(calls, len(todo), n_jobs, progress, desc, backend=backend)
-    outcomes, lost = outcomes
+        calls = (joblib.delayed(_guarded)(task, i, seeds[i]) for i in todo)
+        outcomes, lost = _parallel(calls, len(todo), plan.n_workers, progress, desc, plan.backend)
     failures = []
     for i, ok, value in outcomes:
         if ok:
@@ -195,6 +164,32 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     return [done[i] for i in range(n_chunks)]
 
 
+def sweep_session(*, backend: str | None = None, n_jobs: int | None = None, dask_address: str | None = None,
+                  dask_client=None, timeout: float = 30.0):
+    """Where many sweeps in a row run (a driver's audits), as the keyword arguments to give each of them.
+
+    A context manager (``with sweep_session(...) as where: run_audit(..., **where)``).  On Dask the scheduler is
+    connected to once (a client opened here is closed at the end); locally the arguments are passed on
+    unchanged, so each sweep caps its own workers.
+    """
+    timeout = check_real("timeout", timeout, low=0.0)
+    plan = sweep_plan(1, backend=backend, n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client)
+    return _session(plan, backend, n_jobs, timeout)
+
+
+@contextmanager
+def _session(plan: SweepPlan, backend, n_jobs, timeout: float):
+    if plan.backend != "dask":
+        yield {"backend": backend, "n_jobs": n_jobs, "timeout": timeout}
+        return
+    client = plan.client if plan.client is not None else connect_dask(plan.address, timeout=timeout)
+    try:
+        yield {"backend": "dask", "dask_client": client, "timeout": timeout}
+    finally:
+        if plan.client is None:
+            client.close()
+
+
 def _failure(seeds, index: int, error: str) -> ChunkFailure:
     s = seeds[index]
     return ChunkFailure(index, int(s.entropy), tuple(s.spawn_key), error)
@@ -203,9 +198,9 @@ def _failure(seeds, index: int, error: str) -> ChunkFailure:
 def _collect_outcomes(results) -> tuple[list, str | None]:
     """Drain an iterator of chunk outcomes; if it raises, keep what it yielded and return the error text.
 
-    The iterator is joblib's result generator: it raises when the backend fails (a worker process
-    dies, a Dask worker is killed), not when a task does (tasks are guarded).  Returns
-    ``(outcomes so far, None)`` or ``(outcomes so far, "ErrorType: message")``.
+    The iterator is joblib's result generator or :func:`~ldp_helpers.sweeps.dask_futures.dask_outcomes`: it raises
+    when the backend fails (a worker process dies, the scheduler goes away), not when a task does (tasks are
+    guarded).  Returns ``(outcomes so far, None)`` or ``(outcomes so far, "ErrorType: message")``.
     """
     outcomes = []
     try:
@@ -216,9 +211,8 @@ def _collect_outcomes(results) -> tuple[list, str | None]:
     return outcomes, None
 
 
-def _parallel(calls, total, n_jobs, progress, desc, backend=None):
-    kwargs = {} if backend is None else {"backend": backend}
-    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1, **kwargs)
+def _parallel(calls, total, n_jobs, progress, desc, backend):
+    parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered", batch_size=1)
     return _collect_outcomes(progress_bar(parallel(calls), progress, desc, total=total))
 
 

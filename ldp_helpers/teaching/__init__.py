@@ -1,0 +1,12 @@
+"""Checkers for the notebooks' coding exercises (tooling-free science helpers).
+
+A chapter's coding exercise asks the student to write a piece of a mechanism or an estimator and
+to hand it to a checker here, which tests it against the exact law of the collection's mechanisms
+and answers in words (:mod:`ldp_helpers.teaching.checks`).  This layer sits above the experiments:
+it imports the mechanisms, bounds, estimation and simulators, and nothing of the tooling.
+"""
+
+from ldp_helpers.teaching.checks import (Check, check_chernoff_bound, check_client, check_estimator,
+                                         check_output_table)
+
+__all__ = ["Check", "check_chernoff_bound", "check_client", "check_estimator", "check_output_table"]

@@ -1,0 +1,92 @@
+"""Dying workers, generated: sweeps whose chunks kill their worker process (``os._exit``) or raise, on local processes
+and on a Dask cluster, end in a ChunkError (never a hang) that lists every chunk without a result with its seed,
+keeps every finished one (correct), and resumes to the undisturbed numbers (issue 27 item 4).
+
+Hypothesis draws the number of chunks, which chunks die and which raise; derandomized like the rest of the suite,
+with a small example budget (each example starts and loses worker processes).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldp_helpers.sweeps import ChunkError, chunk_seeds, run_chunks
+
+#: a sweep that loses workers must still answer within this many seconds
+BOUND_SECONDS = 180
+
+
+def healthy(index, seed):
+    return float(np.random.default_rng(seed).random()) + index
+
+
+class Faulty:
+    """Chunks in ``dying`` kill their worker process after a short delay, chunks in ``raising`` raise; others work."""
+
+    def __init__(self, dying, raising):
+        self.dying, self.raising = frozenset(dying), frozenset(raising)
+
+    def __call__(self, index, seed):
+        if index in self.raising:
+            raise RuntimeError(f"chunk {index} raised")
+        if index in self.dying:
+            time.sleep(0.3)
+            os._exit(7)
+        return healthy(index, seed)
+
+
+@st.composite
+def faulty_sweeps(draw):
+    n_chunks = draw(st.integers(min_value=2, max_value=6))
+    dying = draw(st.sets(st.integers(0, n_chunks - 1), min_size=1, max_size=2))
+    raising = draw(st.sets(st.integers(0, n_chunks - 1), max_size=1)) - dying
+    return n_chunks, dying, raising, draw(st.integers(min_value=0, max_value=2**32))
+
+
+def _check(error: ChunkError, n_chunks: int, dying, raising, seed: int) -> None:
+    failed = {f.index for f in error.failures}
+    assert dying | raising <= failed and not failed & set(error.completed)
+    assert failed | set(error.completed) == set(range(n_chunks))
+    seeds = chunk_seeds(seed, n_chunks)
+    for f in error.failures:
+        assert (f.entropy, f.spawn_key) == (seed, tuple(seeds[f.index].spawn_key)) and f.error
+    assert all(error.completed[i] == healthy(i, seeds[i]) for i in error.completed)
+    assert run_chunks(healthy, n_chunks, seed=seed, completed=error.completed) == run_chunks(healthy, n_chunks, seed=seed)
+
+
+def _run(n_chunks, dying, raising, seed, **where):
+    start = time.monotonic()
+    with pytest.raises(ChunkError) as info:
+        run_chunks(Faulty(dying, raising), n_chunks, seed=seed, **where)
+    assert time.monotonic() - start < BOUND_SECONDS
+    _check(info.value, n_chunks, dying, raising, seed)
+
+
+@settings(max_examples=3)
+@given(sweep=faulty_sweeps())
+def test_dying_loky_workers_end_the_sweep(sweep):
+    """Two loky processes; a chunk that kills its process fails (TerminatedWorkerError), the rest are kept or listed."""
+    _run(*sweep, n_jobs=2, backend="loky")
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    import dask
+    from distributed import Client, LocalCluster
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):  # a dying task kills 2 workers, not 4
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    with cluster, Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+@settings(max_examples=2)
+@given(sweep=faulty_sweeps())
+def test_dying_dask_workers_end_the_sweep(dask_client, sweep):
+    """A 2-worker LocalCluster with nannies; a chunk that kills its worker fails with KilledWorker (no hang)."""
+    _run(*sweep, dask_client=dask_client)

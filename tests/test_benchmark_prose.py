@@ -1,0 +1,50 @@
+"""The README's benchmark table and the prose around it are one output of `make bench`: rewritten from the rows
+kept in tests/benchmarks/results.json, the README is unchanged (no hand-written figure can disagree with the table),
+and the prose quotes the rows it is computed from (issue 31 item 4)."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent / "benchmarks"
+sys.path.insert(0, str(BENCH))
+from prose import BLOCKS, benchmark_notes, sweep_cost  # noqa: E402
+from run import BEGIN, README, RESULTS, readme_text  # noqa: E402
+from timing import Timing  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def results():
+    assert RESULTS.exists(), f"{RESULTS} is missing: `make bench` writes it with the README's table"
+    found = json.loads(RESULTS.read_text(encoding="utf-8"))
+    return found, [Timing(**row) for row in found["rows"]]
+
+
+def test_readme_is_what_the_rows_give(results):
+    found, rows = results
+    text = README.read_text(encoding="utf-8")
+    assert readme_text(text, rows, found["machine"], found["date"]) == text
+    for begin, _, _ in BLOCKS + ((BEGIN, None, None),):
+        assert text.count(begin) == 1
+
+
+def test_prose_follows_the_rows():
+    """Change a row and the prose changes with it: the closest peer ratio and the sweep times are computed."""
+    rows = [Timing("GRR eps=1, n=10, d=4", "our aggregate sampler", 0.001, "1.10x its draws; peers agree (test)"),
+            Timing("GRR eps=1, n=10, d=4", "our per-user path", 0.01, ""),
+            Timing("GRR eps=1, n=10, d=4", "pure-ldp per-user", 0.5, ""),
+            Timing("GRR eps=1, n=10, d=4", "multi-freq-ldpy per-user", 2.0, ""),
+            Timing("aggregate samplers, n=10, d=4", "GRR sampler / its draws", 1e-5, "1.20x its draws (0.01 ms)"),
+            Timing("aggregate samplers, n=10, d=4", "SHE sampler / its draws", 1e-5, "2.50x its draws (0.01 ms)"),
+            Timing("aggregate samplers, n=10, d=4", "GRR, n_draws=100 (per survey)", 1e-6, "1.01x its draws")]
+    notes = benchmark_notes(rows)
+    assert "pure-ldp, 500x" in notes and "**NOT met**" in notes and "peers agree (test)" in notes
+    assert "single calls 1.20x (SHE 2.50x); batched (`n_draws`) 1.01x" in notes
+    sweeps = [Timing("sweep: audit, N=8", v, t, "load average 3.5 on 2 cores" if i == 0 else "") for i, (v, t) in enumerate((
+        ("in-process, 1 chunk", 4.0), ("in-process, 4 chunks", 4.1), ("2 loky processes, 4 chunks", 2.5),
+        ("Dask 2 workers, 4 chunks", 2.6), ("Dask 2 workers, 40 chunks", 2.7), ("Dask 2 workers, 400 chunks", 3.42)))]
+    cost = sweep_cost(sweeps)
+    assert "2.50 s (1.6x the in-process speed)" in cost and "(+2.0 ms of wall time per extra chunk" in cost
+    assert "load average was 3.5 on 2 cores while measuring: other processes held the CPUs" in cost

@@ -1,0 +1,94 @@
+"""The peers' OLH reports estimated by our OLH: xxh32 as the peers' xxhash computes it, and our estimates equal to
+their own servers' on the same reports (pure-ldp 1.1.2 and 1.2.0, multi-freq-ldpy 0.2.5, installed by `make peers`)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ldp_helpers.estimation.postprocessing import postprocess
+from ldp_helpers.interop.peer_reports import check_olh_reports, estimate_olh_reports, olh_support, olh_support_counts
+from ldp_helpers.interop.xxhash32 import xxh32, xxh32_decimal
+from ldp_helpers.mechanisms.local_hashing import BLH, OLH
+from ldp_helpers.peers import PEERS, peer_olh_run
+
+EPSILON, D, N = 2.0, 30, 2000
+
+
+def _installed():
+    missing = [peer for peer, (folder, _, _) in PEERS.items() if not folder.is_dir()]
+    assert not missing, f"peers {missing} are not installed: run `make peers` (make test does)"
+
+
+def test_xxh32_reference_vectors():
+    """The scalar xxh32 gives the specification's digests, keeps the seed's low 32 bits, and the vectorized form agrees."""
+    assert xxh32(b"", 0) == 0x02CC5D05 and xxh32(b"abc", 0) == 0x32D153FF
+    assert xxh32(b"12", 2**40 + 7) == xxh32(b"12", 7)
+    values = np.array([0, 7, 10, 99, 123456, 10**15, 10**18 + 5])  # 1 to 19 digits: the short and the striped paths
+    seeds = [0, 1, 2**32 - 1, 2**32 + 1, 2**63 - 1]
+    expected = [[xxh32(str(v).encode(), s) for v in values.tolist()] for s in seeds]
+    assert xxh32_decimal(values, seeds).tolist() == expected
+    assert xxh32_decimal(values, np.array(seeds[:4], dtype=np.uint64)).tolist() == expected[:4]
+
+
+def test_xxh32_equals_the_peers_xxhash():
+    """Our xxh32 equals the xxhash 3.8.2 the peers use (from their folder, in a subprocess), on str inputs and big seeds."""
+    _installed()
+    seeds = [0, 5, 2**32 + 5, 2**62 + 12345, 2**63 - 1]
+    code = ("import json, sys, xxhash; seeds = json.loads(sys.argv[1]);"
+            "print(json.dumps([[xxhash.xxh32(str(v), seed=s).intdigest() for v in range(0, 3000, 7)] for s in seeds]))")
+    env = dict(os.environ, PYTHONPATH=str(PEERS["multi-freq-ldpy"][0]))
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(seeds)], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert xxh32_decimal(np.arange(0, 3000, 7), seeds).tolist() == json.loads(out)
+
+
+def test_report_formats():
+    """Pairs (y, seed) as the peers return them, or an (n, 2) array; seeds ≥ 2³² act mod 2³²; y must lie in [0, g)."""
+    pairs = [(1, 2**40 + 9), (0, np.int64(3)), (3, 17)]
+    y, seeds = check_olh_reports(pairs, 4)
+    assert y.tolist() == [1, 0, 3] and seeds.tolist() == [9, 3, 17]
+    assert np.array_equal(olh_support(pairs, 6, 4), olh_support(np.array([[1, 9], [0, 3], [3, 17]]), 6, 4))
+    assert np.array_equal(olh_support(pairs, 6, 4).sum(axis=0), olh_support_counts(pairs, 6, 4))
+    with pytest.raises(ValueError, match=r"reports\[:, 0\] \(y\)"):
+        check_olh_reports([(4, 1)], 4)
+    with pytest.raises(TypeError, match="reports"):
+        check_olh_reports([(1, 2, 3)], 4)
+
+
+@pytest.mark.parametrize("peer", sorted(PEERS))
+def test_peers_olh_reports_estimated_as_their_servers_do(peer):
+    """On the peer's own reports of the same values: pure-ldp's LHServer estimates equal ours (1e-9); multi-freq-ldpy's
+    MI frequencies (clipped at 0, renormalized) equal our postprocess(..., "clip") / n; a run repeats per seed."""
+    _installed()
+    values = np.random.default_rng(3).integers(0, D, size=N)
+    run = peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)
+    ours = estimate_olh_reports(run["reports"], OLH(EPSILON, D))
+    theirs = np.array(run["estimates"])
+    if run["estimator"].startswith("MI"):
+        assert np.max(np.abs(theirs * N - postprocess(ours, N, "clip"))) < 1e-9
+    else:
+        assert np.max(np.abs(theirs - ours)) < 1e-9
+    assert run["version"] == PEERS[peer][2]
+    if peer == "multi-freq-ldpy":  # its jitted GRR draws from numba's generator, seeded apart (reseed_numba)
+        assert peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)["reports"] == run["reports"]
+
+
+@pytest.mark.statistical
+def test_estimate_is_unbiased_on_ideal_hash_reports():
+    """Reports made with the peers' hash (uniform seeds, GRR over [g]) and estimated by our OLH and BLH: the total
+    estimate equals n up to 5 SE (exact variance of a sum of support counts is below n·d·q*(1−q*)/(p*−q*)²)."""
+    rng = np.random.default_rng(11)
+    values = rng.integers(0, 8, size=4000)
+    for mechanism in (OLH(1.5, 8), BLH(1.5, 8)):
+        seeds = rng.integers(0, 2**63 - 1, size=values.size)
+        hashed = (xxh32_decimal(np.arange(8), seeds)[np.arange(values.size), values] % mechanism.g).astype(np.int64)
+        keep = rng.random(values.size) < mechanism.p
+        other = (hashed + rng.integers(1, mechanism.g, size=values.size)) % mechanism.g
+        reports = np.column_stack([np.where(keep, hashed, other), seeds])
+        estimate = estimate_olh_reports(reports, mechanism)
+        se = np.sqrt(values.size * 8 * mechanism.q * (1 - mechanism.q)) / (mechanism.p - mechanism.q)
+        assert abs(estimate.sum() - values.size) < 5 * se
