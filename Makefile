@@ -99,16 +99,13 @@ lab: setup
 	  exec $(VENV)/bin/jupyter lab --allow-root --ip=127.0.0.1 notebooks/; \
 	else exec $(VENV)/bin/jupyter lab --ip=127.0.0.1 notebooks/; fi
 
-# The explorer app (ldp_helpers.explore panels) served by Voila on loopback; PORT=8866 by default.
-# JupyterLab-only extensions fail to load inside Voila (console error), so they are denied.  The "offline"
-# template (app/jupyter/voila/templates) is Voila's lab template without its CDN stylesheets; the book built
-# by `make book` is served beside the app (/voila/files/build/book/), so each panel links to its chapter.
+# The explorer app (ldp_helpers.explore panels) served by Voila on 127.0.0.1:$(PORT) (8866 by default), guarded:
+# loopback Host and Origin headers only, a fresh token (printed in the URL), at most a few kernels, and a notice
+# when it runs as root (ldp_helpers/explore/serve.py); the book built by `make book` is served beside the app
+# (/voila/files/build/book/), so each panel links to its chapter.
 PORT ?= 8866
 explore: setup
-	@echo "make explore: serving app/explorer.ipynb at http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
-	JUPYTER_PATH=$(CURDIR)/app/jupyter exec $(VENV)/bin/voila app/explorer.ipynb --no-browser --Voila.ip=127.0.0.1 \
-	  --port=$(PORT) --template=offline --Voila.root_dir=$(CURDIR) '--VoilaConfiguration.file_allowlist=["build/book/.*"]' \
-	  '--VoilaConfiguration.extension_denylist=["jupyterlab-jupytext", "@voila-dashboards/jupyterlab-preview"]'
+	exec $(PY) -m ldp_helpers.explore.serve --port $(PORT)
 
 clean:
 	rm -rf build .pytest_cache

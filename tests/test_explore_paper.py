@@ -1,6 +1,7 @@
-"""The RAPPOR guide, continual-counting and m-shot panels: their pure functions and widgets (no browser)."""
+"""The RAPPOR guide and simulator, continual-counting and m-shot panels: their pure functions and widgets (no browser)."""
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
@@ -12,8 +13,10 @@ from ldp_helpers.bounds.m_shot import g, m_star
 from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
 from ldp_helpers.experiments.glance import error_curve
 from ldp_helpers.explore import streams
-from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel, rappor_panel
-from ldp_helpers.explore.rappor import _design, rappor_guide
+from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
+from ldp_helpers.explore.rappor import _design, candidate_weights, rappor_guide
+from ldp_helpers.explore.rappor_panel import load_counts, rappor_panel
+from ldp_helpers.explore.rappor_sim import decode_counts, simulated_survey, user_report
 from ldp_helpers.explore.streams import continual_counting_curves, m_grid, m_shot_curves
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -38,6 +41,7 @@ def test_rappor_guide_privacy_is_the_mechanisms():
 def test_rappor_guide_thresholds_are_the_bounds_modules_with_this_design():
     guide = rappor_guide(**RAPPOR, alpha=0.05, correction="bonferroni")
     params = RapporParams(k=16, h=2, m=4, f=0.5, p=0.5, q=0.75)
+    assert rappor_guide(**{**RAPPOR, "f": 0.25}).threshold_no_collisions != guide.threshold_no_collisions
     design, _, _ = _design(16, 2, 4, 40, 0)
     mechanism = Rappor(params, design.blooms)
     np.testing.assert_allclose(guide.threshold, detection_threshold(mechanism, 20_000, alpha=0.05, n_tests=40), rtol=1e-10)
@@ -47,12 +51,13 @@ def test_rappor_guide_thresholds_are_the_bounds_modules_with_this_design():
 
 
 def test_rappor_guide_detection_probability_is_one_half_at_the_threshold_and_grows_with_n():
-    guide = rappor_guide(**RAPPOR)
+    guide = rappor_guide(**RAPPOR, correction="bonferroni")
     z = stats.norm.isf(0.05 / 40)
     np.testing.assert_allclose(guide.detection_probability, stats.norm.cdf(z * (guide.frequencies / guide.threshold - 1)))
     # a candidate exactly at its threshold: probability ½ (the threshold's definition, power = ½)
     assert stats.norm.cdf(z * (guide.threshold[0] / guide.threshold[0] - 1)) == 0.5
-    recalls = [rappor_guide(**{**RAPPOR, "n_reports": n}).expected_recall for n in (1_000, 20_000, 10**6, 10**8)]
+    recalls = [rappor_guide(**{**RAPPOR, "n_reports": n}, correction="bonferroni").expected_recall
+               for n in (1_000, 20_000, 10**6, 10**8)]
     assert recalls == sorted(recalls) and recalls[0] < 0.2 and recalls[-1] > 0.999
     assert 0.0 <= guide.expected_precision <= 1.0
     # no correction: more false detections expected (α per null candidate instead of α/M)
@@ -61,12 +66,64 @@ def test_rappor_guide_detection_probability_is_one_half_at_the_threshold_and_gro
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(f=1.0), "f must be"), (dict(q=0.4), "q must be"), (dict(n_reports=2), "n_reports must be"),
-    (dict(h=17), "h must be"), (dict(n_true=41), "n_true must be"), (dict(correction="bh"), "correction must be one of"),
+    (dict(h=17), "h must be"), (dict(n_true=41), "n_true must be"), (dict(correction="fdr"), "correction must be one of"),
     (dict(alpha=0.0), "alpha must be"), (dict(f="abc"), "f must be a real number"), (dict(k="16"), "k must be"),
 ])
 def test_rappor_guide_refuses_bad_values_with_the_librarys_message(kwargs, match):
     with pytest.raises(ValueError, match=match):
         rappor_guide(**{**RAPPOR, **kwargs})
+
+
+def test_bh_sits_between_no_correction_and_bonferroni_and_controls_the_expected_fdr():
+    none, bonf, bh = (rappor_guide(**RAPPOR, correction=c) for c in ("none", "bonferroni", "bh"))
+    assert bonf.expected_recall <= bh.expected_recall <= none.expected_recall
+    assert bonf.expected_false <= bh.expected_false <= none.expected_false
+    assert 1 - bh.expected_precision <= 0.05 + 1e-9  # the fixed point's FDR is at most α (BH's guarantee)
+
+
+@pytest.mark.parametrize("shape", ["zipf", "exponential", "linear", "constant"])
+def test_population_shapes_hold_the_first_n_true_candidates(shape):
+    w = candidate_weights(shape, 50, 12, 2.0)
+    assert w.sum() == pytest.approx(1.0) and np.all(w[12:] == 0) and np.all(w[:12] > 0) and np.all(np.diff(w[:12]) <= 1e-15)
+    if shape == "constant":
+        np.testing.assert_allclose(w[:12], 1 / 12)
+    np.testing.assert_allclose(candidate_weights("zipf", 50, 12, 2.0), zipf_weights(50, 12, 2.0))
+    assert rappor_guide(**{**RAPPOR, "shape": shape}).frequencies.sum() == pytest.approx(1.0)
+
+
+def test_the_design_and_decoding_ceilings_refuse_with_the_allowed_range():
+    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 512\] at k = 128, m = 128"):
+        rappor_guide(**{**RAPPOR, "k": 128, "m": 128, "n_candidates": 1000, "n_reports": 10**6})
+    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 512\] to decode 1 survey"):
+        simulated_survey(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 1000, "n_reports": 10**6})
+    rappor_guide(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 1000, "n_reports": 10**6})  # the guide alone: allowed
+
+
+def test_decode_counts_is_the_decoder_on_real_counts():
+    from ldp_helpers.estimation.rappor_decoding import decode
+
+    params = RapporParams(k=16, h=2, m=4, f=0.5, p=0.5, q=0.75)
+    mechanism = Rappor.create(params, 10, rng=np.random.default_rng(1))
+    truth = np.array([[500, 300, 0, 0, 200, 0, 0, 0, 0, 0]] * 4)
+    counts = mechanism.sample_aggregate(truth, rng=np.random.default_rng(2))
+    out = decode_counts(counts, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75, alpha=0.05, correction="none",
+                        names=[f"s{i}" for i in range(10)])
+    ref = decode(mechanism.design_matrix, mechanism.estimate(counts, truth.sum(axis=1)).ravel())
+    np.testing.assert_allclose(out.estimate[ref.candidates], 4 * ref.estimates)
+    assert out.names[0] == "s0" and out.n_reports == 4000 and set(np.flatnonzero(out.detected)) == set(ref.detected_candidates)
+    with pytest.raises(ValueError, match="counts must be"):
+        decode_counts(counts + 2000, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75)
+    with pytest.raises(ValueError, match="names must be"):
+        decode_counts(counts, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75, names=["a"])
+
+
+def test_the_user_report_steps_are_the_clients():
+    steps = user_report(k=16, h=2, m=4, f=0.0, p=0.0, q=1.0, candidate=5, cohort=2, n_candidates=20, seed=3)
+    np.testing.assert_array_equal(steps.bloom, _design(16, 2, 4, 20, 3)[0].blooms[2, 5])
+    np.testing.assert_array_equal(steps.prr, steps.bloom)  # f = 0: B′ = B
+    np.testing.assert_array_equal(steps.irr, steps.bloom)  # p = 0, q = 1: S = B′
+    with pytest.raises(ValueError, match=r"cohort must be an integer in \[0, 3\]"):
+        user_report(k=16, h=2, m=4, f=0.0, p=0.5, q=0.75, cohort=4)
 
 
 # ------------------------------------------------------------------------------------ continual counting
@@ -134,10 +191,28 @@ def test_m_shot_refuses_bad_values():
             m_shot_curves(**{**MSHOT, **kwargs})
 
 
+def test_huge_streams_are_refused_at_once_with_the_allowed_range():
+    """Issue 30: the m-shot panel with 10⁶ rounds stalled for over a minute; now a refusal before any simulation."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 5000\]"):
+        m_shot_curves(**{**MSHOT, "n_rounds": 10**6})
+    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 1000\] with n_draws = 200"):
+        m_shot_curves(**{**MSHOT, "n_rounds": 2000}, n_draws=200)
+    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 100000\] with n_draws = 5"):
+        continual_counting_curves(mu=0.5, n_users=10**9, n_rounds=200_000, beta=0.1, n_draws=5)
+    assert time.perf_counter() - start < 1.0
+    panel = m_shot_panel(**MSHOT)
+    panel.controls["n_rounds"].value = 10**6
+    assert "refused: n_rounds must be an integer in [1, 5000]" in panel.message.value
+
+
 # ------------------------------------------------------------------------------------ the widgets
 
 PANEL_CASES = [
-    (rappor_panel, dict(RAPPOR), "f", 0.25, "f", "abc", "f must be a real number"),
+    (rappor_panel, dict(RAPPOR, survey=False), "f", 0.25, "f", "abc", "f must be a real number"),
+    (rappor_panel, dict(RAPPOR, correction="bh"), "correction", "bonferroni", "q", 0.4, "q must be"),
     (continual_panel, dict(CONT), "mu", 0.9, "beta", 0.0, "beta must be"),
     (m_shot_panel, dict(MSHOT), "theta", 0.3, "epsilon", 0.0, "epsilon must be in [1e-12, inf)"),
 ]
@@ -163,7 +238,7 @@ def test_panel_changes_with_a_control_and_survives_bad_input(build, defaults, na
 
 
 @pytest.mark.parametrize("build, kwargs", [(rappor_panel, dict(f=1.0)), (continual_panel, dict(mu=-0.1)),
-                                           (m_shot_panel, dict(epsilon=0))])
+                                           (m_shot_panel, dict(epsilon=0)), (m_shot_panel, dict(n_rounds=10**6))])
 def test_bad_defaults_are_refused_before_any_widget(build, kwargs):
     with pytest.raises(ValueError):
         build(**kwargs)
@@ -201,6 +276,77 @@ def test_simulated_check_is_decode_surveys_and_the_approximation_is_close_at_the
 
 def test_rappor_panel_simulated_check_shows_in_the_summary():
     panel = rappor_panel(**RAPPOR)
-    assert "simulated" not in panel.summary.value
+    assert "ldp-sim-recall" not in panel.summary.value and "ldp-survey-recall" in panel.summary.value
     panel.controls["simulate"].value = True
     assert panel.message.value == "" and "ldp-sim-recall" in panel.summary.value
+
+
+def test_rappor_panel_steps_a_users_report_and_offers_the_decoded_result():
+    panel = rappor_panel(**RAPPOR)
+    header, rows = panel.table
+    assert header[:4] == ("candidate", "frequency", "threshold", "pr_detected_analytic") and "estimate" in header
+    survey = simulated_survey(**RAPPOR, correction="bh")
+    assert [row[5] for row in rows] == pytest.approx(list(survey.decoded.estimate))
+    from PIL import Image
+
+    def strip():  # the three rows B, B′, S of the report strip (one pixel per cell, one row per step)
+        img = np.asarray(Image.open(io.BytesIO(panel.artists["strip"]["image"].value)))
+        return img[[8, 24, 40], ::img.shape[1] // 16, 0]
+
+    image = strip()
+    panel.controls["report"].value = 1  # a new report: only S changes
+    np.testing.assert_array_equal(strip()[:2], image[:2])
+    panel.controls["user"].value = 4  # a new user: B′ is drawn anew, B is the same filter
+    np.testing.assert_array_equal(strip()[0], image[0])
+    steps = user_report(**{k_: RAPPOR[k_] for k_ in ("k", "h", "m", "f", "p", "q")}, n_candidates=40, user=4, report=0)
+    np.testing.assert_array_equal(strip()[0] < 128, steps.bloom == 1)  # dark = 1
+    assert "user #4, candidate w = 0" in panel.artists["strip"]["title"].value
+
+
+def test_rappor_panel_decodes_uploaded_counts_and_goes_back():
+    panel = rappor_panel(**RAPPOR)
+    params = RapporParams(k=16, h=2, m=4, f=0.5, p=0.5, q=0.75)
+    mechanism = Rappor.create(params, 10, rng=np.random.default_rng(1))
+    truth = np.array([[900, 300, 0, 0, 200, 0, 0, 0, 0, 0]] * 4)
+    counts = mechanism.sample_aggregate(truth, rng=np.random.default_rng(2))
+    load_counts(panel, counts, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75, names=list("abcdefghij"))
+    header, rows = panel.table
+    assert header == ("candidate", "estimate", "std_error", "p_value", "detected") and [r[0] for r in rows] == list("abcdefghij")
+    assert "uploaded counts decoded" in panel.artists["est_title"].get_text()
+    panel.artists["upload"] = None
+    panel.update()
+    assert "simulated survey decoded" in panel.artists["est_title"].get_text()
+
+
+def test_rappor_panels_upload_reads_google_rappors_files_with_issue_31s_readers():
+    """The upload path end to end on the committed google/rappor fixture: the panel decodes what read_rappor_files
+    reads (same arrays as decode_counts on them); a wrong set of files is refused with the library's message."""
+    from pathlib import Path
+
+    from ldp_helpers.explore.rappor_panel import _read_upload
+    from ldp_helpers.explore.rappor_sim import decode_counts
+    from ldp_helpers.interop.google_rappor import read_rappor_files
+
+    folder = Path(__file__).parent / "fixtures" / "google_rappor"
+    files = {name: (folder / name).read_bytes() for name in ("counts.csv", "map.csv", "params.csv")}
+    counts, sizes, blooms, names, (f, p, q) = _read_upload({"my_" + k: v for k, v in files.items()})
+    data = read_rappor_files(folder / "counts.csv", folder / "map.csv", folder / "params.csv")
+    np.testing.assert_array_equal(counts, data.bit_counts) and np.testing.assert_array_equal(blooms, data.blooms)
+    assert names == list(data.candidates) and (f, p, q) == (data.params.f, data.params.p, data.params.q)
+    panel = rappor_panel(**RAPPOR)
+    load_counts(panel, counts, sizes, blooms, f=f, p=p, q=q, names=names)
+    expected = decode_counts(counts, sizes, blooms, f=f, p=p, q=q, alpha=panel.settings()["alpha"],
+                             correction=panel.settings()["correction"], names=names)
+    header, rows = panel.table
+    assert [r[0] for r in rows] == list(names) and [r[1] for r in rows] == pytest.approx(list(expected.estimate))
+    with pytest.raises(ValueError, match="upload must be three files named like google/rappor's counts.csv"):
+        _read_upload({"counts.csv": files["counts.csv"], "map.csv": files["map.csv"]})
+
+
+def test_extreme_settings_get_numbers_or_the_librarys_message_never_numpys():
+    """Found on the screenshots at extreme settings: N = 10¹⁰ users reached numpy's hypergeometric sampler
+    (its own message); a noiseless RAPPOR (p = 0, q = 1) gave NaN detection probabilities."""
+    with pytest.raises(ValueError, match=r"n_users must be an integer in \[1, 999999999\]"):
+        m_shot_curves(**{**MSHOT, "n_users": 10**10})
+    guide = rappor_guide(**{**RAPPOR, "f": 0.0, "p": 0.0, "q": 1.0})
+    assert np.all(np.isfinite(guide.detection_probability)) and guide.expected_recall == 1.0

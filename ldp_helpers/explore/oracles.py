@@ -1,72 +1,227 @@
-"""Pure computations behind the frequency-oracle playground and the privacy–utility panel (no widgets).
+"""Pure computations behind the frequency-oracle playground (no widgets): the oracles, populations and one survey.
 
-Every frequency oracle is taken from :data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries
-whose example is a :class:`~ldp_helpers.mechanisms.base.FrequencyOracle`) and rebuilt at the
-chosen ε and d with :func:`dataclasses.replace`; nothing here names a mechanism.  One survey is
-one exact draw of the oracle's aggregate sampler (never a per-user simulation), so a recompute
-costs O(d) whatever n.
+Every frequency oracle comes from :data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries of a
+frequency-estimation family, :data:`ORACLE_FAMILIES`, whose mechanism is a
+:class:`~ldp_helpers.mechanisms.base.FrequencyOracle`); nothing here names a mechanism.  Each oracle
+is **built afresh for the panel's ε and d** by its own class — ``cls.create(ε, d, **structure, rng=…)``
+when the class has an alternate constructor (its extra parameters, e.g. a sketch's k and m, are the
+oracle's *structure*, exposed in the panels with :data:`STRUCTURE`'s defaults and ranges), otherwise
+``cls(epsilon=ε, d=d)`` with every other field at the class default (so OLH's g and THE's θ follow ε).
+A registry example (built for a small d and one ε) is never reused.
+
+The numbers a panel shows are the mechanism's exact quantities for the population shown: one survey
+is one exact draw of ``sample_aggregate`` (never a per-user simulation, so a recompute costs O(d)
+whatever n), σ² is ``variance(truth)``, the bias is ``expected_estimate(truth) − estimand(truth)``
+(zero for an unbiased oracle; a count-mean sketch with fixed hashes is biased by its collisions) and
+the MSE of each value is bias² + variance.
 
 References
 ----------
-[wang2017] §3–§4 (pure frequency oracles, their variances); [grr_vs_oue] §3.6 (crossovers);
-[tutorial] "Frequency Oracles".
+[wang2017] §3–§4 (pure frequency oracles, their variances); [apple2017] Algorithms 1–3 (the sketch);
+[grr_vs_oue] §3.6; [tutorial] "Frequency Oracles".
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import math
+import inspect
 from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_choice, check_epsilon, check_int, check_int_array, check_real, check_real_array,
+from ldp_helpers._validation import (check_choice, check_count_vector, check_epsilon, check_instance, check_int, check_real,
                                      check_rng, fail)
-# the pure functions of the oracles live in the science layer; the panels import them from here
-from ldp_helpers.experiments.field_oracles import (TIE_RTOL, _build_oracle, _checked_key, _mse_parts, build_oracle, oracle_keys,
-                                                   report_size)
+from ldp_helpers.explore.outputs import UNAVAILABLE, report_size, whole_report_epsilon  # noqa: F401 (re-exported)
+from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
-from ldp_helpers.simulate.populations import flat_counts, power_law_counts
+from ldp_helpers.simulate.populations import flat_counts
 
 #: the populations of the playground
 POPULATIONS = ("uniform", "zipf", "clickstream")
-#: shown for a quantity that cannot be computed at this size (e.g. an output table too large)
-UNAVAILABLE = "—"
+#: registry families whose mechanisms estimate the d counts of a value domain (the panels list these only)
+ORACLE_FAMILIES = ("frequency oracle", "sketch")
+#: the panels' domain sizes: d ≤ D_MAX keeps every oracle's exact quantities (a sketch's d × d collision
+#: table, k passes) within about a second
+D_MAX = 2048
+#: the panels' numbers of users (a survey costs O(d) whatever n; counts stay exact in int64)
+N_MAX = 10**12
+#: exact MSEs this close (relative) are one tie: the first registered oracle is named best (ADP is GRR or OUE,
+#: L-GRR's and L-OSUE's first reports are GRR's and OUE's at ε₁: equal up to rounding)
+TIE_RTOL = 1e-9
 
 
-def whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
-    """The exact whole-report ε from the oracle's output table, or :data:`UNAVAILABLE` if the table is too large.
+class Structure(NamedTuple):
+    """A structural parameter of an oracle's constructor (besides ε and d): its default and allowed range."""
 
-    The oracles refuse (with a ``ValueError`` naming d) a table they cannot enumerate quickly, so
-    this never hangs; cached per (key, ε, d).
+    default: int
+    low: int
+    high: int
+    label: str
+
+
+#: the structural parameters the panels expose, by name, with the ranges that keep an exact update within about a
+#: second at d = D_MAX: k hash functions (a sketch's rows, FLH's public hashes) and the sketch width m ([apple2017],
+#: also the private count sketch and sketch response); FLH's hash range g (0: OLH's round(e^ε) + 1, [cormode2021]);
+#: Hashtogram's R repetitions and T buckets ([bassily2017]).  A parameter not listed here gets the registry
+#: example's value as default and at most :data:`STRUCTURE_HIGH`.
+STRUCTURE = {"k": Structure(16, 1, 64, "k (hashes)"), "m": Structure(256, 2, 4096, "m (sketch width)"),
+             "g": Structure(0, 0, 1024, "g (0: e^ε+1)"), "n_hashes": Structure(16, 1, 64, "R (hashes)"),
+             "n_buckets": Structure(256, 2, 4096, "T (buckets)"), "n_bits": Structure(1, 1, 64, "dBitFlip's d (bits)")}
+#: fields of a class without ``create`` that the panels expose (opt-in by name: dBitFlip's bits per user,
+#: [ding2017]'s d ≤ the domain size, checked by the class); every other field keeps its class default
+FIELD_STRUCTURE = ("n_bits",)
+#: the largest value of a structural parameter that :data:`STRUCTURE` does not list
+STRUCTURE_HIGH = 4096
+
+
+def _family_ok(entry) -> bool:
+    return entry.family in ORACLE_FAMILIES and isinstance(entry.example(), FrequencyOracle)
+
+
+@functools.lru_cache(maxsize=1)
+def oracle_keys() -> tuple[str, ...]:
+    """The registry keys of every frequency oracle the panels list (registry order; cached).
+
+    An entry is listed when its family is one of :data:`ORACLE_FAMILIES` and its mechanism is a
+    :class:`~ldp_helpers.mechanisms.base.FrequencyOracle` over [0, d); streams, RAPPOR, binary
+    randomized response and any other family are not.
+    """
+    return tuple(key for key, entry in REGISTRY.items() if _family_ok(entry))
+
+
+def _creator(cls):
+    """The class's alternate constructor ``create(epsilon, d, ..., rng=...)``, or None."""
+    create = inspect.getattr_static(cls, "create", None)
+    return cls.create if isinstance(create, classmethod) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _structure_names(key: str) -> tuple[str, ...]:
+    cls = type(REGISTRY[key].example())
+    create = _creator(cls)
+    if create is None:
+        required = [f.name for f in dataclasses.fields(cls) if f.init and f.default is dataclasses.MISSING
+                    and f.default_factory is dataclasses.MISSING and f.name not in ("epsilon", "d")]
+        if required:
+            raise TypeError(f"{cls.__name__} needs {required} besides epsilon and d and has no create(): the explorer "
+                            "cannot build it for another d")
+        return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name in FIELD_STRUCTURE)
+    return tuple(name for name, p in inspect.signature(create).parameters.items()
+                 if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD)
+
+
+def oracle_parameters(mechanism_key) -> dict[str, Structure]:
+    """The structural parameters of ``mechanism_key``'s constructor (besides ε, d and rng), with defaults and ranges.
+
+    Empty for an oracle that is fully determined by ε and d.  A name listed in :data:`STRUCTURE`
+    takes its default and range from there; another takes the registry example's value as default.
 
     References
     ----------
-    [tutorial] Eq. (2) (ε-LDP); README "Mechanism contract" (privacy_loss).
+    [apple2017] Algorithms 1–3 (k hash functions, sketch width m).
     """
-    return _whole_report_epsilon(*_checked_key(mechanism_key, epsilon, d))
+    key = check_choice("mechanism_key", mechanism_key, oracle_keys())
+    example = REGISTRY[key].example()
+    return {name: STRUCTURE.get(name, _unlisted(name, int(getattr(example, name)))) for name in _structure_names(key)}
+
+
+def _unlisted(name: str, default: int) -> Structure:
+    return Structure(default, min(1, default), max(STRUCTURE_HIGH, default), name)
+
+
+#: work ceilings of the structured oracles (an update, its ranking of every oracle included, within a few seconds):
+#: d × (hash functions) ≤ WORK_DK and (hash functions) × (sketch width or buckets) ≤ WORK_KM
+WORK_DK, WORK_KM = 2**15, 2**16
+#: (hash functions, width) pairs the ceilings bound
+_WORK_PAIRS = (("k", "m"), ("n_hashes", "n_buckets"))
+
+
+def check_structure(structure=None, d=None) -> dict[str, int]:
+    """Every structural parameter any listed oracle takes, validated (missing ones at their defaults).
+
+    ``structure`` maps a name of :func:`oracle_parameters` to an integer in its range; ``None`` means
+    all defaults.  With ``d``, the work ceilings apply too: at most ``WORK_DK // d`` hash functions
+    (k, R) and ``WORK_KM // k`` sketch columns (m, T).  Returns the full mapping (name → int), in a
+    fixed order.
+    """
+    names = _all_structure()
+    if structure is None:
+        structure = {}
+    check_instance("structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16, 'm': 256})")
+    unknown = sorted(set(structure) - set(names))
+    if unknown:
+        fail("structure", structure, f"a dict with keys among {sorted(names)}")
+    shape = {name: check_int(f"structure[{name!r}]", structure.get(name, spec.default), low=spec.low, high=spec.high)
+             for name, spec in names.items()}
+    if d is not None:
+        d = check_int("d", d, low=2, high=D_MAX)
+        for rows, cols in _WORK_PAIRS:
+            if rows in shape:
+                _ceiling(rows, shape[rows], names[rows].low, max(1, min(names[rows].high, WORK_DK // d)),
+                         f"at d = {d} (d × {rows} ≤ {WORK_DK} keeps an update within seconds)")
+            if rows in shape and cols in shape:
+                _ceiling(cols, shape[cols], names[cols].low, max(names[cols].low, min(names[cols].high, WORK_KM // shape[rows])),
+                         f"at {rows} = {shape[rows]} ({rows} × {cols} ≤ {WORK_KM} keeps an update within seconds)")
+    return shape
+
+
+def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
+    if value > high:
+        fail(f"structure[{name!r}]", value, f"an integer in [{low}, {high}] {why}")
+
+
+@functools.lru_cache(maxsize=1)
+def _all_structure() -> dict[str, Structure]:
+    return dict(sorted({name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}.items()))
+
+
+def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> FrequencyOracle:
+    """The registered oracle ``mechanism_key`` built for budget ε over [0, d) by its own class (cached).
+
+    ``cls.create(ε, d, **structure, rng=default_rng([1, seed]))`` for an oracle with an alternate
+    constructor (the seed draws its hash functions, whatever ε: curves over ε share them), else
+    ``cls(epsilon=ε, d=d)``.  Raises the library's ``ValueError`` for an unknown key, ε ≤ 0, d outside
+    [2, :data:`D_MAX`] or a structural parameter out of range.
+
+    References
+    ----------
+    [wang2017] §4; [apple2017] Algorithm 1 (the sketch's public hash functions).
+    """
+    key, epsilon, d = _checked_key(mechanism_key, epsilon, d)
+    shape = check_structure(structure, d)
+    return _build_oracle(key, epsilon, d, tuple(shape.items()), check_int("seed", seed, low=0))
+
+
+def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
+    """Validate before any cache lookup (an unhashable argument gets the library's message, not lru_cache's)."""
+    return (check_choice("mechanism_key", mechanism_key, oracle_keys()), check_epsilon(epsilon),
+            check_int("d", d, low=2, high=D_MAX))
 
 
 @functools.lru_cache(maxsize=512)
-def _whole_report_epsilon(mechanism_key: str, epsilon: float, d: int) -> float | str:
-    oracle = _build_oracle(mechanism_key, epsilon, d)
-    try:
-        return float(oracle.privacy_loss())
-    except ValueError:
-        return UNAVAILABLE
+def _build_oracle(key: str, epsilon: float, d: int, structure: tuple, seed: int) -> FrequencyOracle:
+    cls = type(REGISTRY[key].example())
+    create = _creator(cls)
+    own = {name: value for name, value in structure if name in _structure_names(key)}
+    if create is None:
+        return cls(epsilon=epsilon, d=d, **own)
+    return create(epsilon, d, **own, rng=np.random.default_rng([1, seed]))  # its own stream (a survey uses seed)
 
 
-def population_counts(population: str, n: int, d: int, *, zipf_s: float = 1.1) -> np.ndarray:
-    """True counts of n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
+def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
+    """True counts of exactly n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
 
-    ``"clickstream"`` is the committed trousers dataset ([grr_vs_oue] Dataset 2): it fixes d = 43
-    and n = 49,742 (a different d is refused, n is ignored).
+    ``"uniform"`` is the flattest split; ``"zipf"`` gives value i a share ∝ (i+1)^−s, rounded by
+    largest remainders (exactly n users, value 0 the most frequent).  ``"clickstream"`` is the
+    committed trousers dataset ([grr_vs_oue] Dataset 2): it fixes d = 43 and n = 49,742 (a different d
+    is refused, n is ignored).
     """
     population = check_choice("population", population, POPULATIONS)
-    d = check_int("d", d, low=2)
-    n, zipf_s = check_int("n", n, low=1), check_real("zipf_s", zipf_s, low=0.0, low_open=False)  # whatever the population
+    d = check_int("d", d, low=2, high=D_MAX)
+    n, zipf_s = check_int("n", n, low=1, high=N_MAX), check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False,
+                                                                high_open=False)
     if population == "clickstream":
         counts = load_trouser_counts().counts.astype(np.int64)
         if d != counts.size:
@@ -74,181 +229,71 @@ def population_counts(population: str, n: int, d: int, *, zipf_s: float = 1.1) -
         return counts
     if population == "uniform":
         return flat_counts(n, d)
-    counts = power_law_counts(n, d, zipf_s)
-    counts[0] += n - int(counts.sum())  # rounding: keep exactly n users (value 0 is the most frequent)
+    share = np.arange(1, d + 1, dtype=float) ** -zipf_s
+    ideal = n * share / share.sum()
+    counts = np.floor(ideal).astype(np.int64)
+    extra = n - int(counts.sum())  # 0 ≤ extra < d: to the largest remainders (ties: the smaller value)
+    counts[np.argsort(-(ideal - counts), kind="stable")[:extra]] += 1
     return counts
 
 
 class PlaygroundState(NamedTuple):
-    """What the playground shows for one setting (all arrays have length d)."""
+    """What the playground shows for one setting (arrays have length d)."""
 
     label: str
     true_counts: np.ndarray
-    estimate: np.ndarray  # one exact survey's unbiased count estimates
+    estimate: np.ndarray  # one exact survey's count estimates ĉ(i)
+    expected: np.ndarray  # exact E[ĉ(i)] (= the true counts for an unbiased oracle)
     sigma: np.ndarray  # exact standard deviation of each estimate
     whole_report_epsilon: float | str  # from the output table, or UNAVAILABLE
     report_bits: int | str  # bits per report (report_size), or UNAVAILABLE
-    mse: float  # exact mean squared error of the count estimates (mean over values: variance + bias²)
+    mse: float  # exact mean over values of bias² + variance
+    bias_sq: float  # exact mean over values of bias² (0 for an unbiased oracle)
 
 
-def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s: float = 1.1, seed: int = 0) -> PlaygroundState:
-    """One exact survey of the registered oracle on the chosen population, with ±σ and the whole-report ε.
+def exact_errors(oracle: FrequencyOracle, truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(E[ĉ], bias, variance)`` of every value's estimate for this population: the mechanism's exact quantities.
 
-    ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=...), n)`` — one draw of the
-    exact aggregate law — and ``sigma = sqrt(oracle.variance(truth))`` (bands at ±2σ cover each
-    estimate with probability ≈ 95 %).
+    The MSE of value i is ``bias[i]**2 + variance[i]``.
+
+    References
+    ----------
+    [wang2017] Theorem 2 (exact variance); [apple2017] Algorithm 3 (the sketch's mean query).
+    """
+    oracle = check_instance("oracle", oracle, FrequencyOracle)
+    truth = check_count_vector("truth", truth, oracle.d)
+    if not truth.any():
+        fail("truth", truth, "true counts describing at least one user")
+    try:
+        expected = np.asarray(oracle.expected_estimate(truth), dtype=float)
+        variance = np.asarray(oracle.variance(truth), dtype=float)
+    except (OverflowError, ZeroDivisionError):  # a formula's e^ε beyond double precision
+        expected = variance = np.array([np.inf])
+    if not (np.all(np.isfinite(expected)) and np.all(np.isfinite(variance))):
+        fail("epsilon", oracle.epsilon, f"a budget at which {type(oracle).__name__}'s exact moments are finite in double "
+             "precision (use a smaller epsilon)")
+    # a variance is ≥ 0; a difference of nearly equal terms can round to −1e-15 when the noise vanishes (ε ≫ 1)
+    return expected, expected - np.asarray(oracle.estimand(truth), dtype=float), np.maximum(variance, 0.0)
+
+
+def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s=1.1, seed=0,
+                     structure=None) -> PlaygroundState:
+    """One exact survey of the registered oracle on the chosen population, with its exact bias, σ, MSE and ε.
+
+    ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=default_rng(seed)), n)``,
+    ``sigma = sqrt(variance(truth))``, ``mse`` the mean over values of bias² + variance.  The oracle
+    is :func:`build_oracle` with the same ``seed`` (its hashes, if any, from a stream of their own).
 
     References
     ----------
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
-    oracle = build_oracle(mechanism_key, check_epsilon(epsilon), check_int("d", d, low=2))
-    seed = check_int("seed", seed, low=0)
+    oracle = build_oracle(mechanism_key, epsilon, d, structure=structure, seed=seed)
     truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
-    rng = check_rng(np.random.default_rng(seed))
+    rng = check_rng(np.random.default_rng(int(seed)))
     estimate = np.asarray(oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float)
-    variance = np.asarray(oracle.variance(truth), dtype=float)
-    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, np.sqrt(variance),
-                           whole_report_epsilon(mechanism_key, oracle.epsilon, oracle.d),
-                           report_size(mechanism_key, oracle.epsilon, oracle.d).bits, sum(_mse_parts(oracle, truth)))
-
-
-class PrivacyUtilityCurves(NamedTuple):
-    """Exact MSE per oracle over an ε grid (flat population of n users over d values)."""
-
-    epsilons: np.ndarray
-    exact: dict  # key -> exact MSE per ε: variance + bias² (nan where the oracle refuses that ε, e.g. underflow)
-    approx: dict  # key -> Wang's approximate variance per ε (only oracles that define it)
-    labels: dict  # key -> display label
-    crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
-    bias: dict  # key -> the bias² part of exact (0 but for the fixed-hash sketches, CMS and FLH)
-    n: int  # the users the curves are computed for
-
-    def rescaled(self, n) -> "PrivacyUtilityCurves":
-        """These curves for a flat population of ``n`` users (same d): variances and Wang's approximation scale as
-        n, the sketches' bias² as n²; crossovers recomputed.  Exact when both n are multiples of d (the flat
-        split), in expectation over the allocation otherwise."""
-        scale = check_int("n", n, low=1) / self.n
-        exact = {key: scale * (values - self.bias[key]) + scale**2 * self.bias[key] for key, values in self.exact.items()}
-        return self._replace(exact=exact, approx={key: scale * v for key, v in self.approx.items()},
-                             crossovers=_crossovers(self.epsilons, exact),
-                             bias={key: scale**2 * v for key, v in self.bias.items()}, n=int(n))
-
-
-def _exact_mse(key: str, epsilon: float, d: int, counts: np.ndarray) -> tuple[float, float, float]:
-    try:
-        oracle = build_oracle(key, epsilon, d)
-    except ValueError:  # e.g. ε too large for double precision at this d
-        return math.nan, math.nan, math.nan
-    variance, bias = _mse_parts(oracle, counts)
-    approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
-    return variance + bias, approx, bias
-
-
-def _crossovers(grid: np.ndarray, exact: dict) -> tuple:
-    """Where the oracle of smallest exact MSE changes between neighbouring ε, placed where the log-MSE difference of
-    the two changes sign (linear in ε); ties go to the oracle registered first."""
-    keys, table = list(exact), np.array(list(exact.values()))
-    finite = np.where(np.isnan(table), np.inf, table)
-    lowest = finite.min(axis=0)
-    # ties go to the first registered oracle: ADP is GRR or OUE, L-GRR's and L-OSUE's first reports are
-    # GRR's and OUE's at ε₁, equal up to rounding (TIE_RTOL), and a tie is no crossover
-    best = np.where(np.isinf(lowest), -1, np.argmax(finite <= lowest * (1 + TIE_RTOL), axis=0))
-    crossovers = []
-    for j in range(grid.size - 1):
-        a, b = best[j], best[j + 1]
-        if a != b and a >= 0 and b >= 0:
-            diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
-            t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
-            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
-    return tuple(crossovers)
-
-
-def privacy_utility_curves(d, n, epsilons) -> PrivacyUtilityCurves:
-    """Exact MSE (mean of ``variance`` plus the mean squared bias of the fixed-hash sketches) and Wang's
-    approximation of every registered oracle vs ε, with crossovers.
-
-    A crossover is a change of the oracle with the smallest exact MSE between two neighbouring
-    grid points, placed where the log-MSE difference of the two changes sign (linear in ε).
-
-    References
-    ----------
-    [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
-    """
-    d, n = check_int("d", d, low=2), check_int("n", n, low=1)
-    grid = check_real_array("epsilons", epsilons, low=0.0)
-    if grid.ndim != 1 or grid.size < 2 or np.any(np.diff(grid) <= 0):
-        fail("epsilons", epsilons, "a strictly increasing 1-d grid of at least two budgets ε > 0")
-    counts = flat_counts(n, d)
-    keys = oracle_keys()
-    parts = {key: np.array([_exact_mse(key, float(e), d, counts) for e in grid]) for key in keys}
-    exact = {key: parts[key][:, 0] for key in keys}
-    approx = {key: parts[key][:, 1] for key in keys if not np.all(np.isnan(parts[key][:, 1]))}
-    return PrivacyUtilityCurves(grid, exact, approx, {key: REGISTRY[key].label for key in keys}, _crossovers(grid, exact),
-                                {key: parts[key][:, 2] for key in keys}, n)
-
-
-def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s: float = 1.1) -> tuple[tuple[str, float], ...]:
-    """Every registered oracle's exact MSE at (ε, d) on this population, best first: where the point lies on the phase diagram.
-
-    Oracles that refuse this ε at this d (e.g. double-precision underflow) are left out.
-
-    References
-    ----------
-    [wang2017] §4 (DE vs OUE vs OLH by variance); [grr_vs_oue] §3.6 (exact crossover).
-    """
-    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
-    truth = population_counts(population, n, d, zipf_s=zipf_s)
-    ranking = []
-    for key in oracle_keys():
-        try:
-            oracle = _build_oracle(key, epsilon, int(truth.size))
-        except ValueError:
-            continue
-        ranking.append((key, sum(_mse_parts(oracle, truth))))
-    lowest = min(mse for _, mse in ranking)  # the oracles tied for best (within TIE_RTOL) keep the registry order
-    order = {key: i for i, (key, _) in enumerate(ranking)}
-    return tuple(sorted(ranking, key=lambda item: (0, order[item[0]]) if item[1] <= lowest * (1 + TIE_RTOL) else (1, item[1])))
-
-
-# ------------------------------------------------------------------------------------ report size, phase diagram
-
-#: the three oracles of Wang et al.'s comparison, in the phase diagram's order
-PHASE_KEYS = ("grr", "oue", "olh")
-@functools.lru_cache(maxsize=4)
-def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
-    best = np.full((len(ds), len(epsilons)), -1, dtype=np.int64)
-    for i, d in enumerate(ds):
-        counts = np.full(d, 1000, dtype=np.int64)
-        for j, e in enumerate(epsilons):
-            mse = []
-            for key in PHASE_KEYS:
-                try:
-                    oracle = dataclasses.replace(REGISTRY[key].example(), epsilon=e, d=d)
-                    mse.append(float(np.mean(oracle.variance(counts))))
-                except ValueError:  # the oracle refuses (ε, d) (double-precision underflow)
-                    mse.append(math.inf)
-            best[i, j] = int(np.argmin(mse)) if np.isfinite(min(mse)) else -1
-    best.setflags(write=False)
-    return best
-
-
-def phase_diagram(epsilons, ds) -> np.ndarray:
-    """Which of GRR (DE), OUE, OLH (:data:`PHASE_KEYS`) has the lowest exact MSE at each (d, ε), shape (len(ds), len(ε)).
-
-    On a flat population every oracle's exact count variance is proportional to n, so the
-    winner does not depend on n (computed at 1000 users per value); −1 where all three refuse.
-    Cached per grid.
-
-    References
-    ----------
-    [wang2017] §4.4 (DE best for d < 3e^ε + 2, else OUE/OLH); [grr_vs_oue] §3.6.
-    """
-    grid = check_real_array("epsilons", epsilons, low=0.0)
-    if grid.ndim != 1 or grid.size < 2 or np.any(np.diff(grid) <= 0):
-        fail("epsilons", epsilons, "a strictly increasing 1-d grid of at least two budgets ε > 0")
-    ds = check_int_array("ds", ds, low=2)
-    if ds.ndim != 1 or ds.size < 1:
-        fail("ds", ds, "a 1-d array of domain sizes d ≥ 2")
-    return _phase_table(tuple(float(e) for e in grid), tuple(int(d) for d in ds))
+    expected, bias, variance = exact_errors(oracle, truth)
+    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, expected, np.sqrt(variance),
+                           whole_report_epsilon(oracle), report_size(oracle).bits, float(np.mean(bias**2 + variance)),
+                           float(np.mean(bias**2)))

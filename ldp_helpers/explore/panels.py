@@ -1,40 +1,61 @@
 """ipywidgets panels of the explorer: the frequency-oracle playground and the privacy–utility panel; :func:`show_panel`.
 
-Each panel is a :class:`~ldp_helpers.explore._widgets.Panel` (controls, summary, message, figure;
-plumbing in :mod:`ldp_helpers.explore._widgets`).  The computations are the pure functions of
-:mod:`ldp_helpers.explore.oracles`; each panel keeps one figure and updates its artists.  The
-RAPPOR, continual-counting and m-shot panels are in :mod:`ldp_helpers.explore.paper_panels`.
+Each panel is a :class:`~ldp_helpers.explore._widgets.Panel` (controls, summary, message, figure,
+downloads; plumbing in :mod:`ldp_helpers.explore._widgets`, controls in
+:mod:`ldp_helpers.explore._controls`).  The numbers are the pure functions of
+:mod:`ldp_helpers.explore.oracles` and :mod:`ldp_helpers.explore.utility`; each panel keeps one
+figure and updates its artists.  The oracles are the registry's (:func:`~ldp_helpers.explore.oracles.oracle_keys`),
+each built for the panel's ε and d; a sketch's own parameters (k, m) have controls of their own.
+The RAPPOR simulator is in :mod:`ldp_helpers.explore.rappor_panel`, continual counting and m-shot in
+:mod:`ldp_helpers.explore.paper_panels`.
 
 References
 ----------
-[wang2017] §4; [grr_vs_oue] §3.6, Fig. 3.7; [tutorial] "Frequency Oracles".
+[wang2017] §4; [grr_vs_oue] §3.6, Fig. 3.7; [apple2017] Algorithms 1–3; [tutorial] "Frequency Oracles".
 """
 
 from __future__ import annotations
 
 import functools
 import html
+import textwrap
 
 import numpy as np
 
 from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
-from ldp_helpers.explore import paper_panels
-from ldp_helpers.explore.oracles import (PHASE_KEYS, POPULATIONS, oracle_keys, oracle_ranking, phase_diagram, playground_state,
-                                         privacy_utility_curves, report_size)
-from ldp_helpers.explore._widgets import (Panel, build, display_panel, figure_for, fmt, power_of_ten_ticks, rescale,
-                                          show_figure)
+from ldp_helpers.explore import _controls as c
+from ldp_helpers.explore import paper_panels, rappor_panel as rappor_module
+from ldp_helpers.explore._widgets import (SMALL, Panel, build, count_ticks, display_panel, figure_for, fmt, integer_ticks,
+                                          outside_legend, power_of_ten_ticks, show_figure)
+from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_keys, oracle_parameters,
+                                         playground_state)
+from ldp_helpers.explore.utility import oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
 from ldp_helpers.mechanisms.registry import REGISTRY
 
-PANELS = ("playground", "privacy_utility", *paper_panels.PANELS)
+PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
-_fmt = fmt
+
+#: the phase diagram's grid (computed once, cached): ε and d log-spaced over the controls' ranges
+PHASE_EPSILONS = np.geomspace(0.05, 20.0, 60)
+PHASE_DS = np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))
+
+
+def _colour(key: str) -> str:
+    """One colour per registered oracle, the same in every panel (matplotlib's tab10, then tab20's light tones)."""
+    from matplotlib import colormaps
+
+    i = oracle_keys().index(key)
+    return colormaps["tab10"](i % 10) if i < 10 else colormaps["tab20"](2 * (i - 10) % 20 + 1)
+
+
+def _structure_controls(structure: dict) -> dict:
+    """A control per structural parameter of the listed oracles (a sketch's k and m)."""
+    specs = {name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}
+    return {name: c.number(structure[name], spec.low, spec.high, spec.label, integer=True,
+                           log=spec.low > 0 and spec.high / spec.low >= 100) for name, spec in specs.items()}
+
 
 # ------------------------------------------------------------------------------------ playground
-
-#: the phase diagram's grid (computed once, cached): ε and d (log-spaced up to 1024)
-PHASE_EPSILONS = np.linspace(0.1, 8.0, 60)
-PHASE_DS = np.unique(np.round(np.geomspace(2, 1024, 40)).astype(int))
-PHASE_COLOURS = ("#a6bddb", "#fdbb84", "#a1d99b")
 
 
 def _setup_playground(fig) -> dict:
@@ -43,155 +64,202 @@ def _setup_playground(fig) -> dict:
     from matplotlib.image import NonUniformImage
     from matplotlib.patches import Patch
 
-    ax, phase = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.1], "wspace": 0.32})
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.15, top=0.88)
-    truth = ax.stairs([0.0], [0.0, 1.0], fill=True, color="lightgrey", label="true count $f_i$")
-    bands = ax.add_collection(LineCollection([], color="C0", lw=0.8, alpha=0.6, label=r"± 2σ (exact variance)"))
-    est, = ax.plot([], [], ".", color="C0", ms=3, label=r"estimate $\hat c(i)$, one exact survey")
+    ax = fig.add_axes((0.075, 0.13, 0.52, 0.64))
+    phase = fig.add_axes((0.675, 0.13, 0.155, 0.64))
+    title = fig.text(0.01, 0.975, "", va="top", fontweight="bold", wrap=True)
+    truth = ax.stairs([0.0], [0.0, 1.0], fill=True, color="#cfcfcf", label="true count $f_i$")
+    bands = ax.add_collection(LineCollection([], color="C0", lw=1.0, alpha=0.55, label="± 2σ (exact variance)"))
+    expected, = ax.plot([], [], "_", color="black", ms=7, mew=1.6, label="E[ĉ(i)] (exact)")
+    est, = ax.plot([], [], "o", color="C0", ms=3.2, label="estimate ĉ(i), one exact survey")
     ax.set(xlabel="value i", ylabel="count")
-    ax.legend(fontsize=7, loc="upper right")
-    # the map as one image on a log10(d) axis (an image draws in ~1 ms, a mesh of 2,400 quads in ~50 ms)
+    integer_ticks(ax.xaxis)
+    count_ticks(ax.yaxis)
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=4, frameon=False, fontsize=SMALL, borderaxespad=0.2,
+              handletextpad=0.4, columnspacing=1.0)
+    keys = phase_keys()
     table = phase_diagram(PHASE_EPSILONS, PHASE_DS)
-    image = NonUniformImage(phase, interpolation="nearest", cmap=ListedColormap(PHASE_COLOURS))
-    image.set_clim(-0.5, 2.5)
-    image.set_data(PHASE_EPSILONS, np.log10(PHASE_DS), np.ma.masked_less(table, 0).astype(float))
+    image = NonUniformImage(phase, interpolation="nearest", cmap=ListedColormap([_colour(k) for k in keys]))
+    image.set_clim(-0.5, len(keys) - 0.5)
+    image.set_data(np.log10(PHASE_EPSILONS), np.log10(PHASE_DS), np.ma.masked_less(table, 0).astype(float))
     phase.add_image(image)
-    point, = phase.plot([], [], "k*", ms=11)
-    phase.set(xlabel="ε", ylabel="d", title="lowest exact MSE (flat population)",
-              xlim=(PHASE_EPSILONS[0], PHASE_EPSILONS[-1]), ylim=(np.log10(1.8), np.log10(1200)))
+    point, = phase.plot([], [], "*", color="black", mec="white", mew=0.8, ms=15)
+    phase.set(xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y)  # log10 coordinates (an image on log axes would resample)
+    phase.set_title("lowest exact MSE\n(flat population)", fontsize=SMALL)
+    phase.set_xticks(np.log10([0.1, 1, 10]), ["0.1", "1", "10"])
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
-    phase.title.set_fontsize(8)
-    phase.legend(handles=[Patch(color=c, label=REGISTRY[k].label) for c, k in zip(PHASE_COLOURS, PHASE_KEYS)],
-                 fontsize=6, loc="upper left")
-    return {"ax": ax, "truth": truth, "bands": bands, "est": est, "point": point}
+    shown = sorted(set(table[table >= 0].ravel().tolist()))
+    outside_legend(phase, [Patch(color=_colour(keys[i]), label=textwrap.fill(REGISTRY[keys[i]].label, 18)) for i in shown]
+                   + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]])
+    return {"ax": ax, "truth": truth, "bands": bands, "expected": expected, "est": est, "point": point, "title": title,
+            "phase": phase}
 
 
-def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed) -> None:
-    s = playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed)
-    d = s.true_counts.size
-    ranking = oracle_ranking(epsilon, d, n, population, zipf_s=zipf_s)
-    size = report_size(mechanism_key, epsilon, d)
+#: the phase map's extent in log10 coordinates (half a cell beyond the grid)
+PHASE_X = (float(np.log10(PHASE_EPSILONS[0])) - 0.025, float(np.log10(PHASE_EPSILONS[-1])) + 0.025)
+PHASE_Y = (float(np.log10(PHASE_DS[0])) - 0.04, float(np.log10(PHASE_DS[-1])) + 0.04)
+
+
+def _count_scale(ax, truth: np.ndarray, sigma: np.ndarray) -> str:
+    """Linear counts, or symlog when a few values dominate (a Zipf head would flatten every other value)."""
+    typical = float(np.median(truth))
+    want = "symlog" if truth.max() > 1000 and truth.max() > 50 * max(typical, 1.0) else "linear"
+    if ax.get_yscale() != want:
+        ax.set_yscale(want, **({"linthresh": max(10.0, 2 * float(np.median(sigma)))} if want == "symlog" else {}))
+        count_ticks(ax.yaxis)
+    ax.set_ylabel("count" if want == "linear" else "count (symlog scale)")
+    return want
+
+
+def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed, **structure) -> None:
+    s = playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure)
+    d, own = s.true_counts.size, oracle_parameters(mechanism_key)
+    for name in structure:  # a sketch's k and m show only for an oracle that has them
+        panel.controls[name].layout.display = "flex" if name in own else "none"
+    ranking = [key for key, _ in oracle_ranking(epsilon, d, n, population, zipf_s=zipf_s, structure=structure,
+                                                seed=seed)]
+    shape = "".join(f", {name} = {structure[name]}" for name in own)
+    split = f" (bias² {s.bias_sq:.6g} + variance {s.mse - s.bias_sq:.6g})" if s.bias_sq > 0 else ""
     panel.summary.value = (
-        f"<b>{html.escape(s.label)}</b>, ε = {fmt(float(epsilon))}, d = {d}, n = {int(s.true_counts.sum()):,}: "
+        f"<b>{html.escape(s.label)}</b>{shape}, ε = {fmt(float(epsilon))}, d = {d}, n = {int(s.true_counts.sum()):,}: "
         f"whole-report ε from the table = <b class='ldp-eps'>{fmt(s.whole_report_epsilon)}</b>, "
-        f"report size = <b class='ldp-bits'>{s.report_bits}</b> bits ({html.escape(size.how)}), "
-        f"exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>; "
-        f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0][0]].label)}</b> (rank of this oracle: "
-        f"{[k for k, _ in ranking].index(mechanism_key) + 1} of {len(ranking)})")
-    fig, a = figure_for(panel, _setup_playground, figsize=(9.0, 3.4))
+        f"report size = <b class='ldp-bits'>{s.report_bits}</b> bits, "
+        f"exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>{split}; "
+        f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0]].label)}</b> (rank of this oracle: "
+        f"{ranking.index(mechanism_key) + 1} of {len(ranking)})")
+    fig, a = figure_for(panel, _setup_playground, figsize=(11.0, 4.4))
     x = np.arange(d)
     a["truth"].set_data(s.true_counts.astype(float), np.arange(d + 1) - 0.5)
     a["est"].set_data(x, s.estimate)
+    a["expected"].set_data(x, s.expected)
+    a["expected"].set_visible(s.bias_sq > 0)
+    a["est"].set_markersize(3.2 if d <= 200 else 1.6)
     lo, hi = s.estimate - 2 * s.sigma, s.estimate + 2 * s.sigma
     a["bands"].set_segments(np.stack([np.stack([x, lo], 1), np.stack([x, hi], 1)], 1))
     a["ax"].set_xlim(-0.5, d - 0.5)
-    a["ax"].set_ylim(min(0.0, float(lo.min())), 1.05 * max(float(hi.max()), float(s.true_counts.max())))
-    a["ax"].set_title(f"{s.label}: one exact survey (seed {seed})", fontsize=9)
-    a["point"].set_data([float(epsilon)], [np.log10(d)])
-    show_figure(panel)
+    low = min(0.0, float(lo.min()), float(s.expected.min()))
+    high = max(float(hi.max()), float(s.true_counts.max()), float(s.expected.max()))
+    scale = _count_scale(a["ax"], s.true_counts, s.sigma)
+    a["ax"].set_ylim(*((low - 0.03 * (high - low), high + 0.05 * (high - low)) if scale == "linear" else (low, 2 * high)))
+    a["title"].set_text(f"{s.label}{shape}, ε = {fmt(float(epsilon))}: one exact survey (seed {seed}) "
+                        f"of n = {int(s.true_counts.sum()):,} users over d = {d} values ({population})")
+    x_star, y_star = np.log10(float(epsilon)), np.log10(d)  # a typed ε beyond the map rests on its edge
+    a["point"].set_data([float(np.clip(x_star, *PHASE_X))], [float(np.clip(y_star, *PHASE_Y))])
+    rows = zip(x, s.true_counts, s.estimate, s.expected, s.expected - s.true_counts, s.sigma,
+               (s.expected - s.true_counts) ** 2 + s.sigma**2)
+    show_figure(panel, ("value", "true_count", "estimate", "expected_estimate", "bias", "sigma", "mse"), rows)
 
 
 def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, population="uniform", zipf_s=1.1,
-                     seed=0) -> Panel:
+                     seed=0, **structure) -> Panel:
     """Frequency-oracle playground: any registered oracle, ε, d, n and population → true vs estimated counts.
 
-    Shows one exact survey with ±2σ bands from the exact variance, the whole-report ε from the
-    output table ("—" when the table is too large), the report size and the exact MSE.
+    Shows one exact survey with ±2σ bands from the exact variance (and E[ĉ] when the oracle is
+    biased), the whole-report ε from the output table ("—" when the table is too large), the report
+    size and the exact MSE (bias² + variance); ``structure`` sets a sketch's k and m.
 
     References
     ----------
-    [wang2017] Eq. (1), Theorem 2; [grr_vs_oue] §3.6.
+    [wang2017] Eq. (1), Theorem 2; [apple2017] Algorithm 3; [grr_vs_oue] §3.6.
     """
-    import ipywidgets as w
-
     # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
-    playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed)
+    structure = check_structure(structure)
+    playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure)
+    defaults = dict(mechanism_key=mechanism_key, epsilon=epsilon, d=d, n=n, population=population, zipf_s=zipf_s,
+                    seed=seed, **structure)
     controls = {
-        "mechanism_key": w.Dropdown(options=[(REGISTRY[k].label, k) for k in oracle_keys()], value=mechanism_key,
-                                    description="oracle"),
-        "epsilon": w.FloatText(value=check_epsilon(epsilon), description="ε", step=0.1),
-        "d": w.IntText(value=d, description="d"),
-        "n": w.IntText(value=n, description="n"),
-        "population": w.Dropdown(options=list(POPULATIONS), value=population, description="population"),
-        "zipf_s": w.FloatText(value=check_real("zipf_s", zipf_s, low=0.0, low_open=False), description="Zipf s", step=0.1),
-        "seed": w.IntText(value=seed, description="seed"),
+        "mechanism_key": c.choice([(REGISTRY[k].label, k) for k in oracle_keys()], mechanism_key, "oracle"),
+        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
+        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
+        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
+        "population": c.choice(list(POPULATIONS), population, "population"),
+        "zipf_s": c.number(float(zipf_s), 0.0, 3.0, "Zipf s", step=0.05),
+        "seed": c.text(seed, "seed"),
+        **_structure_controls(structure),
     }
-    return build("playground", controls, _draw_playground, "Frequency-oracle playground")
+    return build("playground", controls, _draw_playground, "Frequency-oracle playground", defaults=defaults)
 
 
 # ------------------------------------------------------------------------------------ privacy–utility
 
 
 @functools.lru_cache(maxsize=32)
-def _curves(d: int, epsilon_max: float):
-    """Exact curves at one user per value, cached per (d, ε max): moving ε only redraws, moving n only rescales.
+def _curves(d: int, n: int, epsilon_max: float, structure: tuple):
+    """Exact curves on :data:`CURVE_POINTS` budgets per (d, n, ε max, structure), cached: moving ε only moves the marker."""
+    return privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, CURVE_POINTS), structure=dict(structure))
 
-    Every oracle's exact count variance is a sum over independent users, linear in the counts, so
-    the variance of n users whose values are uniform on [0, d) is (n/d) × that at one user per value
-    (exactly the flat split when d divides n, its expectation over the allocation otherwise); the
-    fixed-hash sketches' bias² scales as (n/d)² (``PrivacyUtilityCurves.rescaled``).
-    """
-    return privacy_utility_curves(d, d, np.linspace(0.05, epsilon_max, 40))
+
+#: budgets on each privacy–utility curve (16 oracles, six of them sketches with exact collision moments: ~4 s at d = 2048)
+CURVE_POINTS = 30
 
 
 def _setup_privacy_utility(fig) -> dict:
     from matplotlib.collections import LineCollection
 
-    ax = fig.add_subplot()
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.13, top=0.9)
+    ax = fig.add_axes((0.075, 0.12, 0.6, 0.76))
     lines = {}
-    for i, key in enumerate(oracle_keys()):
-        lines[key] = ax.plot([], [], color=f"C{i}", label=f"{REGISTRY[key].label} (exact)")[0]
-        lines[key + ":approx"] = ax.plot([], [], color=f"C{i}", ls=":", lw=0.9)[0]
-    cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.8))
-    now = ax.axvline(1.0, color="black", lw=1)
-    ax.plot([], [], "k:", label="Wang's approximation (dotted)")
+    for key in oracle_keys():
+        lines[key] = ax.plot([], [], color=_colour(key), lw=1.8, label=REGISTRY[key].label)[0]
+        lines[key + ":approx"] = ax.plot([], [], color=_colour(key), ls=":", lw=1.1)[0]
+    cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best"))
+    now = ax.axvline(1.0, color="black", lw=1.2, label="chosen ε")
+    ax.plot([], [], "k:", lw=1.1, label="Wang's approximation (dotted)")
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
     power_of_ten_ticks(ax.yaxis)
-    ax.legend(fontsize=7, ncol=2)
-    return {"ax": ax, "lines": lines, "cross": cross, "now": now}
+    outside_legend(ax)
+    title = ax.set_title("", loc="left")
+    return {"ax": ax, "lines": lines, "cross": cross, "now": now, "title": title}
 
 
-def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max) -> None:
+def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, **structure) -> None:
     epsilon = check_epsilon(epsilon)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
-    curves = _curves(check_int("d", d, low=2), epsilon_max).rescaled(check_int("n", n, low=1))
-    best, best_mse = oracle_ranking(epsilon, d, n, "uniform")[0]
-    cross = ", ".join(f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers) or "none"
+    d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
+    shape = tuple(check_structure(structure, d).items())
+    curves = _curves(d, n, epsilon_max, shape)
+    best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
+    shown = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers]
+    cross = ", ".join(shown[:4]) + (f", … ({len(shown)} in all, see the CSV)" if len(shown) > 4 else "") or "none"
     panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE "
                            f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
                            f"crossovers of the best oracle: {html.escape(cross)}")
-    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(7.5, 3.8))
+    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(oracle_keys()) + 3) + 1.1)))  # room for the legend
     for key, values in curves.exact.items():
         a["lines"][key].set_data(curves.epsilons, values)
         a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))
     finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in curves.exact.values()])
-    a["cross"].set_segments([[(e, finite.min()), (e, finite.max())] for e, _, _ in curves.crossovers])
+    a["cross"].set_segments([[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in curves.crossovers])
     a["now"].set_xdata([epsilon, epsilon])
     a["ax"].set_xlim(0.0, epsilon_max)
     a["ax"].set_ylim(finite.min() / 1.5, finite.max() * 1.5)
-    a["ax"].set_title(f"exact MSE vs ε, n = {n:,} users with uniform values over d = {d} (dashed: crossovers)",
-                      fontsize=9)
-    show_figure(panel)
+    a["title"].set_text(f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values")
+    keys = list(curves.exact)
+    rows = [(float(e), *(curves.exact[k][j] for k in keys), *(curves.bias_sq[k][j] for k in keys),
+             *(curves.approx[k][j] if k in curves.approx else "" for k in keys)) for j, e in enumerate(curves.epsilons)]
+    header = ("epsilon", *(f"mse_{k}" for k in keys), *(f"bias_sq_{k}" for k in keys), *(f"approx_var_{k}" for k in keys))
+    show_figure(panel, header, rows)
 
 
-def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0) -> Panel:
-    """Privacy–utility: exact MSE and Wang's approximation of every registered oracle vs ε, crossovers marked.
+def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, **structure) -> Panel:
+    """Privacy–utility: exact MSE (bias² + variance) and Wang's approximation of every registered oracle vs ε.
+
+    Crossovers of the best oracle are marked; ``structure`` sets a sketch's k and m.
 
     References
     ----------
     [wang2017] Eq. (2), §4; [grr_vs_oue] Fig. 3.7.
     """
-    import ipywidgets as w
-
-    privacy_utility_curves(d, n, np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]))
+    structure = check_structure(structure)
+    privacy_utility_curves(d, n, np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
+                           structure=structure)
     controls = {
-        "epsilon": w.FloatText(value=check_epsilon(epsilon), description="ε", step=0.1),
-        "d": w.IntText(value=d, description="d"),
-        "n": w.IntText(value=n, description="n"),
-        "epsilon_max": w.FloatText(value=epsilon_max, description="ε max", step=0.5),
+        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
+        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
+        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
+        "epsilon_max": c.number(float(epsilon_max), 0.2, 20.0, "ε max (axis)", step=0.1),
+        **_structure_controls(structure),
     }
-    return build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε")
+    defaults = dict(epsilon=epsilon, d=d, n=n, epsilon_max=epsilon_max, **structure)
+    return build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε", defaults=defaults)
 
 
 def show_panel(name: str, **defaults) -> Panel:
@@ -201,8 +269,10 @@ def show_panel(name: str, **defaults) -> Panel:
     summary as text) for runs where no frontend drives the widget (papermill, nbval, static
     viewers): see :func:`~ldp_helpers.explore._widgets.display_panel`.
     """
-    name = check_choice("name", name, PANELS)
-    builders = {"playground": playground_panel, "privacy_utility": privacy_utility_panel, **paper_panels.BUILDERS}
-    panel = builders[name](**defaults)
+    panel = BUILDERS[check_choice("name", name, PANELS)](**defaults)
     display_panel(panel)
     return panel
+
+
+BUILDERS = {"playground": playground_panel, "privacy_utility": privacy_utility_panel,
+            "rappor": rappor_module.rappor_panel, **paper_panels.BUILDERS}

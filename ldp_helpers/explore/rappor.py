@@ -1,9 +1,11 @@
 """Pure computations behind the RAPPOR parameter guide (no widgets, no per-user simulation).
 
-From (k, h, m, f, p, q), the total number of reports N and a candidate distribution (the Zipf
-``get_word_probs`` of [rappor] §3: M candidates, the first ``n_true`` of them ∝ 1/r^s), the guide
-gives ε of one report (ε₁), the permanent ε∞, each candidate's detection threshold (collisions of
-the hashed design included) and the decoder's **expected** precision and recall.
+From (k, h, m, f, p, q), the total number of reports N and a candidate distribution
+(:func:`candidate_weights`: M candidates, the first ``n_true`` held with a Zipf, exponential, linear
+or constant decay — the Zipf one is the ``get_word_probs`` of [rappor] §3, the others the decays of
+google/rappor's Shiny simulator), the guide gives ε of one report (ε₁), the permanent ε∞, each
+candidate's detection threshold (collisions of the hashed design included) and the decoder's
+**expected** precision and recall under no correction, Bonferroni or Benjamini–Hochberg (BH).
 
 The expected precision/recall are an **analytic approximation**, not a simulation: the OLS
 estimate of a candidate's per-cohort count is taken as ``β̂_w ~ N(β_w, SE_w²)`` with the null
@@ -11,6 +13,8 @@ standard error of :func:`~ldp_helpers.bounds.rappor.detection_threshold` (so tha
 ``SE_w / N_j = π_min,w / z`` with ``z = z_{1−α/n_tests}`` and π_min,w the threshold at power ½),
 and the one-sided test rejects when ``β̂_w / SE_w > z``.  Hence a true candidate is detected
 with probability ``Φ(z (π_w / π_min,w − 1))`` and a null candidate with probability α/n_tests.
+BH has no fixed per-test level; the guide uses the level a = α·R/M at the largest fixed point R of
+the expected number of rejections at level a (a deterministic stand-in for BH's random cut-off).
 Expected recall is the mean detection probability of the true candidates; expected precision is
 E[true detections] / E[all detections] (a ratio of expectations).  It ignores the LASSO step and
 the dependence between candidates: at [rappor] §3's setting (k = 128, m = 8, N = 20,000, M = 200,
@@ -35,14 +39,50 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import check_choice, check_int, check_n_draws, check_real
+from ldp_helpers._validation import check_choice, check_int, check_real, fail
 from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import zipf_weights
 
-#: multiple-testing corrections of the guide: none (n_tests = 1) or Bonferroni over the M candidates
-CORRECTIONS = ("none", "bonferroni")
+#: multiple-testing corrections: none (n_tests = 1), Bonferroni over the M candidates, Benjamini–Hochberg (FDR)
+CORRECTIONS = ("none", "bonferroni", "bh")
+#: population shapes of the held candidates (google/rappor's Shiny simulator offers the last three decays)
+SHAPES = ("zipf", "exponential", "linear", "constant")
+
+
+def candidate_weights(shape, n_candidates, n_true, s=1.0) -> np.ndarray:
+    """Frequencies π_w of M candidates: the first ``n_true`` held with this decay over their rank r, the rest 0.
+
+    ``"zipf"``: π_r ∝ r^−s ([rappor] §3's ``get_word_probs``); ``"exponential"``: π_r ∝ exp(−s (r − 1)/n_true)
+    (s is the decay over the held ranks); ``"linear"``: π_r ∝ n_true + 1 − r; ``"constant"``: equal.
+
+    References
+    ----------
+    [rappor] §3 (the Zipf candidate distribution).
+    """
+    shape = check_choice("shape", shape, SHAPES)
+    n_candidates = check_int("n_candidates", n_candidates, low=2, high=4096)
+    n_true = check_int("n_true", n_true, low=1, high=n_candidates)
+    s = check_real("s", s, low=0.0, high=20.0, low_open=False, high_open=False)
+    if shape == "zipf":
+        return zipf_weights(n_candidates, n_true, s)
+    r = np.arange(1, n_true + 1, dtype=float)
+    held = {"exponential": np.exp(-s * (r - 1) / n_true), "linear": n_true + 1 - r, "constant": np.ones(n_true)}[shape]
+    weights = np.zeros(n_candidates)
+    weights[:n_true] = held / held.sum()
+    return weights
+
+
+def _bh_level(power_at, n_candidates: int, alpha: float) -> float:
+    """BH's per-test level a = α R/M at the largest fixed point R of R = E[rejections at level α R/M]."""
+    rejections = float(n_candidates)
+    for _ in range(200):  # decreasing from R = M to the largest fixed point (monotone iteration)
+        expected = power_at(alpha * rejections / n_candidates)
+        if abs(expected - rejections) < 1e-9 or expected > rejections:
+            break
+        rejections = expected
+    return alpha * max(rejections, 1.0) / n_candidates
 
 
 class RapporGuide(NamedTuple):
@@ -73,8 +113,31 @@ def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappo
     return mechanism, factor, int(np.sum(group_sizes * (group_sizes - 1) // 2))
 
 
+def _check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape="zipf") -> tuple:
+    """``(params, n_reports, weights)`` of one RAPPOR setting, validated, within the panels' work ceilings.
+
+    The hashed design costs m·M·h SHA-256 hashes and a k·m × M least-squares system: refused beyond
+    :data:`MAX_HASHES` and :data:`MAX_DESIGN_CELLS` (a few seconds), naming M's allowed range.
+    """
+    params = RapporParams(k=check_int("k", k, low=1, high=4096), h=check_int("h", h, low=1, high=32),
+                          m=check_int("m", m, low=1, high=1024), f=f, p=p, q=q)
+    n_reports = check_int("n_reports", n_reports, low=params.m, high=10**12)
+    n_candidates = check_int("n_candidates", n_candidates, low=2, high=MAX_CANDIDATES)
+    limit = min(MAX_DESIGN_CELLS // (params.k * params.m), MAX_HASHES // (params.m * params.h))
+    if n_candidates > limit:
+        fail("n_candidates", n_candidates, f"an integer in [2, {max(limit, 1)}] at k = {params.k}, m = {params.m}, "
+                                           f"h = {params.h} (the design's k·m·M ≤ {MAX_DESIGN_CELLS:,} and m·M·h ≤ "
+                                           f"{MAX_HASHES:,} keep it within a few seconds)")
+    zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=20.0, low_open=False, high_open=False)
+    return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
+
+
+#: the panels' ceilings on a hashed design: k·m·M cells of X, m·M·h hashes, M candidates
+MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**23, 2**19, 1000
+
+
 def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zipf_s=1.0, alpha=0.05,
-                 correction="bonferroni", seed=0) -> RapporGuide:
+                 correction="bonferroni", seed=0, shape="zipf") -> RapporGuide:
     """ε₁, ε∞, detection thresholds and the expected precision/recall (analytic approximation) of one setting.
 
     Parameters
@@ -82,10 +145,12 @@ def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zi
     k, h, m, f, p, q : RAPPOR's parameters (:class:`~ldp_helpers.mechanisms.rappor.RapporParams`).
     n_reports : int
         Total reports N (one per user), at least m.
-    n_candidates, n_true, zipf_s : int, int, float
-        The candidate distribution: M candidates, the first ``n_true`` ∝ 1/r^s, the rest never held.
+    n_candidates, n_true, zipf_s, shape : int, int, float, str
+        The candidate distribution (:func:`candidate_weights`): M candidates, the first ``n_true`` held
+        with the decay ``shape`` of parameter s = ``zipf_s``, the rest never held.
     alpha, correction : float, str
-        Level of the one-sided test and ``"none"`` or ``"bonferroni"`` (n_tests = M).
+        Level of the one-sided test and ``"none"``, ``"bonferroni"`` (n_tests = M) or ``"bh"``
+        (Benjamini–Hochberg at FDR α, through the fixed point of the module docstring).
     seed : int
         Seeds the hashing secret of the design (the thresholds depend on its collisions).
 
@@ -94,38 +159,51 @@ def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zi
     [erlingsson2014] Theorems 1–2 (ε₁, ε∞), §4 (decoder); [rappor] §3 (the candidate
     distribution, precision and recall).
     """
-    params = RapporParams(k=check_int("k", k, low=1), h=check_int("h", h, low=1), m=check_int("m", m, low=1),
-                          f=f, p=p, q=q)
-    n_reports = check_int("n_reports", n_reports, low=params.m)
-    n_candidates = check_int("n_candidates", n_candidates, low=2, high=4096)
-    weights = zipf_weights(n_candidates, check_int("n_true", n_true, low=1, high=n_candidates),
-                           check_real("zipf_s", zipf_s, low=0.0, low_open=False))
+    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
+                                               n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
-    n_tests = n_candidates if check_choice("correction", correction, CORRECTIONS) == "bonferroni" else 1
-    mechanism, factor, pairs = _design(params.k, params.h, params.m, n_candidates, check_int("seed", seed, low=0))
-    free = float(detection_threshold_without_collisions(params, n_reports, alpha=alpha, n_tests=n_tests))
-    threshold = free * factor
-    z = stats.norm.isf(alpha / n_tests)
-    power = stats.norm.cdf(z * (weights / threshold - 1.0))
+    correction = check_choice("correction", correction, CORRECTIONS)
+    mechanism, factor, pairs = _design(params.k, params.h, params.m, weights.size, check_int("seed", seed, low=0))
+    # the threshold at power ½ is z·c_w, c_w = SE_w/N_j (collisions included), so Pr[detected] = Φ(π_w/c_w − z)
+    per_z = _unit_threshold(params, n_reports) * factor
     truth = weights > 0
-    true_hits, false_hits = float(power[truth].sum()), float((~truth).sum() * alpha / n_tests)
+    n_null = int((~truth).sum())
+
+    with np.errstate(divide="ignore", invalid="ignore"):  # no noise at all (p* = 0, q* = 1): per_z = 0
+        signal = np.where(per_z > 0, weights / per_z, np.where(weights > 0, np.inf, 0.0))
+
+    def power_at(level):
+        return stats.norm.cdf(signal - stats.norm.isf(level))
+
+    level = {"none": alpha, "bonferroni": alpha / weights.size}.get(correction)
+    if level is None:  # BH: the level at the fixed point of the expected number of rejections
+        level = _bh_level(lambda a: float(power_at(a)[truth].sum()) + n_null * a, weights.size, alpha)
+    z = stats.norm.isf(level)
+    power = power_at(level)
+    true_hits, false_hits = float(power[truth].sum()), float(n_null * level)
     precision = true_hits / (true_hits + false_hits) if true_hits + false_hits > 0 else 0.0
+    free = float(_unit_threshold(params, n_reports)) * z
     return RapporGuide(params.epsilon_one_report, params.epsilon_permanent, params.q_star, params.p_star, weights,
-                       threshold, free, power, float(power[truth].mean()), precision, false_hits, pairs)
+                       per_z * z, free, power, float(power[truth].mean()), precision, false_hits, pairs)
+
+
+def _unit_threshold(params: RapporParams, n_reports: int) -> float:
+    """The collision-free threshold per unit of z: π_min / z_{1−α} (it is linear in z at power ½)."""
+    level = float(stats.norm.sf(1.0))  # any level works: its z is 1
+    return float(detection_threshold_without_collisions(params, n_reports, alpha=level))
 
 
 @functools.lru_cache(maxsize=32)
-def _simulated(params: RapporParams, n_candidates: int, n_true: int, zipf_s: float, n_reports: int, alpha: float,
-               correction: str, n_draws: int, seed: int) -> tuple[float, float, float, float]:
-    weights = zipf_weights(n_candidates, n_true, zipf_s)
-    scores = decode_surveys(params, weights, n_reports, n_draws, rng=np.random.default_rng(seed), alpha=alpha,
+def _simulated(params: RapporParams, weights: tuple, n_reports: int, alpha: float, correction: str, n_draws: int,
+               seed: int) -> tuple[float, float, float, float]:
+    scores = decode_surveys(params, np.array(weights), n_reports, n_draws, rng=np.random.default_rng(seed), alpha=alpha,
                             correction=None if correction == "none" else correction)
     se = scores[:, :2].std(axis=0, ddof=1) / np.sqrt(n_draws) if n_draws > 1 else np.full(2, np.nan)
     return float(scores[:, 0].mean()), float(scores[:, 1].mean()), float(se[0]), float(se[1])
 
 
 def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zipf_s=1.0, alpha=0.05,
-                               correction="bonferroni", n_draws=4, seed=0) -> tuple[float, float, float, float]:
+                               correction="bonferroni", n_draws=4, seed=0, shape="zipf") -> tuple[float, float, float, float]:
     """Mean precision, mean recall and their standard errors over ``n_draws`` decoded surveys (cached).
 
     Each survey is [rappor] §3's: a fresh hashing secret and population, the reports' bit counts
@@ -133,16 +211,29 @@ def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100,
     :func:`~ldp_helpers.estimation.rappor_decoding.decode`
     (:func:`~ldp_helpers.experiments.rappor.decode_surveys`).  Costs about 0.1 s per survey at
     k·m = 1024 rows: a check of :func:`rappor_guide`'s approximation, not part of every redraw.
+    Refused beyond :data:`MAX_DECODE_CELLS` · surveys (a few seconds).
 
     References
     ----------
     [rappor] §3 (precision, recall); [erlingsson2014] §4 (decoder).
     """
-    params = RapporParams(k=check_int("k", k, low=1), h=check_int("h", h, low=1), m=check_int("m", m, low=1),
-                          f=f, p=p, q=q)
-    n_candidates = check_int("n_candidates", n_candidates, low=2, high=4096)
-    n_true = check_int("n_true", n_true, low=1, high=n_candidates)
-    return _simulated(params, n_candidates, n_true, check_real("zipf_s", zipf_s, low=0.0, low_open=False),
-                      check_int("n_reports", n_reports, low=params.m), check_real("alpha", alpha, low=0.0, high=1.0),
-                      check_choice("correction", correction, CORRECTIONS), check_n_draws(n_draws),
-                      check_int("seed", seed, low=0))
+    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
+                                               n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
+    n_draws = check_int("n_draws", n_draws, low=1, high=64)
+    _check_decode_work(params, weights.size, n_draws)
+    return _simulated(params, tuple(weights), n_reports, check_real("alpha", alpha, low=0.0, high=1.0),
+                      check_choice("correction", correction, CORRECTIONS), n_draws, check_int("seed", seed, low=0))
+
+
+#: the panels' ceiling on decoding: k·m·M cells of X per decoded survey (a LASSO on it takes about a second)
+MAX_DECODE_CELLS = 2**22
+
+
+def _check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int = 1) -> None:
+    """Refuse decoding ``n_surveys`` surveys whose design X has more than :data:`MAX_DECODE_CELLS` cells in all."""
+    cells = params.k * params.m * n_candidates * n_surveys
+    if cells > MAX_DECODE_CELLS:
+        limit = MAX_DECODE_CELLS // (params.k * params.m * n_surveys)
+        fail("n_candidates", n_candidates, f"an integer in [2, {max(limit, 1)}] to decode {n_surveys} survey(s) at "
+                                           f"k = {params.k}, m = {params.m} (k·m·M·surveys ≤ {MAX_DECODE_CELLS:,}, a "
+                                           "few seconds); the analytic guide alone allows more")

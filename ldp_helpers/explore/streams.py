@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import MAX_N_ROUNDS, check_epsilon, check_int, check_n_draws, check_probability, check_real
+from ldp_helpers._validation import MAX_N_ROUNDS, check_epsilon, check_int, check_probability, check_real, fail
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.bounds.m_shot import c_star, g, m_star
 from ldp_helpers.experiments.common import max_error
@@ -41,6 +41,18 @@ from ldp_helpers.simulate.streams import sample_reporters
 STREAM_MECHANISMS = {"Glance": Glance, "Harmony": Harmony, "T-shot": BasicOneTimeRappor}
 #: size of the panels' grids (ε for continual counting, m for m-shot): small enough for ≤ 200 ms at T = 1000
 N_EPSILONS, N_MS = 10, 7
+#: the panels' work ceilings (about 3 s on 2 cores): continual counting draws T·n_draws reporters per ε;
+#: m-shot loops over the T rounds once per m of the grid and draws T·n_draws reports per m
+MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 500_000, 5_000, 200_000
+#: who reports is drawn with numpy's hypergeometric sampler, which takes fewer than 10⁹ users
+MAX_M_SHOT_USERS = 10**9 - 1
+
+
+def _check_work(n_rounds: int, n_draws: int, ceiling: int) -> None:
+    """Refuse T·n_draws over ``ceiling`` before any simulation, naming T's allowed range at this n_draws."""
+    if n_rounds * n_draws > ceiling:
+        fail("n_rounds", n_rounds, f"an integer in [1, {max(ceiling // n_draws, 1)}] with n_draws = {n_draws} (the panel's "
+                                   f"work T·n_draws is at most {ceiling:,}, a few seconds; lower n_draws for a longer stream)")
 
 
 class ContinualCurves(NamedTuple):
@@ -84,7 +96,8 @@ def continual_counting_curves(*, mu, n_users, n_rounds, beta, epsilon_max=8.0, n
 
     The ε grid has :data:`N_EPSILONS` points from ε_max/N_EPSILONS to ε_max.  θ and Theorem 5
     use β (each claim w.p. 1 − β/2; domain N > T log(4T/β), refused outside); Theorem 4 needs
-    0 < β₄ < 1/(N+1)² and is drawn at β₄ = β/(N+1)² (β = ½ is Figure 2's choice).
+    0 < β₄ < 1/(N+1)² and is drawn at β₄ = β/(N+1)² (β = ½ is Figure 2's choice).  A setting whose
+    work T·n_draws exceeds :data:`MAX_CONTINUAL_WORK` is refused before any simulation.
 
     References
     ----------
@@ -94,7 +107,8 @@ def continual_counting_curves(*, mu, n_users, n_rounds, beta, epsilon_max=8.0, n
     n_users, n_rounds = check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.0, high=30.0, high_open=False)
-    n_draws, seed = check_n_draws(n_draws), check_int("seed", seed, low=0)
+    n_draws, seed = check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK), check_int("seed", seed, low=0)
+    _check_work(n_rounds, n_draws, MAX_CONTINUAL_WORK)
     eps = np.linspace(epsilon_max / N_EPSILONS, epsilon_max, N_EPSILONS)
     theta = gb.theta(eps, n_users, n_rounds, beta)  # refuses N ≤ T log(4T/β) before any simulation
     means, se = _error_means(mu, n_users, n_rounds, tuple(float(e) for e in eps), n_draws, seed)
@@ -153,15 +167,19 @@ def _estimates(epsilon: float, n_rounds: int, m: int, n_users: int, n_draws: int
 def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MShotCurves:
     """F-measure vs m (Experiment 1: r = 0, the shuffled ramp Φ0 = t/T) with m* (Eq. 7) and g(m/ε).
 
+    T is at most :data:`MAX_M_SHOT_ROUNDS` and T·n_draws at most :data:`MAX_M_SHOT_WORK` (a few
+    seconds); larger settings are refused with the allowed range before any simulation.
+
     References
     ----------
     [m_shot] §6.2, Fig. 2a–c (Experiment 1); Eq. (7) (m*); §4.3 (g); Eq. (11) (F-measure).
     """
     epsilon = check_epsilon(epsilon)
-    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
-    n_users = check_int("n_users", n_users, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_M_SHOT_ROUNDS)
+    n_users = check_int("n_users", n_users, low=1, high=MAX_M_SHOT_USERS)
     theta = check_real("theta", theta, low=0.0, high=1.0, high_open=False)
-    n_draws, seed = check_n_draws(n_draws), check_int("seed", seed, low=0)
+    n_draws, seed = check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_WORK), check_int("seed", seed, low=0)
+    _check_work(n_rounds, n_draws, MAX_M_SHOT_WORK)
     ms = m_grid(epsilon, n_rounds)
     truth = _ramp(n_users, n_rounds, seed).fractions()
     f = np.array([detection_scores(truth, _estimates(epsilon, n_rounds, int(m), n_users, n_draws, seed), theta).f_measure

@@ -20,7 +20,6 @@ import numpy as np
 from ldp_helpers.audit.auditor import BlackBoxClient, MechanismClient
 from ldp_helpers.audit.events import Event
 from ldp_helpers.experiments.tutorial_protocols import Curve
-from ldp_helpers.explore.oracles import privacy_utility_curves
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
 from ldp_helpers.mechanisms.telemetry import OneBitMean
@@ -119,9 +118,6 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     M + "fast_local_hashing.FastLocalHashing.mean_squared_error": method(
         lambda: REGISTRY["flh"].example(), true_counts=np.array([30, 10, 5, 0, 15], dtype=np.int64),
         _extra={"true_counts": [np.array([30, 10, 5, 0]), np.zeros(5, dtype=np.int64)]}),
-    # … and the explorer's curves, which count the fixed-hash sketches' bias² (∝ n²) when rescaled in n
-    "ldp_helpers.explore.oracles.PrivacyUtilityCurves.rescaled": method(
-        lambda: privacy_utility_curves(5, 5, np.array([0.5, 1.0])), n=50),
     # issue 29 part B: the sketches' and SFP's own helpers (beyond the contract methods)
     M + "count_sketch.PrivateCountSketch.hash_table": method(lambda: REGISTRY["pcs"].example()),
     M + "count_sketch.PrivateCountSketch.sign_table": method(lambda: REGISTRY["pcs"].example()),

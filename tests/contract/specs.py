@@ -566,21 +566,6 @@ SPECS.update({
                                  _extra={"ell": [0, -1], "protocol": ["RAPPOR"]}),
 })
 
-EO, EP = "ldp_helpers.explore.oracles.", "ldp_helpers.explore.panels."
-SPECS.update({
-    EO + "whole_report_epsilon": spec(mechanism_key="grr", epsilon=1.0, d=5, _extra={"d": [1]}),
-    EO + "population_counts": spec(population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0]}),
-    EO + "playground_state": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0,
-                                  _extra={"d": [1], "seed": [-1]}),
-    EO + "oracle_ranking": spec(epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, _extra={"d": [1]}),
-    EO + "privacy_utility_curves": spec(d=5, n=100, epsilons=np.array([0.5, 1.0, 2.0]), _extra={"d": [1]}),
-    # the panels build live widgets (not a numeric result): bad defaults are probed, valid ones in test_explore.py
-    EP + "playground_panel": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1,
-                                  seed=0, _valid=False, _extra={"d": [1], "seed": [-1]}),
-    EP + "privacy_utility_panel": spec(epsilon=1.0, d=5, n=100, epsilon_max=4.0, _valid=False, _extra={"d": [1]}),
-    EP + "show_panel": spec(name="playground", _valid=False),
-})
-
 #: frozen records the library builds and returns: results, not an input boundary
 RECORDS = {
     "ldp_helpers.bounds.chernoff.TailCheck", "ldp_helpers.estimation.rappor_decoding.Decoding",
@@ -593,8 +578,7 @@ RECORDS = {
     "ldp_helpers.pipeline.claim_texts.ClaimText",
     "ldp_helpers.pipeline.reproduce.RunResult", "ldp_helpers.audit.auditor.AuditResult",
     "ldp_helpers.audit.longitudinal.AttackCurve", "ldp_helpers.sweeps.ChunkFailure",
-    "ldp_helpers.experiments.privacy_audit.MechanismAudit", "ldp_helpers.explore.oracles.PlaygroundState",
-    "ldp_helpers.explore.oracles.PrivacyUtilityCurves", "ldp_helpers.explore.panels.Panel",
+    "ldp_helpers.experiments.privacy_audit.MechanismAudit",
     "ldp_helpers.experiments.tutorial.Walkthrough", "ldp_helpers.protocols.itemset_mining.MiningResult", "ldp_helpers.protocols.itemset_mining.ItemsetResult",
     "ldp_helpers.protocols.heavy_hitters.HeavyHitters", "ldp_helpers.experiments.tutorial_protocols.Curve",
     # exceptions the library raises (never an input boundary)
@@ -608,39 +592,6 @@ CLI = {"ldp_helpers.pipeline.refresh.main", "ldp_helpers.pipeline.reproduce.main
        "ldp_helpers.simulate.datasets.main", "ldp_helpers.peers.main"}
 #: being built in this session by other issues; the integrator moves each into SPECS and empties this
 PENDING: dict[str, str] = {}
-
-# explore (issue 17): report sizes, the phase diagram, the RAPPOR guide, continual counting, m-shot
-EX = "ldp_helpers.explore."
-SPECS.update({
-    EX + "oracles.phase_diagram": spec(epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}),
-    EX + "rappor.rappor_guide": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
-                                     zipf_s=1.0, alpha=0.05, correction="bonferroni", seed=0,
-                                     _extra={"f": [1.0], "q": [0.1], "n_reports": [1], "n_true": [7], "seed": [-1]}),
-    EX + "rappor.simulated_precision_recall": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6,
-                                                   n_true=3, zipf_s=1.0, alpha=0.05, correction="bonferroni", n_draws=2,
-                                                   seed=0, _extra={"n_draws": [0]},  # the rest: as rappor_guide's
-                                                   _free={"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates",
-                                                          "n_true", "zipf_s", "alpha", "correction"}),
-    EX + "streams.continual_counting_curves": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0,
-                                                   n_draws=3, seed=0, _extra={"mu": [1.5], "n_users": [10]}),
-    EX + "streams.m_grid": spec(epsilon=5.0, n_rounds=20, size=5, _extra={"size": [1]}),
-    EX + "streams.m_shot_curves": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0,
-                                       _extra={"theta": [0.0, 1.5]}),
-    # the panels build live widgets and check their defaults with the pure functions above (probed there; bad
-    # defaults in tests/test_explore_paper.py): not probed again, since every (function, parameter) pair adds one
-    # parametrization of test_generated_bad_value_is_refused, whose Hypothesis settings chain grows by one per
-    # parametrization (RecursionError past ~950: see the explore helper's report)
-    EX + "paper_panels.rappor_panel": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3,
-                                           zipf_s=1.0, alpha=0.05, correction="bonferroni", simulate=False, _valid=False,
-                                           _free={"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true",
-                                                  "zipf_s", "alpha", "correction", "simulate"}),
-    EX + "paper_panels.continual_panel": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0, n_draws=3,
-                                              seed=0, _valid=False,
-                                              _free={"mu", "n_users", "n_rounds", "beta", "epsilon_max", "n_draws", "seed"}),
-    EX + "paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0, _valid=False,
-                                           _free={"epsilon", "n_rounds", "n_users", "theta", "n_draws", "seed"}),
-})
-RECORDS |= {EX + "rappor.RapporGuide", EX + "streams.ContinualCurves", EX + "streams.MShotCurves"}
 
 # Per-paper specs (e.g. the figure functions of ldp_helpers/pipeline/plots/<key>.py) live in their own
 # files, tests/contract/specs_<key>.py, each defining SPECS (and optionally RECORDS), merged here.

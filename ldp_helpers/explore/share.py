@@ -1,0 +1,182 @@
+"""Share a view of the explorer: the panels' settings as a short code and a URL that reproduces them.
+
+A *view* is ``{panel name: {control name: value}}`` holding only what differs from the app's defaults.
+:func:`encode_view` turns it into a short URL-safe code (``v1.`` + base64url of raw-deflated compact JSON);
+:func:`decode_view` reads one back, refusing anything that is not such a code (too long, not
+deflate, not JSON, not panel → control → number/text/bool) with the library's ``ValueError``.
+The app shows the code and a link ``…/?view=<code>`` to the current view (:func:`share_bar`); opening
+the link (or pasting the code) sets every listed control, and each panel's own checks then refuse any
+value it does not allow, with its usual message.  Values travel as data (JSON scalars), never as code.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import json
+import os
+import zlib
+from urllib.parse import parse_qs
+
+from ldp_helpers._validation import Described, check_instance, fail
+
+PREFIX = "v1."
+#: longest code accepted, and the most bytes its deflated JSON may inflate to (no decompression bomb)
+MAX_CODE_CHARS, MAX_JSON_BYTES = 4096, 65536
+
+
+def encode_view(view) -> str:
+    """The short code of a view ``{panel: {control: value}}`` (values: numbers, text, booleans)."""
+    _check_view(view)
+    raw = json.dumps(view, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: no header or checksum (the JSON checks itself)
+    return PREFIX + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode("ascii").rstrip("=")
+
+
+def decode_view(code) -> dict:
+    """The view a code of :func:`encode_view` holds; a malformed code is refused (``ValueError`` naming ``code``)."""
+    check_instance("code", code, str, "a view code (text starting with 'v1.')")
+    code = code.strip()
+    if not code.startswith(PREFIX) or len(code) > MAX_CODE_CHARS:
+        fail("code", code, f"a view code: 'v1.' followed by at most {MAX_CODE_CHARS - len(PREFIX)} URL-safe base64 characters")
+    body = code[len(PREFIX):]
+    try:
+        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        inflater = zlib.decompressobj(-15)
+        raw = inflater.decompress(packed, MAX_JSON_BYTES)
+        if inflater.unconsumed_tail or not inflater.eof:
+            raise ValueError("truncated or too large")
+        view = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError):
+        fail("code", code, "a view code made by the explorer (base64url of deflated JSON)")
+    _check_view(view, name="code")
+    return view
+
+
+def _check_view(view, name: str = "view") -> None:
+    if not isinstance(view, dict) or not all(isinstance(k, str) and isinstance(v, dict) for k, v in view.items()):
+        fail(name, Described(f"{type(view).__name__} {str(view)[:80]!r}"), "a dict {panel name: {control name: value}}")
+    for panel, controls in view.items():
+        for control, value in controls.items():
+            ok = isinstance(value, (bool, int, str)) or (isinstance(value, float) and value == value and abs(value) != float("inf"))
+            if not isinstance(control, str) or not ok or (isinstance(value, str) and len(value) > 200):
+                fail(name, Described(f"{panel}.{control} = {value!r:.80}"),
+                     "controls set to finite numbers, booleans or text of at most 200 characters")
+
+
+def view_from_query(query) -> dict:
+    """The view of a URL query string (``view=<code>``; empty without one)."""
+    query = check_instance("query", query if query is not None else "", str, "a URL query string")
+    codes = parse_qs(query.lstrip("?")).get("view", [])
+    return decode_view(codes[-1]) if codes else {}
+
+
+def _check_panels(panels) -> list:
+    from ldp_helpers.explore._widgets import Panel
+
+    panels = check_instance("panels", panels, (list, tuple), "a list of explorer panels")
+    for panel in panels:
+        check_instance("panels", panel, Panel, "a list of explorer panels")
+    return list(panels)
+
+
+def changed_settings(panels) -> dict:
+    """The view of these panels: every control whose value differs from the panel's default."""
+    view = {}
+    for panel in _check_panels(panels):
+        values = {name: value for name, value in panel.settings().items() if value != panel.defaults.get(name, value)}
+        if values:
+            view[panel.name] = values
+    return view
+
+
+def apply_view(panels, view) -> list[str]:
+    """Set the controls a view lists (one redraw per panel); returns what could not be set, as messages."""
+    _check_view(view)
+    by_name, problems = {panel.name: panel for panel in _check_panels(panels)}, []
+    for name, values in view.items():
+        panel = by_name.get(name)
+        if panel is None:
+            problems.append(f"no panel {name!r}")
+            continue
+        known = {k: v for k, v in values.items() if k in panel.controls}
+        problems += [f"{name}: no control {k!r}" for k in values if k not in panel.controls]
+        panel.set_values(known, problems)
+    return problems
+
+
+def _page_url(view_code: str) -> str:
+    """The address of the explorer page with ``?view=<code>``, from the request Voilà gave the kernel."""
+    host = os.environ.get("SERVER_NAME") or "127.0.0.1"
+    port = os.environ.get("SERVER_PORT") or "8866"
+    path = os.environ.get("SCRIPT_NAME") or "/"
+    return f"http://{host}:{port}{path}?view={view_code}"
+
+
+def _request_query() -> str:
+    """The page request's query string: waits for the request in a pre-heated Voilà kernel; '' outside Voilà."""
+    try:
+        from voila.utils import get_query_string
+    except ImportError:  # pragma: no cover - voila is in the lock
+        return os.environ.get("QUERY_STRING", "")
+    return get_query_string() or ""
+
+
+class _ShareBar:
+    """The app's share bar: a link and a code for the current view, and a box to apply a code."""
+
+    def __init__(self):
+        import ipywidgets as w
+
+        self.panels = []
+        self.link = w.HTML()
+        self.code = w.Text(placeholder="paste a view code and press Enter", continuous_update=False,
+                           layout=w.Layout(width="420px"))
+        self.message = w.HTML()
+        self.widget = w.VBox([self.link, w.HBox([w.HTML("<b>view code</b>&nbsp;"), self.code, self.message])])
+        self.widget.add_class("ldp-share")
+        for part, cls in ((self.link, "link"), (self.code, "code"), (self.message, "message")):
+            part.add_class(f"ldp-share-{cls}")
+        self.code.observe(self._apply_code, names="value")
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+    def attach(self, *panels, query=None) -> "_ShareBar":
+        """Follow these panels (the link updates with every change) and apply the page's ``?view=`` code."""
+        self.panels = list(panels)
+        for panel in self.panels:
+            for control in panel.controls.values():
+                control.observe(lambda _change: self.refresh(), names="value")
+        try:
+            problems = apply_view(self.panels, view_from_query(_request_query() if query is None else query))
+            self.message.value = html.escape("; ".join(problems))
+        except ValueError as err:
+            self.message.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+        self.refresh()
+        return self
+
+    def refresh(self) -> None:
+        code = encode_view(changed_settings(self.panels))
+        url = _page_url(code)
+        self._shown = code
+        self.link.value = (f'Link to this view: <a class="ldp-share-url" href="{html.escape(url)}">'
+                           f"{html.escape(url)}</a> (open it in this browser: the server's token stays in its cookie)")
+        self.code.value = code
+
+    def _apply_code(self, change) -> None:
+        if change["new"] == getattr(self, "_shown", None):
+            return
+        try:
+            problems = apply_view(self.panels, decode_view(change["new"]))
+            self.message.value = html.escape("; ".join(problems))
+        except ValueError as err:
+            self.message.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+
+
+def share_bar():
+    """The app's share bar (display it first, then call ``.attach(*panels)`` once the panels exist)."""
+    return _ShareBar()

@@ -1,0 +1,173 @@
+"""Pure computations behind the privacy–utility panel and the playground's ranking and phase diagram (no widgets).
+
+Every number is a registered oracle's exact MSE (mean over values of bias² + variance,
+:func:`~ldp_helpers.explore.oracles.exact_errors`) for the oracle built afresh at that (ε, d)
+(:func:`~ldp_helpers.explore.oracles.build_oracle`).  An oracle that refuses a budget at this d
+(e.g. double-precision underflow) is left out there (NaN on a curve).
+
+References
+----------
+[wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_real_array, fail
+from ldp_helpers.explore.oracles import (D_MAX, N_MAX, TIE_RTOL, _build_oracle, _structure_names, check_structure,
+                                         exact_errors, oracle_keys, population_counts)
+from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.simulate.populations import flat_counts
+
+
+class PrivacyUtilityCurves(NamedTuple):
+    """Exact MSE per oracle over an ε grid (flat population of n users over d values)."""
+
+    epsilons: np.ndarray
+    exact: dict  # key -> exact MSE (bias² + variance, mean over values) per ε (nan where the oracle refuses ε)
+    bias_sq: dict  # key -> its bias² part per ε (0 for unbiased oracles)
+    approx: dict  # key -> Wang's approximate variance per ε (only oracles that define it)
+    labels: dict  # key -> display label
+    crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
+
+
+def _mse(oracle, counts) -> tuple[float, float]:
+    _, bias, variance = exact_errors(oracle, counts)
+    return float(np.mean(bias**2 + variance)), float(np.mean(bias**2))
+
+
+def _exact_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure: tuple) -> tuple[float, float, float]:
+    try:
+        oracle = _build_oracle(key, epsilon, d, structure, 0)
+        mse, bias_sq = _mse(oracle, counts)
+    except ValueError:  # e.g. ε too large for double precision at this d
+        return math.nan, math.nan, math.nan
+    approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
+    return mse, bias_sq, approx
+
+
+def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityCurves:
+    """Exact MSE (bias² + variance) and Wang's approximation of every registered oracle vs ε, with crossovers.
+
+    The population is the flattest split of n users over d values.  A crossover is a change of the
+    oracle with the smallest exact MSE between two neighbouring grid points, placed where the
+    log-MSE difference of the two changes sign (linear in ε).
+
+    References
+    ----------
+    [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
+    """
+    d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if grid.ndim != 1 or grid.size < 2 or grid.size > 400 or np.any(np.diff(grid) <= 0):
+        fail("epsilons", epsilons, "a strictly increasing 1-d grid of 2 to 400 budgets ε > 0")
+    shape = tuple(check_structure(structure, d).items())
+    counts = flat_counts(n, d)
+    keys = oracle_keys()
+    points = {key: np.array([_exact_point(key, float(e), d, counts, shape) for e in grid]) for key in keys}
+    exact = {key: points[key][:, 0] for key in keys}
+    approx = {key: points[key][:, 2] for key in keys if not np.all(np.isnan(points[key][:, 2]))}
+    return PrivacyUtilityCurves(grid, exact, {key: points[key][:, 1] for key in keys}, approx,
+                                {key: REGISTRY[key].label for key in keys}, _crossovers(grid, keys, exact))
+
+
+def _best(table: np.ndarray) -> np.ndarray:
+    """Per column, the row of the smallest finite value (−1 if none); rows within TIE_RTOL of it tie, the first wins."""
+    finite = np.where(np.isnan(table), np.inf, table)
+    lowest = finite.min(axis=0)
+    return np.where(np.isinf(lowest), -1, np.argmax(finite <= lowest * (1 + TIE_RTOL), axis=0))
+
+
+def _crossovers(grid: np.ndarray, keys: tuple, exact: dict) -> tuple:
+    table = np.array([exact[key] for key in keys])
+    best = _best(table)  # a tie (e.g. ADP = GRR) is no crossover
+    crossovers = []
+    for j in range(grid.size - 1):
+        a, b = best[j], best[j + 1]
+        if a != b and a >= 0 and b >= 0:
+            diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
+            t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
+            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
+    return tuple(crossovers)
+
+
+def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure=None,
+                   seed=0) -> tuple[tuple[str, float], ...]:
+    """Every registered oracle's exact MSE (bias² + variance) at (ε, d) on this population, best first.
+
+    Each oracle is built for this (ε, d) (a sketch with ``structure`` and hashes from ``seed``, as in
+    the playground); oracles that refuse this ε at this d (e.g. double-precision underflow) are left out.
+
+    References
+    ----------
+    [wang2017] §4 (DE vs OUE vs OLH by variance); [grr_vs_oue] §3.6 (exact crossover).
+    """
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=D_MAX)
+    seed = check_int("seed", seed, low=0)
+    truth = population_counts(population, n, d, zipf_s=zipf_s)
+    shape = tuple(check_structure(structure, int(truth.size)).items())
+    ranking = []
+    for key in oracle_keys():
+        try:
+            ranking.append((key, _mse(_build_oracle(key, epsilon, int(truth.size), shape, seed), truth)[0]))
+        except ValueError:  # the oracle refuses this ε at this d, or its moments leave double precision
+            continue
+    lowest = min(mse for _, mse in ranking)  # the oracles tied for best (within TIE_RTOL) keep the registry order
+    order = {key: i for i, (key, _) in enumerate(ranking)}
+    return tuple(sorted(ranking, key=lambda item: (0, order[item[0]]) if item[1] <= lowest * (1 + TIE_RTOL) else (1, item[1])))
+
+
+# ------------------------------------------------------------------------------------ phase diagram
+
+
+@functools.lru_cache(maxsize=1)
+def phase_keys() -> tuple[str, ...]:
+    """The oracles of the phase diagram: every listed oracle that is unbiased and determined by ε and d alone.
+
+    A sketch (biased for its fixed hashes, with a structure of its own) is left out: on a flat
+    population the unbiased oracles' winner does not depend on n, a sketch's bias² grows with n².
+    """
+    return tuple(key for key in oracle_keys()
+                 if not _structure_names(key) and type(REGISTRY[key].example()).unbiased is True)
+
+
+@functools.lru_cache(maxsize=4)
+def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
+    best = np.full((len(ds), len(epsilons)), -1, dtype=np.int64)
+    classes = [type(REGISTRY[key].example()) for key in phase_keys()]  # built from ε and d alone, unbiased: MSE = variance
+    for i, d in enumerate(ds):
+        counts = np.full(d, 1000, dtype=np.int64)
+        for j, e in enumerate(epsilons):
+            mse = []
+            for cls in classes:
+                try:
+                    mse.append(float(np.mean(cls(epsilon=e, d=d).variance(counts))))
+                except (ValueError, OverflowError):  # the oracle refuses (ε, d) (double precision)
+                    mse.append(math.inf)
+            best[i, j] = int(_best(np.array(mse)[:, None])[0])  # ties: the first registered
+    best.setflags(write=False)
+    return best
+
+
+def phase_diagram(epsilons, ds) -> np.ndarray:
+    """Which oracle of :func:`phase_keys` has the lowest exact MSE at each (d, ε): indices, shape (len(ds), len(ε)).
+
+    On a flat population every unbiased oracle's exact count variance is proportional to n, so the
+    winner does not depend on n (computed at 1000 users per value); −1 where all refuse.  Cached per grid.
+
+    References
+    ----------
+    [wang2017] §4.4 (DE best for d < 3e^ε + 2, else OUE/OLH); [grr_vs_oue] §3.6.
+    """
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if grid.ndim != 1 or grid.size < 2 or grid.size > 200 or np.any(np.diff(grid) <= 0):
+        fail("epsilons", epsilons, "a strictly increasing 1-d grid of 2 to 200 budgets ε > 0")
+    ds = check_int_array("ds", ds, low=2, high=D_MAX)
+    if ds.ndim != 1 or ds.size < 1 or ds.size > 200:
+        fail("ds", ds, "a 1-d array of 1 to 200 domain sizes d in [2, 2048]")
+    return _phase_table(tuple(float(e) for e in grid), tuple(int(d) for d in ds))
