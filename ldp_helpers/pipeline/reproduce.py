@@ -25,11 +25,11 @@ import ast
 import collections
 import json
 import math
+import multiprocessing
 import os
 import shutil
 import sys
 import time
-import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,16 +207,13 @@ def _stderr_text(executed_path) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m ldp_helpers.pipeline.reproduce",
-        description="Execute the ldp-notebooks notebooks with papermill under a profile.",
-    )
+    parser = argparse.ArgumentParser(prog="python -m ldp_helpers.pipeline.reproduce",
+                                     description="Execute the ldp-notebooks notebooks with papermill under a profile.")
     parser.add_argument("--profile", default="smoke", help="profile name (default: smoke = the notebooks' defaults)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks (stems such as 00_tutorial)")
     parser.add_argument("--list", action="store_true", help="list notebooks, profiles and parameters, then exit")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks to run in parallel (default 1)")
-    parser.add_argument("--robustness-jobs", type=int, default=2,
-                        help="runs in parallel when the profile lists robustness_seeds (default 2, at most the CPU count)")
+    parser.add_argument("--robustness-jobs", type=int, default=2, help="runs in parallel under robustness_seeds (default 2)")
     return parser
 
 
