@@ -15,8 +15,9 @@
 # >    and Apple's CMS, which build on them) through one framework — encode, perturb, aggregate —,
 # >    check each one's ε from its exact output table, and know when DE beats OUE/OLH
 # >    (d < 3e^ε + 2) and where Wang et al.'s variance approximation fails.
-# > 5. Meet the tutorial's named protocols — heavy hitters (PEM), set-valued data (PSFO) and
-# >    personalized LDP (PSDA) — on small examples; notebook 05 runs them in full.
+# > 5. Meet the protocols behind the tutorial's last sections — heavy hitters (PEM, from
+# >    [wang2021pem]: the tutorial names others), set-valued data (PSFO) and personalized LDP (PSDA) —
+# >    on small examples; notebook 05 runs them in full.
 #
 # All randomness flows from the `seed` parameter; the package `ldp_helpers` holds every formula.
 
@@ -35,7 +36,7 @@ from ldp_helpers.bounds import tutorial as paper  # the tutorial's settings and 
 from ldp_helpers.experiments import tutorial as runs  # its experiments
 from ldp_helpers.explore.panels import show_panel
 from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import by_text, close, far, gt, le, lt
+from ldp_helpers.pipeline.decisions import by_text, close, gt, le, lt
 from ldp_helpers.pipeline.plots import tutorial as plots
 claims, publish = start_notebook("00_tutorial", save_figures=save_figures)
 rng = np.random.default_rng(seed)
@@ -240,7 +241,9 @@ claims.statement("de_linear", close(off_linear, 0.0, 1e-9), increment=de_slope[0
 # %%
 print(runs.walkthrough_text(ldp.OUE(walk_eps, walk_d), walk_value, walk_counts, rng=streams[11]))
 print(runs.walkthrough_text(ldp.SUE(walk_eps, walk_d), walk_value, walk_counts, rng=streams[11]))
-claims.erratum("oue_acronym", ldp.OUE.__name__)
+acronym = ("the tutorial writes 'Optimized Unary Encoding (OUE)' and then OEU twice "
+           "(OEUは最適なパラメータで; まとめ: OEUとOLHは最適): the letters are swapped")
+claims.erratum_if("oue_acronym", by_text(acronym))
 
 # %% [markdown]
 # ### 6.3 Histogram encoding (SHE and THE)
@@ -278,8 +281,9 @@ print(runs.walkthrough_text(ldp.OLH(walk_eps, walk_d), walk_value, walk_counts, 
 # BLH asks its hash family for $\Pr[H(x)=H(y)] \le 1/2$ ($x \ne y$). Ours is a random function (each user's
 # seed starts a SplitMix64 stream, one uniform value per $x$; `mechanisms.local_hashing`), so the collision
 # probability is $1/g = 1/2$: we measure the shipped client's hash on many seeds.
-# The tutorial copies BLH's $\Pr[b'=1]$ into OLH, whose output ranges over $[g]$: with
-# $g > 2$ outputs one probability cannot define the report, so the verdict is decided by $g$ and the row sum.
+# The tutorial copies BLH's $\Pr[b'=1]$ into OLH, whose output ranges over $[g]$: its cases "if $b = i$"
+# name an $i$ the left side never binds, so the text itself says $\Pr[b'=i]$ (the verdict is decided by
+# reading); the exact row — $p$ at $H(v)$, $q$ at the $g-1$ others — sums to 1 over $[g]$.
 # OLH's $g = e^\varepsilon + 1$ (the continuous optimum) gives exactly OUE's variance at ε = ln 3, where $g = 4$ is an integer.
 
 # %%
@@ -288,7 +292,8 @@ rate, rate_se = runs.hash_collision_rate(blh20, 3, 17, n_seeds=200_000, rng=seed
 claims.statement("blh_collision", le(rate - 0.5, 4 * rate_se), rate=rate, rate_se=rate_se)
 claims.check("olh_g", ldp.continuous_optimal_hash_range(eps_table), paper=np.e + 1)
 olh_row = ldp.GRR(eps_table, ldp.OLH(eps_table, d_table).g).output_table()[0]  # Pr[b' = i | H(v)]
-claims.erratum_if("olh_written_perturbation", gt(olh_row.size, 2), g=olh_row.size, p=olh_row[0],
+free_i = "the cases 'if b = i' bind an i that Pr[b' = 1] never names: it is Pr[b' = i], over [g]"
+claims.erratum_if("olh_written_perturbation", by_text(free_i), g=olh_row.size, p=olh_row[0],
                   q=olh_row[1], row_sum=olh_row.sum())
 oue_var = ldp.OUE(walk_eps, d_var).approx_variance(1)
 claims.check("olh_variance", ldp.OLH(walk_eps, d_var).approx_variance(1), paper=oue_var)
@@ -443,24 +448,28 @@ print(f"sd of one estimate (exact) = {np.sqrt(cms.variance(emoji_counts)).mean()
 sketch_shape = cms.sample_aggregate(emoji_counts, rng=rng).shape
 claims.check("cms_ldp", eps_cms_table)
 rows, columns = sketch_shape
-claims.erratum_if("cms_shape", far(rows, cms.m, 0), rows=rows, columns=columns, k=cms.k, m=cms.m)
+one_row_per_hash = ("step 3 reads, for each hash function, the column obtained in each row "
+                    "(各ハッシュ関数にdを入力し、各行で得られた列の値を調べる): k rows, so M is k x m")
+claims.erratum_if("cms_shape", by_text(one_row_per_hash), rows=rows, columns=columns, k=cms.k,
+                  m=cms.m)
 # with §6.6: the largest deviation, in SE, of a simulated variance (SE of s^2/sigma^2: sqrt(2/(R-1)))
 worst_z = max(np.max(np.abs(sim_ratio - 1)) / np.sqrt(2 / (n_draws - 1)), np.max(np.abs(cms_z)))
 claims.statement("unbiased_exact_variance", lt(worst_z, 5.0), low=sim_ratio.min(),
                  high=sim_ratio.max(), z=np.max(np.abs(cms_z)))
 
 # %% [markdown]
-# Tang et al. (cited by the tutorial) found a per-report ε of 1–2 and up to 16 submissions a day;
-# by sequential composition the daily loss is the sum of the per-report ε: 16 at ε = 1 per
-# report. The tutorial's "the daily ε can reach 16" (一日のεは16にもなることがある) is exactly that
-# (16 × 1), as Tang et al. report; it is not an upper bound, so the 32 of 16 reports at ε = 2 does not
-# contradict it (we print it only to show how the composition scales).
+# Tang et al. (cited by the tutorial) found a per-report ε of 1–2 and a daily privacy loss of up to
+# 16; the tutorial reads this as up to 16 submissions a day (一日に16回まで許されている). By sequential
+# composition the daily loss is the sum of the per-report ε: 16 at ε = 1 per report, so the
+# tutorial's "the daily ε can reach 16" (一日のεは16にもなることがある) is 16 reports × 1; it is not an
+# upper bound, so the 32 of 16 reports at ε = 2 does not contradict it (we print it only to show how
+# the composition scales).
 #
 # We check the composition exactly: the output table of 16 independent $Q_{Bin}$ reports (all $2^{16}$ answer
 # tuples) has privacy loss computed by `max_privacy_loss`.
 
 # %%
-per_day = paper.APPLE_REPORTS_PER_DAY  # 16, Tang et al.
+per_day = paper.APPLE_REPORTS_PER_DAY  # 16 a day, as the tutorial reads Tang et al.
 daily_eps = {eps: paper.composed_privacy_loss(ldp.BinaryRR.from_epsilon(eps).output_table(),
                                               per_day) for eps in paper.APPLE_EPSILON_PER_REPORT}
 for eps, loss in daily_eps.items():
@@ -507,7 +516,10 @@ claims.statement("de_rule", close(off_by, 0, 0), crossing=crossing)
 olh_bits = {d: ldp.OLH(eps_table, d).report_bits for d in (2**10, 2**20)}
 oue_bits = {d: ldp.OUE(eps_table, d).report_bits for d in (2**10, 2**20)}
 print(f"report bits at eps = {eps_table:g}: OLH {olh_bits}, OUE {oue_bits}")
-claims.statement("olh_bits", lt(olh_bits[2**20], oue_bits[2**10]), olh=olh_bits[2**10],
+by_definition = ("OUE sends the perturbed |D|-bit vector (Unary Encoding), OLH <H, b'>: a hash "
+                 "index and b' in [g] (OLH): O(|D|) vs O(log|D|) bits by the encodings' own "
+                 "definitions")
+claims.statement("olh_bits", by_text(by_definition), olh=olh_bits[2**10],
                  oue_small=oue_bits[2**10], oue_large=oue_bits[2**20])
 
 # %% [markdown]

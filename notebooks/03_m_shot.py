@@ -149,8 +149,9 @@ print(f"c* = argmax g = {c:.6f}, g(c*) = {paper.g(c):.6f}, 1/c* = {1 / c:.6f}")
 claims.statement("r_star_zero", close(n_rising, 0, 0))
 claims.statement("g_one_extremum", close(n_turns, 0, 0), c=c)
 claims.check("c_star", c)
-g_ends = max(paper.g(1e-3), paper.g(50.0))  # g -> 0 at both ends
-claims.erratum_if("c_star_argmin", gt(paper.g(c) - g_ends, 0.0), g_max=paper.g(c))
+c_paper = 0.574  # the paper's c*: a strict local maximum of g (not a minimum) iff it beats both
+near = max(paper.g(c_paper - 0.05), paper.g(c_paper + 0.05))
+claims.erratum_if("c_star_argmin", gt(paper.g(c_paper) - near, 0.0), g_max=paper.g(c), near=near)
 claims.erratum("c_star_list", round(c, 4))
 claims.statement("c_star_bracket", close(c, 7 / 12, 1 / 12), c=c)
 
@@ -181,13 +182,15 @@ print(f"T = {T}: " + ";  ".join(f"eps = {e:g}: regime {paper.m_star_regime(e, T)
                                 f"m* = {paper.m_star(e, T)}" for e in sorted((*runs.EPSILONS, T))))
 for e in runs.EPSILONS:
     claims.check(f"m_star.eps{e:g}", paper.m_star(e, T))
-claims.erratum("m_star_eps_equals_t", paper.m_star(T, T))  # eps = T: the middle regime
+claims.erratum("m_star_eps_equals_t", paper.m_star(T, T), m_2t=paper.m_star(2 * T, T))  # T, 2T
 publish(plots.m_star_regimes(eps_grid, t_grid, m_eq7, runs.EPSILONS, T), "eq7_m_star_regimes")
 
 # %% [markdown]
-# §6.2 predicts "m* = 1 at ε = 1 **and m* = T at ε = T**". The second is wrong: ε = T lies below
-# T/c* ≈ 1.74 T (dotted line inside the middle region), so at T = 100, ε = 100 gives m* = 57.
-# The experiment itself uses ε = 200 ≥ 174.1, where m* = T = 100 does hold.
+# §6.2 predicts "m* = 1 at ε = 1 **and m* = T at ε = T**" from Eq. (7) and 1/2 < c* < 2/3. As printed
+# the second fails: ε = T lies below T/c* ≈ 1.74 T (dotted line inside the middle region), so at
+# T = 100, ε = 100 gives m* = 57. The bound it cites gives m* = T from ε = 2T (c* > 1/2), and the
+# experiment itself uses ε = 200 = 2T, where m* = T = 100 does hold: most likely "ε = 2T" with its 2
+# lost (the sentence around it is garbled), so we count a typo, not a wrong result.
 #
 # How informative is bound (2) at the paper's sizes? Solving (2) = β for α gives the
 # accuracy α of Theorems 6–8 (m = 1, T, m*). The paper prints their assumptions as
@@ -213,7 +216,10 @@ stronger = max(paper.printed_assumption(meth, epsilon=e, n_rounds=t, literal=lit
                for meth in ("1-shot", "T-shot") for lit in (False, True)
                for e, t in ((0.3, 100), (1.0, 100), (10.0, 100), (31.6, 1000)))
 print(f"Thms 6, 7: printed assumption / condition (1), largest over both readings: {stronger:.4g}")
-claims.statement("thm6_thm7_valid", le(stronger, 1.0))
+algebra = ("with u = ε/m > 0: 1/(e^u + 1) < 1/(e^u − 1) and e^−(u+1) < 1/(e^u − 1) "
+           "(e^u − 1 < e^(u+1)), so either reading of the printed assumption implies condition (1) "
+           "at r = 0")
+claims.statement("thm6_thm7_valid", by_text(algebra), stronger=stronger)
 
 # %% [markdown]
 # Every certified α below uses condition (1) (`bounds.m_shot.method_assumption`):
@@ -307,7 +313,7 @@ for e, (f_fixed, f_random, z_gap) in model_gap.items():
 #
 # Same data construction, N = 100,000, θ = 0.8, r = 0, T = 100, 200, …, 1000. The paper expects
 # T-shot to degrade faster than m*-shot for ε = 1 and 10 (where m* ≪ T) and the two to nearly
-# coincide for ε = 200. (At ε = 200, m* = T only for T ≤ 114; beyond, m* = 114 or 115.)
+# coincide for ε = 200. (At ε = 200, m* = T only for T ≤ 115; beyond, m* = 115.)
 
 # %%
 t_exp2 = runs.ROUNDS_EXP2[:: t_step_exp2 // 100]  # T = 100, ..., 1000
@@ -328,14 +334,16 @@ publish(fig, "fig2def_f_measure_vs_t")
 
 # %% [markdown]
 # §6.3 argues "at ε = 200, m* = T, so the two F-measures nearly coincide" for every T = 100…1000; by
-# Eq. (7) m* = T needs ε ≥ T/c*, i.e. T ≤ 114 — for T ≥ 200 the premise is false (the curves still
+# Eq. (7) m* = T only for T ≤ 115 (T ≤ εc* ≈ 114.9 by its third case; at T = 115 the middle case's
+# better neighbour ⌈εc*⌉ = 115 is T itself) — for T ≥ 200 the premise is false (the curves still
 # nearly coincide, above):
 
 # %%
 eps_200, t_paper = runs.EPSILONS[-1], runs.ROUNDS_EXP2  # eps = 200 at the paper's T = 100..1000
 m_star_200 = np.array([paper.m_star(eps_200, int(t)) for t in t_paper])
 print(f"m*({eps_200:g}, T) for T = {t_paper[0]}..{t_paper[-1]}: {m_star_200.tolist()}")
-claims.erratum_if("m_star_exp2", gt(int(np.sum(m_star_200 < t_paper)), 0), t_max=int(eps_200 * c),
+t_equal = max(t for t in range(1, int(t_paper[-1]) + 1) if paper.m_star(eps_200, t) == t)  # 115
+claims.erratum_if("m_star_exp2", gt(int(np.sum(m_star_200 < t_paper)), 0), t_max=t_equal,
                   ms=m_star_200.tolist())
 
 # %% [markdown]
@@ -379,7 +387,9 @@ publish(fig, "thm9_max_error_vs_t")
 #
 # * Eq. (8) for b > 0 leans on Theorem 6, whose assumption (condition (1) at m = 1, r = 0:
 #   α₁ < 1/(e^ε − 1)) becomes impossible as ε = T^b grows: at T = 1000, ε = √T it takes an
-#   astronomically large N. The 1-shot error still grows like √T here, but Theorem 6 does not prove it.
+#   astronomically large N. Theorem 9 restates neither that hypothesis nor an N condition: read with
+#   it, Eq. (8) says nothing at any experiment's N; read without it, Theorem 6 does not prove it. A
+#   rigor note (`ambiguous`), not an error of the paper: the 1-shot error still grows like √T here.
 # * Theorem 8's proof treats m* = T "by Theorem 7", whose assumption ε/T < 1 is incompatible
 #   with the regime ε ≥ T/c* ≈ 1.74 T where m* = T. (Theorem 5 applied directly still gives
 #   α = O(√(log(T/β)/N)) there, which is all Theorem 9 needs for b ≤ 1.)
@@ -394,8 +404,8 @@ thm6_limit = paper.method_assumption("1-shot", epsilon=np.sqrt(t_max), n_rounds=
 thm6_users = paper.min_users_for_condition(beta, m=1, r=0.0, epsilon=np.sqrt(t_max), n_rounds=t_max)
 print(f"T = {t_max}, eps = sqrt(T) = {np.sqrt(t_max):.4g}: Theorem 6 needs alpha_1 < "
       f"{thm6_limit:.3g}, i.e. N >= {thm6_users:.3g} users")
-claims.statement("thm9_thm6_hypothesis", le(thm6_users, n_big), n_users=n_big, limit=thm6_limit,
-                 users=thm6_users)
+claims.ambiguous_if("thm9_thm6_hypothesis", gt(thm6_users, n_big), n_users=n_big, limit=thm6_limit,
+                    users=thm6_users)
 print(f"m* = T needs eps/T >= 1/c* = {1 / c:.4f}, while Theorem 7 assumes eps/T < 1")
 claims.erratum_if("thm8_proof", gt(1 / c, 1.0), inv_c=1 / c, relation=">" if 1 / c > 1 else "<=")
 x_unit = np.linspace(0, 1, 1001)
@@ -403,7 +413,9 @@ taylor_printed = bool(np.all(np.exp(x_unit) <= 1 + x_unit + 1.0 / 2 * x_unit**2)
 taylor_e_half = 1 + x_unit + np.e / 2 * x_unit**2 - np.exp(x_unit)  # >= 0 where it holds
 print(f"e^x <= 1 + x + (k/2) x^2 on [0, 1]: k = eps = 1 (as printed): {taylor_printed};  k = e: "
       f"{bool(taylor_e_half.min() >= 0)}")
-claims.ambiguous_if("appendix3_constant", lt(1 + 1 + 1.0 / 2, np.e), e=np.e)  # e^1 vs 1 + 1 + 1/2
+garbled = ("the converted (ε/2)x² has no ε in its lemma and fails at x = 1 (1 + 1 + 1/2 < e "
+           "at ε = 1); e/2 holds: which symbol the authors wrote, the conversion does not show")
+claims.ambiguous_if("appendix3_constant", by_text(garbled), e=np.e)
 claims.statement("appendix3_e_half", ge(taylor_e_half.min(), 0.0), printed=taylor_printed)
 
 # %% [markdown]
@@ -427,7 +439,9 @@ beaten = " and ".join(meth for meth in paper.METHODS if alphas[meth] > alphas["m
 print(f"bound (2)'s alpha at eps = {eps:g}, T = {T}, N = {N:,}: "
       + ", ".join(f"{meth} {a:.4g}" for meth, a in alphas.items()))
 claims.erratum("abstract_beats", beaten)
-claims.ambiguous_if("abstract_log_t_over_n", lt(np.log(T / N), 0.0), log_t_over_n=np.log(T / N),
+brackets = ("the abstract's log(T/N) is negative for N > T, §1 prints log T/N, Eq. (9) has "
+            "(log T)/N: the brackets may be the conversion's; each reading is computed")
+claims.ambiguous_if("abstract_log_t_over_n", by_text(brackets), log_t_over_n=np.log(T / N),
                     exponent=paper.rate_exponent("m*-shot", 0.5))
 claims.erratum("intro_exponent", 2 * paper.rate_exponent("m*-shot", 1 - 0.25))  # b = 1/4
 t_log = T * 2 ** np.arange(5)  # T = 100..1600 at eps = ln T

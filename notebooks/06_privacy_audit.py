@@ -33,7 +33,7 @@ save_figures = False  # the paper profile writes figures/06_privacy_audit/
 
 # %%
 import numpy as np
-from ldp_helpers import max_privacy_loss, unary_output_table
+from ldp_helpers import REGISTRY, max_privacy_loss, unary_output_table
 from ldp_helpers.audit import auditor, longitudinal
 from ldp_helpers.experiments import privacy_audit as runs  # the drivers and the setting
 from ldp_helpers.peers import peer_audits
@@ -61,13 +61,17 @@ arm_seeds = runs.spawn_seeds(np.random.default_rng(seed), 4)  # one seed per exp
 # The event is chosen on an independent *pilot* run (single report coordinates, pairs of
 # coordinates, whole outcomes) so that the main run's counts stay honest binomials.
 #
-# First, every mechanism of our registry, each on the pair of inputs where its table attains ε:
+# First, every mechanism of our registry, each on the pair of inputs where its table attains ε.
+# "None is flagged" is one statement about K audits, so each runs at confidence $1-\alpha/K$
+# (Bonferroni): at $1-\alpha$ each, one of 38 sound mechanisms is falsely flagged about a third of the
+# time (ADP by 0.005 under one robustness seed did).
 
 # %%
-audits = runs.registry_audits(n_trials=n_trials_registry, seed=arm_seeds[0], confidence=confidence,
+family = 1 - (1 - confidence) / len(REGISTRY)  # per audit, so all K hold jointly w.p. >= confidence
+audits = runs.registry_audits(n_trials=n_trials_registry, seed=arm_seeds[0], confidence=family,
                               chunk_size=chunk_size, progress=progress, dask_address=dask_address)
 worst_gap = max(row.result.epsilon_lb - row.exact_epsilon for row in audits)
-claims.statement("registry_never_flagged", le(worst_gap, 0.0), gap=worst_gap,
+claims.statement("registry_never_flagged", le(worst_gap, 0.0), gap=worst_gap, family=family,
                  mechanisms=len(audits), n=n_trials_registry, confidence=confidence)
 print(runs.audit_table(audits))
 

@@ -19,6 +19,13 @@
 # conversion artefact is never a paper error). Each row also gives its `tolerance` (with the standard
 # error where the value is simulated) and `depends_on`: a row that is a consequence of another row's
 # slip names it and is **not** counted again — the severity counts are of independent errors only.
+#
+# **Stability.** `make figures` runs every paper notebook again under three other seeds (the paper
+# profile's `robustness_seeds`, same sizes) and records in each row whether its verdict survives:
+# `deterministic` (the deciding comparison is identical under every seed: exact computations and rows
+# decided by the text), `stable over N seeds` (the value moves, the verdict does not) or
+# `fragile: <verdict> under seed S` (another seed gives another verdict: the draw, not the evidence,
+# decides the row). Fragile rows are listed in §3c and counted in the summary.
 
 # %% tags=["parameters"]
 seed = 20261121  # unused: the report draws no random numbers (kept for the collection's convention)
@@ -30,7 +37,7 @@ from IPython.display import Markdown, display
 from ldp_helpers.pipeline import start_notebook
 from ldp_helpers.pipeline.plots import report as plots
 from ldp_helpers.pipeline.report import (claims_markdown, claims_with_verdict, collect_claims,
-                                         summary_text)
+                                         fragile_claims, summary_text)
 
 _, publish = start_notebook("99_reproduction_report", save_figures=save_figures)  # checks no claim
 rng = np.random.default_rng(seed)
@@ -64,6 +71,12 @@ print(claims_with_verdict(collected, "differs"))
 
 # %%
 print(claims_with_verdict(collected, "ambiguous"))
+
+# %% [markdown]
+# ## 3c. Fragile verdicts (the verdict flips under another seed)
+
+# %%
+print(fragile_claims(collected))
 
 # %% [markdown]
 # ## 4. Every claim, per paper, with links to its notebook and figures

@@ -3,11 +3,12 @@ rules over every committed ``figures/*/claims.csv`` (vocabulary, severity, toler
 and no deciding condition that cannot come out the other way)."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from ldp_helpers.pipeline import claims as claims_mod
-from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline import paths, profiles
 from ldp_helpers.pipeline.claims import (COLUMNS, SEVERITIES, VERDICTS, ClaimsTable, Decision, by_text, close, format_value, gt,
                                          le, lt, read_claims_csv)
 
@@ -95,13 +96,15 @@ def _good_csv(tmp_path, monkeypatch) -> str:
 
 @pytest.mark.parametrize("mutate, match", [
     (lambda s: "claim,source\nx,y\n", ":1: the header"),
-    (lambda s: s + "x,y,1\n", ":4: expected 10 fields"),
+    (lambda s: s + "x,y,1\n", ":4: expected 11 fields"),
     (lambda s: s[:-1], ":3: truncated"),
     (lambda s: s[: len(s) // 2 + 3] + "\n", r":\d+: "),
     (lambda s: s + '00-09,"unterminated,x\n', r":\d+: malformed CSV|:\d+: expected"),
     (lambda s: s.replace(",typo,", ",,"), ":3: 00-02: a severity is given iff"),
     (lambda s: s.replace("reproduced", "maybe", 1), ":2: verdict must be one of"),
     (lambda s: s + s.splitlines()[1] + "\n", ":4: duplicate id"),
+    (lambda s: s.replace(" | differs\",\n", " | differs\",stable-ish\n", 1), ":2: 00-01: stability must be"),
+    (lambda s: s.replace(" | differs\",\n", " | differs\",fragile: reproduced under seed 1\n", 1), ":2: 00-01: a fragile row names"),
 ])
 def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch, mutate, match):
     """Never half-read: the whole file is refused with file:line."""
@@ -155,6 +158,48 @@ def test_committed_claims_follow_the_rules(path):
         assert d.moved().verdict != r.verdict, f"{r.id}: the verdict does not flip when the value moves"
         if d.op == "close" and d.reference != 0:
             assert d.tol < abs(d.reference), f"{r.id}: tolerance {d.tol} ≥ |reference| {abs(d.reference)}: a zero result would pass"
+
+
+@pytest.mark.parametrize("path", CSV_FILES, ids=lambda p: p.parent.name)
+def test_committed_claims_carry_their_stability(path):
+    """Every committed row says whether its verdict survives the robustness seeds (make figures writes it); a row decided
+    by the text cannot flip; a simulated row (its tolerance quotes a standard error) moves with the seed."""
+    seeds = len(profiles.robustness_seeds("paper"))
+    assert seeds >= 3, "the paper profile re-decides every Monte-Carlo claim under at least three other seeds"
+    for r in read_claims_csv(path):
+        assert r.stability, f"{r.id}: no stability (run the paper profile: make figures)"
+        assert not r.stability.startswith("stable over") or r.stability == f"stable over {seeds + 1} seeds", r.id
+        if Decision.parse(r.decision).op == "text":
+            assert not r.fragile, f"{r.id}: decided by the text, yet its verdict moved with the seed"
+        if "MC SE" in r.tolerance or "SE = " in r.tolerance:
+            assert r.seed_dependent, f"{r.id}: a simulated value (tolerance {r.tolerance!r}) that never moved with the seed"
+
+
+def test_stability_labels():
+    """deterministic: the same decision under every seed; stable: the value moves, not the verdict; fragile: names the
+    other verdicts and their seeds."""
+    from ldp_helpers.pipeline.stability import stability_counts, stability_label, with_stability
+
+    base = ClaimsTable("00_tutorial", texts=None).check("x", "§1", 1.0, 1.0, atol=0.1)
+    moved = lambda v: replace(base, decision=str(close(v, 1.0, 0.1)), verdict="reproduced" if abs(v - 1) <= 0.1 else "differs")
+    assert stability_label(base, {1: base, 2: base}) == "deterministic"
+    assert stability_label(base, {1: moved(1.05), 2: base, 3: moved(0.99)}) == "stable over 4 seeds"
+    assert stability_label(base, {7: moved(1.2), 2: moved(1.05), 3: moved(0.7)}) == "fragile: differs under seed 3, 7"
+    rows = with_stability([base], {1: [moved(1.05)]})
+    assert rows[0].stability == "stable over 2 seeds" and stability_counts(rows)["stable"] == 1
+    assert read_claims_csv_text(claims_mod.claims_csv(rows)) == rows
+    with pytest.raises(ValueError, match=r"reseeded\[1\] must list the same claims"):
+        with_stability([base], {1: [replace(base, id="00-02")]})
+
+
+def read_claims_csv_text(text):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "claims.csv"
+        path.write_text(text, encoding="utf-8")
+        return read_claims_csv(path)
 
 
 @pytest.mark.parametrize("path", CSV_FILES, ids=lambda p: p.parent.name)
@@ -307,3 +352,150 @@ def test_claims_files_are_checked_all_or_nothing(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         _short_table(tmp_path, text)
     assert not (tmp_path / "pwned").exists()
+
+
+# -- no decision that cannot fail (issue 26): the notebooks' claims calls, read as code ------------------------------
+
+import ast  # noqa: E402
+from collections import defaultdict  # noqa: E402
+
+NOTEBOOK_SOURCES = sorted(p for p in paths.NOTEBOOKS_DIR.glob("0*.py"))
+DECIDERS = {"close", "far", "lt", "le", "gt", "ge"}
+RECORDERS = {"check", "statement", "erratum", "erratum_if", "ambiguous_if"}
+#: calls that only do arithmetic: on constant arguments they give a constant (no model, table or draw evaluated)
+PURE = {"int", "float", "abs", "round", "min", "max", "len", "sum", "bool", "str", "np.log", "np.log10", "np.log2",
+        "np.sqrt", "np.exp", "np.floor", "np.ceil", "math.log", "math.sqrt", "math.exp"}
+
+
+def _dotted(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
+class _Constants:
+    """Which expressions of a notebook depend on nothing computed: literals, the parameters (literals too), the
+    package's settings (an attribute of an imported module, never called) and arithmetic on those.  A name is
+    constant when every binding of it in the notebook is; a call other than arithmetic (a formula, a table, a
+    simulation) is computed, even on constant arguments."""
+
+    def __init__(self, tree):
+        self.imports, self.bindings = set(), defaultdict(list)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.imports |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    pairs = [(target, node.value)]
+                    if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts):
+                        pairs = list(zip(target.elts, node.value.elts))  # a, b = 1, 2
+                    for left, right in pairs:
+                        for name in ast.walk(left):
+                            if isinstance(name, ast.Name):
+                                self.bindings[name.id].append(right if left is name else None)  # unpacking: computed
+            elif isinstance(node, (ast.For, ast.comprehension)):
+                for name in ast.walk(node.target):
+                    if isinstance(name, ast.Name):
+                        self.bindings[name.id].append(("over", node.iter))
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+                self.bindings[_dotted(node.target)].append(None)
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                self.bindings[_dotted(node.optional_vars)].append(None)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                self.bindings[node.func.value.id].append(None)  # x.append(...): a container filled by computation
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, (ast.Subscript, ast.Attribute)) and isinstance(target.value, ast.Name):
+                        self.bindings[target.value.id].append(None)  # x[i] = ...: likewise
+
+    def constant(self, node, seen=frozenset()) -> bool:
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Name):
+            if node.id in seen:
+                return False
+            if node.id in self.imports:
+                return True
+            bound = self.bindings.get(node.id)
+            return bool(bound) and all(b is not None and self.constant(b[1] if isinstance(b, tuple) else b, seen | {node.id})
+                                       for b in bound)
+        if isinstance(node, ast.Call):
+            return _dotted(node.func) in PURE and all(self.constant(a, seen) for a in [*node.args, *(k.value for k in node.keywords)])
+        if isinstance(node, (ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Tuple, ast.List,
+                             ast.Set, ast.Dict, ast.JoinedStr, ast.FormattedValue, ast.IfExp, ast.Starred, ast.keyword, ast.Slice)):
+            return all(self.constant(child, seen) for child in ast.iter_child_nodes(node)
+                       if not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)))
+        return False
+
+
+def constant_decisions(source: str) -> list[str]:
+    """The claims calls of a notebook whose outcome depends on nothing computed: a decision between two constants, a
+    quantity compared with itself, a number or text checked against the paper's literal while being a constant itself,
+    or a decision the check cannot see (pass it inline).  ``by_text("...")`` is allowed: it says what in the text decides."""
+    tree = ast.parse(source)
+    consts, found = _Constants(tree), []
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in RECORDERS
+                and _dotted(call.func.value) == "claims" and call.args):
+            continue
+        name, kind = ast.get_source_segment(source, call.args[0]), call.func.attr
+        evidence = call.args[1] if len(call.args) > 1 else None
+        if kind in ("check", "erratum"):
+            paper = next((k.value for k in call.keywords if k.arg == "paper"), None)
+            if evidence is None or (consts.constant(evidence) and (paper is None or consts.constant(paper))):
+                found.append(f"{name}: {kind} of a constant against the paper's value (two literals)")
+            continue
+        if not (isinstance(evidence, ast.Call) and _dotted(evidence.func) in DECIDERS | {"by_text"}):
+            found.append(f"{name}: its decision is not a visible close/far/lt/le/gt/ge/by_text call")
+        elif _dotted(evidence.func) == "by_text":
+            how = evidence.args[0] if evidence.args else None
+            if how is None or not consts.constant(how):
+                found.append(f"{name}: by_text must say, in words, what in the text decides it")
+        else:
+            value, reference = (evidence.args + [k.value for k in evidence.keywords])[:2]
+            if ast.dump(value) == ast.dump(reference):
+                found.append(f"{name}: a quantity compared with itself")
+            elif consts.constant(value) and consts.constant(reference):
+                found.append(f"{name}: a decision between two constants")
+    return found
+
+
+def test_the_constant_decision_check_sees_each_kind():
+    """Two literals, settings, arithmetic on parameters, a quantity against itself and an unreadable decision are
+    flagged; a formula, a table or a draw (any other call), a list filled by one, and by_text are not."""
+    source = """
+import numpy as np
+from ldp_helpers.experiments import m_shot as runs
+import ldp_helpers as ldp
+T, N = 100, 10_000                      # parameters
+x = runs.simulate(T, rng=rng)
+eps_fig = runs.FIGURE_EPSILON
+d = gt(x, 0)
+claims.erratum_if("a", gt(8, 3))
+claims.statement("b", close(x, x, 0.1))
+claims.ambiguous_if("c", lt(np.log(T / N), 0.0))
+claims.check("d", eps_fig)
+claims.erratum("e", ldp.OUE.__name__)
+claims.erratum("f")
+claims.statement("g", d)
+claims.statement("ok1", gt(paper.g(0.574), paper.g(0.5)))
+claims.check("ok2", x)
+claims.check("ok3", paper.m_star(T, T))
+claims.erratum_if("ok4", by_text("the caption prints N = 10,000, the text 100,000"))
+ratios = []
+for t in (10, 20):
+    ratios.append(paper.g(t))
+claims.statement("ok5", le(max(ratios), 0.5))
+for e in runs.EPSILONS:
+    claims.statement(f"h{e}", gt(e, 1.0))
+"""
+    flagged = [line.split(":")[0] for line in constant_decisions(source)]
+    assert flagged == ['"a"', '"b"', '"c"', '"d"', '"e"', '"f"', '"g"', 'f"h{e}"']
+
+
+@pytest.mark.parametrize("path", NOTEBOOK_SOURCES, ids=lambda p: p.stem)
+def test_no_decision_is_constant(path):
+    """Every claims call of a notebook is decided by a computation that could come out the other way, or by the text."""
+    assert constant_decisions(path.read_text(encoding="utf-8")) == []

@@ -25,6 +25,9 @@ def test_margins_are_differences_in_standard_errors():
     assert runs.ends(A, [1, 2, 4]) == {"low": 0.2, "high": 0.9, "x_low": 1, "x_high": 4}
     with pytest.raises(ValueError, match="where"):
         runs.smallest_margin(A, B, where=np.zeros(3, bool))
+    # pooled (issue 26): the summed gap in the SE of the sum, so one saturated point does not decide alone
+    se_sum = math.sqrt(0.02**2 + 0.03**2 + 0.01**2 + 0.01**2 + 0.02**2 + 0.02**2)  # A's SEs, then B's
+    assert runs.pooled_margin(A, B) == pytest.approx((0.1 + 0.3 + 0.0) / se_sum)
 
 
 def test_tree_users_put_the_hot_share_in_the_first_region(rng):

@@ -4,8 +4,10 @@ import json
 
 import pytest
 
+from dataclasses import replace
+
 from ldp_helpers.pipeline import paths, report
-from ldp_helpers.pipeline.claims import ClaimsTable, by_text, gt
+from ldp_helpers.pipeline.claims import ClaimsTable, by_text, claims_csv, gt
 
 
 def _fake_notebook(nb_dir, stem, title):
@@ -29,7 +31,10 @@ def sandbox(tmp_path, monkeypatch):
     t.check_statement("c3", "§3", "x", gt(0.0, 1.0), "y")
     t.ambiguous_if(gt(2.0, 1.0), "c4", "§4", "a or b", "a: 1, b: 2")
     t.erratum_if(by_text("the text says x where y is meant"), "c5", "§5", "x", "y", severity="typo")
-    (fig_dir / "00_a" / "claims.csv").write_text(t.to_csv())
+    stability = ["deterministic", "stable over 4 seeds", "deterministic", "fragile: reproduced under seed 202",
+                 "stable over 4 seeds", "deterministic"]
+    rows = [replace(r, stability=s) for r, s in zip(t.rows, stability)]
+    (fig_dir / "00_a" / "claims.csv").write_text(claims_csv(rows))
     (fig_dir / "00_a" / "fig1_x.png").write_bytes(b"png")
     for name, value in [("NOTEBOOKS_DIR", nb_dir), ("FIGURES_DIR", fig_dir), ("REPO_ROOT", tmp_path)]:
         monkeypatch.setattr(paths, name, value)
@@ -42,13 +47,24 @@ def test_counts_per_notebook_and_total(sandbox):
     assert [c.stem for c in collected] == ["00_a", "01_b"]
     table = report.summary_markdown(collected)
     # claims | reproduced differs paper-error ambiguous | errors: typo inconsistency wrong-result (independent only)
-    assert "| [`00_a`](notebooks/00_a.ipynb) | Paper A | 6 | 1 | 1 | 3 | 1 | 1 | 0 | 1 | [1 figures](figures/00_a/) |" in table
-    assert "| [`01_b`](notebooks/01_b.ipynb) | Paper B | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | [0 figures](figures/01_b/) |" in table
-    assert "| **all** | | **6** | **1** | **1** | **3** | **1** | **1** | **0** | **1** | |" in table
+    # | seed-dependent (stable or fragile) | fragile
+    assert "| [`00_a`](notebooks/00_a.ipynb) | Paper A | 6 | 1 | 1 | 3 | 1 | 1 | 0 | 1 | 3 | 1 | [1 figures](figures/00_a/) |" in table
+    assert "| [`01_b`](notebooks/01_b.ipynb) | Paper B | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | [0 figures](figures/01_b/) |" in table
+    assert "| **all** | | **6** | **1** | **1** | **3** | **1** | **1** | **0** | **1** | **3** | **1** | |" in table
     text = report.summary_text(collected)
-    assert text.splitlines()[2].split() == ["00_a", "6", "1", "1", "3", "1", "1", "0", "1"]
+    assert text.splitlines()[2].split() == ["00_a", "6", "1", "1", "3", "1", "1", "0", "1", "3", "1"]
     md = report.claims_markdown(collected[0])
-    assert "| severity | tolerance | depends on |" in md and "| 00-02 |" in md
+    assert "| severity | tolerance | depends on | stability |" in md and "| 00-02 |" in md
+    assert "| stable ×4 |" in md and "| **fragile**: reproduced @ 202 |" in md and "| det. |" in md
+
+
+def test_fragile_rows_are_listed_with_their_seeds(sandbox):
+    """The report lists every fragile row with the seeds that flip it; a verdict list shows a moving row's stability."""
+    collected = report.collect_claims()
+    fragile = report.fragile_claims(collected)
+    assert "00-04 [§3] c3" in fragile and "fragile: reproduced under seed 202" in fragile and "00-02" not in fragile
+    assert "stability: stable over 4 seeds" in report.claims_with_verdict(collected, "paper error")
+    assert report.fragile_claims([]).startswith("(no fragile verdict")
 
 
 def test_thumbnails_link_every_figure(sandbox):

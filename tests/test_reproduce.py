@@ -87,6 +87,42 @@ def test_failing_notebook_is_reported_with_its_cell(sandbox, capsys):
     assert any("seed = 2" in c.source for c in executed.cells)  # papermill injected the profile value
 
 
+ROBUST = '''
+import os, pathlib
+from ldp_helpers.pipeline.claims import ClaimsTable, gt, le
+table = ClaimsTable("00_tutorial", texts=None)
+table.check_statement("flips with the seed", "§1", "x", gt(seed % 7, 3), "y")
+table.check("exact", "§2", 1, 1)
+table.check_statement("moves, holds", "§3", "x", gt(seed, -1), "y")
+if save_figures:
+    out = pathlib.Path(os.environ["LDP_FIGURES_DIR"]) / "13_robust"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "claims.csv").write_text(table.to_csv())
+'''
+
+
+def test_robustness_pass_records_each_rows_stability(sandbox, capsys):
+    """Under robustness_seeds every claims row of the published claims.csv says whether its verdict survives the other
+    seeds (same run); the reseeded runs' outputs are thrown away; a seed equal to the notebook's own is refused."""
+    from ldp_helpers.pipeline.claims import read_claims_csv
+
+    _notebook(sandbox / "notebooks" / "13_robust.ipynb", ROBUST)
+    (paths.PROFILES_DIR / "paper.yaml").write_text("robustness_seeds: [3, 4, 11]\n13_robust:\n  seed: 2\n  save_figures: true\n")
+    assert reproduce.main(["--profile", "paper", "--only", "13_robust"]) == 0
+    rows = {r.claim: r for r in read_claims_csv(sandbox / "figures" / "13_robust" / "claims.csv")}
+    # seed % 7 > 3: 2 -> no (differs); 3 -> no; 4 -> yes (reproduced); 11 -> 4, yes
+    assert rows["flips with the seed"].verdict == "differs"
+    assert rows["flips with the seed"].stability == "fragile: reproduced under seed 4, 11"
+    assert rows["exact"].stability == "deterministic" and rows["moves, holds"].stability == "stable over 4 seeds"
+    assert not (sandbox / "build" / "staging" / "paper" / "robustness").exists() or \
+        not any((sandbox / "build" / "staging" / "paper" / "robustness").iterdir())
+    assert "13_robust under seed 11: ok" in capsys.readouterr().out
+    (paths.PROFILES_DIR / "paper.yaml").write_text("robustness_seeds: [2]\n13_robust:\n  seed: 2\n  save_figures: true\n")
+    with pytest.raises(SystemExit):
+        reproduce.main(["--profile", "paper", "--only", "13_robust"])
+    assert "robustness_seeds must differ from 13_robust's own seed 2" in capsys.readouterr().err
+
+
 INJECTION = '"; __import__("os").system("touch pwned"); "'
 
 

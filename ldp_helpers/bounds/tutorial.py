@@ -26,7 +26,8 @@ MAX_COMPOSED_OUTPUTS = 2**20  # largest (outputs)^reports of composed_privacy_lo
 #: Warner's two coins: p = 3/4, q = 1/4, so the privacy loss ln(p/q) = ln 3 ([tutorial] "Randomized response")
 WARNER_EPSILON = math.log(3)
 #: Tang et al., as the tutorial reports them: one report costs ε = 1 to 2, and a device sends up to 16 a day
-#: ([tutorial] "Apple's implementation of LDP": 一日に16回まで許されている)
+#: ([tutorial] "Apple's implementation of LDP": 一日に16回まで許されている; Tang et al. themselves report
+#: the daily privacy loss, up to 16)
 APPLE_EPSILON_PER_REPORT = (1.0, 2.0)
 APPLE_REPORTS_PER_DAY = 16
 

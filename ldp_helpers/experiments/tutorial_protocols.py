@@ -118,6 +118,12 @@ def smallest_margin(a: Curve, b: Curve, where=None) -> float:
     return Curve(a.mean[keep], a.se[keep]).margin(Curve(b.mean[keep], b.se[keep]))
 
 
+def pooled_margin(a: Curve, b: Curve) -> float:
+    """``Σ(a − b)/√Σ(SE_a² + SE_b²)``: ``a`` ahead over the whole grid, in SE of the summed difference."""
+    _check_pair(a, b)
+    return _z(float(np.sum(a.mean - b.mean)), math.sqrt(float(np.sum(a.se**2))), math.sqrt(float(np.sum(b.se**2))))
+
+
 def ends(curve: Curve, grid) -> dict:
     """The curve's first and last means with their grid points: ``{low, high, x_low, x_high}`` (a claim's words)."""
     curve = _check_curve("curve", curve)
@@ -141,10 +147,9 @@ def zipf_values(n_users: int, bits: int, exponent: float, *, rng: np.random.Gene
 
 
 def _zipf_values(n_users: int, bits: int, exponent: float, rng: np.random.Generator) -> np.ndarray:
-    d = 2**bits
-    weights = 1.0 / np.arange(1, d + 1) ** exponent
+    weights = 1.0 / np.arange(1, 2**bits + 1) ** exponent
     counts = rng.multinomial(n_users, weights / weights.sum())
-    return rng.permutation(np.repeat(rng.permutation(d), counts))
+    return rng.permutation(np.repeat(rng.permutation(2**bits), counts))
 
 
 def heavy_hitter_recall(values, bits: int, k: int, epsilons, *, n_draws: int, rng: np.random.Generator,
@@ -157,8 +162,7 @@ def heavy_hitter_recall(values, bits: int, k: int, epsilons, *, n_draws: int, rn
     """
     bits = check_int("bits", bits, low=1, high=20)
     values = check_domain_values("values", values, 2**bits).ravel()
-    k = check_int("k", k, low=1, high=2**bits)
-    epsilons = check_epsilons(epsilons).ravel()
+    k, epsilons = check_int("k", k, low=1, high=2**bits), check_epsilons(epsilons).ravel()
     n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
     return _recall(values, bits, k, epsilons, n_draws, rng, progress)
 
@@ -228,8 +232,7 @@ def tree_users(taxonomy: Taxonomy, n_users: int, hot_share: float, *, rng: np.ra
     if not isinstance(taxonomy, Taxonomy):
         fail_type("taxonomy", taxonomy, "a Taxonomy")
     n_users = check_int("n_users", n_users, low=1, high=10**8)
-    hot_share = check_probability(hot_share, "hot_share", open_low=True, open_high=True)
-    rng = check_rng(rng)
+    hot_share, rng = check_probability(hot_share, "hot_share", open_low=True, open_high=True), check_rng(rng)
     leaves, parent = taxonomy.locations, np.asarray(taxonomy.parent)
     hot = parent[leaves] == parent[leaves[0]]
     if hot.all():
@@ -259,8 +262,7 @@ def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, be
     locations = check_int_array("locations", locations, low=0, high=len(taxonomy.parent) - 1).ravel()
     regions = check_int_array("regions", regions, low=0, high=len(taxonomy.parent) - 1).ravel()
     n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
-    leaves = taxonomy.locations
-    truth = np.bincount(np.searchsorted(leaves, locations), minlength=leaves.size)
+    truth = np.bincount(np.searchsorted(taxonomy.locations, locations), minlength=taxonomy.locations.size)
     settings = {"personal": regions, "root": np.full(locations.size, taxonomy.root)}
     out = {}
     for name, reg in progress_bar(settings.items(), progress, "PSDA"):
@@ -291,10 +293,8 @@ def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int,
     pool = [c for size in range(2, max_size + 1) for c in itertools.combinations(sorted(top_items), size)]
     truth = itemset_counts(baskets, d, pool)
     true_top = {pool[i] for i in np.argsort(-truth, kind="stable")[:k]}
-    rows = []
-    for e in progress_bar(epsilons, progress, "SVSM"):
-        rows.append([len(set(svsm(baskets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
-                     for _ in range(n_draws)])
+    rows = [[len(set(svsm(baskets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
+             for _ in range(n_draws)] for e in progress_bar(epsilons, progress, "SVSM")]
     return _curve(rows), sorted(true_top, key=lambda c: -truth[pool.index(c)])
 
 

@@ -1,7 +1,9 @@
 """One claims row, its text forms (CSV, Markdown) and the all-or-nothing CSV reader.
 
 A row records its **deciding comparison** (:class:`~ldp_helpers.pipeline.decisions.Decision`) in the
-``decision`` column, so a test can re-decide it; ``depends_on`` names the row it is a consequence of.
+``decision`` column, so a test can re-decide it; ``depends_on`` names the row it is a consequence of;
+``stability`` says whether the verdict survives a reseed (:data:`STABILITY_FORMS`; written by
+``reproduce``, empty in a notebook's own table).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
@@ -16,10 +19,18 @@ from pathlib import Path
 import numpy as np
 
 from ldp_helpers._files import check_regular_file
+from ldp_helpers._validation import fail_type
 from ldp_helpers.pipeline.decisions import SEVERITIES, VERDICTS, Decision
 
-COLUMNS = ("id", "claim", "source", "paper_value", "our_value", "verdict", "severity", "tolerance", "depends_on", "decision")
+COLUMNS = ("id", "claim", "source", "paper_value", "our_value", "verdict", "severity", "tolerance", "depends_on", "decision",
+           "stability")
 MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
+#: the ``stability`` column (``reproduce`` re-runs a notebook under other seeds): the decision identical under every
+#: seed; its value moved but not its verdict (N counts every seed, the published one too); or the verdict flipped
+STABILITY_FORMS = ("deterministic", "stable over N seeds", "fragile: <verdict> under seed S[, S2][; <verdict> under seed ...]")
+_VERDICT = "|".join(map(re.escape, VERDICTS))
+_FRAGILE_PART = rf"(?:{_VERDICT}) under seed -?\d+(?:, -?\d+)*"
+_STABILITY = re.compile(rf"^(?:|deterministic|stable over [1-9]\d* seeds|fragile: {_FRAGILE_PART}(?:; {_FRAGILE_PART})*)$")
 
 
 def format_value(value) -> str:
@@ -54,6 +65,7 @@ class Claim:
     tolerance: str = ""
     depends_on: str = ""
     decision: str = ""
+    stability: str = ""
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -69,6 +81,20 @@ class Claim:
             raise ValueError(f"{self.id}: verdict {self.verdict!r} is not what its decision gives ({d.verdict!r})")
         if d.op in ("close", "far") and not self.tolerance:
             raise ValueError(f"{self.id}: a numeric comparison states its tolerance")
+        if not isinstance(self.stability, str) or not _STABILITY.match(self.stability):
+            raise ValueError(f"{self.id}: stability must be empty or one of {STABILITY_FORMS}; got {self.stability!r:.80}")
+        if self.verdict in self.stability:
+            raise ValueError(f"{self.id}: a fragile row names the other verdicts it takes, not its own ({self.verdict!r})")
+
+    @property
+    def fragile(self) -> bool:
+        """The verdict flips under another seed (``stability`` starts with ``fragile``)."""
+        return self.stability.startswith("fragile")
+
+    @property
+    def seed_dependent(self) -> bool:
+        """The decision's value moves with the seed (stable or fragile; empty stability: not known)."""
+        return self.stability not in ("", "deterministic")
 
     @property
     def independent_error(self) -> bool:
@@ -78,7 +104,9 @@ class Claim:
         """One labelled line: id, verdict, the claim, the paper's value and ours (with the tolerance)."""
         verdict = f"{self.verdict} ({self.severity})" if self.severity else self.verdict
         tolerance = f" [{self.tolerance}]" if self.tolerance else ""
-        return f"claim {self.id} — {verdict}: {self.claim} — paper: {self.paper_value}; ours: {self.our_value}{tolerance}"
+        stability = f" ({self.stability})" if self.stability else ""
+        return (f"claim {self.id} — {verdict}: {self.claim} — paper: {self.paper_value}; ours: {self.our_value}{tolerance}"
+                f"{stability}")
 
     def _ipython_display_(self) -> None:
         """A cell ending in a claim shows its one-row table (and the summary line as text), never the dataclass repr."""
@@ -87,14 +115,40 @@ class Claim:
         display({"text/plain": self.summary(), "text/markdown": markdown_table([self])}, raw=True)
 
 
+def stability_mark(stability: str) -> str:
+    """The compact form of a ``stability`` cell for rendered tables: ``det.``, ``stable ×N``, ``**fragile**: …``."""
+    if not isinstance(stability, str) or not _STABILITY.match(stability):
+        raise ValueError(f"stability must be empty or one of {STABILITY_FORMS}; got {stability!r:.80}")
+    if stability.startswith("stable over "):
+        return f"stable ×{stability.split()[2]}"
+    if stability.startswith("fragile: "):
+        return "**fragile**: " + stability[len("fragile: "):].replace(" under seed ", " @ ")
+    return {"deterministic": "det.", "": ""}[stability]
+
+
 def markdown_table(rows) -> str:
-    """Claims as a Markdown table (verdicts other than reproduced in bold)."""
-    lines = ["| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |", "|---|---|---|---|---|---|---|---|---|"]
+    """Claims as a Markdown table (verdicts other than reproduced in bold); a ``stability`` column when the rows have one."""
+    rows = list(rows)
+    with_stability = any(r.stability for r in rows)
+    head = "| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |" + (" stability |" if with_stability else "")
+    lines = [head, "|---" * head.count(" |") + "|"]
     for r in rows:
         cells = [r.id, r.claim, r.source, r.paper_value, r.our_value, r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
-                 r.severity, r.tolerance, r.depends_on]
+                 r.severity, r.tolerance, r.depends_on] + ([stability_mark(r.stability)] if with_stability else [])
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
+
+
+def claims_csv(rows) -> str:
+    """The text of a ``claims.csv``: the header :data:`COLUMNS`, then one line per :class:`Claim`."""
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, Claim) for r in rows):
+        fail_type("rows", rows, "a list of Claim rows")
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for r in rows:
+        writer.writerow([getattr(r, c) for c in COLUMNS])
+    return buf.getvalue()
 
 
 def read_claims_csv(path) -> list[Claim]:

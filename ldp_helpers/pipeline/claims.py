@@ -12,8 +12,6 @@ claim is a consequence of; a consequence is not counted as an independent error.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import replace
 from numbers import Real
@@ -21,8 +19,8 @@ from pathlib import Path
 
 from ldp_helpers._validation import check_bool, check_real
 from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.claim_rows import (COLUMNS, MAX_CSV_BYTES, Claim, format_value, markdown_table,  # noqa: F401
-                                            read_claims_csv)
+from ldp_helpers.pipeline.claim_rows import (COLUMNS, MAX_CSV_BYTES, Claim, claims_csv, format_value,  # noqa: F401
+                                            markdown_table, read_claims_csv)
 from ldp_helpers.pipeline.claim_texts import ClaimText, load_claim_texts, spec_path
 from ldp_helpers.pipeline.decisions import (OPS, SEVERITIES, VERDICTS, Decision, by_text, close, far, ge, gt, le,  # noqa: F401
                                            lt)
@@ -251,12 +249,8 @@ class ClaimsTable:
         return {s: sum(r.independent_error and r.severity == s for r in self.rows) for s in SEVERITIES}
 
     def to_csv(self) -> str:
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for r in self.rows:
-            writer.writerow([getattr(r, c) for c in COLUMNS])
-        return buf.getvalue()
+        """The rows as ``claims.csv`` text (``stability`` empty: ``reproduce`` fills it after its reseeded runs)."""
+        return claims_csv(self.rows)
 
     def write_csv(self, *, write: bool = True) -> Path:
         """Write ``figures/<notebook>/claims.csv`` (only when ``write``); return its path."""

@@ -4,6 +4,10 @@ A profile maps each notebook to the parameters that override the notebook's stor
 The ``smoke`` profile overrides nothing: it *is* the defaults stored in each notebook (fast
 settings, used by nbval and CI).  The ``paper`` profile sets the papers' sizes and turns on
 ``save_figures`` so that figures and claims are written under ``figures/``.
+
+One top-level key is not a notebook: ``robustness_seeds``, a list of other seeds under which
+``reproduce`` re-runs every notebook that has a ``seed`` parameter, to record whether each claim's
+verdict survives a reseed (:mod:`~ldp_helpers.pipeline.stability`).
 """
 
 from __future__ import annotations
@@ -116,6 +120,22 @@ def parameters_source(parameters: dict) -> str:
     return "# Parameters (injected by ldp_helpers.pipeline.reproduce)\n" + "\n".join(lines) + "\n"
 
 
+#: the profile's top-level key that is not a notebook: the extra seeds of the robustness pass
+ROBUSTNESS_KEY = "robustness_seeds"
+
+
+def robustness_seeds(name: str) -> list[int]:
+    """The profile's ``robustness_seeds`` (distinct integers ≥ 0), or [] when it lists none."""
+    path = profile_path(name)
+    raw, lines = _read_yaml(path)
+    seeds = raw.get(ROBUSTNESS_KEY, []) if isinstance(raw, dict) else []
+    where = f"{path.name}:{lines.get(ROBUSTNESS_KEY, '?')}"
+    if not isinstance(seeds, list) or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds) \
+            or len(set(seeds)) != len(seeds) or len(seeds) > MAX_PARAMETER_ITEMS:
+        raise ValueError(f"{where}: {ROBUSTNESS_KEY} must be a list of distinct integers >= 0; got {seeds!r:.80}")
+    return list(seeds)
+
+
 def load_profile(name: str) -> dict[str, dict]:
     """Read and validate a profile: every notebook and parameter it names must exist.
 
@@ -128,6 +148,8 @@ def load_profile(name: str) -> dict[str, dict]:
     stems = paths.notebook_stems()
     profile = {stem: {} for stem in stems}
     for stem, params in raw.items():
+        if stem == ROBUSTNESS_KEY:
+            continue  # not a notebook: read by robustness_seeds()
         if stem not in stems:
             raise ValueError(f"{path.name}: unknown notebook {stem!r}; valid names: {', '.join(stems)}")
         params = params or {}

@@ -10,23 +10,35 @@ profile the notebooks write their figures and ``claims.csv`` to a staging folder
 ``figures/<stem>/`` only when the notebook succeeded, so a failed run leaves ``figures/`` untouched
 and the notebooks that finished keep their outputs.  A failing notebook is reported with its name and failing cell, and the
 command exits with status 1; bad arguments exit with status 2 and list the valid names.
+
+**Robustness pass.**  When the profile lists ``robustness_seeds`` (the paper profile does), every notebook
+with a ``seed`` parameter is also run under each of those seeds at the same sizes (``--robustness-jobs``
+runs at a time, default 2; executed copies in ``build/<profile>/robustness/``, figures thrown away); the
+published ``claims.csv`` gets each row's ``stability`` (:mod:`~ldp_helpers.pipeline.stability`) in the
+same run, so a rerun writes the same bytes.  A reseeded run that fails fails its notebook.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import collections
+import json
+import math
+import multiprocessing
 import os
 import shutil
 import sys
 import time
-import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ldp_helpers.pipeline.claims import read_claims_csv
 from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.profiles import check_parameters, load_profile, notebook_parameters, parameters_source, profile_names
+from ldp_helpers.pipeline.claim_rows import claims_csv, read_claims_csv
+from ldp_helpers.pipeline.profiles import (check_parameters, load_profile, notebook_parameters, parameters_source, profile_names,
+                                           robustness_seeds)
+from ldp_helpers.pipeline.stability import stability_counts, with_stability
 
 
 #: notebooks whose stem starts with this summarize the others (they run after them)
@@ -50,11 +62,10 @@ def _summarize_outputs(stem: str, wrote_outputs: bool) -> str:
     if not claims_file.exists():
         return f"{n_figures} figures, no claims.csv"
     rows = read_claims_csv(claims_file)
-    verdicts = {}
-    for r in rows:
-        verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    verdicts = collections.Counter(r.verdict for r in rows)
     detail = ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
-    return f"{n_figures} figures, {len(rows)} claims ({detail})"
+    stable = ", ".join(f"{n} {kind}" for kind, n in stability_counts(rows).items() if n)
+    return f"{n_figures} figures, {len(rows)} claims ({detail}; {stable})"
 
 
 def kernel_config():
@@ -75,33 +86,63 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
     """Execute one notebook with papermill; never raises for a failing notebook.
 
     Its figures and claims are written to a staging folder and moved into ``figures/<stem>/``
-    only on success; a failure discards them (``figures/`` is never half-written).
+    only on success; a failure discards them (``figures/`` is never half-written).  (No reseeded
+    runs here: :func:`main` adds them under a profile that lists ``robustness_seeds``.)
     """
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
-
     if not isinstance(stem, str) or stem not in paths.notebook_stems():
         raise ValueError(f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}")
     if profile_name not in profile_names():
         raise ValueError(f"unknown profile {profile_name!r}; valid profiles: {', '.join(profile_names())} (profile_name)")
     parameters = check_parameters(stem, parameters)  # names declared in the notebook, values plain literals
-    staging = paths.BUILD_DIR / "staging" / profile_name / stem
+    return _finish(stem, profile_name, parameters, _run_staged(stem, profile_name, parameters), {})
+
+
+def _staging(stem: str, profile_name: str, seed=None) -> Path:
+    base = paths.BUILD_DIR / "staging" / profile_name
+    return base / stem if seed is None else base / "robustness" / f"{stem}.seed{seed}"
+
+
+def _run_staged(stem: str, profile_name: str, parameters: dict, seed=None) -> RunResult:
+    """One execution with its outputs in a staging folder (``LDP_FIGURES_DIR``); ``seed``: a reseeded run of
+    the robustness pass (executed copy in ``build/<profile>/robustness/seed<seed>/``)."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    staging = _staging(stem, profile_name, seed)
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    out_dir = paths.BUILD_DIR / profile_name / ("" if seed is None else f"robustness/seed{seed}")
+    run_parameters = parameters if seed is None else {**parameters, "seed": seed}
     previous = os.environ.get("LDP_FIGURES_DIR")
     os.environ["LDP_FIGURES_DIR"] = str(staging)  # the kernel inherits it (this worker process only)
     try:
-        result = _execute(stem, profile_name, parameters, papermill, PapermillExecutionError)
+        return _execute(stem, run_parameters, out_dir, papermill, PapermillExecutionError)
     finally:
-        if previous is None:
-            os.environ.pop("LDP_FIGURES_DIR", None)
-        else:
-            os.environ["LDP_FIGURES_DIR"] = previous
-    if result.ok:
-        _publish(staging / stem, paths.FIGURES_DIR / stem)
-        result = RunResult(stem, True, result.seconds, _summarize_outputs(stem, bool(parameters.get("save_figures"))))
-    shutil.rmtree(staging, ignore_errors=True)
-    return result
+        os.environ.pop("LDP_FIGURES_DIR", None) if previous is None else os.environ.update(LDP_FIGURES_DIR=previous)
+
+
+def _finish(stem: str, profile_name: str, parameters: dict, result: RunResult, reseeded: dict) -> RunResult:
+    """Publish a successful run (its claims with their stability over the reseeded runs ``{seed: RunResult}``),
+    or report the first failure; the staging folders are removed either way."""
+    try:
+        failed = [("", result)] * (not result.ok) + [(f"reseeded run (seed {s}) ", r) for s, r in reseeded.items() if not r.ok]
+        if failed:
+            return RunResult(stem, False, result.seconds, failed[0][0] + failed[0][1].detail)
+        claims_file = _staging(stem, profile_name) / stem / "claims.csv"
+        if reseeded:
+            try:
+                runs = {s: read_claims_csv(_staging(stem, profile_name, s) / stem / "claims.csv") for s in reseeded}
+                rows = with_stability(read_claims_csv(claims_file), runs)
+            except (OSError, ValueError) as err:
+                return RunResult(stem, False, result.seconds, f"robustness pass failed: {err}")
+            claims_file.write_text(claims_csv(rows), encoding="utf-8")
+        _publish(_staging(stem, profile_name) / stem, paths.FIGURES_DIR / stem)
+        extra = sum(r.seconds for r in reseeded.values())
+        detail = _summarize_outputs(stem, bool(parameters.get("save_figures")))
+        return RunResult(stem, True, result.seconds, detail + (f"; {len(reseeded)} reseeded runs, {extra:.0f} s" if reseeded else ""))
+    finally:
+        for seed in [None, *reseeded]:
+            shutil.rmtree(_staging(stem, profile_name, seed), ignore_errors=True)
 
 
 def _publish(staged, target) -> None:
@@ -113,9 +154,7 @@ def _publish(staged, target) -> None:
         shutil.move(str(path), str(target / path.name))
 
 
-def _execute(stem, profile_name, parameters, papermill, PapermillExecutionError) -> RunResult:
-
-    out_dir = paths.BUILD_DIR / profile_name
+def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError) -> RunResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     try:
@@ -168,14 +207,13 @@ def _stderr_text(executed_path) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m ldp_helpers.pipeline.reproduce",
-        description="Execute the ldp-notebooks notebooks with papermill under a profile.",
-    )
+    parser = argparse.ArgumentParser(prog="python -m ldp_helpers.pipeline.reproduce",
+                                     description="Execute the ldp-notebooks notebooks with papermill under a profile.")
     parser.add_argument("--profile", default="smoke", help="profile name (default: smoke = the notebooks' defaults)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks (stems such as 00_tutorial)")
     parser.add_argument("--list", action="store_true", help="list notebooks, profiles and parameters, then exit")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks to run in parallel (default 1)")
+    parser.add_argument("--robustness-jobs", type=int, default=2, help="runs in parallel under robustness_seeds (default 2)")
     return parser
 
 
@@ -196,12 +234,37 @@ def _list(out) -> None:
             print(f"    {param} = {default}{overrides}", file=out)
 
 
+def _reseeds(stem: str, parameters: dict, seeds: list) -> list:
+    """The robustness pass's seeds for one notebook: the profile's ``robustness_seeds`` for a notebook that has a
+    ``seed`` parameter and writes its claims (not the report), none otherwise; its own seed must not be among them."""
+    declared = notebook_parameters(stem)
+    if not seeds or stem.startswith(REPORT_PREFIX) or "seed" not in declared or not parameters.get("save_figures"):
+        return []
+    own = parameters.get("seed", ast.literal_eval(declared["seed"]))
+    if own in seeds:
+        raise ValueError(f"robustness_seeds must differ from {stem}'s own seed {own}; got {seeds}")
+    return list(seeds)
+
+
+def _last_seconds(profile_name: str, write: dict | None = None) -> dict:
+    """Each notebook's seconds in the last run under the profile (``build/<profile>/seconds.json``; {} if none)."""
+    path = paths.BUILD_DIR / profile_name / "seconds.json"
+    if write is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(write, sort_keys=True), encoding="utf-8")
+    try:
+        return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError, TypeError, AttributeError):  # none yet, or not {stem: seconds}: any order will do
+        return {}
+
+
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        if args.jobs < 1:
-            raise ValueError(f"--jobs must be an integer >= 1; got {args.jobs}")
+        for flag, jobs in (("--jobs", args.jobs), ("--robustness-jobs", args.robustness_jobs)):
+            if jobs < 1:
+                raise ValueError(f"{flag} must be an integer >= 1; got {jobs}")
         if args.list:
             _list(sys.stdout)
             return 0
@@ -213,35 +276,49 @@ def main(argv=None) -> int:
             if unknown:
                 raise ValueError(f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}")
             selected = [s for s in stems if s in args.only]
+        seeds = robustness_seeds(args.profile)
+        reseeds = {stem: _reseeds(stem, profile[stem], seeds) for stem in selected}
     except ValueError as err:
         parser.error(str(err))
 
-    total = len(selected)
+    total, started = len(selected), time.perf_counter()
     # the report notebooks (99_…) read the others' claims: they run last, after every other one finished
     waves = [[s for s in selected if not s.startswith(REPORT_PREFIX)], [s for s in selected if s.startswith(REPORT_PREFIX)]]
-    workers = min(args.jobs, max(len(w) for w in waves), os.cpu_count() or 1)  # no more workers than work or cores
-    print(f"Running {total} notebook(s) under the {args.profile!r} profile with {workers} job(s).", flush=True)
+    extra = sum(map(len, reseeds.values()))
+    # the reseeded runs of the robustness pass share the pool (--robustness-jobs workers, default 2)
+    workers = min(max(args.jobs, args.robustness_jobs if extra else 1), os.cpu_count() or 1)
+    print(f"Running {total} notebook(s) under the {args.profile!r} profile with up to {workers} job(s)"
+          + (f", plus {extra} reseeded run(s) (seeds {', '.join(map(str, seeds))})." if extra else "."), flush=True)
     results: dict[str, RunResult] = {}
-    done = 0
+    last = _last_seconds(args.profile)  # the longest notebooks first, so the workers finish together
     for wave in filter(None, waves):
+        runs = [(stem, seed) for stem in sorted(wave, key=lambda s: -last.get(s, math.inf)) for seed in [None, *reseeds[stem]]]
+        pending: dict[str, dict] = {stem: {} for stem in wave}
         # One worker process per running notebook: kernels and papermill's event loops stay isolated.
         # "fork" keeps the parent's path settings (tests point them at a sandbox).
-        with ProcessPoolExecutor(max_workers=min(workers, len(wave)), mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = {pool.submit(run_notebook, stem, args.profile, profile[stem]): stem for stem in wave}
+        with ProcessPoolExecutor(max_workers=min(workers, len(runs)), mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = {pool.submit(_run_staged, stem, args.profile, profile[stem], seed): (stem, seed) for stem, seed in runs}
             for future in as_completed(futures):
+                stem, seed = futures[future]
                 try:
                     res = future.result()
                 except Exception as err:  # a worker died: report this notebook, keep the others' results
-                    res = RunResult(futures[future], False, 0.0, f"failed: {type(err).__name__}: {err}")
-                results[res.stem] = res
-                done += 1
-                status = "ok" if res.ok else "FAILED"
-                print(f"[{done}/{total}] {res.stem}: {status} in {res.seconds:.1f} s ({total - done} left)", flush=True)
+                    res = RunResult(stem, False, 0.0, f"failed: {type(err).__name__}: {err}")
+                pending[stem][seed] = res
+                if seed is not None:
+                    print(f"      {stem} under seed {seed}: {'ok' if res.ok else 'FAILED'} in {res.seconds:.1f} s", flush=True)
+                if len(pending[stem]) == 1 + len(reseeds[stem]):  # every run of this notebook is in: decide and publish
+                    done = pending.pop(stem)
+                    results[stem] = res = _finish(stem, args.profile, profile[stem], done.pop(None), done)
+                    status = "ok" if res.ok else "FAILED"
+                    print(f"[{len(results)}/{total}] {stem}: {status} in {res.seconds:.1f} s ({total - len(results)} left)", flush=True)
 
     print("\nSummary:")
     for stem in selected:
         r = results[stem]
         print(f"  {stem:<34} {'ok' if r.ok else 'FAILED':<6} {r.seconds:7.1f} s  {r.detail}")
+    print(f"wall time {time.perf_counter() - started:.0f} s with {workers} job(s)")
+    _last_seconds(args.profile, {**last, **{s: r.seconds for s, r in results.items() if r.ok}})
     failed = [s for s in selected if not results[s].ok]
     if failed:
         print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}; executed copies are in {paths.BUILD_DIR / args.profile}", file=sys.stderr)

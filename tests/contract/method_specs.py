@@ -187,6 +187,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     P + "decisions.Decision.moved": method(lambda: Decision("le", 1.0, 2.0)),
     P + "report.NotebookClaims.count": method(_notebook_claims, verdict="reproduced", _extra={"verdict": ["x"]}),
     P + "report.NotebookClaims.errors": method(_notebook_claims, severity=MINOR, _extra=SEVERITY),
+    # issue 26: the robustness pass
+    P + "report.NotebookClaims.reseeded": method(_notebook_claims),
     # protocols (records of the personalized protocol; the mechanisms' contract methods: test_registry_contract.py)
     C + "taxonomy.Taxonomy.check_node": method(lambda: Taxonomy((-1, 0, 0, 1, 1)), name="node", node=1,
                                                _free={"name"}, _extra={"node": [5, -1]}),
