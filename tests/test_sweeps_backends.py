@@ -218,8 +218,12 @@ def test_a_dying_dask_worker_ends_the_sweep_with_a_chunk_error(cluster):
 
 
 def test_a_dying_audit_worker_ends_run_audit_with_a_chunk_error(cluster):
-    """run_audit on Dask with a client that kills its worker: ChunkError, not a hang (issue 27 item 4)."""
+    """run_audit on Dask with a client that kills its worker: ChunkError naming the chunk, not a hang (issue 27
+    item 4).  Its failure is KilledWorker, or, if the nannies are slow to restart the workers on a loaded machine,
+    the cluster's having no worker for ``timeout`` seconds; the other chunks finished or failed the same way."""
     _, client = cluster
-    with pytest.raises(ChunkError, match=r"chunk 3 .*KilledWorker") as info:
+    with pytest.raises(ChunkError, match=r"chunk 3 ") as info:
         run_audit(DyingClient(), 0, 1, n_trials=350, seed=2, chunk_size=100, n_pilot=60, dask_client=client)
-    assert all("KilledWorker" in f.error for f in info.value.failures)
+    assert 3 in {f.index for f in info.value.failures}
+    assert all("KilledWorker" in f.error or "had no worker for" in f.error for f in info.value.failures), \
+        [f.error for f in info.value.failures]
