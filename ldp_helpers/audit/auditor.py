@@ -31,7 +31,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.audit.clients import BlackBoxClient, ClientError, MechanismClient, _sample, as_client  # noqa: F401
 from ldp_helpers.audit.events import Event, choose_event
 from ldp_helpers.sweeps import (
-    BACKENDS, MAX_CHUNKS, check_dask_address, check_dask_client, check_n_jobs, check_seed, run_chunks)
+    BACKENDS, MAX_CHUNKS, check_seed, check_where, run_chunks)
 
 
 def check_confidence(confidence) -> float:
@@ -197,14 +197,9 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
 
 def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed) -> None:
     """The main run's execution arguments, checked before the pilot (run_chunks checks them the same way)."""
-    if n_jobs is not None:
-        check_n_jobs(n_jobs)
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
-    if dask_address is not None:
-        check_dask_address(dask_address)
-    if dask_client is not None:
-        check_dask_client(dask_client)
+    check_where(n_jobs, dask_address, dask_client)
     check_real("timeout", timeout, low=0.0)
     check_bool("progress", progress)
     if completed is not None and not isinstance(completed, dict):

@@ -30,7 +30,7 @@ from ldp_helpers.audit.auditor import AuditResult, MechanismClient, check_confid
 from ldp_helpers.audit.longitudinal import (
     AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
 from ldp_helpers.sweeps import (
-    MAX_CHUNKS, ChunkError, check_dask_address, check_dask_client, check_n_jobs, check_seed, progress_bar, sweep_session)
+    MAX_CHUNKS, ChunkError, check_seed, check_where, progress_bar, sweep_session)
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -187,13 +187,8 @@ def _check_audit_arguments(*, n_trials, seed, confidence, n_jobs, progress, dask
         fail("chunk_size", chunk_size, f"≥ n_trials / MAX_CHUNKS = {n_trials / MAX_CHUNKS:g}")
     check_seed(seed)
     check_confidence(confidence)
-    if n_jobs is not None:
-        check_n_jobs(n_jobs)
     check_bool("progress", progress)
-    if dask_address is not None:
-        check_dask_address(dask_address)
-    if dask_client is not None:
-        check_dask_client(dask_client)
+    check_where(n_jobs, dask_address, dask_client)
 
 
 def never_cleared_loss(protocol: str, epsilon: float) -> float:
@@ -266,12 +261,7 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
     check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
     check_int("table_max_k", table_max_k, low=0)
     check_seed(seed)
-    if n_jobs is not None:
-        check_n_jobs(n_jobs)
-    if dask_address is not None:
-        check_dask_address(dask_address)
-    if dask_client is not None:
-        check_dask_client(dask_client)
+    check_where(n_jobs, dask_address, dask_client)
     curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report",
                                     lambda k: fresh_rr_count_table(epsilon, k), ks),
               binomial_attack_curve(f"RAPPOR memoized PRR (f = {rappor_f:g}) + IRR",

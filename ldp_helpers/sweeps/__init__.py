@@ -30,13 +30,13 @@ import numpy as np
 
 from ldp_helpers._validation import check_bool, check_int, check_real, fail_type
 from ldp_helpers.sweeps.backends import (
-    BACKENDS, DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, SweepPlan, check_dask_address, check_dask_client, check_n_jobs,
+    BACKENDS, DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, SweepPlan, check_dask_address, check_dask_client, check_n_jobs, check_where,
     connect_dask, local_workers, sweep_plan)
 from ldp_helpers.sweeps.dask_futures import _outcomes as dask_outcomes
 from ldp_helpers.sweeps.global_rngs import seeded_globals
 
 __all__ = ["BACKENDS", "DASK_ADDRESS_ENV", "DASK_SCHEDULER_ENV", "MAX_CHUNKS", "ChunkError", "ChunkFailure", "SweepPlan",
-           "check_dask_address", "check_dask_client", "check_n_jobs", "check_seed", "chunk_seeds", "connect_dask",
+           "check_dask_address", "check_dask_client", "check_n_jobs", "check_where", "check_seed", "chunk_seeds", "connect_dask",
            "local_workers", "progress_bar", "run_chunks", "seeded_globals", "sweep_plan", "sweep_session"]
 
 #: most chunks one sweep may have (each holds a SeedSequence and a result): a ceiling, not a tuning knob

@@ -65,6 +65,16 @@ def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
     return n_jobs
 
 
+def check_where(n_jobs=None, dask_address=None, dask_client=None) -> None:
+    """Where a sweep may run, each given setting checked (None: not given): ``n_jobs``, ``dask_address``, ``dask_client``."""
+    if n_jobs is not None:
+        check_n_jobs(n_jobs)
+    if dask_address is not None:
+        check_dask_address(dask_address)
+    if dask_client is not None:
+        check_dask_client(dask_client)
+
+
 @dataclass(frozen=True)
 class SweepPlan:
     """Where a sweep's chunks run: the backend, the local workers it starts, and which setting chose it."""
@@ -93,12 +103,7 @@ def sweep_plan(n_chunks: int, *, backend: str | None = None, n_jobs: int | None 
     n_chunks = check_int("n_chunks", n_chunks, low=0)
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
-    if n_jobs is not None:
-        check_n_jobs(n_jobs)
-    if dask_address is not None:
-        check_dask_address(dask_address)
-    if dask_client is not None:
-        check_dask_client(dask_client)
+    check_where(n_jobs, dask_address, dask_client)
     if backend == "dask" or (backend is None and (dask_client is not None or dask_address or os.environ.get(DASK_ADDRESS_ENV))):
         return _dask_plan(dask_client, dask_address, backend == "dask")
     if backend is not None:

@@ -81,6 +81,8 @@ SPECS = {
     # sweeps: where the chunks run
     SW + "backends.check_dask_client": spec(client=_FakeClient()),
     SW + "backends.check_n_jobs": spec(n_jobs=2, _extra={"n_jobs": [0]}),
+    SW + "backends.check_where": spec(n_jobs=2, dask_address="tcp://127.0.0.1:8786", dask_client=None,
+                                      _extra={"n_jobs": [0], "dask_address": ["no address"]}),
     SW + "backends.local_workers": spec(n_jobs=-1, n_chunks=3, _extra={"n_jobs": [0], "n_chunks": [-1]}),
     SW + "backends.sweep_plan": spec(n_chunks=3, backend=None, n_jobs=2, dask_address=None, dask_client=None,
                                      _extra={"n_chunks": [-1], "backend": ["spark"], "n_jobs": [0],
