@@ -1,10 +1,14 @@
 """The book as `make book` builds it (issues 13 and 28), opened page by page in headless Chromium; never skipped.
 
 `make book` builds from the notebooks that `make figures` executed with papermill (``build/paper``).
-`make test` runs before `make figures`, so this test executes every notebook with the same runner
-(:mod:`ldp_helpers.pipeline.reproduce`) at the smoke profile into a temporary folder and builds the
-book from there with the same ``book/build.py``: what it checks is what `make book` renders, widget
-metadata, progress bars and profile banner included.  On every page: no raw Markdown pipe table, no
+`make test` runs before `make figures`, so this test executes one chapter (``RUNNER_CHAPTER``: a live
+panel's widget views, an exercise, papermill's injected parameters) with the same runner
+(:mod:`ldp_helpers.pipeline.reproduce`) at the smoke profile into a temporary folder, takes every other
+notebook's smoke outputs from ``notebooks/*.ipynb`` (nbval re-executes each of them in the same
+`make test` and fails on any difference, so they are what an execution gives), and builds the book from
+there with the same ``book/build.py``: what it checks is what `make book` renders, widget metadata,
+progress bars and profile banner included.  (Executing all nine notebooks a second time here cost
+a quarter of `make test`'s wall time and checked nothing nbval does not.)  On every page: no raw Markdown pipe table, no
 script, stylesheet, font or image from outside, no output or code block wider than the page, maths
 typeset, images loaded, links resolved, no console error, and every exercise's solution hidden until
 its toggle is clicked.  Full-page screenshots of every page go to build/book-screenshots/ (1280 px wide).
@@ -36,25 +40,32 @@ SHOTS = ROOT / "build" / "book-screenshots"
 NOTEBOOKS = [p.stem for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))]
 #: the course's chapters (issue 28): each has a coding exercise checked by ldp_helpers.teaching and a class in the plan
 CHAPTERS = [p.stem for p in sorted((ROOT / "notebooks").glob("0[0-6]_*.py"))]
+#: the chapter executed by the runner here: live panels (widget views in the runner's output), an exercise
+RUNNER_CHAPTER = "01_grr_vs_oue"
 EXECUTE = """
 import sys
 from pathlib import Path
 from ldp_helpers.pipeline import paths, reproduce
 paths.BUILD_DIR = Path(sys.argv[1])  # executed notebooks and staging go to the temporary folder
-sys.exit(reproduce.main(["--profile", "smoke", "--jobs", "2"]))
+sys.exit(reproduce.main(["--profile", "smoke", "--only", sys.argv[2]]))
 """
 ALARMING = re.compile(r"ERROR|WARNING|Warning:|Traceback|KeyboardInterrupt|Exception")
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory) -> Path:
-    """Every notebook executed by the runner behind `make figures`, at the smoke profile, in a temp folder."""
+    """Every notebook's smoke outputs in a temp folder: ``RUNNER_CHAPTER`` executed by the runner behind
+    `make figures`, the others as committed (nbval checks those against a fresh execution)."""
     build = tmp_path_factory.mktemp("executed")
-    run = subprocess.run([sys.executable, "-c", EXECUTE, str(build)], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", EXECUTE, str(build), RUNNER_CHAPTER], cwd=ROOT,
+                         capture_output=True, text=True)
     assert run.returncode == 0, f"executing the notebooks failed:\n{run.stdout}\n{run.stderr}"
     # a successful run prints its progress and summary, nothing that looks like an error (a kernel's
     # "ERROR | KeyboardInterrupt" at shutdown, a traceback, a warning)
     assert not ALARMING.search(run.stdout + run.stderr), f"the runner printed an alarming line:\n{run.stdout}\n{run.stderr}"
+    for committed in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        if committed.stem != RUNNER_CHAPTER:
+            shutil.copy(committed, build / "smoke" / committed.name)
     return build / "smoke"
 
 
@@ -282,8 +293,10 @@ def test_the_runners_do_not_interrupt_an_idle_kernel_at_shutdown() -> None:
 
 def test_the_book_build_uses_the_executed_notebooks_not_the_committed_ones(executed: Path) -> None:
     """The page of a chapter is its executed notebook (the smoke run here, build/paper under `make book`)."""
-    nb = json.loads((executed / "00_tutorial.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads((executed / f"{RUNNER_CHAPTER}.ipynb").read_text(encoding="utf-8"))
     assert "papermill" in nb["metadata"], "not executed by the runner behind `make figures`"
+    views = [o for c in nb["cells"] for o in c.get("outputs", []) if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert views, f"{RUNNER_CHAPTER} shows no live panel: the staging of widget views goes untested"
 
 
 if __name__ == "__main__":  # the same checks on a book already built, e.g. `make book`'s: python tests/test_book.py build/book
