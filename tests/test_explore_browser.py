@@ -128,19 +128,38 @@ def _typed_bad_value(driver, wait):
     wait.until(lambda d: js_text(d, ".ldp-m_shot-message") == "")
 
 
+#: records, in the page, each time the RAPPOR panel's busy indicator comes and goes and whether it was ever visible
+WATCH_BUSY = """
+const box = document.querySelector('.ldp-rappor-busy'), log = window.ldpBusy = {spans: [], visible: false, delay: null};
+let since = null;
+const look = () => {
+  const e = box.querySelector('.ldp-busy');
+  if (e && since === null) { since = performance.now(); log.delay = getComputedStyle(e).animationDelay; }
+  if (e && getComputedStyle(e).visibility === 'visible') log.visible = true;
+  if (!e && since !== null) { log.spans.push(performance.now() - since); since = null; }
+};
+new MutationObserver(look).observe(box, {childList: true, subtree: true});
+setInterval(look, 20);
+"""
+
+
 def _busy_indicator(driver, wait):
-    type_into(driver, "rappor", "n_candidates", "400")
-    wait.until(lambda d: "M = 400" in js_text(d, ".ldp-rappor-summary") or "400 candidates" in
-               js_text(d, ".ldp-rappor-summary") or js_text(d, ".ldp-rappor-busy") == "")
+    """Every update sets the indicator before its work and clears it after; CSS shows it only after 0.3 s, so
+    an update seen to last well over that must have shown it (how long one lasts depends on the machine)."""
+    driver.execute_script(WATCH_BUSY)
+    type_into(driver, "rappor", "n_candidates", "64")
+    type_into(driver, "rappor", "k", "256")
+    type_into(driver, "rappor", "m", "64")
+    wait.until(lambda d: "k = 256, h = 2, m = 64," in js_text(d, ".ldp-rappor-summary"))
     box = driver.find_element(By.CSS_SELECTOR, ".ldp-rappor-simulate input[type=checkbox]")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
-    box.click()  # four decoded surveys: over 0.3 s
-    visible = ("const e = document.querySelector('.ldp-rappor-busy .ldp-busy');"
-               " return !!e && getComputedStyle(e).visibility === 'visible';")
-    WebDriverWait(driver, 30, poll_frequency=0.02).until(lambda d: d.execute_script(visible))
-    driver.save_screenshot(str(SHOTS / "04_busy.png"))
+    box.click()  # four decoded surveys of the largest design allowed: the slowest update the panel permits
     wait.until(lambda d: "ldp-sim-recall" in d.execute_script(
         "return document.querySelector('.ldp-rappor-summary').innerHTML") and js_text(d, ".ldp-rappor-busy") == "")
+    log = driver.execute_script("return window.ldpBusy")
+    assert len(log["spans"]) >= 4 and log["delay"] == "0.3s", log  # one span per update, the 0.3 s delay
+    assert log["visible"] or max(log["spans"]) < 450, log  # over 0.45 s (a poll every 20 ms): it was shown
+    print(f"busy spans {[round(t) for t in log['spans']]} ms, seen visible: {log['visible']}")
 
 
 def _export(driver, wait):
