@@ -69,6 +69,8 @@ def test_every_figure_is_drawn_with_labelled_axes():
         plots.phase_figure(keys, eps, ds, {"all": fo.best_oracle_map(keys, eps, ds)}),
         plots.mse_n_figure(keys, [640, 6400], fo.mse_against_n(keys, 1.0, 64, [640, 6400]), epsilon=1.0, d=64),
         plots.bits_figure(keys, ds, fo.report_bits_table(keys, 1.0, ds), epsilon=1.0),
+        plots.server_figure(keys, ds, np.column_stack([fo.server_seconds(keys, 1.0, d, 256, rng=np.random.default_rng(2))
+                                                       for d in ds]), n=256, epsilon=1.0),
         plots.longitudinal_figure([1, 4], deploy.longitudinal_epsilons(1.0, 3.0, 8, [1, 4]),
                                   deploy.longitudinal_variances(1.0, 3.0, 8), epsilon=1.0, epsilon_permanent=3.0, d=8),
         plots.multidimensional_figure([1.0, 2.0], {"SPL[GRR]": np.array([1e-3, 5e-4])}, domain_sizes=(3, 4), n_users=100),
@@ -77,3 +79,12 @@ def test_every_figure_is_drawn_with_labelled_axes():
         axes = fig.get_axes()
         assert all(ax.get_xlabel() for ax in axes) and axes[0].get_ylabel()
     assert not math.isnan(fo.TIE_RTOL)
+
+
+def test_server_seconds_times_each_oracles_own_server_and_refuses_what_it_cannot_hold():
+    """One positive time per oracle (the server is the oracle's own aggregate + estimate); n·d over the ceiling refused."""
+    keys = ["grr", "oue", "olh", "hr", "cms"]
+    seconds = fo.server_seconds(keys, 1.0, 64, 640, rng=np.random.default_rng(3), repeats=2)
+    assert seconds.shape == (len(keys),) and np.all(np.isfinite(seconds)) and np.all(seconds > 0)
+    with pytest.raises(ValueError, match=r"n must be an integer with n·d <= 33,554,432 .* at d = 8192; got 8192"):
+        fo.server_seconds(keys, 1.0, 8192, 8192, rng=np.random.default_rng(3))

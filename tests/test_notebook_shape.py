@@ -53,3 +53,13 @@ def test_a_claim_is_one_short_call(path):
 def test_code_budget(stem):
     n = sum(len(body) for _, body in code_cells(NOTEBOOKS_DIR / f"{stem}.py"))
     assert n <= 0.6 * BEFORE[stem], f"{stem}: {n} code lines > 60 % of {BEFORE[stem]} ({0.6 * BEFORE[stem]:.0f})"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_only_a_measurement_of_the_machine_escapes_nbval(path):
+    """A cell whose output nbval ignores times this machine (server_seconds), claims nothing and saves nothing."""
+    for header, body in code_cells(path):
+        if "nbval-ignore-output" in header or any("NBVAL" in line for line in body):
+            text = "\n".join(body)
+            assert "nbval-ignore-output" in header and "server_seconds(" in text, f"{path.name}: {header} {body[:2]}"
+            assert "claims." not in text and "publish(" not in text, f"{path.name}: an ignored cell claims or saves"

@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_choice, check_epsilon, check_epsilons, check_int, check_int_array, fail,
-                                     fail_type)
+from ldp_helpers._validation import (check_choice, check_epsilon, check_epsilons, check_int, check_int_array, check_rng,
+                                     fail, fail_type)
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
@@ -250,4 +250,46 @@ def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:
             except ValueError:
                 continue
             out[i, j] = bits if isinstance(bits, int) else math.inf
+    return out
+
+
+#: ceiling on n·d in :func:`server_seconds`: the per-user reports it holds at once (SHE's: n·d doubles, 256 MiB)
+MAX_SERVER_CELLS = 2**25
+
+
+def server_seconds(keys, epsilon: float, d: int, n: int, *, rng: np.random.Generator, repeats: int = 3) -> np.ndarray:
+    """Measured server time (seconds) of each oracle: its ``aggregate`` and ``estimate`` of all d counts from n reports.
+
+    The n users hold a flat population over [0, d); their reports come from each oracle's per-user client
+    (``perturb``), drawn once, and the server's two steps are timed ``repeats`` times (the best is kept,
+    :func:`time.perf_counter`).  Unlike everything else in this module the numbers depend on the machine
+    and the load: they rank the servers, they are not a result (the notebook prints them and saves no figure).
+    The orders they follow: unary encodings, SS and local hashing touch every (report, value) pair, n·d
+    ([wang2017] §4.4 for OLH; [acharya2019] §1 for SS and RAPPOR), GRR and HR count n symbols and decode in
+    O(d) and O(d log d) (a fast Walsh–Hadamard transform, [acharya2019]), the fixed-hash sketches count n
+    reports into a small table and query it d times ([cormode2021] §4).
+
+    References
+    ----------
+    [wang2017] §4.4; [acharya2019] §1 (running times); [cormode2021] §4 (the sketches' server).
+    """
+    import time
+
+    keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
+    d, n = check_int("d", d, low=2, high=2**20), check_int("n", n, low=d, high=10**7)
+    if n * d > MAX_SERVER_CELLS:
+        fail("n", n, f"an integer with n·d <= {MAX_SERVER_CELLS:,} (the reports held at once) at d = {d}")
+    repeats = check_int("repeats", repeats, low=1, high=100)
+    rng = check_rng(rng)
+    values = np.repeat(np.arange(d), flat_counts(n, d))
+    out = np.empty(len(keys))
+    for i, key in enumerate(keys):
+        oracle = build_oracle(key, epsilon, d)
+        reports = oracle.perturb(values, rng=rng)
+        best = math.inf
+        for _ in range(repeats):
+            start = time.perf_counter()
+            oracle.estimate(oracle.aggregate(reports), n)
+            best = min(best, time.perf_counter() - start)
+        out[i] = best
     return out

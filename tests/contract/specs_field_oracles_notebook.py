@@ -32,6 +32,9 @@ SPECS = {
                                  _extra={"ds": [np.array([1])], "max_extra_bits": [-1]}),
     FO + "mse_against_n": spec(keys=KEYS, epsilon=1.0, d=4, n_grid=np.array([8, 16]), _finite=False, _extra={"n_grid": [np.array([2])]}),
     FO + "report_bits_table": spec(keys=KEYS, epsilon=1.0, ds=np.array([2, 8]), _finite=False, _extra={"ds": [np.array([1])]}),
+    # a machine's time, not reproducible: its valid calls run in tests/test_field_oracles_notebook.py
+    FO + "server_seconds": spec(keys=KEYS, epsilon=1.0, d=4, n=8, rng=RNG, repeats=1, _valid=False,
+                                _extra={"n": [2, 2**24], "repeats": [0]}),
     FD + "longitudinal_oracle": spec(mechanism_key="l_osue", epsilon=1.0, epsilon_permanent=3.0, d=5,
                                      _extra={"mechanism_key": ["grr"], "d": [1]}),
     FD + "longitudinal_epsilons": spec(epsilon=1.0, epsilon_permanent=3.0, d=5, taus=TAUS, _finite=False,
@@ -56,6 +59,8 @@ SPECS = {
                               _extra={"mse": [np.ones((2, 3))]}),
     PL + "bits_figure": spec(keys=KEYS, ds=np.array([2, 8]), bits=TABLE, epsilon=1.0, _valid=False,
                              _extra={"bits": [np.ones((1, 2))]}),
+    PL + "server_figure": spec(keys=KEYS, ds=np.array([2, 8]), seconds=TABLE, n=10, epsilon=1.0, _valid=False,
+                               _extra={"seconds": [np.ones((1, 2))], "n": [0]}),
     PL + "longitudinal_figure": spec(taus=TAUS, epsilons=LONG_EPS, variances=LONG_VAR, epsilon=1.0, epsilon_permanent=3.0,
                                      d=5, _valid=False, _extra={"epsilons": [{}], "variances": [{}]}),
     PL + "multidimensional_figure": spec(epsilons=EPS, mse={"SPL[GRR]": np.array([1.0, 0.5])}, domain_sizes=(2, 3),

@@ -148,6 +148,31 @@ def bits_figure(keys, ds, bits, *, epsilon: float) -> Figure:
     return fig
 
 
+def server_figure(keys, ds, seconds, *, n: int, epsilon: float) -> Figure:
+    """Measured server time (aggregate + estimate of all d counts) against d (log–log) for each oracle, with the
+    slope of n·d work dotted through the slowest oracle's first point.  ``seconds`` is
+    :func:`~ldp_helpers.experiments.field_oracles.server_seconds`' result per d (columns): machine-dependent,
+    so the notebook shows this figure and never saves it.
+
+    References
+    ----------
+    [wang2017] §4.4 (OLH: O(nd)); [acharya2019] §1 (HR: O(n + d log d)).
+    """
+    keys, epsilon = _keys(keys), check_epsilon(epsilon)
+    n = check_int("n", n, low=1)
+    ds = check_int_array("ds", ds, low=2).ravel()
+    seconds = _table("seconds", seconds, len(keys), ds.size)
+    fig, ax = plt.subplots(figsize=(10.5, 4.8))
+    for i, key in enumerate(keys):
+        ax.plot(ds, seconds[i] * 1e3, marker=".", label=REGISTRY[key].label, **_style(key, i))
+    slowest = int(np.nanargmax(seconds[:, 0]))
+    ax.plot(ds, seconds[slowest, 0] * 1e3 * ds / ds[0], "k:", lw=2, label=r"$\propto n d$ (through the slowest)")
+    ax.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel="server time (ms, this machine)",
+           title=rf"server: aggregate + estimate of $n = {n:,}$ reports at $\varepsilon = {epsilon:g}$")
+    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
 def longitudinal_figure(taus, epsilons: dict, variances: dict, *, epsilon: float, epsilon_permanent: float,
                         d: int) -> Figure:
     """Left: ε of τ reports with memoization (each longitudinal oracle) and without (τ·ε₁), ε₁ and ε∞ marked.
