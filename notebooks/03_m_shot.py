@@ -404,8 +404,11 @@ thm6_limit = paper.method_assumption("1-shot", epsilon=np.sqrt(t_max), n_rounds=
 thm6_users = paper.min_users_for_condition(beta, m=1, r=0.0, epsilon=np.sqrt(t_max), n_rounds=t_max)
 print(f"T = {t_max}, eps = sqrt(T) = {np.sqrt(t_max):.4g}: Theorem 6 needs alpha_1 < "
       f"{thm6_limit:.3g}, i.e. N >= {thm6_users:.3g} users")
+printed = [paper.printed_assumption("1-shot", epsilon=np.sqrt(t_max), n_rounds=t_max, literal=lit)
+           for lit in (False, True)]
+users_printed = [thm6_users * (thm6_limit / c1) ** 2 for c1 in printed]  # N ∝ 1/c² (min_users_for_condition)
 claims.ambiguous_if("thm9_thm6_hypothesis", gt(thm6_users, n_big), n_users=n_big, limit=thm6_limit,
-                    users=thm6_users)
+                    users=thm6_users, users_plus=users_printed[0], users_literal=users_printed[1])
 print(f"m* = T needs eps/T >= 1/c* = {1 / c:.4f}, while Theorem 7 assumes eps/T < 1")
 claims.erratum_if("thm8_proof", gt(1 / c, 1.0), inv_c=1 / c, relation=">" if 1 / c > 1 else "<=")
 x_unit = np.linspace(0, 1, 1001)
