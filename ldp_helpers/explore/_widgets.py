@@ -166,10 +166,12 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     An Image widget rather than an Output widget: its PNG travels as widget state, so a kernel
     without a widget-aware client (nbval) sees no stray display or clear_output message.
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     buf = io.BytesIO()
-    # the whole figure, never a style's savefig.bbox = "tight" (a second layout pass)
-    panel.figure.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=panel.figure.bbox_inches,
-                         metadata={"Software": None})
+    # the whole figure at its own dpi (FIGURE_DPI), drawn once: savefig would first draw it a second time, without
+    # rendering, for the layout engine (a placeholder here) — the same PNG bytes, 20-40 ms slower per redraw
+    FigureCanvasAgg(panel.figure).print_png(buf, metadata={"Software": None})
     panel.png.append(buf.getvalue())
     del panel.png[:-1]
     panel.table = (tuple(header), tuple(rows))
