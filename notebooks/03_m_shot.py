@@ -41,7 +41,7 @@ from ldp_helpers.bounds import m_shot as paper  # the paper's equations
 from ldp_helpers.experiments import m_shot as runs  # its experiments and settings
 from ldp_helpers.explore.panels import show_panel
 from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import by_text, close, ge, gt, le, lt
+from ldp_helpers.pipeline.decisions import by_text, close, far, ge, gt, le, lt
 from ldp_helpers.pipeline.plots import m_shot as plots
 claims, publish = start_notebook("03_m_shot", save_figures=save_figures)
 arms = np.random.default_rng(seed).spawn(6)  # one independent stream per experiment
@@ -182,7 +182,8 @@ print(f"T = {T}: " + ";  ".join(f"eps = {e:g}: regime {paper.m_star_regime(e, T)
                                 f"m* = {paper.m_star(e, T)}" for e in sorted((*runs.EPSILONS, T))))
 for e in runs.EPSILONS:
     claims.check(f"m_star.eps{e:g}", paper.m_star(e, T))
-claims.erratum("m_star_eps_equals_t", paper.m_star(T, T), m_2t=paper.m_star(2 * T, T))  # T, 2T
+claims.ambiguous_if("m_star_eps_equals_t", far(paper.m_star(T, T), paper.m_star(2 * T, T), 0),
+                    m_t=paper.m_star(T, T), m_2t=paper.m_star(2 * T, T))  # the readings ε = T and ε = 2T
 publish(plots.m_star_regimes(eps_grid, t_grid, m_eq7, runs.EPSILONS, T), "eq7_m_star_regimes")
 
 # %% [markdown]
@@ -190,7 +191,7 @@ publish(plots.m_star_regimes(eps_grid, t_grid, m_eq7, runs.EPSILONS, T), "eq7_m_
 # the second fails: ε = T lies below T/c* ≈ 1.74 T (dotted line inside the middle region), so at
 # T = 100, ε = 100 gives m* = 57. The bound it cites gives m* = T from ε = 2T (c* > 1/2), and the
 # experiment itself uses ε = 200 = 2T, where m* = T = 100 does hold: most likely "ε = 2T" with its 2
-# lost (the sentence around it is garbled), so we count a typo, not a wrong result.
+# lost in the garbled sentence or a slip — we cannot tell which, so the row is ambiguous, not an error.
 #
 # How informative is bound (2) at the paper's sizes? Solving (2) = β for α gives the
 # accuracy α of Theorems 6–8 (m = 1, T, m*). The paper prints their assumptions as
@@ -408,7 +409,7 @@ printed = [paper.printed_assumption("1-shot", epsilon=np.sqrt(t_max), n_rounds=t
            for lit in (False, True)]
 users_printed = [thm6_users * (thm6_limit / c1) ** 2 for c1 in printed]  # N ∝ 1/c² (min_users_for_condition)
 claims.ambiguous_if("thm9_thm6_hypothesis", gt(thm6_users, n_big), n_users=n_big, limit=thm6_limit,
-                    users=thm6_users, users_plus=users_printed[0], users_literal=users_printed[1])
+                    users=thm6_users, users_plus=users_printed[0], users_literal=users_printed[1], beta=beta)
 print(f"m* = T needs eps/T >= 1/c* = {1 / c:.4f}, while Theorem 7 assumes eps/T < 1")
 claims.erratum_if("thm8_proof", gt(1 / c, 1.0), inv_c=1 / c, relation=">" if 1 / c > 1 else "<=")
 x_unit = np.linspace(0, 1, 1001)
