@@ -183,7 +183,7 @@ print(f"T = {T}: " + ";  ".join(f"eps = {e:g}: regime {paper.m_star_regime(e, T)
 for e in runs.EPSILONS:
     claims.check(f"m_star.eps{e:g}", paper.m_star(e, T))
 claims.ambiguous_if("m_star_eps_equals_t", far(paper.m_star(T, T), paper.m_star(2 * T, T), 0),
-                    m_t=paper.m_star(T, T), m_2t=paper.m_star(2 * T, T))  # the readings ε = T and ε = 2T
+                    m_t=paper.m_star(T, T), m_2t=paper.m_star(2 * T, T))  # readings ε = T and 2T
 publish(plots.m_star_regimes(eps_grid, t_grid, m_eq7, runs.EPSILONS, T), "eq7_m_star_regimes")
 
 # %% [markdown]
@@ -407,9 +407,9 @@ print(f"T = {t_max}, eps = sqrt(T) = {np.sqrt(t_max):.4g}: Theorem 6 needs alpha
       f"{thm6_limit:.3g}, i.e. N >= {thm6_users:.3g} users")
 printed = [paper.printed_assumption("1-shot", epsilon=np.sqrt(t_max), n_rounds=t_max, literal=lit)
            for lit in (False, True)]
-users_printed = [thm6_users * (thm6_limit / c1) ** 2 for c1 in printed]  # N ∝ 1/c² (min_users_for_condition)
+users_plus, users_literal = (thm6_users * (thm6_limit / c1) ** 2 for c1 in printed)  # N ∝ 1/c²
 claims.ambiguous_if("thm9_thm6_hypothesis", gt(thm6_users, n_big), n_users=n_big, limit=thm6_limit,
-                    users=thm6_users, users_plus=users_printed[0], users_literal=users_printed[1], beta=beta)
+                    users=thm6_users, users_plus=users_plus, users_literal=users_literal, beta=beta)
 print(f"m* = T needs eps/T >= 1/c* = {1 / c:.4f}, while Theorem 7 assumes eps/T < 1")
 claims.erratum_if("thm8_proof", gt(1 / c, 1.0), inv_c=1 / c, relation=">" if 1 / c > 1 else "<=")
 x_unit = np.linspace(0, 1, 1001)

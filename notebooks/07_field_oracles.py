@@ -170,9 +170,10 @@ publish(plots.bits_figure(every, bits_ds, bits, epsilon=1.0), "fig_report_bits")
 # (best of 3), so the numbers are shown, never saved or claimed:
 
 # %% tags=["nbval-ignore-output"]
-server = np.column_stack([fo.server_seconds(every, 1.0, d, server_n, rng=np.random.default_rng(seed))
+server_rng = np.random.default_rng(seed)  # its own stream: the timing draws change no later number
+server = np.column_stack([fo.server_seconds(every, 1.0, d, server_n, rng=server_rng)
                           for d in server_ds])
-print(f"server time (ms) for n = {server_n:,} reports at ε = 1:  d = " + ", ".join(map(str, server_ds)))
+print(f"server time (ms), n = {server_n:,} reports at ε = 1; d = " + ", ".join(map(str, server_ds)))
 for key, row in zip(every, server):
     print(f"  {key:>16}: " + ", ".join(f"{t * 1e3:.3g}" for t in row))
 plots.server_figure(every, server_ds, server, n=server_n, epsilon=1.0);
