@@ -525,7 +525,8 @@ claims  # the table, rendered as Markdown (verdicts other than reproduced in bol
 #    unbiased with the closed-form variance; dummies only add noise, so $r^* = 0$.
 # 2. The best number of reporting rounds is $m^* \approx c^*\varepsilon$ with $c^* \approx 0.574$ the
 #    **maximizer** of $g$ (the paper's "argmin" is a slip), clipped to $[1, T]$; it is $T$ only
-#    for ε ≥ T/c* ≈ 1.74 T, so the paper's "m* = T at ε = T" is wrong (at T = 100, ε = 100 gives 57).
+#    for ε ≥ T/c* ≈ 1.74 T, so the paper's "m* = T at ε = T" fails as printed (at T = 100, ε = 100
+#    gives 57); most likely ε = 2T was meant (the sentence is garbled): ambiguous, not an error.
 # 3. The Chernoff bound behind Theorems 5–8 is conservative: at $N = 10{,}000$ it cannot certify
 #    the accuracy the experiments show for ε = 1 and 10, and where it applies the median maximum
 #    error is a fraction of the certified α. Simulation, not the bound, shows m*-shot ahead of

@@ -163,14 +163,14 @@ for key, row in zip(every, bits):
 publish(plots.bits_figure(every, bits_ds, bits, epsilon=1.0), "fig_report_bits")
 
 # %% [markdown]
-# The server's work differs as much. Unary encodings, SS and local hashing touch every (report, value)
-# pair — n·d operations, OLH's O(nd) decoding [wang2017] §4.4; GRR counts n symbols, HR and the Hadamard
+# The server's work differs as much. Unary encodings and local hashing touch every (report, value)
+# pair — n·d operations, OLH's O(nd) decoding [wang2017] §4.4; SS counts the k members of each subset; GRR counts n symbols, HR and the Hadamard
 # mechanism decode their n symbols with a fast Walsh–Hadamard transform in O(n + d log d) [acharya2019];
 # the fixed-hash sketches count into a small table and query it d times. Timed here on this machine
 # (best of 3), so the numbers are shown, never saved or claimed:
 
 # %% tags=["nbval-ignore-output"]
-server_rng = np.random.default_rng(seed)  # its own stream: the timing draws change no later number
+server_rng = np.random.default_rng([seed, 1])  # its own stream: no later number changes
 server = np.column_stack([fo.server_seconds(every, 1.0, d, server_n, rng=server_rng)
                           for d in server_ds])
 print(f"server time (ms), n = {server_n:,} reports at ε = 1; d = " + ", ".join(map(str, server_ds)))

@@ -5,7 +5,7 @@
 panel's widget views, an exercise, papermill's injected parameters) with the same runner
 (:mod:`ldp_helpers.pipeline.reproduce`) at the smoke profile into a temporary folder, takes every other
 notebook's smoke outputs from ``notebooks/*.ipynb`` (nbval re-executes each of them in the same
-`make test` and fails on any difference, so they are what an execution gives), and builds the book from
+`make test` and fails on any difference in their text outputs; it does not compare images), and builds the book from
 there with the same ``book/build.py``: what it checks is what `make book` renders, widget metadata,
 progress bars and profile banner included.  (Executing all nine notebooks a second time here cost
 a quarter of `make test`'s wall time and checked nothing nbval does not.)  On every page: no raw Markdown pipe table, no

@@ -86,5 +86,7 @@ def test_server_seconds_times_each_oracles_own_server_and_refuses_what_it_cannot
     keys = ["grr", "oue", "olh", "hr", "cms"]
     seconds = fo.server_seconds(keys, 1.0, 64, 640, rng=np.random.default_rng(3), repeats=2)
     assert seconds.shape == (len(keys),) and np.all(np.isfinite(seconds)) and np.all(seconds > 0)
-    with pytest.raises(ValueError, match=r"n must be an integer with n·d <= 33,554,432 .* at d = 8192; got 8192"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[4096, 8192\]; got 9000"):
+        fo.server_seconds(keys, 1.0, 4096, 9000, rng=np.random.default_rng(3))
+    with pytest.raises(ValueError, match=r"d must be an integer in \[2, 5792\]; got 8192"):
         fo.server_seconds(keys, 1.0, 8192, 8192, rng=np.random.default_rng(3))

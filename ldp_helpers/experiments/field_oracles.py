@@ -264,8 +264,8 @@ def server_seconds(keys, epsilon: float, d: int, n: int, *, rng: np.random.Gener
     (``perturb``), drawn once, and the server's two steps are timed ``repeats`` times (the best is kept,
     :func:`time.perf_counter`).  Unlike everything else in this module the numbers depend on the machine
     and the load: they rank the servers, they are not a result (the notebook prints them and saves no figure).
-    The orders they follow: unary encodings, SS and local hashing touch every (report, value) pair, n·d
-    ([wang2017] §4.4 for OLH; [acharya2019] §1 for SS and RAPPOR), GRR and HR count n symbols and decode in
+    The orders they follow: unary encodings and local hashing touch every (report, value) pair, n·d
+    ([wang2017] §4.4 for OLH; [acharya2019] §1 for RAPPOR), SS counts the k members of each report's subset, GRR and HR count n symbols and decode in
     O(d) and O(d log d) (a fast Walsh–Hadamard transform, [acharya2019]), the fixed-hash sketches count n
     reports into a small table and query it d times ([cormode2021] §4).
 
@@ -276,9 +276,8 @@ def server_seconds(keys, epsilon: float, d: int, n: int, *, rng: np.random.Gener
     import time
 
     keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
-    d, n = check_int("d", d, low=2, high=2**20), check_int("n", n, low=d, high=10**7)
-    if n * d > MAX_SERVER_CELLS:
-        fail("n", n, f"an integer with n·d <= {MAX_SERVER_CELLS:,} (the reports held at once) at d = {d}")
+    d = check_int("d", d, low=2, high=math.isqrt(MAX_SERVER_CELLS))  # n ≥ d and n·d ≤ MAX_SERVER_CELLS
+    n = check_int("n", n, low=d, high=min(10**7, MAX_SERVER_CELLS // d))
     repeats = check_int("repeats", repeats, low=1, high=100)
     rng = check_rng(rng)
     values = np.repeat(np.arange(d), flat_counts(n, d))
@@ -292,4 +291,5 @@ def server_seconds(keys, epsilon: float, d: int, n: int, *, rng: np.random.Gener
             oracle.estimate(oracle.aggregate(reports), n)
             best = min(best, time.perf_counter() - start)
         out[i] = best
+        del reports  # one oracle's reports held at a time
     return out
