@@ -60,7 +60,7 @@ SPECS = {
     PL + "bits_figure": spec(keys=KEYS, ds=np.array([2, 8]), bits=TABLE, epsilon=1.0, _valid=False,
                              _extra={"bits": [np.ones((1, 2))]}),
     PL + "server_figure": spec(keys=KEYS, ds=np.array([2, 8]), seconds=TABLE, n=10, epsilon=1.0, _valid=False,
-                               _extra={"seconds": [np.ones((1, 2))], "n": [0]}),
+                               _extra={"seconds": [np.ones((1, 2)), -TABLE, np.full((2, 2), np.inf)], "n": [0]}),
     PL + "longitudinal_figure": spec(taus=TAUS, epsilons=LONG_EPS, variances=LONG_VAR, epsilon=1.0, epsilon_permanent=3.0,
                                      d=5, _valid=False, _extra={"epsilons": [{}], "variances": [{}]}),
     PL + "multidimensional_figure": spec(epsilons=EPS, mse={"SPL[GRR]": np.array([1.0, 0.5])}, domain_sizes=(2, 3),

@@ -162,6 +162,9 @@ def server_figure(keys, ds, seconds, *, n: int, epsilon: float) -> Figure:
     n = check_int("n", n, low=1)
     ds = check_int_array("ds", ds, low=2).ravel()
     seconds = _table("seconds", seconds, len(keys), ds.size)
+    if np.any(seconds <= 0) or np.all(np.isnan(seconds[:, 0])):
+        fail("seconds", Described("a table with a time <= 0 or no finite time at the first d"),
+             "positive times (log axes), at least one finite at the first d")
     fig, ax = plt.subplots(figsize=(10.5, 4.8))
     for i, key in enumerate(keys):
         ax.plot(ds, seconds[i] * 1e3, marker=".", label=REGISTRY[key].label, **_style(key, i))
