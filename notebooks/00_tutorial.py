@@ -635,7 +635,9 @@ for name, regions in pl_regions.items():
     estimate = ldp.psda_counts(pl_locations, regions, pl_tree, 1.0, 0.1, rng=pl_rng)  # eps, beta
     error = np.abs(estimate - pl_truth).max()
     print(f"safe region = {name:<15}: max |count error| over 20 locations = {error:7.1f} users")
-claims.erratum("pldp_definition", "Pr[pi(l) in O] / Pr[pi(l') in O] <= e^eps")  # as its LDP definition
+pldp_slip = ("the printed denominator pi(l') in O is an event, not a probability; the tutorial's "
+             "LDP definition a page earlier prints Pr in both numerator and denominator")
+claims.erratum_if("pldp_definition", by_text(pldp_slip))
 
 # %%
 pl_region, pl_inside = ldp.GRR(2.0, 4).output_table(), ldp.GRR(1.0, 5).output_table()
