@@ -459,11 +459,10 @@ claims.statement("unbiased_exact_variance", lt(worst_z, 5.0), low=sim_ratio.min(
 
 # %% [markdown]
 # Tang et al. (cited by the tutorial) found a per-report ε of 1–2 and a daily privacy loss of up to
-# 16; the tutorial reads this as up to 16 submissions a day (一日に16回まで許されている). By sequential
-# composition the daily loss is the sum of the per-report ε: 16 at ε = 1 per report, so the
-# tutorial's "the daily ε can reach 16" (一日のεは16にもなることがある) is 16 reports × 1; it is not an
-# upper bound, so the 32 of 16 reports at ε = 2 does not contradict it (we print it only to show how
-# the composition scales).
+# 16. The tutorial writes that 16 reports a day are allowed (一日に16回まで許されている), so that the
+# daily ε can reach 16 (一日のεは16にもなることがある). By sequential composition 16 reports at ε = 1
+# compose to 16; at the tutorial's upper ε = 2 they would compose to 32. So the 16 likely mirrors Tang
+# et al.'s daily loss itself, and '16回まで' is likely a loose paraphrase of that budget: not an error.
 #
 # We check the composition exactly: the output table of 16 independent $Q_{Bin}$ reports (all $2^{16}$ answer
 # tuples) has privacy loss computed by `max_privacy_loss`.
@@ -618,8 +617,11 @@ claims.erratum_if("svim_rule", gt(sv_ratio, 1.0), ell=sv_ell, eps=sv_eps, thresh
 # is her location's parent, against everyone at τ = root. Notebook 05 follows the error as β varies.
 #
 # The tutorial's definition prints the ratio $\Pr[\pi(l)\in O] / \pi(l')\in O$: its denominator lacks
-# $\Pr$, which makes it undefined as printed; with $\Pr$ restored it is the usual per-pair ε bound.
-# The source is LaTeX, so a typo cannot be told from a conversion loss: the row is *ambiguous*.
+# $\Pr$. The tutorial's formulas are its author's own LaTeX, and its LDP definition a page earlier keeps
+# both $\Pr$, so this is the author's slip (a typo), not a conversion loss. The definition also quantifies
+# over any two locations $l, l'$, where Chen et al. take $l, l' \in \tau$: as printed, τ plays no part.
+# We check what that changes on a mechanism built to Chen's definition (ours): report the region by GRR
+# at ε = 2, then the location by GRR at ε = 1 within the reported region if it is hers, uniformly otherwise.
 
 # %%
 pl_rng, pl_tree = streams[8], ldp.Taxonomy.regular((4, 5))
@@ -633,10 +635,18 @@ for name, regions in pl_regions.items():
     estimate = ldp.psda_counts(pl_locations, regions, pl_tree, 1.0, 0.1, rng=pl_rng)  # eps, beta
     error = np.abs(estimate - pl_truth).max()
     print(f"safe region = {name:<15}: max |count error| over 20 locations = {error:7.1f} users")
-pldp_readings = ("the printed ratio Pr[pi(l) in O] / (pi(l') in O) divides a probability by an "
-                 "event: undefined as printed; with Pr restored it is the usual per-pair eps "
-                 "bound; the source is LaTeX, so typo vs conversion loss cannot be told")
-claims.ambiguous_if("pldp_definition", by_text(pldp_readings))
+pldp_slip = ("the printed denominator pi(l') in O is an event, not a probability; the tutorial's "
+             "LDP definition a page earlier prints Pr in both numerator and denominator")
+claims.erratum_if("pldp_definition", by_text(pldp_slip))
+
+# %%
+pl_region, pl_inside = ldp.GRR(2.0, 4).output_table(), ldp.GRR(1.0, 5).output_table()
+pl_uniform = np.full((5, 5), 0.2)  # the location within a region that is not hers
+pl_table = np.kron(pl_region, pl_uniform) + np.kron(np.diag(np.diag(pl_region)), pl_inside - pl_uniform)
+pl_tau = max(ldp.pldp_loss(pl_table, pl_tree, r) for r in {pl_tree.parent[x] for x in pl_leaves})
+pl_any = ldp.pldp_loss(pl_table, pl_tree, pl_tree.root)  # any two locations, as printed
+print(f"loss over l, l' in tau (Chen et al.): {pl_tau:.6g}; over any two locations: {pl_any:.6g}")
+claims.erratum_if("pldp_tau_missing", gt(pl_any - pl_tau, 1e-9), chen=pl_tau, printed=pl_any)
 
 # %% [markdown]
 # ## 14. Explore

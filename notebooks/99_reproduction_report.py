@@ -79,6 +79,14 @@ print(claims_with_verdict(collected, "ambiguous"))
 print(fragile_claims(collected))
 
 # %% [markdown]
+# ## 3d. Rows withdrawn
+#
+# - **05-11** ("a guarantee at confidence 1 − β grows as β shrinks") was decided by its wording: a bound
+#   that holds with probability ≥ 1 − β′ also holds for β > β′, so no computation could have refuted
+#   it. The tutorial's own statement there — each cluster at confidence β/|C| gives confidence β
+#   overall — is what 05-10 decides, by the coverage of PSDA's simulated errors.
+
+# %% [markdown]
 # ## 4. Every claim, per paper, with links to its notebook and figures
 
 # %%

@@ -90,3 +90,23 @@ def test_server_seconds_times_each_oracles_own_server_and_refuses_what_it_cannot
         fo.server_seconds(keys, 1.0, 4096, 9000, rng=np.random.default_rng(3))
     with pytest.raises(ValueError, match=r"d must be an integer in \[2, 5792\]; got 8192"):
         fo.server_seconds(keys, 1.0, 8192, 8192, rng=np.random.default_rng(3))
+
+
+def test_first_report_losses_read_eps_1_off_the_whole_memoized_tables():
+    """One report's loss from the composed tables is ε₁ for every oracle; a second round off by 1 % is seen."""
+    import dataclasses
+
+    from ldp_helpers.mechanisms.longitudinal import LOUE, memoized_reports_table
+    from ldp_helpers.mechanisms.privacy import max_privacy_loss
+
+    losses = deploy.first_report_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D)
+    assert set(losses) == {"l_grr", "l_oue", "l_osue", "l_soue", "l_sue"}
+    assert max(abs(v - 1.0) for v in losses.values()) < 1e-9
+    oracle = LOUE(1.0, 4, 3.0)
+    p1, q1, p2, q2 = oracle.rounds
+    wrong = dataclasses.replace(oracle)
+    object.__setattr__(wrong, "rounds", type(oracle.rounds)(p1, q1, p2 * 1.01, q2))
+    loss = max_privacy_loss(memoized_reports_table(wrong.permanent_table(), wrong.instantaneous_table(), 1))
+    assert loss > 1.0 + 1e-3
+    with pytest.raises(ValueError, match="d must be"):
+        deploy.first_report_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D + 1)

@@ -2,6 +2,8 @@
 
 * :func:`longitudinal_epsilons`: exact ε of τ reports of an unchanged value, with memoization (ε_τ → ε∞) and
   without (τ·ε₁), for every registered longitudinal oracle.
+* :func:`first_report_losses`: the exact ε of one report of every longitudinal oracle, from the whole
+  memoized table (permanent round, then one instantaneous report), independent of how the rounds were solved.
 * :func:`longitudinal_variances`: each longitudinal oracle's exact and approximate variance at (ε₁, ε∞, d).
 * :func:`memoized_history_loss`: the exact loss of τ collections from dBitFlipPM's or 1BitMean's
   memoized tables, for users whose value never changes and for histories that do.
@@ -24,6 +26,7 @@ from ldp_helpers._validation import (check_above, check_choice, check_epsilon, c
                                      check_ndim, check_real, check_rng, fail)
 from ldp_helpers.experiments.field_oracles import oracle_groups
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
+from ldp_helpers.mechanisms.longitudinal import memoized_reports_table
 from ldp_helpers.mechanisms.multidimensional import SPL
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.registry import REGISTRY
@@ -81,6 +84,37 @@ def longitudinal_epsilons(epsilon: float, epsilon_permanent: float, d: int, taus
             continue
         out[key] = np.array([oracle.epsilon_after(int(t)) for t in taus])
     out["fresh"] = taus * check_epsilon(epsilon)
+    return out
+
+
+#: the largest d whose one-report memoized tables are built for every oracle (unary: 2^d memoized states)
+FIRST_REPORT_MAX_D = 6
+
+
+def first_report_losses(epsilon: float, epsilon_permanent: float, d: int) -> dict:
+    """``{key: ε}``: the exact loss of ONE report of every longitudinal oracle, from its whole table.
+
+    The table is ``P[x, y] = Σ_b permanent[x, b] · instantaneous[b, y]`` (:func:`memoized_reports_table`
+    at τ = 1): the two rounds composed by a matrix product and the loss taken as the largest log-ratio
+    of two rows (:func:`~ldp_helpers.mechanisms.privacy.max_privacy_loss`).  Neither the chained
+    probabilities nor the loss formula from which the second round was solved enter it, so it checks
+    that solution.  ``d`` ≤ :data:`FIRST_REPORT_MAX_D` (a unary oracle's table has 2^d states and
+    2^d reports).  An oracle that refuses the setting is left out.
+
+    References
+    ----------
+    [arcolezi2022] "longitudinal protocols" (one report costs ε₁); [tutorial] Eq. (2).
+    """
+    epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
+    d = check_int("d", d, low=2, high=FIRST_REPORT_MAX_D)
+    out = {}
+    for key in oracle_groups()["longitudinal"]:
+        try:
+            oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)
+        except ValueError:
+            continue
+        table = memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), 1)
+        out[key] = max_privacy_loss(table)
     return out
 
 

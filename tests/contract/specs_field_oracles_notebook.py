@@ -39,6 +39,7 @@ SPECS = {
                                      _extra={"mechanism_key": ["grr"], "d": [1]}),
     FD + "longitudinal_epsilons": spec(epsilon=1.0, epsilon_permanent=3.0, d=5, taus=TAUS, _finite=False,
                                        _extra={"taus": [np.array([0])]}),
+    FD + "first_report_losses": spec(epsilon=1.0, epsilon_permanent=3.0, d=4, _finite=False, _extra={"d": [1, 7]}),
     FD + "longitudinal_variances": spec(epsilon=1.0, epsilon_permanent=3.0, d=5, _finite=False, _extra={"d": [1]}),
     FD + "memoized_history_loss": spec(mechanism=OneBitMean(1.0, 8), histories=np.array([[0, 0], [8, 8]]), step=2,
                                        _none_ok={"step"}, _finite=False,
