@@ -20,7 +20,7 @@ export OPENBLAS_CORETYPE ?= Haswell
 endif
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: setup peers browser figures test refresh bench lab clean distclean book explore
+.PHONY: setup peers browser figures test lint refresh bench lab clean distclean book explore
 
 setup: $(STAMP)
 
@@ -42,9 +42,15 @@ figures: setup peers
 # Two pytest workers (pytest-xdist); a file's tests stay on one worker, so a notebook's cells run in
 # order in one kernel.  The wall time is printed at the end (CI's budget is four minutes on 2 cores).
 TEST_WORKERS ?= 2
-test: setup peers browser build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js
+test: setup peers browser build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js lint
 	@start=$$(date +%s); $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile; status=$$?; \
 	  echo "make test: pytest took $$(( $$(date +%s) - start )) s of wall time with $(TEST_WORKERS) workers"; exit $$status
+
+# The formatter and the linter (pinned in environment.yml, configured in pyproject.toml): `make test` fails
+# on a file that `ruff format` would change or a `ruff check` finding.
+lint: setup
+	$(VENV)/bin/ruff format --check --quiet .
+	$(VENV)/bin/ruff check --quiet .
 
 # The browser tests (explorer app, book) drive headless Chromium.  As root on Debian (CI, containers)
 # a missing Chromium is installed from the Debian archive; elsewhere nothing is installed and the tests
