@@ -3,10 +3,12 @@
 Rows "<oracle> sampler / its draws" (issue 40 item 3): the sampler against the very same Generator calls
 with the very same arguments, precomputed (:func:`timing.recorded_draws` logs them on one call and replays
 them), as ``bench_aggregate_samplers`` does by hand for GRR, OUE and OLH: what the sampler adds to its random
-draws.  The note also gives the sampler against numpy drawing an output of the same size with two
-binomial arrays (Bin(n/S, ½) twice over the S cells of the aggregate): the floor no exact sampler of these
-laws reaches when its law needs more draws than cells (SS's sequential histograms, the sketches' per-value
-row split, the Hadamard halvings), stated for what it is.
+draws.  The Hadamard halvings draw their Bin(c, ½) splits as counts of fair random bits
+(:func:`~ldp_helpers.mechanisms.hadamard._fair_binomial`); their draws are replayed as numpy's own
+``binomial(c, 0.5)`` of the same counts (the same variates, drawn by numpy).  The note also gives the
+sampler against numpy drawing an output of the same size with two binomial arrays (Bin(n/S, ½) twice over
+the S cells of the aggregate): a floor no exact sampler of these laws reaches when the law needs more
+draws than cells (SS's sequential histograms, the sketches' per-value row split, the Hadamard halvings).
 
 Rows "<oracle> eps=1, n=…, d=…": our aggregate sampler against the per-user client and server of each peer
 that ships the oracle (pure-ldp 1.2.0: HR, the Hadamard mechanism, FLH, CMS, HCMS, the private count sketch,
@@ -19,8 +21,10 @@ Hashtogram (its module is commented out), so Hashtogram has sampler rows only.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import warnings
+from unittest import mock
 
 import numpy as np
 
@@ -62,9 +66,20 @@ def _oracles(d: int, rng: np.random.Generator) -> dict:
     }
 
 
+@contextlib.contextmanager
+def _numpy_fair_binomials():
+    """The halvings' Bin(c, ½) splits drawn by numpy's binomial while the draws are recorded (same law)."""
+    with contextlib.ExitStack() as stack:
+        for module in ("hadamard", "hadamard_mechanism", "hadamard_sketch"):
+            stack.enter_context(mock.patch(f"ldp_helpers.mechanisms.{module}._fair_binomial",
+                                           lambda c, rng: rng.binomial(c, 0.5)))
+        yield
+
+
 def _sampler_row(label: str, name: str, oracle, counts, rng) -> Timing:
     sampler = lambda: oracle.sample_aggregate(counts, rng=rng)  # noqa: E731
-    draws, n_calls = recorded_draws(lambda g: oracle.sample_aggregate(counts, rng=g), rng)
+    with _numpy_fair_binomials():
+        draws, n_calls = recorded_draws(lambda g: oracle.sample_aggregate(counts, rng=g), rng)
     cells = np.asarray(sampler()).size
     per_cell = np.full(cells, SAMPLER_N // cells)
     output = lambda: (rng.binomial(per_cell, 0.5), rng.binomial(per_cell, 0.5))  # noqa: E731
@@ -94,7 +109,7 @@ def _import_peers():
 
 
 class _NumPy1Zeros:
-    """NumPy for pure-ldp's FreqOracleServer module only, with NumPy 1's ``np.zeros(None)`` (tests/peer_sketch_runner.py)."""
+    """NumPy for pure-ldp's FreqOracleServer module, with NumPy 1's ``np.zeros(None)`` (as tests/peer_sketch_runner.py)."""
 
     def __getattr__(self, name):
         return getattr(np, name)
