@@ -16,9 +16,14 @@ class Timing:
     note: str = ""
 
 
-def median_time(fn, *, repeat: int = 7, number: int = 1) -> float:
-    """Median wall time of ``fn()`` over ``repeat`` runs of ``number`` calls each (seconds per call)."""
-    fn()  # warm-up
+def median_time(fn, *, repeat: int = 7, number: int = 1, warmup: bool = True) -> float:
+    """Median wall time of ``fn()`` over ``repeat`` runs of ``number`` calls each (seconds per call).
+
+    ``warmup=False`` skips the untimed first call (when the caller has just run ``fn`` itself, or one run of
+    ``fn`` takes seconds and has nothing to warm).
+    """
+    if warmup:
+        fn()
     runs = []
     for _ in range(repeat):
         start = time.perf_counter()
