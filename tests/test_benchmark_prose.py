@@ -60,3 +60,23 @@ def test_prose_follows_the_rows():
     cost = sweep_cost(sweeps)
     assert "2.50 s (1.6x the in-process speed)" in cost and "(+2.0 ms of wall time per extra chunk" in cost
     assert "load average was 3.5 on 2 cores while measuring: other processes held the CPUs" in cost
+
+
+def test_recorded_draws_replay_the_very_same_draws():
+    """The bench's "its draws" replay consumes the generator exactly as the sampler did (same calls, same arguments)."""
+    import numpy as np
+    from timing import recorded_draws
+
+    from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+    from ldp_helpers.mechanisms.subset_selection import SubsetSelection
+
+    counts = np.arange(1, 17) * 50
+    for oracle in (SubsetSelection(1.0, 16), CountMeanSketch.create(1.0, 16, 4, 8, rng=np.random.default_rng(1))):
+        rng = np.random.default_rng(7)
+        start = rng.bit_generator.state
+        replay, n_calls = recorded_draws(lambda g, o=oracle: o.sample_aggregate(counts, rng=g), rng)
+        after_sampler = rng.bit_generator.state
+        assert n_calls >= 2 and after_sampler != start
+        rng.bit_generator.state = start
+        replay()
+        assert rng.bit_generator.state == after_sampler
