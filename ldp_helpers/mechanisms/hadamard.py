@@ -27,6 +27,7 @@ import numpy as np
 from ldp_helpers._validation import Described, check_int_array, check_real_array, fail
 
 FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's binomial (O(1) each)
+FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
 
 
 def _check_power_of_two(name: str, m: int) -> None:
@@ -114,8 +115,12 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     n = 64q + r up to :data:`FAIR_BITS_LIMIT` counts the set bits of q random 64-bit words and of the r low
     bits of one more (every bit of the generator's words is a fair coin, independent of the others); larger
     counts go to numpy's binomial.  The halvings of the samplers above draw mostly small counts, where this
-    is several times faster than a binomial draw with its per-element set-up.
+    is several times faster than a binomial draw with its per-element set-up.  Arrays of fewer than
+    :data:`FAIR_BITS_MIN_SIZE` counts (a small domain's halvings) go to numpy's binomial whole: there the
+    dozen array operations below cost more than the draws.
     """
+    if counts.size < FAIR_BITS_MIN_SIZE:
+        return rng.binomial(counts, 0.5)
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
     small = flat[~big]
