@@ -24,7 +24,9 @@ from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.duchi_mean import DuchiMean
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing, fixed_hash_moments
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.hadamard import _uniform_on_sign_sets, hadamard_entries, walsh_hadamard_transform
+from ldp_helpers.mechanisms import hadamard
+from ldp_helpers.mechanisms.hadamard import (_fair_binomial, _uniform_on_sign_sets, hadamard_entries,
+                                             walsh_hadamard_transform)
 from ldp_helpers.mechanisms.hadamard_mechanism import (HadamardMechanism, HadamardReports, coefficient_variance_factor,
                                                        optimal_coefficients)
 from ldp_helpers.mechanisms.hadamard_response import HadamardResponse, hr_blocks
@@ -106,6 +108,45 @@ def test_sign_set_sampler_has_the_exact_multinomial_moments():
     sample_cov = np.cov(draws.T)
     se_cov = np.sqrt((np.outer(np.diag(cov), np.diag(cov)) + cov**2) / runs)  # normal approximation
     assert np.all(np.abs(sample_cov - cov) < N_SE * se_cov + 1e-12)
+
+
+FAIR_COUNTS = (1, 5, 63, 64, 65, 130, hadamard.FAIR_BITS_LIMIT, hadamard.FAIR_BITS_LIMIT + 1)
+
+
+def _assert_fair_binomial_law(draw, runs: int = 200_000):
+    """Every count n of FAIR_COUNTS (interleaved with zeros and threes, as in a halving): Bin(n, ½) by chi-square."""
+    counts = np.tile(np.array([*FAIR_COUNTS, 0, 3], dtype=np.int64), runs)
+    sample = draw(counts, np.random.default_rng(17)).reshape(runs, -1)
+    assert np.all(sample[:, -2] == 0)
+    for column, n in enumerate((*FAIR_COUNTS, 3)):
+        x = sample[:, column if column < len(FAIR_COUNTS) else -1]
+        expected = stats.binom.pmf(np.arange(n + 1), n, 0.5) * runs
+        kept = expected > 5
+        assert 0 <= x.min() and x.max() <= n, f"n = {n}: tails (a draw outside [0, n])"
+        observed = np.bincount(x, minlength=n + 1)
+        assert observed[~kept].sum() < max(expected[~kept].sum() * 10, 30), f"n = {n}: tails"
+        chi2 = np.sum((observed[kept] - expected[kept]) ** 2 / expected[kept])
+        assert stats.chi2.sf(chi2, kept.sum() - 1) > 1e-4, f"n = {n}: chi-square rejects Bin(n, 1/2)"
+
+
+@pytest.mark.statistical
+def test_fair_binomial_by_random_bits_is_binomial_one_half():
+    """_fair_binomial (set bits of random words, numpy's binomial above the limit) has the law Bin(n, ½)."""
+    _assert_fair_binomial_law(_fair_binomial)
+
+
+@pytest.mark.statistical
+def test_fair_binomial_check_catches_one_bit_too_many():
+    """The same check rejects a variant reading r + 1 low bits of the last word (the off-by-one to fear)."""
+    def one_too_many(counts, rng):
+        whole, low = np.divmod(counts, 64)
+        words = rng.integers(0, 2**64, size=(counts.size, 2 + int(whole.max())), dtype=np.uint64)
+        mask = (np.uint64(1) << np.minimum(low + 1, 63).astype(np.uint64)) - np.uint64(1)
+        ones = np.bitwise_count(words[:, 0] & np.where(counts > 0, mask, 0)).astype(np.int64)
+        full = np.arange(words.shape[1] - 1)[None] < whole[:, None]
+        return ones + (np.bitwise_count(words[:, 1:]) * full).sum(axis=1).astype(np.int64)
+    with pytest.raises(AssertionError, match="rejects|tails"):
+        _assert_fair_binomial_law(one_too_many)
 
 
 # ------------------------------------------------------------------------------------------- Hadamard Response

@@ -54,7 +54,8 @@ from ldp_helpers._validation import (Described, check_count_array, check_domain_
                                      check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.hadamard import _hadamard_entries, _uniform_on_sign_sets, _walsh_hadamard_transform
+from ldp_helpers.mechanisms.hadamard import (_fair_binomial, _hadamard_entries, _uniform_on_sign_sets,
+                                             _walsh_hadamard_transform)
 
 MAX_COEFFICIENTS = 30  # largest t (a report pattern is one of 2^t)
 MAX_TABLE_COLUMNS = 2**16  # largest (2D)^t for output_table
@@ -180,7 +181,7 @@ class HadamardMechanism(FrequencyOracle):
         slots = np.zeros(shape, dtype=np.int64)
         slots[..., : self.d, 0], slots[..., : self.d, 1] = plus_slots, t * counts - plus_slots
         # a slot of sign type (v, σ) lands on S(v, σ) (reported +1) or on S(v, −σ) (reported −1)
-        on_plus = rng.binomial(slots, 0.5)
+        on_plus = _fair_binomial(slots, rng)
         on_plus[..., 0, :] = slots[..., 0, :] * np.array([1, 0])  # H[0, j] = +1: the sign is σ itself
         plus, minus = on_plus, (slots - on_plus)[..., ::-1]
         hits = _uniform_on_sign_sets(np.stack((plus, minus)), rng)

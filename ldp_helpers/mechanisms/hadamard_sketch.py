@@ -36,6 +36,7 @@ from ldp_helpers._validation import (Described, check_domain_values, check_insta
                                      check_real, check_rng, fail)
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_tables
+from ldp_helpers.mechanisms.hadamard import _fair_binomial, _walsh_hadamard_transform
 from ldp_helpers.mechanisms.local_hashing import _universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
@@ -99,7 +100,7 @@ def _split_over_hadamard_rows(hits: np.ndarray, rng: np.random.Generator) -> tup
     while state.shape[-1] > 1:
         half = state.shape[-1] // 2
         split = state.reshape(*state.shape[:-1], 2, half)  # (…, P, sign, c_t, c')
-        low = rng.binomial(split, 0.5)  # l_t = 0
+        low = _fair_binomial(split, rng)  # l_t = 0
         high = split - low  # l_t = 1
         keep = low.sum(axis=-2)  # l_t = 0: the sign does not change
         flip = high[..., 0, :] + high[..., ::-1, 1, :]  # l_t = 1: c_t = 1 flips the sign
@@ -166,8 +167,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
         return self._transform(signed)
 
     def _transform(self, signed_sums) -> np.ndarray:
-        """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m)."""
-        return self.k * self.c_epsilon * (np.asarray(signed_sums, dtype=float) @ _sylvester(self.m).T)
+        """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m): the fast transform of the integer sums."""
+        transformed = _walsh_hadamard_transform(np.asarray(signed_sums, dtype=np.int64))
+        return self.k * self.c_epsilon * transformed.astype(float)
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact sampler of :meth:`aggregate` given the true counts (cost O(d·k + k·m·log m) per survey).

@@ -180,25 +180,31 @@ class SubsetSelection(PureFrequencyOracle):
 
 
 def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """C for each row of ``own`` (R × d, the V users per value); the n − ΣK U users take uniform k-subsets."""
+    """C for each row of ``own`` (R × d, the V users per value); the n − ΣK U users take uniform k-subsets.
+
+    ``groups[:, 0, r]`` counts the users behind (candidates {i, …, d − 1}) and ``groups[:, 1, r]`` those
+    ahead (the same minus their own value) that still need r members.  Draws are made only over the
+    range of r some user holds (the others take nothing): the histograms span O(√k) values of r.
+    """
     n_rows, d = own.shape
     needed = np.arange(k + 1)  # r: members still to choose
-    behind = np.zeros((n_rows, k + 1), dtype=np.int64)  # candidates {i, …, d − 1}
-    behind[:, k] = n - own.sum(axis=1)
-    ahead = np.zeros((n_rows, k + 1), dtype=np.int64)  # candidates {i, …, d − 1} minus the own value
-    ahead[:, k - 1] = own.sum(axis=1)
-    out = np.empty((n_rows, d), dtype=np.int64)
+    groups = np.zeros((n_rows, 2, k + 1), dtype=np.int64)
+    groups[:, 0, k] = n - own.sum(axis=1)
+    groups[:, 1, k - 1] = own.sum(axis=1)
+    out = own.copy()
     for i in range(d):
-        arriving = _hypergeometric_rows(ahead, own[:, i], rng)  # the V users of value i
-        ahead -= arriving
-        out[:, i] = own[:, i]
-        for group, remaining in ((behind, d - i), (ahead, d - i - 1)):
-            if remaining > 0:
-                taken = rng.binomial(group, np.minimum(needed / remaining, 1.0))  # nobody needs r > remaining
-                group -= taken
-                group[:, :-1] += taken[:, 1:]
-                out[:, i] += taken.sum(axis=1)
-        behind += arriving
+        held = np.flatnonzero(groups.any(axis=(0, 1)))
+        span = slice(held[0], held[-1] + 1)
+        arriving = _hypergeometric_rows(groups[:, 1, span], own[:, i], rng)  # the V users of value i
+        groups[:, 1, span] -= arriving
+        remaining = np.array([[d - i], [max(d - i - 1, 1)]])  # none is ahead of the last value
+        taken = rng.binomial(groups[..., span], np.minimum(needed[span] / remaining, 1.0))  # nobody needs r > remaining
+        groups[..., span] -= taken
+        groups[..., span.start : span.stop - 1] += taken[..., 1:]
+        if span.start:
+            groups[..., span.start - 1] += taken[..., 0]
+        out[:, i] += taken.sum(axis=(1, 2))
+        groups[:, 0, span] += arriving
     return out
 
 

@@ -11,9 +11,14 @@ the phase diagram's grid) is not an interaction and is not timed.
 """
 
 import itertools
+import json
+import os
+import signal
+import subprocess
 import sys
 import time
 import warnings
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +28,7 @@ from timing import Timing, median_time
 N, D, T = 10**8, 1024, 1000
 RAPPOR_PAPER = dict(k=128, h=4, m=8, f=0.0, p=0.5, q=0.75, n_reports=20_000, n_candidates=200, n_true=100, zipf_s=0.7)
 BUDGET, FIRST_PANEL_BUDGET = 0.2, 2.0
+BROWSER_LIMIT = 240.0  # seconds for every browser row (server start, Chromium, all panels); beyond it one TIMEOUT row
 
 
 def _interaction(panel, name, values):
@@ -139,5 +145,38 @@ def _browser_rows(repeat: int = 7) -> list[Timing]:
     return rows
 
 
+def _browser_rows_limited(limit: float = BROWSER_LIMIT) -> list[Timing]:
+    """:func:`_browser_rows` in a process session of its own, ended (server, driver and Chromium with it) after ``limit`` s.
+
+    A stall (a kernel that never answers, a page that never loads) becomes one TIMEOUT row and a crash one
+    FAILED row: the rest of the bench always runs and the table always prints.
+    """
+    proc = subprocess.Popen([sys.executable, __file__, "--browser-rows"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, cwd=Path(__file__).parent)
+    start = time.perf_counter()
+    try:
+        out, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:  # SIGTERM first: the child stops its server (a session of its own) and Chromium
+        for sig, grace in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.communicate(timeout=grace)
+                break
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                continue
+        return [Timing("explore: browser", "browser rows", time.perf_counter() - start,
+                       f"TIMEOUT: not finished within the {limit:.0f} s limit (stopped; no browser row measured)")]
+    if proc.returncode:
+        last = (err.strip().splitlines() or ["no message"])[-1]
+        return [Timing("explore: browser", "browser rows", time.perf_counter() - start,
+                       f"FAILED (exit {proc.returncode}): {last[:160]}")]
+    return [Timing(**row) for row in json.loads(out.strip().splitlines()[-1])]
+
+
 def run(rng: np.random.Generator) -> list[Timing]:
-    return _kernel_rows() + _browser_rows()
+    return _kernel_rows() + _browser_rows_limited()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--browser-rows"]:  # the child of _browser_rows_limited
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwind: serve() stops the server, driver.quit() Chromium
+    print(json.dumps([asdict(row) for row in _browser_rows()], ensure_ascii=False))

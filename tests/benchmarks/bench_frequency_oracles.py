@@ -164,20 +164,21 @@ def run(rng: np.random.Generator) -> list[Timing]:
         for oracle in (GRR(EPSILON, d), OUE(EPSILON, d), OLH(EPSILON, d)):
             name = type(oracle).__name__
             label = f"{name} eps=1, n={n:,}, d={d}"
-            heavy = n * (d if name == "OUE" else 1) > 10**8
+            heavy = n * (d if name == "OUE" else 1) > 10**8  # seconds per run: one timed run, no warm-up
+            timed = dict(repeat=1, warmup=False) if heavy else dict(repeat=7)
             aggregate, per_user, draws_aggregate, draws_per_user = _ours(oracle, values, true_counts, rng)
             t_aggregate, t_draws, overhead = paired_times(aggregate, draws_aggregate, repeat=21, number=50)
             if name == "OLH" and (n, d) != WORKLOADS[0]:  # the per-user server hashes n·d pairs: first workload only
                 rows.append(Timing(label, "our aggregate sampler", t_aggregate, f"{overhead:.2f}x its draws (median of paired runs)"))
                 rows.append(Timing(label, "draws alone (aggregate)", t_draws, "the binomial/multinomial draws it needs"))
                 continue
-            t_per_user = median_time(per_user, repeat=3 if heavy else 7)
+            t_per_user = median_time(per_user, **timed)
             rows.append(Timing(label, "our aggregate sampler", t_aggregate, f"{overhead:.2f}x its draws (median of paired runs)"))
             rows.append(Timing(label, "draws alone (aggregate)", t_draws, "the binomial/multinomial draws it needs"))
             rows.append(Timing(label, "our per-user path", t_per_user, f"perturb + count, streamed in blocks of {STREAM_USERS:,} users"))
             per_user_draws = {"GRR": "the uniforms it needs", "OUE": "one uniform per report bit",
                               "OLH": "a hash seed, a uniform and a GRR draw per user"}[name]
-            rows.append(Timing(label, "draws alone (per-user)", median_time(draws_per_user, repeat=3 if heavy else 7), per_user_draws))
+            rows.append(Timing(label, "draws alone (per-user)", median_time(draws_per_user, **timed), per_user_draws))
             if not peers:
                 continue
             sub = values[: min(PEER_USERS[name], n)]

@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -79,10 +80,14 @@ def main(argv: list[str]) -> int:
             print("--write-readme needs every benchmark (the README's prose quotes them all); give no names",
                   file=sys.stderr)
             return 2
-    rows = []
+    rows, start = [], time.perf_counter()
     for name in modules:
         print(f"running {name} ...", file=sys.stderr, flush=True)
+        begun = time.perf_counter()
         rows += importlib.import_module(name).run(np.random.default_rng(20261121))
+        print(f"  {name}: {time.perf_counter() - begun:.0f} s", file=sys.stderr, flush=True)
+    print(f"every benchmark: {time.perf_counter() - start:.0f} s of wall time, load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr, flush=True)
     machine, table = machine_description(), format_table(rows)
     print(f"machine: {machine}")
     print(table)

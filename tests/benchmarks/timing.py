@@ -16,9 +16,14 @@ class Timing:
     note: str = ""
 
 
-def median_time(fn, *, repeat: int = 7, number: int = 1) -> float:
-    """Median wall time of ``fn()`` over ``repeat`` runs of ``number`` calls each (seconds per call)."""
-    fn()  # warm-up
+def median_time(fn, *, repeat: int = 7, number: int = 1, warmup: bool = True) -> float:
+    """Median wall time of ``fn()`` over ``repeat`` runs of ``number`` calls each (seconds per call).
+
+    ``warmup=False`` skips the untimed first call (when the caller has just run ``fn`` itself, or one run of
+    ``fn`` takes seconds and has nothing to warm).
+    """
+    if warmup:
+        fn()
     runs = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -54,3 +59,44 @@ def format_table(rows: list[Timing]) -> str:
         base = baseline.setdefault(r.benchmark, r.median_seconds)
         lines.append(f"{r.benchmark:<34} {r.variant:<30} {r.median_seconds * 1e3:>9.3f} ms {r.median_seconds / base:>9.2f}x  {r.note}")
     return "\n".join(lines)
+
+
+_DRAWS = ("binomial", "multinomial", "hypergeometric", "multivariate_hypergeometric", "integers", "random", "gamma",
+          "normal", "poisson", "geometric", "choice", "permutation", "shuffle")
+
+
+class _Recorder(np.random.Generator):
+    """A Generator that logs every draw call with a copy of its arguments (then draws as usual)."""
+
+    def __init__(self, rng: np.random.Generator):
+        super().__init__(rng.bit_generator)
+        self.calls = []
+
+    def __getattribute__(self, name):
+        method = super().__getattribute__(name)
+        if name not in _DRAWS:
+            return method
+        calls = super().__getattribute__("calls")
+
+        def logged(*args, **kwargs):
+            calls.append((name, [np.copy(a) if isinstance(a, np.ndarray) else a for a in args],
+                          {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}))
+            return method(*args, **kwargs)
+        return logged
+
+
+def recorded_draws(sampler, rng: np.random.Generator):
+    """``sampler(rng)``'s random draws alone: a callable making the very same Generator calls, arguments precomputed.
+
+    One call of ``sampler`` on a recording Generator logs each draw with a copy of its arguments; the returned
+    callable replays that log on ``rng`` (the draws' cost without the sampler's bookkeeping).  Returns the
+    callable and the number of calls logged.
+    """
+    recorder = _Recorder(rng)
+    sampler(recorder)
+    calls = [(getattr(rng, name), args, kwargs) for name, args, kwargs in recorder.calls]
+
+    def replay():
+        for method, args, kwargs in calls:
+            method(*args, **kwargs)
+    return replay, len(calls)
