@@ -266,8 +266,8 @@ def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, be
     settings = {"personal": regions, "root": np.full(locations.size, taxonomy.root)}
     out = {}
     for name, reg in progress_bar(settings.items(), progress, "PSDA"):
-        errors = np.array([[np.abs(psda_counts(locations, reg, taxonomy, epsilon, float(b), rng=rng) - truth).max()
-                            for _ in range(n_draws)] for b in betas])
+        errors = np.array([np.abs(psda_counts(locations, reg, taxonomy, epsilon, float(b), rng=rng, n_draws=n_draws)
+                                  - truth).max(axis=1) for b in betas])
         bounds = np.array([psda_error_bound(locations, reg, taxonomy, epsilon, float(b)) for b in betas])
         out[name] = {"max_error": _curve(errors), "bound": bounds, "covered": (errors <= bounds[:, None]).mean(axis=1),
                      "quantile": np.array([np.quantile(e, 1 - b) for e, b in zip(errors, betas)])}

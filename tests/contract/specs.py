@@ -514,7 +514,7 @@ SPECS.update({
     PR + "personalized.pldp_loss": spec(table=np.array([[0.5, 0.5], [0.7, 0.3], [0.2, 0.8], [0.4, 0.6]]), taxonomy=TAXONOMY,
                                         region=1, _extra={"region": [7, -1], "table": [np.eye(2)], "taxonomy": [None]}),
     PR + "personalized.psda_counts": spec(locations=np.array([3, 4, 5, 6]), regions=np.array([1, 1, 0, 2]), taxonomy=TAXONOMY,
-                                          epsilons=1.0, beta=0.1, rng=RNG, matrix_seed=0,
+                                          epsilons=1.0, beta=0.1, rng=RNG, matrix_seed=0, n_draws=2, per_user=False,
                                           _extra={"locations": [np.array([1, 4, 5, 6])], "regions": [np.array([2, 1, 0, 2])],
                                                   "beta": [0.0, 1.0], "taxonomy": [None]}),
     PR + "set_valued.amplified_grr_epsilon": spec(epsilon=1.0, ell=3, _extra={"ell": [0, -1]}),
