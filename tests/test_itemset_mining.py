@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.protocols.itemset_mining import choose_ell, ldpminer, ncr, size_correction, svim, top_k_precision
+from ldp_helpers.protocols.itemset_mining import (choose_ell, itemset_counts, ldpminer, ncr, size_correction, svim, svsm,
+                                                 top_k_precision)
 from ldp_helpers.protocols.set_valued import PSFO
 from ldp_helpers.simulate.itemsets import item_counts, zipf_baskets
 
@@ -100,3 +101,17 @@ def test_svsm_finds_the_frequent_itemsets():
     assert len(set(found.itemsets) & true_top) >= 8 and found.ell >= 1
     with pytest.raises(ValueError, match="epsilon"):
         svsm(baskets[:10], 64, 0.0, 2, rng=rng)
+
+
+def test_flat_sets_are_the_same_users():
+    """A FlatSets (validated once) gives every miner the draws of its list of sets; another d is refused."""
+    from ldp_helpers.protocols.set_valued import FlatSets
+    sets = [np.array(s) for s in ([0, 1], [2, 1], [0, 2, 3], [], [4])] * 40
+    flat = FlatSets(sets, 6)
+    for mine in (lambda x, r: svim(x, 6, 1.0, 2, rng=r).items, lambda x, r: ldpminer(x, 6, 1.0, 2, ell=2, rng=r).items,
+                 lambda x, r: svsm(x, 6, 1.0, 2, rng=r).itemsets):
+        a, b = mine(sets, np.random.default_rng(3)), mine(flat, np.random.default_rng(3))
+        assert np.array_equal(a, b)
+    assert np.array_equal(itemset_counts(flat, 6, [(0, 1), (0, 2)]), [40, 40])
+    with pytest.raises(ValueError, match="d must be the d = 6 of the FlatSets"):
+        svim(flat, 7, 1.0, 2, rng=np.random.default_rng(0))
