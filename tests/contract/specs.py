@@ -487,6 +487,8 @@ SPECS.update({
     MECH + "harmony.HarmonyNguyen": spec(epsilon=1.0, n_rounds=4),
     GL + "harmony_variance_term": spec(epsilon=1.0, n_users=100, n_rounds=4),
     # protocols
+    PR + "heavy_hitters.split_counts": spec(counts=np.array([3, 2, 0, 1]), sizes=np.array([3, 3]), rng=RNG,
+                                            _extra={"sizes": [np.array([3, 2]), np.array([], dtype=np.int64)]}),
     PR + "heavy_hitters.pem_lengths": spec(bits=12, k=5, eta=2, _extra={"bits": [0, 31], "k": [0], "eta": [0]}),
     PR + "heavy_hitters.pem": spec(values=np.arange(64), bits=6, epsilon=1.0, k=3, eta=2, rng=RNG, per_user=False,
                                    _extra={"bits": [0, 31], "k": [0, 65], "values": [np.array([64]), np.array([1])]}),
