@@ -2,7 +2,8 @@
 
 Both are built from :class:`~ldp_helpers.protocols.set_valued.PSFO`, and every survey is drawn
 with PSFO's exact aggregate sampler (the law of the per-user clients, tested in the conformance
-suite), so a run costs O(n) vectorized work, not n client calls.
+suite), so a run costs O(n) vectorized work, not n client calls; ``per_user=True`` runs every
+user's client instead (the reference the tests compare the samplers with).
 
 **SVIM** ([wang2018svim]) splits the users into disjoint groups, each reporting once (ε-LDP per
 user): (1) PSFO with ℓ = 1 over all d items, the 2k best become candidates; (2) each user reports how
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
+from ldp_helpers._validation import (Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
                                      check_rng, fail, fail_type)
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
@@ -55,9 +56,22 @@ def _psfo(epsilon: float, n_items: int, ell: int) -> PSFO:
     return PSFO(epsilon, n_items, ell, "GRR" if grr_preferred(n_items, epsilon, ell) else "OLH")
 
 
-def _survey(psfo: PSFO, items: np.ndarray, sizes: np.ndarray, rng) -> np.ndarray:
-    """One PSFO survey of the users (items, sizes) by the exact sampler: ℓ·ĉ for each real item."""
+def _survey(psfo: PSFO, items: np.ndarray, sizes: np.ndarray, rng, per_user: bool) -> np.ndarray:
+    """One PSFO survey of the users (items, sizes), ℓ·ĉ for each real item: PSFO's exact sampler, or
+    (``per_user``) every user's client."""
+    if per_user:
+        reports = psfo.perturb(np.split(items, np.cumsum(sizes)[:-1]), rng=rng)
+        return psfo.estimate(psfo.aggregate(reports), sizes.size)
     return psfo.estimate(psfo._sample_flat(items, sizes, rng=rng), sizes.size)
+
+
+def _size_survey(epsilon: float, held: np.ndarray, domain: int, rng, per_user: bool) -> np.ndarray:
+    """The users per number of candidates held (``held``, one per user, in [0, domain)), estimated with GRR or
+    OLH (the better for the domain) and clipped at 0: the oracle's sampler, or (``per_user``) its client."""
+    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
+    aggregate = (oracle.aggregate(oracle.perturb(held, rng=rng)) if per_user
+                 else oracle.sample_aggregate(np.bincount(held, minlength=domain), rng=rng))
+    return np.maximum(oracle.estimate(aggregate, held.size), 0.0)
 
 
 def _restrict(items, sizes, owner, candidates):
@@ -118,8 +132,11 @@ def choose_ell(size_counts, percentile: float = 0.9) -> int:
 
 
 def svim(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, shares=(0.5, 0.1, 0.4),
-         percentile: float = 0.9) -> MiningResult:
+         percentile: float = 0.9, per_user: bool = False) -> MiningResult:
     """SVIM's top-k items: candidates (PSFO, ℓ = 1), size estimation, ℓ choice, corrected PSFO estimates.
+
+    ``sets``: the users' sets, or a :class:`~ldp_helpers.protocols.set_valued.FlatSets` of them.  Each
+    survey is drawn by the oracles' exact samplers (``per_user=True``: every user runs the client).
 
     References
     ----------
@@ -131,34 +148,34 @@ def svim(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, shar
     shares = check_real_array("shares", shares, low=0.0).ravel()
     if shares.size != 3 or abs(shares.sum() - 1.0) > 1e-9:
         fail("shares", Described(f"{shares.tolist()}"), "three positive shares summing to 1")
-    return _svim_flat(items, sizes, owner, d, epsilon, k, rng, shares, check_probability(percentile, "percentile", open_low=True))
+    percentile = check_probability(percentile, "percentile", open_low=True)
+    return _svim_flat(items, sizes, owner, d, epsilon, k, rng, check_bool("per_user", per_user), shares, percentile)
 
 
-def _svim_flat(items, sizes, owner, d, epsilon, k, rng, shares=(0.5, 0.1, 0.4), percentile=0.9) -> MiningResult:
+def _svim_flat(items, sizes, owner, d, epsilon, k, rng, per_user, shares=(0.5, 0.1, 0.4), percentile=0.9) -> MiningResult:
     """:func:`svim` on validated flat sets (items, sizes, owner)."""
     n = sizes.size
     g1, g2, g3 = _split(n, shares, rng)
     # (1) candidates: PSFO with ℓ = 1 over all d items
-    est1 = _survey(_psfo(epsilon, d, 1), *_take(items, sizes, owner, g1)[:2], rng)
+    est1 = _survey(_psfo(epsilon, d, 1), *_take(items, sizes, owner, g1)[:2], rng, per_user)
     candidates = np.sort(np.argsort(-est1, kind="stable")[: min(2 * k, d)])
     # (2) how many candidates each user holds, over {0, ..., |C|}
     restricted = _restrict(items, sizes, owner, candidates)
-    c_sizes = _take(*restricted, g2)[1]
-    domain = candidates.size + 1
-    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
-    length_counts = np.bincount(c_sizes, minlength=domain)
-    size_est = np.maximum(oracle.estimate(oracle.sample_aggregate(length_counts, rng=rng), g2.size), 0.0)
+    size_est = _size_survey(epsilon, _take(*restricted, g2)[1], candidates.size + 1, rng, per_user)
     ell = choose_ell(size_est, percentile)
     # (3) PSFO with ℓ over the candidates, corrected for sets longer than ℓ, scaled to all n users
     r_items, r_sizes, _ = _take(*restricted, g3)
-    est3 = _survey(_psfo(epsilon, candidates.size, ell), r_items, r_sizes, rng)
+    est3 = _survey(_psfo(epsilon, candidates.size, ell), r_items, r_sizes, rng, per_user)
     est3 = est3 * size_correction(size_est, ell) * n / g3.size
     top = np.argsort(-est3, kind="stable")[:k]
     return MiningResult(candidates[top], est3[top], candidates, ell)
 
 
-def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.Generator) -> MiningResult:
+def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.Generator,
+             per_user: bool = False) -> MiningResult:
     """LDPMiner's top-k items: every user reports twice at ε/2 (candidates over d items, then counts over the k candidates).
+
+    ``sets`` and ``per_user`` as in :func:`svim`.
 
     References
     ----------
@@ -166,11 +183,11 @@ def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.G
     """
     items, sizes, owner = flat_population(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1, high=d)
-    ell, rng = check_int("ell", ell, low=1), check_rng(rng)
+    ell, rng, per_user = check_int("ell", ell, low=1), check_rng(rng), check_bool("per_user", per_user)
     half = epsilon / 2
-    est1 = _survey(_psfo(half, d, ell), items, sizes, rng)
+    est1 = _survey(_psfo(half, d, ell), items, sizes, rng, per_user)
     candidates = np.sort(np.argsort(-est1, kind="stable")[:k])
-    est2 = _survey(_psfo(half, candidates.size, ell), *_restrict(items, sizes, owner, candidates)[:2], rng)
+    est2 = _survey(_psfo(half, candidates.size, ell), *_restrict(items, sizes, owner, candidates)[:2], rng, per_user)
     top = np.argsort(-est2, kind="stable")
     return MiningResult(candidates[top], est2[top], candidates, ell)
 
@@ -251,11 +268,12 @@ def _itemset_memberships(items, sizes, owner, candidates):
 
 
 def svsm(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, max_size: int = 3,
-         percentile: float = 0.9) -> ItemsetResult:
+         percentile: float = 0.9, per_user: bool = False) -> ItemsetResult:
     """SVSM's top-k itemsets: half of the users run SVIM (frequent items), the rest estimate candidate itemsets.
 
     Of the second half, 20 % report how many candidate itemsets they hold (ℓ = the 90th percentile)
-    and 80 % report them with PSFO(ℓ), corrected for users holding more than ℓ (as in SVIM).
+    and 80 % report them with PSFO(ℓ), corrected for users holding more than ℓ (as in SVIM).  ``sets`` and
+    ``per_user`` as in :func:`svim`.
 
     References
     ----------
@@ -265,19 +283,17 @@ def svsm(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, max_
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1)
     max_size, rng = check_int("max_size", max_size, low=2, high=6), check_rng(rng)
     percentile = check_probability(percentile, "percentile", open_low=True)
+    per_user = check_bool("per_user", per_user)
     first, second = _split(sizes.size, (0.5, 0.5), rng)
-    found = _svim_flat(*_take(items, sizes, owner, np.sort(first)), d, epsilon, min(max(k, 4), d), rng)
+    found = _svim_flat(*_take(items, sizes, owner, np.sort(first)), d, epsilon, min(max(k, 4), d), rng, per_user)
     scale = sizes.size / first.size
     candidates = candidate_itemsets({int(i): float(e) * scale for i, e in zip(found.items, found.estimates)}, k, max_size)
     g2, g3 = np.array_split(rng.permutation(second), [max(1, second.size // 5)])
-    c2_items, c2_sizes = _itemset_memberships(*_take(items, sizes, owner, np.sort(g2)), candidates)
-    domain = len(candidates) + 1
-    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
-    size_est = np.maximum(oracle.estimate(oracle.sample_aggregate(np.bincount(c2_sizes, minlength=domain), rng=rng),
-                                          g2.size), 0.0)
+    c2_sizes = _itemset_memberships(*_take(items, sizes, owner, np.sort(g2)), candidates)[1]
+    size_est = _size_survey(epsilon, c2_sizes, len(candidates) + 1, rng, per_user)
     ell = choose_ell(size_est, percentile)
     c3_items, c3_sizes = _itemset_memberships(*_take(items, sizes, owner, np.sort(g3)), candidates)
-    est = _survey(_psfo(epsilon, len(candidates), ell), c3_items, c3_sizes, rng)
+    est = _survey(_psfo(epsilon, len(candidates), ell), c3_items, c3_sizes, rng, per_user)
     est = est * size_correction(size_est, ell) * sizes.size / g3.size
     top = np.argsort(-est, kind="stable")[:k]
     return ItemsetResult(tuple(candidates[i] for i in top), est[top], ell)
