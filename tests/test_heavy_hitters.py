@@ -7,7 +7,7 @@ import pytest
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.protocols.heavy_hitters import (bitstogram, bucket_of, level_report_table, pem, pem_lengths, recall,
-                                                  treehist)
+                                                  split_counts, treehist)
 
 
 def _prefix_table(epsilon, length, bits):
@@ -47,6 +47,84 @@ def test_fast_simulation_has_the_per_user_law():
     fast = np.array([pem(values, 8, 2.0, 3, eta=2, rng=rng).estimates for _ in range(200)])
     slow = np.array([pem(values, 8, 2.0, 3, eta=2, rng=rng, per_user=True).estimates for _ in range(200)])
     se = np.sqrt(fast.var(axis=0, ddof=1) / 200 + slow.var(axis=0, ddof=1) / 200)
+    assert np.all(np.abs(fast.mean(axis=0) - slow.mean(axis=0)) < 5 * se)
+
+
+HOLDERS, SIZES = np.array([3, 2, 0, 1, 4]), np.array([4, 3, 3])  # 10 users of 5 values (one unheld), 3 groups
+N_SPLITS = 10_000  # draws of each split in the χ² test
+
+
+def _split_pmf(holders, sizes) -> dict:
+    """Every matrix of users per (group, value) and its exact probability under a uniform random split:
+    Π_j s_j! Π_v h_v! / (n! Π x_jv!) (multivariate hypergeometric)."""
+    from itertools import product
+    from math import factorial, prod
+    columns = [[c for c in product(range(h + 1), repeat=len(sizes)) if sum(c) == h] for h in holders]
+    total = prod(factorial(s) for s in sizes) * prod(factorial(h) for h in holders) / factorial(int(holders.sum()))
+    pmf = {}
+    for cols in product(*columns):
+        x = np.array(cols).T
+        if np.array_equal(x.sum(axis=1), sizes):
+            pmf[x.tobytes()] = total / prod(factorial(int(v)) for v in x.ravel())
+    return pmf
+
+
+def _chi2_pvalue(draws, pmf) -> float:
+    """χ² of the drawn matrices against the exact pmf (cells expected < 5 pooled, with any unseen matrix)."""
+    from collections import Counter
+    from scipy import stats
+    seen, n = Counter(np.asarray(d, dtype=np.int64).tobytes() for d in draws), len(draws)
+    big = [key for key, p in pmf.items() if n * p >= 5]
+    observed = [seen[key] for key in big] + [n - sum(seen[key] for key in big)]
+    expected = [n * pmf[key] for key in big] + [n * (1 - sum(pmf[key] for key in big))]
+    return stats.chisquare(observed, expected).pvalue
+
+
+@pytest.mark.statistical
+def test_split_counts_is_the_law_of_a_random_split_and_wrong_splits_are_caught():
+    """split_counts and the per-user path (a permutation cut into groups) against the exact multivariate
+    hypergeometric pmf of the whole (group × value) matrix (χ², 10,000 draws, level 1e-3); an independent
+    group per user (random sizes), swapped group sizes and groups 2-3 filled in value order fail the same test."""
+    pmf = _split_pmf(HOLDERS, SIZES)
+    assert sum(pmf.values()) == pytest.approx(1.0)
+    rng = np.random.default_rng(17)
+    fast = [split_counts(HOLDERS, SIZES, rng=rng) for _ in range(N_SPLITS)]
+    assert all(np.array_equal(x.sum(axis=1), SIZES) and np.array_equal(x.sum(axis=0), HOLDERS) for x in fast[:100])
+    assert _chi2_pvalue(fast, pmf) > 1e-3
+    values = np.repeat(np.arange(HOLDERS.size), HOLDERS)
+    per_user = [np.stack([np.bincount(values[g], minlength=HOLDERS.size)
+                          for g in np.array_split(rng.permutation(values.size), 3)]) for _ in range(N_SPLITS)]
+    assert _chi2_pvalue(per_user, pmf) > 1e-3
+    independent = [np.stack([np.bincount(values[labels == j], minlength=HOLDERS.size) for j in range(3)])
+                   for labels in rng.choice(3, size=(N_SPLITS, values.size), p=SIZES / SIZES.sum())]
+    swapped = [split_counts(HOLDERS, SIZES[[1, 0, 2]], rng=rng) for _ in range(N_SPLITS)]
+    filled = []  # group 0 exact, the other groups filled in value order: right sizes and margins, wrong law
+    for _ in range(N_SPLITS):
+        first = rng.multivariate_hypergeometric(HOLDERS, SIZES[0])
+        rest = np.repeat(np.arange(HOLDERS.size), HOLDERS - first)
+        filled.append(np.stack([first] + [np.bincount(g, minlength=HOLDERS.size)
+                                          for g in np.split(rest, [SIZES[1]])]))
+    for wrong in (independent, swapped, filled):
+        assert _chi2_pvalue(wrong, pmf) < 1e-3
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("search", ["treehist", "bitstogram"])
+def test_treehist_and_bitstogram_fast_simulations_have_the_per_user_law(search):
+    """Which planted values are found and their estimates (0 when missed): per-user clients and the sampler
+    agree in mean (5 SE, 300 runs each)."""
+    rng = np.random.default_rng(9)
+    heavy = np.array([5, 9, 200])
+    values = np.r_[np.repeat(heavy, [1500, 1000, 600]), rng.integers(0, 256, 2000)]
+
+    def run(per_user):
+        found = (treehist(values, 8, 1.5, rng=rng, per_user=per_user) if search == "treehist"
+                 else bitstogram(values, 8, 1.5, 3, n_buckets=16, rng=rng, per_user=per_user))
+        estimate = dict(zip(found.values.tolist(), found.estimates.tolist()))
+        return [h in estimate for h in heavy.tolist()] + [estimate.get(h, 0.0) for h in heavy.tolist()]
+
+    fast, slow = np.array([run(False) for _ in range(300)]), np.array([run(True) for _ in range(300)])
+    se = np.sqrt(fast.var(axis=0, ddof=1) / 300 + slow.var(axis=0, ddof=1) / 300 + 1e-12)
     assert np.all(np.abs(fast.mean(axis=0) - slow.mean(axis=0)) < 5 * se)
 
 

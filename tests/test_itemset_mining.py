@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.protocols.itemset_mining import choose_ell, ldpminer, ncr, size_correction, svim, top_k_precision
+from ldp_helpers.protocols.itemset_mining import (choose_ell, itemset_counts, ldpminer, ncr, size_correction, svim, svsm,
+                                                 top_k_precision)
 from ldp_helpers.protocols.set_valued import PSFO
 from ldp_helpers.simulate.itemsets import item_counts, zipf_baskets
 
@@ -100,3 +101,63 @@ def test_svsm_finds_the_frequent_itemsets():
     assert len(set(found.itemsets) & true_top) >= 8 and found.ell >= 1
     with pytest.raises(ValueError, match="epsilon"):
         svsm(baskets[:10], 64, 0.0, 2, rng=rng)
+
+
+def test_flat_sets_are_the_same_users():
+    """A FlatSets (validated once) gives every miner the draws of its list of sets; another d is refused."""
+    from ldp_helpers.protocols.set_valued import FlatSets
+    sets = [np.array(s) for s in ([0, 1], [2, 1], [0, 2, 3], [], [4])] * 40
+    flat = FlatSets(sets, 6)
+    for mine in (lambda x, r: svim(x, 6, 1.0, 2, rng=r).items, lambda x, r: ldpminer(x, 6, 1.0, 2, ell=2, rng=r).items,
+                 lambda x, r: svsm(x, 6, 1.0, 2, rng=r).itemsets):
+        a, b = mine(sets, np.random.default_rng(3)), mine(flat, np.random.default_rng(3))
+        assert np.array_equal(a, b)
+    assert np.array_equal(itemset_counts(flat, 6, [(0, 1), (0, 2)]), [40, 40])
+    with pytest.raises(ValueError, match="d must be the d = 6 of the FlatSets"):
+        svim(flat, 7, 1.0, 2, rng=np.random.default_rng(0))
+
+
+MINERS = {"SVIM": lambda s, r, u: svim(s, 6, 2.0, 2, rng=r, per_user=u),
+          "LDPMiner": lambda s, r, u: ldpminer(s, 6, 2.0, 2, ell=3, rng=r, per_user=u),
+          "SVSM": lambda s, r, u: svsm(s, 6, 2.0, 2, rng=r, per_user=u)}
+
+
+def _mining_statistics(result) -> list:
+    """Per item (per itemset of items 0-3 for SVSM): found or not, and its estimate (0 when not found)."""
+    if hasattr(result, "itemsets"):
+        found = dict(zip(result.itemsets, result.estimates.tolist()))
+        keys = [c for size in (2, 3) for c in itertools.combinations(range(4), size)]
+    else:
+        found, keys = dict(zip(result.items.tolist(), result.estimates.tolist())), list(range(6))
+    return [key in found for key in keys] + [found.get(key, 0.0) for key in keys]
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("miner", sorted(MINERS))
+def test_miners_samplers_have_the_per_user_law_and_a_wrong_psfo_sampler_is_caught(miner, monkeypatch):
+    """Which items (itemsets) each miner finds and their estimates: the samplers and every user's client agree
+    in mean (5 SE, 200 runs of 300 users each); a PSFO sampler that forgets the padding (one of the |S| items
+    even when |S| < ℓ) fails the same test for LDPMiner (ℓ = 3) and SVSM."""
+    import ldp_helpers.protocols.set_valued as set_valued
+    rng = np.random.default_rng(13)
+    sets = [np.flatnonzero(rng.random(6) < p * np.array([1.0, 0.9, 0.8, 0.6, 0.4, 0.2]))
+            for p in np.linspace(0.2, 0.9, 300)]
+    mine = MINERS[miner]
+
+    def agree(runs=200):
+        fast = np.array([_mining_statistics(mine(sets, rng, False)) for _ in range(runs)], dtype=float)
+        slow = np.array([_mining_statistics(mine(sets, rng, True)) for _ in range(runs)], dtype=float)
+        se = np.sqrt(fast.var(axis=0, ddof=1) / runs + slow.var(axis=0, ddof=1) / runs)
+        return bool(np.all(np.abs(fast.mean(axis=0) - slow.mean(axis=0)) < 5 * se + 1e-9))
+
+    assert agree()
+    if miner == "SVIM":
+        return
+    padded = set_valued._sample_padded_items
+
+    def unpadded(items, sizes, d, ell, *, rng, n_draws=None):  # the wrong law: no dummies (counts over d + ℓ kept)
+        counts = padded(items, sizes, d, 1, rng=rng, n_draws=n_draws)
+        return np.concatenate([counts, np.zeros((*counts.shape[:-1], ell - 1), dtype=counts.dtype)], axis=-1)
+
+    monkeypatch.setattr(set_valued, "_sample_padded_items", unpadded)
+    assert not agree()

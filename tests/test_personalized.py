@@ -97,6 +97,75 @@ def test_pcep_rows_follow_beta():
         pcep_rows(10, 100, 1.0, 1.0)
 
 
+def _pcep_moments(pcep: PCEP, truth) -> tuple[np.ndarray, np.ndarray]:
+    """The exact mean vector and covariance of T: user u adds z_u to row r_u, E = (keep − flip)Φ[r, l_u]/m, E[z²] = 1/m."""
+    mu = (pcep.keep - pcep.flip) * pcep.phi.T.astype(float) / pcep.m  # (L, m): one user's mean per location
+    truth = np.asarray(truth, dtype=float)
+    return truth @ mu, np.diag(np.full(pcep.m, truth.sum() / pcep.m)) - (mu.T * truth) @ mu
+
+
+def _assert_law(samples, mean, cov, what: str):
+    """Mean (5 SE from the exact variance) and variance (5 SE from the fourth moment) of every coordinate and two
+    fixed random projections of the surveys, and the mean vector's Mahalanobis distance R·dᵀΣ⁻¹d against
+    its χ²(m) law (level 1e-4): the first two moments of the joint law."""
+    from scipy import stats
+    d = samples.mean(axis=0) - mean
+    distance = samples.shape[0] * d @ np.linalg.solve(cov, d)
+    assert distance < stats.chi2.ppf(1 - 1e-4, mean.size), f"{what}: mean vector off by χ² = {distance:.1f}"
+    directions = np.vstack([np.eye(mean.size), np.random.default_rng(99).standard_normal((2, mean.size))])
+    x = samples @ directions.T
+    m, v = directions @ mean, np.einsum("ij,jk,ik->i", directions, cov, directions)
+    gap = np.abs(x.mean(axis=0) - m) / np.sqrt(v / x.shape[0])
+    assert np.all(gap < 5), f"{what}: mean off by {gap.max():.1f} SE"
+    s2, m4 = x.var(axis=0, ddof=1), np.mean((x - x.mean(axis=0)) ** 4, axis=0)
+    off = np.abs(s2 - v) / np.sqrt(np.maximum(m4 - s2**2, 1e-300) / x.shape[0])
+    assert np.all(off < 5), f"{what}: variance off by {off.max():.1f} SE"
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("m, truth", [(2, [100, 5, 0]), (40, [30, 20, 10, 0]), (3, [200, 60])])
+def test_pcep_sampler_has_the_per_user_law_and_wrong_samplers_are_caught(m, truth):
+    """Dense (n_l > 16m: multinomial) and sparse (uniform rows) locations: the sampler's T and the per-user
+    client's T have PCEP's exact mean and covariance; a sampler at the wrong keep probability (ε = 1.2) and
+    one with a user moved to the next location fail the same check."""
+    pcep = PCEP(1.0, len(truth), m, matrix_seed=1)  # Φ's columns differ: a moved user changes the law
+    assert len({tuple(c) for c in pcep.phi.T}) == len(truth)
+    mean, cov = _pcep_moments(pcep, truth)
+    rng = np.random.default_rng(21)
+    _assert_law(pcep.sample_aggregate(np.array(truth), rng=rng, n_draws=20_000), mean, cov, "sampler")
+    values = pcep.expand(np.array(truth))
+    per_user = np.stack([pcep.aggregate(pcep.perturb(values, rng=rng)) for _ in range(3000)])
+    _assert_law(per_user, mean, cov, "per-user client")
+    wrong_p = PCEP(1.2, len(truth), m, matrix_seed=1).sample_aggregate(np.array(truth), rng=rng, n_draws=20_000)
+    moved = np.array(truth) + np.eye(len(truth), dtype=int)[1] - np.eye(len(truth), dtype=int)[0]
+    for wrong in (wrong_p, pcep.sample_aggregate(moved, rng=rng, n_draws=20_000)):
+        with pytest.raises(AssertionError, match="off by"):
+            _assert_law(wrong, mean, cov, "wrong sampler")
+
+
+@pytest.mark.statistical
+def test_psda_sampler_has_the_per_user_law():
+    """PSDA's estimates from PCEP's sampler and from every user's client (two clusters and the root, 60 users):
+    equal means and variances (5 SE) and a KS test on each location and the total; the sampler at ε = 1.3
+    against the per-user path at ε = 1 fails it."""
+    from scipy import stats
+    t = Taxonomy.regular((2, 3))
+    locations = np.repeat(t.locations, [20, 9, 1, 15, 10, 5])
+    regions = np.where(np.arange(locations.size) % 4 == 0, t.root, [t.parent[x] for x in locations])
+    rng = np.random.default_rng(5)
+    slow = psda_counts(locations, regions, t, 1.0, 0.2, rng=rng, n_draws=3000, per_user=True)
+
+    def same_law(fast):
+        for a, b in zip(np.column_stack([fast, fast.sum(axis=1)]).T, np.column_stack([slow, slow.sum(axis=1)]).T):
+            se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+            assert abs(a.mean() - b.mean()) < 5 * se and stats.ks_2samp(a, b).pvalue > 1e-3 / 7
+        return True
+
+    assert same_law(psda_counts(locations, regions, t, 1.0, 0.2, rng=rng, n_draws=8000))
+    with pytest.raises(AssertionError):
+        same_law(psda_counts(locations, regions, t, 1.3, 0.2, rng=rng, n_draws=8000))
+
+
 @pytest.mark.statistical
 def test_psda_counts_and_personalized_regions_help():
     """PSDA's counts are close to the truth and beat one ε-LDP cluster over the whole universe (mean over 20 runs)."""

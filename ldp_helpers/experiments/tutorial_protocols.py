@@ -23,6 +23,7 @@ from ldp_helpers._validation import (check_epsilons, Described, check_bool, chec
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
 from ldp_helpers.protocols.itemset_mining import itemset_counts, ldpminer, ncr, svim, svsm, top_k_precision
 from ldp_helpers.protocols.personalized import psda_counts, psda_error_bound
+from ldp_helpers.protocols.set_valued import FlatSets
 from ldp_helpers.protocols.taxonomy import Taxonomy
 from ldp_helpers.simulate.itemsets import item_counts
 from ldp_helpers.sweeps import progress_bar
@@ -210,9 +211,9 @@ def itemset_precision(baskets, d: int, k: int, epsilons, *, ldpminer_ell: int, n
     epsilons = check_epsilons(epsilons).ravel()
     ldpminer_ell, k = check_int("ldpminer_ell", ldpminer_ell, low=1), check_int("k", k, low=1)
     n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
-    truth = item_counts(baskets, d)
-    miners = {"SVIM": lambda e: svim(baskets, d, e, k, rng=rng).items,
-              "LDPMiner": lambda e: ldpminer(baskets, d, e, k, ell=ldpminer_ell, rng=rng).items}
+    truth, sets = item_counts(baskets, d), FlatSets(baskets, d)  # validated once, surveyed n_draws times per ε
+    miners = {"SVIM": lambda e: svim(sets, d, e, k, rng=rng).items,
+              "LDPMiner": lambda e: ldpminer(sets, d, e, k, ell=ldpminer_ell, rng=rng).items}
     out = {}
     for name, run in progress_bar(miners.items(), progress, "itemset mining"):
         found = [[run(float(e)) for _ in range(n_draws)] for e in epsilons]
@@ -266,8 +267,8 @@ def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, be
     settings = {"personal": regions, "root": np.full(locations.size, taxonomy.root)}
     out = {}
     for name, reg in progress_bar(settings.items(), progress, "PSDA"):
-        errors = np.array([[np.abs(psda_counts(locations, reg, taxonomy, epsilon, float(b), rng=rng) - truth).max()
-                            for _ in range(n_draws)] for b in betas])
+        errors = np.array([np.abs(psda_counts(locations, reg, taxonomy, epsilon, float(b), rng=rng, n_draws=n_draws)
+                                  - truth).max(axis=1) for b in betas])
         bounds = np.array([psda_error_bound(locations, reg, taxonomy, epsilon, float(b)) for b in betas])
         out[name] = {"max_error": _curve(errors), "bound": bounds, "covered": (errors <= bounds[:, None]).mean(axis=1),
                      "quantile": np.array([np.quantile(e, 1 - b) for e, b in zip(errors, betas)])}
@@ -291,9 +292,10 @@ def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int,
     n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
     top_items = np.argsort(-item_counts(baskets, d), kind="stable")[:pool_items].tolist()
     pool = [c for size in range(2, max_size + 1) for c in itertools.combinations(sorted(top_items), size)]
-    truth = itemset_counts(baskets, d, pool)
+    sets = FlatSets(baskets, d)  # validated once, surveyed n_draws times per ε
+    truth = itemset_counts(sets, d, pool)
     true_top = {pool[i] for i in np.argsort(-truth, kind="stable")[:k]}
-    rows = [[len(set(svsm(baskets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
+    rows = [[len(set(svsm(sets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
              for _ in range(n_draws)] for e in progress_bar(epsilons, progress, "SVSM")]
     return _curve(rows), sorted(true_top, key=lambda c: -truth[pool.index(c)])
 

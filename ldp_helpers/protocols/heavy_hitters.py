@@ -18,10 +18,13 @@ Stemmer's PrivateExpanderSketch ([bun2018]) replaces Bitstogram's bit-by-bit rea
 list-recoverable code over an expander graph: :mod:`ldp_helpers.protocols.expander_sketch`, with a
 code, graph and decoder of our choosing (:mod:`ldp_helpers.protocols.expander_code`).
 
-Simulation: each group's OLH support counts of the scored candidates are drawn as
-``Bin(f_c, p) + Bin(n_j − f_c, q)`` — OLH's exact marginal law with an idealized hash, the one
-documented idealization of :class:`~ldp_helpers.mechanisms.local_hashing.OLH`'s sampler.  The
-per-user path (``per_user=True``) runs the real clients instead (tests compare the two).
+Simulation: the users are split into groups by :func:`split_counts` — the exact law of each group's
+users per value under a uniformly random split (multivariate hypergeometric), drawn from the counts
+of the distinct values, never user by user — and each group's OLH support counts of the scored
+candidates are drawn as ``Bin(f_c, p) + Bin(n_j − f_c, q)``: OLH's exact marginal law with an
+idealized hash, the one documented idealization of
+:class:`~ldp_helpers.mechanisms.local_hashing.OLH`'s sampler.  The per-user path
+(``per_user=True``) permutes the users and runs the real clients instead (tests compare the two).
 
 References
 ----------
@@ -65,6 +68,62 @@ def _groups(n: int, n_groups: int, rng) -> list[np.ndarray]:
     return np.array_split(rng.permutation(n), n_groups)
 
 
+def split_counts(counts, sizes, *, rng: np.random.Generator) -> np.ndarray:
+    """Users per value in each group when the users behind ``counts`` are split uniformly at random into
+    groups of ``sizes``: shape (len(sizes), len(counts)), each row summing to its size.
+
+    The first half of the groups holds a uniform random subset of the users, whose counts are
+    multivariate hypergeometric; each half is split again the same way (exact; the law of a random
+    permutation cut into consecutive groups, as the per-user path does).
+
+    References
+    ----------
+    [wang2021pem], [bassily2017] (users split uniformly at random into disjoint groups).
+    """
+    counts = check_int_array("counts", counts, low=0).ravel()
+    sizes = check_int_array("sizes", sizes, low=0).ravel()
+    if sizes.size == 0 or sizes.sum() != counts.sum():
+        fail("sizes", Described(f"group sizes summing to {int(sizes.sum())}"),
+             f"at least one group size, summing to the {int(counts.sum())} users of counts")
+    check_allocation("sizes", sizes.size, sizes.size * counts.size, what="users per value in each group")
+    return _split_counts(counts, sizes, check_rng(rng))
+
+
+def _split_counts(counts: np.ndarray, sizes: np.ndarray, rng) -> np.ndarray:
+    out = np.zeros((sizes.size, counts.size), dtype=np.int64)
+    held = np.flatnonzero(counts)  # a value no user holds stays empty in every group
+    if sizes.size == 1:
+        out[0, held] = counts[held]
+        return out
+    half = sizes.size // 2
+    first = rng.multivariate_hypergeometric(counts[held], int(sizes[:half].sum()))
+    out[:half, held] = _split_counts(first, sizes[:half], rng)
+    out[half:, held] = _split_counts(counts[held] - first, sizes[half:], rng)
+    return out
+
+
+def _group_sizes(n: int, n_groups: int) -> np.ndarray:
+    """The sizes of :func:`_groups`' groups (numpy's array_split of n users)."""
+    if n < n_groups:
+        fail("values", Described(f"{n} users"), f"at least one user per group ({n_groups} groups)")
+    return np.full(n_groups, n // n_groups) + (np.arange(n_groups) < n % n_groups)
+
+
+def _split_users(values: np.ndarray, bits: int, n_groups: int, rng, per_user: bool) -> tuple[list, np.ndarray]:
+    """The groups and their sizes: per user, each group's values (a permutation cut in groups); else the
+    distinct values (sorted) and each group's users per value, drawn by :func:`split_counts`."""
+    sizes = _group_sizes(values.size, n_groups)
+    if per_user:
+        return [values[m] for m in _groups(values.size, n_groups, rng)], sizes
+    if 2**bits <= 4 * values.size + 2**16:
+        held = np.bincount(values, minlength=2**bits)
+        distinct = np.flatnonzero(held)
+        counts = held[distinct]
+    else:
+        distinct, counts = np.unique(values, return_counts=True)
+    return [(distinct, row) for row in _split_counts(counts, sizes, rng)], sizes
+
+
 def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
     """Refuse, before scoring, a round with more candidates than MAX_BYTES can hold."""
     check_allocation(name, value, n_candidates, itemsize=_BYTES_PER_CANDIDATE,
@@ -76,14 +135,15 @@ def _level_oracle(epsilon: float, length: int) -> OLH:
     return OLH(epsilon, max(2**length, 2))
 
 
-def _support(olh: OLH, values, candidates, length: int, bits: int, rng, per_user: bool) -> np.ndarray:
-    """OLH support counts of ``candidates`` (length-bit prefixes) among the group's ``values``."""
-    prefixes = values >> (bits - length)
+def _support(olh: OLH, group, candidates, length: int, bits: int, rng, per_user: bool) -> np.ndarray:
+    """OLH support counts of ``candidates`` (length-bit prefixes) in a group of :func:`_split_users`."""
     if per_user:
-        return olh.aggregate(olh.perturb(prefixes, rng=rng), candidates=candidates)
-    order = np.sort(prefixes)
-    f = np.searchsorted(order, candidates, side="right") - np.searchsorted(order, candidates, side="left")
-    return olh._draw_support(f, values.size, rng=rng)
+        return olh.aggregate(olh.perturb(group >> (bits - length), rng=rng), candidates=candidates)
+    distinct, users = group
+    prefixes = distinct >> (bits - length)  # sorted, as the distinct values are
+    below = np.concatenate([[0], np.cumsum(users)])
+    f = below[np.searchsorted(prefixes, candidates, side="right")] - below[np.searchsorted(prefixes, candidates)]
+    return olh._draw_support(f, int(below[-1]), rng=rng)
 
 
 def _estimate(olh: OLH, support, n_group: int, n_all: int) -> np.ndarray:
@@ -116,15 +176,14 @@ def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.rand
     lengths = pem_lengths(bits, check_int("k", k, low=1, high=2**bits), eta)
     per_user = check_bool("per_user", per_user)
     _check_candidates("eta", eta, max(2 ** lengths[0], k * 2**eta), f"with k = {k}, max(2^L_1, k·2^eta)")
-    groups = _groups(values.size, len(lengths), rng)
+    groups, sizes = _split_users(values, bits, len(lengths), rng, per_user)
     candidates, previous = np.arange(2 ** lengths[0]), lengths[0]
-    for j, (length, members) in enumerate(zip(lengths, groups)):
+    for j, (length, group, size) in enumerate(zip(lengths, groups, sizes)):
         if j:
             step = length - previous
             candidates = (candidates[:, None] * 2**step + np.arange(2**step)).ravel()
         olh = _level_oracle(epsilon, length)
-        est = _estimate(olh, _support(olh, values[members], candidates, length, bits, rng, per_user), members.size,
-                        values.size)
+        est = _estimate(olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size)
         keep = np.argsort(-est, kind="stable")[:k]
         candidates, estimates, previous = candidates[keep], est[keep], length
     return HeavyHitters(candidates, estimates, tuple(lengths))
@@ -145,22 +204,21 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
     _check_candidates("start_bits", start_bits, max(2**start_bits, 2 * min(max_candidates, 2**bits)),
                       "max(2^start_bits, 2·max_candidates)")
     lengths = list(range(start_bits, bits + 1))
-    groups = _groups(values.size, len(lengths) + 1, rng)
+    groups, sizes = _split_users(values, bits, len(lengths) + 1, rng, per_user)
     candidates = np.arange(2**start_bits)
-    for j, (length, members) in enumerate(zip(lengths, groups)):
+    for j, (length, group, size) in enumerate(zip(lengths, groups, sizes)):
         if j:
             candidates = (candidates[:, None] * 2 + np.arange(2)).ravel()
         olh = _level_oracle(epsilon, length)
-        est = _estimate(olh, _support(olh, values[members], candidates, length, bits, rng, per_user), members.size,
-                        values.size)
-        sd_empty = math.sqrt(_count_variance(0.0, members.size, olh.p, olh.q)) * values.size / members.size
+        est = _estimate(olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size)
+        sd_empty = math.sqrt(_count_variance(0.0, size, olh.p, olh.q)) * values.size / size
         order = np.argsort(-est, kind="stable")
         keep = order[est[order] > z * sd_empty][:max_candidates]
         candidates = candidates[keep]
         if candidates.size == 0:
             return HeavyHitters(candidates, np.empty(0), tuple(lengths))
-    final, olh = groups[-1], _level_oracle(epsilon, bits)
-    est = _estimate(olh, _support(olh, values[final], candidates, bits, bits, rng, per_user), final.size, values.size)
+    olh = _level_oracle(epsilon, bits)
+    est = _estimate(olh, _support(olh, groups[-1], candidates, bits, bits, rng, per_user), sizes[-1], values.size)
     order = np.argsort(-est, kind="stable")
     return HeavyHitters(candidates[order], est[order], tuple(lengths))
 
@@ -193,25 +251,26 @@ def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | No
     T = check_int("n_buckets", 16 * k if n_buckets is None else n_buckets, low=1, high=2**24)
     per_user = check_bool("per_user", per_user)
     check_allocation("n_buckets", T, (bits + 4) * 2 * T, what="a bit reading and two counts per (bucket, bit)")
-    groups = _groups(values.size, bits + 1, rng)
-    buckets = bucket_of(values, T, check_int("hash_seed", hash_seed, low=0))
+    groups, sizes = _split_users(values, bits, bits + 1, rng, per_user)
+    hash_seed = check_int("hash_seed", hash_seed, low=0)
     olh = OLH(epsilon, max(2 * T, 2))  # symbols 2t + bit: (bucket t, bit j)
     reading = np.zeros((bits, T), dtype=np.int64)
     weight = np.zeros(T)
-    for j, members in enumerate(groups[:bits]):
-        coded = 2 * buckets[members] + ((values[members] >> (bits - 1 - j)) & 1)
+    for j, (group, size) in enumerate(zip(groups[:bits], sizes)):
+        held = group if per_user else group[0]  # the users' values, or the distinct values
+        coded = 2 * bucket_of(held, T, hash_seed) + ((held >> (bits - 1 - j)) & 1)
         if per_user:
             support = olh.aggregate(olh.perturb(coded, rng=rng))
         else:
-            support = olh._draw_support(np.bincount(coded, minlength=olh.d), coded.size, rng=rng)
-        est = _estimate(olh, support, members.size, values.size)
+            support = olh._draw_support(np.bincount(coded, weights=group[1], minlength=olh.d).astype(np.int64), size,
+                                        rng=rng)
+        est = _estimate(olh, support, size, values.size)
         reading[j] = est[1::2] > est[0::2]
         weight += est[0::2] + est[1::2]
     recovered = (reading * (2 ** np.arange(bits - 1, -1, -1))[:, None]).sum(axis=0)
     candidates = np.unique(recovered[np.argsort(-weight, kind="stable")[: 2 * k]])
-    final = groups[-1]
     final_olh = _level_oracle(epsilon, bits)
-    est = _estimate(final_olh, _support(final_olh, values[final], candidates, bits, bits, rng, per_user), final.size,
+    est = _estimate(final_olh, _support(final_olh, groups[-1], candidates, bits, bits, rng, per_user), sizes[-1],
                     values.size)
     order = np.argsort(-est, kind="stable")[:k]
     return HeavyHitters(candidates[order], est[order], tuple([bits] * bits))

@@ -2,7 +2,8 @@
 
 Both are built from :class:`~ldp_helpers.protocols.set_valued.PSFO`, and every survey is drawn
 with PSFO's exact aggregate sampler (the law of the per-user clients, tested in the conformance
-suite), so a run costs O(n) vectorized work, not n client calls.
+suite), so a run costs O(n) vectorized work, not n client calls; ``per_user=True`` runs every
+user's client instead (the reference the tests compare the samplers with).
 
 **SVIM** ([wang2018svim]) splits the users into disjoint groups, each reporting once (ε-LDP per
 user): (1) PSFO with ℓ = 1 over all d items, the 2k best become candidates; (2) each user reports how
@@ -32,12 +33,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
+from ldp_helpers._validation import (Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
                                      check_rng, fail, fail_type)
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
-from ldp_helpers.protocols.set_valued import PSFO, flatten_sets, grr_preferred
+from ldp_helpers.protocols.set_valued import PSFO, flat_population, grr_preferred
 
 
 @dataclass(frozen=True)
@@ -55,18 +56,31 @@ def _psfo(epsilon: float, n_items: int, ell: int) -> PSFO:
     return PSFO(epsilon, n_items, ell, "GRR" if grr_preferred(n_items, epsilon, ell) else "OLH")
 
 
-def _survey(psfo: PSFO, items: np.ndarray, sizes: np.ndarray, rng) -> np.ndarray:
-    """One PSFO survey of the users (items, sizes) by the exact sampler: ℓ·ĉ for each real item."""
+def _survey(psfo: PSFO, items: np.ndarray, sizes: np.ndarray, rng, per_user: bool) -> np.ndarray:
+    """One PSFO survey of the users (items, sizes), ℓ·ĉ for each real item: PSFO's exact sampler, or
+    (``per_user``) every user's client."""
+    if per_user:
+        reports = psfo.perturb(np.split(items, np.cumsum(sizes)[:-1]), rng=rng)
+        return psfo.estimate(psfo.aggregate(reports), sizes.size)
     return psfo.estimate(psfo._sample_flat(items, sizes, rng=rng), sizes.size)
 
 
-def _restrict(items, sizes, candidates):
-    """Each user's set ∩ candidates, re-indexed to candidate positions."""
+def _size_survey(epsilon: float, held: np.ndarray, domain: int, rng, per_user: bool) -> np.ndarray:
+    """The users per number of candidates held (``held``, one per user, in [0, domain)), estimated with GRR or
+    OLH (the better for the domain) and clipped at 0: the oracle's sampler, or (``per_user``) its client."""
+    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
+    aggregate = (oracle.aggregate(oracle.perturb(held, rng=rng)) if per_user
+                 else oracle.sample_aggregate(np.bincount(held, minlength=domain), rng=rng))
+    return np.maximum(oracle.estimate(aggregate, held.size), 0.0)
+
+
+def _restrict(items, sizes, owner, candidates):
+    """Each user's set ∩ candidates, re-indexed to candidate positions: (items, sizes, owner)."""
     position = np.full(int(max(items.max(initial=0), candidates.max(initial=0))) + 1, -1)
     position[candidates] = np.arange(candidates.size)
-    keep = position[items] >= 0
-    owner = np.repeat(np.arange(sizes.size), sizes)
-    return position[items[keep]], np.bincount(owner[keep], minlength=sizes.size)
+    at = position[items]
+    keep = at >= 0
+    return at[keep], np.bincount(owner[keep], minlength=sizes.size), owner[keep]
 
 
 def _split(n: int, fractions, rng) -> list[np.ndarray]:
@@ -77,11 +91,12 @@ def _split(n: int, fractions, rng) -> list[np.ndarray]:
     return np.split(rng.permutation(n), np.cumsum(counts)[:-1])
 
 
-def _take(items, sizes, users):
-    """The sub-population ``users`` (indices) as (items, sizes), in user order."""
+def _take(items, sizes, owner, users):
+    """The sub-population ``users`` (indices) as (items, sizes, owner), in user order."""
     chosen = np.zeros(sizes.size, dtype=bool)
     chosen[users] = True
-    return items[chosen[np.repeat(np.arange(sizes.size), sizes)]], sizes[chosen]
+    keep = chosen[owner]
+    return items[keep], sizes[chosen], (np.cumsum(chosen) - 1)[owner[keep]]
 
 
 def size_correction(size_counts, ell: int) -> float:
@@ -117,58 +132,62 @@ def choose_ell(size_counts, percentile: float = 0.9) -> int:
 
 
 def svim(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, shares=(0.5, 0.1, 0.4),
-         percentile: float = 0.9) -> MiningResult:
+         percentile: float = 0.9, per_user: bool = False) -> MiningResult:
     """SVIM's top-k items: candidates (PSFO, ℓ = 1), size estimation, ℓ choice, corrected PSFO estimates.
+
+    ``sets``: the users' sets, or a :class:`~ldp_helpers.protocols.set_valued.FlatSets` of them.  Each
+    survey is drawn by the oracles' exact samplers (``per_user=True``: every user runs the client).
 
     References
     ----------
     [wang2018svim]; [tutorial] "Itemset mining" (the four steps).
     """
-    items, sizes = flatten_sets(sets, d)
+    items, sizes, owner = flat_population(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1, high=d)
     rng = check_rng(rng)
     shares = check_real_array("shares", shares, low=0.0).ravel()
     if shares.size != 3 or abs(shares.sum() - 1.0) > 1e-9:
         fail("shares", Described(f"{shares.tolist()}"), "three positive shares summing to 1")
-    return _svim_flat(items, sizes, d, epsilon, k, rng, shares, check_probability(percentile, "percentile", open_low=True))
+    percentile = check_probability(percentile, "percentile", open_low=True)
+    return _svim_flat(items, sizes, owner, d, epsilon, k, rng, check_bool("per_user", per_user), shares, percentile)
 
 
-def _svim_flat(items, sizes, d, epsilon, k, rng, shares=(0.5, 0.1, 0.4), percentile=0.9) -> MiningResult:
-    """:func:`svim` on validated flat sets (items, sizes)."""
+def _svim_flat(items, sizes, owner, d, epsilon, k, rng, per_user, shares=(0.5, 0.1, 0.4), percentile=0.9) -> MiningResult:
+    """:func:`svim` on validated flat sets (items, sizes, owner)."""
     n = sizes.size
     g1, g2, g3 = _split(n, shares, rng)
     # (1) candidates: PSFO with ℓ = 1 over all d items
-    est1 = _survey(_psfo(epsilon, d, 1), *_take(items, sizes, g1), rng)
+    est1 = _survey(_psfo(epsilon, d, 1), *_take(items, sizes, owner, g1)[:2], rng, per_user)
     candidates = np.sort(np.argsort(-est1, kind="stable")[: min(2 * k, d)])
     # (2) how many candidates each user holds, over {0, ..., |C|}
-    c_items, c_sizes = _take(*_restrict(items, sizes, candidates), g2)
-    domain = candidates.size + 1
-    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
-    length_counts = np.bincount(c_sizes, minlength=domain)
-    size_est = np.maximum(oracle.estimate(oracle.sample_aggregate(length_counts, rng=rng), g2.size), 0.0)
+    restricted = _restrict(items, sizes, owner, candidates)
+    size_est = _size_survey(epsilon, _take(*restricted, g2)[1], candidates.size + 1, rng, per_user)
     ell = choose_ell(size_est, percentile)
     # (3) PSFO with ℓ over the candidates, corrected for sets longer than ℓ, scaled to all n users
-    r_items, r_sizes = _take(*_restrict(items, sizes, candidates), g3)
-    est3 = _survey(_psfo(epsilon, candidates.size, ell), r_items, r_sizes, rng)
+    r_items, r_sizes, _ = _take(*restricted, g3)
+    est3 = _survey(_psfo(epsilon, candidates.size, ell), r_items, r_sizes, rng, per_user)
     est3 = est3 * size_correction(size_est, ell) * n / g3.size
     top = np.argsort(-est3, kind="stable")[:k]
     return MiningResult(candidates[top], est3[top], candidates, ell)
 
 
-def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.Generator) -> MiningResult:
+def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.Generator,
+             per_user: bool = False) -> MiningResult:
     """LDPMiner's top-k items: every user reports twice at ε/2 (candidates over d items, then counts over the k candidates).
+
+    ``sets`` and ``per_user`` as in :func:`svim`.
 
     References
     ----------
     [qin2016] (phase 1; phase 2); [tutorial] "Itemset mining".
     """
-    items, sizes = flatten_sets(sets, d)
+    items, sizes, owner = flat_population(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1, high=d)
-    ell, rng = check_int("ell", ell, low=1), check_rng(rng)
+    ell, rng, per_user = check_int("ell", ell, low=1), check_rng(rng), check_bool("per_user", per_user)
     half = epsilon / 2
-    est1 = _survey(_psfo(half, d, ell), items, sizes, rng)
+    est1 = _survey(_psfo(half, d, ell), items, sizes, rng, per_user)
     candidates = np.sort(np.argsort(-est1, kind="stable")[:k])
-    est2 = _survey(_psfo(half, candidates.size, ell), *_restrict(items, sizes, candidates), rng)
+    est2 = _survey(_psfo(half, candidates.size, ell), *_restrict(items, sizes, owner, candidates)[:2], rng, per_user)
     top = np.argsort(-est2, kind="stable")
     return MiningResult(candidates[top], est2[top], candidates, ell)
 
@@ -231,47 +250,50 @@ def candidate_itemsets(item_estimates: dict, k: int, max_size: int = 3) -> list[
     return pool[: 2 * k]
 
 
-def _itemset_memberships(items, sizes, candidates):
-    """Per user: the indices of the candidate itemsets her set contains (flat items, sizes)."""
-    owner = np.repeat(np.arange(sizes.size), sizes)
-    universe = sorted({i for c in candidates for i in c})
-    holds = np.zeros((sizes.size, len(universe)), dtype=bool)
-    index = {item: j for j, item in enumerate(universe)}
-    mask = np.isin(items, universe)
-    holds[owner[mask], [index[int(i)] for i in items[mask]]] = True
-    member = np.stack([holds[:, [index[i] for i in c]].all(axis=1) for c in candidates], axis=1)  # users × candidates
+def _itemset_memberships(items, sizes, owner, candidates):
+    """Per user: the indices of the candidate itemsets her set contains (flat items, sizes, owner), user by user.
+
+    A user's items among the candidates' (at most 24) items are a bit mask; itemset c is held when
+    ``mask & mask_c == mask_c``, decided once per distinct mask.
+    """
+    universe = np.array(sorted({i for c in candidates for i in c}), dtype=np.int64)
+    bit = np.zeros(int(max(items.max(initial=0), universe.max())) + 1, dtype=np.int64)
+    bit[universe] = 2 ** np.arange(universe.size)
+    masks = np.bincount(owner, weights=bit[items], minlength=sizes.size).astype(np.int64)  # distinct items: sums are ORs
+    wanted = np.array([bit[list(c)].sum() for c in candidates], dtype=np.int64)
+    distinct, inverse = np.unique(masks, return_inverse=True)
+    member = ((distinct[:, None] & wanted) == wanted)[inverse]  # users × candidates
     users, cand = np.nonzero(member)
     return cand.astype(np.int64), member.sum(axis=1).astype(np.int64)
 
 
 def svsm(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, max_size: int = 3,
-         percentile: float = 0.9) -> ItemsetResult:
+         percentile: float = 0.9, per_user: bool = False) -> ItemsetResult:
     """SVSM's top-k itemsets: half of the users run SVIM (frequent items), the rest estimate candidate itemsets.
 
     Of the second half, 20 % report how many candidate itemsets they hold (ℓ = the 90th percentile)
-    and 80 % report them with PSFO(ℓ), corrected for users holding more than ℓ (as in SVIM).
+    and 80 % report them with PSFO(ℓ), corrected for users holding more than ℓ (as in SVIM).  ``sets`` and
+    ``per_user`` as in :func:`svim`.
 
     References
     ----------
     [wang2018svim] (SVSM; the SVIM steps it reuses).
     """
-    items, sizes = flatten_sets(sets, d)
+    items, sizes, owner = flat_population(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1)
     max_size, rng = check_int("max_size", max_size, low=2, high=6), check_rng(rng)
     percentile = check_probability(percentile, "percentile", open_low=True)
+    per_user = check_bool("per_user", per_user)
     first, second = _split(sizes.size, (0.5, 0.5), rng)
-    found = _svim_flat(*_take(items, sizes, np.sort(first)), d, epsilon, min(max(k, 4), d), rng)
+    found = _svim_flat(*_take(items, sizes, owner, np.sort(first)), d, epsilon, min(max(k, 4), d), rng, per_user)
     scale = sizes.size / first.size
     candidates = candidate_itemsets({int(i): float(e) * scale for i, e in zip(found.items, found.estimates)}, k, max_size)
     g2, g3 = np.array_split(rng.permutation(second), [max(1, second.size // 5)])
-    c2_items, c2_sizes = _itemset_memberships(*_take(items, sizes, np.sort(g2)), candidates)
-    domain = len(candidates) + 1
-    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
-    size_est = np.maximum(oracle.estimate(oracle.sample_aggregate(np.bincount(c2_sizes, minlength=domain), rng=rng),
-                                          g2.size), 0.0)
+    c2_sizes = _itemset_memberships(*_take(items, sizes, owner, np.sort(g2)), candidates)[1]
+    size_est = _size_survey(epsilon, c2_sizes, len(candidates) + 1, rng, per_user)
     ell = choose_ell(size_est, percentile)
-    c3_items, c3_sizes = _itemset_memberships(*_take(items, sizes, np.sort(g3)), candidates)
-    est = _survey(_psfo(epsilon, len(candidates), ell), c3_items, c3_sizes, rng)
+    c3_items, c3_sizes = _itemset_memberships(*_take(items, sizes, owner, np.sort(g3)), candidates)
+    est = _survey(_psfo(epsilon, len(candidates), ell), c3_items, c3_sizes, rng, per_user)
     est = est * size_correction(size_est, ell) * sizes.size / g3.size
     top = np.argsort(-est, kind="stable")[:k]
     return ItemsetResult(tuple(candidates[i] for i in top), est[top], ell)
@@ -284,9 +306,9 @@ def itemset_counts(sets, d: int, itemsets) -> np.ndarray:
     ----------
     [wang2018svim] (the frequency of an itemset: the users whose set contains it).
     """
-    items, sizes = flatten_sets(sets, d)
+    items, sizes, owner = flat_population(sets, d)
     if not isinstance(itemsets, (list, tuple)) or not itemsets:
         fail("itemsets", Described(f"{itemsets!r}"[:60]), "a non-empty list of itemsets (tuples of items)")
     checked = [tuple(int(i) for i in check_int_array(f"itemsets[{j}]", c, low=0, high=d - 1).ravel())
                for j, c in enumerate(itemsets)]
-    return np.bincount(_itemset_memberships(items, sizes, checked)[0], minlength=len(checked))
+    return np.bincount(_itemset_memberships(items, sizes, owner, checked)[0], minlength=len(checked))

@@ -36,15 +36,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_allocation, check_epsilon, check_int, check_int_array,
-                                     check_probability, check_real_array, check_rng, fail, fail_type)
-from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
+from ldp_helpers._validation import (check_epsilons, Described, check_allocation, check_bool, check_epsilon, check_int,
+                                     check_int_array, check_n_draws, check_probability, check_real_array, check_rng, fail,
+                                     fail_type)
+from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.taxonomy import Taxonomy
 
 MAX_ROWS = 1_000_000  # rows m of one PCEP matrix (m × |τ| entries must also fit MAX_BYTES)
+#: PCEP's sampler draws a location's row counts by numpy's multinomial above this many users per row
+DENSE_USERS_PER_ROW = 16
+_ROWS_AT_ONCE = 1 << 22  # uniform rows PCEP's sampler draws in one block of surveys
 
 
 def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> int:
@@ -172,17 +176,38 @@ class PCEP(Mechanism):
         return np.bincount(reports[:, 0], weights=reports[:, 1], minlength=self.m).astype(np.int64)
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
-        """Exact sampler of T: users per (location, row) multinomial, then kept signs binomial per row."""
+        """Exact sampler of T: ``T = Σ_l Φ[:, l] ⊙ (A_l − B_l)``, cost O(Σ_l min(n_l, m)) per survey.
+
+        Of the n_l users at location l, ``K_l ~ Bin(n_l, e^ε/(e^ε+1))`` keep their sign; each user's row
+        is uniform and independent of that, so the kept users' row counts A_l and the flipped users' B_l
+        are Multinomial(K_l, 1/m) and Multinomial(n_l − K_l, 1/m).  They are drawn by numpy's multinomial
+        when n_l > DENSE_USERS_PER_ROW·m, else as the bincount of n_l uniform rows (numpy's multinomial
+        costs a binomial per row).
+        """
         counts, _ = self._counts(truth)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.m,))
         draws = 1 if n_draws is None else n_draws
-        check_allocation("n_draws", draws, 2 * draws * self.m * self.n_locations)
-        per = rng.multinomial(counts, np.full(self.m, 1.0 / self.m), size=(draws, self.n_locations))  # (R, L, m)
-        plus = np.einsum("rlm,ml->rm", per, (self.phi > 0).astype(np.int64))  # users whose x = +1, per row
-        total = per.sum(axis=1)
-        positive = _draw_support_counts(plus, total, self.keep, self.flip, rng=rng)  # kept + signs and flipped − signs
-        return (2 * positive - total).reshape(shape)
+        kept = rng.binomial(counts, self.keep, size=(draws, self.n_locations))
+        T = np.zeros((draws, self.m), dtype=np.int64)
+        dense = counts > DENSE_USERS_PER_ROW * self.m
+        uniform = np.full(self.m, 1.0 / self.m)
+        for l in np.flatnonzero(dense):
+            A, B = rng.multinomial(kept[:, l], uniform), rng.multinomial(counts[l] - kept[:, l], uniform)
+            T += self.phi[:, l] * (A - B)
+        sparse = np.flatnonzero(~dense)
+        location = np.repeat(sparse, counts[sparse])  # one entry per user of a sparse location
+        rank = np.arange(location.size) - np.repeat(np.cumsum(counts[sparse]) - counts[sparse], counts[sparse])
+        step = max(1, _ROWS_AT_ONCE // max(location.size, 1))
+        for start in range(0, draws, step):
+            block = min(step, draws - start)
+            rows = rng.integers(0, self.m, size=(block, location.size))
+            x = self.phi[rows, location]
+            z = np.where(rank < kept[start:start + block, location], x, -x)  # the first K_l users keep
+            flat = (rows + self.m * np.arange(block)[:, None]).ravel()
+            T[start:start + block] += np.bincount(flat, weights=z.ravel(), minlength=block * self.m).reshape(
+                block, self.m).astype(np.int64)
+        return T.reshape(shape)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``ŝ(l) = c_ε Σ_r T_r Φ[r, l]`` for every location of the region."""
@@ -222,12 +247,14 @@ def pldp_loss(table, taxonomy: Taxonomy, region) -> float:
 
 
 def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *, rng: np.random.Generator,
-                matrix_seed: int = 0) -> np.ndarray:
+                matrix_seed: int = 0, n_draws: int | None = None, per_user: bool = False) -> np.ndarray:
     """PSDA: one PCEP per cluster of users with the same (safe region, ε), at confidence β/|C|; counts summed.
 
     ``locations`` are the users' leaves, ``regions`` their safe-region nodes (each must contain the
     user's leaf), ``epsilons`` their budgets (one per user, or one for all).  Each cluster's survey is
-    drawn by PCEP's exact sampler.  Returns the estimated users per location (all leaves).
+    drawn by PCEP's exact sampler from the cluster's users per location (``per_user=True``: the
+    cluster's users run PCEP's client instead).  Returns the estimated users per location (all
+    leaves); with ``n_draws``, that many independent surveys of the same users (a leading axis).
 
     References
     ----------
@@ -246,11 +273,13 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
         fail("epsilons", Described(f"{eps.size} budgets"), f"one budget for all users, or one per user ({locations.size})")
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     rng, seed = check_rng(rng), check_int("matrix_seed", matrix_seed, low=0)
+    draws = 1 if n_draws is None else check_n_draws(n_draws)
+    per_user = check_bool("per_user", per_user)
     leaves = set(taxonomy.locations.tolist())
     if not set(np.unique(locations).tolist()) <= leaves:
         fail("locations", Described("a node that is not a leaf"), "leaves of the taxonomy (its locations)")
     clusters = sorted(set(zip(regions.tolist(), eps.tolist())))
-    out = np.zeros(n_nodes)
+    out = np.zeros((draws, n_nodes))
     for i, (region, e) in enumerate(clusters):
         members = (regions == region) & (eps == e)
         tau = taxonomy.leaves_under(region)
@@ -259,8 +288,12 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
             fail("regions", Described(f"node {region} for a user outside it"), "a safe region containing the user's location")
         counts = np.bincount(index, minlength=tau.size)
         pcep = _cluster_pcep(region, tau.size, int(counts.sum()), e, beta / len(clusters), seed + i)
-        out[tau] += pcep.estimate(pcep.sample_aggregate(counts, rng=rng), int(counts.sum()))
-    return out[taxonomy.locations]
+        if per_user:
+            T = np.stack([pcep.aggregate(pcep.perturb(index, rng=rng)) for _ in range(draws)])
+        else:
+            T = pcep.sample_aggregate(counts, rng=rng, n_draws=draws)
+        out[:, tau] += pcep.estimate(T, int(counts.sum()))
+    return out[0, taxonomy.locations] if n_draws is None else out[:, taxonomy.locations]
 
 
 def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, beta: float, *, matrix_seed: int = 0) -> float:

@@ -153,6 +153,48 @@ def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarr
     return (np.concatenate(parts).astype(np.int64) if sizes.sum() else np.empty(0, np.int64)), sizes
 
 
+@dataclass(frozen=True)
+class FlatSets:
+    """Per-user sets over [0, d), validated and flattened once by :func:`flatten_sets`: the miners accept it in
+    place of the list of sets, so that repeated surveys of the same users do not re-validate n arrays.
+
+    ``items`` holds the sets one after the other, ``sizes`` each set's size, ``owner`` each item's user.
+
+    References
+    ----------
+    [wang2018svim] (set-valued data: each user holds a set of items).
+    """
+
+    sets: object = field(repr=False, compare=False)
+    d: int
+    items: np.ndarray = field(init=False, repr=False, compare=False)
+    sizes: np.ndarray = field(init=False, repr=False, compare=False)
+    owner: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "d", check_int("d", self.d, low=1))
+        items, sizes = flatten_sets(self.sets, self.d)
+        object.__setattr__(self, "items", items)
+        object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "owner", np.repeat(np.arange(sizes.size), sizes))
+
+
+def flat_population(sets, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(items, sizes, owner)`` of the users' sets (:class:`FlatSets`' arrays): a FlatSets over the same d as
+    it is, any other sequence of sets through :func:`flatten_sets`.
+
+    References
+    ----------
+    [wang2018svim] (set-valued data).
+    """
+    if isinstance(sets, FlatSets):
+        if sets.d != check_int("d", d, low=1):
+            fail("d", d, f"the d = {sets.d} of the FlatSets given as the sets")
+        return sets.items, sets.sizes, sets.owner
+    items, sizes = flatten_sets(sets, d)
+    return items, sizes, np.repeat(np.arange(sizes.size), sizes)
+
+
 def _sample_padded_items(items: np.ndarray, sizes: np.ndarray, d: int, ell: int, *, rng: np.random.Generator,
                         n_draws: int | None = None) -> np.ndarray:
     """Counts over [0, d+ℓ) of the item each user samples from her padded set (vectorized, exact).
