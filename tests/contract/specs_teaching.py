@@ -32,7 +32,7 @@ def _chernoff(delta, mu):
 
 
 SPECS = {
-    TE + "check_client": spec(perturb=_grr_client, table=GRR4.output_table(), inputs=np.arange(4), n_per_input=200,
+    "ldp_helpers.teaching.client.check_client": spec(perturb=_grr_client, table=GRR4.output_table(), inputs=np.arange(4), n_per_input=200,
                               seed=0, _extra={"inputs": [np.arange(5), np.arange(24).reshape(4, 3, 2)],
                                               "table": [np.ones(4)], "n_per_input": [10, 10**12]}),
     TE + "check_output_table": spec(table=GRR4.output_table(), epsilon=math.log(3), reference=GRR4.output_table(),
