@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import time
 
 import numpy as np
@@ -429,3 +430,34 @@ def test_bad_checker_input_is_refused_by_name():
         teaching.check_client(grr_perturb, GRR.output_table(), np.arange(D + 1))
     with pytest.raises(ValueError, match="truth"):
         teaching.check_estimator(grr_estimate, GRR, np.array([1, 2, 3]))
+
+
+# ---------------------------------------------------------------- 07: the scaled risk of a pure oracle
+def scaled_risk_of(p, q, d):
+    return (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2
+
+
+#: mistake -> (the student's risk, words its message must contain)
+WRONG_RISKS = {
+    "the users' own values forgotten": (lambda p, q, d: d * q * (1 - q) / (p - q) ** 2, "is missing"),
+    "p - q not squared": (lambda p, q, d: (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q), "exact scaled risk"),
+    "one value's variance, not the sum": (lambda p, q, d: scaled_risk_of(p, q, d) / d, "exact scaled risk"),
+    "four times too large (a ±1 encoding)": (lambda p, q, d: 4 * scaled_risk_of(p, q, d), "4 times"),
+    "d - 1 other values": (lambda p, q, d: ((d - 1) * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2, "exact"),
+    "p and q swapped": (lambda p, q, d: scaled_risk_of(q, p, d), "exact scaled risk"),
+    "returns None": (lambda p, q, d: None, "return"),
+    "returns a list": (lambda p, q, d: [scaled_risk_of(p, q, d)], "shape"),
+}
+
+
+def test_scaled_risk_reference_passes():
+    result = teaching.check_scaled_risk(scaled_risk_of)
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("mistake", WRONG_RISKS)
+def test_scaled_risk_mistakes_are_caught(mistake):
+    risk, words = WRONG_RISKS[mistake]
+    result = teaching.check_scaled_risk(risk)
+    assert str(result).startswith("NOT YET: ") and words in result.message, (mistake, result.message)
+    assert re.search(r"for (GRR|SUE|OUE|SS) at ε = [\d.]+, d = \d+", result.message) or words in ("return", "shape")

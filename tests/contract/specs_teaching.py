@@ -27,6 +27,10 @@ def _grr_estimate(counts, n):
     return (counts - n * GRR4.q) / (GRR4.p - GRR4.q)
 
 
+def _risk(p, q, d):
+    return (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2
+
+
 def _chernoff(delta, mu):
     return (math.exp(delta) / (1 + delta) ** (1 + delta)) ** mu
 
@@ -40,5 +44,6 @@ SPECS = {
     TE + "check_estimator": spec(estimate=_grr_estimate, mechanism=GRR4, truth=np.array([30, 15, 15, 0]), n_draws=200,
                                  seed=0, _extra={"truth": [np.array([1, 2, 3])], "n_draws": [10]}),
     TE + "check_chernoff_bound": spec(bound=_chernoff, n_trials=1000, _extra={"n_trials": [10]}),
+    "ldp_helpers.teaching.oracles.check_scaled_risk": spec(risk=_risk),
 }
 RECORDS = {TE + "Check"}
