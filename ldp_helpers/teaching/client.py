@@ -37,12 +37,15 @@ def check_client(perturb, table, inputs, *, n_per_input: int | None = None, seed
     2. the ε: the score test of the tempered family ``T_t[x, y] ∝ T[x, y]^t`` at t = 1 (GRR, OUE
        and SUE at ε·t are exactly this family), within ``Z_MAX`` standard errors; the message gives
        the exact ε of the fitted ``T_t``;
-    3. fresh draws: the share of users whose report is the same under the two seeds, against its
-       exact mean ``Σ_y T[x, y]²`` (a report that is a function of value and position agrees always);
-    4. independent neighbours: the same share for the disjoint pairs of positions (2i, 2i + 1);
-    5. no dependence on position: χ² homogeneity of each input's reports between the first and the
+    3. no dependence on position: χ² homogeneity of each input's reports between the first and the
        second half of the batch;
+    4. fresh draws: the share of users whose report is the same under the two seeds, against its
+       exact mean ``Σ_y T[x, y]²`` (a report that is a function of value and position agrees always);
+    5. independent neighbours: the same share for the disjoint pairs of positions (2i, 2i + 1), apart
+       for pairs of equal and of different inputs;
     6. not too regular: the lower tail of the total χ² (counts handed out by quota).
+
+    Before these, the two calls seeded alike must agree (a client drawing from ``np.random`` does not).
 
     Parameters
     ----------
