@@ -10,6 +10,8 @@ Staging turns executed notebooks into book pages (nothing is executed here):
 * the profile banner under each title says which profile the page shows;
 * an exercise's solution (a cell tagged ``solution``) is folded, code *and* output, behind one
   "Show the solution" toggle;
+* the cell that writes the claims (``claims.write_csv(``) shows its table, not its code;
+* a printed output with TeX maths (``$…\\command…$``) is shown as Markdown, its maths typeset;
 * saved widget state is dropped (it would make MyST-NB load require.js and the widget manager
   from a CDN); a panel's output keeps its PNG and text;
 * a link to a figures *folder* (a file browser in Jupyter, nothing in a static site) becomes plain
@@ -96,6 +98,10 @@ def book_page(nb: dict, *, profile: str) -> dict:
         if "solution" in tags:
             cell["metadata"]["tags"] = [t for t in tags if t not in {"hide-input", "hide-output"}] + ["hide-cell"]
             cell["metadata"].setdefault("mystnb", {}).update(SOLUTION_PROMPTS)
+        if cell["cell_type"] == "code" and WRITING_CELL in "".join(cell["source"]):
+            cell["metadata"]["tags"] = [*tags, "remove-input"]  # the claims table shows; the code that writes it not
+        if "outputs" in cell:
+            cell["outputs"] = [_typeset(out) for out in cell["outputs"]]
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             data.pop(WIDGET_VIEW, None)
@@ -104,6 +110,23 @@ def book_page(nb: dict, *, profile: str) -> dict:
                 md = "".join(md) if isinstance(md, list) else md
                 data["text/markdown"] = _FOLDER_LINK.sub(r"\1", md)
     return nb
+
+
+WRITING_CELL = "claims.write_csv("  # the cell that writes a chapter's claims and shows their table
+_TEX = re.compile(r"\$[^$\n]*\\[A-Za-z]+[^$\n]*\$")  # $…\command…$ in a printed line
+_MATH = re.compile(r"(\$[^$\n]+\$)")
+_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~])")
+
+
+def _typeset(out: dict) -> dict:
+    """A printed output with TeX maths becomes Markdown (its maths typeset, the rest escaped, one line per line)."""
+    text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
+    if not _TEX.search(text):
+        return out
+    lines = ["".join(part if i % 2 else _PUNCTUATION.sub(r"\\\1", part) for i, part in enumerate(_MATH.split(line)))
+             for line in text.rstrip("\n").split("\n")]
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/markdown": "\\\n".join(lines), "text/plain": text}}
 
 
 def build(out: Path, *, source: Path, profile: str) -> None:

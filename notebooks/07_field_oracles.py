@@ -378,3 +378,29 @@ l_osue = deploy.longitudinal_oracle("l_osue", 1.0, 3.0, 16)
 tau_ex = next(t for t in range(1, 10_000) if l_osue.epsilon_after(t) > 2.5)
 assert tau_ex > 3 and l_osue.epsilon_after(tau_ex) <= 3.0
 print(f"ε_τ passes 2.5 at τ = {tau_ex}; fresh reports pass it at τ = 3")
+
+# %% [markdown]
+# **Exercise 3 (code: the scaled risk of a pure oracle).** Write `scaled_risk_of(p, q, d)`, the scaled
+# risk $n\,\mathrm{E}\|\hat p - p\|_2^2$ of a pure oracle with support probabilities $p^*, q^*$ over $d$
+# values: sum the exact variances of the $d$ count estimates (section 1) and divide by $n$.
+# `check_scaled_risk` calls it at the $(p^*, q^*, d)$ of GRR, SUE, OUE and SS over a grid of ε and $d$
+# and compares it with the risk computed from each oracle's exact variances.
+#
+# ```python
+# from ldp_helpers import teaching
+# def scaled_risk_of(p, q, d): ...  # your code: one number
+# print(teaching.check_scaled_risk(scaled_risk_of))
+# ```
+
+# %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
+
+
+def scaled_risk_of(p, q, d):
+    # Var ĉ(x) = n q(1-q)/(p-q)² + c(x)(1-p-q)/(p-q); summed over the d values, divided by n
+    return (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2
+
+
+check_risk = teaching.check_scaled_risk(scaled_risk_of)
+print(check_risk)
+assert check_risk.passed

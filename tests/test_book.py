@@ -10,8 +10,9 @@ there with the same ``book/build.py``: what it checks is what `make book` render
 progress bars and profile banner included.  (Executing all nine notebooks a second time here cost
 a quarter of `make test`'s wall time and checked nothing nbval does not.)  On every page: no raw Markdown pipe table, no
 script, stylesheet, font or image from outside, no output or code block wider than the page, maths
-typeset, images loaded, links resolved, no console error, and every exercise's solution hidden until
-its toggle is clicked.  Full-page screenshots of every page go to build/book-screenshots/ (1280 px wide).
+typeset (in printed outputs too), images loaded, links resolved, no console error, every exercise's
+solution hidden until its toggle is clicked, no claims-writing code shown, and no word of a table
+broken across lines (issue 36: "rep/rod/uce/d").  Every API page is checked for width too.  Full-page screenshots of every page go to build/book-screenshots/ (1280 px wide).
 
 The same browser checks run on the book `make book` built (paper profile):
 ``python tests/test_book.py build/book`` (screenshots to build/book-screenshots-paper/).
@@ -38,8 +39,8 @@ MATHJAX = ROOT / "build" / "mathjax" / "node_modules" / "mathjax" / "es5" / "tex
 SHOTS = ROOT / "build" / "book-screenshots"
 #: every notebook page (a banner and an .ipynb download each)
 NOTEBOOKS = [p.stem for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))]
-#: the course's chapters (issue 28): each has a coding exercise checked by ldp_helpers.teaching and a class in the plan
-CHAPTERS = [p.stem for p in sorted((ROOT / "notebooks").glob("0[0-6]_*.py"))]
+#: the course's chapters (issues 28, 36): each has a coding exercise checked by ldp_helpers.teaching and a class in a plan
+CHAPTERS = [p.stem for p in sorted((ROOT / "notebooks").glob("0[0-7]_*.py"))]
 #: the chapter executed by the runner here: live panels (widget views in the runner's output), an exercise
 RUNNER_CHAPTER = "01_grr_vs_oue"
 EXECUTE = """
@@ -163,9 +164,38 @@ def _wait_for_maths(drv) -> None:
 PROSE = ("const b = document.querySelector('article') || document.body; const c = b.cloneNode(true);"
          "c.querySelectorAll('pre, code, mjx-container, script, style, .cell_input').forEach(e => e.remove());"
          "return c.innerText;")
+WIDE_API = ("return [...document.querySelectorAll('article h1, article section, article dl, article dt, article p')]"
+            ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)"
+            ".map(e => e.tagName + ' ' + e.scrollWidth + ' > ' + e.clientWidth).slice(0, 3)")
 WIDE = ("return [...document.querySelectorAll('.cell_output, .cell_output *, article table, article pre')]"
-        ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)"
+        ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && !e.closest('.math'))"
         ".map(e => e.tagName + '.' + e.className + ' ' + e.scrollWidth + ' > ' + e.clientWidth).slice(0, 3)")
+#: (typeset inline maths overhangs its own box by a few pixels, as in the prose; the page-width check still holds)
+#: printed outputs that still hold TeX ($…\command…$): book/build.py typesets them
+RAW_TEX = ("return [...document.querySelectorAll('.cell_output pre')].map(e => e.textContent)"
+           ".filter(t => /\\$[^$\\n]{0,120}\\\\[A-Za-z]+[^$\\n]{0,120}\\$/.test(t)).map(t => t.slice(0, 80))")
+#: the code of the cell that writes the claims (book/build.py removes it; its table stays)
+WRITING_CODE = ("return [...document.querySelectorAll('.cell_input')].filter(e => e.textContent.includes('claims.write_csv('))"
+                ".length")
+#: letters or digits of one word laid out on two lines in a table's cell ("rep/rod/uce/d")
+BROKEN_WORDS = """
+const bad = [];
+for (const cell of document.querySelectorAll('article table td, article table th')) {
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    if (node.parentElement.closest('mjx-container')) continue;
+    const re = /[A-Za-z0-9]+/g;
+    let m;
+    while ((m = re.exec(node.data))) {
+      const r = document.createRange();
+      r.setStart(node, m.index);
+      r.setEnd(node, m.index + m[0].length);
+      if (new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size > 1) bad.push(m[0]);
+    }
+  }
+}
+return bad.slice(0, 5);"""
 #: per solution cell: are its code and its output both hidden (a closed <details> keeps them laid out but unseen)?
 HIDDEN = ("return [...document.querySelectorAll('.cell.tag_solution')].map(c => {"
           "  const parts = [...c.querySelectorAll('.cell_input, .cell_output')];"
@@ -210,6 +240,10 @@ def check_pages(book: Path, *, profile: str, shots: Path) -> None:
                 f"{name}: the page scrolls sideways"
             hidden = drv.execute_script(HIDDEN)
             assert all(hidden), f"{name}: {hidden.count(False)} solutions visible before a click"
+            assert not drv.execute_script(RAW_TEX), f"{name}: raw TeX printed in an output {drv.execute_script(RAW_TEX)}"
+            assert not drv.execute_script(WRITING_CODE), f"{name}: the claims-writing code is shown"
+            broken = drv.execute_script(BROKEN_WORDS)
+            assert not broken, f"{name}: words broken across lines in a table {broken}"
             errors = [e for e in drv.get_log("browser") if e["level"] == "SEVERE"]
             assert not errors, f"{name}: console errors {errors}"
             if page.parent.name == "notebooks":
@@ -217,6 +251,12 @@ def check_pages(book: Path, *, profile: str, shots: Path) -> None:
             if page.parent.name == "notebooks" and page.stem in CHAPTERS:
                 _check_chapter(drv, name, hidden)
             _full_page_screenshot(drv, shots / (name.replace("/", "_").removesuffix(".html") + ".png"))
+        for page in sorted((book / "generated").glob("*.html")):  # the API pages: as wide as the page at most
+            drv.get(page.as_uri())
+            assert drv.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), \
+                f"{page.name}: the API page scrolls sideways"
+            wide = drv.execute_script(WIDE_API)
+            assert not wide, f"{page.name}: wider than the page {wide}"
     finally:
         drv.quit()
 
@@ -260,8 +300,12 @@ def _check_chapter(drv, name: str, hidden: list) -> None:
 
 def test_course_plan_references_and_links(book: Path) -> None:
     course = (book / "course.html").read_text(encoding="utf-8")
-    for needed in ("Prerequisites", "Schedule", "Time per chapter", "explorer panel", "homework"):
+    for needed in ("Prerequisites", "Schedule", "Time per chapter", "explorer panel", "homework", "Six-week course",
+                   "Pacing", "extra material", "Project", "check_scaled_risk"):
         assert needed in course, f"course plan lacks {needed!r}"
+    six_weeks = course[course.index('id="six-week-course"'):]
+    assert all(f"<td><p>{week}</p></td>" in six_weeks for week in range(1, 7)), "the six-week plan lacks a week"
+    assert "notebooks/99_reproduction_report.html" in six_weeks, "the six-week plan ends without the report"
     assert all(f"notebooks/{stem}.html" in course for stem in CHAPTERS), "the course plan links every chapter"
     refs = (book / "references.html").read_text(encoding="utf-8")
     assert len(set(re.findall(r'href="https://doi\.org/[^"]+"', refs))) >= 8, "references lack DOI links"
@@ -272,6 +316,34 @@ def test_course_plan_references_and_links(book: Path) -> None:
     assert "notation table" not in glossary and "<table" in glossary, "the glossary's notation table is not rendered"
     rows = yaml.safe_load((ROOT / "book" / "notation.yaml").read_text(encoding="utf-8"))
     assert glossary.count("<tr") >= len(rows) + 1
+
+
+def test_staging_hides_the_claims_writing_code_and_typesets_printed_maths() -> None:
+    """book/build.py: the writing cell keeps its table but not its code; a printed line with TeX becomes
+    Markdown with its maths as maths and the rest escaped; a printed line without TeX stays text."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("book_build", ROOT / "book" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    tex = "every oracle: ['grr', 'ss']\nreports of at most $\\lceil\\log_2 d\\rceil + 2$ bits: ['l_grr']\n"
+    nb = {"metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "# Title\n"},
+        {"cell_type": "code", "metadata": {}, "source": "claims_csv = claims.write_csv(write=False)\nclaims",
+         "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/markdown": "| id |"}}]},
+        {"cell_type": "code", "metadata": {}, "source": "print(x)",
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": [tex]}]},
+        {"cell_type": "code", "metadata": {}, "source": "print(y)",
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["cost: $5 and $6\n"]}]},
+    ]}
+    page = build.book_page(nb, profile="smoke")
+    writing, printed, plain = page["cells"][1:]
+    assert "remove-input" in writing["metadata"]["tags"] and writing["outputs"][0]["data"]["text/markdown"] == "| id |"
+    md = printed["outputs"][0]["data"]["text/markdown"]
+    assert md == ("every oracle: \\['grr', 'ss'\\]\\\nreports of at most $\\lceil\\log_2 d\\rceil + 2$ bits: "
+                  "\\['l\\_grr'\\]"), md
+    assert printed["outputs"][0]["data"]["text/plain"] == tex and plain["outputs"][0]["output_type"] == "stream"
+    assert "outputs" not in page["cells"][0]
 
 
 def test_the_runners_do_not_interrupt_an_idle_kernel_at_shutdown() -> None:

@@ -1,5 +1,5 @@
 """Notebook 07's drivers and figures: exact risks against the closed forms, the best-oracle map, memoized losses,
-multidimensional MSE, and every figure drawn with labelled axes."""
+multidimensional MSE, and every figure drawn with labelled axes and text of at least 10 px in the book."""
 
 import math
 
@@ -9,7 +9,8 @@ import pytest
 from ldp_helpers.experiments import field_deployments as deploy, field_oracles as fo
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
 from ldp_helpers.mechanisms.unary_encoding import OUE
-from ldp_helpers.pipeline.plots import field_oracles as plots
+from ldp_helpers.experiments import heavy_hitter_scaling as hh
+from ldp_helpers.pipeline.plots import field_oracles as plots, heavy_hitter_scaling as hh_plots
 
 
 def test_groups_partition_the_frequency_oracles():
@@ -62,9 +63,10 @@ def test_multidimensional_mse_of_spl_is_its_mean_variance():
     assert mse["SPL[GRR]"][0] == pytest.approx(float(np.mean(spl.variance(counts))) / 5000**2, rel=1e-12)
 
 
-def test_every_figure_is_drawn_with_labelled_axes():
+def _figures():
     keys, eps, ds = ["grr", "ss", "hr"], [0.5, 2.0], [4, 64]
-    figs = [
+    every = fo.oracle_keys()  # the notebook's longest legends: every oracle
+    return [
         plots.risk_figure(keys, eps, {64: fo.scaled_risk(keys, eps, 64)}),
         plots.phase_figure(keys, eps, ds, {"all": fo.best_oracle_map(keys, eps, ds)}),
         plots.mse_n_figure(keys, [640, 6400], fo.mse_against_n(keys, 1.0, 64, [640, 6400]), epsilon=1.0, d=64),
@@ -74,11 +76,46 @@ def test_every_figure_is_drawn_with_labelled_axes():
         plots.longitudinal_figure([1, 4], deploy.longitudinal_epsilons(1.0, 3.0, 8, [1, 4]),
                                   deploy.longitudinal_variances(1.0, 3.0, 8), epsilon=1.0, epsilon_permanent=3.0, d=8),
         plots.multidimensional_figure([1.0, 2.0], {"SPL[GRR]": np.array([1e-3, 5e-4])}, domain_sizes=(3, 4), n_users=100),
+        plots.risk_figure(every, eps, {d: fo.scaled_risk(every, eps, d) for d in (16, 1024, 4096)}),
+        plots.phase_figure(every, eps, ds, {"every one-shot oracle": fo.best_oracle_map(every, eps, ds),
+                                            r"reports of at most $\lceil\log_2 d\rceil + 2$ bits":
+                                                fo.best_oracle_map(every, eps, ds, max_extra_bits=2)}),
+        plots.server_figure(every, ds, np.ones((len(every), len(ds))), n=256, epsilon=1.0),
+        plots.mse_n_figure(every, [640, 6400], np.ones((len(every), 2)), epsilon=1.0, d=64),
+        hh_plots.scaling_figure(hh.scaling_by_n([2_000, 4_000], 12, 2.0, k=3, n_draws=2, rng=np.random.default_rng(6)),
+                                hh.scaling_by_bits([8, 12], 4_000, 2.0, k=3, n_draws=2, rng=np.random.default_rng(5)),
+                                epsilon=2.0, k=3, bits=12, n_users=4_000),
     ]
-    for fig in figs:
+
+
+def test_every_figure_is_drawn_with_labelled_axes():
+    for fig in _figures()[:7]:
         axes = fig.get_axes()
         assert all(ax.get_xlabel() for ax in axes) and axes[0].get_ylabel()
     assert not math.isnan(fo.TIE_RTOL)
+
+
+#: the width of a chapter's figure in the book at a 1280 px window (tests/test_book.py's), and the inline
+#: backend's resolution: a figure W inches wide (tight box) shows at min(100 W, BOOK_PX) px
+BOOK_PX, INLINE_DPI = 948, 100
+
+
+def smallest_text_px(fig) -> tuple[float, str]:
+    """The smallest text of ``fig`` in screen pixels on the book's page, and that text."""
+    fig.canvas.draw()
+    width = fig.get_tightbbox(fig.canvas.get_renderer()).width  # inches, as the inline PNG is cropped
+    px_per_pt = min(INLINE_DPI, BOOK_PX / width) / 72
+    texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
+             if t.get_visible() and t.get_text().strip()]
+    smallest = min(texts, key=lambda t: t.get_fontsize())
+    return smallest.get_fontsize() * px_per_pt, smallest.get_text()
+
+
+def test_every_figure_text_is_at_least_10_px_at_the_books_width():
+    """Issue 36: 07's figures (the two-panel ones included) keep every label, tick and legend at >= 10 px."""
+    for fig in _figures():
+        size, text = smallest_text_px(fig)
+        assert size >= 10, f"{fig.axes[0].get_title()!r}: {text!r} is {size:.1f} px on the page"
 
 
 def test_server_seconds_times_each_oracles_own_server_and_refuses_what_it_cannot_hold():

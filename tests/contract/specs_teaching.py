@@ -27,12 +27,16 @@ def _grr_estimate(counts, n):
     return (counts - n * GRR4.q) / (GRR4.p - GRR4.q)
 
 
+def _risk(p, q, d):
+    return (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2
+
+
 def _chernoff(delta, mu):
     return (math.exp(delta) / (1 + delta) ** (1 + delta)) ** mu
 
 
 SPECS = {
-    TE + "check_client": spec(perturb=_grr_client, table=GRR4.output_table(), inputs=np.arange(4), n_per_input=200,
+    "ldp_helpers.teaching.client.check_client": spec(perturb=_grr_client, table=GRR4.output_table(), inputs=np.arange(4), n_per_input=200,
                               seed=0, _extra={"inputs": [np.arange(5), np.arange(24).reshape(4, 3, 2)],
                                               "table": [np.ones(4)], "n_per_input": [10, 10**12]}),
     TE + "check_output_table": spec(table=GRR4.output_table(), epsilon=math.log(3), reference=GRR4.output_table(),
@@ -40,5 +44,6 @@ SPECS = {
     TE + "check_estimator": spec(estimate=_grr_estimate, mechanism=GRR4, truth=np.array([30, 15, 15, 0]), n_draws=200,
                                  seed=0, _extra={"truth": [np.array([1, 2, 3])], "n_draws": [10]}),
     TE + "check_chernoff_bound": spec(bound=_chernoff, n_trials=1000, _extra={"n_trials": [10]}),
+    "ldp_helpers.teaching.oracles.check_scaled_risk": spec(risk=_risk),
 }
 RECORDS = {TE + "Check"}

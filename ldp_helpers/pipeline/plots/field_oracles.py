@@ -1,7 +1,9 @@
 """Figures of notebook 07 (the field's oracles and deployments): arrays in, a matplotlib Figure out, nothing printed or saved.
 
 Curves are labelled with the registry's labels; SS (the asymptotically optimal oracle of [ye2018]) is drawn
-black and thick as the reference.  The heavy-hitter figure is
+black and thick as the reference.  Every text keeps the style's sizes (legends 9 pt, the rest 10–11 pt) and
+no figure is wider than ``MAX_WIDTH`` inches with its legend, so that the book, which fits a figure to its
+948 px column, shows every letter at 10 px or more; long legends sit outside the axes.  The heavy-hitter figure is
 :func:`~ldp_helpers.pipeline.plots.heavy_hitter_scaling.scaling_figure`.
 
 References
@@ -23,6 +25,8 @@ from ldp_helpers.experiments.field_oracles import oracle_keys
 from ldp_helpers.mechanisms.registry import REGISTRY
 
 _REFERENCE = "ss"  # drawn black: the asymptotically optimal oracle
+MAX_WIDTH = 11.4  # inches: a 9 pt legend is >= 10 px in the book's 948 px column (948 / (72 * 11.4) px per pt)
+_OUTSIDE = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # a long legend: right of the axes
 
 
 def _keys(keys) -> tuple:
@@ -67,14 +71,14 @@ def risk_figure(keys, epsilons, risks: dict) -> Figure:
     keys, grid = _keys(keys), check_epsilons(epsilons).ravel()
     if not isinstance(risks, dict) or not risks:
         fail("risks", risks, "a non-empty dict of d -> scaled_risk table")
-    fig, axes = plt.subplots(1, len(risks), figsize=(5.6 * len(risks), 4.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(risks), figsize=(min(4.4 * len(risks), MAX_WIDTH - 2.6), 4.6), squeeze=False)
     for ax, (d, table) in zip(axes[0], risks.items()):
         table = _table("risks", table, len(keys), grid.size)
         for i, key in enumerate(keys):
             ax.plot(grid, table[i], label=REGISTRY[key].label, **_style(key, i))
         ax.set(yscale="log", xlabel=r"budget $\varepsilon$", title=f"$d = {check_int('d', d, low=2)}$ values")
     axes[0, 0].set_ylabel(r"scaled risk $n\,\mathrm{E}\|\hat p - p\|_2^2$ (flat population)")
-    axes[0, -1].legend(fontsize=7, ncol=2, title="SS (black): the reference")
+    axes[0, -1].legend(title="SS (black): the reference", **_OUTSIDE)
     return fig
 
 
@@ -96,7 +100,8 @@ def phase_figure(keys, epsilons, ds, maps: dict) -> Figure:
     used = sorted({int(i) for t in tables.values() for i in np.unique(t) if i >= 0})
     colours = {i: _colour(keys[i]) for i in used}
     cmap = ListedColormap([colours[i] for i in used])
-    fig, axes = plt.subplots(1, len(tables), figsize=(5.6 * len(tables), 4.6), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(tables), figsize=(min(4.4 * len(tables), MAX_WIDTH - 2.6), 4.6), squeeze=False,
+                             sharey=True)
     for ax, (title, table) in zip(axes[0], tables.items()):
         index = np.vectorize(lambda i: used.index(i) if i >= 0 else np.nan)(table).astype(float)
         ax.pcolormesh(grid, ds, np.ma.masked_invalid(index), cmap=cmap, vmin=-0.5, vmax=len(used) - 0.5, shading="nearest")
@@ -105,7 +110,7 @@ def phase_figure(keys, epsilons, ds, maps: dict) -> Figure:
     axes[0, 0].set_ylabel("domain size $d$")
     handles = [Patch(color=colours[i], label=REGISTRY[keys[i]].label) for i in used]
     handles.append(plt.Line2D([], [], color="m", ls="--", lw=2, label=r"$d = 3e^\varepsilon + 2$ [wang2017]"))
-    axes[0, -1].legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # outside: no patch on its colour
+    axes[0, -1].legend(handles=handles, **_OUTSIDE)  # outside: no patch on its colour
     return fig
 
 
@@ -124,7 +129,7 @@ def mse_n_figure(keys, n_grid, mse, *, epsilon: float, d: int) -> Figure:
         ax.plot(n_grid, mse[i], marker=".", label=REGISTRY[key].label, **_style(key, i))
     ax.set(xscale="log", yscale="log", xlabel="number of users $n$", ylabel=r"MSE of $\hat f(x)/n$ (mean over $x$)",
            title=rf"$\varepsilon = {epsilon:g}$, $d = {d}$ (flat population)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(**_OUTSIDE)
     return fig
 
 
@@ -144,7 +149,7 @@ def bits_figure(keys, ds, bits, *, epsilon: float) -> Figure:
     ax.plot(ds, np.log2(ds) + 2, "k:", lw=2, label=r"$\log_2 d + 2$ [acharya2019]")
     ax.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel="bits per report",
            title=rf"report size at $\varepsilon = {epsilon:g}$")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(**_OUTSIDE)
     return fig
 
 
@@ -165,14 +170,14 @@ def server_figure(keys, ds, seconds, *, n: int, epsilon: float) -> Figure:
     if np.any(seconds <= 0) or np.all(np.isnan(seconds[:, 0])):
         fail("seconds", Described("a table with a time <= 0 or no finite time at the first d"),
              "positive times (log axes), at least one finite at the first d")
-    fig, ax = plt.subplots(figsize=(10.5, 4.8))
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
     for i, key in enumerate(keys):
         ax.plot(ds, seconds[i] * 1e3, marker=".", label=REGISTRY[key].label, **_style(key, i))
     slowest = int(np.nanargmax(seconds[:, 0]))
     ax.plot(ds, seconds[slowest, 0] * 1e3 * ds / ds[0], "k:", lw=2, label=r"$\propto n d$ (through the slowest)")
     ax.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel="server time (ms, this machine)",
            title=rf"server: aggregate + estimate of $n = {n:,}$ reports at $\varepsilon = {epsilon:g}$")
-    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(**_OUTSIDE)
     return fig
 
 
@@ -192,7 +197,7 @@ def longitudinal_figure(taus, epsilons: dict, variances: dict, *, epsilon: float
     epsilon, eps_inf, d = check_epsilon(epsilon), check_epsilon(epsilon_permanent, "epsilon_permanent"), check_int("d", d, low=2)
     if not isinstance(epsilons, dict) or "fresh" not in epsilons or not isinstance(variances, dict) or not variances:
         fail("epsilons", Described(type(epsilons).__name__), "longitudinal_epsilons' and longitudinal_variances' results")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 4.6))
     for i, (key, curve) in enumerate(epsilons.items()):
         curve = check_real_array("epsilons", np.asarray(curve, dtype=float), low=None)
         label = "no memoization: $\\tau\\varepsilon_1$" if key == "fresh" else REGISTRY[key].label
@@ -202,7 +207,7 @@ def longitudinal_figure(taus, epsilons: dict, variances: dict, *, epsilon: float
     left.axhline(epsilon, color="k", ls=":", label=r"$\varepsilon_1$")
     left.set(xscale="log", ylim=(0, 1.6 * eps_inf), xlabel=r"reports of an unchanged value $\tau$",
              ylabel=r"exact $\varepsilon_\tau$", title=rf"$\varepsilon_1 = {epsilon:g}$, $\varepsilon_\infty = {eps_inf:g}$, $d = {d}$")
-    left.legend(fontsize=7)
+    left.legend()
     labels = list(variances)
     x = np.arange(len(labels))
     exact, approx = (np.array([variances[k][i] for k in labels], dtype=float) for i in (0, 1))
@@ -212,7 +217,7 @@ def longitudinal_figure(taus, epsilons: dict, variances: dict, *, epsilon: float
     right.set(xticks=x, yscale="log", xlabel="longitudinal oracle", ylabel="variance of $\\hat c(x)$ per user",
               title="one report at $\\varepsilon_1$")
     right.set_xticklabels([REGISTRY[k].label.split(" ")[0] for k in labels])
-    right.legend(fontsize=7)
+    right.legend()
     return fig
 
 
@@ -238,5 +243,5 @@ def multidimensional_figure(epsilons, mse: dict, *, domain_sizes, n_users: int) 
         ax.plot(grid, curve, marker="o" if label.startswith("RS") else "s", ls=":" if whole else "-", color=f"C{i}", label=label)
     ax.set(yscale="log", xlabel=r"budget $\varepsilon$", ylabel="MSE of the marginal frequencies",
            title=f"{sizes.size} attributes, domains {tuple(int(k) for k in sizes)}, $n = {n_users:,}$ (generated)")
-    ax.legend(fontsize=7, title="RS+FD (solid): oracle at the paper's ε'")
+    ax.legend(title="RS+FD (solid): oracle at the paper's ε'")
     return fig

@@ -58,5 +58,5 @@ def scaling_figure(by_n: Scaling, by_bits: Scaling, *, epsilon: float, k: int, b
         if column == 0:
             axes[1, 0].set(xscale="log")
             axes[1, 0].xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels collide
-    axes[0, 0].legend(title="±2 SE", fontsize="small")
+    axes[0, 0].legend(title="±2 SE")  # the style's 9 pt: >= 10 px at the book's width
     return fig
