@@ -32,8 +32,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from browser.explorer import (PANELS, TOKEN, free_port, js_img, js_text, js_value, serve, status, stop,  # noqa: E402
-                              type_into, wait_idle)
+from browser.explorer import (PANELS, TOKEN, free_port, js_img, js_text, js_value, kernel_status,  # noqa: E402
+                              page_kernel, serve, status, stop, type_into, wait_idle)
 from browser.harness import chromium  # noqa: E402
 
 from ldp_helpers.explore._widgets import BUSY  # noqa: E402
@@ -269,6 +269,112 @@ def _shared_view_round_trip(driver, wait):
     assert js_text(driver, ".ldp-playground-summary") == summary
     assert js_value(driver, "playground", "epsilon") == "2.5" and js_value(driver, "playground", "m") == "512"
     driver.save_screenshot(str(SHOTS / "05_shared_view.png"))
+
+
+
+# ------------------------------------------------------------------------------------ issues 36 and 39: server
+
+#: paths outside the book, each a way to write `..` (also encoded) that a normalising client would hide
+TRAVERSALS = ["build/book/../../pyproject.toml", "build/book/%2e%2e/%2e%2e/pyproject.toml",
+              "build/book/%2E%2E/%2E%2E/pyproject.toml", "build/book/..%2f..%2fpyproject.toml",
+              "build/book//..//..//pyproject.toml", "build/book/..\\..\\pyproject.toml",
+              "build/book/..%5c..%5cpyproject.toml", "build/book/./../../pyproject.toml",
+              "build/book/%252e%252e/%252e%252e/pyproject.toml", "build/book/../../.git/config",
+              "build/book/../../notebooks/profiles/paper.yaml", "/etc/passwd", "%2fetc%2fpasswd", "build/book/.buildinfo",
+              "pyproject.toml", "app/explorer.ipynb"]
+#: the same tricks on the other file-serving routes (each has its own root)
+OTHER_ROUTES = ["/voila/static/../../../../pyproject.toml", "/voila/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+                "/voila/templates/lab/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+                "/voila/labextensions/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+                "/voila/api/themes/%252e%252e/%252e%252e/%252e%252e/etc/passwd", "/%2e%2e/%2e%2e/etc/passwd"]
+
+
+def _raw_get(port: int, path: str) -> tuple[int, bytes]:
+    """A GET sent byte for byte (http.client does not normalise the path), with the token."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"token {TOKEN}"})
+        answer = conn.getresponse()
+        return answer.status, answer.read()
+    finally:
+        conn.close()
+
+
+def test_served_files_refuse_traversal(server):
+    """Issue 39.3: `..` (plain, %2e%2e, %252e, double slashes, backslashes) never leaves the book's folder."""
+    _, url = server
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    secrets = (b"[project]", b"root:x:", b"[core]", b"The paper profile", b'"cells"')  # what each file holds
+    for path in ["/voila/files/" + p for p in TRAVERSALS] + OTHER_ROUTES:
+        code, body = _raw_get(port, path)
+        assert code in (403, 404) and not any(s in body for s in secrets), (path, code, body[:200])
+        if path.startswith("/voila/files/"):
+            assert code == 403, (path, code)  # refused by the allow-list itself, whether the file exists or not
+    code, _ = _raw_get(port, "/voila/files/build/book/index.html")  # the book itself stays served
+    assert code == (200 if (ROOT / "build" / "book" / "index.html").exists() else 404)
+
+
+def _when_kernel_ends(url: str, kernel: str):
+    """A future of the moment (``time.monotonic()``) the server stops knowing ``kernel`` (polled every 0.1 s)."""
+    import concurrent.futures
+
+    def poll():
+        while kernel_status(url, kernel) == 200:
+            time.sleep(0.1)
+        return time.monotonic()
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(poll)
+    pool.shutdown(wait=False)
+    return future
+
+
+#: how each page is left, in turn: reloaded, navigated away from, its tab closed
+LEAVE = ("reload", "away", "close tab")
+
+
+def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
+    """Issue 36.1: each page's kernel ends within seconds of the page's reload, navigation away or tab close —
+    by the page's unload beacon, or (every fifth page, the beacon blocked: a crashed tab) when its websocket
+    closes — so 20 page views in a row never reach the cap and the 21st opens."""
+    from ldp_helpers.explore.serve import CLOSED_PAGE_SECONDS
+
+    proc, url = server
+    wait_idle(proc)
+    driver = chromium(width=1300, height=1200)
+    ended = []
+    try:
+        for i in range(21):
+            if i == 0 or LEAVE[(i - 1) % 3] != "reload":  # a reload has already opened this page
+                driver.get(f"{url}?token={TOKEN}")
+            WebDriverWait(driver, 120, poll_frequency=0.1).until(
+                lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary"))
+            kernel = page_kernel(driver)
+            assert kernel_status(url, kernel) == 200, f"page {i + 1} has no running kernel"
+            if i == 20:
+                break
+            driver.execute_cdp_cmd("Network.enable", {})
+            driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/voila/api/shutdown/*"] if i % 5 == 4 else []})
+            left, end = time.monotonic(), _when_kernel_ends(url, kernel)
+            if LEAVE[i % 3] == "reload":
+                driver.refresh()
+            elif LEAVE[i % 3] == "away":
+                driver.get("about:blank")
+            else:
+                old = driver.current_window_handle
+                driver.switch_to.new_window("tab")
+                new = driver.current_window_handle
+                driver.switch_to.window(old)
+                driver.close()
+                driver.switch_to.window(new)
+            ended.append(end.result(timeout=CLOSED_PAGE_SECONDS + 60) - left)
+            assert ended[-1] < CLOSED_PAGE_SECONDS + 10, f"page {i + 1}'s kernel ended {ended[-1]:.1f} s after it"
+    finally:
+        driver.quit()
+    print(f"each page's kernel ended {[round(t, 1) for t in ended]} s after the page was left")
+    assert len(ended) == 20
 
 
 # ------------------------------------------------------------------------------------ make lab, make explore

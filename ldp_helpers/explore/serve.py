@@ -36,7 +36,7 @@ import secrets
 import sys
 from pathlib import Path
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ldp_helpers._validation import check_bool, check_instance, check_int
 
@@ -86,13 +86,17 @@ def book_file(path) -> bool:
     return re.fullmatch(rf"{BOOK}/(?:{_SEGMENT}/)*{_SEGMENT}", path) is not None
 
 
-def refusal(headers, port, *, page: bool = False, pages: int = 0, max_pages: int = MAX_PAGES) -> tuple[int, str] | None:
-    """Why a request with these headers is refused (status, reason), or None: the guard of every handler.
+def refusal(headers, port, *, path: str = "/", page: bool = False, pages: int = 0,
+            max_pages: int = MAX_PAGES) -> tuple[int, str] | None:
+    """Why a request with these headers for this raw URL path is refused (status, reason), or None: the guard
+    of every handler.
 
-    ``page`` marks a request for the notebook page, which takes a kernel: refused (503) once ``pages``
-    pages (kernels in use by pages) reach ``max_pages``.
+    A path with a ``..`` segment or a backslash, also percent-encoded once or twice, is refused on every
+    route (403).  ``page`` marks a request for the notebook page, which takes a kernel: refused (503)
+    once ``pages`` pages (kernels in use by pages) reach ``max_pages``.
     """
     check_instance("headers", headers, Mapping, "a mapping of HTTP headers")
+    check_instance("path", path, str, "a URL path string")
     port, page = check_int("port", port, low=1, high=65535), check_bool("page", page)
     pages, max_pages = check_int("pages", pages, low=0), check_int("max_pages", max_pages, low=1, high=64)
     host, origin = headers.get("Host", ""), headers.get("Origin")
@@ -100,6 +104,9 @@ def refusal(headers, port, *, page: bool = False, pages: int = 0, max_pages: int
         return 403, f"Host {host!r} is not a loopback name of this server (127.0.0.1:{port} or localhost:{port})"
     if origin is not None and not allowed_origin(origin, port):
         return 403, f"Origin {origin!r} is not this server's loopback origin"
+    decoded = unquote(unquote(path))
+    if "\\" in decoded or ".." in decoded.split("/"):
+        return 403, f"path {path!r} leaves its folder (a '..' segment or a backslash)"
     if page and pages >= max_pages:
         return 503, (f"{pages} explorer pages are open, each with its own Python kernel (at most {max_pages} "
                      f"at once): close an explorer tab you no longer use — its kernel ends within seconds")
@@ -177,7 +184,7 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
             page = request.path == "/" and request.method == "GET"
             manager = self.settings["kernel_manager"]
             pages = len(manager.list_kernel_ids()) - manager.get_pool_size(os.path.relpath(APP, ROOT)) if page else 0
-            why = refusal(request.headers, self.settings["ldp_port"], page=page, pages=max(pages, 0),
+            why = refusal(request.headers, self.settings["ldp_port"], path=request.path, page=page, pages=max(pages, 0),
                           max_pages=max_pages)
             if why is not None:
                 return self.get_handler_delegate(request, Refused, {"status": why[0], "reason": why[1]})

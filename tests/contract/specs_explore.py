@@ -80,7 +80,7 @@ SPECS = {
     SV + "allowed_host": spec(host="127.0.0.1:8866", port=8866, _free={"host"}, _extra={"port": [0, 65536]}),
     SV + "allowed_origin": spec(origin="http://127.0.0.1:8866", port=8866, _free={"origin"}, _extra={"port": [0]}),
     SV + "book_file": spec(path="build/book/index.html", _free={"path"}),
-    SV + "refusal": spec(headers={"Host": "127.0.0.1:8866"}, port=8866, page=False, pages=0, max_pages=5,
+    SV + "refusal": spec(headers={"Host": "127.0.0.1:8866"}, port=8866, path="/", page=False, pages=0, max_pages=5, _free={"path"},
                          _extra={"port": [0], "pages": [-1], "max_pages": [0, 65]}),
     SV + "main": spec(argv=["--help"], _valid=False, _free={"argv"}),
     # the panels: live widgets, defaults checked by the functions above
