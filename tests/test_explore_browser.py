@@ -37,7 +37,7 @@ from browser.explorer import (PANELS, TOKEN, free_port, js_img, js_text, js_valu
 from browser.harness import chromium  # noqa: E402
 
 from ldp_helpers.explore._widgets import BUSY  # noqa: E402
-from ldp_helpers.explore.share import decode_view  # noqa: E402
+from ldp_helpers.explore.share import decode_view, encode_view  # noqa: E402
 
 SHOTS = ROOT / "build" / "explorer-screenshots"
 #: a number each panel's summary shows once rendered
@@ -375,6 +375,65 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
         driver.quit()
     print(f"each page's kernel ended {[round(t, 1) for t in ended]} s after the page was left")
     assert len(ended) == 20
+
+
+
+def test_a_shared_link_in_a_new_browser_lands_on_the_apps_login_page(server):
+    """Issue 36.3: a ``?view=`` link opened without the login cookie gets the app's own login page, which says
+    where the token is (the ``make explore`` output) — not Jupyter's `jupyter server list` — and, given the
+    token, opens the shared view."""
+    _, url = server
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    link = f"{url}?view={encode_view({'playground': {'epsilon': 2.5}})}"
+    driver = chromium(width=1000, height=900)  # a fresh profile: no cookie
+    try:
+        driver.get(link)
+        WebDriverWait(driver, 60).until(lambda d: "/login" in d.current_url)
+        text = driver.find_element(By.TAG_NAME, "body").text
+        assert "make explore" in text and "token=" in text and "changes each time" in text, text
+        assert "jupyter server list" not in text.lower() and "jupyter-server.readthedocs" not in driver.page_source
+        driver.save_screenshot(str(SHOTS / "06_login.png"))
+        for token in ("not-the-token", TOKEN):
+            box = driver.find_element(By.ID, "password_input")
+            box.send_keys(token)
+            driver.find_element(By.ID, "login_submit").click()
+            if token != TOKEN:
+                WebDriverWait(driver, 30).until(lambda d: "That is not this server's token" in d.page_source)
+        wait = WebDriverWait(driver, 120, poll_frequency=0.1)
+        wait.until(lambda d: "ε = 2.5" in js_text(d, ".ldp-playground-summary") and js_img(d, "playground"))
+        assert "view=v1." in driver.current_url and js_value(driver, "playground", "epsilon") == "2.5"
+    finally:
+        driver.quit()
+
+
+def test_over_the_cap_a_page_says_what_to_do_and_opens_once_a_page_closes(tmp_path):
+    """Issue 36.1: with every kernel in use (here a cap of one page) a page view gets a page — not a bare 503 —
+    saying what to do; it retries by itself and opens the explorer once the other page closes."""
+    from ldp_helpers.explore.serve import RETRY_SECONDS
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with serve(tmp_path / "serve.log", preheat=False, max_pages=1) as (proc, url):
+        page = f"{url}?token={TOKEN}"
+        driver = chromium(width=1000, height=900)
+        try:
+            driver.get(page)
+            wait = WebDriverWait(driver, 120, poll_frequency=0.1)
+            wait.until(lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary"))
+            first = driver.current_window_handle
+            assert status(page) == 503  # the page view over the cap starts no kernel
+            driver.switch_to.new_window("tab")
+            driver.get(page)
+            text = driver.find_element(By.TAG_NAME, "body").text
+            assert "all its kernels are in use" in text and "Close an explorer tab" in text, text
+            assert f"every {RETRY_SECONDS} seconds" in text and "make explore" in text, text
+            driver.save_screenshot(str(SHOTS / "07_all_kernels_in_use.png"))
+            second = driver.current_window_handle
+            driver.switch_to.window(first)
+            driver.close()
+            driver.switch_to.window(second)
+            wait.until(lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary"))
+        finally:
+            driver.quit()
 
 
 # ------------------------------------------------------------------------------------ make lab, make explore

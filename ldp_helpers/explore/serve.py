@@ -34,8 +34,8 @@ import os
 import re
 import secrets
 import sys
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ldp_helpers._validation import check_bool, check_instance, check_int
@@ -108,8 +108,9 @@ def refusal(headers, port, *, path: str = "/", page: bool = False, pages: int = 
     if "\\" in decoded or ".." in decoded.split("/"):
         return 403, f"path {path!r} leaves its folder (a '..' segment or a backslash)"
     if page and pages >= max_pages:
-        return 503, (f"{pages} explorer pages are open, each with its own Python kernel (at most {max_pages} "
-                     f"at once): close an explorer tab you no longer use — its kernel ends within seconds")
+        return 503, (f"{pages} explorer page{'s are' if pages != 1 else ' is'} open, each with its own Python "
+                     f"kernel, and at most {max_pages} may be open at once: close an explorer tab you no longer use "
+                     f"(its kernel ends within seconds), then reload")
     return None
 
 
