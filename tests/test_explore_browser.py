@@ -32,7 +32,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from browser.explorer import (PANELS, TOKEN, free_port, js_img, js_text, js_value, kernel_status,  # noqa: E402
+from browser.explorer import (PANELS, TOKEN, free_port, js_img, js_text, js_value, kernel_running,  # noqa: E402
                               page_kernel, serve, status, stop, type_into, wait_idle)
 from browser.harness import chromium  # noqa: E402
 
@@ -316,12 +316,12 @@ def test_served_files_refuse_traversal(server):
     assert code == (200 if (ROOT / "build" / "book" / "index.html").exists() else 404)
 
 
-def _when_kernel_ends(url: str, kernel: str):
-    """A future of the moment (``time.monotonic()``) the server stops knowing ``kernel`` (polled every 0.1 s)."""
+def _when_kernel_ends(proc, kernel: str):
+    """A future of the moment (``time.monotonic()``) the process of ``kernel`` has ended (polled every 0.1 s)."""
     import concurrent.futures
 
     def poll():
-        while kernel_status(url, kernel) == 200:
+        while kernel_running(proc, kernel):
             time.sleep(0.1)
         return time.monotonic()
 
@@ -343,6 +343,7 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
 
     proc, url = server
     wait_idle(proc)
+    printed = len(proc.log_path.read_text())  # the server's output from here on: ordinary use
     driver = chromium(width=1300, height=1200)
     ended = []
     try:
@@ -352,12 +353,12 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
             WebDriverWait(driver, 120, poll_frequency=0.1).until(
                 lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary"))
             kernel = page_kernel(driver)
-            assert kernel_status(url, kernel) == 200, f"page {i + 1} has no running kernel"
+            assert kernel_running(proc, kernel), f"page {i + 1} has no running kernel"
             if i == 20:
                 break
             driver.execute_cdp_cmd("Network.enable", {})
             driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/voila/api/shutdown/*"] if i % 5 == 4 else []})
-            left, end = time.monotonic(), _when_kernel_ends(url, kernel)
+            left, end = time.monotonic(), _when_kernel_ends(proc, kernel)
             if LEAVE[i % 3] == "reload":
                 driver.refresh()
             elif LEAVE[i % 3] == "away":
@@ -375,6 +376,9 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
         driver.quit()
     print(f"each page's kernel ended {[round(t, 1) for t in ended]} s after the page was left")
     assert len(ended) == 20
+    log = proc.log_path.read_text()[printed:]  # issue 36.6: 21 kernels started and 20 ended, nothing alarming
+    assert log.count("Kernel started") >= 20 and log.count("Kernel shutdown") >= 20, log[-3000:]
+    assert not re.search(r"WARNING|ERROR|Traceback|\b[45]\d\d (GET|POST)", log), log[-3000:]
 
 
 
@@ -478,5 +482,6 @@ def test_make_explore_comes_up_guarded_with_a_token(tmp_path):
     log, guarded, plain = _make_target_answers(["explore", f"PORT={port}"], port, {"BROWSER": "true"}, tmp_path)
     assert re.search(rf"http://127\.0\.0\.1:{port}/\?token=[\w-]{{20,}}", log), log
     assert guarded == 403 and plain in (302, 403)  # a foreign Host is refused; the page needs the token
+    assert "WARNING" not in log and "Traceback" not in log, log  # issue 36.6
     if os.geteuid() == 0:
         assert "make explore: running as root (uid 0)" in log, log
