@@ -61,6 +61,7 @@ JUPYTER_DATA = Path(__file__).resolve().parent / "jupyter"
 #: one path segment of a served book file: word characters, ``@ + - .``, never starting with a dot
 _SEGMENT = r"[\w@+-][\w@.+-]*"
 
+
 def allowed_host(host, port) -> bool:
     """Whether a ``Host`` header names this server by a loopback name and its port (``127.0.0.1:8866``)."""
     check_instance("host", host, str, "a Host header string")
@@ -122,11 +123,11 @@ FULL_PAGE = """<!DOCTYPE html>
 code {{background: #f2f2f2; padding: 0 .25em}}</style></head>
 <body class="ldp-full"><h1>The explorer is busy: all its kernels are in use</h1>
 <p>{why}.</p>
-<ul><li>Close an explorer tab or window you no longer use (in any browser on this machine); its kernel
-ends within {closed} seconds.</li>
+<ul><li>Close an explorer tab or window you no longer use (in any browser on this machine): its kernel
+ends within seconds.</li>
 <li>This page tries again by itself every {retry} seconds, and opens the explorer as soon as a kernel is free
 (the link you opened, with its <code>?view=</code> settings, is kept).</li>
-<li>A page closed without notice (a crashed browser) frees its kernel after {idle} seconds without activity.</li>
+<li>A page that never finished loading frees its kernel after {idle} seconds without activity.</li>
 <li>Still stuck? Stop <code>make explore</code> (Ctrl-C) and start it again: every kernel ends, and it prints a
 new address with a new token.</li></ul>
 </body></html>
@@ -157,8 +158,7 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
             if self.status == 503:
                 self.set_header("Retry-After", str(RETRY_SECONDS))
                 self.set_header("Content-Type", "text/html; charset=utf-8")
-                self.finish(FULL_PAGE.format(why=html.escape(self.why), retry=RETRY_SECONDS,
-                                             closed=CLOSED_PAGE_SECONDS, idle=IDLE_SECONDS))
+                self.finish(FULL_PAGE.format(why=html.escape(self.why), retry=RETRY_SECONDS, idle=IDLE_SECONDS))
             else:
                 self.finish(f"refused by `make explore`'s guard: {self.why}\n")
 
