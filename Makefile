@@ -1,8 +1,9 @@
 # ldp-notebooks: two commands from a fresh clone.
 #   make figures   set up .venv, run every notebook under the paper profile, write figures/
 #   make test      set up .venv, run the unit tests, nbval over every notebook and the browser tests
-# Also: make book (the book of build/paper), make explore, make refresh (re-execute committed notebooks at
-#       their defaults, in place), make bench, make lab, make clean (build outputs), make distclean (also .venv).
+# Also: make quick (one paper in under a minute), make book (the book of build/paper), make explore,
+#       make refresh (re-execute committed notebooks at their defaults, in place), make bench, make lab,
+#       make clean (build outputs), make distclean (also .venv).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -38,6 +39,11 @@ $(STAMP): environment.yml pyproject.toml
 
 figures: setup peers
 	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
+
+# A first look in under a minute (README, "Quick look"): one paper, the LDP tutorial, as `make figures` runs it.
+.PHONY: quick
+quick: setup
+	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --only 00_tutorial
 
 # Two pytest workers (pytest-xdist); a file's tests stay on one worker, so a notebook's cells run in
 # order in one kernel.  The wall time is printed at the end (CI's budget is four minutes on 2 cores).

@@ -6,7 +6,7 @@ The public names are re-exported here, so a notebook imports them from one place
 
 its own paper's bounds and drivers from ``ldp_helpers.bounds.<key>`` and
 ``ldp_helpers.experiments.<key>``, and its tooling (claims, figures) from
-:mod:`ldp_helpers.pipeline`, which the science never imports.  The layout (README, "Repository map") is by role:
+:mod:`ldp_helpers.pipeline`, which the science never imports.  The layout (docs/reference.md, "Repository map") is by role:
 ``mechanisms`` (one contract, :class:`~ldp_helpers.mechanisms.base.Mechanism`, and the
 :data:`~ldp_helpers.mechanisms.registry.REGISTRY`), ``simulate``, ``estimation``, ``bounds``,
 ``protocols``, ``experiments``, ``explore`` and ``pipeline``.  Names are resolved lazily on first

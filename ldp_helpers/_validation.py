@@ -1,4 +1,4 @@
-"""Validation at the package boundary: one place, one message format — the bad-input contract (README "Bad input").
+"""Validation at the package boundary: one place, one message format — the bad-input contract (docs/reference.md, "Bad input").
 
 Every public function, method and constructor checks its arguments once, before any work; private
 cores trust their callers.  A value out of range raises ``ValueError``; a wrong type raises

@@ -1,4 +1,5 @@
-"""Citations by key: every ``[key]`` in the notebooks, the package's docstrings and README's key table is an
+"""Citations by key: every ``[key]`` in the notebooks, the package's docstrings and the key table of
+``docs/reference.md`` (moved there from the README, issue 36) is an
 entry of ``book/references.bib`` (with author or a note, title and year), so a reader can find and cite it."""
 
 import re
@@ -29,13 +30,13 @@ def test_every_cited_key_is_in_the_bibliography(path):
     assert not missing, f"{path.name} cites keys missing from book/references.bib: {sorted(missing)}"
 
 
-def test_readme_key_table_matches_the_bibliography():
-    table = re.findall(r"^\| `([a-z_0-9]+)`(?:, `([a-z_0-9]+)`)*", (ROOT / "README.md").read_text(encoding="utf-8"), re.M)
+def test_the_key_table_matches_the_bibliography():
+    text = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    table = re.findall(r"^\| `([a-z_0-9]+)`(?:, `([a-z_0-9]+)`)*", text, re.M)
     keys = set(re.findall(r"`([a-z]+\d{4}[a-z]*|" + "|".join(PAPER_KEYS) + r")`",
-                          "\n".join(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-                                    if line.startswith("| `"))))
-    assert table and keys, "README lost its key table"
-    assert not keys - set(_bib()), f"README keys missing from references.bib: {sorted(keys - set(_bib()))}"
+                          "\n".join(line for line in text.splitlines() if line.startswith("| `"))))
+    assert table and keys, "docs/reference.md lost its key table"
+    assert not keys - set(_bib()), f"docs/reference.md keys missing from references.bib: {sorted(keys - set(_bib()))}"
 
 
 def test_every_entry_names_its_source():

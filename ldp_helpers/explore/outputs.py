@@ -33,7 +33,7 @@ def whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
 
     References
     ----------
-    [tutorial] Eq. (2) (ε-LDP); README "Mechanism contract" (privacy_loss).
+    [tutorial] Eq. (2) (ε-LDP); docs/reference.md, "The mechanism contract" (privacy_loss).
     """
     return _whole_report_epsilon(check_instance("oracle", oracle, FrequencyOracle))
 

@@ -9,39 +9,57 @@ reach the server and pass its checks can run the panels.  So the server, bound t
 * refuses any request — the kernel websocket included — whose ``Origin`` header is present and is not
   such a loopback origin (a page of another site cannot open the kernel's websocket);
 * requires a token (Voilà's token authentication, a fresh random one per start, printed in the URL);
-  the page then keeps a login cookie, so a shared ``?view=`` link opens in the same browser;
-* starts at most :data:`MAX_KERNELS` kernels (a page view beyond that is answered 503), culls kernels
-  idle for an hour, keeps one kernel pre-heated (the page opens at once) and says when it runs as root.
+  the page then keeps a login cookie, so a shared ``?view=`` link opens in the same browser, and in
+  another browser the app's own login page says where the token is (the ``make explore`` output);
+* serves beside the app only the book's files (:func:`book_file`: no ``..``, no hidden file);
+* gives every page view its own kernel and ends it with the page: the page's unload beacon shuts it
+  down at once, and a kernel whose page's last websocket closed ends :data:`CLOSED_PAGE_SECONDS`
+  later (a crashed tab); a kernel no page ever connected to ends after :data:`IDLE_SECONDS` idle;
+* admits at most :data:`MAX_PAGES` pages at once (plus one pre-heated kernel, so the page opens at
+  once); a page view beyond is answered by a page saying what to do, which retries by itself;
+* runs its kernels over IPC sockets in a private directory (not TCP on loopback) and says when it
+  runs as root.
 
 References
 ----------
-Voilà 0.5 (``Voila``, ``VoilaConfiguration.preheat_kernel``); jupyter_server's token identity provider.
+Voilà 0.5 (``Voila``, ``VoilaConfiguration.preheat_kernel``, its ``/voila/api/shutdown`` beacon);
+jupyter_server's token identity provider and ``MappingKernelManager`` culling.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import os
+import re
 import secrets
 import sys
-from pathlib import Path
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from ldp_helpers._validation import check_bool, check_instance, check_int
 
 #: the host names a request may address the server by (with its port)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-#: at most this many kernels at once (the pre-heated one included); a page view beyond is refused
-MAX_KERNELS = 6
+#: at most this many pages at once, each with its own kernel (one more kernel waits pre-heated)
+MAX_PAGES = 5
+#: a page's kernel ends this many seconds after the page's last websocket closed (no beacon came)
+CLOSED_PAGE_SECONDS = 5
+#: a kernel no page is connected to ends after this many seconds without activity (checked every 30 s)
+IDLE_SECONDS = 120
+#: the page over the cap reloads itself after this many seconds
+RETRY_SECONDS = 10
 #: the served notebook and the JupyterLab-only extensions that fail inside Voilà (console errors)
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app" / "explorer.ipynb"
-#: the files Voilà may serve besides the app (relative to ROOT): the book `make book` builds
-BOOK_FILES = ["build/book/.*"]
+#: the folder Voilà may serve files from besides the app (relative to ROOT): the book `make book` builds
+BOOK = "build/book"
 DENYLIST = ["jupyterlab-jupytext", "@voila-dashboards/jupyterlab-preview"]
 #: a Jupyter data directory holding the "ldp" Voilà template (Voilà's lab template without CDN links)
 JUPYTER_DATA = Path(__file__).resolve().parent / "jupyter"
+#: one path segment of a served book file: word characters, ``@ + - .``, never starting with a dot
+_SEGMENT = r"[\w@+-][\w@.+-]*"
 
 
 def allowed_host(host, port) -> bool:
@@ -59,31 +77,77 @@ def allowed_origin(origin, port) -> bool:
     return parts.scheme == "http" and not parts.path.strip("/") and allowed_host(parts.netloc, port)
 
 
-def refusal(headers, port, *, page: bool = False, kernels: int = 0) -> tuple[int, str] | None:
-    """Why a request with these headers is refused (status, reason), or None: the guard of every handler.
+def book_file(path) -> bool:
+    """Whether a ``/voila/files/`` path (URL-decoded, relative to ROOT) names a file of the book.
 
-    ``page`` marks a request for the notebook page, which starts a kernel: refused (503) once
-    :data:`MAX_KERNELS` are running.
+    Only ``build/book/`` followed by plain segments: no ``.``/``..`` segment, no hidden file, no empty
+    segment (``//``), no backslash, no percent sign (a second decoding), no drive or scheme.
+    """
+    check_instance("path", path, str, "a URL path string")
+    return re.fullmatch(rf"{BOOK}/(?:{_SEGMENT}/)*{_SEGMENT}", path) is not None
+
+
+def refusal(headers, port, *, path: str = "/", page: bool = False, pages: int = 0,
+            max_pages: int = MAX_PAGES) -> tuple[int, str] | None:
+    """Why a request with these headers for this raw URL path is refused (status, reason), or None: the guard
+    of every handler.
+
+    A path with a ``..`` segment or a backslash, also percent-encoded once or twice, is refused on every
+    route (403).  ``page`` marks a request for the notebook page, which takes a kernel: refused (503)
+    once ``pages`` pages (kernels in use by pages) reach ``max_pages``.
     """
     check_instance("headers", headers, Mapping, "a mapping of HTTP headers")
+    check_instance("path", path, str, "a URL path string")
     port, page = check_int("port", port, low=1, high=65535), check_bool("page", page)
-    kernels = check_int("kernels", kernels, low=0)
+    pages, max_pages = check_int("pages", pages, low=0), check_int("max_pages", max_pages, low=1, high=64)
     host, origin = headers.get("Host", ""), headers.get("Origin")
     if not allowed_host(host, port):
         return 403, f"Host {host!r} is not a loopback name of this server (127.0.0.1:{port} or localhost:{port})"
     if origin is not None and not allowed_origin(origin, port):
         return 403, f"Origin {origin!r} is not this server's loopback origin"
-    if page and kernels >= MAX_KERNELS:
-        return 503, f"{kernels} explorer kernels are running (at most {MAX_KERNELS}): close a page and reload"
+    decoded = unquote(unquote(path))
+    if "\\" in decoded or ".." in decoded.split("/"):
+        return 403, f"path {path!r} leaves its folder (a '..' segment or a backslash)"
+    if page and pages >= max_pages:
+        return 503, (f"{pages} explorer page{'s are' if pages != 1 else ' is'} open, each with its own Python "
+                     f"kernel, and at most {max_pages} may be open at once: close an explorer tab you no longer use "
+                     f"(its kernel ends within seconds), then reload")
     return None
 
 
-def _guarded_voila():
-    """Voilà whose tornado Application checks every request with :func:`refusal` before routing it."""
+#: the answer to a page view over the cap (503): what happened, what to do; it retries by itself
+FULL_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{retry}">
+<title>LDP explorer: all kernels in use</title>
+<style>body {{font: 16px/1.5 system-ui, sans-serif; max-width: 44em; margin: 3em auto; padding: 0 1em; color: #222}}
+code {{background: #f2f2f2; padding: 0 .25em}}</style></head>
+<body class="ldp-full"><h1>The explorer is busy: all its kernels are in use</h1>
+<p>{why}.</p>
+<ul><li>Close an explorer tab or window you no longer use (in any browser on this machine): its kernel
+ends within seconds.</li>
+<li>This page tries again by itself every {retry} seconds, and opens the explorer as soon as a kernel is free
+(the link you opened, with its <code>?view=</code> settings, is kept).</li>
+<li>A page that never finished loading frees its kernel after {idle} seconds without activity.</li>
+<li>Still stuck? Stop <code>make explore</code> (Ctrl-C) and start it again: every kernel ends, and it prints a
+new address with a new token.</li></ul>
+</body></html>
+"""
+
+
+def _guarded_voila(max_pages: int = MAX_PAGES):
+    """Voilà whose tornado Application checks every request with :func:`refusal` before routing it.
+
+    Its handlers are Voilà's with three replaced: the page sets the ``_xsrf`` cookie (so the page's
+    unload beacon, a POST, is accepted and ends the kernel at once), the file handler serves only
+    :func:`book_file` paths, and the login page is the app's own (``ldp-login.html``).
+    """
     import tempfile
 
     import tornado.web
     from voila.app import Voila
+    from voila.static_file_handler import AllowListFileHandler
+    from voila.tornado.handler import TornadoVoilaHandler
+    from voila.voila_identity_provider import VoilaLoginHandler
 
     class Refused(tornado.web.RequestHandler):
         def initialize(self, status: int, reason: str):
@@ -91,18 +155,47 @@ def _guarded_voila():
 
         def prepare(self):
             self.set_status(self.status)
-            self.finish(f"refused by `make explore`'s guard: {self.why}\n")
+            if self.status == 503:
+                self.set_header("Retry-After", str(RETRY_SECONDS))
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.finish(FULL_PAGE.format(why=html.escape(self.why), retry=RETRY_SECONDS, idle=IDLE_SECONDS))
+            else:
+                self.finish(f"refused by `make explore`'s guard: {self.why}\n")
+
+    class Page(TornadoVoilaHandler):
+        async def get(self, path=None):
+            self.xsrf_token  # sets the _xsrf cookie that the page's unload beacon sends back  # noqa: B018
+            await super().get(path)
+
+    class BookFiles(AllowListFileHandler):
+        def get_absolute_path(self, root, path):
+            if not book_file(path.replace(os.sep, "/")):
+                raise tornado.web.HTTPError(403, "not a file of the book")
+            absolute = super().get_absolute_path(root, path)
+            if not Path(absolute).resolve().is_relative_to((ROOT / BOOK).resolve()):
+                raise tornado.web.HTTPError(403, "not a file of the book")
+            return absolute
+
+    class Login(VoilaLoginHandler):
+        def get_template(self, name):
+            return self.settings["voila_jinja2_env"].get_template({"login.html": "ldp-login.html"}.get(name, name))
 
     class GuardedApplication(tornado.web.Application):
         def find_handler(self, request, **kwargs):
-            kernels = len(self.settings["kernel_manager"].list_kernel_ids()) if request.path == "/" else 0
-            why = refusal(request.headers, self.settings["ldp_port"], page=request.path == "/" and request.method == "GET",
-                          kernels=kernels)
+            page = request.path == "/" and request.method == "GET"
+            manager = self.settings["kernel_manager"]
+            pages = len(manager.list_kernel_ids()) - manager.get_pool_size(os.path.relpath(APP, ROOT)) if page else 0
+            why = refusal(request.headers, self.settings["ldp_port"], path=request.path, page=page, pages=max(pages, 0),
+                          max_pages=max_pages)
             if why is not None:
                 return self.get_handler_delegate(request, Refused, {"status": why[0], "reason": why[1]})
             return super().find_handler(request, **kwargs)
 
     class GuardedVoila(Voila):
+        def init_handlers(self):
+            ours = {TornadoVoilaHandler: Page, AllowListFileHandler: BookFiles, VoilaLoginHandler: Login}
+            return [(spec[0], ours.get(spec[1], spec[1]), *spec[2:]) for spec in super().init_handlers()]
+
         def start(self):  # Voila.start with the guarded Application
             self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
             settings = self.init_settings()
@@ -110,9 +203,37 @@ def _guarded_voila():
             self.app.settings.update(self.tornado_settings)
             self.app.settings["ldp_port"] = self.port
             self.app.add_handlers(".*$", self.init_handlers())
+            self._trust_app()
             self.listen()
 
+        def _trust_app(self):
+            """Sign the served notebook in this server's in-memory signature store: the app is trusted because
+            it is the notebook this server was started to serve (else every page view logs "not trusted")."""
+            import nbformat
+
+            self.contents_manager.notary.sign(nbformat.read(APP, as_version=4))
+
     return GuardedVoila
+
+
+def _page_kernel_manager():
+    """jupyter_server's kernel manager that ends a kernel :data:`CLOSED_PAGE_SECONDS` after its last websocket
+    closed and no new one opened (the page is gone even if its unload beacon was lost)."""
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+    from tornado.ioloop import IOLoop
+
+    class PageKernelManager(AsyncMappingKernelManager):
+        def notify_disconnect(self, kernel_id):
+            super().notify_disconnect(kernel_id)
+            if self._kernel_connections.get(kernel_id) == 0:
+                IOLoop.current().call_later(CLOSED_PAGE_SECONDS, self._end_if_closed, kernel_id)
+
+        async def _end_if_closed(self, kernel_id):
+            if kernel_id in self and self._kernel_connections.get(kernel_id) == 0:
+                self.log.info("Kernel %s: its page closed %s s ago, shutting it down", kernel_id, CLOSED_PAGE_SECONDS)
+                await self.shutdown_kernel(kernel_id)
+
+    return PageKernelManager
 
 
 def _voila_arguments(port: int, token: str, *, preheat: bool = True) -> list[str]:
@@ -125,19 +246,28 @@ def _voila_arguments(port: int, token: str, *, preheat: bool = True) -> list[str
     check_instance("token", token, str, "a token string")
     return [str(APP), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0",
             f"--Voila.token={token}", "--VoilaConfiguration.template=ldp",
-            "--MappingKernelManager.cull_idle_timeout=3600", "--MappingKernelManager.cull_interval=300",
+            f"--MappingKernelManager.cull_idle_timeout={IDLE_SECONDS}", "--MappingKernelManager.cull_interval=30",
+            "--KernelManager.transport=ipc",  # sockets in Voilà's private connection directory, not loopback TCP
             f"--VoilaConfiguration.preheat_kernel={preheat}", "--VoilaConfiguration.default_pool_size=1",
             f"--Voila.root_dir={ROOT}"]
 
 
 def _voila_config():
-    """The settings the command line cannot carry: denied extensions; Jupyter's own host check on, loopback names."""
+    """The settings the command line cannot carry: the kernel manager, denied extensions, the book's files,
+    Jupyter's own host check on (loopback names), and a signature store in memory (nothing written)."""
     from traitlets.config import Config
 
     config = Config()
+    config.VoilaConfiguration.multi_kernel_manager_class = _page_kernel_manager()
     config.VoilaConfiguration.extension_denylist = list(DENYLIST)
-    config.VoilaConfiguration.file_allowlist = list(BOOK_FILES)  # the book beside the app: each panel links its chapter
-    config.Voila.tornado_settings = {"allow_remote_access": False, "local_hostnames": ["localhost", "127.0.0.1", "::1"]}
+    config.VoilaConfiguration.file_allowlist = [f"{BOOK}/.*"]  # the book beside the app (each panel links its
+    # chapter); BookFiles then admits only book_file paths
+    config.NotebookNotary.db_file = ":memory:"
+    config.NotebookNotary.secret = secrets.token_bytes(32)
+    # pings keep websockets alive through proxies and VPNs, which a loopback server never has; jupyter_server's
+    # defaults (30 000 / 90 000 ms) contradict tornado >= 6.5 (timeout <= interval, in seconds) and log a warning
+    config.Voila.tornado_settings = {"allow_remote_access": False, "local_hostnames": ["localhost", "127.0.0.1", "::1"],
+                                     "ws_ping_interval": 0}
     return config
 
 
@@ -146,8 +276,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ldp_helpers.explore.serve", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8866, help="loopback port (default 8866)")
     parser.add_argument("--no-preheat", action="store_true", help="start each page's kernel on demand")
+    parser.add_argument("--max-pages", type=int, default=MAX_PAGES, help=f"pages open at once (default {MAX_PAGES})")
     args = parser.parse_args(argv)
     port = check_int("port", args.port, low=1, high=65535)
+    max_pages = check_int("max_pages", args.max_pages, low=1, high=64)
     token = os.environ.get("LDP_EXPLORE_TOKEN") or secrets.token_urlsafe(24)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         print("make explore: running as root (uid 0): the explorer's kernels run as root too; only loopback, the "
@@ -156,7 +288,8 @@ def main(argv=None) -> int:
     print(f"make explore: serving app/explorer.ipynb at http://127.0.0.1:{port}/?token={token} "
           f"(loopback only, token required; Ctrl-C stops it)", flush=True)
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(JUPYTER_DATA), os.environ.get("JUPYTER_PATH")]))
-    _guarded_voila().launch_instance(argv=_voila_arguments(port, token, preheat=not args.no_preheat), config=_voila_config())
+    _guarded_voila(max_pages).launch_instance(argv=_voila_arguments(port, token, preheat=not args.no_preheat),
+                                              config=_voila_config())
     return 0
 
 

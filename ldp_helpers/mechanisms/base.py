@@ -1,7 +1,7 @@
 """The one mechanism contract, the shared support-count sampler and the pure-oracle skeleton.
 
 Every mechanism of the collection is a small frozen object implementing :class:`Mechanism`.
-The contract, in one place (the README's "Mechanism contract" repeats it for readers):
+The contract, in one place (docs/reference.md, "The mechanism contract", repeats it for readers):
 
 ``epsilon``
     The privacy budget the mechanism claims for **one user's whole report** (for stream

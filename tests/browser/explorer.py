@@ -47,13 +47,16 @@ def status(url: str, headers: dict | None = None) -> int:
 
 
 @contextlib.contextmanager
-def serve(log_path: Path, *, port: int | None = None, preheat: bool = True, timeout: float = 90.0):
+def serve(log_path: Path, *, port: int | None = None, preheat: bool = True, max_pages: int | None = None,
+          timeout: float = 90.0):
     """The guarded explorer on ``port`` (free by default): yields (process, base URL); stops its process group."""
     port = port or free_port()
-    argv = [sys.executable, "-m", "ldp_helpers.explore.serve", "--port", str(port), *([] if preheat else ["--no-preheat"])]
+    argv = [sys.executable, "-m", "ldp_helpers.explore.serve", "--port", str(port), *([] if preheat else ["--no-preheat"]),
+            *([] if max_pages is None else ["--max-pages", str(max_pages)])]
     env = {**os.environ, "LDP_EXPLORE_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
     with log_path.open("w") as log:
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc.log_path = log_path  # what the server printed: `make explore`'s output
         try:
             url = f"http://127.0.0.1:{port}/"
             deadline = time.monotonic() + timeout
@@ -126,3 +129,23 @@ def type_into(driver, name: str, control: str, text: str) -> None:
     box.send_keys(Keys.CONTROL, "a")
     box.send_keys(Keys.BACKSPACE)
     box.send_keys(text, Keys.ENTER)
+
+
+def kernel_running(proc: subprocess.Popen, kernel_id: str) -> bool:
+    """Whether the server's kernel ``kernel_id`` still has a process (read from the process table, so that
+    asking leaves no trace in the server's output)."""
+    import psutil
+
+    def named(p):
+        with contextlib.suppress(psutil.Error):
+            return any(f"kernel-{kernel_id}" in arg for arg in p.cmdline())
+        return False
+
+    return any(named(p) for p in psutil.Process(proc.pid).children(recursive=True))
+
+
+def page_kernel(driver) -> str:
+    """The kernel id the open explorer page uses ('' before the page has one)."""
+    return driver.execute_script(
+        "const e = document.getElementById('jupyter-config-data'); return e ? JSON.parse(e.textContent).kernelId : '';"
+    ) or ""

@@ -79,8 +79,9 @@ SPECS = {
     SH + "share_bar": spec(),
     SV + "allowed_host": spec(host="127.0.0.1:8866", port=8866, _free={"host"}, _extra={"port": [0, 65536]}),
     SV + "allowed_origin": spec(origin="http://127.0.0.1:8866", port=8866, _free={"origin"}, _extra={"port": [0]}),
-    SV + "refusal": spec(headers={"Host": "127.0.0.1:8866"}, port=8866, page=False, kernels=0,
-                         _extra={"port": [0], "kernels": [-1]}),
+    SV + "book_file": spec(path="build/book/index.html", _free={"path"}),
+    SV + "refusal": spec(headers={"Host": "127.0.0.1:8866"}, port=8866, path="/", page=False, pages=0, max_pages=5, _free={"path"},
+                         _extra={"port": [0], "pages": [-1], "max_pages": [0, 65]}),
     SV + "main": spec(argv=["--help"], _valid=False, _free={"argv"}),
     # the panels: live widgets, defaults checked by the functions above
     "ldp_helpers.explore.panels.playground_panel": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, _valid=False,
