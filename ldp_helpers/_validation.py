@@ -327,3 +327,23 @@ def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.nd
         forms = " or ".join(str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1))
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {forms}")
     return arr
+
+
+def check_aggregate(aggregate, shape, *, low, high, integral: bool = True, what: str = "") -> np.ndarray:
+    """A server statistic of shape ``shape`` or ``(n_draws, *shape)`` whose entries lie in [low, high] — the
+    range n reports can produce (``what`` says why, e.g. ``"|cell sum| ≤ n = 60"``): integers (integral floats
+    accepted) returned as ``int64``, else finite reals returned as ``float64``.  An extra axis, 1e300, 2^64 − 1,
+    a negative count or a count above n is refused here, at the server's entry point."""
+    arr = check_trailing_shape("aggregate", aggregate, shape)
+    if arr.size == 0 or arr.dtype == bool or arr.dtype.kind not in "iuf":
+        return (check_int_array if integral else check_real_array)("aggregate", arr)  # raises its own message
+    if integral:
+        _as_int64("aggregate", arr, "an array of integers")
+    values = arr.astype(np.float64)
+    bad = ~np.isfinite(values) | (values < low) | (values > high)
+    if np.any(bad):
+        why = f" ({what})" if what else ""
+        kind = "integers" if integral else "finite values"
+        _fail("aggregate", _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
+              f"{kind} in [{low:g}, {high:g}]{why}")
+    return arr.astype(np.int64) if integral else values

@@ -132,8 +132,7 @@ class Hashtogram(_SignedSketch):
         ----------
         [bassily2017] (Hashtogram: the median over the R repetitions).
         """
-        check_int("n", n, low=1)
-        sums = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, self._shape))
+        sums = self._check_sums(aggregate, n)
         cells = sums[..., np.arange(self.n_hashes)[:, None], self._table[0]]
         return self.c_epsilon * self.n_hashes * np.median(cells, axis=-2)
 

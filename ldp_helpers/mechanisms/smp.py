@@ -69,6 +69,8 @@ class SMP(SPL):
         picked, rows = check_instance("reports", reports, SampledReports)
         picked = check_int_array("reports.attributes", picked, low=0, high=self.n_attributes - 1).ravel()
         rows = check_ndim("reports.reports", rows, 2, last=int(self._widths.sum()))
+        if rows.shape[0] != picked.size:
+            fail("reports.reports", Described(f"{rows.shape[0]} rows"), f"one row per sampled attribute ({picked.size})")
         parts = [np.bincount(picked, minlength=self.n_attributes)]
         for j, (o, block) in enumerate(zip(self.oracles, self._blocks(self._widths))):
             users = picked == j

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_allocation, check_epsilon, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, Described, check_aggregate, check_allocation, check_epsilon, check_int, check_int_array,
                                      check_probability, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
@@ -186,10 +186,8 @@ class PCEP(Mechanism):
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``ŝ(l) = c_ε Σ_r T_r Φ[r, l]`` for every location of the region."""
-        check_int("n", n, low=1)
-        T = check_real_array("aggregate", aggregate)
-        if T.ndim not in (1, 2) or T.shape[-1] != self.m:
-            fail("aggregate", Described(f"shape {T.shape}"), f"a last axis of the m = {self.m} rows")
+        n = check_int("n", n, low=1)
+        T = check_aggregate(aggregate, (self.m,), low=-n, high=n, what=f"a row sums at most n = {n} signs ±1")
         return self.c_epsilon * (T @ self.phi.astype(float))
 
 

@@ -128,3 +128,32 @@ def test_sampler_and_estimate_are_finite_and_reproducible(key, seed):
     np.testing.assert_array_equal(first, again)
     est = mech.estimate(first, mech.n_reports(truth))
     assert np.all(np.isfinite(est)) and np.all(np.isfinite(mech.variance(truth)))
+
+
+def _map_reports(reports, change):
+    """``reports`` with ``change`` applied to every numeric array in it (a named tuple's fields too)."""
+    if isinstance(reports, tuple):
+        return type(reports)(*(_map_reports(r, change) for r in reports)) if hasattr(reports, "_fields") else \
+            tuple(_map_reports(r, change) for r in reports)
+    arr = np.asarray(reports)
+    return change(arr) if arr.dtype.kind in "biuf" else reports
+
+
+#: aggregates no n reports can produce (issue 39 item 12): each server's estimate refuses every one, naming it
+HOSTILE_AGGREGATES = {"1e300": lambda a: np.full(a.shape, 1e300), "2^64-1": lambda a: np.full(a.shape, 2**64 - 1, np.uint64),
+                      "-2^62": lambda a: np.full(a.shape, -(2**62)), "2^62 (above n)": lambda a: np.full(a.shape, 2**62),
+                      "an extra axis": lambda a: a[None, None]}
+
+
+@pytest.mark.parametrize("key", MECHANISM_KEYS)
+def test_server_entry_points_refuse_what_no_reports_produce(key):
+    """One check per server entry point, for every registered mechanism: ``estimate`` refuses aggregates of 1e300,
+    2^64 − 1, ±2^62 (negative, far above n) and an extra axis; ``aggregate`` refuses reports whose numbers are
+    shifted to −2^40 (a negative 0/1 report, a ±1 sign or a Laplace report no client sends)."""
+    mech, truth = _example(key)
+    agg, n = np.asarray(mech.sample_aggregate(truth, rng=np.random.default_rng(0))), mech.n_reports(truth)
+    for label, make in HOSTILE_AGGREGATES.items():
+        _refused(mech.estimate, {"aggregate": make(agg), "n": n}, "aggregate", f"{key}.estimate(aggregate={label})")
+    reports = mech.perturb(mech.expand(truth), rng=np.random.default_rng(1))
+    shifted = _map_reports(reports, lambda a: a.astype(np.float64 if a.dtype.kind == "f" else np.int64) - 2**40)
+    _refused(mech.aggregate, {"reports": shifted}, "reports", f"{key}.aggregate(reports shifted by -2^40)")
