@@ -240,6 +240,16 @@ _INT64 = np.dtype(np.int64)
 _MAX_TOTAL = 2**62  # largest number of users a true-count vector may describe (int64 sums stay exact)
 
 
+def check_total(name: str, counts: np.ndarray, *, high: int = _MAX_TOTAL) -> int:
+    """The exact total of validated non-negative int64 ``counts`` (summed as Python ints when the int64 sum
+    could wrap), refused above ``high`` (2^62: every later sum of these counts stays exact in int64)."""
+    wraps = counts.size and int(counts.max()) > high // counts.size
+    total = sum(int(c) for c in counts.ravel()) if wraps else int(counts.sum())
+    if total > high:
+        _fail(name, _Described(f"counts totalling {total}"), f"non-negative counts totalling at most 2^62 = {high} (every sum stays exact in int64)")
+    return total
+
+
 def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     """A vector of d true counts describing at least one user; returns it and n = Σ counts (an int64 array of
     shape (d,) is checked in place, two reductions: the hot path of every exact aggregate sampler)."""
@@ -249,9 +259,7 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     # ≤ 2^62/d cannot overflow the int64 sum
     if not fast or np.maximum.reduce(counts.view(np.uint64)) > _MAX_TOTAL // d:
         counts = check_count_vector("true_counts", true_counts, d)  # the general check (copies; raises)
-        total = sum(int(c) for c in counts) if counts.max() > _MAX_TOTAL // d else int(counts.sum())
-        if total > _MAX_TOTAL:
-            _fail("true_counts", _Described(f"counts totalling {total}"), f"counts totalling at most 2^62 = {_MAX_TOTAL}")
+        check_total("true_counts", counts)
     n = int(np.add.reduce(counts))
     if n < 1:
         raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
