@@ -213,3 +213,27 @@ def test_writers_refuse_before_writing(tmp_path):
     with pytest.raises(TypeError, match="bit_counts"):
         gr.write_counts(np.full((2, 3), 5), np.array([4, 4]), target)
     assert target.read_text() == "keep me"
+
+
+def test_numbers_beyond_int64_and_oversized_report_files_are_refused(files, tmp_path, monkeypatch):
+    """Issue 39 item 4: a count or map position ≥ 2^63 raised a raw OverflowError naming no file or line; cohort
+    sizes whose total wraps were taken; read_reports had no size ceiling (a 200 MB file: 97 s and 2.1 GB)."""
+    counts = tmp_path / "counts.csv"
+    counts.write_text("".join(f"{2**63 if j == 2 else 10}," + ",".join(["1"] * 16) + "\n" for j in range(64)))
+    with pytest.raises(ValueError, match=r"^path: .*counts.csv:3: a count must be an integer in \[-2\^63, 2\^63\)"):
+        gr.read_counts(counts, files.params)
+    counts.write_text("".join(f"{2**62}," + ",".join(["1"] * 16) + "\n" for j in range(64)))
+    with pytest.raises(ValueError, match=r"^path: .*counts.csv: the cohort sizes must be non-negative counts totalling "
+                                         r"at most 2\^62"):
+        gr.read_counts(counts, files.params)
+    lines = (FIX / "map.csv").read_text().splitlines()
+    mapfile = tmp_path / "map.csv"
+    first = lines[1].split(",")
+    mapfile.write_text("\n".join([lines[0], ",".join([first[0], str(2**64), *first[2:]]), *lines[2:]]))
+    with pytest.raises(ValueError, match=r"^path: .*map.csv:2: a map position must be an integer in \[-2\^63, 2\^63\)"):
+        gr.read_map(mapfile, files.params)
+    reports = tmp_path / "reports.csv"
+    reports.write_text("client,cohort,bloom,prr,irr\n" + "c0,3,,,1010101010101010\n" * 200)
+    monkeypatch.setattr(gr, "MAX_REPORTS_BYTES", 1000)
+    with pytest.raises(ValueError, match=r"^path must be a file of at most 1000 B \(this one has 4.71 KiB\)"):
+        gr.read_reports(reports, files.params)
