@@ -237,3 +237,23 @@ def test_numbers_beyond_int64_and_oversized_report_files_are_refused(files, tmp_
     monkeypatch.setattr(gr, "MAX_REPORTS_BYTES", 1000)
     with pytest.raises(ValueError, match=r"^path must be a file of at most 1000 B \(this one has 4.71 KiB\)"):
         gr.read_reports(reports, files.params)
+
+
+def test_a_replaced_file_keeps_its_mode(files, tmp_path):
+    """Issue 39 item 13: files written atomically (mkstemp, then os.replace) came out 0600; a replaced file keeps its
+    mode and a new one gets 0666 less the umask, for every atomic writer (google's files and the trousers counts)."""
+    from ldp_helpers.simulate import datasets
+
+    target = tmp_path / "params.csv"
+    target.write_text("old")
+    os.chmod(target, 0o644)
+    gr.write_params(files.params, target)
+    assert target.stat().st_mode & 0o777 == 0o644 and gr.read_params(target) == files.params
+    umask = os.umask(0o022)
+    try:
+        gr.write_params(files.params, tmp_path / "new.csv")
+        datasets.write_trouser_counts(datasets.load_trouser_counts(), tmp_path / "counts.csv")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "new.csv").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "counts.csv").stat().st_mode & 0o777 == 0o644

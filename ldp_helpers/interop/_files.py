@@ -6,12 +6,11 @@ import csv
 import io
 import itertools
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ldp_helpers._files import check_regular_file
+from ldp_helpers._files import check_regular_file, replace_atomically
 from ldp_helpers._validation import INT64_MAX, INT64_MIN, MAX_FILE_BYTES, MAX_LINE_CHARS, fail, fail_type
 
 
@@ -69,12 +68,4 @@ def write_csv_atomically(name: str, path, rows) -> Path:
         fail(name, str(path), "a .csv file path in an existing folder")
     buffer = io.StringIO()
     csv.writer(buffer).writerows(rows)  # csv's default "\r\n" line ends, as google/rappor's Python tools write
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
-            fh.write(buffer.getvalue())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    return replace_atomically(path, buffer.getvalue())

@@ -14,6 +14,7 @@ files; the pipeline tests cover it), ``finite=False``: infinities are a legal re
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import matplotlib.pyplot as plt
@@ -358,8 +359,33 @@ class _HostileClient:
         return f"<client returning {self.kind}>"
 
 
-#: clients the auditor must refuse (ClientError, a RuntimeError: refused, never a silently wrong ε_lb)
-HOSTILE_CLIENTS = [_HostileClient(kind) for kind in ("one row", "nan", "text", "3-D", "none")]
+class _HangingClient:
+    """A client that hangs after a good answer (issue 39 item 2): within a batch after three good reports (a callable
+    client, run by BlackBoxClient), or on the main run's batches after answering the pilot (a client object)."""
+
+    def __init__(self, where):
+        self.where, self.calls = where, 0
+
+    def __call__(self, value):
+        self.calls += 1
+        if self.calls > 3:
+            np.random.seed(7)  # seeded global state and a sleeping process: all of it must end with the batch
+            time.sleep(3600)
+        return float(value)
+
+    def sample(self, value, n, *, rng):
+        if n != 200:  # the pilot's n_pilot: answered; the chunks of 100: hang
+            time.sleep(3600)
+        return rng.integers(0, 2, size=(n, 1)).astype(float)
+
+    def __repr__(self):
+        return f"<client hanging {self.where}>"
+
+
+#: clients the auditor must refuse (ClientError, a RuntimeError: refused, never a silently wrong ε_lb); the hanging
+#: ones are killed after run_audit's spec'd call_timeout of 2 s
+HOSTILE_CLIENTS = [_HostileClient(kind) for kind in ("one row", "nan", "text", "3-D", "none")] + [
+    _HangingClient("after three good reports").__call__, _HangingClient("after answering the pilot")]
 
 # small examples for the auditor (module-level functions: picklable for the chunked sweeps)
 def _rr_client(value):
@@ -408,8 +434,7 @@ SPECS.update({
     AU + "auditor.run_audit": spec(client=GRR3, x0=0, x1=1, n_trials=300, seed=1, confidence=0.9, claimed_epsilon=1.0,
                                    n_pilot=200, chunk_size=100, n_jobs=1, timeout=10.0, progress=False,
                                    event=None, backend=None, dask_address=None, dask_client=None, completed=None,
-                                   call_timeout=60.0, _free={"x0", "x1"}, _huge={"n_trials", "n_pilot"},
-                                   _none_ok={"call_timeout"},
+                                   call_timeout=2.0, _free={"x0", "x1"}, _huge={"n_trials", "n_pilot"},
                                    _extra={"n_trials": [0, -1], "n_jobs": [0], "chunk_size": [0, -1],
                                            "timeout": [0.0, -1.0], "confidence": BAD_CONFIDENCE,
                                            "seed": [-1, None], "dask_address": ["", "no address"],

@@ -145,11 +145,27 @@ HOSTILE_AGGREGATES = {"1e300": lambda a: np.full(a.shape, 1e300), "2^64-1": lamb
                       "an extra axis": lambda a: a[None, None]}
 
 
+def _answered_or_refused(call, shown):
+    """``call()`` answers or refuses (ValueError/TypeError) within the harness' time limit, never a MemoryError."""
+    outcome, _, peak = call_refused(call, {})
+    assert not isinstance(outcome, Hang), f"{shown} hangs"
+    if isinstance(outcome, BaseException):
+        assert isinstance(outcome, (ValueError, TypeError)), f"{shown}: {type(outcome).__name__}: {outcome!r:.200}"
+        assert peak < REFUSAL_BYTES, f"{shown}: allocated {peak} bytes before refusing"
+
+
 @pytest.mark.parametrize("key", MECHANISM_KEYS)
-def test_server_entry_points_refuse_what_no_reports_produce(key):
-    """One check per server entry point, for every registered mechanism: ``estimate`` refuses aggregates of 1e300,
-    2^64 − 1, ±2^62 (negative, far above n) and an extra axis; ``aggregate`` refuses reports whose numbers are
-    shifted to −2^40 (a negative 0/1 report, a ±1 sign or a Laplace report no client sends)."""
+def test_hostile_server_and_size_inputs_are_refused(key):
+    """Issue 39, generated once per registered mechanism (a fixed handful of calls each):
+
+    * one check per server entry point: ``estimate`` refuses aggregates of 1e300, 2^64 − 1, ±2^62 (negative, far
+      above n) and an extra axis; ``aggregate`` refuses reports whose numbers are shifted by −2^40 (a negative 0/1
+      report, a ±1 sign or a Laplace report no client sends);
+    * sums that wrap: an integer truth of entries 2^62 (each a valid count, their int64 total negative) is refused
+      by the sampler and by n_reports;
+    * sizes computed before their ceiling: with d = 10^12, building the mechanism, ``output_table``,
+      ``privacy_loss`` and ``report_bits`` answer or refuse at once, never a MemoryError or minutes of work.
+    """
     mech, truth = _example(key)
     agg, n = np.asarray(mech.sample_aggregate(truth, rng=np.random.default_rng(0))), mech.n_reports(truth)
     for label, make in HOSTILE_AGGREGATES.items():
@@ -157,3 +173,19 @@ def test_server_entry_points_refuse_what_no_reports_produce(key):
     reports = mech.perturb(mech.expand(truth), rng=np.random.default_rng(1))
     shifted = _map_reports(reports, lambda a: a.astype(np.float64 if a.dtype.kind == "f" else np.int64) - 2**40)
     _refused(mech.aggregate, {"reports": shifted}, "reports", f"{key}.aggregate(reports shifted by -2^40)")
+    if isinstance(truth, np.ndarray) and truth.dtype.kind in "iu" and truth.size >= 2:
+        wrapping = np.full(truth.shape, 2**62, dtype=np.int64)
+        _refused(mech.sample_aggregate, {"truth": wrapping, "rng": np.random.default_rng(0)}, "truth",
+                 f"{key}.sample_aggregate(truth of entries 2^62)")
+        _refused(mech.n_reports, {"truth": wrapping}, "truth", f"{key}.n_reports(truth of entries 2^62)")
+    if "d" in _fields(mech):
+        outcome, _, _ = call_refused(lambda: dataclasses.replace(mech, d=10**12), {})
+        assert not isinstance(outcome, Hang), f"{key}(d=10^12) hangs"
+        if isinstance(outcome, BaseException):
+            assert isinstance(outcome, (ValueError, TypeError)), f"{key}(d=10^12): {type(outcome).__name__}: {outcome}"
+            return
+        for method in ("output_table", "privacy_loss", "report_bits"):
+            if method == "report_bits" and not hasattr(type(outcome), "report_bits"):
+                continue
+            _answered_or_refused(lambda: getattr(outcome, method)() if method != "report_bits" else outcome.report_bits,
+                                 f"{key}(d=10^12).{method}")
