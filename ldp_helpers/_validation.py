@@ -177,7 +177,8 @@ def check_domain_values(name: str, values, d: int) -> np.ndarray:
 
 
 def check_counts(name: str, counts) -> np.ndarray:
-    """A non-empty vector of non-negative integer counts, returned as ``int64``."""
+    """A non-empty vector of non-negative integer counts totalling at most 2^62 (:func:`check_total`: each count may be
+    valid while their int64 sum wraps), returned as ``int64``."""
     arr = np.asarray(counts)
     if arr.dtype.kind not in "biuf":
         _bad_dtype(name, arr, "a non-empty 1-D array of counts")
@@ -186,7 +187,9 @@ def check_counts(name: str, counts) -> np.ndarray:
     _as_int64(name, arr, "a 1-D array of non-negative integer counts")
     if np.any(arr < 0):
         _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
-    return arr.astype(np.int64)
+    arr = arr.astype(np.int64)
+    check_total(name, arr)
+    return arr
 
 
 def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarray:
@@ -258,8 +261,7 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     # one reduction checks both ends: a negative int64 reads as ≥ 2^63 in uint64, and entries
     # ≤ 2^62/d cannot overflow the int64 sum
     if not fast or np.maximum.reduce(counts.view(np.uint64)) > _MAX_TOTAL // d:
-        counts = check_count_vector("true_counts", true_counts, d)  # the general check (copies; raises)
-        check_total("true_counts", counts)
+        counts = check_count_vector("true_counts", true_counts, d)  # the general check, the total too (copies; raises)
     n = int(np.add.reduce(counts))
     if n < 1:
         raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")

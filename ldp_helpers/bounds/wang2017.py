@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilons, check_epsilon, check_int, check_int_array, check_real_array, fail
+from ldp_helpers._validation import check_epsilons, check_epsilon, check_int, check_int_array, fail
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE

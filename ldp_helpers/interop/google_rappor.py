@@ -95,6 +95,7 @@ def _parse_counts(lines: list, path, par: RapporParams) -> tuple[np.ndarray, np.
 def write_counts(bit_counts, cohort_sizes, path) -> None:
     """Write bit counts (m, k) and cohort sizes (m,) as google/rappor's counts file (``N_j`` first)."""
     sizes = check_ndim("cohort_sizes", check_int_array("cohort_sizes", cohort_sizes, low=0), 1)
+    check_total("cohort_sizes", sizes)  # N = Σ N_j must not wrap
     counts = check_ndim("bit_counts", check_int_array("bit_counts", bit_counts, low=0), 2)
     if counts.shape[0] != sizes.size or (counts > sizes[:, None]).any():
         fail_type("bit_counts", counts, f"an (m={sizes.size}, k) array with counts ≤ their cohort's size")

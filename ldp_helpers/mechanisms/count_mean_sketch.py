@@ -30,8 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
-                                     check_trailing_shape, fail)
+from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_rng,
+                                     fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities

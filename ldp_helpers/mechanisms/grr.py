@@ -20,7 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
+from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_rng
 from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
 
 MAX_D_TABLE = 4096  # largest d for output_table (a d × d float table: 128 MiB)

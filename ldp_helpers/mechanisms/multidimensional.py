@@ -31,7 +31,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_choice, check_epsilon, check_int, check_int_array, check_ndim,
+from ldp_helpers._validation import (Described, check_choice, check_epsilon, check_int, check_int_array, check_ndim, check_total,
                                      check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.adaptive import ADP
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
@@ -95,7 +95,7 @@ class _Multidimensional(Mechanism):
     def check_truth(self, truth) -> tuple[np.ndarray, int]:
         """The joint counts, shape ``domain_sizes`` (at least one user); returns them and n."""
         counts = check_int_array("truth", truth, low=0, shape=self.domain_sizes)
-        n = int(counts.sum())
+        n = check_total("truth", counts)  # each count valid, their int64 sum must not wrap
         if n < 1:
             fail("truth", Described("a table of zeros"), "counts describing at least one user")
         return counts, n

@@ -27,8 +27,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_int, check_int_array, check_real, check_real_array, check_rng,
-                                     check_trailing_shape, fail)
+from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_int, check_int_array, check_real, check_rng,
+                                     fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities

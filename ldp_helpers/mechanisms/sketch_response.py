@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (Described, check_aggregate, check_choice, check_domain_values, check_instance, check_int,
-                                     check_int_array, check_ndim, check_real_array, check_rng, check_trailing_shape, fail)
+                                     check_int_array, check_ndim, check_rng, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables, _hash_values
 from ldp_helpers.mechanisms.grr import GRR

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_aggregate, check_allocation, check_epsilon, check_int, check_int_array,
+from ldp_helpers._validation import (check_epsilons, Described, check_aggregate, check_allocation, check_total, check_epsilon, check_int, check_int_array,
                                      check_probability, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
@@ -117,9 +117,10 @@ class PCEP(Mechanism):
 
     def _counts(self, truth) -> tuple[np.ndarray, int]:
         counts = check_int_array("truth", truth, low=0, shape=(self.n_locations,))
-        if counts.sum() < 1:
+        n = check_total("truth", counts)  # each count valid, their int64 sum must not wrap
+        if n < 1:
             fail("truth", Described("no users"), "at least one user")
-        return counts, int(counts.sum())
+        return counts, n
 
     def expand(self, truth) -> np.ndarray:  # noqa: D102 (the contract's methods, see Mechanism)
         return np.repeat(np.arange(self.n_locations), self._counts(truth)[0])

@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_aggregate, check_domain_values, check_instance, check_int, check_int_array, check_real, check_real_array, check_rng,
-                                     check_trailing_shape, check_true_counts, fail)
+from ldp_helpers._validation import (Described, check_aggregate, check_domain_values, check_instance, check_int, check_int_array, check_real, check_rng,
+                                     check_true_counts, fail)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables
 from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch, HcmsReports

@@ -22,7 +22,7 @@ SIZES = {"d", "k", "h", "m", "n_users", "n_rounds", "n_candidates", "n_reports",
 #: integers huge enough to need terabytes or to run for ever: refused by the ceilings
 HUGE_INTS = [10**12, 2**63]
 #: integer arrays that are counts (of users, reports, bits): each entry may be valid while their total wraps int64
-COUNTS = {"counts", "true_counts", "truth", "cohort_sizes", "bit_counts", "ones_per_round", "users"}
+COUNTS = {"counts", "true_counts", "truth", "cohort_sizes"}
 #: text parameters that name a file or folder under a base folder: a traversal must not leave it (issue 39)
 PATH_NAMES = {"stem", "name", "profile", "profile_name", "notebook", "path_name", "folder"}
 TRAVERSALS = ["../../etc/passwd", "/etc/passwd", "..", "00_tutorial/../../../x", "00_tutorial/../.."]
