@@ -214,7 +214,7 @@ def test_a_hung_black_box_client_leaves_no_trace():
     np.random.seed(123)
     numpy_state, python_state, threads = np.random.get_state(), random.getstate(), threading.active_count()
     start = time.monotonic()
-    with pytest.raises(ClientError, match=r"gave no answer within call_timeout=1 s \(a hung client\?\); its process was killed"):
+    with pytest.raises(ClientError, match=r"gave no answer within call_timeout=1 s \(a hung client\?\)"):
         run_audit(BlackBoxClient(_hangs_after_five_good_answers()), 0, 1, n_trials=1_000, seed=1, call_timeout=1.0)
     assert time.monotonic() - start < 10
     assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), numpy_state))
