@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from ldp_helpers._validation import MAX_FILE_BYTES, _fail, fail_type, format_bytes
@@ -44,3 +45,25 @@ def read_text_file(name: str, path, *, encoding: str = "utf-8", max_bytes: int =
         line = raw[: err.start].count(b"\n") + 1
         bom = " (a byte-order mark?)" if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) else ""
         _fail(name, str(path), f"{encoding} text; byte {err.start} on line {line} is not{bom}")
+
+
+def replace_atomically(path: Path, text: str, *, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to a temporary file beside ``path`` and replace ``path`` with it: a failure leaves an existing
+    file as it was, and the new file keeps the replaced file's mode (a new one gets 0666 less the umask), not
+    mkstemp's 0600."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding=encoding, newline="") as fh:
+            fh.write(text)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path

@@ -177,7 +177,8 @@ def check_domain_values(name: str, values, d: int) -> np.ndarray:
 
 
 def check_counts(name: str, counts) -> np.ndarray:
-    """A non-empty vector of non-negative integer counts, returned as ``int64``."""
+    """A non-empty vector of non-negative integer counts totalling at most 2^62 (:func:`check_total`: each count may be
+    valid while their int64 sum wraps), returned as ``int64``."""
     arr = np.asarray(counts)
     if arr.dtype.kind not in "biuf":
         _bad_dtype(name, arr, "a non-empty 1-D array of counts")
@@ -186,7 +187,9 @@ def check_counts(name: str, counts) -> np.ndarray:
     _as_int64(name, arr, "a 1-D array of non-negative integer counts")
     if np.any(arr < 0):
         _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
-    return arr.astype(np.int64)
+    arr = arr.astype(np.int64)
+    check_total(name, arr)
+    return arr
 
 
 def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarray:
@@ -240,6 +243,16 @@ _INT64 = np.dtype(np.int64)
 _MAX_TOTAL = 2**62  # largest number of users a true-count vector may describe (int64 sums stay exact)
 
 
+def check_total(name: str, counts: np.ndarray, *, high: int = _MAX_TOTAL) -> int:
+    """The exact total of validated non-negative int64 ``counts`` (summed as Python ints when the int64 sum
+    could wrap), refused above ``high`` (2^62: every later sum of these counts stays exact in int64)."""
+    wraps = counts.size and int(counts.max()) > high // counts.size
+    total = sum(int(c) for c in counts.ravel()) if wraps else int(counts.sum())
+    if total > high:
+        _fail(name, _Described(f"counts totalling {total}"), f"non-negative counts totalling at most 2^62 = {high} (every sum stays exact in int64)")
+    return total
+
+
 def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     """A vector of d true counts describing at least one user; returns it and n = Σ counts (an int64 array of
     shape (d,) is checked in place, two reductions: the hot path of every exact aggregate sampler)."""
@@ -248,10 +261,7 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     # one reduction checks both ends: a negative int64 reads as ≥ 2^63 in uint64, and entries
     # ≤ 2^62/d cannot overflow the int64 sum
     if not fast or np.maximum.reduce(counts.view(np.uint64)) > _MAX_TOTAL // d:
-        counts = check_count_vector("true_counts", true_counts, d)  # the general check (copies; raises)
-        total = sum(int(c) for c in counts) if counts.max() > _MAX_TOTAL // d else int(counts.sum())
-        if total > _MAX_TOTAL:
-            _fail("true_counts", _Described(f"counts totalling {total}"), f"counts totalling at most 2^62 = {_MAX_TOTAL}")
+        counts = check_count_vector("true_counts", true_counts, d)  # the general check, the total too (copies; raises)
     n = int(np.add.reduce(counts))
     if n < 1:
         raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
@@ -327,3 +337,23 @@ def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.nd
         forms = " or ".join(str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1))
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {forms}")
     return arr
+
+
+def check_aggregate(aggregate, shape, *, low, high, integral: bool = True, what: str = "") -> np.ndarray:
+    """A server statistic of shape ``shape`` or ``(n_draws, *shape)`` whose entries lie in [low, high] — the
+    range n reports can produce (``what`` says why, e.g. ``"|cell sum| ≤ n = 60"``): integers (integral floats
+    accepted) returned as ``int64``, else finite reals returned as ``float64``.  An extra axis, 1e300, 2^64 − 1,
+    a negative count or a count above n is refused here, at the server's entry point."""
+    arr = check_trailing_shape("aggregate", aggregate, shape)
+    if arr.size == 0 or arr.dtype == bool or arr.dtype.kind not in "iuf":
+        return (check_int_array if integral else check_real_array)("aggregate", arr)  # raises its own message
+    if integral:
+        _as_int64("aggregate", arr, "an array of integers")
+    values = arr.astype(np.float64)
+    bad = ~np.isfinite(values) | (values < low) | (values > high)
+    if np.any(bad):
+        why = f" ({what})" if what else ""
+        kind = "integers" if integral else "finite values"
+        _fail("aggregate", _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
+              f"{kind} in [{low:g}, {high:g}]{why}")
+    return arr.astype(np.int64) if integral else values

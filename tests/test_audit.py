@@ -1,6 +1,7 @@
 """The empirical auditor: Clopper–Pearson ε_lb, flags a broken client, never flags ours, refuses bad input."""
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -185,3 +186,57 @@ def test_a_hung_client_ends_the_audit_within_call_timeout():
             run_audit(client, 0, 1, n_trials=2000, seed=1, call_timeout=0.5)
     finally:
         client.release.set()
+
+
+def _hangs_after_five_good_answers():
+    calls = iter(range(10**9))
+
+    def client(value):
+        if next(calls) >= 5:  # inside BlackBoxClient's seeded_globals: the global generators seeded, its lock held
+            np.random.seed(7)
+            time.sleep(30)
+        return float(value)
+    return client
+
+
+def test_a_hung_black_box_client_leaves_no_trace():
+    """Issue 39 item 2: after call_timeout the abandoned thread kept the global-generator lock and np.random seeded,
+    so the next audit of a healthy client failed blaming it.  Now the batch runs in a forked child that is killed:
+    the caller's np.random state, the lock, the threads and a healthy audit's numbers are as before; None is
+    refused (it waited for ever)."""
+    import random
+    import threading
+
+    from ldp_helpers.sweeps import global_rngs
+
+    healthy = dict(n_trials=2_000, seed=3, chunk_size=1_000, n_pilot=500)
+    before_result = run_audit(BlackBoxClient(_global_rr), 0, 1, **healthy)
+    np.random.seed(123)
+    numpy_state, python_state, threads = np.random.get_state(), random.getstate(), threading.active_count()
+    start = time.monotonic()
+    with pytest.raises(ClientError, match=r"gave no answer within call_timeout=1 s \(a hung client\?\)"):
+        run_audit(BlackBoxClient(_hangs_after_five_good_answers()), 0, 1, n_trials=1_000, seed=1, call_timeout=1.0)
+    assert time.monotonic() - start < 10
+    assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), numpy_state))
+    assert random.getstate() == python_state and threading.active_count() == threads
+    taken = []
+
+    def take_and_release():  # another thread gets the global generators' lock at once
+        taken.append(global_rngs._LOCK.acquire(timeout=1))
+        if taken[-1]:
+            global_rngs._LOCK.release()
+
+    other = threading.Thread(target=take_and_release)
+    other.start()
+    other.join()
+    assert taken == [True]
+    after = run_audit(BlackBoxClient(_global_rr), 0, 1, **healthy)
+    assert (after.count0, after.count1) == (before_result.count0, before_result.count1)
+    for bad in (None, 0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match=r"^call_timeout must be"):
+            run_audit(BlackBoxClient(_global_rr), 0, 1, call_timeout=bad, **healthy)
+
+
+def _global_rr(value):
+    """A black-box randomized response drawing from NumPy's global generator."""
+    return float(value) if np.random.random() < 0.75 else 1.0 - float(value)

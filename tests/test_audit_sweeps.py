@@ -112,23 +112,27 @@ def test_bad_sweep_input():
 
 
 class FlakyClient:
-    """Our GRR client that fails on its n-th batch (a lost worker), else the mechanism's perturb."""
+    """Our GRR client that fails on its n-th batch (a lost worker), else the mechanism's perturb.  The batches are
+    counted in a file: each runs in a forked child (issue 39 item 2), where an attribute's count would not last."""
 
-    def __init__(self, fail_at):
-        self.mechanism, self.calls, self.fail_at = REGISTRY["grr"].example(), 0, fail_at
+    def __init__(self, fail_at, counter):
+        self.mechanism, self.fail_at, self.counter = REGISTRY["grr"].example(), fail_at, counter
+        counter.write_text("0")
 
     def sample(self, value, n, *, rng):
-        self.calls += 1
-        if self.calls == self.fail_at:
+        calls = int(self.counter.read_text()) + 1
+        self.counter.write_text(str(calls))
+        if calls == self.fail_at:
             raise OSError("worker lost")
         return self.mechanism.perturb(np.full(n, value), rng=rng).reshape(n, 1).astype(float)
 
 
-def test_audit_resumes_from_completed_chunks():
+def test_audit_resumes_from_completed_chunks(tmp_path):
     kwargs = dict(n_trials=8_000, seed=6, chunk_size=1_000, n_pilot=500)
+    counter = tmp_path / "calls"
     with pytest.raises(ChunkError, match=r"chunk 1 \(seed: SeedSequence") as info:
-        run_audit(FlakyClient(fail_at=5), 0, 1, **kwargs)  # calls 1-2: pilot, 3-4: chunk 0, 5: chunk 1
+        run_audit(FlakyClient(5, counter), 0, 1, **kwargs)  # calls 1-2: pilot, 3-4: chunk 0, 5: chunk 1
     assert len(info.value.completed) == 7
-    resumed = run_audit(FlakyClient(fail_at=-1), 0, 1, completed=info.value.completed, **kwargs)
-    fresh = run_audit(FlakyClient(fail_at=-1), 0, 1, **kwargs)
+    resumed = run_audit(FlakyClient(-1, counter), 0, 1, completed=info.value.completed, **kwargs)
+    fresh = run_audit(FlakyClient(-1, counter), 0, 1, **kwargs)
     assert (resumed.count0, resumed.count1, resumed.event) == (fresh.count0, fresh.count1, fresh.event)

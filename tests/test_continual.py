@@ -157,7 +157,7 @@ def test_rejects_bad_rounds_populations_and_aggregates(rng):
         Glance(1.0, 3).sample_aggregate(Population.from_matrix(SMALL_V), rng=rng)
     with pytest.raises(ValueError, match="truth must be a Population"):
         Harmony(1.0, 4).sample_aggregate(SMALL_V, rng=rng)
-    with pytest.raises(ValueError, match=r"aggregate must be an array of shape \(..., 2, 2\)"):
+    with pytest.raises(ValueError, match=r"aggregate must be an array of shape \(2, 2\) or \(n_draws, 2, 2\)"):
         Glance(1.0, 2).estimate(np.array([1, 2]), 5)
     with pytest.raises(ValueError, match="aggregate must be reported 1s X_t at most the reporters K_t"):
         Harmony(1.0, 2).estimate(np.array([[1, 2], [2, 2]]), 5)

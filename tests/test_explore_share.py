@@ -30,6 +30,8 @@ def _code(raw: bytes) -> str:
     _code(json.dumps({"playground": {"label": "x" * 300}}).encode()),
     _code(b"{" + b'"a":{},' * 20000 + b'"b":{}}'),  # inflates past the ceiling
     _code(b'{"p": {"e": NaN}}'),
+    _code(b"[" * 60000), _code(b'{"a":' * 10000),  # issue 39 item 9: ~107-character links, a RecursionError before
+    _code(b'{"a": {"b": "[[[[{{"}, "c": [[{"d": 1}]]}'),  # brackets inside text do not count, nesting below does
 ])
 def test_hostile_or_broken_codes_are_refused_naming_code(code):
     with pytest.raises(ValueError, match="code must be"):
@@ -76,3 +78,9 @@ def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
     assert "refused: code must be" in bar.message.value
     bad = share_bar().attach(panel, query="view=v1.broken")
     assert "refused: code must be" in bad.message.value
+
+
+def test_brackets_inside_text_are_not_nesting():
+    """The nesting check (issue 39 item 9) skips strings: a label full of brackets and quotes still decodes."""
+    view = {"playground": {"label": '[[[{{"\\\\"]]', "epsilon": 2.0}}
+    assert decode_view(encode_view(view)) == view

@@ -70,13 +70,14 @@ def test_approx_variance_is_wangs_closed_form(epsilon, d):
         assert grr.variance(counts)[1] > grr.approx_variance(n) * (1 + 1e-9)
 
 
-def test_grr_probabilities_accept_a_real_domain_size():
-    """grr_probabilities(ε, d) is GRR's (p, q) at integer d and extends to real d ≥ 1 (local hashing's g)."""
+def test_grr_probabilities_take_a_domain_size():
+    """grr_probabilities(ε, d) is GRR's (p, q) at an integer d ≥ 2; a real d such as 2.5 is refused (issue 39 item 11:
+    local hashing's real g goes through the private core, see approx_variance_for_hash_range)."""
     assert grr_probabilities(1.0, 7) == (GRR(1.0, 7).p, GRR(1.0, 7).q)
-    p, q = grr_probabilities(1.0, 2.5)
-    assert p == pytest.approx(math.e / (math.e + 1.5), rel=1e-14) and q == pytest.approx(1 / (math.e + 1.5), rel=1e-14)
-    with pytest.raises(ValueError, match=r"d must be in \(1, inf\)"):
-        grr_probabilities(1.0, 1.0)
+    with pytest.raises(ValueError, match=r"^d must be an integer; got 2.5"):
+        grr_probabilities(1.0, 2.5)
+    with pytest.raises(ValueError, match=r"^d must be an integer in \[2, inf\]; got 1"):
+        grr_probabilities(1.0, 1)
 
 
 def test_output_table_refuses_huge_domains():

@@ -213,3 +213,47 @@ def test_writers_refuse_before_writing(tmp_path):
     with pytest.raises(TypeError, match="bit_counts"):
         gr.write_counts(np.full((2, 3), 5), np.array([4, 4]), target)
     assert target.read_text() == "keep me"
+
+
+def test_numbers_beyond_int64_and_oversized_report_files_are_refused(files, tmp_path, monkeypatch):
+    """Issue 39 item 4: a count or map position ≥ 2^63 raised a raw OverflowError naming no file or line; cohort
+    sizes whose total wraps were taken; read_reports had no size ceiling (a 200 MB file: 97 s and 2.1 GB)."""
+    counts = tmp_path / "counts.csv"
+    counts.write_text("".join(f"{2**63 if j == 2 else 10}," + ",".join(["1"] * 16) + "\n" for j in range(64)))
+    with pytest.raises(ValueError, match=r"^path: .*counts.csv:3: a count must be an integer in \[-2\^63, 2\^63\)"):
+        gr.read_counts(counts, files.params)
+    counts.write_text("".join(f"{2**62}," + ",".join(["1"] * 16) + "\n" for j in range(64)))
+    with pytest.raises(ValueError, match=r"^path: .*counts.csv: the cohort sizes must be non-negative counts totalling "
+                                         r"at most 2\^62"):
+        gr.read_counts(counts, files.params)
+    lines = (FIX / "map.csv").read_text().splitlines()
+    mapfile = tmp_path / "map.csv"
+    first = lines[1].split(",")
+    mapfile.write_text("\n".join([lines[0], ",".join([first[0], str(2**64), *first[2:]]), *lines[2:]]))
+    with pytest.raises(ValueError, match=r"^path: .*map.csv:2: a map position must be an integer in \[-2\^63, 2\^63\)"):
+        gr.read_map(mapfile, files.params)
+    reports = tmp_path / "reports.csv"
+    reports.write_text("client,cohort,bloom,prr,irr\n" + "c0,3,,,1010101010101010\n" * 200)
+    monkeypatch.setattr(gr, "MAX_REPORTS_BYTES", 1000)
+    with pytest.raises(ValueError, match=r"^path must be a file of at most 1000 B \(this one has 4.71 KiB\)"):
+        gr.read_reports(reports, files.params)
+
+
+def test_a_replaced_file_keeps_its_mode(files, tmp_path):
+    """Issue 39 item 13: files written atomically (mkstemp, then os.replace) came out 0600; a replaced file keeps its
+    mode and a new one gets 0666 less the umask, for every atomic writer (google's files and the trousers counts)."""
+    from ldp_helpers.simulate import datasets
+
+    target = tmp_path / "params.csv"
+    target.write_text("old")
+    os.chmod(target, 0o644)
+    gr.write_params(files.params, target)
+    assert target.stat().st_mode & 0o777 == 0o644 and gr.read_params(target) == files.params
+    umask = os.umask(0o022)
+    try:
+        gr.write_params(files.params, tmp_path / "new.csv")
+        datasets.write_trouser_counts(datasets.load_trouser_counts(), tmp_path / "counts.csv")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "new.csv").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "counts.csv").stat().st_mode & 0o777 == 0o644

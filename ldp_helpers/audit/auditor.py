@@ -28,7 +28,8 @@ from statsmodels.stats.proportion import proportion_confint
 from ldp_helpers._validation import (
     MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, fail, fail_type)
 # the clients live in audit.clients; re-exported here, where the auditor's users have always imported them
-from ldp_helpers.audit.clients import BlackBoxClient, ClientError, MechanismClient, _sample, as_client  # noqa: F401
+from ldp_helpers.audit.clients import (BlackBoxClient, ClientError, MechanismClient, _sample, as_client,  # noqa: F401
+                                       check_call_timeout)
 from ldp_helpers.audit.events import Event, choose_event
 from ldp_helpers.sweeps import (
     BACKENDS, MAX_CHUNKS, check_seed, check_where, run_chunks)
@@ -118,7 +119,7 @@ class AuditResult:
 def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
           event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int | None = None,
           backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
-          progress: bool = False, completed: dict | None = None, call_timeout: float | None = 300.0) -> AuditResult:
+          progress: bool = False, completed: dict | None = None, call_timeout: float = 300.0) -> AuditResult:
     """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
 
     Parameters
@@ -145,10 +146,12 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     completed : dict, optional
         ``ChunkError.completed`` of an interrupted run with the same arguments: those chunks are not rerun
         (the pilot, hence the event, and every chunk's seed are the same, so the result is too).
-    call_timeout : float or None
-        Seconds one ``client.sample`` batch may take (the pilot's, or one chunk's); a client that does not
-        answer in time ends the audit with a :class:`ClientError` (None: no limit).  Every batch the
-        client returns is checked: exactly n rows of finite numbers.
+    call_timeout : float
+        Seconds (> 0) one ``client.sample`` batch may take (the pilot's, or one chunk's).  A client other than our
+        own mechanisms runs each batch in a forked child process, killed when it does not answer in time: the
+        audit ends with a :class:`ClientError` and the hung client leaves no thread, lock or seeded global
+        generator behind.  None is refused (it would wait for ever).  Every batch the client returns is checked:
+        exactly n rows of finite numbers.
 
     Raises
     ------
@@ -173,8 +176,7 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     pilot_rng = np.random.default_rng(pilot_seed)
     n_pilot = (check_int("n_pilot", n_pilot, low=1, high=MAX_N_DRAWS) if n_pilot is not None
                else (1 if event else max(1000, n_trials // 10)))
-    if call_timeout is not None:
-        call_timeout = check_real("call_timeout", call_timeout, low=0.0)
+    call_timeout = check_call_timeout(call_timeout)
     m0 = _sample(client, x0, n_pilot, pilot_rng, call_timeout)
     m1 = _sample(client, x1, n_pilot, pilot_rng, call_timeout)
     swap = False
@@ -215,7 +217,7 @@ class _ChunkTask:
     x1: object
     event: Event
     sizes: tuple
-    call_timeout: float | None = None
+    call_timeout: float = 300.0
 
     def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple[int, int]:
         rng, n = np.random.default_rng(seed), self.sizes[index]

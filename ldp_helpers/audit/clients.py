@@ -7,6 +7,10 @@
 
 The auditor never trusts a client: every batch goes through :func:`_sample` (bounded in time, and
 exactly n rows of finite numbers), so a broken client is a :class:`ClientError`, never a wrong ε_lb.
+A client other than our own mechanisms runs each batch in a forked child process (:func:`_in_child`) that is
+killed after ``call_timeout`` seconds: a hung client leaves nothing behind — no thread still running, no
+global-generator lock held, no ``np.random`` left seeded — and the caller's Generator advances exactly as if
+the batch had run in-process (its state comes back with the reports).
 
 References
 ----------
@@ -15,7 +19,12 @@ References
 
 from __future__ import annotations
 
-import threading
+import os
+import pickle
+import select
+import signal
+import sys
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from numbers import Real
@@ -23,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from ldp_helpers._validation import MAX_N_DRAWS, check_bool, check_instance, check_int, check_rng, fail_type
+from ldp_helpers._validation import MAX_N_DRAWS, check_bool, check_instance, check_int, check_real, check_rng, fail_type
 from ldp_helpers.audit.events import as_report_matrix
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.sweeps.global_rngs import seeded_globals
@@ -121,40 +130,80 @@ def _check_report(report, value, trial, width) -> np.ndarray:
     return row
 
 
-def _within(seconds, call, what: str):
-    """``call()``, or a :class:`ClientError` once ``seconds`` pass without an answer (None: no limit).
+def _in_child(seconds: float, call, rng: np.random.Generator, what: str):
+    """``call()`` run in a forked child process, its result (and ``rng``'s new state) sent back through a pipe;
+    the child is killed once ``seconds`` pass without the whole answer (a :class:`ClientError`).
 
-    The call runs in a daemon thread: a hung black-box client cannot be interrupted, but the audit stops
-    waiting for it (and says so) instead of blocking for ever.
+    Whatever the client does to the process — seed or draw from ``np.random``, hold a lock, start threads, hang —
+    ends with the child.  The child exits with ``os._exit``: no handler or buffer of the parent runs twice.
     """
-    if seconds is None:
-        return call()
-    outcome = {}
-
-    def run():
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer, then exit without returning into the parent's code
         try:
-            outcome["value"] = call()
-        except BaseException as exc:  # re-raised in the caller's thread
-            outcome["error"] = exc
+            os.close(read_end)
+            try:
+                payload = ("value", call(), rng.bit_generator.state)
+            except Exception as exc:  # noqa: BLE001 - re-raised in the parent
+                payload = ("error", exc, None)
+            except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: the client's failure
+                payload = ("error", ClientError(f"{what} raised {type(exc).__name__}: {exc}"), None)
+            try:
+                data = pickle.dumps(payload)
+                pickle.loads(data)  # an exception whose __init__ takes other arguments pickles but does not load
+            except Exception:  # an exception (or result) that does not travel: its text
+                data = pickle.dumps(("error", ClientError(f"{what}: {type(payload[1]).__name__}: {payload[1]}"), None))
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(data)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks, deadline, finished = [], time.monotonic() + seconds, False
+    try:
+        while not finished:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([read_end], [], [], remaining)[0]:
+                raise ClientError(f"{what} gave no answer within call_timeout={seconds:g} s (a hung client?); "
+                                  "its process was killed")
+            chunk = os.read(read_end, 1 << 20)
+            chunks.append(chunk)
+            finished = not chunk
+    finally:  # a timeout, or the caller interrupted: the child goes, whatever it was doing
+        os.close(read_end)
+        if not finished:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if not any(chunks):
+        raise ClientError(f"{what} ended its process without an answer (exit status {os.waitstatus_to_exitcode(status)})")
+    kind, result, state = pickle.loads(b"".join(chunks))
+    if kind == "error":
+        raise result
+    rng.bit_generator.state = state
+    return result
 
-    worker = threading.Thread(target=run, daemon=True, name="audit client call")
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise ClientError(f"{what} gave no answer within call_timeout={seconds:g} s (a hung client?)")
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+
+def check_call_timeout(call_timeout) -> float:
+    """Seconds a client's batch may take: a real number > 0 (None is refused: a hung client would block for ever)."""
+    if call_timeout is None:
+        fail_type("call_timeout", call_timeout, "a number of seconds > 0 (a hung client is killed after it; None "
+                                                "would wait for ever)")
+    return check_real("call_timeout", call_timeout, low=0.0)
 
 
-def _sample(client, value, n: int, rng, call_timeout) -> np.ndarray:
+def _sample(client, value, n: int, rng, call_timeout: float) -> np.ndarray:
     """``client.sample(value, n, rng=rng)`` within ``call_timeout`` seconds, checked as n finite numeric reports.
 
-    Whatever a client returns is validated here, so a client that returns one row instead of n (or NaNs,
-    or text) can never turn into a silently wrong ε_lb.
+    Our own mechanisms (:class:`MechanismClient`) run in-process; any other client in a forked child killed after
+    ``call_timeout`` (:func:`_in_child`).  Whatever a client returns is validated here, so a client that returns one
+    row instead of n (or NaNs, or text) can never turn into a silently wrong ε_lb.
     """
     what = f"the client's sample(value={value!r:.60}, n={n})"
-    reports = _within(call_timeout, lambda: client.sample(value, n, rng=rng), what)
+    if isinstance(client, MechanismClient):
+        reports = client.sample(value, n, rng=rng)
+    else:
+        reports = _in_child(call_timeout, lambda: client.sample(value, n, rng=rng), rng, what)
     try:
         return as_report_matrix(reports, n)
     except (TypeError, ValueError) as err:

@@ -31,15 +31,23 @@ from ldp_helpers._validation import check_epsilons, check_above, check_int, chec
 from ldp_helpers.bounds import chernoff
 
 
-class Setting(NamedTuple):
-    """One of the paper's settings: N users, T rounds, failure probability β.
+class _SettingFields(NamedTuple):
+    n_users: int
+    n_rounds: int
+    beta: float
+
+
+class Setting(_SettingFields):
+    """One of the paper's settings: N ≥ 1 users, T ≥ 1 rounds, failure probability β ∈ (0, 1), checked when built.
 
     Unpacks into every bound of this module, in their argument order: ``theta(ε, *FIG2)``.
     """
 
-    n_users: int
-    n_rounds: int
-    beta: float
+    __slots__ = ()
+
+    def __new__(cls, n_users: int, n_rounds: int, beta: float):
+        return super().__new__(cls, check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1),
+                               check_probability(beta, "beta", open_low=True, open_high=True))
 
     @property
     def shape(self) -> tuple[int, int]:

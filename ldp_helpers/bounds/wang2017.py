@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilons, check_epsilon, check_int, check_int_array, check_real, check_real_array, fail
+from ldp_helpers._validation import check_epsilons, check_epsilon, check_int, check_int_array, fail
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
@@ -54,7 +54,7 @@ def de_threshold_epsilon(d) -> float:
     ----------
     [wang2017] §4 (DE vs OUE); [grr_vs_oue] §2.3.
     """
-    d = check_real("d", d, low=2.0)
+    d = check_int("d", d, low=3)  # a domain size: d = 2 would give ln 0
     return math.log((d - 2.0) / 3.0)
 
 

@@ -16,14 +16,19 @@ import binascii
 import html
 import json
 import os
+import re
 import zlib
 from urllib.parse import parse_qs
+
+import numpy as np
 
 from ldp_helpers._validation import Described, check_instance, fail
 
 PREFIX = "v1."
 #: longest code accepted, and the most bytes its deflated JSON may inflate to (no decompression bomb)
 MAX_CODE_CHARS, MAX_JSON_BYTES = 4096, 65536
+#: a view's JSON nests two objects deep: {panel: {control: value}}
+VIEW_DEPTH = 2
 
 
 def encode_view(view) -> str:
@@ -47,11 +52,22 @@ def decode_view(code) -> dict:
         raw = inflater.decompress(packed, MAX_JSON_BYTES)
         if inflater.unconsumed_tail or not inflater.eof:
             raise ValueError("truncated or too large")
-        view = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        if _nesting(text) > VIEW_DEPTH:  # json.loads recurses: 60,000 '[' from a 105-character code overflow the stack
+            fail("code", code, f"a view code: JSON objects nested {VIEW_DEPTH} deep (panel → control → value)")
+        view = json.loads(text)
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError):
         fail("code", code, "a view code made by the explorer (base64url of deflated JSON)")
     _check_view(view, name="code")
     return view
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of JSON arrays and objects in ``text`` (brackets inside strings do not count)."""
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text).encode("utf-8")
+    chars = np.frombuffer(bare, dtype=np.uint8)
+    steps = np.isin(chars, np.frombuffer(b"[{", np.uint8)).astype(np.int64) - np.isin(chars, np.frombuffer(b"]}", np.uint8))
+    return int(np.cumsum(steps).max()) if steps.size else 0
 
 
 def _check_view(view, name: str = "view") -> None:

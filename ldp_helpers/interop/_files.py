@@ -6,13 +6,12 @@ import csv
 import io
 import itertools
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ldp_helpers._files import check_regular_file
-from ldp_helpers._validation import MAX_LINE_CHARS, fail, fail_type
+from ldp_helpers._files import check_regular_file, replace_atomically
+from ldp_helpers._validation import INT64_MAX, INT64_MIN, MAX_FILE_BYTES, MAX_LINE_CHARS, fail, fail_type
 
 
 def check_path(name: str, path) -> Path:
@@ -22,11 +21,11 @@ def check_path(name: str, path) -> Path:
     return Path(path)
 
 
-def csv_rows(name: str, path) -> Iterator[tuple[int, list[str]]]:
+def csv_rows(name: str, path, *, max_bytes: int = MAX_FILE_BYTES) -> Iterator[tuple[int, list[str]]]:
     """``(line number, fields)`` of a CSV file: a regular file (:func:`~ldp_helpers._files.check_regular_file`: at most
-    ``MAX_FILE_BYTES``), UTF-8 (a byte-order mark is skipped), lines of at most ``MAX_LINE_CHARS`` characters;
+    ``max_bytes``), UTF-8 (a byte-order mark is skipped), lines of at most ``MAX_LINE_CHARS`` characters;
     blank lines skipped."""
-    path = check_regular_file(name, path)  # os.stat first: a FIFO or device is refused before any open
+    path = check_regular_file(name, path, max_bytes=max_bytes)  # os.stat first: a FIFO or device is refused unopened
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number in itertools.count(1):
             line = fh.readline(MAX_LINE_CHARS + 1)
@@ -53,9 +52,12 @@ def reading(name: str):
 def parse_int(path: Path, number: int, text: str, what: str) -> int:
     """An integer field (surrounding spaces allowed), or a ValueError naming the file, line and field."""
     try:
-        return int(text.strip())
+        value = int(text.strip())
     except ValueError:
         raise ValueError(f"{path}:{number}: {what} must be an integer; got {text!r}") from None
+    if not INT64_MIN <= value <= INT64_MAX:  # numpy would raise a bare OverflowError naming no file
+        raise ValueError(f"{path}:{number}: {what} must be an integer in [-2^63, 2^63) (int64); got {text.strip()!r:.40}")
+    return value
 
 
 def write_csv_atomically(name: str, path, rows) -> Path:
@@ -66,12 +68,4 @@ def write_csv_atomically(name: str, path, rows) -> Path:
         fail(name, str(path), "a .csv file path in an existing folder")
     buffer = io.StringIO()
     csv.writer(buffer).writerows(rows)  # csv's default "\r\n" line ends, as google/rappor's Python tools write
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
-            fh.write(buffer.getvalue())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    return replace_atomically(path, buffer.getvalue())

@@ -26,11 +26,13 @@ from functools import cached_property
 import numpy as np
 
 from ldp_helpers._validation import (check_allocation, check_binary_array, check_instance, check_int_array, check_ndim,
-                                     fail_type)
+                                     check_total, fail_type)
 from ldp_helpers.interop._files import check_path, csv_rows, parse_int, reading, write_csv_atomically
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, RapporReports
 
 PARAM_NAMES = ("k", "h", "m", "p", "q", "f")
+#: the largest per-report file :func:`read_reports` reads (about a million reports of google's rappor_sim.py)
+MAX_REPORTS_BYTES = 64 * 1024**2
 
 
 def read_params(path) -> RapporParams:
@@ -80,6 +82,10 @@ def _parse_counts(lines: list, path, par: RapporParams) -> tuple[np.ndarray, np.
                          f"(N_j, then one count per bit); got {len(rows)} rows of {sorted({len(row) for _, row in rows})} "
                          "fields (another file, or other params?)")
     counts = np.array([row for _, row in rows], dtype=np.int64)
+    try:
+        check_total("the cohort sizes", np.maximum(counts[:, 0], 0))  # N = Σ N_j must not wrap
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
     for (number, _), (size, *bits) in zip(rows, counts.tolist()):
         if size < 0 or min(bits) < 0 or max(bits) > size:
             raise ValueError(f"{path}:{number}: counts must lie in [0, N_j = {size}] (N_j ≥ 0); got {bits}")
@@ -89,6 +95,7 @@ def _parse_counts(lines: list, path, par: RapporParams) -> tuple[np.ndarray, np.
 def write_counts(bit_counts, cohort_sizes, path) -> None:
     """Write bit counts (m, k) and cohort sizes (m,) as google/rappor's counts file (``N_j`` first)."""
     sizes = check_ndim("cohort_sizes", check_int_array("cohort_sizes", cohort_sizes, low=0), 1)
+    check_total("cohort_sizes", sizes)  # N = Σ N_j must not wrap
     counts = check_ndim("bit_counts", check_int_array("bit_counts", bit_counts, low=0), 2)
     if counts.shape[0] != sizes.size or (counts > sizes[:, None]).any():
         fail_type("bit_counts", counts, f"an (m={sizes.size}, k) array with counts ≤ their cohort's size")
@@ -167,7 +174,7 @@ def read_reports(path, params: RapporParams) -> tuple[RapporReports, list[str]]:
     """
     par = check_instance("params", params, RapporParams)
     with reading("path"):
-        return _parse_reports(csv_rows("path", path), path, par)
+        return _parse_reports(csv_rows("path", path, max_bytes=MAX_REPORTS_BYTES), path, par)
 
 
 def _parse_reports(rows, path, par: RapporParams) -> tuple[RapporReports, list[str]]:
@@ -188,8 +195,9 @@ def _parse_reports(rows, path, par: RapporParams) -> tuple[RapporReports, list[s
             raise ValueError(f"{path}:{number}: cohort must lie in [0, params.m = {par.m}); got {cohort}")
         clients.append(fields[columns[0]] if columns[0] is not None else str(len(clients)))
         cohorts.append(cohort)
-        bits.append(irr[::-1])  # character c is bit k − 1 − c
-    array = np.array([list(b) for b in bits], dtype=np.int8).reshape(len(bits), par.k)
+        bits.append(irr)
+    text = np.frombuffer("".join(bits).encode("ascii"), dtype=np.uint8).reshape(len(bits), par.k)
+    array = (text[:, ::-1] - ord("0")).astype(np.int8)  # character c is bit k − 1 − c
     return RapporReports(np.array(cohorts, dtype=np.int64), array), clients
 
 

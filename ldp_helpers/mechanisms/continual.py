@@ -29,7 +29,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import (Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
+from ldp_helpers._validation import (Described, check_aggregate, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
                                      check_rng, fail)
 from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
@@ -119,9 +119,7 @@ class _StreamMechanism(Mechanism):
     def _statistic(self, aggregate, n) -> tuple[int, np.ndarray, np.ndarray]:
         """Validate ``[K; X]`` of shape (..., 2, T) for n users; return n, K, X."""
         n = check_int("n", n, low=1)
-        agg = check_int_array("aggregate", aggregate, low=0, high=n)
-        if agg.ndim < 2 or agg.shape[-2:] != (2, self.n_rounds):
-            fail("aggregate", Described(f"an array of shape {agg.shape}"), f"an array of shape (..., 2, {self.n_rounds}) ([K; X] per round)")
+        agg = check_aggregate(aggregate, (2, self.n_rounds), low=0, high=n, what=f"[K; X] counts of n = {n} users")
         K, X = agg[..., 0, :], agg[..., 1, :]
         if np.any(X > K):
             fail("aggregate", Described("an array with X > K in some round"), "reported 1s X_t at most the reporters K_t")
@@ -173,6 +171,9 @@ class Glance(_StreamMechanism):
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-NULL reports and the reported 1s."""
         Y = check_ndim("reports", check_int_array("reports", reports, low=NULL, high=1), 2, last=self.n_rounds, what="(users × rounds)")
+        if np.any((Y != NULL).sum(axis=1) != 1):
+            fail("reports", Described("a row without exactly one non-NULL entry"),
+                 f"one 0/1 report per user, NULL ({NULL}) in every other round")
         return np.stack([(Y != NULL).sum(axis=0), (Y == 1).sum(axis=0)])
 
     def estimate(self, aggregate, n) -> np.ndarray:

@@ -30,8 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_real_array, check_rng,
-                                     check_trailing_shape, fail)
+from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_rng,
+                                     fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -145,7 +145,7 @@ class CountMeanSketch(FrequencyOracle):
         ----------
         [apple2017] Algorithm 1 (client-side CMS).
         """
-        values = check_domain_values("values", values, self.d).ravel()
+        values = check_domain_values("values", check_ndim("values", values, 1, what="(one value per user)"), self.d)
         rng = check_rng(rng)
         rows = rng.integers(0, self.k, size=values.size)
         encoded = -np.ones((values.size, self.m), dtype=np.int8)
@@ -202,9 +202,20 @@ class CountMeanSketch(FrequencyOracle):
         [apple2017] Algorithm 3 (mean frequency query).
         """
         n = check_int("n", n, low=1)
-        sketch = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, (self.k, self.m)))
+        sketch = self._check_sketch(aggregate, n)
         mean_hit = sketch[..., np.arange(self.k)[:, None], self.hash_table()].mean(axis=-2)
         return self.m / (self.m - 1) * (mean_hit - n / self.m)
+
+    def _sketch_range(self, n: int) -> tuple[float, float]:
+        """Each user adds k·x̃ with x̃ = (c_ε·(±1) + 1)/2 to one cell of her row: M ∈ k·n·[(1 − c_ε)/2, (1 + c_ε)/2]."""
+        return self.k * n * (1 - self.c_epsilon) / 2, self.k * n * (1 + self.c_epsilon) / 2
+
+    def _check_sketch(self, aggregate, n: int) -> np.ndarray:
+        """A k × m sketch (or a batch of them) of n users, each cell within :meth:`_sketch_range` (1e-9 slack)."""
+        low, high = self._sketch_range(n)
+        slack = 1e-9 * max(abs(low), abs(high))
+        return check_aggregate(aggregate, (self.k, self.m), low=low - slack, high=high + slack, integral=False,
+                               what=f"what n = {n} reports can sum to")
 
     def collision_rates(self) -> np.ndarray:
         """S[v, x] = (1/k)·#{j : h_j(v) = h_j(x)}, the fraction of hashes on which v and x collide (read-only).

@@ -48,6 +48,7 @@ from ldp_helpers._validation import (Described, check_allocation, check_domain_v
                                      check_ndim, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.subset_selection import _log2_comb
 
 #: largest number of whole-report columns C(d, n_bits)·2^n_bits of output_table
 MAX_TABLE_COLUMNS = 2**16
@@ -202,9 +203,11 @@ class DBitFlip(FrequencyOracle):
 
     def output_table(self) -> np.ndarray:
         """``P[v, (J, b)]`` over every bucket set J and its bits (C(d, n_bits)·2^n_bits columns, at most 2^16)."""
-        subsets = list(itertools.combinations(range(self.d), self.n_bits))
-        if len(subsets) * 2**self.n_bits > MAX_TABLE_COLUMNS:
+        # the ceiling first, in log space: listing the C(d, n_bits) subsets at d = 10¹² is a MemoryError
+        if _log2_comb(self.d, self.n_bits) + self.n_bits > math.log2(MAX_TABLE_COLUMNS) + 1 or \
+                math.comb(self.d, self.n_bits) * 2**self.n_bits > MAX_TABLE_COLUMNS:
             fail("d", self.d, f"such that C(d, n_bits)·2^n_bits ≤ {MAX_TABLE_COLUMNS} for output_table (n_bits = {self.n_bits})")
+        subsets = list(itertools.combinations(range(self.d), self.n_bits))
         bits = np.array(list(itertools.product((0, 1), repeat=self.n_bits)))
         p, q = self.bit_probabilities
         rows = []

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_int, check_int_array, check_ndim, check_real,
+from ldp_helpers._validation import (Described, check_allocation, check_int, check_epsilon, check_int_array, check_ndim, check_real,
                                      check_real_array, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 
@@ -53,7 +53,7 @@ class DuchiMean(Mechanism):
     B: float = field(init=False)  # the report magnitude
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON, high_open=False))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, high=MAX_EPSILON))
         object.__setattr__(self, "radius", check_real("radius", self.radius, low=0.0))
         object.__setattr__(self, "B", self.radius / math.tanh(self.epsilon / 2))
         if not math.isfinite(self.B):

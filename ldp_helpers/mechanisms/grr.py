@@ -20,24 +20,24 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_real, check_rng
+from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_rng
 from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
 
 MAX_D_TABLE = 4096  # largest d for output_table (a d × d float table: 128 MiB)
 
 
-def grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:
+def grr_probabilities(epsilon: float, d: int) -> tuple[float, float]:
     """``(e^ε/(e^ε+d−1), 1/(e^ε+d−1))``: GRR's keep and each-other probabilities over d values.
 
     The one place they are derived from ε (local hashing uses them over its g hash values and,
-    for the variance-minimizing g, at real d > 1).  Written as p = 1/(1+(d−1)e^{−ε}),
+    through the private core, for the variance-minimizing real g > 1).  ``d`` is a domain size: an integer ≥ 2.  Written as p = 1/(1+(d−1)e^{−ε}),
     q = e^{−ε}·p: no overflow at large ε.
 
     References
     ----------
     [wang2017] §4.1; [tutorial] "Direct Encoding".
     """
-    return _grr_probabilities(check_epsilon(epsilon), check_real("d", d, low=1.0))
+    return _grr_probabilities(check_epsilon(epsilon), check_int("d", d, low=2))
 
 
 def _grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:

@@ -146,7 +146,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         ----------
         [apple2017] Algorithm 4 (client-side HCMS).
         """
-        values = check_domain_values("values", values, self.d).ravel()
+        values = check_domain_values("values", check_ndim("values", values, 1, what="(one value per user)"), self.d)
         rng = check_rng(rng)
         rows = rng.integers(0, self.k, size=values.size)
         columns = rng.integers(0, self.m, size=values.size)
@@ -165,6 +165,10 @@ class HadamardCountMeanSketch(CountMeanSketch):
         signed = np.zeros((self.k, self.m), dtype=np.int64)
         np.add.at(signed, (rows, columns), bits)
         return self._transform(signed)
+
+    def _sketch_range(self, n: int) -> tuple[float, float]:
+        """|M[j, l]| = k·c_ε·|Σ_c S[j, c]·H[l, c]| ≤ k·c_ε·n for the signed sums S of n users."""
+        return -self.k * self.c_epsilon * n, self.k * self.c_epsilon * n
 
     def _transform(self, signed_sums) -> np.ndarray:
         """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m): the fast transform of the integer sums."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import check_binary_array, check_ndim, check_real_array, check_rng
+from ldp_helpers._validation import Described, check_binary_array, check_ndim, check_real_array, check_rng, fail
 from ldp_helpers.mechanisms.continual import _StreamMechanism
 
 
@@ -111,6 +111,10 @@ class HarmonyNguyen(_StreamMechanism):
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
         z = check_ndim("reports", check_real_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        size = self.n_rounds * self.scale
+        if np.any(~np.isclose(np.abs(z), size, rtol=1e-12, atol=0) & (z != 0)) or np.any((z != 0).sum(axis=1) > 1):
+            fail("reports", Described("an array with an entry other than 0 or ±T·c, or two in one row"),
+                 f"one entry ±T·c = ±{size:g} per user and 0 elsewhere")
         return np.stack([(z != 0).sum(axis=0), (z > 0).sum(axis=0)])
 
     def estimate(self, aggregate, n) -> np.ndarray:

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_instance, check_int,
-                                     check_int_array, check_ndim, check_real_array, check_rng, check_trailing_shape, fail)
+                                     check_int_array, check_ndim, check_rng, fail)
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_coefficients, _check_signs, _SignedSketch
@@ -132,8 +132,7 @@ class Hashtogram(_SignedSketch):
         ----------
         [bassily2017] (Hashtogram: the median over the R repetitions).
         """
-        check_int("n", n, low=1)
-        sums = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, self._shape))
+        sums = self._check_sums(aggregate, n)
         cells = sums[..., np.arange(self.n_hashes)[:, None], self._table[0]]
         return self.c_epsilon * self.n_hashes * np.median(cells, axis=-2)
 

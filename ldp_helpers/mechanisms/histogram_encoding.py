@@ -28,7 +28,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_epsilon, check_int, check_ndim,
+from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_domain_values, check_epsilon, check_int, check_ndim,
                                      check_real, check_real_array, check_rng)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 
@@ -58,8 +58,16 @@ def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
     return reports
 
 
-def _check_reports(reports, d: int) -> np.ndarray:
-    return check_real_array("reports", check_ndim("reports", reports, 2, last=d, what="(users × d)"))
+#: Laplace(β) noise drawn in doubles stays within 745·β (−β·ln U with U ≥ 2^−1074): bounds a report and a sum of n
+MAX_NOISE_SCALES = 745.0
+
+
+def _check_reports(reports, d: int, scale: float | None = None) -> np.ndarray:
+    """Reports (users × d); with the Laplace ``scale`` β, each entry within 1 + 745·β of 0 (what a client can send)."""
+    reports = check_ndim("reports", reports, 2, last=d, what="(users × d)")
+    bound = None if scale is None else 1.0 + MAX_NOISE_SCALES * scale
+    return check_real_array("reports", reports, low=None if bound is None else -bound, high=bound,
+                            low_open=False, high_open=False)
 
 
 def _threshold_probabilities(theta: float, epsilon: float) -> tuple[float, float]:
@@ -150,7 +158,7 @@ class SHE(FrequencyOracle):
 
     def aggregate(self, reports) -> np.ndarray:
         """Σ_u B'_u[i] for every i (this *is* the unbiased count estimate)."""
-        return _check_reports(reports, self.d).sum(axis=0)
+        return _check_reports(reports, self.d, self.scale).sum(axis=0)
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact aggregate sampler: f_i + (G_i − G'_i), G, G' ~ Gamma(n, β) (a Laplace is Exp − Exp).
@@ -166,8 +174,10 @@ class SHE(FrequencyOracle):
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """ĉ(i) = Σ_u B'_u[i]: the sums themselves (shape (d,) or (n_draws, d)); ``n`` is checked only."""
-        check_int("n", n, low=1)
-        return check_real_array("aggregate", check_ndim("aggregate", aggregate, (1, 2), last=self.d, what="of report sums"))
+        n = check_int("n", n, low=1)
+        noise = n * MAX_NOISE_SCALES * self.scale
+        return check_aggregate(aggregate, (self.d,), low=-noise, high=n + noise, integral=False,
+                               what=f"sums of n = {n} reports, each within 1 + 745·β of 0")
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[ĉ(i)] = 2nβ² = 8n/ε², the same for every value i (shape (d,)).
@@ -220,4 +230,4 @@ class THE(PureFrequencyOracle):
 
     def aggregate(self, reports) -> np.ndarray:
         """C(i) = #{u : B'_u[i] > θ} (the server's thresholding)."""
-        return (_check_reports(reports, self.d) > self.theta).sum(axis=0, dtype=np.int64)
+        return (_check_reports(reports, self.d, _laplace_scale(self.epsilon)) > self.theta).sum(axis=0, dtype=np.int64)

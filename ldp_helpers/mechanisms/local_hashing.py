@@ -36,7 +36,7 @@ from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
-from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities, grr_probabilities
+from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
 from ldp_helpers.mechanisms.pure import _count_variance
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
@@ -101,7 +101,8 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     ----------
     [wang2017] §4.4 (the variance of OLH before rounding g).
     """
-    p, q = grr_probabilities(epsilon, g)[0], 1.0 / check_real("g", g, low=1.0)
+    g = check_real("g", g, low=1.0)
+    p, q = _grr_probabilities(check_epsilon(epsilon), g)[0], 1.0 / g
     return float(_count_variance(0.0, 1, p, q))
 
 
@@ -248,9 +249,9 @@ class OLH(LocalHashing):
     [wang2017] §4.4; [tutorial] "Optimal Local Hashing (OLH)".
     """
 
-    g: int = 0  # 0: use olh_hash_range(epsilon)
+    g: int | None = None  # None: use olh_hash_range(epsilon)
 
     def __post_init__(self):
-        if isinstance(self.g, int) and not isinstance(self.g, bool) and self.g == 0:
+        if self.g is None:
             object.__setattr__(self, "g", olh_hash_range(self.epsilon))
         super().__post_init__()

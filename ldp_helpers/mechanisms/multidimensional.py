@@ -31,12 +31,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_choice, check_epsilon, check_int, check_int_array, check_ndim,
+from ldp_helpers._validation import (Described, check_choice, check_epsilon, check_int, check_int_array, check_ndim, check_total,
                                      check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.adaptive import ADP
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+from ldp_helpers.mechanisms.privacy import _max_log_ratio
 
 #: the oracles a multidimensional solution runs on each attribute
 ORACLES = {"grr": GRR, "oue": OUE, "sue": SUE, "adp": ADP}
@@ -94,7 +95,7 @@ class _Multidimensional(Mechanism):
     def check_truth(self, truth) -> tuple[np.ndarray, int]:
         """The joint counts, shape ``domain_sizes`` (at least one user); returns them and n."""
         counts = check_int_array("truth", truth, low=0, shape=self.domain_sizes)
-        n = int(counts.sum())
+        n = check_total("truth", counts)  # each count valid, their int64 sum must not wrap
         if n < 1:
             fail("truth", Described("a table of zeros"), "counts describing at least one user")
         return counts, n
@@ -176,6 +177,16 @@ class SPL(_Multidimensional):
             out = np.kron(out, table)
         return out
 
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε of :meth:`output_table`, from its log (a Kronecker sum of the attributes' log
+        tables): at ε = 500–700 an entry such as q*^(k−1) underflows in the table itself and its ratios read ∞."""
+        tables = [_log_table(o) for o in self.oracles]
+        _check_table_size(tables)
+        out = tables[0]
+        for table in tables[1:]:
+            out = _kron_sum(out, table)
+        return _max_log_ratio(out)
+
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user client: each attribute's value through its oracle at ε/d, reports side by side."""
         rows, rng = self._check_rows(values), check_rng(rng)
@@ -205,6 +216,17 @@ class SPL(_Multidimensional):
         """Each oracle's exact variance on its marginal, concatenated."""
         counts, _ = self.check_truth(truth)
         return np.concatenate([o.variance(f) for o, f in zip(self.oracles, self._marginals(counts))])
+
+
+def _log_table(oracle) -> np.ndarray:
+    """``log P[v, y]`` of an attribute's oracle: a unary encoding's in log space (its q*^(k−1) underflows at large ε)."""
+    chosen = getattr(oracle, "chosen", oracle)
+    return np.log(chosen.output_table()) if isinstance(chosen, GRR) else chosen._log_output_table()
+
+
+def _kron_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The log of ``np.kron(exp(a), exp(b))``: entry ((i, k), (j, l)) is a[i, j] + b[k, l]."""
+    return (a[:, None, :, None] + b[None, :, None, :]).reshape(a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])
 
 
 def _is_grr(oracle) -> bool:

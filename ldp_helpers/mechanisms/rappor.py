@@ -31,7 +31,8 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (check_above, check_binary_array, check_epsilon, check_instance, check_int, check_int_array,
-                                     check_ndim, check_probability, check_real, check_rng, check_trailing_shape, fail)
+                                     check_ndim, check_probability, check_real, check_rng, check_total, check_trailing_shape,
+                                     fail)
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, design_blooms, draw_secret,
@@ -238,6 +239,7 @@ class Rappor(Mechanism):
     def check_truth(self, truth) -> tuple[np.ndarray, np.ndarray]:
         """Users per cohort and candidate, shape (m, M), at least one per cohort; returns it and N_j."""
         counts = check_int_array("truth", truth, low=0, shape=(self.params.m, self.n_candidates))
+        check_total("truth", counts)  # N = Σ counts must not wrap (each count alone may be valid)
         return counts, check_int_array("cohort sizes truth.sum(axis=1)", counts.sum(axis=1), low=1)
 
     def expand(self, truth) -> np.ndarray:

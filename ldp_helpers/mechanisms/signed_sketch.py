@@ -27,8 +27,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_int, check_int_array, check_real, check_real_array, check_rng,
-                                     check_trailing_shape, fail)
+from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_int, check_int_array, check_real, check_rng,
+                                     fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -134,9 +134,12 @@ class _SignedSketch(FrequencyOracle):
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """f̂(x) = c_ε·Σ_j g_j(x)·S[j, h_j(x)] for every x (aggregate (rows, width) or (n_draws, rows, width))."""
-        check_int("n", n, low=1)
-        sums = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, self._shape))
-        return self._query(sums, *self._table)
+        return self._query(self._check_sums(aggregate, n), *self._table)
+
+    def _check_sums(self, aggregate, n) -> np.ndarray:
+        """The cell sums of n users' ±1 signs: integers in [−n, n], shape (rows, width) or (n_draws, rows, width)."""
+        n = check_int("n", n, low=1)
+        return check_aggregate(aggregate, self._shape, low=-n, high=n, what=f"a cell sums at most n = {n} signs ±1")
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = Σ_v f_v K[v, x] for these hashes (= f_x without collisions)."""

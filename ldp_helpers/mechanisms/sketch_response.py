@@ -30,8 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_choice, check_domain_values, check_instance, check_int,
-                                     check_int_array, check_ndim, check_real_array, check_rng, check_trailing_shape, fail)
+from ldp_helpers._validation import (Described, check_aggregate, check_choice, check_domain_values, check_instance, check_int,
+                                     check_int_array, check_ndim, check_rng, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables, _hash_values
 from ldp_helpers.mechanisms.grr import GRR
@@ -174,8 +174,7 @@ class SketchResponse(FrequencyOracle):
         [apple2017] Algorithm 3 (the count-mean query); [wang2017] Eq. (1) (each row's unbiased counts).
         """
         n = check_int("n", n, low=1)
-        agg = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, (self.k, self.m + 1)), low=0.0,
-                               low_open=False)
+        agg = check_aggregate(aggregate, (self.k, self.m + 1), low=0, high=n, what=f"counts of at most n = {n} users")
         if np.any(agg[..., -1].sum(axis=-1) != n):
             fail("n", n, "the number of users the aggregate counts (the sum of its last column)")
         p, q = self.inner.p, self.inner.q

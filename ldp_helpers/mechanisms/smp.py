@@ -21,7 +21,8 @@ from scipy import stats
 
 from ldp_helpers._validation import Described, check_instance, check_int, check_int_array, check_ndim, check_rng, fail
 from ldp_helpers.mechanisms.base import batch_shape
-from ldp_helpers.mechanisms.multidimensional import MAX_TABLE_ENTRIES, SPL, _draw_support, _squeeze
+from ldp_helpers.mechanisms.multidimensional import MAX_TABLE_ENTRIES, SPL, _draw_support, _log_table, _squeeze
+from ldp_helpers.mechanisms.privacy import _max_log_ratio
 from ldp_helpers.mechanisms.pure import _count_variance
 
 
@@ -53,6 +54,12 @@ class SMP(SPL):
         check_int("output_table entries", tuples.shape[0] * sum(t.shape[1] for t in tables), high=MAX_TABLE_ENTRIES)
         return np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1) / self.n_attributes
 
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε of :meth:`output_table` from its log (the 1/d cancels in every ratio)."""
+        tables, tuples = [_log_table(o) for o in self.oracles], self._input_tuples()
+        check_int("output_table entries", tuples.shape[0] * sum(t.shape[1] for t in tables), high=MAX_TABLE_ENTRIES)
+        return _max_log_ratio(np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1))
+
     def perturb(self, values, *, rng: np.random.Generator) -> SampledReports:
         """Per-user client: pick j uniformly, send j and u_j through the oracle at ε (other blocks −1)."""
         rows, rng = self._check_rows(values), check_rng(rng)
@@ -69,6 +76,8 @@ class SMP(SPL):
         picked, rows = check_instance("reports", reports, SampledReports)
         picked = check_int_array("reports.attributes", picked, low=0, high=self.n_attributes - 1).ravel()
         rows = check_ndim("reports.reports", rows, 2, last=int(self._widths.sum()))
+        if rows.shape[0] != picked.size:
+            fail("reports.reports", Described(f"{rows.shape[0]} rows"), f"one row per sampled attribute ({picked.size})")
         parts = [np.bincount(picked, minlength=self.n_attributes)]
         for j, (o, block) in enumerate(zip(self.oracles, self._blocks(self._widths))):
             users = picked == j

@@ -63,6 +63,15 @@ def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
     return _subset_probabilities(epsilon, d, check_int("k", k, low=1, high=d - 1))
 
 
+#: C(d, k) is computed exactly only below this many bits (the exact big integer costs seconds at d = 10⁶)
+EXACT_COMB_BITS = 4096
+
+
+def _log2_comb(d: int, k: int) -> float:
+    """log2 C(d, k) from log-gamma, without the big integer (relative error ~1e-15)."""
+    return (math.lgamma(d + 1) - math.lgamma(k + 1) - math.lgamma(d - k + 1)) / math.log(2)
+
+
 def _subset_probabilities(epsilon: float, d: int, k) -> tuple:
     if k == 1:  # GRR, to the last bit (the explorer's rankings then see a tie, not rounding noise)
         return _grr_probabilities(epsilon, d)
@@ -117,15 +126,21 @@ class SubsetSelection(PureFrequencyOracle):
 
     @property
     def report_bits(self) -> int:
-        """Bits sent per report: ⌈log2 C(d, k)⌉, the index of the subset in a fixed enumeration."""
-        return (math.comb(self.d, self.k) - 1).bit_length()
+        """Bits sent per report: ⌈log2 C(d, k)⌉, the index of the subset in a fixed enumeration.
+
+        Exact (the big integer C(d, k)) up to EXACT_COMB_BITS bits; beyond, ⌈log2 C(d, k)⌉ from log-gamma, which
+        misses the exact ceiling only if log2 C(d, k) lies within ~1e-15·log2 C(d, k) of an integer.
+        """
+        bits = _log2_comb(self.d, self.k)
+        return (math.comb(self.d, self.k) - 1).bit_length() if bits < EXACT_COMB_BITS else math.ceil(bits)
 
     def output_table(self) -> np.ndarray:
         """``P[x, Y]`` over the C(d, k) subsets in lexicographic order (d·C(d, k) ≤ 2^22)."""
-        n_subsets = math.comb(self.d, self.k)
-        if self.d * n_subsets > MAX_TABLE_CELLS:
+        # the ceiling is checked in log space first: C(d, k) itself takes minutes at d = 10¹²
+        if math.log2(self.d) + _log2_comb(self.d, self.k) > math.log2(MAX_TABLE_CELLS) + 1 or \
+                self.d * math.comb(self.d, self.k) > MAX_TABLE_CELLS:
             fail("d", self.d, f"such that d·C(d, k) <= {MAX_TABLE_CELLS} for output_table (k = {self.k})")
-        members = np.zeros((n_subsets, self.d), dtype=bool)
+        members = np.zeros((math.comb(self.d, self.k), self.d), dtype=bool)
         for column, subset in enumerate(itertools.combinations(range(self.d), self.k)):
             members[column, list(subset)] = True
         inside = self.p / math.comb(self.d - 1, self.k - 1)  # e^ε/Z

@@ -83,10 +83,14 @@ class UnaryEncoding(PureFrequencyOracle):
     def privacy_loss(self) -> float:
         """The exact whole-report ε from the same table in log space (d ≤ 12): at large ε an entry such as
         q*^(d−1) underflows in the table itself, and the ratio of two underflowed entries would read ∞."""
+        return _max_log_ratio(self._log_output_table())
+
+    def _log_output_table(self) -> np.ndarray:
+        """``log P[v, y]`` of :meth:`output_table`, summed in log space (d ≤ 12; every entry finite)."""
         check_int("d", self.d, low=2, high=MAX_D_TABLE)
         prob_one = np.full((self.d, self.d), self.q)
         np.fill_diagonal(prob_one, self.p)
-        return _max_log_ratio(_independent_bits_log_table(np.log1p(-prob_one), np.log(prob_one)))
+        return _independent_bits_log_table(np.log1p(-prob_one), np.log(prob_one))
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: one-hot encode v, then report bit i as 1 w.p. p (i = v) or q (i ≠ v).

@@ -30,6 +30,9 @@ def profile_names() -> list[str]:
 MAX_PROFILE_BYTES = 1024**2
 
 
+#: the deepest nesting of mappings and lists a profile may have (a profile needs 3: notebook, parameter, list)
+MAX_PROFILE_DEPTH = 8
+
 #: the longest text and list a parameter may hold (profiles hold seeds, sizes and short grids)
 MAX_PARAMETER_TEXT, MAX_PARAMETER_ITEMS = 1000, 1000
 
@@ -171,6 +174,22 @@ def profile_path(name: str) -> Path:
     return paths.PROFILES_DIR / f"{name}.yaml"
 
 
+def _check_events(path: Path, text: str) -> None:
+    """Refuse anchors and aliases (``&a`` / ``*a``: a 357-byte alias bomb expands exponentially) and nesting deeper
+    than MAX_PROFILE_DEPTH (PyYAML composes recursively), from the parser's flat event stream, before composing."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line = f"{path.name}:{event.start_mark.line + 1}"
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise ValueError(f"{line}: anchors and aliases (&name, *name) are not allowed in a profile")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_PROFILE_DEPTH:
+                raise ValueError(f"{line}: mappings and lists nested deeper than MAX_PROFILE_DEPTH = {MAX_PROFILE_DEPTH}")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def _read_yaml(path: Path) -> tuple[object, dict]:
     """The document and the line of each key (``stem`` or ``(stem, parameter)``); refuses truncated or garbled files.
 
@@ -183,6 +202,7 @@ def _read_yaml(path: Path) -> tuple[object, dict]:
     if text and not text.endswith("\n"):
         raise ValueError(f"{path.name}:{text.count(chr(10)) + 1}: the file ends mid-line (truncated?)")
     try:
+        _check_events(path, text)  # before any node is built: no alias bomb, no recursion
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         raw = yaml.safe_load(text) or {}
     except yaml.YAMLError as err:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_bool, check_domain_values, check_epsilon, check_int,
+from ldp_helpers._validation import (check_total, Described, check_allocation, check_bool, check_domain_values, check_epsilon, check_int,
                                      check_int_array, check_real, check_real_array, check_rng, fail, fail_type)
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH, _universal_hash
@@ -284,6 +284,7 @@ def recall(found, true_counts, k: int) -> float:
     [wang2021pem] (recall of the top k).
     """
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
+    check_total("true_counts", truth)  # the counts' total must not wrap int64
     k = check_int("k", k, low=1, high=truth.size)
     return len(set(np.argsort(-truth, kind="stable")[:k].tolist()) & set(np.asarray(found).ravel().tolist())) / k
 

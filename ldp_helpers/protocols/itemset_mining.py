@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
+from ldp_helpers._validation import (check_total, Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
                                      check_rng, fail, fail_type)
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
@@ -200,6 +200,7 @@ def top_k_precision(found, true_counts, k: int) -> float:
     [wang2018svim] (precision).
     """
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
+    check_total("true_counts", truth)  # the counts' total must not wrap int64
     k = check_int("k", k, low=1, high=truth.size)
     top = set(np.argsort(-truth, kind="stable")[:k].tolist())
     return len(top & set(np.asarray(found).ravel().tolist())) / k
@@ -213,6 +214,7 @@ def ncr(found, true_counts, k: int) -> float:
     [wang2018svim] (NCR: the i-th most frequent item scores k − i + 1).
     """
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
+    check_total("true_counts", truth)  # the counts' total must not wrap int64
     k = check_int("k", k, low=1, high=truth.size)
     score = {int(item): k - rank for rank, item in enumerate(np.argsort(-truth, kind="stable")[:k])}
     return sum(score.get(int(x), 0) for x in set(np.asarray(found).ravel().tolist())) / (k * (k + 1) / 2)

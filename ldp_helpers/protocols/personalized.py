@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_allocation, check_bool, check_epsilon, check_int,
-                                     check_int_array, check_n_draws, check_probability, check_real_array, check_rng, fail,
-                                     fail_type)
+from ldp_helpers._validation import (check_epsilons, Described, check_aggregate, check_allocation, check_bool, check_epsilon,
+                                     check_int, check_int_array, check_n_draws, check_probability, check_real_array, check_rng,
+                                     check_total, fail, fail_type)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -121,9 +121,10 @@ class PCEP(Mechanism):
 
     def _counts(self, truth) -> tuple[np.ndarray, int]:
         counts = check_int_array("truth", truth, low=0, shape=(self.n_locations,))
-        if counts.sum() < 1:
+        n = check_total("truth", counts)  # each count valid, their int64 sum must not wrap
+        if n < 1:
             fail("truth", Described("no users"), "at least one user")
-        return counts, int(counts.sum())
+        return counts, n
 
     def expand(self, truth) -> np.ndarray:  # noqa: D102 (the contract's methods, see Mechanism)
         return np.repeat(np.arange(self.n_locations), self._counts(truth)[0])
@@ -211,10 +212,8 @@ class PCEP(Mechanism):
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``ŝ(l) = c_ε Σ_r T_r Φ[r, l]`` for every location of the region."""
-        check_int("n", n, low=1)
-        T = check_real_array("aggregate", aggregate)
-        if T.ndim not in (1, 2) or T.shape[-1] != self.m:
-            fail("aggregate", Described(f"shape {T.shape}"), f"a last axis of the m = {self.m} rows")
+        n = check_int("n", n, low=1)
+        T = check_aggregate(aggregate, (self.m,), low=-n, high=n, what=f"a row sums at most n = {n} signs ±1")
         return self.c_epsilon * (T @ self.phi.astype(float))
 
 

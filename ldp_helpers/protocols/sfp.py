@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_domain_values, check_instance, check_int, check_int_array, check_real, check_real_array, check_rng,
-                                     check_trailing_shape, check_true_counts, fail)
+from ldp_helpers._validation import (Described, check_aggregate, check_domain_values, check_instance, check_int, check_int_array, check_real, check_rng,
+                                     check_true_counts, fail)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables
 from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch, HcmsReports
@@ -224,8 +224,10 @@ class SequenceFragmentPuzzle(Mechanism):
     def estimate(self, aggregate, n) -> np.ndarray:
         """Word estimates (Algorithm 3 on the word sketch), then G·f̂_l(r) − (m/(m−1))·n/m per position l and record r."""
         n = check_int("n", n, low=1)
-        sketches = check_real_array("aggregate", check_trailing_shape("aggregate", aggregate, (self.n_positions + 1, self.k, self.m)))
         fragment, word = self._sketches
+        high = (1 + 1e-9) * max(sketch._sketch_range(n)[1] for sketch in self._sketches)  # each holds ≤ n reports
+        sketches = check_aggregate(aggregate, (self.n_positions + 1, self.k, self.m), low=-high, high=high,
+                                   integral=False, what=f"what n = {n} reports can sum to")
         words = word._query(sketches[..., -1, :, :], word.hash_table(), n)
         scale = self.m / (self.m - 1)
         parts = [self.n_positions * fragment._query(sketches[..., l, :, :], fragment.hash_table(), 0) - scale * n / self.m

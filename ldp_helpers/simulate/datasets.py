@@ -26,7 +26,7 @@ import numpy as np
 from ldp_helpers import _paths as paths
 from ldp_helpers._validation import (MAX_FILE_BYTES, MAX_LINE_CHARS, Described, check_bool, check_counts, check_instance,
                                      fail, fail_type, format_bytes)
-from ldp_helpers._files import check_regular_file
+from ldp_helpers._files import check_regular_file, replace_atomically
 
 CLICKSTREAM_FILENAME = "e-shop-clothing-2008.csv"
 CLICKSTREAM_SHA256 = "fcc167bbd0badd4c9685bd8543097e318f8228e48075335db7cd781cee88115d"
@@ -233,7 +233,6 @@ def write_trouser_counts(table: CategoryCounts, path=TROUSER_COUNTS_CSV) -> Path
     a refused table or a failed write leaves the existing file as it was.
     """
     import os
-    import tempfile
 
     check_instance("table", table, CategoryCounts)
     if table.labels != TROUSER_MODELS or table.n != TROUSER_RECORDS:
@@ -243,15 +242,7 @@ def write_trouser_counts(table: CategoryCounts, path=TROUSER_COUNTS_CSV) -> Path
         fail_type("path", path, "a path (str or os.PathLike)")
     path = Path(path)
     text = "".join(f"{a},{b}\n" for a, b in [_COUNTS_HEADER, *zip(table.labels, table.counts.tolist())])
-    fd, staged = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="ascii", newline="") as fh:
-            fh.write(text)
-        os.replace(staged, path)
-    except BaseException:
-        Path(staged).unlink(missing_ok=True)
-        raise
-    return path
+    return replace_atomically(path, text, encoding="ascii")
 
 
 def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:

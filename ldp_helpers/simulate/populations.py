@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_allocation, check_bool, check_binary_array, check_int, check_int_array, check_ndim, check_probability,
-                                     check_real, check_real_array, check_rng, fail)
+                                     check_real, check_real_array, check_rng, check_total, fail)
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +44,7 @@ class Population:
     def __post_init__(self):
         rows = check_ndim("rows", check_binary_array("rows", self.rows), 2, what="(groups × rounds)")
         counts = check_int_array("counts", self.counts, low=1, shape=(rows.shape[0],))
+        check_total("counts", counts)  # N = Σ counts must not wrap (each count alone may be valid)
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "counts", counts)
 

@@ -92,7 +92,8 @@ def _guarded(task, index, seed):
 
 def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = None, n_jobs: int | None = None,
                dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
-               completed: dict | None = None, progress: bool = False, desc: str = "chunks") -> list:
+               completed: dict | None = None, progress: bool = False, desc: str = "chunks",
+               chunk_timeout: float = 3600.0) -> list:
     """Run ``task(index, seed_sequence)`` for every chunk and return the results in chunk order.
 
     Parameters
@@ -116,6 +117,10 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
         Results already computed (chunk index → result), e.g. ``ChunkError.completed``: not recomputed.
     progress : bool
         Show a tqdm bar over the chunks.
+    chunk_timeout : float
+        Seconds (> 0; never None: a sweep must end) a Dask sweep waits with no chunk finishing; then the chunks
+        without a result are cancelled and reported (a chunk that hangs on a live worker).  Local backends run
+        chunks in this process or its loky workers, which ``ChunkError`` covers when they die, not when they hang.
 
     Raises
     ------
@@ -127,6 +132,7 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
         fail_type("task", task, "a callable task(index, seed)")
     seeds = chunk_seeds(seed, n_chunks)
     timeout = check_real("timeout", timeout, low=0.0)
+    chunk_timeout = check_real("chunk_timeout", chunk_timeout, low=0.0)
     progress = check_bool("progress", progress)
     if completed is not None and not isinstance(completed, dict):
         fail_type("completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed")
@@ -140,7 +146,7 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     if plan.backend == "dask":
         client = plan.client if plan.client is not None else connect_dask(plan.address, timeout=timeout)
         try:
-            outcomes = dask_outcomes(client, _guarded, task, todo, seeds, timeout=timeout)
+            outcomes = dask_outcomes(client, _guarded, task, todo, seeds, timeout=timeout, chunk_timeout=chunk_timeout)
             outcomes, lost = _collect_outcomes(progress_bar(outcomes, progress, desc, total=len(todo)))
         finally:
             if plan.client is None:

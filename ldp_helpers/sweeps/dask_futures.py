@@ -15,6 +15,7 @@ draws of a black-box client seeded by :func:`~ldp_helpers.sweeps.seeded_globals`
 
 from __future__ import annotations
 
+import math
 import random
 import time
 import uuid
@@ -24,12 +25,14 @@ from typing import Callable, Iterator
 POLL_SECONDS, WORKERS_CHECK_SECONDS = 0.05, 1.0
 
 
-def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float) -> Iterator[tuple]:
+def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float,
+              chunk_timeout: float = math.inf) -> Iterator[tuple]:
     """Yield ``(index, ok, result or error text)`` for every chunk in ``todo`` as it finishes on ``client``.
 
     ``guarded(task, index, seed)`` runs one chunk and returns that triple itself; a chunk that yields no
     triple (its worker died, it could not be unpickled, the cluster emptied) is yielded as
-    ``(index, False, "no result: …")``.
+    ``(index, False, "no result: …")``; so is every chunk still pending once ``chunk_timeout`` seconds pass with
+    no chunk finishing (a chunk that sleeps or spins on a live worker), after cancelling them.
     """
     from distributed import as_completed
 
@@ -38,6 +41,7 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
     # results travel with the completion (with_results): a worker that dies later cannot take a finished chunk with it
     finished = as_completed(list(futures), loop=client.loop, with_results=True, raise_errors=False)
     pending, empty_since, checked = set(futures), None, time.monotonic()
+    progressed = checked  # when a chunk last finished (or the sweep started)
     try:
         while pending:
             done = finished.next_batch(block=False)
@@ -46,9 +50,17 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
                 yield _one_outcome(future, futures[future], result)
                 future.release()
             if done:
+                progressed = time.monotonic()
                 continue
             time.sleep(POLL_SECONDS)
             now = time.monotonic()
+            if now - progressed >= chunk_timeout:
+                client.cancel(list(pending))
+                for future in sorted(pending, key=futures.get):
+                    yield (futures[future], False, f"no result: no chunk finished within chunk_timeout={chunk_timeout:g} s "
+                                                   "(a chunk that hangs on a worker?)")
+                pending = set()
+                break
             if now - checked >= WORKERS_CHECK_SECONDS:  # one scheduler round trip per second at most
                 checked = now
                 if client.nthreads():

@@ -17,6 +17,7 @@ worker one does: ``dask.sizeof`` samples large collections with ``random.sample`
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 from contextlib import contextmanager
@@ -26,6 +27,15 @@ import numpy as np
 from ldp_helpers._validation import check_rng
 
 _LOCK = threading.RLock()
+
+
+def _fresh_lock() -> None:
+    """In a forked child (an audit's black-box batch), a lock another parent thread held would never be released."""
+    global _LOCK
+    _LOCK = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock)
 
 
 def seeded_globals(rng: np.random.Generator):

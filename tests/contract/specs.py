@@ -14,6 +14,7 @@ files; the pipeline tests cover it), ``finite=False``: infinities are a legal re
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import matplotlib.pyplot as plt
@@ -140,7 +141,7 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.bounds.tutorial.composed_privacy_loss": spec(_huge={'reports'}, table=RR.output_table(), reports=3),
     "ldp_helpers.bounds.tutorial.ldp_noise_ratio": spec(rr=RR, true_fraction=0.3, n=1000),
     "ldp_helpers.bounds.wang2017.de_threshold": spec(epsilon=1.0, _finite=False),  # inf beyond e^709 (documented)
-    "ldp_helpers.bounds.wang2017.de_threshold_epsilon": spec(d=10.0),
+    "ldp_helpers.bounds.wang2017.de_threshold_epsilon": spec(d=10, _extra={"d": [2.5, 2]}),
     "ldp_helpers.bounds.wang2017.prefers_direct_encoding": spec(d=10, epsilon=1.0),
     "ldp_helpers.bounds.wang2017.approx_variance_per_user": spec(name="OUE", d=10, epsilon=1.0),
     "ldp_helpers.bounds.wang2017.best_protocol_grid": spec(domain_sizes=np.array([2, 10]), epsilons=np.array([0.5, 2.0]), names=("DE", "OUE")),
@@ -216,7 +217,7 @@ SPECS.update({
     MECH + "count_mean_sketch.CountMeanSketch": spec(epsilon=1.5, d=5, k=3, m=4, hash_a=CMS.hash_a, hash_b=CMS.hash_b),
     MECH + "continual.Glance.sampled_fraction": spec(reporters=np.array([4, 5]), reporters_with_one=np.array([1, 5])),
     MECH + "count_mean_sketch.CountMeanSketch.create": spec(_huge={'d','k','m'}, epsilon=1.5, d=5, k=3, m=4, rng=RNG),
-    MECH + "grr.grr_probabilities": spec(epsilon=1.0, d=5.0),
+    MECH + "grr.grr_probabilities": spec(epsilon=1.0, d=5, _extra={"d": [2.5, 1]}),
     MECH + "grr.GRR": spec(epsilon=1.0, d=5),
     MECH + "histogram_encoding.laplace_scale": spec(epsilon=1.0),
     MECH + "histogram_encoding.optimal_threshold": spec(epsilon=1.0),
@@ -358,8 +359,34 @@ class _HostileClient:
         return f"<client returning {self.kind}>"
 
 
-#: clients the auditor must refuse (ClientError, a RuntimeError: refused, never a silently wrong ε_lb)
-HOSTILE_CLIENTS = [_HostileClient(kind) for kind in ("one row", "nan", "text", "3-D", "none")]
+class _HangingClient:
+    """A client that hangs after a good answer (issue 39 item 2): within a batch after three good reports (a callable
+    client, run by BlackBoxClient), or on x₁'s pilot batch after answering x₀'s (a client object).  (A hang in the
+    main run's chunks is a ChunkError listing each chunk's ClientError: tests/test_audit.py.)"""
+
+    def __init__(self, where):
+        self.where, self.calls = where, 0
+
+    def __call__(self, value):
+        self.calls += 1
+        if self.calls > 3:
+            np.random.seed(7)  # seeded global state and a sleeping process: all of it must end with the batch
+            time.sleep(3600)
+        return float(value)
+
+    def sample(self, value, n, *, rng):
+        if value == 1:  # x₀'s pilot batch answered, x₁'s hangs
+            time.sleep(3600)
+        return rng.integers(0, 2, size=(n, 1)).astype(float)
+
+    def __repr__(self):
+        return f"<client hanging {self.where}>"
+
+
+#: clients the auditor must refuse (ClientError, a RuntimeError: refused, never a silently wrong ε_lb); the hanging
+#: ones are killed after run_audit's spec'd call_timeout of 2 s
+HOSTILE_CLIENTS = [_HostileClient(kind) for kind in ("one row", "nan", "text", "3-D", "none")] + [
+    _HangingClient("after three good reports").__call__, _HangingClient("after answering x0")]
 
 # small examples for the auditor (module-level functions: picklable for the chunked sweeps)
 def _rr_client(value):
@@ -405,11 +432,11 @@ SPECS.update({
     AU + "clients.MechanismClient": spec(mechanism=GRR3, features=None),
     AU + "clients.BlackBoxClient": spec(client=_rr_client, takes_rng=False, reseed=None),
     AU + "clients.as_client": spec(client=GRR3),
+    AU + "clients.check_call_timeout": spec(call_timeout=2.0, _extra={"call_timeout": [None, 0.0, -1.0]}),
     AU + "auditor.run_audit": spec(client=GRR3, x0=0, x1=1, n_trials=300, seed=1, confidence=0.9, claimed_epsilon=1.0,
                                    n_pilot=200, chunk_size=100, n_jobs=1, timeout=10.0, progress=False,
                                    event=None, backend=None, dask_address=None, dask_client=None, completed=None,
-                                   call_timeout=60.0, _free={"x0", "x1"}, _huge={"n_trials", "n_pilot"},
-                                   _none_ok={"call_timeout"},
+                                   call_timeout=2.0, _free={"x0", "x1"}, _huge={"n_trials", "n_pilot"},
                                    _extra={"n_trials": [0, -1], "n_jobs": [0], "chunk_size": [0, -1],
                                            "timeout": [0.0, -1.0], "confidence": BAD_CONFIDENCE,
                                            "seed": [-1, None], "dask_address": ["", "no address"],

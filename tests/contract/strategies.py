@@ -21,6 +21,11 @@ SIZES = {"d", "k", "h", "m", "n_users", "n_rounds", "n_candidates", "n_reports",
          "n_tests", "max_d", "surveys_per_experiment", "n_draws", "max_size", "n_active", "n", "levels"}
 #: integers huge enough to need terabytes or to run for ever: refused by the ceilings
 HUGE_INTS = [10**12, 2**63]
+#: integer arrays that are counts (of users, reports, bits): each entry may be valid while their total wraps int64
+COUNTS = {"counts", "true_counts", "truth", "cohort_sizes"}
+#: text parameters that name a file or folder under a base folder: a traversal must not leave it (issue 39)
+PATH_NAMES = {"stem", "name", "profile", "profile_name", "notebook", "path_name", "folder"}
+TRAVERSALS = ["../../etc/passwd", "/etc/passwd", "..", "00_tutorial/../../../x", "00_tutorial/../.."]
 
 class _Opaque:
     """An object of no expected class (a wrong mechanism / population / params object)."""
@@ -75,7 +80,7 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
     if kind == "bool":
         return st.sampled_from(["x", 2, 0.5])
     if kind == "choice":
-        return st.sampled_from(["no-such-choice", 3, *([] if none_ok else [None])])
+        return st.sampled_from(["no-such-choice", 3, *([] if none_ok else [None]), *(TRAVERSALS if name in PATH_NAMES else [])])
     if kind == "budget":
         return st.one_of(_floats(0.0, -1.0), st.floats(max_value=0.0, allow_nan=False), types)
     if kind == "probability":
@@ -89,8 +94,10 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
         return st.one_of(st.sampled_from([2.5, math.nan, *(HUGE_INTS if huge else [])]), types)
     if kind == "int_array":
         arr = np.asarray(valid)
+        wrapping = [np.full(arr.shape, 2**62, dtype=np.int64)] if name in COUNTS and arr.size >= 2 else []  # Σ > 2^63
         return st.one_of(st.sampled_from([np.array([], dtype=np.int64), np.full(arr.shape, -1), np.full(arr.shape, 0.5),
-                                          np.full(arr.shape, math.nan), np.array(["a"] * max(arr.size, 1))]), types)
+                                          np.full(arr.shape, math.nan), np.array(["a"] * max(arr.size, 1)), *wrapping]),
+                         types)
     if kind == "real_array":
         arr = np.asarray(valid)
         return st.one_of(st.sampled_from([np.array([], dtype=float), np.full(arr.shape, math.nan), np.full(arr.shape, math.inf),

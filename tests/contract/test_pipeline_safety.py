@@ -90,3 +90,25 @@ def test_clickstream_loader_refuses_endless_line_and_oversized_file(tmp_path, mo
     big.write_text(";".join(datasets.CLICKSTREAM_COLUMNS) + "\n" + "2008;4;1;1;1;1;1;A1;1;1;1;1;1;1\n" * 20)
     with pytest.raises(ValueError, match=r"big\.csv:\d+: file larger than MAX_FILE_BYTES"):
         datasets.count_trouser_models(big)
+
+
+ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(8))
+
+
+@pytest.mark.parametrize("text, line, message", [
+    (ALIAS_BOMB, 1, "anchors and aliases"),  # issue 39 item 8: 9^9 nodes from ~400 bytes (> 40 s before)
+    ("20_writes_and_passes:\n  seed: &s 3\n  other: *s\n", 2, "anchors and aliases"),
+    ("x: " + "[" * 5000 + "]" * 5000 + "\n", 1, "mappings and lists nested deeper than MAX_PROFILE_DEPTH"),  # was a RecursionError
+    ("20_writes_and_passes:\n  seed: " + "{a: " * 20 + "1" + "}" * 20 + "\n", 2, "mappings and lists nested deeper"),
+])
+def test_aliased_or_deeply_nested_profile_is_refused_before_it_expands(sandbox, text, line, message):
+    """A profile is bounded before it is composed: no anchor or alias, at most MAX_PROFILE_DEPTH levels (issue 39)."""
+    import time
+
+    (paths.PROFILES_DIR / "hostile.yaml").write_text(text)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=rf"^hostile\.yaml:{line}: {message}"):
+        profiles.load_profile("hostile")
+    assert time.perf_counter() - start < 5

@@ -128,3 +128,67 @@ def test_sampler_and_estimate_are_finite_and_reproducible(key, seed):
     np.testing.assert_array_equal(first, again)
     est = mech.estimate(first, mech.n_reports(truth))
     assert np.all(np.isfinite(est)) and np.all(np.isfinite(mech.variance(truth)))
+
+
+def _map_reports(reports, change):
+    """``reports`` with ``change`` applied to every numeric array in it (a named tuple's fields too)."""
+    if isinstance(reports, tuple):
+        return type(reports)(*(_map_reports(r, change) for r in reports)) if hasattr(reports, "_fields") else \
+            tuple(_map_reports(r, change) for r in reports)
+    arr = np.asarray(reports)
+    return change(arr) if arr.dtype.kind in "biuf" else reports
+
+
+#: aggregates no n reports can produce (issue 39 item 12): each server's estimate refuses every one, naming it
+HOSTILE_AGGREGATES = {"1e300": lambda a: np.full(a.shape, 1e300), "2^64-1": lambda a: np.full(a.shape, 2**64 - 1, np.uint64),
+                      "-2^62": lambda a: np.full(a.shape, -(2**62)), "2^62 (above n)": lambda a: np.full(a.shape, 2**62),
+                      "an extra axis": lambda a: a[None, None]}
+
+
+def _answered_or_refused(call, shown):
+    """``call()`` answers or refuses (ValueError/TypeError; NotImplementedError: a continuous report has no table)
+    within the harness' time limit, never a MemoryError."""
+    outcome, _, peak = call_refused(call, {})
+    assert not isinstance(outcome, Hang), f"{shown} hangs"
+    if isinstance(outcome, BaseException):
+        assert isinstance(outcome, (ValueError, TypeError, NotImplementedError)), \
+            f"{shown}: {type(outcome).__name__}: {outcome!r:.200}"
+        assert peak < REFUSAL_BYTES, f"{shown}: allocated {peak} bytes before refusing"
+
+
+@pytest.mark.parametrize("key", MECHANISM_KEYS)
+def test_hostile_server_and_size_inputs_are_refused(key):
+    """Issue 39, generated once per registered mechanism (a fixed handful of calls each):
+
+    * one check per server entry point: ``estimate`` refuses aggregates of 1e300, 2^64 − 1, ±2^62 (negative, far
+      above n) and an extra axis; ``aggregate`` refuses reports whose numbers are shifted by −2^40 (a negative 0/1
+      report, a ±1 sign or a Laplace report no client sends);
+    * sums that wrap: an integer truth of entries 2^62 (each a valid count, their int64 total negative) is refused
+      by the sampler and by n_reports;
+    * sizes computed before their ceiling: with d = 10^12, building the mechanism, ``output_table``,
+      ``privacy_loss`` and ``report_bits`` answer or refuse at once, never a MemoryError or minutes of work.
+    """
+    mech, truth = _example(key)
+    agg, n = np.asarray(mech.sample_aggregate(truth, rng=np.random.default_rng(0))), mech.n_reports(truth)
+    for label, make in HOSTILE_AGGREGATES.items():
+        _refused(mech.estimate, {"aggregate": make(agg), "n": n}, "aggregate", f"{key}.estimate(aggregate={label})")
+    reports = mech.perturb(mech.expand(truth), rng=np.random.default_rng(1))
+    shifted = _map_reports(reports, lambda a: a.astype(np.float64 if a.dtype.kind == "f" else np.int64) - 2**40)
+    _refused(mech.aggregate, {"reports": shifted}, "reports", f"{key}.aggregate(reports shifted by -2^40)")
+    if isinstance(truth, np.ndarray) and truth.dtype.kind in "iu" and truth.size >= 2:
+        wrapping = np.full(truth.shape, 2**62, dtype=np.int64)
+        for method, kwargs in (("sample_aggregate", {"rng": np.random.default_rng(0)}), ("n_reports", {})):
+            outcome = call_refused(getattr(mech, method), {"truth": wrapping, **kwargs})[0]
+            assert isinstance(outcome, ValueError) and "totalling at most 2^62" in str(outcome), \
+                f"{key}.{method}(truth of entries 2^62) must refuse the wrapping total: {outcome!r:.200}"
+    if "d" in _fields(mech):
+        outcome, _, _ = call_refused(lambda: dataclasses.replace(mech, d=10**12), {})
+        assert not isinstance(outcome, Hang), f"{key}(d=10^12) hangs"
+        if isinstance(outcome, BaseException):
+            assert isinstance(outcome, (ValueError, TypeError)), f"{key}(d=10^12): {type(outcome).__name__}: {outcome}"
+            return
+        for method in ("output_table", "privacy_loss", "report_bits"):
+            if method == "report_bits" and not hasattr(type(outcome), "report_bits"):
+                continue
+            _answered_or_refused(lambda: getattr(outcome, method)() if method != "report_bits" else outcome.report_bits,
+                                 f"{key}(d=10^12).{method}")
