@@ -177,6 +177,7 @@ def test_reseeded_runs_compute_the_claims_only_and_the_times_are_reported(sandbo
     timings = json.loads((sandbox / "build" / "paper" / "timings.json").read_text())
     entry = timings["notebooks"]["13_robust"]
     assert sorted(entry["reseeds"]) == ["3", "4"] and entry["seconds"] > 0.2
+    assert 0 < entry["cpu_seconds"] and 0 < entry["reseeds_cpu_seconds"]  # the kernels' CPU time
     assert 0.6 <= entry["peer_seconds"] < min(entry["seconds"], *entry["reseeds"].values()) * 3
     assert timings["wall_seconds"] >= entry["seconds"] and timings["jobs"] >= 1
     assert "reseeded runs (claims only)" in out and "13_robust" in out.split("Times (")[1]

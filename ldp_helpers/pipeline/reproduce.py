@@ -63,6 +63,8 @@ class RunResult:
     detail: str
     #: seconds of the cells tagged PEER_TAG (the peers' clients as black boxes)
     peer_seconds: float = 0.0
+    #: CPU seconds of the kernel and the processes it started (a measure that the machine's load hardly moves)
+    cpu_seconds: float = 0.0
 
 
 def _summarize_outputs(stem: str, wrote_outputs: bool) -> str:
@@ -172,7 +174,7 @@ def _publish(staged, target) -> None:
 
 def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError, *, claims_only=False) -> RunResult:
     out_dir.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), _children_cpu_seconds()
     try:
         papermill.execute_notebook(
             str(_with_parameters(stem, parameters, out_dir, drop_figures=claims_only)),
@@ -193,7 +195,16 @@ def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError, *, c
     stderr = _stderr_text(executed)
     if stderr:  # the paper profile must run warning-free
         return RunResult(stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}")
-    return RunResult(stem, True, seconds, "", peer_seconds=_tagged_seconds(executed, PEER_TAG))
+    return RunResult(stem, True, seconds, "", peer_seconds=_tagged_seconds(executed, PEER_TAG),
+                     cpu_seconds=_children_cpu_seconds() - cpu_start)
+
+
+def _children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's finished (waited-for) descendants: the kernels, once shut down."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _with_parameters(stem: str, parameters: dict, out_dir, *, drop_figures: bool = False) -> "Path":
@@ -287,6 +298,7 @@ def _check_timings(timings) -> dict:
     try:
         for entry in timings and timings["notebooks"].values():
             float(entry["seconds"]), float(entry["peer_seconds"]), [float(v) for v in entry["reseeds"].values()]
+            float(entry["cpu_seconds"]), float(entry["reseeds_cpu_seconds"])
         timings and (float(timings["wall_seconds"]), int(timings["jobs"]))
     except (ValueError, TypeError, KeyError, AttributeError):
         raise ValueError(f"timings must be a dict as read_timings returns; got {timings!r:.80}") from None
@@ -296,10 +308,11 @@ def _check_timings(timings) -> dict:
 def read_timings(profile_name: str) -> dict:
     """The times written by the last runs under a profile; {} when there are none (or the file is unreadable).
 
-    ``{"wall_seconds": s, "jobs": n, "notebooks": {stem: {"seconds": s, "reseeds": {seed: s}, "peer_seconds": s}}}``:
-    the wall time and jobs of the last run, and each notebook's last successful run (``seconds`` under the profile's
-    seed, ``reseeds`` the claims-only runs of the robustness pass, ``peer_seconds`` the cells tagged ``peer-clients``
-    summed over all of them).
+    ``{"wall_seconds": s, "jobs": n, "notebooks": {stem: {"seconds": s, "reseeds": {seed: s}, "peer_seconds": s,
+    "cpu_seconds": s, "reseeds_cpu_seconds": s}}}``: the wall time and jobs of the last run, and each notebook's last
+    successful run (``seconds`` under the profile's seed, ``reseeds`` the claims-only runs of the robustness pass,
+    ``peer_seconds`` the cells tagged ``peer-clients`` summed over all of them; the CPU seconds of the run and of its
+    reseeded runs together, which a loaded machine hardly changes).
     """
     check_choice("profile_name", profile_name, profile_names())
     try:
@@ -316,7 +329,8 @@ def timings_text(timings: dict) -> str:
     lines = []
     for stem, t in sorted(timings["notebooks"].items()):
         reseeds = " + ".join(f"{v:.0f}" for _, v in sorted(t["reseeds"].items(), key=lambda kv: int(kv[0])))
-        lines.append(f"  {stem:<26} {t['seconds']:7.1f} s" + (f"   reseeded runs (claims only) {reseeds} s" if reseeds else ""))
+        lines.append(f"  {stem:<26} {t['seconds']:7.1f} s (cpu {t['cpu_seconds']:.0f} s)"
+                     + (f"   reseeded runs (claims only) {reseeds} s (cpu {t['reseeds_cpu_seconds']:.0f} s)" if reseeds else ""))
     peers = [(stem, t["peer_seconds"], 1 + len(t["reseeds"])) for stem, t in sorted(timings["notebooks"].items())
              if t["peer_seconds"]]
     lines += [f"peers' black-box audits ({stem}, cells tagged {PEER_TAG}, {runs} run(s)): {s:.1f} s" for stem, s, runs in peers]
@@ -330,7 +344,9 @@ def _write_timings(profile_name: str, runs: dict, wall_seconds: float, jobs: int
     for stem, by_seed in runs.items():
         notebooks[stem] = {"seconds": round(by_seed[None].seconds, 2),
                            "reseeds": {str(s): round(r.seconds, 2) for s, r in by_seed.items() if s is not None},
-                           "peer_seconds": round(sum(r.peer_seconds for r in by_seed.values()), 2)}
+                           "peer_seconds": round(sum(r.peer_seconds for r in by_seed.values()), 2),
+                           "cpu_seconds": round(by_seed[None].cpu_seconds, 2),
+                           "reseeds_cpu_seconds": round(sum(r.cpu_seconds for s, r in by_seed.items() if s is not None), 2)}
     timings = {"wall_seconds": round(wall_seconds, 1), "jobs": jobs, "notebooks": notebooks}
     path = _timings_path(profile_name)
     path.parent.mkdir(parents=True, exist_ok=True)
