@@ -99,7 +99,7 @@ low, high, exact = grr["epsilon_lb"][-1], grr["high"][-1], grr["exact"][0]
 claims.statement("grr_in_cp_interval", le(abs(exact - 0.5 * (low + high)), 0.5 * (high - low)),
                  exact=exact, low=low, high=high, n=grr["n"][-1], half=0.5 * (high - low))
 
-# %% tags=["figure"]
+# %% tags=["no-claims"]
 publish(plots.epsilon_lb_figure(curves, confidence), "fig_epsilon_lb_vs_n")
 
 # %% [markdown]
@@ -133,7 +133,7 @@ olh_lb = max(found["audits"]["OLH"]["epsilon_lb"] for found in peers.values())
 claims.statement("olh.peers_pass", le(olh_lb, runs.PEER_EPSILON), lb=olh_lb, **cp)
 print(runs.peer_table(peers))
 
-# %% tags=["figure"]
+# %% tags=["no-claims"]
 fig = plots.peer_audit_figure(peers, {"pure-ldp-1.1.2": true_loss}, epsilon=runs.PEER_EPSILON,
                               confidence=confidence)
 publish(fig, "fig_peer_audit")
@@ -177,7 +177,7 @@ glance_error = float(np.max(np.abs(glance.epsilon[glance.epsilon_exact] - runs.S
 claims.statement("glance_loss_exact", close(glance_error, 0.0, 1e-9),
                  k_max=int(glance.ks[glance.epsilon_exact].max()))
 
-# %% tags=["figure"]
+# %% tags=["no-claims"]
 fig = plots.attack_figure(attack, stream_epsilon=runs.STREAM_EPSILON, m=runs.M_SHOT)
 publish(fig, "fig_longitudinal_attack")
 

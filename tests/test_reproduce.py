@@ -155,14 +155,14 @@ def test_a_malformed_profile_does_not_hide_the_others_from_list(sandbox, capsys)
 
 
 def test_reseeded_runs_compute_the_claims_only_and_the_times_are_reported(sandbox, capsys):
-    """Issue 40: a reseeded run leaves out the cells tagged ``figure`` and its ``publish`` draws nothing (the published
+    """Issue 40: a reseeded run leaves out the cells tagged ``no-claims`` and its ``publish`` draws nothing (the published
     run keeps both); the run prints and writes each notebook's times, the cells tagged ``peer-clients`` apart."""
     import json
 
     cells = [new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}),
              new_code_cell(ROBUST + "\nclaims_only = os.environ.get('LDP_CLAIMS_ONLY') == '1'\n"
                            "assert claims_only == (seed != 2), (seed, claims_only)"),
-             new_code_cell("assert not claims_only, 'a figure cell ran in a claims-only run'", metadata={"tags": ["figure"]}),
+             new_code_cell("assert not claims_only, 'a figure cell ran in a claims-only run'", metadata={"tags": ["no-claims"]}),
              new_code_cell("import time\ntime.sleep(0.2)", metadata={"tags": ["peer-clients"]}),
              new_code_cell("import matplotlib.pyplot as plt\nfrom ldp_helpers.pipeline.notebook import FigureSaver\n"
                            "FigureSaver('00_tutorial', True, draw=not claims_only)(plt.figure(), 'probe')\n"
@@ -185,4 +185,4 @@ def test_reseeded_runs_compute_the_claims_only_and_the_times_are_reported(sandbo
     assert out.rstrip().splitlines()[-1].startswith("total wall time ")
     assert reproduce.read_timings("paper") == timings and reproduce.read_timings("smoke") == {}
     executed = nbformat.read(sandbox / "build" / "paper" / "robustness" / "seed3" / "13_robust.ipynb", as_version=4)
-    assert not any("figure" in c.metadata.get("tags", []) for c in executed.cells)
+    assert not any("no-claims" in c.metadata.get("tags", []) for c in executed.cells)

@@ -9,8 +9,8 @@ under ``figures/<notebook>/`` when the profile asks for it and then shows it.
 
 **Claims-only runs.**  The reseeded runs of ``reproduce``'s robustness pass read the claims only:
 ``reproduce`` sets :data:`CLAIMS_ONLY_ENV` for their kernels and drops the cells tagged
-:data:`FIGURE_TAG` (cells that only draw).  There ``publish`` closes the figure it is given:
-nothing is rendered, saved or shown.
+:data:`NO_CLAIMS_TAG` (cells whose work no claim reads: figures, panels, checks that are only printed).
+There ``publish`` closes the figure it is given: nothing is rendered, saved or shown.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from ldp_helpers.pipeline.figures import figure_path, save_figure, use_style
 
 #: set to "1" in the environment of a claims-only run (the robustness pass's reseeded runs)
 CLAIMS_ONLY_ENV = "LDP_CLAIMS_ONLY"
-#: the tag of a cell that only draws (no claim reads what it computes, it draws no random number):
-#: a claims-only run leaves it out
-FIGURE_TAG = "figure"
+#: the tag of a cell whose work no claim reads (a figure, a panel, a printed check) and whose random numbers, if
+#: any, come from its own stream (no later cell's draws change without it): a claims-only run leaves it out
+NO_CLAIMS_TAG = "no-claims"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ command exits with status 1; bad arguments exit with status 2 and list the valid
 **Robustness pass.**  When the profile lists ``robustness_seeds`` (the paper profile does), every notebook
 with a ``seed`` parameter is also run under each of those seeds at the same sizes (``--robustness-jobs``
 runs at a time, default 2; executed copies in ``build/<profile>/robustness/``).  A reseeded run computes the claims
-only (:mod:`~ldp_helpers.pipeline.notebook`): its cells tagged ``figure`` are left out and ``publish`` draws nothing.
+only (:mod:`~ldp_helpers.pipeline.notebook`): its cells tagged ``no-claims`` (figures, panels,
+printed checks) are left out and ``publish`` draws nothing.
 The published ``claims.csv`` gets each row's ``stability`` (:mod:`~ldp_helpers.pipeline.stability`) in the
 same run, so a rerun writes the same bytes.  A reseeded run that fails fails its notebook.
 
@@ -42,7 +43,7 @@ from pathlib import Path
 
 from ldp_helpers._validation import check_choice, fail_type
 from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, FIGURE_TAG
+from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, NO_CLAIMS_TAG
 from ldp_helpers.pipeline.claim_rows import claims_csv, read_claims_csv
 from ldp_helpers.pipeline.profiles import (check_parameters, load_profile, notebook_parameters, parameters_source, profile_names,
                                            robustness_seeds)
@@ -177,7 +178,7 @@ def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError, *, c
     start, cpu_start = time.perf_counter(), _children_cpu_seconds()
     try:
         papermill.execute_notebook(
-            str(_with_parameters(stem, parameters, out_dir, drop_figures=claims_only)),
+            str(_with_parameters(stem, parameters, out_dir, claims_only=claims_only)),
             str(out_dir / f"{stem}.ipynb"),
             parameters=None,  # injected by _with_parameters as literals, never by papermill's translator
             cwd=str(paths.NOTEBOOKS_DIR),
@@ -207,16 +208,16 @@ def _children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _with_parameters(stem: str, parameters: dict, out_dir, *, drop_figures: bool = False) -> "Path":
+def _with_parameters(stem: str, parameters: dict, out_dir, *, claims_only: bool = False) -> "Path":
     """The notebook with an ``injected-parameters`` cell after its ``parameters`` cell, written to
     ``out_dir/<stem>.input.ipynb``: ``name = literal`` lines from :func:`~ldp_helpers.pipeline.profiles.parameters_source`
     (papermill's own injection splices names and escapes strings by hand; ours writes checked data only).
-    ``drop_figures``: without the cells tagged ``figure`` (a claims-only run)."""
+    ``claims_only``: without the cells tagged ``no-claims`` (a claims-only run)."""
     import nbformat
 
     nb = nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
-    if drop_figures:
-        nb.cells = [c for c in nb.cells if FIGURE_TAG not in c.get("metadata", {}).get("tags", [])]
+    if claims_only:
+        nb.cells = [c for c in nb.cells if NO_CLAIMS_TAG not in c.get("metadata", {}).get("tags", [])]
     where = next(i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", []))
     if parameters:
         cell = nbformat.v4.new_code_cell(parameters_source(parameters), metadata={"tags": ["injected-parameters"]})
