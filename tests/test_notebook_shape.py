@@ -65,3 +65,12 @@ def test_only_a_measurement_of_the_machine_escapes_nbval(path):
             assert "nbval-ignore-output" in header and ("server_seconds(" in text or "run_times(" in text), \
                 f"{path.name}: {header} {body[:2]}"
             assert "claims." not in text and "publish(" not in text, f"{path.name}: an ignored cell claims or saves"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_no_claims_cell_claims_nothing(path):
+    """Issue 40: the robustness pass's claims-only runs leave out the cells tagged no-claims, so none records a claim
+    (nor writes the claims table)."""
+    for header, body in code_cells(path):
+        if "no-claims" in header:
+            assert not any("claims." in line or "claims_csv" in line for line in body), f"{path.name}: {body[:2]}"
