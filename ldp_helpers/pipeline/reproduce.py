@@ -411,12 +411,13 @@ def main(argv=None) -> int:
                     done = pending.pop(stem)
                     results[stem] = res = _finish(stem, args.profile, profile[stem], done[None],
                                                   {s: r for s, r in done.items() if s is not None})
-                    if res.ok:
+                    if res.ok:  # its times written at once: an interrupted run keeps those of the finished notebooks
                         runs_of[stem] = done
+                        timings = _write_timings(args.profile, {stem: done}, time.perf_counter() - started, workers)
                     status = "ok" if res.ok else "FAILED"
                     print(f"[{len(results)}/{total}] {stem}: {status} in {res.seconds:.1f} s ({total - len(results)} left)", flush=True)
-        # written after each wave: the report (last wave) lists the others' times
-        timings = _write_timings(args.profile, runs_of, time.perf_counter() - started, workers)
+        # the wall time so far, after each wave: the report (last wave) lists the others' times
+        timings = _write_timings(args.profile, {}, time.perf_counter() - started, workers)
 
     print("\nSummary:")
     for stem in selected:
