@@ -295,14 +295,15 @@ def peer_olh_run(peer: str, *, epsilon: float, d: int, values, seed: int, timeou
 
 def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
                 n_jobs: int = 3) -> dict[str, dict]:
-    """Every peer's SUE, OUE and OLH audit (:func:`audit_peer`), peers concurrently (threads, at most one per peer)."""
+    """Every peer's SUE, OUE and OLH audit (:func:`audit_peer`), peers concurrently (threads, at most one per peer),
+    each spreading its audits' chunks over every core (the numbers depend on the chunks, not on where they run)."""
     if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
         fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
     peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
     check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1)
     check_n_jobs(n_jobs)
-    calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence)
-             for peer in peers)
+    calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence,
+                                        n_jobs=-1) for peer in peers)
     results = joblib.Parallel(n_jobs=local_workers(n_jobs, len(peers)), backend="threading")(calls)
     return dict(zip(peers, results))
 

@@ -196,17 +196,19 @@ claims.statement("beta_hat", lt(np.max(z_toy), 5.0))
 # secret, population and reports (exact `sample_aggregate`, with the *corrected* Y_vec of §5).
 
 # %%
-equal = [runs.paper_params(h, epsilon=equal_epsilon) for h in hash_values]
 pr_by_h = runs.decode_grid(by_h, weights, n_draws, rng=arm_rngs[3])
-pr_equal = runs.decode_grid(equal, weights, n_draws, rng=arm_rngs[4])
 eps_by_h = [par.epsilon_one_report for par in by_h]
+
+# %% tags=["no-claims"]
+equal = [runs.paper_params(h, epsilon=equal_epsilon) for h in hash_values]
+pr_equal = runs.decode_grid(equal, weights, n_draws, rng=arm_rngs[4])  # its own stream
 print(f" h   eps(1 report)  precision  recall | at eps = {equal_epsilon:g}: q      precision"
       "  recall")
 for h, eps, par, pr, pe in zip(hash_values, eps_by_h, equal, pr_by_h.mean(1), pr_equal.mean(1)):
     print(f"{h:2d}  {eps:13.4g}  {pr[0]:9.3f}  {pr[1]:6.3f} | {par.q:22.4f}  {pe[0]:9.3f}  "
           f"{pe[1]:6.3f}")
 
-# %%
+# %% tags=["no-claims"]
 fig = plots.precision_recall_vs_h(hash_values, pr_by_h, pr_equal, eps_by_h, equal_epsilon)
 publish(fig, "fig1_precision_recall_vs_h")
 
@@ -305,7 +307,7 @@ claims.ambiguous_if("runs_per_h", by_text(read), n_draws=n_draws, n_first=n_firs
 # and the predicted recall (share of the 100 true frequencies above the median threshold of the
 # actual design).
 
-# %%
+# %% tags=["no-claims"]
 beyond_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence([seed, 1]).spawn(3)]
 params_b = runs.paper_params(h_beyond)
 pr_by_n = runs.decode_grid([params_b] * len(report_grid), weights, n_draws_beyond,
@@ -321,7 +323,7 @@ for n, (p_, r_) in zip(report_grid, pr_by_n.mean(axis=1)[:, :2]):
 for m, (p_, r_) in zip(cohort_grid, pr_by_m.mean(axis=1)[:, :2]):
     print(f"m = {m:3d}: precision {p_:.3f}, recall {r_:.3f}")
 
-# %%
+# %% tags=["no-claims"]
 fig = plots.precision_recall_vs_n_and_m(report_grid, pr_by_n, cohort_grid, pr_by_m, n_fine,
                                         predicted_recall, h=h_beyond)
 publish(fig, "fig_beyond_n_m")
@@ -330,7 +332,7 @@ publish(fig, "fig_beyond_n_m")
 # The threshold itself, from the actual design (collisions included) and from the collision-free
 # closed form at three h, against the Zipf frequencies of ranks 1, 10 and 100:
 
-# %%
+# %% tags=["no-claims"]
 no_collisions = {par: paper.detection_threshold_without_collisions(par, n_fine)
                  for par in map(runs.paper_params, (1, 8, 32))}
 fig = plots.detection_thresholds(n_fine, no_collisions, threshold, weights, h=h_beyond)
@@ -354,7 +356,7 @@ publish(fig, "fig_detection_threshold")
 # precision and recall — an analytic approximation (normal OLS estimates, the LASSO ignored), not a
 # simulation. Without a running kernel the panel shows its first figure instead.
 
-# %%
+# %% tags=["no-claims"]
 rappor_guide = show_panel("rappor", **runs.paper_setting(4))
 
 # %% [markdown]

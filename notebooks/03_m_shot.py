@@ -162,6 +162,8 @@ claims.statement("c_star_bracket", close(c, 7 / 12, 1 / 12), c=c)
 
 # %%
 m_opt = paper.m_star(eps, T)  # m* at eps = 10, T = 100
+
+# %% tags=["no-claims"]
 publish(plots.g_and_c_star(x_grid, eps, np.arange(1, 31), m_opt), "fig1_g_of_m_over_epsilon")
 
 # %% [markdown]
@@ -184,6 +186,8 @@ for e in runs.EPSILONS:
     claims.check(f"m_star.eps{e:g}", paper.m_star(e, T))
 claims.erratum_if("m_star_eps_equals_t", far(paper.m_star(T, T), T, 0), m_t=paper.m_star(T, T))
 claims.statement("m_star_eps_2t", close(paper.m_star(2 * T, T), T, 0), m_2t=paper.m_star(2 * T, T))
+
+# %% tags=["no-claims"]
 publish(plots.m_star_regimes(eps_grid, t_grid, m_eq7, runs.EPSILONS, T), "eq7_m_star_regimes")
 
 # %% [markdown]
@@ -267,7 +271,7 @@ claims.statement("t_shot_beats_1_shot", lt(eps_t_wins, float(T)), eps_wins=eps_t
 # r = 0; F-measure = 2PR/(P+R) of the detected rounds (§6.1), averaged over runs. Active users
 # are drawn afresh each run (`RandomActiveSets`; a check below shows a fixed V gives the same F).
 
-# %%
+# %% tags=["no-claims"]
 ms_exp1 = np.unique(np.r_[np.arange(1, T + 1, m_step_exp1), m_opt, T])
 f_exp1 = {e: runs.f_measure_vs_m(e, T, ms_exp1, n_users=N, theta=runs.THETA, n_draws=n_draws_exp1,
                                  rng=arms[1]) for e in runs.EPSILONS}
@@ -276,6 +280,8 @@ for e, f in f_exp1.items():
     print(f"eps = {e:5g}: best plotted m = {ms_exp1[mean_f.argmax()]:3d} (F = {mean_f.max():.3f}); "
           f"F at m = 1, {m_opt}, T: {mean_f[0]:.3f}, {mean_f[ms_exp1 == m_opt][0]:.3f}, "
           f"{mean_f[-1]:.3f};  m* (Eq. 7) = {paper.m_star(e, T)}")
+
+# %% tags=["no-claims"]
 fig = plots.f_measure_vs_m(ms_exp1, f_exp1, runs.PAPER_PEAKS, n_rounds=T, n_users=N,
                            theta=runs.THETA)
 publish(fig, "fig2abc_f_measure_vs_m")
@@ -302,7 +308,7 @@ for e, w in peak.items():
 # Does the data model matter? With a *fixed* V (round t's active users are the first k_t
 # users) the cross-round coupling through τ_n differs, but only at order 1/N:
 
-# %%
+# %% tags=["no-claims"]
 model_gap = {e: runs.data_model_gap(MShotReporting(e, T, paper.m_star(e, T)),
                                     runs.ramp_data(N, T, rng=arms[3]).ones_per_round, N,
                                     theta=runs.THETA, n_draws=n_draws_model_check, rng=arms[3])
@@ -332,6 +338,8 @@ gap_1, gap_10, gap_200 = (f_exp2[e, "m*-shot"].mean(axis=1) - f_exp2[e, "T-shot"
 claims.statement("exp2_eps1", gt(gap_1.min(), 0.2), low=gap_1.min(), high=gap_1.max())
 claims.statement("exp2_eps10", gt(gap_10[-1] - gap_10[0], 0.1), first=gap_10[0], last=gap_10[-1])
 claims.statement("exp2_eps200", lt(np.abs(gap_200).max(), 0.02), gap=np.abs(gap_200).max())
+
+# %% tags=["no-claims"]
 fig = plots.f_measure_vs_rounds(t_exp2, f_exp2, n_users=n_big, theta=runs.THETA)
 publish(fig, "fig2def_f_measure_vs_t")
 
@@ -378,6 +386,8 @@ for (b, meth), slope in fit.slopes.items():
 print("residual slope left by sqrt(log(2T/beta)) for Gaussian maxima over T = "
       f"{t_thm9[0]}..{t_thm9[-1]}: mean {fit.residual_mean:+.4f}, "
       f"0.95-quantile {fit.residual_quantile:+.4f}")
+
+# %% tags=["no-claims"]
 fig = plots.max_error_rates(t_thm9, err_thm9, fit.slopes, runs.RATE_SETTINGS, beta, n_users=n_big)
 publish(fig, "thm9_max_error_vs_t")
 
@@ -487,6 +497,8 @@ print(f"at the certified alpha = {alpha_check:.4g} (beta = {beta:g}): bound {bet
 claims.statement("a3_bounds_tail", ge(np.min(tail.ratio), 1.0), n_alpha=alpha_tail.size,
                  loose=loose_check, alpha=alpha_check)
 claims.statement("a3_delta_below_one", lt(float(delta_tail.max()), 1.0), delta=delta_tail.max())
+
+# %% tags=["no-claims"]
 fig = plots.chernoff_vs_exact_tail(alpha_tail, tail, alpha_check, beta, epsilon=eps, n_rounds=T,
                                    m=m_opt, n_users=n_big)
 publish(fig, "chernoff_vs_exact_tail")
@@ -505,7 +517,7 @@ publish(fig, "chernoff_vs_exact_tail")
 # m* move from 1-shot (ε ≤ 1/c*) to T-shot (ε ≥ T/c*). Every point is `n_draws_exp1` exact surveys.
 # Without a running kernel the panel shows its first figure instead.
 
-# %%
+# %% tags=["no-claims"]
 m_shot_explorer = show_panel("m_shot", epsilon=eps, n_rounds=T, n_users=N, theta=runs.THETA,
                              n_draws=n_draws_exp1)
 

@@ -148,7 +148,7 @@ ratio = theta_parts / quantiles["rr"]
 print(f"theta / empirical {1 - S6.beta / 2:g}-quantile of the RR error: {ratio.min():.3g} .. "
       f"{ratio.max():.3g}")
 
-# %%
+# %% tags=["no-claims"]
 fig = plots.error_decomposition(eps_parts, parts, quantiles, theta_parts, samp_bound,
                                 mu=mus["general"], setting=S6)
 publish(fig, "error_decomposition")
@@ -191,7 +191,7 @@ for src, s in paper.FIG1.items():
     print("    (2) holds only for " + "; ".join(f"eps = {e:g}: mu <= {lo:.4g} or >= {hi:.4g}"
                                               for e, lo, hi in edges))
 
-# %%
+# %% tags=["no-claims"]
 fig = plots.fig1_condition2_region(eps_grid, mu_grid, regions, paper.FIG1)
 publish(fig, "fig1_condition2_region")
 
@@ -237,6 +237,8 @@ print(f"Harmony's bound -> {paper.harmony_lower_bound(50.0, *F2):.4g} as eps -> 
 
 # %%
 eps2 = np.linspace(0.5, 16, 311)
+
+# %% tags=["no-claims"]
 fig = plots.fig2_bounds_vs_epsilon(
     eps2, paper.glance_upper_bound(eps2, *F2), paper.harmony_lower_bound(eps2, *F2),
     limit=ub_limit2, crossover=crossover, paper_crossover=paper.FIG2_CROSSOVER)
@@ -343,6 +345,8 @@ for (name, mu), mean in fig3_mean.items():
 
 # %%
 harmony_bound3 = paper.harmony_lower_bound(eps3, *S6.shape, paper.theorem4_beta(S6.n_users))
+
+# %% tags=["no-claims"]
 fig = plots.fig3_err_vs_epsilon(
     eps3, fig3_mean, paper.glance_upper_bound(eps3, *S6), harmony_bound3, dense_mu=mus["dense"],
     general_fails_from=paper.SEC6_GENERAL_FAILS_FROM, setting=S6, n_draws=n_draws)
@@ -402,7 +406,7 @@ for (name, case), (mean, se) in rates.items():
     claims.check(f"table1.{name.lower()}.{case.split('/')[0]}.eps_to_0", s0, se=se0)
     claims.check(f"table1.{name.lower()}.{case.split('/')[0]}.eps_to_inf", s1, se=se1)
 
-# %%
+# %% tags=["no-claims"]
 fig = plots.table1_rates_in_epsilon(eps_rates, {k: mean for k, (mean, _) in rates.items()},
                                     mus=cases, setting=S6)
 publish(fig, "table1_rates_in_epsilon")
@@ -432,7 +436,7 @@ print("slope of ln Err vs ln T: " + ", ".join(f"{k} {v:.3f}" for k, v in slope_T
 print("slope of ln Err vs ln N: " + ", ".join(f"{k} {s:.3f}" for k, (s, _) in slope_N.items())
       + "   (stated: -0.5)")
 
-# %%
+# %% tags=["no-claims"]
 fig = plots.error_vs_t_and_n(Ts, vs_T, Ns, {k: mean for k, (mean, _) in vs_N.items()},
                              n_users=n_users_tn, n_rounds=S6.n_rounds, epsilon=eps_tn,
                              mu=mus["general"])
@@ -451,10 +455,12 @@ rappor = {mu: runs.error_curve(BasicOneTimeRappor, constant_population(mu, *S6.s
 at8_dense = {"rappor": rappor[mus["dense"]][-1], "harmony": at8["Harmony", mus["dense"]]}
 claims.statement("rappor_below_harmony", lt(at8_dense["rappor"] / at8_dense["harmony"], 1.0),
                  **at8_dense)
-publish(plots.three_mechanisms(eps3, fig3_mean, rappor, setting=S6), "three_mechanisms")
 print("mean Err at eps = 8: " + ", ".join(
     f"mu={mu:g}: Glance {at8['Glance', mu]:.3g}, Harmony {at8['Harmony', mu]:.3g}, BORAPPOR "
     f"{rappor[mu][-1]:.3g}" for mu in fig3_mus))
+
+# %% tags=["no-claims"]
+publish(plots.three_mechanisms(eps3, fig3_mean, rappor, setting=S6), "three_mechanisms")
 
 # %% [markdown]
 # ## 8. Chernoff bound vs the exact binomial tail
@@ -482,6 +488,8 @@ print(f"at theta/2 = {theta_tail / 2:.4g}: exact {exact_half:.3g} ({loose_half:.
       f"{theta_tail:.4g}: exact {exact_theta:.3g} ({loose_theta:.3g}x)")
 claims.statement("bernstein_tail", ge(np.min(tail.ratio), 1.0), n=s_tail.size, half=loose_half,
                  theta=loose_theta)
+
+# %% tags=["no-claims"]
 fig = plots.chernoff_vs_exact_tail(s_tail, tail, theta_tail, epsilon=eps_tail, n_reporters=K_tail)
 publish(fig, "chernoff_vs_exact_tail")
 
@@ -500,7 +508,7 @@ publish(fig, "chernoff_vs_exact_tail")
 # μ = 0.9995. Each point is `n_draws` exact surveys. Without a running kernel the panel shows its
 # first figure instead.
 
-# %%
+# %% tags=["no-claims"]
 continual = show_panel("continual", mu=mus["general"], n_users=S6.n_users, n_rounds=S6.n_rounds,
                        beta=S6.beta, epsilon_max=eps_hi, n_draws=n_draws)
 

@@ -98,6 +98,8 @@ grr = curves["grr"]
 low, high, exact = grr["epsilon_lb"][-1], grr["high"][-1], grr["exact"][0]
 claims.statement("grr_in_cp_interval", le(abs(exact - 0.5 * (low + high)), 0.5 * (high - low)),
                  exact=exact, low=low, high=high, n=grr["n"][-1], half=0.5 * (high - low))
+
+# %% tags=["no-claims"]
 publish(plots.epsilon_lb_figure(curves, confidence), "fig_epsilon_lb_vs_n")
 
 # %% [markdown]
@@ -110,10 +112,14 @@ publish(plots.epsilon_lb_figure(curves, confidence), "fig_epsilon_lb_vs_n")
 # Each peer runs in its own process (1.1.2 and 1.2.0 share an import name), with its global RNGs
 # seeded from our chunk seeds; the protocols are SUE, OUE and OLH at ε = 1, d = `peer_d`. An OLH report
 # `(y, seed)` is audited through the values it supports under the peer's own hash (a post-processing).
+# The peers' clients run at their own speed (Python loops, one user at a time): their audits' chunks
+# are spread over the cores, and `make figures` reports this cell's time on a line of its own.
 
-# %%
+# %% tags=["peer-clients"]
 peers = peer_audits(epsilon=runs.PEER_EPSILON, d=peer_d, n_trials=n_trials_peers, seed=arm_seeds[2],
                     confidence=confidence)
+
+# %%
 true_loss = {ue: runs.never_cleared_loss(ue, runs.PEER_EPSILON) for ue in ("SUE", "OUE")}
 for protocol, loss in true_loss.items():
     lb = {peer: found["audits"][protocol]["epsilon_lb"] for peer, found in peers.items()}
@@ -126,6 +132,8 @@ for protocol, loss in true_loss.items():
 olh_lb = max(found["audits"]["OLH"]["epsilon_lb"] for found in peers.values())
 claims.statement("olh.peers_pass", le(olh_lb, runs.PEER_EPSILON), lb=olh_lb, **cp)
 print(runs.peer_table(peers))
+
+# %% tags=["no-claims"]
 fig = plots.peer_audit_figure(peers, {"pure-ldp-1.1.2": true_loss}, epsilon=runs.PEER_EPSILON,
                               confidence=confidence)
 publish(fig, "fig_peer_audit")
@@ -168,6 +176,8 @@ claims.statement("one_shot_capped", le(slack, 0.0), cap=cap, slack=slack)
 glance_error = float(np.max(np.abs(glance.epsilon[glance.epsilon_exact] - runs.STREAM_EPSILON)))
 claims.statement("glance_loss_exact", close(glance_error, 0.0, 1e-9),
                  k_max=int(glance.ks[glance.epsilon_exact].max()))
+
+# %% tags=["no-claims"]
 fig = plots.attack_figure(attack, stream_epsilon=runs.STREAM_EPSILON, m=runs.M_SHOT)
 publish(fig, "fig_longitudinal_attack")
 

@@ -74,6 +74,8 @@ for group, keys in groups.items():
     print(f"{group:>12}: {', '.join(keys)}")
 one_shot = list(groups["one-shot"])
 risks = {d: fo.scaled_risk(one_shot, epsilons, d) for d in risk_ds}
+
+# %% tags=["no-claims"]
 publish(plots.risk_figure(one_shot, epsilons, risks), "fig_risk_vs_epsilon")
 
 # %% [markdown]
@@ -121,12 +123,14 @@ print(f"HR / SS: max {small:.3f} at d = {risk_ds[0]}, {large:.3f} at d = {risk_d
 # *is* GRR, ADP *is* GRR or OUE). Left: every one-shot oracle. Right: only reports of at most
 # $\lceil\log_2 d\rceil + 2$ bits — GRR, HR and (at small d) SS and the Hadamard mechanism.
 
-# %%
+# %% tags=["no-claims"]
 maps = {"every one-shot oracle": fo.best_oracle_map(one_shot, epsilons, phase_ds),
         r"reports of at most $\lceil\log_2 d\rceil + 2$ bits":
             fo.best_oracle_map(one_shot, epsilons, phase_ds, max_extra_bits=2)}
 for title, best in maps.items():
     print(f"{title}: {sorted({one_shot[i] for i in np.unique(best) if i >= 0})}")
+
+# %% tags=["no-claims"]
 publish(plots.phase_figure(one_shot, epsilons, phase_ds, maps), "fig_phase_diagram")
 
 # %% [markdown]
@@ -147,6 +151,8 @@ growth = mse[:, -1] * n_grid[-1] / (mse[:, 0] * n_grid[0])
 sketch_rows = [every.index(k) for k in groups["sketch"]]
 least, unbiased = float(np.min(growth[sketch_rows])), float(np.max(growth[:len(one_shot)]))
 claims.statement("sketch_bias_floor", gt(least, 1.0), growth=least, unbiased=unbiased)
+
+# %% tags=["no-claims"]
 publish(plots.mse_n_figure(every, n_grid, mse, epsilon=mse_epsilon, d=mse_d), "fig_mse_vs_n")
 
 # %% [markdown]
@@ -155,11 +161,13 @@ publish(plots.mse_n_figure(every, n_grid, mse, epsilon=mse_epsilon, d=mse_d), "f
 # Unary encodings send d bits, SHE/THE d reals, local hashing the hash seed and a value, HR and GRR
 # about $\log_2 d$ bits, the sketches an index and a few bits (sizes as each oracle states them):
 
-# %%
+# %% tags=["no-claims"]
 bits = fo.report_bits_table(every, 1.0, bits_ds)
 print("bits per report at ε = 1:  d = " + ", ".join(map(str, bits_ds)))
 for key, row in zip(every, bits):
     print(f"  {key:>16}: " + ", ".join("—" if np.isinf(b) else f"{b:.0f}" for b in row))
+
+# %% tags=["no-claims"]
 publish(plots.bits_figure(every, bits_ds, bits, epsilon=1.0), "fig_report_bits")
 
 # %% [markdown]
@@ -169,7 +177,7 @@ publish(plots.bits_figure(every, bits_ds, bits, epsilon=1.0), "fig_report_bits")
 # the fixed-hash sketches count into a small table and query it d times. Timed here on this machine
 # (best of 3), so the numbers are shown, never saved or claimed:
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "no-claims"]
 server_rng = np.random.default_rng([seed, 1])  # its own stream: no later number changes
 server = np.column_stack([fo.server_seconds(every, 1.0, d, server_n, rng=server_rng)
                           for d in server_ds])
@@ -199,6 +207,8 @@ claims.statement("first_report", close(first_gap, 0.0, 1e-9), d=deploy.FIRST_REP
 claims.statement("bounded_by_eps_inf", le(float(np.max(memoized)) - long_epsilon_permanent, 1e-12),
                  top=float(np.max(memoized)), eps_inf=long_epsilon_permanent, tau=taus[-1])
 variances = deploy.longitudinal_variances(long_epsilon, long_epsilon_permanent, long_d)
+
+# %% tags=["no-claims"]
 fig = plots.longitudinal_figure(taus, eps_tau, variances, epsilon=long_epsilon,
                                 epsilon_permanent=long_epsilon_permanent, d=long_d)
 publish(fig, "fig_longitudinal_epsilon")
@@ -279,6 +289,8 @@ claims.statement("rsfd_paper_small_eps", lt(float(paper[0]), 1.0), ratio=float(p
                  eps=mdim_epsilons[0])
 whole = max(float(np.max(mdim["SMP[GRR]"] / mdim[k])) for k in mdim if "whole-tuple" in k)
 claims.statement("rsfd_whole_tuple", lt(whole, 1.0), ratio=whole)
+
+# %% tags=["no-claims"]
 publish(plots.multidimensional_figure(mdim_epsilons, mdim, domain_sizes=mdim_sizes, n_users=mdim_n),
         "fig_multidimensional")
 
@@ -329,12 +341,16 @@ print(f"variance ratios, peer rule / ours: SS k {ss_excess:.4f}, HM t {hm_ratio:
 # %%
 by_n = hh.scaling_by_n(hh_n_grid, hh_bits, hh_epsilon, n_draws=hh_n_draws, rng=rng,
                        progress=progress)
-by_bits = hh.scaling_by_bits(hh_bits_grid, hh_n_users, hh_epsilon, n_draws=hh_n_draws, rng=rng,
-                             progress=progress)
 err = by_n.error["PrivateExpanderSketch"]
 slope = common.fitted_slope(by_n.grid, err.mean)
 slope_se = common.fitted_slope_se(by_n.grid, err.mean, err.se)
 claims.statement("pes_error_falls", lt(slope + 2 * slope_se, 0.0), slope=slope, slope_se=slope_se)
+
+# %% tags=["no-claims"]
+by_bits = hh.scaling_by_bits(hh_bits_grid, hh_n_users, hh_epsilon, n_draws=hh_n_draws, rng=rng,
+                             progress=progress)  # the last draws from rng: no claim reads them
+
+# %% tags=["no-claims"]
 fig = hh_plots.scaling_figure(by_n, by_bits, epsilon=hh_epsilon, k=hh.HH_K, bits=hh_bits,
                               n_users=hh_n_users)
 publish(fig, "fig_heavy_hitter_scaling")

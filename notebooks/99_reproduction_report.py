@@ -37,7 +37,7 @@ from IPython.display import Markdown, display
 from ldp_helpers.pipeline import start_notebook
 from ldp_helpers.pipeline.plots import report as plots
 from ldp_helpers.pipeline.report import (claims_markdown, claims_with_verdict, collect_claims,
-                                         fragile_claims, summary_text)
+                                         fragile_claims, run_times, summary_text)
 
 _, publish = start_notebook("99_reproduction_report", save_figures=save_figures)  # checks no claim
 rng = np.random.default_rng(seed)
@@ -92,3 +92,14 @@ print(fragile_claims(collected))
 # %%
 for nb in collected:
     display(Markdown(claims_markdown(nb)))
+
+# %% [markdown]
+# ## 5. How long `make figures` took
+#
+# The runner times each notebook's run under the paper seed and its three claims-only reseeded runs
+# (the robustness pass draws no figure), and apart the audits that call the peers' own clients as
+# black boxes (they run at those clients' speed). The times change from run to run and machine to
+# machine, so they live in `build/paper/timings.json`, never in `figures/`: this output is not compared.
+
+# %% tags=["nbval-ignore-output"]
+print(run_times("paper"))

@@ -57,9 +57,20 @@ def test_code_budget(stem):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_only_a_measurement_of_the_machine_escapes_nbval(path):
-    """A cell whose output nbval ignores times this machine (server_seconds), claims nothing and saves nothing."""
+    """A cell whose output nbval ignores times this machine (server_seconds, or the last run's times: run_times), claims
+    nothing and saves nothing."""
     for header, body in code_cells(path):
         if "nbval-ignore-output" in header or any("NBVAL" in line for line in body):
             text = "\n".join(body)
-            assert "nbval-ignore-output" in header and "server_seconds(" in text, f"{path.name}: {header} {body[:2]}"
+            assert "nbval-ignore-output" in header and ("server_seconds(" in text or "run_times(" in text), \
+                f"{path.name}: {header} {body[:2]}"
             assert "claims." not in text and "publish(" not in text, f"{path.name}: an ignored cell claims or saves"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_no_claims_cell_claims_nothing(path):
+    """Issue 40: the robustness pass's claims-only runs leave out the cells tagged no-claims, so none records a claim
+    (nor writes the claims table)."""
+    for header, body in code_cells(path):
+        if "no-claims" in header:
+            assert not any("claims." in line or "claims_csv" in line for line in body), f"{path.name}: {body[:2]}"

@@ -101,3 +101,27 @@ def test_report_reads_published_claims_while_its_own_outputs_are_staged(monkeypa
     collected = {nb.stem: nb for nb in report.collect_claims()}
     published = paths.REPO_ROOT / "figures" / "00_tutorial" / "claims.csv"
     assert published.exists() and len(collected["00_tutorial"].claims) > 0
+
+
+def test_run_times_come_from_build_never_from_figures(sandbox, monkeypatch):
+    """Issue 40: the report lists the times the runner wrote to build/<profile>/timings.json (a placeholder before
+    any run), with the peers' black-box audits on their own line; nothing of them is under figures/."""
+    monkeypatch.setattr(paths, "BUILD_DIR", sandbox / "build")
+    assert report.run_times("paper").startswith("(no times yet")
+    (sandbox / "build" / "paper").mkdir(parents=True)
+    timings = {"wall_seconds": 250.4, "jobs": 2, "notebooks": {
+        "00_a": {"seconds": 12.5, "reseeds": {"202": 4.0, "101": 3.0}, "peer_seconds": 0.0, "cpu_seconds": 11.0,
+                 "reseeds_cpu_seconds": 6.5},
+        "01_b": {"seconds": 40.0, "reseeds": {}, "peer_seconds": 31.25, "cpu_seconds": 39.0, "reseeds_cpu_seconds": 0}}}
+    (sandbox / "build" / "paper" / "timings.json").write_text(json.dumps(timings))
+    lines = report.run_times("paper").splitlines()
+    assert lines[0].split() == ["00_a", "12.5", "s", "(cpu", "11", "s)", "reseeded", "runs", "(claims", "only)", "3", "+", "4",
+                                "s", "(cpu", "6", "s)"]
+    assert lines[1].split() == ["01_b", "40.0", "s", "(cpu", "39", "s)"]
+    assert lines[2] == "peers' black-box audits (01_b, cells tagged peer-clients, 1 run(s)): 31.2 s"
+    assert lines[3] == "total wall time 250 s with 2 job(s)"
+    (sandbox / "build" / "paper" / "timings.json").write_text('{"notebooks": 3}')
+    assert report.run_times("paper").startswith("(no times yet")
+    assert not list((sandbox / "figures").rglob("*.json"))
+    with pytest.raises(ValueError, match="profile_name"):
+        report.run_times("huge")

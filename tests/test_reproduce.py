@@ -152,3 +152,37 @@ def test_a_malformed_profile_does_not_hide_the_others_from_list(sandbox, capsys)
     assert reproduce.main(["--list"]) == 0
     out = capsys.readouterr().out
     assert "profile smoke: refused" in out and "seed = 1  paper=2" in out
+
+
+def test_reseeded_runs_compute_the_claims_only_and_the_times_are_reported(sandbox, capsys):
+    """Issue 40: a reseeded run leaves out the cells tagged ``no-claims`` and its ``publish`` draws nothing (the published
+    run keeps both); the run prints and writes each notebook's times, the cells tagged ``peer-clients`` apart."""
+    import json
+
+    cells = [new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}),
+             new_code_cell(ROBUST + "\nclaims_only = os.environ.get('LDP_CLAIMS_ONLY') == '1'\n"
+                           "assert claims_only == (seed != 2), (seed, claims_only)"),
+             new_code_cell("assert not claims_only, 'a figure cell ran in a claims-only run'", metadata={"tags": ["no-claims"]}),
+             new_code_cell("import time\ntime.sleep(0.2)", metadata={"tags": ["peer-clients"]}),
+             new_code_cell("import matplotlib.pyplot as plt\nfrom ldp_helpers.pipeline.notebook import FigureSaver\n"
+                           "FigureSaver('00_tutorial', True, draw=not claims_only)(plt.figure(), 'probe')\n"
+                           "png = pathlib.Path(os.environ['LDP_FIGURES_DIR']) / '00_tutorial' / 'probe.png'\n"
+                           "assert png.exists() != claims_only and not plt.get_fignums()")]
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, sandbox / "notebooks" / "13_robust.ipynb")
+    (paths.PROFILES_DIR / "paper.yaml").write_text("robustness_seeds: [3, 4]\n13_robust:\n  seed: 2\n  save_figures: true\n")
+    assert reproduce.main(["--profile", "paper", "--only", "13_robust"]) == 0, capsys.readouterr()
+    out = capsys.readouterr().out
+    timings = json.loads((sandbox / "build" / "paper" / "timings.json").read_text())
+    entry = timings["notebooks"]["13_robust"]
+    assert sorted(entry["reseeds"]) == ["3", "4"] and entry["seconds"] > 0.2
+    assert 0 < entry["cpu_seconds"] and 0 < entry["reseeds_cpu_seconds"]  # the kernels' CPU time
+    assert 0.6 <= entry["peer_seconds"] < min(entry["seconds"], *entry["reseeds"].values()) * 3
+    assert timings["wall_seconds"] >= entry["seconds"] and timings["jobs"] >= 1
+    assert "reseeded runs (claims only)" in out and "13_robust" in out.split("Times (")[1]
+    assert f"peers' black-box audits (13_robust, cells tagged peer-clients, 3 run(s)): {entry['peer_seconds']:.1f} s" in out
+    assert out.rstrip().splitlines()[-1].startswith("total wall time ")
+    assert reproduce.read_timings("paper") == timings and reproduce.read_timings("smoke") == {}
+    executed = nbformat.read(sandbox / "build" / "paper" / "robustness" / "seed3" / "13_robust.ipynb", as_version=4)
+    assert not any("no-claims" in c.metadata.get("tags", []) for c in executed.cells)

@@ -47,12 +47,35 @@ def hash_index(secret: str, cohort: int, candidate: int, hash_number: int, k: in
     k = check_int("k", k, low=1)
     for name, value in (("cohort", cohort), ("candidate", candidate), ("hash_number", hash_number)):
         check_int(name, value, low=0)
-    return _hash_index(secret, cohort, candidate, hash_number, k)
+    return int(_hash_indices(secret, _suffixes([cohort], [candidate], [hash_number]), k)[0])
 
 
-def _hash_index(secret: str, cohort: int, candidate: int, hash_number: int, k: int) -> int:
-    text = f"{secret}_{cohort:02d}_{candidate + 1:03d}_{hash_number + 1:02d}"
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % k
+def _suffixes(cohorts, candidates, hash_numbers) -> list[bytes]:
+    """What [rappor] Fig. 3 appends to the secret, ``_{c:02d}_{j:03d}_{i:02d}`` (candidate and hash printed 1-based),
+    for every (cohort, candidate, hash number) of the three ranges, in that nesting order."""
+    parts = ([f"_{c:02d}".encode() for c in cohorts], [f"_{w + 1:03d}".encode() for w in candidates],
+             [f"_{i + 1:02d}".encode() for i in hash_numbers])
+    return [c + w + i for c in parts[0] for w in parts[1] for i in parts[2]]
+
+
+def _hash_indices(secret: str, suffixes, k: int) -> np.ndarray:
+    """``int(sha256(secret + suffix).hexdigest(), 16) mod k`` for every suffix, an int64 array (object if k ≥ 2^54).
+
+    The secret is hashed once and its state copied per suffix; the 256-bit digests are reduced mod k in numpy
+    by Horner's rule over their 32 big-endian bytes (exact: every partial value stays below 256·k).
+    """
+    keyed = hashlib.sha256(secret.encode("utf-8"))
+
+    def digest(suffix: bytes) -> bytes:
+        state = keyed.copy()
+        state.update(suffix)
+        return state.digest()
+
+    digests = np.frombuffer(b"".join(map(digest, suffixes)), dtype=np.uint8).reshape(-1, 32)
+    remainder = np.zeros(len(digests), dtype=np.int64 if k < 2**54 else object)
+    for byte in digests.T:
+        remainder = (remainder * 256 + byte) % k
+    return remainder
 
 
 def bloom_filters(secret: str, m: int, n_candidates: int, h: int, k: int) -> np.ndarray:
@@ -69,9 +92,10 @@ def bloom_filters(secret: str, m: int, n_candidates: int, h: int, k: int) -> np.
     h = check_int("h", h, low=1, high=k)
     check_allocation("n_candidates", n_candidates, m * n_candidates * k, itemsize=9,
                      what=f"Bloom filters (int8) and design matrix (float64) of {m} cohorts × {k} bits per candidate")
+    suffixes = _suffixes(range(m), range(n_candidates), range(h))
     blooms = np.zeros((m, n_candidates, k), dtype=np.int8)
-    for j, w, i in itertools.product(range(m), range(n_candidates), range(h)):
-        blooms[j, w, _hash_index(secret, j, w, i, k)] = 1
+    cohort, candidate = np.divmod(np.arange(m * n_candidates), n_candidates)
+    blooms[np.repeat(cohort, h), np.repeat(candidate, h), _hash_indices(secret, suffixes, k)] = 1
     return blooms
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ldp_helpers._validation import check_choice
 from ldp_helpers.pipeline import paths
 from ldp_helpers.pipeline.claims import SEVERITIES, VERDICTS, Claim, markdown_table, read_claims_csv
+from ldp_helpers.pipeline.reproduce import read_timings, timings_text
 from ldp_helpers.pipeline.stability import stability_counts
 
 REPORT_STEM = "99_reproduction_report"
@@ -172,6 +173,15 @@ def fragile_claims(collected: list[NotebookClaims]) -> str:
             blocks += [f"  - {c.id} [{c.source}] {c.claim}\n      verdict: {c.verdict}; {c.stability}\n      decision: {c.decision}"
                        for c in rows]
     return "\n".join(blocks) if blocks else "(no fragile verdict: every seed-dependent row keeps its verdict under every robustness seed)"
+
+
+def run_times(profile_name: str = "paper") -> str:
+    """The times of the last runs under a profile (``make figures``: the paper profile), as the runner printed them.
+
+    Read from ``build/<profile>/timings.json``, never from ``figures/``: times change from run to run and the
+    committed outputs must not (a notebook shows them in an output that nbval ignores).
+    """
+    return timings_text(read_timings(profile_name))
 
 
 def claims_markdown(nb: NotebookClaims) -> str:

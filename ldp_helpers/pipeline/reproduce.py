@@ -13,9 +13,16 @@ command exits with status 1; bad arguments exit with status 2 and list the valid
 
 **Robustness pass.**  When the profile lists ``robustness_seeds`` (the paper profile does), every notebook
 with a ``seed`` parameter is also run under each of those seeds at the same sizes (``--robustness-jobs``
-runs at a time, default 2; executed copies in ``build/<profile>/robustness/``, figures thrown away); the
-published ``claims.csv`` gets each row's ``stability`` (:mod:`~ldp_helpers.pipeline.stability`) in the
+runs at a time, default 2; executed copies in ``build/<profile>/robustness/``).  A reseeded run computes the claims
+only (:mod:`~ldp_helpers.pipeline.notebook`): its cells tagged ``no-claims`` (figures, panels,
+printed checks) are left out and ``publish`` draws nothing.
+The published ``claims.csv`` gets each row's ``stability`` (:mod:`~ldp_helpers.pipeline.stability`) in the
 same run, so a rerun writes the same bytes.  A reseeded run that fails fails its notebook.
+
+**Times.**  The run ends with its wall time and each notebook's seconds (its run under the profile's seed, each
+reseeded run, and apart the cells tagged ``peer-clients``: audits that call the peers' own clients as black boxes,
+which run at those clients' speed); they are also written to ``build/<profile>/timings.json`` (:func:`read_timings`),
+never to ``figures/``: a rerun must write the same bytes there.
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from ldp_helpers._validation import check_choice, fail_type
 from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, NO_CLAIMS_TAG
 from ldp_helpers.pipeline.claim_rows import claims_csv, read_claims_csv
 from ldp_helpers.pipeline.profiles import (check_parameters, load_profile, notebook_parameters, parameters_source, profile_names,
                                            robustness_seeds)
@@ -43,6 +52,8 @@ from ldp_helpers.pipeline.stability import stability_counts, with_stability
 
 #: notebooks whose stem starts with this summarize the others (they run after them)
 REPORT_PREFIX = "99_"
+#: the tag of the cells that run the peers' own clients as black boxes (their time is reported apart)
+PEER_TAG = "peer-clients"
 
 
 @dataclass
@@ -51,6 +62,10 @@ class RunResult:
     ok: bool
     seconds: float
     detail: str
+    #: seconds of the cells tagged PEER_TAG (the peers' clients as black boxes)
+    peer_seconds: float = 0.0
+    #: CPU seconds of the kernel and the processes it started (a measure that the machine's load hardly moves)
+    cpu_seconds: float = 0.0
 
 
 def _summarize_outputs(stem: str, wrote_outputs: bool) -> str:
@@ -103,8 +118,8 @@ def _staging(stem: str, profile_name: str, seed=None) -> Path:
 
 
 def _run_staged(stem: str, profile_name: str, parameters: dict, seed=None) -> RunResult:
-    """One execution with its outputs in a staging folder (``LDP_FIGURES_DIR``); ``seed``: a reseeded run of
-    the robustness pass (executed copy in ``build/<profile>/robustness/seed<seed>/``)."""
+    """One execution with its outputs in a staging folder (``LDP_FIGURES_DIR``); ``seed``: a claims-only reseeded run
+    of the robustness pass (executed copy in ``build/<profile>/robustness/seed<seed>/``)."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
@@ -113,12 +128,16 @@ def _run_staged(stem: str, profile_name: str, parameters: dict, seed=None) -> Ru
     staging.mkdir(parents=True)
     out_dir = paths.BUILD_DIR / profile_name / ("" if seed is None else f"robustness/seed{seed}")
     run_parameters = parameters if seed is None else {**parameters, "seed": seed}
-    previous = os.environ.get("LDP_FIGURES_DIR")
-    os.environ["LDP_FIGURES_DIR"] = str(staging)  # the kernel inherits it (this worker process only)
+    # the kernel inherits the environment (this worker process only)
+    environment = {"LDP_FIGURES_DIR": str(staging), CLAIMS_ONLY_ENV: "1" if seed is not None else None}
+    previous = {name: os.environ.get(name) for name in environment}
     try:
-        return _execute(stem, run_parameters, out_dir, papermill, PapermillExecutionError)
+        for name, value in environment.items():
+            os.environ.pop(name, None) if value is None else os.environ.update({name: value})
+        return _execute(stem, run_parameters, out_dir, papermill, PapermillExecutionError, claims_only=seed is not None)
     finally:
-        os.environ.pop("LDP_FIGURES_DIR", None) if previous is None else os.environ.update(LDP_FIGURES_DIR=previous)
+        for name, value in previous.items():
+            os.environ.pop(name, None) if value is None else os.environ.update({name: value})
 
 
 def _finish(stem: str, profile_name: str, parameters: dict, result: RunResult, reseeded: dict) -> RunResult:
@@ -154,12 +173,12 @@ def _publish(staged, target) -> None:
         shutil.move(str(path), str(target / path.name))
 
 
-def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError) -> RunResult:
+def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError, *, claims_only=False) -> RunResult:
     out_dir.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), _children_cpu_seconds()
     try:
         papermill.execute_notebook(
-            str(_with_parameters(stem, parameters, out_dir)),
+            str(_with_parameters(stem, parameters, out_dir, claims_only=claims_only)),
             str(out_dir / f"{stem}.ipynb"),
             parameters=None,  # injected by _with_parameters as literals, never by papermill's translator
             cwd=str(paths.NOTEBOOKS_DIR),
@@ -173,19 +192,32 @@ def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError) -> R
     except Exception as err:  # kernel died, notebook unreadable, ...: still report by name
         return RunResult(stem, False, time.perf_counter() - start, f"failed: {type(err).__name__}: {err}")
     seconds = time.perf_counter() - start
-    stderr = _stderr_text(out_dir / f"{stem}.ipynb")
+    executed = out_dir / f"{stem}.ipynb"
+    stderr = _stderr_text(executed)
     if stderr:  # the paper profile must run warning-free
         return RunResult(stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}")
-    return RunResult(stem, True, seconds, "")
+    return RunResult(stem, True, seconds, "", peer_seconds=_tagged_seconds(executed, PEER_TAG),
+                     cpu_seconds=_children_cpu_seconds() - cpu_start)
 
 
-def _with_parameters(stem: str, parameters: dict, out_dir) -> "Path":
+def _children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's finished (waited-for) descendants: the kernels, once shut down."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _with_parameters(stem: str, parameters: dict, out_dir, *, claims_only: bool = False) -> "Path":
     """The notebook with an ``injected-parameters`` cell after its ``parameters`` cell, written to
     ``out_dir/<stem>.input.ipynb``: ``name = literal`` lines from :func:`~ldp_helpers.pipeline.profiles.parameters_source`
-    (papermill's own injection splices names and escapes strings by hand; ours writes checked data only)."""
+    (papermill's own injection splices names and escapes strings by hand; ours writes checked data only).
+    ``claims_only``: without the cells tagged ``no-claims`` (a claims-only run)."""
     import nbformat
 
     nb = nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
+    if claims_only:
+        nb.cells = [c for c in nb.cells if NO_CLAIMS_TAG not in c.get("metadata", {}).get("tags", [])]
     where = next(i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", []))
     if parameters:
         cell = nbformat.v4.new_code_cell(parameters_source(parameters), metadata={"tags": ["injected-parameters"]})
@@ -193,6 +225,15 @@ def _with_parameters(stem: str, parameters: dict, out_dir) -> "Path":
     target = out_dir / f"{stem}.input.ipynb"
     nbformat.write(nb, target)
     return target
+
+
+def _tagged_seconds(executed_path, tag: str) -> float:
+    """Seconds papermill recorded for the cells with ``tag`` of an executed notebook."""
+    import nbformat
+
+    nb = nbformat.read(executed_path, as_version=4)
+    return sum(float(c.metadata.get("papermill", {}).get("duration") or 0.0) for c in nb.cells
+               if tag in c.metadata.get("tags", []))
 
 
 def _stderr_text(executed_path) -> str:
@@ -246,16 +287,72 @@ def _reseeds(stem: str, parameters: dict, seeds: list) -> list:
     return list(seeds)
 
 
-def _last_seconds(profile_name: str, write: dict | None = None) -> dict:
-    """Each notebook's seconds in the last run under the profile (``build/<profile>/seconds.json``; {} if none)."""
-    path = paths.BUILD_DIR / profile_name / "seconds.json"
-    if write is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(write, sort_keys=True), encoding="utf-8")
+def _timings_path(profile_name: str) -> Path:
+    """``build/<profile>/timings.json``: the times of the last runs under a profile (git-ignored)."""
+    return paths.BUILD_DIR / profile_name / "timings.json"
+
+
+def _check_timings(timings) -> dict:
+    """``timings`` if it has the form :func:`read_timings` returns (``{}`` included), else ValueError/TypeError."""
+    if not isinstance(timings, dict):
+        fail_type("timings", timings, "a dict as read_timings returns")
     try:
-        return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
-    except (OSError, ValueError, TypeError, AttributeError):  # none yet, or not {stem: seconds}: any order will do
+        for entry in timings and timings["notebooks"].values():
+            float(entry["seconds"]), float(entry["peer_seconds"]), [float(v) for v in entry["reseeds"].values()]
+            float(entry["cpu_seconds"]), float(entry["reseeds_cpu_seconds"])
+        timings and (float(timings["wall_seconds"]), int(timings["jobs"]))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise ValueError(f"timings must be a dict as read_timings returns; got {timings!r:.80}") from None
+    return timings
+
+
+def read_timings(profile_name: str) -> dict:
+    """The times written by the last runs under a profile; {} when there are none (or the file is unreadable).
+
+    ``{"wall_seconds": s, "jobs": n, "notebooks": {stem: {"seconds": s, "reseeds": {seed: s}, "peer_seconds": s,
+    "cpu_seconds": s, "reseeds_cpu_seconds": s}}}``: the wall time and jobs of the last run, and each notebook's last
+    successful run (``seconds`` under the profile's seed, ``reseeds`` the claims-only runs of the robustness pass,
+    ``peer_seconds`` the cells tagged ``peer-clients`` summed over all of them; the CPU seconds of the run and of its
+    reseeded runs together, which a loaded machine hardly changes).
+    """
+    check_choice("profile_name", profile_name, profile_names())
+    try:
+        return _check_timings(json.loads(_timings_path(profile_name).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):  # none yet, or not ours: nothing to show, any order will do
         return {}
+
+
+def timings_text(timings: dict) -> str:
+    """The times of :func:`read_timings` as lines: each notebook (its run and its reseeded runs), the peers'
+    black-box audits on a line of their own, the total wall time."""
+    if not _check_timings(timings):
+        return "(no times yet: `make figures` writes them to build/paper/timings.json)"
+    lines = []
+    for stem, t in sorted(timings["notebooks"].items()):
+        reseeds = " + ".join(f"{v:.0f}" for _, v in sorted(t["reseeds"].items(), key=lambda kv: int(kv[0])))
+        lines.append(f"  {stem:<26} {t['seconds']:7.1f} s (cpu {t['cpu_seconds']:.0f} s)"
+                     + (f"   reseeded runs (claims only) {reseeds} s (cpu {t['reseeds_cpu_seconds']:.0f} s)" if reseeds else ""))
+    peers = [(stem, t["peer_seconds"], 1 + len(t["reseeds"])) for stem, t in sorted(timings["notebooks"].items())
+             if t["peer_seconds"]]
+    lines += [f"peers' black-box audits ({stem}, cells tagged {PEER_TAG}, {runs} run(s)): {s:.1f} s" for stem, s, runs in peers]
+    lines.append(f"total wall time {timings['wall_seconds']:.0f} s with {timings['jobs']} job(s)")
+    return "\n".join(lines)
+
+
+def _write_timings(profile_name: str, runs: dict, wall_seconds: float, jobs: int) -> dict:
+    """Merge this run's ``{stem: {seed or None: RunResult}}`` (successful notebooks) into the timings file."""
+    notebooks = read_timings(profile_name).get("notebooks", {})
+    for stem, by_seed in runs.items():
+        notebooks[stem] = {"seconds": round(by_seed[None].seconds, 2),
+                           "reseeds": {str(s): round(r.seconds, 2) for s, r in by_seed.items() if s is not None},
+                           "peer_seconds": round(sum(r.peer_seconds for r in by_seed.values()), 2),
+                           "cpu_seconds": round(by_seed[None].cpu_seconds, 2),
+                           "reseeds_cpu_seconds": round(sum(r.cpu_seconds for s, r in by_seed.items() if s is not None), 2)}
+    timings = {"wall_seconds": round(wall_seconds, 1), "jobs": jobs, "notebooks": notebooks}
+    path = _timings_path(profile_name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(timings, indent=1, sort_keys=True), encoding="utf-8")
+    return timings
 
 
 def main(argv=None) -> int:
@@ -290,7 +387,10 @@ def main(argv=None) -> int:
     print(f"Running {total} notebook(s) under the {args.profile!r} profile with up to {workers} job(s)"
           + (f", plus {extra} reseeded run(s) (seeds {', '.join(map(str, seeds))})." if extra else "."), flush=True)
     results: dict[str, RunResult] = {}
-    last = _last_seconds(args.profile)  # the longest notebooks first, so the workers finish together
+    runs_of: dict[str, dict] = {}  # every run of each successful notebook, for the times
+    timings: dict = {}
+    last = {stem: t["seconds"] for stem, t in read_timings(args.profile).get("notebooks", {}).items()}
+    # (the longest notebooks first, so the workers finish together)
     for wave in filter(None, waves):
         runs = [(stem, seed) for stem in sorted(wave, key=lambda s: -last.get(s, math.inf)) for seed in [None, *reseeds[stem]]]
         pending: dict[str, dict] = {stem: {} for stem in wave}
@@ -309,16 +409,22 @@ def main(argv=None) -> int:
                     print(f"      {stem} under seed {seed}: {'ok' if res.ok else 'FAILED'} in {res.seconds:.1f} s", flush=True)
                 if len(pending[stem]) == 1 + len(reseeds[stem]):  # every run of this notebook is in: decide and publish
                     done = pending.pop(stem)
-                    results[stem] = res = _finish(stem, args.profile, profile[stem], done.pop(None), done)
+                    results[stem] = res = _finish(stem, args.profile, profile[stem], done[None],
+                                                  {s: r for s, r in done.items() if s is not None})
+                    if res.ok:  # its times written at once: an interrupted run keeps those of the finished notebooks
+                        runs_of[stem] = done
+                        timings = _write_timings(args.profile, {stem: done}, time.perf_counter() - started, workers)
                     status = "ok" if res.ok else "FAILED"
                     print(f"[{len(results)}/{total}] {stem}: {status} in {res.seconds:.1f} s ({total - len(results)} left)", flush=True)
+        # the wall time so far, after each wave: the report (last wave) lists the others' times
+        timings = _write_timings(args.profile, {}, time.perf_counter() - started, workers)
 
     print("\nSummary:")
     for stem in selected:
         r = results[stem]
         print(f"  {stem:<34} {'ok' if r.ok else 'FAILED':<6} {r.seconds:7.1f} s  {r.detail}")
-    print(f"wall time {time.perf_counter() - started:.0f} s with {workers} job(s)")
-    _last_seconds(args.profile, {**last, **{s: r.seconds for s, r in results.items() if r.ok}})
+    this_run = {**timings, "notebooks": {s: t for s, t in timings.get("notebooks", {}).items() if s in runs_of}}
+    print(f"\nTimes ({_timings_path(args.profile).relative_to(paths.BUILD_DIR.parent)}):\n" + timings_text(this_run))
     failed = [s for s in selected if not results[s].ok]
     if failed:
         print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}; executed copies are in {paths.BUILD_DIR / args.profile}", file=sys.stderr)

@@ -66,12 +66,24 @@ def sample_reporter_counts(group_sizes, n_rounds: int, m: int, *, rng: np.random
     left[:, :, picks - 1] = sizes
     j = np.arange(1, picks + 1)
     counts = np.empty((n_draws, sizes.size, n_rounds), dtype=np.int64)
+    # Only the window [lo, hi) of j − 1 holds users (a few standard deviations of the hypergeometric
+    # picks left): outside it the counts are 0, and Binomial(0, p) is 0 without drawing a number, so
+    # the window gives the very draws of the whole array at a fraction of the cost.
+    lo, hi = picks - 1, picks
     for t in range(n_rounds):
-        remaining = n_rounds - t
-        taken = rng.binomial(left, np.minimum(j / remaining, 1.0))
+        window = left[:, :, lo:hi]
+        taken = rng.binomial(window, np.minimum(j[lo:hi] / (n_rounds - t), 1.0))
         counts[:, :, t] = taken.sum(axis=2)
-        left -= taken
-        left[:, :, :-1] += taken[:, :, 1:]  # a user with j picks left who picks now has j − 1 left
+        window -= taken
+        if lo:  # a user with j picks left who picks now has j − 1 left
+            left[:, :, lo - 1:hi - 1] += taken
+            lo -= 1
+        else:
+            left[:, :, :hi - 1] += taken[:, :, 1:]
+        while lo < hi and not left[:, :, lo].any():
+            lo += 1
+        while hi > lo and not left[:, :, hi - 1].any():
+            hi -= 1
     return sizes[None, :, None] - counts if complement else counts
 
 
