@@ -198,11 +198,11 @@ def mixture_pair(n: int, user_p, user_q, pi) -> tuple[np.ndarray, np.ndarray]:
     for name, v in (("user_p", u_p), ("user_q", u_q), ("pi", pi)):
         if abs(v.sum() - 1.0) > 1e-9:
             fail(name, v, "a probability vector (summing to 1)")
-    check_grid(n, d)
+    _check_grid(n, d)
     return _mixture_pair(n, u_p, u_q, pi)
 
 
-def check_grid(n: int, d: int) -> int:
+def _check_grid(n: int, d: int) -> int:
     """``n``, refused when the exact sum over C(n + d − 1, d − 1) count vectors is over MAX_GRID."""
     if math.comb(n + d - 1, d - 1) > MAX_GRID:
         fail("n", n, f"such that C(n + {d - 1}, {d - 1}) ≤ {MAX_GRID:.0e} (the count vectors of an exact "
@@ -258,6 +258,6 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
     elif others == "outside":
         fail("others", others, "'pair' or 'worst' when k = 2 (no third value)")
     chosen = list(cases) if others == "worst" else [others]
-    pairs = tuple(_mixture_pair(check_grid(n, len(cases[name][2])), *map(np.array, cases[name]))
+    pairs = tuple(_mixture_pair(_check_grid(n, len(cases[name][2])), *map(np.array, cases[name]))
                   for name in chosen)
     return ShuffleProfile(n, eps0, pairs)

@@ -1,0 +1,25 @@
+"""Contract specs of the shuffle model's public names (issue 38; merged into ``specs.SPECS``)."""
+
+from __future__ import annotations
+
+from .specs import spec
+
+SH = "ldp_helpers.bounds.shuffle."
+SB = "ldp_helpers.bounds.shuffle_bounds."
+
+SPECS = {
+    SH + "mixture_pair": spec(n=5, user_p=[0.6, 0.4], user_q=[0.4, 0.6], pi=[0.6, 0.4], _free={"user_p", "user_q", "pi"}),
+    SH + "binary_rr_profile": spec(n=50, epsilon0=1.0),
+    SH + "grr_profile": spec(n=20, epsilon0=1.0, k=4, others="worst"),
+    SB + "erlingsson_epsilon": spec(n=2000, epsilon0=0.4, delta=1e-6),
+    SB + "blanket_hoeffding_delta": spec(epsilon=0.3, n=2000, epsilon0=1.0, k=3, _none_ok={"k"}),
+    SB + "blanket_hoeffding_epsilon": spec(n=2000, epsilon0=1.0, delta=1e-6, k=3, _none_ok={"k"}),
+    SB + "fmt_closed_epsilon": spec(n=2000, epsilon0=1.0, delta=1e-6),
+    SB + "clone_profile": spec(n=50, epsilon0=1.0),
+    SB + "grr_blanket_beta": spec(epsilon0=1.0, k=3, _none_ok={"k"}),
+    SB + "variation_ratio_profile": spec(n=50, epsilon0=1.0, k=3, _none_ok={"k"}),
+    SB + "wang_closed_epsilon": spec(n=2000, epsilon0=1.0, delta=1e-6, k=3, _none_ok={"k"}),
+}
+
+#: the exact profile (its arrays come from the constructors above, which validate)
+RECORDS = {SH + "ShuffleProfile"}
