@@ -23,3 +23,8 @@ SPECS = {
 
 #: the exact profile (its arrays come from the constructors above, which validate)
 RECORDS = {SH + "ShuffleProfile"}
+
+SPECS |= {
+    "ldp_helpers.audit.shuffle.epsilon_lower_bound_at_delta": spec(p0_low=0.5, p1_high=0.1, delta=1e-3),
+    "ldp_helpers.audit.shuffle.ShuffledGRRClient": spec(n=10, epsilon0=1.0, k=3, others=0, leak_order=False),
+}
