@@ -66,7 +66,7 @@ from ldp_helpers.mechanisms.grr import _grr_probabilities
 #: log-mass below which a grid point is dropped (both masses): its share of δ is < 1e-300
 _LOG_FLOOR = -700.0
 _TAIL = 1e-300  # tail mass of each conditional binomial left out of the grid
-MAX_GRID = 2 * 10**7  # grid points of one exact profile (memory: about 100 bytes each)
+MAX_GRID = 2 * 10**7  # count vectors carrying mass in one exact profile (memory: about 100 bytes each)
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,9 @@ def _count_grid(n: int, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo = np.clip(np.floor(mean - t), 0, m).astype(np.int64)
         hi = np.clip(np.ceil(mean + t), 0, m).astype(np.int64)
         width = hi - lo + 1
+        if int(width.sum()) > MAX_GRID:
+            fail("n", n, f"small enough for at most {MAX_GRID:.0e} count vectors carrying mass (this "
+                 f"exact profile over {pi.size} output categories needs more)")
         row = np.repeat(np.arange(used.size), width)
         cj = lo[row] + np.arange(row.size) - np.repeat(np.cumsum(width) - width, width)
         log_m = log_m[row] + _log_binom_pmf(cj, m[row], share)
@@ -198,16 +201,7 @@ def mixture_pair(n: int, user_p, user_q, pi) -> tuple[np.ndarray, np.ndarray]:
     for name, v in (("user_p", u_p), ("user_q", u_q), ("pi", pi)):
         if abs(v.sum() - 1.0) > 1e-9:
             fail(name, v, "a probability vector (summing to 1)")
-    _check_grid(n, d)
     return _mixture_pair(n, u_p, u_q, pi)
-
-
-def _check_grid(n: int, d: int) -> int:
-    """``n``, refused when the exact sum over C(n + d − 1, d − 1) count vectors is over MAX_GRID."""
-    if math.comb(n + d - 1, d - 1) > MAX_GRID:
-        fail("n", n, f"such that C(n + {d - 1}, {d - 1}) ≤ {MAX_GRID:.0e} (the count vectors of an exact "
-             f"profile over {d} output categories)")
-    return n
 
 
 def _mixture_pair(n: int, u_p: np.ndarray, u_q: np.ndarray, pi: np.ndarray):
@@ -246,7 +240,7 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
     ----------
     [kairouz2016] (k-RR); [balle2019blanket] §4 (shuffled k-RR).
     """
-    n, eps0 = check_int("n", n, low=1), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = check_int("n", n, low=1, high=10**9), check_epsilon(epsilon0, "epsilon0")
     k = check_int("k", k, low=2)
     check_choice("others", others, {"pair", "outside", "worst"})
     p, q = _grr_probabilities(eps0, k)
@@ -258,6 +252,5 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
     elif others == "outside":
         fail("others", others, "'pair' or 'worst' when k = 2 (no third value)")
     chosen = list(cases) if others == "worst" else [others]
-    pairs = tuple(_mixture_pair(_check_grid(n, len(cases[name][2])), *map(np.array, cases[name]))
-                  for name in chosen)
+    pairs = tuple(_mixture_pair(n, *map(np.array, cases[name])) for name in chosen)
     return ShuffleProfile(n, eps0, pairs)

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ldp_helpers._validation import check_epsilon, check_int, check_probability
-from ldp_helpers.bounds.shuffle import ShuffleProfile, _mixture_pair, _check_grid
+from ldp_helpers.bounds.shuffle import ShuffleProfile, _mixture_pair
 
 
 def _check(n, epsilon0, delta):
@@ -111,7 +111,7 @@ def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
     ----------
     [feldman2021clones] Theorem 3.2 (the clone pair, computed numerically in §4).
     """
-    n, eps0 = _check_grid(check_int("n", n, low=2), 3), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
     alpha, half = 1 / (1 + math.exp(-eps0)), 0.5 * math.exp(-eps0)
     pair = _mixture_pair(n, np.array([alpha, 1 - alpha, 0.0]), np.array([1 - alpha, alpha, 0.0]),
                          np.array([half, half, 1 - 2 * half]))
@@ -136,7 +136,7 @@ def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> Sh
     ----------
     [wang2024shuffle] the variation-ratio reduction (the authors' ``Delta``).
     """
-    n, eps0 = _check_grid(check_int("n", n, low=2), 3), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
     p = math.exp(eps0)
     alpha = grr_blanket_beta(eps0, k) / (p - 1)
     r = alpha

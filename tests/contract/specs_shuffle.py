@@ -28,3 +28,10 @@ SPECS |= {
     "ldp_helpers.audit.shuffle.epsilon_lower_bound_at_delta": spec(p0_low=0.5, p1_high=0.1, delta=1e-3),
     "ldp_helpers.audit.shuffle.ShuffledGRRClient": spec(n=10, epsilon0=1.0, k=3, others=0, leak_order=False),
 }
+
+SPECS |= {
+    "ldp_helpers.bounds.shuffle_accuracy.local_epsilon_for_central": spec(n=50, epsilon_c=0.8, delta=1e-3, k=2,
+                                                                          calibration="exact"),
+    "ldp_helpers.bounds.shuffle_accuracy.frequency_mse_at_central_epsilon": spec(
+        truth=[30, 20], epsilon_c=0.8, delta=1e-3, calibration="exact", _free={"truth"}),
+}
