@@ -238,7 +238,7 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
 
     References
     ----------
-    [kairouz2016] (k-RR); [balle2019blanket] §4 (shuffled k-RR).
+    [kairouz2014] (k-RR); [balle2019blanket] §4 (shuffled k-RR).
     """
     n, eps0 = check_int("n", n, low=1, high=10**9), check_epsilon(epsilon0, "epsilon0")
     k = check_int("k", k, low=2)

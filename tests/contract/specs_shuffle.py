@@ -35,3 +35,10 @@ SPECS |= {
     "ldp_helpers.bounds.shuffle_accuracy.frequency_mse_at_central_epsilon": spec(
         truth=[30, 20], epsilon_c=0.8, delta=1e-3, calibration="exact", _free={"truth"}),
 }
+
+SPECS |= {
+    "ldp_helpers.pipeline.plots.shuffle.epsilon_vs_n_figure": spec(
+        n_grid=[10, 100], exact=[0.5, 0.2], bounds={"b": [0.6, 0.3]}, epsilon0=1.0, delta=1e-6, _valid=False),
+    "ldp_helpers.pipeline.plots.shuffle.mse_vs_epsilon_figure": spec(
+        epsilons=[0.5, 1.0], mse={"a": [0.1, 0.01]}, n=100, k=2, _valid=False),
+}
