@@ -61,7 +61,8 @@ claims, publish = start_notebook("08_shuffle_model", save_figures=save_figures)
 profile = exact.binary_rr_profile(10**6, 2.0)
 eps_1e6 = profile.epsilon(1e-6)
 print(f"n = 10^6, eps0 = 2, delta = 1e-6: exact eps_c = {eps_1e6:.6g}")
-print("delta(eps) at eps = 0.005, 0.01, 0.02:", [f"{d:.3g}" for d in profile.delta([0.005, 0.01, 0.02])])
+deltas = profile.delta([0.005, 0.01, 0.02])
+print("delta(eps) at eps = 0.005, 0.01, 0.02:", [f"{x:.3g}" for x in deltas])
 claims.statement("amplification", lt(eps_1e6, 0.05), eps=eps_1e6)
 
 # %% [markdown]
@@ -130,11 +131,13 @@ publish(fig, "fig_epsilon_vs_n")
 
 # %%
 n, e0, d = 200, 2.0, 1e-4
-krr = {k: (exact.grr_profile(n, e0, k).epsilon(d), bounds.variation_ratio_profile(n, e0, k).epsilon(d))
-       for k in (3, 5)}
+krr = {k: (exact.grr_profile(n, e0, k).epsilon(d),
+           bounds.variation_ratio_profile(n, e0, k).epsilon(d)) for k in (3, 5)}
 for k, (ex, wang) in krr.items():
-    print(f"k = {k}: exact eps_c = {ex:.6g}, Wang et al.'s k-RR value = {wang:.6g}, difference = {ex - wang:.3g}")
-claims.statement("wang_krr3_tight", close(krr[3][0] - krr[3][1], 0.0, 1e-8), gap=krr[3][0] - krr[3][1])
+    print(f"k = {k}: exact eps_c = {ex:.6g}, Wang et al.'s k-RR value = {wang:.6g}, "
+          f"difference = {ex - wang:.3g}")
+gap3 = krr[3][0] - krr[3][1]
+claims.statement("wang_krr3_tight", close(gap3, 0.0, 1e-8), gap=gap3)
 claims.erratum_if("wang_krr5", gt(krr[5][0] - krr[5][1], 1e-4), ex=krr[5][0], wang=krr[5][1])
 
 # %% [markdown]
@@ -151,13 +154,14 @@ claims.erratum_if("wang_krr5", gt(krr[5][0] - krr[5][1], 1e-4), ex=krr[5][0], wa
 
 # %%
 (log_p, log_q), = exact.binary_rr_profile(1000, 1.0).pairs
-plds = [pld.from_two_probability_mass_functions(dict(enumerate(b)), dict(enumerate(a)), symmetric=False,
-                                                value_discretization_interval=1e-4)
+plds = [pld.from_two_probability_mass_functions(dict(enumerate(b)), dict(enumerate(a)),
+                                                symmetric=False, value_discretization_interval=1e-4)
         for a, b in ((log_p, log_q), (log_q, log_p))]
 one = max(p.get_epsilon_for_delta(1e-6) for p in plds)
 days = [max(p.self_compose(t).get_epsilon_for_delta(1e-6) for p in plds) for t in (1, n_days)]
 exact_one = exact.binary_rr_profile(1000, 1.0).epsilon(1e-6)
-print(f"one collection: exact {exact_one:.5g}, dp-accounting {one:.5g}; {n_days} days: {days[1]:.4g}")
+print(f"one collection: exact {exact_one:.5g}, dp-accounting {one:.5g}; "
+      f"{n_days} days: {days[1]:.4g}")
 claims.statement("pld_agrees", close(one - exact_one, 0.0, 1e-3), pld=one, ex=exact_one)
 
 # %% [markdown]
@@ -196,7 +200,8 @@ mse = {name: np.array([r[name] for r in rows]) for name in rows[0] if name != "e
 for e, r in zip(eps_grid, rows):
     print(f"eps_c = {e:g}: eps0 = {r['epsilon0']:.3g}, "
           + ", ".join(f"{k} {v:.3g}" for k, v in r.items() if k != "epsilon0"))
-publish(plots.mse_vs_epsilon_figure(eps_grid, mse, n=int(truth.sum()), k=truth.size), "fig_mse_vs_epsilon")
+fig = plots.mse_vs_epsilon_figure(eps_grid, mse, n=int(truth.sum()), k=truth.size)
+publish(fig, "fig_mse_vs_epsilon")
 local_best = np.minimum.reduce([mse[k] for k in ("local GRR", "local OUE", "local OLH")])
 claims.statement("shuffle_beats_local", gt(float(np.min(local_best / mse["shuffled GRR"])), 1.0),
                  ratio=float(np.min(local_best / mse["shuffled GRR"])))
@@ -248,6 +253,8 @@ print(f"delta(0.3) = {delta_mine:.6g}")
 low, high = 100, 100_000
 while high / low > 1.01:
     mid = int(np.sqrt(low * high))
-    low, high = (low, mid) if exact.binary_rr_profile(mid, 2.0).epsilon(1e-6) <= 0.5 else (mid, high)
-assert exact.binary_rr_profile(high, 2.0).epsilon(1e-6) <= 0.5 < exact.binary_rr_profile(low, 2.0).epsilon(1e-6)
+    eps_mid = exact.binary_rr_profile(mid, 2.0).epsilon(1e-6)
+    low, high = (low, mid) if eps_mid <= 0.5 else (mid, high)
+eps_low, eps_high = (exact.binary_rr_profile(m, 2.0).epsilon(1e-6) for m in (low, high))
+assert eps_high <= 0.5 < eps_low
 print(f"n between {low} and {high}")

@@ -23,7 +23,7 @@ from ldp_helpers.bounds.shuffle import ShuffleProfile, _mixture_pair
 
 
 def _check(n, epsilon0, delta):
-    return (check_int("n", n, low=2, high=10**7), check_epsilon(epsilon0, "epsilon0"),
+    return (check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0"),
             check_probability(delta, "delta", open_low=True, open_high=True))
 
 
@@ -52,7 +52,7 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
     ----------
     [balle2019blanket] §5 (the Hoeffding bound; generic and randomized-response parameters).
     """
-    n, eps0 = check_int("n", n, low=2, high=10**7), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
     epsilon = check_epsilon(epsilon)
     if epsilon >= eps0:
         return 0.0
