@@ -32,12 +32,12 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 from ldp_helpers.audit.auditor import run_audit
 from ldp_helpers.audit.shuffle import ShuffledGRRClient, epsilon_lower_bound_at_delta
-from ldp_helpers.bounds import shuffle as exact, shuffle_bounds as bounds
-from ldp_helpers.bounds.shuffle_accuracy import frequency_mse_at_central_epsilon
+from ldp_helpers.bounds import shuffle as exact, shuffle_accuracy as accuracy, shuffle_bounds as bounds
 from ldp_helpers.pipeline import start_notebook
 from ldp_helpers.pipeline.decisions import close, ge, gt, le, lt
 from ldp_helpers.pipeline.plots import shuffle as plots
 claims, publish = start_notebook("08_shuffle_model", save_figures=save_figures)
+audit_seeds = np.random.default_rng(seed).integers(2**63, size=2)  # one stream per audit
 
 # %% [markdown]
 # ## 1. The server's view and its exact privacy profile
@@ -176,9 +176,9 @@ claims.statement("pld_agrees", close(one - exact_one, 0.0, 1e-3), pld=one, ex=ex
 # %%
 client = ShuffledGRRClient(n=100, epsilon0=2.0)
 eps_c100 = exact.grr_profile(100, 2.0, 2).epsilon(1e-3)
-honest = run_audit(client, 0, 1, n_trials=n_audit, seed=seed, confidence=0.95)
+honest = run_audit(client, 0, 1, n_trials=n_audit, seed=int(audit_seeds[0]), confidence=0.95)
 leaky = run_audit(ShuffledGRRClient(n=100, epsilon0=2.0, leak_order=True), 0, 1, n_trials=n_audit,
-                  seed=seed, confidence=0.95, claimed_epsilon=eps_c100)
+                  seed=int(audit_seeds[1]), confidence=0.95, claimed_epsilon=eps_c100)
 honest_at_delta = epsilon_lower_bound_at_delta(honest.p0_low, honest.p1_high, 1e-3)
 print(f"exact eps_c(1e-3) = {eps_c100:.4g}; honest audit eps_lb = {honest.epsilon_lb:.4g} "
       f"(at delta: {honest_at_delta:.4g}); leaky shuffler eps_lb = {leaky.epsilon_lb:.4g}")
@@ -195,7 +195,7 @@ claims.statement("audit_leaky", gt(leaky.epsilon_lb, eps_c100), lb=leaky.epsilon
 # %%
 truth = np.array([n_mse // 2, n_mse // 4, n_mse - n_mse // 2 - n_mse // 4])
 eps_grid = np.array([0.25, 0.5, 1.0])
-rows = [frequency_mse_at_central_epsilon(truth, e, 1e-6) for e in eps_grid]
+rows = [accuracy.frequency_mse_at_central_epsilon(truth, e, 1e-6) for e in eps_grid]
 mse = {name: np.array([r[name] for r in rows]) for name in rows[0] if name != "epsilon0"}
 for e, r in zip(eps_grid, rows):
     print(f"eps_c = {e:g}: eps0 = {r['epsilon0']:.3g}, "
