@@ -32,7 +32,7 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 from ldp_helpers.audit.auditor import run_audit
 from ldp_helpers.audit.shuffle import ShuffledGRRClient, epsilon_lower_bound_at_delta
-from ldp_helpers.bounds import shuffle as exact, shuffle_accuracy as accuracy, shuffle_bounds as bounds
+from ldp_helpers.bounds import shuffle as exact, shuffle_accuracy as acc, shuffle_bounds as bounds
 from ldp_helpers.pipeline import start_notebook
 from ldp_helpers.pipeline.decisions import close, ge, gt, le, lt
 from ldp_helpers.pipeline.plots import shuffle as plots
@@ -195,7 +195,7 @@ claims.statement("audit_leaky", gt(leaky.epsilon_lb, eps_c100), lb=leaky.epsilon
 # %%
 truth = np.array([n_mse // 2, n_mse // 4, n_mse - n_mse // 2 - n_mse // 4])
 eps_grid = np.array([0.25, 0.5, 1.0])
-rows = [accuracy.frequency_mse_at_central_epsilon(truth, e, 1e-6) for e in eps_grid]
+rows = [acc.frequency_mse_at_central_epsilon(truth, e, 1e-6) for e in eps_grid]
 mse = {name: np.array([r[name] for r in rows]) for name in rows[0] if name != "epsilon0"}
 for e, r in zip(eps_grid, rows):
     print(f"eps_c = {e:g}: eps0 = {r['epsilon0']:.3g}, "
