@@ -205,4 +205,21 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     S + "populations.Population.to_matrix": method(lambda: Population.nested(np.array([3, 10, 0, 7]), 12)),
     S + "populations.RandomActiveSets.fractions": method(lambda: RandomActiveSets(np.array([3, 10, 0, 7]), 12)),
     S + "populations.RandomActiveSets.draw_matrix": method(lambda: RandomActiveSets(np.array([3, 10, 0, 7]), 12), rng=RNG),
+    "ldp_helpers.bounds.shuffle.ShuffleProfile.delta": method(lambda: _shuffle_profile(), epsilon=0.5, _free={"epsilon"}),
+    "ldp_helpers.bounds.shuffle.ShuffleProfile.epsilon": method(lambda: _shuffle_profile(), delta=1e-3),
+    "ldp_helpers.audit.shuffle.ShuffledGRRClient.sample": method(lambda: _shuffled_client(), value=1, n=5, rng=RNG),
+    "ldp_helpers.audit.shuffle.ShuffledGRRClient.sample_per_user": method(lambda: _shuffled_client(), value=1, n=5,
+                                                                          rng=RNG),
 }
+
+
+def _shuffle_profile():
+    from ldp_helpers.bounds.shuffle import binary_rr_profile
+
+    return binary_rr_profile(50, 1.0)
+
+
+def _shuffled_client():
+    from ldp_helpers.audit.shuffle import ShuffledGRRClient
+
+    return ShuffledGRRClient(n=10, epsilon0=1.0, k=3)

@@ -1,0 +1,166 @@
+"""The papers' upper bounds on ε_c, the central ε of n shuffled ε₀-LDP reports, at a given δ.
+
+Closed forms (Erlingsson et al.; Balle et al.'s Hoeffding bound; Feldman, McMillan & Talwar;
+Wang et al.) and the two numerical bounds, which are the exact profile
+(:func:`~ldp_helpers.bounds.shuffle.mixture_pair`) of a *reduction*: a pair of count laws that
+dominates every ε₀-LDP randomizer's shuffled pair, so that its ε_c(δ) is an upper bound.  Each
+function returns ε₀ outside its bound's stated range of validity (ε₀ always holds: shuffling is
+post-processing of n ε₀-LDP reports, and the server's view of user 1 is at most ε₀-DP).
+
+References
+----------
+[erlingsson2019]; [balle2019blanket]; [feldman2021clones]; [wang2024shuffle].
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ldp_helpers._validation import check_epsilon, check_int, check_probability
+from ldp_helpers.bounds.shuffle import ShuffleProfile, _mixture_pair
+
+
+def _check(n, epsilon0, delta):
+    return (check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0"),
+            check_probability(delta, "delta", open_low=True, open_high=True))
+
+
+def erlingsson_epsilon(n: int, epsilon0: float, delta: float) -> float:
+    """ε_c = 12 ε₀ √(ln(1/δ)/n), valid for ε₀ ≤ 1/2, n ≥ 1000, δ ≤ 1/100 (else ε₀).
+
+    References
+    ----------
+    [erlingsson2019] the amplification-by-shuffling theorem for ε₀ < 1/2 (the ranges as in
+    Balle et al.'s implementation of it).
+    """
+    n, eps0, delta = _check(n, epsilon0, delta)
+    if eps0 > 0.5 or n < 1000 or delta > 0.01:
+        return eps0
+    return min(eps0, 12 * eps0 * math.sqrt(math.log(1 / delta) / n))
+
+
+def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | None = None) -> float:
+    """δ(ε) of the privacy blanket's Hoeffding bound, generic (``k=None``) or for k-RR.
+
+    ``δ = b²/(4 a γ n) · (1 − γ (1 − e^{−2a²/b²}))^n`` with a = e^ε − 1, the blanket mass γ and
+    the range b of the amplification variable: generic γ = e^{−ε₀}, b = (e^ε + 1)(e^ε₀ − e^{−ε₀});
+    k-RR γ = k/(e^ε₀ + k − 1), b = (1 − γ) k (e^ε + 1).
+
+    References
+    ----------
+    [balle2019blanket] §5 (the Hoeffding bound; generic and randomized-response parameters).
+    """
+    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    epsilon = check_epsilon(epsilon)
+    if epsilon >= eps0:
+        return 0.0
+    a = math.expm1(epsilon)
+    if k is None:
+        gamma, b = math.exp(-eps0), (math.exp(epsilon) + 1) * (math.exp(eps0) - math.exp(-eps0))
+    else:
+        k = check_int("k", k, low=2)
+        gamma = k / (math.exp(eps0) + k - 1)
+        b = (1 - gamma) * k * (math.exp(epsilon) + 1)
+    log_delta = (2 * math.log(b) - math.log(4 * a * gamma * n)
+                 + n * math.log1p(-gamma * -math.expm1(-2 * a * a / (b * b))))
+    return math.exp(log_delta)
+
+
+def blanket_hoeffding_epsilon(n: int, epsilon0: float, delta: float, k: int | None = None) -> float:
+    """The smallest ε with :func:`blanket_hoeffding_delta` ≤ δ (bisection to 1e-12; ε₀ if none)."""
+    n, eps0, delta = _check(n, epsilon0, delta)
+    low, high = 1e-9, eps0
+    if blanket_hoeffding_delta(low, n, eps0, k) <= delta:
+        return low
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        low, high = (low, mid) if blanket_hoeffding_delta(mid, n, eps0, k) <= delta else (mid, high)
+        if high - low < 1e-12:
+            break
+    return high
+
+
+def fmt_closed_epsilon(n: int, epsilon0: float, delta: float) -> float:
+    """Feldman–McMillan–Talwar's closed form, for ε₀ ≤ ln(n / (16 ln(4/δ))) (else ε₀)::
+
+        a = 8 √(e^ε₀ ln(4/δ) / n),  c = 8 e^ε₀ / n,  e = ln(1 + a + c),
+        ε_c = ln(1 + (1 − e^{−ε₀}) / (1 + e^{−ε₀−e}) · (a + c)).
+
+    References
+    ----------
+    [feldman2021clones] Theorem 3.1 (in the refined form of the authors' ``closedformanalysis``).
+    """
+    n, eps0, delta = _check(n, epsilon0, delta)
+    if eps0 > math.log(n / (16 * math.log(4 / delta))):
+        return eps0
+    a = 8 * math.sqrt(math.exp(eps0) * math.log(4 / delta) / n)
+    c = 8 * math.exp(eps0) / n
+    e = math.log(1 + a + c)
+    return math.log(1 + (-math.expm1(-eps0)) / (1 + math.exp(-eps0 - e)) * (a + c))
+
+
+def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
+    """The clone reduction's exact profile: its ε_c(δ) is FMT's numerical bound.
+
+    Each of the n − 1 others is a clone of x₁ = 0 w.p. e^{−ε₀}/2, of x₁ = 1 w.p. e^{−ε₀}/2, else
+    neutral; user 1 says 0 w.p. e^ε₀/(e^ε₀ + 1) under P, 1 under Q (categories: 0, 1, neutral).
+
+    References
+    ----------
+    [feldman2021clones] Theorem 3.2 (the clone pair, computed numerically in §4).
+    """
+    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    alpha, half = 1 / (1 + math.exp(-eps0)), 0.5 * math.exp(-eps0)
+    pair = _mixture_pair(n, np.array([alpha, 1 - alpha, 0.0]), np.array([1 - alpha, alpha, 0.0]),
+                         np.array([half, half, 1 - 2 * half]))
+    return ShuffleProfile(n, eps0, (pair,))
+
+
+def grr_blanket_beta(epsilon0: float, k: int | None = None) -> float:
+    """Wang et al.'s total-variation parameter β: (e^ε₀ − 1)/(e^ε₀ + k − 1); k = None: generic (k = 2)."""
+    eps0 = check_epsilon(epsilon0, "epsilon0")
+    k = 2 if k is None else check_int("k", k, low=2)
+    return math.expm1(eps0) / (math.exp(eps0) + k - 1)
+
+
+def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> ShuffleProfile:
+    """The variation-ratio reduction's exact profile: its ε_c(δ) is Wang et al.'s numerical bound.
+
+    With p = q = e^ε₀ (pure ε₀-LDP), β from :func:`grr_blanket_beta`, α = β/(p − 1), r = α p/q:
+    user 1 says 0, 1, neutral w.p. (pα, α, 1 − α − pα) under P and (α, pα, ·) under Q; each
+    other says 0, 1 w.p. r each, else neutral.
+
+    References
+    ----------
+    [wang2024shuffle] the variation-ratio reduction (the authors' ``Delta``).
+    """
+    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    p = math.exp(eps0)
+    alpha = grr_blanket_beta(eps0, k) / (p - 1)
+    r = alpha
+    neutral = max(0.0, 1 - alpha - p * alpha)  # 0 up to rounding for k = 2
+    pair = _mixture_pair(n, np.array([p * alpha, alpha, neutral]), np.array([alpha, p * alpha, neutral]),
+                         np.array([r, r, 1 - 2 * r]))
+    return ShuffleProfile(n, eps0, (pair,))
+
+
+def wang_closed_epsilon(n: int, epsilon0: float, delta: float, k: int | None = None) -> float:
+    """Wang et al.'s closed form, for n > 8 ln(4/δ)/r (else ε₀), with p = q = e^ε₀, r = β/(p − 1)::
+
+        c = max(0, 4(1 − 3r) / (9(1 − 2r))),
+        ε_c = ln(1 + β / ((1 − c)(1 + p) β/(p − 1) + c) · (√(32 ln(4/δ) / (r(n−1))) + 4/(r(n−1)))).
+
+    References
+    ----------
+    [wang2024shuffle] the closed-form bound (the authors' ``variation_ratio_closed``).
+    """
+    n, eps0, delta = _check(n, epsilon0, delta)
+    p, beta = math.exp(eps0), grr_blanket_beta(eps0, k)
+    r = beta / (p - 1)
+    if n <= 8 * math.log(4 / delta) / r:
+        return eps0
+    c = max(0.0, 4 * (1 - 3 * r) / (9 * (1 - 2 * r)))
+    tail = math.sqrt(32 * math.log(4 / delta) / (r * (n - 1))) + 4 / (r * (n - 1))
+    return min(eps0, math.log(1 + beta / ((1 - c) * (1 + p) * beta / (p - 1) + c) * tail))
