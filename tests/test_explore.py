@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore import oracles, panels, utility
-from ldp_helpers.explore.oracles import (UNAVAILABLE, build_oracle, oracle_keys, oracle_parameters, playground_state,
+from ldp_helpers.explore.oracles import (UNAVAILABLE, oracle_parameters, panel_keys, playground_state,
                                          population_counts)
 from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
 from ldp_helpers.mechanisms.base import FrequencyOracle
@@ -14,16 +15,20 @@ from ldp_helpers.mechanisms.histogram_encoding import THE, optimal_threshold
 from ldp_helpers.mechanisms.local_hashing import OLH, olh_hash_range
 from ldp_helpers.mechanisms.registry import REGISTRY
 
+oracle_keys = panel_keys
 
-def test_oracle_keys_are_the_registrys_frequency_oracles_of_the_oracle_families():
-    expected = [k for k, e in REGISTRY.items()
-                if e.family in oracles.ORACLE_FAMILIES and isinstance(e.example(), FrequencyOracle)]
-    assert list(oracle_keys()) == expected
-    assert {"grr", "oue", "olh", "cms"} <= set(expected)
-    for key, entry in REGISTRY.items():  # every other entry: another family, or not an oracle over [0, d)
-        if key not in expected:
-            assert entry.family not in oracles.ORACLE_FAMILIES or not isinstance(entry.example(), FrequencyOracle)
-    assert not {"rappor", "glance", "binary_rr", "m_shot"} & set(expected)
+
+def build_oracle(key, epsilon, d, *, structure=None, seed=0):
+    """The oracle a panel shows: the one factory with the panels' structure (their defaults, ranges and ceilings)."""
+    return fo.build_oracle(key, epsilon, d, structure=oracles.check_structure(structure, d), seed=seed)
+
+
+def test_the_panels_list_every_frequency_oracle_but_the_longitudinal_ones():
+    expected = [k for k, e in REGISTRY.items() if isinstance(e.example(), FrequencyOracle)
+                and not hasattr(e.example(), "epsilon_after")]
+    assert list(panel_keys()) == expected
+    assert {"grr", "oue", "olh", "cms", "ss", "hr"} <= set(expected) and not {"l_grr", "l_oue"} & set(expected)
+    assert not {"rappor", "glance", "binary_rr", "m_shot", "duchi_mean"} & set(expected)
 
 
 def test_olh_and_the_follow_epsilon_instead_of_the_registry_examples():
@@ -44,7 +49,7 @@ def test_the_sketch_is_built_for_the_panels_d_with_its_own_k_and_m():
     with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 64\]"):
         build_oracle("cms", 1.0, 43, structure={"k": 65})
     with pytest.raises(ValueError, match="structure must be a dict with keys among"):
-        build_oracle("cms", 1.0, 43, structure={"width": 3})
+        fo.build_oracle("cms", 1.0, 43, structure={"width": 3})
 
 
 def test_dbitflips_bits_per_user_are_exposed_and_checked_by_the_class():
@@ -148,17 +153,18 @@ def test_privacy_utility_curves_refuse_bad_grids(epsilons):
 
 @pytest.mark.parametrize("key, d, bits", [("grr", 1024, 10), ("grr", 43, 6), ("oue", 43, 43), ("sue", 7, 7),
                                           ("she", 43, 64 * 43), ("the", 10, 640)])
-def test_report_size_counts_the_bits_one_user_sends(key, d, bits):
-    size = oracles.report_size(build_oracle(key, 1.0, d))
-    assert size.bits == bits and size.how
+def test_report_bits_count_the_bits_one_user_sends(key, d, bits):
+    """[wang2017] §4: DE sends a value (⌈log2 d⌉ bits), UE d bits, HE d reals (doubles here)."""
+    assert build_oracle(key, 1.0, d).report_bits == bits == playground_state(key, 1.0, d, 100).report_bits
 
 
-def test_report_size_of_hashing_oracles_and_the_sketch():
-    olh = build_oracle("olh", 2.0, 1024)
-    assert oracles.report_size(olh).bits == olh.report_bits
-    cms = build_oracle("cms", 2.0, 100, structure={"k": 16, "m": 64})
-    size = oracles.report_size(cms)
-    assert size.bits == 4 + 64 and "hash index" in size.how
+def test_report_bits_of_hashing_oracles_and_the_sketch():
+    """OLH: the hash seed and a value of [0, g); Apple's sketch: the hash index j and the m-bit vector."""
+    olh = build_oracle("olh", 2.0, 1024)  # g = round(e²) + 1 = 8: a value of 3 bits after the 2·31-bit seed (a, b)
+    assert olh.g == 8 and olh.report_bits == 2 * 31 + 3
+    assert build_oracle("cms", 2.0, 100, structure={"k": 16, "m": 64}).report_bits == 4 + 64
+    assert build_oracle("cms", 2.0, 100, structure={"k": 1, "m": 64}).report_bits == 64
+    assert all(isinstance(fo.build_oracle(k, 1.0, 16).report_bits, int) for k in fo.oracle_keys())
 
 
 def test_phase_diagram_is_the_exact_winner_and_agrees_with_wangs_rule_away_from_the_boundary():

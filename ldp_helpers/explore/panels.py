@@ -4,7 +4,7 @@ Each panel is a :class:`~ldp_helpers.explore._widgets.Panel` (controls, summary,
 downloads; plumbing in :mod:`ldp_helpers.explore._widgets`, controls in
 :mod:`ldp_helpers.explore._controls`).  The numbers are the pure functions of
 :mod:`ldp_helpers.explore.oracles` and :mod:`ldp_helpers.explore.utility`; each panel keeps one
-figure and updates its artists.  The oracles are the registry's (:func:`~ldp_helpers.explore.oracles.oracle_keys`),
+figure and updates its artists.  The oracles are the registry's (:func:`~ldp_helpers.explore.oracles.panel_keys`),
 each built for the panel's ε and d; a sketch's own parameters (k, m) have controls of their own.
 The RAPPOR simulator is in :mod:`ldp_helpers.explore.rappor_panel`, continual counting and m-shot in
 :mod:`ldp_helpers.explore.paper_panels`.
@@ -27,7 +27,7 @@ from ldp_helpers.explore import _controls as c
 from ldp_helpers.explore import paper_panels, rappor_panel as rappor_module
 from ldp_helpers.explore._widgets import (SMALL, Panel, build, count_ticks, display_panel, figure_for, fmt, integer_ticks,
                                           outside_legend, power_of_ten_ticks, show_figure)
-from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_keys, oracle_parameters,
+from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_parameters, panel_keys,
                                          playground_state)
 from ldp_helpers.explore.utility import oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
 from ldp_helpers.mechanisms.registry import REGISTRY
@@ -44,13 +44,13 @@ def _colour(key: str) -> str:
     """One colour per registered oracle, the same in every panel (matplotlib's tab10, then tab20's light tones)."""
     from matplotlib import colormaps
 
-    i = oracle_keys().index(key)
+    i = panel_keys().index(key)
     return colormaps["tab10"](i % 10) if i < 10 else colormaps["tab20"](2 * (i - 10) % 20 + 1)
 
 
 def _structure_controls(structure: dict) -> dict:
     """A control per structural parameter of the listed oracles (a sketch's k and m)."""
-    specs = {name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}
+    specs = {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
     return {name: c.number(structure[name], spec.low, spec.high, spec.label, integer=True,
                            log=spec.low > 0 and spec.high / spec.low >= 100) for name, spec in specs.items()}
 
@@ -167,7 +167,7 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
     defaults = dict(mechanism_key=mechanism_key, epsilon=epsilon, d=d, n=n, population=population, zipf_s=zipf_s,
                     seed=seed, **structure)
     controls = {
-        "mechanism_key": c.choice([(REGISTRY[k].label, k) for k in oracle_keys()], mechanism_key, "oracle"),
+        "mechanism_key": c.choice([(REGISTRY[k].label, k) for k in panel_keys()], mechanism_key, "oracle"),
         "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
         "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
         "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
@@ -197,7 +197,7 @@ def _setup_privacy_utility(fig) -> dict:
 
     ax = fig.add_axes((0.075, 0.12, 0.6, 0.76))
     lines = {}
-    for key in oracle_keys():
+    for key in panel_keys():
         lines[key] = ax.plot([], [], color=_colour(key), lw=1.8, label=REGISTRY[key].label)[0]
         lines[key + ":approx"] = ax.plot([], [], color=_colour(key), ls=":", lw=1.1)[0]
     cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best"))
@@ -222,7 +222,7 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, **structu
     panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE "
                            f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
                            f"crossovers of the best oracle: {html.escape(cross)}")
-    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(oracle_keys()) + 3) + 1.1)))  # room for the legend
+    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(panel_keys()) + 3) + 1.1)))  # room for the legend
     for key, values in curves.exact.items():
         a["lines"][key].set_data(curves.epsilons, values)
         a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))

@@ -80,6 +80,11 @@ class CountMeanSketch(FrequencyOracle):
     unbiased = False
 
     @property
+    def report_bits(self) -> int:
+        """Bits sent per report (ṽ, j): the m-bit ±1 vector and the hash index j ∈ [0, k), ⌈log2 k⌉ bits."""
+        return (self.k - 1).bit_length() + self.m
+
+    @property
     def tight(self) -> bool:
         """Whether the whole-report loss equals ε: some hash h_j separates two values (two entries flip)."""
         table = self.hash_table()

@@ -33,15 +33,11 @@ PANELS = {"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true", "
           "n", "population", "shape", "candidate", "cohort", "user", "report", "survey"}
 
 SPECS = {
-    EO + "oracle_keys": spec(),
+    EO + "panel_keys": spec(),
     EO + "oracle_parameters": spec(mechanism_key="cms"),
     EO + "check_structure": spec(structure={"k": 4}, d=64, _extra={"structure": [{"k": 0}, {"zz": 1}, {"m": 10**6}],
                                                                    "d": [1, 4096]}),
-    EO + "build_oracle": spec(mechanism_key="cms", epsilon=1.0, d=5, structure={"k": 2, "m": 4}, seed=0,
-                              _extra={"d": [1, 4096], "seed": [-1]}),
     EOUT + "whole_report_epsilon": spec(oracle=OUE5),
-    EO + "exact_errors": spec(oracle=OUE5, truth=COUNTS, _extra={"truth": [np.zeros(5, dtype=np.int64), COUNTS[:4]]}),
-    EOUT + "report_size": spec(oracle=OUE5),
     EO + "population_counts": spec(population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0, 11.0]}),
     EO + "playground_state": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0,
                                   structure={"k": 2}, _extra={"d": [1], "seed": [-1]}),
@@ -95,5 +91,5 @@ SPECS = {
                                                          _free={"counts", "reports_per_cohort", "blooms", "f", "p", "q"}),
 }
 
-RECORDS = {EO + "PlaygroundState", EOUT + "ReportSize", EO + "Structure", EU + "PrivacyUtilityCurves", ER + "RapporGuide",
+RECORDS = {EO + "PlaygroundState", EO + "Structure", EU + "PrivacyUtilityCurves", ER + "RapporGuide",
            ES + "ReportSteps", ES + "DecodedCounts", ES + "SimulatedSurvey", ST + "ContinualCurves", ST + "MShotCurves"}
