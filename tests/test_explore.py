@@ -198,10 +198,10 @@ def test_playground_panel_updates_survives_refusals_and_offers_its_numbers():
     assert panel.message.value == "" and panel.busy.value == "" and "whole-report ε from the table" in first_summary
     assert first_png.startswith(b"\x89PNG") and "ldp-playground.csv" in panel.downloads.value
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon must be in [1e-12, inf); got 0.0" in panel.message.value and panel.busy.value == ""
+    assert "— epsilon must be in [1e-12, inf); got 0.0" in panel.message.value and panel.busy.value == ""
     assert panel.summary.value == first_summary
     panel.controls["epsilon"].box.value = "abc"  # typed text reaches the library's check: a message, not silence
-    assert "refused: epsilon must be a real number; got &#x27;abc&#x27;" in panel.message.value
+    assert "— epsilon must be a real number; got &#x27;abc&#x27;" in panel.message.value
     panel.controls["epsilon"].box.value = "2.5"  # keeps working
     assert panel.message.value == "" and panel.controls["epsilon"].value == 2.5 and panel.png[-1] != first_png
     assert f"{playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
@@ -228,11 +228,12 @@ def test_privacy_utility_panel_updates_and_survives_bad_values():
     before = panel.summary.value
     assert panel.message.value == "" and "lowest exact MSE" in before
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon must be in" in panel.message.value
+    assert "— epsilon must be in" in panel.message.value
     panel.controls["epsilon"].value = 5.0
     panel.controls["d"].value = 1
-    assert "refused: d must be an integer" in panel.message.value
-    panel.controls["d"].value = 43
+    assert "— d must be an integer" in panel.message.value
+    assert panel.controls["d"].value == 43 and "back to d = 43" in panel.message.value  # the value in effect
+    panel.controls["epsilon"].value = 5.5
     assert panel.message.value == "" and panel.summary.value != before and "GRR" in panel.summary.value
     line = panel.artists["lines"]["cms"].get_ydata()
     np.testing.assert_allclose(line, privacy_utility_curves(43, 10_000, np.linspace(0.05, 4.0, panels.CURVE_POINTS)).exact["cms"])
@@ -264,7 +265,7 @@ def test_the_slider_and_the_box_stay_in_step():
     control.box.value = "1e6"  # typed: parsed as an integer, the slider follows
     assert control.value == 1_000_000 and control.slider.value == pytest.approx(1e6)
     control.box.value = "2.5"
-    assert "refused: n must be an integer" in panel.message.value
+    assert "— n must be an integer" in panel.message.value
 
 
 @pytest.mark.parametrize("n", [43 * 1000, 43 * 10**6])

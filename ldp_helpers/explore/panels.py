@@ -23,14 +23,16 @@ import textwrap
 import numpy as np
 
 from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
+from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore import _controls as c
 from ldp_helpers.explore import paper_panels, rappor_panel as rappor_module
 from ldp_helpers.explore._widgets import (SMALL, Panel, build, count_ticks, display_panel, figure_for, fmt, integer_ticks,
                                           outside_legend, power_of_ten_ticks, show_figure)
 from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_parameters, panel_keys,
                                          playground_state)
-from ldp_helpers.explore.utility import oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
+from ldp_helpers.explore.utility import crossovers, oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
 from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.simulate.populations import flat_counts
 
 PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
@@ -192,63 +194,113 @@ def _curves(d: int, n: int, epsilon_max: float, structure: tuple):
 CURVE_POINTS = 30
 
 
+#: the privacy–utility panel's sets of curves: a chosen few by default (distinct colours, a short legend), the rest
+#: toggled by this choice (the CSV always holds every oracle)
+FEW = ("grr", "oue", "olh", "ss", "hr", "cms")
+SHOWN = {"few": "a few: GRR, OUE, OLH, SS, HR, CMS", "one-shot": "every unbiased one-shot oracle",
+         "sketches": "every sketch (fixed hashes)", "all": "every oracle"}
+
+
+def shown_keys(shown: str) -> tuple[str, ...]:
+    """The oracles whose curves the privacy–utility panel draws for the choice ``shown`` (one of :data:`SHOWN`)."""
+    shown = check_choice("shown", shown, tuple(SHOWN))
+    groups = fo.oracle_groups()
+    wanted = {"few": FEW, "one-shot": groups["one-shot"], "sketches": groups["sketch"], "all": panel_keys()}[shown]
+    return tuple(key for key in panel_keys() if key in wanted)
+
+
 def _setup_privacy_utility(fig) -> dict:
     from matplotlib.collections import LineCollection
 
     ax = fig.add_axes((0.075, 0.12, 0.6, 0.76))
     lines = {}
     for key in panel_keys():
-        lines[key] = ax.plot([], [], color=_colour(key), lw=1.8, label=REGISTRY[key].label)[0]
-        lines[key + ":approx"] = ax.plot([], [], color=_colour(key), ls=":", lw=1.1)[0]
+        lines[key] = ax.plot([], [], lw=1.8, label=REGISTRY[key].label)[0]
+        lines[key + ":approx"] = ax.plot([], [], ls=":", lw=1.1)[0]
     cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best"))
     now = ax.axvline(1.0, color="black", lw=1.2, label="chosen ε")
-    ax.plot([], [], "k:", lw=1.1, label="Wang's approximation (dotted)")
+    wang = ax.plot([], [], "k:", lw=1.1, label="Wang's approximation (dotted)")[0]
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
     power_of_ten_ticks(ax.yaxis)
-    outside_legend(ax)
     title = ax.set_title("", loc="left")
-    return {"ax": ax, "lines": lines, "cross": cross, "now": now, "title": title}
+    return {"ax": ax, "lines": lines, "cross": cross, "now": now, "wang": wang, "title": title, "shown": None}
 
 
-def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, **structure) -> None:
+def _show_curves(a: dict, keys: tuple) -> None:
+    """Draw only ``keys``' curves, in distinct colours (tab10, then dashed), with a legend of those alone."""
+    from matplotlib import colormaps
+
+    if a["shown"] == keys:
+        return
+    for key in panel_keys():
+        a["lines"][key].set_visible(key in keys)
+        a["lines"][key + ":approx"].set_visible(key in keys)
+    for i, key in enumerate(keys):
+        colour, style = colormaps["tab10"](i % 10), ("-", "--")[(i // 10) % 2]
+        a["lines"][key].set(color=colour, ls=style)
+        a["lines"][key + ":approx"].set(color=colour)
+    outside_legend(a["ax"], [a["lines"][k] for k in keys] + [a["cross"], a["now"], a["wang"]])
+    a["shown"] = keys
+
+
+def _flh_note(d: int, n: int, epsilon: float, structure: tuple) -> str:
+    """Why FLH's curve jumps: its hash range g = round(e^ε) + 1 follows ε, its k hashes are fixed."""
+    try:
+        flh = fo.build_oracle("flh", epsilon, d, structure=dict(structure))
+        moments = fo.exact_moments(flh, flat_counts(n, d))
+    except ValueError:
+        return ""
+    return (f" FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε (here g = {flh.hash_range}) "
+            f"while its k = {flh.k} hash functions stay fixed: each new g sends other values into shared cells, and "
+            f"that collision bias (∝ n²) is {100 * moments.bias_sq / moments.mse:.0f}% of its MSE at this ε.")
+
+
+def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **structure) -> None:
     epsilon = check_epsilon(epsilon)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
+    keys = shown_keys(shown)
     shape = tuple(check_structure(structure, d).items())
     curves = _curves(d, n, epsilon_max, shape)
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
-    shown = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers]
-    cross = ", ".join(shown[:4]) + (f", … ({len(shown)} in all, see the CSV)" if len(shown) > 4 else "") or "none"
-    panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE "
+    found = crossovers(curves.epsilons, keys, curves.exact)
+    listed = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in found]
+    cross = ", ".join(listed[:4]) + (f", … ({len(listed)} in all)" if len(listed) > 4 else "") or "none"
+    panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE of every oracle "
                            f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
-                           f"crossovers of the best oracle: {html.escape(cross)}")
-    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(panel_keys()) + 3) + 1.1)))  # room for the legend
+                           f"crossovers of the best oracle shown: {html.escape(cross)}."
+                           + (html.escape(_flh_note(d, n, epsilon, shape)) if "flh" in keys else ""))
+    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(panel_keys()) + 3) + 1.1)))
+    _show_curves(a, keys)
     for key, values in curves.exact.items():
         a["lines"][key].set_data(curves.epsilons, values)
         a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))
-    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in curves.exact.values()])
-    a["cross"].set_segments([[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in curves.crossovers])
+    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for k, v in curves.exact.items() if k in keys])
+    a["cross"].set_segments([[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in found])
     a["now"].set_xdata([epsilon, epsilon])
     a["ax"].set_xlim(0.0, epsilon_max)
     a["ax"].set_ylim(finite.min() / 1.5, finite.max() * 1.5)
     a["title"].set_text(f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values")
-    keys = list(curves.exact)
-    rows = [(float(e), *(curves.exact[k][j] for k in keys), *(curves.bias_sq[k][j] for k in keys),
-             *(curves.approx[k][j] if k in curves.approx else "" for k in keys)) for j, e in enumerate(curves.epsilons)]
-    header = ("epsilon", *(f"mse_{k}" for k in keys), *(f"bias_sq_{k}" for k in keys), *(f"approx_var_{k}" for k in keys))
+    every = list(curves.exact)
+    rows = [(float(e), *(curves.exact[k][j] for k in every), *(curves.bias_sq[k][j] for k in every),
+             *(curves.approx[k][j] if k in curves.approx else "" for k in every)) for j, e in enumerate(curves.epsilons)]
+    header = ("epsilon", *(f"mse_{k}" for k in every), *(f"bias_sq_{k}" for k in every),
+              *(f"approx_var_{k}" for k in every))
     show_figure(panel, header, rows)
 
 
-def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, **structure) -> Panel:
-    """Privacy–utility: exact MSE (bias² + variance) and Wang's approximation of every registered oracle vs ε.
+def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, shown="few", **structure) -> Panel:
+    """Privacy–utility: exact MSE (bias² + variance) and Wang's approximation of the registered oracles vs ε.
 
-    Crossovers of the best oracle are marked; ``structure`` sets a sketch's k and m.
+    ``shown`` picks the curves drawn (:data:`SHOWN`: a chosen few by default); crossovers of the best
+    oracle shown are marked; ``structure`` sets a sketch's k and m.
 
     References
     ----------
     [wang2017] Eq. (2), §4; [grr_vs_oue] Fig. 3.7.
     """
     structure = check_structure(structure)
+    shown_keys(shown)
     privacy_utility_curves(d, n, np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
                            structure=structure)
     controls = {
@@ -256,9 +308,10 @@ def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, **st
         "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
         "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
         "epsilon_max": c.number(float(epsilon_max), 0.2, 20.0, "ε max (axis)", step=0.1),
+        "shown": c.choice([(label, key) for key, label in SHOWN.items()], shown, "curves"),
         **_structure_controls(structure),
     }
-    defaults = dict(epsilon=epsilon, d=d, n=n, epsilon_max=epsilon_max, **structure)
+    defaults = dict(epsilon=epsilon, d=d, n=n, epsilon_max=epsilon_max, shown=shown, **structure)
     return build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε", defaults=defaults)
 
 

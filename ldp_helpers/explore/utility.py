@@ -69,20 +69,35 @@ def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityC
     exact = {key: points[key][:, 0] for key in keys}
     approx = {key: points[key][:, 2] for key in keys if not np.all(np.isnan(points[key][:, 2]))}
     return PrivacyUtilityCurves(grid, exact, {key: points[key][:, 1] for key in keys}, approx,
-                                {key: REGISTRY[key].label for key in keys}, _crossovers(grid, keys, exact))
+                                {key: REGISTRY[key].label for key in keys}, crossovers(grid, keys, exact))
 
 
-def _crossovers(grid: np.ndarray, keys: tuple, exact: dict) -> tuple:
+def crossovers(epsilons, keys, exact) -> tuple:
+    """``(ε, best below, best above)`` wherever the lowest of these oracles' curves changes between grid points.
+
+    ``exact`` maps each key to its MSE on the grid ``epsilons`` (NaN where refused); ties go to the
+    key listed first (:func:`~ldp_helpers.experiments.field_oracles.lowest_index`).  A crossover is
+    placed where the log-MSE difference of the two changes sign (linear in ε).
+
+    References
+    ----------
+    [wang2017] §4.4; [grr_vs_oue] §3.6 (the exact GRR–OUE crossover).
+    """
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if not isinstance(keys, (list, tuple)) or not keys:
+        fail("keys", keys, "a non-empty list of oracle keys")
+    if not isinstance(exact, dict) or any(k not in exact or np.shape(exact[k]) != grid.shape for k in keys):
+        fail("exact", exact, f"a dict giving each of {list(keys)} its MSE on the {grid.size} budgets")
     table = np.array([exact[key] for key in keys])
     best = fo.lowest_index(np.where(np.isnan(table), np.inf, table))  # a tie (e.g. ADP = GRR) is no crossover
-    crossovers = []
+    found = []
     for j in range(grid.size - 1):
         a, b = best[j], best[j + 1]
         if a != b and a >= 0 and b >= 0:
             diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
             t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
-            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
-    return tuple(crossovers)
+            found.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
+    return tuple(found)
 
 
 def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure=None,

@@ -30,7 +30,7 @@ EOUT = "ldp_helpers.explore.outputs."
 SH, SV, ST = "ldp_helpers.explore.share.", "ldp_helpers.explore.serve.", "ldp_helpers.explore.streams."
 PANELS = {"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true", "zipf_s", "alpha", "correction", "simulate",
           "mu", "n_users", "n_rounds", "beta", "epsilon_max", "n_draws", "seed", "epsilon", "theta", "mechanism_key", "d",
-          "n", "population", "shape", "candidate", "cohort", "user", "report", "survey"}
+          "n", "population", "shape", "candidate", "cohort", "user", "report", "survey", "shown"}
 
 SPECS = {
     EO + "panel_keys": spec(),
@@ -46,6 +46,9 @@ SPECS = {
     EU + "privacy_utility_curves": spec(d=5, n=100, epsilons=np.array([0.5, 1.0, 2.0]), structure={"k": 2},
                                         _extra={"d": [1]}),
     EU + "phase_keys": spec(),
+    EU + "crossovers": spec(epsilons=np.array([0.5, 1.0]), keys=["grr", "oue"],
+                            exact={"grr": np.array([2.0, 1.0]), "oue": np.array([1.0, 2.0])},
+                            _extra={"keys": [[]], "exact": [{"grr": np.ones(2)}, {"grr": np.ones(3), "oue": np.ones(3)}]}),
     EU + "phase_diagram": spec(epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}),
     ER + "candidate_weights": spec(shape="exponential", n_candidates=10, n_true=3, s=1.0,
                                    _extra={"n_true": [11], "s": [-1.0, 21.0]}),
@@ -70,7 +73,7 @@ SPECS = {
     SH + "encode_view": spec(view={"playground": {"epsilon": 2.0}}, _extra={"view": [{"p": {"e": float("nan")}}, {"p": 1}]}),
     SH + "decode_view": spec(code=CODE, _extra={"code": ["v1.!!", "v2." + CODE[3:], "v1." + "A" * 5000, CODE[:-4]]}),
     SH + "view_from_query": spec(query="view=" + CODE, _free={"query"}),
-    SH + "changed_settings": spec(panels=[]),
+    SH + "view_of": spec(panels=[]),
     SH + "apply_view": spec(panels=[], view={"playground": {"epsilon": 2.0}}),
     SH + "share_bar": spec(),
     SV + "allowed_host": spec(host="127.0.0.1:8866", port=8866, _free={"host"}, _extra={"port": [0, 65536]}),
