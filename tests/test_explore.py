@@ -276,3 +276,12 @@ def test_at_large_n_the_biased_sketches_bias_keeps_them_out_of_the_best(n):
     assert "cms" in biased and np.all(curves.bias_sq["oue"] == 0)
     assert biased.isdisjoint({k for _, a, b in curves.crossovers for k in (a, b)})
     assert oracle_ranking(1.0, 43, n)[0][0] not in biased
+
+
+def test_the_stored_phase_map_is_the_science_map():
+    """The playground's phase map is precomputed (first paint); it must be 07's best-oracle map on its grid."""
+    epsilons, ds = utility.PHASE_GRID
+    stored = utility._stored_phase_table(epsilons, ds)
+    assert stored is not None and stored.shape == (len(ds), len(epsilons))
+    np.testing.assert_array_equal(stored, fo.best_oracle_map(list(utility.phase_keys()), list(epsilons), list(ds)))
+    assert utility._stored_phase_table(epsilons[:-1], ds) is None  # another grid: computed, never the stored one

@@ -192,6 +192,11 @@ def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
     oracle = _oracle(mechanism_key, epsilon, d, structure, seed)
+    cells = getattr(oracle, "k", 1) * getattr(oracle, "hash_range", 1)  # FLH's survey fills k × g cells, g ≈ e^ε
+    if cells > WORK_KM:
+        fail("epsilon", epsilon, f"a budget at which {REGISTRY[mechanism_key].label}'s survey fills at most "
+                                 f"{WORK_KM:,} cells (k × g = {oracle.k} × {oracle.hash_range} here: g = round(e^ε) + 1 "
+                                 "follows ε; set g, or a smaller ε)")
     truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
     rng = check_rng(np.random.default_rng(int(seed)))

@@ -30,7 +30,7 @@ from ldp_helpers.explore._widgets import (SMALL, Panel, build, count_ticks, disp
                                           outside_legend, power_of_ten_ticks, show_figure)
 from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_parameters, panel_keys,
                                          playground_state)
-from ldp_helpers.explore.utility import crossovers, oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
+from ldp_helpers.explore.utility import PHASE_GRID, crossovers, oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
 
@@ -38,8 +38,7 @@ PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
 
 #: the phase diagram's grid (computed once, cached): ε and d log-spaced over the controls' ranges
-PHASE_EPSILONS = np.geomspace(0.05, 20.0, 60)
-PHASE_DS = np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))
+PHASE_EPSILONS, PHASE_DS = (np.array(axis) for axis in PHASE_GRID)
 
 
 def _colour(key: str) -> str:
@@ -112,6 +111,13 @@ def _count_scale(ax, truth: np.ndarray, sigma: np.ndarray) -> str:
     return want
 
 
+#: what the playground says of a sketch's hashes (its bias is its collisions under this family, for this draw)
+HASH_FAMILY = (". Its k hashes are the universal family h<sub>j</sub>(x) = ((a<sub>j</sub>x + b<sub>j</sub>) mod P) mod m, "
+               "P = 2<sup>31</sup> − 1, (a<sub>j</sub>, b<sub>j</sub>) drawn from the seed — not Apple's SHA-256 of "
+               "(j, x): the bias shown is this draw's collisions (another seed, another bias; averaged over draws "
+               "the sketch is unbiased)")
+
+
 def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed, **structure) -> None:
     s = playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure)
     d, own = s.true_counts.size, oracle_parameters(mechanism_key)
@@ -127,7 +133,8 @@ def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, 
         f"report size = <b class='ldp-bits'>{s.report_bits}</b> bits, "
         f"exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>{split}; "
         f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0]].label)}</b> (rank of this oracle: "
-        f"{ranking.index(mechanism_key) + 1} of {len(ranking)})")
+        f"{ranking.index(mechanism_key) + 1} of {len(ranking)})"
+        + (HASH_FAMILY if s.bias_sq > 0 and hasattr(REGISTRY[mechanism_key].example(), "hash_a") else ""))
     fig, a = figure_for(panel, _setup_playground, figsize=(11.0, 4.4))
     x = np.arange(d)
     a["truth"].set_data(s.true_counts.astype(float), np.arange(d + 1) - 0.5)

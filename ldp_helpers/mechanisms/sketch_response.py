@@ -33,7 +33,7 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_choice, check_domain_values, check_instance, check_int,
                                      check_int_array, check_ndim, check_real_array, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables, _hash_values
+from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _collision_tables, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
@@ -186,8 +186,7 @@ class SketchResponse(FrequencyOracle):
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = m/(m−1)·Σ_v f_v (S[v, x] − 1/m) for these hashes (the CMS's)."""
         counts, _ = self._counts_and_n(truth)
-        rates = _collision_tables(self.hash_a, self.hash_b, self.d, self.m)[0]
-        return self.m / (self.m - 1) * (counts @ (rates - 1 / self.m))
+        return self.m / (self.m - 1) * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] = (m/(m−1))²·Σ_v f_v (S(a + 1) + (1 − S) b − S²), a = p*(1−p*)/(p*−q*)², b = q*(1−q*)/(p*−q*)²."""
