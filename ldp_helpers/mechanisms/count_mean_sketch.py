@@ -280,14 +280,15 @@ def _key(counts: np.ndarray) -> tuple[bytes, str]:
 
 @functools.lru_cache(maxsize=256)
 def _collision_product(hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tuple, part: str) -> np.ndarray:
-    """f·(S − 1/m), f·S(1 − S) or f·(S − S(1 − S)) for the population ``counts`` (:func:`_key`), read-only.
+    """f·(S − 1/m), f·S, f·S(1 − S) or f·(S − S(1 − S)) for the population ``counts`` (:func:`_key`), read-only.
 
     None depends on ε: sketches rebuilt at another ε (a curve over ε, a moved slider) reuse them, one
     O(d²) product per population and design instead of one per ε.
     """
     rates, spread = _collision_tables(hash_a, hash_b, d, m)
     f = np.frombuffer(counts[0], dtype=counts[1])
-    out = f @ {"centred": lambda: rates - 1 / m, "spread": lambda: spread, "squares": lambda: rates - spread}[part]()
+    out = f @ {"centred": lambda: rates - 1 / m, "rates": lambda: rates, "spread": lambda: spread,
+               "squares": lambda: rates - spread}[part]()
     out.setflags(write=False)
     return out
 

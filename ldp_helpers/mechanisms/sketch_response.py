@@ -33,7 +33,7 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_choice, check_domain_values, check_instance, check_int,
                                      check_int_array, check_ndim, check_real_array, check_rng, check_trailing_shape, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _collision_tables, _hash_values, _key
+from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
@@ -190,12 +190,14 @@ class SketchResponse(FrequencyOracle):
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] = (m/(m−1))²·Σ_v f_v (S(a + 1) + (1 − S) b − S²), a = p*(1−p*)/(p*−q*)², b = q*(1−q*)/(p*−q*)²."""
-        counts, _ = self._counts_and_n(truth)
-        rates, spread = _collision_tables(self.hash_a, self.hash_b, self.d, self.m)
+        counts, n = self._counts_and_n(truth)
+        key = _key(counts)  # f·S and f·S(1 − S) do not depend on ε: cached per design and population
+        rates, spread = (_collision_product(self.hash_a, self.hash_b, self.d, self.m, key, part)
+                         for part in ("rates", "spread"))
         p, q = self.inner.p, self.inner.q
         a, b = p * (1 - p) / (p - q) ** 2, q * (1 - q) / (p - q) ** 2
-        per_user = rates * a + (1 - rates) * b + spread  # S(a + 1) − S² = S·a + S(1 − S)
-        return (self.m / (self.m - 1)) ** 2 * (counts @ per_user)
+        # Σ_v f_v (S a + (1 − S) b + S(1 − S)) = a f·S + b (n − f·S) + f·S(1 − S)
+        return (self.m / (self.m - 1)) ** 2 * (a * rates + b * (n - rates) + spread)
 
     def output_table(self) -> np.ndarray:
         """P[x, (j, y)] = (1/k)·P_inner[h_j(x), y] over every row and inner report."""
