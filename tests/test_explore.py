@@ -1,6 +1,8 @@
 """The explorer's oracle functions (ldp_helpers.explore.oracles, .utility) and its two oracle panels, without a browser."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 
@@ -285,3 +287,39 @@ def test_the_stored_phase_map_is_the_science_map():
     assert stored is not None and stored.shape == (len(ds), len(epsilons))
     np.testing.assert_array_equal(stored, fo.best_oracle_map(list(utility.phase_keys()), list(epsilons), list(ds)))
     assert utility._stored_phase_table(epsilons[:-1], ds) is None  # another grid: computed, never the stored one
+
+
+def test_a_moment_beyond_double_precision_is_refused_never_an_mse_of_zero():
+    """Issue 36 item 4: HR at ε = 700 showed 'exact MSE = 0'; its variance rounds to 0 there, so ε is refused."""
+    with pytest.raises(ValueError, match="epsilon must be a budget at which HadamardResponse's exact moments are "
+                                         "within double precision at d = 43"):
+        playground_state("hr", 700.0, 43, 10**5)
+    panel = playground_panel(mechanism_key="hr", epsilon=1.0, d=43, n=10**5)
+    panel.controls["epsilon"].box.value = "700"
+    assert "refused: epsilon = 700 — epsilon must be a budget" in panel.message.value
+    assert panel.controls["epsilon"].value == 1.0 and "ldp-mse'>0<" not in panel.summary.value
+
+
+def test_flh_at_a_large_budget_is_refused_for_its_work_and_still_ranked_by_its_moments():
+    """g = round(e^ε) + 1 ≈ 5·10⁸ at ε = 20: the survey's k × g cells are refused by name (never a MemoryError);
+    its exact moments group the values present, so the ranking keeps it."""
+    with pytest.raises(ValueError, match=r"epsilon must be a budget at which Fast local hashing \(FLH\)'s survey "
+                                         r"fills at most 65,536 cells"):
+        playground_state("flh", 20.0, 64, 10**6)
+    assert "flh" in dict(oracle_ranking(20.0, 64, 10**6))
+    with pytest.raises(ValueError, match="epsilon=20.0 would allocate"):
+        fo.build_oracle("flh", 20.0, 64).sample_aggregate(np.ones(64, dtype=np.int64), rng=np.random.default_rng(0))
+
+
+def test_privacy_utility_draws_a_chosen_few_by_default_and_toggles_the_rest():
+    panel = privacy_utility_panel(d=43, n=10_000)
+    lines = panel.artists["lines"]
+    assert {k for k in panel_keys() if lines[k].get_visible()} == set(panels.FEW)
+    legend = [t.get_text() for t in panel.figure.axes[0].get_legend().get_texts()]
+    assert len(legend) == len(panels.FEW) + 3
+    panel.controls["shown"].value = "all"
+    assert all(lines[k].get_visible() for k in panel_keys()) and panel.message.value == ""
+    colours = {(str(lines[k].get_color()), lines[k].get_linestyle()) for k in panel_keys()}
+    assert len(colours) == len(panel_keys())  # no two curves drawn alike
+    panel.controls["shown"].value = "sketches"
+    assert "FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε" in html.unescape(panel.summary.value)

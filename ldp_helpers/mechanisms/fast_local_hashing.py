@@ -79,13 +79,29 @@ def _collision_sums(table: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, 
         rates /= k
         return weights @ rates, weights @ rates**2
     linear, square = np.zeros(d), np.zeros(d)
-    for j in range(k):  # grouped by the values present, never by the g cells (g = e^ε + 1 may be 10⁸)
-        _, cell = np.unique(table[j], return_inverse=True)
+    cells, pairs = _collision_groups(table.tobytes(), table.dtype.str, table.shape)
+    for cell in cells:
         linear += np.bincount(cell, weights=weights)[cell]
-        for jj in range(j, k):
-            _, groups = np.unique(table[j] * (int(table[jj].max()) + 1) + table[jj], return_inverse=True)
-            square += (1 if jj == j else 2) * np.bincount(groups, weights=weights)[groups]
+    for twice, groups in pairs:
+        square += (2 if twice else 1) * np.bincount(groups, weights=weights)[groups]
     return linear / k, square / k**2
+
+
+@functools.lru_cache(maxsize=32)
+def _collision_groups(table: bytes, dtype: str, shape: tuple) -> tuple[tuple, tuple]:
+    """Which values share a cell of h_j (per j) and a pair of cells (h_j, h_j') (per j ≤ j'): group labels, read-only.
+
+    They depend on the hash table only, so a new population reuses them.  Grouped by the values present,
+    never by the g cells (g = e^ε + 1 may be 10⁸).
+    """
+    rows = np.frombuffer(table, dtype=dtype).reshape(shape)
+    k = shape[0]
+    cells = tuple(np.unique(rows[j], return_inverse=True)[1] for j in range(k))
+    pairs = tuple((jj != j, np.unique(rows[j] * (int(rows[jj].max()) + 1) + rows[jj], return_inverse=True)[1])
+                  for j in range(k) for jj in range(j, k))
+    for labels in (*cells, *(groups for _, groups in pairs)):
+        labels.setflags(write=False)
+    return cells, pairs
 
 
 @functools.lru_cache(maxsize=256)
