@@ -132,8 +132,9 @@ def _check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s,
     return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
 
 
-#: the panels' ceilings on a hashed design: k·m·M cells of X, m·M·h hashes, M candidates
-MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**23, 2**19, 1000
+#: the panels' ceilings on a hashed design, sized by time (XᵀX of 2^22 cells and its M × M pseudo-inverse within
+#: about a second on 2 idle cores): k·m·M cells of X, m·M·h hashes, M candidates
+MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**22, 2**19, 1000
 
 
 def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zipf_s=1.0, alpha=0.05,
@@ -226,8 +227,8 @@ def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100,
 
 
 #: the panels' ceiling on decoding, sized by time: k·m·M cells of X over the surveys one interaction decodes (the
-#: LASSO on 2^20 cells — k·m = 1024 rows, M = 1000 — takes about a second on 2 idle cores)
-MAX_DECODE_CELLS = 2**20
+#: LASSO on 2^20 cells — k·m = 1024 rows, M = 1000 — takes about half a second on 2 idle cores)
+MAX_DECODE_CELLS = 2**21
 
 
 def _check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int = 1) -> None:
