@@ -86,6 +86,7 @@ SPECS = {
                                                         _free=PANELS),
     "ldp_helpers.explore.panels.privacy_utility_panel": spec(epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS),
     "ldp_helpers.explore.panels.show_panel": spec(name="playground", _valid=False),
+    "ldp_helpers.explore.panels.shown_keys": spec(shown="few"),
     "ldp_helpers.explore.paper_panels.continual_panel": spec(mu=0.5, n_users=2000, n_rounds=4, _valid=False, _free=PANELS),
     "ldp_helpers.explore.paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, _valid=False, _free=PANELS),
     "ldp_helpers.explore.rappor_panel.rappor_panel": spec(**RAPPOR, _valid=False, _free=PANELS),
