@@ -1,11 +1,14 @@
 """The explorer's oracle functions (ldp_helpers.explore.oracles, .utility) and its two oracle panels, without a browser."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 
+from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore import oracles, panels, utility
-from ldp_helpers.explore.oracles import (UNAVAILABLE, build_oracle, oracle_keys, oracle_parameters, playground_state,
+from ldp_helpers.explore.oracles import (UNAVAILABLE, oracle_parameters, panel_keys, playground_state,
                                          population_counts)
 from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
 from ldp_helpers.mechanisms.base import FrequencyOracle
@@ -14,16 +17,20 @@ from ldp_helpers.mechanisms.histogram_encoding import THE, optimal_threshold
 from ldp_helpers.mechanisms.local_hashing import OLH, olh_hash_range
 from ldp_helpers.mechanisms.registry import REGISTRY
 
+oracle_keys = panel_keys
 
-def test_oracle_keys_are_the_registrys_frequency_oracles_of_the_oracle_families():
-    expected = [k for k, e in REGISTRY.items()
-                if e.family in oracles.ORACLE_FAMILIES and isinstance(e.example(), FrequencyOracle)]
-    assert list(oracle_keys()) == expected
-    assert {"grr", "oue", "olh", "cms"} <= set(expected)
-    for key, entry in REGISTRY.items():  # every other entry: another family, or not an oracle over [0, d)
-        if key not in expected:
-            assert entry.family not in oracles.ORACLE_FAMILIES or not isinstance(entry.example(), FrequencyOracle)
-    assert not {"rappor", "glance", "binary_rr", "m_shot"} & set(expected)
+
+def build_oracle(key, epsilon, d, *, structure=None, seed=0):
+    """The oracle a panel shows: the one factory with the panels' structure (their defaults, ranges and ceilings)."""
+    return fo.build_oracle(key, epsilon, d, structure=oracles.check_structure(structure, d), seed=seed)
+
+
+def test_the_panels_list_every_frequency_oracle_but_the_longitudinal_ones():
+    expected = [k for k, e in REGISTRY.items() if isinstance(e.example(), FrequencyOracle)
+                and not hasattr(e.example(), "epsilon_after")]
+    assert list(panel_keys()) == expected
+    assert {"grr", "oue", "olh", "cms", "ss", "hr"} <= set(expected) and not {"l_grr", "l_oue"} & set(expected)
+    assert not {"rappor", "glance", "binary_rr", "m_shot", "duchi_mean"} & set(expected)
 
 
 def test_olh_and_the_follow_epsilon_instead_of_the_registry_examples():
@@ -44,7 +51,7 @@ def test_the_sketch_is_built_for_the_panels_d_with_its_own_k_and_m():
     with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 64\]"):
         build_oracle("cms", 1.0, 43, structure={"k": 65})
     with pytest.raises(ValueError, match="structure must be a dict with keys among"):
-        build_oracle("cms", 1.0, 43, structure={"width": 3})
+        fo.build_oracle("cms", 1.0, 43, structure={"width": 3})
 
 
 def test_dbitflips_bits_per_user_are_exposed_and_checked_by_the_class():
@@ -148,17 +155,18 @@ def test_privacy_utility_curves_refuse_bad_grids(epsilons):
 
 @pytest.mark.parametrize("key, d, bits", [("grr", 1024, 10), ("grr", 43, 6), ("oue", 43, 43), ("sue", 7, 7),
                                           ("she", 43, 64 * 43), ("the", 10, 640)])
-def test_report_size_counts_the_bits_one_user_sends(key, d, bits):
-    size = oracles.report_size(build_oracle(key, 1.0, d))
-    assert size.bits == bits and size.how
+def test_report_bits_count_the_bits_one_user_sends(key, d, bits):
+    """[wang2017] §4: DE sends a value (⌈log2 d⌉ bits), UE d bits, HE d reals (doubles here)."""
+    assert build_oracle(key, 1.0, d).report_bits == bits == playground_state(key, 1.0, d, 100).report_bits
 
 
-def test_report_size_of_hashing_oracles_and_the_sketch():
-    olh = build_oracle("olh", 2.0, 1024)
-    assert oracles.report_size(olh).bits == olh.report_bits
-    cms = build_oracle("cms", 2.0, 100, structure={"k": 16, "m": 64})
-    size = oracles.report_size(cms)
-    assert size.bits == 4 + 64 and "hash index" in size.how
+def test_report_bits_of_hashing_oracles_and_the_sketch():
+    """OLH: the hash seed and a value of [0, g); Apple's sketch: the hash index j and the m-bit vector."""
+    olh = build_oracle("olh", 2.0, 1024)  # g = round(e²) + 1 = 8: a value of 3 bits after the 2·31-bit seed (a, b)
+    assert olh.g == 8 and olh.report_bits == 2 * 31 + 3
+    assert build_oracle("cms", 2.0, 100, structure={"k": 16, "m": 64}).report_bits == 4 + 64
+    assert build_oracle("cms", 2.0, 100, structure={"k": 1, "m": 64}).report_bits == 64
+    assert all(isinstance(fo.build_oracle(k, 1.0, 16).report_bits, int) for k in fo.oracle_keys())
 
 
 def test_phase_diagram_is_the_exact_winner_and_agrees_with_wangs_rule_away_from_the_boundary():
@@ -192,10 +200,10 @@ def test_playground_panel_updates_survives_refusals_and_offers_its_numbers():
     assert panel.message.value == "" and panel.busy.value == "" and "whole-report ε from the table" in first_summary
     assert first_png.startswith(b"\x89PNG") and "ldp-playground.csv" in panel.downloads.value
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon must be in [1e-12, inf); got 0.0" in panel.message.value and panel.busy.value == ""
+    assert "— epsilon must be in [1e-12, inf); got 0.0" in panel.message.value and panel.busy.value == ""
     assert panel.summary.value == first_summary
     panel.controls["epsilon"].box.value = "abc"  # typed text reaches the library's check: a message, not silence
-    assert "refused: epsilon must be a real number; got &#x27;abc&#x27;" in panel.message.value
+    assert "— epsilon must be a real number; got &#x27;abc&#x27;" in panel.message.value
     panel.controls["epsilon"].box.value = "2.5"  # keeps working
     assert panel.message.value == "" and panel.controls["epsilon"].value == 2.5 and panel.png[-1] != first_png
     assert f"{playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
@@ -222,11 +230,12 @@ def test_privacy_utility_panel_updates_and_survives_bad_values():
     before = panel.summary.value
     assert panel.message.value == "" and "lowest exact MSE" in before
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon must be in" in panel.message.value
+    assert "— epsilon must be in" in panel.message.value
     panel.controls["epsilon"].value = 5.0
     panel.controls["d"].value = 1
-    assert "refused: d must be an integer" in panel.message.value
-    panel.controls["d"].value = 43
+    assert "— d must be an integer" in panel.message.value
+    assert panel.controls["d"].value == 43 and "back to d = 43" in panel.message.value  # the value in effect
+    panel.controls["epsilon"].value = 5.5
     assert panel.message.value == "" and panel.summary.value != before and "GRR" in panel.summary.value
     line = panel.artists["lines"]["cms"].get_ydata()
     np.testing.assert_allclose(line, privacy_utility_curves(43, 10_000, np.linspace(0.05, 4.0, panels.CURVE_POINTS)).exact["cms"])
@@ -258,7 +267,7 @@ def test_the_slider_and_the_box_stay_in_step():
     control.box.value = "1e6"  # typed: parsed as an integer, the slider follows
     assert control.value == 1_000_000 and control.slider.value == pytest.approx(1e6)
     control.box.value = "2.5"
-    assert "refused: n must be an integer" in panel.message.value
+    assert "— n must be an integer" in panel.message.value
 
 
 @pytest.mark.parametrize("n", [43 * 1000, 43 * 10**6])
@@ -269,3 +278,48 @@ def test_at_large_n_the_biased_sketches_bias_keeps_them_out_of_the_best(n):
     assert "cms" in biased and np.all(curves.bias_sq["oue"] == 0)
     assert biased.isdisjoint({k for _, a, b in curves.crossovers for k in (a, b)})
     assert oracle_ranking(1.0, 43, n)[0][0] not in biased
+
+
+def test_the_stored_phase_map_is_the_science_map():
+    """The playground's phase map is precomputed (first paint); it must be 07's best-oracle map on its grid."""
+    epsilons, ds = utility.PHASE_GRID
+    stored = utility._stored_phase_table(epsilons, ds)
+    assert stored is not None and stored.shape == (len(ds), len(epsilons))
+    np.testing.assert_array_equal(stored, fo.best_oracle_map(list(utility.phase_keys()), list(epsilons), list(ds)))
+    assert utility._stored_phase_table(epsilons[:-1], ds) is None  # another grid: computed, never the stored one
+
+
+def test_a_moment_beyond_double_precision_is_refused_never_an_mse_of_zero():
+    """Issue 36 item 4: HR at ε = 700 showed 'exact MSE = 0'; its variance rounds to 0 there, so ε is refused."""
+    with pytest.raises(ValueError, match="epsilon must be a budget at which HadamardResponse's exact moments are "
+                                         "within double precision at d = 43"):
+        playground_state("hr", 700.0, 43, 10**5)
+    panel = playground_panel(mechanism_key="hr", epsilon=1.0, d=43, n=10**5)
+    panel.controls["epsilon"].box.value = "700"
+    assert "refused: epsilon = 700 — epsilon must be a budget" in panel.message.value
+    assert panel.controls["epsilon"].value == 1.0 and "ldp-mse'>0<" not in panel.summary.value
+
+
+def test_flh_at_a_large_budget_is_refused_for_its_work_and_still_ranked_by_its_moments():
+    """g = round(e^ε) + 1 ≈ 5·10⁸ at ε = 20: the survey's k × g cells are refused by name (never a MemoryError);
+    its exact moments group the values present, so the ranking keeps it."""
+    with pytest.raises(ValueError, match=r"epsilon must be a budget at which Fast local hashing \(FLH\)'s survey "
+                                         r"fills at most 65,536 cells"):
+        playground_state("flh", 20.0, 64, 10**6)
+    assert "flh" in dict(oracle_ranking(20.0, 64, 10**6))
+    with pytest.raises(ValueError, match="epsilon=20.0 would allocate"):
+        fo.build_oracle("flh", 20.0, 64).sample_aggregate(np.ones(64, dtype=np.int64), rng=np.random.default_rng(0))
+
+
+def test_privacy_utility_draws_a_chosen_few_by_default_and_toggles_the_rest():
+    panel = privacy_utility_panel(d=43, n=10_000)
+    lines = panel.artists["lines"]
+    assert {k for k in panel_keys() if lines[k].get_visible()} == set(panels.FEW)
+    legend = [t.get_text() for t in panel.figure.axes[0].get_legend().get_texts()]
+    assert len(legend) == len(panels.FEW) + 3
+    panel.controls["shown"].value = "all"
+    assert all(lines[k].get_visible() for k in panel_keys()) and panel.message.value == ""
+    colours = {(str(lines[k].get_color()), lines[k].get_linestyle()) for k in panel_keys()}
+    assert len(colours) == len(panel_keys())  # no two curves drawn alike
+    panel.controls["shown"].value = "sketches"
+    assert "FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε" in html.unescape(panel.summary.value)

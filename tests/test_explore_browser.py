@@ -118,7 +118,7 @@ def _slider_drag(driver, wait):
 
 def _typed_bad_value(driver, wait):
     type_into(driver, "m_shot", "epsilon", "abc")  # letters: the library's message, never silently dropped
-    wait.until(lambda d: "refused: epsilon must be a real number; got 'abc'" in js_text(d, ".ldp-m_shot-message"))
+    wait.until(lambda d: "— epsilon must be a real number; got 'abc'" in js_text(d, ".ldp-m_shot-message"))
     driver.execute_script("document.querySelector('.ldp-panel-m_shot').scrollIntoView();")
     driver.save_screenshot(str(SHOTS / "03_refused.png"))
     type_into(driver, "m_shot", "epsilon", "12")  # and the panel keeps working

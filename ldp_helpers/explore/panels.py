@@ -4,7 +4,7 @@ Each panel is a :class:`~ldp_helpers.explore._widgets.Panel` (controls, summary,
 downloads; plumbing in :mod:`ldp_helpers.explore._widgets`, controls in
 :mod:`ldp_helpers.explore._controls`).  The numbers are the pure functions of
 :mod:`ldp_helpers.explore.oracles` and :mod:`ldp_helpers.explore.utility`; each panel keeps one
-figure and updates its artists.  The oracles are the registry's (:func:`~ldp_helpers.explore.oracles.oracle_keys`),
+figure and updates its artists.  The oracles are the registry's (:func:`~ldp_helpers.explore.oracles.panel_keys`),
 each built for the panel's ε and d; a sketch's own parameters (k, m) have controls of their own.
 The RAPPOR simulator is in :mod:`ldp_helpers.explore.rappor_panel`, continual counting and m-shot in
 :mod:`ldp_helpers.explore.paper_panels`.
@@ -23,34 +23,35 @@ import textwrap
 import numpy as np
 
 from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
+from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore import _controls as c
 from ldp_helpers.explore import paper_panels, rappor_panel as rappor_module
 from ldp_helpers.explore._widgets import (SMALL, Panel, build, count_ticks, display_panel, figure_for, fmt, integer_ticks,
                                           outside_legend, power_of_ten_ticks, show_figure)
-from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_keys, oracle_parameters,
+from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_parameters, panel_keys,
                                          playground_state)
-from ldp_helpers.explore.utility import oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
+from ldp_helpers.explore.utility import PHASE_GRID, crossovers, oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
 from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.simulate.populations import flat_counts
 
 PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
 
 #: the phase diagram's grid (computed once, cached): ε and d log-spaced over the controls' ranges
-PHASE_EPSILONS = np.geomspace(0.05, 20.0, 60)
-PHASE_DS = np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))
+PHASE_EPSILONS, PHASE_DS = (np.array(axis) for axis in PHASE_GRID)
 
 
 def _colour(key: str) -> str:
     """One colour per registered oracle, the same in every panel (matplotlib's tab10, then tab20's light tones)."""
     from matplotlib import colormaps
 
-    i = oracle_keys().index(key)
+    i = panel_keys().index(key)
     return colormaps["tab10"](i % 10) if i < 10 else colormaps["tab20"](2 * (i - 10) % 20 + 1)
 
 
 def _structure_controls(structure: dict) -> dict:
     """A control per structural parameter of the listed oracles (a sketch's k and m)."""
-    specs = {name: spec for key in oracle_keys() for name, spec in oracle_parameters(key).items()}
+    specs = {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
     return {name: c.number(structure[name], spec.low, spec.high, spec.label, integer=True,
                            log=spec.low > 0 and spec.high / spec.low >= 100) for name, spec in specs.items()}
 
@@ -110,6 +111,13 @@ def _count_scale(ax, truth: np.ndarray, sigma: np.ndarray) -> str:
     return want
 
 
+#: what the playground says of a sketch's hashes (its bias is its collisions under this family, for this draw)
+HASH_FAMILY = (". Its k hashes are the universal family h<sub>j</sub>(x) = ((a<sub>j</sub>x + b<sub>j</sub>) mod P) mod m, "
+               "P = 2<sup>31</sup> − 1, (a<sub>j</sub>, b<sub>j</sub>) drawn from the seed — not Apple's SHA-256 of "
+               "(j, x): the bias shown is this draw's collisions (another seed, another bias; averaged over draws "
+               "the sketch is unbiased)")
+
+
 def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed, **structure) -> None:
     s = playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure)
     d, own = s.true_counts.size, oracle_parameters(mechanism_key)
@@ -125,7 +133,8 @@ def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, 
         f"report size = <b class='ldp-bits'>{s.report_bits}</b> bits, "
         f"exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>{split}; "
         f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0]].label)}</b> (rank of this oracle: "
-        f"{ranking.index(mechanism_key) + 1} of {len(ranking)})")
+        f"{ranking.index(mechanism_key) + 1} of {len(ranking)})"
+        + (HASH_FAMILY if s.bias_sq > 0 and hasattr(REGISTRY[mechanism_key].example(), "hash_a") else ""))
     fig, a = figure_for(panel, _setup_playground, figsize=(11.0, 4.4))
     x = np.arange(d)
     a["truth"].set_data(s.true_counts.astype(float), np.arange(d + 1) - 0.5)
@@ -167,7 +176,7 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
     defaults = dict(mechanism_key=mechanism_key, epsilon=epsilon, d=d, n=n, population=population, zipf_s=zipf_s,
                     seed=seed, **structure)
     controls = {
-        "mechanism_key": c.choice([(REGISTRY[k].label, k) for k in oracle_keys()], mechanism_key, "oracle"),
+        "mechanism_key": c.choice([(REGISTRY[k].label, k) for k in panel_keys()], mechanism_key, "oracle"),
         "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
         "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
         "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
@@ -192,63 +201,113 @@ def _curves(d: int, n: int, epsilon_max: float, structure: tuple):
 CURVE_POINTS = 30
 
 
+#: the privacy–utility panel's sets of curves: a chosen few by default (distinct colours, a short legend), the rest
+#: toggled by this choice (the CSV always holds every oracle)
+FEW = ("grr", "oue", "olh", "ss", "hr", "cms")
+SHOWN = {"few": "a few: GRR, OUE, OLH, SS, HR, CMS", "one-shot": "every unbiased one-shot oracle",
+         "sketches": "every sketch (fixed hashes)", "all": "every oracle"}
+
+
+def shown_keys(shown: str) -> tuple[str, ...]:
+    """The oracles whose curves the privacy–utility panel draws for the choice ``shown`` (one of :data:`SHOWN`)."""
+    shown = check_choice("shown", shown, tuple(SHOWN))
+    groups = fo.oracle_groups()
+    wanted = {"few": FEW, "one-shot": groups["one-shot"], "sketches": groups["sketch"], "all": panel_keys()}[shown]
+    return tuple(key for key in panel_keys() if key in wanted)
+
+
 def _setup_privacy_utility(fig) -> dict:
     from matplotlib.collections import LineCollection
 
     ax = fig.add_axes((0.075, 0.12, 0.6, 0.76))
     lines = {}
-    for key in oracle_keys():
-        lines[key] = ax.plot([], [], color=_colour(key), lw=1.8, label=REGISTRY[key].label)[0]
-        lines[key + ":approx"] = ax.plot([], [], color=_colour(key), ls=":", lw=1.1)[0]
+    for key in panel_keys():
+        lines[key] = ax.plot([], [], lw=1.8, label=REGISTRY[key].label)[0]
+        lines[key + ":approx"] = ax.plot([], [], ls=":", lw=1.1)[0]
     cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best"))
     now = ax.axvline(1.0, color="black", lw=1.2, label="chosen ε")
-    ax.plot([], [], "k:", lw=1.1, label="Wang's approximation (dotted)")
+    wang = ax.plot([], [], "k:", lw=1.1, label="Wang's approximation (dotted)")[0]
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
     power_of_ten_ticks(ax.yaxis)
-    outside_legend(ax)
     title = ax.set_title("", loc="left")
-    return {"ax": ax, "lines": lines, "cross": cross, "now": now, "title": title}
+    return {"ax": ax, "lines": lines, "cross": cross, "now": now, "wang": wang, "title": title, "shown": None}
 
 
-def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, **structure) -> None:
+def _show_curves(a: dict, keys: tuple) -> None:
+    """Draw only ``keys``' curves, in distinct colours (tab10, then dashed), with a legend of those alone."""
+    from matplotlib import colormaps
+
+    if a["shown"] == keys:
+        return
+    for key in panel_keys():
+        a["lines"][key].set_visible(key in keys)
+        a["lines"][key + ":approx"].set_visible(key in keys)
+    for i, key in enumerate(keys):
+        colour, style = colormaps["tab10"](i % 10), ("-", "--")[(i // 10) % 2]
+        a["lines"][key].set(color=colour, ls=style)
+        a["lines"][key + ":approx"].set(color=colour)
+    outside_legend(a["ax"], [a["lines"][k] for k in keys] + [a["cross"], a["now"], a["wang"]])
+    a["shown"] = keys
+
+
+def _flh_note(d: int, n: int, epsilon: float, structure: tuple) -> str:
+    """Why FLH's curve jumps: its hash range g = round(e^ε) + 1 follows ε, its k hashes are fixed."""
+    try:
+        flh = fo.build_oracle("flh", epsilon, d, structure=dict(structure))
+        moments = fo.exact_moments(flh, flat_counts(n, d))
+    except ValueError:
+        return ""
+    return (f" FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε (here g = {flh.hash_range}) "
+            f"while its k = {flh.k} hash functions stay fixed: each new g sends other values into shared cells, and "
+            f"that collision bias (∝ n²) is {100 * moments.bias_sq / moments.mse:.0f}% of its MSE at this ε.")
+
+
+def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **structure) -> None:
     epsilon = check_epsilon(epsilon)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
+    keys = shown_keys(shown)
     shape = tuple(check_structure(structure, d).items())
     curves = _curves(d, n, epsilon_max, shape)
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
-    shown = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in curves.crossovers]
-    cross = ", ".join(shown[:4]) + (f", … ({len(shown)} in all, see the CSV)" if len(shown) > 4 else "") or "none"
-    panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE "
+    found = crossovers(curves.epsilons, keys, curves.exact)
+    listed = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in found]
+    cross = ", ".join(listed[:4]) + (f", … ({len(listed)} in all)" if len(listed) > 4 else "") or "none"
+    panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE of every oracle "
                            f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
-                           f"crossovers of the best oracle: {html.escape(cross)}")
-    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(oracle_keys()) + 3) + 1.1)))  # room for the legend
+                           f"crossovers of the best oracle shown: {html.escape(cross)}."
+                           + (html.escape(_flh_note(d, n, epsilon, shape)) if "flh" in keys else ""))
+    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(panel_keys()) + 3) + 1.1)))
+    _show_curves(a, keys)
     for key, values in curves.exact.items():
         a["lines"][key].set_data(curves.epsilons, values)
         a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))
-    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in curves.exact.values()])
-    a["cross"].set_segments([[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in curves.crossovers])
+    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for k, v in curves.exact.items() if k in keys])
+    a["cross"].set_segments([[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in found])
     a["now"].set_xdata([epsilon, epsilon])
     a["ax"].set_xlim(0.0, epsilon_max)
     a["ax"].set_ylim(finite.min() / 1.5, finite.max() * 1.5)
     a["title"].set_text(f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values")
-    keys = list(curves.exact)
-    rows = [(float(e), *(curves.exact[k][j] for k in keys), *(curves.bias_sq[k][j] for k in keys),
-             *(curves.approx[k][j] if k in curves.approx else "" for k in keys)) for j, e in enumerate(curves.epsilons)]
-    header = ("epsilon", *(f"mse_{k}" for k in keys), *(f"bias_sq_{k}" for k in keys), *(f"approx_var_{k}" for k in keys))
+    every = list(curves.exact)
+    rows = [(float(e), *(curves.exact[k][j] for k in every), *(curves.bias_sq[k][j] for k in every),
+             *(curves.approx[k][j] if k in curves.approx else "" for k in every)) for j, e in enumerate(curves.epsilons)]
+    header = ("epsilon", *(f"mse_{k}" for k in every), *(f"bias_sq_{k}" for k in every),
+              *(f"approx_var_{k}" for k in every))
     show_figure(panel, header, rows)
 
 
-def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, **structure) -> Panel:
-    """Privacy–utility: exact MSE (bias² + variance) and Wang's approximation of every registered oracle vs ε.
+def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, shown="few", **structure) -> Panel:
+    """Privacy–utility: exact MSE (bias² + variance) and Wang's approximation of the registered oracles vs ε.
 
-    Crossovers of the best oracle are marked; ``structure`` sets a sketch's k and m.
+    ``shown`` picks the curves drawn (:data:`SHOWN`: a chosen few by default); crossovers of the best
+    oracle shown are marked; ``structure`` sets a sketch's k and m.
 
     References
     ----------
     [wang2017] Eq. (2), §4; [grr_vs_oue] Fig. 3.7.
     """
     structure = check_structure(structure)
+    shown_keys(shown)
     privacy_utility_curves(d, n, np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
                            structure=structure)
     controls = {
@@ -256,9 +315,10 @@ def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, **st
         "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
         "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
         "epsilon_max": c.number(float(epsilon_max), 0.2, 20.0, "ε max (axis)", step=0.1),
+        "shown": c.choice([(label, key) for key, label in SHOWN.items()], shown, "curves"),
         **_structure_controls(structure),
     }
-    defaults = dict(epsilon=epsilon, d=d, n=n, epsilon_max=epsilon_max, **structure)
+    defaults = dict(epsilon=epsilon, d=d, n=n, epsilon_max=epsilon_max, shown=shown, **structure)
     return build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε", defaults=defaults)
 
 

@@ -132,8 +132,9 @@ def _check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s,
     return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
 
 
-#: the panels' ceilings on a hashed design: k·m·M cells of X, m·M·h hashes, M candidates
-MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**23, 2**19, 1000
+#: the panels' ceilings on a hashed design, sized by time (XᵀX of 2^22 cells and its M × M pseudo-inverse within
+#: about a second on 2 idle cores): k·m·M cells of X, m·M·h hashes, M candidates
+MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**22, 2**19, 1000
 
 
 def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zipf_s=1.0, alpha=0.05,
@@ -211,7 +212,7 @@ def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100,
     :func:`~ldp_helpers.estimation.rappor_decoding.decode`
     (:func:`~ldp_helpers.experiments.rappor.decode_surveys`).  Costs about 0.1 s per survey at
     k·m = 1024 rows: a check of :func:`rappor_guide`'s approximation, not part of every redraw.
-    Refused beyond :data:`MAX_DECODE_CELLS` · surveys (a few seconds).
+    Refused beyond :data:`MAX_DECODE_CELLS` · surveys (about a second).
 
     References
     ----------
@@ -225,8 +226,9 @@ def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100,
                       check_choice("correction", correction, CORRECTIONS), n_draws, check_int("seed", seed, low=0))
 
 
-#: the panels' ceiling on decoding: k·m·M cells of X per decoded survey (a LASSO on it takes about a second)
-MAX_DECODE_CELLS = 2**22
+#: the panels' ceiling on decoding, sized by time: k·m·M cells of X over the surveys one interaction decodes (the
+#: LASSO on 2^20 cells — k·m = 1024 rows, M = 1000 — takes about half a second on 2 idle cores)
+MAX_DECODE_CELLS = 2**21
 
 
 def _check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int = 1) -> None:
@@ -235,5 +237,5 @@ def _check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int =
     if cells > MAX_DECODE_CELLS:
         limit = MAX_DECODE_CELLS // (params.k * params.m * n_surveys)
         fail("n_candidates", n_candidates, f"an integer in [2, {max(limit, 1)}] to decode {n_surveys} survey(s) at "
-                                           f"k = {params.k}, m = {params.m} (k·m·M·surveys ≤ {MAX_DECODE_CELLS:,}, a "
-                                           "few seconds); the analytic guide alone allows more")
+                                           f"k = {params.k}, m = {params.m} (k·m·M·surveys ≤ {MAX_DECODE_CELLS:,}, about a "
+                                           "second); the analytic guide alone allows more")

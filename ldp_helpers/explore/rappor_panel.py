@@ -134,6 +134,20 @@ def _draw_survey(a, truth, decoded, n_true: int) -> None:
     a["est_ax"].set_xlabel("true count" if truth is not None else "candidate (uploaded order)")
 
 
+def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
+    """Ranks on a log axis when the held candidates would fill under a fifth of a linear one (M = 1000, 20 held):
+    every held candidate stays readable at every M."""
+    log = n_candidates > 5 * n_true and n_candidates > 50
+    if (ax.get_xscale() == "log") != log:
+        ax.set_xscale("log" if log else "linear")
+        if log:
+            power_of_ten_ticks(ax.xaxis)
+        else:
+            integer_ticks(ax.xaxis)
+    ax.set_xlabel("candidate w (rank, log scale)" if log else "candidate w (rank)")
+    ax.set_xlim(*((0.8, n_candidates * 1.25) if log else (0.5, n_candidates + 0.5)))
+
+
 def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_true, shape, zipf_s, alpha, correction,
                  seed, candidate, cohort, user, report, survey, simulate) -> None:
     setting = dict(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports, n_candidates=n_candidates, n_true=n_true,
@@ -168,7 +182,7 @@ def _draw_rappor(panel: Panel, *, k, h, m, f, p, q, n_reports, n_candidates, n_t
     a["freq"].set_data(np.where(g.frequencies > 0, g.frequencies, 1e-12), np.arange(g.frequencies.size + 1) + 0.5)
     a["thr"].set_data(ranks, g.threshold)
     a["power"].set_data(ranks, g.detection_probability)
-    a["ax"].set_xlim(0.5, g.frequencies.size + 0.5)
+    _rank_axis(a["ax"], g.frequencies.size, n_true)
     positive = np.concatenate([g.frequencies[g.frequencies > 0], g.threshold[g.threshold > 0]])
     a["ax"].set_ylim(positive.min() / 2, max(positive.max() * 2, 1e-6))
     a["guide_title"].set_text(f"guide: M = {n_candidates} candidates, {n_true} held ({shape}, s = {fmt(zipf_s)})")

@@ -1,12 +1,13 @@
 """Share a view of the explorer: the panels' settings as a short code and a URL that reproduces them.
 
-A *view* is ``{panel name: {control name: value}}`` holding only what differs from the app's defaults.
+A *view* is ``{panel name: {control name: value}}`` holding every control's value in effect (defaults included).
 :func:`encode_view` turns it into a short URL-safe code (``v1.`` + base64url of raw-deflated compact JSON);
 :func:`decode_view` reads one back, refusing anything that is not such a code (too long, not
 deflate, not JSON, not panel → control → number/text/bool) with the library's ``ValueError``.
 The app shows the code and a link ``…/?view=<code>`` to the current view (:func:`share_bar`); opening
-the link (or pasting the code) sets every listed control, and each panel's own checks then refuse any
-value it does not allow, with its usual message.  Values travel as data (JSON scalars), never as code.
+the link (or pasting the code) sets every listed control and every other one to its default (one code,
+one view, whatever the page showed), and each panel's own checks then refuse any value it does not
+allow, with its usual message.  Values travel as data (JSON scalars), never as code.
 """
 
 from __future__ import annotations
@@ -97,28 +98,33 @@ def _check_panels(panels) -> list:
     return list(panels)
 
 
-def changed_settings(panels) -> dict:
-    """The view of these panels: every control whose value differs from the panel's default."""
-    view = {}
-    for panel in _check_panels(panels):
-        values = {name: value for name, value in panel.settings().items() if value != panel.defaults.get(name, value)}
-        if values:
-            view[panel.name] = values
-    return view
+def view_of(panels) -> dict:
+    """The complete view of these panels: every control's value in effect (defaults included), by panel.
+
+    A value a panel refused is not in effect (the control went back to the drawn one), so the code of
+    this view reproduces exactly what the figures show, on any page.
+    """
+    return {panel.name: dict(panel.applied or panel.settings()) for panel in _check_panels(panels)}
 
 
 def apply_view(panels, view) -> list[str]:
-    """Set the controls a view lists (one redraw per panel); returns what could not be set, as messages."""
+    """Show a view: every control it lists set, every other at its panel's default (one redraw per panel changed).
+
+    So a code means one view whatever the page showed before (a code that lists only some panels or
+    controls — an older, shorter code — leaves nothing of the page's state).  Returns what could not
+    be set, as messages; a value a panel refuses shows the panel's message and leaves that panel as it was.
+    """
     _check_view(view)
-    by_name, problems = {panel.name: panel for panel in _check_panels(panels)}, []
-    for name, values in view.items():
-        panel = by_name.get(name)
-        if panel is None:
-            problems.append(f"no panel {name!r}")
-            continue
-        known = {k: v for k, v in values.items() if k in panel.controls}
-        problems += [f"{name}: no control {k!r}" for k in values if k not in panel.controls]
-        panel.set_values(known, problems)
+    panels, problems = _check_panels(panels), []
+    names = {panel.name for panel in panels}
+    problems += [f"no panel {name!r}" for name in view if name not in names]
+    for panel in panels:
+        values = view.get(panel.name, {})
+        problems += [f"{panel.name}: no control {k!r}" for k in values if k not in panel.controls]
+        wanted = {k: v for k, v in panel.defaults.items() if k in panel.controls}
+        wanted.update({k: v for k, v in values.items() if k in panel.controls})
+        if wanted != panel.settings():
+            panel.set_values(wanted, problems)
     return problems
 
 
@@ -176,7 +182,7 @@ class _ShareBar:
         return self
 
     def refresh(self) -> None:
-        code = encode_view(changed_settings(self.panels))
+        code = encode_view(view_of(self.panels))
         url = _page_url(code)
         self._shown = code
         self.link.value = (f'Link to this view: <a class="ldp-share-url" href="{html.escape(url)}">'

@@ -41,9 +41,10 @@ from ldp_helpers.simulate.streams import sample_reporters
 STREAM_MECHANISMS = {"Glance": Glance, "Harmony": Harmony, "T-shot": BasicOneTimeRappor}
 #: size of the panels' grids (ε for continual counting, m for m-shot): small enough for ≤ 200 ms at T = 1000
 N_EPSILONS, N_MS = 10, 7
-#: the panels' work ceilings (about 3 s on 2 cores): continual counting draws T·n_draws reporters per ε;
-#: m-shot loops over the T rounds once per m of the grid and draws T·n_draws reports per m
-MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 500_000, 5_000, 200_000
+#: the panels' work ceilings, sized by time (an interaction within a second on 2 idle cores; measured 12 µs per
+#: unit of T·n_draws at N = 10¹⁰): continual counting draws T·n_draws reporters per ε and mechanism (the chain of
+#: binomials loops over T); m-shot loops over the T rounds once per m of the grid and draws T·n_draws reports per m
+MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 50_000, 5_000, 200_000
 #: who reports is drawn with numpy's hypergeometric sampler, which takes fewer than 10⁹ users
 MAX_M_SHOT_USERS = 10**9 - 1
 
@@ -52,7 +53,7 @@ def _check_work(n_rounds: int, n_draws: int, ceiling: int) -> None:
     """Refuse T·n_draws over ``ceiling`` before any simulation, naming T's allowed range at this n_draws."""
     if n_rounds * n_draws > ceiling:
         fail("n_rounds", n_rounds, f"an integer in [1, {max(ceiling // n_draws, 1)}] with n_draws = {n_draws} (the panel's "
-                                   f"work T·n_draws is at most {ceiling:,}, a few seconds; lower n_draws for a longer stream)")
+                                   f"work T·n_draws is at most {ceiling:,}, about a second; lower n_draws for a longer stream)")
 
 
 class ContinualCurves(NamedTuple):

@@ -1,9 +1,10 @@
 """Pure computations behind the privacy–utility panel and the playground's ranking and phase diagram (no widgets).
 
 Every number is a registered oracle's exact MSE (mean over values of bias² + variance,
-:func:`~ldp_helpers.explore.oracles.exact_errors`) for the oracle built afresh at that (ε, d)
-(:func:`~ldp_helpers.explore.oracles.build_oracle`).  An oracle that refuses a budget at this d
-(e.g. double-precision underflow) is left out there (NaN on a curve).
+:func:`~ldp_helpers.experiments.field_oracles.exact_mse`) for the oracle built afresh at that (ε, d) by the
+one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`), and the best oracle is
+:func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s — the science notebook 07 calls.  An oracle
+that refuses a budget at this d (e.g. double-precision underflow) is left out there (NaN on a curve).
 
 References
 ----------
@@ -19,8 +20,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_real_array, fail
-from ldp_helpers.explore.oracles import (D_MAX, N_MAX, TIE_RTOL, _build_oracle, _structure_names, check_structure,
-                                         exact_errors, oracle_keys, population_counts)
+from ldp_helpers.experiments import field_oracles as fo
+from ldp_helpers.explore.oracles import D_MAX, N_MAX, check_structure, panel_keys, population_counts
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
 
@@ -36,19 +37,14 @@ class PrivacyUtilityCurves(NamedTuple):
     crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
 
 
-def _mse(oracle, counts) -> tuple[float, float]:
-    _, bias, variance = exact_errors(oracle, counts)
-    return float(np.mean(bias**2 + variance)), float(np.mean(bias**2))
-
-
-def _exact_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure: tuple) -> tuple[float, float, float]:
+def _exact_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure: dict) -> tuple[float, float, float]:
     try:
-        oracle = _build_oracle(key, epsilon, d, structure, 0)
-        mse, bias_sq = _mse(oracle, counts)
+        oracle = fo.build_oracle(key, epsilon, d, structure=structure)
+        moments = fo.exact_moments(oracle, counts)
     except ValueError:  # e.g. ε too large for double precision at this d
         return math.nan, math.nan, math.nan
     approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
-    return mse, bias_sq, approx
+    return moments.mse, moments.bias_sq, approx
 
 
 def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityCurves:
@@ -66,34 +62,42 @@ def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityC
     grid = check_real_array("epsilons", epsilons, low=0.0)
     if grid.ndim != 1 or grid.size < 2 or grid.size > 400 or np.any(np.diff(grid) <= 0):
         fail("epsilons", epsilons, "a strictly increasing 1-d grid of 2 to 400 budgets ε > 0")
-    shape = tuple(check_structure(structure, d).items())
+    shape = check_structure(structure, d)
     counts = flat_counts(n, d)
-    keys = oracle_keys()
+    keys = panel_keys()
     points = {key: np.array([_exact_point(key, float(e), d, counts, shape) for e in grid]) for key in keys}
     exact = {key: points[key][:, 0] for key in keys}
     approx = {key: points[key][:, 2] for key in keys if not np.all(np.isnan(points[key][:, 2]))}
     return PrivacyUtilityCurves(grid, exact, {key: points[key][:, 1] for key in keys}, approx,
-                                {key: REGISTRY[key].label for key in keys}, _crossovers(grid, keys, exact))
+                                {key: REGISTRY[key].label for key in keys}, crossovers(grid, keys, exact))
 
 
-def _best(table: np.ndarray) -> np.ndarray:
-    """Per column, the row of the smallest finite value (−1 if none); rows within TIE_RTOL of it tie, the first wins."""
-    finite = np.where(np.isnan(table), np.inf, table)
-    lowest = finite.min(axis=0)
-    return np.where(np.isinf(lowest), -1, np.argmax(finite <= lowest * (1 + TIE_RTOL), axis=0))
+def crossovers(epsilons, keys, exact) -> tuple:
+    """``(ε, best below, best above)`` wherever the lowest of these oracles' curves changes between grid points.
 
+    ``exact`` maps each key to its MSE on the grid ``epsilons`` (NaN where refused); ties go to the
+    key listed first (:func:`~ldp_helpers.experiments.field_oracles.lowest_index`).  A crossover is
+    placed where the log-MSE difference of the two changes sign (linear in ε).
 
-def _crossovers(grid: np.ndarray, keys: tuple, exact: dict) -> tuple:
+    References
+    ----------
+    [wang2017] §4.4; [grr_vs_oue] §3.6 (the exact GRR–OUE crossover).
+    """
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if not isinstance(keys, (list, tuple)) or not keys:
+        fail("keys", keys, "a non-empty list of oracle keys")
+    if not isinstance(exact, dict) or any(k not in exact or np.shape(exact[k]) != grid.shape for k in keys):
+        fail("exact", exact, f"a dict giving each of {list(keys)} its MSE on the {grid.size} budgets")
     table = np.array([exact[key] for key in keys])
-    best = _best(table)  # a tie (e.g. ADP = GRR) is no crossover
-    crossovers = []
+    best = fo.lowest_index(np.where(np.isnan(table), np.inf, table))  # a tie (e.g. ADP = GRR) is no crossover
+    found = []
     for j in range(grid.size - 1):
         a, b = best[j], best[j + 1]
         if a != b and a >= 0 and b >= 0:
             diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
             t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
-            crossovers.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
-    return tuple(crossovers)
+            found.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
+    return tuple(found)
 
 
 def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure=None,
@@ -110,16 +114,20 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=D_MAX)
     seed = check_int("seed", seed, low=0)
     truth = population_counts(population, n, d, zipf_s=zipf_s)
-    shape = tuple(check_structure(structure, int(truth.size)).items())
+    shape = check_structure(structure, int(truth.size))
     ranking = []
-    for key in oracle_keys():
+    for key in panel_keys():
         try:
-            ranking.append((key, _mse(_build_oracle(key, epsilon, int(truth.size), shape, seed), truth)[0]))
+            ranking.append((key, fo.exact_mse(fo.build_oracle(key, epsilon, int(truth.size), structure=shape, seed=seed),
+                                              truth)))
         except ValueError:  # the oracle refuses this ε at this d, or its moments leave double precision
             continue
-    lowest = min(mse for _, mse in ranking)  # the oracles tied for best (within TIE_RTOL) keep the registry order
+    if not ranking:
+        fail("epsilon", epsilon, f"a budget at which some oracle's exact moments are within double precision at d = {d}")
+    lowest = min(mse for _, mse in ranking)  # the oracles tied for best (as lowest_index ties) keep the registry order
+    tied = {key for key, mse in ranking if mse <= lowest * (1 + fo.TIE_RTOL)}
     order = {key: i for i, (key, _) in enumerate(ranking)}
-    return tuple(sorted(ranking, key=lambda item: (0, order[item[0]]) if item[1] <= lowest * (1 + TIE_RTOL) else (1, item[1])))
+    return tuple(sorted(ranking, key=lambda item: (0, order[item[0]]) if item[0] in tied else (1, item[1])))
 
 
 # ------------------------------------------------------------------------------------ phase diagram
@@ -132,33 +140,41 @@ def phase_keys() -> tuple[str, ...]:
     A sketch (biased for its fixed hashes, with a structure of its own) is left out: on a flat
     population the unbiased oracles' winner does not depend on n, a sketch's bias² grows with n².
     """
-    return tuple(key for key in oracle_keys()
-                 if not _structure_names(key) and type(REGISTRY[key].example()).unbiased is True)
+    return tuple(key for key in panel_keys()
+                 if not fo.oracle_structure(key) and type(REGISTRY[key].example()).unbiased is True)
 
 
 @functools.lru_cache(maxsize=4)
 def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
-    best = np.full((len(ds), len(epsilons)), -1, dtype=np.int64)
-    classes = [type(REGISTRY[key].example()) for key in phase_keys()]  # built from ε and d alone, unbiased: MSE = variance
-    for i, d in enumerate(ds):
-        counts = np.full(d, 1000, dtype=np.int64)
-        for j, e in enumerate(epsilons):
-            mse = []
-            for cls in classes:
-                try:
-                    mse.append(float(np.mean(cls(epsilon=e, d=d).variance(counts))))
-                except (ValueError, OverflowError):  # the oracle refuses (ε, d) (double precision)
-                    mse.append(math.inf)
-            best[i, j] = int(_best(np.array(mse)[:, None])[0])  # ties: the first registered
+    best = _stored_phase_table(epsilons, ds)
+    if best is None:
+        best = fo.best_oracle_map(list(phase_keys()), list(epsilons), list(ds))
     best.setflags(write=False)
     return best
+
+
+def _stored_phase_table(epsilons: tuple, ds: tuple):
+    """The playground's own grid, precomputed (:mod:`~ldp_helpers.explore._phase_map`, a test recomputes it);
+    None for another grid or other oracles."""
+    from ldp_helpers.explore import _phase_map
+
+    grid, rows = PHASE_GRID, _phase_map.ROWS
+    if _phase_map.KEYS != phase_keys() or epsilons != grid[0] or ds != grid[1]:
+        return None
+    return np.array([[-1 if c == "." else int(c, 36) for c in row] for row in rows], dtype=np.int64)
+
+
+#: the playground's phase grid (ε and d log-spaced over the controls' ranges), the one precomputed
+PHASE_GRID = (tuple(float(e) for e in np.geomspace(0.05, 20.0, 60)),
+              tuple(int(d) for d in np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))))
 
 
 def phase_diagram(epsilons, ds) -> np.ndarray:
     """Which oracle of :func:`phase_keys` has the lowest exact MSE at each (d, ε): indices, shape (len(ds), len(ε)).
 
     On a flat population every unbiased oracle's exact count variance is proportional to n, so the
-    winner does not depend on n (computed at 1000 users per value); −1 where all refuse.  Cached per grid.
+    winner does not depend on n: :func:`~ldp_helpers.experiments.field_oracles.best_oracle_map` (07's map);
+    −1 where all refuse.  Cached per grid.
 
     References
     ----------

@@ -80,6 +80,11 @@ class CountMeanSketch(FrequencyOracle):
     unbiased = False
 
     @property
+    def report_bits(self) -> int:
+        """Bits sent per report (ṽ, j): the m-bit ±1 vector and the hash index j ∈ [0, k), ⌈log2 k⌉ bits."""
+        return (self.k - 1).bit_length() + self.m
+
+    @property
     def tight(self) -> bool:
         """Whether the whole-report loss equals ε: some hash h_j separates two values (two entries flip)."""
         table = self.hash_table()
@@ -231,7 +236,7 @@ class CountMeanSketch(FrequencyOracle):
         Over random hash draws E[S[v, x]] = 1/m for v ≠ x, which makes f̂ unbiased.
         """
         counts, _ = self._counts_and_n(truth)
-        return self.m / (self.m - 1) * (counts @ (self.collision_rates() - 1 / self.m))
+        return self.m / (self.m - 1) * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] for fixed hashes: (m/(m−1))²·Σ_v f_v (c_ε² r(1−r) + S[v,x](1 − S[v,x])).
@@ -240,9 +245,10 @@ class CountMeanSketch(FrequencyOracle):
         j a debiased entry has variance c_ε²·r(1−r), and the random row adds S(1 − S).
         """
         counts, n = self._counts_and_n(truth)
-        r, spread = self.flip_probability, _collision_tables(self.hash_a, self.hash_b, self.d, self.m)[1]
+        r = self.flip_probability
         # Σ_v f_v c_ε² r(1−r) = n c_ε² r(1−r): only the collision term needs the d × d table
-        return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 * r * (1 - r) + counts @ spread)
+        spread = _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "spread")
+        return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 * r * (1 - r) + spread)
 
     def output_table(self) -> np.ndarray:
         """P[x, (j, ṽ)] over all k·2^m reports (small m): its privacy loss is ε when hashes separate inputs."""
@@ -276,6 +282,26 @@ def _collision_tables(hash_a: tuple, hash_b: tuple, d: int, m: int) -> tuple[np.
     rates.setflags(write=False)
     spread.setflags(write=False)
     return rates, spread
+
+
+def _key(counts: np.ndarray) -> tuple[bytes, str]:
+    """A population as a cache key: its counts' bytes and dtype."""
+    return counts.tobytes(), counts.dtype.str
+
+
+@functools.lru_cache(maxsize=256)
+def _collision_product(hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tuple, part: str) -> np.ndarray:
+    """f·(S − 1/m), f·S, f·S(1 − S) or f·(S − S(1 − S)) for the population ``counts`` (:func:`_key`), read-only.
+
+    None depends on ε: sketches rebuilt at another ε (a curve over ε, a moved slider) reuse them, one
+    O(d²) product per population and design instead of one per ε.
+    """
+    rates, spread = _collision_tables(hash_a, hash_b, d, m)
+    f = np.frombuffer(counts[0], dtype=counts[1])
+    out = f @ {"centred": lambda: rates - 1 / m, "rates": lambda: rates, "spread": lambda: spread,
+               "squares": lambda: rates - spread}[part]()
+    out.setflags(write=False)
+    return out
 
 
 def _hash_values(hash_a: tuple, hash_b: tuple, d: int, m: int) -> np.ndarray:

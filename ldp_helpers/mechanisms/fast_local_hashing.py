@@ -30,6 +30,7 @@ References
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -78,12 +79,40 @@ def _collision_sums(table: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, 
         rates /= k
         return weights @ rates, weights @ rates**2
     linear, square = np.zeros(d), np.zeros(d)
-    for j in range(k):
-        linear += np.bincount(table[j], weights=weights, minlength=int(table[j].max()) + 1)[table[j]]
-        for jj in range(j, k):
-            _, groups = np.unique(table[j] * (int(table[jj].max()) + 1) + table[jj], return_inverse=True)
-            square += (1 if jj == j else 2) * np.bincount(groups, weights=weights)[groups]
+    cells, pairs = _collision_groups(table.tobytes(), table.dtype.str, table.shape)
+    for cell in cells:
+        linear += np.bincount(cell, weights=weights)[cell]
+    for twice, groups in pairs:
+        square += (2 if twice else 1) * np.bincount(groups, weights=weights)[groups]
     return linear / k, square / k**2
+
+
+@functools.lru_cache(maxsize=32)
+def _collision_groups(table: bytes, dtype: str, shape: tuple) -> tuple[tuple, tuple]:
+    """Which values share a cell of h_j (per j) and a pair of cells (h_j, h_j') (per j ≤ j'): group labels, read-only.
+
+    They depend on the hash table only, so a new population reuses them.  Grouped by the values present,
+    never by the g cells (g = e^ε + 1 may be 10⁸).
+    """
+    rows = np.frombuffer(table, dtype=dtype).reshape(shape)
+    k = shape[0]
+    cells = tuple(np.unique(rows[j], return_inverse=True)[1] for j in range(k))
+    pairs = tuple((jj != j, np.unique(rows[j] * (int(rows[jj].max()) + 1) + rows[jj], return_inverse=True)[1])
+                  for j in range(k) for jj in range(j, k))
+    for labels in (*cells, *(groups for _, groups in pairs)):
+        labels.setflags(write=False)
+    return cells, pairs
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_collision_sums(table: bytes, table_dtype: str, shape: tuple, counts: bytes,
+                           dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_collision_sums` per (hash table, population): independent of ε, so the grid of ε that keeps one g
+    (a curve over ε, a moved slider) reuses it."""
+    sums = _collision_sums(np.frombuffer(table, dtype=table_dtype).reshape(shape), np.frombuffer(counts, dtype=dtype))
+    for part in sums:
+        part.setflags(write=False)
+    return sums
 
 
 def _moments(table, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
@@ -93,7 +122,8 @@ def _moments(table, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
     Σ_v f_v π(1 − π) = n q'(1 − q') + (p* − q')(1 − 2q') f·S − (p* − q')² f·S².
     """
     p, q, g = grr.p, grr.q, grr.d
-    f_rates, f_squares = _collision_sums(table, counts)
+    f_rates, f_squares = _cached_collision_sums(table.tobytes(), table.dtype.str, table.shape, counts.tobytes(),
+                                                  counts.dtype.str)
     support = n * q + (p - q) * f_rates
     spread_sum = n * q * (1 - q) + (p - q) * (1 - 2 * q) * f_rates - (p - q) ** 2 * f_squares
     return (support - n / g) / (p - 1 / g), spread_sum / (p - 1 / g) ** 2
@@ -200,6 +230,8 @@ class FastLocalHashing(FrequencyOracle):
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.k, self.hash_range))
         draws = 1 if n_draws is None else shape[0]
+        check_allocation("epsilon", self.epsilon, 2 * draws * self.k * self.hash_range,
+                         what=f"the k × g aggregate (g = {self.hash_range} cells per hash)")
         per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d))  # (R, d, k)
         cells = (np.arange(self.k)[:, None] * self.hash_range + self.hash_table()).ravel()  # (k·d,)
         cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()

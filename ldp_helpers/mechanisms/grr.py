@@ -61,6 +61,11 @@ class GRR(PureFrequencyOracle):
     def _support_probabilities(self) -> tuple[float, float]:
         return _grr_probabilities(self.epsilon, self.d)
 
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report: one value of [0, d), ⌈log2 d⌉ ([wang2017] §4.1)."""
+        return (self.d - 1).bit_length()
+
     def output_table(self) -> np.ndarray:
         """``P[v, y] = Pr[report y | value v]``: p on the diagonal, q elsewhere (d × d, d ≤ 4096).
 

@@ -35,7 +35,7 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_domain_values, check_instance, check_int, check_int_array, check_ndim,
                                      check_real, check_rng, fail)
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_tables
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_product, _key
 from ldp_helpers.mechanisms.hadamard import _fair_binomial, _walsh_hadamard_transform
 from ldp_helpers.mechanisms.local_hashing import _universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -221,8 +221,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
         [apple2017] Algorithm 3 (the query), Algorithm 5 (the sketch).
         """
         counts, n = self._counts_and_n(truth)
-        rates, spread = _collision_tables(self.hash_a, self.hash_b, self.d, self.m)
-        return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 - counts @ (rates - spread))
+        squares = _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "squares")
+        return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 - squares)
 
     def output_table(self) -> np.ndarray:
         """P[x, (j, l, w̃)] over all 2·k·m reports: (1 − r)/(k m) if w̃ = H[l, h_j(x)], else r/(k m)."""

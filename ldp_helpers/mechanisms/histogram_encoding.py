@@ -122,6 +122,8 @@ def laplace_report_privacy_loss(epsilon: float, d: int) -> float:
     return float(log_density_ratio(np.eye(d)[0], 0, 1, epsilon=epsilon, d=d)[0])
 
 
+#: bits of one real number in a report (an IEEE-754 double): how SHE/THE reports are counted
+FLOAT_BITS = 64
 _NO_TABLE = ("{name}'s report is continuous (one-hot plus Laplace noise): it has no output table; "
              "its whole-report loss comes from the Laplace densities (privacy_loss())")
 
@@ -139,6 +141,11 @@ class SHE(FrequencyOracle):
     def scale(self) -> float:
         """β = 2/ε (computed once)."""
         return _laplace_scale(self.epsilon)
+
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report: d reals, counted as IEEE-754 doubles (:data:`FLOAT_BITS` each, [wang2017] §4.3)."""
+        return FLOAT_BITS * self.d
 
     def output_table(self) -> np.ndarray:
         """Not available: the report is continuous (``NotImplementedError``)."""
@@ -207,6 +214,11 @@ class THE(PureFrequencyOracle):
     """
 
     theta: float | None = None  # threshold θ
+
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report: SHE's d reals (the client sends the noisy vector; the threshold is the server's)."""
+        return FLOAT_BITS * self.d
 
     def __post_init__(self):
         theta = optimal_threshold(self.epsilon) if self.theta is None else self.theta

@@ -56,6 +56,14 @@ def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
     return kernel
 
 
+@functools.lru_cache(maxsize=256)
+def _kernel_product(hashes: bytes, signs: bytes, rows: int, d: int, counts: bytes, dtype: str, power: int) -> np.ndarray:
+    kernel = _kernel(hashes, signs, rows, d)
+    out = np.frombuffer(counts, dtype=dtype) @ (kernel if power == 1 else kernel**2)
+    out.setflags(write=False)
+    return out
+
+
 @dataclass(frozen=True)
 class _SignedSketch(FrequencyOracle):
     """The shared law of Hashtogram and the PCS (see the module docstring); subclasses give the shape and hashes."""
@@ -102,6 +110,12 @@ class _SignedSketch(FrequencyOracle):
         hashes, signs = self._table
         return _kernel(hashes.tobytes(), signs.tobytes(), self._shape[0], self.d)
 
+    def _kernel_product(self, counts: np.ndarray, power: int) -> np.ndarray:
+        """f·K or f·K² (independent of ε: cached per design and population, so a sweep over ε reuses it)."""
+        hashes, signs = self._table
+        return _kernel_product(hashes.tobytes(), signs.tobytes(), self._shape[0], self.d, counts.tobytes(),
+                               counts.dtype.str, power)
+
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
         """Exact sampler of the cell sums (rows × width, or (n_draws, rows, width)); cost O(d·rows) per survey."""
         counts, _ = self._counts_and_n(truth)
@@ -144,12 +158,12 @@ class _SignedSketch(FrequencyOracle):
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = Σ_v f_v K[v, x] for these hashes (= f_x without collisions)."""
         counts, _ = self._counts_and_n(truth)
-        return counts @ self._kernel()
+        return self._kernel_product(counts, 1)
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] = n c_ε² − Σ_v f_v K[v, x]²: each user adds ±c_ε with mean K[v, x]."""
         counts, n = self._counts_and_n(truth)
-        return n * self.c_epsilon**2 - counts @ self._kernel() ** 2
+        return n * self.c_epsilon**2 - self._kernel_product(counts, 2)
 
     def _cell_table(self, n_reports: int, revealed) -> np.ndarray:
         """Whole-report table from ``revealed(j, x) -> (mask over reports, sign)`` of the revealed cell."""

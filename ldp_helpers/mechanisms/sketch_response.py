@@ -33,7 +33,7 @@ import numpy as np
 from ldp_helpers._validation import (Described, check_aggregate, check_choice, check_domain_values, check_instance, check_int,
                                      check_int_array, check_ndim, check_rng, fail)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables, _hash_values
+from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
@@ -185,17 +185,18 @@ class SketchResponse(FrequencyOracle):
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = m/(m−1)·Σ_v f_v (S[v, x] − 1/m) for these hashes (the CMS's)."""
         counts, _ = self._counts_and_n(truth)
-        rates = _collision_tables(self.hash_a, self.hash_b, self.d, self.m)[0]
-        return self.m / (self.m - 1) * (counts @ (rates - 1 / self.m))
+        return self.m / (self.m - 1) * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] = (m/(m−1))²·Σ_v f_v (S(a + 1) + (1 − S) b − S²), a = p*(1−p*)/(p*−q*)², b = q*(1−q*)/(p*−q*)²."""
-        counts, _ = self._counts_and_n(truth)
-        rates, spread = _collision_tables(self.hash_a, self.hash_b, self.d, self.m)
+        counts, n = self._counts_and_n(truth)
+        key = _key(counts)  # f·S and f·S(1 − S) do not depend on ε: cached per design and population
+        rates, spread = (_collision_product(self.hash_a, self.hash_b, self.d, self.m, key, part)
+                         for part in ("rates", "spread"))
         p, q = self.inner.p, self.inner.q
         a, b = p * (1 - p) / (p - q) ** 2, q * (1 - q) / (p - q) ** 2
-        per_user = rates * a + (1 - rates) * b + spread  # S(a + 1) − S² = S·a + S(1 − S)
-        return (self.m / (self.m - 1)) ** 2 * (counts @ per_user)
+        # Σ_v f_v (S a + (1 − S) b + S(1 − S)) = a f·S + b (n − f·S) + f·S(1 − S)
+        return (self.m / (self.m - 1)) ** 2 * (a * rates + b * (n - rates) + spread)
 
     def output_table(self) -> np.ndarray:
         """P[x, (j, y)] = (1/k)·P_inner[h_j(x), y] over every row and inner report."""

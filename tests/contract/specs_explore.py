@@ -30,18 +30,14 @@ EOUT = "ldp_helpers.explore.outputs."
 SH, SV, ST = "ldp_helpers.explore.share.", "ldp_helpers.explore.serve.", "ldp_helpers.explore.streams."
 PANELS = {"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true", "zipf_s", "alpha", "correction", "simulate",
           "mu", "n_users", "n_rounds", "beta", "epsilon_max", "n_draws", "seed", "epsilon", "theta", "mechanism_key", "d",
-          "n", "population", "shape", "candidate", "cohort", "user", "report", "survey"}
+          "n", "population", "shape", "candidate", "cohort", "user", "report", "survey", "shown"}
 
 SPECS = {
-    EO + "oracle_keys": spec(),
+    EO + "panel_keys": spec(),
     EO + "oracle_parameters": spec(mechanism_key="cms"),
     EO + "check_structure": spec(structure={"k": 4}, d=64, _extra={"structure": [{"k": 0}, {"zz": 1}, {"m": 10**6}],
                                                                    "d": [1, 4096]}),
-    EO + "build_oracle": spec(mechanism_key="cms", epsilon=1.0, d=5, structure={"k": 2, "m": 4}, seed=0,
-                              _extra={"d": [1, 4096], "seed": [-1]}),
     EOUT + "whole_report_epsilon": spec(oracle=OUE5),
-    EO + "exact_errors": spec(oracle=OUE5, truth=COUNTS, _extra={"truth": [np.zeros(5, dtype=np.int64), COUNTS[:4]]}),
-    EOUT + "report_size": spec(oracle=OUE5),
     EO + "population_counts": spec(population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0, 11.0]}),
     EO + "playground_state": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0,
                                   structure={"k": 2}, _extra={"d": [1], "seed": [-1]}),
@@ -50,6 +46,9 @@ SPECS = {
     EU + "privacy_utility_curves": spec(d=5, n=100, epsilons=np.array([0.5, 1.0, 2.0]), structure={"k": 2},
                                         _extra={"d": [1]}),
     EU + "phase_keys": spec(),
+    EU + "crossovers": spec(epsilons=np.array([0.5, 1.0]), keys=["grr", "oue"],
+                            exact={"grr": np.array([2.0, 1.0]), "oue": np.array([1.0, 2.0])},
+                            _extra={"keys": [[]], "exact": [{"grr": np.ones(2)}, {"grr": np.ones(3), "oue": np.ones(3)}]}),
     EU + "phase_diagram": spec(epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}),
     ER + "candidate_weights": spec(shape="exponential", n_candidates=10, n_true=3, s=1.0,
                                    _extra={"n_true": [11], "s": [-1.0, 21.0]}),
@@ -74,7 +73,7 @@ SPECS = {
     SH + "encode_view": spec(view={"playground": {"epsilon": 2.0}}, _extra={"view": [{"p": {"e": float("nan")}}, {"p": 1}]}),
     SH + "decode_view": spec(code=CODE, _extra={"code": ["v1.!!", "v2." + CODE[3:], "v1." + "A" * 5000, CODE[:-4]]}),
     SH + "view_from_query": spec(query="view=" + CODE, _free={"query"}),
-    SH + "changed_settings": spec(panels=[]),
+    SH + "view_of": spec(panels=[]),
     SH + "apply_view": spec(panels=[], view={"playground": {"epsilon": 2.0}}),
     SH + "share_bar": spec(),
     SV + "allowed_host": spec(host="127.0.0.1:8866", port=8866, _free={"host"}, _extra={"port": [0, 65536]}),
@@ -88,6 +87,7 @@ SPECS = {
                                                         _free=PANELS),
     "ldp_helpers.explore.panels.privacy_utility_panel": spec(epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS),
     "ldp_helpers.explore.panels.show_panel": spec(name="playground", _valid=False),
+    "ldp_helpers.explore.panels.shown_keys": spec(shown="few"),
     "ldp_helpers.explore.paper_panels.continual_panel": spec(mu=0.5, n_users=2000, n_rounds=4, _valid=False, _free=PANELS),
     "ldp_helpers.explore.paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, _valid=False, _free=PANELS),
     "ldp_helpers.explore.rappor_panel.rappor_panel": spec(**RAPPOR, _valid=False, _free=PANELS),
@@ -96,5 +96,5 @@ SPECS = {
                                                          _free={"counts", "reports_per_cohort", "blooms", "f", "p", "q"}),
 }
 
-RECORDS = {EO + "PlaygroundState", EOUT + "ReportSize", EO + "Structure", EU + "PrivacyUtilityCurves", ER + "RapporGuide",
+RECORDS = {EO + "PlaygroundState", EO + "Structure", EU + "PrivacyUtilityCurves", ER + "RapporGuide",
            ES + "ReportSteps", ES + "DecodedCounts", ES + "SimulatedSurvey", ST + "ContinualCurves", ST + "MShotCurves"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_helpers.mechanisms.telemetry import OneBitMean
+from ldp_helpers.mechanisms.unary_encoding import OUE
 
 from .specs import RNG, spec
 
@@ -21,12 +22,19 @@ JOINT = np.array([[30, 10, 5], [20, 5, 0]])
 TAUS = np.array([1, 2, 4])
 LONG_EPS = {"l_grr": np.array([1.0, 1.5, 2.0]), "fresh": np.array([1.0, 2.0, 4.0])}
 LONG_VAR = {"l_grr": (3.0, 2.5)}
+OUE5 = OUE(1.2, 5)
+COUNTS = np.array([30, 10, 5, 0, 15], dtype=np.int64)
 
 SPECS = {
     FO + "oracle_keys": spec(),
     FO + "oracle_groups": spec(),
-    FO + "build_oracle": spec(mechanism_key="oue", epsilon=1.0, d=5, _extra={"d": [1], "mechanism_key": ["binary_rr"]}),
-    FO + "report_size": spec(mechanism_key="cms", epsilon=1.0, d=5, _extra={"d": [1]}),
+    FO + "build_oracle": spec(mechanism_key="cms", epsilon=1.0, d=5, structure={"k": 2, "m": 4}, seed=0,
+                              _extra={"d": [1], "mechanism_key": ["binary_rr"], "seed": [-1],
+                                      "structure": [{"zz": 1}, {"k": -1}, [1]]}),
+    FO + "oracle_structure": spec(mechanism_key="cms", _extra={"mechanism_key": ["binary_rr"]}),
+    FO + "exact_moments": spec(oracle=OUE5, truth=COUNTS, _extra={"truth": [np.zeros(5, dtype=np.int64), COUNTS[:4]]}),
+    FO + "exact_mse": spec(oracle=OUE5, truth=COUNTS, _extra={"truth": [np.zeros(5, dtype=np.int64)]}),
+    FO + "lowest_index": spec(risk=TABLE, _free={"risk"}, _extra={"risk": [np.ones(3), np.array([[np.nan]])]}),  # ∞: refused
     FO + "scaled_risk": spec(keys=KEYS, epsilons=EPS, d=5, _finite=False, _extra={"keys": [[], ["nope"], "grr"], "d": [1]}),
     FO + "best_oracle_map": spec(keys=KEYS, epsilons=EPS, ds=np.array([2, 8]), max_extra_bits=2, _none_ok={"max_extra_bits"},
                                  _extra={"ds": [np.array([1])], "max_extra_bits": [-1]}),
@@ -67,4 +75,4 @@ SPECS = {
     PL + "multidimensional_figure": spec(epsilons=EPS, mse={"SPL[GRR]": np.array([1.0, 0.5])}, domain_sizes=(2, 3),
                                          n_users=100, _valid=False, _extra={"mse": [{}, {"SPL[GRR]": np.ones(3)}]}),
 }
-RECORDS = {FO + "ReportSize"}
+RECORDS = {FO + "Moments"}

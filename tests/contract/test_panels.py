@@ -47,10 +47,11 @@ CONTROLS = [(name, control) for name in PANELS for control in BUILD[name]().cont
 def test_epsilon_zero_is_refused_not_clamped():
     panel = _panel("playground")
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon must be in [1e-12, inf); got 0.0" in panel.message.value
-    assert panel.controls["epsilon"].value == 0.0  # shown as typed, never clamped
-    panel.controls["epsilon"].value = 1.0
-    assert panel.message.value == ""
+    assert "refused: epsilon = 0 — epsilon must be in [1e-12, inf); got 0.0; back to epsilon = 1" in panel.message.value
+    assert panel.controls["epsilon"].value == 1.0  # back to the value in effect, never clamped to a bound
+    assert panel.controls["epsilon"].box.value == "1"
+    panel.controls["epsilon"].value = 2.0  # the next change is judged on its own
+    assert panel.message.value == "" and panel.applied["epsilon"] == 2.0
 
 
 @pytest.mark.parametrize("panel_name, control", CONTROLS, ids=[f"{p}-{c}" for p, c in CONTROLS])
@@ -85,5 +86,6 @@ def test_letters_typed_into_any_number_box_show_the_librarys_message(panel_name)
             control.box.value = typed
             message = panel.message.value
             assert "refused: " in message and control_name in message, (control_name, typed, message)
-        control.value = valid
+        assert control.value == valid and panel.applied[control_name] == valid  # back to the value in effect
+        panel.update()
         assert panel.message.value == "", (control_name, panel.message.value)
