@@ -5,6 +5,7 @@ Built by ``make book`` (see book/build.py): executed notebooks are staged into
 a smoke-profile execution the same way.  Nothing is executed (``nb_execution_mode = "off"``); maths
 uses a local MathJax 3, and no page loads anything from outside (tests/test_book.py).
 """
+
 import os
 import re
 import sys
@@ -44,7 +45,9 @@ nb_ipywidgets_js = {}
 # a PNG of the panel and a text summary: the book shows the PNG.
 nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
 # Offline maths: a MathJax 3 copy installed by `make book` under build/mathjax, copied into _static.
-_mj = Path(os.environ.get("BOOK_MATHJAX", ROOT / "build" / "mathjax" / "node_modules" / "mathjax" / "es5"))
+_mj = Path(
+    os.environ.get("BOOK_MATHJAX", ROOT / "build" / "mathjax" / "node_modules" / "mathjax" / "es5")
+)
 html_static_path = [str(_mj.parent)] if _mj.exists() else []
 mathjax_path = "es5/tex-chtml-full.js"
 html_static_path = [*html_static_path, "_static"]
@@ -52,8 +55,11 @@ html_css_files = ["book.css"]
 # The download button offers each chapter's .ipynb (the executed notebook shown on the page).
 # A chapter's wide outputs (the nine-column claims tables) get the width of the right-hand column too;
 # the other pages keep it for their table of contents (book.css widens a chapter's article).
-html_theme_options = {"use_download_button": True, "use_fullscreen_button": False,
-                      "secondary_sidebar_items": {"notebooks/*": []}}
+html_theme_options = {
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "secondary_sidebar_items": {"notebooks/*": []},
+}
 html_context = {"default_mode": "light"}
 
 

@@ -28,13 +28,23 @@ def check_regular_file(name: str, path, *, max_bytes: int = MAX_FILE_BYTES):
     except OSError as err:
         _fail(name, str(path), f"an existing, readable regular file ({err.strerror})")
     if not stat.S_ISREG(info.st_mode):
-        _fail(name, str(path), "a regular file (not a FIFO, device or directory, which could block or never end)")
+        _fail(
+            name,
+            str(path),
+            "a regular file (not a FIFO, device or directory, which could block or never end)",
+        )
     if info.st_size > max_bytes:
-        _fail(name, str(path), f"a file of at most {format_bytes(max_bytes)} (this one has {format_bytes(info.st_size)})")
+        _fail(
+            name,
+            str(path),
+            f"a file of at most {format_bytes(max_bytes)} (this one has {format_bytes(info.st_size)})",
+        )
     return path
 
 
-def read_text_file(name: str, path, *, encoding: str = "utf-8", max_bytes: int = MAX_FILE_BYTES) -> str:
+def read_text_file(
+    name: str, path, *, encoding: str = "utf-8", max_bytes: int = MAX_FILE_BYTES
+) -> str:
     """The text of a regular file (:func:`check_regular_file`), all of it or a clear refusal: a file that
     does not decode names its path and the first undecodable byte's line (a byte-order mark included)."""
     path = check_regular_file(name, path, max_bytes=max_bytes)
@@ -43,7 +53,11 @@ def read_text_file(name: str, path, *, encoding: str = "utf-8", max_bytes: int =
         return raw.decode(encoding)
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        bom = " (a byte-order mark?)" if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) else ""
+        bom = (
+            " (a byte-order mark?)"
+            if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))
+            else ""
+        )
         _fail(name, str(path), f"{encoding} text; byte {err.start} on line {line} is not{bom}")
 
 

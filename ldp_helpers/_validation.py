@@ -52,7 +52,12 @@ def _bad_dtype(name: str, arr: np.ndarray, allowed: str) -> None:
 
 def check_instance(name: str, value, cls, allowed: str | None = None):
     if not isinstance(value, cls):
-        fail_type(name, value, allowed or "a " + " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,))))
+        fail_type(
+            name,
+            value,
+            allowed
+            or "a " + " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,))),
+        )
     return value
 
 
@@ -88,7 +93,9 @@ def check_real(name: str, value, *, low=None, high=None, low_open=True, high_ope
     return value
 
 
-MIN_EPSILON = 1e-12  #: the smallest budget accepted: below it report probabilities agree to ~12 digits
+MIN_EPSILON = (
+    1e-12  #: the smallest budget accepted: below it report probabilities agree to ~12 digits
+)
 
 
 def check_epsilon(epsilon, name: str = "epsilon", *, high=None) -> float:
@@ -98,7 +105,9 @@ def check_epsilon(epsilon, name: str = "epsilon", *, high=None) -> float:
 
 def check_epsilons(epsilons, name: str = "epsilons", *, high=None) -> np.ndarray:
     """An array of budgets, each as :func:`check_epsilon` requires, as ``float64``."""
-    return check_real_array(name, epsilons, low=MIN_EPSILON, high=high, low_open=False, high_open=False)
+    return check_real_array(
+        name, epsilons, low=MIN_EPSILON, high=high, low_open=False, high_open=False
+    )
 
 
 def check_probability(p, name: str, *, open_low=False, open_high=False) -> float:
@@ -112,12 +121,21 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 def _as_int64(name: str, arr: np.ndarray, allowed: str) -> None:
     """Integers, or finite integral floats, that int64 can hold (2^64 − 1 as uint64 would read as −1)."""
-    if not np.issubdtype(arr.dtype, np.integer) and (not np.issubdtype(arr.dtype, np.floating)
-                                                      or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+    if not np.issubdtype(arr.dtype, np.integer) and (
+        not np.issubdtype(arr.dtype, np.floating)
+        or not np.all(np.isfinite(arr))
+        or np.any(arr != np.round(arr))
+    ):
         _bad_dtype(name, arr, allowed)
-    if arr.size and ((arr.dtype.kind == "u" and arr.max() > INT64_MAX) or (arr.dtype.kind == "f" and np.max(np.abs(arr)) >= 2.0**63)):
-        _fail(name, _Described(f"an array containing {arr.flat[np.argmax(np.abs(arr.astype(float)))]!r}"),
-              f"integers in [{INT64_MIN}, {INT64_MAX}] (int64)")
+    if arr.size and (
+        (arr.dtype.kind == "u" and arr.max() > INT64_MAX)
+        or (arr.dtype.kind == "f" and np.max(np.abs(arr)) >= 2.0**63)
+    ):
+        _fail(
+            name,
+            _Described(f"an array containing {arr.flat[np.argmax(np.abs(arr.astype(float)))]!r}"),
+            f"integers in [{INT64_MIN}, {INT64_MAX}] (int64)",
+        )
 
 
 def check_int(name: str, value, *, low=None, high=None, any_size: bool = False) -> int:
@@ -142,8 +160,10 @@ def check_bool(name: str, value) -> bool:
 def check_rng(rng) -> np.random.Generator:
     """The injected randomness: must be a ``numpy.random.Generator`` (no seeds, no globals)."""
     if not isinstance(rng, np.random.Generator):
-        raise ParameterTypeError(f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); "
-                                 f"got {type(rng).__name__}")
+        raise ParameterTypeError(
+            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)); "
+            f"got {type(rng).__name__}"
+        )
     return rng
 
 
@@ -159,7 +179,11 @@ def check_binary_array(name: str, values) -> np.ndarray:
             _bad_dtype(name, arr, "an array of 0/1 values")
     bad = (arr != 0) & (arr != 1)
     if np.any(bad):
-        _fail(name, _Described(f"an array containing {arr[bad].flat[0].item()!r}"), "an array of 0/1 values")
+        _fail(
+            name,
+            _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
+            "an array of 0/1 values",
+        )
     return arr.astype(np.int8)
 
 
@@ -172,7 +196,11 @@ def check_domain_values(name: str, values, d: int) -> np.ndarray:
         _bad_dtype(name, arr, f"an array of integers in [0, {d})")
     lo, hi = arr.min(), arr.max()
     if lo < 0 or hi >= d:
-        _fail(name, _Described(f"an array with values in [{lo}, {hi}]"), f"integers in [0, {d}) (0-based domain)")
+        _fail(
+            name,
+            _Described(f"an array with values in [{lo}, {hi}]"),
+            f"integers in [0, {d}) (0-based domain)",
+        )
     return arr.astype(np.int64, copy=False)
 
 
@@ -186,7 +214,11 @@ def check_counts(name: str, counts) -> np.ndarray:
         _fail(name, _Described(f"an array of shape {arr.shape}"), "a non-empty 1-D array of counts")
     _as_int64(name, arr, "a 1-D array of non-negative integer counts")
     if np.any(arr < 0):
-        _fail(name, _Described(f"an array with minimum {arr.min()}"), "a 1-D array of non-negative integer counts")
+        _fail(
+            name,
+            _Described(f"an array with minimum {arr.min()}"),
+            "a 1-D array of non-negative integer counts",
+        )
     arr = arr.astype(np.int64)
     check_total(name, arr)
     return arr
@@ -196,7 +228,11 @@ def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarr
     """A vector of exactly ``length`` non-negative integer counts, each ≤ ``high`` if given."""
     arr = check_counts(name, counts)
     if arr.size != length:
-        _fail(name, _Described(f"an array of length {arr.size}"), f"a 1-D array of length {length} (one count per domain value)")
+        _fail(
+            name,
+            _Described(f"an array of length {arr.size}"),
+            f"a 1-D array of length {length} (one count per domain value)",
+        )
     if high is not None and arr.max() > high:
         _fail(name, _Described(f"an array with maximum {arr.max()}"), f"counts in [0, {high}]")
     return arr
@@ -206,7 +242,11 @@ def check_count_array(name: str, counts, length: int, *, high=None) -> np.ndarra
     """Counts of shape (length,) or (n_draws, length): non-negative integers, each ≤ ``high`` if given."""
     arr = np.asarray(counts)
     if arr.ndim not in (1, 2) or arr.shape[-1] != length or arr.size == 0:
-        _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape ({length},) or (n_draws, {length})")
+        _fail(
+            name,
+            _Described(f"an array of shape {arr.shape}"),
+            f"an array of shape ({length},) or (n_draws, {length})",
+        )
     return check_int_array(name, arr, low=0, high=high)
 
 
@@ -216,13 +256,20 @@ MAX_N_DRAWS = 10**7
 MAX_BYTES = 2 * 1024**3
 #: largest number of rounds T of a stream (mechanisms, samplers, bounds that loop over rounds)
 MAX_N_ROUNDS = 10**6
-MAX_FILE_BYTES, MAX_LINE_CHARS = 512 * 1024**2, 100_000  #: largest file a loader reads, longest line it accepts
+MAX_FILE_BYTES, MAX_LINE_CHARS = (
+    512 * 1024**2,
+    100_000,
+)  #: largest file a loader reads, longest line it accepts
 
 
 def format_bytes(n_bytes: float) -> str:
     """A byte count for humans: ``29.1 TiB``."""
     power = min(int(math.log(max(n_bytes, 1), 1024)), 6)
-    return f"{int(n_bytes)} B" if power == 0 else f"{n_bytes / 1024**power:.3g} {'KMGTPE'[power - 1]}iB"
+    return (
+        f"{int(n_bytes)} B"
+        if power == 0
+        else f"{n_bytes / 1024**power:.3g} {'KMGTPE'[power - 1]}iB"
+    )
 
 
 def check_allocation(name: str, value, n_elements, *, itemsize: int = 8, what: str = "") -> None:
@@ -230,8 +277,10 @@ def check_allocation(name: str, value, n_elements, *, itemsize: int = 8, what: s
     n_bytes = int(n_elements) * int(itemsize)
     if n_bytes > MAX_BYTES:
         detail = f" ({what})" if what else ""
-        raise ValueError(f"{name}={value!r} would allocate {format_bytes(n_bytes)}{detail}; "
-                         f"the ceiling is MAX_BYTES = {format_bytes(MAX_BYTES)}")
+        raise ValueError(
+            f"{name}={value!r} would allocate {format_bytes(n_bytes)}{detail}; "
+            f"the ceiling is MAX_BYTES = {format_bytes(MAX_BYTES)}"
+        )
 
 
 def check_n_draws(n_draws) -> int:
@@ -240,7 +289,9 @@ def check_n_draws(n_draws) -> int:
 
 
 _INT64 = np.dtype(np.int64)
-_MAX_TOTAL = 2**62  # largest number of users a true-count vector may describe (int64 sums stay exact)
+_MAX_TOTAL = (
+    2**62
+)  # largest number of users a true-count vector may describe (int64 sums stay exact)
 
 
 def check_total(name: str, counts: np.ndarray, *, high: int = _MAX_TOTAL) -> int:
@@ -249,7 +300,11 @@ def check_total(name: str, counts: np.ndarray, *, high: int = _MAX_TOTAL) -> int
     wraps = counts.size and int(counts.max()) > high // counts.size
     total = sum(int(c) for c in counts.ravel()) if wraps else int(counts.sum())
     if total > high:
-        _fail(name, _Described(f"counts totalling {total}"), f"non-negative counts totalling at most 2^62 = {high} (every sum stays exact in int64)")
+        _fail(
+            name,
+            _Described(f"counts totalling {total}"),
+            f"non-negative counts totalling at most 2^62 = {high} (every sum stays exact in int64)",
+        )
     return total
 
 
@@ -261,7 +316,9 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     # one reduction checks both ends: a negative int64 reads as ≥ 2^63 in uint64, and entries
     # ≤ 2^62/d cannot overflow the int64 sum
     if not fast or np.maximum.reduce(counts.view(np.uint64)) > _MAX_TOTAL // d:
-        counts = check_count_vector("true_counts", true_counts, d)  # the general check, the total too (copies; raises)
+        counts = check_count_vector(
+            "true_counts", true_counts, d
+        )  # the general check, the total too (copies; raises)
     n = int(np.add.reduce(counts))
     if n < 1:
         raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
@@ -276,12 +333,16 @@ def check_above(name: str, value, bound: float, *, what: str) -> float:
     return value
 
 
-def check_real_array(name: str, values, *, low=None, high=None, low_open=True, high_open=True) -> np.ndarray:
+def check_real_array(
+    name: str, values, *, low=None, high=None, low_open=True, high_open=True
+) -> np.ndarray:
     """A non-empty array (or scalar) of finite reals inside an interval, returned as ``float64``."""
     arr = np.asarray(values)
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of real numbers")
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+    if arr.dtype == bool or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
         _bad_dtype(name, arr, "an array of real numbers")
     arr = arr.astype(np.float64)
     interval = _interval(low, high, low_open, high_open)
@@ -291,7 +352,11 @@ def check_real_array(name: str, values, *, low=None, high=None, low_open=True, h
     if high is not None:
         bad |= (arr > high) | ((arr == high) if high_open else False)
     if np.any(bad):
-        _fail(name, _Described(f"an array containing {arr[bad].flat[0].item()!r}"), f"finite values in {interval}")
+        _fail(
+            name,
+            _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
+            f"finite values in {interval}",
+        )
     return arr
 
 
@@ -302,12 +367,18 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np
         _fail(name, _Described("an empty array"), "a non-empty array of integers")
     _as_int64(name, arr, "an array of integers")
     if shape is not None and arr.shape != tuple(shape):
-        _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}")
+        _fail(
+            name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}"
+        )
     lo, hi = arr.min(), arr.max()
     if (low is not None and lo < low) or (high is not None and hi > high):
         lo_s = "-inf" if low is None else str(low)
         hi_s = "inf" if high is None else str(high)
-        _fail(name, _Described(f"an array with values in [{lo:g}, {hi:g}]"), f"integers in [{lo_s}, {hi_s}]")
+        _fail(
+            name,
+            _Described(f"an array with values in [{lo:g}, {hi:g}]"),
+            f"integers in [{lo_s}, {hi_s}]",
+        )
     return arr.astype(np.int64)
 
 
@@ -321,7 +392,11 @@ def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndar
     if arr.ndim not in allowed or (last is not None and (arr.ndim == 0 or arr.shape[-1] != last)):
         dims = " or ".join(f"{d}-D" for d in allowed)
         tail = "" if last is None else f" whose last axis has length {last}"
-        _fail(name, _Described(f"an array of shape {arr.shape}"), f"a {dims} array{' ' + what if what else ''}{tail}")
+        _fail(
+            name,
+            _Described(f"an array of shape {arr.shape}"),
+            f"a {dims} array{' ' + what if what else ''}{tail}",
+        )
     return arr
 
 
@@ -334,19 +409,25 @@ def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.nd
     shape = tuple(shape)
     extra = arr.ndim - len(shape)
     if not 0 <= extra <= leading or arr.shape[extra:] != shape:
-        forms = " or ".join(str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1))
+        forms = " or ".join(
+            str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1)
+        )
         _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {forms}")
     return arr
 
 
-def check_aggregate(aggregate, shape, *, low, high, integral: bool = True, what: str = "") -> np.ndarray:
+def check_aggregate(
+    aggregate, shape, *, low, high, integral: bool = True, what: str = ""
+) -> np.ndarray:
     """A server statistic of shape ``shape`` or ``(n_draws, *shape)`` whose entries lie in [low, high] — the
     range n reports can produce (``what`` says why, e.g. ``"|cell sum| ≤ n = 60"``): integers (integral floats
     accepted) returned as ``int64``, else finite reals returned as ``float64``.  An extra axis, 1e300, 2^64 − 1,
     a negative count or a count above n is refused here, at the server's entry point."""
     arr = check_trailing_shape("aggregate", aggregate, shape)
     if arr.size == 0 or arr.dtype == bool or arr.dtype.kind not in "iuf":
-        return (check_int_array if integral else check_real_array)("aggregate", arr)  # raises its own message
+        return (check_int_array if integral else check_real_array)(
+            "aggregate", arr
+        )  # raises its own message
     if integral:
         _as_int64("aggregate", arr, "an array of integers")
     values = arr.astype(np.float64)
@@ -354,6 +435,9 @@ def check_aggregate(aggregate, shape, *, low, high, integral: bool = True, what:
     if np.any(bad):
         why = f" ({what})" if what else ""
         kind = "integers" if integral else "finite values"
-        _fail("aggregate", _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
-              f"{kind} in [{low:g}, {high:g}]{why}")
+        _fail(
+            "aggregate",
+            _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
+            f"{kind} in [{low:g}, {high:g}]{why}",
+        )
     return arr.astype(np.int64) if integral else values

@@ -34,11 +34,25 @@ import numpy as np
 
 from ldp_helpers._paths import BUILD_DIR, REPO_ROOT
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_bool, check_choice, check_domain_values, check_epsilon, check_int, check_real, check_rng,
-    fail_type)
+    MAX_N_DRAWS,
+    check_bool,
+    check_choice,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_real,
+    check_rng,
+    fail_type,
+)
 from ldp_helpers.interop.peer_reports import olh_support
 from ldp_helpers.mechanisms.local_hashing import olh_hash_range
-from ldp_helpers.sweeps import DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, check_n_jobs, local_workers, seeded_globals
+from ldp_helpers.sweeps import (
+    DASK_ADDRESS_ENV,
+    DASK_SCHEDULER_ENV,
+    check_n_jobs,
+    local_workers,
+    seeded_globals,
+)
 
 #: peer → (folder holding it, the distribution name and version it must be)
 PEERS = {
@@ -52,6 +66,7 @@ PROTOCOLS = ("SUE", "OUE", "OLH")
 # --------------------------------------------------------------------------- the peers' parameter rules
 # Written from the peers' sources (multi-freq-ldpy 0.2.5, pure-ldp 1.2.0) so that notebook 07 can compute what they
 # imply; tests/test_peer_parity_field_c.py and tests/test_field_oracles_peers.py check them against the running peers.
+
 
 def multi_freq_ldpy_subset_size(epsilon: float, d: int) -> int:
     """multi-freq-ldpy's SS subset size: ``max(1, rint(d/(e^ε + 1)))`` (``SS_Client``; ours minimizes the exact variance).
@@ -74,7 +89,9 @@ def pure_ldp_hadamard_coefficients(epsilon: float) -> int:
     return int(np.ceil(np.log2(np.exp(check_epsilon(epsilon, high=700.0)) + 1)))
 
 
-def multi_freq_ldpy_lgrr_rounds(d: int, epsilon_permanent: float, epsilon: float) -> tuple[float, float, float, float]:
+def multi_freq_ldpy_lgrr_rounds(
+    d: int, epsilon_permanent: float, epsilon: float
+) -> tuple[float, float, float, float]:
     """(p₁, q₁, p₂, q₂) of multi-freq-ldpy's L-GRR (``L_GRR_Client``): GRR at ε∞, then its closed-form second round.
 
     References
@@ -82,7 +99,10 @@ def multi_freq_ldpy_lgrr_rounds(d: int, epsilon_permanent: float, epsilon: float
     [arcolezi2022] (L-GRR); [arcolezi2022ldpy] (``L_GRR_Client``).
     """
     d = check_int("d", d, low=2, high=2**40)
-    eps_perm, eps_1 = check_epsilon(epsilon_permanent, "epsilon_permanent", high=700.0), check_epsilon(epsilon, high=700.0)
+    eps_perm, eps_1 = (
+        check_epsilon(epsilon_permanent, "epsilon_permanent", high=700.0),
+        check_epsilon(epsilon, high=700.0),
+    )
     p1 = np.exp(eps_perm) / (np.exp(eps_perm) + d - 1)
     q1 = (1 - p1) / (d - 1)
     e1 = np.exp(eps_1)
@@ -109,6 +129,7 @@ def reseed_numba(rng: np.random.Generator) -> None:
         @njit
         def seed(value):
             np.random.seed(value)
+
         _NUMBA_SEED.append(seed)
     _NUMBA_SEED[0](int(rng.integers(2**32)))
 
@@ -126,6 +147,7 @@ class PureLdpUE:
 
     def __call__(self, value):
         from pure_ldp.frequency_oracles.unary_encoding import UEClient
+
         client = _CLIENTS.get(self)
         if client is None:
             client = _CLIENTS[self] = UEClient(self.epsilon, self.d, use_oue=self.oue)
@@ -145,6 +167,7 @@ class MultiFreqUE:
 
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Client
+
         return UE_Client(int(value), self.d, self.epsilon, optimal=self.oue)
 
 
@@ -160,10 +183,13 @@ class PureLdpOLH:
 
     def __call__(self, value):
         from pure_ldp.frequency_oracles.local_hashing import LHClient
+
         client = _CLIENTS.get(self)
         if client is None:
             client = _CLIENTS[self] = LHClient(self.epsilon, self.d, use_olh=True)
-        return olh_support([client.privatise(int(value) + 1)], self.d, olh_hash_range(self.epsilon))[0]
+        return olh_support(
+            [client.privatise(int(value) + 1)], self.d, olh_hash_range(self.epsilon)
+        )[0]
 
 
 @dataclass(frozen=True)
@@ -178,7 +204,12 @@ class MultiFreqOLH:
 
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Client
-        return olh_support([LH_Client(int(value), self.d, self.epsilon, True)], self.d, olh_hash_range(self.epsilon))[0]
+
+        return olh_support(
+            [LH_Client(int(value), self.d, self.epsilon, True)],
+            self.d,
+            olh_hash_range(self.epsilon),
+        )[0]
 
 
 _CLIENTS: dict = {}
@@ -195,7 +226,9 @@ def _check_ue(client) -> None:
     check_bool("oue", client.oue)
 
 
-def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs, chunk_size=20_000) -> None:
+def check_peer_arguments(
+    *, epsilon, d, n_trials, seed, confidence, n_jobs, chunk_size=20_000
+) -> None:
     """A peer audit's arguments (checked before any process starts): the same limits as :func:`~ldp_helpers.audit.auditor.run_audit`."""
     check_epsilon(epsilon)
     check_int("d", d, low=2, high=10**6)
@@ -206,12 +239,29 @@ def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs, chun
     check_int("chunk_size", chunk_size, low=1)
 
 
-def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
-                    n_jobs: int = 1, chunk_size: int = 20_000) -> dict:
+def audit_peer_here(
+    peer: str,
+    *,
+    epsilon: float,
+    d: int,
+    n_trials: int,
+    seed: int,
+    confidence: float,
+    n_jobs: int = 1,
+    chunk_size: int = 20_000,
+) -> dict:
     """Audit SUE, OUE and OLH of ``peer`` in this process (its package must be importable); JSON-ready dict."""
     from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
-    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs,
-                         chunk_size=chunk_size)
+
+    check_peer_arguments(
+        epsilon=epsilon,
+        d=d,
+        n_trials=n_trials,
+        seed=seed,
+        confidence=confidence,
+        n_jobs=n_jobs,
+        chunk_size=chunk_size,
+    )
     _, dist, expected = PEERS[check_choice("peer", peer, PEERS)]
     found = version(dist)
     if found != expected:
@@ -219,40 +269,102 @@ def audit_peer_here(peer: str, *, epsilon: float, d: int, n_trials: int, seed: i
     out = {"peer": peer, "version": found, "audits": {}}
     for index, protocol in enumerate(PROTOCOLS):
         pure = dist == "pure-ldp"
-        peer_client = ((PureLdpOLH if pure else MultiFreqOLH)(epsilon, d) if protocol == "OLH"
-                       else (PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE"))
+        peer_client = (
+            (PureLdpOLH if pure else MultiFreqOLH)(epsilon, d)
+            if protocol == "OLH"
+            else (PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE")
+        )
         client = BlackBoxClient(peer_client, reseed=None if pure else reseed_numba)
-        r = run_audit(client, 0, 1, n_trials=n_trials, seed=np.random.SeedSequence([seed, index]), confidence=confidence,
-                  claimed_epsilon=epsilon, n_jobs=n_jobs, chunk_size=chunk_size)
+        r = run_audit(
+            client,
+            0,
+            1,
+            n_trials=n_trials,
+            seed=np.random.SeedSequence([seed, index]),
+            confidence=confidence,
+            claimed_epsilon=epsilon,
+            n_jobs=n_jobs,
+            chunk_size=chunk_size,
+        )
         out["audits"][protocol] = {
-            "epsilon_lb": r.epsilon_lb, "count0": r.count0, "count1": r.count1, "p0_low": r.p0_low,
-            "p1_high": r.p1_high, "event": str(r.event), "violation": bool(r.violation),
-            "violation_confidence": r.violation_confidence, "n_trials": r.n_trials, "confidence": r.confidence}
+            "epsilon_lb": r.epsilon_lb,
+            "count0": r.count0,
+            "count1": r.count1,
+            "p0_low": r.p0_low,
+            "p1_high": r.p1_high,
+            "event": str(r.event),
+            "violation": bool(r.violation),
+            "violation_confidence": r.violation_confidence,
+            "n_trials": r.n_trials,
+            "confidence": r.confidence,
+        }
     return out
 
 
-def audit_peer(peer: str, *, epsilon: float, d: int, n_trials: int, seed: int, confidence: float,
-               n_jobs: int = 1, timeout: float = 3600.0) -> dict:
+def audit_peer(
+    peer: str,
+    *,
+    epsilon: float,
+    d: int,
+    n_trials: int,
+    seed: int,
+    confidence: float,
+    n_jobs: int = 1,
+    timeout: float = 3600.0,
+) -> dict:
     """Audit ``peer`` (a key of :data:`PEERS`) in a subprocess with only that peer's folder on its path."""
     check_choice("peer", peer, PEERS)
-    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs)
+    check_peer_arguments(
+        epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
+    )
     timeout = check_real("timeout", timeout, low=0.0)
-    return _run_peer(peer, ["--epsilon", repr(epsilon), "--d", str(d), "--n-trials", str(n_trials), "--seed",
-                            str(seed), "--confidence", repr(confidence), "--n-jobs", str(n_jobs)], timeout, "the audit")
+    return _run_peer(
+        peer,
+        [
+            "--epsilon",
+            repr(epsilon),
+            "--d",
+            str(d),
+            "--n-trials",
+            str(n_trials),
+            "--seed",
+            str(seed),
+            "--confidence",
+            repr(confidence),
+            "--n-jobs",
+            str(n_jobs),
+        ],
+        timeout,
+        "the audit",
+    )
 
 
-def _run_peer(peer: str, arguments: list, timeout: float, what: str, stdin: str | None = None) -> dict:
+def _run_peer(
+    peer: str, arguments: list, timeout: float, what: str, stdin: str | None = None
+) -> dict:
     """``python -m ldp_helpers.peers PEER ARGUMENTS`` with only that peer's folder on the path; its JSON output."""
     folder = PEERS[peer][0]
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
-    for name in (DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV):  # the peers are installed here only: local processes
+    for name in (
+        DASK_ADDRESS_ENV,
+        DASK_SCHEDULER_ENV,
+    ):  # the peers are installed here only: local processes
         env.pop(name, None)
-    done = subprocess.run([sys.executable, "-m", "ldp_helpers.peers", peer, *arguments], env=env, input=stdin,
-                          capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "ldp_helpers.peers", peer, *arguments],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO_ROOT,
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"{what} of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+        raise RuntimeError(
+            f"{what} of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}"
+        )
     return json.loads(done.stdout)
 
 
@@ -269,6 +381,7 @@ def peer_olh_here(peer: str, *, epsilon: float, d: int, values, seed: int) -> di
     with seeded_globals(rng):
         if dist == "pure-ldp":
             from pure_ldp.frequency_oracles.local_hashing import LHClient, LHServer
+
             client, server = LHClient(epsilon, d, use_olh=True), LHServer(epsilon, d, use_olh=True)
             reports = [client.privatise(x + 1) for x in values]
             server.aggregate_all(reports)
@@ -276,34 +389,73 @@ def peer_olh_here(peer: str, *, epsilon: float, d: int, values, seed: int) -> di
             estimates, estimator = server.estimated_data, "unbiased counts (LHServer)"
         else:
             from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Aggregator_MI, LH_Client
+
             reseed_numba(rng)
             reports = [LH_Client(x, d, epsilon, True) for x in values]
-            estimates, estimator = LH_Aggregator_MI(reports, d, epsilon, True), "MI frequencies (LH_Aggregator_MI)"
-    return {"peer": peer, "version": version(dist), "reports": [[int(y), int(s)] for y, s in reports],
-            "estimates": np.asarray(estimates, dtype=float).tolist(), "estimator": estimator}
+            estimates, estimator = (
+                LH_Aggregator_MI(reports, d, epsilon, True),
+                "MI frequencies (LH_Aggregator_MI)",
+            )
+    return {
+        "peer": peer,
+        "version": version(dist),
+        "reports": [[int(y), int(s)] for y, s in reports],
+        "estimates": np.asarray(estimates, dtype=float).tolist(),
+        "estimator": estimator,
+    }
 
 
-def peer_olh_run(peer: str, *, epsilon: float, d: int, values, seed: int, timeout: float = 600.0) -> dict:
+def peer_olh_run(
+    peer: str, *, epsilon: float, d: int, values, seed: int, timeout: float = 600.0
+) -> dict:
     """:func:`peer_olh_here` in a subprocess with only that peer's folder on its path."""
     check_choice("peer", peer, PEERS)
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=10**6)
     values = check_domain_values("values", values, d).ravel().tolist()
-    seed, timeout = check_int("seed", seed, low=0, high=2**63 - 1), check_real("timeout", timeout, low=0.0)
-    return _run_peer(peer, ["--epsilon", repr(epsilon), "--d", str(d), "--seed", str(seed), "--olh-values"],
-                     timeout, "the OLH run", stdin=json.dumps(values))
+    seed, timeout = (
+        check_int("seed", seed, low=0, high=2**63 - 1),
+        check_real("timeout", timeout, low=0.0),
+    )
+    return _run_peer(
+        peer,
+        ["--epsilon", repr(epsilon), "--d", str(d), "--seed", str(seed), "--olh-values"],
+        timeout,
+        "the OLH run",
+        stdin=json.dumps(values),
+    )
 
 
-def peer_audits(*, epsilon: float, d: int, n_trials: int, seed: int, confidence: float, peers=None,
-                n_jobs: int = 3) -> dict[str, dict]:
+def peer_audits(
+    *,
+    epsilon: float,
+    d: int,
+    n_trials: int,
+    seed: int,
+    confidence: float,
+    peers=None,
+    n_jobs: int = 3,
+) -> dict[str, dict]:
     """Every peer's SUE, OUE and OLH audit (:func:`audit_peer`), peers concurrently (threads, at most one per peer),
     each spreading its audits' chunks over every core (the numbers depend on the chunks, not on where they run)."""
     if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
         fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
     peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
-    check_peer_arguments(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1)
+    check_peer_arguments(
+        epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1
+    )
     check_n_jobs(n_jobs)
-    calls = (joblib.delayed(audit_peer)(peer, epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence,
-                                        n_jobs=-1) for peer in peers)
+    calls = (
+        joblib.delayed(audit_peer)(
+            peer,
+            epsilon=epsilon,
+            d=d,
+            n_trials=n_trials,
+            seed=seed,
+            confidence=confidence,
+            n_jobs=-1,
+        )
+        for peer in peers
+    )
     results = joblib.Parallel(n_jobs=local_workers(n_jobs, len(peers)), backend="threading")(calls)
     return dict(zip(peers, results))
 
@@ -317,14 +469,36 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--confidence", type=float, default=0.99)
     parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--olh-values", action="store_true", help="the peer's own OLH on the JSON values on stdin")
+    parser.add_argument(
+        "--olh-values", action="store_true", help="the peer's own OLH on the JSON values on stdin"
+    )
     args = parser.parse_args(argv)
     if args.olh_values:
-        print(json.dumps(peer_olh_here(args.peer, epsilon=args.epsilon, d=args.d, values=json.loads(sys.stdin.read()),
-                                       seed=args.seed)))
+        print(
+            json.dumps(
+                peer_olh_here(
+                    args.peer,
+                    epsilon=args.epsilon,
+                    d=args.d,
+                    values=json.loads(sys.stdin.read()),
+                    seed=args.seed,
+                )
+            )
+        )
         return
-    print(json.dumps(audit_peer_here(args.peer, epsilon=args.epsilon, d=args.d, n_trials=args.n_trials,
-                                     seed=args.seed, confidence=args.confidence, n_jobs=args.n_jobs)))
+    print(
+        json.dumps(
+            audit_peer_here(
+                args.peer,
+                epsilon=args.epsilon,
+                d=args.d,
+                n_trials=args.n_trials,
+                seed=args.seed,
+                confidence=args.confidence,
+                n_jobs=args.n_jobs,
+            )
+        )
+    )
 
 
 if __name__ == "__main__":

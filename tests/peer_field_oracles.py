@@ -30,8 +30,8 @@ def _pure_ldp_estimates(server) -> np.ndarray:
 
 def ss(req: dict) -> dict:
     """multi-freq-ldpy's SS: its client's reports for each survey, its MI estimates of them and of ours."""
-    from numba import njit
     from multi_freq_ldpy.pure_frequency_oracles.SS import SS_Aggregator_MI, SS_Client
+    from numba import njit
 
     @njit
     def seed_numba(value):
@@ -48,7 +48,10 @@ def ss(req: dict) -> dict:
 
 def hr(req: dict) -> dict:
     """pure-ldp's HR: its reports, its server's unnormalized count estimates of them and of ours, its permutation."""
-    from pure_ldp.frequency_oracles.hadamard_response import HadamardResponseClient, HadamardResponseServer
+    from pure_ldp.frequency_oracles.hadamard_response import (
+        HadamardResponseClient,
+        HadamardResponseServer,
+    )
 
     _seed(req["seed"])
     eps, d, values = req["epsilon"], req["d"], np.array(req["values"])
@@ -66,8 +69,13 @@ def hr(req: dict) -> dict:
         server.hr.permute, server.hr.reverse = np.arange(d), np.arange(d)
     server.reset()
     server.aggregate_all([int(y) for y in req["our_reports"]])
-    return {"reports": np.array(reports), "estimates": np.array(estimates), "permute": permute,
-            "estimates_of_ours": _pure_ldp_estimates(server), "K": np.int64(server.hr.outsz)}
+    return {
+        "reports": np.array(reports),
+        "estimates": np.array(estimates),
+        "permute": permute,
+        "estimates_of_ours": _pure_ldp_estimates(server),
+        "K": np.int64(server.hr.outsz),
+    }
 
 
 def hm(req: dict) -> dict:
@@ -88,8 +96,12 @@ def hm(req: dict) -> dict:
     server.reset()
     ours = np.array(req["our_indices"]), np.array(req["our_signs"])
     server.aggregate_all([list(zip(j.tolist(), s.tolist())) for j, s in zip(*ours)])
-    return {"indices": np.array(indices), "signs": np.array(signs), "estimates": np.array(estimates),
-            "estimates_of_ours": _pure_ldp_estimates(server) / t}
+    return {
+        "indices": np.array(indices),
+        "signs": np.array(signs),
+        "estimates": np.array(estimates),
+        "estimates_of_ours": _pure_ldp_estimates(server) / t,
+    }
 
 
 def flh(req: dict) -> dict:
@@ -108,10 +120,16 @@ def flh(req: dict) -> dict:
         server.aggregate_all(survey)
         reports.append([(j, y) for y, j in survey])
         estimates.append(_pure_ldp_estimates(server))
-    ours = FastLHServer(eps, d, k, g=g, use_olh=False, hash_matrix=np.array(req["our_table"], dtype=float))
+    ours = FastLHServer(
+        eps, d, k, g=g, use_olh=False, hash_matrix=np.array(req["our_table"], dtype=float)
+    )
     ours.aggregate_all([(int(y), int(j)) for j, y in req["our_reports"]])
-    return {"table": np.array(server.hash_matrix, dtype=np.int64), "reports": np.array(reports),
-            "estimates": np.array(estimates), "estimates_of_ours": _pure_ldp_estimates(ours)}
+    return {
+        "table": np.array(server.hash_matrix, dtype=np.int64),
+        "reports": np.array(reports),
+        "estimates": np.array(estimates),
+        "estimates_of_ours": _pure_ldp_estimates(ours),
+    }
 
 
 def quirks(req: dict) -> dict:
@@ -131,10 +149,14 @@ def quirks(req: dict) -> dict:
         hm_error = ""
     except Exception as err:  # the fast transform of a length-6 vector
         hm_error = type(err).__name__
-    return {"flh_client_g": np.int64(client.g), "flh_server_g": np.int64(server.g),
-            "flh_counts_after_reset": server.hash_counts.sum(), "flh_n_after_reset": np.int64(server.n),
-            "hm_optimal_t": np.int64(HadamardMechClient(eps, 8, 1, use_optimal_t=True).t),
-            "hm_d6_error": np.array(hm_error)}
+    return {
+        "flh_client_g": np.int64(client.g),
+        "flh_server_g": np.int64(server.g),
+        "flh_counts_after_reset": server.hash_counts.sum(),
+        "flh_n_after_reset": np.int64(server.n),
+        "hm_optimal_t": np.int64(HadamardMechClient(eps, 8, 1, use_optimal_t=True).t),
+        "hm_d6_error": np.array(hm_error),
+    }
 
 
 TASKS = {"ss": ss, "hr": hr, "hm": hm, "flh": flh, "quirks": quirks}

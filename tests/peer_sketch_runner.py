@@ -28,7 +28,9 @@ from ldp_helpers.mechanisms.local_hashing import _universal_hash
 
 def _item(data, fragment_bits: int = 0) -> int:
     text = str(data)
-    if "*" in text:  # the peer's padded fragments: no user holds one; a distinct integer outside our records
+    if (
+        "*" in text
+    ):  # the peer's padded fragments: no user holds one; a distinct integer outside our records
         return 2**24 + zlib.crc32(text.encode()) % 2**24
     if "_" in text:
         puzzle, fragment = text.split("_")
@@ -58,11 +60,13 @@ class _NumPy1Zeros:
 
 def _restore_numpy1_zeros() -> None:
     import pure_ldp.core._freq_oracle_server as base
+
     base.np = _NumPy1Zeros()
 
 
 def hcms(task):
     from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer
+
     eps, k, m, d = task["epsilon"], task["k"], task["m"], task["d"]
     client = CMSClient(eps, _hashes(task), m, is_hadamard=True)
     peer_reports = [client.privatise(v) for v in task["values"]]
@@ -73,14 +77,21 @@ def hcms(task):
         for bit, j, l in reports:
             server.aggregate((int(bit), int(j), int(l)))
         return [float(server.estimate(x, suppress_warnings=True)) for x in range(d)]
-    return {"peer_reports": [[int(b), int(j), int(l)] for b, j, l in peer_reports],
-            "peer_estimates_own": estimates(peer_reports), "peer_estimates_ours": estimates(task["our_reports"])}
+
+    return {
+        "peer_reports": [[int(b), int(j), int(l)] for b, j, l in peer_reports],
+        "peer_estimates_own": estimates(peer_reports),
+        "peer_estimates_ours": estimates(task["our_reports"]),
+    }
 
 
 def pcs(task):
     from pure_ldp.frequency_oracles.priv_count_sketch import PCSClient, PCSServer
+
     eps, k, m, d = task["epsilon"], task["k"], task["m"], task["d"]
-    signs = [_hash(a, b, 2) for a, b in zip(task["sign_a"], task["sign_b"])]  # our g = 1 − 2·bit; the peer's 2·G − 1
+    signs = [
+        _hash(a, b, 2) for a, b in zip(task["sign_a"], task["sign_b"])
+    ]  # our g = 1 − 2·bit; the peer's 2·G − 1
     pairs = list(zip(_hashes(task), [lambda data, s=s: 1 - s(data) for s in signs]))
     client = PCSClient(eps, k, m, pairs)
     peer_reports = [client.privatise(v) for v in task["values"]]
@@ -91,62 +102,97 @@ def pcs(task):
         for vector, j in reports:
             server.aggregate((np.asarray(vector, dtype=float), int(j)))
         return [float(server.estimate(x, suppress_warnings=True)) for x in range(d)]
+
     ours = [(vector, j) for vector, j in zip(task["our_vectors"], task["our_rows"])]
-    return {"peer_vectors": [np.asarray(v).astype(int).tolist() for v, _ in peer_reports],
-            "peer_rows": [int(j) for _, j in peer_reports],
-            "peer_mean_own": estimates(peer_reports, False), "peer_mean_ours": estimates(ours, False),
-            "peer_median_ours": estimates(ours, True)}
+    return {
+        "peer_vectors": [np.asarray(v).astype(int).tolist() for v, _ in peer_reports],
+        "peer_rows": [int(j) for _, j in peer_reports],
+        "peer_mean_own": estimates(peer_reports, False),
+        "peer_mean_ours": estimates(ours, False),
+        "peer_median_ours": estimates(ours, True),
+    }
 
 
 def sketch_response(task):
     from pure_ldp.frequency_oracles.direct_encoding import DEClient, DEServer
-    from pure_ldp.frequency_oracles.sketch_response import SketchResponseClient, SketchResponseServer
+    from pure_ldp.frequency_oracles.sketch_response import (
+        SketchResponseClient,
+        SketchResponseServer,
+    )
+
     eps, k, m, d = task["epsilon"], task["k"], task["m"], task["d"]
     identity = lambda x: x  # noqa: E731 - the peers' index mappers are 1-based by default
-    client = SketchResponseClient(eps, m, _hashes(task), fo_client=DEClient(eps, m, index_mapper=identity),
-                                  index_mapper=identity)
+    client = SketchResponseClient(
+        eps,
+        m,
+        _hashes(task),
+        fo_client=DEClient(eps, m, index_mapper=identity),
+        index_mapper=identity,
+    )
     peer_reports = [client.privatise(v) for v in task["values"]]
 
     def estimates(reports, method):
-        server = SketchResponseServer(eps, k, m, fo_server=DEServer(eps, m, index_mapper=identity), sketch_method=method,
-                                      index_mapper=identity)
+        server = SketchResponseServer(
+            eps,
+            k,
+            m,
+            fo_server=DEServer(eps, m, index_mapper=identity),
+            sketch_method=method,
+            index_mapper=identity,
+        )
         server.hash_funcs = _hashes(task)
         for y, j in reports:
             server.aggregate((int(y), int(j)))
         return [float(server.estimate(x, suppress_warnings=True)) for x in range(d)]
-    return {"peer_reports": [[int(y), int(j)] for y, j in peer_reports],
-            "peer_estimates_own": estimates(peer_reports, 3), "peer_estimates_ours": estimates(task["our_reports"], 3),
-            "peer_countmin_ours": estimates(task["our_reports"], 0)}
+
+    return {
+        "peer_reports": [[int(y), int(j)] for y, j in peer_reports],
+        "peer_estimates_own": estimates(peer_reports, 3),
+        "peer_estimates_ours": estimates(task["our_reports"], 3),
+        "peer_countmin_ours": estimates(task["our_reports"], 0),
+    }
 
 
 def sfp(task):
     from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer
     from pure_ldp.heavy_hitters.apple_sfp import SFPClient, SFPServer
+
     eps, k, m, bits, fb = task["epsilon"], task["k"], task["m"], task["bits"], task["fragment_bits"]
     hashes = _hashes(task, fragment_bits=fb)
 
     def puzzle(string):
         return int(_universal_hash(task["puzzle_a"], task["puzzle_b"], int(string, 2), 256))
+
     # find_heavy_hitters adds the padding character with ``alphabet.add``: the alphabet must be a set (its
     # default, a list, fails there)
-    client = SFPClient(eps, fb, bits, alphabet={"0", "1"}, fo_client=CMSClient(eps, hashes, m, is_hadamard=True))
+    client = SFPClient(
+        eps, fb, bits, alphabet={"0", "1"}, fo_client=CMSClient(eps, hashes, m, is_hadamard=True)
+    )
     client.hash_256 = puzzle
     words = [format(v, f"0{bits}b") for v in task["values"]]
     peer_reports = [client.privatise(w) for w in words]
-    server = SFPServer(eps, fb, bits, alphabet={"0", "1"}, fo_server=CMSServer(eps, k, m, is_hadamard=True))
+    server = SFPServer(
+        eps, fb, bits, alphabet={"0", "1"}, fo_server=CMSServer(eps, k, m, is_hadamard=True)
+    )
     for oracle in [server.word_fo, *server.fragment_fo_list]:
         oracle.hash_funcs = hashes
     for fragment, word, l in task["our_reports"]:
         server.aggregate((tuple(fragment), tuple(word), int(l)))
     records = [f"{t}_{format(f, f'0{fb}b')}" for t in range(256) for f in range(2**fb)]
     found, _ = server.find_heavy_hitters(k=task["kept"])
-    return {"peer_reports": [[*map(int, f), *map(int, w), int(l)] for f, w, l in peer_reports],
-            "peer_word_estimates_ours": [float(server.word_fo.estimate(format(v, f"0{bits}b"), suppress_warnings=True))
-                                         for v in task["query_words"]],
-            "peer_fragment_estimates_ours": [[float(o.estimate(r, suppress_warnings=True)) for r in records]
-                                             for o in server.fragment_fo_list],
-            "peer_users_per_position": [int(o.n) for o in server.fragment_fo_list],
-            "peer_candidates_ours": sorted({int(w, 2) for w in found})}
+    return {
+        "peer_reports": [[*map(int, f), *map(int, w), int(l)] for f, w, l in peer_reports],
+        "peer_word_estimates_ours": [
+            float(server.word_fo.estimate(format(v, f"0{bits}b"), suppress_warnings=True))
+            for v in task["query_words"]
+        ],
+        "peer_fragment_estimates_ours": [
+            [float(o.estimate(r, suppress_warnings=True)) for r in records]
+            for o in server.fragment_fo_list
+        ],
+        "peer_users_per_position": [int(o.n) for o in server.fragment_fo_list],
+        "peer_candidates_ours": sorted({int(w, 2) for w in found}),
+    }
 
 
 def main():
@@ -155,7 +201,13 @@ def main():
     np.random.seed(task["seed"] % 2**32)
     warnings.simplefilter("ignore")  # the peers warn on small n and small ε
     _restore_numpy1_zeros()
-    print(json.dumps({"hcms": hcms, "pcs": pcs, "sketch_response": sketch_response, "sfp": sfp}[task["task"]](task)))
+    print(
+        json.dumps(
+            {"hcms": hcms, "pcs": pcs, "sketch_response": sketch_response, "sfp": sfp}[
+                task["task"]
+            ](task)
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ def assert_mean_close(samples, expected_mean, expected_variance, *, n_se: float 
     samples = np.asarray(samples, dtype=float)
     se = np.sqrt(expected_variance / samples.size)
     gap = abs(samples.mean() - expected_mean)
-    assert gap < n_se * se, f"mean {samples.mean():.6g} differs from {expected_mean:.6g} by {gap / se:.1f} SE"
+    assert gap < n_se * se, (
+        f"mean {samples.mean():.6g} differs from {expected_mean:.6g} by {gap / se:.1f} SE"
+    )
 
 
 def assert_variance_close(samples, expected_variance, *, n_se: float = 5.0):
@@ -93,7 +95,9 @@ def assert_support_counts_match(oracle, per_user, aggregate, true_counts, *, coo
         assert two_sample_pvalue(per_user[:, i], aggregate[:, i]) > 1e-3
 
 
-def sample_both_paths(oracle, true_counts, n_draws: int, rng, *, count="aggregate", sample="sample_aggregate"):
+def sample_both_paths(
+    oracle, true_counts, n_draws: int, rng, *, count="aggregate", sample="sample_aggregate"
+):
     """``n_draws`` surveys of an oracle's aggregate by the per-user path, then by its sampler (one batched call).
 
     The population holds ``true_counts[i]`` users with value i.  Returns ``(per_user, aggregate)``,

@@ -8,7 +8,13 @@ import pytest
 from scipy import stats
 
 from ldp_helpers.audit.auditor import (
-    AuditResult, BlackBoxClient, ClientError, clopper_pearson, epsilon_lower_bound, run_audit)
+    AuditResult,
+    BlackBoxClient,
+    ClientError,
+    clopper_pearson,
+    epsilon_lower_bound,
+    run_audit,
+)
 from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
 from ldp_helpers.experiments.privacy_audit import audit_client, audit_inputs, registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
@@ -23,8 +29,11 @@ def test_clopper_pearson_is_the_beta_quantile_interval():
     assert low == pytest.approx(stats.beta.ppf(0.05, k, n - k + 1), rel=1e-10)
     assert high == pytest.approx(stats.beta.ppf(0.95, k + 1, n - k), rel=1e-10)
     assert epsilon_lower_bound(k, n, 10, n, confidence=conf) == pytest.approx(
-        math.log(low / clopper_pearson(10, n, confidence=conf)[1]))
-    assert epsilon_lower_bound(0, n, 10, n, confidence=conf) == 0.0  # no evidence → the trivial bound
+        math.log(low / clopper_pearson(10, n, confidence=conf)[1])
+    )
+    assert (
+        epsilon_lower_bound(0, n, 10, n, confidence=conf) == 0.0
+    )  # no evidence → the trivial bound
 
 
 def _ue_probabilities(oue):
@@ -52,13 +61,22 @@ def test_flags_a_client_that_never_clears_the_true_bit(oue):
     p, q = _ue_probabilities(oue)
     p_broken = p + (1 - p) * q
     true_eps = math.log(p_broken * (1 - q) / (q * (1 - p_broken)))  # the broken client's real loss
-    r = run_audit(BrokenUE(oue), 0, 1, n_trials=20_000, seed=7, confidence=0.99, claimed_epsilon=EPS)
+    r = run_audit(
+        BrokenUE(oue), 0, 1, n_trials=20_000, seed=7, confidence=0.99, claimed_epsilon=EPS
+    )
     assert isinstance(r, AuditResult)
     assert r.violation and r.epsilon_lb > EPS  # flagged at 99 %
     assert r.violation_confidence > 0.999
     assert r.epsilon_lb <= true_eps  # and still a lower bound of its true loss
-    fixed = run_audit(BlackBoxClient(lambda v, rng: _fixed_ue(v, rng, p, q), takes_rng=True), 0, 1, n_trials=5_000,
-                  seed=7, confidence=0.99, claimed_epsilon=EPS)
+    fixed = run_audit(
+        BlackBoxClient(lambda v, rng: _fixed_ue(v, rng, p, q), takes_rng=True),
+        0,
+        1,
+        n_trials=5_000,
+        seed=7,
+        confidence=0.99,
+        claimed_epsilon=EPS,
+    )
     assert not fixed.violation
 
 
@@ -84,15 +102,22 @@ def test_never_flags_our_mechanisms(key, our_audits):
 
 def test_tightens_with_n_for_grr():
     m = REGISTRY["grr"].example()
-    lbs = [run_audit(audit_client(m), 0, 1, n_trials=n, seed=3, confidence=0.95).epsilon_lb for n in (200, 2_000, 200_000)]
+    lbs = [
+        run_audit(audit_client(m), 0, 1, n_trials=n, seed=3, confidence=0.95).epsilon_lb
+        for n in (200, 2_000, 200_000)
+    ]
     assert lbs[0] < lbs[1] < lbs[2] <= m.privacy_loss()
-    assert lbs[2] > m.privacy_loss() - 0.1  # at N = 2e5 the CP half-widths are ~1 % of the probabilities
+    assert (
+        lbs[2] > m.privacy_loss() - 0.1
+    )  # at N = 2e5 the CP half-widths are ~1 % of the probabilities
 
 
 def test_same_numbers_for_any_chunking_of_workers():
     m = REGISTRY["sue"].example()
-    runs = [run_audit(m, 0, 1, n_trials=30_000, seed=5, chunk_size=7_000, n_jobs=j, backend=b)
-            for j, b in ((1, "sequential"), (2, "threading"))]
+    runs = [
+        run_audit(m, 0, 1, n_trials=30_000, seed=5, chunk_size=7_000, n_jobs=j, backend=b)
+        for j, b in ((1, "sequential"), (2, "threading"))
+    ]
     assert (runs[0].count0, runs[0].count1) == (runs[1].count0, runs[1].count1)
 
 
@@ -103,11 +128,17 @@ def test_given_event_is_used():
     assert r.event == event and r.x0 == 0
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"n_trials": 0}, "n_trials"), ({"n_trials": 10, "confidence": 0.0}, "confidence"),
-    ({"n_trials": 10, "confidence": 1.0}, "confidence"), ({"n_trials": 10, "confidence": 1.5}, "confidence"),
-    ({"n_trials": 10, "claimed_epsilon": -1.0}, "claimed_epsilon"), ({"n_trials": 10, "chunk_size": 0}, "chunk_size"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_trials": 0}, "n_trials"),
+        ({"n_trials": 10, "confidence": 0.0}, "confidence"),
+        ({"n_trials": 10, "confidence": 1.0}, "confidence"),
+        ({"n_trials": 10, "confidence": 1.5}, "confidence"),
+        ({"n_trials": 10, "claimed_epsilon": -1.0}, "claimed_epsilon"),
+        ({"n_trials": 10, "chunk_size": 0}, "chunk_size"),
+    ],
+)
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_audit(REGISTRY["grr"].example(), 0, 1, seed=0, **kwargs)
@@ -116,6 +147,7 @@ def test_bad_parameters(kwargs, match):
 def test_bad_clients():
     def raises(value):
         raise KeyError("boom")
+
     with pytest.raises(ClientError, match=r"raised on value=0 at trial 0: KeyError"):
         run_audit(raises, 0, 1, n_trials=10, seed=0)
     with pytest.raises(TypeError, match="report"):
@@ -135,8 +167,12 @@ def test_choose_event_finds_the_pair_that_exposes_the_bug():
     rng = np.random.default_rng(0)
     broken = BrokenUE(False)
     m0, m1 = broken.sample(0, 5_000, rng=rng), broken.sample(1, 5_000, rng=rng)
-    event, swap = choose_event(m0, m1, confidence=0.99,
-                               bound=lambda a, n, b, k: epsilon_lower_bound(a, n, b, k, confidence=0.99))
+    event, swap = choose_event(
+        m0,
+        m1,
+        confidence=0.99,
+        bound=lambda a, n, b, k: epsilon_lower_bound(a, n, b, k, confidence=0.99),
+    )
     assert len(event.columns) >= 2 and {0, 1} <= set(event.columns)
     with pytest.raises(ValueError, match="no event"):
         choose_event(np.zeros((5, 1)), np.zeros((5, 1)), confidence=0.9, bound=lambda *a: -np.inf)
@@ -172,7 +208,9 @@ def test_a_client_returning_the_wrong_number_of_reports_is_refused():
     """Whatever a client returns is checked (n rows of finite numbers): never a silently wrong lower bound."""
     from ldp_helpers.audit.auditor import ClientError
 
-    with pytest.raises(ClientError, match=r"returned unusable reports: reports must have shape \(1000,\)"):
+    with pytest.raises(
+        ClientError, match=r"returned unusable reports: reports must have shape \(1000,\)"
+    ):
         run_audit(_OneRowClient(), 0, 1, n_trials=2000, seed=1)
 
 
@@ -192,10 +230,13 @@ def _hangs_after_five_good_answers():
     calls = iter(range(10**9))
 
     def client(value):
-        if next(calls) >= 5:  # inside BlackBoxClient's seeded_globals: the global generators seeded, its lock held
+        if (
+            next(calls) >= 5
+        ):  # inside BlackBoxClient's seeded_globals: the global generators seeded, its lock held
             np.random.seed(7)
             time.sleep(30)
         return float(value)
+
     return client
 
 
@@ -212,10 +253,23 @@ def test_a_hung_black_box_client_leaves_no_trace():
     healthy = dict(n_trials=2_000, seed=3, chunk_size=1_000, n_pilot=500)
     before_result = run_audit(BlackBoxClient(_global_rr), 0, 1, **healthy)
     np.random.seed(123)
-    numpy_state, python_state, threads = np.random.get_state(), random.getstate(), threading.active_count()
+    numpy_state, python_state, threads = (
+        np.random.get_state(),
+        random.getstate(),
+        threading.active_count(),
+    )
     start = time.monotonic()
-    with pytest.raises(ClientError, match=r"gave no answer within call_timeout=1 s \(a hung client\?\)"):
-        run_audit(BlackBoxClient(_hangs_after_five_good_answers()), 0, 1, n_trials=1_000, seed=1, call_timeout=1.0)
+    with pytest.raises(
+        ClientError, match=r"gave no answer within call_timeout=1 s \(a hung client\?\)"
+    ):
+        run_audit(
+            BlackBoxClient(_hangs_after_five_good_answers()),
+            0,
+            1,
+            n_trials=1_000,
+            seed=1,
+            call_timeout=1.0,
+        )
     assert time.monotonic() - start < 10
     assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), numpy_state))
     assert random.getstate() == python_state and threading.active_count() == threads

@@ -7,10 +7,15 @@ import pytest
 
 from ldp_helpers import Glance
 from ldp_helpers.audit.longitudinal import (
-    averaging_success, bayes_success, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table,
-    simulated_attack_curve)
-from ldp_helpers.sweeps import ChunkError
+    averaging_success,
+    bayes_success,
+    binomial_attack_curve,
+    fresh_rr_count_table,
+    memoized_rappor_count_table,
+    simulated_attack_curve,
+)
 from ldp_helpers.experiments.privacy_audit import longitudinal_curves
+from ldp_helpers.sweeps import ChunkError
 
 
 def test_fresh_rr_composes_and_the_attack_wins():
@@ -26,10 +31,16 @@ def test_fresh_rr_composes_and_the_attack_wins():
 
 def test_memoized_rappor_caps_both_loss_and_attack():
     f, p, q = 0.5, 0.25, 0.75
-    curve = binomial_attack_curve("rappor", lambda k: memoized_rappor_count_table(f, p, q, k), [1, 10, 200])
+    curve = binomial_attack_curve(
+        "rappor", lambda k: memoized_rappor_count_table(f, p, q, k), [1, 10, 200]
+    )
     eps_inf = math.log((1 - f / 2) / (f / 2))
-    assert np.all(curve.epsilon <= eps_inf + 1e-12) and curve.epsilon[-1] == pytest.approx(eps_inf, abs=1e-9)
-    assert np.all(curve.bayes <= 1 - f / 2 + 1e-12) and curve.success[-1] == pytest.approx(1 - f / 2, abs=1e-6)
+    assert np.all(curve.epsilon <= eps_inf + 1e-12) and curve.epsilon[-1] == pytest.approx(
+        eps_inf, abs=1e-9
+    )
+    assert np.all(curve.bayes <= 1 - f / 2 + 1e-12) and curve.success[-1] == pytest.approx(
+        1 - f / 2, abs=1e-6
+    )
     t = memoized_rappor_count_table(f, p, q, 1)
     assert t[1, 1] == pytest.approx((1 - f / 2) * q + f / 2 * p)  # Pr[S = 1 | v = 1]
     assert averaging_success(t) <= bayes_success(t) + 1e-15
@@ -39,16 +50,26 @@ def test_memoized_rappor_caps_both_loss_and_attack():
 def test_glance_one_shot_does_not_degrade():
     """1-shot: whatever k, the attack sees one RR bit, success = e^ε/(1+e^ε); tolerance 5 SE."""
     eps = 1.0
-    curve = simulated_attack_curve("glance", lambda k: Glance(eps, k), [1, 4, 32], n_draws=20_000,
-                                   seed=1, table_max_k=4)
+    curve = simulated_attack_curve(
+        "glance", lambda k: Glance(eps, k), [1, 4, 32], n_draws=20_000, seed=1, table_max_k=4
+    )
     p = math.exp(eps) / (1 + math.exp(eps))
     assert np.all(np.abs(curve.success - p) <= 5 * curve.success_se)
     assert np.allclose(curve.epsilon, eps) and curve.epsilon_exact.tolist() == [True, True, False]
 
 
 def test_longitudinal_curves_and_bad_input():
-    curves = longitudinal_curves([1, 2, 8], epsilon=1.0, rappor_f=0.5, rappor_p=0.25, rappor_q=0.75,
-                                 stream_epsilon=1.0, m=2, n_draws=200, seed=0)
+    curves = longitudinal_curves(
+        [1, 2, 8],
+        epsilon=1.0,
+        rappor_f=0.5,
+        rappor_p=0.25,
+        rappor_q=0.75,
+        stream_epsilon=1.0,
+        m=2,
+        n_draws=200,
+        seed=0,
+    )
     assert len(curves) == 5 and [c.exact for c in curves] == [True, True, False, False, False]
     with pytest.raises(ValueError, match="ks"):
         binomial_attack_curve("x", lambda k: fresh_rr_count_table(1.0, k), [0, 1])
@@ -62,13 +83,25 @@ def test_simulated_curve_is_the_same_on_any_backend():
     make = lambda k: Glance(1.0, k)  # noqa: E731
     one = simulated_attack_curve("g", make, [1, 2, 8], n_draws=500, seed=3)
     two = simulated_attack_curve("g", make, [1, 2, 8], n_draws=500, seed=3, n_jobs=2)
-    assert np.array_equal(one.success, two.success) and np.array_equal(one.success_se, two.success_se)
+    assert np.array_equal(one.success, two.success) and np.array_equal(
+        one.success_se, two.success_se
+    )
 
 
 def test_longitudinal_curves_resume_after_a_failed_stream(monkeypatch):
     """A chunk of the m-shot stream fails: the finished streams and chunks are kept and the resume matches a clean run."""
     import ldp_helpers.experiments.privacy_audit as privacy_audit
-    kwargs = dict(epsilon=1.0, rappor_f=0.5, rappor_p=0.25, rappor_q=0.75, stream_epsilon=1.0, m=2, n_draws=200, seed=5)
+
+    kwargs = dict(
+        epsilon=1.0,
+        rappor_f=0.5,
+        rappor_p=0.25,
+        rappor_q=0.75,
+        stream_epsilon=1.0,
+        m=2,
+        n_draws=200,
+        seed=5,
+    )
     clean = longitudinal_curves([1, 2, 8], **kwargs)
     real = privacy_audit.MShotReporting
 
@@ -76,6 +109,7 @@ def test_longitudinal_curves_resume_after_a_failed_stream(monkeypatch):
         if k == 8:
             raise OSError("worker lost")
         return real(epsilon, k, m, p)
+
     monkeypatch.setattr(privacy_audit, "MShotReporting", broken)
     with pytest.raises(ChunkError, match="2-shot") as info:
         longitudinal_curves([1, 2, 8], **kwargs)
@@ -85,4 +119,6 @@ def test_longitudinal_curves_resume_after_a_failed_stream(monkeypatch):
     monkeypatch.setattr(privacy_audit, "MShotReporting", real)
     resumed = longitudinal_curves([1, 2, 8], **kwargs, completed=completed)
     for a, b in zip(resumed, clean):
-        assert np.array_equal(a.success, b.success) and np.array_equal(a.epsilon, b.epsilon), a.label
+        assert np.array_equal(a.success, b.success) and np.array_equal(a.epsilon, b.epsilon), (
+            a.label
+        )

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from ldp_helpers.audit.auditor import run_audit
-from ldp_helpers.sweeps import ChunkError, chunk_seeds, _collect_outcomes, run_chunks
 from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.sweeps import ChunkError, _collect_outcomes, chunk_seeds, run_chunks
 
 
 def draw(index, seed):
@@ -25,7 +25,11 @@ def test_local_backends_give_the_same_numbers():
     m = REGISTRY["oue"].example()
     local = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000)
     on_loky = run_audit(m, 0, 1, n_trials=40_000, seed=9, chunk_size=5_000, n_jobs=2)
-    assert (local.count0, local.count1, local.epsilon_lb) == (on_loky.count0, on_loky.count1, on_loky.epsilon_lb)
+    assert (local.count0, local.count1, local.epsilon_lb) == (
+        on_loky.count0,
+        on_loky.count1,
+        on_loky.epsilon_lb,
+    )
 
 
 def test_seeds_are_a_fixed_function_of_seed_and_index():
@@ -50,13 +54,16 @@ def test_failed_chunk_reported_with_its_seed_and_resumed():
     err = info.value
     assert [f.index for f in err.failures] == [2, 5]
     assert err.failures[0].spawn_key == (2,) and err.failures[0].entropy == 3
-    assert "chunk 2 (seed: SeedSequence(entropy=3, spawn_key=(2,)))" in str(err) and "worker lost" in str(err)
+    assert "chunk 2 (seed: SeedSequence(entropy=3, spawn_key=(2,)))" in str(
+        err
+    ) and "worker lost" in str(err)
     assert sorted(err.completed) == [0, 1, 3, 4, 6, 7]
     calls = []
 
     def counting(index, seed):
         calls.append(index)
         return draw(index, seed)
+
     resumed = run_chunks(counting, 8, seed=3, completed=err.completed)
     assert sorted(calls) == [2, 5]  # only the missing chunks ran
     assert resumed == run_chunks(draw, 8, seed=3)
@@ -77,10 +84,12 @@ class ExitOn:
 
 def test_backend_failure_keeps_what_was_yielded():
     """_collect_outcomes (run_chunks's drain): a result generator that raises mid-way keeps its prefix and names the error."""
+
     def results():
         yield (0, True, 1.0)
         yield (2, False, "boom")
         raise OSError("worker died")
+
     outcomes, lost = _collect_outcomes(results())
     assert outcomes == [(0, True, 1.0), (2, False, "boom")] and lost == "OSError: worker died"
     assert _collect_outcomes(iter([(1, True, 2.0)])) == ([(1, True, 2.0)], None)
@@ -91,7 +100,9 @@ def test_crashed_worker_loses_no_completed_chunk():
     with pytest.raises(ChunkError) as info:
         run_chunks(ExitOn({5}), 6, seed=4, n_jobs=2, backend="loky")
     err = info.value
-    assert set(err.completed) == {0, 1, 2, 3, 4}, err  # chunk 5 sleeps 1 s before dying: the others are done
+    assert set(err.completed) == {0, 1, 2, 3, 4}, (
+        err
+    )  # chunk 5 sleeps 1 s before dying: the others are done
     assert [f.index for f in err.failures] == [5]
     assert "no result: the sweep's backend failed (TerminatedWorkerError" in err.failures[0].error
     assert err.failures[0].spawn_key == (5,) and err.failures[0].entropy == 4
@@ -131,8 +142,14 @@ def test_audit_resumes_from_completed_chunks(tmp_path):
     kwargs = dict(n_trials=8_000, seed=6, chunk_size=1_000, n_pilot=500)
     counter = tmp_path / "calls"
     with pytest.raises(ChunkError, match=r"chunk 1 \(seed: SeedSequence") as info:
-        run_audit(FlakyClient(5, counter), 0, 1, **kwargs)  # calls 1-2: pilot, 3-4: chunk 0, 5: chunk 1
+        run_audit(
+            FlakyClient(5, counter), 0, 1, **kwargs
+        )  # calls 1-2: pilot, 3-4: chunk 0, 5: chunk 1
     assert len(info.value.completed) == 7
     resumed = run_audit(FlakyClient(-1, counter), 0, 1, completed=info.value.completed, **kwargs)
     fresh = run_audit(FlakyClient(-1, counter), 0, 1, **kwargs)
-    assert (resumed.count0, resumed.count1, resumed.event) == (fresh.count0, fresh.count1, fresh.event)
+    assert (resumed.count0, resumed.count1, resumed.event) == (
+        fresh.count0,
+        fresh.count1,
+        fresh.event,
+    )

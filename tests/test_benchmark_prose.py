@@ -32,33 +32,81 @@ def test_readme_is_what_the_rows_give(results):
 
 def test_prose_follows_the_rows():
     """Change a row and the prose changes with it: the closest peer ratio and the sweep times are computed."""
-    rows = [Timing("GRR eps=1, n=10, d=4", "our aggregate sampler", 0.001, "1.10x its draws; peers agree (test)"),
-            Timing("GRR eps=1, n=10, d=4", "our per-user path", 0.01, ""),
-            Timing("GRR eps=1, n=10, d=4", "pure-ldp per-user", 0.5, ""),
-            Timing("GRR eps=1, n=10, d=4", "multi-freq-ldpy per-user", 2.0, ""),
-            Timing("aggregate samplers, n=10, d=4", "GRR sampler / its draws", 1e-5, "1.20x its draws (0.01 ms)"),
-            Timing("aggregate samplers, n=10, d=4", "SHE sampler / its draws", 1e-5, "2.50x its draws (0.01 ms)"),
-            Timing("aggregate samplers, n=10, d=4", "GRR, n_draws=100 (per survey)", 1e-6, "1.01x its draws")]
+    rows = [
+        Timing(
+            "GRR eps=1, n=10, d=4",
+            "our aggregate sampler",
+            0.001,
+            "1.10x its draws; peers agree (test)",
+        ),
+        Timing("GRR eps=1, n=10, d=4", "our per-user path", 0.01, ""),
+        Timing("GRR eps=1, n=10, d=4", "pure-ldp per-user", 0.5, ""),
+        Timing("GRR eps=1, n=10, d=4", "multi-freq-ldpy per-user", 2.0, ""),
+        Timing(
+            "aggregate samplers, n=10, d=4",
+            "GRR sampler / its draws",
+            1e-5,
+            "1.20x its draws (0.01 ms)",
+        ),
+        Timing(
+            "aggregate samplers, n=10, d=4",
+            "SHE sampler / its draws",
+            1e-5,
+            "2.50x its draws (0.01 ms)",
+        ),
+        Timing(
+            "aggregate samplers, n=10, d=4",
+            "GRR, n_draws=100 (per survey)",
+            1e-6,
+            "1.01x its draws",
+        ),
+    ]
     notes = benchmark_notes(rows)
     assert "pure-ldp, 500x" in notes and "**NOT met**" in notes and "peers agree (test)" in notes
     assert "single calls 1.20x (SHE 2.50x); batched (`n_draws`) 1.01x" in notes
-    field = [Timing("field oracles' samplers, d=43", "SS sampler / its draws", 1e-3,
-                    "1.40x its draws (0.7 ms, 87 Generator calls); 95.4x two binomials over its 43 cells (0.02 ms)"),
-             Timing("field oracles' samplers, d=43", "HR sampler / its draws", 1e-3,
-                    "2.00x its draws (0.5 ms, 8 Generator calls); 1,080.8x two binomials over its 64 cells (0.01 ms)"),
-             Timing("SS eps=1, n=100,000, d=43", "our aggregate sampler", 0.002, ""),
-             Timing("SS eps=1, n=100,000, d=43", "multi-freq-ldpy per-user", 1.0, ""),
-             Timing("HR eps=1, n=100,000, d=43", "our aggregate sampler", 0.001, ""),
-             Timing("HR eps=1, n=100,000, d=43", "pure-ldp per-user", 3.0, "")]
+    field = [
+        Timing(
+            "field oracles' samplers, d=43",
+            "SS sampler / its draws",
+            1e-3,
+            "1.40x its draws (0.7 ms, 87 Generator calls); 95.4x two binomials over its 43 cells (0.02 ms)",
+        ),
+        Timing(
+            "field oracles' samplers, d=43",
+            "HR sampler / its draws",
+            1e-3,
+            "2.00x its draws (0.5 ms, 8 Generator calls); 1,080.8x two binomials over its 64 cells (0.01 ms)",
+        ),
+        Timing("SS eps=1, n=100,000, d=43", "our aggregate sampler", 0.002, ""),
+        Timing("SS eps=1, n=100,000, d=43", "multi-freq-ldpy per-user", 1.0, ""),
+        Timing("HR eps=1, n=100,000, d=43", "our aggregate sampler", 0.001, ""),
+        Timing("HR eps=1, n=100,000, d=43", "pure-ldp per-user", 3.0, ""),
+    ]
     notes = benchmark_notes(rows + field)
     assert "replayed 1.40–2.00x (target at most 1.5x: **NOT met** by HR d=43 2.00x)" in notes
     assert "its output 95.4–1,080.8x" in notes
-    assert "1 of 2 rows met, 500–3,000x; under the target: SS d=43 n=100,000 vs multi-freq-ldpy 500x." in notes
-    sweeps = [Timing("sweep: audit, N=8", v, t, "load average 3.5 on 2 cores" if i == 0 else "") for i, (v, t) in enumerate((
-        ("in-process, 1 chunk", 4.0), ("in-process, 4 chunks", 4.1), ("2 loky processes, 4 chunks", 2.5),
-        ("Dask 2 workers, 4 chunks", 2.6), ("Dask 2 workers, 40 chunks", 2.7), ("Dask 2 workers, 400 chunks", 3.42)))]
+    assert (
+        "1 of 2 rows met, 500–3,000x; under the target: SS d=43 n=100,000 vs multi-freq-ldpy 500x."
+        in notes
+    )
+    sweeps = [
+        Timing("sweep: audit, N=8", v, t, "load average 3.5 on 2 cores" if i == 0 else "")
+        for i, (v, t) in enumerate(
+            (
+                ("in-process, 1 chunk", 4.0),
+                ("in-process, 4 chunks", 4.1),
+                ("2 loky processes, 4 chunks", 2.5),
+                ("Dask 2 workers, 4 chunks", 2.6),
+                ("Dask 2 workers, 40 chunks", 2.7),
+                ("Dask 2 workers, 400 chunks", 3.42),
+            )
+        )
+    ]
     cost = sweep_cost(sweeps)
-    assert "2.50 s (1.6x the in-process speed)" in cost and "(+2.0 ms of wall time per extra chunk" in cost
+    assert (
+        "2.50 s (1.6x the in-process speed)" in cost
+        and "(+2.0 ms of wall time per extra chunk" in cost
+    )
     assert "load average was 3.5 on 2 cores while measuring: other processes held the CPUs" in cost
 
 
@@ -71,7 +119,10 @@ def test_recorded_draws_replay_the_very_same_draws():
     from ldp_helpers.mechanisms.subset_selection import SubsetSelection
 
     counts = np.arange(1, 17) * 50
-    for oracle in (SubsetSelection(1.0, 16), CountMeanSketch.create(1.0, 16, 4, 8, rng=np.random.default_rng(1))):
+    for oracle in (
+        SubsetSelection(1.0, 16),
+        CountMeanSketch.create(1.0, 16, 4, 8, rng=np.random.default_rng(1)),
+    ):
         rng = np.random.default_rng(7)
         start = rng.bit_generator.state
         replay, n_calls = recorded_draws(lambda g, o=oracle: o.sample_aggregate(counts, rng=g), rng)

@@ -17,6 +17,7 @@ broken across lines (issue 36: "rep/rod/uce/d").  Every API page is checked for 
 The same browser checks run on the book `make book` built (paper profile):
 ``python tests/test_book.py build/book`` (screenshots to build/book-screenshots-paper/).
 """
+
 from __future__ import annotations
 
 import base64
@@ -58,12 +59,18 @@ def executed(tmp_path_factory) -> Path:
     """Every notebook's smoke outputs in a temp folder: ``RUNNER_CHAPTER`` executed by the runner behind
     `make figures`, the others as committed (nbval checks those against a fresh execution)."""
     build = tmp_path_factory.mktemp("executed")
-    run = subprocess.run([sys.executable, "-c", EXECUTE, str(build), RUNNER_CHAPTER], cwd=ROOT,
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-c", EXECUTE, str(build), RUNNER_CHAPTER],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, f"executing the notebooks failed:\n{run.stdout}\n{run.stderr}"
     # a successful run prints its progress and summary, nothing that looks like an error (a kernel's
     # "ERROR | KeyboardInterrupt" at shutdown, a traceback, a warning)
-    assert not ALARMING.search(run.stdout + run.stderr), f"the runner printed an alarming line:\n{run.stdout}\n{run.stderr}"
+    assert not ALARMING.search(run.stdout + run.stderr), (
+        f"the runner printed an alarming line:\n{run.stdout}\n{run.stderr}"
+    )
     for committed in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         if committed.stem != RUNNER_CHAPTER:
             shutil.copy(committed, build / "smoke" / committed.name)
@@ -74,8 +81,20 @@ def executed(tmp_path_factory) -> Path:
 def book(executed, tmp_path_factory) -> Path:
     assert MATHJAX.exists(), "local MathJax missing: run `make test` (it installs build/mathjax)"
     out = tmp_path_factory.mktemp("book") / "html"
-    run = subprocess.run([sys.executable, str(ROOT / "book" / "build.py"), str(out), "--from", str(executed),
-                          "--profile", "smoke"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "book" / "build.py"),
+            str(out),
+            "--from",
+            str(executed),
+            "--profile",
+            "smoke",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, f"book/build.py failed:\n{run.stdout}\n{run.stderr}"
     # a successful build prints nothing that looks like an error (docutils, Sphinx warnings)
     assert not ALARMING.search(run.stdout + run.stderr), run.stdout + run.stderr
@@ -83,7 +102,11 @@ def book(executed, tmp_path_factory) -> Path:
 
 
 def _pages(book: Path) -> list[Path]:
-    pages = sorted(p for p in book.glob("*.html") if p.name not in {"genindex.html", "search.html", "py-modindex.html"})
+    pages = sorted(
+        p
+        for p in book.glob("*.html")
+        if p.name not in {"genindex.html", "search.html", "py-modindex.html"}
+    )
     return pages + sorted((book / "notebooks").glob("*.html"))
 
 
@@ -116,7 +139,10 @@ def test_no_external_resources_on_any_page(book: Path) -> None:
         if outside:
             bad[str(page.relative_to(book))] = outside[:3]
     for css in (book / "_static").rglob("*.css"):  # fonts and images pulled in by stylesheets
-        found = re.findall(r"""(?:url\(\s*['"]?|@import\s+['"])((?:https?:)?//[^'")\s]+)""", css.read_text(encoding="utf-8"))
+        found = re.findall(
+            r"""(?:url\(\s*['"]?|@import\s+['"])((?:https?:)?//[^'")\s]+)""",
+            css.read_text(encoding="utf-8"),
+        )
         if found:
             bad[str(css.relative_to(book))] = found[:3]
     assert not bad, f"pages or stylesheets load resources from outside: {bad}"
@@ -124,27 +150,43 @@ def test_no_external_resources_on_any_page(book: Path) -> None:
 
 def test_no_widget_state_or_progress_bar_in_the_executed_notebooks(executed: Path) -> None:
     """Progress bars belong to interactive runs: no tqdm widget or text bar in any stored or executed output."""
-    for nb_path in [*sorted(executed.glob("[0-9][0-9]_*.ipynb")), *sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]:
+    for nb_path in [
+        *sorted(executed.glob("[0-9][0-9]_*.ipynb")),
+        *sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")),
+    ]:
         if ".input" in nb_path.suffixes:
             continue
         text = nb_path.read_text(encoding="utf-8")
-        assert "HBox(children=(HTML(value=" not in text and not re.search(r"\d+%\|[█▏▎▍▌▋▊▉ ]*\|", text), \
-            f"{nb_path.name}: a progress bar is stored in its outputs"
+        assert "HBox(children=(HTML(value=" not in text and not re.search(
+            r"\d+%\|[█▏▎▍▌▋▊▉ ]*\|", text
+        ), f"{nb_path.name}: a progress bar is stored in its outputs"
 
 
 def test_notation_matches_the_notebooks_and_docstrings() -> None:
     """One vocabulary: every row of book/notation.yaml (the glossary's table) is the definition its sources write."""
     rows = yaml.safe_load((ROOT / "book" / "notation.yaml").read_text(encoding="utf-8"))
     symbols = {row["symbol"] for row in rows}
-    for needed in ("$k$ (RAPPOR)", "$m$ (RAPPOR)", "$h$", "$f$", "$N$, $T$", "$\\mu_t$, $\\mu$", "$\\theta$", "$\\beta$",
-                   "$p, q$ (RAPPOR)", "$\\varepsilon_1$, $\\varepsilon_\\infty$", "$m$ (m-shot)"):
+    for needed in (
+        "$k$ (RAPPOR)",
+        "$m$ (RAPPOR)",
+        "$h$",
+        "$f$",
+        "$N$, $T$",
+        "$\\mu_t$, $\\mu$",
+        "$\\theta$",
+        "$\\beta$",
+        "$p, q$ (RAPPOR)",
+        "$\\varepsilon_1$, $\\varepsilon_\\infty$",
+        "$m$ (m-shot)",
+    ):
         assert needed in symbols, f"the glossary lacks {needed}"
     for row in rows:
         assert row["where"], f"{row['symbol']}: no source"
         for path, text in row["where"].items():
             assert text in (ROOT / path).read_text(encoding="utf-8"), (
                 f"glossary row {row['symbol']!r} cites {path} for {text!r}, which it no longer says: "
-                "update book/notation.yaml or the source")
+                "update book/notation.yaml or the source"
+            )
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert "<!-- notation table: generated from book/notation.yaml by book/build.py -->" in glossary
 
@@ -157,26 +199,37 @@ def _wait_for_maths(drv) -> None:
         "  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {"
         "    MathJax.startup.promise.then(() => MathJax.typesetPromise()).then(() => done(1)); }"
         "  else if (!hasMath || k > 100) { done(0); } else { setTimeout(() => poll(k + 1), 100); } };"
-        "poll(0);")
+        "poll(0);"
+    )
 
 
 #: prose only (code cells may hold matplotlib TeX labels and printed tables)
-PROSE = ("const b = document.querySelector('article') || document.body; const c = b.cloneNode(true);"
-         "c.querySelectorAll('pre, code, mjx-container, script, style, .cell_input').forEach(e => e.remove());"
-         "return c.innerText;")
-WIDE_API = ("return [...document.querySelectorAll('article h1, article section, article dl, article dt, article p')]"
-            ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)"
-            ".map(e => e.tagName + ' ' + e.scrollWidth + ' > ' + e.clientWidth).slice(0, 3)")
-WIDE = ("return [...document.querySelectorAll('.cell_output, .cell_output *, article table, article pre')]"
-        ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && !e.closest('.math'))"
-        ".map(e => e.tagName + '.' + e.className + ' ' + e.scrollWidth + ' > ' + e.clientWidth).slice(0, 3)")
+PROSE = (
+    "const b = document.querySelector('article') || document.body; const c = b.cloneNode(true);"
+    "c.querySelectorAll('pre, code, mjx-container, script, style, .cell_input').forEach(e => e.remove());"
+    "return c.innerText;"
+)
+WIDE_API = (
+    "return [...document.querySelectorAll('article h1, article section, article dl, article dt, article p')]"
+    ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)"
+    ".map(e => e.tagName + ' ' + e.scrollWidth + ' > ' + e.clientWidth).slice(0, 3)"
+)
+WIDE = (
+    "return [...document.querySelectorAll('.cell_output, .cell_output *, article table, article pre')]"
+    ".filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && !e.closest('.math'))"
+    ".map(e => e.tagName + '.' + e.className + ' ' + e.scrollWidth + ' > ' + e.clientWidth).slice(0, 3)"
+)
 #: (typeset inline maths overhangs its own box by a few pixels, as in the prose; the page-width check still holds)
 #: printed outputs that still hold TeX ($…\command…$): book/build.py typesets them
-RAW_TEX = ("return [...document.querySelectorAll('.cell_output pre')].map(e => e.textContent)"
-           ".filter(t => /\\$[^$\\n]{0,120}\\\\[A-Za-z]+[^$\\n]{0,120}\\$/.test(t)).map(t => t.slice(0, 80))")
+RAW_TEX = (
+    "return [...document.querySelectorAll('.cell_output pre')].map(e => e.textContent)"
+    ".filter(t => /\\$[^$\\n]{0,120}\\\\[A-Za-z]+[^$\\n]{0,120}\\$/.test(t)).map(t => t.slice(0, 80))"
+)
 #: the code of the cell that writes the claims (book/build.py removes it; its table stays)
-WRITING_CODE = ("return [...document.querySelectorAll('.cell_input')].filter(e => e.textContent.includes('claims.write_csv('))"
-                ".length")
+WRITING_CODE = (
+    "return [...document.querySelectorAll('.cell_input')].filter(e => e.textContent.includes('claims.write_csv('))"
+    ".length"
+)
 #: letters or digits of one word laid out on two lines in a table's cell ("rep/rod/uce/d")
 BROKEN_WORDS = """
 const bad = [];
@@ -197,19 +250,31 @@ for (const cell of document.querySelectorAll('article table td, article table th
 }
 return bad.slice(0, 5);"""
 #: per solution cell: are its code and its output both hidden (a closed <details> keeps them laid out but unseen)?
-HIDDEN = ("return [...document.querySelectorAll('.cell.tag_solution')].map(c => {"
-          "  const parts = [...c.querySelectorAll('.cell_input, .cell_output')];"
-          "  return parts.length > 0 && parts.every(p => !p.checkVisibility()); })")
+HIDDEN = (
+    "return [...document.querySelectorAll('.cell.tag_solution')].map(c => {"
+    "  const parts = [...c.querySelectorAll('.cell_input, .cell_output')];"
+    "  return parts.length > 0 && parts.every(p => !p.checkVisibility()); })"
+)
 
 
-def test_every_page_renders_offline_with_tables_hidden_answers_and_nothing_too_wide(book: Path) -> None:
+def test_every_page_renders_offline_with_tables_hidden_answers_and_nothing_too_wide(
+    book: Path,
+) -> None:
     check_pages(book, profile="smoke", shots=SHOTS)
 
 
 def check_pages(book: Path, *, profile: str, shots: Path) -> None:
     """The browser pass over every page of a built book; full-page screenshots into ``shots``."""
     pages = _pages(book)
-    assert {p.stem for p in pages} >= {"index", "course", "explorer", "glossary", "references", "api", *NOTEBOOKS}
+    assert {p.stem for p in pages} >= {
+        "index",
+        "course",
+        "explorer",
+        "glossary",
+        "references",
+        "api",
+        *NOTEBOOKS,
+    }
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
     drv = chromium(width=1280, height=900)
@@ -220,27 +285,42 @@ def check_pages(book: Path, *, profile: str, shots: Path) -> None:
             drv.get(page.as_uri())
             _wait_for_maths(drv)
             prose = drv.execute_script(PROSE)
-            raw_tables = [line for line in prose.splitlines() if re.match(r"^\s*\|.*\|.*\|\s*$", line)]
+            raw_tables = [
+                line for line in prose.splitlines() if re.match(r"^\s*\|.*\|.*\|\s*$", line)
+            ]
             assert not raw_tables, f"{name}: raw Markdown table text {raw_tables[:2]}"
             assert not re.search(r"\$[^$\n]{1,80}\\[a-z]+[^$\n]*\$", prose), f"{name}: raw TeX left"
-            raw = drv.execute_script("return [...document.querySelectorAll('.math')]"
-                                     ".filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 60))")
+            raw = drv.execute_script(
+                "return [...document.querySelectorAll('.math')]"
+                ".filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 60))"
+            )
             assert not raw, f"{name}: untypeset maths {raw[:3]}"
-            outside = drv.execute_script("return performance.getEntriesByType('resource').map(r => r.name)"
-                                         ".filter(u => !u.startsWith('file:') && !u.startsWith('data:'))")
+            outside = drv.execute_script(
+                "return performance.getEntriesByType('resource').map(r => r.name)"
+                ".filter(u => !u.startsWith('file:') && !u.startsWith('data:'))"
+            )
             assert not outside, f"{name}: fetched from outside {outside[:3]}"
-            broken = drv.execute_script("return [...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
-                                        ".map(i => i.src)")
+            broken = drv.execute_script(
+                "return [...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
+                ".map(i => i.src)"
+            )
             assert not broken, f"{name}: images not loaded {broken}"
-            for h in drv.execute_script("return [...document.links].map(a => a.href).filter(h => h.startsWith('file:'))"):
-                assert Path(h.split("#")[0].removeprefix("file://")).exists(), f"{name}: broken link {h}"
+            for h in drv.execute_script(
+                "return [...document.links].map(a => a.href).filter(h => h.startsWith('file:'))"
+            ):
+                assert Path(h.split("#")[0].removeprefix("file://")).exists(), (
+                    f"{name}: broken link {h}"
+                )
             wide = drv.execute_script(WIDE)
             assert not wide, f"{name}: output wider than the page {wide}"
-            assert drv.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), \
-                f"{name}: the page scrolls sideways"
+            assert drv.execute_script(
+                "return document.documentElement.scrollWidth <= window.innerWidth"
+            ), f"{name}: the page scrolls sideways"
             hidden = drv.execute_script(HIDDEN)
             assert all(hidden), f"{name}: {hidden.count(False)} solutions visible before a click"
-            assert not drv.execute_script(RAW_TEX), f"{name}: raw TeX printed in an output {drv.execute_script(RAW_TEX)}"
+            assert not drv.execute_script(RAW_TEX), (
+                f"{name}: raw TeX printed in an output {drv.execute_script(RAW_TEX)}"
+            )
             assert not drv.execute_script(WRITING_CODE), f"{name}: the claims-writing code is shown"
             broken = drv.execute_script(BROKEN_WORDS)
             assert not broken, f"{name}: words broken across lines in a table {broken}"
@@ -250,11 +330,16 @@ def check_pages(book: Path, *, profile: str, shots: Path) -> None:
                 _check_notebook_page(drv, name, page, profile)
             if page.parent.name == "notebooks" and page.stem in CHAPTERS:
                 _check_chapter(drv, name, hidden)
-            _full_page_screenshot(drv, shots / (name.replace("/", "_").removesuffix(".html") + ".png"))
-        for page in sorted((book / "generated").glob("*.html")):  # the API pages: as wide as the page at most
+            _full_page_screenshot(
+                drv, shots / (name.replace("/", "_").removesuffix(".html") + ".png")
+            )
+        for page in sorted(
+            (book / "generated").glob("*.html")
+        ):  # the API pages: as wide as the page at most
             drv.get(page.as_uri())
-            assert drv.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), \
-                f"{page.name}: the API page scrolls sideways"
+            assert drv.execute_script(
+                "return document.documentElement.scrollWidth <= window.innerWidth"
+            ), f"{page.name}: the API page scrolls sideways"
             wide = drv.execute_script(WIDE_API)
             assert not wide, f"{page.name}: wider than the page {wide}"
     finally:
@@ -264,15 +349,24 @@ def check_pages(book: Path, *, profile: str, shots: Path) -> None:
 def _full_page_screenshot(drv, path: Path) -> None:
     """The whole page at 1280 px: the viewport stretched to the page's height for the capture, then restored."""
     height = drv.execute_script("return document.documentElement.scrollHeight")
-    drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                        {"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    drv.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
     try:
-        path.write_bytes(base64.b64decode(drv.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]))
+        path.write_bytes(
+            base64.b64decode(
+                drv.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
+            )
+        )
     finally:
         drv.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-BANNER_TEXT = {"smoke": "This page shows the fast smoke profile", "paper": "This page shows the paper profile"}
+BANNER_TEXT = {
+    "smoke": "This page shows the fast smoke profile",
+    "paper": "This page shows the paper profile",
+}
 
 
 def _check_notebook_page(drv, name: str, page: Path, profile: str) -> None:
@@ -282,7 +376,8 @@ def _check_notebook_page(drv, name: str, page: Path, profile: str) -> None:
     source = page.parent.parent / "_sources" / "notebooks" / f"{page.stem}.ipynb"
     assert source.exists() and drv.execute_script(
         "return [...document.querySelectorAll('.dropdown-download-buttons a')].some(a => a.href.endsWith(arguments[0]))",
-        f"_sources/notebooks/{page.stem}.ipynb"), f"{name}: no download of the chapter's .ipynb"
+        f"_sources/notebooks/{page.stem}.ipynb",
+    ), f"{name}: no download of the chapter's .ipynb"
 
 
 def _check_chapter(drv, name: str, hidden: list) -> None:
@@ -290,30 +385,60 @@ def _check_chapter(drv, name: str, hidden: list) -> None:
     text = drv.execute_script("return document.querySelector('article').innerText")
     assert re.search(r"Exercise \d \(code", text), f"{name}: no coding exercise"
     assert len(hidden) >= 3, f"{name}: {len(hidden)} solutions"
-    code = drv.execute_script("return [...document.querySelectorAll('.cell.tag_solution')].map(c => c.textContent).join('\\n')")
-    assert "teaching.check_" in code and "PASSED" in code, f"{name}: the coding exercise's checker is not run"
-    drv.execute_script("document.querySelectorAll('.cell.tag_solution summary').forEach(s => s.click())")
+    code = drv.execute_script(
+        "return [...document.querySelectorAll('.cell.tag_solution')].map(c => c.textContent).join('\\n')"
+    )
+    assert "teaching.check_" in code and "PASSED" in code, (
+        f"{name}: the coding exercise's checker is not run"
+    )
+    drv.execute_script(
+        "document.querySelectorAll('.cell.tag_solution summary').forEach(s => s.click())"
+    )
     opened = drv.execute_script(HIDDEN)
     assert not any(opened), f"{name}: a solution does not open on a click"
-    drv.execute_script("document.querySelectorAll('.cell.tag_solution summary').forEach(s => s.click())")
+    drv.execute_script(
+        "document.querySelectorAll('.cell.tag_solution summary').forEach(s => s.click())"
+    )
 
 
 def test_course_plan_references_and_links(book: Path) -> None:
     course = (book / "course.html").read_text(encoding="utf-8")
-    for needed in ("Prerequisites", "Schedule", "Time per chapter", "explorer panel", "homework", "Six-week course",
-                   "Pacing", "extra material", "Project", "check_scaled_risk"):
+    for needed in (
+        "Prerequisites",
+        "Schedule",
+        "Time per chapter",
+        "explorer panel",
+        "homework",
+        "Six-week course",
+        "Pacing",
+        "extra material",
+        "Project",
+        "check_scaled_risk",
+    ):
         assert needed in course, f"course plan lacks {needed!r}"
-    six_weeks = course[course.index('id="six-week-course"'):]
-    assert all(f"<td><p>{week}</p></td>" in six_weeks for week in range(1, 7)), "the six-week plan lacks a week"
-    assert "notebooks/99_reproduction_report.html" in six_weeks, "the six-week plan ends without the report"
-    assert all(f"notebooks/{stem}.html" in course for stem in CHAPTERS), "the course plan links every chapter"
+    six_weeks = course[course.index('id="six-week-course"') :]
+    assert all(f"<td><p>{week}</p></td>" in six_weeks for week in range(1, 7)), (
+        "the six-week plan lacks a week"
+    )
+    assert "notebooks/99_reproduction_report.html" in six_weeks, (
+        "the six-week plan ends without the report"
+    )
+    assert all(f"notebooks/{stem}.html" in course for stem in CHAPTERS), (
+        "the course plan links every chapter"
+    )
     refs = (book / "references.html").read_text(encoding="utf-8")
-    assert len(set(re.findall(r'href="https://doi\.org/[^"]+"', refs))) >= 8, "references lack DOI links"
-    assert len(set(re.findall(r'href="https://arxiv\.org/abs/[^"]+"', refs))) >= 8, "references lack arXiv links"
+    assert len(set(re.findall(r'href="https://doi\.org/[^"]+"', refs))) >= 8, (
+        "references lack DOI links"
+    )
+    assert len(set(re.findall(r'href="https://arxiv\.org/abs/[^"]+"', refs))) >= 8, (
+        "references lack arXiv links"
+    )
     index = (book / "index.html").read_text(encoding="utf-8")
     assert 'href="explorer.html"' in index and 'href="course.html"' in index
     glossary = (book / "glossary.html").read_text(encoding="utf-8")
-    assert "notation table" not in glossary and "<table" in glossary, "the glossary's notation table is not rendered"
+    assert "notation table" not in glossary and "<table" in glossary, (
+        "the glossary's notation table is not rendered"
+    )
     rows = yaml.safe_load((ROOT / "book" / "notation.yaml").read_text(encoding="utf-8"))
     assert glossary.count("<tr") >= len(rows) + 1
 
@@ -327,22 +452,53 @@ def test_staging_hides_the_claims_writing_code_and_typesets_printed_maths() -> N
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     tex = "every oracle: ['grr', 'ss']\nreports of at most $\\lceil\\log_2 d\\rceil + 2$ bits: ['l_grr']\n"
-    nb = {"metadata": {}, "cells": [
-        {"cell_type": "markdown", "metadata": {}, "source": "# Title\n"},
-        {"cell_type": "code", "metadata": {}, "source": "claims_csv = claims.write_csv(write=False)\nclaims",
-         "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/markdown": "| id |"}}]},
-        {"cell_type": "code", "metadata": {}, "source": "print(x)",
-         "outputs": [{"output_type": "stream", "name": "stdout", "text": [tex]}]},
-        {"cell_type": "code", "metadata": {}, "source": "print(y)",
-         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["cost: $5 and $6\n"]}]},
-    ]}
+    nb = {
+        "metadata": {},
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "# Title\n"},
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "claims_csv = claims.write_csv(write=False)\nclaims",
+                "outputs": [
+                    {
+                        "output_type": "display_data",
+                        "metadata": {},
+                        "data": {"text/markdown": "| id |"},
+                    }
+                ],
+            },
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "print(x)",
+                "outputs": [{"output_type": "stream", "name": "stdout", "text": [tex]}],
+            },
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "print(y)",
+                "outputs": [
+                    {"output_type": "stream", "name": "stdout", "text": ["cost: $5 and $6\n"]}
+                ],
+            },
+        ],
+    }
     page = build.book_page(nb, profile="smoke")
     writing, printed, plain = page["cells"][1:]
-    assert "remove-input" in writing["metadata"]["tags"] and writing["outputs"][0]["data"]["text/markdown"] == "| id |"
+    assert (
+        "remove-input" in writing["metadata"]["tags"]
+        and writing["outputs"][0]["data"]["text/markdown"] == "| id |"
+    )
     md = printed["outputs"][0]["data"]["text/markdown"]
-    assert md == ("every oracle: \\['grr', 'ss'\\]\\\nreports of at most $\\lceil\\log_2 d\\rceil + 2$ bits: "
-                  "\\['l\\_grr'\\]"), md
-    assert printed["outputs"][0]["data"]["text/plain"] == tex and plain["outputs"][0]["output_type"] == "stream"
+    assert md == (
+        "every oracle: \\['grr', 'ss'\\]\\\nreports of at most $\\lceil\\log_2 d\\rceil + 2$ bits: "
+        "\\['l\\_grr'\\]"
+    ), md
+    assert (
+        printed["outputs"][0]["data"]["text/plain"] == tex
+        and plain["outputs"][0]["output_type"] == "stream"
+    )
     assert "outputs" not in page["cells"][0]
 
 
@@ -359,7 +515,9 @@ def test_the_runners_do_not_interrupt_an_idle_kernel_at_shutdown() -> None:
     manager.shutting_down = True
     asyncio.run(manager._async_interrupt_kernel())  # skipped: no signal, no error
     manager.shutting_down = False
-    with pytest.raises(RuntimeError, match="No kernel is running"):  # any other interrupt goes through
+    with pytest.raises(
+        RuntimeError, match="No kernel is running"
+    ):  # any other interrupt goes through
         asyncio.run(manager._async_interrupt_kernel())
 
 
@@ -367,14 +525,23 @@ def test_the_book_build_uses_the_executed_notebooks_not_the_committed_ones(execu
     """The page of a chapter is its executed notebook (the smoke run here, build/paper under `make book`)."""
     nb = json.loads((executed / f"{RUNNER_CHAPTER}.ipynb").read_text(encoding="utf-8"))
     assert "papermill" in nb["metadata"], "not executed by the runner behind `make figures`"
-    views = [o for c in nb["cells"] for o in c.get("outputs", []) if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    views = [
+        o
+        for c in nb["cells"]
+        for o in c.get("outputs", [])
+        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+    ]
     assert views, f"{RUNNER_CHAPTER} shows no live panel: the staging of widget views goes untested"
 
 
-if __name__ == "__main__":  # the same checks on a book already built, e.g. `make book`'s: python tests/test_book.py build/book
+if (
+    __name__ == "__main__"
+):  # the same checks on a book already built, e.g. `make book`'s: python tests/test_book.py build/book
     import argparse
 
-    parser = argparse.ArgumentParser(description="Check every page of a built book in headless Chromium.")
+    parser = argparse.ArgumentParser(
+        description="Check every page of a built book in headless Chromium."
+    )
     parser.add_argument("book", type=Path, nargs="?", default=ROOT / "build" / "book")
     parser.add_argument("--profile", default="paper", choices=sorted(BANNER_TEXT))
     parser.add_argument("--shots", type=Path, default=ROOT / "build" / "book-screenshots-paper")

@@ -29,7 +29,11 @@ def _exact_lower(n, p, d):
 def test_every_bound_holds_against_the_exact_binomial_tail(n, p):
     """Each form ≥ the exact tail of Bin(n, p) from scipy over its whole δ range (no sampling)."""
     mu = n * p
-    up_all, up_unit, low_unit = _exact_upper(n, p, DELTA_ALL), _exact_upper(n, p, DELTA_UNIT), _exact_lower(n, p, DELTA_UNIT)
+    up_all, up_unit, low_unit = (
+        _exact_upper(n, p, DELTA_ALL),
+        _exact_upper(n, p, DELTA_UNIT),
+        _exact_lower(n, p, DELTA_UNIT),
+    )
     checks = [
         (ch.upper(DELTA_ALL, mu), up_all),
         (ch.kl_upper(DELTA_ALL * p, n, p), up_all),
@@ -48,7 +52,11 @@ def test_every_bound_holds_against_the_exact_binomial_tail(n, p):
 def test_tail_comparison_matches_scipy_and_its_ratio(bound):
     """tail_comparison returns the bound, the exact scipy tail and bound/exact, and the bound holds."""
     n, p = 200, 0.07
-    d = DELTA_UNIT if bound in ("upper_simple", "lower", "lower_simple", "two_sided", "kl_lower") else DELTA_ALL
+    d = (
+        DELTA_UNIT
+        if bound in ("upper_simple", "lower", "lower_simple", "two_sided", "kl_lower")
+        else DELTA_ALL
+    )
     values, exact, ratio = ch.tail_comparison(bound, n, p, d)
     side = "upper" if "upper" in bound else "lower" if "lower" in bound else "two"
     expected = {"upper": _exact_upper(n, p, d), "lower": _exact_lower(n, p, d)}.get(side)
@@ -57,7 +65,9 @@ def test_tail_comparison_matches_scipy_and_its_ratio(bound):
     assert np.array_equal(exact, expected)
     assert np.all(values >= exact * (1 - REL))
     finite = exact > 0
-    assert np.allclose(ratio[finite], values[finite] / exact[finite], rtol=1e-15) and np.all(np.isinf(ratio[~finite]))
+    assert np.allclose(ratio[finite], values[finite] / exact[finite], rtol=1e-15) and np.all(
+        np.isinf(ratio[~finite])
+    )
 
 
 def test_kl_form_is_tightest_then_the_nested_multiplicative_forms():
@@ -72,7 +82,9 @@ def test_kl_form_is_tightest_then_the_nested_multiplicative_forms():
             assert np.all(bern_mult <= ch.upper_simple(d, mu) * (1 + REL))
             assert np.all(ch.kl_lower(d * p, n, p) <= ch.lower(d, mu) * (1 + REL))
             assert np.all(ch.lower(d, mu) <= ch.lower_simple(d, mu) * (1 + REL))
-            assert np.all(ch.lower_simple(d, mu) <= ch.upper_simple(d, mu))  # so two_sided bounds both tails
+            assert np.all(
+                ch.lower_simple(d, mu) <= ch.upper_simple(d, mu)
+            )  # so two_sided bounds both tails
     # strictly tighter somewhere: KL beats the multiplicative form by orders of magnitude at large p
     assert ch.kl_upper(0.15, 100, 0.8) < 1e-3 * ch.upper(0.15 / 0.8, 80.0)
 
@@ -84,21 +96,29 @@ def test_closed_forms_and_exact_ends():
     assert ch.lower(1.0, 3.0) == pytest.approx(math.exp(-3.0), rel=1e-15)  # Pr[X = 0] ≤ e^{−μ}
     assert ch.two_sided(0.5, 30.0) == pytest.approx(2 * math.exp(-0.25 * 30 / 3), rel=1e-15)
     assert ch.kl_upper(0.7, 12, 0.3) == pytest.approx(0.3**12, rel=1e-12)
-    assert ch.kl_upper(0.8, 12, 0.3) == 0.0 and ch.kl_lower(0.3, 12, 0.3) == pytest.approx(0.7**12, rel=1e-12)
+    assert ch.kl_upper(0.8, 12, 0.3) == 0.0 and ch.kl_lower(0.3, 12, 0.3) == pytest.approx(
+        0.7**12, rel=1e-12
+    )
     assert ch.two_sided_delta(ch.two_sided(0.4, 50.0), 50.0) == pytest.approx(0.4, rel=1e-13)
     t = ch.bernstein_deviation(0.3, 2.0, 1.5)
     assert ch.bernstein_exponent(t, 2.0, 1.5) == pytest.approx(0.3, rel=1e-14)
-    assert ch.bernstein_deviation(1.0, 1e300, 1e300) == pytest.approx(1e300 * (1 / 3 + math.sqrt(1 / 9 + 2e-300)), rel=1e-12)
+    assert ch.bernstein_deviation(1.0, 1e300, 1e300) == pytest.approx(
+        1e300 * (1 / 3 + math.sqrt(1 / 9 + 2e-300)), rel=1e-12
+    )
 
 
 def test_bernoulli_kl_values_and_both_conventions():
     """D(a‖b) is the Bernoulli KL inside (0, 1); the ends are exact by default and +∞ under Glance's convention."""
     a, b = np.array([0.1, 0.5, 0.9, 0.3]), np.array([0.2, 0.5, 0.4, 0.7])
     assert np.allclose(ch.bernoulli_kl(a, b), rel_entr(a, b) + rel_entr(1 - a, 1 - b), atol=1e-15)
-    ends = ch.bernoulli_kl([0.0, 1.0, 0.0, 1.0, 0.0, 0.4, -0.1, 1.2], [0.3, 0.3, 0.0, 1.0, 1.0, 0.0, 0.3, 0.3])
+    ends = ch.bernoulli_kl(
+        [0.0, 1.0, 0.0, 1.0, 0.0, 0.4, -0.1, 1.2], [0.3, 0.3, 0.0, 1.0, 1.0, 0.0, 0.3, 0.3]
+    )
     assert np.allclose(ends[:2], [-math.log(0.7), -math.log(0.3)], rtol=1e-15)
     assert ends[2:4].tolist() == [0.0, 0.0] and np.all(np.isinf(ends[4:]))
-    paper = ch.bernoulli_kl([0.0, 1.0, 0.0, 0.4, 0.5], [0.3, 0.3, 0.0, 1.0, 0.5], boundary_infinite=True)
+    paper = ch.bernoulli_kl(
+        [0.0, 1.0, 0.0, 0.4, 0.5], [0.3, 0.3, 0.0, 1.0, 0.5], boundary_infinite=True
+    )
     assert np.all(np.isinf(paper[:4])) and paper[4] == 0.0
 
 
@@ -107,7 +127,9 @@ def test_vectorized_with_broadcasting_and_scalars_stay_scalars():
     d, mu = np.array([[0.1], [0.5]]), np.array([10.0, 100.0, 1000.0])
     out = ch.upper_simple(d, mu)
     assert out.shape == (2, 3) and out[1, 2] == ch.upper_simple(0.5, 1000.0)
-    assert isinstance(ch.two_sided(0.5, 10.0), float) and isinstance(ch.bernoulli_kl(0.2, 0.4), float)
+    assert isinstance(ch.two_sided(0.5, 10.0), float) and isinstance(
+        ch.bernoulli_kl(0.2, 0.4), float
+    )
     kl = ch.kl_upper(np.array([0.05, 0.1]), np.array([[10], [100]]), 0.3)
     assert kl.shape == (2, 2) and kl[1, 0] == ch.kl_upper(0.05, 100, 0.3)
 
@@ -115,14 +137,29 @@ def test_vectorized_with_broadcasting_and_scalars_stay_scalars():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: ch.upper_simple(1.5, 10.0), r"delta must be finite values in \[0, 1\]; got an array containing 1.5"),
-        (lambda: ch.upper(-0.1, 10.0), r"delta must be finite values in \[0, inf\); got an array containing -0.1"),
-        (lambda: ch.two_sided(0.5, -1.0), r"mu must be finite values in \[0, inf\); got an array containing -1.0"),
+        (
+            lambda: ch.upper_simple(1.5, 10.0),
+            r"delta must be finite values in \[0, 1\]; got an array containing 1.5",
+        ),
+        (
+            lambda: ch.upper(-0.1, 10.0),
+            r"delta must be finite values in \[0, inf\); got an array containing -0.1",
+        ),
+        (
+            lambda: ch.two_sided(0.5, -1.0),
+            r"mu must be finite values in \[0, inf\); got an array containing -1.0",
+        ),
         (lambda: ch.kl_upper(0.1, 0, 0.3), r"n must be integers in \[1, inf\]"),
         (lambda: ch.kl_upper(0.1, 2.5, 0.3), r"n must be an array of integers"),
-        (lambda: ch.kl_lower(0.1, 10, 1.3), r"p must be finite values in \[0, 1\]; got an array containing 1.3"),
+        (
+            lambda: ch.kl_lower(0.1, 10, 1.3),
+            r"p must be finite values in \[0, 1\]; got an array containing 1.3",
+        ),
         (lambda: ch.bernoulli_kl(0.5, np.nan), r"b must be finite values in \[0, 1\]"),
-        (lambda: ch.bernstein_exponent(0.1, 0.0, 1.0), r"variance must be finite values in \(0, inf\)"),
+        (
+            lambda: ch.bernstein_exponent(0.1, 0.0, 1.0),
+            r"variance must be finite values in \(0, inf\)",
+        ),
         (lambda: ch.two_sided_delta(0.0, 10.0), r"probability must be finite values in \(0, 1\]"),
         (lambda: ch.tail_comparison("hoeffding", 10, 0.3, 0.1), r"bound must be one of \("),
     ],
@@ -158,8 +195,12 @@ def test_multiplicative_bounds_equal_their_printed_products():
     (e^{−δ}/(1−δ)^{1−δ})^μ to 1e-12 where the products are finite; (A-3) is twice the upper simple form."""
     d, mu = np.linspace(0.0, 5.0, 51)[:, None], np.array([0.5, 3.0, 40.0])
     np.testing.assert_allclose(ch.upper(d, mu), (np.exp(d) / (1 + d) ** (1 + d)) ** mu, rtol=1e-12)
-    d_unit = DELTA_UNIT[:-1, None]  # (1 − δ)^{1−δ} → 1 at δ = 1 (0^0), checked in test_closed_forms_and_exact_ends
-    np.testing.assert_allclose(ch.lower(d_unit, mu), (np.exp(-d_unit) / (1 - d_unit) ** (1 - d_unit)) ** mu, rtol=1e-12)
+    d_unit = DELTA_UNIT[
+        :-1, None
+    ]  # (1 − δ)^{1−δ} → 1 at δ = 1 (0^0), checked in test_closed_forms_and_exact_ends
+    np.testing.assert_allclose(
+        ch.lower(d_unit, mu), (np.exp(-d_unit) / (1 - d_unit) ** (1 - d_unit)) ** mu, rtol=1e-12
+    )
     assert np.array_equal(ch.two_sided(DELTA_UNIT, 7.0), 2 * ch.upper_simple(DELTA_UNIT, 7.0))
 
 
@@ -179,13 +220,18 @@ def test_bernstein_exponent_as_printed_equals_its_scaled_form():
     from tiny to huge scales (Glance's e^ε up to 1e150)."""
     t = np.geomspace(1e-8, 1e150, 60)
     for var, bound in ((2.0, 1.5), (1e-6, 1.0), (1e150, 1e150), (0.3, 1e-3)):
-        np.testing.assert_allclose(ch.bernstein_exponent(t, var, bound), (t**2 / (2 * var)) / (1 + (bound / var) * t / 3),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            ch.bernstein_exponent(t, var, bound),
+            (t**2 / (2 * var)) / (1 + (bound / var) * t / 3),
+            rtol=1e-12,
+        )
 
 
 def test_tail_check_refuses_an_unknown_bound_naming_bounds():
     """A name outside BOUNDS is refused before any work, naming the parameter ``bounds``."""
     with pytest.raises(ValueError, match="bounds must be names among"):
         ch.tail_check(("two_sided", "hoeffding"), 500, 0.3, 0.2)
-    with pytest.raises(ValueError, match=r"p must be finite values in \(0, 1\)|p must be in \(0, 1\)"):
+    with pytest.raises(
+        ValueError, match=r"p must be finite values in \(0, 1\)|p must be in \(0, 1\)"
+    ):
         ch.tail_comparison("two_sided", 500, 0.0, 0.2)

@@ -24,7 +24,10 @@ def test_log_term_domain_is_a_clear_error():
     assert math.isfinite(gb.theta(1.0, 60, 10, 0.1))
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(beta=0.0), "beta"), (dict(beta=1.0), "beta"), (dict(n_rounds=0), "n_rounds")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [(dict(beta=0.0), "beta"), (dict(beta=1.0), "beta"), (dict(n_rounds=0), "n_rounds")],
+)
 def test_log_term_rejects_bad_parameters(kwargs, name):
     """β outside (0, 1) and T < 1 are refused with the parameter's name."""
     args = dict(n_users=10_000, n_rounds=10, beta=0.1) | kwargs
@@ -47,16 +50,24 @@ def test_theta_limits():
     """θ·ε tends to 2L/3 + sqrt(4L²/9 + 8L) as ε → 0 and θ → 4L/3 as ε → ∞; θ decreases in ε."""
     N, T, beta = 10**6, 10, 0.1
     L = gb.log_term(N, T, beta)
-    assert gb.theta(1e-6, N, T, beta) * 1e-6 == pytest.approx(2 * L / 3 + math.sqrt(4 * L**2 / 9 + 8 * L), rel=1e-5)
-    assert gb.theta(300.0, N, T, beta) == pytest.approx(gb.theta_large_epsilon_limit(N, T, beta), rel=1e-9)
+    assert gb.theta(1e-6, N, T, beta) * 1e-6 == pytest.approx(
+        2 * L / 3 + math.sqrt(4 * L**2 / 9 + 8 * L), rel=1e-5
+    )
+    assert gb.theta(300.0, N, T, beta) == pytest.approx(
+        gb.theta_large_epsilon_limit(N, T, beta), rel=1e-9
+    )
     assert np.all(np.diff(gb.theta(np.linspace(0.1, 30, 200), N, T, beta)) < 0)
 
 
 def test_sampling_bound_is_sqrt_half_log_term():
     """Claim 2's bound is sqrt(L/2), ≈ sqrt(T log(4T/β)/(2N)) for large N."""
     N, T, beta = 10**7, 20, 0.05
-    assert gb.sampling_bound(N, T, beta) == pytest.approx(math.sqrt(gb.log_term(N, T, beta) / 2), rel=1e-12)
-    assert gb.sampling_bound(N, T, beta) == pytest.approx(math.sqrt(T * math.log(4 * T / beta) / (2 * N)), rel=1e-4)
+    assert gb.sampling_bound(N, T, beta) == pytest.approx(
+        math.sqrt(gb.log_term(N, T, beta) / 2), rel=1e-12
+    )
+    assert gb.sampling_bound(N, T, beta) == pytest.approx(
+        math.sqrt(T * math.log(4 * T / beta) / (2 * N)), rel=1e-4
+    )
 
 
 def test_papers_kl_values_and_conventions():
@@ -83,7 +94,9 @@ def test_rr_exponent_is_the_printed_rhs():
     """The right-hand side of (2) is ((e^ε−1)²θ²/(2e^ε))/(1 + (e^ε−1)θ/3)."""
     eps, th = 1.7, 0.2
     e = math.exp(eps)
-    assert gb.rr_exponent(eps, th) == pytest.approx(((e - 1) ** 2 * th**2 / (2 * e)) / (1 + (e - 1) * th / 3), rel=1e-12)
+    assert gb.rr_exponent(eps, th) == pytest.approx(
+        ((e - 1) ** 2 * th**2 / (2 * e)) / (1 + (e - 1) * th / 3), rel=1e-12
+    )
 
 
 def test_harmony_lower_bound_formula_limit_and_domain():
@@ -93,7 +106,9 @@ def test_harmony_lower_bound_formula_limit_and_domain():
     e = math.exp(3.0)
     direct = math.sqrt(T / N * e * (e + 1) / (e - 1) ** 2 * (1 - e / (T * (e + 1))) * math.log(2))
     assert gb.harmony_lower_bound(3.0, N, T, beta) == pytest.approx(direct, rel=1e-9)
-    assert gb.harmony_lower_bound(60.0, N, T, beta) == pytest.approx(math.sqrt((T - 1) / N * math.log(2)), rel=1e-9)
+    assert gb.harmony_lower_bound(60.0, N, T, beta) == pytest.approx(
+        math.sqrt((T - 1) / N * math.log(2)), rel=1e-9
+    )
     with pytest.raises(ValueError, match="beta must be finite values in"):
         gb.harmony_lower_bound(1.0, N, T, 1 / (N + 1) ** 2)
 
@@ -127,7 +142,11 @@ def test_theta_and_condition2_rhs_are_bernstein_for_the_rr_error():
     θ/2 is Bernstein's deviation at exponent L (Eq. 1) and (2)'s right-hand side is Bernstein's exponent."""
     eps = np.array([1e-3, 0.3, 1.0, 4.0, 12.0, 300.0])
     e, em1 = np.exp(eps), np.expm1(eps)
-    p, w1, w0 = e / (e + 1), e / em1, -1 / em1  # Pr[y=1 | v=1]; the unbiased estimate w for y = 1, 0
+    p, w1, w0 = (
+        e / (e + 1),
+        e / em1,
+        -1 / em1,
+    )  # Pr[y=1 | v=1]; the unbiased estimate w for y = 1, 0
     var, bound = e / em1**2, e / em1
     for v, py in ((1, p), (0, 1 - p)):
         assert np.allclose(py * w1 + (1 - py) * w0, v, rtol=1e-12, atol=1e-12)
@@ -135,8 +154,14 @@ def test_theta_and_condition2_rhs_are_bernstein_for_the_rr_error():
         assert np.all(np.maximum(abs(w1 - v), abs(w0 - v)) <= bound * (1 + 1e-15))
     N, T, beta = 10_000, 50, 0.1
     L = gb.log_term(N, T, beta)
-    assert np.allclose(gb.theta(eps, N, T, beta) / 2, ch.bernstein_deviation(L, var, bound), rtol=1e-12)
-    assert np.allclose(gb.rr_exponent(eps[:-1], 0.05), ch.bernstein_exponent(0.05, var[:-1], bound[:-1]), rtol=1e-12)
+    assert np.allclose(
+        gb.theta(eps, N, T, beta) / 2, ch.bernstein_deviation(L, var, bound), rtol=1e-12
+    )
+    assert np.allclose(
+        gb.rr_exponent(eps[:-1], 0.05),
+        ch.bernstein_exponent(0.05, var[:-1], bound[:-1]),
+        rtol=1e-12,
+    )
 
 
 def test_sparse_round_rr_tail_is_the_binomial_bernstein_bound():
@@ -144,7 +169,9 @@ def test_sparse_round_rr_tail_is_the_binomial_bernstein_bound():
     eps, K, s = 2.0, 200, np.linspace(0.01, 0.5, 50)
     q = 1 / (math.exp(eps) + 1)
     bound, exact, _ = ch.tail_comparison("bernstein_upper", K, q, s * math.expm1(eps))
-    assert np.allclose(bound, np.exp(-K * gb.rr_exponent(eps, s)), rtol=1e-12) and np.all(bound >= exact)
+    assert np.allclose(bound, np.exp(-K * gb.rr_exponent(eps, s)), rtol=1e-12) and np.all(
+        bound >= exact
+    )
 
 
 def test_condition2_lhs_is_the_chernoff_hoeffding_exponent():
@@ -159,10 +186,15 @@ def test_harmony_variance_term_is_the_papers_harmony_at_mu_one():
     from ldp_helpers.bounds.glance import harmony_lower_bound, harmony_variance_term
     from ldp_helpers.mechanisms.harmony import Harmony
     from ldp_helpers.simulate.populations import constant_population
+
     for eps, T in ((0.3, 5), (4.0, 10), (9.0, 40)):
-        assert harmony_variance_term(eps, 500, T) == pytest.approx(Harmony(eps, T).variance(constant_population(1.0, 500, T))[0], rel=1e-12)
+        assert harmony_variance_term(eps, 500, T) == pytest.approx(
+            Harmony(eps, T).variance(constant_population(1.0, 500, T))[0], rel=1e-12
+        )
     beta = 1 / (2 * 501**2)
-    assert harmony_lower_bound(2.0, 500, 10, beta) == pytest.approx(math.sqrt(harmony_variance_term(2.0, 500, 10) * math.log(2)), rel=1e-12)
+    assert harmony_lower_bound(2.0, 500, 10, beta) == pytest.approx(
+        math.sqrt(harmony_variance_term(2.0, 500, 10) * math.log(2)), rel=1e-12
+    )
 
 
 # ---------------------------------------------------------------- the derived forms, kept as equality tests
@@ -170,7 +202,9 @@ def test_harmony_variance_term_is_the_papers_harmony_at_mu_one():
 EPS_WIDE = np.r_[1e-6, 1e-3, np.linspace(0.05, 30, 300), 100.0, 300.0, 699.0]
 
 
-@pytest.mark.parametrize("N, T, beta", [(10_000, 50, 0.1), (10**6, 10, gb.theorem4_beta(10**6)), (61, 10, 0.1)])
+@pytest.mark.parametrize(
+    "N, T, beta", [(10_000, 50, 0.1), (10**6, 10, gb.theorem4_beta(10**6)), (61, 10, 0.1)]
+)
 def test_theta_is_twice_bernsteins_deviation_at_exponent_l(N, T, beta):
     """Eq. (1) as printed equals the Bernstein form θ = 2·bernstein_deviation(L, e^ε, e^ε)/(e^ε − 1) (the form the
     module used before), to 1e-12 relative, from ε = 1e-6 to 699 and with L large (N just above T log(4T/β))."""
@@ -189,9 +223,13 @@ def test_condition2_rhs_and_lhs_are_the_derived_exponents():
         e = np.exp(eps)
         rhs = ch.bernstein_exponent(np.expm1(eps) * th, e, e)
         np.testing.assert_allclose(gb.rr_exponent(eps, th), rhs, rtol=1e-12)
-        lhs = np.minimum(ch.bernoulli_kl(mu[:, None] - th, mu[:, None], boundary_infinite=True),
-                         ch.bernoulli_kl(mu[:, None] + th, mu[:, None], boundary_infinite=True))
-        np.testing.assert_array_equal(gb.dense_sparse_condition(mu[:, None], eps[None, :], N, T, beta), lhs >= rhs)
+        lhs = np.minimum(
+            ch.bernoulli_kl(mu[:, None] - th, mu[:, None], boundary_infinite=True),
+            ch.bernoulli_kl(mu[:, None] + th, mu[:, None], boundary_infinite=True),
+        )
+        np.testing.assert_array_equal(
+            gb.dense_sparse_condition(mu[:, None], eps[None, :], N, T, beta), lhs >= rhs
+        )
 
 
 def test_log_term_and_harmony_bound_equal_their_expanded_logarithms():
@@ -203,7 +241,9 @@ def test_log_term_and_harmony_bound_equal_their_expanded_logarithms():
     N, T = gb.FIG2.n_users, gb.FIG2.n_rounds
     eps = np.linspace(0.5, 50, 200)
     for beta in (gb.FIG2.beta, 1e-30, 1e-300):
-        former = np.sqrt(gb.harmony_variance_term(eps, N, T) * (-2 * math.log(N + 1) - np.log(beta)))
+        former = np.sqrt(
+            gb.harmony_variance_term(eps, N, T) * (-2 * math.log(N + 1) - np.log(beta))
+        )
         np.testing.assert_allclose(gb.harmony_lower_bound(eps, N, T, beta), former, rtol=1e-12)
 
 
@@ -211,7 +251,9 @@ def test_the_papers_settings():
     """Figure 1: T = 10, β = 0.1, N = 10⁴ (caption) and 10⁵ (text); Figure 2: N = 10⁶, T = 10, β = 1/(2(N+1)²);
     §6: T = 50, N = 10⁴, β = 0.1; each unpacks into the bounds in their argument order."""
     assert gb.FIG1 == {"caption": (10_000, 10, 0.1), "text": (100_000, 10, 0.1)}
-    assert gb.FIG2 == (10**6, 10, 1 / (2 * (10**6 + 1) ** 2)) and gb.FIG2.beta == gb.theorem4_beta(10**6)
+    assert gb.FIG2 == (10**6, 10, 1 / (2 * (10**6 + 1) ** 2)) and gb.FIG2.beta == gb.theorem4_beta(
+        10**6
+    )
     assert gb.SEC6 == (10_000, 50, 0.1) and gb.SEC6.shape == (10_000, 50)
     assert gb.theta(2.0, *gb.SEC6) == gb.theta(2.0, n_users=10_000, n_rounds=50, beta=0.1)
     assert gb.bound_crossover(*gb.FIG2) == pytest.approx(7.8217, abs=1e-4)  # the caption says 8

@@ -5,8 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.bounds.wang2017 import (approx_variance_per_user, best_protocol_grid, de_threshold, de_threshold_epsilon,
-                                         first_d_where_oue_wins, prefers_direct_encoding)
+from ldp_helpers.bounds.wang2017 import (
+    approx_variance_per_user,
+    best_protocol_grid,
+    de_threshold,
+    de_threshold_epsilon,
+    first_d_where_oue_wins,
+    prefers_direct_encoding,
+)
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 3.0])
@@ -15,8 +21,12 @@ def test_de_wins_exactly_below_3e_eps_plus_2(epsilon):
     threshold = de_threshold(epsilon)
     assert threshold == pytest.approx(3 * math.exp(epsilon) + 2, rel=1e-14)
     below, above = math.ceil(threshold) - 1, math.floor(threshold) + 1
-    assert approx_variance_per_user("DE", max(below, 2), epsilon) < approx_variance_per_user("OUE", max(below, 2), epsilon)
-    assert approx_variance_per_user("DE", above, epsilon) > approx_variance_per_user("OUE", above, epsilon)
+    assert approx_variance_per_user("DE", max(below, 2), epsilon) < approx_variance_per_user(
+        "OUE", max(below, 2), epsilon
+    )
+    assert approx_variance_per_user("DE", above, epsilon) > approx_variance_per_user(
+        "OUE", above, epsilon
+    )
 
 
 def test_grid_picks_de_for_small_domains_and_ue_or_lh_for_large():

@@ -9,8 +9,20 @@ import pytest
 
 from ldp_helpers.pipeline import claims as claims_mod
 from ldp_helpers.pipeline import paths, profiles
-from ldp_helpers.pipeline.claims import (COLUMNS, SEVERITIES, VERDICTS, ClaimsTable, Decision, by_text, close, format_value, gt,
-                                         le, lt, read_claims_csv)
+from ldp_helpers.pipeline.claims import (
+    COLUMNS,
+    SEVERITIES,
+    VERDICTS,
+    ClaimsTable,
+    Decision,
+    by_text,
+    close,
+    format_value,
+    gt,
+    le,
+    lt,
+    read_claims_csv,
+)
 
 CSV_FILES = sorted(paths.FIGURES_DIR.glob("*/claims.csv"))
 
@@ -28,12 +40,24 @@ def test_numeric_verdicts_follow_the_tolerance():
 def test_statements_errata_and_ambiguity():
     """Statement verdicts come from the recorded comparison; errata carry a severity; ambiguity is its own verdict."""
     t = ClaimsTable("00_tutorial", texts=None)
-    assert t.check_statement("GRR wins", "§3", "GRR wins", lt(2.0, 1.0), "OUE wins").verdict == "differs"
+    assert (
+        t.check_statement("GRR wins", "§3", "GRR wins", lt(2.0, 1.0), "OUE wins").verdict
+        == "differs"
+    )
     root = t.erratum("p for GRR", "§2", 0.5, 0.7869, severity="typo", atol=1e-3)
     assert root.verdict == "paper error" and root.severity == "typo"
-    dep = t.erratum_if(gt(3.0, 1.0), "consequence", "§2", "x", "y", severity="typo", depends_on=root.id)
-    assert not dep.independent_error and t.severity_counts() == {"typo": 1, "inconsistency": 0, "wrong result": 0}
-    assert t.ambiguous_if(gt(2.0, 0.1), "garbled constant", "§A", "e/2 or eps/2", "differ").verdict == "ambiguous"
+    dep = t.erratum_if(
+        gt(3.0, 1.0), "consequence", "§2", "x", "y", severity="typo", depends_on=root.id
+    )
+    assert not dep.independent_error and t.severity_counts() == {
+        "typo": 1,
+        "inconsistency": 0,
+        "wrong result": 0,
+    }
+    assert (
+        t.ambiguous_if(gt(2.0, 0.1), "garbled constant", "§A", "e/2 or eps/2", "differ").verdict
+        == "ambiguous"
+    )
     assert t.erratum_if(le(3.0, 1.0), "not wrong", "§2", "a", "b", severity="typo").severity == ""
     with pytest.raises(ValueError, match="not an erratum"):
         t.erratum("same", "§2", "0.5", "0.5", severity="typo")
@@ -56,8 +80,18 @@ def test_format_value_is_plain_decimal():
         format_value(math.nan)
 
 
-@pytest.mark.parametrize("d", [close(1.0, 1.05, 0.1), close(1.0, 2.0, 0.1), Decision("far", 0.737, 0.787, 5e-4, "paper error", "reproduced"),
-                               le(0.2, 0.2), lt(0.2, 0.2), gt(-1.0, 0.0), Decision("ge", 3.0, 3.0)])
+@pytest.mark.parametrize(
+    "d",
+    [
+        close(1.0, 1.05, 0.1),
+        close(1.0, 2.0, 0.1),
+        Decision("far", 0.737, 0.787, 5e-4, "paper error", "reproduced"),
+        le(0.2, 0.2),
+        lt(0.2, 0.2),
+        gt(-1.0, 0.0),
+        Decision("ge", 3.0, 3.0),
+    ],
+)
 def test_moving_the_value_flips_every_comparison(d):
     """The scan's primitive: the value moved beyond the tolerance gives the other verdict."""
     assert d.moved().holds != d.holds and Decision.parse(str(d)) == d
@@ -69,7 +103,9 @@ def test_csv_round_trip(tmp_path, monkeypatch):
     t = ClaimsTable("00_tutorial", texts=None)
     t.check("x, with a comma", "Eq. (1)", 0.574, 0.57418, atol=1e-3)
     t.erratum("a slip", "§2", 0.737, 0.787, severity="typo", atol=5e-4, id="slip")
-    t.check_statement("by reading", "§3", "y", by_text("the Japanese text says y"), "y", depends_on="slip")
+    t.check_statement(
+        "by reading", "§3", "y", by_text("the Japanese text says y"), "y", depends_on="slip"
+    )
     path = t.write_csv()
     assert path == tmp_path / "00_tutorial" / "claims.csv"
     assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
@@ -94,18 +130,29 @@ def _good_csv(tmp_path, monkeypatch) -> str:
     return t.to_csv()
 
 
-@pytest.mark.parametrize("mutate, match", [
-    (lambda s: "claim,source\nx,y\n", ":1: the header"),
-    (lambda s: s + "x,y,1\n", ":4: expected 11 fields"),
-    (lambda s: s[:-1], ":3: truncated"),
-    (lambda s: s[: len(s) // 2 + 3] + "\n", r":\d+: "),
-    (lambda s: s + '00-09,"unterminated,x\n', r":\d+: malformed CSV|:\d+: expected"),
-    (lambda s: s.replace(",typo,", ",,"), ":3: 00-02: a severity is given iff"),
-    (lambda s: s.replace("reproduced", "maybe", 1), ":2: verdict must be one of"),
-    (lambda s: s + s.splitlines()[1] + "\n", ":4: duplicate id"),
-    (lambda s: s.replace(" | differs\",\n", " | differs\",stable-ish\n", 1), ":2: 00-01: stability must be"),
-    (lambda s: s.replace(" | differs\",\n", " | differs\",fragile: reproduced under seed 1\n", 1), ":2: 00-01: a fragile row names"),
-])
+@pytest.mark.parametrize(
+    "mutate, match",
+    [
+        (lambda s: "claim,source\nx,y\n", ":1: the header"),
+        (lambda s: s + "x,y,1\n", ":4: expected 11 fields"),
+        (lambda s: s[:-1], ":3: truncated"),
+        (lambda s: s[: len(s) // 2 + 3] + "\n", r":\d+: "),
+        (lambda s: s + '00-09,"unterminated,x\n', r":\d+: malformed CSV|:\d+: expected"),
+        (lambda s: s.replace(",typo,", ",,"), ":3: 00-02: a severity is given iff"),
+        (lambda s: s.replace("reproduced", "maybe", 1), ":2: verdict must be one of"),
+        (lambda s: s + s.splitlines()[1] + "\n", ":4: duplicate id"),
+        (
+            lambda s: s.replace(' | differs",\n', ' | differs",stable-ish\n', 1),
+            ":2: 00-01: stability must be",
+        ),
+        (
+            lambda s: s.replace(
+                ' | differs",\n', ' | differs",fragile: reproduced under seed 1\n', 1
+            ),
+            ":2: 00-01: a fragile row names",
+        ),
+    ],
+)
 def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch, mutate, match):
     """Never half-read: the whole file is refused with file:line."""
     bad = tmp_path / "claims.csv"
@@ -143,7 +190,9 @@ def test_there_are_claims_files():
 def test_committed_claims_follow_the_rules(path):
     """Vocabulary, severity iff paper error, tolerance for numeric comparisons, depends_on resolves,
     and every deciding comparison re-decides to the stored verdict and flips when its value moves."""
-    rows = read_claims_csv(path)  # vocabulary, severity, tolerance, ids and depends_on are checked here
+    rows = read_claims_csv(
+        path
+    )  # vocabulary, severity, tolerance, ids and depends_on are checked here
     ids = {r.id for r in rows}
     for r in rows:
         assert r.verdict in VERDICTS and (r.severity in SEVERITIES) == (r.verdict == "paper error")
@@ -154,10 +203,16 @@ def test_committed_claims_follow_the_rules(path):
             continue
         assert r.tolerance, f"{r.id}: numeric comparison without a stated tolerance"
         assert d.verdict == r.verdict, f"{r.id}: stored verdict is not what its comparison gives"
-        assert d.if_true != d.if_false, f"{r.id}: both outcomes give the same verdict (a constant condition)"
-        assert d.moved().verdict != r.verdict, f"{r.id}: the verdict does not flip when the value moves"
+        assert d.if_true != d.if_false, (
+            f"{r.id}: both outcomes give the same verdict (a constant condition)"
+        )
+        assert d.moved().verdict != r.verdict, (
+            f"{r.id}: the verdict does not flip when the value moves"
+        )
         if d.op == "close" and d.reference != 0:
-            assert d.tol < abs(d.reference), f"{r.id}: tolerance {d.tol} ≥ |reference| {abs(d.reference)}: a zero result would pass"
+            assert d.tol < abs(d.reference), (
+                f"{r.id}: tolerance {d.tol} ≥ |reference| {abs(d.reference)}: a zero result would pass"
+            )
 
 
 @pytest.mark.parametrize("path", CSV_FILES, ids=lambda p: p.parent.name)
@@ -165,14 +220,23 @@ def test_committed_claims_carry_their_stability(path):
     """Every committed row says whether its verdict survives the robustness seeds (make figures writes it); a row decided
     by the text cannot flip; a simulated row (its tolerance quotes a standard error) moves with the seed."""
     seeds = len(profiles.robustness_seeds("paper"))
-    assert seeds >= 3, "the paper profile re-decides every Monte-Carlo claim under at least three other seeds"
+    assert seeds >= 3, (
+        "the paper profile re-decides every Monte-Carlo claim under at least three other seeds"
+    )
     for r in read_claims_csv(path):
         assert r.stability, f"{r.id}: no stability (run the paper profile: make figures)"
-        assert not r.stability.startswith("stable over") or r.stability == f"stable over {seeds + 1} seeds", r.id
+        assert (
+            not r.stability.startswith("stable over")
+            or r.stability == f"stable over {seeds + 1} seeds"
+        ), r.id
         if Decision.parse(r.decision).op == "text":
-            assert not r.fragile, f"{r.id}: decided by the text, yet its verdict moved with the seed"
+            assert not r.fragile, (
+                f"{r.id}: decided by the text, yet its verdict moved with the seed"
+            )
         if "MC SE" in r.tolerance or "SE = " in r.tolerance:
-            assert r.seed_dependent, f"{r.id}: a simulated value (tolerance {r.tolerance!r}) that never moved with the seed"
+            assert r.seed_dependent, (
+                f"{r.id}: a simulated value (tolerance {r.tolerance!r}) that never moved with the seed"
+            )
 
 
 def test_stability_labels():
@@ -181,10 +245,20 @@ def test_stability_labels():
     from ldp_helpers.pipeline.stability import stability_counts, stability_label, with_stability
 
     base = ClaimsTable("00_tutorial", texts=None).check("x", "§1", 1.0, 1.0, atol=0.1)
-    moved = lambda v: replace(base, decision=str(close(v, 1.0, 0.1)), verdict="reproduced" if abs(v - 1) <= 0.1 else "differs")
+
+    def moved(v):
+        return replace(
+            base,
+            decision=str(close(v, 1.0, 0.1)),
+            verdict="reproduced" if abs(v - 1) <= 0.1 else "differs",
+        )
+
     assert stability_label(base, {1: base, 2: base}) == "deterministic"
     assert stability_label(base, {1: moved(1.05), 2: base, 3: moved(0.99)}) == "stable over 4 seeds"
-    assert stability_label(base, {7: moved(1.2), 2: moved(1.05), 3: moved(0.7)}) == "fragile: differs under seed 3, 7"
+    assert (
+        stability_label(base, {7: moved(1.2), 2: moved(1.05), 3: moved(0.7)})
+        == "fragile: differs under seed 3, 7"
+    )
     rows = with_stability([base], {1: [moved(1.05)]})
     assert rows[0].stability == "stable over 2 seeds" and stability_counts(rows)["stable"] == 1
     assert read_claims_csv_text(claims_mod.claims_csv(rows)) == rows
@@ -227,9 +301,23 @@ def test_every_table_row_records_a_decision_that_flips():
 def test_simulated_check_records_its_se_and_refuses_a_tolerance_below_two_se():
     """check(se=...) writes the Monte-Carlo SE into the tolerance column; a tolerance < 2 SE is refused."""
     t = ClaimsTable("04_glance", texts=None)
-    row = t.check("a fitted slope", "Table 1", -0.5, -0.47, atol=0.15, se=0.01, tolerance="±0.15 (finite-range allowance)")
-    assert row.tolerance == "±0.15 (finite-range allowance); MC SE = 0.01" and row.verdict == "reproduced"
-    assert t.check("a mean", "§3", 1.0, 1.02, atol=0.05, se=0.01).tolerance == "±0.05 (5 SE; SE = 0.01)"
+    row = t.check(
+        "a fitted slope",
+        "Table 1",
+        -0.5,
+        -0.47,
+        atol=0.15,
+        se=0.01,
+        tolerance="±0.15 (finite-range allowance)",
+    )
+    assert (
+        row.tolerance == "±0.15 (finite-range allowance); MC SE = 0.01"
+        and row.verdict == "reproduced"
+    )
+    assert (
+        t.check("a mean", "§3", 1.0, 1.02, atol=0.05, se=0.01).tolerance
+        == "±0.05 (5 SE; SE = 0.01)"
+    )
     with pytest.raises(ValueError, match="below 2 SE"):
         t.check("a noisy slope", "Table 1", -0.5, -0.47, atol=0.15, se=0.1)
     with pytest.raises(ValueError, match="se="):
@@ -255,7 +343,9 @@ def test_a_claim_ending_a_cell_shows_a_labelled_row_not_its_repr():
     with capture_output() as shown:
         shell.run_cell("row")
     (output,) = shown.outputs
-    assert output.data["text/plain"] == row.summary() and "| 00-01 |" in output.data["text/markdown"]
+    assert (
+        output.data["text/plain"] == row.summary() and "| 00-01 |" in output.data["text/markdown"]
+    )
     assert "Claim(" not in str(output.data)
 
 
@@ -309,11 +399,27 @@ def test_short_form_gives_the_long_forms_rows(tmp_path):
     short.check("peak", 0.505, where=0.505)
     long = ClaimsTable("00_tutorial", texts=None)
     long._check_long("the peak is at 0.51", "Fig. 1", 0.5, 0.505, atol=0.01, id="00-01")
-    long._check_statement_long("the estimator is unbiased", "Thm 3", "unbiased", close(0.1, 0.0, 4.0),
-                               "pooled z = 0.10 (e^{eps} untouched)", id="00-02")
-    long._erratum_long("the printed constant", "§5.3", 0.575, 0.5743, severity="typo", atol=5e-4, id="00-03")
-    long._erratum_if_long(gt(3.0, 1.0), "what follows from the slip", "§5.4", "x", "y", severity="typo", id="00-04",
-                          depends_on="00-03")
+    long._check_statement_long(
+        "the estimator is unbiased",
+        "Thm 3",
+        "unbiased",
+        close(0.1, 0.0, 4.0),
+        "pooled z = 0.10 (e^{eps} untouched)",
+        id="00-02",
+    )
+    long._erratum_long(
+        "the printed constant", "§5.3", 0.575, 0.5743, severity="typo", atol=5e-4, id="00-03"
+    )
+    long._erratum_if_long(
+        gt(3.0, 1.0),
+        "what follows from the slip",
+        "§5.4",
+        "x",
+        "y",
+        severity="typo",
+        id="00-04",
+        depends_on="00-03",
+    )
     assert short.rows == long.rows and short.to_csv() == long.to_csv() and not short.missing()
 
 
@@ -323,7 +429,9 @@ def test_short_form_refuses_what_it_cannot_record(tmp_path, monkeypatch):
     t = _short_table(tmp_path)
     with pytest.raises(ValueError, match="must be a claim of 00_tutorial.yaml; got 'nope'"):
         t.check("nope", 1.0)
-    with pytest.raises(ValueError, match=r"the text names \{\{where\}\}, which the call does not give"):
+    with pytest.raises(
+        ValueError, match=r"the text names \{\{where\}\}, which the call does not give"
+    ):
         t.check("peak", 0.5)
     with pytest.raises(TypeError, match="se= belongs to a numeric check"):
         t.statement("unbiased", close(0.1, 0.0, 4.0), z=0.1, se=1.0)
@@ -336,17 +444,34 @@ def test_short_form_refuses_what_it_cannot_record(tmp_path, monkeypatch):
         t.check_statement("a", "b", "c", lt(1.0, 2.0), "d")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a:\n  id: 00-01\n  claim: c\n  source: s\n", r"missing fields \['paper'\]"),
-    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  colour: red\n", r"unknown fields \['colour'\]"),
-    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  atol: 5e-4\n", "YAML needs 5.0e-4"),
-    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\nb:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n",
-     "id must be unique"),
-    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  depends_on: 00-02\n", "names no earlier entry"),
-    ("a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  severity: bad\n", "severity must be one of"),
-    ("a: !!python/object/apply:os.system ['touch pwned']\n", "not a valid UTF-8 YAML file"),
-    ("- a\n- b\n", "non-empty mapping"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a:\n  id: 00-01\n  claim: c\n  source: s\n", r"missing fields \['paper'\]"),
+        (
+            "a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  colour: red\n",
+            r"unknown fields \['colour'\]",
+        ),
+        (
+            "a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  atol: 5e-4\n",
+            "YAML needs 5.0e-4",
+        ),
+        (
+            "a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\nb:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n",
+            "id must be unique",
+        ),
+        (
+            "a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  depends_on: 00-02\n",
+            "names no earlier entry",
+        ),
+        (
+            "a:\n  id: 00-01\n  claim: c\n  source: s\n  paper: 1\n  severity: bad\n",
+            "severity must be one of",
+        ),
+        ("a: !!python/object/apply:os.system ['touch pwned']\n", "not a valid UTF-8 YAML file"),
+        ("- a\n- b\n", "non-empty mapping"),
+    ],
+)
 def test_claims_files_are_checked_all_or_nothing(tmp_path, text, message):
     """A bad claims file is refused naming the file and the entry; YAML tags never construct objects."""
     with pytest.raises(ValueError, match=message):
@@ -363,8 +488,28 @@ NOTEBOOK_SOURCES = sorted(p for p in paths.NOTEBOOKS_DIR.glob("0*.py"))
 DECIDERS = {"close", "far", "lt", "le", "gt", "ge"}
 RECORDERS = {"check", "statement", "erratum", "erratum_if", "ambiguous_if"}
 #: calls that only do arithmetic: on constant arguments they give a constant (no model, table or draw evaluated)
-PURE = {"int", "float", "abs", "round", "min", "max", "len", "sum", "bool", "str", "np.log", "np.log10", "np.log2",
-        "np.sqrt", "np.exp", "np.floor", "np.ceil", "math.log", "math.sqrt", "math.exp"}
+PURE = {
+    "int",
+    "float",
+    "abs",
+    "round",
+    "min",
+    "max",
+    "len",
+    "sum",
+    "bool",
+    "str",
+    "np.log",
+    "np.log10",
+    "np.log2",
+    "np.sqrt",
+    "np.exp",
+    "np.floor",
+    "np.ceil",
+    "math.log",
+    "math.sqrt",
+    "math.exp",
+}
 
 
 def _dotted(node) -> str:
@@ -389,12 +534,18 @@ class _Constants:
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     pairs = [(target, node.value)]
-                    if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts):
+                    if (
+                        isinstance(target, ast.Tuple)
+                        and isinstance(node.value, ast.Tuple)
+                        and len(target.elts) == len(node.value.elts)
+                    ):
                         pairs = list(zip(target.elts, node.value.elts))  # a, b = 1, 2
                     for left, right in pairs:
                         for name in ast.walk(left):
                             if isinstance(name, ast.Name):
-                                self.bindings[name.id].append(right if left is name else None)  # unpacking: computed
+                                self.bindings[name.id].append(
+                                    right if left is name else None
+                                )  # unpacking: computed
             elif isinstance(node, (ast.For, ast.comprehension)):
                 for name in ast.walk(node.target):
                     if isinstance(name, ast.Name):
@@ -403,11 +554,19 @@ class _Constants:
                 self.bindings[_dotted(node.target)].append(None)
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 self.bindings[_dotted(node.optional_vars)].append(None)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-                self.bindings[node.func.value.id].append(None)  # x.append(...): a container filled by computation
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+            ):
+                self.bindings[node.func.value.id].append(
+                    None
+                )  # x.append(...): a container filled by computation
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    if isinstance(target, (ast.Subscript, ast.Attribute)) and isinstance(target.value, ast.Name):
+                    if isinstance(target, (ast.Subscript, ast.Attribute)) and isinstance(
+                        target.value, ast.Name
+                    ):
                         self.bindings[target.value.id].append(None)  # x[i] = ...: likewise
 
     def constant(self, node, seen=frozenset()) -> bool:
@@ -419,14 +578,43 @@ class _Constants:
             if node.id in self.imports:
                 return True
             bound = self.bindings.get(node.id)
-            return bool(bound) and all(b is not None and self.constant(b[1] if isinstance(b, tuple) else b, seen | {node.id})
-                                       for b in bound)
+            return bool(bound) and all(
+                b is not None
+                and self.constant(b[1] if isinstance(b, tuple) else b, seen | {node.id})
+                for b in bound
+            )
         if isinstance(node, ast.Call):
-            return _dotted(node.func) in PURE and all(self.constant(a, seen) for a in [*node.args, *(k.value for k in node.keywords)])
-        if isinstance(node, (ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Tuple, ast.List,
-                             ast.Set, ast.Dict, ast.JoinedStr, ast.FormattedValue, ast.IfExp, ast.Starred, ast.keyword, ast.Slice)):
-            return all(self.constant(child, seen) for child in ast.iter_child_nodes(node)
-                       if not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)))
+            return _dotted(node.func) in PURE and all(
+                self.constant(a, seen) for a in [*node.args, *(k.value for k in node.keywords)]
+            )
+        if isinstance(
+            node,
+            (
+                ast.Attribute,
+                ast.Subscript,
+                ast.BinOp,
+                ast.UnaryOp,
+                ast.BoolOp,
+                ast.Compare,
+                ast.Tuple,
+                ast.List,
+                ast.Set,
+                ast.Dict,
+                ast.JoinedStr,
+                ast.FormattedValue,
+                ast.IfExp,
+                ast.Starred,
+                ast.keyword,
+                ast.Slice,
+            ),
+        ):
+            return all(
+                self.constant(child, seen)
+                for child in ast.iter_child_nodes(node)
+                if not isinstance(
+                    child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+                )
+            )
         return False
 
 
@@ -437,18 +625,31 @@ def constant_decisions(source: str) -> list[str]:
     tree = ast.parse(source)
     consts, found = _Constants(tree), []
     for call in ast.walk(tree):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in RECORDERS
-                and _dotted(call.func.value) == "claims" and call.args):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in RECORDERS
+            and _dotted(call.func.value) == "claims"
+            and call.args
+        ):
             continue
         name, kind = ast.get_source_segment(source, call.args[0]), call.func.attr
         evidence = call.args[1] if len(call.args) > 1 else None
         if kind in ("check", "erratum"):
             paper = next((k.value for k in call.keywords if k.arg == "paper"), None)
-            if evidence is None or (consts.constant(evidence) and (paper is None or consts.constant(paper))):
-                found.append(f"{name}: {kind} of a constant against the paper's value (two literals)")
+            if evidence is None or (
+                consts.constant(evidence) and (paper is None or consts.constant(paper))
+            ):
+                found.append(
+                    f"{name}: {kind} of a constant against the paper's value (two literals)"
+                )
             continue
-        if not (isinstance(evidence, ast.Call) and _dotted(evidence.func) in DECIDERS | {"by_text"}):
-            found.append(f"{name}: its decision is not a visible close/far/lt/le/gt/ge/by_text call")
+        if not (
+            isinstance(evidence, ast.Call) and _dotted(evidence.func) in DECIDERS | {"by_text"}
+        ):
+            found.append(
+                f"{name}: its decision is not a visible close/far/lt/le/gt/ge/by_text call"
+            )
         elif _dotted(evidence.func) == "by_text":
             how = evidence.args[0] if evidence.args else None
             if how is None or not consts.constant(how):

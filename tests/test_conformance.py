@@ -42,7 +42,12 @@ def _example(key):
 def _per_user_aggregates(mechanism, truth, rng, n_draws: int = N_USER_DRAWS) -> np.ndarray:
     """``n_draws`` surveys through the per-user path, stacked: shape (n_draws, *aggregate shape)."""
     values = mechanism.expand(truth)
-    return np.stack([np.asarray(mechanism.aggregate(mechanism.perturb(values, rng=rng))) for _ in range(n_draws)])
+    return np.stack(
+        [
+            np.asarray(mechanism.aggregate(mechanism.perturb(values, rng=rng)))
+            for _ in range(n_draws)
+        ]
+    )
 
 
 def _estimates(mechanism, truth, aggregates) -> np.ndarray:
@@ -61,14 +66,18 @@ def _assert_mean_and_variance(samples, mechanism, truth, what: str):
     variance = np.ravel(mechanism.variance(truth)).astype(float)
     runs = samples.shape[0]
     random = variance > 0
-    assert np.allclose(samples[:, ~random], expected[~random]), f"{what}: a zero-variance coordinate varies"
+    assert np.allclose(samples[:, ~random], expected[~random]), (
+        f"{what}: a zero-variance coordinate varies"
+    )
     gap = np.abs(samples.mean(axis=0) - expected)[random] / np.sqrt(variance[random] / runs)
     assert np.all(gap < N_SE), f"{what}: mean off by {gap.max():.1f} SE"
     x = samples[:, random]
     s2 = x.var(axis=0, ddof=1)
     m4 = np.mean((x - x.mean(axis=0)) ** 4, axis=0)
     off = np.abs(s2 - variance[random]) / np.sqrt(np.maximum(m4 - s2**2, 1e-300) / runs)
-    assert np.all(off < N_SE), f"{what}: variance off by {off.max():.1f} SE (sample {s2}, exact {variance[random]})"
+    assert np.all(off < N_SE), (
+        f"{what}: variance off by {off.max():.1f} SE (sample {s2}, exact {variance[random]})"
+    )
 
 
 def _projections(flat: np.ndarray) -> dict:
@@ -82,36 +91,58 @@ def _projections(flat: np.ndarray) -> dict:
 
 def _assert_same_law(a: np.ndarray, b: np.ndarray, what: str):
     """Two samples of one vector law: equal means and variances (5 SE) and KS on marginals and projections."""
-    pa, pb = _projections(a.reshape(a.shape[0], -1).astype(float)), _projections(b.reshape(b.shape[0], -1).astype(float))
+    pa, pb = (
+        _projections(a.reshape(a.shape[0], -1).astype(float)),
+        _projections(b.reshape(b.shape[0], -1).astype(float)),
+    )
     pvalues = {}
     for name in pa:
         x, y = pa[name], pb[name]
         if np.ptp(x) == 0 and np.ptp(y) == 0:
-            assert x[0] == pytest.approx(y[0], rel=1e-9, abs=1e-9), f"{what}: {name} is constant but differs"
+            assert x[0] == pytest.approx(y[0], rel=1e-9, abs=1e-9), (
+                f"{what}: {name} is constant but differs"
+            )
             continue
         se = np.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size)
-        assert abs(x.mean() - y.mean()) < N_SE * se, f"{what}: {name} means differ by {abs(x.mean() - y.mean()) / se:.1f} SE"
+        assert abs(x.mean() - y.mean()) < N_SE * se, (
+            f"{what}: {name} means differ by {abs(x.mean() - y.mean()) / se:.1f} SE"
+        )
         pvalues[name] = stats.ks_2samp(x, y).pvalue
     worst = min(pvalues, key=pvalues.get)
-    assert pvalues[worst] * len(pvalues) > ALPHA, f"{what}: KS rejects on {worst} (p = {pvalues[worst]:.3g})"
+    assert pvalues[worst] * len(pvalues) > ALPHA, (
+        f"{what}: KS rejects on {worst} (p = {pvalues[worst]:.3g})"
+    )
 
 
 def test_every_mechanism_class_is_registered():
     """Each concrete Mechanism class of ldp_helpers.mechanisms and ldp_helpers.protocols has a registry entry."""
-    import pkgutil
     import importlib
+    import pkgutil
 
     classes = set()
-    packages = [(mechanisms_package, "ldp_helpers.mechanisms"), (protocols_package, "ldp_helpers.protocols")]
-    for info, prefix in [(info, prefix) for package, prefix in packages for info in pkgutil.iter_modules(package.__path__)]:
+    packages = [
+        (mechanisms_package, "ldp_helpers.mechanisms"),
+        (protocols_package, "ldp_helpers.protocols"),
+    ]
+    for info, prefix in [
+        (info, prefix)
+        for package, prefix in packages
+        for info in pkgutil.iter_modules(package.__path__)
+    ]:
         module = importlib.import_module(f"{prefix}.{info.name}")
         for _, obj in inspect.getmembers(module, inspect.isclass):
-            if issubclass(obj, Mechanism) and not inspect.isabstract(obj) and obj.__module__ == module.__name__:
+            if (
+                issubclass(obj, Mechanism)
+                and not inspect.isabstract(obj)
+                and obj.__module__ == module.__name__
+            ):
                 classes.add(obj)
     registered = {type(ALL_MECHANISMS[key].example()) for key in KEYS}
     # a base class is covered when one of its subclasses is registered
     missing = {c for c in classes if not any(issubclass(r, c) for r in registered)}
-    assert not missing, f"mechanisms without a registry entry: {sorted(c.__name__ for c in missing)}"
+    assert not missing, (
+        f"mechanisms without a registry entry: {sorted(c.__name__ for c in missing)}"
+    )
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -164,7 +195,9 @@ def test_sampler_has_the_law_of_the_per_user_path(key):
 def test_per_user_estimates_have_the_exact_mean_and_variance(key):
     """The paper's algorithm, run per user, gives estimates with expected_estimate's mean and the exact variance."""
     mechanism, truth = _example(key)
-    samples = _estimates(mechanism, truth, _per_user_aggregates(mechanism, truth, np.random.default_rng(13)))
+    samples = _estimates(
+        mechanism, truth, _per_user_aggregates(mechanism, truth, np.random.default_rng(13))
+    )
     _assert_mean_and_variance(samples, mechanism, truth, "per-user path")
 
 
@@ -173,10 +206,14 @@ def test_per_user_estimates_have_the_exact_mean_and_variance(key):
 def test_sampler_estimates_have_the_exact_mean_and_variance(key):
     """The sampler's estimates average to expected_estimate (the estimand if unbiased) with the exact variance."""
     mechanism, truth = _example(key)
-    batch = mechanism.sample_aggregate(truth, rng=np.random.default_rng(12), n_draws=N_SAMPLER_DRAWS)
+    batch = mechanism.sample_aggregate(
+        truth, rng=np.random.default_rng(12), n_draws=N_SAMPLER_DRAWS
+    )
     _assert_mean_and_variance(_estimates(mechanism, truth, batch), mechanism, truth, "sampler")
     if mechanism.unbiased:
-        np.testing.assert_allclose(mechanism.expected_estimate(truth), mechanism.estimand(truth), rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(
+            mechanism.expected_estimate(truth), mechanism.estimand(truth), rtol=1e-12, atol=1e-9
+        )
 
 
 @pytest.mark.statistical
@@ -190,7 +227,10 @@ def test_glance_bias_from_empty_rounds_is_detected():
     se = np.sqrt(glance.variance(truth) / N_SAMPLER_DRAWS)
     bias = np.abs(glance.expected_estimate(truth) - glance.estimand(truth))
     assert np.all(bias[truth.fractions() != 0.5] > 10 * se[truth.fractions() != 0.5])
-    assert np.all(np.abs(samples.mean(axis=0) - glance.estimand(truth))[truth.fractions() != 0.5] > N_SE * se[truth.fractions() != 0.5])
+    assert np.all(
+        np.abs(samples.mean(axis=0) - glance.estimand(truth))[truth.fractions() != 0.5]
+        > N_SE * se[truth.fractions() != 0.5]
+    )
 
 
 @pytest.mark.statistical
@@ -199,8 +239,12 @@ def test_m_shot_random_active_sets_sampler_matches_per_user_draws():
     mechanism = MShotReporting(2.0, 4, 2, 0.3)
     data = RandomActiveSets(np.array([3, 10, 0, 7]), 12)
     rng = np.random.default_rng(15)
-    per_user = np.stack([mechanism.aggregate(mechanism.perturb(data.draw_matrix(rng=rng), rng=rng))
-                         for _ in range(N_USER_DRAWS)])
+    per_user = np.stack(
+        [
+            mechanism.aggregate(mechanism.perturb(data.draw_matrix(rng=rng), rng=rng))
+            for _ in range(N_USER_DRAWS)
+        ]
+    )
     fast = mechanism.sample_aggregate(data, rng=np.random.default_rng(16), n_draws=N_SAMPLER_DRAWS)
     _assert_same_law(per_user, fast, "m-shot, random active sets")
 
@@ -212,7 +256,9 @@ def test_t_shot_is_m_shot_with_m_equal_t():
     assert borappor.privacy_loss() == pytest.approx(t_shot.privacy_loss(), rel=1e-12)
     np.testing.assert_allclose(borappor.variance(truth), t_shot.variance(truth), rtol=1e-12)
     X = np.array([1, 4, 6])
-    np.testing.assert_allclose(borappor.estimate(np.stack([np.full(3, 6), X]), 6), t_shot.estimate(X, 6), rtol=1e-12)
+    np.testing.assert_allclose(
+        borappor.estimate(np.stack([np.full(3, 6), X]), 6), t_shot.estimate(X, 6), rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("key", KEYS)

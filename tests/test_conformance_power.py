@@ -14,20 +14,28 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from test_conformance import (
+    N_SAMPLER_DRAWS,
+    _assert_mean_and_variance,
+    _assert_same_law,
+    _estimates,
+    _example,
+    _per_user_aggregates,
+)
 
 from ldp_helpers.mechanisms.base import _draw_support_counts
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.unary_encoding import SUE
 from ldp_helpers.protocols.registry import ALL_MECHANISMS
-from test_conformance import (N_SAMPLER_DRAWS, _assert_mean_and_variance, _assert_same_law, _estimates, _example,
-                              _per_user_aggregates)
 
 
 @dataclass(frozen=True)
 class IndependentCountsGRR(GRR):
     def _draw_support(self, counts, n, *, rng, size=None):
-        return _draw_support_counts(counts, n, self.p, self.q, rng=rng, size=size)  # no shared multinomial
+        return _draw_support_counts(
+            counts, n, self.p, self.q, rng=rng, size=size
+        )  # no shared multinomial
 
 
 @dataclass(frozen=True)
@@ -35,7 +43,9 @@ class IndependentReportersGlance(Glance):
     def sample_aggregate(self, truth, *, rng, n_draws=None):
         population = self._population(truth)
         draws = 1 if n_draws is None else n_draws
-        K = rng.binomial(population.n_users, 1.0 / self.n_rounds, size=(draws, self.n_rounds))  # not one round each
+        K = rng.binomial(
+            population.n_users, 1.0 / self.n_rounds, size=(draws, self.n_rounds)
+        )  # not one round each
         K1 = rng.binomial(K, population.fractions())
         out = self._randomize(K, K1, rng)
         return out if n_draws is not None else out[0]
@@ -52,8 +62,11 @@ def _wrong_law_is_rejected(mechanism, truth):
     user_rng, fast_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(11).spawn(2))
     per_user = _per_user_aggregates(mechanism, truth, user_rng)
     with pytest.raises(AssertionError, match="KS rejects|means differ"):
-        _assert_same_law(per_user, np.asarray(mechanism.sample_aggregate(truth, rng=fast_rng, n_draws=N_SAMPLER_DRAWS)),
-                         "wrong sampler")
+        _assert_same_law(
+            per_user,
+            np.asarray(mechanism.sample_aggregate(truth, rng=fast_rng, n_draws=N_SAMPLER_DRAWS)),
+            "wrong sampler",
+        )
 
 
 @pytest.mark.statistical
@@ -74,7 +87,9 @@ def test_unary_encoding_with_the_wrong_spread_is_caught():
     wrong = MeanShapedSUE(mechanism.epsilon, mechanism.d)
     batch = wrong.sample_aggregate(truth, rng=np.random.default_rng(12), n_draws=N_SAMPLER_DRAWS)
     with pytest.raises(AssertionError, match="variance off"):
-        _assert_mean_and_variance(_estimates(mechanism, truth, batch), mechanism, truth, "wrong sampler")
+        _assert_mean_and_variance(
+            _estimates(mechanism, truth, batch), mechanism, truth, "wrong sampler"
+        )
 
 
 class _InflatedVariance:
@@ -95,7 +110,11 @@ class _InflatedVariance:
 def test_a_variance_fifteen_percent_too_large_is_caught(key):
     mechanism, truth = _example(key)
     assert key in ALL_MECHANISMS
-    batch = mechanism.sample_aggregate(truth, rng=np.random.default_rng(12), n_draws=N_SAMPLER_DRAWS)
+    batch = mechanism.sample_aggregate(
+        truth, rng=np.random.default_rng(12), n_draws=N_SAMPLER_DRAWS
+    )
     wrong = _InflatedVariance(mechanism)
     with pytest.raises(AssertionError, match="variance off"):
-        _assert_mean_and_variance(_estimates(mechanism, truth, batch), wrong, truth, "inflated variance")
+        _assert_mean_and_variance(
+            _estimates(mechanism, truth, batch), wrong, truth, "inflated variance"
+        )

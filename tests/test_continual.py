@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 from ldp_helpers.experiments.common import fitted_slope, max_error
 from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance
@@ -12,11 +13,12 @@ from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.privacy import privacy_losses
 from ldp_helpers.simulate.populations import Population, constant_population
 from ldp_helpers.simulate.streams import sample_reporters
-from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 MECHANISMS = (Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor)
 # A small population with distinct, non-nested rows (T = 4).
-SMALL_V = np.array([[1, 0, 1, 1]] * 5 + [[0, 0, 1, 0]] * 4 + [[1, 1, 0, 0]] * 3 + [[0, 1, 1, 1]] * 2)
+SMALL_V = np.array(
+    [[1, 0, 1, 1]] * 5 + [[0, 0, 1, 0]] * 4 + [[1, 1, 0, 0]] * 3 + [[0, 1, 1, 1]] * 2
+)
 
 # ---------------------------------------------------------------- exact
 
@@ -60,7 +62,9 @@ def test_harmony_nguyen_estimate_from_aggregate_equals_per_user_average(rng):
     h = HarmonyNguyen(1.3, 4)
     z = h.perturb(SMALL_V, rng=rng)
     assert np.all((z != 0).sum(axis=1) == 1) and np.allclose(np.abs(z[z != 0]), 4 * h.scale)
-    assert np.allclose(h.estimate(h.aggregate(z), SMALL_V.shape[0]), 0.5 * (1 + z.mean(axis=0)), atol=1e-12)
+    assert np.allclose(
+        h.estimate(h.aggregate(z), SMALL_V.shape[0]), 0.5 * (1 + z.mean(axis=0)), atol=1e-12
+    )
 
 
 def test_glance_estimate_is_pure_estimator_over_reporters(rng):
@@ -99,13 +103,18 @@ def test_glance_exact_mean_and_variance_by_enumeration():
             for k1 in range(k + 1):
                 pk1 = stats.hypergeom.pmf(k1, N, ones, k)
                 for x in range(k + 1):
-                    px = sum(stats.binom.pmf(a, k1, rr.p) * stats.binom.pmf(x - a, k - k1, rr.q) for a in range(x + 1))
+                    px = sum(
+                        stats.binom.pmf(a, k1, rr.p) * stats.binom.pmf(x - a, k - k1, rr.q)
+                        for a in range(x + 1)
+                    )
                     est = g.estimate(np.array([[k] * 3, [x] * 3]), N)[t]
                     mean += pk * pk1 * px * est
                     second += pk * pk1 * px * est**2
         assert mean == pytest.approx(g.expected_estimate(pop)[t], rel=1e-10, abs=1e-12)
         assert second - mean**2 == pytest.approx(g.variance(pop)[t], rel=1e-9)
-    assert not Glance.unbiased and g.expected_estimate(pop)[2] > 0  # the empty-round 1/2 biases a round with μ = 0
+    assert (
+        not Glance.unbiased and g.expected_estimate(pop)[2] > 0
+    )  # the empty-round 1/2 biases a round with μ = 0
 
 
 def test_sample_aggregate_shapes_and_consistency(rng):
@@ -130,7 +139,9 @@ def test_glance_sample_aggregate_is_reporters_then_randomized_reports():
 
 def test_max_error_is_max_over_rounds():
     """Err = max_t |μ̂_t − μ_t| per survey."""
-    assert max_error(np.array([[0.5, 0.1], [0.2, -0.05]]), [0.5, 0.0]).tolist() == pytest.approx([0.1, 0.3])
+    assert max_error(np.array([[0.5, 0.1], [0.2, -0.05]]), [0.5, 0.0]).tolist() == pytest.approx(
+        [0.1, 0.3]
+    )
 
 
 def test_same_seed_same_aggregates():
@@ -157,17 +168,26 @@ def test_rejects_bad_rounds_populations_and_aggregates(rng):
         Glance(1.0, 3).sample_aggregate(Population.from_matrix(SMALL_V), rng=rng)
     with pytest.raises(ValueError, match="truth must be a Population"):
         Harmony(1.0, 4).sample_aggregate(SMALL_V, rng=rng)
-    with pytest.raises(ValueError, match=r"aggregate must be an array of shape \(2, 2\) or \(n_draws, 2, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"aggregate must be an array of shape \(2, 2\) or \(n_draws, 2, 2\)"
+    ):
         Glance(1.0, 2).estimate(np.array([1, 2]), 5)
-    with pytest.raises(ValueError, match="aggregate must be reported 1s X_t at most the reporters K_t"):
+    with pytest.raises(
+        ValueError, match="aggregate must be reported 1s X_t at most the reporters K_t"
+    ):
         Harmony(1.0, 2).estimate(np.array([[1, 2], [2, 2]]), 5)
     with pytest.raises(ValueError, match=r"aggregate must be integers in \[0, 5\]"):
         BasicOneTimeRappor(1.0, 2).estimate(np.array([[5, 5], [6, 2]]), 5)
-    with pytest.raises(ValueError, match=r"values must be a 2-D array \(users × rounds\) whose last axis has length 4"):
+    with pytest.raises(
+        ValueError,
+        match=r"values must be a 2-D array \(users × rounds\) whose last axis has length 4",
+    ):
         Glance(1.0, 4).perturb(SMALL_V[:, :3], rng=rng)
     with pytest.raises(ValueError, match=r"reports must be integers in \[-1, 1\]"):
         Glance(1.0, 4).aggregate(SMALL_V * 2)
-    with pytest.raises(ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 10\]"):
+    with pytest.raises(
+        ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 10\]"
+    ):
         BasicOneTimeRappor(1.0, 11).output_table()
 
 
@@ -202,7 +222,10 @@ def test_sample_aggregate_matches_per_user_path(rng, mechanism):
     ref = np.array([mech.aggregate(mech.perturb(SMALL_V, rng=rng)) for _ in range(n_draws)])
     n1 = pop.n_users + 1
     for t in range(4):
-        assert two_sample_pvalue(fast[:, 0, t] * n1 + fast[:, 1, t], ref[:, 0, t] * n1 + ref[:, 1, t]) > 1e-3
+        assert (
+            two_sample_pvalue(fast[:, 0, t] * n1 + fast[:, 1, t], ref[:, 0, t] * n1 + ref[:, 1, t])
+            > 1e-3
+        )
     assert two_sample_pvalue(fast[:, 1, 0] + fast[:, 1, 2], ref[:, 1, 0] + ref[:, 1, 2]) > 1e-3
     # X_t is a sum of independent Bernoulli((m/T)·r_n) over users, r_n = p for a 1-holder, q otherwise.
     rr, share = mech.randomizer, mech.rounds_per_user / 4
@@ -242,7 +265,9 @@ def test_glance_rr_error_has_exact_conditional_variance(rng):
     pop = Population.nested(np.array([100, 700, 2000]), 2000)
     g = Glance(1.2, 3)
     K, K1 = sample_reporters(pop, 1, rng=rng, n_draws=20_000)
-    z = (g.estimate(g.randomize_reporters(K, K1, rng=rng), 2000) - g.sampled_fraction(K, K1)) / np.sqrt(g.rr_variance(K))
+    z = (
+        g.estimate(g.randomize_reporters(K, K1, rng=rng), 2000) - g.sampled_fraction(K, K1)
+    ) / np.sqrt(g.rr_variance(K))
     assert_mean_close(z.ravel(), 0.0, 1.0)
     assert_variance_close(z.ravel(), 1.0)
 
@@ -268,8 +293,13 @@ def test_error_curve_rows_are_max_errors_of_surveys():
     pop = constant_population(0.9995, 10_000, 50)
     errs = error_curve(Glance, pop, [1.0, 4.0], rng=np.random.default_rng(5), n_draws=7)
     same_seed = np.random.default_rng(5)
-    direct = [max_error(g.estimate(g.sample_aggregate(pop, rng=same_seed, n_draws=7), pop.n_users), pop.fractions())
-              for g in (Glance(1.0, 50), Glance(4.0, 50))]
+    direct = [
+        max_error(
+            g.estimate(g.sample_aggregate(pop, rng=same_seed, n_draws=7), pop.n_users),
+            pop.fractions(),
+        )
+        for g in (Glance(1.0, 50), Glance(4.0, 50))
+    ]
     assert errs.shape == (2, 7) and np.array_equal(errs, np.array(direct))
 
 
@@ -293,7 +323,9 @@ def test_glance_error_parts_total_is_the_error_of_sample_aggregate():
 
     g, pop = Glance(2.0, 20), constant_population(0.3, 2000, 20)
     parts = glance_error_parts(g, pop, rng=np.random.default_rng(9), n_draws=200)
-    assert np.array_equal(parts["total"], error_samples(g, pop, rng=np.random.default_rng(9), n_draws=200))
+    assert np.array_equal(
+        parts["total"], error_samples(g, pop, rng=np.random.default_rng(9), n_draws=200)
+    )
     assert np.all(parts["total"] <= parts["rr"] + parts["sampling"] + 1e-12)
 
 
@@ -311,19 +343,28 @@ def test_fitted_slope_log_correction_leaves_the_documented_bias_for_gaussian_max
     from scipy import integrate, stats
 
     t, beta = 100.0 * 2 ** np.arange(5), 0.05
-    mean_max = np.array([integrate.quad(lambda x, n=n: 1 - (2 * stats.norm.cdf(x) - 1) ** n, 0, np.inf)[0] for n in t])
-    quantile_max = stats.norm.isf((1 - (1 - beta) ** (1 / t)) / 2)  # P(max_t |Z_t| > q) = beta exactly
+    mean_max = np.array(
+        [
+            integrate.quad(lambda x, n=n: 1 - (2 * stats.norm.cdf(x) - 1) ** n, 0, np.inf)[0]
+            for n in t
+        ]
+    )
+    quantile_max = stats.norm.isf(
+        (1 - (1 - beta) ** (1 / t)) / 2
+    )  # P(max_t |Z_t| > q) = beta exactly
     bias_mean = fitted_slope(t, t**0.5 * mean_max, log_correction_beta=beta) - 0.5
     bias_quantile = fitted_slope(t, t**0.5 * quantile_max, log_correction_beta=beta) - 0.5
     assert bias_mean == pytest.approx(0.041, abs=0.001)
     assert bias_quantile == pytest.approx(0.013, abs=0.001)
-    assert fitted_slope(t, t**0.5 * mean_max) - 0.5 > bias_mean + 0.04  # the correction does remove most of it
+    assert (
+        fitted_slope(t, t**0.5 * mean_max) - 0.5 > bias_mean + 0.04
+    )  # the correction does remove most of it
 
 
 def test_fitted_slope_log_correction_removes_the_union_bound_factor():
     """With β given, y = T^e·√ln(2T/β) fits slope e exactly; without it the slope is biased; bad β/x refused."""
     t = 100.0 * 2 ** np.arange(5)
-    y = t ** 0.5 * np.sqrt(np.log(2 * t / 0.05))
+    y = t**0.5 * np.sqrt(np.log(2 * t / 0.05))
     assert fitted_slope(t, y, log_correction_beta=0.05) == pytest.approx(0.5, abs=1e-12)
     assert fitted_slope(t, y) > 0.5 + 0.01
     with pytest.raises(ValueError, match="log_correction_beta"):
@@ -353,7 +394,9 @@ def test_harmony_mean_error_at_one_round_matches_exact_law(rng):
     for e, row in zip((0.7, 2.0), errs):
         values, pmf = _exact_err_pmf(HarmonyNguyen(e, 1), 0.3, 400)
         mean, second = pmf @ values, pmf @ values**2
-        assert mean == pytest.approx(math.sqrt(HarmonyNguyen(e, 1).variance(pop)[0] * 2 / math.pi), rel=0.02)
+        assert mean == pytest.approx(
+            math.sqrt(HarmonyNguyen(e, 1).variance(pop)[0] * 2 / math.pi), rel=0.02
+        )
         assert_mean_close(row, mean, second - mean**2)
 
 
@@ -370,7 +413,10 @@ def test_exceedance_probabilities_match_exact_tail(rng):
         exact = pmf[values > b].sum()
         assert 0.05 < exact < 0.95
         assert_mean_close([prob], exact, exact * (1 - exact) / n_draws)
-    with pytest.raises(ValueError, match=r"bounds must be a scalar or one value per epsilon \(2\); got an array of shape \(3,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"bounds must be a scalar or one value per epsilon \(2\); got an array of shape \(3,\)",
+    ):
         exceedance_probabilities(Glance, pop, eps, [0.1, 0.2, 0.3], rng=rng, n_draws=5)
 
 
@@ -378,9 +424,16 @@ def test_mean_error_grid_is_the_mean_of_error_samples_per_setting():
     """mean_error_grid broadcasts (N, T) and returns mean Err of error_samples in that order (same seed)."""
     from ldp_helpers.experiments.glance import error_samples, mean_error_grid
 
-    got = mean_error_grid(Harmony, 2.0, 0.5, 1000, [5, 10], rng=np.random.default_rng(3), n_draws=20)
+    got = mean_error_grid(
+        Harmony, 2.0, 0.5, 1000, [5, 10], rng=np.random.default_rng(3), n_draws=20
+    )
     same = np.random.default_rng(3)
-    want = [error_samples(Harmony(2.0, T), constant_population(0.5, 1000, T), rng=same, n_draws=20).mean() for T in (5, 10)]
+    want = [
+        error_samples(
+            Harmony(2.0, T), constant_population(0.5, 1000, T), rng=same, n_draws=20
+        ).mean()
+        for T in (5, 10)
+    ]
     assert got.tolist() == want
     with pytest.raises(ValueError, match="n_rounds must be integers in"):
         mean_error_grid(Harmony, 2.0, 0.5, 1000, [0, 10], rng=same, n_draws=2)
@@ -392,7 +445,11 @@ def test_paper_harmony_sends_its_bit_in_one_round_and_zero_elsewhere(rng):
     y = h.perturb(SMALL_V, rng=rng)
     assert set(np.unique(y)) <= {0, 1} and np.all(y.sum(axis=1) <= 1)
     rr = h.randomizer
-    assert np.allclose(h.estimate(h.aggregate(y), SMALL_V.shape[0]), (4 * y.mean(axis=0) - rr.q) / (rr.p - rr.q), atol=1e-12)
+    assert np.allclose(
+        h.estimate(h.aggregate(y), SMALL_V.shape[0]),
+        (4 * y.mean(axis=0) - rr.q) / (rr.p - rr.q),
+        atol=1e-12,
+    )
 
 
 def test_paper_harmony_output_table_merges_the_zero_vectors():
@@ -409,7 +466,9 @@ def test_paper_harmony_variance_at_mu_one_is_theorem_4s_term(eps, T):
     N = 1000
     e = math.exp(eps)
     want = T / N * e * (e + 1) / (e - 1) ** 2 * (1 - e / (T * (e + 1)))
-    assert Harmony(eps, T).variance(constant_population(1.0, N, T))[0] == pytest.approx(want, rel=1e-12)
+    assert Harmony(eps, T).variance(constant_population(1.0, N, T))[0] == pytest.approx(
+        want, rel=1e-12
+    )
     # Nguyen's ±c variant is not that mechanism: its variance is smaller by a factor → 4 as ε grows
     ratio = want / HarmonyNguyen(eps, T).variance(constant_population(1.0, N, T))[0]
     assert ratio > 1.0
@@ -419,7 +478,9 @@ def test_paper_harmony_variance_at_mu_one_is_theorem_4s_term(eps, T):
 def test_paper_harmony_simulated_mean_and_variance_match_exact():
     """Fast sampler: mean within 5 SE of μ and variance within 5 SE (χ² based) of the exact formula."""
     h, pop = Harmony(2.0, 5), constant_population(0.3, 2000, 5)
-    est = h.estimate(h.sample_aggregate(pop, rng=np.random.default_rng(11), n_draws=4000), pop.n_users)
+    est = h.estimate(
+        h.sample_aggregate(pop, rng=np.random.default_rng(11), n_draws=4000), pop.n_users
+    )
     var = h.variance(pop)
     se_mean = np.sqrt(var / est.shape[0])
     assert np.all(np.abs(est.mean(axis=0) - 0.3) < 5 * se_mean)
@@ -436,6 +497,7 @@ def test_fitted_slope_se_is_the_spread_of_fitted_slopes():
     is far below that, so 5 × 1.6 % = 8 % is the tolerance.
     """
     from ldp_helpers.experiments.common import fitted_slope_se
+
     rng = np.random.default_rng(2026)
     x = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
     truth, runs = x**-0.5, 400
@@ -443,6 +505,8 @@ def test_fitted_slope_se_is_the_spread_of_fitted_slopes():
     slopes = np.array([fitted_slope(x, m) for m in means])
     predicted = fitted_slope_se(x, truth, truth / np.sqrt(runs))
     assert slopes.std(ddof=1) == pytest.approx(predicted, rel=0.08)
-    assert abs(slopes.mean() + 0.5) < 5 * predicted / np.sqrt(2000) + 1e-3  # unbiased up to the delta method's O(1/R)
+    assert (
+        abs(slopes.mean() + 0.5) < 5 * predicted / np.sqrt(2000) + 1e-3
+    )  # unbiased up to the delta method's O(1/R)
     with pytest.raises(ValueError, match="y_se"):
         fitted_slope_se(x, truth, truth[:3])

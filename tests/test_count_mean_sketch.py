@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from stat_checks import assert_mean_close, assert_variance_close
 
 from ldp_helpers.mechanisms.count_mean_sketch import CmsReports, CountMeanSketch
-from stat_checks import assert_mean_close, assert_variance_close
 
 
 def make(epsilon=2.0, d=6, k=3, m=8, seed=0):
@@ -54,13 +54,17 @@ def test_batched_sketches_and_batched_estimates():
     assert batch.shape == (5, cms.k, cms.m)
     estimates = cms.estimate(batch, 100)
     assert estimates.shape == (5, cms.d)
-    assert np.allclose(estimates, [cms.estimate(sketch, 100) for sketch in batch], rtol=0, atol=1e-9)
+    assert np.allclose(
+        estimates, [cms.estimate(sketch, 100) for sketch in batch], rtol=0, atol=1e-9
+    )
     assert not np.allclose(batch[0], batch[1])
 
 
 def test_query_mean_for_fixed_collision_free_hashes():
     """Fixed hashes without collisions: E[f̂(x)] = m/(m−1)(f_x − n/m); the query is unbiased only over hash draws."""
-    cms = CountMeanSketch(1.0, 4, 2, 16, (1, 3), (0, 5))  # h_j(x) = (a_j x + b_j) mod 16, injective on [0, 4)
+    cms = CountMeanSketch(
+        1.0, 4, 2, 16, (1, 3), (0, 5)
+    )  # h_j(x) = (a_j x + b_j) mod 16, injective on [0, 4)
     assert np.all(np.diff(np.sort(cms.hash_table(), axis=1), axis=1) > 0)
     f = np.array([10, 0, 5, 7])
     assert np.allclose(cms.expected_estimate(f), 16 / 15 * (f - f.sum() / 16), atol=1e-12)
@@ -77,11 +81,16 @@ def test_rejects_malformed_inputs(rng):
     cms = make()
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 6\)"):
         cms.perturb([6], rng=rng)
-    with pytest.raises(ValueError, match=r"reports.vectors must be an array of ±1 entries; got an array containing 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"reports.vectors must be an array of ±1 entries; got an array containing 0",
+    ):
         cms.aggregate(CmsReports(np.zeros((2, 8)), np.array([0, 1])))
     with pytest.raises(ValueError, match=r"reports.rows must be integers in \[0, 2\]"):
         cms.aggregate(CmsReports(np.ones((1, 8)), np.array([3])))
-    with pytest.raises(ValueError, match=r"aggregate must be an array of shape \(3, 8\) or \(n_draws, 3, 8\)"):
+    with pytest.raises(
+        ValueError, match=r"aggregate must be an array of shape \(3, 8\) or \(n_draws, 3, 8\)"
+    ):
         cms.estimate(np.zeros((2, 2)), 10)
     with pytest.raises(ValueError, match=r"m must be an integer in \[2, 10\]"):
         make(m=16).output_table()
@@ -111,14 +120,20 @@ def test_per_user_and_aggregate_sketches_match_the_exact_moments(rng):
     cms = make()
     f = np.array([300, 200, 100, 50, 0, 350])
     values = np.repeat(np.arange(6), f)
-    per_user = np.array([cms.estimate(cms.aggregate(cms.perturb(values, rng=rng)), 1000) for _ in range(2000)])
+    per_user = np.array(
+        [cms.estimate(cms.aggregate(cms.perturb(values, rng=rng)), 1000) for _ in range(2000)]
+    )
     aggregate = cms.estimate(cms.sample_aggregate(f, rng=rng, n_draws=4000), 1000)
     mean, var = cms.expected_estimate(f), cms.variance(f)
     for sample in (per_user, aggregate):
         for x in (0, 3, 4):
             assert_mean_close(sample[:, x], mean[x], var[x])
             assert_variance_close(sample[:, x], var[x])
-    for x in (0, 3, 4):  # beyond two moments: the whole law of each estimate (two-sample Kolmogorov–Smirnov)
+    for x in (
+        0,
+        3,
+        4,
+    ):  # beyond two moments: the whole law of each estimate (two-sample Kolmogorov–Smirnov)
         assert stats.ks_2samp(per_user[:, x], aggregate[:, x]).pvalue > 1e-3
 
 

@@ -40,25 +40,64 @@ def exit_on_two(index, seed):
 
 def _start(folder: Path, workers: int, nanny: bool):
     """A scheduler and ``workers`` single-threaded worker processes on 127.0.0.1; (address, processes, log)."""
-    assert DASK.exists(), f"the dask command-line tool is missing ({DASK}): install the 'dask' extra (distributed)"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))  # ldp_helpers, these tasks
+    assert DASK.exists(), (
+        f"the dask command-line tool is missing ({DASK}): install the 'dask' extra (distributed)"
+    )
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")])
+    )  # ldp_helpers, these tasks
     for name in (DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV):
         env.pop(name, None)
     log = open(folder / "cluster.log", "w")
     scheduler_file = folder / "scheduler.json"
-    processes = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                   "--scheduler-file", str(scheduler_file)], env=env, stdout=log, stderr=log)]
+    processes = [
+        subprocess.Popen(
+            [
+                str(DASK),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(scheduler_file),
+            ],
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
+    ]
     deadline = time.monotonic() + 60
     while not scheduler_file.exists() or not scheduler_file.read_text().strip():
-        assert processes[0].poll() is None and time.monotonic() < deadline, \
+        assert processes[0].poll() is None and time.monotonic() < deadline, (
             f"the scheduler did not start: {(folder / 'cluster.log').read_text()[-2000:]}"
+        )
         time.sleep(0.2)
     address = json.loads(scheduler_file.read_text())["address"]
     for _ in range(workers):
-        processes.append(subprocess.Popen(
-            [str(DASK), "worker", address, "--nworkers", "1", "--nthreads", "1", "--host", "127.0.0.1",
-             "--no-dashboard", "--local-directory", str(folder), *([] if nanny else ["--no-nanny"])],
-            env=env, stdout=log, stderr=log))
+        processes.append(
+            subprocess.Popen(
+                [
+                    str(DASK),
+                    "worker",
+                    address,
+                    "--nworkers",
+                    "1",
+                    "--nthreads",
+                    "1",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-dashboard",
+                    "--local-directory",
+                    str(folder),
+                    *([] if nanny else ["--no-nanny"]),
+                ],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+        )
     return address, processes, log
 
 
@@ -79,6 +118,7 @@ def _stop(processes, log) -> None:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     from distributed import Client
+
     folder = tmp_path_factory.mktemp("dask-cluster")
     address, processes, log = _start(folder, 2, nanny=True)
     try:
@@ -110,21 +150,36 @@ def test_audits_on_the_cluster_give_the_sequential_numbers(cluster):
     m = REGISTRY["oue"].example()
     local = run_audit(m, 0, 1, n_trials=20_000, seed=9, chunk_size=2_500)
     remote = run_audit(m, 0, 1, n_trials=20_000, seed=9, chunk_size=2_500, dask_address=address)
-    assert (local.count0, local.count1, local.epsilon_lb) == (remote.count0, remote.count1, remote.epsilon_lb)
+    assert (local.count0, local.count1, local.epsilon_lb) == (
+        remote.count0,
+        remote.count1,
+        remote.epsilon_lb,
+    )
     kwargs = dict(n_trials=3_000, seed=8, chunk_size=500, n_pilot=500)
     here = run_audit(BlackBoxClient(global_rr), 0, 1, **kwargs)
     there = run_audit(BlackBoxClient(global_rr), 0, 1, **kwargs, dask_client=client)
     assert (here.count0, here.count1) == (there.count0, there.count1)
-    a = registry_audits(n_trials=2_000, seed=4, confidence=0.9, keys=["grr", "rappor"], chunk_size=500)
-    b = registry_audits(n_trials=2_000, seed=4, confidence=0.9, keys=["grr", "rappor"], chunk_size=500,
-                        dask_address=address)
-    assert [(r.result.count0, r.result.count1) for r in a] == [(r.result.count0, r.result.count1) for r in b]
+    a = registry_audits(
+        n_trials=2_000, seed=4, confidence=0.9, keys=["grr", "rappor"], chunk_size=500
+    )
+    b = registry_audits(
+        n_trials=2_000,
+        seed=4,
+        confidence=0.9,
+        keys=["grr", "rappor"],
+        chunk_size=500,
+        dask_address=address,
+    )
+    assert [(r.result.count0, r.result.count1) for r in a] == [
+        (r.result.count0, r.result.count1) for r in b
+    ]
 
 
 def test_workers_without_nanny_that_die_end_the_sweep(tmp_path):
     """Two workers started with --no-nanny: a chunk that kills its worker is retried on the other, which dies too;
     the cluster is then empty and, after ``timeout`` seconds, the waiting chunks fail with a ChunkError (no hang)."""
     from distributed import Client
+
     address, processes, log = _start(tmp_path, 2, nanny=False)
     try:
         with Client(address, timeout=60, set_as_default=False) as client:
@@ -138,5 +193,8 @@ def test_workers_without_nanny_that_die_end_the_sweep(tmp_path):
     err = info.value
     assert 2 in {f.index for f in err.failures} and 2 not in err.completed
     assert all("no worker for 2 s" in f.error or "KilledWorker" in f.error for f in err.failures)
-    assert all(err.completed[i] == draw(i, s) for i, s in zip(range(6), np.random.SeedSequence(3).spawn(6))
-               if i in err.completed)
+    assert all(
+        err.completed[i] == draw(i, s)
+        for i, s in zip(range(6), np.random.SeedSequence(3).spawn(6))
+        if i in err.completed
+    )

@@ -12,6 +12,7 @@ import pytest
 from ldp_helpers.simulate import datasets
 from ldp_helpers.simulate.datasets import (
     CLICKSTREAM_COLUMNS,
+    TROUSER_COUNTS_CSV,
     CategoryCounts,
     count_trouser_models,
     derive_trouser_counts,
@@ -19,7 +20,6 @@ from ldp_helpers.simulate.datasets import (
     sha256_of,
     write_trouser_counts,
 )
-from ldp_helpers.simulate.datasets import TROUSER_COUNTS_CSV
 from ldp_helpers.simulate.survey import tea_survey_standin
 
 FIXTURE = Path(__file__).parent / "fixtures" / "clickstream_fabricated.csv"
@@ -95,13 +95,17 @@ def test_counts_file_with_a_blank_or_short_line_is_refused(tmp_path):
     text = datasets.TROUSER_COUNTS_CSV.read_text()
     blank = tmp_path / "blank.csv"
     blank.write_text(text + "\n")
-    with pytest.raises(ValueError, match=r"blank.csv:45: expected a row '<model>,<count>' .*; got ''"):
+    with pytest.raises(
+        ValueError, match=r"blank.csv:45: expected a row '<model>,<count>' .*; got ''"
+    ):
         load_trouser_counts(blank)
     lines = text.splitlines()
     lines[7] = "A7"  # file line 8: the count of A7 lost
     short = tmp_path / "short.csv"
     short.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ValueError, match=r"short.csv:8: expected a row '<model>,<count>' .*; got 'A7'"):
+    with pytest.raises(
+        ValueError, match=r"short.csv:8: expected a row '<model>,<count>' .*; got 'A7'"
+    ):
         load_trouser_counts(short)
 
 
@@ -207,14 +211,21 @@ def test_a_refused_table_or_a_failed_write_leaves_the_counts_file_as_it_was(tmp_
     target = tmp_path / "counts.csv"
     target.write_bytes(TROUSER_COUNTS_CSV.read_bytes())
     good = load_trouser_counts()
-    wrong = CategoryCounts(good.labels, good.counts + 1, good.name)  # the loader would refuse its total
-    for table, message in ((None, "table must be a CategoryCounts"), (wrong, "the trousers counts")):
+    wrong = CategoryCounts(
+        good.labels, good.counts + 1, good.name
+    )  # the loader would refuse its total
+    for table, message in (
+        (None, "table must be a CategoryCounts"),
+        (wrong, "the trousers counts"),
+    ):
         with pytest.raises(ValueError, match=message):
             write_trouser_counts(table, target)
         assert target.read_bytes() == TROUSER_COUNTS_CSV.read_bytes()
     assert write_trouser_counts(good, target) == target
     assert np.array_equal(load_trouser_counts(target).counts, good.counts)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["counts.csv"]  # no temporary file left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "counts.csv"
+    ]  # no temporary file left behind
 
 
 def test_loaders_refuse_what_would_block_or_never_end(tmp_path):

@@ -13,7 +13,9 @@ from ldp_helpers.pipeline.paths import REPO_ROOT
 def _pins():
     text = (REPO_ROOT / "environment.yml").read_text()
     pins = {}
-    for name, version in re.findall(r"^ +- ([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*$", text, flags=re.M):
+    for name, version in re.findall(
+        r"^ +- ([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*$", text, flags=re.M
+    ):
         key = canonicalize_name(name)
         assert key not in pins, f"{name} is pinned twice in environment.yml"
         pins[key] = version
@@ -24,18 +26,26 @@ def test_every_direct_dependency_is_pinned_inside_its_range():
     """Each pyproject dependency has exactly one pin in environment.yml, and the pin satisfies the range."""
     _, pins = _pins()
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
-    deps = project["dependencies"] + [dep for extra in project["optional-dependencies"].values() for dep in extra]
+    deps = project["dependencies"] + [
+        dep for extra in project["optional-dependencies"].values() for dep in extra
+    ]
     for dep in map(Requirement, deps):
         key = canonicalize_name(dep.name)
-        assert key in pins, f"{dep.name} is declared in pyproject.toml but not pinned in environment.yml"
-        assert dep.specifier.contains(pins[key]), f"{dep.name}=={pins[key]} is outside the range {dep.specifier}"
+        assert key in pins, (
+            f"{dep.name} is declared in pyproject.toml but not pinned in environment.yml"
+        )
+        assert dep.specifier.contains(pins[key]), (
+            f"{dep.name}=={pins[key]} is outside the range {dep.specifier}"
+        )
 
 
 def test_python_version_agrees():
     """Both files ask for Python 3.11, which is what runs the tests."""
     text, _ = _pins()
     assert re.search(r"^ +- python=3\.11\s*$", text, flags=re.M)
-    requires = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    requires = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"][
+        "requires-python"
+    ]
     assert ">=3.11" in requires and "<3.12" in requires
     assert sys.version_info[:2] == (3, 11)
 

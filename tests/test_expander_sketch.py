@@ -9,8 +9,15 @@ import pytest
 
 from ldp_helpers.mechanisms.hashtogram import Hashtogram
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.protocols.expander_code import (code_length, decode_message, encode, expander_edges,
-                                                 multiplication_table, nibbles, spectral_gap)
+from ldp_helpers.protocols.expander_code import (
+    code_length,
+    decode_message,
+    encode,
+    expander_edges,
+    multiplication_table,
+    nibbles,
+    spectral_gap,
+)
 from ldp_helpers.protocols.expander_sketch import expander_records, private_expander_sketch
 from ldp_helpers.protocols.heavy_hitters import bitstogram, level_report_table, recall
 
@@ -62,7 +69,9 @@ def test_one_users_whole_report_is_exactly_epsilon(epsilon):
     x = np.arange(256)
     tables = [records.output_table()[expander_records(x, 8, 1, edge)] for edge in expander_edges(4)]
     tables.append(final.output_table())
-    assert max_privacy_loss(level_report_table(tables, np.full(7, 1 / 7))) == pytest.approx(epsilon, rel=1e-9)
+    assert max_privacy_loss(level_report_table(tables, np.full(7, 1 / 7))) == pytest.approx(
+        epsilon, rel=1e-9
+    )
 
 
 @pytest.mark.statistical
@@ -85,14 +94,18 @@ def test_fast_simulation_and_per_user_clients_agree():
     rng = np.random.default_rng(12)
     heavy = np.array([77, 1900, 3333])
     values = np.r_[np.repeat(heavy, [6000, 4000, 3000]), rng.integers(0, 2**12, 3000)]
-    runs = [private_expander_sketch(values, 12, 4.0, 3, oracle_buckets=64, rng=rng, per_user=per_user) for per_user in (False, True)
-            for _ in range(8)]
+    runs = [
+        private_expander_sketch(values, 12, 4.0, 3, oracle_buckets=64, rng=rng, per_user=per_user)
+        for per_user in (False, True)
+        for _ in range(8)
+    ]
     fast, slow = runs[:8], runs[8:]
     for found in runs:
         assert set(found.values.tolist()) == set(heavy.tolist())
 
     def by_value(results):
         return np.array([[r.estimates[r.values == h][0] for h in heavy] for r in results])
+
     a, b = by_value(fast), by_value(slow)
     se = np.sqrt(a.var(axis=0, ddof=1) / 8 + b.var(axis=0, ddof=1) / 8)
     assert np.all(np.abs(a.mean(axis=0) - b.mean(axis=0)) < 5 * se)

@@ -59,7 +59,9 @@ def test_public_drivers_equal_their_unchecked_cores():
         one = runs.glance_error_parts(Glance(float(e), 20), pop, rng=same, n_draws=30)
         assert all(np.array_equal(curve[k][i], one[k]) for k in one)
     errs = runs.error_curve(Harmony, pop, eps, rng=np.random.default_rng(6), n_draws=40)
-    probs = runs.exceedance_probabilities(Harmony, pop, eps, 0.1, rng=np.random.default_rng(6), n_draws=40)
+    probs = runs.exceedance_probabilities(
+        Harmony, pop, eps, 0.1, rng=np.random.default_rng(6), n_draws=40
+    )
     assert probs.tolist() == np.mean(errs > 0.1, axis=1).tolist()
 
 
@@ -74,21 +76,52 @@ def test_figures_draw_the_papers_curves_and_label_the_setting(capsys):
     """Each figure function returns a Figure with its curves and the setting in its labels, printing nothing."""
     eps, s6 = np.array([1.0, 3.0, 5.0]), gb.SEC6
     parts = {k: np.full((3, 4), v) for k, v in (("total", 0.1), ("rr", 0.05), ("sampling", 0.04))}
-    fig = plots.error_decomposition(eps, parts, {"rr": np.full(3, 0.06), "sampling": np.full(3, 0.05)},
-                                    gb.theta(eps, *s6), gb.sampling_bound(*s6), mu=0.5, setting=s6)
+    fig = plots.error_decomposition(
+        eps,
+        parts,
+        {"rr": np.full(3, 0.06), "sampling": np.full(3, 0.05)},
+        gb.theta(eps, *s6),
+        gb.sampling_bound(*s6),
+        mu=0.5,
+        setting=s6,
+    )
     assert len(_labels(fig)) == 7 and "N=10,000" in fig.axes[0].get_title()
-    mean = {(name, mu): np.array([0.1, 0.05, 0.02]) for name in ("Glance", "Harmony") for mu in (0.9995, 0.5)}
-    fig = plots.fig3_err_vs_epsilon(eps, mean, gb.glance_upper_bound(eps, *s6), np.full(3, 0.2), dense_mu=0.9995,
-                                    general_fails_from=2.5, setting=s6, n_draws=10)
+    mean = {
+        (name, mu): np.array([0.1, 0.05, 0.02])
+        for name in ("Glance", "Harmony")
+        for mu in (0.9995, 0.5)
+    }
+    fig = plots.fig3_err_vs_epsilon(
+        eps,
+        mean,
+        gb.glance_upper_bound(eps, *s6),
+        np.full(3, 0.2),
+        dense_mu=0.9995,
+        general_fails_from=2.5,
+        setting=s6,
+        n_draws=10,
+    )
     assert _labels(fig)[:2] == [r"Glance-DS ($\mu=0.9995$)", r"Glance-General ($\mu=0.5$)"]
     assert r"$\varepsilon=2.5$: (2) fails for $\mu=0.5$ beyond" in _labels(fig)
-    fig = plots.three_mechanisms(eps, mean, {0.9995: np.full(3, 0.3), 0.5: np.full(3, 0.3)}, setting=s6)
+    fig = plots.three_mechanisms(
+        eps, mean, {0.9995: np.full(3, 0.3), 0.5: np.full(3, 0.3)}, setting=s6
+    )
     assert len(fig.axes) == 2 and len(_labels(fig)) == 6
-    fig = plots.error_vs_t_and_n(np.array([5, 10]), {"Glance": np.array([0.1, 0.2])}, np.array([1e3, 1e4]),
-                                 {"Glance": np.array([0.1, 0.03])}, n_users=10**5, n_rounds=50, epsilon=2.0, mu=0.5)
+    fig = plots.error_vs_t_and_n(
+        np.array([5, 10]),
+        {"Glance": np.array([0.1, 0.2])},
+        np.array([1e3, 1e4]),
+        {"Glance": np.array([0.1, 0.03])},
+        n_users=10**5,
+        n_rounds=50,
+        epsilon=2.0,
+        mu=0.5,
+    )
     assert fig.axes[0].get_xlabel() == "number of rounds $T$ ($N=10^5$)"
     tail = runs.sparse_round_tail(2.0, 200, np.array([0.1, 0.2]))
-    fig = plots.chernoff_vs_exact_tail(np.array([0.1, 0.2]), tail, 0.2, epsilon=2.0, n_reporters=200)
+    fig = plots.chernoff_vs_exact_tail(
+        np.array([0.1, 0.2]), tail, 0.2, epsilon=2.0, n_reporters=200
+    )
     assert len(_labels(fig)) == 5
     assert capsys.readouterr().out == ""
     plt.close("all")
@@ -98,11 +131,22 @@ def test_figure_functions_refuse_inconsistent_data():
     """Curves of the wrong length, missing keys and wrong settings are refused naming the parameter."""
     eps = np.array([1.0, 3.0])
     with pytest.raises(ValueError, match="parts"):
-        plots.error_decomposition(eps, {"rr": np.ones((2, 3))}, {"rr": eps, "sampling": eps}, eps, 0.1, mu=0.5,
-                                  setting=gb.SEC6)
+        plots.error_decomposition(
+            eps,
+            {"rr": np.ones((2, 3))},
+            {"rr": eps, "sampling": eps},
+            eps,
+            0.1,
+            mu=0.5,
+            setting=gb.SEC6,
+        )
     with pytest.raises(ValueError, match="mean_error"):
         plots.three_mechanisms(eps, {("Glance", 0.5): np.ones(3)}, {0.5: eps}, setting=gb.SEC6)
     with pytest.raises(ValueError, match="setting"):
-        plots.three_mechanisms(eps, {("Glance", 0.5): eps, ("Harmony", 0.5): eps}, {0.5: eps}, setting=(1, 2, 0.1))
+        plots.three_mechanisms(
+            eps, {("Glance", 0.5): eps, ("Harmony", 0.5): eps}, {0.5: eps}, setting=(1, 2, 0.1)
+        )
     with pytest.raises(ValueError, match="regions"):
-        plots.fig1_condition2_region(eps, np.array([0.0, 1.0]), {"caption": np.ones((3, 3))}, gb.FIG1)
+        plots.fig1_condition2_region(
+            eps, np.array([0.0, 1.0]), {"caption": np.ones((3, 3))}, gb.FIG1
+        )

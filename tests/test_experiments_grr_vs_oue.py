@@ -6,8 +6,8 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from stat_checks import assert_mean_close
 
-from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.bounds.grr_vs_oue import (
     PROTOCOLS,
     approx_mse,
@@ -30,14 +30,19 @@ from ldp_helpers.experiments.grr_vs_oue import (
     total_variation,
     worked_examples,
 )
-from ldp_helpers.pipeline.plots.grr_vs_oue import (dataset1_figure, dataset2_figure, mse_figure, perturbed_figure,
-                                                   plot_mse_curves)
-from ldp_helpers.simulate.datasets import CategoryCounts
-from ldp_helpers.simulate.survey import tea_survey_standin
-from ldp_helpers.simulate.populations import flat_counts
+from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.mechanisms.unary_encoding import OUE
-from stat_checks import assert_mean_close
+from ldp_helpers.pipeline.plots.grr_vs_oue import (
+    dataset1_figure,
+    dataset2_figure,
+    mse_figure,
+    perturbed_figure,
+    plot_mse_curves,
+)
+from ldp_helpers.simulate.datasets import CategoryCounts
+from ldp_helpers.simulate.populations import flat_counts
+from ldp_helpers.simulate.survey import tea_survey_standin
 
 SKEWED = np.array([60, 5, 0, 3, 2])  # n = 70, d = 5
 FLAT = np.array([14, 14, 14, 14, 14])
@@ -63,20 +68,31 @@ def test_support_count_pmf_moments(cls):
         pmf = support_count_pmf(int(f), 70, protocol.p, protocol.q)
         assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
         mean = pmf @ support
-        assert mean == pytest.approx(expected_support_count(SKEWED, 70, protocol.p, protocol.q)[i], rel=1e-12)
+        assert mean == pytest.approx(
+            expected_support_count(SKEWED, 70, protocol.p, protocol.q)[i], rel=1e-12
+        )
         var = pmf @ (support - mean) ** 2
-        assert var == pytest.approx(protocol.variance(SKEWED)[i] * (protocol.p - protocol.q) ** 2, rel=1e-10)
+        assert var == pytest.approx(
+            protocol.variance(SKEWED)[i] * (protocol.p - protocol.q) ** 2, rel=1e-10
+        )
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
 def test_exact_mse_does_not_depend_on_the_distribution(epsilon):
     """Σ_i Var[ĉ(i)] depends on n and d only, and equals the closed forms of the module docstring."""
     x, n, d = math.exp(epsilon), 70, 5
-    closed = {"GRR": n * (d - 1) * (2 * x + d - 2) / (x - 1) ** 2, "OUE": n * ((x + 1) ** 2 + 4 * (d - 1) * x) / (x - 1) ** 2}
+    closed = {
+        "GRR": n * (d - 1) * (2 * x + d - 2) / (x - 1) ** 2,
+        "OUE": n * ((x + 1) ** 2 + 4 * (d - 1) * x) / (x - 1) ** 2,
+    }
     for name, cls in PROTOCOLS.items():
         protocol = cls(epsilon, d)
-        assert theoretical_mse(protocol, SKEWED) == pytest.approx(theoretical_mse(protocol, FLAT), rel=1e-12)
-        assert theoretical_mse(protocol, SKEWED) == pytest.approx(closed[name] / (d * n**2), rel=1e-12)
+        assert theoretical_mse(protocol, SKEWED) == pytest.approx(
+            theoretical_mse(protocol, FLAT), rel=1e-12
+        )
+        assert theoretical_mse(protocol, SKEWED) == pytest.approx(
+            closed[name] / (d * n**2), rel=1e-12
+        )
 
 
 @pytest.mark.parametrize("d", [6, 10, 43, 200])
@@ -85,7 +101,9 @@ def test_exact_crossover_equalizes_the_exact_mses(d):
     counts = np.bincount(np.arange(1000) % d, minlength=d)
     eps = crossover_epsilon_exact(d)
     assert eps > 0
-    assert theoretical_mse(GRR(eps, d), counts) == pytest.approx(theoretical_mse(OUE(eps, d), counts), rel=1e-10)
+    assert theoretical_mse(GRR(eps, d), counts) == pytest.approx(
+        theoretical_mse(OUE(eps, d), counts), rel=1e-10
+    )
     assert theoretical_mse(GRR(eps * 0.9, d), counts) > theoretical_mse(OUE(eps * 0.9, d), counts)
     assert theoretical_mse(GRR(eps * 1.1, d), counts) < theoretical_mse(OUE(eps * 1.1, d), counts)
 
@@ -102,7 +120,9 @@ def test_crossover_values_for_the_thesis_datasets():
     """d = 43: ln(41/3) ≈ 2.615 (thesis) vs exact 2.818; d = 5: both 0 (GRR always better)."""
     assert crossover_epsilon_wang(43) == pytest.approx(math.log(41 / 3), rel=1e-15)
     assert crossover_epsilon_wang(43) == pytest.approx(2.615, abs=5e-4)
-    assert crossover_epsilon_exact(43) == pytest.approx(math.log(math.sqrt(85 * 42) - 43), rel=1e-15)
+    assert crossover_epsilon_exact(43) == pytest.approx(
+        math.log(math.sqrt(85 * 42) - 43), rel=1e-15
+    )
     assert crossover_epsilon_exact(43) == pytest.approx(2.818, abs=5e-4)
     assert crossover_epsilon_wang(5) == 0.0 and crossover_epsilon_exact(5) == 0.0
     for eps in (0.01, 0.5, 2.0, 5.0):
@@ -158,12 +178,22 @@ def test_total_variation_values_and_validation():
     u, v = np.array([0.2, 0.8, 0.0]), np.array([0.5, 0.25, 0.25])
     assert total_variation(u, u) == 0.0
     assert total_variation([1, 0], [0, 1]) == 1.0
-    assert total_variation(u, v) == pytest.approx(0.55, abs=1e-15) and total_variation(v, u) == total_variation(u, v)
-    assert total_variation([-0.1, 1.1], [0.5, 0.5]) == pytest.approx(0.6, abs=1e-15)  # estimates may be negative
-    with pytest.raises(ValueError, match=r"reference must be a 1-D array of the shape of frequencies \(3,\)"):
+    assert total_variation(u, v) == pytest.approx(0.55, abs=1e-15) and total_variation(
+        v, u
+    ) == total_variation(u, v)
+    assert total_variation([-0.1, 1.1], [0.5, 0.5]) == pytest.approx(
+        0.6, abs=1e-15
+    )  # estimates may be negative
+    with pytest.raises(
+        ValueError, match=r"reference must be a 1-D array of the shape of frequencies \(3,\)"
+    ):
         total_variation(u, [0.5, 0.5])
-    with pytest.raises(ValueError, match=r"frequencies must be a 1-D array; got an array of shape \(1, 2\)"):
-        total_variation([[0.5, 0.5]], [[0.5, 0.5]])  # the 2-D argument is frequencies, not reference
+    with pytest.raises(
+        ValueError, match=r"frequencies must be a 1-D array; got an array of shape \(1, 2\)"
+    ):
+        total_variation(
+            [[0.5, 0.5]], [[0.5, 0.5]]
+        )  # the 2-D argument is frequencies, not reference
     with pytest.raises(ValueError, match="frequencies must be finite"):
         total_variation([np.nan, 1.0], [0.5, 0.5])
 
@@ -179,7 +209,11 @@ def test_flat_counts():
 @pytest.mark.parametrize("d", [6, 10, 43, 200])
 def test_numeric_crossover_equals_the_closed_form_for_any_histogram(d):
     """Root finding on skewed, flat, small and large histograms gives ln(√((2d−1)(d−1)) − d) every time."""
-    for counts in (flat_counts(d, d), flat_counts(100_000, d), np.r_[10_000, np.ones(d - 1, dtype=int)]):
+    for counts in (
+        flat_counts(d, d),
+        flat_counts(100_000, d),
+        np.r_[10_000, np.ones(d - 1, dtype=int)],
+    ):
         eps = crossover_epsilon_numeric(counts)
         assert eps == pytest.approx(crossover_epsilon_exact(d), abs=1e-10)
         assert mse_ratio(counts, [eps])[0] == pytest.approx(1.0, abs=1e-10)
@@ -188,9 +222,14 @@ def test_numeric_crossover_equals_the_closed_form_for_any_histogram(d):
 def test_mse_ratio_and_missing_crossover():
     """mse_ratio is MSE_GRR/MSE_OUE; d = 5 has no crossover in ε > 0, which is a ValueError."""
     ratio = mse_ratio(SKEWED, [0.5, 2.0])
-    expected = [theoretical_mse(GRR(e, 5), SKEWED) / theoretical_mse(OUE(e, 5), SKEWED) for e in (0.5, 2.0)]
+    expected = [
+        theoretical_mse(GRR(e, 5), SKEWED) / theoretical_mse(OUE(e, 5), SKEWED) for e in (0.5, 2.0)
+    ]
     assert np.allclose(ratio, expected, rtol=1e-14) and np.all(ratio < 1)
-    with pytest.raises(ValueError, match=r"true_counts must be a histogram giving a GRR/OUE crossover .*; got a histogram over d = 5 values"):
+    with pytest.raises(
+        ValueError,
+        match=r"true_counts must be a histogram giving a GRR/OUE crossover .*; got a histogram over d = 5 values",
+    ):
         crossover_epsilon_numeric(SKEWED)
     with pytest.raises(ValueError, match="epsilons must be finite values in"):
         mse_ratio(SKEWED, [0.0])
@@ -200,14 +239,33 @@ def test_reversal_frequencies_at_clear_cut_budgets():
     """OUE never beats GRR where GRR's exact MSE is far lower, always where it is far higher; deterministic."""
     d43 = flat_counts(2000, 43)
     assert mse_ratio(SKEWED, [4.0])[0] < 0.2 and mse_ratio(d43, [0.5])[0] > 5
-    assert reversal_frequencies(SKEWED, [4.0], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1))[0] == 0.0
-    assert reversal_frequencies(d43, [0.5], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1))[0] == 1.0
-    a, b = (reversal_frequencies(SKEWED, [0.05, 0.1], n_draws=10, surveys_per_experiment=5, rng=np.random.default_rng(2)) for _ in range(2))
+    assert (
+        reversal_frequencies(
+            SKEWED, [4.0], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1)
+        )[0]
+        == 0.0
+    )
+    assert (
+        reversal_frequencies(
+            d43, [0.5], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1)
+        )[0]
+        == 1.0
+    )
+    a, b = (
+        reversal_frequencies(
+            SKEWED, [0.05, 0.1], n_draws=10, surveys_per_experiment=5, rng=np.random.default_rng(2)
+        )
+        for _ in range(2)
+    )
     assert np.array_equal(a, b) and a.shape == (2,)
     with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 10000000\]; got 0"):
         reversal_frequencies(SKEWED, [1.0], n_draws=0, rng=np.random.default_rng(1))
-    with pytest.raises(ValueError, match=r"surveys_per_experiment must be an integer in \[1, 10000000\]; got 0"):
-        reversal_frequencies(SKEWED, [1.0], n_draws=3, surveys_per_experiment=0, rng=np.random.default_rng(1))
+    with pytest.raises(
+        ValueError, match=r"surveys_per_experiment must be an integer in \[1, 10000000\]; got 0"
+    ):
+        reversal_frequencies(
+            SKEWED, [1.0], n_draws=3, surveys_per_experiment=0, rng=np.random.default_rng(1)
+        )
 
 
 def test_per_user_estimates_shape_and_validation(rng):
@@ -251,14 +309,18 @@ def test_worked_examples_recompute_the_thesis_tables():
     worked = worked_examples()
     grr, oue = worked["GRR"], worked["OUE"]
     assert np.array_equal(grr.support, [3, 2, 5]) and np.array_equal(oue.support, [6, 4, 7])
-    assert np.allclose(grr.estimates, [2.843, 1.374, 5.78], atol=5e-3) and grr.estimates.sum() == pytest.approx(10)
+    assert np.allclose(
+        grr.estimates, [2.843, 1.374, 5.78], atol=5e-3
+    ) and grr.estimates.sum() == pytest.approx(10)
     assert np.allclose(grr.printed_estimates, [2.783, 1.131, 6.086], atol=5e-4)
     assert oue.estimates[0] == pytest.approx(12.626, abs=5e-4)
     assert oue.printed_estimates[0] == pytest.approx(12.62, abs=5e-3)
     assert np.allclose(oue.errors, oue.estimates - [3, 2, 5])
     for example in worked.values():
         assert np.max(np.abs(example.bias_at_expectation)) < 1e-12
-        ones_per_report = 1 if example is grr else 0.5 + 2 * example.protocol.q  # GRR: one value; OUE: bits set
+        ones_per_report = (
+            1 if example is grr else 0.5 + 2 * example.protocol.q
+        )  # GRR: one value; OUE: bits set
         assert example.expected_support.sum() == pytest.approx(10 * ones_per_report)
 
 
@@ -285,10 +347,16 @@ def test_dataset_figures_draw_the_data():
     for patch in ax.patches:  # the top of each level's stack is that level's count
         level = round(patch.get_x() + patch.get_width() / 2)
         tops[level] = max(tops.get(level, 0), patch.get_y() + patch.get_height())
-    assert [tops[k] for k in sorted(tops)] == list(survey.rating_counts().counts) and "STAND-IN" in ax.get_title()
+    assert [tops[k] for k in sorted(tops)] == list(
+        survey.rating_counts().counts
+    ) and "STAND-IN" in ax.get_title()
     data = CategoryCounts(("A1", "A2", "A3"), np.array([5, 1, 3]), "clicks")
     ax = dataset2_figure(data).axes[0]
-    assert [p.get_height() for p in ax.patches] == [5, 1, 3] and "n = 9 views, d = 3" in ax.get_title()
+    assert [p.get_height() for p in ax.patches] == [
+        5,
+        1,
+        3,
+    ] and "n = 9 views, d = 3" in ax.get_title()
     with pytest.raises(TypeError, match="survey must be a SurveyStandIn"):
         dataset1_figure(data)
 
@@ -298,9 +366,13 @@ def test_perturbed_figure_shows_true_perturbed_and_estimated_counts(rng):
     example = perturbed_example(OUE(1.0, 5), SKEWED, rng=rng)
     ax = perturbed_figure(example, list("abcde"), xlabel="rating", title="Fig. 3.5").axes[0]
     heights = np.array([p.get_height() for p in ax.patches]).reshape(3, 5)
-    assert np.array_equal(heights[0], SKEWED) and np.array_equal(heights[1], example.perturbed_counts)
+    assert np.array_equal(heights[0], SKEWED) and np.array_equal(
+        heights[1], example.perturbed_counts
+    )
     assert np.allclose(heights[2], example.estimated_counts)
-    assert [t.get_text() for t in ax.get_xticklabels()] == list("abcde") and ax.get_title() == "Fig. 3.5"
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(
+        "abcde"
+    ) and ax.get_title() == "Fig. 3.5"
     with pytest.raises(ValueError, match="labels must be a list or tuple of d = 5 category names"):
         perturbed_figure(example, ["a"], xlabel="x", title="t")
 
@@ -311,7 +383,9 @@ def test_mse_figure_is_plot_mse_curves_titled():
     fig = mse_figure([1.0, 3.0], curves, 43, n_draws=2, title="Fig. 3.8")
     _, ax = plt.subplots()
     plot_mse_curves(ax, [1.0, 3.0], curves, 43, n_draws=2)
-    assert [line.get_label() for line in fig.axes[0].get_lines()] == [line.get_label() for line in ax.get_lines()]
+    assert [line.get_label() for line in fig.axes[0].get_lines()] == [
+        line.get_label() for line in ax.get_lines()
+    ]
     assert fig.axes[0].get_title() == "Fig. 3.8"
     opened = len(plt.get_fignums())
     with pytest.raises(ValueError, match="curves must be"):
@@ -348,13 +422,17 @@ def test_squared_error_variance_matches_enumeration(cls):
     counts = np.bincount(values, minlength=3)
     mean = expected_support_count(counts, 3, protocol.p, protocol.q)
     table = protocol.output_table() if cls is GRR else protocol.output_table()
-    support = np.eye(3) if cls is GRR else np.array(list(itertools.product((0, 1), repeat=3)))[:, ::-1]
+    support = (
+        np.eye(3) if cls is GRR else np.array(list(itertools.product((0, 1), repeat=3)))[:, ::-1]
+    )
     moments = np.zeros(2)
     for outputs in itertools.product(range(table.shape[1]), repeat=3):
         prob = np.prod([table[v, y] for v, y in zip(values, outputs)])
         sq = np.sum((support[list(outputs)].sum(axis=0) - mean) ** 2)
         moments += prob * np.array([sq, sq**2])
-    assert moments[1] - moments[0] ** 2 == pytest.approx(_squared_error_variance(protocol, counts), rel=1e-12)
+    assert moments[1] - moments[0] ** 2 == pytest.approx(
+        _squared_error_variance(protocol, counts), rel=1e-12
+    )
 
 
 # ---------------------------------------------------------------- statistical
@@ -365,11 +443,19 @@ def test_squared_error_variance_matches_enumeration(cls):
 def test_empirical_mse_matches_exact_mse(cls, rng):
     """Per-run MSEs average to the exact MSE within 5 SEs of the exact per-run variance; a 5 % bias fails."""
     protocol, n, runs = cls(0.8, 5), 70, 20_000
-    samples = squared_errors(protocol, SKEWED, n_draws=runs, rng=rng)  # one MSE per survey, one batched call
-    assert empirical_mse(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3)) == pytest.approx(
-        np.mean(squared_errors(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3))), rel=1e-12)
+    samples = squared_errors(
+        protocol, SKEWED, n_draws=runs, rng=rng
+    )  # one MSE per survey, one batched call
+    assert empirical_mse(
+        protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3)
+    ) == pytest.approx(
+        np.mean(squared_errors(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3))),
+        rel=1e-12,
+    )
     mse = theoretical_mse(protocol, SKEWED)
-    variance = _squared_error_variance(protocol, SKEWED) / (protocol.p - protocol.q) ** 4 / (5 * n**2) ** 2
+    variance = (
+        _squared_error_variance(protocol, SKEWED) / (protocol.p - protocol.q) ** 4 / (5 * n**2) ** 2
+    )
     assert_mean_close(samples, mse, variance)
     with pytest.raises(AssertionError):  # the tolerance is tight enough to catch a 5 % error
         assert_mean_close(1.05 * samples, mse, variance)
@@ -380,7 +466,9 @@ def test_empirical_mse_matches_exact_mse(cls, rng):
 def test_example_estimates_are_unbiased(cls, rng):
     """Over many perturbed examples each L[f_i] averages f_i within 5 exact SEs."""
     protocol = cls(math.log(20), 5)
-    estimates = np.array([perturbed_example(protocol, SKEWED, rng=rng).estimated_counts for _ in range(5000)])
+    estimates = np.array(
+        [perturbed_example(protocol, SKEWED, rng=rng).estimated_counts for _ in range(5000)]
+    )
     variances = protocol.variance(SKEWED)
     for i in range(5):
         assert_mean_close(estimates[:, i], SKEWED[i], variances[i])
@@ -397,6 +485,8 @@ def test_per_user_estimates_are_unbiased(cls, rng):
         assert_mean_close(estimates[:, i], f, variances[i])
         # SE of the sample variance, sqrt((μ4 − σ⁴)/R), with μ4 from the exact pmf of the support count
         pmf = support_count_pmf(f, 10, protocol.p, protocol.q)
-        deviation = (np.arange(11) - expected_support_count(f, 10, protocol.p, protocol.q)) / (protocol.p - protocol.q)
+        deviation = (np.arange(11) - expected_support_count(f, 10, protocol.p, protocol.q)) / (
+            protocol.p - protocol.q
+        )
         se = math.sqrt((pmf @ deviation**4 - variances[i] ** 2) / runs)
         assert abs(estimates[:, i].var(ddof=1) - variances[i]) < 5 * se

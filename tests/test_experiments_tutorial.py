@@ -4,20 +4,27 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import assert_mean_close, assert_variance_close
 
+from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
+from ldp_helpers.experiments.tutorial import (
+    postprocessing_summary,
+    rr_estimation_errors,
+    uniform_variance_per_user,
+    variance_study,
+)
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
-from ldp_helpers.bounds.tutorial import composed_privacy_loss, ldp_noise_ratio
-from ldp_helpers.experiments.tutorial import postprocessing_summary, rr_estimation_errors, uniform_variance_per_user, variance_study
-from ldp_helpers.simulate.populations import power_law_counts, random_baskets
 from ldp_helpers.mechanisms.unary_encoding import OUE
-from stat_checks import assert_mean_close, assert_variance_close
+from ldp_helpers.simulate.populations import power_law_counts, random_baskets
 
 
 @pytest.mark.parametrize("epsilon, reports", [(1.0, 16), (2.0, 3), (0.3, 1)])
 def test_composed_loss_is_the_sum_for_q_bin(epsilon, reports):
     """k independent Q_Bin(ε) reports lose exactly kε (sequential composition is tight here)."""
-    assert composed_privacy_loss(BinaryRR.from_epsilon(epsilon).output_table(), reports) == pytest.approx(reports * epsilon, rel=1e-9)
+    assert composed_privacy_loss(
+        BinaryRR.from_epsilon(epsilon).output_table(), reports
+    ) == pytest.approx(reports * epsilon, rel=1e-9)
 
 
 def test_composed_loss_of_a_non_tight_mechanism():
@@ -48,7 +55,9 @@ def test_variance_study_and_uniform_variances(rng):
     assert np.allclose(exact, [OUE(e, 4).variance(counts)[0] for e in (1.0, 3.0)], rtol=1e-14)
     assert np.allclose(approx, [OUE(e, 4).approx_variance(1000) for e in (1.0, 3.0)], rtol=1e-14)
     curve = uniform_variance_per_user({"DE": GRR}, 1.0, [2, 5], 100)["DE"]
-    assert curve == pytest.approx([GRR(1.0, d).variance(np.full(d, 100))[0] / (100 * d) for d in (2, 5)], rel=1e-14)
+    assert curve == pytest.approx(
+        [GRR(1.0, d).variance(np.full(d, 100))[0] / (100 * d) for d in (2, 5)], rel=1e-14
+    )
 
 
 @pytest.mark.parametrize("epsilon", [1e-3, 0.1, 1.0, 3.0])
@@ -92,8 +101,10 @@ def test_data_generators(rng):
 def test_oracle_walkthrough_follows_encode_perturb_aggregate():
     """GRR's report supports exactly the value it names, OUE's its set bits, SHE nothing; sd is the exact one."""
     import math
+
     from ldp_helpers import GRR, OUE, SHE
     from ldp_helpers.experiments.tutorial import oracle_walkthrough
+
     counts = np.array([30, 20, 10, 5, 5, 0])
     grr = oracle_walkthrough(GRR(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
     assert grr.support.tolist() == [int(grr.report)]
@@ -110,15 +121,20 @@ def test_walkthrough_text_shows_the_walkthrough():
     """Five lines: p* and q* (none for SHE), the report and its support, the counts, the estimates, their exact sd."""
     from ldp_helpers import GRR, SHE
     from ldp_helpers.experiments.tutorial import oracle_walkthrough, walkthrough_text
+
     counts = np.array([30, 20, 10, 5, 5, 0])
     text = walkthrough_text(GRR(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
     w = oracle_walkthrough(GRR(math.log(3), 6), 0, counts, rng=np.random.default_rng(4))
     lines = text.splitlines()
     assert len(lines) == 5 and lines[0] == "GRR at eps = 1.099, d = 6: p* = 0.3750, q* = 0.1250"
-    assert lines[1].endswith(f"supports {w.support.tolist()}") and lines[2].endswith(str(counts.tolist()))
+    assert lines[1].endswith(f"supports {w.support.tolist()}") and lines[2].endswith(
+        str(counts.tolist())
+    )
     assert lines[3].endswith(str(np.round(w.estimates, 1).tolist()))
     assert lines[4].endswith(str(np.round(w.sd, 1).tolist()))
-    assert "no p*, q*: summed" in walkthrough_text(SHE(1.0, 6), 0, counts, rng=np.random.default_rng(4))
+    assert "no p*, q*: summed" in walkthrough_text(
+        SHE(1.0, 6), 0, counts, rng=np.random.default_rng(4)
+    )
     with pytest.raises(ValueError, match="value"):
         walkthrough_text(GRR(1.0, 6), 6, counts, rng=np.random.default_rng(0))
 
@@ -126,11 +142,18 @@ def test_walkthrough_text_shows_the_walkthrough():
 def test_the_tutorials_settings():
     """Warner's two coins lose exactly ln 3; Tang et al.'s 16 reports a day at ε = 1 compose to the tutorial's 16."""
     from ldp_helpers.bounds import tutorial
-    assert tutorial.WARNER_EPSILON == pytest.approx(BinaryRR.warner_two_coin().privacy_loss(), rel=1e-12)
-    daily = composed_privacy_loss(BinaryRR.from_epsilon(tutorial.APPLE_EPSILON_PER_REPORT[0]).output_table(),
-                                  tutorial.APPLE_REPORTS_PER_DAY)
+
+    assert tutorial.WARNER_EPSILON == pytest.approx(
+        BinaryRR.warner_two_coin().privacy_loss(), rel=1e-12
+    )
+    daily = composed_privacy_loss(
+        BinaryRR.from_epsilon(tutorial.APPLE_EPSILON_PER_REPORT[0]).output_table(),
+        tutorial.APPLE_REPORTS_PER_DAY,
+    )
     assert daily == pytest.approx(16.0, rel=1e-9)
-    assert tutorial.tutorial_printed_p_star(0.5, 0.5) == pytest.approx(0.625)  # its typo: (p + 1) where q is meant
+    assert tutorial.tutorial_printed_p_star(0.5, 0.5) == pytest.approx(
+        0.625
+    )  # its typo: (p + 1) where q is meant
 
 
 def test_simulated_variances_refuse_one_survey_and_a_huge_count(rng):
@@ -145,9 +168,12 @@ def test_figures_draw_the_experiments(rng):
     from ldp_helpers import GRR
     from ldp_helpers.bounds.wang2017 import best_protocol_grid
     from ldp_helpers.pipeline.plots import tutorial as plots
+
     sizes = np.array([100, 1000, 10_000])
     rrs = {eps: BinaryRR.from_epsilon(eps) for eps in (0.5, 2.0)}
-    errors = {eps: rr_estimation_errors(rr, 0.3, sizes, n_draws=20, rng=rng) for eps, rr in rrs.items()}
+    errors = {
+        eps: rr_estimation_errors(rr, 0.3, sizes, n_draws=20, rng=rng) for eps, rr in rrs.items()
+    }
     sigmas = {eps: np.sqrt(rr.fraction_variance(0.3, sizes)) for eps, rr in rrs.items()}
     fig = plots.rr_errors(sizes, errors, sigmas, 0.3)
     assert [ax.get_title() for ax in fig.axes] == [r"$\varepsilon = 0.5$", r"$\varepsilon = 2$"]
@@ -155,16 +181,33 @@ def test_figures_draw_the_experiments(rng):
     counts = np.array([300, 100, 100, 500])
     study = variance_study({"GRR": GRR, "OUE": OUE}, [1.0, 3.0], 4, counts, 0, n_draws=20, rng=rng)
     fig = plots.variance_vs_epsilon([1.0, 3.0], study, n=1000, d=4, share=0.3, n_draws=20)
-    assert "30% of $n$ = 1,000 users, $d$ = 4" in fig.axes[0].get_title() and len(fig.axes[0].lines) == 3 * 2 + 2
+    assert (
+        "30% of $n$ = 1,000 users, $d$ = 4" in fig.axes[0].get_title()
+        and len(fig.axes[0].lines) == 3 * 2 + 2
+    )
     grid_d, grid_eps = np.array([2, 10, 100]), np.array([0.5, 2.0])
     best, _ = best_protocol_grid(grid_d, grid_eps)
     curve_d, sim_d = np.arange(2, 9), np.array([2, 8])
     exact = uniform_variance_per_user({"DE": GRR, "OUE": OUE}, 1.0, curve_d, 100)
-    simulated = uniform_variance_per_user({"DE": GRR, "OUE": OUE}, 1.0, sim_d, 100, n_draws=20, rng=rng)
-    fig = plots.phase_diagram(grid_d, grid_eps, best, curve_d=curve_d, exact=exact, approx=exact, sim_d=sim_d,
-                              simulated=simulated, epsilon=1.0, users_per_value=100)
-    assert [ax.get_title() for ax in fig.axes] == ["smallest approximate variance",
-                                                    r"$\varepsilon = 1$, uniform data, 100 users per value"]
+    simulated = uniform_variance_per_user(
+        {"DE": GRR, "OUE": OUE}, 1.0, sim_d, 100, n_draws=20, rng=rng
+    )
+    fig = plots.phase_diagram(
+        grid_d,
+        grid_eps,
+        best,
+        curve_d=curve_d,
+        exact=exact,
+        approx=exact,
+        sim_d=sim_d,
+        simulated=simulated,
+        epsilon=1.0,
+        users_per_value=100,
+    )
+    assert [ax.get_title() for ax in fig.axes] == [
+        "smallest approximate variance",
+        r"$\varepsilon = 1$, uniform data, 100 users per value",
+    ]
     assert fig.axes[1].get_legend_handles_labels()[1][-1] == r"$3e+2 \approx 10.2$"
     with pytest.raises(ValueError, match="sigmas"):
         plots.rr_errors(sizes, errors, {0.5: sigmas[0.5]}, 0.3)

@@ -21,12 +21,16 @@ def test_margins_are_differences_in_standard_errors():
     assert runs.gap(A, B, 1) == (0.5 - 0.2) / math.hypot(0.03, 0.02 + 1e-12)
     assert runs.smallest_margin(A, B) == A.margin(B)
     first_two = runs.smallest_margin(A, B, where=np.array([True, True, False]))
-    assert first_two == pytest.approx(min(0.1 / math.hypot(0.02, 0.01), 0.3 / math.hypot(0.03, 0.02)))
+    assert first_two == pytest.approx(
+        min(0.1 / math.hypot(0.02, 0.01), 0.3 / math.hypot(0.03, 0.02))
+    )
     assert runs.ends(A, [1, 2, 4]) == {"low": 0.2, "high": 0.9, "x_low": 1, "x_high": 4}
     with pytest.raises(ValueError, match="where"):
         runs.smallest_margin(A, B, where=np.zeros(3, bool))
     # pooled (issue 26): the summed gap in the SE of the sum, so one saturated point does not decide alone
-    se_sum = math.sqrt(0.02**2 + 0.03**2 + 0.01**2 + 0.01**2 + 0.02**2 + 0.02**2)  # A's SEs, then B's
+    se_sum = math.sqrt(
+        0.02**2 + 0.03**2 + 0.01**2 + 0.01**2 + 0.02**2 + 0.02**2
+    )  # A's SEs, then B's
     assert runs.pooled_margin(A, B) == pytest.approx((0.1 + 0.3 + 0.0) / se_sum)
 
 
@@ -55,23 +59,59 @@ def test_worst_coverage_and_the_printout():
     psda = {"a": {"covered": np.array([1.0, 0.8])}, "b": {"covered": np.array([0.7, 1.0])}}
     b = np.array([0.2, 0.1])
     se = np.sqrt(b * (1 - b) / 10)
-    assert runs.worst_coverage(psda, b, 10) == pytest.approx(min((0.7 - 0.8) / se[0], (0.8 - 0.9) / se[1]))
+    assert runs.worst_coverage(psda, b, 10) == pytest.approx(
+        min((0.7 - 0.8) / se[0], (0.8 - 0.9) / se[1])
+    )
     text = runs.curve_table({"PEM": A, ("SVIM", "NCR"): B}, [0.5, 1, 25_000], "recall at eps")
-    assert text.splitlines() == ["recall at eps = 0.5, 1, 25,000:", "  PEM       0.20 ± 0.02, 0.50 ± 0.03, 0.90 ± 0.01",
-                                 "  SVIM NCR  0.10 ± 0.01, 0.20 ± 0.02, 0.90 ± 0.02"]
+    assert text.splitlines() == [
+        "recall at eps = 0.5, 1, 25,000:",
+        "  PEM       0.20 ± 0.02, 0.50 ± 0.03, 0.90 ± 0.01",
+        "  SVIM NCR  0.10 ± 0.01, 0.20 ± 0.02, 0.90 ± 0.02",
+    ]
 
 
 def test_figures_draw_without_printing(capsys):
     """Each figure function returns a Figure with its panels and prints nothing."""
     eps = [0.5, 1.0, 2.0]
     figs = [
-        plots.heavy_hitters_figure({"PEM": A, "TreeHist": B}, eps, A, [100, 200, 400], k=10, bits=16, exponent=1.5,
-                                   n_users=1000, epsilon_by_n=2.0),
-        plots.itemset_figure({("SVIM", "precision"): A, ("SVIM", "NCR"): A, ("LDPMiner", "precision"): B,
-                              ("LDPMiner", "NCR"): B}, eps, k=16, d=128, n_users=500),
+        plots.heavy_hitters_figure(
+            {"PEM": A, "TreeHist": B},
+            eps,
+            A,
+            [100, 200, 400],
+            k=10,
+            bits=16,
+            exponent=1.5,
+            n_users=1000,
+            epsilon_by_n=2.0,
+        ),
+        plots.itemset_figure(
+            {
+                ("SVIM", "precision"): A,
+                ("SVIM", "NCR"): A,
+                ("LDPMiner", "precision"): B,
+                ("LDPMiner", "NCR"): B,
+            },
+            eps,
+            k=16,
+            d=128,
+            n_users=500,
+        ),
         plots.svsm_figure(A, eps, k=10, n_users=500, max_size=3),
-        plots.psda_figure({name: {"max_error": A, "quantile": np.array([3.0, 4, 5]), "bound": np.array([6.0, 7, 8])}
-                           for name in ("personal", "root")}, [0.2, 0.1, 0.01], n_users=500, epsilon=1.0, n_locations=20),
+        plots.psda_figure(
+            {
+                name: {
+                    "max_error": A,
+                    "quantile": np.array([3.0, 4, 5]),
+                    "bound": np.array([6.0, 7, 8]),
+                }
+                for name in ("personal", "root")
+            },
+            [0.2, 0.1, 0.01],
+            n_users=500,
+            epsilon=1.0,
+            n_locations=20,
+        ),
     ]
     assert [len(f.axes) for f in figs] == [2, 2, 1, 1] and all(isinstance(f, Figure) for f in figs)
     assert figs[0].axes[0].get_title() == "$n = 1,000$ users, $2^{16}$ values (Zipf 1.5)"

@@ -1,4 +1,5 @@
 """The explorer's oracle functions (ldp_helpers.explore.oracles, .utility) and its two oracle panels, without a browser."""
+
 from __future__ import annotations
 
 import html
@@ -8,8 +9,13 @@ import pytest
 
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore import oracles, panels, utility
-from ldp_helpers.explore.oracles import (UNAVAILABLE, oracle_parameters, panel_keys, playground_state,
-                                         population_counts)
+from ldp_helpers.explore.oracles import (
+    UNAVAILABLE,
+    oracle_parameters,
+    panel_keys,
+    playground_state,
+    population_counts,
+)
 from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
@@ -22,14 +28,22 @@ oracle_keys = panel_keys
 
 def build_oracle(key, epsilon, d, *, structure=None, seed=0):
     """The oracle a panel shows: the one factory with the panels' structure (their defaults, ranges and ceilings)."""
-    return fo.build_oracle(key, epsilon, d, structure=oracles.check_structure(structure, d), seed=seed)
+    return fo.build_oracle(
+        key, epsilon, d, structure=oracles.check_structure(structure, d), seed=seed
+    )
 
 
 def test_the_panels_list_every_frequency_oracle_but_the_longitudinal_ones():
-    expected = [k for k, e in REGISTRY.items() if isinstance(e.example(), FrequencyOracle)
-                and not hasattr(e.example(), "epsilon_after")]
+    expected = [
+        k
+        for k, e in REGISTRY.items()
+        if isinstance(e.example(), FrequencyOracle) and not hasattr(e.example(), "epsilon_after")
+    ]
     assert list(panel_keys()) == expected
-    assert {"grr", "oue", "olh", "cms", "ss", "hr"} <= set(expected) and not {"l_grr", "l_oue"} & set(expected)
+    assert {"grr", "oue", "olh", "cms", "ss", "hr"} <= set(expected) and not {
+        "l_grr",
+        "l_oue",
+    } & set(expected)
     assert not {"rappor", "glance", "binary_rr", "m_shot", "duchi_mean"} & set(expected)
 
 
@@ -46,7 +60,9 @@ def test_the_sketch_is_built_for_the_panels_d_with_its_own_k_and_m():
     assert isinstance(cms, CountMeanSketch) and (cms.d, cms.k, cms.m) == (43, 8, 128)
     assert cms == CountMeanSketch.create(3.0, 43, 8, 128, rng=np.random.default_rng([1, 5]))
     assert cms.hash_table().shape == (8, 43)
-    assert build_oracle("cms", 1.0, 43, seed=5).hash_a == build_oracle("cms", 2.0, 43, seed=5).hash_a  # one design over ε
+    assert (
+        build_oracle("cms", 1.0, 43, seed=5).hash_a == build_oracle("cms", 2.0, 43, seed=5).hash_a
+    )  # one design over ε
     assert set(oracle_parameters("cms")) == {"k", "m"} and oracle_parameters("oue") == {}
     with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 64\]"):
         build_oracle("cms", 1.0, 43, structure={"k": 65})
@@ -58,20 +74,30 @@ def test_dbitflips_bits_per_user_are_exposed_and_checked_by_the_class():
     """[ding2017]'s d (n_bits here): a field of a class without create(), exposed by name, 1 ≤ n_bits ≤ d."""
     from ldp_helpers.mechanisms.dbitflip import DBitFlip
 
-    assert set(oracle_parameters("dbitflip")) == {"n_bits"} and build_oracle("dbitflip", 1.0, 43) == DBitFlip(1.0, 43, 1)
+    assert set(oracle_parameters("dbitflip")) == {"n_bits"} and build_oracle(
+        "dbitflip", 1.0, 43
+    ) == DBitFlip(1.0, 43, 1)
     assert build_oracle("dbitflip", 1.0, 43, structure={"n_bits": 4}) == DBitFlip(1.0, 43, 4)
     with pytest.raises(ValueError, match=r"n_bits must be an integer in \[1, 3\]"):
         build_oracle("dbitflip", 1.0, 3, structure={"n_bits": 4})
-    assert "dbitflip" not in dict(oracle_ranking(1.0, 3, 100, structure={"n_bits": 4}))  # refused there: left out
+    assert "dbitflip" not in dict(
+        oracle_ranking(1.0, 3, 100, structure={"n_bits": 4})
+    )  # refused there: left out
 
 
 def test_structured_oracles_are_refused_beyond_the_work_ceilings_with_the_allowed_range():
     """d × k ≤ 2^15 and k × m ≤ 2^16 (R, T likewise): a refused size names its range, never a minute of work."""
-    with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 16\] at d = 2048"):
+    with pytest.raises(
+        ValueError, match=r"structure\['k'\] must be an integer in \[1, 16\] at d = 2048"
+    ):
         build_oracle("cms", 1.0, 2048, structure={"k": 64})
-    with pytest.raises(ValueError, match=r"structure\['m'\] must be an integer in \[2, 1024\] at k = 64"):
+    with pytest.raises(
+        ValueError, match=r"structure\['m'\] must be an integer in \[2, 1024\] at k = 64"
+    ):
         oracle_ranking(1.0, 512, 1000, structure={"k": 64, "m": 4096})
-    with pytest.raises(ValueError, match=r"structure\['n_hashes'\] must be an integer in \[1, 16\]"):
+    with pytest.raises(
+        ValueError, match=r"structure\['n_hashes'\] must be an integer in \[1, 16\]"
+    ):
         privacy_utility_curves(2048, 1000, [0.5, 1.0], structure={"n_hashes": 32})
     assert oracles.check_structure({"k": 64, "m": 1024}, 512)["m"] == 1024
 
@@ -83,7 +109,9 @@ def test_the_issue_30_setting_shows_the_true_mse_of_the_sketch():
     truth = population_counts("uniform", 10**5, 43)
     bias = cms.expected_estimate(truth) - truth
     assert state.mse == pytest.approx(float(np.mean(bias**2 + cms.variance(truth))), rel=1e-12)
-    assert state.bias_sq == pytest.approx(float(np.mean(bias**2)), rel=1e-12) and state.mse > 10 * np.mean(cms.variance(truth))
+    assert state.bias_sq == pytest.approx(
+        float(np.mean(bias**2)), rel=1e-12
+    ) and state.mse > 10 * np.mean(cms.variance(truth))
     ranking = dict(oracle_ranking(3.0, 43, 10**5, structure={"k": 3, "m": 4}))
     assert ranking["cms"] == pytest.approx(state.mse, rel=1e-12)
 
@@ -97,7 +125,9 @@ def test_another_seed_gives_another_draw_and_the_same_seed_the_same():
 def test_too_large_table_shows_a_dash():
     state = playground_state("oue", 1.0, 1024, 10**8, "uniform", seed=0)
     assert state.whole_report_epsilon == UNAVAILABLE and state.report_bits == 1024
-    assert playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(1.0)
+    assert playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(
+        1.0
+    )
 
 
 def test_populations_hold_exactly_n_users():
@@ -111,16 +141,28 @@ def test_populations_hold_exactly_n_users():
         population_counts("clickstream", 100, 10)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(epsilon=0), "epsilon must be in"), (dict(epsilon=-1.0), "epsilon must be in"),
-    (dict(d=1), r"d must be an integer in \[2, 2048\]"), (dict(d=4096), r"d must be an integer in \[2, 2048\]"),
-    (dict(n=0), "n must be an integer"), (dict(mechanism_key="rappor"), "mechanism_key must be one of"),
-    (dict(population="normal"), "population must be one of"), (dict(zipf_s=-1.0, population="zipf"), "zipf_s must be"),
-    (dict(seed=-1), "seed must be"), (dict(zipf_s=float("nan")), "zipf_s must be"), (dict(epsilon={}), "epsilon must be"),
-    (dict(epsilon="abc"), "epsilon must be a real number; got 'abc'"), (dict(mechanism_key=["grr"]), "mechanism_key must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(epsilon=0), "epsilon must be in"),
+        (dict(epsilon=-1.0), "epsilon must be in"),
+        (dict(d=1), r"d must be an integer in \[2, 2048\]"),
+        (dict(d=4096), r"d must be an integer in \[2, 2048\]"),
+        (dict(n=0), "n must be an integer"),
+        (dict(mechanism_key="rappor"), "mechanism_key must be one of"),
+        (dict(population="normal"), "population must be one of"),
+        (dict(zipf_s=-1.0, population="zipf"), "zipf_s must be"),
+        (dict(seed=-1), "seed must be"),
+        (dict(zipf_s=float("nan")), "zipf_s must be"),
+        (dict(epsilon={}), "epsilon must be"),
+        (dict(epsilon="abc"), "epsilon must be a real number; got 'abc'"),
+        (dict(mechanism_key=["grr"]), "mechanism_key must be"),
+    ],
+)
 def test_bad_input_gets_the_librarys_value_error(kwargs, match):
-    args = dict(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0)
+    args = dict(
+        mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0
+    )
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         playground_state(**args)
@@ -134,35 +176,65 @@ def test_privacy_utility_curves_are_each_oracles_exact_mse_and_find_the_grr_cros
     for key in oracle_keys():
         oracle = build_oracle(key, float(grid[10]), 43)
         bias = oracle.expected_estimate(counts) - counts
-        assert curves.exact[key][10] == pytest.approx(float(np.mean(bias**2 + oracle.variance(counts))), rel=1e-12)
-    assert curves.approx["oue"][10] == pytest.approx(build_oracle("oue", float(grid[10]), 43).approx_variance(10_000))
-    assert "she" not in curves.approx and np.all(curves.bias_sq["cms"] > 0) and np.all(curves.bias_sq["oue"] == 0)
+        assert curves.exact[key][10] == pytest.approx(
+            float(np.mean(bias**2 + oracle.variance(counts))), rel=1e-12
+        )
+    assert curves.approx["oue"][10] == pytest.approx(
+        build_oracle("oue", float(grid[10]), 43).approx_variance(10_000)
+    )
+    assert (
+        "she" not in curves.approx
+        and np.all(curves.bias_sq["cms"] > 0)
+        and np.all(curves.bias_sq["oue"] == 0)
+    )
     # GRR is best at large ε for d = 43; subset selection then takes k = 1, which is GRR itself: a tie, which the
     # ranking gives to GRR (registered first)
     last = max(curves.crossovers, key=lambda c: c[0])
     assert last[2] == "grr"
     j = int(np.searchsorted(grid, last[0]))
-    assert curves.exact["grr"][j] <= curves.exact[last[1]][j] and curves.exact["grr"][j - 1] > curves.exact[last[1]][j - 1]
+    assert (
+        curves.exact["grr"][j] <= curves.exact[last[1]][j]
+        and curves.exact["grr"][j - 1] > curves.exact[last[1]][j - 1]
+    )
     oue_wins = curves.exact["oue"] < curves.exact["grr"]
-    assert oue_wins[0] and not oue_wins[-1] and np.count_nonzero(np.diff(oue_wins)) == 1  # one GRR–OUE crossover
+    assert (
+        oue_wins[0] and not oue_wins[-1] and np.count_nonzero(np.diff(oue_wins)) == 1
+    )  # one GRR–OUE crossover
 
 
-@pytest.mark.parametrize("epsilons", [[1.0], [2.0, 1.0], [0.0, 1.0], [[1.0, 2.0]], list(np.linspace(0.1, 5, 401))])
+@pytest.mark.parametrize(
+    "epsilons", [[1.0], [2.0, 1.0], [0.0, 1.0], [[1.0, 2.0]], list(np.linspace(0.1, 5, 401))]
+)
 def test_privacy_utility_curves_refuse_bad_grids(epsilons):
     with pytest.raises(ValueError, match="epsilons"):
         privacy_utility_curves(10, 100, epsilons)
 
 
-@pytest.mark.parametrize("key, d, bits", [("grr", 1024, 10), ("grr", 43, 6), ("oue", 43, 43), ("sue", 7, 7),
-                                          ("she", 43, 64 * 43), ("the", 10, 640)])
+@pytest.mark.parametrize(
+    "key, d, bits",
+    [
+        ("grr", 1024, 10),
+        ("grr", 43, 6),
+        ("oue", 43, 43),
+        ("sue", 7, 7),
+        ("she", 43, 64 * 43),
+        ("the", 10, 640),
+    ],
+)
 def test_report_bits_count_the_bits_one_user_sends(key, d, bits):
     """[wang2017] §4: DE sends a value (⌈log2 d⌉ bits), UE d bits, HE d reals (doubles here)."""
-    assert build_oracle(key, 1.0, d).report_bits == bits == playground_state(key, 1.0, d, 100).report_bits
+    assert (
+        build_oracle(key, 1.0, d).report_bits
+        == bits
+        == playground_state(key, 1.0, d, 100).report_bits
+    )
 
 
 def test_report_bits_of_hashing_oracles_and_the_sketch():
     """OLH: the hash seed and a value of [0, g); Apple's sketch: the hash index j and the m-bit vector."""
-    olh = build_oracle("olh", 2.0, 1024)  # g = round(e²) + 1 = 8: a value of 3 bits after the 2·31-bit seed (a, b)
+    olh = build_oracle(
+        "olh", 2.0, 1024
+    )  # g = round(e²) + 1 = 8: a value of 3 bits after the 2·31-bit seed (a, b)
     assert olh.g == 8 and olh.report_bits == 2 * 31 + 3
     assert build_oracle("cms", 2.0, 100, structure={"k": 16, "m": 64}).report_bits == 4 + 64
     assert build_oracle("cms", 2.0, 100, structure={"k": 1, "m": 64}).report_bits == 64
@@ -171,18 +243,26 @@ def test_report_bits_of_hashing_oracles_and_the_sketch():
 
 def test_phase_diagram_is_the_exact_winner_and_agrees_with_wangs_rule_away_from_the_boundary():
     keys = utility.phase_keys()
-    assert set(keys) <= set(oracle_keys()) and "cms" not in keys and {"grr", "oue", "olh"} <= set(keys)
+    assert (
+        set(keys) <= set(oracle_keys()) and "cms" not in keys and {"grr", "oue", "olh"} <= set(keys)
+    )
     eps, ds = np.array([0.5, 2.0, 4.0, 6.0]), np.array([2, 8, 64, 1024])
     table = utility.phase_diagram(eps, ds)
     for i, d in enumerate(ds):
         for j, e in enumerate(eps):
-            mse = {k: float(np.mean(build_oracle(k, float(e), int(d)).variance(np.full(d, 1000)))) for k in keys}
+            mse = {
+                k: float(np.mean(build_oracle(k, float(e), int(d)).variance(np.full(d, 1000))))
+                for k in keys
+            }
             assert keys[table[i, j]] == min(keys, key=mse.get), (d, e)  # ties: the first registered
             ratio = (3 * np.exp(e) + 2) / d  # [wang2017] §4.4: DE beats OUE/OLH iff d < 3e^ε + 2
             if ratio > 1.5:
                 assert mse["grr"] < min(mse["oue"], mse["olh"]), (d, e)
             elif ratio < 1 / 1.5:
-                assert mse["grr"] > min(mse["oue"], mse["olh"]) and keys[table[i, j]] != "grr", (d, e)
+                assert mse["grr"] > min(mse["oue"], mse["olh"]) and keys[table[i, j]] != "grr", (
+                    d,
+                    e,
+                )
     with pytest.raises(ValueError, match="epsilons"):
         utility.phase_diagram([2.0, 1.0], ds)
     with pytest.raises(ValueError, match="ds"):
@@ -197,32 +277,54 @@ from ldp_helpers.explore.panels import PANELS, playground_panel, privacy_utility
 def test_playground_panel_updates_survives_refusals_and_offers_its_numbers():
     panel = playground_panel(mechanism_key="grr", epsilon=1.0, d=8, n=1000)
     first_summary, first_png = panel.summary.value, panel.png[-1]
-    assert panel.message.value == "" and panel.busy.value == "" and "whole-report ε from the table" in first_summary
+    assert (
+        panel.message.value == ""
+        and panel.busy.value == ""
+        and "whole-report ε from the table" in first_summary
+    )
     assert first_png.startswith(b"\x89PNG") and "ldp-playground.csv" in panel.downloads.value
     panel.controls["epsilon"].value = 0.0
-    assert "— epsilon must be in [1e-12, inf); got 0.0" in panel.message.value and panel.busy.value == ""
+    assert (
+        "— epsilon must be in [1e-12, inf); got 0.0" in panel.message.value
+        and panel.busy.value == ""
+    )
     assert panel.summary.value == first_summary
-    panel.controls["epsilon"].box.value = "abc"  # typed text reaches the library's check: a message, not silence
+    panel.controls[
+        "epsilon"
+    ].box.value = "abc"  # typed text reaches the library's check: a message, not silence
     assert "— epsilon must be a real number; got &#x27;abc&#x27;" in panel.message.value
     panel.controls["epsilon"].box.value = "2.5"  # keeps working
-    assert panel.message.value == "" and panel.controls["epsilon"].value == 2.5 and panel.png[-1] != first_png
+    assert (
+        panel.message.value == ""
+        and panel.controls["epsilon"].value == 2.5
+        and panel.png[-1] != first_png
+    )
     assert f"{playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
     header, rows = panel.table
     assert header[:3] == ("value", "true_count", "estimate") and len(rows) == 8
     panel.controls["mechanism_key"].value = "oue"
     assert "report size = <b class='ldp-bits'>8</b> bits" in panel.summary.value
-    assert "lowest exact MSE here: <b>GRR (DE)</b>" in panel.summary.value  # ε = 2.5 > crossover at d = 8
+    assert (
+        "lowest exact MSE here: <b>GRR (DE)</b>" in panel.summary.value
+    )  # ε = 2.5 > crossover at d = 8
 
 
 def test_the_sketchs_controls_show_only_for_the_sketch_and_change_its_numbers():
     panel = playground_panel(mechanism_key="oue", epsilon=1.0, d=43, n=10_000)
-    assert panel.controls["k"].layout.display == "none" and panel.controls["m"].layout.display == "none"
+    assert (
+        panel.controls["k"].layout.display == "none"
+        and panel.controls["m"].layout.display == "none"
+    )
     panel.controls["mechanism_key"].value = "cms"
     assert panel.controls["k"].layout.display == "flex"
     before = panel.summary.value
     panel.controls["m"].value = 1024
     expected = playground_state("cms", 1.0, 43, 10_000, seed=0, structure={"k": 16, "m": 1024})
-    assert panel.summary.value != before and f"{expected.mse:.6g}" in panel.summary.value and ", m = 1024" in panel.summary.value
+    assert (
+        panel.summary.value != before
+        and f"{expected.mse:.6g}" in panel.summary.value
+        and ", m = 1024" in panel.summary.value
+    )
 
 
 def test_privacy_utility_panel_updates_and_survives_bad_values():
@@ -234,11 +336,20 @@ def test_privacy_utility_panel_updates_and_survives_bad_values():
     panel.controls["epsilon"].value = 5.0
     panel.controls["d"].value = 1
     assert "— d must be an integer" in panel.message.value
-    assert panel.controls["d"].value == 43 and "back to d = 43" in panel.message.value  # the value in effect
+    assert (
+        panel.controls["d"].value == 43 and "back to d = 43" in panel.message.value
+    )  # the value in effect
     panel.controls["epsilon"].value = 5.5
-    assert panel.message.value == "" and panel.summary.value != before and "GRR" in panel.summary.value
+    assert (
+        panel.message.value == "" and panel.summary.value != before and "GRR" in panel.summary.value
+    )
     line = panel.artists["lines"]["cms"].get_ydata()
-    np.testing.assert_allclose(line, privacy_utility_curves(43, 10_000, np.linspace(0.05, 4.0, panels.CURVE_POINTS)).exact["cms"])
+    np.testing.assert_allclose(
+        line,
+        privacy_utility_curves(43, 10_000, np.linspace(0.05, 4.0, panels.CURVE_POINTS)).exact[
+            "cms"
+        ],
+    )
 
 
 def test_bad_defaults_and_names_are_refused():
@@ -263,7 +374,11 @@ def test_the_slider_and_the_box_stay_in_step():
     panel = playground_panel(d=8, n=1000)
     control = panel.controls["n"]
     control.slider.value = 10**5  # a drag: the box shows the value, the panel redraws
-    assert control.value == 100_000 and control.box.value == "100000" and "n = 100,000" in panel.summary.value
+    assert (
+        control.value == 100_000
+        and control.box.value == "100000"
+        and "n = 100,000" in panel.summary.value
+    )
     control.box.value = "1e6"  # typed: parsed as an integer, the slider follows
     assert control.value == 1_000_000 and control.slider.value == pytest.approx(1e6)
     control.box.value = "2.5"
@@ -285,14 +400,21 @@ def test_the_stored_phase_map_is_the_science_map():
     epsilons, ds = utility.PHASE_GRID
     stored = utility._stored_phase_table(epsilons, ds)
     assert stored is not None and stored.shape == (len(ds), len(epsilons))
-    np.testing.assert_array_equal(stored, fo.best_oracle_map(list(utility.phase_keys()), list(epsilons), list(ds)))
-    assert utility._stored_phase_table(epsilons[:-1], ds) is None  # another grid: computed, never the stored one
+    np.testing.assert_array_equal(
+        stored, fo.best_oracle_map(list(utility.phase_keys()), list(epsilons), list(ds))
+    )
+    assert (
+        utility._stored_phase_table(epsilons[:-1], ds) is None
+    )  # another grid: computed, never the stored one
 
 
 def test_a_moment_beyond_double_precision_is_refused_never_an_mse_of_zero():
     """Issue 36 item 4: HR at ε = 700 showed 'exact MSE = 0'; its variance rounds to 0 there, so ε is refused."""
-    with pytest.raises(ValueError, match="epsilon must be a budget at which HadamardResponse's exact moments are "
-                                         "within double precision at d = 43"):
+    with pytest.raises(
+        ValueError,
+        match="epsilon must be a budget at which HadamardResponse's exact moments are "
+        "within double precision at d = 43",
+    ):
         playground_state("hr", 700.0, 43, 10**5)
     panel = playground_panel(mechanism_key="hr", epsilon=1.0, d=43, n=10**5)
     panel.controls["epsilon"].box.value = "700"
@@ -303,12 +425,17 @@ def test_a_moment_beyond_double_precision_is_refused_never_an_mse_of_zero():
 def test_flh_at_a_large_budget_is_refused_for_its_work_and_still_ranked_by_its_moments():
     """g = round(e^ε) + 1 ≈ 5·10⁸ at ε = 20: the survey's k × g cells are refused by name (never a MemoryError);
     its exact moments group the values present, so the ranking keeps it."""
-    with pytest.raises(ValueError, match=r"epsilon must be a budget at which Fast local hashing \(FLH\)'s survey "
-                                         r"fills at most 65,536 cells"):
+    with pytest.raises(
+        ValueError,
+        match=r"epsilon must be a budget at which Fast local hashing \(FLH\)'s survey "
+        r"fills at most 65,536 cells",
+    ):
         playground_state("flh", 20.0, 64, 10**6)
     assert "flh" in dict(oracle_ranking(20.0, 64, 10**6))
     with pytest.raises(ValueError, match="epsilon=20.0 would allocate"):
-        fo.build_oracle("flh", 20.0, 64).sample_aggregate(np.ones(64, dtype=np.int64), rng=np.random.default_rng(0))
+        fo.build_oracle("flh", 20.0, 64).sample_aggregate(
+            np.ones(64, dtype=np.int64), rng=np.random.default_rng(0)
+        )
 
 
 def test_privacy_utility_draws_a_chosen_few_by_default_and_toggles_the_rest():
@@ -322,4 +449,6 @@ def test_privacy_utility_draws_a_chosen_few_by_default_and_toggles_the_rest():
     colours = {(str(lines[k].get_color()), lines[k].get_linestyle()) for k in panel_keys()}
     assert len(colours) == len(panel_keys())  # no two curves drawn alike
     panel.controls["shown"].value = "sketches"
-    assert "FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε" in html.unescape(panel.summary.value)
+    assert "FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε" in html.unescape(
+        panel.summary.value
+    )

@@ -13,6 +13,7 @@ One server (loopback, Host/Origin guard, token, one pre-heated kernel) on a free
 Screenshots go to ``build/explorer-screenshots/`` (every panel at default and extreme settings:
 ``tests/browser/screenshots.py``).  The server is always stopped with its whole process group.
 """
+
 from __future__ import annotations
 
 import base64
@@ -32,8 +33,21 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from browser.explorer import (PANELS, TOKEN, free_port, js_img, js_text, js_value, kernel_running,  # noqa: E402
-                              page_kernel, serve, status, stop, type_into, wait_idle)
+from browser.explorer import (  # noqa: E402
+    PANELS,
+    TOKEN,
+    free_port,
+    js_img,
+    js_text,
+    js_value,
+    kernel_running,
+    page_kernel,
+    serve,
+    status,
+    stop,
+    type_into,
+    wait_idle,
+)
 from browser.harness import chromium  # noqa: E402
 
 from ldp_helpers.explore._widgets import BUSY  # noqa: E402
@@ -41,7 +55,13 @@ from ldp_helpers.explore.share import decode_view, encode_view  # noqa: E402
 
 SHOTS = ROOT / "build" / "explorer-screenshots"
 #: a number each panel's summary shows once rendered
-RENDERED = {"playground": "MSE", "privacy_utility": "MSE", "rappor": "ε∞", "continual": "Err", "m_shot": "m*"}
+RENDERED = {
+    "playground": "MSE",
+    "privacy_utility": "MSE",
+    "rappor": "ε∞",
+    "continual": "Err",
+    "m_shot": "m*",
+}
 #: the first panel must show within this many seconds of the request (2 s is the idle-machine target, see make bench)
 FIRST_PANEL_SECONDS = 8.0
 
@@ -66,12 +86,19 @@ def test_the_guard_refuses_foreign_hosts_origins_and_requests_without_the_token(
     port = int(url.rsplit(":", 1)[1].strip("/"))
     page = f"{url}?token={TOKEN}"
     assert status(url) in (302, 403)  # no token: the login page, never the app
-    assert status(page, {"Host": f"attacker.example:{port}"}) == 403  # DNS rebinding: a foreign name for 127.0.0.1
+    assert (
+        status(page, {"Host": f"attacker.example:{port}"}) == 403
+    )  # DNS rebinding: a foreign name for 127.0.0.1
     assert status(page, {"Host": f"127.0.0.1.attacker.example:{port}"}) == 403
     assert status(page, {"Origin": "http://attacker.example"}) == 403
     kernel_api = f"{url}api/kernels/00000000-0000-0000-0000-000000000000"
-    assert status(kernel_api, {"Origin": f"http://127.0.0.1:{port}"}) in (302, 403)  # the API needs the token
-    assert status(f"{url}voila/static/voila.js", {"Host": "attacker.example"}) == 403  # every path is guarded
+    assert status(kernel_api, {"Origin": f"http://127.0.0.1:{port}"}) in (
+        302,
+        403,
+    )  # the API needs the token
+    assert (
+        status(f"{url}voila/static/voila.js", {"Host": "attacker.example"}) == 403
+    )  # every path is guarded
 
 
 def test_the_explorer_in_chromium(server, driver):
@@ -81,10 +108,17 @@ def test_the_explorer_in_chromium(server, driver):
     start = time.monotonic()
     driver.get(f"{url}?token={TOKEN}")
     wait = WebDriverWait(driver, 60, poll_frequency=0.05)
-    wait.until(lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary") and js_img(d, "playground"))
+    wait.until(
+        lambda d: (
+            RENDERED["playground"] in js_text(d, ".ldp-playground-summary")
+            and js_img(d, "playground")
+        )
+    )
     first = time.monotonic() - start
     for name in PANELS:
-        wait.until(lambda d, n=name: RENDERED[n] in js_text(d, f".ldp-{n}-summary") and js_img(d, n))
+        wait.until(
+            lambda d, n=name: RENDERED[n] in js_text(d, f".ldp-{n}-summary") and js_img(d, n)
+        )
     print(f"first panel after {first:.2f} s, all after {time.monotonic() - start:.2f} s")
     assert first < FIRST_PANEL_SECONDS, f"the first panel took {first:.1f} s"
     driver.save_screenshot(str(SHOTS / "01_loaded.png"))
@@ -109,22 +143,43 @@ def _slider_drag(driver, wait):
     handle = driver.find_element(By.CSS_SELECTOR, ".ldp-playground-epsilon .noUi-handle")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", handle)
     ActionChains(driver).drag_and_drop_by_offset(handle, 45, 0).perform()
-    wait.until(lambda d: js_text(d, ".ldp-playground-summary") != summary and js_img(d, "playground") not in ("", img))
+    wait.until(
+        lambda d: (
+            js_text(d, ".ldp-playground-summary") != summary
+            and js_img(d, "playground") not in ("", img)
+        )
+    )
     after = js_value(driver, "playground", "epsilon")
-    assert float(after) > float(before), (before, after)  # dragged right: a larger ε, shown in the box
+    assert float(after) > float(before), (
+        before,
+        after,
+    )  # dragged right: a larger ε, shown in the box
     assert f"ε = {float(after):.4g}" in js_text(driver, ".ldp-playground-summary")
     driver.save_screenshot(str(SHOTS / "02_slider_dragged.png"))
 
 
 def _typed_bad_value(driver, wait):
-    type_into(driver, "m_shot", "epsilon", "abc")  # letters: the library's message, never silently dropped
-    wait.until(lambda d: "— epsilon must be a real number; got 'abc'" in js_text(d, ".ldp-m_shot-message"))
+    type_into(
+        driver, "m_shot", "epsilon", "abc"
+    )  # letters: the library's message, never silently dropped
+    wait.until(
+        lambda d: "— epsilon must be a real number; got 'abc'" in js_text(d, ".ldp-m_shot-message")
+    )
     driver.execute_script("document.querySelector('.ldp-panel-m_shot').scrollIntoView();")
     driver.save_screenshot(str(SHOTS / "03_refused.png"))
     type_into(driver, "m_shot", "epsilon", "12")  # and the panel keeps working
-    wait.until(lambda d: js_text(d, ".ldp-m_shot-message") == "" and "ε = 12" in js_text(d, ".ldp-m_shot-summary"))
-    type_into(driver, "m_shot", "n_rounds", "1000000")  # too much work: refused at once, with the allowed range
-    wait.until(lambda d: "n_rounds must be an integer in [1, 5000]" in js_text(d, ".ldp-m_shot-message"))
+    wait.until(
+        lambda d: (
+            js_text(d, ".ldp-m_shot-message") == ""
+            and "ε = 12" in js_text(d, ".ldp-m_shot-summary")
+        )
+    )
+    type_into(
+        driver, "m_shot", "n_rounds", "1000000"
+    )  # too much work: refused at once, with the allowed range
+    wait.until(
+        lambda d: "n_rounds must be an integer in [1, 5000]" in js_text(d, ".ldp-m_shot-message")
+    )
     type_into(driver, "m_shot", "n_rounds", "100")
     wait.until(lambda d: js_text(d, ".ldp-m_shot-message") == "")
 
@@ -165,11 +220,20 @@ def _busy_indicator(driver, wait):
     box = driver.find_element(By.CSS_SELECTOR, ".ldp-rappor-simulate input[type=checkbox]")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
     box.click()  # four decoded surveys of the largest design allowed: the slowest update the panel permits
-    wait.until(lambda d: "ldp-sim-recall" in d.execute_script(
-        "return document.querySelector('.ldp-rappor-summary').innerHTML") and js_text(d, ".ldp-rappor-busy") == "")
+    wait.until(
+        lambda d: (
+            "ldp-sim-recall"
+            in d.execute_script("return document.querySelector('.ldp-rappor-summary').innerHTML")
+            and js_text(d, ".ldp-rappor-busy") == ""
+        )
+    )
     log = driver.execute_script("return window.ldpBusy")
-    assert len(log["spans"]) >= 4 and log["delay"] == "0.3s", log  # one span per update, the 0.3 s delay
-    assert log["visible"] or max(log["spans"]) < 450, log  # over 0.45 s (a poll every 20 ms): it was shown
+    assert len(log["spans"]) >= 4 and log["delay"] == "0.3s", (
+        log
+    )  # one span per update, the 0.3 s delay
+    assert log["visible"] or max(log["spans"]) < 450, (
+        log
+    )  # over 0.45 s (a poll every 20 ms): it was shown
     # whatever this machine's speed: the panel's indicator markup, left in place, is hidden at once, shown by 0.35 s
     seen = driver.execute_async_script(REVEAL, BUSY)
     assert seen == [False, True], f"the busy indicator (hidden, then visible after 0.35 s): {seen}"
@@ -180,7 +244,9 @@ def _export(driver, wait):
     for old in driver.downloads.iterdir():
         old.unlink()
     for kind in ("csv", "png"):
-        link = driver.find_element(By.CSS_SELECTOR, f".ldp-playground-downloads a.ldp-download-{kind}")
+        link = driver.find_element(
+            By.CSS_SELECTOR, f".ldp-playground-downloads a.ldp-download-{kind}"
+        )
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
         link.click()
     target = {driver.downloads / "ldp-playground.csv", driver.downloads / "ldp-playground.png"}
@@ -188,11 +254,17 @@ def _export(driver, wait):
     text = (driver.downloads / "ldp-playground.csv").read_text()
     comment, *table = text.splitlines()
     rows = list(csv.reader(io.StringIO("\n".join(table))))
-    assert comment.startswith("# ldp-notebooks explorer, panel playground:") and "epsilon=" in comment
+    assert (
+        comment.startswith("# ldp-notebooks explorer, panel playground:") and "epsilon=" in comment
+    )
     assert rows[0][:3] == ["value", "true_count", "estimate"] and len(rows) == 1 + 43
     assert (driver.downloads / "ldp-playground.png").read_bytes().startswith(b"\x89PNG")
-    href = driver.find_element(By.CSS_SELECTOR, ".ldp-playground-downloads a.ldp-download-csv").get_attribute("href")
-    assert base64.b64decode(href.split(",", 1)[1]).decode() == text  # the file is the panel's current numbers
+    href = driver.find_element(
+        By.CSS_SELECTOR, ".ldp-playground-downloads a.ldp-download-csv"
+    ).get_attribute("href")
+    assert (
+        base64.b64decode(href.split(",", 1)[1]).decode() == text
+    )  # the file is the panel's current numbers
 
 
 def _websocket_guard(driver, url):
@@ -202,7 +274,9 @@ def _websocket_guard(driver, url):
     from tornado.httpclient import HTTPClientError, HTTPRequest
     from tornado.websocket import websocket_connect
 
-    kernel = driver.execute_script("return JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+    kernel = driver.execute_script(
+        "return JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+    )
     ws = url.replace("http://", "ws://") + f"api/kernels/{kernel}/channels"
     port = url.rsplit(":", 1)[1].strip("/")
 
@@ -215,39 +289,62 @@ def _websocket_guard(driver, url):
         return 101
 
     assert asyncio.run(attempt("http://attacker.example")) == 403
-    assert asyncio.run(attempt(f"http://127.0.0.1:{port}")) == 403  # right origin, no token: refused too
+    assert (
+        asyncio.run(attempt(f"http://127.0.0.1:{port}")) == 403
+    )  # right origin, no token: refused too
 
 
 def _offline(driver, url):
     """Nothing on the page comes from another host: every request the browser made, and the served HTML."""
-    requests = [m["message"] for m in (__import__("json").loads(e["message"]) for e in driver.get_log("performance"))
-                if m["message"]["method"] == "Network.requestWillBeSent"]
-    hosts = {re.sub(r"^(\w+)://([^/]+).*$", r"\2", r["params"]["request"]["url"]) for r in requests
-             if re.match(r"^(https?|wss?)://", r["params"]["request"]["url"])}
+    requests = [
+        m["message"]
+        for m in (__import__("json").loads(e["message"]) for e in driver.get_log("performance"))
+        if m["message"]["method"] == "Network.requestWillBeSent"
+    ]
+    hosts = {
+        re.sub(r"^(\w+)://([^/]+).*$", r"\2", r["params"]["request"]["url"])
+        for r in requests
+        if re.match(r"^(https?|wss?)://", r["params"]["request"]["url"])
+    }
     assert requests and hosts <= {url.split("/")[2]}, hosts
     html = driver.execute_script("return fetch(location.href).then(r => r.text())")
-    external = re.findall(r"""(?:src|href)\s*=\s*["'](?:https?:)?//(?!127\.0\.0\.1)[^"']+|@import\s+url\(\s*["']?https?:|"""
-                          r"""import\(\s*["']https?:""", html)
+    external = re.findall(
+        r"""(?:src|href)\s*=\s*["'](?:https?:)?//(?!127\.0\.0\.1)[^"']+|@import\s+url\(\s*["']?https?:|"""
+        r"""import\(\s*["']https?:""",
+        html,
+    )
     assert "<html" in html and not external, external
 
 
 #: the book chapter each panel links to (the app's Markdown; the book `make book` builds is served beside the app)
-CHAPTERS = {"playground": "01_grr_vs_oue", "privacy_utility": "00_tutorial", "rappor": "02_rappor",
-            "continual": "04_glance", "m_shot": "03_m_shot"}
+CHAPTERS = {
+    "playground": "01_grr_vs_oue",
+    "privacy_utility": "00_tutorial",
+    "rappor": "02_rappor",
+    "continual": "04_glance",
+    "m_shot": "03_m_shot",
+}
 
 
 def _chapter_links(driver):
     links = driver.execute_script("return [...document.links].map(a => a.getAttribute('href'))")
     for name, stem in CHAPTERS.items():
-        assert f"/voila/files/build/book/notebooks/{stem}.html" in links, f"the {name} panel links to no chapter {stem}"
-    if (ROOT / "build" / "book" / "index.html").exists():  # after `make book` the links land on the book itself
-        status = driver.execute_script("return fetch('/voila/files/build/book/index.html').then(r => r.status)")
+        assert f"/voila/files/build/book/notebooks/{stem}.html" in links, (
+            f"the {name} panel links to no chapter {stem}"
+        )
+    if (
+        ROOT / "build" / "book" / "index.html"
+    ).exists():  # after `make book` the links land on the book itself
+        status = driver.execute_script(
+            "return fetch('/voila/files/build/book/index.html').then(r => r.status)"
+        )
         assert status == 200, status
 
 
 def _shared_view_round_trip(driver, wait):
-    Select(driver.find_element(By.CSS_SELECTOR, ".ldp-playground-mechanism_key select")).select_by_visible_text(
-        "Count-mean sketch")
+    Select(
+        driver.find_element(By.CSS_SELECTOR, ".ldp-playground-mechanism_key select")
+    ).select_by_visible_text("Count-mean sketch")
     wait.until(lambda d: "Count-mean sketch" in js_text(d, ".ldp-playground-summary"))
     type_into(driver, "playground", "m", "512")
     wait.until(lambda d: ", m = 512" in js_text(d, ".ldp-playground-summary"))
@@ -257,36 +354,61 @@ def _shared_view_round_trip(driver, wait):
     shared = {"epsilon": 2.5, "mechanism_key": "cms", "m": 512}
 
     def link_to_this_view(d):  # the link follows every change (it is updated just after the redraw)
-        href = d.execute_script("const a = document.querySelector('.ldp-share-url'); return a ? a.href : '';")
+        href = d.execute_script(
+            "const a = document.querySelector('.ldp-share-url'); return a ? a.href : '';"
+        )
         code = re.search(r"[?&]view=([\w.-]+)", href)
         view = decode_view(code.group(1)) if code else {}
         return href if shared.items() <= view.get("playground", {}).items() else False
 
     link = wait.until(link_to_this_view)
     assert "?view=v1." in link and TOKEN not in link
-    driver.get(link)  # a new page, its own kernel: the view comes from the URL alone (the token stays in a cookie)
-    wait.until(lambda d: "Count-mean sketch" in js_text(d, ".ldp-playground-summary") and js_img(d, "playground"))
+    driver.get(
+        link
+    )  # a new page, its own kernel: the view comes from the URL alone (the token stays in a cookie)
+    wait.until(
+        lambda d: (
+            "Count-mean sketch" in js_text(d, ".ldp-playground-summary") and js_img(d, "playground")
+        )
+    )
     assert js_text(driver, ".ldp-playground-summary") == summary
-    assert js_value(driver, "playground", "epsilon") == "2.5" and js_value(driver, "playground", "m") == "512"
+    assert (
+        js_value(driver, "playground", "epsilon") == "2.5"
+        and js_value(driver, "playground", "m") == "512"
+    )
     driver.save_screenshot(str(SHOTS / "05_shared_view.png"))
-
 
 
 # ------------------------------------------------------------------------------------ issues 36 and 39: server
 
 #: paths outside the book, each a way to write `..` (also encoded) that a normalising client would hide
-TRAVERSALS = ["build/book/../../pyproject.toml", "build/book/%2e%2e/%2e%2e/pyproject.toml",
-              "build/book/%2E%2E/%2E%2E/pyproject.toml", "build/book/..%2f..%2fpyproject.toml",
-              "build/book//..//..//pyproject.toml", "build/book/..\\..\\pyproject.toml",
-              "build/book/..%5c..%5cpyproject.toml", "build/book/./../../pyproject.toml",
-              "build/book/%252e%252e/%252e%252e/pyproject.toml", "build/book/../../.git/config",
-              "build/book/../../notebooks/profiles/paper.yaml", "/etc/passwd", "%2fetc%2fpasswd", "build/book/.buildinfo",
-              "pyproject.toml", "app/explorer.ipynb"]
+TRAVERSALS = [
+    "build/book/../../pyproject.toml",
+    "build/book/%2e%2e/%2e%2e/pyproject.toml",
+    "build/book/%2E%2E/%2E%2E/pyproject.toml",
+    "build/book/..%2f..%2fpyproject.toml",
+    "build/book//..//..//pyproject.toml",
+    "build/book/..\\..\\pyproject.toml",
+    "build/book/..%5c..%5cpyproject.toml",
+    "build/book/./../../pyproject.toml",
+    "build/book/%252e%252e/%252e%252e/pyproject.toml",
+    "build/book/../../.git/config",
+    "build/book/../../notebooks/profiles/paper.yaml",
+    "/etc/passwd",
+    "%2fetc%2fpasswd",
+    "build/book/.buildinfo",
+    "pyproject.toml",
+    "app/explorer.ipynb",
+]
 #: the same tricks on the other file-serving routes (each has its own root)
-OTHER_ROUTES = ["/voila/static/../../../../pyproject.toml", "/voila/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
-                "/voila/templates/lab/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
-                "/voila/labextensions/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
-                "/voila/api/themes/%252e%252e/%252e%252e/%252e%252e/etc/passwd", "/%2e%2e/%2e%2e/etc/passwd"]
+OTHER_ROUTES = [
+    "/voila/static/../../../../pyproject.toml",
+    "/voila/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "/voila/templates/lab/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "/voila/labextensions/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "/voila/api/themes/%252e%252e/%252e%252e/%252e%252e/etc/passwd",
+    "/%2e%2e/%2e%2e/etc/passwd",
+]
 
 
 def _raw_get(port: int, path: str) -> tuple[int, bytes]:
@@ -306,12 +428,21 @@ def test_served_files_refuse_traversal(server):
     """Issue 39.3: `..` (plain, %2e%2e, %252e, double slashes, backslashes) never leaves the book's folder."""
     _, url = server
     port = int(url.rsplit(":", 1)[1].strip("/"))
-    secrets = (b"[project]", b"root:x:", b"[core]", b"The paper profile", b'"cells"')  # what each file holds
+    secrets = (
+        b"[project]",
+        b"root:x:",
+        b"[core]",
+        b"The paper profile",
+        b'"cells"',
+    )  # what each file holds
     for path in ["/voila/files/" + p for p in TRAVERSALS] + OTHER_ROUTES:
         code, body = _raw_get(port, path)
         assert code in (403, 404) and not any(s in body for s in secrets), (path, code, body[:200])
         if path.startswith("/voila/files/"):
-            assert code == 403, (path, code)  # refused by the allow-list itself, whether the file exists or not
+            assert code == 403, (
+                path,
+                code,
+            )  # refused by the allow-list itself, whether the file exists or not
     code, _ = _raw_get(port, "/voila/files/build/book/index.html")  # the book itself stays served
     assert code == (200 if (ROOT / "build" / "book" / "index.html").exists() else 404)
 
@@ -351,13 +482,16 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
             if i == 0 or LEAVE[(i - 1) % 3] != "reload":  # a reload has already opened this page
                 driver.get(f"{url}?token={TOKEN}")
             WebDriverWait(driver, 120, poll_frequency=0.1).until(
-                lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary"))
+                lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary")
+            )
             kernel = page_kernel(driver)
             assert kernel_running(proc, kernel), f"page {i + 1} has no running kernel"
             if i == 20:
                 break
             driver.execute_cdp_cmd("Network.enable", {})
-            driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/voila/api/shutdown/*"] if i % 5 == 4 else []})
+            driver.execute_cdp_cmd(
+                "Network.setBlockedURLs", {"urls": ["*/voila/api/shutdown/*"] if i % 5 == 4 else []}
+            )
             left, end = time.monotonic(), _when_kernel_ends(proc, kernel)
             if LEAVE[i % 3] == "reload":
                 driver.refresh()
@@ -370,18 +504,23 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
                 driver.switch_to.window(old)
                 driver.close()
                 driver.switch_to.window(new)
-            pending.append((left, end))  # the next page opens at once; each end is timed by its own poller
+            pending.append(
+                (left, end)
+            )  # the next page opens at once; each end is timed by its own poller
     finally:
         driver.quit()
     for i, (left, end) in enumerate(pending):
         ended.append(end.result(timeout=CLOSED_PAGE_SECONDS + 60) - left)
-        assert ended[-1] < CLOSED_PAGE_SECONDS + 10, f"page {i + 1}'s kernel ended {ended[-1]:.1f} s after it"
+        assert ended[-1] < CLOSED_PAGE_SECONDS + 10, (
+            f"page {i + 1}'s kernel ended {ended[-1]:.1f} s after it"
+        )
     print(f"each page's kernel ended {[round(t, 1) for t in ended]} s after the page was left")
     assert len(ended) == 20
-    log = proc.log_path.read_text()[printed:]  # issue 36.6: 21 kernels started and 20 ended, nothing alarming
+    log = proc.log_path.read_text()[
+        printed:
+    ]  # issue 36.6: 21 kernels started and 20 ended, nothing alarming
     assert log.count("Kernel started") >= 20 and log.count("Kernel shutdown") >= 20, log[-3000:]
     assert not re.search(r"WARNING|ERROR|Traceback|\b[45]\d\d (GET|POST)", log), log[-3000:]
-
 
 
 def test_a_shared_link_in_a_new_browser_lands_on_the_apps_login_page(server):
@@ -397,17 +536,26 @@ def test_a_shared_link_in_a_new_browser_lands_on_the_apps_login_page(server):
         WebDriverWait(driver, 60).until(lambda d: "/login" in d.current_url)
         text = driver.find_element(By.TAG_NAME, "body").text
         assert "make explore" in text and "token=" in text and "changes each time" in text, text
-        assert "jupyter server list" not in text.lower() and "jupyter-server.readthedocs" not in driver.page_source
+        assert (
+            "jupyter server list" not in text.lower()
+            and "jupyter-server.readthedocs" not in driver.page_source
+        )
         driver.save_screenshot(str(SHOTS / "06_login.png"))
         for token in ("not-the-token", TOKEN):
             box = driver.find_element(By.ID, "password_input")
             box.send_keys(token)
             driver.find_element(By.ID, "login_submit").click()
             if token != TOKEN:
-                WebDriverWait(driver, 30).until(lambda d: "That is not this server's token" in d.page_source)
+                WebDriverWait(driver, 30).until(
+                    lambda d: "That is not this server's token" in d.page_source
+                )
         wait = WebDriverWait(driver, 120, poll_frequency=0.1)
-        wait.until(lambda d: "ε = 2.5" in js_text(d, ".ldp-playground-summary") and js_img(d, "playground"))
-        assert "view=v1." in driver.current_url and js_value(driver, "playground", "epsilon") == "2.5"
+        wait.until(
+            lambda d: "ε = 2.5" in js_text(d, ".ldp-playground-summary") and js_img(d, "playground")
+        )
+        assert (
+            "view=v1." in driver.current_url and js_value(driver, "playground", "epsilon") == "2.5"
+        )
     finally:
         driver.quit()
 
@@ -448,20 +596,32 @@ def test_over_the_cap_a_page_says_what_to_do_and_opens_once_a_page_closes(tmp_pa
 NO_SETUP = ["-o", ".venv/.installed"]
 
 
-def _make_target_answers(target: list[str], port: int, env: dict, tmp_path, timeout: float = 90.0) -> tuple[str, int, int]:
+def _make_target_answers(
+    target: list[str], port: int, env: dict, tmp_path, timeout: float = 90.0
+) -> tuple[str, int, int]:
     """Start ``make <target>`` in its own process group, poll loopback, then stop the group.
 
     Returns its log, the status of a request with a foreign Host and that of a plain request for the page.
     """
     log_path = tmp_path / f"{target[0]}.log"
     with log_path.open("w") as log:
-        proc = subprocess.Popen(["make", "--no-print-directory", *NO_SETUP, *target], cwd=ROOT, stdout=log,
-                                stderr=subprocess.STDOUT, env={**os.environ, **env}, start_new_session=True)
+        proc = subprocess.Popen(
+            ["make", "--no-print-directory", *NO_SETUP, *target],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env},
+            start_new_session=True,
+        )
         try:
             deadline = time.monotonic() + timeout
             while status(f"http://127.0.0.1:{port}/") not in range(200, 500):
-                assert proc.poll() is None, f"make {target[0]} exited with {proc.returncode}:\n{log_path.read_text()}"
-                assert time.monotonic() < deadline, f"make {target[0]} did not answer on port {port} in {timeout} s"
+                assert proc.poll() is None, (
+                    f"make {target[0]} exited with {proc.returncode}:\n{log_path.read_text()}"
+                )
+                assert time.monotonic() < deadline, (
+                    f"make {target[0]} did not answer on port {port} in {timeout} s"
+                )
                 time.sleep(0.5)
             guarded = status(f"http://127.0.0.1:{port}/", {"Host": "attacker.example"})
             plain = status(f"http://127.0.0.1:{port}/")
@@ -472,8 +632,12 @@ def _make_target_answers(target: list[str], port: int, env: dict, tmp_path, time
 
 def test_make_lab_comes_up_on_loopback(tmp_path):
     port = free_port()
-    env = {"JUPYTER_PORT": str(port), "JUPYTER_PORT_RETRIES": "0", "BROWSER": "true",
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    env = {
+        "JUPYTER_PORT": str(port),
+        "JUPYTER_PORT_RETRIES": "0",
+        "BROWSER": "true",
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+    }
     log, _, _ = _make_target_answers(["lab"], port, env, tmp_path)
     if os.geteuid() == 0:
         assert "running as root, starting JupyterLab with --allow-root" in log, log
@@ -481,9 +645,16 @@ def test_make_lab_comes_up_on_loopback(tmp_path):
 
 def test_make_explore_comes_up_guarded_with_a_token(tmp_path):
     port = free_port()
-    log, guarded, plain = _make_target_answers(["explore", f"PORT={port}"], port, {"BROWSER": "true"}, tmp_path)
+    log, guarded, plain = _make_target_answers(
+        ["explore", f"PORT={port}"], port, {"BROWSER": "true"}, tmp_path
+    )
     assert re.search(rf"http://127\.0\.0\.1:{port}/\?token=[\w-]{{20,}}", log), log
-    assert guarded == 403 and plain in (302, 403)  # a foreign Host is refused; the page needs the token
-    assert "WARNING" not in log, log  # issue 36.6 (stopped at once: a kernel still starting may print its interrupt)
+    assert guarded == 403 and plain in (
+        302,
+        403,
+    )  # a foreign Host is refused; the page needs the token
+    assert "WARNING" not in log, (
+        log
+    )  # issue 36.6 (stopped at once: a kernel still starting may print its interrupt)
     if os.geteuid() == 0:
         assert "make explore: running as root (uid 0)" in log, log

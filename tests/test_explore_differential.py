@@ -8,6 +8,7 @@ entries join automatically) — Monte-Carlo surveys of the **per-user client** (
 ``estimate``) within 5 standard errors from the theoretical variance.  The RAPPOR, continual-counting and
 m-shot panels' numbers are checked the same way below.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -16,8 +17,13 @@ import numpy as np
 import pytest
 
 from ldp_helpers.experiments import field_oracles as fo
-from ldp_helpers.explore.oracles import (UNAVAILABLE, check_structure, panel_keys, playground_state,
-                                         population_counts)
+from ldp_helpers.explore.oracles import (
+    UNAVAILABLE,
+    check_structure,
+    panel_keys,
+    playground_state,
+    population_counts,
+)
 from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.simulate.populations import flat_counts
@@ -44,7 +50,10 @@ GRID = list(itertools.product(oracle_keys(), DS, EPSILONS))
 @pytest.mark.parametrize("key, d, epsilon", GRID, ids=[f"{k}-d{d}-eps{e}" for k, d, e in GRID])
 def test_the_playground_shows_one_exact_survey_and_the_papers_moments(key, d, epsilon):
     oracle = panel_oracle(key, epsilon, d)
-    assert (oracle.epsilon, oracle.d) == (epsilon, d)  # built for this (ε, d), never a registry example
+    assert (oracle.epsilon, oracle.d) == (
+        epsilon,
+        d,
+    )  # built for this (ε, d), never a registry example
     for n, population in itertools.product(NS, ("uniform", "zipf")):
         state = playground_state(key, epsilon, d, n, population, zipf_s=1.3, seed=SEED)
         truth = state.true_counts
@@ -55,12 +64,16 @@ def test_the_playground_shows_one_exact_survey_and_the_papers_moments(key, d, ep
             share = np.arange(1, d + 1) ** -1.3
             assert np.all(np.abs(truth - n * share / share.sum()) < 1)
         survey = oracle.estimate(oracle.sample_aggregate(truth, rng=np.random.default_rng(SEED)), n)
-        np.testing.assert_array_equal(state.estimate, survey)  # one draw of the exact aggregate sampler
+        np.testing.assert_array_equal(
+            state.estimate, survey
+        )  # one draw of the exact aggregate sampler
         bias = state.expected - truth
         assert state.mse == pytest.approx(float(np.mean(bias**2 + state.sigma**2)), rel=1e-12)
         assert state.bias_sq == pytest.approx(float(np.mean(bias**2)), rel=1e-12, abs=1e-9)
         if isinstance(oracle, PureFrequencyOracle):  # Wang's exact variance, unbiased
-            np.testing.assert_allclose(state.sigma**2, wang_variance(oracle.p, oracle.q, truth), rtol=1e-12)
+            np.testing.assert_allclose(
+                state.sigma**2, wang_variance(oracle.p, oracle.q, truth), rtol=1e-12
+            )
             assert state.bias_sq == 0
         loss = state.whole_report_epsilon
         assert loss == UNAVAILABLE or loss <= epsilon + 1e-9
@@ -76,22 +89,31 @@ def test_the_ranking_and_the_privacy_utility_curves_are_exact_mses(d, n, populat
         assert {k for k, _ in ranking} == set(oracle_keys())
         values = [mse for _, mse in ranking]
         tied = [mse for mse in values if mse <= min(values) * (1 + fo.TIE_RTOL)]
-        assert values[len(tied):] == sorted(values[len(tied):]) and min(values[len(tied):]) > max(tied)
+        assert values[len(tied) :] == sorted(values[len(tied) :]) and min(
+            values[len(tied) :]
+        ) > max(tied)
         for key, mse in ranking:
             oracle = panel_oracle(key, epsilon, d, seed=0)
             if isinstance(oracle, PureFrequencyOracle):
-                assert mse == pytest.approx(float(np.mean(wang_variance(oracle.p, oracle.q, truth))), rel=1e-12)
+                assert mse == pytest.approx(
+                    float(np.mean(wang_variance(oracle.p, oracle.q, truth))), rel=1e-12
+                )
     grid = np.linspace(0.2, 5.0, 13)
     curves = privacy_utility_curves(d, n, grid)
     flat = flat_counts(n, d)
     for j, epsilon in enumerate(grid):
         for key in ("grr", "oue", "sue", "olh", "blh"):
             oracle = panel_oracle(key, float(epsilon), d, seed=0)
-            assert curves.exact[key][j] == pytest.approx(float(np.mean(wang_variance(oracle.p, oracle.q, flat))),
-                                                         rel=1e-12)
-            assert curves.approx[key][j] == pytest.approx(n * oracle.q * (1 - oracle.q) / (oracle.p - oracle.q) ** 2)
+            assert curves.exact[key][j] == pytest.approx(
+                float(np.mean(wang_variance(oracle.p, oracle.q, flat))), rel=1e-12
+            )
+            assert curves.approx[key][j] == pytest.approx(
+                n * oracle.q * (1 - oracle.q) / (oracle.p - oracle.q) ** 2
+            )
     table = np.array([curves.exact[k] for k in oracle_keys()])
-    best = [oracle_keys()[int(np.flatnonzero(col <= col.min() * (1 + 1e-9))[0])] for col in table.T]  # ties: the first
+    best = [
+        oracle_keys()[int(np.flatnonzero(col <= col.min() * (1 + 1e-9))[0])] for col in table.T
+    ]  # ties: the first
     changes = [(a, b) for a, b in zip(best, best[1:]) if a != b]
     assert [(a, b) for _, a, b in curves.crossovers] == changes
 
@@ -109,7 +131,12 @@ MC_STRUCTURE = {"k": 4, "m": 16}  # a small sketch: its bias shows, its per-user
 def client_surveys(oracle, truth, n_surveys: int, rng) -> np.ndarray:
     """``n_surveys`` surveys of the per-user client: perturb each user's value, aggregate, estimate."""
     values, n = oracle.expand(truth), int(truth.sum())
-    return np.array([oracle.estimate(oracle.aggregate(oracle.perturb(values, rng=rng)), n) for _ in range(n_surveys)])
+    return np.array(
+        [
+            oracle.estimate(oracle.aggregate(oracle.perturb(values, rng=rng)), n)
+            for _ in range(n_surveys)
+        ]
+    )
 
 
 @pytest.mark.statistical
@@ -118,15 +145,27 @@ def test_the_playgrounds_mse_matches_the_per_user_client(key):
     """Mean, variance and MSE of the client's estimates agree with what the panel shows, within 5 SE."""
     state = playground_state(key, 1.0, 6, 2000, "zipf", zipf_s=1.1, seed=3, structure=MC_STRUCTURE)
     oracle = panel_oracle(key, 1.0, 6, structure=MC_STRUCTURE, seed=3)
-    estimates = client_surveys(oracle, state.true_counts, MC_SURVEYS, np.random.default_rng([30, len(key)]))
+    estimates = client_surveys(
+        oracle, state.true_counts, MC_SURVEYS, np.random.default_rng([30, len(key)])
+    )
     sigma, bias = state.sigma, state.expected - state.true_counts
     se_mean = sigma / np.sqrt(MC_SURVEYS)
-    assert np.all(np.abs(estimates.mean(axis=0) - state.expected) < 5 * se_mean), (key, estimates.mean(axis=0), state.expected)
+    assert np.all(np.abs(estimates.mean(axis=0) - state.expected) < 5 * se_mean), (
+        key,
+        estimates.mean(axis=0),
+        state.expected,
+    )
     squared = (estimates - state.true_counts) ** 2
-    sd_squared = np.sqrt(2 * sigma**4 + 4 * sigma**2 * bias**2)  # Var[(X − f)²] for X ~ N(f + b, σ²)
+    sd_squared = np.sqrt(
+        2 * sigma**4 + 4 * sigma**2 * bias**2
+    )  # Var[(X − f)²] for X ~ N(f + b, σ²)
     per_value = state.sigma**2 + bias**2
-    assert np.all(np.abs(squared.mean(axis=0) - per_value) < 5 * sd_squared / np.sqrt(MC_SURVEYS)), key
-    tolerance = 5 * sd_squared.mean() / np.sqrt(MC_SURVEYS)  # sd of a mean of dependent terms ≤ mean of their sds
+    assert np.all(
+        np.abs(squared.mean(axis=0) - per_value) < 5 * sd_squared / np.sqrt(MC_SURVEYS)
+    ), key
+    tolerance = (
+        5 * sd_squared.mean() / np.sqrt(MC_SURVEYS)
+    )  # sd of a mean of dependent terms ≤ mean of their sds
     assert abs(squared.mean() - state.mse) < tolerance, (key, squared.mean(), state.mse)
 
 
@@ -137,30 +176,56 @@ from ldp_helpers.explore.rappor_sim import simulated_survey, user_report  # noqa
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams  # noqa: E402
 
 
-@pytest.mark.parametrize("f, p, q, h", [(0.0, 0.5, 0.75, 2), (0.5, 0.25, 0.75, 1), (0.25, 0.4, 0.9, 3)])
+@pytest.mark.parametrize(
+    "f, p, q, h", [(0.0, 0.5, 0.75, 2), (0.5, 0.25, 0.75, 1), (0.25, 0.4, 0.9, 3)]
+)
 def test_the_rappor_panels_privacy_numbers_are_the_mechanisms_exact_loss(f, p, q, h):
     guide = rappor_guide(k=8, h=h, m=2, f=f, p=p, q=q, n_reports=1000, n_candidates=6, n_true=3)
-    mechanism = Rappor.create(RapporParams(k=8, h=h, m=2, f=f, p=p, q=q), 4, rng=np.random.default_rng(0))
-    assert guide.epsilon_one_report == pytest.approx(mechanism.privacy_loss(), rel=1e-9)  # the 2^8-report table
+    mechanism = Rappor.create(
+        RapporParams(k=8, h=h, m=2, f=f, p=p, q=q), 4, rng=np.random.default_rng(0)
+    )
+    assert guide.epsilon_one_report == pytest.approx(
+        mechanism.privacy_loss(), rel=1e-9
+    )  # the 2^8-report table
     params = mechanism.params
-    assert guide.epsilon_permanent == params.epsilon_permanent and (guide.q_star, guide.p_star) == (params.q_star, params.p_star)
+    assert guide.epsilon_permanent == params.epsilon_permanent and (guide.q_star, guide.p_star) == (
+        params.q_star,
+        params.p_star,
+    )
 
 
 def test_the_simulated_survey_is_the_samplers_draw_decoded():
     from ldp_helpers.estimation.rappor_decoding import decode
     from ldp_helpers.simulate.populations import cohort_counts
 
-    setting = dict(k=32, h=2, m=4, f=0.25, p=0.5, q=0.75, n_reports=50_000, n_candidates=30, n_true=8, zipf_s=1.0)
+    setting = dict(
+        k=32,
+        h=2,
+        m=4,
+        f=0.25,
+        p=0.5,
+        q=0.75,
+        n_reports=50_000,
+        n_candidates=30,
+        n_true=8,
+        zipf_s=1.0,
+    )
     survey = simulated_survey(**setting, alpha=0.05, correction="bh", seed=2)
     params = RapporParams(k=32, h=2, m=4, f=0.25, p=0.5, q=0.75)
     mechanism = Rappor(params, _design(32, 2, 4, 30, 2)[0].blooms)
     rng = np.random.default_rng([2, 2])
     truth = cohort_counts(rappor_guide(**setting).frequencies, 50_000, 4, rng=rng)
     counts = mechanism.sample_aggregate(truth, rng=rng)
-    decoded = decode(mechanism.design_matrix, mechanism.estimate(counts, truth.sum(axis=1)).ravel(), correction="bh")
+    decoded = decode(
+        mechanism.design_matrix,
+        mechanism.estimate(counts, truth.sum(axis=1)).ravel(),
+        correction="bh",
+    )
     np.testing.assert_array_equal(survey.true_counts, truth.sum(axis=0))
     np.testing.assert_allclose(survey.decoded.estimate[decoded.candidates], 4 * decoded.estimates)
-    np.testing.assert_array_equal(np.flatnonzero(survey.decoded.detected), decoded.detected_candidates)
+    np.testing.assert_array_equal(
+        np.flatnonzero(survey.decoded.detected), decoded.detected_candidates
+    )
 
 
 @pytest.mark.statistical
@@ -175,7 +240,9 @@ def test_one_users_report_has_the_clients_law():
     expected = 0.25 + 0.5 * bloom
     assert np.all(np.abs(prr - expected) < 5 * np.sqrt(expected * (1 - expected) / n))
     memo = user_report(**one, user=7).prr
-    assert all(np.array_equal(user_report(**one, user=7, report=r).prr, memo) for r in range(5))  # memoized
+    assert all(
+        np.array_equal(user_report(**one, user=7, report=r).prr, memo) for r in range(5)
+    )  # memoized
     irr = np.mean([user_report(**one, user=7, report=r).irr for r in range(n)], axis=0)
     expected = np.where(memo == 1, 0.75, 0.25)
     assert np.all(np.abs(irr - expected) < 5 * np.sqrt(expected * (1 - expected) / n))

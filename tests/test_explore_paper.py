@@ -1,4 +1,5 @@
 """The RAPPOR guide and simulator, continual-counting and m-shot panels: their pure functions and widgets (no browser)."""
+
 from __future__ import annotations
 
 import io
@@ -23,7 +24,9 @@ from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import constant_population, zipf_weights
 
-RAPPOR = dict(k=16, h=2, m=4, f=0.5, p=0.5, q=0.75, n_reports=20_000, n_candidates=40, n_true=10, zipf_s=1.0)
+RAPPOR = dict(
+    k=16, h=2, m=4, f=0.5, p=0.5, q=0.75, n_reports=20_000, n_candidates=40, n_true=10, zipf_s=1.0
+)
 
 
 # ------------------------------------------------------------------------------------ RAPPOR guide
@@ -41,34 +44,54 @@ def test_rappor_guide_privacy_is_the_mechanisms():
 def test_rappor_guide_thresholds_are_the_bounds_modules_with_this_design():
     guide = rappor_guide(**RAPPOR, alpha=0.05, correction="bonferroni")
     params = RapporParams(k=16, h=2, m=4, f=0.5, p=0.5, q=0.75)
-    assert rappor_guide(**{**RAPPOR, "f": 0.25}).threshold_no_collisions != guide.threshold_no_collisions
+    assert (
+        rappor_guide(**{**RAPPOR, "f": 0.25}).threshold_no_collisions
+        != guide.threshold_no_collisions
+    )
     design, _, _ = _design(16, 2, 4, 40, 0)
     mechanism = Rappor(params, design.blooms)
-    np.testing.assert_allclose(guide.threshold, detection_threshold(mechanism, 20_000, alpha=0.05, n_tests=40), rtol=1e-10)
+    np.testing.assert_allclose(
+        guide.threshold, detection_threshold(mechanism, 20_000, alpha=0.05, n_tests=40), rtol=1e-10
+    )
     assert guide.threshold_no_collisions == pytest.approx(
-        float(detection_threshold_without_collisions(params, 20_000, alpha=0.05, n_tests=40)), rel=1e-12)
+        float(detection_threshold_without_collisions(params, 20_000, alpha=0.05, n_tests=40)),
+        rel=1e-12,
+    )
     np.testing.assert_allclose(guide.frequencies, zipf_weights(40, 10, 1.0))
 
 
 def test_rappor_guide_detection_probability_is_one_half_at_the_threshold_and_grows_with_n():
     guide = rappor_guide(**RAPPOR, correction="bonferroni")
     z = stats.norm.isf(0.05 / 40)
-    np.testing.assert_allclose(guide.detection_probability, stats.norm.cdf(z * (guide.frequencies / guide.threshold - 1)))
+    np.testing.assert_allclose(
+        guide.detection_probability, stats.norm.cdf(z * (guide.frequencies / guide.threshold - 1))
+    )
     # a candidate exactly at its threshold: probability ½ (the threshold's definition, power = ½)
     assert stats.norm.cdf(z * (guide.threshold[0] / guide.threshold[0] - 1)) == 0.5
-    recalls = [rappor_guide(**{**RAPPOR, "n_reports": n}, correction="bonferroni").expected_recall
-               for n in (1_000, 20_000, 10**6, 10**8)]
+    recalls = [
+        rappor_guide(**{**RAPPOR, "n_reports": n}, correction="bonferroni").expected_recall
+        for n in (1_000, 20_000, 10**6, 10**8)
+    ]
     assert recalls == sorted(recalls) and recalls[0] < 0.2 and recalls[-1] > 0.999
     assert 0.0 <= guide.expected_precision <= 1.0
     # no correction: more false detections expected (α per null candidate instead of α/M)
     assert rappor_guide(**RAPPOR, correction="none").expected_false == pytest.approx(30 * 0.05)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(f=1.0), "f must be"), (dict(q=0.4), "q must be"), (dict(n_reports=2), "n_reports must be"),
-    (dict(h=17), "h must be"), (dict(n_true=41), "n_true must be"), (dict(correction="fdr"), "correction must be one of"),
-    (dict(alpha=0.0), "alpha must be"), (dict(f="abc"), "f must be a real number"), (dict(k="16"), "k must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(f=1.0), "f must be"),
+        (dict(q=0.4), "q must be"),
+        (dict(n_reports=2), "n_reports must be"),
+        (dict(h=17), "h must be"),
+        (dict(n_true=41), "n_true must be"),
+        (dict(correction="fdr"), "correction must be one of"),
+        (dict(alpha=0.0), "alpha must be"),
+        (dict(f="abc"), "f must be a real number"),
+        (dict(k="16"), "k must be"),
+    ],
+)
 def test_rappor_guide_refuses_bad_values_with_the_librarys_message(kwargs, match):
     with pytest.raises(ValueError, match=match):
         rappor_guide(**{**RAPPOR, **kwargs})
@@ -78,13 +101,20 @@ def test_bh_sits_between_no_correction_and_bonferroni_and_controls_the_expected_
     none, bonf, bh = (rappor_guide(**RAPPOR, correction=c) for c in ("none", "bonferroni", "bh"))
     assert bonf.expected_recall <= bh.expected_recall <= none.expected_recall
     assert bonf.expected_false <= bh.expected_false <= none.expected_false
-    assert 1 - bh.expected_precision <= 0.05 + 1e-9  # the fixed point's FDR is at most α (BH's guarantee)
+    assert (
+        1 - bh.expected_precision <= 0.05 + 1e-9
+    )  # the fixed point's FDR is at most α (BH's guarantee)
 
 
 @pytest.mark.parametrize("shape", ["zipf", "exponential", "linear", "constant"])
 def test_population_shapes_hold_the_first_n_true_candidates(shape):
     w = candidate_weights(shape, 50, 12, 2.0)
-    assert w.sum() == pytest.approx(1.0) and np.all(w[12:] == 0) and np.all(w[:12] > 0) and np.all(np.diff(w[:12]) <= 1e-15)
+    assert (
+        w.sum() == pytest.approx(1.0)
+        and np.all(w[12:] == 0)
+        and np.all(w[:12] > 0)
+        and np.all(np.diff(w[:12]) <= 1e-15)
+    )
     if shape == "constant":
         np.testing.assert_allclose(w[:12], 1 / 12)
     np.testing.assert_allclose(candidate_weights("zipf", 50, 12, 2.0), zipf_weights(50, 12, 2.0))
@@ -92,11 +122,17 @@ def test_population_shapes_hold_the_first_n_true_candidates(shape):
 
 
 def test_the_design_and_decoding_ceilings_refuse_with_the_allowed_range():
-    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 256\] at k = 128, m = 128"):
+    with pytest.raises(
+        ValueError, match=r"n_candidates must be an integer in \[2, 256\] at k = 128, m = 128"
+    ):
         rappor_guide(**{**RAPPOR, "k": 128, "m": 128, "n_candidates": 1000, "n_reports": 10**6})
-    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[2, 256\] to decode 1 survey"):
+    with pytest.raises(
+        ValueError, match=r"n_candidates must be an integer in \[2, 256\] to decode 1 survey"
+    ):
         simulated_survey(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6})
-    rappor_guide(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6})  # the guide alone: allowed
+    rappor_guide(
+        **{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6}
+    )  # the guide alone: allowed
 
 
 def test_decode_counts_is_the_decoder_on_real_counts():
@@ -106,19 +142,36 @@ def test_decode_counts_is_the_decoder_on_real_counts():
     mechanism = Rappor.create(params, 10, rng=np.random.default_rng(1))
     truth = np.array([[500, 300, 0, 0, 200, 0, 0, 0, 0, 0]] * 4)
     counts = mechanism.sample_aggregate(truth, rng=np.random.default_rng(2))
-    out = decode_counts(counts, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75, alpha=0.05, correction="none",
-                        names=[f"s{i}" for i in range(10)])
+    out = decode_counts(
+        counts,
+        truth.sum(axis=1),
+        mechanism.blooms,
+        f=0.5,
+        p=0.5,
+        q=0.75,
+        alpha=0.05,
+        correction="none",
+        names=[f"s{i}" for i in range(10)],
+    )
     ref = decode(mechanism.design_matrix, mechanism.estimate(counts, truth.sum(axis=1)).ravel())
     np.testing.assert_allclose(out.estimate[ref.candidates], 4 * ref.estimates)
-    assert out.names[0] == "s0" and out.n_reports == 4000 and set(np.flatnonzero(out.detected)) == set(ref.detected_candidates)
+    assert (
+        out.names[0] == "s0"
+        and out.n_reports == 4000
+        and set(np.flatnonzero(out.detected)) == set(ref.detected_candidates)
+    )
     with pytest.raises(ValueError, match="counts must be"):
         decode_counts(counts + 2000, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75)
     with pytest.raises(ValueError, match="names must be"):
-        decode_counts(counts, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75, names=["a"])
+        decode_counts(
+            counts, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75, names=["a"]
+        )
 
 
 def test_the_user_report_steps_are_the_clients():
-    steps = user_report(k=16, h=2, m=4, f=0.0, p=0.0, q=1.0, candidate=5, cohort=2, n_candidates=20, seed=3)
+    steps = user_report(
+        k=16, h=2, m=4, f=0.0, p=0.0, q=1.0, candidate=5, cohort=2, n_candidates=20, seed=3
+    )
     np.testing.assert_array_equal(steps.bloom, _design(16, 2, 4, 20, 3)[0].blooms[2, 5])
     np.testing.assert_array_equal(steps.prr, steps.bloom)  # f = 0: B′ = B
     np.testing.assert_array_equal(steps.irr, steps.bloom)  # p = 0, q = 1: S = B′
@@ -136,8 +189,12 @@ def test_continual_bounds_are_the_glance_modules():
     np.testing.assert_allclose(c.epsilons, np.linspace(0.5, 5.0, 10))
     np.testing.assert_allclose(c.theta, gb.theta(c.epsilons, 10_000, 10, 0.1))
     np.testing.assert_allclose(c.glance_upper, 2 * c.theta)
-    np.testing.assert_allclose(c.harmony_lower, gb.harmony_lower_bound(c.epsilons, 10_000, 10, 0.1 / 10_001 ** 2))
-    np.testing.assert_array_equal(c.condition2, gb.dense_sparse_condition(0.5, c.epsilons, 10_000, 10, 0.1))
+    np.testing.assert_allclose(
+        c.harmony_lower, gb.harmony_lower_bound(c.epsilons, 10_000, 10, 0.1 / 10_001**2)
+    )
+    np.testing.assert_array_equal(
+        c.condition2, gb.dense_sparse_condition(0.5, c.epsilons, 10_000, 10, 0.1)
+    )
     assert set(c.mean_error) == {"Glance", "Harmony", "T-shot"}
 
 
@@ -147,7 +204,9 @@ def test_continual_mean_error_has_the_law_of_error_curve():
     mine = continual_counting_curves(**CONT, n_draws=400, seed=3)
     population = constant_population(0.5, 10_000, 10)
     for label, cls in (("Glance", Glance), ("Harmony", Harmony)):
-        ref = error_curve(cls, population, mine.epsilons[[0, 4, 9]], rng=np.random.default_rng(7), n_draws=400)
+        ref = error_curve(
+            cls, population, mine.epsilons[[0, 4, 9]], rng=np.random.default_rng(7), n_draws=400
+        )
         se = np.hypot(mine.se[label][[0, 4, 9]], ref.std(axis=1, ddof=1) / 20)
         assert np.all(np.abs(mine.mean_error[label][[0, 4, 9]] - ref.mean(axis=1)) < 4 * se), label
 
@@ -155,8 +214,12 @@ def test_continual_mean_error_has_the_law_of_error_curve():
 def test_continual_refuses_outside_eq1s_domain_and_bad_values():
     with pytest.raises(ValueError, match="n_users must be"):
         continual_counting_curves(**{**CONT, "n_users": 100, "n_rounds": 50})  # N ≤ T log(4T/β)
-    for kwargs, match in ((dict(mu=1.5), "mu must be"), (dict(beta=0.0), "beta must be"),
-                          (dict(epsilon_max=0.0), "epsilon_max must be"), (dict(mu="x"), "mu must be a real number")):
+    for kwargs, match in (
+        (dict(mu=1.5), "mu must be"),
+        (dict(beta=0.0), "beta must be"),
+        (dict(epsilon_max=0.0), "epsilon_max must be"),
+        (dict(mu="x"), "mu must be a real number"),
+    ):
         with pytest.raises(ValueError, match=match):
             continual_counting_curves(**{**CONT, **kwargs})
 
@@ -185,8 +248,12 @@ def test_m_shot_curves_g_and_m_star_and_theta_costs_no_simulation():
 
 
 def test_m_shot_refuses_bad_values():
-    for kwargs, match in ((dict(epsilon=0.0), "epsilon must be"), (dict(theta=0.0), "theta must be"),
-                          (dict(n_rounds=0), "n_rounds must be"), (dict(epsilon="abc"), "epsilon must be a real number")):
+    for kwargs, match in (
+        (dict(epsilon=0.0), "epsilon must be"),
+        (dict(theta=0.0), "theta must be"),
+        (dict(n_rounds=0), "n_rounds must be"),
+        (dict(epsilon="abc"), "epsilon must be a real number"),
+    ):
         with pytest.raises(ValueError, match=match):
             m_shot_curves(**{**MSHOT, **kwargs})
 
@@ -198,9 +265,13 @@ def test_huge_streams_are_refused_at_once_with_the_allowed_range():
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 5000\]"):
         m_shot_curves(**{**MSHOT, "n_rounds": 10**6})
-    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 1000\] with n_draws = 200"):
+    with pytest.raises(
+        ValueError, match=r"n_rounds must be an integer in \[1, 1000\] with n_draws = 200"
+    ):
         m_shot_curves(**{**MSHOT, "n_rounds": 2000}, n_draws=200)
-    with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 10000\] with n_draws = 5"):
+    with pytest.raises(
+        ValueError, match=r"n_rounds must be an integer in \[1, 10000\] with n_draws = 5"
+    ):
         continual_counting_curves(mu=0.5, n_users=10**9, n_rounds=200_000, beta=0.1, n_draws=5)
     assert time.perf_counter() - start < 1.0
     panel = m_shot_panel(**MSHOT)
@@ -213,12 +284,23 @@ def test_a_refusal_names_the_parameter_reverts_its_box_and_later_changes_apply()
     panel = m_shot_panel(**MSHOT)
     before = panel.summary.value
     panel.controls["n_users"].box.value = "1e9"
-    assert panel.message.value.startswith('<span style="color:#b00020">refused: n_users = 1000000000 — n_users must')
-    assert panel.controls["n_users"].value == MSHOT["n_users"] and panel.controls["n_users"].box.value == "2000"
+    assert panel.message.value.startswith(
+        '<span style="color:#b00020">refused: n_users = 1000000000 — n_users must'
+    )
+    assert (
+        panel.controls["n_users"].value == MSHOT["n_users"]
+        and panel.controls["n_users"].box.value == "2000"
+    )
     assert panel.summary.value == before
     panel.controls["theta"].value = 0.25  # a later valid change applies
-    assert panel.message.value == "" and panel.applied["theta"] == 0.25 and "θ = 0.25" in panel.summary.value
-    rappor = rappor_panel(k=128, m=8, n_candidates=600, n_true=20)  # decoding k·m·M: 64 ≤ the ceiling at m = 8
+    assert (
+        panel.message.value == ""
+        and panel.applied["theta"] == 0.25
+        and "θ = 0.25" in panel.summary.value
+    )
+    rappor = rappor_panel(
+        k=128, m=8, n_candidates=600, n_true=20
+    )  # decoding k·m·M: 64 ≤ the ceiling at m = 8
     rappor.controls["m"].value = 64
     message = rappor.message.value
     assert "refused: m = 64 — n_candidates must be" in message and "back to m = 8" in message
@@ -231,14 +313,24 @@ def test_a_refusal_names_the_parameter_reverts_its_box_and_later_changes_apply()
 
 PANEL_CASES = [
     (rappor_panel, dict(RAPPOR, survey=False), "f", 0.25, "f", "abc", "f must be a real number"),
-    (rappor_panel, dict(RAPPOR, correction="bh"), "correction", "bonferroni", "q", 0.4, "q must be"),
+    (
+        rappor_panel,
+        dict(RAPPOR, correction="bh"),
+        "correction",
+        "bonferroni",
+        "q",
+        0.4,
+        "q must be",
+    ),
     (continual_panel, dict(CONT), "mu", 0.9, "beta", 0.0, "beta must be"),
     (m_shot_panel, dict(MSHOT), "theta", 0.3, "epsilon", 0.0, "epsilon must be in [1e-12, inf)"),
 ]
 
 
 @pytest.mark.parametrize("build, defaults, name, value, bad_name, bad, message", PANEL_CASES)
-def test_panel_changes_with_a_control_and_survives_bad_input(build, defaults, name, value, bad_name, bad, message):
+def test_panel_changes_with_a_control_and_survives_bad_input(
+    build, defaults, name, value, bad_name, bad, message
+):
     panel = build(**defaults)
     summary, png = panel.summary.value, panel.png[-1]
     assert panel.message.value == "" and png.startswith(b"\x89PNG") and panel.figure is not None
@@ -246,8 +338,14 @@ def test_panel_changes_with_a_control_and_survives_bad_input(build, defaults, na
     panel.controls[name].value = value
     assert panel.message.value == "" and panel.summary.value != summary and panel.png[-1] != png
     assert panel.figure is figure  # one figure, updated (never rebuilt)
-    panel.update({bad_name: bad})  # text or 0 where a number belongs: the library's message, no traceback
-    assert message in panel.message.value and "refused" in panel.message.value and "Traceback" not in panel.message.value
+    panel.update(
+        {bad_name: bad}
+    )  # text or 0 where a number belongs: the library's message, no traceback
+    assert (
+        message in panel.message.value
+        and "refused" in panel.message.value
+        and "Traceback" not in panel.message.value
+    )
     if isinstance(bad, float):
         panel.controls[bad_name].value = bad
         assert message in panel.message.value
@@ -256,8 +354,15 @@ def test_panel_changes_with_a_control_and_survives_bad_input(build, defaults, na
     assert panel.message.value == "" and panel.summary.value == summary
 
 
-@pytest.mark.parametrize("build, kwargs", [(rappor_panel, dict(f=1.0)), (continual_panel, dict(mu=-0.1)),
-                                           (m_shot_panel, dict(epsilon=0)), (m_shot_panel, dict(n_rounds=10**6))])
+@pytest.mark.parametrize(
+    "build, kwargs",
+    [
+        (rappor_panel, dict(f=1.0)),
+        (continual_panel, dict(mu=-0.1)),
+        (m_shot_panel, dict(epsilon=0)),
+        (m_shot_panel, dict(n_rounds=10**6)),
+    ],
+)
 def test_bad_defaults_are_refused_before_any_widget(build, kwargs):
     with pytest.raises(ValueError):
         build(**kwargs)
@@ -269,11 +374,20 @@ def test_show_panel_displays_widget_png_and_text(monkeypatch):
     from ldp_helpers.explore.panels import show_panel
 
     shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, **kw: shown.append((obj, raw)))
+    monkeypatch.setattr(
+        IPython.display, "display", lambda obj, raw=False, **kw: shown.append((obj, raw))
+    )
     panel = show_panel("m_shot", **MSHOT)
     bundle, raw = shown[-1]
-    assert raw and set(bundle) == {"text/plain", "image/png", "application/vnd.jupyter.widget-view+json"}
-    assert "m* (Eq. 7) = " + str(m_star(6.0, 40)) in bundle["text/plain"] and "<b" not in bundle["text/plain"]
+    assert raw and set(bundle) == {
+        "text/plain",
+        "image/png",
+        "application/vnd.jupyter.widget-view+json",
+    }
+    assert (
+        "m* (Eq. 7) = " + str(m_star(6.0, 40)) in bundle["text/plain"]
+        and "<b" not in bundle["text/plain"]
+    )
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id
 
 
@@ -281,21 +395,45 @@ def test_simulated_check_is_decode_surveys_and_the_approximation_is_close_at_the
     from ldp_helpers.experiments.rappor import decode_surveys
     from ldp_helpers.explore.rappor import simulated_precision_recall
 
-    setting = dict(k=128, h=4, m=8, f=0.0, p=0.5, q=0.75, n_reports=20_000, n_candidates=200, n_true=100, zipf_s=0.7,
-                   alpha=0.05, correction="none")
+    setting = dict(
+        k=128,
+        h=4,
+        m=8,
+        f=0.0,
+        p=0.5,
+        q=0.75,
+        n_reports=20_000,
+        n_candidates=200,
+        n_true=100,
+        zipf_s=0.7,
+        alpha=0.05,
+        correction="none",
+    )
     precision, recall, p_se, r_se = simulated_precision_recall(**setting, n_draws=6, seed=4)
-    scores = decode_surveys(RapporParams.basic_one_time(k=128, h=4, m=8), zipf_weights(200, 100, 0.7), 20_000, 6,
-                            rng=np.random.default_rng(4), alpha=0.05, correction=None)
+    scores = decode_surveys(
+        RapporParams.basic_one_time(k=128, h=4, m=8),
+        zipf_weights(200, 100, 0.7),
+        20_000,
+        6,
+        rng=np.random.default_rng(4),
+        alpha=0.05,
+        correction=None,
+    )
     assert (precision, recall) == (scores[:, 0].mean(), scores[:, 1].mean())
     assert r_se == pytest.approx(scores[:, 1].std(ddof=1) / math.sqrt(6))
     guide = rappor_guide(**setting)
     # the analytic approximation ignores the LASSO: a guide within 0.1 of the decoder here, not an identity
-    assert abs(guide.expected_recall - recall) < 0.1 and abs(guide.expected_precision - precision) < 0.15
+    assert (
+        abs(guide.expected_recall - recall) < 0.1
+        and abs(guide.expected_precision - precision) < 0.15
+    )
 
 
 def test_rappor_panel_simulated_check_shows_in_the_summary():
     panel = rappor_panel(**RAPPOR)
-    assert "ldp-sim-recall" not in panel.summary.value and "ldp-survey-recall" in panel.summary.value
+    assert (
+        "ldp-sim-recall" not in panel.summary.value and "ldp-survey-recall" in panel.summary.value
+    )
     panel.controls["simulate"].value = True
     assert panel.message.value == "" and "ldp-sim-recall" in panel.summary.value
 
@@ -303,21 +441,29 @@ def test_rappor_panel_simulated_check_shows_in_the_summary():
 def test_rappor_panel_steps_a_users_report_and_offers_the_decoded_result():
     panel = rappor_panel(**RAPPOR)
     header, rows = panel.table
-    assert header[:4] == ("candidate", "frequency", "threshold", "pr_detected_analytic") and "estimate" in header
+    assert (
+        header[:4] == ("candidate", "frequency", "threshold", "pr_detected_analytic")
+        and "estimate" in header
+    )
     survey = simulated_survey(**RAPPOR, correction="bh")
     assert [row[5] for row in rows] == pytest.approx(list(survey.decoded.estimate))
     from PIL import Image
 
     def strip():  # the three rows B, B′, S of the report strip (one pixel per cell, one row per step)
         img = np.asarray(Image.open(io.BytesIO(panel.artists["strip"]["image"].value)))
-        return img[[8, 24, 40], ::img.shape[1] // 16, 0]
+        return img[[8, 24, 40], :: img.shape[1] // 16, 0]
 
     image = strip()
     panel.controls["report"].value = 1  # a new report: only S changes
     np.testing.assert_array_equal(strip()[:2], image[:2])
     panel.controls["user"].value = 4  # a new user: B′ is drawn anew, B is the same filter
     np.testing.assert_array_equal(strip()[0], image[0])
-    steps = user_report(**{k_: RAPPOR[k_] for k_ in ("k", "h", "m", "f", "p", "q")}, n_candidates=40, user=4, report=0)
+    steps = user_report(
+        **{k_: RAPPOR[k_] for k_ in ("k", "h", "m", "f", "p", "q")},
+        n_candidates=40,
+        user=4,
+        report=0,
+    )
     np.testing.assert_array_equal(strip()[0] < 128, steps.bloom == 1)  # dark = 1
     assert "user #4, candidate w = 0" in panel.artists["strip"]["title"].value
 
@@ -328,9 +474,20 @@ def test_rappor_panel_decodes_uploaded_counts_and_goes_back():
     mechanism = Rappor.create(params, 10, rng=np.random.default_rng(1))
     truth = np.array([[900, 300, 0, 0, 200, 0, 0, 0, 0, 0]] * 4)
     counts = mechanism.sample_aggregate(truth, rng=np.random.default_rng(2))
-    load_counts(panel, counts, truth.sum(axis=1), mechanism.blooms, f=0.5, p=0.5, q=0.75, names=list("abcdefghij"))
+    load_counts(
+        panel,
+        counts,
+        truth.sum(axis=1),
+        mechanism.blooms,
+        f=0.5,
+        p=0.5,
+        q=0.75,
+        names=list("abcdefghij"),
+    )
     header, rows = panel.table
-    assert header == ("candidate", "estimate", "std_error", "p_value", "detected") and [r[0] for r in rows] == list("abcdefghij")
+    assert header == ("candidate", "estimate", "std_error", "p_value", "detected") and [
+        r[0] for r in rows
+    ] == list("abcdefghij")
     assert "uploaded counts decoded" in panel.artists["est_title"].get_text()
     panel.artists["upload"] = None
     panel.update()
@@ -350,15 +507,34 @@ def test_rappor_panels_upload_reads_google_rappors_files_with_issue_31s_readers(
     files = {name: (folder / name).read_bytes() for name in ("counts.csv", "map.csv", "params.csv")}
     counts, sizes, blooms, names, (f, p, q) = _read_upload({"my_" + k: v for k, v in files.items()})
     data = read_rappor_files(folder / "counts.csv", folder / "map.csv", folder / "params.csv")
-    np.testing.assert_array_equal(counts, data.bit_counts) and np.testing.assert_array_equal(blooms, data.blooms)
-    assert names == list(data.candidates) and (f, p, q) == (data.params.f, data.params.p, data.params.q)
+    np.testing.assert_array_equal(counts, data.bit_counts) and np.testing.assert_array_equal(
+        blooms, data.blooms
+    )
+    assert names == list(data.candidates) and (f, p, q) == (
+        data.params.f,
+        data.params.p,
+        data.params.q,
+    )
     panel = rappor_panel(**RAPPOR)
     load_counts(panel, counts, sizes, blooms, f=f, p=p, q=q, names=names)
-    expected = decode_counts(counts, sizes, blooms, f=f, p=p, q=q, alpha=panel.settings()["alpha"],
-                             correction=panel.settings()["correction"], names=names)
+    expected = decode_counts(
+        counts,
+        sizes,
+        blooms,
+        f=f,
+        p=p,
+        q=q,
+        alpha=panel.settings()["alpha"],
+        correction=panel.settings()["correction"],
+        names=names,
+    )
     header, rows = panel.table
-    assert [r[0] for r in rows] == list(names) and [r[1] for r in rows] == pytest.approx(list(expected.estimate))
-    with pytest.raises(ValueError, match="upload must be three files named like google/rappor's counts.csv"):
+    assert [r[0] for r in rows] == list(names) and [r[1] for r in rows] == pytest.approx(
+        list(expected.estimate)
+    )
+    with pytest.raises(
+        ValueError, match="upload must be three files named like google/rappor's counts.csv"
+    ):
         _read_upload({"counts.csv": files["counts.csv"], "map.csv": files["map.csv"]})
 
 

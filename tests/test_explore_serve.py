@@ -1,6 +1,7 @@
 """The explorer server's pure guard (``ldp_helpers.explore.serve``), without a server: the book's allow-list,
 traversal on every route, the cap on open pages (issues 36.1 and 39.3).  The served behaviour is driven in
 ``tests/test_explore_browser.py``."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,36 +11,77 @@ from ldp_helpers.explore.serve import MAX_PAGES, book_file, refusal
 HOST = {"Host": "127.0.0.1:8866"}
 
 
-@pytest.mark.parametrize("path", ["build/book/index.html", "build/book/notebooks/02_rappor.html",
-                                  "build/book/_static/mathjax/tex-chtml.js", "build/book/_images/fig-1.png",
-                                  "build/book/@x/a+b.css"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "build/book/index.html",
+        "build/book/notebooks/02_rappor.html",
+        "build/book/_static/mathjax/tex-chtml.js",
+        "build/book/_images/fig-1.png",
+        "build/book/@x/a+b.css",
+    ],
+)
 def test_book_files_are_served(path):
     assert book_file(path)
 
 
-@pytest.mark.parametrize("path", ["build/book/../../.git/config", "build/book/../../pyproject.toml",
-                                  "build/book/./index.html", "build/book//index.html", "build/book/..\\..\\x",
-                                  "build/book/%2e%2e/x", "build/book/.buildinfo", "build/book/_static/.hidden",
-                                  "build/book/", "build/book", "build/booked/index.html", "/build/book/index.html",
-                                  "build/book/index.html/", "build/book/a:b", "build/book/a\x00b", "pyproject.toml",
-                                  "notebooks/profiles/paper.yaml", "app/explorer.ipynb"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "build/book/../../.git/config",
+        "build/book/../../pyproject.toml",
+        "build/book/./index.html",
+        "build/book//index.html",
+        "build/book/..\\..\\x",
+        "build/book/%2e%2e/x",
+        "build/book/.buildinfo",
+        "build/book/_static/.hidden",
+        "build/book/",
+        "build/book",
+        "build/booked/index.html",
+        "/build/book/index.html",
+        "build/book/index.html/",
+        "build/book/a:b",
+        "build/book/a\x00b",
+        "pyproject.toml",
+        "notebooks/profiles/paper.yaml",
+        "app/explorer.ipynb",
+    ],
+)
 def test_anything_else_is_not_a_book_file(path):
     assert not book_file(path)
 
 
-@pytest.mark.parametrize("path", ["/voila/files/build/book/../../.git/config", "/voila/files/build/book/%2e%2e/x",
-                                  "/voila/files/build/book/%2E%2E/x", "/voila/files/build/book/..%2fx",
-                                  "/voila/files/build/book/%252e%252e/x", "/voila/static/..\\x",
-                                  "/voila/static/%5c..%5cx", "/voila/templates/lab/static/%2e%2e/%2e%2e/etc/passwd",
-                                  "/%2e%2e/%2e%2e/etc/passwd"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/voila/files/build/book/../../.git/config",
+        "/voila/files/build/book/%2e%2e/x",
+        "/voila/files/build/book/%2E%2E/x",
+        "/voila/files/build/book/..%2fx",
+        "/voila/files/build/book/%252e%252e/x",
+        "/voila/static/..\\x",
+        "/voila/static/%5c..%5cx",
+        "/voila/templates/lab/static/%2e%2e/%2e%2e/etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+    ],
+)
 def test_traversal_is_refused_on_every_route(path):
     why = refusal(HOST, 8866, path=path)
     assert why is not None and why[0] == 403 and "leaves its folder" in why[1]
 
 
-@pytest.mark.parametrize("path", ["/", "/voila/files/build/book/index.html", "/voila/static/voila.js",
-                                  "/voila/labextensions/%40voila-dashboards/widgets-manager8/static/x.js",
-                                  "/api/kernels/00000000-0000-0000-0000-000000000000/channels", "/login"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/voila/files/build/book/index.html",
+        "/voila/static/voila.js",
+        "/voila/labextensions/%40voila-dashboards/widgets-manager8/static/x.js",
+        "/api/kernels/00000000-0000-0000-0000-000000000000/channels",
+        "/login",
+    ],
+)
 def test_ordinary_paths_pass(path):
     assert refusal(HOST, 8866, path=path) is None
 
@@ -48,7 +90,9 @@ def test_the_cap_counts_pages_and_says_what_to_do():
     assert refusal(HOST, 8866, page=True, pages=MAX_PAGES - 1) is None
     status, why = refusal(HOST, 8866, page=True, pages=MAX_PAGES)
     assert status == 503 and f"at most {MAX_PAGES}" in why and "close an explorer tab" in why
-    assert refusal(HOST, 8866, page=False, pages=MAX_PAGES) is None  # only a page view takes a kernel
+    assert (
+        refusal(HOST, 8866, page=False, pages=MAX_PAGES) is None
+    )  # only a page view takes a kernel
     assert refusal(HOST, 8866, page=True, pages=1, max_pages=1)[0] == 503
     with pytest.raises(ValueError, match="max_pages"):
         refusal(HOST, 8866, page=True, max_pages=0)

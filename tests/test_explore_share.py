@@ -1,4 +1,5 @@
 """Share codes of the explorer's views (ldp_helpers.explore.share): round trips, hostile codes, applying a view."""
+
 from __future__ import annotations
 
 import base64
@@ -7,31 +8,62 @@ import zlib
 
 import pytest
 
-from ldp_helpers.explore.share import apply_view, decode_view, encode_view, share_bar, view_from_query, view_of
+from ldp_helpers.explore.share import (
+    apply_view,
+    decode_view,
+    encode_view,
+    share_bar,
+    view_from_query,
+    view_of,
+)
 
 
 def test_a_view_round_trips_through_its_code_and_the_url_query():
-    view = {"playground": {"epsilon": 2.5, "mechanism_key": "cms", "k": 8}, "rappor": {"survey": False, "shape": "linear"}}
+    view = {
+        "playground": {"epsilon": 2.5, "mechanism_key": "cms", "k": 8},
+        "rappor": {"survey": False, "shape": "linear"},
+    }
     code = encode_view(view)
-    assert code.startswith("v1.") and len(code) < 130 and all(c.isalnum() or c in "-_." for c in code)
+    assert (
+        code.startswith("v1.") and len(code) < 130 and all(c.isalnum() or c in "-_." for c in code)
+    )
     assert decode_view(code) == view
-    assert view_from_query(f"token=abc&view={code}") == view and view_from_query("") == {} and view_from_query(None) == {}
+    assert (
+        view_from_query(f"token=abc&view={code}") == view
+        and view_from_query("") == {}
+        and view_from_query(None) == {}
+    )
 
 
 def _code(raw: bytes) -> str:
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)
-    return "v1." + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode().rstrip("=")
+    return "v1." + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode().rstrip(
+        "="
+    )
 
 
-@pytest.mark.parametrize("code", [
-    "", "v1.", "v2.abc", "v1.!!!!", "v1." + "A" * 5000, _code(b"not json"), _code(b"[1, 2]"), _code(b'{"a": 1}'),
-    _code(json.dumps({"playground": {"epsilon": {"nested": 1}}}).encode()),
-    _code(json.dumps({"playground": {"label": "x" * 300}}).encode()),
-    _code(b"{" + b'"a":{},' * 20000 + b'"b":{}}'),  # inflates past the ceiling
-    _code(b'{"p": {"e": NaN}}'),
-    _code(b"[" * 60000), _code(b'{"a":' * 10000),  # issue 39 item 9: ~107-character links, a RecursionError before
-    _code(b'{"a": {"b": "[[[[{{"}, "c": [[{"d": 1}]]}'),  # brackets inside text do not count, nesting below does
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "",
+        "v1.",
+        "v2.abc",
+        "v1.!!!!",
+        "v1." + "A" * 5000,
+        _code(b"not json"),
+        _code(b"[1, 2]"),
+        _code(b'{"a": 1}'),
+        _code(json.dumps({"playground": {"epsilon": {"nested": 1}}}).encode()),
+        _code(json.dumps({"playground": {"label": "x" * 300}}).encode()),
+        _code(b"{" + b'"a":{},' * 20000 + b'"b":{}}'),  # inflates past the ceiling
+        _code(b'{"p": {"e": NaN}}'),
+        _code(b"[" * 60000),
+        _code(b'{"a":' * 10000),  # issue 39 item 9: ~107-character links, a RecursionError before
+        _code(
+            b'{"a": {"b": "[[[[{{"}, "c": [[{"d": 1}]]}'
+        ),  # brackets inside text do not count, nesting below does
+    ],
+)
 def test_hostile_or_broken_codes_are_refused_naming_code(code):
     with pytest.raises(ValueError, match="code must be"):
         decode_view(code)
@@ -42,7 +74,9 @@ def test_values_stay_data_never_code():
     from ldp_helpers.explore.panels import privacy_utility_panel
 
     panel = privacy_utility_panel(d=8, n=1000)
-    view = decode_view(encode_view({"privacy_utility": {"epsilon": "__import__('os').system('touch pwned')"}}))
+    view = decode_view(
+        encode_view({"privacy_utility": {"epsilon": "__import__('os').system('touch pwned')"}})
+    )
     problems = apply_view([panel], view)
     assert problems == [] and "— epsilon must be a real number" in panel.message.value
 
@@ -51,9 +85,17 @@ def test_applying_a_view_sets_the_controls_with_one_redraw_and_reports_what_it_c
     from ldp_helpers.explore.panels import playground_panel
 
     panel = playground_panel(d=8, n=1000)
-    assert view_of([panel]) == {"playground": panel.settings()} and view_of([panel])["playground"]["epsilon"] == 1.0
-    problems = apply_view([panel], {"playground": {"epsilon": 3.0, "d": 20, "nope": 1, "mechanism_key": "no-such"},
-                                    "missing": {"x": 1}})
+    assert (
+        view_of([panel]) == {"playground": panel.settings()}
+        and view_of([panel])["playground"]["epsilon"] == 1.0
+    )
+    problems = apply_view(
+        [panel],
+        {
+            "playground": {"epsilon": 3.0, "d": 20, "nope": 1, "mechanism_key": "no-such"},
+            "missing": {"x": 1},
+        },
+    )
     assert panel.controls["epsilon"].value == 3.0 and panel.controls["d"].value == 20
     assert "no panel 'missing'" in problems and "playground: no control 'nope'" in problems
     assert any(p.startswith("playground.mechanism_key") for p in problems)
@@ -65,13 +107,21 @@ def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
     from ldp_helpers.explore.panels import privacy_utility_panel
 
     panel = privacy_utility_panel(d=8, n=1000)
-    bar = share_bar().attach(panel, query="view=" + encode_view({"privacy_utility": {"epsilon": 2.0}}))
+    bar = share_bar().attach(
+        panel, query="view=" + encode_view({"privacy_utility": {"epsilon": 2.0}})
+    )
     assert panel.controls["epsilon"].value == 2.0 and bar.message.value == ""
-    assert decode_view(bar.code.value) == {"privacy_utility": {**panel.defaults, "epsilon": 2.0}}  # every parameter
+    assert decode_view(bar.code.value) == {
+        "privacy_utility": {**panel.defaults, "epsilon": 2.0}
+    }  # every parameter
     assert f"?view={bar.code.value}" in bar.link.value
     panel.controls["n"].value = 5000
-    assert decode_view(bar.code.value) == {"privacy_utility": {**panel.defaults, "epsilon": 2.0, "n": 5000}}
-    bar.code.value = encode_view({"privacy_utility": {"d": 12}})  # a pasted partial code: the rest at the defaults
+    assert decode_view(bar.code.value) == {
+        "privacy_utility": {**panel.defaults, "epsilon": 2.0, "n": 5000}
+    }
+    bar.code.value = encode_view(
+        {"privacy_utility": {"d": 12}}
+    )  # a pasted partial code: the rest at the defaults
     assert panel.controls["d"].value == 12 and panel.settings() == {**panel.defaults, "d": 12}
     bar.code.value = "garbage"
     assert "refused: code must be" in bar.message.value
@@ -96,4 +146,7 @@ def test_one_code_gives_one_view_whatever_the_page_showed():
     other.controls["n"].value = 5000
     other.controls["population"].value = "zipf"
     assert apply_view([other], decode_view(code)) == []
-    assert other.settings() == shown.settings() == shown.applied and other.summary.value == shown.summary.value
+    assert (
+        other.settings() == shown.settings() == shown.applied
+        and other.summary.value == shown.summary.value
+    )

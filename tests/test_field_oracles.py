@@ -15,24 +15,35 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+import test_conformance as conformance
 from scipy import stats
 
-import test_conformance as conformance
-
 from ldp_helpers.experiments.field_oracles import build_oracle, oracle_keys
+from ldp_helpers.mechanisms import hadamard
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.duchi_mean import DuchiMean
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing, fixed_hash_moments
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms import hadamard
-from ldp_helpers.mechanisms.hadamard import (_fair_binomial, _uniform_on_sign_sets, hadamard_entries,
-                                             walsh_hadamard_transform)
-from ldp_helpers.mechanisms.hadamard_mechanism import (HadamardMechanism, HadamardReports, coefficient_variance_factor,
-                                                       optimal_coefficients)
+from ldp_helpers.mechanisms.hadamard import (
+    _fair_binomial,
+    _uniform_on_sign_sets,
+    hadamard_entries,
+    walsh_hadamard_transform,
+)
+from ldp_helpers.mechanisms.hadamard_mechanism import (
+    HadamardMechanism,
+    HadamardReports,
+    coefficient_variance_factor,
+    optimal_coefficients,
+)
 from ldp_helpers.mechanisms.hadamard_response import HadamardResponse, hr_blocks
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
 from ldp_helpers.mechanisms.registry import REGISTRY
-from ldp_helpers.mechanisms.subset_selection import SubsetSelection, _total_variance, optimal_subset_size
+from ldp_helpers.mechanisms.subset_selection import (
+    SubsetSelection,
+    _total_variance,
+    optimal_subset_size,
+)
 
 COUNTS = np.array([30, 10, 5, 0, 15, 7, 3, 9, 12, 4, 0, 6, 8], dtype=np.int64)
 N_SE = 5.0
@@ -42,22 +53,31 @@ def _same_law(a: np.ndarray, b: np.ndarray, what: str, alpha: float = 1e-3):
     """Two samples of one vector law: means within 5 SE and KS on every coordinate, the total and a projection."""
     a, b = a.reshape(a.shape[0], -1).astype(float), b.reshape(b.shape[0], -1).astype(float)
     direction = np.random.default_rng(99).standard_normal(a.shape[1])
-    columns = {**{f"coordinate {j}": (a[:, j], b[:, j]) for j in range(a.shape[1])},
-               "total": (a.sum(1), b.sum(1)), "projection": (a @ direction, b @ direction)}
+    columns = {
+        **{f"coordinate {j}": (a[:, j], b[:, j]) for j in range(a.shape[1])},
+        "total": (a.sum(1), b.sum(1)),
+        "projection": (a @ direction, b @ direction),
+    }
     pvalues = {}
     for name, (x, y) in columns.items():
         if np.ptp(x) == 0 and np.ptp(y) == 0:
             assert x[0] == pytest.approx(y[0]), f"{what}: constant {name} differs"
             continue
         se = math.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size)
-        assert abs(x.mean() - y.mean()) < N_SE * se, f"{what}: {name} means differ by {abs(x.mean() - y.mean()) / se:.1f} SE"
+        assert abs(x.mean() - y.mean()) < N_SE * se, (
+            f"{what}: {name} means differ by {abs(x.mean() - y.mean()) / se:.1f} SE"
+        )
         pvalues[name] = stats.ks_2samp(x, y).pvalue
-    assert min(pvalues.values()) * len(pvalues) > alpha, f"{what}: KS rejects ({min(pvalues, key=pvalues.get)})"
+    assert min(pvalues.values()) * len(pvalues) > alpha, (
+        f"{what}: KS rejects ({min(pvalues, key=pvalues.get)})"
+    )
 
 
 def _per_user(mechanism, truth, rng, runs: int) -> np.ndarray:
     values = mechanism.expand(truth)
-    return np.stack([np.asarray(mechanism.aggregate(mechanism.perturb(values, rng=rng))) for _ in range(runs)])
+    return np.stack(
+        [np.asarray(mechanism.aggregate(mechanism.perturb(values, rng=rng))) for _ in range(runs)]
+    )
 
 
 def _moments_match(samples: np.ndarray, mean: np.ndarray, variance: np.ndarray, what: str):
@@ -72,6 +92,7 @@ def _moments_match(samples: np.ndarray, mean: np.ndarray, variance: np.ndarray, 
 
 
 # ------------------------------------------------------------------------------------------- Hadamard helpers
+
 
 def test_hadamard_entries_are_sylvesters_matrix_and_the_fast_transform_multiplies_by_it():
     """H_{2m} = [[H_m, H_m], [H_m, −H_m]] entry by entry; walsh_hadamard_transform(x) = H x, batched, integers exact."""
@@ -101,7 +122,9 @@ def test_sign_set_sampler_has_the_exact_multinomial_moments():
         mean += counts[u, s] * share
         cov += counts[u, s] * (np.diag(share) - np.outer(share, share))
     runs = 100_000
-    draws = _uniform_on_sign_sets(np.broadcast_to(counts, (runs, m, 2)).copy(), np.random.default_rng(1))
+    draws = _uniform_on_sign_sets(
+        np.broadcast_to(counts, (runs, m, 2)).copy(), np.random.default_rng(1)
+    )
     assert np.all(draws.sum(axis=1) == counts.sum())
     se_mean = np.sqrt(np.diag(cov) / runs)
     assert np.all(np.abs(draws.mean(axis=0) - mean) < N_SE * se_mean)
@@ -126,7 +149,9 @@ def _assert_fair_binomial_law(draw, runs: int = 200_000):
         observed = np.bincount(x, minlength=n + 1)
         assert observed[~kept].sum() < max(expected[~kept].sum() * 10, 30), f"n = {n}: tails"
         chi2 = np.sum((observed[kept] - expected[kept]) ** 2 / expected[kept])
-        assert stats.chi2.sf(chi2, kept.sum() - 1) > 1e-4, f"n = {n}: chi-square rejects Bin(n, 1/2)"
+        assert stats.chi2.sf(chi2, kept.sum() - 1) > 1e-4, (
+            f"n = {n}: chi-square rejects Bin(n, 1/2)"
+        )
 
 
 @pytest.mark.statistical
@@ -138,6 +163,7 @@ def test_fair_binomial_by_random_bits_is_binomial_one_half():
 @pytest.mark.statistical
 def test_fair_binomial_check_catches_one_bit_too_many():
     """The same check rejects a variant reading r + 1 low bits of the last word (the off-by-one to fear)."""
+
     def one_too_many(counts, rng):
         whole, low = np.divmod(counts, 64)
         words = rng.integers(0, 2**64, size=(counts.size, 2 + int(whole.max())), dtype=np.uint64)
@@ -145,19 +171,27 @@ def test_fair_binomial_check_catches_one_bit_too_many():
         ones = np.bitwise_count(words[:, 0] & np.where(counts > 0, mask, 0)).astype(np.int64)
         full = np.arange(words.shape[1] - 1)[None] < whole[:, None]
         return ones + (np.bitwise_count(words[:, 1:]) * full).sum(axis=1).astype(np.int64)
+
     with pytest.raises(AssertionError, match="rejects|tails"):
         _assert_fair_binomial_law(one_too_many)
 
 
 # ------------------------------------------------------------------------------------------- Hadamard Response
 
+
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 0.7, 1.0, 1.5, 2.3, 3.0, 4.7, 8.0])
 @pytest.mark.parametrize("d", [2, 3, 5, 8, 13, 40])
 def test_hr_layout_follows_the_authors_rule_and_its_table_is_exactly_epsilon(epsilon, d):
     """B = 2^⌊log2 min(e^ε, 2d)⌋ (the authors' formula), b the least power of 2 with B(b − 1) ≥ d; table loss = ε."""
     hr = HadamardResponse(epsilon, d)
-    assert hr.B == hr_blocks(epsilon, d) == 2 ** int(math.floor(math.log(min(2 * d, math.exp(epsilon)), 2)))
-    assert hr.B * (hr.b - 1) >= d and (hr.b == 2 or hr.B * (hr.b // 2 - 1) < d) and hr.K == hr.B * hr.b
+    assert (
+        hr.B
+        == hr_blocks(epsilon, d)
+        == 2 ** int(math.floor(math.log(min(2 * d, math.exp(epsilon)), 2)))
+    )
+    assert (
+        hr.B * (hr.b - 1) >= d and (hr.b == 2 or hr.B * (hr.b // 2 - 1) < d) and hr.K == hr.B * hr.b
+    )
     assert hr.b == 2 ** math.ceil(math.log2(d / hr.B + 1))  # pure-ldp's (the authors') tailbit
     assert hr.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
     assert hr.report_bits == math.ceil(math.log2(hr.K))
@@ -176,14 +210,20 @@ def test_hr_estimate_is_the_blockwise_count_difference():
     """ĉ(x) = E/(e^ε − 1)·(2C(x) − N_β) computed from its definition equals the fast-transform estimator."""
     hr = HadamardResponse(2.3, 13)
     hist = np.random.default_rng(2).integers(0, 40, size=(4, hr.K))
-    table = hr.output_table() > hr.output_table().min(axis=1, keepdims=True)  # C_x: the large entries
+    table = hr.output_table() > hr.output_table().min(
+        axis=1, keepdims=True
+    )  # C_x: the large entries
     block = np.arange(hr.K)[None] // hr.b == (np.arange(13) // (hr.b - 1))[:, None]
-    direct = (2 * hist @ table.T - hist @ block.T) * (math.exp(2.3) + 2 * hr.B - 1) / math.expm1(2.3)
+    direct = (
+        (2 * hist @ table.T - hist @ block.T) * (math.exp(2.3) + 2 * hr.B - 1) / math.expm1(2.3)
+    )
     np.testing.assert_allclose(hr.estimate(hist, int(hist.sum(axis=1).max())), direct, rtol=1e-12)
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("epsilon, d, blocks", [(0.8, 5, 1), (0.8, 5, 2), (3.0, 3, 0), (2.3, 13, 0)])
+@pytest.mark.parametrize(
+    "epsilon, d, blocks", [(0.8, 5, 1), (0.8, 5, 2), (3.0, 3, 0), (2.3, 13, 0)]
+)
 def test_hr_client_follows_its_table_and_the_sampler_its_client(epsilon, d, blocks):
     """Per-user symbols have the table's row law (chi-square), and sample_aggregate the per-user histogram's law."""
     hr = HadamardResponse(epsilon, d, blocks)
@@ -193,10 +233,15 @@ def test_hr_client_follows_its_table_and_the_sampler_its_client(epsilon, d, bloc
     observed = np.bincount(symbols, minlength=hr.K)
     assert stats.chisquare(observed, hr.output_table()[x] * symbols.size).pvalue > 1e-4
     truth = COUNTS[:d]
-    _same_law(_per_user(hr, truth, rng, 3000), hr.sample_aggregate(truth, rng=rng, n_draws=20_000), f"HR{hr.B, hr.b}")
+    _same_law(
+        _per_user(hr, truth, rng, 3000),
+        hr.sample_aggregate(truth, rng=rng, n_draws=20_000),
+        f"HR{hr.B, hr.b}",
+    )
 
 
 # ------------------------------------------------------------------------------------------- Hadamard mechanism
+
 
 def test_optimal_coefficients_minimize_the_rare_value_variance_and_pure_ldps_rule_differs():
     """t* = argmin (e^ε + 2^t − 1)²/t; pure-ldp's use_optimal_t = ⌈log2(e^ε + 1)⌉ has a larger variance where it differs."""
@@ -213,7 +258,9 @@ def test_optimal_coefficients_minimize_the_rare_value_variance_and_pure_ldps_rul
     assert coefficient_variance_factor(3.0, 5) / coefficient_variance_factor(3.0, 3) > 1.9
 
 
-@pytest.mark.parametrize("epsilon, d, t", [(0.5, 2, 1), (1.0, 5, 1), (2.0, 4, 3), (2.5, 6, 2), (4.0, 3, 4)])
+@pytest.mark.parametrize(
+    "epsilon, d, t", [(0.5, 2, 1), (1.0, 5, 1), (2.0, 4, 3), (2.5, 6, 2), (4.0, 3, 4)]
+)
 def test_hm_table_is_exactly_epsilon(epsilon, d, t):
     """The (2D)^t-column table of (indices, signs) has loss ε; D is the least power of 2 ≥ d."""
     hm = HadamardMechanism(epsilon, d, t)
@@ -245,6 +292,7 @@ def test_hm_reports_are_checked():
 
 
 # ------------------------------------------------------------------------------------------- Subset selection
+
 
 def test_optimal_subset_size_is_the_full_argmin_and_lies_by_d_over_e_eps_plus_1():
     """optimal_subset_size = argmin over all k of the exact total variance; |k − d/(e^ε+1)| < 1 on the grid."""
@@ -288,8 +336,10 @@ def test_ss_client_follows_its_table():
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("epsilon, d, k, runs", [(1.0, 6, 1, 20_000), (0.5, 6, 5, 20_000), (1.0, 9, 3, 20_000),
-                                                  (1.0, 9, 3, 1)])
+@pytest.mark.parametrize(
+    "epsilon, d, k, runs",
+    [(1.0, 6, 1, 20_000), (0.5, 6, 5, 20_000), (1.0, 9, 3, 20_000), (1.0, 9, 3, 1)],
+)
 def test_ss_sampler_has_the_law_of_the_client(epsilon, d, k, runs):
     """Both hypergeometric paths (vectorized over many surveys, numpy's row by row for one) against perturb."""
     ss, truth = SubsetSelection(epsilon, d, k), COUNTS[:d]
@@ -313,6 +363,7 @@ def test_ss_sampler_refuses_a_billion_users_and_reports_must_be_sets():
 
 # ------------------------------------------------------------------------------------------- fast local hashing
 
+
 def test_flh_moments_are_those_of_its_table_and_unbiased_over_hash_draws():
     """fixed_hash_moments(table) = the mechanism's; averaged over hash draws E[ĉ] → f (collisions at rate ≈ 1/g)."""
     counts = COUNTS[:8]
@@ -320,14 +371,25 @@ def test_flh_moments_are_those_of_its_table_and_unbiased_over_hash_draws():
     mean, variance = fixed_hash_moments(flh.hash_table(), counts, 1.2, flh.hash_range)
     np.testing.assert_allclose(mean, flh.expected_estimate(counts), rtol=1e-12)
     np.testing.assert_allclose(variance, flh.variance(counts), rtol=1e-12)
-    np.testing.assert_allclose(flh.mean_squared_error(counts), variance + (mean - counts) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(
+        flh.mean_squared_error(counts), variance + (mean - counts) ** 2, rtol=1e-12
+    )
     rng = np.random.default_rng(8)
-    draws = np.array([FastLocalHashing.create(1.2, 8, 4, rng=rng).expected_estimate(counts) for _ in range(4000)])
+    draws = np.array(
+        [FastLocalHashing.create(1.2, 8, 4, rng=rng).expected_estimate(counts) for _ in range(4000)]
+    )
     g, grr = flh.hash_range, GRR(1.2, flh.hash_range)
-    sizes = [HASH_PRIME // g + (c < HASH_PRIME % g) for c in range(g)]  # residues r < P with r ≡ c (mod g)
-    collide = sum(m * (m - 1) for m in sizes) / (HASH_PRIME * (HASH_PRIME - 1))  # Pr[h(v) = h(x)], v ≠ x: ≈ 1/g
+    sizes = [
+        HASH_PRIME // g + (c < HASH_PRIME % g) for c in range(g)
+    ]  # residues r < P with r ≡ c (mod g)
+    collide = sum(m * (m - 1) for m in sizes) / (
+        HASH_PRIME * (HASH_PRIME - 1)
+    )  # Pr[h(v) = h(x)], v ≠ x: ≈ 1/g
     exact = counts + (counts.sum() - counts) * (grr.p - grr.q) * (collide - 1 / g) / (grr.p - 1 / g)
-    assert np.all(np.abs(draws.mean(axis=0) - exact) < N_SE * draws.std(axis=0, ddof=1) / math.sqrt(draws.shape[0]))
+    assert np.all(
+        np.abs(draws.mean(axis=0) - exact)
+        < N_SE * draws.std(axis=0, ddof=1) / math.sqrt(draws.shape[0])
+    )
     assert np.max(np.abs(exact - counts)) < 1e-6
 
 
@@ -340,8 +402,12 @@ def test_fixed_hash_moments_by_pairs_and_by_matrix_are_the_collision_formula(k, 
     grr = GRR(1.1, g)
     pi = grr.q + (grr.p - grr.q) * rates  # Pr[a user of v supports x]
     mean, variance = fixed_hash_moments(table, counts, 1.1, g)
-    np.testing.assert_allclose(mean, (counts @ pi - counts.sum() / g) / (grr.p - 1 / g), rtol=1e-10, atol=1e-9)
-    np.testing.assert_allclose(variance, counts @ (pi * (1 - pi)) / (grr.p - 1 / g) ** 2, rtol=1e-10)
+    np.testing.assert_allclose(
+        mean, (counts @ pi - counts.sum() / g) / (grr.p - 1 / g), rtol=1e-10, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        variance, counts @ (pi * (1 - pi)) / (grr.p - 1 / g) ** 2, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("k, g", [(1, 2), (3, 5), (8, 0)])
@@ -355,14 +421,19 @@ def test_flh_table_is_epsilon_when_a_hash_separates(k, g):
 
 # ------------------------------------------------------------------------------------------- Duchi et al.'s mean
 
+
 @pytest.mark.parametrize("epsilon", [0.01, 0.5, 1.0, 4.0, 12.0, 30.0])
 @pytest.mark.parametrize("radius", [1.0, 3.5])
 def test_duchi_mean_is_exactly_epsilon_unbiased_with_b_equal_r_coth(epsilon, radius):
     mech = DuchiMean(epsilon, radius)
-    assert mech.B == pytest.approx(radius * (math.exp(epsilon) + 1) / math.expm1(epsilon), rel=1e-12)
+    assert mech.B == pytest.approx(
+        radius * (math.exp(epsilon) + 1) / math.expm1(epsilon), rel=1e-12
+    )
     assert mech.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
     table = mech.output_table()
-    np.testing.assert_allclose(table @ np.array([-mech.B, mech.B]), np.linspace(-radius, radius, 5), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        table @ np.array([-mech.B, mech.B]), np.linspace(-radius, radius, 5), rtol=1e-9, atol=1e-9
+    )
 
 
 def test_duchi_variance_has_the_one_over_n_epsilon_squared_rate():
@@ -385,6 +456,7 @@ def test_duchi_inputs_outside_the_interval_are_refused():
 
 # ------------------------------------------------------------------------------------------- registry and explorer
 
+
 def test_the_explorer_lists_the_new_frequency_oracles_and_their_report_sizes():
     assert {"ss", "hr", "hm", "flh"} <= set(oracle_keys()) and "duchi_mean" not in oracle_keys()
     assert REGISTRY["duchi_mean"].family == "mean"
@@ -395,9 +467,12 @@ def test_the_explorer_lists_the_new_frequency_oracles_and_their_report_sizes():
 
 # ------------------------------------------------------------------------------------------- the suite's power here
 
+
 @dataclass(frozen=True)
 class IndependentSupportSS(SubsetSelection):
-    def sample_aggregate(self, truth, *, rng, n_draws=None):  # the pure oracles' default: independent counts
+    def sample_aggregate(
+        self, truth, *, rng, n_draws=None
+    ):  # the pure oracles' default: independent counts
         return PureFrequencyOracle.sample_aggregate(self, truth, rng=rng, n_draws=n_draws)
 
 
@@ -417,7 +492,9 @@ def test_the_conformance_suite_catches_independent_subset_counts():
 @pytest.mark.parametrize("key", ["ss", "hr", "hm", "flh", "duchi_mean"])
 def test_the_conformance_suite_catches_a_variance_fifteen_percent_too_large(key):
     mechanism, truth = conformance._example(key)
-    batch = mechanism.sample_aggregate(truth, rng=np.random.default_rng(12), n_draws=conformance.N_SAMPLER_DRAWS)
+    batch = mechanism.sample_aggregate(
+        truth, rng=np.random.default_rng(12), n_draws=conformance.N_SAMPLER_DRAWS
+    )
 
     class Inflated:
         def __getattr__(self, name):
@@ -427,4 +504,6 @@ def test_the_conformance_suite_catches_a_variance_fifteen_percent_too_large(key)
             return 1.15 * np.asarray(mechanism.variance(truth))
 
     with pytest.raises(AssertionError, match="variance off"):
-        conformance._assert_mean_and_variance(conformance._estimates(mechanism, truth, batch), Inflated(), truth, "inflated")
+        conformance._assert_mean_and_variance(
+            conformance._estimates(mechanism, truth, batch), Inflated(), truth, "inflated"
+        )

@@ -6,17 +6,23 @@ import math
 import numpy as np
 import pytest
 
-from ldp_helpers.experiments import field_deployments as deploy, field_oracles as fo
+from ldp_helpers.experiments import field_deployments as deploy
+from ldp_helpers.experiments import field_oracles as fo
+from ldp_helpers.experiments import heavy_hitter_scaling as hh
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
 from ldp_helpers.mechanisms.unary_encoding import OUE
-from ldp_helpers.experiments import heavy_hitter_scaling as hh
-from ldp_helpers.pipeline.plots import field_oracles as plots, heavy_hitter_scaling as hh_plots
+from ldp_helpers.pipeline.plots import field_oracles as plots
+from ldp_helpers.pipeline.plots import heavy_hitter_scaling as hh_plots
 
 
 def test_groups_partition_the_frequency_oracles():
     groups = fo.oracle_groups()
     assert sorted(k for keys in groups.values() for k in keys) == sorted(fo.oracle_keys())
-    assert "ss" in groups["one-shot"] and "cms" in groups["sketch"] and "l_osue" in groups["longitudinal"]
+    assert (
+        "ss" in groups["one-shot"]
+        and "cms" in groups["sketch"]
+        and "l_osue" in groups["longitudinal"]
+    )
 
 
 def test_scaled_risk_of_a_pure_oracle_is_the_closed_form():
@@ -45,13 +51,19 @@ def test_longitudinal_epsilons_start_at_eps1_and_stay_below_eps_inf():
     curves = deploy.longitudinal_epsilons(1.0, 3.0, 8, [1, 10, 1000])
     for key, curve in curves.items():
         if key != "fresh" and not np.isnan(curve).any():
-            assert curve[0] == pytest.approx(1.0, abs=1e-9) and np.all(curve <= 3.0 + 1e-12) and np.all(np.diff(curve) > 0)
+            assert (
+                curve[0] == pytest.approx(1.0, abs=1e-9)
+                and np.all(curve <= 3.0 + 1e-12)
+                and np.all(np.diff(curve) > 0)
+            )
     np.testing.assert_allclose(curves["fresh"], [1.0, 10.0, 1000.0])
 
 
 def test_memoized_history_loss():
     mech = DBitFlip(1.5, 4, 2)
-    assert deploy.memoized_history_loss(mech, np.repeat(np.arange(4)[:, None], 3, axis=1)) == pytest.approx(1.5)
+    assert deploy.memoized_history_loss(
+        mech, np.repeat(np.arange(4)[:, None], 3, axis=1)
+    ) == pytest.approx(1.5)
     assert deploy.memoized_history_loss(mech, [[0, 1, 0], [1, 0, 1]]) > 1.5
 
 
@@ -60,7 +72,9 @@ def test_multidimensional_mse_of_spl_is_its_mean_variance():
     assert counts.shape == (3, 4) and counts.sum() == 5000
     mse = deploy.multidimensional_mse([1.0], counts, ["SPL[GRR]"])
     spl = deploy.SPL(1.0, (3, 4), "grr")
-    assert mse["SPL[GRR]"][0] == pytest.approx(float(np.mean(spl.variance(counts))) / 5000**2, rel=1e-12)
+    assert mse["SPL[GRR]"][0] == pytest.approx(
+        float(np.mean(spl.variance(counts))) / 5000**2, rel=1e-12
+    )
 
 
 def _figures():
@@ -69,22 +83,52 @@ def _figures():
     return [
         plots.risk_figure(keys, eps, {64: fo.scaled_risk(keys, eps, 64)}),
         plots.phase_figure(keys, eps, ds, {"all": fo.best_oracle_map(keys, eps, ds)}),
-        plots.mse_n_figure(keys, [640, 6400], fo.mse_against_n(keys, 1.0, 64, [640, 6400]), epsilon=1.0, d=64),
+        plots.mse_n_figure(
+            keys, [640, 6400], fo.mse_against_n(keys, 1.0, 64, [640, 6400]), epsilon=1.0, d=64
+        ),
         plots.bits_figure(keys, ds, fo.report_bits_table(keys, 1.0, ds), epsilon=1.0),
-        plots.server_figure(keys, ds, np.column_stack([fo.server_seconds(keys, 1.0, d, 256, rng=np.random.default_rng(2))
-                                                       for d in ds]), n=256, epsilon=1.0),
-        plots.longitudinal_figure([1, 4], deploy.longitudinal_epsilons(1.0, 3.0, 8, [1, 4]),
-                                  deploy.longitudinal_variances(1.0, 3.0, 8), epsilon=1.0, epsilon_permanent=3.0, d=8),
-        plots.multidimensional_figure([1.0, 2.0], {"SPL[GRR]": np.array([1e-3, 5e-4])}, domain_sizes=(3, 4), n_users=100),
+        plots.server_figure(
+            keys,
+            ds,
+            np.column_stack(
+                [fo.server_seconds(keys, 1.0, d, 256, rng=np.random.default_rng(2)) for d in ds]
+            ),
+            n=256,
+            epsilon=1.0,
+        ),
+        plots.longitudinal_figure(
+            [1, 4],
+            deploy.longitudinal_epsilons(1.0, 3.0, 8, [1, 4]),
+            deploy.longitudinal_variances(1.0, 3.0, 8),
+            epsilon=1.0,
+            epsilon_permanent=3.0,
+            d=8,
+        ),
+        plots.multidimensional_figure(
+            [1.0, 2.0], {"SPL[GRR]": np.array([1e-3, 5e-4])}, domain_sizes=(3, 4), n_users=100
+        ),
         plots.risk_figure(every, eps, {d: fo.scaled_risk(every, eps, d) for d in (16, 1024, 4096)}),
-        plots.phase_figure(every, eps, ds, {"every one-shot oracle": fo.best_oracle_map(every, eps, ds),
-                                            r"reports of at most $\lceil\log_2 d\rceil + 2$ bits":
-                                                fo.best_oracle_map(every, eps, ds, max_extra_bits=2)}),
+        plots.phase_figure(
+            every,
+            eps,
+            ds,
+            {
+                "every one-shot oracle": fo.best_oracle_map(every, eps, ds),
+                r"reports of at most $\lceil\log_2 d\rceil + 2$ bits": fo.best_oracle_map(
+                    every, eps, ds, max_extra_bits=2
+                ),
+            },
+        ),
         plots.server_figure(every, ds, np.ones((len(every), len(ds))), n=256, epsilon=1.0),
         plots.mse_n_figure(every, [640, 6400], np.ones((len(every), 2)), epsilon=1.0, d=64),
-        hh_plots.scaling_figure(hh.scaling_by_n([2_000, 4_000], 12, 2.0, k=3, n_draws=2, rng=np.random.default_rng(6)),
-                                hh.scaling_by_bits([8, 12], 4_000, 2.0, k=3, n_draws=2, rng=np.random.default_rng(5)),
-                                epsilon=2.0, k=3, bits=12, n_users=4_000),
+        hh_plots.scaling_figure(
+            hh.scaling_by_n([2_000, 4_000], 12, 2.0, k=3, n_draws=2, rng=np.random.default_rng(6)),
+            hh.scaling_by_bits([8, 12], 4_000, 2.0, k=3, n_draws=2, rng=np.random.default_rng(5)),
+            epsilon=2.0,
+            k=3,
+            bits=12,
+            n_users=4_000,
+        ),
     ]
 
 
@@ -103,10 +147,15 @@ BOOK_PX, INLINE_DPI = 948, 100
 def smallest_text_px(fig) -> tuple[float, str]:
     """The smallest text of ``fig`` in screen pixels on the book's page, and that text."""
     fig.canvas.draw()
-    width = fig.get_tightbbox(fig.canvas.get_renderer()).width  # inches, as the inline PNG is cropped
+    width = fig.get_tightbbox(
+        fig.canvas.get_renderer()
+    ).width  # inches, as the inline PNG is cropped
     px_per_pt = min(INLINE_DPI, BOOK_PX / width) / 72
-    texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
-             if t.get_visible() and t.get_text().strip()]
+    texts = [
+        t
+        for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
+        if t.get_visible() and t.get_text().strip()
+    ]
     smallest = min(texts, key=lambda t: t.get_fontsize())
     return smallest.get_fontsize() * px_per_pt, smallest.get_text()
 
@@ -143,7 +192,9 @@ def test_first_report_losses_read_eps_1_off_the_whole_memoized_tables():
     p1, q1, p2, q2 = oracle.rounds
     wrong = dataclasses.replace(oracle)
     object.__setattr__(wrong, "rounds", type(oracle.rounds)(p1, q1, p2 * 1.01, q2))
-    loss = max_privacy_loss(memoized_reports_table(wrong.permanent_table(), wrong.instantaneous_table(), 1))
+    loss = max_privacy_loss(
+        memoized_reports_table(wrong.permanent_table(), wrong.instantaneous_table(), 1)
+    )
     assert loss > 1.0 + 1e-3
     with pytest.raises(ValueError, match="d must be"):
         deploy.first_report_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D + 1)

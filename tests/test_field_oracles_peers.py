@@ -49,16 +49,27 @@ N_SE = 5.0
 @pytest.fixture(scope="module")
 def peer(tmp_path_factory):
     """Run one task of the worker in the peers' own process; fail (never skip) when the peers are missing."""
-    missing = [name for name in ("pure_ldp", "multi_freq_ldpy", "xxhash", "numba") if not (PEERS_DIR / name).is_dir()]
-    assert not missing, f"peers {missing} are not installed in {PEERS_DIR}: run `make peers` (make test does)"
+    missing = [
+        name
+        for name in ("pure_ldp", "multi_freq_ldpy", "xxhash", "numba")
+        if not (PEERS_DIR / name).is_dir()
+    ]
+    assert not missing, (
+        f"peers {missing} are not installed in {PEERS_DIR}: run `make peers` (make test does)"
+    )
     folder = tmp_path_factory.mktemp("peers")
 
     def run(task: str, **request) -> dict:
         source, result = folder / f"{task}.json", folder / f"{task}.npz"
         source.write_text(json.dumps({"task": task, **request}), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(PEERS_DIR)}
-        done = subprocess.run([sys.executable, str(WORKER), str(source), str(result)], env=env, capture_output=True,
-                              text=True, timeout=1200)
+        done = subprocess.run(
+            [sys.executable, str(WORKER), str(source), str(result)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
         assert done.returncode == 0, f"the peer worker failed on {task}:\n{done.stderr[-3000:]}"
         with np.load(result) as data:
             return {key: data[key] for key in data.files}
@@ -74,7 +85,9 @@ def _moments_match(samples: np.ndarray, mean: np.ndarray, variance: np.ndarray, 
     s2 = samples.var(axis=0, ddof=1)
     m4 = np.mean((samples - samples.mean(axis=0)) ** 4, axis=0)
     off = np.abs(s2 - variance) / np.sqrt((m4 - s2**2) / runs)
-    assert np.all(off < N_SE), f"{what}: variance off by {off.max():.1f} SE (peer {s2}, exact {variance})"
+    assert np.all(off < N_SE), (
+        f"{what}: variance off by {off.max():.1f} SE (peer {s2}, exact {variance})"
+    )
 
 
 @pytest.mark.statistical
@@ -87,12 +100,28 @@ def test_subset_selection_matches_multi_freq_ldpy(peer):
     assert peer_k == optimal_subset_size(epsilon, d) == 2
     ss = SubsetSelection(epsilon, d, peer_k)
     ours = ss.perturb(ss.expand(COUNTS), rng=np.random.default_rng(10))
-    found = peer("ss", epsilon=epsilon, d=d, values=ss.expand(COUNTS).tolist(), seed=11, surveys=SURVEYS,
-                 our_reports=[ours.tolist()])
-    np.testing.assert_allclose(found["mi_of_ours"][0] * n, postprocess(ss.estimate(ss.aggregate(ours), n), n, "clip"),
-                               rtol=1e-9, atol=1e-9)
+    found = peer(
+        "ss",
+        epsilon=epsilon,
+        d=d,
+        values=ss.expand(COUNTS).tolist(),
+        seed=11,
+        surveys=SURVEYS,
+        our_reports=[ours.tolist()],
+    )
+    np.testing.assert_allclose(
+        found["mi_of_ours"][0] * n,
+        postprocess(ss.estimate(ss.aggregate(ours), n), n, "clip"),
+        rtol=1e-9,
+        atol=1e-9,
+    )
     estimates = np.array([ss.estimate(ss.aggregate(reports), n) for reports in found["reports"]])
-    np.testing.assert_allclose(found["mi_of_theirs"] * n, [postprocess(e, n, "clip") for e in estimates], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        found["mi_of_theirs"] * n,
+        [postprocess(e, n, "clip") for e in estimates],
+        rtol=1e-9,
+        atol=1e-9,
+    )
     _moments_match(estimates, COUNTS, ss.variance(COUNTS), "multi-freq-ldpy SS client")
 
 
@@ -103,18 +132,33 @@ def test_hadamard_response_matches_pure_ldp(peer, epsilon):
     estimates both ways, its client with our exact moments."""
     d, n = 8, int(COUNTS.sum())
     hr = HadamardResponse(epsilon, d, n_blocks=1 if epsilon <= 1 else 0)
-    assert (hr.B, HadamardResponse(epsilon, d).B) == ((1, 2) if epsilon <= 1 else (4, 4))  # pure-ldp uses B = 1 for ε ≤ 1
+    assert (hr.B, HadamardResponse(epsilon, d).B) == (
+        (1, 2) if epsilon <= 1 else (4, 4)
+    )  # pure-ldp uses B = 1 for ε ≤ 1
     ours = hr.perturb(hr.expand(COUNTS), rng=np.random.default_rng(12))
-    found = peer("hr", epsilon=epsilon, d=d, values=hr.expand(COUNTS).tolist(), seed=13, surveys=SURVEYS,
-                 our_reports=ours.tolist())
+    found = peer(
+        "hr",
+        epsilon=epsilon,
+        d=d,
+        values=hr.expand(COUNTS).tolist(),
+        seed=13,
+        surveys=SURVEYS,
+        our_reports=ours.tolist(),
+    )
     assert int(found["K"]) == hr.K
-    np.testing.assert_allclose(found["estimates_of_ours"], hr.estimate(hr.aggregate(ours), n), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        found["estimates_of_ours"], hr.estimate(hr.aggregate(ours), n), rtol=1e-9, atol=1e-9
+    )
     permute = found["permute"]  # the peer encodes x as symbol permute[x]
-    estimates = np.array([hr.estimate(hr.aggregate(reports), n)[permute] for reports in found["reports"]])
+    estimates = np.array(
+        [hr.estimate(hr.aggregate(reports), n)[permute] for reports in found["reports"]]
+    )
     np.testing.assert_allclose(found["estimates"], estimates, rtol=1e-9, atol=1e-9)
     relabelled = np.zeros(d, dtype=np.int64)
     relabelled[permute] = COUNTS
-    _moments_match(estimates, COUNTS, hr.variance(relabelled)[permute], f"pure-ldp HR client, ε = {epsilon}")
+    _moments_match(
+        estimates, COUNTS, hr.variance(relabelled)[permute], f"pure-ldp HR client, ε = {epsilon}"
+    )
 
 
 @pytest.mark.statistical
@@ -124,11 +168,26 @@ def test_hadamard_mechanism_matches_pure_ldp(peer):
     epsilon, d, t, n = 2.5, 8, 2, int(COUNTS.sum())
     hm = HadamardMechanism(epsilon, d, t)
     ours = hm.perturb(hm.expand(COUNTS), rng=np.random.default_rng(14))
-    found = peer("hm", epsilon=epsilon, d=d, t=t, values=hm.expand(COUNTS).tolist(), seed=15, surveys=SURVEYS,
-                 our_indices=ours.indices.tolist(), our_signs=ours.signs.astype(int).tolist())
-    np.testing.assert_allclose(found["estimates_of_ours"], hm.estimate(hm.aggregate(ours), n), rtol=1e-9, atol=1e-9)
-    estimates = np.array([hm.estimate(hm.aggregate(HadamardReports(j, s)), n)
-                          for j, s in zip(found["indices"], found["signs"])])
+    found = peer(
+        "hm",
+        epsilon=epsilon,
+        d=d,
+        t=t,
+        values=hm.expand(COUNTS).tolist(),
+        seed=15,
+        surveys=SURVEYS,
+        our_indices=ours.indices.tolist(),
+        our_signs=ours.signs.astype(int).tolist(),
+    )
+    np.testing.assert_allclose(
+        found["estimates_of_ours"], hm.estimate(hm.aggregate(ours), n), rtol=1e-9, atol=1e-9
+    )
+    estimates = np.array(
+        [
+            hm.estimate(hm.aggregate(HadamardReports(j, s)), n)
+            for j, s in zip(found["indices"], found["signs"])
+        ]
+    )
     np.testing.assert_allclose(found["estimates"], estimates, rtol=1e-9, atol=1e-9)
     _moments_match(estimates, COUNTS, hm.variance(COUNTS), "pure-ldp HM client")
 
@@ -141,9 +200,21 @@ def test_fast_local_hashing_matches_pure_ldp(peer):
     flh = FastLocalHashing.create(epsilon, d, k, rng=np.random.default_rng(16))
     g = flh.hash_range
     ours = flh.perturb(flh.expand(COUNTS), rng=np.random.default_rng(17))
-    found = peer("flh", epsilon=epsilon, d=d, k=k, g=g, values=flh.expand(COUNTS).tolist(), seed=18, surveys=SURVEYS,
-                 our_table=flh.hash_table().tolist(), our_reports=ours.tolist())
-    np.testing.assert_allclose(found["estimates_of_ours"], flh.estimate(flh.aggregate(ours), n), rtol=1e-9, atol=1e-9)
+    found = peer(
+        "flh",
+        epsilon=epsilon,
+        d=d,
+        k=k,
+        g=g,
+        values=flh.expand(COUNTS).tolist(),
+        seed=18,
+        surveys=SURVEYS,
+        our_table=flh.hash_table().tolist(),
+        our_reports=ours.tolist(),
+    )
+    np.testing.assert_allclose(
+        found["estimates_of_ours"], flh.estimate(flh.aggregate(ours), n), rtol=1e-9, atol=1e-9
+    )
     table = found["table"]  # h_j(x) = xxh32(str(x), seed=j) mod g
     support = np.array([np.sum(table[r[:, 0], :] == r[:, 1:2], axis=0) for r in found["reports"]])
     debiased = unbiased_count(support, n, GRR(epsilon, g).p, 1.0 / g)
@@ -159,8 +230,13 @@ def test_pure_ldp_defaults_that_differ(peer, epsilon, peer_t, our_t):
     mechanism's ``use_optimal_t`` takes ⌈log2(e^ε + 1)⌉, not the variance-minimizing t, and its server fails for a d
     that is not a power of 2."""
     found = peer("quirks", epsilon=epsilon, seed=19)
-    assert int(found["flh_client_g"]) == 2 and int(found["flh_server_g"]) == round(math.exp(epsilon)) + 1
+    assert (
+        int(found["flh_client_g"]) == 2
+        and int(found["flh_server_g"]) == round(math.exp(epsilon)) + 1
+    )
     assert float(found["flh_counts_after_reset"]) == 1.0 and int(found["flh_n_after_reset"]) == 0
-    assert int(found["hm_optimal_t"]) == peer_t and HadamardMechanism(epsilon, 8).coefficients == our_t
+    assert (
+        int(found["hm_optimal_t"]) == peer_t and HadamardMechanism(epsilon, 8).coefficients == our_t
+    )
     assert pure_ldp_hadamard_coefficients(epsilon) == peer_t  # notebook 07's copy of the rule
     assert str(found["hm_d6_error"]) == "IndexError"

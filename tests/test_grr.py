@@ -4,10 +4,17 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import (
+    assert_mean_close,
+    assert_support_counts_match,
+    assert_variance_close,
+    binomial_sum_pmf,
+    support_count_variance,
+    two_sample_pvalue,
+)
 
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact
 
@@ -29,7 +36,9 @@ def test_p_and_q_match_the_paper_formulas():
     assert grr.p == pytest.approx(math.exp(2) / (math.exp(2) + 2), rel=1e-14)
     assert grr.q == pytest.approx(1 / (math.exp(2) + 2), rel=1e-14)
     assert (round(grr.p, 3), round(grr.q, 3)) == (0.787, 0.107)
-    assert grr.p + 2 * grr.q == pytest.approx(1.0, abs=1e-15)  # 0.737 + 2·0.107 = 0.951: the thesis' p is a slip
+    assert grr.p + 2 * grr.q == pytest.approx(
+        1.0, abs=1e-15
+    )  # 0.737 + 2·0.107 = 0.951: the thesis' p is a slip
 
 
 @pytest.mark.parametrize("d", [2, 7, 100])
@@ -50,7 +59,9 @@ def test_estimator_is_exactly_unbiased_with_exact_variance():
     for i, f in enumerate(true_counts):
         pmf = binomial_sum_pmf(int(f), n, grr.p, grr.q)
         support = np.arange(n + 1)
-        estimates = np.array([grr.estimate([c, 0, 0, 0], n)[0] for c in support])  # ĉ depends on C(i), n only
+        estimates = np.array(
+            [grr.estimate([c, 0, 0, 0], n)[0] for c in support]
+        )  # ĉ depends on C(i), n only
         mean = np.sum(pmf * estimates)
         assert mean == pytest.approx(f, abs=1e-9)
         assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(variances[i], rel=1e-9)
@@ -66,7 +77,9 @@ def test_approx_variance_is_wangs_closed_form(epsilon, d):
     assert grr.approx_variance(n) == pytest.approx(n * (e + d - 2) / (e - 1) ** 2, rel=1e-10)
     counts = np.r_[0, n, np.zeros(d - 2, int)]
     assert grr.variance(counts)[0] == pytest.approx(grr.approx_variance(n), rel=1e-12)
-    if d > 2:  # a frequent value has a larger variance than the approximation (equal when d = 2: p(1−p) = q(1−q))
+    if (
+        d > 2
+    ):  # a frequent value has a larger variance than the approximation (equal when d = 2: p(1−p) = q(1−q))
         assert grr.variance(counts)[1] > grr.approx_variance(n) * (1 + 1e-9)
 
 
@@ -95,9 +108,15 @@ def test_same_seed_same_reports_and_counts():
     """Determinism: equal seeds give equal reports and equal aggregate draws."""
     grr = GRR(1.0, 5)
     values = np.arange(100) % 5
-    assert np.array_equal(grr.perturb(values, rng=np.random.default_rng(3)), grr.perturb(values, rng=np.random.default_rng(3)))
+    assert np.array_equal(
+        grr.perturb(values, rng=np.random.default_rng(3)),
+        grr.perturb(values, rng=np.random.default_rng(3)),
+    )
     f = np.bincount(values)
-    assert np.array_equal(grr.sample_aggregate(f, rng=np.random.default_rng(3)), grr.sample_aggregate(f, rng=np.random.default_rng(3)))
+    assert np.array_equal(
+        grr.sample_aggregate(f, rng=np.random.default_rng(3)),
+        grr.sample_aggregate(f, rng=np.random.default_rng(3)),
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0, -1.0, math.inf, math.nan, "1", 800.0])
@@ -165,7 +184,12 @@ def test_aggregate_sampler_matches_per_user_reference(rng):
     assert np.all(per_user.sum(axis=1) == 300) and np.all(aggregate.sum(axis=1) == 300)
     assert_support_counts_match(grr, per_user, aggregate, true_counts, coordinates=(0, 2, 3))
     # joint law: the contrast C_0 − C_4 (sensitive to the negative covariance of GRR counts)
-    assert two_sample_pvalue(per_user[:, 0] - per_user[:, 4] + 300, aggregate[:, 0] - aggregate[:, 4] + 300) > 1e-3
+    assert (
+        two_sample_pvalue(
+            per_user[:, 0] - per_user[:, 4] + 300, aggregate[:, 0] - aggregate[:, 4] + 300
+        )
+        > 1e-3
+    )
     # each user's two indicators are mutually exclusive: Cov = −Σ_u Pr_u[0] Pr_u[4]
     f0, f4, n = true_counts[0], true_counts[4], 300
     cov = -((f0 + f4) * grr.p * grr.q + (n - f0 - f4) * grr.q**2)

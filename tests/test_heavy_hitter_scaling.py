@@ -4,8 +4,14 @@ and its figure."""
 import numpy as np
 import pytest
 
-from ldp_helpers.experiments.heavy_hitter_scaling import (PROTOCOLS, Scaling, run_protocol, scaling_by_bits, scaling_by_n,
-                                                          zipf_population)
+from ldp_helpers.experiments.heavy_hitter_scaling import (
+    PROTOCOLS,
+    Scaling,
+    run_protocol,
+    scaling_by_bits,
+    scaling_by_n,
+    zipf_population,
+)
 from ldp_helpers.pipeline.plots.heavy_hitter_scaling import scaling_figure
 
 
@@ -30,7 +36,14 @@ def test_scaling_is_reproducible_and_its_arms_independent():
     kwargs = dict(n_draws=2, k=5)
     every = scaling_by_n([2_000, 8_000], 12, 2.0, rng=np.random.default_rng(4), **kwargs)
     again = scaling_by_n([2_000, 8_000], 12, 2.0, rng=np.random.default_rng(4), **kwargs)
-    some = scaling_by_n([2_000, 8_000], 12, 2.0, rng=np.random.default_rng(4), protocols=["SFP", "Bitstogram"], **kwargs)
+    some = scaling_by_n(
+        [2_000, 8_000],
+        12,
+        2.0,
+        rng=np.random.default_rng(4),
+        protocols=["SFP", "Bitstogram"],
+        **kwargs,
+    )
     assert set(every.recall) == set(PROTOCOLS)
     for name in PROTOCOLS:
         np.testing.assert_array_equal(every.recall[name].mean, again.recall[name].mean)
@@ -52,13 +65,27 @@ def test_scaling_by_bits_and_its_figure():
     assert len(axes[0].get_legend().get_texts()) == len(PROTOCOLS)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: scaling_by_bits([10], 4_000, 2.0, n_draws=2, rng=np.random.default_rng(0)), "bits_grid"),
-    (lambda: scaling_by_n([10], 12, 2.0, n_draws=2, rng=np.random.default_rng(0)), "n_grid"),
-    (lambda: scaling_by_n([100], 12, 2.0, n_draws=2, protocols=["OLH"], rng=np.random.default_rng(0)), "protocols"),
-    (lambda: run_protocol("nope", np.arange(10), 4, 1.0, 2, rng=np.random.default_rng(0)), "protocol"),
-    (lambda: scaling_by_n([100], 12, 2.0, n_draws=1, rng=np.random.default_rng(0)), "n_draws"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (
+            lambda: scaling_by_bits([10], 4_000, 2.0, n_draws=2, rng=np.random.default_rng(0)),
+            "bits_grid",
+        ),
+        (lambda: scaling_by_n([10], 12, 2.0, n_draws=2, rng=np.random.default_rng(0)), "n_grid"),
+        (
+            lambda: scaling_by_n(
+                [100], 12, 2.0, n_draws=2, protocols=["OLH"], rng=np.random.default_rng(0)
+            ),
+            "protocols",
+        ),
+        (
+            lambda: run_protocol("nope", np.arange(10), 4, 1.0, 2, rng=np.random.default_rng(0)),
+            "protocol",
+        ),
+        (lambda: scaling_by_n([100], 12, 2.0, n_draws=1, rng=np.random.default_rng(0)), "n_draws"),
+    ],
+)
 def test_bad_input_is_refused(call, name):
     with pytest.raises(ValueError, match=name):
         call()

@@ -5,11 +5,23 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from stat_checks import (
+    assert_mean_close,
+    assert_support_counts_match,
+    assert_variance_close,
+    sample_both_paths,
+    two_sample_pvalue,
+)
 
-from ldp_helpers.mechanisms.histogram_encoding import SHE, THE, laplace_report_privacy_loss, laplace_scale, optimal_threshold
+from ldp_helpers.mechanisms.histogram_encoding import (
+    SHE,
+    THE,
+    laplace_report_privacy_loss,
+    laplace_scale,
+    optimal_threshold,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.unary_encoding import unary_output_table
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, two_sample_pvalue, sample_both_paths
 
 # ---------------------------------------------------------------- exact
 
@@ -22,7 +34,9 @@ def test_she_density_ratio_is_at_most_epsilon_and_attained(epsilon):
     ratios = she.log_density_ratio(grid, 0, 1)
     assert ratios.max() == pytest.approx(epsilon, rel=1e-12)
     assert np.all(ratios <= epsilon + 1e-12)
-    assert she.privacy_loss() == pytest.approx(ratios.max(), rel=1e-12)  # the sup, taken at its maximizer
+    assert she.privacy_loss() == pytest.approx(
+        ratios.max(), rel=1e-12
+    )  # the sup, taken at its maximizer
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0, 8.0])
@@ -40,7 +54,9 @@ def test_the_probabilities_and_post_processing_privacy(epsilon):
     the = THE(epsilon, 3, theta=0.7)
     assert the.p == pytest.approx(1 - 0.5 * math.exp(-0.3 * epsilon / 2), rel=1e-14)
     assert the.q == pytest.approx(0.5 * math.exp(-0.7 * epsilon / 2), rel=1e-14)
-    assert the.p == pytest.approx(stats.laplace.sf(0.7, loc=1, scale=laplace_scale(epsilon)), rel=1e-12)
+    assert the.p == pytest.approx(
+        stats.laplace.sf(0.7, loc=1, scale=laplace_scale(epsilon)), rel=1e-12
+    )
     assert max_privacy_loss(unary_output_table(the.p, the.q, 3)) <= epsilon
 
 
@@ -76,15 +92,24 @@ def test_rejects_malformed_inputs(rng):
     she = SHE(1.0, 3)
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 3\)"):
         she.perturb([3], rng=rng)
-    with pytest.raises(ValueError, match=r"reports must be finite values in \[-1491, 1491\]; got an array containing nan"):
+    with pytest.raises(
+        ValueError,
+        match=r"reports must be finite values in \[-1491, 1491\]; got an array containing nan",
+    ):
         she.aggregate([[0.0, np.nan, 1.0]])
     with pytest.raises(ValueError, match="true_counts must describe at least one user"):
         she.sample_aggregate([0, 0, 0], rng=rng)
     with pytest.raises(ValueError, match=r"v must be an integer in \[0, 2\]; got 5"):
         she.log_density_ratio([[0.0, 0.0, 0.0]], 5, 0)
-    with pytest.raises(ValueError, match=r"reports must be a 2-D array \(users × d\) whose last axis has length 3; got an array of shape \(1, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"reports must be a 2-D array \(users × d\) whose last axis has length 3; got an array of shape \(1, 2\)",
+    ):
         she.log_density_ratio([[0.0, 0.0]], 1, 0)
-    with pytest.raises(ValueError, match=r"aggregate must be an array of shape \(3,\) or \(n_draws, 3\); got an array of shape \(2,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"aggregate must be an array of shape \(3,\) or \(n_draws, 3\); got an array of shape \(2,\)",
+    ):
         she.estimate([0.0, 1.0], 10)
 
 
@@ -92,7 +117,9 @@ def test_the_refuses_nan_reports():
     """A NaN coordinate is not silently counted as 'below θ'."""
     with pytest.raises(ValueError, match="reports must be finite values"):
         THE(1.0, 3).aggregate([[np.nan, 2.0, 0.0]])
-    assert np.array_equal(THE(1.0, 3, theta=0.5).aggregate([[0.6, 2.0, 0.0], [0.4, 0.7, -1.0]]), [1, 2, 0])
+    assert np.array_equal(
+        THE(1.0, 3, theta=0.5).aggregate([[0.6, 2.0, 0.0], [0.4, 0.7, -1.0]]), [1, 2, 0]
+    )
 
 
 # ---------------------------------------------------------------- statistical

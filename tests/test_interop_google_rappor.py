@@ -36,21 +36,36 @@ def truth():
 
 def _r_results(folder: str) -> dict:
     with open(FIX / folder / "results.csv", newline="") as fh:
-        return {row["string"]: (float(row["estimate"]), float(row["std_error"])) for row in csv.DictReader(fh)}
+        return {
+            row["string"]: (float(row["estimate"]), float(row["std_error"]))
+            for row in csv.DictReader(fh)
+        }
 
 
 def _detected(files, decoding, cohorts: int) -> dict:
     """Our detected candidates → (estimated reporting users, SE): β per cohort times the cohorts that reported."""
-    return {files.candidates[w]: (b * cohorts, se * cohorts) for w, b, se, hit in
-            zip(decoding.candidates, decoding.estimates, decoding.std_errors, decoding.detected) if hit}
+    return {
+        files.candidates[w]: (b * cohorts, se * cohorts)
+        for w, b, se, hit in zip(
+            decoding.candidates, decoding.estimates, decoding.std_errors, decoding.detected
+        )
+        if hit
+    }
 
 
 def test_files_are_read_into_arrays(files, truth):
     """params, counts (m × (k + 1)) and map (M rows of h·m 1-based positions) become RapporParams and arrays."""
     assert files.params == RapporParams(k=16, h=2, m=64, f=0.5, p=0.5, q=0.75)
     assert files.bit_counts.shape == (64, 16) and files.cohort_sizes.shape == (64,)
-    assert files.cohort_sizes.tolist() == truth.sum(axis=1).tolist() and files.cohort_sizes.sum() == 10**6
-    assert files.candidates[:2] == ("v1", "v2") and len(files.candidates) == 200 and files.blooms.shape == (64, 200, 16)
+    assert (
+        files.cohort_sizes.tolist() == truth.sum(axis=1).tolist()
+        and files.cohort_sizes.sum() == 10**6
+    )
+    assert (
+        files.candidates[:2] == ("v1", "v2")
+        and len(files.candidates) == 200
+        and files.blooms.shape == (64, 200, 16)
+    )
     assert isinstance(files.mechanism, Rappor) and files.mechanism.n_candidates == 200
 
 
@@ -60,7 +75,9 @@ def test_map_is_googles_md5_design(files):
     assert np.array_equal(md5_bloom_filters(candidates, 64, 2, 16), files.blooms)
     with open(FIX / "map.csv", newline="") as fh:
         first = next(csv.reader(fh))
-    assert [j * 16 + b + 1 for j in range(64) for b in md5_bloom_bits("v1", j, 2, 16)] == [int(x) for x in first[1:]]
+    assert [j * 16 + b + 1 for j in range(64) for b in md5_bloom_bits("v1", j, 2, 16)] == [
+        int(x) for x in first[1:]
+    ]
 
 
 def test_reports_bit_order_and_googles_sum_bits(files):
@@ -88,7 +105,9 @@ def test_writers_round_trip(files, tmp_path):
     gr.write_params(files.params, tmp_path / "params.csv")
     assert gr.read_params(tmp_path / "params.csv") == files.params
     gr.write_map(list(files.candidates), files.blooms, tmp_path / "map.csv")
-    again = gr.read_rappor_files(tmp_path / "counts.csv", tmp_path / "map.csv", tmp_path / "params.csv")
+    again = gr.read_rappor_files(
+        tmp_path / "counts.csv", tmp_path / "map.csv", tmp_path / "params.csv"
+    )
     assert again.candidates == files.candidates and np.array_equal(again.blooms, files.blooms)
     reports, clients = gr.read_reports(FIX / "sample_reports.csv", files.params)
     gr.write_reports(reports, tmp_path / "reports.csv", clients=clients)
@@ -102,21 +121,31 @@ def test_googles_reports_follow_our_law(files, truth):
     """google's client and our model agree: (t̂ − t)/sd over the 1024 cells has mean 0 ± 5/√1024, every |z| < 5 and
     Σz² within 5 standard deviations (√2048) of 1024 (t from the true cohort × candidate counts and the map)."""
     mechanism = files.mechanism
-    z = (mechanism.estimate(files.bit_counts, files.cohort_sizes) - mechanism.estimand(truth)) / np.sqrt(
-        mechanism.variance(truth))
-    assert abs(z.mean()) < 5 / 32 and np.abs(z).max() < 5 and abs((z**2).sum() - 1024) < 5 * np.sqrt(2048)
+    z = (
+        mechanism.estimate(files.bit_counts, files.cohort_sizes) - mechanism.estimand(truth)
+    ) / np.sqrt(mechanism.variance(truth))
+    assert (
+        abs(z.mean()) < 5 / 32
+        and np.abs(z).max() < 5
+        and abs((z**2).sum() - 1024) < 5 * np.sqrt(2048)
+    )
 
 
 def test_bit_estimates_and_epsilon_equal_googles_r(files):
     """Our t̂/N_j equal google's EstimateBloomCounts and our ε₁, ε∞ its e_1, e_inf (R output), to 1e-12."""
-    ours = files.mechanism.estimate(files.bit_counts, files.cohort_sizes) / files.cohort_sizes[:, None]
+    ours = (
+        files.mechanism.estimate(files.bit_counts, files.cohort_sizes) / files.cohort_sizes[:, None]
+    )
     theirs = np.loadtxt(FIX / "r_decoder" / "bloom_estimates.csv", delimiter=",")
     assert np.max(np.abs(ours - theirs)) < 1e-12
     with open(FIX / "r_decoder" / "privacy.csv", newline="") as fh:
         privacy = {row["parameters"]: float(row["values"]) for row in csv.DictReader(fh)}
     assert abs(files.params.epsilon_one_report - privacy["e_1"]) < 1e-12
     assert abs(files.params.epsilon_permanent - privacy["e_inf"]) < 1e-12
-    assert abs(files.params.q_star - privacy["Effective q"]) < 1e-15 and abs(files.params.p_star - privacy["Effective p"]) < 1e-15
+    assert (
+        abs(files.params.q_star - privacy["Effective q"]) < 1e-15
+        and abs(files.params.p_star - privacy["Effective p"]) < 1e-15
+    )
 
 
 def _compare_with_r(files, truth, counts_file: str, r_folder: str, dropped=()):
@@ -124,9 +153,13 @@ def _compare_with_r(files, truth, counts_file: str, r_folder: str, dropped=()):
     held = set(np.array(files.candidates)[truth.sum(axis=0) > 0])
     ours = _detected(files, decode_aggregate(files.mechanism, bits, sizes), 64 - len(dropped))
     r = _r_results(r_folder)
-    precision = {who: len(set(found) & held) / len(found) for who, found in (("ours", ours), ("R", r))}
+    precision = {
+        who: len(set(found) & held) / len(found) for who, found in (("ours", ours), ("R", r))
+    }
     recall = {who: len(set(found) & held) / len(held) for who, found in (("ours", ours), ("R", r))}
-    assert abs(precision["ours"] - precision["R"]) <= 0.1 and abs(recall["ours"] - recall["R"]) <= 0.05, (precision, recall)
+    assert (
+        abs(precision["ours"] - precision["R"]) <= 0.1 and abs(recall["ours"] - recall["R"]) <= 0.05
+    ), (precision, recall)
     both = set(ours) & set(r)
     assert len(both) / len(set(ours) | set(r)) >= 0.6
     for name in both:
@@ -155,7 +188,9 @@ def test_empty_cohorts_are_dropped_like_googles_decoder(files, truth):
     assert not estimates[EMPTY_COHORTS].any()
     reporting = truth.copy()
     reporting[EMPTY_COHORTS] = 0
-    ours, _, _ = _compare_with_r(files, reporting, "counts_empty_cohorts.csv", "r_decoder_empty_cohorts", EMPTY_COHORTS)
+    ours, _, _ = _compare_with_r(
+        files, reporting, "counts_empty_cohorts.csv", "r_decoder_empty_cohorts", EMPTY_COHORTS
+    )
     totals = dict(zip(files.candidates, reporting.sum(axis=0)))
     assert all(abs(estimate - totals[name]) <= 4 * se for name, (estimate, se) in ours.items())
     with pytest.raises(ValueError, match="n \\(cohort sizes\\)"):
@@ -167,28 +202,36 @@ def test_our_own_hash_cannot_decode_googles_reports(files, truth):
     ours = Rappor.create(files.params, 200, rng=np.random.default_rng(1))
     found = decode_aggregate(ours, files.bit_counts, files.cohort_sizes).detected_candidates
     held = np.flatnonzero(truth.sum(axis=0) > 0)
-    assert np.isin(found, held[:10]).sum() <= 2  # the ten most frequent candidates are (almost) never found
+    assert (
+        np.isin(found, held[:10]).sum() <= 2
+    )  # the ten most frequent candidates are (almost) never found
 
 
 def test_bad_files_are_refused(files, tmp_path):
     """Malformed files fail naming the parameter, the file and the line; a FIFO is refused; a byte-order mark is read."""
     bad = tmp_path / "params.csv"
     bad.write_text("k,h,m,p,q\n16,2,64,0.5,0.75\n")
-    with pytest.raises(ValueError, match="path: .*params.csv: a params file is the header k,h,m,p,q,f"):
+    with pytest.raises(
+        ValueError, match="path: .*params.csv: a params file is the header k,h,m,p,q,f"
+    ):
         gr.read_params(bad)
-    bad.write_text("\ufeff\"k\", \"h\", \"m\", \"p\", \"q\", \"f\"\n16, 2, 64, 0.5, 0.25, 0.5\n")
+    bad.write_text('\ufeff"k", "h", "m", "p", "q", "f"\n16, 2, 64, 0.5, 0.25, 0.5\n')
     with pytest.raises(ValueError, match=r"params.csv:2: .*q"):
         gr.read_params(bad)  # q must exceed p
-    bad.write_text("\ufeff\"k\", \"h\", \"m\", \"p\", \"q\", \"f\"\n16, 2, 64, 0.5, 0.75, 0.5\n")
+    bad.write_text('\ufeff"k", "h", "m", "p", "q", "f"\n16, 2, 64, 0.5, 0.75, 0.5\n')
     assert gr.read_params(bad) == files.params
     counts = tmp_path / "counts.csv"
-    counts.write_text("".join("10," + ",".join(["11" if j == 3 else "1"] * 16) + "\n" for j in range(64)))
+    counts.write_text(
+        "".join("10," + ",".join(["11" if j == 3 else "1"] * 16) + "\n" for j in range(64))
+    )
     with pytest.raises(ValueError, match=r"counts.csv:4: counts must lie in \[0, N_j = 10\]"):
         gr.read_counts(counts, files.params)
     lines = (FIX / "map.csv").read_text().splitlines()
     mapfile = tmp_path / "map.csv"
     mapfile.write_text("\n".join([lines[0].replace(",9,11,", ",9,30,", 1), *lines[1:]]))
-    with pytest.raises(ValueError, match="candidate 'v1' sets 3 bits in cohort 1; each cohort must set 1 to h = 2"):
+    with pytest.raises(
+        ValueError, match="candidate 'v1' sets 3 bits in cohort 1; each cohort must set 1 to h = 2"
+    ):
         gr.read_map(mapfile, files.params)
     reports = tmp_path / "reports.csv"
     reports.write_text("client,cohort,bloom,prr,irr\nc0,3,,,10101\n")
@@ -219,23 +262,37 @@ def test_numbers_beyond_int64_and_oversized_report_files_are_refused(files, tmp_
     """Issue 39 item 4: a count or map position ≥ 2^63 raised a raw OverflowError naming no file or line; cohort
     sizes whose total wraps were taken; read_reports had no size ceiling (a 200 MB file: 97 s and 2.1 GB)."""
     counts = tmp_path / "counts.csv"
-    counts.write_text("".join(f"{2**63 if j == 2 else 10}," + ",".join(["1"] * 16) + "\n" for j in range(64)))
-    with pytest.raises(ValueError, match=r"^path: .*counts.csv:3: a count must be an integer in \[-2\^63, 2\^63\)"):
+    counts.write_text(
+        "".join(f"{2**63 if j == 2 else 10}," + ",".join(["1"] * 16) + "\n" for j in range(64))
+    )
+    with pytest.raises(
+        ValueError, match=r"^path: .*counts.csv:3: a count must be an integer in \[-2\^63, 2\^63\)"
+    ):
         gr.read_counts(counts, files.params)
     counts.write_text("".join(f"{2**62}," + ",".join(["1"] * 16) + "\n" for j in range(64)))
-    with pytest.raises(ValueError, match=r"^path: .*counts.csv: the cohort sizes must be non-negative counts totalling "
-                                         r"at most 2\^62"):
+    with pytest.raises(
+        ValueError,
+        match=r"^path: .*counts.csv: the cohort sizes must be non-negative counts totalling "
+        r"at most 2\^62",
+    ):
         gr.read_counts(counts, files.params)
     lines = (FIX / "map.csv").read_text().splitlines()
     mapfile = tmp_path / "map.csv"
     first = lines[1].split(",")
-    mapfile.write_text("\n".join([lines[0], ",".join([first[0], str(2**64), *first[2:]]), *lines[2:]]))
-    with pytest.raises(ValueError, match=r"^path: .*map.csv:2: a map position must be an integer in \[-2\^63, 2\^63\)"):
+    mapfile.write_text(
+        "\n".join([lines[0], ",".join([first[0], str(2**64), *first[2:]]), *lines[2:]])
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^path: .*map.csv:2: a map position must be an integer in \[-2\^63, 2\^63\)",
+    ):
         gr.read_map(mapfile, files.params)
     reports = tmp_path / "reports.csv"
     reports.write_text("client,cohort,bloom,prr,irr\n" + "c0,3,,,1010101010101010\n" * 200)
     monkeypatch.setattr(gr, "MAX_REPORTS_BYTES", 1000)
-    with pytest.raises(ValueError, match=r"^path must be a file of at most 1000 B \(this one has 4.71 KiB\)"):
+    with pytest.raises(
+        ValueError, match=r"^path must be a file of at most 1000 B \(this one has 4.71 KiB\)"
+    ):
         gr.read_reports(reports, files.params)
 
 

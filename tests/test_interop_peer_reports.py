@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from ldp_helpers.estimation.postprocessing import postprocess
-from ldp_helpers.interop.peer_reports import check_olh_reports, estimate_olh_reports, olh_support, olh_support_counts
+from ldp_helpers.interop.peer_reports import (
+    check_olh_reports,
+    estimate_olh_reports,
+    olh_support,
+    olh_support_counts,
+)
 from ldp_helpers.interop.xxhash32 import xxh32, xxh32_decimal
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH
 from ldp_helpers.peers import PEERS, peer_olh_run
@@ -27,7 +32,9 @@ def test_xxh32_reference_vectors():
     """The scalar xxh32 gives the specification's digests, keeps the seed's low 32 bits, and the vectorized form agrees."""
     assert xxh32(b"", 0) == 0x02CC5D05 and xxh32(b"abc", 0) == 0x32D153FF
     assert xxh32(b"12", 2**40 + 7) == xxh32(b"12", 7)
-    values = np.array([0, 7, 10, 99, 123456, 10**15, 10**18 + 5])  # 1 to 19 digits: the short and the striped paths
+    values = np.array(
+        [0, 7, 10, 99, 123456, 10**15, 10**18 + 5]
+    )  # 1 to 19 digits: the short and the striped paths
     seeds = [0, 1, 2**32 - 1, 2**32 + 1, 2**63 - 1]
     expected = [[xxh32(str(v).encode(), s) for v in values.tolist()] for s in seeds]
     assert xxh32_decimal(values, seeds).tolist() == expected
@@ -38,11 +45,18 @@ def test_xxh32_equals_the_peers_xxhash():
     """Our xxh32 equals the xxhash 3.8.2 the peers use (from their folder, in a subprocess), on str inputs and big seeds."""
     _installed()
     seeds = [0, 5, 2**32 + 5, 2**62 + 12345, 2**63 - 1]
-    code = ("import json, sys, xxhash; seeds = json.loads(sys.argv[1]);"
-            "print(json.dumps([[xxhash.xxh32(str(v), seed=s).intdigest() for v in range(0, 3000, 7)] for s in seeds]))")
+    code = (
+        "import json, sys, xxhash; seeds = json.loads(sys.argv[1]);"
+        "print(json.dumps([[xxhash.xxh32(str(v), seed=s).intdigest() for v in range(0, 3000, 7)] for s in seeds]))"
+    )
     env = dict(os.environ, PYTHONPATH=str(PEERS["multi-freq-ldpy"][0]))
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(seeds)], env=env, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(seeds)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert xxh32_decimal(np.arange(0, 3000, 7), seeds).tolist() == json.loads(out)
 
 
@@ -51,7 +65,9 @@ def test_report_formats():
     pairs = [(1, 2**40 + 9), (0, np.int64(3)), (3, 17)]
     y, seeds = check_olh_reports(pairs, 4)
     assert y.tolist() == [1, 0, 3] and seeds.tolist() == [9, 3, 17]
-    assert np.array_equal(olh_support(pairs, 6, 4), olh_support(np.array([[1, 9], [0, 3], [3, 17]]), 6, 4))
+    assert np.array_equal(
+        olh_support(pairs, 6, 4), olh_support(np.array([[1, 9], [0, 3], [3, 17]]), 6, 4)
+    )
     assert np.array_equal(olh_support(pairs, 6, 4).sum(axis=0), olh_support_counts(pairs, 6, 4))
     with pytest.raises(ValueError, match=r"reports\[:, 0\] \(y\)"):
         check_olh_reports([(4, 1)], 4)
@@ -73,8 +89,13 @@ def test_peers_olh_reports_estimated_as_their_servers_do(peer):
     else:
         assert np.max(np.abs(theirs - ours)) < 1e-9
     assert run["version"] == PEERS[peer][2]
-    if peer == "multi-freq-ldpy":  # its jitted GRR draws from numba's generator, seeded apart (reseed_numba)
-        assert peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)["reports"] == run["reports"]
+    if (
+        peer == "multi-freq-ldpy"
+    ):  # its jitted GRR draws from numba's generator, seeded apart (reseed_numba)
+        assert (
+            peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)["reports"]
+            == run["reports"]
+        )
 
 
 @pytest.mark.statistical
@@ -85,10 +106,14 @@ def test_estimate_is_unbiased_on_ideal_hash_reports():
     values = rng.integers(0, 8, size=4000)
     for mechanism in (OLH(1.5, 8), BLH(1.5, 8)):
         seeds = rng.integers(0, 2**63 - 1, size=values.size)
-        hashed = (xxh32_decimal(np.arange(8), seeds)[np.arange(values.size), values] % mechanism.g).astype(np.int64)
+        hashed = (
+            xxh32_decimal(np.arange(8), seeds)[np.arange(values.size), values] % mechanism.g
+        ).astype(np.int64)
         keep = rng.random(values.size) < mechanism.p
         other = (hashed + rng.integers(1, mechanism.g, size=values.size)) % mechanism.g
         reports = np.column_stack([np.where(keep, hashed, other), seeds])
         estimate = estimate_olh_reports(reports, mechanism)
-        se = np.sqrt(values.size * 8 * mechanism.q * (1 - mechanism.q)) / (mechanism.p - mechanism.q)
+        se = np.sqrt(values.size * 8 * mechanism.q * (1 - mechanism.q)) / (
+            mechanism.p - mechanism.q
+        )
         assert abs(estimate.sum() - values.size) < 5 * se

@@ -7,8 +7,16 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.protocols.itemset_mining import (choose_ell, itemset_counts, ldpminer, ncr, size_correction, svim, svsm,
-                                                 top_k_precision)
+from ldp_helpers.protocols.itemset_mining import (
+    choose_ell,
+    itemset_counts,
+    ldpminer,
+    ncr,
+    size_correction,
+    svim,
+    svsm,
+    top_k_precision,
+)
 from ldp_helpers.protocols.set_valued import PSFO
 from ldp_helpers.simulate.itemsets import item_counts, zipf_baskets
 
@@ -18,7 +26,9 @@ def test_size_correction_and_ell_choice():
     sizes = np.array([0.0, 10, 10, 0, 10])
     assert size_correction(sizes, 2) == pytest.approx(30 / 25)
     assert size_correction(sizes, 4) == pytest.approx(1.0)
-    assert choose_ell(sizes, 0.9) == 4 and choose_ell(sizes, 0.6) == 2 and choose_ell(np.zeros(3)) == 1
+    assert (
+        choose_ell(sizes, 0.9) == 4 and choose_ell(sizes, 0.6) == 2 and choose_ell(np.zeros(3)) == 1
+    )
 
 
 def test_ldpminer_two_reports_compose_to_epsilon():
@@ -28,8 +38,12 @@ def test_ldpminer_two_reports_compose_to_epsilon():
     t1, t2 = one.output_table(), two.output_table()
     sets = [s for size in range(d + 1) for s in itertools.combinations(range(d), size)]
     restricted = [tuple(int(np.flatnonzero(cand == i)[0]) for i in s if i in cand) for s in sets]
-    rows2 = [s for size in range(cand.size + 1) for s in itertools.combinations(range(cand.size), size)]
-    table = np.array([np.outer(t1[i], t2[rows2.index(r)]).ravel() for i, r in enumerate(restricted)])
+    rows2 = [
+        s for size in range(cand.size + 1) for s in itertools.combinations(range(cand.size), size)
+    ]
+    table = np.array(
+        [np.outer(t1[i], t2[rows2.index(r)]).ravel() for i, r in enumerate(restricted)]
+    )
     assert max_privacy_loss(table) == pytest.approx(eps, rel=1e-9)
 
 
@@ -47,8 +61,13 @@ def test_svim_finds_the_planted_top_k_and_beats_ldpminer():
     baskets = zipf_baskets(100_000, 128, 1.1, 4.0, rng=rng)
     truth = item_counts(baskets, 128)
     assert top_k_precision(svim(baskets, 128, 4.0, 8, rng=rng).items, truth, 8) == 1.0
-    runs = [(top_k_precision(svim(baskets, 128, 1.0, 16, rng=rng).items, truth, 16),
-             top_k_precision(ldpminer(baskets, 128, 1.0, 16, ell=6, rng=rng).items, truth, 16)) for _ in range(5)]
+    runs = [
+        (
+            top_k_precision(svim(baskets, 128, 1.0, 16, rng=rng).items, truth, 16),
+            top_k_precision(ldpminer(baskets, 128, 1.0, 16, ell=6, rng=rng).items, truth, 16),
+        )
+        for _ in range(5)
+    ]
     svim_p, ldp_p = np.mean(runs, axis=0)
     assert svim_p > ldp_p
 
@@ -106,10 +125,14 @@ def test_svsm_finds_the_frequent_itemsets():
 def test_flat_sets_are_the_same_users():
     """A FlatSets (validated once) gives every miner the draws of its list of sets; another d is refused."""
     from ldp_helpers.protocols.set_valued import FlatSets
+
     sets = [np.array(s) for s in ([0, 1], [2, 1], [0, 2, 3], [], [4])] * 40
     flat = FlatSets(sets, 6)
-    for mine in (lambda x, r: svim(x, 6, 1.0, 2, rng=r).items, lambda x, r: ldpminer(x, 6, 1.0, 2, ell=2, rng=r).items,
-                 lambda x, r: svsm(x, 6, 1.0, 2, rng=r).itemsets):
+    for mine in (
+        lambda x, r: svim(x, 6, 1.0, 2, rng=r).items,
+        lambda x, r: ldpminer(x, 6, 1.0, 2, ell=2, rng=r).items,
+        lambda x, r: svsm(x, 6, 1.0, 2, rng=r).itemsets,
+    ):
         a, b = mine(sets, np.random.default_rng(3)), mine(flat, np.random.default_rng(3))
         assert np.array_equal(a, b)
     assert np.array_equal(itemset_counts(flat, 6, [(0, 1), (0, 2)]), [40, 40])
@@ -117,9 +140,11 @@ def test_flat_sets_are_the_same_users():
         svim(flat, 7, 1.0, 2, rng=np.random.default_rng(0))
 
 
-MINERS = {"SVIM": lambda s, r, u: svim(s, 6, 2.0, 2, rng=r, per_user=u),
-          "LDPMiner": lambda s, r, u: ldpminer(s, 6, 2.0, 2, ell=3, rng=r, per_user=u),
-          "SVSM": lambda s, r, u: svsm(s, 6, 2.0, 2, rng=r, per_user=u)}
+MINERS = {
+    "SVIM": lambda s, r, u: svim(s, 6, 2.0, 2, rng=r, per_user=u),
+    "LDPMiner": lambda s, r, u: ldpminer(s, 6, 2.0, 2, ell=3, rng=r, per_user=u),
+    "SVSM": lambda s, r, u: svsm(s, 6, 2.0, 2, rng=r, per_user=u),
+}
 
 
 def _mining_statistics(result) -> list:
@@ -134,19 +159,28 @@ def _mining_statistics(result) -> list:
 
 @pytest.mark.statistical
 @pytest.mark.parametrize("miner", sorted(MINERS))
-def test_miners_samplers_have_the_per_user_law_and_a_wrong_psfo_sampler_is_caught(miner, monkeypatch):
+def test_miners_samplers_have_the_per_user_law_and_a_wrong_psfo_sampler_is_caught(
+    miner, monkeypatch
+):
     """Which items (itemsets) each miner finds and their estimates: the samplers and every user's client agree
     in mean (5 SE, 200 runs of 300 users each); a PSFO sampler that forgets the padding (one of the |S| items
     even when |S| < ℓ) fails the same test for LDPMiner (ℓ = 3) and SVSM."""
     import ldp_helpers.protocols.set_valued as set_valued
+
     rng = np.random.default_rng(13)
-    sets = [np.flatnonzero(rng.random(6) < p * np.array([1.0, 0.9, 0.8, 0.6, 0.4, 0.2]))
-            for p in np.linspace(0.2, 0.9, 300)]
+    sets = [
+        np.flatnonzero(rng.random(6) < p * np.array([1.0, 0.9, 0.8, 0.6, 0.4, 0.2]))
+        for p in np.linspace(0.2, 0.9, 300)
+    ]
     mine = MINERS[miner]
 
     def agree(runs=200):
-        fast = np.array([_mining_statistics(mine(sets, rng, False)) for _ in range(runs)], dtype=float)
-        slow = np.array([_mining_statistics(mine(sets, rng, True)) for _ in range(runs)], dtype=float)
+        fast = np.array(
+            [_mining_statistics(mine(sets, rng, False)) for _ in range(runs)], dtype=float
+        )
+        slow = np.array(
+            [_mining_statistics(mine(sets, rng, True)) for _ in range(runs)], dtype=float
+        )
         se = np.sqrt(fast.var(axis=0, ddof=1) / runs + slow.var(axis=0, ddof=1) / runs)
         return bool(np.all(np.abs(fast.mean(axis=0) - slow.mean(axis=0)) < 5 * se + 1e-9))
 
@@ -155,9 +189,13 @@ def test_miners_samplers_have_the_per_user_law_and_a_wrong_psfo_sampler_is_caugh
         return
     padded = set_valued._sample_padded_items
 
-    def unpadded(items, sizes, d, ell, *, rng, n_draws=None):  # the wrong law: no dummies (counts over d + ℓ kept)
+    def unpadded(
+        items, sizes, d, ell, *, rng, n_draws=None
+    ):  # the wrong law: no dummies (counts over d + ℓ kept)
         counts = padded(items, sizes, d, 1, rng=rng, n_draws=n_draws)
-        return np.concatenate([counts, np.zeros((*counts.shape[:-1], ell - 1), dtype=counts.dtype)], axis=-1)
+        return np.concatenate(
+            [counts, np.zeros((*counts.shape[:-1], ell - 1), dtype=counts.dtype)], axis=-1
+        )
 
     monkeypatch.setattr(set_valued, "_sample_padded_items", unpadded)
     assert not agree()

@@ -4,13 +4,27 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import (
+    assert_mean_close,
+    assert_support_counts_match,
+    assert_variance_close,
+    chisquare_pvalue,
+    sample_both_paths,
+)
 
-from ldp_helpers.mechanisms.local_hashing import (BLH, HASH_PRIME, MAX_HASH_RANGE, OLH, LocalHashing, approx_variance_for_hash_range,
-                                        continuous_optimal_hash_range, olh_hash_range)
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.local_hashing import (
+    BLH,
+    HASH_PRIME,
+    MAX_HASH_RANGE,
+    OLH,
+    LocalHashing,
+    approx_variance_for_hash_range,
+    continuous_optimal_hash_range,
+    olh_hash_range,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.unary_encoding import OUE
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, chisquare_pvalue, sample_both_paths
 
 # ---------------------------------------------------------------- exact
 
@@ -32,14 +46,18 @@ def test_olh_hash_range_and_support_probabilities(epsilon, g):
     assert olh.p == pytest.approx(math.exp(epsilon) / (math.exp(epsilon) + g - 1), rel=1e-13)
     assert olh.q == 1 / g
     blh = BLH(epsilon, 10)
-    assert (blh.g, blh.q) == (2, 0.5) and blh.p == pytest.approx(math.exp(epsilon) / (math.exp(epsilon) + 1), rel=1e-13)
+    assert (blh.g, blh.q) == (2, 0.5) and blh.p == pytest.approx(
+        math.exp(epsilon) / (math.exp(epsilon) + 1), rel=1e-13
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
 def test_blh_is_q_bin_and_the_real_g_optimum_is_e_eps_plus_one(epsilon):
     """BLH's p* is Q_Bin's keep probability; the variance over real g is minimized at g = e^ε + 1."""
     assert BLH(epsilon, 5).p == q_bin_probabilities(epsilon)[0]
-    assert approx_variance_for_hash_range(epsilon, 4) == pytest.approx(LocalHashing(epsilon, 5, g=4).approx_variance(1), rel=1e-14)
+    assert approx_variance_for_hash_range(epsilon, 4) == pytest.approx(
+        LocalHashing(epsilon, 5, g=4).approx_variance(1), rel=1e-14
+    )
     assert continuous_optimal_hash_range(epsilon) == pytest.approx(math.exp(epsilon) + 1, rel=1e-6)
 
 
@@ -57,7 +75,9 @@ def test_per_user_path_refuses_domains_and_ranges_beyond_the_hash():
 def test_olh_has_oue_variance_when_e_eps_is_an_integer():
     """With g = e^ε + 1 exactly (ε = ln 3), OLH's approximate variance equals OUE's 4e^ε/(e^ε−1)²."""
     eps = math.log(3)
-    assert OLH(eps, 50).approx_variance(1000) == pytest.approx(OUE(eps, 50).approx_variance(1000), rel=1e-12)
+    assert OLH(eps, 50).approx_variance(1000) == pytest.approx(
+        OUE(eps, 50).approx_variance(1000), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.2, 2.7, 4.0])
@@ -90,7 +110,10 @@ def test_same_seed_same_reports():
     """Determinism: equal seeds give equal (a, b, y) reports."""
     olh = OLH(1.0, 7)
     values = np.arange(50) % 7
-    assert np.array_equal(olh.perturb(values, rng=np.random.default_rng(2)), olh.perturb(values, rng=np.random.default_rng(2)))
+    assert np.array_equal(
+        olh.perturb(values, rng=np.random.default_rng(2)),
+        olh.perturb(values, rng=np.random.default_rng(2)),
+    )
 
 
 def test_rejects_malformed_inputs(rng):
@@ -108,9 +131,14 @@ def test_rejects_malformed_inputs(rng):
     olh = OLH(1.0, 5)
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 5\)"):
         olh.perturb([5], rng=rng)
-    with pytest.raises(ValueError, match=r"reports must be a 2-D array of \(a, b, y\) rows whose last axis has length 3"):
+    with pytest.raises(
+        ValueError,
+        match=r"reports must be a 2-D array of \(a, b, y\) rows whose last axis has length 3",
+    ):
         olh.aggregate([[1, 2]])
-    with pytest.raises(ValueError, match=r"reports\[:, 0\] \(a\) must be integers in \[1, 2147483646\]"):
+    with pytest.raises(
+        ValueError, match=r"reports\[:, 0\] \(a\) must be integers in \[1, 2147483646\]"
+    ):
         olh.aggregate([[0, 2, 1]])
     with pytest.raises(ValueError, match=r"reports\[:, 2\] \(y\) must be integers in \[0, 3\]"):
         olh.aggregate([[1, 2, 4]])
@@ -143,7 +171,9 @@ def _client_reports_by_function(oracle, value: int, n: int, rng) -> np.ndarray:
     """Column index (H(0..d−1) as a base-g number)·g + y of n client reports of ``value`` (the table's columns)."""
     reports = oracle.perturb(np.full(n, value), rng=rng)
     a, b, y = reports[:, 0:1], reports[:, 1:2], reports[:, 2]
-    functions = oracle.hash_values(a, b, np.arange(oracle.d)[None, :])  # (n, d): each user's H on the domain
+    functions = oracle.hash_values(
+        a, b, np.arange(oracle.d)[None, :]
+    )  # (n, d): each user's H on the domain
     return (functions * oracle.g ** np.arange(oracle.d - 1, -1, -1)).sum(axis=1) * oracle.g + y
 
 
@@ -151,16 +181,26 @@ def _chi2_of_client_against_table(oracle, rng, n: int = 100_000) -> list[float]:
     from scipy import stats
 
     table = oracle.output_table()
-    return [stats.chisquare(np.bincount(_client_reports_by_function(oracle, v, n, rng), minlength=table.shape[1]),
-                            table[v] * n).pvalue for v in range(oracle.d)]
+    return [
+        stats.chisquare(
+            np.bincount(_client_reports_by_function(oracle, v, n, rng), minlength=table.shape[1]),
+            table[v] * n,
+        ).pvalue
+        for v in range(oracle.d)
+    ]
 
 
 def _estimate_correlations(oracle, true_counts, n_surveys: int, rng) -> np.ndarray:
     """Correlations of every pair of estimated counts over ``n_surveys`` surveys of the per-user client."""
     values = np.repeat(np.arange(oracle.d), true_counts)
     reports = oracle.perturb(np.tile(values, n_surveys), rng=rng)
-    support = oracle.hash_values(reports[:, 0:1], reports[:, 1:2], np.arange(oracle.d)[None, :]) == reports[:, 2:3]
-    estimates = oracle.estimate(support.reshape(n_surveys, values.size, oracle.d).sum(axis=1), values.size)
+    support = (
+        oracle.hash_values(reports[:, 0:1], reports[:, 1:2], np.arange(oracle.d)[None, :])
+        == reports[:, 2:3]
+    )
+    estimates = oracle.estimate(
+        support.reshape(n_surveys, values.size, oracle.d).sum(axis=1), values.size
+    )
     corr = np.corrcoef(estimates.T)
     return corr[np.triu_indices(oracle.d, 1)]
 
@@ -189,7 +229,9 @@ def test_the_universal_family_is_caught(rng, monkeypatch):
 
     monkeypatch.setattr(local_hashing, "_hash_function", local_hashing._universal_hash)
     assert max(_chi2_of_client_against_table(OLH(0.9, 3), rng)) < 1e-10
-    assert np.max(np.abs(_estimate_correlations(OLH(0.9, 3), np.array([30, 10, 5]), 20_000, rng))) > 6 / math.sqrt(20_000)
+    assert np.max(
+        np.abs(_estimate_correlations(OLH(0.9, 3), np.array([30, 10, 5]), 20_000, rng))
+    ) > 6 / math.sqrt(20_000)
 
 
 @pytest.mark.statistical
@@ -207,7 +249,12 @@ def test_estimates_are_unbiased_with_exact_variance(rng):
     """Over 20,000 aggregate draws OLH estimates average f with the exact variance."""
     olh = OLH(2.0, 100)
     true_counts = rng.multinomial(50_000, np.full(100, 0.01))
-    draws = np.array([olh.estimate(olh.sample_aggregate(true_counts, rng=rng), 50_000)[:3] for _ in range(20_000)])
+    draws = np.array(
+        [
+            olh.estimate(olh.sample_aggregate(true_counts, rng=rng), 50_000)[:3]
+            for _ in range(20_000)
+        ]
+    )
     variances = olh.variance(true_counts)[:3]
     for i in range(3):
         assert_mean_close(draws[:, i], true_counts[i], variances[i])

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.longitudinal import LGRR, LOSUE, LOUE, LSOUE, LSUE, memoized_reports_table
+from ldp_helpers.mechanisms.longitudinal import (
+    LGRR,
+    LOSUE,
+    LOUE,
+    LSOUE,
+    LSUE,
+    memoized_reports_table,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
@@ -23,7 +30,9 @@ def test_one_report_costs_epsilon_and_the_memoized_value_epsilon_permanent(cls, 
     epsilon, d, eps_inf = setting
     try:
         oracle = cls(epsilon, d, eps_inf)
-    except ValueError as err:  # an OUE second round tops out below ε∞: refused with the ceiling in the message
+    except (
+        ValueError
+    ) as err:  # an OUE second round tops out below ε∞: refused with the ceiling in the message
         assert "epsilon must be <" in str(err)
         return
     assert oracle.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
@@ -36,10 +45,16 @@ def test_one_report_costs_epsilon_and_the_memoized_value_epsilon_permanent(cls, 
 def test_l_grr_and_l_osue_first_reports_are_grr_and_oue_at_epsilon_1():
     """The chained channel of L-GRR is GRR(ε₁) and that of L-OSUE is OUE(ε₁): same p*, q*, so same variance."""
     for eps1, d, eps_inf in SETTINGS:
-        np.testing.assert_allclose([LGRR(eps1, d, eps_inf).p, LGRR(eps1, d, eps_inf).q], [GRR(eps1, d).p, GRR(eps1, d).q],
-                                   rtol=1e-12)
-        np.testing.assert_allclose([LOSUE(eps1, d, eps_inf).p, LOSUE(eps1, d, eps_inf).q], [OUE(eps1, d).p, OUE(eps1, d).q],
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            [LGRR(eps1, d, eps_inf).p, LGRR(eps1, d, eps_inf).q],
+            [GRR(eps1, d).p, GRR(eps1, d).q],
+            rtol=1e-12,
+        )
+        np.testing.assert_allclose(
+            [LOSUE(eps1, d, eps_inf).p, LOSUE(eps1, d, eps_inf).q],
+            [OUE(eps1, d).p, OUE(eps1, d).q],
+            rtol=1e-12,
+        )
 
 
 @pytest.mark.parametrize("cls", [LOUE, LSOUE, LSUE])
@@ -50,7 +65,9 @@ def test_l_osue_has_the_lowest_variance_of_the_unary_chains(cls):
             other = cls(eps1, 8, eps_inf)
         except ValueError:
             continue
-        assert LOSUE(eps1, 8, eps_inf).approx_variance(1000) <= other.approx_variance(1000) * (1 + 1e-12)
+        assert LOSUE(eps1, 8, eps_inf).approx_variance(1000) <= other.approx_variance(1000) * (
+            1 + 1e-12
+        )
 
 
 @pytest.mark.parametrize("cls", CLASSES)
@@ -73,7 +90,9 @@ def test_without_memoization_tau_reports_cost_tau_epsilon():
     oracle = LGRR(1.0, 3, 2.5)
     fresh = GRR(1.0, 3).output_table()
     for tau in (2, 3):
-        loss = max_privacy_loss(memoized_reports_table(np.eye(3), fresh, tau))  # "memo" = the value itself
+        loss = max_privacy_loss(
+            memoized_reports_table(np.eye(3), fresh, tau)
+        )  # "memo" = the value itself
         assert loss == pytest.approx(tau * 1.0, rel=1e-9)
         assert oracle.epsilon_after(tau) < loss
 
@@ -126,7 +145,9 @@ def test_perturb_rounds_memoizes_per_value(cls):
     reports = oracle.perturb_rounds(np.tile([[0, 0, 1]], (n, 1)), rng=rng)
     if cls is LGRR:
         pairs = reports[:, 0] * 3 + reports[:, 1]  # (y₁, y₂) of value 0, column index of the table
-        expected = memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), 2)[0]
+        expected = memoized_reports_table(
+            oracle.permanent_table(), oracle.instantaneous_table(), 2
+        )[0]
         observed = np.bincount(pairs, minlength=9) / n
         assert np.all(np.abs(observed - expected) < 5 * np.sqrt(expected * (1 - expected) / n))
         # the third report (value 1) is independent of the first two given the truth

@@ -5,31 +5,37 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
-from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores, round_channel_probabilities
+from ldp_helpers.bounds.extremes import log_correction_residual, max_abs_normal, rate_guide
 from ldp_helpers.experiments import m_shot as runs
 from ldp_helpers.experiments.m_shot import (
     data_model_gap,
-    f_measures,
     f_measure_vs_m,
     f_measure_vs_rounds,
+    f_measures,
     max_error_vs_rounds,
     peak_window,
     ramp_data,
     tied_with_best,
     unbiasedness_check,
 )
-from ldp_helpers.bounds.extremes import log_correction_residual, max_abs_normal, rate_guide
+from ldp_helpers.mechanisms.m_shot import (
+    MShotReporting,
+    detection_scores,
+    round_channel_probabilities,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss, privacy_losses
 from ldp_helpers.mechanisms.pure import support_count_pmf
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
-from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 # ---------------------------------------------------------------- exact
 
 
-@pytest.mark.parametrize("epsilon, T, m, r", [(1.0, 10, 1, 0.0), (10.0, 100, 6, 0.0), (3.0, 7, 3, 0.4), (2.0, 5, 5, 0.9)])
+@pytest.mark.parametrize(
+    "epsilon, T, m, r", [(1.0, 10, 1, 0.0), (10.0, 100, 6, 0.0), (3.0, 7, 3, 0.4), (2.0, 5, 5, 0.9)]
+)
 def test_round_channel_is_section_4_1(epsilon, T, m, r):
     """p and q are (m/T)·Q_Bin(ε/m) + (1 − m/T)·r, written out as in §4.1."""
     mech = MShotReporting(epsilon, T, m, r)
@@ -52,7 +58,9 @@ def test_special_cases():
     """T-shot spends ε/T in every round; 1-shot spends ε in one round."""
     t_shot, one_shot = MShotReporting.t_shot(5.0, 10), MShotReporting.one_shot(5.0, 10)
     assert (t_shot.m, one_shot.m) == (10, 1)
-    assert t_shot.randomizer.epsilon == pytest.approx(0.5) and one_shot.randomizer.epsilon == pytest.approx(5.0)
+    assert t_shot.randomizer.epsilon == pytest.approx(
+        0.5
+    ) and one_shot.randomizer.epsilon == pytest.approx(5.0)
     assert t_shot.round_channel == t_shot.randomizer  # m = T: no dummies, the channel is Q_Bin(ε/T)
 
 
@@ -63,12 +71,17 @@ def test_estimator_is_exactly_unbiased_theorem_3(r):
     n, k = 30, 11
     ch = mech.round_channel
     pmf = support_count_pmf(k, n, ch.p, ch.q)
-    est = mech.estimate(np.repeat(np.arange(n + 1)[:, None], 8, axis=1), n)[:, 0]  # X_t = x in every round
+    est = mech.estimate(np.repeat(np.arange(n + 1)[:, None], 8, axis=1), n)[
+        :, 0
+    ]  # X_t = x in every round
     mean = np.sum(pmf * est)
     assert mean == pytest.approx(k / n, abs=1e-12)
     truth = Population.nested(np.full(8, k), n)
     assert np.sum(pmf * (est - mean) ** 2) == pytest.approx(mech.variance(truth)[0], rel=1e-10)
-    assert mech.expected_estimate(truth) == pytest.approx(mech.estimand(truth)) and MShotReporting.unbiased
+    assert (
+        mech.expected_estimate(truth) == pytest.approx(mech.estimand(truth))
+        and MShotReporting.unbiased
+    )
 
 
 def test_round_channel_probabilities_is_vectorized_and_matches_the_mechanism():
@@ -77,20 +90,32 @@ def test_round_channel_probabilities_is_vectorized_and_matches_the_mechanism():
     p, q, gap = round_channel_probabilities(u, share, r)
     assert p.shape == q.shape == gap.shape == (2, 3)
     mech = MShotReporting(4.0, 8, 2, 0.3)
-    assert round_channel_probabilities(2.0, 0.25, 0.3)[:2] == (mech.round_channel.p, mech.round_channel.q)
-    assert round_channel_probabilities(1e-12, 0.5, 0.0)[2] == pytest.approx(0.5 * 0.5e-12, rel=1e-12)  # p − q would cancel
+    assert round_channel_probabilities(2.0, 0.25, 0.3)[:2] == (
+        mech.round_channel.p,
+        mech.round_channel.q,
+    )
+    assert round_channel_probabilities(1e-12, 0.5, 0.0)[2] == pytest.approx(
+        0.5 * 0.5e-12, rel=1e-12
+    )  # p − q would cancel
     assert np.allclose(gap, p - q, atol=1e-15)
 
 
-@pytest.mark.parametrize("T, m, r", [(1, 1, 0.0), (4, 1, 0.0), (4, 2, 0.5), (5, 3, 0.0), (6, 2, 0.2), (6, 6, 0.0), (7, 4, 1.0)])
+@pytest.mark.parametrize(
+    "T, m, r",
+    [(1, 1, 0.0), (4, 1, 0.0), (4, 2, 0.5), (5, 3, 0.0), (6, 2, 0.2), (6, 6, 0.0), (7, 4, 1.0)],
+)
 def test_whole_sequence_is_exactly_epsilon_ldp_theorem_4(T, m, r):
     """The 2^T × 2^T table of a user's report sequence has privacy loss exactly ε (tight)."""
     epsilon = 2.5
     mech = MShotReporting(epsilon, T, m, r)
     table = mech.output_table()
     assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
-    assert max_privacy_loss(table) == pytest.approx(epsilon, rel=1e-9) and mech.privacy_loss() == max_privacy_loss(table)
-    assert MShotReporting.tight  # the mixture over subsets does not lower the loss (all-ones vs all-zeros)
+    assert max_privacy_loss(table) == pytest.approx(
+        epsilon, rel=1e-9
+    ) and mech.privacy_loss() == max_privacy_loss(table)
+    assert (
+        MShotReporting.tight
+    )  # the mixture over subsets does not lower the loss (all-ones vs all-zeros)
 
 
 def test_sequence_table_marginals_are_the_round_channel():
@@ -112,7 +137,9 @@ def test_detection_scores_by_hand():
     assert np.allclose(s.precision, [0.5, 0.0, 1.0]) and np.allclose(s.recall, [0.5, 0.0, 1.0])
     assert np.allclose(s.f_measure, [0.5, 0.0, 1.0])
     ok = s.precision + s.recall > 0
-    assert np.allclose(s.f_measure[ok], 2 * s.precision[ok] * s.recall[ok] / (s.precision[ok] + s.recall[ok]))
+    assert np.allclose(
+        s.f_measure[ok], 2 * s.precision[ok] * s.recall[ok] / (s.precision[ok] + s.recall[ok])
+    )
 
 
 @pytest.mark.parametrize("data_kind", ["fixed", "random"])
@@ -124,8 +151,12 @@ def test_fast_simulator_counts_are_in_range_and_deterministic(data_kind):
     a = mech.sample_aggregate(data, rng=np.random.default_rng(4), n_draws=200)
     b = mech.sample_aggregate(data, rng=np.random.default_rng(4), n_draws=200)
     assert a.shape == (200, 5) and np.array_equal(a, b) and a.min() >= 0 and a.max() <= 10
-    exact = MShotReporting(175.0, 5, 5).sample_aggregate(data, rng=np.random.default_rng(1), n_draws=50)
-    assert np.array_equal(exact, np.broadcast_to(k, (50, 5)))  # ε/m = 35: a flip has probability 6e-16
+    exact = MShotReporting(175.0, 5, 5).sample_aggregate(
+        data, rng=np.random.default_rng(1), n_draws=50
+    )
+    assert np.array_equal(
+        exact, np.broadcast_to(k, (50, 5))
+    )  # ε/m = 35: a flip has probability 6e-16
 
 
 @pytest.mark.parametrize("data_kind", ["fixed", "random"])
@@ -139,8 +170,12 @@ def test_sampler_is_who_reports_then_what_they_send(data_kind):
     rng = np.random.default_rng(4)
     reporters, active = mech.sample_who_reports(data, rng=rng, n_draws=30)
     assert np.array_equal(whole, mech.sample_given_reporters(data, reporters, active, rng=rng))
-    assert np.all(reporters.sum(axis=1) == 2 * 10) and np.all((0 <= active) & (active <= np.minimum(reporters, k)))
-    other_eps = MShotReporting(7.0, 5, 2, 0.3).sample_who_reports(data, rng=np.random.default_rng(4), n_draws=30)
+    assert np.all(reporters.sum(axis=1) == 2 * 10) and np.all(
+        (0 <= active) & (active <= np.minimum(reporters, k))
+    )
+    other_eps = MShotReporting(7.0, 5, 2, 0.3).sample_who_reports(
+        data, rng=np.random.default_rng(4), n_draws=30
+    )
     assert np.array_equal(other_eps[0], reporters) and np.array_equal(other_eps[1], active)
     with pytest.raises(ValueError, match="active"):
         mech.sample_given_reporters(data, reporters, reporters + 1, rng=rng)
@@ -148,14 +183,28 @@ def test_sampler_is_who_reports_then_what_they_send(data_kind):
 
 @pytest.mark.parametrize(
     "kwargs, message",
-    [(dict(epsilon=1.0, n_rounds=5, m=0), r"m must be an integer in \[1, 5\]"),
-     (dict(epsilon=1.0, n_rounds=5, m=6), r"m must be an integer in \[1, 5\]"),
-     (dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=1.5), r"dummy_prob \(r\) must be in \[0, 1\]"),
-     (dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=-0.1), r"dummy_prob \(r\) must be in \[0, 1\]"),
-     (dict(epsilon=0.0, n_rounds=5, m=2), "epsilon must be"),
-     (dict(epsilon=math.nan, n_rounds=5, m=2), "epsilon must be"),
-     (dict(epsilon=200.0, n_rounds=5, m=5), "epsilon must be such that the averaged report stays random"),
-     (dict(epsilon=200.0, n_rounds=5, m=1, dummy_prob=1.0), "epsilon must be such that the averaged report stays random")],
+    [
+        (dict(epsilon=1.0, n_rounds=5, m=0), r"m must be an integer in \[1, 5\]"),
+        (dict(epsilon=1.0, n_rounds=5, m=6), r"m must be an integer in \[1, 5\]"),
+        (
+            dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=1.5),
+            r"dummy_prob \(r\) must be in \[0, 1\]",
+        ),
+        (
+            dict(epsilon=1.0, n_rounds=5, m=2, dummy_prob=-0.1),
+            r"dummy_prob \(r\) must be in \[0, 1\]",
+        ),
+        (dict(epsilon=0.0, n_rounds=5, m=2), "epsilon must be"),
+        (dict(epsilon=math.nan, n_rounds=5, m=2), "epsilon must be"),
+        (
+            dict(epsilon=200.0, n_rounds=5, m=5),
+            "epsilon must be such that the averaged report stays random",
+        ),
+        (
+            dict(epsilon=200.0, n_rounds=5, m=1, dummy_prob=1.0),
+            "epsilon must be such that the averaged report stays random",
+        ),
+    ],
 )
 def test_mechanism_validates_parameters(kwargs, message):
     """m ∉ [1, T], r ∉ [0, 1], bad ε: a ValueError naming the parameter and range."""
@@ -177,13 +226,17 @@ def test_inputs_are_validated(rng):
         mech.sample_aggregate(np.ones((4, 3)), rng=rng)
     with pytest.raises(ValueError, match="truth must be a Population"):
         mech.expand(RandomActiveSets(np.array([1, 2, 3]), 5))  # random active sets have no fixed V
-    with pytest.raises(ValueError, match=r"aggregate must be a 1-D or 2-D array whose last axis has length 3"):
+    with pytest.raises(
+        ValueError, match=r"aggregate must be a 1-D or 2-D array whose last axis has length 3"
+    ):
         mech.estimate(np.array([1, 2]), 5)
     with pytest.raises(ValueError, match="ones_per_round must be"):
         RandomActiveSets(np.array([1, 6]), 5)
     with pytest.raises(ValueError, match="at least one true heavy hitter"):
         detection_scores([0.1, 0.2], [[0.9, 0.9]], 0.8)
-    with pytest.raises(ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 8\]"):
+    with pytest.raises(
+        ValueError, match=r"n_rounds \(for an exact output table\) must be an integer in \[1, 8\]"
+    ):
         MShotReporting(1.0, 9, 2).output_table()
     with pytest.raises(ValueError, match="ones_per_round must be a 1-D array"):
         RandomActiveSets(np.array([[1, 2], [3, 4]]), 5)
@@ -200,7 +253,10 @@ def test_estimate_refuses_counts_outside_0_n(ones):
 
 def test_detection_scores_refuse_non_finite_or_out_of_range_inputs():
     """A NaN true fraction is not silently 'not heavy'; NaN estimates and fractions > 1 are refused."""
-    with pytest.raises(ValueError, match=r"true_fractions must be finite values in \[0, 1\]; got an array containing nan"):
+    with pytest.raises(
+        ValueError,
+        match=r"true_fractions must be finite values in \[0, 1\]; got an array containing nan",
+    ):
         detection_scores([0.9, math.nan], [[0.9, 0.9]], 0.8)
     with pytest.raises(ValueError, match=r"true_fractions must be finite values in \[0, 1\]"):
         detection_scores([0.9, 1.5], [[0.9, 0.9]], 0.8)
@@ -254,7 +310,7 @@ def _compare(fast, ref, mech, truth, rows, counts):
     f_fast = detection_scores(truth, mech.estimate(fast, n), THETA).f_measure
     f_ref = detection_scores(truth, mech.estimate(ref, n), THETA).f_measure
     _, codes = np.unique(np.r_[f_fast, f_ref], return_inverse=True)
-    assert two_sample_pvalue(codes[: f_fast.size], codes[f_fast.size:]) > 1e-3
+    assert two_sample_pvalue(codes[: f_fast.size], codes[f_fast.size :]) > 1e-3
 
 
 @pytest.mark.statistical
@@ -275,7 +331,9 @@ def test_random_active_sets_fast_matches_reference(rng):
     mech, n_draws = MShotReporting(6.0, T_SMALL, 3, 0.1), 4000
     data = RandomActiveSets(K_SMALL, N_SMALL)
     fast = mech.sample_aggregate(data, rng=rng, n_draws=n_draws)
-    ref = np.array([mech.aggregate(mech.perturb(data.draw_matrix(rng=rng), rng=rng)) for _ in range(n_draws)])
+    ref = np.array(
+        [mech.aggregate(mech.perturb(data.draw_matrix(rng=rng), rng=rng)) for _ in range(n_draws)]
+    )
     _compare(fast, ref, mech, data.fractions(), None, None)
 
 
@@ -286,7 +344,9 @@ def test_cross_round_covariance_is_exact_and_detectable(rng):
     pop = Population.nested(np.full(6, 50), 50)  # everyone active: y_{n,t} ≈ 1{t ∈ τ_n}
     ones = mech.sample_aggregate(pop, rng=rng, n_draws=20_000).astype(float)
     cov = _cross_round_covariance(mech, pop.rows, pop.counts, 0, 1)
-    var = 50 * mech.round_channel.p * (1 - mech.round_channel.p)  # Var(Σ_n y_{n,t}), all users active
+    var = (
+        50 * mech.round_channel.p * (1 - mech.round_channel.p)
+    )  # Var(Σ_n y_{n,t}), all users active
     assert cov / var < -0.15  # independent rounds (covariance 0) would fail the check below
     prod = (ones[:, 0] - ones[:, 0].mean()) * (ones[:, 1] - ones[:, 1].mean())
     assert_mean_close(prod, cov, prod.var())
@@ -319,26 +379,37 @@ def test_noise_free_limit_detects_perfectly(rng):
 
 def test_f_measure_vs_m_shape_and_range(rng):
     """One row of F-measures in [0, 1] per m; determinism for a fixed seed."""
-    a = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_draws=7, rng=np.random.default_rng(2))
-    b = f_measure_vs_m(10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_draws=7, rng=np.random.default_rng(2))
+    a = f_measure_vs_m(
+        10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_draws=7, rng=np.random.default_rng(2)
+    )
+    b = f_measure_vs_m(
+        10.0, 20, [1, 5, 20], n_users=500, theta=0.8, n_draws=7, rng=np.random.default_rng(2)
+    )
     assert a.shape == (3, 7) and np.all((a >= 0) & (a <= 1)) and np.array_equal(a, b)
 
 
 def test_f_measure_vs_m_rows_are_runs_at_their_own_m():
     """Row i is exactly f_measures at m = ms[i] on the one shuffled ramp, in order."""
     ms = [1, 5, 20]
-    rows = f_measure_vs_m(3.0, 20, ms, n_users=500, theta=0.8, n_draws=6, rng=np.random.default_rng(3))
+    rows = f_measure_vs_m(
+        3.0, 20, ms, n_users=500, theta=0.8, n_draws=6, rng=np.random.default_rng(3)
+    )
     rng = np.random.default_rng(3)
     data = ramp_data(500, 20, rng=rng)
     for row, m in zip(rows, ms):
-        assert np.array_equal(row, f_measures(MShotReporting(3.0, 20, m), data, 0.8, rng=rng, n_draws=6))
+        assert np.array_equal(
+            row, f_measures(MShotReporting(3.0, 20, m), data, 0.8, rng=rng, n_draws=6)
+        )
 
 
 @pytest.mark.statistical
 def test_f_measure_vs_m_orders_m_by_their_noise(rng):
     """At ε = 1, T = 20, N = 5000, 1-shot (Var Φ ≈ 0.02 at Φ0 = θ) beats T-shot (≈ 0.05) by many SE."""
     f = f_measure_vs_m(1.0, 20, [1, 20], n_users=5000, theta=0.8, n_draws=200, rng=rng)
-    assert MShotReporting(1.0, 20, 1).round_channel.fraction_variance(0.8, 5000) < MShotReporting(1.0, 20, 20).round_channel.fraction_variance(0.8, 5000) / 2
+    assert (
+        MShotReporting(1.0, 20, 1).round_channel.fraction_variance(0.8, 5000)
+        < MShotReporting(1.0, 20, 20).round_channel.fraction_variance(0.8, 5000) / 2
+    )
     gap, se = f[0].mean() - f[1].mean(), math.hypot(*f.std(axis=1, ddof=1)) / math.sqrt(200)
     assert gap > 6 * se  # a driver that reused one m for both rows would give gap ≈ 0 ± se
 
@@ -356,8 +427,12 @@ def test_unbiasedness_check_flags_a_biased_estimator(rng):
     data = RandomActiveSets(np.array([0, 150, 400, 1000, 777]), 1000)
     mech = MShotReporting(3.0, 5, 2, 0.2)
     check = unbiasedness_check(mech, data, rng=rng, n_draws=4000)
-    assert np.all(np.abs(check.z) < 4.5) and np.all(np.abs(check.variance_ratio - 1) < 5 * math.sqrt(2 / 4000))
-    biased = unbiasedness_check(_WrongDummyEstimate(3.0, 5, 2, 0.2), data, rng=rng, n_draws=4000)  # shifted by a constant
+    assert np.all(np.abs(check.z) < 4.5) and np.all(
+        np.abs(check.variance_ratio - 1) < 5 * math.sqrt(2 / 4000)
+    )
+    biased = unbiasedness_check(
+        _WrongDummyEstimate(3.0, 5, 2, 0.2), data, rng=rng, n_draws=4000
+    )  # shifted by a constant
     assert np.all(np.abs(biased.z) > 10)
 
 
@@ -370,7 +445,9 @@ def test_privacy_losses_cover_every_setting():
 
 def test_peak_window_locates_the_argmax_and_its_ties():
     """best_m is the argmax of the window's means; it is among the tied m; the clearly worse T-shot is not."""
-    w = peak_window(1.0, 20, [1, 2, 20], n_users=5000, theta=0.8, n_draws=40, rng=np.random.default_rng(5))
+    w = peak_window(
+        1.0, 20, [1, 2, 20], n_users=5000, theta=0.8, n_draws=40, rng=np.random.default_rng(5)
+    )
     assert w.best_m == w.ms[w.mean.argmax()] and w.best_m in w.tied and 20 not in w.tied
     assert np.array_equal(w.tied, tied_with_best(w.ms, w.mean, w.se))
 
@@ -379,8 +456,12 @@ def test_tied_with_best_on_hand_built_means():
     """Ties are the means within 2√(se² + se_best²) of the best: 0.9 − 2√2·0.01 = 0.8717 keeps 0.88, drops 0.87."""
     ms, se = np.array([1, 2, 3, 4, 5]), np.full(5, 0.01)
     assert tied_with_best(ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), se).tolist() == [2, 3, 5]
-    assert tied_with_best(ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), np.array([0.01, 0.0, 0.0, 0.0, 0.0])).tolist() == [2]
-    assert tied_with_best(ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), np.array([0.3, 0.01, 0.01, 0.01, 0.01])).tolist() == [1, 2, 3, 5]
+    assert tied_with_best(
+        ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), np.array([0.01, 0.0, 0.0, 0.0, 0.0])
+    ).tolist() == [2]
+    assert tied_with_best(
+        ms, np.array([0.5, 0.9, 0.88, 0.87, 0.872]), np.array([0.3, 0.01, 0.01, 0.01, 0.01])
+    ).tolist() == [1, 2, 3, 5]
 
 
 def test_drivers_refuse_bad_arguments():
@@ -391,7 +472,9 @@ def test_drivers_refuse_bad_arguments():
         unbiasedness_check(MShotReporting(1.0, 3, 1), data, rng=np.random.default_rng(0), n_draws=1)
     with pytest.raises(ValueError, match=r"n_draws must be an integer in \[2, inf\]; got 1"):
         peak_window(1.0, 10, [1, 2], n_draws=1, **kw)
-    with pytest.raises(ValueError, match="ms must be a non-empty array of integers; got an empty array"):
+    with pytest.raises(
+        ValueError, match="ms must be a non-empty array of integers; got an empty array"
+    ):
         peak_window(1.0, 10, [], n_draws=5, **kw)
     with pytest.raises(ValueError, match=r"ms must be integers in \[1, 10\]"):
         peak_window(1.0, 10, [0, 2], n_draws=5, **kw)
@@ -426,22 +509,31 @@ def test_max_abs_normal_by_simulation(rng):
 def test_log_correction_residual_is_small_and_positive():
     """Over T = 100..1600 (β = 0.05) √log(2T/β) leaves 0 < quantile residual < mean residual < 0.1 in the slope."""
     t = 100 * 2 ** np.arange(5)
-    mean_res, quant_res = log_correction_residual(t, 0.05, quantile=False), log_correction_residual(t, 0.05, quantile=True)
+    mean_res, quant_res = (
+        log_correction_residual(t, 0.05, quantile=False),
+        log_correction_residual(t, 0.05, quantile=True),
+    )
     assert 0 < quant_res < mean_res < 0.1
-    assert log_correction_residual(10**6 * 2 ** np.arange(5), 0.05, quantile=True) < quant_res  # vanishes slowly as T grows
+    assert (
+        log_correction_residual(10**6 * 2 ** np.arange(5), 0.05, quantile=True) < quant_res
+    )  # vanishes slowly as T grows
 
 
 def test_data_model_gap_is_zero_when_noise_free(rng):
     """With ε/m = 35 both data models give F = 1 in every run: equal means, a gap of 0 SE (no 0/0)."""
     counts = linear_ramp_counts(200, 10, rng=rng)
-    assert data_model_gap(MShotReporting(350.0, 10, 10), counts, 200, theta=0.8, n_draws=20, rng=rng) == (1.0, 1.0, 0.0)
+    assert data_model_gap(
+        MShotReporting(350.0, 10, 10), counts, 200, theta=0.8, n_draws=20, rng=rng
+    ) == (1.0, 1.0, 0.0)
 
 
 @pytest.mark.statistical
 def test_data_model_gap_is_small_in_se_for_the_same_counts(rng):
     """Fixed V vs random active sets differ only at O(1/N) in the F law: |gap| stays within a few SE."""
     counts = linear_ramp_counts(2000, 20, rng=rng)
-    fixed, random, z = data_model_gap(MShotReporting(2.0, 20, 1), counts, 2000, theta=0.8, n_draws=400, rng=rng)
+    fixed, random, z = data_model_gap(
+        MShotReporting(2.0, 20, 1), counts, 2000, theta=0.8, n_draws=400, rng=rng
+    )
     assert 0 < fixed < 1 and 0 < random < 1 and abs(z) < 4
 
 
@@ -450,7 +542,9 @@ def test_rate_guide_is_the_theorem_9_shape():
     t = np.array([100.0, 200.0, 400.0])
     guide = rate_guide(t, 0.3, 0.5, 0.05)
     assert guide[0] == pytest.approx(0.3)
-    assert guide[2] / guide[1] == pytest.approx(math.sqrt(2) * math.sqrt(math.log(16000) / math.log(8000)), rel=1e-12)
+    assert guide[2] / guide[1] == pytest.approx(
+        math.sqrt(2) * math.sqrt(math.log(16000) / math.log(8000)), rel=1e-12
+    )
 
 
 # ---------------------------------------------------------------- the notebook's settings, drivers and figures
@@ -467,20 +561,32 @@ def test_paper_settings_are_named_once_and_consistent():
 def test_theorem3_checks_are_unbiasedness_checks_on_one_ramp():
     """theorem3_checks = one shuffled ramp, then unbiasedness_check per setting in order, on the same stream."""
     settings = ((3.0, 2, 0.0, "random sets"), (3.0, 5, 0.3, "fixed V"))
-    checks = runs.theorem3_checks(settings, n_users=300, n_rounds=5, rng=np.random.default_rng(4), n_draws=20)
+    checks = runs.theorem3_checks(
+        settings, n_users=300, n_rounds=5, rng=np.random.default_rng(4), n_draws=20
+    )
     rng = np.random.default_rng(4)
     ramp = linear_ramp_counts(300, 5, rng=rng)
-    for (eps, m, r, model), data in zip(settings, (RandomActiveSets(ramp, 300), Population.nested(ramp, 300))):
+    for (eps, m, r, model), data in zip(
+        settings, (RandomActiveSets(ramp, 300), Population.nested(ramp, 300))
+    ):
         expected = unbiasedness_check(MShotReporting(eps, 5, m, r), data, rng=rng, n_draws=20)
         assert np.array_equal(checks[eps, m, r, model].z, expected.z)
     with pytest.raises(ValueError, match="settings must be a non-empty sequence of"):
-        runs.theorem3_checks(((3.0, 2, 0.0, "other model"),), n_users=300, n_rounds=5, rng=rng, n_draws=20)
+        runs.theorem3_checks(
+            ((3.0, 2, 0.0, "other model"),), n_users=300, n_rounds=5, rng=rng, n_draws=20
+        )
 
 
 def test_gap_to_best_is_the_difference_and_two_se_of_it():
     """The best mean minus the mean at m, and 2√(se_m² + se_best²); m outside the window is refused."""
-    w = runs.PeakWindow(np.array([1, 2, 3]), np.array([0.5, 0.6, 0.55]), np.array([0.03, 0.04, 0.0]), 2, 0.4,
-                        np.array([2, 3]))
+    w = runs.PeakWindow(
+        np.array([1, 2, 3]),
+        np.array([0.5, 0.6, 0.55]),
+        np.array([0.03, 0.04, 0.0]),
+        2,
+        0.4,
+        np.array([2, 3]),
+    )
     assert runs.gap_to_best(w, 1) == (pytest.approx(0.1), pytest.approx(0.1))
     assert runs.gap_to_best(w, 2) == (0.0, pytest.approx(2 * math.sqrt(2) * 0.04))
     with pytest.raises(ValueError, match=r"m must be one of the window's m \(\[1, 2, 3\]\); got 7"):
@@ -507,18 +613,51 @@ def test_figure_functions_draw_without_printing(capsys):
 
     rng = np.random.default_rng(0)
     ms, f = np.array([1, 2, 4]), {1.0: rng.random((3, 4)), 10.0: rng.random((3, 4))}
-    figs = [plots.g_and_c_star(np.geomspace(0.05, 5, 20), 10.0, np.arange(1, 11), 6),
-            plots.m_star_regimes(np.array([0.5, 5.0]), np.array([1, 10]), np.array([[1, 1], [1, 3]]), (1.0,), 10),
-            plots.f_measure_vs_m(ms, f, {1.0: (1, 0.7), 10.0: (2, 0.9)}, n_rounds=4, n_users=10_000, theta=0.8),
-            plots.f_measure_vs_rounds(ms, {(1.0, m): rng.random((3, 4)) for m in plots.EXPERIMENT_2_METHODS},
-                                      n_users=100_000, theta=0.8)]
-    errors = {(b, m): 0.1 + rng.random((3, 4)) for b in (0.0, 1.0) for m in ("1-shot", "m*-shot", "T-shot")}
-    figs.append(plots.max_error_rates(np.array([10, 20, 40]), errors, {k: 0.5 for k in errors}, ((0.0, 2.0), (1.0, 0.4)),
-                                      0.05, n_users=1000))
+    figs = [
+        plots.g_and_c_star(np.geomspace(0.05, 5, 20), 10.0, np.arange(1, 11), 6),
+        plots.m_star_regimes(
+            np.array([0.5, 5.0]), np.array([1, 10]), np.array([[1, 1], [1, 3]]), (1.0,), 10
+        ),
+        plots.f_measure_vs_m(
+            ms, f, {1.0: (1, 0.7), 10.0: (2, 0.9)}, n_rounds=4, n_users=10_000, theta=0.8
+        ),
+        plots.f_measure_vs_rounds(
+            ms,
+            {(1.0, m): rng.random((3, 4)) for m in plots.EXPERIMENT_2_METHODS},
+            n_users=100_000,
+            theta=0.8,
+        ),
+    ]
+    errors = {
+        (b, m): 0.1 + rng.random((3, 4))
+        for b in (0.0, 1.0)
+        for m in ("1-shot", "m*-shot", "T-shot")
+    }
+    figs.append(
+        plots.max_error_rates(
+            np.array([10, 20, 40]),
+            errors,
+            {k: 0.5 for k in errors},
+            ((0.0, 2.0), (1.0, 0.4)),
+            0.05,
+            n_users=1000,
+        )
+    )
     delta = np.linspace(0.05, 0.5, 10)
     tail = tail_check(("two_sided", "kl_two_sided"), 1000, 0.3, delta)
-    figs.append(plots.chernoff_vs_exact_tail(delta, tail, 0.2, 0.05, epsilon=10.0, n_rounds=100, m=6, n_users=1000))
-    assert [len(fig.axes) for fig in figs] == [1, 2, 2, 1, 2, 1]  # the regimes' colour bar is an axes too
+    figs.append(
+        plots.chernoff_vs_exact_tail(
+            delta, tail, 0.2, 0.05, epsilon=10.0, n_rounds=100, m=6, n_users=1000
+        )
+    )
+    assert [len(fig.axes) for fig in figs] == [
+        1,
+        2,
+        2,
+        1,
+        2,
+        1,
+    ]  # the regimes' colour bar is an axes too
     assert figs[2].axes[0].get_title() == r"(a) $\varepsilon = 1$, $T = 4$, $N = 10^4$"
     assert capsys.readouterr() == ("", "")
     with pytest.raises(ValueError, match=r"f must be a dict with the keys"):

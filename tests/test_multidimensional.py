@@ -21,6 +21,7 @@ TRUTH = np.array([[12, 3], [0, 7], [5, 9]])
 
 # ------------------------------------------------------------------------------------------- ADP
 
+
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.0, 4.0])
 def test_adp_chooses_grr_below_wangs_threshold(epsilon):
     """ADP runs GRR exactly for d − 2 ≤ 3e^ε (d < 3e^ε + 2, up to the comparison's rounding) and OUE beyond."""
@@ -37,7 +38,11 @@ def test_adp_is_the_chosen_oracle():
     for epsilon, d in ((1.0, 5), (1.0, 40)):
         adp, chosen = ADP(epsilon, d), ADP(epsilon, d).chosen
         assert (adp.p, adp.q) == (chosen.p, chosen.q)
-        assert adp.privacy_loss() == pytest.approx(epsilon, rel=1e-9) if d <= 12 or isinstance(chosen, GRR) else True
+        assert (
+            adp.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
+            if d <= 12 or isinstance(chosen, GRR)
+            else True
+        )
         counts = np.arange(d) + 1
         np.testing.assert_array_equal(adp.variance(counts), chosen.variance(counts))
     assert ADP(1.0, 40).report_bits == 40 and ADP(1.0, 5).report_bits == 3
@@ -49,22 +54,40 @@ def test_adp_oue_branch_sampler_matches_its_client():
     assert isinstance(adp.chosen, OUE)
     rng = np.random.default_rng(2)
     fast = adp.estimate(adp.sample_aggregate(truth, rng=rng, n_draws=20_000), truth.sum())
-    slow = np.array([adp.estimate(adp.aggregate(adp.perturb(adp.expand(truth), rng=rng)), truth.sum()) for _ in range(3000)])
+    slow = np.array(
+        [
+            adp.estimate(adp.aggregate(adp.perturb(adp.expand(truth), rng=rng)), truth.sum())
+            for _ in range(3000)
+        ]
+    )
     for sample in (fast, slow):
-        assert np.all(np.abs(sample.mean(0) - truth) < 5 * np.sqrt(adp.variance(truth) / sample.shape[0]))
+        assert np.all(
+            np.abs(sample.mean(0) - truth) < 5 * np.sqrt(adp.variance(truth) / sample.shape[0])
+        )
 
 
 # ------------------------------------------------------------------------------------------- privacy of the tuples
 
-@pytest.mark.parametrize("mech", [SPL(1.2, (3, 2), "grr"), SPL(0.9, (2, 2, 3), "oue"), SMP(1.2, (3, 2), "adp"),
-                                  SMP(0.7, (2, 3), "sue")], ids=repr)
+
+@pytest.mark.parametrize(
+    "mech",
+    [
+        SPL(1.2, (3, 2), "grr"),
+        SPL(0.9, (2, 2, 3), "oue"),
+        SMP(1.2, (3, 2), "adp"),
+        SMP(0.7, (2, 3), "sue"),
+    ],
+    ids=repr,
+)
 def test_spl_and_smp_cost_epsilon_for_the_whole_tuple(mech):
     assert mech.privacy_loss() == pytest.approx(mech.epsilon, rel=1e-9)
 
 
 @pytest.mark.parametrize("oracle", ["grr", "oue_z", "oue_r"])
 @pytest.mark.parametrize("sizes", [(2, 2), (3, 3), (2, 2, 2)])
-def test_rs_fd_costs_epsilon_prime_for_the_tuple_and_the_papers_epsilon_per_attribute_on_equal_domains(oracle, sizes):
+def test_rs_fd_costs_epsilon_prime_for_the_tuple_and_the_papers_epsilon_per_attribute_on_equal_domains(
+    oracle, sizes
+):
     """Whole tuple: ε' = ln(d(e^ε − 1) + 1), the oracle's budget.  Tuples differing in one attribute: the paper's ε
     for GRR and OUE-z on equal domains; more than ε for OUE-r once k ≥ 3 (its fake bits can outweigh the real one)."""
     mech = RSFD.from_attribute_epsilon(1.0, sizes, oracle)
@@ -90,7 +113,9 @@ def test_rs_fd_attribute_loss_on_unequal_domains(oracle, above):
     assert (loss > 1.0 + 1e-6) if above else loss == pytest.approx(1.0, rel=1e-9)
     if oracle == "grr":
         (o1, o2), e = mech.oracles, math.exp(mech.epsilon)
-        assert o1.p / o1.q == pytest.approx(e) and loss == pytest.approx(math.log((3 * o1.p + 2 * o2.q) / (3 * o1.q + 2 * o2.q)))
+        assert o1.p / o1.q == pytest.approx(e) and loss == pytest.approx(
+            math.log((3 * o1.p + 2 * o2.q) / (3 * o1.q + 2 * o2.q))
+        )
 
 
 def test_attribute_loss_of_spl_and_smp():
@@ -101,13 +126,16 @@ def test_attribute_loss_of_spl_and_smp():
 
 # ------------------------------------------------------------------------------------------- estimators, variances
 
+
 def test_smp_variance_matches_the_exact_enumeration_for_a_tiny_population():
     """SMP's closed form (E[1/n_j], hypergeometric sampling) against the exact law enumerated over every pick."""
     mech, truth = SMP(1.0, (2, 2), "grr"), np.array([[2, 1], [0, 1]])
     rows = mech.expand(truth)
     n, grr = rows.shape[0], mech.oracles
     moments = np.zeros((2, 4))
-    for picks in itertools.product(range(2), repeat=n):  # every user's sampled attribute, probability 2^-n
+    for picks in itertools.product(
+        range(2), repeat=n
+    ):  # every user's sampled attribute, probability 2^-n
         mean, second = [], []
         for j in range(2):
             users = [u for u in range(n) if picks[u] == j]
@@ -115,7 +143,9 @@ def test_smp_variance_matches_the_exact_enumeration_for_a_tiny_population():
                 mean.append(np.zeros(2)), second.append(np.zeros(2))
                 continue
             f = np.bincount(rows[users, j], minlength=2)
-            scale = n / len(users)  # ĉ = (n/n_j)(C − n_j q)/(p − q): its mean and variance given the pick
+            scale = n / len(
+                users
+            )  # ĉ = (n/n_j)(C − n_j q)/(p − q): its mean and variance given the pick
             mean.append(scale * f)
             second.append(scale**2 * grr[j].variance(f) + (scale * f) ** 2)
         moments[0] += np.concatenate(mean) / 2**n
@@ -130,11 +160,18 @@ def test_rs_fd_estimators_invert_the_mean_support():
         mech = RSFD(1.5, (3, 2), oracle)
         n, d = TRUTH.sum(), 2
         marginals = [TRUTH.sum(axis=1), TRUTH.sum(axis=0)]
-        mean = np.concatenate([f * (o.p - o.q) / d + n * mech._support_other(j) for j, (o, f) in
-                               enumerate(zip(mech.oracles, marginals))])
+        mean = np.concatenate(
+            [
+                f * (o.p - o.q) / d + n * mech._support_other(j)
+                for j, (o, f) in enumerate(zip(mech.oracles, marginals))
+            ]
+        )
         scale = 10**9  # the mean counts of 10⁹ copies of the population, rounded to integers
-        np.testing.assert_allclose(mech.estimate(np.rint(mean * scale).astype(np.int64), n * scale) / scale,
-                                   np.concatenate(marginals), atol=1e-6)
+        np.testing.assert_allclose(
+            mech.estimate(np.rint(mean * scale).astype(np.int64), n * scale) / scale,
+            np.concatenate(marginals),
+            atol=1e-6,
+        )
 
 
 def test_bad_multidimensional_input_is_refused():

@@ -15,7 +15,13 @@ from ldp_helpers.pipeline.paths import NOTEBOOKS_DIR
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.py"))
 MAX_CELL_LINES, MAX_IMPORT_LINES, MAX_CLAIM_LINES = 25, 10, 2
 #: code lines (every line of every code cell) before issue 25; the budget is 60 % of them
-BEFORE = {"00_tutorial": 723, "01_grr_vs_oue": 635, "02_rappor": 497, "03_m_shot": 800, "04_glance": 854}
+BEFORE = {
+    "00_tutorial": 723,
+    "01_grr_vs_oue": 635,
+    "02_rappor": 497,
+    "03_m_shot": 800,
+    "04_glance": 854,
+}
 
 
 def code_cells(path: Path) -> list[tuple[str, list[str]]]:
@@ -28,16 +34,28 @@ def code_cells(path: Path) -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_cells_are_paragraphs(path):
     cells = code_cells(path)
-    long = [(i + 1, len(body)) for i, (h, body) in enumerate(cells) if "parameters" not in h and len(body) > MAX_CELL_LINES]
-    assert not long, f"{path.name}: code cells over {MAX_CELL_LINES} lines (cell number, lines): {long}"
-    assert len(cells[1][1]) <= MAX_IMPORT_LINES, f"{path.name}: the import cell has {len(cells[1][1])} lines"
+    long = [
+        (i + 1, len(body))
+        for i, (h, body) in enumerate(cells)
+        if "parameters" not in h and len(body) > MAX_CELL_LINES
+    ]
+    assert not long, (
+        f"{path.name}: code cells over {MAX_CELL_LINES} lines (cell number, lines): {long}"
+    )
+    assert len(cells[1][1]) <= MAX_IMPORT_LINES, (
+        f"{path.name}: the import cell has {len(cells[1][1])} lines"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_a_claim_is_one_short_call(path):
     text = path.read_text(encoding="utf-8")
     long = []
-    for m in re.finditer(r"^\s*(?:\w+ = )?claims\.(check|check_statement|statement|erratum|erratum_if|ambiguous_if)\(", text, re.M):
+    for m in re.finditer(
+        r"^\s*(?:\w+ = )?claims\.(check|check_statement|statement|erratum|erratum_if|ambiguous_if)\(",
+        text,
+        re.M,
+    ):
         depth, i = 1, m.end()
         while depth:
             depth += {"(": 1, ")": -1}.get(text[i], 0)
@@ -52,7 +70,9 @@ def test_a_claim_is_one_short_call(path):
 @pytest.mark.parametrize("stem", BEFORE)
 def test_code_budget(stem):
     n = sum(len(body) for _, body in code_cells(NOTEBOOKS_DIR / f"{stem}.py"))
-    assert n <= 0.6 * BEFORE[stem], f"{stem}: {n} code lines > 60 % of {BEFORE[stem]} ({0.6 * BEFORE[stem]:.0f})"
+    assert n <= 0.6 * BEFORE[stem], (
+        f"{stem}: {n} code lines > 60 % of {BEFORE[stem]} ({0.6 * BEFORE[stem]:.0f})"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -62,9 +82,12 @@ def test_only_a_measurement_of_the_machine_escapes_nbval(path):
     for header, body in code_cells(path):
         if "nbval-ignore-output" in header or any("NBVAL" in line for line in body):
             text = "\n".join(body)
-            assert "nbval-ignore-output" in header and ("server_seconds(" in text or "run_times(" in text), \
-                f"{path.name}: {header} {body[:2]}"
-            assert "claims." not in text and "publish(" not in text, f"{path.name}: an ignored cell claims or saves"
+            assert "nbval-ignore-output" in header and (
+                "server_seconds(" in text or "run_times(" in text
+            ), f"{path.name}: {header} {body[:2]}"
+            assert "claims." not in text and "publish(" not in text, (
+                f"{path.name}: an ignored cell claims or saves"
+            )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -73,4 +96,6 @@ def test_a_no_claims_cell_claims_nothing(path):
     (nor writes the claims table)."""
     for header, body in code_cells(path):
         if "no-claims" in header:
-            assert not any("claims." in line or "claims_csv" in line for line in body), f"{path.name}: {body[:2]}"
+            assert not any("claims." in line or "claims_csv" in line for line in body), (
+                f"{path.name}: {body[:2]}"
+            )

@@ -12,14 +12,37 @@ PACKAGE = Path(ldp_helpers.__file__).parent
 #: top to bottom: a module imports only from its own layer or the layers after it, with no exception.
 #: The tooling (explore, pipeline, peers) stands apart: nothing below it imports it.
 TOOLING = ["explore", "pipeline", "peers"]
-SCIENCE = ["teaching", "experiments", "audit", "sweeps", "interop", "protocols", "bounds", "estimation",
-           "mechanisms", "simulate"]
+SCIENCE = [
+    "teaching",
+    "experiments",
+    "audit",
+    "sweeps",
+    "interop",
+    "protocols",
+    "bounds",
+    "estimation",
+    "mechanisms",
+    "simulate",
+]
 BOTTOM = ["_files", "_validation", "_paths"]
 LAYERS = TOOLING + SCIENCE + BOTTOM
 #: the science core: ``import ldp_helpers`` and these subpackages load none of :data:`HEAVY`
 CORE = ["mechanisms", "simulate", "estimation", "bounds", "protocols"]
-HEAVY = ("matplotlib", "ipywidgets", "papermill", "nbformat", "nbclient", "jupytext", "dask", "distributed", "voila",
-         "selenium", "IPython", "tqdm", "yaml")
+HEAVY = (
+    "matplotlib",
+    "ipywidgets",
+    "papermill",
+    "nbformat",
+    "nbclient",
+    "jupytext",
+    "dask",
+    "distributed",
+    "voila",
+    "selenium",
+    "IPython",
+    "tqdm",
+    "yaml",
+)
 
 
 @pytest.mark.parametrize("name", ldp_helpers.__all__)
@@ -46,7 +69,11 @@ def _layer(module: str) -> int:
 def _imported_modules(node: ast.ImportFrom) -> list[str]:
     """``from a.b import c`` imports module a.b.c when c is a submodule, else module a.b."""
     folder = PACKAGE.joinpath(*node.module.split(".")[1:])
-    subs = [f"{node.module}.{alias.name}" for alias in node.names if (folder / f"{alias.name}.py").exists()]
+    subs = [
+        f"{node.module}.{alias.name}"
+        for alias in node.names
+        if (folder / f"{alias.name}.py").exists()
+    ]
     return subs or [node.module]
 
 
@@ -58,7 +85,11 @@ def test_imports_point_one_way():
             continue
         module = "ldp_helpers." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ldp_helpers."):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("ldp_helpers.")
+            ):
                 for imported in _imported_modules(node):
                     if _layer(imported) < _layer(module):
                         violations.append(f"{module} imports {imported}")
@@ -69,7 +100,12 @@ def test_every_module_has_a_layer():
     """A new subpackage or top-level module must be placed in LAYERS (so the layer test sees it)."""
     for path in PACKAGE.rglob("*.py"):
         if path != PACKAGE / "__init__.py":
-            _layer("ldp_helpers." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__"))
+            _layer(
+                "ldp_helpers."
+                + ".".join(path.relative_to(PACKAGE).with_suffix("").parts).removesuffix(
+                    ".__init__"
+                )
+            )
 
 
 def test_the_science_loads_no_tooling():
@@ -78,12 +114,21 @@ def test_the_science_loads_no_tooling():
     import subprocess
     import sys
 
-    modules = sorted("ldp_helpers." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
-                     for layer in SCIENCE for p in PACKAGE.glob(f"{layer}/**/*.py") if p.name != "__init__.py")
+    modules = sorted(
+        "ldp_helpers."
+        + ".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
+        for layer in SCIENCE
+        for p in PACKAGE.glob(f"{layer}/**/*.py")
+        if p.name != "__init__.py"
+    )
     modules += [f"ldp_helpers.{layer}" for layer in SCIENCE if (PACKAGE / f"{layer}.py").exists()]
-    code = ("import sys, importlib, ldp_helpers\n"
-            f"for m in {modules!r}: importlib.import_module(m)\n"
-            "[getattr(ldp_helpers, n) for n in ldp_helpers.__all__]\n"
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, importlib, ldp_helpers\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "[getattr(ldp_helpers, n) for n in ldp_helpers.__all__]\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert len(modules) > 40 and out.strip() == "[]", f"the science loaded {out.strip()}"

@@ -42,14 +42,26 @@ N_USERS, N_SURVEYS = 1500, 12
 @pytest.fixture(scope="module")
 def peer():
     """multi-freq-ldpy 0.2.5's modules, imported from build/bench-peers (fails, never skips, when it is missing)."""
-    assert PEERS_DIR.is_dir(), f"the peers are not installed in {PEERS_DIR}: run `make peers` (make test does)"
+    assert PEERS_DIR.is_dir(), (
+        f"the peers are not installed in {PEERS_DIR}: run `make peers` (make test does)"
+    )
     added = str(PEERS_DIR) not in sys.path
     if added:
         sys.path.append(str(PEERS_DIR))
     assert importlib.metadata.version("multi-freq-ldpy") == "0.2.5"
-    names = ["long_freq_est.L_GRR", "long_freq_est.L_OUE", "long_freq_est.L_OSUE", "long_freq_est.L_SOUE",
-             "long_freq_est.L_SUE", "long_freq_est.dBitFlipPM", "pure_frequency_oracles.ADP", "mdim_freq_est.SPL_solution",
-             "mdim_freq_est.SMP_solution", "mdim_freq_est.RSpFD_solution", "estimators.Histogram_estimator"]
+    names = [
+        "long_freq_est.L_GRR",
+        "long_freq_est.L_OUE",
+        "long_freq_est.L_OSUE",
+        "long_freq_est.L_SOUE",
+        "long_freq_est.L_SUE",
+        "long_freq_est.dBitFlipPM",
+        "pure_frequency_oracles.ADP",
+        "mdim_freq_est.SPL_solution",
+        "mdim_freq_est.SMP_solution",
+        "mdim_freq_est.RSpFD_solution",
+        "estimators.Histogram_estimator",
+    ]
     yield {name.split(".")[1]: importlib.import_module(f"multi_freq_ldpy.{name}") for name in names}
     if added:
         sys.path.remove(str(PEERS_DIR))
@@ -67,7 +79,9 @@ def _standardized_errors_are_standard(z: np.ndarray):
     z = z.ravel()
     assert abs(z.mean()) < 5 / math.sqrt(z.size), f"mean z = {z.mean():.3f} over {z.size}"
     chi2 = float(np.sum(z**2))
-    assert stats.chi2.ppf(1e-4, z.size) < chi2 < stats.chi2.ppf(1 - 1e-4, z.size), f"Σz² = {chi2:.1f} for {z.size} terms"
+    assert stats.chi2.ppf(1e-4, z.size) < chi2 < stats.chi2.ppf(1 - 1e-4, z.size), (
+        f"Σz² = {chi2:.1f} for {z.size} terms"
+    )
 
 
 def _values(d, rng, n=N_USERS):
@@ -100,7 +114,9 @@ def test_longitudinal_ue_parity(peer, cls, monkeypatch):
     name, d, eps_inf, eps1 = UE_PEERS[cls], 5, 3.0, 1.0
     module, ours, rng = peer[name], cls(eps1, d, eps_inf), np.random.default_rng(29)
     reports = np.eye(d)[:2]
-    np.testing.assert_allclose(_peer_rounds(module, name, monkeypatch, reports, eps_inf, eps1), ours.rounds, rtol=1e-10)
+    np.testing.assert_allclose(
+        _peer_rounds(module, name, monkeypatch, reports, eps_inf, eps1), ours.rounds, rtol=1e-10
+    )
     client = getattr(module, f"{name}_Client")
     z = []
     for _ in range(N_SURVEYS):
@@ -109,13 +125,21 @@ def test_longitudinal_ue_parity(peer, cls, monkeypatch):
         theirs = np.array([client(int(v), d, eps_inf, eps1) for v in values])
         truth = np.bincount(values, minlength=d)
         agg = ours.aggregate(theirs.astype(np.int8))
-        np.testing.assert_allclose(getattr(module, f"{name}_Aggregator_MI")(theirs, eps_inf, eps1),
-                                   _ours(ours, agg, N_USERS)[0], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            getattr(module, f"{name}_Aggregator_MI")(theirs, eps_inf, eps1),
+            _ours(ours, agg, N_USERS)[0],
+            rtol=1e-9,
+            atol=1e-12,
+        )
         z.append((ours.estimate(agg, N_USERS) - truth) / np.sqrt(ours.variance(truth)))
     _standardized_errors_are_standard(np.array(z))
     mine = ours.perturb(values, rng=rng)
-    np.testing.assert_allclose(getattr(module, f"{name}_Aggregator_MI")(mine.astype(float), eps_inf, eps1),
-                               _ours(ours, ours.aggregate(mine), N_USERS)[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        getattr(module, f"{name}_Aggregator_MI")(mine.astype(float), eps_inf, eps1),
+        _ours(ours, ours.aggregate(mine), N_USERS)[0],
+        rtol=1e-9,
+        atol=1e-12,
+    )
 
 
 def test_l_grr_parity_and_the_peers_second_round(peer, monkeypatch):
@@ -128,8 +152,12 @@ def test_l_grr_parity_and_the_peers_second_round(peer, monkeypatch):
     module, d, eps_inf, eps1, rng = peer["L_GRR"], 5, 3.0, 1.0, np.random.default_rng(7)
     rounds = _peer_rounds(module, "L_GRR", monkeypatch, [0, 1, 2], d, eps_inf, eps1)
     p1, q1, p2, q2 = rounds
-    np.testing.assert_allclose(rounds, multi_freq_ldpy_lgrr_rounds(d, eps_inf, eps1), rtol=1e-12)  # notebook 07's copy
-    chain = np.full((d, d), q2 + (p2 - q2) * q1)  # one report of the peer's L-GRR: GRR with these p*, q*
+    np.testing.assert_allclose(
+        rounds, multi_freq_ldpy_lgrr_rounds(d, eps_inf, eps1), rtol=1e-12
+    )  # notebook 07's copy
+    chain = np.full(
+        (d, d), q2 + (p2 - q2) * q1
+    )  # one report of the peer's L-GRR: GRR with these p*, q*
     np.fill_diagonal(chain, q2 + (p2 - q2) * p1)
     true_eps1 = max_privacy_loss(chain)
     assert true_eps1 < eps1 - 0.01
@@ -143,16 +171,25 @@ def test_l_grr_parity_and_the_peers_second_round(peer, monkeypatch):
         reseed_numba(rng)
         theirs = np.array([module.L_GRR_Client(int(v), d, eps_inf, eps1) for v in values])
         truth, agg = np.bincount(values, minlength=d), ours.aggregate(theirs)
-        np.testing.assert_allclose(module.L_GRR_Aggregator_MI(theirs, d, eps_inf, eps1), _ours(ours, agg, N_USERS)[0],
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            module.L_GRR_Aggregator_MI(theirs, d, eps_inf, eps1),
+            _ours(ours, agg, N_USERS)[0],
+            rtol=1e-9,
+            atol=1e-12,
+        )
         z.append((ours.estimate(agg, N_USERS) - truth) / np.sqrt(ours.variance(truth)))
     _standardized_errors_are_standard(np.array(z))
     mine = ours.perturb(values, rng=rng)
-    np.testing.assert_allclose(module.L_GRR_Aggregator_MI(mine, d, eps_inf, eps1),
-                               _ours(ours, ours.aggregate(mine), N_USERS)[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        module.L_GRR_Aggregator_MI(mine, d, eps_inf, eps1),
+        _ours(ours, ours.aggregate(mine), N_USERS)[0],
+        rtol=1e-9,
+        atol=1e-12,
+    )
 
 
 # ------------------------------------------------------------------------------------------- ADP, dBitFlipPM
+
 
 @pytest.mark.parametrize("epsilon, d", [(1.0, 5), (0.5, 12)])
 def test_adp_parity(peer, epsilon, d):
@@ -165,13 +202,23 @@ def test_adp_parity(peer, epsilon, d):
         theirs = np.array([module.ADP_Client(int(v), d, epsilon) for v in values])
         assert (theirs.ndim == 1) == isinstance(ours.chosen, GRR)
         truth, agg = np.bincount(values, minlength=d), ours.aggregate(theirs.astype(np.int64))
-        np.testing.assert_allclose(module.ADP_Aggregator_MI(theirs, d, epsilon), _ours(ours, agg, N_USERS)[0], rtol=1e-9,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            module.ADP_Aggregator_MI(theirs, d, epsilon),
+            _ours(ours, agg, N_USERS)[0],
+            rtol=1e-9,
+            atol=1e-12,
+        )
         z.append((ours.estimate(agg, N_USERS) - truth) / np.sqrt(ours.variance(truth)))
     _standardized_errors_are_standard(np.array(z))
-    mine = ours.perturb(values, rng=rng)  # as floats: the peer sums reports in their own dtype (int8 would wrap)
-    np.testing.assert_allclose(module.ADP_Aggregator_MI(mine if mine.ndim == 1 else mine.astype(float), d, epsilon),
-                               _ours(ours, ours.aggregate(mine), N_USERS)[0], rtol=1e-9, atol=1e-12)
+    mine = ours.perturb(
+        values, rng=rng
+    )  # as floats: the peer sums reports in their own dtype (int8 would wrap)
+    np.testing.assert_allclose(
+        module.ADP_Aggregator_MI(mine if mine.ndim == 1 else mine.astype(float), d, epsilon),
+        _ours(ours, ours.aggregate(mine), N_USERS)[0],
+        rtol=1e-9,
+        atol=1e-12,
+    )
 
 
 def _to_peer_vector(reports: DBitFlipReports, d: int) -> np.ndarray:
@@ -193,15 +240,25 @@ def test_dbitflip_parity(peer, n_bits):
         sampled = theirs >= 0
         assert np.all(sampled.sum(axis=1) == n_bits)
         buckets = np.nonzero(sampled)[1].reshape(-1, n_bits)
-        agg = ours.aggregate(DBitFlipReports(buckets, np.take_along_axis(theirs, buckets, axis=1).astype(np.int64)))
+        agg = ours.aggregate(
+            DBitFlipReports(buckets, np.take_along_axis(theirs, buckets, axis=1).astype(np.int64))
+        )
         truth = np.bincount(values, minlength=d)
-        np.testing.assert_allclose(module.dBitFlipPM_Aggregator_MI(theirs, d, n_bits, epsilon), _ours(ours, agg, N_USERS)[0],
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            module.dBitFlipPM_Aggregator_MI(theirs, d, n_bits, epsilon),
+            _ours(ours, agg, N_USERS)[0],
+            rtol=1e-9,
+            atol=1e-12,
+        )
         z.append((ours.estimate(agg, N_USERS) - truth) / np.sqrt(ours.variance(truth)))
     _standardized_errors_are_standard(np.array(z))
     mine = ours.perturb(values, rng=rng)
-    np.testing.assert_allclose(module.dBitFlipPM_Aggregator_MI(_to_peer_vector(mine, d), d, n_bits, epsilon),
-                               _ours(ours, ours.aggregate(mine), N_USERS)[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        module.dBitFlipPM_Aggregator_MI(_to_peer_vector(mine, d), d, n_bits, epsilon),
+        _ours(ours, ours.aggregate(mine), N_USERS)[0],
+        rtol=1e-9,
+        atol=1e-12,
+    )
 
 
 # ------------------------------------------------------------------------------------------- SPL, SMP, RS+FD
@@ -219,7 +276,9 @@ def _blocks():
 
 
 def _joint(rows):
-    return np.bincount(np.ravel_multi_index(rows.T, SIZES), minlength=math.prod(SIZES)).reshape(SIZES)
+    return np.bincount(np.ravel_multi_index(rows.T, SIZES), minlength=math.prod(SIZES)).reshape(
+        SIZES
+    )
 
 
 def _peer_estimates(estimates) -> list:
@@ -231,9 +290,24 @@ CASES = {  # ours, the peer's module, client and aggregator (with their argument
     "SPL[OUE]": (lambda: SPL(EPSILON, SIZES, "oue"), "SPL_solution", "SPL_UE", False),
     "SMP[GRR]": (lambda: SMP(EPSILON, SIZES, "grr"), "SMP_solution", "SMP_GRR", True),
     "SMP[OUE]": (lambda: SMP(EPSILON, SIZES, "oue"), "SMP_solution", "SMP_UE", False),
-    "RS+FD[GRR]": (lambda: RSFD.from_attribute_epsilon(EPSILON, SIZES, "grr"), "RSpFD_solution", "RSpFD_GRR", True),
-    "RS+FD[OUE-z]": (lambda: RSFD.from_attribute_epsilon(EPSILON, SIZES, "oue_z"), "RSpFD_solution", "RSpFD_UE_zero", False),
-    "RS+FD[OUE-r]": (lambda: RSFD.from_attribute_epsilon(EPSILON, SIZES, "oue_r"), "RSpFD_solution", "RSpFD_UE_rnd", False),
+    "RS+FD[GRR]": (
+        lambda: RSFD.from_attribute_epsilon(EPSILON, SIZES, "grr"),
+        "RSpFD_solution",
+        "RSpFD_GRR",
+        True,
+    ),
+    "RS+FD[OUE-z]": (
+        lambda: RSFD.from_attribute_epsilon(EPSILON, SIZES, "oue_z"),
+        "RSpFD_solution",
+        "RSpFD_UE_zero",
+        False,
+    ),
+    "RS+FD[OUE-r]": (
+        lambda: RSFD.from_attribute_epsilon(EPSILON, SIZES, "oue_r"),
+        "RSpFD_solution",
+        "RSpFD_UE_rnd",
+        False,
+    ),
 }
 
 
@@ -251,8 +325,10 @@ def _peer_to_ours(mech, theirs, grr: bool):
 def _ours_to_peer(mech, reports, grr: bool):
     blocks = mech._blocks(mech._widths)
     if isinstance(mech, SMP):
-        return [(int(a), int(row[blocks[a]][0]) if grr else row[blocks[a]].astype(float))
-                for a, row in zip(reports.attributes, reports.reports)]
+        return [
+            (int(a), int(row[blocks[a]][0]) if grr else row[blocks[a]].astype(float))
+            for a, row in zip(reports.attributes, reports.reports)
+        ]
     return [[int(row[b][0]) if grr else row[b].astype(float) for b in blocks] for row in reports]
 
 
@@ -275,12 +351,18 @@ def test_multidimensional_parity(peer, case):
         reseed_numba(rng)
         theirs = [client(list(map(int, row)), list(SIZES), len(SIZES), EPSILON) for row in rows]
         agg = mech.aggregate(_peer_to_ours(mech, theirs, grr))
-        for a, b in zip(_peer_aggregate(module, prefix, theirs, grr), _ours(mech, agg, N_USERS, _blocks())):
+        for a, b in zip(
+            _peer_aggregate(module, prefix, theirs, grr), _ours(mech, agg, N_USERS, _blocks())
+        ):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
         truth = _joint(rows)
-        z.append((mech.estimate(agg, N_USERS) - mech.estimand(truth)) / np.sqrt(mech.variance(truth)))
+        z.append(
+            (mech.estimate(agg, N_USERS) - mech.estimand(truth)) / np.sqrt(mech.variance(truth))
+        )
     _standardized_errors_are_standard(np.array(z))
     mine = mech.perturb(rows, rng=rng)
-    for a, b in zip(_peer_aggregate(module, prefix, _ours_to_peer(mech, mine, grr), grr),
-                    _ours(mech, mech.aggregate(mine), N_USERS, _blocks())):
+    for a, b in zip(
+        _peer_aggregate(module, prefix, _ours_to_peer(mech, mine, grr), grr),
+        _ours(mech, mech.aggregate(mine), N_USERS, _blocks()),
+    ):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

@@ -10,7 +10,11 @@ from ldp_helpers.protocols.personalized import PCEP, Taxonomy, pcep_rows, pldp_l
 
 def test_taxonomy_must_be_a_tree():
     t = Taxonomy.regular((2, 3))
-    assert t.root == 0 and t.locations.tolist() == list(range(3, 9)) and t.leaves_under(2).tolist() == [6, 7, 8]
+    assert (
+        t.root == 0
+        and t.locations.tolist() == list(range(3, 9))
+        and t.leaves_under(2).tolist() == [6, 7, 8]
+    )
     with pytest.raises(ValueError, match="exactly one node with parent −1"):
         Taxonomy((-1, -1, 0))
     with pytest.raises(ValueError, match="cycle"):
@@ -21,7 +25,6 @@ def test_taxonomy_must_be_a_tree():
         t.leaves_under(9)
 
 
-
 @pytest.mark.parametrize("seed", range(5))
 def test_taxonomy_leaves_match_walking_up_from_every_leaf(seed):
     """Random trees with shuffled node ids (and one long chain): a node's leaves are the leaves whose path to the root passes it."""
@@ -30,7 +33,9 @@ def test_taxonomy_leaves_match_walking_up_from_every_leaf(seed):
     order = rng.permutation(n)  # node order[i]'s parent is an earlier node of the order
     parent = np.empty(n, dtype=np.int64)
     parent[order[0]] = -1
-    parent[order[1:]] = order[(rng.random(n - 1) * np.arange(1, n)).astype(int)] if seed else order[:-1]  # seed 0: a chain
+    parent[order[1:]] = (
+        order[(rng.random(n - 1) * np.arange(1, n)).astype(int)] if seed else order[:-1]
+    )  # seed 0: a chain
     tree = Taxonomy(tuple(parent))
     leaves = [v for v in range(n) if v not in set(parent.tolist())]
     under = {v: [] for v in range(n)}
@@ -42,6 +47,7 @@ def test_taxonomy_leaves_match_walking_up_from_every_leaf(seed):
     assert tree.root == order[0] and tree.locations.tolist() == sorted(leaves)
     assert all(tree.leaves_under(v).tolist() == sorted(under[v]) for v in range(n))
 
+
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
 def test_pcep_is_exactly_tau_epsilon_pldp_and_the_root_is_epsilon_ldp(epsilon):
     """Over a region's leaves PCEP's whole-report table loses exactly ε; at τ = root it is the plain ε-LDP mechanism."""
@@ -50,7 +56,9 @@ def test_pcep_is_exactly_tau_epsilon_pldp_and_the_root_is_epsilon_ldp(epsilon):
     assert max_privacy_loss(region.output_table()) == pytest.approx(epsilon, rel=1e-9)
     whole = PCEP(epsilon, t.locations.size, 8, matrix_seed=3)
     assert whole.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
-    assert pldp_loss(whole.output_table(), t, t.root) == pytest.approx(epsilon, rel=1e-9)  # τ = root: ε-LDP
+    assert pldp_loss(whole.output_table(), t, t.root) == pytest.approx(
+        epsilon, rel=1e-9
+    )  # τ = root: ε-LDP
 
 
 def test_pldp_loss_is_the_loss_over_the_safe_regions_leaves():
@@ -61,7 +69,9 @@ def test_pldp_loss_is_the_loss_over_the_safe_regions_leaves():
         rows = np.searchsorted(t.locations, t.leaves_under(region))
         brute = max((np.log(table[a] / table[b]).max() for a in rows for b in rows), default=0.0)
         assert pldp_loss(table, t, region) == pytest.approx(brute, rel=1e-12, abs=1e-15)
-    assert pldp_loss(table, t, t.root) == pytest.approx(max_privacy_loss(table), rel=1e-12)  # the root: plain ε-LDP
+    assert pldp_loss(table, t, t.root) == pytest.approx(
+        max_privacy_loss(table), rel=1e-12
+    )  # the root: plain ε-LDP
     assert pldp_loss(table, t, 1) < pldp_loss(table, t, t.root)  # a smaller region promises less
     with pytest.raises(ValueError, match="region"):
         pldp_loss(table, t, 9)
@@ -92,14 +102,20 @@ def test_pcep_rows_follow_beta():
     """m grows as β shrinks and as n grows (the target accuracy γ ∝ 1/√n)."""
     gamma = np.sqrt(2 * np.log(2 * 99 / 0.1) / 1000) / np.tanh(0.5)
     assert pcep_rows(99, 1000, 1.0, 0.1) == int(np.ceil(np.log(100) * np.log(20) / gamma**2))
-    assert pcep_rows(99, 1000, 1.0, 0.01) > pcep_rows(99, 1000, 1.0, 0.1) < pcep_rows(99, 4000, 1.0, 0.1)
+    assert (
+        pcep_rows(99, 1000, 1.0, 0.01)
+        > pcep_rows(99, 1000, 1.0, 0.1)
+        < pcep_rows(99, 4000, 1.0, 0.1)
+    )
     with pytest.raises(ValueError, match="beta"):
         pcep_rows(10, 100, 1.0, 1.0)
 
 
 def _pcep_moments(pcep: PCEP, truth) -> tuple[np.ndarray, np.ndarray]:
     """The exact mean vector and covariance of T: user u adds z_u to row r_u, E = (keep − flip)Φ[r, l_u]/m, E[z²] = 1/m."""
-    mu = (pcep.keep - pcep.flip) * pcep.phi.T.astype(float) / pcep.m  # (L, m): one user's mean per location
+    mu = (
+        (pcep.keep - pcep.flip) * pcep.phi.T.astype(float) / pcep.m
+    )  # (L, m): one user's mean per location
     truth = np.asarray(truth, dtype=float)
     return truth @ mu, np.diag(np.full(pcep.m, truth.sum() / pcep.m)) - (mu.T * truth) @ mu
 
@@ -109,10 +125,15 @@ def _assert_law(samples, mean, cov, what: str):
     fixed random projections of the surveys, and the mean vector's Mahalanobis distance R·dᵀΣ⁻¹d against
     its χ²(m) law (level 1e-4): the first two moments of the joint law."""
     from scipy import stats
+
     d = samples.mean(axis=0) - mean
     distance = samples.shape[0] * d @ np.linalg.solve(cov, d)
-    assert distance < stats.chi2.ppf(1 - 1e-4, mean.size), f"{what}: mean vector off by χ² = {distance:.1f}"
-    directions = np.vstack([np.eye(mean.size), np.random.default_rng(99).standard_normal((2, mean.size))])
+    assert distance < stats.chi2.ppf(1 - 1e-4, mean.size), (
+        f"{what}: mean vector off by χ² = {distance:.1f}"
+    )
+    directions = np.vstack(
+        [np.eye(mean.size), np.random.default_rng(99).standard_normal((2, mean.size))]
+    )
     x = samples @ directions.T
     m, v = directions @ mean, np.einsum("ij,jk,ik->i", directions, cov, directions)
     gap = np.abs(x.mean(axis=0) - m) / np.sqrt(v / x.shape[0])
@@ -128,15 +149,21 @@ def test_pcep_sampler_has_the_per_user_law_and_wrong_samplers_are_caught(m, trut
     """Dense (n_l > 16m: multinomial) and sparse (uniform rows) locations: the sampler's T and the per-user
     client's T have PCEP's exact mean and covariance; a sampler at the wrong keep probability (ε = 1.2) and
     one with a user moved to the next location fail the same check."""
-    pcep = PCEP(1.0, len(truth), m, matrix_seed=1)  # Φ's columns differ: a moved user changes the law
+    pcep = PCEP(
+        1.0, len(truth), m, matrix_seed=1
+    )  # Φ's columns differ: a moved user changes the law
     assert len({tuple(c) for c in pcep.phi.T}) == len(truth)
     mean, cov = _pcep_moments(pcep, truth)
     rng = np.random.default_rng(21)
-    _assert_law(pcep.sample_aggregate(np.array(truth), rng=rng, n_draws=20_000), mean, cov, "sampler")
+    _assert_law(
+        pcep.sample_aggregate(np.array(truth), rng=rng, n_draws=20_000), mean, cov, "sampler"
+    )
     values = pcep.expand(np.array(truth))
     per_user = np.stack([pcep.aggregate(pcep.perturb(values, rng=rng)) for _ in range(3000)])
     _assert_law(per_user, mean, cov, "per-user client")
-    wrong_p = PCEP(1.2, len(truth), m, matrix_seed=1).sample_aggregate(np.array(truth), rng=rng, n_draws=20_000)
+    wrong_p = PCEP(1.2, len(truth), m, matrix_seed=1).sample_aggregate(
+        np.array(truth), rng=rng, n_draws=20_000
+    )
     moved = np.array(truth) + np.eye(len(truth), dtype=int)[1] - np.eye(len(truth), dtype=int)[0]
     for wrong in (wrong_p, pcep.sample_aggregate(moved, rng=rng, n_draws=20_000)):
         with pytest.raises(AssertionError, match="off by"):
@@ -149,6 +176,7 @@ def test_psda_sampler_has_the_per_user_law():
     equal means and variances (5 SE) and a KS test on each location and the total; the sampler at ε = 1.3
     against the per-user path at ε = 1 fails it."""
     from scipy import stats
+
     t = Taxonomy.regular((2, 3))
     locations = np.repeat(t.locations, [20, 9, 1, 15, 10, 5])
     regions = np.where(np.arange(locations.size) % 4 == 0, t.root, [t.parent[x] for x in locations])
@@ -156,7 +184,9 @@ def test_psda_sampler_has_the_per_user_law():
     slow = psda_counts(locations, regions, t, 1.0, 0.2, rng=rng, n_draws=3000, per_user=True)
 
     def same_law(fast):
-        for a, b in zip(np.column_stack([fast, fast.sum(axis=1)]).T, np.column_stack([slow, slow.sum(axis=1)]).T):
+        for a, b in zip(
+            np.column_stack([fast, fast.sum(axis=1)]).T, np.column_stack([slow, slow.sum(axis=1)]).T
+        ):
             se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
             assert abs(a.mean() - b.mean()) < 5 * se and stats.ks_2samp(a, b).pvalue > 1e-3 / 7
         return True
@@ -175,11 +205,19 @@ def test_psda_counts_and_personalized_regions_help():
     locations = rng.choice(leaves, size=20_000, p=np.r_[np.full(5, 0.1), np.full(15, 0.5 / 15)])
     regions = np.array([t.parent[x] for x in locations])  # each user's parent region
     truth = np.bincount(np.searchsorted(leaves, locations), minlength=leaves.size)
-    personal = [np.abs(psda_counts(locations, regions, t, 1.0, 0.1, rng=rng) - truth).max() for _ in range(20)]
-    plain = [np.abs(psda_counts(locations, np.zeros_like(regions), t, 1.0, 0.1, rng=rng) - truth).max() for _ in range(20)]
+    personal = [
+        np.abs(psda_counts(locations, regions, t, 1.0, 0.1, rng=rng) - truth).max()
+        for _ in range(20)
+    ]
+    plain = [
+        np.abs(psda_counts(locations, np.zeros_like(regions), t, 1.0, 0.1, rng=rng) - truth).max()
+        for _ in range(20)
+    ]
     assert np.mean(personal) < np.mean(plain)
     with pytest.raises(ValueError, match="safe region containing the user's location"):
-        psda_counts(np.array([5]), np.array([2]), t, 1.0, 0.1, rng=rng)  # leaf 5 lies under node 1, not 2
+        psda_counts(
+            np.array([5]), np.array([2]), t, 1.0, 0.1, rng=rng
+        )  # leaf 5 lies under node 1, not 2
 
 
 def test_bad_input_is_refused():
@@ -193,7 +231,9 @@ def test_bad_input_is_refused():
         psda_counts(np.array([3]), np.array([9]), t, 1.0, 0.1, rng=rng)  # τ not a node
     with pytest.raises(ValueError, match="beta"):
         psda_counts(np.array([3]), np.array([0]), t, 1.0, 0.0, rng=rng)
-    with pytest.raises(ValueError, match=r"epsilons must be one budget for all users, or one per user \(2\); got 3"):
+    with pytest.raises(
+        ValueError, match=r"epsilons must be one budget for all users, or one per user \(2\); got 3"
+    ):
         psda_counts(np.array([3, 4]), np.array([0, 0]), t, [1.0, 1.0, 2.0], 0.1, rng=rng)
     with pytest.raises(ValueError, match="epsilons"):
         psda_counts(np.array([3, 4]), np.array([0, 0]), t, [1.0, 0.0], 0.1, rng=rng)
@@ -207,6 +247,7 @@ def test_bad_input_is_refused():
 def test_psda_error_bound_holds_with_probability_one_minus_beta():
     """Over 200 surveys the max count error exceeds psda_error_bound in at most β of them (+ 3 binomial SE)."""
     from ldp_helpers.protocols.personalized import psda_error_bound
+
     t = Taxonomy.regular((3, 4))
     rng = np.random.default_rng(12)
     locations = rng.choice(t.locations, size=6000)
@@ -214,7 +255,12 @@ def test_psda_error_bound_holds_with_probability_one_minus_beta():
     truth = np.bincount(np.searchsorted(t.locations, locations), minlength=t.locations.size)
     beta = 0.1
     bound = psda_error_bound(locations, regions, t, 1.0, beta)
-    over = np.mean([np.abs(psda_counts(locations, regions, t, 1.0, beta, rng=rng) - truth).max() > bound for _ in range(200)])
+    over = np.mean(
+        [
+            np.abs(psda_counts(locations, regions, t, 1.0, beta, rng=rng) - truth).max() > bound
+            for _ in range(200)
+        ]
+    )
     assert over <= beta + 3 * np.sqrt(beta * (1 - beta) / 200)
 
 
@@ -222,5 +268,9 @@ def test_a_cluster_matrix_too_large_is_refused_naming_the_region():
     """m grows with the cluster's size: 10⁶ users over 2,000 locations would need a 3.4 GiB public matrix."""
     t = Taxonomy.regular((2, 2000))
     locations = np.repeat(t.locations[:2000], 500)
-    with pytest.raises(ValueError, match=r"regions='1,000,000 users in region 1' would allocate .*public matrix"):
-        psda_counts(locations, np.full(locations.size, 1), t, 1.0, 0.1, rng=np.random.default_rng(0))
+    with pytest.raises(
+        ValueError, match=r"regions='1,000,000 users in region 1' would allocate .*public matrix"
+    ):
+        psda_counts(
+            locations, np.full(locations.size, 1), t, 1.0, 0.1, rng=np.random.default_rng(0)
+        )

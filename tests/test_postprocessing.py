@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from ldp_helpers.estimation.postprocessing import (
+    METHODS,
+    clip_and_renormalize,
+    postprocess,
+    project_to_simplex,
+)
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.estimation.postprocessing import METHODS, clip_and_renormalize, postprocess, project_to_simplex
 
 
 def test_default_is_the_raw_unbiased_estimate():
@@ -26,8 +31,14 @@ def test_simplex_projection_is_the_closest_valid_histogram():
     est = np.array([-4.0, 3.0, 9.0, 0.5, 2.0])
     proj = project_to_simplex(est, 10)
     assert proj.min() >= 0 and proj.sum() == pytest.approx(10, abs=1e-12)
-    res = minimize(lambda x: np.sum((x - est) ** 2), np.full(5, 2.0), method="SLSQP",
-                   bounds=[(0, None)] * 5, constraints=[{"type": "eq", "fun": lambda x: x.sum() - 10}], options={"ftol": 1e-14})
+    res = minimize(
+        lambda x: np.sum((x - est) ** 2),
+        np.full(5, 2.0),
+        method="SLSQP",
+        bounds=[(0, None)] * 5,
+        constraints=[{"type": "eq", "fun": lambda x: x.sum() - 10}],
+        options={"ftol": 1e-14},
+    )
     assert np.allclose(proj, res.x, atol=1e-6)
     assert np.allclose(project_to_simplex([1.0, 2.0, 7.0], 10), [1.0, 2.0, 7.0])
 
@@ -55,11 +66,17 @@ def test_rejects_bad_input():
     """Unknown methods, NaNs, empty arrays and negative totals are refused."""
     with pytest.raises(ValueError, match="method must be one of"):
         postprocess([1.0], 1, "round")
-    with pytest.raises(ValueError, match=r"estimates must be finite values in \(-inf, inf\); got an array containing nan"):
+    with pytest.raises(
+        ValueError,
+        match=r"estimates must be finite values in \(-inf, inf\); got an array containing nan",
+    ):
         postprocess([np.nan, 1.0], 1, METHODS[1])
     with pytest.raises(ValueError, match="estimates must be a non-empty array"):
         project_to_simplex([], 1)
-    with pytest.raises(ValueError, match=r"estimates must be a 1-D array of estimates; got an array of shape \(1, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"estimates must be a 1-D array of estimates; got an array of shape \(1, 2\)",
+    ):
         postprocess([[1.0, 2.0]], 3)
     with pytest.raises(ValueError, match=r"total must be in \[0, inf\)"):
         clip_and_renormalize([1.0], -1)

@@ -37,7 +37,11 @@ def test_outputs_no_input_produces_are_ignored():
 
 @pytest.mark.parametrize(
     "table, message",
-    [([[0.5, 0.6], [0.5, 0.5]], "sum to 1"), ([[1.0]], "at least 2 input rows"), ([[-0.1, 1.1], [0.5, 0.5]], r"table must be finite values in \[0, 1\]")],
+    [
+        ([[0.5, 0.6], [0.5, 0.5]], "sum to 1"),
+        ([[1.0]], "at least 2 input rows"),
+        ([[-0.1, 1.1], [0.5, 0.5]], r"table must be finite values in \[0, 1\]"),
+    ],
 )
 def test_rejects_malformed_tables(table, message):
     """Rows that are not distributions are an error, not a number."""

@@ -3,10 +3,17 @@
 import numpy as np
 import pytest
 
-from ldp_helpers.mechanisms.pure import count_variance, expected_support_count, support_count_pmf, unbiased_count
+from ldp_helpers.mechanisms.pure import (
+    count_variance,
+    expected_support_count,
+    support_count_pmf,
+    unbiased_count,
+)
 
 
-@pytest.mark.parametrize("c, n, p, q", [(0, 7, 0.6, 0.2), (3, 7, 0.6, 0.2), (7, 7, 0.9, 0.05), (12, 30, 0.5, 0.25)])
+@pytest.mark.parametrize(
+    "c, n, p, q", [(0, 7, 0.6, 0.2), (3, 7, 0.6, 0.2), (7, 7, 0.9, 0.05), (12, 30, 0.5, 0.25)]
+)
 def test_estimator_moments_are_exact(c, n, p, q):
     """Over the exact pmf, E[ĉ] = c and Var[ĉ] is count_variance; E[C] is expected_support_count."""
     pmf = support_count_pmf(c, n, p, q)

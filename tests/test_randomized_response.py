@@ -5,11 +5,15 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from stat_checks import (
+    assert_mean_close,
+    assert_variance_close,
+    chisquare_pvalue,
+    two_sample_pvalue,
+)
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import BinaryRR, two_coin_response
-from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue, two_sample_pvalue
-
 
 # ---------------------------------------------------------------- exact
 
@@ -29,13 +33,17 @@ def test_two_coin_is_q_bin_at_ln3():
     two_coin = BinaryRR.warner_two_coin()
     assert (two_coin.p, two_coin.q) == (0.75, 0.25)
     assert two_coin.privacy_loss() == pytest.approx(math.log(3), abs=1e-15)
-    assert np.allclose(two_coin.output_table(), BinaryRR.from_epsilon(math.log(3)).output_table(), atol=1e-15)
+    assert np.allclose(
+        two_coin.output_table(), BinaryRR.from_epsilon(math.log(3)).output_table(), atol=1e-15
+    )
 
 
 def test_two_coin_estimator_is_2_x_minus_quarter():
     """The general estimator (X − q)/(p − q) reduces to the tutorial's 2(X − 0.25)."""
     x = np.linspace(0, 1, 11)
-    assert np.allclose(BinaryRR.warner_two_coin().estimate_fraction(x * 100, 100), 2 * (x - 0.25), atol=1e-14)
+    assert np.allclose(
+        BinaryRR.warner_two_coin().estimate_fraction(x * 100, 100), 2 * (x - 0.25), atol=1e-14
+    )
 
 
 def test_estimator_is_exactly_unbiased():
@@ -43,11 +51,16 @@ def test_estimator_is_exactly_unbiased():
     rr = BinaryRR.from_epsilon(0.7)
     n, n_ones = 40, 13
     support = np.arange(n + 1)
-    pmf = np.convolve(stats.binom.pmf(np.arange(n_ones + 1), n_ones, rr.p), stats.binom.pmf(np.arange(n - n_ones + 1), n - n_ones, rr.q))
+    pmf = np.convolve(
+        stats.binom.pmf(np.arange(n_ones + 1), n_ones, rr.p),
+        stats.binom.pmf(np.arange(n - n_ones + 1), n - n_ones, rr.q),
+    )
     estimates = rr.estimate_fraction(support, n)
     mean = np.sum(pmf * estimates)
     assert mean == pytest.approx(n_ones / n, abs=1e-12)
-    assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(rr.fraction_variance(n_ones / n, n), rel=1e-10)
+    assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(
+        rr.fraction_variance(n_ones / n, n), rel=1e-10
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0, -1, math.inf, math.nan, 40.0, 800.0])
@@ -112,7 +125,10 @@ def test_aggregate_sampler_matches_per_user_reference(rng):
     assert aggregate.shape == (n_draws,)
     mean = n_ones * rr.p + (n - n_ones) * rr.q
     var = n_ones * rr.p * (1 - rr.p) + (n - n_ones) * rr.q * (1 - rr.q)
-    pmf = np.convolve(stats.binom.pmf(np.arange(n_ones + 1), n_ones, rr.p), stats.binom.pmf(np.arange(n - n_ones + 1), n - n_ones, rr.q))
+    pmf = np.convolve(
+        stats.binom.pmf(np.arange(n_ones + 1), n_ones, rr.p),
+        stats.binom.pmf(np.arange(n - n_ones + 1), n - n_ones, rr.q),
+    )
     for counts in (per_user, aggregate):
         assert_mean_close(counts, mean, var)
         assert_variance_close(counts, var)

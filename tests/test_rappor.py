@@ -5,13 +5,17 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import (
+    assert_mean_close,
+    assert_variance_close,
+    chisquare_pvalue,
+    two_sample_pvalue,
+)
 
-from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report
-from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf
+from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report, tutorial_printed_p_star
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.bounds.rappor import tutorial_printed_p_star
+from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, RapporReports
-from ldp_helpers.mechanisms.rappor_client import report_table
 from ldp_helpers.mechanisms.rappor_client import (
     all_bloom_filters,
     bloom_filters,
@@ -19,8 +23,8 @@ from ldp_helpers.mechanisms.rappor_client import (
     hash_index,
     instantaneous_randomized_response,
     permanent_randomized_response,
+    report_table,
 )
-from stat_checks import assert_mean_close, assert_variance_close, chisquare_pvalue, two_sample_pvalue
 
 PARAMS = [
     dict(f=0.0, p=0.5, q=0.75),  # seed 001's basic one-time (IRR only)
@@ -68,10 +72,15 @@ def test_privacy_loss_of_the_whole_report_is_epsilon(kw, k, h):
 def test_prr_only_report_has_the_permanent_epsilon(h, f):
     """The memoized B' sent alone (one-time RAPPOR) has exact ε = ε∞ = 2h ln((1−f/2)/(f/2)) (k = 6)."""
     params = RapporParams(k=6, h=h, m=1, f=f, p=0.5, q=0.75)
-    assert make(params.prr_only(), 2).privacy_loss() == pytest.approx(params.epsilon_permanent, rel=1e-12)
-    assert max_privacy_loss(report_table(all_bloom_filters(6, h), params.prr_bit_table())) == pytest.approx(
-        params.epsilon_permanent, rel=1e-12)
-    assert params.epsilon_permanent == pytest.approx(2 * h * math.log((1 - f / 2) / (f / 2)), rel=1e-14)
+    assert make(params.prr_only(), 2).privacy_loss() == pytest.approx(
+        params.epsilon_permanent, rel=1e-12
+    )
+    assert max_privacy_loss(
+        report_table(all_bloom_filters(6, h), params.prr_bit_table())
+    ) == pytest.approx(params.epsilon_permanent, rel=1e-12)
+    assert params.epsilon_permanent == pytest.approx(
+        2 * h * math.log((1 - f / 2) / (f / 2)), rel=1e-14
+    )
     assert make(params, 2).epsilon_permanent == params.epsilon_permanent
 
 
@@ -95,7 +104,9 @@ def test_basic_one_time_at_epsilon_with_many_hashes():
     """h = 8: two disjoint 8-bit filters are exactly ε apart; h = 32: weaker IRR than h = 1 at the same ε."""
     params = RapporParams.basic_one_time_at_epsilon(4.0, k=16, h=8, m=1)
     disjoint = np.kron(np.eye(2, dtype=np.int8), np.ones((1, 8), dtype=np.int8))
-    assert max_privacy_loss(report_table(disjoint, params.bit_table())) == pytest.approx(4.0, rel=1e-10)
+    assert max_privacy_loss(report_table(disjoint, params.bit_table())) == pytest.approx(
+        4.0, rel=1e-10
+    )
     assert params.q == pytest.approx(1 / (1 + math.exp(-0.5)), rel=1e-14)  # odds e^{ε/h} at p = 1/2
     many = RapporParams.basic_one_time_at_epsilon(4.0, k=128, h=32, m=8)
     assert many.epsilon_one_report == pytest.approx(4.0, rel=1e-12)
@@ -106,8 +117,12 @@ def test_basic_one_time_at_epsilon_refuses_q_rounding_to_one():
     """ε/h so large that q rounds to 1 (ε = ∞, not the ε asked for) raises, naming epsilon and its range."""
     with pytest.raises(ValueError, match=r"epsilon must be in \(0, 36\.7368\); got 100\.0"):
         RapporParams.basic_one_time_at_epsilon(100.0, 8, 1, 1)
-    assert RapporParams.basic_one_time_at_epsilon(100.0, 16, 8, 1).epsilon_one_report == pytest.approx(100.0, rel=1e-9)
-    with pytest.raises(ValueError, match=r"k must be an integer in \[16, inf\]; got 8"):  # 2h > k: ε₁ is not exact
+    assert RapporParams.basic_one_time_at_epsilon(
+        100.0, 16, 8, 1
+    ).epsilon_one_report == pytest.approx(100.0, rel=1e-9)
+    with pytest.raises(
+        ValueError, match=r"k must be an integer in \[16, inf\]; got 8"
+    ):  # 2h > k: ε₁ is not exact
         RapporParams.basic_one_time_at_epsilon(4.0, 8, 8, 1)
 
 
@@ -117,7 +132,9 @@ def test_p_star_q_star_compose_prr_and_irr():
     irr = np.array([[1 - params.p, params.p], [1 - params.q, params.q]])
     assert np.allclose(params.prr_bit_table() @ irr, params.bit_table(), atol=1e-15)
     assert tutorial_printed_p_star(params.f, params.p) != pytest.approx(params.p_star)
-    assert tutorial_printed_p_star(0.0, 0.3) == pytest.approx(RapporParams(k=4, h=1, m=1, f=0.0, p=0.3, q=0.8).p_star)
+    assert tutorial_printed_p_star(0.0, 0.3) == pytest.approx(
+        RapporParams(k=4, h=1, m=1, f=0.0, p=0.3, q=0.8).p_star
+    )
 
 
 def test_bit_channel_is_the_collections_convention():
@@ -135,7 +152,9 @@ def test_tutorial_epsilon_uses_the_printed_p_prime():
     assert tutorial_printed_epsilon_one_report(params) == pytest.approx(expected, rel=1e-14)
     assert tutorial_printed_epsilon_one_report(params) < params.epsilon_one_report
     no_prr = RapporParams(k=8, h=2, m=1, f=0.0, p=0.5, q=0.75)
-    assert tutorial_printed_epsilon_one_report(no_prr) == pytest.approx(no_prr.epsilon_one_report, rel=1e-14)
+    assert tutorial_printed_epsilon_one_report(no_prr) == pytest.approx(
+        no_prr.epsilon_one_report, rel=1e-14
+    )
 
 
 def test_output_table_rows_and_size_limit():
@@ -174,7 +193,7 @@ def test_design_matrix_stacks_cohort_blocks():
     """X[j·k + i, w] is bit i of candidate w's filter in cohort j."""
     mechanism = make(RapporParams.basic_one_time(k=16, h=3, m=3), 6)
     for j in range(3):
-        assert np.array_equal(mechanism.design_matrix[16 * j:16 * (j + 1)], mechanism.blooms[j].T)
+        assert np.array_equal(mechanism.design_matrix[16 * j : 16 * (j + 1)], mechanism.blooms[j].T)
 
 
 @pytest.mark.parametrize(
@@ -199,21 +218,66 @@ def test_mechanism_validates_its_inputs(rng):
     params = RapporParams.basic_one_time(k=8, h=2, m=2)
     mechanism = make(params)
     cases = [
-        (lambda: Rappor(params, np.zeros((2, 5, 7), np.int8)), r"blooms must be a 3-D array \(m × M × k\) whose last axis has length 8"),
-        (lambda: Rappor(params, np.ones((2, 5, 8), np.int8)), r"ones per Bloom filter must be integers in \[1, 2\]"),
-        (lambda: Rappor(params, mechanism.blooms[:1]), r"blooms.shape\[0\] \(cohorts\) must be an integer in \[2, 2\]; got 1"),
-        (lambda: mechanism.perturb([[0, 5]], rng=rng), r"values\[:, 1\] \(candidates\) must be integers in \[0, 4\]"),
-        (lambda: mechanism.perturb([0, 1], rng=rng), r"values must be a 2-D array of \(cohort, candidate\) rows"),
-        (lambda: mechanism.aggregate(RapporReports(np.array([0, 2]), np.zeros((2, 8)))), r"reports.cohorts must be integers in \[0, 1\]"),
-        (lambda: mechanism.aggregate(RapporReports(np.array([0]), np.zeros((2, 8)))), r"len\(reports.bits\) must be an integer in \[1, 1\]"),
-        (lambda: mechanism.expand(np.ones((3, 5), int)), r"truth must be an array of shape \(2, 5\)"),
-        (lambda: mechanism.estimand(np.zeros((2, 5), int)), r"cohort sizes truth.sum\(axis=1\) must be integers in \[1, inf\]"),
-        (lambda: mechanism.estimate(np.zeros((2, 7), int), [10, 10]), r"aggregate must be an array of shape \(2, 8\) or \(n_draws, 2, 8\)"),
-        (lambda: mechanism.estimate(np.full((2, 8), 11), [10, 12]), r"aggregate\[\.\.\., 0, :\] must be integers in \[-inf, 10\]"),
-        (lambda: mechanism.estimate(np.full((2, 8), 2.5), [10, 10]), r"aggregate must be an array of integers"),
-        (lambda: mechanism.estimate(np.zeros((2, 8), int), [10, -1]), r"n \(cohort sizes\) must be integers in \[0, inf\]"),
-        (lambda: mechanism.estimate(np.ones((2, 8), int), [10, 0]), r"aggregate\[\.\.\., 1, :\] must be integers in \[-inf, 0\]"),
-        (lambda: instantaneous_randomized_response(np.ones(4, dtype=int), 0.6, 0.4, rng=rng), r"q must be > p = 0\.6; got 0\.4"),
+        (
+            lambda: Rappor(params, np.zeros((2, 5, 7), np.int8)),
+            r"blooms must be a 3-D array \(m × M × k\) whose last axis has length 8",
+        ),
+        (
+            lambda: Rappor(params, np.ones((2, 5, 8), np.int8)),
+            r"ones per Bloom filter must be integers in \[1, 2\]",
+        ),
+        (
+            lambda: Rappor(params, mechanism.blooms[:1]),
+            r"blooms.shape\[0\] \(cohorts\) must be an integer in \[2, 2\]; got 1",
+        ),
+        (
+            lambda: mechanism.perturb([[0, 5]], rng=rng),
+            r"values\[:, 1\] \(candidates\) must be integers in \[0, 4\]",
+        ),
+        (
+            lambda: mechanism.perturb([0, 1], rng=rng),
+            r"values must be a 2-D array of \(cohort, candidate\) rows",
+        ),
+        (
+            lambda: mechanism.aggregate(RapporReports(np.array([0, 2]), np.zeros((2, 8)))),
+            r"reports.cohorts must be integers in \[0, 1\]",
+        ),
+        (
+            lambda: mechanism.aggregate(RapporReports(np.array([0]), np.zeros((2, 8)))),
+            r"len\(reports.bits\) must be an integer in \[1, 1\]",
+        ),
+        (
+            lambda: mechanism.expand(np.ones((3, 5), int)),
+            r"truth must be an array of shape \(2, 5\)",
+        ),
+        (
+            lambda: mechanism.estimand(np.zeros((2, 5), int)),
+            r"cohort sizes truth.sum\(axis=1\) must be integers in \[1, inf\]",
+        ),
+        (
+            lambda: mechanism.estimate(np.zeros((2, 7), int), [10, 10]),
+            r"aggregate must be an array of shape \(2, 8\) or \(n_draws, 2, 8\)",
+        ),
+        (
+            lambda: mechanism.estimate(np.full((2, 8), 11), [10, 12]),
+            r"aggregate\[\.\.\., 0, :\] must be integers in \[-inf, 10\]",
+        ),
+        (
+            lambda: mechanism.estimate(np.full((2, 8), 2.5), [10, 10]),
+            r"aggregate must be an array of integers",
+        ),
+        (
+            lambda: mechanism.estimate(np.zeros((2, 8), int), [10, -1]),
+            r"n \(cohort sizes\) must be integers in \[0, inf\]",
+        ),
+        (
+            lambda: mechanism.estimate(np.ones((2, 8), int), [10, 0]),
+            r"aggregate\[\.\.\., 1, :\] must be integers in \[-inf, 0\]",
+        ),
+        (
+            lambda: instantaneous_randomized_response(np.ones(4, dtype=int), 0.6, 0.4, rng=rng),
+            r"q must be > p = 0\.6; got 0\.4",
+        ),
     ]
     for call, match in cases:
         with pytest.raises(ValueError, match=match):
@@ -227,16 +291,25 @@ def test_prr_follows_the_paper_line_by_line():
     """PRR with uniforms u: 1 if u < f/2, 0 if f/2 ≤ u < f, else B (f = 0.5)."""
     bits = np.array([[0, 1, 0, 1, 0, 1]])
     uniforms = np.array([0.1, 0.1, 0.3, 0.3, 0.9, 0.9])
-    assert np.array_equal(permanent_randomized_response(bits, 0.5, rng=StubGenerator(uniforms)), [[1, 1, 0, 0, 0, 1]])
-    assert np.array_equal(permanent_randomized_response(bits, 0.0, rng=StubGenerator(uniforms)), bits)
+    assert np.array_equal(
+        permanent_randomized_response(bits, 0.5, rng=StubGenerator(uniforms)), [[1, 1, 0, 0, 0, 1]]
+    )
+    assert np.array_equal(
+        permanent_randomized_response(bits, 0.0, rng=StubGenerator(uniforms)), bits
+    )
 
 
 def test_irr_follows_the_paper_line_by_line():
     """IRR with uniforms u: S = 1 iff u < q on a 1 bit, u < p on a 0 bit (RAPPOR's letters, q > p)."""
     bits = np.array([1, 1, 0, 0, 1, 0])
     uniforms = np.array([0.7, 0.8, 0.2, 0.4, 0.0, 0.99])
-    assert np.array_equal(instantaneous_randomized_response(bits, 0.3, 0.75, rng=StubGenerator(uniforms)), [1, 0, 1, 0, 1, 0])
-    assert np.array_equal(instantaneous_randomized_response(bits, 0.0, 1.0, rng=StubGenerator(uniforms)), bits)
+    assert np.array_equal(
+        instantaneous_randomized_response(bits, 0.3, 0.75, rng=StubGenerator(uniforms)),
+        [1, 0, 1, 0, 1, 0],
+    )
+    assert np.array_equal(
+        instantaneous_randomized_response(bits, 0.0, 1.0, rng=StubGenerator(uniforms)), bits
+    )
 
 
 def test_perturb_is_bloom_then_prr_then_irr():
@@ -246,8 +319,13 @@ def test_perturb_is_bloom_then_prr_then_irr():
     values = np.array([[0, 1], [1, 3], [1, 0]])
     uniforms = np.linspace(0.01, 0.99, 8)
     reports = mechanism.perturb(values, rng=StubGenerator(uniforms))
-    memo = permanent_randomized_response(mechanism.blooms[values[:, 0], values[:, 1]], 0.5, rng=StubGenerator(uniforms))
-    assert np.array_equal(reports.bits, instantaneous_randomized_response(memo, 0.25, 0.75, rng=StubGenerator(uniforms)))
+    memo = permanent_randomized_response(
+        mechanism.blooms[values[:, 0], values[:, 1]], 0.5, rng=StubGenerator(uniforms)
+    )
+    assert np.array_equal(
+        reports.bits,
+        instantaneous_randomized_response(memo, 0.25, 0.75, rng=StubGenerator(uniforms)),
+    )
     assert np.array_equal(reports.cohorts, values[:, 0])
     counts = mechanism.aggregate(reports)
     assert np.array_equal(counts, [reports.bits[0], reports.bits[1] + reports.bits[2]])
@@ -271,10 +349,14 @@ def test_estimator_is_exactly_unbiased_and_variance_exact():
     truth = np.array([[11, 19]])
     t, n = mechanism.estimand(truth)[0, 0], 30
     pmf = support_count_pmf(t, n, params.q_star, params.p_star)
-    estimates = np.array([mechanism.estimate(np.array([[c, 0, 0, 0]]), [n])[0, 0] for c in range(n + 1)])
+    estimates = np.array(
+        [mechanism.estimate(np.array([[c, 0, 0, 0]]), [n])[0, 0] for c in range(n + 1)]
+    )
     mean = np.sum(pmf * estimates)
     assert mean == pytest.approx(t, abs=1e-10)
-    assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(mechanism.variance(truth)[0, 0], rel=1e-10)
+    assert np.sum(pmf * (estimates - mean) ** 2) == pytest.approx(
+        mechanism.variance(truth)[0, 0], rel=1e-10
+    )
 
 
 def test_eq3_without_prr_is_the_seed_formula():
@@ -295,7 +377,10 @@ def test_client_bit_frequencies_match_p_star_q_star(rng, f):
     mechanism = make(RapporParams(k=16, h=2, m=1, f=f, p=0.5, q=0.75), 1)
     reports = mechanism.perturb(np.zeros((20_000, 2), dtype=int), rng=rng).bits
     bloom = mechanism.blooms[0, 0] == 1
-    for bits, prob in ((reports[:, bloom], mechanism.params.q_star), (reports[:, ~bloom], mechanism.params.p_star)):
+    for bits, prob in (
+        (reports[:, bloom], mechanism.params.q_star),
+        (reports[:, ~bloom], mechanism.params.p_star),
+    ):
         assert_mean_close(bits, prob, prob * (1 - prob))
 
 
@@ -317,7 +402,9 @@ def test_sampler_matches_per_user_clients(rng, f):
     mechanism = make(RapporParams(k=8, h=2, m=2, f=f, p=0.5, q=0.75))
     n_draws = 1500
     values = mechanism.expand(TRUTH)
-    per_user = np.array([mechanism.aggregate(mechanism.perturb(values, rng=rng)) for _ in range(n_draws)])
+    per_user = np.array(
+        [mechanism.aggregate(mechanism.perturb(values, rng=rng)) for _ in range(n_draws)]
+    )
     sampled = mechanism.sample_aggregate(TRUTH, rng=rng, n_draws=n_draws)
     t, n_j = mechanism.estimand(TRUTH), TRUTH.sum(axis=1)[:, None]
     q_star, p_star = mechanism.params.q_star, mechanism.params.p_star
@@ -327,7 +414,12 @@ def test_sampler_matches_per_user_clients(rng, f):
         for j, i in ((0, 0), (0, 5), (1, 3), (1, 7)):
             assert_mean_close(sample[:, j, i], mean[j, i], var[j, i])
             assert_variance_close(sample[:, j, i], var[j, i])
-            assert chisquare_pvalue(sample[:, j, i], support_count_pmf(t[j, i], n_j[j, 0], q_star, p_star)) > 1e-3
+            assert (
+                chisquare_pvalue(
+                    sample[:, j, i], support_count_pmf(t[j, i], n_j[j, 0], q_star, p_star)
+                )
+                > 1e-3
+            )
     # sum over a cohort's bits: sensitive to any dependence between bits
     assert two_sample_pvalue(per_user[:, 0].sum(axis=1), sampled[:, 0].sum(axis=1)) > 1e-3
     assert two_sample_pvalue(per_user[:, 1, :2].sum(axis=1), sampled[:, 1, :2].sum(axis=1)) > 1e-3
@@ -338,7 +430,9 @@ def test_estimator_mean_and_variance_by_simulation(rng):
     """Over 4000 sampled surveys t̂ averages t and has the exact variance (with PRR)."""
     mechanism = make(RapporParams(k=8, h=2, m=2, f=0.5, p=0.5, q=0.75))
     truth = 10 * TRUTH
-    est = mechanism.estimate(mechanism.sample_aggregate(truth, rng=rng, n_draws=4000), mechanism.n_reports(truth))
+    est = mechanism.estimate(
+        mechanism.sample_aggregate(truth, rng=rng, n_draws=4000), mechanism.n_reports(truth)
+    )
     t, var = mechanism.estimand(truth), mechanism.variance(truth)
     assert est.shape == (4000, 2, 8)
     for j, i in ((0, 1), (1, 6)):

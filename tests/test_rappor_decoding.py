@@ -6,10 +6,20 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from stat_checks import assert_mean_close, assert_variance_close
 
 from ldp_helpers._validation import check_trailing_shape
-from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions, threshold_recall
-from ldp_helpers.estimation.rappor_decoding import bit_count_se, decode, identical_filter_pairs, printed_y_vec
+from ldp_helpers.bounds.rappor import (
+    detection_threshold,
+    detection_threshold_without_collisions,
+    threshold_recall,
+)
+from ldp_helpers.estimation.rappor_decoding import (
+    bit_count_se,
+    decode,
+    identical_filter_pairs,
+    printed_y_vec,
+)
 from ldp_helpers.experiments import rappor as runs
 from ldp_helpers.experiments.rappor import (
     SURVEY_COLUMNS,
@@ -20,11 +30,10 @@ from ldp_helpers.experiments.rappor import (
     privacy_comparison,
 )
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.rappor_client import report_table
 from ldp_helpers.pipeline.plots import rappor as plots
-from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import cohort_counts, cohort_sizes, zipf_weights
-from stat_checks import assert_mean_close, assert_variance_close
 
 SMALL = RapporParams(k=8, h=2, m=2, f=0.0, p=0.5, q=0.75)
 TOY_TRUTH = np.array([[900, 600, 0, 300, 0], [900, 600, 0, 300, 0]])
@@ -49,8 +58,13 @@ def test_bit_count_se_at_truth_and_outside_range():
     truth = np.array([[40, 30, 0, 20, 10], [10, 20, 30, 0, 40]])
     t = mechanism.estimand(truth)
     assert np.allclose(bit_count_se(mechanism, t, [100, 100]), np.sqrt(mechanism.variance(truth)))
-    assert np.allclose(bit_count_se(mechanism, np.full((2, 8), -40.0), [100, 100]), math.sqrt(100 * 0.25) / 0.25)
-    with pytest.raises(ValueError, match=r"n \(cohort sizes\) must be integers in \[1, inf\]; got an array with values in \[-3, 10\]"):
+    assert np.allclose(
+        bit_count_se(mechanism, np.full((2, 8), -40.0), [100, 100]), math.sqrt(100 * 0.25) / 0.25
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"n \(cohort sizes\) must be integers in \[1, inf\]; got an array with values in \[-3, 10\]",
+    ):
         bit_count_se(mechanism, t, [10, -3])
     with pytest.raises(ValueError, match=r"estimates must be finite values"):
         bit_count_se(mechanism, np.full((2, 8), np.nan), [100, 100])
@@ -65,7 +79,11 @@ def test_cohort_sizes_and_zipf_weights():
     assert w.sum() == pytest.approx(1.0) and np.all(w[100:] == 0)
     assert w[0] / w[9] == pytest.approx(10**0.7)
     counts = cohort_counts(w, 20_001, 8, rng=np.random.default_rng(0))
-    assert counts.shape == (8, 200) and np.array_equal(counts.sum(axis=1), sizes) and np.all(counts[:, 100:] == 0)
+    assert (
+        counts.shape == (8, 200)
+        and np.array_equal(counts.sum(axis=1), sizes)
+        and np.all(counts[:, 100:] == 0)
+    )
 
 
 def test_precision_recall_definitions():
@@ -95,23 +113,38 @@ def test_decode_surveys_columns_are_consistent(rng):
 def test_identical_filter_pairs_counts_colliding_pairs():
     """identical_filter_pairs equals a brute-force count over all candidate pairs, per cohort and in all cohorts."""
     mechanism = small(RapporParams.basic_one_time(k=4, h=1, m=2), 12, seed=5)  # 4 possible filters
-    for cohort, matrix in ((0, mechanism.blooms[0].T), (1, mechanism.blooms[1].T), (None, mechanism.design_matrix)):
-        brute = sum(np.array_equal(matrix[:, a], matrix[:, b]) for a, b in itertools.combinations(range(12), 2))
+    for cohort, matrix in (
+        (0, mechanism.blooms[0].T),
+        (1, mechanism.blooms[1].T),
+        (None, mechanism.design_matrix),
+    ):
+        brute = sum(
+            np.array_equal(matrix[:, a], matrix[:, b])
+            for a, b in itertools.combinations(range(12), 2)
+        )
         assert identical_filter_pairs(mechanism, cohort) == brute
-    assert identical_filter_pairs(mechanism, 0) >= 4 * 3  # 12 candidates in 4 filters: at least 4·C(3, 2) pairs
-    assert identical_filter_pairs(mechanism) <= min(identical_filter_pairs(mechanism, 0), identical_filter_pairs(mechanism, 1))
+    assert (
+        identical_filter_pairs(mechanism, 0) >= 4 * 3
+    )  # 12 candidates in 4 filters: at least 4·C(3, 2) pairs
+    assert identical_filter_pairs(mechanism) <= min(
+        identical_filter_pairs(mechanism, 0), identical_filter_pairs(mechanism, 1)
+    )
 
 
 def test_privacy_comparison_rows(rng):
     """Each row: table ε = ε₁ and table ε∞ = ε∞; the tutorial's ε₂ agrees only without PRR (f = 0)."""
-    table = privacy_comparison([(0.0, 0.5, 0.75), (0.5, 0.5, 0.75), (0.25, 0.35, 0.65)], [1, 2], k=6, rng=rng)
+    table = privacy_comparison(
+        [(0.0, 0.5, 0.75), (0.5, 0.5, 0.75), (0.25, 0.35, 0.65)], [1, 2], k=6, rng=rng
+    )
     assert table.shape == (6, 9)
     f, h, eps_table, eps1, eps_tut, eps_inf_table, eps_inf = table[:, [0, 3, 4, 5, 6, 7, 8]].T
     assert np.array_equal(h, [1, 2] * 3)
     assert np.allclose(eps_table, eps1, rtol=1e-12)
     assert np.array_equal(eps_inf_table == np.inf, eps_inf == np.inf)
     finite = np.isfinite(eps_inf)
-    assert np.allclose(eps_inf_table[finite], eps_inf[finite], rtol=1e-12) and np.all(finite == (f > 0))
+    assert np.allclose(eps_inf_table[finite], eps_inf[finite], rtol=1e-12) and np.all(
+        finite == (f > 0)
+    )
     assert np.all(np.isclose(eps_tut, eps1, rtol=1e-12) == (f == 0))
 
 
@@ -119,11 +152,17 @@ def test_bonferroni_and_bh_detect_nested_sets(rng):
     """Bonferroni ⊆ Benjamini–Hochberg ⊆ uncorrected; Bonferroni p = min(1, M·p)."""
     mechanism = Rappor.create(RapporParams.basic_one_time(k=64, h=4, m=4), 60, rng=rng)
     truth = cohort_counts(zipf_weights(60, 30, 0.7), 8000, 4, rng=rng)
-    y = mechanism.estimate(mechanism.sample_aggregate(truth, rng=rng), mechanism.n_reports(truth)).ravel()
-    raw, bonf, bh = (decode(mechanism.design_matrix, y, correction=c) for c in (None, "bonferroni", "bh"))
+    y = mechanism.estimate(
+        mechanism.sample_aggregate(truth, rng=rng), mechanism.n_reports(truth)
+    ).ravel()
+    raw, bonf, bh = (
+        decode(mechanism.design_matrix, y, correction=c) for c in (None, "bonferroni", "bh")
+    )
     assert np.array_equal(raw.candidates, bonf.candidates)
     assert np.allclose(bonf.p_values, np.minimum(raw.p_values * 60, 1))
-    assert set(bonf.detected_candidates) <= set(bh.detected_candidates) <= set(raw.detected_candidates)
+    assert (
+        set(bonf.detected_candidates) <= set(bh.detected_candidates) <= set(raw.detected_candidates)
+    )
     assert bh.p_values.min() >= raw.p_values.min()
 
 
@@ -133,9 +172,14 @@ def test_detection_threshold_closed_form_without_collisions():
     threshold = detection_threshold(mechanism, 3000, alpha=0.05)
     expected = stats.norm.isf(0.05) * math.sqrt(0.25) / (0.25 * math.sqrt(3000 * 2))
     assert np.allclose(threshold, expected, rtol=1e-12)
-    assert detection_threshold_without_collisions(mechanism.params, 3000, alpha=0.05) == pytest.approx(expected, rel=1e-12)
+    assert detection_threshold_without_collisions(
+        mechanism.params, 3000, alpha=0.05
+    ) == pytest.approx(expected, rel=1e-12)
     with_power = stats.norm.isf(0.05 / 6) + stats.norm.ppf(0.9)
-    assert np.allclose(detection_threshold(mechanism, 3000, n_tests=6, power=0.9), expected * with_power / stats.norm.isf(0.05))
+    assert np.allclose(
+        detection_threshold(mechanism, 3000, n_tests=6, power=0.9),
+        expected * with_power / stats.norm.isf(0.05),
+    )
 
 
 def test_detection_threshold_vectorizes_over_n_and_grows_with_collisions():
@@ -144,9 +188,14 @@ def test_detection_threshold_vectorizes_over_n_and_grows_with_collisions():
     n = np.array([300, 1200, 4800])
     rows = detection_threshold(mechanism, n)
     assert rows.shape == (3, 6)
-    assert all(np.allclose(rows[i], detection_threshold(mechanism, int(n[i])), rtol=1e-12) for i in range(3))
+    assert all(
+        np.allclose(rows[i], detection_threshold(mechanism, int(n[i])), rtol=1e-12)
+        for i in range(3)
+    )
     assert np.allclose(rows[:-1] / rows[1:], 2.0)
-    assert np.allclose(detection_threshold_without_collisions(mechanism.params, n), rows[:, 0], rtol=1e-12)
+    assert np.allclose(
+        detection_threshold_without_collisions(mechanism.params, n), rows[:, 0], rtol=1e-12
+    )
     collided = mechanism.blooms.copy()
     collided[0, 1] = collided[0, 0]  # candidates 0 and 1 share their cohort-0 filter
     worse = detection_threshold(Rappor(mechanism.params, collided), 1200)
@@ -165,27 +214,62 @@ def test_printed_logic_blows_up_by_four_per_candidate(rng):
 @pytest.mark.parametrize(
     "call,match",
     [
-        (lambda X, y: decode(X, y[:-1]), r"y must be a 1-D array \(one entry per row of X\) whose last axis has length 16"),
+        (
+            lambda X, y: decode(X, y[:-1]),
+            r"y must be a 1-D array \(one entry per row of X\) whose last axis has length 16",
+        ),
         (lambda X, y: decode(X, np.full_like(y, np.nan)), r"y must be finite values"),
         (lambda X, y: decode(X[:, 0], y), r"X must be a 2-D array design matrix"),
-        (lambda X, y: decode(X[:1], y[:1]), r"X.shape\[0\] \(rows k·m\) must be an integer in \[2, inf\]; got 1"),
+        (
+            lambda X, y: decode(X[:1], y[:1]),
+            r"X.shape\[0\] \(rows k·m\) must be an integer in \[2, inf\]; got 1",
+        ),
         (lambda X, y: decode(X, y, alpha=1.0), r"alpha must be in \(0, 1\)"),
         (lambda X, y: decode(X, y, alpha=0), r"alpha must be in \(0, 1\)"),
-        (lambda X, y: decode(X, y, correction="holm"), r"correction must be one of \(None, 'bonferroni', 'bh'\); got 'holm'"),
+        (
+            lambda X, y: decode(X, y, correction="holm"),
+            r"correction must be one of \(None, 'bonferroni', 'bh'\); got 'holm'",
+        ),
         (lambda X, y: detection_threshold(small(), 100, alpha=1.5), r"alpha must be in \(0, 1\)"),
         (lambda X, y: detection_threshold(small(), 1), r"n_reports must be integers in \[2, inf\]"),
-        (lambda X, y: Rappor.create(SMALL, 0, rng=np.random.default_rng(0)), r"n_candidates must be an integer in \[1, inf\]"),
+        (
+            lambda X, y: Rappor.create(SMALL, 0, rng=np.random.default_rng(0)),
+            r"n_candidates must be an integer in \[1, inf\]",
+        ),
         (lambda X, y: cohort_sizes(5, 8), r"m must be an integer in \[1, 5\]"),
-        (lambda X, y: cohort_counts([0.5, 0.4], 10, 2, rng=np.random.default_rng(0)), r"weights.sum\(\) must be in \[1, 1\]; got 0.9"),
+        (
+            lambda X, y: cohort_counts([0.5, 0.4], 10, 2, rng=np.random.default_rng(0)),
+            r"weights.sum\(\) must be in \[1, 1\]; got 0.9",
+        ),
         (lambda X, y: zipf_weights(10, 11, 0.7), r"n_active must be an integer in \[1, 10\]"),
-        (lambda X, y: printed_y_vec(small(), np.ones((2, 2), int), 2, rng=np.random.default_rng(0)),
-         r"truth must be an array of shape \(2, 5\)"),
-        (lambda X, y: printed_y_vec(small(RapporParams(k=8, h=2, m=2, f=0.5, p=0.5, q=0.75)), TOY_TRUTH, 2,
-                                    rng=np.random.default_rng(0)), r"mechanism.params.f must be in \[0, 0\]; got 0.5"),
-        (lambda X, y: estimator_check(small(RapporParams(k=8, h=2, m=2, f=0.0, p=0.0, q=1.0)), TOY_TRUTH, 10,
-                                      rng=np.random.default_rng(0)), r"mechanism.variance\(truth\) must be finite values in \(0, inf\)"),
-        (lambda X, y: check_trailing_shape("aggregate", np.zeros((1, 3, 2, 8)), (2, 8)),
-         r"aggregate must be an array of shape \(2, 8\) or \(n_draws, 2, 8\); got an array of shape \(1, 3, 2, 8\)"),
+        (
+            lambda X, y: printed_y_vec(
+                small(), np.ones((2, 2), int), 2, rng=np.random.default_rng(0)
+            ),
+            r"truth must be an array of shape \(2, 5\)",
+        ),
+        (
+            lambda X, y: printed_y_vec(
+                small(RapporParams(k=8, h=2, m=2, f=0.5, p=0.5, q=0.75)),
+                TOY_TRUTH,
+                2,
+                rng=np.random.default_rng(0),
+            ),
+            r"mechanism.params.f must be in \[0, 0\]; got 0.5",
+        ),
+        (
+            lambda X, y: estimator_check(
+                small(RapporParams(k=8, h=2, m=2, f=0.0, p=0.0, q=1.0)),
+                TOY_TRUTH,
+                10,
+                rng=np.random.default_rng(0),
+            ),
+            r"mechanism.variance\(truth\) must be finite values in \(0, inf\)",
+        ),
+        (
+            lambda X, y: check_trailing_shape("aggregate", np.zeros((1, 3, 2, 8)), (2, 8)),
+            r"aggregate must be an array of shape \(2, 8\) or \(n_draws, 2, 8\); got an array of shape \(1, 3, 2, 8\)",
+        ),
     ],
 )
 def test_bad_inputs_raise_clear_errors(call, match):
@@ -212,8 +296,20 @@ def test_paper_setting_is_section_3s():
     assert runs.paper_params(4, epsilon=2.0).epsilon_one_report == pytest.approx(2.0, rel=1e-12)
     assert np.array_equal(runs.paper_weights(), zipf_weights(200, 100, 0.7))
     assert runs.N_REPORTS // runs.N_COHORTS == 2500
-    assert runs.paper_setting(4) == dict(k=128, h=4, m=8, f=0.0, p=0.5, q=0.75, n_reports=20_000, n_candidates=200,
-                                         n_true=100, zipf_s=0.7, alpha=0.05, correction="none")
+    assert runs.paper_setting(4) == dict(
+        k=128,
+        h=4,
+        m=8,
+        f=0.0,
+        p=0.5,
+        q=0.75,
+        n_reports=20_000,
+        n_candidates=200,
+        n_true=100,
+        zipf_s=0.7,
+        alpha=0.05,
+        correction="none",
+    )
 
 
 def test_decode_grid_is_decode_surveys_point_by_point():
@@ -222,23 +318,37 @@ def test_decode_grid_is_decode_surveys_point_by_point():
     w = zipf_weights(40, 10, 0.7)
     grid = runs.decode_grid([a, b], w, 2, n_reports=[3000, 5000], rng=np.random.default_rng(3))
     stream = np.random.default_rng(3)
-    one_by_one = [decode_surveys(a, w, 3000, 2, rng=stream), decode_surveys(b, w, 5000, 2, rng=stream)]
+    one_by_one = [
+        decode_surveys(a, w, 3000, 2, rng=stream),
+        decode_surveys(b, w, 5000, 2, rng=stream),
+    ]
     assert grid.shape == (2, 2, len(SURVEY_COLUMNS)) and np.array_equal(grid, np.array(one_by_one))
     assert runs.decode_grid([a], w, 1, rng=np.random.default_rng(0)).shape == (1, 1, 4)
-    with pytest.raises(ValueError, match=r"n_reports must be one N or one N per point of params \(2\)"):
+    with pytest.raises(
+        ValueError, match=r"n_reports must be one N or one N per point of params \(2\)"
+    ):
         runs.decode_grid([a, b], w, 1, n_reports=[3000, 4000, 5000], rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"params must be a non-empty list of RapporParams"):
         runs.decode_grid([], w, 1, rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"params.f \(printed_logic: IRR only\) must be in \[0, 0\]; got 0.5"):
-        runs.decode_grid([RapporParams(k=32, h=2, m=4, f=0.5, p=0.5, q=0.75)], w, 1, printed_logic=True,
-                         rng=np.random.default_rng(0))
+    with pytest.raises(
+        ValueError, match=r"params.f \(printed_logic: IRR only\) must be in \[0, 0\]; got 0.5"
+    ):
+        runs.decode_grid(
+            [RapporParams(k=32, h=2, m=4, f=0.5, p=0.5, q=0.75)],
+            w,
+            1,
+            printed_logic=True,
+            rng=np.random.default_rng(0),
+        )
 
 
 def test_decode_survey_checks_before_drawing():
     """A bad N (below m), weights not summing to 1 or a bad correction are refused before any draw."""
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match=r"n_reports must be an integer in \[4, inf\]; got 3"):
-        decode_survey(RapporParams.basic_one_time(k=32, h=2, m=4), zipf_weights(40, 10, 0.7), 3, rng=rng)
+        decode_survey(
+            RapporParams.basic_one_time(k=32, h=2, m=4), zipf_weights(40, 10, 0.7), 3, rng=rng
+        )
     with pytest.raises(ValueError, match=r"weights.sum\(\) must be in \[1, 1\]"):
         decode_surveys(SMALL, [0.5, 0.4], 100, 1, rng=rng)
     with pytest.raises(ValueError, match=r"correction must be one of"):
@@ -252,7 +362,10 @@ def test_paired_gain_mean_and_floored_standard_error():
     assert gain == pytest.approx(0.5) and se == pytest.approx(0.1 / math.sqrt(3))
     assert runs.paired_gain([0.3, 0.3], [0.0, 0.0]) == (pytest.approx(0.3), 0.01)
     assert runs.paired_gain([0.3], [0.0], se_floor=0.05) == (pytest.approx(0.3), 0.05)
-    with pytest.raises(ValueError, match=r"before must be a 1-D array \(paired with after\) whose last axis has length 2"):
+    with pytest.raises(
+        ValueError,
+        match=r"before must be a 1-D array \(paired with after\) whose last axis has length 2",
+    ):
         runs.paired_gain([0.3, 0.3], [0.0])
 
 
@@ -264,19 +377,29 @@ def test_client_check_is_the_per_report_client():
     mechanism = Rappor.create(params, 1, rng=stream)
     bits = mechanism.perturb(np.zeros((400, 2), dtype=int), rng=stream).bits
     on = bits[:, mechanism.blooms[0, 0] == 1]
-    assert check.q_hat == on.mean() and check.se_q == pytest.approx(math.sqrt(0.75 * 0.25 / on.size))
+    assert check.q_hat == on.mean() and check.se_q == pytest.approx(
+        math.sqrt(0.75 * 0.25 / on.size)
+    )
     assert check.se_p == pytest.approx(math.sqrt(0.25 / (bits.size - on.size)))
     with pytest.raises(ValueError, match=r"params.h must be an integer in \[-inf, 3\]; got 4"):
         runs.client_check(RapporParams.basic_one_time(k=4, h=4, m=1), 10, rng=stream)
 
 
-@pytest.mark.parametrize("params", [RapporParams.basic_one_time(k=128, h=8, m=8), RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75),
-                                    RapporParams(k=8, h=3, m=1, f=0.25, p=0.35, q=0.65)])
+@pytest.mark.parametrize(
+    "params",
+    [
+        RapporParams.basic_one_time(k=128, h=8, m=8),
+        RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75),
+        RapporParams(k=8, h=3, m=1, f=0.25, p=0.35, q=0.65),
+    ],
+)
 def test_disjoint_filters_give_the_closed_form(params):
     """Two filters with disjoint h-bit supports reach ε₁ = h ln(q*(1−p*)/(p*(1−q*))) exactly."""
     assert runs.disjoint_filters_loss(params) == pytest.approx(params.epsilon_one_report, rel=1e-12)
     filters = np.kron(np.eye(2, dtype=np.int8), np.ones((1, params.h), dtype=np.int8))
-    assert runs.disjoint_filters_loss(params) == max_privacy_loss(report_table(filters, params.bit_table()))
+    assert runs.disjoint_filters_loss(params) == max_privacy_loss(
+        report_table(filters, params.bit_table())
+    )
 
 
 def test_colliding_pairs_and_privacy_row():
@@ -284,9 +407,13 @@ def test_colliding_pairs_and_privacy_row():
     params = RapporParams.basic_one_time(k=4, h=1, m=2)
     design = Rappor.create(params, 12, rng=np.random.default_rng(2))
     assert runs.colliding_pairs(params, 12, rng=np.random.default_rng(2)) == (
-        identical_filter_pairs(design, 0), identical_filter_pairs(design))
+        identical_filter_pairs(design, 0),
+        identical_filter_pairs(design),
+    )
     full = RapporParams(k=6, h=2, m=1, f=0.5, p=0.5, q=0.75)
-    table = privacy_comparison([(0.0, 0.5, 0.75), (0.5, 0.5, 0.75)], [1, 2], k=6, rng=np.random.default_rng(0))
+    table = privacy_comparison(
+        [(0.0, 0.5, 0.75), (0.5, 0.5, 0.75)], [1, 2], k=6, rng=np.random.default_rng(0)
+    )
     row = runs.privacy_row(table, full)
     assert list(row) == list(runs.PRIVACY_COLUMNS) and row["eps1"] == full.epsilon_one_report
     assert row["eps_inf_table"] == pytest.approx(full.epsilon_permanent, rel=1e-12)
@@ -296,14 +423,18 @@ def test_colliding_pairs_and_privacy_row():
 
 def test_threshold_recall_is_the_median_threshold_and_the_share_above_it():
     """threshold_recall: the median detection threshold per N, and the share of true weights above it."""
-    mechanism = Rappor.create(RapporParams.basic_one_time(k=32, h=2, m=4), 40, rng=np.random.default_rng(1))
+    mechanism = Rappor.create(
+        RapporParams.basic_one_time(k=32, h=2, m=4), 40, rng=np.random.default_rng(1)
+    )
     weights, n = zipf_weights(40, 10, 0.7), np.array([1000, 10_000, 100_000])
     threshold, recall = threshold_recall(mechanism, weights, n)
     median = np.median(detection_threshold(mechanism, n), axis=1)
     assert np.array_equal(threshold, median)
     assert np.array_equal(recall, np.mean(weights[:10] > median[:, None], axis=1))
     assert np.all(np.diff(recall) >= 0)
-    with pytest.raises(ValueError, match=r"weights must be a 1-D array \(one weight per candidate\)"):
+    with pytest.raises(
+        ValueError, match=r"weights must be a 1-D array \(one weight per candidate\)"
+    ):
         threshold_recall(mechanism, weights[:5], n)
 
 
@@ -313,10 +444,15 @@ def _scores(points, surveys=3, seed=0):
 
 def test_precision_recall_vs_h_draws_both_panels():
     """Two panels, precision and recall with min–max bands, ε on the top axis, the setting in the title."""
-    fig = plots.precision_recall_vs_h([1, 4, 16], _scores(3), _scores(3, seed=1), [1.1, 4.4, 17.6], 4.0)
+    fig = plots.precision_recall_vs_h(
+        [1, 4, 16], _scores(3), _scores(3, seed=1), [1.1, 4.4, 17.6], 4.0
+    )
     left, right = fig.axes[:2]
     assert [len(ax.get_lines()) for ax in (left, right)] == [2, 2] and len(left.collections) == 2
-    assert right.get_title() == "equal privacy: ε = 4 per report" and "$N=20,000$" in fig._suptitle.get_text()
+    assert (
+        right.get_title() == "equal privacy: ε = 4 per report"
+        and "$N=20,000$" in fig._suptitle.get_text()
+    )
     assert np.allclose(left.get_lines()[1].get_ydata(), _scores(3)[:, :, 1].mean(axis=1))
     with pytest.raises(ValueError, match=r"at_epsilon must be shape \(3, surveys, ≥ 2\)"):
         plots.precision_recall_vs_h([1, 4, 16], _scores(3), _scores(2), [1.1, 4.4, 17.6], 4.0)
@@ -326,28 +462,47 @@ def test_precision_recall_vs_h_draws_both_panels():
 
 def test_precision_recall_vs_n_and_m_marks_the_papers_setting():
     """Means over surveys against N (with the predicted recall) and m; the paper's N and m as dotted lines."""
-    fig = plots.precision_recall_vs_n_and_m([5000, 20_000], _scores(2), [2, 8, 32], _scores(3), [5000, 10_000, 20_000],
-                                            [0.1, 0.2, 0.3], h=8)
+    fig = plots.precision_recall_vs_n_and_m(
+        [5000, 20_000],
+        _scores(2),
+        [2, 8, 32],
+        _scores(3),
+        [5000, 10_000, 20_000],
+        [0.1, 0.2, 0.3],
+        h=8,
+    )
     by_n, by_m = fig.axes
     assert len(by_n.get_lines()) == 4 and len(by_m.get_lines()) == 3
     assert np.allclose(by_m.get_lines()[0].get_ydata(), _scores(3)[:, :, 0].mean(axis=1))
     assert by_m.get_title() == "vs $m$ ($h=8$, $N=20,000$)"
-    with pytest.raises(ValueError, match=r"predicted_recall must be a 1-D array \(one per n_fine\)"):
-        plots.precision_recall_vs_n_and_m([5000], _scores(1), [2], _scores(1), [5000, 10_000], [0.1], h=8)
+    with pytest.raises(
+        ValueError, match=r"predicted_recall must be a 1-D array \(one per n_fine\)"
+    ):
+        plots.precision_recall_vs_n_and_m(
+            [5000], _scores(1), [2], _scores(1), [5000, 10_000], [0.1], h=8
+        )
 
 
 def test_detection_thresholds_draws_each_curve_and_the_marked_ranks():
     """One curve per collision-free setting, the design's median, and the marked Zipf ranks."""
     n_fine = np.array([1000, 10_000])
     curves = {RapporParams.basic_one_time(128, h, 8): np.array([0.1, 0.03]) / h for h in (1, 8)}
-    fig = plots.detection_thresholds(n_fine, curves, np.array([0.05, 0.02]), zipf_weights(200, 100, 0.7), h=8)
+    fig = plots.detection_thresholds(
+        n_fine, curves, np.array([0.05, 0.02]), zipf_weights(200, 100, 0.7), h=8
+    )
     ax = fig.axes[0]
-    assert len(ax.get_lines()) == 3 + len(plots.MARKED_RANKS) and len(ax.texts) == len(plots.MARKED_RANKS)
+    assert len(ax.get_lines()) == 3 + len(plots.MARKED_RANKS) and len(ax.texts) == len(
+        plots.MARKED_RANKS
+    )
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     with pytest.raises(ValueError, match=r"no_collisions must be a non-empty dict of RapporParams"):
-        plots.detection_thresholds(n_fine, [], np.array([0.05, 0.02]), zipf_weights(200, 100, 0.7), h=8)
+        plots.detection_thresholds(
+            n_fine, [], np.array([0.05, 0.02]), zipf_weights(200, 100, 0.7), h=8
+        )
     with pytest.raises(ValueError, match=r"weights.size must be an integer in \[100, inf\]"):
-        plots.detection_thresholds(n_fine, curves, np.array([0.05, 0.02]), zipf_weights(50, 10, 0.7), h=8)
+        plots.detection_thresholds(
+            n_fine, curves, np.array([0.05, 0.02]), zipf_weights(50, 10, 0.7), h=8
+        )
 
 
 # ---------------------------------------------------------------- statistical
@@ -373,7 +528,12 @@ def test_corrected_seed_loop_matches_the_estimator(rng):
     mechanism = small(RapporParams.basic_one_time(k=8, h=2, m=2))
     truth = np.array([[200, 50, 0, 90, 60], [30, 120, 150, 0, 100]])
     t, var = mechanism.estimand(truth).ravel(), mechanism.variance(truth).ravel()
-    ys = np.array([printed_y_vec(mechanism, truth, 5, rng=rng, normalize_inside_loop=False) for _ in range(3000)])
+    ys = np.array(
+        [
+            printed_y_vec(mechanism, truth, 5, rng=rng, normalize_inside_loop=False)
+            for _ in range(3000)
+        ]
+    )
     for r in (0, 4, 9, 15):
         assert_mean_close(ys[:, r], t[r], var[r])
         assert_variance_close(ys[:, r], var[r])
@@ -383,7 +543,13 @@ def test_corrected_seed_loop_matches_the_estimator(rng):
 def test_decoder_recovers_strong_candidates_and_their_counts(rng):
     """Ten frequent candidates among 100 at N = 200,000: all detected, no false ones, β̂ within 5 SD of N_j·π."""
     weights = zipf_weights(100, 10, 0.5)
-    survey = decode_survey(RapporParams.basic_one_time(k=64, h=4, m=8), weights, 200_000, rng=rng, correction="bonferroni")
+    survey = decode_survey(
+        RapporParams.basic_one_time(k=64, h=4, m=8),
+        weights,
+        200_000,
+        rng=rng,
+        correction="bonferroni",
+    )
     assert survey.precision == 1.0 and survey.recall == 1.0
     dec = survey.decoding
     order = np.argsort(dec.detected_candidates)
@@ -397,7 +563,9 @@ def test_decoder_recovers_strong_candidates_and_their_counts(rng):
 def test_toy_regression_recovers_per_cohort_counts(rng):
     """On the notebook's toy example (k = 8, h = 2, m = 2) β̂ of the kept candidates is within 5 SE of the per-cohort count."""
     mechanism = small()
-    y = mechanism.estimate(mechanism.sample_aggregate(TOY_TRUTH, rng=rng), mechanism.n_reports(TOY_TRUTH)).ravel()
+    y = mechanism.estimate(
+        mechanism.sample_aggregate(TOY_TRUTH, rng=rng), mechanism.n_reports(TOY_TRUTH)
+    ).ravel()
     fit = decode(mechanism.design_matrix, y)
     assert set(fit.detected_candidates) <= {0, 1, 3}
     assert np.all(np.abs(fit.estimates - TOY_TRUTH[0, fit.candidates]) < 5 * fit.std_errors)

@@ -1,5 +1,6 @@
 """The README's first screen is a one-paper quick look (issue 36.6): one command, defined in the Makefile, and
 the long reference sections live in ``docs/reference.md``, which the README points to."""
+
 import re
 from pathlib import Path
 
@@ -17,8 +18,15 @@ def test_the_first_screen_is_a_quick_look_with_one_command():
 
 
 def test_the_reference_sections_are_in_docs_and_the_readme_points_there():
-    for heading in ("## Repository map", "### One key per paper", "## The mechanism contract", "## Conventions",
-                    "### Bad input", "## Adding a notebook", "## google/rappor's files"):
+    for heading in (
+        "## Repository map",
+        "### One key per paper",
+        "## The mechanism contract",
+        "## Conventions",
+        "### Bad input",
+        "## Adding a notebook",
+        "## google/rappor's files",
+    ):
         assert heading in REFERENCE, heading
         assert heading not in README, heading
     assert "docs/reference.md" in README

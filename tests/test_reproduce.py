@@ -8,8 +8,17 @@ from ldp_helpers.pipeline import paths, profiles, reproduce
 
 
 def _notebook(path, *cells):
-    nb = new_notebook(cells=[new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}), *map(new_code_cell, cells)])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = new_notebook(
+        cells=[
+            new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}),
+            *map(new_code_cell, cells),
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, path)
 
 
@@ -23,8 +32,12 @@ def sandbox(tmp_path, monkeypatch):
     _notebook(nb_dir / "12_warns.ipynb", "import warnings\nwarnings.warn('careful')")
     (nb_dir / "profiles" / "smoke.yaml").write_text("{}\n")
     (nb_dir / "profiles" / "paper.yaml").write_text("10_passes:\n  seed: 2\n")
-    for name, value in [("NOTEBOOKS_DIR", nb_dir), ("PROFILES_DIR", nb_dir / "profiles"),
-                        ("BUILD_DIR", tmp_path / "build"), ("FIGURES_DIR", tmp_path / "figures")]:
+    for name, value in [
+        ("NOTEBOOKS_DIR", nb_dir),
+        ("PROFILES_DIR", nb_dir / "profiles"),
+        ("BUILD_DIR", tmp_path / "build"),
+        ("FIGURES_DIR", tmp_path / "figures"),
+    ]:
         monkeypatch.setattr(paths, name, value)
     return tmp_path
 
@@ -57,14 +70,19 @@ def test_bad_jobs_is_a_usage_error(sandbox, capsys):
 def test_undeclared_parameter_is_refused(sandbox):
     """A profile may only set parameters the notebook declares; the error lists them."""
     (paths.PROFILES_DIR / "paper.yaml").write_text("10_passes:\n  sead: 2\n")
-    with pytest.raises(ValueError, match=r"'sead' is not a parameter of 10_passes; its parameters are: seed, save_figures"):
+    with pytest.raises(
+        ValueError,
+        match=r"'sead' is not a parameter of 10_passes; its parameters are: seed, save_figures",
+    ):
         profiles.load_profile("paper")
 
 
 def test_profile_with_unknown_notebook_is_refused(sandbox):
     """A profile keyed by a notebook that does not exist is an error naming the valid ones."""
     (paths.PROFILES_DIR / "paper.yaml").write_text("13_ghost: {}\n")
-    with pytest.raises(ValueError, match="unknown notebook '13_ghost'; valid names: 10_passes, 11_fails, 12_warns"):
+    with pytest.raises(
+        ValueError, match="unknown notebook '13_ghost'; valid names: 10_passes, 11_fails, 12_warns"
+    ):
         profiles.load_profile("paper")
 
 
@@ -82,12 +100,18 @@ def test_failing_notebook_is_reported_with_its_cell(sandbox, capsys):
     assert "11_fails: FAILED" in captured.out
     assert "failed in cell 2" in captured.out and "RuntimeError: boom" in captured.out
     assert "10_passes: ok" in captured.out
-    assert "12_warns: FAILED" in captured.out and "wrote to stderr" in captured.out and "careful" in captured.out
+    assert (
+        "12_warns: FAILED" in captured.out
+        and "wrote to stderr" in captured.out
+        and "careful" in captured.out
+    )
     executed = nbformat.read(sandbox / "build" / "paper" / "10_passes.ipynb", as_version=4)
-    assert any("seed = 2" in c.source for c in executed.cells)  # papermill injected the profile value
+    assert any(
+        "seed = 2" in c.source for c in executed.cells
+    )  # papermill injected the profile value
 
 
-ROBUST = '''
+ROBUST = """
 import os, pathlib
 from ldp_helpers.pipeline.claims import ClaimsTable, gt, le
 table = ClaimsTable("00_tutorial", texts=None)
@@ -98,7 +122,7 @@ if save_figures:
     out = pathlib.Path(os.environ["LDP_FIGURES_DIR"]) / "13_robust"
     out.mkdir(parents=True, exist_ok=True)
     (out / "claims.csv").write_text(table.to_csv())
-'''
+"""
 
 
 def test_robustness_pass_records_each_rows_stability(sandbox, capsys):
@@ -107,17 +131,25 @@ def test_robustness_pass_records_each_rows_stability(sandbox, capsys):
     from ldp_helpers.pipeline.claims import read_claims_csv
 
     _notebook(sandbox / "notebooks" / "13_robust.ipynb", ROBUST)
-    (paths.PROFILES_DIR / "paper.yaml").write_text("robustness_seeds: [3, 4, 11]\n13_robust:\n  seed: 2\n  save_figures: true\n")
+    (paths.PROFILES_DIR / "paper.yaml").write_text(
+        "robustness_seeds: [3, 4, 11]\n13_robust:\n  seed: 2\n  save_figures: true\n"
+    )
     assert reproduce.main(["--profile", "paper", "--only", "13_robust"]) == 0
     rows = {r.claim: r for r in read_claims_csv(sandbox / "figures" / "13_robust" / "claims.csv")}
     # seed % 7 > 3: 2 -> no (differs); 3 -> no; 4 -> yes (reproduced); 11 -> 4, yes
     assert rows["flips with the seed"].verdict == "differs"
     assert rows["flips with the seed"].stability == "fragile: reproduced under seed 4, 11"
-    assert rows["exact"].stability == "deterministic" and rows["moves, holds"].stability == "stable over 4 seeds"
-    assert not (sandbox / "build" / "staging" / "paper" / "robustness").exists() or \
-        not any((sandbox / "build" / "staging" / "paper" / "robustness").iterdir())
+    assert (
+        rows["exact"].stability == "deterministic"
+        and rows["moves, holds"].stability == "stable over 4 seeds"
+    )
+    assert not (sandbox / "build" / "staging" / "paper" / "robustness").exists() or not any(
+        (sandbox / "build" / "staging" / "paper" / "robustness").iterdir()
+    )
     assert "13_robust under seed 11: ok" in capsys.readouterr().out
-    (paths.PROFILES_DIR / "paper.yaml").write_text("robustness_seeds: [2]\n13_robust:\n  seed: 2\n  save_figures: true\n")
+    (paths.PROFILES_DIR / "paper.yaml").write_text(
+        "robustness_seeds: [2]\n13_robust:\n  seed: 2\n  save_figures: true\n"
+    )
     with pytest.raises(SystemExit):
         reproduce.main(["--profile", "paper", "--only", "13_robust"])
     assert "robustness_seeds must differ from 13_robust's own seed 2" in capsys.readouterr().err
@@ -130,9 +162,19 @@ def test_profile_values_and_names_never_become_code(sandbox):
     """Issue 27: a profile value or a parameter name was spliced into the kernel as code.  Values reach the
     notebook as data (the exact text), names must be declared parameters, bytes (YAML !!binary) are refused."""
     nb_dir = sandbox / "notebooks"
-    nb = new_notebook(cells=[new_code_cell('seed = 1\nlabel = "x"\nsave_figures = False', metadata={"tags": ["parameters"]}),
-                             new_code_cell(f"assert label == {INJECTION!r}, label")])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = new_notebook(
+        cells=[
+            new_code_cell(
+                'seed = 1\nlabel = "x"\nsave_figures = False', metadata={"tags": ["parameters"]}
+            ),
+            new_code_cell(f"assert label == {INJECTION!r}, label"),
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, nb_dir / "13_text.ipynb")
     (nb_dir / "profiles" / "paper.yaml").write_text(f"13_text:\n  label: '{INJECTION}'\n")
     result = reproduce.run_notebook("13_text", "paper", profiles.load_profile("paper")["13_text"])
@@ -159,19 +201,34 @@ def test_reseeded_runs_compute_the_claims_only_and_the_times_are_reported(sandbo
     run keeps both); the run prints and writes each notebook's times, the cells tagged ``peer-clients`` apart."""
     import json
 
-    cells = [new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}),
-             new_code_cell(ROBUST + "\nclaims_only = os.environ.get('LDP_CLAIMS_ONLY') == '1'\n"
-                           "assert claims_only == (seed != 2), (seed, claims_only)"),
-             new_code_cell("assert not claims_only, 'a figure cell ran in a claims-only run'", metadata={"tags": ["no-claims"]}),
-             new_code_cell("import time\ntime.sleep(0.2)", metadata={"tags": ["peer-clients"]}),
-             new_code_cell("import matplotlib.pyplot as plt\nfrom ldp_helpers.pipeline.notebook import FigureSaver\n"
-                           "FigureSaver('00_tutorial', True, draw=not claims_only)(plt.figure(), 'probe')\n"
-                           "png = pathlib.Path(os.environ['LDP_FIGURES_DIR']) / '00_tutorial' / 'probe.png'\n"
-                           "assert png.exists() != claims_only and not plt.get_fignums()")]
+    cells = [
+        new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}),
+        new_code_cell(
+            ROBUST + "\nclaims_only = os.environ.get('LDP_CLAIMS_ONLY') == '1'\n"
+            "assert claims_only == (seed != 2), (seed, claims_only)"
+        ),
+        new_code_cell(
+            "assert not claims_only, 'a figure cell ran in a claims-only run'",
+            metadata={"tags": ["no-claims"]},
+        ),
+        new_code_cell("import time\ntime.sleep(0.2)", metadata={"tags": ["peer-clients"]}),
+        new_code_cell(
+            "import matplotlib.pyplot as plt\nfrom ldp_helpers.pipeline.notebook import FigureSaver\n"
+            "FigureSaver('00_tutorial', True, draw=not claims_only)(plt.figure(), 'probe')\n"
+            "png = pathlib.Path(os.environ['LDP_FIGURES_DIR']) / '00_tutorial' / 'probe.png'\n"
+            "assert png.exists() != claims_only and not plt.get_fignums()"
+        ),
+    ]
     nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, sandbox / "notebooks" / "13_robust.ipynb")
-    (paths.PROFILES_DIR / "paper.yaml").write_text("robustness_seeds: [3, 4]\n13_robust:\n  seed: 2\n  save_figures: true\n")
+    (paths.PROFILES_DIR / "paper.yaml").write_text(
+        "robustness_seeds: [3, 4]\n13_robust:\n  seed: 2\n  save_figures: true\n"
+    )
     assert reproduce.main(["--profile", "paper", "--only", "13_robust"]) == 0, capsys.readouterr()
     out = capsys.readouterr().out
     timings = json.loads((sandbox / "build" / "paper" / "timings.json").read_text())
@@ -181,8 +238,13 @@ def test_reseeded_runs_compute_the_claims_only_and_the_times_are_reported(sandbo
     assert 0.6 <= entry["peer_seconds"] < min(entry["seconds"], *entry["reseeds"].values()) * 3
     assert timings["wall_seconds"] >= entry["seconds"] and timings["jobs"] >= 1
     assert "reseeded runs (claims only)" in out and "13_robust" in out.split("Times (")[1]
-    assert f"peers' black-box audits (13_robust, cells tagged peer-clients, 3 run(s)): {entry['peer_seconds']:.1f} s" in out
+    assert (
+        f"peers' black-box audits (13_robust, cells tagged peer-clients, 3 run(s)): {entry['peer_seconds']:.1f} s"
+        in out
+    )
     assert out.rstrip().splitlines()[-1].startswith("total wall time ")
     assert reproduce.read_timings("paper") == timings and reproduce.read_timings("smoke") == {}
-    executed = nbformat.read(sandbox / "build" / "paper" / "robustness" / "seed3" / "13_robust.ipynb", as_version=4)
+    executed = nbformat.read(
+        sandbox / "build" / "paper" / "robustness" / "seed3" / "13_robust.ipynb", as_version=4
+    )
     assert not any("no-claims" in c.metadata.get("tags", []) for c in executed.cells)

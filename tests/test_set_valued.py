@@ -5,11 +5,17 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import assert_mean_close, assert_variance_close
 
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.protocols.set_valued import PSFO, amplified_grr_epsilon, grr_preferred, grr_threshold, pad_and_sample
-from stat_checks import assert_mean_close, assert_variance_close
+from ldp_helpers.protocols.set_valued import (
+    PSFO,
+    amplified_grr_epsilon,
+    grr_preferred,
+    grr_threshold,
+    pad_and_sample,
+)
 
 
 @pytest.mark.parametrize("ell", [1, 2, 3])
@@ -17,7 +23,9 @@ from stat_checks import assert_mean_close, assert_variance_close
 def test_padding_and_sampling_amplifies_grr_exactly(ell, epsilon):
     """Pad-and-sample + GRR at ε' = ln(ℓ(e^ε−1)+1) has privacy loss exactly ε over all sets (d = 4)."""
     assert PSFO(epsilon, 4, ell).privacy_loss() == pytest.approx(epsilon, rel=1e-9)
-    assert max_privacy_loss(PSFO(epsilon, 4, ell).output_table()) == pytest.approx(epsilon, rel=1e-9)
+    assert max_privacy_loss(PSFO(epsilon, 4, ell).output_table()) == pytest.approx(
+        epsilon, rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
@@ -52,9 +60,13 @@ def test_pad_and_sample_draws_from_padded_sets(rng):
 def test_psfo_estimates_item_counts_with_the_exact_variance(rng):
     """ℓ·ĉ(i) averages ℓ·E[S_i] with the exact sampling-plus-GRR variance, per user and by the sampler (400 surveys)."""
     psfo = PSFO(1.0, 5, 2)
-    sets = [np.array([0, 1]) if u % 2 else np.array([0]) for u in range(1000)] + [np.array([1, 2, 3])] * 50
+    sets = [np.array([0, 1]) if u % 2 else np.array([0]) for u in range(1000)] + [
+        np.array([1, 2, 3])
+    ] * 50
     expected, variances = psfo.expected_estimate(sets), psfo.variance(sets)
-    per_user = np.array([psfo.estimate(psfo.aggregate(psfo.perturb(sets, rng=rng)), len(sets)) for _ in range(400)])
+    per_user = np.array(
+        [psfo.estimate(psfo.aggregate(psfo.perturb(sets, rng=rng)), len(sets)) for _ in range(400)]
+    )
     fast = psfo.estimate(psfo.sample_aggregate(sets, rng=rng, n_draws=4000), len(sets))
     for draws in (per_user, fast):
         for i in (0, 1, 3, 4):
@@ -68,7 +80,9 @@ def test_psfo_variance_formula():
     """At ℓ = 1 there is no sampling noise: PSFO's variance is GRR's over d + 1 values at ε' = ε."""
     grr = GRR(1.0, 6)
     sets = [np.array([0])] * 30 + [np.array([], dtype=int)] * 70
-    assert np.allclose(PSFO(1.0, 5, 1).variance(sets)[:2], grr.variance(np.r_[30, 0, 0, 0, 0, 70])[:2], rtol=1e-12)
+    assert np.allclose(
+        PSFO(1.0, 5, 1).variance(sets)[:2], grr.variance(np.r_[30, 0, 0, 0, 0, 70])[:2], rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("d, ell", [(3, 2), (2, 2), (3, 1), (1, 2)])

@@ -10,8 +10,9 @@ from ldp_helpers.protocols.sketch_heavy_hitters import linf_error, sfp
 
 
 def make(epsilon=1.5, share=0.5, seed=3):
-    return SequenceFragmentPuzzle.create(epsilon, 4, 2, 2, 4, puzzle_bits=1, fragment_share=share,
-                                         rng=np.random.default_rng(seed))
+    return SequenceFragmentPuzzle.create(
+        epsilon, 4, 2, 2, 4, puzzle_bits=1, fragment_share=share, rng=np.random.default_rng(seed)
+    )
 
 
 def test_records_hold_the_puzzle_hash_and_the_fragment():
@@ -44,7 +45,7 @@ def test_estimand_lists_words_then_records_per_position():
     assert estimand.shape == (16 + 2 * 8,)
     records = mechanism.records(np.array([5, 9]))
     for l in range(2):
-        block = estimand[16 + 8 * l: 16 + 8 * (l + 1)]
+        block = estimand[16 + 8 * l : 16 + 8 * (l + 1)]
         assert block.sum() == 7 and block[records[l, 0]] >= 3 and block[records[l, 1]] >= 4
 
 
@@ -65,8 +66,12 @@ def test_linf_error():
     """A missed heavy value costs its count; a returned value its |error|; a value held by nobody its estimate."""
     values = np.repeat([1, 2, 3], [50, 30, 20])
     assert linf_error(np.array([1, 2]), np.array([45.0, 33.0]), values) == pytest.approx(20 / 100)
-    assert linf_error(np.array([1, 2, 3]), np.array([45.0, 33.0, 20.0]), values) == pytest.approx(5 / 100)
-    assert linf_error(np.array([1, 2, 3, 7]), np.array([50.0, 30.0, 20.0, 9.0]), values) == pytest.approx(9 / 100)
+    assert linf_error(np.array([1, 2, 3]), np.array([45.0, 33.0, 20.0]), values) == pytest.approx(
+        5 / 100
+    )
+    assert linf_error(
+        np.array([1, 2, 3, 7]), np.array([50.0, 30.0, 20.0, 9.0]), values
+    ) == pytest.approx(9 / 100)
     assert linf_error(np.array([], dtype=int), np.array([]), values) == pytest.approx(0.5)
     with pytest.raises(ValueError, match="estimates"):
         linf_error(np.array([1, 1]), np.array([1.0, 2.0]), values)

@@ -17,7 +17,7 @@ def _count_law(values, k, eps0):
         new = {}
         for c, w in law.items():
             for j in range(k):
-                cc = c[:j] + (c[j] + 1,) + c[j + 1:]
+                cc = c[:j] + (c[j] + 1,) + c[j + 1 :]
                 new[cc] = new.get(cc, 0.0) + w * (p if j == v else q)
         law = new
     return law
@@ -30,7 +30,9 @@ def _delta(values_rest, k, eps0, eps):
     return max(h(P, Q), h(Q, P))
 
 
-@pytest.mark.parametrize("k, n, eps0, eps", [(2, 7, 1.0, 0.3), (3, 6, 1.5, 0.4), (4, 5, 2.0, 0.7), (5, 5, 1.0, 0.2)])
+@pytest.mark.parametrize(
+    "k, n, eps0, eps", [(2, 7, 1.0, 0.3), (3, 6, 1.5, 0.4), (4, 5, 2.0, 0.7), (5, 5, 1.0, 0.2)]
+)
 def test_profile_equals_the_per_user_law(k, n, eps0, eps):
     """δ(ε) of the category-count reduction equals the hockey-stick of the full k-vector of counts, built user by user."""
     cases = {"pair": [0] * (n - 1)} | ({"outside": [2] * (n - 1)} if k > 2 else {})
@@ -38,20 +40,28 @@ def test_profile_equals_the_per_user_law(k, n, eps0, eps):
         exact = S.grr_profile(n, eps0, k, others=others).delta(eps)
         assert exact == pytest.approx(_delta(rest, k, eps0, eps), rel=1e-12)
     if k == 2:
-        assert S.binary_rr_profile(n, eps0).delta(eps) == pytest.approx(_delta([0] * (n - 1), 2, eps0, eps), rel=1e-12)
+        assert S.binary_rr_profile(n, eps0).delta(eps) == pytest.approx(
+            _delta([0] * (n - 1), 2, eps0, eps), rel=1e-12
+        )
 
 
 def test_the_profile_breaks_for_a_wrong_law():
     """The per-user check has power: GRR's profile at k differs from the per-user law at k + 1."""
-    assert abs(S.grr_profile(6, 1.5, 3, others="outside").delta(0.4) - _delta([2] * 5, 4, 1.5, 0.4)) > 1e-3
+    assert (
+        abs(S.grr_profile(6, 1.5, 3, others="outside").delta(0.4) - _delta([2] * 5, 4, 1.5, 0.4))
+        > 1e-3
+    )
 
 
 def test_which_datasets_are_worst_exhaustively():
     """Over every dataset at small n: for 3-RR the others-at-a-third-value pair is the worst; for binary RR
     a dataset with dissenters can be up to 19 % worse than the all-alike pair (n = 10, as the docstring says)."""
     n, eps0, eps = 6, 1.5, 0.4
-    every = max(_delta([0] * a + [1] * b + [2] * (n - 1 - a - b), 3, eps0, eps)
-                for a in range(n) for b in range(n - a))
+    every = max(
+        _delta([0] * a + [1] * b + [2] * (n - 1 - a - b), 3, eps0, eps)
+        for a in range(n)
+        for b in range(n - a)
+    )
     assert S.grr_profile(n, eps0, 3).delta(eps) == pytest.approx(every, rel=1e-12)
     n, eps0, eps = 10, 1.0, 0.5
     every = max(_delta([0] * a + [1] * (n - 1 - a), 2, eps0, eps) for a in range(n))
@@ -88,8 +98,12 @@ def test_log_binomial_pmf_is_scipys_where_scipy_is_accurate():
 
     x = np.arange(0, 201)
     for p in (0.01, 0.3, 0.97):
-        assert np.allclose(_log_binom_pmf(x, 200, p), stats.binom.logpmf(x, 200, p), rtol=0, atol=1e-11)
-    assert not np.allclose(_log_binom_pmf(x, 200, 0.3), stats.binom.logpmf(x, 200, 0.3001), rtol=0, atol=1e-6)
+        assert np.allclose(
+            _log_binom_pmf(x, 200, p), stats.binom.logpmf(x, 200, p), rtol=0, atol=1e-11
+        )
+    assert not np.allclose(
+        _log_binom_pmf(x, 200, 0.3), stats.binom.logpmf(x, 200, 0.3001), rtol=0, atol=1e-6
+    )
 
 
 SETTINGS = [(1000, 1.0, 1e-6), (5000, 2.0, 1e-6), (5000, 0.5, 1e-5), (2000, 0.4, 1e-3)]
@@ -99,13 +113,15 @@ SETTINGS = [(1000, 1.0, 1e-6), (5000, 2.0, 1e-6), (5000, 0.5, 1e-5), (2000, 0.4,
 def test_every_bound_lies_above_the_exact_value(n, eps0, delta):
     """Each bound on ε_c (closed forms and numerical reductions) is ≥ the exact ε_c of shuffled binary RR and 2-RR."""
     exact = S.binary_rr_profile(n, eps0).epsilon(delta)
-    bounds = {"erlingsson": B.erlingsson_epsilon(n, eps0, delta),
-              "blanket generic": B.blanket_hoeffding_epsilon(n, eps0, delta),
-              "blanket RR": B.blanket_hoeffding_epsilon(n, eps0, delta, k=2),
-              "fmt closed": B.fmt_closed_epsilon(n, eps0, delta),
-              "fmt numerical": B.clone_profile(n, eps0).epsilon(delta),
-              "wang closed": B.wang_closed_epsilon(n, eps0, delta),
-              "wang numerical": B.variation_ratio_profile(n, eps0).epsilon(delta)}
+    bounds = {
+        "erlingsson": B.erlingsson_epsilon(n, eps0, delta),
+        "blanket generic": B.blanket_hoeffding_epsilon(n, eps0, delta),
+        "blanket RR": B.blanket_hoeffding_epsilon(n, eps0, delta, k=2),
+        "fmt closed": B.fmt_closed_epsilon(n, eps0, delta),
+        "fmt numerical": B.clone_profile(n, eps0).epsilon(delta),
+        "wang closed": B.wang_closed_epsilon(n, eps0, delta),
+        "wang numerical": B.variation_ratio_profile(n, eps0).epsilon(delta),
+    }
     below = {name: value for name, value in bounds.items() if value < exact}
     assert not below, f"exact {exact}: {below}"
     assert exact < bounds["wang numerical"] <= bounds["fmt numerical"]
@@ -126,21 +142,26 @@ def test_the_kRR_variation_ratio_bound_is_refuted_by_the_per_user_law():
     above the variation-ratio reduction's 0.14550 (no reduction of ours is involved in the first number)."""
     brute = _delta([2] * 5, 5, 2.0, 1.0)
     assert brute == pytest.approx(0.148118754101782, rel=1e-12)
-    assert B.variation_ratio_profile(6, 2.0, 5).delta(1.0) == pytest.approx(0.145502056565695, rel=1e-12)
+    assert B.variation_ratio_profile(6, 2.0, 5).delta(1.0) == pytest.approx(
+        0.145502056565695, rel=1e-12
+    )
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: S.binary_rr_profile(0, 1.0), "n must be"),
-    (lambda: S.binary_rr_profile(10, -1.0), "epsilon0 must be"),
-    (lambda: S.grr_profile(10, 1.0, 2, others="outside"), "others must be"),
-    (lambda: S.grr_profile(10, 1.0, 3, others="nobody"), "others must be"),
-    (lambda: S.grr_profile(10**5, 1.0, 5), "n must be small enough"),
-    (lambda: S.binary_rr_profile(10, 1.0).epsilon(0.0), "delta must be"),
-    (lambda: S.binary_rr_profile(10, 1.0).delta(-1.0), "epsilon must be"),
-    (lambda: S.mixture_pair(10, [0.5, 0.5], [0.5, 0.5], [1.0, 0.0]), "pi must be"),
-    (lambda: S.mixture_pair(10, [0.5, 0.6], [0.5, 0.5], [0.5, 0.5]), "user_p must be"),
-    (lambda: B.fmt_closed_epsilon(10, 1.0, 1.5), "delta must be"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: S.binary_rr_profile(0, 1.0), "n must be"),
+        (lambda: S.binary_rr_profile(10, -1.0), "epsilon0 must be"),
+        (lambda: S.grr_profile(10, 1.0, 2, others="outside"), "others must be"),
+        (lambda: S.grr_profile(10, 1.0, 3, others="nobody"), "others must be"),
+        (lambda: S.grr_profile(10**5, 1.0, 5), "n must be small enough"),
+        (lambda: S.binary_rr_profile(10, 1.0).epsilon(0.0), "delta must be"),
+        (lambda: S.binary_rr_profile(10, 1.0).delta(-1.0), "epsilon must be"),
+        (lambda: S.mixture_pair(10, [0.5, 0.5], [0.5, 0.5], [1.0, 0.0]), "pi must be"),
+        (lambda: S.mixture_pair(10, [0.5, 0.6], [0.5, 0.5], [0.5, 0.5]), "user_p must be"),
+        (lambda: B.fmt_closed_epsilon(10, 1.0, 1.5), "delta must be"),
+    ],
+)
 def test_bad_input_is_a_clear_error(call, match):
     """Bad parameters raise a ValueError naming the parameter."""
     with pytest.raises(ValueError, match=match):

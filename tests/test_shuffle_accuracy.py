@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 from ldp_helpers.bounds.shuffle import binary_rr_profile, grr_profile
-from ldp_helpers.bounds.shuffle_accuracy import frequency_mse_at_central_epsilon, local_epsilon_for_central
+from ldp_helpers.bounds.shuffle_accuracy import (
+    frequency_mse_at_central_epsilon,
+    local_epsilon_for_central,
+)
 from ldp_helpers.mechanisms.grr import GRR
 
 
@@ -26,7 +29,9 @@ def test_mse_table_is_exact_and_ordered():
     out = frequency_mse_at_central_epsilon(truth, 0.5, 1e-6)
     n = 1000
     assert out["local GRR"] == pytest.approx(np.mean(GRR(0.5, 3).variance(truth)) / n**2, rel=1e-12)
-    assert out["shuffled GRR"] == pytest.approx(np.mean(GRR(out["epsilon0"], 3).variance(truth)) / n**2, rel=1e-12)
+    assert out["shuffled GRR"] == pytest.approx(
+        np.mean(GRR(out["epsilon0"], 3).variance(truth)) / n**2, rel=1e-12
+    )
     assert out["central Laplace"] == pytest.approx(8 / 0.25 / n**2, rel=1e-12)
     local = min(out[k] for k in ("local GRR", "local OUE", "local OLH"))
     assert out["central geometric"] < out["central Laplace"] < out["shuffled GRR"] < local
@@ -42,11 +47,17 @@ def test_geometric_variance_is_the_sum_of_its_law():
     assert out["central geometric"] * 4 == pytest.approx(float(np.sum(pmf * z**2)), rel=1e-12)
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: frequency_mse_at_central_epsilon(np.array([5]), 0.5, 1e-6), "truth must be"),
-    (lambda: frequency_mse_at_central_epsilon(np.array([5, 5]), 0.5, 1e-6, calibration="x"), "calibration"),
-    (lambda: local_epsilon_for_central(100, 0.0, 1e-6, 2), "epsilon_c must be"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: frequency_mse_at_central_epsilon(np.array([5]), 0.5, 1e-6), "truth must be"),
+        (
+            lambda: frequency_mse_at_central_epsilon(np.array([5, 5]), 0.5, 1e-6, calibration="x"),
+            "calibration",
+        ),
+        (lambda: local_epsilon_for_central(100, 0.0, 1e-6, 2), "epsilon_c must be"),
+    ],
+)
 def test_bad_input(call, match):
     """Bad arguments are ValueErrors naming the parameter."""
     with pytest.raises(ValueError, match=match):

@@ -19,7 +19,9 @@ def _chi2_p(samples, pmf):
     keep = expected >= 5
     obs = np.append(observed[keep], observed[~keep].sum())
     exp = np.append(expected[keep], expected[~keep].sum())
-    obs, exp = (obs, exp) if exp[-1] >= 5 else (obs[:-1], exp[:-1] * obs[:-1].sum() / exp[:-1].sum())
+    obs, exp = (
+        (obs, exp) if exp[-1] >= 5 else (obs[:-1], exp[:-1] * obs[:-1].sum() / exp[:-1].sum())
+    )
     return stats.chisquare(obs, exp).pvalue
 
 
@@ -37,7 +39,9 @@ def test_a_wrong_sampler_is_caught():
     """The same χ² test rejects the law with user 1's report wrong (x₁ = 1 drawn where x₁ = 0 was asked): one
     report out of 30 is enough."""
     p = grr_probabilities(1.5, 4)[0]
-    wrong = ShuffledGRRClient(n=30, epsilon0=1.5, k=4, others=0).sample(1, 4000, rng=np.random.default_rng(38))
+    wrong = ShuffledGRRClient(n=30, epsilon0=1.5, k=4, others=0).sample(
+        1, 4000, rng=np.random.default_rng(38)
+    )
     assert _chi2_p(wrong[:, 0], stats.binom.pmf(np.arange(31), 30, p)) < 1e-3
 
 
@@ -59,7 +63,9 @@ def test_a_shuffler_that_leaks_the_order_is_flagged():
     delta = 1e-3
     eps_c = grr_profile(100, 2.0, 2).epsilon(delta)
     leaky = ShuffledGRRClient(n=100, epsilon0=2.0, k=2, others=0, leak_order=True)
-    result = run_audit(leaky, 0, 1, n_trials=200_000, seed=38, confidence=0.95, claimed_epsilon=eps_c)
+    result = run_audit(
+        leaky, 0, 1, n_trials=200_000, seed=38, confidence=0.95, claimed_epsilon=eps_c
+    )
     assert result.violation and result.epsilon_lb > eps_c + 0.5
     assert epsilon_lower_bound_at_delta(result.p0_low, result.p1_high, delta) > eps_c
 
@@ -67,12 +73,20 @@ def test_a_shuffler_that_leaks_the_order_is_flagged():
 def test_leaky_per_user_reference_puts_user_one_first():
     """The per-user reference of the leaky shuffler keeps user 1's report in front (ε₀ = 20: always her value)."""
     views = ShuffledGRRClient(n=5, epsilon0=20.0, k=3, others=2, leak_order=True).sample_per_user(
-        1, 50, rng=np.random.default_rng(1))
+        1, 50, rng=np.random.default_rng(1)
+    )
     assert np.all(views[:, 0] == 1) and np.all(views[:, 1:].sum(axis=1) == 5)
 
 
-@pytest.mark.parametrize("kwargs, match", [({"n": 1}, "n must be"), ({"k": 1}, "k must be"),
-                                           ({"others": 3}, "others must be"), ({"epsilon0": 0.0}, "epsilon0")])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n": 1}, "n must be"),
+        ({"k": 1}, "k must be"),
+        ({"others": 3}, "others must be"),
+        ({"epsilon0": 0.0}, "epsilon0"),
+    ],
+)
 def test_bad_client_parameters(kwargs, match):
     """A bad client parameter is a ValueError naming it."""
     with pytest.raises(ValueError, match=match):

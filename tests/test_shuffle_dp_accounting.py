@@ -20,8 +20,12 @@ EPSILONS = (0.05, 0.2, 0.5, 1.0)
 def _plds(log_p, log_q, pessimistic):
     """Both directions' PLDs of one pair (dp-accounting's δ is H_{e^ε}(upper ‖ lower))."""
     mk = lambda upper, lower: pld_lib.from_two_probability_mass_functions(  # noqa: E731
-        dict(enumerate(lower)), dict(enumerate(upper)), pessimistic_estimate=pessimistic,
-        value_discretization_interval=H, symmetric=False)
+        dict(enumerate(lower)),
+        dict(enumerate(upper)),
+        pessimistic_estimate=pessimistic,
+        value_discretization_interval=H,
+        symmetric=False,
+    )
     return mk(log_p, log_q), mk(log_q, log_p)
 
 
@@ -35,8 +39,11 @@ def _pld_deltas(profile, pessimistic, times=1):
     return out
 
 
-@pytest.mark.parametrize("profile", [S.binary_rr_profile(2000, 2.0), S.grr_profile(60, 1.5, 4)],
-                         ids=["binary RR n=2000", "4-RR n=60"])
+@pytest.mark.parametrize(
+    "profile",
+    [S.binary_rr_profile(2000, 2.0), S.grr_profile(60, 1.5, 4)],
+    ids=["binary RR n=2000", "4-RR n=60"],
+)
 def test_one_collection_agrees_with_dp_accounting(profile):
     """dp-accounting's optimistic and pessimistic δ(ε) bracket ours, and are within 1 % of each other."""
     lows, highs = _pld_deltas(profile, False), _pld_deltas(profile, True)
@@ -57,7 +64,7 @@ def test_composed_collections_agree_with_the_exact_product():
     """Two collections from the same users (binary RR, n = 300, ε₀ = 2): dp-accounting's composed PLD brackets the
     exact hockey-stick of the product laws; the bracket is within 1 %; and composition costs privacy."""
     profile = S.binary_rr_profile(300, 2.0)
-    (log_p, log_q), = profile.pairs
+    ((log_p, log_q),) = profile.pairs
     lows, highs = _pld_deltas(profile, False, times=2), _pld_deltas(profile, True, times=2)
     for eps, low, high in zip(EPSILONS, lows, highs):
         exact = _exact_two_fold(log_p, log_q, eps)

@@ -9,7 +9,7 @@ Balle et al.'s Hoeffding roots (root_scalar, xtol 1e-12) equal ours to 1e-9.
 
 import csv
 import math
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -22,20 +22,22 @@ FIXTURES = REPO_ROOT / "tests" / "fixtures" / "shuffle"
 
 def _rows(name):
     with open(FIXTURES / name, newline="") as f:
-        return [{k: (v if k == "k" else float(v)) for k, v in row.items()} for row in csv.DictReader(f)]
+        return [
+            {k: (v if k == "k" else float(v)) for k, v in row.items()} for row in csv.DictReader(f)
+        ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _exact(n, eps0, k=2):
     return S.grr_profile(n, eps0, k) if k > 2 else S.binary_rr_profile(n, eps0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _clone(n, eps0):
     return B.clone_profile(n, eps0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _variation(n, eps0, k=None):
     return B.variation_ratio_profile(n, eps0, k)
 
@@ -44,7 +46,9 @@ def _key(row):
     return int(row["n"]), row["epsilon0"], row["delta"]
 
 
-@pytest.mark.parametrize("row", _rows("apple_fmt.csv"), ids=lambda r: "n={n:.0f} e0={epsilon0} d={delta}".format(**r))
+@pytest.mark.parametrize(
+    "row", _rows("apple_fmt.csv"), ids=lambda r: "n={n:.0f} e0={epsilon0} d={delta}".format(**r)
+)
 def test_fmt_against_apple(row):
     """FMT's closed form equals the authors' ``closedformanalysis``; the clone reduction's exact ε_c lies inside
     the authors' numerical [lower, upper] bracket; the exact ε_c of shuffled binary RR lies below both bounds."""
@@ -57,14 +61,20 @@ def test_fmt_against_apple(row):
     assert exact <= min(clone, row["numerical_upper"], row["closed_form"])
 
 
-@pytest.mark.parametrize("row", _rows("balle_blanket.csv"), ids=lambda r: "n={n:.0f} e0={epsilon0} d={delta} k={k}".format(**r))
+@pytest.mark.parametrize(
+    "row",
+    _rows("balle_blanket.csv"),
+    ids=lambda r: "n={n:.0f} e0={epsilon0} d={delta} k={k}".format(**r),
+)
 def test_blanket_against_balle(row):
     """Erlingsson et al.'s bound (NaN in the authors' code outside its range; ε₀ here) and the blanket's Hoeffding
     bounds (generic and k-RR) equal Balle et al.'s code, and lie above the exact ε_c."""
     n, eps0, delta = _key(row)
     k = int(row["k"])
     ours = B.erlingsson_epsilon(n, eps0, delta)
-    assert ours == (eps0 if math.isnan(row["erlingsson"]) else pytest.approx(row["erlingsson"], rel=1e-12))
+    assert ours == (
+        eps0 if math.isnan(row["erlingsson"]) else pytest.approx(row["erlingsson"], rel=1e-12)
+    )
     generic = B.blanket_hoeffding_epsilon(n, eps0, delta)
     rr = B.blanket_hoeffding_epsilon(n, eps0, delta, k=k)
     assert generic == pytest.approx(row["hoeffding_generic"], rel=1e-9)
@@ -73,8 +83,11 @@ def test_blanket_against_balle(row):
     assert exact <= min(ours, generic, rr)
 
 
-@pytest.mark.parametrize("row", _rows("wang_variation_ratio.csv"),
-                         ids=lambda r: "n={n:.0f} e0={epsilon0} d={delta} k={k}".format(**r))
+@pytest.mark.parametrize(
+    "row",
+    _rows("wang_variation_ratio.csv"),
+    ids=lambda r: "n={n:.0f} e0={epsilon0} d={delta} k={k}".format(**r),
+)
 def test_variation_ratio_against_wang(row):
     """Wang et al.'s closed form equals the authors' ``variation_ratio_closed``; the exact ε_c of the variation-ratio
     reduction is at most the authors' numerical upper bound and within 1e-5·ε₀ of it; the bounds of the generic
@@ -82,15 +95,21 @@ def test_variation_ratio_against_wang(row):
     n, eps0, delta = _key(row)
     k = int(row["k"]) if row["k"] else None
     assert min(B.wang_closed_epsilon(n, eps0, delta, k), eps0) == pytest.approx(
-        min(row["variation_ratio_closed"], eps0), rel=1e-12)
+        min(row["variation_ratio_closed"], eps0), rel=1e-12
+    )
     ours = _variation(n, eps0, k).epsilon(delta)
     assert row["variation_ratio"] - 1e-5 * eps0 <= ours <= row["variation_ratio"] + 1e-12
     if k is None:
         exact = _exact(n, eps0).epsilon(delta)
-        assert exact <= min(row[b] for b in ("variation_ratio", "variation_ratio_closed", "strong_clone", "clone_closed"))
+        assert exact <= min(
+            row[b]
+            for b in ("variation_ratio", "variation_ratio_closed", "strong_clone", "clone_closed")
+        )
 
 
-@pytest.mark.parametrize("row", _rows("wang_krr_finding.csv"), ids=lambda r: "n={n:.0f} e0={epsilon0} k={k}".format(**r))
+@pytest.mark.parametrize(
+    "row", _rows("wang_krr_finding.csv"), ids=lambda r: "n={n:.0f} e0={epsilon0} k={k}".format(**r)
+)
 def test_wang_krr_bound_against_the_exact_value(row):
     """The authors' own ``amplificationUB`` for k-RR (β = (e^ε₀ − 1)/(e^ε₀ + k − 1) of their table) against the exact
     ε_c of shuffled k-RR with the others all holding a third value: our reduction reproduces their value; for k = 3

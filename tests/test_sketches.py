@@ -6,14 +6,18 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import assert_mean_close, assert_variance_close
 
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.count_sketch import PcsReports, PrivateCountSketch
-from ldp_helpers.mechanisms.hadamard_sketch import (HadamardCountMeanSketch, HcmsReports, _split_over_hadamard_rows,
-                                                   sylvester_hadamard)
+from ldp_helpers.mechanisms.hadamard_sketch import (
+    HadamardCountMeanSketch,
+    HcmsReports,
+    _split_over_hadamard_rows,
+    sylvester_hadamard,
+)
 from ldp_helpers.mechanisms.hashtogram import Hashtogram, HashtogramReports
 from ldp_helpers.mechanisms.sketch_response import SketchResponse, SketchResponseReports
-from stat_checks import assert_mean_close, assert_variance_close
 
 
 def hcms(epsilon=2.0, d=6, k=3, m=8, seed=0):
@@ -38,12 +42,18 @@ def test_sylvester_hadamard_refuses_non_powers_of_two():
         sylvester_hadamard(6)
 
 
-@pytest.mark.parametrize("cls, make", [
-    (HadamardCountMeanSketch, lambda e: hcms(e, d=5, k=2, m=4)),
-    (Hashtogram, lambda e: Hashtogram.create(e, 5, 2, 4, rng=np.random.default_rng(1))),
-    (PrivateCountSketch, lambda e: PrivateCountSketch.create(e, 5, 2, 4, rng=np.random.default_rng(1))),
-    (SketchResponse, lambda e: SketchResponse.create(e, 5, 2, 3, rng=np.random.default_rng(1))),
-])
+@pytest.mark.parametrize(
+    "cls, make",
+    [
+        (HadamardCountMeanSketch, lambda e: hcms(e, d=5, k=2, m=4)),
+        (Hashtogram, lambda e: Hashtogram.create(e, 5, 2, 4, rng=np.random.default_rng(1))),
+        (
+            PrivateCountSketch,
+            lambda e: PrivateCountSketch.create(e, 5, 2, 4, rng=np.random.default_rng(1)),
+        ),
+        (SketchResponse, lambda e: SketchResponse.create(e, 5, 2, 3, rng=np.random.default_rng(1))),
+    ],
+)
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.5, 6.0])
 def test_whole_report_tables_lose_exactly_epsilon(cls, make, epsilon):
     """Each table sums to 1 per input and its privacy loss is ε (the example hashes separate some values)."""
@@ -91,7 +101,9 @@ def test_hcms_constants_and_report_size():
 def test_hcms_sketch_of_hand_made_reports():
     """Reports (w̃, j, l) add k·c_ε·w̃ at (j, l) before the transform M = M_H·Hᵀ (Algorithm 5)."""
     sketch = hcms(k=2, m=4)
-    reports = HcmsReports(np.array([1, -1, 1], dtype=np.int8), np.array([1, 1, 0]), np.array([2, 3, 0]))
+    reports = HcmsReports(
+        np.array([1, -1, 1], dtype=np.int8), np.array([1, 1, 0]), np.array([2, 3, 0])
+    )
     signed = np.zeros((2, 4))
     signed[1, 2], signed[1, 3], signed[0, 0] = 1, -1, 1
     expected = 2 * sketch.c_epsilon * signed @ sylvester_hadamard(4).T
@@ -101,16 +113,22 @@ def test_hcms_sketch_of_hand_made_reports():
 def test_hcms_mean_is_the_cms_mean():
     """For the same hashes, HCMS's exact E[f̂] equals the count-mean sketch's (only the noise differs)."""
     sketch = hcms(d=7, k=3, m=8)
-    cms = CountMeanSketch(sketch.epsilon, sketch.d, sketch.k, sketch.m, sketch.hash_a, sketch.hash_b)
+    cms = CountMeanSketch(
+        sketch.epsilon, sketch.d, sketch.k, sketch.m, sketch.hash_a, sketch.hash_b
+    )
     truth = np.array([40, 3, 0, 12, 7, 1, 9])
-    np.testing.assert_allclose(sketch.expected_estimate(truth), cms.expected_estimate(truth), rtol=1e-12)
+    np.testing.assert_allclose(
+        sketch.expected_estimate(truth), cms.expected_estimate(truth), rtol=1e-12
+    )
 
 
 def test_signed_sketches_of_hand_made_reports():
     """Hashtogram sums y·Z[i] per group; the PCS sums its vectors per row; estimates read c_ε·Σ_j g_j·S[j, h_j]."""
     ht = Hashtogram.create(1.0, 5, 2, 4, rng=np.random.default_rng(3))
     public = np.array([[1, -1, 1, 1], [-1, -1, 1, -1]], dtype=np.int8)
-    sums = ht.aggregate(HashtogramReports(np.array([0, 0]), np.array([1, -1], dtype=np.int8), public))
+    sums = ht.aggregate(
+        HashtogramReports(np.array([0, 0]), np.array([1, -1], dtype=np.int8), public)
+    )
     np.testing.assert_array_equal(sums, [[2, 0, 0, 2], [0, 0, 0, 0]])
     hashes = ht.hash_table()
     expected = ht.c_epsilon * (sums[0, hashes[0]] + sums[1, hashes[1]])
@@ -120,7 +138,9 @@ def test_signed_sketches_of_hand_made_reports():
     sums = pcs.aggregate(PcsReports(vectors, np.array([1, 1])))
     np.testing.assert_array_equal(sums, [[0, 0, 0, 0], [2, 0, -2, 0]])
     g, h = pcs.sign_table(), pcs.hash_table()
-    np.testing.assert_allclose(pcs.estimate(sums, 2), pcs.c_epsilon * (g[0] * sums[0, h[0]] + g[1] * sums[1, h[1]]))
+    np.testing.assert_allclose(
+        pcs.estimate(sums, 2), pcs.c_epsilon * (g[0] * sums[0, h[0]] + g[1] * sums[1, h[1]])
+    )
 
 
 def test_hashtogram_median_estimate():
@@ -147,13 +167,22 @@ def test_sketch_response_aggregate_and_estimate():
         sr.estimate(agg, 4)
 
 
-@pytest.mark.parametrize("make, name", [
-    (lambda: HadamardCountMeanSketch.create(1.0, 5, 2, 6, rng=np.random.default_rng(0)), "m"),
-    (lambda: HadamardCountMeanSketch.create(40.0, 5, 2, 4, rng=np.random.default_rng(0)), "epsilon"),
-    (lambda: Hashtogram.create(37.0, 5, 2, 4, rng=np.random.default_rng(0)), "epsilon"),
-    (lambda: PrivateCountSketch.create(1.0, 5, 0, 4, rng=np.random.default_rng(0)), "k"),
-    (lambda: SketchResponse.create(1.0, 5, 2, 3, oracle="she", rng=np.random.default_rng(0)), "oracle"),
-])
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda: HadamardCountMeanSketch.create(1.0, 5, 2, 6, rng=np.random.default_rng(0)), "m"),
+        (
+            lambda: HadamardCountMeanSketch.create(40.0, 5, 2, 4, rng=np.random.default_rng(0)),
+            "epsilon",
+        ),
+        (lambda: Hashtogram.create(37.0, 5, 2, 4, rng=np.random.default_rng(0)), "epsilon"),
+        (lambda: PrivateCountSketch.create(1.0, 5, 0, 4, rng=np.random.default_rng(0)), "k"),
+        (
+            lambda: SketchResponse.create(1.0, 5, 2, 3, oracle="she", rng=np.random.default_rng(0)),
+            "oracle",
+        ),
+    ],
+)
 def test_bad_designs_are_refused(make, name):
     with pytest.raises(ValueError, match=name):
         make()
@@ -168,10 +197,16 @@ def test_hadamard_row_split_has_the_law_of_the_direct_multinomial():
     rng = np.random.default_rng(21)
     m, hits = 8, np.array([[30, 0, 7, 12, 1, 0, 5, 9]])
     runs = 4000
-    fast = [np.concatenate(_split_over_hadamard_rows(np.broadcast_to(hits, (runs, 1, m)).copy(), rng), axis=-1)[:, 0]]
+    fast = [
+        np.concatenate(
+            _split_over_hadamard_rows(np.broadcast_to(hits, (runs, 1, m)).copy(), rng), axis=-1
+        )[:, 0]
+    ]
     spread = rng.multinomial(np.broadcast_to(hits[0], (runs, m)), np.full(m, 1 / m))  # (run, c, l)
     positive = sylvester_hadamard(m) == 1
-    direct = np.concatenate([np.where(positive, spread, 0).sum(axis=1), spread.sum(axis=1)], axis=-1)
+    direct = np.concatenate(
+        [np.where(positive, spread, 0).sum(axis=1), spread.sum(axis=1)], axis=-1
+    )
     fast = fast[0]
     assert np.all(fast[:, m:].sum(axis=1) == hits.sum())
     se = np.sqrt(fast.var(axis=0, ddof=1) / runs + direct.var(axis=0, ddof=1) / runs)
@@ -180,19 +215,25 @@ def test_hadamard_row_split_has_the_law_of_the_direct_multinomial():
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("make", [
-    lambda: hcms(1.0, d=12, k=4, m=16, seed=8),
-    lambda: Hashtogram.create(1.0, 12, 3, 8, rng=np.random.default_rng(8)),
-    lambda: PrivateCountSketch.create(1.0, 12, 3, 8, rng=np.random.default_rng(8)),
-    lambda: SketchResponse.create(1.0, 12, 3, 8, oracle="oue", rng=np.random.default_rng(8)),
-    lambda: SketchResponse.create(2.0, 12, 3, 8, oracle="grr", rng=np.random.default_rng(8)),
-], ids=["hcms", "hashtogram", "pcs", "sr-oue", "sr-grr"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: hcms(1.0, d=12, k=4, m=16, seed=8),
+        lambda: Hashtogram.create(1.0, 12, 3, 8, rng=np.random.default_rng(8)),
+        lambda: PrivateCountSketch.create(1.0, 12, 3, 8, rng=np.random.default_rng(8)),
+        lambda: SketchResponse.create(1.0, 12, 3, 8, oracle="oue", rng=np.random.default_rng(8)),
+        lambda: SketchResponse.create(2.0, 12, 3, 8, oracle="grr", rng=np.random.default_rng(8)),
+    ],
+    ids=["hcms", "hashtogram", "pcs", "sr-oue", "sr-grr"],
+)
 def test_sampler_estimates_have_the_exact_mean_and_variance_at_larger_sizes(make):
     """Beyond the registry's examples: the sampler's estimates have expected_estimate's mean and the exact variance."""
     sketch = make()
     truth = np.array([400, 120, 0, 33, 75, 5, 0, 210, 9, 61, 2, 90])
     runs = 4000
-    est = sketch.estimate(sketch.sample_aggregate(truth, rng=np.random.default_rng(9), n_draws=runs), int(truth.sum()))
+    est = sketch.estimate(
+        sketch.sample_aggregate(truth, rng=np.random.default_rng(9), n_draws=runs), int(truth.sum())
+    )
     mean, var = sketch.expected_estimate(truth), sketch.variance(truth)
     for x in (0, 2, 7):
         assert_mean_close(est[:, x], mean[x], var[x])

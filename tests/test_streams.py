@@ -5,11 +5,21 @@ from math import comb
 
 import numpy as np
 import pytest
+from stat_checks import assert_mean_close, chisquare_pvalue, two_sample_pvalue
 
 from ldp_helpers.mechanisms.base import sample_support_counts
-from ldp_helpers.simulate.populations import Population, RandomActiveSets, check_stream_truth, constant_population, linear_ramp_counts
-from ldp_helpers.simulate.streams import reference_report_rounds, sample_reporter_counts, sample_reporters
-from stat_checks import assert_mean_close, chisquare_pvalue, two_sample_pvalue
+from ldp_helpers.simulate.populations import (
+    Population,
+    RandomActiveSets,
+    check_stream_truth,
+    constant_population,
+    linear_ramp_counts,
+)
+from ldp_helpers.simulate.streams import (
+    reference_report_rounds,
+    sample_reporter_counts,
+    sample_reporters,
+)
 
 # ---------------------------------------------------------------- exact
 
@@ -51,12 +61,20 @@ def test_same_seed_same_counts():
 
 @pytest.mark.parametrize(
     "kwargs, message",
-    [(dict(group_sizes=[3], n_rounds=4, m=0), r"m must be an integer in \[1, 4\]"),
-     (dict(group_sizes=[3], n_rounds=4, m=5), r"m must be an integer in \[1, 4\]"),
-     (dict(group_sizes=[-1], n_rounds=4, m=1), r"group_sizes must be integers in \[0, inf\]"),
-     (dict(group_sizes=[[3]], n_rounds=4, m=1), r"group_sizes must be a 1-D array \(one size per group\)"),
-     (dict(group_sizes=[3], n_rounds=0, m=1), "n_rounds must be an integer"),
-     (dict(group_sizes=[3], n_rounds=4, m=1, n_draws=0), r"n_draws must be an integer in \[1, 10000000\]")],
+    [
+        (dict(group_sizes=[3], n_rounds=4, m=0), r"m must be an integer in \[1, 4\]"),
+        (dict(group_sizes=[3], n_rounds=4, m=5), r"m must be an integer in \[1, 4\]"),
+        (dict(group_sizes=[-1], n_rounds=4, m=1), r"group_sizes must be integers in \[0, inf\]"),
+        (
+            dict(group_sizes=[[3]], n_rounds=4, m=1),
+            r"group_sizes must be a 1-D array \(one size per group\)",
+        ),
+        (dict(group_sizes=[3], n_rounds=0, m=1), "n_rounds must be an integer"),
+        (
+            dict(group_sizes=[3], n_rounds=4, m=1, n_draws=0),
+            r"n_draws must be an integer in \[1, 10000000\]",
+        ),
+    ],
 )
 def test_sampler_validates_inputs(rng, kwargs, message):
     """m outside [1, T] and other bad sizes are clear errors."""
@@ -68,7 +86,10 @@ def test_population_validates_inputs():
     """Non-binary or non-2-D rows, bad multiplicities and bad nested counts are refused, naming the parameter."""
     with pytest.raises(ValueError, match="rows must be an array of 0/1 values"):
         Population(np.array([[0, 2]]), np.array([1]))
-    with pytest.raises(ValueError, match=r"rows must be a 2-D array \(groups × rounds\); got an array of shape \(2,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"rows must be a 2-D array \(groups × rounds\); got an array of shape \(2,\)",
+    ):
         Population(np.array([0, 1]), np.array([1]))
     with pytest.raises(ValueError, match=r"counts must be integers in \[1, inf\]"):
         Population(np.array([[0, 1]]), np.array([0]))
@@ -86,7 +107,10 @@ def test_check_stream_truth_names_the_allowed_data():
     """A matrix instead of a Population, or data with the wrong T, is refused naming truth and the allowed kinds."""
     pop = Population.nested(np.array([1, 2]), 3)
     assert check_stream_truth(pop, 2) is pop
-    with pytest.raises(ValueError, match=r"truth must be a Population \(ldp_helpers.simulate.populations\); got an object of type ndarray"):
+    with pytest.raises(
+        ValueError,
+        match=r"truth must be a Population \(ldp_helpers.simulate.populations\); got an object of type ndarray",
+    ):
         check_stream_truth(np.ones((3, 2)), 2)
     with pytest.raises(ValueError, match="truth must be a Population or a RandomActiveSets"):
         check_stream_truth(np.ones((3, 2)), 2, random_sets=True)
@@ -139,7 +163,9 @@ def test_group_counts_match_per_user_reference(rng, m):
         assert_mean_close(K[:, 0] + K[:, 1], 2 * n * pi, var_pair_theory)
         prod = (K[:, 0] - n * pi) * (K[:, 1] - n * pi)
         assert_mean_close(prod, cov_theory, prod.var())
-    assert two_sample_pvalue(fast[:, 0] * (n + 1) + fast[:, 1], ref[:, 0] * (n + 1) + ref[:, 1]) > 1e-3
+    assert (
+        two_sample_pvalue(fast[:, 0] * (n + 1) + fast[:, 1], ref[:, 0] * (n + 1) + ref[:, 1]) > 1e-3
+    )
     assert two_sample_pvalue(fast[:, 2] + fast[:, 5], ref[:, 2] + ref[:, 5]) > 1e-3
 
 

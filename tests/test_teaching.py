@@ -19,17 +19,28 @@ def _cells(text: str) -> list[tuple[str, str]]:
 def test_three_takeaways_then_exercises_with_asserted_hidden_solutions(path):
     text = path.read_text(encoding="utf-8")
     takeaways = re.search(r"^# ## Takeaways\n#\n((?:# .*\n|#\n)+?)#\n# ## Exercises", text, re.M)
-    assert takeaways, f"{path.name}: needs a '## Takeaways' list directly followed by '## Exercises'"
-    assert len(re.findall(r"^# \d\. ", takeaways.group(1), re.M)) == 3, f"{path.name}: three numbered takeaways"
+    assert takeaways, (
+        f"{path.name}: needs a '## Takeaways' list directly followed by '## Exercises'"
+    )
+    assert len(re.findall(r"^# \d\. ", takeaways.group(1), re.M)) == 3, (
+        f"{path.name}: three numbered takeaways"
+    )
     cells = _cells(text)
     first = next(i for i, (_, body) in enumerate(cells) if "# ## Exercises" in body)
-    exercises = [i for i, (_, body) in enumerate(cells) if i >= first and re.search(r"^# \*\*Exercise \d", body, re.M)]
+    exercises = [
+        i
+        for i, (_, body) in enumerate(cells)
+        if i >= first and re.search(r"^# \*\*Exercise \d", body, re.M)
+    ]
     assert 2 <= len(exercises) <= 4, f"{path.name}: 2-4 exercises, found {len(exercises)}"
     for i in exercises:
         header, body = cells[i + 1]
         assert header.startswith("# %%") and '"hide-input"' in header and '"solution"' in header, (
-            f"{path.name}: the cell after exercise {exercises.index(i) + 1} must be its solution, tagged hide-input + solution")
-        assert re.search(r"^\s*assert ", body, re.M), f"{path.name}: solution {exercises.index(i) + 1} asserts nothing"
+            f"{path.name}: the cell after exercise {exercises.index(i) + 1} must be its solution, tagged hide-input + solution"
+        )
+        assert re.search(r"^\s*assert ", body, re.M), (
+            f"{path.name}: solution {exercises.index(i) + 1} asserts nothing"
+        )
 
 
 ALL_NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py"))
@@ -38,8 +49,11 @@ PAPER_ONLY = "decided at the paper profile"  # a row whose smoke run cannot deci
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.stem)
 def test_code_lines_are_at_most_100_characters(path):
-    long = [i + 1 for i, line in enumerate(path.read_text(encoding="utf-8").splitlines())
-            if len(line) > 100 and not line.lstrip().startswith("#")]
+    long = [
+        i + 1
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines())
+        if len(line) > 100 and not line.lstrip().startswith("#")
+    ]
     assert not long, f"{path.name}: code lines longer than 100 characters: {long}"
 
 
@@ -49,11 +63,16 @@ def _stored_markdown_claims(ipynb: Path) -> dict:
 
     tables = [
         "".join(output["data"]["text/markdown"])
-        for cell in json.loads(ipynb.read_text(encoding="utf-8"))["cells"] if cell["cell_type"] == "code"
-        for output in cell.get("outputs", []) if "| id | claim |" in "".join(output.get("data", {}).get("text/markdown", ""))
-        and "independent paper errors by severity" in "".join(output["data"]["text/markdown"])  # the table, not one claim's row
+        for cell in json.loads(ipynb.read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+        if "| id | claim |" in "".join(output.get("data", {}).get("text/markdown", ""))
+        and "independent paper errors by severity"
+        in "".join(output["data"]["text/markdown"])  # the table, not one claim's row
     ]
-    assert len(tables) == 1, f"{ipynb.name}: expected one Markdown claims table in the outputs, found {len(tables)}"
+    assert len(tables) == 1, (
+        f"{ipynb.name}: expected one Markdown claims table in the outputs, found {len(tables)}"
+    )
     rows = {}
     for line in tables[0].splitlines()[2:]:
         if not line.startswith("| "):
@@ -63,8 +82,11 @@ def _stored_markdown_claims(ipynb: Path) -> dict:
     return rows
 
 
-@pytest.mark.parametrize("path", [p for p in ALL_NOTEBOOKS if (p.parents[1] / "figures" / p.stem / "claims.csv").exists()],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    [p for p in ALL_NOTEBOOKS if (p.parents[1] / "figures" / p.stem / "claims.csv").exists()],
+    ids=lambda p: p.stem,
+)
 def test_smoke_verdicts_agree_with_the_paper_profile(path):
     """The stored smoke run renders its claims as Markdown and reaches every paper-profile verdict."""
     import csv
@@ -72,7 +94,14 @@ def test_smoke_verdicts_agree_with_the_paper_profile(path):
     smoke = _stored_markdown_claims(path.with_suffix(".ipynb"))
     with (path.parents[1] / "figures" / path.stem / "claims.csv").open(encoding="utf-8") as fh:
         paper = list(csv.DictReader(fh))
-    assert [r["id"] for r in paper] == list(smoke), f"{path.stem}: smoke and paper runs list different claims"
-    differ = [(r["id"], smoke[r["id"]], r["verdict"]) for r in paper
-              if smoke[r["id"]] != r["verdict"] and PAPER_ONLY not in r["tolerance"]]
-    assert not differ, f"{path.stem}: verdicts differ between smoke and paper profiles (id, smoke, paper): {differ}"
+    assert [r["id"] for r in paper] == list(smoke), (
+        f"{path.stem}: smoke and paper runs list different claims"
+    )
+    differ = [
+        (r["id"], smoke[r["id"]], r["verdict"])
+        for r in paper
+        if smoke[r["id"]] != r["verdict"] and PAPER_ONLY not in r["tolerance"]
+    ]
+    assert not differ, (
+        f"{path.stem}: verdicts differ between smoke and paper profiles (id, smoke, paper): {differ}"
+    )

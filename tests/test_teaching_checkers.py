@@ -66,24 +66,50 @@ def grr_by_position(v, rng):
 
 #: mistake -> (the student's client, words its message must contain)
 WRONG_GRR = {
-    "always the next value when lying": (lambda v, rng: np.where(rng.random(v.size) < P, v, (v + 1) % D), "input"),
-    "keeps with 0.6 instead of p": (lambda v, rng: np.where(rng.random(v.size) < 0.6, v, (v + rng.integers(1, D, v.size)) % D),
-                                    "input"),
-    "lies uniformly over all d values": (lambda v, rng: np.where(rng.random(v.size) < P, v, rng.integers(0, D, v.size)),
-                                         "input"),
-    "p and q swapped (keeps with q)": (lambda v, rng: np.where(rng.random(v.size) < Q, v, (v + rng.integers(1, D, v.size)) % D),
-                                       "input"),
-    "off-by-one domain: lies among d - 2 others": (lambda v, rng: np.where(rng.random(v.size) < P, v,
-                                                                          (v + rng.integers(1, D - 1, v.size)) % D), "input"),
+    "always the next value when lying": (
+        lambda v, rng: np.where(rng.random(v.size) < P, v, (v + 1) % D),
+        "input",
+    ),
+    "keeps with 0.6 instead of p": (
+        lambda v, rng: np.where(rng.random(v.size) < 0.6, v, (v + rng.integers(1, D, v.size)) % D),
+        "input",
+    ),
+    "lies uniformly over all d values": (
+        lambda v, rng: np.where(rng.random(v.size) < P, v, rng.integers(0, D, v.size)),
+        "input",
+    ),
+    "p and q swapped (keeps with q)": (
+        lambda v, rng: np.where(rng.random(v.size) < Q, v, (v + rng.integers(1, D, v.size)) % D),
+        "input",
+    ),
+    "off-by-one domain: lies among d - 2 others": (
+        lambda v, rng: np.where(
+            rng.random(v.size) < P, v, (v + rng.integers(1, D - 1, v.size)) % D
+        ),
+        "input",
+    ),
     "reports 1-based values": (lambda v, rng: grr_perturb(v, rng) + 1, "off-by-one"),
     "reports the true values": (lambda v, rng: v, "input"),
     "one report in total": (lambda v, rng: grr_perturb(v[:1], rng), "shape"),
-    "reports from the first user's value for everyone": (lambda v, rng: grr_perturb(np.full_like(v, v[0]), rng), "input"),
-    "truthful on mixed batches": (lambda v, rng: v if np.unique(v).size > 1 else grr_perturb(v, rng), "input"),
+    "reports from the first user's value for everyone": (
+        lambda v, rng: grr_perturb(np.full_like(v, v[0]), rng),
+        "input",
+    ),
+    "truthful on mixed batches": (
+        lambda v, rng: v if np.unique(v).size > 1 else grr_perturb(v, rng),
+        "input",
+    ),
     "user i's report a function of i and x": (grr_as_deterministic, "not fresh"),
-    "a Generator of its own, seeded": (lambda v, rng: grr_perturb(v, np.random.default_rng(0)), "not fresh"),
-    "the unseeded global RNG": (lambda v, rng: np.where(np.random.random(v.size) < P, v, (v + 1 + np.random.randint(0, D - 1, v.size)) % D),
-                                "rng it is given"),
+    "a Generator of its own, seeded": (
+        lambda v, rng: grr_perturb(v, np.random.default_rng(0)),
+        "not fresh",
+    ),
+    "the unseeded global RNG": (
+        lambda v, rng: np.where(
+            np.random.random(v.size) < P, v, (v + 1 + np.random.randint(0, D - 1, v.size)) % D
+        ),
+        "rng it is given",
+    ),
     "one coin for two users": (grr_one_coin_per_pair, "neighbouring"),
     "outputs handed out by quota": (grr_by_quota, "quota"),
     "a law that depends on the position": (grr_by_position, "position"),
@@ -103,7 +129,10 @@ def test_grr_client_reference_passes():
 def test_grr_client_mistakes_are_caught(mistake):
     client, words = WRONG_GRR[mistake]
     result = teaching.check_client(client, GRR.output_table(), np.arange(D))
-    assert str(result).startswith("NOT YET: ") and words in result.message, (mistake, result.message)
+    assert str(result).startswith("NOT YET: ") and words in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 def test_grr_at_a_slightly_larger_epsilon_is_caught():
@@ -111,16 +140,21 @@ def test_grr_at_a_slightly_larger_epsilon_is_caught():
     exact, larger = ldp.GRR(1.0, 4), ldp.GRR(1.05, 4)
 
     def client(mechanism):
-        return lambda v, rng: np.where(rng.random(v.size) < mechanism.p, v, (v + rng.integers(1, 4, v.size)) % 4)
+        return lambda v, rng: np.where(
+            rng.random(v.size) < mechanism.p, v, (v + rng.integers(1, 4, v.size)) % 4
+        )
 
     assert teaching.check_client(client(exact), exact.output_table(), np.arange(4)).passed
     result = teaching.check_client(client(larger), exact.output_table(), np.arange(4), seed=2)
-    assert not result.passed and "ε ≈ 1.0" in result.message and "exact ε is 1" in result.message, result.message
+    assert not result.passed and "ε ≈ 1.0" in result.message and "exact ε is 1" in result.message, (
+        result.message
+    )
     assert not teaching.check_client(client(larger), exact.output_table(), np.arange(4)).passed
 
 
 def test_a_huge_report_is_refused_by_its_shape_or_the_memory_limit():
     """A (n, 1e5) boolean report: refused by its shape when it fits, by the memory limit when it does not."""
+
     def wide(v, rng):
         return np.zeros((v.size, 10**5), dtype=bool)
 
@@ -132,6 +166,7 @@ def test_a_huge_report_is_refused_by_its_shape_or_the_memory_limit():
 
 def test_a_hung_client_is_stopped_and_leaves_no_trace():
     """A client that seeds the global RNG and then sleeps: stopped at the time limit, np.random untouched."""
+
     def hang(v, rng):
         np.random.seed(123)
         time.sleep(600)
@@ -147,8 +182,12 @@ def test_a_hung_client_is_stopped_and_leaves_no_trace():
 def test_without_fork_the_checks_run_in_process(monkeypatch):
     """Where fork is missing (Windows) the student's code runs in this process, with the same verdicts."""
     monkeypatch.setattr("multiprocessing.get_all_start_methods", lambda: ["spawn"])
-    assert teaching.check_client(grr_perturb, GRR.output_table(), np.arange(D), n_per_input=2000).passed
-    crashed = teaching.check_client(lambda v, rng: 1 / 0, GRR.output_table(), np.arange(D), n_per_input=2000)
+    assert teaching.check_client(
+        grr_perturb, GRR.output_table(), np.arange(D), n_per_input=2000
+    ).passed
+    crashed = teaching.check_client(
+        lambda v, rng: 1 / 0, GRR.output_table(), np.arange(D), n_per_input=2000
+    )
     assert "ZeroDivisionError" in crashed.message
 
 
@@ -186,18 +225,25 @@ def test_grr_estimator_reference_passes():
 def test_grr_estimator_mistakes_are_caught(mistake):
     estimator, words = WRONG_ESTIMATES[mistake]
     result = teaching.check_estimator(estimator, GRR, np.array([300, 150, 150, 0]))
-    assert str(result).startswith("NOT YET: ") and words in result.message, (mistake, result.message)
+    assert str(result).startswith("NOT YET: ") and words in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 def test_a_frequency_given_for_a_count_is_named():
     """Issue 36: "mean 0.499 vs 300" says the estimate looks like a frequency where a count is asked."""
-    result = teaching.check_estimator(WRONG_ESTIMATES["returns frequencies"][0], GRR, np.array([300, 150, 150, 0]))
+    result = teaching.check_estimator(
+        WRONG_ESTIMATES["returns frequencies"][0], GRR, np.array([300, 150, 150, 0])
+    )
     assert "is 0.49" in result.message and "exact mean is 300" in result.message
     assert "counts divided by n = 600" in result.message and "multiply by n" in result.message
 
 
 def test_a_hung_estimator_is_stopped():
-    result = teaching.check_estimator(lambda c, n: time.sleep(600), GRR, np.array([3, 1, 1, 0]), time_limit=1)
+    result = teaching.check_estimator(
+        lambda c, n: time.sleep(600), GRR, np.array([3, 1, 1, 0]), time_limit=1
+    )
     assert not result.passed and "time limit" in result.message
 
 
@@ -216,10 +262,15 @@ def oue_perturb(values, rng):
 
 
 WRONG_OUE = {
-    "SUE's q instead of OUE's": lambda v, rng: (rng.random((v.size, 4)) < np.where(np.arange(4) == v[:, None], 0.5,
-                                                                                    1 / (math.exp(0.5) + 1))).astype(int),
-    "p and q swapped": lambda v, rng: (rng.random((v.size, 4)) < np.where(np.arange(4) == v[:, None], OUE.q, OUE.p)).astype(int),
-    "one coin for all bits": lambda v, rng: (rng.random((v.size, 1)) < np.where(np.arange(4) == v[:, None], OUE.p, OUE.q)).astype(int),
+    "SUE's q instead of OUE's": lambda v, rng: (
+        rng.random((v.size, 4)) < np.where(np.arange(4) == v[:, None], 0.5, 1 / (math.exp(0.5) + 1))
+    ).astype(int),
+    "p and q swapped": lambda v, rng: (
+        rng.random((v.size, 4)) < np.where(np.arange(4) == v[:, None], OUE.q, OUE.p)
+    ).astype(int),
+    "one coin for all bits": lambda v, rng: (
+        rng.random((v.size, 1)) < np.where(np.arange(4) == v[:, None], OUE.p, OUE.q)
+    ).astype(int),
     "returns the value, not bits": lambda v, rng: v,
     "rows and columns swapped (one row per value)": lambda v, rng: oue_perturb(v, rng).T,
 }
@@ -234,7 +285,10 @@ def test_oue_client_reference_passes():
 def test_oue_client_mistakes_are_caught(mistake):
     result = teaching.check_client(WRONG_OUE[mistake], OUE.output_table(), np.arange(4))
     words = WORDS_OUE.get(mistake, "input")
-    assert str(result).startswith("NOT YET: ") and words in result.message, (mistake, result.message)
+    assert str(result).startswith("NOT YET: ") and words in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 # ---------------------------------------------------------------- 02: RAPPOR's PRR
@@ -250,7 +304,9 @@ def prr(bits, rng):
 
 WRONG_PRR = {
     "flips with probability f": lambda b, rng: np.where(rng.random(b.shape) < F, 1 - b, b),
-    "one coin per filter": lambda b, rng: prr(b, rng)[:, :1] * 0 + np.where(rng.random((b.shape[0], 1)) < F / 2, 1, b),
+    "one coin per filter": lambda b, rng: (
+        prr(b, rng)[:, :1] * 0 + np.where(rng.random((b.shape[0], 1)) < F / 2, 1, b)
+    ),
     "sets to 1 with f, never to 0": lambda b, rng: np.where(rng.random(b.shape) < F / 2, 1, b),
     "bits reversed": lambda b, rng: prr(b, rng)[:, ::-1],
 }
@@ -263,7 +319,10 @@ def test_prr_reference_passes():
 @pytest.mark.parametrize("mistake", WRONG_PRR)
 def test_prr_mistakes_are_caught(mistake):
     result = teaching.check_client(WRONG_PRR[mistake], PRR_TABLE, BLOOMS)
-    assert str(result).startswith("NOT YET: ") and "bits" in result.message, (mistake, result.message)
+    assert str(result).startswith("NOT YET: ") and "bits" in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 # ---------------------------------------------------------------- 03: the multiplicative Chernoff bound
@@ -280,7 +339,11 @@ WRONG_CHERNOFF = {
     "returns a string": lambda d, m: f"{chernoff(d, m):.3g}",
     "returns one value per δ of a grid": lambda d, m: np.array([chernoff(d, m)] * 2),
 }
-WORDS_CHERNOFF = {"returns None": "return", "returns a string": "str", "returns one value per δ of a grid": "shape"}
+WORDS_CHERNOFF = {
+    "returns None": "return",
+    "returns a string": "str",
+    "returns one value per δ of a grid": "shape",
+}
 
 
 def test_chernoff_reference_passes():
@@ -291,7 +354,10 @@ def test_chernoff_reference_passes():
 def test_chernoff_mistakes_are_caught(mistake):
     result = teaching.check_chernoff_bound(WRONG_CHERNOFF[mistake])
     words = WORDS_CHERNOFF.get(mistake, "δ =")
-    assert str(result).startswith("NOT YET: ") and words in result.message, (mistake, result.message)
+    assert str(result).startswith("NOT YET: ") and words in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 def test_an_endless_bound_is_stopped():
@@ -304,7 +370,10 @@ def test_an_endless_bound_is_stopped():
 
 
 def test_an_invalid_bound_is_called_invalid():
-    assert "not an upper bound" in teaching.check_chernoff_bound(WRONG_CHERNOFF["e^(-δ²μ/2), the lower tail's"]).message
+    assert (
+        "not an upper bound"
+        in teaching.check_chernoff_bound(WRONG_CHERNOFF["e^(-δ²μ/2), the lower tail's"]).message
+    )
 
 
 # ---------------------------------------------------------------- 04: Glance's estimator
@@ -322,7 +391,9 @@ WRONG_GLANCE = {
     "no debiasing": lambda a, n: a[1] / a[0],
     "divides by p, not p − q": lambda a, n: (a[1] / a[0] - (1 - PG)) / PG,
     "divides by all N users": lambda a, n: (a[1] / n - (1 - PG)) / (2 * PG - 1),
-    "rounds reversed": lambda a, n: glance_estimate(a, n)[::-1] * 0 + glance_estimate(a, n).mean() + 0.1,
+    "rounds reversed": lambda a, n: (
+        glance_estimate(a, n)[::-1] * 0 + glance_estimate(a, n).mean() + 0.1
+    ),
 }
 
 
@@ -333,29 +404,41 @@ def test_glance_estimator_reference_passes():
 @pytest.mark.parametrize("mistake", WRONG_GLANCE)
 def test_glance_estimator_mistakes_are_caught(mistake):
     result = teaching.check_estimator(WRONG_GLANCE[mistake], GLANCE, STREAM)
-    assert str(result).startswith("NOT YET: ") and "biased" in result.message, (mistake, result.message)
+    assert str(result).startswith("NOT YET: ") and "biased" in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 # ---------------------------------------------------------------- 05: PSFO's padding and sampling (GRR at ε')
 PSFO = ldp.PSFO(1.0, 3, 2)
-SETS = np.array([[1 if i in s else 0 for i in range(3)] for size in range(4)
-                 for s in __import__("itertools").combinations(range(3), size)])
+SETS = np.array(
+    [
+        [1 if i in s else 0 for i in range(3)]
+        for size in range(4)
+        for s in __import__("itertools").combinations(range(3), size)
+    ]
+)
 
 
 def psfo_client(sets, rng, eps_prime=ldp.amplified_grr_epsilon(1.0, 2)):
     d, ell = 3, 2
     items = [np.flatnonzero(row) for row in sets]
-    padded = [s if s.size >= ell else np.concatenate([s, np.arange(d, d + ell - s.size)]) for s in items]
+    padded = [
+        s if s.size >= ell else np.concatenate([s, np.arange(d, d + ell - s.size)]) for s in items
+    ]
     sampled = np.array([rng.choice(rng.permutation(s)[:ell]) for s in padded])
     return ldp.GRR(eps_prime, d + ell).perturb(sampled, rng=rng)
 
 
 WRONG_PSFO = {
     "GRR at ε, not the amplified ε'": lambda s, rng: psfo_client(s, rng, eps_prime=1.0),
-    "no padding (samples from the set itself)": lambda s, rng: ldp.GRR(ldp.amplified_grr_epsilon(1.0, 2), 5).perturb(
-        np.array([rng.choice(np.flatnonzero(r)) if r.any() else 3 for r in s]), rng=rng),
-    "pads with one dummy only": lambda s, rng: ldp.GRR(ldp.amplified_grr_epsilon(1.0, 2), 5).perturb(
-        np.array([rng.choice(np.append(np.flatnonzero(r), 3)) for r in s]), rng=rng),
+    "no padding (samples from the set itself)": lambda s, rng: ldp.GRR(
+        ldp.amplified_grr_epsilon(1.0, 2), 5
+    ).perturb(np.array([rng.choice(np.flatnonzero(r)) if r.any() else 3 for r in s]), rng=rng),
+    "pads with one dummy only": lambda s, rng: ldp.GRR(
+        ldp.amplified_grr_epsilon(1.0, 2), 5
+    ).perturb(np.array([rng.choice(np.append(np.flatnonzero(r), 3)) for r in s]), rng=rng),
 }
 
 
@@ -366,7 +449,10 @@ def test_psfo_client_reference_passes():
 @pytest.mark.parametrize("mistake", WRONG_PSFO)
 def test_psfo_client_mistakes_are_caught(mistake):
     result = teaching.check_client(WRONG_PSFO[mistake], PSFO.output_table(), SETS, n_per_input=2000)
-    assert str(result).startswith("NOT YET: ") and "input bits" in result.message, (mistake, result.message)
+    assert str(result).startswith("NOT YET: ") and "input bits" in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 # ---------------------------------------------------------------- 06: the broken client's output table
@@ -387,7 +473,10 @@ def broken_table():
 #: mistake -> (the student's table, words its message must contain)
 WRONG_TABLES = {
     "the correct client's table": (OUE3.output_table(), "exact ε of your table"),
-    "bits in the other order": (broken_table()[:, [int(f"{y:03b}"[::-1], 2) for y in range(8)]], "row 0, column 1"),
+    "bits in the other order": (
+        broken_table()[:, [int(f"{y:03b}"[::-1], 2) for y in range(8)]],
+        "row 0, column 1",
+    ),
     "rows not normalised": (broken_table() * 1.1, "sum to 1"),
     "a probability above one": (broken_table() - 0.2 + 0.2 * np.eye(3, 8) * 5, "outside [0, 1]"),
     "one row only": (broken_table()[:1], "shape"),
@@ -400,26 +489,39 @@ WRONG_TABLES = {
 
 
 def test_output_table_reference_passes():
-    result = teaching.check_output_table(broken_table(), epsilon=never_cleared_loss("OUE", 1.0), reference=BROKEN)
+    result = teaching.check_output_table(
+        broken_table(), epsilon=never_cleared_loss("OUE", 1.0), reference=BROKEN
+    )
     assert result.passed, result.message
 
 
 @pytest.mark.parametrize("mistake", WRONG_TABLES)
 def test_output_table_mistakes_are_caught(mistake):
     table, words = WRONG_TABLES[mistake]
-    result = teaching.check_output_table(table, epsilon=never_cleared_loss("OUE", 1.0), reference=BROKEN)
-    assert str(result).startswith("NOT YET: ") and words in result.message, (mistake, result.message)
+    result = teaching.check_output_table(
+        table, epsilon=never_cleared_loss("OUE", 1.0), reference=BROKEN
+    )
+    assert str(result).startswith("NOT YET: ") and words in result.message, (
+        mistake,
+        result.message,
+    )
 
 
 def test_an_output_table_at_a_slightly_larger_epsilon_is_caught():
     """GRR's table at ε = 1.05 asked as ε = 1: the exact ε is named, with the stated tolerance."""
     result = teaching.check_output_table(ldp.GRR(1.05, 4).output_table(), epsilon=1.0)
-    assert not result.passed and "exact ε of your table is 1.05" in result.message and "tolerance" in result.message
+    assert (
+        not result.passed
+        and "exact ε of your table is 1.05" in result.message
+        and "tolerance" in result.message
+    )
     assert teaching.check_output_table(ldp.GRR(1.0, 4).output_table(), epsilon=1.0).passed
 
 
 def test_output_table_without_reference_checks_the_exact_epsilon():
-    result = teaching.check_output_table(OUE3.output_table(), epsilon=never_cleared_loss("OUE", 1.0))
+    result = teaching.check_output_table(
+        OUE3.output_table(), epsilon=never_cleared_loss("OUE", 1.0)
+    )
     assert not result.passed and "exact ε of your table is 1" in result.message
 
 
@@ -439,11 +541,26 @@ def scaled_risk_of(p, q, d):
 
 #: mistake -> (the student's risk, words its message must contain)
 WRONG_RISKS = {
-    "the users' own values forgotten": (lambda p, q, d: d * q * (1 - q) / (p - q) ** 2, "is missing"),
-    "p - q not squared": (lambda p, q, d: (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q), "exact scaled risk"),
-    "one value's variance, not the sum": (lambda p, q, d: scaled_risk_of(p, q, d) / d, "exact scaled risk"),
-    "four times too large (a ±1 encoding)": (lambda p, q, d: 4 * scaled_risk_of(p, q, d), "4 times"),
-    "d - 1 other values": (lambda p, q, d: ((d - 1) * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2, "exact"),
+    "the users' own values forgotten": (
+        lambda p, q, d: d * q * (1 - q) / (p - q) ** 2,
+        "is missing",
+    ),
+    "p - q not squared": (
+        lambda p, q, d: (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q),
+        "exact scaled risk",
+    ),
+    "one value's variance, not the sum": (
+        lambda p, q, d: scaled_risk_of(p, q, d) / d,
+        "exact scaled risk",
+    ),
+    "four times too large (a ±1 encoding)": (
+        lambda p, q, d: 4 * scaled_risk_of(p, q, d),
+        "4 times",
+    ),
+    "d - 1 other values": (
+        lambda p, q, d: ((d - 1) * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2,
+        "exact",
+    ),
     "p and q swapped": (lambda p, q, d: scaled_risk_of(q, p, d), "exact scaled risk"),
     "returns None": (lambda p, q, d: None, "return"),
     "returns a list": (lambda p, q, d: [scaled_risk_of(p, q, d)], "shape"),
@@ -459,5 +576,11 @@ def test_scaled_risk_reference_passes():
 def test_scaled_risk_mistakes_are_caught(mistake):
     risk, words = WRONG_RISKS[mistake]
     result = teaching.check_scaled_risk(risk)
-    assert str(result).startswith("NOT YET: ") and words in result.message, (mistake, result.message)
-    assert re.search(r"for (GRR|SUE|OUE|SS) at ε = [\d.]+, d = \d+", result.message) or words in ("return", "shape")
+    assert str(result).startswith("NOT YET: ") and words in result.message, (
+        mistake,
+        result.message,
+    )
+    assert re.search(r"for (GRR|SUE|OUE|SS) at ε = [\d.]+, d = \d+", result.message) or words in (
+        "return",
+        "shape",
+    )

@@ -4,11 +4,18 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import (
+    assert_mean_close,
+    assert_support_counts_match,
+    assert_variance_close,
+    binomial_sum_pmf,
+    sample_both_paths,
+    support_count_variance,
+)
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
-from stat_checks import assert_mean_close, assert_support_counts_match, assert_variance_close, binomial_sum_pmf, support_count_variance, sample_both_paths
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 
 EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 20.0]
 
@@ -28,7 +35,9 @@ def test_whole_vector_table_is_exactly_epsilon_ldp(cls, epsilon, d):
 
 def test_sue_whole_report_loss_is_epsilon():
     """SUE(epsilon=1, d=8): the privacy loss of its whole-report (2^8-column) table is exactly 1, not the per-bit 1/2."""
-    assert SUE(epsilon=1, d=8).privacy_loss() == pytest.approx(1, rel=1e-12)  # exact table; rounding only
+    assert SUE(epsilon=1, d=8).privacy_loss() == pytest.approx(
+        1, rel=1e-12
+    )  # exact table; rounding only
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -36,7 +45,9 @@ def test_sue_whole_report_loss_is_epsilon():
 def test_privacy_loss_is_the_sum_of_the_two_bit_ratios(cls, epsilon):
     """privacy_loss() is the whole-vector ε = ln(p/q) + ln((1−q)/(1−p)), for SUE and OUE alike."""
     oracle = cls(epsilon, 4)
-    assert oracle.privacy_loss() == pytest.approx(math.log(oracle.p / oracle.q) + math.log((1 - oracle.q) / (1 - oracle.p)), rel=1e-9)
+    assert oracle.privacy_loss() == pytest.approx(
+        math.log(oracle.p / oracle.q) + math.log((1 - oracle.q) / (1 - oracle.p)), rel=1e-9
+    )
     assert oracle.privacy_loss() == pytest.approx(epsilon, rel=1e-8)
 
 
@@ -51,7 +62,9 @@ def test_p_and_q_match_the_paper_formulas():
     oue, sue = OUE(2.0, 3), SUE(2.0, 3)
     assert oue.p == 0.5 and oue.q == pytest.approx(1 / (math.exp(2) + 1), rel=1e-14)
     assert round(oue.q, 3) == 0.119
-    assert sue.p == pytest.approx(math.e / (math.e + 1), rel=1e-14) and sue.p + sue.q == pytest.approx(1, abs=1e-15)
+    assert sue.p == pytest.approx(
+        math.e / (math.e + 1), rel=1e-14
+    ) and sue.p + sue.q == pytest.approx(1, abs=1e-15)
 
 
 @pytest.mark.parametrize("epsilon", [1e-3, 1.0, 30.0])
@@ -81,7 +94,9 @@ def test_approx_variances_are_wangs_closed_forms(epsilon):
     """OUE ≈ 4n e^ε/(e^ε−1)², SUE ≈ n e^{ε/2}/(e^{ε/2}−1)² (Wang et al.'s f = 0 approximation)."""
     n, e = 10**6, math.exp(epsilon)
     assert OUE(epsilon, 8).approx_variance(n) == pytest.approx(4 * n * e / (e - 1) ** 2, rel=1e-10)
-    assert SUE(epsilon, 8).approx_variance(n) == pytest.approx(n * math.sqrt(e) / (math.sqrt(e) - 1) ** 2, rel=1e-10)
+    assert SUE(epsilon, 8).approx_variance(n) == pytest.approx(
+        n * math.sqrt(e) / (math.sqrt(e) - 1) ** 2, rel=1e-10
+    )
 
 
 def test_oue_approximation_is_off_for_frequent_values_at_large_epsilon():
@@ -135,9 +150,13 @@ def test_rejects_bad_epsilon(cls, epsilon):
 
 def test_rejects_epsilon_beyond_double_precision():
     """SUE's p rounds to 1 beyond ε ≈ 74 and OUE's q underflows beyond ε ≈ 745: refused, not silently wrong."""
-    with pytest.raises(ValueError, match=r"epsilon must be small enough for SUE .*use a smaller epsilon; got 80.0"):
+    with pytest.raises(
+        ValueError, match=r"epsilon must be small enough for SUE .*use a smaller epsilon; got 80.0"
+    ):
         SUE(80.0, 4)
-    with pytest.raises(ValueError, match=r"epsilon must be small enough for OUE .*use a smaller epsilon; got 800.0"):
+    with pytest.raises(
+        ValueError, match=r"epsilon must be small enough for OUE .*use a smaller epsilon; got 800.0"
+    ):
         OUE(800.0, 4)
     with pytest.raises(ValueError, match=r"epsilon must be in \[1e-12, inf\); got 1e-17"):
         OUE(1e-17, 4)  # issue 27: this was blamed on a too large epsilon
@@ -152,7 +171,10 @@ def test_rejects_malformed_inputs(rng):
         oue.perturb([3], rng=rng)
     with pytest.raises(ValueError, match="values must be a non-empty array"):
         oue.perturb(np.array([], dtype=int), rng=rng)
-    with pytest.raises(ValueError, match=r"reports must be a 2-D array \(users × d bits\) whose last axis has length 3"):
+    with pytest.raises(
+        ValueError,
+        match=r"reports must be a 2-D array \(users × d bits\) whose last axis has length 3",
+    ):
         oue.aggregate([[1, 0], [0, 1]])
     with pytest.raises(ValueError, match="reports must be an array of 0/1 values"):
         oue.aggregate([[1, 0, 2]])
@@ -206,7 +228,9 @@ def test_privacy_loss_is_exact_in_log_space_also_at_large_epsilon(cls):
 
     for epsilon in (0.5, 2.0, 8.0):
         mech = cls(epsilon, 6)
-        assert mech.privacy_loss() == pytest.approx(max_privacy_loss(mech.output_table()), rel=1e-12)
+        assert mech.privacy_loss() == pytest.approx(
+            max_privacy_loss(mech.output_table()), rel=1e-12
+        )
     # OUE's q = 1/(e^ε + 1) is exact at any ε; SUE's p = e^{ε/2}/(e^{ε/2} + 1) keeps ~16 − ε/(2 ln 10) digits of 1 − p
     big, rel = (700.0, 1e-12) if cls is OUE else (30.0, 1e-9)
     assert cls(big, 5).privacy_loss() == pytest.approx(big, rel=rel)

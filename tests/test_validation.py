@@ -43,7 +43,9 @@ def test_binary_array():
     """0/1 arrays pass (bool, int or float); anything else names the offending value."""
     assert v.check_binary_array("V", [True, False]).tolist() == [1, 0]
     assert v.check_binary_array("V", np.array([0.0, 1.0])).dtype == np.int8
-    with pytest.raises(ValueError, match="V must be an array of 0/1 values; got an array containing 2"):
+    with pytest.raises(
+        ValueError, match="V must be an array of 0/1 values; got an array containing 2"
+    ):
         v.check_binary_array("V", [0, 2])
     with pytest.raises(ValueError, match="non-empty"):
         v.check_binary_array("V", [])
@@ -78,7 +80,9 @@ def test_rng_must_be_a_generator():
 def test_int_array():
     """Integer arrays: shape and range are checked, integral floats accepted, fractions refused."""
     assert v.check_int_array("K", [0.0, 3.0], low=0).tolist() == [0, 3]
-    with pytest.raises(ValueError, match=r"K must be integers in \[0, 5\]; got an array with values in \[0, 7\]"):
+    with pytest.raises(
+        ValueError, match=r"K must be integers in \[0, 5\]; got an array with values in \[0, 7\]"
+    ):
         v.check_int_array("K", [0, 7], low=0, high=5)
     with pytest.raises(ValueError, match=r"K must be an array of shape \(3,\)"):
         v.check_int_array("K", [1, 2], shape=(3,))
@@ -95,14 +99,17 @@ def test_true_counts_fast_and_general_paths():
     assert checked.dtype == np.int64 and n == 8
 
 
-@pytest.mark.parametrize("bad, d, message", [
-    ([1, -1, 2], 3, "minimum -1"),
-    ([0, 0, 0], 3, "at least one user"),
-    ([2**62, 2**62], 2, r"counts totalling 9223372036854775808"),
-    ([2**62] * 5, 5, r"counts totalling at most 2\^62"),
-    ([2**61, 2**61, 1], 3, r"counts totalling at most 2\^62"),
-    ([1, 2], 3, "length 2"),
-])
+@pytest.mark.parametrize(
+    "bad, d, message",
+    [
+        ([1, -1, 2], 3, "minimum -1"),
+        ([0, 0, 0], 3, "at least one user"),
+        ([2**62, 2**62], 2, r"counts totalling 9223372036854775808"),
+        ([2**62] * 5, 5, r"counts totalling at most 2\^62"),
+        ([2**61, 2**61, 1], 3, r"counts totalling at most 2\^62"),
+        ([1, 2], 3, "length 2"),
+    ],
+)
 def test_true_counts_refuses_negative_empty_overflowing_or_misshapen(bad, d, message):
     """Negative entries, no users, totals beyond 2^62 (which would wrap an int64 sum) and wrong lengths."""
     with pytest.raises(ValueError, match=message):
@@ -117,8 +124,13 @@ def test_true_counts_accepts_a_large_total_within_the_bound():
 
 def test_wrong_type_is_a_type_error_that_value_error_also_catches():
     """Wrong types raise ParameterTypeError: a TypeError, and a ValueError for `except ValueError` callers."""
-    for call in (lambda: v.check_int("d", 2.5), lambda: v.check_real("epsilon", "1"), lambda: v.check_rng(0),
-                 lambda: v.check_bool("write", "yes"), lambda: v.check_instance("params", None, dict)):
+    for call in (
+        lambda: v.check_int("d", 2.5),
+        lambda: v.check_real("epsilon", "1"),
+        lambda: v.check_rng(0),
+        lambda: v.check_bool("write", "yes"),
+        lambda: v.check_instance("params", None, dict),
+    ):
         with pytest.raises(TypeError) as info:
             call()
         assert isinstance(info.value, ValueError)
@@ -135,7 +147,16 @@ def test_choice_and_bool():
 
 def test_allocation_ceiling_gives_the_estimate_before_allocating():
     """29 TiB for 10^12 candidates × 4 float64 columns is refused with the estimate and the ceiling."""
-    with pytest.raises(ValueError, match=r"n_candidates=1000000000000 would allocate 29.1 TiB \(design\); the ceiling is MAX_BYTES = 2 GiB"):
+    with pytest.raises(
+        ValueError,
+        match=r"n_candidates=1000000000000 would allocate 29.1 TiB \(design\); the ceiling is MAX_BYTES = 2 GiB",
+    ):
         v.check_allocation("n_candidates", 10**12, 4 * 10**12, what="design")
     v.check_allocation("d", 1000, 1000)  # small: silent
-    assert [v.format_bytes(b) for b in (0, 1023, 2048, 2**31, 32 * 2**40)] == ["0 B", "1023 B", "2 KiB", "2 GiB", "32 TiB"]
+    assert [v.format_bytes(b) for b in (0, 1023, 2048, 2**31, 32 * 2**40)] == [
+        "0 B",
+        "1023 B",
+        "2 KiB",
+        "2 GiB",
+        "32 TiB",
+    ]

@@ -26,13 +26,28 @@ from scipy.optimize import brentq
 from statsmodels.stats.proportion import proportion_confint
 
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_real, fail, fail_type)
+    MAX_N_DRAWS,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_instance,
+    check_int,
+    check_real,
+    fail,
+    fail_type,
+)
+
 # the clients live in audit.clients; re-exported here, where the auditor's users have always imported them
-from ldp_helpers.audit.clients import (BlackBoxClient, ClientError, MechanismClient, _sample, as_client,  # noqa: F401
-                                       check_call_timeout)
+from ldp_helpers.audit.clients import (
+    BlackBoxClient,
+    ClientError,
+    MechanismClient,
+    _sample,
+    as_client,
+    check_call_timeout,
+)
 from ldp_helpers.audit.events import Event, choose_event
-from ldp_helpers.sweeps import (
-    BACKENDS, MAX_CHUNKS, check_seed, check_where, run_chunks)
+from ldp_helpers.sweeps import BACKENDS, MAX_CHUNKS, check_seed, check_where, run_chunks
 
 
 def check_confidence(confidence) -> float:
@@ -64,7 +79,10 @@ def _clopper_pearson(count: int, n: int, confidence: float) -> tuple[float, floa
 
 def _epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, confidence: float) -> float:
     """:func:`epsilon_lower_bound` for validated counts and confidence (the event search calls it per event)."""
-    p0_low, p1_high = _clopper_pearson(count0, n0, confidence)[0], _clopper_pearson(count1, n1, confidence)[1]
+    p0_low, p1_high = (
+        _clopper_pearson(count0, n0, confidence)[0],
+        _clopper_pearson(count1, n1, confidence)[1],
+    )
     return 0.0 if p0_low <= 0.0 else max(0.0, math.log(p0_low / p1_high))
 
 
@@ -98,8 +116,14 @@ class AuditResult:
     def event_log_ratio(self) -> tuple[float, float, float]:
         """``(low, point, high)`` for ``ln(P₀/P₁)`` of this event: ``low`` is ε_lb (before clipping at 0),
         ``high = ln(P₀,high / P₁,low)``, from the same Clopper–Pearson intervals; ``low`` alone holds w.p. ≥ ``confidence``, the pair (both ends of both intervals) w.p. ≥ ``2·confidence − 1``."""
-        (l0, h0), (l1, h1) = (clopper_pearson(k, self.n_trials, confidence=self.confidence) for k in (self.count0, self.count1))
-        log = lambda a, b: math.log(a / b) if a > 0 and b > 0 else (math.inf if a > 0 else -math.inf)  # noqa: E731
+        (l0, h0), (l1, h1) = (
+            clopper_pearson(k, self.n_trials, confidence=self.confidence)
+            for k in (self.count0, self.count1)
+        )
+
+        def log(a, b):
+            return math.log(a / b) if a > 0 and b > 0 else (math.inf if a > 0 else -math.inf)  # noqa: E731
+
         return log(l0, h1), log(self.count0, self.count1), log(h0, l1)
 
     @property
@@ -108,18 +132,46 @@ class AuditResult:
         ``1 − violation_confidence`` is the p-value of "the client keeps its claim" for this event."""
         if self.claimed_epsilon is None:
             return float("nan")
-        g = lambda c: epsilon_lower_bound(self.count0, self.n_trials, self.count1, self.n_trials,  # noqa: E731
-                                          confidence=c) - self.claimed_epsilon
+
+        def g(c):
+            return (
+                epsilon_lower_bound(
+                    self.count0,
+                    self.n_trials,
+                    self.count1,
+                    self.n_trials,  # noqa: E731
+                    confidence=c,
+                )
+                - self.claimed_epsilon
+            )
+
         low, high = 1e-9, 1.0 - 1e-12
         if g(low) <= 0:
             return 0.0
         return high if g(high) > 0 else float(brentq(g, low, high, xtol=1e-10))
 
 
-def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, claimed_epsilon=None,
-          event: Event | None = None, n_pilot: int | None = None, chunk_size: int = 50_000, n_jobs: int | None = None,
-          backend: str | None = None, dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
-          progress: bool = False, completed: dict | None = None, call_timeout: float = 300.0) -> AuditResult:
+def run_audit(
+    client,
+    x0,
+    x1,
+    *,
+    n_trials: int,
+    seed,
+    confidence: float = 0.95,
+    claimed_epsilon=None,
+    event: Event | None = None,
+    n_pilot: int | None = None,
+    chunk_size: int = 50_000,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    dask_address: str | None = None,
+    dask_client=None,
+    timeout: float = 30.0,
+    progress: bool = False,
+    completed: dict | None = None,
+    call_timeout: float = 300.0,
+) -> AuditResult:
     """Audit a client on the inputs x₀, x₁ with ``n_trials`` runs of each; return an :class:`AuditResult`.
 
     Parameters
@@ -164,7 +216,11 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     n_trials = check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)
     chunk_size = check_int("chunk_size", chunk_size, low=1)
     if -(-n_trials // chunk_size) > MAX_CHUNKS:
-        fail("chunk_size", chunk_size, f"≥ n_trials / MAX_CHUNKS = {n_trials / MAX_CHUNKS:g} (at most {MAX_CHUNKS} chunks)")
+        fail(
+            "chunk_size",
+            chunk_size,
+            f"≥ n_trials / MAX_CHUNKS = {n_trials / MAX_CHUNKS:g} (at most {MAX_CHUNKS} chunks)",
+        )
     if claimed_epsilon is not None:
         claimed_epsilon = check_epsilon(claimed_epsilon, "claimed_epsilon")
     if event is not None:
@@ -172,10 +228,15 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     seed = check_seed(seed)
     _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed)
     client = as_client(client)
-    pilot_seed, main_seed = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(2)
+    pilot_seed, main_seed = (
+        seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    ).spawn(2)
     pilot_rng = np.random.default_rng(pilot_seed)
-    n_pilot = (check_int("n_pilot", n_pilot, low=1, high=MAX_N_DRAWS) if n_pilot is not None
-               else (1 if event else max(1000, n_trials // 10)))
+    n_pilot = (
+        check_int("n_pilot", n_pilot, low=1, high=MAX_N_DRAWS)
+        if n_pilot is not None
+        else (1 if event else max(1000, n_trials // 10))
+    )
     call_timeout = check_call_timeout(call_timeout)
     m0 = _sample(client, x0, n_pilot, pilot_rng, call_timeout)
     m1 = _sample(client, x1, n_pilot, pilot_rng, call_timeout)
@@ -186,15 +247,39 @@ def run_audit(client, x0, x1, *, n_trials: int, seed, confidence: float = 0.95, 
     else:
         event._count(m0)  # checks the event's columns against the reports
     first, second = (x1, x0) if swap else (x0, x1)
-    sizes = [chunk_size] * (n_trials // chunk_size) + ([n_trials % chunk_size] if n_trials % chunk_size else [])
+    sizes = [chunk_size] * (n_trials // chunk_size) + (
+        [n_trials % chunk_size] if n_trials % chunk_size else []
+    )
     task = _ChunkTask(client, first, second, event, tuple(sizes), call_timeout)
-    counts = np.array(run_chunks(task, len(sizes), seed=main_seed, backend=backend, n_jobs=n_jobs,
-                                 dask_address=dask_address, dask_client=dask_client, timeout=timeout,
-                                 progress=progress, desc="audit chunks", completed=completed)).sum(axis=0)
+    counts = np.array(
+        run_chunks(
+            task,
+            len(sizes),
+            seed=main_seed,
+            backend=backend,
+            n_jobs=n_jobs,
+            dask_address=dask_address,
+            dask_client=dask_client,
+            timeout=timeout,
+            progress=progress,
+            desc="audit chunks",
+            completed=completed,
+        )
+    ).sum(axis=0)
     k0, k1 = int(counts[0]), int(counts[1])
-    return AuditResult(_epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence), confidence, n_trials, k0, k1,
-                       _clopper_pearson(k0, n_trials, confidence)[0], _clopper_pearson(k1, n_trials, confidence)[1],
-                       event, first, second, claimed_epsilon)
+    return AuditResult(
+        _epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence),
+        confidence,
+        n_trials,
+        k0,
+        k1,
+        _clopper_pearson(k0, n_trials, confidence)[0],
+        _clopper_pearson(k1, n_trials, confidence)[1],
+        event,
+        first,
+        second,
+        claimed_epsilon,
+    )
 
 
 def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed) -> None:
@@ -205,7 +290,9 @@ def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, 
     check_real("timeout", timeout, low=0.0)
     check_bool("progress", progress)
     if completed is not None and not isinstance(completed, dict):
-        fail_type("completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed")
+        fail_type(
+            "completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed"
+        )
 
 
 @dataclass(frozen=True)
@@ -221,5 +308,7 @@ class _ChunkTask:
 
     def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple[int, int]:
         rng, n = np.random.default_rng(seed), self.sizes[index]
-        return (self.event._count(_sample(self.client, self.x0, n, rng, self.call_timeout)),
-                self.event._count(_sample(self.client, self.x1, n, rng, self.call_timeout)))
+        return (
+            self.event._count(_sample(self.client, self.x0, n, rng, self.call_timeout)),
+            self.event._count(_sample(self.client, self.x1, n, rng, self.call_timeout)),
+        )

@@ -25,14 +25,22 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from numbers import Real
-from typing import Callable
 
 import numpy as np
 
-from ldp_helpers._validation import MAX_N_DRAWS, check_bool, check_instance, check_int, check_real, check_rng, fail_type
+from ldp_helpers._validation import (
+    MAX_N_DRAWS,
+    check_bool,
+    check_instance,
+    check_int,
+    check_real,
+    check_rng,
+    fail_type,
+)
 from ldp_helpers.audit.events import as_report_matrix
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.sweeps.global_rngs import seeded_globals
@@ -108,8 +116,10 @@ class BlackBoxClient:
             try:
                 report = self.client(value, rng) if self.takes_rng else self.client(value)
             except Exception as exc:
-                raise ClientError(f"the client raised on value={value!r} at trial {trial}: "
-                                  f"{type(exc).__name__}: {exc}") from exc
+                raise ClientError(
+                    f"the client raised on value={value!r} at trial {trial}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
             rows.append(_check_report(report, value, trial, rows[0].size if rows else None))
         return np.vstack(rows)
 
@@ -120,13 +130,23 @@ def _check_report(report, value, trial, width) -> np.ndarray:
     elif isinstance(report, (np.ndarray, list, tuple)):
         row = np.asarray(report)
         if row.ndim != 1 or row.dtype.kind not in "biuf":
-            fail_type("report", report, f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})")
+            fail_type(
+                "report",
+                report,
+                f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})",
+            )
         row = row.astype(float)
     else:
-        fail_type("report", report, f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})")
+        fail_type(
+            "report",
+            report,
+            f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})",
+        )
     if width is not None and row.size != width:
-        raise ValueError(f"the client's reports changed length: {row.size} at trial {trial} on value={value!r}, "
-                         f"{width} before")
+        raise ValueError(
+            f"the client's reports changed length: {row.size} at trial {trial} on value={value!r}, "
+            f"{width} before"
+        )
     return row
 
 
@@ -152,9 +172,17 @@ def _in_child(seconds: float, call, rng: np.random.Generator, what: str):
                 payload = ("error", ClientError(f"{what} raised {type(exc).__name__}: {exc}"), None)
             try:
                 data = pickle.dumps(payload)
-                pickle.loads(data)  # an exception whose __init__ takes other arguments pickles but does not load
+                pickle.loads(
+                    data
+                )  # an exception whose __init__ takes other arguments pickles but does not load
             except Exception:  # an exception (or result) that does not travel: its text
-                data = pickle.dumps(("error", ClientError(f"{what}: {type(payload[1]).__name__}: {payload[1]}"), None))
+                data = pickle.dumps(
+                    (
+                        "error",
+                        ClientError(f"{what}: {type(payload[1]).__name__}: {payload[1]}"),
+                        None,
+                    )
+                )
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(data)
         finally:
@@ -165,8 +193,10 @@ def _in_child(seconds: float, call, rng: np.random.Generator, what: str):
         while not finished:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([read_end], [], [], remaining)[0]:
-                raise ClientError(f"{what} gave no answer within call_timeout={seconds:g} s (a hung client?); "
-                                  "its process was killed")
+                raise ClientError(
+                    f"{what} gave no answer within call_timeout={seconds:g} s (a hung client?); "
+                    "its process was killed"
+                )
             chunk = os.read(read_end, 1 << 20)
             chunks.append(chunk)
             finished = not chunk
@@ -176,7 +206,9 @@ def _in_child(seconds: float, call, rng: np.random.Generator, what: str):
             os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
     if not any(chunks):
-        raise ClientError(f"{what} ended its process without an answer (exit status {os.waitstatus_to_exitcode(status)})")
+        raise ClientError(
+            f"{what} ended its process without an answer (exit status {os.waitstatus_to_exitcode(status)})"
+        )
     kind, result, state = pickle.loads(b"".join(chunks))
     if kind == "error":
         raise result
@@ -187,8 +219,11 @@ def _in_child(seconds: float, call, rng: np.random.Generator, what: str):
 def check_call_timeout(call_timeout) -> float:
     """Seconds a client's batch may take: a real number > 0 (None is refused: a hung client would block for ever)."""
     if call_timeout is None:
-        fail_type("call_timeout", call_timeout, "a number of seconds > 0 (a hung client is killed after it; None "
-                                                "would wait for ever)")
+        fail_type(
+            "call_timeout",
+            call_timeout,
+            "a number of seconds > 0 (a hung client is killed after it; None would wait for ever)",
+        )
     return check_real("call_timeout", call_timeout, low=0.0)
 
 
@@ -218,4 +253,8 @@ def as_client(client):
         return client
     if callable(client):
         return BlackBoxClient(client)
-    fail_type("client", client, "a Mechanism, a client with .sample(value, n, rng=), or a callable client(value) -> report")
+    fail_type(
+        "client",
+        client,
+        "a Mechanism, a client with .sample(value, n, rng=), or a callable client(value) -> report",
+    )

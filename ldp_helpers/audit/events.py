@@ -21,7 +21,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_int, check_ndim, check_real, check_real_array, fail, fail_type
+from ldp_helpers._validation import (
+    Described,
+    check_int,
+    check_ndim,
+    check_real,
+    check_real_array,
+    fail,
+    fail_type,
+)
 
 MAX_DISCRETE_VALUES = 16  # a column with more distinct values is treated as continuous (thresholds)
 MAX_OUTCOMES = 256  # whole outcomes are candidates only when the pilot saw at most this many
@@ -39,9 +47,13 @@ def as_report_matrix(reports, n: int) -> np.ndarray:
         parts = [as_report_matrix(getattr(reports, field), n) for field in reports._fields]
         return np.hstack(parts)
     if not isinstance(reports, np.ndarray) or reports.dtype.kind not in "biuf":
-        fail_type("reports", reports, f"a numeric array with {n} rows or a named tuple of such arrays")
+        fail_type(
+            "reports", reports, f"a numeric array with {n} rows or a named tuple of such arrays"
+        )
     if reports.shape[:1] != (n,) or reports.ndim > 2:
-        raise ValueError(f"reports must have shape ({n},) or ({n}, width) (got shape {reports.shape})")
+        raise ValueError(
+            f"reports must have shape ({n},) or ({n}, width) (got shape {reports.shape})"
+        )
     matrix = reports.reshape(n, -1).astype(float)
     if not np.isfinite(matrix).all():
         fail("reports", Described("an array containing non-finite values"), "finite numbers")
@@ -62,23 +74,32 @@ class Event:
                 fail_type(name, getattr(self, name), "a tuple (one entry per condition)")
         if any(isinstance(c, bool) or not isinstance(c, Integral) or c < 0 for c in self.columns):
             fail("columns", self.columns, "a tuple of column indices (integers ≥ 0)")
-        if any(isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(v) for v in self.values):
+        if any(
+            isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(v)
+            for v in self.values
+        ):
             fail("values", self.values, "a tuple of finite real numbers")
         if not (len(self.columns) == len(self.ops) == len(self.values) >= 1):
-            raise ValueError(f"an Event needs as many columns, ops and values, at least one (got {self!r})")
+            raise ValueError(
+                f"an Event needs as many columns, ops and values, at least one (got {self!r})"
+            )
         if any(op not in ("==", ">") for op in self.ops):
             raise ValueError(f"ops must be '==' or '>' (got {self.ops!r})")
 
     def mask(self, matrix: np.ndarray) -> np.ndarray:
         """Which rows of a report matrix lie in the event."""
-        return self._mask(check_ndim("matrix", check_real_array("matrix", matrix), 2, what="(reports × columns)"))
+        return self._mask(
+            check_ndim("matrix", check_real_array("matrix", matrix), 2, what="(reports × columns)")
+        )
 
     def _mask(self, matrix: np.ndarray) -> np.ndarray:
         """:meth:`mask` of a validated report matrix (the auditor's inner loops)."""
         inside = np.ones(matrix.shape[0], dtype=bool)
         for column, op, value in zip(self.columns, self.ops, self.values):
             if column >= matrix.shape[1]:
-                raise ValueError(f"matrix has {matrix.shape[1]} columns but the event uses column {column}")
+                raise ValueError(
+                    f"matrix has {matrix.shape[1]} columns but the event uses column {column}"
+                )
             inside &= (matrix[:, column] == value) if op == "==" else (matrix[:, column] > value)
         return inside
 
@@ -91,7 +112,9 @@ class Event:
         return int(np.count_nonzero(self._mask(matrix)))
 
     def __str__(self) -> str:
-        return " and ".join(f"y[{c}] {op} {v:g}" for c, op, v in zip(self.columns, self.ops, self.values))
+        return " and ".join(
+            f"y[{c}] {op} {v:g}" for c, op, v in zip(self.columns, self.ops, self.values)
+        )
 
 
 def _conditions(pooled: np.ndarray) -> list[list[tuple[int, str, float]]]:
@@ -110,7 +133,13 @@ def _conditions(pooled: np.ndarray) -> list[list[tuple[int, str, float]]]:
 def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
     """Two finite report matrices (rows: reports) of the same width."""
     m0 = check_ndim("matrix0", check_real_array("matrix0", matrix0), 2, what="(reports × columns)")
-    m1 = check_ndim("matrix1", check_real_array("matrix1", matrix1), 2, last=m0.shape[1], what="(reports × columns)")
+    m1 = check_ndim(
+        "matrix1",
+        check_real_array("matrix1", matrix1),
+        2,
+        last=m0.shape[1],
+        what="(reports × columns)",
+    )
     return m0, m1
 
 
@@ -132,11 +161,15 @@ def _candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
     outcomes = np.unique(pooled, axis=0)
     if pooled.shape[1] > 1 and outcomes.shape[0] <= MAX_OUTCOMES:
         width = tuple(range(pooled.shape[1]))
-        events += [Event(width, ("==",) * len(width), tuple(float(v) for v in row)) for row in outcomes]
+        events += [
+            Event(width, ("==",) * len(width), tuple(float(v) for v in row)) for row in outcomes
+        ]
     return events
 
 
-def choose_event(matrix0: np.ndarray, matrix1: np.ndarray, *, confidence: float, bound) -> tuple[Event, bool]:
+def choose_event(
+    matrix0: np.ndarray, matrix1: np.ndarray, *, confidence: float, bound
+) -> tuple[Event, bool]:
     """The pilot's best event and orientation: ``(event, swap)``, ``swap`` meaning x₁ is the likelier input.
 
     ``bound(count0, n0, count1, n1)`` is the lower bound to maximise (the auditor's Clopper–Pearson
@@ -154,5 +187,7 @@ def choose_event(matrix0: np.ndarray, matrix1: np.ndarray, *, confidence: float,
             if value > best_value:
                 best, best_value = (event, swap), value
     if best is None:
-        raise ValueError("the pilot reports are identical for both inputs and constant: no event distinguishes them")
+        raise ValueError(
+            "the pilot reports are identical for both inputs and constant: no event distinguishes them"
+        )
     return best

@@ -22,18 +22,26 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy import stats
 
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_allocation, check_epsilon, check_int, check_int_array, check_ndim, check_probability,
-    check_real_array, fail_type)
-from ldp_helpers.sweeps import check_seed, run_chunks
+    MAX_N_DRAWS,
+    check_allocation,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_probability,
+    check_real_array,
+    fail_type,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.sweeps import check_seed, run_chunks
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,9 @@ class AttackCurve:
     ks: np.ndarray
     success: np.ndarray  # averaging attack, v uniform
     success_se: np.ndarray  # 0 where exact
-    bayes: np.ndarray | None  # the best possible attacker's success (1 + TV)/2; None for a simulated curve
+    bayes: (
+        np.ndarray | None
+    )  # the best possible attacker's success (1 + TV)/2; None for a simulated curve
     epsilon: np.ndarray  # composed ε of the k reports
     epsilon_exact: np.ndarray  # True where epsilon comes from a whole-stream table
     exact: bool  # success computed exactly (binomial law)
@@ -53,7 +63,9 @@ class AttackCurve:
 def _check_ks(ks) -> np.ndarray:
     ks = check_int_array("ks", ks, low=1)
     if ks.ndim != 1 or ks.size == 0:
-        raise ValueError(f"ks must be a non-empty 1-D array of report counts ≥ 1 (got shape {ks.shape})")
+        raise ValueError(
+            f"ks must be a non-empty 1-D array of report counts ≥ 1 (got shape {ks.shape})"
+        )
     return ks
 
 
@@ -105,7 +117,9 @@ def averaging_success(table: np.ndarray) -> float:
     above, tie = c > threshold + 1e-12, np.abs(c - threshold) <= 1e-12
     sign = 1.0 if table[1] @ c >= table[0] @ c else -1.0  # which side the v = 1 law lies on
     guess1 = above if sign > 0 else (c < threshold - 1e-12)
-    right = 0.5 * (table[1][guess1].sum() + table[0][~guess1 & ~tie].sum() + 0.5 * table[:, tie].sum())
+    right = 0.5 * (
+        table[1][guess1].sum() + table[0][~guess1 & ~tie].sum() + 0.5 * table[:, tie].sum()
+    )
     return float(right)
 
 
@@ -121,14 +135,31 @@ def binomial_attack_curve(label: str, table_of_k: Callable[[int], np.ndarray], k
     _check_callable("table_of_k", table_of_k, "a callable table_of_k(k) -> 2 × (k + 1) table")
     tables = [table_of_k(int(k)) for k in ks]
     zeros = np.zeros(ks.size)
-    return AttackCurve(label, ks, np.array([averaging_success(t) for t in tables]), zeros,
-                       np.array([bayes_success(t) for t in tables]),
-                       np.array([max_privacy_loss(t) for t in tables]), np.ones(ks.size, bool), True)
+    return AttackCurve(
+        label,
+        ks,
+        np.array([averaging_success(t) for t in tables]),
+        zeros,
+        np.array([bayes_success(t) for t in tables]),
+        np.array([max_privacy_loss(t) for t in tables]),
+        np.ones(ks.size, bool),
+        True,
+    )
 
 
-def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_draws: int, seed,
-                           table_max_k: int = 6, n_jobs: int | None = None, dask_address: str | None = None,
-                           dask_client=None, completed: dict | None = None) -> AttackCurve:
+def simulated_attack_curve(
+    label: str,
+    make: Callable[[int], object],
+    ks,
+    *,
+    n_draws: int,
+    seed,
+    table_max_k: int = 6,
+    n_jobs: int | None = None,
+    dask_address: str | None = None,
+    dask_client=None,
+    completed: dict | None = None,
+) -> AttackCurve:
     """Simulated curve for a stream mechanism ``make(k)`` over T = k rounds (constant streams 0…0 and 1…1).
 
     The midpoint threshold comes from an independent pilot of ``n_draws`` users per stream; the
@@ -143,13 +174,28 @@ def simulated_attack_curve(label: str, make: Callable[[int], object], ks, *, n_d
     ks = _check_ks(ks)
     _check_callable("make", make, "a callable make(k) -> stream Mechanism over k rounds")
     n_draws = check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
-    check_allocation("n_draws", n_draws, 2 * n_draws * int(ks.max()), itemsize=1, what="n_draws × max(ks) streams")
+    check_allocation(
+        "n_draws",
+        n_draws,
+        2 * n_draws * int(ks.max()),
+        itemsize=1,
+        what="n_draws × max(ks) streams",
+    )
     table_max_k = check_int("table_max_k", table_max_k, low=0)
     seed = check_seed(seed)
-    rows = run_chunks(_AttackChunk(make, tuple(int(k) for k in ks), n_draws, table_max_k), ks.size, seed=seed,
-                      n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client, completed=completed)
+    rows = run_chunks(
+        _AttackChunk(make, tuple(int(k) for k in ks), n_draws, table_max_k),
+        ks.size,
+        seed=seed,
+        n_jobs=n_jobs,
+        dask_address=dask_address,
+        dask_client=dask_client,
+        completed=completed,
+    )
     success, se, eps, eps_exact = (np.array(column) for column in zip(*rows))
-    return AttackCurve(label, ks, success, se, None, eps.astype(float), eps_exact.astype(bool), False)
+    return AttackCurve(
+        label, ks, success, se, None, eps.astype(float), eps_exact.astype(bool), False
+    )
 
 
 @dataclass(frozen=True)
@@ -166,7 +212,10 @@ class _AttackChunk:
         mechanism = self.make(k)
 
         def positives(v):
-            return (np.asarray(mechanism.perturb(np.full((self.n_draws, k), v, np.int8), rng=rng)) > 0).sum(axis=1)
+            return (
+                np.asarray(mechanism.perturb(np.full((self.n_draws, k), v, np.int8), rng=rng)) > 0
+            ).sum(axis=1)
+
         threshold = 0.5 * (positives(0).mean() + positives(1).mean())
         c0, c1 = positives(0), positives(1)
         sign = 1.0 if c1.mean() >= c0.mean() else -1.0
@@ -174,5 +223,9 @@ class _AttackChunk:
         right0 = np.where(sign * (c0 - threshold) < 0, 1.0, np.where(c0 == threshold, 0.5, 0.0))
         se = 0.5 * np.sqrt(right1.var(ddof=1) / self.n_draws + right0.var(ddof=1) / self.n_draws)
         small = k <= self.table_max_k
-        return (0.5 * (right1.mean() + right0.mean()), se,
-                mechanism.privacy_loss() if small else mechanism.epsilon, small)
+        return (
+            0.5 * (right1.mean() + right0.mean()),
+            se,
+            mechanism.privacy_loss() if small else mechanism.epsilon,
+            small,
+        )

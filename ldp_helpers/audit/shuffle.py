@@ -24,8 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_DRAWS, check_bool, check_epsilon, check_int, check_probability,
-                                     check_rng)
+from ldp_helpers._validation import (
+    MAX_N_DRAWS,
+    check_bool,
+    check_epsilon,
+    check_int,
+    check_probability,
+    check_rng,
+)
 from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
 
 

@@ -22,7 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom
 
-from ldp_helpers._validation import check_bool, check_int, check_int_array, check_probability, check_real_array
+from ldp_helpers._validation import (
+    check_bool,
+    check_int,
+    check_int_array,
+    check_probability,
+    check_real_array,
+)
 
 
 def _out(x):
@@ -77,7 +83,9 @@ def lower(delta, mu):
     """
     delta, mu = np.broadcast_arrays(_deltas(delta, high=1.0), _mus(mu))
     below_one = np.where(delta < 1, delta, 0.0)  # (1−δ)log(1−δ) → 0 at δ = 1
-    return _out(np.exp(-mu * (delta + np.where(delta < 1, (1 - delta) * np.log1p(-below_one), 0.0))))
+    return _out(
+        np.exp(-mu * (delta + np.where(delta < 1, (1 - delta) * np.log1p(-below_one), 0.0)))
+    )
 
 
 def lower_simple(delta, mu):
@@ -220,9 +228,15 @@ def _binomial_bounds():
         "two_sided": (lambda d, n, p: two_sided(d, n * p), "two-sided"),
         "kl_upper": (lambda d, n, p: kl_upper(d * p, n, p), "upper"),  # t = δp
         "kl_lower": (lambda d, n, p: kl_lower(d * p, n, p), "lower"),
-        "kl_two_sided": (lambda d, n, p: kl_upper(d * p, n, p) + kl_lower(d * p, n, p), "two-sided"),
+        "kl_two_sided": (
+            lambda d, n, p: kl_upper(d * p, n, p) + kl_lower(d * p, n, p),
+            "two-sided",
+        ),
         # Bernstein for Bin(n, p): σ² = p(1 − p), X_i − p ≤ 1 − p
-        "bernstein_upper": (lambda d, n, p: np.exp(-n * bernstein_exponent(d * p, p * (1 - p), 1 - p)), "upper"),
+        "bernstein_upper": (
+            lambda d, n, p: np.exp(-n * bernstein_exponent(d * p, p * (1 - p), 1 - p)),
+            "upper",
+        ),
     }
 
 
@@ -237,7 +251,9 @@ def _binomial_tail(n, p, d, tail):
     mu = n * p
     up = binom.sf(np.ceil((1 + d) * mu) - 1, n, p)
     down = np.where(d <= 1, binom.cdf(np.floor((1 - d) * mu), n, p), 0.0)
-    both = np.where(d > 0, np.minimum(up + down, 1.0), 1.0)  # disjoint for δ > 0; |X − μ| ≥ 0 always
+    both = np.where(
+        d > 0, np.minimum(up + down, 1.0), 1.0
+    )  # disjoint for δ > 0; |X − μ| ≥ 0 always
     return {"upper": up, "lower": down, "two-sided": both}[tail]
 
 
@@ -252,9 +268,17 @@ def _compare(bound, n, p, d):
 
 
 def _bound_names(bounds) -> tuple:
-    names = (bounds,) if isinstance(bounds, str) else tuple(bounds) if isinstance(bounds, (tuple, list)) else None
+    names = (
+        (bounds,)
+        if isinstance(bounds, str)
+        else tuple(bounds)
+        if isinstance(bounds, (tuple, list))
+        else None
+    )
     if names is None or not all(isinstance(b, str) for b in names):
-        raise ValueError(f"bounds must be a tuple of names among {', '.join(BOUNDS)}; got {bounds!r:.80}")
+        raise ValueError(
+            f"bounds must be a tuple of names among {', '.join(BOUNDS)}; got {bounds!r:.80}"
+        )
     if not names:
         raise ValueError("bounds must name at least one of " + ", ".join(BOUNDS))
     unknown = [b for b in names if b not in BOUNDS]
@@ -299,4 +323,6 @@ def tail_check(bounds, n: int, p: float, delta) -> TailCheck:
     n, p = _binomial(n, p)
     names, d = _bound_names(bounds), _deltas(delta)
     compared = [_compare(name, n, p, d) for name in names]
-    return TailCheck({name: c[0] for name, c in zip(names, compared)}, compared[0][1], compared[0][2])
+    return TailCheck(
+        {name: c[0] for name, c in zip(names, compared)}, compared[0][1], compared[0][2]
+    )

@@ -17,8 +17,14 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from ldp_helpers._validation import (check_bool, check_int, check_int_array, check_probability, check_real,
-                                     check_real_array)
+from ldp_helpers._validation import (
+    check_bool,
+    check_int,
+    check_int_array,
+    check_probability,
+    check_real,
+    check_real_array,
+)
 
 
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
@@ -38,16 +44,27 @@ def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
     like √(2 ln T); :func:`log_correction_residual` measures what √log(2T/β) leaves of that growth.
     """
     T = check_int("n_rounds", n_rounds, low=1)
-    return _max_abs_normal(T, None if beta is None else check_probability(beta, "beta", open_low=True, open_high=True))
+    return _max_abs_normal(
+        T, None if beta is None else check_probability(beta, "beta", open_low=True, open_high=True)
+    )
 
 
 def _max_abs_normal(T: int, beta) -> float:
     if beta is not None:
         # erfc(a/√2) = 1 − (1 − β)^{1/T}
         return float(math.sqrt(2) * special.erfcinv(-math.expm1(math.log1p(-beta) / T)))
-    upper = 2 * math.sqrt(2 * math.log(2 * T)) + 10  # 1 − erf^T < 2T·e^{−x²/2} is below 1e-20 beyond
-    return float(integrate.quad(lambda x: -math.expm1(T * math.log1p(-math.erfc(x / math.sqrt(2)))) if x > 0 else 1.0,
-                                0.0, upper, limit=200, epsabs=1e-12)[0])
+    upper = (
+        2 * math.sqrt(2 * math.log(2 * T)) + 10
+    )  # 1 − erf^T < 2T·e^{−x²/2} is below 1e-20 beyond
+    return float(
+        integrate.quad(
+            lambda x: -math.expm1(T * math.log1p(-math.erfc(x / math.sqrt(2)))) if x > 0 else 1.0,
+            0.0,
+            upper,
+            limit=200,
+            epsabs=1e-12,
+        )[0]
+    )
 
 
 def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
@@ -60,4 +77,6 @@ def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     tail = beta if check_bool("quantile", quantile) else None
     stat = [_max_abs_normal(int(T), tail) for T in t]
-    return float(np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0])
+    return float(
+        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0]
+    )

@@ -27,7 +27,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilons, check_above, check_int, check_probability, check_real, check_real_array
+from ldp_helpers._validation import (
+    check_above,
+    check_epsilons,
+    check_int,
+    check_probability,
+    check_real,
+    check_real_array,
+)
 from ldp_helpers.bounds import chernoff
 
 
@@ -46,8 +53,12 @@ class Setting(_SettingFields):
     __slots__ = ()
 
     def __new__(cls, n_users: int, n_rounds: int, beta: float):
-        return super().__new__(cls, check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1),
-                               check_probability(beta, "beta", open_low=True, open_high=True))
+        return super().__new__(
+            cls,
+            check_int("n_users", n_users, low=1),
+            check_int("n_rounds", n_rounds, low=1),
+            check_probability(beta, "beta", open_low=True, open_high=True),
+        )
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -101,9 +112,15 @@ def log_term(n_users: int, n_rounds: int, beta: float) -> float:
     T = check_int("n_rounds", n_rounds, low=1)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     N = check_int("n_users", n_users, low=1)
-    check_above("n_users", N, T * math.log(4 * T / beta),
-                what=f"T·log(4T/β) for T={T}, beta={beta:g} (domain of Eq. (1))")
-    return -math.log1p(-T * math.log(4 * T / beta) / N)  # log(1/(1 − x)) = −log1p(−x), exact also for small x
+    check_above(
+        "n_users",
+        N,
+        T * math.log(4 * T / beta),
+        what=f"T·log(4T/β) for T={T}, beta={beta:g} (domain of Eq. (1))",
+    )
+    return -math.log1p(
+        -T * math.log(4 * T / beta) / N
+    )  # log(1/(1 − x)) = −log1p(−x), exact also for small x
 
 
 def theta(epsilon, n_users: int, n_rounds: int, beta: float):
@@ -118,7 +135,9 @@ def theta(epsilon, n_users: int, n_rounds: int, beta: float):
     eps, L = _epsilons(epsilon), log_term(n_users, n_rounds, beta)
     e, e_minus_1 = np.exp(eps), np.expm1(eps)  # e^ε and e^ε − 1 (expm1: exact also for small ε)
     a = 2 * e / 9 * L
-    return 2 * e / (3 * e_minus_1) * L + 3 / e_minus_1 * np.hypot(a, 2 * np.sqrt(a))  # hypot(a, 2√a) = sqrt(a² + 4a)
+    return 2 * e / (3 * e_minus_1) * L + 3 / e_minus_1 * np.hypot(
+        a, 2 * np.sqrt(a)
+    )  # hypot(a, 2√a) = sqrt(a² + 4a)
 
 
 def theta_large_epsilon_limit(n_users: int, n_rounds: int, beta: float) -> float:
@@ -220,8 +239,10 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
     """
     mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
     if mu.ndim != 1 or mu.size < 3 or mu[0] != 0 or mu[-1] != 1 or np.any(np.diff(mu) <= 0):
-        raise ValueError("mu must be a strictly increasing 1-D grid from 0 to 1 (≥ 3 points); "
-                         f"got {mu.size} values in [{mu.min():g}, {mu.max():g}]")
+        raise ValueError(
+            "mu must be a strictly increasing 1-D grid from 0 to 1 (≥ 3 points); "
+            f"got {mu.size} values in [{mu.min():g}, {mu.max():g}]"
+        )
     eps = np.atleast_1d(_epsilons(epsilon, high=350.0))
     fails = ~dense_sparse_condition(mu[:, None], eps[None, :], n_users, n_rounds, beta)
     any_fail = fails.any(axis=0)
@@ -264,7 +285,9 @@ def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta):
     """
     variance = harmony_variance_term(epsilon, n_users, n_rounds)
     beta = check_real_array("beta", beta, low=0.0, high=1.0 / (n_users + 1) ** 2)
-    return np.sqrt(variance * -np.log((n_users + 1) ** 2 * beta))  # log(1/x) as −log x: no overflow at tiny β
+    return np.sqrt(
+        variance * -np.log((n_users + 1) ** 2 * beta)
+    )  # log(1/x) as −log x: no overflow at tiny β
 
 
 # ---------------------------------------------------------------- Table 1 and Figure 2
@@ -279,7 +302,9 @@ TABLE1_SLOPES = {
 }
 
 
-def bound_crossover(n_users: int, n_rounds: int, beta: float, *, low: float = 0.5, high: float = 30.0) -> float:
+def bound_crossover(
+    n_users: int, n_rounds: int, beta: float, *, low: float = 0.5, high: float = 30.0
+) -> float:
     """The ε at which Glance's upper bound 2θ falls below Harmony's lower bound (Figure 2).
 
     Found by bisection (``scipy.optimize.brentq``) on ``2θ(ε) − LB(ε)`` over [low, high];
@@ -295,10 +320,14 @@ def bound_crossover(n_users: int, n_rounds: int, beta: float, *, low: float = 0.
     high = check_real("high", high, low=low, high=700.0)
 
     def gap(eps):
-        return float(glance_upper_bound(eps, n_users, n_rounds, beta)
-                     - harmony_lower_bound(eps, n_users, n_rounds, beta))
+        return float(
+            glance_upper_bound(eps, n_users, n_rounds, beta)
+            - harmony_lower_bound(eps, n_users, n_rounds, beta)
+        )
 
     if not gap(low) > 0 > gap(high):
-        raise ValueError(f"the bounds do not cross for epsilon in [{low:g}, {high:g}] "
-                         f"(N={n_users}, T={n_rounds}, beta={beta:g})")
+        raise ValueError(
+            f"the bounds do not cross for epsilon in [{low:g}, {high:g}] "
+            f"(N={n_users}, T={n_rounds}, beta={beta:g})"
+        )
     return float(brentq(gap, low, high, xtol=1e-10))

@@ -26,10 +26,18 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ldp_helpers._validation import (check_epsilons, Described, check_counts, check_instance, check_int, check_probability,
-                                     check_real_array, check_true_counts, fail)
-from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
+from ldp_helpers._validation import (
+    Described,
+    check_counts,
+    check_epsilons,
+    check_instance,
+    check_int,
+    check_probability,
+    check_true_counts,
+    fail,
+)
 from ldp_helpers.bounds.wang2017 import de_threshold_epsilon
+from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
@@ -50,7 +58,11 @@ def section_2_2_expectation(true_counts, p: float, q: float) -> np.ndarray:
     """
     counts = check_counts("true_counts", true_counts)
     if counts.size < 2:
-        fail("true_counts", Described(f"an array of length {counts.size}"), "counts over d ≥ 2 values")
+        fail(
+            "true_counts",
+            Described(f"an array of length {counts.size}"),
+            "counts over d ≥ 2 values",
+        )
     p, q = check_probability(p, "p"), check_probability(q, "q")
     return counts * p + (counts.sum() - counts) * q / (counts.size - 1)
 
@@ -62,7 +74,9 @@ def theoretical_mse(protocol, true_counts) -> float:
     ----------
     [grr_vs_oue] §3.5 (the MSE of Fig. 3.7 and Fig. 3.8); [wang2017] Theorem 2 (exact variance, before approximation).
     """
-    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, FrequencyOracle).d)
+    counts, n = check_true_counts(
+        true_counts, check_instance("protocol", protocol, FrequencyOracle).d
+    )
     return _mse(protocol, counts, n)
 
 
@@ -149,7 +163,10 @@ def crossover_epsilon_numeric(true_counts, *, bracket=(1e-3, 20.0)) -> float:
         return math.log(_mse_ratio(counts, epsilon))
 
     if not log_ratio(lo) > 0 > log_ratio(hi):
-        fail("true_counts", Described(f"a histogram over d = {counts.size} values"),
-             f"a histogram giving a GRR/OUE crossover in ε ∈ [{lo:g}, {hi:g}] (MSE_GRR/MSE_OUE = "
-             f"{math.exp(log_ratio(lo)):.4g} at {lo:g} and {math.exp(log_ratio(hi)):.4g} at {hi:g})")
+        fail(
+            "true_counts",
+            Described(f"a histogram over d = {counts.size} values"),
+            f"a histogram giving a GRR/OUE crossover in ε ∈ [{lo:g}, {hi:g}] (MSE_GRR/MSE_OUE = "
+            f"{math.exp(log_ratio(lo)):.4g} at {lo:g} and {math.exp(log_ratio(hi)):.4g} at {hi:g})",
+        )
     return float(optimize.brentq(log_ratio, lo, hi, xtol=1e-13))

@@ -18,17 +18,32 @@ printed.  Above ε/m = :data:`MAX_EXPONENT` (e^{2ε/m} overflows) they take the 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import (check_epsilons, MAX_N_ROUNDS, Described, check_bool, check_epsilon, check_int, check_int_array,
-                                     check_probability, check_real, check_real_array, fail)
+from ldp_helpers._validation import (
+    MAX_N_ROUNDS,
+    Described,
+    check_bool,
+    check_epsilon,
+    check_epsilons,
+    check_int,
+    check_int_array,
+    check_probability,
+    check_real,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.mechanisms.m_shot import _round_channel
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
-RATE_EXPONENTS = {"1-shot": lambda b: 0.5, "m*-shot": lambda b: (1 - b) / 2, "T-shot": lambda b: 1 - b}
+RATE_EXPONENTS = {
+    "1-shot": lambda b: 0.5,
+    "m*-shot": lambda b: (1 - b) / 2,
+    "T-shot": lambda b: 1 - b,
+}
 METHODS = tuple(RATE_EXPONENTS)  # ("1-shot", "m*-shot", "T-shot")
 #: the largest ε/m (1/x for g) at which the printed formulas are evaluated: (e^{ε/m})²·T/m stays finite
 MAX_EXPONENT = 300.0
@@ -73,7 +88,9 @@ def f_mr(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
     if epsilon / m > MAX_EXPONENT:
         return float(_f(m / epsilon, m / T, r))
     e = math.exp(epsilon / m)  # e^{ε/m}
-    return m / epsilon * math.expm1(epsilon / m) ** 2 / (e * (e + 1) + (e + 1) ** 2 * (T / m - 1) * r)
+    return (
+        m / epsilon * math.expm1(epsilon / m) ** 2 / (e * (e + 1) + (e + 1) ** 2 * (T / m - 1) * r)
+    )
 
 
 def alpha_condition(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
@@ -116,7 +133,9 @@ def method_assumption(method: str, *, epsilon: float, n_rounds: int) -> float:
 PRINTED_ASSUMPTION_SIGN = {"1-shot": 1, "T-shot": 1, "m*-shot": -1}
 
 
-def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: bool = False) -> float:
+def printed_assumption(
+    method: str, *, epsilon: float, n_rounds: int, literal: bool = False
+) -> float:
     """The assumption on α as Theorem 6, 7 or 8 prints it, ``1/(e^{ε/m ± 1})``, under one of two readings.
 
     ``literal``: the ±1 inside the exponent, ``e^{−(ε/m ± 1)}``.  Otherwise (the default) outside it,
@@ -133,7 +152,9 @@ def printed_assumption(method: str, *, epsilon: float, n_rounds: int, literal: b
     return w / (1.0 + w) if sign > 0 else w / -math.expm1(-u)
 
 
-def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
+def deviation_bound(
+    alpha: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int
+) -> float:
     """Right-hand side of (2), ``2T exp(−f(m, r) ε N α²/(3T))``; refuses α outside condition (1).
 
     Appendix 1: T times (A-6) ``2exp(−N(p − q)²α²/(3p))``, the two-sided Chernoff bound (A-3) at
@@ -148,13 +169,19 @@ def deviation_bound(alpha: float, *, m: int, r: float, epsilon: float, n_rounds:
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     limit = _condition(m, r, epsilon, n_rounds)
     if alpha >= limit:
-        fail("alpha", alpha, f"in (0, {limit:.6g}) (condition (1) of Theorem 5 at m={m}, r={r:g}, "
-                              f"epsilon={epsilon:g})")
+        fail(
+            "alpha",
+            alpha,
+            f"in (0, {limit:.6g}) (condition (1) of Theorem 5 at m={m}, r={r:g}, "
+            f"epsilon={epsilon:g})",
+        )
     T, N = n_rounds, n_users
     return 2 * T * math.exp(-f * epsilon * N * alpha**2 / (3 * T))
 
 
-def alpha_at_beta(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
+def alpha_at_beta(
+    beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int
+) -> float:
     """The α at which the right-hand side of (2) equals β, ``α = √(3T log(2T/β) / (f(m, r) ε N))``.
 
     No check of condition (1) (:func:`alpha_bound` certifies it): shows *how far* outside it a setting is.
@@ -170,14 +197,18 @@ def alpha_at_beta(beta: float, *, m: int, r: float, epsilon: float, n_rounds: in
     return math.sqrt(3 * T * math.log(2 * T / beta) / (f * epsilon * N))
 
 
-def alpha_bound(beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int) -> float:
+def alpha_bound(
+    beta: float, *, m: int, r: float, epsilon: float, n_rounds: int, n_users: int
+) -> float:
     """The certified α of (α, β)-accuracy from bound (2) (:func:`alpha_at_beta`; [m_shot] Theorem 5 solved for α, as in
     the proofs of Theorems 6–8), refused (ValueError) outside condition (1)."""
     alpha = alpha_at_beta(beta, m=m, r=r, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
     limit = _condition(m, r, epsilon, n_rounds)
     if alpha >= limit:
-        raise ValueError(f"alpha = {alpha:.6g} from beta={beta:g}, N={n_users}, epsilon={epsilon:g} violates condition (1) of Theorem 5 "
-                         f"(alpha must be < {limit:.6g}); the bound is vacuous here: increase n_users")
+        raise ValueError(
+            f"alpha = {alpha:.6g} from beta={beta:g}, N={n_users}, epsilon={epsilon:g} violates condition (1) of Theorem 5 "
+            f"(alpha must be < {limit:.6g}); the bound is vacuous here: increase n_users"
+        )
     return alpha
 
 
@@ -191,10 +222,18 @@ def min_users_for_condition(beta: float, *, m: int, r: float, epsilon: float, n_
     beta = check_real("beta", beta, low=0.0, high=1.0)
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     limit = _condition(m, r, epsilon, n_rounds)
-    needed = 3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon) / limit / limit if limit > 0 else math.inf
+    needed = (
+        3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon) / limit / limit
+        if limit > 0
+        else math.inf
+    )
     if not math.isfinite(needed):
-        fail("epsilon", epsilon, f"small enough that the N of condition (1) (alpha < 1/(e^(epsilon/m) - 1) at "
-             f"m={m}, r={r:g}) is finite in double precision")
+        fail(
+            "epsilon",
+            epsilon,
+            f"small enough that the N of condition (1) (alpha < 1/(e^(epsilon/m) - 1) at "
+            f"m={m}, r={r:g}) is finite in double precision",
+        )
     return math.floor(needed) + 1
 
 
@@ -211,11 +250,15 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
     beta = check_real("beta", beta, low=0.0, high=1.0)
     n_users = check_int("n_users", n_users, low=1, any_size=True)  # N only enters the formula
     x, c = epsilon / T, math.e / 2
-    alpha = math.sqrt(3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * math.log(2 * T / beta) / n_users)
+    alpha = math.sqrt(
+        3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * math.log(2 * T / beta) / n_users
+    )
     limit = _condition(T, 0.0, epsilon, T)
     if alpha >= limit:
-        raise ValueError(f"alpha_T = {alpha:.6g} from beta={beta:g}, N={n_users} violates Theorem 7's assumption "
-                         f"alpha_T < 1/(e^(epsilon/T) - 1) = {limit:.6g}; increase n_users")
+        raise ValueError(
+            f"alpha_T = {alpha:.6g} from beta={beta:g}, N={n_users} violates Theorem 7's assumption "
+            f"alpha_T < 1/(e^(epsilon/T) - 1) = {limit:.6g}; increase n_users"
+        )
     return alpha
 
 
@@ -237,7 +280,7 @@ def g(x):
     return float(out) if np.ndim(out) == 0 else out
 
 
-@lru_cache(maxsize=None)
+@cache
 def c_star() -> float:
     """``c* = argmax_{x>0} g(x) ≈ 0.574``, found numerically (no closed form; §5.3 prints argmin, a slip).
 
@@ -248,7 +291,11 @@ def c_star() -> float:
     ----------
     [m_shot] §5.3; [m_shot] Fig. 1.
     """
-    return float(minimize_scalar(lambda x: -_g(x), bounds=(0.05, 5.0), method="bounded", options={"xatol": 1e-12}).x)
+    return float(
+        minimize_scalar(
+            lambda x: -_g(x), bounds=(0.05, 5.0), method="bounded", options={"xatol": 1e-12}
+        ).x
+    )
 
 
 def m_star_regime(epsilon: float, n_rounds: int) -> int:
@@ -293,14 +340,18 @@ def rate_exponent(method: str, b: float) -> float:
     return float(RATE_EXPONENTS[method](b))
 
 
-def alpha_for_method(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> float:
+def alpha_for_method(
+    method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int
+) -> float:
     """Certified α of Theorem 6 ("1-shot"), 8 ("m*-shot") or 7 ("T-shot"): bound (2) solved at m = :func:`method_m`
     under condition (1) at r = 0 (:func:`method_assumption`); :func:`alpha_bound` raises outside it."""
     m = method_m(method, epsilon, n_rounds)
     return alpha_bound(beta, m=m, r=0.0, epsilon=epsilon, n_rounds=n_rounds, n_users=n_users)
 
 
-def alpha_vs_assumption(method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int) -> tuple[int, float, float]:
+def alpha_vs_assumption(
+    method: str, beta: float, *, epsilon: float, n_rounds: int, n_users: int
+) -> tuple[int, float, float]:
     """(m, α at which bound (2) equals β, the assumption's bound on α) for a named method: unlike
     :func:`alpha_for_method` it does not refuse a vacuous setting, it shows how far off it is."""
     m = method_m(method, epsilon, n_rounds)
@@ -324,6 +375,10 @@ def f_decreasing_in_r(rs, *, epsilon: float, n_rounds: int) -> np.ndarray:
     T = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     rs = check_real_array("rs", rs, low=0.0, high=1.0, low_open=False, high_open=False)
     if rs.ndim != 1 or rs.size < 2 or np.any(np.diff(rs) <= 0):
-        fail("rs", Described(f"an array of shape {rs.shape}"), "an increasing 1-D grid of at least 2 values in [0, 1]")
+        fail(
+            "rs",
+            Described(f"an array of shape {rs.shape}"),
+            "an increasing 1-D grid of at least 2 values in [0, 1]",
+        )
     m = np.arange(1, T + 1)[:, None]
     return np.all(np.diff(_f(m / epsilon, m / T, rs[None, :]), axis=1) < 0, axis=1)

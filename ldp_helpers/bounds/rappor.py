@@ -23,8 +23,15 @@ import math
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import (check_instance, check_int, check_int_array, check_ndim, check_probability,
-                                     check_real, check_real_array)
+from ldp_helpers._validation import (
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_probability,
+    check_real,
+    check_real_array,
+)
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 
@@ -44,8 +51,9 @@ def _printed_p_star(f: float, p: float) -> float:
     return 0.5 * f * (p + 1) + (1 - f) * p
 
 
-def detection_threshold(mechanism: Rappor, n_reports, *, alpha: float = 0.05, n_tests: int = 1,
-                        power: float = 0.5) -> np.ndarray:
+def detection_threshold(
+    mechanism: Rappor, n_reports, *, alpha: float = 0.05, n_tests: int = 1, power: float = 0.5
+) -> np.ndarray:
     """Smallest frequency π_w each candidate of ``mechanism`` needs to be detected with probability ``power``.
 
     Parameters
@@ -61,7 +69,9 @@ def detection_threshold(mechanism: Rappor, n_reports, *, alpha: float = 0.05, n_
     ----------
     [erlingsson2014] §4 (OLS standard errors, t-tests); [rappor] §2 (Y ≈ Xβ).
     """
-    n_j, z = _threshold_inputs(check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, n_tests, power)
+    n_j, z = _threshold_inputs(
+        check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, n_tests, power
+    )
     return _detection_threshold(mechanism, n_j, z)
 
 
@@ -71,8 +81,9 @@ def _detection_threshold(mechanism: Rappor, n_j, z) -> np.ndarray:
     return z * _null_sd(n_j, mechanism.params)[..., None] * leverage / n_j[..., None]
 
 
-def detection_threshold_without_collisions(params: RapporParams, n_reports, *, alpha: float = 0.05,
-                                           n_tests: int = 1, power: float = 0.5) -> np.ndarray:
+def detection_threshold_without_collisions(
+    params: RapporParams, n_reports, *, alpha: float = 0.05, n_tests: int = 1, power: float = 0.5
+) -> np.ndarray:
     """:func:`detection_threshold` for a collision-free design (``XᵀX = h m I``): one value per N.
 
     ``π_min = (z_{1−α/n_tests} + z_power) sqrt(p*(1−p*)) / ((q*−p*) sqrt(N h))``.
@@ -85,7 +96,9 @@ def detection_threshold_without_collisions(params: RapporParams, n_reports, *, a
     return z * _null_sd(n_j, params) / np.sqrt(params.h * params.m) / n_j
 
 
-def threshold_recall(mechanism: Rappor, weights, n_reports, *, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def threshold_recall(
+    mechanism: Rappor, weights, n_reports, *, alpha: float = 0.05
+) -> tuple[np.ndarray, np.ndarray]:
     """Per N: the median :func:`detection_threshold` over the candidates (power ½, level ``alpha``)
     and the share of the true candidates' weights above it, which predicts the decoder's recall.
 
@@ -93,9 +106,16 @@ def threshold_recall(mechanism: Rappor, weights, n_reports, *, alpha: float = 0.
     ----------
     [erlingsson2014] §4; [rappor] §2.
     """
-    n_j, z = _threshold_inputs(check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, 1, 0.5)
-    weights = check_ndim("weights", check_real_array("weights", weights, low=0.0, low_open=False), 1,
-                         last=mechanism.n_candidates, what="(one weight per candidate)")
+    n_j, z = _threshold_inputs(
+        check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, 1, 0.5
+    )
+    weights = check_ndim(
+        "weights",
+        check_real_array("weights", weights, low=0.0, low_open=False),
+        1,
+        last=mechanism.n_candidates,
+        what="(one weight per candidate)",
+    )
     threshold = np.median(_detection_threshold(mechanism, n_j, z), axis=-1)
     return threshold, np.mean(weights[weights > 0] > np.asarray(threshold)[..., None], axis=-1)
 
@@ -122,7 +142,10 @@ def tutorial_printed_epsilon_one_report(params: RapporParams) -> float:
     ----------
     [tutorial] "RAPPOR", ε₂.
     """
-    p_printed, q_star = _printed_p_star(check_instance("params", params, RapporParams).f, params.p), params.q_star
+    p_printed, q_star = (
+        _printed_p_star(check_instance("params", params, RapporParams).f, params.p),
+        params.q_star,
+    )
     if p_printed == 0.0 or q_star == 1.0:
         return math.inf
     return params.h * math.log(q_star * (1 - p_printed) / (p_printed * (1 - q_star)))

@@ -55,18 +55,26 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy import special
+from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ldp_helpers._validation import (check_choice, check_epsilon, check_int,
-                                     check_probability, check_real_array, fail)
+from ldp_helpers._validation import (
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_probability,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.mechanisms.grr import _grr_probabilities
 
 #: log-mass below which a grid point is dropped (both masses): its share of δ is < 1e-300
 _LOG_FLOOR = -700.0
 _TAIL = 1e-300  # tail mass of each conditional binomial left out of the grid
-MAX_GRID = 2 * 10**7  # count vectors carrying mass in one exact profile (memory: about 100 bytes each)
+MAX_GRID = (
+    2 * 10**7
+)  # count vectors carrying mass in one exact profile (memory: about 100 bytes each)
 
 
 @dataclass(frozen=True)
@@ -117,7 +125,9 @@ class ShuffleProfile:
         for loss, log_a in self._directions:
             j = int(np.searchsorted(-loss, -epsilon, side="left"))  # the losses > ε come first
             if j:
-                best = max(best, float(logsumexp(log_a[:j] + np.log1p(-np.exp(epsilon - loss[:j])))))
+                best = max(
+                    best, float(logsumexp(log_a[:j] + np.log1p(-np.exp(epsilon - loss[:j]))))
+                )
         return best
 
     def _delta(self, epsilon: float) -> float:
@@ -147,8 +157,14 @@ def _log_binom_pmf(x: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
         return np.where(x == (n if p >= 1.0 else 0), 0.0, -np.inf)
     inner = (x > 0) & (x < n)
     xi, ni = np.where(inner, x, 1), np.where(inner, n, 2)
-    out = (_stirlerr(ni) - _stirlerr(xi) - _stirlerr(ni - xi) - _bd0(xi, ni * p) - _bd0(ni - xi, ni * (1 - p))
-           + 0.5 * np.log(ni / (2 * math.pi * xi * (ni - xi))))
+    out = (
+        _stirlerr(ni)
+        - _stirlerr(xi)
+        - _stirlerr(ni - xi)
+        - _bd0(xi, ni * p)
+        - _bd0(ni - xi, ni * (1 - p))
+        + 0.5 * np.log(ni / (2 * math.pi * xi * (ni - xi)))
+    )
     return np.where(inner, out, np.where(x == 0, n * math.log1p(-p), n * math.log(p)))
 
 
@@ -169,8 +185,12 @@ def _count_grid(n: int, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hi = np.clip(np.ceil(mean + t), 0, m).astype(np.int64)
         width = hi - lo + 1
         if int(width.sum()) > MAX_GRID:
-            fail("n", n, f"small enough for at most {MAX_GRID:.0e} count vectors carrying mass (this "
-                 f"exact profile over {pi.size} output categories needs more)")
+            fail(
+                "n",
+                n,
+                f"small enough for at most {MAX_GRID:.0e} count vectors carrying mass (this "
+                f"exact profile over {pi.size} output categories needs more)",
+            )
         row = np.repeat(np.arange(used.size), width)
         cj = lo[row] + np.arange(row.size) - np.repeat(np.cumsum(width) - width, width)
         log_m = log_m[row] + _log_binom_pmf(cj, m[row], share)
@@ -193,8 +213,10 @@ def mixture_pair(n: int, user_p, user_q, pi) -> tuple[np.ndarray, np.ndarray]:
     The derivation is in the module docstring; the cost is C(n + d − 1, d − 1) points.
     """
     n = check_int("n", n, low=1)
-    u_p, u_q, pi = (np.asarray(check_real_array(name, v, low=0.0, low_open=False), dtype=float).ravel()
-                    for name, v in (("user_p", user_p), ("user_q", user_q), ("pi", pi)))
+    u_p, u_q, pi = (
+        np.asarray(check_real_array(name, v, low=0.0, low_open=False), dtype=float).ravel()
+        for name, v in (("user_p", user_p), ("user_q", user_q), ("pi", pi))
+    )
     d = pi.size
     if not (2 <= d <= 4 and u_p.size == d and u_q.size == d) or np.any(pi <= 0):
         fail("pi", pi, "2 to 4 positive category masses, with user_p and user_q of the same length")

@@ -26,7 +26,14 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from ldp_helpers._validation import check_choice, check_counts, check_epsilon, check_int, check_probability, fail
+from ldp_helpers._validation import (
+    check_choice,
+    check_counts,
+    check_epsilon,
+    check_int,
+    check_probability,
+    fail,
+)
 from ldp_helpers.bounds.shuffle import grr_profile
 from ldp_helpers.bounds.shuffle_bounds import clone_profile
 from ldp_helpers.mechanisms.grr import GRR
@@ -41,8 +48,9 @@ def _central_epsilon(n: int, epsilon0: float, delta: float, k: int, calibration:
     return profile.epsilon(delta)
 
 
-def local_epsilon_for_central(n: int, epsilon_c: float, delta: float, k: int, *,
-                              calibration: str = "exact") -> float:
+def local_epsilon_for_central(
+    n: int, epsilon_c: float, delta: float, k: int, *, calibration: str = "exact"
+) -> float:
     """The largest ε₀ (to 1e-4) at which shuffled k-RR among n users is (ε_c, δ)-DP.
 
     ``calibration="exact"`` uses the exact profile (k ≤ 3 at n in the thousands; its cost is
@@ -59,8 +67,9 @@ def local_epsilon_for_central(n: int, epsilon_c: float, delta: float, k: int, *,
     return float(brentq(f, epsilon_c, MAX_LOCAL_EPSILON, xtol=1e-4))
 
 
-def frequency_mse_at_central_epsilon(truth, epsilon_c: float, delta: float, *,
-                                     calibration: str = "exact") -> dict[str, float]:
+def frequency_mse_at_central_epsilon(
+    truth, epsilon_c: float, delta: float, *, calibration: str = "exact"
+) -> dict[str, float]:
     """Exact MSE of the frequency estimates of each protocol at the central guarantee (ε_c, δ).
 
     Parameters
@@ -86,7 +95,12 @@ def frequency_mse_at_central_epsilon(truth, epsilon_c: float, delta: float, *,
     eps0 = local_epsilon_for_central(n, epsilon_c, delta, k, calibration=calibration)
     mse = lambda mech: float(np.mean(mech.variance(counts))) / n**2  # noqa: E731
     alpha = math.exp(-epsilon_c / 2)
-    return {"shuffled GRR": mse(GRR(eps0, k)), "local GRR": mse(GRR(epsilon_c, k)),
-            "local OUE": mse(OUE(epsilon_c, k)), "local OLH": mse(OLH(epsilon_c, k)),
-            "central Laplace": 2 * (2 / epsilon_c) ** 2 / n**2,
-            "central geometric": 2 * alpha / (1 - alpha) ** 2 / n**2, "epsilon0": eps0}
+    return {
+        "shuffled GRR": mse(GRR(eps0, k)),
+        "local GRR": mse(GRR(epsilon_c, k)),
+        "local OUE": mse(OUE(epsilon_c, k)),
+        "local OLH": mse(OLH(epsilon_c, k)),
+        "central Laplace": 2 * (2 / epsilon_c) ** 2 / n**2,
+        "central geometric": 2 * alpha / (1 - alpha) ** 2 / n**2,
+        "epsilon0": eps0,
+    }

@@ -23,8 +23,11 @@ from ldp_helpers.bounds.shuffle import ShuffleProfile, _mixture_pair
 
 
 def _check(n, epsilon0, delta):
-    return (check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0"),
-            check_probability(delta, "delta", open_low=True, open_high=True))
+    return (
+        check_int("n", n, low=2, high=10**9),
+        check_epsilon(epsilon0, "epsilon0"),
+        check_probability(delta, "delta", open_low=True, open_high=True),
+    )
 
 
 def erlingsson_epsilon(n: int, epsilon0: float, delta: float) -> float:
@@ -63,8 +66,11 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
         k = check_int("k", k, low=2)
         gamma = k / (math.exp(eps0) + k - 1)
         b = (1 - gamma) * k * (math.exp(epsilon) + 1)
-    log_delta = (2 * math.log(b) - math.log(4 * a * gamma * n)
-                 + n * math.log1p(-gamma * -math.expm1(-2 * a * a / (b * b))))
+    log_delta = (
+        2 * math.log(b)
+        - math.log(4 * a * gamma * n)
+        + n * math.log1p(-gamma * -math.expm1(-2 * a * a / (b * b)))
+    )
     return math.exp(log_delta)
 
 
@@ -113,8 +119,12 @@ def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
     """
     n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
     alpha, half = 1 / (1 + math.exp(-eps0)), 0.5 * math.exp(-eps0)
-    pair = _mixture_pair(n, np.array([alpha, 1 - alpha, 0.0]), np.array([1 - alpha, alpha, 0.0]),
-                         np.array([half, half, 1 - 2 * half]))
+    pair = _mixture_pair(
+        n,
+        np.array([alpha, 1 - alpha, 0.0]),
+        np.array([1 - alpha, alpha, 0.0]),
+        np.array([half, half, 1 - 2 * half]),
+    )
     return ShuffleProfile(n, eps0, (pair,))
 
 
@@ -141,8 +151,12 @@ def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> Sh
     alpha = grr_blanket_beta(eps0, k) / (p - 1)
     r = alpha
     neutral = max(0.0, 1 - alpha - p * alpha)  # 0 up to rounding for k = 2
-    pair = _mixture_pair(n, np.array([p * alpha, alpha, neutral]), np.array([alpha, p * alpha, neutral]),
-                         np.array([r, r, 1 - 2 * r]))
+    pair = _mixture_pair(
+        n,
+        np.array([p * alpha, alpha, neutral]),
+        np.array([alpha, p * alpha, neutral]),
+        np.array([r, r, 1 - 2 * r]),
+    )
     return ShuffleProfile(n, eps0, (pair,))
 
 

@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from ldp_helpers._validation import Described, check_int, check_ndim, check_probability, check_real_array, fail
+from ldp_helpers._validation import (
+    Described,
+    check_int,
+    check_ndim,
+    check_probability,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.bounds.rappor import tutorial_printed_p_star  # noqa: F401  (re-exported: the tutorial's printed p')
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
@@ -43,11 +48,21 @@ def composed_privacy_loss(table, reports: int) -> float:
     ----------
     [tutorial] "Apple's implementation of LDP" (daily ε of 16 reports); [tutorial] Eq. (2).
     """
-    table = check_ndim("table", check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False),
-                       2, what="(inputs × outputs)")
+    table = check_ndim(
+        "table",
+        check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False),
+        2,
+        what="(inputs × outputs)",
+    )
     reports = check_int("reports", reports, low=1)
-    if reports * math.log(table.shape[1]) > math.log(MAX_COMPOSED_OUTPUTS):  # logs: no 2^(10^12) integer
-        fail("reports", reports, f"such that (outputs)^reports <= 2^20 ({table.shape[1]} outputs per report)")
+    if reports * math.log(table.shape[1]) > math.log(
+        MAX_COMPOSED_OUTPUTS
+    ):  # logs: no 2^(10^12) integer
+        fail(
+            "reports",
+            reports,
+            f"such that (outputs)^reports <= 2^20 ({table.shape[1]} outputs per report)",
+        )
     composed = table
     for _ in range(reports - 1):
         composed = (composed[:, :, None] * table[:, None, :]).reshape(table.shape[0], -1)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilons, check_epsilon, check_int, check_int_array, fail
+from ldp_helpers._validation import check_epsilon, check_epsilons, check_int, check_int_array, fail
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
@@ -85,7 +85,9 @@ def _approx_variance(name: str, d: int, epsilon: float) -> float:
     return PROTOCOLS[name](epsilon, d).approx_variance(1)
 
 
-def best_protocol_grid(domain_sizes, epsilons, names=("DE", "OUE", "OLH")) -> tuple[np.ndarray, np.ndarray]:
+def best_protocol_grid(
+    domain_sizes, epsilons, names=("DE", "OUE", "OLH")
+) -> tuple[np.ndarray, np.ndarray]:
     """For each (ε, d): the index in ``names`` of the smallest approximate variance, and that variance.
 
     Returns arrays of shape (len(epsilons), len(domain_sizes)).
@@ -96,11 +98,18 @@ def best_protocol_grid(domain_sizes, epsilons, names=("DE", "OUE", "OLH")) -> tu
     """
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
     epsilons = check_epsilons(epsilons).ravel()
-    if not isinstance(names, (tuple, list)) or not names or any(not isinstance(n, str) or n not in PROTOCOLS
-                                                                for n in names):
+    if (
+        not isinstance(names, (tuple, list))
+        or not names
+        or any(not isinstance(n, str) or n not in PROTOCOLS for n in names)
+    ):
         fail("names", names, f"a non-empty tuple of protocol names among {sorted(PROTOCOLS)}")
-    variances = np.array([[[_approx_variance(name, int(d), float(eps)) for name in names] for d in domain_sizes]
-                          for eps in epsilons])
+    variances = np.array(
+        [
+            [[_approx_variance(name, int(d), float(eps)) for name in names] for d in domain_sizes]
+            for eps in epsilons
+        ]
+    )
     return variances.argmin(axis=2), variances.min(axis=2)
 
 

@@ -52,7 +52,9 @@ def project_to_simplex(estimates, total) -> np.ndarray:
     """
     est = _check_estimates(estimates)
     total = check_real("total", total, low=0.0, low_open=False)
-    if total == 0.0:  # the simplex is the single point 0 (and the sort-based threshold has no candidate)
+    if (
+        total == 0.0
+    ):  # the simplex is the single point 0 (and the sort-based threshold has no candidate)
         return np.zeros(est.size)
     ordered = np.sort(est)[::-1]
     cumulative = np.cumsum(ordered) - total

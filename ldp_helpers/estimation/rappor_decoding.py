@@ -24,8 +24,18 @@ from sklearn.linear_model import Lasso
 from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
-from ldp_helpers._validation import (Described, check_bool, check_instance, check_int, check_int_array, check_ndim,
-                                     check_real, check_real_array, check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_bool,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real,
+    check_real_array,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor
 
@@ -46,7 +56,9 @@ def bit_count_se(mechanism: Rappor, estimates, n) -> np.ndarray:
     """
     check_instance("mechanism", mechanism, Rappor)
     sizes = check_int_array("n (cohort sizes)", n, low=1, shape=(mechanism.params.m,))[:, None]
-    t = check_ndim("estimates", check_real_array("estimates", estimates), 2, last=mechanism.params.k)
+    t = check_ndim(
+        "estimates", check_real_array("estimates", estimates), 2, last=mechanism.params.k
+    )
     channel = mechanism.params.bit_channel
     return np.sqrt(count_variance(np.clip(t, 0.0, sizes), sizes, channel.p, channel.q))
 
@@ -65,8 +77,14 @@ def identical_filter_pairs(mechanism: Rappor, cohort: int | None = None) -> int:
     return int(np.sum(group_sizes * (group_sizes - 1) // 2))
 
 
-def printed_y_vec(mechanism: Rappor, truth, n_active: int, *, rng: np.random.Generator,
-                  normalize_inside_loop: bool = True) -> np.ndarray:
+def printed_y_vec(
+    mechanism: Rappor,
+    truth,
+    n_active: int,
+    *,
+    rng: np.random.Generator,
+    normalize_inside_loop: bool = True,
+) -> np.ndarray:
     """The Y_vec of [rappor] Fig. 2, literally: per-candidate binomials, then normalization (IRR only, f = 0).
 
     With ``normalize_inside_loop=True`` (as printed) each cohort block is updated
@@ -88,13 +106,17 @@ def printed_y_vec(mechanism: Rappor, truth, n_active: int, *, rng: np.random.Gen
     return _printed_y_vec(mechanism, counts, n_j, n_active, rng, normalize_inside_loop)
 
 
-def _printed_y_vec(mechanism: Rappor, counts, n_j, n_active: int, rng, normalize_inside_loop: bool) -> np.ndarray:
+def _printed_y_vec(
+    mechanism: Rappor, counts, n_j, n_active: int, rng, normalize_inside_loop: bool
+) -> np.ndarray:
     """:func:`printed_y_vec` on checked input: ``counts`` (m, M), cohort sizes ``n_j``, an IRR-only mechanism."""
     params = mechanism.params
     y = np.zeros((params.m, params.k))
     for j in range(params.m):
         for w in range(n_active):
-            y[j] += rng.binomial(counts[j, w], np.where(mechanism.blooms[j, w] == 1, params.q, params.p))
+            y[j] += rng.binomial(
+                counts[j, w], np.where(mechanism.blooms[j, w] == 1, params.q, params.p)
+            )
             if normalize_inside_loop:
                 y[j] = (y[j] - params.p * n_j[j]) / (params.q - params.p)
         if not normalize_inside_loop:
@@ -127,8 +149,15 @@ class Decoding:
         return self.candidates[self.detected]
 
 
-def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_alpha: float = LASSO_ALPHA,
-           drop_below: float = DROP_BELOW) -> Decoding:
+def decode(
+    X,
+    y,
+    *,
+    alpha: float = 0.05,
+    correction: str | None = None,
+    lasso_alpha: float = LASSO_ALPHA,
+    drop_below: float = DROP_BELOW,
+) -> Decoding:
     """LASSO (non-negative, no intercept) → OLS on kept candidates → one-sided t-test.
 
     Parameters
@@ -155,8 +184,16 @@ def decode(X, y, *, alpha: float = 0.05, correction: str | None = None, lasso_al
     return _decode(X, y, alpha, _check_correction(correction), lasso_alpha, drop_below)
 
 
-def decode_aggregate(mechanism: Rappor, aggregate, n, *, alpha: float = 0.05, correction: str | None = None,
-                     lasso_alpha: float = LASSO_ALPHA, drop_below: float = DROP_BELOW) -> Decoding:
+def decode_aggregate(
+    mechanism: Rappor,
+    aggregate,
+    n,
+    *,
+    alpha: float = 0.05,
+    correction: str | None = None,
+    lasso_alpha: float = LASSO_ALPHA,
+    drop_below: float = DROP_BELOW,
+) -> Decoding:
     """Decode reported bit counts c (m, k) of cohorts of sizes ``n`` (m,): :func:`decode` on the cohorts with reports.
 
     A cohort without reports says nothing about the candidates: its k rows (estimate 0 whatever the truth) are
@@ -170,8 +207,11 @@ def decode_aggregate(mechanism: Rappor, aggregate, n, *, alpha: float = 0.05, co
     check_instance("mechanism", mechanism, Rappor)
     estimates = mechanism.estimate(aggregate, n)
     if estimates.ndim != 2:
-        fail("aggregate", Described(f"an array of shape {np.shape(aggregate)}"),
-             f"one survey's bit counts, shape (m={mechanism.params.m}, k={mechanism.params.k})")
+        fail(
+            "aggregate",
+            Described(f"an array of shape {np.shape(aggregate)}"),
+            f"one survey's bit counts, shape (m={mechanism.params.m}, k={mechanism.params.k})",
+        )
     sizes = np.asarray(n)
     if not sizes.any():
         fail("n (cohort sizes)", sizes, "cohort sizes with at least one report in some cohort")
@@ -180,16 +220,26 @@ def decode_aggregate(mechanism: Rappor, aggregate, n, *, alpha: float = 0.05, co
     drop_below = check_real("drop_below", drop_below, low=0.0)
     kept = sizes > 0
     X = mechanism.blooms[kept].transpose(0, 2, 1).reshape(-1, mechanism.n_candidates).astype(float)
-    return _decode(X, estimates[kept].ravel(), alpha, _check_correction(correction), lasso_alpha, drop_below)
+    return _decode(
+        X, estimates[kept].ravel(), alpha, _check_correction(correction), lasso_alpha, drop_below
+    )
 
 
-def _decode(X: np.ndarray, y: np.ndarray, alpha: float, correction, lasso_alpha: float = LASSO_ALPHA,
-            drop_below: float = DROP_BELOW) -> Decoding:
+def _decode(
+    X: np.ndarray,
+    y: np.ndarray,
+    alpha: float,
+    correction,
+    lasso_alpha: float = LASSO_ALPHA,
+    drop_below: float = DROP_BELOW,
+) -> Decoding:
     """:func:`decode` on checked input: ``X`` and ``y`` float arrays of matching rows."""
     # Small dense problems: BLAS threads only contend with each other (and other processes).
     with threadpool_limits(limits=1):
         # random_state fixed: without it scikit-learn draws from NumPy's global generator (no hidden state here)
-        lasso = Lasso(alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000, random_state=0).fit(X, y)
+        lasso = Lasso(
+            alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000, random_state=0
+        ).fit(X, y)
         kept = np.flatnonzero(lasso.coef_ >= drop_below)
         if kept.size == 0:
             empty = np.zeros(0)
@@ -227,5 +277,7 @@ def _check_correction(correction) -> str | None:
 def _check_regression(X, y):
     X = check_ndim("X", check_real_array("X", X), 2, what="design matrix (k·m rows × M candidates)")
     check_int("X.shape[0] (rows k·m)", X.shape[0], low=2)
-    y = check_ndim("y", check_real_array("y", y), 1, last=X.shape[0], what="(one entry per row of X)")
+    y = check_ndim(
+        "y", check_real_array("y", y), 1, last=X.shape[0], what="(one entry per row of X)"
+    )
     return X, y

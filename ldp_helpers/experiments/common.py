@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_bool, check_ndim, check_probability, check_real_array, fail
+from ldp_helpers._validation import (
+    Described,
+    check_bool,
+    check_ndim,
+    check_probability,
+    check_real_array,
+    fail,
+)
 
 
 def max_error(estimates, true_fractions) -> np.ndarray:
@@ -14,11 +21,21 @@ def max_error(estimates, true_fractions) -> np.ndarray:
     ----------
     [glance] §3 (Err); [m_shot] Definition 3.1 (the α of (α, β)-accuracy).
     """
-    mu = check_ndim("true_fractions", check_real_array("true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False),
-                    1, what="(one fraction per round)")
+    mu = check_ndim(
+        "true_fractions",
+        check_real_array(
+            "true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False
+        ),
+        1,
+        what="(one fraction per round)",
+    )
     est = check_real_array("estimates", estimates)
     if est.ndim == 0 or est.shape[-1] != mu.size:
-        fail("estimates", Described(f"an array of shape {est.shape}"), f"an array whose last axis has length T = {mu.size}")
+        fail(
+            "estimates",
+            Described(f"an array of shape {est.shape}"),
+            f"an array whose last axis has length T = {mu.size}",
+        )
     return np.max(np.abs(est - mu), axis=-1)
 
 
@@ -47,13 +64,19 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
     [m_shot] Theorem 9; [m_shot] Eqs. (8)–(10) (rates ``O(T^e √(log(T/β)/N))``).
     """
     if log_correction_beta is not None:
-        beta = check_probability(log_correction_beta, "log_correction_beta", open_low=True, open_high=True)
+        beta = check_probability(
+            log_correction_beta, "log_correction_beta", open_low=True, open_high=True
+        )
         x = check_real_array("x", x, low=beta / 2)
     else:
         x = check_real_array("x", x, low=0.0)
     y = check_real_array("y", y, low=0.0)
     if x.size != y.size or x.size < 2:
-        fail("y", Described(f"an array of length {y.size}"), f"an array of the same length as x ({x.size}), at least 2")
+        fail(
+            "y",
+            Described(f"an array of length {y.size}"),
+            f"an array of the same length as x ({x.size}), at least 2",
+        )
     if log_correction_beta is not None:
         y = y / np.sqrt(np.log(2 * x / beta))
     return float(np.polyfit(np.log(x) if check_bool("log_x", log_x) else x, np.log(y), 1)[0])
@@ -76,7 +99,11 @@ def fitted_slope_se(x, y, y_se, *, log_x: bool = True) -> float:
     y = check_real_array("y", y, low=0.0)
     y_se = check_real_array("y_se", y_se, low=0.0, low_open=False)
     if not x.size == y.size == y_se.size or x.size < 2:
-        fail("y_se", Described(f"arrays of lengths {x.size}, {y.size}, {y_se.size}"), "x, y and y_se of one length ≥ 2")
+        fail(
+            "y_se",
+            Described(f"arrays of lengths {x.size}, {y.size}, {y_se.size}"),
+            "x, y and y_se of one length ≥ 2",
+        )
     u = np.log(x) if check_bool("log_x", log_x) else x
     centred = u - u.mean()
     if not np.any(centred):

@@ -22,8 +22,19 @@ import dataclasses
 
 import numpy as np
 
-from ldp_helpers._validation import (check_above, check_choice, check_epsilon, check_epsilons, check_instance, check_int, check_int_array,
-                                     check_ndim, check_real, check_rng, fail)
+from ldp_helpers._validation import (
+    check_above,
+    check_choice,
+    check_epsilon,
+    check_epsilons,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real,
+    check_rng,
+    fail,
+)
 from ldp_helpers.experiments.field_oracles import oracle_groups
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
 from ldp_helpers.mechanisms.longitudinal import memoized_reports_table
@@ -37,17 +48,26 @@ from ldp_helpers.mechanisms.telemetry import OneBitMean
 #: the multidimensional solutions compared: label -> (class, oracle, budget); "paper": RS+FD's oracle runs at the
 #: amplified ε' of [arcolezi2021] for the paper's ε, "whole": every solution's whole-tuple report is ε-LDP
 SOLUTIONS = {
-    "SPL[GRR]": (SPL, "grr", "whole"), "SPL[OUE]": (SPL, "oue", "whole"),
-    "SMP[GRR]": (SMP, "grr", "whole"), "SMP[OUE]": (SMP, "oue", "whole"),
-    "RS+FD[GRR]": (RSFD, "grr", "paper"), "RS+FD[OUE-z]": (RSFD, "oue_z", "paper"), "RS+FD[OUE-r]": (RSFD, "oue_r", "paper"),
-    "RS+FD[GRR] at whole-tuple ε": (RSFD, "grr", "whole"), "RS+FD[OUE-z] at whole-tuple ε": (RSFD, "oue_z", "whole"),
+    "SPL[GRR]": (SPL, "grr", "whole"),
+    "SPL[OUE]": (SPL, "oue", "whole"),
+    "SMP[GRR]": (SMP, "grr", "whole"),
+    "SMP[OUE]": (SMP, "oue", "whole"),
+    "RS+FD[GRR]": (RSFD, "grr", "paper"),
+    "RS+FD[OUE-z]": (RSFD, "oue_z", "paper"),
+    "RS+FD[OUE-r]": (RSFD, "oue_r", "paper"),
+    "RS+FD[GRR] at whole-tuple ε": (RSFD, "grr", "whole"),
+    "RS+FD[OUE-z] at whole-tuple ε": (RSFD, "oue_z", "whole"),
 }
 
 
 def _check_setting(epsilon, epsilon_permanent, d) -> tuple[float, float, int]:
     epsilon = check_epsilon(epsilon)
-    eps_inf = check_above("epsilon_permanent", check_epsilon(epsilon_permanent, "epsilon_permanent"), epsilon,
-                          what="epsilon (ε₁ < ε∞)")
+    eps_inf = check_above(
+        "epsilon_permanent",
+        check_epsilon(epsilon_permanent, "epsilon_permanent"),
+        epsilon,
+        what="epsilon (ε₁ < ε∞)",
+    )
     return epsilon, eps_inf, check_int("d", d, low=2, high=2**20)
 
 
@@ -59,9 +79,12 @@ def longitudinal_oracle(mechanism_key: str, epsilon: float, epsilon_permanent: f
     [arcolezi2022] "longitudinal protocols".
     """
     key = check_choice("mechanism_key", mechanism_key, oracle_groups()["longitudinal"])
-    return dataclasses.replace(REGISTRY[key].example(), epsilon=check_epsilon(epsilon),
-                               epsilon_permanent=check_epsilon(epsilon_permanent, "epsilon_permanent"),
-                               d=check_int("d", d, low=2, high=2**20))
+    return dataclasses.replace(
+        REGISTRY[key].example(),
+        epsilon=check_epsilon(epsilon),
+        epsilon_permanent=check_epsilon(epsilon_permanent, "epsilon_permanent"),
+        d=check_int("d", d, low=2, high=2**20),
+    )
 
 
 def longitudinal_epsilons(epsilon: float, epsilon_permanent: float, d: int, taus) -> dict:
@@ -156,13 +179,19 @@ def memoized_history_loss(mechanism, histories, *, step: int | None = None) -> f
     mechanism = check_instance("mechanism", mechanism, (DBitFlip, OneBitMean))
     histories = check_ndim("histories", histories, 2, what="(histories × rounds)")
     if isinstance(mechanism, OneBitMean):
-        return float(max_privacy_loss(mechanism.memoized_history_table(histories, check_int("step", step, low=1))))
+        return float(
+            max_privacy_loss(
+                mechanism.memoized_history_table(histories, check_int("step", step, low=1))
+            )
+        )
     if step is not None:
         fail("step", step, "None for dBitFlip (α-point rounding is 1BitMean's)")
     return float(max_privacy_loss(mechanism.memoized_history_table(histories)))
 
 
-def joint_zipf_counts(n_users: int, domain_sizes, exponent: float, *, rng: np.random.Generator) -> np.ndarray:
+def joint_zipf_counts(
+    n_users: int, domain_sizes, exponent: float, *, rng: np.random.Generator
+) -> np.ndarray:
     """Generated tuples: the joint table of ``n_users`` users whose attribute j is Zipf(``exponent``) over [0, k_j),
     the attributes independent (a multinomial draw of the product law).
 
@@ -173,8 +202,13 @@ def joint_zipf_counts(n_users: int, domain_sizes, exponent: float, *, rng: np.ra
     n_users = check_int("n_users", n_users, low=1, high=10**9)
     sizes = check_int_array("domain_sizes", domain_sizes, low=2, high=1024).ravel()
     if sizes.size < 2 or int(np.prod(sizes)) > 2**20:
-        fail("domain_sizes", domain_sizes, "at least two attributes with at most 2^20 tuples in all")
-    exponent, rng = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0), check_rng(rng)
+        fail(
+            "domain_sizes", domain_sizes, "at least two attributes with at most 2^20 tuples in all"
+        )
+    exponent, rng = (
+        check_real("exponent", exponent, low=0.0, low_open=False, high=10.0),
+        check_rng(rng),
+    )
     law = np.ones(1)
     for k in sizes:
         weights = 1.0 / np.arange(1, k + 1) ** exponent
@@ -195,20 +229,34 @@ def multidimensional_mse(epsilons, counts, solutions=None) -> dict:
     """
     grid = check_epsilons(epsilons).ravel()
     solutions = tuple(SOLUTIONS) if solutions is None else solutions
-    if isinstance(solutions, str) or not isinstance(solutions, (list, tuple)) or not solutions \
-            or any(s not in SOLUTIONS for s in solutions):
+    if (
+        isinstance(solutions, str)
+        or not isinstance(solutions, (list, tuple))
+        or not solutions
+        or any(s not in SOLUTIONS for s in solutions)
+    ):
         fail("solutions", solutions, f"None or a list of labels of {tuple(SOLUTIONS)}")
     counts = check_int_array("counts", counts, low=0)
     if counts.ndim < 2 or counts.sum() < 1:
-        fail("counts", counts, "a joint table of counts over at least two attributes, with at least one user")
+        fail(
+            "counts",
+            counts,
+            "a joint table of counts over at least two attributes, with at least one user",
+        )
     n, sizes = int(counts.sum()), counts.shape
     out = {}
     for label in solutions:
         cls, oracle, budget = SOLUTIONS[label]
         row = []
         for e in grid:
-            mech = cls.from_attribute_epsilon(float(e), sizes, oracle) if budget == "paper" else cls(float(e), sizes, oracle)
+            mech = (
+                cls.from_attribute_epsilon(float(e), sizes, oracle)
+                if budget == "paper"
+                else cls(float(e), sizes, oracle)
+            )
             bias = np.asarray(mech.expected_estimate(counts), dtype=float) - mech.estimand(counts)
-            row.append(float(np.mean(np.asarray(mech.variance(counts), dtype=float) + bias**2)) / n**2)
+            row.append(
+                float(np.mean(np.asarray(mech.variance(counts), dtype=float) + bias**2)) / n**2
+            )
         out[label] = np.array(row)
     return out

@@ -36,9 +36,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_choice, check_count_vector, check_epsilon, check_epsilons, check_instance,
-                                     check_int, check_int_array, check_ndim, check_rng, fail,
-                                     fail_type)
+from ldp_helpers._validation import (
+    check_choice,
+    check_count_vector,
+    check_epsilon,
+    check_epsilons,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    fail,
+    fail_type,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
@@ -58,12 +68,16 @@ FIELD_STRUCTURE = ("n_bits",)
 @functools.lru_cache(maxsize=1)
 def oracle_keys() -> tuple[str, ...]:
     """The registry keys whose mechanism is a frequency oracle over a d-value domain (registry order; cached)."""
-    return tuple(key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle))
+    return tuple(
+        key for key, entry in REGISTRY.items() if isinstance(entry.example(), FrequencyOracle)
+    )
 
 
 def _creator(cls):
     """The class's alternate constructor ``create(epsilon, d, ..., rng=...)`` (a sketch's hashes), or None."""
-    return cls.create if isinstance(inspect.getattr_static(cls, "create", None), classmethod) else None
+    return (
+        cls.create if isinstance(inspect.getattr_static(cls, "create", None), classmethod) else None
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -72,9 +86,16 @@ def _structure_defaults(key: str) -> tuple[tuple[str, int | None], ...]:
     example = REGISTRY[key].example()
     create = _creator(type(example))
     if create is None:
-        return tuple((f.name, None) for f in dataclasses.fields(example) if f.init and f.name in FIELD_STRUCTURE)
-    return tuple((name, int(getattr(example, name))) for name, p in inspect.signature(create).parameters.items()
-                 if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD)
+        return tuple(
+            (f.name, None)
+            for f in dataclasses.fields(example)
+            if f.init and f.name in FIELD_STRUCTURE
+        )
+    return tuple(
+        (name, int(getattr(example, name)))
+        for name, p in inspect.signature(create).parameters.items()
+        if name not in ("epsilon", "d", "rng") and p.kind is p.POSITIONAL_OR_KEYWORD
+    )
 
 
 def oracle_structure(mechanism_key) -> dict:
@@ -109,14 +130,30 @@ def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> Freque
     [wang2017] §4; [apple2017] Algorithm 1 (the sketch's public hash functions).
     """
     key = check_choice("mechanism_key", mechanism_key, oracle_keys())
-    epsilon, d, seed = check_epsilon(epsilon), check_int("d", d, low=2), check_int("seed", seed, low=0)
-    structure = {} if structure is None else check_instance("structure", structure, dict,
-                                                             "a dict of structural parameters (e.g. {'k': 16})")
+    epsilon, d, seed = (
+        check_epsilon(epsilon),
+        check_int("d", d, low=2),
+        check_int("seed", seed, low=0),
+    )
+    structure = (
+        {}
+        if structure is None
+        else check_instance(
+            "structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16})"
+        )
+    )
     names = {name for k in oracle_keys() for name, _ in _structure_defaults(k)}
     if set(structure) - names:
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
-    own = tuple((name, check_int(f"structure[{name!r}]", structure[name], low=0) if name in structure else default)
-                for name, default in _structure_defaults(key))
+    own = tuple(
+        (
+            name,
+            check_int(f"structure[{name!r}]", structure[name], low=0)
+            if name in structure
+            else default,
+        )
+        for name, default in _structure_defaults(key)
+    )
     return _build_oracle(key, epsilon, d, own, seed)
 
 
@@ -128,9 +165,14 @@ def _build_oracle(key: str, epsilon: float, d: int, own: tuple, seed: int) -> Fr
     create = _creator(cls)
     if create is not None:
         return create(epsilon, d, **given, rng=np.random.default_rng([1, seed]))
-    required = {f.name: getattr(example, f.name) for f in dataclasses.fields(cls)
-                if f.init and f.name not in ("epsilon", "d") and f.default is dataclasses.MISSING
-                and f.default_factory is dataclasses.MISSING}
+    required = {
+        f.name: getattr(example, f.name)
+        for f in dataclasses.fields(cls)
+        if f.init
+        and f.name not in ("epsilon", "d")
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    }
     return cls(epsilon=epsilon, d=d, **required, **given)
 
 
@@ -144,7 +186,13 @@ def oracle_groups() -> dict:
     groups = {group: [] for group in GROUPS}
     for key in oracle_keys():
         oracle = REGISTRY[key].example()
-        group = "longitudinal" if hasattr(oracle, "epsilon_after") else "one-shot" if oracle.unbiased else "sketch"
+        group = (
+            "longitudinal"
+            if hasattr(oracle, "epsilon_after")
+            else "one-shot"
+            if oracle.unbiased
+            else "sketch"
+        )
         groups[group].append(key)
     return {group: tuple(keys) for group, keys in groups.items()}
 
@@ -188,12 +236,22 @@ def exact_moments(oracle, truth) -> Moments:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             variance = np.asarray(oracle.variance(truth), dtype=float)
             estimand = np.asarray(oracle.estimand(truth), dtype=float)
-            expected = estimand if oracle.unbiased else np.asarray(oracle.expected_estimate(truth), dtype=float)
+            expected = (
+                estimand
+                if oracle.unbiased
+                else np.asarray(oracle.expected_estimate(truth), dtype=float)
+            )
     except (OverflowError, ZeroDivisionError):  # a formula's e^ε beyond double precision
         expected = variance = np.array([math.inf])
-    if not (np.all(np.isfinite(expected)) and np.all(np.isfinite(variance)) and np.max(variance) > 0):
-        fail("epsilon", oracle.epsilon, f"a budget at which {type(oracle).__name__}'s exact moments are within double "
-                                        f"precision at d = {oracle.d} (use a smaller epsilon)")
+    if not (
+        np.all(np.isfinite(expected)) and np.all(np.isfinite(variance)) and np.max(variance) > 0
+    ):
+        fail(
+            "epsilon",
+            oracle.epsilon,
+            f"a budget at which {type(oracle).__name__}'s exact moments are within double "
+            f"precision at d = {oracle.d} (use a smaller epsilon)",
+        )
     # a variance is ≥ 0; a difference of nearly equal terms can round to −1e-15 when the noise vanishes (ε ≫ 1)
     return Moments(expected, expected - estimand, np.maximum(variance, 0.0))
 
@@ -219,18 +277,36 @@ def lowest_index(risk) -> np.ndarray:
     [wang2017] §4.4 (the best oracle by variance).
     """
     table = check_ndim("risk", risk, 2, what="(oracles × settings)")
-    if table.size == 0 or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating)) \
-            or table.dtype == bool or np.isnan(table).any() or (table < 0).any():
-        fail("risk", risk, "a non-empty 2-D array of risks in [0, inf] (inf where an oracle refuses), one row per oracle")
+    if (
+        table.size == 0
+        or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating))
+        or table.dtype == bool
+        or np.isnan(table).any()
+        or (table < 0).any()
+    ):
+        fail(
+            "risk",
+            risk,
+            "a non-empty 2-D array of risks in [0, inf] (inf where an oracle refuses), one row per oracle",
+        )
     table = table.astype(float)
     lowest = table.min(axis=0)
     return np.where(np.isinf(lowest), -1, np.argmax(table <= lowest * (1 + TIE_RTOL), axis=0))
 
 
 def _check_keys(keys) -> tuple[str, ...]:
-    if isinstance(keys, str) or not isinstance(keys, (list, tuple)) or not keys \
-            or any(k not in oracle_keys() for k in keys) or len(set(keys)) != len(keys):
-        fail_type("keys", keys, f"a non-empty list of distinct frequency-oracle keys of the registry {oracle_keys()}")
+    if (
+        isinstance(keys, str)
+        or not isinstance(keys, (list, tuple))
+        or not keys
+        or any(k not in oracle_keys() for k in keys)
+        or len(set(keys)) != len(keys)
+    ):
+        fail_type(
+            "keys",
+            keys,
+            f"a non-empty list of distinct frequency-oracle keys of the registry {oracle_keys()}",
+        )
     return tuple(keys)
 
 
@@ -244,7 +320,9 @@ def _check_grid(epsilons) -> np.ndarray:
 def _risk(key: str, epsilon: float, d: int, counts: np.ndarray) -> float:
     try:
         mse = exact_mse(build_oracle(key, epsilon, d), counts)
-    except ValueError:  # the oracle refuses (ε, d): e.g. double-precision underflow, a longitudinal ε₁ ≥ ε∞
+    except (
+        ValueError
+    ):  # the oracle refuses (ε, d): e.g. double-precision underflow, a longitudinal ε₁ ≥ ε∞
         return math.inf
     return d * mse / int(counts.sum())
 
@@ -302,7 +380,11 @@ def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
     ----------
     [cormode2021] (the sketches' collisions); [wang2017] Theorem 2.
     """
-    keys, epsilon, d = _check_keys(keys), check_epsilon(epsilon), check_int("d", d, low=2, high=2**20)
+    keys, epsilon, d = (
+        _check_keys(keys),
+        check_epsilon(epsilon),
+        check_int("d", d, low=2, high=2**20),
+    )
     n_grid = check_int_array("n_grid", n_grid, low=d, high=10**12).ravel()
     out = np.full((len(keys), n_grid.size), math.inf)
     for j, n in enumerate(n_grid):
@@ -338,7 +420,9 @@ def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:
 MAX_SERVER_CELLS = 2**25
 
 
-def server_seconds(keys, epsilon: float, d: int, n: int, *, rng: np.random.Generator, repeats: int = 3) -> np.ndarray:
+def server_seconds(
+    keys, epsilon: float, d: int, n: int, *, rng: np.random.Generator, repeats: int = 3
+) -> np.ndarray:
     """Measured server time (seconds) of each oracle: its ``aggregate`` and ``estimate`` of all d counts from n reports.
 
     The n users hold a flat population over [0, d); their reports come from each oracle's per-user client
@@ -357,7 +441,9 @@ def server_seconds(keys, epsilon: float, d: int, n: int, *, rng: np.random.Gener
     import time
 
     keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
-    d = check_int("d", d, low=2, high=math.isqrt(MAX_SERVER_CELLS))  # n ≥ d and n·d ≤ MAX_SERVER_CELLS
+    d = check_int(
+        "d", d, low=2, high=math.isqrt(MAX_SERVER_CELLS)
+    )  # n ≥ d and n·d ≤ MAX_SERVER_CELLS
     n = check_int("n", n, low=d, high=min(10**7, MAX_SERVER_CELLS // d))
     repeats = check_int("repeats", repeats, low=1, high=100)
     rng = check_rng(rng)

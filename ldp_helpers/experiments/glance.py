@@ -17,8 +17,19 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_bool, check_epsilon, check_int, check_int_array, check_n_draws,
-                                     check_real_array, check_rng, fail, fail_type)
+from ldp_helpers._validation import (
+    Described,
+    check_bool,
+    check_epsilon,
+    check_epsilons,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_real_array,
+    check_rng,
+    fail,
+    fail_type,
+)
 from ldp_helpers.bounds.chernoff import TailCheck, tail_check
 from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error
 from ldp_helpers.mechanisms.continual import Glance, _StreamMechanism
@@ -56,7 +67,12 @@ def _errors(mechanism, population, rng, n_draws) -> np.ndarray:
 
 
 def _error_curve(mechanism_cls, population, epsilons, rng, n_draws) -> np.ndarray:
-    return np.array([_errors(mechanism_cls(float(e), population.n_rounds), population, rng, n_draws) for e in epsilons])
+    return np.array(
+        [
+            _errors(mechanism_cls(float(e), population.n_rounds), population, rng, n_draws)
+            for e in epsilons
+        ]
+    )
 
 
 def _mean_and_se(samples):
@@ -65,46 +81,85 @@ def _mean_and_se(samples):
     return samples.mean(axis=-1), se
 
 
-def error_samples(mechanism, population: Population, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+def error_samples(
+    mechanism, population: Population, *, rng: np.random.Generator, n_draws: int
+) -> np.ndarray:
     """``Err`` of ``n_draws`` independent surveys of ``mechanism`` on ``population``, shape (n_draws,)."""
     mechanism, population = _check_mechanism("mechanism", mechanism), _check_population(population)
     return _errors(mechanism, population, rng, check_n_draws(n_draws))
 
 
-def error_curve(mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator,
-                n_draws: int) -> np.ndarray:
+def error_curve(
+    mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator, n_draws: int
+) -> np.ndarray:
     """``Err`` samples for each ε, shape (len(epsilons), n_draws)."""
-    mechanism_cls, population = _check_mechanism_cls("mechanism_cls", mechanism_cls), _check_population(population)
+    mechanism_cls, population = (
+        _check_mechanism_cls("mechanism_cls", mechanism_cls),
+        _check_population(population),
+    )
     return _error_curve(mechanism_cls, population, _epsilons(epsilons), rng, check_n_draws(n_draws))
 
 
-def mean_error_grid(mechanism_cls, epsilon: float, mu: float, n_users, n_rounds, *, rng: np.random.Generator,
-                    n_draws: int, with_se: bool = False):
+def mean_error_grid(
+    mechanism_cls,
+    epsilon: float,
+    mu: float,
+    n_users,
+    n_rounds,
+    *,
+    rng: np.random.Generator,
+    n_draws: int,
+    with_se: bool = False,
+):
     """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``.
 
     With ``with_se`` also the Monte-Carlo standard error of each mean, ``sd/√n_draws`` (same draws).
     """
     mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
     with_se, n_draws = check_bool("with_se", with_se), check_n_draws(n_draws)
-    pairs = np.broadcast(check_int_array("n_users", n_users, low=1), check_int_array("n_rounds", n_rounds, low=1))
-    stats = [_mean_and_se(_errors(mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng,
-                                  n_draws)) for N, T in pairs]
+    pairs = np.broadcast(
+        check_int_array("n_users", n_users, low=1), check_int_array("n_rounds", n_rounds, low=1)
+    )
+    stats = [
+        _mean_and_se(
+            _errors(
+                mechanism_cls(epsilon, int(T)),
+                constant_population(mu, int(N), int(T)),
+                rng,
+                n_draws,
+            )
+        )
+        for N, T in pairs
+    ]
     means = np.array([m for m, _ in stats])
     return (means, np.array([se for _, se in stats])) if with_se else means
 
 
-def exceedance_probabilities(mechanism_cls, population: Population, epsilons, bounds, *, rng: np.random.Generator,
-                             n_draws: int) -> np.ndarray:
+def exceedance_probabilities(
+    mechanism_cls,
+    population: Population,
+    epsilons,
+    bounds,
+    *,
+    rng: np.random.Generator,
+    n_draws: int,
+) -> np.ndarray:
     """Fraction of ``n_draws`` surveys with ``Err > bounds[i]`` at ``epsilons[i]`` (e.g. Theorem 4's bound).
 
     Shape (len(epsilons),).
     """
-    mechanism_cls, population = _check_mechanism_cls("mechanism_cls", mechanism_cls), _check_population(population)
+    mechanism_cls, population = (
+        _check_mechanism_cls("mechanism_cls", mechanism_cls),
+        _check_population(population),
+    )
     epsilons = _epsilons(epsilons)
     bounds = check_real_array("bounds", bounds, low=0.0, low_open=False)
     if bounds.shape not in ((), epsilons.shape):
-        fail("bounds", Described(f"an array of shape {bounds.shape}"),
-             f"a scalar or one value per epsilon ({epsilons.size})")
+        fail(
+            "bounds",
+            Described(f"an array of shape {bounds.shape}"),
+            f"a scalar or one value per epsilon ({epsilons.size})",
+        )
     errs = _error_curve(mechanism_cls, population, epsilons, rng, check_n_draws(n_draws))
     return np.mean(errs > np.broadcast_to(bounds, epsilons.shape)[:, None], axis=1)
 
@@ -116,8 +171,11 @@ def mean_and_se(samples):
     """
     samples = check_real_array("samples", samples, low=0.0, low_open=False)
     if samples.ndim == 0 or samples.shape[-1] < 2:
-        fail("samples", Described(f"an array of shape {samples.shape}"),
-             "an array with at least two surveys on its last axis")
+        fail(
+            "samples",
+            Described(f"an array of shape {samples.shape}"),
+            "an array with at least two surveys on its last axis",
+        )
     return _mean_and_se(samples)
 
 
@@ -131,9 +189,16 @@ def rate_fit(x, mean, se, *, log_x: bool = True) -> tuple[float, float]:
     ----------
     [glance] Table 1; [glance] Corollaries 1–5.
     """
-    mean, se = check_real_array("mean", mean, low=0.0), check_real_array("se", se, low=0.0, low_open=False)
+    mean, se = (
+        check_real_array("mean", mean, low=0.0),
+        check_real_array("se", se, low=0.0, low_open=False),
+    )
     if mean.shape != se.shape:
-        fail("se", Described(f"an array of shape {se.shape}"), f"one standard error per mean ({mean.shape})")
+        fail(
+            "se",
+            Described(f"an array of shape {se.shape}"),
+            f"one standard error per mean ({mean.shape})",
+        )
     return fitted_slope(x, mean, log_x=log_x), fitted_slope_se(x, mean, se, log_x=log_x)
 
 
@@ -149,7 +214,9 @@ def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck
     ----------
     [glance] Claim 1; [glance] Eq. (1); [glance] condition (2).
     """
-    epsilon = check_epsilon(epsilon, high=300.0)  # beyond, q = 1/(e^ε + 1) and the exact tail underflow
+    epsilon = check_epsilon(
+        epsilon, high=300.0
+    )  # beyond, q = 1/(e^ε + 1) and the exact tail underflow
     n_reporters = check_int("n_reporters", n_reporters, low=1)
     s = check_real_array("deviations", deviations, low=0.0)
     q = 1 / (math.exp(epsilon) + 1)  # Pr[report 1 | v = 0]
@@ -166,7 +233,10 @@ def _error_parts(estimates, sampled_fractions, true_fractions) -> dict:
 
 def error_parts(estimates, sampled_fractions, true_fractions) -> dict:
     """Per-survey ``total = max|μ̂−μ|``, ``rr = max|μ̂−μ̃|`` (Claim 1) and ``sampling = max|μ̃−μ|`` (Claim 2)."""
-    est, tilde = check_real_array("estimates", estimates), check_real_array("sampled_fractions", sampled_fractions)
+    est, tilde = (
+        check_real_array("estimates", estimates),
+        check_real_array("sampled_fractions", sampled_fractions),
+    )
     return _error_parts(est, tilde, true_fractions)
 
 
@@ -176,7 +246,9 @@ def _glance_error_parts(glance, population, rng, n_draws) -> dict:
     return _error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
 
 
-def glance_error_parts(glance: Glance, population: Population, *, rng: np.random.Generator, n_draws: int) -> dict:
+def glance_error_parts(
+    glance: Glance, population: Population, *, rng: np.random.Generator, n_draws: int
+) -> dict:
     """:func:`error_parts` of ``n_draws`` surveys, each entry of shape (n_draws,).
 
     The surveys are ``glance.sample_aggregate``'s, drawn in two steps to keep the reporters'
@@ -185,12 +257,18 @@ def glance_error_parts(glance: Glance, population: Population, *, rng: np.random
     """
     if not isinstance(glance, Glance):
         fail_type("glance", glance, "a Glance mechanism")
-    return _glance_error_parts(glance, _check_population(population), check_rng(rng), check_n_draws(n_draws))
+    return _glance_error_parts(
+        glance, _check_population(population), check_rng(rng), check_n_draws(n_draws)
+    )
 
 
-def error_parts_curve(population: Population, epsilons, *, rng: np.random.Generator, n_draws: int) -> dict:
+def error_parts_curve(
+    population: Population, epsilons, *, rng: np.random.Generator, n_draws: int
+) -> dict:
     """:func:`glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_draws)."""
     population, rng, n_draws = _check_population(population), check_rng(rng), check_n_draws(n_draws)
-    parts = [_glance_error_parts(Glance(float(e), population.n_rounds), population, rng, n_draws)
-             for e in _epsilons(epsilons)]
+    parts = [
+        _glance_error_parts(Glance(float(e), population.n_rounds), population, rng, n_draws)
+        for e in _epsilons(epsilons)
+    ]
     return {key: np.array([p[key] for p in parts]) for key in ("total", "rr", "sampling")}

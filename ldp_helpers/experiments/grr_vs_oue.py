@@ -19,8 +19,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, MAX_N_DRAWS, Described, check_count_vector, check_counts, check_instance,
-                                     check_int, check_n_draws, check_real_array, check_rng, check_true_counts, fail)
+from ldp_helpers._validation import (
+    MAX_N_DRAWS,
+    Described,
+    check_count_vector,
+    check_counts,
+    check_epsilons,
+    check_instance,
+    check_int,
+    check_n_draws,
+    check_real_array,
+    check_rng,
+    check_true_counts,
+    fail,
+)
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
@@ -72,7 +84,9 @@ class WorkedExample:
     true_counts: np.ndarray  # f_i
     support: np.ndarray  # f'_i: counted from the printed output (GRR), assumed by the thesis (OUE)
     estimates: np.ndarray  # L[f_i] with the exact p and q
-    printed_estimates: np.ndarray  # L[f_i] with the rounded p (GRR) or q (OUE) the thesis substitutes
+    printed_estimates: (
+        np.ndarray
+    )  # L[f_i] with the rounded p (GRR) or q (OUE) the thesis substitutes
     expected_support: np.ndarray  # E[f'_i] = f_i p + (n − f_i) q
 
     @property
@@ -101,12 +115,22 @@ def worked_examples() -> dict[str, WorkedExample]:
     counts = np.array(EXAMPLE_COUNTS)
     n, d = int(counts.sum()), counts.size
     grr, oue = GRR(EXAMPLE_EPSILON, d), OUE(EXAMPLE_EPSILON, d)
-    grr_support, oue_support = grr.aggregate(np.array(GRR_EXAMPLE_OUTPUT)), np.array(OUE_EXAMPLE_SUPPORT)
+    grr_support, oue_support = (
+        grr.aggregate(np.array(GRR_EXAMPLE_OUTPUT)),
+        np.array(OUE_EXAMPLE_SUPPORT),
+    )
     printed = {"GRR": (PRINTED_GRR_P, (1 - PRINTED_GRR_P) / (d - 1)), "OUE": (oue.p, PRINTED_OUE_Q)}
-    return {name: WorkedExample(protocol, counts, support, protocol.estimate(support, n),
-                                unbiased_count(support, n, *printed[name]),
-                                expected_support_count(counts, n, protocol.p, protocol.q))
-            for name, protocol, support in (("GRR", grr, grr_support), ("OUE", oue, oue_support))}
+    return {
+        name: WorkedExample(
+            protocol,
+            counts,
+            support,
+            protocol.estimate(support, n),
+            unbiased_count(support, n, *printed[name]),
+            expected_support_count(counts, n, protocol.p, protocol.q),
+        )
+        for name, protocol, support in (("GRR", grr, grr_support), ("OUE", oue, oue_support))
+    }
 
 
 def support_tails(protocol, true_counts, support) -> np.ndarray:
@@ -119,9 +143,13 @@ def support_tails(protocol, true_counts, support) -> np.ndarray:
     ----------
     [grr_vs_oue] §2.3.1 (the assumed f' = (6, 4, 7)); [wang2017] Theorem 2 (f'_i's distribution).
     """
-    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
+    counts, n = check_true_counts(
+        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
+    )
     support = check_count_vector("support", support, protocol.d, high=n)
-    return np.array([support_count_pmf(f, n, protocol.p, protocol.q)[c:].sum() for f, c in zip(counts, support)])
+    return np.array(
+        [support_count_pmf(f, n, protocol.p, protocol.q)[c:].sum() for f, c in zip(counts, support)]
+    )
 
 
 def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> PerturbedExample:
@@ -132,7 +160,9 @@ def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> Per
     [grr_vs_oue] Figs. 3.3–3.6 (true, perturbed f'_i and estimated L[f_i]); [grr_vs_oue] Algorithm 2, line 6;
     [grr_vs_oue] Algorithm 4, line 7.
     """
-    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
+    counts, n = check_true_counts(
+        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
+    )
     return _perturbed_example(protocol, counts, n, check_rng(rng))
 
 
@@ -141,7 +171,9 @@ def _perturbed_example(protocol, counts, n, rng) -> PerturbedExample:
     return PerturbedExample(type(protocol).__name__, counts, support, protocol.estimate(support, n))
 
 
-def perturbed_examples(true_counts, epsilon: float, *, rng: np.random.Generator) -> dict[str, PerturbedExample]:
+def perturbed_examples(
+    true_counts, epsilon: float, *, rng: np.random.Generator
+) -> dict[str, PerturbedExample]:
     """:func:`perturbed_example` for each protocol of :data:`PROTOCOLS` in turn, on one stream.
 
     References
@@ -150,7 +182,10 @@ def perturbed_examples(true_counts, epsilon: float, *, rng: np.random.Generator)
     """
     counts, rng = check_counts("true_counts", true_counts), check_rng(rng)
     n = int(counts.sum())
-    return {name: _perturbed_example(cls(epsilon, counts.size), counts, n, rng) for name, cls in PROTOCOLS.items()}
+    return {
+        name: _perturbed_example(cls(epsilon, counts.size), counts, n, rng)
+        for name, cls in PROTOCOLS.items()
+    }
 
 
 def per_user_estimates(protocol, values, *, n_draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -168,8 +203,12 @@ def per_user_estimates(protocol, values, *, n_draws: int, rng: np.random.Generat
     check_instance("protocol", protocol, PureFrequencyOracle)
     rng = check_rng(rng)
     n = np.asarray(values).size
-    return np.array([protocol.estimate(protocol.aggregate(protocol.perturb(values, rng=rng)), n)
-                     for _ in range(n_draws)])
+    return np.array(
+        [
+            protocol.estimate(protocol.aggregate(protocol.perturb(values, rng=rng)), n)
+            for _ in range(n_draws)
+        ]
+    )
 
 
 def total_variation(frequencies, reference) -> float:
@@ -187,8 +226,11 @@ def total_variation(frequencies, reference) -> float:
     if u.ndim != 1:
         fail("frequencies", Described(f"an array of shape {u.shape}"), "a 1-D array")
     if u.shape != v.shape:
-        fail("reference", Described(f"an array of shape {v.shape}"),
-             f"a 1-D array of the shape of frequencies {u.shape}")
+        fail(
+            "reference",
+            Described(f"an array of shape {v.shape}"),
+            f"a 1-D array of the shape of frequencies {u.shape}",
+        )
     return float(0.5 * np.abs(u - v).sum())
 
 
@@ -201,7 +243,9 @@ def squared_errors(protocol, true_counts, *, n_draws: int, rng: np.random.Genera
     ----------
     [grr_vs_oue] §3.5 (Experiment 3).
     """
-    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
+    counts, n = check_true_counts(
+        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
+    )
     return _squared_errors(protocol, counts, n, check_n_draws(n_draws), check_rng(rng))
 
 
@@ -217,7 +261,9 @@ def empirical_mse(protocol, true_counts, *, n_draws: int, rng: np.random.Generat
     ----------
     [grr_vs_oue] §3.5 (Experiment 3: "perturbation to aggregation repeated 100 times per ε").
     """
-    counts, n = check_true_counts(true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d)
+    counts, n = check_true_counts(
+        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
+    )
     return _empirical_mse(protocol, counts, n, check_n_draws(n_draws), check_rng(rng))
 
 
@@ -243,22 +289,33 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
     counts = check_counts("true_counts", true_counts)
     n, n_draws = int(counts.sum()), check_n_draws(n_draws)
     epsilons = check_epsilons(epsilons).ravel()
-    sequence = (seed if isinstance(seed, np.random.SeedSequence)
-                else np.random.SeedSequence(check_int("seed", seed, low=0)))
+    sequence = (
+        seed
+        if isinstance(seed, np.random.SeedSequence)
+        else np.random.SeedSequence(check_int("seed", seed, low=0))
+    )
     curves = {}
     for (name, cls), child in zip(PROTOCOLS.items(), sequence.spawn(len(PROTOCOLS))):
         protocols = [cls(eps, counts.size) for eps in epsilons]
         streams = [np.random.default_rng(s) for s in child.spawn(len(protocols))]
         curves[name] = {
-            "simulated": np.array([_empirical_mse(p, counts, n, n_draws, r) for p, r in zip(protocols, streams)]),
+            "simulated": np.array(
+                [_empirical_mse(p, counts, n, n_draws, r) for p, r in zip(protocols, streams)]
+            ),
             "exact": np.array([theoretical_mse(p, counts) for p in protocols]),
             "approx": np.array([approx_mse(p, n) for p in protocols]),
         }
     return curves
 
 
-def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_experiment: int = RUNS_PER_EPSILON,
-                         rng: np.random.Generator) -> np.ndarray:
+def reversal_frequencies(
+    true_counts,
+    epsilons,
+    *,
+    n_draws: int,
+    surveys_per_experiment: int = RUNS_PER_EPSILON,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Per ε, the fraction of ``n_draws`` simulated experiments in which OUE's MSE is below GRR's.
 
     One experiment is the thesis' Experiment 3 at one ε: ``surveys_per_experiment``
@@ -272,13 +329,19 @@ def reversal_frequencies(true_counts, epsilons, *, n_draws: int, surveys_per_exp
     counts = check_counts("true_counts", true_counts)
     epsilons = check_epsilons(epsilons)
     n_draws = check_n_draws(n_draws)
-    per_experiment = check_int("surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS)
+    per_experiment = check_int(
+        "surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS
+    )
     total = check_n_draws(n_draws * per_experiment)
     rng, n = check_rng(rng), int(counts.sum())
     fractions = []
     for eps in epsilons.ravel():
         oue, grr = OUE(eps, counts.size), GRR(eps, counts.size)
-        mse = {name: _squared_errors(p, counts, n, total, rng).reshape(n_draws, per_experiment).mean(axis=1)
-               for name, p in (("OUE", oue), ("GRR", grr))}
+        mse = {
+            name: _squared_errors(p, counts, n, total, rng)
+            .reshape(n_draws, per_experiment)
+            .mean(axis=1)
+            for name, p in (("OUE", oue), ("GRR", grr))
+        }
         fractions.append(np.mean(mse["OUE"] < mse["GRR"]))
     return np.array(fractions)

@@ -22,8 +22,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_int, check_int_array, check_real,
-                                     check_rng, fail, fail_type)
+from ldp_helpers._validation import (
+    MAX_N_DRAWS,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_real,
+    check_rng,
+    fail,
+    fail_type,
+)
 from ldp_helpers.experiments.tutorial_protocols import PEM_ETA, _curve
 from ldp_helpers.protocols.expander_sketch import private_expander_sketch
 from ldp_helpers.protocols.heavy_hitters import MAX_BITS, HeavyHitters, bitstogram, pem, treehist
@@ -47,8 +57,9 @@ class Scaling:
     error: dict
 
 
-def zipf_population(n_users: int, bits: int, exponent: float, *, support: int = HH_SUPPORT,
-                    rng: np.random.Generator) -> np.ndarray:
+def zipf_population(
+    n_users: int, bits: int, exponent: float, *, support: int = HH_SUPPORT, rng: np.random.Generator
+) -> np.ndarray:
     """``n_users`` values: Zipf(``exponent``) over ``support`` ranks, the ranks at random distinct values of [0, 2^bits).
 
     Only the ranks are enumerated (never the domain), so bits may reach :data:`MAX_BITS`.
@@ -71,7 +82,9 @@ def _population(n_users, bits, exponent, support, rng) -> np.ndarray:
     return rng.permutation(np.repeat(places, counts))
 
 
-def run_protocol(protocol: str, values, bits: int, epsilon: float, k: int, *, rng: np.random.Generator) -> HeavyHitters:
+def run_protocol(
+    protocol: str, values, bits: int, epsilon: float, k: int, *, rng: np.random.Generator
+) -> HeavyHitters:
     """One run of ``protocol`` (a name of :data:`PROTOCOLS`) at its defaults: at most k values, best first.
 
     TreeHist returns every prefix that survives its threshold; its k best are kept.
@@ -110,27 +123,52 @@ def _scores(protocol, values, bits, epsilon, k, rng) -> tuple[float, float]:
 def _check_protocols(protocols) -> tuple:
     if protocols is None:
         return PROTOCOLS
-    if isinstance(protocols, str) or not isinstance(protocols, (list, tuple)) or not protocols \
-            or any(p not in PROTOCOLS for p in protocols) or len(set(protocols)) != len(protocols):
+    if (
+        isinstance(protocols, str)
+        or not isinstance(protocols, (list, tuple))
+        or not protocols
+        or any(p not in PROTOCOLS for p in protocols)
+        or len(set(protocols)) != len(protocols)
+    ):
         fail_type("protocols", protocols, f"None or a list of distinct names of {PROTOCOLS}")
     return tuple(protocols)
 
 
 def _scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> Scaling:
     """Run every protocol on ``n_draws`` fresh populations per (n, bits) setting."""
-    data_rng, *streams = rng.spawn(len(PROTOCOLS) + 1)  # a protocol's stream is fixed by its name, whoever else runs
+    data_rng, *streams = rng.spawn(
+        len(PROTOCOLS) + 1
+    )  # a protocol's stream is fixed by its name, whoever else runs
     scores = {p: np.zeros((len(settings), n_draws, 2)) for p in protocols}
-    for i, (n, bits, epsilon) in enumerate(progress_bar(settings, progress, f"heavy hitters against {what}")):
+    for i, (n, bits, epsilon) in enumerate(
+        progress_bar(settings, progress, f"heavy hitters against {what}")
+    ):
         for draw in range(n_draws):
             values = _population(n, bits, exponent, min(HH_SUPPORT, 2**bits), data_rng)
             for protocol in protocols:
-                scores[protocol][i, draw] = _scores(protocol, values, bits, epsilon, k, streams[PROTOCOLS.index(protocol)])
+                scores[protocol][i, draw] = _scores(
+                    protocol, values, bits, epsilon, k, streams[PROTOCOLS.index(protocol)]
+                )
     grid = np.array([n if what == "n" else bits for n, bits, _ in settings])
-    return Scaling(grid, {p: _curve(s[..., 0]) for p, s in scores.items()}, {p: _curve(s[..., 1]) for p, s in scores.items()})
+    return Scaling(
+        grid,
+        {p: _curve(s[..., 0]) for p, s in scores.items()},
+        {p: _curve(s[..., 1]) for p, s in scores.items()},
+    )
 
 
-def scaling_by_n(n_grid, bits: int, epsilon: float, *, k: int = HH_K, exponent: float = HH_ZIPF, n_draws: int,
-                 rng: np.random.Generator, protocols=None, progress: bool = False) -> Scaling:
+def scaling_by_n(
+    n_grid,
+    bits: int,
+    epsilon: float,
+    *,
+    k: int = HH_K,
+    exponent: float = HH_ZIPF,
+    n_draws: int,
+    rng: np.random.Generator,
+    protocols=None,
+    progress: bool = False,
+) -> Scaling:
     """Recall and worst-case error of each protocol against the number of users n (domain 2^bits, budget ε).
 
     References
@@ -143,17 +181,33 @@ def scaling_by_n(n_grid, bits: int, epsilon: float, *, k: int = HH_K, exponent: 
     return _checked_scaling(settings, k, exponent, n_draws, rng, protocols, progress, "n")
 
 
-def scaling_by_bits(bits_grid, n_users: int, epsilon: float, *, k: int = HH_K, exponent: float = HH_ZIPF,
-                    n_draws: int, rng: np.random.Generator, protocols=None, progress: bool = False) -> Scaling:
+def scaling_by_bits(
+    bits_grid,
+    n_users: int,
+    epsilon: float,
+    *,
+    k: int = HH_K,
+    exponent: float = HH_ZIPF,
+    n_draws: int,
+    rng: np.random.Generator,
+    protocols=None,
+    progress: bool = False,
+) -> Scaling:
     """Recall and worst-case error of each protocol against the domain's bits (multiples of 4 in [8, 28]; n users, ε).
 
     References
     ----------
     [bun2018] (error against the domain size); [bassily2017].
     """
-    bits_grid = check_int_array("bits_grid", bits_grid, low=8, high=MAX_BITS - MAX_BITS % BITS_STEP).ravel()
+    bits_grid = check_int_array(
+        "bits_grid", bits_grid, low=8, high=MAX_BITS - MAX_BITS % BITS_STEP
+    ).ravel()
     if np.any(bits_grid % BITS_STEP):
-        fail("bits_grid", bits_grid, f"multiples of {BITS_STEP} (SFP's fragments and the code's symbols are nibbles)")
+        fail(
+            "bits_grid",
+            bits_grid,
+            f"multiples of {BITS_STEP} (SFP's fragments and the code's symbols are nibbles)",
+        )
     n_users = check_int("n_users", n_users, low=1, high=10**8)
     settings = [(n_users, int(b), check_epsilon(epsilon)) for b in bits_grid]
     return _checked_scaling(settings, k, exponent, n_draws, rng, protocols, progress, "bits")
@@ -162,10 +216,16 @@ def scaling_by_bits(bits_grid, n_users: int, epsilon: float, *, k: int = HH_K, e
 def _checked_scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> Scaling:
     k = check_int("k", k, low=1, high=min(HH_SUPPORT, 2 ** min(bits for _, bits, _ in settings)))
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
-    n_draws = check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)  # a standard error needs two runs
+    n_draws = check_int(
+        "n_draws", n_draws, low=2, high=MAX_N_DRAWS
+    )  # a standard error needs two runs
     rng, progress = check_rng(rng), check_bool("progress", progress)
     protocols = _check_protocols(protocols)
     smallest = min(n for n, _, _ in settings)
     if smallest < 64:
-        fail("n_grid" if what == "n" else "n_users", smallest, "at least 64 users (a user per group of every protocol)")
+        fail(
+            "n_grid" if what == "n" else "n_users",
+            smallest,
+            "at least 64 users (a user per group of every protocol)",
+        )
     return _scaling(settings, k, exponent, n_draws, rng, protocols, progress, what)

@@ -17,8 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_instance, check_int, check_int_array, check_n_draws,
-                                     check_probability, check_real, check_real_array, fail)
+from ldp_helpers._validation import (
+    MAX_N_ROUNDS,
+    Described,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_probability,
+    check_real,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.bounds.extremes import log_correction_residual
 from ldp_helpers.bounds.m_shot import method_m
 from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error
@@ -32,15 +42,23 @@ N_USERS_EXP2 = 100_000  # N of Experiment 2 (§6.3)
 THETA = 0.8  # the heavy-hitter threshold θ of both experiments
 EPSILONS = (1.0, 10.0, 200.0)  # the budgets of both experiments: Fig. 2a–c and Fig. 2d–f
 ROUNDS_EXP2 = np.arange(100, 1001, 100)  # Experiment 2's T = 100, 200, …, 1000
-PAPER_PEAKS = dict(zip(EPSILONS, ((1, 0.71), (6, 0.91), (100, 0.99))))  # §6.2: the m where F peaks, and the peak F
+PAPER_PEAKS = dict(
+    zip(EPSILONS, ((1, 0.71), (6, 0.91), (100, 0.99)))
+)  # §6.2: the m where F peaks, and the peak F
 
 # ---------------------------------------------------------------- our settings (the paper fixes none of these)
 BETA = 0.05  # β of the certified α: bound (2) = β
 #: Theorem 3's check: (ε, m, r, data model) on Experiment 1's data
-THEOREM3_SETTINGS = ((EPSILONS[1], 6, 0.0, "random sets"), (EPSILONS[1], 6, 0.3, "random sets"),
-                     (EPSILONS[0], 1, 0.0, "fixed V"), (EPSILONS[1], N_ROUNDS, 0.0, "fixed V"))
+THEOREM3_SETTINGS = (
+    (EPSILONS[1], 6, 0.0, "random sets"),
+    (EPSILONS[1], 6, 0.3, "random sets"),
+    (EPSILONS[0], 1, 0.0, "fixed V"),
+    (EPSILONS[1], N_ROUNDS, 0.0, "fixed V"),
+)
 #: the windows of m rerun around each peak of Fig. 2a–c
-PEAK_WINDOWS = dict(zip(EPSILONS, (np.arange(1, 5), np.arange(3, 13), np.array([60, 70, 80, 90, 95, 99, 100]))))
+PEAK_WINDOWS = dict(
+    zip(EPSILONS, (np.arange(1, 5), np.arange(3, 13), np.array([60, 70, 80, 90, 95, 99, 100])))
+)
 RATE_SETTINGS = ((0.0, 2.0), (0.5, 2.0), (1.0, 0.4))  # Theorem 9: (b, scale) with ε = scale·T^b
 MODELS = ("fixed V", "random sets")  # the two data models of the Theorem 3 check
 
@@ -74,61 +92,94 @@ def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: 
     return _estimates(mech, data, rng, _check_survey(mech, data, n_draws))
 
 
-def f_measures(mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+def f_measures(
+    mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_draws: int
+) -> np.ndarray:
     """The F-measure (Eq. (11)) of ``n_draws`` independent surveys of Algorithm 1 on ``data``."""
     return _f_measures(mech, data, theta, rng, _check_survey(mech, data, n_draws))
 
 
 def max_errors(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """max_t |Φ(Y_{:,t}) − Φ0(V_{:,t})| of each of ``n_draws`` surveys (the α of Definition 3.1)."""
-    return max_error(_estimates(mech, data, rng, _check_survey(mech, data, n_draws)), data.fractions())
+    return max_error(
+        _estimates(mech, data, rng, _check_survey(mech, data, n_draws)), data.fractions()
+    )
 
 
 @dataclass(frozen=True)
 class UnbiasednessCheck:
     """Per-round z-scores of the mean estimate and ratios of sample to exact variance."""
 
-    z: np.ndarray  # (mean Φ − Φ0)/√(Var Φ / n_draws), ≈ N(0, 1) per round if unbiased with that variance
+    z: (
+        np.ndarray
+    )  # (mean Φ − Φ0)/√(Var Φ / n_draws), ≈ N(0, 1) per round if unbiased with that variance
     variance_ratio: np.ndarray  # sample variance / exact variance, ≈ 1 ± √(2/n_draws)
 
 
 def _unbiasedness_check(mech, data, rng, n_draws) -> UnbiasednessCheck:
     est = _estimates(mech, data, rng, n_draws)
     truth, var = mech.estimand(data), mech.variance(data)
-    return UnbiasednessCheck((est.mean(axis=0) - truth) / np.sqrt(var / n_draws), est.var(axis=0, ddof=1) / var)
+    return UnbiasednessCheck(
+        (est.mean(axis=0) - truth) / np.sqrt(var / n_draws), est.var(axis=0, ddof=1) / var
+    )
 
 
-def unbiasedness_check(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> UnbiasednessCheck:
+def unbiasedness_check(
+    mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int
+) -> UnbiasednessCheck:
     """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_draws`` ≥ 2)."""
     check_instance("mech", mech, MShotReporting)
     check_instance("data", data, (Population, RandomActiveSets))
     return _unbiasedness_check(mech, data, rng, _n_draws_with_spread(n_draws))
 
 
-def theorem3_checks(settings, *, n_users: int, n_rounds: int, rng: np.random.Generator, n_draws: int) -> dict:
+def theorem3_checks(
+    settings, *, n_users: int, n_rounds: int, rng: np.random.Generator, n_draws: int
+) -> dict:
     """:func:`unbiasedness_check` of each (ε, m, r, data model) of ``settings`` on one shuffled ramp.
 
     The data models are a fixed nested V ("fixed V") and fresh random active sets per survey ("random
     sets") with the same counts k_t; the result maps each setting to its :class:`UnbiasednessCheck`.
     """
-    if not isinstance(settings, (tuple, list)) or not settings or not all(
-            isinstance(s, tuple) and len(s) == 4 and s[3] in MODELS for s in settings):
-        fail("settings", Described(f"{settings!r:.80}"),
-             f"a non-empty sequence of (epsilon, m, r, model), model in {MODELS}")
+    if (
+        not isinstance(settings, (tuple, list))
+        or not settings
+        or not all(isinstance(s, tuple) and len(s) == 4 and s[3] in MODELS for s in settings)
+    ):
+        fail(
+            "settings",
+            Described(f"{settings!r:.80}"),
+            f"a non-empty sequence of (epsilon, m, r, model), model in {MODELS}",
+        )
     n_draws = _n_draws_with_spread(n_draws)
     mechs = [MShotReporting(eps, n_rounds, m, r) for eps, m, r, _ in settings]
     ramp = linear_ramp_counts(n_users, n_rounds, rng=rng)
     models = dict(zip(MODELS, (Population.nested(ramp, n_users), RandomActiveSets(ramp, n_users))))
-    return {s: _unbiasedness_check(mech, models[s[3]], rng, n_draws) for s, mech in zip(settings, mechs)}
+    return {
+        s: _unbiasedness_check(mech, models[s[3]], rng, n_draws) for s, mech in zip(settings, mechs)
+    }
 
 
 def _f_measure_vs_m(epsilon, n_rounds, ms, n_users, theta, n_draws, rng) -> np.ndarray:
     data = ramp_data(n_users, n_rounds, rng=rng)
-    return np.array([_f_measures(MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng, n_draws) for m in ms])
+    return np.array(
+        [
+            _f_measures(MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng, n_draws)
+            for m in ms
+        ]
+    )
 
 
-def f_measure_vs_m(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_draws: int,
-                   rng: np.random.Generator) -> np.ndarray:
+def f_measure_vs_m(
+    epsilon: float,
+    n_rounds: int,
+    ms,
+    *,
+    n_users: int,
+    theta: float,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Experiment 1 (Fig. 2a–c): F-measures of shape (len(ms), n_draws), r = 0, one shuffled ramp."""
     ms = check_int_array("ms", ms, low=1).ravel()
     return _f_measure_vs_m(epsilon, n_rounds, ms, n_users, theta, check_n_draws(n_draws), rng)
@@ -156,13 +207,23 @@ def tied_with_best(ms, mean, se) -> np.ndarray:
     mean = check_real_array("mean", mean).ravel()
     se = check_real_array("se", se, low=0.0, low_open=False).ravel()
     if not ms.size == mean.size == se.size:
-        raise ValueError(f"ms, mean and se must have the same length; got {ms.size}, {mean.size}, {se.size}")
+        raise ValueError(
+            f"ms, mean and se must have the same length; got {ms.size}, {mean.size}, {se.size}"
+        )
     best = int(np.argmax(mean))
     return np.asarray(ms)[mean >= mean[best] - _two_se_of_difference(se, se[best])]
 
 
-def peak_window(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float, n_draws: int,
-                rng: np.random.Generator) -> PeakWindow:
+def peak_window(
+    epsilon: float,
+    n_rounds: int,
+    ms,
+    *,
+    n_users: int,
+    theta: float,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> PeakWindow:
     """Rerun Experiment 1 on a window of m with ``n_draws`` ≥ 2 surveys each and locate the peak of the mean F."""
     n_rounds = check_int("n_rounds", n_rounds, low=1)
     ms = check_int_array("ms", ms, low=1, high=n_rounds).ravel()
@@ -170,7 +231,9 @@ def peak_window(epsilon: float, n_rounds: int, ms, *, n_users: int, theta: float
     f = _f_measure_vs_m(epsilon, n_rounds, ms, n_users, theta, n_draws, rng)
     mean, se = f.mean(axis=1), f.std(axis=1, ddof=1) / math.sqrt(n_draws)
     best = int(mean.argmax())
-    return PeakWindow(ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied_with_best(ms, mean, se))
+    return PeakWindow(
+        ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied_with_best(ms, mean, se)
+    )
 
 
 def gap_to_best(window: PeakWindow, m: int) -> tuple[float, float]:
@@ -180,11 +243,20 @@ def gap_to_best(window: PeakWindow, m: int) -> tuple[float, float]:
     if m not in window.ms:
         fail("m", m, f"one of the window's m ({window.ms.tolist()})")
     i, best = int(np.flatnonzero(window.ms == m)[0]), int(np.argmax(window.mean))
-    return float(window.mean[best] - window.mean[i]), float(_two_se_of_difference(window.se[i], window.se[best]))
+    return float(window.mean[best] - window.mean[i]), float(
+        _two_se_of_difference(window.se[i], window.se[best])
+    )
 
 
-def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta: float, n_draws: int,
-                   rng: np.random.Generator) -> tuple[float, float, float]:
+def data_model_gap(
+    mech: MShotReporting,
+    ones_per_round,
+    n_users: int,
+    *,
+    theta: float,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> tuple[float, float, float]:
     """Mean F under a fixed nested V and under random active sets with the same k_t, and their gap in SE.
 
     ``n_draws`` ≥ 2 surveys per model (the SE needs a spread).
@@ -195,12 +267,22 @@ def data_model_gap(mech: MShotReporting, ones_per_round, n_users: int, *, theta:
     f_random = _f_measures(mech, RandomActiveSets(ones_per_round, n_users), theta, rng, n_draws)
     gap = float(f_fixed.mean() - f_random.mean())
     se = math.hypot(f_fixed.std(ddof=1), f_random.std(ddof=1)) / math.sqrt(n_draws)
-    z = gap / se if se > 0 else (0.0 if gap == 0 else math.copysign(math.inf, gap))  # noise-free surveys: no spread
+    z = (
+        gap / se if se > 0 else (0.0 if gap == 0 else math.copysign(math.inf, gap))
+    )  # noise-free surveys: no spread
     return float(f_fixed.mean()), float(f_random.mean()), z
 
 
-def f_measure_vs_rounds(epsilon: float, rounds, method: str, *, n_users: int, theta: float, n_draws: int,
-                        rng: np.random.Generator) -> np.ndarray:
+def f_measure_vs_rounds(
+    epsilon: float,
+    rounds,
+    method: str,
+    *,
+    n_users: int,
+    theta: float,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Experiment 2 (Fig. 2d–f): F-measures of shape (len(rounds), n_draws) for one method, r = 0."""
     rounds = check_int_array("rounds", rounds, low=1, high=MAX_N_ROUNDS).ravel()
     n_draws, out = check_n_draws(n_draws), []
@@ -211,8 +293,16 @@ def f_measure_vs_rounds(epsilon: float, rounds, method: str, *, n_users: int, th
     return np.array(out)
 
 
-def max_error_vs_rounds(scale: float, b: float, rounds, method: str, *, n_users: int, n_draws: int,
-                        rng: np.random.Generator) -> np.ndarray:
+def max_error_vs_rounds(
+    scale: float,
+    b: float,
+    rounds,
+    method: str,
+    *,
+    n_users: int,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Theorem 9 made visible: max errors of shape (len(rounds), n_draws) with ε = scale·T^b."""
     scale, b = check_real("scale", scale, low=0.0), check_real("b", b)
     rounds = check_int_array("rounds", rounds, low=1, high=MAX_N_ROUNDS).ravel()
@@ -231,7 +321,9 @@ class RateFit:
 
     slopes: dict  # (b, method) -> fitted slope of ln(mean max error / √log(2T/β)) against ln T
     se: dict  # (b, method) -> Monte-Carlo SE of that slope
-    residual_mean: float  # the slope √log(2T/β) leaves for the mean max of T Gaussians (a bias of the fit)
+    residual_mean: (
+        float  # the slope √log(2T/β) leaves for the mean max of T Gaussians (a bias of the fit)
+    )
     residual_quantile: float  # the same for their (1 − β)-quantile
 
 
@@ -240,12 +332,34 @@ def fit_rates(rounds, errors, beta: float) -> RateFit:
     rounds = check_int_array("rounds", rounds, low=1).ravel()
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     if not isinstance(errors, dict) or not errors:
-        fail("errors", Described(f"{errors!r:.80}"), "a non-empty dict of (b, method) -> max errors (rounds × n_draws)")
-    errors = {key: check_real_array(f"errors[{key!r}]", err, low=0.0, low_open=False) for key, err in errors.items()}
-    if any(err.ndim != 2 or err.shape[0] != rounds.size or err.shape[1] < 2 for err in errors.values()):
-        fail("errors", Described("arrays of other shapes"), f"arrays of shape ({rounds.size}, n_draws ≥ 2)")
-    slopes = {key: fitted_slope(rounds, err.mean(axis=1), log_correction_beta=beta) for key, err in errors.items()}
-    se = {key: fitted_slope_se(rounds, err.mean(axis=1), err.std(axis=1, ddof=1) / np.sqrt(err.shape[1]))
-          for key, err in errors.items()}  # the log correction does not change the SE
-    residual_mean, residual_quantile = (log_correction_residual(rounds, beta, quantile=q) for q in (False, True))
+        fail(
+            "errors",
+            Described(f"{errors!r:.80}"),
+            "a non-empty dict of (b, method) -> max errors (rounds × n_draws)",
+        )
+    errors = {
+        key: check_real_array(f"errors[{key!r}]", err, low=0.0, low_open=False)
+        for key, err in errors.items()
+    }
+    if any(
+        err.ndim != 2 or err.shape[0] != rounds.size or err.shape[1] < 2 for err in errors.values()
+    ):
+        fail(
+            "errors",
+            Described("arrays of other shapes"),
+            f"arrays of shape ({rounds.size}, n_draws ≥ 2)",
+        )
+    slopes = {
+        key: fitted_slope(rounds, err.mean(axis=1), log_correction_beta=beta)
+        for key, err in errors.items()
+    }
+    se = {
+        key: fitted_slope_se(
+            rounds, err.mean(axis=1), err.std(axis=1, ddof=1) / np.sqrt(err.shape[1])
+        )
+        for key, err in errors.items()
+    }  # the log correction does not change the SE
+    residual_mean, residual_quantile = (
+        log_correction_residual(rounds, beta, quantile=q) for q in (False, True)
+    )
     return RateFit(slopes, se, residual_mean, residual_quantile)

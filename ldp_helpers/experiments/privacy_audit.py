@@ -24,13 +24,27 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ldp_helpers._validation import (
-    MAX_N_DRAWS, check_bool, check_choice, check_epsilon, check_instance, check_int, check_int_array, check_ndim,
-    check_probability, check_rng, fail, fail_type)
+    MAX_N_DRAWS,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_probability,
+    check_rng,
+    fail,
+    fail_type,
+)
 from ldp_helpers.audit.auditor import AuditResult, MechanismClient, check_confidence, run_audit
 from ldp_helpers.audit.longitudinal import (
-    AttackCurve, binomial_attack_curve, fresh_rr_count_table, memoized_rappor_count_table, simulated_attack_curve)
-from ldp_helpers.sweeps import (
-    MAX_CHUNKS, ChunkError, check_seed, check_where, progress_bar, sweep_session)
+    AttackCurve,
+    binomial_attack_curve,
+    fresh_rr_count_table,
+    memoized_rappor_count_table,
+    simulated_attack_curve,
+)
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -39,6 +53,14 @@ from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+from ldp_helpers.sweeps import (
+    MAX_CHUNKS,
+    ChunkError,
+    check_seed,
+    check_where,
+    progress_bar,
+    sweep_session,
+)
 
 #: the mechanisms whose ε_lb is followed against the number of trials N
 CURVE_KEYS = ("grr", "oue", "rappor_basic_one_time", "glance")
@@ -68,11 +90,18 @@ class LocalHashSupport:
     mechanism: object
 
     def __post_init__(self):
-        check_instance("mechanism", self.mechanism, LocalHashing, "a local-hashing mechanism (BLH, OLH, LocalHashing)")
+        check_instance(
+            "mechanism",
+            self.mechanism,
+            LocalHashing,
+            "a local-hashing mechanism (BLH, OLH, LocalHashing)",
+        )
 
     def __call__(self, reports) -> np.ndarray:
         a, b, y = (np.asarray(reports)[:, j, None] for j in range(3))
-        return (self.mechanism.hash_values(a, b, np.arange(self.mechanism.d)[None]) == y).astype(np.int8)
+        return (self.mechanism.hash_values(a, b, np.arange(self.mechanism.d)[None]) == y).astype(
+            np.int8
+        )
 
 
 def audit_inputs(key: str, mechanism) -> tuple:
@@ -91,7 +120,11 @@ def _audit_inputs(key: str, mechanism) -> tuple:
     if family == "rappor":
         return np.array([0, 0]), np.array([0, 1])
     if family == "mean":  # the inputs' extremes, where the tables attain ε
-        return (-mechanism.radius, mechanism.radius) if hasattr(mechanism, "radius") else (0, mechanism.m)
+        return (
+            (-mechanism.radius, mechanism.radius)
+            if hasattr(mechanism, "radius")
+            else (0, mechanism.m)
+        )
     if family == "multidimensional":  # tuples that differ in every attribute
         return np.zeros(mechanism.n_attributes, np.int64), np.ones(mechanism.n_attributes, np.int64)
     return 0, 1
@@ -116,9 +149,18 @@ class MechanismAudit:
     result: AuditResult
 
 
-def registry_audits(*, n_trials: int, seed: int, confidence: float, chunk_size: int = CHUNK_SIZE,
-                    n_jobs: int | None = None, keys=None, progress: bool = False, dask_address: str | None = None,
-                    dask_client=None) -> list[MechanismAudit]:
+def registry_audits(
+    *,
+    n_trials: int,
+    seed: int,
+    confidence: float,
+    chunk_size: int = CHUNK_SIZE,
+    n_jobs: int | None = None,
+    keys=None,
+    progress: bool = False,
+    dask_address: str | None = None,
+    dask_client=None,
+) -> list[MechanismAudit]:
     """Audit every registered mechanism's example (or those in ``keys``) on its :func:`audit_inputs`.
 
     Each audit's main run is split into chunks of ``chunk_size`` trials; ``n_jobs`` / ``dask_address`` /
@@ -128,59 +170,129 @@ def registry_audits(*, n_trials: int, seed: int, confidence: float, chunk_size: 
     if keys is not None and (isinstance(keys, str) or not isinstance(keys, (list, tuple))):
         fail_type("keys", keys, f"None or a list/tuple of registry keys {sorted(REGISTRY)}")
     keys = list(REGISTRY) if keys is None else [check_choice("keys", key, REGISTRY) for key in keys]
-    _check_audit_arguments(n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs, progress=progress,
-                           dask_address=dask_address, dask_client=dask_client, chunk_size=chunk_size)
+    _check_audit_arguments(
+        n_trials=n_trials,
+        seed=seed,
+        confidence=confidence,
+        n_jobs=n_jobs,
+        progress=progress,
+        dask_address=dask_address,
+        dask_client=dask_client,
+        chunk_size=chunk_size,
+    )
     seeds = np.random.SeedSequence(seed).spawn(len(keys))
     rows = []
     with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
         for key, child in progress_bar(list(zip(keys, seeds)), progress, "registry audits"):
             mechanism = REGISTRY[key].example()
             x0, x1 = _audit_inputs(key, mechanism)
-            result = run_audit(_audit_client(mechanism), x0, x1, n_trials=n_trials, seed=child, confidence=confidence,
-                               claimed_epsilon=mechanism.epsilon, chunk_size=chunk_size, **where)
-            rows.append(MechanismAudit(key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result))
+            result = run_audit(
+                _audit_client(mechanism),
+                x0,
+                x1,
+                n_trials=n_trials,
+                seed=child,
+                confidence=confidence,
+                claimed_epsilon=mechanism.epsilon,
+                chunk_size=chunk_size,
+                **where,
+            )
+            rows.append(
+                MechanismAudit(
+                    key, REGISTRY[key].label, mechanism.epsilon, mechanism.privacy_loss(), result
+                )
+            )
     return rows
 
 
 def audit_table(audits) -> str:
     """A notebook's printout of :func:`registry_audits`: claimed, exact and audited ε with the event, one line
     per mechanism, then the largest ε_lb − exact ε (≤ 0: no mechanism is flagged)."""
-    if not isinstance(audits, (list, tuple)) or not audits or not all(isinstance(a, MechanismAudit) for a in audits):
+    if (
+        not isinstance(audits, (list, tuple))
+        or not audits
+        or not all(isinstance(a, MechanismAudit) for a in audits)
+    ):
         fail_type("audits", audits, "registry_audits' result: a non-empty list of MechanismAudit")
     lines = [f"{'mechanism':<58} {'claimed ε':>9} {'exact ε':>8} {'ε_lb':>7}  event"]
-    lines += [f"{a.label[:58]:<58} {a.claimed_epsilon:9.3f} {a.exact_epsilon:8.3f} {a.result.epsilon_lb:7.3f}  "
-              f"{str(a.result.event)[:40]}" for a in audits]
+    lines += [
+        f"{a.label[:58]:<58} {a.claimed_epsilon:9.3f} {a.exact_epsilon:8.3f} {a.result.epsilon_lb:7.3f}  "
+        f"{str(a.result.event)[:40]}"
+        for a in audits
+    ]
     worst = max(a.result.epsilon_lb - a.exact_epsilon for a in audits)
-    return "\n".join([*lines, "", f"largest ε_lb − exact ε over {len(audits)} mechanisms: {worst:.3f} (must be ≤ 0)"])
+    return "\n".join(
+        [
+            *lines,
+            "",
+            f"largest ε_lb − exact ε over {len(audits)} mechanisms: {worst:.3f} (must be ≤ 0)",
+        ]
+    )
 
 
-def epsilon_lb_curve(key: str, n_grid, *, seed: int, confidence: float, chunk_size: int = CHUNK_SIZE,
-                     n_jobs: int | None = None, progress: bool = False, dask_address: str | None = None,
-                     dask_client=None) -> dict[str, np.ndarray]:
+def epsilon_lb_curve(
+    key: str,
+    n_grid,
+    *,
+    seed: int,
+    confidence: float,
+    chunk_size: int = CHUNK_SIZE,
+    n_jobs: int | None = None,
+    progress: bool = False,
+    dask_address: str | None = None,
+    dask_client=None,
+) -> dict[str, np.ndarray]:
     """ε_lb, the event's log-ratio point estimate and CP upper end, vs N (independent audits per N).
 
     Chunks and where they run: as :func:`registry_audits`.
     """
     key = check_choice("key", key, REGISTRY)
     n_grid = check_ndim("n_grid", check_int_array("n_grid", n_grid, low=1, high=MAX_N_DRAWS), 1)
-    _check_audit_arguments(n_trials=1, seed=seed, confidence=confidence, n_jobs=n_jobs, progress=progress,
-                           dask_address=dask_address, dask_client=dask_client, chunk_size=chunk_size)
+    _check_audit_arguments(
+        n_trials=1,
+        seed=seed,
+        confidence=confidence,
+        n_jobs=n_jobs,
+        progress=progress,
+        dask_address=dask_address,
+        dask_client=dask_client,
+        chunk_size=chunk_size,
+    )
     if -(-int(n_grid.max()) // chunk_size) > MAX_CHUNKS:
-        fail("chunk_size", chunk_size, f"≥ max(n_grid) / MAX_CHUNKS = {n_grid.max() / MAX_CHUNKS:g}")
+        fail(
+            "chunk_size", chunk_size, f"≥ max(n_grid) / MAX_CHUNKS = {n_grid.max() / MAX_CHUNKS:g}"
+        )
     mechanism = REGISTRY[key].example()
     x0, x1 = _audit_inputs(key, mechanism)
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
     with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
-        results = [run_audit(_audit_client(mechanism), x0, x1, n_trials=int(n), seed=child, confidence=confidence,
-                             chunk_size=chunk_size, **where)
-                   for n, child in progress_bar(pairs, progress, f"ε_lb vs N ({key})")]
+        results = [
+            run_audit(
+                _audit_client(mechanism),
+                x0,
+                x1,
+                n_trials=int(n),
+                seed=child,
+                confidence=confidence,
+                chunk_size=chunk_size,
+                **where,
+            )
+            for n, child in progress_bar(pairs, progress, f"ε_lb vs N ({key})")
+        ]
     ratios = np.array([r.event_log_ratio for r in results])
-    return {"n": n_grid, "epsilon_lb": np.array([r.epsilon_lb for r in results]), "point": ratios[:, 1],
-            "high": ratios[:, 2], "exact": np.full(n_grid.size, mechanism.privacy_loss()), "results": results}
+    return {
+        "n": n_grid,
+        "epsilon_lb": np.array([r.epsilon_lb for r in results]),
+        "point": ratios[:, 1],
+        "high": ratios[:, 2],
+        "exact": np.full(n_grid.size, mechanism.privacy_loss()),
+        "results": results,
+    }
 
 
-def _check_audit_arguments(*, n_trials, seed, confidence, n_jobs, progress, dask_address, dask_client,
-                           chunk_size) -> None:
+def _check_audit_arguments(
+    *, n_trials, seed, confidence, n_jobs, progress, dask_address, dask_client, chunk_size
+) -> None:
     """The drivers' shared arguments, checked before the first audit runs."""
     check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)
     if -(-n_trials // check_int("chunk_size", chunk_size, low=1)) > MAX_CHUNKS:
@@ -211,12 +323,23 @@ def never_cleared_loss(protocol: str, epsilon: float) -> float:
 def peer_table(peers: dict) -> str:
     """A notebook's printout of :func:`ldp_helpers.peers.peer_audits`: ε_lb, the verdict, the counts and the event
     of every peer's audited protocol (SUE, OUE, OLH), one line each."""
-    if not isinstance(peers, dict) or not peers or not all(
-            isinstance(found, dict) and isinstance(found.get("audits"), dict) for found in peers.values()):
-        fail_type("peers", peers, "peer_audits' result: a dict of peer -> {'audits': {protocol: audit}}")
-    return "\n".join(f"{peer:<16} {protocol}: ε_lb = {r['epsilon_lb']:.3f}  violation = {r['violation']}  "
-                     f"(K0 = {r['count0']}, K1 = {r['count1']} of {r['n_trials']}; event {r['event']})"
-                     for peer, found in peers.items() for protocol, r in found["audits"].items())
+    if (
+        not isinstance(peers, dict)
+        or not peers
+        or not all(
+            isinstance(found, dict) and isinstance(found.get("audits"), dict)
+            for found in peers.values()
+        )
+    ):
+        fail_type(
+            "peers", peers, "peer_audits' result: a dict of peer -> {'audits': {protocol: audit}}"
+        )
+    return "\n".join(
+        f"{peer:<16} {protocol}: ε_lb = {r['epsilon_lb']:.3f}  violation = {r['violation']}  "
+        f"(K0 = {r['count0']}, K1 = {r['count1']} of {r['n_trials']}; event {r['event']})"
+        for peer, found in peers.items()
+        for protocol, r in found["audits"].items()
+    )
 
 
 def success_cap(epsilon: float) -> float:
@@ -242,10 +365,23 @@ def memoized_limits(f: float) -> tuple[float, float]:
     return keep, math.log(keep / (f / 2))
 
 
-def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float, rappor_q: float,
-                        stream_epsilon: float, m: int, n_draws: int, seed: int, table_max_k: int = 6,
-                        n_jobs: int | None = None, dask_address: str | None = None, dask_client=None,
-                        completed: dict | None = None) -> list[AttackCurve]:
+def longitudinal_curves(
+    ks,
+    *,
+    epsilon: float,
+    rappor_f: float,
+    rappor_p: float,
+    rappor_q: float,
+    stream_epsilon: float,
+    m: int,
+    n_draws: int,
+    seed: int,
+    table_max_k: int = 6,
+    n_jobs: int | None = None,
+    dask_address: str | None = None,
+    dask_client=None,
+    completed: dict | None = None,
+) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
     Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds.
 
@@ -253,38 +389,80 @@ def longitudinal_curves(ks, *, epsilon: float, rappor_f: float, rappor_p: float,
     :class:`~ldp_helpers.sweeps.ChunkError` keeps every finished chunk in ``completed``, keyed
     by (stream index, k index); pass it back as ``completed=`` to compute only the missing ones.
     """
-    epsilon, stream_epsilon = check_epsilon(epsilon), check_epsilon(stream_epsilon, "stream_epsilon")
-    rappor_f, rappor_p, rappor_q = (check_probability(v, name) for v, name in
-                                    ((rappor_f, "rappor_f"), (rappor_p, "rappor_p"), (rappor_q, "rappor_q")))
+    epsilon, stream_epsilon = (
+        check_epsilon(epsilon),
+        check_epsilon(stream_epsilon, "stream_epsilon"),
+    )
+    rappor_f, rappor_p, rappor_q = (
+        check_probability(v, name)
+        for v, name in ((rappor_f, "rappor_f"), (rappor_p, "rappor_p"), (rappor_q, "rappor_q"))
+    )
     m = check_int("m", m, low=1)
     check_int_array("ks", ks, low=1)
     check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
     check_int("table_max_k", table_max_k, low=0)
     check_seed(seed)
     check_where(n_jobs, dask_address, dask_client)
-    curves = [binomial_attack_curve(f"fresh RR, ε₀ = {epsilon:g} per report",
-                                    lambda k: fresh_rr_count_table(epsilon, k), ks),
-              binomial_attack_curve(f"RAPPOR memoized PRR (f = {rappor_f:g}) + IRR",
-                                    lambda k: memoized_rappor_count_table(rappor_f, rappor_p, rappor_q, k), ks)]
-    streams = [(f"Glance (1-shot), ε = {stream_epsilon:g}", lambda k: Glance(stream_epsilon, k)),
-               (f"Harmony (1-shot), ε = {stream_epsilon:g}", lambda k: Harmony(stream_epsilon, k)),
-               (f"{m}-shot, ε = {stream_epsilon:g}", lambda k: MShotReporting(stream_epsilon, k, min(m, k), 0.0))]
-    if completed is not None and (not isinstance(completed, dict) or not all(
-            isinstance(key, tuple) and len(key) == 2 and key[0] in range(len(streams)) for key in completed)):
-        fail_type("completed", completed,
-                  "ChunkError.completed of an earlier call: a dict keyed by (stream index, k index)")
+    curves = [
+        binomial_attack_curve(
+            f"fresh RR, ε₀ = {epsilon:g} per report", lambda k: fresh_rr_count_table(epsilon, k), ks
+        ),
+        binomial_attack_curve(
+            f"RAPPOR memoized PRR (f = {rappor_f:g}) + IRR",
+            lambda k: memoized_rappor_count_table(rappor_f, rappor_p, rappor_q, k),
+            ks,
+        ),
+    ]
+    streams = [
+        (f"Glance (1-shot), ε = {stream_epsilon:g}", lambda k: Glance(stream_epsilon, k)),
+        (f"Harmony (1-shot), ε = {stream_epsilon:g}", lambda k: Harmony(stream_epsilon, k)),
+        (
+            f"{m}-shot, ε = {stream_epsilon:g}",
+            lambda k: MShotReporting(stream_epsilon, k, min(m, k), 0.0),
+        ),
+    ]
+    if completed is not None and (
+        not isinstance(completed, dict)
+        or not all(
+            isinstance(key, tuple) and len(key) == 2 and key[0] in range(len(streams))
+            for key in completed
+        )
+    ):
+        fail_type(
+            "completed",
+            completed,
+            "ChunkError.completed of an earlier call: a dict keyed by (stream index, k index)",
+        )
     done = dict(completed or {})
     with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
         where = {key: value for key, value in where.items() if key in ("n_jobs", "dask_client")}
-        for j, ((label, make), child) in enumerate(zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))):
+        for j, ((label, make), child) in enumerate(
+            zip(streams, np.random.SeedSequence(seed).spawn(len(streams)))
+        ):
             mine = {i: row for (stream, i), row in done.items() if stream == j}
             try:
-                curve = simulated_attack_curve(label, make, ks, n_draws=n_draws, seed=child, table_max_k=table_max_k,
-                                               completed=mine, **where)
+                curve = simulated_attack_curve(
+                    label,
+                    make,
+                    ks,
+                    n_draws=n_draws,
+                    seed=child,
+                    table_max_k=table_max_k,
+                    completed=mine,
+                    **where,
+                )
             except ChunkError as error:
                 done.update({(j, i): row for i, row in error.completed.items()})
-                raise ChunkError([replace(f, error=f"{label}: {f.error}") for f in error.failures], done) from error
-            done.update({(j, i): row for i, row in enumerate(zip(curve.success, curve.success_se, curve.epsilon,
-                                                                   curve.epsilon_exact))})
+                raise ChunkError(
+                    [replace(f, error=f"{label}: {f.error}") for f in error.failures], done
+                ) from error
+            done.update(
+                {
+                    (j, i): row
+                    for i, row in enumerate(
+                        zip(curve.success, curve.success_se, curve.epsilon, curve.epsilon_exact)
+                    )
+                }
+            )
             curves.append(curve)
     return curves

@@ -19,12 +19,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_bool, check_instance, check_int,
-                                     check_int_array, check_n_draws, check_ndim, check_real, check_real_array,
-                                     check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_bool,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_ndim,
+    check_real,
+    check_real_array,
+    check_rng,
+    fail,
+)
 from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report
-from ldp_helpers.estimation.rappor_decoding import (Decoding, _check_correction, _decode, _printed_y_vec,
-                                                   identical_filter_pairs)
+from ldp_helpers.estimation.rappor_decoding import (
+    Decoding,
+    _check_correction,
+    _decode,
+    _printed_y_vec,
+    identical_filter_pairs,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss, privacy_losses
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.rappor_client import report_table
@@ -42,7 +58,17 @@ ALPHA = 0.05  # level of the one-sided t-tests, without multiple-testing correct
 #: columns of :func:`decode_surveys`
 SURVEY_COLUMNS = ("precision", "recall", "n_kept", "n_false")
 #: columns of :func:`privacy_comparison`
-PRIVACY_COLUMNS = ("f", "p", "q", "h", "eps_table", "eps1", "eps1_tutorial", "eps_inf_table", "eps_inf")
+PRIVACY_COLUMNS = (
+    "f",
+    "p",
+    "q",
+    "h",
+    "eps_table",
+    "eps1",
+    "eps1_tutorial",
+    "eps_inf_table",
+    "eps_inf",
+)
 
 
 def paper_params(h: int, m: int = N_COHORTS, *, epsilon: float | None = None) -> RapporParams:
@@ -65,8 +91,20 @@ def paper_weights(exponent: float = ZIPF_EXPONENT) -> np.ndarray:
 def paper_setting(h: int) -> dict:
     """The paper's setting with h hashes as the RAPPOR guide's keywords (``show_panel("rappor", ...)``; [rappor] §3)."""
     par = paper_params(h)
-    return dict(k=par.k, h=par.h, m=par.m, f=par.f, p=par.p, q=par.q, n_reports=N_REPORTS, n_candidates=M,
-                n_true=N_TRUE, zipf_s=ZIPF_EXPONENT, alpha=ALPHA, correction="none")
+    return dict(
+        k=par.k,
+        h=par.h,
+        m=par.m,
+        f=par.f,
+        p=par.p,
+        q=par.q,
+        n_reports=N_REPORTS,
+        n_candidates=M,
+        n_true=N_TRUE,
+        zipf_s=ZIPF_EXPONENT,
+        alpha=ALPHA,
+        correction="none",
+    )
 
 
 # ------------------------------------------------------------------ decoded surveys
@@ -101,8 +139,16 @@ class DecodedSurvey:
     decoding: Decoding
 
 
-def decode_survey(params: RapporParams, weights, n_reports: int, *, rng: np.random.Generator, correction=None,
-                  alpha: float = ALPHA, printed_logic: bool = False) -> DecodedSurvey:
+def decode_survey(
+    params: RapporParams,
+    weights,
+    n_reports: int,
+    *,
+    rng: np.random.Generator,
+    correction=None,
+    alpha: float = ALPHA,
+    printed_logic: bool = False,
+) -> DecodedSurvey:
     """One survey as [rappor] §3 runs it: a fresh hashing secret, a population, the reports' bit counts, the decoder.
 
     ``printed_logic=True`` builds Y_vec with the defective loop of [rappor] Fig. 2
@@ -118,8 +164,17 @@ def decode_survey(params: RapporParams, weights, n_reports: int, *, rng: np.rand
     return _decode_survey(params, weights, n_reports, rng, correction, alpha, printed_logic)
 
 
-def decode_surveys(params: RapporParams, weights, n_reports: int, n_draws: int, *, rng: np.random.Generator,
-                   correction=None, alpha: float = ALPHA, printed_logic: bool = False) -> np.ndarray:
+def decode_surveys(
+    params: RapporParams,
+    weights,
+    n_reports: int,
+    n_draws: int,
+    *,
+    rng: np.random.Generator,
+    correction=None,
+    alpha: float = ALPHA,
+    printed_logic: bool = False,
+) -> np.ndarray:
     """``n_draws`` independent :func:`decode_survey` s, an array (n_draws, 4) with :data:`SURVEY_COLUMNS`.
 
     Columns: precision, recall, the number of candidates the LASSO kept, and the number of
@@ -132,11 +187,22 @@ def decode_surveys(params: RapporParams, weights, n_reports: int, n_draws: int, 
     """
     n_draws, rng = check_n_draws(n_draws), check_rng(rng)
     weights, alpha = _check_survey([params], weights, [n_reports], correction, alpha, printed_logic)
-    return _decode_surveys(params, weights, n_reports, n_draws, rng, correction, alpha, printed_logic)
+    return _decode_surveys(
+        params, weights, n_reports, n_draws, rng, correction, alpha, printed_logic
+    )
 
 
-def decode_grid(params, weights, n_draws: int, *, n_reports=N_REPORTS, rng: np.random.Generator, correction=None,
-                alpha: float = ALPHA, printed_logic: bool = False) -> np.ndarray:
+def decode_grid(
+    params,
+    weights,
+    n_draws: int,
+    *,
+    n_reports=N_REPORTS,
+    rng: np.random.Generator,
+    correction=None,
+    alpha: float = ALPHA,
+    printed_logic: bool = False,
+) -> np.ndarray:
     """:func:`decode_surveys` at each point of a grid, in order: an array (points, n_draws, 4).
 
     ``params`` is a sequence of :class:`RapporParams`; ``n_reports`` one N for all points or
@@ -154,8 +220,12 @@ def decode_grid(params, weights, n_draws: int, *, n_reports=N_REPORTS, rng: np.r
         fail("n_reports", n_reports, f"one N or one N per point of params ({len(params)})")
     n_reports = np.broadcast_to(n_reports, (len(params),))
     weights, alpha = _check_survey(params, weights, n_reports, correction, alpha, printed_logic)
-    return np.array([_decode_surveys(par, weights, int(n), n_draws, rng, correction, alpha, printed_logic)
-                     for par, n in zip(params, n_reports)])
+    return np.array(
+        [
+            _decode_surveys(par, weights, int(n), n_draws, rng, correction, alpha, printed_logic)
+            for par, n in zip(params, n_reports)
+        ]
+    )
 
 
 def _check_survey(params_list, weights, n_reports_list, correction, alpha, printed_logic):
@@ -163,33 +233,66 @@ def _check_survey(params_list, weights, n_reports_list, correction, alpha, print
     check_bool("printed_logic", printed_logic)
     _check_correction(correction)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
-    weights = check_ndim("weights", check_real_array("weights", weights, low=0.0, low_open=False), 1)
-    check_real("weights.sum()", float(weights.sum()), low=1 - 1e-9, high=1 + 1e-9, low_open=False, high_open=False)
+    weights = check_ndim(
+        "weights", check_real_array("weights", weights, low=0.0, low_open=False), 1
+    )
+    check_real(
+        "weights.sum()",
+        float(weights.sum()),
+        low=1 - 1e-9,
+        high=1 + 1e-9,
+        low_open=False,
+        high_open=False,
+    )
     for params, n_reports in zip(params_list, n_reports_list):
         check_instance("params", params, RapporParams)
         check_int("n_reports", n_reports, low=params.m)
         if printed_logic:
-            check_real("params.f (printed_logic: IRR only)", params.f, low=0.0, high=0.0, low_open=False,
-                       high_open=False)
+            check_real(
+                "params.f (printed_logic: IRR only)",
+                params.f,
+                low=0.0,
+                high=0.0,
+                low_open=False,
+                high_open=False,
+            )
     return weights, alpha
 
 
-def _decode_surveys(params, weights, n_reports, n_draws, rng, correction, alpha, printed_logic) -> np.ndarray:
+def _decode_surveys(
+    params, weights, n_reports, n_draws, rng, correction, alpha, printed_logic
+) -> np.ndarray:
     n_true = int(np.count_nonzero(weights))
-    surveys = [_decode_survey(params, weights, n_reports, rng, correction, alpha, printed_logic)
-               for _ in range(n_draws)]
-    return np.array([(s.precision, s.recall, s.decoding.candidates.size,
-                      np.sum(s.decoding.detected_candidates >= n_true)) for s in surveys], dtype=float)
+    surveys = [
+        _decode_survey(params, weights, n_reports, rng, correction, alpha, printed_logic)
+        for _ in range(n_draws)
+    ]
+    return np.array(
+        [
+            (
+                s.precision,
+                s.recall,
+                s.decoding.candidates.size,
+                np.sum(s.decoding.detected_candidates >= n_true),
+            )
+            for s in surveys
+        ],
+        dtype=float,
+    )
 
 
-def _decode_survey(params, weights, n_reports, rng, correction, alpha, printed_logic) -> DecodedSurvey:
+def _decode_survey(
+    params, weights, n_reports, rng, correction, alpha, printed_logic
+) -> DecodedSurvey:
     n_true = int(np.count_nonzero(weights))
     mechanism = Rappor.create(params, weights.size, rng=rng)
     truth = cohort_counts(weights, n_reports, params.m, rng=rng)
     if printed_logic:
         y = _printed_y_vec(mechanism, truth, truth.sum(axis=1), n_true, rng, True)
     else:
-        y = mechanism.estimate(mechanism.sample_aggregate(truth, rng=rng), mechanism.n_reports(truth)).ravel()
+        y = mechanism.estimate(
+            mechanism.sample_aggregate(truth, rng=rng), mechanism.n_reports(truth)
+        ).ravel()
     decoding = _decode(mechanism.design_matrix.astype(np.float64), y, alpha, correction)
     return DecodedSurvey(*_precision_recall(decoding.detected_candidates, n_true), decoding)
 
@@ -197,7 +300,9 @@ def _decode_survey(params, weights, n_reports, rng, correction, alpha, printed_l
 def paired_gain(after, before, *, se_floor: float = 0.01) -> tuple[float, float]:
     """Mean of ``after − before`` over paired surveys and its standard error (at least ``se_floor``; one survey: it)."""
     after = check_ndim("after", check_real_array("after", after), 1)
-    before = check_ndim("before", check_real_array("before", before), 1, last=after.size, what="(paired with after)")
+    before = check_ndim(
+        "before", check_real_array("before", before), 1, last=after.size, what="(paired with after)"
+    )
     se_floor = check_real("se_floor", se_floor, low=0.0, low_open=False)
     gain = after - before
     se = max(gain.std(ddof=1) / math.sqrt(gain.size), se_floor) if gain.size > 1 else se_floor
@@ -231,12 +336,16 @@ def client_check(params: RapporParams, n_reports: int, *, rng: np.random.Generat
     n_reports = check_int("n_reports", n_reports, low=1)
     check_allocation("n_reports", n_reports, n_reports * (params.k + 2), what="the reports' bits")
     rng = check_rng(rng)
-    mechanism = Rappor.create(params, 1, rng=rng)  # a single candidate: every user holds it, in cohort 0
+    mechanism = Rappor.create(
+        params, 1, rng=rng
+    )  # a single candidate: every user holds it, in cohort 0
     bloom = mechanism.blooms[0, 0]
     bits = mechanism.perturb(np.zeros((n_reports, 2), dtype=int), rng=rng).bits
     on, off = bits[:, bloom == 1], bits[:, bloom == 0]
     q, p = params.q_star, params.p_star
-    return ClientCheck(on.mean(), math.sqrt(q * (1 - q) / on.size), off.mean(), math.sqrt(p * (1 - p) / off.size))
+    return ClientCheck(
+        on.mean(), math.sqrt(q * (1 - q) / on.size), off.mean(), math.sqrt(p * (1 - p) / off.size)
+    )
 
 
 def disjoint_filters_loss(params: RapporParams) -> float:
@@ -244,12 +353,16 @@ def disjoint_filters_loss(params: RapporParams) -> float:
 
     The pair the closed form ε₁ = h ln(q*(1−p*)/(p*(1−q*))) is tight for ([erlingsson2014] Theorem 2).
     """
-    check_int("params.h", check_instance("params", params, RapporParams).h, high=8)  # 2^(2h) reports
+    check_int(
+        "params.h", check_instance("params", params, RapporParams).h, high=8
+    )  # 2^(2h) reports
     filters = np.kron(np.eye(2, dtype=np.int8), np.ones((1, params.h), dtype=np.int8))
     return max_privacy_loss(report_table(filters, params.bit_table()))
 
 
-def colliding_pairs(params: RapporParams, n_candidates: int = M, *, rng: np.random.Generator) -> tuple[int, int]:
+def colliding_pairs(
+    params: RapporParams, n_candidates: int = M, *, rng: np.random.Generator
+) -> tuple[int, int]:
     """Candidate pairs with identical Bloom filters in cohort 0 and in every cohort, for a fresh hashing secret.
 
     Cohort-specific hashes make the second number small: the reason for cohorts ([rappor] §2).  The
@@ -268,7 +381,9 @@ class EstimatorCheck:
     n_draws: int
 
 
-def estimator_check(mechanism: Rappor, truth, n_draws: int, *, rng: np.random.Generator) -> EstimatorCheck:
+def estimator_check(
+    mechanism: Rappor, truth, n_draws: int, *, rng: np.random.Generator
+) -> EstimatorCheck:
     """``n_draws`` surveys of one population (one batched ``sample_aggregate``): t̂ against [rappor] Eqs. (2)–(3).
 
     For an unbiased t̂ with the exact variance each z is approximately N(0, 1) and each
@@ -280,8 +395,12 @@ def estimator_check(mechanism: Rappor, truth, n_draws: int, *, rng: np.random.Ge
     """
     n_draws = check_int("n_draws", n_draws, low=2)
     t = check_instance("mechanism", mechanism, Rappor).estimand(truth)
-    variance = check_real_array("mechanism.variance(truth)", mechanism.variance(truth), low=0.0)  # a randomized report
-    draws = mechanism.estimate(mechanism.sample_aggregate(truth, rng=rng, n_draws=n_draws), mechanism.n_reports(truth))
+    variance = check_real_array(
+        "mechanism.variance(truth)", mechanism.variance(truth), low=0.0
+    )  # a randomized report
+    draws = mechanism.estimate(
+        mechanism.sample_aggregate(truth, rng=rng, n_draws=n_draws), mechanism.n_reports(truth)
+    )
     z = (draws.mean(axis=0) - t) / np.sqrt(variance / n_draws)
     return EstimatorCheck(z, draws.var(axis=0, ddof=1) / variance, n_draws)
 
@@ -301,24 +420,46 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
     """
     rng = check_rng(rng)
     h_values = check_int_array("h_values", h_values, low=1).ravel()
-    settings = check_real_array("settings", settings, low=0.0, high=1.0, low_open=False, high_open=False)
+    settings = check_real_array(
+        "settings", settings, low=0.0, high=1.0, low_open=False, high_open=False
+    )
     if settings.ndim != 2 or settings.shape[1] != 3:
-        raise ValueError(f"settings must be a sequence of (f, p, q) triples; got an array of shape {settings.shape}")
+        raise ValueError(
+            f"settings must be a sequence of (f, p, q) triples; got an array of shape {settings.shape}"
+        )
     grid = [RapporParams(k=k, h=h, m=1, f=f, p=p, q=q) for f, p, q in settings for h in h_values]
     one_report = privacy_losses(Rappor.create(par, 1, rng=rng) for par in grid)
     permanent = privacy_losses(Rappor.create(par.prr_only(), 1, rng=rng) for par in grid)
-    closed = [(par.f, par.p, par.q, par.h, par.epsilon_one_report, tutorial_printed_epsilon_one_report(par),
-               par.epsilon_permanent) for par in grid]
-    rows = [(*c[:4], one, *c[4:6], perm, c[6]) for c, one, perm in zip(closed, one_report, permanent)]
+    closed = [
+        (
+            par.f,
+            par.p,
+            par.q,
+            par.h,
+            par.epsilon_one_report,
+            tutorial_printed_epsilon_one_report(par),
+            par.epsilon_permanent,
+        )
+        for par in grid
+    ]
+    rows = [
+        (*c[:4], one, *c[4:6], perm, c[6]) for c, one, perm in zip(closed, one_report, permanent)
+    ]
     return np.array(rows, dtype=float)
 
 
 def privacy_row(table, params: RapporParams) -> dict[str, float]:
     """The row of a :func:`privacy_comparison` table for ``params``' (f, p, q, h), by column name."""
-    table = check_ndim("table", table, 2, last=len(PRIVACY_COLUMNS), what="(privacy_comparison's rows)")
+    table = check_ndim(
+        "table", table, 2, last=len(PRIVACY_COLUMNS), what="(privacy_comparison's rows)"
+    )
     check_real_array("table[:, :4] (f, p, q, h)", table[:, :4], low=0.0, low_open=False)
     if np.isnan(table).any():
-        fail("table", Described("a table holding NaN"), "privacy_comparison's table (ε finite or inf)")
+        fail(
+            "table",
+            Described("a table holding NaN"),
+            "privacy_comparison's table (ε finite or inf)",
+        )
     check_instance("params", params, RapporParams)
     match = np.flatnonzero((table[:, :4] == (params.f, params.p, params.q, params.h)).all(axis=1))
     if match.size == 0:

@@ -16,9 +16,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, MAX_N_DRAWS, Described, check_instance, check_int, check_int_array,
-                                     check_n_draws, check_probability, check_real_array, check_rng, check_true_counts,
-                                     fail)
+from ldp_helpers._validation import (
+    MAX_N_DRAWS,
+    Described,
+    check_epsilons,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_probability,
+    check_rng,
+    check_true_counts,
+    fail,
+)
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
@@ -33,15 +43,24 @@ def _check_surveys(n_draws) -> int:
 
 def _check_classes(oracle_classes) -> dict:
     """A dict of label → FrequencyOracle subclass (the oracles a study compares)."""
-    if not isinstance(oracle_classes, dict) or not oracle_classes or not all(
-            isinstance(c, type) and issubclass(c, FrequencyOracle) for c in oracle_classes.values()):
-        fail("oracle_classes", oracle_classes,
-             "a non-empty dict of label -> FrequencyOracle subclass (e.g. {'GRR': GRR})")
+    if (
+        not isinstance(oracle_classes, dict)
+        or not oracle_classes
+        or not all(
+            isinstance(c, type) and issubclass(c, FrequencyOracle) for c in oracle_classes.values()
+        )
+    ):
+        fail(
+            "oracle_classes",
+            oracle_classes,
+            "a non-empty dict of label -> FrequencyOracle subclass (e.g. {'GRR': GRR})",
+        )
     return oracle_classes
 
 
-def rr_estimation_errors(rr: BinaryRR, true_fraction: float, sizes, *, n_draws: int,
-                         rng: np.random.Generator) -> np.ndarray:
+def rr_estimation_errors(
+    rr: BinaryRR, true_fraction: float, sizes, *, n_draws: int, rng: np.random.Generator
+) -> np.ndarray:
     """π̂ − π for ``n_draws`` simulated surveys at each n in ``sizes`` (shape (len(sizes), n_draws)).
 
     Each survey has round(π n) "Yes" users; its reported count is drawn by ``rr.sample_aggregate``.
@@ -58,12 +77,16 @@ def rr_estimation_errors(rr: BinaryRR, true_fraction: float, sizes, *, n_draws: 
     errors = []
     for n in sizes:
         ones = round(true_fraction * n)
-        reported = rr.sample_aggregate(np.array([n - ones, ones], dtype=np.int64), rng=rng, n_draws=n_draws)
+        reported = rr.sample_aggregate(
+            np.array([n - ones, ones], dtype=np.int64), rng=rng, n_draws=n_draws
+        )
         errors.append(rr.estimate_fraction(reported, n) - true_fraction)
     return np.array(errors)
 
 
-def simulated_estimates(oracle, true_counts, *, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+def simulated_estimates(
+    oracle, true_counts, *, n_draws: int, rng: np.random.Generator
+) -> np.ndarray:
     """ĉ for ``n_draws`` surveys drawn in one ``oracle.sample_aggregate`` call (shape (n_draws, d)).
 
     References
@@ -80,8 +103,16 @@ def _estimates(oracle, true_counts, n_draws: int, rng: np.random.Generator) -> n
     return oracle.estimate(oracle.sample_aggregate(true_counts, rng=rng, n_draws=n_draws), n)
 
 
-def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: int, *, n_draws: int,
-                   rng: np.random.Generator) -> dict:
+def variance_study(
+    oracle_classes: dict,
+    epsilons,
+    d: int,
+    true_counts,
+    index: int,
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> dict:
     """For each named oracle class and ε: simulated, exact and approximate Var[ĉ(index)].
 
     Returns ``{name: (simulated, exact, approx)}``, three arrays over ``epsilons``.
@@ -97,15 +128,24 @@ def variance_study(oracle_classes: dict, epsilons, d: int, true_counts, index: i
     for name, cls in _check_classes(oracle_classes).items():
         oracles = [cls(float(e), d) for e in epsilons]
         n = oracles[0].n_reports(true_counts)
-        simulated = [_estimates(o, true_counts, n_draws, rng)[:, index].var(ddof=1) for o in oracles]
+        simulated = [
+            _estimates(o, true_counts, n_draws, rng)[:, index].var(ddof=1) for o in oracles
+        ]
         exact = [o.variance(true_counts)[index] for o in oracles]
         approx = [o.approx_variance(n) for o in oracles]
         out[name] = (np.array(simulated), np.array(exact), np.array(approx))
     return out
 
 
-def uniform_variance_per_user(oracle_classes: dict, epsilon: float, domain_sizes, users_per_value: int, *,
-                              n_draws: int | None = None, rng: np.random.Generator | None = None) -> dict:
+def uniform_variance_per_user(
+    oracle_classes: dict,
+    epsilon: float,
+    domain_sizes,
+    users_per_value: int,
+    *,
+    n_draws: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> dict:
     """Var[ĉ(0)]/n on uniform data (``users_per_value`` users per value) for each class and d.
 
     Exact (``n_draws=None``) or simulated with ``n_draws`` surveys of the exact aggregate samplers.
@@ -154,12 +194,19 @@ def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.
     counts, n = check_true_counts(true_counts, check_instance("oracle", oracle, FrequencyOracle).d)
     absent = counts == 0
     if not absent.any():
-        fail("true_counts", Described("no zero count"), "counts with at least one absent value (a zero count)")
+        fail(
+            "true_counts",
+            Described("no zero count"),
+            "counts with at least one absent value (a zero count)",
+        )
     raw = _estimates(oracle, counts, _check_surveys(n_draws), check_rng(rng))
     summary = {}
     for method in METHODS:
         processed = np.array([postprocess(row, n, method) for row in raw])
-        summary[method] = (float(processed[:, absent].mean()), float(np.mean((processed - counts) ** 2)))
+        summary[method] = (
+            float(processed[:, absent].mean()),
+            float(np.mean((processed - counts) ** 2)),
+        )
     return summary
 
 
@@ -168,8 +215,12 @@ class Walkthrough:
     """One frequency oracle, step by step: a user's report, what it supports, and one survey's estimates."""
 
     report: np.ndarray  # the user's whole report (value, bit vector, noisy vector or (a, b, y))
-    support: np.ndarray  # the values it supports (pure oracles); empty for SHE (summed, not counted)
-    estimates: np.ndarray  # ĉ(i) of one survey of the population, drawn by the exact aggregate sampler
+    support: (
+        np.ndarray
+    )  # the values it supports (pure oracles); empty for SHE (summed, not counted)
+    estimates: (
+        np.ndarray
+    )  # ĉ(i) of one survey of the population, drawn by the exact aggregate sampler
     sd: np.ndarray  # exact standard deviation of ĉ(i) for that population
 
 
@@ -183,15 +234,22 @@ def oracle_walkthrough(oracle, value: int, true_counts, *, rng: np.random.Genera
     ----------
     [wang2017] §3–4 (encode, perturb, aggregate; Support); [tutorial] "Frequency Oracles".
     """
-    oracle = check_instance("oracle", oracle, FrequencyOracle, "a frequency oracle such as GRR(1.0, 4)")
+    oracle = check_instance(
+        "oracle", oracle, FrequencyOracle, "a frequency oracle such as GRR(1.0, 4)"
+    )
     value = check_int("value", value, low=0, high=oracle.d - 1)
     counts, n = check_true_counts(true_counts, oracle.d)
     rng = check_rng(rng)
     report = np.asarray(oracle.perturb(np.array([value]), rng=rng))[0]
     pure = hasattr(oracle, "q")  # SHE sums the noisy vectors: nothing is "supported"
-    support = (np.flatnonzero(np.asarray(oracle.aggregate(report[None])).ravel()) if pure
-               else np.empty(0, dtype=np.int64))
-    estimates = np.asarray(oracle.estimate(oracle.sample_aggregate(counts, rng=rng), n), dtype=float)
+    support = (
+        np.flatnonzero(np.asarray(oracle.aggregate(report[None])).ravel())
+        if pure
+        else np.empty(0, dtype=np.int64)
+    )
+    estimates = np.asarray(
+        oracle.estimate(oracle.sample_aggregate(counts, rng=rng), n), dtype=float
+    )
     return Walkthrough(report, support, estimates, np.sqrt(oracle.variance(counts)))
 
 
@@ -207,16 +265,20 @@ def walkthrough_text(oracle, value: int, true_counts, *, rng: np.random.Generato
     w = oracle_walkthrough(oracle, value, true_counts, rng=rng)
     pure = hasattr(oracle, "q")  # SHE: summed, so no p*, q*
     p_q = f"p* = {oracle.p:.4f}, q* = {oracle.q:.4f}" if pure else "no p*, q*: summed"
-    return "\n".join([
-        f"{type(oracle).__name__} at eps = {oracle.epsilon:.4g}, d = {oracle.d}: {p_q}",
-        f"  report of a user with v = {value}: {np.round(w.report, 3)}; supports {w.support.tolist()}",
-        f"  true counts        {np.asarray(true_counts).tolist()}",
-        f"  one survey's c^(i) {np.round(w.estimates, 1).tolist()}",
-        f"  exact sd of c^(i)  {np.round(w.sd, 1).tolist()}",
-    ])
+    return "\n".join(
+        [
+            f"{type(oracle).__name__} at eps = {oracle.epsilon:.4g}, d = {oracle.d}: {p_q}",
+            f"  report of a user with v = {value}: {np.round(w.report, 3)}; supports {w.support.tolist()}",
+            f"  true counts        {np.asarray(true_counts).tolist()}",
+            f"  one survey's c^(i) {np.round(w.estimates, 1).tolist()}",
+            f"  exact sd of c^(i)  {np.round(w.sd, 1).tolist()}",
+        ]
+    )
 
 
-def hash_collision_rate(oracle, x: int, y: int, *, n_seeds: int, rng: np.random.Generator) -> tuple[float, float]:
+def hash_collision_rate(
+    oracle, x: int, y: int, *, n_seeds: int, rng: np.random.Generator
+) -> tuple[float, float]:
     """How often the local-hashing client's H collides on two values: the share of ``n_seeds`` random
     seeds (a, b) with H(x) = H(y), and its standard error (1/g and √(g⁻¹(1 − g⁻¹)/n) for a random function).
 

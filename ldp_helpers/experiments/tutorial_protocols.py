@@ -17,11 +17,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_bool, check_domain_values, check_epsilon, check_int,
-                                     check_int_array, check_n_draws, check_probability, check_real, check_real_array,
-                                     check_rng, fail, fail_type)
+from ldp_helpers._validation import (
+    Described,
+    check_bool,
+    check_domain_values,
+    check_epsilon,
+    check_epsilons,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_probability,
+    check_real,
+    check_real_array,
+    check_rng,
+    fail,
+    fail_type,
+)
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
-from ldp_helpers.protocols.itemset_mining import itemset_counts, ldpminer, ncr, svim, svsm, top_k_precision
+from ldp_helpers.protocols.itemset_mining import (
+    itemset_counts,
+    ldpminer,
+    ncr,
+    svim,
+    svsm,
+    top_k_precision,
+)
 from ldp_helpers.protocols.personalized import psda_counts, psda_error_bound
 from ldp_helpers.protocols.set_valued import FlatSets
 from ldp_helpers.protocols.taxonomy import Taxonomy
@@ -50,7 +70,7 @@ class Curve:
     mean: np.ndarray
     se: np.ndarray
 
-    def margin(self, other: "Curve") -> float:
+    def margin(self, other: Curve) -> float:
         """Smallest ``(self − other)/SE`` over the grid (independent runs): > 2 means ahead at every point."""
         if not isinstance(other, Curve) or np.shape(other.mean) != np.shape(self.mean):
             fail_type("other", other, f"a Curve over the same grid (shape {np.shape(self.mean)})")
@@ -67,12 +87,19 @@ def check_curves(name: str, curves, size: int | None = None) -> dict:
     """A non-empty dict of label → :class:`Curve`, every curve over ``size`` grid points when given."""
     if size is not None:
         size = check_int("size", size, low=1)
-    if not isinstance(curves, dict) or not curves or not all(isinstance(c, Curve) for c in curves.values()):
+    if (
+        not isinstance(curves, dict)
+        or not curves
+        or not all(isinstance(c, Curve) for c in curves.values())
+    ):
         fail_type(name, curves, "a non-empty dict of label -> Curve")
     for label, c in curves.items():
         if np.ndim(c.mean) != 1 or (size is not None and np.size(c.mean) != size):
-            fail(name, Described(f"a curve {label!r} over {np.size(c.mean)} points"),
-                 f"curves over the {size} points of the grid" if size is not None else "1-D curves")
+            fail(
+                name,
+                Described(f"a curve {label!r} over {np.size(c.mean)} points"),
+                f"curves over the {size} points of the grid" if size is not None else "1-D curves",
+            )
     return curves
 
 
@@ -114,15 +141,22 @@ def smallest_margin(a: Curve, b: Curve, where=None) -> float:
         return a.margin(b)
     keep = np.asarray(where)
     if keep.dtype != bool or keep.shape != np.shape(a.mean) or not keep.any():
-        fail("where", Described(f"an array of dtype {keep.dtype} and shape {keep.shape}"),
-             f"None or a boolean mask over the grid (shape {np.shape(a.mean)}) selecting at least one point")
+        fail(
+            "where",
+            Described(f"an array of dtype {keep.dtype} and shape {keep.shape}"),
+            f"None or a boolean mask over the grid (shape {np.shape(a.mean)}) selecting at least one point",
+        )
     return Curve(a.mean[keep], a.se[keep]).margin(Curve(b.mean[keep], b.se[keep]))
 
 
 def pooled_margin(a: Curve, b: Curve) -> float:
     """``Σ(a − b)/√Σ(SE_a² + SE_b²)``: ``a`` ahead over the whole grid, in SE of the summed difference."""
     _check_pair(a, b)
-    return _z(float(np.sum(a.mean - b.mean)), math.sqrt(float(np.sum(a.se**2))), math.sqrt(float(np.sum(b.se**2))))
+    return _z(
+        float(np.sum(a.mean - b.mean)),
+        math.sqrt(float(np.sum(a.se**2))),
+        math.sqrt(float(np.sum(b.se**2))),
+    )
 
 
 def ends(curve: Curve, grid) -> dict:
@@ -131,18 +165,27 @@ def ends(curve: Curve, grid) -> dict:
     check_real_array("grid", grid)
     grid = np.asarray(grid).ravel()
     if grid.shape != np.shape(curve.mean):
-        fail("grid", Described(f"an array of shape {grid.shape}"), f"the curve's grid (shape {np.shape(curve.mean)})")
+        fail(
+            "grid",
+            Described(f"an array of shape {grid.shape}"),
+            f"the curve's grid (shape {np.shape(curve.mean)})",
+        )
     return {"low": curve.mean[0], "high": curve.mean[-1], "x_low": grid[0], "x_high": grid[-1]}
 
 
-def zipf_values(n_users: int, bits: int, exponent: float, *, rng: np.random.Generator) -> np.ndarray:
+def zipf_values(
+    n_users: int, bits: int, exponent: float, *, rng: np.random.Generator
+) -> np.ndarray:
     """``n_users`` values over [0, 2^bits): Zipf(``exponent``) ranks mapped to random values (a seeded permutation).
 
     References
     ----------
     [wang2021pem] (Zipf-distributed synthetic data).
     """
-    n_users, bits = check_int("n_users", n_users, low=1, high=10**8), check_int("bits", bits, low=1, high=20)
+    n_users, bits = (
+        check_int("n_users", n_users, low=1, high=10**8),
+        check_int("bits", bits, low=1, high=20),
+    )
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
     return _zipf_values(n_users, bits, exponent, check_rng(rng))
 
@@ -153,8 +196,16 @@ def _zipf_values(n_users: int, bits: int, exponent: float, rng: np.random.Genera
     return rng.permutation(np.repeat(rng.permutation(2**bits), counts))
 
 
-def heavy_hitter_recall(values, bits: int, k: int, epsilons, *, n_draws: int, rng: np.random.Generator,
-                        progress: bool = False) -> dict:
+def heavy_hitter_recall(
+    values,
+    bits: int,
+    k: int,
+    epsilons,
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+    progress: bool = False,
+) -> dict:
     """Recall of the true top k for PEM (η = :data:`PEM_ETA`), TreeHist and Bitstogram at each ε: {protocol: Curve}.
 
     References
@@ -164,23 +215,39 @@ def heavy_hitter_recall(values, bits: int, k: int, epsilons, *, n_draws: int, rn
     bits = check_int("bits", bits, low=1, high=20)
     values = check_domain_values("values", values, 2**bits).ravel()
     k, epsilons = check_int("k", k, low=1, high=2**bits), check_epsilons(epsilons).ravel()
-    n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
+    n_draws, rng, progress = (
+        check_n_draws(n_draws),
+        check_rng(rng),
+        check_bool("progress", progress),
+    )
     return _recall(values, bits, k, epsilons, n_draws, rng, progress)
 
 
 def _recall(values, bits, k, epsilons, n_draws, rng, progress) -> dict:
     truth = np.bincount(values, minlength=2**bits)
-    runs = {"PEM": lambda e: pem(values, bits, e, k, eta=PEM_ETA, rng=rng).values,
-            "TreeHist": lambda e: treehist(values, bits, e, rng=rng).values[:k],
-            "Bitstogram": lambda e: bitstogram(values, bits, e, k, rng=rng).values}
+    runs = {
+        "PEM": lambda e: pem(values, bits, e, k, eta=PEM_ETA, rng=rng).values,
+        "TreeHist": lambda e: treehist(values, bits, e, rng=rng).values[:k],
+        "Bitstogram": lambda e: bitstogram(values, bits, e, k, rng=rng).values,
+    }
     out = {}
     for name, run in progress_bar(runs.items(), progress, "heavy hitters"):
-        out[name] = _curve([[recall(run(float(e)), truth, k) for _ in range(n_draws)] for e in epsilons])
+        out[name] = _curve(
+            [[recall(run(float(e)), truth, k) for _ in range(n_draws)] for e in epsilons]
+        )
     return out
 
 
-def recall_by_n(n_grid, bits: int, k: int, exponent: float, epsilon: float, *, n_draws: int,
-                rng: np.random.Generator) -> dict:
+def recall_by_n(
+    n_grid,
+    bits: int,
+    k: int,
+    exponent: float,
+    epsilon: float,
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> dict:
     """:func:`heavy_hitter_recall` at one ε against the number of users: {protocol: Curve over ``n_grid``}.
 
     Each n draws its own :func:`zipf_values` population, then its surveys, from ``rng`` (in that order).
@@ -195,13 +262,29 @@ def recall_by_n(n_grid, bits: int, k: int, exponent: float, epsilon: float, *, n
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
     epsilons = np.array([check_epsilon(epsilon)])
     n_draws, rng = check_n_draws(n_draws), check_rng(rng)
-    found = [_recall(_zipf_values(int(n), bits, exponent, rng), bits, k, epsilons, n_draws, rng, False) for n in n_grid]
-    return {name: Curve(np.array([f[name].mean[0] for f in found]), np.array([f[name].se[0] for f in found]))
-            for name in found[0]}
+    found = [
+        _recall(_zipf_values(int(n), bits, exponent, rng), bits, k, epsilons, n_draws, rng, False)
+        for n in n_grid
+    ]
+    return {
+        name: Curve(
+            np.array([f[name].mean[0] for f in found]), np.array([f[name].se[0] for f in found])
+        )
+        for name in found[0]
+    }
 
 
-def itemset_precision(baskets, d: int, k: int, epsilons, *, ldpminer_ell: int, n_draws: int, rng: np.random.Generator,
-                      progress: bool = False) -> dict:
+def itemset_precision(
+    baskets,
+    d: int,
+    k: int,
+    epsilons,
+    *,
+    ldpminer_ell: int,
+    n_draws: int,
+    rng: np.random.Generator,
+    progress: bool = False,
+) -> dict:
     """Top-k precision and NCR of SVIM and LDPMiner at each ε: {(miner, metric): Curve}.
 
     References
@@ -210,19 +293,32 @@ def itemset_precision(baskets, d: int, k: int, epsilons, *, ldpminer_ell: int, n
     """
     epsilons = check_epsilons(epsilons).ravel()
     ldpminer_ell, k = check_int("ldpminer_ell", ldpminer_ell, low=1), check_int("k", k, low=1)
-    n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
-    truth, sets = item_counts(baskets, d), FlatSets(baskets, d)  # validated once, surveyed n_draws times per ε
-    miners = {"SVIM": lambda e: svim(sets, d, e, k, rng=rng).items,
-              "LDPMiner": lambda e: ldpminer(sets, d, e, k, ell=ldpminer_ell, rng=rng).items}
+    n_draws, rng, progress = (
+        check_n_draws(n_draws),
+        check_rng(rng),
+        check_bool("progress", progress),
+    )
+    truth, sets = (
+        item_counts(baskets, d),
+        FlatSets(baskets, d),
+    )  # validated once, surveyed n_draws times per ε
+    miners = {
+        "SVIM": lambda e: svim(sets, d, e, k, rng=rng).items,
+        "LDPMiner": lambda e: ldpminer(sets, d, e, k, ell=ldpminer_ell, rng=rng).items,
+    }
     out = {}
     for name, run in progress_bar(miners.items(), progress, "itemset mining"):
         found = [[run(float(e)) for _ in range(n_draws)] for e in epsilons]
-        out[name, "precision"] = _curve([[top_k_precision(f, truth, k) for f in row] for row in found])
+        out[name, "precision"] = _curve(
+            [[top_k_precision(f, truth, k) for f in row] for row in found]
+        )
         out[name, "NCR"] = _curve([[ncr(f, truth, k) for f in row] for row in found])
     return out
 
 
-def tree_users(taxonomy: Taxonomy, n_users: int, hot_share: float, *, rng: np.random.Generator) -> tuple:
+def tree_users(
+    taxonomy: Taxonomy, n_users: int, hot_share: float, *, rng: np.random.Generator
+) -> tuple:
     """``n_users`` users' locations and their regions (each location's parent): a share ``hot_share`` of the
     users spread evenly over the locations of the first location's region, the rest evenly over the others.
 
@@ -233,19 +329,34 @@ def tree_users(taxonomy: Taxonomy, n_users: int, hot_share: float, *, rng: np.ra
     if not isinstance(taxonomy, Taxonomy):
         fail_type("taxonomy", taxonomy, "a Taxonomy")
     n_users = check_int("n_users", n_users, low=1, high=10**8)
-    hot_share, rng = check_probability(hot_share, "hot_share", open_low=True, open_high=True), check_rng(rng)
+    hot_share, rng = (
+        check_probability(hot_share, "hot_share", open_low=True, open_high=True),
+        check_rng(rng),
+    )
     leaves, parent = taxonomy.locations, np.asarray(taxonomy.parent)
     hot = parent[leaves] == parent[leaves[0]]
     if hot.all():
-        fail("taxonomy", Described(f"a taxonomy whose {leaves.size} locations share one region"),
-             "a taxonomy with locations in at least two regions")
+        fail(
+            "taxonomy",
+            Described(f"a taxonomy whose {leaves.size} locations share one region"),
+            "a taxonomy with locations in at least two regions",
+        )
     share = np.where(hot, hot_share / hot.sum(), (1 - hot_share) / (~hot).sum())
     locations = rng.choice(leaves, size=n_users, p=share)
     return locations, parent[locations]
 
 
-def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, betas, *, n_draws: int,
-                      rng: np.random.Generator, progress: bool = False) -> dict:
+def psda_error_curves(
+    taxonomy: Taxonomy,
+    locations,
+    regions,
+    epsilon: float,
+    betas,
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+    progress: bool = False,
+) -> dict:
     """PSDA's max count error per β, for the users' safe regions and for τ = root (ε-LDP).
 
     Returns ``{"personal" | "root": {"max_error": Curve, "quantile": array, "bound": array, "covered": array}}``:
@@ -260,23 +371,56 @@ def psda_error_curves(taxonomy: Taxonomy, locations, regions, epsilon: float, be
         fail_type("taxonomy", taxonomy, "a Taxonomy")
     epsilon = check_epsilon(epsilon)
     betas = check_real_array("betas", betas, low=0.0, high=1.0).ravel()
-    locations = check_int_array("locations", locations, low=0, high=len(taxonomy.parent) - 1).ravel()
+    locations = check_int_array(
+        "locations", locations, low=0, high=len(taxonomy.parent) - 1
+    ).ravel()
     regions = check_int_array("regions", regions, low=0, high=len(taxonomy.parent) - 1).ravel()
-    n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
-    truth = np.bincount(np.searchsorted(taxonomy.locations, locations), minlength=taxonomy.locations.size)
+    n_draws, rng, progress = (
+        check_n_draws(n_draws),
+        check_rng(rng),
+        check_bool("progress", progress),
+    )
+    truth = np.bincount(
+        np.searchsorted(taxonomy.locations, locations), minlength=taxonomy.locations.size
+    )
     settings = {"personal": regions, "root": np.full(locations.size, taxonomy.root)}
     out = {}
     for name, reg in progress_bar(settings.items(), progress, "PSDA"):
-        errors = np.array([np.abs(psda_counts(locations, reg, taxonomy, epsilon, float(b), rng=rng, n_draws=n_draws)
-                                  - truth).max(axis=1) for b in betas])
-        bounds = np.array([psda_error_bound(locations, reg, taxonomy, epsilon, float(b)) for b in betas])
-        out[name] = {"max_error": _curve(errors), "bound": bounds, "covered": (errors <= bounds[:, None]).mean(axis=1),
-                     "quantile": np.array([np.quantile(e, 1 - b) for e, b in zip(errors, betas)])}
+        errors = np.array(
+            [
+                np.abs(
+                    psda_counts(
+                        locations, reg, taxonomy, epsilon, float(b), rng=rng, n_draws=n_draws
+                    )
+                    - truth
+                ).max(axis=1)
+                for b in betas
+            ]
+        )
+        bounds = np.array(
+            [psda_error_bound(locations, reg, taxonomy, epsilon, float(b)) for b in betas]
+        )
+        out[name] = {
+            "max_error": _curve(errors),
+            "bound": bounds,
+            "covered": (errors <= bounds[:, None]).mean(axis=1),
+            "quantile": np.array([np.quantile(e, 1 - b) for e, b in zip(errors, betas)]),
+        }
     return out
 
 
-def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int, rng: np.random.Generator,
-                             pool_items: int = 16, max_size: int = 3, progress: bool = False) -> tuple[Curve, list]:
+def itemset_mining_precision(
+    baskets,
+    d: int,
+    k: int,
+    epsilons,
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+    pool_items: int = 16,
+    max_size: int = 3,
+    progress: bool = False,
+) -> tuple[Curve, list]:
     """Precision of SVSM's top-k itemsets at each ε, against the true top k among the itemsets (sizes 2..max_size)
     of the ``pool_items`` most frequent items (the true top itemsets lie there for Zipf data).
 
@@ -289,14 +433,27 @@ def itemset_mining_precision(baskets, d: int, k: int, epsilons, *, n_draws: int,
     epsilons = check_epsilons(epsilons).ravel()
     k, pool_items = check_int("k", k, low=1), check_int("pool_items", pool_items, low=2, high=24)
     max_size = check_int("max_size", max_size, low=2, high=6)
-    n_draws, rng, progress = check_n_draws(n_draws), check_rng(rng), check_bool("progress", progress)
+    n_draws, rng, progress = (
+        check_n_draws(n_draws),
+        check_rng(rng),
+        check_bool("progress", progress),
+    )
     top_items = np.argsort(-item_counts(baskets, d), kind="stable")[:pool_items].tolist()
-    pool = [c for size in range(2, max_size + 1) for c in itertools.combinations(sorted(top_items), size)]
+    pool = [
+        c
+        for size in range(2, max_size + 1)
+        for c in itertools.combinations(sorted(top_items), size)
+    ]
     sets = FlatSets(baskets, d)  # validated once, surveyed n_draws times per ε
     truth = itemset_counts(sets, d, pool)
     true_top = {pool[i] for i in np.argsort(-truth, kind="stable")[:k]}
-    rows = [[len(set(svsm(sets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
-             for _ in range(n_draws)] for e in progress_bar(epsilons, progress, "SVSM")]
+    rows = [
+        [
+            len(set(svsm(sets, d, float(e), k, rng=rng, max_size=max_size).itemsets) & true_top) / k
+            for _ in range(n_draws)
+        ]
+        for e in progress_bar(epsilons, progress, "SVSM")
+    ]
     return _curve(rows), sorted(true_top, key=lambda c: -truth[pool.index(c)])
 
 
@@ -310,8 +467,14 @@ def worst_coverage(psda_curves: dict, betas, n_draws: int) -> float:
     """
     b = check_real_array("betas", betas, low=0.0, high=1.0).ravel()
     n_draws = check_n_draws(n_draws)
-    if not isinstance(psda_curves, dict) or not psda_curves or not all(
-            isinstance(r, dict) and np.shape(r.get("covered")) == b.shape for r in psda_curves.values()):
+    if (
+        not isinstance(psda_curves, dict)
+        or not psda_curves
+        or not all(
+            isinstance(r, dict) and np.shape(r.get("covered")) == b.shape
+            for r in psda_curves.values()
+        )
+    ):
         fail_type("psda_curves", psda_curves, f"psda_error_curves' result over the {b.size} betas")
     cover_se = np.sqrt(b * (1 - b) / n_draws)  # binomial SE of the share of runs within the bound
     return min(float(np.min((r["covered"] - (1 - b)) / cover_se)) for r in psda_curves.values())
@@ -323,10 +486,18 @@ def curve_table(curves: dict, grid, what: str) -> str:
     curves = check_curves("curves", curves, grid.size)
     if not isinstance(what, str):
         fail_type("what", what, "text")
-    labels = {label: " ".join(map(str, label)) if isinstance(label, tuple) else str(label) for label in curves}
+    labels = {
+        label: " ".join(map(str, label)) if isinstance(label, tuple) else str(label)
+        for label in curves
+    }
     width = max(map(len, labels.values()))
-    points = ", ".join(f"{int(g):,}" if g.is_integer() and abs(g) >= 1000 else f"{g:g}" for g in grid)
+    points = ", ".join(
+        f"{int(g):,}" if g.is_integer() and abs(g) >= 1000 else f"{g:g}" for g in grid
+    )
     lines = [f"{what} = {points}:"]
     for label, c in curves.items():
-        lines.append(f"  {labels[label]:<{width}}  " + ", ".join(f"{m:.2f} ± {s:.2f}" for m, s in zip(c.mean, c.se)))
+        lines.append(
+            f"  {labels[label]:<{width}}  "
+            + ", ".join(f"{m:.2f} ± {s:.2f}" for m, s in zip(c.mean, c.se))
+        )
     return "\n".join(lines)

@@ -55,34 +55,74 @@ class NumberControl(w.HBox):
 
     value = traitlets.Any()
 
-    def __init__(self, value, *, low, high, description: str, log: bool = False, integer: bool = False,
-                 step: float | None = None, slider: bool = True):
+    def __init__(
+        self,
+        value,
+        *,
+        low,
+        high,
+        description: str,
+        log: bool = False,
+        integer: bool = False,
+        step: float | None = None,
+        slider: bool = True,
+    ):
         self._low, self._high, self._log, self._integer = low, high, log, integer
-        label = w.HTML(f'<div style="text-align:right;padding-right:8px">{description}</div>',
-                       layout=w.Layout(width=LABEL_WIDTH, flex="0 0 auto"))
-        self.box = w.Text(value=show_number(value), continuous_update=False, layout=w.Layout(width=BOX_WIDTH))
+        label = w.HTML(
+            f'<div style="text-align:right;padding-right:8px">{description}</div>',
+            layout=w.Layout(width=LABEL_WIDTH, flex="0 0 auto"),
+        )
+        self.box = w.Text(
+            value=show_number(value), continuous_update=False, layout=w.Layout(width=BOX_WIDTH)
+        )
         self.slider = None
         if slider:
-            common = dict(readout=False, continuous_update=False, layout=w.Layout(flex="1 1 auto", width="auto"))
+            common = dict(
+                readout=False,
+                continuous_update=False,
+                layout=w.Layout(flex="1 1 auto", width="auto"),
+            )
             if log:
-                self.slider = w.FloatLogSlider(value=self._slider_position(value), base=10, min=math.log10(low),
-                                               max=math.log10(high), step=step or 0.01, **common)
+                self.slider = w.FloatLogSlider(
+                    value=self._slider_position(value),
+                    base=10,
+                    min=math.log10(low),
+                    max=math.log10(high),
+                    step=step or 0.01,
+                    **common,
+                )
             elif integer:
-                self.slider = w.IntSlider(value=int(self._slider_position(value)), min=low, max=high, step=step or 1,
-                                          **common)
+                self.slider = w.IntSlider(
+                    value=int(self._slider_position(value)),
+                    min=low,
+                    max=high,
+                    step=step or 1,
+                    **common,
+                )
             else:
-                self.slider = w.FloatSlider(value=self._slider_position(value), min=low, max=high,
-                                            step=step or (high - low) / 100, **common)
+                self.slider = w.FloatSlider(
+                    value=self._slider_position(value),
+                    min=low,
+                    max=high,
+                    step=step or (high - low) / 100,
+                    **common,
+                )
             self.slider.observe(self._from_slider, names="value")
         self._syncing = False
-        super().__init__([label, *([self.slider] if self.slider else []), self.box],
-                         layout=w.Layout(width=CONTROL_WIDTH, align_items="center"))
+        super().__init__(
+            [label, *([self.slider] if self.slider else []), self.box],
+            layout=w.Layout(width=CONTROL_WIDTH, align_items="center"),
+        )
         self.value = value
         self.box.observe(self._from_box, names="value")
         self.observe(self._show, names="value")
 
     def _slider_position(self, value) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             return self._low
         return min(max(value, self._low), self._high)
 
@@ -100,8 +140,12 @@ class NumberControl(w.HBox):
         self._syncing = True
         try:
             value = change["new"]
-            if self.slider is not None and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and (not self._log or value > 0):
+            if (
+                self.slider is not None
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and (not self._log or value > 0)
+            ):
                 self.slider.value = self._slider_position(value)
             if parse_number(self.box.value, integer=self._integer) != value:
                 self.box.value = show_number(value)
@@ -116,15 +160,24 @@ def number(value, low, high, description, **kwargs) -> NumberControl:
 
 def text(value, description: str, *, integer: bool = True) -> NumberControl:
     """A typed-value box alone (e.g. a seed): no slider, the same parsing and messages."""
-    return NumberControl(value, low=0, high=0, description=description, integer=integer, slider=False)
+    return NumberControl(
+        value, low=0, high=0, description=description, integer=integer, slider=False
+    )
 
 
 def choice(options, value, description: str) -> w.Dropdown:
     """A dropdown (labels or (label, value) pairs) the width of a control."""
-    return w.Dropdown(options=options, value=value, description=description,
-                      style={"description_width": LABEL_WIDTH}, layout=w.Layout(width=CONTROL_WIDTH))
+    return w.Dropdown(
+        options=options,
+        value=value,
+        description=description,
+        style={"description_width": LABEL_WIDTH},
+        layout=w.Layout(width=CONTROL_WIDTH),
+    )
 
 
 def toggle(value: bool, description: str) -> w.Checkbox:
     """A checkbox the width of a control."""
-    return w.Checkbox(value=value, description=description, indent=False, layout=w.Layout(width=CONTROL_WIDTH))
+    return w.Checkbox(
+        value=value, description=description, indent=False, layout=w.Layout(width=CONTROL_WIDTH)
+    )

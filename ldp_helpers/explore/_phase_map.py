@@ -5,7 +5,7 @@ Written by ``field_oracles.best_oracle_map(KEYS, PHASE_EPSILONS, PHASE_DS)`` (th
 ε = PHASE_EPSILONS[j]; a character is the index into KEYS ("." where every oracle refuses).
 """
 
-KEYS = ('grr', 'sue', 'oue', 'she', 'the', 'blh', 'olh', 'ss', 'hr', 'hm', 'adp')
+KEYS = ("grr", "sue", "oue", "she", "the", "blh", "olh", "ss", "hr", "hm", "adp")
 ROWS = (
     "000000000000000000000000000000000000000000000000000000000000",
     "000000000000000000000000000000000000000000000000000000000000",

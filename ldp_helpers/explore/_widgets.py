@@ -32,12 +32,14 @@ FIGURE_DPI = 100
 #: font sizes of the panels' figures (points; at FIGURE_DPI a point is 1.39 px)
 TEXT, SMALL = 10.5, 9.5
 #: shown while a redraw runs; visible only if it lasts over 0.3 s (a CSS animation delay: no flicker)
-BUSY = ('<span class="ldp-busy" role="status"><style>.ldp-busy{animation:ldp-busy-show 0s linear .3s both;'
-        'color:#5a4a00;background:#fff3c4;border-radius:3px;padding:1px 8px;font-weight:600}'
-        '@keyframes ldp-busy-show{from{visibility:hidden}to{visibility:visible}}'
-        '.ldp-busy:before{content:"";display:inline-block;width:.8em;height:.8em;margin-right:.4em;'
-        'border:2px solid #5a4a00;border-right-color:transparent;border-radius:50%;animation:ldp-spin .8s linear infinite}'
-        '@keyframes ldp-spin{to{transform:rotate(360deg)}}</style>computing…</span>')
+BUSY = (
+    '<span class="ldp-busy" role="status"><style>.ldp-busy{animation:ldp-busy-show 0s linear .3s both;'
+    "color:#5a4a00;background:#fff3c4;border-radius:3px;padding:1px 8px;font-weight:600}"
+    "@keyframes ldp-busy-show{from{visibility:hidden}to{visibility:visible}}"
+    '.ldp-busy:before{content:"";display:inline-block;width:.8em;height:.8em;margin-right:.4em;'
+    "border:2px solid #5a4a00;border-right-color:transparent;border-radius:50%;animation:ldp-spin .8s linear infinite}"
+    "@keyframes ldp-spin{to{transform:rotate(360deg)}}</style>computing…</span>"
+)
 
 
 @dataclass
@@ -62,9 +64,13 @@ class Panel:
     artists: dict = field(default_factory=dict)
     title: str = ""
     defaults: dict = field(default_factory=dict)
-    update: object = None  # update(overrides=None): recompute with the controls' values (and overrides)
+    update: object = (
+        None  # update(overrides=None): recompute with the controls' values (and overrides)
+    )
     holding: bool = False  # set_values in progress: no redraw per control
-    applied: dict = field(default_factory=dict)  # the values of the last accepted redraw (what the figure shows)
+    applied: dict = field(
+        default_factory=dict
+    )  # the values of the last accepted redraw (what the figure shows)
 
     def _ipython_display_(self):
         display_panel(self)
@@ -107,7 +113,11 @@ def power_of_ten_ticks(axis) -> None:
 
     def label(value, _position):
         exponent = round(float(np.log10(value))) if value > 0 else None
-        return "" if exponent is None or not np.isclose(value, 10.0**exponent) else f"10{str(exponent).translate(_SUPERSCRIPTS)}"
+        return (
+            ""
+            if exponent is None or not np.isclose(value, 10.0**exponent)
+            else f"10{str(exponent).translate(_SUPERSCRIPTS)}"
+        )
 
     axis.set_major_formatter(FuncFormatter(label))
     axis.set_minor_formatter(NullFormatter())
@@ -140,8 +150,15 @@ def integer_ticks(axis) -> None:
 def outside_legend(ax, handles=None, *, ncol: int = 1):
     """A legend to the right of ``ax``, outside the data (the figure reserves the margin)."""
     kwargs = {} if handles is None else {"handles": handles}
-    return ax.legend(**kwargs, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=SMALL,
-                     ncol=ncol, frameon=False)
+    return ax.legend(
+        **kwargs,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize=SMALL,
+        ncol=ncol,
+        frameon=False,
+    )
 
 
 def figure_for(panel: Panel, setup, *, figsize=(9.6, 4.0)):
@@ -153,10 +170,21 @@ def figure_for(panel: Panel, setup, *, figsize=(9.6, 4.0)):
 
         # fixed margins, whatever the style: an engine that does nothing (with none at all, savefig restores
         # "no engine" as the style's default, i.e. a constrained layout re-solved on every later draw)
-        with rc_context({"font.size": TEXT, "axes.titlesize": TEXT, "axes.labelsize": TEXT, "xtick.labelsize": SMALL,
-                         "ytick.labelsize": SMALL, "legend.fontsize": SMALL}):
-            panel.figure = Figure(figsize=figsize, dpi=FIGURE_DPI,
-                                  layout=PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True))
+        with rc_context(
+            {
+                "font.size": TEXT,
+                "axes.titlesize": TEXT,
+                "axes.labelsize": TEXT,
+                "xtick.labelsize": SMALL,
+                "ytick.labelsize": SMALL,
+                "legend.fontsize": SMALL,
+            }
+        ):
+            panel.figure = Figure(
+                figsize=figsize,
+                dpi=FIGURE_DPI,
+                layout=PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True),
+            )
             panel.artists = {**panel.artists, **setup(panel.figure)}
     return panel.figure, panel.artists
 
@@ -176,7 +204,9 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     panel.png.append(buf.getvalue())
     del panel.png[:-1]
     panel.table = (tuple(header), tuple(rows))
-    panel.output.width = str(round(panel.figure.get_figwidth() * FIGURE_DPI))  # natural size, never stretched
+    panel.output.width = str(
+        round(panel.figure.get_figwidth() * FIGURE_DPI)
+    )  # natural size, never stretched
     panel.output.value = panel.png[-1]
     if panel.downloads is not None:
         png = base64.b64encode(panel.png[-1]).decode("ascii")
@@ -185,7 +215,8 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
             f'<a class="ldp-download ldp-download-csv" download="ldp-{panel.name}.csv" '
             f'href="data:text/csv;charset=utf-8;base64,{data}">⤓ numbers (CSV)</a>'
             f'<a class="ldp-download ldp-download-png" download="ldp-{panel.name}.png" '
-            f'href="data:image/png;base64,{png}">⤓ figure (PNG)</a>')
+            f'href="data:image/png;base64,{png}">⤓ figure (PNG)</a>'
+        )
 
 
 def table_csv(panel: Panel) -> str:
@@ -237,7 +268,9 @@ def wire(panel: Panel, redraw) -> Panel:
         if panel.holding:
             return
         values = {name: control.value for name, control in panel.controls.items()}
-        values.update(overrides or {})  # e.g. text typed where a number belongs (what a text box would send)
+        values.update(
+            overrides or {}
+        )  # e.g. text typed where a number belongs (what a text box would send)
         panel.busy.value = BUSY
         try:
             redraw(panel, **values)
@@ -250,13 +283,22 @@ def wire(panel: Panel, redraw) -> Panel:
         panel.message.value = ""
 
     def refuse(values: dict, overrides: dict, err: ValueError) -> None:
-        changed = [name for name, value in values.items() if name not in panel.applied
-                   or not _same(value, panel.applied[name])] or list(overrides)
+        changed = [
+            name
+            for name, value in values.items()
+            if name not in panel.applied or not _same(value, panel.applied[name])
+        ] or list(overrides)
         tried = ", ".join(f"{name} = {_shown(values[name])}" for name in changed)
         kept = [name for name in changed if name in panel.applied and name not in overrides]
-        back = f"; back to {', '.join(f'{n} = {_shown(panel.applied[n])}' for n in kept)}" if kept else ""
-        panel.message.value = (f'<span style="color:#b00020">refused: {html.escape(tried)} — '
-                               f'{html.escape(str(err))}{html.escape(back)}</span>')
+        back = (
+            f"; back to {', '.join(f'{n} = {_shown(panel.applied[n])}' for n in kept)}"
+            if kept
+            else ""
+        )
+        panel.message.value = (
+            f'<span style="color:#b00020">refused: {html.escape(tried)} — '
+            f"{html.escape(str(err))}{html.escape(back)}</span>"
+        )
         panel.holding = True
         try:
             for name in kept:
@@ -276,12 +318,20 @@ def _same(a, b) -> bool:
 
 
 def _shown(value) -> str:
-    return f"{value:.6g}" if isinstance(value, float) else repr(value) if isinstance(value, str) else str(value)
+    return (
+        f"{value:.6g}"
+        if isinstance(value, float)
+        else repr(value)
+        if isinstance(value, str)
+        else str(value)
+    )
 
 
-STYLE = ("<style>.ldp-download{margin-left:1em;font-size:90%;text-decoration:none;border:1px solid #99a;"
-         "border-radius:3px;padding:1px 6px;color:#223}.ldp-download:hover{background:#eef}"
-         ".ldp-panel h3{margin:.2em 1em .2em 0}.ldp-panel{max-width:100%;overflow:hidden}</style>")
+STYLE = (
+    "<style>.ldp-download{margin-left:1em;font-size:90%;text-decoration:none;border:1px solid #99a;"
+    "border-radius:3px;padding:1px 6px;color:#223}.ldp-download:hover{background:#eef}"
+    ".ldp-panel h3{margin:.2em 1em .2em 0}.ldp-panel{max-width:100%;overflow:hidden}</style>"
+)
 
 
 def build(name: str, controls: dict, redraw, title: str, *, defaults=None, artists=None) -> Panel:
@@ -289,18 +339,41 @@ def build(name: str, controls: dict, redraw, title: str, *, defaults=None, artis
     import ipywidgets as w
 
     summary, message, busy, downloads = w.HTML(), w.HTML(), w.HTML(), w.HTML()
-    output = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto", object_fit="contain"))
-    head = w.HBox([w.HTML(f"{STYLE}<h3>{html.escape(title)}</h3>"), busy, downloads],
-                  layout=w.Layout(align_items="center", flex_flow="row wrap"))
-    rows = w.Box(list(controls.values()), layout=w.Layout(display="flex", flex_flow="row wrap", width="100%"))
+    output = w.Image(
+        format="png", layout=w.Layout(max_width="100%", height="auto", object_fit="contain")
+    )
+    head = w.HBox(
+        [w.HTML(f"{STYLE}<h3>{html.escape(title)}</h3>"), busy, downloads],
+        layout=w.Layout(align_items="center", flex_flow="row wrap"),
+    )
+    rows = w.Box(
+        list(controls.values()), layout=w.Layout(display="flex", flex_flow="row wrap", width="100%")
+    )
     box = w.VBox([head, rows, message, summary, output], layout=w.Layout(width="100%"))
     box.add_class("ldp-panel")
     box.add_class(f"ldp-panel-{name}")
-    for cls, part in (("summary", summary), ("message", message), ("output", output), ("busy", busy),
-                      ("downloads", downloads), *controls.items()):
+    for cls, part in (
+        ("summary", summary),
+        ("message", message),
+        ("output", output),
+        ("busy", busy),
+        ("downloads", downloads),
+        *controls.items(),
+    ):
         part.add_class(f"ldp-{name}-{cls}")
-    panel = Panel(name, box, controls, summary, message, output, busy, downloads, title=title,
-                  defaults=dict(defaults or {}), artists=dict(artists or {}))
+    panel = Panel(
+        name,
+        box,
+        controls,
+        summary,
+        message,
+        output,
+        busy,
+        downloads,
+        title=title,
+        defaults=dict(defaults or {}),
+        artists=dict(artists or {}),
+    )
     return wire(panel, redraw)
 
 
@@ -318,9 +391,13 @@ def display_panel(panel: Panel) -> None:
     """
     from IPython.display import display
 
-    bundle = {"text/plain": f"{panel.title} (live panel: needs a running kernel; static figure shown otherwise)\n"
-                            f"{plain_summary(panel)}"}
-    if panel.png and "VOILA_PREHEAT" not in os.environ:  # Voilà always renders the widget: no fallback on its page
+    bundle = {
+        "text/plain": f"{panel.title} (live panel: needs a running kernel; static figure shown otherwise)\n"
+        f"{plain_summary(panel)}"
+    }
+    if (
+        panel.png and "VOILA_PREHEAT" not in os.environ
+    ):  # Voilà always renders the widget: no fallback on its page
         bundle["image/png"] = base64.b64encode(panel.png[-1]).decode("ascii")
     view = panel.widget._repr_mimebundle_() if hasattr(panel.widget, "_repr_mimebundle_") else {}
     if WIDGET_MIME in view:

@@ -20,7 +20,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_choice, check_instance, check_int, check_real, check_rng, fail
+from ldp_helpers._validation import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_real,
+    check_rng,
+    fail,
+)
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore.outputs import UNAVAILABLE, whole_report_epsilon  # noqa: F401 (re-exported)
 from ldp_helpers.mechanisms.registry import REGISTRY
@@ -50,9 +57,14 @@ class Structure(NamedTuple):
 #: also the private count sketch and sketch response); FLH's hash range g (0: OLH's round(e^ε) + 1, [cormode2021]);
 #: Hashtogram's R repetitions and T buckets ([bassily2017]).  A parameter not listed here gets the registry
 #: example's value as default and at most :data:`STRUCTURE_HIGH`.
-STRUCTURE = {"k": Structure(16, 1, 64, "k (hashes)"), "m": Structure(256, 2, 4096, "m (sketch width)"),
-             "g": Structure(0, 0, 1024, "g (0: e^ε+1)"), "n_hashes": Structure(16, 1, 64, "R (hashes)"),
-             "n_buckets": Structure(256, 2, 4096, "T (buckets)"), "n_bits": Structure(1, 1, 64, "dBitFlip's d (bits)")}
+STRUCTURE = {
+    "k": Structure(16, 1, 64, "k (hashes)"),
+    "m": Structure(256, 2, 4096, "m (sketch width)"),
+    "g": Structure(0, 0, 1024, "g (0: e^ε+1)"),
+    "n_hashes": Structure(16, 1, 64, "R (hashes)"),
+    "n_buckets": Structure(256, 2, 4096, "T (buckets)"),
+    "n_bits": Structure(1, 1, 64, "dBitFlip's d (bits)"),
+}
 #: the largest value of a structural parameter that :data:`STRUCTURE` does not list
 STRUCTURE_HIGH = 4096
 
@@ -76,8 +88,10 @@ def oracle_parameters(mechanism_key) -> dict[str, Structure]:
     [apple2017] Algorithms 1–3 (k hash functions, sketch width m).
     """
     key = check_choice("mechanism_key", mechanism_key, panel_keys())
-    return {name: STRUCTURE[name] if name in STRUCTURE else _unlisted(name, default)
-            for name, default in fo.oracle_structure(key).items()}
+    return {
+        name: STRUCTURE[name] if name in STRUCTURE else _unlisted(name, default)
+        for name, default in fo.oracle_structure(key).items()
+    }
 
 
 def _unlisted(name: str, default: int) -> Structure:
@@ -102,21 +116,37 @@ def check_structure(structure=None, d=None) -> dict[str, int]:
     names = _all_structure()
     if structure is None:
         structure = {}
-    check_instance("structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16, 'm': 256})")
+    check_instance(
+        "structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16, 'm': 256})"
+    )
     unknown = sorted(set(structure) - set(names))
     if unknown:
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
-    shape = {name: check_int(f"structure[{name!r}]", structure.get(name, spec.default), low=spec.low, high=spec.high)
-             for name, spec in names.items()}
+    shape = {
+        name: check_int(
+            f"structure[{name!r}]", structure.get(name, spec.default), low=spec.low, high=spec.high
+        )
+        for name, spec in names.items()
+    }
     if d is not None:
         d = check_int("d", d, low=2, high=D_MAX)
         for rows, cols in _WORK_PAIRS:
             if rows in shape:
-                _ceiling(rows, shape[rows], names[rows].low, max(1, min(names[rows].high, WORK_DK // d)),
-                         f"at d = {d} (d × {rows} ≤ {WORK_DK} keeps an update within seconds)")
+                _ceiling(
+                    rows,
+                    shape[rows],
+                    names[rows].low,
+                    max(1, min(names[rows].high, WORK_DK // d)),
+                    f"at d = {d} (d × {rows} ≤ {WORK_DK} keeps an update within seconds)",
+                )
             if rows in shape and cols in shape:
-                _ceiling(cols, shape[cols], names[cols].low, max(names[cols].low, min(names[cols].high, WORK_KM // shape[rows])),
-                         f"at {rows} = {shape[rows]} ({rows} × {cols} ≤ {WORK_KM} keeps an update within seconds)")
+                _ceiling(
+                    cols,
+                    shape[cols],
+                    names[cols].low,
+                    max(names[cols].low, min(names[cols].high, WORK_KM // shape[rows])),
+                    f"at {rows} = {shape[rows]} ({rows} × {cols} ≤ {WORK_KM} keeps an update within seconds)",
+                )
     return shape
 
 
@@ -127,7 +157,13 @@ def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
 
 @functools.lru_cache(maxsize=1)
 def _all_structure() -> dict[str, Structure]:
-    return dict(sorted({name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}.items()))
+    return dict(
+        sorted(
+            {
+                name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()
+            }.items()
+        )
+    )
 
 
 def _oracle(mechanism_key, epsilon, d, structure, seed):
@@ -147,19 +183,27 @@ def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
     """
     population = check_choice("population", population, POPULATIONS)
     d = check_int("d", d, low=2, high=D_MAX)
-    n, zipf_s = check_int("n", n, low=1, high=N_MAX), check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False,
-                                                                high_open=False)
+    n, zipf_s = (
+        check_int("n", n, low=1, high=N_MAX),
+        check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False, high_open=False),
+    )
     if population == "clickstream":
         counts = load_trouser_counts().counts.astype(np.int64)
         if d != counts.size:
-            fail("d", d, f"{counts.size} for the clickstream population (its number of trouser models)")
+            fail(
+                "d",
+                d,
+                f"{counts.size} for the clickstream population (its number of trouser models)",
+            )
         return counts
     if population == "uniform":
         return flat_counts(n, d)
     share = np.arange(1, d + 1, dtype=float) ** -zipf_s
     ideal = n * share / share.sum()
     counts = np.floor(ideal).astype(np.int64)
-    extra = n - int(counts.sum())  # 0 ≤ extra < d: to the largest remainders (ties: the smaller value)
+    extra = n - int(
+        counts.sum()
+    )  # 0 ≤ extra < d: to the largest remainders (ties: the smaller value)
     counts[np.argsort(-(ideal - counts), kind="stable")[:extra]] += 1
     return counts
 
@@ -178,8 +222,9 @@ class PlaygroundState(NamedTuple):
     bias_sq: float  # exact mean over values of bias² (0 for an unbiased oracle)
 
 
-def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf_s=1.1, seed=0,
-                     structure=None) -> PlaygroundState:
+def playground_state(
+    mechanism_key, epsilon, d, n, population="uniform", *, zipf_s=1.1, seed=0, structure=None
+) -> PlaygroundState:
     """One exact survey of the registered oracle on the chosen population, with its exact bias, σ, MSE and ε.
 
     ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=default_rng(seed)), n)``,
@@ -192,15 +237,32 @@ def playground_state(mechanism_key, epsilon, d, n, population="uniform", *, zipf
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
     oracle = _oracle(mechanism_key, epsilon, d, structure, seed)
-    cells = getattr(oracle, "k", 1) * getattr(oracle, "hash_range", 1)  # FLH's survey fills k × g cells, g ≈ e^ε
+    cells = getattr(oracle, "k", 1) * getattr(
+        oracle, "hash_range", 1
+    )  # FLH's survey fills k × g cells, g ≈ e^ε
     if cells > WORK_KM:
-        fail("epsilon", epsilon, f"a budget at which {REGISTRY[mechanism_key].label}'s survey fills at most "
-                                 f"{WORK_KM:,} cells (k × g = {oracle.k} × {oracle.hash_range} here: g = round(e^ε) + 1 "
-                                 "follows ε; set g, or a smaller ε)")
+        fail(
+            "epsilon",
+            epsilon,
+            f"a budget at which {REGISTRY[mechanism_key].label}'s survey fills at most "
+            f"{WORK_KM:,} cells (k × g = {oracle.k} × {oracle.hash_range} here: g = round(e^ε) + 1 "
+            "follows ε; set g, or a smaller ε)",
+        )
     truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
     rng = check_rng(np.random.default_rng(int(seed)))
-    estimate = np.asarray(oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float)
+    estimate = np.asarray(
+        oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float
+    )
     moments = fo.exact_moments(oracle, truth)
-    return PlaygroundState(REGISTRY[mechanism_key].label, truth, estimate, moments.expected, np.sqrt(moments.variance),
-                           whole_report_epsilon(oracle), oracle.report_bits, moments.mse, moments.bias_sq)
+    return PlaygroundState(
+        REGISTRY[mechanism_key].label,
+        truth,
+        estimate,
+        moments.expected,
+        np.sqrt(moments.variance),
+        whole_report_epsilon(oracle),
+        oracle.report_bits,
+        moments.mse,
+        moments.bias_sq,
+    )

@@ -25,12 +25,38 @@ import numpy as np
 from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore import _controls as c
-from ldp_helpers.explore import paper_panels, rappor_panel as rappor_module
-from ldp_helpers.explore._widgets import (SMALL, Panel, build, count_ticks, display_panel, figure_for, fmt, integer_ticks,
-                                          outside_legend, power_of_ten_ticks, show_figure)
-from ldp_helpers.explore.oracles import (D_MAX, N_MAX, POPULATIONS, check_structure, oracle_parameters, panel_keys,
-                                         playground_state)
-from ldp_helpers.explore.utility import PHASE_GRID, crossovers, oracle_ranking, phase_diagram, phase_keys, privacy_utility_curves
+from ldp_helpers.explore import paper_panels
+from ldp_helpers.explore import rappor_panel as rappor_module
+from ldp_helpers.explore._widgets import (
+    SMALL,
+    Panel,
+    build,
+    count_ticks,
+    display_panel,
+    figure_for,
+    fmt,
+    integer_ticks,
+    outside_legend,
+    power_of_ten_ticks,
+    show_figure,
+)
+from ldp_helpers.explore.oracles import (
+    D_MAX,
+    N_MAX,
+    POPULATIONS,
+    check_structure,
+    oracle_parameters,
+    panel_keys,
+    playground_state,
+)
+from ldp_helpers.explore.utility import (
+    PHASE_GRID,
+    crossovers,
+    oracle_ranking,
+    phase_diagram,
+    phase_keys,
+    privacy_utility_curves,
+)
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
 
@@ -52,8 +78,17 @@ def _colour(key: str) -> str:
 def _structure_controls(structure: dict) -> dict:
     """A control per structural parameter of the listed oracles (a sketch's k and m)."""
     specs = {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
-    return {name: c.number(structure[name], spec.low, spec.high, spec.label, integer=True,
-                           log=spec.low > 0 and spec.high / spec.low >= 100) for name, spec in specs.items()}
+    return {
+        name: c.number(
+            structure[name],
+            spec.low,
+            spec.high,
+            spec.label,
+            integer=True,
+            log=spec.low > 0 and spec.high / spec.low >= 100,
+        )
+        for name, spec in specs.items()
+    }
 
 
 # ------------------------------------------------------------------------------------ playground
@@ -69,30 +104,60 @@ def _setup_playground(fig) -> dict:
     phase = fig.add_axes((0.675, 0.13, 0.155, 0.64))
     title = fig.text(0.01, 0.975, "", va="top", fontweight="bold", wrap=True)
     truth = ax.stairs([0.0], [0.0, 1.0], fill=True, color="#cfcfcf", label="true count $f_i$")
-    bands = ax.add_collection(LineCollection([], color="C0", lw=1.0, alpha=0.55, label="± 2σ (exact variance)"))
-    expected, = ax.plot([], [], "_", color="black", ms=7, mew=1.6, label="E[ĉ(i)] (exact)")
-    est, = ax.plot([], [], "o", color="C0", ms=3.2, label="estimate ĉ(i), one exact survey")
+    bands = ax.add_collection(
+        LineCollection([], color="C0", lw=1.0, alpha=0.55, label="± 2σ (exact variance)")
+    )
+    (expected,) = ax.plot([], [], "_", color="black", ms=7, mew=1.6, label="E[ĉ(i)] (exact)")
+    (est,) = ax.plot([], [], "o", color="C0", ms=3.2, label="estimate ĉ(i), one exact survey")
     ax.set(xlabel="value i", ylabel="count")
     integer_ticks(ax.xaxis)
     count_ticks(ax.yaxis)
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=4, frameon=False, fontsize=SMALL, borderaxespad=0.2,
-              handletextpad=0.4, columnspacing=1.0)
+    ax.legend(
+        loc="lower left",
+        bbox_to_anchor=(0.0, 1.01),
+        ncol=4,
+        frameon=False,
+        fontsize=SMALL,
+        borderaxespad=0.2,
+        handletextpad=0.4,
+        columnspacing=1.0,
+    )
     keys = phase_keys()
     table = phase_diagram(PHASE_EPSILONS, PHASE_DS)
-    image = NonUniformImage(phase, interpolation="nearest", cmap=ListedColormap([_colour(k) for k in keys]))
+    image = NonUniformImage(
+        phase, interpolation="nearest", cmap=ListedColormap([_colour(k) for k in keys])
+    )
     image.set_clim(-0.5, len(keys) - 0.5)
-    image.set_data(np.log10(PHASE_EPSILONS), np.log10(PHASE_DS), np.ma.masked_less(table, 0).astype(float))
+    image.set_data(
+        np.log10(PHASE_EPSILONS), np.log10(PHASE_DS), np.ma.masked_less(table, 0).astype(float)
+    )
     phase.add_image(image)
-    point, = phase.plot([], [], "*", color="black", mec="white", mew=0.8, ms=15)
-    phase.set(xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y)  # log10 coordinates (an image on log axes would resample)
+    (point,) = phase.plot([], [], "*", color="black", mec="white", mew=0.8, ms=15)
+    phase.set(
+        xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y
+    )  # log10 coordinates (an image on log axes would resample)
     phase.set_title("lowest exact MSE\n(flat population)", fontsize=SMALL)
     phase.set_xticks(np.log10([0.1, 1, 10]), ["0.1", "1", "10"])
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
     shown = sorted(set(table[table >= 0].ravel().tolist()))
-    outside_legend(phase, [Patch(color=_colour(keys[i]), label=textwrap.fill(REGISTRY[keys[i]].label, 18)) for i in shown]
-                   + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]])
-    return {"ax": ax, "truth": truth, "bands": bands, "expected": expected, "est": est, "point": point, "title": title,
-            "phase": phase}
+    outside_legend(
+        phase,
+        [
+            Patch(color=_colour(keys[i]), label=textwrap.fill(REGISTRY[keys[i]].label, 18))
+            for i in shown
+        ]
+        + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]],
+    )
+    return {
+        "ax": ax,
+        "truth": truth,
+        "bands": bands,
+        "expected": expected,
+        "est": est,
+        "point": point,
+        "title": title,
+        "phase": phase,
+    }
 
 
 #: the phase map's extent in log10 coordinates (half a cell beyond the grid)
@@ -105,26 +170,39 @@ def _count_scale(ax, truth: np.ndarray, sigma: np.ndarray) -> str:
     typical = float(np.median(truth))
     want = "symlog" if truth.max() > 1000 and truth.max() > 50 * max(typical, 1.0) else "linear"
     if ax.get_yscale() != want:
-        ax.set_yscale(want, **({"linthresh": max(10.0, 2 * float(np.median(sigma)))} if want == "symlog" else {}))
+        ax.set_yscale(
+            want,
+            **({"linthresh": max(10.0, 2 * float(np.median(sigma)))} if want == "symlog" else {}),
+        )
         count_ticks(ax.yaxis)
     ax.set_ylabel("count" if want == "linear" else "count (symlog scale)")
     return want
 
 
 #: what the playground says of a sketch's hashes (its bias is its collisions under this family, for this draw)
-HASH_FAMILY = (". Its k hashes are the universal family h<sub>j</sub>(x) = ((a<sub>j</sub>x + b<sub>j</sub>) mod P) mod m, "
-               "P = 2<sup>31</sup> − 1, (a<sub>j</sub>, b<sub>j</sub>) drawn from the seed — not Apple's SHA-256 of "
-               "(j, x): the bias shown is this draw's collisions (another seed, another bias; averaged over draws "
-               "the sketch is unbiased)")
+HASH_FAMILY = (
+    ". Its k hashes are the universal family h<sub>j</sub>(x) = ((a<sub>j</sub>x + b<sub>j</sub>) mod P) mod m, "
+    "P = 2<sup>31</sup> − 1, (a<sub>j</sub>, b<sub>j</sub>) drawn from the seed — not Apple's SHA-256 of "
+    "(j, x): the bias shown is this draw's collisions (another seed, another bias; averaged over draws "
+    "the sketch is unbiased)"
+)
 
 
-def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed, **structure) -> None:
-    s = playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure)
+def _draw_playground(
+    panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed, **structure
+) -> None:
+    s = playground_state(
+        mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure
+    )
     d, own = s.true_counts.size, oracle_parameters(mechanism_key)
     for name in structure:  # a sketch's k and m show only for an oracle that has them
         panel.controls[name].layout.display = "flex" if name in own else "none"
-    ranking = [key for key, _ in oracle_ranking(epsilon, d, n, population, zipf_s=zipf_s, structure=structure,
-                                                seed=seed)]
+    ranking = [
+        key
+        for key, _ in oracle_ranking(
+            epsilon, d, n, population, zipf_s=zipf_s, structure=structure, seed=seed
+        )
+    ]
     shape = "".join(f", {name} = {structure[name]}" for name in own)
     split = f" (bias² {s.bias_sq:.6g} + variance {s.mse - s.bias_sq:.6g})" if s.bias_sq > 0 else ""
     panel.summary.value = (
@@ -134,7 +212,12 @@ def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, 
         f"exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>{split}; "
         f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0]].label)}</b> (rank of this oracle: "
         f"{ranking.index(mechanism_key) + 1} of {len(ranking)})"
-        + (HASH_FAMILY if s.bias_sq > 0 and hasattr(REGISTRY[mechanism_key].example(), "hash_a") else ""))
+        + (
+            HASH_FAMILY
+            if s.bias_sq > 0 and hasattr(REGISTRY[mechanism_key].example(), "hash_a")
+            else ""
+        )
+    )
     fig, a = figure_for(panel, _setup_playground, figsize=(11.0, 4.4))
     x = np.arange(d)
     a["truth"].set_data(s.true_counts.astype(float), np.arange(d + 1) - 0.5)
@@ -148,18 +231,49 @@ def _draw_playground(panel: Panel, *, mechanism_key, epsilon, d, n, population, 
     low = min(0.0, float(lo.min()), float(s.expected.min()))
     high = max(float(hi.max()), float(s.true_counts.max()), float(s.expected.max()))
     scale = _count_scale(a["ax"], s.true_counts, s.sigma)
-    a["ax"].set_ylim(*((low - 0.03 * (high - low), high + 0.05 * (high - low)) if scale == "linear" else (low, 2 * high)))
-    a["title"].set_text(f"{s.label}{shape}, ε = {fmt(float(epsilon))}: one exact survey (seed {seed}) "
-                        f"of n = {int(s.true_counts.sum()):,} users over d = {d} values ({population})")
-    x_star, y_star = np.log10(float(epsilon)), np.log10(d)  # a typed ε beyond the map rests on its edge
+    a["ax"].set_ylim(
+        *(
+            (low - 0.03 * (high - low), high + 0.05 * (high - low))
+            if scale == "linear"
+            else (low, 2 * high)
+        )
+    )
+    a["title"].set_text(
+        f"{s.label}{shape}, ε = {fmt(float(epsilon))}: one exact survey (seed {seed}) "
+        f"of n = {int(s.true_counts.sum()):,} users over d = {d} values ({population})"
+    )
+    x_star, y_star = (
+        np.log10(float(epsilon)),
+        np.log10(d),
+    )  # a typed ε beyond the map rests on its edge
     a["point"].set_data([float(np.clip(x_star, *PHASE_X))], [float(np.clip(y_star, *PHASE_Y))])
-    rows = zip(x, s.true_counts, s.estimate, s.expected, s.expected - s.true_counts, s.sigma,
-               (s.expected - s.true_counts) ** 2 + s.sigma**2)
-    show_figure(panel, ("value", "true_count", "estimate", "expected_estimate", "bias", "sigma", "mse"), rows)
+    rows = zip(
+        x,
+        s.true_counts,
+        s.estimate,
+        s.expected,
+        s.expected - s.true_counts,
+        s.sigma,
+        (s.expected - s.true_counts) ** 2 + s.sigma**2,
+    )
+    show_figure(
+        panel,
+        ("value", "true_count", "estimate", "expected_estimate", "bias", "sigma", "mse"),
+        rows,
+    )
 
 
-def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, population="uniform", zipf_s=1.1,
-                     seed=0, **structure) -> Panel:
+def playground_panel(
+    *,
+    mechanism_key="oue",
+    epsilon=1.0,
+    d=43,
+    n=100_000,
+    population="uniform",
+    zipf_s=1.1,
+    seed=0,
+    **structure,
+) -> Panel:
     """Frequency-oracle playground: any registered oracle, ε, d, n and population → true vs estimated counts.
 
     Shows one exact survey with ±2σ bands from the exact variance (and E[ĉ] when the oracle is
@@ -172,11 +286,23 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
     """
     # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
     structure = check_structure(structure)
-    playground_state(mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure)
-    defaults = dict(mechanism_key=mechanism_key, epsilon=epsilon, d=d, n=n, population=population, zipf_s=zipf_s,
-                    seed=seed, **structure)
+    playground_state(
+        mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure
+    )
+    defaults = dict(
+        mechanism_key=mechanism_key,
+        epsilon=epsilon,
+        d=d,
+        n=n,
+        population=population,
+        zipf_s=zipf_s,
+        seed=seed,
+        **structure,
+    )
     controls = {
-        "mechanism_key": c.choice([(REGISTRY[k].label, k) for k in panel_keys()], mechanism_key, "oracle"),
+        "mechanism_key": c.choice(
+            [(REGISTRY[k].label, k) for k in panel_keys()], mechanism_key, "oracle"
+        ),
         "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
         "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
         "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
@@ -185,7 +311,9 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
         "seed": c.text(seed, "seed"),
         **_structure_controls(structure),
     }
-    return build("playground", controls, _draw_playground, "Frequency-oracle playground", defaults=defaults)
+    return build(
+        "playground", controls, _draw_playground, "Frequency-oracle playground", defaults=defaults
+    )
 
 
 # ------------------------------------------------------------------------------------ privacy–utility
@@ -194,7 +322,9 @@ def playground_panel(*, mechanism_key="oue", epsilon=1.0, d=43, n=100_000, popul
 @functools.lru_cache(maxsize=32)
 def _curves(d: int, n: int, epsilon_max: float, structure: tuple):
     """Exact curves on :data:`CURVE_POINTS` budgets per (d, n, ε max, structure), cached: moving ε only moves the marker."""
-    return privacy_utility_curves(d, n, np.linspace(0.05, epsilon_max, CURVE_POINTS), structure=dict(structure))
+    return privacy_utility_curves(
+        d, n, np.linspace(0.05, epsilon_max, CURVE_POINTS), structure=dict(structure)
+    )
 
 
 #: budgets on each privacy–utility curve (16 oracles, six of them sketches with exact collision moments: ~4 s at d = 2048)
@@ -204,15 +334,24 @@ CURVE_POINTS = 30
 #: the privacy–utility panel's sets of curves: a chosen few by default (distinct colours, a short legend), the rest
 #: toggled by this choice (the CSV always holds every oracle)
 FEW = ("grr", "oue", "olh", "ss", "hr", "cms")
-SHOWN = {"few": "a few: GRR, OUE, OLH, SS, HR, CMS", "one-shot": "every unbiased one-shot oracle",
-         "sketches": "every sketch (fixed hashes)", "all": "every oracle"}
+SHOWN = {
+    "few": "a few: GRR, OUE, OLH, SS, HR, CMS",
+    "one-shot": "every unbiased one-shot oracle",
+    "sketches": "every sketch (fixed hashes)",
+    "all": "every oracle",
+}
 
 
 def shown_keys(shown: str) -> tuple[str, ...]:
     """The oracles whose curves the privacy–utility panel draws for the choice ``shown`` (one of :data:`SHOWN`)."""
     shown = check_choice("shown", shown, tuple(SHOWN))
     groups = fo.oracle_groups()
-    wanted = {"few": FEW, "one-shot": groups["one-shot"], "sketches": groups["sketch"], "all": panel_keys()}[shown]
+    wanted = {
+        "few": FEW,
+        "one-shot": groups["one-shot"],
+        "sketches": groups["sketch"],
+        "all": panel_keys(),
+    }[shown]
     return tuple(key for key in panel_keys() if key in wanted)
 
 
@@ -224,13 +363,23 @@ def _setup_privacy_utility(fig) -> dict:
     for key in panel_keys():
         lines[key] = ax.plot([], [], lw=1.8, label=REGISTRY[key].label)[0]
         lines[key + ":approx"] = ax.plot([], [], ls=":", lw=1.1)[0]
-    cross = ax.add_collection(LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best"))
+    cross = ax.add_collection(
+        LineCollection([], colors="grey", linestyles="--", lw=0.9, label="crossover of the best")
+    )
     now = ax.axvline(1.0, color="black", lw=1.2, label="chosen ε")
     wang = ax.plot([], [], "k:", lw=1.1, label="Wang's approximation (dotted)")[0]
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
     power_of_ten_ticks(ax.yaxis)
     title = ax.set_title("", loc="left")
-    return {"ax": ax, "lines": lines, "cross": cross, "now": now, "wang": wang, "title": title, "shown": None}
+    return {
+        "ax": ax,
+        "lines": lines,
+        "cross": cross,
+        "now": now,
+        "wang": wang,
+        "title": title,
+        "shown": None,
+    }
 
 
 def _show_curves(a: dict, keys: tuple) -> None:
@@ -257,14 +406,18 @@ def _flh_note(d: int, n: int, epsilon: float, structure: tuple) -> str:
         moments = fo.exact_moments(flh, flat_counts(n, d))
     except ValueError:
         return ""
-    return (f" FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε (here g = {flh.hash_range}) "
-            f"while its k = {flh.k} hash functions stay fixed: each new g sends other values into shared cells, and "
-            f"that collision bias (∝ n²) is {100 * moments.bias_sq / moments.mse:.0f}% of its MSE at this ε.")
+    return (
+        f" FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε (here g = {flh.hash_range}) "
+        f"while its k = {flh.k} hash functions stay fixed: each new g sends other values into shared cells, and "
+        f"that collision bias (∝ n²) is {100 * moments.bias_sq / moments.mse:.0f}% of its MSE at this ε."
+    )
 
 
 def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **structure) -> None:
     epsilon = check_epsilon(epsilon)
-    epsilon_max = check_real("epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False)
+    epsilon_max = check_real(
+        "epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False
+    )
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
     keys = shown_keys(shown)
     shape = tuple(check_structure(structure, d).items())
@@ -272,31 +425,60 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
     found = crossovers(curves.epsilons, keys, curves.exact)
     listed = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in found]
-    cross = ", ".join(listed[:4]) + (f", … ({len(listed)} in all)" if len(listed) > 4 else "") or "none"
-    panel.summary.value = (f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE of every oracle "
-                           f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
-                           f"crossovers of the best oracle shown: {html.escape(cross)}."
-                           + (html.escape(_flh_note(d, n, epsilon, shape)) if "flh" in keys else ""))
-    fig, a = figure_for(panel, _setup_privacy_utility, figsize=(10.5, max(4.6, 0.19 * (len(panel_keys()) + 3) + 1.1)))
+    cross = (
+        ", ".join(listed[:4]) + (f", … ({len(listed)} in all)" if len(listed) > 4 else "") or "none"
+    )
+    panel.summary.value = (
+        f"d = {d}, n = {n:,}, ε = {fmt(epsilon)}: lowest exact MSE of every oracle "
+        f"<b class='ldp-best'>{html.escape(curves.labels[best])}</b> = <b class='ldp-mse'>{best_mse:.6g}</b>; "
+        f"crossovers of the best oracle shown: {html.escape(cross)}."
+        + (html.escape(_flh_note(d, n, epsilon, shape)) if "flh" in keys else "")
+    )
+    fig, a = figure_for(
+        panel,
+        _setup_privacy_utility,
+        figsize=(10.5, max(4.6, 0.19 * (len(panel_keys()) + 3) + 1.1)),
+    )
     _show_curves(a, keys)
     for key, values in curves.exact.items():
         a["lines"][key].set_data(curves.epsilons, values)
-        a["lines"][key + ":approx"].set_data(curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan)))
-    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for k, v in curves.exact.items() if k in keys])
-    a["cross"].set_segments([[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in found])
+        a["lines"][key + ":approx"].set_data(
+            curves.epsilons, curves.approx.get(key, np.full_like(values, np.nan))
+        )
+    finite = np.concatenate(
+        [v[np.isfinite(v) & (v > 0)] for k, v in curves.exact.items() if k in keys]
+    )
+    a["cross"].set_segments(
+        [[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in found]
+    )
     a["now"].set_xdata([epsilon, epsilon])
     a["ax"].set_xlim(0.0, epsilon_max)
     a["ax"].set_ylim(finite.min() / 1.5, finite.max() * 1.5)
-    a["title"].set_text(f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values")
+    a["title"].set_text(
+        f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values"
+    )
     every = list(curves.exact)
-    rows = [(float(e), *(curves.exact[k][j] for k in every), *(curves.bias_sq[k][j] for k in every),
-             *(curves.approx[k][j] if k in curves.approx else "" for k in every)) for j, e in enumerate(curves.epsilons)]
-    header = ("epsilon", *(f"mse_{k}" for k in every), *(f"bias_sq_{k}" for k in every),
-              *(f"approx_var_{k}" for k in every))
+    rows = [
+        (
+            float(e),
+            *(curves.exact[k][j] for k in every),
+            *(curves.bias_sq[k][j] for k in every),
+            *(curves.approx[k][j] if k in curves.approx else "" for k in every),
+        )
+        for j, e in enumerate(curves.epsilons)
+    ]
+    header = (
+        "epsilon",
+        *(f"mse_{k}" for k in every),
+        *(f"bias_sq_{k}" for k in every),
+        *(f"approx_var_{k}" for k in every),
+    )
     show_figure(panel, header, rows)
 
 
-def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, shown="few", **structure) -> Panel:
+def privacy_utility_panel(
+    *, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, shown="few", **structure
+) -> Panel:
     """Privacy–utility: exact MSE (bias² + variance) and Wang's approximation of the registered oracles vs ε.
 
     ``shown`` picks the curves drawn (:data:`SHOWN`: a chosen few by default); crossovers of the best
@@ -308,8 +490,12 @@ def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, show
     """
     structure = check_structure(structure)
     shown_keys(shown)
-    privacy_utility_curves(d, n, np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
-                           structure=structure)
+    privacy_utility_curves(
+        d,
+        n,
+        np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
+        structure=structure,
+    )
     controls = {
         "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
         "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
@@ -319,7 +505,13 @@ def privacy_utility_panel(*, epsilon=1.0, d=43, n=100_000, epsilon_max=6.0, show
         **_structure_controls(structure),
     }
     defaults = dict(epsilon=epsilon, d=d, n=n, epsilon_max=epsilon_max, shown=shown, **structure)
-    return build("privacy_utility", controls, _draw_privacy_utility, "Privacy–utility: exact MSE vs ε", defaults=defaults)
+    return build(
+        "privacy_utility",
+        controls,
+        _draw_privacy_utility,
+        "Privacy–utility: exact MSE vs ε",
+        defaults=defaults,
+    )
 
 
 def show_panel(name: str, **defaults) -> Panel:
@@ -334,5 +526,9 @@ def show_panel(name: str, **defaults) -> Panel:
     return panel
 
 
-BUILDERS = {"playground": playground_panel, "privacy_utility": privacy_utility_panel,
-            "rappor": rappor_module.rappor_panel, **paper_panels.BUILDERS}
+BUILDERS = {
+    "playground": playground_panel,
+    "privacy_utility": privacy_utility_panel,
+    "rappor": rappor_module.rappor_panel,
+    **paper_panels.BUILDERS,
+}

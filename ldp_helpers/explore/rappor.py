@@ -40,8 +40,8 @@ import numpy as np
 from scipy import stats
 
 from ldp_helpers._validation import check_choice, check_int, check_real, fail
-from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
+from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import zipf_weights
 
@@ -68,7 +68,11 @@ def candidate_weights(shape, n_candidates, n_true, s=1.0) -> np.ndarray:
     if shape == "zipf":
         return zipf_weights(n_candidates, n_true, s)
     r = np.arange(1, n_true + 1, dtype=float)
-    held = {"exponential": np.exp(-s * (r - 1) / n_true), "linear": n_true + 1 - r, "constant": np.ones(n_true)}[shape]
+    held = {
+        "exponential": np.exp(-s * (r - 1) / n_true),
+        "linear": n_true + 1 - r,
+        "constant": np.ones(n_true),
+    }[shape]
     weights = np.zeros(n_candidates)
     weights[:n_true] = held / held.sum()
     return weights
@@ -107,27 +111,42 @@ def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappo
     """The hashed design and its collision factor per candidate (independent of f, p, q, N, α)."""
     reference = RapporParams.basic_one_time(k=k, h=h, m=m)
     mechanism = Rappor.create(reference, n_candidates, rng=np.random.default_rng(seed))
-    factor = detection_threshold(mechanism, m) / detection_threshold_without_collisions(reference, m)[..., None]
+    factor = (
+        detection_threshold(mechanism, m)
+        / detection_threshold_without_collisions(reference, m)[..., None]
+    )
     factor.setflags(write=False)
     _, group_sizes = np.unique(mechanism.design_matrix.T, axis=0, return_counts=True)
     return mechanism, factor, int(np.sum(group_sizes * (group_sizes - 1) // 2))
 
 
-def _check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape="zipf") -> tuple:
+def _check_setting(
+    *, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape="zipf"
+) -> tuple:
     """``(params, n_reports, weights)`` of one RAPPOR setting, validated, within the panels' work ceilings.
 
     The hashed design costs m·M·h SHA-256 hashes and a k·m × M least-squares system: refused beyond
     :data:`MAX_HASHES` and :data:`MAX_DESIGN_CELLS` (a few seconds), naming M's allowed range.
     """
-    params = RapporParams(k=check_int("k", k, low=1, high=4096), h=check_int("h", h, low=1, high=32),
-                          m=check_int("m", m, low=1, high=1024), f=f, p=p, q=q)
+    params = RapporParams(
+        k=check_int("k", k, low=1, high=4096),
+        h=check_int("h", h, low=1, high=32),
+        m=check_int("m", m, low=1, high=1024),
+        f=f,
+        p=p,
+        q=q,
+    )
     n_reports = check_int("n_reports", n_reports, low=params.m, high=10**12)
     n_candidates = check_int("n_candidates", n_candidates, low=2, high=MAX_CANDIDATES)
     limit = min(MAX_DESIGN_CELLS // (params.k * params.m), MAX_HASHES // (params.m * params.h))
     if n_candidates > limit:
-        fail("n_candidates", n_candidates, f"an integer in [2, {max(limit, 1)}] at k = {params.k}, m = {params.m}, "
-                                           f"h = {params.h} (the design's k·m·M ≤ {MAX_DESIGN_CELLS:,} and m·M·h ≤ "
-                                           f"{MAX_HASHES:,} keep it within a few seconds)")
+        fail(
+            "n_candidates",
+            n_candidates,
+            f"an integer in [2, {max(limit, 1)}] at k = {params.k}, m = {params.m}, "
+            f"h = {params.h} (the design's k·m·M ≤ {MAX_DESIGN_CELLS:,} and m·M·h ≤ "
+            f"{MAX_HASHES:,} keep it within a few seconds)",
+        )
     zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=20.0, low_open=False, high_open=False)
     return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
 
@@ -137,8 +156,23 @@ def _check_setting(*, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s,
 MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**22, 2**19, 1000
 
 
-def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zipf_s=1.0, alpha=0.05,
-                 correction="bonferroni", seed=0, shape="zipf") -> RapporGuide:
+def rappor_guide(
+    *,
+    k,
+    h,
+    m,
+    f,
+    p,
+    q,
+    n_reports,
+    n_candidates=100,
+    n_true=20,
+    zipf_s=1.0,
+    alpha=0.05,
+    correction="bonferroni",
+    seed=0,
+    shape="zipf",
+) -> RapporGuide:
     """ε₁, ε∞, detection thresholds and the expected precision/recall (analytic approximation) of one setting.
 
     Parameters
@@ -160,17 +194,32 @@ def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zi
     [erlingsson2014] Theorems 1–2 (ε₁, ε∞), §4 (decoder); [rappor] §3 (the candidate
     distribution, precision and recall).
     """
-    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
-                                               n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
+    params, n_reports, weights = _check_setting(
+        k=k,
+        h=h,
+        m=m,
+        f=f,
+        p=p,
+        q=q,
+        n_reports=n_reports,
+        n_candidates=n_candidates,
+        n_true=n_true,
+        zipf_s=zipf_s,
+        shape=shape,
+    )
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     correction = check_choice("correction", correction, CORRECTIONS)
-    mechanism, factor, pairs = _design(params.k, params.h, params.m, weights.size, check_int("seed", seed, low=0))
+    mechanism, factor, pairs = _design(
+        params.k, params.h, params.m, weights.size, check_int("seed", seed, low=0)
+    )
     # the threshold at power ½ is z·c_w, c_w = SE_w/N_j (collisions included), so Pr[detected] = Φ(π_w/c_w − z)
     per_z = _unit_threshold(params, n_reports) * factor
     truth = weights > 0
     n_null = int((~truth).sum())
 
-    with np.errstate(divide="ignore", invalid="ignore"):  # no noise at all (p* = 0, q* = 1): per_z = 0
+    with np.errstate(
+        divide="ignore", invalid="ignore"
+    ):  # no noise at all (p* = 0, q* = 1): per_z = 0
         signal = np.where(per_z > 0, weights / per_z, np.where(weights > 0, np.inf, 0.0))
 
     def power_at(level):
@@ -178,14 +227,28 @@ def rappor_guide(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zi
 
     level = {"none": alpha, "bonferroni": alpha / weights.size}.get(correction)
     if level is None:  # BH: the level at the fixed point of the expected number of rejections
-        level = _bh_level(lambda a: float(power_at(a)[truth].sum()) + n_null * a, weights.size, alpha)
+        level = _bh_level(
+            lambda a: float(power_at(a)[truth].sum()) + n_null * a, weights.size, alpha
+        )
     z = stats.norm.isf(level)
     power = power_at(level)
     true_hits, false_hits = float(power[truth].sum()), float(n_null * level)
     precision = true_hits / (true_hits + false_hits) if true_hits + false_hits > 0 else 0.0
     free = float(_unit_threshold(params, n_reports)) * z
-    return RapporGuide(params.epsilon_one_report, params.epsilon_permanent, params.q_star, params.p_star, weights,
-                       per_z * z, free, power, float(power[truth].mean()), precision, false_hits, pairs)
+    return RapporGuide(
+        params.epsilon_one_report,
+        params.epsilon_permanent,
+        params.q_star,
+        params.p_star,
+        weights,
+        per_z * z,
+        free,
+        power,
+        float(power[truth].mean()),
+        precision,
+        false_hits,
+        pairs,
+    )
 
 
 def _unit_threshold(params: RapporParams, n_reports: int) -> float:
@@ -195,16 +258,46 @@ def _unit_threshold(params: RapporParams, n_reports: int) -> float:
 
 
 @functools.lru_cache(maxsize=32)
-def _simulated(params: RapporParams, weights: tuple, n_reports: int, alpha: float, correction: str, n_draws: int,
-               seed: int) -> tuple[float, float, float, float]:
-    scores = decode_surveys(params, np.array(weights), n_reports, n_draws, rng=np.random.default_rng(seed), alpha=alpha,
-                            correction=None if correction == "none" else correction)
+def _simulated(
+    params: RapporParams,
+    weights: tuple,
+    n_reports: int,
+    alpha: float,
+    correction: str,
+    n_draws: int,
+    seed: int,
+) -> tuple[float, float, float, float]:
+    scores = decode_surveys(
+        params,
+        np.array(weights),
+        n_reports,
+        n_draws,
+        rng=np.random.default_rng(seed),
+        alpha=alpha,
+        correction=None if correction == "none" else correction,
+    )
     se = scores[:, :2].std(axis=0, ddof=1) / np.sqrt(n_draws) if n_draws > 1 else np.full(2, np.nan)
     return float(scores[:, 0].mean()), float(scores[:, 1].mean()), float(se[0]), float(se[1])
 
 
-def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zipf_s=1.0, alpha=0.05,
-                               correction="bonferroni", n_draws=4, seed=0, shape="zipf") -> tuple[float, float, float, float]:
+def simulated_precision_recall(
+    *,
+    k,
+    h,
+    m,
+    f,
+    p,
+    q,
+    n_reports,
+    n_candidates=100,
+    n_true=20,
+    zipf_s=1.0,
+    alpha=0.05,
+    correction="bonferroni",
+    n_draws=4,
+    seed=0,
+    shape="zipf",
+) -> tuple[float, float, float, float]:
     """Mean precision, mean recall and their standard errors over ``n_draws`` decoded surveys (cached).
 
     Each survey is [rappor] §3's: a fresh hashing secret and population, the reports' bit counts
@@ -218,12 +311,30 @@ def simulated_precision_recall(*, k, h, m, f, p, q, n_reports, n_candidates=100,
     ----------
     [rappor] §3 (precision, recall); [erlingsson2014] §4 (decoder).
     """
-    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
-                                               n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
+    params, n_reports, weights = _check_setting(
+        k=k,
+        h=h,
+        m=m,
+        f=f,
+        p=p,
+        q=q,
+        n_reports=n_reports,
+        n_candidates=n_candidates,
+        n_true=n_true,
+        zipf_s=zipf_s,
+        shape=shape,
+    )
     n_draws = check_int("n_draws", n_draws, low=1, high=64)
     _check_decode_work(params, weights.size, n_draws)
-    return _simulated(params, tuple(weights), n_reports, check_real("alpha", alpha, low=0.0, high=1.0),
-                      check_choice("correction", correction, CORRECTIONS), n_draws, check_int("seed", seed, low=0))
+    return _simulated(
+        params,
+        tuple(weights),
+        n_reports,
+        check_real("alpha", alpha, low=0.0, high=1.0),
+        check_choice("correction", correction, CORRECTIONS),
+        n_draws,
+        check_int("seed", seed, low=0),
+    )
 
 
 #: the panels' ceiling on decoding, sized by time: k·m·M cells of X over the surveys one interaction decodes (the
@@ -236,6 +347,10 @@ def _check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int =
     cells = params.k * params.m * n_candidates * n_surveys
     if cells > MAX_DECODE_CELLS:
         limit = MAX_DECODE_CELLS // (params.k * params.m * n_surveys)
-        fail("n_candidates", n_candidates, f"an integer in [2, {max(limit, 1)}] to decode {n_surveys} survey(s) at "
-                                           f"k = {params.k}, m = {params.m} (k·m·M·surveys ≤ {MAX_DECODE_CELLS:,}, about a "
-                                           "second); the analytic guide alone allows more")
+        fail(
+            "n_candidates",
+            n_candidates,
+            f"an integer in [2, {max(limit, 1)}] to decode {n_surveys} survey(s) at "
+            f"k = {params.k}, m = {params.m} (k·m·M·surveys ≤ {MAX_DECODE_CELLS:,}, about a "
+            "second); the analytic guide alone allows more",
+        )

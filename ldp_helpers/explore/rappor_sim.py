@@ -23,13 +23,25 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_binary_array, check_choice, check_instance, check_int,
-                                     check_int_array, check_ndim, check_real, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_binary_array,
+    check_choice,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real,
+    fail,
+)
 from ldp_helpers.estimation.rappor_decoding import decode
 from ldp_helpers.experiments.rappor import precision_recall
-from ldp_helpers.explore.rappor import CORRECTIONS, _design, _check_decode_work, _check_setting
+from ldp_helpers.explore.rappor import CORRECTIONS, _check_decode_work, _check_setting, _design
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
-from ldp_helpers.mechanisms.rappor_client import instantaneous_randomized_response, permanent_randomized_response
+from ldp_helpers.mechanisms.rappor_client import (
+    instantaneous_randomized_response,
+    permanent_randomized_response,
+)
 from ldp_helpers.simulate.populations import cohort_counts
 
 
@@ -43,7 +55,9 @@ class ReportSteps(NamedTuple):
     irr: np.ndarray
 
 
-def user_report(*, k, h, m, f, p, q, candidate=0, cohort=0, n_candidates=100, seed=0, user=0, report=0) -> ReportSteps:
+def user_report(
+    *, k, h, m, f, p, q, candidate=0, cohort=0, n_candidates=100, seed=0, user=0, report=0
+) -> ReportSteps:
     """One user's report step by step: B of ``candidate`` in ``cohort`` (the design of ``seed``), then B′, then S.
 
     B′ is drawn once per (``user``, candidate, cohort) — it is memoized, [erlingsson2014] §2 step 2 —
@@ -53,17 +67,33 @@ def user_report(*, k, h, m, f, p, q, candidate=0, cohort=0, n_candidates=100, se
     ----------
     [erlingsson2014] §2 steps 1–3; [rappor] Eq. (1).
     """
-    params = RapporParams(k=check_int("k", k, low=1, high=4096), h=check_int("h", h, low=1, high=32),
-                          m=check_int("m", m, low=1, high=1024), f=f, p=p, q=q)
+    params = RapporParams(
+        k=check_int("k", k, low=1, high=4096),
+        h=check_int("h", h, low=1, high=32),
+        m=check_int("m", m, low=1, high=1024),
+        f=f,
+        p=p,
+        q=q,
+    )
     n_candidates = check_int("n_candidates", n_candidates, low=2, high=1000)
     candidate = check_int("candidate", candidate, low=0, high=n_candidates - 1)
     cohort = check_int("cohort", cohort, low=0, high=params.m - 1)
-    seed, user, report = check_int("seed", seed, low=0), check_int("user", user, low=0), check_int("report", report, low=0)
+    seed, user, report = (
+        check_int("seed", seed, low=0),
+        check_int("user", user, low=0),
+        check_int("report", report, low=0),
+    )
     mechanism = _design(params.k, params.h, params.m, n_candidates, seed)[0]
     bloom = mechanism.blooms[cohort, candidate].astype(np.int8)
-    prr = permanent_randomized_response(bloom, params.f, rng=np.random.default_rng([seed, user, candidate, cohort]))
-    irr = instantaneous_randomized_response(prr, params.p, params.q,
-                                            rng=np.random.default_rng([seed, user, candidate, cohort, report + 1]))
+    prr = permanent_randomized_response(
+        bloom, params.f, rng=np.random.default_rng([seed, user, candidate, cohort])
+    )
+    irr = instantaneous_randomized_response(
+        prr,
+        params.p,
+        params.q,
+        rng=np.random.default_rng([seed, user, candidate, cohort, report + 1]),
+    )
     return ReportSteps(candidate, cohort, bloom, prr, irr)
 
 
@@ -78,8 +108,9 @@ class DecodedCounts(NamedTuple):
     n_reports: int
 
 
-def decode_counts(counts, reports_per_cohort, blooms, *, f, p, q, alpha=0.05, correction="bh",
-                  names=None) -> DecodedCounts:
+def decode_counts(
+    counts, reports_per_cohort, blooms, *, f, p, q, alpha=0.05, correction="bh", names=None
+) -> DecodedCounts:
     """Decode real aggregated RAPPOR counts: the upload path (google/rappor's counts, map and params files as arrays).
 
     Parameters
@@ -101,15 +132,30 @@ def decode_counts(counts, reports_per_cohort, blooms, *, f, p, q, alpha=0.05, co
     ----------
     [rappor] Eq. (3) (t̂ = (c − p* N_j)/(q* − p*)); [erlingsson2014] §4 (LASSO → OLS → t-test).
     """
-    counts = check_ndim("counts", check_int_array("counts", counts, low=0), 2, what="(m cohorts × k bits)")
+    counts = check_ndim(
+        "counts", check_int_array("counts", counts, low=0), 2, what="(m cohorts × k bits)"
+    )
     m, k = counts.shape
     sizes = check_int_array("reports_per_cohort", reports_per_cohort, low=1, shape=(m,))
-    blooms = check_ndim("blooms", check_binary_array("blooms", blooms), 3, what="(m cohorts × M candidates × k bits)")
+    blooms = check_ndim(
+        "blooms",
+        check_binary_array("blooms", blooms),
+        3,
+        what="(m cohorts × M candidates × k bits)",
+    )
     if blooms.shape[0] != m or blooms.shape[2] != k:
-        fail("blooms", Described(f"an array of shape {blooms.shape}"), f"an array of shape ({m}, M, {k}) like counts'")
+        fail(
+            "blooms",
+            Described(f"an array of shape {blooms.shape}"),
+            f"an array of shape ({m}, M, {k}) like counts'",
+        )
     n_candidates = blooms.shape[1]
     if np.any(counts > sizes[:, None]):
-        fail("counts", counts, "counts at most the cohort's reports (reports_per_cohort) in every cohort")
+        fail(
+            "counts",
+            counts,
+            "counts at most the cohort's reports (reports_per_cohort) in every cohort",
+        )
     h = int(blooms.sum(axis=2).max())
     params = RapporParams(k=k, h=max(h, 1), m=m, f=f, p=p, q=q)
     _check_decode_work(params, n_candidates)
@@ -118,14 +164,26 @@ def decode_counts(counts, reports_per_cohort, blooms, *, f, p, q, alpha=0.05, co
         names = tuple(str(i) for i in range(n_candidates))
     elif len(check_instance("names", names, (list, tuple))) != n_candidates:
         fail("names", names, f"one name per candidate ({n_candidates})")
-    return _decoded(mechanism, counts, sizes, check_real("alpha", alpha, low=0.0, high=1.0),
-                    check_choice("correction", correction, CORRECTIONS), tuple(str(n) for n in names))
+    return _decoded(
+        mechanism,
+        counts,
+        sizes,
+        check_real("alpha", alpha, low=0.0, high=1.0),
+        check_choice("correction", correction, CORRECTIONS),
+        tuple(str(n) for n in names),
+    )
 
 
-def _decoded(mechanism: Rappor, counts, sizes, alpha: float, correction: str, names: tuple) -> DecodedCounts:
+def _decoded(
+    mechanism: Rappor, counts, sizes, alpha: float, correction: str, names: tuple
+) -> DecodedCounts:
     y = mechanism.estimate(counts, sizes).ravel()
-    result = decode(mechanism.design_matrix.astype(np.float64), y, alpha=alpha,
-                    correction=None if correction == "none" else correction)
+    result = decode(
+        mechanism.design_matrix.astype(np.float64),
+        y,
+        alpha=alpha,
+        correction=None if correction == "none" else correction,
+    )
     m, size = mechanism.params.m, mechanism.n_candidates
     estimate, std_error, p_value = np.zeros(size), np.full(size, np.nan), np.ones(size)
     estimate[result.candidates] = m * result.estimates
@@ -143,8 +201,23 @@ class SimulatedSurvey(NamedTuple):
     recall: float
 
 
-def simulated_survey(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20, zipf_s=1.0, shape="zipf",
-                     alpha=0.05, correction="bh", seed=0) -> SimulatedSurvey:
+def simulated_survey(
+    *,
+    k,
+    h,
+    m,
+    f,
+    p,
+    q,
+    n_reports,
+    n_candidates=100,
+    n_true=20,
+    zipf_s=1.0,
+    shape="zipf",
+    alpha=0.05,
+    correction="bh",
+    seed=0,
+) -> SimulatedSurvey:
     """One survey of N reports on the design of ``seed``, decoded: estimates vs the truth, precision and recall.
 
     The population is [rappor] §3's (cohort j draws Multinomial(N_j, π)); the reported bit counts are
@@ -155,16 +228,38 @@ def simulated_survey(*, k, h, m, f, p, q, n_reports, n_candidates=100, n_true=20
     ----------
     [rappor] §3 (precision, recall), Eq. (3); [erlingsson2014] §4.
     """
-    params, n_reports, weights = _check_setting(k=k, h=h, m=m, f=f, p=p, q=q, n_reports=n_reports,
-                                               n_candidates=n_candidates, n_true=n_true, zipf_s=zipf_s, shape=shape)
+    params, n_reports, weights = _check_setting(
+        k=k,
+        h=h,
+        m=m,
+        f=f,
+        p=p,
+        q=q,
+        n_reports=n_reports,
+        n_candidates=n_candidates,
+        n_true=n_true,
+        zipf_s=zipf_s,
+        shape=shape,
+    )
     _check_decode_work(params, weights.size)
-    alpha, correction = check_real("alpha", alpha, low=0.0, high=1.0), check_choice("correction", correction, CORRECTIONS)
+    alpha, correction = (
+        check_real("alpha", alpha, low=0.0, high=1.0),
+        check_choice("correction", correction, CORRECTIONS),
+    )
     seed = check_int("seed", seed, low=0)
     mechanism = Rappor(params, _design(params.k, params.h, params.m, weights.size, seed)[0].blooms)
     rng = np.random.default_rng([seed, 2])
     truth = cohort_counts(weights, n_reports, params.m, rng=rng)
     sizes = truth.sum(axis=1)
-    decoded = _decoded(mechanism, mechanism.sample_aggregate(truth, rng=rng), sizes, alpha, correction,
-                       tuple(str(i) for i in range(weights.size)))
-    precision, recall = precision_recall(np.flatnonzero(decoded.detected), int(np.count_nonzero(weights)))
+    decoded = _decoded(
+        mechanism,
+        mechanism.sample_aggregate(truth, rng=rng),
+        sizes,
+        alpha,
+        correction,
+        tuple(str(i) for i in range(weights.size)),
+    )
+    precision, recall = precision_recall(
+        np.flatnonzero(decoded.detected), int(np.count_nonzero(weights))
+    )
     return SimulatedSurvey(truth.sum(axis=0), decoded, precision, recall)

@@ -87,8 +87,15 @@ def book_file(path) -> bool:
     return re.fullmatch(rf"{BOOK}/(?:{_SEGMENT}/)*{_SEGMENT}", path) is not None
 
 
-def refusal(headers, port, *, path: str = "/", page: bool = False, pages: int = 0,
-            max_pages: int = MAX_PAGES) -> tuple[int, str] | None:
+def refusal(
+    headers,
+    port,
+    *,
+    path: str = "/",
+    page: bool = False,
+    pages: int = 0,
+    max_pages: int = MAX_PAGES,
+) -> tuple[int, str] | None:
     """Why a request with these headers for this raw URL path is refused (status, reason), or None: the guard
     of every handler.
 
@@ -99,19 +106,27 @@ def refusal(headers, port, *, path: str = "/", page: bool = False, pages: int = 
     check_instance("headers", headers, Mapping, "a mapping of HTTP headers")
     check_instance("path", path, str, "a URL path string")
     port, page = check_int("port", port, low=1, high=65535), check_bool("page", page)
-    pages, max_pages = check_int("pages", pages, low=0), check_int("max_pages", max_pages, low=1, high=64)
+    pages, max_pages = (
+        check_int("pages", pages, low=0),
+        check_int("max_pages", max_pages, low=1, high=64),
+    )
     host, origin = headers.get("Host", ""), headers.get("Origin")
     if not allowed_host(host, port):
-        return 403, f"Host {host!r} is not a loopback name of this server (127.0.0.1:{port} or localhost:{port})"
+        return (
+            403,
+            f"Host {host!r} is not a loopback name of this server (127.0.0.1:{port} or localhost:{port})",
+        )
     if origin is not None and not allowed_origin(origin, port):
         return 403, f"Origin {origin!r} is not this server's loopback origin"
     decoded = unquote(unquote(path))
     if "\\" in decoded or ".." in decoded.split("/"):
         return 403, f"path {path!r} leaves its folder (a '..' segment or a backslash)"
     if page and pages >= max_pages:
-        return 503, (f"{pages} explorer page{'s are' if pages != 1 else ' is'} open, each with its own Python "
-                     f"kernel, and at most {max_pages} may be open at once: close an explorer tab you no longer use "
-                     f"(its kernel ends within seconds), then reload")
+        return 503, (
+            f"{pages} explorer page{'s are' if pages != 1 else ' is'} open, each with its own Python "
+            f"kernel, and at most {max_pages} may be open at once: close an explorer tab you no longer use "
+            f"(its kernel ends within seconds), then reload"
+        )
     return None
 
 
@@ -158,7 +173,11 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
             if self.status == 503:
                 self.set_header("Retry-After", str(RETRY_SECONDS))
                 self.set_header("Content-Type", "text/html; charset=utf-8")
-                self.finish(FULL_PAGE.format(why=html.escape(self.why), retry=RETRY_SECONDS, idle=IDLE_SECONDS))
+                self.finish(
+                    FULL_PAGE.format(
+                        why=html.escape(self.why), retry=RETRY_SECONDS, idle=IDLE_SECONDS
+                    )
+                )
             else:
                 self.finish(f"refused by `make explore`'s guard: {self.why}\n")
 
@@ -178,23 +197,43 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
 
     class Login(VoilaLoginHandler):
         def get_template(self, name):
-            return self.settings["voila_jinja2_env"].get_template({"login.html": "ldp-login.html"}.get(name, name))
+            return self.settings["voila_jinja2_env"].get_template(
+                {"login.html": "ldp-login.html"}.get(name, name)
+            )
 
     class GuardedApplication(tornado.web.Application):
         def find_handler(self, request, **kwargs):
             page = request.path == "/" and request.method == "GET"
             manager = self.settings["kernel_manager"]
-            pages = len(manager.list_kernel_ids()) - manager.get_pool_size(os.path.relpath(APP, ROOT)) if page else 0
-            why = refusal(request.headers, self.settings["ldp_port"], path=request.path, page=page, pages=max(pages, 0),
-                          max_pages=max_pages)
+            pages = (
+                len(manager.list_kernel_ids()) - manager.get_pool_size(os.path.relpath(APP, ROOT))
+                if page
+                else 0
+            )
+            why = refusal(
+                request.headers,
+                self.settings["ldp_port"],
+                path=request.path,
+                page=page,
+                pages=max(pages, 0),
+                max_pages=max_pages,
+            )
             if why is not None:
-                return self.get_handler_delegate(request, Refused, {"status": why[0], "reason": why[1]})
+                return self.get_handler_delegate(
+                    request, Refused, {"status": why[0], "reason": why[1]}
+                )
             return super().find_handler(request, **kwargs)
 
     class GuardedVoila(Voila):
         def init_handlers(self):
-            ours = {TornadoVoilaHandler: Page, AllowListFileHandler: BookFiles, VoilaLoginHandler: Login}
-            return [(spec[0], ours.get(spec[1], spec[1]), *spec[2:]) for spec in super().init_handlers()]
+            ours = {
+                TornadoVoilaHandler: Page,
+                AllowListFileHandler: BookFiles,
+                VoilaLoginHandler: Login,
+            }
+            return [
+                (spec[0], ours.get(spec[1], spec[1]), *spec[2:]) for spec in super().init_handlers()
+            ]
 
         def start(self):  # Voila.start with the guarded Application
             self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
@@ -230,7 +269,11 @@ def _page_kernel_manager():
 
         async def _end_if_closed(self, kernel_id):
             if kernel_id in self and self._kernel_connections.get(kernel_id) == 0:
-                self.log.info("Kernel %s: its page closed %s s ago, shutting it down", kernel_id, CLOSED_PAGE_SECONDS)
+                self.log.info(
+                    "Kernel %s: its page closed %s s ago, shutting it down",
+                    kernel_id,
+                    CLOSED_PAGE_SECONDS,
+                )
                 await self.shutdown_kernel(kernel_id)
 
     return PageKernelManager
@@ -244,12 +287,21 @@ def _voila_arguments(port: int, token: str, *, preheat: bool = True) -> list[str
     """
     port = check_int("port", port, low=1, high=65535)
     check_instance("token", token, str, "a token string")
-    return [str(APP), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0",
-            f"--Voila.token={token}", "--VoilaConfiguration.template=ldp",
-            f"--MappingKernelManager.cull_idle_timeout={IDLE_SECONDS}", "--MappingKernelManager.cull_interval=30",
-            "--KernelManager.transport=ipc",  # sockets in Voilà's private connection directory, not loopback TCP
-            f"--VoilaConfiguration.preheat_kernel={preheat}", "--VoilaConfiguration.default_pool_size=1",
-            f"--Voila.root_dir={ROOT}"]
+    return [
+        str(APP),
+        "--no-browser",
+        "--Voila.ip=127.0.0.1",
+        f"--port={port}",
+        "--Voila.port_retries=0",
+        f"--Voila.token={token}",
+        "--VoilaConfiguration.template=ldp",
+        f"--MappingKernelManager.cull_idle_timeout={IDLE_SECONDS}",
+        "--MappingKernelManager.cull_interval=30",
+        "--KernelManager.transport=ipc",  # sockets in Voilà's private connection directory, not loopback TCP
+        f"--VoilaConfiguration.preheat_kernel={preheat}",
+        "--VoilaConfiguration.default_pool_size=1",
+        f"--Voila.root_dir={ROOT}",
+    ]
 
 
 def _voila_config():
@@ -260,36 +312,55 @@ def _voila_config():
     config = Config()
     config.VoilaConfiguration.multi_kernel_manager_class = _page_kernel_manager()
     config.VoilaConfiguration.extension_denylist = list(DENYLIST)
-    config.VoilaConfiguration.file_allowlist = [f"{BOOK}/.*"]  # the book beside the app (each panel links its
+    config.VoilaConfiguration.file_allowlist = [
+        f"{BOOK}/.*"
+    ]  # the book beside the app (each panel links its
     # chapter); BookFiles then admits only book_file paths
     config.NotebookNotary.db_file = ":memory:"
     config.NotebookNotary.secret = secrets.token_bytes(32)
     # pings keep websockets alive through proxies and VPNs, which a loopback server never has; jupyter_server's
     # defaults (30 000 / 90 000 ms) contradict tornado >= 6.5 (timeout <= interval, in seconds) and log a warning
-    config.Voila.tornado_settings = {"allow_remote_access": False, "local_hostnames": ["localhost", "127.0.0.1", "::1"],
-                                     "ws_ping_interval": 0}
+    config.Voila.tornado_settings = {
+        "allow_remote_access": False,
+        "local_hostnames": ["localhost", "127.0.0.1", "::1"],
+        "ws_ping_interval": 0,
+    }
     return config
 
 
 def main(argv=None) -> int:
     """Serve the explorer on 127.0.0.1:PORT (``--port``, default 8866) behind the guard; print its URL with the token."""
-    parser = argparse.ArgumentParser(prog="python -m ldp_helpers.explore.serve", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m ldp_helpers.explore.serve", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--port", type=int, default=8866, help="loopback port (default 8866)")
-    parser.add_argument("--no-preheat", action="store_true", help="start each page's kernel on demand")
-    parser.add_argument("--max-pages", type=int, default=MAX_PAGES, help=f"pages open at once (default {MAX_PAGES})")
+    parser.add_argument(
+        "--no-preheat", action="store_true", help="start each page's kernel on demand"
+    )
+    parser.add_argument(
+        "--max-pages", type=int, default=MAX_PAGES, help=f"pages open at once (default {MAX_PAGES})"
+    )
     args = parser.parse_args(argv)
     port = check_int("port", args.port, low=1, high=65535)
     max_pages = check_int("max_pages", args.max_pages, low=1, high=64)
     token = os.environ.get("LDP_EXPLORE_TOKEN") or secrets.token_urlsafe(24)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        print("make explore: running as root (uid 0): the explorer's kernels run as root too; only loopback, the "
-              "token and the Host/Origin checks stand between a browser and them — prefer an unprivileged user",
-              flush=True)
-    print(f"make explore: serving app/explorer.ipynb at http://127.0.0.1:{port}/?token={token} "
-          f"(loopback only, token required; Ctrl-C stops it)", flush=True)
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(JUPYTER_DATA), os.environ.get("JUPYTER_PATH")]))
-    _guarded_voila(max_pages).launch_instance(argv=_voila_arguments(port, token, preheat=not args.no_preheat),
-                                              config=_voila_config())
+        print(
+            "make explore: running as root (uid 0): the explorer's kernels run as root too; only loopback, the "
+            "token and the Host/Origin checks stand between a browser and them — prefer an unprivileged user",
+            flush=True,
+        )
+    print(
+        f"make explore: serving app/explorer.ipynb at http://127.0.0.1:{port}/?token={token} "
+        f"(loopback only, token required; Ctrl-C stops it)",
+        flush=True,
+    )
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        filter(None, [str(JUPYTER_DATA), os.environ.get("JUPYTER_PATH")])
+    )
+    _guarded_voila(max_pages).launch_instance(
+        argv=_voila_arguments(port, token, preheat=not args.no_preheat), config=_voila_config()
+    )
     return 0
 
 

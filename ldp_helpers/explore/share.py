@@ -36,8 +36,12 @@ def encode_view(view) -> str:
     """The short code of a view ``{panel: {control: value}}`` (values: numbers, text, booleans)."""
     _check_view(view)
     raw = json.dumps(view, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
-    packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: no header or checksum (the JSON checks itself)
-    return PREFIX + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode("ascii").rstrip("=")
+    packer = zlib.compressobj(
+        9, zlib.DEFLATED, -15
+    )  # raw deflate: no header or checksum (the JSON checks itself)
+    return PREFIX + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode(
+        "ascii"
+    ).rstrip("=")
 
 
 def decode_view(code) -> dict:
@@ -45,8 +49,12 @@ def decode_view(code) -> dict:
     check_instance("code", code, str, "a view code (text starting with 'v1.')")
     code = code.strip()
     if not code.startswith(PREFIX) or len(code) > MAX_CODE_CHARS:
-        fail("code", code, f"a view code: 'v1.' followed by at most {MAX_CODE_CHARS - len(PREFIX)} URL-safe base64 characters")
-    body = code[len(PREFIX):]
+        fail(
+            "code",
+            code,
+            f"a view code: 'v1.' followed by at most {MAX_CODE_CHARS - len(PREFIX)} URL-safe base64 characters",
+        )
+    body = code[len(PREFIX) :]
     try:
         packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         inflater = zlib.decompressobj(-15)
@@ -54,8 +62,14 @@ def decode_view(code) -> dict:
         if inflater.unconsumed_tail or not inflater.eof:
             raise ValueError("truncated or too large")
         text = raw.decode("utf-8")
-        if _nesting(text) > VIEW_DEPTH:  # json.loads recurses: 60,000 '[' from a 105-character code overflow the stack
-            fail("code", code, f"a view code: JSON objects nested {VIEW_DEPTH} deep (panel → control → value)")
+        if (
+            _nesting(text) > VIEW_DEPTH
+        ):  # json.loads recurses: 60,000 '[' from a 105-character code overflow the stack
+            fail(
+                "code",
+                code,
+                f"a view code: JSON objects nested {VIEW_DEPTH} deep (panel → control → value)",
+            )
         view = json.loads(text)
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError):
         fail("code", code, "a view code made by the explorer (base64url of deflated JSON)")
@@ -67,19 +81,36 @@ def _nesting(text: str) -> int:
     """The deepest nesting of JSON arrays and objects in ``text`` (brackets inside strings do not count)."""
     bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text).encode("utf-8")
     chars = np.frombuffer(bare, dtype=np.uint8)
-    steps = np.isin(chars, np.frombuffer(b"[{", np.uint8)).astype(np.int64) - np.isin(chars, np.frombuffer(b"]}", np.uint8))
+    steps = np.isin(chars, np.frombuffer(b"[{", np.uint8)).astype(np.int64) - np.isin(
+        chars, np.frombuffer(b"]}", np.uint8)
+    )
     return int(np.cumsum(steps).max()) if steps.size else 0
 
 
 def _check_view(view, name: str = "view") -> None:
-    if not isinstance(view, dict) or not all(isinstance(k, str) and isinstance(v, dict) for k, v in view.items()):
-        fail(name, Described(f"{type(view).__name__} {str(view)[:80]!r}"), "a dict {panel name: {control name: value}}")
+    if not isinstance(view, dict) or not all(
+        isinstance(k, str) and isinstance(v, dict) for k, v in view.items()
+    ):
+        fail(
+            name,
+            Described(f"{type(view).__name__} {str(view)[:80]!r}"),
+            "a dict {panel name: {control name: value}}",
+        )
     for panel, controls in view.items():
         for control, value in controls.items():
-            ok = isinstance(value, (bool, int, str)) or (isinstance(value, float) and value == value and abs(value) != float("inf"))
-            if not isinstance(control, str) or not ok or (isinstance(value, str) and len(value) > 200):
-                fail(name, Described(f"{panel}.{control} = {value!r:.80}"),
-                     "controls set to finite numbers, booleans or text of at most 200 characters")
+            ok = isinstance(value, (bool, int, str)) or (
+                isinstance(value, float) and value == value and abs(value) != float("inf")
+            )
+            if (
+                not isinstance(control, str)
+                or not ok
+                or (isinstance(value, str) and len(value) > 200)
+            ):
+                fail(
+                    name,
+                    Described(f"{panel}.{control} = {value!r:.80}"),
+                    "controls set to finite numbers, booleans or text of at most 200 characters",
+                )
 
 
 def view_from_query(query) -> dict:
@@ -153,10 +184,15 @@ class _ShareBar:
 
         self.panels = []
         self.link = w.HTML()
-        self.code = w.Text(placeholder="paste a view code and press Enter", continuous_update=False,
-                           layout=w.Layout(width="420px"))
+        self.code = w.Text(
+            placeholder="paste a view code and press Enter",
+            continuous_update=False,
+            layout=w.Layout(width="420px"),
+        )
         self.message = w.HTML()
-        self.widget = w.VBox([self.link, w.HBox([w.HTML("<b>view code</b>&nbsp;"), self.code, self.message])])
+        self.widget = w.VBox(
+            [self.link, w.HBox([w.HTML("<b>view code</b>&nbsp;"), self.code, self.message])]
+        )
         self.widget.add_class("ldp-share")
         for part, cls in ((self.link, "link"), (self.code, "code"), (self.message, "message")):
             part.add_class(f"ldp-share-{cls}")
@@ -167,17 +203,21 @@ class _ShareBar:
 
         display(self.widget)
 
-    def attach(self, *panels, query=None) -> "_ShareBar":
+    def attach(self, *panels, query=None) -> _ShareBar:
         """Follow these panels (the link updates with every change) and apply the page's ``?view=`` code."""
         self.panels = list(panels)
         for panel in self.panels:
             for control in panel.controls.values():
                 control.observe(lambda _change: self.refresh(), names="value")
         try:
-            problems = apply_view(self.panels, view_from_query(_request_query() if query is None else query))
+            problems = apply_view(
+                self.panels, view_from_query(_request_query() if query is None else query)
+            )
             self.message.value = html.escape("; ".join(problems))
         except ValueError as err:
-            self.message.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+            self.message.value = (
+                f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+            )
         self.refresh()
         return self
 
@@ -185,8 +225,10 @@ class _ShareBar:
         code = encode_view(view_of(self.panels))
         url = _page_url(code)
         self._shown = code
-        self.link.value = (f'Link to this view: <a class="ldp-share-url" href="{html.escape(url)}">'
-                           f"{html.escape(url)}</a> (open it in this browser: the server's token stays in its cookie)")
+        self.link.value = (
+            f'Link to this view: <a class="ldp-share-url" href="{html.escape(url)}">'
+            f"{html.escape(url)}</a> (open it in this browser: the server's token stays in its cookie)"
+        )
         self.code.value = code
 
     def _apply_code(self, change) -> None:
@@ -196,7 +238,9 @@ class _ShareBar:
             problems = apply_view(self.panels, decode_view(change["new"]))
             self.message.value = html.escape("; ".join(problems))
         except ValueError as err:
-            self.message.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+            self.message.value = (
+                f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+            )
 
 
 def share_bar():

@@ -26,7 +26,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import MAX_N_ROUNDS, check_epsilon, check_int, check_probability, check_real, fail
+from ldp_helpers._validation import (
+    MAX_N_ROUNDS,
+    check_epsilon,
+    check_int,
+    check_probability,
+    check_real,
+    fail,
+)
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.bounds.m_shot import c_star, g, m_star
 from ldp_helpers.experiments.common import max_error
@@ -52,8 +59,12 @@ MAX_M_SHOT_USERS = 10**9 - 1
 def _check_work(n_rounds: int, n_draws: int, ceiling: int) -> None:
     """Refuse T·n_draws over ``ceiling`` before any simulation, naming T's allowed range at this n_draws."""
     if n_rounds * n_draws > ceiling:
-        fail("n_rounds", n_rounds, f"an integer in [1, {max(ceiling // n_draws, 1)}] with n_draws = {n_draws} (the panel's "
-                                   f"work T·n_draws is at most {ceiling:,}, about a second; lower n_draws for a longer stream)")
+        fail(
+            "n_rounds",
+            n_rounds,
+            f"an integer in [1, {max(ceiling // n_draws, 1)}] with n_draws = {n_draws} (the panel's "
+            f"work T·n_draws is at most {ceiling:,}, about a second; lower n_draws for a longer stream)",
+        )
 
 
 class ContinualCurves(NamedTuple):
@@ -69,10 +80,17 @@ class ContinualCurves(NamedTuple):
 
 
 @functools.lru_cache(maxsize=8)
-def _reporters(mu: float, n_users: int, n_rounds: int, rounds_per_user: int, n_draws: int, seed: int):
+def _reporters(
+    mu: float, n_users: int, n_rounds: int, rounds_per_user: int, n_draws: int, seed: int
+):
     """(K, K1) of ``n_draws`` surveys: the chain of binomials, drawn once per setting (it does not depend on ε)."""
     population = constant_population(mu, n_users, n_rounds)
-    return sample_reporters(population, rounds_per_user, rng=np.random.default_rng([seed, rounds_per_user]), n_draws=n_draws)
+    return sample_reporters(
+        population,
+        rounds_per_user,
+        rng=np.random.default_rng([seed, rounds_per_user]),
+        n_draws=n_draws,
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -85,14 +103,25 @@ def _error_means(mu: float, n_users: int, n_rounds: int, epsilons: tuple, n_draw
         for e in epsilons:
             mechanism = cls(e, n_rounds)
             K, K1 = _reporters(mu, n_users, n_rounds, mechanism.rounds_per_user, n_draws, seed)
-            errs.append(max_error(mechanism.estimate(mechanism.randomize_reporters(K, K1, rng=rng), n_users), truth))
+            errs.append(
+                max_error(
+                    mechanism.estimate(mechanism.randomize_reporters(K, K1, rng=rng), n_users),
+                    truth,
+                )
+            )
         errs = np.array(errs)
         means[label] = errs.mean(axis=1)
-        se[label] = errs.std(axis=1, ddof=1) / math.sqrt(n_draws) if n_draws > 1 else np.full(len(epsilons), np.nan)
+        se[label] = (
+            errs.std(axis=1, ddof=1) / math.sqrt(n_draws)
+            if n_draws > 1
+            else np.full(len(epsilons), np.nan)
+        )
     return means, se
 
 
-def continual_counting_curves(*, mu, n_users, n_rounds, beta, epsilon_max=8.0, n_draws=5, seed=0) -> ContinualCurves:
+def continual_counting_curves(
+    *, mu, n_users, n_rounds, beta, epsilon_max=8.0, n_draws=5, seed=0
+) -> ContinualCurves:
     """Glance vs Harmony vs T-shot: mean Err over ε on the constant-μ stream, with θ, condition (2) and Theorem 4.
 
     The ε grid has :data:`N_EPSILONS` points from ε_max/N_EPSILONS to ε_max.  θ and Theorem 5
@@ -105,17 +134,29 @@ def continual_counting_curves(*, mu, n_users, n_rounds, beta, epsilon_max=8.0, n
     [glance] §3, §6 (Err on constant streams); Eq. (1); condition (2); Theorem 4; Theorem 5.
     """
     mu = check_probability(mu, "mu")
-    n_users, n_rounds = check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
+    n_users, n_rounds = (
+        check_int("n_users", n_users, low=1),
+        check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS),
+    )
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.0, high=30.0, high_open=False)
-    n_draws, seed = check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK), check_int("seed", seed, low=0)
+    n_draws, seed = (
+        check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK),
+        check_int("seed", seed, low=0),
+    )
     _check_work(n_rounds, n_draws, MAX_CONTINUAL_WORK)
     eps = np.linspace(epsilon_max / N_EPSILONS, epsilon_max, N_EPSILONS)
     theta = gb.theta(eps, n_users, n_rounds, beta)  # refuses N ≤ T log(4T/β) before any simulation
     means, se = _error_means(mu, n_users, n_rounds, tuple(float(e) for e in eps), n_draws, seed)
-    return ContinualCurves(eps, means, se, theta, gb.glance_upper_bound(eps, n_users, n_rounds, beta),
-                           gb.harmony_lower_bound(eps, n_users, n_rounds, beta / (n_users + 1) ** 2),
-                           np.asarray(gb.dense_sparse_condition(mu, eps, n_users, n_rounds, beta)))
+    return ContinualCurves(
+        eps,
+        means,
+        se,
+        theta,
+        gb.glance_upper_bound(eps, n_users, n_rounds, beta),
+        gb.harmony_lower_bound(eps, n_users, n_rounds, beta / (n_users + 1) ** 2),
+        np.asarray(gb.dense_sparse_condition(mu, eps, n_users, n_rounds, beta)),
+    )
 
 
 class MShotCurves(NamedTuple):
@@ -134,7 +175,9 @@ def m_grid(epsilon, n_rounds, size: int = N_MS) -> np.ndarray:
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     size = check_int("size", size, low=2)
     star = m_star(check_epsilon(epsilon), n_rounds)
-    ms = np.concatenate([np.geomspace(1, n_rounds, size).round(), [star - 1, star, star + 1]]).astype(np.int64)
+    ms = np.concatenate(
+        [np.geomspace(1, n_rounds, size).round(), [star - 1, star, star + 1]]
+    ).astype(np.int64)
     return np.unique(np.clip(ms, 1, n_rounds))
 
 
@@ -144,22 +187,30 @@ def _ramp(n_users: int, n_rounds: int, seed: int):
 
 
 @functools.lru_cache(maxsize=64)
-def _who_reports(n_rounds: int, m: int, n_users: int, n_draws: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _who_reports(
+    n_rounds: int, m: int, n_users: int, n_draws: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """K_t and A_t of ``n_draws`` surveys at this m: they do not depend on ε, so moving ε reuses them."""
-    return MShotReporting(1.0, n_rounds, m).sample_who_reports(_ramp(n_users, n_rounds, seed), n_draws=n_draws,
-                                                               rng=np.random.default_rng([seed, m, 0]))
+    return MShotReporting(1.0, n_rounds, m).sample_who_reports(
+        _ramp(n_users, n_rounds, seed), n_draws=n_draws, rng=np.random.default_rng([seed, m, 0])
+    )
 
 
 @functools.lru_cache(maxsize=256)
-def _estimates(epsilon: float, n_rounds: int, m: int, n_users: int, n_draws: int, seed: int) -> np.ndarray:
+def _estimates(
+    epsilon: float, n_rounds: int, m: int, n_users: int, n_draws: int, seed: int
+) -> np.ndarray:
     """Φ(Y) of ``n_draws`` exact surveys of Algorithm 1 at this m (independent of θ: moving θ costs no simulation).
 
     Who reports is drawn once per m (:func:`_who_reports`); the reports' randomness is a fixed
     stream per m, so the curves move smoothly with ε (common random numbers).
     """
     mech = MShotReporting(epsilon, n_rounds, m)
-    ones = mech.sample_given_reporters(_ramp(n_users, n_rounds, seed), *_who_reports(n_rounds, m, n_users, n_draws, seed),
-                                       rng=np.random.default_rng([seed, m, 1]))
+    ones = mech.sample_given_reporters(
+        _ramp(n_users, n_rounds, seed),
+        *_who_reports(n_rounds, m, n_users, n_draws, seed),
+        rng=np.random.default_rng([seed, m, 1]),
+    )
     est = mech.estimate(ones, n_users)
     est.setflags(write=False)
     return est
@@ -179,12 +230,23 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_M_SHOT_ROUNDS)
     n_users = check_int("n_users", n_users, low=1, high=MAX_M_SHOT_USERS)
     theta = check_real("theta", theta, low=0.0, high=1.0, high_open=False)
-    n_draws, seed = check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_WORK), check_int("seed", seed, low=0)
+    n_draws, seed = (
+        check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_WORK),
+        check_int("seed", seed, low=0),
+    )
     _check_work(n_rounds, n_draws, MAX_M_SHOT_WORK)
     ms = m_grid(epsilon, n_rounds)
     truth = _ramp(n_users, n_rounds, seed).fractions()
-    f = np.array([detection_scores(truth, _estimates(epsilon, n_rounds, int(m), n_users, n_draws, seed), theta).f_measure
-                  for m in ms])
+    f = np.array(
+        [
+            detection_scores(
+                truth, _estimates(epsilon, n_rounds, int(m), n_users, n_draws, seed), theta
+            ).f_measure
+            for m in ms
+        ]
+    )
     mean = f.mean(axis=1)
     se = f.std(axis=1, ddof=1) / math.sqrt(n_draws) if n_draws > 1 else np.full(ms.size, np.nan)
-    return MShotCurves(ms, mean, se, np.asarray(g(ms / epsilon)), m_star(epsilon, n_rounds), c_star())
+    return MShotCurves(
+        ms, mean, se, np.asarray(g(ms / epsilon)), m_star(epsilon, n_rounds), c_star()
+    )

@@ -19,7 +19,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_real_array, fail
+from ldp_helpers._validation import (
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore.oracles import D_MAX, N_MAX, check_structure, panel_keys, population_counts
 from ldp_helpers.mechanisms.registry import REGISTRY
@@ -37,13 +43,19 @@ class PrivacyUtilityCurves(NamedTuple):
     crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
 
 
-def _exact_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure: dict) -> tuple[float, float, float]:
+def _exact_point(
+    key: str, epsilon: float, d: int, counts: np.ndarray, structure: dict
+) -> tuple[float, float, float]:
     try:
         oracle = fo.build_oracle(key, epsilon, d, structure=structure)
         moments = fo.exact_moments(oracle, counts)
     except ValueError:  # e.g. ε too large for double precision at this d
         return math.nan, math.nan, math.nan
-    approx = float(oracle.approx_variance(int(counts.sum()))) if hasattr(oracle, "approx_variance") else math.nan
+    approx = (
+        float(oracle.approx_variance(int(counts.sum())))
+        if hasattr(oracle, "approx_variance")
+        else math.nan
+    )
     return moments.mse, moments.bias_sq, approx
 
 
@@ -65,11 +77,19 @@ def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityC
     shape = check_structure(structure, d)
     counts = flat_counts(n, d)
     keys = panel_keys()
-    points = {key: np.array([_exact_point(key, float(e), d, counts, shape) for e in grid]) for key in keys}
+    points = {
+        key: np.array([_exact_point(key, float(e), d, counts, shape) for e in grid]) for key in keys
+    }
     exact = {key: points[key][:, 0] for key in keys}
     approx = {key: points[key][:, 2] for key in keys if not np.all(np.isnan(points[key][:, 2]))}
-    return PrivacyUtilityCurves(grid, exact, {key: points[key][:, 1] for key in keys}, approx,
-                                {key: REGISTRY[key].label for key in keys}, crossovers(grid, keys, exact))
+    return PrivacyUtilityCurves(
+        grid,
+        exact,
+        {key: points[key][:, 1] for key in keys},
+        approx,
+        {key: REGISTRY[key].label for key in keys},
+        crossovers(grid, keys, exact),
+    )
 
 
 def crossovers(epsilons, keys, exact) -> tuple:
@@ -86,22 +106,33 @@ def crossovers(epsilons, keys, exact) -> tuple:
     grid = check_real_array("epsilons", epsilons, low=0.0)
     if not isinstance(keys, (list, tuple)) or not keys:
         fail("keys", keys, "a non-empty list of oracle keys")
-    if not isinstance(exact, dict) or any(k not in exact or np.shape(exact[k]) != grid.shape for k in keys):
-        fail("exact", exact, f"a dict giving each of {list(keys)} its MSE on the {grid.size} budgets")
+    if not isinstance(exact, dict) or any(
+        k not in exact or np.shape(exact[k]) != grid.shape for k in keys
+    ):
+        fail(
+            "exact", exact, f"a dict giving each of {list(keys)} its MSE on the {grid.size} budgets"
+        )
     table = np.array([exact[key] for key in keys])
-    best = fo.lowest_index(np.where(np.isnan(table), np.inf, table))  # a tie (e.g. ADP = GRR) is no crossover
+    best = fo.lowest_index(
+        np.where(np.isnan(table), np.inf, table)
+    )  # a tie (e.g. ADP = GRR) is no crossover
     found = []
     for j in range(grid.size - 1):
         a, b = best[j], best[j + 1]
         if a != b and a >= 0 and b >= 0:
-            diff = np.log(table[a, j:j + 2]) - np.log(table[b, j:j + 2])
-            t = diff[0] / (diff[0] - diff[1]) if np.all(np.isfinite(diff)) and diff[0] != diff[1] else 0.5
+            diff = np.log(table[a, j : j + 2]) - np.log(table[b, j : j + 2])
+            t = (
+                diff[0] / (diff[0] - diff[1])
+                if np.all(np.isfinite(diff)) and diff[0] != diff[1]
+                else 0.5
+            )
             found.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
     return tuple(found)
 
 
-def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure=None,
-                   seed=0) -> tuple[tuple[str, float], ...]:
+def oracle_ranking(
+    epsilon, d, n, population="uniform", *, zipf_s=1.1, structure=None, seed=0
+) -> tuple[tuple[str, float], ...]:
     """Every registered oracle's exact MSE (bias² + variance) at (ε, d) on this population, best first.
 
     Each oracle is built for this (ε, d) (a sketch with ``structure`` and hashes from ``seed``, as in
@@ -118,16 +149,33 @@ def oracle_ranking(epsilon, d, n, population="uniform", *, zipf_s=1.1, structure
     ranking = []
     for key in panel_keys():
         try:
-            ranking.append((key, fo.exact_mse(fo.build_oracle(key, epsilon, int(truth.size), structure=shape, seed=seed),
-                                              truth)))
-        except ValueError:  # the oracle refuses this ε at this d, or its moments leave double precision
+            ranking.append(
+                (
+                    key,
+                    fo.exact_mse(
+                        fo.build_oracle(key, epsilon, int(truth.size), structure=shape, seed=seed),
+                        truth,
+                    ),
+                )
+            )
+        except (
+            ValueError
+        ):  # the oracle refuses this ε at this d, or its moments leave double precision
             continue
     if not ranking:
-        fail("epsilon", epsilon, f"a budget at which some oracle's exact moments are within double precision at d = {d}")
-    lowest = min(mse for _, mse in ranking)  # the oracles tied for best (as lowest_index ties) keep the registry order
+        fail(
+            "epsilon",
+            epsilon,
+            f"a budget at which some oracle's exact moments are within double precision at d = {d}",
+        )
+    lowest = min(
+        mse for _, mse in ranking
+    )  # the oracles tied for best (as lowest_index ties) keep the registry order
     tied = {key for key, mse in ranking if mse <= lowest * (1 + fo.TIE_RTOL)}
     order = {key: i for i, (key, _) in enumerate(ranking)}
-    return tuple(sorted(ranking, key=lambda item: (0, order[item[0]]) if item[0] in tied else (1, item[1])))
+    return tuple(
+        sorted(ranking, key=lambda item: (0, order[item[0]]) if item[0] in tied else (1, item[1]))
+    )
 
 
 # ------------------------------------------------------------------------------------ phase diagram
@@ -140,8 +188,11 @@ def phase_keys() -> tuple[str, ...]:
     A sketch (biased for its fixed hashes, with a structure of its own) is left out: on a flat
     population the unbiased oracles' winner does not depend on n, a sketch's bias² grows with n².
     """
-    return tuple(key for key in panel_keys()
-                 if not fo.oracle_structure(key) and type(REGISTRY[key].example()).unbiased is True)
+    return tuple(
+        key
+        for key in panel_keys()
+        if not fo.oracle_structure(key) and type(REGISTRY[key].example()).unbiased is True
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -165,8 +216,10 @@ def _stored_phase_table(epsilons: tuple, ds: tuple):
 
 
 #: the playground's phase grid (ε and d log-spaced over the controls' ranges), the one precomputed
-PHASE_GRID = (tuple(float(e) for e in np.geomspace(0.05, 20.0, 60)),
-              tuple(int(d) for d in np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))))
+PHASE_GRID = (
+    tuple(float(e) for e in np.geomspace(0.05, 20.0, 60)),
+    tuple(int(d) for d in np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))),
+)
 
 
 def phase_diagram(epsilons, ds) -> np.ndarray:

@@ -6,12 +6,19 @@ import csv
 import io
 import itertools
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ldp_helpers._files import check_regular_file, replace_atomically
-from ldp_helpers._validation import INT64_MAX, INT64_MIN, MAX_FILE_BYTES, MAX_LINE_CHARS, fail, fail_type
+from ldp_helpers._validation import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_FILE_BYTES,
+    MAX_LINE_CHARS,
+    fail,
+    fail_type,
+)
 
 
 def check_path(name: str, path) -> Path:
@@ -21,18 +28,24 @@ def check_path(name: str, path) -> Path:
     return Path(path)
 
 
-def csv_rows(name: str, path, *, max_bytes: int = MAX_FILE_BYTES) -> Iterator[tuple[int, list[str]]]:
+def csv_rows(
+    name: str, path, *, max_bytes: int = MAX_FILE_BYTES
+) -> Iterator[tuple[int, list[str]]]:
     """``(line number, fields)`` of a CSV file: a regular file (:func:`~ldp_helpers._files.check_regular_file`: at most
     ``max_bytes``), UTF-8 (a byte-order mark is skipped), lines of at most ``MAX_LINE_CHARS`` characters;
     blank lines skipped."""
-    path = check_regular_file(name, path, max_bytes=max_bytes)  # os.stat first: a FIFO or device is refused unopened
+    path = check_regular_file(
+        name, path, max_bytes=max_bytes
+    )  # os.stat first: a FIFO or device is refused unopened
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number in itertools.count(1):
             line = fh.readline(MAX_LINE_CHARS + 1)
             if not line:
                 return
             if len(line) > MAX_LINE_CHARS:
-                raise ValueError(f"{path}:{number}: line longer than MAX_LINE_CHARS = {MAX_LINE_CHARS:,} characters")
+                raise ValueError(
+                    f"{path}:{number}: line longer than MAX_LINE_CHARS = {MAX_LINE_CHARS:,} characters"
+                )
             fields = next(csv.reader([line]), [])
             if fields and any(field.strip() for field in fields):
                 yield number, fields
@@ -56,7 +69,9 @@ def parse_int(path: Path, number: int, text: str, what: str) -> int:
     except ValueError:
         raise ValueError(f"{path}:{number}: {what} must be an integer; got {text!r}") from None
     if not INT64_MIN <= value <= INT64_MAX:  # numpy would raise a bare OverflowError naming no file
-        raise ValueError(f"{path}:{number}: {what} must be an integer in [-2^63, 2^63) (int64); got {text.strip()!r:.40}")
+        raise ValueError(
+            f"{path}:{number}: {what} must be an integer in [-2^63, 2^63) (int64); got {text.strip()!r:.40}"
+        )
     return value
 
 
@@ -67,5 +82,7 @@ def write_csv_atomically(name: str, path, rows) -> Path:
     if path.suffix.lower() != ".csv" or not path.parent.is_dir():
         fail(name, str(path), "a .csv file path in an existing folder")
     buffer = io.StringIO()
-    csv.writer(buffer).writerows(rows)  # csv's default "\r\n" line ends, as google/rappor's Python tools write
+    csv.writer(buffer).writerows(
+        rows
+    )  # csv's default "\r\n" line ends, as google/rappor's Python tools write
     return replace_atomically(path, buffer.getvalue())

@@ -25,9 +25,22 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import (check_allocation, check_binary_array, check_instance, check_int_array, check_ndim,
-                                     check_total, fail_type)
-from ldp_helpers.interop._files import check_path, csv_rows, parse_int, reading, write_csv_atomically
+from ldp_helpers._validation import (
+    check_allocation,
+    check_binary_array,
+    check_instance,
+    check_int_array,
+    check_ndim,
+    check_total,
+    fail_type,
+)
+from ldp_helpers.interop._files import (
+    check_path,
+    csv_rows,
+    parse_int,
+    reading,
+    write_csv_atomically,
+)
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, RapporReports
 
 PARAM_NAMES = ("k", "h", "m", "p", "q", "f")
@@ -48,11 +61,15 @@ def _read_params(name: str, path) -> RapporParams:
 def _parse_params(rows: list, path) -> RapporParams:
     header = tuple(field.strip().strip('"') for field in rows[0][1]) if rows else ()
     if header != PARAM_NAMES or len(rows) != 2 or len(rows[1][1]) != 6:
-        raise ValueError(f"{path}: a params file is the header k,h,m,p,q,f and one row of 6 values; got "
-                         f"{[row for _, row in rows][:3]}")
+        raise ValueError(
+            f"{path}: a params file is the header k,h,m,p,q,f and one row of 6 values; got "
+            f"{[row for _, row in rows][:3]}"
+        )
     number, values = rows[1]
     try:
-        k, h, m = (parse_int(path, number, text, name) for text, name in zip(values[:3], PARAM_NAMES))
+        k, h, m = (
+            parse_int(path, number, text, name) for text, name in zip(values[:3], PARAM_NAMES)
+        )
         p, q, f = (float(text) for text in values[3:])
         return RapporParams(k=k, h=h, m=m, f=f, p=p, q=q)
     except ValueError as exc:
@@ -62,7 +79,9 @@ def _parse_params(rows: list, path) -> RapporParams:
 def write_params(params: RapporParams, path) -> None:
     """Write ``params`` as google/rappor's params file (``k,h,m,p,q,f``)."""
     par = check_instance("params", params, RapporParams)
-    write_csv_atomically("path", path, [PARAM_NAMES, (par.k, par.h, par.m, repr(par.p), repr(par.q), repr(par.f))])
+    write_csv_atomically(
+        "path", path, [PARAM_NAMES, (par.k, par.h, par.m, repr(par.p), repr(par.q), repr(par.f))]
+    )
 
 
 def read_counts(path, params: RapporParams) -> tuple[np.ndarray, np.ndarray]:
@@ -76,11 +95,16 @@ def _read_counts(name: str, path, par: RapporParams) -> tuple[np.ndarray, np.nda
 
 
 def _parse_counts(lines: list, path, par: RapporParams) -> tuple[np.ndarray, np.ndarray]:
-    rows = [(number, [parse_int(path, number, text, "a count") for text in fields]) for number, fields in lines]
+    rows = [
+        (number, [parse_int(path, number, text, "a count") for text in fields])
+        for number, fields in lines
+    ]
     if len(rows) != par.m or any(len(row) != par.k + 1 for _, row in rows):
-        raise ValueError(f"{path}: a counts file has params.m = {par.m} rows of params.k + 1 = {par.k + 1} integers "
-                         f"(N_j, then one count per bit); got {len(rows)} rows of {sorted({len(row) for _, row in rows})} "
-                         "fields (another file, or other params?)")
+        raise ValueError(
+            f"{path}: a counts file has params.m = {par.m} rows of params.k + 1 = {par.k + 1} integers "
+            f"(N_j, then one count per bit); got {len(rows)} rows of {sorted({len(row) for _, row in rows})} "
+            "fields (another file, or other params?)"
+        )
     counts = np.array([row for _, row in rows], dtype=np.int64)
     try:
         check_total("the cohort sizes", np.maximum(counts[:, 0], 0))  # N = Σ N_j must not wrap
@@ -88,7 +112,9 @@ def _parse_counts(lines: list, path, par: RapporParams) -> tuple[np.ndarray, np.
         raise ValueError(f"{path}: {exc}") from None
     for (number, _), (size, *bits) in zip(rows, counts.tolist()):
         if size < 0 or min(bits) < 0 or max(bits) > size:
-            raise ValueError(f"{path}:{number}: counts must lie in [0, N_j = {size}] (N_j ≥ 0); got {bits}")
+            raise ValueError(
+                f"{path}:{number}: counts must lie in [0, N_j = {size}] (N_j ≥ 0); got {bits}"
+            )
     return counts[:, 1:].copy(), counts[:, 0].copy()
 
 
@@ -98,7 +124,9 @@ def write_counts(bit_counts, cohort_sizes, path) -> None:
     check_total("cohort_sizes", sizes)  # N = Σ N_j must not wrap
     counts = check_ndim("bit_counts", check_int_array("bit_counts", bit_counts, low=0), 2)
     if counts.shape[0] != sizes.size or (counts > sizes[:, None]).any():
-        fail_type("bit_counts", counts, f"an (m={sizes.size}, k) array with counts ≤ their cohort's size")
+        fail_type(
+            "bit_counts", counts, f"an (m={sizes.size}, k) array with counts ≤ their cohort's size"
+        )
     write_csv_atomically("path", path, np.column_stack([sizes, counts]).tolist())
 
 
@@ -120,17 +148,29 @@ def _parse_map(parameter: str, path, par: RapporParams) -> tuple[list[str], np.n
     names, positions, seen = [], [], set()
     for number, (name, *cells) in csv_rows(parameter, path):
         if len(cells) != par.h * par.m:
-            raise ValueError(f"{path}:{number}: a map row is the string and params.h · params.m = {par.h * par.m} "
-                             f"positions; got {len(cells)} (another file, or other params?)")
-        row = np.array([parse_int(path, number, cell, "a map position") for cell in cells], dtype=np.int64)
+            raise ValueError(
+                f"{path}:{number}: a map row is the string and params.h · params.m = {par.h * par.m} "
+                f"positions; got {len(cells)} (another file, or other params?)"
+            )
+        row = np.array(
+            [parse_int(path, number, cell, "a map position") for cell in cells], dtype=np.int64
+        )
         if row.min() < 1 or row.max() > par.m * par.k:
-            raise ValueError(f"{path}:{number}: map positions must lie in [1, params.m · params.k = {par.m * par.k}] "
-                             f"(1-based cohort·k + bit + 1); got {row.min()}..{row.max()}")
+            raise ValueError(
+                f"{path}:{number}: map positions must lie in [1, params.m · params.k = {par.m * par.k}] "
+                f"(1-based cohort·k + bit + 1); got {row.min()}..{row.max()}"
+            )
         if name not in seen:
             seen.add(name)
             names.append(name)
             positions.append(row - 1)
-        check_allocation(parameter, len(names), len(names) * par.m * par.k, itemsize=9, what="Bloom filters of the map")
+        check_allocation(
+            parameter,
+            len(names),
+            len(names) * par.m * par.k,
+            itemsize=9,
+            what="Bloom filters of the map",
+        )
     if not names:
         raise ValueError(f"{path}: the map file lists no candidate")
     blooms = np.zeros((par.m, len(names), par.k), dtype=np.int8)
@@ -139,8 +179,10 @@ def _parse_map(parameter: str, path, par: RapporParams) -> tuple[list[str], np.n
     ones = blooms.sum(axis=2)
     if ones.min() < 1 or ones.max() > par.h:
         cohort, w = np.argwhere((ones < 1) | (ones > par.h))[0]
-        raise ValueError(f"{path}: candidate {names[w]!r} sets {ones[cohort, w]} bits in cohort {cohort}; each cohort "
-                         f"must set 1 to h = {par.h} (its positions belong to other cohorts?)")
+        raise ValueError(
+            f"{path}: candidate {names[w]!r} sets {ones[cohort, w]} bits in cohort {cohort}; each cohort "
+            f"must set 1 to h = {par.h} (its positions belong to other cohorts?)"
+        )
     return names, blooms
 
 
@@ -148,9 +190,17 @@ def write_map(candidates, blooms, path) -> None:
     """Write the design as google/rappor's map file: per cohort, the h positions of the set bits (1-based
     ``j·k + i + 1``); a filter with fewer than h ones repeats its last bit, as a colliding hash does in google's."""
     blooms = check_ndim("blooms", check_binary_array("blooms", blooms), 3, what="(m × M × k)")
-    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)) or len(candidates) != blooms.shape[1] \
-            or not all(isinstance(c, str) for c in candidates):
-        fail_type("candidates", candidates, f"a list of {blooms.shape[1]} strings, one per column of blooms")
+    if (
+        isinstance(candidates, str)
+        or not isinstance(candidates, (list, tuple))
+        or len(candidates) != blooms.shape[1]
+        or not all(isinstance(c, str) for c in candidates)
+    ):
+        fail_type(
+            "candidates",
+            candidates,
+            f"a list of {blooms.shape[1]} strings, one per column of blooms",
+        )
     ones = blooms.sum(axis=2)
     if ones.min() < 1:
         fail_type("blooms", blooms, "Bloom filters with at least one bit set in every cohort")
@@ -180,19 +230,27 @@ def read_reports(path, params: RapporParams) -> tuple[RapporReports, list[str]]:
 def _parse_reports(rows, path, par: RapporParams) -> tuple[RapporReports, list[str]]:
     header = [field.strip() for field in next(rows, (0, []))[1]]
     if "cohort" not in header or "irr" not in header:
-        raise ValueError(f"{path}: the header must name the columns 'cohort' and 'irr' (google's rappor_sim.py "
-                         f"writes client,cohort,bloom,prr,irr); got {header}")
-    columns = [header.index(name) if name in header else None for name in ("client", "cohort", "irr")]
+        raise ValueError(
+            f"{path}: the header must name the columns 'cohort' and 'irr' (google's rappor_sim.py "
+            f"writes client,cohort,bloom,prr,irr); got {header}"
+        )
+    columns = [
+        header.index(name) if name in header else None for name in ("client", "cohort", "irr")
+    ]
     clients, cohorts, bits = [], [], []
     for number, fields in rows:
         if len(fields) != len(header):
             raise ValueError(f"{path}:{number}: expected {len(header)} fields; got {len(fields)}")
         irr = fields[columns[2]].strip()
         if len(irr) != par.k or set(irr) - {"0", "1"}:
-            raise ValueError(f"{path}:{number}: irr must be params.k = {par.k} characters 0/1; got {irr!r}")
+            raise ValueError(
+                f"{path}:{number}: irr must be params.k = {par.k} characters 0/1; got {irr!r}"
+            )
         cohort = parse_int(path, number, fields[columns[1]], "cohort")
         if not 0 <= cohort < par.m:
-            raise ValueError(f"{path}:{number}: cohort must lie in [0, params.m = {par.m}); got {cohort}")
+            raise ValueError(
+                f"{path}:{number}: cohort must lie in [0, params.m = {par.m}); got {cohort}"
+            )
         clients.append(fields[columns[0]] if columns[0] is not None else str(len(clients)))
         cohorts.append(cohort)
         bits.append(irr)
@@ -210,12 +268,23 @@ def write_reports(reports: RapporReports, path, *, clients=None) -> None:
     if bits.shape[0] != cohorts.size:
         fail_type("reports", reports, "reports whose cohorts and bits have one row per user")
     clients = [f"c{i}" for i in range(cohorts.size)] if clients is None else clients
-    if isinstance(clients, str) or not isinstance(clients, (list, tuple)) or len(clients) != cohorts.size:
+    if (
+        isinstance(clients, str)
+        or not isinstance(clients, (list, tuple))
+        or len(clients) != cohorts.size
+    ):
         fail_type("clients", clients, f"None or a list of {cohorts.size} client ids")
     text = ["".join(map(str, row[::-1])) for row in bits.tolist()]
-    write_csv_atomically("path", path, [("client", "cohort", "bloom", "prr", "irr"),
-                                        *zip(map(str, clients), cohorts.tolist(), [""] * cohorts.size,
-                                             [""] * cohorts.size, text)])
+    write_csv_atomically(
+        "path",
+        path,
+        [
+            ("client", "cohort", "bloom", "prr", "irr"),
+            *zip(
+                map(str, clients), cohorts.tolist(), [""] * cohorts.size, [""] * cohorts.size, text
+            ),
+        ],
+    )
 
 
 @dataclass(frozen=True, eq=False)

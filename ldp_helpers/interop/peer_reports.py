@@ -20,7 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import check_allocation, check_instance, check_int, check_int_array, fail_type
+from ldp_helpers._validation import (
+    check_allocation,
+    check_instance,
+    check_int,
+    check_int_array,
+    fail_type,
+)
 from ldp_helpers.interop.xxhash32 import _check_seeds, xxh32_decimal
 from ldp_helpers.mechanisms.local_hashing import LocalHashing
 
@@ -40,12 +46,24 @@ def check_olh_reports(reports, g: int) -> tuple[np.ndarray, np.ndarray]:
             fail_type("reports", reports, "a non-empty (n, 2) array of (y, seed) rows")
         y, seeds = array[:, 0], array[:, 1]
     else:
-        if isinstance(reports, (str, bytes)) or not hasattr(reports, "__len__") or len(reports) == 0 or not all(
-                isinstance(r, (tuple, list, np.ndarray)) and len(r) == 2 for r in reports):
-            fail_type("reports", reports, "a non-empty sequence of (y, seed) pairs, as LHClient.privatise and "
-                                          "LH_Client return them")
+        if (
+            isinstance(reports, (str, bytes))
+            or not hasattr(reports, "__len__")
+            or len(reports) == 0
+            or not all(isinstance(r, (tuple, list, np.ndarray)) and len(r) == 2 for r in reports)
+        ):
+            fail_type(
+                "reports",
+                reports,
+                "a non-empty sequence of (y, seed) pairs, as LHClient.privatise and "
+                "LH_Client return them",
+            )
         y, seeds = [r[0] for r in reports], np.array([r[1] for r in reports], dtype=object)
-    y = check_int_array("reports[:, 0] (y)", np.asarray(y), low=0, high=g - 1).ravel().astype(np.int64)
+    y = (
+        check_int_array("reports[:, 0] (y)", np.asarray(y), low=0, high=g - 1)
+        .ravel()
+        .astype(np.int64)
+    )
     return y, _check_seeds(seeds, "reports[:, 1] (seed)")
 
 
@@ -75,6 +93,8 @@ def estimate_olh_reports(reports, mechanism: LocalHashing) -> np.ndarray:
 
     ``mechanism`` is the :class:`OLH` (or :class:`BLH`) the peers ran: same ε, d and hash range g.
     """
-    mechanism = check_instance("mechanism", mechanism, LocalHashing, "a local-hashing mechanism (OLH, BLH)")
+    mechanism = check_instance(
+        "mechanism", mechanism, LocalHashing, "a local-hashing mechanism (OLH, BLH)"
+    )
     counts = olh_support_counts(reports, mechanism.d, mechanism.g)
     return mechanism.estimate(counts, len(reports))

@@ -36,17 +36,34 @@ def xxh32(data: bytes, seed: int = 0) -> int:
     seed = check_int("seed", seed, low=0) & _MASK
     n, offset = len(data), 0
     if n >= 16:
-        acc = [(seed + PRIME1 + PRIME2) & _MASK, (seed + PRIME2) & _MASK, seed, (seed - PRIME1) & _MASK]
+        acc = [
+            (seed + PRIME1 + PRIME2) & _MASK,
+            (seed + PRIME2) & _MASK,
+            seed,
+            (seed - PRIME1) & _MASK,
+        ]
         while offset + 16 <= n:
-            acc = [_round_int(a, int.from_bytes(data[offset + 4 * i: offset + 4 * i + 4], "little"))
-                   for i, a in enumerate(acc)]
+            acc = [
+                _round_int(a, int.from_bytes(data[offset + 4 * i : offset + 4 * i + 4], "little"))
+                for i, a in enumerate(acc)
+            ]
             offset += 16
-        h = (_rotl_int(acc[0], 1) + _rotl_int(acc[1], 7) + _rotl_int(acc[2], 12) + _rotl_int(acc[3], 18)) & _MASK
+        h = (
+            _rotl_int(acc[0], 1)
+            + _rotl_int(acc[1], 7)
+            + _rotl_int(acc[2], 12)
+            + _rotl_int(acc[3], 18)
+        ) & _MASK
     else:
         h = (seed + PRIME5) & _MASK
     h = (h + n) & _MASK
     while offset + 4 <= n:
-        h = (_rotl_int((h + int.from_bytes(data[offset:offset + 4], "little") * PRIME3) & _MASK, 17) * PRIME4) & _MASK
+        h = (
+            _rotl_int(
+                (h + int.from_bytes(data[offset : offset + 4], "little") * PRIME3) & _MASK, 17
+            )
+            * PRIME4
+        ) & _MASK
         offset += 4
     while offset < n:
         h = (_rotl_int((h + data[offset] * PRIME5) & _MASK, 11) * PRIME1) & _MASK
@@ -64,8 +81,13 @@ def _rotl(x: np.ndarray, r: int) -> np.ndarray:
 
 def _lanes(data: np.ndarray, offset: int) -> np.ndarray:
     """Little-endian uint32 words at ``offset`` of each row of a uint8 matrix, as a (1, rows) array."""
-    words = data[:, offset:offset + 4].astype(np.uint32)
-    return (words[:, 0] | words[:, 1] << np.uint32(8) | words[:, 2] << np.uint32(16) | words[:, 3] << np.uint32(24))[None]
+    words = data[:, offset : offset + 4].astype(np.uint32)
+    return (
+        words[:, 0]
+        | words[:, 1] << np.uint32(8)
+        | words[:, 2] << np.uint32(16)
+        | words[:, 3] << np.uint32(24)
+    )[None]
 
 
 def _xxh32_rows(data: np.ndarray, seeds: np.ndarray) -> np.ndarray:
@@ -103,13 +125,21 @@ def xxh32_decimal(values, seeds) -> np.ndarray:
     """
     values = check_int_array("values", values, low=0).ravel()
     seeds = _check_seeds(seeds)
-    check_allocation("values", values.size, seeds.size * values.size, itemsize=8, what="one uint32 hash per (seed, value)")
+    check_allocation(
+        "values",
+        values.size,
+        seeds.size * values.size,
+        itemsize=8,
+        what="one uint32 hash per (seed, value)",
+    )
     out = np.empty((seeds.size, values.size), dtype=np.uint32)
     text = np.char.mod("%d", values)
     lengths = np.char.str_len(text)
     for length in np.unique(lengths):
         columns = np.flatnonzero(lengths == length)
-        data = np.frombuffer("".join(text[columns].tolist()).encode("ascii"), dtype=np.uint8).reshape(-1, int(length))
+        data = np.frombuffer(
+            "".join(text[columns].tolist()).encode("ascii"), dtype=np.uint8
+        ).reshape(-1, int(length))
         out[:, columns] = _xxh32_rows(data, seeds)
     return out
 
@@ -118,7 +148,10 @@ def _check_seeds(seeds, name: str = "seeds") -> np.ndarray:
     """Seeds (non-negative integers, any size: Python ints or an integer array) reduced mod 2**32 to uint32."""
     array = np.asarray(seeds)
     if array.dtype == object:
-        if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in array.ravel()):
+        if not all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
+            for s in array.ravel()
+        ):
             fail_type(name, seeds, "non-negative integer seeds")
         return np.array([int(s) & _MASK for s in array.ravel()], dtype=np.uint32)
     array = check_int_array(name, array, low=0).ravel()

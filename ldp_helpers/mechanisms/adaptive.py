@@ -65,7 +65,9 @@ class ADP(PureFrequencyOracle):
         """Support counts C(i) under the chosen oracle."""
         return self.chosen.aggregate(reports)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """The chosen oracle's exact aggregate sampler (GRR's mixture law or OUE's binomials)."""
         return self.chosen.sample_aggregate(truth, rng=rng, n_draws=n_draws)
 

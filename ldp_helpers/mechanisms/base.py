@@ -53,10 +53,21 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_count_array, check_epsilon, check_int, check_int_array,
-                                     check_n_draws, check_real_array, check_rng, check_true_counts, fail)
-from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_count_array,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_real_array,
+    check_rng,
+    check_true_counts,
+    fail,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 
 
 def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size=None):
@@ -79,16 +90,32 @@ def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, siz
     try:
         shape = np.broadcast_shapes(f.shape, n_arr.shape, p.shape, q.shape)
     except ValueError:
-        fail("n", Described(f"shape {n_arr.shape} with true_counts {f.shape}, p {p.shape}, q {q.shape}"), "shapes that broadcast")
+        fail(
+            "n",
+            Described(f"shape {n_arr.shape} with true_counts {f.shape}, p {p.shape}, q {q.shape}"),
+            "shapes that broadcast",
+        )
     if np.any(np.broadcast_to(n_arr, shape) < np.broadcast_to(f, shape)):
-        fail("n", Described("fewer reports than holders somewhere"), "n ≥ true_counts (n − f non-negative)")
+        fail(
+            "n",
+            Described("fewer reports than holders somewhere"),
+            "n ≥ true_counts (n − f non-negative)",
+        )
     if size is not None:
         dims = (size,) if isinstance(size, (int, np.integer)) else size
-        if not isinstance(dims, tuple) or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in dims):
+        if not isinstance(dims, tuple) or not all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in dims
+        ):
             fail("size", size, "None, a non-negative integer or a tuple of them (numpy's size)")
         check_allocation("size", size, 2 * math.prod(int(s) for s in dims))
-    return _draw_support_counts(true_counts, n, np.asarray(p) if p.ndim else float(p), np.asarray(q) if q.ndim else float(q),
-                                rng=rng, size=size)
+    return _draw_support_counts(
+        true_counts,
+        n,
+        np.asarray(p) if p.ndim else float(p),
+        np.asarray(q) if q.ndim else float(q),
+        rng=rng,
+        size=size,
+    )
 
 
 def _draw_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size=None):
@@ -103,7 +130,12 @@ def batch_shape(n_draws, shape) -> tuple:
     if n_draws is None:
         return shape
     n_draws = check_n_draws(n_draws)
-    check_allocation("n_draws", n_draws, n_draws * math.prod(int(s) for s in shape), what=f"{n_draws} draws of shape {shape}")
+    check_allocation(
+        "n_draws",
+        n_draws,
+        n_draws * math.prod(int(s) for s in shape),
+        what=f"{n_draws} draws of shape {shape}",
+    )
     return (n_draws, *shape)
 
 
@@ -222,12 +254,22 @@ class PureFrequencyOracle(FrequencyOracle):
     def __post_init__(self):
         super().__post_init__()
         p, q = self._support_probabilities()
-        if not p > q:  # ε so small that p* and q* round to one number: the estimator would divide by 0
-            fail("epsilon", self.epsilon, f"large enough that p* > q* in double precision for {type(self).__name__} "
-                                          f"with d={self.d} (here p* = q* = {p!r}: use a larger epsilon)")
+        if (
+            not p > q
+        ):  # ε so small that p* and q* round to one number: the estimator would divide by 0
+            fail(
+                "epsilon",
+                self.epsilon,
+                f"large enough that p* > q* in double precision for {type(self).__name__} "
+                f"with d={self.d} (here p* = q* = {p!r}: use a larger epsilon)",
+            )
         if not (0.0 < q < p < 1.0):
-            fail("epsilon", self.epsilon, f"small enough for {type(self).__name__} with d={self.d} in double precision "
-                                          f"(q* = {q!r} underflows or p* = {p!r} rounds to 1): use a smaller epsilon")
+            fail(
+                "epsilon",
+                self.epsilon,
+                f"small enough for {type(self).__name__} with d={self.d} in double precision "
+                f"(q* = {q!r} underflows or p* = {p!r} rounds to 1): use a smaller epsilon",
+            )
         object.__setattr__(self, "p", float(p))
         object.__setattr__(self, "q", float(q))
 
@@ -236,7 +278,9 @@ class PureFrequencyOracle(FrequencyOracle):
 
     # ---------------------------------------------------------------- server
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of the support counts: ``C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, q*)``, independent in i.
 
         Valid when a report's support of each value is an independent Bernoulli given the true

@@ -29,8 +29,18 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import (Described, check_aggregate, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
-                                     check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_aggregate,
+    check_binary_array,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_ndim,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.simulate.populations import Population, check_stream_truth
@@ -46,7 +56,11 @@ def _check_reporters(reporters, reporters_with_one) -> tuple[np.ndarray, np.ndar
     K = check_int_array("reporters", reporters, low=0)
     K1 = check_int_array("reporters_with_one", reporters_with_one, low=0, shape=K.shape)
     if np.any(K1 > K):
-        fail("reporters_with_one", Described("an array with an entry above reporters"), "counts in [0, reporters] (K1 ≤ K)")
+        fail(
+            "reporters_with_one",
+            Described("an array with an entry above reporters"),
+            "counts in [0, reporters] (K1 ≤ K)",
+        )
     return K, K1
 
 
@@ -91,11 +105,19 @@ class _StreamMechanism(Mechanism):
 
     def _streams_matrix(self, values) -> np.ndarray:
         """The clients' input: an N×T 0/1 matrix."""
-        return check_ndim("values", check_binary_array("values", values), 2, last=self.n_rounds, what="(users × rounds)")
+        return check_ndim(
+            "values",
+            check_binary_array("values", values),
+            2,
+            last=self.n_rounds,
+            what="(users × rounds)",
+        )
 
     # ---------------------------------------------------------------- server
 
-    def randomize_reporters(self, reporters, reporters_with_one, *, rng: np.random.Generator) -> np.ndarray:
+    def randomize_reporters(
+        self, reporters, reporters_with_one, *, rng: np.random.Generator
+    ) -> np.ndarray:
         """The statistic ``[K; X]`` given who reports: ``X ~ Bin(K1, p) + Bin(K − K1, q)`` per round.
 
         ``reporters`` (K) and ``reporters_with_one`` (K1 ≤ K) are integer arrays of shape (..., T).
@@ -108,26 +130,38 @@ class _StreamMechanism(Mechanism):
         rr = self.randomizer
         return np.stack([K, sample_support_counts(K1, K, rr.p, rr.q, rng=rng)], axis=-2)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of ``[K; X]``, shape (2, T) or (n_draws, 2, T): chain of binomials, then the reports."""
         population = self._population(truth)
         draws = 1 if n_draws is None else check_n_draws(n_draws)
-        K, K1 = sample_reporters(population, self.rounds_per_user, rng=check_rng(rng), n_draws=draws)
+        K, K1 = sample_reporters(
+            population, self.rounds_per_user, rng=check_rng(rng), n_draws=draws
+        )
         aggregate = self._randomize(K, K1, rng)
         return aggregate[0] if n_draws is None else aggregate
 
     def _statistic(self, aggregate, n) -> tuple[int, np.ndarray, np.ndarray]:
         """Validate ``[K; X]`` of shape (..., 2, T) for n users; return n, K, X."""
         n = check_int("n", n, low=1)
-        agg = check_aggregate(aggregate, (2, self.n_rounds), low=0, high=n, what=f"[K; X] counts of n = {n} users")
+        agg = check_aggregate(
+            aggregate, (2, self.n_rounds), low=0, high=n, what=f"[K; X] counts of n = {n} users"
+        )
         K, X = agg[..., 0, :], agg[..., 1, :]
         if np.any(X > K):
-            fail("aggregate", Described("an array with X > K in some round"), "reported 1s X_t at most the reporters K_t")
+            fail(
+                "aggregate",
+                Described("an array with X > K in some round"),
+                "reported 1s X_t at most the reporters K_t",
+            )
         return n, K, X
 
     def _table_rounds(self) -> int:
         """T, if small enough for an exact table over the 2^T streams."""
-        return check_int("n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS)
+        return check_int(
+            "n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS
+        )
 
     def output_table(self) -> np.ndarray:
         """``P[v, z]`` over a user's whole stream v ∈ {0,1}^T (1-shot: z = (τ, y), 2T outputs).
@@ -141,7 +175,9 @@ class _StreamMechanism(Mechanism):
         [glance] Theorem 3.
         """
         T, Q = self._table_rounds(), self.randomizer.output_table()
-        V = (np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)) & 1  # all 2^T streams, row index = the stream in binary
+        V = (
+            np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)
+        ) & 1  # all 2^T streams, row index = the stream in binary
         return np.concatenate([Q[V[:, s]] / self.n_rounds for s in range(self.n_rounds)], axis=1)
 
 
@@ -170,10 +206,19 @@ class Glance(_StreamMechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-NULL reports and the reported 1s."""
-        Y = check_ndim("reports", check_int_array("reports", reports, low=NULL, high=1), 2, last=self.n_rounds, what="(users × rounds)")
+        Y = check_ndim(
+            "reports",
+            check_int_array("reports", reports, low=NULL, high=1),
+            2,
+            last=self.n_rounds,
+            what="(users × rounds)",
+        )
         if np.any((Y != NULL).sum(axis=1) != 1):
-            fail("reports", Described("a row without exactly one non-NULL entry"),
-                 f"one 0/1 report per user, NULL ({NULL}) in every other round")
+            fail(
+                "reports",
+                Described("a row without exactly one non-NULL entry"),
+                f"one 0/1 report per user, NULL ({NULL}) in every other round",
+            )
         return np.stack([(Y != NULL).sum(axis=0), (Y == 1).sum(axis=0)])
 
     def estimate(self, aggregate, n) -> np.ndarray:
@@ -259,7 +304,13 @@ class BasicOneTimeRappor(_StreamMechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]`` with ``K_t = N`` (everyone reports) and X_t the reported 1s."""
-        Y = check_ndim("reports", check_binary_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        Y = check_ndim(
+            "reports",
+            check_binary_array("reports", reports),
+            2,
+            last=self.n_rounds,
+            what="(users × rounds)",
+        )
         return np.stack([np.full(self.n_rounds, Y.shape[0]), Y.sum(axis=0, dtype=np.int64)])
 
     def estimate(self, aggregate, n) -> np.ndarray:
@@ -276,5 +327,7 @@ class BasicOneTimeRappor(_StreamMechanism):
         """``P[v, y] = Π_t Q_Bin(y_t | v_t; ε/T)`` over all 2^T streams and 2^T report vectors (loss T·ε/T = ε)."""
         table, Q = np.ones((1, 1)), self.randomizer.output_table()
         for _ in range(self._table_rounds()):
-            table = np.kron(table, Q)  # rows/columns ordered as binary numbers, round 1 the leading bit
+            table = np.kron(
+                table, Q
+            )  # rows/columns ordered as binary numbers, round 1 the leading bit
         return table

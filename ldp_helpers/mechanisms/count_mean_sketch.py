@@ -30,9 +30,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_instance, check_domain_values, check_int, check_int_array, check_ndim, check_real, check_rng,
-                                     fail)
-from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape, _draw_support_counts
+from ldp_helpers._validation import (
+    Described,
+    check_aggregate,
+    check_allocation,
+    check_domain_values,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real,
+    check_rng,
+    fail,
+)
+from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
@@ -100,7 +111,9 @@ class CountMeanSketch(FrequencyOracle):
         check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1, shape=(self.k,))
 
     @classmethod
-    def create(cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator) -> "CountMeanSketch":
+    def create(
+        cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator
+    ) -> CountMeanSketch:
         """A sketch whose k hash functions are drawn from ``rng``."""
         rng = check_rng(rng)
         k = check_int("k", k, low=1)
@@ -126,7 +139,9 @@ class CountMeanSketch(FrequencyOracle):
 
     @cached_property
     def _hash_table(self) -> np.ndarray:
-        check_allocation("d", self.d, 3 * self.k * self.d, what=f"the k × d = {self.k} × {self.d:,} hash table")
+        check_allocation(
+            "d", self.d, 3 * self.k * self.d, what=f"the k × d = {self.k} × {self.d:,} hash table"
+        )
         table = _hash_values(self.hash_a, self.hash_b, self.d, self.m)
         table.setflags(write=False)
         return table
@@ -150,7 +165,9 @@ class CountMeanSketch(FrequencyOracle):
         ----------
         [apple2017] Algorithm 1 (client-side CMS).
         """
-        values = check_domain_values("values", check_ndim("values", values, 1, what="(one value per user)"), self.d)
+        values = check_domain_values(
+            "values", check_ndim("values", values, 1, what="(one value per user)"), self.d
+        )
         rng = check_rng(rng)
         rows = rng.integers(0, self.k, size=values.size)
         encoded = -np.ones((values.size, self.m), dtype=np.int8)
@@ -161,10 +178,17 @@ class CountMeanSketch(FrequencyOracle):
     def aggregate(self, reports: CmsReports) -> np.ndarray:
         """Server sketch M (k × m, Algorithm 2): row j accumulates k·x̃ over the reports that chose hash j."""
         vectors, rows = check_instance("reports", reports, CmsReports)
-        vectors = check_int_array("reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m), low=-1, high=1)
+        vectors = check_int_array(
+            "reports.vectors",
+            check_ndim("reports.vectors", vectors, 2, last=self.m),
+            low=-1,
+            high=1,
+        )
         if np.any(vectors == 0):
             fail("reports.vectors", Described("an array containing 0"), "an array of ±1 entries")
-        rows = check_int_array("reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],))
+        rows = check_int_array(
+            "reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],)
+        )
         plus = np.zeros((self.k, self.m), dtype=np.int64)
         np.add.at(plus, rows, (vectors == 1).astype(np.int64))
         return self._debias(plus, np.bincount(rows, minlength=self.k))
@@ -174,7 +198,9 @@ class CountMeanSketch(FrequencyOracle):
         n_j = users_per_row[..., None]
         return self.k * (self.c_epsilon / 2 * (2 * plus_counts - n_j) + n_j / 2)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact aggregate sampler of :meth:`aggregate` given the true counts (cost independent of n).
 
         The users of each value split over the k rows multinomially; in row j the A[j, l] users
@@ -186,11 +212,15 @@ class CountMeanSketch(FrequencyOracle):
         rng = check_rng(rng)
         draws = 1 if n_draws is None else batch_shape(n_draws, ())[0]
         size = None if n_draws is None else (draws, self.d)
-        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k), size=size)  # (…, d, k): users of x in row j
+        per_row = rng.multinomial(
+            counts, np.full(self.k, 1.0 / self.k), size=size
+        )  # (…, d, k): users of x in row j
         # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], one weighted bincount over (draw, cell) (exact below 2^53 users)
         cells = (np.arange(draws)[:, None] * (self.k * self.m) + self._sketch_cells).ravel()
         weights = np.swapaxes(per_row, -1, -2).reshape(draws, -1).ravel()
-        hits = np.bincount(cells, weights=weights, minlength=draws * self.k * self.m).astype(np.int64)
+        hits = np.bincount(cells, weights=weights, minlength=draws * self.k * self.m).astype(
+            np.int64
+        )
         hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))
         n_j = per_row.sum(axis=-2)
         r = self.flip_probability
@@ -219,8 +249,14 @@ class CountMeanSketch(FrequencyOracle):
         """A k × m sketch (or a batch of them) of n users, each cell within :meth:`_sketch_range` (1e-9 slack)."""
         low, high = self._sketch_range(n)
         slack = 1e-9 * max(abs(low), abs(high))
-        return check_aggregate(aggregate, (self.k, self.m), low=low - slack, high=high + slack, integral=False,
-                               what=f"what n = {n} reports can sum to")
+        return check_aggregate(
+            aggregate,
+            (self.k, self.m),
+            low=low - slack,
+            high=high + slack,
+            integral=False,
+            what=f"what n = {n} reports can sum to",
+        )
 
     def collision_rates(self) -> np.ndarray:
         """S[v, x] = (1/k)·#{j : h_j(v) = h_j(x)}, the fraction of hashes on which v and x collide (read-only).
@@ -236,7 +272,11 @@ class CountMeanSketch(FrequencyOracle):
         Over random hash draws E[S[v, x]] = 1/m for v ≠ x, which makes f̂ unbiased.
         """
         counts, _ = self._counts_and_n(truth)
-        return self.m / (self.m - 1) * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
+        return (
+            self.m
+            / (self.m - 1)
+            * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
+        )
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] for fixed hashes: (m/(m−1))²·Σ_v f_v (c_ε² r(1−r) + S[v,x](1 − S[v,x])).
@@ -247,14 +287,20 @@ class CountMeanSketch(FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         r = self.flip_probability
         # Σ_v f_v c_ε² r(1−r) = n c_ε² r(1−r): only the collision term needs the d × d table
-        spread = _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "spread")
+        spread = _collision_product(
+            self.hash_a, self.hash_b, self.d, self.m, _key(counts), "spread"
+        )
         return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 * r * (1 - r) + spread)
 
     def output_table(self) -> np.ndarray:
         """P[x, (j, ṽ)] over all k·2^m reports (small m): its privacy loss is ε when hashes separate inputs."""
         check_int("m", self.m, low=2, high=MAX_M_TABLE)
         if self.d * self.k * 2**self.m > MAX_TABLE_CELLS:
-            fail("m", self.m, f"such that d·k·2^m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})")
+            fail(
+                "m",
+                self.m,
+                f"such that d·k·2^m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})",
+            )
         signs = np.array(list(itertools.product((-1, 1), repeat=self.m)))  # (2^m, m)
         r, hashes = self.flip_probability, self.hash_table()
         # the encoding of x under h_j is −1 everywhere but +1 at h_j(x): a report ṽ differs from it in
@@ -267,7 +313,9 @@ class CountMeanSketch(FrequencyOracle):
 
 
 @functools.lru_cache(maxsize=2)
-def _collision_tables(hash_a: tuple, hash_b: tuple, d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+def _collision_tables(
+    hash_a: tuple, hash_b: tuple, d: int, m: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(S, S(1 − S)) of the hashes h_j(x) = ((a_j x + b_j) mod P) mod m over [0, d), both read-only.
 
     Two d × d tables; the cache keeps the last two hash designs, so a sweep over ε (or a sketch
@@ -275,7 +323,9 @@ def _collision_tables(hash_a: tuple, hash_b: tuple, d: int, m: int) -> tuple[np.
     """
     check_allocation("d", d, d * d, what="the d × d collision rates")
     rates = np.zeros((d, d))
-    for row in _hash_values(hash_a, hash_b, d, m):  # one d × d comparison per hash function (k passes, d² memory)
+    for row in _hash_values(
+        hash_a, hash_b, d, m
+    ):  # one d × d comparison per hash function (k passes, d² memory)
         rates += row[:, None] == row[None, :]
     rates /= len(hash_a)
     spread = rates * (1 - rates)
@@ -290,7 +340,9 @@ def _key(counts: np.ndarray) -> tuple[bytes, str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _collision_product(hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tuple, part: str) -> np.ndarray:
+def _collision_product(
+    hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tuple, part: str
+) -> np.ndarray:
     """f·(S − 1/m), f·S, f·S(1 − S) or f·(S − S(1 − S)) for the population ``counts`` (:func:`_key`), read-only.
 
     None depends on ε: sketches rebuilt at another ε (a curve over ε, a moved slider) reuse them, one
@@ -298,8 +350,15 @@ def _collision_product(hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tup
     """
     rates, spread = _collision_tables(hash_a, hash_b, d, m)
     f = np.frombuffer(counts[0], dtype=counts[1])
-    out = f @ {"centred": lambda: rates - 1 / m, "rates": lambda: rates, "spread": lambda: spread,
-               "squares": lambda: rates - spread}[part]()
+    out = (
+        f
+        @ {
+            "centred": lambda: rates - 1 / m,
+            "rates": lambda: rates,
+            "spread": lambda: spread,
+            "squares": lambda: rates - spread,
+        }[part]()
+    )
     out.setflags(write=False)
     return out
 

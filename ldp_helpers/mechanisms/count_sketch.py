@@ -21,11 +21,25 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_instance, check_int,
-                                     check_int_array, check_ndim, check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_domain_values,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
-from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_coefficients, _check_signs, _SignedSketch
+from ldp_helpers.mechanisms.signed_sketch import (
+    MAX_TABLE_CELLS,
+    _check_coefficients,
+    _check_signs,
+    _SignedSketch,
+)
 
 
 class PcsReports(NamedTuple):
@@ -67,7 +81,9 @@ class PrivateCountSketch(_SignedSketch):
         _check_coefficients("sign_a", self.sign_a, "sign_b", self.sign_b, self.k)
 
     @classmethod
-    def create(cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator) -> "PrivateCountSketch":
+    def create(
+        cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator
+    ) -> PrivateCountSketch:
         """A private count sketch whose k hash and sign functions are drawn from ``rng``."""
         rng = check_rng(rng)
         k = check_int("k", k, low=1)
@@ -106,7 +122,13 @@ class PrivateCountSketch(_SignedSketch):
         """
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
-        check_allocation("values", Described(f"{values.size} users"), values.size * self.m, itemsize=1, what="n × m vectors")
+        check_allocation(
+            "values",
+            Described(f"{values.size} users"),
+            values.size * self.m,
+            itemsize=1,
+            what="n × m vectors",
+        )
         rows = rng.integers(0, self.k, size=values.size)
         vectors = (1 - 2 * rng.integers(0, 2, size=(values.size, self.m))).astype(np.int8)
         hashes, signs = self._table
@@ -117,8 +139,12 @@ class PrivateCountSketch(_SignedSketch):
     def aggregate(self, reports: PcsReports) -> np.ndarray:
         """S[j, t] = Σ of the vectors of the users in row j (k × m integers)."""
         vectors, rows = check_instance("reports", reports, PcsReports)
-        vectors = _check_signs("reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m))
-        rows = check_int_array("reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],))
+        vectors = _check_signs(
+            "reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m)
+        )
+        rows = check_int_array(
+            "reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],)
+        )
         sums = np.zeros(self._shape, dtype=np.int64)
         np.add.at(sums, rows, vectors)
         return sums
@@ -130,5 +156,3 @@ class PrivateCountSketch(_SignedSketch):
         vectors = np.array(list(itertools.product((-1, 1), repeat=self.m)))
         table = self._cell_table(2**self.m, lambda cell, sign: vectors[:, cell] == sign)
         return table / (self.k * 2 ** (self.m - 1))
-
-

@@ -44,8 +44,18 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_int, check_int_array, check_instance,
-                                     check_ndim, check_rng, check_trailing_shape, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_domain_values,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    check_trailing_shape,
+    fail,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 from ldp_helpers.mechanisms.subset_selection import _log2_comb
@@ -82,7 +92,11 @@ class DBitFlip(FrequencyOracle):
         super().__post_init__()
         object.__setattr__(self, "n_bits", check_int("n_bits", self.n_bits, low=1, high=self.d))
         if _q_bin_probabilities(self.epsilon / 2)[0] == 1.0:
-            fail("epsilon", self.epsilon, "below about 73 (beyond it e^(epsilon/2)/(e^(epsilon/2)+1) rounds to 1)")
+            fail(
+                "epsilon",
+                self.epsilon,
+                "below about 73 (beyond it e^(epsilon/2)/(e^(epsilon/2)+1) rounds to 1)",
+            )
 
     @property
     def bit_probabilities(self) -> tuple[float, float]:
@@ -99,13 +113,19 @@ class DBitFlip(FrequencyOracle):
     def sample_buckets(self, n_users: int, *, rng: np.random.Generator) -> np.ndarray:
         """Each user's n_bits distinct buckets, uniform without replacement (n_users × n_bits), drawn once."""
         n_users, rng = check_int("n_users", n_users, low=1), check_rng(rng)
-        check_allocation("n_users", n_users, n_users * self.d, what="one random key per user and bucket")
+        check_allocation(
+            "n_users", n_users, n_users * self.d, what="one random key per user and bucket"
+        )
         keys = rng.random((n_users, self.d))
         return np.argpartition(keys, self.n_bits - 1, axis=1)[:, : self.n_bits].astype(np.int64)
 
-    def _bits(self, buckets: np.ndarray, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def _bits(
+        self, buckets: np.ndarray, values: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
         p, q = self.bit_probabilities
-        return (rng.random(buckets.shape) < np.where(buckets == values[:, None], p, q)).astype(np.int8)
+        return (rng.random(buckets.shape) < np.where(buckets == values[:, None], p, q)).astype(
+            np.int8
+        )
 
     def perturb(self, values, *, rng: np.random.Generator) -> DBitFlipReports:
         """Per-user client: sample n_bits buckets, send a bit for each ([ding2017] "dBitFlip")."""
@@ -120,14 +140,20 @@ class DBitFlip(FrequencyOracle):
         Buckets are drawn once; one response is memoized per state of the value (which sampled bucket
         it is, or none) and resent whenever the user is in that state again.
         """
-        values = check_domain_values("values", check_ndim("values", values, 2, what="(users × rounds)"), self.d)
+        values = check_domain_values(
+            "values", check_ndim("values", values, 2, what="(users × rounds)"), self.d
+        )
         rng = check_rng(rng)
         n_users = values.shape[0]
         buckets = self.sample_buckets(n_users, rng=rng)
         p, q = self.bit_probabilities
-        states = np.concatenate([buckets, np.full((n_users, 1), -1)], axis=1)  # state s: bucket j_s, or "none"
-        memo = (rng.random((n_users, self.n_bits + 1, self.n_bits))
-                < np.where(states[:, :, None] == buckets[:, None, :], p, q)).astype(np.int8)
+        states = np.concatenate(
+            [buckets, np.full((n_users, 1), -1)], axis=1
+        )  # state s: bucket j_s, or "none"
+        memo = (
+            rng.random((n_users, self.n_bits + 1, self.n_bits))
+            < np.where(states[:, :, None] == buckets[:, None, :], p, q)
+        ).astype(np.int8)
         hit = values[:, :, None] == buckets[:, None, :]  # (users, rounds, n_bits)
         state = np.where(hit.any(axis=2), hit.argmax(axis=2), self.n_bits)
         return DBitFlipReports(buckets, memo[np.arange(n_users)[:, None], state])
@@ -135,22 +161,38 @@ class DBitFlip(FrequencyOracle):
     def aggregate(self, reports: DBitFlipReports) -> np.ndarray:
         """(N_v, B_v) for every bucket v: users who sampled v, and those of them who sent 1 (shape (2, d))."""
         buckets, bits = check_instance("reports", reports, DBitFlipReports)
-        buckets = check_domain_values("reports.buckets", check_ndim("reports.buckets", buckets, 2, last=self.n_bits),
-                                      self.d)
-        bits = check_int_array("reports.bits", check_ndim("reports.bits", bits, 2, last=self.n_bits), low=0, high=1)
+        buckets = check_domain_values(
+            "reports.buckets", check_ndim("reports.buckets", buckets, 2, last=self.n_bits), self.d
+        )
+        bits = check_int_array(
+            "reports.bits", check_ndim("reports.bits", bits, 2, last=self.n_bits), low=0, high=1
+        )
         check_int("len(reports.bits)", bits.shape[0], low=buckets.shape[0], high=buckets.shape[0])
         sampled = np.bincount(buckets.ravel(), minlength=self.d)
-        return np.stack([sampled, np.bincount(buckets.ravel(), weights=bits.ravel(), minlength=self.d).astype(np.int64)])
+        return np.stack(
+            [
+                sampled,
+                np.bincount(buckets.ravel(), weights=bits.ravel(), minlength=self.d).astype(
+                    np.int64
+                ),
+            ]
+        )
 
     # ---------------------------------------------------------------- server
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``ĉ(v) = (d/n_bits)((a + 1)B_v − N_v)/(a − 1)``, a = e^{ε/2}, shape (d,) or (n_draws, d)."""
         n = check_int("n", n, low=1)
-        agg = check_int_array("aggregate", check_trailing_shape("aggregate", aggregate, (2, self.d)), low=0, high=n)
+        agg = check_int_array(
+            "aggregate", check_trailing_shape("aggregate", aggregate, (2, self.d)), low=0, high=n
+        )
         sampled, ones = agg[..., 0, :], agg[..., 1, :]
         if np.any(ones > sampled):
-            fail("aggregate", Described("an array with B_v > N_v somewhere"), "B_v ≤ N_v (ones among the users who sampled v)")
+            fail(
+                "aggregate",
+                Described("an array with B_v > N_v somewhere"),
+                "B_v ≤ N_v (ones among the users who sampled v)",
+            )
         p, q = self.bit_probabilities  # (a + 1)/(a − 1) = 1/(p − q), 1/(a − 1) = q/(p − q)
         return (self.d / self.n_bits) * (ones - q * sampled) / (p - q)
 
@@ -165,7 +207,9 @@ class DBitFlip(FrequencyOracle):
         own, other = (a * a - a + 1) / (a - 1) ** 2, a / (a - 1) ** 2
         return (counts * (s * own - s * s) + (n - counts) * s * other) / s**2
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of (N_v, B_v): selection sampling bucket by bucket (see the module docstring).
 
         ``unresolved[r]`` counts users whose bucket is still ahead and who need r more picks,
@@ -175,7 +219,11 @@ class DBitFlip(FrequencyOracle):
         """
         counts, n = self._counts_and_n(truth)
         if n >= MAX_USERS:
-            fail("true_counts", Described(f"counts totalling {n}"), f"fewer than {MAX_USERS} users (numpy's hypergeometric)")
+            fail(
+                "true_counts",
+                Described(f"counts totalling {n}"),
+                f"fewer than {MAX_USERS} users (numpy's hypergeometric)",
+            )
         rng = check_rng(rng)
         draws = 1 if n_draws is None else batch_shape(n_draws, (2, self.d))[0]
         p, q = self.bit_probabilities
@@ -185,7 +233,9 @@ class DBitFlip(FrequencyOracle):
         resolved = np.zeros_like(unresolved)
         out = np.empty((draws, 2, self.d), dtype=np.int64)
         for v in range(self.d):
-            share = _multivariate_hypergeometric(unresolved, int(counts[v]), rng)  # bucket-v users per group
+            share = _multivariate_hypergeometric(
+                unresolved, int(counts[v]), rng
+            )  # bucket-v users per group
             include = np.minimum(groups / (self.d - v), 1.0)  # r > K never holds users
             own = rng.binomial(share, include)
             ahead = rng.binomial(unresolved - share, include)
@@ -204,9 +254,15 @@ class DBitFlip(FrequencyOracle):
     def output_table(self) -> np.ndarray:
         """``P[v, (J, b)]`` over every bucket set J and its bits (C(d, n_bits)·2^n_bits columns, at most 2^16)."""
         # the ceiling first, in log space: listing the C(d, n_bits) subsets at d = 10¹² is a MemoryError
-        if _log2_comb(self.d, self.n_bits) + self.n_bits > math.log2(MAX_TABLE_COLUMNS) + 1 or \
-                math.comb(self.d, self.n_bits) * 2**self.n_bits > MAX_TABLE_COLUMNS:
-            fail("d", self.d, f"such that C(d, n_bits)·2^n_bits ≤ {MAX_TABLE_COLUMNS} for output_table (n_bits = {self.n_bits})")
+        if (
+            _log2_comb(self.d, self.n_bits) + self.n_bits > math.log2(MAX_TABLE_COLUMNS) + 1
+            or math.comb(self.d, self.n_bits) * 2**self.n_bits > MAX_TABLE_COLUMNS
+        ):
+            fail(
+                "d",
+                self.d,
+                f"such that C(d, n_bits)·2^n_bits ≤ {MAX_TABLE_COLUMNS} for output_table (n_bits = {self.n_bits})",
+            )
         subsets = list(itertools.combinations(range(self.d), self.n_bits))
         bits = np.array(list(itertools.product((0, 1), repeat=self.n_bits)))
         p, q = self.bit_probabilities
@@ -225,13 +281,23 @@ class DBitFlip(FrequencyOracle):
         Given J, the memoized response of each state is drawn once; a report sequence has positive
         probability only if it repeats a state's response whenever the state recurs.
         """
-        h = check_domain_values("histories", check_ndim("histories", histories, 2, what="(histories × rounds)"), self.d)
-        rounds = check_int("histories.shape[1] (rounds)", h.shape[1], low=1, high=MAX_HISTORY_ROUNDS)
+        h = check_domain_values(
+            "histories", check_ndim("histories", histories, 2, what="(histories × rounds)"), self.d
+        )
+        rounds = check_int(
+            "histories.shape[1] (rounds)", h.shape[1], low=1, high=MAX_HISTORY_ROUNDS
+        )
         subsets = list(itertools.combinations(range(self.d), self.n_bits))
         bits = np.array(list(itertools.product((0, 1), repeat=self.n_bits)))
         if len(subsets) * len(bits) ** rounds > MAX_TABLE_COLUMNS:
-            fail("histories", Described(f"{rounds} rounds"), f"fewer rounds: C(d, n_bits)·2^(n_bits·T) ≤ {MAX_TABLE_COLUMNS}")
-        sequences = np.array(list(itertools.product(range(len(bits)), repeat=rounds)))  # index of y_t per round
+            fail(
+                "histories",
+                Described(f"{rounds} rounds"),
+                f"fewer rounds: C(d, n_bits)·2^(n_bits·T) ≤ {MAX_TABLE_COLUMNS}",
+            )
+        sequences = np.array(
+            list(itertools.product(range(len(bits)), repeat=rounds))
+        )  # index of y_t per round
         p, q = self.bit_probabilities
         table = np.zeros((h.shape[0], len(subsets) * sequences.shape[0]))
         for s, subset in enumerate(subsets):
@@ -250,7 +316,9 @@ class DBitFlip(FrequencyOracle):
         return table
 
 
-def _multivariate_hypergeometric(colors: np.ndarray, n_sample: int, rng: np.random.Generator) -> np.ndarray:
+def _multivariate_hypergeometric(
+    colors: np.ndarray, n_sample: int, rng: np.random.Generator
+) -> np.ndarray:
     """Per row of ``colors`` (draws × groups): how many of ``n_sample`` items drawn without replacement fall in each group."""
     out = np.zeros_like(colors)
     left = np.full(colors.shape[0], n_sample, dtype=np.int64)

@@ -29,11 +29,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_int, check_epsilon, check_int_array, check_ndim, check_real,
-                                     check_real_array, check_rng, check_trailing_shape, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real,
+    check_real_array,
+    check_rng,
+    check_trailing_shape,
+    fail,
+)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 
-MAX_EPSILON = 30.0  # beyond, tanh(ε/2) rounds towards 1 and Pr[+B | −r] towards 0 in double precision
+MAX_EPSILON = (
+    30.0  # beyond, tanh(ε/2) rounds towards 1 and Pr[+B | −r] towards 0 in double precision
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +70,11 @@ class DuchiMean(Mechanism):
         object.__setattr__(self, "radius", check_real("radius", self.radius, low=0.0))
         object.__setattr__(self, "B", self.radius / math.tanh(self.epsilon / 2))
         if not math.isfinite(self.B):
-            fail("epsilon", self.epsilon, f"large enough that B = r/tanh(ε/2) is finite (r = {self.radius:g})")
+            fail(
+                "epsilon",
+                self.epsilon,
+                f"large enough that B = r/tanh(ε/2) is finite (r = {self.radius:g})",
+            )
 
     @property
     def report_bits(self) -> int:
@@ -72,7 +89,9 @@ class DuchiMean(Mechanism):
     # ------------------------------------------------------------------ truth
     def _values(self, truth) -> np.ndarray:
         values = check_ndim("truth", truth, 1, what="of the users' values")
-        return check_real_array("truth", values, low=-self.radius, high=self.radius, low_open=False, high_open=False)
+        return check_real_array(
+            "truth", values, low=-self.radius, high=self.radius, low_open=False, high_open=False
+        )
 
     def expand(self, truth) -> np.ndarray:
         """The users' values (the truth itself)."""
@@ -95,7 +114,9 @@ class DuchiMean(Mechanism):
     def output_table(self) -> np.ndarray:
         """``P[x, z]`` for x ∈ (−r, −r/2, 0, r/2, r) and z ∈ (−B, +B); its loss is the exact ε over [−r, r]."""
         inputs = np.linspace(-self.radius, self.radius, 5)
-        return np.column_stack([self._plus_probability(-inputs), self._plus_probability(inputs)])  # Pr[−B | x] = Pr[+B | −x]
+        return np.column_stack(
+            [self._plus_probability(-inputs), self._plus_probability(inputs)]
+        )  # Pr[−B | x] = Pr[+B | −x]
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: Z = +B with probability 1/2 + x(e^ε − 1)/(2r(e^ε + 1)), else −B.
@@ -104,32 +125,49 @@ class DuchiMean(Mechanism):
         ----------
         [duchi2018] (the one-dimensional mechanism).
         """
-        values = check_real_array("values", values, low=-self.radius, high=self.radius, low_open=False, high_open=False)
+        values = check_real_array(
+            "values", values, low=-self.radius, high=self.radius, low_open=False, high_open=False
+        )
         rng = check_rng(rng)
         plus = rng.random(values.shape) < self._plus_probability(values)
         return np.where(plus, self.B, -self.B).ravel()
 
     def aggregate(self, reports) -> np.ndarray:
         """K, the number of +B reports."""
-        reports = check_real_array("reports", check_ndim("reports", reports, 1, what="of ±B reports"))
+        reports = check_real_array(
+            "reports", check_ndim("reports", reports, 1, what="of ±B reports")
+        )
         plus = np.isclose(reports, self.B, rtol=1e-12, atol=0.0)
         if not np.all(plus | np.isclose(reports, -self.B, rtol=1e-12, atol=0.0)):
-            fail("reports", Described("an array with a value other than ±B"), f"reports ±B = ±{self.B:.6g}")
+            fail(
+                "reports",
+                Described("an array with a value other than ±B"),
+                f"reports ±B = ±{self.B:.6g}",
+            )
         return np.int64(plus.sum())
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of K: Σ_v Binomial(c_v, (1 + v/B)/2) over the distinct values v with counts c_v."""
         values, counts = np.unique(self._values(truth), return_counts=True)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, ())
-        check_allocation("n_draws", n_draws, max(1, math.prod(shape)) * values.size, what="binomials per distinct value")
+        check_allocation(
+            "n_draws",
+            n_draws,
+            max(1, math.prod(shape)) * values.size,
+            what="binomials per distinct value",
+        )
         draws = rng.binomial(counts, self._plus_probability(values), size=shape + (values.size,))
         return draws.sum(axis=-1)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """μ̂ = B(2K − n)/n (K of shape () or (n_draws,))."""
         n = check_int("n", n, low=1)
-        plus = check_int_array("aggregate", check_trailing_shape("aggregate", np.asarray(aggregate), ()), low=0, high=n)
+        plus = check_int_array(
+            "aggregate", check_trailing_shape("aggregate", np.asarray(aggregate), ()), low=0, high=n
+        )
         return self.B * (2 * plus - n) / n
 
 

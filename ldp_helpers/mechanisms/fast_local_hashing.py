@@ -36,8 +36,18 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import (check_allocation, check_domain_values, check_epsilon, check_int,
-                                     check_int_array, check_ndim, check_rng, check_trailing_shape, check_true_counts, fail)
+from ldp_helpers._validation import (
+    check_allocation,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    check_trailing_shape,
+    check_true_counts,
+    fail,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.grr import GRR
@@ -46,7 +56,9 @@ from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, olh_hash_range
 MAX_TABLE_CELLS = 2**22  # largest d·k·g for output_table
 
 
-def fixed_hash_moments(hash_table, true_counts, epsilon: float, g: int) -> tuple[np.ndarray, np.ndarray]:
+def fixed_hash_moments(
+    hash_table, true_counts, epsilon: float, g: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact (E[ĉ(x)], Var[ĉ(x)]) of local hashing whose users pick one of the k rows of ``hash_table`` uniformly.
 
     ``hash_table[j, x] = h_j(x)`` ∈ [0, g) (shape (k, d)), ``true_counts`` the d counts f_v, GRR over g
@@ -58,7 +70,12 @@ def fixed_hash_moments(hash_table, true_counts, epsilon: float, g: int) -> tuple
     [cormode2021] (FLH); [wang2017] §4.4 (OLH's estimator).
     """
     epsilon, g = check_epsilon(epsilon), check_int("g", g, low=2)
-    table = check_int_array("hash_table", check_ndim("hash_table", hash_table, 2, what="(k hashes × d values)"), low=0, high=g - 1)
+    table = check_int_array(
+        "hash_table",
+        check_ndim("hash_table", hash_table, 2, what="(k hashes × d values)"),
+        low=0,
+        high=g - 1,
+    )
     counts, n = check_true_counts(true_counts, table.shape[1])
     return _moments(table, counts, n, GRR(epsilon, g))
 
@@ -97,19 +114,25 @@ def _collision_groups(table: bytes, dtype: str, shape: tuple) -> tuple[tuple, tu
     rows = np.frombuffer(table, dtype=dtype).reshape(shape)
     k = shape[0]
     cells = tuple(np.unique(rows[j], return_inverse=True)[1] for j in range(k))
-    pairs = tuple((jj != j, np.unique(rows[j] * (int(rows[jj].max()) + 1) + rows[jj], return_inverse=True)[1])
-                  for j in range(k) for jj in range(j, k))
+    pairs = tuple(
+        (jj != j, np.unique(rows[j] * (int(rows[jj].max()) + 1) + rows[jj], return_inverse=True)[1])
+        for j in range(k)
+        for jj in range(j, k)
+    )
     for labels in (*cells, *(groups for _, groups in pairs)):
         labels.setflags(write=False)
     return cells, pairs
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_collision_sums(table: bytes, table_dtype: str, shape: tuple, counts: bytes,
-                           dtype: str) -> tuple[np.ndarray, np.ndarray]:
+def _cached_collision_sums(
+    table: bytes, table_dtype: str, shape: tuple, counts: bytes, dtype: str
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_collision_sums` per (hash table, population): independent of ε, so the grid of ε that keeps one g
     (a curve over ε, a moved slider) reuses it."""
-    sums = _collision_sums(np.frombuffer(table, dtype=table_dtype).reshape(shape), np.frombuffer(counts, dtype=dtype))
+    sums = _collision_sums(
+        np.frombuffer(table, dtype=table_dtype).reshape(shape), np.frombuffer(counts, dtype=dtype)
+    )
     for part in sums:
         part.setflags(write=False)
     return sums
@@ -122,8 +145,9 @@ def _moments(table, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
     Σ_v f_v π(1 − π) = n q'(1 − q') + (p* − q')(1 − 2q') f·S − (p* − q')² f·S².
     """
     p, q, g = grr.p, grr.q, grr.d
-    f_rates, f_squares = _cached_collision_sums(table.tobytes(), table.dtype.str, table.shape, counts.tobytes(),
-                                                  counts.dtype.str)
+    f_rates, f_squares = _cached_collision_sums(
+        table.tobytes(), table.dtype.str, table.shape, counts.tobytes(), counts.dtype.str
+    )
     support = n * q + (p - q) * f_rates
     spread_sum = n * q * (1 - q) + (p - q) * (1 - 2 * q) * f_rates - (p - q) ** 2 * f_squares
     return (support - n / g) / (p - 1 / g), spread_sum / (p - 1 / g) ** 2
@@ -163,7 +187,9 @@ class FastLocalHashing(FrequencyOracle):
         self._grr  # refuses an ε whose keep probability rounds to 1
 
     @classmethod
-    def create(cls, epsilon: float, d: int, k: int, g: int = 0, *, rng: np.random.Generator) -> "FastLocalHashing":
+    def create(
+        cls, epsilon: float, d: int, k: int, g: int = 0, *, rng: np.random.Generator
+    ) -> FastLocalHashing:
         """FLH whose k hash functions are drawn from ``rng`` (a_j ∈ [1, P), b_j ∈ [0, P))."""
         rng = check_rng(rng)
         k = check_int("k", k, low=1)
@@ -200,7 +226,11 @@ class FastLocalHashing(FrequencyOracle):
     def output_table(self) -> np.ndarray:
         """``P[v, (j, y)]`` = GRR_g(h_j(v) → y)/k over the k·g reports (d·k·g ≤ 2^22)."""
         if self.d * self.k * self.hash_range > MAX_TABLE_CELLS:
-            fail("d", self.d, f"such that d·k·g <= {MAX_TABLE_CELLS} for output_table (k = {self.k}, g = {self.hash_range})")
+            fail(
+                "d",
+                self.d,
+                f"such that d·k·g <= {MAX_TABLE_CELLS} for output_table (k = {self.k}, g = {self.hash_range})",
+            )
         grr = self._grr.output_table()  # (g, g)
         return grr[self.hash_table().T].reshape(self.d, -1) / self.k
 
@@ -218,25 +248,39 @@ class FastLocalHashing(FrequencyOracle):
 
     def aggregate(self, reports) -> np.ndarray:
         """M[j, y]: how many reports chose hash j and reported y (shape (k, g))."""
-        reports = check_int_array("reports", check_ndim("reports", reports, 2, last=2, what="of (j, y) rows"))
+        reports = check_int_array(
+            "reports", check_ndim("reports", reports, 2, last=2, what="of (j, y) rows")
+        )
         check_int_array("reports[:, 0] (j)", reports[:, 0], low=0, high=self.k - 1)
         check_int_array("reports[:, 1] (y)", reports[:, 1], low=0, high=self.hash_range - 1)
         cells = reports[:, 0] * self.hash_range + reports[:, 1]
-        return np.bincount(cells, minlength=self.k * self.hash_range).reshape(self.k, self.hash_range)
+        return np.bincount(cells, minlength=self.k * self.hash_range).reshape(
+            self.k, self.hash_range
+        )
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of M (module docstring); shape (k, g) or (n_draws, k, g)."""
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.k, self.hash_range))
         draws = 1 if n_draws is None else shape[0]
-        check_allocation("epsilon", self.epsilon, 2 * draws * self.k * self.hash_range,
-                         what=f"the k × g aggregate (g = {self.hash_range} cells per hash)")
-        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d))  # (R, d, k)
+        check_allocation(
+            "epsilon",
+            self.epsilon,
+            2 * draws * self.k * self.hash_range,
+            what=f"the k × g aggregate (g = {self.hash_range} cells per hash)",
+        )
+        per_row = rng.multinomial(
+            counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d)
+        )  # (R, d, k)
         cells = (np.arange(self.k)[:, None] * self.hash_range + self.hash_table()).ravel()  # (k·d,)
         cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()
         weights = np.swapaxes(per_row, -1, -2).reshape(-1)
-        hashed = np.bincount(cells, weights=weights, minlength=draws * self.k * self.hash_range).astype(np.int64)
+        hashed = np.bincount(
+            cells, weights=weights, minlength=draws * self.k * self.hash_range
+        ).astype(np.int64)
         hashed = hashed.reshape(draws, self.k, self.hash_range)  # A[j, y]
         return self._grr._draw_support(hashed, per_row.sum(axis=1), rng=rng).reshape(shape)
 
@@ -272,5 +316,8 @@ class FastLocalHashing(FrequencyOracle):
         key = counts.tobytes()
         last = self.__dict__.get("_last_moments")
         if last is None or last[0] != key:
-            last = self.__dict__["_last_moments"] = (key, _moments(self.hash_table(), counts, n, self._grr))
+            last = self.__dict__["_last_moments"] = (
+                key,
+                _moments(self.hash_table(), counts, n, self._grr),
+            )
         return last[1][0].copy(), last[1][1].copy()

@@ -108,7 +108,9 @@ class GRR(PureFrequencyOracle):
         reports = check_domain_values("reports", reports, self.d)
         return np.bincount(reports.ravel(), minlength=self.d)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact aggregate sampler: the support counts C drawn from their law given the true counts f.
 
         ``C = K + M``, ``K_i ~ Binomial(f_i, p − q)`` (users who kept their value through the

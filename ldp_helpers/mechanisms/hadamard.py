@@ -32,7 +32,11 @@ FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomi
 
 def _check_power_of_two(name: str, m: int) -> None:
     if m < 1 or m & (m - 1):
-        fail(name, Described(f"an array whose last axis has length {m}"), "a last axis whose length is a power of 2")
+        fail(
+            name,
+            Described(f"an array whose last axis has length {m}"),
+            "a last axis whose length is a power of 2",
+        )
 
 
 def hadamard_entries(rows, columns) -> np.ndarray:
@@ -52,7 +56,11 @@ def hadamard_entries(rows, columns) -> np.ndarray:
     try:
         np.broadcast_shapes(u.shape, y.shape)
     except ValueError:
-        fail("columns", Described(f"an array of shape {y.shape}"), f"an array broadcastable with rows {u.shape}")
+        fail(
+            "columns",
+            Described(f"an array of shape {y.shape}"),
+            f"an array broadcastable with rows {u.shape}",
+        )
     return _hadamard_entries(u, y)
 
 
@@ -75,7 +83,9 @@ def walsh_hadamard_transform(values) -> np.ndarray:
         fail("values", Described("a scalar"), "an array with at least one axis")
     _check_power_of_two("values", arr.shape[-1])
     raw = np.asarray(values)
-    return _walsh_hadamard_transform(raw.astype(np.int64) if np.issubdtype(raw.dtype, np.integer) else arr)
+    return _walsh_hadamard_transform(
+        raw.astype(np.int64) if np.issubdtype(raw.dtype, np.integer) else arr
+    )
 
 
 def _walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
@@ -84,7 +94,9 @@ def _walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
     out, h = values, 1
     while h < m:
         pairs = out.reshape(*lead, m // (2 * h), 2, h)
-        out = np.stack((pairs[..., 0, :] + pairs[..., 1, :], pairs[..., 0, :] - pairs[..., 1, :]), axis=-2)
+        out = np.stack(
+            (pairs[..., 0, :] + pairs[..., 1, :], pairs[..., 0, :] - pairs[..., 1, :]), axis=-2
+        )
         h *= 2
     return out.reshape(*lead, m)
 
@@ -129,10 +141,14 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     out = np.empty(flat.shape, dtype=np.int64)
     low_bits = (np.uint64(1) << low.astype(np.uint64)) - np.uint64(1)
     ones = np.bitwise_count(words[: small.size] & low_bits).astype(np.int64)
-    if whole.any():  # the whole words of each count, summed by segment (the counts with none skipped)
+    if (
+        whole.any()
+    ):  # the whole words of each count, summed by segment (the counts with none skipped)
         has = whole > 0
         starts = np.add.accumulate(whole) - whole
-        ones[has] += np.add.reduceat(np.bitwise_count(words[small.size :]).astype(np.int64), starts[has])
+        ones[has] += np.add.reduceat(
+            np.bitwise_count(words[small.size :]).astype(np.int64), starts[has]
+        )
     out[~big] = ones
     if big.any():
         out[big] = rng.binomial(flat[big], 0.5)

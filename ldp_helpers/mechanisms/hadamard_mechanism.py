@@ -49,13 +49,26 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_count_array, check_domain_values, check_epsilon, check_instance,
-                                     check_int, check_int_array, check_ndim, check_real_array, check_rng,
-                                     check_trailing_shape, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_domain_values,
+    check_epsilon,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    check_trailing_shape,
+    fail,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.hadamard import (_fair_binomial, _hadamard_entries, _uniform_on_sign_sets,
-                                             _walsh_hadamard_transform)
+from ldp_helpers.mechanisms.hadamard import (
+    _fair_binomial,
+    _hadamard_entries,
+    _uniform_on_sign_sets,
+    _walsh_hadamard_transform,
+)
 
 MAX_COEFFICIENTS = 30  # largest t (a report pattern is one of 2^t)
 MAX_TABLE_COLUMNS = 2**16  # largest (2D)^t for output_table
@@ -119,7 +132,9 @@ class HadamardMechanism(FrequencyOracle):
 
     def __post_init__(self):
         super().__post_init__()
-        t = check_int("t", self.t, low=0, high=MAX_COEFFICIENTS) or optimal_coefficients(self.epsilon)
+        t = check_int("t", self.t, low=0, high=MAX_COEFFICIENTS) or optimal_coefficients(
+            self.epsilon
+        )
         object.__setattr__(self, "coefficients", t)
         object.__setattr__(self, "D", 1 << (self.d - 1).bit_length())
         self._grr  # GRR over the 2^t patterns refuses an ε whose keep probability rounds to 1
@@ -138,9 +153,15 @@ class HadamardMechanism(FrequencyOracle):
         """``P[v, (j_1..j_t, s_1..s_t)]`` over all (2D)^t reports (≤ 2^16): D^{−t} times GRR's pattern probability."""
         t = self.coefficients
         if (2 * self.D) ** t > MAX_TABLE_COLUMNS:
-            fail("d", self.d, f"such that (2D)^t <= {MAX_TABLE_COLUMNS} for output_table (D = {self.D}, t = {t})")
+            fail(
+                "d",
+                self.d,
+                f"such that (2D)^t <= {MAX_TABLE_COLUMNS} for output_table (D = {self.D}, t = {t})",
+            )
         indices = np.array(np.unravel_index(np.arange(self.D**t), (self.D,) * t)).T  # (D^t, t)
-        true_pattern = _pattern(_hadamard_entries(np.arange(self.d)[:, None, None], indices[None]))  # (d, D^t)
+        true_pattern = _pattern(
+            _hadamard_entries(np.arange(self.d)[:, None, None], indices[None])
+        )  # (d, D^t)
         patterns = np.arange(2**t)
         probability = np.where(true_pattern[..., None] == patterns, self._grr.p, self._grr.q)
         return probability.reshape(self.d, -1) / self.D**t
@@ -163,26 +184,41 @@ class HadamardMechanism(FrequencyOracle):
         """a[j] = Σ of the signs reported with index j (length D, int64)."""
         indices, signs = check_instance("reports", reports, HadamardReports)
         t = self.coefficients
-        indices = check_int_array("reports.indices", check_ndim("reports.indices", indices, 2, last=t), low=0, high=self.D - 1)
+        indices = check_int_array(
+            "reports.indices",
+            check_ndim("reports.indices", indices, 2, last=t),
+            low=0,
+            high=self.D - 1,
+        )
         signs = check_int_array("reports.signs", signs, low=-1, high=1, shape=indices.shape)
         if np.any(signs == 0):
             fail("reports.signs", Described("an array containing 0"), "an array of ±1 signs")
-        return np.bincount(indices.ravel(), weights=signs.ravel(), minlength=self.D).astype(np.int64)
+        return np.bincount(indices.ravel(), weights=signs.ravel(), minlength=self.D).astype(
+            np.int64
+        )
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of the summed signs (module docstring); shape (D,) or (n_draws, D)."""
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         t, shape = self.coefficients, batch_shape(n_draws, (self.D, 2))
         ones = np.array([math.comb(t, k) for k in range(t + 1)], dtype=float) * self._grr.q
-        ones[t] = self._grr.p  # Pr[k of the t coordinates keep their sign]: the pattern kept, or k of another
-        users = rng.multinomial(counts, ones / ones.sum(), size=shape[:-2] + (self.d,))  # (…, d, t + 1)
+        ones[t] = (
+            self._grr.p
+        )  # Pr[k of the t coordinates keep their sign]: the pattern kept, or k of another
+        users = rng.multinomial(
+            counts, ones / ones.sum(), size=shape[:-2] + (self.d,)
+        )  # (…, d, t + 1)
         plus_slots = users @ np.arange(t + 1)  # coordinates reported with their true sign
         slots = np.zeros(shape, dtype=np.int64)
         slots[..., : self.d, 0], slots[..., : self.d, 1] = plus_slots, t * counts - plus_slots
         # a slot of sign type (v, σ) lands on S(v, σ) (reported +1) or on S(v, −σ) (reported −1)
         on_plus = _fair_binomial(slots, rng)
-        on_plus[..., 0, :] = slots[..., 0, :] * np.array([1, 0])  # H[0, j] = +1: the sign is σ itself
+        on_plus[..., 0, :] = slots[..., 0, :] * np.array(
+            [1, 0]
+        )  # H[0, j] = +1: the sign is σ itself
         plus, minus = on_plus, (slots - on_plus)[..., ::-1]
         hits = _uniform_on_sign_sets(np.stack((plus, minus)), rng)
         return hits[0] - hits[1]
@@ -198,7 +234,9 @@ class HadamardMechanism(FrequencyOracle):
         total = n * self.coefficients
         a = check_trailing_shape("aggregate", aggregate, (self.D,))
         a = check_int_array("aggregate", a, low=-total, high=total)
-        return _walsh_hadamard_transform(a)[..., : self.d] / (self.coefficients * _c0(self.epsilon, self.coefficients))
+        return _walsh_hadamard_transform(a)[..., : self.d] / (
+            self.coefficients * _c0(self.epsilon, self.coefficients)
+        )
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[ĉ(x)] = f_x((1 + (t − 1)c₀)/(t c₀²) − 1) + (n − f_x)/(t c₀²) (module docstring)."""

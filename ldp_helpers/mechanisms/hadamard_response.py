@@ -46,10 +46,22 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import (check_count_array, check_domain_values, check_epsilon, check_int, check_ndim, check_rng,
-                                     check_trailing_shape, fail)
+from ldp_helpers._validation import (
+    check_count_array,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_ndim,
+    check_rng,
+    check_trailing_shape,
+    fail,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
-from ldp_helpers.mechanisms.hadamard import _hadamard_entries, _uniform_on_sign_sets, _walsh_hadamard_transform
+from ldp_helpers.mechanisms.hadamard import (
+    _hadamard_entries,
+    _uniform_on_sign_sets,
+    _walsh_hadamard_transform,
+)
 
 MAX_TABLE_CELLS = 2**23  # largest d·K for output_table
 
@@ -91,9 +103,15 @@ class HadamardResponse(FrequencyOracle):
         super().__post_init__()
         blocks = check_int("n_blocks", self.n_blocks, low=0, high=2 * self.d)
         if blocks & (blocks - 1):
-            fail("n_blocks", blocks, f"0 (the paper's rule) or a power of 2 in [1, 2d = {2 * self.d}]")
+            fail(
+                "n_blocks",
+                blocks,
+                f"0 (the paper's rule) or a power of 2 in [1, 2d = {2 * self.d}]",
+            )
         if self.epsilon > 700.0:
-            fail("epsilon", self.epsilon, "at most 700 for Hadamard Response (e^ε must stay finite)")
+            fail(
+                "epsilon", self.epsilon, "at most 700 for Hadamard Response (e^ε must stay finite)"
+            )
         B = blocks or _hr_blocks(self.epsilon, self.d)
         b = 1 << (-(-self.d // B)).bit_length()  # smallest power of 2 above ⌈d/B⌉: B(b − 1) ≥ d
         object.__setattr__(self, "B", B)
@@ -123,7 +141,9 @@ class HadamardResponse(FrequencyOracle):
             fail("d", self.d, f"such that d·K <= {MAX_TABLE_CELLS} for output_table (K = {self.K})")
         blocks, rows = self._layout
         y = np.arange(self.K)
-        inside = (y[None] // self.b == blocks[:, None]) & (_hadamard_entries(rows[:, None], y[None] % self.b) == 1)
+        inside = (y[None] // self.b == blocks[:, None]) & (
+            _hadamard_entries(rows[:, None], y[None] % self.b) == 1
+        )
         return np.where(inside, math.exp(self.epsilon), 1.0) * (2.0 / (self.b * self._e))
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
@@ -147,20 +167,28 @@ class HadamardResponse(FrequencyOracle):
         blocks, rows = self._layout[0][values], self._layout[1][values]
         e_eps = math.exp(self.epsilon)
         in_set = rng.random(blocks.size) < e_eps / self._e  # y ∈ C_x
-        outside_block = ~in_set & (rng.random(blocks.size) < (self.K - self.b) / (self.K - self.b / 2))
+        outside_block = ~in_set & (
+            rng.random(blocks.size) < (self.K - self.b) / (self.K - self.b / 2)
+        )
         y = rng.integers(0, self.b, size=blocks.size)
         wanted = np.where(in_set, 1, -1)  # the sign H_b[r, y] the report needs inside its block
         y = np.where(_hadamard_entries(rows, y) == wanted, y, y ^ (rows & -rows))
-        other = rng.integers(0, max(self.K - self.b, 1), size=blocks.size)  # a symbol of another block (if B > 1)
+        other = rng.integers(
+            0, max(self.K - self.b, 1), size=blocks.size
+        )  # a symbol of another block (if B > 1)
         other += self.b * (other >= blocks * self.b)
         return np.where(outside_block, other, blocks * self.b + y)
 
     def aggregate(self, reports) -> np.ndarray:
         """The histogram of the reported symbols (length K)."""
-        reports = check_domain_values("reports", check_ndim("reports", reports, 1, what="of symbols"), self.K)
+        reports = check_domain_values(
+            "reports", check_ndim("reports", reports, 1, what="of symbols"), self.K
+        )
         return np.bincount(reports, minlength=self.K)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of the K-symbol histogram (cost O(d + K log b), independent of n).
 
         Each of the f_x users of x is uniform on C_x with probability (e^ε − 1)/E, else uniform on
@@ -171,7 +199,9 @@ class HadamardResponse(FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.B, self.b, 2))
-        on_set = rng.binomial(counts, math.expm1(self.epsilon) / self._e, size=shape[:-3] + (self.d,))
+        on_set = rng.binomial(
+            counts, math.expm1(self.epsilon) / self._e, size=shape[:-3] + (self.d,)
+        )
         uniform = rng.multinomial(n - on_set.sum(axis=-1), np.full(self.B, 1.0 / self.B))
         table = np.zeros(shape, dtype=np.int64)
         blocks, rows = self._layout
@@ -187,7 +217,9 @@ class HadamardResponse(FrequencyOracle):
         [acharya2019] (the estimator, computed by the fast Walsh–Hadamard transform per block).
         """
         n = check_int("n", n, low=1)
-        hist = check_count_array("aggregate", check_trailing_shape("aggregate", aggregate, (self.K,)), self.K, high=n)
+        hist = check_count_array(
+            "aggregate", check_trailing_shape("aggregate", aggregate, (self.K,)), self.K, high=n
+        )
         transform = _walsh_hadamard_transform(hist.reshape(*hist.shape[:-1], self.B, self.b))
         blocks, rows = self._layout
         return (1.0 + 2 * self.B / math.expm1(self.epsilon)) * transform[..., blocks, rows]
@@ -197,5 +229,9 @@ class HadamardResponse(FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         blocks = self._layout[0]
         in_block = np.bincount(blocks, weights=counts, minlength=self.B)[blocks]
-        gap = math.expm1(self.epsilon)  # E/(e^ε − 1) = 1 + 2B/(e^ε − 1), (e^ε + 1)/(e^ε − 1) = 1 + 2/(e^ε − 1): no overflow
-        return (1 + 2 * self.B / gap) * ((1 + 2 / gap) * in_block + 2 / gap * (n - in_block)) - counts
+        gap = math.expm1(
+            self.epsilon
+        )  # E/(e^ε − 1) = 1 + 2B/(e^ε − 1), (e^ε + 1)/(e^ε − 1) = 1 + 2/(e^ε − 1): no overflow
+        return (1 + 2 * self.B / gap) * (
+            (1 + 2 / gap) * in_block + 2 / gap * (n - in_block)
+        ) - counts

@@ -32,8 +32,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_domain_values, check_instance, check_int, check_int_array, check_ndim,
-                                     check_real, check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_domain_values,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_product, _key
 from ldp_helpers.mechanisms.hadamard import _fair_binomial, _walsh_hadamard_transform
@@ -86,7 +95,9 @@ def _sylvester(m: int) -> np.ndarray:
     return table
 
 
-def _split_over_hadamard_rows(hits: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _split_over_hadamard_rows(
+    hits: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Users A[…, c] of hash c each pick a Hadamard row l uniformly: (#{coefficient H[l, c] = +1}, #users) per l.
 
     Exact in O(m log m) per row instead of an m × m multinomial: l's bits are independent fair coins,
@@ -96,7 +107,9 @@ def _split_over_hadamard_rows(hits: np.ndarray, rng: np.random.Generator) -> tup
     the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per row.
     """
     *lead, m = hits.shape
-    state = np.stack([hits, np.zeros_like(hits)], axis=-2)[..., None, :, :]  # (…, prefixes, sign ±, remaining c)
+    state = np.stack([hits, np.zeros_like(hits)], axis=-2)[
+        ..., None, :, :
+    ]  # (…, prefixes, sign ±, remaining c)
     while state.shape[-1] > 1:
         half = state.shape[-1] // 2
         split = state.reshape(*state.shape[:-1], 2, half)  # (…, P, sign, c_t, c')
@@ -124,10 +137,16 @@ class HadamardCountMeanSketch(CountMeanSketch):
     """
 
     def __post_init__(self):
-        check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)  # e^ε/(e^ε+1) rounds to 1 beyond
+        check_real(
+            "epsilon", self.epsilon, low=0.0, high=MAX_EPSILON
+        )  # e^ε/(e^ε+1) rounds to 1 beyond
         super().__post_init__()
         if self.m & (self.m - 1):
-            fail("m", self.m, "a power of two (HCMS transforms with the Sylvester–Hadamard matrix H_m)")
+            fail(
+                "m",
+                self.m,
+                "a power of two (HCMS transforms with the Sylvester–Hadamard matrix H_m)",
+            )
 
     @property
     def flip_probability(self) -> float:
@@ -146,7 +165,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
         ----------
         [apple2017] Algorithm 4 (client-side HCMS).
         """
-        values = check_domain_values("values", check_ndim("values", values, 1, what="(one value per user)"), self.d)
+        values = check_domain_values(
+            "values", check_ndim("values", values, 1, what="(one value per user)"), self.d
+        )
         rng = check_rng(rng)
         rows = rng.integers(0, self.k, size=values.size)
         columns = rng.integers(0, self.m, size=values.size)
@@ -161,7 +182,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
         if np.any(bits == 0):
             fail("reports.bits", Described("an array containing 0"), "an array of ±1 entries")
         rows = check_int_array("reports.rows", rows, low=0, high=self.k - 1, shape=bits.shape)
-        columns = check_int_array("reports.columns", columns, low=0, high=self.m - 1, shape=bits.shape)
+        columns = check_int_array(
+            "reports.columns", columns, low=0, high=self.m - 1, shape=bits.shape
+        )
         signed = np.zeros((self.k, self.m), dtype=np.int64)
         np.add.at(signed, (rows, columns), bits)
         return self._transform(signed)
@@ -175,7 +198,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
         transformed = _walsh_hadamard_transform(np.asarray(signed_sums, dtype=np.int64))
         return self.k * self.c_epsilon * transformed.astype(float)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of :meth:`aggregate` given the true counts (cost O(d·k + k·m·log m) per survey).
 
         Row j's A[j, c] users of hash c choose their Hadamard row l uniformly (:func:`_split_over_hadamard_rows`);
@@ -185,7 +210,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         draws = 1 if n_draws is None else batch_shape(n_draws, (self.k, self.m))[0]
-        sketch = self._transform(self._sample_signed(np.broadcast_to(counts, (draws, self.d)), self.hash_table(), rng))
+        sketch = self._transform(
+            self._sample_signed(np.broadcast_to(counts, (draws, self.d)), self.hash_table(), rng)
+        )
         return sketch[0] if n_draws is None else sketch
 
     def _sample_signed(self, counts, hashes, rng) -> np.ndarray:
@@ -193,10 +220,16 @@ class HadamardCountMeanSketch(CountMeanSketch):
         (k × s) in the counts ``counts`` (draws × s): any subset of the domain (the protocols pass the values present)."""
         draws = counts.shape[0]
         per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (draw, value, j)
-        cells = (np.arange(self.k)[:, None] * self.m + hashes).ravel()  # (j, value) -> j·m + h_j(value)
+        cells = (
+            np.arange(self.k)[:, None] * self.m + hashes
+        ).ravel()  # (j, value) -> j·m + h_j(value)
         flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
-        hits = np.bincount(flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m)
-        agree, total = _split_over_hadamard_rows(hits.astype(np.int64).reshape(draws, self.k, self.m), rng)
+        hits = np.bincount(
+            flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m
+        )
+        agree, total = _split_over_hadamard_rows(
+            hits.astype(np.int64).reshape(draws, self.k, self.m), rng
+        )
         r = self.flip_probability
         plus = _draw_support_counts(agree, total, 1 - r, r, rng=rng)
         return 2 * plus - total
@@ -221,13 +254,19 @@ class HadamardCountMeanSketch(CountMeanSketch):
         [apple2017] Algorithm 3 (the query), Algorithm 5 (the sketch).
         """
         counts, n = self._counts_and_n(truth)
-        squares = _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "squares")
+        squares = _collision_product(
+            self.hash_a, self.hash_b, self.d, self.m, _key(counts), "squares"
+        )
         return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 - squares)
 
     def output_table(self) -> np.ndarray:
         """P[x, (j, l, w̃)] over all 2·k·m reports: (1 − r)/(k m) if w̃ = H[l, h_j(x)], else r/(k m)."""
         if self.d * self.k * self.m * 2 > MAX_TABLE_CELLS:
-            fail("m", self.m, f"such that 2·d·k·m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})")
+            fail(
+                "m",
+                self.m,
+                f"such that 2·d·k·m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})",
+            )
         coefficient = _sylvester(self.m)[:, self.hash_table()]  # (l, j, x)
         r = self.flip_probability
         plus = np.where(coefficient == 1, 1 - r, r) / (self.k * self.m)  # Pr[(j, l, +1) | x]

@@ -28,7 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_binary_array, check_ndim, check_real_array, check_rng, fail
+from ldp_helpers._validation import (
+    Described,
+    check_binary_array,
+    check_ndim,
+    check_real_array,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.continual import _StreamMechanism
 
 
@@ -52,7 +59,13 @@ class Harmony(_StreamMechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``[N; X]``: every user sends a bit every round; X_t is the number of 1s."""
-        Y = check_ndim("reports", check_binary_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        Y = check_ndim(
+            "reports",
+            check_binary_array("reports", reports),
+            2,
+            last=self.n_rounds,
+            what="(users × rounds)",
+        )
         return np.stack([np.full(self.n_rounds, Y.shape[0]), Y.sum(axis=0, dtype=np.int64)])
 
     def _randomize(self, K, K1, rng) -> np.ndarray:
@@ -105,16 +118,31 @@ class HarmonyNguyen(_StreamMechanism):
         users = np.arange(V.shape[0])
         tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n
         z = np.zeros(V.shape)
-        z[users, tau] = self.n_rounds * self.scale * (2.0 * self.randomizer.perturb(V[users, tau], rng=rng) - 1.0)
+        z[users, tau] = (
+            self.n_rounds
+            * self.scale
+            * (2.0 * self.randomizer.perturb(V[users, tau], rng=rng) - 1.0)
+        )
         return z
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
-        z = check_ndim("reports", check_real_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        z = check_ndim(
+            "reports",
+            check_real_array("reports", reports),
+            2,
+            last=self.n_rounds,
+            what="(users × rounds)",
+        )
         size = self.n_rounds * self.scale
-        if np.any(~np.isclose(np.abs(z), size, rtol=1e-12, atol=0) & (z != 0)) or np.any((z != 0).sum(axis=1) > 1):
-            fail("reports", Described("an array with an entry other than 0 or ±T·c, or two in one row"),
-                 f"one entry ±T·c = ±{size:g} per user and 0 elsewhere")
+        if np.any(~np.isclose(np.abs(z), size, rtol=1e-12, atol=0) & (z != 0)) or np.any(
+            (z != 0).sum(axis=1) > 1
+        ):
+            fail(
+                "reports",
+                Described("an array with an entry other than 0 or ±T·c, or two in one row"),
+                f"one entry ±T·c = ±{size:g} per user and 0 elsewhere",
+            )
         return np.stack([(z != 0).sum(axis=0), (z > 0).sum(axis=0)])
 
     def estimate(self, aggregate, n) -> np.ndarray:
@@ -126,5 +154,3 @@ class HarmonyNguyen(_StreamMechanism):
         """Exact ``Var[μ̂_t] = (T c² − 1)/(4N)`` in every round, for any binary stream."""
         N = self.n_reports(truth)
         return np.full(self.n_rounds, (self.n_rounds * self.scale**2 - 1) / (4 * N))
-
-

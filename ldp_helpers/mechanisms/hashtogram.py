@@ -24,11 +24,25 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_domain_values, check_instance, check_int,
-                                     check_int_array, check_ndim, check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_domain_values,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
-from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_coefficients, _check_signs, _SignedSketch
+from ldp_helpers.mechanisms.signed_sketch import (
+    MAX_TABLE_CELLS,
+    _check_coefficients,
+    _check_signs,
+    _SignedSketch,
+)
 
 
 class HashtogramReports(NamedTuple):
@@ -69,14 +83,26 @@ class Hashtogram(_SignedSketch):
         _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self.n_hashes)
 
     @classmethod
-    def create(cls, epsilon: float, d: int, n_hashes: int, n_buckets: int, *, rng: np.random.Generator) -> "Hashtogram":
+    def create(
+        cls, epsilon: float, d: int, n_hashes: int, n_buckets: int, *, rng: np.random.Generator
+    ) -> Hashtogram:
         """A Hashtogram whose R hashes are drawn from ``rng``."""
         rng = check_rng(rng)
         n_hashes = check_int("n_hashes", n_hashes, low=1)
         check_allocation("n_hashes", n_hashes, 2 * n_hashes, what="hash coefficients")
-        check_allocation("n_buckets", n_buckets, n_hashes * check_int("n_buckets", n_buckets, low=2), what="R × T sums")
-        a, b = rng.integers(1, HASH_PRIME, size=n_hashes), rng.integers(0, HASH_PRIME, size=n_hashes)
-        return cls(epsilon, d, n_hashes, n_buckets, tuple(int(x) for x in a), tuple(int(x) for x in b))
+        check_allocation(
+            "n_buckets",
+            n_buckets,
+            n_hashes * check_int("n_buckets", n_buckets, low=2),
+            what="R × T sums",
+        )
+        a, b = (
+            rng.integers(1, HASH_PRIME, size=n_hashes),
+            rng.integers(0, HASH_PRIME, size=n_hashes),
+        )
+        return cls(
+            epsilon, d, n_hashes, n_buckets, tuple(int(x) for x in a), tuple(int(x) for x in b)
+        )
 
     @property
     def _shape(self) -> tuple[int, int]:
@@ -105,8 +131,13 @@ class Hashtogram(_SignedSketch):
         """
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
-        check_allocation("values", Described(f"{values.size} users"), values.size * self.n_buckets, itemsize=1,
-                         what="each user's public row of Z")
+        check_allocation(
+            "values",
+            Described(f"{values.size} users"),
+            values.size * self.n_buckets,
+            itemsize=1,
+            what="each user's public row of Z",
+        )
         rows = rng.integers(0, self.n_hashes, size=values.size)
         public = (1 - 2 * rng.integers(0, 2, size=(values.size, self.n_buckets))).astype(np.int8)
         sign = public[np.arange(values.size), self._hashes_of(values)[rows, np.arange(values.size)]]
@@ -117,10 +148,18 @@ class Hashtogram(_SignedSketch):
         """ŝ_r(t) = Σ_{i in group r} y_i·Z[i, t] (R × T integers)."""
         rows, bits, public = check_instance("reports", reports, HashtogramReports)
         bits = _check_signs("reports.bits", check_ndim("reports.bits", bits, 1))
-        rows = check_int_array("reports.rows", rows, low=0, high=self.n_hashes - 1, shape=bits.shape)
-        public = _check_signs("reports.public", check_ndim("reports.public", public, 2, last=self.n_buckets))
+        rows = check_int_array(
+            "reports.rows", rows, low=0, high=self.n_hashes - 1, shape=bits.shape
+        )
+        public = _check_signs(
+            "reports.public", check_ndim("reports.public", public, 2, last=self.n_buckets)
+        )
         if public.shape[0] != bits.size:
-            fail("reports.public", Described(f"{public.shape[0]} rows"), f"one row per report ({bits.size})")
+            fail(
+                "reports.public",
+                Described(f"{public.shape[0]} rows"),
+                f"one row per report ({bits.size})",
+            )
         sums = np.zeros(self._shape, dtype=np.int64)
         np.add.at(sums, rows, bits[:, None] * public)
         return sums
@@ -140,10 +179,14 @@ class Hashtogram(_SignedSketch):
         """P[x, (r, Z[i], y)] over all R·2^T·2 whole reports (public row included): loss ε when a hash separates."""
         n_reports = 2**self.n_buckets * 2
         if self.n_buckets > 12 or self.d * self.n_hashes * n_reports > MAX_TABLE_CELLS:
-            fail("n_buckets", self.n_buckets, f"such that d·R·2^(T+1) <= {MAX_TABLE_CELLS} for output_table")
+            fail(
+                "n_buckets",
+                self.n_buckets,
+                f"such that d·R·2^(T+1) <= {MAX_TABLE_CELLS} for output_table",
+            )
         rows = np.array(list(itertools.product((-1, 1), repeat=self.n_buckets)))
         outcomes = [(z, y) for z in rows for y in (-1, 1)]
-        table = self._cell_table(n_reports, lambda cell, sign: np.array([y == z[cell] for z, y in outcomes]))
+        table = self._cell_table(
+            n_reports, lambda cell, sign: np.array([y == z[cell] for z, y in outcomes])
+        )
         return table / (self.n_hashes * 2**self.n_buckets)
-
-

@@ -28,8 +28,18 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_domain_values, check_epsilon, check_int, check_ndim,
-                                     check_real, check_real_array, check_rng)
+from ldp_helpers._validation import (
+    Described,
+    check_aggregate,
+    check_allocation,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_ndim,
+    check_real,
+    check_real_array,
+    check_rng,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 
 
@@ -51,8 +61,12 @@ def _laplace_scale(epsilon: float) -> float:
 def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
     values = check_domain_values("values", values, d).ravel()
     rng = check_rng(rng)
-    check_allocation("values", Described(f"{values.size:,} values"), values.size * d,
-                     what=f"{values.size:,} reports of d = {d:,} reals")
+    check_allocation(
+        "values",
+        Described(f"{values.size:,} values"),
+        values.size * d,
+        what=f"{values.size:,} reports of d = {d:,} reals",
+    )
     reports = rng.laplace(0.0, _laplace_scale(epsilon), size=(values.size, d))
     reports[np.arange(values.size), values] += 1.0
     return reports
@@ -66,8 +80,14 @@ def _check_reports(reports, d: int, scale: float | None = None) -> np.ndarray:
     """Reports (users × d); with the Laplace ``scale`` β, each entry within 1 + 745·β of 0 (what a client can send)."""
     reports = check_ndim("reports", reports, 2, last=d, what="(users × d)")
     bound = None if scale is None else 1.0 + MAX_NOISE_SCALES * scale
-    return check_real_array("reports", reports, low=None if bound is None else -bound, high=bound,
-                            low_open=False, high_open=False)
+    return check_real_array(
+        "reports",
+        reports,
+        low=None if bound is None else -bound,
+        high=bound,
+        low_open=False,
+        high_open=False,
+    )
 
 
 def _threshold_probabilities(theta: float, epsilon: float) -> tuple[float, float]:
@@ -86,9 +106,15 @@ def optimal_threshold(epsilon: float) -> float:
 
     def variance(theta):
         p, q = _threshold_probabilities(theta, epsilon)
-        return q * (1 - q) / (p - q) ** 2 if p > q else math.inf  # p = q: ε too small (THE refuses it)
+        return (
+            q * (1 - q) / (p - q) ** 2 if p > q else math.inf
+        )  # p = q: ε too small (THE refuses it)
 
-    return float(minimize_scalar(variance, bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10}).x)
+    return float(
+        minimize_scalar(
+            variance, bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10}
+        ).x
+    )
 
 
 def log_density_ratio(y, v: int, v_other: int, *, epsilon: float, d: int) -> np.ndarray:
@@ -103,7 +129,10 @@ def log_density_ratio(y, v: int, v_other: int, *, epsilon: float, d: int) -> np.
     """
     d = check_int("d", d, low=2)
     y = _check_reports(np.atleast_2d(y), d)
-    v, v_other = check_int("v", v, low=0, high=d - 1), check_int("v_other", v_other, low=0, high=d - 1)
+    v, v_other = (
+        check_int("v", v, low=0, high=d - 1),
+        check_int("v_other", v_other, low=0, high=d - 1),
+    )
     x, x_other = np.eye(d)[v], np.eye(d)[v_other]
     return (np.abs(y - x_other).sum(axis=1) - np.abs(y - x).sum(axis=1)) / laplace_scale(epsilon)
 
@@ -124,8 +153,10 @@ def laplace_report_privacy_loss(epsilon: float, d: int) -> float:
 
 #: bits of one real number in a report (an IEEE-754 double): how SHE/THE reports are counted
 FLOAT_BITS = 64
-_NO_TABLE = ("{name}'s report is continuous (one-hot plus Laplace noise): it has no output table; "
-             "its whole-report loss comes from the Laplace densities (privacy_loss())")
+_NO_TABLE = (
+    "{name}'s report is continuous (one-hot plus Laplace noise): it has no output table; "
+    "its whole-report loss comes from the Laplace densities (privacy_loss())"
+)
 
 
 @dataclass(frozen=True)
@@ -167,7 +198,9 @@ class SHE(FrequencyOracle):
         """Σ_u B'_u[i] for every i (this *is* the unbiased count estimate)."""
         return _check_reports(reports, self.d, self.scale).sum(axis=0)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact aggregate sampler: f_i + (G_i − G'_i), G, G' ~ Gamma(n, β) (a Laplace is Exp − Exp).
 
         With ``n_draws`` the result has shape (n_draws, d): independent surveys, one Generator call.
@@ -183,8 +216,14 @@ class SHE(FrequencyOracle):
         """ĉ(i) = Σ_u B'_u[i]: the sums themselves (shape (d,) or (n_draws, d)); ``n`` is checked only."""
         n = check_int("n", n, low=1)
         noise = n * MAX_NOISE_SCALES * self.scale
-        return check_aggregate(aggregate, (self.d,), low=-noise, high=n + noise, integral=False,
-                               what=f"sums of n = {n} reports, each within 1 + 745·β of 0")
+        return check_aggregate(
+            aggregate,
+            (self.d,),
+            low=-noise,
+            high=n + noise,
+            integral=False,
+            what=f"sums of n = {n} reports, each within 1 + 745·β of 0",
+        )
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[ĉ(i)] = 2nβ² = 8n/ε², the same for every value i (shape (d,)).
@@ -242,4 +281,6 @@ class THE(PureFrequencyOracle):
 
     def aggregate(self, reports) -> np.ndarray:
         """C(i) = #{u : B'_u[i] > θ} (the server's thresholding)."""
-        return (_check_reports(reports, self.d, _laplace_scale(self.epsilon)) > self.theta).sum(axis=0, dtype=np.int64)
+        return (_check_reports(reports, self.d, _laplace_scale(self.epsilon)) > self.theta).sum(
+            axis=0, dtype=np.int64
+        )

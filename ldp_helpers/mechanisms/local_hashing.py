@@ -34,7 +34,17 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ldp_helpers._validation import Described, check_domain_values, check_epsilon, check_int, check_int_array, check_ndim, check_real, check_rng, fail
+from ldp_helpers._validation import (
+    Described,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
 from ldp_helpers.mechanisms.pure import _count_variance
@@ -72,7 +82,9 @@ def _hash_function(a, b, x, g: int) -> np.ndarray:
     uniform up to g/2^64.
     """
     shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(x))
-    a, b, x = (np.atleast_1d(np.asarray(v)).astype(np.uint64) for v in (a, b, x))  # arrays: mod-2^64 arithmetic
+    a, b, x = (
+        np.atleast_1d(np.asarray(v)).astype(np.uint64) for v in (a, b, x)
+    )  # arrays: mod-2^64 arithmetic
     z = a * np.uint64(HASH_PRIME) + b + (x + np.uint64(1)) * _SPLITMIX_GAMMA
     z = (z ^ (z >> np.uint64(30))) * _SPLITMIX_MUL1
     z = (z ^ (z >> np.uint64(27))) * _SPLITMIX_MUL2
@@ -115,8 +127,12 @@ def continuous_optimal_hash_range(epsilon: float) -> float:
     """
     epsilon = check_epsilon(epsilon)
     upper = 4.0 * math.exp(min(epsilon, 30.0)) + 4.0
-    result = minimize_scalar(lambda g: approx_variance_for_hash_range(epsilon, g), bounds=(1.0 + 1e-9, upper),
-                             method="bounded", options={"xatol": 1e-10 * upper})
+    result = minimize_scalar(
+        lambda g: approx_variance_for_hash_range(epsilon, g),
+        bounds=(1.0 + 1e-9, upper),
+        method="bounded",
+        options={"xatol": 1e-10 * upper},
+    )
     return float(result.x)
 
 
@@ -133,7 +149,9 @@ class LocalHashing(PureFrequencyOracle):
 
     def __post_init__(self):
         object.__setattr__(self, "g", check_int("g", self.g, low=2))
-        check_int("d", self.d, low=2, high=HASH_PRIME)  # domains up to P (the per-user path scores all d values)
+        check_int(
+            "d", self.d, low=2, high=HASH_PRIME
+        )  # domains up to P (the per-user path scores all d values)
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
@@ -141,8 +159,12 @@ class LocalHashing(PureFrequencyOracle):
 
     def _check_per_user_range(self) -> None:
         if self.g > MAX_HASH_RANGE:
-            fail("g", self.g, f"at most {MAX_HASH_RANGE} for the per-user path (its GRR over [g] and the support scan "
-                              f"grow with g; epsilon={self.epsilon:g}); use sample_aggregate")
+            fail(
+                "g",
+                self.g,
+                f"at most {MAX_HASH_RANGE} for the per-user path (its GRR over [g] and the support scan "
+                f"grow with g; epsilon={self.epsilon:g}); use sample_aggregate",
+            )
 
     @property
     def report_bits(self) -> int:
@@ -154,13 +176,19 @@ class LocalHashing(PureFrequencyOracle):
 
     def hash_values(self, a, b, x) -> np.ndarray:
         """H_{a,b}(x): the value at x of the random function seeded by (a, b) (the module docstring; broadcast)."""
-        a, b = check_int_array("a", a, low=1, high=HASH_PRIME - 1), check_int_array("b", b, low=0, high=HASH_PRIME - 1)
+        a, b = (
+            check_int_array("a", a, low=1, high=HASH_PRIME - 1),
+            check_int_array("b", b, low=0, high=HASH_PRIME - 1),
+        )
         x = check_domain_values("x", x, self.d)
         try:
             a, b, x = np.broadcast_arrays(a, b, x)
         except ValueError:
-            fail("x", Described(f"an array of shape {np.shape(x)}"),
-                 f"an array broadcastable with a {a.shape} and b {b.shape}")
+            fail(
+                "x",
+                Described(f"an array of shape {np.shape(x)}"),
+                f"an array broadcastable with a {a.shape} and b {b.shape}",
+            )
         return _hash_function(a, b, x, self.g)
 
     @cached_property
@@ -198,12 +226,18 @@ class LocalHashing(PureFrequencyOracle):
         ----------
         [wang2017] §4.4 (Support(⟨H, y⟩) = {i : H(i) = y}).
         """
-        reports = check_int_array("reports", check_ndim("reports", reports, 2, last=3, what="of (a, b, y) rows"))
+        reports = check_int_array(
+            "reports", check_ndim("reports", reports, 2, last=3, what="of (a, b, y) rows")
+        )
         a, b, y = reports[:, 0:1], reports[:, 1:2], reports[:, 2:3]
         check_int_array("reports[:, 0] (a)", a, low=1, high=HASH_PRIME - 1)
         check_int_array("reports[:, 1] (b)", b, low=0, high=HASH_PRIME - 1)
         check_int_array("reports[:, 2] (y)", y, low=0, high=self.g - 1)
-        scored = np.arange(self.d) if candidates is None else check_domain_values("candidates", candidates, self.d).ravel()
+        scored = (
+            np.arange(self.d)
+            if candidates is None
+            else check_domain_values("candidates", candidates, self.d).ravel()
+        )
         counts = np.empty(scored.size, dtype=np.int64)
         for start in range(0, scored.size, _VALUES_PER_BLOCK):
             block = slice(start, start + _VALUES_PER_BLOCK)
@@ -217,10 +251,19 @@ class LocalHashing(PureFrequencyOracle):
         """
         n_functions = self.g**self.d
         if n_functions > MAX_TABLE_FUNCTIONS:
-            fail("d", self.d, f"such that g**d <= {MAX_TABLE_FUNCTIONS} for output_table (g = {self.g}; every hash function is enumerated)")
-        functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))  # row: H(0..d−1)
+            fail(
+                "d",
+                self.d,
+                f"such that g**d <= {MAX_TABLE_FUNCTIONS} for output_table (g = {self.g}; every hash function is enumerated)",
+            )
+        functions = np.array(
+            list(itertools.product(range(self.g), repeat=self.d))
+        )  # row: H(0..d−1)
         grr_table = self._grr.output_table()
-        return np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)]) / n_functions
+        return (
+            np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)])
+            / n_functions
+        )
 
 
 @dataclass(frozen=True)

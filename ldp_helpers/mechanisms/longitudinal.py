@@ -39,8 +39,19 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 from scipy.optimize import brentq
 
-from ldp_helpers._validation import (Described, check_above, check_allocation, check_binary_array, check_domain_values, check_epsilon,
-                                     check_int, check_ndim, check_real_array, check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_above,
+    check_allocation,
+    check_binary_array,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_ndim,
+    check_real_array,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -100,8 +111,12 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
 
     ceiling = excess(top) + epsilon
     if not epsilon < ceiling:
-        fail("epsilon", epsilon, f"< {ceiling:.6g}, the largest ε₁ an {second.upper()} second round reaches after "
-                                 f"a first round at epsilon_permanent={epsilon_permanent:g}")
+        fail(
+            "epsilon",
+            epsilon,
+            f"< {ceiling:.6g}, the largest ε₁ an {second.upper()} second round reaches after "
+            f"a first round at epsilon_permanent={epsilon_permanent:g}",
+        )
     gap = brentq(excess, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     return Rounds(p1, q1, *_unary_second_round(second, gap))
 
@@ -114,7 +129,9 @@ def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Gener
     return np.where(kept, values, other)
 
 
-def _flip_bits(bits: np.ndarray, p_one: float, q_one: float, rng: np.random.Generator) -> np.ndarray:
+def _flip_bits(
+    bits: np.ndarray, p_one: float, q_one: float, rng: np.random.Generator
+) -> np.ndarray:
     """Each bit reported 1 w.p. ``p_one`` if it is 1 and ``q_one`` if it is 0, independently."""
     return (rng.random(bits.shape) < np.where(bits == 1, p_one, q_one)).astype(np.int8)
 
@@ -130,14 +147,30 @@ def memoized_reports_table(permanent, instantaneous, n_reports: int) -> np.ndarr
     ----------
     [erlingsson2014] §2 (memoization); [tutorial] Eq. (2) (the table whose column ratios define ε).
     """
-    first = check_ndim("permanent", check_real_array("permanent", permanent, low=0.0, high=1.0, low_open=False,
-                                                     high_open=False), 2)
-    second = check_ndim("instantaneous", check_real_array("instantaneous", instantaneous, low=0.0, high=1.0,
-                                                          low_open=False, high_open=False), 2)
+    first = check_ndim(
+        "permanent",
+        check_real_array(
+            "permanent", permanent, low=0.0, high=1.0, low_open=False, high_open=False
+        ),
+        2,
+    )
+    second = check_ndim(
+        "instantaneous",
+        check_real_array(
+            "instantaneous", instantaneous, low=0.0, high=1.0, low_open=False, high_open=False
+        ),
+        2,
+    )
     if second.shape[0] != first.shape[1]:
-        fail("instantaneous", Described(f"an array of shape {second.shape}"), f"{first.shape[1]} rows (one per memoized state)")
+        fail(
+            "instantaneous",
+            Described(f"an array of shape {second.shape}"),
+            f"{first.shape[1]} rows (one per memoized state)",
+        )
     longest = max(1, int(math.log(MAX_TABLE_COLUMNS) / math.log(max(second.shape[1], 2)) + 1e-9))
-    n_reports = check_int("n_reports", n_reports, low=1, high=longest)  # columns: reports per collection ** n_reports
+    n_reports = check_int(
+        "n_reports", n_reports, low=1, high=longest
+    )  # columns: reports per collection ** n_reports
     history = np.ones((second.shape[0], 1))
     for _ in range(n_reports):  # (states, sequences so far) ⊗ one more report
         history = (history[:, :, None] * second[:, None, :]).reshape(second.shape[0], -1)
@@ -156,8 +189,12 @@ class _Memoized:
 
     def __post_init__(self):
         epsilon, d = check_epsilon(self.epsilon), check_int("d", self.d, low=2)
-        eps_inf = check_above("epsilon_permanent", check_epsilon(self.epsilon_permanent, "epsilon_permanent"), epsilon,
-                              what="epsilon (ε₁ < ε∞)")
+        eps_inf = check_above(
+            "epsilon_permanent",
+            check_epsilon(self.epsilon_permanent, "epsilon_permanent"),
+            epsilon,
+            what="epsilon (ε₁ < ε∞)",
+        )
         object.__setattr__(self, "epsilon_permanent", eps_inf)
         object.__setattr__(self, "rounds", _rounds(self.first, self.second, epsilon, eps_inf, d))
         super().__post_init__()
@@ -181,16 +218,28 @@ class _Memoized:
         rng = check_rng(rng)
         if self.first == "grr":
             return _keep_or_other(values, self.rounds.p1, self.d, rng)
-        check_allocation("values", Described(f"{values.size:,} values"), values.size * self.d, itemsize=17,
-                         what=f"{values.size:,} memoized vectors of d = {self.d:,} bits and their temporaries")
+        check_allocation(
+            "values",
+            Described(f"{values.size:,} values"),
+            values.size * self.d,
+            itemsize=17,
+            what=f"{values.size:,} memoized vectors of d = {self.d:,} bits and their temporaries",
+        )
         return _flip_bits(np.arange(self.d) == values[:, None], self.rounds.p1, self.rounds.q1, rng)
 
     def report(self, memoized, *, rng: np.random.Generator) -> np.ndarray:
         """Instantaneous randomization of the memoized values: one collection's reports."""
         rng = check_rng(rng)
         if self.first == "grr":
-            return _keep_or_other(check_domain_values("memoized", memoized, self.d).ravel(), self.rounds.p2, self.d, rng)
-        bits = check_binary_array("memoized", check_ndim("memoized", memoized, 2, last=self.d, what="(users × d bits)"))
+            return _keep_or_other(
+                check_domain_values("memoized", memoized, self.d).ravel(),
+                self.rounds.p2,
+                self.d,
+                rng,
+            )
+        bits = check_binary_array(
+            "memoized", check_ndim("memoized", memoized, 2, last=self.d, what="(users × d bits)")
+        )
         return _flip_bits(bits, self.rounds.p2, self.rounds.q2, rng)
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
@@ -206,7 +255,9 @@ class _Memoized:
         values = check_ndim("values", values, 2, what="(users × rounds)")
         values = check_domain_values("values", values, self.d)
         rng = check_rng(rng)
-        keys = (np.arange(values.shape[0])[:, None] * self.d + values).ravel()  # one key per (user, value)
+        keys = (
+            np.arange(values.shape[0])[:, None] * self.d + values
+        ).ravel()  # one key per (user, value)
         pairs, which = np.unique(keys, return_inverse=True)
         memo = self.memoize(pairs % self.d, rng=rng)  # one permanent state per (user, value) pair
         reports = self.report(memo[which.ravel()], rng=rng)
@@ -251,11 +302,15 @@ class _Memoized:
         p1, q1, p2, q2 = self.rounds
         if self.first == "grr":
             log_rho = tau * (math.log(p2) - math.log(q2))
-            return float(np.logaddexp(math.log(p1) + log_rho, math.log((self.d - 1) * q1))
-                         - np.logaddexp(math.log(q1) + log_rho, math.log(p1 + (self.d - 2) * q1)))
+            return float(
+                np.logaddexp(math.log(p1) + log_rho, math.log((self.d - 1) * q1))
+                - np.logaddexp(math.log(q1) + log_rho, math.log(p1 + (self.d - 2) * q1))
+            )
 
         def log_mix(w: float, a: float, b: float) -> float:  # ln(w a^τ + (1 − w) b^τ)
-            return float(np.logaddexp(math.log(w) + tau * math.log(a), math.log1p(-w) + tau * math.log(b)))
+            return float(
+                np.logaddexp(math.log(w) + tau * math.log(a), math.log1p(-w) + tau * math.log(b))
+            )
 
         one = log_mix(p1, p2, q2) - log_mix(q1, p2, q2)
         zero = log_mix(q1, 1 - p2, 1 - q2) - log_mix(p1, 1 - p2, 1 - q2)

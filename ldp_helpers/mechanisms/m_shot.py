@@ -32,13 +32,29 @@ from itertools import combinations
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_binary_array, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
-                                     check_probability, check_real_array, check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_binary_array,
+    check_epsilon,
+    check_epsilons,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_ndim,
+    check_probability,
+    check_real_array,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 from ldp_helpers.mechanisms.randomized_response import BinaryRR, _q_bin_gap, _q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, check_stream_truth
-from ldp_helpers.simulate.streams import reference_report_rounds, sample_reporter_counts, sample_reporters
+from ldp_helpers.simulate.streams import (
+    reference_report_rounds,
+    sample_reporter_counts,
+    sample_reporters,
+)
 
 MAX_TABLE_ROUNDS = 8  # the sequence output table has 4^T entries
 
@@ -110,18 +126,26 @@ class MShotReporting(Mechanism):
         check_probability(self.dummy_prob, "dummy_prob (r)")
         p, q, _ = self._channel
         if not p > q:
-            fail("epsilon", self.epsilon, f"above about 2.2e-16 per round (m={self.m}) so that the report depends on v")
+            fail(
+                "epsilon",
+                self.epsilon,
+                f"above about 2.2e-16 per round (m={self.m}) so that the report depends on v",
+            )
         if not 0.0 < q < p < 1.0:
-            fail("epsilon", self.epsilon, f"such that the averaged report stays random (0 < q < p < 1 in double precision) at m={self.m}, "
-                 f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1")
+            fail(
+                "epsilon",
+                self.epsilon,
+                f"such that the averaged report stays random (0 < q < p < 1 in double precision) at m={self.m}, "
+                f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1",
+            )
 
     @classmethod
-    def t_shot(cls, epsilon: float, n_rounds: int) -> "MShotReporting":
+    def t_shot(cls, epsilon: float, n_rounds: int) -> MShotReporting:
         """T-shot reporting: ε/T in every round (the naive budget split)."""
         return cls(epsilon, n_rounds, n_rounds)
 
     @classmethod
-    def one_shot(cls, epsilon: float, n_rounds: int, dummy_prob: float = 0.0) -> "MShotReporting":
+    def one_shot(cls, epsilon: float, n_rounds: int, dummy_prob: float = 0.0) -> MShotReporting:
         """1-shot reporting: the whole ε in one uniformly chosen round."""
         return cls(epsilon, n_rounds, 1, dummy_prob)
 
@@ -168,30 +192,52 @@ class MShotReporting(Mechanism):
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Algorithm 1 per user: the N×T report matrix Y (ε/m below about 36.7)."""
-        V = check_ndim("values", check_binary_array("values", values), 2, last=self.n_rounds, what="(users × rounds)")
+        V = check_ndim(
+            "values",
+            check_binary_array("values", values),
+            2,
+            last=self.n_rounds,
+            what="(users × rounds)",
+        )
         rng = check_rng(rng)
-        chosen = reference_report_rounds(V.shape[0], self.n_rounds, self.m, rng=rng)  # line 1: τ_n, a uniform m-subset
+        chosen = reference_report_rounds(
+            V.shape[0], self.n_rounds, self.m, rng=rng
+        )  # line 1: τ_n, a uniform m-subset
         randomized = self.randomizer.perturb(V, rng=rng)  # t ∈ τ_n: Q_Bin(v_{n,t}; ε/m)
-        dummies = (rng.random(V.shape) < self.dummy_prob).astype(np.int8)  # t ∉ τ_n: a dummy 1 w.p. r
+        dummies = (rng.random(V.shape) < self.dummy_prob).astype(
+            np.int8
+        )  # t ∉ τ_n: a dummy 1 w.p. r
         return np.where(chosen, randomized, dummies)
 
     def aggregate(self, reports) -> np.ndarray:
         """``X_t = Σ_n y_{n,t}``: reported 1s per round (reports and dummies look alike)."""
-        Y = check_ndim("reports", check_binary_array("reports", reports), 2, last=self.n_rounds, what="(users × rounds)")
+        Y = check_ndim(
+            "reports",
+            check_binary_array("reports", reports),
+            2,
+            last=self.n_rounds,
+            what="(users × rounds)",
+        )
         return Y.sum(axis=0, dtype=np.int64)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of X_t, shape (T,) or (n_draws, T); no N×T matrix is built.
 
         Who reports (:meth:`sample_who_reports`), then what they send (:meth:`sample_given_reporters`).
         """
         truth = self._truth(truth)
         rng = check_rng(rng)
-        reporters, active = self.sample_who_reports(truth, rng=rng, n_draws=1 if n_draws is None else n_draws)
+        reporters, active = self.sample_who_reports(
+            truth, rng=rng, n_draws=1 if n_draws is None else n_draws
+        )
         ones = self.sample_given_reporters(truth, reporters, active, rng=rng)
         return ones[0] if n_draws is None else ones
 
-    def sample_who_reports(self, truth, *, rng: np.random.Generator, n_draws: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    def sample_who_reports(
+        self, truth, *, rng: np.random.Generator, n_draws: int = 1
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Reporters K_t and reporters holding a 1 A_t of ``n_draws`` surveys, each (n_draws, T): line 1 of Algorithm 1.
 
         K_t by the chain of binomials; A_t are the reporters holding a 1 (a fixed Population) or
@@ -206,11 +252,15 @@ class MShotReporting(Mechanism):
         draws, rng = check_n_draws(n_draws), check_rng(rng)
         if isinstance(truth, Population):
             return sample_reporters(truth, self.m, rng=rng, n_draws=draws)
-        reporters = sample_reporter_counts([truth.n_users], self.n_rounds, self.m, rng=rng, n_draws=draws)[:, 0, :]
+        reporters = sample_reporter_counts(
+            [truth.n_users], self.n_rounds, self.m, rng=rng, n_draws=draws
+        )[:, 0, :]
         k = np.broadcast_to(truth.ones_per_round, reporters.shape)
         return reporters, rng.hypergeometric(k, truth.n_users - k, reporters)
 
-    def sample_given_reporters(self, truth, reporters, active, *, rng: np.random.Generator) -> np.ndarray:
+    def sample_given_reporters(
+        self, truth, reporters, active, *, rng: np.random.Generator
+    ) -> np.ndarray:
         """X_t ~ Bin(A_t, p') + Bin(K_t − A_t, q') + Bin(N − K_t, r) given K_t and A_t, shape (n_draws, T).
 
         p', q' are Q_Bin(ε/m)'s; the reporters send Q_Bin of their bit, the N − K_t others a dummy.
@@ -220,16 +270,27 @@ class MShotReporting(Mechanism):
         [m_shot] Algorithm 1, lines 2–5.
         """
         truth = self._truth(truth)
-        reporters = check_ndim("reporters", check_int_array("reporters", reporters, low=0, high=truth.n_users), 2,
-                               last=self.n_rounds, what="(draws × rounds)")
+        reporters = check_ndim(
+            "reporters",
+            check_int_array("reporters", reporters, low=0, high=truth.n_users),
+            2,
+            last=self.n_rounds,
+            what="(draws × rounds)",
+        )
         active = check_int_array("active", active, low=0, shape=reporters.shape)
         if np.any(active > reporters):
-            fail("active", Described("an array with more active reporters than reporters"), "0 <= active <= reporters")
+            fail(
+                "active",
+                Described("an array with more active reporters than reporters"),
+                "0 <= active <= reporters",
+            )
         rng = check_rng(rng)
         p_rr, q_rr = self.q_bin_probs
         ones = _draw_support_counts(active, reporters, p_rr, q_rr, rng=rng)
         if self.dummy_prob > 0:
-            ones += rng.binomial(truth.n_users - reporters, self.dummy_prob)  # the non-reporters' dummies
+            ones += rng.binomial(
+                truth.n_users - reporters, self.dummy_prob
+            )  # the non-reporters' dummies
         return ones
 
     def estimate(self, aggregate, n) -> np.ndarray:
@@ -240,7 +301,12 @@ class MShotReporting(Mechanism):
         [m_shot] §4.1 (Φ); [m_shot] Theorem 3 (unbiased).
         """
         n = check_int("n", n, low=1)
-        ones = check_ndim("aggregate", check_int_array("aggregate", aggregate, low=0, high=n), (1, 2), last=self.n_rounds)
+        ones = check_ndim(
+            "aggregate",
+            check_int_array("aggregate", aggregate, low=0, high=n),
+            (1, 2),
+            last=self.n_rounds,
+        )
         p, q, _ = self._channel
         return _unbiased_count(ones, n, p, q) / n
 
@@ -248,7 +314,10 @@ class MShotReporting(Mechanism):
         """Exact ``Var[Φ(Y_{:,t})] = (Φ0 p(1−p) + (1−Φ0) q(1−q))/(N (p−q)²)`` (users independent)."""
         truth = self._truth(truth)
         p, q, _ = self._channel
-        return _count_variance(truth.fractions() * truth.n_users, truth.n_users, p, q) / truth.n_users**2
+        return (
+            _count_variance(truth.fractions() * truth.n_users, truth.n_users, p, q)
+            / truth.n_users**2
+        )
 
     def detect(self, aggregate, n, theta: float) -> np.ndarray:
         """Algorithm 1, line 12: the rounds with Φ(Y_{:,t}) ≥ θ (θ ∈ (0, 1])."""
@@ -266,9 +335,13 @@ class MShotReporting(Mechanism):
         ----------
         [m_shot] Theorem 4 (the whole sequence is ε-LDP).
         """
-        T = check_int("n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS)
+        T = check_int(
+            "n_rounds (for an exact output table)", self.n_rounds, low=1, high=MAX_TABLE_ROUNDS
+        )
         bits = (np.arange(2**T)[:, None] >> np.arange(T)) & 1  # (2^T, T)
-        rr = self.randomizer.output_table()[bits[:, None, :], bits[None, :, :]]  # (v, y, t): Q_Bin(y_t | v_t)
+        rr = self.randomizer.output_table()[
+            bits[:, None, :], bits[None, :, :]
+        ]  # (v, y, t): Q_Bin(y_t | v_t)
         dummy = np.where(bits == 1, self.dummy_prob, 1 - self.dummy_prob)[None, :, :]  # (1, y, t)
         table = np.zeros((2**T, 2**T))
         for subset in combinations(range(T), self.m):
@@ -315,12 +388,19 @@ def detection_scores(true_fractions, estimates, theta: float) -> DetectionScores
     [m_shot] §6.1 (the definitions of 適合率 (precision) and 再現率 (recall)); [m_shot] Eq. (11).
     """
     theta = _check_theta(theta)
-    fractions = check_real_array("true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False)
+    fractions = check_real_array(
+        "true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False
+    )
     truth = check_ndim("true_fractions", fractions, 1, what="(one fraction per round)") >= theta
     if not truth.any():
-        fail("true_fractions", Described(f"no round with fraction >= theta={theta:g}"),
-             "a 1-D array with at least one true heavy hitter (recall is undefined otherwise)")
-    est = np.atleast_2d(check_ndim("estimates", check_real_array("estimates", estimates), (1, 2), last=truth.size))
+        fail(
+            "true_fractions",
+            Described(f"no round with fraction >= theta={theta:g}"),
+            "a 1-D array with at least one true heavy hitter (recall is undefined otherwise)",
+        )
+    est = np.atleast_2d(
+        check_ndim("estimates", check_real_array("estimates", estimates), (1, 2), last=truth.size)
+    )
     detected = est >= theta
     tp = (detected & truth).sum(axis=1)
     n_detected = detected.sum(axis=1)

@@ -31,13 +31,23 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_choice, check_epsilon, check_int, check_int_array, check_ndim, check_total,
-                                     check_rng, check_trailing_shape, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    check_total,
+    check_trailing_shape,
+    fail,
+)
 from ldp_helpers.mechanisms.adaptive import ADP
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.mechanisms.privacy import _max_log_ratio
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 
 #: the oracles a multidimensional solution runs on each attribute
 ORACLES = {"grr": GRR, "oue": OUE, "sue": SUE, "adp": ADP}
@@ -59,7 +69,11 @@ class _Multidimensional(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         sizes = check_int_array("domain_sizes", self.domain_sizes, low=2)
         if sizes.ndim != 1 or sizes.size < 2:
-            fail("domain_sizes", Described(f"an array of shape {sizes.shape}"), "a sequence of at least 2 domain sizes")
+            fail(
+                "domain_sizes",
+                Described(f"an array of shape {sizes.shape}"),
+                "a sequence of at least 2 domain sizes",
+            )
         check_int("the product of domain_sizes", math.prod(int(k) for k in sizes), high=2**40)
         object.__setattr__(self, "domain_sizes", tuple(int(k) for k in sizes))
         object.__setattr__(self, "oracle", check_choice("oracle", self.oracle, self.oracle_names))
@@ -119,8 +133,11 @@ class _Multidimensional(Mechanism):
         return self.check_truth(truth)[1]
 
     def _check_rows(self, values) -> np.ndarray:
-        rows = check_int_array("values", check_ndim("values", values, 2, last=self.n_attributes, what="(users × attributes)"),
-                               low=0)
+        rows = check_int_array(
+            "values",
+            check_ndim("values", values, 2, last=self.n_attributes, what="(users × attributes)"),
+            low=0,
+        )
         for j, k in enumerate(self.domain_sizes):
             check_int_array(f"values[:, {j}]", rows[:, j], high=k - 1)
         return rows
@@ -135,7 +152,9 @@ class _Multidimensional(Mechanism):
         cube = table.reshape(*self.domain_sizes, table.shape[1])
         worst = 0.0
         for j, k in enumerate(self.domain_sizes):
-            slices = np.moveaxis(cube, j, 0).reshape(k, -1)  # rows: the k values of attribute j, others fixed
+            slices = np.moveaxis(cube, j, 0).reshape(
+                k, -1
+            )  # rows: the k values of attribute j, others fixed
             high, low = slices.max(axis=0), slices.min(axis=0)
             used = high > 0
             if np.any(low[used] == 0):
@@ -144,19 +163,28 @@ class _Multidimensional(Mechanism):
         return worst
 
     def _check_aggregate(self, aggregate, n: int, width: int) -> np.ndarray:
-        return check_int_array("aggregate", check_trailing_shape("aggregate", aggregate, (width,)), low=0, high=n)
+        return check_int_array(
+            "aggregate", check_trailing_shape("aggregate", aggregate, (width,)), low=0, high=n
+        )
 
     def _input_tuples(self) -> np.ndarray:
         return np.indices(self.domain_sizes).reshape(self.n_attributes, -1).T
 
-    def _chosen_counts(self, counts: np.ndarray, draws: int, rng: np.random.Generator) -> list[np.ndarray]:
+    def _chosen_counts(
+        self, counts: np.ndarray, draws: int, rng: np.random.Generator
+    ) -> list[np.ndarray]:
         """Per attribute j: (draws × k_j) counts of users who sampled j, by their value of j (a uniform pick per user)."""
         cells = np.flatnonzero(counts)
         tuples = self._input_tuples()[cells]
-        picks = rng.multinomial(counts.ravel()[cells], np.full(self.n_attributes, 1 / self.n_attributes),
-                                size=(draws, cells.size))  # (draws, cells, d): users of each tuple by the attribute they pick
-        return [picks[:, :, j] @ (tuples[:, j:j + 1] == np.arange(k)).astype(np.int64)
-                for j, k in enumerate(self.domain_sizes)]
+        picks = rng.multinomial(
+            counts.ravel()[cells],
+            np.full(self.n_attributes, 1 / self.n_attributes),
+            size=(draws, cells.size),
+        )  # (draws, cells, d): users of each tuple by the attribute they pick
+        return [
+            picks[:, :, j] @ (tuples[:, j : j + 1] == np.arange(k)).astype(np.int64)
+            for j, k in enumerate(self.domain_sizes)
+        ]
 
 
 @dataclass(frozen=True)
@@ -194,28 +222,48 @@ class SPL(_Multidimensional):
 
     def aggregate(self, reports) -> np.ndarray:
         """Every attribute's support counts, concatenated (length Σ k_j)."""
-        reports = check_ndim("reports", reports, 2, last=int(self._widths.sum()), what="(users × report columns)")
-        return np.concatenate([o.aggregate(_squeeze(reports[:, b])) for o, b in zip(self.oracles, self._blocks(self._widths))])
+        reports = check_ndim(
+            "reports", reports, 2, last=int(self._widths.sum()), what="(users × report columns)"
+        )
+        return np.concatenate(
+            [
+                o.aggregate(_squeeze(reports[:, b]))
+                for o, b in zip(self.oracles, self._blocks(self._widths))
+            ]
+        )
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler: each attribute's oracle sampler on its marginal counts, independently."""
         counts, n = self.check_truth(truth)
         rng = check_rng(rng)
-        parts = [o._draw_support(f, n, rng=rng, size=None if n_draws is None else batch_shape(n_draws, f.shape))
-                 for o, f in zip(self.oracles, self._marginals(counts))]
+        parts = [
+            o._draw_support(
+                f, n, rng=rng, size=None if n_draws is None else batch_shape(n_draws, f.shape)
+            )
+            for o, f in zip(self.oracles, self._marginals(counts))
+        ]
         return np.concatenate(parts, axis=-1)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """Each attribute's unbiased counts ĉ_j = (C_j − n q*)/(p* − q*), concatenated."""
         n = check_int("n", n, low=1)
         agg = self._check_aggregate(aggregate, n, sum(self.domain_sizes))
-        return np.concatenate([o.estimate(agg[..., b], n) for o, b in zip(self.oracles, self._blocks(self.domain_sizes))],
-                              axis=-1)
+        return np.concatenate(
+            [
+                o.estimate(agg[..., b], n)
+                for o, b in zip(self.oracles, self._blocks(self.domain_sizes))
+            ],
+            axis=-1,
+        )
 
     def variance(self, truth) -> np.ndarray:
         """Each oracle's exact variance on its marginal, concatenated."""
         counts, _ = self.check_truth(truth)
-        return np.concatenate([o.variance(f) for o, f in zip(self.oracles, self._marginals(counts))])
+        return np.concatenate(
+            [o.variance(f) for o, f in zip(self.oracles, self._marginals(counts))]
+        )
 
 
 def _log_table(oracle) -> np.ndarray:
@@ -226,7 +274,9 @@ def _log_table(oracle) -> np.ndarray:
 
 def _kron_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The log of ``np.kron(exp(a), exp(b))``: entry ((i, k), (j, l)) is a[i, j] + b[k, l]."""
-    return (a[:, None, :, None] + b[None, :, None, :]).reshape(a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])
+    return (a[:, None, :, None] + b[None, :, None, :]).reshape(
+        a.shape[0] * b.shape[0], a.shape[1] * b.shape[1]
+    )
 
 
 def _is_grr(oracle) -> bool:
@@ -234,7 +284,9 @@ def _is_grr(oracle) -> bool:
     return isinstance(getattr(oracle, "chosen", oracle), GRR)
 
 
-def _draw_support(oracle, counts: np.ndarray, n: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _draw_support(
+    oracle, counts: np.ndarray, n: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """The oracle's support counts for a batch of populations: ``counts`` (draws × k) of ``n`` (draws,) users."""
     return oracle._draw_support(counts, n if _is_grr(oracle) else n[:, None], rng=rng)
 

@@ -35,7 +35,11 @@ def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
     p = check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False)
     atol = check_real("atol", atol, low=0.0, low_open=False)
     if p.ndim != 2 or p.shape[0] < 2:
-        fail("table", Described(f"an array of shape {p.shape}"), "a 2-D array with at least 2 input rows")
+        fail(
+            "table",
+            Described(f"an array of shape {p.shape}"),
+            "a 2-D array with at least 2 input rows",
+        )
     sums = p.sum(axis=1)
     if not np.allclose(sums, 1.0, rtol=0, atol=atol * p.shape[1] + atol):
         worst = sums[np.argmax(np.abs(sums - 1))]
@@ -59,7 +63,11 @@ def privacy_losses(mechanisms) -> np.ndarray:
     except TypeError:
         fail("mechanisms", mechanisms, "an iterable of mechanisms (objects with privacy_loss())")
     if not all(callable(getattr(m, "privacy_loss", None)) for m in mechanisms):
-        fail("mechanisms", Described("an iterable holding a non-mechanism"), "an iterable of mechanisms (objects with privacy_loss())")
+        fail(
+            "mechanisms",
+            Described("an iterable holding a non-mechanism"),
+            "an iterable of mechanisms (objects with privacy_loss())",
+        )
     return np.array([mechanism.privacy_loss() for mechanism in mechanisms], dtype=float)
 
 

@@ -16,7 +16,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import check_allocation, check_int, check_probability, check_real_array, fail
+from ldp_helpers._validation import (
+    check_allocation,
+    check_int,
+    check_probability,
+    check_real_array,
+    fail,
+)
 
 
 def _check_channel(n, p, q) -> tuple[float, float]:
@@ -66,7 +72,9 @@ def count_variance(true_count, n, p, q):
     [wang2017] Theorem 2 (its proof, before the large-n approximation).
     """
     _check_channel(n, p, q)
-    return _count_variance(check_real_array("true_count", true_count, low=0.0, low_open=False), n, p, q)
+    return _count_variance(
+        check_real_array("true_count", true_count, low=0.0, low_open=False), n, p, q
+    )
 
 
 def _count_variance(true_count, n, p, q):
@@ -100,4 +108,6 @@ def support_count_pmf(true_count: int, n: int, p: float, q: float) -> np.ndarray
     c = check_int("true_count", true_count, low=0, high=n)
     check_probability(p, "p"), check_probability(q, "q")
     check_allocation("n", n, 3 * (n + 1), what="three pmfs over 0..n")
-    return np.convolve(stats.binom.pmf(np.arange(c + 1), c, p), stats.binom.pmf(np.arange(n - c + 1), n - c, q))
+    return np.convolve(
+        stats.binom.pmf(np.arange(c + 1), c, p), stats.binom.pmf(np.arange(n - c + 1), n - c, q)
+    )

@@ -18,10 +18,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, check_binary_array, check_epsilon, check_int, check_int_array, check_probability,
-                                     check_real_array, check_rng, check_true_counts, fail)
+from ldp_helpers._validation import (
+    check_binary_array,
+    check_epsilon,
+    check_epsilons,
+    check_int,
+    check_int_array,
+    check_probability,
+    check_real_array,
+    check_rng,
+    check_true_counts,
+    fail,
+)
+from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class BinaryRR(Mechanism):
         object.__setattr__(self, "q", q)
 
     @classmethod
-    def from_epsilon(cls, epsilon: float) -> "BinaryRR":
+    def from_epsilon(cls, epsilon: float) -> BinaryRR:
         """``Q_Bin(·; ε)``: keep the bit w.p. e^ε/(e^ε+1), flip it otherwise (ε below about 36.7).
 
         Beyond ε ≈ 36.7 the keep probability rounds to 1 in double precision and the randomizer
@@ -64,14 +74,22 @@ class BinaryRR(Mechanism):
         """
         keep, flip = _q_bin_probabilities(check_epsilon(epsilon))
         if not keep > flip:
-            fail("epsilon", epsilon, "above about 2.2e-16 (below it e^epsilon/(e^epsilon+1) and 1/(e^epsilon+1) are "
-                                     "both 0.5 in double precision)")
+            fail(
+                "epsilon",
+                epsilon,
+                "above about 2.2e-16 (below it e^epsilon/(e^epsilon+1) and 1/(e^epsilon+1) are "
+                "both 0.5 in double precision)",
+            )
         if keep == 1.0:
-            fail("epsilon", epsilon, "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)")
+            fail(
+                "epsilon",
+                epsilon,
+                "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
+            )
         return cls(p=keep, q=flip)
 
     @classmethod
-    def warner_two_coin(cls) -> "BinaryRR":
+    def warner_two_coin(cls) -> BinaryRR:
         """Warner's two-coin randomized response: p = 3/4, q = 1/4 (ε = ln 3).
 
         References
@@ -140,7 +158,9 @@ class BinaryRR(Mechanism):
         n = check_int("n", n, low=1)
         ones = check_int_array("aggregate", aggregate, low=0, high=n)
         if ones.ndim > 1:
-            raise ValueError(f"aggregate must be a count or a 1-D array of n_draws counts; got an array of shape {ones.shape}")
+            raise ValueError(
+                f"aggregate must be a count or a 1-D array of n_draws counts; got an array of shape {ones.shape}"
+            )
         estimate = _unbiased_count(ones, n, self.p, self.q)
         return float(estimate) if estimate.ndim == 0 else estimate
 
@@ -172,7 +192,9 @@ class BinaryRR(Mechanism):
 
     def fraction_variance(self, true_fraction, n):
         """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users (broadcasts)."""
-        pi = check_real_array("true_fraction", true_fraction, low=0.0, high=1.0, low_open=False, high_open=False)
+        pi = check_real_array(
+            "true_fraction", true_fraction, low=0.0, high=1.0, low_open=False, high_open=False
+        )
         return self._fraction_variance(pi, check_int_array("n", n, low=1).astype(float))
 
     def _fraction_variance(self, true_fraction, n):

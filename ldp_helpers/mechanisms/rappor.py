@@ -30,14 +30,32 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (check_above, check_binary_array, check_epsilon, check_instance, check_int, check_int_array,
-                                     check_ndim, check_probability, check_real, check_rng, check_total, check_trailing_shape,
-                                     fail)
+from ldp_helpers._validation import (
+    check_above,
+    check_binary_array,
+    check_epsilon,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_probability,
+    check_real,
+    check_rng,
+    check_total,
+    check_trailing_shape,
+    fail,
+)
+from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape, _draw_support_counts
-from ldp_helpers.mechanisms.rappor_client import (all_bloom_filters, bloom_filters, design_blooms, draw_secret,
-                                                 instantaneous_randomized_response, permanent_randomized_response,
-                                                 report_table)
+from ldp_helpers.mechanisms.rappor_client import (
+    all_bloom_filters,
+    bloom_filters,
+    design_blooms,
+    draw_secret,
+    instantaneous_randomized_response,
+    permanent_randomized_response,
+    report_table,
+)
 
 
 class _BitChannelFields(NamedTuple):
@@ -47,6 +65,7 @@ class _BitChannelFields(NamedTuple):
 
 class BitChannel(_BitChannelFields):
     """One reported bit as a binary channel in the collection's convention (p > q, both probabilities)."""
+
     __slots__ = ()
 
     def __new__(cls, p: float, q: float):
@@ -80,12 +99,16 @@ class RapporParams:
         check_above("q", check_probability(self.q, "q"), check_probability(self.p, "p"), what="p")
 
     @classmethod
-    def basic_one_time(cls, k: int, h: int, m: int, p: float = 0.5, q: float = 0.75) -> "RapporParams":
+    def basic_one_time(
+        cls, k: int, h: int, m: int, p: float = 0.5, q: float = 0.75
+    ) -> RapporParams:
         """The Basic One-time RAPPOR of [rappor]: no PRR (``f = 0``), one IRR (``p = 0.5, q = 0.75``: [rappor] Eq. (1))."""
         return cls(k=k, h=h, m=m, f=0.0, p=p, q=q)
 
     @classmethod
-    def basic_one_time_at_epsilon(cls, epsilon: float, k: int, h: int, m: int, p: float = 0.5) -> "RapporParams":
+    def basic_one_time_at_epsilon(
+        cls, epsilon: float, k: int, h: int, m: int, p: float = 0.5
+    ) -> RapporParams:
         """IRR-only RAPPOR with ε-LDP reports: ``q = 1/(1 + e^{−ε/h}(1 − p)/p)`` ([erlingsson2014] Theorem 2).
 
         Needs 2h ≤ k (two disjoint filters exist, so the solved q gives exactly ε); ε/h so large
@@ -94,11 +117,15 @@ class RapporParams:
         p = check_probability(p, "p", open_low=True, open_high=True)
         h = check_int("h", h, low=1)
         k = check_int("k", k, low=2 * h)
-        limit = h * (math.log((1 - p) / p) + 53 * math.log(2))  # beyond it 1 + e^{−ε/h}(1−p)/p rounds to 1
+        limit = h * (
+            math.log((1 - p) / p) + 53 * math.log(2)
+        )  # beyond it 1 + e^{−ε/h}(1−p)/p rounds to 1
         epsilon = check_real("epsilon", check_epsilon(epsilon), low=0.0, high=limit)
-        return cls.basic_one_time(k, h, m, p=p, q=1.0 / (1.0 + math.exp(-epsilon / h) * (1 - p) / p))
+        return cls.basic_one_time(
+            k, h, m, p=p, q=1.0 / (1.0 + math.exp(-epsilon / h) * (1 - p) / p)
+        )
 
-    def prr_only(self) -> "RapporParams":
+    def prr_only(self) -> RapporParams:
         """The memoized B' sent as the report: one-time RAPPOR (``p = 0, q = 1``; [erlingsson2014] §2).
 
         Its one-report ε is this RAPPOR's ε∞ (:attr:`epsilon_permanent`, [erlingsson2014] Theorem 1).
@@ -188,7 +215,9 @@ class Rappor(Mechanism):
 
     def __post_init__(self):
         par = check_instance("params", self.params, RapporParams)
-        blooms = check_ndim("blooms", check_binary_array("blooms", self.blooms), 3, last=par.k, what="(m × M × k)")
+        blooms = check_ndim(
+            "blooms", check_binary_array("blooms", self.blooms), 3, last=par.k, what="(m × M × k)"
+        )
         check_int("blooms.shape[0] (cohorts)", blooms.shape[0], low=par.m, high=par.m)
         check_int_array("ones per Bloom filter", blooms.sum(axis=2), low=1, high=par.h)
         blooms.setflags(write=False)
@@ -196,7 +225,7 @@ class Rappor(Mechanism):
         object.__setattr__(self, "epsilon", par.epsilon_one_report)
 
     @classmethod
-    def create(cls, params: RapporParams, n_candidates: int, *, rng: np.random.Generator) -> "Rappor":
+    def create(cls, params: RapporParams, n_candidates: int, *, rng: np.random.Generator) -> Rappor:
         """Draw the hashing secret from ``rng`` and hash every candidate in every cohort (the design of [rappor] Fig. 3).
 
         References
@@ -209,7 +238,7 @@ class Rappor(Mechanism):
         return cls(params, blooms, secret)
 
     @classmethod
-    def from_design(cls, params: RapporParams, design) -> "Rappor":
+    def from_design(cls, params: RapporParams, design) -> Rappor:
         """RAPPOR on an external hash design: Bloom filters (m, M, k) or a cohort-major design matrix (k·m, M)
         (row j·k + i is bit i of cohort j; google/rappor's map file lists it 1-based).  [rappor] §2; [erlingsson2014] §4."""
         par = check_instance("params", params, RapporParams)
@@ -223,7 +252,9 @@ class Rappor(Mechanism):
     @cached_property
     def design_matrix(self) -> np.ndarray:
         """X (k·m × M): ``X[j·k + i, w]`` is bit i of candidate w's filter in cohort j ([rappor] §2)."""
-        matrix = self.blooms.transpose(0, 2, 1).reshape(self.params.m * self.params.k, self.n_candidates)
+        matrix = self.blooms.transpose(0, 2, 1).reshape(
+            self.params.m * self.params.k, self.n_candidates
+        )
         matrix.setflags(write=False)
         return matrix
 
@@ -234,7 +265,9 @@ class Rappor(Mechanism):
 
     def output_table(self) -> np.ndarray:
         """``P[x, y]`` over every Bloom filter x with 1..h ones and all 2^k reports y (k ≤ 16)."""
-        return report_table(all_bloom_filters(self.params.k, self.params.h), self.params.bit_table())
+        return report_table(
+            all_bloom_filters(self.params.k, self.params.h), self.params.bit_table()
+        )
 
     def check_truth(self, truth) -> tuple[np.ndarray, np.ndarray]:
         """Users per cohort and candidate, shape (m, M), at least one per cohort; returns it and N_j."""
@@ -254,7 +287,9 @@ class Rappor(Mechanism):
 
     def _true_bit_counts(self, counts: np.ndarray) -> np.ndarray:
         # BLAS product in float64 (exact: every partial sum is an integer below 2^53), then int64
-        return np.matmul(counts[:, None, :].astype(np.float64), self._float_blooms)[:, 0, :].astype(np.int64)
+        return np.matmul(counts[:, None, :].astype(np.float64), self._float_blooms)[:, 0, :].astype(
+            np.int64
+        )
 
     @cached_property
     def _float_blooms(self) -> np.ndarray:
@@ -275,22 +310,35 @@ class Rappor(Mechanism):
         PRR is drawn here; a client that reports again must reuse it (memoization).
         """
         values = check_ndim("values", values, 2, last=2, what="of (cohort, candidate) rows")
-        cohorts = check_int_array("values[:, 0] (cohorts)", values[:, 0], low=0, high=self.params.m - 1)
-        candidates = check_int_array("values[:, 1] (candidates)", values[:, 1], low=0, high=self.n_candidates - 1)
+        cohorts = check_int_array(
+            "values[:, 0] (cohorts)", values[:, 0], low=0, high=self.params.m - 1
+        )
+        candidates = check_int_array(
+            "values[:, 1] (candidates)", values[:, 1], low=0, high=self.n_candidates - 1
+        )
         rng = check_rng(rng)
         bloom = self.blooms[cohorts, candidates]  # step 1: B
         memoized = permanent_randomized_response(bloom, self.params.f, rng=rng)  # step 2: B'
-        return RapporReports(cohorts, instantaneous_randomized_response(memoized, self.params.p, self.params.q, rng=rng))
+        return RapporReports(
+            cohorts,
+            instantaneous_randomized_response(memoized, self.params.p, self.params.q, rng=rng),
+        )
 
     def aggregate(self, reports: RapporReports) -> np.ndarray:
         """Reported bit counts per cohort, ``c[j, i] = #{cohort-j reports with S_i = 1}``, shape (m, k)."""
         cohorts, bits = check_instance("reports", reports, RapporReports)
         cohorts = check_int_array("reports.cohorts", cohorts, low=0, high=self.params.m - 1)
-        bits = check_ndim("reports.bits", check_binary_array("reports.bits", bits), 2, last=self.params.k)
+        bits = check_ndim(
+            "reports.bits", check_binary_array("reports.bits", bits), 2, last=self.params.k
+        )
         check_int("len(reports.bits)", bits.shape[0], low=cohorts.size, high=cohorts.size)
-        return np.stack([bits[cohorts == j].sum(axis=0, dtype=np.int64) for j in range(self.params.m)])
+        return np.stack(
+            [bits[cohorts == j].sum(axis=0, dtype=np.int64) for j in range(self.params.m)]
+        )
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler: ``c[j, i] ~ Bin(t_ji, q*) + Bin(N_j − t_ji, p*)``, independent over (j, i).
 
         Given its filter each reported bit is an independent Bernoulli(q* or p*), so the per-bit

@@ -23,9 +23,22 @@ import struct
 
 import numpy as np
 
+from ldp_helpers._validation import (
+    Described,
+    check_above,
+    check_allocation,
+    check_binary_array,
+    check_instance,
+    check_int,
+    check_ndim,
+    check_probability,
+    check_real_array,
+    check_rng,
+    check_trailing_shape,
+    fail,
+    fail_type,
+)
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
-from ldp_helpers._validation import (check_above, check_allocation, check_instance, check_binary_array, check_int, check_ndim, check_probability,
-                                     check_real_array, check_rng, check_trailing_shape, Described, fail, fail_type)
 
 
 def draw_secret(*, rng: np.random.Generator) -> str:
@@ -53,8 +66,11 @@ def hash_index(secret: str, cohort: int, candidate: int, hash_number: int, k: in
 def _suffixes(cohorts, candidates, hash_numbers) -> list[bytes]:
     """What [rappor] Fig. 3 appends to the secret, ``_{c:02d}_{j:03d}_{i:02d}`` (candidate and hash printed 1-based),
     for every (cohort, candidate, hash number) of the three ranges, in that nesting order."""
-    parts = ([f"_{c:02d}".encode() for c in cohorts], [f"_{w + 1:03d}".encode() for w in candidates],
-             [f"_{i + 1:02d}".encode() for i in hash_numbers])
+    parts = (
+        [f"_{c:02d}".encode() for c in cohorts],
+        [f"_{w + 1:03d}".encode() for w in candidates],
+        [f"_{i + 1:02d}".encode() for i in hash_numbers],
+    )
     return [c + w + i for c in parts[0] for w in parts[1] for i in parts[2]]
 
 
@@ -90,8 +106,13 @@ def bloom_filters(secret: str, m: int, n_candidates: int, h: int, k: int) -> np.
     m, n_candidates = check_int("m", m, low=1), check_int("n_candidates", n_candidates, low=1)
     k = check_int("k", k, low=1)
     h = check_int("h", h, low=1, high=k)
-    check_allocation("n_candidates", n_candidates, m * n_candidates * k, itemsize=9,
-                     what=f"Bloom filters (int8) and design matrix (float64) of {m} cohorts × {k} bits per candidate")
+    check_allocation(
+        "n_candidates",
+        n_candidates,
+        m * n_candidates * k,
+        itemsize=9,
+        what=f"Bloom filters (int8) and design matrix (float64) of {m} cohorts × {k} bits per candidate",
+    )
     suffixes = _suffixes(range(m), range(n_candidates), range(h))
     blooms = np.zeros((m, n_candidates, k), dtype=np.int8)
     cohort, candidate = np.divmod(np.arange(m * n_candidates), n_candidates)
@@ -129,12 +150,22 @@ def md5_bloom_filters(candidates, m: int, h: int, k: int) -> np.ndarray:
     ----------
     [erlingsson2014] §2 step 1 (google/rappor ``bin/hash_candidates.py``).
     """
-    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)) or not candidates or not all(
-            isinstance(c, str) for c in candidates):
+    if (
+        isinstance(candidates, str)
+        or not isinstance(candidates, (list, tuple))
+        or not candidates
+        or not all(isinstance(c, str) for c in candidates)
+    ):
         fail_type("candidates", candidates, "a non-empty list or tuple of candidate strings")
     m, k = check_int("m", m, low=1), check_int("k", k, low=1)
     h = check_int("h", h, low=1, high=min(16, k))
-    check_allocation("m", m, m * len(candidates) * k, itemsize=9, what=f"Bloom filters of {len(candidates)} candidates")
+    check_allocation(
+        "m",
+        m,
+        m * len(candidates) * k,
+        itemsize=9,
+        what=f"Bloom filters of {len(candidates)} candidates",
+    )
     blooms = np.zeros((m, len(candidates), k), dtype=np.int8)
     for j, (w, word) in itertools.product(range(m), enumerate(candidates)):
         blooms[j, w, _md5_bloom_bits(word, j, h, k)] = 1
@@ -155,12 +186,18 @@ def design_blooms(design, m: int, h: int, k: int) -> np.ndarray:
     if design.ndim == 2 and design.shape[0] == m * k:
         design = np.ascontiguousarray(design.reshape(m, k, design.shape[1]).transpose(0, 2, 1))
     if design.ndim != 3 or design.shape[0] != m or design.shape[2] != k or design.shape[1] == 0:
-        fail("design", Described(f"an array of shape {design.shape}"),
-             f"Bloom filters (m={m}, M ≥ 1, k={k}) or a design matrix (k·m={k * m}, M ≥ 1)")
+        fail(
+            "design",
+            Described(f"an array of shape {design.shape}"),
+            f"Bloom filters (m={m}, M ≥ 1, k={k}) or a design matrix (k·m={k * m}, M ≥ 1)",
+        )
     ones = design.sum(axis=2)
     if ones.min() < 1 or ones.max() > h:
-        fail("design", Described(f"Bloom filters with {ones.min()} to {ones.max()} ones"),
-             f"Bloom filters with 1 to h={h} ones in every cohort")
+        fail(
+            "design",
+            Described(f"Bloom filters with {ones.min()} to {ones.max()} ones"),
+            f"Bloom filters with 1 to h={h} ones in every cohort",
+        )
     return design
 
 
@@ -168,7 +205,11 @@ def all_bloom_filters(k: int, h: int) -> np.ndarray:
     """Every k-bit vector with 1 to h ones: all Bloom filters h hashes can produce (k ≤ 16)."""
     k = check_int("k", k, low=1, high=16)
     h = check_int("h", h, low=1, high=k)
-    rows = [np.isin(np.arange(k), ones) for n in range(1, h + 1) for ones in itertools.combinations(range(k), n)]
+    rows = [
+        np.isin(np.arange(k), ones)
+        for n in range(1, h + 1)
+        for ones in itertools.combinations(range(k), n)
+    ]
     return np.array(rows, dtype=np.int8)
 
 
@@ -188,7 +229,9 @@ def permanent_randomized_response(bits, f: float, *, rng: np.random.Generator) -
     return np.where(u < 0.5 * f, 1, np.where(u < f, 0, bits)).astype(np.int8)
 
 
-def instantaneous_randomized_response(bits, p: float, q: float, *, rng: np.random.Generator) -> np.ndarray:
+def instantaneous_randomized_response(
+    bits, p: float, q: float, *, rng: np.random.Generator
+) -> np.ndarray:
     """IRR in RAPPOR's letters: report 1 w.p. q on a 1 bit and w.p. p on a 0 bit (q > p).
 
     References
@@ -213,6 +256,12 @@ def report_table(blooms, bit_table) -> np.ndarray:
     """
     bits = check_ndim("blooms", check_binary_array("blooms", blooms), 2, what="(filters × k bits)")
     check_int("k", bits.shape[1], low=1, high=16)
-    table = check_trailing_shape("bit_table", check_real_array("bit_table", bit_table, low=0.0, high=1.0, low_open=False,
-                                                               high_open=False), (2, 2), leading=0)
+    table = check_trailing_shape(
+        "bit_table",
+        check_real_array(
+            "bit_table", bit_table, low=0.0, high=1.0, low_open=False, high_open=False
+        ),
+        (2, 2),
+        leading=0,
+    )
     return _independent_bits_table(table[bits, 0], table[bits, 1])

@@ -8,40 +8,40 @@ per-user law, unbiasedness and exact variance).  The explorer and the book enume
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
+# issue 29, part C: longitudinal, Microsoft's telemetry, ADP, multidimensional collection
+from ldp_helpers.mechanisms.adaptive import ADP
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
-from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.count_sketch import PrivateCountSketch
+from ldp_helpers.mechanisms.dbitflip import DBitFlip
 from ldp_helpers.mechanisms.duchi_mean import DuchiMean
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing
-from ldp_helpers.mechanisms.count_sketch import PrivateCountSketch
-from ldp_helpers.mechanisms.hashtogram import Hashtogram
-from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch
-from ldp_helpers.mechanisms.sketch_response import SketchResponse
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard_mechanism import HadamardMechanism
 from ldp_helpers.mechanisms.hadamard_response import HadamardResponse
+from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch
+from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
+from ldp_helpers.mechanisms.hashtogram import Hashtogram
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH
+from ldp_helpers.mechanisms.longitudinal import LGRR, LOSUE, LOUE, LSOUE, LSUE
 from ldp_helpers.mechanisms.m_shot import MShotReporting
+from ldp_helpers.mechanisms.multidimensional import SPL
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+from ldp_helpers.mechanisms.rs_fd import RSFD
+from ldp_helpers.mechanisms.sketch_response import SketchResponse
+from ldp_helpers.mechanisms.smp import SMP
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection
+from ldp_helpers.mechanisms.telemetry import OneBitMean
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
 from ldp_helpers.simulate.populations import Population
-# issue 29, part C: longitudinal, Microsoft's telemetry, ADP, multidimensional collection
-from ldp_helpers.mechanisms.adaptive import ADP
-from ldp_helpers.mechanisms.dbitflip import DBitFlip
-from ldp_helpers.mechanisms.longitudinal import LGRR, LOSUE, LOUE, LSOUE, LSUE
-from ldp_helpers.mechanisms.multidimensional import SPL
-from ldp_helpers.mechanisms.rs_fd import RSFD
-from ldp_helpers.mechanisms.smp import SMP
-from ldp_helpers.mechanisms.telemetry import OneBitMean
 
 _EXAMPLE_SEED = 20261122  # keys the example CMS hashes and RAPPOR secret (fixed examples)
 
@@ -99,6 +99,7 @@ def _rappor(f: float) -> Callable[[], Rappor]:
     def build():
         params = RapporParams(k=8, h=2, m=2, f=f, p=0.25, q=0.75)
         return Rappor.create(params, n_candidates=4, rng=np.random.default_rng(_EXAMPLE_SEED))
+
     return build
 
 
@@ -107,7 +108,9 @@ def _rappor_truth(mechanism) -> np.ndarray:
 
 
 def _joint_truth(mechanism) -> np.ndarray:
-    return np.array([[12, 3], [0, 7], [5, 9]], dtype=np.int64)  # users per (attribute 1, attribute 2) tuple
+    return np.array(
+        [[12, 3], [0, 7], [5, 9]], dtype=np.int64
+    )  # users per (attribute 1, attribute 2) tuple
 
 
 def _stream_truth(mechanism) -> Population:
@@ -123,77 +126,254 @@ def _flh() -> FastLocalHashing:
 
 
 def _mean_truth(mechanism) -> np.ndarray:
-    return mechanism.radius * np.array([-1.0, -0.5, 0.0, 0.25, 0.25, 1.0, 1.0, 0.8, 0.8, 0.8, -0.3, 0.6])
+    return mechanism.radius * np.array(
+        [-1.0, -0.5, 0.0, 0.25, 0.25, 1.0, 1.0, 0.8, 0.8, 0.8, -0.3, 0.6]
+    )
 
 
 _ENTRIES = [
-    RegistryEntry("binary_rr", "Binary RR (Q_Bin)", "binary", "[tutorial] Randomized response; [warner1965]",
-                  lambda: BinaryRR.from_epsilon(1.1), lambda m: np.array([40, 20], dtype=np.int64)),
+    RegistryEntry(
+        "binary_rr",
+        "Binary RR (Q_Bin)",
+        "binary",
+        "[tutorial] Randomized response; [warner1965]",
+        lambda: BinaryRR.from_epsilon(1.1),
+        lambda m: np.array([40, 20], dtype=np.int64),
+    ),
     RegistryEntry("grr", "GRR (DE)", "frequency oracle", "[wang2017] §4.1", _oracle(GRR), _counts),
     RegistryEntry("sue", "SUE", "frequency oracle", "[wang2017] §4.2", _oracle(SUE), _counts),
-    RegistryEntry("oue", "OUE", "frequency oracle", "[wang2017] §4.2, Eq. (5)", _oracle(OUE), _counts),
+    RegistryEntry(
+        "oue", "OUE", "frequency oracle", "[wang2017] §4.2, Eq. (5)", _oracle(OUE), _counts
+    ),
     RegistryEntry("she", "SHE", "frequency oracle", "[wang2017] §4.3", _oracle(SHE), _counts),
     RegistryEntry("the", "THE", "frequency oracle", "[wang2017] §4.3", _oracle(THE), _counts),
     RegistryEntry("blh", "BLH", "frequency oracle", "[wang2017] §4.4", _oracle(BLH, d=3), _counts),
-    RegistryEntry("olh", "OLH", "frequency oracle", "[wang2017] §4.4", _oracle(OLH, epsilon=0.9, d=3), _counts),
+    RegistryEntry(
+        "olh", "OLH", "frequency oracle", "[wang2017] §4.4", _oracle(OLH, epsilon=0.9, d=3), _counts
+    ),
     # the field's oracles (issue 29, part A): SS, HR, HM, FLH, and Duchi et al.'s mean
-    RegistryEntry("ss", "Subset selection (k-SS)", "frequency oracle", "[wang2016ss]; [ye2018]",
-                  lambda: SubsetSelection(1.0, 8), _field_counts),
-    RegistryEntry("hr", "Hadamard response (HR)", "frequency oracle", "[acharya2019]",
-                  lambda: HadamardResponse(1.2, 5), _field_counts),
-    RegistryEntry("hm", "Hadamard mechanism (HM)", "frequency oracle", "[cormode2021]",
-                  lambda: HadamardMechanism(2.5, 5), _field_counts),
-    RegistryEntry("flh", "Fast local hashing (FLH)", "frequency oracle", "[cormode2021]", _flh, _field_counts),
-    RegistryEntry("duchi_mean", "Duchi et al.'s ±B mean", "mean", "[duchi2018]; [duchi2013]",
-                  lambda: DuchiMean(1.0), _mean_truth),
-    RegistryEntry("cms", "Count-mean sketch", "sketch", "[apple2017] Algorithms 1–3", _cms, _counts),
+    RegistryEntry(
+        "ss",
+        "Subset selection (k-SS)",
+        "frequency oracle",
+        "[wang2016ss]; [ye2018]",
+        lambda: SubsetSelection(1.0, 8),
+        _field_counts,
+    ),
+    RegistryEntry(
+        "hr",
+        "Hadamard response (HR)",
+        "frequency oracle",
+        "[acharya2019]",
+        lambda: HadamardResponse(1.2, 5),
+        _field_counts,
+    ),
+    RegistryEntry(
+        "hm",
+        "Hadamard mechanism (HM)",
+        "frequency oracle",
+        "[cormode2021]",
+        lambda: HadamardMechanism(2.5, 5),
+        _field_counts,
+    ),
+    RegistryEntry(
+        "flh", "Fast local hashing (FLH)", "frequency oracle", "[cormode2021]", _flh, _field_counts
+    ),
+    RegistryEntry(
+        "duchi_mean",
+        "Duchi et al.'s ±B mean",
+        "mean",
+        "[duchi2018]; [duchi2013]",
+        lambda: DuchiMean(1.0),
+        _mean_truth,
+    ),
+    RegistryEntry(
+        "cms", "Count-mean sketch", "sketch", "[apple2017] Algorithms 1–3", _cms, _counts
+    ),
     # issue 29 (sketches): Apple's HCMS, Bassily et al.'s Hashtogram, pure-ldp's private count sketch and sketch response
-    RegistryEntry("hcms", "Hadamard count-mean sketch (HCMS)", "sketch", "[apple2017] Algorithms 4–5",
-                  _sketch(HadamardCountMeanSketch, 3, 4), _counts),
-    RegistryEntry("hashtogram", "Hashtogram", "sketch", "[bassily2017] (Hashtogram)", _sketch(Hashtogram, 2, 4), _counts),
-    RegistryEntry("pcs", "Private count sketch", "sketch", "[cormode2021]; [charikar2002]",
-                  _sketch(PrivateCountSketch, 2, 4), _counts),
-    RegistryEntry("sketch_response", "Sketch response (GRR per row)", "sketch", "[cormode2021]",
-                  _sketch(SketchResponse, 2, 3), _counts),
-    RegistryEntry("rappor", "RAPPOR (PRR + IRR)", "rappor", "[erlingsson2014] §2", _rappor(0.5), _rappor_truth),
-    RegistryEntry("rappor_basic_one_time", "Basic One-time RAPPOR (IRR only)", "rappor", "[rappor] Eq. (1)",
-                  _rappor(0.0), _rappor_truth),
-    RegistryEntry("glance", "Glance", "stream", "[glance] Algorithm 1", lambda: Glance(1.5, 4), _stream_truth),
-    RegistryEntry("harmony", "Harmony (the papers': 0/1 in the sampled round, 0 elsewhere)", "stream", "[glance] §4.1, Theorem 4",
-                  lambda: Harmony(1.5, 4), _stream_truth),
-    RegistryEntry("harmony_nguyen", "Harmony, Nguyen et al.'s ±c variant", "stream", "[nguyen2016]",
-                  lambda: HarmonyNguyen(1.5, 4), _stream_truth),
-    RegistryEntry("t_shot", "T-shot (BORAPPOR)", "stream", "[glance] §1.1; [m_shot] §4.1",
-                  lambda: BasicOneTimeRappor(2.0, 4), _stream_truth),
-    RegistryEntry("m_shot", "m-shot reporting", "stream", "[m_shot] Algorithm 1",
-                  lambda: MShotReporting(2.0, 4, 2, 0.3), _stream_truth),
+    RegistryEntry(
+        "hcms",
+        "Hadamard count-mean sketch (HCMS)",
+        "sketch",
+        "[apple2017] Algorithms 4–5",
+        _sketch(HadamardCountMeanSketch, 3, 4),
+        _counts,
+    ),
+    RegistryEntry(
+        "hashtogram",
+        "Hashtogram",
+        "sketch",
+        "[bassily2017] (Hashtogram)",
+        _sketch(Hashtogram, 2, 4),
+        _counts,
+    ),
+    RegistryEntry(
+        "pcs",
+        "Private count sketch",
+        "sketch",
+        "[cormode2021]; [charikar2002]",
+        _sketch(PrivateCountSketch, 2, 4),
+        _counts,
+    ),
+    RegistryEntry(
+        "sketch_response",
+        "Sketch response (GRR per row)",
+        "sketch",
+        "[cormode2021]",
+        _sketch(SketchResponse, 2, 3),
+        _counts,
+    ),
+    RegistryEntry(
+        "rappor", "RAPPOR (PRR + IRR)", "rappor", "[erlingsson2014] §2", _rappor(0.5), _rappor_truth
+    ),
+    RegistryEntry(
+        "rappor_basic_one_time",
+        "Basic One-time RAPPOR (IRR only)",
+        "rappor",
+        "[rappor] Eq. (1)",
+        _rappor(0.0),
+        _rappor_truth,
+    ),
+    RegistryEntry(
+        "glance", "Glance", "stream", "[glance] Algorithm 1", lambda: Glance(1.5, 4), _stream_truth
+    ),
+    RegistryEntry(
+        "harmony",
+        "Harmony (the papers': 0/1 in the sampled round, 0 elsewhere)",
+        "stream",
+        "[glance] §4.1, Theorem 4",
+        lambda: Harmony(1.5, 4),
+        _stream_truth,
+    ),
+    RegistryEntry(
+        "harmony_nguyen",
+        "Harmony, Nguyen et al.'s ±c variant",
+        "stream",
+        "[nguyen2016]",
+        lambda: HarmonyNguyen(1.5, 4),
+        _stream_truth,
+    ),
+    RegistryEntry(
+        "t_shot",
+        "T-shot (BORAPPOR)",
+        "stream",
+        "[glance] §1.1; [m_shot] §4.1",
+        lambda: BasicOneTimeRappor(2.0, 4),
+        _stream_truth,
+    ),
+    RegistryEntry(
+        "m_shot",
+        "m-shot reporting",
+        "stream",
+        "[m_shot] Algorithm 1",
+        lambda: MShotReporting(2.0, 4, 2, 0.3),
+        _stream_truth,
+    ),
     # issue 29, part C (one block): longitudinal memoized oracles, Microsoft's telemetry, ADP, multidimensional
-    RegistryEntry("l_grr", "L-GRR (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-GRR)",
-                  lambda: LGRR(1.2, 5, 4.0), _counts),
-    RegistryEntry("l_oue", "L-OUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-OUE)",
-                  lambda: LOUE(1.2, 5, 4.0), _counts),
-    RegistryEntry("l_osue", "L-OSUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-OSUE)",
-                  lambda: LOSUE(1.2, 5, 4.0), _counts),
-    RegistryEntry("l_soue", "L-SOUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-SOUE)",
-                  lambda: LSOUE(1.2, 5, 4.0), _counts),
-    RegistryEntry("l_sue", "L-SUE (memoized; ε of the first report)", "longitudinal", "[arcolezi2022] (L-SUE); [erlingsson2014] §2",
-                  lambda: LSUE(1.2, 5, 4.0), _counts),
-    RegistryEntry("adp", "ADP (GRR or OUE by variance)", "frequency oracle", "[arcolezi2022ldpy]; [wang2017] §4.4",
-                  _oracle(ADP), _counts),
-    RegistryEntry("dbitflip", "dBitFlip (Microsoft)", "frequency oracle", "[ding2017] (dBitFlip)",
-                  lambda: DBitFlip(1.5, 5, 2), _counts),
-    RegistryEntry("one_bit_mean", "1BitMean (Microsoft)", "mean", "[ding2017] (1BitMean)",
-                  lambda: OneBitMean(1.1, 8), lambda m: np.array([5, 0, 3, 2, 0, 4, 1, 0, 6], dtype=np.int64)),
-    RegistryEntry("spl", "SPL (budget split over attributes, OUE)", "multidimensional", "[wang2019]; [arcolezi2021] (Spl, Smp)",
-                  lambda: SPL(1.2, (3, 2), "oue"), _joint_truth),
-    RegistryEntry("smp", "SMP (one sampled attribute, GRR)", "multidimensional", "[wang2019]; [arcolezi2021] (Spl, Smp)",
-                  lambda: SMP(1.2, (3, 2), "grr"), _joint_truth),
-    RegistryEntry("rs_fd_grr", "RS+FD[GRR] (ε = whole tuple's, the oracle's ε')", "multidimensional", "[arcolezi2021] (RS+FD)",
-                  lambda: RSFD(1.2, (3, 2), "grr"), _joint_truth),
-    RegistryEntry("rs_fd_oue_z", "RS+FD[OUE-z] (ε = whole tuple's, the oracle's ε')", "multidimensional", "[arcolezi2021] (RS+FD)",
-                  lambda: RSFD(1.2, (3, 2), "oue_z"), _joint_truth),
-    RegistryEntry("rs_fd_oue_r", "RS+FD[OUE-r] (ε = whole tuple's, the oracle's ε')", "multidimensional", "[arcolezi2021] (RS+FD)",
-                  lambda: RSFD(1.2, (3, 2), "oue_r"), _joint_truth),
+    RegistryEntry(
+        "l_grr",
+        "L-GRR (memoized; ε of the first report)",
+        "longitudinal",
+        "[arcolezi2022] (L-GRR)",
+        lambda: LGRR(1.2, 5, 4.0),
+        _counts,
+    ),
+    RegistryEntry(
+        "l_oue",
+        "L-OUE (memoized; ε of the first report)",
+        "longitudinal",
+        "[arcolezi2022] (L-OUE)",
+        lambda: LOUE(1.2, 5, 4.0),
+        _counts,
+    ),
+    RegistryEntry(
+        "l_osue",
+        "L-OSUE (memoized; ε of the first report)",
+        "longitudinal",
+        "[arcolezi2022] (L-OSUE)",
+        lambda: LOSUE(1.2, 5, 4.0),
+        _counts,
+    ),
+    RegistryEntry(
+        "l_soue",
+        "L-SOUE (memoized; ε of the first report)",
+        "longitudinal",
+        "[arcolezi2022] (L-SOUE)",
+        lambda: LSOUE(1.2, 5, 4.0),
+        _counts,
+    ),
+    RegistryEntry(
+        "l_sue",
+        "L-SUE (memoized; ε of the first report)",
+        "longitudinal",
+        "[arcolezi2022] (L-SUE); [erlingsson2014] §2",
+        lambda: LSUE(1.2, 5, 4.0),
+        _counts,
+    ),
+    RegistryEntry(
+        "adp",
+        "ADP (GRR or OUE by variance)",
+        "frequency oracle",
+        "[arcolezi2022ldpy]; [wang2017] §4.4",
+        _oracle(ADP),
+        _counts,
+    ),
+    RegistryEntry(
+        "dbitflip",
+        "dBitFlip (Microsoft)",
+        "frequency oracle",
+        "[ding2017] (dBitFlip)",
+        lambda: DBitFlip(1.5, 5, 2),
+        _counts,
+    ),
+    RegistryEntry(
+        "one_bit_mean",
+        "1BitMean (Microsoft)",
+        "mean",
+        "[ding2017] (1BitMean)",
+        lambda: OneBitMean(1.1, 8),
+        lambda m: np.array([5, 0, 3, 2, 0, 4, 1, 0, 6], dtype=np.int64),
+    ),
+    RegistryEntry(
+        "spl",
+        "SPL (budget split over attributes, OUE)",
+        "multidimensional",
+        "[wang2019]; [arcolezi2021] (Spl, Smp)",
+        lambda: SPL(1.2, (3, 2), "oue"),
+        _joint_truth,
+    ),
+    RegistryEntry(
+        "smp",
+        "SMP (one sampled attribute, GRR)",
+        "multidimensional",
+        "[wang2019]; [arcolezi2021] (Spl, Smp)",
+        lambda: SMP(1.2, (3, 2), "grr"),
+        _joint_truth,
+    ),
+    RegistryEntry(
+        "rs_fd_grr",
+        "RS+FD[GRR] (ε = whole tuple's, the oracle's ε')",
+        "multidimensional",
+        "[arcolezi2021] (RS+FD)",
+        lambda: RSFD(1.2, (3, 2), "grr"),
+        _joint_truth,
+    ),
+    RegistryEntry(
+        "rs_fd_oue_z",
+        "RS+FD[OUE-z] (ε = whole tuple's, the oracle's ε')",
+        "multidimensional",
+        "[arcolezi2021] (RS+FD)",
+        lambda: RSFD(1.2, (3, 2), "oue_z"),
+        _joint_truth,
+    ),
+    RegistryEntry(
+        "rs_fd_oue_r",
+        "RS+FD[OUE-r] (ε = whole tuple's, the oracle's ε')",
+        "multidimensional",
+        "[arcolezi2021] (RS+FD)",
+        lambda: RSFD(1.2, (3, 2), "oue_r"),
+        _joint_truth,
+    ),
 ]
 
 #: every mechanism of the collection, by key

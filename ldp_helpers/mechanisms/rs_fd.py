@@ -36,11 +36,24 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import logsumexp
 
-from ldp_helpers._validation import (Described, check_allocation, check_epsilon, check_int, check_int_array, check_ndim,
-                                     check_rng)
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+)
 from ldp_helpers.mechanisms.base import batch_shape
-from ldp_helpers.mechanisms.multidimensional import (_check_table_size, _draw_support, _kron_sum, _log_table, _Multidimensional,
-                                                     _squeeze)
+from ldp_helpers.mechanisms.multidimensional import (
+    _check_table_size,
+    _draw_support,
+    _kron_sum,
+    _log_table,
+    _Multidimensional,
+    _squeeze,
+)
 from ldp_helpers.mechanisms.privacy import _independent_bits_log_table, _max_log_ratio
 from ldp_helpers.mechanisms.pure import _count_variance
 
@@ -60,19 +73,23 @@ class RSFD(_Multidimensional):
     oracle_names: ClassVar[tuple] = ("grr", "oue_z", "oue_r")
 
     @classmethod
-    def from_attribute_epsilon(cls, epsilon: float, domain_sizes, oracle: str = "grr") -> "RSFD":
+    def from_attribute_epsilon(cls, epsilon: float, domain_sizes, oracle: str = "grr") -> RSFD:
         """RS+FD as [arcolezi2021] parametrizes it: budget ε per attribute, oracle at ε' = ln(d(e^ε − 1) + 1).
 
         Evaluated as ε + ln(d − (d − 1)e^{−ε}) (no overflow).  The result's ``epsilon`` is ε'.
         """
         epsilon = check_epsilon(epsilon)
-        d = check_int_array("domain_sizes", domain_sizes, low=2).size  # the constructor checks the rest
+        d = check_int_array(
+            "domain_sizes", domain_sizes, low=2
+        ).size  # the constructor checks the rest
         return cls(epsilon + math.log(d - (d - 1) * math.exp(-epsilon)), domain_sizes, oracle)
 
     @property
     def epsilon_attribute(self) -> float:
         """The paper's ε: ``ln((e^{ε'} − 1)/d + 1)``, the loss between tuples that differ in one attribute."""
-        shrink = math.exp(-self.epsilon)  # ln((e^{ε'} − 1)/d + 1) = ε' + ln((1 − e^{−ε'})/d + e^{−ε'})
+        shrink = math.exp(
+            -self.epsilon
+        )  # ln((e^{ε'} − 1)/d + 1) = ε' + ln((1 − e^{−ε'})/d + e^{−ε'})
         return self.epsilon + math.log(-math.expm1(-self.epsilon) / self.n_attributes + shrink)
 
     # ---------------------------------------------------------------- the fake data and its support
@@ -116,7 +133,9 @@ class RSFD(_Multidimensional):
         if self.oracle == "oue_z":
             q = np.full((1, o.d), o.q)
             return _independent_bits_log_table(np.log1p(-q), np.log(q))[0]
-        return logsumexp(log_table, axis=0) - math.log(o.d)  # GRR: uniform over [0, k); OUE-r: OUE of a uniform value
+        return logsumexp(log_table, axis=0) - math.log(
+            o.d
+        )  # GRR: uniform over [0, k); OUE-r: OUE of a uniform value
 
     def privacy_loss(self) -> float:
         """The exact whole-report ε of :meth:`output_table` from its log, ``logsumexp_j`` of the terms' Kronecker
@@ -135,8 +154,13 @@ class RSFD(_Multidimensional):
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user client: sample j, the oracle on u_j, fake data on every other attribute ([arcolezi2021] "RS+FD")."""
         rows, rng = self._check_rows(values), check_rng(rng)
-        check_allocation("values", Described(f"{rows.shape[0]:,} tuples"), rows.shape[0] * int(self._widths.sum()),
-                         itemsize=34, what="every attribute's real and fake reports and their temporaries")
+        check_allocation(
+            "values",
+            Described(f"{rows.shape[0]:,} tuples"),
+            rows.shape[0] * int(self._widths.sum()),
+            itemsize=34,
+            what="every attribute's real and fake reports and their temporaries",
+        )
         picked = rng.integers(0, self.n_attributes, size=rows.shape[0])
         columns = []
         for j, o in enumerate(self.oracles):
@@ -145,18 +169,30 @@ class RSFD(_Multidimensional):
             if self.oracle == "grr":
                 column = np.where(real, o.perturb(rows[:, j], rng=rng), fake_values)
             else:
-                fake = (rng.random((rows.shape[0], o.d)) < o.q).astype(np.int8) if self.oracle == "oue_z" \
+                fake = (
+                    (rng.random((rows.shape[0], o.d)) < o.q).astype(np.int8)
+                    if self.oracle == "oue_z"
                     else o.perturb(fake_values, rng=rng)
+                )
                 column = np.where(real[:, None], o.perturb(rows[:, j], rng=rng), fake)
             columns.append(column)
         return np.column_stack(columns).astype(np.int64)
 
     def aggregate(self, reports) -> np.ndarray:
         """Every attribute's support counts over all n reports (real and fake), concatenated (length Σ k_j)."""
-        reports = check_ndim("reports", reports, 2, last=int(self._widths.sum()), what="(users × report columns)")
-        return np.concatenate([o.aggregate(_squeeze(reports[:, b])) for o, b in zip(self.oracles, self._blocks(self._widths))])
+        reports = check_ndim(
+            "reports", reports, 2, last=int(self._widths.sum()), what="(users × report columns)"
+        )
+        return np.concatenate(
+            [
+                o.aggregate(_squeeze(reports[:, b]))
+                for o, b in zip(self.oracles, self._blocks(self._widths))
+            ]
+        )
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler: a multinomial pick per tuple; per attribute, the oracle's sampler on the real users
         plus the fake users' reports (uniform values, OUE of zeros, or OUE of uniform values)."""
         counts, n = self.check_truth(truth)
@@ -171,7 +207,9 @@ class RSFD(_Multidimensional):
             elif self.oracle == "oue_z":
                 support += rng.binomial(n_fake[:, None], o.q, size=support.shape)
             else:
-                support += _draw_support(o, rng.multinomial(n_fake, np.full(o.d, 1.0 / o.d)), n_fake, rng)
+                support += _draw_support(
+                    o, rng.multinomial(n_fake, np.full(o.d, 1.0 / o.d)), n_fake, rng
+                )
             parts.append(support)
         out = np.concatenate(parts, axis=1)
         return out[0] if n_draws is None else out
@@ -181,13 +219,17 @@ class RSFD(_Multidimensional):
         n = check_int("n", n, low=1)
         agg = self._check_aggregate(aggregate, n, sum(self.domain_sizes))
         d = self.n_attributes
-        out = [d * (agg[..., b] - n * self._support_other(j)) / (o.p - o.q)
-               for j, (o, b) in enumerate(zip(self.oracles, self._blocks(self.domain_sizes)))]
+        out = [
+            d * (agg[..., b] - n * self._support_other(j)) / (o.p - o.q)
+            for j, (o, b) in enumerate(zip(self.oracles, self._blocks(self.domain_sizes)))
+        ]
         return np.concatenate(out, axis=-1)
 
     def _support_other(self, j: int) -> float:
         """a₀: the chance that a user whose value of attribute j is not v supports v (real w.p. 1/d, else fake)."""
-        return (self.oracles[j].q + (self.n_attributes - 1) * self._fake_support(j)) / self.n_attributes
+        return (
+            self.oracles[j].q + (self.n_attributes - 1) * self._fake_support(j)
+        ) / self.n_attributes
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[ĉ_j(v)] = d²(f a₁(1 − a₁) + (n − f) a₀(1 − a₀))/(p* − q*)²``, a₁ = a₀ + (p* − q*)/d."""
@@ -197,4 +239,3 @@ class RSFD(_Multidimensional):
             a0 = self._support_other(j)
             out.append(_count_variance(f, n, a0 + (o.p - o.q) / d, a0))  # ĉ = (C − n a₀)/(a₁ − a₀)
         return np.concatenate(out)
-

@@ -27,8 +27,16 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_aggregate, check_allocation, check_int, check_int_array, check_real, check_rng,
-                                     fail)
+from ldp_helpers._validation import (
+    Described,
+    check_aggregate,
+    check_allocation,
+    check_int,
+    check_int_array,
+    check_real,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -45,7 +53,9 @@ def _check_coefficients(name_a, a, name_b, b, rows):
 @functools.lru_cache(maxsize=4)
 def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
     """K[v, x] = (1/rows)·Σ_j 1[h_j(v) = h_j(x)] g_j(v) g_j(x) (d × d, read-only), cached per design."""
-    check_allocation("d", d, d * d, what="the d × d collision kernel of the exact mean and variance")
+    check_allocation(
+        "d", d, d * d, what="the d × d collision kernel of the exact mean and variance"
+    )
     h = np.frombuffer(hashes, dtype=np.int64).reshape(rows, d)
     g = np.frombuffer(signs, dtype=np.int64).reshape(rows, d)
     kernel = np.zeros((d, d))
@@ -57,7 +67,9 @@ def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel_product(hashes: bytes, signs: bytes, rows: int, d: int, counts: bytes, dtype: str, power: int) -> np.ndarray:
+def _kernel_product(
+    hashes: bytes, signs: bytes, rows: int, d: int, counts: bytes, dtype: str, power: int
+) -> np.ndarray:
     kernel = _kernel(hashes, signs, rows, d)
     out = np.frombuffer(counts, dtype=dtype) @ (kernel if power == 1 else kernel**2)
     out.setflags(write=False)
@@ -113,17 +125,28 @@ class _SignedSketch(FrequencyOracle):
     def _kernel_product(self, counts: np.ndarray, power: int) -> np.ndarray:
         """f·K or f·K² (independent of ε: cached per design and population, so a sweep over ε reuses it)."""
         hashes, signs = self._table
-        return _kernel_product(hashes.tobytes(), signs.tobytes(), self._shape[0], self.d, counts.tobytes(),
-                               counts.dtype.str, power)
+        return _kernel_product(
+            hashes.tobytes(),
+            signs.tobytes(),
+            self._shape[0],
+            self.d,
+            counts.tobytes(),
+            counts.dtype.str,
+            power,
+        )
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of the cell sums (rows × width, or (n_draws, rows, width)); cost O(d·rows) per survey."""
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, self._shape)
         draws = 1 if n_draws is None else shape[0]
         hashes, signs = self._table
-        return self._sample_sums(np.broadcast_to(counts, (draws, self.d)), hashes, signs, rng).reshape(shape)
+        return self._sample_sums(
+            np.broadcast_to(counts, (draws, self.d)), hashes, signs, rng
+        ).reshape(shape)
 
     def _sample_sums(self, counts, hashes, signs, rng) -> np.ndarray:
         """Cell sums (draws, rows, width) of surveys whose users hold values with hash and sign columns
@@ -131,10 +154,14 @@ class _SignedSketch(FrequencyOracle):
         rows, width = self._shape
         draws = counts.shape[0]
         per_row = rng.multinomial(counts, np.full(rows, 1.0 / rows))  # (draw, value, j)
-        cells = (np.arange(rows)[:, None] * width + hashes) * 2 + (signs < 0)  # (j, value): cell and sign class
+        cells = (np.arange(rows)[:, None] * width + hashes) * 2 + (
+            signs < 0
+        )  # (j, value): cell and sign class
         flat = (np.arange(draws)[:, None] * (rows * width * 2) + cells.ravel()).ravel()
         weights = np.swapaxes(per_row, 1, 2).reshape(-1)
-        split = np.bincount(flat, weights=weights, minlength=draws * rows * width * 2).astype(np.int64)
+        split = np.bincount(flat, weights=weights, minlength=draws * rows * width * 2).astype(
+            np.int64
+        )
         split = split.reshape(draws, rows, width, 2)
         n_j = per_row.sum(axis=1)[:, :, None]  # (draw, j, 1)
         p = self.keep_probability
@@ -144,7 +171,9 @@ class _SignedSketch(FrequencyOracle):
 
     def _query(self, sums, hashes, signs) -> np.ndarray:
         """c_ε·Σ_j g_j(x)·S[j, h_j(x)] for the values with hash and sign columns ``hashes``, ``signs`` (rows × c)."""
-        return self.c_epsilon * (signs * sums[..., np.arange(self._shape[0])[:, None], hashes]).sum(axis=-2)
+        return self.c_epsilon * (signs * sums[..., np.arange(self._shape[0])[:, None], hashes]).sum(
+            axis=-2
+        )
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """f̂(x) = c_ε·Σ_j g_j(x)·S[j, h_j(x)] for every x (aggregate (rows, width) or (n_draws, rows, width))."""
@@ -153,7 +182,9 @@ class _SignedSketch(FrequencyOracle):
     def _check_sums(self, aggregate, n) -> np.ndarray:
         """The cell sums of n users' ±1 signs: integers in [−n, n], shape (rows, width) or (n_draws, rows, width)."""
         n = check_int("n", n, low=1)
-        return check_aggregate(aggregate, self._shape, low=-n, high=n, what=f"a cell sums at most n = {n} signs ±1")
+        return check_aggregate(
+            aggregate, self._shape, low=-n, high=n, what=f"a cell sums at most n = {n} signs ±1"
+        )
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = Σ_v f_v K[v, x] for these hashes (= f_x without collisions)."""
@@ -172,7 +203,7 @@ class _SignedSketch(FrequencyOracle):
         hashes, signs = self._table
         for j, x in itertools.product(range(self._shape[0]), range(self.d)):
             agrees = revealed(int(hashes[j, x]), int(signs[j, x]))
-            table[x, j * agrees.size:(j + 1) * agrees.size] = np.where(agrees, p, 1 - p)
+            table[x, j * agrees.size : (j + 1) * agrees.size] = np.where(agrees, p, 1 - p)
         return table
 
 

@@ -30,8 +30,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_aggregate, check_choice, check_domain_values, check_instance, check_int,
-                                     check_int_array, check_ndim, check_rng, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_aggregate,
+    check_choice,
+    check_domain_values,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
@@ -87,8 +97,16 @@ class SketchResponse(FrequencyOracle):
         self.inner  # noqa: B018 - builds the inner oracle now: an ε it refuses is refused here
 
     @classmethod
-    def create(cls, epsilon: float, d: int, k: int, m: int, *, oracle: str = "grr",
-               rng: np.random.Generator) -> "SketchResponse":
+    def create(
+        cls,
+        epsilon: float,
+        d: int,
+        k: int,
+        m: int,
+        *,
+        oracle: str = "grr",
+        rng: np.random.Generator,
+    ) -> SketchResponse:
         """A sketch response whose k hash functions are drawn from ``rng``."""
         rng = check_rng(rng)
         k = check_int("k", k, low=1, high=2**20)
@@ -110,7 +128,13 @@ class SketchResponse(FrequencyOracle):
     def report_bits(self) -> int:
         """Bits sent: ⌈log2 k⌉ for j plus the inner report (⌈log2 m⌉ for GRR, m for OUE, OLH's own)."""
         inner = getattr(self.inner, "report_bits", None)
-        bits = self.m if self.oracle == "oue" else math.ceil(math.log2(self.m)) if inner is None else inner
+        bits = (
+            self.m
+            if self.oracle == "oue"
+            else math.ceil(math.log2(self.m))
+            if inner is None
+            else inner
+        )
         return math.ceil(math.log2(self.k)) + int(bits)
 
     def hash_table(self) -> np.ndarray:
@@ -133,36 +157,56 @@ class SketchResponse(FrequencyOracle):
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         rows = rng.integers(0, self.k, size=values.size)
-        return SketchResponseReports(rows, np.asarray(self.inner.perturb(self._hashes[rows, values], rng=rng)))
+        return SketchResponseReports(
+            rows, np.asarray(self.inner.perturb(self._hashes[rows, values], rng=rng))
+        )
 
     def aggregate(self, reports: SketchResponseReports) -> np.ndarray:
         """Per row j: the inner oracle's support counts of its users' reports, then n_j (shape (k, m + 1))."""
         rows, inner_reports = check_instance("reports", reports, SketchResponseReports)
         inner_reports = np.asarray(inner_reports)
-        rows = check_int_array("reports.rows", check_ndim("reports.rows", rows, 1), low=0, high=self.k - 1)
+        rows = check_int_array(
+            "reports.rows", check_ndim("reports.rows", rows, 1), low=0, high=self.k - 1
+        )
         if inner_reports.ndim < 1 or inner_reports.shape[0] != rows.size:
-            fail("reports.reports", Described(f"an array of shape {inner_reports.shape}"), f"one report per row index ({rows.size})")
+            fail(
+                "reports.reports",
+                Described(f"an array of shape {inner_reports.shape}"),
+                f"one report per row index ({rows.size})",
+            )
         out = np.zeros((self.k, self.m + 1), dtype=np.int64)
         for j in np.unique(rows):
             out[j, :-1] = self.inner.aggregate(inner_reports[rows == j])
             out[j, -1] = np.count_nonzero(rows == j)
         return out
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of :meth:`aggregate`: rows multinomially, then each row's inner exact sampler on its hashed counts."""
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.k, self.m + 1))
         draws = 1 if n_draws is None else shape[0]
-        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d))  # (draw, x, j)
-        cells = (np.arange(self.k)[:, None] * self.m + self._hashes).ravel()  # (j, x) -> j·m + h_j(x)
+        per_row = rng.multinomial(
+            counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d)
+        )  # (draw, x, j)
+        cells = (
+            np.arange(self.k)[:, None] * self.m + self._hashes
+        ).ravel()  # (j, x) -> j·m + h_j(x)
         flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
-        hashed = np.bincount(flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m)
-        hashed = hashed.astype(np.int64).reshape(draws * self.k, self.m)  # users of (draw, row) per hashed cell
+        hashed = np.bincount(
+            flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m
+        )
+        hashed = hashed.astype(np.int64).reshape(
+            draws * self.k, self.m
+        )  # users of (draw, row) per hashed cell
         n_j = per_row.sum(axis=1).reshape(-1)
         # GRR's law spreads its non-kept users with one multinomial per row (n as a vector); the others are
         # independent binomials per cell (n as a column)
-        support = self.inner._draw_support(hashed, n_j if self.oracle == "grr" else n_j[:, None], rng=rng)
+        support = self.inner._draw_support(
+            hashed, n_j if self.oracle == "grr" else n_j[:, None], rng=rng
+        )
         out = np.concatenate([support, n_j[:, None]], axis=1)
         return out.reshape(shape)
 
@@ -174,7 +218,9 @@ class SketchResponse(FrequencyOracle):
         [apple2017] Algorithm 3 (the count-mean query); [wang2017] Eq. (1) (each row's unbiased counts).
         """
         n = check_int("n", n, low=1)
-        agg = check_aggregate(aggregate, (self.k, self.m + 1), low=0, high=n, what=f"counts of at most n = {n} users")
+        agg = check_aggregate(
+            aggregate, (self.k, self.m + 1), low=0, high=n, what=f"counts of at most n = {n} users"
+        )
         if np.any(agg[..., -1].sum(axis=-1) != n):
             fail("n", n, "the number of users the aggregate counts (the sum of its last column)")
         p, q = self.inner.p, self.inner.q
@@ -185,14 +231,22 @@ class SketchResponse(FrequencyOracle):
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = m/(m−1)·Σ_v f_v (S[v, x] − 1/m) for these hashes (the CMS's)."""
         counts, _ = self._counts_and_n(truth)
-        return self.m / (self.m - 1) * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
+        return (
+            self.m
+            / (self.m - 1)
+            * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
+        )
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] = (m/(m−1))²·Σ_v f_v (S(a + 1) + (1 − S) b − S²), a = p*(1−p*)/(p*−q*)², b = q*(1−q*)/(p*−q*)²."""
         counts, n = self._counts_and_n(truth)
-        key = _key(counts)  # f·S and f·S(1 − S) do not depend on ε: cached per design and population
-        rates, spread = (_collision_product(self.hash_a, self.hash_b, self.d, self.m, key, part)
-                         for part in ("rates", "spread"))
+        key = _key(
+            counts
+        )  # f·S and f·S(1 − S) do not depend on ε: cached per design and population
+        rates, spread = (
+            _collision_product(self.hash_a, self.hash_b, self.d, self.m, key, part)
+            for part in ("rates", "spread")
+        )
         p, q = self.inner.p, self.inner.q
         a, b = p * (1 - p) / (p - q) ** 2, q * (1 - q) / (p - q) ** 2
         # Σ_v f_v (S a + (1 − S) b + S(1 − S)) = a f·S + b (n − f·S) + f·S(1 − S)
@@ -202,5 +256,7 @@ class SketchResponse(FrequencyOracle):
         """P[x, (j, y)] = (1/k)·P_inner[h_j(x), y] over every row and inner report."""
         inner = self.inner.output_table()
         if self.d * self.k * inner.shape[1] > MAX_TABLE_CELLS:
-            fail("k", self.k, f"such that d·k·(inner outputs) <= {MAX_TABLE_CELLS} for output_table")
+            fail(
+                "k", self.k, f"such that d·k·(inner outputs) <= {MAX_TABLE_CELLS} for output_table"
+            )
         return np.concatenate([inner[self._hashes[j]] for j in range(self.k)], axis=1) / self.k

@@ -19,9 +19,23 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import Described, check_instance, check_int, check_int_array, check_ndim, check_rng, fail
+from ldp_helpers._validation import (
+    Described,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import batch_shape
-from ldp_helpers.mechanisms.multidimensional import MAX_TABLE_ENTRIES, SPL, _draw_support, _log_table, _squeeze
+from ldp_helpers.mechanisms.multidimensional import (
+    MAX_TABLE_ENTRIES,
+    SPL,
+    _draw_support,
+    _log_table,
+    _squeeze,
+)
 from ldp_helpers.mechanisms.privacy import _max_log_ratio
 from ldp_helpers.mechanisms.pure import _count_variance
 
@@ -51,14 +65,27 @@ class SMP(SPL):
         """``P[u, (j, y)] = T_j[u_j, y]/d``: the attribute sampled, then its oracle's report."""
         tables = [o.output_table() for o in self.oracles]
         tuples = self._input_tuples()
-        check_int("output_table entries", tuples.shape[0] * sum(t.shape[1] for t in tables), high=MAX_TABLE_ENTRIES)
-        return np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1) / self.n_attributes
+        check_int(
+            "output_table entries",
+            tuples.shape[0] * sum(t.shape[1] for t in tables),
+            high=MAX_TABLE_ENTRIES,
+        )
+        return (
+            np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1)
+            / self.n_attributes
+        )
 
     def privacy_loss(self) -> float:
         """The exact whole-report ε of :meth:`output_table` from its log (the 1/d cancels in every ratio)."""
         tables, tuples = [_log_table(o) for o in self.oracles], self._input_tuples()
-        check_int("output_table entries", tuples.shape[0] * sum(t.shape[1] for t in tables), high=MAX_TABLE_ENTRIES)
-        return _max_log_ratio(np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1))
+        check_int(
+            "output_table entries",
+            tuples.shape[0] * sum(t.shape[1] for t in tables),
+            high=MAX_TABLE_ENTRIES,
+        )
+        return _max_log_ratio(
+            np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1)
+        )
 
     def perturb(self, values, *, rng: np.random.Generator) -> SampledReports:
         """Per-user client: pick j uniformly, send j and u_j through the oracle at ε (other blocks −1)."""
@@ -68,30 +95,50 @@ class SMP(SPL):
         for j, (o, block) in enumerate(zip(self.oracles, self._blocks(self._widths))):
             users = np.flatnonzero(picked == j)
             if users.size:
-                reports[users, block] = np.asarray(o.perturb(rows[users, j], rng=rng)).reshape(users.size, -1)
+                reports[users, block] = np.asarray(o.perturb(rows[users, j], rng=rng)).reshape(
+                    users.size, -1
+                )
         return SampledReports(picked, reports)
 
     def aggregate(self, reports: SampledReports) -> np.ndarray:
         """(n_1, …, n_d) users per sampled attribute, then each attribute's support counts (length d + Σ k_j)."""
         picked, rows = check_instance("reports", reports, SampledReports)
-        picked = check_int_array("reports.attributes", picked, low=0, high=self.n_attributes - 1).ravel()
+        picked = check_int_array(
+            "reports.attributes", picked, low=0, high=self.n_attributes - 1
+        ).ravel()
         rows = check_ndim("reports.reports", rows, 2, last=int(self._widths.sum()))
         if rows.shape[0] != picked.size:
-            fail("reports.reports", Described(f"{rows.shape[0]} rows"), f"one row per sampled attribute ({picked.size})")
+            fail(
+                "reports.reports",
+                Described(f"{rows.shape[0]} rows"),
+                f"one row per sampled attribute ({picked.size})",
+            )
         parts = [np.bincount(picked, minlength=self.n_attributes)]
         for j, (o, block) in enumerate(zip(self.oracles, self._blocks(self._widths))):
             users = picked == j
-            parts.append(o.aggregate(_squeeze(rows[users, block])) if users.any() else np.zeros(o.d, dtype=np.int64))
+            parts.append(
+                o.aggregate(_squeeze(rows[users, block]))
+                if users.any()
+                else np.zeros(o.d, dtype=np.int64)
+            )
         return np.concatenate(parts)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler: a multinomial pick per tuple of the truth, then each oracle's sampler on the users who picked it."""
         counts, _ = self.check_truth(truth)
         rng = check_rng(rng)
-        draws = 1 if n_draws is None else batch_shape(n_draws, (self.n_attributes + sum(self.domain_sizes),))[0]
+        draws = (
+            1
+            if n_draws is None
+            else batch_shape(n_draws, (self.n_attributes + sum(self.domain_sizes),))[0]
+        )
         chosen = self._chosen_counts(counts, draws, rng)
         sizes = np.stack([c.sum(axis=1) for c in chosen], axis=1)
-        parts = [sizes] + [_draw_support(o, c, c.sum(axis=1), rng) for o, c in zip(self.oracles, chosen)]
+        parts = [sizes] + [
+            _draw_support(o, c, c.sum(axis=1), rng) for o, c in zip(self.oracles, chosen)
+        ]
         out = np.concatenate(parts, axis=1)
         return out[0] if n_draws is None else out
 
@@ -101,7 +148,11 @@ class SMP(SPL):
         agg = self._check_aggregate(aggregate, n, self.n_attributes + sum(self.domain_sizes))
         sizes = agg[..., : self.n_attributes]
         if np.any(sizes.sum(axis=-1) != n):
-            fail("aggregate", Described("users per attribute not summing to n"), f"n_1 + … + n_d = n = {n}")
+            fail(
+                "aggregate",
+                Described("users per attribute not summing to n"),
+                f"n_1 + … + n_d = n = {n}",
+            )
         out = []
         for j, (o, block) in enumerate(zip(self.oracles, self._blocks(self.domain_sizes))):
             n_j = sizes[..., j : j + 1].astype(float)
@@ -129,9 +180,17 @@ class SMP(SPL):
         out = []
         for o, f in zip(self.oracles, self._marginals(counts)):
             share = f / n
-            channel = _count_variance(share, 1, o.p, o.q)  # (F/n)p(1−p) + (1−F/n)q(1−q), over (p−q)²
-            sampling = share * (1 - share) * (n * inverse - (1 - empty)) / (n - 1) if n > 1 else 0.0 * share
-            out.append(n**2 * (channel * inverse + sampling) + f.astype(float) ** 2 * empty * (1 - empty))
+            channel = _count_variance(
+                share, 1, o.p, o.q
+            )  # (F/n)p(1−p) + (1−F/n)q(1−q), over (p−q)²
+            sampling = (
+                share * (1 - share) * (n * inverse - (1 - empty)) / (n - 1)
+                if n > 1
+                else 0.0 * share
+            )
+            out.append(
+                n**2 * (channel * inverse + sampling) + f.astype(float) ** 2 * empty * (1 - empty)
+            )
         return np.concatenate(out)
 
 
@@ -141,5 +200,8 @@ def _inverse_binomial_moment(n: int, prob: float) -> float:
     if n <= 2 * 10**6:
         m = np.arange(1, n + 1)
     else:
-        m = np.arange(max(1, int(stats.binom.ppf(1e-30, n, prob)) - 1), int(stats.binom.isf(1e-30, n, prob)) + 2)
+        m = np.arange(
+            max(1, int(stats.binom.ppf(1e-30, n, prob)) - 1),
+            int(stats.binom.isf(1e-30, n, prob)) + 2,
+        )
     return float(np.sum(stats.binom.pmf(m, n, prob) / m))

@@ -41,8 +41,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_domain_values, check_epsilon, check_int, check_ndim, check_rng,
-                                     fail)
+from ldp_helpers._validation import (
+    Described,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_ndim,
+    check_rng,
+    fail,
+)
 from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.grr import _grr_probabilities
 from ldp_helpers.mechanisms.pure import _count_variance
@@ -91,13 +98,15 @@ def optimal_subset_size(epsilon: float, d: int) -> int:
     """
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
     centre = d / (math.exp(min(epsilon, 700.0)) + 1)
-    candidates = sorted({min(max(k, 1), d - 1) for k in range(math.floor(centre) - 2, math.ceil(centre) + 3)})
+    candidates = sorted(
+        {min(max(k, 1), d - 1) for k in range(math.floor(centre) - 2, math.ceil(centre) + 3)}
+    )
     return min(candidates, key=lambda k: _total_variance(epsilon, d, k))
 
 
 def _total_variance(epsilon: float, d: int, k: int) -> float:
     p, q = _subset_probabilities(epsilon, d, k)
-    return float((_count_variance(1, 1, p, q) + (d - 1) * _count_variance(0, 1, p, q)))
+    return float(_count_variance(1, 1, p, q) + (d - 1) * _count_variance(0, 1, p, q))
 
 
 @dataclass(frozen=True)
@@ -132,14 +141,24 @@ class SubsetSelection(PureFrequencyOracle):
         misses the exact ceiling only if log2 C(d, k) lies within ~1e-15·log2 C(d, k) of an integer.
         """
         bits = _log2_comb(self.d, self.k)
-        return (math.comb(self.d, self.k) - 1).bit_length() if bits < EXACT_COMB_BITS else math.ceil(bits)
+        return (
+            (math.comb(self.d, self.k) - 1).bit_length()
+            if bits < EXACT_COMB_BITS
+            else math.ceil(bits)
+        )
 
     def output_table(self) -> np.ndarray:
         """``P[x, Y]`` over the C(d, k) subsets in lexicographic order (d·C(d, k) ≤ 2^22)."""
         # the ceiling is checked in log space first: C(d, k) itself takes minutes at d = 10¹²
-        if math.log2(self.d) + _log2_comb(self.d, self.k) > math.log2(MAX_TABLE_CELLS) + 1 or \
-                self.d * math.comb(self.d, self.k) > MAX_TABLE_CELLS:
-            fail("d", self.d, f"such that d·C(d, k) <= {MAX_TABLE_CELLS} for output_table (k = {self.k})")
+        if (
+            math.log2(self.d) + _log2_comb(self.d, self.k) > math.log2(MAX_TABLE_CELLS) + 1
+            or self.d * math.comb(self.d, self.k) > MAX_TABLE_CELLS
+        ):
+            fail(
+                "d",
+                self.d,
+                f"such that d·C(d, k) <= {MAX_TABLE_CELLS} for output_table (k = {self.k})",
+            )
         members = np.zeros((math.comb(self.d, self.k), self.d), dtype=bool)
         for column, subset in enumerate(itertools.combinations(range(self.d), self.k)):
             members[column, list(subset)] = True
@@ -171,25 +190,43 @@ class SubsetSelection(PureFrequencyOracle):
             own_in = rng.random(block.size) < self.p
             keys = rng.random((block.size, self.d))
             keys[np.arange(block.size), block] = np.where(own_in, -1.0, 2.0)
-            reports[start : start + block.size] = np.sort(np.argpartition(keys, self.k - 1, axis=1)[:, : self.k], axis=1)
+            reports[start : start + block.size] = np.sort(
+                np.argpartition(keys, self.k - 1, axis=1)[:, : self.k], axis=1
+            )
         return reports
 
     def aggregate(self, reports) -> np.ndarray:
         """C(i): how many reported subsets contain i (length d)."""
-        reports = check_domain_values("reports", check_ndim("reports", reports, 2, last=self.k, what="(users × k)"), self.d)
+        reports = check_domain_values(
+            "reports", check_ndim("reports", reports, 2, last=self.k, what="(users × k)"), self.d
+        )
         if self.k > 1 and np.any(np.diff(np.sort(reports, axis=1), axis=1) == 0):
-            fail("reports", Described("a row with a repeated value"), f"rows of k = {self.k} distinct values")
+            fail(
+                "reports",
+                Described("a row with a repeated value"),
+                f"rows of k = {self.k} distinct values",
+            )
         return np.bincount(reports.ravel(), minlength=self.d)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of the support counts C (module docstring; cost O(d k) per survey, n < 10^9)."""
         counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         if n > MAX_SAMPLER_USERS:
-            fail("truth", Described(f"true counts totalling n = {n}"), f"at most {MAX_SAMPLER_USERS} users for the exact "
-                 "subset-selection sampler (numpy's hypergeometric draws)")
+            fail(
+                "truth",
+                Described(f"true counts totalling n = {n}"),
+                f"at most {MAX_SAMPLER_USERS} users for the exact "
+                "subset-selection sampler (numpy's hypergeometric draws)",
+            )
         shape = batch_shape(n_draws, (self.d,))
-        beta = self.k * -math.expm1(-self.epsilon) / (self.k + (self.d - self.k) * math.exp(-self.epsilon))
+        beta = (
+            self.k
+            * -math.expm1(-self.epsilon)
+            / (self.k + (self.d - self.k) * math.exp(-self.epsilon))
+        )
         own = rng.binomial(counts, beta, size=shape)  # K_x: V users of value x
         return _sequential_counts(own.reshape(-1, self.d), n, self.k, rng).reshape(shape)
 
@@ -210,10 +247,14 @@ def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator
     for i in range(d):
         held = np.flatnonzero(groups.any(axis=(0, 1)))
         span = slice(held[0], held[-1] + 1)
-        arriving = _hypergeometric_rows(groups[:, 1, span], own[:, i], rng)  # the V users of value i
+        arriving = _hypergeometric_rows(
+            groups[:, 1, span], own[:, i], rng
+        )  # the V users of value i
         groups[:, 1, span] -= arriving
         remaining = np.array([[d - i], [max(d - i - 1, 1)]])  # none is ahead of the last value
-        taken = rng.binomial(groups[..., span], np.minimum(needed[span] / remaining, 1.0))  # nobody needs r > remaining
+        taken = rng.binomial(
+            groups[..., span], np.minimum(needed[span] / remaining, 1.0)
+        )  # nobody needs r > remaining
         groups[..., span] -= taken
         groups[..., span.start : span.stop - 1] += taken[..., 1:]
         if span.start:
@@ -223,7 +264,9 @@ def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator
     return out
 
 
-def _hypergeometric_rows(colors: np.ndarray, draws: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _hypergeometric_rows(
+    colors: np.ndarray, draws: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """A multivariate-hypergeometric draw of ``draws[j]`` items from each row ``colors[j]`` (exact).
 
     Few rows: numpy's sampler row by row; many rows: category by category, vectorized over rows.
@@ -236,7 +279,9 @@ def _hypergeometric_rows(colors: np.ndarray, draws: np.ndarray, rng: np.random.G
     left, pool = draws.copy(), colors.sum(axis=1)
     for c in range(colors.shape[1] - 1):
         pool -= colors[:, c]
-        out[:, c] = np.where(left > 0, rng.hypergeometric(colors[:, c], pool, np.maximum(left, 0)), 0)
+        out[:, c] = np.where(
+            left > 0, rng.hypergeometric(colors[:, c], pool, np.maximum(left, 0)), 0
+        )
         left -= out[:, c]
     out[:, -1] = left
     return out

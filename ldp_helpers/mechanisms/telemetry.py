@@ -33,8 +33,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_binary_array, check_epsilon, check_int,
-                                     check_int_array, check_ndim, check_probability, check_rng, check_true_counts, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_binary_array,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_probability,
+    check_rng,
+    check_true_counts,
+    fail,
+)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
@@ -59,8 +70,14 @@ class OneBitMean(Mechanism):
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_M))
-        if _q_bin_probabilities(self.epsilon)[0] == 1.0:  # Pr[1 | m] = e^ε/(e^ε + 1) would round to 1
-            fail("epsilon", self.epsilon, "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)")
+        if (
+            _q_bin_probabilities(self.epsilon)[0] == 1.0
+        ):  # Pr[1 | m] = e^ε/(e^ε + 1) would round to 1
+            fail(
+                "epsilon",
+                self.epsilon,
+                "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
+            )
 
     def one_probability(self, x) -> np.ndarray:
         """``Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1)`` for counters x ∈ [0, m] ([ding2017] "1BitMean")."""
@@ -112,7 +129,9 @@ class OneBitMean(Mechanism):
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, (self.m + 1,))
-        return rng.binomial(counts, self._one_probability(np.arange(self.m + 1)), size=size).sum(axis=-1)
+        return rng.binomial(counts, self._one_probability(np.arange(self.m + 1)), size=size).sum(
+            axis=-1
+        )
 
     def estimate(self, aggregate, n):
         """``σ̂ = (m/n)((e^ε + 1)B − n)/(e^ε − 1)`` from B ones among n reports ([ding2017] "1BitMean").
@@ -122,15 +141,25 @@ class OneBitMean(Mechanism):
         n = check_int("n", n, low=1)
         ones = check_int_array("aggregate", aggregate, low=0, high=n)
         if ones.ndim > 1:
-            fail("aggregate", Described(f"an array of shape {ones.shape}"), "a count or a 1-D array of n_draws counts")
-        estimate = (self.m / n) * (ones - n * _q_bin_probabilities(self.epsilon)[1]) / math.tanh(self.epsilon / 2)
+            fail(
+                "aggregate",
+                Described(f"an array of shape {ones.shape}"),
+                "a count or a 1-D array of n_draws counts",
+            )
+        estimate = (
+            (self.m / n)
+            * (ones - n * _q_bin_probabilities(self.epsilon)[1])
+            / math.tanh(self.epsilon / 2)
+        )
         return float(estimate) if estimate.ndim == 0 else estimate
 
     def variance(self, truth) -> float:
         """Exact ``Var[σ̂] = (m/(n tanh(ε/2)))² Σ_x f_x π_x(1 − π_x)``, π_x = Pr[1 | x]."""
         counts, n = self._counts_and_n(truth)
         pi = self._one_probability(np.arange(self.m + 1))
-        return float((self.m / (n * math.tanh(self.epsilon / 2))) ** 2 * np.dot(counts, pi * (1 - pi)))
+        return float(
+            (self.m / (n * math.tanh(self.epsilon / 2))) ** 2 * np.dot(counts, pi * (1 - pi))
+        )
 
     def error_bound(self, n: int, beta: float) -> float:
         """Hoeffding's bound: ``|σ̂ − σ| ≤ (m/√(2n))·(e^ε + 1)/(e^ε − 1)·√(ln(2/β))`` with probability ≥ 1 − β.
@@ -144,7 +173,9 @@ class OneBitMean(Mechanism):
         """
         n = check_int("n", n, low=1)
         beta = check_probability(beta, "beta", open_low=True, open_high=True)
-        return self.m / math.sqrt(2 * n) / math.tanh(self.epsilon / 2) * math.sqrt(math.log(2 / beta))
+        return (
+            self.m / math.sqrt(2 * n) / math.tanh(self.epsilon / 2) * math.sqrt(math.log(2 / beta))
+        )
 
     # ---------------------------------------------------------------- repeated collection ([ding2017] "α-point rounding", "memoization")
 
@@ -165,13 +196,23 @@ class OneBitMean(Mechanism):
         ----------
         [ding2017] "α-point rounding", "memoization".
         """
-        x = check_int_array("values", check_ndim("values", values, 2, what="(users × rounds)"), low=0, high=self.m)
+        x = check_int_array(
+            "values", check_ndim("values", values, 2, what="(users × rounds)"), low=0, high=self.m
+        )
         step, rng = self._check_step(step), check_rng(rng)
-        check_allocation("values", f"an array of {x.shape[0]} users", x.shape[0] * (self.m // step + 1),
-                         what="one memoized bit per user and rounding point")
+        check_allocation(
+            "values",
+            f"an array of {x.shape[0]} users",
+            x.shape[0] * (self.m // step + 1),
+            what="one memoized bit per user and rounding point",
+        )
         alpha = rng.integers(0, step, size=(x.shape[0], 1))  # α of each user, once
-        point = (x + alpha) // step  # index of the rounding point: L/step, plus 1 iff x + α ≥ L + step
-        memo = rng.random((x.shape[0], self.m // step + 1)) < self._one_probability(np.arange(0, self.m + 1, step))
+        point = (
+            x + alpha
+        ) // step  # index of the rounding point: L/step, plus 1 iff x + α ≥ L + step
+        memo = rng.random((x.shape[0], self.m // step + 1)) < self._one_probability(
+            np.arange(0, self.m + 1, step)
+        )
         return memo[np.arange(x.shape[0])[:, None], point].astype(np.int8)
 
     def memoized_history_table(self, histories, step: int) -> np.ndarray:
@@ -182,8 +223,12 @@ class OneBitMean(Mechanism):
         repeats the same bit wherever h rounds to the same point.  ``max_privacy_loss`` of the table
         is the privacy of those histories taken together (a constant history costs ε whatever T).
         """
-        h = check_int_array("histories", check_ndim("histories", histories, 2, what="(histories × rounds)"),
-                            low=0, high=self.m)
+        h = check_int_array(
+            "histories",
+            check_ndim("histories", histories, 2, what="(histories × rounds)"),
+            low=0,
+            high=self.m,
+        )
         check_int("histories.shape[1] (rounds)", h.shape[1], low=1, high=MAX_HISTORY_ROUNDS)
         step = self._check_step(step)
         sequences = np.array(list(itertools.product((0, 1), repeat=h.shape[1])), dtype=np.int8)
@@ -194,7 +239,9 @@ class OneBitMean(Mechanism):
                 table[row] += self._memoized_sequence_probabilities(pts * step, sequences) / step
         return table
 
-    def _memoized_sequence_probabilities(self, points: np.ndarray, sequences: np.ndarray) -> np.ndarray:
+    def _memoized_sequence_probabilities(
+        self, points: np.ndarray, sequences: np.ndarray
+    ) -> np.ndarray:
         """Pr[y] for every sequence y, given the rounding points of each round (memoized bit per point)."""
         prob = np.ones(sequences.shape[0])
         for point in np.unique(points):

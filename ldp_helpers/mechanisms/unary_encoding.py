@@ -30,10 +30,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_allocation, check_binary_array, check_domain_values, check_int, check_ndim,
-                                     check_probability, check_rng)
-from ldp_helpers.mechanisms.privacy import _independent_bits_log_table, _independent_bits_table, _max_log_ratio
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_binary_array,
+    check_domain_values,
+    check_int,
+    check_ndim,
+    check_probability,
+    check_rng,
+)
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
+from ldp_helpers.mechanisms.privacy import (
+    _independent_bits_log_table,
+    _independent_bits_table,
+    _max_log_ratio,
+)
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 #: largest d for which :func:`unary_output_table` builds the 2^d-column table
@@ -108,9 +120,16 @@ class UnaryEncoding(PureFrequencyOracle):
         """
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
-        check_allocation("values", Described(f"{values.size:,} values"), values.size * self.d, itemsize=1,
-                         what=f"{values.size:,} reports of d = {self.d:,} bits")
-        rows = max(1, min(_ROWS_PER_BLOCK, _BLOCK_BYTES // (17 * self.d)))  # temporaries: 17 bytes per bit
+        check_allocation(
+            "values",
+            Described(f"{values.size:,} values"),
+            values.size * self.d,
+            itemsize=1,
+            what=f"{values.size:,} reports of d = {self.d:,} bits",
+        )
+        rows = max(
+            1, min(_ROWS_PER_BLOCK, _BLOCK_BYTES // (17 * self.d))
+        )  # temporaries: 17 bytes per bit
         reports = np.empty((values.size, self.d), dtype=np.int8)
         for start in range(0, values.size, rows):
             block = values[start : start + rows]
@@ -121,7 +140,9 @@ class UnaryEncoding(PureFrequencyOracle):
 
     def aggregate(self, reports) -> np.ndarray:
         """C(i): how many reported vectors have bit i set (length d; [grr_vs_oue] Algorithm 4, line 7)."""
-        bits = check_binary_array("reports", check_ndim("reports", reports, 2, last=self.d, what="(users × d bits)"))
+        bits = check_binary_array(
+            "reports", check_ndim("reports", reports, 2, last=self.d, what="(users × d bits)")
+        )
         return bits.sum(axis=0, dtype=np.int64)
 
 

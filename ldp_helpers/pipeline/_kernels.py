@@ -7,6 +7,7 @@ logs ``[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel.`` on the runner
 request stops an idle kernel, and jupyter_client still terminates, then kills, one that does not stop in
 time.  A cell that hangs is interrupted by nbclient's own timeout handling, which this does not touch.
 """
+
 from __future__ import annotations
 
 from jupyter_client import AsyncKernelManager

@@ -14,7 +14,6 @@ import math
 import re
 from dataclasses import dataclass
 from numbers import Real
-from pathlib import Path
 
 import numpy as np
 
@@ -22,15 +21,32 @@ from ldp_helpers._files import check_regular_file
 from ldp_helpers._validation import fail_type
 from ldp_helpers.pipeline.decisions import SEVERITIES, VERDICTS, Decision
 
-COLUMNS = ("id", "claim", "source", "paper_value", "our_value", "verdict", "severity", "tolerance", "depends_on", "decision",
-           "stability")
+COLUMNS = (
+    "id",
+    "claim",
+    "source",
+    "paper_value",
+    "our_value",
+    "verdict",
+    "severity",
+    "tolerance",
+    "depends_on",
+    "decision",
+    "stability",
+)
 MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
 #: the ``stability`` column (``reproduce`` re-runs a notebook under other seeds): the decision identical under every
 #: seed; its value moved but not its verdict (N counts every seed, the published one too); or the verdict flipped
-STABILITY_FORMS = ("deterministic", "stable over N seeds", "fragile: <verdict> under seed S[, S2][; <verdict> under seed ...]")
+STABILITY_FORMS = (
+    "deterministic",
+    "stable over N seeds",
+    "fragile: <verdict> under seed S[, S2][; <verdict> under seed ...]",
+)
 _VERDICT = "|".join(map(re.escape, VERDICTS))
 _FRAGILE_PART = rf"(?:{_VERDICT}) under seed -?\d+(?:, -?\d+)*"
-_STABILITY = re.compile(rf"^(?:|deterministic|stable over [1-9]\d* seeds|fragile: {_FRAGILE_PART}(?:; {_FRAGILE_PART})*)$")
+_STABILITY = re.compile(
+    rf"^(?:|deterministic|stable over [1-9]\d* seeds|fragile: {_FRAGILE_PART}(?:; {_FRAGILE_PART})*)$"
+)
 
 
 def format_value(value) -> str:
@@ -73,18 +89,28 @@ class Claim:
         if not self.id or not self.claim or not self.source:
             raise ValueError("id, claim and source must be non-empty text")
         if (self.verdict == "paper error") != bool(self.severity):
-            raise ValueError(f"{self.id}: a severity is given iff the verdict is 'paper error' (got {self.verdict!r}, {self.severity!r})")
+            raise ValueError(
+                f"{self.id}: a severity is given iff the verdict is 'paper error' (got {self.verdict!r}, {self.severity!r})"
+            )
         if self.severity and self.severity not in SEVERITIES:
-            raise ValueError(f"{self.id}: severity must be one of {SEVERITIES}; got {self.severity!r}")
+            raise ValueError(
+                f"{self.id}: severity must be one of {SEVERITIES}; got {self.severity!r}"
+            )
         d = Decision.parse(self.decision)
         if d.verdict != self.verdict and not (d.op == "text"):
-            raise ValueError(f"{self.id}: verdict {self.verdict!r} is not what its decision gives ({d.verdict!r})")
+            raise ValueError(
+                f"{self.id}: verdict {self.verdict!r} is not what its decision gives ({d.verdict!r})"
+            )
         if d.op in ("close", "far") and not self.tolerance:
             raise ValueError(f"{self.id}: a numeric comparison states its tolerance")
         if not isinstance(self.stability, str) or not _STABILITY.match(self.stability):
-            raise ValueError(f"{self.id}: stability must be empty or one of {STABILITY_FORMS}; got {self.stability!r:.80}")
+            raise ValueError(
+                f"{self.id}: stability must be empty or one of {STABILITY_FORMS}; got {self.stability!r:.80}"
+            )
         if self.verdict in self.stability:
-            raise ValueError(f"{self.id}: a fragile row names the other verdicts it takes, not its own ({self.verdict!r})")
+            raise ValueError(
+                f"{self.id}: a fragile row names the other verdicts it takes, not its own ({self.verdict!r})"
+            )
 
     @property
     def fragile(self) -> bool:
@@ -105,8 +131,10 @@ class Claim:
         verdict = f"{self.verdict} ({self.severity})" if self.severity else self.verdict
         tolerance = f" [{self.tolerance}]" if self.tolerance else ""
         stability = f" ({self.stability})" if self.stability else ""
-        return (f"claim {self.id} — {verdict}: {self.claim} — paper: {self.paper_value}; ours: {self.our_value}{tolerance}"
-                f"{stability}")
+        return (
+            f"claim {self.id} — {verdict}: {self.claim} — paper: {self.paper_value}; ours: {self.our_value}{tolerance}"
+            f"{stability}"
+        )
 
     def _ipython_display_(self) -> None:
         """A cell ending in a claim shows its one-row table (and the summary line as text), never the dataclass repr."""
@@ -118,11 +146,13 @@ class Claim:
 def stability_mark(stability: str) -> str:
     """The compact form of a ``stability`` cell for rendered tables: ``det.``, ``stable ×N``, ``**fragile**: …``."""
     if not isinstance(stability, str) or not _STABILITY.match(stability):
-        raise ValueError(f"stability must be empty or one of {STABILITY_FORMS}; got {stability!r:.80}")
+        raise ValueError(
+            f"stability must be empty or one of {STABILITY_FORMS}; got {stability!r:.80}"
+        )
     if stability.startswith("stable over "):
         return f"stable ×{stability.split()[2]}"
     if stability.startswith("fragile: "):
-        return "**fragile**: " + stability[len("fragile: "):].replace(" under seed ", " @ ")
+        return "**fragile**: " + stability[len("fragile: ") :].replace(" under seed ", " @ ")
     return {"deterministic": "det.", "": ""}[stability]
 
 
@@ -130,11 +160,23 @@ def markdown_table(rows) -> str:
     """Claims as a Markdown table (verdicts other than reproduced in bold); a ``stability`` column when the rows have one."""
     rows = list(rows)
     with_stability = any(r.stability for r in rows)
-    head = "| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |" + (" stability |" if with_stability else "")
+    head = (
+        "| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |"
+        + (" stability |" if with_stability else "")
+    )
     lines = [head, "|---" * head.count(" |") + "|"]
     for r in rows:
-        cells = [r.id, r.claim, r.source, r.paper_value, r.our_value, r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
-                 r.severity, r.tolerance, r.depends_on] + ([stability_mark(r.stability)] if with_stability else [])
+        cells = [
+            r.id,
+            r.claim,
+            r.source,
+            r.paper_value,
+            r.our_value,
+            r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
+            r.severity,
+            r.tolerance,
+            r.depends_on,
+        ] + ([stability_mark(r.stability)] if with_stability else [])
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 
@@ -159,7 +201,9 @@ def read_claims_csv(path) -> list[Claim]:
     unterminated quote, an invalid row (verdict, severity, decision), a duplicate id or a
     ``depends_on`` naming no row.
     """
-    path = check_regular_file("path", path, max_bytes=10 * MAX_CSV_BYTES)  # a FIFO or device would block
+    path = check_regular_file(
+        "path", path, max_bytes=10 * MAX_CSV_BYTES
+    )  # a FIFO or device would block
     with path.open("rb") as fh:
         raw = fh.read(MAX_CSV_BYTES + 1)
     if len(raw) > MAX_CSV_BYTES:

@@ -41,7 +41,18 @@ from ldp_helpers.pipeline.decisions import SEVERITIES
 
 CLAIMS_DIR = paths.NOTEBOOKS_DIR / "claims"
 MAX_SPEC_BYTES = 500_000
-FIELDS = ("id", "claim", "source", "paper", "ours", "tolerance", "severity", "depends_on", "atol", "rtol")
+FIELDS = (
+    "id",
+    "claim",
+    "source",
+    "paper",
+    "ours",
+    "tolerance",
+    "severity",
+    "depends_on",
+    "atol",
+    "rtol",
+)
 REQUIRED = ("id", "claim", "source", "paper")
 _TEXT = ("id", "claim", "source", "ours", "tolerance", "severity", "depends_on")
 _KEY = re.compile(r"^[a-z][a-z0-9_.]*$")
@@ -81,12 +92,16 @@ def fill(text, values: dict, *, where: str) -> str:
     def one(match):
         name, spec = match.group(1), match.group(2) or ""
         if name not in values:
-            raise ValueError(f"values must give every placeholder of {where}: the text names {{{{{name}}}}}, "
-                             f"which the call does not give (given: {', '.join(sorted(values)) or 'nothing'})")
+            raise ValueError(
+                f"values must give every placeholder of {where}: the text names {{{{{name}}}}}, "
+                f"which the call does not give (given: {', '.join(sorted(values)) or 'nothing'})"
+            )
         try:
             return format(values[name], spec)
         except (TypeError, ValueError) as err:
-            raise ValueError(f"values[{name!r}] must format with {spec!r} in {where}; got {values[name]!r:.80} ({err})") from None
+            raise ValueError(
+                f"values[{name!r}] must format with {spec!r} in {where}; got {values[name]!r:.80} ({err})"
+            ) from None
 
     return _PLACEHOLDER.sub(one, text)
 
@@ -114,7 +129,9 @@ def parse_claim_texts(path) -> dict[str, ClaimText]:
     """Read and check a claims file, all or nothing (ValueError naming the file and the entry)."""
     import yaml
 
-    path = check_regular_file("path", path, max_bytes=10 * MAX_SPEC_BYTES)  # a FIFO or device would block
+    path = check_regular_file(
+        "path", path, max_bytes=10 * MAX_SPEC_BYTES
+    )  # a FIFO or device would block
     with path.open("rb") as fh:
         raw = fh.read(MAX_SPEC_BYTES + 1)
     if len(raw) > MAX_SPEC_BYTES:
@@ -129,29 +146,47 @@ def parse_claim_texts(path) -> dict[str, ClaimText]:
     for key, entry in data.items():
         where = f"{path}: claim {key!r}"
         if not isinstance(key, str) or not _KEY.match(key):
-            raise ValueError(f"{where}: a claim name is lower-case letters, digits, '_' and '.', starting with a letter")
+            raise ValueError(
+                f"{where}: a claim name is lower-case letters, digits, '_' and '.', starting with a letter"
+            )
         if not isinstance(entry, dict):
             raise ValueError(f"{where}: must be a mapping of {', '.join(FIELDS)}")
         unknown = sorted(set(map(str, entry)) - set(FIELDS))
         missing = [f for f in REQUIRED if f not in entry]
         if unknown or missing:
-            raise ValueError(f"{where}: unknown fields {unknown} / missing fields {missing} (fields: {', '.join(FIELDS)})")
+            raise ValueError(
+                f"{where}: unknown fields {unknown} / missing fields {missing} (fields: {', '.join(FIELDS)})"
+            )
         for field in _TEXT:
             if field in entry and not (isinstance(entry[field], str) and entry[field].strip()):
-                raise ValueError(f"{where}: {field} must be non-empty text; got {entry[field]!r:.80}")
+                raise ValueError(
+                    f"{where}: {field} must be non-empty text; got {entry[field]!r:.80}"
+                )
         paper = entry["paper"]
-        if isinstance(paper, bool) or not isinstance(paper, (str, Real)) or (isinstance(paper, Real) and not math.isfinite(paper)):
+        if (
+            isinstance(paper, bool)
+            or not isinstance(paper, (str, Real))
+            or (isinstance(paper, Real) and not math.isfinite(paper))
+        ):
             raise ValueError(f"{where}: paper must be text or a finite number; got {paper!r:.80}")
         for field in ("atol", "rtol"):
             v = entry.get(field)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v) or v < 0):
-                raise ValueError(f"{where}: {field} must be a finite number >= 0 (YAML needs 5.0e-4, not 5e-4); got {v!r:.80}")
+            if v is not None and (
+                isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v) or v < 0
+            ):
+                raise ValueError(
+                    f"{where}: {field} must be a finite number >= 0 (YAML needs 5.0e-4, not 5e-4); got {v!r:.80}"
+                )
         if not _ID.match(entry["id"]) or entry["id"] in ids:
             raise ValueError(f"{where}: id must be unique and look like NN-xx; got {entry['id']!r}")
         if entry.get("severity") and entry["severity"] not in SEVERITIES:
-            raise ValueError(f"{where}: severity must be one of {SEVERITIES}; got {entry['severity']!r}")
+            raise ValueError(
+                f"{where}: severity must be one of {SEVERITIES}; got {entry['severity']!r}"
+            )
         if entry.get("depends_on") and entry["depends_on"] not in ids:
-            raise ValueError(f"{where}: depends_on={entry['depends_on']!r} names no earlier entry's id")
+            raise ValueError(
+                f"{where}: depends_on={entry['depends_on']!r} names no earlier entry's id"
+            )
         ids.add(entry["id"])
         texts[key] = ClaimText(key=key, **entry)
     return texts

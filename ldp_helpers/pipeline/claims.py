@@ -19,15 +19,36 @@ from pathlib import Path
 
 from ldp_helpers._validation import check_bool, check_real
 from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.claim_rows import (COLUMNS, MAX_CSV_BYTES, Claim, claims_csv, format_value,  # noqa: F401
-                                            markdown_table, read_claims_csv)
+from ldp_helpers.pipeline.claim_rows import (
+    COLUMNS,
+    MAX_CSV_BYTES,
+    Claim,
+    claims_csv,
+    format_value,
+    markdown_table,
+    read_claims_csv,
+)
 from ldp_helpers.pipeline.claim_texts import ClaimText, load_claim_texts, spec_path
-from ldp_helpers.pipeline.decisions import (OPS, SEVERITIES, VERDICTS, Decision, by_text, close, far, ge, gt, le,  # noqa: F401
-                                           lt)
+from ldp_helpers.pipeline.decisions import (
+    OPS,
+    SEVERITIES,
+    VERDICTS,
+    Decision,
+    by_text,
+    close,
+    far,
+    ge,
+    gt,
+    le,
+    lt,
+)
+
 
 def _tolerance(rtol, atol, paper_value) -> float:
     """``atol + rtol·|paper_value|``, each tolerance a finite number ≥ 0 (named when it is not)."""
-    rtol, atol = (check_real(n, v, low=0.0, low_open=False) for n, v in (("rtol", rtol), ("atol", atol)))
+    rtol, atol = (
+        check_real(n, v, low=0.0, low_open=False) for n, v in (("rtol", rtol), ("atol", atol))
+    )
     return atol + rtol * abs(float(paper_value))
 
 
@@ -48,15 +69,32 @@ class ClaimsTable:
         #: the words of the rows: from ``notebooks/claims/<notebook>.yaml`` (``texts="file"``, when it exists), given
         #: (a dict of :class:`ClaimText`), or None: the long form, words in the calls
         if isinstance(texts, str) and texts != "file":
-            raise ValueError(f"texts must be 'file', None or a dict of ClaimText; got {texts!r:.80}")
+            raise ValueError(
+                f"texts must be 'file', None or a dict of ClaimText; got {texts!r:.80}"
+            )
         self.texts = load_claim_texts(notebook) if texts == "file" else texts
-        if self.texts is not None and not (isinstance(self.texts, dict)
-                                           and all(isinstance(v, ClaimText) for v in self.texts.values())):
-            raise TypeError(f"texts must be 'file', None or a dict of ClaimText; got {type(self.texts).__name__}")
+        if self.texts is not None and not (
+            isinstance(self.texts, dict)
+            and all(isinstance(v, ClaimText) for v in self.texts.values())
+        ):
+            raise TypeError(
+                f"texts must be 'file', None or a dict of ClaimText; got {type(self.texts).__name__}"
+            )
         self._recorded: dict[str, int] = {}  # claim name -> index in rows
 
-    def _add(self, claim, source, paper_value, our_value, decision: Decision, *, id=None, severity="", tolerance="",
-             depends_on="") -> Claim:
+    def _add(
+        self,
+        claim,
+        source,
+        paper_value,
+        our_value,
+        decision: Decision,
+        *,
+        id=None,
+        severity="",
+        tolerance="",
+        depends_on="",
+    ) -> Claim:
         rid = str(id) if id is not None else f"{self.notebook[:2]}-{len(self.rows) + 1:02d}"
         if any(r.id == rid for r in self.rows):
             raise ValueError(f"duplicate claim id {rid!r}")
@@ -67,8 +105,18 @@ class ClaimsTable:
             tolerance = "exact" if decision.tol == 0 else f"±{format_value(decision.tol)}"
         if decision.op in ("le", "lt", "ge", "gt") and not tolerance:
             tolerance = f"bound {format_value(decision.reference)}"
-        row = Claim(rid, str(claim), str(source), format_value(paper_value), format_value(our_value), verdict,
-                    severity if verdict == "paper error" else "", tolerance, depends_on, str(decision))
+        row = Claim(
+            rid,
+            str(claim),
+            str(source),
+            format_value(paper_value),
+            format_value(our_value),
+            verdict,
+            severity if verdict == "paper error" else "",
+            tolerance,
+            depends_on,
+            str(decision),
+        )
         self.rows.append(row)
         self.decisions.append(decision)
         return row
@@ -79,8 +127,20 @@ class ClaimsTable:
             return ""
         return f"±{format_value(tol)} ({format_value(k)} SE; SE = {format_value(se)})"
 
-    def _check_long(self, claim, source, paper_value, our_value, *, rtol=0.0, atol=0.0, se=None, id=None, tolerance="",
-              depends_on="") -> Claim:
+    def _check_long(
+        self,
+        claim,
+        source,
+        paper_value,
+        our_value,
+        *,
+        rtol=0.0,
+        atol=0.0,
+        se=None,
+        id=None,
+        tolerance="",
+        depends_on="",
+    ) -> Claim:
         """A numeric claim: reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|``.
 
         ``se`` is the Monte-Carlo standard error of ``our_value`` when it is simulated: it is
@@ -93,22 +153,63 @@ class ClaimsTable:
             if not (isinstance(se, Real) and math.isfinite(se) and se >= 0):
                 raise ValueError(f"se={se!r}: a standard error must be a finite number ≥ 0")
             if tol < 2 * se:
-                raise ValueError(f"tolerance {tol:g} is below 2 SE (se={se:g}) for {claim!r}: the verdict would be noise; "
-                                 "widen it or run more draws")
+                raise ValueError(
+                    f"tolerance {tol:g} is below 2 SE (se={se:g}) for {claim!r}: the verdict would be noise; "
+                    "widen it or run more draws"
+                )
         if tolerance and se is not None:
             tolerance = f"{tolerance}; MC SE = {format_value(se)}"
         tolerance = tolerance or self._tol_text(tol, se, tol / se if se else 0)
-        return self._add(claim, source, paper_value, our_value, close(our_value, paper_value, tol), id=id,
-                         tolerance=tolerance, depends_on=depends_on)
+        return self._add(
+            claim,
+            source,
+            paper_value,
+            our_value,
+            close(our_value, paper_value, tol),
+            id=id,
+            tolerance=tolerance,
+            depends_on=depends_on,
+        )
 
-    def _check_statement_long(self, claim, source, paper_says, decision: Decision, our_finding, *, id=None, tolerance="",
-                        depends_on="") -> Claim:
+    def _check_statement_long(
+        self,
+        claim,
+        source,
+        paper_says,
+        decision: Decision,
+        our_finding,
+        *,
+        id=None,
+        tolerance="",
+        depends_on="",
+    ) -> Claim:
         """A qualitative claim decided by ``decision`` (:func:`lt`, :func:`close`, … or :func:`by_text`)."""
         decision = _as_decision(decision, "reproduced", "differs")
-        return self._add(claim, source, paper_says, our_finding, decision, id=id, tolerance=tolerance, depends_on=depends_on)
+        return self._add(
+            claim,
+            source,
+            paper_says,
+            our_finding,
+            decision,
+            id=id,
+            tolerance=tolerance,
+            depends_on=depends_on,
+        )
 
-    def _erratum_long(self, claim, source, paper_value, our_value, *, severity, rtol=0.0, atol=0.0, id=None, tolerance="",
-                depends_on="") -> Claim:
+    def _erratum_long(
+        self,
+        claim,
+        source,
+        paper_value,
+        our_value,
+        *,
+        severity,
+        rtol=0.0,
+        atol=0.0,
+        id=None,
+        tolerance="",
+        depends_on="",
+    ) -> Claim:
         """A value the paper prints wrongly: paper error iff ``|ours − paper| > atol + rtol·|paper|`` (else reproduced).
 
         Text values are compared as strings (``Decision.text``); equal text raises ValueError.
@@ -119,22 +220,75 @@ class ClaimsTable:
         elif format_value(paper_value) == format_value(our_value):
             raise ValueError(f"not an erratum: paper value {paper_value!r} equals ours")
         else:
-            d = Decision("text", how="the printed text differs from the computed one", if_true="paper error", if_false="paper error")
-        return self._add(claim, source, paper_value, our_value, d, id=id, severity=severity, tolerance=tolerance,
-                         depends_on=depends_on)
+            d = Decision(
+                "text",
+                how="the printed text differs from the computed one",
+                if_true="paper error",
+                if_false="paper error",
+            )
+        return self._add(
+            claim,
+            source,
+            paper_value,
+            our_value,
+            d,
+            id=id,
+            severity=severity,
+            tolerance=tolerance,
+            depends_on=depends_on,
+        )
 
-    def _erratum_if_long(self, decision: Decision, claim, source, paper_value, our_value, *, severity, id=None, tolerance="",
-                   depends_on="") -> Claim:
+    def _erratum_if_long(
+        self,
+        decision: Decision,
+        claim,
+        source,
+        paper_value,
+        our_value,
+        *,
+        severity,
+        id=None,
+        tolerance="",
+        depends_on="",
+    ) -> Claim:
         """A suspected erratum: ``paper error`` iff ``decision`` holds, else reproduced."""
         d = _as_decision(decision, "paper error", "reproduced")
-        return self._add(claim, source, paper_value, our_value, d, id=id, severity=severity, tolerance=tolerance,
-                         depends_on=depends_on)
+        return self._add(
+            claim,
+            source,
+            paper_value,
+            our_value,
+            d,
+            id=id,
+            severity=severity,
+            tolerance=tolerance,
+            depends_on=depends_on,
+        )
 
-    def _ambiguous_if_long(self, decision: Decision, claim, source, paper_value, our_value, *, id=None, tolerance="",
-                     depends_on="") -> Claim:
+    def _ambiguous_if_long(
+        self,
+        decision: Decision,
+        claim,
+        source,
+        paper_value,
+        our_value,
+        *,
+        id=None,
+        tolerance="",
+        depends_on="",
+    ) -> Claim:
         """Garbled or underspecified text: ``ambiguous`` iff the readings' results differ (``decision`` holds)."""
         d = _as_decision(decision, "ambiguous", "reproduced")
-        return self._add(claim, source, paper_value, our_value, d, id=id, tolerance=tolerance, depends_on=depends_on)
+        return self._add(
+            claim,
+            source,
+            paper_value,
+            our_value,
+            d,
+            id=id,
+            tolerance=tolerance,
+            depends_on=depends_on,
+        )
 
     # -- the short form: words in notebooks/claims/<notebook>.yaml, one call beside the evidence --------------------
 
@@ -178,20 +332,26 @@ class ClaimsTable:
     def check_statement(self, *args, **kwargs) -> Claim:
         """The long form of :meth:`statement` (words in the call), for a table without a claims file."""
         if self.texts is not None:
-            raise TypeError(f"{self.notebook} keeps its words in {spec_path(self.notebook).name}: use claims.statement(name, decision)")
+            raise TypeError(
+                f"{self.notebook} keeps its words in {spec_path(self.notebook).name}: use claims.statement(name, decision)"
+            )
         return self._check_statement_long(*args, **kwargs)
 
     def _entry(self, name) -> ClaimText:
         if self.texts is None:
             raise ValueError(f"{self.notebook} has no claims file {spec_path(self.notebook)}")
         if not isinstance(name, str) or name not in self.texts:
-            raise ValueError(f"name must be a claim of {spec_path(self.notebook).name}; got {name!r:.80} "
-                             f"(its claims: {', '.join(self.texts)})")
+            raise ValueError(
+                f"name must be a claim of {spec_path(self.notebook).name}; got {name!r:.80} "
+                f"(its claims: {', '.join(self.texts)})"
+            )
         if name in self._recorded:
             raise ValueError(f"claim {name!r} is recorded twice")
         return self.texts[name]
 
-    def _short(self, kind, name, evidence=None, *, paper=None, atol=None, rtol=None, se=None, **values) -> Claim:
+    def _short(
+        self, kind, name, evidence=None, *, paper=None, atol=None, rtol=None, se=None, **values
+    ) -> Claim:
         entry = self._entry(name)
         if kind != "check" and se is not None:
             raise TypeError(f"se= belongs to a numeric check; claim {name!r} is {kind}")
@@ -200,31 +360,78 @@ class ClaimsTable:
         atol = (entry.atol or 0.0) if atol is None else atol
         rtol = (entry.rtol or 0.0) if rtol is None else rtol
         if kind in ("check", "erratum"):
-            values = {"ours": evidence, "paper": paper, "atol": atol, "rtol": rtol, "se": se, **values}
-        words = {field: entry.fill(field, values) for field in ("claim", "source", "ours", "tolerance")}
+            values = {
+                "ours": evidence,
+                "paper": paper,
+                "atol": atol,
+                "rtol": rtol,
+                "se": se,
+                **values,
+            }
+        words = {
+            field: entry.fill(field, values) for field in ("claim", "source", "ours", "tolerance")
+        }
         paper = entry.fill("paper", values) if isinstance(paper, str) else paper
         common = dict(id=entry.id, tolerance=words["tolerance"], depends_on="")
         if kind == "check":
             if isinstance(paper, str):
-                raise ValueError(f"claim {name!r}: a numeric check needs a numeric paper value; got {paper!r}")
-            row = self._check_long(words["claim"], words["source"], paper, evidence, rtol=rtol, atol=atol, se=se, **common)
+                raise ValueError(
+                    f"claim {name!r}: a numeric check needs a numeric paper value; got {paper!r}"
+                )
+            row = self._check_long(
+                words["claim"],
+                words["source"],
+                paper,
+                evidence,
+                rtol=rtol,
+                atol=atol,
+                se=se,
+                **common,
+            )
         elif kind == "erratum":
             ours = words["ours"] if evidence is None else evidence
-            row = self._erratum_long(words["claim"], words["source"], paper, ours, severity=entry.severity, rtol=rtol,
-                                     atol=atol, **common)
+            row = self._erratum_long(
+                words["claim"],
+                words["source"],
+                paper,
+                ours,
+                severity=entry.severity,
+                rtol=rtol,
+                atol=atol,
+                **common,
+            )
         else:
             if not entry.ours:
-                raise ValueError(f"claim {name!r}: a {kind} row states our finding: add 'ours' to its entry")
-            method = {"statement": self._check_statement_long, "erratum_if": self._erratum_if_long,
-                      "ambiguous_if": self._ambiguous_if_long}[kind]
+                raise ValueError(
+                    f"claim {name!r}: a {kind} row states our finding: add 'ours' to its entry"
+                )
+            method = {
+                "statement": self._check_statement_long,
+                "erratum_if": self._erratum_if_long,
+                "ambiguous_if": self._ambiguous_if_long,
+            }[kind]
             if kind == "statement":
-                row = method(words["claim"], words["source"], paper, evidence, words["ours"], **common)
+                row = method(
+                    words["claim"], words["source"], paper, evidence, words["ours"], **common
+                )
             elif kind == "erratum_if":
-                row = method(evidence, words["claim"], words["source"], paper, words["ours"], severity=entry.severity, **common)
+                row = method(
+                    evidence,
+                    words["claim"],
+                    words["source"],
+                    paper,
+                    words["ours"],
+                    severity=entry.severity,
+                    **common,
+                )
             else:
-                row = method(evidence, words["claim"], words["source"], paper, words["ours"], **common)
+                row = method(
+                    evidence, words["claim"], words["source"], paper, words["ours"], **common
+                )
         if kind in ("erratum", "erratum_if") and not entry.severity:
-            raise ValueError(f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})")
+            raise ValueError(
+                f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})"
+            )
         # the entry's depends_on was checked against the file; rows follow the file's order, not the calls'
         row = replace(row, depends_on=entry.depends_on or "")
         self.rows[-1] = row
@@ -232,13 +439,18 @@ class ClaimsTable:
         order = {key: i for i, key in enumerate(self.texts)}
         names = {index: key for key, index in self._recorded.items()}
         ranked = sorted(range(len(self.rows)), key=lambda i: order[names[i]])
-        self.rows, self.decisions = [self.rows[i] for i in ranked], [self.decisions[i] for i in ranked]
+        self.rows, self.decisions = (
+            [self.rows[i] for i in ranked],
+            [self.decisions[i] for i in ranked],
+        )
         self._recorded = {names[i]: j for j, i in enumerate(ranked)}
         return row
 
     def missing(self) -> list[str]:
         """The claims of the claims file not recorded yet (a finished notebook has none)."""
-        return [] if self.texts is None else [key for key in self.texts if key not in self._recorded]
+        return (
+            [] if self.texts is None else [key for key in self.texts if key not in self._recorded]
+        )
 
     def counts(self) -> dict[str, int]:
         """Number of claims per verdict."""
@@ -246,7 +458,9 @@ class ClaimsTable:
 
     def severity_counts(self) -> dict[str, int]:
         """Independent paper errors (``depends_on`` empty) per severity."""
-        return {s: sum(r.independent_error and r.severity == s for r in self.rows) for s in SEVERITIES}
+        return {
+            s: sum(r.independent_error and r.severity == s for r in self.rows) for s in SEVERITIES
+        }
 
     def to_csv(self) -> str:
         """The rows as ``claims.csv`` text (``stability`` empty: ``reproduce`` fills it after its reseeded runs)."""
@@ -258,7 +472,9 @@ class ClaimsTable:
         if not self.rows:
             raise ValueError("the claims table is empty")
         if self.missing():
-            raise ValueError(f"{self.notebook}: claims of {spec_path(self.notebook).name} never recorded: {', '.join(self.missing())}")
+            raise ValueError(
+                f"{self.notebook}: claims of {spec_path(self.notebook).name} never recorded: {', '.join(self.missing())}"
+            )
         path = paths.FIGURES_DIR / self.notebook / "claims.csv"
         if write:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -271,10 +487,36 @@ class ClaimsTable:
         return f"{len(self.rows)} claims: {summary}; independent paper errors by severity: {sev}"
 
     def __str__(self) -> str:
-        header = ("id", "claim", "source", "paper", "ours", "verdict", "severity", "tolerance", "depends on")
-        body = [(r.id, r.claim, r.source, r.paper_value, r.our_value, r.verdict, r.severity, r.tolerance, r.depends_on) for r in self.rows]
+        header = (
+            "id",
+            "claim",
+            "source",
+            "paper",
+            "ours",
+            "verdict",
+            "severity",
+            "tolerance",
+            "depends on",
+        )
+        body = [
+            (
+                r.id,
+                r.claim,
+                r.source,
+                r.paper_value,
+                r.our_value,
+                r.verdict,
+                r.severity,
+                r.tolerance,
+                r.depends_on,
+            )
+            for r in self.rows
+        ]
         widths = [max(len(row[j]) for row in [header, *body]) for j in range(len(header))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *body]]
+        lines = [
+            "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+            for row in [header, *body]
+        ]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines) + "\n\n" + self._summary()
 
@@ -288,7 +530,9 @@ class ClaimsTable:
 
 def _as_decision(decision, if_true, if_false) -> Decision:
     if not isinstance(decision, Decision):
-        raise TypeError(f"decision must be a Decision (lt(a, b), close(x, r, tol), by_text('how'), …); got {type(decision).__name__}")
+        raise TypeError(
+            f"decision must be a Decision (lt(a, b), close(x, r, tol), by_text('how'), …); got {type(decision).__name__}"
+        )
     if decision.op == "text":
         return replace(decision, if_true=if_true, if_false=if_true)
     return replace(decision, if_true=if_true, if_false=if_false)

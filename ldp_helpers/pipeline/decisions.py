@@ -58,18 +58,31 @@ class Decision:
         for name in ("value", "reference", "tol"):
             raw = getattr(self, name)
             if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, Real):
-                raise TypeError(f"{name} must be a real number; got {raw!r:.80} of type {type(raw).__name__}")
+                raise TypeError(
+                    f"{name} must be a real number; got {raw!r:.80} of type {type(raw).__name__}"
+                )
             x = float(raw)
             if not math.isfinite(x) or (name == "tol" and x < 0):
-                allowed = "a finite number >= 0" if name == "tol" else "a finite number (a comparison with inf cannot be re-decided)"
+                allowed = (
+                    "a finite number >= 0"
+                    if name == "tol"
+                    else "a finite number (a comparison with inf cannot be re-decided)"
+                )
                 raise ValueError(f"{name} must be {allowed}; got {x!r}")
             object.__setattr__(self, name, x)
 
     @property
     def holds(self) -> bool:
         v, r, t = self.value, self.reference, self.tol
-        return {"close": lambda: abs(v - r) <= t, "far": lambda: abs(v - r) > t, "le": lambda: v <= r,
-                "lt": lambda: v < r, "ge": lambda: v >= r, "gt": lambda: v > r, "text": lambda: True}[self.op]()
+        return {
+            "close": lambda: abs(v - r) <= t,
+            "far": lambda: abs(v - r) > t,
+            "le": lambda: v <= r,
+            "lt": lambda: v < r,
+            "ge": lambda: v >= r,
+            "gt": lambda: v > r,
+            "text": lambda: True,
+        }[self.op]()
 
     @property
     def verdict(self) -> str:
@@ -83,13 +96,24 @@ class Decision:
         if self.op in ("close", "far"):
             inside = abs(self.value - r) <= self.tol
             return replace(self, value=r + 2 * self.tol + tiny if inside else r)
-        return replace(self, value=2 * r - self.value if self.value != r else r + (tiny if self.op in ("le", "gt") else -tiny))
+        return replace(
+            self,
+            value=2 * r - self.value
+            if self.value != r
+            else r + (tiny if self.op in ("le", "gt") else -tiny),
+        )
 
     def __str__(self) -> str:
         outcome = f"{_ARROW}{self.if_true}{_BAR}{self.if_false}"
         if self.op == "text":
             return f"text({self.how}){_ARROW}{self.if_true}"
-        shown = replace(self, **{name: float(f"{getattr(self, name):.{DECISION_DIGITS}g}") for name in ("value", "reference", "tol")})
+        shown = replace(
+            self,
+            **{
+                name: float(f"{getattr(self, name):.{DECISION_DIGITS}g}")
+                for name in ("value", "reference", "tol")
+            },
+        )
         if shown.holds != self.holds:  # within 1e-12 of the bound: the full digits decide
             shown = self
         return f"{self.op}({shown.value!r}, {shown.reference!r}, {shown.tol!r}){outcome}"
@@ -123,7 +147,10 @@ def far(value, reference, tol) -> Decision:
 def _order(op, value, bound) -> Decision:
     try:
         return Decision(op, value, bound)
-    except (TypeError, ValueError) as err:  # name the constructor's parameter: the bound is Decision's reference
+    except (
+        TypeError,
+        ValueError,
+    ) as err:  # name the constructor's parameter: the bound is Decision's reference
         raise type(err)(str(err).replace("reference", "bound", 1)) from None
 
 

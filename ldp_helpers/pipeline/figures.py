@@ -59,7 +59,10 @@ def _round_plotted_coordinates(fig) -> None:
     for ax in fig.get_axes():
         for artist in ax.get_children():
             if isinstance(artist, Line2D):
-                artist.set_data(round_to_bits(artist.get_xdata(orig=True)), round_to_bits(artist.get_ydata(orig=True)))
+                artist.set_data(
+                    round_to_bits(artist.get_xdata(orig=True)),
+                    round_to_bits(artist.get_ydata(orig=True)),
+                )
             elif isinstance(artist, Rectangle) and artist is not ax.patch:
                 bounds = [artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height()]
                 artist.set_bounds(*round_to_bits(np.array(bounds, dtype=float)))

@@ -11,7 +11,11 @@ from ldp_helpers._paths import BUILD_DIR, DATA_DIR, NOTEBOOKS_DIR, REPO_ROOT, SH
 PROFILES_DIR = NOTEBOOKS_DIR / "profiles"
 # A run under ``reproduce`` points LDP_FIGURES_DIR at a staging folder: a notebook's outputs reach
 # figures/ only when the whole notebook succeeded (reproduce moves them), never half-written.
-FIGURES_DIR = Path(os.environ["LDP_FIGURES_DIR"]) if os.environ.get("LDP_FIGURES_DIR") else REPO_ROOT / "figures"
+FIGURES_DIR = (
+    Path(os.environ["LDP_FIGURES_DIR"])
+    if os.environ.get("LDP_FIGURES_DIR")
+    else REPO_ROOT / "figures"
+)
 
 
 def published_figures_dir() -> Path:
@@ -36,5 +40,7 @@ def check_notebook_stem(notebook: str, name: str = "notebook") -> str:
     """Return ``notebook`` if it names a notebook of the collection, else raise ValueError."""
     valid = notebook_stems()
     if not isinstance(notebook, str) or notebook not in valid:
-        raise ValueError(f"unknown notebook {notebook!r}; valid names: {', '.join(valid) or '(none)'} ({name} must be one of them)")
+        raise ValueError(
+            f"unknown notebook {notebook!r}; valid names: {', '.join(valid) or '(none)'} ({name} must be one of them)"
+        )
     return notebook

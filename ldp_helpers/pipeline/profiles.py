@@ -43,7 +43,12 @@ def notebook_parameters(stem: str) -> dict:
 
     paths.check_notebook_stem(stem, "stem")
 
-    return {name: info["default"] for name, info in papermill.inspect_notebook(str(paths.NOTEBOOKS_DIR / f"{stem}.ipynb")).items()}
+    return {
+        name: info["default"]
+        for name, info in papermill.inspect_notebook(
+            str(paths.NOTEBOOKS_DIR / f"{stem}.ipynb")
+        ).items()
+    }
 
 
 def _kind(value) -> str:
@@ -73,30 +78,46 @@ def check_parameters(stem: str, parameters: dict, *, where: str = "parameters") 
     ``where`` names the source in messages (a profile file and notebook, or ``parameters``).
     """
     if not isinstance(parameters, dict):
-        raise TypeError(f"{where}: parameters must be a dict of parameter -> value; got {type(parameters).__name__}")
+        raise TypeError(
+            f"{where}: parameters must be a dict of parameter -> value; got {type(parameters).__name__}"
+        )
     declared = notebook_parameters(stem)
     checked = {}
     for name, value in parameters.items():
         if not isinstance(name, str) or name not in declared:
-            raise ValueError(f"{where}: {name!r:.80} is not a parameter of {stem}; its parameters are: {', '.join(declared)}")
+            raise ValueError(
+                f"{where}: {name!r:.80} is not a parameter of {stem}; its parameters are: {', '.join(declared)}"
+            )
         default = ast.literal_eval(declared[name])
         kind, expected = _kind(value), _kind(default)
-        allowed = {"int": {"int"}, "float": {"int", "float"}, "none": {"bool", "int", "float", "str", "list"}}.get(expected, {expected})
+        allowed = {
+            "int": {"int"},
+            "float": {"int", "float"},
+            "none": {"bool", "int", "float", "str", "list"},
+        }.get(expected, {expected})
         if kind not in allowed:
-            raise ValueError(f"{where}: parameters[{name!r}] must be {' or '.join(sorted(allowed))} like its default {declared[name]}; "
-                             f"got {value!r:.80} of type {type(value).__name__}")
+            raise ValueError(
+                f"{where}: parameters[{name!r}] must be {' or '.join(sorted(allowed))} like its default {declared[name]}; "
+                f"got {value!r:.80} of type {type(value).__name__}"
+            )
         items = list(value) if kind == "list" else [value]
         if kind == "list" and len(items) > MAX_PARAMETER_ITEMS:
-            raise ValueError(f"{where}: parameters[{name!r}] must hold at most {MAX_PARAMETER_ITEMS} items; got {len(items)}")
+            raise ValueError(
+                f"{where}: parameters[{name!r}] must hold at most {MAX_PARAMETER_ITEMS} items; got {len(items)}"
+            )
         for item in items:
             if _kind(item) not in ("bool", "int", "float", "str"):
-                raise ValueError(f"{where}: parameters[{name!r}] must hold numbers or text; got an item {item!r:.80} of "
-                                 f"type {type(item).__name__}")
+                raise ValueError(
+                    f"{where}: parameters[{name!r}] must hold numbers or text; got an item {item!r:.80} of "
+                    f"type {type(item).__name__}"
+                )
             if isinstance(item, float) and not math.isfinite(item):
                 raise ValueError(f"{where}: parameters[{name!r}] must be finite; got {item!r}")
             if isinstance(item, str) and len(item) > MAX_PARAMETER_TEXT:
-                raise ValueError(f"{where}: parameters[{name!r}] must be text of at most {MAX_PARAMETER_TEXT} characters; "
-                                 f"got {len(item)}")
+                raise ValueError(
+                    f"{where}: parameters[{name!r}] must be text of at most {MAX_PARAMETER_TEXT} characters; "
+                    f"got {len(item)}"
+                )
         checked[name] = list(value) if kind == "list" else value
     return checked
 
@@ -107,7 +128,9 @@ def parameters_source(parameters: dict) -> str:
     Each literal is ``repr(value)``, checked to evaluate back to the value (``ast.literal_eval``).
     """
     if not isinstance(parameters, dict):
-        raise TypeError(f"parameters must be a dict of parameter -> value; got {type(parameters).__name__}")
+        raise TypeError(
+            f"parameters must be a dict of parameter -> value; got {type(parameters).__name__}"
+        )
     lines = []
     for name, value in parameters.items():
         if not isinstance(name, str) or not name.isidentifier():
@@ -118,7 +141,9 @@ def parameters_source(parameters: dict) -> str:
         except (ValueError, SyntaxError):
             same = False
         if not same:
-            raise ValueError(f"parameters[{name!r}]={value!r:.80} is not a literal that evaluates back to itself")
+            raise ValueError(
+                f"parameters[{name!r}]={value!r:.80} is not a literal that evaluates back to itself"
+            )
         lines.append(f"{name} = {literal}")
     return "# Parameters (injected by ldp_helpers.pipeline.reproduce)\n" + "\n".join(lines) + "\n"
 
@@ -133,9 +158,15 @@ def robustness_seeds(name: str) -> list[int]:
     raw, lines = _read_yaml(path)
     seeds = raw.get(ROBUSTNESS_KEY, []) if isinstance(raw, dict) else []
     where = f"{path.name}:{lines.get(ROBUSTNESS_KEY, '?')}"
-    if not isinstance(seeds, list) or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds) \
-            or len(set(seeds)) != len(seeds) or len(seeds) > MAX_PARAMETER_ITEMS:
-        raise ValueError(f"{where}: {ROBUSTNESS_KEY} must be a list of distinct integers >= 0; got {seeds!r:.80}")
+    if (
+        not isinstance(seeds, list)
+        or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds)
+        or len(set(seeds)) != len(seeds)
+        or len(seeds) > MAX_PARAMETER_ITEMS
+    ):
+        raise ValueError(
+            f"{where}: {ROBUSTNESS_KEY} must be a list of distinct integers >= 0; got {seeds!r:.80}"
+        )
     return list(seeds)
 
 
@@ -154,15 +185,23 @@ def load_profile(name: str) -> dict[str, dict]:
         if stem == ROBUSTNESS_KEY:
             continue  # not a notebook: read by robustness_seeds()
         if stem not in stems:
-            raise ValueError(f"{path.name}: unknown notebook {stem!r}; valid names: {', '.join(stems)}")
+            raise ValueError(
+                f"{path.name}: unknown notebook {stem!r}; valid names: {', '.join(stems)}"
+            )
         params = params or {}
         if not isinstance(params, dict):
-            raise ValueError(f"{path.name}:{lines.get(stem, '?')}: the entry for {stem} must be a mapping of parameters")
+            raise ValueError(
+                f"{path.name}:{lines.get(stem, '?')}: the entry for {stem} must be a mapping of parameters"
+            )
         empty = [p for p, v in params.items() if v is None]
         if empty:
-            raise ValueError(f"{path.name}:{lines.get((stem, empty[0]), '?')}: parameter {empty[0]} of {stem} has no value "
-                             "(a truncated or garbled profile?)")
-        profile[stem] = check_parameters(stem, params, where=f"{path.name}:{lines.get(stem, '?')} ({stem})")
+            raise ValueError(
+                f"{path.name}:{lines.get((stem, empty[0]), '?')}: parameter {empty[0]} of {stem} has no value "
+                "(a truncated or garbled profile?)"
+            )
+        profile[stem] = check_parameters(
+            stem, params, where=f"{path.name}:{lines.get(stem, '?')} ({stem})"
+        )
     return profile
 
 
@@ -170,7 +209,9 @@ def profile_path(name: str) -> Path:
     """``notebooks/profiles/<name>.yaml`` for a profile that exists (no other path can be named)."""
     valid = profile_names()
     if not isinstance(name, str) or name not in valid:
-        raise ValueError(f"unknown profile {name!r}; valid profiles: {', '.join(valid)} (name must be one of them)")
+        raise ValueError(
+            f"unknown profile {name!r}; valid profiles: {', '.join(valid)} (name must be one of them)"
+        )
     return paths.PROFILES_DIR / f"{name}.yaml"
 
 
@@ -181,11 +222,15 @@ def _check_events(path: Path, text: str) -> None:
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         line = f"{path.name}:{event.start_mark.line + 1}"
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise ValueError(f"{line}: anchors and aliases (&name, *name) are not allowed in a profile")
+            raise ValueError(
+                f"{line}: anchors and aliases (&name, *name) are not allowed in a profile"
+            )
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_PROFILE_DEPTH:
-                raise ValueError(f"{line}: mappings and lists nested deeper than MAX_PROFILE_DEPTH = {MAX_PROFILE_DEPTH}")
+                raise ValueError(
+                    f"{line}: mappings and lists nested deeper than MAX_PROFILE_DEPTH = {MAX_PROFILE_DEPTH}"
+                )
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 
@@ -198,9 +243,13 @@ def _read_yaml(path: Path) -> tuple[object, dict]:
     """
     if path.stat().st_size > MAX_PROFILE_BYTES:
         raise ValueError(f"{path.name}: larger than {MAX_PROFILE_BYTES} bytes; not a profile")
-    text = read_text_file("profile", path, max_bytes=MAX_PROFILE_BYTES)  # regular file, decodable, or refused
+    text = read_text_file(
+        "profile", path, max_bytes=MAX_PROFILE_BYTES
+    )  # regular file, decodable, or refused
     if text and not text.endswith("\n"):
-        raise ValueError(f"{path.name}:{text.count(chr(10)) + 1}: the file ends mid-line (truncated?)")
+        raise ValueError(
+            f"{path.name}:{text.count(chr(10)) + 1}: the file ends mid-line (truncated?)"
+        )
     try:
         _check_events(path, text)  # before any node is built: no alias bomb, no recursion
         node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -208,7 +257,9 @@ def _read_yaml(path: Path) -> tuple[object, dict]:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
-        raise ValueError(f"{path.name}{where}: not valid YAML ({getattr(err, 'problem', None) or err})") from None
+        raise ValueError(
+            f"{path.name}{where}: not valid YAML ({getattr(err, 'problem', None) or err})"
+        ) from None
     lines = {}
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:

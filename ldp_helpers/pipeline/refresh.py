@@ -24,8 +24,8 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
-from ldp_helpers.pipeline import paths
 from ldp_helpers._validation import check_int
+from ldp_helpers.pipeline import paths
 from ldp_helpers.pipeline.reproduce import kernel_config
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -39,8 +39,12 @@ def _coalesce_streams(outputs: list) -> list:
     merged = []
     for output in outputs:
         previous = merged[-1] if merged else None
-        if (output.get("output_type") == "stream" and previous is not None
-                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
             previous["text"] = "".join(previous["text"]) + "".join(output["text"])
         else:
             merged.append(output)
@@ -50,8 +54,12 @@ def _coalesce_streams(outputs: list) -> list:
 def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Drop timings, ids, version strings and widget views, merge split stream chunks; keep outputs and execution counts."""
     if not isinstance(nb, nbformat.NotebookNode) or "cells" not in nb:
-        raise TypeError(f"nb must be an nbformat NotebookNode (nbformat.read(...)); got {type(nb).__name__}")
-    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
+        raise TypeError(
+            f"nb must be an nbformat NotebookNode (nbformat.read(...)); got {type(nb).__name__}"
+        )
+    nb.metadata = nbformat.from_dict(
+        {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
+    )
     for cell in nb.cells:
         cell.pop("id", None)
         for key in _VOLATILE_CELL_METADATA:
@@ -70,15 +78,22 @@ def build_from_script(stem: str) -> nbformat.NotebookNode:
     """The notebook as written in ``notebooks/<stem>.py`` (no outputs)."""
     paths.check_notebook_stem(stem, "stem")
     nb = jupytext.read(paths.NOTEBOOKS_DIR / f"{stem}.py", fmt="py:percent")
-    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
+    nb.metadata = nbformat.from_dict(
+        {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
+    )
     return nb
 
 
 def refresh(stem: str, *, timeout: int = 600) -> None:
     check_int("timeout", timeout, low=1, high=24 * 3600)
     nb = build_from_script(stem)
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}},
-                   config=kernel_config()).execute()
+    NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}},
+        config=kernel_config(),
+    ).execute()
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
@@ -87,14 +102,18 @@ def refresh(stem: str, *, timeout: int = 600) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ldp_helpers.pipeline.refresh", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m ldp_helpers.pipeline.refresh", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--only", nargs="+", metavar="NAME")
     args = parser.parse_args(argv)
     stems = sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.py"))
     if args.only:
         unknown = [s for s in args.only if s not in stems]
         if unknown:
-            parser.error(f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}")
+            parser.error(
+                f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}"
+            )
         stems = [s for s in stems if s in args.only]
     for i, stem in enumerate(stems, start=1):
         print(f"[{i}/{len(stems)}] refreshing {stem}", flush=True)

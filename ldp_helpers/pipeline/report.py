@@ -51,14 +51,24 @@ class NotebookClaims:
 
 def paper_stems() -> list[str]:
     """The per-paper notebooks (every executed ``.ipynb`` except the report itself)."""
-    return [s for s in paths.notebook_stems() if s != REPORT_STEM and (paths.NOTEBOOKS_DIR / f"{s}.ipynb").exists()]
+    return [
+        s
+        for s in paths.notebook_stems()
+        if s != REPORT_STEM and (paths.NOTEBOOKS_DIR / f"{s}.ipynb").exists()
+    ]
 
 
 def notebook_title(stem: str) -> str:
     """The first Markdown heading of a notebook (its paper's title as the notebook states it)."""
-    path = paths.NOTEBOOKS_DIR / f"{stem}.ipynb" if isinstance(stem, str) and stem and "/" not in stem else None
+    path = (
+        paths.NOTEBOOKS_DIR / f"{stem}.ipynb"
+        if isinstance(stem, str) and stem and "/" not in stem
+        else None
+    )
     if path is None or not path.exists():
-        raise ValueError(f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR} (stem must be one of {paper_stems()})")
+        raise ValueError(
+            f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR} (stem must be one of {paper_stems()})"
+        )
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
@@ -79,15 +89,26 @@ def collect_claims() -> list[NotebookClaims]:
 
 
 def _check_collected(collected) -> list:
-    if not isinstance(collected, (list, tuple)) or not all(isinstance(nb, NotebookClaims) for nb in collected):
-        raise TypeError(f"collected must be a list of NotebookClaims (from collect_claims()); got {collected!r:.80} of type {type(collected).__name__}")
+    if not isinstance(collected, (list, tuple)) or not all(
+        isinstance(nb, NotebookClaims) for nb in collected
+    ):
+        raise TypeError(
+            f"collected must be a list of NotebookClaims (from collect_claims()); got {collected!r:.80} of type {type(collected).__name__}"
+        )
     return list(collected)
 
 
 def figure_files(stem: str) -> list[str]:
     """Repository-relative paths of a notebook's PNG figures, sorted."""
-    if not isinstance(stem, str) or not stem or "/" in stem or not (paths.NOTEBOOKS_DIR / f"{stem}.ipynb").exists():
-        raise ValueError(f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR}")
+    if (
+        not isinstance(stem, str)
+        or not stem
+        or "/" in stem
+        or not (paths.NOTEBOOKS_DIR / f"{stem}.ipynb").exists()
+    ):
+        raise ValueError(
+            f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR}"
+        )
     folder = paths.published_figures_dir() / stem
     return sorted(p.relative_to(paths.REPO_ROOT).as_posix() for p in folder.glob("*.png"))
 
@@ -95,24 +116,44 @@ def figure_files(stem: str) -> list[str]:
 def summary_markdown(collected: list[NotebookClaims]) -> str:
     """The summary table: per notebook, claims per verdict and independent paper errors per severity, with links."""
     collected = _check_collected(collected)
-    head = ("| notebook | paper | claims | " + " | ".join(VERDICTS) + " | " + " | ".join(f"errors: {s}" for s in SEVERITIES)
-            + " | seed-dependent | fragile | figures |")
+    head = (
+        "| notebook | paper | claims | "
+        + " | ".join(VERDICTS)
+        + " | "
+        + " | ".join(f"errors: {s}" for s in SEVERITIES)
+        + " | seed-dependent | fragile | figures |"
+    )
     lines = [head, "|---|---|" + "---:|" * (3 + len(VERDICTS) + len(SEVERITIES)) + "---|"]
     for nb in collected:
-        lines.append(f"| [`{nb.stem}`](notebooks/{nb.stem}.ipynb) | {nb.title} | " + " | ".join(map(str, _cells(nb)))
-                     + f" | [{len(figure_files(nb.stem))} figures](figures/{nb.stem}/) |")
-    tot = [sum(column) for column in zip(*map(_cells, collected))] if collected else [0] * (3 + len(VERDICTS) + len(SEVERITIES))
+        lines.append(
+            f"| [`{nb.stem}`](notebooks/{nb.stem}.ipynb) | {nb.title} | "
+            + " | ".join(map(str, _cells(nb)))
+            + f" | [{len(figure_files(nb.stem))} figures](figures/{nb.stem}/) |"
+        )
+    tot = (
+        [sum(column) for column in zip(*map(_cells, collected))]
+        if collected
+        else [0] * (3 + len(VERDICTS) + len(SEVERITIES))
+    )
     lines.append("| **all** | | " + " | ".join(f"**{n}**" for n in tot) + " | |")
-    lines += ["", "Paper errors are counted once per independent error: a row that is a consequence of another "
-              "(its `depends_on`) is not counted again. `ambiguous`: garbled conversion or underspecified text, never a paper error. "
-              "`seed-dependent`: rows whose deciding value moves when the notebook is re-run under the paper profile's "
-              "`robustness_seeds` (`make figures` does it); `fragile`: of those, rows whose verdict flips under one of them."]
+    lines += [
+        "",
+        "Paper errors are counted once per independent error: a row that is a consequence of another "
+        "(its `depends_on`) is not counted again. `ambiguous`: garbled conversion or underspecified text, never a paper error. "
+        "`seed-dependent`: rows whose deciding value moves when the notebook is re-run under the paper profile's "
+        "`robustness_seeds` (`make figures` does it); `fragile`: of those, rows whose verdict flips under one of them.",
+    ]
     return "\n".join(lines)
 
 
 def _cells(nb: NotebookClaims) -> list[int]:
     """claims, per verdict, independent errors per severity, seed-dependent rows, fragile rows."""
-    return [len(nb.claims)] + [nb.count(v) for v in VERDICTS] + [nb.errors(s) for s in SEVERITIES] + list(nb.reseeded())
+    return (
+        [len(nb.claims)]
+        + [nb.count(v) for v in VERDICTS]
+        + [nb.errors(s) for s in SEVERITIES]
+        + list(nb.reseeded())
+    )
 
 
 def thumbnails_markdown(collected: list[NotebookClaims]) -> str:
@@ -123,7 +164,10 @@ def thumbnails_markdown(collected: list[NotebookClaims]) -> str:
         files = figure_files(nb.stem)
         if not files:
             continue
-        imgs = " ".join(f'<a href="{f}"><img src="{f}" width="{THUMBNAIL_WIDTH}" alt="{f.rsplit("/", 1)[-1]}"></a>' for f in files)
+        imgs = " ".join(
+            f'<a href="{f}"><img src="{f}" width="{THUMBNAIL_WIDTH}" alt="{f.rsplit("/", 1)[-1]}"></a>'
+            for f in files
+        )
         blocks.append(f"**{nb.stem}**<br>\n{imgs}")
     return "\n\n".join(blocks)
 
@@ -140,8 +184,10 @@ def summary_text(collected: list[NotebookClaims]) -> str:
         tot = [a + b for a, b in zip(tot, cells)]
         lines.append(f"{nb.stem:<24}" + "".join(f"{c:>14}" for c in cells))
     lines.append(f"{'all':<24}" + "".join(f"{c:>14}" for c in tot))
-    lines.append("(typo / inconsistency / wrong result: independent paper errors only; seed-dep.: the deciding value moves "
-                 "under the robustness seeds; fragile: the verdict flips under one)")
+    lines.append(
+        "(typo / inconsistency / wrong result: independent paper errors only; seed-dep.: the deciding value moves "
+        "under the robustness seeds; fragile: the verdict flips under one)"
+    )
     return "\n".join(lines)
 
 
@@ -155,10 +201,14 @@ def claims_with_verdict(collected: list[NotebookClaims], verdict: str) -> str:
         rows = [c for c in nb.claims if c.verdict == verdict]
         if rows:
             blocks.append(f"{nb.stem} ({nb.title})")
-            blocks += [f"  - {c.id} [{c.source}] {c.claim}\n      paper: {c.paper_value}   ours: {c.our_value}"
-                       + (f"   severity: {c.severity}" if c.severity else "") + (f"   tolerance: {c.tolerance}" if c.tolerance else "")
-                       + (f"   (consequence of {c.depends_on})" if c.depends_on else "")
-                       + (f"\n      stability: {c.stability}" if c.seed_dependent else "") for c in rows]
+            blocks += [
+                f"  - {c.id} [{c.source}] {c.claim}\n      paper: {c.paper_value}   ours: {c.our_value}"
+                + (f"   severity: {c.severity}" if c.severity else "")
+                + (f"   tolerance: {c.tolerance}" if c.tolerance else "")
+                + (f"   (consequence of {c.depends_on})" if c.depends_on else "")
+                + (f"\n      stability: {c.stability}" if c.seed_dependent else "")
+                for c in rows
+            ]
     return "\n".join(blocks) if blocks else f"(no claim has the verdict {verdict!r})"
 
 
@@ -170,9 +220,15 @@ def fragile_claims(collected: list[NotebookClaims]) -> str:
         rows = [c for c in nb.claims if c.fragile]
         if rows:
             blocks.append(f"{nb.stem} ({nb.title})")
-            blocks += [f"  - {c.id} [{c.source}] {c.claim}\n      verdict: {c.verdict}; {c.stability}\n      decision: {c.decision}"
-                       for c in rows]
-    return "\n".join(blocks) if blocks else "(no fragile verdict: every seed-dependent row keeps its verdict under every robustness seed)"
+            blocks += [
+                f"  - {c.id} [{c.source}] {c.claim}\n      verdict: {c.verdict}; {c.stability}\n      decision: {c.decision}"
+                for c in rows
+            ]
+    return (
+        "\n".join(blocks)
+        if blocks
+        else "(no fragile verdict: every seed-dependent row keeps its verdict under every robustness seed)"
+    )
 
 
 def run_times(profile_name: str = "paper") -> str:
@@ -188,13 +244,22 @@ def claims_markdown(nb: NotebookClaims) -> str:
     """A notebook's full claims table in Markdown (with severity, tolerance and depends_on), linking the notebook and its figures."""
     if not isinstance(nb, NotebookClaims):
         raise TypeError(f"nb must be a NotebookClaims; got {nb!r:.80} of type {type(nb).__name__}")
-    return "\n".join([f"### [{nb.stem}]({nb.stem}.ipynb): {nb.title}", "",
-                      f"Figures: [figures/{nb.stem}/](../figures/{nb.stem}/)", "", markdown_table(nb.claims)])
+    return "\n".join(
+        [
+            f"### [{nb.stem}]({nb.stem}.ipynb): {nb.title}",
+            "",
+            f"Figures: [figures/{nb.stem}/](../figures/{nb.stem}/)",
+            "",
+            markdown_table(nb.claims),
+        ]
+    )
 
 
 def generated_section() -> str:
     collected = collect_claims()
-    return "\n".join([BEGIN, "", summary_markdown(collected), "", thumbnails_markdown(collected), "", END])
+    return "\n".join(
+        [BEGIN, "", summary_markdown(collected), "", thumbnails_markdown(collected), "", END]
+    )
 
 
 def render_readme(text: str) -> str:
@@ -202,19 +267,26 @@ def render_readme(text: str) -> str:
     start, stop = text.find(BEGIN), text.find(END)
     if start < 0 or stop < start:
         raise ValueError("README.md must contain the generated-section markers (BEGIN ... END)")
-    return text[:start] + generated_section() + text[stop + len(END):]
+    return text[:start] + generated_section() + text[stop + len(END) :]
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ldp_helpers.pipeline.report", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is stale; write nothing")
+    parser = argparse.ArgumentParser(
+        prog="python -m ldp_helpers.pipeline.report", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if README.md is stale; write nothing"
+    )
     args = parser.parse_args(argv)
     readme = paths.REPO_ROOT / "README.md"
     current = readme.read_text(encoding="utf-8")
     fresh = render_readme(current)
     if args.check:
         if fresh != current:
-            print("README.md is stale: run `python -m ldp_helpers.pipeline.report` (or `make refresh`)", file=sys.stderr)
+            print(
+                "README.md is stale: run `python -m ldp_helpers.pipeline.report` (or `make refresh`)",
+                file=sys.stderr,
+            )
             return 1
         return 0
     readme.write_text(fresh, encoding="utf-8")

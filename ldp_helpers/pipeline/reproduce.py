@@ -43,12 +43,17 @@ from pathlib import Path
 
 from ldp_helpers._validation import check_choice, fail_type
 from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, NO_CLAIMS_TAG
 from ldp_helpers.pipeline.claim_rows import claims_csv, read_claims_csv
-from ldp_helpers.pipeline.profiles import (check_parameters, load_profile, notebook_parameters, parameters_source, profile_names,
-                                           robustness_seeds)
+from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, NO_CLAIMS_TAG
+from ldp_helpers.pipeline.profiles import (
+    check_parameters,
+    load_profile,
+    notebook_parameters,
+    parameters_source,
+    profile_names,
+    robustness_seeds,
+)
 from ldp_helpers.pipeline.stability import stability_counts, with_stability
-
 
 #: notebooks whose stem starts with this summarize the others (they run after them)
 REPORT_PREFIX = "99_"
@@ -93,8 +98,14 @@ def kernel_config():
     """
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport_encryption": "required"},
-                   "NotebookClient": {"kernel_manager_class": "ldp_helpers.pipeline._kernels.QuietShutdownKernelManager"}})
+    return Config(
+        {
+            "KernelManager": {"transport_encryption": "required"},
+            "NotebookClient": {
+                "kernel_manager_class": "ldp_helpers.pipeline._kernels.QuietShutdownKernelManager"
+            },
+        }
+    )
 
 
 def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
@@ -105,10 +116,16 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
     runs here: :func:`main` adds them under a profile that lists ``robustness_seeds``.)
     """
     if not isinstance(stem, str) or stem not in paths.notebook_stems():
-        raise ValueError(f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}")
+        raise ValueError(
+            f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}"
+        )
     if profile_name not in profile_names():
-        raise ValueError(f"unknown profile {profile_name!r}; valid profiles: {', '.join(profile_names())} (profile_name)")
-    parameters = check_parameters(stem, parameters)  # names declared in the notebook, values plain literals
+        raise ValueError(
+            f"unknown profile {profile_name!r}; valid profiles: {', '.join(profile_names())} (profile_name)"
+        )
+    parameters = check_parameters(
+        stem, parameters
+    )  # names declared in the notebook, values plain literals
     return _finish(stem, profile_name, parameters, _run_staged(stem, profile_name, parameters), {})
 
 
@@ -129,28 +146,45 @@ def _run_staged(stem: str, profile_name: str, parameters: dict, seed=None) -> Ru
     out_dir = paths.BUILD_DIR / profile_name / ("" if seed is None else f"robustness/seed{seed}")
     run_parameters = parameters if seed is None else {**parameters, "seed": seed}
     # the kernel inherits the environment (this worker process only)
-    environment = {"LDP_FIGURES_DIR": str(staging), CLAIMS_ONLY_ENV: "1" if seed is not None else None}
+    environment = {
+        "LDP_FIGURES_DIR": str(staging),
+        CLAIMS_ONLY_ENV: "1" if seed is not None else None,
+    }
     previous = {name: os.environ.get(name) for name in environment}
     try:
         for name, value in environment.items():
             os.environ.pop(name, None) if value is None else os.environ.update({name: value})
-        return _execute(stem, run_parameters, out_dir, papermill, PapermillExecutionError, claims_only=seed is not None)
+        return _execute(
+            stem,
+            run_parameters,
+            out_dir,
+            papermill,
+            PapermillExecutionError,
+            claims_only=seed is not None,
+        )
     finally:
         for name, value in previous.items():
             os.environ.pop(name, None) if value is None else os.environ.update({name: value})
 
 
-def _finish(stem: str, profile_name: str, parameters: dict, result: RunResult, reseeded: dict) -> RunResult:
+def _finish(
+    stem: str, profile_name: str, parameters: dict, result: RunResult, reseeded: dict
+) -> RunResult:
     """Publish a successful run (its claims with their stability over the reseeded runs ``{seed: RunResult}``),
     or report the first failure; the staging folders are removed either way."""
     try:
-        failed = [("", result)] * (not result.ok) + [(f"reseeded run (seed {s}) ", r) for s, r in reseeded.items() if not r.ok]
+        failed = [("", result)] * (not result.ok) + [
+            (f"reseeded run (seed {s}) ", r) for s, r in reseeded.items() if not r.ok
+        ]
         if failed:
             return RunResult(stem, False, result.seconds, failed[0][0] + failed[0][1].detail)
         claims_file = _staging(stem, profile_name) / stem / "claims.csv"
         if reseeded:
             try:
-                runs = {s: read_claims_csv(_staging(stem, profile_name, s) / stem / "claims.csv") for s in reseeded}
+                runs = {
+                    s: read_claims_csv(_staging(stem, profile_name, s) / stem / "claims.csv")
+                    for s in reseeded
+                }
                 rows = with_stability(read_claims_csv(claims_file), runs)
             except (OSError, ValueError) as err:
                 return RunResult(stem, False, result.seconds, f"robustness pass failed: {err}")
@@ -158,7 +192,12 @@ def _finish(stem: str, profile_name: str, parameters: dict, result: RunResult, r
         _publish(_staging(stem, profile_name) / stem, paths.FIGURES_DIR / stem)
         extra = sum(r.seconds for r in reseeded.values())
         detail = _summarize_outputs(stem, bool(parameters.get("save_figures")))
-        return RunResult(stem, True, result.seconds, detail + (f"; {len(reseeded)} reseeded runs, {extra:.0f} s" if reseeded else ""))
+        return RunResult(
+            stem,
+            True,
+            result.seconds,
+            detail + (f"; {len(reseeded)} reseeded runs, {extra:.0f} s" if reseeded else ""),
+        )
     finally:
         for seed in [None, *reseeded]:
             shutil.rmtree(_staging(stem, profile_name, seed), ignore_errors=True)
@@ -173,7 +212,9 @@ def _publish(staged, target) -> None:
         shutil.move(str(path), str(target / path.name))
 
 
-def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError, *, claims_only=False) -> RunResult:
+def _execute(
+    stem, parameters, out_dir, papermill, PapermillExecutionError, *, claims_only=False
+) -> RunResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     start, cpu_start = time.perf_counter(), _children_cpu_seconds()
     try:
@@ -190,14 +231,24 @@ def _execute(stem, parameters, out_dir, papermill, PapermillExecutionError, *, c
         detail = f"failed in cell {err.cell_index} (execution count {err.exec_count}): {err.ename}: {err.evalue}"
         return RunResult(stem, False, time.perf_counter() - start, detail)
     except Exception as err:  # kernel died, notebook unreadable, ...: still report by name
-        return RunResult(stem, False, time.perf_counter() - start, f"failed: {type(err).__name__}: {err}")
+        return RunResult(
+            stem, False, time.perf_counter() - start, f"failed: {type(err).__name__}: {err}"
+        )
     seconds = time.perf_counter() - start
     executed = out_dir / f"{stem}.ipynb"
     stderr = _stderr_text(executed)
     if stderr:  # the paper profile must run warning-free
-        return RunResult(stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}")
-    return RunResult(stem, True, seconds, "", peer_seconds=_tagged_seconds(executed, PEER_TAG),
-                     cpu_seconds=_children_cpu_seconds() - cpu_start)
+        return RunResult(
+            stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}"
+        )
+    return RunResult(
+        stem,
+        True,
+        seconds,
+        "",
+        peer_seconds=_tagged_seconds(executed, PEER_TAG),
+        cpu_seconds=_children_cpu_seconds() - cpu_start,
+    )
 
 
 def _children_cpu_seconds() -> float:
@@ -208,7 +259,7 @@ def _children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _with_parameters(stem: str, parameters: dict, out_dir, *, claims_only: bool = False) -> "Path":
+def _with_parameters(stem: str, parameters: dict, out_dir, *, claims_only: bool = False) -> Path:
     """The notebook with an ``injected-parameters`` cell after its ``parameters`` cell, written to
     ``out_dir/<stem>.input.ipynb``: ``name = literal`` lines from :func:`~ldp_helpers.pipeline.profiles.parameters_source`
     (papermill's own injection splices names and escapes strings by hand; ours writes checked data only).
@@ -217,10 +268,16 @@ def _with_parameters(stem: str, parameters: dict, out_dir, *, claims_only: bool 
 
     nb = nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
     if claims_only:
-        nb.cells = [c for c in nb.cells if NO_CLAIMS_TAG not in c.get("metadata", {}).get("tags", [])]
-    where = next(i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", []))
+        nb.cells = [
+            c for c in nb.cells if NO_CLAIMS_TAG not in c.get("metadata", {}).get("tags", [])
+        ]
+    where = next(
+        i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])
+    )
     if parameters:
-        cell = nbformat.v4.new_code_cell(parameters_source(parameters), metadata={"tags": ["injected-parameters"]})
+        cell = nbformat.v4.new_code_cell(
+            parameters_source(parameters), metadata={"tags": ["injected-parameters"]}
+        )
         nb.cells.insert(where + 1, cell)
     target = out_dir / f"{stem}.input.ipynb"
     nbformat.write(nb, target)
@@ -232,8 +289,11 @@ def _tagged_seconds(executed_path, tag: str) -> float:
     import nbformat
 
     nb = nbformat.read(executed_path, as_version=4)
-    return sum(float(c.metadata.get("papermill", {}).get("duration") or 0.0) for c in nb.cells
-               if tag in c.metadata.get("tags", []))
+    return sum(
+        float(c.metadata.get("papermill", {}).get("duration") or 0.0)
+        for c in nb.cells
+        if tag in c.metadata.get("tags", [])
+    )
 
 
 def _stderr_text(executed_path) -> str:
@@ -242,19 +302,40 @@ def _stderr_text(executed_path) -> str:
 
     nb = nbformat.read(executed_path, as_version=4)
     return "".join(
-        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+        o.get("text", "")
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
         if o.get("output_type") == "stream" and o.get("name") == "stderr"
     )
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ldp_helpers.pipeline.reproduce",
-                                     description="Execute the ldp-notebooks notebooks with papermill under a profile.")
-    parser.add_argument("--profile", default="smoke", help="profile name (default: smoke = the notebooks' defaults)")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks (stems such as 00_tutorial)")
-    parser.add_argument("--list", action="store_true", help="list notebooks, profiles and parameters, then exit")
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks to run in parallel (default 1)")
-    parser.add_argument("--robustness-jobs", type=int, default=2, help="runs in parallel under robustness_seeds (default 2)")
+    parser = argparse.ArgumentParser(
+        prog="python -m ldp_helpers.pipeline.reproduce",
+        description="Execute the ldp-notebooks notebooks with papermill under a profile.",
+    )
+    parser.add_argument(
+        "--profile", default="smoke", help="profile name (default: smoke = the notebooks' defaults)"
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        help="run only these notebooks (stems such as 00_tutorial)",
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="list notebooks, profiles and parameters, then exit"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="notebooks to run in parallel (default 1)"
+    )
+    parser.add_argument(
+        "--robustness-jobs",
+        type=int,
+        default=2,
+        help="runs in parallel under robustness_seeds (default 2)",
+    )
     return parser
 
 
@@ -270,7 +351,9 @@ def _list(out) -> None:
         print(stem, file=out)
         for param, default in notebook_parameters(stem).items():
             overrides = "".join(
-                f"  {name}={profiles[name][stem][param]!s}" for name in profiles if param in profiles[name][stem]
+                f"  {name}={profiles[name][stem][param]!s}"
+                for name in profiles
+                if param in profiles[name][stem]
             )
             print(f"    {param} = {default}{overrides}", file=out)
 
@@ -279,7 +362,12 @@ def _reseeds(stem: str, parameters: dict, seeds: list) -> list:
     """The robustness pass's seeds for one notebook: the profile's ``robustness_seeds`` for a notebook that has a
     ``seed`` parameter and writes its claims (not the report), none otherwise; its own seed must not be among them."""
     declared = notebook_parameters(stem)
-    if not seeds or stem.startswith(REPORT_PREFIX) or "seed" not in declared or not parameters.get("save_figures"):
+    if (
+        not seeds
+        or stem.startswith(REPORT_PREFIX)
+        or "seed" not in declared
+        or not parameters.get("save_figures")
+    ):
         return []
     own = parameters.get("seed", ast.literal_eval(declared["seed"]))
     if own in seeds:
@@ -298,11 +386,17 @@ def _check_timings(timings) -> dict:
         fail_type("timings", timings, "a dict as read_timings returns")
     try:
         for entry in timings and timings["notebooks"].values():
-            float(entry["seconds"]), float(entry["peer_seconds"]), [float(v) for v in entry["reseeds"].values()]
+            (
+                float(entry["seconds"]),
+                float(entry["peer_seconds"]),
+                [float(v) for v in entry["reseeds"].values()],
+            )
             float(entry["cpu_seconds"]), float(entry["reseeds_cpu_seconds"])
         timings and (float(timings["wall_seconds"]), int(timings["jobs"]))
     except (ValueError, TypeError, KeyError, AttributeError):
-        raise ValueError(f"timings must be a dict as read_timings returns; got {timings!r:.80}") from None
+        raise ValueError(
+            f"timings must be a dict as read_timings returns; got {timings!r:.80}"
+        ) from None
     return timings
 
 
@@ -318,7 +412,11 @@ def read_timings(profile_name: str) -> dict:
     check_choice("profile_name", profile_name, profile_names())
     try:
         return _check_timings(json.loads(_timings_path(profile_name).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):  # none yet, or not ours: nothing to show, any order will do
+    except (
+        OSError,
+        ValueError,
+        TypeError,
+    ):  # none yet, or not ours: nothing to show, any order will do
         return {}
 
 
@@ -329,12 +427,26 @@ def timings_text(timings: dict) -> str:
         return "(no times yet: `make figures` writes them to build/paper/timings.json)"
     lines = []
     for stem, t in sorted(timings["notebooks"].items()):
-        reseeds = " + ".join(f"{v:.0f}" for _, v in sorted(t["reseeds"].items(), key=lambda kv: int(kv[0])))
-        lines.append(f"  {stem:<26} {t['seconds']:7.1f} s (cpu {t['cpu_seconds']:.0f} s)"
-                     + (f"   reseeded runs (claims only) {reseeds} s (cpu {t['reseeds_cpu_seconds']:.0f} s)" if reseeds else ""))
-    peers = [(stem, t["peer_seconds"], 1 + len(t["reseeds"])) for stem, t in sorted(timings["notebooks"].items())
-             if t["peer_seconds"]]
-    lines += [f"peers' black-box audits ({stem}, cells tagged {PEER_TAG}, {runs} run(s)): {s:.1f} s" for stem, s, runs in peers]
+        reseeds = " + ".join(
+            f"{v:.0f}" for _, v in sorted(t["reseeds"].items(), key=lambda kv: int(kv[0]))
+        )
+        lines.append(
+            f"  {stem:<26} {t['seconds']:7.1f} s (cpu {t['cpu_seconds']:.0f} s)"
+            + (
+                f"   reseeded runs (claims only) {reseeds} s (cpu {t['reseeds_cpu_seconds']:.0f} s)"
+                if reseeds
+                else ""
+            )
+        )
+    peers = [
+        (stem, t["peer_seconds"], 1 + len(t["reseeds"]))
+        for stem, t in sorted(timings["notebooks"].items())
+        if t["peer_seconds"]
+    ]
+    lines += [
+        f"peers' black-box audits ({stem}, cells tagged {PEER_TAG}, {runs} run(s)): {s:.1f} s"
+        for stem, s, runs in peers
+    ]
     lines.append(f"total wall time {timings['wall_seconds']:.0f} s with {timings['jobs']} job(s)")
     return "\n".join(lines)
 
@@ -343,11 +455,15 @@ def _write_timings(profile_name: str, runs: dict, wall_seconds: float, jobs: int
     """Merge this run's ``{stem: {seed or None: RunResult}}`` (successful notebooks) into the timings file."""
     notebooks = read_timings(profile_name).get("notebooks", {})
     for stem, by_seed in runs.items():
-        notebooks[stem] = {"seconds": round(by_seed[None].seconds, 2),
-                           "reseeds": {str(s): round(r.seconds, 2) for s, r in by_seed.items() if s is not None},
-                           "peer_seconds": round(sum(r.peer_seconds for r in by_seed.values()), 2),
-                           "cpu_seconds": round(by_seed[None].cpu_seconds, 2),
-                           "reseeds_cpu_seconds": round(sum(r.cpu_seconds for s, r in by_seed.items() if s is not None), 2)}
+        notebooks[stem] = {
+            "seconds": round(by_seed[None].seconds, 2),
+            "reseeds": {str(s): round(r.seconds, 2) for s, r in by_seed.items() if s is not None},
+            "peer_seconds": round(sum(r.peer_seconds for r in by_seed.values()), 2),
+            "cpu_seconds": round(by_seed[None].cpu_seconds, 2),
+            "reseeds_cpu_seconds": round(
+                sum(r.cpu_seconds for s, r in by_seed.items() if s is not None), 2
+            ),
+        }
     timings = {"wall_seconds": round(wall_seconds, 1), "jobs": jobs, "notebooks": notebooks}
     path = _timings_path(profile_name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -371,7 +487,9 @@ def main(argv=None) -> int:
         if args.only:
             unknown = [name for name in args.only if name not in stems]
             if unknown:
-                raise ValueError(f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}")
+                raise ValueError(
+                    f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}"
+                )
             selected = [s for s in stems if s in args.only]
         seeds = robustness_seeds(args.profile)
         reseeds = {stem: _reseeds(stem, profile[stem], seeds) for stem in selected}
@@ -380,42 +498,80 @@ def main(argv=None) -> int:
 
     total, started = len(selected), time.perf_counter()
     # the report notebooks (99_…) read the others' claims: they run last, after every other one finished
-    waves = [[s for s in selected if not s.startswith(REPORT_PREFIX)], [s for s in selected if s.startswith(REPORT_PREFIX)]]
+    waves = [
+        [s for s in selected if not s.startswith(REPORT_PREFIX)],
+        [s for s in selected if s.startswith(REPORT_PREFIX)],
+    ]
     extra = sum(map(len, reseeds.values()))
     # the reseeded runs of the robustness pass share the pool (--robustness-jobs workers, default 2)
     workers = min(max(args.jobs, args.robustness_jobs if extra else 1), os.cpu_count() or 1)
-    print(f"Running {total} notebook(s) under the {args.profile!r} profile with up to {workers} job(s)"
-          + (f", plus {extra} reseeded run(s) (seeds {', '.join(map(str, seeds))})." if extra else "."), flush=True)
+    print(
+        f"Running {total} notebook(s) under the {args.profile!r} profile with up to {workers} job(s)"
+        + (
+            f", plus {extra} reseeded run(s) (seeds {', '.join(map(str, seeds))})."
+            if extra
+            else "."
+        ),
+        flush=True,
+    )
     results: dict[str, RunResult] = {}
     runs_of: dict[str, dict] = {}  # every run of each successful notebook, for the times
     timings: dict = {}
-    last = {stem: t["seconds"] for stem, t in read_timings(args.profile).get("notebooks", {}).items()}
+    last = {
+        stem: t["seconds"] for stem, t in read_timings(args.profile).get("notebooks", {}).items()
+    }
     # (the longest notebooks first, so the workers finish together)
     for wave in filter(None, waves):
-        runs = [(stem, seed) for stem in sorted(wave, key=lambda s: -last.get(s, math.inf)) for seed in [None, *reseeds[stem]]]
+        runs = [
+            (stem, seed)
+            for stem in sorted(wave, key=lambda s: -last.get(s, math.inf))
+            for seed in [None, *reseeds[stem]]
+        ]
         pending: dict[str, dict] = {stem: {} for stem in wave}
         # One worker process per running notebook: kernels and papermill's event loops stay isolated.
         # "fork" keeps the parent's path settings (tests point them at a sandbox).
-        with ProcessPoolExecutor(max_workers=min(workers, len(runs)), mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = {pool.submit(_run_staged, stem, args.profile, profile[stem], seed): (stem, seed) for stem, seed in runs}
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(runs)), mp_context=multiprocessing.get_context("fork")
+        ) as pool:
+            futures = {
+                pool.submit(_run_staged, stem, args.profile, profile[stem], seed): (stem, seed)
+                for stem, seed in runs
+            }
             for future in as_completed(futures):
                 stem, seed = futures[future]
                 try:
                     res = future.result()
-                except Exception as err:  # a worker died: report this notebook, keep the others' results
+                except (
+                    Exception
+                ) as err:  # a worker died: report this notebook, keep the others' results
                     res = RunResult(stem, False, 0.0, f"failed: {type(err).__name__}: {err}")
                 pending[stem][seed] = res
                 if seed is not None:
-                    print(f"      {stem} under seed {seed}: {'ok' if res.ok else 'FAILED'} in {res.seconds:.1f} s", flush=True)
-                if len(pending[stem]) == 1 + len(reseeds[stem]):  # every run of this notebook is in: decide and publish
+                    print(
+                        f"      {stem} under seed {seed}: {'ok' if res.ok else 'FAILED'} in {res.seconds:.1f} s",
+                        flush=True,
+                    )
+                if len(pending[stem]) == 1 + len(
+                    reseeds[stem]
+                ):  # every run of this notebook is in: decide and publish
                     done = pending.pop(stem)
-                    results[stem] = res = _finish(stem, args.profile, profile[stem], done[None],
-                                                  {s: r for s, r in done.items() if s is not None})
+                    results[stem] = res = _finish(
+                        stem,
+                        args.profile,
+                        profile[stem],
+                        done[None],
+                        {s: r for s, r in done.items() if s is not None},
+                    )
                     if res.ok:  # its times written at once: an interrupted run keeps those of the finished notebooks
                         runs_of[stem] = done
-                        timings = _write_timings(args.profile, {stem: done}, time.perf_counter() - started, workers)
+                        timings = _write_timings(
+                            args.profile, {stem: done}, time.perf_counter() - started, workers
+                        )
                     status = "ok" if res.ok else "FAILED"
-                    print(f"[{len(results)}/{total}] {stem}: {status} in {res.seconds:.1f} s ({total - len(results)} left)", flush=True)
+                    print(
+                        f"[{len(results)}/{total}] {stem}: {status} in {res.seconds:.1f} s ({total - len(results)} left)",
+                        flush=True,
+                    )
         # the wall time so far, after each wave: the report (last wave) lists the others' times
         timings = _write_timings(args.profile, {}, time.perf_counter() - started, workers)
 
@@ -423,11 +579,20 @@ def main(argv=None) -> int:
     for stem in selected:
         r = results[stem]
         print(f"  {stem:<34} {'ok' if r.ok else 'FAILED':<6} {r.seconds:7.1f} s  {r.detail}")
-    this_run = {**timings, "notebooks": {s: t for s, t in timings.get("notebooks", {}).items() if s in runs_of}}
-    print(f"\nTimes ({_timings_path(args.profile).relative_to(paths.BUILD_DIR.parent)}):\n" + timings_text(this_run))
+    this_run = {
+        **timings,
+        "notebooks": {s: t for s, t in timings.get("notebooks", {}).items() if s in runs_of},
+    }
+    print(
+        f"\nTimes ({_timings_path(args.profile).relative_to(paths.BUILD_DIR.parent)}):\n"
+        + timings_text(this_run)
+    )
     failed = [s for s in selected if not results[s].ok]
     if failed:
-        print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}; executed copies are in {paths.BUILD_DIR / args.profile}", file=sys.stderr)
+        print(
+            f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}; executed copies are in {paths.BUILD_DIR / args.profile}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

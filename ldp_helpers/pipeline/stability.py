@@ -41,14 +41,31 @@ def stability_label(row: Claim, reseeded: dict) -> str:
     if not isinstance(row, Claim):
         fail_type("row", row, "a Claim")
     if not isinstance(reseeded, dict) or not reseeded:
-        fail_type("reseeded", reseeded, "a non-empty dict of seed -> Claim (the row under each other seed)")
+        fail_type(
+            "reseeded",
+            reseeded,
+            "a non-empty dict of seed -> Claim (the row under each other seed)",
+        )
     for seed, other in reseeded.items():
-        if isinstance(seed, bool) or not isinstance(seed, int) or not isinstance(other, Claim) or other.id != row.id:
-            raise ValueError(f"reseeded must map integer seeds to the row {row.id!r} under that seed; got {seed!r}: "
-                             f"{getattr(other, 'id', other)!r:.80}")
-    if all(replace(other, stability="") == replace(row, stability="") for other in reseeded.values()):
+        if (
+            isinstance(seed, bool)
+            or not isinstance(seed, int)
+            or not isinstance(other, Claim)
+            or other.id != row.id
+        ):
+            raise ValueError(
+                f"reseeded must map integer seeds to the row {row.id!r} under that seed; got {seed!r}: "
+                f"{getattr(other, 'id', other)!r:.80}"
+            )
+    if all(
+        replace(other, stability="") == replace(row, stability="") for other in reseeded.values()
+    ):
         return "deterministic"
-    flips = {v: sorted(s for s, o in reseeded.items() if o.verdict == v) for v in VERDICTS if v != row.verdict}
+    flips = {
+        v: sorted(s for s, o in reseeded.items() if o.verdict == v)
+        for v in VERDICTS
+        if v != row.verdict
+    }
     parts = [f"{v} under seed {', '.join(map(str, seeds))}" for v, seeds in flips.items() if seeds]
     return "fragile: " + "; ".join(parts) if parts else f"stable over {len(reseeded) + 1} seeds"
 
@@ -61,16 +78,23 @@ def with_stability(rows, reseeded: dict) -> list[Claim]:
     """
     rows = _check_rows("rows", rows)
     if not isinstance(reseeded, dict) or not reseeded:
-        fail_type("reseeded", reseeded, "a non-empty dict of seed -> the claims rows of that seed's run")
+        fail_type(
+            "reseeded", reseeded, "a non-empty dict of seed -> the claims rows of that seed's run"
+        )
     ids = [r.id for r in rows]
     runs = {}
     for seed, other in reseeded.items():
         other = _check_rows(f"reseeded[{seed!r}]", other)
         if [r.id for r in other] != ids:
-            raise ValueError(f"reseeded[{seed!r}] must list the same claims as the published run; got ids "
-                             f"{sorted(set(r.id for r in other) ^ set(ids))} in one of them only, or another order")
+            raise ValueError(
+                f"reseeded[{seed!r}] must list the same claims as the published run; got ids "
+                f"{sorted(set(r.id for r in other) ^ set(ids))} in one of them only, or another order"
+            )
         runs[seed] = other
-    return [replace(row, stability=stability_label(row, {s: run[i] for s, run in runs.items()})) for i, row in enumerate(rows)]
+    return [
+        replace(row, stability=stability_label(row, {s: run[i] for s, run in runs.items()}))
+        for i, row in enumerate(rows)
+    ]
 
 
 def stability_counts(rows) -> dict[str, int]:

@@ -112,7 +112,9 @@ def encode(values, bits: int) -> np.ndarray:
 def _encode_nibbles(message: np.ndarray, information: int, length: int) -> np.ndarray:
     """Codewords of validated message symbols (N × M₀)."""
     mul = multiplication_table()
-    parity = np.bitwise_xor.reduce(mul[message[:, None, :], _parity_matrix(information, length)[None]], axis=-1)
+    parity = np.bitwise_xor.reduce(
+        mul[message[:, None, :], _parity_matrix(information, length)[None]], axis=-1
+    )
     return np.concatenate([message, parity], axis=1)
 
 

@@ -44,8 +44,21 @@ from scipy.sparse.csgraph import connected_components
 
 from ldp_helpers._validation import check_bool, check_int, check_int_array, check_real
 from ldp_helpers.mechanisms.hashtogram import Hashtogram
-from ldp_helpers.protocols.expander_code import FIELD, _encode_nibbles, code_length, decode_message, encode, expander_edges
-from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check, _check_candidates, _groups, bucket_of
+from ldp_helpers.protocols.expander_code import (
+    FIELD,
+    _encode_nibbles,
+    code_length,
+    decode_message,
+    encode,
+    expander_edges,
+)
+from ldp_helpers.protocols.heavy_hitters import (
+    HeavyHitters,
+    _check,
+    _check_candidates,
+    _groups,
+    bucket_of,
+)
 
 PAIRS = FIELD * FIELD  # a record's two symbols
 
@@ -58,16 +71,35 @@ def expander_records(values, bits: int, n_buckets: int, edge, hash_seed: int = 1
     [bun2018] (a user reports one coordinate of her encoding with the bucket; the record layout is ours).
     """
     codewords = encode(values, bits)
-    m, m_other = check_int_array("edge", edge, low=0, high=codewords.shape[1] - 1, shape=(2,)).tolist()
+    m, m_other = check_int_array(
+        "edge", edge, low=0, high=codewords.shape[1] - 1, shape=(2,)
+    ).tolist()
     n_buckets = check_int("n_buckets", n_buckets, low=1, high=2**16)
     hash_seed = check_int("hash_seed", hash_seed, low=0)
-    return bucket_of(np.asarray(values, dtype=np.int64), n_buckets, hash_seed) * PAIRS + codewords[:, m] * FIELD + codewords[:, m_other]
+    return (
+        bucket_of(np.asarray(values, dtype=np.int64), n_buckets, hash_seed) * PAIRS
+        + codewords[:, m] * FIELD
+        + codewords[:, m_other]
+    )
 
 
-def private_expander_sketch(values, bits: int, epsilon: float, k: int, *, n_buckets: int | None = None,
-                            oracle_hashes: int = 5, oracle_buckets: int = 1024, z: float = 2.0,
-                            min_agreement: float = 0.5, max_erasures: int = 2, max_candidates: int = 4096,
-                            hash_seed: int = 1, rng: np.random.Generator, per_user: bool = False) -> HeavyHitters:
+def private_expander_sketch(
+    values,
+    bits: int,
+    epsilon: float,
+    k: int,
+    *,
+    n_buckets: int | None = None,
+    oracle_hashes: int = 5,
+    oracle_buckets: int = 1024,
+    z: float = 2.0,
+    min_agreement: float = 0.5,
+    max_erasures: int = 2,
+    max_candidates: int = 4096,
+    hash_seed: int = 1,
+    rng: np.random.Generator,
+    per_user: bool = False,
+) -> HeavyHitters:
     """PrivateExpanderSketch (our constructions; see the module docstring) over Hashtogram with R hashes into T buckets.
 
     ``n_buckets`` (Y) defaults to 16k (at most 4096), as Bitstogram's.  A cluster enumerates at most ``max_candidates``
@@ -81,13 +113,20 @@ def private_expander_sketch(values, bits: int, epsilon: float, k: int, *, n_buck
     information, length = code_length(bits)  # bits first: the code needs 8 to 32
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     k = check_int("k", k, low=1, high=2**bits)
-    n_buckets = check_int("n_buckets", min(16 * k, 2**12) if n_buckets is None else n_buckets, low=1, high=2**12)
-    z, min_agreement = check_real("z", z, low=0.0, low_open=False), check_real("min_agreement", min_agreement, low=0.0, high=1.0, high_open=False)
+    n_buckets = check_int(
+        "n_buckets", min(16 * k, 2**12) if n_buckets is None else n_buckets, low=1, high=2**12
+    )
+    z, min_agreement = (
+        check_real("z", z, low=0.0, low_open=False),
+        check_real("min_agreement", min_agreement, low=0.0, high=1.0, high_open=False),
+    )
     max_erasures = check_int("max_erasures", max_erasures, low=0, high=information)
     max_candidates = check_int("max_candidates", max_candidates, low=1, high=2**20)
     oracle_hashes = check_int("oracle_hashes", oracle_hashes, low=1, high=2**10)
     oracle_buckets = check_int("oracle_buckets", oracle_buckets, low=2, high=2**20)
-    _check_candidates("n_buckets", n_buckets, 2 * n_buckets * PAIRS, "two scores per record of Y·256")
+    _check_candidates(
+        "n_buckets", n_buckets, 2 * n_buckets * PAIRS, "two scores per record of Y·256"
+    )
     hash_seed, per_user = check_int("hash_seed", hash_seed, low=0), check_bool("per_user", per_user)
     edges = expander_edges(length)
     records = Hashtogram.create(epsilon, n_buckets * PAIRS, oracle_hashes, oracle_buckets, rng=rng)
@@ -99,17 +138,25 @@ def private_expander_sketch(values, bits: int, epsilon: float, k: int, *, n_buck
     codewords, buckets = encode(present, bits), bucket_of(present, n_buckets, hash_seed) * PAIRS
     for e, (edge, members) in enumerate(zip(edges, groups)):
         mine = which[members]
-        held = buckets[mine] + codewords[mine, edge[0]] * FIELD + codewords[mine, edge[1]]  # expander_records
+        held = (
+            buckets[mine] + codewords[mine, edge[0]] * FIELD + codewords[mine, edge[1]]
+        )  # expander_records
         sums = _survey(records, held, rng, per_user)
         scores = _median_estimate(records, sums, every_record) * (values.size / members.size)
-        heavy[:, e] = (scores > _threshold(records, values.size, members.size, z)).reshape(n_buckets, FIELD, FIELD)
-    candidates = _list_recover(heavy, edges, bits, min_agreement, max_erasures, max_candidates, n_buckets, hash_seed)
+        heavy[:, e] = (scores > _threshold(records, values.size, members.size, z)).reshape(
+            n_buckets, FIELD, FIELD
+        )
+    candidates = _list_recover(
+        heavy, edges, bits, min_agreement, max_erasures, max_candidates, n_buckets, hash_seed
+    )
     lengths = (length,) * len(edges)
     if candidates.size == 0:
         return HeavyHitters(candidates, np.empty(0), lengths)
     last = groups[-1]
     sums = _survey(final, values[last], rng, per_user)
-    estimates = _median_estimate(final, sums, final._hashes_of(candidates)) * (values.size / last.size)
+    estimates = _median_estimate(final, sums, final._hashes_of(candidates)) * (
+        values.size / last.size
+    )
     order = np.argsort(-estimates, kind="stable")[:k]
     return HeavyHitters(candidates[order], estimates[order], lengths)
 
@@ -127,7 +174,9 @@ def _median_estimate(oracle: Hashtogram, sums, hashes) -> np.ndarray:
 def _threshold(oracle: Hashtogram, n: int, n_group: int, z: float) -> float:
     """n/T + z·σ: an empty record's mean (a bucket's share, idealized hash) plus z standard deviations of the
     median estimate scaled to n users, σ ≈ √(π/2)·c_ε·n/√n_group (the median of R normal repetitions)."""
-    return n / oracle.n_buckets + z * math.sqrt(math.pi / 2) * oracle.c_epsilon * n / math.sqrt(n_group)
+    return n / oracle.n_buckets + z * math.sqrt(math.pi / 2) * oracle.c_epsilon * n / math.sqrt(
+        n_group
+    )
 
 
 def _survey(oracle: Hashtogram, inputs, rng, per_user: bool) -> np.ndarray:
@@ -139,7 +188,9 @@ def _survey(oracle: Hashtogram, inputs, rng, per_user: bool) -> np.ndarray:
     return oracle._sample_sums(counts[None, :], hashes, np.ones_like(hashes), rng)[0]
 
 
-def _list_recover(heavy, edges, bits, min_agreement, max_erasures, max_candidates, n_buckets, hash_seed) -> np.ndarray:
+def _list_recover(
+    heavy, edges, bits, min_agreement, max_erasures, max_candidates, n_buckets, hash_seed
+) -> np.ndarray:
     """Every value decoded from some bucket's cluster (the module docstring's list recovery), sorted."""
     information, length = code_length(bits)
     found: set[int] = set()
@@ -147,22 +198,39 @@ def _list_recover(heavy, edges, bits, min_agreement, max_erasures, max_candidate
         for positions in _clusters(heavy[y], edges, length):
             if sum(m not in positions for m in range(information)) > max_erasures:
                 continue
-            choices = _prune([positions.get(m, [(0, c) for c in range(FIELD)]) for m in range(information)],
-                             max_candidates)
-            message = np.array(list(itertools.product(*choices)), dtype=np.int64).reshape(-1, information)
+            choices = _prune(
+                [positions.get(m, [(0, c) for c in range(FIELD)]) for m in range(information)],
+                max_candidates,
+            )
+            message = np.array(list(itertools.product(*choices)), dtype=np.int64).reshape(
+                -1, information
+            )
             codewords = _encode_nibbles(message, information, length)
-            agreement = heavy[y, np.arange(len(edges)), codewords[:, edges[:, 0]], codewords[:, edges[:, 1]]].mean(axis=1)
-            decoded = decode_message(message[agreement >= min_agreement], bits) if np.any(agreement >= min_agreement) else []
+            agreement = heavy[
+                y, np.arange(len(edges)), codewords[:, edges[:, 0]], codewords[:, edges[:, 1]]
+            ].mean(axis=1)
+            decoded = (
+                decode_message(message[agreement >= min_agreement], bits)
+                if np.any(agreement >= min_agreement)
+                else []
+            )
             decoded = [int(v) for v in decoded if v < 2**bits]
-            found.update(v for v, b in zip(decoded, bucket_of(np.array(decoded, dtype=np.int64), n_buckets, hash_seed))
-                         if b == y)
+            found.update(
+                v
+                for v, b in zip(
+                    decoded, bucket_of(np.array(decoded, dtype=np.int64), n_buckets, hash_seed)
+                )
+                if b == y
+            )
     return np.array(sorted(found), dtype=np.int64)
 
 
 def _prune(lists: list, max_candidates: int) -> list[list[int]]:
     """Per position the symbols of a cluster, best-connected first; the longest list loses its least-connected symbol
     until the product of the list sizes is at most ``max_candidates`` (a heavy hitter's vertex touches all its edges)."""
-    ranked = [[c for _, c in sorted(options, key=lambda item: (-item[0], item[1]))] for options in lists]
+    ranked = [
+        [c for _, c in sorted(options, key=lambda item: (-item[0], item[1]))] for options in lists
+    ]
     while math.prod(len(c) for c in ranked) > max_candidates:
         longest = max(range(len(ranked)), key=lambda m: len(ranked[m]))
         ranked[longest] = ranked[longest][:-1]
@@ -181,5 +249,7 @@ def _clusters(pairs, edges, length: int) -> list[dict]:
     degree = np.bincount(np.concatenate([left, right]), minlength=length * FIELD)
     clusters: dict[int, dict] = {}
     for vertex in np.flatnonzero(degree).tolist():
-        clusters.setdefault(int(label[vertex]), {}).setdefault(vertex // FIELD, []).append((int(degree[vertex]), vertex % FIELD))
+        clusters.setdefault(int(label[vertex]), {}).setdefault(vertex // FIELD, []).append(
+            (int(degree[vertex]), vertex % FIELD)
+        )
     return list(clusters.values())

@@ -38,10 +38,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_total, Described, check_allocation, check_bool, check_domain_values, check_epsilon, check_int,
-                                     check_int_array, check_real, check_real_array, check_rng, fail, fail_type)
-from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers._validation import (
+    Described,
+    check_allocation,
+    check_bool,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_real,
+    check_real_array,
+    check_rng,
+    check_total,
+    fail,
+    fail_type,
+)
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH, _universal_hash
+from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
 
 MAX_BITS = 30
 _BYTES_PER_CANDIDATE = 48  # a scored candidate's arrays in one round: value, true count, support, estimate, order, kept
@@ -83,9 +96,14 @@ def split_counts(counts, sizes, *, rng: np.random.Generator) -> np.ndarray:
     counts = check_int_array("counts", counts, low=0).ravel()
     sizes = check_int_array("sizes", sizes, low=0).ravel()
     if sizes.size == 0 or sizes.sum() != counts.sum():
-        fail("sizes", Described(f"group sizes summing to {int(sizes.sum())}"),
-             f"at least one group size, summing to the {int(counts.sum())} users of counts")
-    check_allocation("sizes", sizes.size, sizes.size * counts.size, what="users per value in each group")
+        fail(
+            "sizes",
+            Described(f"group sizes summing to {int(sizes.sum())}"),
+            f"at least one group size, summing to the {int(counts.sum())} users of counts",
+        )
+    check_allocation(
+        "sizes", sizes.size, sizes.size * counts.size, what="users per value in each group"
+    )
     return _split_counts(counts, sizes, check_rng(rng))
 
 
@@ -109,7 +127,9 @@ def _group_sizes(n: int, n_groups: int) -> np.ndarray:
     return np.full(n_groups, n // n_groups) + (np.arange(n_groups) < n % n_groups)
 
 
-def _split_users(values: np.ndarray, bits: int, n_groups: int, rng, per_user: bool) -> tuple[list, np.ndarray]:
+def _split_users(
+    values: np.ndarray, bits: int, n_groups: int, rng, per_user: bool
+) -> tuple[list, np.ndarray]:
     """The groups and their sizes: per user, each group's values (a permutation cut in groups); else the
     distinct values (sorted) and each group's users per value, drawn by :func:`split_counts`."""
     sizes = _group_sizes(values.size, n_groups)
@@ -126,8 +146,13 @@ def _split_users(values: np.ndarray, bits: int, n_groups: int, rng, per_user: bo
 
 def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
     """Refuse, before scoring, a round with more candidates than MAX_BYTES can hold."""
-    check_allocation(name, value, n_candidates, itemsize=_BYTES_PER_CANDIDATE,
-                     what=f"{how} = {n_candidates:,} candidates in one round")
+    check_allocation(
+        name,
+        value,
+        n_candidates,
+        itemsize=_BYTES_PER_CANDIDATE,
+        what=f"{how} = {n_candidates:,} candidates in one round",
+    )
 
 
 def _level_oracle(epsilon: float, length: int) -> OLH:
@@ -135,14 +160,19 @@ def _level_oracle(epsilon: float, length: int) -> OLH:
     return OLH(epsilon, max(2**length, 2))
 
 
-def _support(olh: OLH, group, candidates, length: int, bits: int, rng, per_user: bool) -> np.ndarray:
+def _support(
+    olh: OLH, group, candidates, length: int, bits: int, rng, per_user: bool
+) -> np.ndarray:
     """OLH support counts of ``candidates`` (length-bit prefixes) in a group of :func:`_split_users`."""
     if per_user:
         return olh.aggregate(olh.perturb(group >> (bits - length), rng=rng), candidates=candidates)
     distinct, users = group
     prefixes = distinct >> (bits - length)  # sorted, as the distinct values are
     below = np.concatenate([[0], np.cumsum(users)])
-    f = below[np.searchsorted(prefixes, candidates, side="right")] - below[np.searchsorted(prefixes, candidates)]
+    f = (
+        below[np.searchsorted(prefixes, candidates, side="right")]
+        - below[np.searchsorted(prefixes, candidates)]
+    )
     return olh._draw_support(f, int(below[-1]), rng=rng)
 
 
@@ -159,13 +189,23 @@ def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
     [wang2021pem] (the segment lengths).
     """
     bits, k = check_int("bits", bits, low=1, high=MAX_BITS), check_int("k", k, low=1)
-    eta = check_int("eta", eta, low=1, high=bits)  # a round extends the prefixes by at most the domain's bits
+    eta = check_int(
+        "eta", eta, low=1, high=bits
+    )  # a round extends the prefixes by at most the domain's bits
     start = min(math.ceil(math.log2(k)) + eta, bits)
     return list(range(start, bits, eta)) + [bits]
 
 
-def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.random.Generator,
-        per_user: bool = False) -> HeavyHitters:
+def pem(
+    values,
+    bits: int,
+    epsilon: float,
+    k: int,
+    *,
+    eta: int = 2,
+    rng: np.random.Generator,
+    per_user: bool = False,
+) -> HeavyHitters:
     """PEM over OLH: extend the k best prefixes by η bits per group; the last group's top k are the heavy hitters.
 
     References
@@ -175,7 +215,9 @@ def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.rand
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     lengths = pem_lengths(bits, check_int("k", k, low=1, high=2**bits), eta)
     per_user = check_bool("per_user", per_user)
-    _check_candidates("eta", eta, max(2 ** lengths[0], k * 2**eta), f"with k = {k}, max(2^L_1, k·2^eta)")
+    _check_candidates(
+        "eta", eta, max(2 ** lengths[0], k * 2**eta), f"with k = {k}, max(2^L_1, k·2^eta)"
+    )
     groups, sizes = _split_users(values, bits, len(lengths), rng, per_user)
     candidates, previous = np.arange(2 ** lengths[0]), lengths[0]
     for j, (length, group, size) in enumerate(zip(lengths, groups, sizes)):
@@ -183,14 +225,25 @@ def pem(values, bits: int, epsilon: float, k: int, *, eta: int = 2, rng: np.rand
             step = length - previous
             candidates = (candidates[:, None] * 2**step + np.arange(2**step)).ravel()
         olh = _level_oracle(epsilon, length)
-        est = _estimate(olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size)
+        est = _estimate(
+            olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size
+        )
         keep = np.argsort(-est, kind="stable")[:k]
         candidates, estimates, previous = candidates[keep], est[keep], length
     return HeavyHitters(candidates, estimates, tuple(lengths))
 
 
-def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float = 3.0, max_candidates: int = 64,
-             rng: np.random.Generator, per_user: bool = False) -> HeavyHitters:
+def treehist(
+    values,
+    bits: int,
+    epsilon: float,
+    *,
+    start_bits: int = 1,
+    z: float = 3.0,
+    max_candidates: int = 64,
+    rng: np.random.Generator,
+    per_user: bool = False,
+) -> HeavyHitters:
     """TreeHist over OLH: one group per level of the binary prefix tree, threshold pruning, a last estimation group.
 
     References
@@ -199,10 +252,17 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
     """
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     start_bits = check_int("start_bits", start_bits, low=1, high=bits)
-    z, max_candidates = check_real("z", z, low=0.0, low_open=False), check_int("max_candidates", max_candidates, low=1)
+    z, max_candidates = (
+        check_real("z", z, low=0.0, low_open=False),
+        check_int("max_candidates", max_candidates, low=1),
+    )
     per_user = check_bool("per_user", per_user)
-    _check_candidates("start_bits", start_bits, max(2**start_bits, 2 * min(max_candidates, 2**bits)),
-                      "max(2^start_bits, 2·max_candidates)")
+    _check_candidates(
+        "start_bits",
+        start_bits,
+        max(2**start_bits, 2 * min(max_candidates, 2**bits)),
+        "max(2^start_bits, 2·max_candidates)",
+    )
     lengths = list(range(start_bits, bits + 1))
     groups, sizes = _split_users(values, bits, len(lengths) + 1, rng, per_user)
     candidates = np.arange(2**start_bits)
@@ -210,7 +270,9 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
         if j:
             candidates = (candidates[:, None] * 2 + np.arange(2)).ravel()
         olh = _level_oracle(epsilon, length)
-        est = _estimate(olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size)
+        est = _estimate(
+            olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size
+        )
         sd_empty = math.sqrt(_count_variance(0.0, size, olh.p, olh.q)) * values.size / size
         order = np.argsort(-est, kind="stable")
         keep = order[est[order] > z * sd_empty][:max_candidates]
@@ -218,7 +280,12 @@ def treehist(values, bits: int, epsilon: float, *, start_bits: int = 1, z: float
         if candidates.size == 0:
             return HeavyHitters(candidates, np.empty(0), tuple(lengths))
     olh = _level_oracle(epsilon, bits)
-    est = _estimate(olh, _support(olh, groups[-1], candidates, bits, bits, rng, per_user), sizes[-1], values.size)
+    est = _estimate(
+        olh,
+        _support(olh, groups[-1], candidates, bits, bits, rng, per_user),
+        sizes[-1],
+        values.size,
+    )
     order = np.argsort(-est, kind="stable")
     return HeavyHitters(candidates[order], est[order], tuple(lengths))
 
@@ -235,8 +302,17 @@ def bucket_of(values, n_buckets: int, seed: int = 1) -> np.ndarray:
     return _universal_hash(a, b, np.asarray(values, dtype=np.int64), n_buckets)
 
 
-def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | None = None, rng: np.random.Generator,
-               hash_seed: int = 1, per_user: bool = False) -> HeavyHitters:
+def bitstogram(
+    values,
+    bits: int,
+    epsilon: float,
+    k: int,
+    *,
+    n_buckets: int | None = None,
+    rng: np.random.Generator,
+    hash_seed: int = 1,
+    per_user: bool = False,
+) -> HeavyHitters:
     """Bitstogram over OLH: (bucket, bit j) reports per bit group, bit-by-bit reading per bucket, a last estimation group.
 
     ``n_buckets`` defaults to 16k: two of the k heavy hitters then share a bucket with probability about
@@ -250,7 +326,9 @@ def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | No
     k = check_int("k", k, low=1, high=2**bits)
     T = check_int("n_buckets", 16 * k if n_buckets is None else n_buckets, low=1, high=2**24)
     per_user = check_bool("per_user", per_user)
-    check_allocation("n_buckets", T, (bits + 4) * 2 * T, what="a bit reading and two counts per (bucket, bit)")
+    check_allocation(
+        "n_buckets", T, (bits + 4) * 2 * T, what="a bit reading and two counts per (bucket, bit)"
+    )
     groups, sizes = _split_users(values, bits, bits + 1, rng, per_user)
     hash_seed = check_int("hash_seed", hash_seed, low=0)
     olh = OLH(epsilon, max(2 * T, 2))  # symbols 2t + bit: (bucket t, bit j)
@@ -262,16 +340,23 @@ def bitstogram(values, bits: int, epsilon: float, k: int, *, n_buckets: int | No
         if per_user:
             support = olh.aggregate(olh.perturb(coded, rng=rng))
         else:
-            support = olh._draw_support(np.bincount(coded, weights=group[1], minlength=olh.d).astype(np.int64), size,
-                                        rng=rng)
+            support = olh._draw_support(
+                np.bincount(coded, weights=group[1], minlength=olh.d).astype(np.int64),
+                size,
+                rng=rng,
+            )
         est = _estimate(olh, support, size, values.size)
         reading[j] = est[1::2] > est[0::2]
         weight += est[0::2] + est[1::2]
     recovered = (reading * (2 ** np.arange(bits - 1, -1, -1))[:, None]).sum(axis=0)
     candidates = np.unique(recovered[np.argsort(-weight, kind="stable")[: 2 * k]])
     final_olh = _level_oracle(epsilon, bits)
-    est = _estimate(final_olh, _support(final_olh, groups[-1], candidates, bits, bits, rng, per_user), sizes[-1],
-                    values.size)
+    est = _estimate(
+        final_olh,
+        _support(final_olh, groups[-1], candidates, bits, bits, rng, per_user),
+        sizes[-1],
+        values.size,
+    )
     order = np.argsort(-est, kind="stable")[:k]
     return HeavyHitters(candidates[order], est[order], tuple([bits] * bits))
 
@@ -286,7 +371,13 @@ def recall(found, true_counts, k: int) -> float:
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
     check_total("true_counts", truth)  # the counts' total must not wrap int64
     k = check_int("k", k, low=1, high=truth.size)
-    return len(set(np.argsort(-truth, kind="stable")[:k].tolist()) & set(np.asarray(found).ravel().tolist())) / k
+    return (
+        len(
+            set(np.argsort(-truth, kind="stable")[:k].tolist())
+            & set(np.asarray(found).ravel().tolist())
+        )
+        / k
+    )
 
 
 def level_report_table(tables, shares) -> np.ndarray:
@@ -301,9 +392,18 @@ def level_report_table(tables, shares) -> np.ndarray:
     shares = check_real_array("shares", shares, low=0.0).ravel()
     if not isinstance(tables, (list, tuple)) or not tables:
         fail_type("tables", tables, "a non-empty list of output tables (one per group)")
-    tables = [check_real_array(f"tables[{j}]", t, low=0.0, low_open=False, high=1.0, high_open=False) for j, t in enumerate(tables)]
+    tables = [
+        check_real_array(f"tables[{j}]", t, low=0.0, low_open=False, high=1.0, high_open=False)
+        for j, t in enumerate(tables)
+    ]
     if len({t.shape[0] for t in tables}) != 1 or any(t.ndim != 2 for t in tables):
-        fail("tables", Described("tables with different inputs"), "2-D tables with the same rows (the same inputs)")
+        fail(
+            "tables",
+            Described("tables with different inputs"),
+            "2-D tables with the same rows (the same inputs)",
+        )
     if len(tables) != shares.size or not np.isclose(shares.sum(), 1.0) or np.any(shares <= 0):
-        fail("shares", Described(f"{shares.tolist()}"), "one positive share per table, summing to 1")
+        fail(
+            "shares", Described(f"{shares.tolist()}"), "one positive share per table, summing to 1"
+        )
     return np.concatenate([s * np.asarray(t) for s, t in zip(shares, tables)], axis=1)

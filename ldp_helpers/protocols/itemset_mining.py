@@ -33,8 +33,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (check_total, Described, check_bool, check_epsilon, check_int, check_int_array, check_probability, check_real_array,
-                                     check_rng, fail, fail_type)
+from ldp_helpers._validation import (
+    Described,
+    check_bool,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_probability,
+    check_real_array,
+    check_rng,
+    check_total,
+    fail,
+    fail_type,
+)
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
@@ -68,9 +79,14 @@ def _survey(psfo: PSFO, items: np.ndarray, sizes: np.ndarray, rng, per_user: boo
 def _size_survey(epsilon: float, held: np.ndarray, domain: int, rng, per_user: bool) -> np.ndarray:
     """The users per number of candidates held (``held``, one per user, in [0, domain)), estimated with GRR or
     OLH (the better for the domain) and clipped at 0: the oracle's sampler, or (``per_user``) its client."""
-    oracle = GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
-    aggregate = (oracle.aggregate(oracle.perturb(held, rng=rng)) if per_user
-                 else oracle.sample_aggregate(np.bincount(held, minlength=domain), rng=rng))
+    oracle = (
+        GRR(epsilon, domain) if prefers_direct_encoding(domain, epsilon) else OLH(epsilon, domain)
+    )
+    aggregate = (
+        oracle.aggregate(oracle.perturb(held, rng=rng))
+        if per_user
+        else oracle.sample_aggregate(np.bincount(held, minlength=domain), rng=rng)
+    )
     return np.maximum(oracle.estimate(aggregate, held.size), 0.0)
 
 
@@ -87,7 +103,11 @@ def _split(n: int, fractions, rng) -> list[np.ndarray]:
     counts = np.floor(np.asarray(fractions) * n).astype(int)
     counts[-1] = n - counts[:-1].sum()
     if np.any(counts < 1):
-        fail("sets", Described(f"{n} users"), f"at least one user per group (shares {list(fractions)})")
+        fail(
+            "sets",
+            Described(f"{n} users"),
+            f"at least one user per group (shares {list(fractions)})",
+        )
     return np.split(rng.permutation(n), np.cumsum(counts)[:-1])
 
 
@@ -131,8 +151,17 @@ def choose_ell(size_counts, percentile: float = 0.9) -> int:
     return int(np.searchsorted(cum, percentile - 1e-12) + 1)
 
 
-def svim(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, shares=(0.5, 0.1, 0.4),
-         percentile: float = 0.9, per_user: bool = False) -> MiningResult:
+def svim(
+    sets,
+    d: int,
+    epsilon: float,
+    k: int,
+    *,
+    rng: np.random.Generator,
+    shares=(0.5, 0.1, 0.4),
+    percentile: float = 0.9,
+    per_user: bool = False,
+) -> MiningResult:
     """SVIM's top-k items: candidates (PSFO, ℓ = 1), size estimation, ℓ choice, corrected PSFO estimates.
 
     ``sets``: the users' sets, or a :class:`~ldp_helpers.protocols.set_valued.FlatSets` of them.  Each
@@ -149,10 +178,23 @@ def svim(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, shar
     if shares.size != 3 or abs(shares.sum() - 1.0) > 1e-9:
         fail("shares", Described(f"{shares.tolist()}"), "three positive shares summing to 1")
     percentile = check_probability(percentile, "percentile", open_low=True)
-    return _svim_flat(items, sizes, owner, d, epsilon, k, rng, check_bool("per_user", per_user), shares, percentile)
+    return _svim_flat(
+        items,
+        sizes,
+        owner,
+        d,
+        epsilon,
+        k,
+        rng,
+        check_bool("per_user", per_user),
+        shares,
+        percentile,
+    )
 
 
-def _svim_flat(items, sizes, owner, d, epsilon, k, rng, per_user, shares=(0.5, 0.1, 0.4), percentile=0.9) -> MiningResult:
+def _svim_flat(
+    items, sizes, owner, d, epsilon, k, rng, per_user, shares=(0.5, 0.1, 0.4), percentile=0.9
+) -> MiningResult:
     """:func:`svim` on validated flat sets (items, sizes, owner)."""
     n = sizes.size
     g1, g2, g3 = _split(n, shares, rng)
@@ -171,8 +213,16 @@ def _svim_flat(items, sizes, owner, d, epsilon, k, rng, per_user, shares=(0.5, 0
     return MiningResult(candidates[top], est3[top], candidates, ell)
 
 
-def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.Generator,
-             per_user: bool = False) -> MiningResult:
+def ldpminer(
+    sets,
+    d: int,
+    epsilon: float,
+    k: int,
+    *,
+    ell: int,
+    rng: np.random.Generator,
+    per_user: bool = False,
+) -> MiningResult:
     """LDPMiner's top-k items: every user reports twice at ε/2 (candidates over d items, then counts over the k candidates).
 
     ``sets`` and ``per_user`` as in :func:`svim`.
@@ -183,11 +233,20 @@ def ldpminer(sets, d: int, epsilon: float, k: int, *, ell: int, rng: np.random.G
     """
     items, sizes, owner = flat_population(sets, d)
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1, high=d)
-    ell, rng, per_user = check_int("ell", ell, low=1), check_rng(rng), check_bool("per_user", per_user)
+    ell, rng, per_user = (
+        check_int("ell", ell, low=1),
+        check_rng(rng),
+        check_bool("per_user", per_user),
+    )
     half = epsilon / 2
     est1 = _survey(_psfo(half, d, ell), items, sizes, rng, per_user)
     candidates = np.sort(np.argsort(-est1, kind="stable")[:k])
-    est2 = _survey(_psfo(half, candidates.size, ell), *_restrict(items, sizes, owner, candidates)[:2], rng, per_user)
+    est2 = _survey(
+        _psfo(half, candidates.size, ell),
+        *_restrict(items, sizes, owner, candidates)[:2],
+        rng,
+        per_user,
+    )
     top = np.argsort(-est2, kind="stable")
     return MiningResult(candidates[top], est2[top], candidates, ell)
 
@@ -217,7 +276,9 @@ def ncr(found, true_counts, k: int) -> float:
     check_total("true_counts", truth)  # the counts' total must not wrap int64
     k = check_int("k", k, low=1, high=truth.size)
     score = {int(item): k - rank for rank, item in enumerate(np.argsort(-truth, kind="stable")[:k])}
-    return sum(score.get(int(x), 0) for x in set(np.asarray(found).ravel().tolist())) / (k * (k + 1) / 2)
+    return sum(score.get(int(x), 0) for x in set(np.asarray(found).ravel().tolist())) / (
+        k * (k + 1) / 2
+    )
 
 
 @dataclass(frozen=True)
@@ -261,7 +322,9 @@ def _itemset_memberships(items, sizes, owner, candidates):
     universe = np.array(sorted({i for c in candidates for i in c}), dtype=np.int64)
     bit = np.zeros(int(max(items.max(initial=0), universe.max())) + 1, dtype=np.int64)
     bit[universe] = 2 ** np.arange(universe.size)
-    masks = np.bincount(owner, weights=bit[items], minlength=sizes.size).astype(np.int64)  # distinct items: sums are ORs
+    masks = np.bincount(owner, weights=bit[items], minlength=sizes.size).astype(
+        np.int64
+    )  # distinct items: sums are ORs
     wanted = np.array([bit[list(c)].sum() for c in candidates], dtype=np.int64)
     distinct, inverse = np.unique(masks, return_inverse=True)
     member = ((distinct[:, None] & wanted) == wanted)[inverse]  # users × candidates
@@ -269,8 +332,17 @@ def _itemset_memberships(items, sizes, owner, candidates):
     return cand.astype(np.int64), member.sum(axis=1).astype(np.int64)
 
 
-def svsm(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, max_size: int = 3,
-         percentile: float = 0.9, per_user: bool = False) -> ItemsetResult:
+def svsm(
+    sets,
+    d: int,
+    epsilon: float,
+    k: int,
+    *,
+    rng: np.random.Generator,
+    max_size: int = 3,
+    percentile: float = 0.9,
+    per_user: bool = False,
+) -> ItemsetResult:
     """SVSM's top-k itemsets: half of the users run SVIM (frequent items), the rest estimate candidate itemsets.
 
     Of the second half, 20 % report how many candidate itemsets they hold (ℓ = the 90th percentile)
@@ -287,9 +359,13 @@ def svsm(sets, d: int, epsilon: float, k: int, *, rng: np.random.Generator, max_
     percentile = check_probability(percentile, "percentile", open_low=True)
     per_user = check_bool("per_user", per_user)
     first, second = _split(sizes.size, (0.5, 0.5), rng)
-    found = _svim_flat(*_take(items, sizes, owner, np.sort(first)), d, epsilon, min(max(k, 4), d), rng, per_user)
+    found = _svim_flat(
+        *_take(items, sizes, owner, np.sort(first)), d, epsilon, min(max(k, 4), d), rng, per_user
+    )
     scale = sizes.size / first.size
-    candidates = candidate_itemsets({int(i): float(e) * scale for i, e in zip(found.items, found.estimates)}, k, max_size)
+    candidates = candidate_itemsets(
+        {int(i): float(e) * scale for i, e in zip(found.items, found.estimates)}, k, max_size
+    )
     g2, g3 = np.array_split(rng.permutation(second), [max(1, second.size // 5)])
     c2_sizes = _itemset_memberships(*_take(items, sizes, owner, np.sort(g2)), candidates)[1]
     size_est = _size_survey(epsilon, c2_sizes, len(candidates) + 1, rng, per_user)
@@ -310,7 +386,15 @@ def itemset_counts(sets, d: int, itemsets) -> np.ndarray:
     """
     items, sizes, owner = flat_population(sets, d)
     if not isinstance(itemsets, (list, tuple)) or not itemsets:
-        fail("itemsets", Described(f"{itemsets!r}"[:60]), "a non-empty list of itemsets (tuples of items)")
-    checked = [tuple(int(i) for i in check_int_array(f"itemsets[{j}]", c, low=0, high=d - 1).ravel())
-               for j, c in enumerate(itemsets)]
-    return np.bincount(_itemset_memberships(items, sizes, owner, checked)[0], minlength=len(checked))
+        fail(
+            "itemsets",
+            Described(f"{itemsets!r}"[:60]),
+            "a non-empty list of itemsets (tuples of items)",
+        )
+    checked = [
+        tuple(int(i) for i in check_int_array(f"itemsets[{j}]", c, low=0, high=d - 1).ravel())
+        for j, c in enumerate(itemsets)
+    ]
+    return np.bincount(
+        _itemset_memberships(items, sizes, owner, checked)[0], minlength=len(checked)
+    )

@@ -36,9 +36,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_helpers._validation import (check_epsilons, Described, check_aggregate, check_allocation, check_bool, check_epsilon,
-                                     check_int, check_int_array, check_n_draws, check_probability, check_real_array, check_rng,
-                                     check_total, fail, fail_type)
+from ldp_helpers._validation import (
+    Described,
+    check_aggregate,
+    check_allocation,
+    check_bool,
+    check_epsilon,
+    check_epsilons,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_probability,
+    check_real_array,
+    check_rng,
+    check_total,
+    fail,
+    fail_type,
+)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
@@ -59,11 +73,16 @@ def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> in
     [chen2016pldp] (m from |τ|, β and the accuracy); [bassily2015] (the same shape);
     [hoeffding1963] (the noise bound γ we match it to).
     """
-    n_locations, n_users = check_int("n_locations", n_locations, low=1), check_int("n_users", n_users, low=1)
+    n_locations, n_users = (
+        check_int("n_locations", n_locations, low=1),
+        check_int("n_users", n_users, low=1),
+    )
     epsilon = check_epsilon(epsilon)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     gamma = math.sqrt(2 * math.log(2 * n_locations / beta) / n_users) / math.tanh(epsilon / 2)
-    return min(max(math.ceil(math.log(n_locations + 1) * math.log(2 / beta) / gamma**2), 1), MAX_ROWS)
+    return min(
+        max(math.ceil(math.log(n_locations + 1) * math.log(2 / beta) / gamma**2), 1), MAX_ROWS
+    )
 
 
 @dataclass(frozen=True)
@@ -90,9 +109,13 @@ class PCEP(Mechanism):
         object.__setattr__(self, "n_locations", check_int("n_locations", self.n_locations, low=1))
         object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_ROWS))
         larger = ("m", self.m) if self.m >= self.n_locations else ("n_locations", self.n_locations)
-        check_allocation(*larger, self.m * self.n_locations, what="the m × |τ| public matrix (and its uniforms)")
+        check_allocation(
+            *larger, self.m * self.n_locations, what="the m × |τ| public matrix (and its uniforms)"
+        )
         seed = check_int("matrix_seed", self.matrix_seed, low=0)
-        phi = np.where(np.random.default_rng(seed).random((self.m, self.n_locations)) < 0.5, -1, 1).astype(np.int8)
+        phi = np.where(
+            np.random.default_rng(seed).random((self.m, self.n_locations)) < 0.5, -1, 1
+        ).astype(np.int8)
         object.__setattr__(self, "phi", phi)
 
     @property
@@ -171,12 +194,23 @@ class PCEP(Mechanism):
     def aggregate(self, reports) -> np.ndarray:
         """``T_r = Σ_{u: r_u = r} z_u`` for every row (the sufficient statistic)."""
         reports = check_int_array("reports", reports)
-        if (reports.ndim != 2 or reports.shape[1] != 2 or np.any(reports[:, 0] < 0) or np.any(reports[:, 0] >= self.m)
-                or np.any(np.abs(reports[:, 1]) != 1)):
-            fail("reports", Described(f"an array of shape {reports.shape}"), f"(row in [0, {self.m}), sign ±1) per user")
+        if (
+            reports.ndim != 2
+            or reports.shape[1] != 2
+            or np.any(reports[:, 0] < 0)
+            or np.any(reports[:, 0] >= self.m)
+            or np.any(np.abs(reports[:, 1]) != 1)
+        ):
+            fail(
+                "reports",
+                Described(f"an array of shape {reports.shape}"),
+                f"(row in [0, {self.m}), sign ±1) per user",
+            )
         return np.bincount(reports[:, 0], weights=reports[:, 1], minlength=self.m).astype(np.int64)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler of T: ``T = Σ_l Φ[:, l] ⊙ (A_l − B_l)``, cost O(Σ_l min(n_l, m)) per survey.
 
         Of the n_l users at location l, ``K_l ~ Bin(n_l, e^ε/(e^ε+1))`` keep their sign; each user's row
@@ -194,34 +228,52 @@ class PCEP(Mechanism):
         dense = counts > DENSE_USERS_PER_ROW * self.m
         uniform = np.full(self.m, 1.0 / self.m)
         for l in np.flatnonzero(dense):
-            A, B = rng.multinomial(kept[:, l], uniform), rng.multinomial(counts[l] - kept[:, l], uniform)
+            A, B = (
+                rng.multinomial(kept[:, l], uniform),
+                rng.multinomial(counts[l] - kept[:, l], uniform),
+            )
             T += self.phi[:, l] * (A - B)
         sparse = np.flatnonzero(~dense)
         location = np.repeat(sparse, counts[sparse])  # one entry per user of a sparse location
-        rank = np.arange(location.size) - np.repeat(np.cumsum(counts[sparse]) - counts[sparse], counts[sparse])
+        rank = np.arange(location.size) - np.repeat(
+            np.cumsum(counts[sparse]) - counts[sparse], counts[sparse]
+        )
         step = max(1, _ROWS_AT_ONCE // max(location.size, 1))
         for start in range(0, draws, step):
             block = min(step, draws - start)
             rows = rng.integers(0, self.m, size=(block, location.size))
             x = self.phi[rows, location]
-            z = np.where(rank < kept[start:start + block, location], x, -x)  # the first K_l users keep
+            z = np.where(
+                rank < kept[start : start + block, location], x, -x
+            )  # the first K_l users keep
             flat = (rows + self.m * np.arange(block)[:, None]).ravel()
-            T[start:start + block] += np.bincount(flat, weights=z.ravel(), minlength=block * self.m).reshape(
-                block, self.m).astype(np.int64)
+            T[start : start + block] += (
+                np.bincount(flat, weights=z.ravel(), minlength=block * self.m)
+                .reshape(block, self.m)
+                .astype(np.int64)
+            )
         return T.reshape(shape)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``ŝ(l) = c_ε Σ_r T_r Φ[r, l]`` for every location of the region."""
         n = check_int("n", n, low=1)
-        T = check_aggregate(aggregate, (self.m,), low=-n, high=n, what=f"a row sums at most n = {n} signs ±1")
+        T = check_aggregate(
+            aggregate, (self.m,), low=-n, high=n, what=f"a row sums at most n = {n} signs ±1"
+        )
         return self.c_epsilon * (T @ self.phi.astype(float))
 
 
-def _cluster_pcep(region: int, n_locations: int, n_users: int, epsilon: float, beta: float, seed: int) -> PCEP:
+def _cluster_pcep(
+    region: int, n_locations: int, n_users: int, epsilon: float, beta: float, seed: int
+) -> PCEP:
     """One cluster's PCEP; a public matrix too large to hold is refused naming the cluster's region."""
     m = pcep_rows(n_locations, n_users, epsilon, beta)
-    check_allocation("regions", f"{n_users:,} users in region {region}", m * n_locations,
-                     what=f"the cluster's m × |τ| = {m:,} × {n_locations:,} public matrix, m from n_C, ε and β/|C|")
+    check_allocation(
+        "regions",
+        f"{n_users:,} users in region {region}",
+        m * n_locations,
+        what=f"the cluster's m × |τ| = {m:,} × {n_locations:,} public matrix, m from n_C, ε and β/|C|",
+    )
     return PCEP(epsilon, n_locations, m, seed)
 
 
@@ -240,13 +292,27 @@ def pldp_loss(table, taxonomy: Taxonomy, region) -> float:
     table = check_real_array("table", table, low=0.0, low_open=False, high=1.0, high_open=False)
     locations = taxonomy.locations
     if table.ndim != 2 or table.shape[0] != locations.size:
-        fail("table", Described(f"an array of shape {table.shape}"), f"one row per location ({locations.size} rows)")
+        fail(
+            "table",
+            Described(f"an array of shape {table.shape}"),
+            f"one row per location ({locations.size} rows)",
+        )
     rows = np.searchsorted(locations, taxonomy.leaves_under(taxonomy.check_node("region", region)))
     return 0.0 if rows.size == 1 else max_privacy_loss(table[rows])
 
 
-def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *, rng: np.random.Generator,
-                matrix_seed: int = 0, n_draws: int | None = None, per_user: bool = False) -> np.ndarray:
+def psda_counts(
+    locations,
+    regions,
+    taxonomy: Taxonomy,
+    epsilons,
+    beta: float,
+    *,
+    rng: np.random.Generator,
+    matrix_seed: int = 0,
+    n_draws: int | None = None,
+    per_user: bool = False,
+) -> np.ndarray:
     """PSDA: one PCEP per cluster of users with the same (safe region, ε), at confidence β/|C|; counts summed.
 
     ``locations`` are the users' leaves, ``regions`` their safe-region nodes (each must contain the
@@ -269,22 +335,36 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
     if regions.shape != locations.shape:
         fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")
     if eps.shape != locations.shape:
-        fail("epsilons", Described(f"{eps.size} budgets"), f"one budget for all users, or one per user ({locations.size})")
+        fail(
+            "epsilons",
+            Described(f"{eps.size} budgets"),
+            f"one budget for all users, or one per user ({locations.size})",
+        )
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     rng, seed = check_rng(rng), check_int("matrix_seed", matrix_seed, low=0)
     draws = 1 if n_draws is None else check_n_draws(n_draws)
     per_user = check_bool("per_user", per_user)
     leaves = set(taxonomy.locations.tolist())
     if not set(np.unique(locations).tolist()) <= leaves:
-        fail("locations", Described("a node that is not a leaf"), "leaves of the taxonomy (its locations)")
+        fail(
+            "locations",
+            Described("a node that is not a leaf"),
+            "leaves of the taxonomy (its locations)",
+        )
     clusters = sorted(set(zip(regions.tolist(), eps.tolist())))
     out = np.zeros((draws, n_nodes))
     for i, (region, e) in enumerate(clusters):
         members = (regions == region) & (eps == e)
         tau = taxonomy.leaves_under(region)
         index = np.searchsorted(tau, locations[members])
-        if np.any(index >= tau.size) or np.any(tau[np.minimum(index, tau.size - 1)] != locations[members]):
-            fail("regions", Described(f"node {region} for a user outside it"), "a safe region containing the user's location")
+        if np.any(index >= tau.size) or np.any(
+            tau[np.minimum(index, tau.size - 1)] != locations[members]
+        ):
+            fail(
+                "regions",
+                Described(f"node {region} for a user outside it"),
+                "a safe region containing the user's location",
+            )
         counts = np.bincount(index, minlength=tau.size)
         pcep = _cluster_pcep(region, tau.size, int(counts.sum()), e, beta / len(clusters), seed + i)
         if per_user:
@@ -295,7 +375,9 @@ def psda_counts(locations, regions, taxonomy: Taxonomy, epsilons, beta: float, *
     return out[0, taxonomy.locations] if n_draws is None else out[:, taxonomy.locations]
 
 
-def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, beta: float, *, matrix_seed: int = 0) -> float:
+def psda_error_bound(
+    locations, regions, taxonomy: Taxonomy, epsilon: float, beta: float, *, matrix_seed: int = 0
+) -> float:
     """A bound on PSDA's max count error that holds with probability ≥ 1 − β (one ε for all users).
 
     Cluster C's estimate of leaf l errs by its public-matrix bias ``Σ_{l'≠l} s_C(l') G_C[l', l]``
@@ -324,8 +406,14 @@ def psda_error_bound(locations, regions, taxonomy: Taxonomy, epsilon: float, bet
     for i, region in enumerate(clusters):
         tau = taxonomy.leaves_under(region)
         index = np.searchsorted(tau, locations[regions == region])
-        if np.any(index >= tau.size) or np.any(tau[np.minimum(index, tau.size - 1)] != locations[regions == region]):
-            fail("regions", Described(f"node {region} for a user outside it"), "a safe region containing the user's location")
+        if np.any(index >= tau.size) or np.any(
+            tau[np.minimum(index, tau.size - 1)] != locations[regions == region]
+        ):
+            fail(
+                "regions",
+                Described(f"node {region} for a user outside it"),
+                "a safe region containing the user's location",
+            )
         counts = np.bincount(index, minlength=tau.size)
         n_c = int(counts.sum())
         pcep = _cluster_pcep(region, tau.size, n_c, epsilon, beta / len(clusters), seed + i)
@@ -340,6 +428,13 @@ def _pcep_example() -> PCEP:
 
 
 #: registered mechanisms of this module (collected by ldp_helpers.protocols.registry)
-ENTRIES = [RegistryEntry("pcep", "PCEP (personalized count estimation, one safe region)", "personalized",
-                         "[chen2016pldp]; [bassily2015]", _pcep_example,
-                         lambda m: np.array([12, 5, 0, 3], dtype=np.int64))]
+ENTRIES = [
+    RegistryEntry(
+        "pcep",
+        "PCEP (personalized count estimation, one safe region)",
+        "personalized",
+        "[chen2016pldp]; [bassily2015]",
+        _pcep_example,
+        lambda m: np.array([12, 5, 0, 3], dtype=np.int64),
+    )
+]

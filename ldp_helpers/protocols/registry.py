@@ -12,16 +12,25 @@ registry cannot list them itself: protocols build on mechanisms, never the other
 from __future__ import annotations
 
 from ldp_helpers.mechanisms.registry import REGISTRY, RegistryEntry
-
 from ldp_helpers.protocols import personalized, set_valued, sfp
 
-_MODULES: tuple = (personalized, set_valued, sfp)  # protocol modules with an ENTRIES list, appended as they land
+_MODULES: tuple = (
+    personalized,
+    set_valued,
+    sfp,
+)  # protocol modules with an ENTRIES list, appended as they land
 
 #: the protocols' entries, by key
-PROTOCOL_REGISTRY: dict[str, RegistryEntry] = {entry.key: entry for module in _MODULES for entry in module.ENTRIES}
+PROTOCOL_REGISTRY: dict[str, RegistryEntry] = {
+    entry.key: entry for module in _MODULES for entry in module.ENTRIES
+}
 
-if set(PROTOCOL_REGISTRY) & set(REGISTRY):  # pragma: no cover - a programming error, caught at import
-    raise RuntimeError(f"protocol keys clash with mechanism keys: {sorted(set(PROTOCOL_REGISTRY) & set(REGISTRY))}")
+if set(PROTOCOL_REGISTRY) & set(
+    REGISTRY
+):  # pragma: no cover - a programming error, caught at import
+    raise RuntimeError(
+        f"protocol keys clash with mechanism keys: {sorted(set(PROTOCOL_REGISTRY) & set(REGISTRY))}"
+    )
 
 #: every mechanism of the collection and every protocol registered under the contract
 ALL_MECHANISMS: dict[str, RegistryEntry] = {**REGISTRY, **PROTOCOL_REGISTRY}

@@ -30,13 +30,21 @@ from typing import ClassVar
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described, check_allocation, check_choice, check_domain_values, check_epsilon, check_int,
-    check_rng, fail, fail_type)
+    Described,
+    check_allocation,
+    check_choice,
+    check_domain_values,
+    check_epsilon,
+    check_int,
+    check_rng,
+    fail,
+    fail_type,
+)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.registry import RegistryEntry
-from ldp_helpers.mechanisms.pure import _count_variance
 from ldp_helpers.mechanisms.local_hashing import OLH
+from ldp_helpers.mechanisms.pure import _count_variance
+from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
 
@@ -81,7 +89,11 @@ def grr_threshold(epsilon: float, ell: int) -> float:
     """
     ell = check_int("ell", ell, low=1)
     log_threshold = math.log(4 * ell**2 - ell) + check_epsilon(epsilon)
-    return math.inf if log_threshold > 709.0 else (4 * ell**2 - ell) * math.exp(check_epsilon(epsilon)) + 1
+    return (
+        math.inf
+        if log_threshold > 709.0
+        else (4 * ell**2 - ell) * math.exp(check_epsilon(epsilon)) + 1
+    )
 
 
 def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.ndarray:
@@ -94,7 +106,11 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
     d, ell = check_int("d", d, low=1), check_int("ell", ell, low=1)
     check_allocation("ell", ell, ell, what="one padded set of ell items")
     rng = check_rng(rng)
-    if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not hasattr(sets, "__iter__"):
+    if (
+        isinstance(sets, (str, bytes, dict))
+        or not hasattr(sets, "__len__")
+        or not hasattr(sets, "__iter__")
+    ):
         fail_type("sets", sets, "a sequence of per-user sets (arrays of items in [0, d))")
     if len(sets) == 0:
         fail("sets", Described("no sets"), "at least one user's set")
@@ -124,19 +140,31 @@ def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarr
     [wang2018svim] (set-valued data: each user holds a set of items).
     """
     d = check_int("d", d, low=1)
-    if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not hasattr(sets, "__iter__"):
+    if (
+        isinstance(sets, (str, bytes, dict))
+        or not hasattr(sets, "__len__")
+        or not hasattr(sets, "__iter__")
+    ):
         fail_type(name, sets, f"a sequence of per-user sets (arrays of items in [0, {d}))")
     if len(sets) == 0:
         fail(name, Described("an empty list of users"), "at least one user's set")
     check_allocation(name, len(sets), 2 * len(sets), what="one size per user")
-    if all(isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu" for x in sets):  # fast path
+    if all(
+        isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu" for x in sets
+    ):  # fast path
         sizes = np.fromiter((x.size for x in sets), dtype=np.int64, count=len(sets))
-        items = check_domain_values(name, np.concatenate(sets), d).astype(np.int64) if sizes.sum() else np.empty(0, np.int64)
+        items = (
+            check_domain_values(name, np.concatenate(sets), d).astype(np.int64)
+            if sizes.sum()
+            else np.empty(0, np.int64)
+        )
         owner = np.repeat(np.arange(sizes.size), sizes)
         order = np.lexsort((items, owner))
         items, owner = items[order], owner[order]
         keep = np.ones(items.size, dtype=bool)
-        keep[1:] = (items[1:] != items[:-1]) | (owner[1:] != owner[:-1])  # a set holds each item once
+        keep[1:] = (items[1:] != items[:-1]) | (
+            owner[1:] != owner[:-1]
+        )  # a set holds each item once
         return items[keep], np.bincount(owner[keep], minlength=sizes.size).astype(np.int64)
     parts = []
     for u, items in enumerate(sets):
@@ -148,7 +176,11 @@ def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarr
             fail_type(f"{name}[{u}]", items, f"a flat array of items in [0, {d})")
         if items.ndim > 1:
             fail_type(f"{name}[{u}]", items, f"a flat array of items in [0, {d})")
-        parts.append(np.unique(check_domain_values(f"{name}[{u}]", items, d)) if items.size else np.empty(0, np.int64))
+        parts.append(
+            np.unique(check_domain_values(f"{name}[{u}]", items, d))
+            if items.size
+            else np.empty(0, np.int64)
+        )
     sizes = np.array([len(x) for x in parts], dtype=np.int64)
     return (np.concatenate(parts).astype(np.int64) if sizes.sum() else np.empty(0, np.int64)), sizes
 
@@ -195,8 +227,15 @@ def flat_population(sets, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return items, sizes, np.repeat(np.arange(sizes.size), sizes)
 
 
-def _sample_padded_items(items: np.ndarray, sizes: np.ndarray, d: int, ell: int, *, rng: np.random.Generator,
-                        n_draws: int | None = None) -> np.ndarray:
+def _sample_padded_items(
+    items: np.ndarray,
+    sizes: np.ndarray,
+    d: int,
+    ell: int,
+    *,
+    rng: np.random.Generator,
+    n_draws: int | None = None,
+) -> np.ndarray:
     """Counts over [0, d+ℓ) of the item each user samples from her padded set (vectorized, exact).
 
     User u draws r uniform in [0, max(ℓ, |S_u|)): r < |S_u| picks her r-th item, else dummy
@@ -209,12 +248,18 @@ def _sample_padded_items(items: np.ndarray, sizes: np.ndarray, d: int, ell: int,
     """
     rng = check_rng(rng)
     draws = 1 if n_draws is None else n_draws
-    check_allocation("n_draws", draws, 2 * draws * max(sizes.size, 1), what="one uniform per user and draw")
+    check_allocation(
+        "n_draws", draws, 2 * draws * max(sizes.size, 1), what="one uniform per user and draw"
+    )
     width = np.maximum(sizes, ell)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     r = np.floor(rng.random((draws, sizes.size)) * width).astype(np.int64)
     real = r < sizes
-    picked = np.where(real, items[np.minimum(offsets + r, max(items.size - 1, 0))] if items.size else 0, d + r - sizes)
+    picked = np.where(
+        real,
+        items[np.minimum(offsets + r, max(items.size - 1, 0))] if items.size else 0,
+        d + r - sizes,
+    )
     counts = np.stack([np.bincount(row, minlength=d + ell) for row in picked])
     return counts[0] if n_draws is None else counts
 
@@ -243,10 +288,18 @@ class PSFO(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "d", check_int("d", self.d, low=1))
         object.__setattr__(self, "ell", check_int("ell", self.ell, low=1))
-        check_allocation("d", self.d + self.ell, 3 * (self.d + self.ell), what="counts over the d + ell padded items")
+        check_allocation(
+            "d",
+            self.d + self.ell,
+            3 * (self.d + self.ell),
+            what="counts over the d + ell padded items",
+        )
         check_choice("protocol", self.protocol, ("GRR", "OLH"))
-        oracle = (GRR(amplified_grr_epsilon(self.epsilon, self.ell), self.d + self.ell) if self.protocol == "GRR"
-                  else OLH(self.epsilon, self.d + self.ell))
+        oracle = (
+            GRR(amplified_grr_epsilon(self.epsilon, self.ell), self.d + self.ell)
+            if self.protocol == "GRR"
+            else OLH(self.epsilon, self.d + self.ell)
+        )
         object.__setattr__(self, "oracle", oracle)
 
     @property
@@ -279,7 +332,10 @@ class PSFO(Mechanism):
         """Per item: E[S_i] and Var[S_i], S_i = how many users sample item i (independent Bernoulli users)."""
         items, sizes = self._truth(truth)
         pi = np.repeat(1.0 / np.maximum(sizes, self.ell), sizes)
-        return (np.bincount(items, weights=pi, minlength=self.d), np.bincount(items, weights=pi * (1 - pi), minlength=self.d))
+        return (
+            np.bincount(items, weights=pi, minlength=self.d),
+            np.bincount(items, weights=pi * (1 - pi), minlength=self.d),
+        )
 
     def expected_estimate(self, truth) -> np.ndarray:
         """``ℓ·E[S_i] = ℓ·Σ_{u ∋ i} 1/max(ℓ, |S_u|)``: the holders when no set exceeds ℓ."""
@@ -319,13 +375,18 @@ class PSFO(Mechanism):
         """
         items, sizes = flatten_sets(values, self.d, "values")
         rng = check_rng(rng)
-        return self.oracle.perturb(pad_and_sample(np.split(items, np.cumsum(sizes)[:-1]), self.d, self.ell, rng=rng), rng=rng)
+        return self.oracle.perturb(
+            pad_and_sample(np.split(items, np.cumsum(sizes)[:-1]), self.d, self.ell, rng=rng),
+            rng=rng,
+        )
 
     def aggregate(self, reports) -> np.ndarray:
         """The oracle's support counts over the d + ℓ padded items."""
         return self.oracle.aggregate(reports)
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler: each user's sampled item (vectorized), then the oracle's exact support-count law.
 
         GRR: ``C = K + M``, ``K_i ~ Bin(S_i, p − q)``, ``M ~ Multinomial(n − ΣK, uniform)``; OLH:
@@ -337,7 +398,9 @@ class PSFO(Mechanism):
             batch_shape(n_draws, (self.d + self.ell,))
         return self._sample_flat(items, sizes, rng=rng, n_draws=n_draws)
 
-    def _sample_flat(self, items: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator, n_draws=None) -> np.ndarray:
+    def _sample_flat(
+        self, items: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator, n_draws=None
+    ) -> np.ndarray:
         """:meth:`sample_aggregate` for validated flat sets (items, sizes): the miners' hot path."""
         sampled = _sample_padded_items(items, sizes, self.d, self.ell, rng=rng, n_draws=n_draws)
         return self.oracle._draw_support(sampled, sizes.size, rng=rng)
@@ -357,5 +420,13 @@ def _psfo_truth(mechanism) -> list:
 
 
 #: registered mechanisms of this module (collected by ldp_helpers.protocols.registry)
-ENTRIES = [RegistryEntry("psfo_grr", "PSFO (padding and sampling + GRR at ε')", "set-valued",
-                         "[wang2018svim]; [qin2016]", _psfo_example, _psfo_truth)]
+ENTRIES = [
+    RegistryEntry(
+        "psfo_grr",
+        "PSFO (padding and sampling + GRR at ε')",
+        "set-valued",
+        "[wang2018svim]; [qin2016]",
+        _psfo_example,
+        _psfo_truth,
+    )
+]

@@ -31,8 +31,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (Described, check_aggregate, check_domain_values, check_instance, check_int, check_int_array, check_real, check_rng,
-                                     check_true_counts, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_aggregate,
+    check_domain_values,
+    check_instance,
+    check_int,
+    check_int_array,
+    check_real,
+    check_rng,
+    check_true_counts,
+    fail,
+)
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables
 from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch, HcmsReports
@@ -76,7 +86,9 @@ class SequenceFragmentPuzzle(Mechanism):
     m: int  # HCMS width, a power of two (both sketches)
     hash_a: tuple = field(repr=False)
     hash_b: tuple = field(repr=False)
-    puzzle_a: int = field(default=1, repr=False)  # the puzzle hash h(w) = ((a w + b) mod P) mod 2^puzzle_bits
+    puzzle_a: int = field(
+        default=1, repr=False
+    )  # the puzzle hash h(w) = ((a w + b) mod P) mod 2^puzzle_bits
     puzzle_b: int = field(default=0, repr=False)
     puzzle_bits: int = 8  # Apple: an 8-bit hash of the word
     fragment_share: float = 0.5  # ε_f / ε
@@ -88,7 +100,11 @@ class SequenceFragmentPuzzle(Mechanism):
         check_int("bits", self.bits, low=2, high=MAX_BITS)
         check_int("fragment_bits", self.fragment_bits, low=1, high=self.bits - 1)
         if self.bits % self.fragment_bits:
-            fail("fragment_bits", self.fragment_bits, f"a divisor of bits = {self.bits} smaller than it")
+            fail(
+                "fragment_bits",
+                self.fragment_bits,
+                f"a divisor of bits = {self.bits} smaller than it",
+            )
         check_int("puzzle_bits", self.puzzle_bits, low=0, high=16)
         check_int("puzzle_a", self.puzzle_a, low=1, high=HASH_PRIME - 1)
         check_int("puzzle_b", self.puzzle_b, low=0, high=HASH_PRIME - 1)
@@ -96,21 +112,44 @@ class SequenceFragmentPuzzle(Mechanism):
         self._sketches  # noqa: B018 - builds (and so validates) both HCMS designs now
 
     @classmethod
-    def create(cls, epsilon: float, bits: int, fragment_bits: int, k: int, m: int, *, puzzle_bits: int = 8,
-               fragment_share: float = 0.5, rng: np.random.Generator) -> "SequenceFragmentPuzzle":
+    def create(
+        cls,
+        epsilon: float,
+        bits: int,
+        fragment_bits: int,
+        k: int,
+        m: int,
+        *,
+        puzzle_bits: int = 8,
+        fragment_share: float = 0.5,
+        rng: np.random.Generator,
+    ) -> SequenceFragmentPuzzle:
         """An SFP whose k HCMS hashes and puzzle hash are drawn from ``rng``."""
         rng = check_rng(rng)
         k = check_int("k", k, low=1, high=2**16)
         a, b = rng.integers(1, HASH_PRIME, size=k + 1), rng.integers(0, HASH_PRIME, size=k + 1)
-        return cls(epsilon, bits, fragment_bits, k, m, tuple(int(x) for x in a[:k]), tuple(int(x) for x in b[:k]),
-                   int(a[k]), int(b[k]), puzzle_bits, fragment_share)
+        return cls(
+            epsilon,
+            bits,
+            fragment_bits,
+            k,
+            m,
+            tuple(int(x) for x in a[:k]),
+            tuple(int(x) for x in b[:k]),
+            int(a[k]),
+            int(b[k]),
+            puzzle_bits,
+            fragment_share,
+        )
 
     @cached_property
     def _sketches(self) -> tuple[HadamardCountMeanSketch, HadamardCountMeanSketch]:
         share = self.fragment_share
         parts = (2 ** (self.puzzle_bits + self.fragment_bits), 2**self.bits)
-        return tuple(HadamardCountMeanSketch(e, d, self.k, self.m, self.hash_a, self.hash_b)
-                     for e, d in zip((share * self.epsilon, (1 - share) * self.epsilon), parts))
+        return tuple(
+            HadamardCountMeanSketch(e, d, self.k, self.m, self.hash_a, self.hash_b)
+            for e, d in zip((share * self.epsilon, (1 - share) * self.epsilon), parts)
+        )
 
     @property
     def fragment_sketch(self) -> HadamardCountMeanSketch:
@@ -135,8 +174,13 @@ class SequenceFragmentPuzzle(Mechanism):
         hashes and w₂ only by its records, w₁ and w₂ are separated by both), which attains ε_f + ε_w.
         """
         words = np.arange(2**self.bits)
-        signature = np.concatenate([self.fragment_sketch._hashes_of(r) for r in self.records(words)])
-        return np.unique(self.word_sketch.hash_table(), axis=1).shape[1] > 1 and np.unique(signature, axis=1).shape[1] > 1
+        signature = np.concatenate(
+            [self.fragment_sketch._hashes_of(r) for r in self.records(words)]
+        )
+        return (
+            np.unique(self.word_sketch.hash_table(), axis=1).shape[1] > 1
+            and np.unique(signature, axis=1).shape[1] > 1
+        )
 
     def puzzle_hash(self, values) -> np.ndarray:
         """h(w) = ((a w + b) mod P) mod 2^puzzle_bits."""
@@ -162,7 +206,12 @@ class SequenceFragmentPuzzle(Mechanism):
     def _record_counts(self, counts) -> np.ndarray:
         """How many users hold each record at each position, shape (G, 2^(puzzle_bits + fragment_bits))."""
         size = self.fragment_sketch.d
-        return np.stack([np.bincount(r, weights=counts, minlength=size) for r in self.records(np.arange(counts.size))])
+        return np.stack(
+            [
+                np.bincount(r, weights=counts, minlength=size)
+                for r in self.records(np.arange(counts.size))
+            ]
+        )
 
     def estimand(self, truth) -> np.ndarray:
         """The word counts, then every position's fragment-record counts (flattened)."""
@@ -184,24 +233,40 @@ class SequenceFragmentPuzzle(Mechanism):
         rng = check_rng(rng)
         positions = rng.integers(0, self.n_positions, size=values.size)
         record = self.records(values)[positions, np.arange(values.size)]
-        return SfpReports(positions, self.fragment_sketch.perturb(record, rng=rng), self.word_sketch.perturb(values, rng=rng))
+        return SfpReports(
+            positions,
+            self.fragment_sketch.perturb(record, rng=rng),
+            self.word_sketch.perturb(values, rng=rng),
+        )
 
     def aggregate(self, reports: SfpReports) -> np.ndarray:
         """The G fragment sketches (position l's reports) and the word sketch, shape (G + 1, k, m)."""
         positions, fragments, words = check_instance("reports", reports, SfpReports)
-        positions = check_int_array("reports.positions", positions, low=0, high=self.n_positions - 1)
+        positions = check_int_array(
+            "reports.positions", positions, low=0, high=self.n_positions - 1
+        )
         check_instance("reports.fragments", fragments, HcmsReports)
-        word_sketch = self.word_sketch.aggregate(check_instance("reports.words", words, HcmsReports))
+        word_sketch = self.word_sketch.aggregate(
+            check_instance("reports.words", words, HcmsReports)
+        )
         if positions.ndim != 1 or {np.shape(part) for part in fragments} != {positions.shape}:
-            fail("reports.positions", Described(f"an array of shape {positions.shape}"), "one position per fragment report")
+            fail(
+                "reports.positions",
+                Described(f"an array of shape {positions.shape}"),
+                "one position per fragment report",
+            )
         sketches = np.zeros((self.n_positions + 1, self.k, self.m))
         for l in np.unique(positions):
             mine = positions == l
-            sketches[l] = self.fragment_sketch.aggregate(HcmsReports(*(part[mine] for part in fragments)))
+            sketches[l] = self.fragment_sketch.aggregate(
+                HcmsReports(*(part[mine] for part in fragments))
+            )
         sketches[-1] = word_sketch
         return sketches
 
-    def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None) -> np.ndarray:
+    def sample_aggregate(
+        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
+    ) -> np.ndarray:
         """Exact sampler: positions split each word's users multinomially; each position's records and the words go
         through the HCMS sampler.  Shape (G + 1, k, m) or (n_draws, G + 1, k, m)."""
         counts, _ = self._counts_and_n(truth)
@@ -209,15 +274,23 @@ class SequenceFragmentPuzzle(Mechanism):
         shape = batch_shape(n_draws, (self.n_positions + 1, self.k, self.m))
         draws = 1 if n_draws is None else shape[0]
         present = np.flatnonzero(counts)
-        sketches = self._sample(present, np.broadcast_to(counts[present], (draws, present.size)), rng)
+        sketches = self._sample(
+            present, np.broadcast_to(counts[present], (draws, present.size)), rng
+        )
         return sketches.reshape(shape)
 
     def _sample(self, values, counts, rng) -> np.ndarray:
         """(draws, G + 1, k, m) sketches of surveys whose users hold ``values`` with ``counts`` (draws × s)."""
         fragment, word = self._sketches
-        per_position = rng.multinomial(counts, np.full(self.n_positions, 1.0 / self.n_positions))  # (draw, s, l)
-        out = [fragment._transform(fragment._sample_signed(per_position[:, :, l], fragment._hashes_of(records), rng))
-               for l, records in enumerate(self.records(values))]
+        per_position = rng.multinomial(
+            counts, np.full(self.n_positions, 1.0 / self.n_positions)
+        )  # (draw, s, l)
+        out = [
+            fragment._transform(
+                fragment._sample_signed(per_position[:, :, l], fragment._hashes_of(records), rng)
+            )
+            for l, records in enumerate(self.records(values))
+        ]
         out.append(word._transform(word._sample_signed(counts, word._hashes_of(values), rng)))
         return np.stack(out, axis=1)
 
@@ -225,13 +298,24 @@ class SequenceFragmentPuzzle(Mechanism):
         """Word estimates (Algorithm 3 on the word sketch), then G·f̂_l(r) − (m/(m−1))·n/m per position l and record r."""
         n = check_int("n", n, low=1)
         fragment, word = self._sketches
-        high = (1 + 1e-9) * max(sketch._sketch_range(n)[1] for sketch in self._sketches)  # each holds ≤ n reports
-        sketches = check_aggregate(aggregate, (self.n_positions + 1, self.k, self.m), low=-high, high=high,
-                                   integral=False, what=f"what n = {n} reports can sum to")
+        high = (1 + 1e-9) * max(
+            sketch._sketch_range(n)[1] for sketch in self._sketches
+        )  # each holds ≤ n reports
+        sketches = check_aggregate(
+            aggregate,
+            (self.n_positions + 1, self.k, self.m),
+            low=-high,
+            high=high,
+            integral=False,
+            what=f"what n = {n} reports can sum to",
+        )
         words = word._query(sketches[..., -1, :, :], word.hash_table(), n)
         scale = self.m / (self.m - 1)
-        parts = [self.n_positions * fragment._query(sketches[..., l, :, :], fragment.hash_table(), 0) - scale * n / self.m
-                 for l in range(self.n_positions)]
+        parts = [
+            self.n_positions * fragment._query(sketches[..., l, :, :], fragment.hash_table(), 0)
+            - scale * n / self.m
+            for l in range(self.n_positions)
+        ]
         return np.concatenate([words, *parts], axis=-1)
 
     def expected_estimate(self, truth) -> np.ndarray:
@@ -246,7 +330,9 @@ class SequenceFragmentPuzzle(Mechanism):
         counts, n = self._counts_and_n(truth)
         rates, spread = self._fragment_tables()
         c = self.fragment_sketch.c_epsilon
-        fragments = (self.m / (self.m - 1)) ** 2 * (self.n_positions * n * c**2 - self._record_counts(counts) @ (rates - spread))
+        fragments = (self.m / (self.m - 1)) ** 2 * (
+            self.n_positions * n * c**2 - self._record_counts(counts) @ (rates - spread)
+        )
         return np.concatenate([self.word_sketch.variance(counts), fragments.ravel()])
 
     def _fragment_tables(self):
@@ -258,19 +344,38 @@ class SequenceFragmentPuzzle(Mechanism):
         fragment, word = self._sketches
         size = 2**self.bits * self.n_positions * (2 * self.k * self.m) ** 2
         if size > MAX_TABLE_CELLS:
-            fail("bits", self.bits, f"such that 2^bits·G·(2km)² <= {MAX_TABLE_CELLS} for output_table")
-        f_table, w_table, records = fragment.output_table(), word.output_table(), self.records(np.arange(2**self.bits))
-        parts = [(f_table[records[l]][:, :, None] * w_table[:, None, :]).reshape(2**self.bits, -1)
-                 for l in range(self.n_positions)]
+            fail(
+                "bits",
+                self.bits,
+                f"such that 2^bits·G·(2km)² <= {MAX_TABLE_CELLS} for output_table",
+            )
+        f_table, w_table, records = (
+            fragment.output_table(),
+            word.output_table(),
+            self.records(np.arange(2**self.bits)),
+        )
+        parts = [
+            (f_table[records[l]][:, :, None] * w_table[:, None, :]).reshape(2**self.bits, -1)
+            for l in range(self.n_positions)
+        ]
         return np.concatenate(parts, axis=1) / self.n_positions
 
 
 def _example() -> SequenceFragmentPuzzle:
     """4-bit words of two 2-bit fragments, a 1-bit puzzle hash, HCMS with k = 2, m = 4 (a 16 × 512 table)."""
-    return SequenceFragmentPuzzle.create(1.5, 4, 2, 2, 4, puzzle_bits=1, rng=np.random.default_rng(20261122))
+    return SequenceFragmentPuzzle.create(
+        1.5, 4, 2, 2, 4, puzzle_bits=1, rng=np.random.default_rng(20261122)
+    )
 
 
 #: the protocol registry's entry (ldp_helpers.protocols.registry collects ENTRIES)
-ENTRIES = [RegistryEntry("sfp", "Sequence fragment puzzle (HCMS of a fragment and of the word)", "heavy hitters",
-                         "[apple2017] (SFP)", _example,
-                         lambda m: np.array([9, 0, 4, 0, 0, 12, 0, 0, 3, 0, 0, 7, 0, 0, 5, 0], dtype=np.int64))]
+ENTRIES = [
+    RegistryEntry(
+        "sfp",
+        "Sequence fragment puzzle (HCMS of a fragment and of the word)",
+        "heavy hitters",
+        "[apple2017] (SFP)",
+        _example,
+        lambda m: np.array([9, 0, 4, 0, 0, 12, 0, 0, 3, 0, 0, 7, 0, 0, 5, 0], dtype=np.int64),
+    )
+]

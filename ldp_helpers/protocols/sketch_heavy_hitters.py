@@ -19,14 +19,33 @@ import itertools
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_bool, check_int, check_int_array, check_real_array, fail
+from ldp_helpers._validation import (
+    Described,
+    check_bool,
+    check_int,
+    check_int_array,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check
 from ldp_helpers.protocols.sfp import SequenceFragmentPuzzle
 
 
-def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sketch_rows: int = 64,
-        sketch_width: int = 1024, puzzle_bits: int = 8, fragments_kept: int | None = None,
-        max_candidates: int = 4096, rng: np.random.Generator, per_user: bool = False) -> HeavyHitters:
+def sfp(
+    values,
+    bits: int,
+    epsilon: float,
+    k: int,
+    *,
+    fragment_bits: int = 4,
+    sketch_rows: int = 64,
+    sketch_width: int = 1024,
+    puzzle_bits: int = 8,
+    fragments_kept: int | None = None,
+    max_candidates: int = 4096,
+    rng: np.random.Generator,
+    per_user: bool = False,
+) -> HeavyHitters:
     """Apple's SFP: the top ``fragments_kept`` records per position, assembled by puzzle hash, ranked by the word sketch.
 
     ``fragments_kept`` defaults to 4k (pure-ldp keeps k); the HCMS defaults (k = 64 rows of width m = 1024, ours)
@@ -41,7 +60,9 @@ def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sk
     """
     values, bits, epsilon, rng = _check(values, bits, epsilon, rng)
     k = check_int("k", k, low=1, high=2**bits)
-    kept = check_int("fragments_kept", 4 * k if fragments_kept is None else fragments_kept, low=1, high=2**16)
+    kept = check_int(
+        "fragments_kept", 4 * k if fragments_kept is None else fragments_kept, low=1, high=2**16
+    )
     max_candidates = check_int("max_candidates", max_candidates, low=1, high=2**20)
     per_user = check_bool("per_user", per_user)
     fragment_bits = check_int("fragment_bits", fragment_bits, low=1, high=max(bits - 1, 1))
@@ -52,8 +73,9 @@ def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sk
     if sketch_width & (sketch_width - 1):
         fail("sketch_width", sketch_width, "a power of two (HCMS's Hadamard matrix)")
     puzzle_bits = check_int("puzzle_bits", puzzle_bits, low=0, high=16)
-    mechanism = SequenceFragmentPuzzle.create(epsilon, bits, fragment_bits, sketch_rows, sketch_width,
-                                              puzzle_bits=puzzle_bits, rng=rng)
+    mechanism = SequenceFragmentPuzzle.create(
+        epsilon, bits, fragment_bits, sketch_rows, sketch_width, puzzle_bits=puzzle_bits, rng=rng
+    )
     if per_user:
         sketches = mechanism.aggregate(mechanism.perturb(values, rng=rng))
     else:
@@ -62,7 +84,9 @@ def sfp(values, bits: int, epsilon: float, k: int, *, fragment_bits: int = 4, sk
     return _search(mechanism, sketches, values.size, k, kept, max_candidates)[0]
 
 
-def _search(mechanism: SequenceFragmentPuzzle, sketches, n: int, k: int, kept: int, max_candidates: int):
+def _search(
+    mechanism: SequenceFragmentPuzzle, sketches, n: int, k: int, kept: int, max_candidates: int
+):
     """The server's search on the G + 1 sketches of n users: (the k best, every candidate word assembled)."""
     fragment, word = mechanism.fragment_sketch, mechanism.word_sketch
     records = np.arange(fragment.d)
@@ -72,7 +96,9 @@ def _search(mechanism: SequenceFragmentPuzzle, sketches, n: int, k: int, kept: i
         top = records[np.argsort(-score, kind="stable")[:kept]]
         found: dict[int, list[int]] = {}
         for record in top.tolist():
-            found.setdefault(record >> mechanism.fragment_bits, []).append(record & (2**mechanism.fragment_bits - 1))
+            found.setdefault(record >> mechanism.fragment_bits, []).append(
+                record & (2**mechanism.fragment_bits - 1)
+            )
         lists.append(found)
     candidates = _assemble(mechanism, lists, max_candidates)
     lengths = (mechanism.fragment_bits,) * mechanism.n_positions
@@ -83,7 +109,9 @@ def _search(mechanism: SequenceFragmentPuzzle, sketches, n: int, k: int, kept: i
     return HeavyHitters(candidates[order], estimates[order], lengths), candidates
 
 
-def _assemble(mechanism: SequenceFragmentPuzzle, lists: list[dict], max_candidates: int) -> np.ndarray:
+def _assemble(
+    mechanism: SequenceFragmentPuzzle, lists: list[dict], max_candidates: int
+) -> np.ndarray:
     """Every word whose fragments were all kept under one puzzle value t, and which hashes to t."""
     shifts = mechanism.bits - mechanism.fragment_bits * (np.arange(mechanism.n_positions) + 1)
     words = []
@@ -91,8 +119,14 @@ def _assemble(mechanism: SequenceFragmentPuzzle, lists: list[dict], max_candidat
         pieces = [found[puzzle] for found in lists]
         size = int(np.prod([len(p) for p in pieces]))
         if len(words) + size > max_candidates:
-            fail("max_candidates", max_candidates, f"at least {len(words) + size} (the puzzles assemble that many words)")
-        combos = np.array(list(itertools.product(*pieces)), dtype=np.int64).reshape(-1, mechanism.n_positions)
+            fail(
+                "max_candidates",
+                max_candidates,
+                f"at least {len(words) + size} (the puzzles assemble that many words)",
+            )
+        combos = np.array(list(itertools.product(*pieces)), dtype=np.int64).reshape(
+            -1, mechanism.n_positions
+        )
         assembled = (combos << shifts[None, :]).sum(axis=1)
         words.extend(assembled[mechanism.puzzle_hash(assembled) == puzzle].tolist())
     return np.array(sorted(set(words)), dtype=np.int64)
@@ -110,12 +144,19 @@ def linf_error(found, estimates, values) -> float:
     values = check_int_array("values", values, low=0).ravel()
     held, counts = np.unique(values, return_counts=True)
     found = np.asarray(found)
-    found = check_int_array("found", found, low=0).ravel() if found.size else np.empty(0, dtype=np.int64)
+    found = (
+        check_int_array("found", found, low=0).ravel()
+        if found.size
+        else np.empty(0, dtype=np.int64)
+    )
     estimates = np.asarray(estimates)
     estimates = check_real_array("estimates", estimates).ravel() if estimates.size else np.empty(0)
     if estimates.size != found.size or np.unique(found).size != found.size:
-        fail("estimates", Described(f"{estimates.size} estimates for {found.size} distinct values of found"),
-             "one estimate per value of found (its values distinct)")
+        fail(
+            "estimates",
+            Described(f"{estimates.size} estimates for {found.size} distinct values of found"),
+            "one estimate per value of found (its values distinct)",
+        )
     truth = np.zeros(found.size)
     where = np.searchsorted(held, found)
     hit = (where < held.size) & (held[np.minimum(where, held.size - 1)] == found)

@@ -14,7 +14,6 @@ import numpy as np
 
 from ldp_helpers._validation import Described, check_allocation, check_int, check_int_array, fail
 
-
 #: memory one node of a Taxonomy takes (its parent entry, depth, children and leaf lists, as Python objects)
 _BYTES_PER_NODE = 120
 
@@ -38,15 +37,25 @@ class Taxonomy:
         n = parent.size
         roots = np.flatnonzero(parent == -1)
         if roots.size != 1:
-            fail("parent", Described(f"{roots.size} roots"), "a tree: exactly one node with parent −1")
+            fail(
+                "parent",
+                Described(f"{roots.size} roots"),
+                "a tree: exactly one node with parent −1",
+            )
         bad = np.flatnonzero((parent >= n) | (parent == np.arange(n)))
         if bad.size:
             v = int(bad[0])
             what = "a self-loop" if parent[v] == v else "a parent outside the nodes"
-            fail("parent", Described(f"{what} (parent[{v}] = {int(parent[v])})"), f"a tree: each parent a node id in [0, {n}) other than the node itself, −1 for the root")
+            fail(
+                "parent",
+                Described(f"{what} (parent[{v}] = {int(parent[v])})"),
+                f"a tree: each parent a node id in [0, {n}) other than the node itself, −1 for the root",
+            )
         depth = np.full(n, -1, dtype=np.int64)
         depth[roots[0]] = 0
-        for v in range(n):  # walk up to a node of known depth; more than n steps means a cycle (O(n) in all)
+        for v in range(
+            n
+        ):  # walk up to a node of known depth; more than n steps means a cycle (O(n) in all)
             path, u = [], v
             while depth[u] < 0:
                 path.append(u)
@@ -60,20 +69,31 @@ class Taxonomy:
             if parent[v] >= 0:
                 children[parent[v]].append(v)
         leaves = [[] for _ in range(n)]
-        for v in np.argsort(-depth, kind="stable"):  # deepest first: a node's leaves are its children's
-            leaves[v] = sorted(itertools.chain.from_iterable(leaves[c] for c in children[v])) if children[v] else [int(v)]
+        for v in np.argsort(
+            -depth, kind="stable"
+        ):  # deepest first: a node's leaves are its children's
+            leaves[v] = (
+                sorted(itertools.chain.from_iterable(leaves[c] for c in children[v]))
+                if children[v]
+                else [int(v)]
+            )
         object.__setattr__(self, "parent", tuple(int(p) for p in parent))
         object.__setattr__(self, "children", tuple(tuple(c) for c in children))
         object.__setattr__(self, "leaf_sets", tuple(tuple(x) for x in leaves))
 
     @classmethod
-    def regular(cls, branching) -> "Taxonomy":
+    def regular(cls, branching) -> Taxonomy:
         """A complete tree: the root has ``branching[0]`` children, each ``branching[1]``, … (breadth-first ids)."""
         branching = check_int_array("branching", branching, low=1).ravel()
         sizes = np.cumprod(branching)
         # a node costs about 120 bytes here (Python ints in the parent tuple, depths, leaf lists), not 8
-        check_allocation("branching", branching.tolist(), int(sizes.sum()) + 1, itemsize=_BYTES_PER_NODE,
-                         what=f"{int(sizes.sum()) + 1:,} nodes")
+        check_allocation(
+            "branching",
+            branching.tolist(),
+            int(sizes.sum()) + 1,
+            itemsize=_BYTES_PER_NODE,
+            what=f"{int(sizes.sum()) + 1:,} nodes",
+        )
         parent, level = [-1], [0]
         for b in branching:
             nxt = []

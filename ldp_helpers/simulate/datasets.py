@@ -24,17 +24,38 @@ from pathlib import Path
 import numpy as np
 
 from ldp_helpers import _paths as paths
-from ldp_helpers._validation import (MAX_FILE_BYTES, MAX_LINE_CHARS, Described, check_bool, check_counts, check_instance,
-                                     fail, fail_type, format_bytes)
 from ldp_helpers._files import check_regular_file, replace_atomically
+from ldp_helpers._validation import (
+    MAX_FILE_BYTES,
+    MAX_LINE_CHARS,
+    Described,
+    check_bool,
+    check_counts,
+    check_instance,
+    fail,
+    fail_type,
+    format_bytes,
+)
 
 CLICKSTREAM_FILENAME = "e-shop-clothing-2008.csv"
 CLICKSTREAM_SHA256 = "fcc167bbd0badd4c9685bd8543097e318f8228e48075335db7cd781cee88115d"
 CLICKSTREAM_SIZE = 6_675_312  # bytes of the unmodified UCI file
 CLICKSTREAM_ROWS = 165_474  # data rows (header excluded)
 CLICKSTREAM_COLUMNS = (
-    "year", "month", "day", "order", "country", "session ID", "page 1 (main category)",
-    "page 2 (clothing model)", "colour", "location", "model photography", "price", "price 2", "page",
+    "year",
+    "month",
+    "day",
+    "order",
+    "country",
+    "session ID",
+    "page 1 (main category)",
+    "page 2 (clothing model)",
+    "colour",
+    "location",
+    "model photography",
+    "price",
+    "price 2",
+    "page",
 )
 TROUSERS = 1  # page 1 (main category): 1 trousers, 2 skirts, 3 blouses, 4 sale
 TROUSER_RECORDS = 49_742
@@ -65,7 +86,9 @@ class CategoryCounts:
     def __post_init__(self):
         counts = check_counts("counts", self.counts)
         if len(self.labels) != counts.size:
-            raise ValueError(f"labels must have one entry per count ({counts.size}); got {len(self.labels)}")
+            raise ValueError(
+                f"labels must have one entry per count ({counts.size}); got {len(self.labels)}"
+            )
         if counts.sum() < 1:
             raise ValueError("counts must describe at least one record (sum ≥ 1); got all zeros")
         object.__setattr__(self, "labels", tuple(self.labels))
@@ -95,7 +118,9 @@ class CategoryCounts:
 
 def sha256_of(path) -> str:
     """Hex sha256 of a file (streamed, not read into memory at once)."""
-    with check_regular_file("path", path).open("rb") as fh:  # a FIFO or /dev/zero is refused, not read for ever
+    with check_regular_file("path", path).open(
+        "rb"
+    ) as fh:  # a FIFO or /dev/zero is refused, not read for ever
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
@@ -136,17 +161,23 @@ def _bounded_lines(fh, path: Path):
             line = fh.readline(MAX_LINE_CHARS + 1)
         except UnicodeDecodeError as err:
             bom = " (a byte-order mark?)" if number == 1 and err.start < 3 else ""
-            raise ValueError(f"{path}:{number}: not ASCII text{bom}: byte {err.object[err.start:err.start + 1]!r} "
-                             f"cannot be decoded") from None
+            raise ValueError(
+                f"{path}:{number}: not ASCII text{bom}: byte {err.object[err.start : err.start + 1]!r} "
+                f"cannot be decoded"
+            ) from None
         if not line:
             return
         if len(line) > MAX_LINE_CHARS:
-            raise ValueError(f"{path}:{number}: line longer than MAX_LINE_CHARS = {MAX_LINE_CHARS:,} characters "
-                             "(a garbled or non-CSV file?)")
+            raise ValueError(
+                f"{path}:{number}: line longer than MAX_LINE_CHARS = {MAX_LINE_CHARS:,} characters "
+                "(a garbled or non-CSV file?)"
+            )
         total += len(line)
         if total > MAX_FILE_BYTES:
-            raise ValueError(f"{path}:{number}: file larger than MAX_FILE_BYTES = {format_bytes(MAX_FILE_BYTES)} "
-                             "(not the UCI clickstream file, or an endless stream)")
+            raise ValueError(
+                f"{path}:{number}: file larger than MAX_FILE_BYTES = {format_bytes(MAX_FILE_BYTES)} "
+                "(not the UCI clickstream file, or an endless stream)"
+            )
         yield line
 
 
@@ -158,16 +189,24 @@ def _parse_clickstream(path: Path) -> tuple[int, CategoryCounts]:
         reader = csv.reader(_bounded_lines(fh, path), delimiter=";")
         header = next(reader, None)
         if header is None:
-            raise ValueError(f"{path}: the file is empty; expected the UCI clickstream CSV ({CLICKSTREAM_FILENAME})")
+            raise ValueError(
+                f"{path}: the file is empty; expected the UCI clickstream CSV ({CLICKSTREAM_FILENAME})"
+            )
         if tuple(header) != CLICKSTREAM_COLUMNS:
-            raise ValueError(f"{path}: the header must be the 14 UCI columns in order, ';'-separated "
-                             f"({';'.join(CLICKSTREAM_COLUMNS)}); got {';'.join(header)!r}")
+            raise ValueError(
+                f"{path}: the header must be the 14 UCI columns in order, ';'-separated "
+                f"({';'.join(CLICKSTREAM_COLUMNS)}); got {';'.join(header)!r}"
+            )
         for line, row in enumerate(reader, start=2):
             if len(row) != len(CLICKSTREAM_COLUMNS):
-                raise ValueError(f"{path}:{line}: expected {len(CLICKSTREAM_COLUMNS)} ';'-separated fields, "
-                                 f"got {len(row)} (a truncated or damaged file?)")
+                raise ValueError(
+                    f"{path}:{line}: expected {len(CLICKSTREAM_COLUMNS)} ';'-separated fields, "
+                    f"got {len(row)} (a truncated or damaged file?)"
+                )
             if not all(row[i].isdigit() for i in int_columns):
-                raise ValueError(f"{path}:{line}: expected integer fields except the model code; got {';'.join(row)!r}")
+                raise ValueError(
+                    f"{path}:{line}: expected integer fields except the model code; got {';'.join(row)!r}"
+                )
             numeric.append((int(row[5]), int(row[3]), int(row[6])))
             models.append(row[7])
     if not numeric:
@@ -180,7 +219,9 @@ def _parse_clickstream(path: Path) -> tuple[int, CategoryCounts]:
     if unknown:
         raise ValueError(f"{path}: trousers rows must have models in A1..A43; found {unknown[:5]}")
     counts = np.bincount([index[m] for m in trousers], minlength=len(TROUSER_MODELS))
-    return len(session), CategoryCounts(TROUSER_MODELS, counts, "clickstream trousers (views per model)")
+    return len(session), CategoryCounts(
+        TROUSER_MODELS, counts, "clickstream trousers (views per model)"
+    )
 
 
 def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True) -> CategoryCounts:
@@ -209,16 +250,28 @@ def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no clickstream CSV at {path}; download https://doi.org/10.24432/C5QK7X (file "
-                                "'e-shop clothing 2008.csv') and pass its path, or use load_trouser_counts()")
-    if check_bool("verify_checksum", verify_checksum) and (digest := sha256_of(path)) != CLICKSTREAM_SHA256:
-        raise ValueError(f"{path} is not the unmodified UCI clickstream file (wrong, truncated or edited): sha256 must "
-                         f"be {CLICKSTREAM_SHA256} ({CLICKSTREAM_SIZE:,} bytes); got {digest} ({path.stat().st_size:,} bytes)")
+        raise FileNotFoundError(
+            f"no clickstream CSV at {path}; download https://doi.org/10.24432/C5QK7X (file "
+            "'e-shop clothing 2008.csv') and pass its path, or use load_trouser_counts()"
+        )
+    if (
+        check_bool("verify_checksum", verify_checksum)
+        and (digest := sha256_of(path)) != CLICKSTREAM_SHA256
+    ):
+        raise ValueError(
+            f"{path} is not the unmodified UCI clickstream file (wrong, truncated or edited): sha256 must "
+            f"be {CLICKSTREAM_SHA256} ({CLICKSTREAM_SIZE:,} bytes); got {digest} ({path.stat().st_size:,} bytes)"
+        )
     n_rows, table = _parse_clickstream(path)
-    for what, got, expected in (("data rows", n_rows, CLICKSTREAM_ROWS), ("trousers rows", table.n, TROUSER_RECORDS),
-                                ("trousers models", int(np.count_nonzero(table.counts)), len(TROUSER_MODELS))):
+    for what, got, expected in (
+        ("data rows", n_rows, CLICKSTREAM_ROWS),
+        ("trousers rows", table.n, TROUSER_RECORDS),
+        ("trousers models", int(np.count_nonzero(table.counts)), len(TROUSER_MODELS)),
+    ):
         if got != expected:
-            raise ValueError(f"{path}: the UCI file has {expected:,} {what}; got {got:,} (a truncated or filtered copy?)")
+            raise ValueError(
+                f"{path}: the UCI file has {expected:,} {what}; got {got:,} (a truncated or filtered copy?)"
+            )
     return table
 
 
@@ -236,12 +289,17 @@ def write_trouser_counts(table: CategoryCounts, path=TROUSER_COUNTS_CSV) -> Path
 
     check_instance("table", table, CategoryCounts)
     if table.labels != TROUSER_MODELS or table.n != TROUSER_RECORDS:
-        fail("table", Described(f"a table of {len(table.labels)} labels and {table.n:,} records"),
-             f"the trousers counts: the 43 models A1..A43 in order, {TROUSER_RECORDS:,} records")
+        fail(
+            "table",
+            Described(f"a table of {len(table.labels)} labels and {table.n:,} records"),
+            f"the trousers counts: the 43 models A1..A43 in order, {TROUSER_RECORDS:,} records",
+        )
     if not isinstance(path, (str, os.PathLike)):
         fail_type("path", path, "a path (str or os.PathLike)")
     path = Path(path)
-    text = "".join(f"{a},{b}\n" for a, b in [_COUNTS_HEADER, *zip(table.labels, table.counts.tolist())])
+    text = "".join(
+        f"{a},{b}\n" for a, b in [_COUNTS_HEADER, *zip(table.labels, table.counts.tolist())]
+    )
     return replace_atomically(path, text, encoding="ascii")
 
 
@@ -255,14 +313,20 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
     with path.open(encoding="ascii", newline="") as fh:
         rows = list(itertools.islice(csv.reader(_bounded_lines(fh, path)), 2 + len(TROUSER_MODELS)))
     if not rows or tuple(rows[0]) != _COUNTS_HEADER:
-        raise ValueError(f"{path}: the header must be {','.join(_COUNTS_HEADER)}; got {rows[0] if rows else None!r}")
+        raise ValueError(
+            f"{path}: the header must be {','.join(_COUNTS_HEADER)}; got {rows[0] if rows else None!r}"
+        )
     for line, row in enumerate(rows[1:], start=2):  # shape of every row first: a blank line is []
         if len(row) != 2 or not row[1].isdigit():
-            raise ValueError(f"{path}:{line}: expected a row '<model>,<count>' (e.g. 'A1,2265'); got {','.join(row)!r}")
+            raise ValueError(
+                f"{path}:{line}: expected a row '<model>,<count>' (e.g. 'A1,2265'); got {','.join(row)!r}"
+            )
     labels = tuple(r[0] for r in rows[1:])
     if labels != TROUSER_MODELS:
         raise ValueError(f"{path}: expected 43 rows 'A1,<count>' .. 'A43,<count>' in model order")
-    table = CategoryCounts(labels, np.array([int(r[1]) for r in rows[1:]]), "clickstream trousers (views per model)")
+    table = CategoryCounts(
+        labels, np.array([int(r[1]) for r in rows[1:]]), "clickstream trousers (views per model)"
+    )
     if table.n != TROUSER_RECORDS:
         raise ValueError(f"{path}: the counts must sum to {TROUSER_RECORDS:,}; got {table.n:,}")
     return table
@@ -273,9 +337,15 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
 
 def main(argv=None) -> int:
     """``python -m ldp_helpers.simulate.datasets [--raw PATH] [--write]``: re-derive and check the counts."""
-    parser = argparse.ArgumentParser(description="Re-derive data/clickstream_trousers_counts.csv from the raw UCI CSV.")
-    parser.add_argument("--raw", type=Path, default=DEFAULT_RAW_PATH, help="path of 'e-shop clothing 2008.csv'")
-    parser.add_argument("--write", action="store_true", help="(over)write the committed counts file")
+    parser = argparse.ArgumentParser(
+        description="Re-derive data/clickstream_trousers_counts.csv from the raw UCI CSV."
+    )
+    parser.add_argument(
+        "--raw", type=Path, default=DEFAULT_RAW_PATH, help="path of 'e-shop clothing 2008.csv'"
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="(over)write the committed counts file"
+    )
     args = parser.parse_args(argv)
     derived = derive_trouser_counts(args.raw)
     print(f"{args.raw}: sha256 OK, {derived.n:,} trousers rows over {derived.d} models")
@@ -283,7 +353,9 @@ def main(argv=None) -> int:
         print(f"wrote {write_trouser_counts(derived)}")
         return 0
     same = np.array_equal(derived.counts, load_trouser_counts().counts)
-    print(f"{TROUSER_COUNTS_CSV.name}: {'identical to' if same else 'DIFFERS from'} the derived counts")
+    print(
+        f"{TROUSER_COUNTS_CSV.name}: {'identical to' if same else 'DIFFERS from'} the derived counts"
+    )
     return 0 if same else 1
 
 

@@ -22,8 +22,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (MAX_N_ROUNDS, Described, check_allocation, check_bool, check_binary_array, check_int, check_int_array, check_ndim, check_probability,
-                                     check_real, check_real_array, check_rng, check_total, fail)
+from ldp_helpers._validation import (
+    MAX_N_ROUNDS,
+    Described,
+    check_allocation,
+    check_binary_array,
+    check_bool,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_probability,
+    check_real,
+    check_real_array,
+    check_rng,
+    check_total,
+    fail,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,29 +56,35 @@ class Population:
     counts: np.ndarray
 
     def __post_init__(self):
-        rows = check_ndim("rows", check_binary_array("rows", self.rows), 2, what="(groups × rounds)")
+        rows = check_ndim(
+            "rows", check_binary_array("rows", self.rows), 2, what="(groups × rounds)"
+        )
         counts = check_int_array("counts", self.counts, low=1, shape=(rows.shape[0],))
         check_total("counts", counts)  # N = Σ counts must not wrap (each count alone may be valid)
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "counts", counts)
 
     @classmethod
-    def from_matrix(cls, V) -> "Population":
+    def from_matrix(cls, V) -> Population:
         """Compress a user × round 0/1 matrix into distinct rows (for small, explicit populations)."""
         V = check_ndim("V", check_binary_array("V", V), 2, what="(users × rounds)")
         rows, counts = np.unique(V, axis=0, return_counts=True)
         return cls(rows, counts)
 
     @classmethod
-    def nested(cls, ones_per_round, n_users: int) -> "Population":
+    def nested(cls, ones_per_round, n_users: int) -> Population:
         """The population in which round t's 1-users are the first ``ones_per_round[t]`` users.
 
         Every round's count of ones is met exactly and the sets are nested, so there are at most
         ``T + 1`` distinct rows (user ranks between consecutive sorted counts share a row).
         """
         n_users = check_int("n_users", n_users, low=1)
-        k = check_ndim("ones_per_round", check_int_array("ones_per_round", ones_per_round, low=0, high=n_users), 1,
-                       what="(one count per round)")
+        k = check_ndim(
+            "ones_per_round",
+            check_int_array("ones_per_round", ones_per_round, low=0, high=n_users),
+            1,
+            what="(one count per round)",
+        )
         cuts = np.unique(np.r_[0, k, n_users])  # user-rank boundaries
         lo, hi = cuts[:-1], cuts[1:]  # group g holds users with rank in [lo_g, hi_g)
         rows = (lo[:, None] < k[None, :]).astype(np.int8)  # rank r is 1 in round t iff r < k_t
@@ -95,8 +115,13 @@ class Population:
 
     def to_matrix(self) -> np.ndarray:
         """The explicit N×T matrix (for reference simulations on small populations only)."""
-        check_allocation("counts", Described(f"{self.n_users:,} users"), self.n_users * self.rows.shape[1],
-                         itemsize=self.rows.itemsize, what=f"an N × T = {self.n_users:,} × {self.rows.shape[1]:,} matrix")
+        check_allocation(
+            "counts",
+            Described(f"{self.n_users:,} users"),
+            self.n_users * self.rows.shape[1],
+            itemsize=self.rows.itemsize,
+            what=f"an N × T = {self.n_users:,} × {self.rows.shape[1]:,} matrix",
+        )
         return np.repeat(self.rows, self.counts, axis=0)
 
 
@@ -110,7 +135,9 @@ class RandomActiveSets:
     def __post_init__(self):
         n = check_int("n_users", self.n_users, low=1)
         k = check_int_array("ones_per_round", self.ones_per_round, low=0, high=n)
-        object.__setattr__(self, "ones_per_round", check_ndim("ones_per_round", k, 1, what="(one count per round)"))
+        object.__setattr__(
+            self, "ones_per_round", check_ndim("ones_per_round", k, 1, what="(one count per round)")
+        )
         object.__setattr__(self, "n_users", n)
 
     @property
@@ -125,20 +152,36 @@ class RandomActiveSets:
     def draw_matrix(self, *, rng: np.random.Generator) -> np.ndarray:
         """One explicit N×T matrix of the model (per-user reference simulations only)."""
         rng = check_rng(rng)
-        check_allocation("n_users", self.n_users, 3 * self.n_users * self.n_rounds,
-                         what=f"an N × T = {self.n_users:,} × {self.n_rounds:,} draw and its ranks")
-        ranks = np.argsort(rng.random((self.n_users, self.n_rounds)), axis=0)  # a random order per round
+        check_allocation(
+            "n_users",
+            self.n_users,
+            3 * self.n_users * self.n_rounds,
+            what=f"an N × T = {self.n_users:,} × {self.n_rounds:,} draw and its ranks",
+        )
+        ranks = np.argsort(
+            rng.random((self.n_users, self.n_rounds)), axis=0
+        )  # a random order per round
         return (ranks < self.ones_per_round[None, :]).astype(np.int8)
 
 
 def check_stream_truth(truth, n_rounds: int | None = None, *, random_sets: bool = False):
     """A :class:`Population` (or, if ``random_sets``, a :class:`RandomActiveSets`) with T = ``n_rounds`` rounds if given."""
-    kinds = (Population, RandomActiveSets) if check_bool("random_sets", random_sets) else (Population,)
+    kinds = (
+        (Population, RandomActiveSets) if check_bool("random_sets", random_sets) else (Population,)
+    )
     if not isinstance(truth, kinds):
         allowed = " or ".join(f"a {kind.__name__}" for kind in kinds)
-        fail("truth", Described(f"an object of type {type(truth).__name__}"), f"{allowed} (ldp_helpers.simulate.populations)")
+        fail(
+            "truth",
+            Described(f"an object of type {type(truth).__name__}"),
+            f"{allowed} (ldp_helpers.simulate.populations)",
+        )
     if n_rounds is not None and truth.n_rounds != n_rounds:
-        fail("truth", Described(f"data with {truth.n_rounds} rounds"), f"data with T = {n_rounds} rounds (the mechanism's n_rounds)")
+        fail(
+            "truth",
+            Described(f"data with {truth.n_rounds} rounds"),
+            f"data with T = {n_rounds} rounds (the mechanism's n_rounds)",
+        )
     return truth
 
 
@@ -169,7 +212,9 @@ def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator)
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     rng = check_rng(rng)
     t = np.arange(1, n_rounds + 1)
-    counts = (2 * n_users * t + n_rounds) // (2 * n_rounds)  # round(N t / T), halves up, in integers
+    counts = (2 * n_users * t + n_rounds) // (
+        2 * n_rounds
+    )  # round(N t / T), halves up, in integers
     return rng.permutation(counts)
 
 
@@ -207,8 +252,17 @@ def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) 
     [rappor] §3; [rappor] Fig. 2.
     """
     rng = check_rng(rng)
-    weights = check_ndim("weights", check_real_array("weights", weights, low=0.0, low_open=False), 1)
-    check_real("weights.sum()", float(weights.sum()), low=1 - 1e-9, high=1 + 1e-9, low_open=False, high_open=False)
+    weights = check_ndim(
+        "weights", check_real_array("weights", weights, low=0.0, low_open=False), 1
+    )
+    check_real(
+        "weights.sum()",
+        float(weights.sum()),
+        low=1 - 1e-9,
+        high=1 + 1e-9,
+        low_open=False,
+        high_open=False,
+    )
     return np.stack([rng.multinomial(n_j, weights) for n_j in cohort_sizes(n_reports, m)])
 
 
@@ -224,7 +278,9 @@ def flat_counts(n: int, d: int) -> np.ndarray:
     """
     n, d = check_int("n", n, low=1), check_int("d", d, low=2)
     check_allocation("d", d, d)
-    counts = np.full(d, n // d, dtype=np.int64)  # = bincount(arange(n) % d) without the n-element array
+    counts = np.full(
+        d, n // d, dtype=np.int64
+    )  # = bincount(arange(n) % d) without the n-element array
     counts[: n % d] += 1
     return counts
 
@@ -238,11 +294,15 @@ def power_law_counts(n: int, d: int, exponent: float) -> np.ndarray:
     """
     n, d = check_int("n", n, low=1), check_int("d", d, low=1)
     check_allocation("d", d, 4 * d, what="weights and counts over d values")
-    weights = np.arange(1, d + 1, dtype=float) ** -check_real("exponent", exponent, low=0.0, low_open=False)
+    weights = np.arange(1, d + 1, dtype=float) ** -check_real(
+        "exponent", exponent, low=0.0, low_open=False
+    )
     return np.round(n * weights / weights.sum()).astype(np.int64)
 
 
-def random_baskets(n_users: int, d: int, max_size: int, item_weights, *, rng: np.random.Generator) -> list:
+def random_baskets(
+    n_users: int, d: int, max_size: int, item_weights, *, rng: np.random.Generator
+) -> list:
     """``n_users`` item sets: each of uniform size in [1, max_size], items drawn without replacement ∝ weights.
 
     References
@@ -251,9 +311,17 @@ def random_baskets(n_users: int, d: int, max_size: int, item_weights, *, rng: np
     """
     n_users, d = check_int("n_users", n_users, low=1), check_int("d", d, low=1)
     max_size = check_int("max_size", max_size, low=1, high=d)
-    check_allocation("n_users", n_users, 4 * n_users * max_size, what="n_users baskets of up to max_size items (a Python list)")
+    check_allocation(
+        "n_users",
+        n_users,
+        4 * n_users * max_size,
+        what="n_users baskets of up to max_size items (a Python list)",
+    )
     weights = check_real_array("item_weights", item_weights, low=0.0).ravel()
     if weights.size != d:
         fail("item_weights", Described(f"{weights.size} weights"), f"d = {d} weights")
     rng = check_rng(rng)
-    return [rng.choice(d, size=rng.integers(1, max_size + 1), replace=False, p=weights / weights.sum()) for _ in range(n_users)]
+    return [
+        rng.choice(d, size=rng.integers(1, max_size + 1), replace=False, p=weights / weights.sum())
+        for _ in range(n_users)
+    ]

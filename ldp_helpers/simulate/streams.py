@@ -22,11 +22,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import MAX_N_ROUNDS, check_allocation, check_int, check_int_array, check_n_draws, check_ndim, check_rng
+from ldp_helpers._validation import (
+    MAX_N_ROUNDS,
+    check_allocation,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_ndim,
+    check_rng,
+)
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 
 
-def sample_reporter_counts(group_sizes, n_rounds: int, m: int, *, rng: np.random.Generator, n_draws: int = 1) -> np.ndarray:
+def sample_reporter_counts(
+    group_sizes, n_rounds: int, m: int, *, rng: np.random.Generator, n_draws: int = 1
+) -> np.ndarray:
     """Exact per-round reporter counts when every user reports in a uniform m-subset of rounds.
 
     Parameters
@@ -51,11 +61,21 @@ def sample_reporter_counts(group_sizes, n_rounds: int, m: int, *, rng: np.random
     ----------
     [m_shot] Algorithm 1, line 1; [glance] Algorithm 1 (m = 1, one uniform round τ_n).
     """
-    sizes = check_ndim("group_sizes", check_int_array("group_sizes", group_sizes, low=0), 1, what="(one size per group)")
+    sizes = check_ndim(
+        "group_sizes",
+        check_int_array("group_sizes", group_sizes, low=0),
+        1,
+        what="(one size per group)",
+    )
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     m = check_int("m", m, low=1, high=n_rounds)
     n_draws = check_n_draws(n_draws)
-    check_allocation("n_draws", n_draws, 3 * n_draws * np.size(group_sizes) * n_rounds, what="reporter counts (n_draws × G × T)")
+    check_allocation(
+        "n_draws",
+        n_draws,
+        3 * n_draws * np.size(group_sizes) * n_rounds,
+        what="reporter counts (n_draws × G × T)",
+    )
     rng = check_rng(rng)
     if m == n_rounds:  # everyone reports every round
         return np.broadcast_to(sizes[None, :, None], (n_draws, sizes.size, n_rounds)).copy()
@@ -76,10 +96,10 @@ def sample_reporter_counts(group_sizes, n_rounds: int, m: int, *, rng: np.random
         counts[:, :, t] = taken.sum(axis=2)
         window -= taken
         if lo:  # a user with j picks left who picks now has j − 1 left
-            left[:, :, lo - 1:hi - 1] += taken
+            left[:, :, lo - 1 : hi - 1] += taken
             lo -= 1
         else:
-            left[:, :, :hi - 1] += taken[:, :, 1:]
+            left[:, :, : hi - 1] += taken[:, :, 1:]
         while lo < hi and not left[:, :, lo].any():
             lo += 1
         while hi > lo and not left[:, :, hi - 1].any():
@@ -100,11 +120,17 @@ def sample_reporters(population: Population, m: int, *, rng: np.random.Generator
         O(G·T·min(m, T−m)) work per draw, independent of N; the joint law across rounds is exact.
     """
     population = check_stream_truth(population)
-    per_group = sample_reporter_counts(population.counts, population.n_rounds, m, rng=rng, n_draws=n_draws)
-    return per_group.sum(axis=1), np.einsum("rgt,gt->rt", per_group, population.rows.astype(np.int64))
+    per_group = sample_reporter_counts(
+        population.counts, population.n_rounds, m, rng=rng, n_draws=n_draws
+    )
+    return per_group.sum(axis=1), np.einsum(
+        "rgt,gt->rt", per_group, population.rows.astype(np.int64)
+    )
 
 
-def reference_report_rounds(n_users: int, n_rounds: int, m: int, *, rng: np.random.Generator) -> np.ndarray:
+def reference_report_rounds(
+    n_users: int, n_rounds: int, m: int, *, rng: np.random.Generator
+) -> np.ndarray:
     """Per-user reference: an N×T boolean matrix, row n marks user n's uniform m-subset of rounds.
 
     Only for the per-user clients (``perturb``) and tests: it materializes the N×T matrix that
@@ -114,7 +140,12 @@ def reference_report_rounds(n_users: int, n_rounds: int, m: int, *, rng: np.rand
     n_rounds = check_int("n_rounds", n_rounds, low=1)
     m = check_int("m", m, low=1, high=n_rounds)
     rng = check_rng(rng)
-    check_allocation("n_users", n_users, 3 * n_users * n_rounds, what="uniforms, their ranks and the mask (n_users × n_rounds)")
+    check_allocation(
+        "n_users",
+        n_users,
+        3 * n_users * n_rounds,
+        what="uniforms, their ranks and the mask (n_users × n_rounds)",
+    )
     chosen = np.argsort(rng.random((n_users, n_rounds)), axis=1)[:, :m]
     mask = np.zeros((n_users, n_rounds), dtype=bool)
     np.put_along_axis(mask, chosen, True, axis=1)

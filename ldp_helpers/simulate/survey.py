@@ -15,13 +15,30 @@ import numpy as np
 from ldp_helpers._validation import check_int
 from ldp_helpers.simulate.datasets import CategoryCounts
 
-TEA_BRANDS = ("Oi Ocha", "Iyemon", "Ayataka", "Namacha", "Meidai-cha")  # [grr_vs_oue] §3.2: brands 0..4
+TEA_BRANDS = (
+    "Oi Ocha",
+    "Iyemon",
+    "Ayataka",
+    "Namacha",
+    "Meidai-cha",
+)  # [grr_vs_oue] §3.2: brands 0..4
 # STAND-IN, NOT THE THESIS DATA: ratings (1 = worst .. 5 = best) invented for this notebook so
 # that Dataset 1 has the thesis' shape (14 respondents × 5 brands, 5 levels) and a skewed histogram.
 _TEA_RATINGS = (
-    (4, 5, 4, 3, 2), (5, 4, 4, 3, 1), (4, 4, 5, 4, 2), (3, 4, 4, 3, 3), (5, 5, 4, 4, 2),
-    (4, 3, 4, 3, 1), (4, 4, 3, 5, 2), (5, 4, 5, 4, 3), (4, 5, 4, 4, 2), (3, 4, 4, 3, 1),
-    (4, 4, 5, 4, 2), (5, 4, 4, 3, 4), (4, 5, 4, 4, 2), (4, 4, 3, 4, 1),
+    (4, 5, 4, 3, 2),
+    (5, 4, 4, 3, 1),
+    (4, 4, 5, 4, 2),
+    (3, 4, 4, 3, 3),
+    (5, 5, 4, 4, 2),
+    (4, 3, 4, 3, 1),
+    (4, 4, 3, 5, 2),
+    (5, 4, 5, 4, 3),
+    (4, 5, 4, 4, 2),
+    (3, 4, 4, 3, 1),
+    (4, 4, 5, 4, 2),
+    (5, 4, 4, 3, 4),
+    (4, 5, 4, 4, 2),
+    (4, 4, 3, 4, 1),
 )
 
 
@@ -45,8 +62,16 @@ class SurveyStandIn:
     def __post_init__(self):
         levels = check_int("levels", self.levels, low=2, high=100)
         ratings = np.asarray(self.ratings)
-        if ratings.ndim != 2 or ratings.size == 0 or ratings.dtype.kind not in "iu" or ratings.min() < 1 or ratings.max() > levels:
-            raise ValueError(f"ratings must be a non-empty 2-D integer array of ratings in [1, {levels}]; got shape {ratings.shape}")
+        if (
+            ratings.ndim != 2
+            or ratings.size == 0
+            or ratings.dtype.kind not in "iu"
+            or ratings.min() < 1
+            or ratings.max() > levels
+        ):
+            raise ValueError(
+                f"ratings must be a non-empty 2-D integer array of ratings in [1, {levels}]; got shape {ratings.shape}"
+            )
 
     def rating_counts(self) -> CategoryCounts:
         """Histogram of all 14 × 5 ratings over the 5 levels (0-based category k = rating k + 1).

@@ -21,23 +21,52 @@ so a crash loses only the chunks running on the lost worker, and a dying worker 
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
 
 import joblib
 import numpy as np
 
 from ldp_helpers._validation import check_bool, check_int, check_real, fail_type
 from ldp_helpers.sweeps.backends import (
-    BACKENDS, DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, SweepPlan, check_dask_address, check_dask_client, check_n_jobs, check_where,
-    connect_dask, local_workers, sweep_plan)
+    BACKENDS,
+    DASK_ADDRESS_ENV,
+    DASK_SCHEDULER_ENV,
+    SweepPlan,
+    check_dask_address,
+    check_dask_client,
+    check_n_jobs,
+    check_where,
+    connect_dask,
+    local_workers,
+    sweep_plan,
+)
 from ldp_helpers.sweeps.dask_futures import _outcomes as dask_outcomes
 from ldp_helpers.sweeps.global_rngs import seeded_globals
 
-__all__ = ["BACKENDS", "DASK_ADDRESS_ENV", "DASK_SCHEDULER_ENV", "MAX_CHUNKS", "ChunkError", "ChunkFailure", "SweepPlan",
-           "check_dask_address", "check_dask_client", "check_n_jobs", "check_where", "check_seed", "chunk_seeds", "connect_dask",
-           "local_workers", "progress_bar", "run_chunks", "seeded_globals", "sweep_plan", "sweep_session"]
+__all__ = [
+    "BACKENDS",
+    "DASK_ADDRESS_ENV",
+    "DASK_SCHEDULER_ENV",
+    "MAX_CHUNKS",
+    "ChunkError",
+    "ChunkFailure",
+    "SweepPlan",
+    "check_dask_address",
+    "check_dask_client",
+    "check_n_jobs",
+    "check_where",
+    "check_seed",
+    "chunk_seeds",
+    "connect_dask",
+    "local_workers",
+    "progress_bar",
+    "run_chunks",
+    "seeded_globals",
+    "sweep_plan",
+    "sweep_session",
+]
 
 #: most chunks one sweep may have (each holds a SeedSequence and a result): a ceiling, not a tuning knob
 MAX_CHUNKS = 100_000
@@ -60,8 +89,10 @@ class ChunkFailure:
     error: str
 
     def __str__(self) -> str:
-        return (f"chunk {self.index} (seed: SeedSequence(entropy={self.entropy}, spawn_key={self.spawn_key})) "
-                f"failed: {self.error}")
+        return (
+            f"chunk {self.index} (seed: SeedSequence(entropy={self.entropy}, spawn_key={self.spawn_key})) "
+            f"failed: {self.error}"
+        )
 
 
 class ChunkError(RuntimeError):
@@ -71,8 +102,10 @@ class ChunkError(RuntimeError):
         self.failures = failures
         self.completed = completed
         lines = "\n  ".join(str(f) for f in failures)
-        super().__init__(f"{len(failures)} of {len(failures) + len(completed)} chunks failed "
-                         f"({len(completed)} completed, kept in .completed; pass completed= to resume):\n  {lines}")
+        super().__init__(
+            f"{len(failures)} of {len(failures) + len(completed)} chunks failed "
+            f"({len(completed)} completed, kept in .completed; pass completed= to resume):\n  {lines}"
+        )
 
 
 def chunk_seeds(seed, n_chunks: int) -> list[np.random.SeedSequence]:
@@ -90,10 +123,21 @@ def _guarded(task, index, seed):
         return index, False, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
 
 
-def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = None, n_jobs: int | None = None,
-               dask_address: str | None = None, dask_client=None, timeout: float = 30.0,
-               completed: dict | None = None, progress: bool = False, desc: str = "chunks",
-               chunk_timeout: float = 3600.0) -> list:
+def run_chunks(
+    task: Callable,
+    n_chunks: int,
+    *,
+    seed,
+    backend: str | None = None,
+    n_jobs: int | None = None,
+    dask_address: str | None = None,
+    dask_client=None,
+    timeout: float = 30.0,
+    completed: dict | None = None,
+    progress: bool = False,
+    desc: str = "chunks",
+    chunk_timeout: float = 3600.0,
+) -> list:
     """Run ``task(index, seed_sequence)`` for every chunk and return the results in chunk order.
 
     Parameters
@@ -135,19 +179,33 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
     chunk_timeout = check_real("chunk_timeout", chunk_timeout, low=0.0)
     progress = check_bool("progress", progress)
     if completed is not None and not isinstance(completed, dict):
-        fail_type("completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed")
+        fail_type(
+            "completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed"
+        )
     done = dict(completed or {})
     if any(not isinstance(i, int) or not 0 <= i < n_chunks for i in done):
         fail_type("completed", done, f"a dict keyed by chunk indices in [0, {n_chunks})")
     todo = [i for i in range(n_chunks) if i not in done]
-    plan = sweep_plan(len(todo), backend=backend, n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client)
+    plan = sweep_plan(
+        len(todo),
+        backend=backend,
+        n_jobs=n_jobs,
+        dask_address=dask_address,
+        dask_client=dask_client,
+    )
     if not todo:
         return [done[i] for i in range(n_chunks)]
     if plan.backend == "dask":
-        client = plan.client if plan.client is not None else connect_dask(plan.address, timeout=timeout)
+        client = (
+            plan.client if plan.client is not None else connect_dask(plan.address, timeout=timeout)
+        )
         try:
-            outcomes = dask_outcomes(client, _guarded, task, todo, seeds, timeout=timeout, chunk_timeout=chunk_timeout)
-            outcomes, lost = _collect_outcomes(progress_bar(outcomes, progress, desc, total=len(todo)))
+            outcomes = dask_outcomes(
+                client, _guarded, task, todo, seeds, timeout=timeout, chunk_timeout=chunk_timeout
+            )
+            outcomes, lost = _collect_outcomes(
+                progress_bar(outcomes, progress, desc, total=len(todo))
+            )
         finally:
             if plan.client is None:
                 client.close()
@@ -162,16 +220,25 @@ def run_chunks(task: Callable, n_chunks: int, *, seed, backend: str | None = Non
             failures.append(_failure(seeds, i, value.strip()))
     if lost is not None:  # the backend itself failed: every chunk without an outcome is reported
         reported = {f.index for f in failures}
-        failures += [_failure(seeds, i, f"no result: the sweep's backend failed ({lost})")
-                     for i in todo if i not in done and i not in reported]
+        failures += [
+            _failure(seeds, i, f"no result: the sweep's backend failed ({lost})")
+            for i in todo
+            if i not in done and i not in reported
+        ]
         failures.sort(key=lambda f: f.index)
     if failures:
         raise ChunkError(failures, done)
     return [done[i] for i in range(n_chunks)]
 
 
-def sweep_session(*, backend: str | None = None, n_jobs: int | None = None, dask_address: str | None = None,
-                  dask_client=None, timeout: float = 30.0):
+def sweep_session(
+    *,
+    backend: str | None = None,
+    n_jobs: int | None = None,
+    dask_address: str | None = None,
+    dask_client=None,
+    timeout: float = 30.0,
+):
     """Where many sweeps in a row run (a driver's audits), as the keyword arguments to give each of them.
 
     A context manager (``with sweep_session(...) as where: run_audit(..., **where)``).  On Dask the scheduler is
@@ -179,7 +246,9 @@ def sweep_session(*, backend: str | None = None, n_jobs: int | None = None, dask
     unchanged, so each sweep caps its own workers.
     """
     timeout = check_real("timeout", timeout, low=0.0)
-    plan = sweep_plan(1, backend=backend, n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client)
+    plan = sweep_plan(
+        1, backend=backend, n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client
+    )
     return _session(plan, backend, n_jobs, timeout)
 
 
@@ -218,7 +287,9 @@ def _collect_outcomes(results) -> tuple[list, str | None]:
 
 
 def _parallel(calls, total, n_jobs, progress, desc, backend):
-    parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered", batch_size=1)
+    parallel = joblib.Parallel(
+        n_jobs=n_jobs, backend=backend, return_as="generator_unordered", batch_size=1
+    )
     return _collect_outcomes(progress_bar(parallel(calls), progress, desc, total=total))
 
 

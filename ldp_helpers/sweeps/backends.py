@@ -83,7 +83,9 @@ class SweepPlan:
     n_workers: int | None  # local workers (processes or threads); None on Dask (the cluster's own)
     source: str  # the argument or setting that chose the backend, for messages and documentation
     address: str | None = None  # the scheduler to connect to (Dask, when no client is open)
-    client: object = field(default=None, repr=False, compare=False)  # an open distributed.Client (Dask)
+    client: object = field(
+        default=None, repr=False, compare=False
+    )  # an open distributed.Client (Dask)
 
 
 def local_workers(n_jobs: int, n_chunks: int) -> int:
@@ -94,8 +96,14 @@ def local_workers(n_jobs: int, n_chunks: int) -> int:
     return max(1, min(wanted, n_chunks, cores))
 
 
-def sweep_plan(n_chunks: int, *, backend: str | None = None, n_jobs: int | None = None,
-               dask_address: str | None = None, dask_client=None) -> SweepPlan:
+def sweep_plan(
+    n_chunks: int,
+    *,
+    backend: str | None = None,
+    n_jobs: int | None = None,
+    dask_address: str | None = None,
+    dask_client=None,
+) -> SweepPlan:
     """The :class:`SweepPlan` of a sweep of ``n_chunks`` chunks (see the module docstring for the order).
 
     Connects to nothing: a Dask plan carries an open client (given, joblib's, or the default one) or an address.
@@ -104,10 +112,15 @@ def sweep_plan(n_chunks: int, *, backend: str | None = None, n_jobs: int | None 
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
     check_where(n_jobs, dask_address, dask_client)
-    if backend == "dask" or (backend is None and (dask_client is not None or dask_address or os.environ.get(DASK_ADDRESS_ENV))):
+    if backend == "dask" or (
+        backend is None
+        and (dask_client is not None or dask_address or os.environ.get(DASK_ADDRESS_ENV))
+    ):
         return _dask_plan(dask_client, dask_address, backend == "dask")
     if backend is not None:
-        return _local_plan(backend, 1 if backend == "sequential" else (n_jobs or -1), n_chunks, "backend= argument")
+        return _local_plan(
+            backend, 1 if backend == "sequential" else (n_jobs or -1), n_chunks, "backend= argument"
+        )
     if n_jobs is not None:
         return _local_plan("loky", n_jobs, n_chunks, "n_jobs= argument")
     configured = _joblib_config()
@@ -115,9 +128,15 @@ def sweep_plan(n_chunks: int, *, backend: str | None = None, n_jobs: int | None 
         name, configured_jobs, client = configured
         if name == "dask":
             return SweepPlan("dask", None, "joblib.parallel_config(backend='dask')", client=client)
-        return _local_plan(name, configured_jobs, n_chunks, f"joblib.parallel_config(backend={name!r})")
+        return _local_plan(
+            name, configured_jobs, n_chunks, f"joblib.parallel_config(backend={name!r})"
+        )
     ambient = _ambient_dask()
-    return ambient if ambient is not None else SweepPlan("sequential", 1, "default (no parallel setting)")
+    return (
+        ambient
+        if ambient is not None
+        else SweepPlan("sequential", 1, "default (no parallel setting)")
+    )
 
 
 def _local_plan(backend: str, n_jobs: int, n_chunks: int, source: str) -> SweepPlan:
@@ -131,15 +150,23 @@ def _dask_plan(client, address, forced: bool) -> SweepPlan:
     if address:
         return SweepPlan("dask", None, "dask_address= argument", address=address)
     if os.environ.get(DASK_ADDRESS_ENV):
-        return SweepPlan("dask", None, DASK_ADDRESS_ENV, address=check_dask_address(os.environ[DASK_ADDRESS_ENV],
-                                                                                    DASK_ADDRESS_ENV))
+        return SweepPlan(
+            "dask",
+            None,
+            DASK_ADDRESS_ENV,
+            address=check_dask_address(os.environ[DASK_ADDRESS_ENV], DASK_ADDRESS_ENV),
+        )
     configured = _joblib_config()
     if configured is not None and configured[0] == "dask":
-        return SweepPlan("dask", None, "joblib.parallel_config(backend='dask')", client=configured[2])
+        return SweepPlan(
+            "dask", None, "joblib.parallel_config(backend='dask')", client=configured[2]
+        )
     ambient = _ambient_dask()
     if ambient is None:
-        raise ValueError(f"backend='dask' needs a scheduler: dask_address= or dask_client=, {DASK_ADDRESS_ENV} or "
-                         f"{DASK_SCHEDULER_ENV}, joblib.parallel_config(backend='dask') or an active distributed.Client")
+        raise ValueError(
+            f"backend='dask' needs a scheduler: dask_address= or dask_client=, {DASK_ADDRESS_ENV} or "
+            f"{DASK_SCHEDULER_ENV}, joblib.parallel_config(backend='dask') or an active distributed.Client"
+        )
     return ambient
 
 
@@ -156,11 +183,17 @@ def _joblib_config():
         return None
     backend = config["backend"]
     n_jobs = config["n_jobs"]
-    n_jobs = -1 if n_jobs is parallel.default_parallel_config["n_jobs"] or n_jobs is None else n_jobs
+    n_jobs = (
+        -1 if n_jobs is parallel.default_parallel_config["n_jobs"] or n_jobs is None else n_jobs
+    )
     if type(backend).__name__ == "DaskDistributedBackend":
         return "dask", n_jobs, backend.client
-    name = {"LokyBackend": "loky", "ThreadingBackend": "threading", "SequentialBackend": "sequential",
-            "MultiprocessingBackend": "loky"}.get(type(backend).__name__, "loky")
+    name = {
+        "LokyBackend": "loky",
+        "ThreadingBackend": "threading",
+        "SequentialBackend": "sequential",
+        "MultiprocessingBackend": "loky",
+    }.get(type(backend).__name__, "loky")
     return name, n_jobs, None
 
 
@@ -176,8 +209,12 @@ def _ambient_dask() -> SweepPlan | None:
         if client is not None and client.status == "running":
             return SweepPlan("dask", None, "the active distributed.Client", client=client)
     if os.environ.get(DASK_SCHEDULER_ENV):
-        return SweepPlan("dask", None, DASK_SCHEDULER_ENV,
-                         address=check_dask_address(os.environ[DASK_SCHEDULER_ENV], DASK_SCHEDULER_ENV))
+        return SweepPlan(
+            "dask",
+            None,
+            DASK_SCHEDULER_ENV,
+            address=check_dask_address(os.environ[DASK_SCHEDULER_ENV], DASK_SCHEDULER_ENV),
+        )
     if "dask" in sys.modules or _dask_config_files():
         try:
             import dask.config
@@ -185,16 +222,26 @@ def _ambient_dask() -> SweepPlan | None:
             return None
         address = dask.config.get("scheduler-address", None)
         if address:
-            return SweepPlan("dask", None, "dask config 'scheduler-address'",
-                             address=check_dask_address(address, "dask config 'scheduler-address'"))
+            return SweepPlan(
+                "dask",
+                None,
+                "dask config 'scheduler-address'",
+                address=check_dask_address(address, "dask config 'scheduler-address'"),
+            )
     return None
 
 
 def _dask_config_files() -> bool:
     """Whether dask would find a YAML config file (``$DASK_CONFIG``, ``~/.config/dask``, ``/etc/dask``)."""
-    folders = [os.environ.get("DASK_CONFIG"), Path.home() / ".config" / "dask", "/etc/dask",
-               Path(sys.prefix) / "etc" / "dask"]
-    return any(folder and Path(folder).exists() and any(Path(folder).glob("*.y*ml")) for folder in folders)
+    folders = [
+        os.environ.get("DASK_CONFIG"),
+        Path.home() / ".config" / "dask",
+        "/etc/dask",
+        Path(sys.prefix) / "etc" / "dask",
+    ]
+    return any(
+        folder and Path(folder).exists() and any(Path(folder).glob("*.y*ml")) for folder in folders
+    )
 
 
 def connect_dask(address: str, *, timeout: float = 10.0):
@@ -202,9 +249,12 @@ def connect_dask(address: str, *, timeout: float = 10.0):
     check_dask_address(address)
     timeout = check_real("timeout", timeout, low=0.0)
     from distributed import Client
+
     try:
         return Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError) as exc:
-        raise ConnectionError(f"cannot reach the Dask scheduler at dask_address={address!r} within "
-                              f"{timeout:g} s ({type(exc).__name__}: {exc}); start one (dask scheduler) or unset "
-                              f"{DASK_ADDRESS_ENV} / {DASK_SCHEDULER_ENV}") from exc
+        raise ConnectionError(
+            f"cannot reach the Dask scheduler at dask_address={address!r} within "
+            f"{timeout:g} s ({type(exc).__name__}: {exc}); start one (dask scheduler) or unset "
+            f"{DASK_ADDRESS_ENV} / {DASK_SCHEDULER_ENV}"
+        ) from exc

@@ -19,14 +19,22 @@ import math
 import random
 import time
 import uuid
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 #: seconds between checks for finished chunks, and between checks that the cluster still has workers
 POLL_SECONDS, WORKERS_CHECK_SECONDS = 0.05, 1.0
 
 
-def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float,
-              chunk_timeout: float = math.inf) -> Iterator[tuple]:
+def _outcomes(
+    client,
+    guarded: Callable,
+    task,
+    todo: list[int],
+    seeds,
+    *,
+    timeout: float,
+    chunk_timeout: float = math.inf,
+) -> Iterator[tuple]:
     """Yield ``(index, ok, result or error text)`` for every chunk in ``todo`` as it finishes on ``client``.
 
     ``guarded(task, index, seed)`` runs one chunk and returns that triple itself; a chunk that yields no
@@ -37,7 +45,12 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
     from distributed import as_completed
 
     token = uuid.uuid4().hex[:12]
-    futures = {client.submit(_on_worker, guarded, task, i, seeds[i], pure=False, key=f"ldp-chunk-{token}-{i}"): i for i in todo}
+    futures = {
+        client.submit(
+            _on_worker, guarded, task, i, seeds[i], pure=False, key=f"ldp-chunk-{token}-{i}"
+        ): i
+        for i in todo
+    }
     # results travel with the completion (with_results): a worker that dies later cannot take a finished chunk with it
     finished = as_completed(list(futures), loop=client.loop, with_results=True, raise_errors=False)
     pending, empty_since, checked = set(futures), None, time.monotonic()
@@ -57,11 +70,17 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
             if now - progressed >= chunk_timeout:
                 client.cancel(list(pending))
                 for future in sorted(pending, key=futures.get):
-                    yield (futures[future], False, f"no result: no chunk finished within chunk_timeout={chunk_timeout:g} s "
-                                                   "(a chunk that hangs on a worker?)")
+                    yield (
+                        futures[future],
+                        False,
+                        f"no result: no chunk finished within chunk_timeout={chunk_timeout:g} s "
+                        "(a chunk that hangs on a worker?)",
+                    )
                 pending = set()
                 break
-            if now - checked >= WORKERS_CHECK_SECONDS:  # one scheduler round trip per second at most
+            if (
+                now - checked >= WORKERS_CHECK_SECONDS
+            ):  # one scheduler round trip per second at most
                 checked = now
                 if client.nthreads():
                     empty_since = None
@@ -70,8 +89,12 @@ def _outcomes(client, guarded: Callable, task, todo: list[int], seeds, *, timeou
                 if now - empty_since >= timeout:
                     client.cancel(list(pending))
                     for future in sorted(pending, key=futures.get):
-                        yield (futures[future], False, f"no result: the Dask cluster had no worker for {timeout:g} s "
-                                                       f"(scheduler {client.scheduler.address})")
+                        yield (
+                            futures[future],
+                            False,
+                            f"no result: the Dask cluster had no worker for {timeout:g} s "
+                            f"(scheduler {client.scheduler.address})",
+                        )
                     pending = set()
     finally:
         if pending:  # interrupted (KeyboardInterrupt, a closed generator): leave nothing running
@@ -82,7 +105,9 @@ def _on_worker(guarded: Callable, task, index: int, seed):
     """``guarded(task, index, seed)`` on a Dask worker, once ``dask.sizeof`` draws from its own generator."""
     import dask.sizeof
 
-    if dask.sizeof.random is random:  # the module: sizeof's random.sample drew from the global generator
+    if (
+        dask.sizeof.random is random
+    ):  # the module: sizeof's random.sample drew from the global generator
         dask.sizeof.random = random.Random(0)
     return guarded(task, index, seed)
 
@@ -93,5 +118,13 @@ def _one_outcome(future, index: int, result) -> tuple:
         return result
     if isinstance(result, tuple) and len(result) == 3 and isinstance(result[1], BaseException):
         result = result[1]  # as_completed gives an erred future's (type, exception, traceback)
-    error = result if isinstance(result, BaseException) else RuntimeError(f"unexpected result {result!r:.200}")
-    return index, False, f"no result: the chunk's Dask task failed ({type(error).__name__}: {error})"
+    error = (
+        result
+        if isinstance(result, BaseException)
+        else RuntimeError(f"unexpected result {result!r:.200}")
+    )
+    return (
+        index,
+        False,
+        f"no result: the chunk's Dask task failed ({type(error).__name__}: {error})",
+    )

@@ -8,9 +8,20 @@ student's code runs with a time and a memory limit in a child process.  This lay
 experiments: it imports the mechanisms, bounds, estimation and simulators, and nothing of the tooling.
 """
 
-from ldp_helpers.teaching.checks import Check, check_chernoff_bound, check_estimator, check_output_table
+from ldp_helpers.teaching.checks import (
+    Check,
+    check_chernoff_bound,
+    check_estimator,
+    check_output_table,
+)
 from ldp_helpers.teaching.client import check_client
 from ldp_helpers.teaching.oracles import check_scaled_risk
 
-__all__ = ["Check", "check_chernoff_bound", "check_client", "check_estimator", "check_output_table",
-           "check_scaled_risk"]
+__all__ = [
+    "Check",
+    "check_chernoff_bound",
+    "check_client",
+    "check_estimator",
+    "check_output_table",
+    "check_scaled_risk",
+]

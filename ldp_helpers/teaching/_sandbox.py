@@ -47,8 +47,10 @@ def run_limited(job, *, time_limit: float, what: str):
     send.close()
     try:
         if not receive.poll(time_limit):
-            return Failed(f"{what} did not finish within the time limit of {time_limit:g} s (an endless "
-                          f"loop? a Python loop over users where one numpy call would do?)")
+            return Failed(
+                f"{what} did not finish within the time limit of {time_limit:g} s (an endless "
+                f"loop? a Python loop over users where one numpy call would do?)"
+            )
         return _outcome(*receive.recv(), what=what)
     except EOFError:
         child.join()
@@ -75,7 +77,9 @@ def _limit_memory() -> None:
         return  # no /proc: the time limit still holds
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = in_use + MEMORY_LIMIT
-    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    resource.setrlimit(
+        resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
+    )
 
 
 def _attempt(job) -> tuple[str, object]:
@@ -91,6 +95,8 @@ def _outcome(status: str, payload, *, what: str):
     if status == "ok":
         return payload
     if status == "memory":
-        return Failed(f"{what} needed more than the memory limit of {format_bytes(MEMORY_LIMIT)} (an array "
-                      f"of one row per user and one column per value, or per user pair?)")
+        return Failed(
+            f"{what} needed more than the memory limit of {format_bytes(MEMORY_LIMIT)} (an array "
+            f"of one row per user and one column per value, or per user pair?)"
+        )
     return Failed(f"{what} raised {payload}")

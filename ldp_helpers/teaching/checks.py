@@ -29,8 +29,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import (Described, check_int, check_ndim, check_real,
-                                     check_real_array, fail, fail_type)
+from ldp_helpers._validation import (
+    Described,
+    check_int,
+    check_ndim,
+    check_real,
+    check_real_array,
+    fail,
+    fail_type,
+)
 from ldp_helpers.bounds.chernoff import upper as chernoff_upper
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
@@ -91,8 +98,13 @@ def check_output_table(table, *, epsilon: float, reference=None) -> Check:
     """
     epsilon = check_real("epsilon", epsilon, low=0.0)
     if reference is not None:
-        reference = check_ndim("reference", check_real_array("reference", reference, low=0.0, high=1.0,
-                                                             low_open=False, high_open=False), 2)
+        reference = check_ndim(
+            "reference",
+            check_real_array(
+                "reference", reference, low=0.0, high=1.0, low_open=False, high_open=False
+            ),
+            2,
+        )
     if table is None:
         return Check(False, "your table is None (is a `return` missing?)")
     try:
@@ -102,44 +114,80 @@ def check_output_table(table, *, epsilon: float, reference=None) -> Check:
     if arr.dtype.kind not in "biuf":
         return Check(False, f"your table holds {arr.dtype} entries, not numbers (probabilities)")
     if arr.ndim != 2:
-        return Check(False, f"your table has shape {arr.shape}; an output table has one row per input and one "
-                            f"column per output")
+        return Check(
+            False,
+            f"your table has shape {arr.shape}; an output table has one row per input and one "
+            f"column per output",
+        )
     if reference is not None and arr.shape != reference.shape:
-        turned = " — it looks transposed: rows are inputs, columns outputs" if arr.shape == reference.shape[::-1] else ""
-        return Check(False, f"your table has shape {arr.shape}, the exact one {reference.shape}{turned}")
+        turned = (
+            " — it looks transposed: rows are inputs, columns outputs"
+            if arr.shape == reference.shape[::-1]
+            else ""
+        )
+        return Check(
+            False, f"your table has shape {arr.shape}, the exact one {reference.shape}{turned}"
+        )
     if arr.size > MAX_TABLE:
-        return Check(False, f"your table has {arr.size} entries, more than a checker reads ({MAX_TABLE})")
+        return Check(
+            False, f"your table has {arr.size} entries, more than a checker reads ({MAX_TABLE})"
+        )
     student = arr.astype(float)
     sums = student.sum(axis=1)
     if np.all(np.isfinite(student)) and student.min() >= 0 and np.allclose(sums, 100.0, atol=1e-6):
-        return Check(False, "your rows sum to 100: these look like percentages; an output table holds "
-                            "probabilities (divide by 100)")
+        return Check(
+            False,
+            "your rows sum to 100: these look like percentages; an output table holds "
+            "probabilities (divide by 100)",
+        )
     if not np.all(np.isfinite(student)) or student.min() < 0 or student.max() > 1:
         return Check(False, "your table has an entry outside [0, 1]: every entry is a probability")
     if not np.allclose(sums, 1.0, atol=1e-9):
         row = int(np.argmax(np.abs(sums - 1)))
-        turned = (" (its columns do: transposed?)" if np.allclose(student.sum(axis=0), 1.0, atol=1e-9)
-                  else "")
-        return Check(False, f"row {row} of your table sums to {sums[row]:.6g}; each row is a distribution over "
-                            f"the outputs and must sum to 1{turned}")
+        turned = (
+            " (its columns do: transposed?)"
+            if np.allclose(student.sum(axis=0), 1.0, atol=1e-9)
+            else ""
+        )
+        return Check(
+            False,
+            f"row {row} of your table sums to {sums[row]:.6g}; each row is a distribution over "
+            f"the outputs and must sum to 1{turned}",
+        )
     loss = max_privacy_loss(student, atol=1e-9) if student.shape[0] > 1 else 0.0
     if not math.isclose(loss, epsilon, rel_tol=EPS_RTOL, abs_tol=1e-12):
-        return Check(False, f"the exact ε of your table is {loss:.6g} (largest log-ratio within a column), "
-                            f"not {epsilon:.6g} (relative tolerance {EPS_RTOL:g})")
+        return Check(
+            False,
+            f"the exact ε of your table is {loss:.6g} (largest log-ratio within a column), "
+            f"not {epsilon:.6g} (relative tolerance {EPS_RTOL:g})",
+        )
     if reference is not None:
         off = np.abs(student - reference) > 1e-9
         if off.any():
             x, y = (int(i) for i in np.argwhere(off)[0])
-            return Check(False, f"row {x}, column {y} of your table is {student[x, y]:.6g}; the exact "
-                                f"probability is {reference[x, y]:.6g} ({int(off.sum())} cells differ; your "
-                                f"table has the right ε but is another table)")
-    return Check(True, f"your table is {'the exact' if reference is not None else 'an'} output table; its "
-                       f"exact ε is {loss:.6g} (relative tolerance {EPS_RTOL:g}).")
+            return Check(
+                False,
+                f"row {x}, column {y} of your table is {student[x, y]:.6g}; the exact "
+                f"probability is {reference[x, y]:.6g} ({int(off.sum())} cells differ; your "
+                f"table has the right ε but is another table)",
+            )
+    return Check(
+        True,
+        f"your table is {'the exact' if reference is not None else 'an'} output table; its "
+        f"exact ε is {loss:.6g} (relative tolerance {EPS_RTOL:g}).",
+    )
 
 
 # ---------------------------------------------------------------- an estimator: mean and variance
-def check_estimator(estimate, mechanism, truth, *, n_draws: int = 2000, seed: int = 0,
-                    time_limit: float = TIME_LIMIT) -> Check:
+def check_estimator(
+    estimate,
+    mechanism,
+    truth,
+    *,
+    n_draws: int = 2000,
+    seed: int = 0,
+    time_limit: float = TIME_LIMIT,
+) -> Check:
     """Do ``estimate(aggregate, n)``'s estimates have the exact mean and variance on ``truth``?
 
     ``n_draws`` exact surveys are drawn with ``mechanism.sample_aggregate`` (fixed ``seed``) and the
@@ -171,7 +219,11 @@ def check_estimator(estimate, mechanism, truth, *, n_draws: int = 2000, seed: in
     """
     estimate = _callable("estimate", estimate)
     if not isinstance(mechanism, Mechanism):
-        fail_type("mechanism", mechanism, "a mechanism of the collection (e.g. ldp_helpers.GRR(epsilon, d))")
+        fail_type(
+            "mechanism",
+            mechanism,
+            "a mechanism of the collection (e.g. ldp_helpers.GRR(epsilon, d))",
+        )
     n_draws = check_int("n_draws", n_draws, low=100, high=MAX_CALLS)
     time_limit = _time_limit(time_limit)
     rng = np.random.default_rng(check_int("seed", seed, low=0))
@@ -183,20 +235,27 @@ def check_estimator(estimate, mechanism, truth, *, n_draws: int = 2000, seed: in
     n = int(np.sum(mechanism.n_reports(truth)))
     aggregates = mechanism.sample_aggregate(truth, rng=rng, n_draws=n_draws)
     what = f"your estimator (called on {n_draws} exact surveys of n = {n} users)"
-    values = run_limited(lambda: _estimates(estimate, aggregates, n, target.shape), time_limit=time_limit,
-                         what=what)
+    values = run_limited(
+        lambda: _estimates(estimate, aggregates, n, target.shape), time_limit=time_limit, what=what
+    )
     if isinstance(values, Failed | str):
         return Check(False, values if isinstance(values, str) else values.message)
     if not np.all(np.isfinite(values)):
-        return Check(False, "your estimator returned a NaN or an infinity on some survey (a division by zero?)")
+        return Check(
+            False,
+            "your estimator returned a NaN or an infinity on some survey (a division by zero?)",
+        )
     mean, se = values.mean(axis=0), np.sqrt(variance / n_draws)
     z = (mean - target) / np.maximum(se, 1e-12 * np.maximum(np.abs(target), 1.0))
     i = int(np.argmax(np.abs(z)))
     if abs(z.flat[i]) > Z_MAX:
-        return Check(False, f"your estimator is biased: for estimate [{i}] its mean over {n_draws} exact "
-                            f"surveys is {mean.flat[i]:.6g}, the exact mean is {target.flat[i]:.6g} "
-                            f"({abs(z.flat[i]):.1f} standard errors off; at most {Z_MAX:g} allowed)"
-                            + _scale_hint(mean, target, se, n, aggregates.mean(axis=0)))
+        return Check(
+            False,
+            f"your estimator is biased: for estimate [{i}] its mean over {n_draws} exact "
+            f"surveys is {mean.flat[i]:.6g}, the exact mean is {target.flat[i]:.6g} "
+            f"({abs(z.flat[i]):.1f} standard errors off; at most {Z_MAX:g} allowed)"
+            + _scale_hint(mean, target, se, n, aggregates.mean(axis=0)),
+        )
     s2 = values.var(axis=0, ddof=1)
     m4 = np.mean((values - mean) ** 4, axis=0)
     se_var = np.sqrt(np.maximum(m4 - s2**2, 2 * variance**2) / n_draws)
@@ -204,16 +263,27 @@ def check_estimator(estimate, mechanism, truth, *, n_draws: int = 2000, seed: in
     j = int(np.argmax(np.abs(z_var)))
     if abs(z_var.flat[j]) > Z_MAX:
         ratio = s2.flat[j] / variance.flat[j] if variance.flat[j] > 0 else math.inf
-        hint = (" — your estimates hardly vary between surveys: does your estimator use the aggregate?"
-                if ratio < 0.01 else " — an error that changes sign from survey to survey cancels in the "
-                "mean but not in the variance" if ratio > 100 else "")
-        return Check(False, f"your estimator's spread is wrong: for estimate [{j}] the variance of its "
-                            f"estimates over {n_draws} exact surveys is {s2.flat[j]:.4g}, the exact "
-                            f"variance is {variance.flat[j]:.4g} ({ratio:.3g} times; "
-                            f"{abs(z_var.flat[j]):.1f} standard errors off, at most {Z_MAX:g}){hint}")
-    return Check(True, f"your estimator has the exact mean and variance on every entry ({n_draws} exact "
-                       f"surveys; largest deviations {np.abs(z).max():.2f} SE in the mean, "
-                       f"{np.abs(z_var).max():.2f} SE in the variance).")
+        hint = (
+            " — your estimates hardly vary between surveys: does your estimator use the aggregate?"
+            if ratio < 0.01
+            else " — an error that changes sign from survey to survey cancels in the "
+            "mean but not in the variance"
+            if ratio > 100
+            else ""
+        )
+        return Check(
+            False,
+            f"your estimator's spread is wrong: for estimate [{j}] the variance of its "
+            f"estimates over {n_draws} exact surveys is {s2.flat[j]:.4g}, the exact "
+            f"variance is {variance.flat[j]:.4g} ({ratio:.3g} times; "
+            f"{abs(z_var.flat[j]):.1f} standard errors off, at most {Z_MAX:g}){hint}",
+        )
+    return Check(
+        True,
+        f"your estimator has the exact mean and variance on every entry ({n_draws} exact "
+        f"surveys; largest deviations {np.abs(z).max():.2f} SE in the mean, "
+        f"{np.abs(z_var).max():.2f} SE in the variance).",
+    )
 
 
 def _estimates(estimate, aggregates, n: int, shape: tuple):
@@ -248,18 +318,25 @@ def _numbers(value, shape: tuple, what: str):
 
 def _scale_hint(mean, target, se, n: int, aggregate_mean) -> str:
     """A sentence naming a scale error, when the mean is the target scaled by n, or the raw aggregate."""
+
     def near(a, b):
         return bool(np.all(np.abs(a - b) <= Z_MAX * se + 0.02 * np.abs(b)))
 
     if near(mean * n, target):
-        return (f". Your estimates look like frequencies (counts divided by n = {n}) where counts are "
-                f"asked: multiply by n")
+        return (
+            f". Your estimates look like frequencies (counts divided by n = {n}) where counts are "
+            f"asked: multiply by n"
+        )
     if near(mean / n, target):
-        return (f". Your estimates look like counts (frequencies times n = {n}) where frequencies are "
-                f"asked: divide by n")
+        return (
+            f". Your estimates look like counts (frequencies times n = {n}) where frequencies are "
+            f"asked: divide by n"
+        )
     if np.shape(aggregate_mean) == np.shape(target) and near(mean, aggregate_mean):
-        return (". Your estimates average to the raw aggregate: the debiasing (remove the expected false "
-                "reports, divide by p − q) is missing")
+        return (
+            ". Your estimates average to the raw aggregate: the debiasing (remove the expected false "
+            "reports, divide by p − q) is missing"
+        )
     if near(-mean, target):
         return ". Your estimates have the wrong sign"
     return ""
@@ -298,22 +375,40 @@ def check_chernoff_bound(bound, *, n_trials: int = 10_000, time_limit: float = T
     bound = _callable("bound", bound)
     n_trials = check_int("n_trials", n_trials, low=int(4 * max(MUS)), high=10**9)
     grid = [(delta, mu) for mu in MUS for delta in DELTAS]
-    values = run_limited(lambda: _bound_values(bound, grid), time_limit=_time_limit(time_limit),
-                         what="your bound")
+    values = run_limited(
+        lambda: _bound_values(bound, grid), time_limit=_time_limit(time_limit), what="your bound"
+    )
     if isinstance(values, Failed | str):
         return Check(False, values if isinstance(values, str) else values.message)
-    points = [(delta, mu, value, float(stats.binom.sf(math.ceil((1 + delta) * mu) - 1, n_trials, mu / n_trials)),
-               float(chernoff_upper(delta, mu))) for (delta, mu), value in zip(grid, values, strict=True)]
+    points = [
+        (
+            delta,
+            mu,
+            value,
+            float(stats.binom.sf(math.ceil((1 + delta) * mu) - 1, n_trials, mu / n_trials)),
+            float(chernoff_upper(delta, mu)),
+        )
+        for (delta, mu), value in zip(grid, values, strict=True)
+    ]
     for delta, mu, value, exact_tail, _ in points:  # first: is it a bound at all?
         if not value >= exact_tail:
-            return Check(False, f"at δ = {delta}, μ = {mu} your bound is {value:.4g}, below the exact tail "
-                                f"Pr[X ≥ {(1 + delta) * mu:g}] = {exact_tail:.4g}: it is not an upper bound")
+            return Check(
+                False,
+                f"at δ = {delta}, μ = {mu} your bound is {value:.4g}, below the exact tail "
+                f"Pr[X ≥ {(1 + delta) * mu:g}] = {exact_tail:.4g}: it is not an upper bound",
+            )
     for delta, mu, value, _, formula in points:  # then: is it this bound?
         if not math.isclose(value, formula, rel_tol=1e-9, abs_tol=1e-300):
-            return Check(False, f"at δ = {delta}, μ = {mu} your bound is {value:.6g}; (e^δ/(1+δ)^(1+δ))^μ = "
-                                f"{formula:.6g} (yours is a valid bound on this grid, but not this one)")
-    return Check(True, f"your bound equals (e^δ/(1+δ)^(1+δ))^μ and lies above the exact binomial tail at all "
-                       f"{len(DELTAS) * len(MUS)} points (δ in {DELTAS}, μ in {MUS}).")
+            return Check(
+                False,
+                f"at δ = {delta}, μ = {mu} your bound is {value:.6g}; (e^δ/(1+δ)^(1+δ))^μ = "
+                f"{formula:.6g} (yours is a valid bound on this grid, but not this one)",
+            )
+    return Check(
+        True,
+        f"your bound equals (e^δ/(1+δ)^(1+δ))^μ and lies above the exact binomial tail at all "
+        f"{len(DELTAS) * len(MUS)} points (δ in {DELTAS}, μ in {MUS}).",
+    )
 
 
 def _bound_values(bound, grid):

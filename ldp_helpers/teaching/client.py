@@ -12,18 +12,39 @@ import math
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import Described, check_int, check_int_array, check_ndim, check_real_array, fail
+from ldp_helpers._validation import (
+    Described,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.teaching._sandbox import Failed, run_limited
-from ldp_helpers.teaching.checks import (ALPHA, MAX_CALLS, TIME_LIMIT, Z_MAX, Check, _callable,
-                                         _time_limit)
+from ldp_helpers.teaching.checks import (
+    ALPHA,
+    MAX_CALLS,
+    TIME_LIMIT,
+    Z_MAX,
+    Check,
+    _callable,
+    _time_limit,
+)
 
 N_PER_INPUT = 20_000  # default users per input: resolves a 5 % error in ε of GRR (d = 4, ε = 1)
 
 
 # ---------------------------------------------------------------- a client: law, ε, independence
-def check_client(perturb, table, inputs, *, n_per_input: int | None = None, seed: int = 0,
-                 time_limit: float = TIME_LIMIT) -> Check:
+def check_client(
+    perturb,
+    table,
+    inputs,
+    *,
+    n_per_input: int | None = None,
+    seed: int = 0,
+    time_limit: float = TIME_LIMIT,
+) -> Check:
     """Does ``perturb(values, rng)`` draw independent reports from the exact output ``table``?
 
     One batch holds ``n_per_input`` users of every input, shuffled (``values`` of shape ``(N,)`` for
@@ -71,43 +92,68 @@ def check_client(perturb, table, inputs, *, n_per_input: int | None = None, seed
     [tutorial] Eq. (2) (a randomizer is its output table; its ε the largest log-ratio in a column).
     """
     perturb = _callable("perturb", perturb)
-    table = check_ndim("table", check_real_array("table", table, low=0.0, high=1.0, low_open=False,
-                                                 high_open=False), 2)
-    inputs = check_ndim("inputs", check_int_array("inputs", inputs, low=0), (1, 2),
-                        what="(one value or bit vector per row)")
+    table = check_ndim(
+        "table",
+        check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False),
+        2,
+    )
+    inputs = check_ndim(
+        "inputs",
+        check_int_array("inputs", inputs, low=0),
+        (1, 2),
+        what="(one value or bit vector per row)",
+    )
     n_in, n_out = table.shape
     if inputs.shape[0] != n_in:
-        fail("inputs", Described(f"{inputs.shape[0]} inputs"), f"one input per row of table ({n_in} rows)")
+        fail(
+            "inputs",
+            Described(f"{inputs.shape[0]} inputs"),
+            f"one input per row of table ({n_in} rows)",
+        )
     most = MAX_CALLS // (3 * n_in)
     n = min(N_PER_INPUT, most) if n_per_input is None else n_per_input
     n = check_int("n_per_input", n, low=50, high=max(most, 50))
     time_limit = _time_limit(time_limit)
     order, same, other = np.random.SeedSequence(check_int("seed", seed, low=0)).spawn(3)
-    users = np.random.default_rng(order).permutation(np.repeat(np.arange(n_in), n))  # row of each user
+    users = np.random.default_rng(order).permutation(
+        np.repeat(np.arange(n_in), n)
+    )  # row of each user
     values = inputs[users]
-    got = run_limited(lambda: _three_calls(perturb, values, n_out, (same, same, other)),
-                      time_limit=time_limit,
-                      what=f"your client (called with {users.size} users of {n_in} different inputs)")
+    got = run_limited(
+        lambda: _three_calls(perturb, values, n_out, (same, same, other)),
+        time_limit=time_limit,
+        what=f"your client (called with {users.size} users of {n_in} different inputs)",
+    )
     if isinstance(got, Failed | str):
         return Check(False, got if isinstance(got, str) else got.message)
     (first, again, fresh), bits = got
     if not np.array_equal(first, again):
-        return Check(False, f"your client gave different reports when called twice with Generators "
-                            f"seeded alike ({np.mean(first != again):.1%} of users differ): it draws from a "
-                            f"random source other than the rng it is given (np.random.*, random.*, or a "
-                            f"Generator of its own). Draw every random number from rng.")
+        return Check(
+            False,
+            f"your client gave different reports when called twice with Generators "
+            f"seeded alike ({np.mean(first != again):.1%} of users differ): it draws from a "
+            f"random source other than the rng it is given (np.random.*, random.*, or a "
+            f"Generator of its own). Draw every random number from rng.",
+        )
     law = _law(first, users, table, inputs, bits)
     if isinstance(law, str):
         return Check(False, law)
-    for problem in (_epsilon(first, users, table), _halves(first, users, table, inputs, bits),
-                    _fresh(first, fresh, users, table), _neighbours(first, users, table),
-                    _too_regular(*law[1:])):
+    for problem in (
+        _epsilon(first, users, table),
+        _halves(first, users, table, inputs, bits),
+        _fresh(first, fresh, users, table),
+        _neighbours(first, users, table),
+        _too_regular(*law[1:]),
+    ):
         if problem:
             return Check(False, problem)
-    return Check(True, f"your client follows the exact output table for all {n_in} inputs in one mixed "
-                       f"batch of {users.size} users (smallest χ² p-value {law[0]:.2g}, threshold "
-                       f"{ALPHA / n_in:.2g}); its ε matches the table's and its reports are fresh, "
-                       f"independent draws from rng, whatever the user's position.")
+    return Check(
+        True,
+        f"your client follows the exact output table for all {n_in} inputs in one mixed "
+        f"batch of {users.size} users (smallest χ² p-value {law[0]:.2g}, threshold "
+        f"{ALPHA / n_in:.2g}); its ε matches the table's and its reports are fresh, "
+        f"independent draws from rng, whatever the user's position.",
+    )
 
 
 def _three_calls(perturb, values, n_out: int, seeds):
@@ -136,28 +182,40 @@ def _columns(reports, values, n_out: int):
     if reports.shape not in shapes:
         forms = " or ".join(str(s) for s in shapes)
         turned = " (transposed?)" if reports.shape[::-1] in shapes[1:] else ""
-        return (f"your client returned an array of shape {reports.shape}{turned}; expected {forms} for a batch "
-                f"of {n} users (one report per user: a value in [0, {n_out})"
-                + (f" or {bits} bits)" if bits else ")"))
+        return (
+            f"your client returned an array of shape {reports.shape}{turned}; expected {forms} for a batch "
+            f"of {n} users (one report per user: a value in [0, {n_out})"
+            + (f" or {bits} bits)" if bits else ")")
+        )
     if reports.dtype.kind not in "biuf":
-        return (f"your client returned reports of type {reports.dtype}; a report is an integer value "
-                f"or a vector of 0/1 bits")
-    if reports.dtype.kind == "f" and not np.all(np.isfinite(reports) & (reports == np.round(reports))):
+        return (
+            f"your client returned reports of type {reports.dtype}; a report is an integer value "
+            f"or a vector of 0/1 bits"
+        )
+    if reports.dtype.kind == "f" and not np.all(
+        np.isfinite(reports) & (reports == np.round(reports))
+    ):
         bad = reports[~(np.isfinite(reports) & (reports == np.round(reports)))].flat[0]
-        return (f"your client returned a report {bad!r}, not an integer: a report is a value or a 0/1 bit "
-                f"(probabilities are not reports)")
+        return (
+            f"your client returned a report {bad!r}, not an integer: a report is a value or a 0/1 bit "
+            f"(probabilities are not reports)"
+        )
     reports = reports.astype(np.int64)
     if reports.ndim == 1:
         outside = (reports < 0) | (reports >= n_out)
         if outside.any():
             i = int(np.argmax(outside))
-            return (f"for input {_show(values[i])} your client reported {reports[i]}, outside the outputs "
-                    f"[0, {n_out}) (values counted from 1? an off-by-one domain?)")
+            return (
+                f"for input {_show(values[i])} your client reported {reports[i]}, outside the outputs "
+                f"[0, {n_out}) (values counted from 1? an off-by-one domain?)"
+            )
         return reports, None
     if reports.min() < 0 or reports.max() > 1:
         i = int(np.argmax(((reports < 0) | (reports > 1)).any(axis=1)))
-        return (f"for input {_show(values[i])} your client reported {reports[i].tolist()}: a report should "
-                f"be a bit vector of 0s and 1s")
+        return (
+            f"for input {_show(values[i])} your client reported {reports[i].tolist()}: a report should "
+            f"be a bit vector of 0s and 1s"
+        )
     return reports @ (1 << np.arange(bits)), bits
 
 
@@ -177,8 +235,10 @@ def _law(first, users, table, inputs, bits):
     impossible = (expected == 0) & (observed > 0)
     if impossible.any():
         x, y = (int(i) for i in np.argwhere(impossible)[0])
-        return (f"for input {_show(inputs[x])} your client reported output {_show_output(y, bits)}, "
-                f"which the exact law never produces (probability 0)")
+        return (
+            f"for input {_show(inputs[x])} your client reported output {_show_output(y, bits)}, "
+            f"which the exact law never produces (probability 0)"
+        )
     used = expected > 0
     cells = np.where(used, (observed - expected) ** 2 / np.where(used, expected, 1.0), 0.0)
     chi2, df = cells.sum(axis=1), np.maximum(used.sum(axis=1) - 1, 1)
@@ -186,16 +246,24 @@ def _law(first, users, table, inputs, bits):
     x = int(np.argmin(p_values))
     if p_values[x] < ALPHA / n_in:
         n = observed[x].sum()
-        y = int(np.argmax(np.abs(observed[x] - expected[x]) / np.sqrt(np.maximum(expected[x], 1e-300))))
-        return (f"for input {_show(inputs[x])} your reports do not follow the exact law: output "
-                f"{_show_output(y, bits)} came {observed[x, y] / n:.1%} of the time, the exact "
-                f"probability is {table[x, y]:.1%} (χ² test over the {n} users with this input in a "
-                f"mixed batch, p = {p_values[x]:.2g}).")
+        y = int(
+            np.argmax(np.abs(observed[x] - expected[x]) / np.sqrt(np.maximum(expected[x], 1e-300)))
+        )
+        return (
+            f"for input {_show(inputs[x])} your reports do not follow the exact law: output "
+            f"{_show_output(y, bits)} came {observed[x, y] / n:.1%} of the time, the exact "
+            f"probability is {table[x, y]:.1%} (χ² test over the {n} users with this input in a "
+            f"mixed batch, p = {p_values[x]:.2g})."
+        )
     return float(p_values[x]), float(chi2.sum()), int(df.sum())
 
 
 def _z(observed: float, mean: float, variance: float) -> float:
-    return 0.0 if variance <= 0 and observed == mean else (observed - mean) / math.sqrt(max(variance, 1e-300))
+    return (
+        0.0
+        if variance <= 0 and observed == mean
+        else (observed - mean) / math.sqrt(max(variance, 1e-300))
+    )
 
 
 def _epsilon(first, users, table) -> str | None:
@@ -211,11 +279,16 @@ def _epsilon(first, users, table) -> str | None:
         return None
     t = 1 + score / info  # one Newton step from t = 1
     fitted = np.where(table > 0, np.exp(t * log_t), 0.0)
-    eps, exact = max_privacy_loss(fitted / fitted.sum(axis=1, keepdims=True)), max_privacy_loss(table)
-    return (f"your reports are {'more' if z > 0 else 'less'} faithful to the inputs than the table allows: "
-            f"fitted to its family they show ε ≈ {eps:.4g}, the table's exact ε is {exact:.4g} "
-            f"({abs(z):.1f} standard errors off; at most {Z_MAX:g} allowed). Are p and q computed from "
-            f"another ε or d?")
+    eps, exact = (
+        max_privacy_loss(fitted / fitted.sum(axis=1, keepdims=True)),
+        max_privacy_loss(table),
+    )
+    return (
+        f"your reports are {'more' if z > 0 else 'less'} faithful to the inputs than the table allows: "
+        f"fitted to its family they show ε ≈ {eps:.4g}, the table's exact ε is {exact:.4g} "
+        f"({abs(z):.1f} standard errors off; at most {Z_MAX:g} allowed). Are p and q computed from "
+        f"another ε or d?"
+    )
 
 
 def _fresh(first, fresh, users, table) -> str | None:
@@ -223,11 +296,13 @@ def _fresh(first, fresh, users, table) -> str | None:
     z = _z(float(np.sum(first == fresh)), agree.sum(), float(np.sum(agree * (1 - agree))))
     if abs(z) <= Z_MAX:
         return None
-    return (f"your reports are not fresh random draws: called on the same {users.size} users with "
-            f"differently seeded Generators, your client gave {np.mean(first == fresh):.1%} of them the same "
-            f"report; independent draws agree for {agree.mean():.1%} ({abs(z):.1f} standard errors; at most "
-            f"{Z_MAX:g}). Is a report a function of the user's value and position, or does your client "
-            f"seed a generator of its own?")
+    return (
+        f"your reports are not fresh random draws: called on the same {users.size} users with "
+        f"differently seeded Generators, your client gave {np.mean(first == fresh):.1%} of them the same "
+        f"report; independent draws agree for {agree.mean():.1%} ({abs(z):.1f} standard errors; at most "
+        f"{Z_MAX:g}). Is a report a function of the user's value and position, or does your client "
+        f"seed a generator of its own?"
+    )
 
 
 def _neighbours(first, users, table) -> str | None:
@@ -239,12 +314,18 @@ def _neighbours(first, users, table) -> str | None:
     same = first[left] == first[right]
     equal = users[left] == users[right]
     for kind, alike in (("the same input", equal), ("different inputs", ~equal)):
-        z = _z(float(same[alike].sum()), agree[alike].sum(), float(np.sum(agree[alike] * (1 - agree[alike]))))
+        z = _z(
+            float(same[alike].sum()),
+            agree[alike].sum(),
+            float(np.sum(agree[alike] * (1 - agree[alike]))),
+        )
         if abs(z) > Z_MAX:
-            return (f"neighbouring users' reports are not independent: of the users at positions 2i and 2i+1 "
-                    f"with {kind}, {same[alike].mean():.1%} reported the same output; independent users "
-                    f"would {agree[alike].mean():.1%} of the time ({abs(z):.1f} standard errors; at most "
-                    f"{Z_MAX:g}). Does one random draw serve several users?")
+            return (
+                f"neighbouring users' reports are not independent: of the users at positions 2i and 2i+1 "
+                f"with {kind}, {same[alike].mean():.1%} reported the same output; independent users "
+                f"would {agree[alike].mean():.1%} of the time ({abs(z):.1f} standard errors; at most "
+                f"{Z_MAX:g}). Does one random draw serve several users?"
+            )
     return None
 
 
@@ -256,23 +337,29 @@ def _halves(first, users, table, inputs, bits) -> str | None:
     by_half, by_output = counts.sum(axis=2, keepdims=True), counts.sum(axis=1, keepdims=True)
     expected = by_half * by_output / np.maximum(by_half.sum(axis=1, keepdims=True), 1)
     used = expected > 0
-    chi2 = np.where(used, (counts - expected) ** 2 / np.where(used, expected, 1.0), 0.0).sum(axis=(1, 2))
+    chi2 = np.where(used, (counts - expected) ** 2 / np.where(used, expected, 1.0), 0.0).sum(
+        axis=(1, 2)
+    )
     p_values = stats.chi2.sf(chi2, np.maximum((by_output[:, 0] > 0).sum(axis=1) - 1, 1))
     x = int(np.argmin(p_values))
     if p_values[x] >= ALPHA / n_in:
         return None
     shares = counts[x] / np.maximum(by_half[x], 1)
     y = int(np.argmax(np.abs(shares[0] - shares[1])))
-    return (f"for input {_show(inputs[x])} the users in the first half of the batch and those in the "
-            f"second half report differently (output {_show_output(y, bits)}: {shares[0, y]:.1%} vs "
-            f"{shares[1, y]:.1%}; χ² p = {p_values[x]:.2g}): a report must not depend on the user's "
-            f"position in the batch")
+    return (
+        f"for input {_show(inputs[x])} the users in the first half of the batch and those in the "
+        f"second half report differently (output {_show_output(y, bits)}: {shares[0, y]:.1%} vs "
+        f"{shares[1, y]:.1%}; χ² p = {p_values[x]:.2g}): a report must not depend on the user's "
+        f"position in the batch"
+    )
 
 
 def _too_regular(chi2: float, df: int) -> str | None:
     p_low = float(stats.chi2.cdf(chi2, df))
     if p_low >= ALPHA:
         return None
-    return (f"your report counts are closer to their expected values than independent users' counts can "
-            f"be (χ² = {chi2:.3g} on {df} degrees of freedom, lower-tail p = {p_low:.2g}): does your "
-            f"client hand out outputs by quota instead of drawing each user's report independently?")
+    return (
+        f"your report counts are closer to their expected values than independent users' counts can "
+        f"be (χ² = {chi2:.3g} on {df} degrees of freedom, lower-tail p = {p_low:.2g}): does your "
+        f"client hand out outputs by quota instead of drawing each user's report independently?"
+    )

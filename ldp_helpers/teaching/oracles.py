@@ -50,21 +50,29 @@ def check_scaled_risk(risk, *, time_limit: float = TIME_LIMIT) -> Check:
     points = [(key, eps, d) for key in RISK_KEYS for eps in RISK_EPSILONS for d in RISK_DS]
     oracles = [build_oracle(key, eps, d) for key, eps, d in points]
     inputs = [(float(o.p), float(o.q), int(o.d)) for o in oracles]
-    values = run_limited(lambda: _risks(risk, inputs), time_limit=_time_limit(time_limit), what="your risk")
+    values = run_limited(
+        lambda: _risks(risk, inputs), time_limit=_time_limit(time_limit), what="your risk"
+    )
     if isinstance(values, Failed | str):
         return Check(False, values if isinstance(values, str) else values.message)
     exact = np.array([scaled_risk([key], [eps], d)[0, 0] for key, eps, d in points])
     values = np.asarray(values)
     off = ~np.isclose(values, exact, rtol=RISK_RTOL, atol=0.0)
     if not off.any():
-        return Check(True, f"your risk equals the exact scaled risk of {', '.join(k.upper() for k in RISK_KEYS)} "
-                           f"at all {len(points)} points (ε in {RISK_EPSILONS}, d in {RISK_DS}; relative "
-                           f"tolerance {RISK_RTOL:g}).")
+        return Check(
+            True,
+            f"your risk equals the exact scaled risk of {', '.join(k.upper() for k in RISK_KEYS)} "
+            f"at all {len(points)} points (ε in {RISK_EPSILONS}, d in {RISK_DS}; relative "
+            f"tolerance {RISK_RTOL:g}).",
+        )
     i = int(np.argmax(off))
     (key, eps, d), (p, q, _) = points[i], inputs[i]
-    return Check(False, f"for {key.upper()} at ε = {eps:g}, d = {d} (p* = {p:.6g}, q* = {q:.6g}) your risk is "
-                        f"{values[i]:.6g}; the exact scaled risk (from {key.upper()}'s exact variances) is "
-                        f"{exact[i]:.6g}" + _hint(values, exact, inputs))
+    return Check(
+        False,
+        f"for {key.upper()} at ε = {eps:g}, d = {d} (p* = {p:.6g}, q* = {q:.6g}) your risk is "
+        f"{values[i]:.6g}; the exact scaled risk (from {key.upper()}'s exact variances) is "
+        f"{exact[i]:.6g}" + _hint(values, exact, inputs),
+    )
 
 
 def _risks(risk, inputs):
@@ -85,8 +93,14 @@ def _hint(values, exact, inputs) -> str:
         return f" — yours is {ratio[0]:.4g} times the exact one everywhere (a constant factor)"
     variance_only = np.array([d * q * (1 - q) / (p - q) ** 2 for p, q, d in inputs])
     if np.allclose(values, variance_only, rtol=1e-9):
-        return (" — the term (p* − q*)(1 − p* − q*) of the users' own values is missing "
-                "(Var ĉ(x) has an f_x part)")
+        return (
+            " — the term (p* − q*)(1 − p* − q*) of the users' own values is missing "
+            "(Var ĉ(x) has an f_x part)"
+        )
     if np.all(np.isfinite(ratio)) and np.allclose(ratio, [d for _, _, d in inputs], rtol=1e-6):
         return " — yours is d times too large (a sum over values counted twice?)"
-    return "" if math.isfinite(float(np.max(np.abs(ratio)))) else " — yours is not a finite number everywhere"
+    return (
+        ""
+        if math.isfinite(float(np.max(np.abs(ratio))))
+        else " — yours is not a finite number everywhere"
+    )

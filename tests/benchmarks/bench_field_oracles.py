@@ -27,8 +27,9 @@ import warnings
 from unittest import mock
 
 import numpy as np
-
 from bench_frequency_oracles import PEERS_DIR
+from timing import Timing, median_time, paired_times, recorded_draws
+
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.count_sketch import PrivateCountSketch
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing
@@ -39,7 +40,6 @@ from ldp_helpers.mechanisms.hashtogram import Hashtogram
 from ldp_helpers.mechanisms.sketch_response import SketchResponse
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection
 from ldp_helpers.peers import multi_freq_ldpy_subset_size
-from timing import Timing, median_time, paired_times, recorded_draws
 
 EPSILON = 1.0
 DOMAINS = (43, 1024)
@@ -71,8 +71,12 @@ def _numpy_fair_binomials():
     """The halvings' Bin(c, ½) splits drawn by numpy's binomial while the draws are recorded (same law)."""
     with contextlib.ExitStack() as stack:
         for module in ("hadamard", "hadamard_mechanism", "hadamard_sketch"):
-            stack.enter_context(mock.patch(f"ldp_helpers.mechanisms.{module}._fair_binomial",
-                                           lambda c, rng: rng.binomial(c, 0.5)))
+            stack.enter_context(
+                mock.patch(
+                    f"ldp_helpers.mechanisms.{module}._fair_binomial",
+                    lambda c, rng: rng.binomial(c, 0.5),
+                )
+            )
         yield
 
 
@@ -86,26 +90,48 @@ def _sampler_row(label: str, name: str, oracle, counts, rng) -> Timing:
     number = max(1, int(0.01 / median_time(sampler, repeat=1)))
     t_sampler, t_draws, ratio = paired_times(sampler, draws, repeat=11, number=number)
     _, t_output, over_output = paired_times(sampler, output, repeat=5, number=number)
-    return Timing(label, f"{name} sampler / its draws", t_sampler,
-                  f"{ratio:.2f}x its draws ({t_draws * 1e3:.3f} ms, {n_calls} Generator calls); "
-                  f"{over_output:,.1f}x two binomials over its {cells:,} cells ({t_output * 1e3:.3f} ms)")
+    return Timing(
+        label,
+        f"{name} sampler / its draws",
+        t_sampler,
+        f"{ratio:.2f}x its draws ({t_draws * 1e3:.3f} ms, {n_calls} Generator calls); "
+        f"{over_output:,.1f}x two binomials over its {cells:,} cells ({t_output * 1e3:.3f} ms)",
+    )
 
 
 def _import_peers():
     import sys
+
     if PEERS_DIR.is_dir() and str(PEERS_DIR) not in sys.path:
         sys.path.append(str(PEERS_DIR))
     try:
-        from multi_freq_ldpy.pure_frequency_oracles import SS as mf_ss
-        from pure_ldp.frequency_oracles import apple_cms, hadamard_mechanism, hadamard_response, local_hashing
-        from pure_ldp.frequency_oracles import direct_encoding, priv_count_sketch, sketch_response
         import pure_ldp.core._freq_oracle_server as base
+        from multi_freq_ldpy.pure_frequency_oracles import SS as mf_ss
+        from pure_ldp.frequency_oracles import (
+            apple_cms,
+            direct_encoding,
+            hadamard_mechanism,
+            hadamard_response,
+            local_hashing,
+            priv_count_sketch,
+            sketch_response,
+        )
     except ImportError as err:
         print(f"peers not importable ({err}); `make peers` installs them", file=sys.stderr)
         return None
-    base.np = _NumPy1Zeros()  # pure-ldp 1.2.0's sketch servers call np.zeros(None) (a 0-d array in NumPy 1)
-    return {"mf_ss": mf_ss, "cms": apple_cms, "hm": hadamard_mechanism, "hr": hadamard_response,
-            "lh": local_hashing, "de": direct_encoding, "pcs": priv_count_sketch, "sr": sketch_response}
+    base.np = (
+        _NumPy1Zeros()
+    )  # pure-ldp 1.2.0's sketch servers call np.zeros(None) (a 0-d array in NumPy 1)
+    return {
+        "mf_ss": mf_ss,
+        "cms": apple_cms,
+        "hm": hadamard_mechanism,
+        "hr": hadamard_response,
+        "lh": local_hashing,
+        "de": direct_encoding,
+        "pcs": priv_count_sketch,
+        "sr": sketch_response,
+    }
 
 
 class _NumPy1Zeros:
@@ -126,54 +152,82 @@ def _peer_run(peers, name: str, oracle, values):
         ss = peers["mf_ss"]
         return lambda: ss.SS_Aggregator_MI([ss.SS_Client(v, d, eps) for v in listed], d, eps)
     if name == "HR":
+
         def hr():
             server = peers["hr"].HadamardResponseServer(eps, d)
             client = peers["hr"].HadamardResponseClient(eps, d, server.get_hash_funcs())
             server.aggregate_all([client.privatise(v + 1) for v in listed])
             return server.estimate_all(range(1, d + 1), suppress_warnings=True)
+
         return hr
     if name == "HM":
         if d & (d - 1):
             return None
+
         def hm(t=oracle.coefficients):
-            client, server = peers["hm"].HadamardMechClient(eps, d, t), peers["hm"].HadamardMechServer(eps, d, t)
+            client, server = (
+                peers["hm"].HadamardMechClient(eps, d, t),
+                peers["hm"].HadamardMechServer(eps, d, t),
+            )
             server.aggregate_all([client.privatise(v + 1) for v in listed])
             return server.estimate_all(range(1, d + 1), suppress_warnings=True)
+
         return hm
     if name == "FLH":
+
         def flh():
             lh = peers["lh"]
             client = lh.FastLHClient(eps, d, oracle.k, g=oracle.hash_range, use_olh=False)
             server = lh.FastLHServer(eps, d, oracle.k, g=oracle.hash_range, use_olh=False)
             server.aggregate_all([client.privatise(v + 1) for v in listed])
             return server.estimate_all(range(1, d + 1), suppress_warnings=True)
+
         return flh
     if name in ("CMS", "HCMS"):
+
         def cms():
             server = peers["cms"].CMSServer(eps, oracle.k, oracle.m, is_hadamard=name == "HCMS")
-            client = peers["cms"].CMSClient(eps, server.get_hash_funcs(), oracle.m, is_hadamard=name == "HCMS")
+            client = peers["cms"].CMSClient(
+                eps, server.get_hash_funcs(), oracle.m, is_hadamard=name == "HCMS"
+            )
             for v in listed:
                 server.aggregate(client.privatise(v))
             return [server.estimate(x, suppress_warnings=True) for x in range(d)]
+
         return cms
     if name == "PCS":
+
         def pcs():
             server = peers["pcs"].PCSServer(eps, oracle.k, oracle.m, use_median=False)
             client = peers["pcs"].PCSClient(eps, oracle.k, oracle.m, server.get_hash_funcs())
             for v in listed:
                 server.aggregate(client.privatise(v))
             return [server.estimate(x, suppress_warnings=True) for x in range(d)]
+
         return pcs
     if name == "SR":
+
         def sr():
             identity = lambda x: x  # noqa: E731 - 0-based cells
-            server = peers["sr"].SketchResponseServer(eps, oracle.k, oracle.m, index_mapper=identity, sketch_method=3,
-                                                      fo_server=peers["de"].DEServer(eps, oracle.m, index_mapper=identity))
-            client = peers["sr"].SketchResponseClient(eps, oracle.m, server.get_hash_funcs(), index_mapper=identity,
-                                                      fo_client=peers["de"].DEClient(eps, oracle.m, index_mapper=identity))
+            server = peers["sr"].SketchResponseServer(
+                eps,
+                oracle.k,
+                oracle.m,
+                index_mapper=identity,
+                sketch_method=3,
+                fo_server=peers["de"].DEServer(eps, oracle.m, index_mapper=identity),
+            )
+            client = peers["sr"].SketchResponseClient(
+                eps,
+                oracle.m,
+                server.get_hash_funcs(),
+                index_mapper=identity,
+                fo_client=peers["de"].DEClient(eps, oracle.m, index_mapper=identity),
+            )
             for v in listed:
                 server.aggregate(client.privatise(v))
             return [server.estimate(x, suppress_warnings=True) for x in range(d)]
+
         return sr
     return None
 
@@ -191,7 +245,9 @@ def run(rng: np.random.Generator) -> list[Timing]:
         values = rng.integers(0, d, size=SAMPLER_N)
         counts = np.bincount(values, minlength=d)
         for name, oracle in oracles.items():
-            sampler_rows.append(_sampler_row(f"field oracles' samplers, d={d}", name, oracle, counts, rng))
+            sampler_rows.append(
+                _sampler_row(f"field oracles' samplers, d={d}", name, oracle, counts, rng)
+            )
             run_peer = _peer_run(peers, name, oracle, values[:PEER_USERS]) if peers else None
             if run_peer is None:
                 continue
@@ -202,8 +258,16 @@ def run(rng: np.random.Generator) -> list[Timing]:
             for n in PEER_N:
                 label = f"{name} eps=1, n={n:,}, d={d}"
                 t_peer = t_peer_users * n / PEER_USERS
-                peer_rows.append(Timing(label, "our aggregate sampler", t_ours, "exact; cost independent of n"))
-                peer_rows.append(Timing(label, PEER_NAMES.get(name, "pure-ldp per-user"), t_peer,
-                                        f"timed on {PEER_USERS:,} users, scaled x{n / PEER_USERS:,.0f}; "
-                                        f"{t_peer / t_ours:,.0f}x our aggregate"))
+                peer_rows.append(
+                    Timing(label, "our aggregate sampler", t_ours, "exact; cost independent of n")
+                )
+                peer_rows.append(
+                    Timing(
+                        label,
+                        PEER_NAMES.get(name, "pure-ldp per-user"),
+                        t_peer,
+                        f"timed on {PEER_USERS:,} users, scaled x{n / PEER_USERS:,.0f}; "
+                        f"{t_peer / t_ours:,.0f}x our aggregate",
+                    )
+                )
     return sampler_rows + peer_rows

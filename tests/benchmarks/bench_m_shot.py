@@ -7,10 +7,10 @@ path builds the N×T report matrix of Algorithm 1.
 """
 
 import numpy as np
+from timing import Timing, median_time
 
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.simulate.populations import RandomActiveSets, linear_ramp_counts
-from timing import Timing, median_time
 
 
 def run(rng: np.random.Generator) -> list[Timing]:
@@ -21,14 +21,38 @@ def run(rng: np.random.Generator) -> list[Timing]:
     for n in (10**4, 10**5):
         data = RandomActiveSets(linear_ramp_counts(n, T, rng=rng), n)
         label = f"m-shot T=100 m=6, N=1e{int(np.log10(n))}"
-        fast = median_time(lambda: mech.sample_aggregate(data, rng=rng, n_draws=n_draws), repeat=5) / n_draws
-        rows.append(Timing(label, "exact sampler (per survey)", fast, f"{n_draws} surveys per call (n_draws)"))
-        ref = median_time(lambda: mech.aggregate(mech.perturb(data.draw_matrix(rng=rng), rng=rng)), repeat=3)
+        fast = (
+            median_time(lambda: mech.sample_aggregate(data, rng=rng, n_draws=n_draws), repeat=5)
+            / n_draws
+        )
+        rows.append(
+            Timing(
+                label, "exact sampler (per survey)", fast, f"{n_draws} surveys per call (n_draws)"
+            )
+        )
+        ref = median_time(
+            lambda: mech.aggregate(mech.perturb(data.draw_matrix(rng=rng), rng=rng)), repeat=3
+        )
         rows.append(Timing(label, "per-user path (per survey)", ref, "N x T matrices"))
         left = np.full((n_draws, 1, m), 0, dtype=np.int64)
-        draws = lambda: [rng.binomial(left, 0.5) for _ in range(T)] + [  # noqa: E731
-            rng.hypergeometric(np.full((n_draws, T), n // 2), np.full((n_draws, T), n - n // 2), np.full((n_draws, T), n // 20)),
-            rng.binomial(np.full((n_draws, T), n // 20), p_rr), rng.binomial(np.full((n_draws, T), n // 20), q_rr)]
-        rows.append(Timing(label, "random draws alone (per survey)", median_time(draws, repeat=5) / n_draws,
-                           "same draw counts, no bookkeeping"))
+
+        def draws():
+            return [rng.binomial(left, 0.5) for _ in range(T)] + [  # noqa: E731
+                rng.hypergeometric(
+                    np.full((n_draws, T), n // 2),
+                    np.full((n_draws, T), n - n // 2),
+                    np.full((n_draws, T), n // 20),
+                ),
+                rng.binomial(np.full((n_draws, T), n // 20), p_rr),
+                rng.binomial(np.full((n_draws, T), n // 20), q_rr),
+            ]
+
+        rows.append(
+            Timing(
+                label,
+                "random draws alone (per survey)",
+                median_time(draws, repeat=5) / n_draws,
+                "same draw counts, no bookkeeping",
+            )
+        )
     return rows

@@ -1,9 +1,9 @@
 """Randomized response: exact aggregate sampler vs per-user reference vs the draws alone."""
 
 import numpy as np
+from timing import Timing, median_time
 
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
-from timing import Timing, median_time
 
 
 def run(rng: np.random.Generator) -> list[Timing]:
@@ -14,7 +14,27 @@ def run(rng: np.random.Generator) -> list[Timing]:
         n_ones = int(values.sum())
         truth = np.array([n - n_ones, n_ones], dtype=np.int64)
         label = f"RR count, n=1e{int(np.log10(n))}"
-        rows.append(Timing(label, "aggregate sampler", median_time(lambda: rr.sample_aggregate(truth, rng=rng), number=100)))
-        rows.append(Timing(label, "per-user reference", median_time(lambda: rr.aggregate(rr.perturb(values, rng=rng)))))
-        rows.append(Timing(label, "draws alone (2 binomials)", median_time(lambda: (rng.binomial(n_ones, 0.7), rng.binomial(n - n_ones, 0.3)), number=100)))
+        rows.append(
+            Timing(
+                label,
+                "aggregate sampler",
+                median_time(lambda: rr.sample_aggregate(truth, rng=rng), number=100),
+            )
+        )
+        rows.append(
+            Timing(
+                label,
+                "per-user reference",
+                median_time(lambda: rr.aggregate(rr.perturb(values, rng=rng))),
+            )
+        )
+        rows.append(
+            Timing(
+                label,
+                "draws alone (2 binomials)",
+                median_time(
+                    lambda: (rng.binomial(n_ones, 0.7), rng.binomial(n - n_ones, 0.3)), number=100
+                ),
+            )
+        )
     return rows

@@ -57,12 +57,27 @@ def format_table(rows: list[Timing]) -> str:
     baseline: dict[str, float] = {}
     for r in rows:
         base = baseline.setdefault(r.benchmark, r.median_seconds)
-        lines.append(f"{r.benchmark:<34} {r.variant:<30} {r.median_seconds * 1e3:>9.3f} ms {r.median_seconds / base:>9.2f}x  {r.note}")
+        lines.append(
+            f"{r.benchmark:<34} {r.variant:<30} {r.median_seconds * 1e3:>9.3f} ms {r.median_seconds / base:>9.2f}x  {r.note}"
+        )
     return "\n".join(lines)
 
 
-_DRAWS = ("binomial", "multinomial", "hypergeometric", "multivariate_hypergeometric", "integers", "random", "gamma",
-          "normal", "poisson", "geometric", "choice", "permutation", "shuffle")
+_DRAWS = (
+    "binomial",
+    "multinomial",
+    "hypergeometric",
+    "multivariate_hypergeometric",
+    "integers",
+    "random",
+    "gamma",
+    "normal",
+    "poisson",
+    "geometric",
+    "choice",
+    "permutation",
+    "shuffle",
+)
 
 
 class _Recorder(np.random.Generator):
@@ -79,9 +94,15 @@ class _Recorder(np.random.Generator):
         calls = super().__getattribute__("calls")
 
         def logged(*args, **kwargs):
-            calls.append((name, [np.copy(a) if isinstance(a, np.ndarray) else a for a in args],
-                          {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}))
+            calls.append(
+                (
+                    name,
+                    [np.copy(a) if isinstance(a, np.ndarray) else a for a in args],
+                    {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()},
+                )
+            )
             return method(*args, **kwargs)
+
         return logged
 
 
@@ -99,4 +120,5 @@ def recorded_draws(sampler, rng: np.random.Generator):
     def replay():
         for method, args, kwargs in calls:
             method(*args, **kwargs)
+
     return replay, len(calls)

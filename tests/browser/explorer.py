@@ -6,6 +6,7 @@ kernels included), also on failure.  :func:`wait_idle` waits until the server an
 using the CPU — the pre-heated kernel has then rendered the page.  The small ``js_*`` helpers read the
 page in one script call (a panel replaces its elements on every redraw).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,6 +33,7 @@ def free_port() -> int:
 
 def status(url: str, headers: dict | None = None) -> int:
     """The HTTP status of a GET (no redirects followed); 0 when nothing answers."""
+
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args, **kwargs):
             return None
@@ -47,22 +49,41 @@ def status(url: str, headers: dict | None = None) -> int:
 
 
 @contextlib.contextmanager
-def serve(log_path: Path, *, port: int | None = None, preheat: bool = True, max_pages: int | None = None,
-          timeout: float = 90.0):
+def serve(
+    log_path: Path,
+    *,
+    port: int | None = None,
+    preheat: bool = True,
+    max_pages: int | None = None,
+    timeout: float = 90.0,
+):
     """The guarded explorer on ``port`` (free by default): yields (process, base URL); stops its process group."""
     port = port or free_port()
-    argv = [sys.executable, "-m", "ldp_helpers.explore.serve", "--port", str(port), *([] if preheat else ["--no-preheat"]),
-            *([] if max_pages is None else ["--max-pages", str(max_pages)])]
+    argv = [
+        sys.executable,
+        "-m",
+        "ldp_helpers.explore.serve",
+        "--port",
+        str(port),
+        *([] if preheat else ["--no-preheat"]),
+        *([] if max_pages is None else ["--max-pages", str(max_pages)]),
+    ]
     env = {**os.environ, "LDP_EXPLORE_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
     with log_path.open("w") as log:
-        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
         proc.log_path = log_path  # what the server printed: `make explore`'s output
         try:
             url = f"http://127.0.0.1:{port}/"
             deadline = time.monotonic() + timeout
             while status(url) not in (302, 403):  # up: a page without the token is refused
-                assert proc.poll() is None, f"the explorer exited with {proc.returncode}:\n{log_path.read_text()}"
-                assert time.monotonic() < deadline, f"the explorer did not answer on {url} in {timeout} s"
+                assert proc.poll() is None, (
+                    f"the explorer exited with {proc.returncode}:\n{log_path.read_text()}"
+                )
+                assert time.monotonic() < deadline, (
+                    f"the explorer did not answer on {url} in {timeout} s"
+                )
                 time.sleep(0.3)
             yield proc, url
         finally:
@@ -103,21 +124,36 @@ def wait_idle(proc: subprocess.Popen, *, quiet: float = 1.5, timeout: float = 12
 
 
 def js_text(driver, css: str) -> str:
-    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css) or ""
+    return (
+        driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css
+        )
+        or ""
+    )
 
 
 def js_img(driver, name: str) -> str:
     """The src of a panel's figure (a blob: URL, renewed on every redraw) once it has loaded, else ''."""
-    return driver.execute_script(
-        "const e = document.querySelector(arguments[0]); const i = e && (e.tagName === 'IMG' ? e : e.querySelector('img'));"
-        " return i && i.complete && i.naturalWidth > 0 ? i.src : '';", f".ldp-{name}-output") or ""
+    return (
+        driver.execute_script(
+            "const e = document.querySelector(arguments[0]); const i = e && (e.tagName === 'IMG' ? e : e.querySelector('img'));"
+            " return i && i.complete && i.naturalWidth > 0 ? i.src : '';",
+            f".ldp-{name}-output",
+        )
+        or ""
+    )
 
 
 def js_value(driver, name: str, control: str) -> str:
     """What a control's typed-value box (or dropdown) shows."""
-    return driver.execute_script(
-        "const e = document.querySelector(arguments[0]); const i = e && e.querySelector('input[type=text], select');"
-        " return i ? i.value : null;", f".ldp-{name}-{control}") or ""
+    return (
+        driver.execute_script(
+            "const e = document.querySelector(arguments[0]); const i = e && e.querySelector('input[type=text], select');"
+            " return i ? i.value : null;",
+            f".ldp-{name}-{control}",
+        )
+        or ""
+    )
 
 
 def type_into(driver, name: str, control: str, text: str) -> None:
@@ -146,6 +182,9 @@ def kernel_running(proc: subprocess.Popen, kernel_id: str) -> bool:
 
 def page_kernel(driver) -> str:
     """The kernel id the open explorer page uses ('' before the page has one)."""
-    return driver.execute_script(
-        "const e = document.getElementById('jupyter-config-data'); return e ? JSON.parse(e.textContent).kernelId : '';"
-    ) or ""
+    return (
+        driver.execute_script(
+            "const e = document.getElementById('jupyter-config-data'); return e ? JSON.parse(e.textContent).kernelId : '';"
+        )
+        or ""
+    )

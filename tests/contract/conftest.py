@@ -17,7 +17,11 @@ settings.register_profile(
     database=None,
     max_examples=EXAMPLES_PER_PARAMETER,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+    ],
     print_blob=True,
 )
 settings.load_profile("contract")
@@ -28,8 +32,11 @@ import pytest  # noqa: E402
 from ldp_helpers.pipeline import paths  # noqa: E402
 
 #: specs whose calls resolve (and, with write=True, write) figures/<notebook>/…: pointed at a tmp dir
-WRITES_FIGURES = {"ldp_helpers.pipeline.figures.save_figure", "ldp_helpers.pipeline.figures.figure_path",
-                  "ldp_helpers.pipeline.claims.ClaimsTable.write_csv"}
+WRITES_FIGURES = {
+    "ldp_helpers.pipeline.figures.save_figure",
+    "ldp_helpers.pipeline.figures.figure_path",
+    "ldp_helpers.pipeline.claims.ClaimsTable.write_csv",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -45,12 +52,16 @@ def _figures_untouched():
     """The figure specs' files (figures/00_tutorial/fig.png, .pdf) are never created in the committed figures/."""
     stray = [paths.REPO_ROOT / "figures" / "00_tutorial" / f"fig.{ext}" for ext in ("png", "pdf")]
     before = {p for p in stray if p.exists()}
-    claims = paths.REPO_ROOT / "figures" / "00_tutorial" / "claims.csv"  # ClaimsTable.write_csv's target
+    claims = (
+        paths.REPO_ROOT / "figures" / "00_tutorial" / "claims.csv"
+    )  # ClaimsTable.write_csv's target
     claims_before = claims.read_bytes() if claims.exists() else None
     yield
     created = [str(p.relative_to(paths.REPO_ROOT)) for p in stray if p.exists() and p not in before]
     assert not created, f"the contract suite wrote into figures/: {created}"
-    assert (claims.read_bytes() if claims.exists() else None) == claims_before, f"the contract suite rewrote {claims}"
+    assert (claims.read_bytes() if claims.exists() else None) == claims_before, (
+        f"the contract suite rewrote {claims}"
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -64,6 +75,8 @@ def _flat_hypothesis_settings(request):
     """
     fn = getattr(request.node, "obj", None)
     fn = getattr(fn, "__func__", fn)
-    if getattr(fn, "__name__", "") == "test_generated_bad_value_is_refused" and \
-            getattr(fn, "_hypothesis_internal_use_settings", None) is not None:
+    if (
+        getattr(fn, "__name__", "") == "test_generated_bad_value_is_refused"
+        and getattr(fn, "_hypothesis_internal_use_settings", None) is not None
+    ):
         fn._hypothesis_internal_use_settings = settings.default

@@ -17,84 +17,269 @@ from .specs import spec
 
 OUE5 = OUE(1.2, 5)
 COUNTS = np.array([30, 10, 5, 0, 15], dtype=np.int64)
-_DESIGN = Rappor.create(RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75), 4, rng=np.random.default_rng(0))
+_DESIGN = Rappor.create(
+    RapporParams(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75), 4, rng=np.random.default_rng(0)
+)
 BLOOMS = np.asarray(_DESIGN.blooms)
 BIT_COUNTS = np.array([[40, 35, 30, 50, 20, 25, 45, 30], [38, 33, 29, 51, 22, 27, 44, 31]])
 REPORTS = np.array([100, 100])
-RAPPOR = dict(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3, zipf_s=1.0)
+RAPPOR = dict(
+    k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, n_reports=1000, n_candidates=6, n_true=3, zipf_s=1.0
+)
 CODE = "v1.q1YqyEmsTC_KL81LUbKqVgISpjpKqQXFmTn5eUpWRnoGtbUA"  # {"playground": {"epsilon": 2.0, "d": 5}}
 
-EO, EU, ER, ES = "ldp_helpers.explore.oracles.", "ldp_helpers.explore.utility.", "ldp_helpers.explore.rappor.", \
-    "ldp_helpers.explore.rappor_sim."
+EO, EU, ER, ES = (
+    "ldp_helpers.explore.oracles.",
+    "ldp_helpers.explore.utility.",
+    "ldp_helpers.explore.rappor.",
+    "ldp_helpers.explore.rappor_sim.",
+)
 EOUT = "ldp_helpers.explore.outputs."
-SH, SV, ST = "ldp_helpers.explore.share.", "ldp_helpers.explore.serve.", "ldp_helpers.explore.streams."
-PANELS = {"k", "h", "m", "f", "p", "q", "n_reports", "n_candidates", "n_true", "zipf_s", "alpha", "correction", "simulate",
-          "mu", "n_users", "n_rounds", "beta", "epsilon_max", "n_draws", "seed", "epsilon", "theta", "mechanism_key", "d",
-          "n", "population", "shape", "candidate", "cohort", "user", "report", "survey", "shown"}
+SH, SV, ST = (
+    "ldp_helpers.explore.share.",
+    "ldp_helpers.explore.serve.",
+    "ldp_helpers.explore.streams.",
+)
+PANELS = {
+    "k",
+    "h",
+    "m",
+    "f",
+    "p",
+    "q",
+    "n_reports",
+    "n_candidates",
+    "n_true",
+    "zipf_s",
+    "alpha",
+    "correction",
+    "simulate",
+    "mu",
+    "n_users",
+    "n_rounds",
+    "beta",
+    "epsilon_max",
+    "n_draws",
+    "seed",
+    "epsilon",
+    "theta",
+    "mechanism_key",
+    "d",
+    "n",
+    "population",
+    "shape",
+    "candidate",
+    "cohort",
+    "user",
+    "report",
+    "survey",
+    "shown",
+}
 
 SPECS = {
     EO + "panel_keys": spec(),
     EO + "oracle_parameters": spec(mechanism_key="cms"),
-    EO + "check_structure": spec(structure={"k": 4}, d=64, _extra={"structure": [{"k": 0}, {"zz": 1}, {"m": 10**6}],
-                                                                   "d": [1, 4096]}),
+    EO + "check_structure": spec(
+        structure={"k": 4},
+        d=64,
+        _extra={"structure": [{"k": 0}, {"zz": 1}, {"m": 10**6}], "d": [1, 4096]},
+    ),
     EOUT + "whole_report_epsilon": spec(oracle=OUE5),
-    EO + "population_counts": spec(population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0, 11.0]}),
-    EO + "playground_state": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, seed=0,
-                                  structure={"k": 2}, _extra={"d": [1], "seed": [-1]}),
-    EU + "oracle_ranking": spec(epsilon=1.0, d=5, n=100, population="uniform", zipf_s=1.1, structure={"k": 2}, seed=0,
-                                _extra={"d": [1]}),
-    EU + "privacy_utility_curves": spec(d=5, n=100, epsilons=np.array([0.5, 1.0, 2.0]), structure={"k": 2},
-                                        _extra={"d": [1]}),
+    EO + "population_counts": spec(
+        population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0, 11.0]}
+    ),
+    EO + "playground_state": spec(
+        mechanism_key="grr",
+        epsilon=1.0,
+        d=5,
+        n=100,
+        population="uniform",
+        zipf_s=1.1,
+        seed=0,
+        structure={"k": 2},
+        _extra={"d": [1], "seed": [-1]},
+    ),
+    EU + "oracle_ranking": spec(
+        epsilon=1.0,
+        d=5,
+        n=100,
+        population="uniform",
+        zipf_s=1.1,
+        structure={"k": 2},
+        seed=0,
+        _extra={"d": [1]},
+    ),
+    EU + "privacy_utility_curves": spec(
+        d=5, n=100, epsilons=np.array([0.5, 1.0, 2.0]), structure={"k": 2}, _extra={"d": [1]}
+    ),
     EU + "phase_keys": spec(),
-    EU + "crossovers": spec(epsilons=np.array([0.5, 1.0]), keys=["grr", "oue"],
-                            exact={"grr": np.array([2.0, 1.0]), "oue": np.array([1.0, 2.0])},
-                            _extra={"keys": [[]], "exact": [{"grr": np.ones(2)}, {"grr": np.ones(3), "oue": np.ones(3)}]}),
-    EU + "phase_diagram": spec(epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}),
-    ER + "candidate_weights": spec(shape="exponential", n_candidates=10, n_true=3, s=1.0,
-                                   _extra={"n_true": [11], "s": [-1.0, 21.0]}),
-    ER + "rappor_guide": spec(**RAPPOR, alpha=0.05, correction="bh", seed=0, shape="linear",
-                              _extra={"f": [1.0], "q": [0.1], "n_reports": [1], "n_true": [7], "seed": [-1],
-                                      "n_candidates": [1001]}),
-    ER + "simulated_precision_recall": spec(**RAPPOR, alpha=0.05, correction="bonferroni", n_draws=2, seed=0,
-                                            shape="zipf", _extra={"n_draws": [0, 65]},  # the rest: as rappor_guide's
-                                            _free=set(RAPPOR) | {"alpha", "correction", "shape"}),
-    ES + "user_report": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75, candidate=1, cohort=1, n_candidates=6, seed=0, user=0,
-                             report=0, _extra={"candidate": [6, -1], "cohort": [2], "user": [-1], "report": [-1]}),
-    ES + "decode_counts": spec(counts=BIT_COUNTS, reports_per_cohort=REPORTS, blooms=BLOOMS, f=0.5, p=0.25, q=0.75, alpha=0.05,
-                               correction="bh", names=["a", "b", "c", "d"], _finite=False,  # SE of dropped ones: nan
-                               _extra={"counts": [BIT_COUNTS + 100], "blooms": [BLOOMS[:, :, :4]], "names": [["a"]]}),
-    ES + "simulated_survey": spec(**RAPPOR, shape="constant", alpha=0.05, correction="none", seed=0, _finite=False,
-                                  _free=set(RAPPOR) | {"shape"}),  # as rappor_guide's, probed there
-    ST + "continual_counting_curves": spec(mu=0.5, n_users=2000, n_rounds=4, beta=0.1, epsilon_max=4.0, n_draws=3, seed=0,
-                                           _extra={"mu": [1.5], "n_users": [10], "n_rounds": [200_000]}),
+    EU + "crossovers": spec(
+        epsilons=np.array([0.5, 1.0]),
+        keys=["grr", "oue"],
+        exact={"grr": np.array([2.0, 1.0]), "oue": np.array([1.0, 2.0])},
+        _extra={
+            "keys": [[]],
+            "exact": [{"grr": np.ones(2)}, {"grr": np.ones(3), "oue": np.ones(3)}],
+        },
+    ),
+    EU + "phase_diagram": spec(
+        epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}
+    ),
+    ER + "candidate_weights": spec(
+        shape="exponential",
+        n_candidates=10,
+        n_true=3,
+        s=1.0,
+        _extra={"n_true": [11], "s": [-1.0, 21.0]},
+    ),
+    ER + "rappor_guide": spec(
+        **RAPPOR,
+        alpha=0.05,
+        correction="bh",
+        seed=0,
+        shape="linear",
+        _extra={
+            "f": [1.0],
+            "q": [0.1],
+            "n_reports": [1],
+            "n_true": [7],
+            "seed": [-1],
+            "n_candidates": [1001],
+        },
+    ),
+    ER + "simulated_precision_recall": spec(
+        **RAPPOR,
+        alpha=0.05,
+        correction="bonferroni",
+        n_draws=2,
+        seed=0,
+        shape="zipf",
+        _extra={"n_draws": [0, 65]},  # the rest: as rappor_guide's
+        _free=set(RAPPOR) | {"alpha", "correction", "shape"},
+    ),
+    ES + "user_report": spec(
+        k=8,
+        h=2,
+        m=2,
+        f=0.5,
+        p=0.25,
+        q=0.75,
+        candidate=1,
+        cohort=1,
+        n_candidates=6,
+        seed=0,
+        user=0,
+        report=0,
+        _extra={"candidate": [6, -1], "cohort": [2], "user": [-1], "report": [-1]},
+    ),
+    ES + "decode_counts": spec(
+        counts=BIT_COUNTS,
+        reports_per_cohort=REPORTS,
+        blooms=BLOOMS,
+        f=0.5,
+        p=0.25,
+        q=0.75,
+        alpha=0.05,
+        correction="bh",
+        names=["a", "b", "c", "d"],
+        _finite=False,  # SE of dropped ones: nan
+        _extra={"counts": [BIT_COUNTS + 100], "blooms": [BLOOMS[:, :, :4]], "names": [["a"]]},
+    ),
+    ES + "simulated_survey": spec(
+        **RAPPOR,
+        shape="constant",
+        alpha=0.05,
+        correction="none",
+        seed=0,
+        _finite=False,
+        _free=set(RAPPOR) | {"shape"},
+    ),  # as rappor_guide's, probed there
+    ST + "continual_counting_curves": spec(
+        mu=0.5,
+        n_users=2000,
+        n_rounds=4,
+        beta=0.1,
+        epsilon_max=4.0,
+        n_draws=3,
+        seed=0,
+        _extra={"mu": [1.5], "n_users": [10], "n_rounds": [200_000]},
+    ),
     ST + "m_grid": spec(epsilon=5.0, n_rounds=20, size=5, _extra={"size": [1]}),
-    ST + "m_shot_curves": spec(epsilon=4.0, n_rounds=8, n_users=500, theta=0.5, n_draws=3, seed=0,
-                               _extra={"theta": [0.0, 1.5], "n_rounds": [5001], "n_draws": [200_001]}),
-    SH + "encode_view": spec(view={"playground": {"epsilon": 2.0}}, _extra={"view": [{"p": {"e": float("nan")}}, {"p": 1}]}),
-    SH + "decode_view": spec(code=CODE, _extra={"code": ["v1.!!", "v2." + CODE[3:], "v1." + "A" * 5000, CODE[:-4]]}),
+    ST + "m_shot_curves": spec(
+        epsilon=4.0,
+        n_rounds=8,
+        n_users=500,
+        theta=0.5,
+        n_draws=3,
+        seed=0,
+        _extra={"theta": [0.0, 1.5], "n_rounds": [5001], "n_draws": [200_001]},
+    ),
+    SH + "encode_view": spec(
+        view={"playground": {"epsilon": 2.0}},
+        _extra={"view": [{"p": {"e": float("nan")}}, {"p": 1}]},
+    ),
+    SH + "decode_view": spec(
+        code=CODE, _extra={"code": ["v1.!!", "v2." + CODE[3:], "v1." + "A" * 5000, CODE[:-4]]}
+    ),
     SH + "view_from_query": spec(query="view=" + CODE, _free={"query"}),
     SH + "view_of": spec(panels=[]),
     SH + "apply_view": spec(panels=[], view={"playground": {"epsilon": 2.0}}),
     SH + "share_bar": spec(),
-    SV + "allowed_host": spec(host="127.0.0.1:8866", port=8866, _free={"host"}, _extra={"port": [0, 65536]}),
-    SV + "allowed_origin": spec(origin="http://127.0.0.1:8866", port=8866, _free={"origin"}, _extra={"port": [0]}),
+    SV + "allowed_host": spec(
+        host="127.0.0.1:8866", port=8866, _free={"host"}, _extra={"port": [0, 65536]}
+    ),
+    SV + "allowed_origin": spec(
+        origin="http://127.0.0.1:8866", port=8866, _free={"origin"}, _extra={"port": [0]}
+    ),
     SV + "book_file": spec(path="build/book/index.html", _free={"path"}),
-    SV + "refusal": spec(headers={"Host": "127.0.0.1:8866"}, port=8866, path="/", page=False, pages=0, max_pages=5, _free={"path"},
-                         _extra={"port": [0], "pages": [-1], "max_pages": [0, 65]}),
+    SV + "refusal": spec(
+        headers={"Host": "127.0.0.1:8866"},
+        port=8866,
+        path="/",
+        page=False,
+        pages=0,
+        max_pages=5,
+        _free={"path"},
+        _extra={"port": [0], "pages": [-1], "max_pages": [0, 65]},
+    ),
     SV + "main": spec(argv=["--help"], _valid=False, _free={"argv"}),
     # the panels: live widgets, defaults checked by the functions above
-    "ldp_helpers.explore.panels.playground_panel": spec(mechanism_key="grr", epsilon=1.0, d=5, n=100, _valid=False,
-                                                        _free=PANELS),
-    "ldp_helpers.explore.panels.privacy_utility_panel": spec(epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS),
+    "ldp_helpers.explore.panels.playground_panel": spec(
+        mechanism_key="grr", epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS
+    ),
+    "ldp_helpers.explore.panels.privacy_utility_panel": spec(
+        epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS
+    ),
     "ldp_helpers.explore.panels.show_panel": spec(name="playground", _valid=False),
     "ldp_helpers.explore.panels.shown_keys": spec(shown="few"),
-    "ldp_helpers.explore.paper_panels.continual_panel": spec(mu=0.5, n_users=2000, n_rounds=4, _valid=False, _free=PANELS),
-    "ldp_helpers.explore.paper_panels.m_shot_panel": spec(epsilon=4.0, n_rounds=8, _valid=False, _free=PANELS),
+    "ldp_helpers.explore.paper_panels.continual_panel": spec(
+        mu=0.5, n_users=2000, n_rounds=4, _valid=False, _free=PANELS
+    ),
+    "ldp_helpers.explore.paper_panels.m_shot_panel": spec(
+        epsilon=4.0, n_rounds=8, _valid=False, _free=PANELS
+    ),
     "ldp_helpers.explore.rappor_panel.rappor_panel": spec(**RAPPOR, _valid=False, _free=PANELS),
-    "ldp_helpers.explore.rappor_panel.load_counts": spec(panel=None, counts=BIT_COUNTS, reports_per_cohort=REPORTS,
-                                                         blooms=BLOOMS, f=0.5, p=0.25, q=0.75, _valid=False,
-                                                         _free={"counts", "reports_per_cohort", "blooms", "f", "p", "q"}),
+    "ldp_helpers.explore.rappor_panel.load_counts": spec(
+        panel=None,
+        counts=BIT_COUNTS,
+        reports_per_cohort=REPORTS,
+        blooms=BLOOMS,
+        f=0.5,
+        p=0.25,
+        q=0.75,
+        _valid=False,
+        _free={"counts", "reports_per_cohort", "blooms", "f", "p", "q"},
+    ),
 }
 
-RECORDS = {EO + "PlaygroundState", EO + "Structure", EU + "PrivacyUtilityCurves", ER + "RapporGuide",
-           ES + "ReportSteps", ES + "DecodedCounts", ES + "SimulatedSurvey", ST + "ContinualCurves", ST + "MShotCurves"}
+RECORDS = {
+    EO + "PlaygroundState",
+    EO + "Structure",
+    EU + "PrivacyUtilityCurves",
+    ER + "RapporGuide",
+    ES + "ReportSteps",
+    ES + "DecodedCounts",
+    ES + "SimulatedSurvey",
+    ST + "ContinualCurves",
+    ST + "MShotCurves",
+}

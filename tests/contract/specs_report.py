@@ -3,6 +3,7 @@
 from .specs import spec
 
 SPECS = {
-    "ldp_helpers.pipeline.plots.report.claims_by_verdict": spec(collected=[], _valid=False,
-                                                                _extra={"collected": [[], [1], "x"]}),
+    "ldp_helpers.pipeline.plots.report.claims_by_verdict": spec(
+        collected=[], _valid=False, _extra={"collected": [[], [1], "x"]}
+    ),
 }

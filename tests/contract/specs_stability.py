@@ -4,17 +4,37 @@ notebook 05's SVIM rows stable (ldp_helpers/experiments/tutorial_protocols.py)."
 
 import numpy as np
 
-
 from ldp_helpers.experiments.tutorial_protocols import Curve
 from ldp_helpers.pipeline.claim_rows import Claim
 from ldp_helpers.pipeline.decisions import close
 
 from .specs import spec
 
-ROW = Claim("00-01", "a number", "§1", "1", "1.01", "reproduced", tolerance="±0.1", decision=str(close(1.01, 1.0, 0.1)))
-MOVED = Claim("00-01", "a number", "§1", "1", "1.02", "reproduced", tolerance="±0.1", decision=str(close(1.02, 1.0, 0.1)))
+ROW = Claim(
+    "00-01",
+    "a number",
+    "§1",
+    "1",
+    "1.01",
+    "reproduced",
+    tolerance="±0.1",
+    decision=str(close(1.01, 1.0, 0.1)),
+)
+MOVED = Claim(
+    "00-01",
+    "a number",
+    "§1",
+    "1",
+    "1.02",
+    "reproduced",
+    tolerance="±0.1",
+    decision=str(close(1.02, 1.0, 0.1)),
+)
 P = "ldp_helpers.pipeline."
-A, B = Curve(np.array([0.5, 0.6]), np.array([0.01, 0.02])), Curve(np.array([0.4, 0.5]), np.array([0.01, 0.01]))
+A, B = (
+    Curve(np.array([0.5, 0.6]), np.array([0.01, 0.02])),
+    Curve(np.array([0.4, 0.5]), np.array([0.01, 0.01])),
+)
 
 SPECS = {
     P + "stability.stability_label": spec(row=ROW, reseeded={101: MOVED}),
@@ -24,6 +44,7 @@ SPECS = {
     P + "claim_rows.stability_mark": spec(stability="stable over 4 seeds"),
     P + "profiles.robustness_seeds": spec(name="paper"),
     P + "report.fragile_claims": spec(collected=[], _valid=False),
-    "ldp_helpers.experiments.tutorial_protocols.pooled_margin": spec(a=A, b=B, _extra={"b": [Curve(np.array([0.5]),
-                                                                                                 np.array([0.01]))]}),
+    "ldp_helpers.experiments.tutorial_protocols.pooled_margin": spec(
+        a=A, b=B, _extra={"b": [Curve(np.array([0.5]), np.array([0.01]))]}
+    ),
 }

@@ -20,7 +20,11 @@ GRR4 = GRR(math.log(3), 4)
 
 
 def _grr_client(values, rng):
-    return np.where(rng.random(values.size) < GRR4.p, values, (values + rng.integers(1, 4, size=values.size)) % 4)
+    return np.where(
+        rng.random(values.size) < GRR4.p,
+        values,
+        (values + rng.integers(1, 4, size=values.size)) % 4,
+    )
 
 
 def _grr_estimate(counts, n):
@@ -36,13 +40,34 @@ def _chernoff(delta, mu):
 
 
 SPECS = {
-    "ldp_helpers.teaching.client.check_client": spec(perturb=_grr_client, table=GRR4.output_table(), inputs=np.arange(4), n_per_input=200,
-                              seed=0, _extra={"inputs": [np.arange(5), np.arange(24).reshape(4, 3, 2)],
-                                              "table": [np.ones(4)], "n_per_input": [10, 10**12]}),
-    TE + "check_output_table": spec(table=GRR4.output_table(), epsilon=math.log(3), reference=GRR4.output_table(),
-                                    _free={"table"}, _none_ok={"reference"}, _extra={"reference": [np.ones(4)]}),
-    TE + "check_estimator": spec(estimate=_grr_estimate, mechanism=GRR4, truth=np.array([30, 15, 15, 0]), n_draws=200,
-                                 seed=0, _extra={"truth": [np.array([1, 2, 3])], "n_draws": [10]}),
+    "ldp_helpers.teaching.client.check_client": spec(
+        perturb=_grr_client,
+        table=GRR4.output_table(),
+        inputs=np.arange(4),
+        n_per_input=200,
+        seed=0,
+        _extra={
+            "inputs": [np.arange(5), np.arange(24).reshape(4, 3, 2)],
+            "table": [np.ones(4)],
+            "n_per_input": [10, 10**12],
+        },
+    ),
+    TE + "check_output_table": spec(
+        table=GRR4.output_table(),
+        epsilon=math.log(3),
+        reference=GRR4.output_table(),
+        _free={"table"},
+        _none_ok={"reference"},
+        _extra={"reference": [np.ones(4)]},
+    ),
+    TE + "check_estimator": spec(
+        estimate=_grr_estimate,
+        mechanism=GRR4,
+        truth=np.array([30, 15, 15, 0]),
+        n_draws=200,
+        seed=0,
+        _extra={"truth": [np.array([1, 2, 3])], "n_draws": [10]},
+    ),
     TE + "check_chernoff_bound": spec(bound=_chernoff, n_trials=1000, _extra={"n_trials": [10]}),
     "ldp_helpers.teaching.oracles.check_scaled_risk": spec(risk=_risk),
 }

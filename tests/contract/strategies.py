@@ -15,17 +15,52 @@ import numpy as np
 from hypothesis import strategies as st
 
 BUDGETS = {"epsilon", "epsilon_per_round"}
-PROBABILITIES = {"p", "q", "f", "beta", "power", "share", "dummy_prob", "true_fraction", "probability"}
+PROBABILITIES = {
+    "p",
+    "q",
+    "f",
+    "beta",
+    "power",
+    "share",
+    "dummy_prob",
+    "true_fraction",
+    "probability",
+}
 #: integer parameters that must be ≥ 1 (domain sizes, user counts, rounds, repetitions)
-SIZES = {"d", "k", "h", "m", "n_users", "n_rounds", "n_candidates", "n_reports", "users_per_value", "reports",
-         "n_tests", "max_d", "surveys_per_experiment", "n_draws", "max_size", "n_active", "n", "levels"}
+SIZES = {
+    "d",
+    "k",
+    "h",
+    "m",
+    "n_users",
+    "n_rounds",
+    "n_candidates",
+    "n_reports",
+    "users_per_value",
+    "reports",
+    "n_tests",
+    "max_d",
+    "surveys_per_experiment",
+    "n_draws",
+    "max_size",
+    "n_active",
+    "n",
+    "levels",
+}
 #: integers huge enough to need terabytes or to run for ever: refused by the ceilings
 HUGE_INTS = [10**12, 2**63]
 #: integer arrays that are counts (of users, reports, bits): each entry may be valid while their total wraps int64
 COUNTS = {"counts", "true_counts", "truth", "cohort_sizes"}
 #: text parameters that name a file or folder under a base folder: a traversal must not leave it (issue 39)
 PATH_NAMES = {"stem", "name", "profile", "profile_name", "notebook", "path_name", "folder"}
-TRAVERSALS = ["../../etc/passwd", "/etc/passwd", "..", "00_tutorial/../../../x", "00_tutorial/../.."]
+TRAVERSALS = [
+    "../../etc/passwd",
+    "/etc/passwd",
+    "..",
+    "00_tutorial/../../../x",
+    "00_tutorial/../..",
+]
+
 
 class _Opaque:
     """An object of no expected class (a wrong mechanism / population / params object)."""
@@ -80,7 +115,14 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
     if kind == "bool":
         return st.sampled_from(["x", 2, 0.5])
     if kind == "choice":
-        return st.sampled_from(["no-such-choice", 3, *([] if none_ok else [None]), *(TRAVERSALS if name in PATH_NAMES else [])])
+        return st.sampled_from(
+            [
+                "no-such-choice",
+                3,
+                *([] if none_ok else [None]),
+                *(TRAVERSALS if name in PATH_NAMES else []),
+            ]
+        )
     if kind == "budget":
         return st.one_of(_floats(0.0, -1.0), st.floats(max_value=0.0, allow_nan=False), types)
     if kind == "probability":
@@ -89,22 +131,49 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
         return st.one_of(_floats(), types)
     if kind == "size":
         huge_values = HUGE_INTS if huge or name == "n_draws" else []
-        return st.one_of(st.sampled_from([0, -1, *huge_values, 2.5, math.nan, True]), st.integers(max_value=0), types)
+        return st.one_of(
+            st.sampled_from([0, -1, *huge_values, 2.5, math.nan, True]),
+            st.integers(max_value=0),
+            types,
+        )
     if kind == "int":
         return st.one_of(st.sampled_from([2.5, math.nan, *(HUGE_INTS if huge else [])]), types)
     if kind == "int_array":
         arr = np.asarray(valid)
-        wrapping = [np.full(arr.shape, 2**62, dtype=np.int64)] if name in COUNTS and arr.size >= 2 else []  # Σ > 2^63
-        return st.one_of(st.sampled_from([np.array([], dtype=np.int64), np.full(arr.shape, -1), np.full(arr.shape, 0.5),
-                                          np.full(arr.shape, math.nan), np.array(["a"] * max(arr.size, 1)), *wrapping]),
-                         types)
+        wrapping = (
+            [np.full(arr.shape, 2**62, dtype=np.int64)] if name in COUNTS and arr.size >= 2 else []
+        )  # Σ > 2^63
+        return st.one_of(
+            st.sampled_from(
+                [
+                    np.array([], dtype=np.int64),
+                    np.full(arr.shape, -1),
+                    np.full(arr.shape, 0.5),
+                    np.full(arr.shape, math.nan),
+                    np.array(["a"] * max(arr.size, 1)),
+                    *wrapping,
+                ]
+            ),
+            types,
+        )
     if kind == "real_array":
         arr = np.asarray(valid)
-        return st.one_of(st.sampled_from([np.array([], dtype=float), np.full(arr.shape, math.nan), np.full(arr.shape, math.inf),
-                                          np.array(["a"] * max(arr.size, 1))]), types)
+        return st.one_of(
+            st.sampled_from(
+                [
+                    np.array([], dtype=float),
+                    np.full(arr.shape, math.nan),
+                    np.full(arr.shape, math.inf),
+                    np.array(["a"] * max(arr.size, 1)),
+                ]
+            ),
+            types,
+        )
     if kind == "object":
         return st.sampled_from(["x", 3, _Opaque(), *([] if none_ok else [None])])
-    return st.sampled_from([3, object(), *([] if none_ok else [None])])  # sequences of names / objects
+    return st.sampled_from(
+        [3, object(), *([] if none_ok else [None])]
+    )  # sequences of names / objects
 
 
 def special_values(strategy: st.SearchStrategy) -> list:
@@ -130,8 +199,20 @@ def seeds() -> st.SearchStrategy[int]:
 
 
 #: sizes that can grow without breaking a coupling to another argument (an array's length, a domain)
-GROWABLE = {"n_users", "n_draws", "n_reports", "n", "n_trials", "reports", "surveys_per_experiment", "users_per_value",
-            "n_tests", "max_d", "n_pilot", "n_candidates"}
+GROWABLE = {
+    "n_users",
+    "n_draws",
+    "n_reports",
+    "n",
+    "n_trials",
+    "reports",
+    "surveys_per_experiment",
+    "users_per_value",
+    "n_tests",
+    "max_d",
+    "n_pilot",
+    "n_candidates",
+}
 
 
 def valid_values(name: str, valid) -> st.SearchStrategy | None:
@@ -158,6 +239,8 @@ def valid_values(name: str, valid) -> st.SearchStrategy | None:
         dtype = np.asarray(valid).dtype
         return st.permutations(list(np.asarray(valid))).map(lambda v: np.array(v, dtype=dtype))
     if type(valid).__name__ == "Population":
-        ones = st.lists(st.integers(0, valid.n_users), min_size=valid.n_rounds, max_size=valid.n_rounds)
+        ones = st.lists(
+            st.integers(0, valid.n_users), min_size=valid.n_rounds, max_size=valid.n_rounds
+        )
         return ones.map(lambda v: type(valid).nested(np.array(v), valid.n_users))
     return None

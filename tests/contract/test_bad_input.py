@@ -47,15 +47,21 @@ def check_refusal(qualname: str, name: str, kwargs: dict, bad, func=None) -> Non
     outcome, seconds, peak = call_refused(func, {**kwargs, name: bad})
     shown = f"{qualname}({name}={bad!r:.80})"
     assert not isinstance(outcome, Hang), f"{shown} hangs"
-    assert isinstance(outcome, BaseException), f"{shown} was accepted silently, returning {outcome!r:.200}"
-    assert isinstance(outcome, (ValueError, TypeError)), f"{shown} raised {type(outcome).__name__}: {outcome}"
+    assert isinstance(outcome, BaseException), (
+        f"{shown} was accepted silently, returning {outcome!r:.200}"
+    )
+    assert isinstance(outcome, (ValueError, TypeError)), (
+        f"{shown} raised {type(outcome).__name__}: {outcome}"
+    )
     assert name in str(outcome), f"{shown} blames the wrong parameter: {outcome}"
     assert peak < REFUSAL_BYTES, f"{shown} allocated {format_bytes(peak)} before refusing"
 
 
 def _strategy(qualname: str, name: str) -> st.SearchStrategy:
     sp = SPECS[qualname]
-    strategy = bad_values(name, sp.kwargs[name], none_ok=_none_ok(resolve(qualname), name, sp), huge=name in sp.huge)
+    strategy = bad_values(
+        name, sp.kwargs[name], none_ok=_none_ok(resolve(qualname), name, sp), huge=name in sp.huge
+    )
     extra = sp.extra_bad.get(name)
     return st.one_of(strategy, st.sampled_from(list(extra))) if extra else strategy
 

@@ -34,7 +34,11 @@ def public_callables() -> list[str]:
             continue
         module = importlib.import_module(info.name)
         for attr, value in vars(module).items():
-            if attr.startswith("_") or not callable(value) or getattr(value, "__module__", None) != info.name:
+            if (
+                attr.startswith("_")
+                or not callable(value)
+                or getattr(value, "__module__", None) != info.name
+            ):
                 continue
             names.append(f"{info.name}.{attr}")
             if inspect.isclass(value):
@@ -45,8 +49,12 @@ def public_callables() -> list[str]:
 
 
 #: the mechanisms' contract methods (of the base classes), probed over ALL_MECHANISMS by test_registry_contract.py
-CONTRACT_METHODS = {name for cls in (Mechanism, FrequencyOracle, PureFrequencyOracle) for name in vars(cls)
-                    if not name.startswith("_")}
+CONTRACT_METHODS = {
+    name
+    for cls in (Mechanism, FrequencyOracle, PureFrequencyOracle)
+    for name in vars(cls)
+    if not name.startswith("_")
+}
 
 
 def public_methods() -> list[str]:
@@ -72,7 +80,10 @@ def public_methods() -> list[str]:
 
 def test_every_public_method_has_a_spec():
     missing = [name for name in public_methods() if name not in METHOD_SPECS and not _pending(name)]
-    assert not missing, "public methods without a contract spec (add them to tests/contract/method_specs.py):\n" + "\n".join(missing)
+    assert not missing, (
+        "public methods without a contract spec (add them to tests/contract/method_specs.py):\n"
+        + "\n".join(missing)
+    )
 
 
 def test_no_stale_method_specs():
@@ -83,7 +94,10 @@ def test_no_stale_method_specs():
 def test_every_public_callable_has_a_spec():
     covered = set(SPECS) | RECORDS | ABSTRACT | CLI
     missing = [name for name in public_callables() if name not in covered and not _pending(name)]
-    assert not missing, "public callables without a contract spec (add them to tests/contract/specs.py):\n" + "\n".join(missing)
+    assert not missing, (
+        "public callables without a contract spec (add them to tests/contract/specs.py):\n"
+        + "\n".join(missing)
+    )
 
 
 def test_no_stale_specs():

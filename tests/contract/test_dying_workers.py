@@ -57,7 +57,9 @@ def _check(error: ChunkError, n_chunks: int, dying, raising, seed: int) -> None:
     for f in error.failures:
         assert (f.entropy, f.spawn_key) == (seed, tuple(seeds[f.index].spawn_key)) and f.error
     assert all(error.completed[i] == healthy(i, seeds[i]) for i in error.completed)
-    assert run_chunks(healthy, n_chunks, seed=seed, completed=error.completed) == run_chunks(healthy, n_chunks, seed=seed)
+    assert run_chunks(healthy, n_chunks, seed=seed, completed=error.completed) == run_chunks(
+        healthy, n_chunks, seed=seed
+    )
 
 
 def _run(n_chunks, dying, raising, seed, **where):
@@ -79,8 +81,13 @@ def test_dying_loky_workers_end_the_sweep(sweep):
 def dask_client():
     import dask
     from distributed import Client, LocalCluster
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):  # a dying task kills 2 workers, not 4
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+
+    with dask.config.set(
+        {"distributed.scheduler.allowed-failures": 1}
+    ):  # a dying task kills 2 workers, not 4
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
     with cluster, Client(cluster, set_as_default=False) as client:
         yield client
 
@@ -104,13 +111,17 @@ class Sleeper:
 def test_a_chunk_that_hangs_on_a_live_dask_worker_ends_the_sweep(dask_client):
     """Issue 39 item 13: a chunk sleeping on a live worker made run_chunks wait for ever; with chunk_timeout it is
     cancelled and listed with its seed once no chunk finishes for chunk_timeout seconds, the others kept."""
-    dask_client.wait_for_workers(2, timeout=60)  # both back after the dying-worker tests: chunk 0 holds only one
+    dask_client.wait_for_workers(
+        2, timeout=60
+    )  # both back after the dying-worker tests: chunk 0 holds only one
     run_chunks(healthy, 4, seed=5, dask_client=dask_client)  # the workers have imported the package
     start = time.monotonic()
     with pytest.raises(ChunkError) as info:
         run_chunks(Sleeper(), 4, seed=5, dask_client=dask_client, chunk_timeout=6.0)
     assert time.monotonic() - start < 20
-    assert [f.index for f in info.value.failures] == [0] and "chunk_timeout=6 s" in info.value.failures[0].error
+    assert [f.index for f in info.value.failures] == [
+        0
+    ] and "chunk_timeout=6 s" in info.value.failures[0].error
     seeds = chunk_seeds(5, 4)
     assert info.value.completed == {i: healthy(i, seeds[i]) for i in (1, 2, 3)}
     with pytest.raises(ValueError, match=r"^chunk_timeout must be a real number"):

@@ -21,11 +21,18 @@ from .strategies import kind_of
 from .test_valid_input import _leaves
 
 EXTREME_BUDGETS = (1e-300, 1e-17, 700.0, 1e4)
-CASES = sorted((q, name) for q, sp in SPECS.items() if sp.valid for name, v in sp.kwargs.items()
-               if kind_of(name, v) == "budget")
+CASES = sorted(
+    (q, name)
+    for q, sp in SPECS.items()
+    if sp.valid
+    for name, v in sp.kwargs.items()
+    if kind_of(name, v) == "budget"
+)
 
 
-@pytest.mark.parametrize(("qualname", "name"), CASES, ids=[f"{q.removeprefix('ldp_helpers.')}:{n}" for q, n in CASES])
+@pytest.mark.parametrize(
+    ("qualname", "name"), CASES, ids=[f"{q.removeprefix('ldp_helpers.')}:{n}" for q, n in CASES]
+)
 def test_extreme_budgets_are_handled_or_refused(qualname, name):
     sp = SPECS[qualname]
     for epsilon in EXTREME_BUDGETS:
@@ -40,6 +47,10 @@ def test_extreme_budgets_are_handled_or_refused(qualname, name):
             assert name in str(err), f"{shown} blames the wrong parameter: {err}"
             continue
         leaves = [a for a in _leaves(result) if a.dtype.kind in "fiu"]
-        assert not any(np.any(np.isnan(a)) for a in leaves), f"{shown} returned NaN: {result!r:.200}"
+        assert not any(np.any(np.isnan(a)) for a in leaves), (
+            f"{shown} returned NaN: {result!r:.200}"
+        )
         if sp.finite:
-            assert all(np.all(np.isfinite(a)) for a in leaves), f"{shown} returned a non-finite value: {result!r:.200}"
+            assert all(np.all(np.isfinite(a)) for a in leaves), (
+                f"{shown} returned a non-finite value: {result!r:.200}"
+            )

@@ -64,7 +64,9 @@ def test_method_refuses_bad_values(qualname, data):
     """Hypothesis draws of each parameter's kind (EXAMPLES_PER_PARAMETER per parameter)."""
     kwargs, func = materialize(METHOD_SPECS[qualname].spec.kwargs, 0), _bound(qualname)
     for name in _probed(qualname):
-        check_refusal(qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name), func=func)
+        check_refusal(
+            qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name), func=func
+        )
 
 
 def _call(qualname: str, seed: int):
@@ -101,4 +103,6 @@ def test_valid_method_values_of_every_kind(qualname, data, seed):
     sp = METHOD_SPECS[qualname].spec
     name = data.draw(st.sampled_from(_variable(sp.kwargs, sp.free)), label="parameter")
     value = data.draw(valid_values(name, sp.kwargs[name]), label=name)
-    check_valid_variation(_bound(qualname), sp, name, value, seed, f"{qualname}({name}={value!r:.80})")
+    check_valid_variation(
+        _bound(qualname), sp, name, value, seed, f"{qualname}({name}={value!r:.80})"
+    )

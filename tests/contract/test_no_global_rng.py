@@ -14,13 +14,25 @@ import ldp_helpers
 
 PACKAGE = Path(ldp_helpers.__file__).parent
 #: modules that must touch global state to drive third-party code, with the reason (reviewed by hand)
-EXEMPT = {"peers.py": "issue 15: seeds the global RNGs the peer libraries (pure-ldp) draw from, "
-                                      "so their runs are reproducible; our own code never draws from them",
-          "sweeps/global_rngs.py": "issue 31: seeds (and restores) the global RNGs a black-box client draws from, per "
-                                   "batch of a chunk, so its audit gives the same numbers on every backend",
-          "sweeps/dask_futures.py": "issue 31: gives dask.sizeof a random.Random of its own on the workers (it drew "
-                                    "from the global random between a seeded black-box client's draws)"}
-ALLOWED = {"default_rng", "Generator", "SeedSequence", "BitGenerator", "PCG64", "PCG64DXSM", "Philox", "SFC64", "MT19937"}
+EXEMPT = {
+    "peers.py": "issue 15: seeds the global RNGs the peer libraries (pure-ldp) draw from, "
+    "so their runs are reproducible; our own code never draws from them",
+    "sweeps/global_rngs.py": "issue 31: seeds (and restores) the global RNGs a black-box client draws from, per "
+    "batch of a chunk, so its audit gives the same numbers on every backend",
+    "sweeps/dask_futures.py": "issue 31: gives dask.sizeof a random.Random of its own on the workers (it drew "
+    "from the global random between a seeded black-box client's draws)",
+}
+ALLOWED = {
+    "default_rng",
+    "Generator",
+    "SeedSequence",
+    "BitGenerator",
+    "PCG64",
+    "PCG64DXSM",
+    "Philox",
+    "SFC64",
+    "MT19937",
+}
 
 
 def _violations(tree: ast.AST) -> list[str]:
@@ -40,14 +52,23 @@ def _violations(tree: ast.AST) -> list[str]:
             if node.module == "random" or (node.module or "").startswith("random."):
                 found.append(f"line {node.lineno}: from {node.module} import …")
             if node.module == "numpy.random":
-                found += [f"line {node.lineno}: from numpy.random import {a.name}" for a in node.names if a.name not in ALLOWED]
+                found += [
+                    f"line {node.lineno}: from numpy.random import {a.name}"
+                    for a in node.names
+                    if a.name not in ALLOWED
+                ]
             if node.module == "numpy":
                 for a in node.names:
                     if a.name == "random":
                         random_aliases.add(a.asname or "random")
         elif isinstance(node, ast.Attribute):
             base = node.value
-            via_numpy = isinstance(base, ast.Attribute) and base.attr == "random" and isinstance(base.value, ast.Name) and base.value.id in numpy_aliases
+            via_numpy = (
+                isinstance(base, ast.Attribute)
+                and base.attr == "random"
+                and isinstance(base.value, ast.Name)
+                and base.value.id in numpy_aliases
+            )
             via_alias = isinstance(base, ast.Name) and base.id in random_aliases
             if (via_numpy or via_alias) and node.attr not in ALLOWED:
                 found.append(f"line {node.lineno}: numpy.random.{node.attr}")
@@ -56,10 +77,18 @@ def _violations(tree: ast.AST) -> list[str]:
 
 def test_scanner_catches_global_rng():
     """The scan itself can fail: each pattern below is flagged."""
-    for source in ["import random", "from random import choice", "import numpy as np\nnp.random.seed(0)",
-                   "import numpy\nnumpy.random.rand(3)", "from numpy.random import randint", "from numpy import random as r\nr.normal()"]:
+    for source in [
+        "import random",
+        "from random import choice",
+        "import numpy as np\nnp.random.seed(0)",
+        "import numpy\nnumpy.random.rand(3)",
+        "from numpy.random import randint",
+        "from numpy import random as r\nr.normal()",
+    ]:
         assert _violations(ast.parse(source)), source
-    assert not _violations(ast.parse("import numpy as np\nrng = np.random.default_rng(np.random.SeedSequence(1))"))
+    assert not _violations(
+        ast.parse("import numpy as np\nrng = np.random.default_rng(np.random.SeedSequence(1))")
+    )
 
 
 def test_no_module_uses_global_randomness():

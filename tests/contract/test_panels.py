@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ldp_helpers.explore._controls import NumberControl
-from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
 from ldp_helpers.explore.panels import PANELS, playground_panel, privacy_utility_panel
+from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
 from ldp_helpers.explore.rappor_panel import rappor_panel
 
 from .strategies import bad_values
@@ -25,9 +25,13 @@ from .strategies import bad_values
 matplotlib.use("Agg")
 
 #: small, fast instances of each panel (the controls are the same at any size)
-BUILD = {"playground": lambda: playground_panel(d=8, n=1000), "privacy_utility": lambda: privacy_utility_panel(d=8, n=1000),
-         "rappor": lambda: rappor_panel(n_candidates=20, n_true=5, survey=False), "continual": lambda: continual_panel(n_rounds=5, n_draws=2),
-         "m_shot": lambda: m_shot_panel(n_rounds=20, n_draws=2)}
+BUILD = {
+    "playground": lambda: playground_panel(d=8, n=1000),
+    "privacy_utility": lambda: privacy_utility_panel(d=8, n=1000),
+    "rappor": lambda: rappor_panel(n_candidates=20, n_true=5, survey=False),
+    "continual": lambda: continual_panel(n_rounds=5, n_draws=2),
+    "m_shot": lambda: m_shot_panel(n_rounds=20, n_draws=2),
+}
 _BUILT: dict = {}
 
 
@@ -47,8 +51,13 @@ CONTROLS = [(name, control) for name in PANELS for control in BUILD[name]().cont
 def test_epsilon_zero_is_refused_not_clamped():
     panel = _panel("playground")
     panel.controls["epsilon"].value = 0.0
-    assert "refused: epsilon = 0 — epsilon must be in [1e-12, inf); got 0.0; back to epsilon = 1" in panel.message.value
-    assert panel.controls["epsilon"].value == 1.0  # back to the value in effect, never clamped to a bound
+    assert (
+        "refused: epsilon = 0 — epsilon must be in [1e-12, inf); got 0.0; back to epsilon = 1"
+        in panel.message.value
+    )
+    assert (
+        panel.controls["epsilon"].value == 1.0
+    )  # back to the value in effect, never clamped to a bound
     assert panel.controls["epsilon"].box.value == "1"
     panel.controls["epsilon"].value = 2.0  # the next change is judged on its own
     assert panel.message.value == "" and panel.applied["epsilon"] == 2.0
@@ -57,7 +66,9 @@ def test_epsilon_zero_is_refused_not_clamped():
 @pytest.mark.parametrize("panel_name, control", CONTROLS, ids=[f"{p}-{c}" for p, c in CONTROLS])
 @settings(max_examples=3)
 @given(data=st.data())
-def test_a_bad_value_shows_the_library_message_and_the_panel_keeps_working(panel_name, control, data):
+def test_a_bad_value_shows_the_library_message_and_the_panel_keeps_working(
+    panel_name, control, data
+):
     panel = _panel(panel_name)
     valid = panel.controls[control].value
     bad = data.draw(bad_values(control, valid), label=control)
@@ -65,7 +76,10 @@ def test_a_bad_value_shows_the_library_message_and_the_panel_keeps_working(panel
     message = panel.message.value
     assert "refused: " in message and control in message, (control, bad, message)
     assert "Traceback" not in message
-    if (panel_name, control) not in _REDRAWN:  # once per control (a redraw renders the figure: the slow part)
+    if (
+        panel_name,
+        control,
+    ) not in _REDRAWN:  # once per control (a redraw renders the figure: the slow part)
         _REDRAWN.add((panel_name, control))
         before = panel.summary.value
         panel.update()  # the widget still holds the valid value: the panel redraws normally
@@ -85,7 +99,13 @@ def test_letters_typed_into_any_number_box_show_the_librarys_message(panel_name)
         for typed in ("abc", "", "1,2,3"):
             control.box.value = typed
             message = panel.message.value
-            assert "refused: " in message and control_name in message, (control_name, typed, message)
-        assert control.value == valid and panel.applied[control_name] == valid  # back to the value in effect
+            assert "refused: " in message and control_name in message, (
+                control_name,
+                typed,
+                message,
+            )
+        assert (
+            control.value == valid and panel.applied[control_name] == valid
+        )  # back to the value in effect
         panel.update()
         assert panel.message.value == "", (control_name, panel.message.value)

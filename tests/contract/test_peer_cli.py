@@ -7,17 +7,29 @@ import pytest
 from ldp_helpers import peers as peer_audit
 
 
-@pytest.mark.parametrize("argv", [["no-such-peer"], ["pure-ldp-1.1.2", "--d", "x"], ["pure-ldp-1.1.2", "--n-trials", "2.5"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["no-such-peer"], ["pure-ldp-1.1.2", "--d", "x"], ["pure-ldp-1.1.2", "--n-trials", "2.5"]],
+)
 def test_argparse_refuses(argv, capsys):
     with pytest.raises(SystemExit) as exit_:
         peer_audit.main(argv)
     assert exit_.value.code == 2 and "error" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("option", "value", "name"), [
-    ("--epsilon", "0", "epsilon"), ("--epsilon", "nan", "epsilon"), ("--d", "1", "d"), ("--n-trials", "0", "n_trials"),
-    ("--n-trials", str(10**12), "n_trials"), ("--seed", "-1", "seed"), ("--confidence", "1", "confidence"),
-    ("--n-jobs", "0", "n_jobs")])
+@pytest.mark.parametrize(
+    ("option", "value", "name"),
+    [
+        ("--epsilon", "0", "epsilon"),
+        ("--epsilon", "nan", "epsilon"),
+        ("--d", "1", "d"),
+        ("--n-trials", "0", "n_trials"),
+        ("--n-trials", str(10**12), "n_trials"),
+        ("--seed", "-1", "seed"),
+        ("--confidence", "1", "confidence"),
+        ("--n-jobs", "0", "n_jobs"),
+    ],
+)
 def test_library_refuses_before_auditing(option, value, name):
     with pytest.raises(ValueError, match=rf"\b{name} must be"):
         peer_audit.main(["pure-ldp-1.1.2", option, value])

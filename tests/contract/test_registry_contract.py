@@ -28,11 +28,27 @@ KNOWN_DEFECTS: dict = {}  # key -> reason: a strict xfail until the mechanism is
 
 
 def _keys_with_defects():
-    return [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DEFECTS[k])) if k in KNOWN_DEFECTS else k
-            for k in MECHANISM_KEYS]
+    return [
+        pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DEFECTS[k]))
+        if k in KNOWN_DEFECTS
+        else k
+        for k in MECHANISM_KEYS
+    ]
+
+
 #: a frequency oracle's truth is its vector of true counts, named so in its messages
 ALIASES = {"truth": ("truth", "true_counts")}
-BAD_TRUTHS = st.sampled_from([None, "x", _Opaque(), np.array([]), np.array([-1, 2]), np.array([np.nan, 1.0]), np.zeros((2, 2, 2, 2))])
+BAD_TRUTHS = st.sampled_from(
+    [
+        None,
+        "x",
+        _Opaque(),
+        np.array([]),
+        np.array([-1, 2]),
+        np.array([np.nan, 1.0]),
+        np.zeros((2, 2, 2, 2)),
+    ]
+)
 BAD_N_DRAWS = st.sampled_from([0, -1, 2.5, "x", 10**12, 2**63, np.nan])
 BAD_RNGS = st.sampled_from([None, 0, "x", np.random.SeedSequence(0)])
 #: bad per-user inputs: 0-based domain values for every family but "mean", whose inputs are reals in [−r, r]
@@ -49,7 +65,9 @@ def _example(key):
 def _refused(func, kwargs, name, shown):
     outcome, seconds, peak = call_refused(func, kwargs)
     assert not isinstance(outcome, Hang), f"{shown} hangs"
-    assert isinstance(outcome, (ValueError, TypeError)), f"{shown}: {type(outcome).__name__}: {outcome!r:.200}"
+    assert isinstance(outcome, (ValueError, TypeError)), (
+        f"{shown}: {type(outcome).__name__}: {outcome!r:.200}"
+    )
     names = ALIASES.get(name, (name,))
     assert any(n in str(outcome) for n in names), f"{shown} blames the wrong parameter: {outcome}"
     assert peak < REFUSAL_BYTES, f"{shown}: allocated {peak} bytes before refusing"
@@ -77,8 +95,15 @@ def test_sampler_refuses_bad_input(key, data):
     mech, truth = _example(key)
     which = data.draw(st.sampled_from(["truth", "n_draws", "rng"]))
     kwargs = {"truth": truth, "rng": np.random.default_rng(0), "n_draws": 2}
-    kwargs[which] = data.draw({"truth": BAD_TRUTHS, "n_draws": BAD_N_DRAWS, "rng": BAD_RNGS}[which], label=which)
-    _refused(mech.sample_aggregate, kwargs, which, f"{key}.sample_aggregate({which}={kwargs[which]!r:.60})")
+    kwargs[which] = data.draw(
+        {"truth": BAD_TRUTHS, "n_draws": BAD_N_DRAWS, "rng": BAD_RNGS}[which], label=which
+    )
+    _refused(
+        mech.sample_aggregate,
+        kwargs,
+        which,
+        f"{key}.sample_aggregate({which}={kwargs[which]!r:.60})",
+    )
 
 
 @pytest.mark.parametrize("key", _keys_with_defects())
@@ -87,10 +112,27 @@ def test_estimate_and_variance_refuse_bad_input(key, data):
     mech, truth = _example(key)
     agg = mech.sample_aggregate(truth, rng=np.random.default_rng(0))
     n = mech.n_reports(truth)
-    which = data.draw(st.sampled_from(["aggregate", "n", "variance", "perturb", "aggregate_reports"]))
+    which = data.draw(
+        st.sampled_from(["aggregate", "n", "variance", "perturb", "aggregate_reports"])
+    )
     if which == "aggregate":
-        bad = data.draw(st.sampled_from([None, "x", np.array([]), np.full(np.shape(agg) or (1,), np.nan), np.zeros((3, 3, 3, 3))]))
-        _refused(mech.estimate, {"aggregate": bad, "n": n}, "aggregate", f"{key}.estimate(aggregate={bad!r:.60})")
+        bad = data.draw(
+            st.sampled_from(
+                [
+                    None,
+                    "x",
+                    np.array([]),
+                    np.full(np.shape(agg) or (1,), np.nan),
+                    np.zeros((3, 3, 3, 3)),
+                ]
+            )
+        )
+        _refused(
+            mech.estimate,
+            {"aggregate": bad, "n": n},
+            "aggregate",
+            f"{key}.estimate(aggregate={bad!r:.60})",
+        )
     elif which == "n":
         bad = data.draw(st.sampled_from([None, "x", 0, -5, np.nan, 2.5]))
         _refused(mech.estimate, {"aggregate": agg, "n": bad}, "n", f"{key}.estimate(n={bad!r})")
@@ -98,8 +140,15 @@ def test_estimate_and_variance_refuse_bad_input(key, data):
         bad = data.draw(BAD_TRUTHS)
         _refused(mech.variance, {"truth": bad}, "truth", f"{key}.variance(truth={bad!r:.60})")
     elif which == "perturb":
-        bad = data.draw(st.sampled_from(BAD_MEAN_VALUES if ALL_MECHANISMS[key].family == "mean" else BAD_VALUES))
-        _refused(mech.perturb, {"values": bad, "rng": np.random.default_rng(0)}, "values", f"{key}.perturb(values={bad!r:.60})")
+        bad = data.draw(
+            st.sampled_from(BAD_MEAN_VALUES if ALL_MECHANISMS[key].family == "mean" else BAD_VALUES)
+        )
+        _refused(
+            mech.perturb,
+            {"values": bad, "rng": np.random.default_rng(0)},
+            "values",
+            f"{key}.perturb(values={bad!r:.60})",
+        )
     else:
         bad = data.draw(st.sampled_from([None, "x", 3.5]))
         _refused(mech.aggregate, {"reports": bad}, "reports", f"{key}.aggregate(reports={bad!r})")
@@ -133,16 +182,23 @@ def test_sampler_and_estimate_are_finite_and_reproducible(key, seed):
 def _map_reports(reports, change):
     """``reports`` with ``change`` applied to every numeric array in it (a named tuple's fields too)."""
     if isinstance(reports, tuple):
-        return type(reports)(*(_map_reports(r, change) for r in reports)) if hasattr(reports, "_fields") else \
-            tuple(_map_reports(r, change) for r in reports)
+        return (
+            type(reports)(*(_map_reports(r, change) for r in reports))
+            if hasattr(reports, "_fields")
+            else tuple(_map_reports(r, change) for r in reports)
+        )
     arr = np.asarray(reports)
     return change(arr) if arr.dtype.kind in "biuf" else reports
 
 
 #: aggregates no n reports can produce (issue 39 item 12): each server's estimate refuses every one, naming it
-HOSTILE_AGGREGATES = {"1e300": lambda a: np.full(a.shape, 1e300), "2^64-1": lambda a: np.full(a.shape, 2**64 - 1, np.uint64),
-                      "-2^62": lambda a: np.full(a.shape, -(2**62)), "2^62 (above n)": lambda a: np.full(a.shape, 2**62),
-                      "an extra axis": lambda a: a[None, None]}
+HOSTILE_AGGREGATES = {
+    "1e300": lambda a: np.full(a.shape, 1e300),
+    "2^64-1": lambda a: np.full(a.shape, 2**64 - 1, np.uint64),
+    "-2^62": lambda a: np.full(a.shape, -(2**62)),
+    "2^62 (above n)": lambda a: np.full(a.shape, 2**62),
+    "an extra axis": lambda a: a[None, None],
+}
 
 
 def _answered_or_refused(call, shown):
@@ -151,8 +207,9 @@ def _answered_or_refused(call, shown):
     outcome, _, peak = call_refused(call, {})
     assert not isinstance(outcome, Hang), f"{shown} hangs"
     if isinstance(outcome, BaseException):
-        assert isinstance(outcome, (ValueError, TypeError, NotImplementedError)), \
+        assert isinstance(outcome, (ValueError, TypeError, NotImplementedError)), (
             f"{shown}: {type(outcome).__name__}: {outcome!r:.200}"
+        )
         assert peak < REFUSAL_BYTES, f"{shown}: allocated {peak} bytes before refusing"
 
 
@@ -169,26 +226,51 @@ def test_hostile_server_and_size_inputs_are_refused(key):
       ``privacy_loss`` and ``report_bits`` answer or refuse at once, never a MemoryError or minutes of work.
     """
     mech, truth = _example(key)
-    agg, n = np.asarray(mech.sample_aggregate(truth, rng=np.random.default_rng(0))), mech.n_reports(truth)
+    agg, n = (
+        np.asarray(mech.sample_aggregate(truth, rng=np.random.default_rng(0))),
+        mech.n_reports(truth),
+    )
     for label, make in HOSTILE_AGGREGATES.items():
-        _refused(mech.estimate, {"aggregate": make(agg), "n": n}, "aggregate", f"{key}.estimate(aggregate={label})")
+        _refused(
+            mech.estimate,
+            {"aggregate": make(agg), "n": n},
+            "aggregate",
+            f"{key}.estimate(aggregate={label})",
+        )
     reports = mech.perturb(mech.expand(truth), rng=np.random.default_rng(1))
-    shifted = _map_reports(reports, lambda a: a.astype(np.float64 if a.dtype.kind == "f" else np.int64) - 2**40)
-    _refused(mech.aggregate, {"reports": shifted}, "reports", f"{key}.aggregate(reports shifted by -2^40)")
+    shifted = _map_reports(
+        reports, lambda a: a.astype(np.float64 if a.dtype.kind == "f" else np.int64) - 2**40
+    )
+    _refused(
+        mech.aggregate,
+        {"reports": shifted},
+        "reports",
+        f"{key}.aggregate(reports shifted by -2^40)",
+    )
     if isinstance(truth, np.ndarray) and truth.dtype.kind in "iu" and truth.size >= 2:
         wrapping = np.full(truth.shape, 2**62, dtype=np.int64)
-        for method, kwargs in (("sample_aggregate", {"rng": np.random.default_rng(0)}), ("n_reports", {})):
+        for method, kwargs in (
+            ("sample_aggregate", {"rng": np.random.default_rng(0)}),
+            ("n_reports", {}),
+        ):
             outcome = call_refused(getattr(mech, method), {"truth": wrapping, **kwargs})[0]
-            assert isinstance(outcome, ValueError) and "totalling at most 2^62" in str(outcome), \
+            assert isinstance(outcome, ValueError) and "totalling at most 2^62" in str(outcome), (
                 f"{key}.{method}(truth of entries 2^62) must refuse the wrapping total: {outcome!r:.200}"
+            )
     if "d" in _fields(mech):
         outcome, _, _ = call_refused(lambda: dataclasses.replace(mech, d=10**12), {})
         assert not isinstance(outcome, Hang), f"{key}(d=10^12) hangs"
         if isinstance(outcome, BaseException):
-            assert isinstance(outcome, (ValueError, TypeError)), f"{key}(d=10^12): {type(outcome).__name__}: {outcome}"
+            assert isinstance(outcome, (ValueError, TypeError)), (
+                f"{key}(d=10^12): {type(outcome).__name__}: {outcome}"
+            )
             return
         for method in ("output_table", "privacy_loss", "report_bits"):
             if method == "report_bits" and not hasattr(type(outcome), "report_bits"):
                 continue
-            _answered_or_refused(lambda: getattr(outcome, method)() if method != "report_bits" else outcome.report_bits,
-                                 f"{key}(d=10^12).{method}")
+            _answered_or_refused(
+                lambda: (
+                    getattr(outcome, method)() if method != "report_bits" else outcome.report_bits
+                ),
+                f"{key}(d=10^12).{method}",
+            )

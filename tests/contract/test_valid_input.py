@@ -37,7 +37,9 @@ def _leaves(value):
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from _leaves(v)
-    elif isinstance(value, (np.ndarray, float, np.floating, int, np.integer)) and not isinstance(value, bool):
+    elif isinstance(value, (np.ndarray, float, np.floating, int, np.integer)) and not isinstance(
+        value, bool
+    ):
         yield np.asarray(value)
 
 
@@ -56,7 +58,9 @@ def test_valid_call_is_finite_and_reproducible(qualname, seed):
     first = _call(qualname, seed)
     leaves = [a for a in _leaves(first) if a.dtype.kind in "fiu"]
     if SPECS[qualname].finite:
-        assert all(np.all(np.isfinite(a)) for a in leaves), f"{qualname} returned a non-finite value: {first!r:.300}"
+        assert all(np.all(np.isfinite(a)) for a in leaves), (
+            f"{qualname} returned a non-finite value: {first!r:.300}"
+        )
     if qualname in STOCHASTIC:
         again = [a for a in _leaves(_call(qualname, seed)) if a.dtype.kind in "fiu"]
         assert len(again) == len(leaves)
@@ -67,7 +71,9 @@ def test_valid_call_is_finite_and_reproducible(qualname, seed):
 BUDGETED = sorted(name for name in CASES if isinstance(SPECS[name].kwargs.get("epsilon"), float))
 
 
-@pytest.mark.parametrize("qualname", BUDGETED, ids=[c.removeprefix("ldp_helpers.") for c in BUDGETED])
+@pytest.mark.parametrize(
+    "qualname", BUDGETED, ids=[c.removeprefix("ldp_helpers.") for c in BUDGETED]
+)
 @settings(max_examples=4, deadline=None)
 @given(seed=seeds(), epsilon=st.floats(min_value=0.25, max_value=4.0))
 def test_valid_budgets_give_finite_results(qualname, seed, epsilon):
@@ -78,19 +84,30 @@ def test_valid_budgets_give_finite_results(qualname, seed, epsilon):
         warnings.simplefilter("error")
         try:
             result = resolve(qualname)(**kwargs)
-        except ValueError as err:  # a stated domain limit (e.g. a bound's condition) is a refusal, not a crash
-            assert "epsilon" in str(err) or "must" in str(err), f"{qualname}(epsilon={epsilon}): {err}"
+        except (
+            ValueError
+        ) as err:  # a stated domain limit (e.g. a bound's condition) is a refusal, not a crash
+            assert "epsilon" in str(err) or "must" in str(err), (
+                f"{qualname}(epsilon={epsilon}): {err}"
+            )
             return
     if sp.finite:
-        assert all(np.all(np.isfinite(a)) for a in _leaves(result) if a.dtype.kind in "fiu"), f"{qualname}(epsilon={epsilon})"
+        assert all(np.all(np.isfinite(a)) for a in _leaves(result) if a.dtype.kind in "fiu"), (
+            f"{qualname}(epsilon={epsilon})"
+        )
 
 
 def _variable(params: dict, free) -> list[str]:
-    return [n for n, v in params.items() if n not in free and v is not RNG and valid_values(n, v) is not None]
+    return [
+        n
+        for n, v in params.items()
+        if n not in free and v is not RNG and valid_values(n, v) is not None
+    ]
 
 
 def check_valid_variation(func, sp, name, value, seed, shown):
     """``func`` with ``name=value`` (else the spec's call): finite and reproducible, or a clean refusal."""
+
     def run():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -99,8 +116,12 @@ def check_valid_variation(func, sp, name, value, seed, shown):
 
     try:
         first = [a for a in _leaves(run()) if a.dtype.kind in "fiu"]
-    except ValueError as err:  # a drawn value outside a range coupled to another argument: refused cleanly
-        assert "must" in str(err) and any(n in str(err) for n in sp.kwargs), f"{shown} refused, naming no parameter: {err}"
+    except (
+        ValueError
+    ) as err:  # a drawn value outside a range coupled to another argument: refused cleanly
+        assert "must" in str(err) and any(n in str(err) for n in sp.kwargs), (
+            f"{shown} refused, naming no parameter: {err}"
+        )
         return
     if sp.finite:
         assert all(np.all(np.isfinite(a)) for a in first), f"{shown} returned a non-finite value"
@@ -120,4 +141,6 @@ def test_valid_values_of_every_kind(qualname, data, seed):
     sp = SPECS[qualname]
     name = data.draw(st.sampled_from(_variable(sp.kwargs, sp.free)), label="parameter")
     value = data.draw(valid_values(name, sp.kwargs[name]), label=name)
-    check_valid_variation(resolve(qualname), sp, name, value, seed, f"{qualname}({name}={value!r:.80})")
+    check_valid_variation(
+        resolve(qualname), sp, name, value, seed, f"{qualname}({name}={value!r:.80})"
+    )

@@ -12,7 +12,9 @@ from matplotlib.axes import Axes
 from ldp_helpers._validation import Described, check_instance, check_real_array, fail
 
 
-def plot_tail_bounds(ax, deviation, bounds, exact, exact_label: str, markers=(), *, xlabel: str, title: str) -> None:
+def plot_tail_bounds(
+    ax, deviation, bounds, exact, exact_label: str, markers=(), *, xlabel: str, title: str
+) -> None:
     """Tail bounds (solid, then dashed) against the exact tail (black) on a log scale, with vertical markers.
 
     ``bounds`` maps a legend label to its curve over ``deviation`` (e.g. a Chernoff and a
@@ -29,7 +31,11 @@ def plot_tail_bounds(ax, deviation, bounds, exact, exact_label: str, markers=(),
     deviation = check_real_array("deviation", deviation).ravel()
     exact = check_real_array("exact", exact, low=0.0, low_open=False).ravel()
     if exact.size != deviation.size:
-        fail("exact", Described(f"an array of length {exact.size}"), f"one value per deviation ({deviation.size})")
+        fail(
+            "exact",
+            Described(f"an array of length {exact.size}"),
+            f"one value per deviation ({deviation.size})",
+        )
     for (label, curve), style in zip(bounds.items(), ("-", "--", ":")):
         ax.plot(deviation, curve, style, label=label)
     ax.plot(deviation, exact, "k", label=exact_label)

@@ -37,8 +37,11 @@ def dataset1_figure(survey) -> Figure:
         ax.bar(np.arange(1, survey.levels + 1), row, bottom=bottom, label=brand)
         bottom += row
     respondents, brands = survey.ratings.shape
-    ax.set(xlabel=f"rating ({survey.levels}-level scale)", ylabel="number of answers",
-           title=f"Fig. 3.1 — Dataset 1 STAND-IN (fabricated; {respondents} respondents × {brands} brands)")
+    ax.set(
+        xlabel=f"rating ({survey.levels}-level scale)",
+        ylabel="number of answers",
+        title=f"Fig. 3.1 — Dataset 1 STAND-IN (fabricated; {respondents} respondents × {brands} brands)",
+    )
     ax.legend(title="brand", ncols=2)
     return fig
 
@@ -54,8 +57,11 @@ def dataset2_figure(data) -> Figure:
     fig, ax = plt.subplots(figsize=(10, 3.8))
     ax.bar(np.arange(data.d), data.counts)
     ax.set_xticks(np.arange(data.d), data.labels, rotation=90, fontsize=7)
-    ax.set(xlabel="trousers model (page 2)", ylabel="number of views $f_i$",
-           title=f"Fig. 3.2 — Dataset 2: UCI clickstream, trousers (n = {data.n:,} views, d = {data.d})")
+    ax.set(
+        xlabel="trousers model (page 2)",
+        ylabel="number of views $f_i$",
+        title=f"Fig. 3.2 — Dataset 2: UCI clickstream, trousers (n = {data.n:,} views, d = {data.d})",
+    )
     return fig
 
 
@@ -75,8 +81,11 @@ def perturbed_figure(example, labels, *, xlabel: str, title: str) -> Figure:
         fail("labels", labels, f"a list or tuple of d = {d} category names")
     x, small = np.arange(d), d < 10
     fig, ax = plt.subplots(figsize=(6.4 if small else 10, 3.6))
-    bars = ((example.true_counts, "true fᵢ"), (example.perturbed_counts, "perturbed f′ᵢ"),
-            (example.estimated_counts, "estimated L[fᵢ]"))
+    bars = (
+        (example.true_counts, "true fᵢ"),
+        (example.perturbed_counts, "perturbed f′ᵢ"),
+        (example.estimated_counts, "estimated L[fᵢ]"),
+    )
     for k, (values, what) in enumerate(bars):
         ax.bar(x + (k - 1) * 0.28, values, width=0.28, label=what)
     ax.set_xticks(x, labels, rotation=0 if small else 90, fontsize=9 if small else 7)
@@ -87,8 +96,10 @@ def perturbed_figure(example, labels, *, xlabel: str, title: str) -> Figure:
 
 
 def _mark_crossovers(ax, d: int) -> None:
-    for x, style, what in ((crossover_epsilon_wang(d), "--", r"$\ln\frac{d-2}{3}$"),
-                           (crossover_epsilon_exact(d), "-.", "exact")):
+    for x, style, what in (
+        (crossover_epsilon_wang(d), "--", r"$\ln\frac{d-2}{3}$"),
+        (crossover_epsilon_exact(d), "-.", "exact"),
+    ):
         if x > 0:
             ax.axvline(x, color="grey", ls=style, lw=1, label=f"crossover {what} = {x:.3f}")
 
@@ -96,21 +107,43 @@ def _mark_crossovers(ax, d: int) -> None:
 def _mse_arguments(epsilons, curves, d, n_draws):
     d, n_draws = check_int("d", d, low=3), check_n_draws(n_draws)
     epsilons = check_real_array("epsilons", epsilons, low=0.0)
-    if not isinstance(curves, dict) or not curves or not all(
-            isinstance(c, dict) and {"simulated", "exact", "approx"} <= set(c) for c in curves.values()):
-        fail("curves", curves, "mse_curves' result: a non-empty dict of name -> {'simulated', 'exact', 'approx'}")
+    if (
+        not isinstance(curves, dict)
+        or not curves
+        or not all(
+            isinstance(c, dict) and {"simulated", "exact", "approx"} <= set(c)
+            for c in curves.values()
+        )
+    ):
+        fail(
+            "curves",
+            curves,
+            "mse_curves' result: a non-empty dict of name -> {'simulated', 'exact', 'approx'}",
+        )
     return epsilons, curves, d, n_draws
 
 
 def _draw_mse_curves(ax, epsilons, curves, d, n_draws) -> None:
     for k, (name, curve) in enumerate(curves.items()):
-        ax.plot(epsilons, curve["simulated"], "o", color=f"C{k}", label=f"{name}, simulated ({n_draws} runs/ε)")
+        ax.plot(
+            epsilons,
+            curve["simulated"],
+            "o",
+            color=f"C{k}",
+            label=f"{name}, simulated ({n_draws} runs/ε)",
+        )
         ax.plot(epsilons, curve["exact"], "-", color=f"C{k}", label=f"{name}, exact theory")
         ax.plot(epsilons, curve["approx"], ":", color=f"C{k}", label=f"{name}, Wang approximation")
     _mark_crossovers(ax, d)
     if crossover_epsilon_exact(d) <= 0:
-        ax.text(0.03, 0.04, f"d = {d}: both crossovers at ε ≤ 0 (ln((d−2)/3) = {crossover_epsilon_wang(d):.3g}):\n"
-                "GRR has the smaller expected MSE for every ε > 0", transform=ax.transAxes, fontsize=8)
+        ax.text(
+            0.03,
+            0.04,
+            f"d = {d}: both crossovers at ε ≤ 0 (ln((d−2)/3) = {crossover_epsilon_wang(d):.3g}):\n"
+            "GRR has the smaller expected MSE for every ε > 0",
+            transform=ax.transAxes,
+            fontsize=8,
+        )
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="MSE of estimated frequencies")
     ax.legend(fontsize=8)
 

@@ -28,7 +28,9 @@ def _check_scaling(name: str, scaling) -> Scaling:
     return scaling
 
 
-def scaling_figure(by_n: Scaling, by_bits: Scaling, *, epsilon: float, k: int, bits: int, n_users: int) -> Figure:
+def scaling_figure(
+    by_n: Scaling, by_bits: Scaling, *, epsilon: float, k: int, bits: int, n_users: int
+) -> Figure:
     """Recall of the top k (top) and worst-case error max|f̂ − f|/n (bottom), against n (left, 2^bits values) and
     against the domain's bits (right, n_users users), every protocol at budget ε.
 
@@ -40,16 +42,34 @@ def scaling_figure(by_n: Scaling, by_bits: Scaling, *, epsilon: float, k: int, b
     epsilon, k = check_epsilon(epsilon), check_int("k", k, low=1)
     bits, n_users = check_int("bits", bits, low=1), check_int("n_users", n_users, low=1)
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharex="col")
-    for column, (scaling, xlabel, title) in enumerate((
+    for column, (scaling, xlabel, title) in enumerate(
+        (
             (by_n, "number of users $n$", rf"$2^{{{bits}}}$ values, $\varepsilon = {epsilon:g}$"),
-            (by_bits, r"bits of the domain ($d = 2^{\mathrm{bits}}$)", rf"$n = {n_users:,}$ users, $\varepsilon = {epsilon:g}$"))):
-        for row, (curves, ylabel) in enumerate(((scaling.recall, f"recall of the top $k = {k}$"),
-                                                (scaling.error, r"worst-case error $\max_x |\hat f(x) - f(x)|/n$"))):
+            (
+                by_bits,
+                r"bits of the domain ($d = 2^{\mathrm{bits}}$)",
+                rf"$n = {n_users:,}$ users, $\varepsilon = {epsilon:g}$",
+            ),
+        )
+    ):
+        for row, (curves, ylabel) in enumerate(
+            (
+                (scaling.recall, f"recall of the top $k = {k}$"),
+                (scaling.error, r"worst-case error $\max_x |\hat f(x) - f(x)|/n$"),
+            )
+        ):
             ax = axes[row, column]
             for name in [p for p in PROTOCOLS if p in curves]:
                 colour = f"C{PROTOCOLS.index(name)}"
-                ax.errorbar(np.asarray(scaling.grid).tolist(), curves[name].mean, yerr=2 * curves[name].se, capsize=3,
-                            marker="o", color=colour, label=name)
+                ax.errorbar(
+                    np.asarray(scaling.grid).tolist(),
+                    curves[name].mean,
+                    yerr=2 * curves[name].se,
+                    capsize=3,
+                    marker="o",
+                    color=colour,
+                    label=name,
+                )
             ax.set(ylabel=ylabel)
             if row == 0:
                 ax.set(title=title, ylim=(0, 1.05))
@@ -57,6 +77,8 @@ def scaling_figure(by_n: Scaling, by_bits: Scaling, *, epsilon: float, k: int, b
                 ax.set(xlabel=xlabel, ylim=(0, None))
         if column == 0:
             axes[1, 0].set(xscale="log")
-            axes[1, 0].xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels collide
+            axes[1, 0].xaxis.set_minor_formatter(
+                NullFormatter()
+            )  # decades only: minor labels collide
     axes[0, 0].legend(title="±2 SE")  # the style's 9 pt: >= 10 px at the book's width
     return fig

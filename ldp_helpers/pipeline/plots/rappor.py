@@ -13,17 +13,34 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from ldp_helpers._validation import (Described, check_epsilon, check_int, check_int_array, check_ndim,
-                                     check_real_array, fail)
-from ldp_helpers.experiments.rappor import K, M, N_COHORTS, N_REPORTS
+from ldp_helpers._validation import (
+    Described,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_ndim,
+    check_real_array,
+    fail,
+)
+from ldp_helpers.experiments.rappor import N_COHORTS, N_REPORTS, K, M
 from ldp_helpers.mechanisms.rappor import RapporParams
 
 #: Zipf ranks whose frequencies the threshold figure marks
 MARKED_RANKS = (1, 10, 100)
 
 
-def precision_recall_vs_h(hash_values, by_h, at_epsilon, epsilons, equal_epsilon: float, *, k: int = K,
-                          n_candidates: int = M, m: int = N_COHORTS, n_reports: int = N_REPORTS) -> Figure:
+def precision_recall_vs_h(
+    hash_values,
+    by_h,
+    at_epsilon,
+    epsilons,
+    equal_epsilon: float,
+    *,
+    k: int = K,
+    n_candidates: int = M,
+    m: int = N_COHORTS,
+    n_reports: int = N_REPORTS,
+) -> Figure:
     """[rappor] Fig. 1 and its equal-privacy twin: precision and recall (mean, min–max band) against h.
 
     ``by_h`` decodes the paper's IRR at each h of ``hash_values`` (ε of one report ``epsilons``, on
@@ -34,34 +51,78 @@ def precision_recall_vs_h(hash_values, by_h, at_epsilon, epsilons, equal_epsilon
     [rappor] Fig. 1; [rappor] §3.
     """
     hash_values = check_int_array("hash_values", hash_values, low=1).ravel().tolist()
-    panels = (_scores("by_h", by_h, len(hash_values)), _scores("at_epsilon", at_epsilon, len(hash_values)))
+    panels = (
+        _scores("by_h", by_h, len(hash_values)),
+        _scores("at_epsilon", at_epsilon, len(hash_values)),
+    )
     epsilons = check_real_array("epsilons", epsilons, low=0.0)
     if epsilons.shape != (len(hash_values),):
-        fail("epsilons", Described(f"an array of shape {epsilons.shape}"), f"one ε per h ({len(hash_values)})")
+        fail(
+            "epsilons",
+            Described(f"an array of shape {epsilons.shape}"),
+            f"one ε per h ({len(hash_values)})",
+        )
     equal_epsilon = check_epsilon(equal_epsilon, "equal_epsilon")
-    k, n_candidates, m, n_reports = (check_int(name, v, low=1) for name, v in
-                                     (("k", k), ("n_candidates", n_candidates), ("m", m), ("n_reports", n_reports)))
-    titles = ("the paper's IRR (q = 0.75, p = 0.5): ε = h ln 3", rf"equal privacy: ε = {equal_epsilon:g} per report")
+    k, n_candidates, m, n_reports = (
+        check_int(name, v, low=1)
+        for name, v in (
+            ("k", k),
+            ("n_candidates", n_candidates),
+            ("m", m),
+            ("n_reports", n_reports),
+        )
+    )
+    titles = (
+        "the paper's IRR (q = 0.75, p = 0.5): ε = h ln 3",
+        rf"equal privacy: ε = {equal_epsilon:g} per report",
+    )
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, pr, title in zip(axes, panels, titles):
         for col, label, marker in ((0, "precision", "o"), (1, "recall", "s")):
-            ax.plot(hash_values, pr[:, :, col].mean(axis=1), marker=marker,
-                    label=f"{label} (mean of {pr.shape[1]} surveys)")
-            ax.fill_between(hash_values, pr[:, :, col].min(axis=1), pr[:, :, col].max(axis=1), alpha=0.2)
+            ax.plot(
+                hash_values,
+                pr[:, :, col].mean(axis=1),
+                marker=marker,
+                label=f"{label} (mean of {pr.shape[1]} surveys)",
+            )
+            ax.fill_between(
+                hash_values, pr[:, :, col].min(axis=1), pr[:, :, col].max(axis=1), alpha=0.2
+            )
         ax.set_xscale("log", base=2)  # major ticks at the powers of two, no minor ticks
-        ax.set(xlabel="number of hash functions $h$", title=title, xticks=hash_values, xticklabels=hash_values)
+        ax.set(
+            xlabel="number of hash functions $h$",
+            title=title,
+            xticks=hash_values,
+            xticklabels=hash_values,
+        )
     top = axes[0].secondary_xaxis("top")
-    top.set(xticks=hash_values, xticklabels=[f"{e:.3g}" for e in epsilons], xlabel=r"$\varepsilon$ of one report")
+    top.set(
+        xticks=hash_values,
+        xticklabels=[f"{e:.3g}" for e in epsilons],
+        xlabel=r"$\varepsilon$ of one report",
+    )
     top.minorticks_off()
     axes[0].set(ylabel="precision / recall (bands: min–max over surveys)", ylim=(0, 1.02))
     axes[0].legend(loc="center right")
-    fig.suptitle(rf"Basic one-time RAPPOR decoding, $k={k}$, $M={n_candidates}$, $m={m}$, "
-                 rf"$N={n_reports:,}$ ([rappor] Fig. 1)")
+    fig.suptitle(
+        rf"Basic one-time RAPPOR decoding, $k={k}$, $M={n_candidates}$, $m={m}$, "
+        rf"$N={n_reports:,}$ ([rappor] Fig. 1)"
+    )
     return fig
 
 
-def precision_recall_vs_n_and_m(report_grid, by_n, cohort_grid, by_m, n_fine, predicted_recall, *, h: int,
-                                n_reports: int = N_REPORTS, m: int = N_COHORTS) -> Figure:
+def precision_recall_vs_n_and_m(
+    report_grid,
+    by_n,
+    cohort_grid,
+    by_m,
+    n_fine,
+    predicted_recall,
+    *,
+    h: int,
+    n_reports: int = N_REPORTS,
+    m: int = N_COHORTS,
+) -> Figure:
     """Mean precision and recall against the number of reports N (and the recall predicted) and of cohorts m.
 
     ``by_n`` and ``by_m`` are the scores at each point of ``report_grid`` and ``cohort_grid`` (h hashes);
@@ -76,21 +137,32 @@ def precision_recall_vs_n_and_m(report_grid, by_n, cohort_grid, by_m, n_fine, pr
     by_n = _scores("by_n", by_n, len(report_grid)).mean(axis=1)
     by_m = _scores("by_m", by_m, len(cohort_grid)).mean(axis=1)
     n_fine = check_ndim("n_fine", check_int_array("n_fine", n_fine, low=1), 1)
-    predicted_recall = check_real_array("predicted_recall", predicted_recall, low=0.0, high=1.0, low_open=False,
-                                        high_open=False)
+    predicted_recall = check_real_array(
+        "predicted_recall", predicted_recall, low=0.0, high=1.0, low_open=False, high_open=False
+    )
     check_ndim("predicted_recall", predicted_recall, 1, last=n_fine.size, what="(one per n_fine)")
-    h, n_reports, m = check_int("h", h, low=1), check_int("n_reports", n_reports, low=1), check_int("m", m, low=1)
+    h, n_reports, m = (
+        check_int("h", h, low=1),
+        check_int("n_reports", n_reports, low=1),
+        check_int("m", m, low=1),
+    )
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     panels = ((axes[0], report_grid, by_n, n_reports, "N"), (axes[1], cohort_grid, by_m, m, "m"))
     for ax, x, pr, paper_value, name in panels:
         ax.plot(x, pr[:, 0], "o-", label="precision")
         ax.plot(x, pr[:, 1], "s-", label="recall")
-        ax.axvline(paper_value, color="black", lw=0.8, ls=":", label=f"paper: {name} = {paper_value:,}")
+        ax.axvline(
+            paper_value, color="black", lw=0.8, ls=":", label=f"paper: {name} = {paper_value:,}"
+        )
         ax.set_xscale("log", base=2)  # no minor ticks: only the grid values are labelled
         ax.set_xticks(x, [f"{v:,}" for v in x])
     axes[0].plot(n_fine, predicted_recall, "--", color="gray", label="predicted recall (threshold)")
-    axes[0].set(xlabel="number of reports $N$", ylabel="precision / recall", ylim=(0, 1.02),
-                title=rf"vs $N$ ($h={h}$, $m={m}$)")
+    axes[0].set(
+        xlabel="number of reports $N$",
+        ylabel="precision / recall",
+        ylim=(0, 1.02),
+        title=rf"vs $N$ ($h={h}$, $m={m}$)",
+    )
     axes[1].set(xlabel="number of cohorts $m$", title=rf"vs $m$ ($h={h}$, $N={n_reports:,}$)")
     axes[0].legend(loc="center left")
     axes[1].legend(loc="center right")
@@ -110,35 +182,79 @@ def detection_thresholds(n_fine, no_collisions, threshold, weights, *, h: int) -
     [erlingsson2014] §4; [rappor] §2.
     """
     n_fine = check_ndim("n_fine", check_int_array("n_fine", n_fine, low=1), 1)
-    if not (isinstance(no_collisions, dict) and no_collisions
-            and all(isinstance(par, RapporParams) for par in no_collisions)):
-        fail("no_collisions", no_collisions, "a non-empty dict of RapporParams -> curve over n_fine")
-    curves = [check_ndim("no_collisions (a curve)", check_real_array("no_collisions (a curve)", curve, low=0.0), 1,
-                         last=n_fine.size, what="over n_fine") for curve in no_collisions.values()]
-    threshold = check_ndim("threshold", check_real_array("threshold", threshold, low=0.0), 1, last=n_fine.size,
-                           what="(one per n_fine)")
-    weights = check_ndim("weights", check_real_array("weights", weights, low=0.0, low_open=False), 1)
+    if not (
+        isinstance(no_collisions, dict)
+        and no_collisions
+        and all(isinstance(par, RapporParams) for par in no_collisions)
+    ):
+        fail(
+            "no_collisions", no_collisions, "a non-empty dict of RapporParams -> curve over n_fine"
+        )
+    curves = [
+        check_ndim(
+            "no_collisions (a curve)",
+            check_real_array("no_collisions (a curve)", curve, low=0.0),
+            1,
+            last=n_fine.size,
+            what="over n_fine",
+        )
+        for curve in no_collisions.values()
+    ]
+    threshold = check_ndim(
+        "threshold",
+        check_real_array("threshold", threshold, low=0.0),
+        1,
+        last=n_fine.size,
+        what="(one per n_fine)",
+    )
+    weights = check_ndim(
+        "weights", check_real_array("weights", weights, low=0.0, low_open=False), 1
+    )
     check_int("weights.size", weights.size, low=max(MARKED_RANKS))
     h = check_int("h", h, low=1)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for par, curve in zip(no_collisions, curves):
-        ax.plot(n_fine, curve, label=rf"$h={par.h}$ ($\varepsilon={par.epsilon_one_report:.3g}$), no collisions")
-    ax.plot(n_fine, threshold, "k--", lw=1, label=rf"$h={h}$, actual design (median over candidates)")
+        ax.plot(
+            n_fine,
+            curve,
+            label=rf"$h={par.h}$ ($\varepsilon={par.epsilon_one_report:.3g}$), no collisions",
+        )
+    ax.plot(
+        n_fine, threshold, "k--", lw=1, label=rf"$h={h}$, actual design (median over candidates)"
+    )
     for r in MARKED_RANKS:
         ax.axhline(weights[r - 1], color="gray", lw=0.8, ls=":")
-        ax.annotate(f"Zipf rank {r}: {weights[r - 1]:.2%}", (1.2 * n_fine[-1], weights[r - 1]), va="bottom", ha="left",
-                    fontsize=8)
-    ax.set(xscale="log", yscale="log", xlim=(n_fine[0] / 1.2, 8 * n_fine[-1]), xlabel="number of reports $N$",
-           ylabel=r"smallest detectable frequency $\pi_{\min}$",
-           title=r"detection threshold at $\alpha=0.05$, power ½ ($q=0.75$, $p=0.5$)")
+        ax.annotate(
+            f"Zipf rank {r}: {weights[r - 1]:.2%}",
+            (1.2 * n_fine[-1], weights[r - 1]),
+            va="bottom",
+            ha="left",
+            fontsize=8,
+        )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlim=(n_fine[0] / 1.2, 8 * n_fine[-1]),
+        xlabel="number of reports $N$",
+        ylabel=r"smallest detectable frequency $\pi_{\min}$",
+        title=r"detection threshold at $\alpha=0.05$, power ½ ($q=0.75$, $p=0.5$)",
+    )
     ax.legend(loc="lower left", fontsize=8)
     return fig
 
 
 def _scores(name: str, scores, points: int):
     """Decoded-survey scores (points, surveys, columns ≥ 2), finite and ≥ 0."""
-    scores = check_ndim(name, check_real_array(name, scores, low=0.0, low_open=False), 3,
-                        what="(points, surveys, columns)")
+    scores = check_ndim(
+        name,
+        check_real_array(name, scores, low=0.0, low_open=False),
+        3,
+        what="(points, surveys, columns)",
+    )
     if scores.shape[0] != points or scores.shape[2] < 2:
-        fail(name, Described(f"an array of shape {scores.shape}"), f"shape ({points}, surveys, ≥ 2): one row per point")
+        fail(
+            name,
+            Described(f"an array of shape {scores.shape}"),
+            f"shape ({points}, surveys, ≥ 2): one row per point",
+        )
     return scores

@@ -19,13 +19,25 @@ def claims_by_verdict(collected) -> Figure:
 
     ``collected`` is :func:`~ldp_helpers.pipeline.report.collect_claims`' result.
     """
-    if not isinstance(collected, (list, tuple)) or not collected or not all(isinstance(nb, NotebookClaims) for nb in collected):
-        fail_type("collected", collected, "collect_claims()' result: a non-empty list of NotebookClaims")
+    if (
+        not isinstance(collected, (list, tuple))
+        or not collected
+        or not all(isinstance(nb, NotebookClaims) for nb in collected)
+    ):
+        fail_type(
+            "collected", collected, "collect_claims()' result: a non-empty list of NotebookClaims"
+        )
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(collected) + 1.4))
     left = np.zeros(len(collected))
     for verdict in VERDICTS:
         counts = np.array([nb.count(verdict) for nb in collected])
-        ax.barh([nb.stem for nb in collected], counts, left=left, color=VERDICT_COLORS[verdict], label=verdict)
+        ax.barh(
+            [nb.stem for nb in collected],
+            counts,
+            left=left,
+            color=VERDICT_COLORS[verdict],
+            label=verdict,
+        )
         left += counts
     ax.invert_yaxis()
     ax.set(xlabel="number of claims checked", title="Claims checked per paper notebook, by verdict")

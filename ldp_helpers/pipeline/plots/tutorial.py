@@ -17,8 +17,18 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ldp_helpers._validation import (Described, check_epsilon, check_int, check_int_array, check_n_draws, check_ndim,
-                                     check_probability, check_real, check_real_array, fail)
+from ldp_helpers._validation import (
+    Described,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_n_draws,
+    check_ndim,
+    check_probability,
+    check_real,
+    check_real_array,
+    fail,
+)
 from ldp_helpers.bounds.wang2017 import de_threshold
 
 #: the oracles best_protocol_grid compares by default, in the order of its index (one colour each)
@@ -31,11 +41,18 @@ def _curves(name: str, curves, along: str, length: int, parts: int | None = None
         fail(name, curves, "a non-empty dict of label -> curve")
     for label, curve in curves.items():
         if parts and (not isinstance(curve, (tuple, list)) or len(curve) != parts):
-            fail(name, Described(f"{label!r} -> {type(curve).__name__}"), f"a tuple of {parts} curves per label")
-        for part in (curve if parts else (curve,)):
+            fail(
+                name,
+                Described(f"{label!r} -> {type(curve).__name__}"),
+                f"a tuple of {parts} curves per label",
+            )
+        for part in curve if parts else (curve,):
             if check_ndim(name, check_real_array(name, part), 1).size != length:
-                fail(name, Described(f"a curve {label!r} of {np.size(part)} values"),
-                     f"curves of one value per {along} ({length})")
+                fail(
+                    name,
+                    Described(f"a curve {label!r} of {np.size(part)} values"),
+                    f"curves of one value per {along} ({length})",
+                )
     return curves
 
 
@@ -55,17 +72,29 @@ def rr_errors(sizes, errors: dict, sigmas: dict, true_fraction: float) -> Figure
         fail("errors", errors, "a non-empty dict of epsilon -> (sizes x surveys) array")
     for eps, err in errors.items():
         if check_ndim("errors", check_real_array("errors", err), 2).shape[0] != sizes.size:
-            fail("errors", Described(f"an array of shape {np.shape(err)} at eps = {eps}"),
-                 f"{sizes.size} rows, one per sizes")
+            fail(
+                "errors",
+                Described(f"an array of shape {np.shape(err)} at eps = {eps}"),
+                f"{sizes.size} rows, one per sizes",
+            )
     if not isinstance(sigmas, dict) or set(sigmas) != set(errors):
         fail("sigmas", sigmas, "a dict with the keys of errors (epsilon -> exact sd per size)")
     _curves("sigmas", sigmas, "sizes", sizes.size)
     fig, axes = plt.subplots(1, len(errors), figsize=(10, 3.6), sharey=True)
     axes = np.atleast_1d(axes)
     for ax, eps in zip(axes, errors):
-        ax.fill_between(sizes, -2 * sigmas[eps], 2 * sigmas[eps], alpha=0.25, label=r"theory $\pm 2\sigma$")
+        ax.fill_between(
+            sizes, -2 * sigmas[eps], 2 * sigmas[eps], alpha=0.25, label=r"theory $\pm 2\sigma$"
+        )
         surveys = np.repeat(sizes[:, None], errors[eps].shape[1], axis=1)
-        ax.scatter(surveys.ravel(), errors[eps].ravel(), s=2, alpha=0.15, color="C1", label=r"simulated $\hat\pi-\pi$")
+        ax.scatter(
+            surveys.ravel(),
+            errors[eps].ravel(),
+            s=2,
+            alpha=0.15,
+            color="C1",
+            label=r"simulated $\hat\pi-\pi$",
+        )
         ax.axhline(0, color="black", lw=0.8)
         ax.set(xscale="log", xlabel="number of users $n$", title=rf"$\varepsilon = {eps:g}$")
     axes[0].set_ylabel(rf"estimation error $\hat\pi - \pi$ ($\pi = {true_fraction:g}$)")
@@ -75,7 +104,9 @@ def rr_errors(sizes, errors: dict, sigmas: dict, true_fraction: float) -> Figure
     return fig
 
 
-def variance_vs_epsilon(epsilons, study: dict, *, n: int, d: int, share: float, n_draws: int) -> Figure:
+def variance_vs_epsilon(
+    epsilons, study: dict, *, n: int, d: int, share: float, n_draws: int
+) -> Figure:
     """Var[ĉ(i)] over ε: exact (solid; OLH dotted), Wang et al.'s approximation (dashed), simulated (markers).
 
     ``study`` is :func:`~ldp_helpers.experiments.tutorial.variance_study`'s result (name ->
@@ -92,19 +123,41 @@ def variance_vs_epsilon(epsilons, study: dict, *, n: int, d: int, share: float, 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for k, ((name, (simulated, exact, approx)), marker) in enumerate(zip(study.items(), "osDx^")):
         olh = name == "OLH"  # it lies on OUE: dotted and wider, so both show
-        ax.plot(epsilons, exact, color=f"C{k}", ls=":" if olh else "-", lw=2.5 if olh else 1.5, label=f"{name} exact")
+        ax.plot(
+            epsilons,
+            exact,
+            color=f"C{k}",
+            ls=":" if olh else "-",
+            lw=2.5 if olh else 1.5,
+            label=f"{name} exact",
+        )
         ax.plot(epsilons, approx, color=f"C{k}", ls="--", lw=1)
         ax.plot(epsilons, simulated, marker, color=f"C{k}", ms=5, mfc="none")
     ax.plot([], [], "k--", lw=1, label="Wang et al.'s approximation")
     ax.plot([], [], "ko", ms=5, mfc="none", label=f"simulated ({n_draws} surveys)")
-    ax.set(yscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"Var$[\hat c(i)]$ (users$^2$)",
-           title=rf"Variance of the count of a value held by {share:.0%} of $n$ = {n:,} users, $d$ = {d}")
+    ax.set(
+        yscale="log",
+        xlabel=r"privacy budget $\varepsilon$",
+        ylabel=r"Var$[\hat c(i)]$ (users$^2$)",
+        title=rf"Variance of the count of a value held by {share:.0%} of $n$ = {n:,} users, $d$ = {d}",
+    )
     ax.legend(ncol=2, fontsize=8, title="OLH (dotted) lies on OUE", title_fontsize=8)
     return fig
 
 
-def phase_diagram(grid_d, grid_eps, best, *, curve_d, exact: dict, approx: dict, sim_d, simulated: dict,
-                  epsilon: float, users_per_value: int) -> Figure:
+def phase_diagram(
+    grid_d,
+    grid_eps,
+    best,
+    *,
+    curve_d,
+    exact: dict,
+    approx: dict,
+    sim_d,
+    simulated: dict,
+    epsilon: float,
+    users_per_value: int,
+) -> Figure:
     """Left: the oracle of smallest approximate variance over (d, ε), with d = 3e^ε + 2; right: DE vs OUE at one ε.
 
     ``best`` is :func:`~ldp_helpers.bounds.wang2017.best_protocol_grid`'s index array over
@@ -117,8 +170,13 @@ def phase_diagram(grid_d, grid_eps, best, *, curve_d, exact: dict, approx: dict,
     """
     grid_d = check_int_array("grid_d", grid_d, low=2).ravel()
     grid_eps = check_real_array("grid_eps", grid_eps, low=0.0).ravel()
-    best = check_int_array("best", best, low=0, high=len(PHASE_NAMES) - 1, shape=(grid_eps.size, grid_d.size))
-    curve_d, sim_d = check_int_array("curve_d", curve_d, low=2).ravel(), check_int_array("sim_d", sim_d, low=2).ravel()
+    best = check_int_array(
+        "best", best, low=0, high=len(PHASE_NAMES) - 1, shape=(grid_eps.size, grid_d.size)
+    )
+    curve_d, sim_d = (
+        check_int_array("curve_d", curve_d, low=2).ravel(),
+        check_int_array("sim_d", sim_d, low=2).ravel(),
+    )
     _curves("exact", exact, "curve_d", curve_d.size)
     _curves("approx", approx, "curve_d", curve_d.size)
     _curves("simulated", simulated, "sim_d", sim_d.size)
@@ -126,16 +184,33 @@ def phase_diagram(grid_d, grid_eps, best, *, curve_d, exact: dict, approx: dict,
         fail("approx", sorted(approx), f"the oracles of exact and simulated ({sorted(exact)})")
     epsilon = check_epsilon(epsilon)
     users_per_value = check_int("users_per_value", users_per_value, low=1)
-    handles = [Patch(color="C0", label="DE"), Patch(color="C1", label="OUE"),
-               Patch(color="C2", label="OLH (never strictly best)"),
-               Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$")]
+    handles = [
+        Patch(color="C0", label="DE"),
+        Patch(color="C1", label="OUE"),
+        Patch(color="C2", label="OLH (never strictly best)"),
+        Line2D([], [], color="k", lw=2, label=r"$d = 3e^\varepsilon+2$"),
+    ]
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
-    ax0.pcolormesh(grid_d, grid_eps, best, cmap=ListedColormap(["C0", "C1", "C2"]), vmin=-0.5, vmax=2.5,
-                   shading="nearest")
+    ax0.pcolormesh(
+        grid_d,
+        grid_eps,
+        best,
+        cmap=ListedColormap(["C0", "C1", "C2"]),
+        vmin=-0.5,
+        vmax=2.5,
+        shading="nearest",
+    )
     ax0.plot(de_threshold(grid_eps), grid_eps, "k", lw=2, label=r"$d = 3e^\varepsilon + 2$")
-    ax0.set(xscale="log", xlim=(2, 1000), xlabel="domain size $d$", ylabel=r"$\varepsilon$",
-            title="smallest approximate variance")
-    ax0.legend(handles=handles, loc="upper left", fontsize=8, frameon=True, framealpha=1, facecolor="white")
+    ax0.set(
+        xscale="log",
+        xlim=(2, 1000),
+        xlabel="domain size $d$",
+        ylabel=r"$\varepsilon$",
+        title="smallest approximate variance",
+    )
+    ax0.legend(
+        handles=handles, loc="upper left", fontsize=8, frameon=True, framealpha=1, facecolor="white"
+    )
     for k, (name, marker) in enumerate(zip(exact, "os")):
         ax1.plot(curve_d, exact[name], f"C{k}", label=f"{name} exact")
         ax1.plot(curve_d, approx[name], f"C{k}", ls="--", lw=1, label=f"{name} approximation")
@@ -143,7 +218,12 @@ def phase_diagram(grid_d, grid_eps, best, *, curve_d, exact: dict, approx: dict,
     threshold = de_threshold(epsilon)
     e_power = "e" if epsilon == 1 else rf"e^{{{epsilon:g}}}"
     ax1.axvline(threshold, color="k", ls=":", label=rf"$3{e_power}+2 \approx {threshold:.1f}$")
-    ax1.set(xscale="log", yscale="log", xlabel="domain size $d$", ylabel=r"Var$[\hat c(i)]/n$",
-            title=rf"$\varepsilon = {epsilon:g}$, uniform data, {users_per_value} users per value")
+    ax1.set(
+        xscale="log",
+        yscale="log",
+        xlabel="domain size $d$",
+        ylabel=r"Var$[\hat c(i)]/n$",
+        title=rf"$\varepsilon = {epsilon:g}$, uniform data, {users_per_value} users per value",
+    )
     ax1.legend(fontsize=8)
     return fig

@@ -13,7 +13,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ldp_helpers._validation import check_epsilon, check_int, check_int_array, check_real, check_real_array, fail_type
+from ldp_helpers._validation import (
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_real,
+    check_real_array,
+    fail_type,
+)
 from ldp_helpers.experiments.tutorial_protocols import Curve, check_curves
 
 _EPSILON_LABEL = r"privacy budget $\varepsilon$"
@@ -33,8 +40,18 @@ def _share_axes(ax, *, ylabel: str, title: str) -> None:
     ax.set(xlabel=_EPSILON_LABEL, ylabel=ylabel, title=title, ylim=(0, 1.05))
 
 
-def heavy_hitters_figure(recall: dict, epsilons, pem_by_n: Curve, n_grid, *, k: int, bits: int, exponent: float,
-                         n_users: int, epsilon_by_n: float) -> Figure:
+def heavy_hitters_figure(
+    recall: dict,
+    epsilons,
+    pem_by_n: Curve,
+    n_grid,
+    *,
+    k: int,
+    bits: int,
+    exponent: float,
+    n_users: int,
+    epsilon_by_n: float,
+) -> Figure:
     """Recall of the top k against ε for each protocol (left), PEM's recall against n at one ε (right).
 
     ``recall`` is :func:`~ldp_helpers.experiments.tutorial_protocols.heavy_hitter_recall`'s result over
@@ -50,18 +67,30 @@ def heavy_hitters_figure(recall: dict, epsilons, pem_by_n: Curve, n_grid, *, k: 
     n_grid = check_int_array("n_grid", n_grid, low=1).ravel()
     if not isinstance(pem_by_n, Curve) or np.shape(pem_by_n.mean) != n_grid.shape:
         fail_type("pem_by_n", pem_by_n, f"a Curve over the {n_grid.size} points of n_grid")
-    k, bits, n_users = check_int("k", k, low=1), check_int("bits", bits, low=1), check_int("n_users", n_users, low=1)
+    k, bits, n_users = (
+        check_int("k", k, low=1),
+        check_int("bits", bits, low=1),
+        check_int("n_users", n_users, low=1),
+    )
     exponent = check_real("exponent", exponent, low=0.0, low_open=False)
     epsilon_by_n = check_epsilon(epsilon_by_n, "epsilon_by_n")
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
     for name, curve in recall.items():
         _errorbars(ax0, epsilons, curve, marker="o", label=name)
-    _share_axes(ax0, ylabel=f"recall of the top $k = {k}$",
-                title=rf"$n = {n_users:,}$ users, $2^{{{bits}}}$ values (Zipf {exponent:g})")
+    _share_axes(
+        ax0,
+        ylabel=f"recall of the top $k = {k}$",
+        title=rf"$n = {n_users:,}$ users, $2^{{{bits}}}$ values (Zipf {exponent:g})",
+    )
     ax0.legend(title="±2 SE")
     _errorbars(ax1, n_grid, pem_by_n, marker="o", color="C0", label="PEM")
-    ax1.set(xscale="log", xlabel="number of users $n$", ylabel=f"recall of the top $k = {k}$",
-            title=rf"PEM at $\varepsilon = {epsilon_by_n:g}$", ylim=(0, 1.05))
+    ax1.set(
+        xscale="log",
+        xlabel="number of users $n$",
+        ylabel=f"recall of the top $k = {k}$",
+        title=rf"PEM at $\varepsilon = {epsilon_by_n:g}$",
+        ylim=(0, 1.05),
+    )
     ax1.legend()
     return fig
 
@@ -80,14 +109,21 @@ def itemset_figure(mining: dict, epsilons, *, k: int, d: int, n_users: int) -> F
     mining = check_curves("mining", mining, epsilons.size)
     if not all(isinstance(key, tuple) and len(key) == 2 for key in mining):
         fail_type("mining", mining, "itemset_precision's result: a dict keyed (miner, metric)")
-    k, d, n_users = check_int("k", k, low=1), check_int("d", d, low=1), check_int("n_users", n_users, low=1)
+    k, d, n_users = (
+        check_int("k", k, low=1),
+        check_int("d", d, low=1),
+        check_int("n_users", n_users, low=1),
+    )
     miners, metrics = (list(dict.fromkeys(key[i] for key in mining)) for i in (0, 1))
     fig, axes = plt.subplots(1, len(metrics), figsize=(11, 4.2), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
         for j, miner in enumerate(miners):
             _errorbars(ax, epsilons, mining[miner, metric], marker="osd^v"[j % 5], label=miner)
-        _share_axes(ax, ylabel=f"{metric} of the top $k = {k}$ items",
-                    title=rf"$n = {n_users:,}$ baskets, $d = {d}$ items")
+        _share_axes(
+            ax,
+            ylabel=f"{metric} of the top $k = {k}$ items",
+            title=rf"$n = {n_users:,}$ baskets, $d = {d}$ items",
+        )
         ax.legend(title="±2 SE")
     return fig
 
@@ -108,13 +144,18 @@ def svsm_figure(precision: Curve, epsilons, *, k: int, n_users: int, max_size: i
     max_size = check_int("max_size", max_size, low=2)
     fig, ax = plt.subplots(figsize=(6, 4))
     _errorbars(ax, epsilons, precision, marker="o", label="SVSM (±2 SE)")
-    _share_axes(ax, ylabel=f"precision of the top {k} itemsets",
-                title=rf"SVSM, $n = {n_users:,}$ baskets, itemsets of 2–{max_size} items")
+    _share_axes(
+        ax,
+        ylabel=f"precision of the top {k} itemsets",
+        title=rf"SVSM, $n = {n_users:,}$ baskets, itemsets of 2–{max_size} items",
+    )
     ax.legend()
     return fig
 
 
-def psda_figure(psda_curves: dict, betas, *, n_users: int, epsilon: float, n_locations: int) -> Figure:
+def psda_figure(
+    psda_curves: dict, betas, *, n_users: int, epsilon: float, n_locations: int
+) -> Figure:
     """PSDA's max count error against β for the users' safe regions and for τ = root: the mean (±2 SE), the
     empirical (1 − β) quantile (dotted) and the bound that holds w.p. ≥ 1 − β (dashed).
 
@@ -125,21 +166,51 @@ def psda_figure(psda_curves: dict, betas, *, n_users: int, epsilon: float, n_loc
     [chen2016pldp] (max absolute count error vs β).
     """
     betas = check_real_array("betas", betas, low=0.0, high=1.0).ravel()
-    if not isinstance(psda_curves, dict) or set(psda_curves) != {"personal", "root"} or not all(
-            isinstance(r, dict) and isinstance(r.get("max_error"), Curve)
-            and all(np.shape(x) == betas.shape for x in (r["max_error"].mean, r.get("quantile"), r.get("bound")))
-            for r in psda_curves.values()):
-        fail_type("psda_curves", psda_curves, f"psda_error_curves' result over the {betas.size} betas")
-    n_users, n_locations = check_int("n_users", n_users, low=1), check_int("n_locations", n_locations, low=1)
+    if (
+        not isinstance(psda_curves, dict)
+        or set(psda_curves) != {"personal", "root"}
+        or not all(
+            isinstance(r, dict)
+            and isinstance(r.get("max_error"), Curve)
+            and all(
+                np.shape(x) == betas.shape
+                for x in (r["max_error"].mean, r.get("quantile"), r.get("bound"))
+            )
+            for r in psda_curves.values()
+        )
+    ):
+        fail_type(
+            "psda_curves", psda_curves, f"psda_error_curves' result over the {betas.size} betas"
+        )
+    n_users, n_locations = (
+        check_int("n_users", n_users, low=1),
+        check_int("n_locations", n_locations, low=1),
+    )
     epsilon = check_epsilon(epsilon)
     fig, ax = plt.subplots(figsize=(10, 4.2))
-    for j, (name, label) in enumerate((("personal", "parent region"), ("root", r"root ($\varepsilon$-LDP)"))):
+    for j, (name, label) in enumerate(
+        (("personal", "parent region"), ("root", r"root ($\varepsilon$-LDP)"))
+    ):
         r = psda_curves[name]
-        _errorbars(ax, betas, r["max_error"], marker="o", color=f"C{j}", label=f"{label}: mean max error")
-        ax.plot(betas, r["quantile"], ls=":", color=f"C{j}", label=rf"{label}: $(1-\beta)$ quantile")
-        ax.plot(betas, r["bound"], ls="--", color=f"C{j}", label=f"{label}: bound (w.p. $\\geq 1-\\beta$)")
-    ax.set(xscale="log", xlabel=r"confidence parameter $\beta$", ylabel=r"$\max_l |\hat s_l - s_l|$ (users)",
-           title=rf"PSDA, $n = {n_users:,}$, $\varepsilon = {epsilon:g}$, {n_locations} locations")
+        _errorbars(
+            ax, betas, r["max_error"], marker="o", color=f"C{j}", label=f"{label}: mean max error"
+        )
+        ax.plot(
+            betas, r["quantile"], ls=":", color=f"C{j}", label=rf"{label}: $(1-\beta)$ quantile"
+        )
+        ax.plot(
+            betas,
+            r["bound"],
+            ls="--",
+            color=f"C{j}",
+            label=f"{label}: bound (w.p. $\\geq 1-\\beta$)",
+        )
+    ax.set(
+        xscale="log",
+        xlabel=r"confidence parameter $\beta$",
+        ylabel=r"$\max_l |\hat s_l - s_l|$ (users)",
+        title=rf"PSDA, $n = {n_users:,}$, $\varepsilon = {epsilon:g}$, {n_locations} locations",
+    )
     ax.set_xticks(betas, [f"{b:g}" for b in betas])
     ax.minorticks_off()
     ax.invert_xaxis()
