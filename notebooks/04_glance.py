@@ -505,12 +505,12 @@ publish(fig, "chernoff_vs_exact_tail")
 # Glance vs Harmony vs T-shot with Figure 3's setting as defaults ($T = 50$, $N = 10{,}000$, β = 0.1,
 # constant stream μ = 0.5): mean Err over ε from exact surveys, θ of Eq. (1), Theorem 5's 2θ, Theorem 4's
 # bound for Harmony (at β₄ = β/(N+1)²) and the ε where condition (2) holds at this μ (shaded); try
-# μ = 0.9995. Each point is `n_draws` exact surveys. Without a running kernel the panel shows its
-# first figure instead.
+# μ = 0.9995. Each point is the panel's own number of exact surveys (its `n_draws` control, kept within
+# about a second of work). Without a running kernel the panel shows its first figure instead.
 
 # %% tags=["no-claims"]
 continual = show_panel("continual", mu=mus["general"], n_users=S6.n_users, n_rounds=S6.n_rounds,
-                       beta=S6.beta, epsilon_max=eps_hi, n_draws=n_draws)
+                       beta=S6.beta, epsilon_max=eps_hi)
 
 # %% [markdown]
 # ## Claims check
