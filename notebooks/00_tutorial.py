@@ -637,14 +637,17 @@ for name, regions in pl_regions.items():
     error = np.abs(estimate - pl_truth).max()
     print(f"safe region = {name:<15}: max |count error| over 20 locations = {error:7.1f} users")
 pldp_slip = ("the printed denominator pi(l') in O is an event, not a probability; the tutorial's "
-             "LDP definition (§Local Differential Privacy) prints Pr in both numerator and denominator")
+             "LDP definition (§Local Differential Privacy) prints Pr in both numerator and "
+             "denominator")
 claims.erratum_if("pldp_definition", by_text(pldp_slip))
 
 # %%
 pl_region, pl_inside = ldp.GRR(2.0, 4).output_table(), ldp.GRR(1.0, 5).output_table()
 pl_uniform = np.full((5, 5), 0.2)  # the location within a region that is not hers
-pl_table = np.kron(pl_region, pl_uniform) + np.kron(np.diag(np.diag(pl_region)), pl_inside - pl_uniform)
-pl_tau = max(ldp.pldp_loss(pl_table, pl_tree, r) for r in {pl_tree.parent[x] for x in pl_leaves})
+pl_own = np.kron(np.diag(np.diag(pl_region)), pl_inside - pl_uniform)  # her own region: GRR inside
+pl_table = np.kron(pl_region, pl_uniform) + pl_own
+pl_parents = {pl_tree.parent[x] for x in pl_leaves}
+pl_tau = max(ldp.pldp_loss(pl_table, pl_tree, r) for r in pl_parents)
 pl_any = ldp.pldp_loss(pl_table, pl_tree, pl_tree.root)  # any two locations, as printed
 print(f"loss over l, l' in tau (Chen et al.): {pl_tau:.6g}; over any two locations: {pl_any:.6g}")
 claims.ambiguous_if("pldp_tau_missing", far(pl_any, pl_tau, 1e-9), chen=pl_tau, printed=pl_any)

@@ -200,7 +200,8 @@ plots.server_figure(every, server_ds, server, n=server_n, epsilon=1.0);
 # %%
 eps_tau = deploy.longitudinal_epsilons(long_epsilon, long_epsilon_permanent, long_d, taus)
 memoized = np.array([v for k, v in eps_tau.items() if k != "fresh"])
-one_report = deploy.first_report_losses(long_epsilon, long_epsilon_permanent, deploy.FIRST_REPORT_MAX_D)
+one_report = deploy.first_report_losses(long_epsilon, long_epsilon_permanent,
+                                        deploy.FIRST_REPORT_MAX_D)
 first_gap = max(abs(loss - long_epsilon) for loss in one_report.values())  # from the whole tables
 claims.statement("first_report", close(first_gap, 0.0, 1e-9), d=deploy.FIRST_REPORT_MAX_D,
                  n_oracles=len(one_report))

@@ -51,7 +51,9 @@ audit_seeds = np.random.default_rng(seed).integers(2**63, size=2)  # one stream 
 #
 # **The derivation.** Let the others be i.i.d. with output law $\pi$ and $M$ the multinomial law of $n$
 # draws from $\pi$. The others' counts $s$ satisfy $s(c-e_j) = M(c)\,c_j/(n\pi_j)$, so
+#
 # $$P(c) = \sum_j \Pr_P[y_1 = j]\, s(c-e_j) = M(c)\,\frac1n\sum_j c_j\,\rho_P(j),\qquad \rho_P(j) = \Pr_P[y_1=j]/\pi_j .$$
+#
 # The privacy loss $\ln P(c)/Q(c)$ depends only on the counts of the outputs where $\rho_P\ne\rho_Q$ or
 # where $\pi$ differs: for binary RR (others at 0) the number of 1s; for $k$-RR the counts of 0, 1 (and 2
 # when the others hold a third value 2). The sum runs exactly over that grid in log space

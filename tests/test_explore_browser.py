@@ -180,8 +180,18 @@ def _typed_bad_value(driver, wait):
     wait.until(
         lambda d: "n_rounds must be an integer in [1, 5000]" in js_text(d, ".ldp-m_shot-message")
     )
-    type_into(driver, "m_shot", "n_rounds", "100")
-    wait.until(lambda d: js_text(d, ".ldp-m_shot-message") == "")
+    assert (
+        js_value(driver, "m_shot", "n_rounds") == "100"
+    )  # the refusal put the box back to the value in effect
+    type_into(
+        driver, "m_shot", "n_rounds", "120"
+    )  # a later valid change applies and clears the message
+    wait.until(
+        lambda d: (
+            js_text(d, ".ldp-m_shot-message") == ""
+            and "T = 120" in js_text(d, ".ldp-m_shot-summary")
+        )
+    )
 
 
 #: records, in the page, each time the RAPPOR panel's busy indicator comes and goes and whether it was ever visible
@@ -597,10 +607,12 @@ NO_SETUP = ["-o", ".venv/.installed"]
 
 
 def _make_target_answers(
-    target: list[str], port: int, env: dict, tmp_path, timeout: float = 90.0
+    target: list[str], port: int, env: dict, tmp_path, timeout: float = 90.0, ready: str = ""
 ) -> tuple[str, int, int]:
     """Start ``make <target>`` in its own process group, poll loopback, then stop the group.
 
+    With ``ready``, the group is stopped only once that line is in its log (e.g. the explorer's pre-heated
+    kernel has started: a kernel stopped while it starts may print its interrupt, which is no ordinary use).
     Returns its log, the status of a request with a foreign Host and that of a plain request for the page.
     """
     log_path = tmp_path / f"{target[0]}.log"
@@ -625,6 +637,9 @@ def _make_target_answers(
                 time.sleep(0.5)
             guarded = status(f"http://127.0.0.1:{port}/", {"Host": "attacker.example"})
             plain = status(f"http://127.0.0.1:{port}/")
+            while ready and ready not in log_path.read_text():
+                assert time.monotonic() < deadline, f"make {target[0]} never printed {ready!r}"
+                time.sleep(0.5)
         finally:
             stop(proc)
     return log_path.read_text(), guarded, plain
@@ -646,7 +661,7 @@ def test_make_lab_comes_up_on_loopback(tmp_path):
 def test_make_explore_comes_up_guarded_with_a_token(tmp_path):
     port = free_port()
     log, guarded, plain = _make_target_answers(
-        ["explore", f"PORT={port}"], port, {"BROWSER": "true"}, tmp_path
+        ["explore", f"PORT={port}"], port, {"BROWSER": "true"}, tmp_path, ready="is filled with"
     )
     assert re.search(rf"http://127\.0\.0\.1:{port}/\?token=[\w-]{{20,}}", log), log
     assert guarded == 403 and plain in (

@@ -171,14 +171,14 @@ def test_sizes_are_checked_against_their_ceiling_before_they_are_computed():
     DBitFlip(d=10¹²).output_table() listed its subsets into a MemoryError."""
     import math
 
-    from ldp_helpers.experiments.field_oracles import report_size
+    from ldp_helpers.experiments.field_oracles import build_oracle
     from ldp_helpers.mechanisms.dbitflip import DBitFlip
     from ldp_helpers.mechanisms.subset_selection import SubsetSelection
 
     with _within_seconds(5):
         d, k = 10**6, SubsetSelection(1.0, 10**6).k
         log2_comb = (math.lgamma(d + 1) - math.lgamma(k + 1) - math.lgamma(d - k + 1)) / math.log(2)
-        assert report_size("ss", 1.0, d).bits == math.ceil(log2_comb)
+        assert build_oracle("ss", 1.0, d).report_bits == math.ceil(log2_comb)
         for call in (
             SubsetSelection(1.0, 10**12).output_table,
             SubsetSelection(1.0, 10**12).privacy_loss,
