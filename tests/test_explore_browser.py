@@ -223,7 +223,9 @@ def _busy_indicator(driver, wait):
     """Every update sets the indicator before its work and clears it after; CSS shows it only after 0.3 s, so
     an update seen to last well over that must have shown it (how long one lasts depends on the machine)."""
     driver.execute_script(WATCH_BUSY)
-    type_into(driver, "rappor", "n_candidates", "64")
+    type_into(
+        driver, "rappor", "n_candidates", "32"
+    )  # the most candidates 4 checked surveys allow here
     type_into(driver, "rappor", "k", "256")
     type_into(driver, "rappor", "m", "64")
     wait.until(lambda d: "k = 256, h = 2, m = 64," in js_text(d, ".ldp-rappor-summary"))
