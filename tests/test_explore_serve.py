@@ -96,3 +96,22 @@ def test_the_cap_counts_pages_and_says_what_to_do():
     assert refusal(HOST, 8866, page=True, pages=1, max_pages=1)[0] == 503
     with pytest.raises(ValueError, match="max_pages"):
         refusal(HOST, 8866, page=True, max_pages=0)
+
+
+def test_ordinary_warnings_are_shown_as_info_and_others_stay_warnings():
+    """A kernel nudged under load, or a reply racing its page's closing websocket, is not an alarm; any other
+    warning keeps its level (the browser tests fail on WARNING lines)."""
+    import logging
+
+    from ldp_helpers.explore.serve import _not_an_alarm
+
+    def record(msg):
+        return logging.LogRecord("GuardedVoila", logging.WARNING, __file__, 1, msg, None, None)
+
+    nudged, closed, other = (
+        record("Nudge: attempt 10 on kernel 1234"),
+        record("zmq message arrived on closed channel"),
+        record("Culling 'idle' kernel"),
+    )
+    assert all(_not_an_alarm(r) for r in (nudged, closed, other))  # nothing is dropped
+    assert (nudged.levelname, closed.levelname, other.levelname) == ("INFO", "INFO", "WARNING")

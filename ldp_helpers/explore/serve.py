@@ -242,6 +242,8 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
             self.app.settings.update(self.tornado_settings)
             self.app.settings["ldp_port"] = self.port
             self.app.add_handlers(".*$", self.init_handlers())
+            for handler in self.log.handlers:
+                handler.addFilter(_not_an_alarm)
             self._trust_app()
             self.listen()
 
@@ -255,6 +257,20 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
     return GuardedVoila
 
 
+#: jupyter_server's warnings that ordinary use on a loaded machine produces: a kernel slow to answer its first
+#: ``kernel_info`` (it is nudged, then answers) and a reply arriving as its page's websocket closes
+ORDINARY = ("Nudge: attempt", "zmq message arrived on closed channel")
+
+
+def _not_an_alarm(record) -> bool:
+    """A logging filter that keeps every record but shows the :data:`ORDINARY` warnings at INFO level."""
+    import logging
+
+    if record.levelno == logging.WARNING and str(record.msg).startswith(ORDINARY):
+        record.levelno, record.levelname = logging.INFO, "INFO"
+    return True
+
+
 def _page_kernel_manager():
     """jupyter_server's kernel manager that ends a kernel :data:`CLOSED_PAGE_SECONDS` after its last websocket
     closed and no new one opened (the page is gone even if its unload beacon was lost)."""
@@ -262,13 +278,33 @@ def _page_kernel_manager():
     from tornado.ioloop import IOLoop
 
     class PageKernelManager(AsyncMappingKernelManager):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self._ending = set()  # kernels being shut down
+
+        async def shutdown_kernel(self, kernel_id, *args, **kwargs):
+            """End a kernel once: its page's beacon, its closed websocket and the idle culler may all ask."""
+            if kwargs.get("restart"):
+                return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+            if kernel_id not in self or kernel_id in self._ending:
+                return None
+            self._ending.add(kernel_id)
+            try:
+                return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+            finally:
+                self._ending.discard(kernel_id)
+
         def notify_disconnect(self, kernel_id):
             super().notify_disconnect(kernel_id)
             if self._kernel_connections.get(kernel_id) == 0:
                 IOLoop.current().call_later(CLOSED_PAGE_SECONDS, self._end_if_closed, kernel_id)
 
         async def _end_if_closed(self, kernel_id):
-            if kernel_id in self and self._kernel_connections.get(kernel_id) == 0:
+            if (
+                kernel_id in self
+                and kernel_id not in self._ending
+                and self._kernel_connections.get(kernel_id) == 0
+            ):
                 self.log.info(
                     "Kernel %s: its page closed %s s ago, shutting it down",
                     kernel_id,
