@@ -99,8 +99,9 @@ def test_the_cap_counts_pages_and_says_what_to_do():
 
 
 def test_ordinary_warnings_are_shown_as_info_and_others_stay_warnings():
-    """A kernel nudged under load, or a reply racing its page's closing websocket, is not an alarm; any other
-    warning keeps its level (the browser tests fail on WARNING lines)."""
+    """An unconnected kernel culled when idle, a kernel nudged under load, or a reply racing its page's closing
+    websocket is not an alarm; any other warning (a dead kernel) keeps its level (the browser tests fail on
+    WARNING lines)."""
     import logging
 
     from ldp_helpers.explore.serve import _not_an_alarm
@@ -108,10 +109,16 @@ def test_ordinary_warnings_are_shown_as_info_and_others_stay_warnings():
     def record(msg):
         return logging.LogRecord("GuardedVoila", logging.WARNING, __file__, 1, msg, None, None)
 
-    nudged, closed, other = (
+    ordinary = [
+        record(
+            "Culling 'idle' kernel 'python3' (1234) with 0 connections due to 148 seconds of inactivity."
+        ),
         record("Nudge: attempt 10 on kernel 1234"),
         record("zmq message arrived on closed channel"),
-        record("Culling 'idle' kernel"),
-    )
-    assert all(_not_an_alarm(r) for r in (nudged, closed, other))  # nothing is dropped
-    assert (nudged.levelname, closed.levelname, other.levelname) == ("INFO", "INFO", "WARNING")
+    ]
+    alarms = [
+        record("Culling 'dead' kernel 'python3' (1234)."),
+        record("Kernel 1234 died, removing from map."),
+    ]
+    assert all(_not_an_alarm(r) for r in ordinary + alarms)  # nothing is dropped
+    assert [r.levelname for r in ordinary + alarms] == ["INFO"] * 3 + ["WARNING"] * 2

@@ -257,9 +257,10 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
     return GuardedVoila
 
 
-#: jupyter_server's warnings that ordinary use on a loaded machine produces: a kernel slow to answer its first
-#: ``kernel_info`` (it is nudged, then answers) and a reply arriving as its page's websocket closes
-ORDINARY = ("Nudge: attempt", "zmq message arrived on closed channel")
+#: jupyter_server's warnings that ordinary use produces: a kernel no page connected to ended after
+#: :data:`IDLE_SECONDS` (by design), a kernel slow to answer its first ``kernel_info`` on a loaded machine
+#: (it is nudged, then answers) and a reply arriving as its page's websocket closes
+ORDINARY = ("Culling 'idle' kernel", "Nudge: attempt", "zmq message arrived on closed channel")
 
 
 def _not_an_alarm(record) -> bool:
