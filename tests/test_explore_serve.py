@@ -103,11 +103,21 @@ def test_ordinary_warnings_are_shown_as_info_and_others_stay_warnings():
     websocket is not an alarm; any other warning (a dead kernel) keeps its level (the browser tests fail on
     WARNING lines)."""
     import logging
+    import re
 
     from ldp_helpers.explore.serve import _not_an_alarm
 
-    def record(msg):
-        return logging.LogRecord("GuardedVoila", logging.WARNING, __file__, 1, msg, None, None)
+    def record(msg):  # as jupyter_server logs them: a format string and its arguments
+        words = tuple(re.findall(r"'([^']*)'", msg))
+        return logging.LogRecord(
+            "GuardedVoila",
+            logging.WARNING,
+            __file__,
+            1,
+            re.sub(r"'[^']*'", "'%s'", msg),
+            words,
+            None,
+        )
 
     ordinary = [
         record(

@@ -267,7 +267,7 @@ def _not_an_alarm(record) -> bool:
     """A logging filter that keeps every record but shows the :data:`ORDINARY` warnings at INFO level."""
     import logging
 
-    if record.levelno == logging.WARNING and str(record.msg).startswith(ORDINARY):
+    if record.levelno == logging.WARNING and record.getMessage().startswith(ORDINARY):
         record.levelno, record.levelname = logging.INFO, "INFO"
     return True
 
