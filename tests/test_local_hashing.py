@@ -227,7 +227,7 @@ def test_the_universal_family_is_caught(rng, monkeypatch):
     client), both tests above reject it at the same sizes."""
     from ldp_helpers.mechanisms import local_hashing
 
-    monkeypatch.setattr(local_hashing, "_hash_function", local_hashing._universal_hash)
+    monkeypatch.setattr(local_hashing, "_hash_function", local_hashing.universal_hash)
     assert max(_chi2_of_client_against_table(OLH(0.9, 3), rng)) < 1e-10
     assert np.max(
         np.abs(_estimate_correlations(OLH(0.9, 3), np.array([30, 10, 5]), 20_000, rng))

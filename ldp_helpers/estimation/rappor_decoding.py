@@ -181,7 +181,7 @@ def decode(
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
     drop_below = check_real("drop_below", drop_below, low=0.0)
-    return _decode(X, y, alpha, _check_correction(correction), lasso_alpha, drop_below)
+    return _decode(X, y, alpha, check_correction(correction), lasso_alpha, drop_below)
 
 
 def decode_aggregate(
@@ -221,7 +221,7 @@ def decode_aggregate(
     kept = sizes > 0
     X = mechanism.blooms[kept].transpose(0, 2, 1).reshape(-1, mechanism.n_candidates).astype(float)
     return _decode(
-        X, estimates[kept].ravel(), alpha, _check_correction(correction), lasso_alpha, drop_below
+        X, estimates[kept].ravel(), alpha, check_correction(correction), lasso_alpha, drop_below
     )
 
 
@@ -268,7 +268,8 @@ def _adjust(p, kept, n_candidates, alpha, correction):
 # ------------------------------------------------------------------ validation
 
 
-def _check_correction(correction) -> str | None:
+def check_correction(correction) -> str | None:
+    """A multiple-testing correction of :func:`decode`: one of :data:`CORRECTIONS` (None: none)."""
     if correction not in CORRECTIONS:
         fail("correction", correction, f"one of {CORRECTIONS}")
     return correction

@@ -65,8 +65,9 @@ def _check_reporters(reporters, reporters_with_one) -> tuple[np.ndarray, np.ndar
 
 
 @dataclass(frozen=True)
-class _StreamMechanism(Mechanism):
-    """Shared parts: ε over the whole stream, T rounds, the truth, the [K; X] statistic and its exact sampler."""
+class StreamMechanism(Mechanism):
+    """The streaming contract (abstract): ε over the whole stream, T rounds, the truth, the [K; X] statistic
+    and its exact sampler; :class:`Glance`, :class:`BasicOneTimeRappor` and Harmony build on it."""
 
     epsilon: float  # ε, one user's budget for her whole stream
     n_rounds: int  # T
@@ -182,7 +183,7 @@ class _StreamMechanism(Mechanism):
 
 
 @dataclass(frozen=True)
-class Glance(_StreamMechanism):
+class Glance(StreamMechanism):
     """Glance: one uniform round τ_n, ``Q_Bin(v; ε)`` there, NULL elsewhere.
 
     Biased only through the empty-round convention (``unbiased = False``): see
@@ -279,7 +280,7 @@ class Glance(_StreamMechanism):
 
 
 @dataclass(frozen=True)
-class BasicOneTimeRappor(_StreamMechanism):
+class BasicOneTimeRappor(StreamMechanism):
     """Basic One-time RAPPOR / T-shot: ``Q_Bin(v_{n,t}; ε/T)`` in every round.
 
     References

@@ -203,6 +203,9 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.estimation.rappor_decoding.printed_y_vec": spec(
         mechanism=RAPPOR_BASIC, truth=RAPPOR_TRUTH, n_active=2, rng=RNG, normalize_inside_loop=True
     ),
+    "ldp_helpers.estimation.rappor_decoding.check_correction": spec(
+        correction="bh", _none_ok={"correction"}, _extra={"correction": ["holm"]}
+    ),
     "ldp_helpers.estimation.rappor_decoding.decode": spec(
         X=np.eye(6)[:, :3] + 0.1,
         y=np.array([5.0, 1.0, 2.0, 0.5, 0.2, 0.1]),
@@ -1415,6 +1418,7 @@ ABSTRACT = {
     "ldp_helpers.mechanisms.base.Mechanism",
     "ldp_helpers.mechanisms.base.FrequencyOracle",
     "ldp_helpers.mechanisms.base.PureFrequencyOracle",
+    "ldp_helpers.mechanisms.continual.StreamMechanism",
     "ldp_helpers.mechanisms.unary_encoding.UnaryEncoding",
 }
 #: command-line entry points (argv), probed by test_pipeline_safety.py
