@@ -435,6 +435,8 @@ SPECS.update(
         MECH + "local_hashing.olh_hash_range": spec(epsilon=1.0),
         MECH + "local_hashing.approx_variance_for_hash_range": spec(epsilon=1.0, g=3.0),
         MECH + "local_hashing.continuous_optimal_hash_range": spec(epsilon=1.0),
+        # x may be empty (no words to hash): its refusals are tested in tests/test_local_hashing.py
+        MECH + "local_hashing.universal_hash": spec(a=3, b=5, x=np.arange(4), m=2, _free={"x"}),
         MECH + "local_hashing.LocalHashing": spec(epsilon=1.0, d=5, g=3),
         MECH + "local_hashing.BLH": spec(epsilon=1.0, d=5),
         MECH + "local_hashing.OLH": spec(epsilon=1.0, d=5),
