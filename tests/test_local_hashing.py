@@ -266,7 +266,9 @@ def test_universal_hash_takes_32_bit_words_and_no_words():
     """((a·x + b) mod P) mod m: values below 2^32 (no int64 overflow), an empty x gives no hashes,
     and x outside [0, 2^32) or not integers is refused naming x."""
     x = np.array([0, 1, 2**32 - 1])
-    assert universal_hash(3, 5, x, 7).tolist() == [((3 * v + 5) % HASH_PRIME) % 7 for v in x.tolist()]
+    assert universal_hash(3, 5, x, 7).tolist() == [
+        ((3 * v + 5) % HASH_PRIME) % 7 for v in x.tolist()
+    ]
     assert universal_hash(3, 5, np.zeros(0, dtype=np.int64), 7).size == 0
     for bad in (np.array([-1]), np.array([2**32]), np.array([0.5]), np.array(["a"]), None):
         with pytest.raises(ValueError, match="^x must be"):

@@ -70,7 +70,11 @@ def universal_hash(a, b, x, m):
     m = check_int("m", m, low=1, high=HASH_PRIME)
     a, b, x = (
         check_int_array(name, v, low=0, high=high) if np.size(v) else np.asarray(v, dtype=np.int64)
-        for name, v, high in (("a", a, HASH_PRIME - 1), ("b", b, HASH_PRIME - 1), ("x", x, 2**32 - 1))
+        for name, v, high in (
+            ("a", a, HASH_PRIME - 1),
+            ("b", b, HASH_PRIME - 1),
+            ("x", x, 2**32 - 1),
+        )
     )
     return ((a * x + b) % HASH_PRIME) % m
 
