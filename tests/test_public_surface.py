@@ -153,3 +153,15 @@ def private_cross_imports() -> list[str]:
 def test_private_names_are_rarely_imported_across_subpackages():
     found = private_cross_imports()
     assert len(found) <= MAX_PRIVATE_CROSS_IMPORTS, "\n".join(found)
+
+
+def test_the_map_lists_each_package_s_public_names():
+    """docs/reference.md ("Public surface", the README's reference) lists every package's ``__all__``."""
+    text = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    block = text.split("### Public surface", 1)[1].split("\n### ", 1)[0]
+    entries = {}
+    for item in block.split("\n- `")[1:]:
+        key, names = item.split("`:", 1)
+        entries["ldp_helpers." + key] = [n.strip() for n in " ".join(names.split()).split(",")]
+    for package in PACKAGES[1:]:
+        assert entries.get(package) == list(importlib.import_module(package).__all__), package
