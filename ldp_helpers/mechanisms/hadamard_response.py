@@ -73,11 +73,8 @@ def hr_blocks(epsilon: float, d: int) -> int:
     ----------
     [acharya2019] (the general-ε construction; the authors' code computes the same B).
     """
-    return _hr_blocks(check_epsilon(epsilon), check_int("d", d, low=2))
-
-
-def _hr_blocks(epsilon: float, d: int) -> int:
-    """:func:`hr_blocks` for a validated ε and d (e^ε is not formed beyond 2d: no overflow)."""
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    # e^ε is not formed beyond 2d: no overflow
     return 1 << math.floor(math.log2(2 * d if epsilon >= math.log(2 * d) else math.exp(epsilon)))
 
 
@@ -112,7 +109,7 @@ class HadamardResponse(FrequencyOracle):
             fail(
                 "epsilon", self.epsilon, "at most 700 for Hadamard Response (e^ε must stay finite)"
             )
-        B = blocks or _hr_blocks(self.epsilon, self.d)
+        B = blocks or hr_blocks(self.epsilon, self.d)
         b = 1 << (-(-self.d // B)).bit_length()  # smallest power of 2 above ⌈d/B⌉: B(b − 1) ≥ d
         object.__setattr__(self, "B", B)
         object.__setattr__(self, "b", b)
