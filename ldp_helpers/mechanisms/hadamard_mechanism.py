@@ -177,7 +177,7 @@ class HadamardMechanism(FrequencyOracle):
         rng = check_rng(rng)
         indices = rng.integers(0, self.D, size=(values.size, self.coefficients))
         coefficients = _hadamard_entries(values[:, None], indices)  # c_l = H[v, j_l]
-        reported = self._grr._perturb(_pattern(coefficients), rng)  # GRR over the 2^t patterns
+        reported = self._grr.perturb(_pattern(coefficients), rng=rng)  # GRR over the 2^t patterns
         return HadamardReports(indices, _signs(reported, self.coefficients))
 
     def aggregate(self, reports: HadamardReports) -> np.ndarray:

@@ -223,7 +223,7 @@ class LocalHashing(PureFrequencyOracle):
         self._check_per_user_range()
         a = rng.integers(1, HASH_PRIME, size=values.size)
         b = rng.integers(0, HASH_PRIME, size=values.size)
-        y = self._grr._perturb(_hash_function(a, b, values, self.g), rng)
+        y = self._grr.perturb(_hash_function(a, b, values, self.g), rng=rng)
         return np.column_stack([a, b, y])
 
     def aggregate(self, reports, *, candidates=None) -> np.ndarray:
