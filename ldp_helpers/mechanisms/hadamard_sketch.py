@@ -45,7 +45,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_product, _key
-from ldp_helpers.mechanisms.hadamard import _fair_binomial, _walsh_hadamard_transform
+from ldp_helpers.mechanisms.hadamard import _fair_binomial, walsh_hadamard_transform
 from ldp_helpers.mechanisms.local_hashing import universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
@@ -195,7 +195,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
 
     def _transform(self, signed_sums) -> np.ndarray:
         """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m): the fast transform of the integer sums."""
-        transformed = _walsh_hadamard_transform(np.asarray(signed_sums, dtype=np.int64))
+        transformed = walsh_hadamard_transform(np.asarray(signed_sums, dtype=np.int64))
         return self.k * self.c_epsilon * transformed.astype(float)
 
     def sample_aggregate(
