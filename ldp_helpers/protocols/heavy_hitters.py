@@ -104,20 +104,21 @@ def split_counts(counts, sizes, *, rng: np.random.Generator) -> np.ndarray:
     check_allocation(
         "sizes", sizes.size, sizes.size * counts.size, what="users per value in each group"
     )
-    return _split_counts(counts, sizes, check_rng(rng))
+    rng = check_rng(rng)
 
-
-def _split_counts(counts: np.ndarray, sizes: np.ndarray, rng) -> np.ndarray:
-    out = np.zeros((sizes.size, counts.size), dtype=np.int64)
-    held = np.flatnonzero(counts)  # a value no user holds stays empty in every group
-    if sizes.size == 1:
-        out[0, held] = counts[held]
+    def split(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        out = np.zeros((sizes.size, counts.size), dtype=np.int64)
+        held = np.flatnonzero(counts)  # a value no user holds stays empty in every group
+        if sizes.size == 1:
+            out[0, held] = counts[held]
+            return out
+        half = sizes.size // 2
+        first = rng.multivariate_hypergeometric(counts[held], int(sizes[:half].sum()))
+        out[:half, held] = split(first, sizes[:half])
+        out[half:, held] = split(counts[held] - first, sizes[half:])
         return out
-    half = sizes.size // 2
-    first = rng.multivariate_hypergeometric(counts[held], int(sizes[:half].sum()))
-    out[:half, held] = _split_counts(first, sizes[:half], rng)
-    out[half:, held] = _split_counts(counts[held] - first, sizes[half:], rng)
-    return out
+
+    return split(counts, sizes)
 
 
 def _group_sizes(n: int, n_groups: int) -> np.ndarray:
@@ -141,7 +142,7 @@ def _split_users(
         counts = held[distinct]
     else:
         distinct, counts = np.unique(values, return_counts=True)
-    return [(distinct, row) for row in _split_counts(counts, sizes, rng)], sizes
+    return [(distinct, row) for row in split_counts(counts, sizes, rng=rng)], sizes
 
 
 def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
