@@ -23,7 +23,7 @@ import zlib
 
 import numpy as np
 
-from ldp_helpers.mechanisms.local_hashing import _universal_hash
+from ldp_helpers.mechanisms.local_hashing import universal_hash
 
 
 def _item(data, fragment_bits: int = 0) -> int:
@@ -39,7 +39,7 @@ def _item(data, fragment_bits: int = 0) -> int:
 
 
 def _hash(a, b, m, fragment_bits=0):
-    return lambda data: int(_universal_hash(a, b, _item(data, fragment_bits), m))
+    return lambda data: int(universal_hash(a, b, _item(data, fragment_bits), m))
 
 
 def _hashes(task, m_key="m", fragment_bits=0):
@@ -161,7 +161,7 @@ def sfp(task):
     hashes = _hashes(task, fragment_bits=fb)
 
     def puzzle(string):
-        return int(_universal_hash(task["puzzle_a"], task["puzzle_b"], int(string, 2), 256))
+        return int(universal_hash(task["puzzle_a"], task["puzzle_b"], int(string, 2), 256))
 
     # find_heavy_hitters adds the padding character with ``alphabet.add``: the alphabet must be a set (its
     # default, a list, fails there)

@@ -21,6 +21,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     approx_variance_for_hash_range,
     continuous_optimal_hash_range,
     olh_hash_range,
+    universal_hash,
 )
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
@@ -227,7 +228,7 @@ def test_the_universal_family_is_caught(rng, monkeypatch):
     client), both tests above reject it at the same sizes."""
     from ldp_helpers.mechanisms import local_hashing
 
-    monkeypatch.setattr(local_hashing, "_hash_function", local_hashing._universal_hash)
+    monkeypatch.setattr(local_hashing, "_hash_function", local_hashing.universal_hash)
     assert max(_chi2_of_client_against_table(OLH(0.9, 3), rng)) < 1e-10
     assert np.max(
         np.abs(_estimate_correlations(OLH(0.9, 3), np.array([30, 10, 5]), 20_000, rng))
@@ -259,3 +260,16 @@ def test_estimates_are_unbiased_with_exact_variance(rng):
     for i in range(3):
         assert_mean_close(draws[:, i], true_counts[i], variances[i])
         assert_variance_close(draws[:, i], variances[i])
+
+
+def test_universal_hash_takes_32_bit_words_and_no_words():
+    """((a·x + b) mod P) mod m: values below 2^32 (no int64 overflow), an empty x gives no hashes,
+    and x outside [0, 2^32) or not integers is refused naming x."""
+    x = np.array([0, 1, 2**32 - 1])
+    assert universal_hash(3, 5, x, 7).tolist() == [
+        ((3 * v + 5) % HASH_PRIME) % 7 for v in x.tolist()
+    ]
+    assert universal_hash(3, 5, np.zeros(0, dtype=np.int64), 7).size == 0
+    for bad in (np.array([-1]), np.array([2**32]), np.array([0.5]), np.array(["a"]), None):
+        with pytest.raises(ValueError, match="^x must be"):
+            universal_hash(3, 5, bad, 7)

@@ -40,7 +40,7 @@ from ldp_helpers._validation import (
     fail_type,
 )
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.sweeps import check_seed, run_chunks
 
 
@@ -93,7 +93,7 @@ def _check_callable(name: str, value, allowed: str):
 def fresh_rr_count_table(epsilon: float, k: int) -> np.ndarray:
     """Law of C (columns 0..k) for v = 0 and v = 1 (rows) under k fresh RR reports with ε₀ = ``epsilon`` each."""
     epsilon, k = check_epsilon(epsilon), _check_k(k)
-    p, flip = _q_bin_probabilities(epsilon)  # e^ε/(e^ε+1) and 1/(e^ε+1), without overflow at any ε
+    p, flip = q_bin_probabilities(epsilon)  # e^ε/(e^ε+1) and 1/(e^ε+1), without overflow at any ε
     c = np.arange(k + 1)
     return np.vstack([stats.binom.pmf(c, k, flip), stats.binom.pmf(c, k, p)])
 

@@ -44,13 +44,8 @@ def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
     like √(2 ln T); :func:`log_correction_residual` measures what √log(2T/β) leaves of that growth.
     """
     T = check_int("n_rounds", n_rounds, low=1)
-    return _max_abs_normal(
-        T, None if beta is None else check_probability(beta, "beta", open_low=True, open_high=True)
-    )
-
-
-def _max_abs_normal(T: int, beta) -> float:
     if beta is not None:
+        beta = check_probability(beta, "beta", open_low=True, open_high=True)
         # erfc(a/√2) = 1 − (1 − β)^{1/T}
         return float(math.sqrt(2) * special.erfcinv(-math.expm1(math.log1p(-beta) / T)))
     upper = (
@@ -76,7 +71,7 @@ def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
     t = check_int_array("rounds", rounds, low=1).ravel()
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     tail = beta if check_bool("quantile", quantile) else None
-    stat = [_max_abs_normal(int(T), tail) for T in t]
+    stat = [max_abs_normal(int(T), tail) for T in t]
     return float(
         np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0]
     )

@@ -132,12 +132,13 @@ def mse_ratio(true_counts, epsilons) -> np.ndarray:
     """
     counts = check_counts("true_counts", true_counts)
     epsilons = check_epsilons(epsilons)
-    return np.array([_mse_ratio(counts, e) for e in epsilons.ravel()])
-
-
-def _mse_ratio(counts, epsilon) -> float:
     n = int(counts.sum())
-    return _mse(GRR(epsilon, counts.size), counts, n) / _mse(OUE(epsilon, counts.size), counts, n)
+    return np.array(
+        [
+            _mse(GRR(e, counts.size), counts, n) / _mse(OUE(e, counts.size), counts, n)
+            for e in epsilons.ravel()
+        ]
+    )
 
 
 def crossover_epsilon_numeric(true_counts, *, bracket=(1e-3, 20.0)) -> float:
@@ -160,7 +161,7 @@ def crossover_epsilon_numeric(true_counts, *, bracket=(1e-3, 20.0)) -> float:
     lo, hi = bracket
 
     def log_ratio(epsilon):
-        return math.log(_mse_ratio(counts, epsilon))
+        return math.log(mse_ratio(counts, epsilon)[0])
 
     if not log_ratio(lo) > 0 > log_ratio(hi):
         fail(

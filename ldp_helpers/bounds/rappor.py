@@ -72,10 +72,6 @@ def detection_threshold(
     n_j, z = _threshold_inputs(
         check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, n_tests, power
     )
-    return _detection_threshold(mechanism, n_j, z)
-
-
-def _detection_threshold(mechanism: Rappor, n_j, z) -> np.ndarray:
     X = mechanism.design_matrix.astype(float)
     leverage = np.sqrt(np.diag(np.linalg.pinv(X.T @ X)))
     return z * _null_sd(n_j, mechanism.params)[..., None] * leverage / n_j[..., None]
@@ -106,9 +102,7 @@ def threshold_recall(
     ----------
     [erlingsson2014] §4; [rappor] §2.
     """
-    n_j, z = _threshold_inputs(
-        check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, 1, 0.5
-    )
+    check_instance("mechanism", mechanism, Rappor)
     weights = check_ndim(
         "weights",
         check_real_array("weights", weights, low=0.0, low_open=False),
@@ -116,7 +110,7 @@ def threshold_recall(
         last=mechanism.n_candidates,
         what="(one weight per candidate)",
     )
-    threshold = np.median(_detection_threshold(mechanism, n_j, z), axis=-1)
+    threshold = np.median(detection_threshold(mechanism, n_reports, alpha=alpha), axis=-1)
     return threshold, np.mean(weights[weights > 0] > np.asarray(threshold)[..., None], axis=-1)
 
 

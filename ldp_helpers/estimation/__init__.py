@@ -1,0 +1,6 @@
+"""What the server computes beyond a mechanism's own estimate: post-processing and RAPPOR's decoder."""
+
+__all__ = [
+    "postprocessing",
+    "rappor_decoding",
+]

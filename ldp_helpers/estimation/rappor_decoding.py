@@ -103,14 +103,6 @@ def printed_y_vec(
     n_active = check_int("n_active", n_active, low=1, high=mechanism.n_candidates)
     check_bool("normalize_inside_loop", normalize_inside_loop)
     check_real("mechanism.params.f", params.f, low=0.0, high=0.0, low_open=False, high_open=False)
-    return _printed_y_vec(mechanism, counts, n_j, n_active, rng, normalize_inside_loop)
-
-
-def _printed_y_vec(
-    mechanism: Rappor, counts, n_j, n_active: int, rng, normalize_inside_loop: bool
-) -> np.ndarray:
-    """:func:`printed_y_vec` on checked input: ``counts`` (m, M), cohort sizes ``n_j``, an IRR-only mechanism."""
-    params = mechanism.params
     y = np.zeros((params.m, params.k))
     for j in range(params.m):
         for w in range(n_active):
@@ -181,7 +173,26 @@ def decode(
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
     drop_below = check_real("drop_below", drop_below, low=0.0)
-    return _decode(X, y, alpha, _check_correction(correction), lasso_alpha, drop_below)
+    correction = check_correction(correction)
+    # Small dense problems: BLAS threads only contend with each other (and other processes).
+    with threadpool_limits(limits=1):
+        # random_state fixed: without it scikit-learn draws from NumPy's global generator (no hidden state here)
+        lasso = Lasso(
+            alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000, random_state=0
+        ).fit(X, y)
+        kept = np.flatnonzero(lasso.coef_ >= drop_below)
+        if kept.size == 0:
+            empty = np.zeros(0)
+            return Decoding(kept, empty, empty, empty, np.zeros(0, bool), alpha, correction)
+        if kept.size >= X.shape[0]:
+            raise ValueError(
+                f"the LASSO kept {kept.size} candidates but y has only {X.shape[0]} rows (k·m): OLS needs more rows "
+                f"than kept candidates; increase k or m, or the LASSO penalty"
+            )
+        ols = sm.OLS(y, X[:, kept]).fit()
+    p_one_sided = stats.t.sf(ols.tvalues, ols.df_resid)
+    p_values = _adjust(p_one_sided, kept, X.shape[1], alpha, correction)
+    return Decoding(kept, ols.params, ols.bse, p_values, p_values < alpha, alpha, correction)
 
 
 def decode_aggregate(
@@ -215,44 +226,16 @@ def decode_aggregate(
     sizes = np.asarray(n)
     if not sizes.any():
         fail("n (cohort sizes)", sizes, "cohort sizes with at least one report in some cohort")
-    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
-    lasso_alpha = check_real("lasso_alpha", lasso_alpha, low=0.0)
-    drop_below = check_real("drop_below", drop_below, low=0.0)
     kept = sizes > 0
     X = mechanism.blooms[kept].transpose(0, 2, 1).reshape(-1, mechanism.n_candidates).astype(float)
-    return _decode(
-        X, estimates[kept].ravel(), alpha, _check_correction(correction), lasso_alpha, drop_below
+    return decode(
+        X,
+        estimates[kept].ravel(),
+        alpha=alpha,
+        correction=correction,
+        lasso_alpha=lasso_alpha,
+        drop_below=drop_below,
     )
-
-
-def _decode(
-    X: np.ndarray,
-    y: np.ndarray,
-    alpha: float,
-    correction,
-    lasso_alpha: float = LASSO_ALPHA,
-    drop_below: float = DROP_BELOW,
-) -> Decoding:
-    """:func:`decode` on checked input: ``X`` and ``y`` float arrays of matching rows."""
-    # Small dense problems: BLAS threads only contend with each other (and other processes).
-    with threadpool_limits(limits=1):
-        # random_state fixed: without it scikit-learn draws from NumPy's global generator (no hidden state here)
-        lasso = Lasso(
-            alpha=lasso_alpha, positive=True, fit_intercept=False, max_iter=10_000, random_state=0
-        ).fit(X, y)
-        kept = np.flatnonzero(lasso.coef_ >= drop_below)
-        if kept.size == 0:
-            empty = np.zeros(0)
-            return Decoding(kept, empty, empty, empty, np.zeros(0, bool), alpha, correction)
-        if kept.size >= X.shape[0]:
-            raise ValueError(
-                f"the LASSO kept {kept.size} candidates but y has only {X.shape[0]} rows (k·m): OLS needs more rows "
-                f"than kept candidates; increase k or m, or the LASSO penalty"
-            )
-        ols = sm.OLS(y, X[:, kept]).fit()
-    p_one_sided = stats.t.sf(ols.tvalues, ols.df_resid)
-    p_values = _adjust(p_one_sided, kept, X.shape[1], alpha, correction)
-    return Decoding(kept, ols.params, ols.bse, p_values, p_values < alpha, alpha, correction)
 
 
 def _adjust(p, kept, n_candidates, alpha, correction):
@@ -268,7 +251,8 @@ def _adjust(p, kept, n_candidates, alpha, correction):
 # ------------------------------------------------------------------ validation
 
 
-def _check_correction(correction) -> str | None:
+def check_correction(correction) -> str | None:
+    """A multiple-testing correction of :func:`decode`: one of :data:`CORRECTIONS` (None: none)."""
     if correction not in CORRECTIONS:
         fail("correction", correction, f"one of {CORRECTIONS}")
     return correction

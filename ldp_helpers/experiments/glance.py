@@ -32,7 +32,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.bounds.chernoff import TailCheck, tail_check
 from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error
-from ldp_helpers.mechanisms.continual import Glance, _StreamMechanism
+from ldp_helpers.mechanisms.continual import Glance, StreamMechanism
 from ldp_helpers.simulate.populations import Population, constant_population
 from ldp_helpers.simulate.streams import sample_reporters
 
@@ -40,13 +40,13 @@ _MECHANISMS = "(Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)"
 
 
 def _check_mechanism(name, value):
-    if not isinstance(value, _StreamMechanism):
+    if not isinstance(value, StreamMechanism):
         fail_type(name, value, f"a stream mechanism {_MECHANISMS}")
     return value
 
 
 def _check_mechanism_cls(name, value):
-    if not (isinstance(value, type) and issubclass(value, _StreamMechanism)):
+    if not (isinstance(value, type) and issubclass(value, StreamMechanism)):
         fail_type(name, value, f"a stream mechanism class {_MECHANISMS}")
     return value
 

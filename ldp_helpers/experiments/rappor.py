@@ -36,10 +36,10 @@ from ldp_helpers._validation import (
 from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report
 from ldp_helpers.estimation.rappor_decoding import (
     Decoding,
-    _check_correction,
-    _decode,
-    _printed_y_vec,
+    check_correction,
+    decode,
     identical_filter_pairs,
+    printed_y_vec,
 )
 from ldp_helpers.mechanisms.privacy import max_privacy_loss, privacy_losses
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
@@ -231,7 +231,7 @@ def decode_grid(
 def _check_survey(params_list, weights, n_reports_list, correction, alpha, printed_logic):
     """The checks of a survey's settings (every params with its N); returns weights and alpha as floats."""
     check_bool("printed_logic", printed_logic)
-    _check_correction(correction)
+    check_correction(correction)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     weights = check_ndim(
         "weights", check_real_array("weights", weights, low=0.0, low_open=False), 1
@@ -288,12 +288,14 @@ def _decode_survey(
     mechanism = Rappor.create(params, weights.size, rng=rng)
     truth = cohort_counts(weights, n_reports, params.m, rng=rng)
     if printed_logic:
-        y = _printed_y_vec(mechanism, truth, truth.sum(axis=1), n_true, rng, True)
+        y = printed_y_vec(mechanism, truth, n_true, rng=rng)
     else:
         y = mechanism.estimate(
             mechanism.sample_aggregate(truth, rng=rng), mechanism.n_reports(truth)
         ).ravel()
-    decoding = _decode(mechanism.design_matrix.astype(np.float64), y, alpha, correction)
+    decoding = decode(
+        mechanism.design_matrix.astype(np.float64), y, alpha=alpha, correction=correction
+    )
     return DecodedSurvey(*_precision_recall(decoding.detected_candidates, n_true), decoding)
 
 

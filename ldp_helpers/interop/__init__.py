@@ -10,4 +10,4 @@
 
 from ldp_helpers.interop.google_rappor import read_rappor_files
 
-__all__ = ["read_rappor_files"]
+__all__ = ["google_rappor", "peer_reports", "read_rappor_files", "xxhash32"]

@@ -1,0 +1,40 @@
+"""The mechanisms, one module per family, all on one contract (:class:`~ldp_helpers.mechanisms.base.Mechanism`).
+
+The public surface is these modules' public names; the most used are re-exported by :mod:`ldp_helpers`.
+"""
+
+__all__ = [
+    "adaptive",
+    "base",
+    "continual",
+    "count_mean_sketch",
+    "count_sketch",
+    "dbitflip",
+    "duchi_mean",
+    "fast_local_hashing",
+    "grr",
+    "hadamard",
+    "hadamard_mechanism",
+    "hadamard_response",
+    "hadamard_sketch",
+    "harmony",
+    "hashtogram",
+    "histogram_encoding",
+    "local_hashing",
+    "longitudinal",
+    "m_shot",
+    "multidimensional",
+    "privacy",
+    "pure",
+    "randomized_response",
+    "rappor",
+    "rappor_client",
+    "registry",
+    "rs_fd",
+    "signed_sketch",
+    "sketch_response",
+    "smp",
+    "subset_selection",
+    "telemetry",
+    "unary_encoding",
+]

@@ -65,8 +65,9 @@ def _check_reporters(reporters, reporters_with_one) -> tuple[np.ndarray, np.ndar
 
 
 @dataclass(frozen=True)
-class _StreamMechanism(Mechanism):
-    """Shared parts: ε over the whole stream, T rounds, the truth, the [K; X] statistic and its exact sampler."""
+class StreamMechanism(Mechanism):
+    """The streaming contract (abstract): ε over the whole stream, T rounds, the truth, the [K; X] statistic
+    and its exact sampler; :class:`Glance`, :class:`BasicOneTimeRappor` and Harmony build on it."""
 
     epsilon: float  # ε, one user's budget for her whole stream
     n_rounds: int  # T
@@ -182,7 +183,7 @@ class _StreamMechanism(Mechanism):
 
 
 @dataclass(frozen=True)
-class Glance(_StreamMechanism):
+class Glance(StreamMechanism):
     """Glance: one uniform round τ_n, ``Q_Bin(v; ε)`` there, NULL elsewhere.
 
     Biased only through the empty-round convention (``unbiased = False``): see
@@ -229,7 +230,7 @@ class Glance(_StreamMechanism):
         [glance] §4.1 (the pure estimator over the reporters η_t).
         """
         _, K, X = self._statistic(aggregate, n)
-        est = self.randomizer._estimate_fraction(X, np.maximum(K, 1).astype(float))
+        est = self.randomizer.estimate_fraction(X, np.maximum(K, 1))
         return np.where(K > 0, est, EMPTY_ROUND_ESTIMATE)
 
     @staticmethod
@@ -244,7 +245,7 @@ class Glance(_StreamMechanism):
         Q_Bin is symmetric (q = 1 − p), so it does not depend on the reporters' true fraction.
         """
         K = check_int_array("n_reporters", n_reporters, low=1).astype(float)
-        return self.randomizer._fraction_variance(0.5, K)
+        return self.randomizer.fraction_variance(0.5, K)
 
     def empty_round_probability(self, n_users: int) -> float:
         """``Pr[K_t = 0] = (1 − 1/T)^N``: no user picked round t."""
@@ -279,7 +280,7 @@ class Glance(_StreamMechanism):
 
 
 @dataclass(frozen=True)
-class BasicOneTimeRappor(_StreamMechanism):
+class BasicOneTimeRappor(StreamMechanism):
     """Basic One-time RAPPOR / T-shot: ``Q_Bin(v_{n,t}; ε/T)`` in every round.
 
     References
@@ -316,12 +317,12 @@ class BasicOneTimeRappor(_StreamMechanism):
     def estimate(self, aggregate, n) -> np.ndarray:
         """``μ̂_t = (X_t/N − q')/(p' − q')`` over all N users."""
         n, _, X = self._statistic(aggregate, n)
-        return self.randomizer._estimate_fraction(X, float(n))
+        return self.randomizer.estimate_fraction(X, n)
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[μ̂_t]``: the RR variance at ε/T over all N users."""
         population = self._population(truth)
-        return self.randomizer._fraction_variance(population.fractions(), float(population.n_users))
+        return self.randomizer.fraction_variance(population.fractions(), population.n_users)
 
     def output_table(self) -> np.ndarray:
         """``P[v, y] = Π_t Q_Bin(y_t | v_t; ε/T)`` over all 2^T streams and 2^T report vectors (loss T·ε/T = ε)."""

@@ -44,7 +44,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
@@ -367,4 +367,4 @@ def _hash_values(hash_a: tuple, hash_b: tuple, d: int, m: int) -> np.ndarray:
     """H[j, x] = ((a_j x + b_j) mod P) mod m for j < k and x < d, shape (k, d) ([apple2017] Algorithm 1)."""
     a = np.array(hash_a, dtype=np.int64)[:, None]
     b = np.array(hash_b, dtype=np.int64)[:, None]
-    return _universal_hash(a, b, np.arange(d), m)
+    return universal_hash(a, b, np.arange(d), m)

@@ -244,7 +244,7 @@ class FastLocalHashing(FrequencyOracle):
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         j = rng.integers(0, self.k, size=values.size)
-        return np.column_stack([j, self._grr._perturb(self.hash_table()[j, values], rng)])
+        return np.column_stack([j, self._grr.perturb(self.hash_table()[j, values], rng=rng)])
 
     def aggregate(self, reports) -> np.ndarray:
         """M[j, y]: how many reports chose hash j and reported y (shape (k, g))."""

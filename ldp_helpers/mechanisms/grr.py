@@ -94,10 +94,7 @@ class GRR(PureFrequencyOracle):
         ----------
         [grr_vs_oue] Algorithm 1; [tutorial] "Direct Encoding".
         """
-        return self._perturb(check_domain_values("values", values, self.d), check_rng(rng))
-
-    def _perturb(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """:meth:`perturb` for validated values (local hashing perturbs its hashes with it)."""
+        values, rng = check_domain_values("values", values, self.d), check_rng(rng)
         keep = rng.random(values.shape) < self.p
         other = rng.integers(0, self.d - 1, size=values.shape)
         other += other >= values  # uniform over [0, d) \ {v}

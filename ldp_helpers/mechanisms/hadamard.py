@@ -61,11 +61,6 @@ def hadamard_entries(rows, columns) -> np.ndarray:
             Described(f"an array of shape {y.shape}"),
             f"an array broadcastable with rows {u.shape}",
         )
-    return _hadamard_entries(u, y)
-
-
-def _hadamard_entries(u, y) -> np.ndarray:
-    """:func:`hadamard_entries` for validated int64 arrays."""
     return (1 - 2 * (np.bitwise_count(np.bitwise_and(u, y)) & 1)).astype(np.int8)
 
 
@@ -83,15 +78,9 @@ def walsh_hadamard_transform(values) -> np.ndarray:
         fail("values", Described("a scalar"), "an array with at least one axis")
     _check_power_of_two("values", arr.shape[-1])
     raw = np.asarray(values)
-    return _walsh_hadamard_transform(
-        raw.astype(np.int64) if np.issubdtype(raw.dtype, np.integer) else arr
-    )
-
-
-def _walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
-    """:func:`walsh_hadamard_transform` for a validated array (butterflies (x + y, x − y) on pairs h apart)."""
-    lead, m = values.shape[:-1], values.shape[-1]
-    out, h = values, 1
+    # butterflies (x + y, x − y) on pairs h apart
+    out = raw.astype(np.int64) if np.issubdtype(raw.dtype, np.integer) else arr
+    lead, m, h = out.shape[:-1], out.shape[-1], 1
     while h < m:
         pairs = out.reshape(*lead, m // (2 * h), 2, h)
         out = np.stack(

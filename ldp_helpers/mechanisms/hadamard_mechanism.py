@@ -65,9 +65,9 @@ from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard import (
     _fair_binomial,
-    _hadamard_entries,
     _uniform_on_sign_sets,
-    _walsh_hadamard_transform,
+    hadamard_entries,
+    walsh_hadamard_transform,
 )
 
 MAX_COEFFICIENTS = 30  # largest t (a report pattern is one of 2^t)
@@ -160,7 +160,7 @@ class HadamardMechanism(FrequencyOracle):
             )
         indices = np.array(np.unravel_index(np.arange(self.D**t), (self.D,) * t)).T  # (D^t, t)
         true_pattern = _pattern(
-            _hadamard_entries(np.arange(self.d)[:, None, None], indices[None])
+            hadamard_entries(np.arange(self.d)[:, None, None], indices[None])
         )  # (d, D^t)
         patterns = np.arange(2**t)
         probability = np.where(true_pattern[..., None] == patterns, self._grr.p, self._grr.q)
@@ -176,8 +176,8 @@ class HadamardMechanism(FrequencyOracle):
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         indices = rng.integers(0, self.D, size=(values.size, self.coefficients))
-        coefficients = _hadamard_entries(values[:, None], indices)  # c_l = H[v, j_l]
-        reported = self._grr._perturb(_pattern(coefficients), rng)  # GRR over the 2^t patterns
+        coefficients = hadamard_entries(values[:, None], indices)  # c_l = H[v, j_l]
+        reported = self._grr.perturb(_pattern(coefficients), rng=rng)  # GRR over the 2^t patterns
         return HadamardReports(indices, _signs(reported, self.coefficients))
 
     def aggregate(self, reports: HadamardReports) -> np.ndarray:
@@ -234,7 +234,7 @@ class HadamardMechanism(FrequencyOracle):
         total = n * self.coefficients
         a = check_trailing_shape("aggregate", aggregate, (self.D,))
         a = check_int_array("aggregate", a, low=-total, high=total)
-        return _walsh_hadamard_transform(a)[..., : self.d] / (
+        return walsh_hadamard_transform(a)[..., : self.d] / (
             self.coefficients * _c0(self.epsilon, self.coefficients)
         )
 

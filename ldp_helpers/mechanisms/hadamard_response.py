@@ -58,9 +58,9 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.hadamard import (
-    _hadamard_entries,
     _uniform_on_sign_sets,
-    _walsh_hadamard_transform,
+    hadamard_entries,
+    walsh_hadamard_transform,
 )
 
 MAX_TABLE_CELLS = 2**23  # largest d·K for output_table
@@ -73,11 +73,8 @@ def hr_blocks(epsilon: float, d: int) -> int:
     ----------
     [acharya2019] (the general-ε construction; the authors' code computes the same B).
     """
-    return _hr_blocks(check_epsilon(epsilon), check_int("d", d, low=2))
-
-
-def _hr_blocks(epsilon: float, d: int) -> int:
-    """:func:`hr_blocks` for a validated ε and d (e^ε is not formed beyond 2d: no overflow)."""
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    # e^ε is not formed beyond 2d: no overflow
     return 1 << math.floor(math.log2(2 * d if epsilon >= math.log(2 * d) else math.exp(epsilon)))
 
 
@@ -112,7 +109,7 @@ class HadamardResponse(FrequencyOracle):
             fail(
                 "epsilon", self.epsilon, "at most 700 for Hadamard Response (e^ε must stay finite)"
             )
-        B = blocks or _hr_blocks(self.epsilon, self.d)
+        B = blocks or hr_blocks(self.epsilon, self.d)
         b = 1 << (-(-self.d // B)).bit_length()  # smallest power of 2 above ⌈d/B⌉: B(b − 1) ≥ d
         object.__setattr__(self, "B", B)
         object.__setattr__(self, "b", b)
@@ -142,7 +139,7 @@ class HadamardResponse(FrequencyOracle):
         blocks, rows = self._layout
         y = np.arange(self.K)
         inside = (y[None] // self.b == blocks[:, None]) & (
-            _hadamard_entries(rows[:, None], y[None] % self.b) == 1
+            hadamard_entries(rows[:, None], y[None] % self.b) == 1
         )
         return np.where(inside, math.exp(self.epsilon), 1.0) * (2.0 / (self.b * self._e))
 
@@ -172,7 +169,7 @@ class HadamardResponse(FrequencyOracle):
         )
         y = rng.integers(0, self.b, size=blocks.size)
         wanted = np.where(in_set, 1, -1)  # the sign H_b[r, y] the report needs inside its block
-        y = np.where(_hadamard_entries(rows, y) == wanted, y, y ^ (rows & -rows))
+        y = np.where(hadamard_entries(rows, y) == wanted, y, y ^ (rows & -rows))
         other = rng.integers(
             0, max(self.K - self.b, 1), size=blocks.size
         )  # a symbol of another block (if B > 1)
@@ -220,7 +217,7 @@ class HadamardResponse(FrequencyOracle):
         hist = check_count_array(
             "aggregate", check_trailing_shape("aggregate", aggregate, (self.K,)), self.K, high=n
         )
-        transform = _walsh_hadamard_transform(hist.reshape(*hist.shape[:-1], self.B, self.b))
+        transform = walsh_hadamard_transform(hist.reshape(*hist.shape[:-1], self.B, self.b))
         blocks, rows = self._layout
         return (1.0 + 2 * self.B / math.expm1(self.epsilon)) * transform[..., blocks, rows]
 

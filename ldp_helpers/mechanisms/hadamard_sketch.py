@@ -45,8 +45,8 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_product, _key
-from ldp_helpers.mechanisms.hadamard import _fair_binomial, _walsh_hadamard_transform
-from ldp_helpers.mechanisms.local_hashing import _universal_hash
+from ldp_helpers.mechanisms.hadamard import _fair_binomial, walsh_hadamard_transform
+from ldp_helpers.mechanisms.local_hashing import universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
@@ -195,7 +195,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
 
     def _transform(self, signed_sums) -> np.ndarray:
         """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m): the fast transform of the integer sums."""
-        transformed = _walsh_hadamard_transform(np.asarray(signed_sums, dtype=np.int64))
+        transformed = walsh_hadamard_transform(np.asarray(signed_sums, dtype=np.int64))
         return self.k * self.c_epsilon * transformed.astype(float)
 
     def sample_aggregate(
@@ -237,7 +237,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
     def _hashes_of(self, values) -> np.ndarray:
         """h_j(x) for validated values of any domain size below P, shape (k, len(values))."""
         a, b = (np.array(c, dtype=np.int64)[:, None] for c in (self.hash_a, self.hash_b))
-        return _universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], self.m)
+        return universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], self.m)
 
     def _query(self, sketch, hashes, n) -> np.ndarray:
         """Algorithm 3 for the values with hash columns ``hashes`` (k × c): m/(m−1)·((1/k)Σ_j M[j, h_j] − n/m)."""

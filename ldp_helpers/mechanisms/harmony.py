@@ -36,11 +36,11 @@ from ldp_helpers._validation import (
     check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.continual import _StreamMechanism
+from ldp_helpers.mechanisms.continual import StreamMechanism
 
 
 @dataclass(frozen=True)
-class Harmony(_StreamMechanism):
+class Harmony(StreamMechanism):
     """The papers' Harmony: the RR bit in one uniform round, 0 in every other round.
 
     References
@@ -99,7 +99,7 @@ class Harmony(_StreamMechanism):
 
 
 @dataclass(frozen=True)
-class HarmonyNguyen(_StreamMechanism):
+class HarmonyNguyen(StreamMechanism):
     """Nguyen et al.'s Harmony (a labelled variant, not the papers'): ``z = ±T·c`` in one uniform round, 0 elsewhere.
 
     References

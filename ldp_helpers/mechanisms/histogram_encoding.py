@@ -50,12 +50,7 @@ def laplace_scale(epsilon: float) -> float:
     ----------
     [wang2017] §4.3; [tutorial] "Histogram Encoding".
     """
-    return _laplace_scale(check_epsilon(epsilon))
-
-
-def _laplace_scale(epsilon: float) -> float:
-    """:func:`laplace_scale` for a validated budget."""
-    return 2.0 / epsilon
+    return 2.0 / check_epsilon(epsilon)
 
 
 def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
@@ -67,7 +62,7 @@ def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
         values.size * d,
         what=f"{values.size:,} reports of d = {d:,} reals",
     )
-    reports = rng.laplace(0.0, _laplace_scale(epsilon), size=(values.size, d))
+    reports = rng.laplace(0.0, laplace_scale(epsilon), size=(values.size, d))
     reports[np.arange(values.size), values] += 1.0
     return reports
 
@@ -171,7 +166,7 @@ class SHE(FrequencyOracle):
     @cached_property
     def scale(self) -> float:
         """β = 2/ε (computed once)."""
-        return _laplace_scale(self.epsilon)
+        return laplace_scale(self.epsilon)
 
     @property
     def report_bits(self) -> int:
@@ -281,6 +276,6 @@ class THE(PureFrequencyOracle):
 
     def aggregate(self, reports) -> np.ndarray:
         """C(i) = #{u : B'_u[i] > θ} (the server's thresholding)."""
-        return (_check_reports(reports, self.d, _laplace_scale(self.epsilon)) > self.theta).sum(
+        return (_check_reports(reports, self.d, laplace_scale(self.epsilon)) > self.theta).sum(
             axis=0, dtype=np.int64
         )

@@ -21,7 +21,7 @@ The tests check the client against both: a χ² test of its reports against the 
 covariance of its estimates against the sampler's, at sizes where the universal family
 ((a·x + b) mod P) mod g that this module used before is rejected (its values at three points lie on
 an arithmetic progression mod P, far from independent).  Apple's sketch and Bitstogram keep public
-universal hashes (:func:`_universal_hash`), whose exact tables they compute from the hashes themselves.
+universal hashes (:func:`universal_hash`), whose exact tables they compute from the hashes themselves.
 """
 
 from __future__ import annotations
@@ -56,16 +56,26 @@ MAX_TABLE_FUNCTIONS = 4096  # g^d limit for output_table's enumeration of all ha
 _VALUES_PER_BLOCK = 64  # values scored per block in aggregate (bounds an n × block array)
 
 
-def _universal_hash(a, b, x, m):
-    """``h_{a,b}(x) = ((a·x + b) mod P) mod m`` with P = :data:`HASH_PRIME`, for validated int64 arrays
-    (broadcast): the one universal hash of local hashing, Apple's sketch and Bitstogram's buckets.
+def universal_hash(a, b, x, m):
+    """``h_{a,b}(x) = ((a·x + b) mod P) mod m`` with P = :data:`HASH_PRIME`, elementwise (broadcast):
+    the one universal hash of Apple's sketch, Hashtogram, Bitstogram's buckets and SFP's puzzle.
 
-    ``a·x + b`` stays below 2^62 because a, b < P < 2^31 and x < P.
+    ``a`` and ``b`` are integers in [0, P), ``x`` in [0, 2^32) (may be empty: 32-bit words) and ``m``
+    in [1, P]; then ``a·x + b`` stays below 2^63 (no int64 overflow).
 
     References
     ----------
-    [wang2017] §4.4 (the hash family of local hashing); [apple2017] Algorithm 1.
+    [apple2017] Algorithm 1; [bassily2017] (a public hash into T buckets).
     """
+    m = check_int("m", m, low=1, high=HASH_PRIME)
+    a, b, x = (
+        check_int_array(name, v, low=0, high=high) if np.size(v) else np.asarray(v, dtype=np.int64)
+        for name, v, high in (
+            ("a", a, HASH_PRIME - 1),
+            ("b", b, HASH_PRIME - 1),
+            ("x", x, 2**32 - 1),
+        )
+    )
     return ((a * x + b) % HASH_PRIME) % m
 
 
@@ -213,7 +223,7 @@ class LocalHashing(PureFrequencyOracle):
         self._check_per_user_range()
         a = rng.integers(1, HASH_PRIME, size=values.size)
         b = rng.integers(0, HASH_PRIME, size=values.size)
-        y = self._grr._perturb(_hash_function(a, b, values, self.g), rng)
+        y = self._grr.perturb(_hash_function(a, b, values, self.g), rng=rng)
         return np.column_stack([a, b, y])
 
     def aggregate(self, reports, *, candidates=None) -> np.ndarray:

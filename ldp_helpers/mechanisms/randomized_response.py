@@ -184,22 +184,15 @@ class BinaryRR(Mechanism):
         n = check_int_array("n", n, low=1).astype(float)
         if np.any(ones > n):
             fail("count_of_ones", count_of_ones, "counts in [0, n] (at most n reports are 1s)")
-        return self._estimate_fraction(ones, n)
-
-    def _estimate_fraction(self, count_of_ones, n):
-        """:meth:`estimate_fraction` for validated counts (the stream mechanisms' estimators)."""
-        return _unbiased_count(count_of_ones, n, self.p, self.q) / n
+        return _unbiased_count(ones, n, self.p, self.q) / n
 
     def fraction_variance(self, true_fraction, n):
         """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users (broadcasts)."""
         pi = check_real_array(
             "true_fraction", true_fraction, low=0.0, high=1.0, low_open=False, high_open=False
         )
-        return self._fraction_variance(pi, check_int_array("n", n, low=1).astype(float))
-
-    def _fraction_variance(self, true_fraction, n):
-        """:meth:`fraction_variance` for validated fractions and a float n (the stream mechanisms' variances)."""
-        return _count_variance(true_fraction * n, n, self.p, self.q) / n**2
+        n = check_int_array("n", n, low=1).astype(float)
+        return _count_variance(pi * n, n, self.p, self.q) / n**2
 
 
 def q_bin_probabilities(epsilon):

@@ -133,10 +133,7 @@ def md5_bloom_bits(word: str, cohort: int, h: int, k: int) -> list[int]:
     if not isinstance(word, str):
         fail_type("word", word, "a candidate string")
     h, k = check_int("h", h, low=1, high=16), check_int("k", k, low=1)
-    return _md5_bloom_bits(word, check_int("cohort", cohort, low=0, high=2**32 - 1), h, k)
-
-
-def _md5_bloom_bits(word: str, cohort: int, h: int, k: int) -> list[int]:
+    cohort = check_int("cohort", cohort, low=0, high=2**32 - 1)
     digest = hashlib.md5(struct.pack(">L", cohort) + word.encode("utf-8")).digest()
     return [digest[i] % k for i in range(h)]
 
@@ -168,7 +165,7 @@ def md5_bloom_filters(candidates, m: int, h: int, k: int) -> np.ndarray:
     )
     blooms = np.zeros((m, len(candidates), k), dtype=np.int8)
     for j, (w, word) in itertools.product(range(m), enumerate(candidates)):
-        blooms[j, w, _md5_bloom_bits(word, j, h, k)] = 1
+        blooms[j, w, md5_bloom_bits(word, j, h, k)] = 1
     return blooms
 
 

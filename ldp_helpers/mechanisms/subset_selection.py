@@ -67,7 +67,12 @@ def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
     [wang2016ss] (the k-subset mechanism); [ye2018].
     """
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
-    return _subset_probabilities(epsilon, d, check_int("k", k, low=1, high=d - 1))
+    k = check_int("k", k, low=1, high=d - 1)
+    if k == 1:  # GRR, to the last bit (the explorer's rankings then see a tie, not rounding noise)
+        return _grr_probabilities(epsilon, d)
+    shrink = math.exp(-epsilon)
+    denominator = k + (d - k) * shrink  # (k e^ε + d − k) e^{−ε}
+    return k / denominator, k * ((k - 1) + (d - k) * shrink) / ((d - 1) * denominator)
 
 
 #: C(d, k) is computed exactly only below this many bits (the exact big integer costs seconds at d = 10⁶)
@@ -77,14 +82,6 @@ EXACT_COMB_BITS = 4096
 def _log2_comb(d: int, k: int) -> float:
     """log2 C(d, k) from log-gamma, without the big integer (relative error ~1e-15)."""
     return (math.lgamma(d + 1) - math.lgamma(k + 1) - math.lgamma(d - k + 1)) / math.log(2)
-
-
-def _subset_probabilities(epsilon: float, d: int, k) -> tuple:
-    if k == 1:  # GRR, to the last bit (the explorer's rankings then see a tie, not rounding noise)
-        return _grr_probabilities(epsilon, d)
-    shrink = math.exp(-epsilon)
-    denominator = k + (d - k) * shrink  # (k e^ε + d − k) e^{−ε}
-    return k / denominator, k * ((k - 1) + (d - k) * shrink) / ((d - 1) * denominator)
 
 
 def optimal_subset_size(epsilon: float, d: int) -> int:
@@ -105,7 +102,7 @@ def optimal_subset_size(epsilon: float, d: int) -> int:
 
 
 def _total_variance(epsilon: float, d: int, k: int) -> float:
-    p, q = _subset_probabilities(epsilon, d, k)
+    p, q = subset_probabilities(epsilon, d, k)
     return float(_count_variance(1, 1, p, q) + (d - 1) * _count_variance(0, 1, p, q))
 
 
@@ -131,7 +128,7 @@ class SubsetSelection(PureFrequencyOracle):
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return _subset_probabilities(self.epsilon, self.d, self.k)
+        return subset_probabilities(self.epsilon, self.d, self.k)
 
     @property
     def report_bits(self) -> int:

@@ -82,9 +82,6 @@ class OneBitMean(Mechanism):
     def one_probability(self, x) -> np.ndarray:
         """``Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1)`` for counters x ∈ [0, m] ([ding2017] "1BitMean")."""
         x = check_int_array("x", x, low=0, high=self.m)
-        return self._one_probability(x)
-
-    def _one_probability(self, x) -> np.ndarray:
         low = _q_bin_probabilities(self.epsilon)[1]  # 1/(e^ε + 1); (e^ε − 1)/(e^ε + 1) = tanh(ε/2)
         return low + (np.asarray(x) / self.m) * math.tanh(self.epsilon / 2)
 
@@ -111,14 +108,14 @@ class OneBitMean(Mechanism):
 
     def output_table(self) -> np.ndarray:
         """``P[x, b]`` for x ∈ {0, …, m} and b ∈ {0, 1}: loss ln(Pr[1|m]/Pr[1|0]) = ε exactly."""
-        ones = self._one_probability(np.arange(self.m + 1))
+        ones = self.one_probability(np.arange(self.m + 1))
         return np.column_stack([1 - ones, ones])
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user client: send 1 with probability ``Pr[1 | x]`` ([ding2017] "1BitMean")."""
         x = check_int_array("values", values, low=0, high=self.m).ravel()
         rng = check_rng(rng)
-        return (rng.random(x.shape) < self._one_probability(x)).astype(np.int8)
+        return (rng.random(x.shape) < self.one_probability(x)).astype(np.int8)
 
     def aggregate(self, reports) -> int:
         """The number of 1 bits."""
@@ -129,7 +126,7 @@ class OneBitMean(Mechanism):
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, (self.m + 1,))
-        return rng.binomial(counts, self._one_probability(np.arange(self.m + 1)), size=size).sum(
+        return rng.binomial(counts, self.one_probability(np.arange(self.m + 1)), size=size).sum(
             axis=-1
         )
 
@@ -156,7 +153,7 @@ class OneBitMean(Mechanism):
     def variance(self, truth) -> float:
         """Exact ``Var[σ̂] = (m/(n tanh(ε/2)))² Σ_x f_x π_x(1 − π_x)``, π_x = Pr[1 | x]."""
         counts, n = self._counts_and_n(truth)
-        pi = self._one_probability(np.arange(self.m + 1))
+        pi = self.one_probability(np.arange(self.m + 1))
         return float(
             (self.m / (n * math.tanh(self.epsilon / 2))) ** 2 * np.dot(counts, pi * (1 - pi))
         )
@@ -210,7 +207,7 @@ class OneBitMean(Mechanism):
         point = (
             x + alpha
         ) // step  # index of the rounding point: L/step, plus 1 iff x + α ≥ L + step
-        memo = rng.random((x.shape[0], self.m // step + 1)) < self._one_probability(
+        memo = rng.random((x.shape[0], self.m // step + 1)) < self.one_probability(
             np.arange(0, self.m + 1, step)
         )
         return memo[np.arange(x.shape[0])[:, None], point].astype(np.int8)
@@ -248,6 +245,6 @@ class OneBitMean(Mechanism):
             rounds = np.flatnonzero(points == point)
             bits = sequences[:, rounds]
             same = np.all(bits == bits[:, :1], axis=1)
-            pi = float(self._one_probability(point))
+            pi = float(self.one_probability(point))
             prob *= np.where(same, np.where(bits[:, 0] == 1, pi, 1 - pi), 0.0)
         return prob

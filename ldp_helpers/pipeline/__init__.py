@@ -20,7 +20,9 @@ _EXPORTS = {
     "ldp_helpers.pipeline.notebook": ("start_notebook", "FigureSaver"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_MODULE_OF)
+#: the modules a notebook or a command line uses by name (``python -m ldp_helpers.pipeline.reproduce``)
+_MODULES = ("decisions", "plots", "refresh", "report", "reproduce")
+__all__ = sorted(_MODULE_OF) + list(_MODULES)
 
 
 def __getattr__(name: str):

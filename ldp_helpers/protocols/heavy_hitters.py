@@ -53,8 +53,8 @@ from ldp_helpers._validation import (
     fail,
     fail_type,
 )
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH, _universal_hash
-from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH, universal_hash
+from ldp_helpers.mechanisms.pure import unbiased_count
 
 MAX_BITS = 30
 _BYTES_PER_CANDIDATE = 48  # a scored candidate's arrays in one round: value, true count, support, estimate, order, kept
@@ -104,20 +104,21 @@ def split_counts(counts, sizes, *, rng: np.random.Generator) -> np.ndarray:
     check_allocation(
         "sizes", sizes.size, sizes.size * counts.size, what="users per value in each group"
     )
-    return _split_counts(counts, sizes, check_rng(rng))
+    rng = check_rng(rng)
 
-
-def _split_counts(counts: np.ndarray, sizes: np.ndarray, rng) -> np.ndarray:
-    out = np.zeros((sizes.size, counts.size), dtype=np.int64)
-    held = np.flatnonzero(counts)  # a value no user holds stays empty in every group
-    if sizes.size == 1:
-        out[0, held] = counts[held]
+    def split(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        out = np.zeros((sizes.size, counts.size), dtype=np.int64)
+        held = np.flatnonzero(counts)  # a value no user holds stays empty in every group
+        if sizes.size == 1:
+            out[0, held] = counts[held]
+            return out
+        half = sizes.size // 2
+        first = rng.multivariate_hypergeometric(counts[held], int(sizes[:half].sum()))
+        out[:half, held] = split(first, sizes[:half])
+        out[half:, held] = split(counts[held] - first, sizes[half:])
         return out
-    half = sizes.size // 2
-    first = rng.multivariate_hypergeometric(counts[held], int(sizes[:half].sum()))
-    out[:half, held] = _split_counts(first, sizes[:half], rng)
-    out[half:, held] = _split_counts(counts[held] - first, sizes[half:], rng)
-    return out
+
+    return split(counts, sizes)
 
 
 def _group_sizes(n: int, n_groups: int) -> np.ndarray:
@@ -141,7 +142,7 @@ def _split_users(
         counts = held[distinct]
     else:
         distinct, counts = np.unique(values, return_counts=True)
-    return [(distinct, row) for row in _split_counts(counts, sizes, rng)], sizes
+    return [(distinct, row) for row in split_counts(counts, sizes, rng=rng)], sizes
 
 
 def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
@@ -178,7 +179,7 @@ def _support(
 
 def _estimate(olh: OLH, support, n_group: int, n_all: int) -> np.ndarray:
     """The group's unbiased counts scaled to all n users (each group is a 1/g sample of them)."""
-    return _unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
+    return unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
 
 
 def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
@@ -273,7 +274,7 @@ def treehist(
         est = _estimate(
             olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size
         )
-        sd_empty = math.sqrt(_count_variance(0.0, size, olh.p, olh.q)) * values.size / size
+        sd_empty = math.sqrt(olh.approx_variance(size)) * values.size / size
         order = np.argsort(-est, kind="stable")
         keep = order[est[order] > z * sd_empty][:max_candidates]
         candidates = candidates[keep]
@@ -299,7 +300,7 @@ def bucket_of(values, n_buckets: int, seed: int = 1) -> np.ndarray:
     """
     n_buckets = check_int("n_buckets", n_buckets, low=1, high=HASH_PRIME - 1)
     a, b = np.random.default_rng(check_int("seed", seed, low=0)).integers(1, HASH_PRIME, size=2)
-    return _universal_hash(a, b, np.asarray(values, dtype=np.int64), n_buckets)
+    return universal_hash(a, b, np.asarray(values, dtype=np.int64), n_buckets)
 
 
 def bitstogram(

@@ -55,7 +55,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.taxonomy import Taxonomy
 
@@ -121,12 +121,12 @@ class PCEP(Mechanism):
     @property
     def keep(self) -> float:
         """Pr[the sign is kept] = e^ε/(e^ε+1) (Q_Bin's, from its one derivation)."""
-        return _q_bin_probabilities(self.epsilon)[0]
+        return q_bin_probabilities(self.epsilon)[0]
 
     @property
     def flip(self) -> float:
         """Pr[the sign is flipped] = 1/(e^ε+1) (Q_Bin's; not 1 − keep, which loses every digit at large ε)."""
-        return _q_bin_probabilities(self.epsilon)[1]
+        return q_bin_probabilities(self.epsilon)[1]
 
     @property
     def c_epsilon(self) -> float:

@@ -43,7 +43,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
-from ldp_helpers.mechanisms.pure import _count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
@@ -350,7 +350,7 @@ class PSFO(Mechanism):
         """
         mean, var = self._sample_probability(truth)
         n = self.n_reports(truth)
-        return self.ell**2 * (var + _count_variance(mean, n, self.oracle.p, self.oracle.q))
+        return self.ell**2 * (var + count_variance(mean, n, self.oracle.p, self.oracle.q))
 
     def output_table(self) -> np.ndarray:
         """``P[S, y]`` over every set S ⊆ [0, d) (rows in size then lexicographic order) and every oracle report y.

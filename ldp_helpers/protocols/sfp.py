@@ -44,9 +44,8 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import _collision_tables
 from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch, HcmsReports
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _universal_hash
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, universal_hash
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.heavy_hitters import MAX_BITS
 
@@ -185,7 +184,7 @@ class SequenceFragmentPuzzle(Mechanism):
     def puzzle_hash(self, values) -> np.ndarray:
         """h(w) = ((a w + b) mod P) mod 2^puzzle_bits."""
         values = check_domain_values("values", values, 2**self.bits)
-        return _universal_hash(self.puzzle_a, self.puzzle_b, values, 2**self.puzzle_bits)
+        return universal_hash(self.puzzle_a, self.puzzle_b, values, 2**self.puzzle_bits)
 
     def records(self, values) -> np.ndarray:
         """r_l(w) = h(w)·2^fragment_bits + w[l] for every position l (rows), w[0] the most significant fragment."""
@@ -336,8 +335,8 @@ class SequenceFragmentPuzzle(Mechanism):
         return np.concatenate([self.word_sketch.variance(counts), fragments.ravel()])
 
     def _fragment_tables(self):
-        sketch = self.fragment_sketch
-        return _collision_tables(self.hash_a, self.hash_b, sketch.d, self.m)
+        rates = self.fragment_sketch.collision_rates()
+        return rates, rates * (1 - rates)
 
     def output_table(self) -> np.ndarray:
         """P[w, (l, fragment report, word report)] = (1/G)·P_f[r_l(w), ·]·P_w[w, ·] (small settings only)."""

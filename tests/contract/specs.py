@@ -203,6 +203,9 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.estimation.rappor_decoding.printed_y_vec": spec(
         mechanism=RAPPOR_BASIC, truth=RAPPOR_TRUTH, n_active=2, rng=RNG, normalize_inside_loop=True
     ),
+    "ldp_helpers.estimation.rappor_decoding.check_correction": spec(
+        correction="bh", _none_ok={"correction"}, _extra={"correction": ["holm"]}
+    ),
     "ldp_helpers.estimation.rappor_decoding.decode": spec(
         X=np.eye(6)[:, :3] + 0.1,
         y=np.array([5.0, 1.0, 2.0, 0.5, 0.2, 0.1]),
@@ -432,6 +435,8 @@ SPECS.update(
         MECH + "local_hashing.olh_hash_range": spec(epsilon=1.0),
         MECH + "local_hashing.approx_variance_for_hash_range": spec(epsilon=1.0, g=3.0),
         MECH + "local_hashing.continuous_optimal_hash_range": spec(epsilon=1.0),
+        # x may be empty (no words to hash): its refusals are tested in tests/test_local_hashing.py
+        MECH + "local_hashing.universal_hash": spec(a=3, b=5, x=np.arange(4), m=2, _free={"x"}),
         MECH + "local_hashing.LocalHashing": spec(epsilon=1.0, d=5, g=3),
         MECH + "local_hashing.BLH": spec(epsilon=1.0, d=5),
         MECH + "local_hashing.OLH": spec(epsilon=1.0, d=5),
@@ -1415,6 +1420,7 @@ ABSTRACT = {
     "ldp_helpers.mechanisms.base.Mechanism",
     "ldp_helpers.mechanisms.base.FrequencyOracle",
     "ldp_helpers.mechanisms.base.PureFrequencyOracle",
+    "ldp_helpers.mechanisms.continual.StreamMechanism",
     "ldp_helpers.mechanisms.unary_encoding.UnaryEncoding",
 }
 #: command-line entry points (argv), probed by test_pipeline_safety.py

@@ -11,6 +11,22 @@ from matplotlib.axes import Axes
 
 from ldp_helpers._validation import Described, check_instance, check_real_array, fail
 
+#: the shared plot and each paper's figure module
+__all__ = [
+    "plot_tail_bounds",
+    "field_oracles",
+    "glance",
+    "grr_vs_oue",
+    "heavy_hitter_scaling",
+    "m_shot",
+    "privacy_audit",
+    "rappor",
+    "report",
+    "shuffle",
+    "tutorial",
+    "tutorial_protocols",
+]
+
 
 def plot_tail_bounds(
     ax, deviation, bounds, exact, exact_label: str, markers=(), *, xlabel: str, title: str
