@@ -191,7 +191,8 @@ HASH_FAMILIES = {
     "sha256": (
         "Apple's SHA-256 of (j, x)",
         ". Its k hashes are Apple's SHA-256 family h<sub>j</sub>(x) = SHA-256(j ‖ x) mod m, "
-        "j = 0, …, k − 1 (8-byte big-endian j and x; fixed, not drawn from the seed)",
+        "j = 0, …, k − 1 (8-byte big-endian j and x; Apple publishes only “variations of a "
+        "SHA-256 hash”; fixed, not drawn from the seed)",
     ),
 }
 

@@ -13,13 +13,14 @@ Exact aggregate sampler: the users of each value split over the k rows multinomi
 with A[j, l] the users in row j whose hash is l and n_j the users in row j, the number of +1
 entries at (j, l) is Binomial(A, 1−r) + Binomial(n_j − A, r), independently over (j, l).
 
-Hash families ([apple2017] Algorithm 1 asks for k hash functions h_j: [d] → [m] and leaves the
-family to the deployment): ``"universal"`` (the default), h_j(x) = ((a_j x + b_j) mod P) mod m with
-(a_j, b_j) drawn from the Generator, P = 2^31 − 1; ``"sha256"``, Apple's choice — "the data is
-encoded using variations of a SHA-256 hash" [apple2017] — here h_j(x) = int(SHA-256(j ‖ x)) mod m,
-j and x each as 8-byte big-endian integers and the 256-bit digest read big-endian: a fixed family
-(nothing drawn), as close to uniform as SHA-256 is.  At d = 43, m = 256 a universal draw can send
-the 43 consecutive values into 10–24 cells in some rows; SHA-256 spreads them like a uniform hash.
+Hash families ([apple2017] Algorithm 1 takes a set of k hash functions h_j: [d] → [m]):
+``"universal"`` (the default), h_j(x) = ((a_j x + b_j) mod P) mod m with (a_j, b_j) drawn from
+the Generator, P = 2^31 − 1; ``"sha256"``, after Apple's deployment ("the data is encoded using
+variations of a SHA-256 hash", Apple's Differential Privacy Overview; the exact variant is not
+published): h_j(x) = int(SHA-256(j ‖ x)) mod m, j and x each as 8-byte big-endian integers and the
+256-bit digest read big-endian — a fixed family (nothing drawn), as close to uniform as SHA-256 is.
+At d = 43, m = 256 a universal draw can send the 43 consecutive values into 10–24 cells in some
+rows; SHA-256 spreads them like a uniform hash.
 
 Note: the tutorial calls the sketch "m × k"; it has k rows (one per hash) and m columns.
 
