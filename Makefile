@@ -21,7 +21,7 @@ export OPENBLAS_CORETYPE ?= Haswell
 endif
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: setup peers browser figures test lint refresh bench lab clean distclean book explore
+.PHONY: setup peers browser figures test lint refresh bench bench-explore lab clean distclean book explore
 
 setup: $(STAMP)
 
@@ -104,6 +104,10 @@ book: setup $(MATHJAX)
 
 bench: setup $(PEERS)
 	$(PY) tests/benchmarks/run.py --write-readme $(BENCH)
+
+# The explorer's rows alone (about a minute): each panel's p50/p95 at the app's defaults and heaviest settings.
+bench-explore: setup
+	$(PY) tests/benchmarks/bench_explore_panels.py
 
 # JupyterLab refuses root without --allow-root; containers/CI run as root, so pass it then (and say so).
 lab: setup

@@ -327,6 +327,31 @@ def test_the_sketchs_controls_show_only_for_the_sketch_and_change_its_numbers():
     )
 
 
+def test_apples_sha256_family_is_offered_and_its_bias_is_the_uniform_hash_one():
+    """Issue 36: the CMS control offers Apple's SHA-256 family; at d = 43, m = 256 its bias² is near
+    the uniform-hash mean bias² (the universal draw of seed 0 is 11× above it), said in the summary."""
+    panel = playground_panel(mechanism_key="oue", epsilon=1.0, d=43, n=100_000)
+    assert panel.controls["hash_family"].layout.display == "none"
+    panel.controls["mechanism_key"].value = "cms"
+    assert panel.controls["hash_family"].layout.display == "flex"
+    universal = playground_state("cms", 1.0, 43, 100_000, seed=0)
+    assert universal.bias_sq > 5 * universal.uniform_bias_sq and "universal family" in (
+        panel.summary.value
+    )
+    panel.controls["hash_family"].value = "sha256"
+    apple = playground_state("cms", 1.0, 43, 100_000, seed=0, hash_family="sha256")
+    assert apple.uniform_bias_sq == universal.uniform_bias_sq
+    assert 0.5 < apple.bias_sq / apple.uniform_bias_sq < 2
+    summary = panel.summary.value
+    assert panel.message.value == "" and "Apple's SHA-256 family" in summary
+    assert f"{apple.mse:.6g}" in summary and f"{apple.uniform_bias_sq:.6g}" in summary
+    assert f"(here {apple.bias_sq / apple.uniform_bias_sq:.2f}×)" in summary
+    ranking = dict(oracle_ranking(1.0, 43, 100_000, hash_family="sha256"))
+    assert ranking["cms"] == pytest.approx(apple.mse, rel=1e-12)
+    panel.update({"hash_family": "md5"})
+    assert "refused: hash_family" in panel.message.value
+
+
 def test_privacy_utility_panel_updates_and_survives_bad_values():
     panel = privacy_utility_panel(epsilon=1.0, d=43, n=10_000, epsilon_max=4.0)
     before = panel.summary.value

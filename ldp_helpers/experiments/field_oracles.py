@@ -50,6 +50,7 @@ from ldp_helpers._validation import (
     fail_type,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle
+from ldp_helpers.mechanisms.count_mean_sketch import HASH_FAMILIES
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
 
@@ -112,11 +113,15 @@ def oracle_structure(mechanism_key) -> dict:
     return dict(_structure_defaults(check_choice("mechanism_key", mechanism_key, oracle_keys())))
 
 
-def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> FrequencyOracle:
+def build_oracle(
+    mechanism_key, epsilon, d, *, structure=None, seed=0, hash_family="universal"
+) -> FrequencyOracle:
     """The registered oracle ``mechanism_key`` built for budget ε over [0, d) by its own class (cached).
 
     A sketch: ``cls.create(ε, d, **structure, rng=default_rng([1, seed]))`` (the seed draws its hash
-    functions, whatever ε: curves over ε share them).  Another oracle: ``cls(epsilon=ε, d=d)`` with the
+    functions, whatever ε: curves over ε share them); a sketch whose ``create`` takes a
+    ``hash_family`` (the CMS and HCMS, :func:`hash_family_keys`) gets ``hash_family`` — one of
+    :data:`~ldp_helpers.mechanisms.count_mean_sketch.HASH_FAMILIES`, ignored by the others.  Another oracle: ``cls(epsilon=ε, d=d)`` with the
     class's defaults (which follow ε and d: OLH's g, THE's θ, SS's k), the example's required fields
     kept (a longitudinal oracle's ε∞) and its structural fields from ``structure``.  ``structure`` maps
     names of :func:`oracle_structure` (of any oracle: names this one does not take are ignored, so
@@ -135,6 +140,7 @@ def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> Freque
         check_int("d", d, low=2),
         check_int("seed", seed, low=0),
     )
+    hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
     structure = (
         {}
         if structure is None
@@ -154,14 +160,20 @@ def build_oracle(mechanism_key, epsilon, d, *, structure=None, seed=0) -> Freque
         )
         for name, default in _structure_defaults(key)
     )
-    return _build_oracle(key, epsilon, d, own, seed)
+    return _build_oracle(
+        key, epsilon, d, own, seed, hash_family if key in hash_family_keys() else ""
+    )
 
 
 @functools.lru_cache(maxsize=1024)
-def _build_oracle(key: str, epsilon: float, d: int, own: tuple, seed: int) -> FrequencyOracle:
+def _build_oracle(
+    key: str, epsilon: float, d: int, own: tuple, seed: int, hash_family: str
+) -> FrequencyOracle:
     example = REGISTRY[key].example()
     cls = type(example)
     given = {name: value for name, value in own if value is not None}
+    if hash_family:
+        given["hash_family"] = hash_family
     create = _creator(cls)
     if create is not None:
         return create(epsilon, d, **given, rng=np.random.default_rng([1, seed]))
@@ -174,6 +186,22 @@ def _build_oracle(key: str, epsilon: float, d: int, own: tuple, seed: int) -> Fr
         and f.default_factory is dataclasses.MISSING
     }
     return cls(epsilon=epsilon, d=d, **required, **given)
+
+
+@functools.lru_cache(maxsize=1)
+def hash_family_keys() -> tuple[str, ...]:
+    """The frequency oracles whose ``create`` takes a ``hash_family`` (the CMS and HCMS: universal or Apple's SHA-256).
+
+    References
+    ----------
+    [apple2017] Algorithm 1 (k hash functions; Apple's deployment hashes with SHA-256).
+    """
+    return tuple(
+        key
+        for key in oracle_keys()
+        if (create := _creator(type(REGISTRY[key].example()))) is not None
+        and "hash_family" in inspect.signature(create).parameters
+    )
 
 
 @functools.lru_cache(maxsize=1)

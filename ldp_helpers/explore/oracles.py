@@ -166,11 +166,11 @@ def _all_structure() -> dict[str, Structure]:
     )
 
 
-def _oracle(mechanism_key, epsilon, d, structure, seed):
+def _oracle(mechanism_key, epsilon, d, structure, seed, hash_family="universal"):
     """The one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`) within the panels' ranges."""
     key = check_choice("mechanism_key", mechanism_key, panel_keys())
     shape = check_structure(structure, check_int("d", d, low=2, high=D_MAX))
-    return fo.build_oracle(key, epsilon, d, structure=shape, seed=seed)
+    return fo.build_oracle(key, epsilon, d, structure=shape, seed=seed, hash_family=hash_family)
 
 
 def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
@@ -220,23 +220,35 @@ class PlaygroundState(NamedTuple):
     report_bits: int  # bits per report (the oracle's report_bits)
     mse: float  # exact mean over values of bias² + variance
     bias_sq: float  # exact mean over values of bias² (0 for an unbiased oracle)
+    uniform_bias_sq: float | None  # a CMS's mean bias² under uniform hashes (None: no yardstick)
 
 
 def playground_state(
-    mechanism_key, epsilon, d, n, population="uniform", *, zipf_s=1.1, seed=0, structure=None
+    mechanism_key,
+    epsilon,
+    d,
+    n,
+    population="uniform",
+    *,
+    zipf_s=1.1,
+    seed=0,
+    structure=None,
+    hash_family="universal",
 ) -> PlaygroundState:
     """One exact survey of the registered oracle on the chosen population, with its exact bias, σ, MSE and ε.
 
     ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=default_rng(seed)), n)``,
     ``sigma = sqrt(variance(truth))``, ``mse`` the mean over values of bias² + variance.  The oracle
     is :func:`~ldp_helpers.experiments.field_oracles.build_oracle` with the same ``seed`` (its hashes, if any,
-    from a stream of their own) and the panels' structure (missing names at :data:`STRUCTURE`'s defaults).
+    from a stream of their own) and the panels' structure (missing names at :data:`STRUCTURE`'s defaults);
+    ``hash_family`` picks a CMS's (or HCMS's) hashes: ``"universal"`` or Apple's ``"sha256"``, whose
+    bias is then compared with ``uniform_hash_bias_sq`` (the mean bias² of uniformly random hashes).
 
     References
     ----------
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
-    oracle = _oracle(mechanism_key, epsilon, d, structure, seed)
+    oracle = _oracle(mechanism_key, epsilon, d, structure, seed, hash_family)
     cells = getattr(oracle, "k", 1) * getattr(
         oracle, "hash_range", 1
     )  # FLH's survey fills k × g cells, g ≈ e^ε
@@ -265,4 +277,5 @@ def playground_state(
         oracle.report_bits,
         moments.mse,
         moments.bias_sq,
+        oracle.uniform_hash_bias_sq(truth) if hasattr(oracle, "uniform_hash_bias_sq") else None,
     )

@@ -182,25 +182,73 @@ def _count_scale(ax, truth: np.ndarray, sigma: np.ndarray) -> str:
 #: what the playground says of a sketch's hashes (its bias is its collisions under this family, for this draw)
 HASH_FAMILY = (
     ". Its k hashes are the universal family h<sub>j</sub>(x) = ((a<sub>j</sub>x + b<sub>j</sub>) mod P) mod m, "
-    "P = 2<sup>31</sup> − 1, (a<sub>j</sub>, b<sub>j</sub>) drawn from the seed — not Apple's SHA-256 of "
-    "(j, x): the bias shown is this draw's collisions (another seed, another bias; averaged over draws "
-    "the sketch is unbiased)"
+    "P = 2<sup>31</sup> − 1, (a<sub>j</sub>, b<sub>j</sub>) drawn from the seed: the bias shown is this draw's "
+    "collisions (another seed, another bias; averaged over draws the sketch is unbiased)"
 )
+#: the CMS's and HCMS's hash families the playground offers (:data:`HASH_FAMILY` for the others' sketches)
+HASH_FAMILIES = {
+    "universal": ("universal ((a·x + b) mod P) mod m", HASH_FAMILY),
+    "sha256": (
+        "Apple's SHA-256 of (j, x)",
+        ". Its k hashes are Apple's SHA-256 family h<sub>j</sub>(x) = SHA-256(j ‖ x) mod m, "
+        "j = 0, …, k − 1 (8-byte big-endian j and x; Apple publishes only “variations of a "
+        "SHA-256 hash”; fixed, not drawn from the seed)",
+    ),
+}
+
+
+def _hash_note(s, mechanism_key: str, hash_family: str) -> str:
+    """The summary's words on a biased sketch's hashes, and for the CMS/HCMS the uniform-hash yardstick."""
+    if s.bias_sq <= 0 or not hasattr(REGISTRY[mechanism_key].example(), "hash_a"):
+        return ""
+    if mechanism_key not in fo.hash_family_keys():
+        return HASH_FAMILY
+    return HASH_FAMILIES[hash_family][1] + (
+        f"; uniformly random hashes give a mean bias² of <b class='ldp-uniform-bias'>"
+        f"{s.uniform_bias_sq:.6g}</b> on average (here {s.bias_sq / s.uniform_bias_sq:.2f}×)"
+    )
 
 
 def _draw_playground(
-    panel: Panel, *, mechanism_key, epsilon, d, n, population, zipf_s, seed, **structure
+    panel: Panel,
+    *,
+    mechanism_key,
+    epsilon,
+    d,
+    n,
+    population,
+    zipf_s,
+    seed,
+    hash_family,
+    **structure,
 ) -> None:
     s = playground_state(
-        mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure
+        mechanism_key,
+        epsilon,
+        d,
+        n,
+        population,
+        zipf_s=zipf_s,
+        seed=seed,
+        structure=structure,
+        hash_family=hash_family,
     )
     d, own = s.true_counts.size, oracle_parameters(mechanism_key)
     for name in structure:  # a sketch's k and m show only for an oracle that has them
         panel.controls[name].layout.display = "flex" if name in own else "none"
+    takes_family = mechanism_key in fo.hash_family_keys()
+    panel.controls["hash_family"].layout.display = "flex" if takes_family else "none"
     ranking = [
         key
         for key, _ in oracle_ranking(
-            epsilon, d, n, population, zipf_s=zipf_s, structure=structure, seed=seed
+            epsilon,
+            d,
+            n,
+            population,
+            zipf_s=zipf_s,
+            structure=structure,
+            seed=seed,
+            hash_family=hash_family,
         )
     ]
     shape = "".join(f", {name} = {structure[name]}" for name in own)
@@ -212,11 +260,7 @@ def _draw_playground(
         f"exact MSE = <b class='ldp-mse'>{s.mse:.6g}</b>{split}; "
         f"lowest exact MSE here: <b>{html.escape(REGISTRY[ranking[0]].label)}</b> (rank of this oracle: "
         f"{ranking.index(mechanism_key) + 1} of {len(ranking)})"
-        + (
-            HASH_FAMILY
-            if s.bias_sq > 0 and hasattr(REGISTRY[mechanism_key].example(), "hash_a")
-            else ""
-        )
+        + _hash_note(s, mechanism_key, hash_family)
     )
     fig, a = figure_for(panel, _setup_playground, figsize=(11.0, 4.4))
     x = np.arange(d)
@@ -272,13 +316,16 @@ def playground_panel(
     population="uniform",
     zipf_s=1.1,
     seed=0,
+    hash_family="universal",
     **structure,
 ) -> Panel:
     """Frequency-oracle playground: any registered oracle, ε, d, n and population → true vs estimated counts.
 
     Shows one exact survey with ±2σ bands from the exact variance (and E[ĉ] when the oracle is
     biased), the whole-report ε from the output table ("—" when the table is too large), the report
-    size and the exact MSE (bias² + variance); ``structure`` sets a sketch's k and m.
+    size and the exact MSE (bias² + variance); ``structure`` sets a sketch's k and m, ``hash_family``
+    the CMS's and HCMS's hashes (:data:`HASH_FAMILIES`: universal, or Apple's SHA-256, whose bias is
+    shown next to the mean bias² of uniformly random hashes).
 
     References
     ----------
@@ -287,7 +334,15 @@ def playground_panel(
     # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
     structure = check_structure(structure)
     playground_state(
-        mechanism_key, epsilon, d, n, population, zipf_s=zipf_s, seed=seed, structure=structure
+        mechanism_key,
+        epsilon,
+        d,
+        n,
+        population,
+        zipf_s=zipf_s,
+        seed=seed,
+        structure=structure,
+        hash_family=hash_family,
     )
     defaults = dict(
         mechanism_key=mechanism_key,
@@ -297,6 +352,7 @@ def playground_panel(
         population=population,
         zipf_s=zipf_s,
         seed=seed,
+        hash_family=hash_family,
         **structure,
     )
     controls = {
@@ -309,6 +365,9 @@ def playground_panel(
         "population": c.choice(list(POPULATIONS), population, "population"),
         "zipf_s": c.number(float(zipf_s), 0.0, 3.0, "Zipf s", step=0.05),
         "seed": c.text(seed, "seed"),
+        "hash_family": c.choice(
+            [(label, key) for key, (label, _) in HASH_FAMILIES.items()], hash_family, "hashes"
+        ),
         **_structure_controls(structure),
     }
     return build(

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
+    check_choice,
     check_epsilon,
     check_int,
     check_int_array,
@@ -28,6 +29,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore.oracles import D_MAX, N_MAX, check_structure, panel_keys, population_counts
+from ldp_helpers.mechanisms.count_mean_sketch import HASH_FAMILIES
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
 
@@ -131,12 +133,21 @@ def crossovers(epsilons, keys, exact) -> tuple:
 
 
 def oracle_ranking(
-    epsilon, d, n, population="uniform", *, zipf_s=1.1, structure=None, seed=0
+    epsilon,
+    d,
+    n,
+    population="uniform",
+    *,
+    zipf_s=1.1,
+    structure=None,
+    seed=0,
+    hash_family="universal",
 ) -> tuple[tuple[str, float], ...]:
     """Every registered oracle's exact MSE (bias² + variance) at (ε, d) on this population, best first.
 
-    Each oracle is built for this (ε, d) (a sketch with ``structure`` and hashes from ``seed``, as in
-    the playground); oracles that refuse this ε at this d (e.g. double-precision underflow) are left out.
+    Each oracle is built for this (ε, d) (a sketch with ``structure`` and hashes from ``seed``, the CMS
+    and HCMS from ``hash_family``, as in the playground); oracles that refuse this ε at this d (e.g.
+    double-precision underflow) are left out.
 
     References
     ----------
@@ -144,6 +155,7 @@ def oracle_ranking(
     """
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=D_MAX)
     seed = check_int("seed", seed, low=0)
+    hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
     truth = population_counts(population, n, d, zipf_s=zipf_s)
     shape = check_structure(structure, int(truth.size))
     ranking = []
@@ -153,7 +165,14 @@ def oracle_ranking(
                 (
                     key,
                     fo.exact_mse(
-                        fo.build_oracle(key, epsilon, int(truth.size), structure=shape, seed=seed),
+                        fo.build_oracle(
+                            key,
+                            epsilon,
+                            int(truth.size),
+                            structure=shape,
+                            seed=seed,
+                            hash_family=hash_family,
+                        ),
                         truth,
                     ),
                 )

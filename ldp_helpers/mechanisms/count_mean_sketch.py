@@ -13,6 +13,15 @@ Exact aggregate sampler: the users of each value split over the k rows multinomi
 with A[j, l] the users in row j whose hash is l and n_j the users in row j, the number of +1
 entries at (j, l) is Binomial(A, 1−r) + Binomial(n_j − A, r), independently over (j, l).
 
+Hash families ([apple2017] Algorithm 1 takes a set of k hash functions h_j: [d] → [m]):
+``"universal"`` (the default), h_j(x) = ((a_j x + b_j) mod P) mod m with (a_j, b_j) drawn from
+the Generator, P = 2^31 − 1; ``"sha256"``, after Apple's deployment ("the data is encoded using
+variations of a SHA-256 hash", Apple's Differential Privacy Overview; the exact variant is not
+published): h_j(x) = int(SHA-256(j ‖ x)) mod m, j and x each as 8-byte big-endian integers and the
+256-bit digest read big-endian — a fixed family (nothing drawn), as close to uniform as SHA-256 is.
+At d = 43, m = 256 a universal draw can send the 43 consecutive values into 10–24 cells in some
+rows; SHA-256 spreads them like a uniform hash.
+
 Note: the tutorial calls the sketch "m × k"; it has k rows (one per hash) and m columns.
 
 References
@@ -23,6 +32,7 @@ References
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -34,6 +44,7 @@ from ldp_helpers._validation import (
     Described,
     check_aggregate,
     check_allocation,
+    check_choice,
     check_domain_values,
     check_instance,
     check_int,
@@ -44,11 +55,17 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, universal_hash
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
 MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
+#: the sketch's hash families (module docstring): the universal draw, or Apple's SHA-256 of (j, x)
+HASH_FAMILIES = ("universal", "sha256")
+#: most SHA-256 evaluations k·d of a sketch's hash table (about a second per million, computed once)
+MAX_SHA256_HASHES = 2**21
+#: a SHA-256 index j and a value x are hashed as 8-byte big-endian integers
+_SHA256_INT = 2**63 - 1
 
 
 class CmsReports(NamedTuple):
@@ -69,9 +86,11 @@ MAX_EPSILON = 73.0
 
 @dataclass(frozen=True)
 class CountMeanSketch(FrequencyOracle):
-    """A CMS configuration with its k public hash functions h_j(x) = ((a_j x + b_j) mod P) mod m.
+    """A CMS configuration with its k public hash functions: ((a_j x + b_j) mod P) mod m, or SHA-256.
 
-    Build it with :meth:`create` (hash parameters drawn from the injected Generator).  The
+    Build it with :meth:`create` (``hash_family="universal"``: hash parameters drawn from the
+    injected Generator; ``"sha256"``: Apple's fixed h_j(x) = int(SHA-256(j ‖ x)) mod m, whose
+    indices j = 0, …, k − 1 are stored as ``hash_a`` and ``hash_b`` is k zeros).  The
     truth is the vector of d true counts, the aggregate the k × m sketch, the estimate the mean
     frequency query f̂ of every value.  For *fixed* hashes f̂ is biased by their collisions
     (:meth:`expected_estimate`), hence ``unbiased = False``; averaged over the hash draws it is
@@ -87,6 +106,7 @@ class CountMeanSketch(FrequencyOracle):
     m: int  # sketch width (length of the ±1 vector)
     hash_a: tuple = field(repr=False)
     hash_b: tuple = field(repr=False)
+    hash_family: str = "universal"
 
     unbiased = False
 
@@ -104,21 +124,38 @@ class CountMeanSketch(FrequencyOracle):
     def __post_init__(self):
         super().__post_init__()
         check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)  # 1 − r rounds to 1 beyond
-        check_int("d", self.d, low=2, high=HASH_PRIME)  # h_j separates values only below P
+        check_choice("hash_family", self.hash_family, HASH_FAMILIES)
         check_int("k", self.k, low=1)
+        if self.hash_family == "sha256":  # Horner's rule mod m in uint64 needs m < 2^32
+            check_int("d", self.d, low=2, high=max(2, MAX_SHA256_HASHES // self.k))
+            check_int("m", self.m, low=2, high=2**32 - 1)
+            check_int_array("hash_a", self.hash_a, low=0, high=_SHA256_INT, shape=(self.k,))
+            check_int_array("hash_b", self.hash_b, low=0, high=0, shape=(self.k,))
+            return
+        check_int("d", self.d, low=2, high=HASH_PRIME)  # h_j separates values only below P
         check_int("m", self.m, low=2)
         check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1, shape=(self.k,))
         check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1, shape=(self.k,))
 
     @classmethod
     def create(
-        cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator
+        cls,
+        epsilon: float,
+        d: int,
+        k: int,
+        m: int,
+        *,
+        rng: np.random.Generator,
+        hash_family: str = "universal",
     ) -> CountMeanSketch:
-        """A sketch whose k hash functions are drawn from ``rng``."""
+        """A sketch whose k hash functions are drawn from ``rng`` (universal) or Apple's h_0 … h_{k−1} (sha256)."""
         rng = check_rng(rng)
+        hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
         k = check_int("k", k, low=1)
         check_allocation("k", k, 2 * k, what="hash coefficients")
         check_allocation("m", m, k * check_int("m", m, low=1), what="k × m sketch")
+        if hash_family == "sha256":
+            return cls(epsilon, d, k, m, tuple(range(k)), (0,) * k, "sha256")
         a = rng.integers(1, HASH_PRIME, size=k)
         b = rng.integers(0, HASH_PRIME, size=k)
         return cls(epsilon, d, k, m, tuple(int(x) for x in a), tuple(int(x) for x in b))
@@ -142,9 +179,16 @@ class CountMeanSketch(FrequencyOracle):
         check_allocation(
             "d", self.d, 3 * self.k * self.d, what=f"the k × d = {self.k} × {self.d:,} hash table"
         )
-        table = _hash_values(self.hash_a, self.hash_b, self.d, self.m)
-        table.setflags(write=False)
-        return table
+        return _family_table(self._design)
+
+    @property
+    def _design(self) -> tuple:
+        """What the hash table depends on, the key of the cached tables: (family, a, b, d, m)."""
+        return self.hash_family, self.hash_a, self.hash_b, self.d, self.m
+
+    def _collisions_key(self, counts: np.ndarray, part: str) -> tuple:
+        """The arguments of :func:`_collision_product` for this sketch, the population ``counts`` and ``part``."""
+        return self.hash_a, self.hash_b, self.d, self.m, _key(counts), part, self.hash_family
 
     @cached_property
     def _sketch_cells(self) -> np.ndarray:
@@ -264,7 +308,7 @@ class CountMeanSketch(FrequencyOracle):
         It depends on the hashes, d and m but not on ε: sketches that differ only in ε (a sweep over
         ε) share one table, computed once (:func:`_collision_tables`).
         """
-        return _collision_tables(self.hash_a, self.hash_b, self.d, self.m)[0]
+        return _collision_tables(self.hash_a, self.hash_b, self.d, self.m, self.hash_family)[0]
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] for these fixed hashes: m/(m−1)·Σ_v f_v (S[v, x] − 1/m) (= f_x without collisions).
@@ -272,11 +316,19 @@ class CountMeanSketch(FrequencyOracle):
         Over random hash draws E[S[v, x]] = 1/m for v ≠ x, which makes f̂ unbiased.
         """
         counts, _ = self._counts_and_n(truth)
-        return (
-            self.m
-            / (self.m - 1)
-            * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
-        )
+        return self.m / (self.m - 1) * _collision_product(*self._collisions_key(counts, "centred"))
+
+    def uniform_hash_bias_sq(self, true_counts) -> float:
+        """Mean over x of E[bias²(x)] were the k hashes uniformly random: (d−1)/d · Σ_v f_v² / (k(m−1)).
+
+        The bias of :meth:`expected_estimate` is m/(m−1)·Σ_{v≠x} f_v (S[v, x] − 1/m); for independent
+        uniform hashes k·S[v, x] ~ Binomial(k, 1/m) independently over v, so E[bias²(x)] =
+        (m/(m−1))²·Σ_{v≠x} f_v²·(m−1)/(m²k) = Σ_{v≠x} f_v²/(k(m−1)).  The yardstick of a family:
+        a fixed draw's mean bias² far above it comes from that draw's structured collisions.
+        """
+        counts, _ = self._counts_and_n(true_counts)
+        squares = float(np.sum(counts.astype(float) ** 2))
+        return (self.d - 1) / self.d * squares / (self.k * (self.m - 1))
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] for fixed hashes: (m/(m−1))²·Σ_v f_v (c_ε² r(1−r) + S[v,x](1 − S[v,x])).
@@ -287,9 +339,7 @@ class CountMeanSketch(FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         r = self.flip_probability
         # Σ_v f_v c_ε² r(1−r) = n c_ε² r(1−r): only the collision term needs the d × d table
-        spread = _collision_product(
-            self.hash_a, self.hash_b, self.d, self.m, _key(counts), "spread"
-        )
+        spread = _collision_product(*self._collisions_key(counts, "spread"))
         return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 * r * (1 - r) + spread)
 
     def output_table(self) -> np.ndarray:
@@ -314,20 +364,16 @@ class CountMeanSketch(FrequencyOracle):
 
 @functools.lru_cache(maxsize=2)
 def _collision_tables(
-    hash_a: tuple, hash_b: tuple, d: int, m: int
+    hash_a: tuple, hash_b: tuple, d: int, m: int, family: str = "universal"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(S, S(1 − S)) of the hashes h_j(x) = ((a_j x + b_j) mod P) mod m over [0, d), both read-only.
+    """(S, S(1 − S)) of the hashes h_j of ``family`` (:func:`_family_table`) over [0, d), both read-only.
 
     Two d × d tables; the cache keeps the last two hash designs, so a sweep over ε (or a sketch
     rebuilt with a new ε) reuses them while memory stays bounded however many sketches exist.
     """
     check_allocation("d", d, d * d, what="the d × d collision rates")
-    rates = np.zeros((d, d))
-    for row in _hash_values(
-        hash_a, hash_b, d, m
-    ):  # one d × d comparison per hash function (k passes, d² memory)
-        rates += row[:, None] == row[None, :]
-    rates /= len(hash_a)
+    # one d × d comparison per hash function (k passes, d² memory)
+    rates = _collision_counts(_family_table((family, hash_a, hash_b, d, m))) / len(hash_a)
     spread = rates * (1 - rates)
     rates.setflags(write=False)
     spread.setflags(write=False)
@@ -341,14 +387,14 @@ def _key(counts: np.ndarray) -> tuple[bytes, str]:
 
 @functools.lru_cache(maxsize=256)
 def _collision_product(
-    hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tuple, part: str
+    hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tuple, part: str, family="universal"
 ) -> np.ndarray:
     """f·(S − 1/m), f·S, f·S(1 − S) or f·(S − S(1 − S)) for the population ``counts`` (:func:`_key`), read-only.
 
     None depends on ε: sketches rebuilt at another ε (a curve over ε, a moved slider) reuse them, one
     O(d²) product per population and design instead of one per ε.
     """
-    rates, spread = _collision_tables(hash_a, hash_b, d, m)
+    rates, spread = _collision_tables(hash_a, hash_b, d, m, family)
     f = np.frombuffer(counts[0], dtype=counts[1])
     out = (
         f
@@ -368,3 +414,47 @@ def _hash_values(hash_a: tuple, hash_b: tuple, d: int, m: int) -> np.ndarray:
     a = np.array(hash_a, dtype=np.int64)[:, None]
     b = np.array(hash_b, dtype=np.int64)[:, None]
     return universal_hash(a, b, np.arange(d), m)
+
+
+def _family_table(design: tuple) -> np.ndarray:
+    """H[j, x] = h_j(x) of the design (family, hash_a, hash_b, d, m) over [0, d), shape (k, d), read-only."""
+    family, hash_a, hash_b, d, m = design
+    if family == "sha256":
+        return _sha256_table(hash_a, d, m)
+    table = _hash_values(hash_a, hash_b, d, m)
+    table.setflags(write=False)
+    return table
+
+
+@functools.lru_cache(maxsize=8)
+def _sha256_table(indices: tuple, d: int, m: int) -> np.ndarray:
+    """:func:`_sha256_hashes` over [0, d), cached (sketches rebuilt at another ε hash once), read-only."""
+    table = _sha256_hashes(indices, range(d), m)
+    table.setflags(write=False)
+    return table
+
+
+def _sha256_hashes(indices: tuple, values, m: int) -> np.ndarray:
+    """H[j, i] = int(SHA-256(a_j ‖ x_i)) mod m, a_j and x_i as 8-byte big-endian, shape (k, len(values)).
+
+    One hashlib call per (j, x), then the 256-bit digests reduced mod m at once: Horner's rule on
+    their four big-endian 64-bit words (m < 2^32: no product overflows uint64).
+    """
+    encoded = [int(x).to_bytes(8, "big") for x in values]
+    digests = b"".join(
+        hashlib.sha256(int(a).to_bytes(8, "big") + x).digest() for a in indices for x in encoded
+    )
+    words = np.frombuffer(digests, dtype=">u8").reshape(len(indices), len(encoded), 4)
+    modulus, shift = np.uint64(m), np.uint64(2**64 % m)
+    residue = np.zeros(words.shape[:2], dtype=np.uint64)
+    for t in range(4):
+        residue = (residue * shift + words[..., t].astype(np.uint64) % modulus) % modulus
+    return residue.astype(np.int64)
+
+
+def _hashes_of(family: str, hash_a: tuple, hash_b: tuple, values, m: int) -> np.ndarray:
+    """h_j(x) of the family for validated values (any in the family's domain), shape (k, len(values))."""
+    if family == "sha256":
+        return _sha256_hashes(hash_a, values, m)
+    a, b = (np.array(c, dtype=np.int64)[:, None] for c in (hash_a, hash_b))
+    return universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], m)

@@ -51,7 +51,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, olh_hash_range
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, olh_hash_range
 
 MAX_TABLE_CELLS = 2**22  # largest d·k·g for output_table
 
@@ -90,10 +90,7 @@ def _collision_sums(table: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, 
     weights = counts.astype(float)
     if k * max(1, d.bit_length()) > d:  # many hashes: the d × d collision rates are cheaper
         check_allocation("hash_table", table.shape, d * d, what="the d × d collision rates")
-        rates = np.zeros((d, d))
-        for row in table:
-            rates += row[:, None] == row[None, :]
-        rates /= k
+        rates = _collision_counts(table) / k
         return weights @ rates, weights @ rates**2
     linear, square = np.zeros(d), np.zeros(d)
     cells, pairs = _collision_groups(table.tobytes(), table.dtype.str, table.shape)
@@ -109,19 +106,43 @@ def _collision_groups(table: bytes, dtype: str, shape: tuple) -> tuple[tuple, tu
     """Which values share a cell of h_j (per j) and a pair of cells (h_j, h_j') (per j ≤ j'): group labels, read-only.
 
     They depend on the hash table only, so a new population reuses them.  Grouped by the values present,
-    never by the g cells (g = e^ε + 1 may be 10⁸).
+    never by the g cells (g = e^ε + 1 may be 10⁸): :func:`_pair_groups`.
     """
     rows = np.frombuffer(table, dtype=dtype).reshape(shape)
     k = shape[0]
-    cells = tuple(np.unique(rows[j], return_inverse=True)[1] for j in range(k))
+    found = [np.unique(rows[j], return_inverse=True, return_counts=True) for j in range(k)]
+    cells = tuple(inverse for _, inverse, _ in found)
+    shared = [sizes[inverse] > 1 for _, inverse, sizes in found]  # values not alone in their cell
     pairs = tuple(
-        (jj != j, np.unique(rows[j] * (int(rows[jj].max()) + 1) + rows[jj], return_inverse=True)[1])
+        (
+            jj != j,
+            cells[j]
+            if jj == j
+            else _pair_groups(cells[j], cells[jj], found[jj][0].size, shared[j] & shared[jj]),
+        )
         for j in range(k)
         for jj in range(j, k)
     )
     for labels in (*cells, *(groups for _, groups in pairs)):
         labels.setflags(write=False)
     return cells, pairs
+
+
+def _pair_groups(cell, other, n_other: int, shared: np.ndarray) -> np.ndarray:
+    """Labels of the values' pairs of cells (cell, other) (dense cell indices, ``other`` < n_other).
+
+    Few pairs (at most 4d): the pair's index itself.  Otherwise a value alone in its cell of either
+    hash is alone in its pair and keeps a label of its own; only the ``shared`` ones are grouped.
+    The partition, hence every group's sum in value order (``np.bincount``), is the same either way.
+    """
+    d = cell.size
+    if (int(cell.max()) + 1) * n_other <= 4 * d:
+        return cell * n_other + other
+    labels = np.arange(d)
+    both = np.flatnonzero(shared)
+    if both.size:
+        labels[both] = d + np.unique(cell[both] * n_other + other[both], return_inverse=True)[1]
+    return labels
 
 
 @functools.lru_cache(maxsize=256)

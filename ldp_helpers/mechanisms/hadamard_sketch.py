@@ -44,9 +44,12 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_product, _key
+from ldp_helpers.mechanisms.count_mean_sketch import (
+    CountMeanSketch,
+    _collision_product,
+    _hashes_of,
+)
 from ldp_helpers.mechanisms.hadamard import _fair_binomial, walsh_hadamard_transform
-from ldp_helpers.mechanisms.local_hashing import universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
@@ -124,7 +127,7 @@ def _split_over_hadamard_rows(
 
 @dataclass(frozen=True)
 class HadamardCountMeanSketch(CountMeanSketch):
-    """HCMS: the CMS's k hashes h_j(x) = ((a_j x + b_j) mod P) mod m, but one privatized Hadamard sign per report.
+    """HCMS: the CMS's k hashes (universal or Apple's SHA-256), but one privatized Hadamard sign per report.
 
     Build it with :meth:`create` (hashes drawn from the injected Generator); ``m`` must be a power
     of two.  The truth is the vector of d true counts, the aggregate the transformed k × m sketch M,
@@ -236,8 +239,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
 
     def _hashes_of(self, values) -> np.ndarray:
         """h_j(x) for validated values of any domain size below P, shape (k, len(values))."""
-        a, b = (np.array(c, dtype=np.int64)[:, None] for c in (self.hash_a, self.hash_b))
-        return universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], self.m)
+        return _hashes_of(self.hash_family, self.hash_a, self.hash_b, values, self.m)
 
     def _query(self, sketch, hashes, n) -> np.ndarray:
         """Algorithm 3 for the values with hash columns ``hashes`` (k × c): m/(m−1)·((1/k)Σ_j M[j, h_j] − n/m)."""
@@ -254,9 +256,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         [apple2017] Algorithm 3 (the query), Algorithm 5 (the sketch).
         """
         counts, n = self._counts_and_n(truth)
-        squares = _collision_product(
-            self.hash_a, self.hash_b, self.d, self.m, _key(counts), "squares"
-        )
+        squares = _collision_product(*self._collisions_key(counts, "squares"))
         return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 - squares)
 
     def output_table(self) -> np.ndarray:

@@ -38,7 +38,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
@@ -58,10 +58,7 @@ def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
     )
     h = np.frombuffer(hashes, dtype=np.int64).reshape(rows, d)
     g = np.frombuffer(signs, dtype=np.int64).reshape(rows, d)
-    kernel = np.zeros((d, d))
-    for hj, gj in zip(h, g):  # one d × d comparison per row
-        kernel += (hj[:, None] == hj[None, :]) * np.outer(gj, gj)
-    kernel /= rows
+    kernel = _collision_counts(h, g) / rows  # one d × d comparison per row
     kernel.setflags(write=False)
     return kernel
 

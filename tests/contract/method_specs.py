@@ -159,6 +159,11 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     M + "count_mean_sketch.CountMeanSketch.collision_rates": method(
         lambda: REGISTRY["cms"].example()
     ),
+    M + "count_mean_sketch.CountMeanSketch.uniform_hash_bias_sq": method(
+        lambda: REGISTRY["cms"].example(),
+        true_counts=np.array([30, 10, 5, 0, 15], dtype=np.int64),
+        _extra={"true_counts": [np.array([30, 10, 5, 0])]},
+    ),
     # the field's oracles (issue 29, part A)
     M + "fast_local_hashing.FastLocalHashing.hash_table": method(lambda: REGISTRY["flh"].example()),
     M + "fast_local_hashing.FastLocalHashing.mean_squared_error": method(

@@ -414,13 +414,19 @@ SPECS.update(
         MECH + "continual.Glance": spec(epsilon=1.0, n_rounds=4),
         MECH + "continual.BasicOneTimeRappor": spec(epsilon=1.0, n_rounds=4),
         MECH + "count_mean_sketch.CountMeanSketch": spec(
-            epsilon=1.5, d=5, k=3, m=4, hash_a=CMS.hash_a, hash_b=CMS.hash_b
+            epsilon=1.5,
+            d=5,
+            k=3,
+            m=4,
+            hash_a=CMS.hash_a,
+            hash_b=CMS.hash_b,
+            hash_family="universal",
         ),
         MECH + "continual.Glance.sampled_fraction": spec(
             reporters=np.array([4, 5]), reporters_with_one=np.array([1, 5])
         ),
         MECH + "count_mean_sketch.CountMeanSketch.create": spec(
-            _huge={"d", "k", "m"}, epsilon=1.5, d=5, k=3, m=4, rng=RNG
+            _huge={"d", "k", "m"}, epsilon=1.5, d=5, k=3, m=4, rng=RNG, hash_family="sha256"
         ),
         MECH + "grr.grr_probabilities": spec(epsilon=1.0, d=5, _extra={"d": [2.5, 1]}),
         MECH + "grr.GRR": spec(epsilon=1.0, d=5),

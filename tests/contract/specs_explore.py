@@ -64,6 +64,7 @@ PANELS = {
     "epsilon",
     "theta",
     "mechanism_key",
+    "hash_family",
     "d",
     "n",
     "population",
@@ -97,6 +98,7 @@ SPECS = {
         zipf_s=1.1,
         seed=0,
         structure={"k": 2},
+        hash_family="sha256",
         _extra={"d": [1], "seed": [-1]},
     ),
     EU + "oracle_ranking": spec(
@@ -107,6 +109,7 @@ SPECS = {
         zipf_s=1.1,
         structure={"k": 2},
         seed=0,
+        hash_family="sha256",
         _extra={"d": [1]},
     ),
     EU + "privacy_utility_curves": spec(

@@ -28,12 +28,14 @@ COUNTS = np.array([30, 10, 5, 0, 15], dtype=np.int64)
 SPECS = {
     FO + "oracle_keys": spec(),
     FO + "oracle_groups": spec(),
+    FO + "hash_family_keys": spec(),
     FO + "build_oracle": spec(
         mechanism_key="cms",
         epsilon=1.0,
         d=5,
         structure={"k": 2, "m": 4},
         seed=0,
+        hash_family="sha256",
         _extra={
             "d": [1],
             "mechanism_key": ["binary_rr"],
