@@ -149,8 +149,9 @@ SETTINGS = [(1000, 1.0, 1e-6), (5000, 2.0, 1e-6), (5000, 0.5, 1e-5), (2000, 0.4,
 
 @pytest.mark.parametrize("n, eps0, delta", SETTINGS)
 def test_every_bound_lies_above_the_exact_value(n, eps0, delta):
-    """Each bound on ε_c (closed forms and numerical reductions) is ≥ the exact ε_c of shuffled binary RR and 2-RR."""
-    exact = S.binary_rr_profile(n, eps0).epsilon(delta)
+    """Each bound on ε_c (closed forms and numerical reductions) is ≥ the exact ε_c of shuffled binary RR and 2-RR
+    (for n ≤ 2000 the exact worst case over all datasets)."""
+    exact = S.binary_rr_profile(n, eps0, others="any" if n <= 2000 else "alike").epsilon(delta)
     bounds = {
         "erlingsson": B.erlingsson_epsilon(n, eps0, delta),
         "blanket generic": B.blanket_hoeffding_epsilon(n, eps0, delta),
