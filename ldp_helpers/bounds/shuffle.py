@@ -40,9 +40,9 @@ case (the lower-bound instances of FMT and Wang et al.), and their profiles are 
 They are not always the very worst: for binary RR a dataset with one or a few dissenting users can
 have a larger δ (19 % at n = 10, ε₀ = 1, ε = 0.5; 1.4 % at n = 100, ε₀ = 3, ε = 0.5), so
 ``binary_rr_profile(n, ε₀, others="any")`` computes the exact worst case over *every* pair of
-neighbouring datasets (one convolution of two binomials per dataset, no mixture formula; n = 1500
-in about 1 s, n = 7000 in about 10 s at ε₀ = 1; brute force over all datasets at n ≤ 8 in
-tests/test_shuffle.py).  For k-RR at n ≤ 8 the others-at-a-third-value pair was the worst.  Every
+neighbouring datasets (one convolution of two binomials per dataset, no mixture formula; n = 2000
+in about 1 s at ε₀ = 1, up to the cap MAX_GRID in about 5 s; brute force over all datasets at n ≤ 8
+in tests/test_shuffle.py).  For k-RR at n ≤ 8 the others-at-a-third-value pair was the worst.  Every
 published upper bound holds for all datasets, hence must lie above every one of these profiles.
 
 References
@@ -267,8 +267,9 @@ def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> Shuf
     the ``"alike"`` pair.  δ(ε) is neither monotone nor unimodal in j, so every j is kept.  Cost:
     Σ_j w_j w'_j multiply-adds (w, w' the two binomials' widths, ≤ 75σ + 2 by the 1e-300 tails):
     n³/12 while the widths are the full ranges, about 1100 pq n² beyond (pq = e^ε₀/(1 + e^ε₀)²);
-    about 50 √(pq) n^1.5 points kept, in both directions.  Measured at ε₀ = 1 (the profile and
-    one ε_c): n = 1500 in about 1 s, n = 7000 in about 10 s (1.2 GB); n ≈ 8000 reaches MAX_GRID.
+    about 50 √(pq) n^1.5 points kept, in both directions.  Measured (the profile and one ε_c, CPU
+    time): n = 2000 in 0.9 s at ε₀ = 1, n = 3000 in 1.0 s at ε₀ = 3; the cap MAX_GRID (n = 5587 at
+    ε₀ = 1, 9746 at ε₀ = 3) in 4–5 s and 0.6–0.8 GB.
 
     References
     ----------
@@ -285,7 +286,12 @@ def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> Shuf
             lo, hi = _binomial_range(m, share)
             size += int(np.sum(hi - lo + 1))
         if 2 * size > MAX_GRID:  # each point is kept in both directions
-            fail("n", n, f"small enough for at most {MAX_GRID:.0e} points over all datasets")
+            fail(
+                "n",
+                n,
+                f"small enough for at most {MAX_GRID:.0e} points over all datasets (n = 5587 at "
+                f"ε₀ = 1; others='alike' computes n up to 10⁹)",
+            )
         pairs += tuple(_dissent_pair(n, int(i), p) for i in j)
     return ShuffleProfile(n, eps0, pairs)
 
