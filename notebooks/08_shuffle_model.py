@@ -106,7 +106,8 @@ worst = {key: exact.binary_rr_profile(*key[:2], others="any").epsilon(key[2]) fo
 for key, row in table.items():
     print(f"{str(key):22} all alike {row['exact']:.8g}, worst over all datasets {worst[key]:.8g}")
 tiny = [exact.binary_rr_profile(10, 1.0, others=o).delta(0.5) for o in ("alike", "any")]
-print(f"n = 10, eps0 = 1: delta(0.5) all alike {tiny[0]:.5g}, worst over all datasets {tiny[1]:.5g}")
+print(f"n = 10, eps0 = 1: delta(0.5) all alike {tiny[0]:.5g}, worst over all datasets "
+      f"{tiny[1]:.5g}")
 gap_low = min(row[s] - worst[key] for key, row in table.items() for s in names[1:])
 
 # %% [markdown]
