@@ -94,11 +94,25 @@ names = list(table[settings[0]])
 print("n, eps0, delta".ljust(22) + "".join(f"{s:>15}" for s in names))
 for key, row in table.items():
     print(f"{str(key):22}" + "".join(f"{row[s]:15.5g}" for s in names))
-gap_low = min(row[s] - row["exact"] for row in table.values() for s in names[1:])
 
 # %% [markdown]
-# Every bound lies above the exact value (a bound equal to ε₀ does not apply in that setting), the numerical
-# ones far closer than the closed forms; Wang et al.'s numerical bound is the tightest.
+# **The worst dataset.** The exact column has the other users all alike. A pair with dissenters can be worse:
+# at $n = 10$, ε₀ = 1, one dissenter raises δ(0.5) by 19 %. The exact worst case over *every* pair of
+# neighbouring datasets (`others="any"`: $j$ of the others hold 1, for each $j$ one convolution of two
+# binomials, both directions) is what a bound must lie above:
+
+# %%
+worst = {key: exact.binary_rr_profile(*key[:2], others="any").epsilon(key[2]) for key in table}
+for key, row in table.items():
+    print(f"{str(key):22} all alike {row['exact']:.8g}, worst over all datasets {worst[key]:.8g}")
+tiny = [exact.binary_rr_profile(10, 1.0, others=o).delta(0.5) for o in ("alike", "any")]
+print(f"n = 10, eps0 = 1: delta(0.5) all alike {tiny[0]:.5g}, worst over all datasets "
+      f"{tiny[1]:.5g}")
+gap_low = min(row[s] - worst[key] for key, row in table.items() for s in names[1:])
+
+# %% [markdown]
+# Every bound lies above the exact worst case (a bound equal to ε₀ does not apply in that setting), the
+# numerical ones far closer than the closed forms; Wang et al.'s numerical bound is the tightest.
 
 # %%
 claims.statement("bounds_above_exact", ge(gap_low, 0.0), gap=gap_low)
@@ -232,20 +246,33 @@ claims  # the table, rendered as Markdown (verdicts other than reproduced in bol
 #
 # **Exercise 1 (code: the exact δ of shuffled binary RR).** With the other $n-1$ users all holding 0, the number
 # of 1s is Binomial($n$, $1-p$) when $x_1 = 0$, and $Q(c_1)/P(c_1) = \big(c_0\,\frac{1-p}{p} + c_1\,\frac{p}{1-p}\big)/n$
-# with $c_0 = n - c_1$. Write δ(ε) for $n = 500$, ε₀ = 1, ε = 0.3 with `scipy.stats.binom` (both directions),
-# and compare with `exact.binary_rr_profile(500, 1.0).delta(0.3)`.
+# with $c_0 = n - c_1$. Write `shuffled_delta(n, epsilon0, epsilon)`, δ(ε) with `scipy.stats.binom` (both
+# directions). `check_shuffle_delta` calls it on a grid of $(n, \varepsilon_0, \varepsilon)$ and compares it
+# with the exact profile `exact.binary_rr_profile(n, epsilon0).delta(epsilon)`.
+#
+# ```python
+# from ldp_helpers import teaching
+# def shuffled_delta(n, epsilon0, epsilon): ...  # your code: one number
+# print(teaching.check_shuffle_delta(shuffled_delta))
+# ```
 
 # %% tags=["hide-input", "solution"]
+from ldp_helpers import teaching
 from scipy import stats
 
-n, e0, eps = 500, 1.0, 0.3
-p = np.exp(e0) / (1 + np.exp(e0))
-c1 = np.arange(n + 1)
-P = stats.binom.pmf(c1, n, 1 - p)
-Q = P * ((n - c1) * (1 - p) / p + c1 * p / (1 - p)) / n
-delta_mine = max(np.maximum(P - np.exp(eps) * Q, 0).sum(), np.maximum(Q - np.exp(eps) * P, 0).sum())
-assert abs(delta_mine / exact.binary_rr_profile(n, e0).delta(eps) - 1) < 1e-9
-print(f"delta(0.3) = {delta_mine:.6g}")
+
+def shuffled_delta(n, epsilon0, epsilon):
+    p = np.exp(epsilon0) / (1 + np.exp(epsilon0))
+    c1 = np.arange(n + 1)
+    P = stats.binom.pmf(c1, n, 1 - p)
+    Q = P * ((n - c1) * (1 - p) / p + c1 * p / (1 - p)) / n
+    return max(np.maximum(P - np.exp(epsilon) * Q, 0).sum(),
+               np.maximum(Q - np.exp(epsilon) * P, 0).sum())
+
+
+check_delta = teaching.check_shuffle_delta(shuffled_delta)
+print(check_delta)
+assert check_delta.passed
 
 # %% [markdown]
 # **Exercise 2 (how many users?).** With ε₀ = 2 and δ = 10⁻⁶, find the smallest $n$ (to within 1 %) at which the

@@ -1,5 +1,6 @@
 """The shuffle model's exact privacy profile (bounds.shuffle) and the papers' bounds (bounds.shuffle_bounds)."""
 
+import itertools
 import math
 
 import numpy as np
@@ -67,6 +68,43 @@ def test_which_datasets_are_worst_exhaustively():
     every = max(_delta([0] * a + [1] * (n - 1 - a), 2, eps0, eps) for a in range(n))
     alike = S.binary_rr_profile(n, eps0).delta(eps)
     assert 1.15 < every / alike < 1.2
+    assert S.binary_rr_profile(n, eps0, others="any").delta(eps) == pytest.approx(every, rel=1e-12)
+
+
+@pytest.mark.parametrize("n, eps0", [(2, 1.0), (3, 0.5), (5, 2.0), (8, 1.0), (8, 3.0)])
+def test_binary_worst_case_is_the_brute_force_over_every_dataset(n, eps0):
+    """others="any" is the largest δ over all 2^(n−1) datasets of the others, both directions, from
+    the per-user law of the counts; it is ≥ the all-alike pair and equal to it at n = 2."""
+    profile, alike = S.binary_rr_profile(n, eps0, others="any"), S.binary_rr_profile(n, eps0)
+    for eps in (0.0, 0.1, 0.3, 0.5 * eps0, 0.9 * eps0):
+        every = max(
+            _delta(list(rest), 2, eps0, eps) for rest in itertools.product((0, 1), repeat=n - 1)
+        )
+        assert profile.delta(eps) == pytest.approx(every, rel=1e-12, abs=1e-300)
+        assert profile.delta(eps) >= alike.delta(eps)
+        if n == 2:
+            assert profile.delta(eps) == alike.delta(eps)
+    delta = 0.5 * alike.delta(0.0)
+    assert profile.epsilon(delta) >= alike.epsilon(delta) - 1e-9  # bisection to 1e-10
+
+
+def test_binary_worst_case_at_larger_n():
+    """n = 40: equal to the per-user law maximised over j (brute force over j, not over datasets),
+    and strictly above the all-alike pair (the gap of the docstring); a dissent pair at n = 10⁵,
+    where the 1e-300 tails are cut, is a pair of laws (mass 1 to 1e-13) and at j = 0 equals
+    the all-alike pair of the mixture formula."""
+    n, eps0, eps = 40, 3.0, 0.6
+    every = max(_delta([1] * j + [0] * (n - 1 - j), 2, eps0, eps) for j in range(n))
+    worst = S.binary_rr_profile(n, eps0, others="any").delta(eps)
+    assert worst == pytest.approx(every, rel=1e-12)
+    assert worst > 1.01 * S.binary_rr_profile(n, eps0).delta(eps)
+    p = 1 / (1 + math.exp(-eps0))
+    for log_mass in S._dissent_pair(10**5, 30_000, p):
+        assert abs(math.fsum(np.exp(log_mass)) - 1.0) < 1e-13
+    ((alike_p, alike_q),) = S.binary_rr_profile(10**5, eps0).pairs  # by the count of 0s
+    dissent_p, dissent_q = S._dissent_pair(10**5, 0, p)  # by the count of 1s
+    assert np.allclose(dissent_p, alike_p[::-1], rtol=0, atol=1e-9)
+    assert np.allclose(dissent_q, alike_q[::-1], rtol=0, atol=1e-9)
 
 
 def test_epsilon_inverts_delta():
@@ -111,8 +149,9 @@ SETTINGS = [(1000, 1.0, 1e-6), (5000, 2.0, 1e-6), (5000, 0.5, 1e-5), (2000, 0.4,
 
 @pytest.mark.parametrize("n, eps0, delta", SETTINGS)
 def test_every_bound_lies_above_the_exact_value(n, eps0, delta):
-    """Each bound on ε_c (closed forms and numerical reductions) is ≥ the exact ε_c of shuffled binary RR and 2-RR."""
-    exact = S.binary_rr_profile(n, eps0).epsilon(delta)
+    """Each bound on ε_c (closed forms and numerical reductions) is ≥ the exact ε_c of shuffled binary RR and 2-RR
+    (for n ≤ 2000 the exact worst case over all datasets)."""
+    exact = S.binary_rr_profile(n, eps0, others="any" if n <= 2000 else "alike").epsilon(delta)
     bounds = {
         "erlingsson": B.erlingsson_epsilon(n, eps0, delta),
         "blanket generic": B.blanket_hoeffding_epsilon(n, eps0, delta),
@@ -155,6 +194,8 @@ def test_the_kRR_variation_ratio_bound_is_refuted_by_the_per_user_law():
         (lambda: S.grr_profile(10, 1.0, 2, others="outside"), "others must be"),
         (lambda: S.grr_profile(10, 1.0, 3, others="nobody"), "others must be"),
         (lambda: S.grr_profile(10**5, 1.0, 5), "n must be small enough"),
+        (lambda: S.binary_rr_profile(10**5, 1.0, others="any"), "n must be small enough"),
+        (lambda: S.binary_rr_profile(10, 1.0, others="all"), "others must be"),
         (lambda: S.binary_rr_profile(10, 1.0).epsilon(0.0), "delta must be"),
         (lambda: S.binary_rr_profile(10, 1.0).delta(-1.0), "epsilon must be"),
         (lambda: S.mixture_pair(10, [0.5, 0.5], [0.5, 0.5], [1.0, 0.0]), "pi must be"),

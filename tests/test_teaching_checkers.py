@@ -584,3 +584,131 @@ def test_scaled_risk_mistakes_are_caught(mistake):
         "return",
         "shape",
     )
+
+
+# ---------------------------------------------------------------- 08: the exact δ of shuffled binary RR
+def shuffled_delta(n, epsilon0, epsilon):
+    """The notebook's solution: the two count laws with scipy.stats.binom, both directions."""
+    from scipy import stats
+
+    p = math.exp(epsilon0) / (1 + math.exp(epsilon0))
+    c1 = np.arange(n + 1)
+    P = stats.binom.pmf(c1, n, 1 - p)
+    Q = P * ((n - c1) * (1 - p) / p + c1 * p / (1 - p)) / n
+    return max(
+        np.maximum(P - math.exp(epsilon) * Q, 0).sum(),
+        np.maximum(Q - math.exp(epsilon) * P, 0).sum(),
+    )
+
+
+def shuffled_delta_with_p_for_the_ones(n, epsilon0, epsilon):
+    """The solution with P = Binomial(n, p) on the 1s (the keep probability), the ratio unchanged."""
+    from scipy import stats
+
+    p = math.exp(epsilon0) / (1 + math.exp(epsilon0))
+    c1 = np.arange(n + 1)
+    P = stats.binom.pmf(c1, n, p)
+    Q = P * ((n - c1) * (1 - p) / p + c1 * p / (1 - p)) / n
+    return _hockey(P, Q, epsilon)
+
+
+def _laws(n, epsilon0, *, own=True):
+    """P, Q of the number of 1s (x₁ = 0, 1); ``own=False``: user 1 sends her bit as it is."""
+    from scipy import stats
+
+    p = math.exp(epsilon0) / (1 + math.exp(epsilon0))
+    rest = stats.binom.pmf(np.arange(n), n - 1, 1 - p)
+    bit = (1 - p, p) if own else (0.0, 1.0)  # Pr[user 1 reports 1] under x₁ = 0, 1
+    return [np.convolve(rest, [1 - b, b]) for b in bit]
+
+
+def _hockey(P, Q, epsilon, *, both=True):
+    one = np.maximum(P - math.exp(epsilon) * Q, 0).sum()
+    return max(one, np.maximum(Q - math.exp(epsilon) * P, 0).sum()) if both else one
+
+
+def _simulated(n, epsilon0, epsilon, trials=2000, seed=None):
+    """A per-user simulation of both count laws (histograms of `trials` runs)."""
+    rng = np.random.default_rng(seed)
+    p = math.exp(epsilon0) / (1 + math.exp(epsilon0))
+    laws = []
+    for x1 in (0, 1):
+        bits = np.zeros((trials, n), dtype=int)
+        bits[:, 0] = x1
+        flips = rng.random((trials, n)) >= p
+        laws.append(np.bincount((bits ^ flips).sum(axis=1), minlength=n + 1) / trials)
+    return _hockey(*laws, epsilon)
+
+
+#: mistake -> (the student's δ, words its message must contain)
+WRONG_SHUFFLE = {
+    "ε₀ used where ε is asked": (
+        lambda n, e0, e: shuffled_delta(n, e0, e0),
+        "ε₀ used where ε is asked",
+    ),
+    "ε and ε₀ exchanged": (lambda n, e0, e: shuffled_delta(n, e, e0), "ε₀ used where ε"),
+    "user 1's own randomization forgotten": (
+        lambda n, e0, e: _hockey(*_laws(n, e0, own=False), e),
+        "her own randomized response",
+    ),
+    "one direction only, H(P‖Q)": (
+        lambda n, e0, e: _hockey(*_laws(n, e0), e, both=False),
+        "both directions",
+    ),
+    "one direction only, H(Q‖P)": (
+        lambda n, e0, e: _hockey(*_laws(n, e0)[::-1], e, both=False),
+        "both directions",
+    ),
+    "a per-user simulation, 2000 trials": (lambda n, e0, e: _simulated(n, e0, e), "sampled"),
+    "a per-user simulation, fixed seed": (
+        lambda n, e0, e: _simulated(n, e0, e, trials=20_000, seed=1),
+        "a simulated or approximated δ",
+    ),
+    "in percent": (lambda n, e0, e: 100 * shuffled_delta(n, e0, e), "100 times"),
+    "ln δ": (lambda n, e0, e: math.log(shuffled_delta(n, e0, e)), "yours is ln δ"),
+    "positive part forgotten": (
+        lambda n, e0, e: max(
+            (P - math.exp(e) * Q).sum() for P, Q in [_laws(n, e0), _laws(n, e0)[::-1]]
+        ),
+        "positive part",
+    ),
+    "Bin(n, p) for the 1s, with the ratio of Bin(n, 1 − p)": (
+        lambda n, e0, e: shuffled_delta_with_p_for_the_ones(n, e0, e),
+        "exact δ(ε)",
+    ),
+    "the others' n − 1 reports as the view": (
+        lambda n, e0, e: shuffled_delta(n - 1, e0, e),
+        "exact δ(ε)",
+    ),
+    "returns None": (lambda n, e0, e: None, "return"),
+    "returns the terms, not their sum": (
+        lambda n, e0, e: np.maximum(np.subtract(*_laws(n, e0)), 0),
+        "shape",
+    ),
+}
+
+
+def test_shuffle_delta_reference_passes():
+    result = teaching.check_shuffle_delta(shuffled_delta)
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("mistake", WRONG_SHUFFLE)
+def test_shuffle_delta_mistakes_are_caught(mistake):
+    delta, words = WRONG_SHUFFLE[mistake]
+    result = teaching.check_shuffle_delta(delta)
+    assert str(result).startswith("NOT YET: ") and words in result.message, (
+        mistake,
+        result.message,
+    )
+
+
+def test_a_hung_delta_is_stopped_and_a_non_function_refused():
+    def endless(n, epsilon0, epsilon):
+        while True:
+            pass
+
+    result = teaching.check_shuffle_delta(endless, time_limit=1)
+    assert not result.passed and "time limit of 1 s" in result.message
+    with pytest.raises(TypeError, match="delta"):
+        teaching.check_shuffle_delta(0.1)

@@ -36,11 +36,14 @@ about 80 √n for binary RR (n = 10⁶: 0.02 s for the profile and its ε_c), at
 k-RR with others at 0 (or k = 3), n³/6 with others at a third value (k ≥ 4; n = 300 takes 6 s).  ε_c(δ) inverts δ(ε) by bisection in log δ (about 60 evaluations of δ).
 
 **Which neighbours are worst.** The datasets above (all other users alike) are the standard worst
-case (the lower-bound instances of FMT and Wang et al.), and the profile is exact *for them*.  They
-are not always the very worst: for binary RR, a dataset with one or a few dissenting users can have
-a slightly larger δ (an exhaustive search in tests/test_shuffle.py: up to 19 % at n = 10, 1.6 % at
-n = 1000, ε₀ = 3; for k-RR at n ≤ 8 the others-at-a-third-value pair was the worst).  Every
-published upper bound holds for all datasets, hence must lie above this profile.
+case (the lower-bound instances of FMT and Wang et al.), and their profiles are exact *for them*.
+They are not always the very worst: for binary RR a dataset with one or a few dissenting users can
+have a larger δ (19 % at n = 10, ε₀ = 1, ε = 0.5; 1.4 % at n = 100, ε₀ = 3, ε = 0.5), so
+``binary_rr_profile(n, ε₀, others="any")`` computes the exact worst case over *every* pair of
+neighbouring datasets (one convolution of two binomials per dataset, no mixture formula; n = 2000
+in about 1 s at ε₀ = 1, up to the cap MAX_GRID in about 5 s; brute force over all datasets at n ≤ 8
+in tests/test_shuffle.py).  For k-RR at n ≤ 8 the others-at-a-third-value pair was the worst.  Every
+published upper bound holds for all datasets, hence must lie above every one of these profiles.
 
 References
 ----------
@@ -57,7 +60,6 @@ from functools import cached_property
 import numpy as np
 from scipy import special
 from scipy.optimize import brentq
-from scipy.special import logsumexp
 
 from ldp_helpers._validation import (
     check_choice,
@@ -101,7 +103,7 @@ class ShuffleProfile:
         delta = check_probability(delta, "delta", open_low=True, open_high=True)
         if self._delta(0.0) <= delta:
             return 0.0
-        high = max(float(loss[0]) for loss, _ in self._directions if loss.size)
+        high = -float(np.min(self._directions[0]))
         target = math.log(delta)
         f = lambda e: self._log_delta(e) - target  # noqa: E731
         while f(high) > 0:  # rounding at the top loss; δ(high) is 0 in exact arithmetic
@@ -110,25 +112,33 @@ class ShuffleProfile:
 
     @cached_property
     def _directions(self) -> tuple:
-        """Per pair and direction (P‖Q, Q‖P): the losses ln a/b in decreasing order and ln a beside them."""
-        out = []
+        """Every direction (P‖Q and Q‖P of each pair), end to end: minus the losses ln a/b,
+        increasing within each direction, ln a beside them, and where each direction starts."""
+        minus_losses, logs = [], []
         for log_p, log_q in self.pairs:
             for log_a, log_b in ((log_p, log_q), (log_q, log_p)):
-                loss = log_a - log_b
-                order = np.argsort(-loss, kind="stable")
-                out.append((loss[order], log_a[order]))
-        return tuple(out)
+                minus_loss = log_b - log_a
+                order = np.argsort(minus_loss, kind="stable")
+                minus_losses.append(minus_loss[order])
+                logs.append(log_a[order])
+        edges = np.cumsum([0] + [x.size for x in logs]).tolist()
+        return np.concatenate(minus_losses), np.concatenate(logs), edges
 
     def _log_delta(self, epsilon: float) -> float:
-        """ln δ(ε): ln Σ_{ln a/b > ε} a (1 − e^{ε − ln a/b}), each direction in log space, the largest."""
-        best = -math.inf
-        for loss, log_a in self._directions:
-            j = int(np.searchsorted(-loss, -epsilon, side="left"))  # the losses > ε come first
-            if j:
-                best = max(
-                    best, float(logsumexp(log_a[:j] + np.log1p(-np.exp(epsilon - loss[:j]))))
-                )
-        return best
+        """ln δ(ε): ln Σ_{ln a/b > ε} a (1 − e^{ε − ln a/b}) per direction in log space, the largest."""
+        minus_loss, log_a, edges = self._directions
+        runs = zip(edges, edges[1:])  # the losses > ε: a prefix of each direction
+        counts = np.array([np.searchsorted(minus_loss[a:b], -epsilon) for a, b in runs])
+        start = np.array(edges[:-1])
+        start, counts = start[counts > 0], counts[counts > 0]
+        if not counts.size:
+            return -math.inf
+        first = np.cumsum(counts) - counts  # each direction's first term
+        index = np.arange(first[-1] + counts[-1]) + np.repeat(start - first, counts)
+        terms = log_a[index] + np.log1p(-np.exp(epsilon + minus_loss[index]))
+        top = np.maximum.reduceat(terms, first)
+        sums = np.add.reduceat(np.exp(terms - np.repeat(top, counts)), first)
+        return float(np.max(top + np.log(sums)))
 
     def _delta(self, epsilon: float) -> float:
         return math.exp(self._log_delta(epsilon))
@@ -168,6 +178,16 @@ def _log_binom_pmf(x: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
     return np.where(inner, out, np.where(x == 0, n * math.log1p(-p), n * math.log(p)))
 
 
+def _binomial_range(m: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
+    """``lo, hi``: Binomial(m, share) puts mass below 1e-300 outside [lo, hi] (m an array)."""
+    # Bernstein: P(|X − μ| ≥ t) ≤ 2 exp(−t² / (2(σ² + t/3))) = _TAIL at this t
+    mean, var, log_tail = m * share, m * share * (1 - share), math.log(2 / _TAIL)
+    t = (2 * log_tail / 3 + np.sqrt((2 * log_tail / 3) ** 2 + 8 * log_tail * var)) / 2
+    lo = np.clip(np.floor(mean - t), 0, m).astype(np.int64)
+    hi = np.clip(np.ceil(mean + t), 0, m).astype(np.int64)
+    return lo, hi
+
+
 def _count_grid(n: int, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The count vectors c of n draws from π that carry mass, with ln M(c) (multinomial).
 
@@ -178,11 +198,7 @@ def _count_grid(n: int, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c, used, log_m = np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1)
     for j in range(pi.size - 1):
         m, share = n - used, min(1.0, pi[j] / pi[j:].sum())
-        # Bernstein: P(|X − μ| ≥ t) ≤ 2 exp(−t² / (2(σ² + t/3))) = _TAIL at this t
-        mean, var, log_tail = m * share, m * share * (1 - share), math.log(2 / _TAIL)
-        t = (2 * log_tail / 3 + np.sqrt((2 * log_tail / 3) ** 2 + 8 * log_tail * var)) / 2
-        lo = np.clip(np.floor(mean - t), 0, m).astype(np.int64)
-        hi = np.clip(np.ceil(mean + t), 0, m).astype(np.int64)
+        lo, hi = _binomial_range(m, share)
         width = hi - lo + 1
         if int(width.sum()) > MAX_GRID:
             fail(
@@ -235,20 +251,71 @@ def _mixture_pair(n: int, u_p: np.ndarray, u_q: np.ndarray, pi: np.ndarray):
     return log_p[keep], log_q[keep]
 
 
-def binary_rr_profile(n: int, epsilon0: float) -> ShuffleProfile:
-    """Exact profile of shuffled binary RR (keep the bit w.p. p = e^ε₀/(1 + e^ε₀)), others all 0.
+def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> ShuffleProfile:
+    """Exact profile of shuffled binary RR (keep the bit w.p. p = e^ε₀/(1 + e^ε₀)).
 
-    The server sees the number of 1s; d = 2, π = (p, 1 − p), u_P = (p, 1 − p), u_Q = (1 − p, p), so
-    P = Binomial(n, 1 − p) on the 1s and Q/P = (c₀ (1−p)/p + c₁ p/(1−p))/n.  Cost: n + 1 points.
+    ``others="alike"``: the other n − 1 users all hold 0 (or, by symmetry, all 1).  The server sees
+    the number of 1s; d = 2, π = (p, 1 − p), u_P = (p, 1 − p), u_Q = (1 − p, p), so P =
+    Binomial(n, 1 − p) on the 1s and Q/P = (c₀ (1−p)/p + c₁ p/(1−p))/n.  Cost: n + 1 points.
+
+    ``others="any"``: the largest δ over *every* pair of neighbouring datasets, the exact worst
+    case.  With j of the others holding 1, the others' count of 1s is S_j = Binomial(j, p) +
+    Binomial(n − 1 − j, 1 − p) (one convolution of two positive pmfs, :func:`_dissent_pair`),
+    and the server's count is user 1's bit plus S_j: ``P(c) = (1 − p) S_j(c − 1) + p S_j(c)``
+    (x₁ = 0), ``Q(c) = p S_j(c − 1) + (1 − p) S_j(c)`` (x₁ = 1).  Flipping every bit maps (j, P,
+    Q) to (n − 1 − j, Q, P), so j ≤ (n − 1)/2 with both directions covers every pair; j = 0 is
+    the ``"alike"`` pair.  δ(ε) is neither monotone nor unimodal in j, so every j is kept.  Cost:
+    Σ_j w_j w'_j multiply-adds (w, w' the two binomials' widths, ≤ 75σ + 2 by the 1e-300 tails):
+    n³/12 while the widths are the full ranges, about 1100 pq n² beyond (pq = e^ε₀/(1 + e^ε₀)²);
+    about 50 √(pq) n^1.5 points kept, in both directions.  Measured (the profile and one ε_c, CPU
+    time): n = 2000 in 0.9 s at ε₀ = 1, n = 3000 in 1.0 s at ε₀ = 3; the cap MAX_GRID (n = 5587 at
+    ε₀ = 1, 9746 at ε₀ = 3) in 4–5 s and 0.6–0.8 GB.
 
     References
     ----------
     [warner1965] (randomized response); [feldman2021clones] §5 (the lower-bound instance).
     """
     n, eps0 = check_int("n", n, low=1, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    check_choice("others", others, {"alike", "any"})
     p = 1.0 / (1.0 + math.exp(-eps0))
-    pair = _mixture_pair(n, np.array([p, 1 - p]), np.array([1 - p, p]), np.array([p, 1 - p]))
-    return ShuffleProfile(n, eps0, (pair,))
+    pairs = (_mixture_pair(n, np.array([p, 1 - p]), np.array([1 - p, p]), np.array([p, 1 - p])),)
+    if others == "any":
+        j = np.arange(1, (n - 1) // 2 + 1)
+        size = 0  # the points of every pair: the two binomials' widths, summed
+        for m, share in ((j, p), (n - 1 - j, 1 - p)):
+            lo, hi = _binomial_range(m, share)
+            size += int(np.sum(hi - lo + 1))
+        if 2 * size > MAX_GRID:  # each point is kept in both directions
+            fail(
+                "n",
+                n,
+                f"small enough for at most {MAX_GRID:.0e} points over all datasets (n = 5587 at "
+                f"ε₀ = 1; others='alike' computes n up to 10⁹)",
+            )
+        pairs += tuple(_dissent_pair(n, int(i), p) for i in j)
+    return ShuffleProfile(n, eps0, pairs)
+
+
+def _dissent_pair(n: int, j: int, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(log P(c), log Q(c))`` of shuffled binary RR when j of the n − 1 others hold 1.
+
+    S_j = Binomial(j, p) ⊛ Binomial(n − 1 − j, 1 − p), each pmf on its 1e-300 range, scaled by its
+    largest value and convolved directly: every mass is a sum of positive terms (relative error
+    below the widths times 2⁻⁵³), and only masses below 1e-300 of the largest underflow.
+    """
+    tops, pmfs = [], []
+    for m, share in ((j, p), (n - 1 - j, 1 - p)):
+        lo, hi = _binomial_range(np.array(m), share)
+        log_pmf = _log_binom_pmf(np.arange(lo, hi + 1), m, share)
+        tops.append(log_pmf.max())
+        pmfs.append(np.exp(log_pmf - tops[-1]))
+    with np.errstate(divide="ignore"):
+        log_s = np.log(np.convolve(*pmfs)) + sum(tops)
+    before, here = np.insert(log_s, 0, -np.inf), np.append(log_s, -np.inf)  # S(c − 1), S(c)
+    log_p = np.logaddexp(math.log1p(-p) + before, math.log(p) + here)
+    log_q = np.logaddexp(math.log(p) + before, math.log1p(-p) + here)
+    keep = np.maximum(log_p, log_q) > _LOG_FLOOR
+    return log_p[keep], log_q[keep]
 
 
 def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> ShuffleProfile:

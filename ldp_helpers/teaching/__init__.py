@@ -3,7 +3,7 @@
 A chapter's coding exercise asks the student to write a piece of a mechanism or an estimator and
 to hand it to a checker here, which tests it against the exact law of the collection's mechanisms
 and answers in words (:mod:`ldp_helpers.teaching.checks`, :mod:`ldp_helpers.teaching.client`,
-:mod:`ldp_helpers.teaching.oracles`).  The
+:mod:`ldp_helpers.teaching.oracles`, :mod:`ldp_helpers.teaching.shuffle`).  The
 student's code runs with a time and a memory limit in a child process.  This layer sits above the
 experiments: it imports the mechanisms, bounds, estimation and simulators, and nothing of the tooling.
 """
@@ -16,6 +16,7 @@ from ldp_helpers.teaching.checks import (
 )
 from ldp_helpers.teaching.client import check_client
 from ldp_helpers.teaching.oracles import check_scaled_risk
+from ldp_helpers.teaching.shuffle import check_shuffle_delta
 
 __all__ = [
     "Check",
@@ -24,4 +25,5 @@ __all__ = [
     "check_estimator",
     "check_output_table",
     "check_scaled_risk",
+    "check_shuffle_delta",
 ]

@@ -11,7 +11,7 @@ SPECS = {
     SH + "mixture_pair": spec(
         n=5, user_p=[0.6, 0.4], user_q=[0.4, 0.6], pi=[0.6, 0.4], _free={"user_p", "user_q", "pi"}
     ),
-    SH + "binary_rr_profile": spec(n=50, epsilon0=1.0),
+    SH + "binary_rr_profile": spec(n=50, epsilon0=1.0, others="any"),
     SH + "grr_profile": spec(n=20, epsilon0=1.0, k=4, others="worst"),
     SB + "erlingsson_epsilon": spec(n=2000, epsilon0=0.4, delta=1e-6),
     SB + "blanket_hoeffding_delta": spec(epsilon=0.3, n=2000, epsilon0=1.0, k=3, _none_ok={"k"}),

@@ -35,6 +35,12 @@ def _risk(p, q, d):
     return (d * q * (1 - q) + (p - q) * (1 - p - q)) / (p - q) ** 2
 
 
+def _shuffled_delta(n, epsilon0, epsilon):
+    from ldp_helpers.bounds.shuffle import binary_rr_profile
+
+    return binary_rr_profile(n, epsilon0).delta(epsilon)
+
+
 def _chernoff(delta, mu):
     return (math.exp(delta) / (1 + delta) ** (1 + delta)) ** mu
 
@@ -70,5 +76,6 @@ SPECS = {
     ),
     TE + "check_chernoff_bound": spec(bound=_chernoff, n_trials=1000, _extra={"n_trials": [10]}),
     "ldp_helpers.teaching.oracles.check_scaled_risk": spec(risk=_risk),
+    "ldp_helpers.teaching.shuffle.check_shuffle_delta": spec(delta=_shuffled_delta),
 }
 RECORDS = {TE + "Check"}
