@@ -41,7 +41,7 @@ SHOTS = ROOT / "build" / "book-screenshots"
 #: every notebook page (a banner and an .ipynb download each)
 NOTEBOOKS = [p.stem for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))]
 #: the course's chapters (issues 28, 36): each has a coding exercise checked by ldp_helpers.teaching and a class in a plan
-CHAPTERS = [p.stem for p in sorted((ROOT / "notebooks").glob("0[0-7]_*.py"))]
+CHAPTERS = [p.stem for p in sorted((ROOT / "notebooks").glob("0[0-8]_*.py"))]
 #: the chapter executed by the runner here: live panels (widget views in the runner's output), an exercise
 RUNNER_CHAPTER = "01_grr_vs_oue"
 EXECUTE = """

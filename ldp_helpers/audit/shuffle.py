@@ -32,7 +32,7 @@ from ldp_helpers._validation import (
     check_probability,
     check_rng,
 )
-from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
+from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class ShuffledGRRClient:
         """``n`` views for x₁ = ``value``: rows of k counts (after user 1's report if the order leaks)."""
         value = check_int("value", value, low=0, high=self.k - 1)
         n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
-        p, q = _grr_probabilities(self.epsilon0, self.k)
+        p, q = grr_probabilities(self.epsilon0, self.k)
         row = np.full(self.k, q)
         row[self.others] = p
         counts = rng.multinomial(self.n - 1, row / row.sum(), size=n)  # the n − 1 others, at once

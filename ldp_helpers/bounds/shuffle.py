@@ -69,7 +69,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
-from ldp_helpers.mechanisms.grr import _grr_probabilities
+from ldp_helpers.mechanisms.grr import grr_probabilities
 
 #: log-mass below which a grid point is dropped (both masses): its share of δ is < 1e-300
 _LOG_FLOOR = -700.0
@@ -332,7 +332,7 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
     n, eps0 = check_int("n", n, low=1, high=10**9), check_epsilon(epsilon0, "epsilon0")
     k = check_int("k", k, low=2)
     check_choice("others", others, {"pair", "outside", "worst"})
-    p, q = _grr_probabilities(eps0, k)
+    p, q = grr_probabilities(eps0, k)
     rest = [(k - 2) * q] if k > 2 else []
     cases = {"pair": [(p, q, *rest), (q, p, *rest), (p, q, *rest)]}
     if k >= 3:
