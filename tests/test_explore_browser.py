@@ -61,6 +61,7 @@ RENDERED = {
     "rappor": "ε∞",
     "continual": "Err",
     "m_shot": "m*",
+    "shuffle": "exact central",
 }
 #: the first panel must show within this many seconds of the request (2 s is the idle-machine target, see make bench)
 FIRST_PANEL_SECONDS = 8.0
@@ -335,6 +336,7 @@ CHAPTERS = {
     "rappor": "02_rappor",
     "continual": "04_glance",
     "m_shot": "03_m_shot",
+    "shuffle": "08_shuffle_model",
 }
 
 
