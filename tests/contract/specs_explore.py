@@ -219,7 +219,7 @@ SPECS = {
     ESH + "n_max": spec(k=3),
     ESH + "n_grid": spec(k=3),
     ESH + "shuffle_state": spec(
-        n=50, epsilon0=1.0, delta=1e-6, k=3, _finite=False, _extra={"n": [81], "k": [1001]}
+        n=50, epsilon0=1.0, delta=1e-6, k=3, _finite=False, _extra={"n": [401], "k": [1001]}
     ),  # NaN where a bound does not apply
     SH + "encode_view": spec(
         view={"playground": {"epsilon": 2.0}},
