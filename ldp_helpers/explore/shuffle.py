@@ -47,7 +47,12 @@ N_MAX = {2: 10**7, 3: 400, 4: 80}
 #: largest n of the numerical bounds (two exact 3-output profiles of ~n²/2 count vectors each)
 N_NUMERICAL = 400
 K_MAX = 1000
-CURVE_POINTS = 13
+#: largest ε₀: the profiles' losses mix terms e^ε₀ apart, so their rounding grows like e^ε₀ · 1e-16
+#: (about 3e-8 in ε_c at ε₀ = 20, where ε_c is already within ln 2 of ε₀)
+EPSILON0_MAX = 20.0
+#: a bound is said to fall below the exact ε_c only beyond this relative gap (rounding is below 1e-8)
+BELOW = 1e-6
+CURVE_POINTS = 9
 #: where the curve against n starts
 N_LOW = 10
 
@@ -95,7 +100,7 @@ def _check(n, epsilon0, delta, k) -> tuple:
             f"{'binary RR' if k == 2 else 'k-RR'} sums over about {cost} count vectors: "
             f"a larger n takes over a second)",
         )
-    eps0 = check_epsilon(epsilon0, "epsilon0")
+    eps0 = check_epsilon(epsilon0, "epsilon0", high=EPSILON0_MAX)
     delta = check_probability(delta, "delta", open_low=True, open_high=True)
     return n, eps0, delta, k
 
@@ -134,8 +139,8 @@ def _note(value: float, reason: str, eps0: float, exact_value: float) -> str:
         return reason
     if value >= eps0:
         return "= ε₀: no amplification shown"
-    if value < exact_value * (1 - 1e-9):
-        return "below the exact ε_c: not a bound here"
+    if value < exact_value * (1 - BELOW):
+        return "below the exact ε_c: not a bound at this setting"
     return ""
 
 
@@ -156,7 +161,7 @@ def shuffle_state(*, n, epsilon0, delta, k=2) -> ShuffleState:
     n : int
         Users, 2 ≤ n ≤ :func:`n_max` (k).
     epsilon0 : float
-        Each user's local ε₀ (> 0).
+        Each user's local ε₀, in (0, :data:`EPSILON0_MAX`].
     delta : float
         The central δ, in (0, 1).
     k : int

@@ -50,8 +50,9 @@ def _setup_shuffle(fig) -> dict:
     local = ax.axhline(1.0, color="grey", ls=":", lw=1.2)
     chosen = ax.axvline(1.0, color="black", lw=0.9, alpha=0.6, label="chosen n")
     (points,) = ax.plot([], [], "D", color="black", ms=6, mfc="white", mew=1.4)
-    ax.set(xscale="log", yscale="log", xlabel="n (users)", ylabel=r"central $\varepsilon_c$")
+    ax.set(xscale="log", yscale="log", xlabel="n (users)", ylabel="central ε_c")
     power_of_ten_ticks(ax.xaxis)
+    power_of_ten_ticks(ax.yaxis)  # plain Unicode: no mathtext parsed per redraw
     title = ax.set_title("", loc="left")
     return {
         "ax": ax,
@@ -122,8 +123,10 @@ def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
     a["points"].set_label("values at the chosen n")
     values = np.concatenate([s.exact_curve, *s.bound_curves.values(), at_n, [epsilon0]])
     positive = values[np.isfinite(values) & (values > 0)]
-    a["ax"].set_xlim(grid[0] / 1.5, grid[-1] * 1.5)
-    a["ax"].set_ylim(positive.min() / 1.5, positive.max() * 1.5)
+    a["ax"].set_xlim(min(grid[0], n) / 1.5, grid[-1] * 1.5)
+    # whole decades: at least two labelled ticks, whatever the range
+    low, high = math.floor(math.log10(positive.min())), math.ceil(math.log10(positive.max()))
+    a["ax"].set_ylim(10.0**low, 10.0 ** max(high, low + 1))
     handles = [*shown, a["local"], a["chosen"], a["points"]]
     if a["legend"] is None or a["legend"][0] != handles:
         a["legend"] = (handles, outside_legend(a["ax"], handles))
@@ -171,7 +174,7 @@ def shuffle_panel(*, n=10_000, epsilon0=2.0, delta=1e-6, k=2) -> Panel:
     controls = {
         "n": c.number(n, 2, N_MAX[2], "n (users)", integer=True, log=True),
         "epsilon0": c.number(float(epsilon0), 0.01, 20.0, "ε₀ (local)", log=True),
-        "delta": c.number(float(delta), 1e-15, 0.5, "δ", log=True),
+        "delta": c.number(float(delta), 1e-15, 0.5, "δ (central)", log=True),
         "k": c.number(k, 2, K_MAX, "k (k-RR values)", integer=True, log=True),
     }
     defaults = dict(n=n, epsilon0=epsilon0, delta=delta, k=k)

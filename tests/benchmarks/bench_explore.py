@@ -141,7 +141,7 @@ def _kernel_rows() -> list[Timing]:
             lambda: shuffle_panel(n=10_000, epsilon0=2.0, delta=1e-6),
             "epsilon0",
             (2.0 + 1e-3 * i for i in itertools.count(1)),
-            "curve recomputed: 13 exact profiles (n ≤ 1e7), numerical bounds for n ≤ 400",
+            "curve recomputed: 9 exact profiles (n ≤ 1e7), numerical bounds for n ≤ 400",
         ),
         (
             "explore: shuffle",
@@ -149,7 +149,7 @@ def _kernel_rows() -> list[Timing]:
             lambda: shuffle_panel(n=80, epsilon0=1.1, delta=1e-6, k=1000),
             "epsilon0",
             (1.1 + 1e-3 * i for i in itertools.count(1)),
-            "13 exact k-RR profiles of ~n³/6 count vectors and both numerical bounds per n",
+            "9 exact k-RR profiles of ~n³/6 count vectors and both numerical bounds per n",
         ),
     ]
     rows = []
