@@ -382,7 +382,14 @@ def test_bad_defaults_and_names_are_refused():
         playground_panel(epsilon=0)
     with pytest.raises(ValueError, match="name must be one of"):
         show_panel("nope")
-    assert set(PANELS) == {"playground", "privacy_utility", "rappor", "continual", "m_shot"}
+    assert set(PANELS) == {
+        "playground",
+        "privacy_utility",
+        "rappor",
+        "continual",
+        "m_shot",
+        "shuffle",
+    }
 
 
 def test_panels_set_several_values_with_one_redraw():

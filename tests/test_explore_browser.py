@@ -61,6 +61,7 @@ RENDERED = {
     "rappor": "ε∞",
     "continual": "Err",
     "m_shot": "m*",
+    "shuffle": "exact central",
 }
 #: the first panel must show within this many seconds of the request (2 s is the idle-machine target, see make bench)
 FIRST_PANEL_SECONDS = 8.0
@@ -190,6 +191,49 @@ def _typed_bad_value(driver, wait):
         lambda d: (
             js_text(d, ".ldp-m_shot-message") == ""
             and "T = 120" in js_text(d, ".ldp-m_shot-summary")
+        )
+    )
+
+
+def test_the_shuffle_panel_in_chromium(server, driver):
+    """Issue 38 item 5: the shuffle panel renders its table and curve, a typed n updates it, an n beyond the
+    exact profile's ceiling is refused naming n and its range, the box goes back, and a later n applies."""
+    proc, url = server
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    wait_idle(proc)
+    driver.get(f"{url}?token={TOKEN}")
+    wait = WebDriverWait(driver, 60, poll_frequency=0.05)
+    wait.until(
+        lambda d: "exact central" in js_text(d, ".ldp-shuffle-summary") and js_img(d, "shuffle")
+    )
+    summary = js_text(driver, ".ldp-shuffle-summary")
+    assert "Wang numerical" in summary and "n/a" in summary and "needs ε₀ ≤ 1/2" in summary
+    driver.execute_script("document.querySelector('.ldp-panel-shuffle').scrollIntoView();")
+    img = js_img(driver, "shuffle")
+    type_into(driver, "shuffle", "n", "300")  # numerical bounds now computed, the marker moves
+    wait.until(
+        lambda d: (
+            "n = 300," in js_text(d, ".ldp-shuffle-summary")
+            and js_img(d, "shuffle") not in ("", img)
+        )
+    )
+    assert "computed for n ≤" not in js_text(driver, ".ldp-shuffle-summary")
+    driver.find_element(By.CSS_SELECTOR, ".ldp-panel-shuffle").screenshot(
+        str(SHOTS / "08_shuffle_panel.png")
+    )
+    type_into(driver, "shuffle", "n", "1e9")  # beyond the exact profile's ceiling: refused at once
+    wait.until(
+        lambda d: (
+            "— n must be an integer in [2, 10,000,000] for k = 2"
+            in js_text(d, ".ldp-shuffle-message")
+        )
+    )
+    assert js_value(driver, "shuffle", "n") == "300"  # back to the value in effect
+    type_into(driver, "shuffle", "epsilon0", "0.4")  # a later valid change applies, message cleared
+    wait.until(
+        lambda d: (
+            js_text(d, ".ldp-shuffle-message") == ""
+            and "ε₀ = 0.4," in js_text(d, ".ldp-shuffle-summary")
         )
     )
 
@@ -335,6 +379,7 @@ CHAPTERS = {
     "rappor": "02_rappor",
     "continual": "04_glance",
     "m_shot": "03_m_shot",
+    "shuffle": "08_shuffle_model",
 }
 
 

@@ -176,6 +176,34 @@ def test_grr_bounds_against_the_exact_value():
     assert B.variation_ratio_profile(n, eps0, k).epsilon(delta) < exact - 1e-3
 
 
+@pytest.mark.parametrize(
+    "n, eps0, delta, k, outside",
+    [
+        (2000, 0.4, 1e-6, None, set()),
+        (999, 0.4, 1e-6, None, {"Erlingsson"}),  # n ≥ 1000
+        (2000, 0.6, 1e-6, None, {"Erlingsson"}),  # ε₀ ≤ 1/2
+        (2000, 0.4, 0.02, None, {"Erlingsson"}),  # δ ≤ 1/100
+        (300, 2.0, 1e-6, None, {"Erlingsson", "FMT closed", "Wang closed"}),
+        (3000, 2.0, 1e-6, None, {"Erlingsson"}),
+        (3000, 2.0, 1e-6, 50, {"Erlingsson", "Wang closed"}),  # r shrinks with k
+    ],
+)
+def test_closed_form_ranges_say_where_each_closed_form_gives_up(n, eps0, delta, k, outside):
+    """A closed form is outside its range exactly where the range says so, and there it returns ε₀."""
+    ranges = B.closed_form_ranges(n, eps0, delta, k)
+    assert {name for name, reason in ranges.items() if reason} == outside
+    values = {
+        "Erlingsson": B.erlingsson_epsilon(n, eps0, delta),
+        "FMT closed": B.fmt_closed_epsilon(n, eps0, delta),
+        "Wang closed": B.wang_closed_epsilon(n, eps0, delta, k),
+    }
+    for name, value in values.items():
+        assert (value == eps0) if name in outside else (value < eps0), (name, value)
+    if "FMT closed" in outside:
+        top = math.log(n / (16 * math.log(4 / delta)))
+        assert ranges["FMT closed"] == f"needs ε₀ ≤ ln(n / (16 ln(4/δ))) = {top:.4g}"
+
+
 def test_the_kRR_variation_ratio_bound_is_refuted_by_the_per_user_law():
     """At n = 6, 5-RR, ε₀ = 2, ε = 1: the per-user law of the counts (others all holding 2) has δ = 0.14812,
     above the variation-ratio reduction's 0.14550 (no reduction of ours is involved in the first number)."""

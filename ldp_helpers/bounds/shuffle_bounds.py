@@ -1,9 +1,10 @@
 """The papers' upper bounds on ε_c, the central ε of n shuffled ε₀-LDP reports, at a given δ.
 
 Closed forms (Erlingsson et al.; Balle et al.'s Hoeffding bound; Feldman, McMillan & Talwar;
-Wang et al.) and the two numerical bounds, which are the exact profile
-(:func:`~ldp_helpers.bounds.shuffle.mixture_pair`) of a *reduction*: a pair of count laws that
-dominates every ε₀-LDP randomizer's shuffled pair, so that its ε_c(δ) is an upper bound.  Each
+Wang et al.; their ranges of validity: :func:`closed_form_ranges`) and the two numerical bounds,
+which are the exact profile (:func:`~ldp_helpers.bounds.shuffle.mixture_pair`) of a *reduction*:
+a pair of count laws that dominates every ε₀-LDP randomizer's shuffled pair, so that its ε_c(δ) is
+an upper bound.  Each
 function returns ε₀ outside its bound's stated range of validity (ε₀ always holds: shuffling is
 post-processing of n ε₀-LDP reports, and the server's view of user 1 is at most ε₀-DP).
 
@@ -39,9 +40,15 @@ def erlingsson_epsilon(n: int, epsilon0: float, delta: float) -> float:
     Balle et al.'s implementation of it).
     """
     n, eps0, delta = _check(n, epsilon0, delta)
-    if eps0 > 0.5 or n < 1000 or delta > 0.01:
+    if _erlingsson_outside(n, eps0, delta):
         return eps0
     return min(eps0, 12 * eps0 * math.sqrt(math.log(1 / delta) / n))
+
+
+def _erlingsson_outside(n: int, eps0: float, delta: float) -> str:
+    wanted = (("ε₀ ≤ 1/2", eps0 <= 0.5), ("n ≥ 1000", n >= 1000), ("δ ≤ 1/100", delta <= 0.01))
+    failed = [text for text, holds in wanted if not holds]
+    return "needs " + " and ".join(failed) if failed else ""
 
 
 def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | None = None) -> float:
@@ -99,12 +106,17 @@ def fmt_closed_epsilon(n: int, epsilon0: float, delta: float) -> float:
     [feldman2021clones] Theorem 3.1 (in the refined form of the authors' ``closedformanalysis``).
     """
     n, eps0, delta = _check(n, epsilon0, delta)
-    if eps0 > math.log(n / (16 * math.log(4 / delta))):
+    if _fmt_outside(n, eps0, delta):
         return eps0
     a = 8 * math.sqrt(math.exp(eps0) * math.log(4 / delta) / n)
     c = 8 * math.exp(eps0) / n
     e = math.log(1 + a + c)
     return math.log(1 + (-math.expm1(-eps0)) / (1 + math.exp(-eps0 - e)) * (a + c))
+
+
+def _fmt_outside(n: int, eps0: float, delta: float) -> str:
+    top = math.log(n / (16 * math.log(4 / delta)))
+    return f"needs ε₀ ≤ ln(n / (16 ln(4/δ))) = {top:.4g}" if eps0 > top else ""
 
 
 def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
@@ -173,8 +185,35 @@ def wang_closed_epsilon(n: int, epsilon0: float, delta: float, k: int | None = N
     n, eps0, delta = _check(n, epsilon0, delta)
     p, beta = math.exp(eps0), grr_blanket_beta(eps0, k)
     r = beta / (p - 1)
-    if n <= 8 * math.log(4 / delta) / r:
+    if _wang_outside(n, r, delta):
         return eps0
     c = max(0.0, 4 * (1 - 3 * r) / (9 * (1 - 2 * r)))
     tail = math.sqrt(32 * math.log(4 / delta) / (r * (n - 1))) + 4 / (r * (n - 1))
     return min(eps0, math.log(1 + beta / ((1 - c) * (1 + p) * beta / (p - 1) + c) * tail))
+
+
+def _wang_outside(n: int, r: float, delta: float) -> str:
+    least = 8 * math.log(4 / delta) / r
+    return f"needs n > 8 ln(4/δ)/r = {least:.4g}" if n <= least else ""
+
+
+def closed_form_ranges(
+    n: int, epsilon0: float, delta: float, k: int | None = None
+) -> dict[str, str]:
+    """Why each closed form does not apply at (n, ε₀, δ): ``""`` inside its stated range, else what it needs.
+
+    The same tests as :func:`erlingsson_epsilon`, :func:`fmt_closed_epsilon` and
+    :func:`wang_closed_epsilon` (each returns ε₀ outside its range); keys ``"Erlingsson"``,
+    ``"FMT closed"``, ``"Wang closed"``.
+
+    References
+    ----------
+    [erlingsson2019]; [feldman2021clones] Theorem 3.1; [wang2024shuffle] (the closed form).
+    """
+    n, eps0, delta = _check(n, epsilon0, delta)
+    r = grr_blanket_beta(eps0, k) / (math.exp(eps0) - 1)  # as in wang_closed_epsilon
+    return {
+        "Erlingsson": _erlingsson_outside(n, eps0, delta),
+        "FMT closed": _fmt_outside(n, eps0, delta),
+        "Wang closed": _wang_outside(n, r, delta),
+    }

@@ -7,7 +7,7 @@ downloads; plumbing in :mod:`ldp_helpers.explore._widgets`, controls in
 figure and updates its artists.  The oracles are the registry's (:func:`~ldp_helpers.explore.oracles.panel_keys`),
 each built for the panel's ε and d; a sketch's own parameters (k, m) have controls of their own.
 The RAPPOR simulator is in :mod:`ldp_helpers.explore.rappor_panel`, continual counting and m-shot in
-:mod:`ldp_helpers.explore.paper_panels`.
+:mod:`ldp_helpers.explore.paper_panels`, the shuffle model in :mod:`ldp_helpers.explore.shuffle_panel`.
 
 References
 ----------
@@ -25,7 +25,7 @@ import numpy as np
 from ldp_helpers._validation import check_choice, check_epsilon, check_int, check_real
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.explore import _controls as c
-from ldp_helpers.explore import paper_panels
+from ldp_helpers.explore import paper_panels, shuffle_panel
 from ldp_helpers.explore import rappor_panel as rappor_module
 from ldp_helpers.explore._widgets import (
     SMALL,
@@ -60,7 +60,7 @@ from ldp_helpers.explore.utility import (
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.populations import flat_counts
 
-PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot")
+PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot", "shuffle")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
 
 #: the phase diagram's grid (computed once, cached): ε and d log-spaced over the controls' ranges
@@ -590,4 +590,5 @@ BUILDERS = {
     "privacy_utility": privacy_utility_panel,
     "rappor": rappor_module.rappor_panel,
     **paper_panels.BUILDERS,
+    **shuffle_panel.BUILDERS,
 }

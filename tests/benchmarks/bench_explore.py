@@ -59,6 +59,7 @@ def _kernel_rows() -> list[Timing]:
     from ldp_helpers.explore.panels import playground_panel, privacy_utility_panel
     from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
     from ldp_helpers.explore.rappor_panel import rappor_panel
+    from ldp_helpers.explore.shuffle_panel import shuffle_panel
 
     count = itertools.count(1)
     cases = [
@@ -126,6 +127,30 @@ def _kernel_rows() -> list[Timing]:
             (0.5 - 1e-4 * i for i in itertools.count(1)),
             "estimates cached: F-measure recomputed only",
         ),
+        (
+            "explore: shuffle",
+            "n moved, binary RR, ε₀=2, δ=1e-6",
+            lambda: shuffle_panel(n=10_000, epsilon0=2.0, delta=1e-6),
+            "n",
+            (10_000 + i for i in itertools.count(1)),
+            "curve cached per (ε₀, δ, k): the setting's exact ε_c and closed forms only",
+        ),
+        (
+            "explore: shuffle",
+            "ε₀ moved, binary RR, n=1e4, δ=1e-6",
+            lambda: shuffle_panel(n=10_000, epsilon0=2.0, delta=1e-6),
+            "epsilon0",
+            (2.0 + 1e-3 * i for i in itertools.count(1)),
+            "curve recomputed: 9 exact profiles (n ≤ 1e7), numerical bounds for n ≤ 400",
+        ),
+        (
+            "explore: shuffle",
+            "ε₀ moved, 1000-RR at its largest n=80 (heaviest)",
+            lambda: shuffle_panel(n=80, epsilon0=1.1, delta=1e-6, k=1000),
+            "epsilon0",
+            (1.1 + 1e-3 * i for i in itertools.count(1)),
+            "9 exact k-RR profiles of ~n³/6 count vectors and both numerical bounds per n",
+        ),
     ]
     rows = []
     with warnings.catch_warnings(), capture_output():
@@ -151,6 +176,7 @@ BROWSER = {
     "rappor": ("f", (0.5 - 0.001 * i for i in itertools.count(1))),
     "continual": ("mu", (0.5 + 0.001 * i for i in itertools.count(1))),
     "m_shot": ("epsilon", (10.0 + 0.01 * i for i in itertools.count(1))),
+    "shuffle": ("epsilon0", (2.0 + 0.01 * i for i in itertools.count(1))),
 }  # θ may leave the F-measure (and the PNG) unchanged
 
 

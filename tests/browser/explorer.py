@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "browser-test-token"
-PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot")
+PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot", "shuffle")
 
 
 def free_port() -> int:

@@ -158,6 +158,11 @@ EXTREMES = {
         },
         "smallest": {"n_rounds": 1, "n_draws": 1, "n_users": 10, "epsilon": 0.1, "theta": 0.01},
     },
+    "shuffle": {
+        "largest": {"n": 10**7, "epsilon0": 0.01, "delta": 1e-15, "k": 2},
+        "krr_largest": {"n": 80, "epsilon0": 1.1, "delta": 1e-6, "k": 1000},
+        "smallest": {"n": 2, "epsilon0": 20.0, "delta": 0.5, "k": 3},
+    },
 }
 
 

@@ -34,7 +34,7 @@ EO, EU, ER, ES = (
     "ldp_helpers.explore.rappor.",
     "ldp_helpers.explore.rappor_sim.",
 )
-EOUT = "ldp_helpers.explore.outputs."
+EOUT, ESH = "ldp_helpers.explore.outputs.", "ldp_helpers.explore.shuffle."
 SH, SV, ST = (
     "ldp_helpers.explore.share.",
     "ldp_helpers.explore.serve.",
@@ -75,6 +75,8 @@ PANELS = {
     "report",
     "survey",
     "shown",
+    "epsilon0",
+    "delta",
 }
 
 SPECS = {
@@ -217,6 +219,11 @@ SPECS = {
         seed=0,
         _extra={"theta": [0.0, 1.5], "n_rounds": [5001], "n_draws": [200_001]},
     ),
+    ESH + "n_max": spec(k=3),
+    ESH + "n_grid": spec(k=3),
+    ESH + "shuffle_state": spec(
+        n=50, epsilon0=1.0, delta=1e-6, k=3, _finite=False, _extra={"n": [401], "k": [1001]}
+    ),  # NaN where a bound does not apply
     SH + "encode_view": spec(
         view={"playground": {"epsilon": 2.0}},
         _extra={"view": [{"p": {"e": float("nan")}}, {"p": 1}]},
@@ -262,6 +269,9 @@ SPECS = {
         epsilon=4.0, n_rounds=8, _valid=False, _free=PANELS
     ),
     "ldp_helpers.explore.rappor_panel.rappor_panel": spec(**RAPPOR, _valid=False, _free=PANELS),
+    "ldp_helpers.explore.shuffle_panel.shuffle_panel": spec(
+        n=50, epsilon0=1.0, delta=1e-6, k=2, _valid=False, _free=PANELS
+    ),
     "ldp_helpers.explore.rappor_panel.load_counts": spec(
         panel=None,
         counts=BIT_COUNTS,
@@ -285,4 +295,6 @@ RECORDS = {
     ES + "SimulatedSurvey",
     ST + "ContinualCurves",
     ST + "MShotCurves",
+    ESH + "ShuffleRow",
+    ESH + "ShuffleState",
 }

@@ -21,6 +21,7 @@ SPECS = {
     SB + "grr_blanket_beta": spec(epsilon0=1.0, k=3, _none_ok={"k"}),
     SB + "variation_ratio_profile": spec(n=50, epsilon0=1.0, k=3, _none_ok={"k"}),
     SB + "wang_closed_epsilon": spec(n=2000, epsilon0=1.0, delta=1e-6, k=3, _none_ok={"k"}),
+    SB + "closed_form_ranges": spec(n=2000, epsilon0=1.0, delta=1e-6, k=3, _none_ok={"k"}),
 }
 
 #: the exact profile (its arrays come from the constructors above, which validate)

@@ -19,6 +19,7 @@ from ldp_helpers.explore._controls import NumberControl
 from ldp_helpers.explore.panels import PANELS, playground_panel, privacy_utility_panel
 from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
 from ldp_helpers.explore.rappor_panel import rappor_panel
+from ldp_helpers.explore.shuffle_panel import shuffle_panel
 
 from .strategies import bad_values
 
@@ -31,6 +32,7 @@ BUILD = {
     "rappor": lambda: rappor_panel(n_candidates=20, n_true=5, survey=False),
     "continual": lambda: continual_panel(n_rounds=5, n_draws=2),
     "m_shot": lambda: m_shot_panel(n_rounds=20, n_draws=2),
+    "shuffle": lambda: shuffle_panel(n=50, k=3),
 }
 _BUILT: dict = {}
 
