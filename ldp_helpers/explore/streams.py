@@ -51,10 +51,10 @@ N_EPSILONS, N_MS = 10, 7
 #: the panels' work ceilings, sized by time (an interaction within a second on 2 idle cores; measured 12 µs per
 #: unit of T·n_draws at N = 10¹⁰): continual counting draws T·n_draws reporters per ε and mechanism (the chain of
 #: binomials loops over T); m-shot's work is :func:`_m_shot_work`, in binomial draws of the chain
-MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 50_000, 5_000, 11_000_000
+MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 50_000, 5_000, 8_000_000
 #: m-shot's cost per round of the chain's loop (numpy's call overhead) and per report (K_t, A_t and X_t of one
 #: survey, round and m), in draws of the chain: fitted 19 µs, 0.2 µs and 54 ns of CPU per draw (12 settings on
-#: the 2 shared cores), so :data:`MAX_M_SHOT_WORK` is about 0.6 s
+#: the 2 shared cores), so :data:`MAX_M_SHOT_WORK` is about 0.45 s (0.6 s with the figure's redraw)
 M_SHOT_ROUND_WORK, M_SHOT_REPORT_WORK = 350, 4
 #: who reports is drawn with numpy's hypergeometric sampler, which takes fewer than 10⁹ users
 MAX_M_SHOT_USERS = 10**9 - 1
@@ -235,7 +235,7 @@ def _check_m_shot_work(epsilon, n_rounds, n_users, n_draws) -> None:
         n_rounds,
         f"an integer in [1, {low}] with n_draws = {n_draws}, n_users = {n_users:,} and "
         f"epsilon = {epsilon:g} (the panel's work is at most {MAX_M_SHOT_WORK:,} binomial draws, "
-        "about 0.6 s; lower n_draws or n_users for a longer stream)",
+        "about 0.6 s with the figure; lower n_draws or n_users for a longer stream)",
     )
 
 
@@ -278,7 +278,7 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
     """F-measure vs m (Experiment 1: r = 0, the shuffled ramp Φ0 = t/T) with m* (Eq. 7) and g(m/ε).
 
     T is at most :data:`MAX_M_SHOT_ROUNDS` and the work (:func:`_m_shot_work`) at most
-    :data:`MAX_M_SHOT_WORK` (about 0.6 s); larger settings are refused with T's allowed range
+    :data:`MAX_M_SHOT_WORK` (about 0.45 s); larger settings are refused with T's allowed range
     before any simulation.
 
     References
