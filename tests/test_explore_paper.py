@@ -266,7 +266,7 @@ def test_huge_streams_are_refused_at_once_with_the_allowed_range():
     with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 5000\]"):
         m_shot_curves(**{**MSHOT, "n_rounds": 10**6})
     with pytest.raises(
-        ValueError, match=r"n_rounds must be an integer in \[1, 1000\] with n_draws = 200"
+        ValueError, match=r"n_rounds must be an integer in \[1, 285\] with n_draws = 200"
     ):
         m_shot_curves(**{**MSHOT, "n_rounds": 2000}, n_draws=200)
     with pytest.raises(
@@ -277,6 +277,41 @@ def test_huge_streams_are_refused_at_once_with_the_allowed_range():
     panel = m_shot_panel(**MSHOT)
     panel.controls["n_rounds"].value = 10**6
     assert "— n_rounds must be an integer in [1, 5000]" in panel.message.value
+
+
+def test_m_shot_work_counts_the_chains_binomials_within_30_percent():
+    """Issue 36 item 2: the cost model's chain term is the binomials sample_reporter_counts draws."""
+    from ldp_helpers.simulate.streams import sample_reporter_counts
+
+    class Counting:  # counts the binomials with n > 0 (n = 0 draws no number)
+        def __init__(self, rng):
+            self.rng, self.draws = rng, 0
+
+        def binomial(self, n, p):
+            self.draws += np.count_nonzero(n)
+            return self.rng.binomial(n, p)
+
+    settings = ((2000, 1, 10**9, 3), (2000, 300, 10**9, 5), (1000, 40, 10**4, 2))
+    for n_rounds, m, n_users, n_draws in settings:  # the model errs on the safe side at small N
+        rng = Counting(np.random.default_rng(1))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("ldp_helpers.simulate.streams.check_rng", lambda r: r)
+            sample_reporter_counts([n_users], n_rounds, m, rng=rng, n_draws=n_draws)
+        model = streams._chain_draws(n_rounds, m, n_users, n_draws)
+        assert 0.9 * rng.draws <= model <= 1.3 * rng.draws, (n_rounds, m, rng.draws, model)
+
+
+def test_m_shot_ceiling_is_the_work_and_its_refusal_gives_ts_largest_allowed_value():
+    """Issue 36 item 2: T = 5000, 40 surveys, N = 10⁹ took 8 s; the ceiling is _m_shot_work, not T·n_draws."""
+    heavy = dict(epsilon=500.0, n_users=10**9 - 1, theta=0.5, n_draws=40)
+    with pytest.raises(
+        ValueError, match=r"n_rounds must be an integer in \[1, 473\] with n_draws = 40"
+    ):
+        m_shot_curves(**heavy, n_rounds=5000)
+    work = [streams._m_shot_work(500.0, t, 10**9 - 1, 40) for t in (473, 474)]
+    assert work[0] <= streams.MAX_M_SHOT_WORK < work[1]
+    for t in (100, 1000):  # the default and the paper's T at their default 3 surveys
+        assert streams._m_shot_work(10.0, t, 10**5, 3) <= streams.MAX_M_SHOT_WORK
 
 
 def test_a_refusal_names_the_parameter_reverts_its_box_and_later_changes_apply():

@@ -50,10 +50,16 @@ STREAM_MECHANISMS = {"Glance": Glance, "Harmony": Harmony, "T-shot": BasicOneTim
 N_EPSILONS, N_MS = 10, 7
 #: the panels' work ceilings, sized by time (an interaction within a second on 2 idle cores; measured 12 µs per
 #: unit of T·n_draws at N = 10¹⁰): continual counting draws T·n_draws reporters per ε and mechanism (the chain of
-#: binomials loops over T); m-shot loops over the T rounds once per m of the grid and draws T·n_draws reports per m
-MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 50_000, 5_000, 200_000
+#: binomials loops over T); m-shot's work is :func:`_m_shot_work`, in binomial draws of the chain
+MAX_CONTINUAL_WORK, MAX_M_SHOT_ROUNDS, MAX_M_SHOT_WORK = 50_000, 5_000, 8_000_000
+#: m-shot's cost per round of the chain's loop (numpy's call overhead) and per report (K_t, A_t and X_t of one
+#: survey, round and m), in draws of the chain: fitted 19 µs, 0.2 µs and 54 ns of CPU per draw (12 settings on
+#: the 2 shared cores), so :data:`MAX_M_SHOT_WORK` is about 0.45 s (0.6 s with the figure's redraw)
+M_SHOT_ROUND_WORK, M_SHOT_REPORT_WORK = 350, 4
 #: who reports is drawn with numpy's hypergeometric sampler, which takes fewer than 10⁹ users
 MAX_M_SHOT_USERS = 10**9 - 1
+#: the m-shot panel's surveys per m (its widget's range)
+MAX_M_SHOT_DRAWS = 1000
 
 
 def _check_work(n_rounds: int, n_draws: int, ceiling: int) -> None:
@@ -181,6 +187,58 @@ def m_grid(epsilon, n_rounds, size: int = N_MS) -> np.ndarray:
     return np.unique(np.clip(ms, 1, n_rounds))
 
 
+def _chain_draws(n_rounds: int, m: int, n_users: int, n_draws: int) -> float:
+    """Binomials :func:`~ldp_helpers.simulate.streams.sample_reporter_counts` draws for one m (a model).
+
+    Its window at round t spans the picks left that some user holds: about ±z standard deviations
+    of the hypergeometric picks left (z = √(2 ln(N·n_draws)), the reach of the largest of N·n_draws
+    normal draws), within the picks that still fit, and at most N·n_draws values.
+    """
+    picks = min(m, n_rounds - m)
+    t = np.arange(n_rounds)
+    share = picks / n_rounds
+    sd = np.sqrt(t * share * (1 - share) * (n_rounds - t) / max(n_rounds - 1, 1))
+    support = np.minimum(picks, n_rounds - t) - np.maximum(1, picks - t) + 1
+    reach = 1 + 2 * math.sqrt(2 * math.log(max(n_users * n_draws, 2))) * sd
+    width = np.minimum(np.minimum(support, reach), n_users * n_draws)
+    return n_draws * float(np.clip(width, 0, None).sum()) if picks else 0.0
+
+
+def _m_shot_work(epsilon, n_rounds, n_users, n_draws) -> float:
+    """The m-shot panel's work in binomial draws of the chain, for validated arguments (a cost model).
+
+    Per m of :func:`m_grid` below T: T rounds of the chain's loop (:data:`M_SHOT_ROUND_WORK` each)
+    and its binomials (:func:`_chain_draws`, which widen with N, T and m); per m: T·n_draws reports
+    (:data:`M_SHOT_REPORT_WORK` each).  Within 20 % of the measured CPU time from T = 200 to 5000,
+    N = 10 to 10⁹ and 1 to 1000 surveys (above it, by up to 60 %, at N·n_draws below 10⁴).
+    """
+    ms = m_grid(epsilon, n_rounds)
+    chain = sum(
+        M_SHOT_ROUND_WORK * n_rounds + _chain_draws(n_rounds, int(m), n_users, n_draws)
+        for m in ms
+        if m < n_rounds
+    )
+    return chain + M_SHOT_REPORT_WORK * ms.size * n_rounds * n_draws
+
+
+def _check_m_shot_work(epsilon, n_rounds, n_users, n_draws) -> None:
+    """Refuse an m-shot setting over :data:`MAX_M_SHOT_WORK`, naming T's allowed range at the others."""
+    if _m_shot_work(epsilon, n_rounds, n_users, n_draws) <= MAX_M_SHOT_WORK:
+        return
+    low, high = 1, n_rounds - 1  # the largest T within the ceiling, by bisection (T = 1 always is)
+    while low < high:
+        mid = (low + high + 1) // 2
+        within = _m_shot_work(epsilon, mid, n_users, n_draws) <= MAX_M_SHOT_WORK
+        low, high = (mid, high) if within else (low, mid - 1)
+    fail(
+        "n_rounds",
+        n_rounds,
+        f"an integer in [1, {low}] with n_draws = {n_draws}, n_users = {n_users:,} and "
+        f"epsilon = {epsilon:g} (the panel's work is at most {MAX_M_SHOT_WORK:,} binomial draws, "
+        "about 0.6 s with the figure; lower n_draws or n_users for a longer stream)",
+    )
+
+
 @functools.lru_cache(maxsize=8)
 def _ramp(n_users: int, n_rounds: int, seed: int):
     return ramp_data(n_users, n_rounds, rng=np.random.default_rng([seed, 0]))
@@ -219,8 +277,9 @@ def _estimates(
 def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MShotCurves:
     """F-measure vs m (Experiment 1: r = 0, the shuffled ramp Φ0 = t/T) with m* (Eq. 7) and g(m/ε).
 
-    T is at most :data:`MAX_M_SHOT_ROUNDS` and T·n_draws at most :data:`MAX_M_SHOT_WORK` (a few
-    seconds); larger settings are refused with the allowed range before any simulation.
+    T is at most :data:`MAX_M_SHOT_ROUNDS` and the work (:func:`_m_shot_work`) at most
+    :data:`MAX_M_SHOT_WORK` (about 0.45 s); larger settings are refused with T's allowed range
+    before any simulation.
 
     References
     ----------
@@ -231,10 +290,10 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
     n_users = check_int("n_users", n_users, low=1, high=MAX_M_SHOT_USERS)
     theta = check_real("theta", theta, low=0.0, high=1.0, high_open=False)
     n_draws, seed = (
-        check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_WORK),
+        check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_DRAWS),
         check_int("seed", seed, low=0),
     )
-    _check_work(n_rounds, n_draws, MAX_M_SHOT_WORK)
+    _check_m_shot_work(epsilon, n_rounds, n_users, n_draws)
     ms = m_grid(epsilon, n_rounds)
     truth = _ramp(n_users, n_rounds, seed).fractions()
     f = np.array(

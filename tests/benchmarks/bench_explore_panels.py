@@ -58,8 +58,8 @@ HEAVIEST = {
     ),
     # the work ceiling T·n_draws = 50,000
     "continual": dict(mu=0.5, n_users=10**10, n_rounds=10_000, n_draws=5, epsilon_max=30.0),
-    # T at its ceiling 5,000 and T·n_draws = 200,000
-    "m_shot": dict(epsilon=500.0, n_rounds=5_000, n_users=10**9 - 1, n_draws=40, theta=0.5),
+    # N, ε and 40 surveys at the top: T = 473 is the largest within the work ceiling (_m_shot_work)
+    "m_shot": dict(epsilon=500.0, n_rounds=473, n_users=10**9 - 1, n_draws=40, theta=0.5),
 }
 
 
