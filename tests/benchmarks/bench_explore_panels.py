@@ -60,6 +60,8 @@ HEAVIEST = {
     "continual": dict(mu=0.5, n_users=10**10, n_rounds=10_000, n_draws=5, epsilon_max=30.0),
     # N, ε and 40 surveys at the top: T = 473 is the largest within the work ceiling (_m_shot_work)
     "m_shot": dict(epsilon=500.0, n_rounds=473, n_users=10**9 - 1, n_draws=40, theta=0.5),
+    # 3-RR at its n ceiling (the four-category grid), the numerical bounds at theirs
+    "shuffle": dict(n=400, epsilon0=2.0, delta=1e-6, k=3),
 }
 
 
