@@ -16,7 +16,8 @@ which v and x collide), so Var f̂(x) = (m/(m−1))²·Σ_v f_v (c_ε² − S[v,
 
 Exact aggregate sampler: the users of each value split over the k rows multinomially; the A[j, c]
 users of row j with hash c split over the m Hadamard rows l multinomially; at (j, l) those with
-H[l, c] = +1 send +1 w.p. 1 − r, the others w.p. r.  Cost O(k·m²) per survey, independent of n.
+H[l, c] = +1 send +1 w.p. 1 − r, the others w.p. r.  Cost O(s·k + k·m·log m) per survey, independent
+of n; when the users are fewer than that, they are drawn one by one as the clients do (O(n), same law).
 
 References
 ----------
