@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from stat_checks import assert_mean_close, binomial_sum_pmf, chisquare_pvalue
 
 from ldp_helpers import Glance

@@ -243,9 +243,14 @@ def test_sampler_estimates_have_the_exact_mean_and_variance_at_larger_sizes(make
 def _hcms_per_user_estimates(sketch, truth, runs, rng, flip_probability=None):
     """Estimates from HCMS's per-user signed sums (the sampler's O(n) path); a wrong flip rate if asked."""
     sampler = sketch
-    if flip_probability is not None:  # a deliberately wrong sampler: the clients flip at another rate
+    if (
+        flip_probability is not None
+    ):  # a deliberately wrong sampler: the clients flip at another rate
         sampler = HadamardCountMeanSketch.create(
-            float(np.log(1 / flip_probability - 1)), sketch.d, sketch.k, sketch.m,
+            float(np.log(1 / flip_probability - 1)),
+            sketch.d,
+            sketch.k,
+            sketch.m,
             rng=np.random.default_rng(8),
         )
     counts = np.broadcast_to(truth, (runs, truth.size))

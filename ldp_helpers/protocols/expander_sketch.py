@@ -232,7 +232,9 @@ def _decoded(heavy, edges, bits, min_agreement, n_buckets, hash_seed, batch) -> 
     message = np.concatenate([m for _, m in batch])
     codewords = _encode_nibbles(message, information, length)  # uint8: the indices below in int32
     pairs = codewords[:, edges[:, 0]].astype(np.int32) * FIELD + codewords[:, edges[:, 1]]
-    cells = (y.astype(np.int32)[:, None] * len(edges) + np.arange(len(edges), dtype=np.int32)) * PAIRS
+    cells = (
+        y.astype(np.int32)[:, None] * len(edges) + np.arange(len(edges), dtype=np.int32)
+    ) * PAIRS
     agreement = np.count_nonzero(heavy.reshape(-1)[cells + pairs], axis=1) / len(edges)
     keep = agreement >= min_agreement
     if not np.any(keep):
@@ -264,8 +266,10 @@ def _clusters(heavy, edges, length: int) -> tuple[np.ndarray, np.ndarray, np.nda
     """
     y, e, c, c_other = np.nonzero(heavy)
     if y.size == 0:
-        return np.empty(0, dtype=np.int64), np.empty((0, length), dtype=np.int64), np.empty(
-            (0, length, FIELD), dtype=np.uint8
+        return (
+            np.empty(0, dtype=np.int64),
+            np.empty((0, length), dtype=np.int64),
+            np.empty((0, length, FIELD), dtype=np.uint8),
         )
     size = length * FIELD
     left, right = y * size + edges[e, 0] * FIELD + c, y * size + edges[e, 1] * FIELD + c_other
