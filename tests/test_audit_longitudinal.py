@@ -4,17 +4,21 @@ import math
 
 import numpy as np
 import pytest
+from stat_checks import assert_mean_close, binomial_sum_pmf, chisquare_pvalue
 
 from ldp_helpers import Glance
 from ldp_helpers.audit.longitudinal import (
     averaging_success,
     bayes_success,
     binomial_attack_curve,
+    constant_stream_positives,
     fresh_rr_count_table,
     memoized_rappor_count_table,
     simulated_attack_curve,
 )
 from ldp_helpers.experiments.privacy_audit import longitudinal_curves
+from ldp_helpers.mechanisms.harmony import Harmony
+from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.sweeps import ChunkError
 
 
@@ -122,3 +126,28 @@ def test_longitudinal_curves_resume_after_a_failed_stream(monkeypatch):
         assert np.array_equal(a.success, b.success) and np.array_equal(a.epsilon, b.epsilon), (
             a.label
         )
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("v", [0, 1])
+def test_constant_stream_positives_have_the_per_user_law(v):
+    """C of a constant stream, by the exact sampler and by the per-user clients: Bernoulli(Pr[Q_Bin(v) = 1])
+    for Glance and Harmony (mean within 5 SE of theory), Bin(m, ·) + Bin(T − m, r) for m-shot (chi-square
+    against the exact pmf); samplers of the wrong law fail the same checks."""
+    rng, n = np.random.default_rng(31 + v), 20_000
+    for mechanism in (Glance(1.0, 8), Harmony(1.0, 8)):
+        one = mechanism.randomizer.p if v else mechanism.randomizer.q
+        for per_user in (False, True):
+            c = constant_stream_positives(mechanism, v, n, rng=rng, per_user=per_user)
+            assert set(np.unique(c).tolist()) <= {0, 1}
+            assert_mean_close(c, one, one * (1 - one))
+        wrong = constant_stream_positives(Glance(1.5, 8), v, n, rng=rng)  # another ε
+        with pytest.raises(AssertionError):
+            assert_mean_close(wrong, one, one * (1 - one))
+    shot = MShotReporting(1.0, 8, 2, 0.3)
+    pmf = binomial_sum_pmf(2, 8, shot.randomizer.p if v else shot.randomizer.q, 0.3)
+    for per_user in (False, True):
+        c = constant_stream_positives(shot, v, n, rng=rng, per_user=per_user)
+        assert chisquare_pvalue(c, pmf) > 1e-3
+    wrong = constant_stream_positives(MShotReporting(1.0, 8, 2, 0.25), v, n, rng=rng)  # another r
+    assert chisquare_pvalue(wrong, pmf) < 1e-3

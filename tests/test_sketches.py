@@ -238,3 +238,38 @@ def test_sampler_estimates_have_the_exact_mean_and_variance_at_larger_sizes(make
     for x in (0, 2, 7):
         assert_mean_close(est[:, x], mean[x], var[x])
         assert_variance_close(est[:, x], var[x])
+
+
+def _hcms_per_user_estimates(sketch, truth, runs, rng, flip_probability=None):
+    """Estimates from HCMS's per-user signed sums (the sampler's O(n) path); a wrong flip rate if asked."""
+    sampler = sketch
+    if (
+        flip_probability is not None
+    ):  # a deliberately wrong sampler: the clients flip at another rate
+        sampler = HadamardCountMeanSketch.create(
+            float(np.log(1 / flip_probability - 1)),
+            sketch.d,
+            sketch.k,
+            sketch.m,
+            rng=np.random.default_rng(8),
+        )
+    counts = np.broadcast_to(truth, (runs, truth.size))
+    signed = sampler._signed_per_user(counts, sketch.hash_table(), rng)
+    return sketch.estimate(sketch._transform(signed), int(truth.sum()))
+
+
+@pytest.mark.statistical
+def test_hcms_per_user_signed_sums_have_the_exact_mean_and_variance():
+    """The O(n) per-user path of the HCMS sampler (used when users are few): the estimates have
+    expected_estimate's mean and the exact variance; a sampler flipping at the wrong rate fails."""
+    sketch, runs = hcms(1.0, d=12, k=4, m=16, seed=8), 4000
+    truth = np.array([400, 120, 0, 33, 75, 5, 0, 210, 9, 61, 2, 90])
+    mean, var = sketch.expected_estimate(truth), sketch.variance(truth)
+    est = _hcms_per_user_estimates(sketch, truth, runs, np.random.default_rng(10))
+    for x in (0, 2, 7):
+        assert_mean_close(est[:, x], mean[x], var[x])
+        assert_variance_close(est[:, x], var[x])
+    wrong = _hcms_per_user_estimates(sketch, truth, runs, np.random.default_rng(10), 0.3)
+    with pytest.raises(AssertionError):
+        for x in (0, 2, 7):
+            assert_mean_close(wrong[:, x], mean[x], var[x])

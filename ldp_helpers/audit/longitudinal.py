@@ -11,8 +11,9 @@ averaged over v uniform.  Next to it: the composed ε of the k reports, the exac
   Pr[B' = v] = 1 − f/2 and the loss to the PRR's ln((1 − f/2)/(f/2)) for one bit (RAPPOR's
   ε∞ = 2h ln((1 − f/2)/(f/2)) counts the 2h Bloom bits two values differ in).
 * **1-shot and m-shot** stream mechanisms (Glance, Harmony, m-shot, given as ``make(k) -> Mechanism``
-  over T = k rounds): simulated through the mechanism's per-user reference; their loss is the whole-stream
-  ε of the mechanism, exact from its output table for small k.
+  over T = k rounds): C simulated by its exact law (:func:`constant_stream_positives`; the per-user
+  reference for any other mechanism); their loss is the whole-stream ε of the mechanism, exact from
+  its output table for small k.
 
 References
 ----------
@@ -39,6 +40,9 @@ from ldp_helpers._validation import (
     check_real_array,
     fail_type,
 )
+from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.harmony import Harmony
+from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.sweeps import check_seed, run_chunks
@@ -198,6 +202,33 @@ def simulated_attack_curve(
     )
 
 
+def constant_stream_positives(
+    mechanism, v: int, n: int, *, rng: np.random.Generator, per_user: bool = False
+) -> np.ndarray:
+    """C, the positive reports of each of n users whose stream is v in every round: an exact sampler.
+
+    Glance and Harmony send one Q_Bin(v; ε) report (Pr[1] = p or q of the randomizer), so
+    C ~ Bernoulli; m-shot sends Q_Bin(v; ε/m) in m rounds and a dummy 1 w.p. r in the T − m others,
+    so C ~ Bin(m, p or q) + Bin(T − m, r).  Any other stream mechanism (or ``per_user=True``) runs
+    its per-user reference ``perturb`` on the n × T streams, and counts.
+
+    References
+    ----------
+    [glance] Algorithm 1; [m_shot] Algorithm 1.
+    """
+    v = check_int("v", v, low=0, high=1)
+    n = check_int("n", n, low=1, high=MAX_N_DRAWS)
+    if per_user or not isinstance(mechanism, (Glance, Harmony, MShotReporting)):
+        streams = np.full((n, mechanism.n_rounds), v, np.int8)
+        return (np.asarray(mechanism.perturb(streams, rng=rng)) > 0).sum(axis=1)
+    rr = mechanism.randomizer
+    one = rr.p if v else rr.q  # Pr[Q_Bin(v) = 1]
+    if isinstance(mechanism, MShotReporting):
+        spare = mechanism.n_rounds - mechanism.m
+        return rng.binomial(mechanism.m, one, n) + rng.binomial(spare, mechanism.dummy_prob, n)
+    return rng.binomial(1, one, n)
+
+
 @dataclass(frozen=True)
 class _AttackChunk:
     """One k of :func:`simulated_attack_curve`: (success, its SE, composed ε, whether ε is from the table)."""
@@ -212,9 +243,7 @@ class _AttackChunk:
         mechanism = self.make(k)
 
         def positives(v):
-            return (
-                np.asarray(mechanism.perturb(np.full((self.n_draws, k), v, np.int8), rng=rng)) > 0
-            ).sum(axis=1)
+            return constant_stream_positives(mechanism, v, self.n_draws, rng=rng)
 
         threshold = 0.5 * (positives(0).mean() + positives(1).mean())
         c0, c1 = positives(0), positives(1)

@@ -150,9 +150,11 @@ def _stirlerr(n: np.ndarray) -> np.ndarray:
     """ln n! − ln(√(2πn) (n/e)^n): its asymptotic series beyond 15, gammaln below (n ≥ 1)."""
     n = n.astype(float)
     nn = n * n
-    series = (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - 1 / (1188 * nn)) / nn) / nn) / nn) / n
-    small = special.gammaln(n + 1) - (n + 0.5) * np.log(n) + n - 0.5 * math.log(2 * math.pi)
-    return np.where(n > 15, series, small)
+    out = (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - 1 / (1188 * nn)) / nn) / nn) / nn) / n
+    small = n <= 15  # gammaln only where it is used: most counts are large
+    m = n[small]
+    out[small] = special.gammaln(m + 1) - (m + 0.5) * np.log(m) + m - 0.5 * math.log(2 * math.pi)
+    return out
 
 
 def _bd0(x: np.ndarray, mean: np.ndarray) -> np.ndarray:

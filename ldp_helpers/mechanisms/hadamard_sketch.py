@@ -16,7 +16,8 @@ which v and x collide), so Var f̂(x) = (m/(m−1))²·Σ_v f_v (c_ε² − S[v,
 
 Exact aggregate sampler: the users of each value split over the k rows multinomially; the A[j, c]
 users of row j with hash c split over the m Hadamard rows l multinomially; at (j, l) those with
-H[l, c] = +1 send +1 w.p. 1 − r, the others w.p. r.  Cost O(k·m²) per survey, independent of n.
+H[l, c] = +1 send +1 w.p. 1 − r, the others w.p. r.  Cost O(s·k + k·m·log m) per survey, independent
+of n; when the users are fewer than that, they are drawn one by one as the clients do (O(n), same law).
 
 References
 ----------
@@ -220,7 +221,19 @@ class HadamardCountMeanSketch(CountMeanSketch):
 
     def _sample_signed(self, counts, hashes, rng) -> np.ndarray:
         """Σ w̃ per cell, shape (draws, k, m), of surveys whose users hold values with hash columns ``hashes``
-        (k × s) in the counts ``counts`` (draws × s): any subset of the domain (the protocols pass the values present)."""
+        (k × s) in the counts ``counts`` (draws × s): any subset of the domain (the protocols pass the values present).
+
+        User by user (:meth:`_signed_per_user`) when the users are fewer than the aggregate draw's
+        multinomial cells and halvings, else by cells (:meth:`_signed_by_cells`): the same law."""
+        halvings = counts.shape[0] * self.k * self.m * math.log2(self.m)
+        if counts.sum() <= counts.size * self.k + halvings:
+            return self._signed_per_user(counts, hashes, rng)
+        return self._signed_by_cells(counts, hashes, rng)
+
+    def _signed_by_cells(self, counts, hashes, rng) -> np.ndarray:
+        """:meth:`_sample_signed` by cells: each value's users split over the k rows multinomially,
+        the A[j, c] users of a cell over the Hadamard rows (:func:`_split_over_hadamard_rows`), then
+        Bin(#{H[l, c] = +1}, 1 − r) + Bin(#{H[l, c] = −1}, r) send +1 at (j, l).  Cost O(s·k + k·m·log m)."""
         draws = counts.shape[0]
         per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (draw, value, j)
         cells = (
@@ -236,6 +249,20 @@ class HadamardCountMeanSketch(CountMeanSketch):
         r = self.flip_probability
         plus = _draw_support_counts(agree, total, 1 - r, r, rng=rng)
         return 2 * plus - total
+
+    def _signed_per_user(self, counts, hashes, rng) -> np.ndarray:
+        """:meth:`_sample_signed` user by user, as Algorithm 4's clients: hash j and row l uniform,
+        w = H[l, h_j(x)] = (−1)^popcount(l AND h_j(x)), its sign flipped w.p. r.  Cost O(n)."""
+        draws, s = counts.shape
+        user = np.repeat(np.arange(counts.size), counts.reshape(-1))  # (draw, value) of each user
+        j = rng.integers(0, self.k, size=user.size)
+        row = rng.integers(0, self.m, size=user.size)
+        positive = np.bitwise_count(row & hashes[j, user % s]) % 2 == 0
+        plus = positive != (rng.random(user.size) < self.flip_probability)  # w̃ = +1
+        at = ((user // s) * self.k + j) * self.m + row
+        size = draws * self.k * self.m
+        signed = 2 * np.bincount(at[plus], minlength=size) - np.bincount(at, minlength=size)
+        return signed.reshape(draws, self.k, self.m)
 
     def _hashes_of(self, values) -> np.ndarray:
         """h_j(x) for validated values of any domain size below P, shape (k, len(values))."""

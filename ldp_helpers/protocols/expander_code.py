@@ -110,12 +110,24 @@ def encode(values, bits: int) -> np.ndarray:
 
 
 def _encode_nibbles(message: np.ndarray, information: int, length: int) -> np.ndarray:
-    """Codewords of validated message symbols (N × M₀)."""
-    mul = multiplication_table()
-    parity = np.bitwise_xor.reduce(
-        mul[message[:, None, :], _parity_matrix(information, length)[None]], axis=-1
-    )
+    """Codewords of validated message symbols (N × M₀): the code is linear (addition is XOR), so the
+    parity symbols are the XOR over positions i of those of nibble message[:, i] alone at i."""
+    units = _unit_parities(information, length)
+    parity = units[0, message[:, 0]]
+    for i in range(1, information):
+        parity = parity ^ units[i, message[:, i]]
     return np.concatenate([message, parity], axis=1)
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_parities(information: int, length: int) -> np.ndarray:
+    """U[i, s] = the parity symbols of the message with nibble s at position i and 0 elsewhere,
+    s·L[:, i] (shape M₀ × 16 × (M − M₀), read-only)."""
+    lagrange = _parity_matrix(information, length).T  # (i, t)
+    table = multiplication_table()[np.arange(FIELD)[None, :, None], lagrange[:, None, :]]
+    table = table.astype(np.uint8)
+    table.setflags(write=False)
+    return table
 
 
 def decode_message(message, bits: int) -> np.ndarray:

@@ -35,7 +35,7 @@ References
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 
 import numpy as np
@@ -61,6 +61,7 @@ from ldp_helpers.protocols.heavy_hitters import (
 )
 
 PAIRS = FIELD * FIELD  # a record's two symbols
+_BATCH = 2**16  # candidate messages scored at once by the list recovery (about)
 
 
 def expander_records(values, bits: int, n_buckets: int, edge, hash_seed: int = 1) -> np.ndarray:
@@ -191,65 +192,101 @@ def _survey(oracle: Hashtogram, inputs, rng, per_user: bool) -> np.ndarray:
 def _list_recover(
     heavy, edges, bits, min_agreement, max_erasures, max_candidates, n_buckets, hash_seed
 ) -> np.ndarray:
-    """Every value decoded from some bucket's cluster (the module docstring's list recovery), sorted."""
+    """Every value decoded from some bucket's cluster (the module docstring's list recovery), sorted.
+
+    The clusters of one shape (list sizes per information position) enumerate their candidate
+    messages together; candidates are encoded and scored in batches of about :data:`_BATCH` rows.
+    """
     information, length = code_length(bits)
-    found: set[int] = set()
-    for y in np.flatnonzero(heavy.any(axis=(1, 2, 3))):
-        for positions in _clusters(heavy[y], edges, length):
-            if sum(m not in positions for m in range(information)) > max_erasures:
-                continue
-            choices = _prune(
-                [positions.get(m, [(0, c) for c in range(FIELD)]) for m in range(information)],
-                max_candidates,
-            )
-            message = np.array(list(itertools.product(*choices)), dtype=np.int64).reshape(
-                -1, information
-            )
-            codewords = _encode_nibbles(message, information, length)
-            agreement = heavy[
-                y, np.arange(len(edges)), codewords[:, edges[:, 0]], codewords[:, edges[:, 1]]
-            ].mean(axis=1)
-            decoded = (
-                decode_message(message[agreement >= min_agreement], bits)
-                if np.any(agreement >= min_agreement)
-                else []
-            )
-            decoded = [int(v) for v in decoded if v < 2**bits]
-            found.update(
-                v
-                for v, b in zip(
-                    decoded, bucket_of(np.array(decoded, dtype=np.int64), n_buckets, hash_seed)
-                )
-                if b == y
-            )
-    return np.array(sorted(found), dtype=np.int64)
+    bucket, counts, ranked = _clusters(heavy, edges, length)
+    counts, ranked = counts[:, :information], ranked[:, :information]
+    erased = counts == 0
+    ranked[erased] = np.arange(FIELD)  # a position without symbols takes all 16
+    usable = np.flatnonzero(erased.sum(axis=1) <= max_erasures)
+    sizes = _prune(np.where(erased, FIELD, counts)[usable], max_candidates)
+    shapes, shape_of = np.unique(sizes, axis=0, return_inverse=True)
+    decode = functools.partial(_decoded, heavy, edges, bits, min_agreement, n_buckets, hash_seed)
+    found, batch, rows = [], [], 0
+    for s, shape in enumerate(shapes):
+        product = np.indices(shape).reshape(information, -1).T  # (P, M₀): the lists' product
+        clusters = usable[shape_of.ravel() == s]
+        step = max(1, _BATCH // len(product))
+        for chunk in np.array_split(clusters, range(step, clusters.size, step)):
+            message = ranked[chunk[:, None, None], np.arange(information), product[None]]
+            batch.append((np.repeat(bucket[chunk], len(product)), message.reshape(-1, information)))
+            rows += len(batch[-1][0])
+            if rows >= _BATCH:
+                found.append(decode(batch))
+                batch, rows = [], 0
+    found.append(decode(batch))
+    return np.unique(np.concatenate(found)).astype(np.int64)
 
 
-def _prune(lists: list, max_candidates: int) -> list[list[int]]:
-    """Per position the symbols of a cluster, best-connected first; the longest list loses its least-connected symbol
-    until the product of the list sizes is at most ``max_candidates`` (a heavy hitter's vertex touches all its edges)."""
-    ranked = [
-        [c for _, c in sorted(options, key=lambda item: (-item[0], item[1]))] for options in lists
-    ]
-    while math.prod(len(c) for c in ranked) > max_candidates:
-        longest = max(range(len(ranked)), key=lambda m: len(ranked[m]))
-        ranked[longest] = ranked[longest][:-1]
-    return ranked
+def _decoded(heavy, edges, bits, min_agreement, n_buckets, hash_seed, batch) -> np.ndarray:
+    """The values of a batch of (buckets y, candidate messages N × M₀) whose codeword carries at least
+    ``min_agreement`` of the graph's edges as heavy pairs of its bucket, and which hash to it."""
+    if not batch:
+        return np.empty(0, dtype=np.int64)
+    information, length = code_length(bits)
+    y = np.concatenate([b for b, _ in batch])
+    message = np.concatenate([m for _, m in batch])
+    codewords = _encode_nibbles(message, information, length)  # uint8: the indices below in int32
+    pairs = codewords[:, edges[:, 0]].astype(np.int32) * FIELD + codewords[:, edges[:, 1]]
+    cells = (
+        y.astype(np.int32)[:, None] * len(edges) + np.arange(len(edges), dtype=np.int32)
+    ) * PAIRS
+    agreement = np.count_nonzero(heavy.reshape(-1)[cells + pairs], axis=1) / len(edges)
+    keep = agreement >= min_agreement
+    if not np.any(keep):
+        return np.empty(0, dtype=np.int64)
+    decoded, y = decode_message(message[keep].astype(np.int64), bits), y[keep]
+    inside = decoded < 2**bits
+    decoded, y = decoded[inside], y[inside]
+    return decoded[bucket_of(decoded, n_buckets, hash_seed) == y]
 
 
-def _clusters(pairs, edges, length: int) -> list[dict]:
-    """Connected components of one bucket's vertices (m, symbol) under its heavy pairs: per cluster,
-    position → [(degree, symbol), …] (a vertex's degree: how many heavy pairs touch it)."""
-    e, c, c_other = np.nonzero(pairs)
-    if e.size == 0:
-        return []
-    left, right = edges[e, 0] * FIELD + c, edges[e, 1] * FIELD + c_other
-    graph = coo_matrix((np.ones(e.size), (left, right)), shape=(length * FIELD, length * FIELD))
-    _, label = connected_components(graph, directed=False)
-    degree = np.bincount(np.concatenate([left, right]), minlength=length * FIELD)
-    clusters: dict[int, dict] = {}
-    for vertex in np.flatnonzero(degree).tolist():
-        clusters.setdefault(int(label[vertex]), {}).setdefault(vertex // FIELD, []).append(
-            (int(degree[vertex]), vertex % FIELD)
+def _prune(sizes: np.ndarray, max_candidates: int) -> np.ndarray:
+    """Per cluster the sizes of its symbol lists: the longest list (the first of the longest) loses its
+    least-connected symbol until the product of the sizes is at most ``max_candidates`` (a heavy
+    hitter's vertex touches all its edges)."""
+    sizes = sizes.copy()
+    over = np.flatnonzero(np.prod(sizes, axis=1) > max_candidates)
+    while over.size:
+        sizes[over, np.argmax(sizes[over], axis=1)] -= 1
+        over = over[np.prod(sizes[over], axis=1) > max_candidates]
+    return sizes
+
+
+def _clusters(heavy, edges, length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Connected components of each bucket's vertices (m, symbol) under its heavy pairs ``heavy[y, e, c, c']``
+    (one graph holds every bucket, vertex y·M·16 + m·16 + symbol: no edge joins two buckets).
+
+    Per cluster: its bucket (C,), the number of its symbols at each position (C × M), and those
+    symbols best-connected first (C × M × 16; a vertex's degree: how many heavy pairs touch it).
+    """
+    y, e, c, c_other = np.nonzero(heavy)
+    if y.size == 0:
+        return (
+            np.empty(0, dtype=np.int64),
+            np.empty((0, length), dtype=np.int64),
+            np.empty((0, length, FIELD), dtype=np.uint8),
         )
-    return list(clusters.values())
+    size = length * FIELD
+    left, right = y * size + edges[e, 0] * FIELD + c, y * size + edges[e, 1] * FIELD + c_other
+    vertices, ends = np.unique(np.concatenate([left, right]), return_inverse=True)
+    graph = coo_matrix(
+        (np.ones(y.size), (ends[: y.size], ends[y.size :])), shape=(vertices.size, vertices.size)
+    )
+    n_clusters, label = connected_components(graph, directed=False)
+    degree = np.bincount(ends, minlength=vertices.size)
+    position, symbol = vertices % size // FIELD, vertices % FIELD
+    order = np.lexsort((symbol, -degree, position, label))
+    label, position, symbol = label[order], position[order], symbol[order]
+    group = label * length + position  # sorted
+    rank = np.arange(group.size) - np.searchsorted(group, group)
+    counts = np.bincount(group, minlength=n_clusters * length).reshape(n_clusters, length)
+    ranked = np.zeros((n_clusters, length, FIELD), dtype=np.uint8)
+    ranked[label, position, rank] = symbol
+    bucket = np.zeros(n_clusters, dtype=np.int64)
+    bucket[label] = vertices[order] // size
+    return bucket, counts, ranked

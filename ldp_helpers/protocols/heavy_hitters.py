@@ -106,19 +106,23 @@ def split_counts(counts, sizes, *, rng: np.random.Generator) -> np.ndarray:
     )
     rng = check_rng(rng)
 
-    def split(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-        out = np.zeros((sizes.size, counts.size), dtype=np.int64)
-        held = np.flatnonzero(counts)  # a value no user holds stays empty in every group
-        if sizes.size == 1:
-            out[0, held] = counts[held]
-            return out
-        half = sizes.size // 2
-        first = rng.multivariate_hypergeometric(counts[held], int(sizes[:half].sum()))
-        out[:half, held] = split(first, sizes[:half])
-        out[half:, held] = split(counts[held] - first, sizes[half:])
-        return out
+    out = np.zeros((sizes.size, counts.size), dtype=np.int64)
+    _split_into(out, 0, sizes, np.arange(counts.size), counts, rng)
+    return out
 
-    return split(counts, sizes)
+
+def _split_into(out, first_group, sizes, columns, counts, rng) -> None:
+    """Write into rows first_group… of ``out`` (at ``columns``) the split of ``counts`` over ``sizes``:
+    the first half of the groups draws its users per value, then each half is split the same way."""
+    held = np.flatnonzero(counts)  # a value no user holds stays empty in every group
+    columns, counts = columns[held], counts[held]
+    if sizes.size == 1:
+        out[first_group, columns] = counts
+        return
+    half = sizes.size // 2
+    first = rng.multivariate_hypergeometric(counts, int(sizes[:half].sum()))
+    _split_into(out, first_group, sizes[:half], columns, first, rng)
+    _split_into(out, first_group + half, sizes[half:], columns, counts - first, rng)
 
 
 def _group_sizes(n: int, n_groups: int) -> np.ndarray:
