@@ -142,9 +142,9 @@ publish(fig, "fig_epsilon_vs_n")
 # For $k$-RR two pairs compete: the others all holding 0, or all holding a third value 2 (then the view is
 # $(c_0, c_1, c_2)$, the other $k-3$ values alike); the exact profile takes the larger δ of both. Wang et al.'s
 # table gives $k$-RR the variation ratio $\beta = (e^{\varepsilon_0}-1)/(e^{\varepsilon_0}+k-1)$. Its reduction
-# merges value 2 with the other $k-3$ values — for $k = 3$ there are none and it is exact *for the second pair*;
-# for $k\ge4$ the server can still tell 2 from the rest, and at small $n$ the first pair is worse (k = 3, n = 50):
-# there the exact ε_c is *above* the "bound":
+# merges value 2 with the other $k-3$ values — for $k = 3$ there are none and it is exact *for the second pair*.
+# For $k\ge4$ the server can still tell 2 from the rest; for $k = 3$ at small $n$ the first pair is the worse
+# (n = 50). In both cases the exact ε_c is *above* the "bound":
 
 # %%
 n, e0, d = 200, 2.0, 1e-4

@@ -259,8 +259,9 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
 
 #: jupyter_server's warnings that ordinary use produces: a kernel no page connected to ended after
 #: :data:`IDLE_SECONDS` (by design), a kernel slow to answer its first ``kernel_info`` on a loaded machine
-#: (it is nudged, then answers) and a reply arriving as its page's websocket closes
-ORDINARY = ("Culling 'idle' kernel", "Nudge: attempt", "zmq message arrived on closed channel")
+#: (the first warning, after 5 s of nudges; later ones stay warnings) and a reply arriving as its page's
+#: websocket closes
+ORDINARY = ("Culling 'idle' kernel", "Nudge: attempt 10 ", "zmq message arrived on closed channel")
 
 
 def _not_an_alarm(record) -> bool:
@@ -284,7 +285,10 @@ def _page_kernel_manager():
             self._ending = set()  # kernels being shut down
 
         async def shutdown_kernel(self, kernel_id, *args, **kwargs):
-            """End a kernel once: its page's beacon, its closed websocket and the idle culler may all ask."""
+            """End a kernel once: its page's beacon, its closed websocket and the idle culler may all ask.
+
+            A kernel already gone or ending is left alone (a late beacon gets 204, not 404); the server's
+            own shutdown of every kernel at exit does not come through here."""
             if kwargs.get("restart"):
                 return await super().shutdown_kernel(kernel_id, *args, **kwargs)
             if kernel_id not in self or kernel_id in self._ending:

@@ -1,7 +1,8 @@
 """The numbers behind the shuffle panel: the exact central ε_c and the papers' bounds at (n, ε₀, δ, k).
 
 Every number is a function of :mod:`ldp_helpers.bounds.shuffle` (the exact profile of shuffled binary
-RR, k = 2, or k-RR, k ≥ 3, between the worst neighbouring datasets known) or
+RR, k = 2, or k-RR, k ≥ 3, between neighbouring datasets whose other users hold one value: a lower
+bound on the worst case over all datasets) or
 :mod:`ldp_helpers.bounds.shuffle_bounds` (the papers' bounds and their ranges); nothing is computed
 here but the choice of which to call and where it is too costly.  Results are cached per argument,
 and the curve against n per (ε₀, δ, k): moving n only computes the setting's own row.

@@ -98,8 +98,9 @@ def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
     s = shuffle_state(n=n, epsilon0=epsilon0, delta=delta, k=k)
     panel.summary.value = (
         f"n = {n:,}, ε₀ = {fmt(epsilon0)}, δ = {delta:.3g}, k = {k} ({_mechanism(k)}): exact central "
-        f"ε_c = <b>{s.exact:.4g}</b> between the worst neighbouring datasets known; each bound holds for "
-        f"every dataset, so must lie above it." + _table(s, k)
+        f"ε_c = <b>{s.exact:.4g}</b> between neighbouring datasets whose other users hold one value (the "
+        f"worst case over all datasets can be higher); each bound holds for every dataset, so must lie "
+        f"above it." + _table(s, k)
     )
     fig, a = figure_for(panel, _setup_shuffle, figsize=(10.5, 4.4))
     grid = s.n_grid.astype(float)
