@@ -155,7 +155,8 @@ for k, (ex, wang) in krr.items():
           f"difference = {ex - wang:.3g}")
 ex50, wang50 = (exact.grr_profile(50, e0, 3).epsilon(1e-6),
                 bounds.variation_ratio_profile(50, e0, 3).epsilon(1e-6))
-print(f"k = 3, n = 50, delta = 1e-6: exact eps_c = {ex50:.6g}, Wang et al.'s k-RR value = {wang50:.6g}")
+print(f"k = 3, n = 50, delta = 1e-6: exact eps_c = {ex50:.6g}, "
+      f"Wang et al.'s k-RR value = {wang50:.6g}")
 gap3 = krr[3][0] - krr[3][1]
 claims.statement("wang_krr3_tight", close(gap3, 0.0, 1e-8), gap=gap3)
 claims.erratum_if("wang_krr5", gt(min(krr[5][0] - krr[5][1], ex50 - wang50), 1e-4),
@@ -243,7 +244,8 @@ claims  # the table, rendered as Markdown (verdicts other than reproduced in bol
 #    privacy profile costs a sum over a small grid (binary RR at a million users in milliseconds).
 # 2. All the papers' bounds hold for binary RR, and the numerical reductions (FMT's clones, Wang et al.'s
 #    variation ratio) are close to exact; the closed forms are several times looser. Wang et al.'s $k$-RR
-#    parameters give a value *below* the exact ε_c for $k \ge 4$: a parameter table is not a proof.
+#    parameters give a value *below* the exact ε_c for $k \ge 4$, and for $k = 3$ at small $n$: a parameter
+#    table is not a proof.
 # 3. At equal central ε, shuffled GRR is far more accurate than any local protocol and within a small factor of
 #    the central mechanisms — the tutorial's open problem, answered in numbers.
 #
@@ -292,3 +294,17 @@ while high / low > 1.01:
 eps_low, eps_high = (exact.binary_rr_profile(m, 2.0).epsilon(1e-6) for m in (low, high))
 assert eps_high <= 0.5 < eps_low
 print(f"n between {low} and {high}")
+
+# %% [markdown]
+# **Exercise 3 (the alike datasets are not the worst).** At $n = 10$ and ε₀ = 1, compute δ(0.5) between the
+# datasets whose other users all hold 0, and the worst case over *all* neighbouring datasets
+# (`exact.binary_rr_profile(n, epsilon0, others="any")`). How much larger is the worst case? Why can a few
+# dissenting users help the adversary, and why does it matter less as $n$ grows (try $n = 1000$)?
+
+# %% tags=["hide-input", "solution"]
+for n_users in (10, 1000):
+    alike, worst = (exact.binary_rr_profile(n_users, 1.0, others=o).delta(0.5)
+                    for o in ("alike", "any"))
+    print(f"n = {n_users}: delta(0.5) = {alike:.5g} (others alike), {worst:.5g} (worst dataset), "
+          f"ratio {worst / alike:.3f}")
+assert worst >= alike

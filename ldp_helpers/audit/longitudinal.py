@@ -32,15 +32,18 @@ from scipy import stats
 from ldp_helpers._validation import (
     MAX_N_DRAWS,
     check_allocation,
+    check_bool,
     check_epsilon,
+    check_instance,
     check_int,
     check_int_array,
     check_ndim,
     check_probability,
     check_real_array,
+    check_rng,
     fail_type,
 )
-from ldp_helpers.mechanisms.continual import Glance
+from ldp_helpers.mechanisms.continual import Glance, StreamMechanism
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
@@ -216,8 +219,15 @@ def constant_stream_positives(
     ----------
     [glance] Algorithm 1; [m_shot] Algorithm 1.
     """
+    check_instance(
+        "mechanism",
+        mechanism,
+        (StreamMechanism, MShotReporting),
+        "a stream mechanism (Glance, m-shot, …)",
+    )
     v = check_int("v", v, low=0, high=1)
     n = check_int("n", n, low=1, high=MAX_N_DRAWS)
+    rng, per_user = check_rng(rng), check_bool("per_user", per_user)
     if per_user or not isinstance(mechanism, (Glance, Harmony, MShotReporting)):
         streams = np.full((n, mechanism.n_rounds), v, np.int8)
         return (np.asarray(mechanism.perturb(streams, rng=rng)) > 0).sum(axis=1)

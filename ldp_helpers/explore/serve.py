@@ -299,6 +299,11 @@ def _page_kernel_manager():
             finally:
                 self._ending.discard(kernel_id)
 
+        async def cull_kernel_if_idle(self, kernel_id):
+            """The culler's check, for a kernel still there and not ending (it may end while others are checked)."""
+            if kernel_id in self and kernel_id not in self._ending:
+                await super().cull_kernel_if_idle(kernel_id)
+
         def notify_disconnect(self, kernel_id):
             super().notify_disconnect(kernel_id)
             if self._kernel_connections.get(kernel_id) == 0:

@@ -934,6 +934,9 @@ SPECS.update(
         AU + "longitudinal.binomial_attack_curve": spec(
             label="x", table_of_k=_rr_table, ks=np.array([1, 2, 4]), _free={"label"}
         ),
+        AU + "longitudinal.constant_stream_positives": spec(
+            mechanism=GLANCE, v=1, n=20, rng=RNG, per_user=False
+        ),
         AU + "longitudinal.simulated_attack_curve": spec(
             label="x",
             make=_glance_of,
