@@ -338,11 +338,18 @@ def test_ss_client_follows_its_table():
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "epsilon, d, k, runs",
-    [(1.0, 6, 1, 20_000), (0.5, 6, 5, 20_000), (1.0, 9, 3, 20_000), (1.0, 9, 3, 1)],
+    [
+        (1.0, 6, 1, 20_000),
+        (0.5, 6, 5, 20_000),
+        (1.0, 9, 3, 20_000),
+        (1.0, 9, 3, 1),
+        (1.0, 40, 6, 20_000),
+    ],
 )
 def test_ss_sampler_has_the_law_of_the_client(epsilon, d, k, runs):
-    """Both hypergeometric paths (vectorized over many surveys, numpy's row by row for one) against perturb."""
-    ss, truth = SubsetSelection(epsilon, d, k), COUNTS[:d]
+    """Both hypergeometric paths (vectorized over many surveys, numpy's row by row for one) against perturb;
+    d = 40 moves and trims the window of held r over several trims (every 16 values)."""
+    ss, truth = SubsetSelection(epsilon, d, k), np.resize(COUNTS, d)
     rng = np.random.default_rng(6)
     per_user = _per_user(ss, truth, rng, 3000)
     if runs == 1:

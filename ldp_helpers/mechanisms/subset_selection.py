@@ -57,6 +57,7 @@ from ldp_helpers.mechanisms.pure import _count_variance
 MAX_TABLE_CELLS = 2**22  # largest d·C(d, k) for output_table
 MAX_SAMPLER_USERS = 10**9 - 1  # numpy's hypergeometric draws need fewer users
 _CELLS_PER_BLOCK = 2**22  # users × d keys per block of the per-user client
+_TRIM_EVERY = 16  # columns between two exact recomputations of the window of held r (a cost knob only)
 
 
 def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
@@ -233,31 +234,45 @@ def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator
 
     ``groups[:, 0, r]`` counts the users behind (candidates {i, …, d − 1}) and ``groups[:, 1, r]`` those
     ahead (the same minus their own value) that still need r members.  Draws are made only over the
-    range of r some user holds (the others take nothing): the histograms span O(√k) values of r.
+    window [lo, hi) of r ≥ 1 some user may hold (the users done, r = 0, take nothing; those ahead are
+    still drawn among when their value is reached): a column lowers r by at most
+    one, so lo falls by at most one a column, and hi is trimmed to the highest held r every
+    :data:`_TRIM_EVERY` columns; the window spans O(√k) values of r.
     """
     n_rows, d = own.shape
-    needed = np.arange(k + 1)  # r: members still to choose
+    needed = np.arange(k + 1, dtype=float)  # r: members still to choose
     groups = np.zeros((n_rows, 2, k + 1), dtype=np.int64)
     groups[:, 0, k] = n - own.sum(axis=1)
     groups[:, 1, k - 1] = own.sum(axis=1)
     out = own.copy()
+    lo, hi = max(k - 1, 1), k + 1
+    one_row, arrivals = n_rows == 1, own.any(axis=0).tolist()
+    # 1/m for those behind (m = d − i candidates) and those ahead (d − i − 1; none past the last value)
+    inverse = 1.0 / np.stack([d - np.arange(d), np.maximum(d - 1 - np.arange(d), 1)], axis=1)
     for i in range(d):
-        held = np.flatnonzero(groups.any(axis=(0, 1)))
-        span = slice(held[0], held[-1] + 1)
-        arriving = _hypergeometric_rows(
-            groups[:, 1, span], own[:, i], rng
-        )  # the V users of value i
-        groups[:, 1, span] -= arriving
-        remaining = np.array([[d - i], [max(d - i - 1, 1)]])  # none is ahead of the last value
-        taken = rng.binomial(
-            groups[..., span], np.minimum(needed[span] / remaining, 1.0)
-        )  # nobody needs r > remaining
-        groups[..., span] -= taken
-        groups[..., span.start : span.stop - 1] += taken[..., 1:]
-        if span.start:
-            groups[..., span.start - 1] += taken[..., 0]
+        if i % _TRIM_EVERY == 0:
+            held = np.flatnonzero(groups[:, :, lo:hi].any(axis=(0, 1)))
+            if held.size == 0:  # every user has all her members: the other columns get none
+                break
+            lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
+        arriving = None
+        if arrivals[i]:  # the V users of value i leave those ahead (done ones included)
+            cols = np.r_[0, lo:hi] if groups[:, 1, 0].any() else slice(lo, hi)
+            pool = groups[:, 1, cols]
+            if one_row:
+                arriving = rng.multivariate_hypergeometric(pool[0], int(own[0, i]))[None]
+            else:
+                arriving = _hypergeometric_rows(pool, own[:, i], rng)
+            groups[:, 1, cols] -= arriving
+        # a user needing r of m candidates takes value i w.p. r/m; nobody is ahead of the last value
+        window = groups[:, :, lo:hi]
+        taken = rng.binomial(window, np.minimum(needed[lo:hi] * inverse[i, :, None], 1.0))
+        window -= taken
+        groups[:, :, lo - 1 : hi - 1] += taken  # class r − 1 (class 0: done)
         out[:, i] += taken.sum(axis=(1, 2))
-        groups[:, 0, span] += arriving
+        if arriving is not None:
+            groups[:, 0, cols] += arriving
+        lo = max(lo - 1, 1)
     return out
 
 
