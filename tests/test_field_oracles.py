@@ -136,13 +136,13 @@ def test_sign_set_sampler_has_the_exact_multinomial_moments():
 FAIR_COUNTS = (1, 5, 63, 64, 65, 130, hadamard.FAIR_BITS_LIMIT, hadamard.FAIR_BITS_LIMIT + 1)
 
 
-def _assert_fair_binomial_law(draw, runs: int = 200_000):
-    """Every count n of FAIR_COUNTS (interleaved with zeros and threes, as in a halving): Bin(n, ½) by chi-square."""
-    counts = np.tile(np.array([*FAIR_COUNTS, 0, 3], dtype=np.int64), runs)
+def _assert_fair_binomial_law(draw, runs: int = 200_000, fair_counts=FAIR_COUNTS):
+    """Every count n of ``fair_counts`` (interleaved with zeros and threes, as in a halving): Bin(n, ½) by chi-square."""
+    counts = np.tile(np.array([*fair_counts, 0, 3], dtype=np.int64), runs)
     sample = draw(counts, np.random.default_rng(17)).reshape(runs, -1)
     assert np.all(sample[:, -2] == 0)
-    for column, n in enumerate((*FAIR_COUNTS, 3)):
-        x = sample[:, column if column < len(FAIR_COUNTS) else -1]
+    for column, n in enumerate((*fair_counts, 3)):
+        x = sample[:, column if column < len(fair_counts) else -1]
         expected = stats.binom.pmf(np.arange(n + 1), n, 0.5) * runs
         kept = expected > 5
         assert 0 <= x.min() and x.max() <= n, f"n = {n}: tails (a draw outside [0, n])"
@@ -156,8 +156,10 @@ def _assert_fair_binomial_law(draw, runs: int = 200_000):
 
 @pytest.mark.statistical
 def test_fair_binomial_by_random_bits_is_binomial_one_half():
-    """_fair_binomial (set bits of random words, numpy's binomial above the limit) has the law Bin(n, ½)."""
+    """_fair_binomial (set bits of random words, numpy's binomial above the limit) has the law Bin(n, ½),
+    also when every count is below 64 (one word each: the deep halvings' path)."""
     _assert_fair_binomial_law(_fair_binomial)
+    _assert_fair_binomial_law(_fair_binomial, fair_counts=(1, 2, 5, 31, 62, 63))
 
 
 @pytest.mark.statistical
@@ -174,6 +176,8 @@ def test_fair_binomial_check_catches_one_bit_too_many():
 
     with pytest.raises(AssertionError, match="rejects|tails"):
         _assert_fair_binomial_law(one_too_many)
+    with pytest.raises(AssertionError, match="rejects|tails"):
+        _assert_fair_binomial_law(one_too_many, fair_counts=(1, 2, 5, 31, 62, 63))
 
 
 # ------------------------------------------------------------------------------------------- Hadamard Response

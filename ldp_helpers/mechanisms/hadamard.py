@@ -104,8 +104,10 @@ def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.nd
         left[..., h, 0] = table[..., h, 0]  # S(h, +) is the whole left half
         left[..., h, 1] = 0  # S(h, −) the whole right half
         right = table - left
-        halves = (left[..., :h, :] + left[..., h:, :], right[..., :h, :] + right[..., h:, ::-1])
-        table = np.stack(halves, axis=-3).reshape(*lead, -1, h, 2)
+        halves = np.empty((*table.shape[:-2], 2, h, 2), dtype=np.int64)  # (..., block, half, u', σ)
+        np.add(left[..., :h, :], left[..., h:, :], out=halves[..., 0, :, :])
+        np.add(right[..., :h, :], right[..., h:, ::-1], out=halves[..., 1, :, :])
+        table = halves.reshape(*lead, -1, h, 2)
         m = h
     return table[..., 0, 0]
 
@@ -116,12 +118,17 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     n = 64q + r up to :data:`FAIR_BITS_LIMIT` counts the set bits of q random 64-bit words and of the r low
     bits of one more (every bit of the generator's words is a fair coin, independent of the others); larger
     counts go to numpy's binomial.  The halvings of the samplers above draw mostly small counts, where this
-    is several times faster than a binomial draw with its per-element set-up.  Arrays of fewer than
+    is several times faster than a binomial draw with its per-element set-up (counts all below 64: one word
+    each, no segment sums).  Arrays of fewer than
     :data:`FAIR_BITS_MIN_SIZE` counts (a small domain's halvings) go to numpy's binomial whole: there the
     dozen array operations below cost more than the draws.
     """
     if counts.size < FAIR_BITS_MIN_SIZE:
         return rng.binomial(counts, 0.5)
+    if counts.max() < 64:  # one word each (the deep halvings): the n low bits of one word
+        words = rng.integers(0, 2**64, size=counts.shape, dtype=np.uint64)
+        low_bits = (np.uint64(1) << counts.astype(np.uint64)) - np.uint64(1)
+        return np.bitwise_count(np.bitwise_and(words, low_bits, out=words)).astype(np.int64)
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
     small = flat[~big]
