@@ -28,6 +28,7 @@ from ldp_helpers._validation import Described, check_int_array, check_real_array
 
 FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's binomial (O(1) each)
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
+_LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)  # the r low bits, r < 64
 
 
 def _check_power_of_two(name: str, m: int) -> None:
@@ -127,8 +128,8 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return rng.binomial(counts, 0.5)
     if counts.max() < 64:  # one word each (the deep halvings): the n low bits of one word
         words = rng.integers(0, 2**64, size=counts.shape, dtype=np.uint64)
-        low_bits = (np.uint64(1) << counts.astype(np.uint64)) - np.uint64(1)
-        return np.bitwise_count(np.bitwise_and(words, low_bits, out=words)).astype(np.int64)
+        words &= _LOW_BITS[counts]
+        return np.bitwise_count(words).astype(np.int64)
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
     small = flat[~big]
