@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 import warnings
 from unittest import mock
 
@@ -236,6 +237,60 @@ def _peer_run(peers, name: str, oracle, values):
 PEER_NAMES = {"SS": "multi-freq-ldpy per-user"}  # every other peer here is pure-ldp
 
 
+def _interleaved(fns: list, repeat: int) -> np.ndarray:
+    """Seconds per call of each of ``fns`` (repeat × len(fns)), the calls alternating run by run.
+
+    Each run of a function lasts at least ~20 ms (several calls if it is fast): on a shared machine the
+    per-run ratios of functions timed side by side cancel the load's drift, which medians taken
+    seconds apart do not.
+    """
+    numbers = []
+    for fn in fns:
+        start = time.perf_counter()
+        fn()  # warm-up, and the size of a run
+        numbers.append(max(1, int(0.02 / max(time.perf_counter() - start, 1e-9))))
+    times = np.empty((repeat, len(fns)))
+    for r in range(repeat):
+        for j, (fn, number) in enumerate(zip(fns, numbers)):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times[r, j] = (time.perf_counter() - start) / number
+    return times
+
+
+def _peer_rows(name: str, oracle, run_peer, values, rng) -> list[Timing]:
+    """Our sampler on the true counts of n users against the peer's per-user run on PEER_USERS users scaled to n,
+    timed alternately (the speed-up is the median of the paired ratios)."""
+    d, rows = oracle.d, []
+    surveys = [np.bincount(values[:n], minlength=d) for n in PEER_N]  # the first n users' true counts
+    ours = [lambda s=s: oracle.sample_aggregate(s, rng=rng) for s in surveys]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the peers warn on small n
+        times = _interleaved([run_peer, *ours], repeat=3)
+    for j, n in enumerate(PEER_N, start=1):
+        label, scale = f"{name} eps=1, n={n:,}, d={d}", n / PEER_USERS
+        speedup = float(np.median(times[:, 0] * scale / times[:, j]))
+        rows.append(
+            Timing(
+                label,
+                "our aggregate sampler",
+                float(np.median(times[:, j])),
+                f"exact; on {n:,} users' counts, timed alternately with the peer",
+            )
+        )
+        rows.append(
+            Timing(
+                label,
+                PEER_NAMES.get(name, "pure-ldp per-user"),
+                float(np.median(times[:, 0])) * scale,
+                f"timed on {PEER_USERS:,} users, scaled x{scale:,.0f}; "
+                f"{speedup:,.0f}x our aggregate (median of 3 paired runs)",
+            )
+        )
+    return rows
+
+
 def run(rng: np.random.Generator) -> list[Timing]:
     peers = _import_peers()
     random.seed(20261121)  # the peers draw from Python's and numpy's global generators
@@ -250,26 +305,6 @@ def run(rng: np.random.Generator) -> list[Timing]:
                 _sampler_row(f"field oracles' samplers, d={d}", name, oracle, counts, rng)
             )
             run_peer = _peer_run(peers, name, oracle, values[:PEER_USERS]) if peers else None
-            if run_peer is None:
-                continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the peers warn on small n
-                t_peer_users = median_time(run_peer, repeat=3)
-            for n in PEER_N:
-                label = f"{name} eps=1, n={n:,}, d={d}"
-                survey = np.bincount(values[:n], minlength=d)  # the first n users' true counts
-                t_ours = median_time(lambda: oracle.sample_aggregate(survey, rng=rng), repeat=7)
-                t_peer = t_peer_users * n / PEER_USERS
-                peer_rows.append(
-                    Timing(label, "our aggregate sampler", t_ours, f"exact; on {n:,} users' counts")
-                )
-                peer_rows.append(
-                    Timing(
-                        label,
-                        PEER_NAMES.get(name, "pure-ldp per-user"),
-                        t_peer,
-                        f"timed on {PEER_USERS:,} users, scaled x{n / PEER_USERS:,.0f}; "
-                        f"{t_peer / t_ours:,.0f}x our aggregate",
-                    )
-                )
+            if run_peer is not None:
+                peer_rows += _peer_rows(name, oracle, run_peer, values, rng)
     return sampler_rows + peer_rows
