@@ -160,6 +160,8 @@ def test_fair_binomial_by_random_bits_is_binomial_one_half():
     also when every count is below 64 (one word each: the deep halvings' path)."""
     _assert_fair_binomial_law(_fair_binomial)
     _assert_fair_binomial_law(_fair_binomial, fair_counts=(1, 2, 5, 31, 62, 63))
+    few_big = (*range(1, 40), 64, 2000)  # 2 counts ≥ 64 in 43: one word per small count, numpy's for those
+    _assert_fair_binomial_law(_fair_binomial, runs=50_000, fair_counts=few_big)
 
 
 @pytest.mark.statistical
@@ -178,6 +180,14 @@ def test_fair_binomial_check_catches_one_bit_too_many():
         _assert_fair_binomial_law(one_too_many)
     with pytest.raises(AssertionError, match="rejects|tails"):
         _assert_fair_binomial_law(one_too_many, fair_counts=(1, 2, 5, 31, 62, 63))
+
+    def small_one_too_many(counts, rng):  # the one-word path reading n + 1 bits of counts below 63
+        out = _fair_binomial(counts, rng)
+        extra = (counts > 0) & (counts < 63)
+        return out + (extra & (rng.random(counts.shape) < 0.5))
+
+    with pytest.raises(AssertionError, match="rejects|tails"):
+        _assert_fair_binomial_law(small_one_too_many, runs=50_000, fair_counts=(*range(1, 40), 64, 2000))
 
 
 # ------------------------------------------------------------------------------------------- Hadamard Response

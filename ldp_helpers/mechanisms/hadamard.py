@@ -28,6 +28,7 @@ from ldp_helpers._validation import Described, check_int_array, check_real_array
 
 FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's binomial (O(1) each)
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
+FAIR_BITS_FEW_BIG = 16  # at most one count in this many ≥ 64: one word per small count, numpy for the rest
 _LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)  # the r low bits, r < 64
 
 
@@ -119,17 +120,23 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     n = 64q + r up to :data:`FAIR_BITS_LIMIT` counts the set bits of q random 64-bit words and of the r low
     bits of one more (every bit of the generator's words is a fair coin, independent of the others); larger
     counts go to numpy's binomial.  The halvings of the samplers above draw mostly small counts, where this
-    is several times faster than a binomial draw with its per-element set-up (counts all below 64: one word
-    each, no segment sums).  Arrays of fewer than
+    is several times faster than a binomial draw with its per-element set-up.  When at most one count in
+    :data:`FAIR_BITS_FEW_BIG` reaches 64 (the deep halvings; a uniform report's few large counts), each count
+    below 64 reads one word and the others go to numpy's binomial: no segment sums.  Arrays of fewer than
     :data:`FAIR_BITS_MIN_SIZE` counts (a small domain's halvings) go to numpy's binomial whole: there the
     dozen array operations below cost more than the draws.
     """
     if counts.size < FAIR_BITS_MIN_SIZE:
         return rng.binomial(counts, 0.5)
-    if counts.max() < 64:  # one word each (the deep halvings): the n low bits of one word
+    big = counts >= 64
+    n_big = np.count_nonzero(big)
+    if n_big * FAIR_BITS_FEW_BIG <= counts.size:  # the n low bits of one word each
         words = rng.integers(0, 2**64, size=counts.shape, dtype=np.uint64)
-        words &= _LOW_BITS[counts]
-        return np.bitwise_count(words).astype(np.int64)
+        words &= _LOW_BITS[counts & 63]
+        out = np.bitwise_count(words).astype(np.int64)
+        if n_big:
+            out[big] = rng.binomial(counts[big], 0.5)
+        return out
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
     small = flat[~big]
