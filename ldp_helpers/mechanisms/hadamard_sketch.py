@@ -119,9 +119,10 @@ def _split_over_hadamard_rows(
         split = state.reshape(*state.shape[:-1], 2, half)  # (…, P, sign, c_t, c')
         low = _fair_binomial(split, rng)  # l_t = 0
         high = split - low  # l_t = 1
-        keep = low.sum(axis=-2)  # l_t = 0: the sign does not change
-        flip = high[..., 0, :] + high[..., ::-1, 1, :]  # l_t = 1: c_t = 1 flips the sign
-        state = np.stack([keep, flip], axis=-3).reshape(*lead, -1, 2, half)
+        merged = np.empty((*split.shape[:-3], 2, 2, half), dtype=np.int64)  # (…, P, l_t, sign, c')
+        np.add(low[..., 0, :], low[..., 1, :], out=merged[..., 0, :, :])  # l_t = 0: sign kept
+        np.add(high[..., 0, :], high[..., ::-1, 1, :], out=merged[..., 1, :, :])  # c_t = 1 flips it
+        state = merged.reshape(*lead, -1, 2, half)
     plus, minus = state[..., 0, 0], state[..., 1, 0]
     return plus, plus + minus
 
