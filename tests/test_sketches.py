@@ -191,27 +191,40 @@ def test_bad_designs_are_refused(make, name):
 # ---------------------------------------------------------------- statistical
 
 
+def _row_split_matches_direct(signed: np.ndarray, runs: int, rng, split=None) -> None:
+    """(#+1, #−1) per Hadamard row of the bit-by-bit split of ``signed`` (2 × m users of each sign per hash)
+    against the direct m × m multinomials: means within 5 SE, variances within 20 %."""
+    m = signed.shape[-1]
+    split = split or _split_over_hadamard_rows
+    fast = np.concatenate(split(np.broadcast_to(signed, (runs, 1, 2, m)).copy(), rng), axis=-1)[:, 0]
+    positive = sylvester_hadamard(m) == 1
+    plus, minus = np.zeros((runs, m), dtype=np.int64), np.zeros((runs, m), dtype=np.int64)
+    for sign, agrees in ((0, positive), (1, ~positive)):  # +1 reported where sign · H[l, c] = +1
+        spread = rng.multinomial(np.broadcast_to(signed[sign], (runs, m)), np.full(m, 1 / m))
+        plus += np.where(agrees, spread, 0).sum(axis=1)
+        minus += np.where(agrees, 0, spread).sum(axis=1)
+    direct = np.concatenate([plus, minus], axis=-1)
+    assert np.all(fast.sum(axis=1) == signed.sum())
+    se = np.sqrt(fast.var(axis=0, ddof=1) / runs + direct.var(axis=0, ddof=1) / runs)
+    assert np.all(np.abs(fast.mean(axis=0) - direct.mean(axis=0)) < 5 * se), "means differ"
+    np.testing.assert_allclose(fast.var(axis=0), direct.var(axis=0), rtol=0.2)
+
+
 @pytest.mark.statistical
 def test_hadamard_row_split_has_the_law_of_the_direct_multinomial():
-    """The bit-by-bit split over Hadamard rows: per l, (#coefficient +1, #users) agree with an m × m multinomial."""
+    """The bit-by-bit split over Hadamard rows: per l, (#reports +1, #reports −1) agree with m × m multinomials,
+    for users of both signs (HCMS's kept and flipped users); a split that forgets the sign is caught."""
     rng = np.random.default_rng(21)
-    m, hits = 8, np.array([[30, 0, 7, 12, 1, 0, 5, 9]])
-    runs = 4000
-    fast = [
-        np.concatenate(
-            _split_over_hadamard_rows(np.broadcast_to(hits, (runs, 1, m)).copy(), rng), axis=-1
-        )[:, 0]
-    ]
-    spread = rng.multinomial(np.broadcast_to(hits[0], (runs, m)), np.full(m, 1 / m))  # (run, c, l)
-    positive = sylvester_hadamard(m) == 1
-    direct = np.concatenate(
-        [np.where(positive, spread, 0).sum(axis=1), spread.sum(axis=1)], axis=-1
-    )
-    fast = fast[0]
-    assert np.all(fast[:, m:].sum(axis=1) == hits.sum())
-    se = np.sqrt(fast.var(axis=0, ddof=1) / runs + direct.var(axis=0, ddof=1) / runs)
-    assert np.all(np.abs(fast.mean(axis=0) - direct.mean(axis=0)) < 5 * se)
-    np.testing.assert_allclose(fast.var(axis=0), direct.var(axis=0), rtol=0.2)
+    signed = np.array([[30, 0, 7, 12, 1, 0, 5, 9], [4, 11, 0, 2, 8, 0, 0, 3]])
+    _row_split_matches_direct(signed, 4000, rng)
+    with pytest.raises(AssertionError, match="mean|Not equal"):  # a split forgetting the signs
+        _row_split_matches_direct(signed, 4000, rng, split=_split_forgetting_signs)
+
+
+def _split_forgetting_signs(signed, rng):
+    """A deliberately wrong split: every user taken as of sign +1."""
+    everyone = signed.sum(axis=-2, keepdims=True)
+    return _split_over_hadamard_rows(np.concatenate([everyone, 0 * everyone], axis=-2), rng)
 
 
 @pytest.mark.statistical
@@ -240,8 +253,8 @@ def test_sampler_estimates_have_the_exact_mean_and_variance_at_larger_sizes(make
         assert_variance_close(est[:, x], var[x])
 
 
-def _hcms_per_user_estimates(sketch, truth, runs, rng, flip_probability=None):
-    """Estimates from HCMS's per-user signed sums (the sampler's O(n) path); a wrong flip rate if asked."""
+def _hcms_per_user_estimates(sketch, truth, runs, rng, flip_probability=None, path="_signed_per_user"):
+    """Estimates from HCMS's per-user signed sums (the sampler's O(n) path, or ``path``); a wrong flip rate if asked."""
     sampler = sketch
     if (
         flip_probability is not None
@@ -254,7 +267,7 @@ def _hcms_per_user_estimates(sketch, truth, runs, rng, flip_probability=None):
             rng=np.random.default_rng(8),
         )
     counts = np.broadcast_to(truth, (runs, truth.size))
-    signed = sampler._signed_per_user(counts, sketch.hash_table(), rng)
+    signed = getattr(sampler, path)(counts, sketch.hash_table(), rng)
     return sketch.estimate(sketch._transform(signed), int(truth.sum()))
 
 
@@ -270,6 +283,25 @@ def test_hcms_per_user_signed_sums_have_the_exact_mean_and_variance():
         assert_mean_close(est[:, x], mean[x], var[x])
         assert_variance_close(est[:, x], var[x])
     wrong = _hcms_per_user_estimates(sketch, truth, runs, np.random.default_rng(10), 0.3)
+    with pytest.raises(AssertionError):
+        for x in (0, 2, 7):
+            assert_mean_close(wrong[:, x], mean[x], var[x])
+
+
+@pytest.mark.statistical
+def test_hcms_signed_sums_by_cells_have_the_exact_mean_and_variance():
+    """The by-cells path (kept signs drawn per cell, then the split over Hadamard rows): exact mean and
+    variance; the same path flipping at the wrong rate fails."""
+    sketch, runs = hcms(1.0, d=12, k=4, m=16, seed=8), 4000
+    truth = np.array([400, 120, 0, 33, 75, 5, 0, 210, 9, 61, 2, 90])
+    mean, var = sketch.expected_estimate(truth), sketch.variance(truth)
+    est = _hcms_per_user_estimates(sketch, truth, runs, np.random.default_rng(11), path="_signed_by_cells")
+    for x in (0, 2, 7):
+        assert_mean_close(est[:, x], mean[x], var[x])
+        assert_variance_close(est[:, x], var[x])
+    wrong = _hcms_per_user_estimates(
+        sketch, truth, runs, np.random.default_rng(11), 0.3, path="_signed_by_cells"
+    )
     with pytest.raises(AssertionError):
         for x in (0, 2, 7):
             assert_mean_close(wrong[:, x], mean[x], var[x])

@@ -44,7 +44,7 @@ from ldp_helpers._validation import (
     check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.base import _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.base import batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import (
     CountMeanSketch,
     _collision_product,
@@ -100,9 +100,10 @@ def _sylvester(m: int) -> np.ndarray:
 
 
 def _split_over_hadamard_rows(
-    hits: np.ndarray, rng: np.random.Generator
+    signed: np.ndarray, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Users A[…, c] of hash c each pick a Hadamard row l uniformly: (#{coefficient H[l, c] = +1}, #users) per l.
+    """Users of hash c, ``signed[…, 0, c]`` of sign +1 and ``signed[…, 1, c]`` of sign −1, each pick a
+    Hadamard row l uniformly and report their sign times H[l, c]: (#reports +1, #reports −1) per l.
 
     Exact in O(m log m) per row instead of an m × m multinomial: l's bits are independent fair coins,
     and H[l, c] = Π_t (−1)^{l_t c_t}.  Bit by bit (most significant first) each population — the
@@ -110,10 +111,8 @@ def _split_over_hadamard_rows(
     yet read — splits binomially in two; reading bit t of c then merges its two halves, flipping
     the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per row.
     """
-    *lead, m = hits.shape
-    state = np.stack([hits, np.zeros_like(hits)], axis=-2)[
-        ..., None, :, :
-    ]  # (…, prefixes, sign ±, remaining c)
+    lead = signed.shape[:-2]
+    state = signed[..., None, :, :]  # (…, prefixes, sign ±, remaining c)
     while state.shape[-1] > 1:
         half = state.shape[-1] // 2
         split = state.reshape(*state.shape[:-1], 2, half)  # (…, P, sign, c_t, c')
@@ -123,8 +122,7 @@ def _split_over_hadamard_rows(
         np.add(low[..., 0, :], low[..., 1, :], out=merged[..., 0, :, :])  # l_t = 0: sign kept
         np.add(high[..., 0, :], high[..., ::-1, 1, :], out=merged[..., 1, :, :])  # c_t = 1 flips it
         state = merged.reshape(*lead, -1, 2, half)
-    plus, minus = state[..., 0, 0], state[..., 1, 0]
-    return plus, plus + minus
+    return state[..., 0, 0], state[..., 1, 0]
 
 
 @dataclass(frozen=True)
@@ -208,8 +206,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
     ) -> np.ndarray:
         """Exact sampler of :meth:`aggregate` given the true counts (cost O(d·k + k·m·log m) per survey).
 
-        Row j's A[j, c] users of hash c choose their Hadamard row l uniformly (:func:`_split_over_hadamard_rows`);
-        at (j, l) the +1 count is Bin(#{H[l, c] = +1}, 1 − r) + Bin(#{H[l, c] = −1}, r).  With
+        Row j's A[j, c] users of hash c keep their sign w.p. 1 − r and choose their Hadamard row l
+        uniformly (:func:`_split_over_hadamard_rows`), reporting their sign times H[l, c].  With
         ``n_draws`` the result has shape (n_draws, k, m).
         """
         counts, _ = self._counts_and_n(truth)
@@ -232,9 +230,10 @@ class HadamardCountMeanSketch(CountMeanSketch):
         return self._signed_by_cells(counts, hashes, rng)
 
     def _signed_by_cells(self, counts, hashes, rng) -> np.ndarray:
-        """:meth:`_sample_signed` by cells: each value's users split over the k rows multinomially,
-        the A[j, c] users of a cell over the Hadamard rows (:func:`_split_over_hadamard_rows`), then
-        Bin(#{H[l, c] = +1}, 1 − r) + Bin(#{H[l, c] = −1}, r) send +1 at (j, l).  Cost O(s·k + k·m·log m)."""
+        """:meth:`_sample_signed` by cells: each value's users split over the k rows multinomially;
+        Bin(A[j, c], 1 − r) of the A[j, c] users of a cell keep their sign (the flip does not depend on
+        l), the others flip it; then all spread over the Hadamard rows (:func:`_split_over_hadamard_rows`),
+        sign times H[l, c] at (j, l).  Cost O(s·k + k·m·log m)."""
         draws = counts.shape[0]
         per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (draw, value, j)
         cells = (
@@ -244,12 +243,10 @@ class HadamardCountMeanSketch(CountMeanSketch):
         hits = np.bincount(
             flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m
         )
-        agree, total = _split_over_hadamard_rows(
-            hits.astype(np.int64).reshape(draws, self.k, self.m), rng
-        )
-        r = self.flip_probability
-        plus = _draw_support_counts(agree, total, 1 - r, r, rng=rng)
-        return 2 * plus - total
+        hits = hits.astype(np.int64).reshape(draws, self.k, self.m)
+        kept = rng.binomial(hits, 1 - self.flip_probability)  # w̃ = w; the others flip it
+        plus, minus = _split_over_hadamard_rows(np.stack([kept, hits - kept], axis=-2), rng)
+        return plus - minus
 
     def _signed_per_user(self, counts, hashes, rng) -> np.ndarray:
         """:meth:`_sample_signed` user by user, as Algorithm 4's clients: hash j and row l uniform,
