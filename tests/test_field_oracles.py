@@ -190,6 +190,34 @@ def test_fair_binomial_check_catches_one_bit_too_many():
         _assert_fair_binomial_law(small_one_too_many, runs=50_000, fair_counts=(*range(1, 40), 64, 2000))
 
 
+def _assert_equal_multinomial_law(split, runs: int = 20_000, n: int = 40, cells: int = 8):
+    """Rows of Multinomial(n, 1/cells each): sums n, each cell Bin(n, 1/cells) by chi-square, the covariance
+    of two cells −n/cells² within 5 SE."""
+    sample = split(np.full(runs, n, dtype=np.int64), cells, np.random.default_rng(23))
+    assert sample.shape == (runs, cells) and np.all(sample.sum(axis=1) == n)
+    expected = stats.binom.pmf(np.arange(n + 1), n, 1 / cells) * runs
+    kept = expected > 5
+    for column in range(cells):
+        observed = np.bincount(sample[:, column], minlength=n + 1)
+        chi2 = np.sum((observed[kept] - expected[kept]) ** 2 / expected[kept])
+        assert stats.chi2.sf(chi2, kept.sum() - 1) > 1e-4, f"cell {column}: chi-square rejects"
+    p = 1 / cells
+    centred = sample[:, :2] - n * p
+    products = centred[:, 0] * centred[:, 1]
+    assert abs(products.mean() + n * p * p) < N_SE * products.std() / np.sqrt(runs), "covariance"
+
+
+@pytest.mark.statistical
+def test_equal_multinomial_by_halvings_is_the_multinomial(monkeypatch):
+    """_equal_multinomial (fair halvings when the output is large) has numpy's multinomial law; halvings
+    with a coin of ½ − 0.03 are caught."""
+    assert hadamard.EQUAL_SPLIT_MIN_CELLS <= 20_000 * 8  # the halvings' path is the one tested
+    _assert_equal_multinomial_law(hadamard._equal_multinomial)
+    monkeypatch.setattr(hadamard, "_fair_binomial", lambda c, rng: rng.binomial(c, 0.47))
+    with pytest.raises(AssertionError, match="rejects|covariance"):
+        _assert_equal_multinomial_law(hadamard._equal_multinomial)
+
+
 # ------------------------------------------------------------------------------------------- Hadamard Response
 
 

@@ -55,6 +55,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.hadamard import _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, universal_hash
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
@@ -256,8 +257,8 @@ class CountMeanSketch(FrequencyOracle):
         rng = check_rng(rng)
         draws = 1 if n_draws is None else batch_shape(n_draws, ())[0]
         size = None if n_draws is None else (draws, self.d)
-        per_row = rng.multinomial(
-            counts, np.full(self.k, 1.0 / self.k), size=size
+        per_row = _equal_multinomial(
+            counts if size is None else np.broadcast_to(counts, size), self.k, rng
         )  # (…, d, k): users of x in row j
         # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], one weighted bincount over (draw, cell) (exact below 2^53 users)
         cells = (np.arange(draws)[:, None] * (self.k * self.m) + self._sketch_cells).ravel()

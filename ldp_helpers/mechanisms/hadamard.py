@@ -29,6 +29,7 @@ from ldp_helpers._validation import Described, check_int_array, check_real_array
 FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's binomial (O(1) each)
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
 FAIR_BITS_FEW_BIG = 16  # at most one count in this many ≥ 64: one word per small count, numpy for the rest
+EQUAL_SPLIT_MIN_CELLS = 4096  # fewer output cells: _equal_multinomial calls numpy's multinomial
 _LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)  # the r low bits, r < 64
 
 
@@ -157,3 +158,20 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if big.any():
         out[big] = rng.binomial(flat[big], 0.5)
     return out.reshape(counts.shape)
+
+
+def _equal_multinomial(counts: np.ndarray, cells: int, rng: np.random.Generator) -> np.ndarray:
+    """Multinomial(n, (1/cells, …, 1/cells)) for every n of ``counts`` (a new last axis of ``cells``), exact.
+
+    With ``cells`` a power of 2 and at least :data:`EQUAL_SPLIT_MIN_CELLS` output cells, by halvings:
+    each group of n draws splits Bin(n, ½) / rest (:func:`_fair_binomial`), log2(cells) times — fair
+    coins instead of numpy's ``cells`` sequential binomial draws per count; otherwise (few cells: one
+    numpy call costs less than the halvings' calls) numpy's multinomial.
+    """
+    if cells & (cells - 1) or np.size(counts) * cells < EQUAL_SPLIT_MIN_CELLS:
+        return rng.multinomial(counts, np.full(cells, 1.0 / cells))
+    out = np.asarray(counts, dtype=np.int64)[..., None]
+    while out.shape[-1] < cells:
+        left = _fair_binomial(out, rng)
+        out = np.stack((left, out - left), axis=-1).reshape(*out.shape[:-1], -1)
+    return out

@@ -50,7 +50,11 @@ from ldp_helpers.mechanisms.count_mean_sketch import (
     _collision_product,
     _hashes_of,
 )
-from ldp_helpers.mechanisms.hadamard import _fair_binomial, walsh_hadamard_transform
+from ldp_helpers.mechanisms.hadamard import (
+    _equal_multinomial,
+    _fair_binomial,
+    walsh_hadamard_transform,
+)
 from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
@@ -235,7 +239,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         l), the others flip it; then all spread over the Hadamard rows (:func:`_split_over_hadamard_rows`),
         sign times H[l, c] at (j, l).  Cost O(s·k + k·m·log m)."""
         draws = counts.shape[0]
-        per_row = rng.multinomial(counts, np.full(self.k, 1.0 / self.k))  # (draw, value, j)
+        per_row = _equal_multinomial(counts, self.k, rng)  # (draw, value, j)
         cells = (
             np.arange(self.k)[:, None] * self.m + hashes
         ).ravel()  # (j, value) -> j·m + h_j(value)

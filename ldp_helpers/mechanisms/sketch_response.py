@@ -45,6 +45,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.hadamard import _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
@@ -188,8 +189,8 @@ class SketchResponse(FrequencyOracle):
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.k, self.m + 1))
         draws = 1 if n_draws is None else shape[0]
-        per_row = rng.multinomial(
-            counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d)
+        per_row = _equal_multinomial(
+            np.broadcast_to(counts, (draws, self.d)), self.k, rng
         )  # (draw, x, j)
         cells = (
             np.arange(self.k)[:, None] * self.m + self._hashes
