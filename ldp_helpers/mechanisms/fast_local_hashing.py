@@ -51,6 +51,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.hadamard import _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, olh_hash_range
 
 MAX_TABLE_CELLS = 2**22  # largest d·k·g for output_table
@@ -293,9 +294,7 @@ class FastLocalHashing(FrequencyOracle):
             2 * draws * self.k * self.hash_range,
             what=f"the k × g aggregate (g = {self.hash_range} cells per hash)",
         )
-        per_row = rng.multinomial(
-            counts, np.full(self.k, 1.0 / self.k), size=(draws, self.d)
-        )  # (R, d, k)
+        per_row = _equal_multinomial(np.broadcast_to(counts, (draws, self.d)), self.k, rng)  # (R, d, k)
         cells = (np.arange(self.k)[:, None] * self.hash_range + self.hash_table()).ravel()  # (k·d,)
         cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()
         weights = np.swapaxes(per_row, -1, -2).reshape(-1)

@@ -3,9 +3,10 @@
 Rows "<oracle> sampler / its draws" (issue 40 item 3): the sampler against the very same Generator calls
 with the very same arguments, precomputed (:func:`timing.recorded_draws` logs them on one call and replays
 them), as ``bench_aggregate_samplers`` does by hand for GRR, OUE and OLH: what the sampler adds to its random
-draws.  The Hadamard halvings draw their Bin(c, ½) splits as counts of fair random bits
-(:func:`~ldp_helpers.mechanisms.hadamard._fair_binomial`); their draws are replayed as numpy's own
-``binomial(c, 0.5)`` of the same counts (the same variates, drawn by numpy).  The note also gives the
+draws.  The Hadamard halvings (and the sketches' equal split of each value's users over 2^a rows,
+:func:`~ldp_helpers.mechanisms.hadamard._equal_multinomial`) draw their Bin(c, ½) splits as counts of fair
+random bits (:func:`~ldp_helpers.mechanisms.hadamard._fair_binomial`); their draws are replayed as numpy's
+own ``binomial(c, 0.5)`` of the same counts (the same variates, drawn by numpy).  The note also gives the
 sampler against numpy drawing an output of the same size with two binomial arrays (Bin(n/S, ½) twice over
 the S cells of the aggregate): a floor no exact sampler of these laws reaches when the law needs more
 draws than cells (SS's sequential histograms, the sketches' per-value row split, the Hadamard halvings).
