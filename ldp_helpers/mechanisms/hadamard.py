@@ -12,7 +12,8 @@ with u = a·h + u' (a ∈ {0, 1}) the left half of S(u, σ) is S_h(u', σ) and i
 S_h(u', (−1)^a σ).  For u' ≠ 0 each half holds h/2 of the m/2 points, so a draw goes left with
 probability 1/2 (one binomial per (u, σ)); u = h (u' = 0) puts S(h, +) entirely left and S(h, −)
 entirely right; S(0, +) splits 1/2–1/2.  After log2 m halvings every block is one point: 2m log2 m
-binomials in all, whatever the number of draws.
+binomials in all, whatever the number of draws.  The same fair coins split counts equally over 2^a
+cells (:func:`_equal_multinomial`: the sketches' per-value split over their rows).
 
 References
 ----------
