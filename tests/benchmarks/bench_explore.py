@@ -156,7 +156,7 @@ def _kernel_rows() -> list[Timing]:
     with warnings.catch_warnings(), capture_output():
         for benchmark, variant, build, name, values, note in cases:
             panel = build()
-            seconds = median_time(_interaction(panel, name, values), repeat=7)
+            seconds = median_time(_interaction(panel, name, values), repeat=5)
             rows.append(
                 Timing(
                     benchmark, f"kernel: {variant}", seconds, f"{_verdict(seconds, BUDGET)}; {note}"
@@ -192,7 +192,7 @@ out.addEventListener('load', () => { if (clock.enter !== null && clock.loaded ==
 """
 
 
-def _browser_rows(repeat: int = 7) -> list[Timing]:
+def _browser_rows(repeat: int = 5) -> list[Timing]:
     root = Path(__file__).resolve().parents[2]
     sys.path[:0] = [str(root / "tests")]
     from browser.explorer import PANELS, TOKEN, js_img, js_text, serve, type_into, wait_idle

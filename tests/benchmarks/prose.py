@@ -161,16 +161,12 @@ def sweep_cost(rows: list[Timing]) -> str:
         return "(`make bench` did not run `bench_sweeps`.)"
     label = next(r.benchmark for r in rows if r.benchmark.startswith("sweep: "))
     one, four = found["in-process, 1 chunk"], found["in-process, 4 chunks"]
-    loky, dask4, dask40, dask400 = (
-        found[v]
-        for v in (
-            "2 loky processes, 4 chunks",
-            "Dask 2 workers, 4 chunks",
-            "Dask 2 workers, 40 chunks",
-            "Dask 2 workers, 400 chunks",
-        )
+    loky = found["2 loky processes, 4 chunks"]
+    dask = sorted(
+        (int(re.search(r"(\d+) chunks", v).group(1)), t) for v, t in found.items() if "Dask" in v
     )
-    per_chunk = (dask400 - dask40) / 360 * 1e3
+    (c_few, t_few), (c_mid, t_mid), (c_many, t_many) = dask
+    per_chunk = (t_many - t_mid) / (c_many - c_mid) * 1e3
     load = re.search(
         r"load average ([\d.]+) on (\d+) cores", next(r.note for r in rows if r.benchmark == label)
     )
@@ -188,12 +184,13 @@ def sweep_cost(rows: list[Timing]) -> str:
     return (
         f"Measured ({label.removeprefix('sweep: ')} per input, a per-user Python client; the `sweep:` rows of "
         f"the benchmark table): in-process {one:.2f} s as one chunk and {four:.2f} s as 4; on 2 local processes "
-        f"{loky:.2f} s ({one / loky:.1f}x the in-process speed); on a 2-worker Dask LocalCluster {dask4:.2f} s "
-        f"with 4 chunks, {dask40:.2f} s with 40 and {dask400:.2f} s with 400 ({per_chunk:+.1f} ms of wall time "
-        f"per extra chunk from 40 to 400).{context} On free cores the wall time divides by the workers as long "
-        f"as there are at least as many chunks as workers and each chunk takes much longer than the per-chunk "
-        f"overhead (milliseconds on Dask, plus starting the processes); the numbers never depend on where the "
-        f"chunks run, only on `chunk_size`."
+        f"{loky:.2f} s ({one / loky:.1f}x the in-process speed); on a 2-worker Dask LocalCluster {t_few:.2f} s "
+        f"with {c_few} chunks, {t_mid:.2f} s with {c_mid} and {t_many:.2f} s with {c_many} ({per_chunk:+.1f} ms "
+        f"of wall time per extra chunk from {c_mid} to {c_many}).{context} On free cores the wall time divides "
+        f"by the workers as long as there are at least as many chunks as workers and each chunk takes much "
+        f"longer than the per-chunk overhead: a black-box client's batch runs in a forked child process (killed "
+        f"if it hangs), once per chunk and input, plus Dask's scheduling; the numbers never depend on where "
+        f"the chunks run, only on `chunk_size`."
     )
 
 
