@@ -11,6 +11,7 @@ from ldp_helpers.audit.auditor import (
     AuditResult,
     BlackBoxClient,
     ClientError,
+    _epsilon_lower_bound,
     clopper_pearson,
     epsilon_lower_bound,
     run_audit,
@@ -171,11 +172,21 @@ def test_choose_event_finds_the_pair_that_exposes_the_bug():
         m0,
         m1,
         confidence=0.99,
-        bound=lambda a, n, b, k: epsilon_lower_bound(a, n, b, k, confidence=0.99),
+        bound=np.vectorize(lambda a, n, b, k: epsilon_lower_bound(a, n, b, k, confidence=0.99)),
     )
     assert len(event.columns) >= 2 and {0, 1} <= set(event.columns)
     with pytest.raises(ValueError, match="no event"):
         choose_event(np.zeros((5, 1)), np.zeros((5, 1)), confidence=0.9, bound=lambda *a: -np.inf)
+
+
+def test_the_event_search_bounds_are_the_scalar_bounds():
+    """One vectorized Clopper–Pearson call per orientation gives, entry by entry, the scalar ε_lb (bit for bit)."""
+    n0, n1 = 1000, 1200
+    k0 = np.array([0, 1, 17, 500, 999, 1000, 300])
+    k1 = np.array([1200, 0, 3, 480, 2, 1200, 30])
+    vector = _epsilon_lower_bound(k0, n0, k1, n1, 0.97)
+    scalar = [epsilon_lower_bound(a, n0, b, n1, confidence=0.97) for a, b in zip(k0, k1)]
+    assert vector.tolist() == scalar and any(v > 0 for v in scalar) and scalar.count(0.0) >= 2
 
 
 def test_audit_inputs_cover_every_family():

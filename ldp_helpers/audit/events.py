@@ -173,21 +173,23 @@ def choose_event(
     """The pilot's best event and orientation: ``(event, swap)``, ``swap`` meaning x₁ is the likelier input.
 
     ``bound(count0, n0, count1, n1)`` is the lower bound to maximise (the auditor's Clopper–Pearson
-    ε_lb at the audit's confidence).
+    ε_lb at the audit's confidence), called once per orientation with arrays of counts (one entry per
+    candidate event) and returning an array.  Ties go to the earlier candidate, x₀'s orientation first.
     """
     matrix0, matrix1 = _check_pilot(matrix0, matrix1)
     check_real("confidence", confidence, low=0.0, high=1.0)
     if not callable(bound):
-        fail_type("bound", bound, "a callable bound(count0, n0, count1, n1) -> float")
+        fail_type("bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays")
     n0, n1 = matrix0.shape[0], matrix1.shape[0]
-    best, best_value = None, -np.inf
-    for event in _candidate_events(matrix0, matrix1):
-        k0, k1 = event._count(matrix0), event._count(matrix1)
-        for swap, value in ((False, bound(k0, n0, k1, n1)), (True, bound(k1, n1, k0, n0))):
-            if value > best_value:
-                best, best_value = (event, swap), value
-    if best is None:
+    events = _candidate_events(matrix0, matrix1)
+    if not events:
         raise ValueError(
             "the pilot reports are identical for both inputs and constant: no event distinguishes them"
         )
-    return best
+    k0 = np.array([event._count(matrix0) for event in events])
+    k1 = np.array([event._count(matrix1) for event in events])
+    values = np.column_stack([bound(k0, n0, k1, n1), bound(k1, n1, k0, n0)])  # (event, swap)
+    if values.shape != (len(events), 2) or np.isnan(values).any():
+        raise ValueError(f"bound must return one number per candidate event (got {values.shape})")
+    index, swap = divmod(int(np.argmax(values)), 2)
+    return events[index], bool(swap)
