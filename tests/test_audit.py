@@ -16,7 +16,13 @@ from ldp_helpers.audit.auditor import (
     epsilon_lower_bound,
     run_audit,
 )
-from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
+from ldp_helpers.audit.events import (
+    MAX_OUTCOMES,
+    Event,
+    _distinct_rows,
+    as_report_matrix,
+    choose_event,
+)
 from ldp_helpers.experiments.privacy_audit import audit_client, audit_inputs, registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
 
@@ -305,3 +311,19 @@ def test_a_hung_black_box_client_leaves_no_trace():
 def _global_rr(value):
     """A black-box randomized response drawing from NumPy's global generator."""
     return float(value) if np.random.random() < 0.75 else 1.0 - float(value)
+
+
+def test_distinct_rows_are_numpys_unique_rows():
+    """The event search's whole outcomes: np.unique(pooled, axis=0), or None past MAX_OUTCOMES rows."""
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        width, top = int(rng.integers(1, 7)), int(rng.integers(1, 6))
+        pooled = rng.integers(-2, top, size=(int(rng.integers(1, 400)), width)).astype(float)
+        if trial % 3 == 0:
+            pooled[:, 0] = rng.normal(size=pooled.shape[0]).round(1)
+        unique, found = np.unique(pooled, axis=0), _distinct_rows(pooled)
+        if unique.shape[0] <= MAX_OUTCOMES:
+            assert found is not None and np.array_equal(found, unique)
+        else:
+            assert found is None
+    assert _distinct_rows(np.arange(2 * MAX_OUTCOMES, dtype=float).reshape(-1, 1)) is None

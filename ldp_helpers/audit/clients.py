@@ -255,7 +255,7 @@ def _sample(client, value, n: int, rng, call_timeout: float) -> np.ndarray:
         reports = client.sample(value, n, rng=rng)
     else:
         prepare = client.prepare if isinstance(client, BlackBoxClient) else None
-        if prepare is not None and prepare not in _PREPARED:  # once per process, inherited by its children
+        if prepare is not None and prepare not in _PREPARED:  # once here; the children inherit it
             prepare()
             _PREPARED.add(prepare)
         reports = _in_child(call_timeout, lambda: client.sample(value, n, rng=rng), rng, what)

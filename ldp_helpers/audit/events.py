@@ -130,6 +130,20 @@ def _conditions(pooled: np.ndarray) -> list[list[tuple[int, str, float]]]:
     return out
 
 
+def _distinct_rows(pooled: np.ndarray) -> np.ndarray | None:
+    """``np.unique(pooled, axis=0)`` (the distinct rows, in lexicographic order) when there are at most
+    :data:`MAX_OUTCOMES` of them, else None: each row coded column by column as its rank among the distinct
+    prefixes (1-D integer sorts instead of a sort of whole rows), stopping once the prefixes are too many."""
+    code = np.zeros(pooled.shape[0], np.int64)
+    for column in pooled.T:
+        values, rank = np.unique(column, return_inverse=True)
+        kept, code = np.unique(code * values.size + rank.ravel(), return_inverse=True)
+        if kept.size > MAX_OUTCOMES:
+            return None
+    first = np.unique(code, return_index=True)[1]
+    return pooled[first]
+
+
 def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
     """Two finite report matrices (rows: reports) of the same width."""
     m0 = check_ndim("matrix0", check_real_array("matrix0", matrix0), 2, what="(reports × columns)")
@@ -158,8 +172,8 @@ def _candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
         for a, b in itertools.combinations(range(len(per_column)), 2):
             for (ca, oa, va), (cb, ob, vb) in itertools.product(per_column[a], per_column[b]):
                 events.append(Event((ca, cb), (oa, ob), (va, vb)))
-    outcomes = np.unique(pooled, axis=0)
-    if pooled.shape[1] > 1 and outcomes.shape[0] <= MAX_OUTCOMES:
+    outcomes = _distinct_rows(pooled) if pooled.shape[1] > 1 else None
+    if outcomes is not None:
         width = tuple(range(pooled.shape[1]))
         events += [
             Event(width, ("==",) * len(width), tuple(float(v) for v in row)) for row in outcomes
@@ -179,7 +193,9 @@ def choose_event(
     matrix0, matrix1 = _check_pilot(matrix0, matrix1)
     check_real("confidence", confidence, low=0.0, high=1.0)
     if not callable(bound):
-        fail_type("bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays")
+        fail_type(
+            "bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays"
+        )
     n0, n1 = matrix0.shape[0], matrix1.shape[0]
     events = _candidate_events(matrix0, matrix1)
     if not events:
