@@ -173,7 +173,8 @@ class MultiFreqUE:
 
 @dataclass(frozen=True)
 class PureLdpOLH:
-    """pure-ldp's ``LHClient(ε, d, use_olh=True)`` (x sent as x + 1); report ``(y, seed)`` → the values it supports."""
+    """pure-ldp's ``LHClient(ε, d, use_olh=True)`` (x sent as x + 1); its report ``(y, seed)`` as ``(y, seed mod 2**32)``
+    (the part of the seed its hash reads, exact as a float), audited through :func:`olh_support` on the batch."""
 
     epsilon: float
     d: int
@@ -187,14 +188,13 @@ class PureLdpOLH:
         client = _CLIENTS.get(self)
         if client is None:
             client = _CLIENTS[self] = LHClient(self.epsilon, self.d, use_olh=True)
-        return olh_support(
-            [client.privatise(int(value) + 1)], self.d, olh_hash_range(self.epsilon)
-        )[0]
+        y, seed = client.privatise(int(value) + 1)
+        return y, seed % 2**32
 
 
 @dataclass(frozen=True)
 class MultiFreqOLH:
-    """multi-freq-ldpy's ``LH_Client(x, k, ε, optimal=True)`` (0-based), post-processed as :class:`PureLdpOLH`'s."""
+    """multi-freq-ldpy's ``LH_Client(x, k, ε, optimal=True)`` (0-based), reported as :class:`PureLdpOLH`'s."""
 
     epsilon: float
     d: int
@@ -205,11 +205,38 @@ class MultiFreqOLH:
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Client
 
-        return olh_support(
-            [LH_Client(int(value), self.d, self.epsilon, True)],
-            self.d,
-            olh_hash_range(self.epsilon),
-        )[0]
+        y, seed = LH_Client(int(value), self.d, self.epsilon, True)
+        return y, int(seed) % 2**32
+
+
+@dataclass(frozen=True)
+class _OlhSupport:
+    """A batch of OLH reports ``(y, seed mod 2**32)`` → the 0/1 matrix of the values each supports under the peers'
+    hash (:func:`olh_support`, a post-processing): one numpy pass per batch instead of one call per report."""
+
+    d: int
+    g: int
+
+    def __call__(self, reports: np.ndarray) -> np.ndarray:
+        return olh_support(reports.astype(np.int64), self.d, self.g)
+
+
+@dataclass(frozen=True)
+class _Prepare:
+    """A peer client's ``prepare`` (:class:`~ldp_helpers.audit.clients.BlackBoxClient`): import the peer, build its
+    client object and compile its jitted code once in this process, by one call under seeded (then restored) global
+    generators, so that the batches' forked children inherit them.  Every batch reseeds what the client draws from,
+    so the reports do not depend on it."""
+
+    client: object
+    reseed: object = None
+
+    def __call__(self) -> None:
+        rng = np.random.default_rng(0)
+        with seeded_globals(rng):
+            if self.reseed is not None:
+                self.reseed(rng)
+            self.client(0)
 
 
 _CLIENTS: dict = {}
@@ -274,7 +301,10 @@ def audit_peer_here(
             if protocol == "OLH"
             else (PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE")
         )
-        client = BlackBoxClient(peer_client, reseed=None if pure else reseed_numba)
+        support = _OlhSupport(d, olh_hash_range(epsilon)) if protocol == "OLH" else None
+        reseed = None if pure else reseed_numba
+        prepare = _Prepare(peer_client, reseed)
+        client = BlackBoxClient(peer_client, reseed=reseed, features=support, prepare=prepare)
         r = run_audit(
             client,
             0,

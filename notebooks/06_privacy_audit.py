@@ -89,17 +89,18 @@ print(runs.audit_table(audits))
 # event's log-ratio interval $[\ln\frac{P_{0,\rm low}}{P_{1,\rm high}}, \ln\frac{P_{0,\rm high}}{P_{1,\rm low}}]$.
 
 # %%
-curves = {
-    key: runs.epsilon_lb_curve(key, n_grid, seed=arm_seeds[1] + i, confidence=confidence,
-                               chunk_size=chunk_size, progress=progress, dask_address=dask_address)
-    for i, key in enumerate(runs.CURVE_KEYS)
-}
-grr = curves["grr"]
+where = dict(chunk_size=chunk_size, progress=progress, dask_address=dask_address)
+grr = runs.epsilon_lb_curve("grr", n_grid, seed=arm_seeds[1], confidence=confidence, **where)
 low, high, exact = grr["epsilon_lb"][-1], grr["high"][-1], grr["exact"][0]
 claims.statement("grr_in_cp_interval", le(abs(exact - 0.5 * (low + high)), 0.5 * (high - low)),
                  exact=exact, low=low, high=high, n=grr["n"][-1], half=0.5 * (high - low))
 
 # %% tags=["no-claims"]
+curves = {  # the other curves are drawn, not claimed: a reseeded run leaves them out
+    key: grr if key == "grr" else runs.epsilon_lb_curve(key, n_grid, seed=arm_seeds[1] + i,
+                                                         confidence=confidence, **where)
+    for i, key in enumerate(runs.CURVE_KEYS)
+}
 publish(plots.epsilon_lb_figure(curves, confidence), "fig_epsilon_lb_vs_n")
 
 # %% [markdown]

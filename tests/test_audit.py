@@ -11,11 +11,18 @@ from ldp_helpers.audit.auditor import (
     AuditResult,
     BlackBoxClient,
     ClientError,
+    _epsilon_lower_bound,
     clopper_pearson,
     epsilon_lower_bound,
     run_audit,
 )
-from ldp_helpers.audit.events import Event, as_report_matrix, choose_event
+from ldp_helpers.audit.events import (
+    MAX_OUTCOMES,
+    Event,
+    _distinct_rows,
+    as_report_matrix,
+    choose_event,
+)
 from ldp_helpers.experiments.privacy_audit import audit_client, audit_inputs, registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
 
@@ -171,11 +178,21 @@ def test_choose_event_finds_the_pair_that_exposes_the_bug():
         m0,
         m1,
         confidence=0.99,
-        bound=lambda a, n, b, k: epsilon_lower_bound(a, n, b, k, confidence=0.99),
+        bound=np.vectorize(lambda a, n, b, k: epsilon_lower_bound(a, n, b, k, confidence=0.99)),
     )
     assert len(event.columns) >= 2 and {0, 1} <= set(event.columns)
     with pytest.raises(ValueError, match="no event"):
         choose_event(np.zeros((5, 1)), np.zeros((5, 1)), confidence=0.9, bound=lambda *a: -np.inf)
+
+
+def test_the_event_search_bounds_are_the_scalar_bounds():
+    """One vectorized Clopper–Pearson call per orientation gives, entry by entry, the scalar ε_lb (bit for bit)."""
+    n0, n1 = 1000, 1200
+    k0 = np.array([0, 1, 17, 500, 999, 1000, 300])
+    k1 = np.array([1200, 0, 3, 480, 2, 1200, 30])
+    vector = _epsilon_lower_bound(k0, n0, k1, n1, 0.97)
+    scalar = [epsilon_lower_bound(a, n0, b, n1, confidence=0.97) for a, b in zip(k0, k1)]
+    assert vector.tolist() == scalar and any(v > 0 for v in scalar) and scalar.count(0.0) >= 2
 
 
 def test_audit_inputs_cover_every_family():
@@ -294,3 +311,19 @@ def test_a_hung_black_box_client_leaves_no_trace():
 def _global_rr(value):
     """A black-box randomized response drawing from NumPy's global generator."""
     return float(value) if np.random.random() < 0.75 else 1.0 - float(value)
+
+
+def test_distinct_rows_are_numpys_unique_rows():
+    """The event search's whole outcomes: np.unique(pooled, axis=0), or None past MAX_OUTCOMES rows."""
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        width, top = int(rng.integers(1, 7)), int(rng.integers(1, 6))
+        pooled = rng.integers(-2, top, size=(int(rng.integers(1, 400)), width)).astype(float)
+        if trial % 3 == 0:
+            pooled[:, 0] = rng.normal(size=pooled.shape[0]).round(1)
+        unique, found = np.unique(pooled, axis=0), _distinct_rows(pooled)
+        if unique.shape[0] <= MAX_OUTCOMES:
+            assert found is not None and np.array_equal(found, unique)
+        else:
+            assert found is None
+    assert _distinct_rows(np.arange(2 * MAX_OUTCOMES, dtype=float).reshape(-1, 1)) is None

@@ -71,19 +71,21 @@ def epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, *, confidenc
     return _epsilon_lower_bound(count0, n0, count1, n1, check_confidence(confidence))
 
 
-def _clopper_pearson(count: int, n: int, confidence: float) -> tuple[float, float]:
-    """:func:`clopper_pearson` for validated counts and confidence."""
+def _clopper_pearson(count, n: int, confidence: float):
+    """:func:`clopper_pearson` for validated counts and confidence: floats for a count, arrays for an array of
+    counts (statsmodels evaluates the beta quantiles element by element: the same numbers either way)."""
     low, high = proportion_confint(count, n, alpha=1.0 - confidence, method="beta")
-    return float(low), float(high)
+    return (float(low), float(high)) if np.ndim(low) == 0 else (low, high)
 
 
-def _epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, confidence: float) -> float:
-    """:func:`epsilon_lower_bound` for validated counts and confidence (the event search calls it per event)."""
-    p0_low, p1_high = (
-        _clopper_pearson(count0, n0, confidence)[0],
-        _clopper_pearson(count1, n1, confidence)[1],
-    )
-    return 0.0 if p0_low <= 0.0 else max(0.0, math.log(p0_low / p1_high))
+def _epsilon_lower_bound(count0, n0: int, count1, n1: int, confidence: float):
+    """:func:`epsilon_lower_bound` for validated counts and confidence; for arrays of counts (the event search:
+    one entry per candidate event, in one call) an array of bounds, each the number the scalar call gives."""
+    p0_low = _clopper_pearson(count0, n0, confidence)[0]
+    p1_high = _clopper_pearson(count1, n1, confidence)[1]
+    ratio = np.where(np.asarray(p0_low) > 0.0, np.divide(p0_low, p1_high), 1.0)
+    bounds = [math.log(r) if r > 1.0 else 0.0 for r in np.ravel(ratio).tolist()]
+    return bounds[0] if np.ndim(count0) == 0 else np.array(bounds)
 
 
 def _check_count(name: str, count, n_name: str, n) -> tuple[int, int]:

@@ -87,13 +87,20 @@ class BlackBoxClient:
     restored after, so a client that draws from them gives the same reports on every backend and worker.
     ``reseed(rng)``, if given, is called once per batch before the calls, for any other generator the client
     draws from (numba's, for jitted clients).  A report must be a real number or a 1-D numeric array of the
-    same length every time.
+    same length every time.  ``features(reports) -> matrix``, if given, post-processes the whole batch of n
+    reports at once (as :class:`MechanismClient`'s does), so that our post-processing costs numpy's time, not a
+    Python call per report: the client itself still runs once per report, at its own speed.
+    ``prepare()``, if given, runs once in each process before the first batch it forks (:func:`_sample`): the
+    client's imports and JIT compilation, which every batch's child then inherits instead of redoing them.  It
+    runs in-process, so it must be our own code (it may call the client once under seeded globals; it must not hang).
     """
 
     client: Callable
     takes_rng: bool = False
     reseed: Callable | None = None
     seed_globals: bool = True
+    features: Callable | None = None
+    prepare: Callable | None = None
 
     def __post_init__(self):
         if not callable(self.client):
@@ -102,11 +109,16 @@ class BlackBoxClient:
         if self.reseed is not None and not callable(self.reseed):
             fail_type("reseed", self.reseed, "None or a callable reseed(rng)")
         check_bool("seed_globals", self.seed_globals)
+        if self.features is not None and not callable(self.features):
+            fail_type("features", self.features, "None or a callable features(reports) -> matrix")
+        if self.prepare is not None and not callable(self.prepare):
+            fail_type("prepare", self.prepare, "None or a callable prepare()")
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
         n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
         with seeded_globals(rng) if self.seed_globals else nullcontext():
-            return self._sample(value, n, rng)
+            reports = self._sample(value, n, rng)
+        return reports if self.features is None else as_report_matrix(self.features(reports), n)
 
     def _sample(self, value, n: int, rng: np.random.Generator) -> np.ndarray:
         if self.reseed is not None:
@@ -227,6 +239,10 @@ def check_call_timeout(call_timeout) -> float:
     return check_real("call_timeout", call_timeout, low=0.0)
 
 
+#: the ``prepare`` callables of :class:`BlackBoxClient` already run in this process (a cache of imports, not of draws)
+_PREPARED: set = set()
+
+
 def _sample(client, value, n: int, rng, call_timeout: float) -> np.ndarray:
     """``client.sample(value, n, rng=rng)`` within ``call_timeout`` seconds, checked as n finite numeric reports.
 
@@ -238,6 +254,10 @@ def _sample(client, value, n: int, rng, call_timeout: float) -> np.ndarray:
     if isinstance(client, MechanismClient):
         reports = client.sample(value, n, rng=rng)
     else:
+        prepare = client.prepare if isinstance(client, BlackBoxClient) else None
+        if prepare is not None and prepare not in _PREPARED:  # once here; the children inherit it
+            prepare()
+            _PREPARED.add(prepare)
         reports = _in_child(call_timeout, lambda: client.sample(value, n, rng=rng), rng, what)
     try:
         return as_report_matrix(reports, n)

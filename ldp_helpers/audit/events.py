@@ -130,6 +130,20 @@ def _conditions(pooled: np.ndarray) -> list[list[tuple[int, str, float]]]:
     return out
 
 
+def _distinct_rows(pooled: np.ndarray) -> np.ndarray | None:
+    """``np.unique(pooled, axis=0)`` (the distinct rows, in lexicographic order) when there are at most
+    :data:`MAX_OUTCOMES` of them, else None: each row coded column by column as its rank among the distinct
+    prefixes (1-D integer sorts instead of a sort of whole rows), stopping once the prefixes are too many."""
+    code = np.zeros(pooled.shape[0], np.int64)
+    for column in pooled.T:
+        values, rank = np.unique(column, return_inverse=True)
+        kept, code = np.unique(code * values.size + rank.ravel(), return_inverse=True)
+        if kept.size > MAX_OUTCOMES:
+            return None
+    first = np.unique(code, return_index=True)[1]
+    return pooled[first]
+
+
 def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
     """Two finite report matrices (rows: reports) of the same width."""
     m0 = check_ndim("matrix0", check_real_array("matrix0", matrix0), 2, what="(reports × columns)")
@@ -158,8 +172,8 @@ def _candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
         for a, b in itertools.combinations(range(len(per_column)), 2):
             for (ca, oa, va), (cb, ob, vb) in itertools.product(per_column[a], per_column[b]):
                 events.append(Event((ca, cb), (oa, ob), (va, vb)))
-    outcomes = np.unique(pooled, axis=0)
-    if pooled.shape[1] > 1 and outcomes.shape[0] <= MAX_OUTCOMES:
+    outcomes = _distinct_rows(pooled) if pooled.shape[1] > 1 else None
+    if outcomes is not None:
         width = tuple(range(pooled.shape[1]))
         events += [
             Event(width, ("==",) * len(width), tuple(float(v) for v in row)) for row in outcomes
@@ -173,21 +187,25 @@ def choose_event(
     """The pilot's best event and orientation: ``(event, swap)``, ``swap`` meaning x₁ is the likelier input.
 
     ``bound(count0, n0, count1, n1)`` is the lower bound to maximise (the auditor's Clopper–Pearson
-    ε_lb at the audit's confidence).
+    ε_lb at the audit's confidence), called once per orientation with arrays of counts (one entry per
+    candidate event) and returning an array.  Ties go to the earlier candidate, x₀'s orientation first.
     """
     matrix0, matrix1 = _check_pilot(matrix0, matrix1)
     check_real("confidence", confidence, low=0.0, high=1.0)
     if not callable(bound):
-        fail_type("bound", bound, "a callable bound(count0, n0, count1, n1) -> float")
+        fail_type(
+            "bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays"
+        )
     n0, n1 = matrix0.shape[0], matrix1.shape[0]
-    best, best_value = None, -np.inf
-    for event in _candidate_events(matrix0, matrix1):
-        k0, k1 = event._count(matrix0), event._count(matrix1)
-        for swap, value in ((False, bound(k0, n0, k1, n1)), (True, bound(k1, n1, k0, n0))):
-            if value > best_value:
-                best, best_value = (event, swap), value
-    if best is None:
+    events = _candidate_events(matrix0, matrix1)
+    if not events:
         raise ValueError(
             "the pilot reports are identical for both inputs and constant: no event distinguishes them"
         )
-    return best
+    k0 = np.array([event._count(matrix0) for event in events])
+    k1 = np.array([event._count(matrix1) for event in events])
+    values = np.column_stack([bound(k0, n0, k1, n1), bound(k1, n1, k0, n0)])  # (event, swap)
+    if values.shape != (len(events), 2) or np.isnan(values).any():
+        raise ValueError(f"bound must return one number per candidate event (got {values.shape})")
+    index, swap = divmod(int(np.argmax(values)), 2)
+    return events[index], bool(swap)
