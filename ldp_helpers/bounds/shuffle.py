@@ -26,8 +26,8 @@ only.  This covers, with d − 1 free counts:
 * the reductions behind the papers' numerical bounds (:mod:`ldp_helpers.bounds.shuffle_bounds`):
   FMT's clones and Wang et al.'s variation-ratio blanket, d = 3.
 
-The divergence is summed exactly over the grid of category counts in log space (binomial log-pmfs by
-Loader's saddle-point form along the chain rule, ``logsumexp``), with no sampling: the only points left out are those
+The divergence is summed exactly over the grid of category counts (log-masses from binomial log-pmfs by
+Loader's saddle-point form along the chain rule; δ a sum of positive terms), with no sampling: the only points left out are those
 beyond the 1e-300 tails of a conditional binomial or with both masses below e^-700, so δ moves by
 less than 1e-280.
 
