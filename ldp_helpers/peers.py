@@ -274,6 +274,9 @@ def audit_peer_here(
             if protocol == "OLH"
             else (PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE")
         )
+        if not pure and n_jobs == 1:  # compile the jitted peer here once, not in every forked batch
+            peer_client(0)
+            reseed_numba(np.random.default_rng(seed))  # (each batch reseeds from its own rng)
         client = BlackBoxClient(peer_client, reseed=None if pure else reseed_numba)
         r = run_audit(
             client,
