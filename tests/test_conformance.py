@@ -13,6 +13,7 @@ For each registered mechanism (a small example instance and population):
 from __future__ import annotations
 
 import inspect
+from functools import cache
 
 import numpy as np
 import pytest
@@ -78,6 +79,17 @@ def _assert_mean_and_variance(samples, mechanism, truth, what: str):
     assert np.all(off < N_SE), (
         f"{what}: variance off by {off.max():.1f} SE (sample {s2}, exact {variance[random]})"
     )
+
+
+@cache
+def _surveys(key) -> tuple[np.ndarray, np.ndarray]:
+    """(per-user surveys, sampler surveys) of one key's example, drawn once and shared by the tests of
+    its law, its mean and its variance (each test keeps its whole sample: the same power)."""
+    mechanism, truth = _example(key)
+    user_rng, fast_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(11).spawn(2))
+    per_user = _per_user_aggregates(mechanism, truth, user_rng)
+    fast = np.asarray(mechanism.sample_aggregate(truth, rng=fast_rng, n_draws=N_SAMPLER_DRAWS))
+    return per_user, fast
 
 
 def _projections(flat: np.ndarray) -> dict:
@@ -182,10 +194,7 @@ def test_output_table_rows_are_distributions(key):
 @pytest.mark.parametrize("key", KEYS)
 def test_sampler_has_the_law_of_the_per_user_path(key):
     """aggregate(perturb(expand(truth))) and sample_aggregate(truth): same joint law of the statistic."""
-    mechanism, truth = _example(key)
-    user_rng, fast_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(11).spawn(2))
-    per_user = _per_user_aggregates(mechanism, truth, user_rng)
-    fast = np.asarray(mechanism.sample_aggregate(truth, rng=fast_rng, n_draws=N_SAMPLER_DRAWS))
+    per_user, fast = _surveys(key)
     assert fast.shape[1:] == per_user.shape[1:]
     _assert_same_law(per_user, fast, key)
 
@@ -195,9 +204,7 @@ def test_sampler_has_the_law_of_the_per_user_path(key):
 def test_per_user_estimates_have_the_exact_mean_and_variance(key):
     """The paper's algorithm, run per user, gives estimates with expected_estimate's mean and the exact variance."""
     mechanism, truth = _example(key)
-    samples = _estimates(
-        mechanism, truth, _per_user_aggregates(mechanism, truth, np.random.default_rng(13))
-    )
+    samples = _estimates(mechanism, truth, _surveys(key)[0])
     _assert_mean_and_variance(samples, mechanism, truth, "per-user path")
 
 
@@ -206,10 +213,8 @@ def test_per_user_estimates_have_the_exact_mean_and_variance(key):
 def test_sampler_estimates_have_the_exact_mean_and_variance(key):
     """The sampler's estimates average to expected_estimate (the estimand if unbiased) with the exact variance."""
     mechanism, truth = _example(key)
-    batch = mechanism.sample_aggregate(
-        truth, rng=np.random.default_rng(12), n_draws=N_SAMPLER_DRAWS
-    )
-    _assert_mean_and_variance(_estimates(mechanism, truth, batch), mechanism, truth, "sampler")
+    samples = _estimates(mechanism, truth, _surveys(key)[1])
+    _assert_mean_and_variance(samples, mechanism, truth, "sampler")
     if mechanism.unbiased:
         np.testing.assert_allclose(
             mechanism.expected_estimate(truth), mechanism.estimand(truth), rtol=1e-12, atol=1e-9

@@ -26,14 +26,16 @@ only.  This covers, with d − 1 free counts:
 * the reductions behind the papers' numerical bounds (:mod:`ldp_helpers.bounds.shuffle_bounds`):
   FMT's clones and Wang et al.'s variation-ratio blanket, d = 3.
 
-The divergence is summed exactly over the grid of category counts in log space (binomial log-pmfs by
-Loader's saddle-point form along the chain rule, ``logsumexp``), with no sampling: the only points left out are those
+The divergence is summed exactly over the grid of category counts (log-masses from binomial log-pmfs by
+Loader's saddle-point form along the chain rule; δ a sum of positive terms), with no sampling: the only points left out are those
 beyond the 1e-300 tails of a conditional binomial or with both masses below e^-700, so δ moves by
 less than 1e-280.
 
 **Cost.** at most ``C(n + d − 1, d − 1)`` grid points, fewer after skipping the 1e-300 tails:
-about 80 √n for binary RR (n = 10⁶: 0.02 s for the profile and its ε_c), at most n²/2 for
-k-RR with others at 0 (or k = 3), n³/6 with others at a third value (k ≥ 4; n = 300 takes 6 s).  ε_c(δ) inverts δ(ε) by bisection in log δ (about 60 evaluations of δ).
+about 80 √n for binary RR (n = 10⁶: 0.005 s for the profile and its ε_c), at most n²/2 for
+k-RR with others at 0 (or k = 3; n = 5000: 3 s), n³/6 with others at a third value (k ≥ 4;
+n = 300: 1.5 s).  The grid is built in blocks of 2¹⁶ points.  ε_c(δ) inverts δ(ε) by bisection
+in log δ (about 15 evaluations of δ, each a sum over the points with a positive loss).
 
 **Which neighbours are worst.** The datasets above (all other users alike) are the standard worst
 case (the lower-bound instances of FMT and Wang et al.), and their profiles are exact *for them*.
@@ -75,6 +77,8 @@ from ldp_helpers.mechanisms.grr import grr_probabilities
 
 #: log-mass below which a grid point is dropped (both masses): its share of δ is < 1e-300
 _LOG_FLOOR = -700.0
+_SCALE = 350.0  # masses a in (e^-700, 1] are stored as a·e^350 (ShuffleProfile._directions)
+_BLOCK = 2**16  # grid points per block while a grid is built (temporaries of about 0.5 MB)
 _TAIL = 1e-300  # tail mass of each conditional binomial left out of the grid
 MAX_GRID = (
     2 * 10**7
@@ -114,33 +118,35 @@ class ShuffleProfile:
 
     @cached_property
     def _directions(self) -> tuple:
-        """Every direction (P‖Q and Q‖P of each pair), end to end: minus the losses ln a/b,
-        increasing within each direction, ln a beside them, and where each direction starts."""
-        minus_losses, logs = [], []
+        """Every direction (P‖Q and Q‖P of each pair), end to end: minus the positive losses
+        ln a/b, increasing within each direction, a·e^350 beside them, and where each direction
+        starts.  Only points with ln a/b > 0 ever count (ε ≥ 0); there ln a > ln b, so ln a lies in
+        (−700, 0] (the grids keep max(ln a, ln b) > −700) and a·e^350 neither under- nor overflows."""
+        minus_losses, scaled = [], []
         for log_p, log_q in self.pairs:
             for log_a, log_b in ((log_p, log_q), (log_q, log_p)):
                 minus_loss = log_b - log_a
+                positive = minus_loss < 0
+                minus_loss, log_a = minus_loss[positive], log_a[positive]
                 order = np.argsort(minus_loss, kind="stable")
                 minus_losses.append(minus_loss[order])
-                logs.append(log_a[order])
-        edges = np.cumsum([0] + [x.size for x in logs]).tolist()
-        return np.concatenate(minus_losses), np.concatenate(logs), edges
+                scaled.append(np.exp(log_a[order] + _SCALE))
+        edges = np.cumsum([0] + [x.size for x in scaled]).tolist()
+        return np.concatenate(minus_losses), np.concatenate(scaled), edges
 
     def _log_delta(self, epsilon: float) -> float:
-        """ln δ(ε): ln Σ_{ln a/b > ε} a (1 − e^{ε − ln a/b}) per direction in log space, the largest."""
-        minus_loss, log_a, edges = self._directions
-        runs = zip(edges, edges[1:])  # the losses > ε: a prefix of each direction
-        counts = np.array([np.searchsorted(minus_loss[a:b], -epsilon) for a, b in runs])
-        start = np.array(edges[:-1])
-        start, counts = start[counts > 0], counts[counts > 0]
-        if not counts.size:
-            return -math.inf
-        first = np.cumsum(counts) - counts  # each direction's first term
-        index = np.arange(first[-1] + counts[-1]) + np.repeat(start - first, counts)
-        terms = log_a[index] + np.log1p(-np.exp(epsilon + minus_loss[index]))
-        top = np.maximum.reduceat(terms, first)
-        sums = np.add.reduceat(np.exp(terms - np.repeat(top, counts)), first)
-        return float(np.max(top + np.log(sums)))
+        """ln δ(ε): ln Σ_{ln a/b > ε} a (1 − e^{ε − ln a/b}) per direction, the largest; a sum of
+        positive terms (−expm1), accurate to a few ulps."""
+        minus_loss, scaled_a, edges = self._directions
+        sums = []
+        for start, end in zip(edges, edges[1:]):
+            count = int(np.searchsorted(minus_loss[start:end], -epsilon))  # losses > ε: a prefix
+            terms = np.add(epsilon, minus_loss[start : start + count])
+            terms = np.expm1(terms, out=terms)
+            terms *= scaled_a[start : start + count]
+            sums.append(-float(terms.sum()))
+        top = max(sums, default=0.0)
+        return math.log(top) - _SCALE if top > 0 else -math.inf
 
     def _delta(self, epsilon: float) -> float:
         return math.exp(self._log_delta(epsilon))
@@ -148,6 +154,8 @@ class ShuffleProfile:
 
 def _stirlerr(n: np.ndarray) -> np.ndarray:
     """ln n! − ln(√(2πn) (n/e)^n): its asymptotic series beyond 15, gammaln below (n ≥ 1)."""
+    if n.size > 64 and n.size > (top := int(n.max())):  # many repeats: tabulate 1, …, top once
+        return _stirlerr(np.arange(1, top + 1))[n - 1]
     n = n.astype(float)
     nn = n * n
     out = (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - 1 / (1188 * nn)) / nn) / nn) / nn) / n
@@ -192,14 +200,16 @@ def _binomial_range(m: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray
     return lo, hi
 
 
-def _count_grid(n: int, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The count vectors c of n draws from π that carry mass, with ln M(c) (multinomial).
+def _count_grid(n: int, pi: np.ndarray):
+    """The count vectors c of n draws from π that carry mass, with ln M(c) (multinomial): yields
+    ``(c, ln M(c))`` in blocks of about _BLOCK vectors, in lexicographic order.
 
     Built one category at a time from the chain rule: c_j given the earlier counts is
     Binomial(n − c₀ − … − c_{j−1}, π_j / (π_j + … + π_{d−1})); values beyond that binomial's
-    1e-300 tails are skipped, so the mass left out is below C(n + d − 1, d − 1) · 1e-300.
+    1e-300 tails are skipped, so the mass left out is below C(n + d − 1, d − 1) · 1e-300.  The
+    last category's step, the largest, runs over blocks of the earlier counts (small temporaries).
     """
-    c, used, log_m = np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1)
+    c, used, log_m = [], np.zeros(1, dtype=np.int64), np.zeros(1)  # c: the counts so far
     for j in range(pi.size - 1):
         m, share = n - used, min(1.0, pi[j] / pi[j:].sum())
         lo, hi = _binomial_range(m, share)
@@ -211,11 +221,19 @@ def _count_grid(n: int, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 f"small enough for at most {MAX_GRID:.0e} count vectors carrying mass (this "
                 f"exact profile over {pi.size} output categories needs more)",
             )
-        row = np.repeat(np.arange(used.size), width)
-        cj = lo[row] + np.arange(row.size) - np.repeat(np.cumsum(width) - width, width)
-        log_m = log_m[row] + _log_binom_pmf(cj, m[row], share)
-        c, used = np.column_stack([c[row], cj]), used[row] + cj
-    return np.column_stack([c, n - used]), log_m
+        last = j == pi.size - 2
+        ends = np.cumsum(width)
+        cuts = [0, *np.searchsorted(ends, np.arange(_BLOCK, ends[-1], _BLOCK)), used.size]
+        blocks = [slice(*r) for r in zip(cuts, cuts[1:]) if r[1] > r[0]] if last else [slice(None)]
+        for rows in blocks:
+            row = np.repeat(np.arange(used[rows].size), width[rows])
+            offset = np.repeat(np.cumsum(width[rows]) - width[rows], width[rows])
+            cj = lo[rows][row] + np.arange(row.size) - offset
+            block_m = log_m[rows][row] + _log_binom_pmf(cj, m[rows][row], share)
+            block_c, block_used = [*(col[rows][row] for col in c), cj], used[rows][row] + cj
+            if last:
+                yield np.column_stack([*block_c, n - block_used]), block_m
+        c, used, log_m = block_c, block_used, block_m
 
 
 def mixture_pair(n: int, user_p, user_q, pi) -> tuple[np.ndarray, np.ndarray]:
@@ -247,12 +265,15 @@ def mixture_pair(n: int, user_p, user_q, pi) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _mixture_pair(n: int, u_p: np.ndarray, u_q: np.ndarray, pi: np.ndarray):
-    c, log_m = _count_grid(n, pi)  # the others' and user 1's reports as n draws from π: M(c)
-    with np.errstate(divide="ignore"):
-        log_p = log_m + np.log(c @ (u_p / pi) / n)
-        log_q = log_m + np.log(c @ (u_q / pi) / n)
-    keep = np.maximum(log_p, log_q) > _LOG_FLOOR
-    return log_p[keep], log_q[keep]
+    log_p, log_q = [], []
+    for c, log_m in _count_grid(n, pi):  # the others' and user 1's reports as n draws from π
+        with np.errstate(divide="ignore"):
+            block_p = log_m + np.log(c @ (u_p / pi) / n)
+            block_q = log_m + np.log(c @ (u_q / pi) / n)
+        keep = np.maximum(block_p, block_q) > _LOG_FLOOR
+        log_p.append(block_p[keep])
+        log_q.append(block_q[keep])
+    return np.concatenate(log_p), np.concatenate(log_q)
 
 
 def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> ShuffleProfile:

@@ -47,7 +47,7 @@ def test_every_panel_is_covered():
     assert sorted(BUILD) == sorted(PANELS)
 
 
-CONTROLS = [(name, control) for name in PANELS for control in BUILD[name]().controls]
+CONTROLS = [(name, control) for name in PANELS for control in _panel(name).controls]
 
 
 def test_epsilon_zero_is_refused_not_clamped():
