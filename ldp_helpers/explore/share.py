@@ -202,7 +202,7 @@ def _voila_request_info() -> dict:
 
     def wait():  # in a thread of its own: the kernel's event loop is already running in this one
         try:
-            info.update(json.loads(asyncio.new_event_loop().run_until_complete(receive())))
+            info.update(json.loads(asyncio.run(receive())))
         except (OSError, TimeoutError, websockets.exceptions.WebSocketException):
             warnings.warn(f"Failed to connect to {url}", stacklevel=1)
 
