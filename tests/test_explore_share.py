@@ -150,3 +150,74 @@ def test_one_code_gives_one_view_whatever_the_page_showed():
         other.settings() == shown.settings() == shown.applied
         and other.summary.value == shown.summary.value
     )
+
+
+def test_a_preheated_kernel_reads_the_page_request_as_voila_sends_it(monkeypatch):
+    """A pre-heated Voilà kernel waits for its page's request on ``voila/query/<kernel id>`` and takes its
+    details into the environment (what ``voila.utils.get_query_string`` does): here a stand-in for Voilà."""
+    import asyncio
+    import threading
+
+    import websockets
+
+    from ldp_helpers.explore import share
+
+    asked = []
+
+    async def voila(socket):
+        asked.append(socket.request.path)
+        await socket.send(json.dumps({"QUERY_STRING": "view=v1.abc", "SERVER_PORT": "8123"}))
+
+    async def start():
+        return await websockets.serve(voila, "127.0.0.1", 0)
+
+    async def stop():
+        server.close()
+        await server.wait_closed()
+
+    loop = asyncio.new_event_loop()
+    server = loop.run_until_complete(start())
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    for name, value in {
+        "VOILA_PREHEAT": "True",
+        "VOILA_APP_PORT": str(server.sockets[0].getsockname()[1]),
+        "VOILA_KERNEL_ID": "k-1",
+        "QUERY_STRING": "",
+        "SERVER_PORT": "",
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("VOILA_WS_BASE_URL", "VOILA_SERVER_URL", "VOILA_WS_PROTOCOL", "VOILA_APP_IP"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        assert share._request_query() == "view=v1.abc"
+        assert asked == ["/voila/query/k-1"] and share._page_url("v1.x").startswith(
+            "http://127.0.0.1:8123/"
+        )
+    finally:
+        asyncio.run_coroutine_threadsafe(stop(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+    monkeypatch.setenv(
+        "VOILA_PREHEAT", "False"
+    )  # any other kernel: the request is in its environment
+    monkeypatch.setenv("QUERY_STRING", "view=v1.def")
+    assert share._request_query() == "view=v1.def"
+
+
+def test_reading_the_page_request_imports_no_server_stack():
+    """Voilà's helpers import jupyter_server and jupyterlab_server, 3–4 s of every explorer kernel's CPU."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom ldp_helpers.explore import share\nshare._request_query()\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'voila', 'jupyter_server'}))"
+    )
+    env = {**os.environ, "VOILA_PREHEAT": "False", "QUERY_STRING": ""}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "[]", out.stdout

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import statsmodels.api as sm
 from scipy import stats
 from sklearn.linear_model import Lasso
+from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
@@ -189,7 +189,7 @@ def decode(
                 f"the LASSO kept {kept.size} candidates but y has only {X.shape[0]} rows (k·m): OLS needs more rows "
                 f"than kept candidates; increase k or m, or the LASSO penalty"
             )
-        ols = sm.OLS(y, X[:, kept]).fit()
+        ols = OLS(y, X[:, kept]).fit()
     p_one_sided = stats.t.sf(ols.tvalues, ols.df_resid)
     p_values = _adjust(p_one_sided, kept, X.shape[1], alpha, correction)
     return Decoding(kept, ols.params, ols.bse, p_values, p_values < alpha, alpha, correction)

@@ -178,6 +178,7 @@ def figure_for(panel: Panel, setup, *, figsize=(9.6, 4.0)):
                 "xtick.labelsize": SMALL,
                 "ytick.labelsize": SMALL,
                 "legend.fontsize": SMALL,
+                "axes.titley": 1.0,  # a fixed title height: no search of the axes' ticks on every draw
             }
         ):
             panel.figure = Figure(

@@ -168,12 +168,48 @@ def _page_url(view_code: str) -> str:
 
 
 def _request_query() -> str:
-    """The page request's query string: waits for the request in a pre-heated Voilà kernel; '' outside Voilà."""
-    try:
-        from voila.utils import get_query_string
-    except ImportError:  # pragma: no cover - voila is in the lock
-        return os.environ.get("QUERY_STRING", "")
-    return get_query_string() or ""
+    """The page request's query string ('' without one): a pre-heated Voilà kernel waits here for the page.
+
+    Voilà runs a pre-heated kernel's notebook before any page asks for it; the page's request then
+    arrives over the ``voila/query/<kernel id>`` websocket and its details go into the environment, as
+    ``voila.utils.get_query_string`` does (Voilà 0.5) — without importing Voilà's server stack, which
+    costs each kernel 3–4 s of CPU.  Any other kernel has the request's details in its environment.
+    """
+    if os.environ.get("VOILA_PREHEAT") == "True":
+        os.environ.update(_voila_request_info())
+    return os.environ.get("QUERY_STRING", "")
+
+
+def _voila_request_info() -> dict:
+    """The page request's details Voilà sends a pre-heated kernel (empty, with a warning, if none come)."""
+    import asyncio
+    import threading
+    import warnings
+
+    import websockets
+
+    env = os.environ
+    base = env.get("VOILA_WS_BASE_URL", env.get("VOILA_SERVER_URL", "/"))
+    url = (
+        f"{env.get('VOILA_WS_PROTOCOL', 'ws')}://{env.get('VOILA_APP_IP', '127.0.0.1')}:"
+        f"{env.get('VOILA_APP_PORT', '8866')}{base}voila/query/{env.get('VOILA_KERNEL_ID')}"
+    )
+    info = {}
+
+    async def receive():
+        async with websockets.connect(url, open_timeout=5) as socket:
+            return await socket.recv()
+
+    def wait():  # in a thread of its own: the kernel's event loop is already running in this one
+        try:
+            info.update(json.loads(asyncio.run(receive())))
+        except (OSError, TimeoutError, websockets.exceptions.WebSocketException):
+            warnings.warn(f"Failed to connect to {url}", stacklevel=1)
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    thread.join()
+    return info
 
 
 class _ShareBar:

@@ -23,6 +23,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "browser-test-token"
 PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot", "shuffle")
+#: a number each panel's summary shows once rendered
+RENDERED = {
+    "playground": "MSE",
+    "privacy_utility": "MSE",
+    "rappor": "ε∞",
+    "continual": "Err",
+    "m_shot": "m*",
+    "shuffle": "exact central",
+}
 
 
 def free_port() -> int:
