@@ -160,7 +160,8 @@ def test_fair_binomial_by_random_bits_is_binomial_one_half():
     also when every count is below 64 (one word each: the deep halvings' path)."""
     _assert_fair_binomial_law(_fair_binomial)
     _assert_fair_binomial_law(_fair_binomial, fair_counts=(1, 2, 5, 31, 62, 63))
-    few_big = (*range(1, 40), 64, 2000)  # 2 counts ≥ 64 in 43: one word per small count, numpy's for those
+    # 2 counts ≥ 64 in 43: one word per small count, numpy's for those
+    few_big = (*range(1, 40), 64, 2000)
     _assert_fair_binomial_law(_fair_binomial, runs=50_000, fair_counts=few_big)
 
 
@@ -187,7 +188,9 @@ def test_fair_binomial_check_catches_one_bit_too_many():
         return out + (extra & (rng.random(counts.shape) < 0.5))
 
     with pytest.raises(AssertionError, match="rejects|tails"):
-        _assert_fair_binomial_law(small_one_too_many, runs=50_000, fair_counts=(*range(1, 40), 64, 2000))
+        _assert_fair_binomial_law(
+            small_one_too_many, runs=50_000, fair_counts=(*range(1, 40), 64, 2000)
+        )
 
 
 def _assert_equal_multinomial_law(split, runs: int = 20_000, n: int = 40, cells: int = 8):

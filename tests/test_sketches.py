@@ -196,7 +196,9 @@ def _row_split_matches_direct(signed: np.ndarray, runs: int, rng, split=None) ->
     against the direct m × m multinomials: means within 5 SE, variances within 20 %."""
     m = signed.shape[-1]
     split = split or _split_over_hadamard_rows
-    fast = np.concatenate(split(np.broadcast_to(signed, (runs, 1, 2, m)).copy(), rng), axis=-1)[:, 0]
+    fast = np.concatenate(split(np.broadcast_to(signed, (runs, 1, 2, m)).copy(), rng), axis=-1)[
+        :, 0
+    ]
     positive = sylvester_hadamard(m) == 1
     plus, minus = np.zeros((runs, m), dtype=np.int64), np.zeros((runs, m), dtype=np.int64)
     for sign, agrees in ((0, positive), (1, ~positive)):  # +1 reported where sign · H[l, c] = +1
@@ -253,7 +255,9 @@ def test_sampler_estimates_have_the_exact_mean_and_variance_at_larger_sizes(make
         assert_variance_close(est[:, x], var[x])
 
 
-def _hcms_per_user_estimates(sketch, truth, runs, rng, flip_probability=None, path="_signed_per_user"):
+def _hcms_per_user_estimates(
+    sketch, truth, runs, rng, flip_probability=None, path="_signed_per_user"
+):
     """Estimates from HCMS's per-user signed sums (the sampler's O(n) path, or ``path``); a wrong flip rate if asked."""
     sampler = sketch
     if (
@@ -295,7 +299,9 @@ def test_hcms_signed_sums_by_cells_have_the_exact_mean_and_variance():
     sketch, runs = hcms(1.0, d=12, k=4, m=16, seed=8), 4000
     truth = np.array([400, 120, 0, 33, 75, 5, 0, 210, 9, 61, 2, 90])
     mean, var = sketch.expected_estimate(truth), sketch.variance(truth)
-    est = _hcms_per_user_estimates(sketch, truth, runs, np.random.default_rng(11), path="_signed_by_cells")
+    est = _hcms_per_user_estimates(
+        sketch, truth, runs, np.random.default_rng(11), path="_signed_by_cells"
+    )
     for x in (0, 2, 7):
         assert_mean_close(est[:, x], mean[x], var[x])
         assert_variance_close(est[:, x], var[x])

@@ -294,7 +294,8 @@ class FastLocalHashing(FrequencyOracle):
             2 * draws * self.k * self.hash_range,
             what=f"the k × g aggregate (g = {self.hash_range} cells per hash)",
         )
-        per_row = _equal_multinomial(np.broadcast_to(counts, (draws, self.d)), self.k, rng)  # (R, d, k)
+        # (R, d, k)
+        per_row = _equal_multinomial(np.broadcast_to(counts, (draws, self.d)), self.k, rng)
         cells = (np.arange(self.k)[:, None] * self.hash_range + self.hash_table()).ravel()  # (k·d,)
         cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()
         weights = np.swapaxes(per_row, -1, -2).reshape(-1)

@@ -29,9 +29,11 @@ from ldp_helpers._validation import Described, check_int_array, check_real_array
 
 FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's binomial (O(1) each)
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
-FAIR_BITS_FEW_BIG = 16  # at most one count in this many ≥ 64: one word per small count, numpy for the rest
+#: at most one count in this many ≥ 64: one word per small count, numpy for the rest
+FAIR_BITS_FEW_BIG = 16
 EQUAL_SPLIT_MIN_CELLS = 4096  # fewer output cells: _equal_multinomial calls numpy's multinomial
-_LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)  # the r low bits, r < 64
+#: the r low bits, r < 64
+_LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)
 
 
 def _check_power_of_two(name: str, m: int) -> None:

@@ -57,7 +57,8 @@ from ldp_helpers.mechanisms.pure import _count_variance
 MAX_TABLE_CELLS = 2**22  # largest d·C(d, k) for output_table
 MAX_SAMPLER_USERS = 10**9 - 1  # numpy's hypergeometric draws need fewer users
 _CELLS_PER_BLOCK = 2**22  # users × d keys per block of the per-user client
-_TRIM_EVERY = 16  # columns between two exact recomputations of the window of held r (a cost knob only)
+#: columns between two exact recomputations of the window of held r (a cost knob only)
+_TRIM_EVERY = 16
 
 
 def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:

@@ -264,7 +264,8 @@ def _peer_rows(name: str, oracle, run_peer, values, rng) -> list[Timing]:
     """Our sampler on the true counts of n users against the peer's per-user run on PEER_USERS users scaled to n,
     timed alternately (the speed-up is the median of the paired ratios)."""
     d, rows = oracle.d, []
-    surveys = [np.bincount(values[:n], minlength=d) for n in PEER_N]  # the first n users' true counts
+    # the first n users' true counts
+    surveys = [np.bincount(values[:n], minlength=d) for n in PEER_N]
     ours = [lambda s=s: oracle.sample_aggregate(s, rng=rng) for s in surveys]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the peers warn on small n
