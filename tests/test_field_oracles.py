@@ -162,6 +162,9 @@ def test_fair_binomial_by_random_bits_is_binomial_one_half():
     _assert_fair_binomial_law(_fair_binomial, fair_counts=(1, 2, 5, 31, 62, 63))
     few_big = (*range(1, 40), 64, 2000)  # 2 counts ≥ 64 in 43: one word per small count, numpy's for those
     _assert_fair_binomial_law(_fair_binomial, runs=50_000, fair_counts=few_big)
+    mostly_huge = (1500, 3000, 5000, 70)  # 3 counts of 6 above the limit: numpy's binomial for all
+    assert 2 * sum(n > hadamard.FAIR_BITS_LIMIT for n in mostly_huge) >= len(mostly_huge) + 2
+    _assert_fair_binomial_law(_fair_binomial, runs=50_000, fair_counts=mostly_huge)
 
 
 @pytest.mark.statistical

@@ -126,7 +126,8 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     :data:`FAIR_BITS_FEW_BIG` reaches 64 (the deep halvings; a uniform report's few large counts), each count
     below 64 reads one word and the others go to numpy's binomial: no segment sums.  Arrays of fewer than
     :data:`FAIR_BITS_MIN_SIZE` counts (a small domain's halvings) go to numpy's binomial whole: there the
-    dozen array operations below cost more than the draws.
+    dozen array operations below cost more than the draws; so do arrays whose counts mostly exceed the
+    limit (a large survey's first halvings).
     """
     if counts.size < FAIR_BITS_MIN_SIZE:
         return rng.binomial(counts, 0.5)
@@ -141,6 +142,8 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return out
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
+    if 2 * np.count_nonzero(big) >= flat.size:  # mostly numpy's draws: the segments cost more
+        return rng.binomial(counts, 0.5)
     small = flat[~big]
     whole, low = np.divmod(small, 64)
     words = rng.integers(0, 2**64, size=small.size + int(whole.sum()), dtype=np.uint64)
