@@ -104,6 +104,11 @@ def test_hadamard_entries_are_sylvesters_matrix_and_the_fast_transform_multiplie
     np.testing.assert_array_equal(walsh_hadamard_transform(x), x @ h.T)
     assert walsh_hadamard_transform(x).dtype == np.int64
     np.testing.assert_allclose(walsh_hadamard_transform(x / 7), x @ h.T / 7, rtol=1e-12)
+    y, before = x / 7, x / 7  # the butterflies run in place on a copy: the input is left as it was
+    walsh_hadamard_transform(y)
+    walsh_hadamard_transform(x)
+    np.testing.assert_array_equal(y, before)
+    np.testing.assert_array_equal(x @ h.T, walsh_hadamard_transform(x))
     with pytest.raises(ValueError, match="power of 2"):
         walsh_hadamard_transform(np.ones(6))
 

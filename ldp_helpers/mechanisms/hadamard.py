@@ -81,17 +81,17 @@ def walsh_hadamard_transform(values) -> np.ndarray:
     if arr.ndim == 0:
         fail("values", Described("a scalar"), "an array with at least one axis")
     _check_power_of_two("values", arr.shape[-1])
-    raw = np.asarray(values)
-    # butterflies (x + y, x − y) on pairs h apart
-    out = raw.astype(np.int64) if np.issubdtype(raw.dtype, np.integer) else arr
+    integer = np.issubdtype(np.asarray(values).dtype, np.integer)
+    out = np.array(values if integer else arr, dtype=np.int64 if integer else float)  # a fresh copy
     lead, m, h = out.shape[:-1], out.shape[-1], 1
-    while h < m:
+    while h < m:  # butterflies (x, y) -> (x + y, x − y) on pairs h apart, in place
         pairs = out.reshape(*lead, m // (2 * h), 2, h)
-        out = np.stack(
-            (pairs[..., 0, :] + pairs[..., 1, :], pairs[..., 0, :] - pairs[..., 1, :]), axis=-2
-        )
+        x, y = pairs[..., 0, :], pairs[..., 1, :]
+        difference = x - y
+        x += y
+        y[...] = difference
         h *= 2
-    return out.reshape(*lead, m)
+    return out
 
 
 def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
