@@ -104,6 +104,11 @@ def test_hadamard_entries_are_sylvesters_matrix_and_the_fast_transform_multiplie
     np.testing.assert_array_equal(walsh_hadamard_transform(x), x @ h.T)
     assert walsh_hadamard_transform(x).dtype == np.int64
     np.testing.assert_allclose(walsh_hadamard_transform(x / 7), x @ h.T / 7, rtol=1e-12)
+    y, before = x / 7, x / 7  # the butterflies run in place on a copy: the input is left as it was
+    walsh_hadamard_transform(y)
+    walsh_hadamard_transform(x)
+    np.testing.assert_array_equal(y, before)
+    np.testing.assert_array_equal(x @ h.T, walsh_hadamard_transform(x))
     with pytest.raises(ValueError, match="power of 2"):
         walsh_hadamard_transform(np.ones(6))
 
@@ -163,6 +168,9 @@ def test_fair_binomial_by_random_bits_is_binomial_one_half():
     # 2 counts ≥ 64 in 43: one word per small count, numpy's for those
     few_big = (*range(1, 40), 64, 2000)
     _assert_fair_binomial_law(_fair_binomial, runs=50_000, fair_counts=few_big)
+    mostly_huge = (1500, 3000, 5000, 70)  # 3 counts of 6 above the limit: numpy's binomial for all
+    assert 2 * sum(n > hadamard.FAIR_BITS_LIMIT for n in mostly_huge) >= len(mostly_huge) + 2
+    _assert_fair_binomial_law(_fair_binomial, runs=50_000, fair_counts=mostly_huge)
 
 
 @pytest.mark.statistical

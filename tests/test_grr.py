@@ -9,10 +9,13 @@ from stat_checks import (
     assert_support_counts_match,
     assert_variance_close,
     binomial_sum_pmf,
+    sample_both_paths,
     support_count_variance,
     two_sample_pvalue,
 )
 
+from ldp_helpers.mechanisms import grr as grr_module
+from ldp_helpers.mechanisms import hadamard
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
@@ -197,6 +200,33 @@ def test_aggregate_sampler_matches_per_user_reference(rng):
     contrast_var = var0 + var4 - 2 * cov
     for sample in (per_user, aggregate):
         assert_variance_close(sample[:, 0] - sample[:, 4], contrast_var)
+
+
+def _assert_spread_matches_per_user(grr, true_counts, per_user, aggregate):
+    """Marginals of cells 0, 1, 5 and the variance of C_0 − C_1 (siblings of the first halving)."""
+    n = int(true_counts.sum())
+    assert np.all(aggregate.sum(axis=1) == n)
+    assert_support_counts_match(grr, per_user, aggregate, true_counts, coordinates=(0, 1, 5))
+    f0, f1 = true_counts[0], true_counts[1]
+    cov = -((f0 + f1) * grr.p * grr.q + (n - f0 - f1) * grr.q**2)
+    var0, var1 = (support_count_variance(f, n, grr.p, grr.q) for f in (f0, f1))
+    assert_variance_close(aggregate[:, 0] - aggregate[:, 1], var0 + var1 - 2 * cov)
+
+
+@pytest.mark.statistical
+def test_spread_by_fair_halvings_matches_per_user_reference(monkeypatch):
+    """d = 256, 3,000 surveys of 2,400 users (9.4 per cell): the users who do not keep their value spread
+    by fair halvings (hadamard._equal_multinomial), with the per-user law; a coin of ½ − 0.03 is caught."""
+    grr, true_counts = GRR(1.0, 256), np.arange(256) % 20
+    n_draws = 3000
+    assert true_counts.sum() <= grr_module.SPREAD_HALVINGS_MAX_MEAN * 256
+    assert n_draws * 256 >= hadamard.EQUAL_SPLIT_MIN_CELLS  # the halvings' path is the one tested
+    per_user, aggregate = sample_both_paths(grr, true_counts, n_draws, np.random.default_rng(31))
+    _assert_spread_matches_per_user(grr, true_counts, per_user, aggregate)
+    monkeypatch.setattr(hadamard, "_fair_binomial", lambda c, rng: rng.binomial(c, 0.47))
+    wrong = grr.sample_aggregate(true_counts, rng=np.random.default_rng(32), n_draws=n_draws)
+    with pytest.raises(AssertionError):
+        _assert_spread_matches_per_user(grr, true_counts, per_user, wrong)
 
 
 @pytest.mark.statistical

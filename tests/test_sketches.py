@@ -311,3 +311,23 @@ def test_hcms_signed_sums_by_cells_have_the_exact_mean_and_variance():
     with pytest.raises(AssertionError):
         for x in (0, 2, 7):
             assert_mean_close(wrong[:, x], mean[x], var[x])
+
+
+@pytest.mark.parametrize(
+    ("d", "n", "path"),
+    [
+        (43, 30_000, "_signed_per_user"),
+        (1024, 30_000, "_signed_per_user"),
+        (43, 40_000, "_signed_by_cells"),
+        (1024, 40_000, "_signed_by_cells"),
+    ],
+)
+def test_hcms_sampler_draws_user_by_user_only_while_that_is_cheaper(monkeypatch, d, n, path):
+    """k = 16, m = 256: per user up to 2^15 users (measured cheaper), by cells beyond, also at d = 1024
+    where the cells and halvings (49,152) outnumber 40,000 users but the per-user arrays leave the cache."""
+    sketch = HadamardCountMeanSketch.create(1.0, d, 16, 256, rng=np.random.default_rng(3))
+    other = {"_signed_per_user", "_signed_by_cells"} - {path}
+    monkeypatch.setattr(HadamardCountMeanSketch, other.pop(), lambda *a: pytest.fail("wrong path"))
+    truth = np.full(d, n // d)
+    truth[: n % d] += 1
+    assert sketch.sample_aggregate(truth, rng=np.random.default_rng(4)).shape == (16, 256)

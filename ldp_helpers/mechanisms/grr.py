@@ -22,8 +22,12 @@ import numpy as np
 
 from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_rng
 from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.hadamard import _equal_multinomial
 
 MAX_D_TABLE = 4096  # largest d for output_table (a d × d float table: 128 MiB)
+#: at most this many users per cell on average: the uniform spread by fair halvings (numpy's multinomial
+#: draws its d binomials by inversion, O(users per cell) each, there; above, in O(1) each)
+SPREAD_HALVINGS_MAX_MEAN = 64
 
 
 def grr_probabilities(epsilon: float, d: int) -> tuple[float, float]:
@@ -127,9 +131,15 @@ class GRR(PureFrequencyOracle):
 
     def _draw_support(self, counts, n, *, rng: np.random.Generator, size=None) -> np.ndarray:
         """GRR's support counts given validated true counts: ``K_i ~ Bin(f_i, p − q)``, then the
-        ``n − ΣK`` others spread uniformly (the law :meth:`sample_aggregate` documents)."""
+        ``n − ΣK`` others spread uniformly (the law :meth:`sample_aggregate` documents): by
+        :func:`~ldp_helpers.mechanisms.hadamard._equal_multinomial` (fair halvings when d is a power
+        of 2 and the output large) when the users average at most
+        :data:`SPREAD_HALVINGS_MAX_MEAN` per cell, else by numpy's multinomial (the same law)."""
         kept = rng.binomial(counts, self.p - self.q, size=size)
-        return kept + rng.multinomial(n - np.add.reduce(kept, axis=-1), self._uniform)
+        rest = n - np.add.reduce(kept, axis=-1)
+        if np.mean(n) <= SPREAD_HALVINGS_MAX_MEAN * self.d:
+            return kept + _equal_multinomial(rest, self.d, rng)
+        return kept + rng.multinomial(rest, self._uniform)
 
     @cached_property
     def _uniform(self) -> np.ndarray:

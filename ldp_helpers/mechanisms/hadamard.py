@@ -83,17 +83,17 @@ def walsh_hadamard_transform(values) -> np.ndarray:
     if arr.ndim == 0:
         fail("values", Described("a scalar"), "an array with at least one axis")
     _check_power_of_two("values", arr.shape[-1])
-    raw = np.asarray(values)
-    # butterflies (x + y, x − y) on pairs h apart
-    out = raw.astype(np.int64) if np.issubdtype(raw.dtype, np.integer) else arr
+    integer = np.issubdtype(np.asarray(values).dtype, np.integer)
+    out = np.array(values if integer else arr, dtype=np.int64 if integer else float)  # a fresh copy
     lead, m, h = out.shape[:-1], out.shape[-1], 1
-    while h < m:
+    while h < m:  # butterflies (x, y) -> (x + y, x − y) on pairs h apart, in place
         pairs = out.reshape(*lead, m // (2 * h), 2, h)
-        out = np.stack(
-            (pairs[..., 0, :] + pairs[..., 1, :], pairs[..., 0, :] - pairs[..., 1, :]), axis=-2
-        )
+        x, y = pairs[..., 0, :], pairs[..., 1, :]
+        difference = x - y
+        x += y
+        y[...] = difference
         h *= 2
-    return out.reshape(*lead, m)
+    return out
 
 
 def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -128,7 +128,8 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     :data:`FAIR_BITS_FEW_BIG` reaches 64 (the deep halvings; a uniform report's few large counts), each count
     below 64 reads one word and the others go to numpy's binomial: no segment sums.  Arrays of fewer than
     :data:`FAIR_BITS_MIN_SIZE` counts (a small domain's halvings) go to numpy's binomial whole: there the
-    dozen array operations below cost more than the draws.
+    dozen array operations below cost more than the draws; so do arrays whose counts mostly exceed the
+    limit (a large survey's first halvings).
     """
     if counts.size < FAIR_BITS_MIN_SIZE:
         return rng.binomial(counts, 0.5)
@@ -143,6 +144,8 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return out
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
+    if 2 * np.count_nonzero(big) >= flat.size:  # mostly numpy's draws: the segments cost more
+        return rng.binomial(counts, 0.5)
     small = flat[~big]
     whole, low = np.divmod(small, 64)
     words = rng.integers(0, 2**64, size=small.size + int(whole.sum()), dtype=np.uint64)

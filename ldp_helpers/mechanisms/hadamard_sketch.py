@@ -17,7 +17,8 @@ which v and x collide), so Var f̂(x) = (m/(m−1))²·Σ_v f_v (c_ε² − S[v,
 Exact aggregate sampler: the users of each value split over the k rows multinomially; the A[j, c]
 users of row j with hash c split over the m Hadamard rows l multinomially; at (j, l) those with
 H[l, c] = +1 send +1 w.p. 1 − r, the others w.p. r.  Cost O(s·k + k·m·log m) per survey, independent
-of n; when the users are fewer than that, they are drawn one by one as the clients do (O(n), same law).
+of n; when the users are fewer than that (and at most 2^15, while their arrays stay in cache),
+they are drawn one by one as the clients do (O(n), same law).
 
 References
 ----------
@@ -60,6 +61,8 @@ from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
 MAX_EPSILON = 36.0
 MAX_TABLE_CELLS = 2**24  # largest d·k·m·2 for output_table
+#: more users: the per-user path's arrays leave the cache and cost ~2x per user (measured: cells win beyond)
+PER_USER_MAX_USERS = 2**15
 
 
 class HcmsReports(NamedTuple):
@@ -227,9 +230,10 @@ class HadamardCountMeanSketch(CountMeanSketch):
         (k × s) in the counts ``counts`` (draws × s): any subset of the domain (the protocols pass the values present).
 
         User by user (:meth:`_signed_per_user`) when the users are fewer than the aggregate draw's
-        multinomial cells and halvings, else by cells (:meth:`_signed_by_cells`): the same law."""
+        multinomial cells and halvings and at most :data:`PER_USER_MAX_USERS`, else by cells
+        (:meth:`_signed_by_cells`): the same law."""
         halvings = counts.shape[0] * self.k * self.m * math.log2(self.m)
-        if counts.sum() <= counts.size * self.k + halvings:
+        if counts.sum() <= min(counts.size * self.k + halvings, PER_USER_MAX_USERS):
             return self._signed_per_user(counts, hashes, rng)
         return self._signed_by_cells(counts, hashes, rng)
 
