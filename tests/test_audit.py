@@ -21,6 +21,7 @@ from ldp_helpers.audit.events import (
     Event,
     _distinct_rows,
     as_report_matrix,
+    candidate_events,
     choose_event,
 )
 from ldp_helpers.experiments.privacy_audit import audit_client, audit_inputs, registry_audits
@@ -183,6 +184,19 @@ def test_choose_event_finds_the_pair_that_exposes_the_bug():
     assert len(event.columns) >= 2 and {0, 1} <= set(event.columns)
     with pytest.raises(ValueError, match="no event"):
         choose_event(np.zeros((5, 1)), np.zeros((5, 1)), confidence=0.9, bound=lambda *a: -np.inf)
+    # a bound that is −∞ or NaN for every candidate distinguishes nothing; a NaN never wins over a number
+    for nothing in (
+        lambda k, n, j, m: np.full(k.shape, -np.inf),
+        lambda k, *a: np.full(k.shape, np.nan),
+    ):
+        with pytest.raises(ValueError, match="no event distinguishes"):
+            choose_event(m0, m1, confidence=0.9, bound=nothing)
+    first_real = choose_event(
+        m0, m1, confidence=0.9, bound=lambda k, *a: np.where(np.arange(k.size) == 1, 0.5, np.nan)
+    )
+    assert first_real == (candidate_events(m0, m1)[1], False)
+    with pytest.raises(ValueError, match="one number per candidate event"):
+        choose_event(m0, m1, confidence=0.9, bound=lambda *a: np.zeros(3))
 
 
 def test_the_event_search_bounds_are_the_scalar_bounds():

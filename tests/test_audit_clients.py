@@ -71,9 +71,22 @@ def test_prepare_runs_once_per_process_before_the_forked_batches():
     assert _CALLS == [1]
 
 
+class _UnhashablePrepare:
+    """A callable that cannot be kept in the set of prepared callables (an unfrozen dataclass is one)."""
+
+    __hash__ = None
+
+    def __call__(self):
+        pass
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
-    [(dict(features=3), "features"), (dict(prepare="import it"), "prepare")],
+    [
+        (dict(features=3), "features"),
+        (dict(prepare="import it"), "prepare"),
+        (dict(prepare=_UnhashablePrepare()), "prepare.*hashable"),
+    ],
 )
 def test_bad_features_or_prepare(kwargs, match):
     with pytest.raises(TypeError, match=match):

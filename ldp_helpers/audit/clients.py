@@ -92,7 +92,9 @@ class BlackBoxClient:
     Python call per report: the client itself still runs once per report, at its own speed.
     ``prepare()``, if given, runs once in each process before the first batch it forks (:func:`_sample`): the
     client's imports and JIT compilation, which every batch's child then inherits instead of redoing them.  It
-    runs in-process, so it must be our own code (it may call the client once under seeded globals; it must not hang).
+    runs in the audit's own process, outside the children's timeout and crash isolation, so it must be our own
+    code (it may call a known client once under seeded globals, as the peers' wrappers do, but not an untrusted
+    one: a hang or a crash there ends the audit).  It must be hashable (it is run once per process).
     """
 
     client: Callable
@@ -111,8 +113,10 @@ class BlackBoxClient:
         check_bool("seed_globals", self.seed_globals)
         if self.features is not None and not callable(self.features):
             fail_type("features", self.features, "None or a callable features(reports) -> matrix")
-        if self.prepare is not None and not callable(self.prepare):
-            fail_type("prepare", self.prepare, "None or a callable prepare()")
+        if self.prepare is not None and (
+            not callable(self.prepare) or getattr(type(self.prepare), "__hash__", None) is None
+        ):
+            fail_type("prepare", self.prepare, "None or a hashable callable prepare()")
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
         n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)

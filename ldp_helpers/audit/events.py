@@ -205,7 +205,15 @@ def choose_event(
     k0 = np.array([event._count(matrix0) for event in events])
     k1 = np.array([event._count(matrix1) for event in events])
     values = np.column_stack([bound(k0, n0, k1, n1), bound(k1, n1, k0, n0)])  # (event, swap)
-    if values.shape != (len(events), 2) or np.isnan(values).any():
-        raise ValueError(f"bound must return one number per candidate event (got {values.shape})")
+    if values.shape != (len(events), 2):
+        raise ValueError(
+            f"bound must return one number per candidate event: shape {(len(events), 2)} over both "
+            f"orientations, got {values.shape}"
+        )
+    values = np.where(np.isnan(values), -np.inf, values)  # a NaN bound never wins, as −∞ does not
+    if not (values > -np.inf).any():
+        raise ValueError(
+            "no event distinguishes the inputs: the bound is −∞ (or NaN) for every candidate event"
+        )
     index, swap = divmod(int(np.argmax(values)), 2)
     return events[index], bool(swap)

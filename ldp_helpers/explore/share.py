@@ -202,9 +202,11 @@ def _voila_request_info() -> dict:
 
     def wait():  # in a thread of its own: the kernel's event loop is already running in this one
         try:
-            info.update(json.loads(asyncio.run(receive())))
+            info.update({str(k): str(v) for k, v in json.loads(asyncio.run(receive())).items()})
         except (OSError, TimeoutError, websockets.exceptions.WebSocketException):
             warnings.warn(f"Failed to connect to {url}", stacklevel=1)
+        except (ValueError, AttributeError):  # not a JSON object: no request details
+            warnings.warn(f"Unreadable page request from {url}", stacklevel=1)
 
     thread = threading.Thread(target=wait)
     thread.start()

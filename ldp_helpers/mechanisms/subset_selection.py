@@ -248,8 +248,9 @@ def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator
     out = own.copy()
     lo, hi = max(k - 1, 1), k + 1
     one_row, arrivals = n_rows == 1, own.any(axis=0).tolist()
-    # 1/m for those behind (m = d − i candidates) and those ahead (d − i − 1; none past the last value)
-    inverse = 1.0 / np.stack([d - np.arange(d), np.maximum(d - 1 - np.arange(d), 1)], axis=1)
+    # m for those behind (d − i candidates) and those ahead (d − i − 1; none past the last value)
+    remaining = np.stack([d - np.arange(d), np.maximum(d - 1 - np.arange(d), 1)], axis=1)
+    remaining = remaining.astype(float)
     for i in range(d):
         if i % _TRIM_EVERY == 0:
             held = np.flatnonzero(groups[:, :, lo:hi].any(axis=(0, 1)))
@@ -267,7 +268,8 @@ def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator
             groups[:, 1, cols] -= arriving
         # a user needing r of m candidates takes value i w.p. r/m; nobody is ahead of the last value
         window = groups[:, :, lo:hi]
-        taken = rng.binomial(window, np.minimum(needed[lo:hi] * inverse[i, :, None], 1.0))
+        # r/m as a division: r = m gives exactly 1 (r · (1/m) can round to 1 − 2⁻⁵³)
+        taken = rng.binomial(window, np.minimum(needed[lo:hi] / remaining[i, :, None], 1.0))
         window -= taken
         groups[:, :, lo - 1 : hi - 1] += taken  # class r − 1 (class 0: done)
         out[:, i] += taken.sum(axis=(1, 2))
