@@ -260,11 +260,15 @@ def _busy_indicator(driver, wait):
     """Every update sets the indicator before its work and clears it after; CSS shows it only after 0.3 s, so
     an update seen to last well over that must have shown it (how long one lasts depends on the machine)."""
     driver.execute_script(WATCH_BUSY)
-    type_into(
-        driver, "rappor", "n_candidates", "32"
-    )  # the most candidates 4 checked surveys allow here
-    type_into(driver, "rappor", "k", "256")
-    type_into(driver, "rappor", "m", "64")
+    # each update ends (its span logged) before the next is typed: two updates queued in the kernel would
+    # clear and set the indicator within one batch of messages, which the page sees as one span
+    spans = "return window.ldpBusy.spans.length"
+    # n_candidates = 32: the most candidates 4 checked surveys allow here
+    for i, (control, text) in enumerate(
+        (("n_candidates", "32"), ("k", "256"), ("m", "64")), start=1
+    ):
+        type_into(driver, "rappor", control, text)
+        wait.until(lambda d, i=i: d.execute_script(spans) >= i)
     wait.until(lambda d: "k = 256, h = 2, m = 64," in js_text(d, ".ldp-rappor-summary"))
     box = driver.find_element(By.CSS_SELECTOR, ".ldp-rappor-simulate input[type=checkbox]")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
