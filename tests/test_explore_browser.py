@@ -273,11 +273,12 @@ def _busy_indicator(driver, wait):
     box = driver.find_element(By.CSS_SELECTOR, ".ldp-rappor-simulate input[type=checkbox]")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
     box.click()  # four decoded surveys of the largest design allowed: the slowest update the panel permits
+    # the summary is written before the indicator is cleared: wait for the fourth span, logged at the clearing
     wait.until(
         lambda d: (
             "ldp-sim-recall"
             in d.execute_script("return document.querySelector('.ldp-rappor-summary').innerHTML")
-            and js_text(d, ".ldp-rappor-busy") == ""
+            and d.execute_script(spans) >= 4
         )
     )
     log = driver.execute_script("return window.ldpBusy")
