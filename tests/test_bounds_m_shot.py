@@ -296,10 +296,10 @@ def test_condition_1_is_built_on_the_one_q_bin_derivation(monkeypatch):
 
     kw = dict(epsilon=3.0, n_rounds=20)
     before = _condition(7, 0.3, 3.0, 20), f_mr(7, 0.3, **kw)
-    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot._q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
+    monkeypatch.setattr("ldp_helpers.mechanisms.m_shot.q_bin_gap", lambda eps: 2 * q_bin_gap(eps))
     assert _condition(7, 0.3, 3.0, 20) == before[0] / 2 and f_mr(7, 0.3, **kw) == before[1]
     monkeypatch.setattr(
-        "ldp_helpers.mechanisms.m_shot._q_bin_probabilities",
+        "ldp_helpers.mechanisms.m_shot.q_bin_probabilities",
         lambda eps: (q_bin_probabilities(eps)[0], 0.0),
     )
     assert (

@@ -88,7 +88,7 @@ def test_approx_variance_is_wangs_closed_form(epsilon, d):
 
 def test_grr_probabilities_take_a_domain_size():
     """grr_probabilities(ε, d) is GRR's (p, q) at an integer d ≥ 2; a real d such as 2.5 is refused (issue 39 item 11:
-    local hashing's real g goes through the private core, see approx_variance_for_hash_range)."""
+    local hashing's real g writes its p* itself, see approx_variance_for_hash_range)."""
     assert grr_probabilities(1.0, 7) == (GRR(1.0, 7).p, GRR(1.0, 7).q)
     with pytest.raises(ValueError, match=r"^d must be an integer; got 2.5"):
         grr_probabilities(1.0, 2.5)

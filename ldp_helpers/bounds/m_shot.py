@@ -36,7 +36,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
-from ldp_helpers.mechanisms.m_shot import _round_channel
+from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
 RATE_EXPONENTS = {
@@ -57,18 +57,13 @@ def _check_setting(m, r, epsilon, n_rounds):
 
 def _f(x, share, r):
     """f = (T/ε)(p − q)²/p (appendix 1) at x = m/ε, share = m/T: vectorised and overflow-free."""
-    p, _, gap = _round_channel(1.0 / x, share, r)
+    p, _, gap = round_channel_probabilities(1.0 / x, share, r)
     return x / share * gap**2 / p
-
-
-def _g(x):
-    """g(x) = f(m, 0) at x = m/ε in appendix 1's form, ``x (1 − e^{−1/x})²/(1 + e^{−1/x})`` (any x > 0)."""
-    return _f(x, 1.0, 0.0)
 
 
 def _condition(m, r, epsilon, n_rounds) -> float:
     """Condition (1)'s bound as q/(p − q) of the round channel, for a validated setting."""
-    _, q, gap = _round_channel(epsilon / m, m / n_rounds, r)
+    _, q, gap = round_channel_probabilities(epsilon / m, m / n_rounds, r)
     return float(q / gap)
 
 
@@ -265,7 +260,8 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
 def g(x):
     """``g(x) = x (e^{1/x} − 1)² / (e^{1/x}(e^{1/x} + 1))``, so that f(m, 0) = g(m/ε) (x > 0).
 
-    Below x = 1/:data:`MAX_EXPONENT` (e^{2/x} overflows) the same value in appendix 1's form (``_g``).
+    Below x = 1/:data:`MAX_EXPONENT` (e^{2/x} overflows) the same value in appendix 1's form
+    (``_f(x, 1, 0)``: f at m = T, r = 0).
 
     References
     ----------
@@ -273,7 +269,7 @@ def g(x):
     """
     x = check_real_array("x (m/epsilon)", x, low=0.0)
     if np.any(x < 1 / MAX_EXPONENT):
-        out = _g(x)
+        out = _f(x, 1.0, 0.0)
     else:
         e = np.exp(1 / x)  # e^{1/x}
         out = x * np.expm1(1 / x) ** 2 / (e * (e + 1))
@@ -285,7 +281,8 @@ def c_star() -> float:
     """``c* = argmax_{x>0} g(x) ≈ 0.574``, found numerically (no closed form; §5.3 prints argmin, a slip).
 
     g is flat at its top (g(c* + h) − g(c*) ∝ h²), so the last digits of a numerical argmax depend on how
-    g is rounded; c* maximises appendix 1's form of g (``_g``), whose c* the committed results record.
+    g is rounded; c* maximises appendix 1's form of g (``_f(x, 1, 0)``: f at m = T, r = 0), whose
+    c* the committed results record.
 
     References
     ----------
@@ -293,7 +290,10 @@ def c_star() -> float:
     """
     return float(
         minimize_scalar(
-            lambda x: -_g(x), bounds=(0.05, 5.0), method="bounded", options={"xatol": 1e-12}
+            lambda x: -_f(x, 1.0, 0.0),
+            bounds=(0.05, 5.0),
+            method="bounded",
+            options={"xatol": 1e-12},
         ).x
     )
 
@@ -329,7 +329,7 @@ def m_star(epsilon: float, n_rounds: int) -> int:
 
 def _argmax_g(epsilon, n_rounds) -> int:
     """m* = argmax_{m ∈ [T]} g(m/ε) of [m_shot] §4.3 by evaluating every m (the smallest on ties)."""
-    return int(np.argmax(_g(np.arange(1, n_rounds + 1) / epsilon))) + 1
+    return int(np.argmax(_f(np.arange(1, n_rounds + 1) / epsilon, 1.0, 0.0))) + 1
 
 
 def rate_exponent(method: str, b: float) -> float:

@@ -21,13 +21,13 @@ import numpy as np
 
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.pure import _count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
 
 def _grr_is_chosen(grr: GRR, oue: OUE) -> bool:
     """ADP's rule: GRR iff its approximate variance per user, q(1 − q)/(p − q)², is at most OUE's (ties: GRR)."""
-    return bool(_count_variance(0.0, 1, grr.p, grr.q) <= _count_variance(0.0, 1, oue.p, oue.q))
+    return bool(count_variance(0.0, 1, grr.p, grr.q) <= count_variance(0.0, 1, oue.p, oue.q))
 
 
 @dataclass(frozen=True)

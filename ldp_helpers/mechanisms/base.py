@@ -67,7 +67,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 
 
 def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size=None):
@@ -309,7 +309,7 @@ class PureFrequencyOracle(FrequencyOracle):
         """
         n = check_int("n", n, low=1)
         counts = check_count_array("aggregate", aggregate, self.d, high=n)
-        return _unbiased_count(counts, n, self.p, self.q)
+        return unbiased_count(counts, n, self.p, self.q)
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[ĉ(i)] = (f_i p*(1−p*) + (n−f_i) q*(1−q*))/(p*−q*)²`` for every value i.
@@ -319,7 +319,7 @@ class PureFrequencyOracle(FrequencyOracle):
         [wang2017] proof of Theorem 2 (before the large-n approximation).
         """
         counts, n = self._counts_and_n(truth)
-        return _count_variance(counts, n, self.p, self.q)
+        return count_variance(counts, n, self.p, self.q)
 
     def approx_variance(self, n) -> float:
         """Wang et al.'s *approximate* ``Var[ĉ(i)] ≈ n q*(1−q*)/(p*−q*)²`` (labelled approximate).
@@ -334,4 +334,4 @@ class PureFrequencyOracle(FrequencyOracle):
         [wang2017] Eq. (2); [wang2017] Theorem 2; [tutorial] the variance table.
         """
         n = check_int("n", n, low=1)
-        return float(_count_variance(0.0, n, self.p, self.q))
+        return float(count_variance(0.0, n, self.p, self.q))

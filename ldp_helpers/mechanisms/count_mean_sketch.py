@@ -57,7 +57,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.hadamard import _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, universal_hash
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
 MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
@@ -164,7 +164,7 @@ class CountMeanSketch(FrequencyOracle):
     @property
     def flip_probability(self) -> float:
         """r = 1/(1 + e^{ε/2}): Q_Bin's flip probability at ε/2 (each entry is ε/2-LDP)."""
-        return _q_bin_probabilities(self.epsilon / 2)[1]
+        return q_bin_probabilities(self.epsilon / 2)[1]
 
     @property
     def c_epsilon(self) -> float:

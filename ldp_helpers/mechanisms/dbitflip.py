@@ -57,7 +57,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.subset_selection import _log2_comb
 
 #: largest number of whole-report columns C(d, n_bits)·2^n_bits of output_table
@@ -91,7 +91,7 @@ class DBitFlip(FrequencyOracle):
     def __post_init__(self):
         super().__post_init__()
         object.__setattr__(self, "n_bits", check_int("n_bits", self.n_bits, low=1, high=self.d))
-        if _q_bin_probabilities(self.epsilon / 2)[0] == 1.0:
+        if q_bin_probabilities(self.epsilon / 2)[0] == 1.0:
             fail(
                 "epsilon",
                 self.epsilon,
@@ -101,7 +101,7 @@ class DBitFlip(FrequencyOracle):
     @property
     def bit_probabilities(self) -> tuple[float, float]:
         """(Pr[b = 1 | sampled bucket is hers], Pr[b = 1 | it is not]) = (e^{ε/2}, 1)/(e^{ε/2} + 1)."""
-        return _q_bin_probabilities(self.epsilon / 2)
+        return q_bin_probabilities(self.epsilon / 2)
 
     @property
     def report_bits(self) -> int:

@@ -33,19 +33,15 @@ SPREAD_HALVINGS_MAX_MEAN = 64
 def grr_probabilities(epsilon: float, d: int) -> tuple[float, float]:
     """``(e^ε/(e^ε+d−1), 1/(e^ε+d−1))``: GRR's keep and each-other probabilities over d values.
 
-    The one place they are derived from ε (local hashing uses them over its g hash values and,
-    through the private core, for the variance-minimizing real g > 1).  ``d`` is a domain size: an integer ≥ 2.  Written as p = 1/(1+(d−1)e^{−ε}),
-    q = e^{−ε}·p: no overflow at large ε.
+    The one place they are derived from ε (local hashing uses them over its g hash values).
+    ``d`` is a domain size: an integer ≥ 2.  Written as p = 1/(1+(d−1)e^{−ε}), q = e^{−ε}·p:
+    no overflow at large ε.
 
     References
     ----------
     [wang2017] §4.1; [tutorial] "Direct Encoding".
     """
-    return _grr_probabilities(check_epsilon(epsilon), check_int("d", d, low=2))
-
-
-def _grr_probabilities(epsilon: float, d: float) -> tuple[float, float]:
-    """:func:`grr_probabilities` for a validated ε and d."""
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
     shrink = math.exp(-epsilon)
     p = 1.0 / (1.0 + (d - 1.0) * shrink)
     return p, shrink * p
@@ -63,7 +59,7 @@ class GRR(PureFrequencyOracle):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return _grr_probabilities(self.epsilon, self.d)
+        return grr_probabilities(self.epsilon, self.d)
 
     @property
     def report_bits(self) -> int:

@@ -56,7 +56,7 @@ from ldp_helpers.mechanisms.hadamard import (
     _fair_binomial,
     walsh_hadamard_transform,
 )
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
 MAX_EPSILON = 36.0
@@ -162,7 +162,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
     @property
     def flip_probability(self) -> float:
         """r = 1/(1 + e^ε): the sign of the one coefficient sent is flipped w.p. r (Q_Bin at ε)."""
-        return _q_bin_probabilities(self.epsilon)[1]
+        return q_bin_probabilities(self.epsilon)[1]
 
     @property
     def report_bits(self) -> int:

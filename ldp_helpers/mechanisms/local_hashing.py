@@ -46,9 +46,9 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
-from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
-from ldp_helpers.mechanisms.pure import _count_variance
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
+from ldp_helpers.mechanisms.pure import count_variance
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
 MAX_HASH_RANGE = 2**16  # largest g for the per-user path
@@ -138,16 +138,17 @@ def olh_hash_range(epsilon: float) -> int:
 def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     """Wang et al.'s approximate per-user variance q*(1−q*)/(p*−q*)² of local hashing with a *real* g > 1.
 
-    p* = e^ε/(e^ε+g−1) (GRR over [g]), q* = 1/g; minimized at g = e^ε + 1 (see
-    :func:`continuous_optimal_hash_range`).
+    p* = e^ε/(e^ε+g−1) (GRR's over a real-valued [g], written 1/(1+(g−1)e^{−ε}) as in
+    :func:`~ldp_helpers.mechanisms.grr.grr_probabilities`, which takes integer domains only),
+    q* = 1/g; minimized at g = e^ε + 1 (see :func:`continuous_optimal_hash_range`).
 
     References
     ----------
     [wang2017] §4.4 (the variance of OLH before rounding g).
     """
-    g = check_real("g", g, low=1.0)
-    p, q = _grr_probabilities(check_epsilon(epsilon), g)[0], 1.0 / g
-    return float(_count_variance(0.0, 1, p, q))
+    epsilon, g = check_epsilon(epsilon), check_real("g", g, low=1.0)
+    p_star = 1.0 / (1.0 + (g - 1.0) * math.exp(-epsilon))
+    return float(count_variance(0.0, 1, p_star, 1.0 / g))
 
 
 def continuous_optimal_hash_range(epsilon: float) -> float:
@@ -187,7 +188,7 @@ class LocalHashing(PureFrequencyOracle):
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return _grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
+        return grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
 
     def _check_per_user_range(self) -> None:
         if self.g > MAX_HASH_RANGE:
@@ -312,7 +313,7 @@ class BLH(LocalHashing):
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return _q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
+        return q_bin_probabilities(self.epsilon)[0], 0.5  # GRR over [2] is Q_Bin
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,9 @@ from ldp_helpers._validation import (
     check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.grr import GRR, _grr_probabilities
+from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.unary_encoding import MAX_D_TABLE, UnaryEncoding
 
 #: largest τ for which :meth:`epsilon_after` is asked (beyond it ε_τ equals ε∞ in double precision anyway)
@@ -81,10 +81,10 @@ def _chain(rounds: Rounds) -> tuple[float, float]:
 def _first_round(family: str, epsilon_permanent: float, d: int) -> tuple[float, float]:
     """(p₁, q₁) of the permanent randomizer at ε∞: GRR over d, OUE or SUE ([wang2017] §4.1–§4.2)."""
     if family == "grr":
-        return _grr_probabilities(epsilon_permanent, d)
+        return grr_probabilities(epsilon_permanent, d)
     if family == "oue":
-        return 0.5, _q_bin_probabilities(epsilon_permanent)[1]
-    return _q_bin_probabilities(epsilon_permanent / 2)
+        return 0.5, q_bin_probabilities(epsilon_permanent)[1]
+    return q_bin_probabilities(epsilon_permanent / 2)
 
 
 def _unary_second_round(family: str, gap: float) -> tuple[float, float]:
@@ -101,7 +101,7 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
     """Both rounds for validated budgets: the first at ε∞, the second solved so that one report costs ε₁."""
     p1, q1 = _first_round(first, epsilon_permanent, d)
     if second == "grr":  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂) and p₂ + (d − 1)q₂ = 1
-        p_star, q_star = _grr_probabilities(epsilon, d)
+        p_star, q_star = grr_probabilities(epsilon, d)
         gap = (p_star - q_star) / (p1 - q1)
         return Rounds(p1, q1, (1 + (d - 1) * gap) / d, (1 - gap) / d)
     top = 0.5 if second == "oue" else 1.0  # the gap p₂ − q₂ of the family's most faithful round

@@ -47,8 +47,8 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
-from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
-from ldp_helpers.mechanisms.randomized_response import BinaryRR, _q_bin_gap, _q_bin_probabilities
+from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
+from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap, q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 from ldp_helpers.simulate.streams import (
     reference_report_rounds,
@@ -89,16 +89,11 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     check_epsilons(epsilon_per_round, "epsilon_per_round")
     check_real_array("share", share, low=0.0, high=1.0, low_open=True, high_open=False)
     check_real_array("dummy_prob", dummy_prob, low=0.0, high=1.0, low_open=False, high_open=False)
-    return _round_channel(epsilon_per_round, share, dummy_prob)
-
-
-def _round_channel(epsilon_per_round, share, dummy_prob):
-    """:func:`round_channel_probabilities` for validated arguments."""
-    keep, flip = _q_bin_probabilities(epsilon_per_round)
+    keep, flip = q_bin_probabilities(epsilon_per_round)
     dummy = (1.0 - np.asarray(share)) * np.asarray(dummy_prob)
     if np.ndim(dummy) == 0:
         dummy = float(dummy)
-    return share * keep + dummy, share * flip + dummy, share * _q_bin_gap(epsilon_per_round)
+    return share * keep + dummy, share * flip + dummy, share * q_bin_gap(epsilon_per_round)
 
 
 @dataclass(frozen=True)
@@ -153,7 +148,7 @@ class MShotReporting(Mechanism):
     def q_bin_probs(self) -> tuple[float, float]:
         """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``: for ε/m > 36.7 the first rounds to 1 (the
         paper's ε = 200 with small m) while the second stays positive, so Φ stays well defined."""
-        return _q_bin_probabilities(self.epsilon / self.m)
+        return q_bin_probabilities(self.epsilon / self.m)
 
     @property
     def randomizer(self) -> BinaryRR:
@@ -163,7 +158,9 @@ class MShotReporting(Mechanism):
     @cached_property
     def _channel(self) -> tuple[float, float, float]:
         """p, q and p − q of one report averaged over τ_n (§4.1)."""
-        return _round_channel(self.epsilon / self.m, self.m / self.n_rounds, self.dummy_prob)
+        return round_channel_probabilities(
+            self.epsilon / self.m, self.m / self.n_rounds, self.dummy_prob
+        )
 
     @property
     def round_channel(self) -> BinaryRR:
@@ -308,14 +305,14 @@ class MShotReporting(Mechanism):
             last=self.n_rounds,
         )
         p, q, _ = self._channel
-        return _unbiased_count(ones, n, p, q) / n
+        return unbiased_count(ones, n, p, q) / n
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[Φ(Y_{:,t})] = (Φ0 p(1−p) + (1−Φ0) q(1−q))/(N (p−q)²)`` (users independent)."""
         truth = self._truth(truth)
         p, q, _ = self._channel
         return (
-            _count_variance(truth.fractions() * truth.n_users, truth.n_users, p, q)
+            count_variance(truth.fractions() * truth.n_users, truth.n_users, p, q)
             / truth.n_users**2
         )
 

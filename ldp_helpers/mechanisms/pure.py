@@ -53,12 +53,8 @@ def unbiased_count(support_count, n, p, q):
     [wang2017] Eq. (1); [tutorial] "Frequency Oracles" (the estimator ĉ(i)).
     """
     _check_channel(n, p, q)
-    return _unbiased_count(check_real_array("support_count", support_count), n, p, q)
-
-
-def _unbiased_count(support_count, n, p, q):
-    """:func:`unbiased_count` for validated arguments (the mechanisms' estimators call this)."""
-    return (np.asarray(support_count) - np.asarray(n) * q) / (p - q)
+    support_count = check_real_array("support_count", support_count)
+    return (support_count - np.asarray(n) * q) / (p - q)
 
 
 def count_variance(true_count, n, p, q):
@@ -72,14 +68,7 @@ def count_variance(true_count, n, p, q):
     [wang2017] Theorem 2 (its proof, before the large-n approximation).
     """
     _check_channel(n, p, q)
-    return _count_variance(
-        check_real_array("true_count", true_count, low=0.0, low_open=False), n, p, q
-    )
-
-
-def _count_variance(true_count, n, p, q):
-    """:func:`count_variance` for validated arguments (the mechanisms' exact variances call this)."""
-    c = np.asarray(true_count)
+    c = check_real_array("true_count", true_count, low=0.0, low_open=False)
     return (c * p * (1 - p) + (np.asarray(n) - c) * q * (1 - q)) / (p - q) ** 2
 
 

@@ -31,7 +31,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class BinaryRR(Mechanism):
         ----------
         [m_shot] §4.1; [glance] Algorithm 1.
         """
-        keep, flip = _q_bin_probabilities(check_epsilon(epsilon))
+        keep, flip = q_bin_probabilities(check_epsilon(epsilon))
         if not keep > flip:
             fail(
                 "epsilon",
@@ -161,13 +161,13 @@ class BinaryRR(Mechanism):
             raise ValueError(
                 f"aggregate must be a count or a 1-D array of n_draws counts; got an array of shape {ones.shape}"
             )
-        estimate = _unbiased_count(ones, n, self.p, self.q)
+        estimate = unbiased_count(ones, n, self.p, self.q)
         return float(estimate) if estimate.ndim == 0 else estimate
 
     def variance(self, truth) -> float:
         """Exact Var of :meth:`estimate`: ``(n_ones p(1−p) + n_zeros q(1−q))/(p − q)²``."""
         counts, n = self._counts_and_n(truth)
-        return float(_count_variance(counts[1], n, self.p, self.q))
+        return float(count_variance(counts[1], n, self.p, self.q))
 
     # ---------------------------------------------------------------- fractions
 
@@ -184,7 +184,7 @@ class BinaryRR(Mechanism):
         n = check_int_array("n", n, low=1).astype(float)
         if np.any(ones > n):
             fail("count_of_ones", count_of_ones, "counts in [0, n] (at most n reports are 1s)")
-        return _unbiased_count(ones, n, self.p, self.q) / n
+        return unbiased_count(ones, n, self.p, self.q) / n
 
     def fraction_variance(self, true_fraction, n):
         """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users (broadcasts)."""
@@ -192,7 +192,7 @@ class BinaryRR(Mechanism):
             "true_fraction", true_fraction, low=0.0, high=1.0, low_open=False, high_open=False
         )
         n = check_int_array("n", n, low=1).astype(float)
-        return _count_variance(pi * n, n, self.p, self.q) / n**2
+        return count_variance(pi * n, n, self.p, self.q) / n**2
 
 
 def q_bin_probabilities(epsilon):
@@ -209,17 +209,13 @@ def q_bin_probabilities(epsilon):
     ----------
     [m_shot] §4.1; [glance] Algorithm 1.
     """
-    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_epsilons(epsilon, "epsilon")
-    return _q_bin_probabilities(eps)
-
-
-def _q_bin_probabilities(epsilon):
-    """:func:`q_bin_probabilities` for a validated budget (a float or an array of them)."""
     if np.ndim(epsilon) == 0:
-        keep = 1.0 / (1.0 + math.exp(-epsilon))
-        return keep, math.exp(-epsilon) * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
-    keep = 1.0 / (1.0 + np.exp(-epsilon))
-    return keep, np.exp(-epsilon) * keep
+        shrink = math.exp(-check_epsilon(epsilon))
+        keep = 1.0 / (1.0 + shrink)
+        return keep, shrink * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
+    shrink = np.exp(-check_epsilons(epsilon, "epsilon"))
+    keep = 1.0 / (1.0 + shrink)
+    return keep, shrink * keep
 
 
 def q_bin_gap(epsilon):
@@ -229,13 +225,9 @@ def q_bin_gap(epsilon):
     ----------
     [m_shot] §4.1.
     """
-    eps = check_epsilon(epsilon) if np.ndim(epsilon) == 0 else check_epsilons(epsilon, "epsilon")
-    return _q_bin_gap(eps)
-
-
-def _q_bin_gap(epsilon):
-    """:func:`q_bin_gap` for a validated budget (a float or an array of them)."""
-    return np.tanh(np.asarray(epsilon) / 2.0) if np.ndim(epsilon) else math.tanh(epsilon / 2.0)
+    if np.ndim(epsilon) == 0:
+        return math.tanh(check_epsilon(epsilon) / 2.0)
+    return np.tanh(check_epsilons(epsilon, "epsilon") / 2.0)
 
 
 def two_coin_response(values, *, rng: np.random.Generator) -> np.ndarray:

@@ -46,7 +46,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.pure import _count_variance, _unbiased_count
+from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.rappor_client import (
     all_bloom_filters,
     bloom_filters,
@@ -371,10 +371,14 @@ class Rappor(Mechanism):
         for j, n_j in enumerate(sizes):
             check_int_array(f"aggregate[..., {j}, :]", c[..., j, :], high=int(n_j))
         channel = self.params.bit_channel
-        return _unbiased_count(c, sizes[:, None], channel.p, channel.q)
+        out = np.zeros(c.shape)  # an empty cohort (N_j = 0, so c = 0): t̂ = 0
+        seen = sizes > 0
+        if seen.any():
+            out[..., seen, :] = unbiased_count(c[..., seen, :], sizes[seen, None], *channel)
+        return out
 
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[t̂] = (t q*(1−q*) + (N_j − t) p*(1−p*))/(q* − p*)²``, shape (m, k) ([rappor] Eq. (3))."""
         counts, sizes = self.check_truth(truth)
         channel = self.params.bit_channel
-        return _count_variance(self._true_bit_counts(counts), sizes[:, None], channel.p, channel.q)
+        return count_variance(self._true_bit_counts(counts), sizes[:, None], channel.p, channel.q)

@@ -55,7 +55,7 @@ from ldp_helpers.mechanisms.multidimensional import (
     _squeeze,
 )
 from ldp_helpers.mechanisms.privacy import _independent_bits_log_table, _max_log_ratio
-from ldp_helpers.mechanisms.pure import _count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 
 
 @dataclass(frozen=True)
@@ -237,5 +237,5 @@ class RSFD(_Multidimensional):
         d, out = self.n_attributes, []
         for j, (o, f) in enumerate(zip(self.oracles, self._marginals(counts))):
             a0 = self._support_other(j)
-            out.append(_count_variance(f, n, a0 + (o.p - o.q) / d, a0))  # ĉ = (C − n a₀)/(a₁ − a₀)
+            out.append(count_variance(f, n, a0 + (o.p - o.q) / d, a0))  # ĉ = (C − n a₀)/(a₁ − a₀)
         return np.concatenate(out)

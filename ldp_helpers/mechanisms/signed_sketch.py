@@ -39,7 +39,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
 MAX_TABLE_CELLS = 2**24  # largest d × (number of whole reports) for output_table
@@ -101,7 +101,7 @@ class _SignedSketch(FrequencyOracle):
     @property
     def keep_probability(self) -> float:
         """p = e^ε/(e^ε+1): the revealed sign is kept w.p. p (Q_Bin at ε)."""
-        return _q_bin_probabilities(self.epsilon)[0]
+        return q_bin_probabilities(self.epsilon)[0]
 
     @property
     def c_epsilon(self) -> float:

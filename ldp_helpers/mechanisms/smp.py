@@ -37,7 +37,7 @@ from ldp_helpers.mechanisms.multidimensional import (
     _squeeze,
 )
 from ldp_helpers.mechanisms.privacy import _max_log_ratio
-from ldp_helpers.mechanisms.pure import _count_variance
+from ldp_helpers.mechanisms.pure import count_variance
 
 
 class SampledReports(NamedTuple):
@@ -180,9 +180,7 @@ class SMP(SPL):
         out = []
         for o, f in zip(self.oracles, self._marginals(counts)):
             share = f / n
-            channel = _count_variance(
-                share, 1, o.p, o.q
-            )  # (F/n)p(1−p) + (1−F/n)q(1−q), over (p−q)²
+            channel = count_variance(share, 1, o.p, o.q)  # (F/n)p(1−p) + (1−F/n)q(1−q), over (p−q)²
             sampling = (
                 share * (1 - share) * (n * inverse - (1 - empty)) / (n - 1)
                 if n > 1

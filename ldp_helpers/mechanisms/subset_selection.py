@@ -51,8 +51,8 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
-from ldp_helpers.mechanisms.grr import _grr_probabilities
-from ldp_helpers.mechanisms.pure import _count_variance
+from ldp_helpers.mechanisms.grr import grr_probabilities
+from ldp_helpers.mechanisms.pure import count_variance
 
 MAX_TABLE_CELLS = 2**22  # largest d·C(d, k) for output_table
 MAX_SAMPLER_USERS = 10**9 - 1  # numpy's hypergeometric draws need fewer users
@@ -71,7 +71,7 @@ def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
     k = check_int("k", k, low=1, high=d - 1)
     if k == 1:  # GRR, to the last bit (the explorer's rankings then see a tie, not rounding noise)
-        return _grr_probabilities(epsilon, d)
+        return grr_probabilities(epsilon, d)
     shrink = math.exp(-epsilon)
     denominator = k + (d - k) * shrink  # (k e^ε + d − k) e^{−ε}
     return k / denominator, k * ((k - 1) + (d - k) * shrink) / ((d - 1) * denominator)
@@ -105,7 +105,7 @@ def optimal_subset_size(epsilon: float, d: int) -> int:
 
 def _total_variance(epsilon: float, d: int, k: int) -> float:
     p, q = subset_probabilities(epsilon, d, k)
-    return float(_count_variance(1, 1, p, q) + (d - 1) * _count_variance(0, 1, p, q))
+    return float(count_variance(1, 1, p, q) + (d - 1) * count_variance(0, 1, p, q))
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 #: largest m for output_table (an (m + 1) × 2 table) and for the truth's m + 1 counts
 MAX_M = 2**24
@@ -71,7 +71,7 @@ class OneBitMean(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_M))
         if (
-            _q_bin_probabilities(self.epsilon)[0] == 1.0
+            q_bin_probabilities(self.epsilon)[0] == 1.0
         ):  # Pr[1 | m] = e^ε/(e^ε + 1) would round to 1
             fail(
                 "epsilon",
@@ -82,7 +82,7 @@ class OneBitMean(Mechanism):
     def one_probability(self, x) -> np.ndarray:
         """``Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1)`` for counters x ∈ [0, m] ([ding2017] "1BitMean")."""
         x = check_int_array("x", x, low=0, high=self.m)
-        low = _q_bin_probabilities(self.epsilon)[1]  # 1/(e^ε + 1); (e^ε − 1)/(e^ε + 1) = tanh(ε/2)
+        low = q_bin_probabilities(self.epsilon)[1]  # 1/(e^ε + 1); (e^ε − 1)/(e^ε + 1) = tanh(ε/2)
         return low + (np.asarray(x) / self.m) * math.tanh(self.epsilon / 2)
 
     # ---------------------------------------------------------------- truth
@@ -145,7 +145,7 @@ class OneBitMean(Mechanism):
             )
         estimate = (
             (self.m / n)
-            * (ones - n * _q_bin_probabilities(self.epsilon)[1])
+            * (ones - n * q_bin_probabilities(self.epsilon)[1])
             / math.tanh(self.epsilon / 2)
         )
         return float(estimate) if estimate.ndim == 0 else estimate

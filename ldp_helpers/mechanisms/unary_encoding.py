@@ -46,7 +46,7 @@ from ldp_helpers.mechanisms.privacy import (
     _independent_bits_table,
     _max_log_ratio,
 )
-from ldp_helpers.mechanisms.randomized_response import _q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 #: largest d for which :func:`unary_output_table` builds the 2^d-column table
 MAX_D_TABLE = 12
@@ -156,7 +156,7 @@ class SUE(UnaryEncoding):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return _q_bin_probabilities(self.epsilon / 2)  # each bit is Q_Bin at ε/2
+        return q_bin_probabilities(self.epsilon / 2)  # each bit is Q_Bin at ε/2
 
 
 @dataclass(frozen=True)
@@ -170,4 +170,4 @@ class OUE(UnaryEncoding):
     """
 
     def _support_probabilities(self) -> tuple[float, float]:
-        return 0.5, _q_bin_probabilities(self.epsilon)[1]  # q = 1/(e^ε+1), Q_Bin's flip probability
+        return 0.5, q_bin_probabilities(self.epsilon)[1]  # q = 1/(e^ε+1), Q_Bin's flip probability
