@@ -101,13 +101,15 @@ class ShuffleProfile:
     def delta(self, epsilon) -> np.ndarray | float:
         """δ(ε) = max over pairs of max(H_{e^ε}(P‖Q), H_{e^ε}(Q‖P)); ε a number or an array (≥ 0)."""
         eps = check_real_array("epsilon", epsilon, low=0.0, low_open=False)
-        out = np.array([self._delta(float(e)) for e in eps.ravel()]).reshape(eps.shape)
+        out = np.array([math.exp(self._log_delta(float(e))) for e in eps.ravel()]).reshape(
+            eps.shape
+        )
         return float(out) if out.ndim == 0 else out
 
     def epsilon(self, delta: float) -> float:
         """ε_c(δ): the smallest ε with δ(ε) ≤ ``delta`` (bisection in log δ, to 1e-10 in ε)."""
         delta = check_probability(delta, "delta", open_low=True, open_high=True)
-        if self._delta(0.0) <= delta:
+        if math.exp(self._log_delta(0.0)) <= delta:
             return 0.0
         high = -float(np.min(self._directions[0]))
         target = math.log(delta)
@@ -147,9 +149,6 @@ class ShuffleProfile:
             sums.append(-float(terms.sum()))
         top = max(sums, default=0.0)
         return math.log(top) - _SCALE if top > 0 else -math.inf
-
-    def _delta(self, epsilon: float) -> float:
-        return math.exp(self._log_delta(epsilon))
 
 
 def _stirlerr(n: np.ndarray) -> np.ndarray:
@@ -261,10 +260,6 @@ def mixture_pair(n: int, user_p, user_q, pi) -> tuple[np.ndarray, np.ndarray]:
     for name, v in (("user_p", u_p), ("user_q", u_q), ("pi", pi)):
         if abs(v.sum() - 1.0) > 1e-9:
             fail(name, v, "a probability vector (summing to 1)")
-    return _mixture_pair(n, u_p, u_q, pi)
-
-
-def _mixture_pair(n: int, u_p: np.ndarray, u_q: np.ndarray, pi: np.ndarray):
     log_p, log_q = [], []
     for c, log_m in _count_grid(n, pi):  # the others' and user 1's reports as n draws from π
         with np.errstate(divide="ignore"):
@@ -303,7 +298,7 @@ def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> Shuf
     n, eps0 = check_int("n", n, low=1, high=10**9), check_epsilon(epsilon0, "epsilon0")
     check_choice("others", others, {"alike", "any"})
     p = 1.0 / (1.0 + math.exp(-eps0))
-    pairs = (_mixture_pair(n, np.array([p, 1 - p]), np.array([1 - p, p]), np.array([p, 1 - p])),)
+    pairs = (mixture_pair(n, np.array([p, 1 - p]), np.array([1 - p, p]), np.array([p, 1 - p])),)
     if others == "any":
         j = np.arange(1, (n - 1) // 2 + 1)
         size = 0  # the points of every pair: the two binomials' widths, summed
@@ -366,5 +361,5 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
     elif others == "outside":
         fail("others", others, "'pair' or 'worst' when k = 2 (no third value)")
     chosen = list(cases) if others == "worst" else [others]
-    pairs = tuple(_mixture_pair(n, *map(np.array, cases[name])) for name in chosen)
+    pairs = tuple(mixture_pair(n, *map(np.array, cases[name])) for name in chosen)
     return ShuffleProfile(n, eps0, pairs)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ldp_helpers._validation import check_epsilon, check_int, check_probability
-from ldp_helpers.bounds.shuffle import ShuffleProfile, _mixture_pair
+from ldp_helpers.bounds.shuffle import ShuffleProfile, mixture_pair
 
 
 def _check(n, epsilon0, delta):
@@ -131,7 +131,7 @@ def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
     """
     n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
     alpha, half = 1 / (1 + math.exp(-eps0)), 0.5 * math.exp(-eps0)
-    pair = _mixture_pair(
+    pair = mixture_pair(
         n,
         np.array([alpha, 1 - alpha, 0.0]),
         np.array([1 - alpha, alpha, 0.0]),
@@ -163,7 +163,7 @@ def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> Sh
     alpha = grr_blanket_beta(eps0, k) / (p - 1)
     r = alpha
     neutral = max(0.0, 1 - alpha - p * alpha)  # 0 up to rounding for k = 2
-    pair = _mixture_pair(
+    pair = mixture_pair(
         n,
         np.array([p * alpha, alpha, neutral]),
         np.array([alpha, p * alpha, neutral]),
