@@ -11,7 +11,6 @@ from ldp_helpers.audit.auditor import (
     AuditResult,
     BlackBoxClient,
     ClientError,
-    _epsilon_lower_bound,
     clopper_pearson,
     epsilon_lower_bound,
     run_audit,
@@ -204,7 +203,7 @@ def test_the_event_search_bounds_are_the_scalar_bounds():
     n0, n1 = 1000, 1200
     k0 = np.array([0, 1, 17, 500, 999, 1000, 300])
     k1 = np.array([1200, 0, 3, 480, 2, 1200, 30])
-    vector = _epsilon_lower_bound(k0, n0, k1, n1, 0.97)
+    vector = epsilon_lower_bound(k0, n0, k1, n1, confidence=0.97)
     scalar = [epsilon_lower_bound(a, n0, b, n1, confidence=0.97) for a, b in zip(k0, k1)]
     assert vector.tolist() == scalar and any(v > 0 for v in scalar) and scalar.count(0.0) >= 2
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy.optimize import brentq
@@ -32,6 +33,7 @@ from ldp_helpers._validation import (
     check_epsilon,
     check_instance,
     check_int,
+    check_int_array,
     check_real,
     fail,
     fail_type,
@@ -55,42 +57,39 @@ def check_confidence(confidence) -> float:
     return check_real("confidence", confidence, low=0.0, high=1.0)
 
 
-def clopper_pearson(count: int, n: int, *, confidence: float) -> tuple[float, float]:
-    """The two-sided Clopper–Pearson interval for a binomial proportion (statsmodels, ``method="beta"``)."""
-    count, n = _check_count("count", count, "n", n)
-    return _clopper_pearson(count, n, check_confidence(confidence))
+def clopper_pearson(count, n: int, *, confidence: float):
+    """The two-sided Clopper–Pearson interval for a binomial proportion (statsmodels, ``method="beta"``).
 
-
-def epsilon_lower_bound(count0: int, n0: int, count1: int, n1: int, *, confidence: float) -> float:
-    """``ε_lb = max(0, ln(P₀,low / P₁,high))`` from the event counts of the two inputs.
-
-    Holds (ε_lb ≤ the client's true ε) with probability at least ``confidence``.
+    ``count`` is an integer in [0, n] (two floats are returned) or an array of them (two arrays:
+    statsmodels evaluates the beta quantiles element by element, the same numbers either way).
     """
-    count0, n0 = _check_count("count0", count0, "n0", n0)
-    count1, n1 = _check_count("count1", count1, "n1", n1)
-    return _epsilon_lower_bound(count0, n0, count1, n1, check_confidence(confidence))
-
-
-def _clopper_pearson(count, n: int, confidence: float):
-    """:func:`clopper_pearson` for validated counts and confidence: floats for a count, arrays for an array of
-    counts (statsmodels evaluates the beta quantiles element by element: the same numbers either way)."""
-    low, high = proportion_confint(count, n, alpha=1.0 - confidence, method="beta")
+    count, n = _check_count("count", count, "n", n)
+    alpha = 1.0 - check_confidence(confidence)
+    low, high = proportion_confint(count, n, alpha=alpha, method="beta")
     return (float(low), float(high)) if np.ndim(low) == 0 else (low, high)
 
 
-def _epsilon_lower_bound(count0, n0: int, count1, n1: int, confidence: float):
-    """:func:`epsilon_lower_bound` for validated counts and confidence; for arrays of counts (the event search:
-    one entry per candidate event, in one call) an array of bounds, each the number the scalar call gives."""
-    p0_low = _clopper_pearson(count0, n0, confidence)[0]
-    p1_high = _clopper_pearson(count1, n1, confidence)[1]
+def epsilon_lower_bound(count0, n0: int, count1, n1: int, *, confidence: float):
+    """``ε_lb = max(0, ln(P₀,low / P₁,high))`` from the event counts of the two inputs.
+
+    Holds (ε_lb ≤ the client's true ε) with probability at least ``confidence``.  For arrays of
+    counts (the event search: one entry per candidate event, in one call) an array of bounds,
+    each the number the scalar call gives.
+    """
+    count0, n0 = _check_count("count0", count0, "n0", n0)
+    count1, n1 = _check_count("count1", count1, "n1", n1)
+    p0_low = clopper_pearson(count0, n0, confidence=confidence)[0]
+    p1_high = clopper_pearson(count1, n1, confidence=confidence)[1]
     ratio = np.where(np.asarray(p0_low) > 0.0, np.divide(p0_low, p1_high), 1.0)
     bounds = [math.log(r) if r > 1.0 else 0.0 for r in np.ravel(ratio).tolist()]
     return bounds[0] if np.ndim(count0) == 0 else np.array(bounds)
 
 
-def _check_count(name: str, count, n_name: str, n) -> tuple[int, int]:
+def _check_count(name: str, count, n_name: str, n) -> tuple:
     n = check_int(n_name, n, low=1)
-    return check_int(name, count, low=0, high=n), n
+    if np.ndim(count) == 0:
+        return check_int(name, count, low=0, high=n), n
+    return check_int_array(name, count, low=0, high=n), n
 
 
 @dataclass(frozen=True)
@@ -244,10 +243,10 @@ def run_audit(
     m1 = _sample(client, x1, n_pilot, pilot_rng, call_timeout)
     swap = False
     if event is None:
-        bound = lambda k0, a, k1, b: _epsilon_lower_bound(k0, a, k1, b, confidence)  # noqa: E731
+        bound = partial(epsilon_lower_bound, confidence=confidence)
         event, swap = choose_event(m0, m1, confidence=confidence, bound=bound)
     else:
-        event._count(m0)  # checks the event's columns against the reports
+        event.count(m0)  # checks the event's columns against the reports
     first, second = (x1, x0) if swap else (x0, x1)
     sizes = [chunk_size] * (n_trials // chunk_size) + (
         [n_trials % chunk_size] if n_trials % chunk_size else []
@@ -270,13 +269,13 @@ def run_audit(
     ).sum(axis=0)
     k0, k1 = int(counts[0]), int(counts[1])
     return AuditResult(
-        _epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence),
+        epsilon_lower_bound(k0, n_trials, k1, n_trials, confidence=confidence),
         confidence,
         n_trials,
         k0,
         k1,
-        _clopper_pearson(k0, n_trials, confidence)[0],
-        _clopper_pearson(k1, n_trials, confidence)[1],
+        clopper_pearson(k0, n_trials, confidence=confidence)[0],
+        clopper_pearson(k1, n_trials, confidence=confidence)[1],
         event,
         first,
         second,
@@ -311,6 +310,6 @@ class _ChunkTask:
     def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple[int, int]:
         rng, n = np.random.default_rng(seed), self.sizes[index]
         return (
-            self.event._count(_sample(self.client, self.x0, n, rng, self.call_timeout)),
-            self.event._count(_sample(self.client, self.x1, n, rng, self.call_timeout)),
+            self.event.count(_sample(self.client, self.x0, n, rng, self.call_timeout)),
+            self.event.count(_sample(self.client, self.x1, n, rng, self.call_timeout)),
         )
