@@ -50,15 +50,17 @@ MAX_REPORTS_BYTES = 64 * 1024**2
 
 def read_params(path) -> RapporParams:
     """google/rappor's params file: the header ``k,h,m,p,q,f`` (quotes and spaces allowed), then one row."""
-    return _read_params("path", path)
+    return _read("path", path, _parse_params)
 
 
-def _read_params(name: str, path) -> RapporParams:
+def _read(name: str, path, parse, *args):
+    """``parse(name, path, *args)`` of a file given as the parameter ``name``: its content errors name it."""
     with reading(name):
-        return _parse_params(list(csv_rows(name, path)), path)
+        return parse(name, path, *args)
 
 
-def _parse_params(rows: list, path) -> RapporParams:
+def _parse_params(name: str, path) -> RapporParams:
+    rows = list(csv_rows(name, path))
     header = tuple(field.strip().strip('"') for field in rows[0][1]) if rows else ()
     if header != PARAM_NAMES or len(rows) != 2 or len(rows[1][1]) != 6:
         raise ValueError(
@@ -86,18 +88,13 @@ def write_params(params: RapporParams, path) -> None:
 
 def read_counts(path, params: RapporParams) -> tuple[np.ndarray, np.ndarray]:
     """google/rappor's counts file: ``(bit_counts (m, k), cohort_sizes (m,))``, int64; column 1 + i is bit i."""
-    return _read_counts("path", path, check_instance("params", params, RapporParams))
+    return _read("path", path, _parse_counts, check_instance("params", params, RapporParams))
 
 
-def _read_counts(name: str, path, par: RapporParams) -> tuple[np.ndarray, np.ndarray]:
-    with reading(name):
-        return _parse_counts(list(csv_rows(name, path)), path, par)
-
-
-def _parse_counts(lines: list, path, par: RapporParams) -> tuple[np.ndarray, np.ndarray]:
+def _parse_counts(name: str, path, par: RapporParams) -> tuple[np.ndarray, np.ndarray]:
     rows = [
         (number, [parse_int(path, number, text, "a count") for text in fields])
-        for number, fields in lines
+        for number, fields in list(csv_rows(name, path))
     ]
     if len(rows) != par.m or any(len(row) != par.k + 1 for _, row in rows):
         raise ValueError(
@@ -136,12 +133,7 @@ def read_map(path, params: RapporParams) -> tuple[list[str], np.ndarray]:
     Each row is a string and h·m 1-based positions ``j·k + i + 1`` (bit i of cohort j).  A repeated string keeps
     its first row, as google's decoder does; every cohort of a row must set 1 to h bits.
     """
-    return _read_map("path", path, check_instance("params", params, RapporParams))
-
-
-def _read_map(parameter: str, path, par: RapporParams) -> tuple[list[str], np.ndarray]:
-    with reading(parameter):
-        return _parse_map(parameter, path, par)
+    return _read("path", path, _parse_map, check_instance("params", params, RapporParams))
 
 
 def _parse_map(parameter: str, path, par: RapporParams) -> tuple[list[str], np.ndarray]:
@@ -311,7 +303,7 @@ def read_rappor_files(counts_file, map_file, params) -> RapporFiles:
     [erlingsson2014] §4 (google/rappor's ``bin/decode_dist.R`` reads these three files).
     """
     if not isinstance(params, RapporParams):
-        params = _read_params("params", check_path("params", params))
-    bit_counts, sizes = _read_counts("counts_file", counts_file, params)
-    names, blooms = _read_map("map_file", map_file, params)
+        params = _read("params", check_path("params", params), _parse_params)
+    bit_counts, sizes = _read("counts_file", counts_file, _parse_counts, params)
+    names, blooms = _read("map_file", map_file, _parse_map, params)
     return RapporFiles(params, tuple(names), blooms, bit_counts, sizes)
