@@ -66,21 +66,6 @@ def _errors(mechanism, population, rng, n_draws) -> np.ndarray:
     return max_error(mechanism.estimate(aggregate, population.n_users), population.fractions())
 
 
-def _error_curve(mechanism_cls, population, epsilons, rng, n_draws) -> np.ndarray:
-    return np.array(
-        [
-            _errors(mechanism_cls(float(e), population.n_rounds), population, rng, n_draws)
-            for e in epsilons
-        ]
-    )
-
-
-def _mean_and_se(samples):
-    n = samples.shape[-1]
-    se = samples.std(axis=-1, ddof=1) / np.sqrt(n) if n > 1 else np.full(samples.shape[:-1], np.nan)
-    return samples.mean(axis=-1), se
-
-
 def error_samples(
     mechanism, population: Population, *, rng: np.random.Generator, n_draws: int
 ) -> np.ndarray:
@@ -97,7 +82,13 @@ def error_curve(
         _check_mechanism_cls("mechanism_cls", mechanism_cls),
         _check_population(population),
     )
-    return _error_curve(mechanism_cls, population, _epsilons(epsilons), rng, check_n_draws(n_draws))
+    n_draws = check_n_draws(n_draws)
+    return np.array(
+        [
+            _errors(mechanism_cls(float(e), population.n_rounds), population, rng, n_draws)
+            for e in _epsilons(epsilons)
+        ]
+    )
 
 
 def mean_error_grid(
@@ -113,26 +104,28 @@ def mean_error_grid(
 ):
     """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``.
 
-    With ``with_se`` also the Monte-Carlo standard error of each mean, ``sd/√n_draws`` (same draws).
+    With ``with_se`` (then ``n_draws`` ≥ 2) also the Monte-Carlo standard error of each mean,
+    ``sd/√n_draws`` (same draws, :func:`mean_and_se`).
     """
     mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
     with_se, n_draws = check_bool("with_se", with_se), check_n_draws(n_draws)
+    if with_se and n_draws < 2:
+        fail(
+            "n_draws", n_draws, "at least 2 with with_se=True (a standard error needs two surveys)"
+        )
     pairs = np.broadcast(
         check_int_array("n_users", n_users, low=1), check_int_array("n_rounds", n_rounds, low=1)
     )
-    stats = [
-        _mean_and_se(
-            _errors(
-                mechanism_cls(epsilon, int(T)),
-                constant_population(mu, int(N), int(T)),
-                rng,
-                n_draws,
-            )
+    samples = [
+        _errors(
+            mechanism_cls(epsilon, int(T)), constant_population(mu, int(N), int(T)), rng, n_draws
         )
         for N, T in pairs
     ]
-    means = np.array([m for m, _ in stats])
-    return (means, np.array([se for _, se in stats])) if with_se else means
+    if not with_se:
+        return np.array([s.mean(axis=-1) for s in samples])
+    means, ses = zip(*(mean_and_se(s) for s in samples))
+    return np.array(means), np.array(ses)
 
 
 def exceedance_probabilities(
@@ -160,7 +153,7 @@ def exceedance_probabilities(
             Described(f"an array of shape {bounds.shape}"),
             f"a scalar or one value per epsilon ({epsilons.size})",
         )
-    errs = _error_curve(mechanism_cls, population, epsilons, rng, check_n_draws(n_draws))
+    errs = error_curve(mechanism_cls, population, epsilons, rng=rng, n_draws=n_draws)
     return np.mean(errs > np.broadcast_to(bounds, epsilons.shape)[:, None], axis=1)
 
 
@@ -176,7 +169,7 @@ def mean_and_se(samples):
             Described(f"an array of shape {samples.shape}"),
             "an array with at least two surveys on its last axis",
         )
-    return _mean_and_se(samples)
+    return samples.mean(axis=-1), samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
 
 
 def rate_fit(x, mean, se, *, log_x: bool = True) -> tuple[float, float]:
@@ -223,27 +216,17 @@ def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck
     return tail_check(("bernstein_upper", "kl_upper"), n_reporters, q, s * math.expm1(epsilon))
 
 
-def _error_parts(estimates, sampled_fractions, true_fractions) -> dict:
-    return {
-        "total": max_error(estimates, true_fractions),
-        "rr": np.max(np.abs(estimates - sampled_fractions), axis=-1),
-        "sampling": max_error(sampled_fractions, true_fractions),
-    }
-
-
 def error_parts(estimates, sampled_fractions, true_fractions) -> dict:
     """Per-survey ``total = max|μ̂−μ|``, ``rr = max|μ̂−μ̃|`` (Claim 1) and ``sampling = max|μ̃−μ|`` (Claim 2)."""
     est, tilde = (
         check_real_array("estimates", estimates),
         check_real_array("sampled_fractions", sampled_fractions),
     )
-    return _error_parts(est, tilde, true_fractions)
-
-
-def _glance_error_parts(glance, population, rng, n_draws) -> dict:
-    K, K1 = sample_reporters(population, glance.rounds_per_user, rng=rng, n_draws=n_draws)
-    estimates = glance.estimate(glance.randomize_reporters(K, K1, rng=rng), population.n_users)
-    return _error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
+    return {
+        "total": max_error(est, true_fractions),
+        "rr": np.max(np.abs(est - tilde), axis=-1),
+        "sampling": max_error(tilde, true_fractions),
+    }
 
 
 def glance_error_parts(
@@ -257,9 +240,10 @@ def glance_error_parts(
     """
     if not isinstance(glance, Glance):
         fail_type("glance", glance, "a Glance mechanism")
-    return _glance_error_parts(
-        glance, _check_population(population), check_rng(rng), check_n_draws(n_draws)
-    )
+    population, rng, n_draws = _check_population(population), check_rng(rng), check_n_draws(n_draws)
+    K, K1 = sample_reporters(population, glance.rounds_per_user, rng=rng, n_draws=n_draws)
+    estimates = glance.estimate(glance.randomize_reporters(K, K1, rng=rng), population.n_users)
+    return error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
 
 
 def error_parts_curve(
@@ -268,7 +252,9 @@ def error_parts_curve(
     """:func:`glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_draws)."""
     population, rng, n_draws = _check_population(population), check_rng(rng), check_n_draws(n_draws)
     parts = [
-        _glance_error_parts(Glance(float(e), population.n_rounds), population, rng, n_draws)
+        glance_error_parts(
+            Glance(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws
+        )
         for e in _epsilons(epsilons)
     ]
     return {key: np.array([p[key] for p in parts]) for key in ("total", "rr", "sampling")}

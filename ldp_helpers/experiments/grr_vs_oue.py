@@ -163,11 +163,7 @@ def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> Per
     counts, n = check_true_counts(
         true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
     )
-    return _perturbed_example(protocol, counts, n, check_rng(rng))
-
-
-def _perturbed_example(protocol, counts, n, rng) -> PerturbedExample:
-    support = protocol.sample_aggregate(counts, rng=rng)
+    support = protocol.sample_aggregate(counts, rng=check_rng(rng))
     return PerturbedExample(type(protocol).__name__, counts, support, protocol.estimate(support, n))
 
 
@@ -181,9 +177,8 @@ def perturbed_examples(
     [grr_vs_oue] Figs. 3.3–3.6.
     """
     counts, rng = check_counts("true_counts", true_counts), check_rng(rng)
-    n = int(counts.sum())
     return {
-        name: _perturbed_example(cls(epsilon, counts.size), counts, n, rng)
+        name: perturbed_example(cls(epsilon, counts.size), counts, rng=rng)
         for name, cls in PROTOCOLS.items()
     }
 
@@ -246,10 +241,7 @@ def squared_errors(protocol, true_counts, *, n_draws: int, rng: np.random.Genera
     counts, n = check_true_counts(
         true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
     )
-    return _squared_errors(protocol, counts, n, check_n_draws(n_draws), check_rng(rng))
-
-
-def _squared_errors(protocol, counts, n, n_draws, rng) -> np.ndarray:
+    n_draws, rng = check_n_draws(n_draws), check_rng(rng)
     estimates = protocol.estimate(protocol.sample_aggregate(counts, rng=rng, n_draws=n_draws), n)
     return np.mean(np.square(estimates - counts), axis=-1) / n**2
 
@@ -261,14 +253,7 @@ def empirical_mse(protocol, true_counts, *, n_draws: int, rng: np.random.Generat
     ----------
     [grr_vs_oue] §3.5 (Experiment 3: "perturbation to aggregation repeated 100 times per ε").
     """
-    counts, n = check_true_counts(
-        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
-    )
-    return _empirical_mse(protocol, counts, n, check_n_draws(n_draws), check_rng(rng))
-
-
-def _empirical_mse(protocol, counts, n, n_draws, rng) -> float:
-    return float(np.mean(_squared_errors(protocol, counts, n, n_draws, rng)))
+    return float(np.mean(squared_errors(protocol, true_counts, n_draws=n_draws, rng=rng)))
 
 
 def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[str, np.ndarray]]:
@@ -300,7 +285,10 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
         streams = [np.random.default_rng(s) for s in child.spawn(len(protocols))]
         curves[name] = {
             "simulated": np.array(
-                [_empirical_mse(p, counts, n, n_draws, r) for p, r in zip(protocols, streams)]
+                [
+                    empirical_mse(p, counts, n_draws=n_draws, rng=r)
+                    for p, r in zip(protocols, streams)
+                ]
             ),
             "exact": np.array([theoretical_mse(p, counts) for p in protocols]),
             "approx": np.array([approx_mse(p, n) for p in protocols]),
@@ -333,12 +321,12 @@ def reversal_frequencies(
         "surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS
     )
     total = check_n_draws(n_draws * per_experiment)
-    rng, n = check_rng(rng), int(counts.sum())
+    rng = check_rng(rng)
     fractions = []
     for eps in epsilons.ravel():
         oue, grr = OUE(eps, counts.size), GRR(eps, counts.size)
         mse = {
-            name: _squared_errors(p, counts, n, total, rng)
+            name: squared_errors(p, counts, n_draws=total, rng=rng)
             .reshape(n_draws, per_experiment)
             .mean(axis=1)
             for name, p in (("OUE", oue), ("GRR", grr))

@@ -79,31 +79,23 @@ def _n_draws_with_spread(n_draws) -> int:
     return check_n_draws(check_int("n_draws", n_draws, low=2))
 
 
-def _estimates(mech, data, rng, n_draws) -> np.ndarray:
-    return mech.estimate(mech.sample_aggregate(data, rng=rng, n_draws=n_draws), data.n_users)
-
-
-def _f_measures(mech, data, theta, rng, n_draws) -> np.ndarray:
-    return detection_scores(data.fractions(), _estimates(mech, data, rng, n_draws), theta).f_measure
-
-
 def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """Φ(Y_{:,t}) of ``n_draws`` independent surveys of Algorithm 1 on ``data``, shape (n_draws, T)."""
-    return _estimates(mech, data, rng, _check_survey(mech, data, n_draws))
+    n_draws = _check_survey(mech, data, n_draws)
+    return mech.estimate(mech.sample_aggregate(data, rng=rng, n_draws=n_draws), data.n_users)
 
 
 def f_measures(
     mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_draws: int
 ) -> np.ndarray:
     """The F-measure (Eq. (11)) of ``n_draws`` independent surveys of Algorithm 1 on ``data``."""
-    return _f_measures(mech, data, theta, rng, _check_survey(mech, data, n_draws))
+    survey = estimates(mech, data, rng=rng, n_draws=n_draws)
+    return detection_scores(data.fractions(), survey, theta).f_measure
 
 
 def max_errors(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """max_t |Φ(Y_{:,t}) − Φ0(V_{:,t})| of each of ``n_draws`` surveys (the α of Definition 3.1)."""
-    return max_error(
-        _estimates(mech, data, rng, _check_survey(mech, data, n_draws)), data.fractions()
-    )
+    return max_error(estimates(mech, data, rng=rng, n_draws=n_draws), data.fractions())
 
 
 @dataclass(frozen=True)
@@ -116,21 +108,18 @@ class UnbiasednessCheck:
     variance_ratio: np.ndarray  # sample variance / exact variance, ≈ 1 ± √(2/n_draws)
 
 
-def _unbiasedness_check(mech, data, rng, n_draws) -> UnbiasednessCheck:
-    est = _estimates(mech, data, rng, n_draws)
-    truth, var = mech.estimand(data), mech.variance(data)
-    return UnbiasednessCheck(
-        (est.mean(axis=0) - truth) / np.sqrt(var / n_draws), est.var(axis=0, ddof=1) / var
-    )
-
-
 def unbiasedness_check(
     mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int
 ) -> UnbiasednessCheck:
     """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_draws`` ≥ 2)."""
     check_instance("mech", mech, MShotReporting)
     check_instance("data", data, (Population, RandomActiveSets))
-    return _unbiasedness_check(mech, data, rng, _n_draws_with_spread(n_draws))
+    n_draws = _n_draws_with_spread(n_draws)
+    est = estimates(mech, data, rng=rng, n_draws=n_draws)
+    truth, var = mech.estimand(data), mech.variance(data)
+    return UnbiasednessCheck(
+        (est.mean(axis=0) - truth) / np.sqrt(var / n_draws), est.var(axis=0, ddof=1) / var
+    )
 
 
 def theorem3_checks(
@@ -156,18 +145,9 @@ def theorem3_checks(
     ramp = linear_ramp_counts(n_users, n_rounds, rng=rng)
     models = dict(zip(MODELS, (Population.nested(ramp, n_users), RandomActiveSets(ramp, n_users))))
     return {
-        s: _unbiasedness_check(mech, models[s[3]], rng, n_draws) for s, mech in zip(settings, mechs)
+        s: unbiasedness_check(mech, models[s[3]], rng=rng, n_draws=n_draws)
+        for s, mech in zip(settings, mechs)
     }
-
-
-def _f_measure_vs_m(epsilon, n_rounds, ms, n_users, theta, n_draws, rng) -> np.ndarray:
-    data = ramp_data(n_users, n_rounds, rng=rng)
-    return np.array(
-        [
-            _f_measures(MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng, n_draws)
-            for m in ms
-        ]
-    )
 
 
 def f_measure_vs_m(
@@ -181,8 +161,16 @@ def f_measure_vs_m(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Experiment 1 (Fig. 2a–c): F-measures of shape (len(ms), n_draws), r = 0, one shuffled ramp."""
-    ms = check_int_array("ms", ms, low=1).ravel()
-    return _f_measure_vs_m(epsilon, n_rounds, ms, n_users, theta, check_n_draws(n_draws), rng)
+    ms, n_draws = check_int_array("ms", ms, low=1).ravel(), check_n_draws(n_draws)
+    data = ramp_data(n_users, n_rounds, rng=rng)
+    return np.array(
+        [
+            f_measures(
+                MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng=rng, n_draws=n_draws
+            )
+            for m in ms
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -228,7 +216,9 @@ def peak_window(
     n_rounds = check_int("n_rounds", n_rounds, low=1)
     ms = check_int_array("ms", ms, low=1, high=n_rounds).ravel()
     n_draws = _n_draws_with_spread(n_draws)
-    f = _f_measure_vs_m(epsilon, n_rounds, ms, n_users, theta, n_draws, rng)
+    f = f_measure_vs_m(
+        epsilon, n_rounds, ms, n_users=n_users, theta=theta, n_draws=n_draws, rng=rng
+    )
     mean, se = f.mean(axis=1), f.std(axis=1, ddof=1) / math.sqrt(n_draws)
     best = int(mean.argmax())
     return PeakWindow(
@@ -263,8 +253,10 @@ def data_model_gap(
     """
     n_draws = _n_draws_with_spread(n_draws)
     check_instance("mech", mech, MShotReporting)
-    f_fixed = _f_measures(mech, Population.nested(ones_per_round, n_users), theta, rng, n_draws)
-    f_random = _f_measures(mech, RandomActiveSets(ones_per_round, n_users), theta, rng, n_draws)
+    f_fixed, f_random = (
+        f_measures(mech, data(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
+        for data in (Population.nested, RandomActiveSets)
+    )
     gap = float(f_fixed.mean() - f_random.mean())
     se = math.hypot(f_fixed.std(ddof=1), f_random.std(ddof=1)) / math.sqrt(n_draws)
     z = (
@@ -289,7 +281,7 @@ def f_measure_vs_rounds(
     for T in rounds:
         data = ramp_data(n_users, int(T), rng=rng)
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
-        out.append(_f_measures(mech, data, theta, rng, n_draws))
+        out.append(f_measures(mech, data, theta, rng=rng, n_draws=n_draws))
     return np.array(out)
 
 
@@ -311,7 +303,7 @@ def max_error_vs_rounds(
         epsilon = scale * float(T) ** b
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
         data = ramp_data(n_users, int(T), rng=rng)
-        out.append(max_error(_estimates(mech, data, rng, n_draws), data.fractions()))
+        out.append(max_error(estimates(mech, data, rng=rng, n_draws=n_draws), data.fractions()))
     return np.array(out)
 
 
