@@ -110,10 +110,7 @@ def audit_inputs(key: str, mechanism) -> tuple:
     Duchi et al.'s mean of values in [−r, r], the counters 0 and m for 1BitMean's; the all-zeros and all-ones
     tuples for multidimensional collection."""
     key = check_choice("key", key, REGISTRY)
-    return _audit_inputs(key, check_instance("mechanism", mechanism, Mechanism))
-
-
-def _audit_inputs(key: str, mechanism) -> tuple:
+    check_instance("mechanism", mechanism, Mechanism)
     family = REGISTRY[key].family
     if family == "stream":
         return np.zeros(mechanism.n_rounds, np.int8), np.ones(mechanism.n_rounds, np.int8)
@@ -132,10 +129,7 @@ def _audit_inputs(key: str, mechanism) -> tuple:
 
 def audit_client(mechanism) -> MechanismClient:
     """Our mechanism as an audit client (local hashing through :class:`LocalHashSupport`)."""
-    return _audit_client(check_instance("mechanism", mechanism, Mechanism))
-
-
-def _audit_client(mechanism) -> MechanismClient:
+    check_instance("mechanism", mechanism, Mechanism)
     features = LocalHashSupport(mechanism) if isinstance(mechanism, (BLH, OLH)) else None
     return MechanismClient(mechanism, features)
 
@@ -185,9 +179,9 @@ def registry_audits(
     with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
         for key, child in progress_bar(list(zip(keys, seeds)), progress, "registry audits"):
             mechanism = REGISTRY[key].example()
-            x0, x1 = _audit_inputs(key, mechanism)
+            x0, x1 = audit_inputs(key, mechanism)
             result = run_audit(
-                _audit_client(mechanism),
+                audit_client(mechanism),
                 x0,
                 x1,
                 n_trials=n_trials,
@@ -263,12 +257,12 @@ def epsilon_lb_curve(
             "chunk_size", chunk_size, f"≥ max(n_grid) / MAX_CHUNKS = {n_grid.max() / MAX_CHUNKS:g}"
         )
     mechanism = REGISTRY[key].example()
-    x0, x1 = _audit_inputs(key, mechanism)
+    x0, x1 = audit_inputs(key, mechanism)
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
     with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
         results = [
             run_audit(
-                _audit_client(mechanism),
+                audit_client(mechanism),
                 x0,
                 x1,
                 n_trials=int(n),

@@ -121,10 +121,6 @@ def precision_recall(detected, n_true: int) -> tuple[float, float]:
     detected = np.asarray(detected)
     if detected.size:
         detected = check_int_array("detected", detected, low=0)
-    return _precision_recall(detected, n_true)
-
-
-def _precision_recall(detected: np.ndarray, n_true: int) -> tuple[float, float]:
     tp = int(np.sum(detected < n_true))
     precision = tp / detected.size if detected.size else 0.0
     return precision, tp / n_true
@@ -161,7 +157,19 @@ def decode_survey(
     """
     rng = check_rng(rng)
     weights, alpha = _check_survey([params], weights, [n_reports], correction, alpha, printed_logic)
-    return _decode_survey(params, weights, n_reports, rng, correction, alpha, printed_logic)
+    n_true = int(np.count_nonzero(weights))
+    mechanism = Rappor.create(params, weights.size, rng=rng)
+    truth = cohort_counts(weights, n_reports, params.m, rng=rng)
+    if printed_logic:
+        y = printed_y_vec(mechanism, truth, n_true, rng=rng)
+    else:
+        y = mechanism.estimate(
+            mechanism.sample_aggregate(truth, rng=rng), mechanism.n_reports(truth)
+        ).ravel()
+    decoding = decode(
+        mechanism.design_matrix.astype(np.float64), y, alpha=alpha, correction=correction
+    )
+    return DecodedSurvey(*precision_recall(decoding.detected_candidates, n_true), decoding)
 
 
 def decode_surveys(
@@ -187,8 +195,22 @@ def decode_surveys(
     """
     n_draws, rng = check_n_draws(n_draws), check_rng(rng)
     weights, alpha = _check_survey([params], weights, [n_reports], correction, alpha, printed_logic)
-    return _decode_surveys(
-        params, weights, n_reports, n_draws, rng, correction, alpha, printed_logic
+    n_true = int(np.count_nonzero(weights))
+    options = {"correction": correction, "alpha": alpha, "printed_logic": printed_logic}
+    surveys = [
+        decode_survey(params, weights, n_reports, rng=rng, **options) for _ in range(n_draws)
+    ]
+    return np.array(
+        [
+            (
+                s.precision,
+                s.recall,
+                s.decoding.candidates.size,
+                np.sum(s.decoding.detected_candidates >= n_true),
+            )
+            for s in surveys
+        ],
+        dtype=float,
     )
 
 
@@ -220,9 +242,10 @@ def decode_grid(
         fail("n_reports", n_reports, f"one N or one N per point of params ({len(params)})")
     n_reports = np.broadcast_to(n_reports, (len(params),))
     weights, alpha = _check_survey(params, weights, n_reports, correction, alpha, printed_logic)
+    options = {"correction": correction, "alpha": alpha, "printed_logic": printed_logic}
     return np.array(
         [
-            _decode_surveys(par, weights, int(n), n_draws, rng, correction, alpha, printed_logic)
+            decode_surveys(par, weights, int(n), n_draws, rng=rng, **options)
             for par, n in zip(params, n_reports)
         ]
     )
@@ -257,46 +280,6 @@ def _check_survey(params_list, weights, n_reports_list, correction, alpha, print
                 high_open=False,
             )
     return weights, alpha
-
-
-def _decode_surveys(
-    params, weights, n_reports, n_draws, rng, correction, alpha, printed_logic
-) -> np.ndarray:
-    n_true = int(np.count_nonzero(weights))
-    surveys = [
-        _decode_survey(params, weights, n_reports, rng, correction, alpha, printed_logic)
-        for _ in range(n_draws)
-    ]
-    return np.array(
-        [
-            (
-                s.precision,
-                s.recall,
-                s.decoding.candidates.size,
-                np.sum(s.decoding.detected_candidates >= n_true),
-            )
-            for s in surveys
-        ],
-        dtype=float,
-    )
-
-
-def _decode_survey(
-    params, weights, n_reports, rng, correction, alpha, printed_logic
-) -> DecodedSurvey:
-    n_true = int(np.count_nonzero(weights))
-    mechanism = Rappor.create(params, weights.size, rng=rng)
-    truth = cohort_counts(weights, n_reports, params.m, rng=rng)
-    if printed_logic:
-        y = printed_y_vec(mechanism, truth, n_true, rng=rng)
-    else:
-        y = mechanism.estimate(
-            mechanism.sample_aggregate(truth, rng=rng), mechanism.n_reports(truth)
-        ).ravel()
-    decoding = decode(
-        mechanism.design_matrix.astype(np.float64), y, alpha=alpha, correction=correction
-    )
-    return DecodedSurvey(*_precision_recall(decoding.detected_candidates, n_true), decoding)
 
 
 def paired_gain(after, before, *, se_floor: float = 0.01) -> tuple[float, float]:

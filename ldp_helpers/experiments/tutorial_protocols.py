@@ -187,10 +187,7 @@ def zipf_values(
         check_int("bits", bits, low=1, high=20),
     )
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
-    return _zipf_values(n_users, bits, exponent, check_rng(rng))
-
-
-def _zipf_values(n_users: int, bits: int, exponent: float, rng: np.random.Generator) -> np.ndarray:
+    rng = check_rng(rng)
     weights = 1.0 / np.arange(1, 2**bits + 1) ** exponent
     counts = rng.multinomial(n_users, weights / weights.sum())
     return rng.permutation(np.repeat(rng.permutation(2**bits), counts))
@@ -263,7 +260,9 @@ def recall_by_n(
     epsilons = np.array([check_epsilon(epsilon)])
     n_draws, rng = check_n_draws(n_draws), check_rng(rng)
     found = [
-        _recall(_zipf_values(int(n), bits, exponent, rng), bits, k, epsilons, n_draws, rng, False)
+        _recall(
+            zipf_values(int(n), bits, exponent, rng=rng), bits, k, epsilons, n_draws, rng, False
+        )
         for n in n_grid
     ]
     return {
