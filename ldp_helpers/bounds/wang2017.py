@@ -77,12 +77,7 @@ def approx_variance_per_user(name: str, d: int, epsilon: float) -> float:
     """
     if name not in PROTOCOLS:
         fail("name", name, f"one of {tuple(PROTOCOLS)}")
-    return _approx_variance(name, check_int("d", d, low=2), epsilon)
-
-
-def _approx_variance(name: str, d: int, epsilon: float) -> float:
-    """:func:`approx_variance_per_user` for a known name and d (the protocol's constructor checks ε)."""
-    return PROTOCOLS[name](epsilon, d).approx_variance(1)
+    return PROTOCOLS[name](epsilon, check_int("d", d, low=2)).approx_variance(1)  # checks ε
 
 
 def best_protocol_grid(
@@ -106,7 +101,10 @@ def best_protocol_grid(
         fail("names", names, f"a non-empty tuple of protocol names among {sorted(PROTOCOLS)}")
     variances = np.array(
         [
-            [[_approx_variance(name, int(d), float(eps)) for name in names] for d in domain_sizes]
+            [
+                [approx_variance_per_user(name, int(d), float(eps)) for name in names]
+                for d in domain_sizes
+            ]
             for eps in epsilons
         ]
     )
@@ -127,7 +125,9 @@ def first_d_where_oue_wins(epsilon: float, *, max_d: int = 10**6) -> int:
     max_d = check_int("max_d", max_d, low=3)
 
     def oue_wins(d):
-        return _approx_variance("DE", d, epsilon) > _approx_variance("OUE", d, epsilon)
+        return approx_variance_per_user("DE", d, epsilon) > approx_variance_per_user(
+            "OUE", d, epsilon
+        )
 
     if not oue_wins(max_d):
         fail("max_d", max_d, f"above the switch point 3e^epsilon + 2 = {de_threshold(epsilon):.6g}")
