@@ -120,24 +120,21 @@ class BlackBoxClient:
 
     def sample(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
         n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
-        with seeded_globals(rng) if self.seed_globals else nullcontext():
-            reports = self._sample(value, n, rng)
-        return reports if self.features is None else as_report_matrix(self.features(reports), n)
-
-    def _sample(self, value, n: int, rng: np.random.Generator) -> np.ndarray:
-        if self.reseed is not None:
-            self.reseed(rng)
         rows = []
-        for trial in range(n):
-            try:
-                report = self.client(value, rng) if self.takes_rng else self.client(value)
-            except Exception as exc:
-                raise ClientError(
-                    f"the client raised on value={value!r} at trial {trial}: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
-            rows.append(_check_report(report, value, trial, rows[0].size if rows else None))
-        return np.vstack(rows)
+        with seeded_globals(rng) if self.seed_globals else nullcontext():
+            if self.reseed is not None:
+                self.reseed(rng)
+            for trial in range(n):
+                try:
+                    report = self.client(value, rng) if self.takes_rng else self.client(value)
+                except Exception as exc:
+                    raise ClientError(
+                        f"the client raised on value={value!r} at trial {trial}: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
+                rows.append(_check_report(report, value, trial, rows[0].size if rows else None))
+        reports = np.vstack(rows)
+        return reports if self.features is None else as_report_matrix(self.features(reports), n)
 
 
 def _check_report(report, value, trial, width) -> np.ndarray:
