@@ -28,8 +28,8 @@ ALLOWED = {
     # the event search evaluates up to ~30,000 candidate events on one checked pilot matrix: checking
     # (a float copy and a finiteness pass of the whole matrix) per candidate would multiply its cost
     "audit/events.py: Event.mask",
-    # h41m's samplers (don't touch in this round): the public table checks, the private one is the
-    # samplers' cached table
+    # not twins: the public method returns the private cached_property (the table is computed once
+    # per object, its allocation checked there); these sampler modules are another branch's (h41m)
     "mechanisms/count_mean_sketch.py: CountMeanSketch.hash_table",
     "mechanisms/fast_local_hashing.py: FastLocalHashing.hash_table",
 }
