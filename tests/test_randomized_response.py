@@ -167,3 +167,20 @@ def test_q_bin_probabilities_vectorized_and_gap():
         q_bin_probabilities(np.array([1.0, 0.0]))
     with pytest.raises(ValueError, match="epsilon"):
         q_bin_probabilities(np.array([1.0, np.nan]))
+
+
+def test_mechanisms_at_the_smallest_budget_run_q_bin_at_their_derived_budget():
+    """SUE and DBitFlip spend ε/2 per bit: at ε = MIN_EPSILON that is below MIN_EPSILON, and Q_Bin
+    must still serve them (one derivation of p, q for every budget > 0), not refuse a legal ε."""
+    from ldp_helpers._validation import MIN_EPSILON
+    from ldp_helpers.mechanisms.dbitflip import DBitFlip
+    from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
+    from ldp_helpers.mechanisms.unary_encoding import SUE
+
+    for mechanism in (SUE(epsilon=MIN_EPSILON, d=4), DBitFlip(epsilon=MIN_EPSILON, d=4)):
+        # the table's log-ratio of probabilities near 1/2 carries ~1e-16/1e-12 relative rounding
+        assert 0.0 < mechanism.privacy_loss() <= MIN_EPSILON * (1 + 1e-3)
+    p, q = q_bin_probabilities(MIN_EPSILON / 2)
+    assert p > q and q_bin_gap(MIN_EPSILON / 2) == pytest.approx(MIN_EPSILON / 4, rel=1e-9)
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\); got 0.0"):
+        q_bin_probabilities(0.0)

@@ -36,7 +36,6 @@ from ldp_helpers._validation import (
     Described,
     check_binary_array,
     check_epsilon,
-    check_epsilons,
     check_int,
     check_int_array,
     check_n_draws,
@@ -86,7 +85,7 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     ----------
     [m_shot] §4.1 (p and q of the averaged report); [m_shot] Algorithm 1.
     """
-    check_epsilons(epsilon_per_round, "epsilon_per_round")
+    check_real_array("epsilon_per_round", epsilon_per_round, low=0.0, low_open=True)
     check_real_array("share", share, low=0.0, high=1.0, low_open=True, high_open=False)
     check_real_array("dummy_prob", dummy_prob, low=0.0, high=1.0, low_open=False, high_open=False)
     keep, flip = q_bin_probabilities(epsilon_per_round)

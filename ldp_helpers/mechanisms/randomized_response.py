@@ -21,10 +21,10 @@ import numpy as np
 from ldp_helpers._validation import (
     check_binary_array,
     check_epsilon,
-    check_epsilons,
     check_int,
     check_int_array,
     check_probability,
+    check_real,
     check_real_array,
     check_rng,
     check_true_counts,
@@ -195,6 +195,14 @@ class BinaryRR(Mechanism):
         return count_variance(pi * n, n, self.p, self.q) / n**2
 
 
+def _check_budget(epsilon, name="epsilon"):
+    """A budget > 0 (a number or an array): Q_Bin is also run at a mechanism's derived per-bit or per-round
+    budget (ε/2, ε/m), which lies below ``MIN_EPSILON`` when the mechanism's own ε is near it."""
+    if np.ndim(epsilon) == 0:
+        return check_real(name, epsilon, low=0.0, low_open=True)
+    return check_real_array(name, epsilon, low=0.0, low_open=True)
+
+
 def q_bin_probabilities(epsilon):
     """``(e^ε/(e^ε+1), 1/(e^ε+1))``: Pr[report 1 | v=1] and Pr[report 1 | v=0] of ``Q_Bin(·; ε)``.
 
@@ -210,10 +218,10 @@ def q_bin_probabilities(epsilon):
     [m_shot] §4.1; [glance] Algorithm 1.
     """
     if np.ndim(epsilon) == 0:
-        shrink = math.exp(-check_epsilon(epsilon))
+        shrink = math.exp(-_check_budget(epsilon))
         keep = 1.0 / (1.0 + shrink)
         return keep, shrink * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
-    shrink = np.exp(-check_epsilons(epsilon, "epsilon"))
+    shrink = np.exp(-_check_budget(epsilon))
     keep = 1.0 / (1.0 + shrink)
     return keep, shrink * keep
 
@@ -226,8 +234,8 @@ def q_bin_gap(epsilon):
     [m_shot] §4.1.
     """
     if np.ndim(epsilon) == 0:
-        return math.tanh(check_epsilon(epsilon) / 2.0)
-    return np.tanh(check_epsilons(epsilon, "epsilon") / 2.0)
+        return math.tanh(_check_budget(epsilon) / 2.0)
+    return np.tanh(_check_budget(epsilon) / 2.0)
 
 
 def two_coin_response(values, *, rng: np.random.Generator) -> np.ndarray:
