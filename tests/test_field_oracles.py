@@ -42,6 +42,7 @@ from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.subset_selection import (
     SubsetSelection,
     _total_variance,
+    _tree_counts,
     optimal_subset_size,
 )
 
@@ -388,20 +389,20 @@ def test_ss_client_follows_its_table():
     assert stats.chisquare(observed, ss.output_table()[3] * reports.shape[0]).pvalue > 1e-4
 
 
+SS_SAMPLER_CASES = [
+    (1.0, 6, 1, 20_000),
+    (0.5, 6, 5, 20_000),
+    (1.0, 9, 3, 20_000),
+    (1.0, 9, 3, 1),
+    (1.0, 40, 6, 20_000),
+]
+
+
 @pytest.mark.statistical
-@pytest.mark.parametrize(
-    "epsilon, d, k, runs",
-    [
-        (1.0, 6, 1, 20_000),
-        (0.5, 6, 5, 20_000),
-        (1.0, 9, 3, 20_000),
-        (1.0, 9, 3, 1),
-        (1.0, 40, 6, 20_000),
-    ],
-)
+@pytest.mark.parametrize("epsilon, d, k, runs", SS_SAMPLER_CASES)
 def test_ss_sampler_has_the_law_of_the_client(epsilon, d, k, runs):
-    """Both hypergeometric paths (vectorized over many surveys, numpy's row by row for one) against perturb;
-    d = 40 moves and trims the window of held r over several trims (every 16 values)."""
+    """The halving tree against perturb: k = 1 (no other picks) and k = d − 1, uneven halves (d = 9, 40:
+    nodes of sizes 0 to 3 at the last levels), many surveys in one call and one survey a call."""
     ss, truth = SubsetSelection(epsilon, d, k), np.resize(COUNTS, d)
     rng = np.random.default_rng(6)
     per_user = _per_user(ss, truth, rng, 3000)
@@ -413,10 +414,37 @@ def test_ss_sampler_has_the_law_of_the_client(epsilon, d, k, runs):
     _same_law(per_user, fast, f"SS k={k}")
 
 
-def test_ss_sampler_refuses_a_billion_users_and_reports_must_be_sets():
+def _unconditioned_ss(ss, truth, rng, runs: int) -> np.ndarray:
+    """A wrong SS sampler: a V user's k − 1 other picks uniform among all d values (her own value may be
+    picked again), drawn on the same tree as free picks; same totals as SS."""
+    beta = (ss.p - ss.k / ss.d) / (1 - ss.k / ss.d)  # p* = β + (1 − β) k/d
+    none = np.zeros((1, ss.d), dtype=np.int64)
+    rows = []
+    for _ in range(runs):
+        own = rng.binomial(truth, beta)
+        others = _tree_counts(none, int(own.sum()), ss.k - 1, rng)[0]
+        rows.append(own + others + _tree_counts(none, int(truth.sum() - own.sum()), ss.k, rng)[0])
+    return np.stack(rows)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("epsilon, d, k", [(1.0, 9, 3), (0.5, 6, 5)])
+def test_the_ss_law_test_catches_a_sampler_ignoring_the_conditioning(epsilon, d, k):
+    """The sampler above, the V users' other picks not conditioned to avoid their own value: rejected."""
+    ss, truth = SubsetSelection(epsilon, d, k), np.resize(COUNTS, d)
+    rng = np.random.default_rng(6)
+    per_user = _per_user(ss, truth, rng, 3000)
+    wrong = _unconditioned_ss(ss, truth, rng, 3000)
+    assert np.all(wrong.sum(axis=1) == k * truth.sum())
+    with pytest.raises(AssertionError, match="KS rejects|means differ"):
+        _same_law(per_user, wrong, "unconditioned SS")
+
+
+def test_ss_sampler_takes_billions_of_users():
+    """No hypergeometric draw: 1.6·10⁹ users are drawn (each report holds k values); reports must be sets."""
     ss = SubsetSelection(1.0, 8)
-    with pytest.raises(ValueError, match="truth"):
-        ss.sample_aggregate(np.full(8, 2 * 10**8), rng=np.random.default_rng(0))
+    counts = ss.sample_aggregate(np.full(8, 2 * 10**8), rng=np.random.default_rng(0))
+    assert counts.sum() == ss.k * 16 * 10**8
     with pytest.raises(ValueError, match="repeated"):
         ss.aggregate(np.array([[1, 1], [0, 2]]))
 

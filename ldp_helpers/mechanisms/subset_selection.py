@@ -18,14 +18,14 @@ on the population (our criterion; multi-freq-ldpy rounds d/(e^ε + 1) to the nea
 Exact aggregate sampler.  The row of x is a mixture: with probability
 β = k(e^ε − 1)/(k e^ε + d − k) "x plus a uniform (k−1)-subset of the d − 1 others" (V), else a
 uniform k-subset of all of [d] (U) — check: a set Y ∌ x gets (1 − β)/C(d, k) = 1/Z.  The server's
-counts C(i) = #{users with i ∈ Y} are then drawn value by value, i = 0, 1, …, d − 1, as a
-sequential uniform subset draw: a user still needing r members from m remaining candidates takes
-the next one with probability r/m.  U users and V users whose own value is behind have the
-remaining values {i, …, d − 1} as candidates; V users whose own value is ahead have the same set
-minus their own value (one fewer), and, being exchangeable, the K_i of them with value i are a
-multivariate-hypergeometric draw of that group when i is reached (they then count at i and join the
-first group).  Histograms over r keep the cost O(d k) whatever n (numpy's hypergeometric needs
-n < 10^9).
+counts C(i) = #{users with i ∈ Y} are drawn on the halving tree of [0, d), level by level, as
+histograms over "picks still to make" (the users of one class are exchangeable): a user needing r
+uniform picks in a node puts j ~ H(|left|, |right|, r) of them in its left child (one multinomial
+per level over every (node, r) class).  A V user's k − 1 other picks are spread over the siblings
+of the nodes on her own value's path (a multivariate-hypergeometric split, drawn deepest first:
+at a node holding her value, r picks still outside it fall in its sibling with the law
+H(|sibling|, d − |parent|, r)); those in a sibling are then uniform there, so they join its
+histogram.  2⌈log2 d⌉ multinomial calls whatever n; the laws (ε-free) are cached per (d, k).
 
 References
 ----------
@@ -35,6 +35,7 @@ protocols: estimator and variance).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -55,10 +56,7 @@ from ldp_helpers.mechanisms.grr import _grr_probabilities
 from ldp_helpers.mechanisms.pure import _count_variance
 
 MAX_TABLE_CELLS = 2**22  # largest d·C(d, k) for output_table
-MAX_SAMPLER_USERS = 10**9 - 1  # numpy's hypergeometric draws need fewer users
 _CELLS_PER_BLOCK = 2**22  # users × d keys per block of the per-user client
-#: columns between two exact recomputations of the window of held r (a cost knob only)
-_TRIM_EVERY = 16
 
 
 def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
@@ -210,16 +208,9 @@ class SubsetSelection(PureFrequencyOracle):
     def sample_aggregate(
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
-        """Exact sampler of the support counts C (module docstring; cost O(d k) per survey, n < 10^9)."""
+        """Exact sampler of the support counts C (module docstring; 2⌈log2 d⌉ multinomial calls)."""
         counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
-        if n > MAX_SAMPLER_USERS:
-            fail(
-                "truth",
-                Described(f"true counts totalling n = {n}"),
-                f"at most {MAX_SAMPLER_USERS} users for the exact "
-                "subset-selection sampler (numpy's hypergeometric draws)",
-            )
         shape = batch_shape(n_draws, (self.d,))
         beta = (
             self.k
@@ -227,76 +218,150 @@ class SubsetSelection(PureFrequencyOracle):
             / (self.k + (self.d - self.k) * math.exp(-self.epsilon))
         )
         own = rng.binomial(counts, beta, size=shape)  # K_x: V users of value x
-        return _sequential_counts(own.reshape(-1, self.d), n, self.k, rng).reshape(shape)
+        return _tree_counts(own.reshape(-1, self.d), n, self.k, rng).reshape(shape)
 
 
-def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """C for each row of ``own`` (R × d, the V users per value); the n − ΣK U users take uniform k-subsets.
+@dataclass(frozen=True)
+class _SplitLaw:
+    """The hypergeometric split of every class of one level's histogram (one table per distinct node).
 
-    ``groups[:, 0, r]`` counts the users behind (candidates {i, …, d − 1}) and ``groups[:, 1, r]`` those
-    ahead (the same minus their own value) that still need r members.  Draws are made only over the
-    window [lo, hi) of r ≥ 1 some user may hold (the users done, r = 0, take nothing; those ahead are
-    still drawn among when their value is reached): a column lowers r by at most
-    one, so lo falls by at most one a column, and hi is trimmed to the highest held r every
-    :data:`_TRIM_EVERY` columns; the window spans O(√k) values of r.
+    A user of class ``row`` at a node whose (good, bad) pair is ``pair`` takes category c with
+    probability ``pvals[pair, row, c]`` and then holds ``picks[pair, row, c]`` of the good items.
+    """
+
+    pair: np.ndarray  # (nodes,) index of each node's (good, bad) pair
+    pvals: np.ndarray  # (pairs, rows, categories)
+    picks: np.ndarray  # (pairs, rows, categories): j, the draws among the good items
+
+
+def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
+    """H(good, bad, draws) for each node (``good``, ``bad``: one per node) and each row (``draws``).
+
+    The columns hold the support's values from the most to the least likely (numpy's multinomial
+    stops at the category where the class runs out of users), the least likely moved to the last
+    column: numpy gives its last category the remainder, so rounding never leaves the support.
+    Columns past a row's support hold probability 0; a row no user can hold (draws > good + bad)
+    is all 0.
+    """
+    nodes = np.stack([good, bad], axis=1)
+    pairs, pair = np.unique(nodes, axis=0, return_inverse=True)
+    g, b = pairs[:, 0, None, None], pairs[:, 1, None, None]
+    r = np.asarray(draws)[None, :, None]
+    lowest, highest = np.maximum(r - b, 0), np.minimum(r, g)
+    j = np.minimum(lowest + np.arange(max(1, min(int(r.max()), int(g.max())) + 1)), highest)
+    held = (lowest + np.arange(j.shape[2]) <= highest) & (r <= g + b)
+    f = lambda m: log_factorial[np.where(held, m, 0)]  # noqa: E731 - log m!, 0 where unused
+    log_pmf = f(g) - f(j) - f(g - j) + f(b) - f(r - j) - f(b - r + j) - f(g + b)
+    pmf = np.where(held, np.exp(log_pmf + f(r) + f(g + b - r)), 0.0)
+    pmf /= np.maximum(
+        pmf.sum(axis=2, keepdims=True), 1e-300
+    )  # 1 up to the log-factorials' rounding
+    order = np.argsort(-pmf, axis=2, kind="stable")
+    least = np.maximum(held.sum(axis=2, keepdims=True) - 1, 0)  # its place in that order
+    swap = np.where(np.arange(j.shape[2]) == least, j.shape[2] - 1, np.arange(j.shape[2]))
+    order = np.take_along_axis(
+        order, np.where(np.arange(j.shape[2]) == j.shape[2] - 1, least, swap), 2
+    )
+    return _SplitLaw(
+        pair.ravel(), np.take_along_axis(pmf, order, 2), np.take_along_axis(j, order, 2)
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _split_tables(d: int, k: int):
+    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws.
+
+    ``spread[l]`` splits the users of level l needing r picks in their node between its two
+    children; ``placed[l]`` (for the children at level l + 1) splits the k − 1 − s picks a V user of
+    a child still makes outside it between the child's sibling and the rest of [d].
+    """
+    depth = (d - 1).bit_length()
+    sizes = [np.diff((np.arange(2**level + 1) * d) >> level) for level in range(depth + 1)]
+    log_factorial = np.array([math.lgamma(m + 1.0) for m in range(d + 1)])
+    spread, placed = [], []
+    for level in range(depth):
+        child, widest = sizes[level + 1], int(sizes[level].max())
+        free_rows = np.arange(min(k, widest) + 1)  # r
+        spread.append(_split_law(child[0::2], child[1::2], free_rows, log_factorial))
+        own_rows = k - 1 - np.arange(min(k, int(child.max())))  # r = k − 1 − s
+        sibling = child[np.arange(child.size) ^ 1]
+        placed.append(_split_law(sibling, d - np.repeat(sizes[level], 2), own_rows, log_factorial))
+    return sizes, spread, placed
+
+
+def _split_classes(hist: np.ndarray, law: _SplitLaw, rows: slice, rng: np.random.Generator):
+    """Every class of ``hist`` (R × nodes × rows) with users, within ``rows``, split by ``law``.
+
+    Returns, for each (survey, node, row, category) that received users: the survey, the node, the
+    row, the picks j of the category and the number of users; None if no class holds a user.
+    """
+    held = np.flatnonzero(hist[:, :, rows].any(axis=(0, 1)))
+    if held.size == 0:
+        return None
+    lo, hi = rows.start + int(held[0]), rows.start + int(held[-1]) + 1
+    counts = rng.multinomial(hist[:, :, lo:hi], law.pvals[law.pair, lo:hi])
+    flat = np.flatnonzero(counts)
+    survey, node, row, column = np.unravel_index(flat, counts.shape)
+    row += lo
+    return survey, node, row, law.picks[law.pair[node], row, column], counts.ravel()[flat]
+
+
+def _histogram(survey, node, column, users, shape: tuple) -> np.ndarray:
+    """The users of each (survey, node, column) summed into an array of ``shape``."""
+    flat = (survey * shape[1] + node) * shape[2] + column
+    return (
+        np.bincount(flat, weights=users, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
+    )
+
+
+def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """C for each row of ``own`` (R × d V users per value; the n − ΣK others U users): two passes.
+
+    Up the tree (leaves first), each V user's k − 1 picks outside her own value are placed: at a
+    child holding her value, those still to make (r of them) fall in its sibling with the law
+    H(|sibling|, d − |parent|, r) (a multivariate-hypergeometric split of her picks over the
+    siblings along her path, drawn deepest first); the ones in the sibling join it as free users.
+    Down the tree, the free users (the U users at the root, k picks each, and the V users' picks
+    placed in siblings) needing r picks in a node split between its children with the law
+    H(|left|, |right|, r).  At the leaves, C(x) = free users with a pick at x + K_x.
     """
     n_rows, d = own.shape
-    needed = np.arange(k + 1, dtype=float)  # r: members still to choose
-    groups = np.zeros((n_rows, 2, k + 1), dtype=np.int64)
-    groups[:, 0, k] = n - own.sum(axis=1)
-    groups[:, 1, k - 1] = own.sum(axis=1)
-    out = own.copy()
-    lo, hi = max(k - 1, 1), k + 1
-    one_row, arrivals = n_rows == 1, own.any(axis=0).tolist()
-    # m for those behind (d − i candidates) and those ahead (d − i − 1; none past the last value)
-    remaining = np.stack([d - np.arange(d), np.maximum(d - 1 - np.arange(d), 1)], axis=1)
-    remaining = remaining.astype(float)
-    for i in range(d):
-        if i % _TRIM_EVERY == 0:
-            held = np.flatnonzero(groups[:, :, lo:hi].any(axis=(0, 1)))
-            if held.size == 0:  # every user has all her members: the other columns get none
-                break
-            lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
-        arriving = None
-        if arrivals[i]:  # the V users of value i leave those ahead (done ones included)
-            cols = np.r_[0, lo:hi] if groups[:, 1, 0].any() else slice(lo, hi)
-            pool = groups[:, 1, cols]
-            if one_row:
-                arriving = rng.multivariate_hypergeometric(pool[0], int(own[0, i]))[None]
-            else:
-                arriving = _hypergeometric_rows(pool, own[:, i], rng)
-            groups[:, 1, cols] -= arriving
-        # a user needing r of m candidates takes value i w.p. r/m; nobody is ahead of the last value
-        window = groups[:, :, lo:hi]
-        # r/m as a division: r = m gives exactly 1 (r · (1/m) can round to 1 − 2⁻⁵³)
-        taken = rng.binomial(window, np.minimum(needed[lo:hi] / remaining[i, :, None], 1.0))
-        window -= taken
-        groups[:, :, lo - 1 : hi - 1] += taken  # class r − 1 (class 0: done)
-        out[:, i] += taken.sum(axis=(1, 2))
-        if arriving is not None:
-            groups[:, 0, cols] += arriving
-        lo = max(lo - 1, 1)
-    return out
-
-
-def _hypergeometric_rows(
-    colors: np.ndarray, draws: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """A multivariate-hypergeometric draw of ``draws[j]`` items from each row ``colors[j]`` (exact).
-
-    Few rows: numpy's sampler row by row; many rows: category by category, vectorized over rows.
-    """
-    out = np.zeros_like(colors)
-    if colors.shape[0] <= colors.shape[1]:
-        for j in np.flatnonzero(draws):
-            out[j] = rng.multivariate_hypergeometric(colors[j], int(draws[j]))
-        return out
-    left, pool = draws.copy(), colors.sum(axis=1)
-    for c in range(colors.shape[1] - 1):
-        pool -= colors[:, c]
-        out[:, c] = np.where(
-            left > 0, rng.hypergeometric(colors[:, c], pool, np.maximum(left, 0)), 0
+    sizes, spread, placed = _split_tables(d, k)
+    depth = len(spread)
+    leaves = np.flatnonzero(sizes[depth])
+    injected = [None] * (depth + 1)  # free users joining each level's nodes (R × nodes × picks)
+    hist = np.zeros((n_rows, 2**depth, 1), dtype=np.int64)  # V users by s: picks made in the node
+    hist[:, leaves, 0] = own
+    for level in range(depth, 0, -1):
+        law = placed[level - 1]
+        split = _split_classes(hist, law, slice(0, k - 1), rng)  # s = k − 1: all placed
+        if split is None:
+            break
+        survey, node, s, j, users = split
+        shape = (n_rows, 2**level, law.pvals.shape[2])
+        injected[level] = _histogram(survey, node ^ 1, j, users, shape)
+        if level > 1:
+            width = min(k, int(sizes[level - 1].max()))
+            shape = (n_rows, 2 ** (level - 1), width)
+            hist = _histogram(survey, node >> 1, s + j, users, shape)
+    hist = np.zeros((n_rows, 1, k + 1), dtype=np.int64)  # free users by r: picks still to make
+    hist[:, 0, k] = n - own.sum(axis=1)
+    for level in range(depth + 1):
+        if injected[level] is not None:
+            hist[:, :, : injected[level].shape[2]] += injected[level]
+        if level == depth:
+            break
+        split = _split_classes(hist, spread[level], slice(1, hist.shape[2]), rng)  # r = 0: done
+        shape = (n_rows, 2 ** (level + 1), min(k, int(sizes[level + 1].max())) + 1)
+        if split is None:
+            hist = np.zeros(shape, dtype=np.int64)
+            continue
+        survey, node, r, j, users = split
+        hist = _histogram(
+            np.tile(survey, 2),
+            np.concatenate([2 * node, 2 * node + 1]),
+            np.concatenate([j, r - j]),
+            np.tile(users, 2),
+            shape,
         )
-        left -= out[:, c]
-    out[:, -1] = left
-    return out
+    return hist[:, leaves, 1] + own
