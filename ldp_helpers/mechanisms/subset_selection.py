@@ -221,6 +221,12 @@ class SubsetSelection(PureFrequencyOracle):
         return _tree_counts(own.reshape(-1, self.d), n, self.k, rng).reshape(shape)
 
 
+#: a level's split laws are stored per node (not per distinct node size) up to this many cells
+_NODE_TABLE_CELLS = 2**16
+#: a histogram with more rows is drawn over the window of rows some class holds
+_WINDOW_MIN_ROWS = 16
+
+
 @dataclass(frozen=True)
 class _SplitLaw:
     """The hypergeometric split of every class of one level's histogram (one table per distinct node).
@@ -262,9 +268,10 @@ def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
     order = np.take_along_axis(
         order, np.where(np.arange(j.shape[2]) == j.shape[2] - 1, least, swap), 2
     )
-    return _SplitLaw(
-        pair.ravel(), np.take_along_axis(pmf, order, 2), np.take_along_axis(j, order, 2)
-    )
+    pmf, j, pair = np.take_along_axis(pmf, order, 2), np.take_along_axis(j, order, 2), pair.ravel()
+    if pair.size * pmf[0].size <= _NODE_TABLE_CELLS:  # one table per node: no gather per call
+        return _SplitLaw(np.arange(pair.size), pmf[pair], j[pair])
+    return _SplitLaw(pair, pmf, j)
 
 
 @functools.lru_cache(maxsize=8)
@@ -295,11 +302,16 @@ def _split_classes(hist: np.ndarray, law: _SplitLaw, rows: slice, rng: np.random
     Returns, for each (survey, node, row, category) that received users: the survey, the node, the
     row, the picks j of the category and the number of users; None if no class holds a user.
     """
-    held = np.flatnonzero(hist[:, :, rows].any(axis=(0, 1)))
-    if held.size == 0:
-        return None
-    lo, hi = rows.start + int(held[0]), rows.start + int(held[-1]) + 1
-    counts = rng.multinomial(hist[:, :, lo:hi], law.pvals[law.pair, lo:hi])
+    lo, hi = rows.start, min(rows.stop, hist.shape[2])
+    if hi - lo > _WINDOW_MIN_ROWS:  # the window of rows held by some class
+        held = np.flatnonzero(hist[:, :, lo:hi].any(axis=(0, 1)))
+        if held.size == 0:
+            return None
+        lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
+    by_node = law.pvals.shape[0] == hist.shape[1]
+    counts = rng.multinomial(
+        hist[:, :, lo:hi], law.pvals[:, lo:hi] if by_node else law.pvals[law.pair, lo:hi]
+    )
     flat = np.flatnonzero(counts)
     survey, node, row, column = np.unravel_index(flat, counts.shape)
     row += lo
@@ -356,12 +368,13 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
         if split is None:
             hist = np.zeros(shape, dtype=np.int64)
             continue
-        survey, node, r, j, users = split
+        survey, node, r, j, users = split  # j picks go left, r − j right
+        both = lambda a, b: np.concatenate((a, b))  # noqa: E731
         hist = _histogram(
-            np.tile(survey, 2),
-            np.concatenate([2 * node, 2 * node + 1]),
-            np.concatenate([j, r - j]),
-            np.tile(users, 2),
+            both(survey, survey),
+            both(2 * node, 2 * node + 1),
+            both(j, r - j),
+            both(users, users),
             shape,
         )
     return hist[:, leaves, 1] + own
