@@ -19,7 +19,7 @@ import test_conformance as conformance
 from scipy import stats
 
 from ldp_helpers.experiments.field_oracles import build_oracle, oracle_keys
-from ldp_helpers.mechanisms import hadamard
+from ldp_helpers.mechanisms import hadamard, subset_selection
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.duchi_mean import DuchiMean
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing, fixed_hash_moments
@@ -438,6 +438,27 @@ def test_the_ss_law_test_catches_a_sampler_ignoring_the_conditioning(epsilon, d,
     assert np.all(wrong.sum(axis=1) == k * truth.sum())
     with pytest.raises(AssertionError, match="KS rejects|means differ"):
         _same_law(per_user, wrong, "unconditioned SS")
+
+
+def test_ss_sampler_draws_the_same_numbers_with_its_laws_built_per_call(monkeypatch):
+    """Laws cached per (d, k) or built per call for the rows held (large d): the very same draws."""
+    ss, truth = SubsetSelection(1.0, 40, 11), np.resize(COUNTS, 40) * 100
+    cached = ss.sample_aggregate(truth, rng=np.random.default_rng(3), n_draws=4)
+    monkeypatch.setattr(subset_selection, "_CACHED_CELLS", 0)
+    subset_selection._split_tables.cache_clear()
+    try:
+        fresh = ss.sample_aggregate(truth, rng=np.random.default_rng(3), n_draws=4)
+    finally:
+        subset_selection._split_tables.cache_clear()
+    np.testing.assert_array_equal(cached, fresh)
+
+
+def test_ss_sampler_refuses_a_domain_whose_classes_exceed_the_memory_ceiling():
+    """d = 10⁶ (k ≈ 2.7·10⁵): a clear ValueError naming d, before any table is built."""
+    with pytest.raises(ValueError, match="d=1000000 would allocate"):
+        SubsetSelection(1.0, 10**6).sample_aggregate(
+            np.ones(10**6, dtype=np.int64), rng=np.random.default_rng(0)
+        )
 
 
 def test_ss_sampler_takes_billions_of_users():

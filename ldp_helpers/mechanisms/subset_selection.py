@@ -35,6 +35,7 @@ protocols: estimator and variance).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -44,6 +45,7 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
+    check_allocation,
     check_domain_values,
     check_epsilon,
     check_int,
@@ -212,19 +214,43 @@ class SubsetSelection(PureFrequencyOracle):
         counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.d,))
+        cells = _tree_cells(self.d, self.k)  # per survey, at most
+        check_allocation(
+            "d", self.d, 2 * cells, what=f"the subset sampler's classes (k = {self.k})"
+        )
         beta = (
             self.k
             * -math.expm1(-self.epsilon)
             / (self.k + (self.d - self.k) * math.exp(-self.epsilon))
         )
-        own = rng.binomial(counts, beta, size=shape)  # K_x: V users of value x
-        return _tree_counts(own.reshape(-1, self.d), n, self.k, rng).reshape(shape)
+        own = rng.binomial(counts, beta, size=shape).reshape(-1, self.d)  # K_x: V users of value x
+        chunk = max(1, _BATCH_CELLS // cells)  # surveys drawn together
+        return np.concatenate(
+            [
+                _tree_counts(own[i : i + chunk], n, self.k, rng)
+                for i in range(0, own.shape[0], chunk)
+            ]
+        ).reshape(shape)
+
+
+def _tree_cells(d: int, k: int) -> int:
+    """A bound on the (class, category) cells of one survey's multinomial draws over the tree's levels."""
+    total = 0
+    for level in range((d - 1).bit_length()):
+        size, child = -(-d >> level), -(-d >> (level + 1))  # the largest nodes
+        total += 2**level * (min(k, size) + 1) * (min(k, child) + 1)  # spread
+        total += 2 ** (level + 1) * min(k, child) * (min(k - 1, child) + 1)  # placed
+    return total
 
 
 #: a level's split laws are stored per node (not per distinct node size) up to this many cells
 _NODE_TABLE_CELLS = 2**16
 #: a histogram with more rows is drawn over the window of rows some class holds
 _WINDOW_MIN_ROWS = 16
+#: cells of the multinomial draws of the surveys drawn together (``n_draws``)
+_BATCH_CELLS = 2**22
+#: cells of the split laws cached per (d, k) (the smallest levels' first; 16 bytes a cell)
+_CACHED_CELLS = 2**21
 
 
 @dataclass(frozen=True)
@@ -274,13 +300,37 @@ def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
     return _SplitLaw(pair, pmf, j)
 
 
-@functools.lru_cache(maxsize=8)
+@dataclass(frozen=True)
+class _Level:
+    """One level's split: H(good, bad, draws[row]) at each node; the law cached, or None (built per call
+    for the rows the classes hold)."""
+
+    good: np.ndarray  # (nodes,)
+    bad: np.ndarray  # (nodes,)
+    draws: np.ndarray  # (rows,)
+    log_factorial: np.ndarray
+    law: _SplitLaw | None = None
+    pairs: int = field(init=False)  # distinct (good, bad) pairs: the tables of a law
+
+    def __post_init__(self):
+        object.__setattr__(
+            self, "pairs", np.unique(self.good * (self.bad.max() + 1) + self.bad).size
+        )
+
+    def cells(self, lo: int = 0, hi: int | None = None) -> int:
+        """The cells of the law of rows [lo, hi): pairs × rows × categories."""
+        draws = self.draws[lo:hi]
+        return self.pairs * draws.size * (min(int(draws.max()), int(self.good.max())) + 1)
+
+
+@functools.lru_cache(maxsize=4)
 def _split_tables(d: int, k: int):
     """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws.
 
     ``spread[l]`` splits the users of level l needing r picks in their node between its two
     children; ``placed[l]`` (for the children at level l + 1) splits the k − 1 − s picks a V user of
-    a child still makes outside it between the child's sibling and the rest of [d].
+    a child still makes outside it between the child's sibling and the rest of [d].  The smallest
+    laws are cached, :data:`_CACHED_CELLS` cells in all; the others are built per call.
     """
     depth = (d - 1).bit_length()
     sizes = [np.diff((np.arange(2**level + 1) * d) >> level) for level in range(depth + 1)]
@@ -289,33 +339,48 @@ def _split_tables(d: int, k: int):
     for level in range(depth):
         child, widest = sizes[level + 1], int(sizes[level].max())
         free_rows = np.arange(min(k, widest) + 1)  # r
-        spread.append(_split_law(child[0::2], child[1::2], free_rows, log_factorial))
+        spread.append(_Level(child[0::2], child[1::2], free_rows, log_factorial))
         own_rows = k - 1 - np.arange(min(k, int(child.max())))  # r = k − 1 − s
         sibling = child[np.arange(child.size) ^ 1]
-        placed.append(_split_law(sibling, d - np.repeat(sizes[level], 2), own_rows, log_factorial))
+        bad = d - np.repeat(sizes[level], 2)
+        placed.append(_Level(sibling, bad, own_rows, log_factorial))
+    budget = _CACHED_CELLS
+    for tables in (spread, placed):
+        for level in sorted(range(depth), key=lambda i: tables[i].cells()):
+            split = tables[level]
+            if split.cells() <= budget:
+                budget -= split.cells()
+                law = _split_law(split.good, split.bad, split.draws, log_factorial)
+                tables[level] = dataclasses.replace(split, law=law)
     return sizes, spread, placed
 
 
-def _split_classes(hist: np.ndarray, law: _SplitLaw, rows: slice, rng: np.random.Generator):
-    """Every class of ``hist`` (R × nodes × rows) with users, within ``rows``, split by ``law``.
+def _split_classes(hist: np.ndarray, split: _Level, rows: slice, rng: np.random.Generator):
+    """Every class of ``hist`` (R × nodes × rows) with users, within ``rows``, split by ``split``.
 
     Returns, for each (survey, node, row, category) that received users: the survey, the node, the
     row, the picks j of the category and the number of users; None if no class holds a user.
     """
     lo, hi = rows.start, min(rows.stop, hist.shape[2])
-    if hi - lo > _WINDOW_MIN_ROWS:  # the window of rows held by some class
+    if split.law is None or hi - lo > _WINDOW_MIN_ROWS:  # the window of rows held by some class
         held = np.flatnonzero(hist[:, :, lo:hi].any(axis=(0, 1)))
         if held.size == 0:
             return None
         lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
+    law, first = split.law, 0
+    if law is None:  # the law of the rows held only
+        d, cells = split.log_factorial.size - 1, split.cells(lo, hi)
+        check_allocation("d", d, 10 * cells, what="the subset sampler's split law, per call")
+        law, first = _split_law(split.good, split.bad, split.draws[lo:hi], split.log_factorial), lo
     by_node = law.pvals.shape[0] == hist.shape[1]
+    window = slice(lo - first, hi - first)
     counts = rng.multinomial(
-        hist[:, :, lo:hi], law.pvals[:, lo:hi] if by_node else law.pvals[law.pair, lo:hi]
+        hist[:, :, lo:hi], law.pvals[:, window] if by_node else law.pvals[law.pair, window]
     )
     flat = np.flatnonzero(counts)
     survey, node, row, column = np.unravel_index(flat, counts.shape)
-    row += lo
-    return survey, node, row, law.picks[law.pair[node], row, column], counts.ravel()[flat]
+    picks = law.picks[law.pair[node], row + lo - first, column]
+    return survey, node, row + lo, picks, counts.ravel()[flat]
 
 
 def _histogram(survey, node, column, users, shape: tuple) -> np.ndarray:
@@ -345,12 +410,11 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
     hist = np.zeros((n_rows, 2**depth, 1), dtype=np.int64)  # V users by s: picks made in the node
     hist[:, leaves, 0] = own
     for level in range(depth, 0, -1):
-        law = placed[level - 1]
-        split = _split_classes(hist, law, slice(0, k - 1), rng)  # s = k − 1: all placed
+        split = _split_classes(hist, placed[level - 1], slice(0, k - 1), rng)  # s = k − 1: done
         if split is None:
             break
         survey, node, s, j, users = split
-        shape = (n_rows, 2**level, law.pvals.shape[2])
+        shape = (n_rows, 2**level, min(k, int(sizes[level].max())) + 1)  # the free histogram's
         injected[level] = _histogram(survey, node ^ 1, j, users, shape)
         if level > 1:
             width = min(k, int(sizes[level - 1].max()))
