@@ -233,6 +233,7 @@ class SubsetSelection(PureFrequencyOracle):
         ).reshape(shape)
 
 
+@functools.lru_cache(maxsize=64)
 def _tree_cells(d: int, k: int) -> int:
     """A bound on the (class, category) cells of one survey's multinomial draws over the tree's levels."""
     total = 0
@@ -302,14 +303,24 @@ def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
 
 @dataclass(frozen=True)
 class _Level:
-    """One level's split: H(good, bad, draws[row]) at each node; the law cached, or None (built per call
-    for the rows the classes hold)."""
+    """One level's split: H(good, bad, draws[row]) at each node, for the classes of ``rows``; the law
+    cached, or None (built per call for the rows the classes hold).
+
+    A user of (node, row) who draws j goes to two flat targets, each ``base[node] + a·row + b·j``
+    (``shifts`` = (a₁, b₁, a₂, b₂)) in histograms of ``sizes`` cells per survey; with a small cached
+    law both are tabulated for every (node, row, category) of ``rows``.
+    """
 
     good: np.ndarray  # (nodes,)
     bad: np.ndarray  # (nodes,)
     draws: np.ndarray  # (rows,)
+    rows: slice  # the rows whose users still draw
+    bases: tuple  # (base₁, base₂), each (nodes,)
+    shifts: tuple  # (a₁, b₁, a₂, b₂)
+    sizes: tuple  # cells per survey of the two target histograms
     log_factorial: np.ndarray
     law: _SplitLaw | None = None
+    targets: tuple | None = None  # the two targets of every cell of a small cached law (flat)
     pairs: int = field(init=False)  # distinct (good, bad) pairs: the tables of a law
 
     def __post_init__(self):
@@ -322,47 +333,96 @@ class _Level:
         draws = self.draws[lo:hi]
         return self.pairs * draws.size * (min(int(draws.max()), int(self.good.max())) + 1)
 
+    def target(self, node, row, picks) -> tuple[np.ndarray, np.ndarray]:
+        a1, b1, a2, b2 = self.shifts
+        return (
+            self.bases[0][node] + a1 * row + b1 * picks,
+            self.bases[1][node] + a2 * row + b2 * picks,
+        )
+
+    def cached(self) -> _Level:
+        """This level with its law (and, if stored per node and narrow, its targets) computed."""
+        law = _split_law(self.good, self.bad, self.draws, self.log_factorial)
+        targets = None
+        if (
+            law.pvals.shape[0] == self.good.size
+            and self.rows.stop - self.rows.start <= _WINDOW_MIN_ROWS
+        ):
+            nodes, rows = np.arange(self.good.size), np.arange(self.draws.size)[self.rows]
+            first, second = self.target(
+                nodes[:, None, None], rows[:, None], law.picks[:, self.rows]
+            )
+            targets = (
+                np.clip(first, 0, self.sizes[0] - 1).ravel(),  # (cells of no class: any target)
+                np.clip(second, 0, self.sizes[1] - 1).ravel(),
+            )
+        return dataclasses.replace(self, law=law, targets=targets)
+
 
 @functools.lru_cache(maxsize=4)
 def _split_tables(d: int, k: int):
     """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws.
 
-    ``spread[l]`` splits the users of level l needing r picks in their node between its two
-    children; ``placed[l]`` (for the children at level l + 1) splits the k − 1 − s picks a V user of
-    a child still makes outside it between the child's sibling and the rest of [d].  The smallest
-    laws are cached, :data:`_CACHED_CELLS` cells in all; the others are built per call.
+    ``spread[l]`` splits the users of level l needing r ≥ 1 picks in their node between its two
+    children (targets: the left child's row j, the right child's row r − j, in one histogram of
+    level l + 1); ``placed[l]`` (for the children at level l + 1) splits the r = k − 1 − s > 0 picks
+    a V user of a child still makes outside it between the child's sibling and the rest of [d]
+    (targets: the sibling's free row j, the parent's V row s + j).  The smallest laws are cached,
+    :data:`_CACHED_CELLS` cells in all; the others are built per call.
     """
     depth = (d - 1).bit_length()
     sizes = [np.diff((np.arange(2**level + 1) * d) >> level) for level in range(depth + 1)]
+    free = [min(k, int(size.max())) + 1 for size in sizes]  # rows r = 0..min(k, |node|)
+    held = [min(k, int(size.max())) for size in sizes]  # rows s = 0..min(k, |node|) − 1
     log_factorial = np.array([math.lgamma(m + 1.0) for m in range(d + 1)])
     spread, placed = [], []
     for level in range(depth):
-        child, widest = sizes[level + 1], int(sizes[level].max())
-        free_rows = np.arange(min(k, widest) + 1)  # r
-        spread.append(_Level(child[0::2], child[1::2], free_rows, log_factorial))
-        own_rows = k - 1 - np.arange(min(k, int(child.max())))  # r = k − 1 − s
-        sibling = child[np.arange(child.size) ^ 1]
-        bad = d - np.repeat(sizes[level], 2)
-        placed.append(_Level(sibling, bad, own_rows, log_factorial))
+        child, nodes = sizes[level + 1], np.arange(2 ** (level + 1))
+        width = free[level + 1]
+        spread.append(
+            _Level(
+                child[0::2],
+                child[1::2],
+                np.arange(free[level]),
+                slice(1, free[level]),
+                (nodes[0::2] * width, nodes[1::2] * width),
+                (0, 1, 1, -1),
+                (child.size * width,) * 2,
+                log_factorial,
+            )
+        )
+        parent = held[level] if level else 1  # the root's V histogram is not needed
+        placed.append(
+            _Level(
+                child[nodes ^ 1],
+                d - np.repeat(sizes[level], 2),
+                k - 1 - np.arange(held[level + 1]),
+                slice(0, min(k - 1, held[level + 1])),
+                ((nodes ^ 1) * width, (nodes >> 1) * parent),
+                (0, 1, 1, 1),
+                (child.size * width, sizes[level].size * parent),
+                log_factorial,
+            )
+        )
     budget = _CACHED_CELLS
     for tables in (spread, placed):
         for level in sorted(range(depth), key=lambda i: tables[i].cells()):
-            split = tables[level]
-            if split.cells() <= budget:
-                budget -= split.cells()
-                law = _split_law(split.good, split.bad, split.draws, log_factorial)
-                tables[level] = dataclasses.replace(split, law=law)
+            if tables[level].cells() <= budget:
+                budget -= tables[level].cells()
+                tables[level] = tables[level].cached()
     return sizes, spread, placed
 
 
-def _split_classes(hist: np.ndarray, split: _Level, rows: slice, rng: np.random.Generator):
-    """Every class of ``hist`` (R × nodes × rows) with users, within ``rows``, split by ``split``.
+def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
+    """Every class of ``hist`` (R × nodes × rows) with users, split by ``split``.
 
-    Returns, for each (survey, node, row, category) that received users: the survey, the node, the
-    row, the picks j of the category and the number of users; None if no class holds a user.
+    Returns the survey, the two flat targets and the number of users of each (survey, node, row,
+    category) that received users; None if no class holds a user.
     """
-    lo, hi = rows.start, min(rows.stop, hist.shape[2])
-    if split.law is None or hi - lo > _WINDOW_MIN_ROWS:  # the window of rows held by some class
+    lo, hi = split.rows.start, split.rows.stop
+    if lo == hi:
+        return None
+    if split.targets is None:  # the window of rows held by some class
         held = np.flatnonzero(hist[:, :, lo:hi].any(axis=(0, 1)))
         if held.size == 0:
             return None
@@ -378,17 +438,19 @@ def _split_classes(hist: np.ndarray, split: _Level, rows: slice, rng: np.random.
         hist[:, :, lo:hi], law.pvals[:, window] if by_node else law.pvals[law.pair, window]
     )
     flat = np.flatnonzero(counts)
+    users = counts.ravel()[flat]
+    if split.targets is not None:  # tabulated
+        survey, cell = np.divmod(flat, counts[0].size)
+        return survey, split.targets[0][cell], split.targets[1][cell], users
     survey, node, row, column = np.unravel_index(flat, counts.shape)
     picks = law.picks[law.pair[node], row + lo - first, column]
-    return survey, node, row + lo, picks, counts.ravel()[flat]
+    return survey, *split.target(node, row + lo, picks), users
 
 
-def _histogram(survey, node, column, users, shape: tuple) -> np.ndarray:
-    """The users of each (survey, node, column) summed into an array of ``shape``."""
-    flat = (survey * shape[1] + node) * shape[2] + column
-    return (
-        np.bincount(flat, weights=users, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
-    )
+def _histogram(survey, target, users, size: int, n_rows: int) -> np.ndarray:
+    """The users summed at their flat targets (``size`` cells per survey) of each survey."""
+    flat = survey * size + target if n_rows > 1 else target
+    return np.bincount(flat, weights=users, minlength=n_rows * size).astype(np.int64)
 
 
 def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -410,35 +472,32 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
     hist = np.zeros((n_rows, 2**depth, 1), dtype=np.int64)  # V users by s: picks made in the node
     hist[:, leaves, 0] = own
     for level in range(depth, 0, -1):
-        split = _split_classes(hist, placed[level - 1], slice(0, k - 1), rng)  # s = k − 1: done
-        if split is None:
+        split = placed[level - 1]
+        drawn = _split_classes(hist, split, rng)
+        if drawn is None:
             break
-        survey, node, s, j, users = split
-        shape = (n_rows, 2**level, min(k, int(sizes[level].max())) + 1)  # the free histogram's
-        injected[level] = _histogram(survey, node ^ 1, j, users, shape)
+        survey, sibling, parent, users = drawn
+        injected[level] = _histogram(survey, sibling, users, split.sizes[0], n_rows)
         if level > 1:
-            width = min(k, int(sizes[level - 1].max()))
-            shape = (n_rows, 2 ** (level - 1), width)
-            hist = _histogram(survey, node >> 1, s + j, users, shape)
-    hist = np.zeros((n_rows, 1, k + 1), dtype=np.int64)  # free users by r: picks still to make
-    hist[:, 0, k] = n - own.sum(axis=1)
+            hist = _histogram(survey, parent, users, split.sizes[1], n_rows)
+            hist = hist.reshape(n_rows, 2 ** (level - 1), -1)
+    width = min(k, d) + 1
+    hist = np.zeros(n_rows * width, dtype=np.int64)  # free users by r: picks still to make
+    hist[k::width] = n - own.sum(axis=1)
     for level in range(depth + 1):
         if injected[level] is not None:
-            hist[:, :, : injected[level].shape[2]] += injected[level]
+            hist += injected[level]
         if level == depth:
             break
-        split = _split_classes(hist, spread[level], slice(1, hist.shape[2]), rng)  # r = 0: done
-        shape = (n_rows, 2 ** (level + 1), min(k, int(sizes[level + 1].max())) + 1)
-        if split is None:
-            hist = np.zeros(shape, dtype=np.int64)
+        split = spread[level]
+        drawn = _split_classes(hist.reshape(n_rows, 2**level, -1), split, rng)
+        if drawn is None:
+            hist = np.zeros(n_rows * split.sizes[0], dtype=np.int64)
             continue
-        survey, node, r, j, users = split  # j picks go left, r − j right
+        survey, left, right, users = drawn
         both = lambda a, b: np.concatenate((a, b))  # noqa: E731
         hist = _histogram(
-            both(survey, survey),
-            both(2 * node, 2 * node + 1),
-            both(j, r - j),
-            both(users, users),
-            shape,
+            both(survey, survey), both(left, right), both(users, users), split.sizes[0], n_rows
         )
+    hist = hist.reshape(n_rows, 2**depth, -1)
     return hist[:, leaves, 1] + own
