@@ -225,6 +225,8 @@ class SubsetSelection(PureFrequencyOracle):
         )
         own = rng.binomial(counts, beta, size=shape).reshape(-1, self.d)  # K_x: V users of value x
         chunk = max(1, _BATCH_CELLS // cells)  # surveys drawn together
+        if own.shape[0] <= chunk:
+            return _tree_counts(own, n, self.k, rng).reshape(shape)
         return np.concatenate(
             [
                 _tree_counts(own[i : i + chunk], n, self.k, rng)
@@ -440,7 +442,7 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
     flat = np.flatnonzero(counts)
     users = counts.ravel()[flat]
     if split.targets is not None:  # tabulated
-        survey, cell = np.divmod(flat, counts[0].size)
+        survey, cell = np.divmod(flat, counts[0].size) if counts.shape[0] > 1 else (None, flat)
         return survey, split.targets[0][cell], split.targets[1][cell], users
     survey, node, row, column = np.unravel_index(flat, counts.shape)
     picks = law.picks[law.pair[node], row + lo - first, column]
@@ -448,7 +450,7 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
 
 
 def _histogram(survey, target, users, size: int, n_rows: int) -> np.ndarray:
-    """The users summed at their flat targets (``size`` cells per survey) of each survey."""
+    """The users summed at their flat targets (``size`` cells per survey) of each survey (None: one)."""
     flat = survey * size + target if n_rows > 1 else target
     return np.bincount(flat, weights=users, minlength=n_rows * size).astype(np.int64)
 
@@ -495,9 +497,13 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
             hist = np.zeros(n_rows * split.sizes[0], dtype=np.int64)
             continue
         survey, left, right, users = drawn
-        both = lambda a, b: np.concatenate((a, b))  # noqa: E731
+        survey = np.concatenate((survey, survey)) if n_rows > 1 else None
         hist = _histogram(
-            both(survey, survey), both(left, right), both(users, users), split.sizes[0], n_rows
+            survey,
+            np.concatenate((left, right)),
+            np.concatenate((users, users)),
+            split.sizes[0],
+            n_rows,
         )
     hist = hist.reshape(n_rows, 2**depth, -1)
     return hist[:, leaves, 1] + own
