@@ -258,7 +258,8 @@ _CACHED_CELLS = 2**21
 
 @dataclass(frozen=True)
 class _SplitLaw:
-    """The hypergeometric split of every class of one level's histogram (one table per distinct node).
+    """The hypergeometric split of every class of one level's histogram (one table per distinct
+    (good, bad) pair, or per node when small: :data:`_NODE_TABLE_CELLS`).
 
     A user of class ``row`` at a node whose (good, bad) pair is ``pair`` takes category c with
     probability ``pvals[pair, row, c]`` and then holds ``picks[pair, row, c]`` of the good items.
