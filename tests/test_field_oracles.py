@@ -19,7 +19,7 @@ import test_conformance as conformance
 from scipy import stats
 
 from ldp_helpers.experiments.field_oracles import build_oracle, oracle_keys
-from ldp_helpers.mechanisms import hadamard
+from ldp_helpers.mechanisms import hadamard, subset_selection
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.duchi_mean import DuchiMean
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing, fixed_hash_moments
@@ -42,6 +42,7 @@ from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.subset_selection import (
     SubsetSelection,
     _total_variance,
+    _tree_counts,
     optimal_subset_size,
 )
 
@@ -388,20 +389,20 @@ def test_ss_client_follows_its_table():
     assert stats.chisquare(observed, ss.output_table()[3] * reports.shape[0]).pvalue > 1e-4
 
 
+SS_SAMPLER_CASES = [
+    (1.0, 6, 1, 20_000),
+    (0.5, 6, 5, 20_000),
+    (1.0, 9, 3, 20_000),
+    (1.0, 9, 3, 1),
+    (1.0, 40, 6, 20_000),
+]
+
+
 @pytest.mark.statistical
-@pytest.mark.parametrize(
-    "epsilon, d, k, runs",
-    [
-        (1.0, 6, 1, 20_000),
-        (0.5, 6, 5, 20_000),
-        (1.0, 9, 3, 20_000),
-        (1.0, 9, 3, 1),
-        (1.0, 40, 6, 20_000),
-    ],
-)
+@pytest.mark.parametrize("epsilon, d, k, runs", SS_SAMPLER_CASES)
 def test_ss_sampler_has_the_law_of_the_client(epsilon, d, k, runs):
-    """Both hypergeometric paths (vectorized over many surveys, numpy's row by row for one) against perturb;
-    d = 40 moves and trims the window of held r over several trims (every 16 values)."""
+    """The halving tree against perturb: k = 1 (no other picks) and k = d − 1, uneven halves (d = 9, 40:
+    nodes of sizes 0 to 3 at the last levels), many surveys in one call and one survey a call."""
     ss, truth = SubsetSelection(epsilon, d, k), np.resize(COUNTS, d)
     rng = np.random.default_rng(6)
     per_user = _per_user(ss, truth, rng, 3000)
@@ -413,10 +414,58 @@ def test_ss_sampler_has_the_law_of_the_client(epsilon, d, k, runs):
     _same_law(per_user, fast, f"SS k={k}")
 
 
-def test_ss_sampler_refuses_a_billion_users_and_reports_must_be_sets():
+def _unconditioned_ss(ss, truth, rng, runs: int) -> np.ndarray:
+    """A wrong SS sampler: a V user's k − 1 other picks uniform among all d values (her own value may be
+    picked again), drawn on the same tree as free picks; same totals as SS."""
+    beta = (ss.p - ss.k / ss.d) / (1 - ss.k / ss.d)  # p* = β + (1 − β) k/d
+    none = np.zeros((1, ss.d), dtype=np.int64)
+    rows = []
+    for _ in range(runs):
+        own = rng.binomial(truth, beta)
+        others = _tree_counts(none, int(own.sum()), ss.k - 1, rng)[0]
+        rows.append(own + others + _tree_counts(none, int(truth.sum() - own.sum()), ss.k, rng)[0])
+    return np.stack(rows)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("epsilon, d, k", [(1.0, 9, 3), (0.5, 6, 5)])
+def test_the_ss_law_test_catches_a_sampler_ignoring_the_conditioning(epsilon, d, k):
+    """The sampler above, the V users' other picks not conditioned to avoid their own value: rejected."""
+    ss, truth = SubsetSelection(epsilon, d, k), np.resize(COUNTS, d)
+    rng = np.random.default_rng(6)
+    per_user = _per_user(ss, truth, rng, 3000)
+    wrong = _unconditioned_ss(ss, truth, rng, 3000)
+    assert np.all(wrong.sum(axis=1) == k * truth.sum())
+    with pytest.raises(AssertionError, match="KS rejects|means differ"):
+        _same_law(per_user, wrong, "unconditioned SS")
+
+
+def test_ss_sampler_draws_the_same_numbers_with_its_laws_built_per_call(monkeypatch):
+    """Laws cached per (d, k) or built per call for the rows held (large d): the very same draws."""
+    ss, truth = SubsetSelection(1.0, 40, 11), np.resize(COUNTS, 40) * 100
+    cached = ss.sample_aggregate(truth, rng=np.random.default_rng(3), n_draws=4)
+    monkeypatch.setattr(subset_selection, "_CACHED_CELLS", 0)
+    subset_selection._split_tables.cache_clear()
+    try:
+        fresh = ss.sample_aggregate(truth, rng=np.random.default_rng(3), n_draws=4)
+    finally:
+        subset_selection._split_tables.cache_clear()
+    np.testing.assert_array_equal(cached, fresh)
+
+
+def test_ss_sampler_refuses_a_domain_whose_classes_exceed_the_memory_ceiling():
+    """d = 10⁶ (k ≈ 2.7·10⁵): a clear ValueError naming d, before any table is built."""
+    with pytest.raises(ValueError, match="d=1000000 would allocate"):
+        SubsetSelection(1.0, 10**6).sample_aggregate(
+            np.ones(10**6, dtype=np.int64), rng=np.random.default_rng(0)
+        )
+
+
+def test_ss_sampler_takes_billions_of_users():
+    """No hypergeometric draw: 1.6·10⁹ users are drawn (each report holds k values); reports must be sets."""
     ss = SubsetSelection(1.0, 8)
-    with pytest.raises(ValueError, match="truth"):
-        ss.sample_aggregate(np.full(8, 2 * 10**8), rng=np.random.default_rng(0))
+    counts = ss.sample_aggregate(np.full(8, 2 * 10**8), rng=np.random.default_rng(0))
+    assert counts.sum() == ss.k * 16 * 10**8
     with pytest.raises(ValueError, match="repeated"):
         ss.aggregate(np.array([[1, 1], [0, 2]]))
 

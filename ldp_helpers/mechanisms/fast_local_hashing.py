@@ -245,6 +245,11 @@ class FastLocalHashing(FrequencyOracle):
         table.setflags(write=False)
         return table
 
+    @cached_property
+    def _cells(self) -> np.ndarray:
+        """The aggregate's cell j·g + h_j(x) of each (value x, row j), flat in (x, j) order."""
+        return (np.arange(self.k) * self.hash_range + self.hash_table().T).ravel()
+
     def output_table(self) -> np.ndarray:
         """``P[v, (j, y)]`` = GRR_g(h_j(v) → y)/k over the k·g reports (d·k·g ≤ 2^22)."""
         if self.d * self.k * self.hash_range > MAX_TABLE_CELLS:
@@ -296,11 +301,11 @@ class FastLocalHashing(FrequencyOracle):
         )
         # (R, d, k)
         per_row = _equal_multinomial(np.broadcast_to(counts, (draws, self.d)), self.k, rng)
-        cells = (np.arange(self.k)[:, None] * self.hash_range + self.hash_table()).ravel()  # (k·d,)
-        cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()
-        weights = np.swapaxes(per_row, -1, -2).reshape(-1)
+        cells = self._cells  # (d·k,): value x, row j -> j·g + h_j(x)
+        if draws > 1:
+            cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()
         hashed = np.bincount(
-            cells, weights=weights, minlength=draws * self.k * self.hash_range
+            cells, weights=per_row.reshape(-1), minlength=draws * self.k * self.hash_range
         ).astype(np.int64)
         hashed = hashed.reshape(draws, self.k, self.hash_range)  # A[j, y]
         return self._grr._draw_support(hashed, per_row.sum(axis=1), rng=rng).reshape(shape)

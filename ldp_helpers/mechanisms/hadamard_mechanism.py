@@ -144,6 +144,14 @@ class HadamardMechanism(FrequencyOracle):
         """GRR over the 2^t sign patterns (pattern bit l set ⇔ s_l = −1)."""
         return GRR(self.epsilon, 2**self.coefficients)
 
+    @cached_property
+    def _kept_probabilities(self) -> np.ndarray:
+        """Pr[k of the t coordinates keep their sign], k = 0..t: the pattern kept, or k of another."""
+        t = self.coefficients
+        ones = np.array([math.comb(t, k) for k in range(t + 1)], dtype=float) * self._grr.q
+        ones[t] = self._grr.p
+        return ones / ones.sum()
+
     @property
     def report_bits(self) -> int:
         """Bits sent per report: t indices of ⌈log2 D⌉ bits and t sign bits."""
@@ -204,21 +212,15 @@ class HadamardMechanism(FrequencyOracle):
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         t, shape = self.coefficients, batch_shape(n_draws, (self.D, 2))
-        ones = np.array([math.comb(t, k) for k in range(t + 1)], dtype=float) * self._grr.q
-        ones[t] = (
-            self._grr.p
-        )  # Pr[k of the t coordinates keep their sign]: the pattern kept, or k of another
         users = rng.multinomial(
-            counts, ones / ones.sum(), size=shape[:-2] + (self.d,)
+            counts, self._kept_probabilities, size=shape[:-2] + (self.d,)
         )  # (…, d, t + 1)
         plus_slots = users @ np.arange(t + 1)  # coordinates reported with their true sign
         slots = np.zeros(shape, dtype=np.int64)
         slots[..., : self.d, 0], slots[..., : self.d, 1] = plus_slots, t * counts - plus_slots
         # a slot of sign type (v, σ) lands on S(v, σ) (reported +1) or on S(v, −σ) (reported −1)
         on_plus = _fair_binomial(slots, rng)
-        on_plus[..., 0, :] = slots[..., 0, :] * np.array(
-            [1, 0]
-        )  # H[0, j] = +1: the sign is σ itself
+        on_plus[..., 0, 0], on_plus[..., 0, 1] = slots[..., 0, 0], 0  # H[0, j] = +1: the sign is σ
         plus, minus = on_plus, (slots - on_plus)[..., ::-1]
         hits = _uniform_on_sign_sets(np.stack((plus, minus)), rng)
         return hits[0] - hits[1]

@@ -18,14 +18,14 @@ on the population (our criterion; multi-freq-ldpy rounds d/(e^ε + 1) to the nea
 Exact aggregate sampler.  The row of x is a mixture: with probability
 β = k(e^ε − 1)/(k e^ε + d − k) "x plus a uniform (k−1)-subset of the d − 1 others" (V), else a
 uniform k-subset of all of [d] (U) — check: a set Y ∌ x gets (1 − β)/C(d, k) = 1/Z.  The server's
-counts C(i) = #{users with i ∈ Y} are then drawn value by value, i = 0, 1, …, d − 1, as a
-sequential uniform subset draw: a user still needing r members from m remaining candidates takes
-the next one with probability r/m.  U users and V users whose own value is behind have the
-remaining values {i, …, d − 1} as candidates; V users whose own value is ahead have the same set
-minus their own value (one fewer), and, being exchangeable, the K_i of them with value i are a
-multivariate-hypergeometric draw of that group when i is reached (they then count at i and join the
-first group).  Histograms over r keep the cost O(d k) whatever n (numpy's hypergeometric needs
-n < 10^9).
+counts C(i) = #{users with i ∈ Y} are drawn on the halving tree of [0, d), level by level, as
+histograms over "picks still to make" (the users of one class are exchangeable): a user needing r
+uniform picks in a node puts j ~ H(|left|, |right|, r) of them in its left child (one multinomial
+per level over every (node, r) class).  A V user's k − 1 other picks are spread over the siblings
+of the nodes on her own value's path (a multivariate-hypergeometric split, drawn deepest first:
+at a node holding her value, r picks still outside it fall in its sibling with the law
+H(|sibling|, d − |parent|, r)); those in a sibling are then uniform there, so they join its
+histogram.  2⌈log2 d⌉ multinomial calls whatever n; the laws (ε-free) are cached per (d, k).
 
 References
 ----------
@@ -35,6 +35,8 @@ protocols: estimator and variance).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -43,6 +45,7 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
+    check_allocation,
     check_domain_values,
     check_epsilon,
     check_int,
@@ -55,10 +58,7 @@ from ldp_helpers.mechanisms.grr import grr_probabilities
 from ldp_helpers.mechanisms.pure import count_variance
 
 MAX_TABLE_CELLS = 2**22  # largest d·C(d, k) for output_table
-MAX_SAMPLER_USERS = 10**9 - 1  # numpy's hypergeometric draws need fewer users
 _CELLS_PER_BLOCK = 2**22  # users × d keys per block of the per-user client
-#: columns between two exact recomputations of the window of held r (a cost knob only)
-_TRIM_EVERY = 16
 
 
 def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
@@ -210,93 +210,301 @@ class SubsetSelection(PureFrequencyOracle):
     def sample_aggregate(
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
-        """Exact sampler of the support counts C (module docstring; cost O(d k) per survey, n < 10^9)."""
+        """Exact sampler of the support counts C (module docstring; 2⌈log2 d⌉ multinomial calls)."""
         counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
-        if n > MAX_SAMPLER_USERS:
-            fail(
-                "truth",
-                Described(f"true counts totalling n = {n}"),
-                f"at most {MAX_SAMPLER_USERS} users for the exact "
-                "subset-selection sampler (numpy's hypergeometric draws)",
-            )
         shape = batch_shape(n_draws, (self.d,))
+        cells = _tree_cells(self.d, self.k)  # per survey, at most
+        check_allocation(
+            "d", self.d, 2 * cells, what=f"the subset sampler's classes (k = {self.k})"
+        )
         beta = (
             self.k
             * -math.expm1(-self.epsilon)
             / (self.k + (self.d - self.k) * math.exp(-self.epsilon))
         )
-        own = rng.binomial(counts, beta, size=shape)  # K_x: V users of value x
-        return _sequential_counts(own.reshape(-1, self.d), n, self.k, rng).reshape(shape)
+        own = rng.binomial(counts, beta, size=shape).reshape(-1, self.d)  # K_x: V users of value x
+        chunk = max(1, _BATCH_CELLS // cells)  # surveys drawn together
+        if own.shape[0] <= chunk:
+            return _tree_counts(own, n, self.k, rng).reshape(shape)
+        return np.concatenate(
+            [
+                _tree_counts(own[i : i + chunk], n, self.k, rng)
+                for i in range(0, own.shape[0], chunk)
+            ]
+        ).reshape(shape)
 
 
-def _sequential_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """C for each row of ``own`` (R × d, the V users per value); the n − ΣK U users take uniform k-subsets.
+@functools.lru_cache(maxsize=64)
+def _tree_cells(d: int, k: int) -> int:
+    """A bound on the (class, category) cells of one survey's multinomial draws over the tree's levels."""
+    total = 0
+    for level in range((d - 1).bit_length()):
+        size, child = -(-d >> level), -(-d >> (level + 1))  # the largest nodes
+        total += 2**level * (min(k, size) + 1) * (min(k, child) + 1)  # spread
+        total += 2 ** (level + 1) * min(k, child) * (min(k - 1, child) + 1)  # placed
+    return total
 
-    ``groups[:, 0, r]`` counts the users behind (candidates {i, …, d − 1}) and ``groups[:, 1, r]`` those
-    ahead (the same minus their own value) that still need r members.  Draws are made only over the
-    window [lo, hi) of r ≥ 1 some user may hold (the users done, r = 0, take nothing; those ahead are
-    still drawn among when their value is reached): a column lowers r by at most
-    one, so lo falls by at most one a column, and hi is trimmed to the highest held r every
-    :data:`_TRIM_EVERY` columns; the window spans O(√k) values of r.
+
+#: a level's split laws are stored per node (not per distinct node size) up to this many cells
+_NODE_TABLE_CELLS = 2**16
+#: a histogram with more rows is drawn over the window of rows some class holds
+_WINDOW_MIN_ROWS = 16
+#: cells of the multinomial draws of the surveys drawn together (``n_draws``)
+_BATCH_CELLS = 2**22
+#: cells of the split laws cached per (d, k) (the smallest levels' first; 16 bytes a cell)
+_CACHED_CELLS = 2**21
+
+
+@dataclass(frozen=True)
+class _SplitLaw:
+    """The hypergeometric split of every class of one level's histogram (one table per distinct
+    (good, bad) pair, or per node when small: :data:`_NODE_TABLE_CELLS`).
+
+    A user of class ``row`` at a node whose (good, bad) pair is ``pair`` takes category c with
+    probability ``pvals[pair, row, c]`` and then holds ``picks[pair, row, c]`` of the good items.
+    """
+
+    pair: np.ndarray  # (nodes,) index of each node's (good, bad) pair
+    pvals: np.ndarray  # (pairs, rows, categories)
+    picks: np.ndarray  # (pairs, rows, categories): j, the draws among the good items
+
+
+def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
+    """H(good, bad, draws) for each node (``good``, ``bad``: one per node) and each row (``draws``).
+
+    The columns hold the support's values from the most to the least likely (numpy's multinomial
+    stops at the category where the class runs out of users), the least likely moved to the last
+    column: numpy gives its last category the remainder, so rounding never leaves the support.
+    Columns past a row's support hold probability 0; a row no user can hold (draws > good + bad)
+    is all 0.
+    """
+    nodes = np.stack([good, bad], axis=1)
+    pairs, pair = np.unique(nodes, axis=0, return_inverse=True)
+    g, b = pairs[:, 0, None, None], pairs[:, 1, None, None]
+    r = np.asarray(draws)[None, :, None]
+    lowest, highest = np.maximum(r - b, 0), np.minimum(r, g)
+    j = np.minimum(lowest + np.arange(max(1, min(int(r.max()), int(g.max())) + 1)), highest)
+    held = (lowest + np.arange(j.shape[2]) <= highest) & (r <= g + b)
+    f = lambda m: log_factorial[np.where(held, m, 0)]  # noqa: E731 - log m!, 0 where unused
+    log_pmf = f(g) - f(j) - f(g - j) + f(b) - f(r - j) - f(b - r + j) - f(g + b)
+    pmf = np.where(held, np.exp(log_pmf + f(r) + f(g + b - r)), 0.0)
+    pmf /= np.maximum(
+        pmf.sum(axis=2, keepdims=True), 1e-300
+    )  # 1 up to the log-factorials' rounding
+    order = np.argsort(-pmf, axis=2, kind="stable")
+    least = np.maximum(held.sum(axis=2, keepdims=True) - 1, 0)  # its place in that order
+    swap = np.where(np.arange(j.shape[2]) == least, j.shape[2] - 1, np.arange(j.shape[2]))
+    order = np.take_along_axis(
+        order, np.where(np.arange(j.shape[2]) == j.shape[2] - 1, least, swap), 2
+    )
+    pmf, j, pair = np.take_along_axis(pmf, order, 2), np.take_along_axis(j, order, 2), pair.ravel()
+    if pair.size * pmf[0].size <= _NODE_TABLE_CELLS:  # one table per node: no gather per call
+        return _SplitLaw(np.arange(pair.size), pmf[pair], j[pair])
+    return _SplitLaw(pair, pmf, j)
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One level's split: H(good, bad, draws[row]) at each node, for the classes of ``rows``; the law
+    cached, or None (built per call for the rows the classes hold).
+
+    A user of (node, row) who draws j goes to two flat targets, each ``base[node] + a·row + b·j``
+    (``shifts`` = (a₁, b₁, a₂, b₂)) in histograms of ``sizes`` cells per survey; with a small cached
+    law both are tabulated for every (node, row, category) of ``rows``.
+    """
+
+    good: np.ndarray  # (nodes,)
+    bad: np.ndarray  # (nodes,)
+    draws: np.ndarray  # (rows,)
+    rows: slice  # the rows whose users still draw
+    bases: tuple  # (base₁, base₂), each (nodes,)
+    shifts: tuple  # (a₁, b₁, a₂, b₂)
+    sizes: tuple  # cells per survey of the two target histograms
+    log_factorial: np.ndarray
+    law: _SplitLaw | None = None
+    targets: tuple | None = None  # the two targets of every cell of a small cached law (flat)
+    pairs: int = field(init=False)  # distinct (good, bad) pairs: the tables of a law
+
+    def __post_init__(self):
+        object.__setattr__(
+            self, "pairs", np.unique(self.good * (self.bad.max() + 1) + self.bad).size
+        )
+
+    def cells(self, lo: int = 0, hi: int | None = None) -> int:
+        """The cells of the law of rows [lo, hi): pairs × rows × categories."""
+        draws = self.draws[lo:hi]
+        return self.pairs * draws.size * (min(int(draws.max()), int(self.good.max())) + 1)
+
+    def target(self, node, row, picks) -> tuple[np.ndarray, np.ndarray]:
+        a1, b1, a2, b2 = self.shifts
+        return (
+            self.bases[0][node] + a1 * row + b1 * picks,
+            self.bases[1][node] + a2 * row + b2 * picks,
+        )
+
+    def cached(self) -> _Level:
+        """This level with its law (and, if stored per node and narrow, its targets) computed."""
+        law = _split_law(self.good, self.bad, self.draws, self.log_factorial)
+        targets = None
+        if (
+            law.pvals.shape[0] == self.good.size
+            and self.rows.stop - self.rows.start <= _WINDOW_MIN_ROWS
+        ):
+            nodes, rows = np.arange(self.good.size), np.arange(self.draws.size)[self.rows]
+            first, second = self.target(
+                nodes[:, None, None], rows[:, None], law.picks[:, self.rows]
+            )
+            targets = (
+                np.clip(first, 0, self.sizes[0] - 1).ravel(),  # (cells of no class: any target)
+                np.clip(second, 0, self.sizes[1] - 1).ravel(),
+            )
+        return dataclasses.replace(self, law=law, targets=targets)
+
+
+@functools.lru_cache(maxsize=4)
+def _split_tables(d: int, k: int):
+    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws.
+
+    ``spread[l]`` splits the users of level l needing r ≥ 1 picks in their node between its two
+    children (targets: the left child's row j, the right child's row r − j, in one histogram of
+    level l + 1); ``placed[l]`` (for the children at level l + 1) splits the r = k − 1 − s > 0 picks
+    a V user of a child still makes outside it between the child's sibling and the rest of [d]
+    (targets: the sibling's free row j, the parent's V row s + j).  The smallest laws are cached,
+    :data:`_CACHED_CELLS` cells in all; the others are built per call.
+    """
+    depth = (d - 1).bit_length()
+    sizes = [np.diff((np.arange(2**level + 1) * d) >> level) for level in range(depth + 1)]
+    free = [min(k, int(size.max())) + 1 for size in sizes]  # rows r = 0..min(k, |node|)
+    held = [min(k, int(size.max())) for size in sizes]  # rows s = 0..min(k, |node|) − 1
+    log_factorial = np.array([math.lgamma(m + 1.0) for m in range(d + 1)])
+    spread, placed = [], []
+    for level in range(depth):
+        child, nodes = sizes[level + 1], np.arange(2 ** (level + 1))
+        width = free[level + 1]
+        spread.append(
+            _Level(
+                child[0::2],
+                child[1::2],
+                np.arange(free[level]),
+                slice(1, free[level]),
+                (nodes[0::2] * width, nodes[1::2] * width),
+                (0, 1, 1, -1),
+                (child.size * width,) * 2,
+                log_factorial,
+            )
+        )
+        parent = held[level] if level else 1  # the root's V histogram is not needed
+        placed.append(
+            _Level(
+                child[nodes ^ 1],
+                d - np.repeat(sizes[level], 2),
+                k - 1 - np.arange(held[level + 1]),
+                slice(0, min(k - 1, held[level + 1])),
+                ((nodes ^ 1) * width, (nodes >> 1) * parent),
+                (0, 1, 1, 1),
+                (child.size * width, sizes[level].size * parent),
+                log_factorial,
+            )
+        )
+    budget = _CACHED_CELLS
+    for tables in (spread, placed):
+        for level in sorted(range(depth), key=lambda i: tables[i].cells()):
+            if tables[level].cells() <= budget:
+                budget -= tables[level].cells()
+                tables[level] = tables[level].cached()
+    return sizes, spread, placed
+
+
+def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
+    """Every class of ``hist`` (R × nodes × rows) with users, split by ``split``.
+
+    Returns the survey, the two flat targets and the number of users of each (survey, node, row,
+    category) that received users; None if no class holds a user.
+    """
+    lo, hi = split.rows.start, split.rows.stop
+    if lo == hi:
+        return None
+    if split.targets is None:  # the window of rows held by some class
+        held = np.flatnonzero(hist[:, :, lo:hi].any(axis=(0, 1)))
+        if held.size == 0:
+            return None
+        lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
+    law, first = split.law, 0
+    if law is None:  # the law of the rows held only
+        d, cells = split.log_factorial.size - 1, split.cells(lo, hi)
+        check_allocation("d", d, 10 * cells, what="the subset sampler's split law, per call")
+        law, first = _split_law(split.good, split.bad, split.draws[lo:hi], split.log_factorial), lo
+    by_node = law.pvals.shape[0] == hist.shape[1]
+    window = slice(lo - first, hi - first)
+    counts = rng.multinomial(
+        hist[:, :, lo:hi], law.pvals[:, window] if by_node else law.pvals[law.pair, window]
+    )
+    flat = np.flatnonzero(counts)
+    users = counts.ravel()[flat]
+    if split.targets is not None:  # tabulated
+        survey, cell = np.divmod(flat, counts[0].size) if counts.shape[0] > 1 else (None, flat)
+        return survey, split.targets[0][cell], split.targets[1][cell], users
+    survey, node, row, column = np.unravel_index(flat, counts.shape)
+    picks = law.picks[law.pair[node], row + lo - first, column]
+    return survey, *split.target(node, row + lo, picks), users
+
+
+def _histogram(survey, target, users, size: int, n_rows: int) -> np.ndarray:
+    """The users summed at their flat targets (``size`` cells per survey) of each survey (None: one)."""
+    flat = survey * size + target if n_rows > 1 else target
+    return np.bincount(flat, weights=users, minlength=n_rows * size).astype(np.int64)
+
+
+def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """C for each row of ``own`` (R × d V users per value; the n − ΣK others U users): two passes.
+
+    Up the tree (leaves first), each V user's k − 1 picks outside her own value are placed: at a
+    child holding her value, those still to make (r of them) fall in its sibling with the law
+    H(|sibling|, d − |parent|, r) (a multivariate-hypergeometric split of her picks over the
+    siblings along her path, drawn deepest first); the ones in the sibling join it as free users.
+    Down the tree, the free users (the U users at the root, k picks each, and the V users' picks
+    placed in siblings) needing r picks in a node split between its children with the law
+    H(|left|, |right|, r).  At the leaves, C(x) = free users with a pick at x + K_x.
     """
     n_rows, d = own.shape
-    needed = np.arange(k + 1, dtype=float)  # r: members still to choose
-    groups = np.zeros((n_rows, 2, k + 1), dtype=np.int64)
-    groups[:, 0, k] = n - own.sum(axis=1)
-    groups[:, 1, k - 1] = own.sum(axis=1)
-    out = own.copy()
-    lo, hi = max(k - 1, 1), k + 1
-    one_row, arrivals = n_rows == 1, own.any(axis=0).tolist()
-    # m for those behind (d − i candidates) and those ahead (d − i − 1; none past the last value)
-    remaining = np.stack([d - np.arange(d), np.maximum(d - 1 - np.arange(d), 1)], axis=1)
-    remaining = remaining.astype(float)
-    for i in range(d):
-        if i % _TRIM_EVERY == 0:
-            held = np.flatnonzero(groups[:, :, lo:hi].any(axis=(0, 1)))
-            if held.size == 0:  # every user has all her members: the other columns get none
-                break
-            lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
-        arriving = None
-        if arrivals[i]:  # the V users of value i leave those ahead (done ones included)
-            cols = np.r_[0, lo:hi] if groups[:, 1, 0].any() else slice(lo, hi)
-            pool = groups[:, 1, cols]
-            if one_row:
-                arriving = rng.multivariate_hypergeometric(pool[0], int(own[0, i]))[None]
-            else:
-                arriving = _hypergeometric_rows(pool, own[:, i], rng)
-            groups[:, 1, cols] -= arriving
-        # a user needing r of m candidates takes value i w.p. r/m; nobody is ahead of the last value
-        window = groups[:, :, lo:hi]
-        # r/m as a division: r = m gives exactly 1 (r · (1/m) can round to 1 − 2⁻⁵³)
-        taken = rng.binomial(window, np.minimum(needed[lo:hi] / remaining[i, :, None], 1.0))
-        window -= taken
-        groups[:, :, lo - 1 : hi - 1] += taken  # class r − 1 (class 0: done)
-        out[:, i] += taken.sum(axis=(1, 2))
-        if arriving is not None:
-            groups[:, 0, cols] += arriving
-        lo = max(lo - 1, 1)
-    return out
-
-
-def _hypergeometric_rows(
-    colors: np.ndarray, draws: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """A multivariate-hypergeometric draw of ``draws[j]`` items from each row ``colors[j]`` (exact).
-
-    Few rows: numpy's sampler row by row; many rows: category by category, vectorized over rows.
-    """
-    out = np.zeros_like(colors)
-    if colors.shape[0] <= colors.shape[1]:
-        for j in np.flatnonzero(draws):
-            out[j] = rng.multivariate_hypergeometric(colors[j], int(draws[j]))
-        return out
-    left, pool = draws.copy(), colors.sum(axis=1)
-    for c in range(colors.shape[1] - 1):
-        pool -= colors[:, c]
-        out[:, c] = np.where(
-            left > 0, rng.hypergeometric(colors[:, c], pool, np.maximum(left, 0)), 0
+    sizes, spread, placed = _split_tables(d, k)
+    depth = len(spread)
+    leaves = np.flatnonzero(sizes[depth])
+    injected = [None] * (depth + 1)  # free users joining each level's nodes (R × nodes × picks)
+    hist = np.zeros((n_rows, 2**depth, 1), dtype=np.int64)  # V users by s: picks made in the node
+    hist[:, leaves, 0] = own
+    for level in range(depth, 0, -1):
+        split = placed[level - 1]
+        drawn = _split_classes(hist, split, rng)
+        if drawn is None:
+            break
+        survey, sibling, parent, users = drawn
+        injected[level] = _histogram(survey, sibling, users, split.sizes[0], n_rows)
+        if level > 1:
+            hist = _histogram(survey, parent, users, split.sizes[1], n_rows)
+            hist = hist.reshape(n_rows, 2 ** (level - 1), -1)
+    width = min(k, d) + 1
+    hist = np.zeros(n_rows * width, dtype=np.int64)  # free users by r: picks still to make
+    hist[k::width] = n - own.sum(axis=1)
+    for level in range(depth + 1):
+        if injected[level] is not None:
+            hist += injected[level]
+        if level == depth:
+            break
+        split = spread[level]
+        drawn = _split_classes(hist.reshape(n_rows, 2**level, -1), split, rng)
+        if drawn is None:
+            hist = np.zeros(n_rows * split.sizes[0], dtype=np.int64)
+            continue
+        survey, left, right, users = drawn
+        survey = np.concatenate((survey, survey)) if n_rows > 1 else None
+        hist = _histogram(
+            survey,
+            np.concatenate((left, right)),
+            np.concatenate((users, users)),
+            split.sizes[0],
+            n_rows,
         )
-        left -= out[:, c]
-    out[:, -1] = left
-    return out
+    hist = hist.reshape(n_rows, 2**depth, -1)
+    return hist[:, leaves, 1] + own

@@ -9,7 +9,7 @@ random bits (:func:`~ldp_helpers.mechanisms.hadamard._fair_binomial`); their dra
 own ``binomial(c, 0.5)`` of the same counts (the same variates, drawn by numpy).  The note also gives the
 sampler against numpy drawing an output of the same size with two binomial arrays (Bin(n/S, ½) twice over
 the S cells of the aggregate): a floor no exact sampler of these laws reaches when the law needs more
-draws than cells (SS's sequential histograms, the sketches' per-value row split, the Hadamard halvings).
+draws than cells (SS's tree of histograms, the sketches' per-value row split, the Hadamard halvings).
 
 Rows "<oracle> eps=1, n=…, d=…": our aggregate sampler against the per-user client and server of each peer
 that ships the oracle (pure-ldp 1.2.0: HR, the Hadamard mechanism, FLH, CMS, HCMS, the private count sketch,

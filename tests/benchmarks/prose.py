@@ -120,7 +120,7 @@ def _field_oracle_notes(rows: list[Timing]) -> list[str]:
         f"{FIELD_DRAWS_TARGET}x: "
         + (f"**NOT met** by {', '.join(over)}" if over else "met")
         + "); vs numpy "
-        f"drawing two binomials over the cells of its output {_span(output, 1)} (SS's sequential histograms, "
+        f"drawing two binomials over the cells of its output {_span(output, 1)} (SS's tree of histograms, "
         f"the sketches' per-value row split and the Hadamard halvings need more draws than the output has cells)."
     ]
     names = {r.variant.split(" sampler")[0] for r in samplers}
