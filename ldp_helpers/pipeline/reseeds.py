@@ -149,9 +149,9 @@ def row_names(source: str) -> set | None:
 def claims_only_cells(cells) -> tuple[list, set]:
     """The cells a reseeded run executes, and the claims-yaml names of the rows it leaves out.
 
-    Kept: every cell up to the one that writes the claims (kept), except those tagged ``no-claims``, and except
-    those tagged ``seed-free`` whose bound names no kept cell reads (a backward pass) and whose row names
-    are plain strings.  Checks the ``seed-free`` tags first (:func:`check_seed_free`).
+    Kept: every cell up to the one that writes the claims (kept), except those tagged ``no-claims``, and
+    except those tagged ``seed-free`` whose bound names no kept cell reads (:func:`needed_cells`) and whose
+    row names are plain strings.  Checks the ``seed-free`` tags first (:func:`check_seed_free`).
     """
     check_seed_free(cells)
     cells = list(cells)
@@ -162,20 +162,31 @@ def claims_only_cells(cells) -> tuple[list, set]:
         writer = _code(cells)[last]
         cells = cells[: next(i for i, c in enumerate(cells) if c is writer) + 1]
     cells = [c for c in cells if NO_CLAIMS_TAG not in _tags(c)]
-    needed, kept, left_out = set(), [], set()
+
+    def required(cell) -> bool:
+        return (
+            SEED_FREE_TAG not in _tags(cell)
+            or bool(_WRITES_CLAIMS.search(cell["source"]))
+            or row_names(cell["source"]) is None
+        )
+
+    kept = needed_cells(cells, required)
+    dropped = [c for c in cells if not any(c is k for k in kept)]
+    return kept, set().union(set(), *(row_names(c["source"]) for c in dropped))
+
+
+def needed_cells(cells, required) -> list:
+    """``cells`` without the code cells that are not ``required(cell)`` and bind no name that a later
+    kept cell reads (a backward pass; markdown cells stay)."""
+    needed, kept = set(), []
     for cell in reversed(cells):
-        if cell.get("cell_type") != "code":
-            kept.append(cell)
-            continue
-        loads, stores = _cell_names(cell)
-        rows = row_names(cell["source"])
-        droppable = SEED_FREE_TAG in _tags(cell) and not _WRITES_CLAIMS.search(cell["source"])
-        if droppable and not stores & needed and rows is not None:
-            left_out |= rows
-            continue
+        if cell.get("cell_type") == "code":
+            loads, stores = _cell_names(cell)
+            if not required(cell) and not stores & needed:
+                continue
+            needed |= loads
         kept.append(cell)
-        needed |= loads
-    return kept[::-1], left_out
+    return kept[::-1]
 
 
 #: the metadata key of a cell of a combined reseeded notebook: the seed whose segment it belongs to
