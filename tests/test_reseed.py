@@ -9,12 +9,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from ldp_helpers.pipeline import paths, reproduce
-from ldp_helpers.pipeline.claim_rows import Claim, read_claims_csv
-from ldp_helpers.pipeline.claim_texts import load_claim_texts
-from ldp_helpers.pipeline.decisions import close
-from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
-from ldp_helpers.pipeline.profiles import parameters_source
-from ldp_helpers.pipeline.reseeds import (
+from ldp_helpers.pipeline._reseeds import (
     SEED_FREE_TAG,
     check_seed_free,
     claims_only_cells,
@@ -22,6 +17,11 @@ from ldp_helpers.pipeline.reseeds import (
     reseeds_notebook,
     seeded_reads,
 )
+from ldp_helpers.pipeline.claim_rows import Claim, read_claims_csv
+from ldp_helpers.pipeline.claim_texts import load_claim_texts
+from ldp_helpers.pipeline.decisions import close
+from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
+from ldp_helpers.pipeline.profiles import parameters_source
 from ldp_helpers.pipeline.stability import with_stability
 
 TAGGED = [s for s in paths.notebook_stems() if s[:2] in ("00", "01", "03", "04", "07", "08")]

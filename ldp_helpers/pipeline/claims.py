@@ -82,7 +82,7 @@ class ClaimsTable:
             )
         self._recorded: dict[str, int] = {}  # claim name -> index in rows
         #: names of the claims file a claims-only run leaves out (cells tagged ``seed-free``,
-        #: :mod:`~ldp_helpers.pipeline.reseeds`): not counted as missing
+        #: :mod:`~ldp_helpers.pipeline._reseeds`): not counted as missing
         self.left_out: frozenset = frozenset()
 
     def _add(

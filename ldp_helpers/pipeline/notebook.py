@@ -12,7 +12,7 @@ under ``figures/<notebook>/`` when the profile asks for it and then shows it.
 :data:`NO_CLAIMS_TAG` (cells whose work no claim reads: figures, panels, checks that are only printed).
 There ``publish`` closes the figure it is given: nothing is rendered, saved or shown, and the claims
 table does not miss the rows of the cells tagged ``seed-free`` that the run leaves out
-(:data:`LEFT_OUT_ENV`, :mod:`~ldp_helpers.pipeline.reseeds`).
+(:data:`LEFT_OUT_ENV`, :mod:`~ldp_helpers.pipeline._reseeds`).
 """
 
 from __future__ import annotations

@@ -12,12 +12,15 @@ and the notebooks that finished keep their outputs.  A failing notebook is repor
 command exits with status 1; bad arguments exit with status 2 and list the valid names.
 
 **Robustness pass.**  When the profile lists ``robustness_seeds`` (the paper profile does), every notebook
-with a ``seed`` parameter is also run under each of those seeds at the same sizes (``--robustness-jobs``
-runs at a time, default 2; executed copies in ``build/<profile>/robustness/``).  A reseeded run computes the claims
-only (:mod:`~ldp_helpers.pipeline.notebook`): its cells tagged ``no-claims`` (figures, panels,
-printed checks) are left out and ``publish`` draws nothing.
+with a ``seed`` parameter is also run under each of those seeds at the same sizes (executed copies in
+``build/<profile>/robustness/seed<seed>/``).  A reseeded run computes the claims that can move with the seed
+only (:mod:`~ldp_helpers.pipeline._reseeds`): its cells tagged ``no-claims`` (figures, panels, printed checks),
+those after the claims are written and those tagged ``seed-free`` that no kept cell reads are left out, and
+``publish`` draws nothing; a notebook's seeds run one after the other in one kernel (one job).
 The published ``claims.csv`` gets each row's ``stability`` (:mod:`~ldp_helpers.pipeline.stability`) in the
 same run, so a rerun writes the same bytes.  A reseeded run that fails fails its notebook.
+Each notebook is two jobs (its run, its reseeded runs) on ``max(--jobs, --robustness-jobs)`` workers, the
+longest first by the last run's times.
 
 **Times.**  The run ends with its wall time and each notebook's seconds (its run under the profile's seed, each
 reseeded run, and apart the cells tagged ``peer-clients``: audits that call the peers' own clients as black boxes,
@@ -43,6 +46,7 @@ from pathlib import Path
 
 from ldp_helpers._validation import check_choice, fail_type
 from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline._reseeds import reseeds_notebook, segment
 from ldp_helpers.pipeline.claim_rows import claims_csv, read_claims_csv
 from ldp_helpers.pipeline.claim_texts import load_claim_texts
 from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
@@ -54,7 +58,6 @@ from ldp_helpers.pipeline.profiles import (
     profile_names,
     robustness_seeds,
 )
-from ldp_helpers.pipeline.reseeds import reseeds_notebook, segment
 from ldp_helpers.pipeline.stability import stability_counts, with_stability
 
 #: notebooks whose stem starts with this summarize the others (they run after them)
@@ -170,10 +173,11 @@ def _run_staged(stem: str, profile_name: str, parameters: dict) -> RunResult:
         _restore(previous)
 
 
-def _run_reseeds(stem: str, profile_name: str, parameters: dict, seeds: list) -> dict:
+def _run_reseeds(stem: str, profile_name: str, parameters: dict, seeds: list) -> tuple:
     """The robustness pass of one notebook: its claims-only runs under ``seeds``, one after the other in one
-    kernel (:func:`~ldp_helpers.pipeline.reseeds.reseeds_notebook`); ``{seed: RunResult}``.  Each seed's claims
-    land in its own staging folder; its executed cells in ``build/<profile>/robustness/seed<seed>/<stem>.ipynb``."""
+    kernel (:func:`~ldp_helpers.pipeline._reseeds.reseeds_notebook`): ``({seed: RunResult}, ids of the rows left
+    out)``.  Each seed's claims land in its own staging folder, its executed cells in
+    ``build/<profile>/robustness/seed<seed>/<stem>.ipynb``; its CPU time is its share of the kernel's."""
     import nbformat
 
     staging = _staging(stem, profile_name, "s")
@@ -410,7 +414,7 @@ def _parser() -> argparse.ArgumentParser:
         "--robustness-jobs",
         type=int,
         default=2,
-        help="runs in parallel under robustness_seeds (default 2)",
+        help="workers when there are reseeded runs (robustness_seeds): at least this many (default 2)",
     )
     return parser
 

@@ -75,7 +75,7 @@ def with_stability(rows, reseeded: dict, *, seed_free=frozenset()) -> list[Claim
 
     ``reseeded`` maps each other seed to its run's rows: the same ids in the same order, except that the ids
     in ``seed_free`` (rows stated in cells tagged ``seed-free``, which a reseeded run may leave out:
-    :mod:`~ldp_helpers.pipeline.reseeds`) may be missing; such a row is ``deterministic`` by its tag, and
+    :mod:`~ldp_helpers.pipeline._reseeds`) may be missing; such a row is ``deterministic`` by its tag, and
     one that a run did compute must come out ``deterministic``.  ValueError names the seed or the row otherwise.
     """
     rows = _check_rows("rows", rows)
