@@ -245,3 +245,44 @@ def test_a_notebook_of_the_collection_in_one_kernel_equals_separate_runs(tmp_pat
     )  # the second seed, in a kernel of its own
     assert together[2] == alone[2] and together[1] != together[2]
     assert len(together[2]) == len(load_claim_texts(stem)) - len(left_out)
+
+
+def test_the_longest_jobs_start_first():
+    """Each notebook is two jobs (its run, its reseeded runs), ordered by the last run's times, the
+    never-timed ones first."""
+    timings = {
+        "wall_seconds": 9.0,
+        "jobs": 2,
+        "notebooks": {
+            stem: {
+                "seconds": run,
+                "reseeds": {"101": a, "202": b},
+                "peer_seconds": 0.0,
+                "cpu_seconds": run,
+                "reseeds_cpu_seconds": a + b,
+            }
+            for stem, run, a, b in [
+                ("00_tutorial", 5.0, 1.0, 1.0),
+                ("06_privacy_audit", 60.0, 50.0, 40.0),
+            ]
+        },
+    }
+    jobs = reproduce._jobs(
+        ["00_tutorial", "06_privacy_audit", "08_shuffle_model", "99_reproduction_report"],
+        {
+            "00_tutorial": [101],
+            "06_privacy_audit": [101],
+            "08_shuffle_model": [101],
+            "99_reproduction_report": [],
+        },
+        reproduce._estimates(timings),
+    )
+    assert jobs == [
+        ("08_shuffle_model", "run"),
+        ("08_shuffle_model", "reseeds"),
+        ("99_reproduction_report", "run"),
+        ("06_privacy_audit", "reseeds"),
+        ("06_privacy_audit", "run"),
+        ("00_tutorial", "run"),
+        ("00_tutorial", "reseeds"),
+    ]

@@ -465,6 +465,14 @@ def _estimates(timings: dict) -> dict:
     }
 
 
+def _jobs(stems: list, reseeds: dict, estimate: dict) -> list:
+    """Two jobs per notebook, ``(stem, "run")`` and (when it has reseeded runs, in one kernel)
+    ``(stem, "reseeds")``, the longest first by ``estimate`` (:func:`_estimates`; never timed: first), so that
+    the workers finish together."""
+    jobs = [(stem, kind) for stem in stems for kind in ["run"] + ["reseeds"] * bool(reseeds[stem])]
+    return sorted(jobs, key=lambda job: -estimate.get(job, math.inf))
+
+
 def _timings_path(profile_name: str) -> Path:
     """``build/<profile>/timings.json``: the times of the last runs under a profile (git-ignored)."""
     return paths.BUILD_DIR / profile_name / "timings.json"
@@ -609,12 +617,7 @@ def main(argv=None) -> int:
     timings: dict = {}
     estimate = _estimates(read_timings(args.profile))
     for wave in filter(None, waves):
-        # two jobs per notebook, its run and its reseeded runs (one kernel); the longest first, so that the
-        # workers finish together (never timed yet: first)
-        jobs = sorted(
-            [(stem, kind) for stem in wave for kind in ["run"] + ["reseeds"] * bool(reseeds[stem])],
-            key=lambda job: -estimate.get(job, math.inf),
-        )
+        jobs = _jobs(wave, reseeds, estimate)
         pending: dict[str, dict] = {stem: {} for stem in wave}
         # One worker process per running job: kernels and papermill's event loops stay isolated.
         # "fork" keeps the parent's path settings (tests point them at a sandbox).
