@@ -99,7 +99,7 @@ claims.check("two_coin_ln3", eps_two_coin, paper=paper.WARNER_EPSILON)
 #
 # `BinaryRR` implements both; the general estimator agrees with $2(X-0.25)$ to rounding.
 
-# %%
+# %% tags=["seed-free"]
 x_grid = np.linspace(0, 1, 101)
 gap = np.max(np.abs(two_coin.estimate_fraction(x_grid * 1000, 1000) - 2 * (x_grid - 0.25)))
 print(f"max |(X - q)/(p - q) - 2(X - 0.25)| over X in [0, 1]: {gap:.2e}")
@@ -112,7 +112,7 @@ claims.check("two_coin_estimator", gap)
 # $q = 1/(e^\varepsilon+1)$ and a privacy loss of exactly ε (Warner's scheme is the case ε = ln 3).
 # This is the randomizer that the m-shot and Glance notebooks use in every round.
 
-# %%
+# %% tags=["seed-free"]
 for eps in (0.1, 0.5, 1.0, paper.WARNER_EPSILON, 2.0, 5.0):
     rr = ldp.BinaryRR.from_epsilon(eps)
     print(f"eps = {eps:.4f}: p = {rr.p:.4f}, q = {rr.q:.4f}, loss from table = "
@@ -195,7 +195,7 @@ claims.check("ldp_noise_order", paper.ldp_noise_ratio(rr, true_fraction, n_users
 # The section's other settings: the checks at ε = 1 (the table of §6.5 has $d = 6$) and the
 # survey of §6.6, $n = 49{,}742$ users over $d = 43$ values (the size of [grr_vs_oue]'s clickstream data).
 
-# %%
+# %% tags=["seed-free"]
 walk_eps, walk_d, walk_value = paper.WARNER_EPSILON, 6, 0  # every walkthrough reports user value 0
 walk_counts = np.array([30, 20, 10, 5, 5, 0])  # n = 70 users
 eps_table, d_table = 1.0, 6
@@ -306,7 +306,7 @@ claims.check("olh_variance", ldp.OLH(walk_eps, d_var).approx_variance(1), paper=
 # vectors; BLH/OLH: all $g^d$ hash functions; THE: its report is SHE's Laplace vector, so its loss comes
 # from the densities), and its approximate variance per user.
 
-# %%
+# %% tags=["seed-free"]
 table_classes = {"DE": ldp.GRR, "SUE": ldp.SUE, "OUE": ldp.OUE, "BLH": ldp.BLH, "OLH": ldp.OLH,
                  "THE": ldp.THE}
 table_oracles = {name: cls(eps_table, d_table) for name, cls in table_classes.items()}
@@ -401,7 +401,7 @@ claims.statement("the_beats_she", lt(the_over_she, 1.0), the=the_var[1.0], she=s
 # (PRR, IRR and their exact output tables), check both ε exactly from the output tables of two values
 # whose Bloom filters are disjoint (the worst case), and read $q'$ and $p'$ off the PRR × IRR table product.
 
-# %%
+# %% tags=["seed-free"]
 rappor = ldp.RapporParams(k=8, h=2, m=1, f=0.5, p=0.5, q=0.75)
 disjoint_blooms = np.array([[1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0]])
 eps_prr_table = ldp.max_privacy_loss(ldp.report_table(disjoint_blooms, rappor.prr_bit_table()))
@@ -661,7 +661,7 @@ claims.ambiguous_if("pldp_tau_missing", far(pl_any, pl_tau, 1e-9), chen=pl_tau, 
 # $d = 43$ at ε = 1, and the exact MSE of every oracle vs ε. Without a running kernel (a batch run,
 # nbval, the book) each shows its first figure instead.
 
-# %%
+# %% tags=["seed-free"]
 playground = show_panel("playground", mechanism_key="oue", epsilon=eps_table, d=d_var, n=n_var,
                         population="zipf")
 privacy_utility = show_panel("privacy_utility", epsilon=eps_table, d=d_var, n=n_var)

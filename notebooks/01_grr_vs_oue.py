@@ -58,7 +58,7 @@ rng = np.random.default_rng(seed)
 # bits, so the loss of the whole vector is $\ln\frac{p(1-q)}{(1-p)q} = \varepsilon$. Both checks are
 # exact, from the tables (OUE's vector table has $2^d$ columns, so we check it at small $d$):
 
-# %%
+# %% tags=["seed-free"]
 eps = runs.EXAMPLE_EPSILON  # ε = 2, as in the worked examples
 grr_loss = {d: GRR(eps, d).privacy_loss() for d in (3, 5, 43)}  # d of the examples and the datasets
 oue_loss = {d: OUE(eps, d).privacy_loss() for d in (3, 5)}  # OUE's table has 2^d columns: small d
@@ -97,7 +97,7 @@ claims.ambiguous_if("oue_is_grr", by_text(two_readings), oue_outputs=outputs["OU
 # worked example's input ($d=3$, $\varepsilon=2$, $f=(3,2,5)$; `runs.worked_examples()` recomputes both
 # worked examples of §2: $f$, $f'$, $L[f]$ and $\mathbb E[f']$):
 
-# %%
+# %% tags=["seed-free"]
 worked = runs.worked_examples()  # f = (3, 2, 5) of {A,A,A,B,B,C,C,C,C,C}, d = 3, eps = 2
 grr_ex, oue_ex = worked["GRR"], worked["OUE"]
 f, grr = grr_ex.true_counts, grr_ex.protocol
@@ -134,7 +134,7 @@ for name, ex in worked.items():
 # Algorithm 2 and estimate with the exact $p$, and also evaluate the thesis' displayed formula with its
 # printed $p \approx 0.737$:
 
-# %%
+# %% tags=["seed-free"]
 print(f"p = e^2/(e^2+2) = {grr.p:.6f};  q = 1/(e^2+2) = {grr.q:.6f};  "
       f"p + 2q = {grr.p + 2 * grr.q:.6f}")
 print(f"f' counted from the printed output = {grr_ex.support}")
@@ -155,7 +155,7 @@ for i, value in enumerate("abc"):  # the rows of the thesis' table: A, B, C
 #
 # **OUE (§2.3.1).** The thesis assumes aggregated outputs $f' = (6, 4, 7)$:
 
-# %%
+# %% tags=["seed-free"]
 oue = oue_ex.protocol
 print(f"p = 1/2;  q = 1/(e^2+1) = {oue.q:.6f};  assumed f' = {oue_ex.support}")
 print(f"L[f] = {np.round(oue_ex.estimates, 4)}, errors {np.round(oue_ex.errors, 4)}")
@@ -205,7 +205,7 @@ claims.statement("oue_example_cause", ge(p_assumed, 0.05), sd_oue=sd["OUE"][0], 
 # 49,742 views of 43 models A1..A43 (the committed counts; `python -m ldp_helpers.simulate.datasets` re-derives
 # and checks them from the raw CSV).
 
-# %%
+# %% tags=["seed-free"]
 survey = tea_survey_standin()
 data_sets = {"Dataset 1": survey.rating_counts(), "Dataset 2": load_trouser_counts()}
 dataset1, dataset2 = data_sets.values()
@@ -221,7 +221,7 @@ views = ("the thesis' source [12] (UCI 'Clickstream Data for Online Shopping') l
          "per product page viewed in a session; no column records a purchase (購入履歴)")
 claims.erratum_if("dataset2_records", by_text(views), records=dataset2.name)
 
-# %%
+# %% tags=["seed-free"]
 publish(plots.dataset1_figure(survey), "fig3_1_dataset1_standin_distribution")
 publish(plots.dataset2_figure(dataset2), "fig3_2_dataset2_distribution")
 
@@ -354,7 +354,7 @@ claims.erratum("grr_always_figure", next(fig for fig, x in crossing.items() if x
 # $\mathrm{MSE_{GRR}}/\mathrm{MSE_{OUE}}$ summed from the per-value variances on several histograms of
 # $d = 5$ (the stand-in, a flat one, 100× the answers, every answer on one level):
 
-# %%
+# %% tags=["seed-free"]
 ratio_grid = np.geomspace(0.01, 10, 40)
 variants1 = {"stand-in": dataset1.counts, "flat, same n": flat_counts(dataset1.n, dataset1.d),
              "stand-in x 100": 100 * dataset1.counts,
@@ -428,7 +428,7 @@ claims.statement("d1_small_eps_reversal", gt(np.min(reversal), 0.05), shares=sha
 # DE / OUE / OLH phase diagram — and the exact MSE of every oracle vs ε at Dataset 2's $d$ and $n$.
 # Without a running kernel (a batch run, nbval, a static viewer) each shows its first figure instead.
 
-# %%
+# %% tags=["seed-free"]
 playground = show_panel("playground", mechanism_key="grr", epsilon=eps_fig, d=dataset2.d,
                         n=dataset2.n, population="clickstream")
 privacy_utility = show_panel("privacy_utility", epsilon=eps_fig, d=dataset2.d, n=dataset2.n,

@@ -160,7 +160,7 @@ claims.statement("c_star_bracket", close(c, 7 / 12, 1 / 12), c=c)
 # ≈ 1/(2x) as x → ∞) and has a single interior **maximum**; the paper uses c* as the maximizer
 # everywhere else (Eq. 7), so "argmin" is a slip. Figure 1:
 
-# %%
+# %% tags=["seed-free"]
 m_opt = paper.m_star(eps, T)  # m* at eps = 10, T = 100
 
 # %% tags=["no-claims"]
@@ -482,7 +482,7 @@ claims.ambiguous_if("rate_log_t", by_text(undefined_b), slope=slope_log)
 # The appendix applies Theorem 10, which needs 0 < δ < 1; under condition (1) δ stays below 1,
 # which the cell checks too.
 
-# %%
+# %% tags=["seed-free"]
 full_round = MShotReporting(eps, T, m_opt).round_channel  # a round with Phi0 = 1
 p_tail, gap_tail = full_round.p, full_round.p - full_round.q
 alpha_tail = np.linspace(0.0, paper.method_assumption("m*-shot", epsilon=eps, n_rounds=T), 121)[1:]

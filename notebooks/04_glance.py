@@ -72,7 +72,7 @@ rngs = np.random.default_rng(seed).spawn(8)  # one independent stream per experi
 # (probability $\frac1T\sum_s Q_{\rm Bin}(0\mid v_s)$) or $e_s$ ($\frac1T Q_{\rm Bin}(1\mid v_s)$); a $T$-bit vector for T-shot. We build
 # these tables over all $2^T$ streams and compute the privacy loss exactly:
 
-# %%
+# %% tags=["seed-free"]
 stream_losses = {(cls.__name__, T, eps): cls(eps, T).privacy_loss()  # exact, from the output table
                  for cls in (Glance, Harmony, BasicOneTimeRappor)
                  for T, eps in ((1, 0.5), (4, 2.0), (6, 8.0))}
@@ -86,7 +86,7 @@ for (name, T, eps), loss in stream_losses.items():
 # %% [markdown]
 # **Theorem 4's variance term is the paper's Harmony at μ = 1**, and not the ±c variant's variance:
 
-# %%
+# %% tags=["seed-free"]
 N_check, eps_check, T_check = 10_000, (0.5, 2.0, 8.0), (10, 50)
 full = {T: constant_population(1.0, N_check, T) for T in T_check}  # the stream μ_t = 1
 thm4_gap = max(abs(Harmony(e, T).variance(full[T])[0]
@@ -166,7 +166,7 @@ publish(fig, "error_decomposition")
 # Different $N$ for the same figure is an inconsistency in the paper whichever is meant (the claims table
 # records it; our computation shows both $N$ fit the description, so it cannot say which was drawn).
 
-# %%
+# %% tags=["seed-free"]
 eps_grid, mu_grid = np.linspace(0.05, 10, 400), np.linspace(0, 1, 801)
 regions = {src: paper.dense_sparse_condition(mu_grid[:, None], eps_grid[None, :], *s)
            for src, s in paper.FIG1.items()}
@@ -216,7 +216,7 @@ publish(fig, "fig1_condition2_region")
 # $\frac83L$ instead of decaying like $e^{-\varepsilon/2}$ forever (the $O(1/\sqrt{e^\varepsilon})$ regime of Table 1
 # needs $e^\varepsilon\ll1/L$).
 
-# %%
+# %% tags=["seed-free"]
 F2 = paper.FIG2  # N = 10^6, T = 10, β = 1/(2(N+1)^2)
 crossover, L2 = paper.bound_crossover(*F2), paper.log_term(*F2)
 ub_limit2 = 2 * paper.theta_large_epsilon_limit(*F2)
@@ -235,7 +235,7 @@ print(f"slope of ln(2 theta) vs eps: {slope_mid:.3g} on [{eps_mid[0]:.3g}, {eps_
       f"{slope_far:.3g} on [{eps_far[0]:.3g}, {eps_far[-1]:.3g}] (Table 1: -0.5)")
 print(f"Harmony's bound -> {paper.harmony_lower_bound(50.0, *F2):.4g} as eps -> inf")
 
-# %%
+# %% tags=["seed-free"]
 eps2 = np.linspace(0.5, 16, 311)
 
 # %% tags=["no-claims"]
@@ -343,7 +343,7 @@ for (name, mu), mean in fig3_mean.items():
     print(f"{name:<8} mu = {mu:<6g} mean Err: eps=1: {mean[0]:.4g}  eps=4: {mean[6]:.4g}  eps=8: "
           f"{mean[-1]:.4g}")
 
-# %%
+# %% tags=["seed-free"]
 harmony_bound3 = paper.harmony_lower_bound(eps3, *S6.shape, paper.theorem4_beta(S6.n_users))
 
 # %% tags=["no-claims"]
@@ -475,7 +475,7 @@ publish(plots.three_mechanisms(eps3, fig3_mean, rappor, setting=S6), "three_mech
 # (scipy) beside $e^{-KR(s)}$ and the Chernoff–Hoeffding form $e^{-KD(q+s(p-q)\|q)}$ — the $D(a\|b)$ of (2)'s
 # left-hand side. Setting: §2's $T = 50$, $N = 10^4$, $\beta = 0.1$, ε = 2, $K = N/T = 200$.
 
-# %%
+# %% tags=["seed-free"]
 eps_tail, K_tail = 2.0, S6.n_users // S6.n_rounds  # a sparse round (mu~ = 0), its expected K = N/T
 theta_tail = float(paper.theta(eps_tail, *S6))
 s_tail = np.linspace(0.0, 1.2 * theta_tail, 121)[1:]  # deviations s of mu^ - mu~

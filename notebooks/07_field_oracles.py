@@ -68,7 +68,7 @@ rng = np.random.default_rng(seed)
 #
 # The oracles come from the registry, grouped by what their classes say:
 
-# %%
+# %% tags=["seed-free"]
 groups = fo.oracle_groups()
 for group, keys in groups.items():
     print(f"{group:>12}: {', '.join(keys)}")
@@ -85,7 +85,7 @@ publish(plots.risk_figure(one_shot, epsilons, risks), "fig_risk_vs_epsilon")
 # for every population). They also state that for $3.8 < \varepsilon < \ln(d/9)$ SS cuts the loss of the
 # earlier schemes — RAPPOR (SUE) and randomized response (GRR) — by 50 % [ye2018] (abstract).
 
-# %%
+# %% tags=["seed-free"]
 ss_row = one_shot.index("ss")
 others = {d: np.min(np.delete(r, ss_row, 0), axis=0) for d, r in risks.items()}  # best other oracle
 excess = max(float(np.max(risks[d][ss_row] / others[d])) for d in risk_ds)
@@ -105,7 +105,7 @@ print(f"SS / best other: max {excess:.6f}; SS / min(GRR, SUE) in the band: max {
 # statement about constants that do not grow; on our grid, the ratio of HR's risk to SS's must not grow
 # with d:
 
-# %%
+# %% tags=["seed-free"]
 hr_row = one_shot.index("hr")
 ratios = {d: r[hr_row] / r[ss_row] for d, r in risks.items()}
 small, large = (float(np.max(ratios[d])) for d in (risk_ds[0], risk_ds[-1]))
@@ -144,7 +144,7 @@ publish(plots.phase_figure(one_shot, epsilons, phase_ds, maps), "fig_phase_diagr
 # The sketches hash the domain into a fixed table: their collisions bias each count by an amount
 # proportional to n, so their MSE (variance + bias²) of the *frequencies* stops falling as n grows:
 
-# %%
+# %% tags=["seed-free"]
 every = one_shot + list(groups["sketch"])
 mse = fo.mse_against_n(every, mse_epsilon, mse_d, n_grid)
 growth = mse[:, -1] * n_grid[-1] / (mse[:, 0] * n_grid[0])
@@ -197,7 +197,7 @@ plots.server_figure(every, server_ds, server, n=server_n, epsilon=1.0);
 # that owes nothing to the equation the second round was solved from (at $d = 6$: a unary oracle has
 # $2^d$ memoized states):
 
-# %%
+# %% tags=["seed-free"]
 eps_tau = deploy.longitudinal_epsilons(long_epsilon, long_epsilon_permanent, long_d, taus)
 memoized = np.array([v for k, v in eps_tau.items() if k != "fresh"])
 one_report = deploy.first_report_losses(long_epsilon, long_epsilon_permanent,
@@ -246,7 +246,7 @@ print(f"L-OSUE / best other: approximate ≤ {max(approx_ratio):.6f}, exact up t
 # **multi-freq-ldpy's L-GRR.** Its second round is a closed form (``L_GRR_Client``; the parity test
 # reads it off the running peer). The exact loss of one report of the chain:
 
-# %%
+# %% tags=["seed-free"]
 p1, q1, p2, q2 = peers.multi_freq_ldpy_lgrr_rounds(5, 3.0, 1.0)
 p_star, q_star = q2 + (p2 - q2) * p1, q2 + (p2 - q2) * q1  # one report: GRR with these p*, q*
 peer_loss = float(np.log(p_star / q_star))

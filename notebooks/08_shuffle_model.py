@@ -59,7 +59,7 @@ audit_seeds = np.random.default_rng(seed).integers(2**63, size=2)  # one stream 
 # when the others hold a third value 2). The sum runs exactly over that grid in log space
 # (`ldp_helpers.bounds.shuffle`); binary RR at $n = 10^6$ takes a few hundredths of a second.
 
-# %%
+# %% tags=["seed-free"]
 profile = exact.binary_rr_profile(10**6, 2.0)
 eps_1e6 = profile.epsilon(1e-6)
 print(f"n = 10^6, eps0 = 2, delta = 1e-6: exact eps_c = {eps_1e6:.6g}")
@@ -79,7 +79,7 @@ claims.statement("amplification", lt(eps_1e6, 0.05), eps=eps_1e6)
 # Both numerical bounds are the exact profile of a 3-output pair (`mixture_pair`); our implementations equal
 # the authors' code (`tests/test_shuffle_fixtures.py`, fixtures in `tests/fixtures/shuffle/`). Three settings:
 
-# %%
+# %% tags=["seed-free"]
 settings = [(1000, 1.0, 1e-6), (2000, 2.0, 1e-6), (2000, 0.5, 1e-5)]
 table = {}
 for n, e0, d in settings:
@@ -101,7 +101,7 @@ for key, row in table.items():
 # neighbouring datasets (`others="any"`: $j$ of the others hold 1, for each $j$ one convolution of two
 # binomials, both directions) is what a bound must lie above:
 
-# %%
+# %% tags=["seed-free"]
 worst = {key: exact.binary_rr_profile(*key[:2], others="any").epsilon(key[2]) for key in table}
 for key, row in table.items():
     print(f"{str(key):22} all alike {row['exact']:.8g}, worst over all datasets {worst[key]:.8g}")
@@ -114,7 +114,7 @@ gap_low = min(row[s] - worst[key] for key, row in table.items() for s in names[1
 # Every bound lies above the exact worst case (a bound equal to ε₀ does not apply in that setting), the
 # numerical ones far closer than the closed forms; Wang et al.'s numerical bound is the tightest.
 
-# %%
+# %% tags=["seed-free"]
 claims.statement("bounds_above_exact", ge(gap_low, 0.0), gap=gap_low)
 wang_vs_fmt = max(row["Wang numerical"] - row["FMT numerical"] for row in table.values())
 claims.statement("wang_tighter", le(wang_vs_fmt, 0.0), gap=wang_vs_fmt)
@@ -124,7 +124,7 @@ claims.statement("fmt_numerical_close", lt(fmt_excess, 2.0), ratio=fmt_excess)
 # %% [markdown]
 # The curve in $n$ (ε₀ = 2, δ = 10⁻⁶): the exact value falls like $1/\sqrt n$ once $n \gg e^{\varepsilon_0}\ln(1/\delta)$.
 
-# %%
+# %% tags=["seed-free"]
 e0, d = 2.0, 1e-6
 curve = {"exact": [exact.binary_rr_profile(n, e0).epsilon(d) for n in n_curve]}
 small = [n for n in n_curve if n <= n_numerical]
@@ -146,7 +146,7 @@ publish(fig, "fig_epsilon_vs_n")
 # For $k\ge4$ the server can still tell 2 from the rest; for $k = 3$ at small $n$ the first pair is the worse
 # (n = 50). In both cases the exact ε_c is *above* the "bound":
 
-# %%
+# %% tags=["seed-free"]
 n, e0, d = 200, 2.0, 1e-4
 krr = {k: (exact.grr_profile(n, e0, k).epsilon(d),
            bounds.variation_ratio_profile(n, e0, k).epsilon(d)) for k in (3, 5)}
@@ -174,7 +174,7 @@ claims.erratum_if("wang_krr5", gt(min(krr[5][0] - krr[5][1], ex50 - wang50), 1e-
 # (bracketed by its optimistic and pessimistic estimates, `tests/test_shuffle_dp_accounting.py`); over
 # `n_days` daily collections from the same 1,000 users (ε₀ = 1):
 
-# %%
+# %% tags=["seed-free"]
 (log_p, log_q), = exact.binary_rr_profile(1000, 1.0).pairs
 plds = [pld.from_two_probability_mass_functions(dict(enumerate(b)), dict(enumerate(a)),
                                                 symmetric=False, value_discretization_interval=1e-4)
@@ -214,7 +214,7 @@ claims.statement("audit_leaky", gt(leaky.epsilon_lb, eps_c100), lb=leaky.epsilon
 # GRR/OUE/OLH run at ε_c (local ε-DP is central ε-DP); the central Laplace and geometric mechanisms add noise of
 # L1 sensitivity 2 to the true histogram. Every MSE is exact (the estimators are unbiased with known variance).
 
-# %%
+# %% tags=["seed-free"]
 truth = np.array([n_mse // 2, n_mse // 4, n_mse - n_mse // 2 - n_mse // 4])
 eps_grid = np.array([0.25, 0.5, 1.0])
 rows = [acc.frequency_mse_at_central_epsilon(truth, e, 1e-6) for e in eps_grid]

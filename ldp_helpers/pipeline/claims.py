@@ -81,6 +81,9 @@ class ClaimsTable:
                 f"texts must be 'file', None or a dict of ClaimText; got {type(self.texts).__name__}"
             )
         self._recorded: dict[str, int] = {}  # claim name -> index in rows
+        #: names of the claims file a claims-only run leaves out (cells tagged ``seed-free``,
+        #: :mod:`~ldp_helpers.pipeline._reseeds`): not counted as missing
+        self.left_out: frozenset = frozenset()
 
     def _add(
         self,
@@ -449,7 +452,9 @@ class ClaimsTable:
     def missing(self) -> list[str]:
         """The claims of the claims file not recorded yet (a finished notebook has none)."""
         return (
-            [] if self.texts is None else [key for key in self.texts if key not in self._recorded]
+            []
+            if self.texts is None
+            else [k for k in self.texts if k not in self._recorded and k not in self.left_out]
         )
 
     def counts(self) -> dict[str, int]:

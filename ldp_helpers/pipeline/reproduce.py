@@ -12,12 +12,15 @@ and the notebooks that finished keep their outputs.  A failing notebook is repor
 command exits with status 1; bad arguments exit with status 2 and list the valid names.
 
 **Robustness pass.**  When the profile lists ``robustness_seeds`` (the paper profile does), every notebook
-with a ``seed`` parameter is also run under each of those seeds at the same sizes (``--robustness-jobs``
-runs at a time, default 2; executed copies in ``build/<profile>/robustness/``).  A reseeded run computes the claims
-only (:mod:`~ldp_helpers.pipeline.notebook`): its cells tagged ``no-claims`` (figures, panels,
-printed checks) are left out and ``publish`` draws nothing.
+with a ``seed`` parameter is also run under each of those seeds at the same sizes (executed copies in
+``build/<profile>/robustness/seed<seed>/``).  A reseeded run computes the claims that can move with the seed
+only (:mod:`~ldp_helpers.pipeline._reseeds`): its cells tagged ``no-claims`` (figures, panels, printed checks),
+those after the claims are written and those tagged ``seed-free`` that no kept cell reads are left out, and
+``publish`` draws nothing; a notebook's seeds run one after the other in one kernel (one job).
 The published ``claims.csv`` gets each row's ``stability`` (:mod:`~ldp_helpers.pipeline.stability`) in the
 same run, so a rerun writes the same bytes.  A reseeded run that fails fails its notebook.
+Each notebook is two jobs (its run, its reseeded runs) on ``max(--jobs, --robustness-jobs)`` workers, the
+longest first by the last run's times.
 
 **Times.**  The run ends with its wall time and each notebook's seconds (its run under the profile's seed, each
 reseeded run, and apart the cells tagged ``peer-clients``: audits that call the peers' own clients as black boxes,
@@ -43,8 +46,10 @@ from pathlib import Path
 
 from ldp_helpers._validation import check_choice, fail_type
 from ldp_helpers.pipeline import paths
+from ldp_helpers.pipeline._reseeds import reseeds_notebook, segment
 from ldp_helpers.pipeline.claim_rows import claims_csv, read_claims_csv
-from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, NO_CLAIMS_TAG
+from ldp_helpers.pipeline.claim_texts import load_claim_texts
+from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
 from ldp_helpers.pipeline.profiles import (
     check_parameters,
     load_profile,
@@ -134,44 +139,128 @@ def _staging(stem: str, profile_name: str, seed=None) -> Path:
     return base / stem if seed is None else base / "robustness" / f"{stem}.seed{seed}"
 
 
-def _run_staged(stem: str, profile_name: str, parameters: dict, seed=None) -> RunResult:
-    """One execution with its outputs in a staging folder (``LDP_FIGURES_DIR``); ``seed``: a claims-only reseeded run
-    of the robustness pass (executed copy in ``build/<profile>/robustness/seed<seed>/``)."""
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
-
-    staging = _staging(stem, profile_name, seed)
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    out_dir = paths.BUILD_DIR / profile_name / ("" if seed is None else f"robustness/seed{seed}")
-    run_parameters = parameters if seed is None else {**parameters, "seed": seed}
-    # the kernel inherits the environment (this worker process only)
+def _environment(staging: Path, left_out=None):
+    """Set the kernel's environment (this worker process only): its outputs' folder, and for a claims-only
+    run the claims-file names it leaves out (``left_out``; None: not claims-only); returns the previous
+    values for :func:`_restore`."""
+    claims_only = left_out is not None
     environment = {
         "LDP_FIGURES_DIR": str(staging),
-        CLAIMS_ONLY_ENV: "1" if seed is not None else None,
+        CLAIMS_ONLY_ENV: "1" if claims_only else None,
+        LEFT_OUT_ENV: json.dumps(sorted(left_out)) if claims_only else None,
     }
     previous = {name: os.environ.get(name) for name in environment}
+    _restore(environment)
+    return previous
+
+
+def _restore(values: dict) -> None:
+    for name, value in values.items():
+        os.environ.pop(name, None) if value is None else os.environ.update({name: value})
+
+
+def _run_staged(stem: str, profile_name: str, parameters: dict) -> RunResult:
+    """The run under the profile's seed, its outputs in a staging folder (``LDP_FIGURES_DIR``)."""
+    staging = _staging(stem, profile_name)
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    out_dir = paths.BUILD_DIR / profile_name
+    previous = _environment(staging)
     try:
-        for name, value in environment.items():
-            os.environ.pop(name, None) if value is None else os.environ.update({name: value})
-        return _execute(
-            stem,
-            run_parameters,
-            out_dir,
-            papermill,
-            PapermillExecutionError,
-            claims_only=seed is not None,
-        )
+        out_dir.mkdir(parents=True, exist_ok=True)
+        return _execute(stem, _with_parameters(stem, parameters, out_dir), out_dir)
     finally:
-        for name, value in previous.items():
-            os.environ.pop(name, None) if value is None else os.environ.update({name: value})
+        _restore(previous)
+
+
+def _run_reseeds(stem: str, profile_name: str, parameters: dict, seeds: list) -> tuple:
+    """The robustness pass of one notebook: its claims-only runs under ``seeds``, one after the other in one
+    kernel (:func:`~ldp_helpers.pipeline._reseeds.reseeds_notebook`): ``({seed: RunResult}, ids of the rows left
+    out)``.  Each seed's claims land in its own staging folder, its executed cells in
+    ``build/<profile>/robustness/seed<seed>/<stem>.ipynb``; its CPU time is its share of the kernel's."""
+    import nbformat
+
+    staging = _staging(stem, profile_name, "s")
+    targets = {seed: _staging(stem, profile_name, seed) for seed in seeds}
+    for folder in [staging, *targets.values()]:
+        shutil.rmtree(folder, ignore_errors=True)
+    staging.mkdir(parents=True)
+    out_dir = paths.BUILD_DIR / profile_name / "robustness"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    nb, left_out = reseeds_notebook(
+        nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4),
+        seeds,
+        lambda seed: parameters_source({**parameters, "seed": seed}),
+        staging,
+        targets,
+    )
+    source = out_dir / f"{stem}.input.ipynb"
+    nbformat.write(nb, source)
+    previous = _environment(staging, left_out)
+    try:
+        combined = _execute(stem, source, out_dir)
+    finally:
+        _restore(previous)
+        shutil.rmtree(staging, ignore_errors=True)
+    executed = out_dir / f"{stem}.ipynb"
+    ran = nbformat.read(executed, as_version=4) if executed.exists() else None
+    results, failed = {}, None
+    for seed in seeds:
+        if failed is not None or ran is None:
+            results[seed] = RunResult(
+                stem,
+                False,
+                0.0,
+                combined.detail
+                if ran is None
+                else f"not run: seed {failed} failed before it in the same kernel",
+            )
+            continue
+        cells = segment(ran, seed)
+        (out_dir / f"seed{seed}").mkdir(exist_ok=True)
+        nbformat.write(cells, out_dir / f"seed{seed}" / f"{stem}.ipynb")
+        seconds = _tagged_seconds(cells)
+        detail = _failure(cells) or ("" if targets[seed].exists() else combined.detail)
+        results[seed] = RunResult(
+            stem,
+            not detail,
+            seconds,
+            detail,
+            _tagged_seconds(cells, PEER_TAG),
+            combined.cpu_seconds * seconds / max(combined.seconds, 1e-9),  # its share
+        )
+        failed = seed if detail else None
+    return results, _row_ids(stem, left_out)
+
+
+def _failure(nb) -> str:
+    """How an executed notebook failed: its first cell with an error, or its text on stderr; "" if neither."""
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                return f"failed in cell {index}: {out.get('ename')}: {out.get('evalue')}"
+    stderr = _stderr_text(nb)
+    # the paper profile must run warning-free
+    return f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}" if stderr else ""
+
+
+def _row_ids(stem: str, names: set) -> set:
+    """The ids of the claims-yaml entries ``names`` of a notebook (names without an entry: none)."""
+    texts = load_claim_texts(stem) or {}
+    return {texts[name].id for name in names if name in texts}
 
 
 def _finish(
-    stem: str, profile_name: str, parameters: dict, result: RunResult, reseeded: dict
+    stem: str,
+    profile_name: str,
+    parameters: dict,
+    result: RunResult,
+    reseeded: dict,
+    seed_free: set = frozenset(),
 ) -> RunResult:
-    """Publish a successful run (its claims with their stability over the reseeded runs ``{seed: RunResult}``),
-    or report the first failure; the staging folders are removed either way."""
+    """Publish a successful run (its claims with their stability over the reseeded runs ``{seed: RunResult}``;
+    ``seed_free``: the ids of the rows those runs left out, cells tagged ``seed-free``), or report the first
+    failure; the staging folders are removed either way."""
     try:
         failed = [("", result)] * (not result.ok) + [
             (f"reseeded run (seed {s}) ", r) for s, r in reseeded.items() if not r.ok
@@ -185,7 +274,7 @@ def _finish(
                     s: read_claims_csv(_staging(stem, profile_name, s) / stem / "claims.csv")
                     for s in reseeded
                 }
-                rows = with_stability(read_claims_csv(claims_file), runs)
+                rows = with_stability(read_claims_csv(claims_file), runs, seed_free=seed_free)
             except (OSError, ValueError) as err:
                 return RunResult(stem, False, result.seconds, f"robustness pass failed: {err}")
             claims_file.write_text(claims_csv(rows), encoding="utf-8")
@@ -212,16 +301,18 @@ def _publish(staged, target) -> None:
         shutil.move(str(path), str(target / path.name))
 
 
-def _execute(
-    stem, parameters, out_dir, papermill, PapermillExecutionError, *, claims_only=False
-) -> RunResult:
-    out_dir.mkdir(parents=True, exist_ok=True)
+def _execute(stem: str, source: Path, out_dir: Path) -> RunResult:
+    """Execute the notebook ``source`` (parameters already injected) to ``out_dir/<stem>.ipynb``."""
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
     start, cpu_start = time.perf_counter(), _children_cpu_seconds()
     try:
         papermill.execute_notebook(
-            str(_with_parameters(stem, parameters, out_dir, claims_only=claims_only)),
+            str(source),
             str(out_dir / f"{stem}.ipynb"),
-            parameters=None,  # injected by _with_parameters as literals, never by papermill's translator
+            parameters=None,  # injected as literals, never by papermill's translator
             cwd=str(paths.NOTEBOOKS_DIR),
             progress_bar=False,
             log_output=False,
@@ -235,7 +326,7 @@ def _execute(
             stem, False, time.perf_counter() - start, f"failed: {type(err).__name__}: {err}"
         )
     seconds = time.perf_counter() - start
-    executed = out_dir / f"{stem}.ipynb"
+    executed = nbformat.read(out_dir / f"{stem}.ipynb", as_version=4)
     stderr = _stderr_text(executed)
     if stderr:  # the paper profile must run warning-free
         return RunResult(
@@ -259,18 +350,13 @@ def _children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _with_parameters(stem: str, parameters: dict, out_dir, *, claims_only: bool = False) -> Path:
+def _with_parameters(stem: str, parameters: dict, out_dir) -> Path:
     """The notebook with an ``injected-parameters`` cell after its ``parameters`` cell, written to
     ``out_dir/<stem>.input.ipynb``: ``name = literal`` lines from :func:`~ldp_helpers.pipeline.profiles.parameters_source`
-    (papermill's own injection splices names and escapes strings by hand; ours writes checked data only).
-    ``claims_only``: without the cells tagged ``no-claims`` (a claims-only run)."""
+    (papermill's own injection splices names and escapes strings by hand; ours writes checked data only)."""
     import nbformat
 
     nb = nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
-    if claims_only:
-        nb.cells = [
-            c for c in nb.cells if NO_CLAIMS_TAG not in c.get("metadata", {}).get("tags", [])
-        ]
     where = next(
         i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])
     )
@@ -284,23 +370,17 @@ def _with_parameters(stem: str, parameters: dict, out_dir, *, claims_only: bool 
     return target
 
 
-def _tagged_seconds(executed_path, tag: str) -> float:
-    """Seconds papermill recorded for the cells with ``tag`` of an executed notebook."""
-    import nbformat
-
-    nb = nbformat.read(executed_path, as_version=4)
+def _tagged_seconds(nb, tag: str | None = None) -> float:
+    """Seconds papermill recorded for the cells with ``tag`` (every cell: None) of an executed notebook."""
     return sum(
         float(c.metadata.get("papermill", {}).get("duration") or 0.0)
         for c in nb.cells
-        if tag in c.metadata.get("tags", [])
+        if tag is None or tag in c.metadata.get("tags", [])
     )
 
 
-def _stderr_text(executed_path) -> str:
+def _stderr_text(nb) -> str:
     """Everything an executed notebook's cells printed on stderr."""
-    import nbformat
-
-    nb = nbformat.read(executed_path, as_version=4)
     return "".join(
         o.get("text", "")
         for c in nb.cells
@@ -334,7 +414,7 @@ def _parser() -> argparse.ArgumentParser:
         "--robustness-jobs",
         type=int,
         default=2,
-        help="runs in parallel under robustness_seeds (default 2)",
+        help="workers when there are reseeded runs (robustness_seeds): at least this many (default 2)",
     )
     return parser
 
@@ -373,6 +453,24 @@ def _reseeds(stem: str, parameters: dict, seeds: list) -> list:
     if own in seeds:
         raise ValueError(f"robustness_seeds must differ from {stem}'s own seed {own}; got {seeds}")
     return list(seeds)
+
+
+def _estimates(timings: dict) -> dict:
+    """``{(stem, "run" or "reseeds"): seconds}`` of the last runs (:func:`read_timings`), to schedule the longest
+    jobs first."""
+    return {
+        (stem, kind): seconds
+        for stem, t in timings.get("notebooks", {}).items()
+        for kind, seconds in (("run", t["seconds"]), ("reseeds", sum(t["reseeds"].values())))
+    }
+
+
+def _jobs(stems: list, reseeds: dict, estimate: dict) -> list:
+    """Two jobs per notebook, ``(stem, "run")`` and (when it has reseeded runs, in one kernel)
+    ``(stem, "reseeds")``, the longest first by ``estimate`` (:func:`_estimates`; never timed: first), so that
+    the workers finish together."""
+    jobs = [(stem, kind) for stem in stems for kind in ["run"] + ["reseeds"] * bool(reseeds[stem])]
+    return sorted(jobs, key=lambda job: -estimate.get(job, math.inf))
 
 
 def _timings_path(profile_name: str) -> Path:
@@ -517,50 +615,53 @@ def main(argv=None) -> int:
     results: dict[str, RunResult] = {}
     runs_of: dict[str, dict] = {}  # every run of each successful notebook, for the times
     timings: dict = {}
-    last = {
-        stem: t["seconds"] for stem, t in read_timings(args.profile).get("notebooks", {}).items()
-    }
-    # (the longest notebooks first, so the workers finish together)
+    estimate = _estimates(read_timings(args.profile))
     for wave in filter(None, waves):
-        runs = [
-            (stem, seed)
-            for stem in sorted(wave, key=lambda s: -last.get(s, math.inf))
-            for seed in [None, *reseeds[stem]]
-        ]
+        jobs = _jobs(wave, reseeds, estimate)
         pending: dict[str, dict] = {stem: {} for stem in wave}
-        # One worker process per running notebook: kernels and papermill's event loops stay isolated.
+        # One worker process per running job: kernels and papermill's event loops stay isolated.
         # "fork" keeps the parent's path settings (tests point them at a sandbox).
         with ProcessPoolExecutor(
-            max_workers=min(workers, len(runs)), mp_context=multiprocessing.get_context("fork")
+            max_workers=min(workers, len(jobs)), mp_context=multiprocessing.get_context("fork")
         ) as pool:
             futures = {
-                pool.submit(_run_staged, stem, args.profile, profile[stem], seed): (stem, seed)
-                for stem, seed in runs
+                pool.submit(_run_staged, stem, args.profile, profile[stem])
+                if kind == "run"
+                else pool.submit(_run_reseeds, stem, args.profile, profile[stem], reseeds[stem]): (
+                    stem,
+                    kind,
+                )
+                for stem, kind in jobs
             }
             for future in as_completed(futures):
-                stem, seed = futures[future]
+                stem, kind = futures[future]
                 try:
                     res = future.result()
-                except (
-                    Exception
-                ) as err:  # a worker died: report this notebook, keep the others' results
-                    res = RunResult(stem, False, 0.0, f"failed: {type(err).__name__}: {err}")
-                pending[stem][seed] = res
-                if seed is not None:
-                    print(
-                        f"      {stem} under seed {seed}: {'ok' if res.ok else 'FAILED'} in {res.seconds:.1f} s",
-                        flush=True,
-                    )
-                if len(pending[stem]) == 1 + len(
-                    reseeds[stem]
-                ):  # every run of this notebook is in: decide and publish
+                except Exception as err:  # a worker died: report this notebook, keep the others
+                    failed = RunResult(stem, False, 0.0, f"failed: {type(err).__name__}: {err}")
+                    res = failed if kind == "run" else ({s: failed for s in reseeds[stem]}, set())
+                if kind == "run":
+                    pending[stem][None] = res
+                else:
+                    pending[stem].update(res[0])
+                    pending[stem]["seed-free"] = res[1]
+                    for seed, r in res[0].items():
+                        status = "ok" if r.ok else "FAILED"
+                        print(
+                            f"      {stem} under seed {seed}: {status} in {r.seconds:.1f} s",
+                            flush=True,
+                        )
+                if None in pending[stem] and (not reseeds[stem] or "seed-free" in pending[stem]):
+                    # every run of this notebook is in: decide and publish
                     done = pending.pop(stem)
+                    seed_free = done.pop("seed-free", set())
                     results[stem] = res = _finish(
                         stem,
                         args.profile,
                         profile[stem],
                         done[None],
                         {s: r for s, r in done.items() if s is not None},
+                        seed_free,
                     )
                     if res.ok:  # its times written at once: an interrupted run keeps those of the finished notebooks
                         runs_of[stem] = done

@@ -70,31 +70,45 @@ def stability_label(row: Claim, reseeded: dict) -> str:
     return "fragile: " + "; ".join(parts) if parts else f"stable over {len(reseeded) + 1} seeds"
 
 
-def with_stability(rows, reseeded: dict) -> list[Claim]:
+def with_stability(rows, reseeded: dict, *, seed_free=frozenset()) -> list[Claim]:
     """``rows`` (the published run's claims) with their ``stability`` from the runs under other seeds.
 
-    ``reseeded`` maps each other seed to its run's rows, which must be the same ids in the same order
-    (the rows come from the notebook's claims file, whatever the seed); ValueError names the seed otherwise.
+    ``reseeded`` maps each other seed to its run's rows: the same ids in the same order, except that the ids
+    in ``seed_free`` (rows stated in cells tagged ``seed-free``, which a reseeded run may leave out:
+    :mod:`~ldp_helpers.pipeline._reseeds`) may be missing; such a row is ``deterministic`` by its tag, and
+    one that a run did compute must come out ``deterministic``.  ValueError names the seed or the row otherwise.
     """
     rows = _check_rows("rows", rows)
     if not isinstance(reseeded, dict) or not reseeded:
         fail_type(
             "reseeded", reseeded, "a non-empty dict of seed -> the claims rows of that seed's run"
         )
+    if isinstance(seed_free, (str, bytes)) or not hasattr(seed_free, "__iter__"):
+        fail_type("seed_free", seed_free, "a set of row ids")
+    seed_free = set(seed_free)
     ids = [r.id for r in rows]
     runs = {}
     for seed, other in reseeded.items():
         other = _check_rows(f"reseeded[{seed!r}]", other)
-        if [r.id for r in other] != ids:
+        kept = [r.id for r in other]
+        if kept != [i for i in ids if i in kept] or set(ids) - set(kept) - seed_free:
             raise ValueError(
-                f"reseeded[{seed!r}] must list the same claims as the published run; got ids "
-                f"{sorted(set(r.id for r in other) ^ set(ids))} in one of them only, or another order"
+                f"reseeded[{seed!r}] must list the same claims as the published run (rows of seed-free "
+                f"cells may be missing); got ids {sorted((set(kept) ^ set(ids)) - seed_free)} in one of "
+                f"them only, or another order"
             )
-        runs[seed] = other
-    return [
-        replace(row, stability=stability_label(row, {s: run[i] for s, run in runs.items()}))
-        for i, row in enumerate(rows)
-    ]
+        runs[seed] = {r.id: r for r in other}
+    labelled = []
+    for row in rows:
+        found = {s: run[row.id] for s, run in runs.items() if row.id in run}
+        label = stability_label(row, found) if found else "deterministic"
+        if row.id in seed_free and label != "deterministic":
+            raise ValueError(
+                f"row {row.id} is stated in a cell tagged seed-free, but it moves with the seed "
+                f"({label}); untag that cell"
+            )
+        labelled.append(replace(row, stability=label))
+    return labelled
 
 
 def stability_counts(rows) -> dict[str, int]:
