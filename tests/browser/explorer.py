@@ -64,6 +64,7 @@ def serve(
     port: int | None = None,
     preheat: bool = True,
     max_pages: int | None = None,
+    retry_seconds: int | None = None,
     timeout: float = 90.0,
 ):
     """The guarded explorer on ``port`` (free by default): yields (process, base URL); stops its process group."""
@@ -76,6 +77,7 @@ def serve(
         str(port),
         *([] if preheat else ["--no-preheat"]),
         *([] if max_pages is None else ["--max-pages", str(max_pages)]),
+        *([] if retry_seconds is None else ["--retry-seconds", str(retry_seconds)]),
     ]
     env = {**os.environ, "LDP_EXPLORE_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
     with log_path.open("w") as log:
