@@ -25,8 +25,10 @@ from browser.explorer import (  # noqa: E402
     RENDERED,
     TOKEN,
     js_text,
+    kernel_process,
     kernel_running,
     page_kernel,
+    process_alive,
     serve,
     status,
     wait_idle,
@@ -45,10 +47,13 @@ def server(tmp_path_factory):
 
 
 def _when_kernel_ends(proc, kernel: str) -> concurrent.futures.Future:
-    """A future of the moment (``time.monotonic()``) the process of ``kernel`` has ended (polled every 0.1 s)."""
+    """A future of the moment (``time.monotonic()``) the process of ``kernel`` has ended (polled every 0.1 s:
+    the process found once, then looked at alone, not the whole process table at every poll)."""
+    process = kernel_process(proc, kernel)
+    assert process is not None, f"kernel {kernel} has no process"
 
     def poll():
-        while kernel_running(proc, kernel):
+        while process_alive(process):
             time.sleep(0.1)
         return time.monotonic()
 
