@@ -33,7 +33,7 @@ def _shared(kind: type, **traits):
 
     Each widget is a model the page fetches from the kernel on load; the controls' parts never change
     their layout or style, so the page needs one copy of each (issue 40: a page view loaded 782 models,
-    330 of them these copies).  A control's own row layout is not shared (a panel hides rows).
+    476 now).  A control's own row layout is not shared (a panel hides rows).
     """
     return kind(**traits)
 
