@@ -98,6 +98,18 @@ def test_the_cap_counts_pages_and_says_what_to_do():
         refusal(HOST, 8866, page=True, max_pages=0)
 
 
+@pytest.mark.parametrize("seconds", ["0", "3601"])
+def test_a_retry_interval_out_of_range_is_refused_before_serving(seconds, capsys):
+    """``--retry-seconds`` (how often the page over the cap reloads itself) is checked before anything starts."""
+    from ldp_helpers.explore.serve import main
+
+    with pytest.raises(
+        ValueError, match=rf"retry_seconds must be an integer in \[1, 3600\]; got {seconds}"
+    ):
+        main(["--port", "8866", "--retry-seconds", seconds])
+    assert capsys.readouterr().out == ""  # nothing printed: no server announced
+
+
 def test_ordinary_warnings_are_shown_as_info_and_others_stay_warnings():
     """An unconnected kernel culled when idle, a kernel nudged under load, or a reply racing its page's closing
     websocket is not an alarm; any other warning (a dead kernel) keeps its level (the browser tests fail on

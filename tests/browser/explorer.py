@@ -64,6 +64,7 @@ def serve(
     port: int | None = None,
     preheat: bool = True,
     max_pages: int | None = None,
+    retry_seconds: int | None = None,
     timeout: float = 90.0,
 ):
     """The guarded explorer on ``port`` (free by default): yields (process, base URL); stops its process group."""
@@ -76,6 +77,7 @@ def serve(
         str(port),
         *([] if preheat else ["--no-preheat"]),
         *([] if max_pages is None else ["--max-pages", str(max_pages)]),
+        *([] if retry_seconds is None else ["--retry-seconds", str(retry_seconds)]),
     ]
     env = {**os.environ, "LDP_EXPLORE_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
     with log_path.open("w") as log:
@@ -176,9 +178,9 @@ def type_into(driver, name: str, control: str, text: str) -> None:
     box.send_keys(text, Keys.ENTER)
 
 
-def kernel_running(proc: subprocess.Popen, kernel_id: str) -> bool:
-    """Whether the server's kernel ``kernel_id`` still has a process (read from the process table, so that
-    asking leaves no trace in the server's output)."""
+def kernel_process(proc: subprocess.Popen, kernel_id: str):
+    """The live process (``psutil.Process``) of the server's kernel ``kernel_id``, or None (read from the
+    process table, so that asking leaves no trace in the server's output)."""
     import psutil
 
     def named(p):
@@ -186,7 +188,24 @@ def kernel_running(proc: subprocess.Popen, kernel_id: str) -> bool:
             return any(f"kernel-{kernel_id}" in arg for arg in p.cmdline())
         return False
 
-    return any(named(p) for p in psutil.Process(proc.pid).children(recursive=True))
+    return next((p for p in psutil.Process(proc.pid).children(recursive=True) if named(p)), None)
+
+
+def kernel_running(proc: subprocess.Popen, kernel_id: str) -> bool:
+    """Whether the server's kernel ``kernel_id`` still has a process."""
+    return kernel_process(proc, kernel_id) is not None
+
+
+def process_alive(process) -> bool:
+    """Whether a ``psutil.Process`` still runs (an exited kernel not yet reaped is a zombie: ended).
+
+    One look at that process alone: polling it is cheap, where :func:`kernel_running` scans the
+    process table."""
+    import psutil
+
+    with contextlib.suppress(psutil.Error):
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    return False
 
 
 def page_kernel(driver) -> str:
