@@ -158,9 +158,10 @@ def exceedance_probabilities(
 
 
 def mean_and_se(samples):
-    """Mean ``Err`` over the last axis (the surveys) and its Monte-Carlo standard error ``sd/√n_draws``.
+    """Mean over the last axis (the surveys) and its Monte-Carlo standard error ``sd/√n_draws``.
 
-    ``samples`` as :func:`error_curve` returns them, at least two surveys per setting.
+    ``samples`` as :func:`error_curve` returns them (``Err``), or m-shot's F-measures; at least two
+    surveys per setting.
     """
     samples = check_real_array("samples", samples, low=0.0, low_open=False)
     if samples.ndim == 0 or samples.shape[-1] < 2:

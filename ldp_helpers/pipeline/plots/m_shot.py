@@ -30,6 +30,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.bounds.chernoff import TailCheck
 from ldp_helpers.bounds.extremes import rate_guide
 from ldp_helpers.bounds.m_shot import METHODS, c_star, g, m_star, rate_exponent
+from ldp_helpers.experiments.glance import mean_and_se
 from ldp_helpers.pipeline.plots import plot_tail_bounds
 
 EXPERIMENT_2_METHODS = ("m*-shot", "T-shot")  # the two methods Fig. 2d–f compares
@@ -52,11 +53,6 @@ def _curves(name: str, curves, keys, rows: int) -> dict:
     if any(v.ndim != 2 or v.shape[0] != rows or v.shape[1] < 2 for v in out.values()):
         fail(name, Described("arrays of other shapes"), f"arrays of shape ({rows}, n_draws ≥ 2)")
     return out
-
-
-def _mean_and_se(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean over the surveys (last axis) and its standard error."""
-    return f.mean(axis=1), f.std(axis=1, ddof=1) / np.sqrt(f.shape[1])
 
 
 def g_and_c_star(x, epsilon: float, ms, m_opt: int) -> Figure:
@@ -195,7 +191,7 @@ def f_measure_vs_m(ms, f, paper_peaks, *, n_rounds: int, n_users: int, theta: fl
         )
     fig, axes = plt.subplots(1, len(f), figsize=(11, 3.6), sharey=True, squeeze=False)
     for ax, (eps, values), label in zip(axes[0], f.items(), "abcdefgh"):
-        mean_f, se = _mean_and_se(values)
+        mean_f, se = mean_and_se(values)
         ax.fill_between(ms, mean_f - 2 * se, mean_f + 2 * se, alpha=0.25, label=r"mean $\pm 2$ SE")
         ax.plot(ms, mean_f, ".-", ms=3, label=f"simulated ({values.shape[1]} surveys/point)")
         m_opt = m_star(eps, n_rounds)
@@ -237,7 +233,7 @@ def f_measure_vs_rounds(rounds, f, *, n_users: int, theta: float) -> Figure:
     fig, axes = plt.subplots(1, len(epsilons), figsize=(11, 3.6), sharey=True, squeeze=False)
     for ax, eps, label in zip(axes[0], epsilons, "defghijk"):
         for meth, color in zip(EXPERIMENT_2_METHODS, ("C0", "C1")):
-            mean_f, se = _mean_and_se(f[eps, meth])
+            mean_f, se = mean_and_se(f[eps, meth])
             ax.fill_between(rounds, mean_f - 2 * se, mean_f + 2 * se, color=color, alpha=0.2)
             ax.plot(rounds, mean_f, "o-", ms=3, color=color, label=f"{meth} (mean $\\pm$ 2 SE)")
         ax.set(
