@@ -632,11 +632,10 @@ def _simulated(n, epsilon0, epsilon, trials=2000, seed=None):
     rng = np.random.default_rng(seed)
     p = math.exp(epsilon0) / (1 + math.exp(epsilon0))
     laws = []
-    for x1 in (0, 1):
-        bits = np.zeros((trials, n), dtype=int)
-        bits[:, 0] = x1
+    for x1 in (0, 1):  # the others hold 0: each user's report is her bit XOR her flip
         flips = rng.random((trials, n)) >= p
-        laws.append(np.bincount((bits ^ flips).sum(axis=1), minlength=n + 1) / trials)
+        ones = flips[:, 1:].sum(axis=1) + (flips[:, 0] ^ bool(x1))
+        laws.append(np.bincount(ones, minlength=n + 1) / trials)
     return _hockey(*laws, epsilon)
 
 
