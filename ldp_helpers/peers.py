@@ -369,19 +369,31 @@ def audit_peer(
     )
 
 
-#: numba's on-disk cache of multi-freq-ldpy's compiled clients (:func:`_cache_jitted`), git-ignored
+#: numba's on-disk cache of multi-freq-ldpy's compiled functions (:func:`cache_jitted`), git-ignored
 NUMBA_CACHE = BUILD_DIR / "numba-cache"
 
 
+def cache_jitted(*modules) -> None:
+    """Every numba-jitted function of ``modules`` (multi-freq-ldpy's) compiled once per machine, not once per
+    process (about 1-2 s of CPU each): numba's on-disk cache in :data:`NUMBA_CACHE`.  Call it after importing the
+    modules and before their functions first run; the same machine code runs, drawing from numba's generator as
+    before."""
+    from numba.core import config
+    from numba.core.registry import CPUDispatcher
+
+    config.CACHE_DIR = str(NUMBA_CACHE)
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, CPUDispatcher):
+                value.enable_caching()
+
+
 def _cache_jitted(peer: str) -> None:
-    """multi-freq-ldpy's jitted clients (UE, and GRR under LH) compiled once per machine, not once per process
-    (about 2 s of CPU each time): numba's on-disk cache, where :func:`_run_peer` points it.  The same machine code
-    runs, drawing from numba's generator as before."""
-    if PEERS[peer][1] == "multi-freq-ldpy" and os.environ.get("NUMBA_CACHE_DIR"):
+    """:func:`cache_jitted` on the multi-freq-ldpy clients the audits and the OLH run call (UE, and GRR under LH)."""
+    if PEERS[peer][1] == "multi-freq-ldpy":
         from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
 
-        for dispatcher in (GRR.GRR_Client, UE.UE_Client):
-            dispatcher.enable_caching()
+        cache_jitted(GRR, UE)
 
 
 def _run_peer(
@@ -391,11 +403,7 @@ def _run_peer(
     folder = PEERS[peer][0]
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]),
-        NUMBA_CACHE_DIR=str(NUMBA_CACHE),
-    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
     for name in (
         DASK_ADDRESS_ENV,
         DASK_SCHEDULER_ENV,
