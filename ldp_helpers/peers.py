@@ -369,14 +369,14 @@ def audit_peer(
     )
 
 
-#: numba's on-disk cache of multi-freq-ldpy's compiled functions (:func:`cache_jitted`), git-ignored
+#: numba's on-disk cache of multi-freq-ldpy's compiled functions (:func:`_cache_jitted`), git-ignored
 NUMBA_CACHE = BUILD_DIR / "numba-cache"
 
 
-def cache_jitted(*modules) -> None:
+def _cache_jitted(*modules) -> None:
     """Every numba-jitted function of ``modules`` (multi-freq-ldpy's) compiled once per machine, not once per
-    process (about 1-2 s of CPU each): numba's on-disk cache in :data:`NUMBA_CACHE`.  Call it after importing the
-    modules and before their functions first run; the same machine code runs, drawing from numba's generator as
+    process (about 1-2 s of CPU each): numba's on-disk cache in :data:`NUMBA_CACHE`.  Called after importing the
+    modules, before their functions first run; the same machine code runs, drawing from numba's generator as
     before."""
     from numba.core import config
     from numba.core.registry import CPUDispatcher
@@ -386,14 +386,6 @@ def cache_jitted(*modules) -> None:
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher):
                 value.enable_caching()
-
-
-def _cache_jitted(peer: str) -> None:
-    """:func:`cache_jitted` on the multi-freq-ldpy clients the audits and the OLH run call (UE, and GRR under LH)."""
-    if PEERS[peer][1] == "multi-freq-ldpy":
-        from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
-
-        cache_jitted(GRR, UE)
 
 
 def _run_peer(
@@ -530,7 +522,10 @@ def main(argv=None) -> None:
         "--olh-values", action="store_true", help="the peer's own OLH on the JSON values on stdin"
     )
     args = parser.parse_args(argv)
-    _cache_jitted(args.peer)
+    if PEERS[args.peer][1] == "multi-freq-ldpy":  # its UE client, and GRR under its LH client
+        from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
+
+        _cache_jitted(GRR, UE)
     if args.olh_values:
         print(
             json.dumps(
