@@ -24,7 +24,7 @@ n_curve = [300, 1000, 3000, 10000, 100000, 1000000]  # users on the ε_c(n) curv
 n_numerical = 3000  # largest n for the numerical reductions (clone, variation ratio) on the curve
 n_days = 10  # repeated collections composed with dp-accounting
 n_audit = 50000  # audit trials per input (the paper profile uses 500,000)
-n_mse = 2000  # users in the accuracy comparison
+n_mse = 1000  # users in the accuracy comparison (the paper profile uses 2,000)
 save_figures = False  # the paper profile writes figures/08_shuffle_model/
 
 # %%

@@ -1,6 +1,7 @@
 """Worker for tests/test_field_oracles_peers.py: runs the peers' clients and servers in their own process.
 
-Run as ``PYTHONPATH=build/bench-peers python tests/peer_field_oracles.py REQUEST.json RESULT.npz``: the
+Run as ``PYTHONPATH=build/bench-peers python tests/peer_field_oracles.py REQUEST.json RESULT.npz`` (or with
+``--serve``, every request of the test module in one process: tests/peer_worker.py): the
 request names a task (``ss``, ``hr``, ``hm``, ``flh``) and its arguments; the result holds the peer's
 reports (in our 0-based formats) and the peer's estimates, of its own reports and of ours.  The peers
 (pure-ldp 1.2.0, multi-freq-ldpy 0.2.5 and their xxhash 3.8.2, numba) never enter ``.venv``; they draw
@@ -161,7 +162,19 @@ def quirks(req: dict) -> dict:
 
 TASKS = {"ss": ss, "hr": hr, "hm": hm, "flh": flh, "quirks": quirks}
 
+
+def _answer(request: dict) -> dict:
+    """One request: its task's arrays written to ``request["result"]`` (an .npz file)."""
+    np.savez(request["result"], **TASKS[request["task"]](request))
+    return {"result": request["result"]}
+
+
 if __name__ == "__main__":
     warnings.simplefilter("ignore")  # the peers warn on small n and small ε
-    request = json.loads(open(sys.argv[1], encoding="utf-8").read())
-    np.savez(sys.argv[2], **TASKS[request["task"]](request))
+    if sys.argv[1:] == ["--serve"]:  # every task of a test module, in this one process
+        from peer_worker import serve
+
+        serve(_answer)
+    else:
+        request = json.loads(open(sys.argv[1], encoding="utf-8").read())
+        _answer({**request, "result": sys.argv[2]})

@@ -1,6 +1,7 @@
 """Run pure-ldp 1.2.0's sketches on OUR hash functions, in a process of its own (tests/test_peer_sketches.py starts it).
 
-Reads one JSON task on stdin, prints one JSON answer: the peer's client reports on the given values and the
+Reads one JSON task on stdin, prints one JSON answer (with ``--serve``, one per line for every task of the
+test module, in this one process: tests/peer_worker.py): the peer's client reports on the given values and the
 peer's server estimates on its own reports and on ours.  The process's PYTHONPATH is build/bench-peers (the
 peers, installed by `make peers`, never in .venv) and the repository (for our universal hash).  The peers
 draw from Python's and NumPy's global generators, seeded here from the task.
@@ -20,6 +21,7 @@ import random
 import sys
 import warnings
 import zlib
+from functools import cache
 
 import numpy as np
 
@@ -39,7 +41,9 @@ def _item(data, fragment_bits: int = 0) -> int:
 
 
 def _hash(a, b, m, fragment_bits=0):
-    return lambda data: int(universal_hash(a, b, _item(data, fragment_bits), m))
+    """h_{a,b} on the peer's item; memoized per integer (the peers hash a few thousand items ~10⁵ times)."""
+    hashed = cache(lambda x: int(universal_hash(a, b, x, m)))
+    return lambda data: hashed(_item(data, fragment_bits))
 
 
 def _hashes(task, m_key="m", fragment_bits=0):
@@ -195,20 +199,21 @@ def sfp(task):
     }
 
 
-def main():
-    task = json.load(sys.stdin)
+def answer(task: dict) -> dict:
+    """One task's JSON-ready answer, the generators seeded from the task."""
     random.seed(task["seed"])
     np.random.seed(task["seed"] % 2**32)
-    warnings.simplefilter("ignore")  # the peers warn on small n and small ε
-    _restore_numpy1_zeros()
-    print(
-        json.dumps(
-            {"hcms": hcms, "pcs": pcs, "sketch_response": sketch_response, "sfp": sfp}[
-                task["task"]
-            ](task)
-        )
+    return {"hcms": hcms, "pcs": pcs, "sketch_response": sketch_response, "sfp": sfp}[task["task"]](
+        task
     )
 
 
 if __name__ == "__main__":
-    main()
+    warnings.simplefilter("ignore")  # the peers warn on small n and small ε
+    _restore_numpy1_zeros()
+    if sys.argv[1:] == ["--serve"]:  # every task of the test module, in this one process
+        from peer_worker import serve
+
+        serve(answer)
+    else:
+        print(json.dumps(answer(json.load(sys.stdin))))

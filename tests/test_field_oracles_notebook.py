@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ldp_helpers.experiments import field_deployments as deploy
 from ldp_helpers.experiments import field_oracles as fo
@@ -77,7 +78,9 @@ def test_multidimensional_mse_of_spl_is_its_mean_variance():
     )
 
 
-def _figures():
+@pytest.fixture(scope="module")
+def figures():
+    """07's figures, built once for the checks below."""
     keys, eps, ds = ["grr", "ss", "hr"], [0.5, 2.0], [4, 64]
     every = fo.oracle_keys()  # the notebook's longest legends: every oracle
     return [
@@ -132,8 +135,8 @@ def _figures():
     ]
 
 
-def test_every_figure_is_drawn_with_labelled_axes():
-    for fig in _figures()[:7]:
+def test_every_figure_is_drawn_with_labelled_axes(figures):
+    for fig in figures[:7]:
         axes = fig.get_axes()
         assert all(ax.get_xlabel() for ax in axes) and axes[0].get_ylabel()
     assert not math.isnan(fo.TIE_RTOL)
@@ -146,10 +149,11 @@ BOOK_PX, INLINE_DPI = 948, 100
 
 def smallest_text_px(fig) -> tuple[float, str]:
     """The smallest text of ``fig`` in screen pixels on the book's page, and that text."""
-    fig.canvas.draw()
-    width = fig.get_tightbbox(
-        fig.canvas.get_renderer()
-    ).width  # inches, as the inline PNG is cropped
+    canvas = FigureCanvasAgg(
+        fig
+    )  # the inline backend's; the module's figures are closed after a test
+    canvas.draw()
+    width = fig.get_tightbbox(canvas.get_renderer()).width  # inches, as the inline PNG is cropped
     px_per_pt = min(INLINE_DPI, BOOK_PX / width) / 72
     texts = [
         t
@@ -160,9 +164,9 @@ def smallest_text_px(fig) -> tuple[float, str]:
     return smallest.get_fontsize() * px_per_pt, smallest.get_text()
 
 
-def test_every_figure_text_is_at_least_10_px_at_the_books_width():
+def test_every_figure_text_is_at_least_10_px_at_the_books_width(figures):
     """Issue 36: 07's figures (the two-panel ones included) keep every label, tick and legend at >= 10 px."""
-    for fig in _figures():
+    for fig in figures:
         size, text = smallest_text_px(fig)
         assert size >= 10, f"{fig.axes[0].get_title()!r}: {text!r} is {size:.1f} px on the page"
 

@@ -19,15 +19,13 @@ which is not always the variance-optimal k (``tests/test_field_oracles.py``).
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from peer_worker import PeerWorker
 
 from ldp_helpers.estimation.postprocessing import postprocess
 from ldp_helpers.mechanisms.fast_local_hashing import FastLocalHashing, fixed_hash_moments
@@ -58,23 +56,17 @@ def peer(tmp_path_factory):
         f"peers {missing} are not installed in {PEERS_DIR}: run `make peers` (make test does)"
     )
     folder = tmp_path_factory.mktemp("peers")
+    worker = PeerWorker(
+        WORKER, {**os.environ, "PYTHONPATH": str(PEERS_DIR)}, folder / "worker.log"
+    )  # one process imports the peers once and answers every task (each seeds its own generators)
 
     def run(task: str, **request) -> dict:
-        source, result = folder / f"{task}.json", folder / f"{task}.npz"
-        source.write_text(json.dumps({"task": task, **request}), encoding="utf-8")
-        env = {**os.environ, "PYTHONPATH": str(PEERS_DIR)}
-        done = subprocess.run(
-            [sys.executable, str(WORKER), str(source), str(result)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=1200,
-        )
-        assert done.returncode == 0, f"the peer worker failed on {task}:\n{done.stderr[-3000:]}"
-        with np.load(result) as data:
+        result = worker.ask({"task": task, **request, "result": str(folder / f"{task}.npz")})
+        with np.load(result["result"]) as data:
             return {key: data[key] for key in data.files}
 
-    return run
+    yield run
+    worker.close()
 
 
 def _moments_match(samples: np.ndarray, mean: np.ndarray, variance: np.ndarray, what: str):

@@ -33,7 +33,7 @@ from ldp_helpers.mechanisms.multidimensional import SPL
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.rs_fd import RSFD
 from ldp_helpers.mechanisms.smp import SMP, SampledReports
-from ldp_helpers.peers import multi_freq_ldpy_lgrr_rounds, reseed_numba
+from ldp_helpers.peers import _cache_jitted, multi_freq_ldpy_lgrr_rounds, reseed_numba
 
 PEERS_DIR = Path(__file__).resolve().parents[1] / "build" / "bench-peers"
 N_USERS, N_SURVEYS = 1500, 12
@@ -62,7 +62,11 @@ def peer():
         "mdim_freq_est.RSpFD_solution",
         "estimators.Histogram_estimator",
     ]
-    yield {name.split(".")[1]: importlib.import_module(f"multi_freq_ldpy.{name}") for name in names}
+    modules = {
+        name.split(".")[1]: importlib.import_module(f"multi_freq_ldpy.{name}") for name in names
+    }
+    _cache_jitted(*modules.values())  # compiled once per machine (build/numba-cache), not per run
+    yield modules
     if added:
         sys.path.remove(str(PEERS_DIR))
 

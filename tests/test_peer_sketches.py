@@ -9,14 +9,12 @@ where it is not (the peer's PCS server omits c_ε); the peer's clients have our 
 too, so a change in the peer is noticed.
 """
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from peer_worker import PeerWorker
 from scipy import stats
 
 from ldp_helpers.mechanisms.count_sketch import PcsReports, PrivateCountSketch
@@ -35,23 +33,17 @@ TRUTH = np.array([3000, 1000, 500, 0, 1500, 0])
 ALPHA = 1e-3  # a chi-square test of one peer client's law fails below this p-value (fixed seeds)
 
 
-def run_peer(task: dict) -> dict:
-    """The peer's answer to ``task`` (tests/peer_sketch_runner.py in a subprocess on the peers' folder)."""
+@pytest.fixture(scope="module")
+def run_peer(tmp_path_factory):
+    """The peer's answer to a task (tests/peer_sketch_runner.py on the peers' folder: one process for the module)."""
     assert (PEERS_DIR / "pure_ldp").is_dir(), (
         f"pure-ldp 1.2.0 is not installed in {PEERS_DIR}: run `make peers` (make test does)"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PEERS_DIR), str(ROOT)]))
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "peer_sketch_runner.py")],
-        input=json.dumps(task),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, f"the peer runner failed:\n{done.stderr[-3000:]}"
-    return json.loads(done.stdout)
+    log = tmp_path_factory.mktemp("peer_sketches") / "worker.log"
+    worker = PeerWorker(ROOT / "tests" / "peer_sketch_runner.py", env, log, cwd=ROOT, timeout=900)
+    yield worker.ask
+    worker.close()
 
 
 def _design(mechanism) -> dict:
@@ -86,7 +78,7 @@ def _values():
     return np.random.default_rng(1).permutation(np.repeat(np.arange(TRUTH.size), TRUTH))
 
 
-def test_hcms_estimates_are_identical_and_the_client_has_our_law():
+def test_hcms_estimates_are_identical_and_the_client_has_our_law(run_peer):
     """HCMS: the peer's server on our reports = ours, ours on the peer's = the peer's (Algorithms 4–5 both sides)."""
     sketch = HadamardCountMeanSketch.create(1.5, 6, 2, 4, rng=np.random.default_rng(2))
     values = _values()
@@ -123,7 +115,7 @@ def test_hcms_estimates_are_identical_and_the_client_has_our_law():
     _assert_same_law(columns, values, sketch.output_table(), "HCMS")
 
 
-def test_pcs_estimates_differ_by_c_epsilon_and_the_client_has_our_law():
+def test_pcs_estimates_differ_by_c_epsilon_and_the_client_has_our_law(run_peer):
     """The peer's PCS server omits c_ε (its mean is ours × tanh(ε/2)) and takes the median by default; its client is ours."""
     sketch = PrivateCountSketch.create(1.5, 6, 3, 4, rng=np.random.default_rng(5))
     values = _values()
@@ -163,7 +155,7 @@ def test_pcs_estimates_differ_by_c_epsilon_and_the_client_has_our_law():
     _assert_same_law(theirs.rows * 2**sketch.m + bits, values, sketch.output_table(), "PCS")
 
 
-def test_sketch_response_unbiased_mean_is_identical_and_the_client_has_our_law():
+def test_sketch_response_unbiased_mean_is_identical_and_the_client_has_our_law(run_peer):
     """Sketch response with GRR (the peer's DE) rows: the peer's "unbiased mean" server = ours, both ways; its default
     count-min sketch_method differs (biased upwards by collisions)."""
     sketch = SketchResponse.create(1.5, 6, 2, 3, rng=np.random.default_rng(8))
@@ -198,7 +190,7 @@ def test_sketch_response_unbiased_mean_is_identical_and_the_client_has_our_law()
 
 
 @pytest.mark.statistical
-def test_sfp_sketches_and_candidates_agree():
+def test_sfp_sketches_and_candidates_agree(run_peer):
     """SFP over HCMS (ε/2 each, the peer's split): the peer's word and fragment estimates on our reports are ours
     (fragments up to our scaling by G with n/G), and its assembled words that hash to their puzzle are our candidates."""
     bits, fb, k, m = 8, 4, 8, 256

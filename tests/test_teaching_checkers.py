@@ -632,11 +632,12 @@ def _simulated(n, epsilon0, epsilon, trials=2000, seed=None):
     rng = np.random.default_rng(seed)
     p = math.exp(epsilon0) / (1 + math.exp(epsilon0))
     laws = []
-    for x1 in (0, 1):
-        bits = np.zeros((trials, n), dtype=int)
-        bits[:, 0] = x1
-        flips = rng.random((trials, n)) >= p
-        laws.append(np.bincount((bits ^ flips).sum(axis=1), minlength=n + 1) / trials)
+    for x1 in (0, 1):  # the others hold 0: each user's report is her bit XOR her flip
+        ones = []
+        for rows in np.diff(np.r_[0:trials:1000, trials]):  # 1000 runs at a time: the same draws
+            flips = rng.random((rows, n)) >= p
+            ones.append(np.count_nonzero(flips[:, 1:], axis=1) + (flips[:, 0] ^ bool(x1)))
+        laws.append(np.bincount(np.concatenate(ones), minlength=n + 1) / trials)
     return _hockey(*laws, epsilon)
 
 
