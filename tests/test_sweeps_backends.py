@@ -268,28 +268,12 @@ def test_seeded_globals_is_a_fixed_function_of_the_generator():
         assert (random.random(), np.random.random()) == first
 
 
-def test_a_dying_dask_worker_ends_the_sweep_with_a_chunk_error(cluster):
-    """A task that kills its worker (os._exit): the scheduler retries it on a restarted worker, then the sweep raises
-    ChunkError naming the chunk (KilledWorker) and keeping the finished chunks; a resume computes only the others.
-    (A chunk that was running on a worker when it died counts a failure too, so it may be listed with it.)"""
-    _, client = cluster
-    start = time.monotonic()
-    with pytest.raises(ChunkError) as info:
-        run_chunks(ExitOn({3}), 6, seed=1, dask_client=client)
-    assert time.monotonic() - start < 120
-    err = info.value
-    assert 3 in {f.index for f in err.failures} and all(
-        "KilledWorker" in f.error for f in err.failures
-    )
-    assert set(err.completed) | {f.index for f in err.failures} == set(range(6))
-    assert run_chunks(draw, 6, seed=1, completed=err.completed) == run_chunks(draw, 6, seed=1)
-
-
 def test_a_dying_audit_worker_ends_run_audit_with_a_chunk_error(cluster):
     """run_audit on Dask with a client that kills its process: ChunkError naming the chunk, not a hang (issue 27
     item 4).  A black-box batch runs in a forked child (issue 39 item 2), so the client kills that child, not the
     worker: the chunk fails with the ClientError saying so (exit status 3); were the worker itself lost, the failure
-    would be KilledWorker or the cluster's having no worker for ``timeout`` seconds."""
+    would be KilledWorker or the cluster's having no worker for ``timeout`` seconds.  (Run before the test that
+    kills workers: both workers are live, none restarting.)"""
     _, client = cluster
     with pytest.raises(ChunkError, match=r"chunk 3 ") as info:
         run_audit(
@@ -309,3 +293,20 @@ def test_a_dying_audit_worker_ends_run_audit_with_a_chunk_error(cluster):
         or "had no worker for" in f.error
         for f in info.value.failures
     ), [f.error for f in info.value.failures]
+
+
+def test_a_dying_dask_worker_ends_the_sweep_with_a_chunk_error(cluster):
+    """A task that kills its worker (os._exit): the scheduler retries it on a restarted worker, then the sweep raises
+    ChunkError naming the chunk (KilledWorker) and keeping the finished chunks; a resume computes only the others.
+    (A chunk that was running on a worker when it died counts a failure too, so it may be listed with it.)"""
+    _, client = cluster
+    start = time.monotonic()
+    with pytest.raises(ChunkError) as info:
+        run_chunks(ExitOn({3}), 6, seed=1, dask_client=client)
+    assert time.monotonic() - start < 120
+    err = info.value
+    assert 3 in {f.index for f in err.failures} and all(
+        "KilledWorker" in f.error for f in err.failures
+    )
+    assert set(err.completed) | {f.index for f in err.failures} == set(range(6))
+    assert run_chunks(draw, 6, seed=1, completed=err.completed) == run_chunks(draw, 6, seed=1)
