@@ -4,7 +4,6 @@ without a nanny end the sweep with a ChunkError instead of a hang (issue 31 item
 
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sweep_tasks import draw, exit_on_two, global_rr
 
 from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 from ldp_helpers.experiments.privacy_audit import registry_audits
@@ -20,22 +20,6 @@ from ldp_helpers.sweeps import DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, ChunkError,
 
 REPO = Path(__file__).resolve().parents[1]
 DASK = Path(sys.executable).parent / "dask"
-
-
-def draw(index, seed):
-    return float(np.random.default_rng(seed).standard_normal(3).sum()) + index
-
-
-def global_rr(value):
-    """A black-box randomized response drawing from Python's random and NumPy's legacy global generator."""
-    return float(value if random.random() < 0.75 else np.random.randint(2))
-
-
-def exit_on_two(index, seed):
-    if index == 2:
-        time.sleep(0.5)
-        os._exit(3)
-    return draw(index, seed)
 
 
 def _env() -> dict:

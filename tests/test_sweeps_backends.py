@@ -3,13 +3,19 @@ capped by the work and the machine; a dying Dask worker ends the sweep with a Ch
 from Python's ``random`` or NumPy's global generator give the same numbers on every backend (issue 31 item 3,
 issue 27 item 4)."""
 
-import os
 import random
 import time
 
 import joblib
 import numpy as np
 import pytest
+from sweep_tasks import (
+    DyingClient,
+    ExitOn,
+    draw,
+    global_rr,
+    sizeof_draws_from_the_global_random,
+)
 
 from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 from ldp_helpers.experiments.privacy_audit import (
@@ -27,38 +33,6 @@ from ldp_helpers.sweeps import (
     seeded_globals,
     sweep_plan,
 )
-
-
-def draw(index, seed):
-    return float(np.random.default_rng(seed).standard_normal(3).sum()) + index
-
-
-def global_rr(value):
-    """A black-box randomized response that draws from Python's random and NumPy's legacy global generator."""
-    keep = random.random() < 0.75
-    return float(value if keep else np.random.randint(2))
-
-
-class ExitOn:
-    """A task whose worker process dies (os._exit) on the given chunks, after a delay."""
-
-    def __init__(self, dying, delay=0.5):
-        self.dying, self.delay = set(dying), delay
-
-    def __call__(self, index, seed):
-        if index in self.dying:
-            time.sleep(self.delay)
-            os._exit(3)
-        return draw(index, seed)
-
-
-class DyingClient:
-    """An audit client whose process dies on the main run's last chunk (the only one of 50 trials)."""
-
-    def sample(self, value, n, *, rng):
-        if n == 50:
-            os._exit(3)
-        return (rng.random((n, 1)) < 0.5 + 0.2 * value).astype(float)
 
 
 @pytest.fixture(scope="module")
@@ -237,12 +211,6 @@ def test_black_box_clients_on_global_generators_are_reproducible_everywhere(clus
     assert (
         unseeded[0].count0 != unseeded[1].count0 or unseeded[0].count1 != unseeded[1].count1
     )  # what it fixes
-
-
-def sizeof_draws_from_the_global_random(index, seed):
-    import dask.sizeof
-
-    return dask.sizeof.random is random
 
 
 def test_dask_sizeof_keeps_off_the_global_random(cluster):

@@ -8,37 +8,17 @@ with a small example budget (each example starts and loses worker processes).
 
 from __future__ import annotations
 
-import os
 import time
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweep_tasks import Faulty, Sleeper, healthy
 
 from ldp_helpers.sweeps import ChunkError, chunk_seeds, run_chunks
 
 #: a sweep that loses workers must still answer within this many seconds
 BOUND_SECONDS = 180
-
-
-def healthy(index, seed):
-    return float(np.random.default_rng(seed).random()) + index
-
-
-class Faulty:
-    """Chunks in ``dying`` kill their worker process after a short delay, chunks in ``raising`` raise; others work."""
-
-    def __init__(self, dying, raising):
-        self.dying, self.raising = frozenset(dying), frozenset(raising)
-
-    def __call__(self, index, seed):
-        if index in self.raising:
-            raise RuntimeError(f"chunk {index} raised")
-        if index in self.dying:
-            time.sleep(0.3)
-            os._exit(7)
-        return healthy(index, seed)
 
 
 @st.composite
@@ -90,21 +70,6 @@ def dask_client():
         )
     with cluster, Client(cluster, set_as_default=False) as client:
         yield client
-
-
-class Sleeper:
-    """Chunk 0 sleeps on its (live) worker far past the sweep's chunk_timeout (30 s, or until the test has seen the
-    sweep end and creates ``release``: the worker is then free for the next tests); the others work."""
-
-    def __init__(self, release: str):
-        self.release = release
-
-    def __call__(self, index, seed):
-        if index == 0:
-            end = time.monotonic() + 30
-            while time.monotonic() < end and not os.path.exists(self.release):
-                time.sleep(0.1)
-        return healthy(index, seed)
 
 
 def test_a_chunk_that_hangs_on_a_live_dask_worker_ends_the_sweep(dask_client, tmp_path):
