@@ -4,7 +4,6 @@ without a nanny end the sweep with a ChunkError instead of a hang (issue 31 item
 
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sweep_tasks import draw, exit_on_two, global_rr
 
 from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 from ldp_helpers.experiments.privacy_audit import registry_audits
@@ -22,20 +22,13 @@ REPO = Path(__file__).resolve().parents[1]
 DASK = Path(sys.executable).parent / "dask"
 
 
-def draw(index, seed):
-    return float(np.random.default_rng(seed).standard_normal(3).sum()) + index
-
-
-def global_rr(value):
-    """A black-box randomized response drawing from Python's random and NumPy's legacy global generator."""
-    return float(value if random.random() < 0.75 else np.random.randint(2))
-
-
-def exit_on_two(index, seed):
-    if index == 2:
-        time.sleep(0.5)
-        os._exit(3)
-    return draw(index, seed)
+def _env() -> dict:
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")])
+    )  # ldp_helpers, these tasks
+    for name in (DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV):
+        env.pop(name, None)
+    return env
 
 
 def _start(folder: Path, workers: int, nanny: bool):
@@ -43,11 +36,6 @@ def _start(folder: Path, workers: int, nanny: bool):
     assert DASK.exists(), (
         f"the dask command-line tool is missing ({DASK}): install the 'dask' extra (distributed)"
     )
-    env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")])
-    )  # ldp_helpers, these tasks
-    for name in (DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV):
-        env.pop(name, None)
     log = open(folder / "cluster.log", "w")
     scheduler_file = folder / "scheduler.json"
     processes = [
@@ -63,7 +51,7 @@ def _start(folder: Path, workers: int, nanny: bool):
                 "--scheduler-file",
                 str(scheduler_file),
             ],
-            env=env,
+            env=_env(),
             stdout=log,
             stderr=log,
         )
@@ -75,30 +63,35 @@ def _start(folder: Path, workers: int, nanny: bool):
         )
         time.sleep(0.2)
     address = json.loads(scheduler_file.read_text())["address"]
-    for _ in range(workers):
-        processes.append(
-            subprocess.Popen(
-                [
-                    str(DASK),
-                    "worker",
-                    address,
-                    "--nworkers",
-                    "1",
-                    "--nthreads",
-                    "1",
-                    "--host",
-                    "127.0.0.1",
-                    "--no-dashboard",
-                    "--local-directory",
-                    str(folder),
-                    *([] if nanny else ["--no-nanny"]),
-                ],
-                env=env,
-                stdout=log,
-                stderr=log,
-            )
-        )
+    processes += _start_workers(address, folder, workers, nanny, log)
     return address, processes, log
+
+
+def _start_workers(address: str, folder: Path, workers: int, nanny: bool, log) -> list:
+    """``workers`` single-threaded worker processes of the scheduler at ``address``."""
+    return [
+        subprocess.Popen(
+            [
+                str(DASK),
+                "worker",
+                address,
+                "--nworkers",
+                "1",
+                "--nthreads",
+                "1",
+                "--host",
+                "127.0.0.1",
+                "--no-dashboard",
+                "--local-directory",
+                str(folder),
+                *([] if nanny else ["--no-nanny"]),
+            ],
+            env=_env(),
+            stdout=log,
+            stderr=log,
+        )
+        for _ in range(workers)
+    ]
 
 
 def _stop(processes, log) -> None:
@@ -125,14 +118,14 @@ def cluster(tmp_path_factory):
         with Client(address, timeout=60, set_as_default=False) as client:
             client.wait_for_workers(2, timeout=120)
             assert len(client.nthreads()) == 2
-            yield address, client
+            yield address, client, processes, log, folder
     finally:
         _stop(processes, log)
 
 
 def test_sweeps_on_a_separate_scheduler_give_the_sequential_numbers(cluster, monkeypatch):
     """dask_address=, dask_client=, LDP_DASK_ADDRESS and DASK_SCHEDULER_ADDRESS reach the two workers; same numbers."""
-    address, client = cluster
+    address, client, *_ = cluster
     sequential = run_chunks(draw, 10, seed=7)
     assert run_chunks(draw, 10, seed=7, dask_address=address) == sequential
     assert run_chunks(draw, 10, seed=7, dask_client=client) == sequential
@@ -146,7 +139,7 @@ def test_sweeps_on_a_separate_scheduler_give_the_sequential_numbers(cluster, mon
 
 def test_audits_on_the_cluster_give_the_sequential_numbers(cluster):
     """Our mechanisms' audits and a black-box client on global generators: identical counts on the cluster."""
-    address, client = cluster
+    address, client, *_ = cluster
     m = REGISTRY["oue"].example()
     local = run_audit(m, 0, 1, n_trials=20_000, seed=9, chunk_size=2_500)
     remote = run_audit(m, 0, 1, n_trials=20_000, seed=9, chunk_size=2_500, dask_address=address)
@@ -175,21 +168,26 @@ def test_audits_on_the_cluster_give_the_sequential_numbers(cluster):
     ]
 
 
-def test_workers_without_nanny_that_die_end_the_sweep(tmp_path):
+def test_workers_without_nanny_that_die_end_the_sweep(cluster):
     """Two workers started with --no-nanny: a chunk that kills its worker is retried on the other, which dies too;
-    the cluster is then empty and, after ``timeout`` seconds, the waiting chunks fail with a ChunkError (no hang)."""
-    from distributed import Client
-
-    address, processes, log = _start(tmp_path, 2, nanny=False)
-    try:
-        with Client(address, timeout=60, set_as_default=False) as client:
-            client.wait_for_workers(2, timeout=120)
-            start = time.monotonic()
-            with pytest.raises(ChunkError) as info:
-                run_chunks(exit_on_two, 6, seed=3, dask_client=client, timeout=2.0)
-            assert time.monotonic() - start < 90
-    finally:
-        _stop(processes, log)
+    the cluster is then empty and, after ``timeout`` seconds, the waiting chunks fail with a ChunkError (no hang).
+    (The last test of the module: the module's scheduler, its nanny workers stopped first.)"""
+    address, client, processes, log, folder = cluster
+    nannies = processes[1:]
+    for process in nannies:
+        process.terminate()
+    for process in nannies:
+        process.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    while client.nthreads() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not client.nthreads(), "the nanny workers did not leave the scheduler"
+    processes += _start_workers(address, folder, 2, False, log)  # stopped with the module's cluster
+    client.wait_for_workers(2, timeout=120)
+    start = time.monotonic()
+    with pytest.raises(ChunkError) as info:
+        run_chunks(exit_on_two, 6, seed=3, dask_client=client, timeout=2.0)
+    assert time.monotonic() - start < 90
     err = info.value
     assert 2 in {f.index for f in err.failures} and 2 not in err.completed
     assert all("no worker for 2 s" in f.error or "KilledWorker" in f.error for f in err.failures)

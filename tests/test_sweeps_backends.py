@@ -3,13 +3,19 @@ capped by the work and the machine; a dying Dask worker ends the sweep with a Ch
 from Python's ``random`` or NumPy's global generator give the same numbers on every backend (issue 31 item 3,
 issue 27 item 4)."""
 
-import os
 import random
 import time
 
 import joblib
 import numpy as np
 import pytest
+from sweep_tasks import (
+    DyingClient,
+    ExitOn,
+    draw,
+    global_rr,
+    sizeof_draws_from_the_global_random,
+)
 
 from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 from ldp_helpers.experiments.privacy_audit import (
@@ -27,38 +33,6 @@ from ldp_helpers.sweeps import (
     seeded_globals,
     sweep_plan,
 )
-
-
-def draw(index, seed):
-    return float(np.random.default_rng(seed).standard_normal(3).sum()) + index
-
-
-def global_rr(value):
-    """A black-box randomized response that draws from Python's random and NumPy's legacy global generator."""
-    keep = random.random() < 0.75
-    return float(value if keep else np.random.randint(2))
-
-
-class ExitOn:
-    """A task whose worker process dies (os._exit) on the given chunks, after a delay."""
-
-    def __init__(self, dying, delay=0.5):
-        self.dying, self.delay = set(dying), delay
-
-    def __call__(self, index, seed):
-        if index in self.dying:
-            time.sleep(self.delay)
-            os._exit(3)
-        return draw(index, seed)
-
-
-class DyingClient:
-    """An audit client whose process dies on the main run's last chunk (the only one of 50 trials)."""
-
-    def sample(self, value, n, *, rng):
-        if n == 50:
-            os._exit(3)
-        return (rng.random((n, 1)) < 0.5 + 0.2 * value).astype(float)
 
 
 @pytest.fixture(scope="module")
@@ -239,12 +213,6 @@ def test_black_box_clients_on_global_generators_are_reproducible_everywhere(clus
     )  # what it fixes
 
 
-def sizeof_draws_from_the_global_random(index, seed):
-    import dask.sizeof
-
-    return dask.sizeof.random is random
-
-
 def test_dask_sizeof_keeps_off_the_global_random(cluster):
     """On the workers that run our chunks, dask.sizeof samples collections with a generator of its own: with the
     global one, the worker's event loop drew between a black-box client's seeded draws (run to run differences)."""
@@ -268,28 +236,12 @@ def test_seeded_globals_is_a_fixed_function_of_the_generator():
         assert (random.random(), np.random.random()) == first
 
 
-def test_a_dying_dask_worker_ends_the_sweep_with_a_chunk_error(cluster):
-    """A task that kills its worker (os._exit): the scheduler retries it on a restarted worker, then the sweep raises
-    ChunkError naming the chunk (KilledWorker) and keeping the finished chunks; a resume computes only the others.
-    (A chunk that was running on a worker when it died counts a failure too, so it may be listed with it.)"""
-    _, client = cluster
-    start = time.monotonic()
-    with pytest.raises(ChunkError) as info:
-        run_chunks(ExitOn({3}), 6, seed=1, dask_client=client)
-    assert time.monotonic() - start < 120
-    err = info.value
-    assert 3 in {f.index for f in err.failures} and all(
-        "KilledWorker" in f.error for f in err.failures
-    )
-    assert set(err.completed) | {f.index for f in err.failures} == set(range(6))
-    assert run_chunks(draw, 6, seed=1, completed=err.completed) == run_chunks(draw, 6, seed=1)
-
-
 def test_a_dying_audit_worker_ends_run_audit_with_a_chunk_error(cluster):
     """run_audit on Dask with a client that kills its process: ChunkError naming the chunk, not a hang (issue 27
     item 4).  A black-box batch runs in a forked child (issue 39 item 2), so the client kills that child, not the
     worker: the chunk fails with the ClientError saying so (exit status 3); were the worker itself lost, the failure
-    would be KilledWorker or the cluster's having no worker for ``timeout`` seconds."""
+    would be KilledWorker or the cluster's having no worker for ``timeout`` seconds.  (Run before the test that
+    kills workers: both workers are live, none restarting.)"""
     _, client = cluster
     with pytest.raises(ChunkError, match=r"chunk 3 ") as info:
         run_audit(
@@ -309,3 +261,20 @@ def test_a_dying_audit_worker_ends_run_audit_with_a_chunk_error(cluster):
         or "had no worker for" in f.error
         for f in info.value.failures
     ), [f.error for f in info.value.failures]
+
+
+def test_a_dying_dask_worker_ends_the_sweep_with_a_chunk_error(cluster):
+    """A task that kills its worker (os._exit): the scheduler retries it on a restarted worker, then the sweep raises
+    ChunkError naming the chunk (KilledWorker) and keeping the finished chunks; a resume computes only the others.
+    (A chunk that was running on a worker when it died counts a failure too, so it may be listed with it.)"""
+    _, client = cluster
+    start = time.monotonic()
+    with pytest.raises(ChunkError) as info:
+        run_chunks(ExitOn({3}), 6, seed=1, dask_client=client)
+    assert time.monotonic() - start < 120
+    err = info.value
+    assert 3 in {f.index for f in err.failures} and all(
+        "KilledWorker" in f.error for f in err.failures
+    )
+    assert set(err.completed) | {f.index for f in err.failures} == set(range(6))
+    assert run_chunks(draw, 6, seed=1, completed=err.completed) == run_chunks(draw, 6, seed=1)

@@ -2,7 +2,9 @@
 
 ``derandomize=True`` makes every run draw the same examples (CI is reproducible without an example
 database).  Every parameter of every spec'd callable gets its kind's fixed special bad values, each of them
-(``test_every_special_bad_value_is_refused``), plus :data:`EXAMPLES_PER_PARAMETER` generated ones.  No
+(``test_every_special_bad_value_is_refused``), plus :data:`EXAMPLES_PER_PARAMETER` generated ones.
+The generated tests run one test per family (``harness.families``); the calls that write figures resolve
+figures/ under the test's tmp dir (``harness.figures_in``).  No
 wall-clock limit: timings belong to ``make bench`` (a hang still fails, see ``harness.HARD_TIMEOUT``).
 """
 
@@ -31,21 +33,6 @@ import pytest  # noqa: E402
 
 from ldp_helpers.pipeline import paths  # noqa: E402
 
-#: specs whose calls resolve (and, with write=True, write) figures/<notebook>/…: pointed at a tmp dir
-WRITES_FIGURES = {
-    "ldp_helpers.pipeline.figures.save_figure",
-    "ldp_helpers.pipeline.figures.figure_path",
-    "ldp_helpers.pipeline.claims.ClaimsTable.write_csv",
-}
-
-
-@pytest.fixture(autouse=True)
-def _figures_in_tmp(request, tmp_path, monkeypatch):
-    """The figure and claims-table specs write under a tmp dir, never into the committed figures/."""
-    callspec = getattr(request.node, "callspec", None)
-    if callspec is not None and callspec.params.get("qualname") in WRITES_FIGURES:
-        monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path / "figures")
-
 
 @pytest.fixture(autouse=True, scope="session")
 def _figures_untouched():
@@ -62,21 +49,3 @@ def _figures_untouched():
     assert (claims.read_bytes() if claims.exists() else None) == claims_before, (
         f"the contract suite rewrote {claims}"
     )
-
-
-@pytest.fixture(autouse=True)
-def _flat_hypothesis_settings(request):
-    """Keep ``test_generated_bad_value_is_refused``'s settings flat across its parametrized cases.
-
-    Hypothesis' pytest plugin wraps the shared test function's settings once more for every case; past
-    about 950 cases the chain overflows Python's recursion limit (RecursionError in _settings.py).  The
-    test carries no settings of its own (it runs on the loaded "contract" profile), so each case starts
-    from that profile again.
-    """
-    fn = getattr(request.node, "obj", None)
-    fn = getattr(fn, "__func__", fn)
-    if (
-        getattr(fn, "__name__", "") == "test_generated_bad_value_is_refused"
-        and getattr(fn, "_hypothesis_internal_use_settings", None) is not None
-    ):
-        fn._hypothesis_internal_use_settings = settings.default

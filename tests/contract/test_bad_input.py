@@ -4,7 +4,8 @@ For every spec'd public callable, every probed parameter gets each of its kind's
 ``EXAMPLES_PER_PARAMETER`` values Hypothesis generates for the kind (``strategies.bad_values``), one at a
 time, in an otherwise valid call.  Each must raise ``ValueError`` (bad value) or ``TypeError`` (wrong type)
 whose message names the parameter, without hanging and allocating at most ``REFUSAL_BYTES``.  One test per
-callable (its parameters in a loop): the failure names the callable, the parameter and the value.
+family (a subpackage's spec table): its failure lists every failing case with the callable, the
+parameter, the value and what came back.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldp_helpers._validation import format_bytes
-
-from .harness import REFUSAL_BYTES, Hang, call_refused, materialize, resolve
+from .conftest import EXAMPLES_PER_PARAMETER
+from .harness import assert_no_problems, families, figures_in, materialize, refusal_problem, resolve
 from .specs import SPECS
 from .strategies import bad_values, special_values
 
@@ -27,8 +27,7 @@ def _probed(qualname: str) -> list[str]:
     return [name for name in sp.kwargs if name not in sp.free]
 
 
-CALLABLES = [q for q in sorted(SPECS) if _probed(q)]
-IDS = [q.removeprefix("ldp_helpers.") for q in CALLABLES]
+FAMILIES = families(q for q in SPECS if _probed(q))
 
 
 def _none_ok(func, name, sp) -> bool:
@@ -41,44 +40,59 @@ def _none_ok(func, name, sp) -> bool:
     return param is not None and param.default is None
 
 
-def check_refusal(qualname: str, name: str, kwargs: dict, bad, func=None) -> None:
-    """``func`` (default: the callable named ``qualname``) refuses ``name=bad`` as the contract says."""
+def check_refusal(qualname: str, name: str, kwargs: dict, bad, func=None) -> str | None:
+    """What is wrong with ``func``'s (default: ``qualname``'s) refusal of ``name=bad`` (``None``: nothing)."""
     func = resolve(qualname) if func is None else func
-    outcome, seconds, peak = call_refused(func, {**kwargs, name: bad})
-    shown = f"{qualname}({name}={bad!r:.80})"
-    assert not isinstance(outcome, Hang), f"{shown} hangs"
-    assert isinstance(outcome, BaseException), (
-        f"{shown} was accepted silently, returning {outcome!r:.200}"
-    )
-    assert isinstance(outcome, (ValueError, TypeError)), (
-        f"{shown} raised {type(outcome).__name__}: {outcome}"
-    )
-    assert name in str(outcome), f"{shown} blames the wrong parameter: {outcome}"
-    assert peak < REFUSAL_BYTES, f"{shown} allocated {format_bytes(peak)} before refusing"
+    return refusal_problem(func, {**kwargs, name: bad}, (name,), f"{qualname}({name}={bad!r:.80})")
 
 
-def _strategy(qualname: str, name: str) -> st.SearchStrategy:
-    sp = SPECS[qualname]
+def bad_strategy(sp, func, name: str) -> st.SearchStrategy:
+    """The bad values of parameter ``name`` of ``func`` (spec ``sp``): its kind's and the spec's extra ones."""
     strategy = bad_values(
-        name, sp.kwargs[name], none_ok=_none_ok(resolve(qualname), name, sp), huge=name in sp.huge
+        name, sp.kwargs[name], none_ok=_none_ok(func, name, sp), huge=name in sp.huge
     )
     extra = sp.extra_bad.get(name)
     return st.one_of(strategy, st.sampled_from(list(extra))) if extra else strategy
 
 
-@pytest.mark.parametrize("qualname", CALLABLES, ids=IDS)
-def test_every_special_bad_value_is_refused(qualname):
-    """The kinds' fixed bad values (0, −1, NaN, ±inf, 10¹², 2⁶³, None, wrong types, …), each of them, for every parameter."""
-    kwargs = materialize(SPECS[qualname].kwargs, 0)
-    for name in _probed(qualname):
-        for bad in special_values(_strategy(qualname, name)):
-            check_refusal(qualname, name, kwargs, bad)
+def _strategies(qualname: str) -> dict[str, st.SearchStrategy]:
+    func = resolve(qualname)
+    return {name: bad_strategy(SPECS[qualname], func, name) for name in _probed(qualname)}
 
 
-@pytest.mark.parametrize("qualname", CALLABLES, ids=IDS)
-@given(data=st.data())
-def test_generated_bad_value_is_refused(qualname, data):
-    """Values Hypothesis generates for each parameter's kind (negative budgets, probabilities above 1, …)."""
-    kwargs = materialize(SPECS[qualname].kwargs, 0)
-    for name in _probed(qualname):
-        check_refusal(qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_special_bad_value_is_refused(family, tmp_path):
+    """The kinds' fixed bad values (0, −1, NaN, ±inf, 10¹², 2⁶³, None, wrong types, …), each of them, for every
+    parameter of every callable of the family."""
+    problems, n_cases = [], 0
+    for qualname in FAMILIES[family]:
+        kwargs = materialize(SPECS[qualname].kwargs, 0)
+        with figures_in(tmp_path, qualname):
+            for name, strategy in _strategies(qualname).items():
+                for bad in special_values(strategy):
+                    problems.append(check_refusal(qualname, name, kwargs, bad))
+                    n_cases += 1
+    assert_no_problems(problems, n_cases, f"{family}: special bad values")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_generated_bad_values_are_refused(family, tmp_path):
+    """Values Hypothesis generates for each parameter's kind (negative budgets, probabilities above 1, …):
+    ``EXAMPLES_PER_PARAMETER`` draws for every parameter of every callable of the family."""
+    problems, n_cases = [], 0
+    strategies = {qualname: _strategies(qualname) for qualname in FAMILIES[family]}
+
+    @settings(max_examples=EXAMPLES_PER_PARAMETER)
+    @given(data=st.data())
+    def probe(data):
+        nonlocal n_cases
+        for qualname, by_name in strategies.items():
+            kwargs = materialize(SPECS[qualname].kwargs, 0)
+            with figures_in(tmp_path, qualname):
+                for name, strategy in by_name.items():
+                    bad = data.draw(strategy, label=f"{qualname}:{name}")
+                    problems.append(check_refusal(qualname, name, kwargs, bad))
+                    n_cases += 1
+
+    probe()
+    assert_no_problems(problems, n_cases, f"{family}: generated bad values")

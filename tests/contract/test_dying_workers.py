@@ -8,37 +8,17 @@ with a small example budget (each example starts and loses worker processes).
 
 from __future__ import annotations
 
-import os
 import time
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweep_tasks import Faulty, Sleeper, healthy
 
 from ldp_helpers.sweeps import ChunkError, chunk_seeds, run_chunks
 
 #: a sweep that loses workers must still answer within this many seconds
 BOUND_SECONDS = 180
-
-
-def healthy(index, seed):
-    return float(np.random.default_rng(seed).random()) + index
-
-
-class Faulty:
-    """Chunks in ``dying`` kill their worker process after a short delay, chunks in ``raising`` raise; others work."""
-
-    def __init__(self, dying, raising):
-        self.dying, self.raising = frozenset(dying), frozenset(raising)
-
-    def __call__(self, index, seed):
-        if index in self.raising:
-            raise RuntimeError(f"chunk {index} raised")
-        if index in self.dying:
-            time.sleep(0.3)
-            os._exit(7)
-        return healthy(index, seed)
 
 
 @st.composite
@@ -92,37 +72,31 @@ def dask_client():
         yield client
 
 
+def test_a_chunk_that_hangs_on_a_live_dask_worker_ends_the_sweep(dask_client, tmp_path):
+    """Issue 39 item 13: a chunk sleeping on a live worker made run_chunks wait for ever; with chunk_timeout it is
+    cancelled and listed with its seed once no chunk finishes for chunk_timeout seconds, the others kept.  (Run
+    before the dying-worker tests: both workers are live, none restarting.)"""
+    dask_client.wait_for_workers(2, timeout=60)  # chunk 0 holds only one
+    run_chunks(healthy, 4, seed=5, dask_client=dask_client)  # the workers have imported the package
+    release = tmp_path / "release"
+    start = time.monotonic()
+    try:
+        with pytest.raises(ChunkError) as info:
+            run_chunks(Sleeper(str(release)), 4, seed=5, dask_client=dask_client, chunk_timeout=3.0)
+        assert time.monotonic() - start < 20
+    finally:
+        release.touch()
+    assert [f.index for f in info.value.failures] == [
+        0
+    ] and "chunk_timeout=3 s" in info.value.failures[0].error
+    seeds = chunk_seeds(5, 4)
+    assert info.value.completed == {i: healthy(i, seeds[i]) for i in (1, 2, 3)}
+    with pytest.raises(ValueError, match=r"^chunk_timeout must be a real number"):
+        run_chunks(healthy, 2, seed=5, chunk_timeout=None)
+
+
 @settings(max_examples=2)
 @given(sweep=faulty_sweeps())
 def test_dying_dask_workers_end_the_sweep(dask_client, sweep):
     """A 2-worker LocalCluster with nannies; a chunk that kills its worker fails with KilledWorker (no hang)."""
     _run(*sweep, dask_client=dask_client)
-
-
-class Sleeper:
-    """Chunk 0 sleeps on its (live) worker far past the sweep's chunk_timeout; the others work."""
-
-    def __call__(self, index, seed):
-        if index == 0:
-            time.sleep(30)
-        return healthy(index, seed)
-
-
-def test_a_chunk_that_hangs_on_a_live_dask_worker_ends_the_sweep(dask_client):
-    """Issue 39 item 13: a chunk sleeping on a live worker made run_chunks wait for ever; with chunk_timeout it is
-    cancelled and listed with its seed once no chunk finishes for chunk_timeout seconds, the others kept."""
-    dask_client.wait_for_workers(
-        2, timeout=60
-    )  # both back after the dying-worker tests: chunk 0 holds only one
-    run_chunks(healthy, 4, seed=5, dask_client=dask_client)  # the workers have imported the package
-    start = time.monotonic()
-    with pytest.raises(ChunkError) as info:
-        run_chunks(Sleeper(), 4, seed=5, dask_client=dask_client, chunk_timeout=6.0)
-    assert time.monotonic() - start < 20
-    assert [f.index for f in info.value.failures] == [
-        0
-    ] and "chunk_timeout=6 s" in info.value.failures[0].error
-    seeds = chunk_seeds(5, 4)
-    assert info.value.completed == {i: healthy(i, seeds[i]) for i in (1, 2, 3)}
-    with pytest.raises(ValueError, match=r"^chunk_timeout must be a real number"):
-        run_chunks(healthy, 2, seed=5, chunk_timeout=None)

@@ -4,31 +4,34 @@ Each call gets a fresh instance from the spec's factory.  Bad values of each pro
 (``strategies.bad_values`` plus the spec's ``extra_bad``) must be refused with ``ValueError`` /
 ``TypeError`` naming the parameter, within a second, before allocating; the valid call must give
 finite results, no warnings, and the same result for the same seed, also with other valid values
-of each parameter's kind (``strategies.valid_values``).
+of each parameter's kind (``strategies.valid_values``).  One test per family (the methods of a
+subpackage) and property; its failure lists every failing call.
 """
 
 from __future__ import annotations
 
-import inspect
-import warnings
-
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .harness import materialize, resolve, time_limit
+from .conftest import EXAMPLES_PER_PARAMETER
+from .harness import assert_no_problems, families, figures_in, materialize, resolve
 from .method_specs import METHOD_SPECS
 from .specs import RNG
-from .strategies import bad_values, seeds, special_values, valid_values
-from .test_bad_input import check_refusal
-from .test_valid_input import _leaves, _variable, check_valid_variation
+from .strategies import seeds, special_values
+from .test_bad_input import bad_strategy, check_refusal
+from .test_valid_input import _variable, valid_call_problem, variation_probe
 
 
-def _bound(qualname: str):
+def _bound(qualname: str, tmp_path):
     """``instance.method`` on a fresh valid instance, as a keyword-only callable."""
     meth = qualname.rsplit(".", 1)[1]
-    return lambda **kwargs: getattr(METHOD_SPECS[qualname].make(), meth)(**kwargs)
+
+    def call(**kwargs):
+        with figures_in(tmp_path, qualname):
+            return getattr(METHOD_SPECS[qualname].make(), meth)(**kwargs)
+
+    return call
 
 
 def _probed(qualname: str) -> list[str]:
@@ -36,73 +39,84 @@ def _probed(qualname: str) -> list[str]:
     return [name for name in sp.kwargs if name not in sp.free]
 
 
-PROBED = [q for q in sorted(METHOD_SPECS) if _probed(q)]
-PROBED_IDS = [q.removeprefix("ldp_helpers.") for q in PROBED]
+PROBED = families(q for q in METHOD_SPECS if _probed(q))
 
 
-def _strategy(qualname: str, name: str) -> st.SearchStrategy:
-    sp = METHOD_SPECS[qualname].spec
-    param = inspect.signature(resolve(qualname)).parameters.get(name)
-    none_ok = name in sp.none_ok or (param is not None and param.default is None)
-    strategy = bad_values(name, sp.kwargs[name], none_ok=none_ok, huge=name in sp.huge)
-    extra = sp.extra_bad.get(name)
-    return st.one_of(strategy, st.sampled_from(list(extra))) if extra else strategy
+def _strategies(qualname: str) -> dict[str, st.SearchStrategy]:
+    func, sp = resolve(qualname), METHOD_SPECS[qualname].spec
+    return {name: bad_strategy(sp, func, name) for name in _probed(qualname)}
 
 
-@pytest.mark.parametrize("qualname", PROBED, ids=PROBED_IDS)
-def test_method_refuses_special_bad_values(qualname):
-    """Each parameter's kind's fixed bad values, each of them."""
-    kwargs, func = materialize(METHOD_SPECS[qualname].spec.kwargs, 0), _bound(qualname)
-    for name in _probed(qualname):
-        for bad in special_values(_strategy(qualname, name)):
-            check_refusal(qualname, name, kwargs, bad, func=func)
-
-
-@pytest.mark.parametrize("qualname", PROBED, ids=PROBED_IDS)
-@given(data=st.data())
-def test_method_refuses_bad_values(qualname, data):
-    """Hypothesis draws of each parameter's kind (EXAMPLES_PER_PARAMETER per parameter)."""
-    kwargs, func = materialize(METHOD_SPECS[qualname].spec.kwargs, 0), _bound(qualname)
-    for name in _probed(qualname):
-        check_refusal(
-            qualname, name, kwargs, data.draw(_strategy(qualname, name), label=name), func=func
+@pytest.mark.parametrize("family", PROBED)
+def test_methods_refuse_special_bad_values(family, tmp_path):
+    """Each parameter's kind's fixed bad values, each of them, for every method of the family."""
+    problems = []
+    for qualname in PROBED[family]:
+        kwargs, func = (
+            materialize(METHOD_SPECS[qualname].spec.kwargs, 0),
+            _bound(qualname, tmp_path),
         )
+        for name, strategy in _strategies(qualname).items():
+            for bad in special_values(strategy):
+                problems.append(check_refusal(qualname, name, kwargs, bad, func=func))
+    assert_no_problems(problems, len(problems), f"{family}: methods' special bad values")
 
 
-def _call(qualname: str, seed: int):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with time_limit(30):
-            return _bound(qualname)(**materialize(METHOD_SPECS[qualname].spec.kwargs, seed))
+@pytest.mark.parametrize("family", PROBED)
+def test_methods_refuse_bad_values(family, tmp_path):
+    """Hypothesis draws of each parameter's kind (EXAMPLES_PER_PARAMETER per parameter)."""
+    problems = []
+    strategies = {qualname: _strategies(qualname) for qualname in PROBED[family]}
+
+    @settings(max_examples=EXAMPLES_PER_PARAMETER)
+    @given(data=st.data())
+    def probe(data):
+        for qualname, by_name in strategies.items():
+            kwargs = materialize(METHOD_SPECS[qualname].spec.kwargs, 0)
+            func = _bound(qualname, tmp_path)
+            for name, strategy in by_name.items():
+                bad = data.draw(strategy, label=f"{qualname}:{name}")
+                problems.append(check_refusal(qualname, name, kwargs, bad, func=func))
+
+    probe()
+    assert_no_problems(problems, len(problems), f"{family}: methods' generated bad values")
 
 
-VALID = sorted(q for q, ms in METHOD_SPECS.items() if ms.spec.valid)
+VALID = families(q for q, ms in METHOD_SPECS.items() if ms.spec.valid)
 
 
-@pytest.mark.parametrize("qualname", VALID, ids=[q.removeprefix("ldp_helpers.") for q in VALID])
-@settings(max_examples=2, deadline=None)
-@given(seed=seeds())
-def test_valid_method_call_is_finite_and_reproducible(qualname, seed):
-    first = [a for a in _leaves(_call(qualname, seed)) if a.dtype.kind in "fiu"]
-    if METHOD_SPECS[qualname].spec.finite:
-        assert all(np.all(np.isfinite(a)) for a in first), f"{qualname} returned a non-finite value"
-    if any(v is RNG for v in METHOD_SPECS[qualname].spec.kwargs.values()):
-        again = [a for a in _leaves(_call(qualname, seed)) if a.dtype.kind in "fiu"]
-        for a, b in zip(first, again, strict=True):
-            np.testing.assert_array_equal(a, b, err_msg=f"{qualname}: same seed, different result")
+@pytest.mark.parametrize("family", VALID)
+def test_valid_method_calls_are_finite_and_reproducible(family, tmp_path):
+    """Each method's valid call, for two seeds: finite (where the spec says so) and reproducible."""
+    problems = []
+
+    @settings(max_examples=2, deadline=None)
+    @given(seed=seeds())
+    def probe(seed):
+        for qualname in VALID[family]:
+            sp = METHOD_SPECS[qualname].spec
+            stochastic = any(v is RNG for v in sp.kwargs.values())
+            shown = f"{qualname}(seed={seed})"
+            problems.append(
+                valid_call_problem(_bound(qualname, tmp_path), sp, seed, stochastic, shown)
+            )
+
+    probe()
+    assert_no_problems(problems, len(problems), f"{family}: valid method calls")
 
 
-VARIED = [q for q in VALID if _variable(METHOD_SPECS[q].spec.kwargs, METHOD_SPECS[q].spec.free)]
+VARIED = families(
+    q
+    for qs in VALID.values()
+    for q in qs
+    if _variable(METHOD_SPECS[q].spec.kwargs, METHOD_SPECS[q].spec.free)
+)
 
 
-@pytest.mark.parametrize("qualname", VARIED, ids=[q.removeprefix("ldp_helpers.") for q in VARIED])
-@settings(max_examples=2, deadline=None)
-@given(data=st.data(), seed=seeds())
-def test_valid_method_values_of_every_kind(qualname, data, seed):
+@pytest.mark.parametrize("family", VARIED)
+def test_valid_method_values_of_every_kind(family, tmp_path):
     """Other valid values of one parameter at a time (``strategies.valid_values``), as for functions."""
-    sp = METHOD_SPECS[qualname].spec
-    name = data.draw(st.sampled_from(_variable(sp.kwargs, sp.free)), label="parameter")
-    value = data.draw(valid_values(name, sp.kwargs[name]), label=name)
-    check_valid_variation(
-        _bound(qualname), sp, name, value, seed, f"{qualname}({name}={value!r:.80})"
-    )
+    problems = []
+    specs = {qualname: METHOD_SPECS[qualname].spec for qualname in VARIED[family]}
+    variation_probe(specs, lambda qualname: _bound(qualname, tmp_path), problems)()
+    assert_no_problems(problems, len(problems), f"{family}: valid values of every method's kind")
