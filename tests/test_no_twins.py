@@ -22,14 +22,14 @@ ALLOWED = {
     # the private one is the lru_cache over the canonical key (structure as a tuple, hash_family
     # blanked where the oracle ignores it) that build_oracle computes: a memo, not a second recipe
     "experiments/field_oracles.py: build_oracle",
-    # explore/** is being rewritten in this round by another branch (h41b): remove the entry when
-    # whole_report_epsilon holds its own body there
+    # the private one is the lru_cache over checked (frozen, hashable) oracles: a memo for the
+    # explorer's redraws, not a second recipe; the public one checks the oracle, then reads the memo
     "explore/outputs.py: whole_report_epsilon",
     # the event search evaluates up to ~30,000 candidate events on one checked pilot matrix: checking
     # (a float copy and a finiteness pass of the whole matrix) per candidate would multiply its cost
     "audit/events.py: Event.mask",
     # not twins: the public method returns the private cached_property (the table is computed once
-    # per object, its allocation checked there); these sampler modules are another branch's (h41m)
+    # per object, its allocation checked there)
     "mechanisms/count_mean_sketch.py: CountMeanSketch.hash_table",
     "mechanisms/fast_local_hashing.py: FastLocalHashing.hash_table",
 }
