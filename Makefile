@@ -45,11 +45,9 @@ figures: setup peers
 quick: setup
 	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --only 00_tutorial
 
-# Three pytest workers (pytest-xdist) on 2 cores: the browser tests spend much of their time waiting
-# for Chromium, Voila and the kernels they start, and a third worker fills it (a fresh clone: 483 s
-# with 2 workers, 409 s with 3).  A file's tests stay on one worker, so a notebook's cells run in
+# Two pytest workers (pytest-xdist); a file's tests stay on one worker, so a notebook's cells run in
 # order in one kernel.  The wall time is printed at the end (CI's budget is four minutes on 2 cores).
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 2
 test: setup peers browser build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js lint
 	@start=$$(date +%s); $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile; status=$$?; \
 	  echo "make test: pytest took $$(( $$(date +%s) - start )) s of wall time with $(TEST_WORKERS) workers"; exit $$status
