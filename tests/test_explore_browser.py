@@ -552,7 +552,8 @@ def _make_target_answers(
     """Start ``make <target>`` in its own process group, poll loopback, then stop the group.
 
     With ``ready``, the group is stopped only once that line is in its log (e.g. the explorer's pre-heated
-    kernel has started: a kernel stopped while it starts may print its interrupt, which is no ordinary use).
+    kernel has started) and its processes are idle: a kernel stopped while it starts may print its
+    interrupt, or, its connection file already removed, ipykernel's warning about a TCP kernel.
     Returns its log, the status of a request with a foreign Host and that of a plain request for the page.
     """
     log_path = tmp_path / f"{target[0]}.log"
@@ -580,6 +581,8 @@ def _make_target_answers(
             while ready and ready not in log_path.read_text():
                 assert time.monotonic() < deadline, f"make {target[0]} never printed {ready!r}"
                 time.sleep(0.5)
+            if ready:  # the pool's kernel has rendered the page: stopping it now is no interruption
+                wait_idle(proc)
         finally:
             stop(proc)
     return log_path.read_text(), guarded, plain
