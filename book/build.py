@@ -58,8 +58,8 @@ def stage(dest: Path, *, source: Path, profile: str) -> Path:
         glossary.read_text(encoding="utf-8").replace(NOTATION_MARK, notation_table()),
         encoding="utf-8",
     )
-    if (ROOT / "book" / "_static").is_dir():
-        shutil.copytree(ROOT / "book" / "_static", dest / "_static")
+    for folder in ("_static", "_templates"):
+        shutil.copytree(ROOT / "book" / folder, dest / folder)
     nbs = sorted(p for p in source.glob("[0-9][0-9]_*.ipynb") if ".input" not in p.suffixes)
     if not nbs:
         raise FileNotFoundError(f"no executed notebooks under {source}; run `make figures` first")

@@ -6,7 +6,10 @@ a smoke-profile execution the same way.  Nothing is executed (``nb_execution_mod
 uses a local MathJax 3, and no page loads anything from outside (tests/test_book.py).
 """
 
+import importlib
+import inspect
 import os
+import pkgutil
 import re
 import sys
 from pathlib import Path
@@ -31,6 +34,9 @@ bibtex_bibfiles = ["references.bib"]
 bibtex_reference_style = "author_year"
 bibtex_default_style = "ldp"  # alpha labels, but the Japanese papers labelled by their keys (below)
 autosummary_generate = True
+templates_path = [
+    "_templates"
+]  # the API reference: one page per subpackage (_templates/autosummary)
 numpydoc_show_class_members = False
 html_theme = "sphinx_book_theme"
 html_title = "Local differential privacy notebooks"
@@ -80,6 +86,7 @@ def _escape_bars(app, what, name, obj, options, lines):
 
 
 from pybtex.plugin import register_plugin  # noqa: E402
+from sphinx.pycode import ModuleAnalyzer  # noqa: E402
 from pybtex.style.formatting.alpha import Style as _AlphaStyle  # noqa: E402
 from pybtex.style.labels.alpha import LabelStyle as _AlphaLabels  # noqa: E402
 
@@ -101,6 +108,43 @@ class _Style(_AlphaStyle):
 
 register_plugin("pybtex.style.labels", "ldp_keys", _KeyLabels)
 register_plugin("pybtex.style.formatting", "ldp", _Style)
+
+
+def api_modules(package: str) -> list[str]:
+    """The public modules under ``package`` (subpackages' modules after their package), by name."""
+    found, path = [], getattr(importlib.import_module(package), "__path__", [])
+    for info in pkgutil.iter_modules(path, package + "."):
+        if not info.name.rsplit(".", 1)[1].startswith("_"):
+            found += [info.name, *(api_modules(info.name) if info.ispkg else [])]
+    return found
+
+
+def api_tables(module: str) -> list[tuple[str, list[str]]]:
+    """``(title, names)`` of a module's summary tables, by autosummary's default rules: the public
+    attributes with a doc comment, then the functions, classes and exceptions defined in it."""
+    mod = importlib.import_module(module)
+    members = {n: v for n, v in vars(mod).items() if not n.startswith("_")}
+    own = {n: v for n, v in members.items() if getattr(v, "__module__", None) == module}
+    docs = ModuleAnalyzer.for_module(module).find_attr_docs()
+    tables = {
+        "Module Attributes": sorted(n for ns, n in docs if not ns and n in members),
+        "Functions": sorted(n for n, v in own.items() if inspect.isfunction(inspect.unwrap(v))),
+        "Classes": sorted(
+            n for n, v in own.items() if inspect.isclass(v) and not issubclass(v, BaseException)
+        ),
+        "Exceptions": sorted(
+            n for n, v in own.items() if inspect.isclass(v) and issubclass(v, BaseException)
+        ),
+    }
+    return [(title, names) for title, names in tables.items() if names]
+
+
+_MODULES = ["ldp_helpers", *api_modules("ldp_helpers")]
+# plain data (Sphinx pickles its configuration): each module's modules and tables, by name
+autosummary_context = {
+    "api_modules": {name: api_modules(name) for name in _MODULES},
+    "api_tables": {name: api_tables(name) for name in _MODULES},
+}
 
 
 def setup(app):
