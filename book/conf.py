@@ -86,9 +86,9 @@ def _escape_bars(app, what, name, obj, options, lines):
 
 
 from pybtex.plugin import register_plugin  # noqa: E402
-from sphinx.pycode import ModuleAnalyzer  # noqa: E402
 from pybtex.style.formatting.alpha import Style as _AlphaStyle  # noqa: E402
 from pybtex.style.labels.alpha import LabelStyle as _AlphaLabels  # noqa: E402
+from sphinx.pycode import ModuleAnalyzer  # noqa: E402
 
 
 class _KeyLabels(_AlphaLabels):
