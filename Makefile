@@ -81,7 +81,7 @@ $(PEERS): tests/benchmarks/requirements.txt $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --upgrade --target build/bench-peers -r tests/benchmarks/requirements.txt
 	touch $(PEERS)
 
-# pure-ldp 1.1.2 (audited in notebook 06 and tests/test_audit_peers.py) cannot share a folder with 1.2.0.
+# pure-ldp 1.1.2 (audited in notebook 06 and tests/peers/test_audit_peers.py) cannot share a folder with 1.2.0.
 PEERS_OLD := build/peers-1.1.2/.installed
 $(PEERS_OLD): tests/benchmarks/requirements-pure-ldp-1.1.2.txt $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --upgrade --target build/peers-1.1.2 -r tests/benchmarks/requirements-pure-ldp-1.1.2.txt

@@ -1,7 +1,7 @@
 """Stage the book sources and run Sphinx: ``python book/build.py OUT [--from DIR] [--profile NAME]``.
 
 ``make book`` builds from ``build/paper`` (the paper-profile executions written by ``make figures``);
-tests/test_book.py executes one chapter with the same runner at the smoke profile into a temporary folder,
+tests/pipeline/test_book.py executes one chapter with the same runner at the smoke profile into a temporary folder,
 adds the other notebooks' committed smoke outputs (nbval re-executes those, comparing text outputs; it does
 not compare images) and builds from there (``--from DIR --profile smoke``).
 

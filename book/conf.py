@@ -1,9 +1,9 @@
 """Sphinx + MyST-NB configuration of the ldp-notebooks book (issue 13).
 
 Built by ``make book`` (see book/build.py): executed notebooks are staged into
-``build/book-src`` from ``build/paper`` (paper profile, ``make figures``); tests/test_book.py stages
+``build/book-src`` from ``build/paper`` (paper profile, ``make figures``); tests/pipeline/test_book.py stages
 a smoke-profile execution the same way.  Nothing is executed (``nb_execution_mode = "off"``); maths
-uses a local MathJax 3, and no page loads anything from outside (tests/test_book.py).
+uses a local MathJax 3, and no page loads anything from outside (tests/pipeline/test_book.py).
 """
 
 import importlib

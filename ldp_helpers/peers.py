@@ -65,7 +65,7 @@ PROTOCOLS = ("SUE", "OUE", "OLH")
 
 # --------------------------------------------------------------------------- the peers' parameter rules
 # Written from the peers' sources (multi-freq-ldpy 0.2.5, pure-ldp 1.2.0) so that notebook 07 can compute what they
-# imply; tests/test_peer_parity_field_c.py and tests/test_field_oracles_peers.py check them against the running peers.
+# imply; tests/peers/test_peer_parity_field_c.py and tests/peers/test_field_oracles_peers.py check them against the running peers.
 
 
 def multi_freq_ldpy_subset_size(epsilon: float, d: int) -> int:

@@ -58,7 +58,7 @@ arm = np.random.default_rng(seed).spawn(4)  # one independent stream per experim
 # $n$ users hold values in $\{0,\dots,2^{m}-1\}$; a value is a *heavy hitter* if it is among the $k$
 # most frequent. A frequency oracle would have to estimate all $2^m$ counts. The three protocols
 # below each split the users into disjoint groups; a user reports once, with OLH at ε, so her whole
-# report (group, OLH report) is ε-LDP (checked exactly in `tests/test_heavy_hitters.py`).
+# report (group, OLH report) is ε-LDP (checked exactly in `tests/protocols/test_heavy_hitters.py`).
 #
 # - **PEM** ([wang2021pem]): group $j$ reports the first $L_j$ bits, $L_1 = \lceil\log_2 k\rceil+\eta$,
 #   $L_{j+1} = L_j + \eta$; the server scores only the $k\cdot 2^\eta$ extensions of the $k$ best prefixes

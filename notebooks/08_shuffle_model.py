@@ -77,7 +77,7 @@ claims.statement("amplification", lt(eps_1e6, 0.05), eps=eps_1e6)
 # * Wang et al. [wang2024shuffle]: closed and numerical bounds of the *variation-ratio* reduction.
 #
 # Both numerical bounds are the exact profile of a 3-output pair (`mixture_pair`); our implementations equal
-# the authors' code (`tests/test_shuffle_fixtures.py`, fixtures in `tests/fixtures/shuffle/`). Three settings:
+# the authors' code (`tests/bounds/test_shuffle_fixtures.py`, fixtures in `tests/fixtures/shuffle/`). Three settings:
 
 # %% tags=["seed-free"]
 settings = [(1000, 1.0, 1e-6), (2000, 2.0, 1e-6), (2000, 0.5, 1e-5)]
@@ -164,14 +164,14 @@ claims.erratum_if("wang_krr5", gt(min(krr[5][0] - krr[5][1], ex50 - wang50), 1e-
 
 # %% [markdown]
 # The same holds for the per-user law itself: at $n = 6$, $k = 5$, ε₀ = 2, ε = 1 the hockey-stick of the full count
-# vector built user by user is 0.14812 against the reduction's 0.14550 (`tests/test_shuffle.py`); the authors'
+# vector built user by user is 0.14812 against the reduction's 0.14550 (`tests/bounds/test_shuffle.py`); the authors'
 # `amplificationUB` returns 0.57109 at the setting above (`tests/fixtures/shuffle/wang_krr_finding.csv`).
 #
 # ## 4. Repeated collections: composing with dp-accounting
 #
 # Google's `dp-accounting` builds a privacy-loss distribution from the two count laws
 # (`from_two_probability_mass_functions`) and composes it. One collection agrees with the exact δ(ε)
-# (bracketed by its optimistic and pessimistic estimates, `tests/test_shuffle_dp_accounting.py`); over
+# (bracketed by its optimistic and pessimistic estimates, `tests/bounds/test_shuffle_dp_accounting.py`); over
 # `n_days` daily collections from the same 1,000 users (ε₀ = 1):
 
 # %% tags=["seed-free"]

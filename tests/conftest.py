@@ -15,11 +15,11 @@ SEED = 20261121
 #: number of tests) left the 20-page browser test, two tests, for last, alone on one worker for over
 #: two minutes while the other sat idle.  `make test` passes `--no-loadscope-reorder` to keep this order.
 LONGEST_FIRST = (
-    "tests/test_explore_browser_pages.py",
-    "tests/test_book.py",
-    "tests/test_reseed.py",
-    "tests/test_explore_browser.py",
-    "tests/test_shuffle_fixtures.py",
+    "tests/explore/test_explore_browser_pages.py",
+    "tests/pipeline/test_book.py",
+    "tests/pipeline/test_reseed.py",
+    "tests/explore/test_explore_browser.py",
+    "tests/bounds/test_shuffle_fixtures.py",
 )
 
 

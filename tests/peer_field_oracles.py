@@ -1,4 +1,4 @@
-"""Worker for tests/test_field_oracles_peers.py: runs the peers' clients and servers in their own process.
+"""Worker for tests/peers/test_field_oracles_peers.py: runs the peers' clients and servers in their own process.
 
 Run as ``PYTHONPATH=build/bench-peers python tests/peer_field_oracles.py REQUEST.json RESULT.npz`` (or with
 ``--serve``, every request of the test module in one process: tests/peer_worker.py): the

@@ -1,4 +1,4 @@
-"""Run pure-ldp 1.2.0's sketches on OUR hash functions, in a process of its own (tests/test_peer_sketches.py starts it).
+"""Run pure-ldp 1.2.0's sketches on OUR hash functions, in a process of its own (tests/peers/test_peer_sketches.py starts it).
 
 Reads one JSON task on stdin, prints one JSON answer (with ``--serve``, one per line for every task of the
 test module, in this one process: tests/peer_worker.py): the peer's client reports on the given values and the

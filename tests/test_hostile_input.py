@@ -1,6 +1,6 @@
 """Issue 27's classes of hostile input, each guarded at its root: sizes whose work or memory no machine has,
-wrapped counts, extreme budgets.  (Code execution through profiles: tests/test_reproduce.py; files that
-block: tests/test_datasets.py; the auditor's hostile clients: tests/test_audit.py.)"""
+wrapped counts, extreme budgets.  (Code execution through profiles: tests/pipeline/test_reproduce.py; files that
+block: tests/simulate/test_datasets.py; the auditor's hostile clients: tests/audit/test_audit.py.)"""
 
 import numpy as np
 import pytest

@@ -12,7 +12,7 @@ for ``e^ε ≫ 1/L`` at fixed N, T, θ → 4L/3, a positive constant (:func:`the
 
 The paper omits its proofs; what Eq. (1)'s constants imply (θ/2 is Bernstein's deviation of the RR error
 at exponent L, and the right-hand side of (2) is its Bernstein exponent) is checked in
-``tests/test_bounds_glance.py`` against :mod:`ldp_helpers.bounds.chernoff`.  The paper's own settings
+``tests/bounds/test_bounds_glance.py`` against :mod:`ldp_helpers.bounds.chernoff`.  The paper's own settings
 (Figures 1–3, §6) are named once here: :data:`FIG1`, :data:`FIG2`, :data:`SEC6`.
 
 Every function accepts numpy arrays of ε (and μ) and validates its arguments once, with a ValueError

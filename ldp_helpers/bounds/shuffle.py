@@ -44,7 +44,7 @@ have a larger δ (19 % at n = 10, ε₀ = 1, ε = 0.5; 1.4 % at n = 100, ε₀ =
 ``binary_rr_profile(n, ε₀, others="any")`` computes the exact worst case over *every* pair of
 neighbouring datasets (one convolution of two binomials per dataset, no mixture formula; n = 2000
 in about 1 s at ε₀ = 1, up to the cap MAX_GRID in about 5 s; brute force over all datasets at n ≤ 8
-in tests/test_shuffle.py).  For k-RR neither alike pair is always the worse: at ε₀ = 2 the others-at-0
+in tests/bounds/test_shuffle.py).  For k-RR neither alike pair is always the worse: at ε₀ = 2 the others-at-0
 pair is (n = 50, δ = 1e-6: ε_c 1.874 against 1.708), the others-at-a-third-value pair at n ≥ 100;
 ``grr_profile``'s default takes the larger δ of both at every ε.  Every
 published upper bound holds for all datasets, hence must lie above every one of these profiles.

@@ -57,7 +57,7 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
         maximum it leaves a residual bias: for the maximum of T independent Gaussian errors and
         β = 0.05 over T = 100…1600 the corrected slope is ``e + 0.013`` for the exact (1 − β)-quantile
         (the ``log log`` term of the Gaussian tail) and ``e + 0.041`` for the *mean* maximum, which
-        grows like ``√(2 ln T)`` (pinned in ``tests/test_continual.py``).
+        grows like ``√(2 ln T)`` (pinned in ``tests/mechanisms/test_continual.py``).
 
     References
     ----------

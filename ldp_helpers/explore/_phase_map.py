@@ -1,7 +1,7 @@
 """The playground's phase map, precomputed: the oracle of lowest exact risk at each (d, ε) of its grid.
 
 Written by ``field_oracles.best_oracle_map(KEYS, PHASE_EPSILONS, PHASE_DS)`` (the science notebook 07 maps);
-``tests/test_explore.py`` recomputes it and fails if it differs.  Row i is d = PHASE_DS[i], column j
+``tests/explore/test_explore.py`` recomputes it and fails if it differs.  Row i is d = PHASE_DS[i], column j
 ε = PHASE_EPSILONS[j]; a character is the index into KEYS ("." where every oracle refuses).
 """
 

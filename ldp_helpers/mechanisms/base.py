@@ -143,7 +143,7 @@ class Mechanism(abc.ABC):
     """The contract every mechanism implements (see the module docstring).
 
     Subclasses are frozen dataclasses; ``tight`` and ``unbiased`` are class attributes that the
-    conformance suite (``tests/test_conformance.py``) checks.
+    conformance suite (``tests/mechanisms/test_conformance.py``) checks.
     """
 
     epsilon: float

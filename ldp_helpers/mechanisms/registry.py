@@ -1,6 +1,6 @@
 """The registry of every mechanism: one entry per mechanism, each with a small example and its truth.
 
-Adding a mechanism is one entry here; ``tests/test_conformance.py`` then checks it against the
+Adding a mechanism is one entry here; ``tests/mechanisms/test_conformance.py`` then checks it against the
 contract of :class:`~ldp_helpers.mechanisms.base.Mechanism` (exact whole-report ε, sampler vs
 per-user law, unbiasedness and exact variance).  The explorer and the book enumerate
 :data:`REGISTRY` rather than special-casing mechanisms.

@@ -8,7 +8,7 @@ attribute she sends *fake data*, so the server cannot tell which attribute is re
 * ``"oue_r"`` (RS+FD[OUE-r]): OUE on u_j; fake = OUE applied to a uniformly random value.
 
 Budgets.  [arcolezi2021] runs the oracle at the amplified ε' = ln(d(e^ε − 1) + 1) for a budget ε.
-The exact whole-report tables (tests/test_multidimensional.py) show what each number guarantees: two
+The exact whole-report tables (tests/mechanisms/test_multidimensional.py) show what each number guarantees: two
 tuples that differ in **every** attribute are distinguished by ε' (each attribute's report then
 carries the full ratio e^{ε'}); two tuples that differ in **one** attribute by ε when the fake data is
 OUE-z's, or GRR's on attributes of equal domain sizes, and by more than ε (less than ε') for GRR's fake

@@ -10,7 +10,7 @@ M = 2·⌈bits/4⌉ on a Möbius ladder.  The protocol:
   last group.  A user reports ONCE, with Hashtogram at ε: an edge group's user reports her record
   (bucket h(x), symbol c_m(x), symbol c_m'(x)) — a value of [Y·256] — and the last group's user
   her value.  Her whole report (group, Hashtogram report) is ε-LDP (checked exactly for a small
-  setting in ``tests/test_expander_sketch.py``).
+  setting in ``tests/protocols/test_expander_sketch.py``).
 * **Heavy pairs.**  Per edge, every record whose Hashtogram estimate (the paper's median over the
   R repetitions, scaled to all n users) exceeds n/T + z·√(π/2)·c_ε·n/√n_group (an empty record's
   mean plus z standard deviations of a median of R normal repetitions) is a heavy pair of its bucket.

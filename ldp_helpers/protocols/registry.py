@@ -5,7 +5,7 @@ Each protocol module that has a mechanism under the contract of
 on a small example, a per-user client, an exact aggregate sampler) lists its
 :class:`~ldp_helpers.mechanisms.registry.RegistryEntry` objects in a module-level ``ENTRIES``.
 :data:`PROTOCOL_REGISTRY` collects them; :data:`ALL_MECHANISMS` is the mechanisms' registry plus
-these, which ``tests/test_conformance.py`` runs the conformance suite over.  (The mechanisms'
+these, which ``tests/mechanisms/test_conformance.py`` runs the conformance suite over.  (The mechanisms'
 registry cannot list them itself: protocols build on mechanisms, never the other way round.)
 """
 

@@ -238,7 +238,7 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         _extra={"true_fraction": [1.5, -0.1]},
     ),
     # issue 29, part C (one block): Microsoft's telemetry (the longitudinal oracles' helpers live on a shared
-    # private base and are probed in tests/test_longitudinal.py)
+    # private base and are probed in tests/mechanisms/test_longitudinal.py)
     M + "dbitflip.DBitFlip.sample_buckets": method(
         lambda: DBitFlip(1.5, 5, 2), n_users=20, rng=RNG, _huge={"n_users"}
     ),

@@ -441,7 +441,7 @@ SPECS.update(
         MECH + "local_hashing.olh_hash_range": spec(epsilon=1.0),
         MECH + "local_hashing.approx_variance_for_hash_range": spec(epsilon=1.0, g=3.0),
         MECH + "local_hashing.continuous_optimal_hash_range": spec(epsilon=1.0),
-        # x may be empty (no words to hash): its refusals are tested in tests/test_local_hashing.py
+        # x may be empty (no words to hash): its refusals are tested in tests/mechanisms/test_local_hashing.py
         MECH + "local_hashing.universal_hash": spec(a=3, b=5, x=np.arange(4), m=2, _free={"x"}),
         MECH + "local_hashing.LocalHashing": spec(epsilon=1.0, d=5, g=3),
         MECH + "local_hashing.BLH": spec(epsilon=1.0, d=5),
@@ -722,7 +722,7 @@ class _HostileClient:
 class _HangingClient:
     """A client that hangs after a good answer (issue 39 item 2): within a batch after three good reports (a callable
     client, run by BlackBoxClient), or on x₁'s pilot batch after answering x₀'s (a client object).  (A hang in the
-    main run's chunks is a ChunkError listing each chunk's ClientError: tests/test_audit.py.)"""
+    main run's chunks is a ChunkError listing each chunk's ClientError: tests/audit/test_audit.py.)"""
 
     def __init__(self, where):
         self.where, self.calls = where, 0

@@ -1,7 +1,7 @@
 """Contract specs of the explorer (``ldp_helpers.explore``): its pure functions, share codes, server guard and panels.
 
 Merged into :data:`tests.contract.specs.SPECS` (see the end of ``specs.py``).  The panel builders make
-live widgets (``_valid=False``: their valid calls run in ``tests/test_explore*.py``) and check their
+live widgets (``_valid=False``: their valid calls run in ``tests/explore/test_explore*.py``) and check their
 defaults with the pure functions specified here, so only the panel name of ``show_panel`` and the panel
 argument of ``load_counts`` are probed on them (every probed pair adds a parametrization).
 """

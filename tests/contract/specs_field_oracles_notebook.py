@@ -79,7 +79,7 @@ SPECS = {
     FO + "report_bits_table": spec(
         keys=KEYS, epsilon=1.0, ds=np.array([2, 8]), _finite=False, _extra={"ds": [np.array([1])]}
     ),
-    # a machine's time, not reproducible: its valid calls run in tests/test_field_oracles_notebook.py
+    # a machine's time, not reproducible: its valid calls run in tests/experiments/test_field_oracles_notebook.py
     FO + "server_seconds": spec(
         keys=KEYS,
         epsilon=1.0,
@@ -138,7 +138,7 @@ SPECS = {
     PE + "multi_freq_ldpy_lgrr_rounds": spec(
         d=5, epsilon_permanent=3.0, epsilon=1.0, _finite=False, _extra={"d": [1]}
     ),
-    # the figure functions draw a new Figure (not run here: tests/test_field_oracles_notebook.py draws each)
+    # the figure functions draw a new Figure (not run here: tests/experiments/test_field_oracles_notebook.py draws each)
     PL + "risk_figure": spec(
         keys=KEYS,
         epsilons=EPS,

@@ -2,7 +2,7 @@
 
 The paper's equations and the drivers that existed before issue 25 keep their specs in specs.py; here are
 the names issue 25 added: Figure 2's β, the notebook's measurement helpers and its figure functions
-(which draw, so they have no valid run here: ``tests/test_experiments_glance.py`` draws them).
+(which draw, so they have no valid run here: ``tests/experiments/test_experiments_glance.py`` draws them).
 """
 
 from __future__ import annotations

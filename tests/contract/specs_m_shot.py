@@ -1,7 +1,7 @@
 """Contract specs of the m-shot notebook's drivers and figure functions (merged into ``specs.SPECS``).
 
 The figure functions draw a whole figure (``_valid=False``: their valid calls are tested in
-tests/test_m_shot.py); every argument is still probed with the bad values of its kind.
+tests/mechanisms/test_m_shot.py); every argument is still probed with the bad values of its kind.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ SPECS = {
     PA + "peer_table": spec(peers=PEERS, _extra={"peers": [{}, {"pure-ldp-1.1.2": {}}]}),
     PA + "success_cap": spec(epsilon=1.0),
     PA + "memoized_limits": spec(f=0.5, _extra={"f": [0.0]}),
-    # the figure functions draw a new Figure (not run here: tests/test_audit_figures.py draws each)
+    # the figure functions draw a new Figure (not run here: tests/experiments/test_audit_figures.py draws each)
     PL + "epsilon_lb_figure": spec(
         curves={"grr": CURVE},
         confidence=0.9,

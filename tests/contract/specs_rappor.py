@@ -1,7 +1,7 @@
 """Contract specs of notebook 02_rappor's own callables: the paper's setting, its drivers and its figures.
 
 Merged into :data:`tests.contract.specs.SPECS` (see the end of ``specs.py``).  The figure functions
-draw (``_valid=False``: their valid calls run in ``tests/test_rappor_decoding.py``); their bad input
+draw (``_valid=False``: their valid calls run in ``tests/estimation/test_rappor_decoding.py``); their bad input
 is probed here like every other function's.
 """
 

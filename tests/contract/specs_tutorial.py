@@ -2,7 +2,7 @@
 
 Merged into :data:`tests.contract.specs.SPECS`.  The figure functions draw a new Figure (no numeric
 result), so they have no valid run here (``_valid=False``); their bad input is probed like every
-other function's, and ``tests/test_experiments_tutorial.py`` draws them from valid data.
+other function's, and ``tests/experiments/test_experiments_tutorial.py`` draws them from valid data.
 """
 
 from __future__ import annotations

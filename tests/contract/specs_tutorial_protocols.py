@@ -82,7 +82,7 @@ SPECS = {
         _free={"what"},
         _extra={"grid": [np.array([1.0])]},
     ),
-    # the figure functions draw a new Figure (not run here: tests/test_experiments_tutorial_protocols.py draws each)
+    # the figure functions draw a new Figure (not run here: tests/experiments/test_experiments_tutorial_protocols.py draws each)
     PL + "heavy_hitters_figure": spec(
         recall={"PEM": A, "TreeHist": B},
         epsilons=EPS,

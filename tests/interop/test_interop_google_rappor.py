@@ -20,7 +20,7 @@ from ldp_helpers.interop import google_rappor as gr
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, RapporReports
 from ldp_helpers.mechanisms.rappor_client import md5_bloom_bits, md5_bloom_filters
 
-FIX = Path(__file__).parent / "fixtures" / "google_rappor"
+FIX = Path(__file__).parents[1] / "fixtures" / "google_rappor"
 EMPTY_COHORTS = [5, 40]  # counts_empty_cohorts.csv: counts.csv with these cohorts' rows zeroed
 
 

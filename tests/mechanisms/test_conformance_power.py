@@ -1,5 +1,5 @@
 """The conformance suite's power: deliberately wrong samplers and variances, each caught by the check
-the suite runs on every registered mechanism (tests/test_conformance.py), at the suite's own sizes and seeds.
+the suite runs on every registered mechanism (tests/mechanisms/test_conformance.py), at the suite's own sizes and seeds.
 
 Kept as tests so that a faster or lighter suite cannot silently lose the power it has today:
 * GRR with independent support counts (the per-user counts share one multinomial: their total is n);

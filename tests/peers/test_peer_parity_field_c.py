@@ -35,7 +35,7 @@ from ldp_helpers.mechanisms.rs_fd import RSFD
 from ldp_helpers.mechanisms.smp import SMP, SampledReports
 from ldp_helpers.peers import _cache_jitted, multi_freq_ldpy_lgrr_rounds, reseed_numba
 
-PEERS_DIR = Path(__file__).resolve().parents[1] / "build" / "bench-peers"
+PEERS_DIR = Path(__file__).resolve().parents[2] / "build" / "bench-peers"
 N_USERS, N_SURVEYS = 1500, 12
 
 

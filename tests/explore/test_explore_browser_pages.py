@@ -4,7 +4,7 @@ Each page view takes a kernel, which ends with the page: 20 pages opened and lef
 navigated away from, the tab closed; every fifth with its unload beacon blocked) each free their kernel
 within seconds, and the 21st opens; over the cap of pages at once, a page says what to do and opens
 once another page closes.  The app's panels, its guard and ``make explore`` are checked in
-``tests/test_explore_browser.py``: a file of its own, so that the two run on both of ``make test``'s
+``tests/explore/test_explore_browser.py``: a file of its own, so that the two run on both of ``make test``'s
 workers (each starts its own server on a free port).
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from browser.explorer import (  # noqa: E402
     RENDERED,

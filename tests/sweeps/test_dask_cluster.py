@@ -18,7 +18,7 @@ from ldp_helpers.experiments.privacy_audit import registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.sweeps import DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV, ChunkError, run_chunks
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DASK = Path(sys.executable).parent / "dask"
 
 

@@ -1,4 +1,4 @@
-"""Chunked sweeps: same numbers on local backends (Dask: tests/test_sweeps_backends.py), failed chunks reported
+"""Chunked sweeps: same numbers on local backends (Dask: tests/sweeps/test_sweeps_backends.py), failed chunks reported
 with their seeds, a crashed worker losing no completed chunk, resume from the completed chunks, unreachable schedulers refused."""
 
 import os
@@ -17,8 +17,8 @@ def draw(index, seed):
 
 
 def test_local_backends_give_the_same_numbers():
-    """Local processes and threads give the in-process numbers (Dask: tests/test_sweeps_backends.py and
-    tests/test_dask_cluster.py)."""
+    """Local processes and threads give the in-process numbers (Dask: tests/sweeps/test_sweeps_backends.py and
+    tests/sweeps/test_dask_cluster.py)."""
     sequential = run_chunks(draw, 12, seed=42)
     assert run_chunks(draw, 12, seed=42, n_jobs=2) == sequential  # loky processes
     assert run_chunks(draw, 12, seed=42, backend="threading", n_jobs=3) == sequential

@@ -27,7 +27,7 @@ from ldp_helpers.mechanisms.sketch_response import SketchResponse, SketchRespons
 from ldp_helpers.protocols.sfp import SequenceFragmentPuzzle, SfpReports
 from ldp_helpers.protocols.sketch_heavy_hitters import _search
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PEERS_DIR = ROOT / "build" / "bench-peers"
 TRUTH = np.array([3000, 1000, 500, 0, 1500, 0])
 ALPHA = 1e-3  # a chi-square test of one peer client's law fails below this p-value (fixed seeds)

@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import bench_explore_panels as bench  # noqa: E402
 
 from ldp_helpers.explore import panels  # noqa: E402

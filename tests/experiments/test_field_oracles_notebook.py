@@ -142,7 +142,7 @@ def test_every_figure_is_drawn_with_labelled_axes(figures):
     assert not math.isnan(fo.TIE_RTOL)
 
 
-#: the width of a chapter's figure in the book at a 1280 px window (tests/test_book.py's), and the inline
+#: the width of a chapter's figure in the book at a 1280 px window (tests/pipeline/test_book.py's), and the inline
 #: backend's resolution: a figure W inches wide (tight box) shows at min(100 W, BOOK_PX) px
 BOOK_PX, INLINE_DPI = 948, 100
 

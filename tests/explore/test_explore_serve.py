@@ -1,6 +1,6 @@
 """The explorer server's pure guard (``ldp_helpers.explore.serve``), without a server: the book's allow-list,
 traversal on every route, the cap on open pages (issues 36.1 and 39.3).  The served behaviour is driven in
-``tests/test_explore_browser.py``."""
+``tests/explore/test_explore_browser.py``."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ Where a peer differs from the papers' constructions or from ours, the difference
 the inputs at random; its Hadamard mechanism's ``use_optimal_t`` is not the variance-minimizing t and its server
 needs d a power of 2; its FLH client defaults to g = 2 while its server defaults to OLH's g, and the server's
 ``reset()`` keeps the hash counts (``test_pure_ldp_defaults_that_differ``); multi-freq-ldpy rounds d/(e^ε + 1),
-which is not always the variance-optimal k (``tests/test_field_oracles.py``).
+which is not always the variance-optimal k (``tests/mechanisms/test_field_oracles.py``).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from ldp_helpers.mechanisms.pure import unbiased_count
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection, optimal_subset_size
 from ldp_helpers.peers import multi_freq_ldpy_subset_size, pure_ldp_hadamard_coefficients
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PEERS_DIR = ROOT / "build" / "bench-peers"
-WORKER = Path(__file__).with_name("peer_field_oracles.py")
+WORKER = Path(__file__).parents[1] / "peer_field_oracles.py"
 COUNTS = np.array([150, 50, 25, 0, 75, 35, 15, 45], dtype=np.int64)  # n = 395 users over d = 8
 SURVEYS = 300  # peer surveys of the statistical checks
 N_SE = 5.0

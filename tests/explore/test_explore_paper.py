@@ -538,7 +538,7 @@ def test_rappor_panels_upload_reads_google_rappors_files_with_issue_31s_readers(
     from ldp_helpers.explore.rappor_sim import decode_counts
     from ldp_helpers.interop.google_rappor import read_rappor_files
 
-    folder = Path(__file__).parent / "fixtures" / "google_rappor"
+    folder = Path(__file__).parents[1] / "fixtures" / "google_rappor"
     files = {name: (folder / name).read_bytes() for name in ("counts.csv", "map.csv", "params.csv")}
     counts, sizes, blooms, names, (f, p, q) = _read_upload({"my_" + k: v for k, v in files.items()})
     data = read_rappor_files(folder / "counts.csv", folder / "map.csv", folder / "params.csv")

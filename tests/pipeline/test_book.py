@@ -15,7 +15,7 @@ solution hidden until its toggle is clicked, no claims-writing code shown, and n
 broken across lines (issue 36: "rep/rod/uce/d").  Every API page is checked for width too.
 
 The same browser checks run on the book `make book` built (paper profile), with a full-page screenshot
-of every page (1280 px wide): ``python tests/test_book.py build/book`` (to build/book-screenshots-paper/).
+of every page (1280 px wide): ``python tests/pipeline/test_book.py build/book`` (to build/book-screenshots-paper/).
 `make test` takes no screenshot: they assert nothing, and capturing the long chapters was a quarter of
 this file's browser time.
 """
@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from browser.harness import chromium  # noqa: E402
 
@@ -541,7 +541,7 @@ def test_the_book_build_uses_the_executed_notebooks_not_the_committed_ones(execu
 
 if (
     __name__ == "__main__"
-):  # the same checks on a book already built, e.g. `make book`'s: python tests/test_book.py build/book
+):  # the same checks on a book already built, e.g. `make book`'s: python tests/pipeline/test_book.py build/book
     import argparse
 
     parser = argparse.ArgumentParser(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted(p for p in (Path(__file__).resolve().parents[1] / "notebooks").glob("0*.py"))
+NOTEBOOKS = sorted(p for p in (Path(__file__).resolve().parents[2] / "notebooks").glob("0*.py"))
 
 
 def _cells(text: str) -> list[tuple[str, str]]:
@@ -43,7 +43,7 @@ def test_three_takeaways_then_exercises_with_asserted_hidden_solutions(path):
         )
 
 
-ALL_NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py"))
+ALL_NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.py"))
 PAPER_ONLY = "decided at the paper profile"  # a row whose smoke run cannot decide it says so in its tolerance
 
 

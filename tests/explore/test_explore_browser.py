@@ -11,7 +11,7 @@ One server (loopback, Host/Origin guard, token, one pre-heated kernel) on a free
 * ``make lab`` and ``make explore`` come up on loopback, ``make explore`` with its token and guard.
 
 The pages' kernels (20 pages in a row, the cap of pages at once) are checked in
-``tests/test_explore_browser_pages.py``, with a server of its own (the two files run on both workers).
+``tests/explore/test_explore_browser_pages.py``, with a server of its own (the two files run on both workers).
 
 Screenshots go to ``build/explorer-screenshots/`` (every panel at default and extreme settings:
 ``tests/browser/screenshots.py``).  The server is always stopped with its whole process group.
@@ -34,7 +34,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from browser.explorer import (  # noqa: E402
     PANELS,

@@ -22,7 +22,7 @@ from ldp_helpers.simulate.datasets import (
 )
 from ldp_helpers.simulate.survey import tea_survey_standin
 
-FIXTURE = Path(__file__).parent / "fixtures" / "clickstream_fabricated.csv"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "clickstream_fabricated.csv"
 HAVE_RAW = datasets.DEFAULT_RAW_PATH.is_file()
 RAW = datasets.DEFAULT_RAW_PATH if HAVE_RAW else FIXTURE
 
