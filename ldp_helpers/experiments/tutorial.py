@@ -84,21 +84,9 @@ def rr_estimation_errors(
     return np.array(errors)
 
 
-def simulated_estimates(
-    oracle, true_counts, *, n_draws: int, rng: np.random.Generator
-) -> np.ndarray:
-    """ĉ for ``n_draws`` surveys drawn in one ``oracle.sample_aggregate`` call (shape (n_draws, d)).
-
-    References
-    ----------
-    [tutorial] "Frequency Oracles" (the estimator ĉ(i)).
-    """
-    check_instance("oracle", oracle, (FrequencyOracle, CountMeanSketch))
-    return _estimates(oracle, true_counts, _check_surveys(n_draws), check_rng(rng))
-
-
 def _estimates(oracle, true_counts, n_draws: int, rng: np.random.Generator) -> np.ndarray:
-    """:func:`simulated_estimates` for checked arguments (the oracle's sampler checks ``true_counts``)."""
+    """ĉ for ``n_draws`` surveys drawn in one ``oracle.sample_aggregate`` call (shape (n_draws, d));
+    the oracle's sampler checks ``true_counts`` ([tutorial] "Frequency Oracles", the estimator ĉ(i))."""
     n = oracle.n_reports(true_counts)
     return oracle.estimate(oracle.sample_aggregate(true_counts, rng=rng, n_draws=n_draws), n)
 

@@ -106,13 +106,6 @@ def fill(text, values: dict, *, where: str) -> str:
     return _PLACEHOLDER.sub(one, text)
 
 
-def placeholders(text) -> set[str]:
-    """The names of the ``{{name}}`` placeholders in ``text`` (text, or a number: none)."""
-    if not isinstance(text, (str, Real)) or isinstance(text, bool):
-        fail_type("text", text, "text (or a number, which has no placeholders)")
-    return set(m.group(1) for m in _PLACEHOLDER.finditer(text)) if isinstance(text, str) else set()
-
-
 def spec_path(notebook: str) -> Path:
     return CLAIMS_DIR / f"{paths.check_notebook_stem(notebook)}.yaml"
 

@@ -330,9 +330,6 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.experiments.tutorial.rr_estimation_errors": spec(
         rr=RR, true_fraction=0.3, sizes=np.array([100, 1000]), n_draws=3, rng=RNG
     ),
-    "ldp_helpers.experiments.tutorial.simulated_estimates": spec(
-        oracle=GRR5, true_counts=COUNTS, n_draws=3, rng=RNG
-    ),
     "ldp_helpers.experiments.tutorial.variance_study": spec(
         oracle_classes={"GRR": GRR, "OUE": OUE},
         epsilons=np.array([0.5, 2.0]),
@@ -626,7 +623,6 @@ SPECS.update(
             _free={"text", "where"},
             _extra={"values": [{}, {"x": "text"}]},
         ),
-        "ldp_helpers.pipeline.claim_texts.placeholders": spec(text="a {{x}}", _free={"text"}),
         "ldp_helpers.pipeline.claim_texts.spec_path": spec(notebook="00_tutorial"),
         "ldp_helpers.pipeline.claim_texts.load_claim_texts": spec(
             notebook="00_tutorial", _finite=False
