@@ -5,30 +5,10 @@ import math
 
 import numpy as np
 import pytest
+from shuffle_reference import shuffle_delta
 
 from ldp_helpers.bounds import shuffle as S
 from ldp_helpers.bounds import shuffle_bounds as B
-
-
-def _count_law(values, k, eps0):
-    """The per-user reference: the law of the count vector of n k-RR reports, user by user (a dict)."""
-    p, q = math.exp(eps0) / (math.exp(eps0) + k - 1), 1 / (math.exp(eps0) + k - 1)
-    law = {(0,) * k: 1.0}
-    for v in values:
-        new = {}
-        for c, w in law.items():
-            for j in range(k):
-                cc = c[:j] + (c[j] + 1,) + c[j + 1 :]
-                new[cc] = new.get(cc, 0.0) + w * (p if j == v else q)
-        law = new
-    return law
-
-
-def _delta(values_rest, k, eps0, eps):
-    """max of both hockey-stick divergences between x₁ = 0 and x₁ = 1, others ``values_rest``."""
-    P, Q = _count_law([0, *values_rest], k, eps0), _count_law([1, *values_rest], k, eps0)
-    h = lambda a, b: sum(max(0.0, a[c] - math.exp(eps) * b.get(c, 0.0)) for c in a)  # noqa: E731
-    return max(h(P, Q), h(Q, P))
 
 
 @pytest.mark.parametrize(
@@ -39,17 +19,20 @@ def test_profile_equals_the_per_user_law(k, n, eps0, eps):
     cases = {"pair": [0] * (n - 1)} | ({"outside": [2] * (n - 1)} if k > 2 else {})
     for others, rest in cases.items():
         exact = S.grr_profile(n, eps0, k, others=others).delta(eps)
-        assert exact == pytest.approx(_delta(rest, k, eps0, eps), rel=1e-12)
+        assert exact == pytest.approx(shuffle_delta(rest, k, eps0, eps), rel=1e-12)
     if k == 2:
         assert S.binary_rr_profile(n, eps0).delta(eps) == pytest.approx(
-            _delta([0] * (n - 1), 2, eps0, eps), rel=1e-12
+            shuffle_delta([0] * (n - 1), 2, eps0, eps), rel=1e-12
         )
 
 
 def test_the_profile_breaks_for_a_wrong_law():
     """The per-user check has power: GRR's profile at k differs from the per-user law at k + 1."""
     assert (
-        abs(S.grr_profile(6, 1.5, 3, others="outside").delta(0.4) - _delta([2] * 5, 4, 1.5, 0.4))
+        abs(
+            S.grr_profile(6, 1.5, 3, others="outside").delta(0.4)
+            - shuffle_delta([2] * 5, 4, 1.5, 0.4)
+        )
         > 1e-3
     )
 
@@ -59,13 +42,13 @@ def test_which_datasets_are_worst_exhaustively():
     a dataset with dissenters can be up to 19 % worse than the all-alike pair (n = 10, as the docstring says)."""
     n, eps0, eps = 6, 1.5, 0.4
     every = max(
-        _delta([0] * a + [1] * b + [2] * (n - 1 - a - b), 3, eps0, eps)
+        shuffle_delta([0] * a + [1] * b + [2] * (n - 1 - a - b), 3, eps0, eps)
         for a in range(n)
         for b in range(n - a)
     )
     assert S.grr_profile(n, eps0, 3).delta(eps) == pytest.approx(every, rel=1e-12)
     n, eps0, eps = 10, 1.0, 0.5
-    every = max(_delta([0] * a + [1] * (n - 1 - a), 2, eps0, eps) for a in range(n))
+    every = max(shuffle_delta([0] * a + [1] * (n - 1 - a), 2, eps0, eps) for a in range(n))
     alike = S.binary_rr_profile(n, eps0).delta(eps)
     assert 1.15 < every / alike < 1.2
     assert S.binary_rr_profile(n, eps0, others="any").delta(eps) == pytest.approx(every, rel=1e-12)
@@ -78,7 +61,8 @@ def test_binary_worst_case_is_the_brute_force_over_every_dataset(n, eps0):
     profile, alike = S.binary_rr_profile(n, eps0, others="any"), S.binary_rr_profile(n, eps0)
     for eps in (0.0, 0.1, 0.3, 0.5 * eps0, 0.9 * eps0):
         every = max(
-            _delta(list(rest), 2, eps0, eps) for rest in itertools.product((0, 1), repeat=n - 1)
+            shuffle_delta(list(rest), 2, eps0, eps)
+            for rest in itertools.product((0, 1), repeat=n - 1)
         )
         assert profile.delta(eps) == pytest.approx(every, rel=1e-12, abs=1e-300)
         assert profile.delta(eps) >= alike.delta(eps)
@@ -94,7 +78,7 @@ def test_binary_worst_case_at_larger_n():
     where the 1e-300 tails are cut, is a pair of laws (mass 1 to 1e-13) and at j = 0 equals
     the all-alike pair of the mixture formula."""
     n, eps0, eps = 40, 3.0, 0.6
-    every = max(_delta([1] * j + [0] * (n - 1 - j), 2, eps0, eps) for j in range(n))
+    every = max(shuffle_delta([1] * j + [0] * (n - 1 - j), 2, eps0, eps) for j in range(n))
     worst = S.binary_rr_profile(n, eps0, others="any").delta(eps)
     assert worst == pytest.approx(every, rel=1e-12)
     assert worst > 1.01 * S.binary_rr_profile(n, eps0).delta(eps)
@@ -107,7 +91,7 @@ def test_binary_worst_case_at_larger_n():
     assert np.allclose(dissent_q, alike_q[::-1], rtol=0, atol=1e-9)
 
 
-def test_epsilon_inverts_delta():
+def test_epsilon_invertsshuffle_delta():
     """δ(ε_c(δ)) = δ to 1e-8 relative, and δ(ε) decreases in ε."""
     profile = S.binary_rr_profile(10**5, 3.0)
     eps_c = profile.epsilon(1e-7)
@@ -207,7 +191,7 @@ def test_closed_form_ranges_say_where_each_closed_form_gives_up(n, eps0, delta, 
 def test_the_kRR_variation_ratio_bound_is_refuted_by_the_per_user_law():
     """At n = 6, 5-RR, ε₀ = 2, ε = 1: the per-user law of the counts (others all holding 2) has δ = 0.14812,
     above the variation-ratio reduction's 0.14550 (no reduction of ours is involved in the first number)."""
-    brute = _delta([2] * 5, 5, 2.0, 1.0)
+    brute = shuffle_delta([2] * 5, 5, 2.0, 1.0)
     assert brute == pytest.approx(0.148118754101782, rel=1e-12)
     assert B.variation_ratio_profile(6, 2.0, 5).delta(1.0) == pytest.approx(
         0.145502056565695, rel=1e-12

@@ -60,12 +60,12 @@ def test_the_table_is_the_bounds_modules_numbers_or_na_with_the_reason(n, e0, d,
 def test_a_bound_is_said_to_fail_only_where_the_per_user_law_refutes_it():
     """3-RR, n = 10, ε₀ = 0.5, δ = 1e-6: Wang et al.'s value ε_w is flagged, and the count law built user by user
     (others all holding 0, no reduction of ours) has δ(ε_w) > δ; binary RR: no bound is ever flagged."""
-    from test_shuffle import _delta
+    from shuffle_reference import shuffle_delta
 
     state = S.shuffle_state(n=10, epsilon0=0.5, delta=1e-6, k=3)
     flagged = {r.name: r.epsilon_c for r in state.rows if "not a bound" in r.note}
     assert set(flagged) == {"Wang numerical"}
-    assert _delta([0] * 9, 3, 0.5, flagged["Wang numerical"]) > 1.01e-6
+    assert shuffle_delta([0] * 9, 3, 0.5, flagged["Wang numerical"]) > 1.01e-6
     for n, e0, d in [(2, 20.0, 0.5), (10, 0.01, 1e-15), (80, 8.0, 1e-6), (400, 1.0, 0.3)]:
         state = S.shuffle_state(n=n, epsilon0=e0, delta=d, k=2)
         assert not [r for r in state.rows if "not a bound" in r.note], (n, e0, d)
