@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
+from matplotlib.ticker import Locator
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 #: resolution of the panels' PNGs on screen (whatever the style's savefig.dpi)
@@ -121,6 +122,40 @@ def power_of_ten_ticks(axis) -> None:
 
     axis.set_major_formatter(FuncFormatter(label))
     axis.set_minor_formatter(NullFormatter())
+    minor_ticks_in_view(axis)
+
+
+class InView(Locator):
+    """The ticks of locator ``base`` that lie in the axis's view (those matplotlib draws), and no others.
+
+    matplotlib makes a tick (two lines, a grid line and two labels, about 0.4 ms) for every location
+    a locator gives, drawn or not; a log axis's minor locator gives a decade beyond each end of the view.
+    """
+
+    def __init__(self, base: Locator):
+        self.base = base
+
+    def set_axis(self, axis):
+        super().set_axis(axis)
+        self.base.set_axis(axis)
+
+    def __call__(self):
+        locs = np.asarray(self.base())
+        to_screen = self.axis.get_transform().transform
+        low, high = sorted(to_screen(np.asarray(self.axis.get_view_interval(), dtype=float)))
+        slack = 1e-6 * (high - low)  # wider than matplotlib's own test: a tick at the edge stays
+        with np.errstate(invalid="ignore", divide="ignore"):
+            at = to_screen(locs.astype(float))
+        return locs[(at >= low - slack) & (at <= high + slack)]
+
+    def tick_values(self, vmin, vmax):
+        return self.base.tick_values(vmin, vmax)
+
+
+def minor_ticks_in_view(axis) -> None:
+    """Give ``axis``'s minor locator (a log scale's decades beyond the view) only the ticks in view."""
+    if not isinstance(axis.get_minor_locator(), InView):
+        axis.set_minor_locator(InView(axis.get_minor_locator()))
 
 
 def count_ticks(axis, nbins=None) -> None:

@@ -72,7 +72,7 @@ def long_lived():
 
     The panels' modules (numpy, scipy.stats, scikit-learn, statsmodels, pandas, matplotlib, ipywidgets)
     make about 250,000 objects that live as long as the kernel; a full collection walks every one of
-    them, and the imports and the first figure trigger four, about 0.4 s of each page view's CPU that
+    them, and the imports and the first renders trigger four, about 0.4 s of each page view's CPU that
     frees almost nothing.  Inside the block no collection runs; at its end :func:`gc.freeze` moves every
     object to the permanent generation, which later collections pass by, and collection resumes (if it
     was on).  What the kernel computes and shows is unchanged.
