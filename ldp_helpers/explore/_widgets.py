@@ -25,7 +25,11 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-from matplotlib.ticker import Locator
+from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.ticker import FuncFormatter, Locator, MaxNLocator, NullFormatter
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 #: resolution of the panels' PNGs on screen (whatever the style's savefig.dpi)
@@ -110,7 +114,6 @@ def power_of_ten_ticks(axis) -> None:
 
     Minor ticks stay unlabelled; a redraw that moves the limits then costs no text parsing.
     """
-    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     def label(value, _position):
         exponent = round(float(np.log10(value))) if value > 0 else None
@@ -162,7 +165,6 @@ def count_ticks(axis, nbins=None) -> None:
     """Label an axis of counts in plain Unicode without an offset text: 12500, 2.5×10⁷ (no "1e7" over the plot).
 
     ``nbins`` caps the number of ticks (a horizontal axis whose labels are wide)."""
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     def label(value, _position):
         if value == 0 or abs(value) < 1e5:
@@ -177,8 +179,6 @@ def count_ticks(axis, nbins=None) -> None:
 
 def integer_ticks(axis) -> None:
     """Ticks on whole numbers only (values, candidates, bits)."""
-    from matplotlib.ticker import MaxNLocator
-
     axis.set_major_locator(MaxNLocator(integer=True))
 
 
@@ -203,11 +203,6 @@ def figure_for(panel: Panel, setup, *, figsize=(9.6, 4.0)):
     its cache of text extents (a new canvas per redraw measured every label again, 20-40 ms).
     """
     if panel.figure is None:
-        from matplotlib import rc_context
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.layout_engine import PlaceHolderLayoutEngine
-
         # fixed margins, whatever the style: an engine that does nothing (with none at all, savefig restores
         # "no engine" as the style's default, i.e. a constrained layout re-solved on every later draw)
         with rc_context(
