@@ -7,11 +7,10 @@ from __future__ import annotations
 import ast
 import gc
 import json
-from pathlib import Path
 
 import pytest
 
-from ldp_helpers.explore.serve import MAX_PAGES, book_file, long_lived, refusal
+from ldp_helpers.explore.serve import APP, MAX_PAGES, book_file, long_lived, refusal
 
 HOST = {"Host": "127.0.0.1:8866"}
 
@@ -202,8 +201,7 @@ def test_long_lived_restores_collection_after_an_error_and_leaves_it_off_if_it_w
 
 def test_the_app_imports_the_panels_inside_long_lived():
     """The app's first code cell imports the panels' modules inside ``with long_lived():``."""
-    app = Path(__file__).resolve().parent.parent / "app" / "explorer.ipynb"
-    cells = json.loads(app.read_text(encoding="utf-8"))["cells"]
+    cells = json.loads(APP.read_text(encoding="utf-8"))["cells"]
     first = next("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     blocks = [node for node in ast.parse(first).body if isinstance(node, ast.With)]
     assert [ast.unparse(b.items[0].context_expr) for b in blocks] == ["long_lived()"]
