@@ -21,6 +21,7 @@ from ldp_helpers.explore._widgets import (
     build,
     figure_for,
     fmt,
+    minor_ticks_in_view,
     outside_legend,
     power_of_ten_ticks,
     rescale,
@@ -59,6 +60,7 @@ def _setup_continual(fig) -> dict:
     (upper,) = ax.plot([], [], "C0:", lw=1.6, label="Theorem 5: 2θ (Glance, under (2))")
     (lower,) = ax.plot([], [], "C1-.", lw=1.6, label="Theorem 4 (Harmony, β₄ = β/(N+1)²)")
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="Err = max$_t$ |μ̂$_t$ − μ$_t$|")
+    minor_ticks_in_view(ax.yaxis)
     outside_legend(ax)
     title = ax.set_title("", loc="left")
     return {

@@ -4,9 +4,13 @@ traversal on every route, the cap on open pages (issues 36.1 and 39.3).  The ser
 
 from __future__ import annotations
 
+import ast
+import gc
+import json
+
 import pytest
 
-from ldp_helpers.explore.serve import MAX_PAGES, book_file, refusal
+from ldp_helpers.explore.serve import APP, MAX_PAGES, book_file, long_lived, refusal
 
 HOST = {"Host": "127.0.0.1:8866"}
 
@@ -144,3 +148,62 @@ def test_ordinary_warnings_are_shown_as_info_and_others_stay_warnings():
     ]
     assert all(_not_an_alarm(r) for r in ordinary + alarms)  # nothing is dropped
     assert [r.levelname for r in ordinary + alarms] == ["INFO"] * 3 + ["WARNING"] * 2
+
+
+def _collections_in(block) -> tuple[int, int]:
+    """(collections run inside ``block()`` under :func:`long_lived`, objects frozen at its end)."""
+    runs = []
+
+    def count(phase, _info):
+        runs.append(phase)
+
+    gc.callbacks.append(count)
+    try:
+        with long_lived():
+            block()
+        return runs.count("start"), gc.get_freeze_count()
+    finally:
+        gc.callbacks.remove(count)
+        gc.unfreeze()
+
+
+def test_long_lived_collects_nothing_inside_then_freezes():
+    """No collection runs inside long_lived, even for 20,000 cyclic objects (700 start one); at its end
+    they are frozen (later collections pass them by) and collection is on again."""
+    assert gc.isenabled()
+
+    def cycles():
+        made = [[] for _ in range(20_000)]
+        for cell in made:
+            cell.append(cell)
+
+    inside, frozen = _collections_in(cycles)
+    assert inside == 0 and frozen >= 20_000
+    assert gc.isenabled()
+
+
+def test_long_lived_restores_collection_after_an_error_and_leaves_it_off_if_it_was():
+    """An import that fails inside the block leaves collection on; a caller's gc.disable() stays."""
+
+    def failing_import():
+        raise ImportError("no module named x")
+
+    with pytest.raises(ImportError):
+        _collections_in(failing_import)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        _collections_in(lambda: None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_app_imports_the_panels_inside_long_lived():
+    """The app's first code cell imports the panels' modules inside ``with long_lived():``."""
+    cells = json.loads(APP.read_text(encoding="utf-8"))["cells"]
+    first = next("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    blocks = [node for node in ast.parse(first).body if isinstance(node, ast.With)]
+    assert [ast.unparse(b.items[0].context_expr) for b in blocks] == ["long_lived()"]
+    inside = {n.module for n in ast.walk(blocks[0]) if isinstance(n, ast.ImportFrom)}
+    assert inside == {"ldp_helpers.explore.panels", "ldp_helpers.explore.share"}
