@@ -23,6 +23,8 @@ Hadamard mechanism).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ldp_helpers._validation import Described, check_int_array, check_real_array, fail
@@ -103,19 +105,41 @@ def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.nd
     ``counts`` has shape (..., m, 2), m a power of 2; the result has shape (..., m).  Exact.
     """
     lead, m = counts.shape[:-2], counts.shape[-2]
-    table = counts.reshape(*lead, 1, m, 2)  # (..., blocks, m, 2)
+    table = counts.ravel()  # each survey's blocks in turn, a block (u, σ) of 2m counts: one layout
     while m > 1:
         h = m // 2
-        left = _fair_binomial(table, rng)
-        left[..., h, 0] = table[..., h, 0]  # S(h, +) is the whole left half
-        left[..., h, 1] = 0  # S(h, −) the whole right half
-        right = table - left
-        halves = np.empty((*table.shape[:-2], 2, h, 2), dtype=np.int64)  # (..., block, half, u', σ)
-        np.add(left[..., :h, :], left[..., h:, :], out=halves[..., 0, :, :])
-        np.add(right[..., :h, :], right[..., h:, ::-1], out=halves[..., 1, :, :])
-        table = halves.reshape(*lead, -1, h, 2)
+        left = _fair_binomial(table, rng).reshape(-1, 2 * h, 2)  # (blocks, u, σ)
+        left[:, h] = table.reshape(left.shape)[:, h]  # S(h, +) is the whole left half, S(h, −)
+        left[:, h, 1] = 0  # the whole right half
+        halves = np.concatenate((left, table.reshape(left.shape) - left), axis=1).ravel()
+        small = table.size <= _CACHED_GATHER_COUNTS
+        first, second = (_cached_halving_gathers if small else _halving_gathers)(table.size, h)
+        table = halves.take(first) + halves.take(second)
         m = h
-    return table[..., 0, 0]
+    return table.reshape(*lead, -1, 2)[..., 0]
+
+
+def _halving_gathers(size: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two positions summed into each count of the next table by one halving of a table of
+    ``size`` counts in blocks of 2h values u × 2 signs σ (cached for small tables, read-only).
+
+    The positions index the block's draws, [left | right], 4h counts each.  Block b becomes blocks
+    (b, 0) and (b, 1) of the next table: (b, 0, u', σ) = left(u', σ) + left(h + u', σ) and
+    (b, 1, u', σ) = right(u', σ) + right(h + u', −σ), u' < h.
+    """
+    base = np.arange(size // (4 * h))[:, None, None, None] * (8 * h)  # (block, half, u', σ)
+    side = np.array([0, 4 * h])[:, None, None]  # the left draws, then the right ones
+    u, sigma = np.arange(h)[:, None], np.arange(2)
+    first = (base + side + 2 * u + sigma).ravel()
+    second = (base + side + 2 * (h + u) + np.array([sigma, 1 - sigma])[:, None]).ravel()
+    first.setflags(write=False)
+    second.setflags(write=False)
+    return first, second
+
+
+#: the halvings' gathers are cached for tables of at most this many counts (16 bytes a count)
+_CACHED_GATHER_COUNTS = 2**14
+_cached_halving_gathers = functools.lru_cache(maxsize=64)(_halving_gathers)
 
 
 def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
