@@ -111,27 +111,42 @@ def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.nd
         left = _fair_binomial(table, rng).reshape(-1, 2 * h, 2)  # (blocks, u, σ)
         left[:, h] = table.reshape(left.shape)[:, h]  # S(h, +) is the whole left half, S(h, −)
         left[:, h, 1] = 0  # the whole right half
-        halves = np.concatenate((left, table.reshape(left.shape) - left), axis=1).ravel()
-        small = table.size <= _CACHED_GATHER_COUNTS
-        first, second = (_cached_halving_gathers if small else _halving_gathers)(table.size, h)
-        table = halves.take(first) + halves.take(second)
+        table = _merge_halves(left, table, h, sign_last=True)
         m = h
     return table.reshape(*lead, -1, 2)[..., 0]
 
 
-def _halving_gathers(size: int, h: int) -> tuple[np.ndarray, np.ndarray]:
-    """The two positions summed into each count of the next table by one halving of a table of
-    ``size`` counts in blocks of 2h values u × 2 signs σ (cached for small tables, read-only).
+def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_last: bool) -> np.ndarray:
+    """The next table of a halving: of each count of ``table`` (flat, blocks of 2h values u × 2 signs
+    σ), ``drawn`` go to branch l = 0 (the left half, l_t = 0), the rest to branch l = 1.
 
-    The positions index the block's draws, [left | right], 4h counts each.  Block b becomes blocks
-    (b, 0) and (b, 1) of the next table: (b, 0, u', σ) = left(u', σ) + left(h + u', σ) and
-    (b, 1, u', σ) = right(u', σ) + right(h + u', −σ), u' < h.
+    With u = a·h + x (a, the bit read), branch l of block b becomes block (b, l) of the next table,
+    (b, l, σ, x) = D_l(0, σ, x) + D_l(1, σ ⊕ l, x): the sign flips for a = 1 in branch 1.  A block is
+    laid out (u, σ) if ``sign_last`` (the sign sets above), else (σ, u) (the HCMS rows), and so is
+    the next table's.  Two gathers of precomputed positions, cached for small tables.
     """
-    base = np.arange(size // (4 * h))[:, None, None, None] * (8 * h)  # (block, half, u', σ)
-    side = np.array([0, 4 * h])[:, None, None]  # the left draws, then the right ones
-    u, sigma = np.arange(h)[:, None], np.arange(2)
-    first = (base + side + 2 * u + sigma).ravel()
-    second = (base + side + 2 * (h + u) + np.array([sigma, 1 - sigma])[:, None]).ravel()
+    drawn = drawn.reshape(-1, 4 * h)
+    halves = np.concatenate((drawn, table.reshape(drawn.shape) - drawn), axis=1).ravel()
+    small = table.size <= _CACHED_GATHER_COUNTS
+    first, second = (_cached_halving_gathers if small else _halving_gathers)(
+        table.size, h, sign_last
+    )
+    return halves.take(first) + halves.take(second)
+
+
+def _halving_gathers(size: int, h: int, sign_last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_merge_halves`' positions of D_l(0, σ, x) and D_l(1, σ ⊕ l, x) in the blocks' draws,
+    [branch 0 | branch 1] (4h counts each), for each count (b, l, σ, x) of the next table (read-only)."""
+    base = np.arange(size // (4 * h))[:, None, None, None] * (8 * h)
+    branch = np.arange(2)[:, None, None]
+    if sign_last:  # (b, l, x, σ)
+        x, sigma = np.arange(h)[:, None], np.arange(2)
+        position = lambda a, s: 4 * h * branch + 2 * h * a + 2 * x + s  # noqa: E731
+    else:  # (b, l, σ, x)
+        sigma, x = np.arange(2)[:, None], np.arange(h)
+        position = lambda a, s: 4 * h * branch + 2 * h * s + h * a + x  # noqa: E731
+    first = (base + position(0, sigma)).ravel()
+    second = (base + position(1, sigma ^ branch)).ravel()
     first.setflags(write=False)
     second.setflags(write=False)
     return first, second
@@ -161,8 +176,8 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     n_big = np.count_nonzero(big)
     if n_big * FAIR_BITS_FEW_BIG <= counts.size:  # the n low bits of one word each
         words = rng.integers(0, 2**64, size=counts.shape, dtype=np.uint64)
-        words &= _LOW_BITS[counts & 63]
-        out = np.bitwise_count(words).astype(np.int64)
+        words &= _LOW_BITS.take(counts, mode="clip")  # (a count ≥ 64 is drawn below)
+        out = np.bitwise_count(words, out=words).view(np.int64)
         if n_big:
             out[big] = rng.binomial(counts[big], 0.5)
         return out
