@@ -125,8 +125,8 @@ def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_last: bo
     laid out (u, σ) if ``sign_last`` (the sign sets above), else (σ, u) (the HCMS rows), and so is
     the next table's.  Two gathers of precomputed positions, cached for small tables.
     """
-    drawn = drawn.reshape(-1, 4 * h)
-    halves = np.concatenate((drawn, table.reshape(drawn.shape) - drawn), axis=1).ravel()
+    drawn = drawn.reshape(table.shape)
+    halves = np.concatenate((drawn, table - drawn))
     small = table.size <= _CACHED_GATHER_COUNTS
     first, second = (_cached_halving_gathers if small else _halving_gathers)(
         table.size, h, sign_last
@@ -135,16 +135,17 @@ def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_last: bo
 
 
 def _halving_gathers(size: int, h: int, sign_last: bool) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_merge_halves`' positions of D_l(0, σ, x) and D_l(1, σ ⊕ l, x) in the blocks' draws,
-    [branch 0 | branch 1] (4h counts each), for each count (b, l, σ, x) of the next table (read-only)."""
-    base = np.arange(size // (4 * h))[:, None, None, None] * (8 * h)
+    """:func:`_merge_halves`' positions of D_l(0, σ, x) and D_l(1, σ ⊕ l, x) in the draws of every
+    block to each branch, [branch 0 | branch 1] (``size`` counts each), for each count (b, l, σ, x)
+    of the next table (read-only)."""
+    base = np.arange(size // (4 * h))[:, None, None, None] * (4 * h)
     branch = np.arange(2)[:, None, None]
     if sign_last:  # (b, l, x, σ)
         x, sigma = np.arange(h)[:, None], np.arange(2)
-        position = lambda a, s: 4 * h * branch + 2 * h * a + 2 * x + s  # noqa: E731
+        position = lambda a, s: size * branch + 2 * h * a + 2 * x + s  # noqa: E731
     else:  # (b, l, σ, x)
         sigma, x = np.arange(2)[:, None], np.arange(h)
-        position = lambda a, s: 4 * h * branch + 2 * h * s + h * a + x  # noqa: E731
+        position = lambda a, s: size * branch + 2 * h * s + h * a + x  # noqa: E731
     first = (base + position(0, sigma)).ravel()
     second = (base + position(1, sigma ^ branch)).ravel()
     first.setflags(write=False)
