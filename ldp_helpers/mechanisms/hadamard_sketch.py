@@ -125,7 +125,7 @@ def _split_over_hadamard_rows(
     while m > 1:
         half = m // 2
         low = _fair_binomial(state, rng)  # l_t = 0: the sign kept; l_t = 1: flipped if c_t = 1
-        state = _merge_halves(low, state, half, sign_last=False)
+        state = _merge_halves(low, state, half, sign_sets=False)
         m = half
     state = state.reshape(*lead, -1, 2)  # (…, l, sign)
     return state[..., 0], state[..., 1]
