@@ -23,6 +23,8 @@ Hadamard mechanism).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ldp_helpers._validation import Described, check_int_array, check_real_array, fail
@@ -103,19 +105,62 @@ def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.nd
     ``counts`` has shape (..., m, 2), m a power of 2; the result has shape (..., m).  Exact.
     """
     lead, m = counts.shape[:-2], counts.shape[-2]
-    table = counts.reshape(*lead, 1, m, 2)  # (..., blocks, m, 2)
+    table = counts.ravel()  # each survey's blocks in turn, a block (u, σ) of 2m counts: one layout
     while m > 1:
         h = m // 2
-        left = _fair_binomial(table, rng)
-        left[..., h, 0] = table[..., h, 0]  # S(h, +) is the whole left half
-        left[..., h, 1] = 0  # S(h, −) the whole right half
-        right = table - left
-        halves = np.empty((*table.shape[:-2], 2, h, 2), dtype=np.int64)  # (..., block, half, u', σ)
-        np.add(left[..., :h, :], left[..., h:, :], out=halves[..., 0, :, :])
-        np.add(right[..., :h, :], right[..., h:, ::-1], out=halves[..., 1, :, :])
-        table = halves.reshape(*lead, -1, h, 2)
+        table = _merge_halves(_fair_binomial(table, rng), table, h, sign_sets=True)
         m = h
-    return table[..., 0, 0]
+    return table.reshape(*lead, -1, 2)[..., 0]
+
+
+def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_sets: bool) -> np.ndarray:
+    """The next table of a halving: of each count of ``table`` (flat, blocks of 2h values u × 2 signs
+    σ), ``drawn`` go to branch l = 0 (the left half, l_t = 0), the rest to branch l = 1.
+
+    With u = a·h + x (a, the bit read), branch l of block b becomes block (b, l) of the next table,
+    (b, l, σ, x) = D_l(0, σ, x) + D_l(1, σ ⊕ l, x): the sign flips for a = 1 in branch 1.  A block is
+    laid out (u, σ) for the ``sign_sets`` above, where S(h, +) lies wholly in the left half and
+    S(h, −) in the right (their draws are ignored: D_l(1, σ', 0) = table(h, σ') if σ' is + for
+    l = 0 or − for l = 1, else 0), else (σ, u) (the HCMS rows); the next table alike.  Two gathers
+    of precomputed positions.
+    """
+    halves = np.concatenate((drawn, table - drawn, *((table, _ZERO) if sign_sets else ())))
+    small = table.size <= _CACHED_GATHER_COUNTS
+    first, second = (_cached_halving_gathers if small else _halving_gathers)(
+        table.size, h, sign_sets
+    )
+    return halves.take(first) + halves.take(second)
+
+
+def _halving_gathers(size: int, h: int, sign_sets: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_merge_halves`' positions of D_l(0, σ, x) and D_l(1, σ ⊕ l, x) in the draws of every
+    block to each branch, [branch 0 | branch 1 | (sign sets) table | 0] (``size`` counts each), for
+    each count (b, l, σ, x) of the next table (read-only)."""
+    base = np.arange(size // (4 * h))[:, None, None, None] * (4 * h)
+    branch = np.arange(2)[:, None, None]
+    if sign_sets:  # (b, l, x, σ)
+        x, sigma = np.arange(h)[:, None], np.arange(2)
+        position = lambda a, s: size * branch + 2 * h * a + 2 * x + s  # noqa: E731
+    else:  # (b, l, σ, x)
+        sigma, x = np.arange(2)[:, None], np.arange(h)
+        position = lambda a, s: size * branch + 2 * h * s + h * a + x  # noqa: E731
+    first = base + position(0, sigma)
+    second = base + position(1, sigma ^ branch)
+    if sign_sets:  # x = 0: S(h, σ') wholly in branch σ', read from the table; else the 0
+        whole = np.where(
+            sigma ^ branch == branch, base + 2 * size + 2 * h + (sigma ^ branch), 3 * size
+        )
+        second = np.where(x == 0, whole, second)
+    first, second = first.ravel(), second.ravel()
+    first.setflags(write=False)
+    second.setflags(write=False)
+    return first, second
+
+
+_ZERO = np.zeros(1, dtype=np.int64)  # the count the sign sets' merges read for nothing
+#: the halvings' gathers are cached for tables of at most this many counts (16 bytes a count)
+_CACHED_GATHER_COUNTS = 2**14
+_cached_halving_gathers = functools.lru_cache(maxsize=64)(_halving_gathers)
 
 
 def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -137,8 +182,8 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     n_big = np.count_nonzero(big)
     if n_big * FAIR_BITS_FEW_BIG <= counts.size:  # the n low bits of one word each
         words = rng.integers(0, 2**64, size=counts.shape, dtype=np.uint64)
-        words &= _LOW_BITS[counts & 63]
-        out = np.bitwise_count(words).astype(np.int64)
+        words &= _LOW_BITS.take(counts, mode="clip")  # (a count ≥ 64 is drawn below)
+        out = np.bitwise_count(words, out=words).view(np.int64)
         if n_big:
             out[big] = rng.binomial(counts[big], 0.5)
         return out

@@ -212,10 +212,13 @@ class HadamardMechanism(FrequencyOracle):
         counts, _ = self._counts_and_n(truth)
         rng = check_rng(rng)
         t, shape = self.coefficients, batch_shape(n_draws, (self.D, 2))
-        users = rng.multinomial(
-            counts, self._kept_probabilities, size=shape[:-2] + (self.d,)
-        )  # (…, d, t + 1)
-        plus_slots = users @ np.arange(t + 1)  # coordinates reported with their true sign
+        size, kept = shape[:-2] + (self.d,), self._kept_probabilities
+        # coordinates reported with their true sign: Σ_k k·(users of v with k kept); with t = 1
+        # numpy's multinomial over {0, 1} draws Bin(f_v, Pr[0 kept]) alone: that binomial, cheaper
+        if t == 1:
+            plus_slots = counts - rng.binomial(counts, kept[0], size=size)
+        else:
+            plus_slots = rng.multinomial(counts, kept, size=size) @ np.arange(t + 1)
         slots = np.zeros(shape, dtype=np.int64)
         slots[..., : self.d, 0], slots[..., : self.d, 1] = plus_slots, t * counts - plus_slots
         # a slot of sign type (v, σ) lands on S(v, σ) (reported +1) or on S(v, −σ) (reported −1)

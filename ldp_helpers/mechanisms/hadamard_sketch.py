@@ -54,6 +54,7 @@ from ldp_helpers.mechanisms.count_mean_sketch import (
 from ldp_helpers.mechanisms.hadamard import (
     _equal_multinomial,
     _fair_binomial,
+    _merge_halves,
     walsh_hadamard_transform,
 )
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
@@ -119,18 +120,15 @@ def _split_over_hadamard_rows(
     yet read — splits binomially in two; reading bit t of c then merges its two halves, flipping
     the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per row.
     """
-    lead = signed.shape[:-2]
-    state = signed[..., None, :, :]  # (…, prefixes, sign ±, remaining c)
-    while state.shape[-1] > 1:
-        half = state.shape[-1] // 2
-        split = state.reshape(*state.shape[:-1], 2, half)  # (…, P, sign, c_t, c')
-        low = _fair_binomial(split, rng)  # l_t = 0
-        high = split - low  # l_t = 1
-        merged = np.empty((*split.shape[:-3], 2, 2, half), dtype=np.int64)  # (…, P, l_t, sign, c')
-        np.add(low[..., 0, :], low[..., 1, :], out=merged[..., 0, :, :])  # l_t = 0: sign kept
-        np.add(high[..., 0, :], high[..., ::-1, 1, :], out=merged[..., 1, :, :])  # c_t = 1 flips it
-        state = merged.reshape(*lead, -1, 2, half)
-    return state[..., 0, 0], state[..., 1, 0]
+    lead, m = signed.shape[:-2], signed.shape[-1]
+    state = signed.ravel()  # blocks (prefix …) of the counts (sign ±, remaining c), 2m a row
+    while m > 1:
+        half = m // 2
+        low = _fair_binomial(state, rng)  # l_t = 0: the sign kept; l_t = 1: flipped if c_t = 1
+        state = _merge_halves(low, state, half, sign_sets=False)
+        m = half
+    state = state.reshape(*lead, -1, 2)  # (…, l, sign)
+    return state[..., 0], state[..., 1]
 
 
 @dataclass(frozen=True)

@@ -419,8 +419,9 @@ def _split_tables(d: int, k: int):
 def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
     """Every class of ``hist`` (R × nodes × rows) with users, split by ``split``.
 
-    Returns the survey, the two flat targets and the number of users of each (survey, node, row,
-    category) that received users; None if no class holds a user.
+    Returns the survey (None: one survey), the two flat targets and the number of users of each
+    (survey, node, row, category) cell: every cell of a tabulated law, else those that received
+    users; None if no class holds a user.
     """
     lo, hi = split.rows.start, split.rows.stop
     if lo == hi:
@@ -440,11 +441,14 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
     counts = rng.multinomial(
         hist[:, :, lo:hi], law.pvals[:, window] if by_node else law.pvals[law.pair, window]
     )
+    if split.targets is not None:  # tabulated: every cell (an empty one adds 0 users)
+        n_rows, first, second = counts.shape[0], *split.targets
+        if n_rows == 1:
+            return None, first, second, counts.ravel()
+        survey = np.repeat(np.arange(n_rows), first.size)
+        return survey, np.tile(first, n_rows), np.tile(second, n_rows), counts.ravel()
     flat = np.flatnonzero(counts)
     users = counts.ravel()[flat]
-    if split.targets is not None:  # tabulated
-        survey, cell = np.divmod(flat, counts[0].size) if counts.shape[0] > 1 else (None, flat)
-        return survey, split.targets[0][cell], split.targets[1][cell], users
     survey, node, row, column = np.unravel_index(flat, counts.shape)
     picks = law.picks[law.pair[node], row + lo - first, column]
     return survey, *split.target(node, row + lo, picks), users
@@ -498,13 +502,7 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
             hist = np.zeros(n_rows * split.sizes[0], dtype=np.int64)
             continue
         survey, left, right, users = drawn
-        survey = np.concatenate((survey, survey)) if n_rows > 1 else None
-        hist = _histogram(
-            survey,
-            np.concatenate((left, right)),
-            np.concatenate((users, users)),
-            split.sizes[0],
-            n_rows,
-        )
+        hist = _histogram(survey, left, users, split.sizes[0], n_rows)
+        hist += _histogram(survey, right, users, split.sizes[0], n_rows)
     hist = hist.reshape(n_rows, 2**depth, -1)
     return hist[:, leaves, 1] + own
