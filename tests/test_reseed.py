@@ -1,7 +1,7 @@
 """The robustness pass that costs little (issue 40, item 2): cells tagged seed-free, one kernel per notebook.
 
-The collection's notebooks run here in one shared kernel (issue 40, item 5: one kernel start and one set
-of imports for all of them), each piece after a ``%reset -f`` with its own parameters and left-out rows.
+The collection's notebooks run here in one shared kernel (issue 40, item 5: one kernel start and
+one set of imports for all), each piece after a ``%reset -f`` with its parameters and left-out rows.
 """
 
 import copy
@@ -124,9 +124,11 @@ def test_rows_left_out_are_deterministic_and_a_moving_tagged_row_fails_the_pass(
 def _execute_pieces(pieces, tmp_path, no_reset=False):
     """Run pieces one after the other in ONE kernel; per piece, {seed: claims rows}.
 
-    A piece is ``(name, nb, seeds, parameters, left_out)``: ``nb``'s claims-only cells under each seed
-    (:func:`reseeds_notebook`), after a harness cell that sets the rows it may leave out (read when the
-    notebook starts).  A failing cell is reported with the name of its piece."""
+    A piece is ``(name, nb, seeds, parameters, left_out)``: ``nb``'s claims-only cells under each
+    seed (:func:`reseeds_notebook`), after a harness cell that sets the rows it may leave out (read
+    when the notebook starts) and freezes what the kernel holds (``gc.freeze``: the collections of
+    the ``%reset -f`` cells then skip the modules imported so far, 0.5 s each in this kernel).  A
+    failing cell is reported with the name of its piece."""
     staging = tmp_path / "staging"
     staging.mkdir(parents=True)
     cells, targets = [], []
@@ -140,7 +142,10 @@ def _execute_pieces(pieces, tmp_path, no_reset=False):
             targets[-1],
         )
         rows = json.dumps(sorted(left_out))
-        env = new_code_cell(f"__import__('os').environ[{LEFT_OUT_ENV!r}] = {rows!r}")
+        env = new_code_cell(
+            f"__import__('os').environ[{LEFT_OUT_ENV!r}] = {rows!r}\n"
+            "__import__('gc').freeze()  # kept out of the collections of the %reset cells"
+        )
         for cell in (env, *combined.cells):
             cell.metadata["piece"] = index
             cell["id"] = f"piece{index}-{cell.get('id') or 'env'}"
@@ -175,7 +180,7 @@ def _execute_pieces(pieces, tmp_path, no_reset=False):
 
 
 def _execute(nb, seeds, tmp_path, parameters=None, left_out=(), no_reset=False):
-    """Run ``nb``'s claims-only cells under ``seeds`` in a kernel of their own; {seed: claims rows}."""
+    """Run ``nb``'s claims-only cells under ``seeds`` in a kernel of their own; {seed: rows}."""
     return _execute_pieces([("nb", nb, seeds, parameters, left_out)], tmp_path, no_reset)[0]
 
 
@@ -259,9 +264,9 @@ def _read(stem):
 
 @pytest.fixture(scope="module")
 def collection_runs(tmp_path_factory):
-    """{"<stem> <part>": {seed: claims rows}} from ONE kernel (one kernel start, the imports once): each
-    tagged notebook's seed-free part (:func:`_seed_free_part`) under seeds 1 and 2, then ONE_KERNEL's
-    claims-only cells under seeds 1 and 2 at its defaults."""
+    """{"<stem> <part>": {seed: claims rows}} from ONE kernel (one kernel start, the imports once):
+    each tagged notebook's seed-free part (:func:`_seed_free_part`) under seeds 1 and 2, then
+    ONE_KERNEL's claims-only cells under seeds 1 and 2 at its defaults."""
     pieces = [
         (
             f"{stem} seed-free",
