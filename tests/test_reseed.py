@@ -169,13 +169,11 @@ def _execute_pieces(pieces, tmp_path, no_reset=False):
             )
         except papermill.PapermillExecutionError as error:
             failed = [
-                c.metadata["piece"]
+                pieces[c.metadata["piece"]][0]
                 for c in nbformat.read(out, as_version=4).cells
                 if c.metadata.get("papermill", {}).get("exception")
             ]
-            raise AssertionError(
-                f"{pieces[failed[0]][0]}: a cell failed (in the shared kernel)"
-            ) from error
+            raise AssertionError(f"{failed}: a cell failed (in the shared kernel)") from error
     return [{s: read_claims_csv(next(t[s].glob("*/claims.csv"))) for s in t} for t in targets]
 
 
