@@ -130,24 +130,18 @@ class ShuffleProfile:
         """Every direction (P‖Q and Q‖P of each pair), end to end: minus the positive losses
         ln a/b, increasing within each direction, a·e^350 beside them, and where each direction
         starts.  Only points with ln a/b > 0 ever count (ε ≥ 0); there ln a > ln b, so ln a lies in
-        (−700, 0] (the grids keep max(ln a, ln b) > −700) and a·e^350 neither under- nor overflows.
-        Written into the two arrays in place (fresh temporaries cost as much as the arithmetic)."""
-        kept = []  # per direction: ln a and minus the loss, where the loss is positive
+        (−700, 0] (the grids keep max(ln a, ln b) > −700) and a·e^350 neither under- nor overflows."""
+        minus_losses, scaled = [], []
         for log_p, log_q in self.pairs:
-            minus_loss = log_q - log_p  # P‖Q's; Q‖P's is its negation, exactly (IEEE rounding)
-            forward, backward = minus_loss < 0, minus_loss > 0
-            kept += [
-                (log_p[forward], minus_loss[forward]),
-                (log_q[backward], -minus_loss[backward]),
-            ]
-        edges = np.cumsum([0] + [m.size for _, m in kept]).tolist()
-        minus_losses, scaled = np.empty(edges[-1]), np.empty(edges[-1])
-        for (log_a, minus_loss), start, end in zip(kept, edges, edges[1:]):
-            order = np.argsort(minus_loss, kind="stable")
-            np.take(minus_loss, order, out=minus_losses[start:end])
-            np.take(log_a, order, out=scaled[start:end])
-        scaled += _SCALE
-        return minus_losses, np.exp(scaled, out=scaled), edges
+            for log_a, log_b in ((log_p, log_q), (log_q, log_p)):
+                minus_loss = log_b - log_a
+                positive = minus_loss < 0
+                minus_loss, log_a = minus_loss[positive], log_a[positive]
+                order = np.argsort(minus_loss, kind="stable")
+                minus_losses.append(minus_loss[order])
+                scaled.append(np.exp(log_a[order] + _SCALE))
+        edges = np.cumsum([0] + [x.size for x in scaled]).tolist()
+        return np.concatenate(minus_losses), np.concatenate(scaled), edges
 
     def _scratch(self) -> np.ndarray:
         """Room for the terms of :meth:`_log_delta` (the longest direction's), for one caller's
