@@ -101,22 +101,29 @@ class ShuffleProfile:
     def delta(self, epsilon) -> np.ndarray | float:
         """δ(ε) = max over pairs of max(H_{e^ε}(P‖Q), H_{e^ε}(Q‖P)); ε a number or an array (≥ 0)."""
         eps = check_real_array("epsilon", epsilon, low=0.0, low_open=False)
-        out = np.array([math.exp(self._log_delta(float(e))) for e in eps.ravel()]).reshape(
-            eps.shape
-        )
+        scratch = self._scratch()
+        out = np.array([math.exp(self._log_delta(float(e), scratch)) for e in eps.ravel()])
+        out = out.reshape(eps.shape)
         return float(out) if out.ndim == 0 else out
 
     def epsilon(self, delta: float) -> float:
         """ε_c(δ): the smallest ε with δ(ε) ≤ ``delta`` (bisection in log δ, to 1e-10 in ε)."""
         delta = check_probability(delta, "delta", open_low=True, open_high=True)
-        if math.exp(self._log_delta(0.0)) <= delta:
+        if math.exp(self._log_delta_at_zero) <= delta:
             return 0.0
         high = -float(np.min(self._directions[0]))
         target = math.log(delta)
-        f = lambda e: self._log_delta(e) - target  # noqa: E731
+        at_zero, scratch = self._log_delta_at_zero, self._scratch()
+        f = lambda e: (at_zero if e == 0 else self._log_delta(e, scratch)) - target  # noqa: E731
         while f(high) > 0:  # rounding at the top loss; δ(high) is 0 in exact arithmetic
             high += 1e-9
         return float(brentq(f, 0.0, high, xtol=1e-10, rtol=4 * np.finfo(float).eps))
+
+    @cached_property
+    def _log_delta_at_zero(self) -> float:
+        """ln δ(0), where every bisection of :meth:`epsilon` starts (its costliest point: every
+        positive loss counts), computed once per profile."""
+        return self._log_delta(0.0, self._scratch())
 
     @cached_property
     def _directions(self) -> tuple:
@@ -136,14 +143,21 @@ class ShuffleProfile:
         edges = np.cumsum([0] + [x.size for x in scaled]).tolist()
         return np.concatenate(minus_losses), np.concatenate(scaled), edges
 
-    def _log_delta(self, epsilon: float) -> float:
+    def _scratch(self) -> np.ndarray:
+        """Room for the terms of :meth:`_log_delta` (the longest direction's), for one caller's
+        evaluations: they then write into memory already touched (fresh pages cost as much as
+        the arithmetic)."""
+        return np.empty(max(np.diff(self._directions[2])))
+
+    def _log_delta(self, epsilon: float, scratch: np.ndarray) -> float:
         """ln δ(ε): ln Σ_{ln a/b > ε} a (1 − e^{ε − ln a/b}) per direction, the largest; a sum of
-        positive terms (−expm1), accurate to about 1e-14 relative (measured against mpmath)."""
+        positive terms (−expm1), accurate to about 1e-14 relative (measured against mpmath).
+        The terms are computed in ``scratch`` (:meth:`_scratch`)."""
         minus_loss, scaled_a, edges = self._directions
         sums = []
         for start, end in zip(edges, edges[1:]):
             count = int(np.searchsorted(minus_loss[start:end], -epsilon))  # losses > ε: a prefix
-            terms = np.add(epsilon, minus_loss[start : start + count])
+            terms = np.add(epsilon, minus_loss[start : start + count], out=scratch[:count])
             terms = np.expm1(terms, out=terms)
             terms *= scaled_a[start : start + count]
             sums.append(-float(terms.sum()))

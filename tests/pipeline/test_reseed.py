@@ -1,4 +1,8 @@
-"""The robustness pass that costs little (issue 40, item 2): cells tagged seed-free, one kernel per notebook."""
+"""The robustness pass that costs little (issue 40, item 2): cells tagged seed-free, one kernel per notebook.
+
+The collection's notebooks run here in one shared kernel (issue 40, item 5: one kernel start and
+one set of imports for all), each piece after a ``%reset -f`` with its parameters and left-out rows.
+"""
 
 import copy
 import json
@@ -117,33 +121,65 @@ def test_rows_left_out_are_deterministic_and_a_moving_tagged_row_fails_the_pass(
 # ---- one kernel for the seeds of a notebook -----------------------------------------------------
 
 
-def _execute(nb, seeds, tmp_path, parameters=None, left_out=(), no_reset=False):
-    """Run ``nb``'s claims-only cells under ``seeds`` in one kernel; {seed: claims rows}."""
-    staging, targets = tmp_path / "staging", {s: tmp_path / f"seed{s}" for s in seeds}
+def _execute_pieces(pieces, tmp_path, no_reset=False):
+    """Run pieces one after the other in ONE kernel; per piece, {seed: claims rows}.
+
+    A piece is ``(name, nb, seeds, parameters, left_out)``: ``nb``'s claims-only cells under each
+    seed (:func:`reseeds_notebook`), after a harness cell that sets the rows it may leave out (read
+    when the notebook starts) and freezes what the kernel holds (``gc.freeze``: the collections of
+    the ``%reset -f`` cells then skip the modules imported so far, 0.5 s each in this kernel).  A
+    failing cell is reported with the name of its piece."""
+    staging = tmp_path / "staging"
     staging.mkdir(parents=True)
-    combined, _ = reseeds_notebook(
-        nb, seeds, lambda s: parameters_source({**(parameters or {}), "seed": s}), staging, targets
-    )
+    cells, targets = [], []
+    for index, (_, nb, seeds, parameters, left_out) in enumerate(pieces):
+        targets.append({s: tmp_path / f"piece{index}-seed{s}" for s in seeds})
+        combined, _ = reseeds_notebook(
+            nb,
+            seeds,
+            lambda s: parameters_source({**(parameters or {}), "seed": s}),
+            staging,
+            targets[-1],
+        )
+        rows = json.dumps(sorted(left_out))
+        env = new_code_cell(
+            f"__import__('os').environ[{LEFT_OUT_ENV!r}] = {rows!r}\n"
+            "__import__('gc').freeze()  # kept out of the collections of the %reset cells"
+        )
+        for cell in (env, *combined.cells):
+            cell.metadata["piece"] = index
+            cell["id"] = f"piece{index}-{cell.get('id') or 'env'}"
+            cells.append(cell)
     if no_reset:
-        combined.cells = [c for c in combined.cells if c.source != "%reset -f"]
-    source = tmp_path / "in.ipynb"
-    nbformat.write(combined, source)
-    env = {
-        "LDP_FIGURES_DIR": str(staging),
-        CLAIMS_ONLY_ENV: "1",
-        LEFT_OUT_ENV: json.dumps(sorted(left_out)),
-    }
+        cells = [c for c in cells if c.source != "%reset -f"]
+    source, out = tmp_path / "in.ipynb", tmp_path / "out.ipynb"
+    nbformat.write(_notebook(cells), source)
+    env = {"LDP_FIGURES_DIR": str(staging), CLAIMS_ONLY_ENV: "1"}
     with pytest.MonkeyPatch.context() as mp:
         for name, value in env.items():
             mp.setenv(name, value)
-        papermill.execute_notebook(
-            str(source),
-            str(tmp_path / "out.ipynb"),
-            cwd=str(paths.NOTEBOOKS_DIR),
-            progress_bar=False,
-            config=reproduce.kernel_config(),
-        )
-    return {s: read_claims_csv(next(targets[s].glob("*/claims.csv"))) for s in seeds}
+        try:
+            papermill.execute_notebook(
+                str(source),
+                str(out),
+                cwd=str(paths.NOTEBOOKS_DIR),
+                progress_bar=False,
+                request_save_on_cell_execute=False,  # one write at the end (3 MB, 441 cells)
+                config=reproduce.kernel_config(),
+            )
+        except papermill.PapermillExecutionError as error:
+            failed = [
+                pieces[c.metadata["piece"]][0]
+                for c in nbformat.read(out, as_version=4).cells
+                if c.metadata.get("papermill", {}).get("exception")
+            ]
+            raise AssertionError(f"{failed}: a cell failed (in the shared kernel)") from error
+    return [{s: read_claims_csv(next(t[s].glob("*/claims.csv"))) for s in t} for t in targets]
+
+
+def _execute(nb, seeds, tmp_path, parameters=None, left_out=(), no_reset=False):
+    """Run ``nb``'s claims-only cells under ``seeds`` in a kernel of their own; {seed: rows}."""
+    return _execute_pieces([("nb", nb, seeds, parameters, left_out)], tmp_path, no_reset)[0]
 
 
 LEAKY = [
@@ -216,35 +252,59 @@ def _seed_free_part(nb):
 
 #: smaller sizes where the defaults' exact computations take long (the test is about the seed, not the sizes)
 SMALLER = {"08_shuffle_model": {"n_curve": [300, 1000], "n_numerical": 300, "n_mse": 200}}
+#: the notebook whose claims-only cells also run at its defaults (seed-free cells left out)
+ONE_KERNEL = "08_shuffle_model"
+
+
+def _read(stem):
+    return nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
+
+
+@pytest.fixture(scope="module")
+def collection_runs(tmp_path_factory):
+    """{"<stem> <part>": {seed: claims rows}} from ONE kernel (one kernel start, the imports once):
+    each tagged notebook's seed-free part (:func:`_seed_free_part`) under seeds 1 and 2, then
+    ONE_KERNEL's claims-only cells under seeds 1 and 2 at its defaults."""
+    pieces = [
+        (
+            f"{stem} seed-free",
+            _seed_free_part(_read(stem)),
+            [1, 2],
+            {"save_figures": True, **SMALLER.get(stem, {})},
+            load_claim_texts(stem),
+        )
+        for stem in TAGGED
+    ]
+    nb = _read(ONE_KERNEL)
+    left_out = claims_only_cells(nb.cells)[1]
+    pieces.append((f"{ONE_KERNEL} claims-only", nb, [1, 2], {"save_figures": True}, left_out))
+    runs = _execute_pieces(pieces, tmp_path_factory.mktemp("collection"))
+    return {piece[0]: run for piece, run in zip(pieces, runs)}
 
 
 @pytest.mark.parametrize("stem", TAGGED)
-def test_rows_of_seed_free_cells_do_not_move_under_a_reseed(stem, tmp_path):
+def test_rows_of_seed_free_cells_do_not_move_under_a_reseed(stem, collection_runs):
     """Every row a reseeded run leaves out (cells tagged seed-free) is the same under two seeds when
-    those cells do run (the notebook's defaults, seeds 1 and 2 in one kernel); a tagged cell that moved
-    with the seed would fail here."""
-    nb = nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
+    those cells do run (the notebook's defaults, seeds 1 and 2 one after the other in a kernel); a
+    tagged cell that moved with the seed would fail here."""
+    nb = _read(stem)
     texts = load_claim_texts(stem)
     ids = {texts[name].id for name in claims_only_cells(nb.cells)[1]}
-    params = {"save_figures": True, **SMALLER.get(stem, {})}
-    rows = _execute(_seed_free_part(nb), [1, 2], tmp_path, params, texts)
+    rows = collection_runs[f"{stem} seed-free"]
     first, second = ({r.id: r for r in run if r.id in ids} for run in rows.values())
     assert first == second and set(first) == ids
 
 
-def test_a_notebook_of_the_collection_in_one_kernel_equals_separate_runs(tmp_path):
-    """08 at its defaults: seeds 1 and 2 in one kernel (cells tagged seed-free left out) give the rows of
-    one kernel per seed, and the rows left out are absent."""
-    stem = "08_shuffle_model"
-    nb = nbformat.read(paths.NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
+def test_a_notebook_of_the_collection_in_one_kernel_equals_separate_runs(tmp_path, collection_runs):
+    """08 at its defaults: seeds 1 and 2 in one kernel (cells tagged seed-free left out; the kernel
+    ran the other notebooks' seed-free parts before them) give the rows of one kernel per seed, and
+    the rows left out are absent."""
+    nb = _read(ONE_KERNEL)
     left_out = claims_only_cells(nb.cells)[1]
-    params = {"save_figures": True}
-    together = _execute(nb, [1, 2], tmp_path / "one", params, left_out)
-    alone = _execute(
-        nb, [2], tmp_path / "alone", params, left_out
-    )  # the second seed, in a kernel of its own
+    together = collection_runs[f"{ONE_KERNEL} claims-only"]
+    alone = _execute(nb, [2], tmp_path, {"save_figures": True}, left_out)  # a kernel of its own
     assert together[2] == alone[2] and together[1] != together[2]
-    assert len(together[2]) == len(load_claim_texts(stem)) - len(left_out)
+    assert len(together[2]) == len(load_claim_texts(ONE_KERNEL)) - len(left_out)
 
 
 def test_the_longest_jobs_start_first():
