@@ -242,7 +242,7 @@ SPECS = {
         origin="http://127.0.0.1:8866", port=8866, _free={"origin"}, _extra={"port": [0]}
     ),
     SV + "book_file": spec(path="build/book/index.html", _free={"path"}),
-    SV + "long_lived": spec(),  # no arguments: a context manager (tests/explore/test_explore_serve.py)
+    SV + "long_lived": spec(),  # a context manager, no arguments
     SV + "refusal": spec(
         headers={"Host": "127.0.0.1:8866"},
         port=8866,
