@@ -49,7 +49,8 @@ quick: setup
 # order in one kernel.  The wall time is printed at the end (CI's budget is four minutes on 2 cores).
 TEST_WORKERS ?= 2
 test: setup peers browser build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js lint
-	@start=$$(date +%s); $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder; status=$$?; \
+	@start=$$(date +%s); \
+	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder; status=$$?; \
 	  echo "make test: pytest took $$(( $$(date +%s) - start )) s of wall time with $(TEST_WORKERS) workers"; exit $$status
 
 # The formatter and the linter (pinned in environment.yml, configured in pyproject.toml): `make test` fails

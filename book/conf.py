@@ -34,9 +34,8 @@ bibtex_bibfiles = ["references.bib"]
 bibtex_reference_style = "author_year"
 bibtex_default_style = "ldp"  # alpha labels, but the Japanese papers labelled by their keys (below)
 autosummary_generate = True
-templates_path = [
-    "_templates"
-]  # the API reference: one page per subpackage (_templates/autosummary)
+# the API reference: one page per subpackage (_templates/autosummary)
+templates_path = ["_templates"]
 numpydoc_show_class_members = False
 html_theme = "sphinx_book_theme"
 html_title = "Local differential privacy notebooks"

@@ -25,6 +25,9 @@ LONGEST_FIRST = (
 
 def pytest_collection_modifyitems(config, items):
     """Run the files of ``LONGEST_FIRST`` first, in that order; the rest keep their order."""
+    missing = [path for path in LONGEST_FIRST if not (config.rootpath / path).is_file()]
+    if missing:  # a renamed file would silently lose its place
+        raise pytest.UsageError(f"tests/conftest.py LONGEST_FIRST names missing files: {missing}")
     rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 

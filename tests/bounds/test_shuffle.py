@@ -91,7 +91,7 @@ def test_binary_worst_case_at_larger_n():
     assert np.allclose(dissent_q, alike_q[::-1], rtol=0, atol=1e-9)
 
 
-def test_epsilon_invertsshuffle_delta():
+def test_epsilon_inverts_delta():
     """δ(ε_c(δ)) = δ to 1e-8 relative, and δ(ε) decreases in ε."""
     profile = S.binary_rr_profile(10**5, 3.0)
     eps_c = profile.epsilon(1e-7)

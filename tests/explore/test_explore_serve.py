@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import gc
 import json
+import weakref
 
 import pytest
 
@@ -180,6 +181,27 @@ def test_long_lived_collects_nothing_inside_then_freezes():
     inside, frozen = _collections_in(cycles)
     assert inside == 0 and frozen >= 20_000
     assert gc.isenabled()
+
+
+def test_long_lived_freezes_what_the_block_made():
+    """A cycle made inside the block and dropped there survives a full collection after the block (it is
+    frozen), and is collected once unfrozen: the freeze comes at the block's end, not at its start."""
+
+    class Node:
+        pass
+
+    with long_lived():
+        node = Node()
+        node.self = node
+        ref = weakref.ref(node)
+        del node
+    try:
+        gc.collect()
+        assert ref() is not None
+    finally:
+        gc.unfreeze()
+    gc.collect()
+    assert ref() is None
 
 
 def test_long_lived_restores_collection_after_an_error_and_leaves_it_off_if_it_was():
