@@ -21,6 +21,12 @@ export OPENBLAS_CORETYPE ?= Haswell
 endif
 export OPENBLAS_NUM_THREADS ?= 1
 
+# Compiled modules are cached (__pycache__/, git-ignored; pytest's rewritten test modules too): a run
+# starts a hundred Python processes (workers, kernels, runners) that import the same package, and an
+# environment that sets PYTHONDONTWRITEBYTECODE would have each of them compile it again (about 4 s of
+# CPU per pytest worker's collection, 0.15 s per kernel).
+export PYTHONDONTWRITEBYTECODE :=
+
 .PHONY: setup peers browser figures test lint refresh bench bench-explore lab clean distclean book explore
 
 setup: $(STAMP)

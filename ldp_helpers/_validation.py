@@ -78,18 +78,23 @@ def _interval(low, high, low_open, high_open) -> str:
     return f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
 
 
+#: the exact types that need no abstract-base-class check (bool is neither: it is refused below)
+_FLOAT_OR_INT = (float, int)
+
+
 def check_real(name: str, value, *, low=None, high=None, low_open=True, high_open=True) -> float:
     """Return ``value`` as a float, checking it is finite and inside the given interval."""
-    if isinstance(value, bool) or not isinstance(value, Real):
+    if type(value) not in _FLOAT_OR_INT and (
+        isinstance(value, bool) or not isinstance(value, Real)
+    ):
         fail_type(name, value, "a real number")
     value = float(value)
-    interval = _interval(low, high, low_open, high_open)
     if not math.isfinite(value):
-        _fail(name, value, f"finite and in {interval}")
-    if low is not None and (value < low or (low_open and value == low)):
-        _fail(name, value, f"in {interval}")
-    if high is not None and (value > high or (high_open and value == high)):
-        _fail(name, value, f"in {interval}")
+        _fail(name, value, f"finite and in {_interval(low, high, low_open, high_open)}")
+    if (low is not None and (value < low or (low_open and value == low))) or (
+        high is not None and (value > high or (high_open and value == high))
+    ):
+        _fail(name, value, f"in {_interval(low, high, low_open, high_open)}")
     return value
 
 
@@ -141,7 +146,7 @@ def _as_int64(name: str, arr: np.ndarray, allowed: str) -> None:
 def check_int(name: str, value, *, low=None, high=None, any_size: bool = False) -> int:
     """An integer in the closed range [low, high], within int64's range (no count wraps later) unless
     ``any_size`` (a number only a formula uses, such as a hypothetical N of a bound, may be any Python int)."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
         fail_type(name, value, "an integer")
     value, lo, hi = int(value), ("-inf" if low is None else low), ("inf" if high is None else high)
     if (low is not None and value < low) or (high is not None and value > high):
@@ -340,22 +345,19 @@ def check_real_array(
     arr = np.asarray(values)
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of real numbers")
-    if arr.dtype == bool or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
+    if arr.dtype.kind not in "iuf":  # integers or floats (not bool, complex, object, …)
         _bad_dtype(name, arr, "an array of real numbers")
     arr = arr.astype(np.float64)
-    interval = _interval(low, high, low_open, high_open)
     bad = ~np.isfinite(arr)
     if low is not None:
-        bad |= (arr < low) | ((arr == low) if low_open else False)
+        bad |= (arr <= low) if low_open else (arr < low)
     if high is not None:
-        bad |= (arr > high) | ((arr == high) if high_open else False)
-    if np.any(bad):
+        bad |= (arr >= high) if high_open else (arr > high)
+    if bad.any():
         _fail(
             name,
             _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
-            f"finite values in {interval}",
+            f"finite values in {_interval(low, high, low_open, high_open)}",
         )
     return arr
 

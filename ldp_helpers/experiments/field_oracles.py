@@ -74,6 +74,7 @@ def oracle_keys() -> tuple[str, ...]:
     )
 
 
+@functools.cache
 def _creator(cls):
     """The class's alternate constructor ``create(epsilon, d, ..., rng=...)`` (a sketch's hashes), or None."""
     return (
