@@ -7,16 +7,10 @@ google/rappor's Shiny simulator), the guide gives ε of one report (ε₁), the 
 candidate's detection threshold (collisions of the hashed design included) and the decoder's
 **expected** precision and recall under no correction, Bonferroni or Benjamini–Hochberg (BH).
 
-The expected precision/recall are an **analytic approximation**, not a simulation: the OLS
-estimate of a candidate's per-cohort count is taken as ``β̂_w ~ N(β_w, SE_w²)`` with the null
-standard error of :func:`~ldp_helpers.bounds.rappor.detection_threshold` (so that
-``SE_w / N_j = π_min,w / z`` with ``z = z_{1−α/n_tests}`` and π_min,w the threshold at power ½),
-and the one-sided test rejects when ``β̂_w / SE_w > z``.  Hence a true candidate is detected
-with probability ``Φ(z (π_w / π_min,w − 1))`` and a null candidate with probability α/n_tests.
-BH has no fixed per-test level; the guide uses the level a = α·R/M at the largest fixed point R of
-the expected number of rejections at level a (a deterministic stand-in for BH's random cut-off).
-Expected recall is the mean detection probability of the true candidates; expected precision is
-E[true detections] / E[all detections] (a ratio of expectations).  It ignores the LASSO step and
+The expected precision/recall are an **analytic approximation**, not a simulation:
+:func:`~ldp_helpers.bounds.rappor.expected_precision_recall` (a true candidate detected with
+probability ``Φ(z (π_w / π_min,w − 1))``, a null one with α/n_tests, BH through a fixed point).
+It ignores the LASSO step and
 the dependence between candidates: at [rappor] §3's setting (k = 128, m = 8, N = 20,000, M = 200,
 h = 4) it gives recall 0.30 and precision 0.86 where 10 decoded surveys give 0.24 ± 0.01 and 0.93
 (the LASSO drops weak true candidates and most false ones).  :func:`simulated_precision_recall`
@@ -40,13 +34,16 @@ import numpy as np
 from scipy import stats
 
 from ldp_helpers._validation import check_choice, check_int, check_real, fail
-from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
+from ldp_helpers.bounds.rappor import (
+    CORRECTIONS,
+    detection_threshold,
+    detection_threshold_without_collisions,
+    expected_precision_recall,
+)
 from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import zipf_weights
 
-#: multiple-testing corrections: none (n_tests = 1), Bonferroni over the M candidates, Benjamini–Hochberg (FDR)
-CORRECTIONS = ("none", "bonferroni", "bh")
 #: population shapes of the held candidates (google/rappor's Shiny simulator offers the last three decays)
 SHAPES = ("zipf", "exponential", "linear", "constant")
 
@@ -76,17 +73,6 @@ def candidate_weights(shape, n_candidates, n_true, s=1.0) -> np.ndarray:
     weights = np.zeros(n_candidates)
     weights[:n_true] = held / held.sum()
     return weights
-
-
-def _bh_level(power_at, n_candidates: int, alpha: float) -> float:
-    """BH's per-test level a = α R/M at the largest fixed point R of R = E[rejections at level α R/M]."""
-    rejections = float(n_candidates)
-    for _ in range(200):  # decreasing from R = M to the largest fixed point (monotone iteration)
-        expected = power_at(alpha * rejections / n_candidates)
-        if abs(expected - rejections) < 1e-9 or expected > rejections:
-            break
-        rejections = expected
-    return alpha * max(rejections, 1.0) / n_candidates
 
 
 class RapporGuide(NamedTuple):
@@ -207,46 +193,23 @@ def rappor_guide(
         zipf_s=zipf_s,
         shape=shape,
     )
-    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
-    correction = check_choice("correction", correction, CORRECTIONS)
-    mechanism, factor, pairs = _design(
+    _, factor, pairs = _design(
         params.k, params.h, params.m, weights.size, check_int("seed", seed, low=0)
     )
-    # the threshold at power ½ is z·c_w, c_w = SE_w/N_j (collisions included), so Pr[detected] = Φ(π_w/c_w − z)
-    per_z = _unit_threshold(params, n_reports) * factor
-    truth = weights > 0
-    n_null = int((~truth).sum())
-
-    with np.errstate(
-        divide="ignore", invalid="ignore"
-    ):  # no noise at all (p* = 0, q* = 1): per_z = 0
-        signal = np.where(per_z > 0, weights / per_z, np.where(weights > 0, np.inf, 0.0))
-
-    def power_at(level):
-        return stats.norm.cdf(signal - stats.norm.isf(level))
-
-    level = {"none": alpha, "bonferroni": alpha / weights.size}.get(correction)
-    if level is None:  # BH: the level at the fixed point of the expected number of rejections
-        level = _bh_level(
-            lambda a: float(power_at(a)[truth].sum()) + n_null * a, weights.size, alpha
-        )
-    z = stats.norm.isf(level)
-    power = power_at(level)
-    true_hits, false_hits = float(power[truth].sum()), float(n_null * level)
-    precision = true_hits / (true_hits + false_hits) if true_hits + false_hits > 0 else 0.0
-    free = float(_unit_threshold(params, n_reports)) * z
+    unit = _unit_threshold(params, n_reports)  # c_w = π_min,w / z = unit · collision factor
+    expected = expected_precision_recall(weights, unit * factor, alpha=alpha, correction=correction)
     return RapporGuide(
         params.epsilon_one_report,
         params.epsilon_permanent,
         params.q_star,
         params.p_star,
         weights,
-        per_z * z,
-        free,
-        power,
-        float(power[truth].mean()),
-        precision,
-        false_hits,
+        unit * factor * expected.z,
+        unit * expected.z,
+        expected.detection_probability,
+        expected.recall,
+        expected.precision,
+        expected.expected_false,
         pairs,
     )
 

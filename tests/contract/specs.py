@@ -164,6 +164,13 @@ SPECS: dict[str, Spec] = {
         params=PARAMS, n_reports=np.array([100, 200]), alpha=0.05, n_tests=1, power=0.5
     ),
     "ldp_helpers.bounds.rappor.tutorial_printed_epsilon_one_report": spec(params=PARAMS),
+    "ldp_helpers.bounds.rappor.expected_precision_recall": spec(
+        frequencies=np.array([0.5, 0.3, 0.2, 0.0]),
+        unit_threshold=np.array([0.1, 0.1, 0.2, 0.1]),
+        alpha=0.05,
+        correction="bh",
+        _extra={"frequencies": [np.zeros(4), np.full((2, 2), 0.25)], "unit_threshold": [[0.1]]},
+    ),
     "ldp_helpers.bounds.tutorial.composed_privacy_loss": spec(
         _huge={"reports"}, table=RR.output_table(), reports=3
     ),
@@ -1393,6 +1400,7 @@ SPECS.update(
 #: frozen records the library builds and returns: results, not an input boundary
 RECORDS = {
     "ldp_helpers.bounds.chernoff.TailCheck",
+    "ldp_helpers.bounds.rappor.ExpectedDetection",
     "ldp_helpers.estimation.rappor_decoding.Decoding",
     "ldp_helpers.experiments.grr_vs_oue.PerturbedExample",
     "ldp_helpers.experiments.m_shot.UnbiasednessCheck",
