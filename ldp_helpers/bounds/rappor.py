@@ -204,7 +204,11 @@ def expected_precision_recall(
         1,
     )
     if not np.any(frequencies > 0):
-        fail("frequencies", frequencies, "frequencies with at least one positive entry")
+        fail(
+            "frequencies",
+            frequencies,
+            "an array with at least one positive entry (a true candidate)",
+        )
     unit_threshold = check_ndim(
         "unit_threshold",
         check_real_array("unit_threshold", unit_threshold, low=0.0, low_open=False),
@@ -216,7 +220,7 @@ def expected_precision_recall(
     correction = check_choice("correction", correction, CORRECTIONS)
     truth = frequencies > 0
     n_null = int((~truth).sum())
-    with np.errstate(divide="ignore", invalid="ignore"):  # c_w = 0: certain (π_w > 0) or never
+    with np.errstate(divide="ignore", invalid="ignore"):  # c_w = 0: π_w/c_w = ∞, or 0 for a null
         signal = np.where(
             unit_threshold > 0,
             frequencies / unit_threshold,

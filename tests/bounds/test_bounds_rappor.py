@@ -59,7 +59,9 @@ def test_detection_probability_matches_monte_carlo_of_the_normal_test():
 
 
 def test_refuses_no_true_candidate_and_a_mismatched_threshold():
-    with pytest.raises(ValueError, match="frequencies must be.*at least one positive"):
+    with pytest.raises(
+        ValueError, match="frequencies must be an array with at least one positive entry"
+    ):
         expected_precision_recall(np.zeros(3), np.ones(3))
     with pytest.raises(ValueError, match="unit_threshold must be .*length 3"):
         expected_precision_recall(np.array([0.5, 0.5, 0.0]), np.ones(2))
