@@ -44,12 +44,12 @@ $(STAMP): environment.yml pyproject.toml
 	touch $(STAMP)
 
 figures: setup peers
-	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --jobs $(JOBS)
+	$(PY) -m ldp_tools.pipeline.reproduce --profile paper --jobs $(JOBS)
 
 # A first look in under a minute (README, "Quick look"): one paper, the LDP tutorial, as `make figures` runs it.
 .PHONY: quick
 quick: setup
-	$(PY) -m ldp_helpers.pipeline.reproduce --profile paper --only 00_tutorial
+	$(PY) -m ldp_tools.pipeline.reproduce --profile paper --only 00_tutorial
 
 # Two pytest workers (pytest-xdist); a file's tests stay on one worker, so a notebook's cells run in
 # order in one kernel.  The wall time is printed at the end (CI's budget is four minutes on 2 cores).
@@ -78,8 +78,8 @@ browser:
 	  "with the install hint unless CHROME_PATH and CHROMEDRIVER_PATH are set"; fi
 
 refresh: setup
-	$(PY) -m ldp_helpers.pipeline.refresh
-	$(PY) -m ldp_helpers.pipeline.report
+	$(PY) -m ldp_tools.pipeline.refresh
+	$(PY) -m ldp_tools.pipeline.report
 
 # The peers (pure-ldp, multi-freq-ldpy) and their own dependencies are benchmark-only and not in
 # the lock: they go to build/bench-peers (git-ignored), never into .venv.
@@ -122,13 +122,13 @@ lab: setup
 	  exec $(VENV)/bin/jupyter lab --allow-root --ip=127.0.0.1 notebooks/; \
 	else exec $(VENV)/bin/jupyter lab --ip=127.0.0.1 notebooks/; fi
 
-# The explorer app (ldp_helpers.explore panels) served by Voila on 127.0.0.1:$(PORT) (8866 by default), guarded:
+# The explorer app (ldp_tools.explore panels) served by Voila on 127.0.0.1:$(PORT) (8866 by default), guarded:
 # loopback Host and Origin headers only, a fresh token (printed in the URL), at most a few kernels, and a notice
-# when it runs as root (ldp_helpers/explore/serve.py); the book built by `make book` is served beside the app
+# when it runs as root (ldp_tools/explore/serve.py); the book built by `make book` is served beside the app
 # (/voila/files/build/book/), so each panel links to its chapter.
 PORT ?= 8866
 explore: setup
-	exec $(PY) -m ldp_helpers.explore.serve --port $(PORT)
+	exec $(PY) -m ldp_tools.explore.serve --port $(PORT)
 
 clean:
 	rm -rf build .pytest_cache

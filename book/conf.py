@@ -138,7 +138,12 @@ def api_tables(module: str) -> list[tuple[str, list[str]]]:
     return [(title, names) for title, names in tables.items() if names]
 
 
-_MODULES = ["ldp_helpers", *api_modules("ldp_helpers")]
+_MODULES = [
+    "ldp_helpers",
+    *api_modules("ldp_helpers"),
+    "ldp_tools",
+    *api_modules("ldp_tools"),
+]
 # plain data (Sphinx pickles its configuration): each module's modules and tables, by name
 autosummary_context = {
     "api_modules": {name: api_modules(name) for name in _MODULES},

@@ -6,11 +6,12 @@ The public names are re-exported here, so a notebook imports them from one place
 
 its own paper's bounds and drivers from ``ldp_helpers.bounds.<key>`` and
 ``ldp_helpers.experiments.<key>``, and its tooling (claims, figures) from
-:mod:`ldp_helpers.pipeline`, which the science never imports.  The layout (docs/reference.md, "Repository map") is by role:
-``mechanisms`` (one contract, :class:`~ldp_helpers.mechanisms.base.Mechanism`, and the
+:mod:`ldp_tools.pipeline`, a separate package beside this one that the science never imports.  The
+layout (docs/reference.md, "Repository map") is by role: ``mechanisms`` (one contract,
+:class:`~ldp_helpers.mechanisms.base.Mechanism`, and the
 :data:`~ldp_helpers.mechanisms.registry.REGISTRY`), ``simulate``, ``estimation``, ``bounds``,
-``protocols``, ``experiments``, ``explore`` and ``pipeline``.  Names are resolved lazily on first
-use, so importing the pipeline does not import the science.
+``protocols``, ``experiments``, ``audit``, ``sweeps``, ``interop`` and ``teaching``.  Names are
+resolved lazily on first use, so importing the package imports no module of the science.
 
 >>> from ldp_helpers import BinaryRR
 >>> BinaryRR.from_epsilon(1.0).p          # doctest: +ELLIPSIS

@@ -1,7 +1,7 @@
 """Where the repository's folders are, anchored on this file (never on the working directory).
 
 The bottom layer, beside :mod:`ldp_helpers._validation`: the science reads its shipped data from
-here (``data/``) and the notebook pipeline adds its own folders (:mod:`ldp_helpers.pipeline.paths`).
+here (``data/``) and the notebook pipeline adds its own folders (:mod:`ldp_tools.pipeline.paths`).
 """
 
 from __future__ import annotations

@@ -34,10 +34,10 @@ import numpy as np
 import ldp_helpers as ldp  # every mechanism, protocol and simulator of the collection: ldp.GRR, ...
 from ldp_helpers.bounds import tutorial as paper  # the tutorial's settings and statements, computed
 from ldp_helpers.experiments import tutorial as runs  # its experiments
-from ldp_helpers.explore.panels import show_panel
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import by_text, close, far, gt, le, lt
-from ldp_helpers.pipeline.plots import tutorial as plots
+from ldp_tools.explore.panels import show_panel
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import by_text, close, far, gt, le, lt
+from ldp_tools.pipeline.plots import tutorial as plots
 claims, publish = start_notebook("00_tutorial", save_figures=save_figures)
 rng = np.random.default_rng(seed)
 

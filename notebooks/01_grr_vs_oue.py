@@ -36,10 +36,10 @@ import numpy as np
 from ldp_helpers import GRR, OUE, flat_counts, load_trouser_counts, tea_survey_standin
 from ldp_helpers.bounds import grr_vs_oue as paper  # the thesis' equations
 from ldp_helpers.experiments import grr_vs_oue as runs  # its settings, examples and experiments
-from ldp_helpers.explore.panels import show_panel
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import by_text, close, ge, gt, le, lt
-from ldp_helpers.pipeline.plots import grr_vs_oue as plots
+from ldp_tools.explore.panels import show_panel
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import by_text, close, ge, gt, le, lt
+from ldp_tools.pipeline.plots import grr_vs_oue as plots
 claims, publish = start_notebook("01_grr_vs_oue", save_figures=save_figures)
 rng = np.random.default_rng(seed)
 

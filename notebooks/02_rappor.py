@@ -42,10 +42,10 @@ import numpy as np
 from ldp_helpers import Rappor, RapporParams, cohort_counts, decode, printed_y_vec
 from ldp_helpers.bounds import rappor as paper  # the paper's equations and our thresholds
 from ldp_helpers.experiments import rappor as runs  # its setting and experiments
-from ldp_helpers.explore.panels import show_panel
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import by_text, gt, lt
-from ldp_helpers.pipeline.plots import rappor as plots
+from ldp_tools.explore.panels import show_panel
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import by_text, gt, lt
+from ldp_tools.pipeline.plots import rappor as plots
 claims, publish = start_notebook("02_rappor", save_figures=save_figures)
 rng = np.random.default_rng(seed)
 

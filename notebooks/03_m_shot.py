@@ -39,10 +39,10 @@ import numpy as np
 from ldp_helpers import MShotReporting, fitted_slope, privacy_losses, tail_check, tail_comparison
 from ldp_helpers.bounds import m_shot as paper  # the paper's equations
 from ldp_helpers.experiments import m_shot as runs  # its experiments and settings
-from ldp_helpers.explore.panels import show_panel
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import by_text, close, far, ge, gt, le, lt
-from ldp_helpers.pipeline.plots import m_shot as plots
+from ldp_tools.explore.panels import show_panel
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import by_text, close, far, ge, gt, le, lt
+from ldp_tools.pipeline.plots import m_shot as plots
 claims, publish = start_notebook("03_m_shot", save_figures=save_figures)
 arms = np.random.default_rng(seed).spawn(6)  # one independent stream per experiment
 

@@ -30,10 +30,10 @@ import numpy as np
 from ldp_helpers import BasicOneTimeRappor, Glance, Harmony, HarmonyNguyen, constant_population
 from ldp_helpers.bounds import glance as paper  # the paper's equations and settings
 from ldp_helpers.experiments import common, glance as runs  # fitted rates; the paper's experiments
-from ldp_helpers.explore.panels import show_panel
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import by_text, close, ge, gt, le, lt
-from ldp_helpers.pipeline.plots import glance as plots
+from ldp_tools.explore.panels import show_panel
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import by_text, close, ge, gt, le, lt
+from ldp_tools.pipeline.plots import glance as plots
 claims, publish = start_notebook("04_glance", save_figures=save_figures)
 rngs = np.random.default_rng(seed).spawn(8)  # one independent stream per experiment arm
 

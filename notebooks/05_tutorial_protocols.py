@@ -44,9 +44,9 @@ save_figures = False  # the paper profile writes figures/05_tutorial_protocols/
 import numpy as np
 from ldp_helpers import PSFO, Taxonomy, pcep_rows, zipf_baskets
 from ldp_helpers.experiments import tutorial_protocols as runs  # the drivers and the setting
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import ge, gt
-from ldp_helpers.pipeline.plots import tutorial_protocols as plots
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import ge, gt
+from ldp_tools.pipeline.plots import tutorial_protocols as plots
 from ldp_helpers.protocols.heavy_hitters import pem_lengths
 
 claims, publish = start_notebook("05_tutorial_protocols", save_figures=save_figures)

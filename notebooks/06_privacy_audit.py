@@ -36,10 +36,10 @@ import numpy as np
 from ldp_helpers import REGISTRY, max_privacy_loss, unary_output_table
 from ldp_helpers.audit import auditor, longitudinal
 from ldp_helpers.experiments import privacy_audit as runs  # the drivers and the setting
-from ldp_helpers.peers import peer_audits
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import close, gt, le
-from ldp_helpers.pipeline.plots import privacy_audit as plots
+from ldp_tools.peers import peer_audits
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import close, gt, le
+from ldp_tools.pipeline.plots import privacy_audit as plots
 claims, publish = start_notebook("06_privacy_audit", save_figures=save_figures)
 arm_seeds = runs.spawn_seeds(np.random.default_rng(seed), 4)  # one seed per experiment
 

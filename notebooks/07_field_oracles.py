@@ -46,14 +46,14 @@ save_figures = False  # the paper profile writes figures/07_field_oracles/
 
 # %%
 import numpy as np
-from ldp_helpers import HadamardMechanism, HadamardResponse, SubsetSelection, peers
+from ldp_helpers import HadamardMechanism, HadamardResponse, SubsetSelection
 from ldp_helpers.experiments import common, field_deployments as deploy, field_oracles as fo
 from ldp_helpers.experiments import heavy_hitter_scaling as hh
 from ldp_helpers.mechanisms import dbitflip, rs_fd, telemetry
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import close, gt, le, lt
-from ldp_helpers.pipeline.plots import field_oracles as plots, heavy_hitter_scaling as hh_plots
-claims, publish = start_notebook("07_field_oracles", save_figures=save_figures)
+from ldp_tools import peers, pipeline
+from ldp_tools.pipeline.decisions import close, gt, le, lt
+from ldp_tools.pipeline.plots import field_oracles as plots, heavy_hitter_scaling as hh_plots
+claims, publish = pipeline.start_notebook("07_field_oracles", save_figures=save_figures)
 rng = np.random.default_rng(seed)
 
 # %% [markdown]

@@ -33,9 +33,9 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from ldp_helpers.audit.auditor import run_audit
 from ldp_helpers.audit.shuffle import ShuffledGRRClient, epsilon_lower_bound_at_delta
 from ldp_helpers.bounds import shuffle as exact, shuffle_accuracy as acc, shuffle_bounds as bounds
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.decisions import close, ge, gt, le, lt
-from ldp_helpers.pipeline.plots import shuffle as plots
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.decisions import close, ge, gt, le, lt
+from ldp_tools.pipeline.plots import shuffle as plots
 claims, publish = start_notebook("08_shuffle_model", save_figures=save_figures)
 audit_seeds = np.random.default_rng(seed).integers(2**63, size=2)  # one stream per audit
 

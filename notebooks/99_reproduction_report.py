@@ -34,10 +34,10 @@ save_figures = False  # the paper profile writes figures/99_reproduction_report/
 # %%
 import numpy as np
 from IPython.display import Markdown, display
-from ldp_helpers.pipeline import start_notebook
-from ldp_helpers.pipeline.plots import report as plots
-from ldp_helpers.pipeline.report import (claims_markdown, claims_with_verdict, collect_claims,
-                                         fragile_claims, run_times, summary_text)
+from ldp_tools.pipeline import start_notebook
+from ldp_tools.pipeline.plots import report as plots
+from ldp_tools.pipeline.report import (claims_markdown, claims_with_verdict, collect_claims,
+                                       fragile_claims, run_times, summary_text)
 
 _, publish = start_notebook("99_reproduction_report", save_figures=save_figures)  # checks no claim
 rng = np.random.default_rng(seed)

@@ -47,7 +47,7 @@ def _close_figures():
 @pytest.fixture(autouse=True, scope="session")
 def _committed_figures_untouched():
     """No test writes into the committed figures/ (tests that save point the figures folder at a tmp dir)."""
-    from ldp_helpers.pipeline.paths import REPO_ROOT
+    from ldp_tools.pipeline.paths import REPO_ROOT
 
     folder = REPO_ROOT / "figures"
 

@@ -25,6 +25,7 @@ def _bib() -> dict:
 def _sources():
     yield from sorted((ROOT / "notebooks").glob("*.py"))
     yield from sorted((ROOT / "ldp_helpers").rglob("*.py"))
+    yield from sorted((ROOT / "ldp_tools").rglob("*.py"))
     yield from sorted((ROOT / "book").glob("*.md"))
 
 

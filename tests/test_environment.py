@@ -7,7 +7,7 @@ import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from ldp_helpers.pipeline.paths import REPO_ROOT
+from ldp_tools.pipeline.paths import REPO_ROOT
 
 
 def _pins():

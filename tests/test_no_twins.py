@@ -15,23 +15,24 @@ from test_public_surface import MAX_PRIVATE_CROSS_IMPORTS, private_cross_imports
 
 import ldp_helpers
 
-PACKAGE = Path(ldp_helpers.__file__).parent
+ROOT = Path(ldp_helpers.__file__).parent.parent
+PACKAGES = (ROOT / "ldp_helpers", ROOT / "ldp_tools")
 
 #: pairs that stay, each with its reason (``module: name``, name the public one)
 ALLOWED = {
     # the private one is the lru_cache over the canonical key (structure as a tuple, hash_family
     # blanked where the oracle ignores it) that build_oracle computes: a memo, not a second recipe
-    "experiments/field_oracles.py: build_oracle",
+    "ldp_helpers/experiments/field_oracles.py: build_oracle",
     # the private one is the lru_cache over checked (frozen, hashable) oracles: a memo for the
     # explorer's redraws, not a second recipe; the public one checks the oracle, then reads the memo
-    "explore/outputs.py: whole_report_epsilon",
+    "ldp_tools/explore/outputs.py: whole_report_epsilon",
     # the event search evaluates up to ~30,000 candidate events on one checked pilot matrix: checking
     # (a float copy and a finiteness pass of the whole matrix) per candidate would multiply its cost
-    "audit/events.py: Event.mask",
+    "ldp_helpers/audit/events.py: Event.mask",
     # not twins: the public method returns the private cached_property (the table is computed once
     # per object, its allocation checked there)
-    "mechanisms/count_mean_sketch.py: CountMeanSketch.hash_table",
-    "mechanisms/fast_local_hashing.py: FastLocalHashing.hash_table",
+    "ldp_helpers/mechanisms/count_mean_sketch.py: CountMeanSketch.hash_table",
+    "ldp_helpers/mechanisms/fast_local_hashing.py: FastLocalHashing.hash_table",
 }
 
 
@@ -50,8 +51,8 @@ def twins(source: str) -> list[str]:
 
 def package_twins() -> list[str]:
     return [
-        f"{path.relative_to(PACKAGE).as_posix()}: {name}"
-        for path in sorted(PACKAGE.rglob("*.py"))
+        f"{path.relative_to(ROOT).as_posix()}: {name}"
+        for path in sorted(p for package in PACKAGES for p in package.rglob("*.py"))
         for name in twins(path.read_text(encoding="utf-8"))
     ]
 
@@ -90,7 +91,7 @@ def test_no_private_twin_is_imported_across_subpackages():
     twin_imports = []
     for entry in found:
         module, name = entry.split(" ", 1)[1].rsplit(".", 1)
-        path = PACKAGE.joinpath(*module.split(".")[1:]).with_suffix(".py")
+        path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
         if path.exists() and name[1:] in twins(path.read_text(encoding="utf-8")):
             twin_imports.append(entry)
     assert not twin_imports, "\n".join(twin_imports)

@@ -1,6 +1,6 @@
 """The public surface is decided: each package's ``__all__`` (issue 35.2).
 
-Every package of ``ldp_helpers`` lists its public names in ``__all__`` and every listed name resolves;
+Every package of ``ldp_helpers`` and ``ldp_tools`` lists its public names in ``__all__`` and every listed name resolves;
 a science subpackage lists each of its modules not named ``_*`` (a new module is a decision); the
 notebooks and the explorer app import only public names; and private names (``_*``) are imported
 across subpackages at most :data:`MAX_PRIVATE_CROSS_IMPORTS` times (a private helper trusts its
@@ -18,15 +18,23 @@ from pathlib import Path
 import pytest
 
 import ldp_helpers
+import ldp_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(ldp_helpers.__file__).parent
 SCIENCE = ["mechanisms", "bounds", "protocols", "simulate", "estimation", "experiments", "audit"]
 MAX_PRIVATE_CROSS_IMPORTS = 10
-PACKAGES = ["ldp_helpers"] + [
-    info.name
-    for info in pkgutil.walk_packages(ldp_helpers.__path__, "ldp_helpers.")
-    if info.ispkg and not any(part.startswith("_") for part in info.name.split("."))
+#: the science and the tooling beside it
+TOPS = ("ldp_helpers", "ldp_tools")
+PACKAGES = [
+    name
+    for top in (ldp_helpers, ldp_tools)
+    for name in [top.__name__]
+    + [
+        info.name
+        for info in pkgutil.walk_packages(top.__path__, top.__name__ + ".")
+        if info.ispkg and not any(part.startswith("_") for part in info.name.split("."))
+    ]
 ]
 
 
@@ -68,10 +76,8 @@ def _non_public_imports(source: str) -> list[str]:
     bad = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            bad += [
-                a.name for a in node.names if a.name.startswith("ldp_helpers.") and "._" in a.name
-            ]
-        if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ldp_helpers")):
+            bad += [a.name for a in node.names if a.name.split(".")[0] in TOPS and "._" in a.name]
+        if not (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in TOPS):
             continue
         if "._" in node.module:
             bad.append(node.module)
@@ -113,23 +119,25 @@ def test_the_import_check_sees_a_private_import():
     assert _non_public_imports("from ldp_helpers.mechanisms.grr import _grr_probabilities") == [
         "ldp_helpers.mechanisms.grr._grr_probabilities"
     ]
-    assert _non_public_imports("from ldp_helpers.explore import oracles") == [
-        "ldp_helpers.explore.oracles"
+    assert _non_public_imports("from ldp_tools.explore import oracles") == [
+        "ldp_tools.explore.oracles"
     ]
-    assert _non_public_imports("from ldp_helpers.explore._controls import x")
+    assert _non_public_imports("from ldp_tools.explore._controls import x")
     assert not _non_public_imports(
         "from ldp_helpers import GRR, teaching\nimport ldp_helpers.bounds"
     )
 
 
 def private_cross_imports() -> list[str]:
-    """Every ``from ... import _name`` in the package whose module is in another subpackage than the importer
-    (absolute or relative; the bottom modules ``ldp_helpers._*`` are shared by all and not counted)."""
+    """Every ``from ... import _name`` in the packages whose module is in another subpackage than the
+    importer (absolute or relative; the bottom modules ``ldp_helpers._*`` are shared by all and not
+    counted; a tooling module importing a private name of the science counts)."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE).with_suffix("").parts
-        here = ["ldp_helpers", *parts[:-1]] + ([] if parts[-1] == "__init__" else [parts[-1]])
-        own = parts[0] if len(parts) > 1 else None
+    paths = sorted(p for top in TOPS for p in (ROOT / top).rglob("*.py"))
+    for path in paths:
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        here = list(parts[:-1]) + ([] if parts[-1] == "__init__" else [parts[-1]])
+        own = parts[:2] if len(parts) > 2 else None
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.ImportFrom):
                 continue
@@ -139,11 +147,16 @@ def private_cross_imports() -> list[str]:
                 module = ".".join(package + [node.module] if node.module else package)
             else:
                 module = node.module or ""
-            target = module.split(".")[1] if module.startswith("ldp_helpers.") else None
-            if target is None or target.startswith("_") or target == own:
+            target = tuple(module.split(".")[:2])
+            if (
+                target[0] not in TOPS
+                or len(target) < 2
+                or target[1].startswith("_")
+                or target == own
+            ):
                 continue
             found += [
-                f"{path.relative_to(PACKAGE)}:{node.lineno} {module}.{a.name}"
+                f"{path.relative_to(ROOT).as_posix()}:{node.lineno} {module}.{a.name}"
                 for a in node.names
                 if a.name.startswith("_") and not a.name.startswith("__")
             ]
@@ -162,6 +175,7 @@ def test_the_map_lists_each_package_s_public_names():
     entries = {}
     for item in block.split("\n- `")[1:]:
         key, names = item.split("`:", 1)
-        entries["ldp_helpers." + key] = [n.strip() for n in " ".join(names.split()).split(",")]
+        key = key if key.split(".")[0] in TOPS else "ldp_helpers." + key
+        entries[key] = [n.strip() for n in " ".join(names.split()).split(",")]
     for package in PACKAGES[1:]:
         assert entries.get(package) == list(importlib.import_module(package).__all__), package

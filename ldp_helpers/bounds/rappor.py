@@ -11,6 +11,16 @@ the frequency ``π_w = β_w / N_j`` with ``N_j = N/m``.  Without collisions (``X
 
 A guide, not a guarantee: the t-test estimates σ and the LASSO keeps only some columns.
 
+**Expected precision and recall** (an analytic approximation, used by the explorer's RAPPOR guide).
+Take the OLS estimate as ``β̂_w ~ N(β_w, SE_w²)`` with the null SE above, so that
+``SE_w / N_j = c_w = π_min,w / z`` (π_min,w the threshold at power ½, ``z = z_{1−α/n_tests}``), and
+let the one-sided test reject when ``β̂_w / SE_w > z``: a true candidate is detected with probability
+``Φ(z (π_w / π_min,w − 1)) = Φ(π_w / c_w − z)`` and a null one with probability α/n_tests.  BH has
+no fixed per-test level; use a = α·R/M at the largest fixed point R of the expected number of
+rejections at level a (a deterministic stand-in for BH's random cut-off).  Recall is the mean
+detection probability of the true candidates, precision E[true detections] / E[all detections]
+(a ratio of expectations).  It ignores the LASSO step and the dependence between candidates.
+
 References
 ----------
 [erlingsson2014] §4; [rappor] §2 (Y ≈ Xβ); [tutorial] "RAPPOR" (ε₂).
@@ -19,11 +29,13 @@ References
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
 
 from ldp_helpers._validation import (
+    check_choice,
     check_instance,
     check_int,
     check_int_array,
@@ -31,6 +43,7 @@ from ldp_helpers._validation import (
     check_probability,
     check_real,
     check_real_array,
+    fail,
 )
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
@@ -143,3 +156,99 @@ def tutorial_printed_epsilon_one_report(params: RapporParams) -> float:
     if p_printed == 0.0 or q_star == 1.0:
         return math.inf
     return params.h * math.log(q_star * (1 - p_printed) / (p_printed * (1 - q_star)))
+
+
+#: the decoder's multiple-testing corrections: none (n_tests = 1), Bonferroni over the M candidates,
+#: Benjamini–Hochberg (FDR α)
+CORRECTIONS = ("none", "bonferroni", "bh")
+
+
+class ExpectedDetection(NamedTuple):
+    """:func:`expected_precision_recall`'s result (the array has length M)."""
+
+    detection_probability: np.ndarray  # Φ(π_w / c_w − z) per candidate
+    recall: float  # mean detection probability of the true candidates (π_w > 0)
+    precision: float  # E[true detections] / E[all detections] (0 if none is expected)
+    expected_false: float  # expected number of null candidates detected
+    z: float  # z_{1−a} of the per-test level a (the threshold at power ½ is z·c_w)
+
+
+def expected_precision_recall(
+    frequencies, unit_threshold, *, alpha: float = 0.05, correction: str = "bonferroni"
+) -> ExpectedDetection:
+    """The decoder's expected precision and recall (analytic approximation of the module docstring).
+
+    Parameters
+    ----------
+    frequencies : array_like of float, shape (M,)
+        π_w of the M candidates in [0, 1]; those with π_w > 0 are the true ones (at least one).
+    unit_threshold : array_like of float, shape (M,)
+        c_w = π_min,w / z ≥ 0: each candidate's threshold at power ½ per unit of z (the standard
+        error of its frequency, collisions included); 0 means no noise (a true candidate is then
+        detected surely; a null one keeps the test's level).
+    alpha : float
+        Level of the one-sided tests, in (0, 1).
+    correction : {"none", "bonferroni", "bh"}
+        n_tests = 1, n_tests = M, or Benjamini–Hochberg at FDR α (the fixed point of the module
+        docstring).
+
+    References
+    ----------
+    [erlingsson2014] §4 (the t-tests); [rappor] §3 (precision, recall).
+    """
+    frequencies = check_ndim(
+        "frequencies",
+        check_real_array(
+            "frequencies", frequencies, low=0.0, high=1.0, low_open=False, high_open=False
+        ),
+        1,
+    )
+    if not np.any(frequencies > 0):
+        fail(
+            "frequencies",
+            frequencies,
+            "an array with at least one positive entry (a true candidate)",
+        )
+    unit_threshold = check_ndim(
+        "unit_threshold",
+        check_real_array("unit_threshold", unit_threshold, low=0.0, low_open=False),
+        1,
+        last=frequencies.size,
+        what="(one value per candidate)",
+    )
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    truth = frequencies > 0
+    n_null = int((~truth).sum())
+    with np.errstate(divide="ignore", invalid="ignore"):  # c_w = 0: π_w/c_w = ∞, or 0 for a null
+        signal = np.where(
+            unit_threshold > 0,
+            frequencies / unit_threshold,
+            np.where(frequencies > 0, np.inf, 0.0),
+        )
+
+    def power_at(level):
+        return stats.norm.cdf(signal - stats.norm.isf(level))
+
+    level = {"none": alpha, "bonferroni": alpha / frequencies.size}.get(correction)
+    if level is None:  # BH: the level at the fixed point of the expected number of rejections
+        level = _bh_level(
+            lambda a: float(power_at(a)[truth].sum()) + n_null * a, frequencies.size, alpha
+        )
+    power = power_at(level)
+    true_hits, false_hits = float(power[truth].sum()), float(n_null * level)
+    precision = true_hits / (true_hits + false_hits) if true_hits + false_hits > 0 else 0.0
+    return ExpectedDetection(
+        power, float(power[truth].mean()), precision, false_hits, float(stats.norm.isf(level))
+    )
+
+
+def _bh_level(power_at, n_candidates: int, alpha: float) -> float:
+    """BH's per-test level a = α R/M at the largest fixed point R of R = E[rejections at level α R/M]."""
+    rejections = float(n_candidates)
+    for _ in range(200):  # decreasing from R = M to the largest fixed point (monotone iteration)
+        expected = power_at(alpha * rejections / n_candidates)
+        if abs(expected - rejections) < 1e-9 or expected > rejections:
+            break
+        rejections = expected
+    return alpha * max(rejections, 1.0) / n_candidates

@@ -1,6 +1,6 @@
 """Heavy hitters as the number of users and the domain grow: our PrivateExpanderSketch against TreeHist, Bitstogram, PEM and SFP.
 
-The driver notebook 07 calls (with :func:`~ldp_helpers.pipeline.plots.heavy_hitter_scaling.scaling_figure`).
+The driver notebook 07 calls (with :func:`~ldp_tools.pipeline.plots.heavy_hitter_scaling.scaling_figure`).
 The setting, named once: n users hold values drawn from Zipf(:data:`HH_ZIPF`) over
 :data:`HH_SUPPORT` ranks placed at random distinct values of [0, 2^bits), so that growing the domain
 changes only the domain (the data keep their shape); the target is the top :data:`HH_K`.  Each run

@@ -315,7 +315,7 @@ def never_cleared_loss(protocol: str, epsilon: float) -> float:
 
 
 def peer_table(peers: dict) -> str:
-    """A notebook's printout of :func:`ldp_helpers.peers.peer_audits`: ε_lb, the verdict, the counts and the event
+    """A notebook's printout of :func:`ldp_tools.peers.peer_audits`: ε_lb, the verdict, the counts and the event
     of every peer's audited protocol (SUE, OUE, OLH), one line each."""
     if (
         not isinstance(peers, dict)

@@ -6,7 +6,7 @@ import pytest
 from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 from ldp_helpers.audit.clients import _PREPARED
 from ldp_helpers.interop.peer_reports import olh_support
-from ldp_helpers.peers import _OlhSupport
+from ldp_tools.peers import _OlhSupport
 
 D, G = 6, 4
 BIG = 2**62 + 12345  # a seed the peers may draw: above 2**32, not exact as a float

@@ -56,10 +56,10 @@ def _interaction(panel, name, values):
 def _kernel_rows() -> list[Timing]:
     from IPython.utils.capture import capture_output
 
-    from ldp_helpers.explore.panels import playground_panel, privacy_utility_panel
-    from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
-    from ldp_helpers.explore.rappor_panel import rappor_panel
-    from ldp_helpers.explore.shuffle_panel import shuffle_panel
+    from ldp_tools.explore.panels import playground_panel, privacy_utility_panel
+    from ldp_tools.explore.paper_panels import continual_panel, m_shot_panel
+    from ldp_tools.explore.rappor_panel import rappor_panel
+    from ldp_tools.explore.shuffle_panel import shuffle_panel
 
     count = itertools.count(1)
     cases = [

@@ -1,8 +1,8 @@
 """Per-panel interaction latency of the explorer, kernel-side: p50 and p95 at the app's defaults and at the heaviest
 allowed setting (issue 36 item 3).
 
-The panels are the app's own list (:data:`ldp_helpers.explore.panels.PANELS`, built by
-:data:`~ldp_helpers.explore.panels.BUILDERS`): a panel added there is timed here without an edit.  Its default
+The panels are the app's own list (:data:`ldp_tools.explore.panels.PANELS`, built by
+:data:`~ldp_tools.explore.panels.BUILDERS`): a panel added there is timed here without an edit.  Its default
 setting is the one the app opens with (the keyword arguments of its ``show_panel`` call in
 ``app/explorer.ipynb``, else the builder's defaults); its heaviest setting is :data:`HEAVIEST` (a panel without
 one gets a row saying so).  One interaction sets one visible number control to a value not seen before (a
@@ -101,7 +101,7 @@ def _interactions(panel):
     Yields the wall and CPU seconds of each accepted interaction; a refused value (the panel's message
     says so) is retried on the other side, and a control refused on both is dropped from the rotation.
     """
-    from ldp_helpers.explore._controls import NumberControl
+    from ldp_tools.explore._controls import NumberControl
 
     names = [
         name
@@ -131,7 +131,7 @@ def time_panel(name: str, setting: str, kwargs: dict, repeat: int) -> dict:
     """p50, p95 (linear interpolation) and n of up to ``repeat`` interactions of the panel built with ``kwargs``."""
     from IPython.utils.capture import capture_output
 
-    from ldp_helpers.explore.panels import BUILDERS
+    from ldp_tools.explore.panels import BUILDERS
 
     with warnings.catch_warnings(), capture_output():
         warnings.simplefilter("ignore")
@@ -164,7 +164,7 @@ def time_panel(name: str, setting: str, kwargs: dict, repeat: int) -> dict:
 
 def measure() -> list[dict]:
     """One record per panel of the app's list and setting (default, heaviest)."""
-    from ldp_helpers.explore.panels import PANELS
+    from ldp_tools.explore.panels import PANELS
 
     defaults = app_defaults()
     records = []

@@ -42,7 +42,7 @@ from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch
 from ldp_helpers.mechanisms.hashtogram import Hashtogram
 from ldp_helpers.mechanisms.sketch_response import SketchResponse
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection
-from ldp_helpers.peers import multi_freq_ldpy_subset_size
+from ldp_tools.peers import multi_freq_ldpy_subset_size
 
 EPSILON = 1.0
 DOMAINS = (43, 1024)

@@ -23,7 +23,7 @@ EVENT = Event(
 def run(rng: np.random.Generator) -> list[Timing]:
     if str(PEERS) not in sys.path:
         sys.path.insert(0, str(PEERS))
-    from ldp_helpers.peers import PureLdpUE, reseed_globals
+    from ldp_tools.peers import PureLdpUE, reseed_globals
 
     label = "audit OUE eps=1, d=4, N=1e5"
     ours = OUE(1.0, 4)

@@ -20,7 +20,7 @@ import pytest
 
 from ldp_helpers.bounds import shuffle as S
 from ldp_helpers.bounds import shuffle_bounds as B
-from ldp_helpers.pipeline.paths import REPO_ROOT
+from ldp_tools.pipeline.paths import REPO_ROOT
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "shuffle"
 

@@ -1,6 +1,6 @@
 """Serving the explorer for the browser tests, the screenshots and the benchmarks: the guarded server of ``make explore``.
 
-:func:`serve` starts ``python -m ldp_helpers.explore.serve`` (loopback, Host/Origin guard, token, one
+:func:`serve` starts ``python -m ldp_tools.explore.serve`` (loopback, Host/Origin guard, token, one
 pre-heated kernel) on a free port in its own process group and always stops the whole group (its
 kernels included), also on failure.  :func:`wait_idle` waits until the server and its kernels stop
 using the CPU — the pre-heated kernel has then rendered the page.  The small ``js_*`` helpers read the
@@ -72,7 +72,7 @@ def serve(
     argv = [
         sys.executable,
         "-m",
-        "ldp_helpers.explore.serve",
+        "ldp_tools.explore.serve",
         "--port",
         str(port),
         *([] if preheat else ["--no-preheat"]),

@@ -22,7 +22,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from ldp_helpers.explore.share import encode_view  # noqa: E402
+from ldp_tools.explore.share import encode_view  # noqa: E402
 
 #: extreme settings of each panel (the ends of its controls' ranges, within the work ceilings)
 EXTREMES = {

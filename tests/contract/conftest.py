@@ -31,7 +31,7 @@ settings.load_profile("contract")
 
 import pytest  # noqa: E402
 
-from ldp_helpers.pipeline import paths  # noqa: E402
+from ldp_tools.pipeline import paths  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")

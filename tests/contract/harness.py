@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ldp_helpers._validation import format_bytes
-from ldp_helpers.pipeline import paths
+from ldp_tools.pipeline import paths
 
 from .specs import RNG
 
@@ -29,9 +29,9 @@ REFUSAL_BYTES = 64 * 1024**2
 HARD_TIMEOUT = 30
 #: specs whose calls resolve (and, with write=True, write) figures/<notebook>/…: pointed at a tmp dir
 WRITES_FIGURES = {
-    "ldp_helpers.pipeline.figures.save_figure",
-    "ldp_helpers.pipeline.figures.figure_path",
-    "ldp_helpers.pipeline.claims.ClaimsTable.write_csv",
+    "ldp_tools.pipeline.figures.save_figure",
+    "ldp_tools.pipeline.figures.figure_path",
+    "ldp_tools.pipeline.claims.ClaimsTable.write_csv",
 }
 
 

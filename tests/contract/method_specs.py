@@ -30,17 +30,17 @@ from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import RapporParams
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.telemetry import OneBitMean
-from ldp_helpers.pipeline import paths
-from ldp_helpers.pipeline.claim_texts import ClaimText
-from ldp_helpers.pipeline.claims import ClaimsTable, read_claims_csv
-from ldp_helpers.pipeline.decisions import Decision, lt
-from ldp_helpers.pipeline.report import NotebookClaims
 from ldp_helpers.protocols.personalized import PCEP
 from ldp_helpers.protocols.registry import PROTOCOL_REGISTRY
 from ldp_helpers.protocols.taxonomy import Taxonomy
 from ldp_helpers.simulate.datasets import CategoryCounts
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
 from ldp_helpers.simulate.survey import SurveyStandIn
+from ldp_tools.pipeline import paths
+from ldp_tools.pipeline.claim_texts import ClaimText
+from ldp_tools.pipeline.claims import ClaimsTable, read_claims_csv
+from ldp_tools.pipeline.decisions import Decision, lt
+from ldp_tools.pipeline.report import NotebookClaims
 
 from .specs import RNG, Spec, spec
 
@@ -101,7 +101,7 @@ RAPPOR_TRUTH = REGISTRY["rappor"].example_truth(RAPPOR)
 CURVE = Curve(np.array([0.4, 0.5]), np.array([0.01, 0.01]))
 M, P, A, S, C = (
     "ldp_helpers.mechanisms.",
-    "ldp_helpers.pipeline.",
+    "ldp_tools.pipeline.",
     "ldp_helpers.audit.",
     "ldp_helpers.simulate.",
     "ldp_helpers.protocols.",

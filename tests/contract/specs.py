@@ -29,9 +29,9 @@ from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
-from ldp_helpers.pipeline.decisions import close
 from ldp_helpers.protocols.taxonomy import Taxonomy
 from ldp_helpers.simulate.populations import Population, RandomActiveSets
+from ldp_tools.pipeline.decisions import close
 
 RNG = object()  # placeholder: a fresh numpy Generator seeded by the property
 
@@ -164,6 +164,13 @@ SPECS: dict[str, Spec] = {
         params=PARAMS, n_reports=np.array([100, 200]), alpha=0.05, n_tests=1, power=0.5
     ),
     "ldp_helpers.bounds.rappor.tutorial_printed_epsilon_one_report": spec(params=PARAMS),
+    "ldp_helpers.bounds.rappor.expected_precision_recall": spec(
+        frequencies=np.array([0.5, 0.3, 0.2, 0.0]),
+        unit_threshold=np.array([0.1, 0.1, 0.2, 0.1]),
+        alpha=0.05,
+        correction="bh",
+        _extra={"frequencies": [np.zeros(4), np.full((2, 2), 0.25)], "unit_threshold": [[0.1]]},
+    ),
     "ldp_helpers.bounds.tutorial.composed_privacy_loss": spec(
         _huge={"reports"}, table=RR.output_table(), reports=3
     ),
@@ -573,73 +580,71 @@ SPECS.update(
             _free={"label", "brands"},
         ),
         # pipeline
-        "ldp_helpers.pipeline.claim_rows.format_value": spec(value=0.5, _free={"value"}),
-        "ldp_helpers.pipeline.claims.ClaimsTable": spec(
+        "ldp_tools.pipeline.claim_rows.format_value": spec(value=0.5, _free={"value"}),
+        "ldp_tools.pipeline.claims.ClaimsTable": spec(
             notebook="00_tutorial", texts="file", _none_ok={"texts"}
         ),
-        "ldp_helpers.pipeline.claim_rows.markdown_table": spec(
-            rows=[], _valid=False, _free={"rows"}
-        ),
-        "ldp_helpers.pipeline.claim_rows.read_claims_csv": spec(
+        "ldp_tools.pipeline.claim_rows.markdown_table": spec(rows=[], _valid=False, _free={"rows"}),
+        "ldp_tools.pipeline.claim_rows.read_claims_csv": spec(
             path="figures/00_tutorial/claims.csv", _free={"path"}
         ),
-        "ldp_helpers.pipeline.decisions.Decision": spec(
+        "ldp_tools.pipeline.decisions.Decision": spec(
             op="le", value=1.0, reference=2.0, tol=0.0, _free={"value", "reference", "tol"}
         ),
-        "ldp_helpers.pipeline.decisions.Decision.parse": spec(
+        "ldp_tools.pipeline.decisions.Decision.parse": spec(
             text="le 1 2", _free={"text"}, _valid=False
         ),
-        "ldp_helpers.pipeline.decisions.close": spec(value=1.0, reference=1.1, tol=0.2),
-        "ldp_helpers.pipeline.decisions.far": spec(value=1.0, reference=1.1, tol=0.05),
-        "ldp_helpers.pipeline.decisions.le": spec(value=1.0, bound=2.0),
-        "ldp_helpers.pipeline.decisions.lt": spec(value=1.0, bound=2.0),
-        "ldp_helpers.pipeline.decisions.ge": spec(value=3.0, bound=2.0),
-        "ldp_helpers.pipeline.decisions.gt": spec(value=3.0, bound=2.0),
-        "ldp_helpers.pipeline.decisions.by_text": spec(
+        "ldp_tools.pipeline.decisions.close": spec(value=1.0, reference=1.1, tol=0.2),
+        "ldp_tools.pipeline.decisions.far": spec(value=1.0, reference=1.1, tol=0.05),
+        "ldp_tools.pipeline.decisions.le": spec(value=1.0, bound=2.0),
+        "ldp_tools.pipeline.decisions.lt": spec(value=1.0, bound=2.0),
+        "ldp_tools.pipeline.decisions.ge": spec(value=3.0, bound=2.0),
+        "ldp_tools.pipeline.decisions.gt": spec(value=3.0, bound=2.0),
+        "ldp_tools.pipeline.decisions.by_text": spec(
             how="read from the paper's Table 2", _free={"how"}
         ),
-        "ldp_helpers.pipeline.figures.use_style": spec(),
-        "ldp_helpers.pipeline.profiles.check_parameters": spec(
+        "ldp_tools.pipeline.figures.use_style": spec(),
+        "ldp_tools.pipeline.profiles.check_parameters": spec(
             stem="00_tutorial",
             parameters={"seed": 3},
             where="here",
             _free={"where"},
             _extra={"parameters": [{"x; import os": 1}, {"seed": b"1"}, {"seed": "1"}, [1]]},
         ),
-        "ldp_helpers.pipeline.profiles.parameters_source": spec(
+        "ldp_tools.pipeline.profiles.parameters_source": spec(
             parameters={"seed": 3}, _extra={"parameters": [{"a b": 1}, {"seed": object()}]}
         ),
         "ldp_helpers.mechanisms.rappor.BitChannel": spec(
             p=0.75, q=0.5, _extra={"p": [0.25, float("nan")]}
         ),
-        "ldp_helpers.pipeline.notebook.start_notebook": spec(
+        "ldp_tools.pipeline.notebook.start_notebook": spec(
             notebook="00_tutorial", save_figures=False
         ),
-        "ldp_helpers.pipeline.notebook.FigureSaver": spec(notebook="00_tutorial", write=False),
-        "ldp_helpers.pipeline.claim_texts.fill": spec(
+        "ldp_tools.pipeline.notebook.FigureSaver": spec(notebook="00_tutorial", write=False),
+        "ldp_tools.pipeline.claim_texts.fill": spec(
             text="a {{x:.2f}} b",
             values={"x": 1.0},
             where="here",
             _free={"text", "where"},
             _extra={"values": [{}, {"x": "text"}]},
         ),
-        "ldp_helpers.pipeline.claim_texts.spec_path": spec(notebook="00_tutorial"),
-        "ldp_helpers.pipeline.claim_texts.load_claim_texts": spec(
+        "ldp_tools.pipeline.claim_texts.spec_path": spec(notebook="00_tutorial"),
+        "ldp_tools.pipeline.claim_texts.load_claim_texts": spec(
             notebook="00_tutorial", _finite=False
         ),
-        "ldp_helpers.pipeline.claim_texts.parse_claim_texts": spec(
+        "ldp_tools.pipeline.claim_texts.parse_claim_texts": spec(
             path="notebooks/profiles/paper.yaml", _valid=False, _free={"path"}
         ),
-        "ldp_helpers.pipeline.figures.round_to_bits": spec(
+        "ldp_tools.pipeline.figures.round_to_bits": spec(
             values=np.array([0.1, 2.5]), bits=36, _free={"values"}, _extra={"bits": [0, 53]}
         ),
-        "ldp_helpers.pipeline.figures.figure_path": spec(
+        "ldp_tools.pipeline.figures.figure_path": spec(
             notebook="00_tutorial",
             name="fig",
             _free={"name"},
             _extra={"name": ["../escape", "a/b", ""]},
         ),
-        "ldp_helpers.pipeline.figures.save_figure": spec(
+        "ldp_tools.pipeline.figures.save_figure": spec(
             fig=_fig,
             notebook="00_tutorial",
             name="fig",
@@ -647,10 +652,10 @@ SPECS.update(
             _free={"name"},
             _extra={"name": ["../escape", "a/b", ""]},
         ),
-        "ldp_helpers.pipeline.paths.notebook_stems": spec(),
-        "ldp_helpers.pipeline.paths.published_figures_dir": spec(),
-        "ldp_helpers.pipeline.paths.check_notebook_stem": spec(notebook="00_tutorial"),
-        "ldp_helpers.pipeline.plots.plot_tail_bounds": spec(
+        "ldp_tools.pipeline.paths.notebook_stems": spec(),
+        "ldp_tools.pipeline.paths.published_figures_dir": spec(),
+        "ldp_tools.pipeline.paths.check_notebook_stem": spec(notebook="00_tutorial"),
+        "ldp_tools.pipeline.plots.plot_tail_bounds": spec(
             _valid=False,
             ax=AX,
             deviation=DELTA,
@@ -661,35 +666,35 @@ SPECS.update(
             title="t",
             _free={"exact_label", "xlabel", "title"},
         ),
-        "ldp_helpers.pipeline.profiles.profile_names": spec(),
-        "ldp_helpers.pipeline.profiles.notebook_parameters": spec(stem="00_tutorial"),
-        "ldp_helpers.pipeline.profiles.load_profile": spec(name="smoke"),
-        "ldp_helpers.pipeline.profiles.profile_path": spec(name="smoke"),
-        "ldp_helpers.pipeline.refresh.strip_volatile": spec(_valid=False, nb={}),
-        "ldp_helpers.pipeline.refresh.build_from_script": spec(stem="00_tutorial"),
-        "ldp_helpers.pipeline.refresh.refresh": spec(stem="00_tutorial", timeout=60, _valid=False),
-        "ldp_helpers.pipeline.reproduce.kernel_config": spec(),
-        "ldp_helpers.pipeline.reproduce.run_notebook": spec(
+        "ldp_tools.pipeline.profiles.profile_names": spec(),
+        "ldp_tools.pipeline.profiles.notebook_parameters": spec(stem="00_tutorial"),
+        "ldp_tools.pipeline.profiles.load_profile": spec(name="smoke"),
+        "ldp_tools.pipeline.profiles.profile_path": spec(name="smoke"),
+        "ldp_tools.pipeline.refresh.strip_volatile": spec(_valid=False, nb={}),
+        "ldp_tools.pipeline.refresh.build_from_script": spec(stem="00_tutorial"),
+        "ldp_tools.pipeline.refresh.refresh": spec(stem="00_tutorial", timeout=60, _valid=False),
+        "ldp_tools.pipeline.reproduce.kernel_config": spec(),
+        "ldp_tools.pipeline.reproduce.run_notebook": spec(
             stem="00_tutorial", profile_name="smoke", parameters={}, _valid=False
         ),
-        "ldp_helpers.pipeline.reproduce.read_timings": spec(profile_name="paper"),
-        "ldp_helpers.pipeline.reproduce.timings_text": spec(
+        "ldp_tools.pipeline.reproduce.read_timings": spec(profile_name="paper"),
+        "ldp_tools.pipeline.reproduce.timings_text": spec(
             timings={}, _extra={"timings": [{"notebooks": 3}, {"a": 1}]}
         ),
-        "ldp_helpers.pipeline.report.run_times": spec(profile_name="paper"),
-        "ldp_helpers.pipeline.report.paper_stems": spec(),
-        "ldp_helpers.pipeline.report.notebook_title": spec(stem="00_tutorial"),
-        "ldp_helpers.pipeline.report.collect_claims": spec(),
-        "ldp_helpers.pipeline.report.figure_files": spec(stem="00_tutorial"),
-        "ldp_helpers.pipeline.report.summary_markdown": spec(collected=[], _valid=False),
-        "ldp_helpers.pipeline.report.thumbnails_markdown": spec(collected=[], _valid=False),
-        "ldp_helpers.pipeline.report.summary_text": spec(collected=[], _valid=False),
-        "ldp_helpers.pipeline.report.claims_with_verdict": spec(
+        "ldp_tools.pipeline.report.run_times": spec(profile_name="paper"),
+        "ldp_tools.pipeline.report.paper_stems": spec(),
+        "ldp_tools.pipeline.report.notebook_title": spec(stem="00_tutorial"),
+        "ldp_tools.pipeline.report.collect_claims": spec(),
+        "ldp_tools.pipeline.report.figure_files": spec(stem="00_tutorial"),
+        "ldp_tools.pipeline.report.summary_markdown": spec(collected=[], _valid=False),
+        "ldp_tools.pipeline.report.thumbnails_markdown": spec(collected=[], _valid=False),
+        "ldp_tools.pipeline.report.summary_text": spec(collected=[], _valid=False),
+        "ldp_tools.pipeline.report.claims_with_verdict": spec(
             collected=[], verdict="reproduced", _valid=False
         ),
-        "ldp_helpers.pipeline.report.claims_markdown": spec(nb=None, _valid=False),
-        "ldp_helpers.pipeline.report.generated_section": spec(),
-        "ldp_helpers.pipeline.report.render_readme": spec(
+        "ldp_tools.pipeline.report.claims_markdown": spec(nb=None, _valid=False),
+        "ldp_tools.pipeline.report.generated_section": spec(),
+        "ldp_tools.pipeline.report.render_readme": spec(
             text="no markers", _valid=False, _free={"text"}
         ),
     }
@@ -780,7 +785,7 @@ RR_TABLE = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
 BAD_CONFIDENCE = [0.0, 1.0, -0.5, 1.5]
 AU = "ldp_helpers.audit."
 PA = "ldp_helpers.experiments.privacy_audit."
-PE = "ldp_helpers.peers."
+PE = "ldp_tools.peers."
 PR = "ldp_helpers.protocols."
 WHERE = dict(_extra={"n_jobs": [0], "chunk_size": [0, -1], "timeout": [0.0, -1.0]})
 SPECS.update(
@@ -1393,6 +1398,7 @@ SPECS.update(
 #: frozen records the library builds and returns: results, not an input boundary
 RECORDS = {
     "ldp_helpers.bounds.chernoff.TailCheck",
+    "ldp_helpers.bounds.rappor.ExpectedDetection",
     "ldp_helpers.estimation.rappor_decoding.Decoding",
     "ldp_helpers.experiments.grr_vs_oue.PerturbedExample",
     "ldp_helpers.experiments.m_shot.UnbiasednessCheck",
@@ -1403,10 +1409,10 @@ RECORDS = {
     "ldp_helpers.mechanisms.count_mean_sketch.CmsReports",
     "ldp_helpers.mechanisms.rappor.RapporReports",
     "ldp_helpers.mechanisms.registry.RegistryEntry",
-    "ldp_helpers.pipeline.claim_rows.Claim",
-    "ldp_helpers.pipeline.report.NotebookClaims",
-    "ldp_helpers.pipeline.claim_texts.ClaimText",
-    "ldp_helpers.pipeline.reproduce.RunResult",
+    "ldp_tools.pipeline.claim_rows.Claim",
+    "ldp_tools.pipeline.report.NotebookClaims",
+    "ldp_tools.pipeline.claim_texts.ClaimText",
+    "ldp_tools.pipeline.reproduce.RunResult",
     "ldp_helpers.audit.auditor.AuditResult",
     "ldp_helpers.audit.longitudinal.AttackCurve",
     "ldp_helpers.sweeps.ChunkFailure",
@@ -1430,17 +1436,17 @@ ABSTRACT = {
 }
 #: command-line entry points (argv), probed by test_pipeline_safety.py
 CLI = {
-    "ldp_helpers.pipeline.refresh.main",
-    "ldp_helpers.pipeline.reproduce.main",
-    "ldp_helpers.pipeline.report.main",
+    "ldp_tools.pipeline.refresh.main",
+    "ldp_tools.pipeline.reproduce.main",
+    "ldp_tools.pipeline.report.main",
     "ldp_helpers.simulate.datasets.main",
-    "ldp_helpers.peers.main",
+    "ldp_tools.peers.main",
 }
 #: being built in this session by other issues; the integrator moves each into SPECS and empties this
 PENDING: dict[str, str] = {}
 
 
-# Per-paper specs (e.g. the figure functions of ldp_helpers/pipeline/plots/<key>.py) live in their own
+# Per-paper specs (e.g. the figure functions of ldp_tools/pipeline/plots/<key>.py) live in their own
 # files, tests/contract/specs_<key>.py, each defining SPECS (and optionally RECORDS), merged here.
 def _merge_per_paper_specs() -> None:
     import importlib

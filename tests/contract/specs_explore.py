@@ -1,4 +1,4 @@
-"""Contract specs of the explorer (``ldp_helpers.explore``): its pure functions, share codes, server guard and panels.
+"""Contract specs of the explorer (``ldp_tools.explore``): its pure functions, share codes, server guard and panels.
 
 Merged into :data:`tests.contract.specs.SPECS` (see the end of ``specs.py``).  The panel builders make
 live widgets (``_valid=False``: their valid calls run in ``tests/explore/test_explore*.py``) and check their
@@ -29,16 +29,16 @@ RAPPOR = dict(
 CODE = "v1.q1YqyEmsTC_KL81LUbKqVgISpjpKqQXFmTn5eUpWRnoGtbUA"  # {"playground": {"epsilon": 2.0, "d": 5}}
 
 EO, EU, ER, ES = (
-    "ldp_helpers.explore.oracles.",
-    "ldp_helpers.explore.utility.",
-    "ldp_helpers.explore.rappor.",
-    "ldp_helpers.explore.rappor_sim.",
+    "ldp_tools.explore.oracles.",
+    "ldp_tools.explore.utility.",
+    "ldp_tools.explore.rappor.",
+    "ldp_tools.explore.rappor_sim.",
 )
-EOUT, ESH = "ldp_helpers.explore.outputs.", "ldp_helpers.explore.shuffle."
+EOUT, ESH = "ldp_tools.explore.outputs.", "ldp_tools.explore.shuffle."
 SH, SV, ST = (
-    "ldp_helpers.explore.share.",
-    "ldp_helpers.explore.serve.",
-    "ldp_helpers.explore.streams.",
+    "ldp_tools.explore.share.",
+    "ldp_tools.explore.serve.",
+    "ldp_tools.explore.streams.",
 )
 PANELS = {
     "k",
@@ -255,25 +255,25 @@ SPECS = {
     ),
     SV + "main": spec(argv=["--help"], _valid=False, _free={"argv"}),
     # the panels: live widgets, defaults checked by the functions above
-    "ldp_helpers.explore.panels.playground_panel": spec(
+    "ldp_tools.explore.panels.playground_panel": spec(
         mechanism_key="grr", epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS
     ),
-    "ldp_helpers.explore.panels.privacy_utility_panel": spec(
+    "ldp_tools.explore.panels.privacy_utility_panel": spec(
         epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS
     ),
-    "ldp_helpers.explore.panels.show_panel": spec(name="playground", _valid=False),
-    "ldp_helpers.explore.panels.shown_keys": spec(shown="few"),
-    "ldp_helpers.explore.paper_panels.continual_panel": spec(
+    "ldp_tools.explore.panels.show_panel": spec(name="playground", _valid=False),
+    "ldp_tools.explore.panels.shown_keys": spec(shown="few"),
+    "ldp_tools.explore.paper_panels.continual_panel": spec(
         mu=0.5, n_users=2000, n_rounds=4, _valid=False, _free=PANELS
     ),
-    "ldp_helpers.explore.paper_panels.m_shot_panel": spec(
+    "ldp_tools.explore.paper_panels.m_shot_panel": spec(
         epsilon=4.0, n_rounds=8, _valid=False, _free=PANELS
     ),
-    "ldp_helpers.explore.rappor_panel.rappor_panel": spec(**RAPPOR, _valid=False, _free=PANELS),
-    "ldp_helpers.explore.shuffle_panel.shuffle_panel": spec(
+    "ldp_tools.explore.rappor_panel.rappor_panel": spec(**RAPPOR, _valid=False, _free=PANELS),
+    "ldp_tools.explore.shuffle_panel.shuffle_panel": spec(
         n=50, epsilon0=1.0, delta=1e-6, k=2, _valid=False, _free=PANELS
     ),
-    "ldp_helpers.explore.rappor_panel.load_counts": spec(
+    "ldp_tools.explore.rappor_panel.load_counts": spec(
         panel=None,
         counts=BIT_COUNTS,
         reports_per_cohort=REPORTS,

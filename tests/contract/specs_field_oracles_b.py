@@ -218,7 +218,7 @@ SPECS = {
         _extra={"bits_grid": [np.array([10]), np.array([4]), np.array([32])], "n_users": [10]},
     ),
     # the figure draws a new Figure (not run here: tests/experiments/test_heavy_hitter_scaling.py draws it)
-    "ldp_helpers.pipeline.plots.heavy_hitter_scaling.scaling_figure": spec(
+    "ldp_tools.pipeline.plots.heavy_hitter_scaling.scaling_figure": spec(
         by_n=SCALING, by_bits=SCALING, epsilon=2.0, k=2, bits=8, n_users=100, _valid=False
     ),
 }

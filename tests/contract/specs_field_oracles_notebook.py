@@ -1,5 +1,5 @@
 """Contract specs of notebook 07's helpers: ldp_helpers.experiments.field_oracles and .field_deployments, the peers'
-parameter rules in ldp_helpers.peers, and the figure functions of ldp_helpers.pipeline.plots.field_oracles (merged
+parameter rules in ldp_tools.peers, and the figure functions of ldp_tools.pipeline.plots.field_oracles (merged
 into specs.SPECS)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from .specs import RNG, spec
 
 FO = "ldp_helpers.experiments.field_oracles."
 FD = "ldp_helpers.experiments.field_deployments."
-PE = "ldp_helpers.peers."
-PL = "ldp_helpers.pipeline.plots.field_oracles."
+PE = "ldp_tools.peers."
+PL = "ldp_tools.pipeline.plots.field_oracles."
 KEYS = ["grr", "ss"]
 EPS = np.array([0.5, 2.0])
 TABLE = np.array([[1.0, 2.0], [0.5, 1.5]])

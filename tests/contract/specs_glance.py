@@ -16,7 +16,7 @@ from .specs import spec
 
 GL = "ldp_helpers.bounds.glance."
 EG = "ldp_helpers.experiments.glance."
-PG = "ldp_helpers.pipeline.plots.glance."
+PG = "ldp_tools.pipeline.plots.glance."
 EPS = np.array([1.0, 3.0, 5.0])
 CURVE = np.array([0.3, 0.2, 0.1])
 BY_MU = {(name, mu): CURVE for name in ("Glance", "Harmony") for mu in (0.9995, 0.5)}

@@ -14,7 +14,7 @@ from ldp_helpers.simulate.survey import tea_survey_standin
 
 from .specs import AX, COUNTS, GRR5, spec
 
-PLOTS = "ldp_helpers.pipeline.plots.grr_vs_oue."
+PLOTS = "ldp_tools.pipeline.plots.grr_vs_oue."
 EXAMPLE = PerturbedExample(
     "GRR", np.array([3, 2, 5]), np.array([3, 2, 5]), np.array([2.8, 1.4, 5.8])
 )

@@ -44,7 +44,7 @@ GI, PR, XX = (
     "ldp_helpers.interop.peer_reports.",
     "ldp_helpers.interop.xxhash32.",
 )
-SW, PE = "ldp_helpers.sweeps.", "ldp_helpers.peers."
+SW, PE = "ldp_helpers.sweeps.", "ldp_tools.peers."
 SPECS = {
     # mechanisms: external hash designs, google's MD5 design; the decoder on bit counts
     "ldp_helpers.mechanisms.rappor.Rappor.from_design": spec(

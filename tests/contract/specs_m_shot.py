@@ -13,7 +13,7 @@ from ldp_helpers.experiments.m_shot import PeakWindow
 
 from .specs import RNG, spec
 
-EX, PL = "ldp_helpers.experiments.m_shot.", "ldp_helpers.pipeline.plots.m_shot."
+EX, PL = "ldp_helpers.experiments.m_shot.", "ldp_tools.pipeline.plots.m_shot."
 WINDOW = PeakWindow(
     np.array([1, 2, 3]),
     np.array([0.5, 0.6, 0.55]),

@@ -1,5 +1,5 @@
 """Contract specs of notebook 06's helpers: ldp_helpers.experiments.privacy_audit (the ones added by issue 25) and
-the figure functions of ldp_helpers.pipeline.plots.privacy_audit (merged into specs.SPECS)."""
+the figure functions of ldp_tools.pipeline.plots.privacy_audit (merged into specs.SPECS)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ldp_helpers.experiments.privacy_audit import MechanismAudit
 from .specs import RNG, spec
 
 PA = "ldp_helpers.experiments.privacy_audit."
-PL = "ldp_helpers.pipeline.plots.privacy_audit."
+PL = "ldp_tools.pipeline.plots.privacy_audit."
 RESULT = AuditResult(
     epsilon_lb=1.05,
     confidence=0.9,

@@ -23,7 +23,7 @@ SCORES = np.full((2, 3, 4), 0.5)
 N_FINE = np.array([100, 150, 200])
 
 EX = "ldp_helpers.experiments.rappor."
-PL = "ldp_helpers.pipeline.plots.rappor."
+PL = "ldp_tools.pipeline.plots.rappor."
 
 SPECS = {
     EX + "paper_params": spec(h=4, m=8, epsilon=1.0, _none_ok={"epsilon"}),

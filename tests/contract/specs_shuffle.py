@@ -46,7 +46,7 @@ SPECS |= {
 }
 
 SPECS |= {
-    "ldp_helpers.pipeline.plots.shuffle.epsilon_vs_n_figure": spec(
+    "ldp_tools.pipeline.plots.shuffle.epsilon_vs_n_figure": spec(
         n_grid=[10, 100],
         exact=[0.5, 0.2],
         bounds={"b": [0.6, 0.3]},
@@ -54,7 +54,7 @@ SPECS |= {
         delta=1e-6,
         _valid=False,
     ),
-    "ldp_helpers.pipeline.plots.shuffle.mse_vs_epsilon_figure": spec(
+    "ldp_tools.pipeline.plots.shuffle.mse_vs_epsilon_figure": spec(
         epsilons=[0.5, 1.0], mse={"a": [0.1, 0.01]}, n=100, k=2, _valid=False
     ),
 }

@@ -1,12 +1,12 @@
 """Contract specs of the robustness pass (issue 26): the ``stability`` column, its computation and the report's
-fragile rows (ldp_helpers/pipeline/{stability,claim_rows,profiles,report}.py), and the pooled margin that made
+fragile rows (ldp_tools/pipeline/{stability,claim_rows,profiles,report}.py), and the pooled margin that made
 notebook 05's SVIM rows stable (ldp_helpers/experiments/tutorial_protocols.py)."""
 
 import numpy as np
 
 from ldp_helpers.experiments.tutorial_protocols import Curve
-from ldp_helpers.pipeline.claim_rows import Claim
-from ldp_helpers.pipeline.decisions import close
+from ldp_tools.pipeline.claim_rows import Claim
+from ldp_tools.pipeline.decisions import close
 
 from .specs import spec
 
@@ -30,7 +30,7 @@ MOVED = Claim(
     tolerance="±0.1",
     decision=str(close(1.02, 1.0, 0.1)),
 )
-P = "ldp_helpers.pipeline."
+P = "ldp_tools.pipeline."
 A, B = (
     Curve(np.array([0.5, 0.6]), np.array([0.01, 0.02])),
     Curve(np.array([0.4, 0.5]), np.array([0.01, 0.01])),

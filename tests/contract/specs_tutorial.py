@@ -13,7 +13,7 @@ from ldp_helpers.mechanisms.local_hashing import BLH
 
 from .specs import COUNTS, GRR5, RNG, RR, spec
 
-PT = "ldp_helpers.pipeline.plots.tutorial."
+PT = "ldp_tools.pipeline.plots.tutorial."
 SIZES = np.array([100, 1000])
 ERRORS = {0.5: np.array([[0.1, -0.2, 0.0], [0.01, 0.02, -0.03]])}
 SIGMAS = {0.5: np.array([0.2, 0.06])}

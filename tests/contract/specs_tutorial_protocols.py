@@ -1,5 +1,5 @@
 """Contract specs of notebook 05's helpers: ldp_helpers.experiments.tutorial_protocols (the ones added by issue 25)
-and the figure functions of ldp_helpers.pipeline.plots.tutorial_protocols (merged into specs.SPECS)."""
+and the figure functions of ldp_tools.pipeline.plots.tutorial_protocols (merged into specs.SPECS)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ldp_helpers.protocols.taxonomy import Taxonomy
 from .specs import RNG, spec
 
 TP = "ldp_helpers.experiments.tutorial_protocols."
-PL = "ldp_helpers.pipeline.plots.tutorial_protocols."
+PL = "ldp_tools.pipeline.plots.tutorial_protocols."
 EPS = np.array([0.5, 1.0])
 A, B = (
     Curve(np.array([0.5, 0.6]), np.array([0.01, 0.02])),

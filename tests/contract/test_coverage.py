@@ -14,6 +14,7 @@ import inspect
 import pkgutil
 
 import ldp_helpers
+import ldp_tools
 from ldp_helpers.mechanisms.base import FrequencyOracle, Mechanism, PureFrequencyOracle
 from ldp_helpers.protocols.registry import ALL_MECHANISMS
 
@@ -27,9 +28,15 @@ def _pending(qualname: str) -> bool:
 
 
 def public_callables() -> list[str]:
-    """Qualified names of the public API: module-level callables and their public alternate constructors."""
+    """Qualified names of the public API (the science's and the tooling's): module-level callables and
+    their public alternate constructors."""
     names = []
-    for info in pkgutil.walk_packages(ldp_helpers.__path__, "ldp_helpers."):
+    infos = [
+        info
+        for top in (ldp_helpers, ldp_tools)
+        for info in pkgutil.walk_packages(top.__path__, top.__name__ + ".")
+    ]
+    for info in infos:
         if any(part.startswith("_") for part in info.name.split(".")[1:]) or _pending(info.name):
             continue
         module = importlib.import_module(info.name)

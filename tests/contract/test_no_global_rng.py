@@ -1,4 +1,4 @@
-"""No hidden randomness: no module of the package uses numpy's global RNG or Python's ``random``.
+"""No hidden randomness: no module of the packages (science and tooling) uses numpy's global RNG or Python's ``random``.
 
 An AST scan of every module: ``import random`` / ``from random import …``, and any use of
 ``np.random.<name>`` / ``numpy.random.<name>`` other than the explicit-Generator API
@@ -12,14 +12,15 @@ from pathlib import Path
 
 import ldp_helpers
 
-PACKAGE = Path(ldp_helpers.__file__).parent
+ROOT = Path(ldp_helpers.__file__).parent.parent
+PACKAGES = (ROOT / "ldp_helpers", ROOT / "ldp_tools")
 #: modules that must touch global state to drive third-party code, with the reason (reviewed by hand)
 EXEMPT = {
-    "peers.py": "issue 15: seeds the global RNGs the peer libraries (pure-ldp) draw from, "
+    "ldp_tools/peers.py": "issue 15: seeds the global RNGs the peer libraries (pure-ldp) draw from, "
     "so their runs are reproducible; our own code never draws from them",
-    "sweeps/global_rngs.py": "issue 31: seeds (and restores) the global RNGs a black-box client draws from, per "
+    "ldp_helpers/sweeps/global_rngs.py": "issue 31: seeds (and restores) the global RNGs a black-box client draws from, per "
     "batch of a chunk, so its audit gives the same numbers on every backend",
-    "sweeps/dask_futures.py": "issue 31: gives dask.sizeof a random.Random of its own on the workers (it drew "
+    "ldp_helpers/sweeps/dask_futures.py": "issue 31: gives dask.sizeof a random.Random of its own on the workers (it drew "
     "from the global random between a seeded black-box client's draws)",
 }
 ALLOWED = {
@@ -93,8 +94,8 @@ def test_scanner_catches_global_rng():
 
 def test_no_module_uses_global_randomness():
     bad = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(p for package in PACKAGES for p in package.rglob("*.py")):
         found = _violations(ast.parse(path.read_text(), filename=str(path)))
-        if found and str(path.relative_to(PACKAGE)) not in EXEMPT:
-            bad[str(path.relative_to(PACKAGE))] = found
+        if found and path.relative_to(ROOT).as_posix() not in EXEMPT:
+            bad[path.relative_to(ROOT).as_posix()] = found
     assert not bad, f"global RNG use (inject a numpy Generator as rng=): {bad}"

@@ -1,6 +1,6 @@
 """The explorer's panels refuse bad values with the library's message and keep working (issues 16, 17, 30).
 
-Every control of every panel (:data:`~ldp_helpers.explore.panels.PANELS`) is sent the contract
+Every control of every panel (:data:`~ldp_tools.explore.panels.PANELS`) is sent the contract
 suite's bad values for its kind — what a user could type into a text box (``panel.update`` with an
 override, as the browser would send it), not only what the widget's own type allows.  Each must
 leave the panel showing ``refused: …`` naming the control, with no traceback, and the next valid
@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldp_helpers.explore._controls import NumberControl
-from ldp_helpers.explore.panels import PANELS, playground_panel, privacy_utility_panel
-from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
-from ldp_helpers.explore.rappor_panel import rappor_panel
-from ldp_helpers.explore.shuffle_panel import shuffle_panel
+from ldp_tools.explore._controls import NumberControl
+from ldp_tools.explore.panels import PANELS, playground_panel, privacy_utility_panel
+from ldp_tools.explore.paper_panels import continual_panel, m_shot_panel
+from ldp_tools.explore.rappor_panel import rappor_panel
+from ldp_tools.explore.shuffle_panel import shuffle_panel
 
 from .strategies import bad_values
 

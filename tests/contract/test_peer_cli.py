@@ -1,10 +1,10 @@
-"""The peer-audit command line (``python -m ldp_helpers.peers``) refuses bad arguments before any audit."""
+"""The peer-audit command line (``python -m ldp_tools.peers``) refuses bad arguments before any audit."""
 
 from __future__ import annotations
 
 import pytest
 
-from ldp_helpers import peers as peer_audit
+from ldp_tools import peers as peer_audit
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,11 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from ldp_helpers import _validation
-from ldp_helpers.pipeline import figures, paths, profiles, refresh, reproduce
 from ldp_helpers.simulate import datasets
+from ldp_tools.pipeline import figures, paths, profiles, refresh, reproduce
 
 WRITE = (
-    "from ldp_helpers.pipeline import paths\n"
+    "from ldp_tools.pipeline import paths\n"
     "d = paths.FIGURES_DIR / '{stem}'\nd.mkdir(parents=True, exist_ok=True)\n(d / 'fig.png').write_text('new')"
 )
 

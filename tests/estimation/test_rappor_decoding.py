@@ -32,8 +32,8 @@ from ldp_helpers.experiments.rappor import (
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.rappor_client import report_table
-from ldp_helpers.pipeline.plots import rappor as plots
 from ldp_helpers.simulate.populations import cohort_counts, cohort_sizes, zipf_weights
+from ldp_tools.pipeline.plots import rappor as plots
 
 SMALL = RapporParams(k=8, h=2, m=2, f=0.0, p=0.5, q=0.75)
 TOY_TRUTH = np.array([[900, 600, 0, 300, 0], [900, 600, 0, 300, 0]])

@@ -15,7 +15,7 @@ from ldp_helpers.audit.longitudinal import (
 )
 from ldp_helpers.experiments import privacy_audit as runs
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
-from ldp_helpers.pipeline.plots import privacy_audit as plots
+from ldp_tools.pipeline.plots import privacy_audit as plots
 
 
 @pytest.mark.parametrize("protocol, cls", [("SUE", SUE), ("OUE", OUE)])

@@ -12,8 +12,8 @@ from ldp_helpers.experiments import glance as runs
 from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
-from ldp_helpers.pipeline.plots import glance as plots
 from ldp_helpers.simulate.populations import constant_population
+from ldp_tools.pipeline.plots import glance as plots
 
 
 def test_mean_and_se_is_the_mean_and_its_standard_error_per_row():

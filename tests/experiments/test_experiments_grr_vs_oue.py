@@ -33,16 +33,16 @@ from ldp_helpers.experiments.grr_vs_oue import (
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
 from ldp_helpers.mechanisms.unary_encoding import OUE
-from ldp_helpers.pipeline.plots.grr_vs_oue import (
+from ldp_helpers.simulate.datasets import CategoryCounts
+from ldp_helpers.simulate.populations import flat_counts
+from ldp_helpers.simulate.survey import tea_survey_standin
+from ldp_tools.pipeline.plots.grr_vs_oue import (
     dataset1_figure,
     dataset2_figure,
     mse_figure,
     perturbed_figure,
     plot_mse_curves,
 )
-from ldp_helpers.simulate.datasets import CategoryCounts
-from ldp_helpers.simulate.populations import flat_counts
-from ldp_helpers.simulate.survey import tea_survey_standin
 
 SKEWED = np.array([60, 5, 0, 3, 2])  # n = 70, d = 5
 FLAT = np.array([14, 14, 14, 14, 14])

@@ -167,7 +167,7 @@ def test_figures_draw_the_experiments(rng):
     """The figures: a panel per ε with the ±2σ band; a curve triple per oracle; the phase diagram's two panels."""
     from ldp_helpers import GRR
     from ldp_helpers.bounds.wang2017 import best_protocol_grid
-    from ldp_helpers.pipeline.plots import tutorial as plots
+    from ldp_tools.pipeline.plots import tutorial as plots
 
     sizes = np.array([100, 1000, 10_000])
     rrs = {eps: BinaryRR.from_epsilon(eps) for eps in (0.5, 2.0)}

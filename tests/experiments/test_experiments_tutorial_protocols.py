@@ -8,8 +8,8 @@ from matplotlib.figure import Figure
 
 from ldp_helpers.experiments import tutorial_protocols as runs
 from ldp_helpers.experiments.tutorial_protocols import Curve
-from ldp_helpers.pipeline.plots import tutorial_protocols as plots
 from ldp_helpers.protocols.taxonomy import Taxonomy
+from ldp_tools.pipeline.plots import tutorial_protocols as plots
 
 A = Curve(np.array([0.2, 0.5, 0.9]), np.array([0.02, 0.03, 0.01]))
 B = Curve(np.array([0.1, 0.2, 0.9]), np.array([0.01, 0.02, 0.02]))

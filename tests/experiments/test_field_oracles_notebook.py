@@ -12,8 +12,8 @@ from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.experiments import heavy_hitter_scaling as hh
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
 from ldp_helpers.mechanisms.unary_encoding import OUE
-from ldp_helpers.pipeline.plots import field_oracles as plots
-from ldp_helpers.pipeline.plots import heavy_hitter_scaling as hh_plots
+from ldp_tools.pipeline.plots import field_oracles as plots
+from ldp_tools.pipeline.plots import heavy_hitter_scaling as hh_plots
 
 
 def test_groups_partition_the_frequency_oracles():

@@ -12,7 +12,7 @@ from ldp_helpers.experiments.heavy_hitter_scaling import (
     scaling_by_n,
     zipf_population,
 )
-from ldp_helpers.pipeline.plots.heavy_hitter_scaling import scaling_figure
+from ldp_tools.pipeline.plots.heavy_hitter_scaling import scaling_figure
 
 
 def test_population_keeps_its_shape_as_the_domain_grows():

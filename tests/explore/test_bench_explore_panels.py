@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import bench_explore_panels as bench  # noqa: E402
 
-from ldp_helpers.explore import panels  # noqa: E402
+from ldp_tools.explore import panels  # noqa: E402
 
 
 def test_defaults_are_the_apps_show_panel_calls():
@@ -41,9 +41,9 @@ def test_a_new_panel_is_timed_without_an_edit(monkeypatch):
 
 def test_heaviest_settings_are_allowed():
     """The heaviest settings are accepted by the panels' own checks (else the bench times a refusal)."""
-    from ldp_helpers.explore.oracles import check_structure, playground_state
-    from ldp_helpers.explore.rappor import MAX_DECODE_CELLS
-    from ldp_helpers.explore.streams import MAX_CONTINUAL_WORK, _check_m_shot_work, _check_work
+    from ldp_tools.explore.oracles import check_structure, playground_state
+    from ldp_tools.explore.rappor import MAX_DECODE_CELLS
+    from ldp_tools.explore.streams import MAX_CONTINUAL_WORK, _check_m_shot_work, _check_work
 
     heavy = bench.HEAVIEST["playground"]
     structure = {name: heavy[name] for name in ("k", "m", "n_buckets")}

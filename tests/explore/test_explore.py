@@ -1,4 +1,4 @@
-"""The explorer's oracle functions (ldp_helpers.explore.oracles, .utility) and its two oracle panels, without a browser."""
+"""The explorer's oracle functions (ldp_tools.explore.oracles, .utility) and its two oracle panels, without a browser."""
 
 from __future__ import annotations
 
@@ -8,20 +8,20 @@ import numpy as np
 import pytest
 
 from ldp_helpers.experiments import field_oracles as fo
-from ldp_helpers.explore import oracles, panels, utility
-from ldp_helpers.explore.oracles import (
+from ldp_helpers.mechanisms.base import FrequencyOracle
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.histogram_encoding import THE, optimal_threshold
+from ldp_helpers.mechanisms.local_hashing import OLH, olh_hash_range
+from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_tools.explore import oracles, panels, utility
+from ldp_tools.explore.oracles import (
     UNAVAILABLE,
     oracle_parameters,
     panel_keys,
     playground_state,
     population_counts,
 )
-from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
-from ldp_helpers.mechanisms.base import FrequencyOracle
-from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
-from ldp_helpers.mechanisms.histogram_encoding import THE, optimal_threshold
-from ldp_helpers.mechanisms.local_hashing import OLH, olh_hash_range
-from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_tools.explore.utility import oracle_ranking, privacy_utility_curves
 
 oracle_keys = panel_keys
 
@@ -271,7 +271,7 @@ def test_phase_diagram_is_the_exact_winner_and_agrees_with_wangs_rule_away_from_
 
 # ------------------------------------------------------------------------------------ panels (no browser)
 
-from ldp_helpers.explore.panels import PANELS, playground_panel, privacy_utility_panel, show_panel  # noqa: E402
+from ldp_tools.explore.panels import PANELS, playground_panel, privacy_utility_panel, show_panel  # noqa: E402
 
 
 def test_playground_panel_updates_survives_refusals_and_offers_its_numbers():
@@ -494,7 +494,7 @@ def test_in_view_keeps_exactly_the_minor_ticks_drawn_and_the_same_png():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ldp_helpers.explore._widgets import minor_ticks_in_view
+    from ldp_tools.explore._widgets import minor_ticks_in_view
 
     def png(in_view: bool):
         fig = Figure(figsize=(4, 3), dpi=50)

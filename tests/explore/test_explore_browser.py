@@ -52,8 +52,8 @@ from browser.explorer import (  # noqa: E402
 )
 from browser.harness import chromium  # noqa: E402
 
-from ldp_helpers.explore._widgets import BUSY  # noqa: E402
-from ldp_helpers.explore.share import decode_view, encode_view  # noqa: E402
+from ldp_tools.explore._widgets import BUSY  # noqa: E402
+from ldp_tools.explore.share import decode_view, encode_view  # noqa: E402
 
 SHOTS = ROOT / "build" / "explorer-screenshots"
 #: the first panel must show within this many seconds of the request (2 s is the idle-machine target, see make bench)

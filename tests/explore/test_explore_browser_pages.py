@@ -79,7 +79,7 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
     closes — so 20 page views in a row never reach the cap and the 21st opens.  As a user goes on at once,
     the next page opens while the last one's kernel ends; each kernel is timed from the moment its page
     was left, and every one has ended before the 21st page's check."""
-    from ldp_helpers.explore.serve import CLOSED_PAGE_SECONDS
+    from ldp_tools.explore.serve import CLOSED_PAGE_SECONDS
 
     proc, url = server
     wait_idle(proc)

@@ -17,16 +17,16 @@ import numpy as np
 import pytest
 
 from ldp_helpers.experiments import field_oracles as fo
-from ldp_helpers.explore.oracles import (
+from ldp_helpers.mechanisms.base import PureFrequencyOracle
+from ldp_helpers.simulate.populations import flat_counts
+from ldp_tools.explore.oracles import (
     UNAVAILABLE,
     check_structure,
     panel_keys,
     playground_state,
     population_counts,
 )
-from ldp_helpers.explore.utility import oracle_ranking, privacy_utility_curves
-from ldp_helpers.mechanisms.base import PureFrequencyOracle
-from ldp_helpers.simulate.populations import flat_counts
+from ldp_tools.explore.utility import oracle_ranking, privacy_utility_curves
 
 oracle_keys = panel_keys
 DS, EPSILONS, NS = (5, 257), (0.3, 4.0), (1, 10**6)
@@ -171,9 +171,9 @@ def test_the_playgrounds_mse_matches_the_per_user_client(key):
 
 # ------------------------------------------------------------------------------------ RAPPOR, continual counting, m-shot
 
-from ldp_helpers.explore.rappor import _design, rappor_guide  # noqa: E402
-from ldp_helpers.explore.rappor_sim import simulated_survey, user_report  # noqa: E402
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams  # noqa: E402
+from ldp_tools.explore.rappor import _design, rappor_guide  # noqa: E402
+from ldp_tools.explore.rappor_sim import simulated_survey, user_report  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -251,8 +251,8 @@ def test_one_users_report_has_the_clients_law():
 @pytest.mark.statistical
 def test_the_m_shot_panels_f_measure_has_the_samplers_law():
     from ldp_helpers.experiments.m_shot import ramp_data
-    from ldp_helpers.explore.streams import m_shot_curves
     from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
+    from ldp_tools.explore.streams import m_shot_curves
 
     curves = m_shot_curves(epsilon=6.0, n_rounds=30, n_users=2000, theta=0.5, n_draws=300, seed=4)
     rng = np.random.default_rng(9)

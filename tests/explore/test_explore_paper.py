@@ -13,16 +13,16 @@ from ldp_helpers.bounds import glance as gb
 from ldp_helpers.bounds.m_shot import g, m_star
 from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
 from ldp_helpers.experiments.glance import error_curve
-from ldp_helpers.explore import streams
-from ldp_helpers.explore.paper_panels import continual_panel, m_shot_panel
-from ldp_helpers.explore.rappor import _design, candidate_weights, rappor_guide
-from ldp_helpers.explore.rappor_panel import load_counts, rappor_panel
-from ldp_helpers.explore.rappor_sim import decode_counts, simulated_survey, user_report
-from ldp_helpers.explore.streams import continual_counting_curves, m_grid, m_shot_curves
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import constant_population, zipf_weights
+from ldp_tools.explore import streams
+from ldp_tools.explore.paper_panels import continual_panel, m_shot_panel
+from ldp_tools.explore.rappor import _design, candidate_weights, rappor_guide
+from ldp_tools.explore.rappor_panel import load_counts, rappor_panel
+from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
+from ldp_tools.explore.streams import continual_counting_curves, m_grid, m_shot_curves
 
 RAPPOR = dict(
     k=16, h=2, m=4, f=0.5, p=0.5, q=0.75, n_reports=20_000, n_candidates=40, n_true=10, zipf_s=1.0
@@ -406,7 +406,7 @@ def test_bad_defaults_are_refused_before_any_widget(build, kwargs):
 def test_show_panel_displays_widget_png_and_text(monkeypatch):
     import IPython.display
 
-    from ldp_helpers.explore.panels import show_panel
+    from ldp_tools.explore.panels import show_panel
 
     shown = []
     monkeypatch.setattr(
@@ -428,7 +428,7 @@ def test_show_panel_displays_widget_png_and_text(monkeypatch):
 
 def test_simulated_check_is_decode_surveys_and_the_approximation_is_close_at_the_papers_setting():
     from ldp_helpers.experiments.rappor import decode_surveys
-    from ldp_helpers.explore.rappor import simulated_precision_recall
+    from ldp_tools.explore.rappor import simulated_precision_recall
 
     setting = dict(
         k=128,
@@ -534,9 +534,9 @@ def test_rappor_panels_upload_reads_google_rappors_files_with_issue_31s_readers(
     reads (same arrays as decode_counts on them); a wrong set of files is refused with the library's message."""
     from pathlib import Path
 
-    from ldp_helpers.explore.rappor_panel import _read_upload
-    from ldp_helpers.explore.rappor_sim import decode_counts
     from ldp_helpers.interop.google_rappor import read_rappor_files
+    from ldp_tools.explore.rappor_panel import _read_upload
+    from ldp_tools.explore.rappor_sim import decode_counts
 
     folder = Path(__file__).parents[1] / "fixtures" / "google_rappor"
     files = {name: (folder / name).read_bytes() for name in ("counts.csv", "map.csv", "params.csv")}

@@ -1,4 +1,4 @@
-"""The explorer server's pure guard (``ldp_helpers.explore.serve``), without a server: the book's allow-list,
+"""The explorer server's pure guard (``ldp_tools.explore.serve``), without a server: the book's allow-list,
 traversal on every route, the cap on open pages (issues 36.1 and 39.3).  The served behaviour is driven in
 ``tests/explore/test_explore_browser.py``."""
 
@@ -11,7 +11,7 @@ import weakref
 
 import pytest
 
-from ldp_helpers.explore.serve import APP, MAX_PAGES, book_file, long_lived, refusal
+from ldp_tools.explore.serve import APP, MAX_PAGES, book_file, long_lived, refusal
 
 HOST = {"Host": "127.0.0.1:8866"}
 
@@ -106,7 +106,7 @@ def test_the_cap_counts_pages_and_says_what_to_do():
 @pytest.mark.parametrize("seconds", ["0", "3601"])
 def test_a_retry_interval_out_of_range_is_refused_before_serving(seconds, capsys):
     """``--retry-seconds`` (how often the page over the cap reloads itself) is checked before anything starts."""
-    from ldp_helpers.explore.serve import main
+    from ldp_tools.explore.serve import main
 
     with pytest.raises(
         ValueError, match=rf"retry_seconds must be an integer in \[1, 3600\]; got {seconds}"
@@ -122,7 +122,7 @@ def test_ordinary_warnings_are_shown_as_info_and_others_stay_warnings():
     import logging
     import re
 
-    from ldp_helpers.explore.serve import _not_an_alarm
+    from ldp_tools.explore.serve import _not_an_alarm
 
     def record(msg):  # as jupyter_server logs them: a format string and its arguments
         words = tuple(re.findall(r"'([^']*)'", msg))
@@ -228,4 +228,4 @@ def test_the_app_imports_the_panels_inside_long_lived():
     blocks = [node for node in ast.parse(first).body if isinstance(node, ast.With)]
     assert [ast.unparse(b.items[0].context_expr) for b in blocks] == ["long_lived()"]
     inside = {n.module for n in ast.walk(blocks[0]) if isinstance(n, ast.ImportFrom)}
-    assert inside == {"ldp_helpers.explore.panels", "ldp_helpers.explore.share"}
+    assert inside == {"ldp_tools.explore.panels", "ldp_tools.explore.share"}

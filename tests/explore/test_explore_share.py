@@ -1,4 +1,4 @@
-"""Share codes of the explorer's views (ldp_helpers.explore.share): round trips, hostile codes, applying a view."""
+"""Share codes of the explorer's views (ldp_tools.explore.share): round trips, hostile codes, applying a view."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import zlib
 
 import pytest
 
-from ldp_helpers.explore.share import (
+from ldp_tools.explore.share import (
     apply_view,
     decode_view,
     encode_view,
@@ -71,7 +71,7 @@ def test_hostile_or_broken_codes_are_refused_naming_code(code):
 
 def test_values_stay_data_never_code():
     """A value that looks like code is only text: the panel's check refuses it with its message."""
-    from ldp_helpers.explore.panels import privacy_utility_panel
+    from ldp_tools.explore.panels import privacy_utility_panel
 
     panel = privacy_utility_panel(d=8, n=1000)
     view = decode_view(
@@ -82,7 +82,7 @@ def test_values_stay_data_never_code():
 
 
 def test_applying_a_view_sets_the_controls_with_one_redraw_and_reports_what_it_cannot_set():
-    from ldp_helpers.explore.panels import playground_panel
+    from ldp_tools.explore.panels import playground_panel
 
     panel = playground_panel(d=8, n=1000)
     assert (
@@ -104,7 +104,7 @@ def test_applying_a_view_sets_the_controls_with_one_redraw_and_reports_what_it_c
 
 
 def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
-    from ldp_helpers.explore.panels import privacy_utility_panel
+    from ldp_tools.explore.panels import privacy_utility_panel
 
     panel = privacy_utility_panel(d=8, n=1000)
     bar = share_bar().attach(
@@ -137,7 +137,7 @@ def test_brackets_inside_text_are_not_nesting():
 
 def test_one_code_gives_one_view_whatever_the_page_showed():
     """Issue 36 item 3: a code's omitted parameters are the defaults, not the page's values; refused ones never travel."""
-    from ldp_helpers.explore.panels import playground_panel
+    from ldp_tools.explore.panels import playground_panel
 
     shown, other = playground_panel(d=8, n=1000), playground_panel(d=8, n=1000)
     shown.controls["epsilon"].value = 2.0
@@ -160,7 +160,7 @@ def test_a_preheated_kernel_reads_the_page_request_as_voila_sends_it(monkeypatch
 
     import websockets
 
-    from ldp_helpers.explore import share
+    from ldp_tools.explore import share
 
     asked = []
 
@@ -213,7 +213,7 @@ def test_reading_the_page_request_imports_no_server_stack():
     import sys
 
     code = (
-        "import sys\nfrom ldp_helpers.explore import share\nshare._request_query()\n"
+        "import sys\nfrom ldp_tools.explore import share\nshare._request_query()\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'voila', 'jupyter_server'}))"
     )
     env = {**os.environ, "VOILA_PREHEAT": "False", "QUERY_STRING": ""}

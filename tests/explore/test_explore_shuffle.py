@@ -10,9 +10,9 @@ import pytest
 
 from ldp_helpers.bounds import shuffle as exact
 from ldp_helpers.bounds import shuffle_bounds as sb
-from ldp_helpers.explore import shuffle as S
-from ldp_helpers.explore.share import apply_view, decode_view, encode_view, view_of
-from ldp_helpers.explore.shuffle_panel import shuffle_panel
+from ldp_tools.explore import shuffle as S
+from ldp_tools.explore.share import apply_view, decode_view, encode_view, view_of
+from ldp_tools.explore.shuffle_panel import shuffle_panel
 
 matplotlib.use("Agg")
 

@@ -18,7 +18,7 @@ from ldp_helpers.interop.peer_reports import (
 )
 from ldp_helpers.interop.xxhash32 import xxh32, xxh32_decimal
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH
-from ldp_helpers.peers import PEERS, peer_olh_run
+from ldp_tools.peers import PEERS, peer_olh_run
 
 EPSILON, D, N = 2.0, 30, 2000
 

@@ -609,7 +609,7 @@ def test_fit_rates_recovers_a_known_exponent():
 def test_figure_functions_draw_without_printing(capsys):
     """Each figure of the notebook comes back as a Figure with one panel per setting, and prints nothing."""
     from ldp_helpers.bounds.chernoff import tail_check
-    from ldp_helpers.pipeline.plots import m_shot as plots
+    from ldp_tools.pipeline.plots import m_shot as plots
 
     rng = np.random.default_rng(0)
     ms, f = np.array([1, 2, 4]), {1.0: rng.random((3, 4)), 10.0: rng.random((3, 4))}

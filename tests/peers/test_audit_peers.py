@@ -7,7 +7,7 @@ Reference: Arcolezi & Gambs, PETS 2024 ([arcolezi2024]).
 
 import pytest
 
-from ldp_helpers.peers import PEERS, peer_audits
+from ldp_tools.peers import PEERS, peer_audits
 
 
 @pytest.fixture(scope="module")

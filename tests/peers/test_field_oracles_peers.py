@@ -34,7 +34,7 @@ from ldp_helpers.mechanisms.hadamard_mechanism import HadamardMechanism, Hadamar
 from ldp_helpers.mechanisms.hadamard_response import HadamardResponse
 from ldp_helpers.mechanisms.pure import unbiased_count
 from ldp_helpers.mechanisms.subset_selection import SubsetSelection, optimal_subset_size
-from ldp_helpers.peers import multi_freq_ldpy_subset_size, pure_ldp_hadamard_coefficients
+from ldp_tools.peers import multi_freq_ldpy_subset_size, pure_ldp_hadamard_coefficients
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS_DIR = ROOT / "build" / "bench-peers"

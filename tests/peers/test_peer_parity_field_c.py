@@ -2,7 +2,7 @@
 
 The peer lives in ``build/bench-peers`` (installed by ``make peers``, never in ``.venv``); it is imported in this
 process from that folder, after ``.venv``'s packages.  Its clients draw from NumPy's global generator and
-numba's, both seeded from our Generator (:func:`ldp_helpers.peers.reseed_numba`).
+numba's, both seeded from our Generator (:func:`ldp_tools.peers.reseed_numba`).
 
 For each mechanism: (1) the peer's aggregator and ours give **identical** estimates on the same reports, in
 both directions (the peer's estimators are the unbiased ones, clipped at 0 and renormalized to frequencies:
@@ -33,7 +33,7 @@ from ldp_helpers.mechanisms.multidimensional import SPL
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.rs_fd import RSFD
 from ldp_helpers.mechanisms.smp import SMP, SampledReports
-from ldp_helpers.peers import _cache_jitted, multi_freq_ldpy_lgrr_rounds, reseed_numba
+from ldp_tools.peers import _cache_jitted, multi_freq_ldpy_lgrr_rounds, reseed_numba
 
 PEERS_DIR = Path(__file__).resolve().parents[2] / "build" / "bench-peers"
 N_USERS, N_SURVEYS = 1500, 12

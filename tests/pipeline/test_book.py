@@ -3,7 +3,7 @@
 `make book` builds from the notebooks that `make figures` executed with papermill (``build/paper``).
 `make test` runs before `make figures`, so this test executes one chapter (``RUNNER_CHAPTER``: a live
 panel's widget views, an exercise, papermill's injected parameters) with the same runner
-(:mod:`ldp_helpers.pipeline.reproduce`) at the smoke profile into a temporary folder, takes every other
+(:mod:`ldp_tools.pipeline.reproduce`) at the smoke profile into a temporary folder, takes every other
 notebook's smoke outputs from ``notebooks/*.ipynb`` (nbval re-executes each of them in the same
 `make test` and fails on any difference in their text outputs; it does not compare images), and builds the book from
 there with the same ``book/build.py``: what it checks is what `make book` renders, widget metadata,
@@ -48,7 +48,7 @@ RUNNER_CHAPTER = "01_grr_vs_oue"
 EXECUTE = """
 import sys
 from pathlib import Path
-from ldp_helpers.pipeline import paths, reproduce
+from ldp_tools.pipeline import paths, reproduce
 paths.BUILD_DIR = Path(sys.argv[1])  # executed notebooks and staging go to the temporary folder
 sys.exit(reproduce.main(["--profile", "smoke", "--only", sys.argv[2]]))
 """
@@ -514,7 +514,7 @@ def test_the_runners_do_not_interrupt_an_idle_kernel_at_shutdown() -> None:
 
     from traitlets import import_item
 
-    from ldp_helpers.pipeline.reproduce import kernel_config
+    from ldp_tools.pipeline.reproduce import kernel_config
 
     manager = import_item(kernel_config()["NotebookClient"]["kernel_manager_class"])()
     manager.shutting_down = True

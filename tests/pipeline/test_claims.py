@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from ldp_helpers.pipeline import claims as claims_mod
-from ldp_helpers.pipeline import paths, profiles
-from ldp_helpers.pipeline.claims import (
+from ldp_tools.pipeline import claims as claims_mod
+from ldp_tools.pipeline import paths, profiles
+from ldp_tools.pipeline.claims import (
     COLUMNS,
     SEVERITIES,
     VERDICTS,
@@ -164,7 +164,7 @@ def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch
 
 def test_overlong_csv_is_refused_unread(tmp_path, monkeypatch):
     """Reading stops at MAX_CSV_BYTES + 1 bytes."""
-    from ldp_helpers.pipeline import claim_rows
+    from ldp_tools.pipeline import claim_rows
 
     monkeypatch.setattr(claim_rows, "MAX_CSV_BYTES", 100)
     bad = tmp_path / "claims.csv"
@@ -242,7 +242,7 @@ def test_committed_claims_carry_their_stability(path):
 def test_stability_labels():
     """deterministic: the same decision under every seed; stable: the value moves, not the verdict; fragile: names the
     other verdicts and their seeds."""
-    from ldp_helpers.pipeline.stability import stability_counts, stability_label, with_stability
+    from ldp_tools.pipeline.stability import stability_counts, stability_label, with_stability
 
     base = ClaimsTable("00_tutorial", texts=None).check("x", "§1", 1.0, 1.0, atol=0.1)
 
@@ -383,7 +383,7 @@ consequence:
 
 
 def _short_table(tmp_path, text=SPEC):
-    from ldp_helpers.pipeline.claim_texts import parse_claim_texts
+    from ldp_tools.pipeline.claim_texts import parse_claim_texts
 
     path = tmp_path / "00_tutorial.yaml"
     path.write_text(text, encoding="utf-8")

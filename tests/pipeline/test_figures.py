@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from ldp_helpers.pipeline import figures, paths
+from ldp_tools.pipeline import figures, paths
 
 
 @pytest.fixture
@@ -174,7 +174,7 @@ def test_pdf_with_mathtext_prime_writes_nothing_on_stderr(tmp_path):
     """A prime in mathtext (a font with 1970 timestamps) must not print fontTools' notice on stderr."""
     code = (
         "import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
-        "from ldp_helpers.pipeline import figures, paths; from pathlib import Path\n"
+        "from ldp_tools.pipeline import figures, paths; from pathlib import Path\n"
         f"paths.FIGURES_DIR = Path({str(tmp_path)!r})\n"
         'figures.use_style(); fig, ax = plt.subplots(); ax.set_xlabel(r"$f\'_i$")\n'
         "figures.save_figure(fig, '00_tutorial', 'fig_prime')\n"

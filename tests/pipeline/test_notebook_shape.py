@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ldp_helpers.pipeline.paths import NOTEBOOKS_DIR
+from ldp_tools.pipeline.paths import NOTEBOOKS_DIR
 
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.py"))
 MAX_CELL_LINES, MAX_IMPORT_LINES, MAX_CLAIM_LINES = 25, 10, 2

@@ -7,8 +7,8 @@ import jupytext
 import nbformat
 import pytest
 
-from ldp_helpers.pipeline.paths import NOTEBOOKS_DIR, REPO_ROOT, notebook_stems
-from ldp_helpers.pipeline.profiles import load_profile, profile_names
+from ldp_tools.pipeline.paths import NOTEBOOKS_DIR, REPO_ROOT, notebook_stems
+from ldp_tools.pipeline.profiles import load_profile, profile_names
 
 STEMS = notebook_stems()
 
@@ -90,7 +90,7 @@ def test_smoke_profile_overrides_nothing():
 def test_papermill_sees_every_parameter(stem):
     """Every assignment of the parameters cell is a papermill parameter (a comment holding '=' or an
     apostrophe makes papermill skip its line silently, and a profile could then not override it)."""
-    from ldp_helpers.pipeline.profiles import notebook_parameters
+    from ldp_tools.pipeline.profiles import notebook_parameters
 
     nb = nbformat.read(NOTEBOOKS_DIR / f"{stem}.ipynb", as_version=4)
     source = next(c for c in nb.cells if c.cell_type == "code").source
@@ -101,9 +101,9 @@ def test_papermill_sees_every_parameter(stem):
 
 
 def test_refresh_strips_the_explorers_widget_view():
-    from ldp_helpers.explore._widgets import WIDGET_MIME
-    from ldp_helpers.pipeline.refresh import WIDGET_MIME as STRIPPED
-    from ldp_helpers.pipeline.refresh import strip_volatile
+    from ldp_tools.explore._widgets import WIDGET_MIME
+    from ldp_tools.pipeline.refresh import WIDGET_MIME as STRIPPED
+    from ldp_tools.pipeline.refresh import strip_volatile
 
     assert STRIPPED == WIDGET_MIME
     nb = nbformat.v4.new_notebook(
@@ -130,7 +130,7 @@ def test_refresh_strips_the_explorers_widget_view():
 
 def test_refresh_merges_a_stream_the_kernel_split_into_chunks():
     """How the kernel chunks stdout depends on timing; the stored notebook must not."""
-    from ldp_helpers.pipeline.refresh import strip_volatile
+    from ldp_tools.pipeline.refresh import strip_volatile
 
     out = nbformat.v4.new_output
     cell = nbformat.v4.new_code_cell(

@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from ldp_helpers.pipeline import paths, report
-from ldp_helpers.pipeline.claims import ClaimsTable, by_text, claims_csv, gt
+from ldp_tools.pipeline import paths, report
+from ldp_tools.pipeline.claims import ClaimsTable, by_text, claims_csv, gt
 
 
 def _fake_notebook(nb_dir, stem, title):
@@ -128,13 +128,13 @@ def test_committed_readme_is_up_to_date():
     """README.md's summary and thumbnails match the committed claims and figures (run `make refresh`)."""
     text = (paths.REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert report.render_readme(text) == text, (
-        "README.md is stale: run `python -m ldp_helpers.pipeline.report`"
+        "README.md is stale: run `python -m ldp_tools.pipeline.report`"
     )
 
 
 def test_report_reads_published_claims_while_its_own_outputs_are_staged(monkeypatch, tmp_path):
     """Under ``reproduce`` the report writes to staging but summarizes the published figures/ claims."""
-    from ldp_helpers.pipeline import paths, report
+    from ldp_tools.pipeline import paths, report
 
     monkeypatch.setenv("LDP_FIGURES_DIR", str(tmp_path))
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)  # as a kernel started by reproduce sees it

@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from ldp_helpers.pipeline import paths, profiles, reproduce
+from ldp_tools.pipeline import paths, profiles, reproduce
 
 
 def _notebook(path, *cells):
@@ -119,7 +119,7 @@ def test_failing_notebook_is_reported_with_its_cell(sandbox, capsys):
 
 ROBUST = """
 import os, pathlib
-from ldp_helpers.pipeline.claims import ClaimsTable, gt, le
+from ldp_tools.pipeline.claims import ClaimsTable, gt, le
 table = ClaimsTable("00_tutorial", texts=None)
 table.check_statement("flips with the seed", "§1", "x", gt(seed % 7, 3), "y")
 table.check("exact", "§2", 1, 1)
@@ -144,7 +144,7 @@ def reseeded_run(tmp_path_factory):
     import io
     import json
 
-    from ldp_helpers.pipeline.claims import read_claims_csv
+    from ldp_tools.pipeline.claims import read_claims_csv
 
     cells = [
         new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}),
@@ -158,7 +158,7 @@ def reseeded_run(tmp_path_factory):
         ),
         new_code_cell("import time\ntime.sleep(0.2)", metadata={"tags": ["peer-clients"]}),
         new_code_cell(
-            "import matplotlib.pyplot as plt\nfrom ldp_helpers.pipeline.notebook import FigureSaver\n"
+            "import matplotlib.pyplot as plt\nfrom ldp_tools.pipeline.notebook import FigureSaver\n"
             "FigureSaver('00_tutorial', True, draw=not claims_only)(plt.figure(), 'probe')\n"
             "png = pathlib.Path(os.environ['LDP_FIGURES_DIR']) / '00_tutorial' / 'probe.png'\n"
             "assert png.exists() != claims_only and not plt.get_fignums()"

@@ -12,8 +12,8 @@ import papermill
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from ldp_helpers.pipeline import paths, reproduce
-from ldp_helpers.pipeline._reseeds import (
+from ldp_tools.pipeline import paths, reproduce
+from ldp_tools.pipeline._reseeds import (
     SEED_FREE_TAG,
     check_seed_free,
     claims_only_cells,
@@ -21,12 +21,12 @@ from ldp_helpers.pipeline._reseeds import (
     reseeds_notebook,
     seeded_reads,
 )
-from ldp_helpers.pipeline.claim_rows import Claim, read_claims_csv
-from ldp_helpers.pipeline.claim_texts import load_claim_texts
-from ldp_helpers.pipeline.decisions import close
-from ldp_helpers.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
-from ldp_helpers.pipeline.profiles import parameters_source
-from ldp_helpers.pipeline.stability import with_stability
+from ldp_tools.pipeline.claim_rows import Claim, read_claims_csv
+from ldp_tools.pipeline.claim_texts import load_claim_texts
+from ldp_tools.pipeline.decisions import close
+from ldp_tools.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
+from ldp_tools.pipeline.profiles import parameters_source
+from ldp_tools.pipeline.stability import with_stability
 
 TAGGED = [s for s in paths.notebook_stems() if s[:2] in ("00", "01", "03", "04", "07", "08")]
 
@@ -185,7 +185,7 @@ def _execute(nb, seeds, tmp_path, parameters=None, left_out=(), no_reset=False):
 LEAKY = [
     _cell("seed = 1\nsave_figures = True", "parameters"),
     _cell(
-        "import numpy as np\nfrom ldp_helpers.pipeline.claims import ClaimsTable, close\n"
+        "import numpy as np\nfrom ldp_tools.pipeline.claims import ClaimsTable, close\n"
         "claims = ClaimsTable('00_tutorial', texts=None)\nrng = np.random.default_rng(seed)"
     ),
     # state a reseed could inherit from the one before it in the same kernel

@@ -1,0 +1,441 @@
+"""The explorer's widget plumbing: a :class:`Panel`, its persistent figure, busy indicator, export links and fallback.
+
+A panel is built once: a title bar (its busy indicator and its CSV / PNG downloads), its controls
+(wrapping rows, :mod:`~ldp_tools.explore._controls`), an HTML message (empty, or the library's
+``ValueError`` message for a refused value — never a traceback; the panel keeps working), an HTML
+summary (the numbers) and an Image widget holding the figure as a PNG at :data:`FIGURE_DPI`.  The
+figure is one :class:`matplotlib.figure.Figure` per panel, created on the first draw and then only
+updated: a redraw never rebuilds axes or legends.  Every redraw also sets the panel's table (the
+numbers behind the figure), offered as CSV beside the PNG.
+
+:func:`display_panel` shows a panel as one output holding both the live widget view and a static
+PNG of its first figure (plus a plain-text summary): a frontend running the kernel (JupyterLab,
+Voilà) renders the widget; where no kernel drives it (papermill or nbval runs, a static viewer)
+the PNG and the text stand in.  The PNG is never written to ``figures/``.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.ticker import FuncFormatter, Locator, MaxNLocator, NullFormatter
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+#: resolution of the panels' PNGs on screen (whatever the style's savefig.dpi)
+FIGURE_DPI = 100
+#: font sizes of the panels' figures (points; at FIGURE_DPI a point is 1.39 px)
+TEXT, SMALL = 10.5, 9.5
+#: shown while a redraw runs; visible only if it lasts over 0.3 s (a CSS animation delay: no flicker)
+BUSY = (
+    '<span class="ldp-busy" role="status"><style>.ldp-busy{animation:ldp-busy-show 0s linear .3s both;'
+    "color:#5a4a00;background:#fff3c4;border-radius:3px;padding:1px 8px;font-weight:600}"
+    "@keyframes ldp-busy-show{from{visibility:hidden}to{visibility:visible}}"
+    '.ldp-busy:before{content:"";display:inline-block;width:.8em;height:.8em;margin-right:.4em;'
+    "border:2px solid #5a4a00;border-right-color:transparent;border-radius:50%;animation:ldp-spin .8s linear infinite}"
+    "@keyframes ldp-spin{to{transform:rotate(360deg)}}</style>computing…</span>"
+)
+
+
+@dataclass
+class Panel:
+    """A live panel: ``widget`` (what is displayed), its ``controls`` by name, ``summary``, ``message``, ``output``.
+
+    ``png[-1]`` is the last rendered figure's PNG bytes and ``table`` (header, rows) the numbers
+    behind it; ``figure`` and ``artists`` are the persistent figure and the artists a redraw updates.
+    """
+
+    name: str
+    widget: object
+    controls: dict
+    summary: object
+    message: object
+    output: object
+    busy: object = None
+    downloads: object = None
+    png: list = field(default_factory=list)
+    table: tuple = ((), ())
+    figure: object = None
+    artists: dict = field(default_factory=dict)
+    title: str = ""
+    defaults: dict = field(default_factory=dict)
+    update: object = (
+        None  # update(overrides=None): recompute with the controls' values (and overrides)
+    )
+    holding: bool = False  # set_values in progress: no redraw per control
+    applied: dict = field(
+        default_factory=dict
+    )  # the values of the last accepted redraw (what the figure shows)
+
+    def _ipython_display_(self):
+        display_panel(self)
+
+    def settings(self) -> dict:
+        """The controls' current values, by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def set_values(self, values: dict, problems: list | None = None) -> None:
+        """Set several controls, then redraw once; a value a control cannot hold is reported in ``problems``."""
+        import traitlets
+
+        self.holding = True
+        try:
+            for name, value in values.items():
+                try:
+                    self.controls[name].value = value
+                except traitlets.TraitError as err:
+                    if problems is not None:
+                        problems.append(f"{self.name}.{name}: {err}")
+        finally:
+            self.holding = False
+        self.update()
+
+
+def fmt(x) -> str:
+    """A number with 4 significant digits (a string, e.g. :data:`~ldp_tools.explore.oracles.UNAVAILABLE`, as is)."""
+    return x if isinstance(x, str) else f"{x:.4g}"
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten_ticks(axis) -> None:
+    """Label a log ``axis``'s decades as 10ⁿ in plain Unicode, not mathtext (which is re-parsed on every redraw).
+
+    Minor ticks stay unlabelled; a redraw that moves the limits then costs no text parsing.
+    """
+
+    def label(value, _position):
+        exponent = round(float(np.log10(value))) if value > 0 else None
+        return (
+            ""
+            if exponent is None or not np.isclose(value, 10.0**exponent)
+            else f"10{str(exponent).translate(_SUPERSCRIPTS)}"
+        )
+
+    axis.set_major_formatter(FuncFormatter(label))
+    axis.set_minor_formatter(NullFormatter())
+    minor_ticks_in_view(axis)
+
+
+class InView(Locator):
+    """The ticks of locator ``base`` that lie in the axis's view (those matplotlib draws), and no others.
+
+    matplotlib makes a tick (two lines, a grid line and two labels, about 0.4 ms) for every location
+    a locator gives, drawn or not; a log axis's minor locator gives a decade beyond each end of the view.
+    """
+
+    def __init__(self, base: Locator):
+        self.base = base
+
+    def set_axis(self, axis):
+        super().set_axis(axis)
+        self.base.set_axis(axis)
+
+    def __call__(self):
+        locs = np.asarray(self.base())
+        to_screen = self.axis.get_transform().transform
+        low, high = sorted(to_screen(np.asarray(self.axis.get_view_interval(), dtype=float)))
+        slack = 1e-6 * (high - low)  # wider than matplotlib's own test: a tick at the edge stays
+        with np.errstate(invalid="ignore", divide="ignore"):
+            at = to_screen(locs.astype(float))
+        return locs[(at >= low - slack) & (at <= high + slack)]
+
+    def tick_values(self, vmin, vmax):
+        return self.base.tick_values(vmin, vmax)
+
+
+def minor_ticks_in_view(axis) -> None:
+    """Give ``axis``'s minor locator (a log scale's decades beyond the view) only the ticks in view."""
+    if not isinstance(axis.get_minor_locator(), InView):
+        axis.set_minor_locator(InView(axis.get_minor_locator()))
+
+
+def count_ticks(axis, nbins=None) -> None:
+    """Label an axis of counts in plain Unicode without an offset text: 12500, 2.5×10⁷ (no "1e7" over the plot).
+
+    ``nbins`` caps the number of ticks (a horizontal axis whose labels are wide)."""
+
+    def label(value, _position):
+        if value == 0 or abs(value) < 1e5:
+            return f"{value:g}"
+        mantissa, exponent = f"{value:.2e}".split("e")
+        return f"{float(mantissa):g}×10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
+
+    axis.set_major_formatter(FuncFormatter(label))
+    if nbins is not None:
+        axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
+
+
+def integer_ticks(axis) -> None:
+    """Ticks on whole numbers only (values, candidates, bits)."""
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def outside_legend(ax, handles=None, *, ncol: int = 1):
+    """A legend to the right of ``ax``, outside the data (the figure reserves the margin)."""
+    kwargs = {} if handles is None else {"handles": handles}
+    return ax.legend(
+        **kwargs,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize=SMALL,
+        ncol=ncol,
+        frameon=False,
+    )
+
+
+def figure_for(panel: Panel, setup, *, figsize=(9.6, 4.0)):
+    """The panel's persistent figure and artists: ``setup(fig) -> dict`` runs on the first call only.
+
+    The figure keeps one Agg canvas, and so one renderer: every redraw reuses its pixel buffer and
+    its cache of text extents (a new canvas per redraw measured every label again, 20-40 ms).
+    """
+    if panel.figure is None:
+        # fixed margins, whatever the style: an engine that does nothing (with none at all, savefig restores
+        # "no engine" as the style's default, i.e. a constrained layout re-solved on every later draw)
+        with rc_context(
+            {
+                "font.size": TEXT,
+                "axes.titlesize": TEXT,
+                "axes.labelsize": TEXT,
+                "xtick.labelsize": SMALL,
+                "ytick.labelsize": SMALL,
+                "legend.fontsize": SMALL,
+                "axes.titley": 1.0,  # a fixed title height: no search of the axes' ticks on every draw
+            }
+        ):
+            panel.figure = Figure(
+                figsize=figsize,
+                dpi=FIGURE_DPI,
+                layout=PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True),
+            )
+            FigureCanvasAgg(panel.figure)  # becomes panel.figure.canvas
+            panel.artists = {**panel.artists, **setup(panel.figure)}
+    return panel.figure, panel.artists
+
+
+def show_figure(panel: Panel, header=(), rows=()) -> None:
+    """Render the panel's figure to PNG, show it, and offer it and the table (``header``, ``rows``) for download.
+
+    An Image widget rather than an Output widget: its PNG travels as widget state, so a kernel
+    without a widget-aware client (nbval) sees no stray display or clear_output message.
+    """
+    buf = io.BytesIO()
+    # the whole figure at its own dpi (FIGURE_DPI), drawn once by its own Agg canvas (figure_for): savefig would
+    # first draw it a second time, without rendering, for the layout engine (a placeholder here) — the same PNG
+    # bytes, 20-40 ms slower per redraw
+    panel.figure.canvas.print_png(buf, metadata={"Software": None})
+    panel.png.append(buf.getvalue())
+    del panel.png[:-1]
+    panel.table = (tuple(header), tuple(rows))
+    panel.output.width = str(
+        round(panel.figure.get_figwidth() * FIGURE_DPI)
+    )  # natural size, never stretched
+    panel.output.value = panel.png[-1]
+    if panel.downloads is not None:
+        png = base64.b64encode(panel.png[-1]).decode("ascii")
+        data = base64.b64encode(table_csv(panel).encode("utf-8")).decode("ascii")
+        panel.downloads.value = (
+            f'<a class="ldp-download ldp-download-csv" download="ldp-{panel.name}.csv" '
+            f'href="data:text/csv;charset=utf-8;base64,{data}">⤓ numbers (CSV)</a>'
+            f'<a class="ldp-download ldp-download-png" download="ldp-{panel.name}.png" '
+            f'href="data:image/png;base64,{png}">⤓ figure (PNG)</a>'
+        )
+
+
+def table_csv(panel: Panel) -> str:
+    """The panel's numbers as CSV text: a ``#`` line with the setting, then the header and the rows."""
+    out = io.StringIO()
+    setting = "; ".join(f"{name}={value}" for name, value in panel.settings().items())
+    out.write(f"# ldp-notebooks explorer, panel {panel.name}: {setting}\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(panel.table[0])
+    writer.writerows([_cell(v) for v in row] for row in panel.table[1])
+    return out.getvalue()
+
+
+def _cell(value):
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def set_errorbar(container, x, y, yerr) -> None:
+    """Move an ``errorbar`` container's line (if any), bars and caps to new points."""
+    line, caps, (bars,) = container.lines
+    if line is not None:
+        line.set_data(x, y)
+    yerr = np.nan_to_num(yerr)
+    bars.set_segments(np.stack([np.stack([x, y - yerr], 1), np.stack([x, y + yerr], 1)], 1))
+    for cap, sign in zip(caps, (-1, 1)):
+        cap.set_data(x, y + sign * yerr)
+
+
+def rescale(ax) -> None:
+    """Autoscale ``ax`` to its updated artists."""
+    ax.relim()
+    ax.autoscale_view()
+
+
+def wire(panel: Panel, redraw) -> Panel:
+    """Call ``redraw(panel, **values)`` now and on every change; a refused value is named and its control reverted.
+
+    The busy indicator is set before the work (its message leaves the kernel at once) and cleared
+    after; it shows only if the redraw lasts over 0.3 s.  The values of the last accepted redraw are
+    :attr:`Panel.applied` (what the figure shows).  A change the library refuses (its ``ValueError``)
+    leaves the figure as it was, shows ``refused: name = value — <the library's message>``, and puts
+    every changed control back to the value in effect, so the boxes never show a value not drawn and
+    the next change is judged on its own.
+    """
+
+    def update(_change=None, overrides=None):
+        if panel.holding:
+            return
+        values = {name: control.value for name, control in panel.controls.items()}
+        values.update(
+            overrides or {}
+        )  # e.g. text typed where a number belongs (what a text box would send)
+        panel.busy.value = BUSY
+        try:
+            redraw(panel, **values)
+        except ValueError as err:  # also the library's ParameterTypeError
+            refuse(values, overrides or {}, err)
+            return
+        finally:
+            panel.busy.value = ""
+        panel.applied = values
+        panel.message.value = ""
+
+    def refuse(values: dict, overrides: dict, err: ValueError) -> None:
+        changed = [
+            name
+            for name, value in values.items()
+            if name not in panel.applied or not _same(value, panel.applied[name])
+        ] or list(overrides)
+        tried = ", ".join(f"{name} = {_shown(values[name])}" for name in changed)
+        kept = [name for name in changed if name in panel.applied and name not in overrides]
+        back = (
+            f"; back to {', '.join(f'{n} = {_shown(panel.applied[n])}' for n in kept)}"
+            if kept
+            else ""
+        )
+        panel.message.value = (
+            f'<span style="color:#b00020">refused: {html.escape(tried)} — '
+            f"{html.escape(str(err))}{html.escape(back)}</span>"
+        )
+        panel.holding = True
+        try:
+            for name in kept:
+                panel.controls[name].value = panel.applied[name]
+        finally:
+            panel.holding = False
+
+    for control in panel.controls.values():
+        control.observe(update, names="value")
+    panel.update = lambda overrides=None: update(None, overrides)
+    update()
+    return panel
+
+
+def _same(a, b) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def _shown(value) -> str:
+    return (
+        f"{value:.6g}"
+        if isinstance(value, float)
+        else repr(value)
+        if isinstance(value, str)
+        else str(value)
+    )
+
+
+STYLE = (
+    "<style>.ldp-download{margin-left:1em;font-size:90%;text-decoration:none;border:1px solid #99a;"
+    "border-radius:3px;padding:1px 6px;color:#223}.ldp-download:hover{background:#eef}"
+    ".ldp-panel h3{margin:.2em 1em .2em 0}.ldp-panel{max-width:100%;overflow:hidden}</style>"
+)
+
+
+def build(name: str, controls: dict, redraw, title: str, *, defaults=None, artists=None) -> Panel:
+    """The panel ``name``: a title bar, its controls (wrapping rows), message, summary, figure; wired to ``redraw``."""
+    import ipywidgets as w
+
+    summary, message, busy, downloads = w.HTML(), w.HTML(), w.HTML(), w.HTML()
+    output = w.Image(
+        format="png", layout=w.Layout(max_width="100%", height="auto", object_fit="contain")
+    )
+    head = w.HBox(
+        [w.HTML(f"{STYLE}<h3>{html.escape(title)}</h3>"), busy, downloads],
+        layout=w.Layout(align_items="center", flex_flow="row wrap"),
+    )
+    rows = w.Box(
+        list(controls.values()), layout=w.Layout(display="flex", flex_flow="row wrap", width="100%")
+    )
+    box = w.VBox([head, rows, message, summary, output], layout=w.Layout(width="100%"))
+    box.add_class("ldp-panel")
+    box.add_class(f"ldp-panel-{name}")
+    for cls, part in (
+        ("summary", summary),
+        ("message", message),
+        ("output", output),
+        ("busy", busy),
+        ("downloads", downloads),
+        *controls.items(),
+    ):
+        part.add_class(f"ldp-{name}-{cls}")
+    panel = Panel(
+        name,
+        box,
+        controls,
+        summary,
+        message,
+        output,
+        busy,
+        downloads,
+        title=title,
+        defaults=dict(defaults or {}),
+        artists=dict(artists or {}),
+    )
+    return wire(panel, redraw)
+
+
+def plain_summary(panel: Panel) -> str:
+    """The summary without its HTML tags (the static fallback's text)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", panel.summary.value))
+
+
+def display_panel(panel: Panel) -> None:
+    """Display the live widget together with a static fallback (PNG of the current figure, plain-text summary).
+
+    One output, three representations: frontends with a widget manager show the widget; others
+    (papermill, nbval, static viewers) the PNG and the text.  nbval skips the widget view and the
+    PNG, so only the deterministic text is compared.
+    """
+    from IPython.display import display
+
+    bundle = {
+        "text/plain": f"{panel.title} (live panel: needs a running kernel; static figure shown otherwise)\n"
+        f"{plain_summary(panel)}"
+    }
+    if (
+        panel.png and "VOILA_PREHEAT" not in os.environ
+    ):  # Voilà always renders the widget: no fallback on its page
+        bundle["image/png"] = base64.b64encode(panel.png[-1]).decode("ascii")
+    view = panel.widget._repr_mimebundle_() if hasattr(panel.widget, "_repr_mimebundle_") else {}
+    if WIDGET_MIME in view:
+        bundle[WIDGET_MIME] = view[WIDGET_MIME]
+    display(bundle, raw=True)

@@ -1,0 +1,319 @@
+"""Pure computations behind the RAPPOR parameter guide (no widgets, no per-user simulation).
+
+From (k, h, m, f, p, q), the total number of reports N and a candidate distribution
+(:func:`candidate_weights`: M candidates, the first ``n_true`` held with a Zipf, exponential, linear
+or constant decay — the Zipf one is the ``get_word_probs`` of [rappor] §3, the others the decays of
+google/rappor's Shiny simulator), the guide gives ε of one report (ε₁), the permanent ε∞, each
+candidate's detection threshold (collisions of the hashed design included) and the decoder's
+**expected** precision and recall under no correction, Bonferroni or Benjamini–Hochberg (BH).
+
+The expected precision/recall are an **analytic approximation**, not a simulation:
+:func:`~ldp_helpers.bounds.rappor.expected_precision_recall` (a true candidate detected with
+probability ``Φ(z (π_w / π_min,w − 1))``, a null one with α/n_tests, BH through a fixed point).
+It ignores the LASSO step and
+the dependence between candidates: at [rappor] §3's setting (k = 128, m = 8, N = 20,000, M = 200,
+h = 4) it gives recall 0.30 and precision 0.86 where 10 decoded surveys give 0.24 ± 0.01 and 0.93
+(the LASSO drops weak true candidates and most false ones).  :func:`simulated_precision_recall`
+checks a setting by decoding surveys drawn with the exact aggregate sampler (cached).
+
+The hashed design (the candidates' Bloom filters) is drawn once per (k, h, m, M, seed) and cached,
+with its collision factor (``detection_threshold / detection_threshold_without_collisions``,
+which depends on the design only), so changing f, p, q, N, α or the distribution costs O(M).
+
+References
+----------
+[erlingsson2014] §2, §4, Theorems 1–2; [rappor] §2–3; [tutorial] "RAPPOR".
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from ldp_helpers._validation import check_choice, check_int, check_real, fail
+from ldp_helpers.bounds.rappor import (
+    CORRECTIONS,
+    detection_threshold,
+    detection_threshold_without_collisions,
+    expected_precision_recall,
+)
+from ldp_helpers.experiments.rappor import decode_surveys
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+from ldp_helpers.simulate.populations import zipf_weights
+
+#: population shapes of the held candidates (google/rappor's Shiny simulator offers the last three decays)
+SHAPES = ("zipf", "exponential", "linear", "constant")
+
+
+def candidate_weights(shape, n_candidates, n_true, s=1.0) -> np.ndarray:
+    """Frequencies π_w of M candidates: the first ``n_true`` held with this decay over their rank r, the rest 0.
+
+    ``"zipf"``: π_r ∝ r^−s ([rappor] §3's ``get_word_probs``); ``"exponential"``: π_r ∝ exp(−s (r − 1)/n_true)
+    (s is the decay over the held ranks); ``"linear"``: π_r ∝ n_true + 1 − r; ``"constant"``: equal.
+
+    References
+    ----------
+    [rappor] §3 (the Zipf candidate distribution).
+    """
+    shape = check_choice("shape", shape, SHAPES)
+    n_candidates = check_int("n_candidates", n_candidates, low=2, high=4096)
+    n_true = check_int("n_true", n_true, low=1, high=n_candidates)
+    s = check_real("s", s, low=0.0, high=20.0, low_open=False, high_open=False)
+    if shape == "zipf":
+        return zipf_weights(n_candidates, n_true, s)
+    r = np.arange(1, n_true + 1, dtype=float)
+    held = {
+        "exponential": np.exp(-s * (r - 1) / n_true),
+        "linear": n_true + 1 - r,
+        "constant": np.ones(n_true),
+    }[shape]
+    weights = np.zeros(n_candidates)
+    weights[:n_true] = held / held.sum()
+    return weights
+
+
+class RapporGuide(NamedTuple):
+    """What the RAPPOR parameter guide shows for one setting (arrays have length M)."""
+
+    epsilon_one_report: float  # ε₁ of one report (inf if p* = 0 or q* = 1)
+    epsilon_permanent: float  # ε∞ of all reports of a user (inf if f = 0)
+    q_star: float  # Pr[S_i = 1 | B_i = 1]
+    p_star: float  # Pr[S_i = 1 | B_i = 0]
+    frequencies: np.ndarray  # π_w of the candidate distribution (sums to 1)
+    threshold: np.ndarray  # π_min,w: detected with probability ½ (collisions included)
+    threshold_no_collisions: float  # the collision-free threshold (one value)
+    detection_probability: np.ndarray  # Φ(z(π_w/π_min,w − 1)) (analytic approximation)
+    expected_recall: float
+    expected_precision: float
+    expected_false: float  # expected number of null candidates detected
+    identical_pairs: int  # candidate pairs whose filters coincide in every cohort
+
+
+@functools.lru_cache(maxsize=16)
+def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappor, np.ndarray, int]:
+    """The hashed design and its collision factor per candidate (independent of f, p, q, N, α)."""
+    reference = RapporParams.basic_one_time(k=k, h=h, m=m)
+    mechanism = Rappor.create(reference, n_candidates, rng=np.random.default_rng(seed))
+    factor = (
+        detection_threshold(mechanism, m)
+        / detection_threshold_without_collisions(reference, m)[..., None]
+    )
+    factor.setflags(write=False)
+    _, group_sizes = np.unique(mechanism.design_matrix.T, axis=0, return_counts=True)
+    return mechanism, factor, int(np.sum(group_sizes * (group_sizes - 1) // 2))
+
+
+def _check_setting(
+    *, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape="zipf"
+) -> tuple:
+    """``(params, n_reports, weights)`` of one RAPPOR setting, validated, within the panels' work ceilings.
+
+    The hashed design costs m·M·h SHA-256 hashes and a k·m × M least-squares system: refused beyond
+    :data:`MAX_HASHES` and :data:`MAX_DESIGN_CELLS` (a few seconds), naming M's allowed range.
+    """
+    params = RapporParams(
+        k=check_int("k", k, low=1, high=4096),
+        h=check_int("h", h, low=1, high=32),
+        m=check_int("m", m, low=1, high=1024),
+        f=f,
+        p=p,
+        q=q,
+    )
+    n_reports = check_int("n_reports", n_reports, low=params.m, high=10**12)
+    n_candidates = check_int("n_candidates", n_candidates, low=2, high=MAX_CANDIDATES)
+    limit = min(MAX_DESIGN_CELLS // (params.k * params.m), MAX_HASHES // (params.m * params.h))
+    if n_candidates > limit:
+        fail(
+            "n_candidates",
+            n_candidates,
+            f"an integer in [2, {max(limit, 1)}] at k = {params.k}, m = {params.m}, "
+            f"h = {params.h} (the design's k·m·M ≤ {MAX_DESIGN_CELLS:,} and m·M·h ≤ "
+            f"{MAX_HASHES:,} keep it within a few seconds)",
+        )
+    zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=20.0, low_open=False, high_open=False)
+    return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
+
+
+#: the panels' ceilings on a hashed design, sized by time (XᵀX of 2^22 cells and its M × M pseudo-inverse within
+#: about a second on 2 idle cores): k·m·M cells of X, m·M·h hashes, M candidates
+MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**22, 2**19, 1000
+
+
+def rappor_guide(
+    *,
+    k,
+    h,
+    m,
+    f,
+    p,
+    q,
+    n_reports,
+    n_candidates=100,
+    n_true=20,
+    zipf_s=1.0,
+    alpha=0.05,
+    correction="bonferroni",
+    seed=0,
+    shape="zipf",
+) -> RapporGuide:
+    """ε₁, ε∞, detection thresholds and the expected precision/recall (analytic approximation) of one setting.
+
+    Parameters
+    ----------
+    k, h, m, f, p, q : RAPPOR's parameters (:class:`~ldp_helpers.mechanisms.rappor.RapporParams`).
+    n_reports : int
+        Total reports N (one per user), at least m.
+    n_candidates, n_true, zipf_s, shape : int, int, float, str
+        The candidate distribution (:func:`candidate_weights`): M candidates, the first ``n_true`` held
+        with the decay ``shape`` of parameter s = ``zipf_s``, the rest never held.
+    alpha, correction : float, str
+        Level of the one-sided test and ``"none"``, ``"bonferroni"`` (n_tests = M) or ``"bh"``
+        (Benjamini–Hochberg at FDR α, through the fixed point of the module docstring).
+    seed : int
+        Seeds the hashing secret of the design (the thresholds depend on its collisions).
+
+    References
+    ----------
+    [erlingsson2014] Theorems 1–2 (ε₁, ε∞), §4 (decoder); [rappor] §3 (the candidate
+    distribution, precision and recall).
+    """
+    params, n_reports, weights = _check_setting(
+        k=k,
+        h=h,
+        m=m,
+        f=f,
+        p=p,
+        q=q,
+        n_reports=n_reports,
+        n_candidates=n_candidates,
+        n_true=n_true,
+        zipf_s=zipf_s,
+        shape=shape,
+    )
+    _, factor, pairs = _design(
+        params.k, params.h, params.m, weights.size, check_int("seed", seed, low=0)
+    )
+    unit = _unit_threshold(params, n_reports)  # c_w = π_min,w / z = unit · collision factor
+    expected = expected_precision_recall(weights, unit * factor, alpha=alpha, correction=correction)
+    return RapporGuide(
+        params.epsilon_one_report,
+        params.epsilon_permanent,
+        params.q_star,
+        params.p_star,
+        weights,
+        unit * factor * expected.z,
+        unit * expected.z,
+        expected.detection_probability,
+        expected.recall,
+        expected.precision,
+        expected.expected_false,
+        pairs,
+    )
+
+
+def _unit_threshold(params: RapporParams, n_reports: int) -> float:
+    """The collision-free threshold per unit of z: π_min / z_{1−α} (it is linear in z at power ½)."""
+    level = float(stats.norm.sf(1.0))  # any level works: its z is 1
+    return float(detection_threshold_without_collisions(params, n_reports, alpha=level))
+
+
+@functools.lru_cache(maxsize=32)
+def _simulated(
+    params: RapporParams,
+    weights: tuple,
+    n_reports: int,
+    alpha: float,
+    correction: str,
+    n_draws: int,
+    seed: int,
+) -> tuple[float, float, float, float]:
+    scores = decode_surveys(
+        params,
+        np.array(weights),
+        n_reports,
+        n_draws,
+        rng=np.random.default_rng(seed),
+        alpha=alpha,
+        correction=None if correction == "none" else correction,
+    )
+    se = scores[:, :2].std(axis=0, ddof=1) / np.sqrt(n_draws) if n_draws > 1 else np.full(2, np.nan)
+    return float(scores[:, 0].mean()), float(scores[:, 1].mean()), float(se[0]), float(se[1])
+
+
+def simulated_precision_recall(
+    *,
+    k,
+    h,
+    m,
+    f,
+    p,
+    q,
+    n_reports,
+    n_candidates=100,
+    n_true=20,
+    zipf_s=1.0,
+    alpha=0.05,
+    correction="bonferroni",
+    n_draws=4,
+    seed=0,
+    shape="zipf",
+) -> tuple[float, float, float, float]:
+    """Mean precision, mean recall and their standard errors over ``n_draws`` decoded surveys (cached).
+
+    Each survey is [rappor] §3's: a fresh hashing secret and population, the reports' bit counts
+    from the exact aggregate sampler (never a per-user simulation) and the decoder of
+    :func:`~ldp_helpers.estimation.rappor_decoding.decode`
+    (:func:`~ldp_helpers.experiments.rappor.decode_surveys`).  Costs about 0.1 s per survey at
+    k·m = 1024 rows: a check of :func:`rappor_guide`'s approximation, not part of every redraw.
+    Refused beyond :data:`MAX_DECODE_CELLS` · surveys (about a second).
+
+    References
+    ----------
+    [rappor] §3 (precision, recall); [erlingsson2014] §4 (decoder).
+    """
+    params, n_reports, weights = _check_setting(
+        k=k,
+        h=h,
+        m=m,
+        f=f,
+        p=p,
+        q=q,
+        n_reports=n_reports,
+        n_candidates=n_candidates,
+        n_true=n_true,
+        zipf_s=zipf_s,
+        shape=shape,
+    )
+    n_draws = check_int("n_draws", n_draws, low=1, high=64)
+    _check_decode_work(params, weights.size, n_draws)
+    return _simulated(
+        params,
+        tuple(weights),
+        n_reports,
+        check_real("alpha", alpha, low=0.0, high=1.0),
+        check_choice("correction", correction, CORRECTIONS),
+        n_draws,
+        check_int("seed", seed, low=0),
+    )
+
+
+#: the panels' ceiling on decoding, sized by time: k·m·M cells of X over the surveys one interaction decodes (the
+#: LASSO on 2^20 cells — k·m = 1024 rows, M = 1000 — takes about half a second on 2 idle cores)
+MAX_DECODE_CELLS = 2**21
+
+
+def _check_decode_work(params: RapporParams, n_candidates: int, n_surveys: int = 1) -> None:
+    """Refuse decoding ``n_surveys`` surveys whose design X has more than :data:`MAX_DECODE_CELLS` cells in all."""
+    cells = params.k * params.m * n_candidates * n_surveys
+    if cells > MAX_DECODE_CELLS:
+        limit = MAX_DECODE_CELLS // (params.k * params.m * n_surveys)
+        fail(
+            "n_candidates",
+            n_candidates,
+            f"an integer in [2, {max(limit, 1)}] to decode {n_surveys} survey(s) at "
+            f"k = {params.k}, m = {params.m} (k·m·M·surveys ≤ {MAX_DECODE_CELLS:,}, about a "
+            "second); the analytic guide alone allows more",
+        )

@@ -1,0 +1,191 @@
+"""The shuffle panel: n, ε₀, δ, k → the exact central ε_c, each paper's bound, and their curves against n.
+
+Widgets and layout only: the numbers are :func:`~ldp_tools.explore.shuffle.shuffle_state`'s (the
+functions of :mod:`ldp_helpers.bounds.shuffle` and :mod:`ldp_helpers.bounds.shuffle_bounds`).  A
+refused value — also an n whose exact profile would take over a second — shows the library's message,
+with the allowed range, in the panel, which keeps working.
+
+References
+----------
+[erlingsson2019]; [balle2019blanket] §5; [feldman2021clones]; [wang2024shuffle].
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+
+from ldp_tools.explore import _controls as c
+from ldp_tools.explore._widgets import (
+    Panel,
+    build,
+    figure_for,
+    fmt,
+    outside_legend,
+    power_of_ten_ticks,
+    show_figure,
+)
+from ldp_tools.explore.shuffle import BOUNDS, K_MAX, N_MAX, NUMERICAL, shuffle_state
+
+PANELS = ("shuffle",)
+#: a bound's colour and line: closed forms dashed, numerical bounds solid with markers
+STYLES = {name: (f"C{i}", "-" if name in NUMERICAL else "--") for i, name in enumerate(BOUNDS)}
+
+
+def _mechanism(k: int) -> str:
+    return "binary RR" if k == 2 else f"{k}-RR"
+
+
+def _setup_shuffle(fig) -> dict:
+    ax = fig.add_axes((0.075, 0.12, 0.6, 0.78))
+    lines = {
+        name: ax.plot(
+            [], [], color=colour, ls=style, lw=1.5, marker="o" if style == "-" else None, ms=3.5
+        )[0]
+        for name, (colour, style) in STYLES.items()
+    }
+    (exact,) = ax.plot([], [], color="black", lw=2.6, marker="o", ms=3.5)
+    local = ax.axhline(1.0, color="grey", ls=":", lw=1.2)
+    chosen = ax.axvline(1.0, color="black", lw=0.9, alpha=0.6, label="chosen n")
+    (points,) = ax.plot([], [], "D", color="black", ms=6, mfc="white", mew=1.4)
+    ax.set(xscale="log", yscale="log", xlabel="n (users)", ylabel="central ε_c")
+    power_of_ten_ticks(ax.xaxis)
+    power_of_ten_ticks(ax.yaxis)  # plain Unicode: no mathtext parsed per redraw
+    title = ax.set_title("", loc="left")
+    return {
+        "ax": ax,
+        "lines": lines,
+        "exact": exact,
+        "local": local,
+        "chosen": chosen,
+        "points": points,
+        "title": title,
+        "legend": None,
+    }
+
+
+def _table(state, k: int) -> str:
+    """The setting's numbers as a small HTML table: the exact ε_c, then each bound or "n/a" with the reason."""
+    head = (
+        "<table class='ldp-shuffle-table' style='border-collapse:collapse;margin:.3em 0'>"
+        "<tr><th style='text-align:left;padding:0 1em 0 0'>central ε_c at this setting</th>"
+        "<th style='text-align:right;padding:0 1em'>ε_c</th>"
+        "<th style='text-align:right;padding:0 1em'>÷ exact</th><th style='text-align:left'>note</th></tr>"
+    )
+    exact_row = (
+        f"<tr><td><b>exact</b> (shuffled {_mechanism(k)})</td>"
+        f"<td style='text-align:right;padding:0 1em'><b class='ldp-shuffle-exact'>{state.exact:.4g}</b></td>"
+        "<td style='text-align:right;padding:0 1em'>1</td><td></td></tr>"
+    )
+    rows = "".join(
+        f"<tr><td>{html.escape(r.name)}</td>"
+        + (
+            "<td style='text-align:right;padding:0 1em'>n/a</td><td></td>"
+            if math.isnan(r.epsilon_c)
+            else f"<td style='text-align:right;padding:0 1em'>{r.epsilon_c:.4g}</td>"
+            f"<td style='text-align:right;padding:0 1em'>"
+            f"{r.epsilon_c / state.exact if state.exact > 0 else math.inf:.3g}</td>"
+        )
+        + f"<td>{html.escape(r.note)}</td></tr>"
+        for r in state.rows
+    )
+    return head + exact_row + rows + "</table>"
+
+
+def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
+    s = shuffle_state(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    panel.summary.value = (
+        f"n = {n:,}, ε₀ = {fmt(epsilon0)}, δ = {delta:.3g}, k = {k} ({_mechanism(k)}): exact central "
+        f"ε_c = <b>{s.exact:.4g}</b> between neighbouring datasets whose other users hold one value (the "
+        f"worst case over all datasets can be higher); each bound holds for every dataset, so must lie "
+        f"above it." + _table(s, k)
+    )
+    fig, a = figure_for(panel, _setup_shuffle, figsize=(10.5, 4.4))
+    grid = s.n_grid.astype(float)
+    shown = [a["exact"]]
+    a["exact"].set_data(grid, np.where(s.exact_curve > 0, s.exact_curve, np.nan))
+    a["exact"].set_label(f"exact (shuffled {_mechanism(k)})")
+    for name in BOUNDS:
+        curve = s.bound_curves[name]
+        a["lines"][name].set_data(grid, curve)
+        if np.isfinite(curve).any():
+            shown.append(a["lines"][name])
+            a["lines"][name].set_label(name)
+    for name in BOUNDS:
+        a["lines"][name].set_visible(a["lines"][name] in shown)
+    a["local"].set_ydata([epsilon0, epsilon0])
+    a["local"].set_label(f"local ε₀ = {fmt(epsilon0)}")
+    a["chosen"].set_xdata([n, n])
+    a["chosen"].set_label(f"chosen n = {n:,}")
+    at_n = [s.exact] + [r.epsilon_c for r in s.rows]
+    a["points"].set_data([n] * len(at_n), [v if v > 0 else np.nan for v in at_n])
+    a["points"].set_label("values at the chosen n")
+    values = np.concatenate([s.exact_curve, *s.bound_curves.values(), at_n, [epsilon0]])
+    positive = values[np.isfinite(values) & (values > 0)]
+    a["ax"].set_xlim(min(grid[0], n) / 1.5, grid[-1] * 1.5)
+    # whole decades: at least two labelled ticks, whatever the range
+    low, high = math.floor(math.log10(positive.min())), math.ceil(math.log10(positive.max()))
+    a["ax"].set_ylim(10.0**low, 10.0 ** max(high, low + 1))
+    handles = [*shown, a["local"], a["chosen"], a["points"]]
+    if a["legend"] is None or a["legend"][0] != handles:
+        a["legend"] = (handles, outside_legend(a["ax"], handles))
+    else:
+        for text, handle in zip(a["legend"][1].get_texts(), handles):
+            text.set_text(handle.get_label())
+    a["title"].set_text(
+        f"amplification by shuffling: {_mechanism(k)}, ε₀ = {fmt(epsilon0)}, central δ = {delta:.3g}"
+    )
+    points = sorted({*map(int, s.n_grid)} | {n})
+    curve_at = {int(m): j for j, m in enumerate(s.n_grid)}
+    rows = [
+        (
+            m,
+            s.exact_curve[curve_at[m]] if m in curve_at else s.exact,
+            *(
+                s.bound_curves[name][curve_at[m]] if m in curve_at else r.epsilon_c
+                for name, r in zip(BOUNDS, s.rows)
+            ),
+            m == n,
+        )
+        for m in points
+    ]
+    header = ("n", "exact_epsilon_c", *(_column(name) for name in BOUNDS), "is_chosen_n")
+    show_figure(panel, header, [tuple("" if _nan(v) else v for v in row) for row in rows])
+
+
+def _column(name: str) -> str:
+    return name.lower().replace(" (hoeffding)", "_hoeffding").replace(" ", "_")
+
+
+def _nan(value) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def shuffle_panel(*, n=10_000, epsilon0=2.0, delta=1e-6, k=2) -> Panel:
+    """Shuffle model: the exact central ε_c of shuffled k-RR and the papers' bounds at (n, ε₀, δ), and against n.
+
+    References
+    ----------
+    [erlingsson2019]; [balle2019blanket] §5; [feldman2021clones]; [wang2024shuffle];
+    notebook ``08_shuffle_model`` §§1–3.
+    """
+    shuffle_state(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    controls = {
+        "n": c.number(n, 2, N_MAX[2], "n (users)", integer=True, log=True),
+        "epsilon0": c.number(float(epsilon0), 0.01, 20.0, "ε₀ (local)", log=True),
+        "delta": c.number(float(delta), 1e-15, 0.5, "δ (central)", log=True),
+        "k": c.number(k, 2, K_MAX, "k (k-RR values)", integer=True, log=True),
+    }
+    defaults = dict(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    return build(
+        "shuffle",
+        controls,
+        _draw_shuffle,
+        "Shuffle model: exact central ε_c vs the papers' bounds",
+        defaults=defaults,
+    )
+
+
+BUILDERS = {"shuffle": shuffle_panel}

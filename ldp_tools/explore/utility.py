@@ -1,0 +1,261 @@
+"""Pure computations behind the privacy–utility panel and the playground's ranking and phase diagram (no widgets).
+
+Every number is a registered oracle's exact MSE (mean over values of bias² + variance,
+:func:`~ldp_helpers.experiments.field_oracles.exact_mse`) for the oracle built afresh at that (ε, d) by the
+one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`), and the best oracle is
+:func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s — the science notebook 07 calls.  An oracle
+that refuses a budget at this d (e.g. double-precision underflow) is left out there (NaN on a curve).
+
+References
+----------
+[wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ldp_helpers._validation import (
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_int_array,
+    check_real_array,
+    fail,
+)
+from ldp_helpers.experiments import field_oracles as fo
+from ldp_helpers.mechanisms.count_mean_sketch import HASH_FAMILIES
+from ldp_helpers.mechanisms.registry import REGISTRY
+from ldp_helpers.simulate.populations import flat_counts
+from ldp_tools.explore.oracles import D_MAX, N_MAX, check_structure, panel_keys, population_counts
+
+
+class PrivacyUtilityCurves(NamedTuple):
+    """Exact MSE per oracle over an ε grid (flat population of n users over d values)."""
+
+    epsilons: np.ndarray
+    exact: dict  # key -> exact MSE (bias² + variance, mean over values) per ε (nan where the oracle refuses ε)
+    bias_sq: dict  # key -> its bias² part per ε (0 for unbiased oracles)
+    approx: dict  # key -> Wang's approximate variance per ε (only oracles that define it)
+    labels: dict  # key -> display label
+    crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
+
+
+def _exact_point(
+    key: str, epsilon: float, d: int, counts: np.ndarray, structure: dict
+) -> tuple[float, float, float]:
+    try:
+        oracle = fo.build_oracle(key, epsilon, d, structure=structure)
+        moments = fo.exact_moments(oracle, counts)
+    except ValueError:  # e.g. ε too large for double precision at this d
+        return math.nan, math.nan, math.nan
+    approx = (
+        float(oracle.approx_variance(int(counts.sum())))
+        if hasattr(oracle, "approx_variance")
+        else math.nan
+    )
+    return moments.mse, moments.bias_sq, approx
+
+
+def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityCurves:
+    """Exact MSE (bias² + variance) and Wang's approximation of every registered oracle vs ε, with crossovers.
+
+    The population is the flattest split of n users over d values.  A crossover is a change of the
+    oracle with the smallest exact MSE between two neighbouring grid points, placed where the
+    log-MSE difference of the two changes sign (linear in ε).
+
+    References
+    ----------
+    [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
+    """
+    d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if grid.ndim != 1 or grid.size < 2 or grid.size > 400 or np.any(np.diff(grid) <= 0):
+        fail("epsilons", epsilons, "a strictly increasing 1-d grid of 2 to 400 budgets ε > 0")
+    shape = check_structure(structure, d)
+    counts = flat_counts(n, d)
+    keys = panel_keys()
+    points = {
+        key: np.array([_exact_point(key, float(e), d, counts, shape) for e in grid]) for key in keys
+    }
+    exact = {key: points[key][:, 0] for key in keys}
+    approx = {key: points[key][:, 2] for key in keys if not np.all(np.isnan(points[key][:, 2]))}
+    return PrivacyUtilityCurves(
+        grid,
+        exact,
+        {key: points[key][:, 1] for key in keys},
+        approx,
+        {key: REGISTRY[key].label for key in keys},
+        crossovers(grid, keys, exact),
+    )
+
+
+def crossovers(epsilons, keys, exact) -> tuple:
+    """``(ε, best below, best above)`` wherever the lowest of these oracles' curves changes between grid points.
+
+    ``exact`` maps each key to its MSE on the grid ``epsilons`` (NaN where refused); ties go to the
+    key listed first (:func:`~ldp_helpers.experiments.field_oracles.lowest_index`).  A crossover is
+    placed where the log-MSE difference of the two changes sign (linear in ε).
+
+    References
+    ----------
+    [wang2017] §4.4; [grr_vs_oue] §3.6 (the exact GRR–OUE crossover).
+    """
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if not isinstance(keys, (list, tuple)) or not keys:
+        fail("keys", keys, "a non-empty list of oracle keys")
+    if not isinstance(exact, dict) or any(
+        k not in exact or np.shape(exact[k]) != grid.shape for k in keys
+    ):
+        fail(
+            "exact", exact, f"a dict giving each of {list(keys)} its MSE on the {grid.size} budgets"
+        )
+    table = np.array([exact[key] for key in keys])
+    best = fo.lowest_index(
+        np.where(np.isnan(table), np.inf, table)
+    )  # a tie (e.g. ADP = GRR) is no crossover
+    found = []
+    for j in range(grid.size - 1):
+        a, b = best[j], best[j + 1]
+        if a != b and a >= 0 and b >= 0:
+            diff = np.log(table[a, j : j + 2]) - np.log(table[b, j : j + 2])
+            t = (
+                diff[0] / (diff[0] - diff[1])
+                if np.all(np.isfinite(diff)) and diff[0] != diff[1]
+                else 0.5
+            )
+            found.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
+    return tuple(found)
+
+
+def oracle_ranking(
+    epsilon,
+    d,
+    n,
+    population="uniform",
+    *,
+    zipf_s=1.1,
+    structure=None,
+    seed=0,
+    hash_family="universal",
+) -> tuple[tuple[str, float], ...]:
+    """Every registered oracle's exact MSE (bias² + variance) at (ε, d) on this population, best first.
+
+    Each oracle is built for this (ε, d) (a sketch with ``structure`` and hashes from ``seed``, the CMS
+    and HCMS from ``hash_family``, as in the playground); oracles that refuse this ε at this d (e.g.
+    double-precision underflow) are left out.
+
+    References
+    ----------
+    [wang2017] §4 (DE vs OUE vs OLH by variance); [grr_vs_oue] §3.6 (exact crossover).
+    """
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=D_MAX)
+    seed = check_int("seed", seed, low=0)
+    hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
+    truth = population_counts(population, n, d, zipf_s=zipf_s)
+    shape = check_structure(structure, int(truth.size))
+    ranking = []
+    for key in panel_keys():
+        try:
+            ranking.append(
+                (
+                    key,
+                    fo.exact_mse(
+                        fo.build_oracle(
+                            key,
+                            epsilon,
+                            int(truth.size),
+                            structure=shape,
+                            seed=seed,
+                            hash_family=hash_family,
+                        ),
+                        truth,
+                    ),
+                )
+            )
+        except (
+            ValueError
+        ):  # the oracle refuses this ε at this d, or its moments leave double precision
+            continue
+    if not ranking:
+        fail(
+            "epsilon",
+            epsilon,
+            f"a budget at which some oracle's exact moments are within double precision at d = {d}",
+        )
+    lowest = min(
+        mse for _, mse in ranking
+    )  # the oracles tied for best (as lowest_index ties) keep the registry order
+    tied = {key for key, mse in ranking if mse <= lowest * (1 + fo.TIE_RTOL)}
+    order = {key: i for i, (key, _) in enumerate(ranking)}
+    return tuple(
+        sorted(ranking, key=lambda item: (0, order[item[0]]) if item[0] in tied else (1, item[1]))
+    )
+
+
+# ------------------------------------------------------------------------------------ phase diagram
+
+
+@functools.lru_cache(maxsize=1)
+def phase_keys() -> tuple[str, ...]:
+    """The oracles of the phase diagram: every listed oracle that is unbiased and determined by ε and d alone.
+
+    A sketch (biased for its fixed hashes, with a structure of its own) is left out: on a flat
+    population the unbiased oracles' winner does not depend on n, a sketch's bias² grows with n².
+    """
+    return tuple(
+        key
+        for key in panel_keys()
+        if not fo.oracle_structure(key) and type(REGISTRY[key].example()).unbiased is True
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
+    best = _stored_phase_table(epsilons, ds)
+    if best is None:
+        best = fo.best_oracle_map(list(phase_keys()), list(epsilons), list(ds))
+    best.setflags(write=False)
+    return best
+
+
+def _stored_phase_table(epsilons: tuple, ds: tuple):
+    """The playground's own grid, precomputed (:mod:`~ldp_tools.explore._phase_map`, a test recomputes it);
+    None for another grid or other oracles."""
+    from ldp_tools.explore import _phase_map
+
+    grid, rows = PHASE_GRID, _phase_map.ROWS
+    if _phase_map.KEYS != phase_keys() or epsilons != grid[0] or ds != grid[1]:
+        return None
+    return np.array([[-1 if c == "." else int(c, 36) for c in row] for row in rows], dtype=np.int64)
+
+
+#: the playground's phase grid (ε and d log-spaced over the controls' ranges), the one precomputed
+PHASE_GRID = (
+    tuple(float(e) for e in np.geomspace(0.05, 20.0, 60)),
+    tuple(int(d) for d in np.unique(np.round(np.geomspace(2, D_MAX, 40)).astype(int))),
+)
+
+
+def phase_diagram(epsilons, ds) -> np.ndarray:
+    """Which oracle of :func:`phase_keys` has the lowest exact MSE at each (d, ε): indices, shape (len(ds), len(ε)).
+
+    On a flat population every unbiased oracle's exact count variance is proportional to n, so the
+    winner does not depend on n: :func:`~ldp_helpers.experiments.field_oracles.best_oracle_map` (07's map);
+    −1 where all refuse.  Cached per grid.
+
+    References
+    ----------
+    [wang2017] §4.4 (DE best for d < 3e^ε + 2, else OUE/OLH); [grr_vs_oue] §3.6.
+    """
+    grid = check_real_array("epsilons", epsilons, low=0.0)
+    if grid.ndim != 1 or grid.size < 2 or grid.size > 200 or np.any(np.diff(grid) <= 0):
+        fail("epsilons", epsilons, "a strictly increasing 1-d grid of 2 to 200 budgets ε > 0")
+    ds = check_int_array("ds", ds, low=2, high=D_MAX)
+    if ds.ndim != 1 or ds.size < 1 or ds.size > 200:
+        fail("ds", ds, "a 1-d array of 1 to 200 domain sizes d in [2, 2048]")
+    return _phase_table(tuple(float(e) for e in grid), tuple(int(d) for d in ds))

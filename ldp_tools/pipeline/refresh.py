@@ -1,0 +1,125 @@
+"""Re-execute the committed notebooks at their defaults, in place, with volatile metadata stripped.
+
+Usage::
+
+    python -m ldp_tools.pipeline.refresh [--only NAME ...]
+
+Each notebook is authored as a jupytext percent script ``notebooks/<stem>.py`` paired with
+``notebooks/<stem>.ipynb``.  Refreshing rebuilds the ``.ipynb`` from the script, executes it
+with its default (smoke) parameters, and strips timings, ids and kernel versions, so the stored
+outputs are exactly what nbval will compare against.  A live panel's widget view is dropped too:
+its model lives only in the kernel that ran it (a stored view would show "model not found" and
+change its id on every refresh), so a stored notebook shows the panel's static figure and text
+until it is run.  Execution counts are kept: nbval treats
+a cell with outputs but no count as "unrun", and a fresh top-to-bottom run numbers the code
+cells 1, 2, 3, ... deterministically (a test checks exactly that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
+from ldp_helpers._validation import check_int
+from ldp_tools.pipeline import paths
+from ldp_tools.pipeline.reproduce import kernel_config
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+_VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled", "papermill")
+#: the explorer panels' widget view (``ldp_tools.explore._widgets.WIDGET_MIME``; a test checks they agree)
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def _coalesce_streams(outputs: list) -> list:
+    """Merge consecutive outputs of one stream: the kernel's chunking of stdout depends on timing."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+        else:
+            merged.append(output)
+    return merged
+
+
+def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop timings, ids, version strings and widget views, merge split stream chunks; keep outputs and execution counts."""
+    if not isinstance(nb, nbformat.NotebookNode) or "cells" not in nb:
+        raise TypeError(
+            f"nb must be an nbformat NotebookNode (nbformat.read(...)); got {type(nb).__name__}"
+        )
+    nb.metadata = nbformat.from_dict(
+        {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
+    )
+    for cell in nb.cells:
+        cell.pop("id", None)
+        for key in _VOLATILE_CELL_METADATA:
+            cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            for output in cell.outputs:
+                if output.get("output_type") != "stream":
+                    output.get("metadata", {}).clear()
+                    output.get("data", {}).pop(WIDGET_MIME, None)
+            cell.outputs = _coalesce_streams(cell.outputs)
+    nb.nbformat, nb.nbformat_minor = 4, 4
+    return nb
+
+
+def build_from_script(stem: str) -> nbformat.NotebookNode:
+    """The notebook as written in ``notebooks/<stem>.py`` (no outputs)."""
+    paths.check_notebook_stem(stem, "stem")
+    nb = jupytext.read(paths.NOTEBOOKS_DIR / f"{stem}.py", fmt="py:percent")
+    nb.metadata = nbformat.from_dict(
+        {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
+    )
+    return nb
+
+
+def refresh(stem: str, *, timeout: int = 600) -> None:
+    check_int("timeout", timeout, low=1, high=24 * 3600)
+    nb = build_from_script(stem)
+    NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}},
+        config=kernel_config(),
+    ).execute()
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                raise RuntimeError(f"{stem}: a cell raised {output.ename}: {output.evalue}")
+    nbformat.write(strip_volatile(nb), paths.NOTEBOOKS_DIR / f"{stem}.ipynb")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ldp_tools.pipeline.refresh", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--only", nargs="+", metavar="NAME")
+    args = parser.parse_args(argv)
+    stems = sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.py"))
+    if args.only:
+        unknown = [s for s in args.only if s not in stems]
+        if unknown:
+            parser.error(
+                f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}"
+            )
+        stems = [s for s in stems if s in args.only]
+    for i, stem in enumerate(stems, start=1):
+        print(f"[{i}/{len(stems)}] refreshing {stem}", flush=True)
+        refresh(stem)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The decoder's expected precision and recall (bounds.rappor): the formula, BH's fixed point, Monte-Carlo."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldp_helpers.bounds.rappor import expected_precision_recall
+
+FREQ = np.array([0.2, 0.1, 0.05, 0.02, 0.01, 0.0, 0.0, 0.0, 0.0, 0.0])
+UNIT = np.array([0.01, 0.02, 0.01, 0.005, 0.01, 0.01, 0.02, 0.01, 0.01, 0.0])
+
+
+@pytest.mark.parametrize("correction, n_tests", [("none", 1), ("bonferroni", 10)])
+def test_detection_is_phi_of_z_times_frequency_over_threshold_minus_one(correction, n_tests):
+    got = expected_precision_recall(FREQ, UNIT, alpha=0.05, correction=correction)
+    z = stats.norm.isf(0.05 / n_tests)
+    threshold = z * UNIT  # π_min,w at power ½
+    true = FREQ > 0
+    np.testing.assert_allclose(
+        got.detection_probability[true], stats.norm.cdf(z * (FREQ[true] / threshold[true] - 1))
+    )
+    # a null candidate: α/n_tests (even at c_w = 0: the test's level)
+    np.testing.assert_allclose(got.detection_probability[5:], 0.05 / n_tests)
+    assert got.z == pytest.approx(z)
+    assert got.recall == pytest.approx(got.detection_probability[true].mean())
+    assert got.expected_false == pytest.approx(5 * 0.05 / n_tests)
+    hits = got.detection_probability[true].sum()
+    assert got.precision == pytest.approx(hits / (hits + got.expected_false))
+
+
+def test_a_true_candidate_without_noise_is_detected_surely():
+    got = expected_precision_recall(np.array([0.5, 0.5, 0.0]), np.array([0.0, 0.1, 0.0]))
+    assert got.detection_probability[0] == 1.0 and got.detection_probability[1] < 1.0
+
+
+def test_bh_level_is_the_fixed_point_of_the_expected_rejections_and_sits_between():
+    none, bonf, bh = (
+        expected_precision_recall(FREQ, UNIT, alpha=0.05, correction=c)
+        for c in ("none", "bonferroni", "bh")
+    )
+    level = stats.norm.sf(bh.z)
+    rejections = bh.detection_probability[FREQ > 0].sum() + 5 * level
+    assert level == pytest.approx(0.05 * rejections / FREQ.size, rel=1e-8)  # a = α R / M
+    assert bonf.recall <= bh.recall <= none.recall
+    assert 1 - bh.precision <= 0.05 + 1e-9  # the fixed point's FDR is at most α
+
+
+def test_detection_probability_matches_monte_carlo_of_the_normal_test():
+    # β̂_w / SE_w ~ N(π_w / c_w, 1), rejected above z: the model the formula integrates
+    rng = np.random.default_rng(35)
+    got = expected_precision_recall(FREQ[:5], UNIT[:5], alpha=0.05, correction="none")
+    draws = 200_000
+    hits = (rng.normal(FREQ[:5] / UNIT[:5], 1.0, size=(draws, 5)) > got.z).mean(axis=0)
+    p = got.detection_probability
+    # 5 SE of a binomial proportion
+    np.testing.assert_array_less(np.abs(hits - p), 5 * np.sqrt(p * (1 - p) / draws) + 1e-12)
+
+
+def test_refuses_no_true_candidate_and_a_mismatched_threshold():
+    with pytest.raises(
+        ValueError, match="frequencies must be an array with at least one positive entry"
+    ):
+        expected_precision_recall(np.zeros(3), np.ones(3))
+    with pytest.raises(ValueError, match="unit_threshold must be .*length 3"):
+        expected_precision_recall(np.array([0.5, 0.5, 0.0]), np.ones(2))
