@@ -85,10 +85,13 @@ _FLOAT_OR_INT = (float, int)
 def check_real(name: str, value, *, low=None, high=None, low_open=True, high_open=True) -> float:
     """Return ``value`` as a float, checking it is finite and inside the given interval."""
     if type(value) not in _FLOAT_OR_INT and (
-        isinstance(value, bool) or not isinstance(value, Real)
-    ):
+        isinstance(value, (bool, np.timedelta64)) or not isinstance(value, Real)
+    ):  # numpy counts a timedelta as an integer
         fail_type(name, value, "a real number")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond float's range (10**400)
+        _fail(name, value, f"finite and in {_interval(low, high, low_open, high_open)}")
     if not math.isfinite(value):
         _fail(name, value, f"finite and in {_interval(low, high, low_open, high_open)}")
     if (low is not None and (value < low or (low_open and value == low))) or (
@@ -146,7 +149,9 @@ def _as_int64(name: str, arr: np.ndarray, allowed: str) -> None:
 def check_int(name: str, value, *, low=None, high=None, any_size: bool = False) -> int:
     """An integer in the closed range [low, high], within int64's range (no count wraps later) unless
     ``any_size`` (a number only a formula uses, such as a hypothetical N of a bound, may be any Python int)."""
-    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
+    if type(value) is not int and (
+        isinstance(value, (bool, np.timedelta64)) or not isinstance(value, Integral)
+    ):
         fail_type(name, value, "an integer")
     value, lo, hi = int(value), ("-inf" if low is None else low), ("inf" if high is None else high)
     if (low is not None and value < low) or (high is not None and value > high):

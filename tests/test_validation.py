@@ -1,6 +1,7 @@
 """Boundary validation: clear ValueErrors that name the parameter and the allowed range."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -136,6 +137,23 @@ def test_wrong_type_is_a_type_error_that_value_error_also_catches():
         assert isinstance(info.value, ValueError)
     with pytest.raises(TypeError, match="d must be an integer; got 2.5 of type float"):
         v.check_int("d", 2.5)
+
+
+def test_timedeltas_and_integers_beyond_float_are_refused_by_name():
+    """numpy counts a timedelta as an integer: as a scalar or an array it is refused, not converted; an
+    integer beyond float's range is a value error naming the parameter, not numpy's OverflowError."""
+    for call, shown in (
+        (lambda: v.check_real("epsilon", np.timedelta64(3, "D")), "epsilon must be a real number"),
+        (lambda: v.check_int("d", np.timedelta64(3, "D")), "d must be an integer"),
+        (
+            lambda: v.check_real_array("x", np.array([1], "m8[D]")),
+            "x must be an array of real numbers; got an array of dtype timedelta64[D]",
+        ),
+    ):
+        with pytest.raises(v.ParameterTypeError, match=re.escape(shown)):
+            call()
+    with pytest.raises(ValueError, match=r"^epsilon must be finite and in \(0, inf\); got 1000"):
+        v.check_real("epsilon", 10**400, low=0)
 
 
 def test_choice_and_bool():

@@ -273,7 +273,7 @@ def _failure(seeds, index: int, error: str) -> ChunkFailure:
 def _collect_outcomes(results) -> tuple[list, str | None]:
     """Drain an iterator of chunk outcomes; if it raises, keep what it yielded and return the error text.
 
-    The iterator is joblib's result generator or :func:`~ldp_helpers.sweeps.dask_futures.dask_outcomes`: it raises
+    The iterator is joblib's result generator or ``ldp_helpers.sweeps.dask_futures._outcomes``: it raises
     when the backend fails (a worker process dies, the scheduler goes away), not when a task does (tasks are
     guarded).  Returns ``(outcomes so far, None)`` or ``(outcomes so far, "ErrorType: message")``.
     """

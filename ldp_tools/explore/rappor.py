@@ -40,6 +40,7 @@ from ldp_helpers.bounds.rappor import (
     detection_threshold_without_collisions,
     expected_precision_recall,
 )
+from ldp_helpers.estimation.rappor_decoding import identical_filter_pairs
 from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import zipf_weights
@@ -102,8 +103,7 @@ def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappo
         / detection_threshold_without_collisions(reference, m)[..., None]
     )
     factor.setflags(write=False)
-    _, group_sizes = np.unique(mechanism.design_matrix.T, axis=0, return_counts=True)
-    return mechanism, factor, int(np.sum(group_sizes * (group_sizes - 1) // 2))
+    return mechanism, factor, identical_filter_pairs(mechanism)
 
 
 def _check_setting(

@@ -101,7 +101,7 @@ def _quiet_font_timestamps():
 
 
 def use_style() -> None:
-    """Apply the collection's matplotlib style (``ldp_helpers/ldp.mplstyle``)."""
+    """Apply the collection's matplotlib style (``ldp_tools/pipeline/ldp.mplstyle``)."""
     plt.style.use(STYLE_FILE)
 
 

@@ -47,6 +47,21 @@ def test_bh_level_is_the_fixed_point_of_the_expected_rejections_and_sits_between
     assert 1 - bh.precision <= 0.05 + 1e-9  # the fixed point's FDR is at most α
 
 
+def test_bh_level_is_the_largest_fixed_point_near_a_tangency():
+    """Near a tangency the monotone iteration from R = M needs 1,572 steps (M = 323, α = 0.925): the level
+    returned is still a fixed point (a 200-step cap had stopped at R = 6.91, above the fixed point 6.09)."""
+    m, n_true, signal, alpha = 323, 21, 0.34938945934536425, 0.9250540906853957
+    freq = np.zeros(m)
+    freq[:n_true] = 1.0 / n_true
+    unit = np.full(m, freq[0] / signal)
+    got = expected_precision_recall(freq, unit, alpha=alpha, correction="bh")
+    level = stats.norm.sf(got.z)
+    rejections = m * level / alpha
+    expected = got.detection_probability[:n_true].sum() + (m - n_true) * level
+    assert expected == pytest.approx(rejections, rel=1e-8)
+    assert rejections == pytest.approx(6.0906, abs=1e-3)
+
+
 def test_detection_probability_matches_monte_carlo_of_the_normal_test():
     # β̂_w / SE_w ~ N(π_w / c_w, 1), rejected above z: the model the formula integrates
     rng = np.random.default_rng(35)
