@@ -28,6 +28,7 @@ from ldp_helpers._validation import (
     check_allocation,
     check_binary_array,
     check_bool,
+    check_choice,
     check_int,
     check_int_array,
     check_ndim,
@@ -235,6 +236,49 @@ def zipf_weights(n_candidates: int, n_active: int, exponent: float) -> np.ndarra
     w = np.zeros(n_candidates)
     w[:n_active] = np.arange(1, n_active + 1, dtype=float) ** -exponent
     return w / w.sum()
+
+
+#: the decays of the held candidates' frequencies over their rank (google/rappor's Shiny simulator
+#: offers the last three)
+CANDIDATE_SHAPES = ("zipf", "exponential", "linear", "constant")
+
+
+def candidate_weights(shape: str, n_candidates: int, n_active: int, s: float = 1.0) -> np.ndarray:
+    """Frequencies π_w of M candidates: the first ``n_active`` held with this decay over rank r, the rest 0.
+
+    ``"zipf"``: π_r ∝ r^−s (:func:`zipf_weights`); ``"exponential"``: π_r ∝ exp(−s (r − 1)/n_active)
+    (s is the decay over the held ranks); ``"linear"``: π_r ∝ n_active + 1 − r; ``"constant"``:
+    π_r = 1/n_active (the last two ignore s).
+
+    Parameters
+    ----------
+    shape : {"zipf", "exponential", "linear", "constant"}
+        The decay (:data:`CANDIDATE_SHAPES`).
+    n_candidates, n_active : int
+        M ≥ 1 candidates, of which the first ``n_active`` (1 ≤ n_active ≤ M) are held.
+    s : float
+        The decay's parameter, finite and ≥ 0.
+
+    References
+    ----------
+    [rappor] §3 (the Zipf candidate distribution); google/rappor's Shiny simulator (the other decays).
+    """
+    shape = check_choice("shape", shape, CANDIDATE_SHAPES)
+    n_candidates = check_int("n_candidates", n_candidates, low=1)
+    n_active = check_int("n_active", n_active, low=1, high=n_candidates)
+    check_allocation("n_candidates", n_candidates, n_candidates)
+    s = check_real("s", s, low=0.0, low_open=False)
+    if shape == "zipf":
+        return zipf_weights(n_candidates, n_active, s)
+    r = np.arange(1, n_active + 1, dtype=float)
+    held = {
+        "exponential": np.exp(-s * (r - 1) / n_active),
+        "linear": n_active + 1 - r,
+        "constant": np.ones(n_active),
+    }[shape]
+    weights = np.zeros(n_candidates)
+    weights[:n_active] = held / held.sum()
+    return weights
 
 
 def cohort_sizes(n_reports: int, m: int) -> np.ndarray:

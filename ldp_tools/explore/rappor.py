@@ -1,11 +1,12 @@
 """Pure computations behind the RAPPOR parameter guide (no widgets, no per-user simulation).
 
 From (k, h, m, f, p, q), the total number of reports N and a candidate distribution
-(:func:`candidate_weights`: M candidates, the first ``n_true`` held with a Zipf, exponential, linear
-or constant decay — the Zipf one is the ``get_word_probs`` of [rappor] §3, the others the decays of
-google/rappor's Shiny simulator), the guide gives ε of one report (ε₁), the permanent ε∞, each
-candidate's detection threshold (collisions of the hashed design included) and the decoder's
-**expected** precision and recall under no correction, Bonferroni or Benjamini–Hochberg (BH).
+(:func:`~ldp_helpers.simulate.populations.candidate_weights`: M candidates, the first ``n_true``
+held with a Zipf, exponential, linear or constant decay — the Zipf one is the ``get_word_probs``
+of [rappor] §3, the others the decays of google/rappor's Shiny simulator), the guide gives ε of
+one report (ε₁), the permanent ε∞, each candidate's detection threshold (collisions of the hashed
+design included) and the decoder's **expected** precision and recall under no correction,
+Bonferroni or Benjamini–Hochberg (BH).
 
 The expected precision/recall are an **analytic approximation**, not a simulation:
 :func:`~ldp_helpers.bounds.rappor.expected_precision_recall` (a true candidate detected with
@@ -43,37 +44,7 @@ from ldp_helpers.bounds.rappor import (
 from ldp_helpers.estimation.rappor_decoding import identical_filter_pairs
 from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
-from ldp_helpers.simulate.populations import zipf_weights
-
-#: population shapes of the held candidates (google/rappor's Shiny simulator offers the last three decays)
-SHAPES = ("zipf", "exponential", "linear", "constant")
-
-
-def candidate_weights(shape, n_candidates, n_true, s=1.0) -> np.ndarray:
-    """Frequencies π_w of M candidates: the first ``n_true`` held with this decay over their rank r, the rest 0.
-
-    ``"zipf"``: π_r ∝ r^−s ([rappor] §3's ``get_word_probs``); ``"exponential"``: π_r ∝ exp(−s (r − 1)/n_true)
-    (s is the decay over the held ranks); ``"linear"``: π_r ∝ n_true + 1 − r; ``"constant"``: equal.
-
-    References
-    ----------
-    [rappor] §3 (the Zipf candidate distribution).
-    """
-    shape = check_choice("shape", shape, SHAPES)
-    n_candidates = check_int("n_candidates", n_candidates, low=2, high=4096)
-    n_true = check_int("n_true", n_true, low=1, high=n_candidates)
-    s = check_real("s", s, low=0.0, high=20.0, low_open=False, high_open=False)
-    if shape == "zipf":
-        return zipf_weights(n_candidates, n_true, s)
-    r = np.arange(1, n_true + 1, dtype=float)
-    held = {
-        "exponential": np.exp(-s * (r - 1) / n_true),
-        "linear": n_true + 1 - r,
-        "constant": np.ones(n_true),
-    }[shape]
-    weights = np.zeros(n_candidates)
-    weights[:n_true] = held / held.sum()
-    return weights
+from ldp_helpers.simulate.populations import candidate_weights
 
 
 class RapporGuide(NamedTuple):
@@ -134,6 +105,7 @@ def _check_setting(
             f"{MAX_HASHES:,} keep it within a few seconds)",
         )
     zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=20.0, low_open=False, high_open=False)
+    n_true = check_int("n_true", n_true, low=1, high=n_candidates)
     return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
 
 
@@ -167,8 +139,9 @@ def rappor_guide(
     n_reports : int
         Total reports N (one per user), at least m.
     n_candidates, n_true, zipf_s, shape : int, int, float, str
-        The candidate distribution (:func:`candidate_weights`): M candidates, the first ``n_true`` held
-        with the decay ``shape`` of parameter s = ``zipf_s``, the rest never held.
+        The candidate distribution (:func:`~ldp_helpers.simulate.populations.candidate_weights`):
+        M candidates, the first ``n_true`` held with the decay ``shape`` of parameter
+        s = ``zipf_s``, the rest never held.
     alpha, correction : float, str
         Level of the one-sided test and ``"none"``, ``"bonferroni"`` (n_tests = M) or ``"bh"``
         (Benjamini–Hochberg at FDR α, through the fixed point of the module docstring).

@@ -22,6 +22,7 @@ import io
 import numpy as np
 
 from ldp_helpers._validation import check_bool, check_instance, fail
+from ldp_helpers.simulate.populations import CANDIDATE_SHAPES
 from ldp_tools.explore import _controls as c
 from ldp_tools.explore._widgets import (
     Panel,
@@ -34,7 +35,7 @@ from ldp_tools.explore._widgets import (
     set_errorbar,
     show_figure,
 )
-from ldp_tools.explore.rappor import CORRECTIONS, SHAPES, rappor_guide, simulated_precision_recall
+from ldp_tools.explore.rappor import CORRECTIONS, rappor_guide, simulated_precision_recall
 from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
 
 #: decoded surveys behind the optional check of the guide's precision and recall
@@ -453,7 +454,7 @@ def rappor_panel(
         "n_reports": c.number(n_reports, 100, 10**10, "N (reports)", integer=True, log=True),
         "n_candidates": c.number(n_candidates, 2, 1000, "M (candidates)", integer=True, log=True),
         "n_true": c.number(n_true, 1, 1000, "held (of M)", integer=True, log=True),
-        "shape": c.choice(list(SHAPES), shape, "population"),
+        "shape": c.choice(list(CANDIDATE_SHAPES), shape, "population"),
         "zipf_s": c.number(zipf_s, 0.0, 5.0, "s (decay)", step=0.05),
         "alpha": c.number(alpha, 0.001, 0.3, "α", log=True),
         "correction": c.choice(

@@ -527,6 +527,14 @@ SPECS.update(
         "ldp_helpers.simulate.populations.zipf_weights": spec(
             _huge={"n_candidates"}, n_candidates=10, n_active=5, exponent=1.0
         ),
+        "ldp_helpers.simulate.populations.candidate_weights": spec(
+            _huge={"n_candidates"},
+            shape="exponential",
+            n_candidates=10,
+            n_active=3,
+            s=1.0,
+            _extra={"shape": ["pareto"], "n_active": [11], "s": [-1.0]},
+        ),
         "ldp_helpers.simulate.populations.cohort_sizes": spec(_huge={"m"}, n_reports=100, m=3),
         "ldp_helpers.simulate.populations.cohort_counts": spec(
             weights=WEIGHTS, n_reports=100, m=2, rng=RNG

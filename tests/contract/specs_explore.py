@@ -130,13 +130,6 @@ SPECS = {
     EU + "phase_diagram": spec(
         epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}
     ),
-    ER + "candidate_weights": spec(
-        shape="exponential",
-        n_candidates=10,
-        n_true=3,
-        s=1.0,
-        _extra={"n_true": [11], "s": [-1.0, 21.0]},
-    ),
     ER + "rappor_guide": spec(
         **RAPPOR,
         alpha=0.05,
