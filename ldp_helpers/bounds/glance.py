@@ -66,14 +66,24 @@ class Setting(_SettingFields):
         return self.n_users, self.n_rounds
 
 
-def theorem4_beta(n_users: int) -> float:
-    """Figure 2's β = 1/(2(N+1)²): half the largest β Theorem 4 admits (0 < β < 1/(N+1)²).
+def theorem4_beta(n_users: int, beta: float = 0.5) -> float:
+    """Theorem 4's failure probability β/(N+1)², inside its range 0 < β₄ < 1/(N+1)² for 0 < β < 1.
+
+    The default β = ½ gives Figure 2's β₄ = 1/(2(N+1)²), half the largest value Theorem 4 admits.
+
+    Parameters
+    ----------
+    n_users : int
+        N ≥ 1.
+    beta : float
+        The share of Theorem 4's largest admissible β₄, in (0, 1).
 
     References
     ----------
-    [glance] Fig. 2 caption; [glance] Theorem 4.
+    [glance] Theorem 4 (0 < β < 1/(N+1)²); [glance] Fig. 2 caption (β = 1/(2(N+1)²)).
     """
-    return 1 / (2 * (check_int("n_users", n_users, low=1) + 1) ** 2)
+    n_users = check_int("n_users", n_users, low=1)
+    return check_real("beta", beta, low=0.0, high=1.0) / (n_users + 1) ** 2
 
 
 #: Figure 1 (condition (2) over (ε, μ)): T = 10, β = 0.1; the caption says N = 10,000, the text 100,000.

@@ -81,7 +81,7 @@ class ContinualCurves(NamedTuple):
     se: dict  # label -> SE of that mean (sd/√n_draws)
     theta: np.ndarray  # Eq. (1): Claim 1's bound on Glance's randomized-response error
     glance_upper: np.ndarray  # Theorem 5: 2θ (holds where condition (2) does)
-    harmony_lower: np.ndarray  # Theorem 4 at β₄ = β/(N+1)² (for some stream)
+    harmony_lower: np.ndarray  # Theorem 4 at β₄ = β/(N+1)² (gb.theorem4_beta; for some stream)
     condition2: np.ndarray  # condition (2) at the chosen μ, per ε
 
 
@@ -132,7 +132,8 @@ def continual_counting_curves(
 
     The ε grid has :data:`N_EPSILONS` points from ε_max/N_EPSILONS to ε_max.  θ and Theorem 5
     use β (each claim w.p. 1 − β/2; domain N > T log(4T/β), refused outside); Theorem 4 needs
-    0 < β₄ < 1/(N+1)² and is drawn at β₄ = β/(N+1)² (β = ½ is Figure 2's choice).  A setting whose
+    0 < β₄ < 1/(N+1)² and is drawn at β₄ = β/(N+1)²
+    (:func:`~ldp_helpers.bounds.glance.theorem4_beta`; β = ½ is Figure 2's choice).  A setting whose
     work T·n_draws exceeds :data:`MAX_CONTINUAL_WORK` is refused before any simulation.
 
     References
@@ -160,7 +161,7 @@ def continual_counting_curves(
         se,
         theta,
         gb.glance_upper_bound(eps, n_users, n_rounds, beta),
-        gb.harmony_lower_bound(eps, n_users, n_rounds, beta / (n_users + 1) ** 2),
+        gb.harmony_lower_bound(eps, n_users, n_rounds, gb.theorem4_beta(n_users, beta)),
         np.asarray(gb.dense_sparse_condition(mu, eps, n_users, n_rounds, beta)),
     )
 

@@ -247,6 +247,20 @@ def test_log_term_and_harmony_bound_equal_their_expanded_logarithms():
         np.testing.assert_allclose(gb.harmony_lower_bound(eps, N, T, beta), former, rtol=1e-12)
 
 
+@pytest.mark.parametrize("N, beta", [(10**6, 0.5), (10_000, 0.25), (100, 0.999)])
+def test_theorem4_beta_is_a_share_of_the_largest_admissible_value(N, beta):
+    """β₄ = β/(N+1)², so (N+1)²β₄ = β: inside Theorem 4's 0 < β₄ < 1/(N+1)², and log(1/((N+1)²β₄)) = log(1/β)."""
+    beta4 = gb.theorem4_beta(N, beta)
+    assert 0 < beta4 < 1 / (N + 1) ** 2
+    assert (N + 1) ** 2 * beta4 == pytest.approx(beta, rel=1e-15)
+    eps = np.array([1.0, 4.0])
+    np.testing.assert_allclose(
+        gb.harmony_lower_bound(eps, N, 10, beta4) ** 2,
+        gb.harmony_variance_term(eps, N, 10) * math.log(1 / beta),
+        rtol=1e-12,
+    )
+
+
 def test_the_papers_settings():
     """Figure 1: T = 10, β = 0.1, N = 10⁴ (caption) and 10⁵ (text); Figure 2: N = 10⁶, T = 10, β = 1/(2(N+1)²);
     §6: T = 50, N = 10⁴, β = 0.1; each unpacks into the bounds in their argument order."""
