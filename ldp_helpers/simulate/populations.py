@@ -344,6 +344,30 @@ def power_law_counts(n: int, d: int, exponent: float) -> np.ndarray:
     return np.round(n * weights / weights.sum()).astype(np.int64)
 
 
+def power_law_counts_exact_total(n: int, d: int, exponent: float) -> np.ndarray:
+    """:func:`power_law_counts`' law, apportioned to sum to exactly n (largest remainders).
+
+    The ideal counts n·(i+1)^−exponent/Σ are floored and the n − Σ⌊·⌋ (< d) records left go one
+    each to the largest remainders (ties: the smaller value), so every count is within 1 of its
+    ideal and the total is n (:func:`power_law_counts` rounds each count, so its total may differ).
+
+    References
+    ----------
+    [tutorial] "Apple's implementation of LDP" (emoji frequencies); the largest-remainder method.
+    """
+    n = check_int("n", n, low=1, high=2**53)  # every count and remainder exact in float64
+    d = check_int("d", d, low=1)
+    check_allocation("d", d, 4 * d, what="weights and counts over d values")
+    share = np.arange(1, d + 1, dtype=float) ** -check_real(
+        "exponent", exponent, low=0.0, low_open=False
+    )
+    ideal = n * share / share.sum()
+    counts = np.floor(ideal).astype(np.int64)
+    extra = n - int(counts.sum())  # 0 ≤ extra < d records left
+    counts[np.argsort(-(ideal - counts), kind="stable")[:extra]] += 1
+    return counts
+
+
 def random_baskets(
     n_users: int, d: int, max_size: int, item_weights, *, rng: np.random.Generator
 ) -> list:

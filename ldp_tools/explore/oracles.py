@@ -31,7 +31,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
-from ldp_helpers.simulate.populations import flat_counts
+from ldp_helpers.simulate.populations import flat_counts, power_law_counts_exact_total
 from ldp_tools.explore.outputs import UNAVAILABLE, whole_report_epsilon  # noqa: F401 (re-exported)
 
 #: the populations of the playground
@@ -176,8 +176,9 @@ def _oracle(mechanism_key, epsilon, d, structure, seed, hash_family="universal")
 def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
     """True counts of exactly n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
 
-    ``"uniform"`` is the flattest split; ``"zipf"`` gives value i a share ∝ (i+1)^−s, rounded by
-    largest remainders (exactly n users, value 0 the most frequent).  ``"clickstream"`` is the
+    ``"uniform"`` is the flattest split (:func:`~ldp_helpers.simulate.populations.flat_counts`);
+    ``"zipf"`` gives value i a share ∝ (i+1)^−s, rounded by largest remainders (exactly n users,
+    value 0 the most frequent: :func:`~ldp_helpers.simulate.populations.power_law_counts_exact_total`).  ``"clickstream"`` is the
     committed trousers dataset ([grr_vs_oue] Dataset 2): it fixes d = 43 and n = 49,742 (a different d
     is refused, n is ignored).
     """
@@ -198,14 +199,7 @@ def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
         return counts
     if population == "uniform":
         return flat_counts(n, d)
-    share = np.arange(1, d + 1, dtype=float) ** -zipf_s
-    ideal = n * share / share.sum()
-    counts = np.floor(ideal).astype(np.int64)
-    extra = n - int(
-        counts.sum()
-    )  # 0 ≤ extra < d: to the largest remainders (ties: the smaller value)
-    counts[np.argsort(-(ideal - counts), kind="stable")[:extra]] += 1
-    return counts
+    return power_law_counts_exact_total(n, d, zipf_s)
 
 
 class PlaygroundState(NamedTuple):

@@ -1,11 +1,15 @@
-"""RAPPOR's candidate distributions (simulate.populations)."""
+"""RAPPOR's candidate distributions and the largest-remainder power-law counts (simulate.populations)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ldp_helpers.simulate.populations import candidate_weights
+from ldp_helpers.simulate.populations import (
+    candidate_weights,
+    power_law_counts,
+    power_law_counts_exact_total,
+)
 
 
 @pytest.mark.parametrize(
@@ -22,3 +26,21 @@ def test_candidate_weights_follow_each_decay_over_the_held_ranks(shape, held):
     w = candidate_weights(shape, 7, 4, 1.5)
     expected = np.r_[np.array(held) / sum(held), np.zeros(3)]
     np.testing.assert_allclose(w, expected, rtol=1e-14, atol=0)
+
+
+def test_power_law_counts_exact_total_apportions_by_largest_remainders():
+    """Total exactly n, each count within 1 of n·(i+1)^−s/Σ, and the extra units on the largest remainders."""
+    n, d, s = 100_003, 9, 1.1
+    ideal = n * np.arange(1, d + 1.0) ** -s / np.sum(np.arange(1, d + 1.0) ** -s)
+    counts = power_law_counts_exact_total(n, d, s)
+    assert counts.dtype == np.int64 and counts.sum() == n
+    assert np.all(np.abs(counts - ideal) < 1)
+    up = counts > np.floor(ideal)  # the values that received an extra unit
+    remainder = ideal - np.floor(ideal)
+    assert up.any() and remainder[up].min() >= remainder[~up].max()
+
+
+def test_exact_total_differs_from_rounding_where_rounding_loses_users():
+    """At s = 0, 7 users over 3 values round to 2 + 2 + 2 = 6; the largest remainders give the tie to value 0."""
+    assert power_law_counts(7, 3, 0.0).tolist() == [2, 2, 2]
+    assert power_law_counts_exact_total(7, 3, 0.0).tolist() == [3, 2, 2]
