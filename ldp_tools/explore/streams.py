@@ -37,6 +37,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.bounds.m_shot import c_star, g, m_star
 from ldp_helpers.experiments.common import max_error
+from ldp_helpers.experiments.glance import mean_and_se
 from ldp_helpers.experiments.m_shot import ramp_data
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -101,6 +102,11 @@ def _reporters(
 
 @functools.lru_cache(maxsize=16)
 def _error_means(mu: float, n_users: int, n_rounds: int, epsilons: tuple, n_draws: int, seed: int):
+    """Mean Err and its SE per mechanism and ε, from the cached reporters (common random numbers).
+
+    Not :func:`~ldp_helpers.experiments.glance.mean_error_grid`: that draws reporters and reports
+    together per (N, T) at one ε, so its curves would not share reporters across ε and mechanisms.
+    """
     truth = constant_population(mu, n_users, n_rounds).fractions()
     rng = np.random.default_rng([seed, 1])
     means, se = {}, {}
@@ -115,13 +121,11 @@ def _error_means(mu: float, n_users: int, n_rounds: int, epsilons: tuple, n_draw
                     truth,
                 )
             )
-        errs = np.array(errs)
-        means[label] = errs.mean(axis=1)
-        se[label] = (
-            errs.std(axis=1, ddof=1) / math.sqrt(n_draws)
-            if n_draws > 1
-            else np.full(len(epsilons), np.nan)
-        )
+        errs = np.array(errs)  # (ε, survey)
+        if n_draws > 1:
+            means[label], se[label] = mean_and_se(errs)
+        else:  # one survey has no standard error
+            means[label], se[label] = errs.mean(axis=1), np.full(len(epsilons), np.nan)
     return means, se
 
 
@@ -305,8 +309,7 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
             for m in ms
         ]
     )
-    mean = f.mean(axis=1)
-    se = f.std(axis=1, ddof=1) / math.sqrt(n_draws) if n_draws > 1 else np.full(ms.size, np.nan)
+    mean, se = mean_and_se(f) if n_draws > 1 else (f.mean(axis=1), np.full(ms.size, np.nan))
     return MShotCurves(
         ms, mean, se, np.asarray(g(ms / epsilon)), m_star(epsilon, n_rounds), c_star()
     )
