@@ -11,7 +11,11 @@ from scipy import stats
 
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.bounds.m_shot import g, m_star
-from ldp_helpers.bounds.rappor import detection_threshold, detection_threshold_without_collisions
+from ldp_helpers.bounds.rappor import (
+    detection_threshold,
+    detection_threshold_without_collisions,
+    expected_precision_recall,
+)
 from ldp_helpers.experiments.glance import error_curve
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -66,8 +70,12 @@ def test_rappor_guide_detection_probability_is_one_half_at_the_threshold_and_gro
     np.testing.assert_allclose(
         guide.detection_probability, stats.norm.cdf(z * (guide.frequencies / guide.threshold - 1))
     )
-    # a candidate exactly at its threshold: probability ½ (the threshold's definition, power = ½)
-    assert stats.norm.cdf(z * (guide.threshold[0] / guide.threshold[0] - 1)) == 0.5
+    # a candidate exactly at its threshold is detected with probability ½ (the threshold's definition,
+    # power = ½): the science's formula at the guide's thresholds, c_w = threshold / z
+    at = expected_precision_recall(
+        guide.threshold, guide.threshold / z, alpha=0.05, correction="bonferroni"
+    )
+    np.testing.assert_allclose(at.detection_probability, 0.5, rtol=1e-12)
     recalls = [
         rappor_guide(**{**RAPPOR, "n_reports": n}, correction="bonferroni").expected_recall
         for n in (1_000, 20_000, 10**6, 10**8)
