@@ -329,39 +329,28 @@ def flat_counts(n: int, d: int) -> np.ndarray:
     return counts
 
 
-def power_law_counts(n: int, d: int, exponent: float) -> np.ndarray:
+def power_law_counts(n: int, d: int, exponent: float, *, exact_total: bool = False) -> np.ndarray:
     """Counts ≈ n·(i+1)^−exponent/Σ for i in [0, d), rounded (value 0 the most frequent; an emoji-like skew).
 
-    References
-    ----------
-    [tutorial] "Apple's implementation of LDP" (emoji frequencies).
-    """
-    n, d = check_int("n", n, low=1), check_int("d", d, low=1)
-    check_allocation("d", d, 4 * d, what="weights and counts over d values")
-    weights = np.arange(1, d + 1, dtype=float) ** -check_real(
-        "exponent", exponent, low=0.0, low_open=False
-    )
-    return np.round(n * weights / weights.sum()).astype(np.int64)
-
-
-def power_law_counts_exact_total(n: int, d: int, exponent: float) -> np.ndarray:
-    """:func:`power_law_counts`' law, apportioned to sum to exactly n (largest remainders).
-
-    The ideal counts n·(i+1)^−exponent/Σ are floored and the n − Σ⌊·⌋ (< d) records left go one
-    each to the largest remainders (ties: the smaller value), so every count is within 1 of its
-    ideal and the total is n (:func:`power_law_counts` rounds each count, so its total may differ).
+    Each ideal count is rounded, so the total may differ from n.  ``exact_total=True`` apportions them
+    by largest remainders instead: the ideal counts are floored and the n − Σ⌊·⌋ (< d) records left go
+    one each to the largest remainders (ties: the smaller value), so every count is within 1 of its
+    ideal and the total is exactly n (n ≤ 2^53: every count and remainder exact in float64).
 
     References
     ----------
     [tutorial] "Apple's implementation of LDP" (emoji frequencies); the largest-remainder method.
     """
-    n = check_int("n", n, low=1, high=2**53)  # every count and remainder exact in float64
+    exact_total = check_bool("exact_total", exact_total)
+    n = check_int("n", n, low=1, high=2**53 if exact_total else None)
     d = check_int("d", d, low=1)
     check_allocation("d", d, 4 * d, what="weights and counts over d values")
-    share = np.arange(1, d + 1, dtype=float) ** -check_real(
+    weights = np.arange(1, d + 1, dtype=float) ** -check_real(
         "exponent", exponent, low=0.0, low_open=False
     )
-    ideal = n * share / share.sum()
+    if not exact_total:
+        return np.round(n * weights / weights.sum()).astype(np.int64)
+    ideal = n * weights / weights.sum()
     counts = np.floor(ideal).astype(np.int64)
     extra = n - int(counts.sum())  # 0 ≤ extra < d records left
     counts[np.argsort(-(ideal - counts), kind="stable")[:extra]] += 1

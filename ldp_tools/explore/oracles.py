@@ -31,7 +31,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
-from ldp_helpers.simulate.populations import flat_counts, power_law_counts_exact_total
+from ldp_helpers.simulate.populations import flat_counts, power_law_counts
 from ldp_tools.explore.outputs import UNAVAILABLE, whole_report_epsilon  # noqa: F401 (re-exported)
 
 #: the populations of the playground
@@ -178,7 +178,7 @@ def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
 
     ``"uniform"`` is the flattest split (:func:`~ldp_helpers.simulate.populations.flat_counts`);
     ``"zipf"`` gives value i a share ∝ (i+1)^−s, rounded by largest remainders (exactly n users,
-    value 0 the most frequent: :func:`~ldp_helpers.simulate.populations.power_law_counts_exact_total`).  ``"clickstream"`` is the
+    value 0 the most frequent: :func:`~ldp_helpers.simulate.populations.power_law_counts` with ``exact_total``).  ``"clickstream"`` is the
     committed trousers dataset ([grr_vs_oue] Dataset 2): it fixes d = 43 and n = 49,742 (a different d
     is refused, n is ignored).
     """
@@ -199,7 +199,7 @@ def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
         return counts
     if population == "uniform":
         return flat_counts(n, d)
-    return power_law_counts_exact_total(n, d, zipf_s)
+    return power_law_counts(n, d, zipf_s, exact_total=True)
 
 
 class PlaygroundState(NamedTuple):

@@ -541,10 +541,7 @@ SPECS.update(
         ),
         "ldp_helpers.simulate.populations.flat_counts": spec(_huge={"d"}, n=100, d=5),
         "ldp_helpers.simulate.populations.power_law_counts": spec(
-            _huge={"d"}, n=100, d=5, exponent=1.0
-        ),
-        "ldp_helpers.simulate.populations.power_law_counts_exact_total": spec(
-            _huge={"d"}, n=100, d=5, exponent=1.0, _extra={"n": [2**53 + 1]}
+            _huge={"d"}, n=100, d=5, exponent=1.0, exact_total=True, _extra={"n": [2**53 + 1]}
         ),
         "ldp_helpers.simulate.populations.random_baskets": spec(
             _huge={"n_users", "d"},

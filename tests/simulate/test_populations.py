@@ -8,7 +8,6 @@ import pytest
 from ldp_helpers.simulate.populations import (
     candidate_weights,
     power_law_counts,
-    power_law_counts_exact_total,
 )
 
 
@@ -28,11 +27,11 @@ def test_candidate_weights_follow_each_decay_over_the_held_ranks(shape, held):
     np.testing.assert_allclose(w, expected, rtol=1e-14, atol=0)
 
 
-def test_power_law_counts_exact_total_apportions_by_largest_remainders():
+def test_power_law_counts_with_an_exact_total_apportion_by_largest_remainders():
     """Total exactly n, each count within 1 of n·(i+1)^−s/Σ, and the extra units on the largest remainders."""
     n, d, s = 100_003, 9, 1.1
     ideal = n * np.arange(1, d + 1.0) ** -s / np.sum(np.arange(1, d + 1.0) ** -s)
-    counts = power_law_counts_exact_total(n, d, s)
+    counts = power_law_counts(n, d, s, exact_total=True)
     assert counts.dtype == np.int64 and counts.sum() == n
     assert np.all(np.abs(counts - ideal) < 1)
     up = counts > np.floor(ideal)  # the values that received an extra unit
@@ -43,4 +42,4 @@ def test_power_law_counts_exact_total_apportions_by_largest_remainders():
 def test_exact_total_differs_from_rounding_where_rounding_loses_users():
     """At s = 0, 7 users over 3 values round to 2 + 2 + 2 = 6; the largest remainders give the tie to value 0."""
     assert power_law_counts(7, 3, 0.0).tolist() == [2, 2, 2]
-    assert power_law_counts_exact_total(7, 3, 0.0).tolist() == [3, 2, 2]
+    assert power_law_counts(7, 3, 0.0, exact_total=True).tolist() == [3, 2, 2]
