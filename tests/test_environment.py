@@ -65,3 +65,23 @@ def test_installed_versions_match_the_lock():
         if installed != pinned:
             wrong[name] = (installed, pinned)
     assert not wrong, f"installed != locked: {wrong}"
+
+
+def test_the_lock_leaves_out_the_iri_parser():
+    """rfc3987-syntax (with lark) is left out of the lock (environment.yml says why): it builds an Earley
+    parser at import, 2 s of CPU in every process that imports jsonschema.  A lock pasted from a `pip
+    freeze` brings it back; the running environment must not have it either (`make setup` installs
+    the lock with --no-deps), and jsonschema, nbformat and jupyter-events work without it."""
+    from importlib.util import find_spec
+
+    _, pins = _pins()
+    assert not {"rfc3987-syntax", "lark"} & set(pins), (
+        "remove rfc3987-syntax and lark from the lock"
+    )
+    assert find_spec("rfc3987_syntax") is None, (
+        "rfc3987-syntax is installed: `.venv/bin/pip uninstall rfc3987-syntax lark`"
+    )
+    import jupyter_events  # noqa: F401  (its schemas validate without the optional "iri" checker)
+    import nbformat
+
+    nbformat.validate(nbformat.v4.new_notebook())
