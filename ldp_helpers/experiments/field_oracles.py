@@ -142,6 +142,15 @@ def build_oracle(
         check_int("seed", seed, low=0),
     )
     hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
+    structure = _check_structure(structure)
+    own = tuple((name, structure.get(name, default)) for name, default in _structure_defaults(key))
+    return _build_oracle(
+        key, epsilon, d, own, seed, hash_family if key in hash_family_keys() else ""
+    )
+
+
+def _check_structure(structure) -> dict:
+    """``structure`` as :func:`build_oracle` takes it: None (every default) or a dict of structural names."""
     structure = (
         {}
         if structure is None
@@ -152,18 +161,7 @@ def build_oracle(
     names = {name for k in oracle_keys() for name, _ in _structure_defaults(k)}
     if set(structure) - names:
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
-    own = tuple(
-        (
-            name,
-            check_int(f"structure[{name!r}]", structure[name], low=0)
-            if name in structure
-            else default,
-        )
-        for name, default in _structure_defaults(key)
-    )
-    return _build_oracle(
-        key, epsilon, d, own, seed, hash_family if key in hash_family_keys() else ""
-    )
+    return {name: check_int(f"structure[{name!r}]", v, low=0) for name, v in structure.items()}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -421,6 +419,138 @@ def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
         for i, key in enumerate(keys):
             out[i, j] = _risk(key, epsilon, d, counts) / (d * int(n))
     return out
+
+
+#: most budgets on one privacy–utility grid (each budget builds every oracle and its exact moments)
+MAX_CURVE_POINTS = 400
+
+
+class PrivacyUtilityCurves(NamedTuple):
+    """:func:`privacy_utility_curves`' result: per oracle key, an array over the ε grid."""
+
+    epsilons: np.ndarray  # the grid of budgets ε
+    exact: dict  # exact MSE (mean over values of bias² + variance); NaN where the oracle refuses ε
+    bias_sq: dict  # its bias² part (0 for an unbiased oracle)
+    approx: dict  # Wang's approximate variance n·q*(1−q*)/(p*−q*)² (only the oracles defining it)
+    labels: dict  # display label of each key
+    crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
+
+
+def _check_curve_grid(epsilons) -> np.ndarray:
+    grid = check_epsilons(epsilons)
+    if grid.ndim != 1 or not 2 <= grid.size <= MAX_CURVE_POINTS or np.any(np.diff(grid) <= 0):
+        fail(
+            "epsilons",
+            epsilons,
+            f"a strictly increasing 1-d grid of 2 to {MAX_CURVE_POINTS} budgets ε > 0",
+        )
+    return grid
+
+
+def _curve_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure: dict):
+    """(exact MSE, bias², Wang's approximate variance) of one oracle at one ε; NaN where refused."""
+    try:
+        oracle = build_oracle(key, epsilon, d, structure=structure)
+        moments = exact_moments(oracle, counts)
+    except ValueError:  # e.g. ε too large for double precision at this d
+        return math.nan, math.nan, math.nan
+    approx = (
+        float(oracle.approx_variance(int(counts.sum())))
+        if hasattr(oracle, "approx_variance")
+        else math.nan
+    )
+    return moments.mse, moments.bias_sq, approx
+
+
+def privacy_utility_curves(keys, epsilons, d, n, *, structure=None) -> PrivacyUtilityCurves:
+    """Exact MSE (bias² + variance) and Wang's approximation of each oracle against ε, with the crossovers.
+
+    Parameters
+    ----------
+    keys : list of str
+        Frequency oracles of the registry (:func:`oracle_keys`), each built afresh at every ε by
+        :func:`build_oracle` with ``structure`` (seed 0: a sketch keeps its hashes along the curve).
+    epsilons : array_like of float
+        A strictly increasing grid of 2 to :data:`MAX_CURVE_POINTS` budgets.
+    d, n : int
+        The population: the flattest split of n users over [0, d)
+        (:func:`~ldp_helpers.simulate.populations.flat_counts`).
+    structure : dict, optional
+        Structural parameters, as :func:`build_oracle` takes them.
+
+    Returns
+    -------
+    PrivacyUtilityCurves
+        Per key: the exact MSE of the count estimates (:func:`exact_moments`, mean over values of
+        bias² + Var[ĉ(x)]; NaN where the oracle refuses ε), its bias² part and, for the oracles
+        that define it, Wang's approximate variance n·q*(1−q*)/(p*−q*)² (Eq. 2, the f_x terms
+        dropped); and the :func:`crossovers` of the keys on the grid.
+
+    References
+    ----------
+    [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
+    """
+    keys, grid = _check_keys(keys), _check_curve_grid(epsilons)
+    d, n = check_int("d", d, low=2, high=2**20), check_int("n", n, low=1, high=10**12)
+    structure = _check_structure(structure)
+    counts = flat_counts(n, d)
+    points = {
+        key: np.array([_curve_point(key, float(e), d, counts, structure) for e in grid])
+        for key in keys
+    }
+    exact = {key: points[key][:, 0] for key in keys}
+    approx = {key: points[key][:, 2] for key in keys if not np.all(np.isnan(points[key][:, 2]))}
+    return PrivacyUtilityCurves(
+        grid,
+        exact,
+        {key: points[key][:, 1] for key in keys},
+        approx,
+        {key: REGISTRY[key].label for key in keys},
+        crossovers(keys, grid, exact),
+    )
+
+
+def crossovers(keys, epsilons, exact) -> tuple:
+    """``(ε, best below, best above)`` wherever the lowest of these oracles' MSE curves changes on the grid.
+
+    ``exact`` maps each key to its MSE on the grid ``epsilons`` (NaN where the oracle refuses ε,
+    as :func:`privacy_utility_curves` gives it); the best at a budget is :func:`lowest_index`'s
+    (ties within :data:`TIE_RTOL` go to the key listed first: a tie, e.g. ADP = GRR, is no
+    crossover).  Between two neighbouring budgets where the best changes from a to b, the
+    crossover is placed where ln MSE_a − ln MSE_b, taken linear in ε, is 0.
+
+    References
+    ----------
+    [wang2017] §4.4; [grr_vs_oue] §3.6 (the exact GRR–OUE crossover).
+    """
+    keys, grid = _check_keys(keys), _check_curve_grid(epsilons)
+    if not isinstance(exact, dict) or any(
+        k not in exact
+        or np.shape(exact[k]) != grid.shape
+        or np.asarray(exact[k]).dtype.kind not in "iuf"
+        or np.any(np.asarray(exact[k]) < 0)
+        for k in keys
+    ):
+        fail(
+            "exact",
+            exact,
+            f"a dict giving each of {list(keys)} its MSE (≥ 0, NaN where refused) on the "
+            f"{grid.size} budgets",
+        )
+    table = np.array([np.asarray(exact[key], dtype=float) for key in keys])
+    best = lowest_index(np.where(np.isnan(table), np.inf, table))
+    found = []
+    for j in range(grid.size - 1):
+        a, b = best[j], best[j + 1]
+        if a != b and a >= 0 and b >= 0:
+            diff = np.log(table[a, j : j + 2]) - np.log(table[b, j : j + 2])
+            t = (
+                diff[0] / (diff[0] - diff[1])
+                if np.all(np.isfinite(diff)) and diff[0] != diff[1]
+                else 0.5
+            )
+            found.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
+    return tuple(found)
 
 
 def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:

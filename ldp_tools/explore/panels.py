@@ -2,8 +2,9 @@
 
 Each panel is a :class:`~ldp_tools.explore._widgets.Panel` (controls, summary, message, figure,
 downloads; plumbing in :mod:`ldp_tools.explore._widgets`, controls in
-:mod:`ldp_tools.explore._controls`).  The numbers are the pure functions of
-:mod:`ldp_tools.explore.oracles` and :mod:`ldp_tools.explore.utility`; each panel keeps one
+:mod:`ldp_tools.explore._controls`).  The numbers are the science's
+(:mod:`ldp_helpers.experiments.field_oracles`) within the panels' policy (:mod:`ldp_tools.explore.oracles`,
+:mod:`ldp_tools.explore.utility`); each panel keeps one
 figure and updates its artists.  The oracles are the registry's (:func:`~ldp_tools.explore.oracles.panel_keys`),
 each built for the panel's ε and d; a sketch's own parameters (k, m) have controls of their own.
 The RAPPOR simulator is in :mod:`ldp_tools.explore.rappor_panel`, continual counting and m-shot in
@@ -51,14 +52,7 @@ from ldp_tools.explore.oracles import (
     panel_keys,
     playground_state,
 )
-from ldp_tools.explore.utility import (
-    PHASE_GRID,
-    crossovers,
-    oracle_ranking,
-    phase_diagram,
-    phase_keys,
-    privacy_utility_curves,
-)
+from ldp_tools.explore.utility import PHASE_GRID, oracle_ranking, phase_diagram, phase_keys
 
 PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot", "shuffle")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
@@ -381,8 +375,8 @@ def playground_panel(
 @functools.lru_cache(maxsize=32)
 def _curves(d: int, n: int, epsilon_max: float, structure: tuple):
     """Exact curves on :data:`CURVE_POINTS` budgets per (d, n, ε max, structure), cached: moving ε only moves the marker."""
-    return privacy_utility_curves(
-        d, n, np.linspace(0.05, epsilon_max, CURVE_POINTS), structure=dict(structure)
+    return fo.privacy_utility_curves(
+        panel_keys(), np.linspace(0.05, epsilon_max, CURVE_POINTS), d, n, structure=dict(structure)
     )
 
 
@@ -482,7 +476,7 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     shape = tuple(check_structure(structure, d).items())
     curves = _curves(d, n, epsilon_max, shape)
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
-    found = crossovers(curves.epsilons, keys, curves.exact)
+    found = fo.crossovers(keys, curves.epsilons, curves.exact)
     listed = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in found]
     cross = (
         ", ".join(listed[:4]) + (f", … ({len(listed)} in all)" if len(listed) > 4 else "") or "none"
@@ -549,11 +543,13 @@ def privacy_utility_panel(
     """
     structure = check_structure(structure)
     shown_keys(shown)
-    privacy_utility_curves(
+    d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
+    fo.privacy_utility_curves(  # refuses ε ≥ ε max, or a structure beyond the ceilings at this d
+        panel_keys(),
+        np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
         d,
         n,
-        np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
-        structure=structure,
+        structure=check_structure(structure, d),
     )
     controls = {
         "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),

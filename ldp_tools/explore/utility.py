@@ -1,21 +1,21 @@
-"""Pure computations behind the privacy–utility panel and the playground's ranking and phase diagram (no widgets).
+"""The playground's oracle ranking and phase diagram: the panels' policy over the science (no widgets).
 
 Every number is a registered oracle's exact MSE (mean over values of bias² + variance,
 :func:`~ldp_helpers.experiments.field_oracles.exact_mse`) for the oracle built afresh at that (ε, d) by the
 one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`), and the best oracle is
-:func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s — the science notebook 07 calls.  An oracle
-that refuses a budget at this d (e.g. double-precision underflow) is left out there (NaN on a curve).
+:func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s — the science notebook 07 calls.  Here are
+what the panels add: which oracles they rank (:func:`~ldp_tools.explore.oracles.panel_keys`), their
+ceilings on d and the structure, the phase diagram's oracles and its precomputed grid.  The privacy–utility
+curves are :func:`~ldp_helpers.experiments.field_oracles.privacy_utility_curves`.
 
 References
 ----------
-[wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
+[wang2017] §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
 """
 
 from __future__ import annotations
 
 import functools
-import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -30,106 +30,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.mechanisms.count_mean_sketch import HASH_FAMILIES
 from ldp_helpers.mechanisms.registry import REGISTRY
-from ldp_helpers.simulate.populations import flat_counts
-from ldp_tools.explore.oracles import D_MAX, N_MAX, check_structure, panel_keys, population_counts
-
-
-class PrivacyUtilityCurves(NamedTuple):
-    """Exact MSE per oracle over an ε grid (flat population of n users over d values)."""
-
-    epsilons: np.ndarray
-    exact: dict  # key -> exact MSE (bias² + variance, mean over values) per ε (nan where the oracle refuses ε)
-    bias_sq: dict  # key -> its bias² part per ε (0 for unbiased oracles)
-    approx: dict  # key -> Wang's approximate variance per ε (only oracles that define it)
-    labels: dict  # key -> display label
-    crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
-
-
-def _exact_point(
-    key: str, epsilon: float, d: int, counts: np.ndarray, structure: dict
-) -> tuple[float, float, float]:
-    try:
-        oracle = fo.build_oracle(key, epsilon, d, structure=structure)
-        moments = fo.exact_moments(oracle, counts)
-    except ValueError:  # e.g. ε too large for double precision at this d
-        return math.nan, math.nan, math.nan
-    approx = (
-        float(oracle.approx_variance(int(counts.sum())))
-        if hasattr(oracle, "approx_variance")
-        else math.nan
-    )
-    return moments.mse, moments.bias_sq, approx
-
-
-def privacy_utility_curves(d, n, epsilons, *, structure=None) -> PrivacyUtilityCurves:
-    """Exact MSE (bias² + variance) and Wang's approximation of every registered oracle vs ε, with crossovers.
-
-    The population is the flattest split of n users over d values.  A crossover is a change of the
-    oracle with the smallest exact MSE between two neighbouring grid points, placed where the
-    log-MSE difference of the two changes sign (linear in ε).
-
-    References
-    ----------
-    [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
-    """
-    d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
-    grid = check_real_array("epsilons", epsilons, low=0.0)
-    if grid.ndim != 1 or grid.size < 2 or grid.size > 400 or np.any(np.diff(grid) <= 0):
-        fail("epsilons", epsilons, "a strictly increasing 1-d grid of 2 to 400 budgets ε > 0")
-    shape = check_structure(structure, d)
-    counts = flat_counts(n, d)
-    keys = panel_keys()
-    points = {
-        key: np.array([_exact_point(key, float(e), d, counts, shape) for e in grid]) for key in keys
-    }
-    exact = {key: points[key][:, 0] for key in keys}
-    approx = {key: points[key][:, 2] for key in keys if not np.all(np.isnan(points[key][:, 2]))}
-    return PrivacyUtilityCurves(
-        grid,
-        exact,
-        {key: points[key][:, 1] for key in keys},
-        approx,
-        {key: REGISTRY[key].label for key in keys},
-        crossovers(grid, keys, exact),
-    )
-
-
-def crossovers(epsilons, keys, exact) -> tuple:
-    """``(ε, best below, best above)`` wherever the lowest of these oracles' curves changes between grid points.
-
-    ``exact`` maps each key to its MSE on the grid ``epsilons`` (NaN where refused); ties go to the
-    key listed first (:func:`~ldp_helpers.experiments.field_oracles.lowest_index`).  A crossover is
-    placed where the log-MSE difference of the two changes sign (linear in ε).
-
-    References
-    ----------
-    [wang2017] §4.4; [grr_vs_oue] §3.6 (the exact GRR–OUE crossover).
-    """
-    grid = check_real_array("epsilons", epsilons, low=0.0)
-    if not isinstance(keys, (list, tuple)) or not keys:
-        fail("keys", keys, "a non-empty list of oracle keys")
-    if not isinstance(exact, dict) or any(
-        k not in exact or np.shape(exact[k]) != grid.shape for k in keys
-    ):
-        fail(
-            "exact", exact, f"a dict giving each of {list(keys)} its MSE on the {grid.size} budgets"
-        )
-    table = np.array([exact[key] for key in keys])
-    best = fo.lowest_index(
-        np.where(np.isnan(table), np.inf, table)
-    )  # a tie (e.g. ADP = GRR) is no crossover
-    found = []
-    for j in range(grid.size - 1):
-        a, b = best[j], best[j + 1]
-        if a != b and a >= 0 and b >= 0:
-            diff = np.log(table[a, j : j + 2]) - np.log(table[b, j : j + 2])
-            t = (
-                diff[0] / (diff[0] - diff[1])
-                if np.all(np.isfinite(diff)) and diff[0] != diff[1]
-                else 0.5
-            )
-            found.append((float(grid[j] + t * (grid[j + 1] - grid[j])), keys[a], keys[b]))
-    return tuple(found)
+from ldp_tools.explore.oracles import D_MAX, check_structure, panel_keys, population_counts
 
 
 def oracle_ranking(

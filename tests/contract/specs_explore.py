@@ -114,19 +114,7 @@ SPECS = {
         hash_family="sha256",
         _extra={"d": [1]},
     ),
-    EU + "privacy_utility_curves": spec(
-        d=5, n=100, epsilons=np.array([0.5, 1.0, 2.0]), structure={"k": 2}, _extra={"d": [1]}
-    ),
     EU + "phase_keys": spec(),
-    EU + "crossovers": spec(
-        epsilons=np.array([0.5, 1.0]),
-        keys=["grr", "oue"],
-        exact={"grr": np.array([2.0, 1.0]), "oue": np.array([1.0, 2.0])},
-        _extra={
-            "keys": [[]],
-            "exact": [{"grr": np.ones(2)}, {"grr": np.ones(3), "oue": np.ones(3)}],
-        },
-    ),
     EU + "phase_diagram": spec(
         epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}
     ),
@@ -282,7 +270,6 @@ SPECS = {
 RECORDS = {
     EO + "PlaygroundState",
     EO + "Structure",
-    EU + "PrivacyUtilityCurves",
     ER + "RapporGuide",
     ES + "ReportSteps",
     ES + "DecodedCounts",

@@ -76,6 +76,24 @@ SPECS = {
         _finite=False,
         _extra={"n_grid": [np.array([2])]},
     ),
+    FO + "privacy_utility_curves": spec(
+        keys=KEYS,
+        epsilons=EPS,
+        d=5,
+        n=100,
+        structure={"k": 2},
+        _none_ok={"structure"},
+        _extra={"d": [1], "n": [0], "structure": [{"zz": 1}, {"k": -1}, [1]]},
+    ),
+    FO + "crossovers": spec(
+        keys=KEYS,
+        epsilons=EPS,
+        exact={"grr": np.array([2.0, 1.0]), "ss": np.array([1.0, 2.0])},
+        _extra={
+            "keys": [[], ["nope"]],
+            "exact": [{"grr": np.ones(2)}, {"grr": np.ones(3), "ss": np.ones(3)}],
+        },
+    ),
     FO + "report_bits_table": spec(
         keys=KEYS, epsilon=1.0, ds=np.array([2, 8]), _finite=False, _extra={"ds": [np.array([1])]}
     ),
@@ -199,4 +217,4 @@ SPECS = {
         _extra={"mse": [{}, {"SPL[GRR]": np.ones(3)}]},
     ),
 }
-RECORDS = {FO + "Moments"}
+RECORDS = {FO + "Moments", FO + "PrivacyUtilityCurves"}

@@ -1,4 +1,7 @@
-"""The explorer's oracle functions (ldp_tools.explore.oracles, .utility) and its two oracle panels, without a browser."""
+"""The explorer's oracle functions (ldp_tools.explore.oracles, .utility) and its two oracle panels, without a browser.
+
+The privacy–utility curves are the science's: tests/experiments/test_field_oracles_curves.py.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from ldp_tools.explore.oracles import (
     playground_state,
     population_counts,
 )
-from ldp_tools.explore.utility import oracle_ranking, privacy_utility_curves
+from ldp_tools.explore.utility import oracle_ranking
 
 oracle_keys = panel_keys
 
@@ -98,7 +101,7 @@ def test_structured_oracles_are_refused_beyond_the_work_ceilings_with_the_allowe
     with pytest.raises(
         ValueError, match=r"structure\['n_hashes'\] must be an integer in \[1, 16\]"
     ):
-        privacy_utility_curves(2048, 1000, [0.5, 1.0], structure={"n_hashes": 32})
+        panels.privacy_utility_panel(d=2048, n=1000, n_hashes=32)
     assert oracles.check_structure({"k": 64, "m": 1024}, 512)["m"] == 1024
 
 
@@ -166,48 +169,6 @@ def test_bad_input_gets_the_librarys_value_error(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         playground_state(**args)
-
-
-def test_privacy_utility_curves_are_each_oracles_exact_mse_and_find_the_grr_crossover():
-    grid = np.linspace(0.2, 6.0, 59)
-    curves = privacy_utility_curves(43, 10_000, grid)
-    assert set(curves.exact) == set(oracle_keys())
-    counts = population_counts("uniform", 10_000, 43)
-    for key in oracle_keys():
-        oracle = build_oracle(key, float(grid[10]), 43)
-        bias = oracle.expected_estimate(counts) - counts
-        assert curves.exact[key][10] == pytest.approx(
-            float(np.mean(bias**2 + oracle.variance(counts))), rel=1e-12
-        )
-    assert curves.approx["oue"][10] == pytest.approx(
-        build_oracle("oue", float(grid[10]), 43).approx_variance(10_000)
-    )
-    assert (
-        "she" not in curves.approx
-        and np.all(curves.bias_sq["cms"] > 0)
-        and np.all(curves.bias_sq["oue"] == 0)
-    )
-    # GRR is best at large ε for d = 43; subset selection then takes k = 1, which is GRR itself: a tie, which the
-    # ranking gives to GRR (registered first)
-    last = max(curves.crossovers, key=lambda c: c[0])
-    assert last[2] == "grr"
-    j = int(np.searchsorted(grid, last[0]))
-    assert (
-        curves.exact["grr"][j] <= curves.exact[last[1]][j]
-        and curves.exact["grr"][j - 1] > curves.exact[last[1]][j - 1]
-    )
-    oue_wins = curves.exact["oue"] < curves.exact["grr"]
-    assert (
-        oue_wins[0] and not oue_wins[-1] and np.count_nonzero(np.diff(oue_wins)) == 1
-    )  # one GRR–OUE crossover
-
-
-@pytest.mark.parametrize(
-    "epsilons", [[1.0], [2.0, 1.0], [0.0, 1.0], [[1.0, 2.0]], list(np.linspace(0.1, 5, 401))]
-)
-def test_privacy_utility_curves_refuse_bad_grids(epsilons):
-    with pytest.raises(ValueError, match="epsilons"):
-        privacy_utility_curves(10, 100, epsilons)
 
 
 @pytest.mark.parametrize(
@@ -371,9 +332,13 @@ def test_privacy_utility_panel_updates_and_survives_bad_values():
     line = panel.artists["lines"]["cms"].get_ydata()
     np.testing.assert_allclose(
         line,
-        privacy_utility_curves(43, 10_000, np.linspace(0.05, 4.0, panels.CURVE_POINTS)).exact[
-            "cms"
-        ],
+        fo.privacy_utility_curves(
+            panel_keys(),
+            np.linspace(0.05, 4.0, panels.CURVE_POINTS),
+            43,
+            10_000,
+            structure=oracles.check_structure(None, 43),
+        ).exact["cms"],
     )
 
 
@@ -420,11 +385,8 @@ def test_the_slider_and_the_box_stay_in_step():
 @pytest.mark.parametrize("n", [43 * 1000, 43 * 10**6])
 def test_at_large_n_the_biased_sketches_bias_keeps_them_out_of_the_best(n):
     """The fixed-hash sketches' bias² grows as n², their variance as n: at large n they are never the best oracle."""
-    curves = privacy_utility_curves(43, n, np.linspace(0.5, 4.0, 8))
-    biased = {key for key in oracle_keys() if np.any(curves.bias_sq[key] > 0)}
-    assert "cms" in biased and np.all(curves.bias_sq["oue"] == 0)
-    assert biased.isdisjoint({k for _, a, b in curves.crossovers for k in (a, b)})
-    assert oracle_ranking(1.0, 43, n)[0][0] not in biased
+    biased = set(fo.oracle_groups()["sketch"])
+    assert "cms" in biased and oracle_ranking(1.0, 43, n)[0][0] not in biased
 
 
 def test_the_stored_phase_map_is_the_science_map():
