@@ -241,6 +241,16 @@ class Moments(NamedTuple):
         """Mean over values of bias² + Var[ĉ(x)]: the exact MSE of the count estimates."""
         return float(np.mean(self.variance)) + self.bias_sq
 
+    @property
+    def mse_per_value(self) -> np.ndarray:
+        """bias² + Var[ĉ(x)] of each value's count estimate: E(ĉ(x) − f_x)² (:attr:`mse` is their mean).
+
+        References
+        ----------
+        [wang2017] Theorem 2 (the variance); [cormode2021] (a fixed-hash sketch's bias).
+        """
+        return self.bias**2 + self.variance
+
 
 def exact_moments(oracle, truth) -> Moments:
     """E[ĉ], bias and Var[ĉ] of every value's count estimate for this population: the oracle's exact moments.

@@ -210,6 +210,7 @@ class PlaygroundState(NamedTuple):
     estimate: np.ndarray  # one exact survey's count estimates ĉ(i)
     expected: np.ndarray  # exact E[ĉ(i)] (= the true counts for an unbiased oracle)
     sigma: np.ndarray  # exact standard deviation of each estimate
+    mse_per_value: np.ndarray  # exact bias² + variance of each estimate (Moments.mse_per_value)
     whole_report_epsilon: float | str  # from the output table, or UNAVAILABLE
     report_bits: int  # bits per report (the oracle's report_bits)
     mse: float  # exact mean over values of bias² + variance
@@ -232,7 +233,8 @@ def playground_state(
     """One exact survey of the registered oracle on the chosen population, with its exact bias, σ, MSE and ε.
 
     ``estimate`` is ``oracle.estimate(oracle.sample_aggregate(truth, rng=default_rng(seed)), n)``,
-    ``sigma = sqrt(variance(truth))``, ``mse`` the mean over values of bias² + variance.  The oracle
+    ``sigma = sqrt(variance(truth))``, ``mse_per_value`` each value's bias² + variance and ``mse``
+    their mean (:class:`~ldp_helpers.experiments.field_oracles.Moments`).  The oracle
     is :func:`~ldp_helpers.experiments.field_oracles.build_oracle` with the same ``seed`` (its hashes, if any,
     from a stream of their own) and the panels' structure (missing names at :data:`STRUCTURE`'s defaults);
     ``hash_family`` picks a CMS's (or HCMS's) hashes: ``"universal"`` or Apple's ``"sha256"``, whose
@@ -267,6 +269,7 @@ def playground_state(
         estimate,
         moments.expected,
         np.sqrt(moments.variance),
+        moments.mse_per_value,
         whole_report_epsilon(oracle),
         oracle.report_bits,
         moments.mse,

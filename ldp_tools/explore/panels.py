@@ -292,7 +292,7 @@ def _draw_playground(
         s.expected,
         s.expected - s.true_counts,
         s.sigma,
-        (s.expected - s.true_counts) ** 2 + s.sigma**2,
+        s.mse_per_value,
     )
     show_figure(
         panel,

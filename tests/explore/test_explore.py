@@ -263,6 +263,9 @@ def test_playground_panel_updates_survives_refusals_and_offers_its_numbers():
     assert f"{playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
     header, rows = panel.table
     assert header[:3] == ("value", "true_count", "estimate") and len(rows) == 8
+    assert header[-1] == "mse" and [row[-1] for row in rows] == list(
+        playground_state("grr", 2.5, 8, 1000, seed=0).mse_per_value
+    )  # the CSV's per-value MSE is the science's bias² + variance
     panel.controls["mechanism_key"].value = "oue"
     assert "report size = <b class='ldp-bits'>8</b> bits" in panel.summary.value
     assert (

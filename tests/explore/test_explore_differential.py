@@ -70,6 +70,7 @@ def test_the_playground_shows_one_exact_survey_and_the_papers_moments(key, d, ep
         )  # one draw of the exact aggregate sampler
         bias = state.expected - truth
         assert state.mse == pytest.approx(float(np.mean(bias**2 + state.sigma**2)), rel=1e-12)
+        np.testing.assert_allclose(state.mse_per_value, bias**2 + state.sigma**2, rtol=1e-12)
         assert state.bias_sq == pytest.approx(float(np.mean(bias**2)), rel=1e-12, abs=1e-9)
         if isinstance(oracle, PureFrequencyOracle):  # Wang's exact variance, unbiased
             np.testing.assert_allclose(
@@ -142,7 +143,7 @@ def test_the_playgrounds_mse_matches_the_per_user_client(key):
     sd_squared = np.sqrt(
         2 * sigma**4 + 4 * sigma**2 * bias**2
     )  # Var[(X − f)²] for X ~ N(f + b, σ²)
-    per_value = state.sigma**2 + bias**2
+    per_value = state.mse_per_value
     assert np.all(
         np.abs(squared.mean(axis=0) - per_value) < 5 * sd_squared / np.sqrt(MC_SURVEYS)
     ), key
