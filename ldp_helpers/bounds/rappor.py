@@ -13,7 +13,8 @@ A guide, not a guarantee: the t-test estimates σ and the LASSO keeps only some 
 
 **Expected precision and recall** (an analytic approximation, used by the explorer's RAPPOR guide).
 Take the OLS estimate as ``β̂_w ~ N(β_w, SE_w²)`` with the null SE above, so that
-``SE_w / N_j = c_w = π_min,w / z`` (π_min,w the threshold at power ½, ``z = z_{1−α/n_tests}``), and
+``SE_w / N_j = c_w = π_min,w / z`` (π_min,w the threshold at power ½, ``z = z_{1−α/n_tests}``;
+``c_w`` is :func:`unit_threshold` times :func:`collision_factor`), and
 let the one-sided test reject when ``β̂_w / SE_w > z``: a true candidate is detected with probability
 ``Φ(z (π_w / π_min,w − 1)) = Φ(π_w / c_w − z)`` and a null one with probability α/n_tests.  BH has
 no fixed per-test level; use a = α·R/M at the largest fixed point R of the expected number of
@@ -85,9 +86,29 @@ def detection_threshold(
     n_j, z = _threshold_inputs(
         check_instance("mechanism", mechanism, Rappor).params, n_reports, alpha, n_tests, power
     )
+    return z * _null_sd(n_j, mechanism.params)[..., None] * _leverage(mechanism) / n_j[..., None]
+
+
+def _leverage(mechanism: Rappor) -> np.ndarray:
+    """``sqrt([(XᵀX)⁺]_ww)`` of each candidate w: its OLS standard error per unit of noise SD."""
     X = mechanism.design_matrix.astype(float)
-    leverage = np.sqrt(np.diag(np.linalg.pinv(X.T @ X)))
-    return z * _null_sd(n_j, mechanism.params)[..., None] * leverage / n_j[..., None]
+    return np.sqrt(np.diag(np.linalg.pinv(X.T @ X)))
+
+
+def collision_factor(mechanism) -> np.ndarray:
+    """Each candidate's detection threshold over the collision-free one: ``sqrt(h m [(XᵀX)⁺]_ww)``.
+
+    1 for every candidate of a design without collisions (``XᵀX = h m I``), above 1 where the
+    candidates' Bloom filters share bits; it depends on the design X alone (not on f, p, q, N, α
+    or the power), so :func:`detection_threshold` is
+    ``collision_factor · detection_threshold_without_collisions``.
+
+    References
+    ----------
+    [erlingsson2014] §4 (OLS standard errors); [rappor] §2 (Y ≈ Xβ).
+    """
+    params = check_instance("mechanism", mechanism, Rappor).params
+    return np.sqrt(params.h * params.m) * _leverage(mechanism)
 
 
 def detection_threshold_without_collisions(
@@ -102,6 +123,27 @@ def detection_threshold_without_collisions(
     [erlingsson2014] §4; [rappor] §2.
     """
     n_j, z = _threshold_inputs(params, n_reports, alpha, n_tests, power)
+    return _without_collisions(z, n_j, params)
+
+
+def unit_threshold(params, n_reports) -> np.ndarray:
+    """The collision-free detection threshold per unit of z: ``c = π_min / z`` at power ½, one value per N.
+
+    ``c = sqrt(p*(1−p*)) / ((q*−p*) sqrt(N h))``, the null standard error of a candidate's
+    frequency estimate; candidate w's is ``c_w = c · collision_factor_w``
+    (:func:`collision_factor`), the ``unit_threshold`` that :func:`expected_precision_recall` takes.
+
+    References
+    ----------
+    [erlingsson2014] §4; [rappor] §2.
+    """
+    check_instance("params", params, RapporParams)
+    n_reports = check_int_array("n_reports", n_reports, low=params.m)
+    return _without_collisions(1.0, n_reports / params.m, params)
+
+
+def _without_collisions(z, n_j, params: RapporParams):
+    """``z · SD(t̂_ij) / (sqrt(h m) N_j)``: the collision-free threshold at z, per cohort of N_j reports."""
     return z * _null_sd(n_j, params) / np.sqrt(params.h * params.m) / n_j
 
 

@@ -18,7 +18,7 @@ h = 4) it gives recall 0.30 and precision 0.86 where 10 decoded surveys give 0.2
 checks a setting by decoding surveys drawn with the exact aggregate sampler (cached).
 
 The hashed design (the candidates' Bloom filters) is drawn once per (k, h, m, M, seed) and cached,
-with its collision factor (``detection_threshold / detection_threshold_without_collisions``,
+with its collision factor (:func:`~ldp_helpers.bounds.rappor.collision_factor`,
 which depends on the design only), so changing f, p, q, N, α or the distribution costs O(M).
 
 References
@@ -32,14 +32,13 @@ import functools
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from ldp_helpers._validation import check_choice, check_int, check_real, fail
 from ldp_helpers.bounds.rappor import (
     CORRECTIONS,
-    detection_threshold,
-    detection_threshold_without_collisions,
+    collision_factor,
     expected_precision_recall,
+    unit_threshold,
 )
 from ldp_helpers.estimation.rappor_decoding import identical_filter_pairs
 from ldp_helpers.experiments.rappor import decode_surveys
@@ -69,10 +68,7 @@ def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappo
     """The hashed design and its collision factor per candidate (independent of f, p, q, N, α)."""
     reference = RapporParams.basic_one_time(k=k, h=h, m=m)
     mechanism = Rappor.create(reference, n_candidates, rng=np.random.default_rng(seed))
-    factor = (
-        detection_threshold(mechanism, m)
-        / detection_threshold_without_collisions(reference, m)[..., None]
-    )
+    factor = collision_factor(mechanism)
     factor.setflags(write=False)
     return mechanism, factor, identical_filter_pairs(mechanism)
 
@@ -169,7 +165,7 @@ def rappor_guide(
     _, factor, pairs = _design(
         params.k, params.h, params.m, weights.size, check_int("seed", seed, low=0)
     )
-    unit = _unit_threshold(params, n_reports)  # c_w = π_min,w / z = unit · collision factor
+    unit = float(unit_threshold(params, n_reports))  # c_w = π_min,w / z = unit · collision factor
     expected = expected_precision_recall(weights, unit * factor, alpha=alpha, correction=correction)
     return RapporGuide(
         params.epsilon_one_report,
@@ -185,12 +181,6 @@ def rappor_guide(
         expected.expected_false,
         pairs,
     )
-
-
-def _unit_threshold(params: RapporParams, n_reports: int) -> float:
-    """The collision-free threshold per unit of z: π_min / z_{1−α} (it is linear in z at power ½)."""
-    level = float(stats.norm.sf(1.0))  # any level works: its z is 1
-    return float(detection_threshold_without_collisions(params, n_reports, alpha=level))
 
 
 @functools.lru_cache(maxsize=32)

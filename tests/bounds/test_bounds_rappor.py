@@ -1,4 +1,5 @@
-"""The decoder's expected precision and recall (bounds.rappor): the formula, BH's fixed point, Monte-Carlo."""
+"""The decoder's expected precision and recall (bounds.rappor): the formula, BH's fixed point, Monte-Carlo;
+the threshold per unit of z and the collision factor against their closed forms."""
 
 from __future__ import annotations
 
@@ -6,7 +7,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_helpers.bounds.rappor import expected_precision_recall
+from ldp_helpers.bounds.rappor import (
+    collision_factor,
+    detection_threshold,
+    detection_threshold_without_collisions,
+    expected_precision_recall,
+    unit_threshold,
+)
+from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 
 FREQ = np.array([0.2, 0.1, 0.05, 0.02, 0.01, 0.0, 0.0, 0.0, 0.0, 0.0])
 UNIT = np.array([0.01, 0.02, 0.01, 0.005, 0.01, 0.01, 0.02, 0.01, 0.01, 0.0])
@@ -80,3 +88,53 @@ def test_refuses_no_true_candidate_and_a_mismatched_threshold():
         expected_precision_recall(np.zeros(3), np.ones(3))
     with pytest.raises(ValueError, match="unit_threshold must be .*length 3"):
         expected_precision_recall(np.array([0.5, 0.5, 0.0]), np.ones(2))
+
+
+# ---------------------------------------------------------------- the threshold per unit of z, the collision factor
+
+
+def _shared_bit_design(h: int, m: int) -> Rappor:
+    """Two candidates whose h-bit filters share one bit in each of m cohorts: XᵀX = [[hm, m], [m, hm]]."""
+    k = 2 * h
+    one = np.zeros((2, k), dtype=np.int8)
+    one[0, :h] = 1
+    one[1, h - 1 : 2 * h - 1] = 1
+    return Rappor(RapporParams(k=k, h=h, m=m, f=0.5, p=0.25, q=0.75), np.stack([one] * m))
+
+
+@pytest.mark.parametrize("f, p, q, h, m", [(0.0, 0.5, 0.75, 2, 4), (0.5, 0.25, 0.75, 4, 8)])
+def test_unit_threshold_is_the_collision_free_standard_error(f, p, q, h, m):
+    """c = sqrt(p*(1−p*)) / ((q*−p*) sqrt(N h)), p* = ½f(p+q) + (1−f)p, q* = ½f(p+q) + (1−f)q."""
+    params = RapporParams(k=16, h=h, m=m, f=f, p=p, q=q)
+    p_star, q_star = 0.5 * f * (p + q) + (1 - f) * p, 0.5 * f * (p + q) + (1 - f) * q
+    n = np.array([1000, 20_000, 10**6])
+    expected = np.sqrt(p_star * (1 - p_star)) / ((q_star - p_star) * np.sqrt(n * h))
+    np.testing.assert_allclose(unit_threshold(params, n), expected, rtol=1e-12)
+    z = stats.norm.isf(0.05 / 7) + stats.norm.ppf(0.9)  # linear in z = z_{1−α/n_tests} + z_power
+    np.testing.assert_allclose(
+        detection_threshold_without_collisions(params, n, alpha=0.05, n_tests=7, power=0.9),
+        z * expected,
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("h, m", [(2, 1), (3, 4)])
+def test_collision_factor_is_one_without_collisions_and_the_inverse_gram_with_them(h, m):
+    """Sharing one of h bits: [(XᵀX)⁻¹]_ww = hm / ((hm)² − m²), so the factor is sqrt(h² / (h² − 1))."""
+    shared = _shared_bit_design(h, m)
+    np.testing.assert_allclose(collision_factor(shared), np.sqrt(h**2 / (h**2 - 1)), rtol=1e-12)
+    np.testing.assert_allclose(
+        detection_threshold(shared, 4000),
+        collision_factor(shared) * detection_threshold_without_collisions(shared.params, 4000),
+        rtol=1e-12,
+    )
+    block = np.kron(np.eye(3, dtype=np.int8), np.ones((1, h), dtype=np.int8))  # disjoint filters
+    disjoint = Rappor(RapporParams(k=3 * h, h=h, m=m, f=0.0, p=0.5, q=0.75), np.stack([block] * m))
+    np.testing.assert_allclose(collision_factor(disjoint), 1.0, rtol=1e-12)
+
+
+def test_the_threshold_per_unit_and_the_factor_refuse_bad_input():
+    with pytest.raises(ValueError, match=r"n_reports must be integers in \[4, inf\]"):
+        unit_threshold(RapporParams(k=8, h=2, m=4, f=0.5, p=0.25, q=0.75), 3)
+    with pytest.raises(ValueError, match="mechanism must be"):
+        collision_factor(RapporParams(k=8, h=2, m=4, f=0.5, p=0.25, q=0.75))

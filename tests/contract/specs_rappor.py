@@ -51,6 +51,12 @@ SPECS = {
         n_reports=np.array([100, 200]),
         alpha=0.05,
     ),
+    "ldp_helpers.bounds.rappor.unit_threshold": spec(
+        params=PARAMS, n_reports=np.array([100, 200]), _extra={"n_reports": [np.array([1])]}
+    ),
+    "ldp_helpers.bounds.rappor.collision_factor": spec(
+        mechanism=RAPPOR, _extra={"mechanism": [PARAMS]}
+    ),
     PL + "precision_recall_vs_h": spec(
         hash_values=[1, 2],
         by_h=SCORES,
