@@ -29,6 +29,7 @@ References
 from __future__ import annotations
 
 import functools
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -41,6 +42,7 @@ from ldp_helpers.bounds.rappor import (
     unit_threshold,
 )
 from ldp_helpers.estimation.rappor_decoding import identical_filter_pairs
+from ldp_helpers.experiments.glance import mean_and_se
 from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import candidate_weights
@@ -202,8 +204,10 @@ def _simulated(
         alpha=alpha,
         correction=None if correction == "none" else correction,
     )
-    se = scores[:, :2].std(axis=0, ddof=1) / np.sqrt(n_draws) if n_draws > 1 else np.full(2, np.nan)
-    return float(scores[:, 0].mean()), float(scores[:, 1].mean()), float(se[0]), float(se[1])
+    if n_draws == 1:  # one survey: no standard error
+        return float(scores[0, 0]), float(scores[0, 1]), math.nan, math.nan
+    mean, se = mean_and_se(scores[:, :2].T)  # precision and recall over the surveys
+    return float(mean[0]), float(mean[1]), float(se[0]), float(se[1])
 
 
 def simulated_precision_recall(
@@ -225,6 +229,8 @@ def simulated_precision_recall(
     shape="zipf",
 ) -> tuple[float, float, float, float]:
     """Mean precision, mean recall and their standard errors over ``n_draws`` decoded surveys (cached).
+
+    The standard errors are :func:`~ldp_helpers.experiments.glance.mean_and_se`'s (NaN for one survey).
 
     Each survey is [rappor] §3's: a fresh hashing secret and population, the reports' bit counts
     from the exact aggregate sampler (never a per-user simulation) and the decoder of
