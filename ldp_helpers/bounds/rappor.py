@@ -127,7 +127,7 @@ def detection_threshold_without_collisions(
 
 
 def unit_threshold(params, n_reports) -> np.ndarray:
-    """The collision-free detection threshold per unit of z: ``c = π_min / z`` at power ½, one value per N.
+    """The collision-free detection threshold per unit of z: ``c = π_min / z`` at power ½, per N.
 
     ``c = sqrt(p*(1−p*)) / ((q*−p*) sqrt(N h))``, the null standard error of a candidate's
     frequency estimate; candidate w's is ``c_w = c · collision_factor_w``
@@ -143,7 +143,7 @@ def unit_threshold(params, n_reports) -> np.ndarray:
 
 
 def _without_collisions(z, n_j, params: RapporParams):
-    """``z · SD(t̂_ij) / (sqrt(h m) N_j)``: the collision-free threshold at z, per cohort of N_j reports."""
+    """``z · SD(t̂_ij) / (sqrt(h m) N_j)``: the collision-free threshold at z (N_j per cohort)."""
     return z * _null_sd(n_j, params) / np.sqrt(params.h * params.m) / n_j
 
 

@@ -150,7 +150,7 @@ def build_oracle(
 
 
 def _check_structure(structure) -> dict:
-    """``structure`` as :func:`build_oracle` takes it: None (every default) or a dict of structural names."""
+    """``structure`` as :func:`build_oracle` takes it: None (all defaults) or {name: int}."""
     structure = (
         {}
         if structure is None
@@ -243,7 +243,7 @@ class Moments(NamedTuple):
 
     @property
     def mse_per_value(self) -> np.ndarray:
-        """bias² + Var[ĉ(x)] of each value's count estimate: E(ĉ(x) − f_x)² (:attr:`mse` is their mean).
+        """bias² + Var[ĉ(x)] = E(ĉ(x) − f_x)² of each value's count estimate (:attr:`mse`: the mean).
 
         References
         ----------
@@ -473,7 +473,7 @@ def _curve_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure
 
 
 def privacy_utility_curves(keys, epsilons, d, n, *, structure=None) -> PrivacyUtilityCurves:
-    """Exact MSE (bias² + variance) and Wang's approximation of each oracle against ε, with the crossovers.
+    """Exact MSE (bias² + variance) and Wang's approximation of each oracle against ε, crossovers.
 
     Parameters
     ----------
@@ -521,7 +521,7 @@ def privacy_utility_curves(keys, epsilons, d, n, *, structure=None) -> PrivacyUt
 
 
 def crossovers(keys, epsilons, exact) -> tuple:
-    """``(ε, best below, best above)`` wherever the lowest of these oracles' MSE curves changes on the grid.
+    """``(ε, best below, best above)`` wherever the lowest of these oracles' MSE curves changes.
 
     ``exact`` maps each key to its MSE on the grid ``epsilons`` (NaN where the oracle refuses ε,
     as :func:`privacy_utility_curves` gives it); the best at a budget is :func:`lowest_index`'s

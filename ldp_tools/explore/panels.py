@@ -3,8 +3,8 @@
 Each panel is a :class:`~ldp_tools.explore._widgets.Panel` (controls, summary, message, figure,
 downloads; plumbing in :mod:`ldp_tools.explore._widgets`, controls in
 :mod:`ldp_tools.explore._controls`).  The numbers are the science's
-(:mod:`ldp_helpers.experiments.field_oracles`) within the panels' policy (:mod:`ldp_tools.explore.oracles`,
-:mod:`ldp_tools.explore.utility`); each panel keeps one
+(:mod:`ldp_helpers.experiments.field_oracles`) within the panels' policy
+(:mod:`ldp_tools.explore.oracles`, :mod:`ldp_tools.explore.utility`); each panel keeps one
 figure and updates its artists.  The oracles are the registry's (:func:`~ldp_tools.explore.oracles.panel_keys`),
 each built for the panel's ε and d; a sketch's own parameters (k, m) have controls of their own.
 The RAPPOR simulator is in :mod:`ldp_tools.explore.rappor_panel`, continual counting and m-shot in

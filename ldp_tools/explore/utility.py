@@ -1,12 +1,13 @@
-"""The playground's oracle ranking and phase diagram: the panels' policy over the science (no widgets).
+"""The playground's oracle ranking and phase diagram: the panels' policy over the science.
 
 Every number is a registered oracle's exact MSE (mean over values of bias² + variance,
-:func:`~ldp_helpers.experiments.field_oracles.exact_mse`) for the oracle built afresh at that (ε, d) by the
-one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`), and the best oracle is
-:func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s — the science notebook 07 calls.  Here are
-what the panels add: which oracles they rank (:func:`~ldp_tools.explore.oracles.panel_keys`), their
-ceilings on d and the structure, the phase diagram's oracles and its precomputed grid.  The privacy–utility
-curves are :func:`~ldp_helpers.experiments.field_oracles.privacy_utility_curves`.
+:func:`~ldp_helpers.experiments.field_oracles.exact_mse`) for the oracle built afresh at that
+(ε, d) by the one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`), and the
+best oracle is :func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s — the science
+notebook 07 calls.  Here is what the panels add: which oracles they rank
+(:func:`~ldp_tools.explore.oracles.panel_keys`), their ceilings on d and the structure, the phase
+diagram's oracles and its precomputed grid.  The privacy–utility curves are
+:func:`~ldp_helpers.experiments.field_oracles.privacy_utility_curves`.
 
 References
 ----------

@@ -1,5 +1,5 @@
-"""The decoder's expected precision and recall (bounds.rappor): the formula, BH's fixed point, Monte-Carlo;
-the threshold per unit of z and the collision factor against their closed forms."""
+"""bounds.rappor: the decoder's expected precision and recall (the formula, BH's fixed point,
+Monte-Carlo); the threshold per unit of z and the collision factor against their closed forms."""
 
 from __future__ import annotations
 
@@ -90,11 +90,11 @@ def test_refuses_no_true_candidate_and_a_mismatched_threshold():
         expected_precision_recall(np.array([0.5, 0.5, 0.0]), np.ones(2))
 
 
-# ---------------------------------------------------------------- the threshold per unit of z, the collision factor
+# ---------------------------------------------------------- threshold per unit of z, collision factor
 
 
 def _shared_bit_design(h: int, m: int) -> Rappor:
-    """Two candidates whose h-bit filters share one bit in each of m cohorts: XᵀX = [[hm, m], [m, hm]]."""
+    """Two candidates' h-bit filters share one bit in each of m cohorts: XᵀX = [[hm, m], [m, hm]]."""
     k = 2 * h
     one = np.zeros((2, k), dtype=np.int8)
     one[0, :h] = 1
@@ -120,7 +120,7 @@ def test_unit_threshold_is_the_collision_free_standard_error(f, p, q, h, m):
 
 @pytest.mark.parametrize("h, m", [(2, 1), (3, 4)])
 def test_collision_factor_is_one_without_collisions_and_the_inverse_gram_with_them(h, m):
-    """Sharing one of h bits: [(XᵀX)⁻¹]_ww = hm / ((hm)² − m²), so the factor is sqrt(h² / (h² − 1))."""
+    """One of h bits shared: [(XᵀX)⁻¹]_ww = hm / ((hm)² − m²), the factor sqrt(h²/(h² − 1))."""
     shared = _shared_bit_design(h, m)
     np.testing.assert_allclose(collision_factor(shared), np.sqrt(h**2 / (h**2 - 1)), rtol=1e-12)
     np.testing.assert_allclose(

@@ -1,4 +1,4 @@
-"""The privacy–utility curves and their crossovers (``field_oracles.privacy_utility_curves``, ``.crossovers``).
+"""The curves and crossovers (``field_oracles.privacy_utility_curves``, ``crossovers``).
 
 Held against [wang2017]'s exact variance of a pure oracle written out from p* and q* (proof of
 Theorem 2), its approximation (Eq. 2), the root of the exact GRR–OUE difference written from the
@@ -22,13 +22,16 @@ LISTED = ONE_SHOT + fo.oracle_groups()["sketch"]
 
 
 def wang_variance(p, q, counts):
-    """[wang2017] proof of Theorem 2: Var[ĉ(i)] = (f_i p*(1−p*) + (n − f_i) q*(1−q*)) / (p* − q*)²."""
+    """[wang2017] proof of Theorem 2: Var[ĉ(i)] = (f_i p*(1−p*) + (n − f_i) q*(1−q*))/(p* − q*)²."""
     n = counts.sum()
     return (counts * p * (1 - p) + (n - counts) * q * (1 - q)) / (p - q) ** 2
 
 
 def grr_oue_log_ratio(epsilon, counts):
-    """ln(MSE_GRR / MSE_OUE) on ``counts``: GRR p* = e^ε/(e^ε + d − 1), q* = 1/(e^ε + d − 1); OUE ½, 1/(e^ε + 1)."""
+    """ln(MSE_GRR / MSE_OUE) on ``counts``.
+
+    GRR: p* = e^ε/(e^ε + d − 1), q* = 1/(e^ε + d − 1); OUE: p* = ½, q* = 1/(e^ε + 1) ([wang2017]).
+    """
     d, e = counts.size, math.exp(epsilon)
     grr = wang_variance(e / (e + d - 1), 1 / (e + d - 1), counts).mean()
     oue = wang_variance(0.5, 1 / (e + 1), counts).mean()
@@ -59,7 +62,7 @@ def test_the_curves_are_wangs_exact_variance_and_approximation(d, n):
 
 
 def test_a_sketchs_mse_is_its_bias_squared_plus_variance():
-    """A fixed-hash sketch's point is the mean over values of (E[ĉ(x)] − f_x)² + Var[ĉ(x)] of its hashes."""
+    """A fixed-hash sketch's point is the mean over values of (E[ĉ(x)] − f_x)² + Var[ĉ(x)]."""
     grid = np.linspace(0.2, 6.0, 59)
     curves = fo.privacy_utility_curves(LISTED, grid, 43, 10_000, structure={"k": 16, "m": 256})
     counts = flat_counts(10_000, 43)
@@ -96,7 +99,7 @@ def test_the_grr_oue_crossover_is_the_root_of_the_exact_mse_ratio(d, n):
 
 @pytest.mark.statistical
 def test_a_sketchs_curve_matches_its_per_user_client():
-    """The MSE of 100 surveys of the CMS's per-user client is within 5 SE of the curve's exact point.
+    """The MSE of 100 surveys of the CMS's per-user client is within 5 SE of the curve's point.
 
     At n = 20,000 the collisions' bias² is 83 % of the CMS's MSE: a curve
     of the variance alone would fail (bias² is 2.5 times 5 SE).
@@ -128,7 +131,7 @@ def test_a_sketchs_curve_matches_its_per_user_client():
 
 @pytest.mark.parametrize("n", [43 * 1000, 43 * 10**6])
 def test_at_large_n_the_biased_sketches_never_cross_into_the_best(n):
-    """The fixed-hash sketches' bias² grows as n², their variance as n: they are never the best oracle."""
+    """The fixed-hash sketches' bias² grows as n², their variance as n: never the best oracle."""
     curves = fo.privacy_utility_curves(LISTED, np.linspace(0.5, 4.0, 8), 43, n)
     biased = {key for key in LISTED if np.any(curves.bias_sq[key] > 0)}
     assert "cms" in biased and not biased & set(ONE_SHOT)

@@ -1,5 +1,5 @@
-"""Each value's exact MSE (``field_oracles.Moments.mse_per_value``), held against [wang2017]'s exact variance
-and Monte-Carlo surveys of a fixed-hash sketch's per-user client."""
+"""Each value's exact MSE (``field_oracles.Moments.mse_per_value``), held against [wang2017]'s exact
+variance and Monte-Carlo surveys of a fixed-hash sketch's per-user client."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ldp_helpers.simulate.populations import power_law_counts
 
 
 def test_a_pure_oracles_per_value_mse_is_wangs_exact_variance():
-    """GRR: E(ĉ(x) − f_x)² = (f_x p*(1−p*) + (n − f_x) q*(1−q*)) / (p* − q*)² ([wang2017] Theorem 2)."""
+    """GRR: E(ĉ(x) − f_x)² = (f_x p*(1−p*) + (n − f_x) q*(1−q*))/(p* − q*)² ([wang2017] Thm 2)."""
     truth = power_law_counts(10_000, 7, 1.3, exact_total=True)
     grr = fo.build_oracle("grr", 1.5, 7)
     p, q, n = grr.p, grr.q, truth.sum()
@@ -23,7 +23,7 @@ def test_a_pure_oracles_per_value_mse_is_wangs_exact_variance():
 
 @pytest.mark.statistical
 def test_a_sketchs_per_value_mse_matches_its_per_user_client():
-    """100 surveys of a CMS (k = 4, m = 16) per-user client: each value's mean squared error within 5 SE.
+    """100 surveys of a CMS's (k = 4, m = 16) per-user client: each value's MSE within 5 SE.
 
     Its collisions' bias² is most of each value's MSE here, so the variance alone would fail.
     """

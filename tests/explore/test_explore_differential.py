@@ -1,12 +1,13 @@
 """Every number a panel shows is the mechanism's exact quantity, held against the papers' formulas and Monte-Carlo.
 
 The playground and privacy–utility panels call the one copy of the science
-(:mod:`ldp_helpers.experiments.field_oracles`, which notebook 07 also calls; its privacy–utility curves are
-held in ``tests/experiments/test_field_oracles_curves.py``); here the playground's numbers are held
-against [wang2017]'s exact variance of a pure oracle (proof of Theorem 2) written out from p* and q*, the
-exact sampler's draw, the output table's ε, and — for **every registered frequency oracle** (new registry
-entries join automatically) — Monte-Carlo surveys of the **per-user client** (``perturb`` → ``aggregate`` →
-``estimate``) within 5 standard errors from the theoretical variance.  The RAPPOR, continual-counting and
+(:mod:`ldp_helpers.experiments.field_oracles`, which notebook 07 also calls; its privacy–utility
+curves are held in ``tests/experiments/test_field_oracles_curves.py``); here the playground's
+numbers are held against [wang2017]'s exact variance of a pure oracle (proof of Theorem 2) written
+out from p* and q*, the exact sampler's draw, the output table's ε, and — for **every registered
+frequency oracle** (new registry entries join automatically) — Monte-Carlo surveys of the
+**per-user client** (``perturb`` → ``aggregate`` → ``estimate``) within 5 standard errors from the
+theoretical variance.  The RAPPOR, continual-counting and
 m-shot panels' numbers are checked the same way below.
 """
 
