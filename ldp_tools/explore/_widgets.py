@@ -29,7 +29,13 @@ from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
-from matplotlib.ticker import FuncFormatter, Locator, MaxNLocator, NullFormatter
+from matplotlib.ticker import (
+    FuncFormatter,
+    Locator,
+    LogFormatterSciNotation,
+    MaxNLocator,
+    NullFormatter,
+)
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 #: resolution of the panels' PNGs on screen (whatever the style's savefig.dpi)
@@ -109,22 +115,30 @@ def fmt(x) -> str:
 _SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def power_of_ten_ticks(axis) -> None:
-    """Label a log ``axis``'s decades as 10ⁿ in plain Unicode, not mathtext (which is re-parsed on every redraw).
+class _UnicodeLogFormatter(LogFormatterSciNotation):
+    """matplotlib's log-axis labels (10⁻², 2×10⁻²) in plain Unicode: no mathtext, whose parser costs
+    about 0.1 s to build in each kernel and parses every new label."""
 
-    Minor ticks stay unlabelled; a redraw that moves the limits then costs no text parsing.
-    """
-
-    def label(value, _position):
-        exponent = round(float(np.log10(value))) if value > 0 else None
-        return (
-            ""
-            if exponent is None or not np.isclose(value, 10.0**exponent)
-            else f"10{str(exponent).translate(_SUPERSCRIPTS)}"
+    def __call__(self, x, pos=None):
+        label = super().__call__(x, pos).removeprefix("$\\mathdefault{").removesuffix("}$")
+        return re.sub(
+            r"\^\{(-?\d+)\}",
+            lambda power: power[1].translate(_SUPERSCRIPTS),
+            label.replace("\\times", "×"),
         )
 
-    axis.set_major_formatter(FuncFormatter(label))
-    axis.set_minor_formatter(NullFormatter())
+
+def power_of_ten_ticks(axis, *, label_minor: bool = False) -> None:
+    """Label a log ``axis``'s decades as 10ⁿ in plain Unicode, not mathtext (which is re-parsed on every redraw).
+
+    Minor ticks stay unlabelled, so a redraw that moves the limits costs no text parsing; with
+    ``label_minor`` they are labelled as matplotlib's default does (2×10ⁿ … on an axis spanning
+    about a decade or less, where decades alone could leave no label).
+    """
+    axis.set_major_formatter(_UnicodeLogFormatter())
+    axis.set_minor_formatter(
+        _UnicodeLogFormatter(labelOnlyBase=False) if label_minor else NullFormatter()
+    )
     minor_ticks_in_view(axis)
 
 

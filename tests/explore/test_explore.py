@@ -520,3 +520,48 @@ def test_in_view_keeps_exactly_the_minor_ticks_drawn_and_the_same_png():
     beyond = plain_ax.xaxis.get_minorticklocs()  # the plain locator goes a decade beyond (3, 3000)
     assert beyond.min() < 3.0 and beyond.max() > 3000.0
     assert len(ax.xaxis.minorTicks) < len(plain_ax.xaxis.minorTicks)
+
+
+@pytest.mark.parametrize("label_minor", [False, True])
+@pytest.mark.parametrize("limits", [(0.013, 0.06), (0.02, 7.0), (3e-9, 4e3)])
+def test_power_of_ten_ticks_are_matplotlibs_labels_in_unicode(limits, label_minor):
+    """power_of_ten_ticks labels a log axis as matplotlib's default formatter does (decades; with
+    label_minor also 2×10ⁿ … on a short axis, where decades alone leave none), in plain Unicode:
+    no label is mathtext, so the explorer never builds the mathtext parser."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ldp_tools.explore._widgets import power_of_ten_ticks
+
+    def labels(unicode: bool):
+        fig = Figure(figsize=(4, 3), dpi=50)
+        ax = fig.add_subplot()
+        ax.set(yscale="log", ylim=limits)
+        if unicode:
+            power_of_ten_ticks(ax.yaxis, label_minor=label_minor)
+        FigureCanvasAgg(fig).draw()
+        low, high = ax.yaxis.get_view_interval()
+        return [
+            [t.get_text() for t in ticks if low <= t.get_position()[1] <= high]
+            for ticks in (ax.yaxis.get_majorticklabels(), ax.yaxis.get_minorticklabels())
+        ]
+
+    (plain_major, plain_minor), (major, minor) = labels(False), labels(True)
+    as_text = str.maketrans({"^": None, "{": None, "}": None})
+
+    def expected(label):  # $\mathdefault{2\times10^{-2}}$ -> 2×10⁻²
+        body = label.removeprefix("$\\mathdefault{").removesuffix("}$").replace("\\times", "×")
+        base, _, power = body.partition("^")
+        return base + power.translate(as_text).translate(
+            str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+        )
+
+    assert major == [expected(t) for t in plain_major]
+    assert any(major) == (limits != (0.013, 0.06))  # that axis holds no decade
+    assert minor == ([expected(t) for t in plain_minor] if label_minor else [""] * len(minor))
+    assert not any("$" in t for t in major + minor)
+    if label_minor and limits == (
+        0.013,
+        0.06,
+    ):  # no decade in view: the minor ticks carry the labels
+        assert "2×10⁻²" in minor
