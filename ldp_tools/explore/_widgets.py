@@ -139,7 +139,6 @@ def power_of_ten_ticks(axis, *, label_minor: bool = False) -> None:
     axis.set_minor_formatter(
         _UnicodeLogFormatter(labelOnlyBase=False) if label_minor else NullFormatter()
     )
-    minor_ticks_in_view(axis)
 
 
 class InView(Locator):
@@ -169,8 +168,10 @@ class InView(Locator):
         return self.base.tick_values(vmin, vmax)
 
 
-def minor_ticks_in_view(axis) -> None:
-    """Give ``axis``'s minor locator (a log scale's decades beyond the view) only the ticks in view."""
+def ticks_in_view(axis) -> None:
+    """Give ``axis``'s major and minor locators only the ticks in view (:class:`InView`): the same drawing."""
+    if not isinstance(axis.get_major_locator(), InView):
+        axis.set_major_locator(InView(axis.get_major_locator()))
     if not isinstance(axis.get_minor_locator(), InView):
         axis.set_minor_locator(InView(axis.get_minor_locator()))
 
@@ -246,6 +247,11 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     An Image widget rather than an Output widget: its PNG travels as widget state, so a kernel
     without a widget-aware client (nbval) sees no stray display or clear_output message.
     """
+    for (
+        ax
+    ) in panel.figure.axes:  # after any change of scale or locator: no tick made that is not drawn
+        ticks_in_view(ax.xaxis)
+        ticks_in_view(ax.yaxis)
     buf = io.BytesIO()
     # the whole figure at its own dpi (FIGURE_DPI), drawn once by its own Agg canvas (figure_for): savefig would
     # first draw it a second time, without rendering, for the layout engine (a placeholder here) — the same PNG

@@ -486,24 +486,25 @@ def test_privacy_utility_draws_a_chosen_few_by_default_and_toggles_the_rest():
     )
 
 
-def test_in_view_keeps_exactly_the_minor_ticks_drawn_and_the_same_png():
-    """InView gives a log axis only the minor locations in its view — every one matplotlib draws, and
-    no other (a tick each) — and the figure's PNG bytes are those of the plain locator."""
+@pytest.mark.parametrize("yscale", ["log", "linear"])
+def test_in_view_keeps_exactly_the_ticks_drawn_and_the_same_png(yscale):
+    """InView gives an axis only the major and minor locations in its view — every one matplotlib
+    draws, and no other (a tick each) — and the figure's PNG bytes are those of the plain locators."""
     import io
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ldp_tools.explore._widgets import minor_ticks_in_view
+    from ldp_tools.explore._widgets import ticks_in_view
 
     def png(in_view: bool):
         fig = Figure(figsize=(4, 3), dpi=50)
         ax = fig.add_subplot()
         ax.plot([3.0, 3000.0], [0.02, 7.0])
-        ax.set(xscale="log", yscale="log", xlim=(3.0, 3000.0))
+        ax.set(xscale="log", yscale=yscale, xlim=(3.0, 3000.0), ylim=(0.02, 7.3))
         if in_view:
-            minor_ticks_in_view(ax.xaxis)
-            minor_ticks_in_view(ax.yaxis)
+            ticks_in_view(ax.xaxis)
+            ticks_in_view(ax.yaxis)
         buf = io.BytesIO()
         FigureCanvasAgg(fig).print_png(buf, metadata={"Software": None})
         return buf.getvalue(), ax
@@ -513,13 +514,16 @@ def test_in_view_keeps_exactly_the_minor_ticks_drawn_and_the_same_png():
     assert bounded == plain
     for axis, plain_axis in ((ax.xaxis, plain_ax.xaxis), (ax.yaxis, plain_ax.yaxis)):
         low, high = axis.get_view_interval()
-        every = plain_axis.get_minorticklocs()
-        kept = axis.get_minorticklocs()
-        np.testing.assert_array_equal(kept, every[(every >= low) & (every <= high)])
-        assert len(axis.minorTicks) == max(kept.size, 1)
+        for every, kept, ticks in (
+            (plain_axis.get_majorticklocs(), axis.get_majorticklocs(), axis.majorTicks),
+            (plain_axis.get_minorticklocs(), axis.get_minorticklocs(), axis.minorTicks),
+        ):
+            np.testing.assert_array_equal(kept, every[(every >= low) & (every <= high)])
+            assert len(ticks) == max(kept.size, 1)
     beyond = plain_ax.xaxis.get_minorticklocs()  # the plain locator goes a decade beyond (3, 3000)
     assert beyond.min() < 3.0 and beyond.max() > 3000.0
     assert len(ax.xaxis.minorTicks) < len(plain_ax.xaxis.minorTicks)
+    assert len(ax.yaxis.majorTicks) < len(plain_ax.yaxis.majorTicks)  # a step beyond 0.02 and 7.3
 
 
 @pytest.mark.parametrize("label_minor", [False, True])
