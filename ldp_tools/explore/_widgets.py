@@ -36,6 +36,7 @@ from matplotlib.ticker import (
     MaxNLocator,
     NullFormatter,
 )
+from PIL import Image
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 #: resolution of the panels' PNGs on screen (whatever the style's savefig.dpi)
@@ -247,17 +248,11 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     An Image widget rather than an Output widget: its PNG travels as widget state, so a kernel
     without a widget-aware client (nbval) sees no stray display or clear_output message.
     """
-    for (
-        ax
-    ) in panel.figure.axes:  # after any change of scale or locator: no tick made that is not drawn
+    # after any change of scale or locator: no tick is made that is not drawn
+    for ax in panel.figure.axes:
         ticks_in_view(ax.xaxis)
         ticks_in_view(ax.yaxis)
-    buf = io.BytesIO()
-    # the whole figure at its own dpi (FIGURE_DPI), drawn once by its own Agg canvas (figure_for): savefig would
-    # first draw it a second time, without rendering, for the layout engine (a placeholder here) — the same PNG
-    # bytes, 20-40 ms slower per redraw
-    panel.figure.canvas.print_png(buf, metadata={"Software": None})
-    panel.png.append(buf.getvalue())
+    panel.png.append(_png(panel.figure))
     del panel.png[:-1]
     panel.table = (tuple(header), tuple(rows))
     panel.output.width = str(
@@ -273,6 +268,22 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
             f'<a class="ldp-download ldp-download-png" download="ldp-{panel.name}.png" '
             f'href="data:image/png;base64,{png}">⤓ figure (PNG)</a>'
         )
+
+
+def _png(figure) -> bytes:
+    """The figure drawn once by its own Agg canvas (:func:`figure_for`), at its dpi, as PNG bytes.
+
+    savefig would first draw it a second time, without rendering, for the layout engine (20-40 ms
+    per redraw).  An opaque figure (the panels' white ones) is stored as RGB at zlib level 1: the
+    same pixels as matplotlib's RGBA PNG at level 6, a smaller file, a third less encoding time.
+    """
+    figure.canvas.draw()
+    pixels = np.asarray(figure.canvas.buffer_rgba())
+    if pixels[..., 3].min() == 255:
+        pixels = pixels[..., :3]
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="png", compress_level=1, dpi=(figure.dpi,) * 2)
+    return buf.getvalue()
 
 
 def table_csv(panel: Panel) -> str:

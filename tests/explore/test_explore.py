@@ -569,3 +569,30 @@ def test_power_of_ten_ticks_are_matplotlibs_labels_in_unicode(limits, label_mino
         0.06,
     ):  # no decade in view: the minor ticks carry the labels
         assert "2×10⁻²" in minor
+
+
+@pytest.mark.parametrize("facecolor", ["white", (1.0, 1.0, 1.0, 0.0)])
+def test_a_panel_png_has_matplotlibs_pixels_and_the_same_bytes_every_time(facecolor):
+    """The panels' PNG (RGB at zlib level 1 when the figure is opaque, else RGBA) decodes to the pixels of
+    matplotlib's own PNG of the figure, at its dpi; two renderings are byte-identical."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    from ldp_tools.explore._widgets import FIGURE_DPI, _png
+
+    fig = Figure(figsize=(3, 2), dpi=FIGURE_DPI, facecolor=facecolor)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.plot([0, 1, 2], [1, 0, 2], "o-", label="a line")
+    ax.legend()
+    ours = _png(fig)
+    theirs = io.BytesIO()
+    fig.canvas.print_png(theirs, metadata={"Software": None})
+    a, b = Image.open(io.BytesIO(ours)), Image.open(io.BytesIO(theirs.getvalue()))
+    assert a.mode == ("RGB" if facecolor == "white" else "RGBA")
+    np.testing.assert_array_equal(np.asarray(a.convert("RGBA")), np.asarray(b.convert("RGBA")))
+    assert a.info["dpi"] == pytest.approx((FIGURE_DPI, FIGURE_DPI), abs=1e-3)
+    assert _png(fig) == ours
