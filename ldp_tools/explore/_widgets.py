@@ -274,10 +274,13 @@ def _png(figure) -> bytes:
     """The figure drawn once by its own Agg canvas (:func:`figure_for`), at its dpi, as PNG bytes.
 
     savefig would first draw it a second time, without rendering, for the layout engine (20-40 ms
-    per redraw).  An opaque figure (the panels' white ones) is stored as RGB at zlib level 1: the
-    same pixels as matplotlib's RGBA PNG at level 6, a smaller file, a third less encoding time.
+    per redraw).  Its text is drawn without FreeType's hinting (antialiased outlines as they are:
+    the same look, 40% less time per text).  An opaque figure (the panels' white ones) is stored as
+    RGB at zlib level 1: the same pixels as matplotlib's RGBA PNG at level 6, a smaller file, a
+    third less encoding time.
     """
-    figure.canvas.draw()
+    with rc_context({"text.hinting": "no_hinting"}):  # FreeType's hinting: 40% of each text's cost
+        figure.canvas.draw()
     pixels = np.asarray(figure.canvas.buffer_rgba())
     if pixels[..., 3].min() == 255:
         pixels = pixels[..., :3]
