@@ -282,10 +282,11 @@ def _png(figure) -> bytes:
     with rc_context({"text.hinting": "no_hinting"}):  # FreeType's hinting: 40% of each text's cost
         figure.canvas.draw()
     pixels = np.asarray(figure.canvas.buffer_rgba())
+    image = Image.fromarray(pixels)
     if pixels[..., 3].min() == 255:
-        pixels = pixels[..., :3]
+        image = image.convert("RGB")
     buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, format="png", compress_level=1, dpi=(figure.dpi,) * 2)
+    image.save(buf, format="png", compress_level=1, dpi=(figure.dpi,) * 2)
     return buf.getvalue()
 
 
