@@ -30,6 +30,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import (
+    FixedLocator,
     FuncFormatter,
     Locator,
     LogFormatterSciNotation,
@@ -170,11 +171,16 @@ class InView(Locator):
 
 
 def ticks_in_view(axis) -> None:
-    """Give ``axis``'s major and minor locators only the ticks in view (:class:`InView`): the same drawing."""
-    if not isinstance(axis.get_major_locator(), InView):
-        axis.set_major_locator(InView(axis.get_major_locator()))
-    if not isinstance(axis.get_minor_locator(), InView):
-        axis.set_minor_locator(InView(axis.get_minor_locator()))
+    """Give ``axis``'s major and minor locators only the ticks in view (:class:`InView`): the same drawing.
+
+    Fixed ticks (``set_xticks``) stay as they are: their labels go by position in the list.
+    """
+    for locator, set_locator in (
+        (axis.get_major_locator(), axis.set_major_locator),
+        (axis.get_minor_locator(), axis.set_minor_locator),
+    ):
+        if not isinstance(locator, (InView, FixedLocator)):
+            set_locator(InView(locator))
 
 
 def count_ticks(axis, nbins=None) -> None:

@@ -598,3 +598,25 @@ def test_a_panel_png_has_matplotlibs_pixels_and_the_same_bytes_every_time(faceco
     np.testing.assert_array_equal(np.asarray(a.convert("RGBA")), np.asarray(b.convert("RGBA")))
     assert a.info["dpi"] == pytest.approx((FIGURE_DPI, FIGURE_DPI), abs=1e-3)
     assert _png(fig) == ours
+
+
+def test_fixed_ticks_keep_their_labels_with_ticks_in_view():
+    """Fixed ticks are left to matplotlib: a tick out of view does not shift the labels of the others
+    (a FixedFormatter labels by position in the list)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    from ldp_tools.explore._widgets import ticks_in_view
+
+    fig = Figure(figsize=(4, 3), dpi=50)
+    ax = fig.add_subplot()
+    ax.xaxis.set_major_locator(FixedLocator([-1.0, 0.0, 1.0]))
+    ax.xaxis.set_major_formatter(FixedFormatter(["0.1", "1", "10"]))
+    ax.set_xlim(-0.5, 1.5)  # the first tick is out of view
+    ticks_in_view(ax.xaxis)
+    ticks_in_view(ax.yaxis)
+    FigureCanvasAgg(fig).draw()
+    shown = {t.get_position()[0]: t.get_text() for t in ax.xaxis.get_majorticklabels()}
+    assert shown[0.0] == "1" and shown[1.0] == "10"
+    assert len(ax.yaxis.majorTicks) < 10  # the automatic ticks are still bounded to the view
