@@ -97,7 +97,7 @@ def _setup_playground(fig) -> dict:
     ax = fig.add_axes((0.075, 0.13, 0.52, 0.64))
     phase = fig.add_axes((0.675, 0.13, 0.155, 0.64))
     title = fig.text(0.01, 0.975, "", va="top", fontweight="bold", wrap=True)
-    truth = ax.stairs([0.0], [0.0, 1.0], fill=True, color="#cfcfcf", label="true count $f_i$")
+    truth = ax.stairs([0.0], [0.0, 1.0], fill=True, color="#cfcfcf", label="true count fᵢ")
     bands = ax.add_collection(
         LineCollection([], color="C0", lw=1.0, alpha=0.55, label="± 2σ (exact variance)")
     )

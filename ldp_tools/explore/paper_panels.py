@@ -21,7 +21,6 @@ from ldp_tools.explore._widgets import (
     build,
     figure_for,
     fmt,
-    minor_ticks_in_view,
     outside_legend,
     power_of_ten_ticks,
     rescale,
@@ -59,8 +58,8 @@ def _setup_continual(fig) -> dict:
     (theta,) = ax.plot([], [], "k--", lw=1.1, label="θ (Eq. 1)")
     (upper,) = ax.plot([], [], "C0:", lw=1.6, label="Theorem 5: 2θ (Glance, under (2))")
     (lower,) = ax.plot([], [], "C1-.", lw=1.6, label="Theorem 4 (Harmony, β₄ = β/(N+1)²)")
-    ax.set(yscale="log", xlabel="privacy budget ε", ylabel="Err = max$_t$ |μ̂$_t$ − μ$_t$|")
-    minor_ticks_in_view(ax.yaxis)
+    ax.set(yscale="log", xlabel="privacy budget ε", ylabel="Err = maxₜ |μ̂ₜ − μₜ|")
+    power_of_ten_ticks(ax.yaxis, label_minor=True)  # plain Unicode, as on every panel
     outside_legend(ax)
     title = ax.set_title("", loc="left")
     return {

@@ -451,24 +451,25 @@ def test_privacy_utility_draws_a_chosen_few_by_default_and_toggles_the_rest():
     )
 
 
-def test_in_view_keeps_exactly_the_minor_ticks_drawn_and_the_same_png():
-    """InView gives a log axis only the minor locations in its view — every one matplotlib draws, and
-    no other (a tick each) — and the figure's PNG bytes are those of the plain locator."""
+@pytest.mark.parametrize("yscale", ["log", "linear"])
+def test_in_view_keeps_exactly_the_ticks_drawn_and_the_same_png(yscale):
+    """InView gives an axis only the major and minor locations in its view — every one matplotlib
+    draws, and no other (a tick each) — and the figure's PNG bytes are those of the plain locators."""
     import io
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ldp_tools.explore._widgets import minor_ticks_in_view
+    from ldp_tools.explore._widgets import ticks_in_view
 
     def png(in_view: bool):
         fig = Figure(figsize=(4, 3), dpi=50)
         ax = fig.add_subplot()
         ax.plot([3.0, 3000.0], [0.02, 7.0])
-        ax.set(xscale="log", yscale="log", xlim=(3.0, 3000.0))
+        ax.set(xscale="log", yscale=yscale, xlim=(3.0, 3000.0), ylim=(0.02, 7.3))
         if in_view:
-            minor_ticks_in_view(ax.xaxis)
-            minor_ticks_in_view(ax.yaxis)
+            ticks_in_view(ax.xaxis)
+            ticks_in_view(ax.yaxis)
         buf = io.BytesIO()
         FigureCanvasAgg(fig).print_png(buf, metadata={"Software": None})
         return buf.getvalue(), ax
@@ -478,10 +479,109 @@ def test_in_view_keeps_exactly_the_minor_ticks_drawn_and_the_same_png():
     assert bounded == plain
     for axis, plain_axis in ((ax.xaxis, plain_ax.xaxis), (ax.yaxis, plain_ax.yaxis)):
         low, high = axis.get_view_interval()
-        every = plain_axis.get_minorticklocs()
-        kept = axis.get_minorticklocs()
-        np.testing.assert_array_equal(kept, every[(every >= low) & (every <= high)])
-        assert len(axis.minorTicks) == max(kept.size, 1)
+        for every, kept, ticks in (
+            (plain_axis.get_majorticklocs(), axis.get_majorticklocs(), axis.majorTicks),
+            (plain_axis.get_minorticklocs(), axis.get_minorticklocs(), axis.minorTicks),
+        ):
+            np.testing.assert_array_equal(kept, every[(every >= low) & (every <= high)])
+            assert len(ticks) == max(kept.size, 1)
     beyond = plain_ax.xaxis.get_minorticklocs()  # the plain locator goes a decade beyond (3, 3000)
     assert beyond.min() < 3.0 and beyond.max() > 3000.0
     assert len(ax.xaxis.minorTicks) < len(plain_ax.xaxis.minorTicks)
+    assert len(ax.yaxis.majorTicks) < len(plain_ax.yaxis.majorTicks)  # a step beyond 0.02 and 7.3
+
+
+@pytest.mark.parametrize("label_minor", [False, True])
+@pytest.mark.parametrize("limits", [(0.013, 0.06), (0.02, 7.0), (3e-9, 4e3)])
+def test_power_of_ten_ticks_are_matplotlibs_labels_in_unicode(limits, label_minor):
+    """power_of_ten_ticks labels a log axis as matplotlib's default formatter does (decades; with
+    label_minor also 2×10ⁿ … on a short axis, where decades alone leave none), in plain Unicode:
+    no label is mathtext, so the explorer never builds the mathtext parser."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ldp_tools.explore._widgets import power_of_ten_ticks
+
+    def labels(unicode: bool):
+        fig = Figure(figsize=(4, 3), dpi=50)
+        ax = fig.add_subplot()
+        ax.set(yscale="log", ylim=limits)
+        if unicode:
+            power_of_ten_ticks(ax.yaxis, label_minor=label_minor)
+        FigureCanvasAgg(fig).draw()
+        low, high = ax.yaxis.get_view_interval()
+        return [
+            [t.get_text() for t in ticks if low <= t.get_position()[1] <= high]
+            for ticks in (ax.yaxis.get_majorticklabels(), ax.yaxis.get_minorticklabels())
+        ]
+
+    (plain_major, plain_minor), (major, minor) = labels(False), labels(True)
+    as_text = str.maketrans({"^": None, "{": None, "}": None})
+
+    def expected(label):  # $\mathdefault{2\times10^{-2}}$ -> 2×10⁻²
+        body = label.removeprefix("$\\mathdefault{").removesuffix("}$").replace("\\times", "×")
+        base, _, power = body.partition("^")
+        return base + power.translate(as_text).translate(
+            str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+        )
+
+    assert major == [expected(t) for t in plain_major]
+    assert any(major) == (limits != (0.013, 0.06))  # that axis holds no decade
+    assert minor == ([expected(t) for t in plain_minor] if label_minor else [""] * len(minor))
+    assert not any("$" in t for t in major + minor)
+    if label_minor and limits == (
+        0.013,
+        0.06,
+    ):  # no decade in view: the minor ticks carry the labels
+        assert "2×10⁻²" in minor
+
+
+@pytest.mark.parametrize("facecolor", ["white", (1.0, 1.0, 1.0, 0.0)])
+def test_a_panel_png_has_matplotlibs_pixels_and_the_same_bytes_every_time(facecolor):
+    """The panels' PNG (RGB at zlib level 1 when the figure is opaque, else RGBA) decodes to the pixels of
+    matplotlib's own PNG of the figure (text unhinted), at its dpi; two renderings are byte-identical."""
+    import io
+
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    from ldp_tools.explore._widgets import FIGURE_DPI, _png
+
+    fig = Figure(figsize=(3, 2), dpi=FIGURE_DPI, facecolor=facecolor)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.plot([0, 1, 2], [1, 0, 2], "o-", label="a line")
+    ax.legend()
+    ours = _png(fig)
+    theirs = io.BytesIO()
+    with rc_context({"text.hinting": "no_hinting"}):  # as the panels draw their text
+        fig.canvas.print_png(theirs, metadata={"Software": None})
+    a, b = Image.open(io.BytesIO(ours)), Image.open(io.BytesIO(theirs.getvalue()))
+    assert a.mode == ("RGB" if facecolor == "white" else "RGBA")
+    np.testing.assert_array_equal(np.asarray(a.convert("RGBA")), np.asarray(b.convert("RGBA")))
+    assert a.info["dpi"] == pytest.approx((FIGURE_DPI, FIGURE_DPI), abs=1e-3)
+    assert _png(fig) == ours
+
+
+def test_fixed_ticks_keep_their_labels_with_ticks_in_view():
+    """Fixed ticks are left to matplotlib: a tick out of view does not shift the labels of the others
+    (a FixedFormatter labels by position in the list)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    from ldp_tools.explore._widgets import ticks_in_view
+
+    fig = Figure(figsize=(4, 3), dpi=50)
+    ax = fig.add_subplot()
+    ax.xaxis.set_major_locator(FixedLocator([-1.0, 0.0, 1.0]))
+    ax.xaxis.set_major_formatter(FixedFormatter(["0.1", "1", "10"]))
+    ax.set_xlim(-0.5, 1.5)  # the first tick is out of view
+    ticks_in_view(ax.xaxis)
+    ticks_in_view(ax.yaxis)
+    FigureCanvasAgg(fig).draw()
+    shown = {t.get_position()[0]: t.get_text() for t in ax.xaxis.get_majorticklabels()}
+    assert shown[0.0] == "1" and shown[1.0] == "10"
+    assert len(ax.yaxis.majorTicks) < 10  # the automatic ticks are still bounded to the view
