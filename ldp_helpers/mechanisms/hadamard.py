@@ -178,10 +178,12 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """
     if counts.size < FAIR_BITS_MIN_SIZE:
         return rng.binomial(counts, 0.5)
-    big = counts >= 64
-    n_big = np.count_nonzero(big)
+    n_big = 0
+    if counts.max() >= 64:
+        big = counts >= 64
+        n_big = np.count_nonzero(big)
     if n_big * FAIR_BITS_FEW_BIG <= counts.size:  # the n low bits of one word each
-        words = rng.integers(0, 2**64, size=counts.shape, dtype=np.uint64)
+        words = _random_words(counts.size, rng).reshape(counts.shape)
         words &= _LOW_BITS.take(counts, mode="clip")  # (a count ≥ 64 is drawn below)
         out = np.bitwise_count(words, out=words).view(np.int64)
         if n_big:
@@ -189,26 +191,39 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return out
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
-    if 2 * np.count_nonzero(big) >= flat.size:  # mostly numpy's draws: the segments cost more
+    n_big = np.count_nonzero(big)
+    if 2 * n_big >= flat.size:  # mostly numpy's draws: the segments cost more
         return rng.binomial(counts, 0.5)
-    small = flat[~big]
-    whole, low = np.divmod(small, 64)
-    words = rng.integers(0, 2**64, size=small.size + int(whole.sum()), dtype=np.uint64)
+    small = flat[~big] if n_big else flat
+    whole, ends = small >> 6, np.cumsum(small >> 6)  # count i: whole words ends[i] − whole[i] …
+    words = _random_words(small.size + int(ends[-1]), rng)  # a low word per count, then the wholes
+    ones = np.bitwise_count(words[: small.size] & _LOW_BITS.take(small & 63)).astype(np.int64)
+    if ends[-1]:  # the whole words' set bits summed by segment, from their running sum
+        running = np.zeros(words.size - small.size + 1, dtype=np.int64)
+        np.cumsum(np.bitwise_count(words[small.size :]), out=running[1:])
+        ones += running.take(ends) - running.take(ends - whole)
+    if not n_big:
+        return ones.reshape(counts.shape)
     out = np.empty(flat.shape, dtype=np.int64)
-    low_bits = (np.uint64(1) << low.astype(np.uint64)) - np.uint64(1)
-    ones = np.bitwise_count(words[: small.size] & low_bits).astype(np.int64)
-    if (
-        whole.any()
-    ):  # the whole words of each count, summed by segment (the counts with none skipped)
-        has = whole > 0
-        starts = np.add.accumulate(whole) - whole
-        ones[has] += np.add.reduceat(
-            np.bitwise_count(words[small.size :]).astype(np.int64), starts[has]
-        )
     out[~big] = ones
-    if big.any():
-        out[big] = rng.binomial(flat[big], 0.5)
+    out[big] = rng.binomial(flat[big], 0.5)
     return out.reshape(counts.shape)
+
+
+def _random_words(size: int, rng: np.random.Generator) -> np.ndarray:
+    """``rng.integers(0, 2**64, size, dtype=np.uint64)``: ``size`` uniform 64-bit words.
+
+    A bit generator whose raw output is a 64-bit word (:data:`_RAW_64_BITS`) gives the same words,
+    from the same stream, by ``random_raw``, without ``integers``' per-call argument checks.
+    """
+    if type(rng.bit_generator) in _RAW_64_BITS:
+        return rng.bit_generator.random_raw(size)
+    return rng.integers(0, 2**64, size=size, dtype=np.uint64)
+
+
+#: bit generators whose raw output is what ``integers(0, 2**64, dtype=np.uint64)`` draws (MT19937's
+#: raw output is 32 bits)
+_RAW_64_BITS = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
 
 
 def _equal_multinomial(counts: np.ndarray, cells: int, rng: np.random.Generator) -> np.ndarray:
@@ -221,8 +236,9 @@ def _equal_multinomial(counts: np.ndarray, cells: int, rng: np.random.Generator)
     """
     if cells & (cells - 1) or np.size(counts) * cells < EQUAL_SPLIT_MIN_CELLS:
         return rng.multinomial(counts, np.full(cells, 1.0 / cells))
-    out = np.asarray(counts, dtype=np.int64)[..., None]
-    while out.shape[-1] < cells:
-        left = _fair_binomial(out, rng)
-        out = np.stack((left, out - left), axis=-1).reshape(*out.shape[:-1], -1)
-    return out
+    out = np.array(counts, dtype=np.int64).ravel()
+    for _ in range(cells.bit_length() - 1):  # each count n -> (Bin(n, ½), the rest), side by side
+        left, out = _fair_binomial(out, rng), np.repeat(out, 2)
+        out[0::2] = left
+        out[1::2] -= left
+    return out.reshape(*np.shape(counts), cells)

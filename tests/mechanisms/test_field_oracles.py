@@ -202,6 +202,20 @@ def test_fair_binomial_check_catches_one_bit_too_many():
         )
 
 
+@pytest.mark.parametrize(
+    "bit_generator",
+    [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64, np.random.MT19937],
+)
+def test_random_words_are_numpys_uniform_words(bit_generator):
+    """The fair coins' words (``random_raw`` for 64-bit bit generators) are the very words and stream
+    position of ``integers(0, 2**64, dtype=np.uint64)``, for every bit generator numpy ships."""
+    ours, numpys = (np.random.Generator(bit_generator(5)) for _ in range(2))
+    words = hadamard._random_words(1000, ours)
+    assert words.dtype == np.uint64
+    np.testing.assert_array_equal(words, numpys.integers(0, 2**64, size=1000, dtype=np.uint64))
+    assert ours.random() == numpys.random()
+
+
 def _assert_equal_multinomial_law(split, runs: int = 20_000, n: int = 40, cells: int = 8):
     """Rows of Multinomial(n, 1/cells each): sums n, each cell Bin(n, 1/cells) by chi-square, the covariance
     of two cells −n/cells² within 5 SE."""
