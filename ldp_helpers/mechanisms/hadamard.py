@@ -33,6 +33,8 @@ FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's bino
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
 #: at most one count in this many ≥ 64: one word per small count, numpy for the rest
 FAIR_BITS_FEW_BIG = 16
+#: longest axis transformed by two matrix products (:func:`_kronecker_transform`; longer: butterflies)
+KRONECKER_MAX_LENGTH = 1024
 EQUAL_SPLIT_MIN_CELLS = 4096  # fewer output cells: _equal_multinomial calls numpy's multinomial
 #: the r low bits, r < 64
 _LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)
@@ -85,10 +87,25 @@ def walsh_hadamard_transform(values) -> np.ndarray:
     if arr.ndim == 0:
         fail("values", Described("a scalar"), "an array with at least one axis")
     _check_power_of_two("values", arr.shape[-1])
-    integer = np.issubdtype(np.asarray(values).dtype, np.integer)
-    out = np.array(values if integer else arr, dtype=np.int64 if integer else float)  # a fresh copy
+    if np.issubdtype(np.asarray(values).dtype, np.integer):
+        return _integer_transform(np.asarray(values, dtype=np.int64)).astype(np.int64, copy=False)
+    return _butterflies(np.array(arr, dtype=float))
+
+
+def _integer_transform(values: np.ndarray) -> np.ndarray:
+    """``H_m x`` of an int64 array, exact: as float64 by :func:`_kronecker_transform` when m ≤
+    :data:`KRONECKER_MAX_LENGTH` and every sum stays below 2^53, else as int64 by butterflies."""
+    m = values.shape[-1]
+    if m <= KRONECKER_MAX_LENGTH and int(np.abs(values).max(initial=0)) * m < 2**53:
+        return _kronecker_transform(values.astype(float))
+    return _butterflies(values.copy())
+
+
+def _butterflies(out: np.ndarray) -> np.ndarray:
+    """``out`` transformed in place along its last axis: butterflies (x, y) -> (x + y, x − y) on
+    pairs h apart, h = 1, 2, 4, …"""
     lead, m, h = out.shape[:-1], out.shape[-1], 1
-    while h < m:  # butterflies (x, y) -> (x + y, x − y) on pairs h apart, in place
+    while h < m:
         pairs = out.reshape(*lead, m // (2 * h), 2, h)
         x, y = pairs[..., 0, :], pairs[..., 1, :]
         difference = x - y
@@ -96,6 +113,24 @@ def walsh_hadamard_transform(values) -> np.ndarray:
         y[...] = difference
         h *= 2
     return out
+
+
+def _kronecker_transform(values: np.ndarray) -> np.ndarray:
+    """``H_m x`` along the last axis of a float64 array (m ≤ :data:`KRONECKER_MAX_LENGTH`, a power of
+    2) by two matrix products: H_m = H_a ⊗ H_b (a·b = m), so x read as an a × b matrix X maps to
+    H_a X H_b.  Exact for integer entries whose sums stay below 2^53."""
+    m = values.shape[-1]
+    a = 1 << ((m.bit_length() - 1) // 2)
+    rows = values.reshape(-1, a, m // a) @ _hadamard_matrix(m // a)  # X H_b
+    return np.matmul(_hadamard_matrix(a), rows).reshape(values.shape)  # H_a (X H_b)
+
+
+@functools.lru_cache(maxsize=16)
+def _hadamard_matrix(m: int) -> np.ndarray:
+    """H_m as float64 (read-only, cached)."""
+    matrix = hadamard_entries(np.arange(m)[:, None], np.arange(m)[None, :]).astype(float)
+    matrix.setflags(write=False)
+    return matrix
 
 
 def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:

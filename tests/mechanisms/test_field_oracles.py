@@ -114,6 +114,21 @@ def test_hadamard_entries_are_sylvesters_matrix_and_the_fast_transform_multiplie
         walsh_hadamard_transform(np.ones(6))
 
 
+@pytest.mark.parametrize("m", [1, 2, 8, 64, 512, hadamard.KRONECKER_MAX_LENGTH, 2048])
+def test_integer_transform_is_exact_by_matrix_products_and_by_butterflies(m):
+    """Integers transform exactly at every length: by two matrix products up to KRONECKER_MAX_LENGTH
+    (float sums below 2^53), by butterflies beyond and for entries whose sums could pass 2^53."""
+    h = hadamard_entries(np.arange(m)[:, None], np.arange(m)[None]).astype(np.int64)
+    x = np.random.default_rng(m).integers(-1000, 1000, size=(2, 3, m))
+    np.testing.assert_array_equal(walsh_hadamard_transform(x), x @ h)
+    huge = np.zeros(m, dtype=np.int64)
+    huge[0], huge[-1] = (
+        2**60 + 1,
+        -3,
+    )  # 2^60 + 1 is no float64: only the integer butterflies keep it
+    np.testing.assert_array_equal(walsh_hadamard_transform(huge), huge @ h)
+
+
 @pytest.mark.statistical
 def test_sign_set_sampler_has_the_exact_multinomial_moments():
     """Draws uniform on S(u, ±): each type contributes a multinomial; the sampler's mean and covariance are theirs."""
