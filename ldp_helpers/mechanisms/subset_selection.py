@@ -324,6 +324,7 @@ class _Level:
     log_factorial: np.ndarray
     law: _SplitLaw | None = None
     targets: tuple | None = None  # the two targets of every cell of a small cached law (flat)
+    window: np.ndarray | None = None  # with targets: the law of ``rows`` per node, contiguous
     pairs: int = field(init=False)  # distinct (good, bad) pairs: the tables of a law
 
     def __post_init__(self):
@@ -346,12 +347,13 @@ class _Level:
     def cached(self) -> _Level:
         """This level with its law (and, if stored per node and narrow, its targets) computed."""
         law = _split_law(self.good, self.bad, self.draws, self.log_factorial)
-        targets = None
+        targets = window = None
+        nodes = np.arange(self.good.size)
         if (
-            law.pvals.shape[0] == self.good.size
+            np.array_equal(law.pair, nodes)  # a table per node
             and self.rows.stop - self.rows.start <= _WINDOW_MIN_ROWS
         ):
-            nodes, rows = np.arange(self.good.size), np.arange(self.draws.size)[self.rows]
+            rows = np.arange(self.draws.size)[self.rows]
             first, second = self.target(
                 nodes[:, None, None], rows[:, None], law.picks[:, self.rows]
             )
@@ -359,7 +361,8 @@ class _Level:
                 np.clip(first, 0, self.sizes[0] - 1).ravel(),  # (cells of no class: any target)
                 np.clip(second, 0, self.sizes[1] - 1).ravel(),
             )
-        return dataclasses.replace(self, law=law, targets=targets)
+            window = np.ascontiguousarray(law.pvals[:, self.rows])
+        return dataclasses.replace(self, law=law, targets=targets, window=window)
 
 
 @functools.lru_cache(maxsize=4)
@@ -421,37 +424,37 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
 
     Returns the survey (None: one survey), the two flat targets and the number of users of each
     (survey, node, row, category) cell: every cell of a tabulated law, else those that received
-    users; None if no class holds a user.
+    users; None if no class holds a user.  Only the classes holding users are drawn (numpy's
+    multinomial draws nothing for a class of none: the same draws as over every class).
     """
     lo, hi = split.rows.start, split.rows.stop
     if lo == hi:
         return None
-    if split.targets is None:  # the window of rows held by some class
-        held = np.flatnonzero(hist[:, :, lo:hi].any(axis=(0, 1)))
-        if held.size == 0:
-            return None
-        lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
-    law, first = split.law, 0
-    if law is None:  # the law of the rows held only
-        d, cells = split.log_factorial.size - 1, split.cells(lo, hi)
-        check_allocation("d", d, 10 * cells, what="the subset sampler's split law, per call")
-        law, first = _split_law(split.good, split.bad, split.draws[lo:hi], split.log_factorial), lo
-    by_node = law.pvals.shape[0] == hist.shape[1]
-    window = slice(lo - first, hi - first)
-    counts = rng.multinomial(
-        hist[:, :, lo:hi], law.pvals[:, window] if by_node else law.pvals[law.pair, window]
-    )
     if split.targets is not None:  # tabulated: every cell (an empty one adds 0 users)
+        counts = rng.multinomial(hist[:, :, lo:hi], split.window)
         n_rows, first, second = counts.shape[0], *split.targets
         if n_rows == 1:
             return None, first, second, counts.ravel()
         survey = np.repeat(np.arange(n_rows), first.size)
         return survey, np.tile(first, n_rows), np.tile(second, n_rows), counts.ravel()
-    flat = np.flatnonzero(counts)
-    users = counts.ravel()[flat]
-    survey, node, row, column = np.unravel_index(flat, counts.shape)
-    picks = law.picks[law.pair[node], row + lo - first, column]
-    return survey, *split.target(node, row + lo, picks), users
+    window = hist[:, :, lo:hi]
+    held = np.flatnonzero(window)
+    if held.size == 0:
+        return None
+    survey, node, row = np.unravel_index(held, window.shape)
+    row += lo
+    law, first = split.law, 0
+    if law is None:  # the law of the rows held only
+        first, last = int(row.min()), int(row.max()) + 1
+        d, cells = split.log_factorial.size - 1, split.cells(first, last)
+        check_allocation("d", d, 10 * cells, what="the subset sampler's split law, per call")
+        law = _split_law(split.good, split.bad, split.draws[first:last], split.log_factorial)
+    table, row_in_law = law.pair[node], row - first
+    counts = rng.multinomial(window.ravel()[held], law.pvals[table, row_in_law])
+    cell = np.flatnonzero(counts)
+    drawn, column = np.divmod(cell, counts.shape[1])
+    picks = law.picks[table[drawn], row_in_law[drawn], column]
+    return survey[drawn], *split.target(node[drawn], row[drawn], picks), counts.ravel()[cell]
 
 
 def _histogram(survey, target, users, size: int, n_rows: int) -> np.ndarray:
