@@ -159,12 +159,17 @@ def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_sets: bo
     l = 0 or − for l = 1, else 0), else (σ, u) (the HCMS rows); the next table alike.  Two gathers
     of precomputed positions.
     """
-    halves = np.concatenate((drawn, table - drawn, *((table, _ZERO) if sign_sets else ())))
-    small = table.size <= _CACHED_GATHER_COUNTS
-    first, second = (_cached_halving_gathers if small else _halving_gathers)(
-        table.size, h, sign_sets
-    )
-    return halves.take(first) + halves.take(second)
+    size = table.size
+    halves = np.empty((3 if sign_sets else 2) * size + sign_sets, dtype=np.int64)
+    halves[:size] = drawn
+    np.subtract(table, drawn, out=halves[size : 2 * size])
+    if sign_sets:
+        halves[2 * size : 3 * size], halves[-1] = table, 0
+    small = size <= _CACHED_GATHER_COUNTS
+    first, second = (_cached_halving_gathers if small else _halving_gathers)(size, h, sign_sets)
+    out = halves.take(first)
+    out += halves.take(second)
+    return out
 
 
 def _halving_gathers(size: int, h: int, sign_sets: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +197,6 @@ def _halving_gathers(size: int, h: int, sign_sets: bool) -> tuple[np.ndarray, np
     return first, second
 
 
-_ZERO = np.zeros(1, dtype=np.int64)  # the count the sign sets' merges read for nothing
 #: the halvings' gathers are cached for tables of at most this many counts (16 bytes a count)
 _CACHED_GATHER_COUNTS = 2**14
 _cached_halving_gathers = functools.lru_cache(maxsize=64)(_halving_gathers)
