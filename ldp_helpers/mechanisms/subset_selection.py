@@ -367,7 +367,8 @@ class _Level:
 
 @functools.lru_cache(maxsize=4)
 def _split_tables(d: int, k: int):
-    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws.
+    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws:
+    (node sizes per level, the deepest level's nodes that hold a value, ``spread``, ``placed``).
 
     ``spread[l]`` splits the users of level l needing r ≥ 1 picks in their node between its two
     children (targets: the left child's row j, the right child's row r − j, in one histogram of
@@ -418,7 +419,7 @@ def _split_tables(d: int, k: int):
             if tables[level].cells() <= budget:
                 budget -= tables[level].cells()
                 tables[level] = tables[level].cached()
-    return sizes, spread, placed
+    return sizes, np.flatnonzero(sizes[depth]), spread, placed
 
 
 def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
@@ -433,9 +434,9 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
         return None
     n_rows = hist.shape[0]
     if split.targets is not None:  # tabulated: every cell (an empty one adds 0 users)
-        users = rng.multinomial(hist[:, :, lo:hi], split.window).reshape(n_rows, -1)
-        targets = split.targets[:, None, :]
-        survey = np.arange(n_rows)[:, None]
+        users = rng.multinomial(hist[:, :, lo:hi], split.window)
+        targets = split.targets if n_rows == 1 else split.targets[:, None, :]
+        survey = None if n_rows == 1 else np.arange(n_rows)[:, None]
     else:
         window = hist[:, :, lo:hi]
         held = np.flatnonzero(window)
@@ -456,7 +457,7 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
         picks = law.picks[table[drawn], row_in_law[drawn], column]
         targets = np.stack(split.target(node[drawn], row[drawn], picks))
         users, survey = counts.ravel()[cell], survey[drawn]
-    flat = (targets + survey * split.size if n_rows > 1 else targets).ravel()
+    flat = targets.ravel() if n_rows == 1 else (targets + survey * split.size).ravel()
     users = users.ravel()
     hits = np.bincount(flat, np.concatenate((users, users)), minlength=n_rows * split.size)
     return hits.astype(np.int64).reshape(n_rows, split.size)
@@ -474,9 +475,8 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
     H(|left|, |right|, r).  At the leaves, C(x) = free users with a pick at x + K_x.
     """
     n_rows, d = own.shape
-    sizes, spread, placed = _split_tables(d, k)
+    _, leaves, spread, placed = _split_tables(d, k)
     depth = len(spread)
-    leaves = np.flatnonzero(sizes[depth])
     injected = [None] * (depth + 1)  # free users joining each level's nodes (R × nodes·picks)
     hist = np.zeros((n_rows, 2**depth, 1), dtype=np.int64)  # V users by s: picks made in the node
     hist[:, leaves, 0] = own
