@@ -234,13 +234,15 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if 2 * n_big >= flat.size:  # mostly numpy's draws: the segments cost more
         return rng.binomial(counts, 0.5)
     small = flat[~big] if n_big else flat
-    whole, ends = small >> 6, np.cumsum(small >> 6)  # count i: whole words ends[i] − whole[i] …
+    ends = np.cumsum(small >> 6)  # count i: its whole words end at ends[i], start at ends[i − 1]
     words = _random_words(small.size + int(ends[-1]), rng)  # a low word per count, then the wholes
     ones = np.bitwise_count(words[: small.size] & _LOW_BITS.take(small & 63)).astype(np.int64)
     if ends[-1]:  # the whole words' set bits summed by segment, from their running sum
         running = np.zeros(words.size - small.size + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(words[small.size :]), out=running[1:])
-        ones += running.take(ends) - running.take(ends - whole)
+        at_ends = running.take(ends)
+        ones += at_ends
+        ones[1:] -= at_ends[:-1]
     if not n_big:
         return ones.reshape(counts.shape)
     out = np.empty(flat.shape, dtype=np.int64)
