@@ -33,6 +33,8 @@ FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's bino
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
 #: at most one count in this many ≥ 64: one word per small count, numpy for the rest
 FAIR_BITS_FEW_BIG = 16
+#: longest axis transformed by two matrix products (:func:`_kronecker_transform`; longer: butterflies)
+KRONECKER_MAX_LENGTH = 1024
 EQUAL_SPLIT_MIN_CELLS = 4096  # fewer output cells: _equal_multinomial calls numpy's multinomial
 #: the r low bits, r < 64
 _LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)
@@ -85,10 +87,25 @@ def walsh_hadamard_transform(values) -> np.ndarray:
     if arr.ndim == 0:
         fail("values", Described("a scalar"), "an array with at least one axis")
     _check_power_of_two("values", arr.shape[-1])
-    integer = np.issubdtype(np.asarray(values).dtype, np.integer)
-    out = np.array(values if integer else arr, dtype=np.int64 if integer else float)  # a fresh copy
+    if np.issubdtype(np.asarray(values).dtype, np.integer):
+        return _integer_transform(np.asarray(values, dtype=np.int64)).astype(np.int64, copy=False)
+    return _butterflies(np.array(arr, dtype=float))
+
+
+def _integer_transform(values: np.ndarray) -> np.ndarray:
+    """``H_m x`` of an int64 array, exact: as float64 by :func:`_kronecker_transform` when m ≤
+    :data:`KRONECKER_MAX_LENGTH` and every sum stays below 2^53, else as int64 by butterflies."""
+    m = values.shape[-1]
+    if m <= KRONECKER_MAX_LENGTH and int(np.abs(values).max(initial=0)) * m < 2**53:
+        return _kronecker_transform(values.astype(float))
+    return _butterflies(values.copy())
+
+
+def _butterflies(out: np.ndarray) -> np.ndarray:
+    """``out`` transformed in place along its last axis: butterflies (x, y) -> (x + y, x − y) on
+    pairs h apart, h = 1, 2, 4, …"""
     lead, m, h = out.shape[:-1], out.shape[-1], 1
-    while h < m:  # butterflies (x, y) -> (x + y, x − y) on pairs h apart, in place
+    while h < m:
         pairs = out.reshape(*lead, m // (2 * h), 2, h)
         x, y = pairs[..., 0, :], pairs[..., 1, :]
         difference = x - y
@@ -96,6 +113,24 @@ def walsh_hadamard_transform(values) -> np.ndarray:
         y[...] = difference
         h *= 2
     return out
+
+
+def _kronecker_transform(values: np.ndarray) -> np.ndarray:
+    """``H_m x`` along the last axis of a float64 array (m ≤ :data:`KRONECKER_MAX_LENGTH`, a power of
+    2) by two matrix products: H_m = H_a ⊗ H_b (a·b = m), so x read as an a × b matrix X maps to
+    H_a X H_b.  Exact for integer entries whose sums stay below 2^53."""
+    m = values.shape[-1]
+    a = 1 << ((m.bit_length() - 1) // 2)
+    rows = values.reshape(-1, a, m // a) @ _hadamard_matrix(m // a)  # X H_b
+    return np.matmul(_hadamard_matrix(a), rows).reshape(values.shape)  # H_a (X H_b)
+
+
+@functools.lru_cache(maxsize=16)
+def _hadamard_matrix(m: int) -> np.ndarray:
+    """H_m as float64 (read-only, cached)."""
+    matrix = hadamard_entries(np.arange(m)[:, None], np.arange(m)[None, :]).astype(float)
+    matrix.setflags(write=False)
+    return matrix
 
 
 def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -124,12 +159,17 @@ def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_sets: bo
     l = 0 or − for l = 1, else 0), else (σ, u) (the HCMS rows); the next table alike.  Two gathers
     of precomputed positions.
     """
-    halves = np.concatenate((drawn, table - drawn, *((table, _ZERO) if sign_sets else ())))
-    small = table.size <= _CACHED_GATHER_COUNTS
-    first, second = (_cached_halving_gathers if small else _halving_gathers)(
-        table.size, h, sign_sets
-    )
-    return halves.take(first) + halves.take(second)
+    size = table.size
+    halves = np.empty((3 if sign_sets else 2) * size + sign_sets, dtype=np.int64)
+    halves[:size] = drawn
+    np.subtract(table, drawn, out=halves[size : 2 * size])
+    if sign_sets:
+        halves[2 * size : 3 * size], halves[-1] = table, 0
+    small = size <= _CACHED_GATHER_COUNTS
+    first, second = (_cached_halving_gathers if small else _halving_gathers)(size, h, sign_sets)
+    out = halves.take(first)
+    out += halves.take(second)
+    return out
 
 
 def _halving_gathers(size: int, h: int, sign_sets: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -157,7 +197,6 @@ def _halving_gathers(size: int, h: int, sign_sets: bool) -> tuple[np.ndarray, np
     return first, second
 
 
-_ZERO = np.zeros(1, dtype=np.int64)  # the count the sign sets' merges read for nothing
 #: the halvings' gathers are cached for tables of at most this many counts (16 bytes a count)
 _CACHED_GATHER_COUNTS = 2**14
 _cached_halving_gathers = functools.lru_cache(maxsize=64)(_halving_gathers)
@@ -178,10 +217,12 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """
     if counts.size < FAIR_BITS_MIN_SIZE:
         return rng.binomial(counts, 0.5)
-    big = counts >= 64
-    n_big = np.count_nonzero(big)
+    n_big = 0
+    if counts.max() >= 64:
+        big = counts >= 64
+        n_big = np.count_nonzero(big)
     if n_big * FAIR_BITS_FEW_BIG <= counts.size:  # the n low bits of one word each
-        words = rng.integers(0, 2**64, size=counts.shape, dtype=np.uint64)
+        words = _random_words(counts.size, rng).reshape(counts.shape)
         words &= _LOW_BITS.take(counts, mode="clip")  # (a count ≥ 64 is drawn below)
         out = np.bitwise_count(words, out=words).view(np.int64)
         if n_big:
@@ -189,26 +230,41 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return out
     flat = counts.ravel()
     big = flat > FAIR_BITS_LIMIT
-    if 2 * np.count_nonzero(big) >= flat.size:  # mostly numpy's draws: the segments cost more
+    n_big = np.count_nonzero(big)
+    if 2 * n_big >= flat.size:  # mostly numpy's draws: the segments cost more
         return rng.binomial(counts, 0.5)
-    small = flat[~big]
-    whole, low = np.divmod(small, 64)
-    words = rng.integers(0, 2**64, size=small.size + int(whole.sum()), dtype=np.uint64)
+    small = flat[~big] if n_big else flat
+    ends = np.cumsum(small >> 6)  # count i: its whole words end at ends[i], start at ends[i − 1]
+    words = _random_words(small.size + int(ends[-1]), rng)  # a low word per count, then the wholes
+    ones = np.bitwise_count(words[: small.size] & _LOW_BITS.take(small & 63)).astype(np.int64)
+    if ends[-1]:  # the whole words' set bits summed by segment, from their running sum
+        running = np.zeros(words.size - small.size + 1, dtype=np.int64)
+        np.cumsum(np.bitwise_count(words[small.size :]), out=running[1:])
+        at_ends = running.take(ends)
+        ones += at_ends
+        ones[1:] -= at_ends[:-1]
+    if not n_big:
+        return ones.reshape(counts.shape)
     out = np.empty(flat.shape, dtype=np.int64)
-    low_bits = (np.uint64(1) << low.astype(np.uint64)) - np.uint64(1)
-    ones = np.bitwise_count(words[: small.size] & low_bits).astype(np.int64)
-    if (
-        whole.any()
-    ):  # the whole words of each count, summed by segment (the counts with none skipped)
-        has = whole > 0
-        starts = np.add.accumulate(whole) - whole
-        ones[has] += np.add.reduceat(
-            np.bitwise_count(words[small.size :]).astype(np.int64), starts[has]
-        )
     out[~big] = ones
-    if big.any():
-        out[big] = rng.binomial(flat[big], 0.5)
+    out[big] = rng.binomial(flat[big], 0.5)
     return out.reshape(counts.shape)
+
+
+def _random_words(size: int, rng: np.random.Generator) -> np.ndarray:
+    """``rng.integers(0, 2**64, size, dtype=np.uint64)``: ``size`` uniform 64-bit words.
+
+    A bit generator whose raw output is a 64-bit word (:data:`_RAW_64_BITS`) gives the same words,
+    from the same stream, by ``random_raw``, without ``integers``' per-call argument checks.
+    """
+    if type(rng.bit_generator) in _RAW_64_BITS:
+        return rng.bit_generator.random_raw(size)
+    return rng.integers(0, 2**64, size=size, dtype=np.uint64)
+
+
+#: bit generators whose raw output is what ``integers(0, 2**64, dtype=np.uint64)`` draws (MT19937's
+#: raw output is 32 bits)
+_RAW_64_BITS = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
 
 
 def _equal_multinomial(counts: np.ndarray, cells: int, rng: np.random.Generator) -> np.ndarray:
@@ -221,8 +277,9 @@ def _equal_multinomial(counts: np.ndarray, cells: int, rng: np.random.Generator)
     """
     if cells & (cells - 1) or np.size(counts) * cells < EQUAL_SPLIT_MIN_CELLS:
         return rng.multinomial(counts, np.full(cells, 1.0 / cells))
-    out = np.asarray(counts, dtype=np.int64)[..., None]
-    while out.shape[-1] < cells:
-        left = _fair_binomial(out, rng)
-        out = np.stack((left, out - left), axis=-1).reshape(*out.shape[:-1], -1)
-    return out
+    out = np.array(counts, dtype=np.int64).ravel()
+    for _ in range(cells.bit_length() - 1):  # each count n -> (Bin(n, ½), the rest), side by side
+        left, out = _fair_binomial(out, rng), np.repeat(out, 2)
+        out[0::2] = left
+        out[1::2] -= left
+    return out.reshape(*np.shape(counts), cells)

@@ -54,8 +54,8 @@ from ldp_helpers.mechanisms.count_mean_sketch import (
 from ldp_helpers.mechanisms.hadamard import (
     _equal_multinomial,
     _fair_binomial,
+    _integer_transform,
     _merge_halves,
-    walsh_hadamard_transform,
 )
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
@@ -204,8 +204,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
 
     def _transform(self, signed_sums) -> np.ndarray:
         """M = k·c_ε·(Σ w̃ per cell)·Hᵀ, for one sketch or a batch (…, k, m): the fast transform of the integer sums."""
-        transformed = walsh_hadamard_transform(np.asarray(signed_sums, dtype=np.int64))
-        return self.k * self.c_epsilon * transformed.astype(float)
+        transformed = _integer_transform(np.asarray(signed_sums, dtype=np.int64))
+        return self.k * self.c_epsilon * transformed.astype(float, copy=False)
 
     def sample_aggregate(
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
@@ -251,7 +251,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
             flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m
         )
         hits = hits.astype(np.int64).reshape(draws, self.k, self.m)
-        kept = rng.binomial(hits, 1 - self.flip_probability)  # w̃ = w; the others flip it
+        kept = np.zeros_like(hits)  # w̃ = w; the others flip it (a cell of no user draws nothing)
+        held = np.flatnonzero(hits)
+        kept.ravel()[held] = rng.binomial(hits.ravel()[held], 1 - self.flip_probability)
         plus, minus = _split_over_hadamard_rows(np.stack([kept, hits - kept], axis=-2), rng)
         return plus - minus
 

@@ -148,6 +148,13 @@ class SketchResponse(FrequencyOracle):
         table.setflags(write=False)
         return table
 
+    @cached_property
+    def _cells(self) -> np.ndarray:
+        """The flat cell j·m + h_j(x) of every (x, j), shape (d·k,), read-only."""
+        cells = (np.arange(self.k) * self.m + self._hashes.T).ravel()
+        cells.setflags(write=False)
+        return cells
+
     def perturb(self, values, *, rng: np.random.Generator) -> SketchResponseReports:
         """Per-user reference client: pick j, report h_j(value) with the inner oracle.
 
@@ -192,16 +199,10 @@ class SketchResponse(FrequencyOracle):
         per_row = _equal_multinomial(
             np.broadcast_to(counts, (draws, self.d)), self.k, rng
         )  # (draw, x, j)
-        cells = (
-            np.arange(self.k)[:, None] * self.m + self._hashes
-        ).ravel()  # (j, x) -> j·m + h_j(x)
-        flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
-        hashed = np.bincount(
-            flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m
-        )
-        hashed = hashed.astype(np.int64).reshape(
-            draws * self.k, self.m
-        )  # users of (draw, row) per hashed cell
+        size = self.k * self.m  # users of (draw, row) per hashed cell: one weighted bincount
+        flat = self._cells if draws == 1 else (np.arange(draws)[:, None] * size + self._cells)
+        hashed = np.bincount(flat.ravel(), weights=per_row.ravel(), minlength=draws * size)
+        hashed = hashed.astype(np.int64).reshape(draws * self.k, self.m)
         n_j = per_row.sum(axis=1).reshape(-1)
         # GRR's law spreads its non-kept users with one multinomial per row (n as a vector); the others are
         # independent binomials per cell (n as a column)

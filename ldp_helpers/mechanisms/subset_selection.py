@@ -310,8 +310,9 @@ class _Level:
     cached, or None (built per call for the rows the classes hold).
 
     A user of (node, row) who draws j goes to two flat targets, each ``base[node] + a·row + b·j``
-    (``shifts`` = (a₁, b₁, a₂, b₂)) in histograms of ``sizes`` cells per survey; with a small cached
-    law both are tabulated for every (node, row, category) of ``rows``.
+    (``shifts`` = (a₁, b₁, a₂, b₂)) in one histogram of ``size`` cells per survey (two histograms
+    side by side when the second base starts at the first's size); with a small cached law both
+    are tabulated for every (node, row, category) of ``rows``.
     """
 
     good: np.ndarray  # (nodes,)
@@ -320,10 +321,12 @@ class _Level:
     rows: slice  # the rows whose users still draw
     bases: tuple  # (base₁, base₂), each (nodes,)
     shifts: tuple  # (a₁, b₁, a₂, b₂)
-    sizes: tuple  # cells per survey of the two target histograms
+    size: int  # cells per survey of the target histogram
     log_factorial: np.ndarray
     law: _SplitLaw | None = None
-    targets: tuple | None = None  # the two targets of every cell of a small cached law (flat)
+    targets: np.ndarray | None = None  # (2, cells): the targets of every cell of a small cached law
+    window: np.ndarray | None = None  # with targets: the law of ``rows`` per node, contiguous
+    cut: int = 0  # two histograms side by side: the first's cells per survey
     pairs: int = field(init=False)  # distinct (good, bad) pairs: the tables of a law
 
     def __post_init__(self):
@@ -346,25 +349,26 @@ class _Level:
     def cached(self) -> _Level:
         """This level with its law (and, if stored per node and narrow, its targets) computed."""
         law = _split_law(self.good, self.bad, self.draws, self.log_factorial)
-        targets = None
+        targets = window = None
+        nodes = np.arange(self.good.size)
         if (
-            law.pvals.shape[0] == self.good.size
+            np.array_equal(law.pair, nodes)  # a table per node
             and self.rows.stop - self.rows.start <= _WINDOW_MIN_ROWS
         ):
-            nodes, rows = np.arange(self.good.size), np.arange(self.draws.size)[self.rows]
+            rows = np.arange(self.draws.size)[self.rows]
             first, second = self.target(
                 nodes[:, None, None], rows[:, None], law.picks[:, self.rows]
             )
-            targets = (
-                np.clip(first, 0, self.sizes[0] - 1).ravel(),  # (cells of no class: any target)
-                np.clip(second, 0, self.sizes[1] - 1).ravel(),
-            )
-        return dataclasses.replace(self, law=law, targets=targets)
+            # (cells of no class: any target)
+            targets = np.clip(np.stack((first.ravel(), second.ravel())), 0, self.size - 1)
+            window = np.ascontiguousarray(law.pvals[:, self.rows])
+        return dataclasses.replace(self, law=law, targets=targets, window=window)
 
 
 @functools.lru_cache(maxsize=4)
 def _split_tables(d: int, k: int):
-    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws.
+    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws:
+    (node sizes per level, the deepest level's nodes that hold a value, ``spread``, ``placed``).
 
     ``spread[l]`` splits the users of level l needing r ≥ 1 picks in their node between its two
     children (targets: the left child's row j, the right child's row r − j, in one histogram of
@@ -390,21 +394,23 @@ def _split_tables(d: int, k: int):
                 slice(1, free[level]),
                 (nodes[0::2] * width, nodes[1::2] * width),
                 (0, 1, 1, -1),
-                (child.size * width,) * 2,
+                child.size * width,
                 log_factorial,
             )
         )
-        parent = held[level] if level else 1  # the root's V histogram is not needed
+        parent = held[level]  # (the root's V histogram is counted, never read)
         placed.append(
             _Level(
                 child[nodes ^ 1],
                 d - np.repeat(sizes[level], 2),
                 k - 1 - np.arange(held[level + 1]),
                 slice(0, min(k - 1, held[level + 1])),
-                ((nodes ^ 1) * width, (nodes >> 1) * parent),
+                # the siblings' free users, then (after them) the parents' V users
+                ((nodes ^ 1) * width, child.size * width + (nodes >> 1) * parent),
                 (0, 1, 1, 1),
-                (child.size * width, sizes[level].size * parent),
+                child.size * width + sizes[level].size * parent,
                 log_factorial,
+                cut=child.size * width,
             )
         )
     budget = _CACHED_CELLS
@@ -413,51 +419,48 @@ def _split_tables(d: int, k: int):
             if tables[level].cells() <= budget:
                 budget -= tables[level].cells()
                 tables[level] = tables[level].cached()
-    return sizes, spread, placed
+    return sizes, np.flatnonzero(sizes[depth]), spread, placed
 
 
 def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
-    """Every class of ``hist`` (R × nodes × rows) with users, split by ``split``.
+    """Every class of ``hist`` (R × nodes × rows) with users, split by ``split``: the histogram of
+    its users' targets (R × ``split.size``), or None if no class holds a user.
 
-    Returns the survey (None: one survey), the two flat targets and the number of users of each
-    (survey, node, row, category) cell: every cell of a tabulated law, else those that received
-    users; None if no class holds a user.
+    Only the classes holding users are drawn (numpy's multinomial draws nothing for a class of
+    none: the same draws as over every class); a tabulated law draws every class of its window.
     """
     lo, hi = split.rows.start, split.rows.stop
     if lo == hi:
         return None
-    if split.targets is None:  # the window of rows held by some class
-        held = np.flatnonzero(hist[:, :, lo:hi].any(axis=(0, 1)))
+    n_rows = hist.shape[0]
+    if split.targets is not None:  # tabulated: every cell (an empty one adds 0 users)
+        users = rng.multinomial(hist[:, :, lo:hi], split.window)
+        targets = split.targets if n_rows == 1 else split.targets[:, None, :]
+        survey = None if n_rows == 1 else np.arange(n_rows)[:, None]
+    else:
+        window = hist[:, :, lo:hi]
+        held = np.flatnonzero(window)
         if held.size == 0:
             return None
-        lo, hi = lo + int(held[0]), lo + int(held[-1]) + 1
-    law, first = split.law, 0
-    if law is None:  # the law of the rows held only
-        d, cells = split.log_factorial.size - 1, split.cells(lo, hi)
-        check_allocation("d", d, 10 * cells, what="the subset sampler's split law, per call")
-        law, first = _split_law(split.good, split.bad, split.draws[lo:hi], split.log_factorial), lo
-    by_node = law.pvals.shape[0] == hist.shape[1]
-    window = slice(lo - first, hi - first)
-    counts = rng.multinomial(
-        hist[:, :, lo:hi], law.pvals[:, window] if by_node else law.pvals[law.pair, window]
-    )
-    if split.targets is not None:  # tabulated: every cell (an empty one adds 0 users)
-        n_rows, first, second = counts.shape[0], *split.targets
-        if n_rows == 1:
-            return None, first, second, counts.ravel()
-        survey = np.repeat(np.arange(n_rows), first.size)
-        return survey, np.tile(first, n_rows), np.tile(second, n_rows), counts.ravel()
-    flat = np.flatnonzero(counts)
-    users = counts.ravel()[flat]
-    survey, node, row, column = np.unravel_index(flat, counts.shape)
-    picks = law.picks[law.pair[node], row + lo - first, column]
-    return survey, *split.target(node, row + lo, picks), users
-
-
-def _histogram(survey, target, users, size: int, n_rows: int) -> np.ndarray:
-    """The users summed at their flat targets (``size`` cells per survey) of each survey (None: one)."""
-    flat = survey * size + target if n_rows > 1 else target
-    return np.bincount(flat, weights=users, minlength=n_rows * size).astype(np.int64)
+        survey, node, row = np.unravel_index(held, window.shape)
+        row += lo
+        law, first = split.law, 0
+        if law is None:  # the law of the rows held only
+            first, last = int(row.min()), int(row.max()) + 1
+            d, cells = split.log_factorial.size - 1, split.cells(first, last)
+            check_allocation("d", d, 10 * cells, what="the subset sampler's split law, per call")
+            law = _split_law(split.good, split.bad, split.draws[first:last], split.log_factorial)
+        table, row_in_law = law.pair[node], row - first
+        counts = rng.multinomial(window.ravel()[held], law.pvals[table, row_in_law])
+        cell = np.flatnonzero(counts)
+        drawn, column = np.divmod(cell, counts.shape[1])
+        picks = law.picks[table[drawn], row_in_law[drawn], column]
+        targets = np.stack(split.target(node[drawn], row[drawn], picks))
+        users, survey = counts.ravel()[cell], survey[drawn]
+    flat = targets.ravel() if n_rows == 1 else (targets + survey * split.size).ravel()
+    users = users.ravel()
+    hits = np.bincount(flat, np.concatenate((users, users)), minlength=n_rows * split.size)
+    return hits.astype(np.int64).reshape(n_rows, split.size)
 
 
 def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -472,10 +475,9 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
     H(|left|, |right|, r).  At the leaves, C(x) = free users with a pick at x + K_x.
     """
     n_rows, d = own.shape
-    sizes, spread, placed = _split_tables(d, k)
+    _, leaves, spread, placed = _split_tables(d, k)
     depth = len(spread)
-    leaves = np.flatnonzero(sizes[depth])
-    injected = [None] * (depth + 1)  # free users joining each level's nodes (R × nodes × picks)
+    injected = [None] * (depth + 1)  # free users joining each level's nodes (R × nodes·picks)
     hist = np.zeros((n_rows, 2**depth, 1), dtype=np.int64)  # V users by s: picks made in the node
     hist[:, leaves, 0] = own
     for level in range(depth, 0, -1):
@@ -483,26 +485,18 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
         drawn = _split_classes(hist, split, rng)
         if drawn is None:
             break
-        survey, sibling, parent, users = drawn
-        injected[level] = _histogram(survey, sibling, users, split.sizes[0], n_rows)
-        if level > 1:
-            hist = _histogram(survey, parent, users, split.sizes[1], n_rows)
-            hist = hist.reshape(n_rows, 2 ** (level - 1), -1)
+        injected[level] = drawn[:, : split.cut]  # the siblings' free users, then the parents'
+        hist = drawn[:, split.cut :].reshape(n_rows, 2 ** (level - 1), -1)
     width = min(k, d) + 1
-    hist = np.zeros(n_rows * width, dtype=np.int64)  # free users by r: picks still to make
-    hist[k::width] = n - own.sum(axis=1)
+    hist = np.zeros((n_rows, width), dtype=np.int64)  # free users by r: picks still to make
+    hist[:, k] = n - own.sum(axis=1)
     for level in range(depth + 1):
         if injected[level] is not None:
-            hist += injected[level]
+            hist = hist + injected[level]
         if level == depth:
             break
         split = spread[level]
         drawn = _split_classes(hist.reshape(n_rows, 2**level, -1), split, rng)
-        if drawn is None:
-            hist = np.zeros(n_rows * split.sizes[0], dtype=np.int64)
-            continue
-        survey, left, right, users = drawn
-        hist = _histogram(survey, left, users, split.sizes[0], n_rows)
-        hist += _histogram(survey, right, users, split.sizes[0], n_rows)
+        hist = np.zeros((n_rows, split.size), dtype=np.int64) if drawn is None else drawn
     hist = hist.reshape(n_rows, 2**depth, -1)
     return hist[:, leaves, 1] + own

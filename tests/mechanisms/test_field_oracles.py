@@ -114,6 +114,21 @@ def test_hadamard_entries_are_sylvesters_matrix_and_the_fast_transform_multiplie
         walsh_hadamard_transform(np.ones(6))
 
 
+@pytest.mark.parametrize("m", [1, 2, 8, 64, 512, hadamard.KRONECKER_MAX_LENGTH, 2048])
+def test_integer_transform_is_exact_by_matrix_products_and_by_butterflies(m):
+    """Integers transform exactly at every length: by two matrix products up to KRONECKER_MAX_LENGTH
+    (float sums below 2^53), by butterflies beyond and for entries whose sums could pass 2^53."""
+    h = hadamard_entries(np.arange(m)[:, None], np.arange(m)[None]).astype(np.int64)
+    x = np.random.default_rng(m).integers(-1000, 1000, size=(2, 3, m))
+    np.testing.assert_array_equal(walsh_hadamard_transform(x), x @ h)
+    huge = np.zeros(m, dtype=np.int64)
+    huge[0], huge[-1] = (
+        2**60 + 1,
+        -3,
+    )  # 2^60 + 1 is no float64: only the integer butterflies keep it
+    np.testing.assert_array_equal(walsh_hadamard_transform(huge), huge @ h)
+
+
 @pytest.mark.statistical
 def test_sign_set_sampler_has_the_exact_multinomial_moments():
     """Draws uniform on S(u, ±): each type contributes a multinomial; the sampler's mean and covariance are theirs."""
@@ -200,6 +215,20 @@ def test_fair_binomial_check_catches_one_bit_too_many():
         _assert_fair_binomial_law(
             small_one_too_many, runs=50_000, fair_counts=(*range(1, 40), 64, 2000)
         )
+
+
+@pytest.mark.parametrize(
+    "bit_generator",
+    [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64, np.random.MT19937],
+)
+def test_random_words_are_numpys_uniform_words(bit_generator):
+    """The fair coins' words (``random_raw`` for 64-bit bit generators) are the very words and stream
+    position of ``integers(0, 2**64, dtype=np.uint64)``, for every bit generator numpy ships."""
+    ours, numpys = (np.random.Generator(bit_generator(5)) for _ in range(2))
+    words = hadamard._random_words(1000, ours)
+    assert words.dtype == np.uint64
+    np.testing.assert_array_equal(words, numpys.integers(0, 2**64, size=1000, dtype=np.uint64))
+    assert ours.random() == numpys.random()
 
 
 def _assert_equal_multinomial_law(split, runs: int = 20_000, n: int = 40, cells: int = 8):
