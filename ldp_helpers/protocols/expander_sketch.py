@@ -143,10 +143,10 @@ def private_expander_sketch(
             buckets[mine] + codewords[mine, edge[0]] * FIELD + codewords[mine, edge[1]]
         )  # expander_records
         sums = _survey(records, held, rng, per_user)
-        scores = _median_estimate(records, sums, every_record) * (values.size / members.size)
-        heavy[:, e] = (scores > _threshold(records, values.size, members.size, z)).reshape(
-            n_buckets, FIELD, FIELD
-        )
+        threshold = _threshold(records, values.size, members.size, z)
+        heavy[:, e] = _heavy(
+            records, sums, every_record, values.size / members.size, threshold
+        ).reshape(n_buckets, FIELD, FIELD)
     candidates = _list_recover(
         heavy, edges, bits, min_agreement, max_erasures, max_candidates, n_buckets, hash_seed
     )
@@ -172,14 +172,30 @@ def _distinct(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     return present, np.searchsorted(present, values)
 
 
+def _heavy(oracle: Hashtogram, sums, hashes, scale: float, threshold: float) -> np.ndarray:
+    """Whether scale·(median estimate) > threshold, per column of ``hashes``.
+
+    The median is taken only where the largest of the R cells passes: the median is at most the
+    largest cell and a float product by a positive factor is monotone, so the others fail exactly."""
+    top = oracle.c_epsilon * oracle.n_hashes * _cells(sums, hashes).max(axis=0) * scale
+    maybe = np.flatnonzero(top > threshold)
+    heavy = np.zeros(hashes.shape[1], dtype=bool)
+    heavy[maybe] = _median_estimate(oracle, sums, hashes[:, maybe]) * scale > threshold
+    return heavy
+
+
+def _cells(sums, hashes) -> np.ndarray:
+    """sums[r, hashes[r]] for every repetition r: shape (R, values)."""
+    return sums.reshape(-1)[sums.shape[1] * np.arange(sums.shape[0])[:, None] + hashes]
+
+
 def _median_estimate(oracle: Hashtogram, sums, hashes) -> np.ndarray:
     """Hashtogram's median estimate c_ε·R·median_r ŝ_r(h_r(x)) for the values with hash columns ``hashes``.
 
     The median, as the paper's, keeps a value that shares one repetition's bucket with a heavy hitter
     from inheriting its count (the mean would add f/R).
     """
-    rows = sums.shape[1] * np.arange(oracle.n_hashes)[:, None]
-    cells = sums.reshape(-1)[rows + hashes]  # (R, values): sums[r, hashes[r]]
+    cells = _cells(sums, hashes)
     half = oracle.n_hashes // 2  # np.median(cells, axis=0), bit for bit, by one partition
     if oracle.n_hashes % 2:
         median = np.partition(cells, half, axis=0)[half]

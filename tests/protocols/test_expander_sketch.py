@@ -20,6 +20,7 @@ from ldp_helpers.protocols.expander_code import (
 )
 from ldp_helpers.protocols.expander_sketch import (
     _distinct,
+    _heavy,
     _median_estimate,
     expander_records,
     private_expander_sketch,
@@ -129,6 +130,17 @@ def test_the_median_estimate_is_numpys_median(n_hashes):
         _median_estimate(oracle, sums, hashes),
         oracle.c_epsilon * n_hashes * expected,
     )
+
+
+def test_the_heavy_records_are_the_median_estimates_above_the_threshold():
+    """Pruning by the largest cell decides exactly as the median estimate, thresholds at the scores included."""
+    oracle = Hashtogram.create(1.0, 4096, 5, 64, rng=np.random.default_rng(5))
+    sums = np.random.default_rng(6).integers(-50, 50, size=(5, 64)).astype(float)
+    hashes = oracle._hashes_of(np.arange(4096))
+    scores = _median_estimate(oracle, sums, hashes) * 1.7
+    for threshold in [*np.quantile(scores, [0.1, 0.5, 0.9, 0.99]), *scores[:20], scores.max()]:
+        heavy = _heavy(oracle, sums, hashes, 1.7, threshold)
+        np.testing.assert_array_equal(heavy, scores > threshold)
 
 
 @pytest.mark.parametrize("bits", [12, 28])  # a table over the domain; a search
