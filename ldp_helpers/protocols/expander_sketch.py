@@ -175,13 +175,12 @@ def _distinct(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
 def _heavy(oracle: Hashtogram, sums, hashes, scale: float, threshold: float) -> np.ndarray:
     """Whether scale·(median estimate) > threshold, per column of ``hashes``.
 
-    The median is taken only where the largest of the R cells passes: the median is at most the
-    largest cell and a float product by a positive factor is monotone, so the others fail exactly."""
-    top = oracle.c_epsilon * oracle.n_hashes * _cells(sums, hashes).max(axis=0) * scale
-    maybe = np.flatnonzero(top > threshold)
-    heavy = np.zeros(hashes.shape[1], dtype=bool)
-    heavy[maybe] = _median_estimate(oracle, sums, hashes[:, maybe]) * scale > threshold
-    return heavy
+    For odd R without the median: x ↦ c_ε·R·x·scale is monotone in floats (positive factors), so the
+    median passes exactly when at least R//2 + 1 of the R cells pass."""
+    if oracle.n_hashes % 2 == 0:
+        return _median_estimate(oracle, sums, hashes) * scale > threshold
+    passing = oracle.c_epsilon * oracle.n_hashes * _cells(sums, hashes) * scale > threshold
+    return np.count_nonzero(passing, axis=0) > oracle.n_hashes // 2
 
 
 def _cells(sums, hashes) -> np.ndarray:

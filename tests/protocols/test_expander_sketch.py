@@ -132,10 +132,11 @@ def test_the_median_estimate_is_numpys_median(n_hashes):
     )
 
 
-def test_the_heavy_records_are_the_median_estimates_above_the_threshold():
-    """Pruning by the largest cell decides exactly as the median estimate, thresholds at the scores included."""
-    oracle = Hashtogram.create(1.0, 4096, 5, 64, rng=np.random.default_rng(5))
-    sums = np.random.default_rng(6).integers(-50, 50, size=(5, 64)).astype(float)
+@pytest.mark.parametrize("n_hashes", [4, 5])
+def test_the_heavy_records_are_the_median_estimates_above_the_threshold(n_hashes):
+    """Counting the passing cells (odd R) decides exactly as the median estimate, thresholds at the scores included."""
+    oracle = Hashtogram.create(1.0, 4096, n_hashes, 64, rng=np.random.default_rng(5))
+    sums = np.random.default_rng(6).integers(-50, 50, size=(n_hashes, 64)).astype(float)
     hashes = oracle._hashes_of(np.arange(4096))
     scores = _median_estimate(oracle, sums, hashes) * 1.7
     for threshold in [*np.quantile(scores, [0.1, 0.5, 0.9, 0.99]), *scores[:20], scores.max()]:
