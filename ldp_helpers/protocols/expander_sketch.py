@@ -164,7 +164,7 @@ def private_expander_sketch(
 
 def _distinct(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)`` without its argsort: a table over a small domain
-    (as :func:`~ldp_helpers.protocols.heavy_hitters._split_users`), else a search in the sorted values."""
+    (as :func:`~ldp_helpers.protocols.heavy_hitters._value_counts`), else a search in the sorted values."""
     if 2**bits <= 4 * values.size + 2**16:
         held = np.bincount(values, minlength=2**bits) > 0
         return np.flatnonzero(held), (np.cumsum(held) - 1)[values]
