@@ -109,15 +109,17 @@ def _run(protocol, values, bits, epsilon, k, rng) -> HeavyHitters:
     return HeavyHitters(found.values[:k], found.estimates[:k], found.lengths)
 
 
-def _top_k(values, k: int) -> np.ndarray:
+def _truth(values, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The population's distinct values (sorted), their counts and its top k (ties: the smaller value first)."""
     held, counts = np.unique(values, return_counts=True)
-    return held[np.argsort(-counts, kind="stable")[:k]]
+    return held, counts, held[np.argsort(-counts, kind="stable")[:k]]
 
 
-def _scores(protocol, values, bits, epsilon, k, rng) -> tuple[float, float]:
+def _scores(protocol, values, truth, bits, epsilon, k, rng) -> tuple[float, float]:
     found = _run(protocol, values, bits, epsilon, k, rng)
-    recall = np.isin(_top_k(values, k), found.values).mean()
-    return float(recall), linf_error(found.values, found.estimates, values)
+    held, counts, top = truth
+    recall = np.isin(top, found.values).mean()
+    return float(recall), linf_error(found.values, found.estimates, held, counts=counts)
 
 
 def _check_protocols(protocols) -> tuple:
@@ -145,9 +147,10 @@ def _scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> 
     ):
         for draw in range(n_draws):
             values = _population(n, bits, exponent, min(HH_SUPPORT, 2**bits), data_rng)
+            truth = _truth(values, k)  # shared by the protocols: the population sorted once
             for protocol in protocols:
                 scores[protocol][i, draw] = _scores(
-                    protocol, values, bits, epsilon, k, streams[PROTOCOLS.index(protocol)]
+                    protocol, values, truth, bits, epsilon, k, streams[PROTOCOLS.index(protocol)]
                 )
     grid = np.array([n if what == "n" else bits for n, bits, _ in settings])
     return Scaling(

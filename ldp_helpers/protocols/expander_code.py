@@ -106,28 +106,34 @@ def encode(values, bits: int) -> np.ndarray:
     [reed1960] (evaluation of the message polynomial); [bun2018] (the code of PrivateExpanderSketch).
     """
     information, length = code_length(bits)
-    return _encode_nibbles(nibbles(values, bits), information, length)
+    return _encode_nibbles(nibbles(values, bits).T, information, length).T
 
 
 def _encode_nibbles(message: np.ndarray, information: int, length: int) -> np.ndarray:
-    """Codewords of validated message symbols (N × M₀): the code is linear (addition is XOR), so the
-    parity symbols are the XOR over positions i of those of nibble message[:, i] alone at i."""
-    units = _unit_parities(information, length)
-    parity = units[0, message[:, 0]]
+    """Codewords of validated message symbols, position-major: message M₀ × N, codewords M × N.
+
+    The code is linear (addition is XOR), so the parity symbols are the XOR over positions i of
+    those of nibble message[i] alone at i, read from :func:`_unit_parities` as one packed word."""
+    words = _unit_parities(information, length)
+    packed = words[0][message[0]]
     for i in range(1, information):
-        parity = parity ^ units[i, message[:, i]]
-    return np.concatenate([message, parity], axis=1)
+        packed ^= words[i][message[i]]
+    shifts = SYMBOL_BITS * np.arange(length - information, dtype=np.uint32)
+    parity = (packed >> shifts[:, None]) & np.uint32(FIELD - 1)
+    return np.concatenate([message, parity.astype(np.uint8)])
 
 
 @functools.lru_cache(maxsize=8)
 def _unit_parities(information: int, length: int) -> np.ndarray:
-    """U[i, s] = the parity symbols of the message with nibble s at position i and 0 elsewhere,
-    s·L[:, i] (shape M₀ × 16 × (M − M₀), read-only)."""
+    """W[i, s] = the parity symbols of the message with nibble s at position i and 0 elsewhere,
+    s·L[:, i], packed: parity symbol t in bits 4t … 4t + 3 of a uint32 (M − M₀ ≤ 8 symbols; shape
+    M₀ × 16, read-only)."""
     lagrange = _parity_matrix(information, length).T  # (i, t)
     table = multiplication_table()[np.arange(FIELD)[None, :, None], lagrange[:, None, :]]
-    table = table.astype(np.uint8)
-    table.setflags(write=False)
-    return table
+    shifts = SYMBOL_BITS * np.arange(length - information)
+    words = np.bitwise_or.reduce(table << shifts, axis=2).astype(np.uint32)
+    words.setflags(write=False)
+    return words
 
 
 def decode_message(message, bits: int) -> np.ndarray:

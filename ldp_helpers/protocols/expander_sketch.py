@@ -135,7 +135,7 @@ def private_expander_sketch(
     groups = _groups(values.size, len(edges) + 1, rng)
     heavy = np.zeros((n_buckets, len(edges), FIELD, FIELD), dtype=bool)  # heavy[y, e, c, c']
     every_record = records._hashes_of(np.arange(records.d))
-    present, which = np.unique(values, return_inverse=True)  # encode each value held once
+    present, which = _distinct(values, bits)  # encode each value held once
     codewords, buckets = encode(present, bits), bucket_of(present, n_buckets, hash_seed) * PAIRS
     for e, (edge, members) in enumerate(zip(edges, groups)):
         mine = which[members]
@@ -143,10 +143,10 @@ def private_expander_sketch(
             buckets[mine] + codewords[mine, edge[0]] * FIELD + codewords[mine, edge[1]]
         )  # expander_records
         sums = _survey(records, held, rng, per_user)
-        scores = _median_estimate(records, sums, every_record) * (values.size / members.size)
-        heavy[:, e] = (scores > _threshold(records, values.size, members.size, z)).reshape(
-            n_buckets, FIELD, FIELD
-        )
+        threshold = _threshold(records, values.size, members.size, z)
+        heavy[:, e] = _heavy(
+            records, sums, every_record, values.size / members.size, threshold
+        ).reshape(n_buckets, FIELD, FIELD)
     candidates = _list_recover(
         heavy, edges, bits, min_agreement, max_erasures, max_candidates, n_buckets, hash_seed
     )
@@ -162,14 +162,46 @@ def private_expander_sketch(
     return HeavyHitters(candidates[order], estimates[order], lengths)
 
 
+def _distinct(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` without its argsort: a table over a small domain
+    (as :func:`~ldp_helpers.protocols.heavy_hitters._value_counts`), else a search in the sorted values."""
+    if 2**bits <= 4 * values.size + 2**16:
+        held = np.bincount(values, minlength=2**bits) > 0
+        return np.flatnonzero(held), (np.cumsum(held) - 1)[values]
+    present = np.unique(values)
+    return present, np.searchsorted(present, values)
+
+
+def _heavy(oracle: Hashtogram, sums, hashes, scale: float, threshold: float) -> np.ndarray:
+    """Whether scale·(median estimate) > threshold, per column of ``hashes``.
+
+    For odd R without the median: x ↦ c_ε·R·x·scale is monotone in floats (positive factors), so the
+    median passes exactly when at least R//2 + 1 of the R cells pass."""
+    if oracle.n_hashes % 2 == 0:
+        return _median_estimate(oracle, sums, hashes) * scale > threshold
+    passing = oracle.c_epsilon * oracle.n_hashes * _cells(sums, hashes) * scale > threshold
+    return np.count_nonzero(passing, axis=0) > oracle.n_hashes // 2
+
+
+def _cells(sums, hashes) -> np.ndarray:
+    """sums[r, hashes[r]] for every repetition r: shape (R, values)."""
+    return sums.reshape(-1)[sums.shape[1] * np.arange(sums.shape[0])[:, None] + hashes]
+
+
 def _median_estimate(oracle: Hashtogram, sums, hashes) -> np.ndarray:
     """Hashtogram's median estimate c_ε·R·median_r ŝ_r(h_r(x)) for the values with hash columns ``hashes``.
 
     The median, as the paper's, keeps a value that shares one repetition's bucket with a heavy hitter
     from inheriting its count (the mean would add f/R).
     """
-    cells = sums[np.arange(oracle.n_hashes)[:, None], hashes]
-    return oracle.c_epsilon * oracle.n_hashes * np.median(cells, axis=0)
+    cells = _cells(sums, hashes)
+    half = oracle.n_hashes // 2  # np.median(cells, axis=0), bit for bit, by one partition
+    if oracle.n_hashes % 2:
+        median = np.partition(cells, half, axis=0)[half]
+    else:
+        middle = np.partition(cells, (half - 1, half), axis=0)
+        median = (middle[half - 1] + middle[half]) / 2
+    return oracle.c_epsilon * oracle.n_hashes * median
 
 
 def _threshold(oracle: Hashtogram, n: int, n_group: int, z: float) -> float:
@@ -230,13 +262,13 @@ def _decoded(heavy, edges, bits, min_agreement, n_buckets, hash_seed, batch) -> 
     information, length = code_length(bits)
     y = np.concatenate([b for b, _ in batch])
     message = np.concatenate([m for _, m in batch])
-    codewords = _encode_nibbles(message, information, length)  # uint8: the indices below in int32
-    pairs = codewords[:, edges[:, 0]].astype(np.int32) * FIELD + codewords[:, edges[:, 1]]
-    cells = (
-        y.astype(np.int32)[:, None] * len(edges) + np.arange(len(edges), dtype=np.int32)
-    ) * PAIRS
-    agreement = np.count_nonzero(heavy.reshape(-1)[cells + pairs], axis=1) / len(edges)
-    keep = agreement >= min_agreement
+    codewords = _encode_nibbles(message.T, information, length)  # uint8, position-major
+    table, first = heavy.reshape(-1), y.astype(np.int32) * (len(edges) * PAIRS)  # heavy[y, 0]
+    agreement = np.zeros(y.size, dtype=np.uint8)  # edges carrying the codeword's pair (E < 256)
+    for e, (m, m_other) in enumerate(edges.tolist()):
+        pair = codewords[m] * np.uint8(FIELD) + codewords[m_other]  # c·16 + c' < 256
+        agreement += table[first + (pair + np.int32(e * PAIRS))]
+    keep = agreement / len(edges) >= min_agreement
     if not np.any(keep):
         return np.empty(0, dtype=np.int64)
     decoded, y = decode_message(message[keep].astype(np.int64), bits), y[keep]

@@ -140,13 +140,17 @@ def _split_users(
     sizes = _group_sizes(values.size, n_groups)
     if per_user:
         return [values[m] for m in _groups(values.size, n_groups, rng)], sizes
+    distinct, counts = _value_counts(values, bits)
+    return [(distinct, row) for row in split_counts(counts, sizes, rng=rng)], sizes
+
+
+def _value_counts(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_counts=True)`` of checked values: a table over a small domain, else the sort."""
     if 2**bits <= 4 * values.size + 2**16:
         held = np.bincount(values, minlength=2**bits)
         distinct = np.flatnonzero(held)
-        counts = held[distinct]
-    else:
-        distinct, counts = np.unique(values, return_counts=True)
-    return [(distinct, row) for row in split_counts(counts, sizes, rng=rng)], sizes
+        return distinct, held[distinct]
+    return np.unique(values, return_counts=True)
 
 
 def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:

@@ -284,9 +284,10 @@ class SequenceFragmentPuzzle(Mechanism):
         per_position = rng.multinomial(
             counts, np.full(self.n_positions, 1.0 / self.n_positions)
         )  # (draw, s, l)
+        table = fragment.hash_table()  # every record's hashes, computed once per sketch
         out = [
             fragment._transform(
-                fragment._sample_signed(per_position[:, :, l], fragment._hashes_of(records), rng)
+                fragment._sample_signed(per_position[:, :, l], table[:, records], rng)
             )
             for l, records in enumerate(self.records(values))
         ]

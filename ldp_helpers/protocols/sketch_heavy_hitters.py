@@ -27,7 +27,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
-from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check
+from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check, _value_counts
 from ldp_helpers.protocols.sfp import SequenceFragmentPuzzle
 
 
@@ -79,7 +79,7 @@ def sfp(
     if per_user:
         sketches = mechanism.aggregate(mechanism.perturb(values, rng=rng))
     else:
-        present, counts = np.unique(values, return_counts=True)
+        present, counts = _value_counts(values, bits)
         sketches = mechanism._sample(present, counts[None, :], rng)[0]
     return _search(mechanism, sketches, values.size, k, kept, max_candidates)[0]
 
@@ -132,17 +132,26 @@ def _assemble(
     return np.array(sorted(set(words)), dtype=np.int64)
 
 
-def linf_error(found, estimates, values) -> float:
+def linf_error(found, estimates, values, *, counts=None) -> float:
     """max_x |f̂(x) − f(x)| / n over the users' ``values``, f̂(x) = the estimate of a returned value, 0 otherwise.
 
     A value returned but held by nobody counts |f̂(x)|; a heavy hitter missed counts its whole f(x).
+    With ``counts``, ``values`` are the distinct values held (increasing, as ``np.unique`` returns
+    them) and ``counts`` the users holding each: a population counted once serves every protocol.
 
     References
     ----------
     [bun2018] (the worst-case error of a heavy-hitters protocol).
     """
-    values = check_int_array("values", values, low=0).ravel()
-    held, counts = np.unique(values, return_counts=True)
+    if counts is None:
+        held, counts = np.unique(check_int_array("values", values, low=0), return_counts=True)
+    else:
+        held = check_int_array("values", values, low=0).ravel()
+        counts = check_int_array("counts", counts, low=1, shape=np.shape(values)).ravel()
+        if np.any(np.diff(held) <= 0):
+            fail(
+                "values", Described("values not increasing"), "distinct values in increasing order"
+            )
     found = np.asarray(found)
     found = (
         check_int_array("found", found, low=0).ravel()
@@ -164,4 +173,4 @@ def linf_error(found, estimates, values) -> float:
     missed = np.isin(held, found, invert=True)
     worst_missed = float(counts[missed].max()) if missed.any() else 0.0
     worst_found = float(np.max(np.abs(estimates - truth))) if found.size else 0.0
-    return max(worst_missed, worst_found) / values.size
+    return max(worst_missed, worst_found) / int(counts.sum())

@@ -18,7 +18,13 @@ from ldp_helpers.protocols.expander_code import (
     nibbles,
     spectral_gap,
 )
-from ldp_helpers.protocols.expander_sketch import expander_records, private_expander_sketch
+from ldp_helpers.protocols.expander_sketch import (
+    _distinct,
+    _heavy,
+    _median_estimate,
+    expander_records,
+    private_expander_sketch,
+)
 from ldp_helpers.protocols.heavy_hitters import bitstogram, level_report_table, recall
 
 
@@ -110,6 +116,41 @@ def test_fast_simulation_and_per_user_clients_agree():
     se = np.sqrt(a.var(axis=0, ddof=1) / 8 + b.var(axis=0, ddof=1) / 8)
     assert np.all(np.abs(a.mean(axis=0) - b.mean(axis=0)) < 5 * se)
     np.testing.assert_allclose(a.mean(axis=0), [6000, 4000, 3000], rtol=0.1)
+
+
+@pytest.mark.parametrize("n_hashes", [4, 5])
+def test_the_median_estimate_is_numpys_median(n_hashes):
+    """The partition's median of the R cells is np.median's, bit for bit, for odd and even R."""
+    oracle = Hashtogram.create(1.0, 4096, n_hashes, 64, rng=np.random.default_rng(3))
+    rng = np.random.default_rng(4)
+    sums = rng.integers(-50, 50, size=(n_hashes, 64)).astype(float)
+    hashes = oracle._hashes_of(np.arange(4096))
+    expected = np.median(sums[np.arange(n_hashes)[:, None], hashes], axis=0)
+    np.testing.assert_array_equal(
+        _median_estimate(oracle, sums, hashes),
+        oracle.c_epsilon * n_hashes * expected,
+    )
+
+
+@pytest.mark.parametrize("n_hashes", [4, 5])
+def test_the_heavy_records_are_the_median_estimates_above_the_threshold(n_hashes):
+    """Counting the passing cells (odd R) decides exactly as the median estimate, thresholds at the scores included."""
+    oracle = Hashtogram.create(1.0, 4096, n_hashes, 64, rng=np.random.default_rng(5))
+    sums = np.random.default_rng(6).integers(-50, 50, size=(n_hashes, 64)).astype(float)
+    hashes = oracle._hashes_of(np.arange(4096))
+    scores = _median_estimate(oracle, sums, hashes) * 1.7
+    for threshold in [*np.quantile(scores, [0.1, 0.5, 0.9, 0.99]), *scores[:20], scores.max()]:
+        heavy = _heavy(oracle, sums, hashes, 1.7, threshold)
+        np.testing.assert_array_equal(heavy, scores > threshold)
+
+
+@pytest.mark.parametrize("bits", [12, 28])  # a table over the domain; a search
+def test_the_distinct_values_are_numpys_unique(bits):
+    values = np.random.default_rng(bits).integers(0, 2**bits, size=5000) // 7
+    present, which = _distinct(values, bits)
+    expected, inverse = np.unique(values, return_inverse=True)
+    np.testing.assert_array_equal(present, expected)
+    np.testing.assert_array_equal(which, inverse)
 
 
 def test_bad_input_is_refused():

@@ -84,3 +84,23 @@ def test_linf_error():
     assert linf_error(np.array([], dtype=int), np.array([]), values) == pytest.approx(0.5)
     with pytest.raises(ValueError, match="estimates"):
         linf_error(np.array([1, 1]), np.array([1.0, 2.0]), values)
+
+
+def test_linf_error_of_counted_values():
+    """The distinct values with their counts give the users' values' error exactly; unsorted values or counts
+    of another length are refused."""
+    values = np.random.default_rng(6).zipf(1.5, size=5000) % 300
+    held, counts = np.unique(values, return_counts=True)
+    for found, estimates in [
+        (np.array([1, 2, 5, 299]), np.array([900.0, 410.0, 160.0, 3.0])),
+        (np.array([], dtype=int), np.array([])),
+    ]:
+        assert linf_error(found, estimates, held, counts=counts) == linf_error(
+            found, estimates, values
+        )
+    with pytest.raises(ValueError, match="values"):
+        linf_error(np.array([1]), np.array([1.0]), held[::-1], counts=counts)
+    with pytest.raises(ValueError, match="counts"):
+        linf_error(np.array([1]), np.array([1.0]), held, counts=counts[1:])
+    with pytest.raises(ValueError, match="counts"):
+        linf_error(np.array([1]), np.array([1.0]), held, counts=counts * 0)
