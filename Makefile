@@ -31,17 +31,18 @@ export PYTHONDONTWRITEBYTECODE :=
 
 setup: $(STAMP)
 
-# Re-runs only when the lock (environment.yml) or the package metadata change.  The lock is the whole
-# environment, installed without dependency resolution (--no-deps; environment.yml says which two optional
-# packages it leaves out and why); `pip check` then confirms that nothing required is missing.
+# Re-runs only when the lock (environment.yml) or the package metadata change.  jupyter-events pulls two
+# optional packages back in through jsonschema's "format-nongpl" extra; they are removed again
+# (environment.yml says why); `pip check` then confirms that no requirement is missing (extras are not checked).
 $(STAMP): environment.yml pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version.split()[0]' \
 		|| { echo "error: set PYTHON=/path/to/python3.11" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	sed -n 's/^ *- \([A-Za-z0-9][A-Za-z0-9._-]*==[^ #]*\).*/\1/p' environment.yml > $(LOCK)
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r $(LOCK)
-	$(PY) -m pip check --disable-pip-version-check
+	$(PY) -m pip install --quiet --disable-pip-version-check -r $(LOCK)
+	$(PY) -m pip uninstall --quiet --yes rfc3987-syntax lark
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) -m pip check --disable-pip-version-check
 	@# Build matplotlib's font cache now, so that no notebook prints the notice on stderr.
 	$(PY) -c 'import matplotlib.pyplot'
 	touch $(STAMP)

@@ -70,8 +70,8 @@ def test_installed_versions_match_the_lock():
 def test_the_lock_leaves_out_the_iri_parser():
     """rfc3987-syntax (with lark) is left out of the lock (environment.yml says why): it builds an Earley
     parser at import, 2 s of CPU in every process that imports jsonschema.  A lock pasted from a `pip
-    freeze` brings it back; the running environment must not have it either (`make setup` installs
-    the lock with --no-deps), and jsonschema, nbformat and jupyter-events work without it."""
+    freeze` brings it back; the running environment must not have it either (`make setup` uninstalls
+    it after installing the lock), and jsonschema, nbformat and jupyter-events work without it."""
     from importlib.util import find_spec
 
     _, pins = _pins()
