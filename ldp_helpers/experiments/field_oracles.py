@@ -126,7 +126,8 @@ def build_oracle(
     class's defaults (which follow ε and d: OLH's g, THE's θ, SS's k), the example's required fields
     kept (a longitudinal oracle's ε∞) and its structural fields from ``structure``.  ``structure`` maps
     names of :func:`oracle_structure` (of any oracle: names this one does not take are ignored, so
-    one mapping serves every oracle) to integers; missing names take their defaults.
+    one mapping serves every oracle) to integers ≥ 0 or None (the default); missing names take
+    their defaults.
 
     Raises the library's ``ValueError`` for an unknown key, ε ≤ 0, d < 2, a bad structure or whatever
     the class refuses at that (ε, d) (e.g. a longitudinal oracle's ε₁ ≥ ε∞).
@@ -143,14 +144,17 @@ def build_oracle(
     )
     hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
     structure = _check_structure(structure)
-    own = tuple((name, structure.get(name, default)) for name, default in _structure_defaults(key))
+    own = tuple(
+        (name, default if structure.get(name) is None else structure[name])
+        for name, default in _structure_defaults(key)
+    )
     return _build_oracle(
         key, epsilon, d, own, seed, hash_family if key in hash_family_keys() else ""
     )
 
 
 def _check_structure(structure) -> dict:
-    """``structure`` as :func:`build_oracle` takes it: None (all defaults) or {name: int}."""
+    """``structure`` as :func:`build_oracle` takes it: None (all defaults) or {name: int or None}."""
     structure = (
         {}
         if structure is None
@@ -161,7 +165,10 @@ def _check_structure(structure) -> dict:
     names = {name for k in oracle_keys() for name, _ in _structure_defaults(k)}
     if set(structure) - names:
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
-    return {name: check_int(f"structure[{name!r}]", v, low=0) for name, v in structure.items()}
+    return {
+        name: v if v is None else check_int(f"structure[{name!r}]", v, low=0)
+        for name, v in structure.items()
+    }
 
 
 @functools.lru_cache(maxsize=1024)
@@ -503,6 +510,8 @@ def privacy_utility_curves(keys, epsilons, d, n, *, structure=None) -> PrivacyUt
     keys, grid = _check_keys(keys), _check_curve_grid(epsilons)
     d, n = check_int("d", d, low=2, high=2**20), check_int("n", n, low=1, high=10**12)
     structure = _check_structure(structure)
+    for key in keys:  # a structure the class refuses is named here, never a curve of NaN
+        build_oracle(key, float(grid[0]), d, structure=structure)
     counts = flat_counts(n, d)
     points = {
         key: np.array([_curve_point(key, float(e), d, counts, structure) for e in grid])

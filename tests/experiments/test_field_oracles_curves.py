@@ -175,9 +175,21 @@ def test_bad_grids_are_refused(epsilons):
         (dict(n=0), r"n must be an integer in \[1, "),
         (dict(structure={"k": -1}), r"structure\['k'\] must be an integer in \[0, "),
         (dict(structure={"zz": 1}), "structure must be a dict with keys among"),
+        (dict(structure={"m": 0}), r"m must be an integer in \[1, "),  # the class's refusal
+        (dict(structure={"k": 0}), r"k must be an integer in \[1, "),
     ],
 )
 def test_bad_arguments_are_refused_never_a_curve_of_nans(kwargs, match):
     args = dict(keys=["grr", "cms"], epsilons=[0.5, 1.0], d=8, n=100, structure=None) | kwargs
     with pytest.raises(ValueError, match=match):
         fo.privacy_utility_curves(**args)
+
+
+def test_a_structure_value_of_none_is_the_default():
+    """``oracle_structure`` lists a parameter without a default as None; passing it back is the default."""
+    with_none = fo.privacy_utility_curves(
+        ["grr", "cms"], [0.5, 1.0], 8, 100, structure={"n_bits": None, "k": None}
+    )
+    plain = fo.privacy_utility_curves(["grr", "cms"], [0.5, 1.0], 8, 100)
+    for key in ("grr", "cms"):
+        np.testing.assert_array_equal(with_none.exact[key], plain.exact[key])
