@@ -169,6 +169,16 @@ class InView(Locator):
     def tick_values(self, vmin, vmax):
         return self.base.tick_values(vmin, vmax)
 
+    # autoscaling asks the major locator for its limits: the wrapped locator's, unchanged
+    def nonsingular(self, vmin, vmax):
+        return self.base.nonsingular(vmin, vmax)
+
+    def view_limits(self, vmin, vmax):
+        return self.base.view_limits(vmin, vmax)
+
+    def set_params(self, **kwargs):
+        self.base.set_params(**kwargs)
+
 
 def ticks_in_view(axis) -> None:
     """Give ``axis``'s major and minor locators only the ticks in view (:class:`InView`): the same drawing.

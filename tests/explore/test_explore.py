@@ -585,3 +585,24 @@ def test_fixed_ticks_keep_their_labels_with_ticks_in_view():
     shown = {t.get_position()[0]: t.get_text() for t in ax.xaxis.get_majorticklabels()}
     assert shown[0.0] == "1" and shown[1.0] == "10"
     assert len(ax.yaxis.majorTicks) < 10  # the automatic ticks are still bounded to the view
+
+
+@pytest.mark.parametrize("yscale", ["log", "linear"])
+def test_in_view_autoscales_as_the_wrapped_locator(yscale):
+    """Autoscaling asks the major locator for its limits: wrapped in InView, an axis rescaled to data
+    (here a constant, the singular case) gets the limits of the plain locator."""
+    from matplotlib.figure import Figure
+
+    from ldp_tools.explore._widgets import ticks_in_view
+
+    def limits(in_view: bool):
+        ax = Figure().add_subplot()
+        ax.set_yscale(yscale)
+        if in_view:
+            ticks_in_view(ax.yaxis)
+        ax.plot([1.0, 2.0], [7.0, 7.0])
+        ax.relim()
+        ax.autoscale_view()
+        return ax.get_ylim()
+
+    assert limits(True) == limits(False)
