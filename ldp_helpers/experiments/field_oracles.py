@@ -154,7 +154,7 @@ def build_oracle(
 
 
 def _check_structure(structure) -> dict:
-    """``structure`` as :func:`build_oracle` takes it: None (all defaults) or {name: int or None}."""
+    """``structure`` as :func:`build_oracle` takes it: None (all defaults) or {name: int | None}."""
     structure = (
         {}
         if structure is None
@@ -250,7 +250,8 @@ class Moments(NamedTuple):
 
     @property
     def mse_per_value(self) -> np.ndarray:
-        """bias² + Var[ĉ(x)] = E(ĉ(x) − f_x)² of each value's count estimate (:attr:`mse`: the mean).
+        """bias² + Var[ĉ(x)] = E(ĉ(x) − f_x)² of each value's count estimate (their mean: :attr:`mse`,
+        which sums the two parts apart, as it always has: notebook 07's numbers).
 
         References
         ----------

@@ -110,7 +110,8 @@ def _run(protocol, values, bits, epsilon, k, rng) -> HeavyHitters:
 
 
 def _truth(values, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The population's distinct values (sorted), their counts and its top k (ties: the smaller value first)."""
+    """The population's distinct values (sorted), their counts and its top k (ties: the smaller
+    value first)."""
     held, counts = np.unique(values, return_counts=True)
     return held, counts, held[np.argsort(-counts, kind="stable")[:k]]
 

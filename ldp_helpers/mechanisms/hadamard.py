@@ -33,7 +33,8 @@ FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's bino
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
 #: at most one count in this many ≥ 64: one word per small count, numpy for the rest
 FAIR_BITS_FEW_BIG = 16
-#: longest axis transformed by two matrix products (:func:`_kronecker_transform`; longer: butterflies)
+#: longest axis transformed by two matrix products (:func:`_kronecker_transform`); longer ones by
+#: the butterflies
 KRONECKER_MAX_LENGTH = 1024
 EQUAL_SPLIT_MIN_CELLS = 4096  # fewer output cells: _equal_multinomial calls numpy's multinomial
 #: the r low bits, r < 64
@@ -75,9 +76,10 @@ def hadamard_entries(rows, columns) -> np.ndarray:
 
 
 def walsh_hadamard_transform(values) -> np.ndarray:
-    """``H_m x`` along the last axis (m, the length of that axis, a power of 2), by the fast transform.
+    """``H_m x`` along the last axis (m, the length of that axis, a power of 2).
 
-    Integer input stays integer (exact); real input is float64.
+    Integer input stays integer and exact (two small matrix products while m ≤ 1024 and every sum
+    stays below 2^53, else the fast transform's butterflies); real input is float64, by butterflies.
 
     References
     ----------
@@ -116,8 +118,8 @@ def _butterflies(out: np.ndarray) -> np.ndarray:
 
 
 def _kronecker_transform(values: np.ndarray) -> np.ndarray:
-    """``H_m x`` along the last axis of a float64 array (m ≤ :data:`KRONECKER_MAX_LENGTH`, a power of
-    2) by two matrix products: H_m = H_a ⊗ H_b (a·b = m), so x read as an a × b matrix X maps to
+    """``H_m x`` along the last axis of a float64 array (m ≤ :data:`KRONECKER_MAX_LENGTH`, a power
+    of 2) by two matrix products: H_m = H_a ⊗ H_b (a·b = m), so x read as an a × b matrix X maps to
     H_a X H_b.  Exact for integer entries whose sums stay below 2^53."""
     m = values.shape[-1]
     a = 1 << ((m.bit_length() - 1) // 2)

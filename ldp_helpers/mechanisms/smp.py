@@ -195,8 +195,9 @@ class SMP(SPL):
 
 @functools.lru_cache(maxsize=64)
 def _inverse_binomial_moment(n: int, prob: float) -> float:
-    """``E[1/M; M ≥ 1]`` for M ~ Binomial(n, prob): every m up to n = 2·10⁶, beyond it the m between the
-    10⁻³⁰ and 1 − 10⁻³⁰ quantiles (the rest changes the sum by less than 10⁻³⁰ relative to 1/(n·prob)).
+    """``E[1/M; M ≥ 1]`` for M ~ Binomial(n, prob): every m up to n = 2·10⁶, beyond it the m
+    between the 10⁻³⁰ and 1 − 10⁻³⁰ quantiles (the rest changes the sum by less than 10⁻³⁰
+    relative to 1/(n·prob)).
     Cached: an ε grid asks for the same (n, 1/d) at every ε."""
     if n <= 2 * 10**6:
         m = np.arange(1, n + 1)

@@ -367,7 +367,7 @@ class _Level:
 
 @functools.lru_cache(maxsize=4)
 def _split_tables(d: int, k: int):
-    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)) and its split laws:
+    """The halving tree of [0, d) (node t of level l: [⌊t d/2^l⌋, ⌊(t+1) d/2^l⌋)), its split laws:
     (node sizes per level, the deepest level's nodes that hold a value, ``spread``, ``placed``).
 
     ``spread[l]`` splits the users of level l needing r ≥ 1 picks in their node between its two

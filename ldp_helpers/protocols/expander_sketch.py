@@ -56,6 +56,7 @@ from ldp_helpers.protocols.heavy_hitters import (
     HeavyHitters,
     _check,
     _check_candidates,
+    _distinct,
     _groups,
     bucket_of,
 )
@@ -135,7 +136,7 @@ def private_expander_sketch(
     groups = _groups(values.size, len(edges) + 1, rng)
     heavy = np.zeros((n_buckets, len(edges), FIELD, FIELD), dtype=bool)  # heavy[y, e, c, c']
     every_record = records._hashes_of(np.arange(records.d))
-    present, which = _distinct(values, bits)  # encode each value held once
+    present, which = _distinct(values, bits, inverse=True)  # encode each value held once
     codewords, buckets = encode(present, bits), bucket_of(present, n_buckets, hash_seed) * PAIRS
     for e, (edge, members) in enumerate(zip(edges, groups)):
         mine = which[members]
@@ -160,16 +161,6 @@ def private_expander_sketch(
     )
     order = np.argsort(-estimates, kind="stable")[:k]
     return HeavyHitters(candidates[order], estimates[order], lengths)
-
-
-def _distinct(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)`` without its argsort: a table over a small domain
-    (as :func:`~ldp_helpers.protocols.heavy_hitters._value_counts`), else a search in the sorted values."""
-    if 2**bits <= 4 * values.size + 2**16:
-        held = np.bincount(values, minlength=2**bits) > 0
-        return np.flatnonzero(held), (np.cumsum(held) - 1)[values]
-    present = np.unique(values)
-    return present, np.searchsorted(present, values)
 
 
 def _heavy(oracle: Hashtogram, sums, hashes, scale: float, threshold: float) -> np.ndarray:

@@ -140,16 +140,23 @@ def _split_users(
     sizes = _group_sizes(values.size, n_groups)
     if per_user:
         return [values[m] for m in _groups(values.size, n_groups, rng)], sizes
-    distinct, counts = _value_counts(values, bits)
+    distinct, counts = _distinct(values, bits)
     return [(distinct, row) for row in split_counts(counts, sizes, rng=rng)], sizes
 
 
-def _value_counts(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_counts=True)`` of checked values: a table over a small domain, else the sort."""
+def _distinct(values: np.ndarray, bits: int, *, inverse: bool = False):
+    """``np.unique(values, return_counts=True)`` of checked ``bits``-bit values, or with
+    ``inverse`` ``np.unique(values, return_inverse=True)``: a table over a small domain, else
+    the sort (and a search for the inverse)."""
     if 2**bits <= 4 * values.size + 2**16:
         held = np.bincount(values, minlength=2**bits)
         distinct = np.flatnonzero(held)
-        return distinct, held[distinct]
+        return (
+            (distinct, (np.cumsum(held > 0) - 1)[values]) if inverse else (distinct, held[distinct])
+        )
+    if inverse:
+        distinct = np.unique(values)
+        return distinct, np.searchsorted(distinct, values)
     return np.unique(values, return_counts=True)
 
 

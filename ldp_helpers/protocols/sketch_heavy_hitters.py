@@ -27,7 +27,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
-from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check, _value_counts
+from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check, _distinct
 from ldp_helpers.protocols.sfp import SequenceFragmentPuzzle
 
 
@@ -79,7 +79,7 @@ def sfp(
     if per_user:
         sketches = mechanism.aggregate(mechanism.perturb(values, rng=rng))
     else:
-        present, counts = _value_counts(values, bits)
+        present, counts = _distinct(values, bits)
         sketches = mechanism._sample(present, counts[None, :], rng)[0]
     return _search(mechanism, sketches, values.size, k, kept, max_candidates)[0]
 

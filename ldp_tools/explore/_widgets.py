@@ -131,7 +131,8 @@ class _UnicodeLogFormatter(LogFormatterSciNotation):
 
 
 def power_of_ten_ticks(axis, *, label_minor: bool = False) -> None:
-    """Label a log ``axis``'s decades as 10ⁿ in plain Unicode, not mathtext (which is re-parsed on every redraw).
+    """Label a log ``axis``'s decades as 10ⁿ in plain Unicode, not mathtext (re-parsed at every
+    redraw).
 
     Minor ticks stay unlabelled, so a redraw that moves the limits costs no text parsing; with
     ``label_minor`` they are labelled as matplotlib's default does (2×10ⁿ … on an axis spanning
@@ -181,7 +182,8 @@ class InView(Locator):
 
 
 def ticks_in_view(axis) -> None:
-    """Give ``axis``'s major and minor locators only the ticks in view (:class:`InView`): the same drawing.
+    """Give ``axis``'s major and minor locators only the ticks in view (:class:`InView`): the same
+    drawing.
 
     Fixed ticks (``set_xticks``) stay as they are: their labels go by position in the list.
     """

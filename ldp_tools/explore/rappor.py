@@ -230,7 +230,8 @@ def simulated_precision_recall(
 ) -> tuple[float, float, float, float]:
     """Mean precision, mean recall and their standard errors over ``n_draws`` decoded surveys (cached).
 
-    Means and standard errors: :func:`~ldp_helpers.experiments.glance.mean_and_se` (NaN: one survey).
+    Means and standard errors: :func:`~ldp_helpers.experiments.glance.mean_and_se` (NaN: one
+    survey).
 
     Each survey is [rappor] §3's: a fresh hashing secret and population, the reports' bit counts
     from the exact aggregate sampler (never a per-user simulation) and the decoder of

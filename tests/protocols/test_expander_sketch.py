@@ -19,13 +19,12 @@ from ldp_helpers.protocols.expander_code import (
     spectral_gap,
 )
 from ldp_helpers.protocols.expander_sketch import (
-    _distinct,
     _heavy,
     _median_estimate,
     expander_records,
     private_expander_sketch,
 )
-from ldp_helpers.protocols.heavy_hitters import bitstogram, level_report_table, recall
+from ldp_helpers.protocols.heavy_hitters import _distinct, bitstogram, level_report_table, recall
 
 
 def test_gf16_is_a_field():
@@ -138,7 +137,8 @@ def test_the_heavy_records_are_the_median_estimates_above_the_threshold(n_hashes
     oracle = Hashtogram.create(1.0, 4096, n_hashes, 64, rng=np.random.default_rng(5))
     sums = np.random.default_rng(6).integers(-50, 50, size=(n_hashes, 64)).astype(float)
     hashes = oracle._hashes_of(np.arange(4096))
-    scores = _median_estimate(oracle, sums, hashes) * 1.7
+    cells = sums[np.arange(n_hashes)[:, None], hashes]  # the reference: numpy's median, not ours
+    scores = oracle.c_epsilon * n_hashes * np.median(cells, axis=0) * 1.7
     for threshold in [*np.quantile(scores, [0.1, 0.5, 0.9, 0.99]), *scores[:20], scores.max()]:
         heavy = _heavy(oracle, sums, hashes, 1.7, threshold)
         np.testing.assert_array_equal(heavy, scores > threshold)
@@ -147,10 +147,13 @@ def test_the_heavy_records_are_the_median_estimates_above_the_threshold(n_hashes
 @pytest.mark.parametrize("bits", [12, 28])  # a table over the domain; a search
 def test_the_distinct_values_are_numpys_unique(bits):
     values = np.random.default_rng(bits).integers(0, 2**bits, size=5000) // 7
-    present, which = _distinct(values, bits)
-    expected, inverse = np.unique(values, return_inverse=True)
+    present, which = _distinct(values, bits, inverse=True)
+    expected, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     np.testing.assert_array_equal(present, expected)
     np.testing.assert_array_equal(which, inverse)
+    present, how_many = _distinct(values, bits)
+    np.testing.assert_array_equal(present, expected)
+    np.testing.assert_array_equal(how_many, counts)
 
 
 def test_bad_input_is_refused():
