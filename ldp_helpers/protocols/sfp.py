@@ -50,6 +50,9 @@ from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.heavy_hitters import MAX_BITS
 
 MAX_TABLE_CELLS = 2**24  # largest d × (whole reports) for output_table
+#: record domains up to this size are hashed once per sketch (a table), larger ones record by record
+#: unless a survey holds as many records (the same hashes either way)
+HASH_TABLE_RECORDS = 2**20
 
 
 class SfpReports(NamedTuple):
@@ -284,12 +287,14 @@ class SequenceFragmentPuzzle(Mechanism):
         per_position = rng.multinomial(
             counts, np.full(self.n_positions, 1.0 / self.n_positions)
         )  # (draw, s, l)
-        table = fragment.hash_table()  # every record's hashes, computed once per sketch
+        records = list(self.records(values))
+        if fragment.d <= max(HASH_TABLE_RECORDS, sum(r.size for r in records)):
+            hashes = [fragment.hash_table()[:, r] for r in records]  # computed once per sketch
+        else:  # few users in a large record domain: hash only their records
+            hashes = [fragment._hashes_of(r) for r in records]
         out = [
-            fragment._transform(
-                fragment._sample_signed(per_position[:, :, l], table[:, records], rng)
-            )
-            for l, records in enumerate(self.records(values))
+            fragment._transform(fragment._sample_signed(per_position[:, :, l], hashes[l], rng))
+            for l in range(len(records))
         ]
         out.append(word._transform(word._sample_signed(counts, word._hashes_of(values), rng)))
         return np.stack(out, axis=1)

@@ -104,3 +104,21 @@ def test_linf_error_of_counted_values():
         linf_error(np.array([1]), np.array([1.0]), held, counts=counts[1:])
     with pytest.raises(ValueError, match="counts"):
         linf_error(np.array([1]), np.array([1.0]), held, counts=counts * 0)
+
+
+def test_the_sampler_hashes_few_records_and_tabulates_many_alike():
+    """The sampler takes each record's hashes from the fragment sketch's table when the records
+    outnumber its domain, else hashes just those records: the same hashes (so the same sketches),
+    and a large record domain with few users never builds its table."""
+    small = make()
+    fragment = small.fragment_sketch
+    records = np.arange(fragment.d)
+    np.testing.assert_array_equal(fragment.hash_table()[:, records], fragment._hashes_of(records))
+    large = SequenceFragmentPuzzle.create(
+        1.0, 16, 8, 2, 4, puzzle_bits=16, rng=np.random.default_rng(2)
+    )
+    truth = np.zeros(2**16, dtype=np.int64)
+    truth[[7, 300, 4242]] = 5
+    sketches = large.sample_aggregate(truth, rng=np.random.default_rng(0))
+    assert sketches.shape == (3, 2, 4)
+    assert "_hash_table" not in vars(large.fragment_sketch)  # 2 × 2^24 hashes never computed
