@@ -25,6 +25,7 @@ from ldp_helpers._validation import (
     check_int,
     check_int_array,
     check_real_array,
+    check_total,
     fail,
 )
 from ldp_helpers.protocols.heavy_hitters import HeavyHitters, _check, _distinct
@@ -148,6 +149,7 @@ def linf_error(found, estimates, values, *, counts=None) -> float:
     else:
         held = check_int_array("values", values, low=0).ravel()
         counts = check_int_array("counts", counts, low=1, shape=np.shape(values)).ravel()
+        check_total("counts", counts)  # the population's size stays exact in int64
         if np.any(np.diff(held) <= 0):
             fail(
                 "values", Described("values not increasing"), "distinct values in increasing order"

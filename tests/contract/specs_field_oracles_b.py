@@ -121,11 +121,18 @@ SPECS = {
         _huge={"max_candidates", "sketch_rows", "sketch_width"},
         _extra={"fragment_bits": [3, 8], "sketch_width": [12], "k": [257]},
     ),
-    P + "sketch_heavy_hitters.linf_error": spec(
+    P + "sketch_heavy_hitters.linf_error": spec(  # the counted form; counts=None: one per user
         found=np.array([1, 2]),
         estimates=np.array([45.0, 33.0]),
-        values=np.repeat([1, 2, 3], [50, 30, 20]),
-        _extra={"found": [np.array([1, 1])], "estimates": [np.array([1.0])]},
+        values=np.array([1, 2, 3]),
+        counts=np.array([50, 30, 20]),
+        _none_ok=("counts",),
+        _extra={
+            "found": [np.array([1, 1])],
+            "estimates": [np.array([1.0])],
+            "values": [np.array([3, 2, 1])],
+            "counts": [np.array([50, 0, 20]), np.array([50, 30])],
+        },
     ),
     # protocols: our PrivateExpanderSketch's code, graph and protocol
     P + "expander_code.multiplication_table": spec(),
