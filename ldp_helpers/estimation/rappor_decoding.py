@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from ldp_helpers._validation import (
     Described,
+    check_allocation,
     check_bool,
     check_instance,
     check_int,
@@ -193,6 +194,36 @@ def decode(
     p_one_sided = stats.t.sf(ols.tvalues, ols.df_resid)
     p_values = _adjust(p_one_sided, kept, X.shape[1], alpha, correction)
     return Decoding(kept, ols.params, ols.bse, p_values, p_values < alpha, alpha, correction)
+
+
+def total_counts(
+    decoding: Decoding, m: int, n_candidates: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every candidate's estimated count over all cohorts, m·β̂_w, its SE m·SE(β̂_w) and its p-value.
+
+    Y stacks the m cohorts' t̂ ([rappor] Eq. (3)) and ``Y ≈ Xβ`` ([rappor] §2), so β_w counts
+    candidate w's reports *per cohort*; with the reports spread evenly over the cohorts
+    (N_j = N/m) its count over all of them is m·β_w.  A candidate the LASSO dropped gets
+    estimate 0, SE NaN and p-value 1.  Arrays of length ``n_candidates`` (M).
+
+    References
+    ----------
+    [rappor] §2, Eq. (3); [erlingsson2014] §4.
+    """
+    check_instance("decoding", decoding, Decoding)
+    m = check_int("m", m, low=1)
+    low = int(decoding.candidates.max()) + 1 if decoding.candidates.size else 1
+    n_candidates = check_int("n_candidates", n_candidates, low=low)
+    check_allocation("n_candidates", n_candidates, n_candidates)
+    estimate, std_error, p_value = (
+        np.zeros(n_candidates),
+        np.full(n_candidates, np.nan),
+        np.ones(n_candidates),
+    )
+    estimate[decoding.candidates] = m * decoding.estimates
+    std_error[decoding.candidates] = m * decoding.std_errors
+    p_value[decoding.candidates] = decoding.p_values
+    return estimate, std_error, p_value
 
 
 def decode_aggregate(

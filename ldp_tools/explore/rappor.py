@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -75,15 +76,39 @@ def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappo
     return mechanism, factor, identical_filter_pairs(mechanism)
 
 
-def _check_setting(
-    *, k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape="zipf"
-) -> tuple:
-    """``(params, n_reports, weights)`` of one RAPPOR setting, validated, within the panels' work ceilings.
+#: the panels' ceilings on a hashed design, sized by time (XᵀX of 2^22 cells and its M × M
+#: pseudo-inverse within about a second on 2 idle cores): k·m·M cells of X, m·M·h hashes, M candidates
+MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**22, 2**19, 1000
 
-    The hashed design costs m·M·h SHA-256 hashes and a k·m × M least-squares system: refused beyond
-    :data:`MAX_HASHES` and :data:`MAX_DESIGN_CELLS` (a few seconds), naming M's allowed range.
+
+@dataclass(frozen=True)
+class _Setting:
+    """One checked setting of the guide and the simulator: RAPPOR, N, the candidates, the test, the design's seed.
+
+    Built by :func:`_check_setting` only; equal settings hash alike (``weights`` follows from the
+    population's four fields), so a setting keys the caches.
     """
-    params = RapporParams(
+
+    params: RapporParams
+    n_reports: int
+    n_candidates: int
+    n_true: int
+    zipf_s: float
+    shape: str
+    alpha: float
+    correction: str
+    seed: int
+    weights: np.ndarray = field(compare=False, repr=False)  # π_w of the M candidates
+
+    @property
+    def design(self) -> tuple[Rappor, np.ndarray, int]:
+        """:func:`_design` of this setting: the mechanism, the collision factors, identical pairs."""
+        return _design(self.params.k, self.params.h, self.params.m, self.n_candidates, self.seed)
+
+
+def _params(k, h, m, f, p, q) -> RapporParams:
+    """RAPPOR's parameters within the panels' ranges of k, h and m (f, p, q: ``RapporParams``' own checks)."""
+    return RapporParams(
         k=check_int("k", k, low=1, high=4096),
         h=check_int("h", h, low=1, high=32),
         m=check_int("m", m, low=1, high=1024),
@@ -91,6 +116,17 @@ def _check_setting(
         p=p,
         q=q,
     )
+
+
+def _check_setting(
+    k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape, alpha, correction, seed
+) -> _Setting:
+    """The keywords of :func:`rappor_guide` checked once, within the panels' work ceilings.
+
+    The hashed design costs m·M·h SHA-256 hashes and a k·m × M least-squares system: refused beyond
+    :data:`MAX_HASHES` and :data:`MAX_DESIGN_CELLS` (a few seconds), naming M's allowed range.
+    """
+    params = _params(k, h, m, f, p, q)
     n_reports = check_int("n_reports", n_reports, low=params.m, high=10**12)
     n_candidates = check_int("n_candidates", n_candidates, low=2, high=MAX_CANDIDATES)
     limit = min(MAX_DESIGN_CELLS // (params.k * params.m), MAX_HASHES // (params.m * params.h))
@@ -104,12 +140,13 @@ def _check_setting(
         )
     zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=20.0, low_open=False, high_open=False)
     n_true = check_int("n_true", n_true, low=1, high=n_candidates)
-    return params, n_reports, candidate_weights(shape, n_candidates, n_true, zipf_s)
-
-
-#: the panels' ceilings on a hashed design, sized by time (XᵀX of 2^22 cells and its M × M pseudo-inverse within
-#: about a second on 2 idle cores): k·m·M cells of X, m·M·h hashes, M candidates
-MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**22, 2**19, 1000
+    weights = candidate_weights(shape, n_candidates, n_true, zipf_s)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    seed = check_int("seed", seed, low=0)
+    return _Setting(
+        params, n_reports, n_candidates, n_true, zipf_s, shape, alpha, correction, seed, weights
+    )
 
 
 def rappor_guide(
@@ -151,30 +188,24 @@ def rappor_guide(
     [erlingsson2014] Theorems 1–2 (ε₁, ε∞), §4 (decoder); [rappor] §3 (the candidate
     distribution, precision and recall).
     """
-    params, n_reports, weights = _check_setting(
-        k=k,
-        h=h,
-        m=m,
-        f=f,
-        p=p,
-        q=q,
-        n_reports=n_reports,
-        n_candidates=n_candidates,
-        n_true=n_true,
-        zipf_s=zipf_s,
-        shape=shape,
+    setting = _check_setting(
+        k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape, alpha, correction, seed
     )
-    _, factor, pairs = _design(
-        params.k, params.h, params.m, weights.size, check_int("seed", seed, low=0)
+    return _guide(setting)
+
+
+def _guide(setting: _Setting) -> RapporGuide:
+    params, (_, factor, pairs) = setting.params, setting.design
+    unit = float(unit_threshold(params, setting.n_reports))  # c_w = π_min,w / z = unit·factor_w
+    expected = expected_precision_recall(
+        setting.weights, unit * factor, alpha=setting.alpha, correction=setting.correction
     )
-    unit = float(unit_threshold(params, n_reports))  # c_w = π_min,w / z = unit · collision factor
-    expected = expected_precision_recall(weights, unit * factor, alpha=alpha, correction=correction)
     return RapporGuide(
         params.epsilon_one_report,
         params.epsilon_permanent,
         params.q_star,
         params.p_star,
-        weights,
+        setting.weights,
         unit * factor * expected.z,
         unit * expected.z,
         expected.detection_probability,
@@ -186,23 +217,16 @@ def rappor_guide(
 
 
 @functools.lru_cache(maxsize=32)
-def _simulated(
-    params: RapporParams,
-    weights: tuple,
-    n_reports: int,
-    alpha: float,
-    correction: str,
-    n_draws: int,
-    seed: int,
-) -> tuple[float, float, float, float]:
+def _simulated(setting: _Setting, n_draws: int) -> tuple[float, float, float, float]:
+    """:func:`simulated_precision_recall` of a checked setting (its decoding work checked too)."""
     scores = decode_surveys(
-        params,
-        np.array(weights),
-        n_reports,
+        setting.params,
+        setting.weights,
+        setting.n_reports,
         n_draws,
-        rng=np.random.default_rng(seed),
-        alpha=alpha,
-        correction=None if correction == "none" else correction,
+        rng=np.random.default_rng(setting.seed),
+        alpha=setting.alpha,
+        correction=None if setting.correction == "none" else setting.correction,
     )
     if n_draws == 1:  # one survey: no standard error
         return float(scores[0, 0]), float(scores[0, 1]), math.nan, math.nan
@@ -244,30 +268,12 @@ def simulated_precision_recall(
     ----------
     [rappor] §3 (precision, recall); [erlingsson2014] §4 (decoder).
     """
-    params, n_reports, weights = _check_setting(
-        k=k,
-        h=h,
-        m=m,
-        f=f,
-        p=p,
-        q=q,
-        n_reports=n_reports,
-        n_candidates=n_candidates,
-        n_true=n_true,
-        zipf_s=zipf_s,
-        shape=shape,
+    setting = _check_setting(
+        k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape, alpha, correction, seed
     )
     n_draws = check_int("n_draws", n_draws, low=1, high=64)
-    _check_decode_work(params, weights.size, n_draws)
-    return _simulated(
-        params,
-        tuple(weights),
-        n_reports,
-        check_real("alpha", alpha, low=0.0, high=1.0),
-        check_choice("correction", correction, CORRECTIONS),
-        n_draws,
-        check_int("seed", seed, low=0),
-    )
+    _check_decode_work(setting.params, setting.n_candidates, n_draws)
+    return _simulated(setting, n_draws)
 
 
 #: the panels' ceiling on decoding, sized by time: k·m·M cells of X over the surveys one interaction decodes (the

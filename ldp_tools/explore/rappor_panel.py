@@ -35,8 +35,14 @@ from ldp_tools.explore._widgets import (
     set_errorbar,
     show_figure,
 )
-from ldp_tools.explore.rappor import CORRECTIONS, rappor_guide, simulated_precision_recall
-from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
+from ldp_tools.explore.rappor import (
+    CORRECTIONS,
+    _check_decode_work,
+    _check_setting,
+    _guide,
+    _simulated,
+)
+from ldp_tools.explore.rappor_sim import _survey, _user_report, decode_counts
 
 #: decoded surveys behind the optional check of the guide's precision and recall
 SIMULATED_SURVEYS = 4
@@ -199,84 +205,39 @@ def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
     ax.set_xlim(*((0.8, n_candidates * 1.25) if log else (0.5, n_candidates + 0.5)))
 
 
-def _draw_rappor(
-    panel: Panel,
-    *,
-    k,
-    h,
-    m,
-    f,
-    p,
-    q,
-    n_reports,
-    n_candidates,
-    n_true,
-    shape,
-    zipf_s,
-    alpha,
-    correction,
-    seed,
-    candidate,
-    cohort,
-    user,
-    report,
-    survey,
-    simulate,
-) -> None:
-    setting = dict(
-        k=k,
-        h=h,
-        m=m,
-        f=f,
-        p=p,
-        q=q,
-        n_reports=n_reports,
-        n_candidates=n_candidates,
-        n_true=n_true,
-        zipf_s=zipf_s,
-        shape=shape,
-        alpha=alpha,
-        correction=correction,
-        seed=seed,
+def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) -> tuple:
+    """The panel's values checked once: the setting, one user's report (drawn) and the two toggles."""
+    checked = _check_setting(**setting)
+    steps = _user_report(
+        checked.params, checked.n_candidates, checked.seed, candidate, cohort, user, report
     )
-    g = rappor_guide(**setting)
-    steps = user_report(
-        k=k,
-        h=h,
-        m=m,
-        f=f,
-        p=p,
-        q=q,
-        candidate=candidate,
-        cohort=cohort,
-        n_candidates=n_candidates,
-        seed=seed,
-        user=user,
-        report=report,
-    )
-    sim = (
-        simulated_survey(**setting)
-        if check_bool("survey", survey) and panel.artists.get("upload") is None
-        else None
-    )
+    return checked, steps, check_bool("survey", survey), check_bool("simulate", simulate)
+
+
+def _draw_rappor(panel: Panel, **values) -> None:
+    setting, steps, survey, simulate = _checked(**values)
+    par, g, sim = setting.params, _guide(setting), None
+    if survey and panel.artists.get("upload") is None:
+        _check_decode_work(par, setting.n_candidates)
+        sim = _survey(setting)
     check = ""
-    if check_bool(
-        "simulate", simulate
-    ):  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached
-        sp, sr, sp_se, sr_se = simulated_precision_recall(**setting, n_draws=SIMULATED_SURVEYS)
+    if simulate:  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached
+        _check_decode_work(par, setting.n_candidates, SIMULATED_SURVEYS)
+        sp, sr, sp_se, sr_se = _simulated(setting, SIMULATED_SURVEYS)
         check = (
             f"; check over {SIMULATED_SURVEYS} decoded surveys: recall <b class='ldp-sim-recall'>{sr:.3f}</b> ± "
             f"{sr_se:.3f}, precision {sp:.3f} ± {sp_se:.3f}"
         )
     found = (
-        f"; this survey (N = {n_reports:,}): recall <b class='ldp-survey-recall'>{sim.recall:.3f}</b>, precision "
+        f"; this survey (N = {setting.n_reports:,}): recall <b class='ldp-survey-recall'>{sim.recall:.3f}</b>, precision "
         f"<b class='ldp-survey-precision'>{sim.precision:.3f}</b>, {int(sim.decoded.detected.sum())} detected"
         if sim is not None
         else ""
     )
     panel.summary.value = (
-        f"k = {k}, h = {h}, m = {m}, f = {fmt(f)}, p = {fmt(p)}, q = {fmt(q)}, N = {n_reports:,}, "
-        f"correction {html.escape(CORRECTION_LABELS[correction])}: "
+        f"k = {par.k}, h = {par.h}, m = {par.m}, f = {fmt(par.f)}, p = {fmt(par.p)}, "
+        f"q = {fmt(par.q)}, N = {setting.n_reports:,}, "
+        f"correction {html.escape(CORRECTION_LABELS[setting.correction])}: "
         f"ε of one report ε₁ = <b class='ldp-eps1'>{fmt(g.epsilon_one_report)}</b>, "
         f"permanent ε∞ = <b class='ldp-epsinf'>{fmt(g.epsilon_permanent)}</b> (q* = {g.q_star:.4g}, p* = {g.p_star:.4g}); "
         f"detection threshold π_min = <b class='ldp-threshold'>{g.threshold_no_collisions:.4g}</b> without collisions "
@@ -285,25 +246,25 @@ def _draw_rappor(
         f"<b class='ldp-precision'>{g.expected_precision:.3f}</b> ({g.expected_false:.3g} false detections expected) "
         f"— analytic approximation (normal OLS estimates, LASSO ignored){found}{check}"
         + (
-            f"; <b>M = {n_candidates} exceeds the k·m = {k * m} rows of Y</b>: the design is underdetermined and the "
-            "guide optimistic — trust the decoded survey"
-            if n_candidates >= k * m
+            f"; <b>M = {setting.n_candidates} exceeds the k·m = {par.k * par.m} rows of Y</b>: the design "
+            "is underdetermined and the guide optimistic — trust the decoded survey"
+            if setting.n_candidates >= par.k * par.m
             else ""
         )
     )
     fig, a = figure_for(panel, _setup_rappor, figsize=(11.0, 5.6))
-    _draw_report(panel, steps, user, report)
+    _draw_report(panel, steps, values["user"], values["report"])
     ranks = np.arange(1, g.frequencies.size + 1)
     a["freq"].set_data(
         np.where(g.frequencies > 0, g.frequencies, 1e-12), np.arange(g.frequencies.size + 1) + 0.5
     )
     a["thr"].set_data(ranks, g.threshold)
     a["power"].set_data(ranks, g.detection_probability)
-    _rank_axis(a["ax"], g.frequencies.size, n_true)
+    _rank_axis(a["ax"], g.frequencies.size, setting.n_true)
     positive = np.concatenate([g.frequencies[g.frequencies > 0], g.threshold[g.threshold > 0]])
     a["ax"].set_ylim(positive.min() / 2, max(positive.max() * 2, 1e-6))
     a["guide_title"].set_text(
-        f"guide: M = {n_candidates} candidates, {n_true} held ({shape}, s = {fmt(zipf_s)})"
+        f"guide: M = {setting.n_candidates} candidates, {setting.n_true} held ({setting.shape}, s = {fmt(setting.zipf_s)})"
     )
     upload = panel.artists.get("upload")
     shown = sim is not None or upload is not None
@@ -324,7 +285,7 @@ def _draw_rappor(
         show_figure(panel, ("candidate", "estimate", "std_error", "p_value", "detected"), rows)
         return
     if sim is not None:
-        _draw_survey(a, sim.true_counts, sim.decoded, n_true)
+        _draw_survey(a, sim.true_counts, sim.decoded, setting.n_true)
     a["diagonal"].set_visible(sim is not None)
     a["est_title"].set_text("one simulated survey decoded" if sim is not None else "")
     d = sim.decoded if sim is not None else None
@@ -413,7 +374,7 @@ def rappor_panel(
     """
     import ipywidgets as w
 
-    setting = dict(
+    defaults = dict(
         k=k,
         h=h,
         m=m,
@@ -428,22 +389,14 @@ def rappor_panel(
         alpha=alpha,
         correction=correction,
         seed=seed,
-    )
-    rappor_guide(**setting)  # bad defaults: the library's message, no widget
-    user_report(
-        k=k,
-        h=h,
-        m=m,
-        f=f,
-        p=p,
-        q=q,
         candidate=candidate,
         cohort=cohort,
-        n_candidates=n_candidates,
-        seed=seed,
         user=user,
         report=report,
+        survey=survey,
+        simulate=simulate,
     )
+    *_, survey, simulate = _checked(**defaults)  # bad defaults: the library's message, no widget
     controls = {
         "k": c.number(k, 4, 4096, "k (bits)", integer=True, log=True),
         "h": c.number(h, 1, 32, "h (hashes)", integer=True),
@@ -465,20 +418,9 @@ def rappor_panel(
         "cohort": c.number(cohort, 0, 1023, "user's cohort", integer=True),
         "user": c.text(user, "user #"),
         "report": c.text(report, "report #"),
-        "survey": c.toggle(check_bool("survey", survey), "decode a simulated survey"),
-        "simulate": c.toggle(
-            check_bool("simulate", simulate), f"check: {SIMULATED_SURVEYS} decoded surveys"
-        ),
+        "survey": c.toggle(survey, "decode a simulated survey"),
+        "simulate": c.toggle(simulate, f"check: {SIMULATED_SURVEYS} decoded surveys"),
     }
-    defaults = dict(
-        setting,
-        candidate=candidate,
-        cohort=cohort,
-        user=user,
-        report=report,
-        survey=survey,
-        simulate=simulate,
-    )
     labels = w.HTML(
         '<div style="line-height:17px;text-align:right;padding-right:6px">B (Bloom)<br>B′ (PRR)<br>S (IRR, sent)</div>'
     )

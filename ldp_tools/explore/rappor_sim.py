@@ -34,7 +34,7 @@ from ldp_helpers._validation import (
     check_real,
     fail,
 )
-from ldp_helpers.estimation.rappor_decoding import decode
+from ldp_helpers.estimation.rappor_decoding import decode_aggregate, total_counts
 from ldp_helpers.experiments.rappor import precision_recall
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.rappor_client import (
@@ -42,7 +42,15 @@ from ldp_helpers.mechanisms.rappor_client import (
     permanent_randomized_response,
 )
 from ldp_helpers.simulate.populations import cohort_counts
-from ldp_tools.explore.rappor import CORRECTIONS, _check_decode_work, _check_setting, _design
+from ldp_tools.explore.rappor import (
+    CORRECTIONS,
+    MAX_CANDIDATES,
+    _check_decode_work,
+    _check_setting,
+    _design,
+    _params,
+    _Setting,
+)
 
 
 class ReportSteps(NamedTuple):
@@ -67,24 +75,20 @@ def user_report(
     ----------
     [erlingsson2014] §2 steps 1–3; [rappor] Eq. (1).
     """
-    params = RapporParams(
-        k=check_int("k", k, low=1, high=4096),
-        h=check_int("h", h, low=1, high=32),
-        m=check_int("m", m, low=1, high=1024),
-        f=f,
-        p=p,
-        q=q,
+    params = _params(k, h, m, f, p, q)
+    n_candidates = check_int("n_candidates", n_candidates, low=2, high=MAX_CANDIDATES)
+    return _user_report(
+        params, n_candidates, check_int("seed", seed, low=0), candidate, cohort, user, report
     )
-    n_candidates = check_int("n_candidates", n_candidates, low=2, high=1000)
+
+
+def _user_report(params, n_candidates, seed, candidate, cohort, user, report) -> ReportSteps:
+    """:func:`user_report` on checked parameters, design size and seed; checks the user's four numbers."""
     candidate = check_int("candidate", candidate, low=0, high=n_candidates - 1)
     cohort = check_int("cohort", cohort, low=0, high=params.m - 1)
-    seed, user, report = (
-        check_int("seed", seed, low=0),
-        check_int("user", user, low=0),
-        check_int("report", report, low=0),
-    )
-    mechanism = _design(params.k, params.h, params.m, n_candidates, seed)[0]
-    bloom = mechanism.blooms[cohort, candidate].astype(np.int8)
+    user, report = check_int("user", user, low=0), check_int("report", report, low=0)
+    bloom = _design(params.k, params.h, params.m, n_candidates, seed)[0].blooms[cohort, candidate]
+    bloom = bloom.astype(np.int8)
     prr = permanent_randomized_response(
         bloom, params.f, rng=np.random.default_rng([seed, user, candidate, cohort])
     )
@@ -177,18 +181,14 @@ def decode_counts(
 def _decoded(
     mechanism: Rappor, counts, sizes, alpha: float, correction: str, names: tuple
 ) -> DecodedCounts:
-    y = mechanism.estimate(counts, sizes).ravel()
-    result = decode(
-        mechanism.design_matrix.astype(np.float64),
-        y,
+    result = decode_aggregate(
+        mechanism,
+        counts,
+        sizes,
         alpha=alpha,
         correction=None if correction == "none" else correction,
     )
-    m, size = mechanism.params.m, mechanism.n_candidates
-    estimate, std_error, p_value = np.zeros(size), np.full(size, np.nan), np.ones(size)
-    estimate[result.candidates] = m * result.estimates
-    std_error[result.candidates] = m * result.std_errors
-    p_value[result.candidates] = result.p_values
+    estimate, std_error, p_value = total_counts(result, mechanism.params.m, mechanism.n_candidates)
     return DecodedCounts(names, estimate, std_error, p_value, p_value < alpha, int(sizes.sum()))
 
 
@@ -228,38 +228,26 @@ def simulated_survey(
     ----------
     [rappor] §3 (precision, recall), Eq. (3); [erlingsson2014] §4.
     """
-    params, n_reports, weights = _check_setting(
-        k=k,
-        h=h,
-        m=m,
-        f=f,
-        p=p,
-        q=q,
-        n_reports=n_reports,
-        n_candidates=n_candidates,
-        n_true=n_true,
-        zipf_s=zipf_s,
-        shape=shape,
+    setting = _check_setting(
+        k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape, alpha, correction, seed
     )
-    _check_decode_work(params, weights.size)
-    alpha, correction = (
-        check_real("alpha", alpha, low=0.0, high=1.0),
-        check_choice("correction", correction, CORRECTIONS),
-    )
-    seed = check_int("seed", seed, low=0)
-    mechanism = Rappor(params, _design(params.k, params.h, params.m, weights.size, seed)[0].blooms)
-    rng = np.random.default_rng([seed, 2])
-    truth = cohort_counts(weights, n_reports, params.m, rng=rng)
-    sizes = truth.sum(axis=1)
+    _check_decode_work(setting.params, setting.n_candidates)
+    return _survey(setting)
+
+
+def _survey(setting: _Setting) -> SimulatedSurvey:
+    """:func:`simulated_survey` of a checked setting (its decoding work checked too)."""
+    params = setting.params
+    mechanism = Rappor(params, setting.design[0].blooms)
+    rng = np.random.default_rng([setting.seed, 2])
+    truth = cohort_counts(setting.weights, setting.n_reports, params.m, rng=rng)
     decoded = _decoded(
         mechanism,
         mechanism.sample_aggregate(truth, rng=rng),
-        sizes,
-        alpha,
-        correction,
-        tuple(str(i) for i in range(weights.size)),
+        truth.sum(axis=1),
+        setting.alpha,
+        setting.correction,
+        tuple(str(i) for i in range(setting.n_candidates)),
     )
-    precision, recall = precision_recall(
-        np.flatnonzero(decoded.detected), int(np.count_nonzero(weights))
-    )
+    precision, recall = precision_recall(np.flatnonzero(decoded.detected), setting.n_true)
     return SimulatedSurvey(truth.sum(axis=0), decoded, precision, recall)

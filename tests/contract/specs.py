@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ldp_helpers.audit.events import Event
+from ldp_helpers.estimation.rappor_decoding import decode
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
@@ -76,6 +77,7 @@ RAS = RandomActiveSets(np.array([3, 10, 0, 7]), 12)
 DELTA = np.array([0.1, 0.5, 1.0])
 WEIGHTS = np.array([0.5, 0.3, 0.2, 0.0])
 BLOOMS = RAPPOR.blooms
+DECODING = decode(np.eye(6)[:, :3] + 0.1, np.array([5.0, 1.0, 2.0, 0.5, 0.2, 0.1]))
 _fig, AX = plt.subplots()
 plt.close(_fig)
 
@@ -212,6 +214,9 @@ SPECS: dict[str, Spec] = {
     ),
     "ldp_helpers.estimation.rappor_decoding.check_correction": spec(
         correction="bh", _none_ok={"correction"}, _extra={"correction": ["holm"]}
+    ),
+    "ldp_helpers.estimation.rappor_decoding.total_counts": spec(
+        decoding=DECODING, m=4, n_candidates=3, _huge={"n_candidates"}
     ),
     "ldp_helpers.estimation.rappor_decoding.decode": spec(
         X=np.eye(6)[:, :3] + 0.1,

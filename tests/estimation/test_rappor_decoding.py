@@ -15,10 +15,12 @@ from ldp_helpers.bounds.rappor import (
     threshold_recall,
 )
 from ldp_helpers.estimation.rappor_decoding import (
+    Decoding,
     bit_count_se,
     decode,
     identical_filter_pairs,
     printed_y_vec,
+    total_counts,
 )
 from ldp_helpers.experiments import rappor as runs
 from ldp_helpers.experiments.rappor import (
@@ -37,6 +39,41 @@ from ldp_tools.pipeline.plots import rappor as plots
 
 SMALL = RapporParams(k=8, h=2, m=2, f=0.0, p=0.5, q=0.75)
 TOY_TRUTH = np.array([[900, 600, 0, 300, 0], [900, 600, 0, 300, 0]])
+
+
+def test_total_counts_are_m_times_beta_hat_and_nothing_for_dropped_candidates():
+    """β_w counts per cohort (Y stacks the m cohorts' t̂): the count over m cohorts is m·β̂_w, SE m·SE."""
+    fit = Decoding(
+        np.array([0, 2]),
+        np.array([10.0, 2.5]),
+        np.array([1.0, 0.5]),
+        np.array([0.01, 0.3]),
+        np.array([True, False]),
+        0.05,
+        None,
+    )
+    estimate, std_error, p_value = total_counts(fit, 4, 3)
+    np.testing.assert_array_equal(estimate, [40.0, 0.0, 10.0])
+    np.testing.assert_array_equal(std_error, [4.0, np.nan, 2.0])
+    np.testing.assert_array_equal(p_value, [0.01, 1.0, 0.3])
+    with pytest.raises(ValueError, match=r"n_candidates must be an integer in \[3, inf\]"):
+        total_counts(fit, 4, 2)
+
+
+@pytest.mark.statistical
+def test_total_counts_recover_the_toy_examples_counts_over_both_cohorts(rng):
+    """Each cohort holds half of every count: m·β̂ of the kept candidates is within 5 SE of the total count
+    Σ_j n_jw; the per-cohort β̂ (half of it) is not, for the two frequent candidates (1800 and 1200)."""
+    mechanism = small()
+    counts = mechanism.sample_aggregate(TOY_TRUTH, rng=rng)
+    y = mechanism.estimate(counts, mechanism.n_reports(TOY_TRUTH)).ravel()
+    fit = decode(mechanism.design_matrix, y)
+    estimate, std_error, _ = total_counts(fit, mechanism.params.m, mechanism.n_candidates)
+    kept, total = fit.candidates, TOY_TRUTH.sum(axis=0)
+    assert np.all(np.abs(estimate[kept] - total[kept]) < 5 * std_error[kept])
+    held = kept[total[kept] >= 1200]
+    assert held.size == 2
+    assert np.all(np.abs(estimate[held] / 2 - total[held]) > 5 * std_error[held])
 
 
 def small(params=SMALL, n_candidates=5, seed=7) -> Rappor:
