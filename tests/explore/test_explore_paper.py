@@ -23,7 +23,13 @@ from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import constant_population, zipf_weights
 from ldp_tools.explore import streams
 from ldp_tools.explore.paper_panels import continual_panel, m_shot_panel
-from ldp_tools.explore.rappor import _design, candidate_weights, rappor_guide
+from ldp_tools.explore.rappor import (
+    _check_setting,
+    _design,
+    candidate_weights,
+    rappor_guide,
+    simulated_precision_recall,
+)
 from ldp_tools.explore.rappor_panel import load_counts, rappor_panel
 from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
 from ldp_tools.explore.streams import continual_counting_curves, m_grid, m_shot_curves
@@ -436,7 +442,6 @@ def test_show_panel_displays_widget_png_and_text(monkeypatch):
 
 def test_simulated_check_is_decode_surveys_and_the_approximation_is_close_at_the_papers_setting():
     from ldp_helpers.experiments.rappor import decode_surveys
-    from ldp_tools.explore.rappor import simulated_precision_recall
 
     setting = dict(
         k=128,
@@ -479,6 +484,24 @@ def test_rappor_panel_simulated_check_shows_in_the_summary():
     )
     panel.controls["simulate"].value = True
     assert panel.message.value == "" and "ldp-sim-recall" in panel.summary.value
+    precision, recall, p_se, r_se = simulated_precision_recall(**RAPPOR, correction="bh")
+    shown = (
+        f"recall <b class='ldp-sim-recall'>{recall:.3f}</b> ± {r_se:.3f}, precision {precision:.3f}"
+    )
+    assert shown in panel.summary.value  # the panel's one checked setting, the function's numbers
+
+
+def test_a_rappor_setting_is_checked_once_and_keys_the_caches():
+    """Equal keywords give equal, equally hashed settings (the population's fields, not its array)."""
+    one, two = (
+        _check_setting(**RAPPOR, shape="zipf", alpha=0.05, correction="bh", seed=0)
+        for _ in range(2)
+    )
+    assert one == two and hash(one) == hash(two) and one.weights is not two.weights
+    np.testing.assert_array_equal(one.weights, rappor_guide(**RAPPOR).frequencies)
+    assert one != _check_setting(
+        **{**RAPPOR, "zipf_s": 2.0}, shape="zipf", alpha=0.05, correction="bh", seed=0
+    )
 
 
 def test_rappor_panel_steps_a_users_report_and_offers_the_decoded_result():
