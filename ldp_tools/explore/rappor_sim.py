@@ -181,6 +181,7 @@ def decode_counts(
 def _decoded(
     mechanism: Rappor, counts, sizes, alpha: float, correction: str, names: tuple
 ) -> DecodedCounts:
+    """The decoder on one survey's bit counts, per candidate as counts over all cohorts (m·β̂)."""
     result = decode_aggregate(
         mechanism,
         counts,
