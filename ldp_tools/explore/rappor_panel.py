@@ -264,7 +264,8 @@ def _draw_rappor(panel: Panel, **values) -> None:
     positive = np.concatenate([g.frequencies[g.frequencies > 0], g.threshold[g.threshold > 0]])
     a["ax"].set_ylim(positive.min() / 2, max(positive.max() * 2, 1e-6))
     a["guide_title"].set_text(
-        f"guide: M = {setting.n_candidates} candidates, {setting.n_true} held ({setting.shape}, s = {fmt(setting.zipf_s)})"
+        f"guide: M = {setting.n_candidates} candidates, {setting.n_true} held "
+        f"({setting.shape}, s = {fmt(setting.zipf_s)})"
     )
     upload = panel.artists.get("upload")
     shown = sim is not None or upload is not None
@@ -288,39 +289,19 @@ def _draw_rappor(panel: Panel, **values) -> None:
         _draw_survey(a, sim.true_counts, sim.decoded, setting.n_true)
     a["diagonal"].set_visible(sim is not None)
     a["est_title"].set_text("one simulated survey decoded" if sim is not None else "")
-    d = sim.decoded if sim is not None else None
-    rows = [
-        (
-            w,
-            g.frequencies[w],
-            g.threshold[w],
-            g.detection_probability[w],
-            *(
-                (
-                    int(sim.true_counts[w]),
-                    d.estimate[w],
-                    d.std_error[w],
-                    d.p_value[w],
-                    bool(d.detected[w]),
-                )
-                if sim is not None
-                else ()
-            ),
-        )
-        for w in range(g.frequencies.size)
-    ]
-    header = (
-        "candidate",
-        "frequency",
-        "threshold",
-        "pr_detected_analytic",
-        *(
-            ("true_count", "estimate", "std_error", "p_value", "detected")
-            if sim is not None
-            else ()
-        ),
-    )
-    show_figure(panel, header, rows)
+    header = ("candidate", "frequency", "threshold", "pr_detected_analytic")
+    columns = [range(g.frequencies.size), g.frequencies, g.threshold, g.detection_probability]
+    if sim is not None:
+        d = sim.decoded
+        header += ("true_count", "estimate", "std_error", "p_value", "detected")
+        columns += [
+            sim.true_counts.tolist(),
+            d.estimate,
+            d.std_error,
+            d.p_value,
+            d.detected.tolist(),
+        ]
+    show_figure(panel, header, list(zip(*columns)))
 
 
 def load_counts(panel: Panel, counts, reports_per_cohort, blooms, *, f, p, q, names=None) -> None:
