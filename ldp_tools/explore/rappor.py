@@ -77,13 +77,14 @@ def _design(k: int, h: int, m: int, n_candidates: int, seed: int) -> tuple[Rappo
 
 
 #: the panels' ceilings on a hashed design, sized by time (XᵀX of 2^22 cells and its M × M
-#: pseudo-inverse within about a second on 2 idle cores): k·m·M cells of X, m·M·h hashes, M candidates
+#: pseudo-inverse within about a second on 2 idle cores): k·m·M cells of X, m·M·h hashes,
+#: M candidates
 MAX_DESIGN_CELLS, MAX_HASHES, MAX_CANDIDATES = 2**22, 2**19, 1000
 
 
 @dataclass(frozen=True)
 class _Setting:
-    """One checked setting of the guide and the simulator: RAPPOR, N, the candidates, the test, the design's seed.
+    """One checked setting of the guide and the simulator: RAPPOR, N, candidates, test, design seed.
 
     Built by :func:`_check_setting` only; equal settings hash alike (``weights`` follows from the
     population's four fields), so a setting keys the caches.
@@ -102,12 +103,12 @@ class _Setting:
 
     @property
     def design(self) -> tuple[Rappor, np.ndarray, int]:
-        """:func:`_design` of this setting: the mechanism, the collision factors, identical pairs."""
+        """:func:`_design` of this setting: the mechanism, collision factors, identical pairs."""
         return _design(self.params.k, self.params.h, self.params.m, self.n_candidates, self.seed)
 
 
 def _params(k, h, m, f, p, q) -> RapporParams:
-    """RAPPOR's parameters within the panels' ranges of k, h and m (f, p, q: ``RapporParams``' own checks)."""
+    """RAPPOR's parameters, k, h and m within the panels' ranges (f, p, q: ``RapporParams``')."""
     return RapporParams(
         k=check_int("k", k, low=1, high=4096),
         h=check_int("h", h, low=1, high=32),

@@ -206,7 +206,7 @@ def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
 
 
 def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) -> tuple:
-    """The panel's values checked once: the setting, one user's report (drawn) and the two toggles."""
+    """The panel's values checked once: the setting, one user's report (drawn), the two toggles."""
     checked = _check_setting(**setting)
     steps = _user_report(
         checked.params, checked.n_candidates, checked.seed, candidate, cohort, user, report
@@ -225,12 +225,15 @@ def _draw_rappor(panel: Panel, **values) -> None:
         _check_decode_work(par, setting.n_candidates, SIMULATED_SURVEYS)
         sp, sr, sp_se, sr_se = _simulated(setting, SIMULATED_SURVEYS)
         check = (
-            f"; check over {SIMULATED_SURVEYS} decoded surveys: recall <b class='ldp-sim-recall'>{sr:.3f}</b> ± "
+            f"; check over {SIMULATED_SURVEYS} decoded surveys: recall "
+            f"<b class='ldp-sim-recall'>{sr:.3f}</b> ± "
             f"{sr_se:.3f}, precision {sp:.3f} ± {sp_se:.3f}"
         )
     found = (
-        f"; this survey (N = {setting.n_reports:,}): recall <b class='ldp-survey-recall'>{sim.recall:.3f}</b>, precision "
-        f"<b class='ldp-survey-precision'>{sim.precision:.3f}</b>, {int(sim.decoded.detected.sum())} detected"
+        f"; this survey (N = {setting.n_reports:,}): recall "
+        f"<b class='ldp-survey-recall'>{sim.recall:.3f}</b>, precision "
+        f"<b class='ldp-survey-precision'>{sim.precision:.3f}</b>, "
+        f"{int(sim.decoded.detected.sum())} detected"
         if sim is not None
         else ""
     )
@@ -239,15 +242,18 @@ def _draw_rappor(panel: Panel, **values) -> None:
         f"q = {fmt(par.q)}, N = {setting.n_reports:,}, "
         f"correction {html.escape(CORRECTION_LABELS[setting.correction])}: "
         f"ε of one report ε₁ = <b class='ldp-eps1'>{fmt(g.epsilon_one_report)}</b>, "
-        f"permanent ε∞ = <b class='ldp-epsinf'>{fmt(g.epsilon_permanent)}</b> (q* = {g.q_star:.4g}, p* = {g.p_star:.4g}); "
-        f"detection threshold π_min = <b class='ldp-threshold'>{g.threshold_no_collisions:.4g}</b> without collisions "
-        f"(median {float(np.median(g.threshold)):.4g} with this design; {g.identical_pairs} identical filter pairs); "
+        f"permanent ε∞ = <b class='ldp-epsinf'>{fmt(g.epsilon_permanent)}</b> "
+        f"(q* = {g.q_star:.4g}, p* = {g.p_star:.4g}); detection threshold π_min = "
+        f"<b class='ldp-threshold'>{g.threshold_no_collisions:.4g}</b> without collisions "
+        f"(median {float(np.median(g.threshold)):.4g} with this design; "
+        f"{g.identical_pairs} identical filter pairs); "
         f"expected recall <b class='ldp-recall'>{g.expected_recall:.3f}</b>, precision "
-        f"<b class='ldp-precision'>{g.expected_precision:.3f}</b> ({g.expected_false:.3g} false detections expected) "
+        f"<b class='ldp-precision'>{g.expected_precision:.3f}</b> "
+        f"({g.expected_false:.3g} false detections expected) "
         f"— analytic approximation (normal OLS estimates, LASSO ignored){found}{check}"
         + (
-            f"; <b>M = {setting.n_candidates} exceeds the k·m = {par.k * par.m} rows of Y</b>: the design "
-            "is underdetermined and the guide optimistic — trust the decoded survey"
+            f"; <b>M = {setting.n_candidates} exceeds the k·m = {par.k * par.m} rows of Y</b>: "
+            "the design is underdetermined and the guide optimistic — trust the decoded survey"
             if setting.n_candidates >= par.k * par.m
             else ""
         )

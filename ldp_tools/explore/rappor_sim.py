@@ -83,7 +83,7 @@ def user_report(
 
 
 def _user_report(params, n_candidates, seed, candidate, cohort, user, report) -> ReportSteps:
-    """:func:`user_report` on checked parameters, design size and seed; checks the user's four numbers."""
+    """:func:`user_report` on a checked RAPPOR, design size and seed; checks the user's numbers."""
     candidate = check_int("candidate", candidate, low=0, high=n_candidates - 1)
     cohort = check_int("cohort", cohort, low=0, high=params.m - 1)
     user, report = check_int("user", user, low=0), check_int("report", report, low=0)
