@@ -193,7 +193,7 @@ class CountMeanSketch(FrequencyOracle):
 
     @cached_property
     def _sketch_cells(self) -> np.ndarray:
-        """Flat sketch cell j·m + h_j(x) of every (j, x), shape (k·d,): A = one weighted bincount."""
+        """Flat sketch cell j·m + h_j(x) of every (j, x), shape (k·d,): A = one sum per cell."""
         cells = (np.arange(self.k)[:, None] * self.m + self._hash_table).ravel()
         cells.setflags(write=False)
         return cells
@@ -260,12 +260,10 @@ class CountMeanSketch(FrequencyOracle):
         per_row = _equal_multinomial(
             counts if size is None else np.broadcast_to(counts, size), self.k, rng
         )  # (…, d, k): users of x in row j
-        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], one weighted bincount over (draw, cell) (exact below 2^53 users)
+        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], summed over (draw, cell) in int64 (exact at any n)
         cells = (np.arange(draws)[:, None] * (self.k * self.m) + self._sketch_cells).ravel()
-        weights = np.swapaxes(per_row, -1, -2).reshape(draws, -1).ravel()
-        hits = np.bincount(cells, weights=weights, minlength=draws * self.k * self.m).astype(
-            np.int64
-        )
+        hits = np.zeros(draws * self.k * self.m, dtype=np.int64)
+        np.add.at(hits, cells, np.swapaxes(per_row, -1, -2).reshape(-1))
         hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))
         n_j = per_row.sum(axis=-2)
         r = self.flip_probability

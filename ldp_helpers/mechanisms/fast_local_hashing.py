@@ -304,9 +304,8 @@ class FastLocalHashing(FrequencyOracle):
         cells = self._cells  # (d·k,): value x, row j -> j·g + h_j(x)
         if draws > 1:
             cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()
-        hashed = np.bincount(
-            cells, weights=per_row.reshape(-1), minlength=draws * self.k * self.hash_range
-        ).astype(np.int64)
+        hashed = np.zeros(draws * self.k * self.hash_range, dtype=np.int64)  # exact at any n
+        np.add.at(hashed, cells, per_row.reshape(-1))
         hashed = hashed.reshape(draws, self.k, self.hash_range)  # A[j, y]
         return self._grr._draw_support(hashed, per_row.sum(axis=1), rng=rng).reshape(shape)
 

@@ -247,10 +247,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
             np.arange(self.k)[:, None] * self.m + hashes
         ).ravel()  # (j, value) -> j·m + h_j(value)
         flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
-        hits = np.bincount(
-            flat, weights=np.swapaxes(per_row, 1, 2).reshape(-1), minlength=draws * self.k * self.m
-        )
-        hits = hits.astype(np.int64).reshape(draws, self.k, self.m)
+        hits = np.zeros(draws * self.k * self.m, dtype=np.int64)  # int64 sums: exact at any n
+        np.add.at(hits, flat, np.swapaxes(per_row, 1, 2).reshape(-1))
+        hits = hits.reshape(draws, self.k, self.m)
         kept = np.zeros_like(hits)  # w̃ = w; the others flip it (a cell of no user draws nothing)
         held = np.flatnonzero(hits)
         kept.ravel()[held] = rng.binomial(hits.ravel()[held], 1 - self.flip_probability)

@@ -286,6 +286,8 @@ class Rappor(Mechanism):
         return self._true_bit_counts(self.check_truth(truth)[0])
 
     def _true_bit_counts(self, counts: np.ndarray) -> np.ndarray:
+        if int(counts.sum()) >= 2**53:  # sums float64 would round: numpy's int64 product
+            return np.matmul(counts[:, None, :], self.blooms.astype(np.int64))[:, 0, :]
         # BLAS product in float64 (exact: every partial sum is an integer below 2^53), then int64
         return np.matmul(counts[:, None, :].astype(np.float64), self._float_blooms)[:, 0, :].astype(
             np.int64

@@ -155,10 +155,8 @@ class _SignedSketch(FrequencyOracle):
             signs < 0
         )  # (j, value): cell and sign class
         flat = (np.arange(draws)[:, None] * (rows * width * 2) + cells.ravel()).ravel()
-        weights = np.swapaxes(per_row, 1, 2).reshape(-1)
-        split = np.bincount(flat, weights=weights, minlength=draws * rows * width * 2).astype(
-            np.int64
-        )
+        split = np.zeros(draws * rows * width * 2, dtype=np.int64)  # int64 sums: exact at any n
+        np.add.at(split, flat, np.swapaxes(per_row, 1, 2).reshape(-1))
         split = split.reshape(draws, rows, width, 2)
         n_j = per_row.sum(axis=1)[:, :, None]  # (draw, j, 1)
         p = self.keep_probability

@@ -199,10 +199,11 @@ class SketchResponse(FrequencyOracle):
         per_row = _equal_multinomial(
             np.broadcast_to(counts, (draws, self.d)), self.k, rng
         )  # (draw, x, j)
-        size = self.k * self.m  # users of (draw, row) per hashed cell: one weighted bincount
+        size = self.k * self.m  # users of (draw, row) per hashed cell, summed in int64
         flat = self._cells if draws == 1 else (np.arange(draws)[:, None] * size + self._cells)
-        hashed = np.bincount(flat.ravel(), weights=per_row.ravel(), minlength=draws * size)
-        hashed = hashed.astype(np.int64).reshape(draws * self.k, self.m)
+        hashed = np.zeros(draws * size, dtype=np.int64)  # int64 sums: exact at any n
+        np.add.at(hashed, flat.ravel(), per_row.ravel())
+        hashed = hashed.reshape(draws * self.k, self.m)
         n_j = per_row.sum(axis=1).reshape(-1)
         # GRR's law spreads its non-kept users with one multinomial per row (n as a vector); the others are
         # independent binomials per cell (n as a column)

@@ -459,8 +459,9 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
         users, survey = counts.ravel()[cell], survey[drawn]
     flat = targets.ravel() if n_rows == 1 else (targets + survey * split.size).ravel()
     users = users.ravel()
-    hits = np.bincount(flat, np.concatenate((users, users)), minlength=n_rows * split.size)
-    return hits.astype(np.int64).reshape(n_rows, split.size)
+    hits = np.zeros(n_rows * split.size, dtype=np.int64)  # int64 sums: exact at any n
+    np.add.at(hits, flat, np.concatenate((users, users)))
+    return hits.reshape(n_rows, split.size)
 
 
 def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:

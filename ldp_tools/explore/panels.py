@@ -109,7 +109,7 @@ def _setup_playground(fig) -> dict:
     ax.legend(
         loc="lower left",
         bbox_to_anchor=(0.0, 1.01),
-        ncol=4,
+        ncol=2,
         frameon=False,
         fontsize=SMALL,
         borderaxespad=0.2,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
 
 import numpy as np
 from hypothesis import given, settings
@@ -227,6 +228,8 @@ def _map_reports(reports, change):
 
 
 #: aggregates no n reports can produce (issue 39 item 12): each server's estimate refuses every one, naming it
+#: true counts above float64's exact integers, within the 2^62 ceiling (float64 sums of them went wrong)
+HUGE_TOTALS = ((3 * 2**60 + 12345, 2**58 + 3), (2**62 - 2**40, 2**39 + 1))
 HOSTILE_AGGREGATES = {
     "1e300": lambda a: np.full(a.shape, 1e300),
     "2^64-1": lambda a: np.full(a.shape, 2**64 - 1, np.uint64),
@@ -284,6 +287,20 @@ def hostile_problems(key) -> list:
                     f"{key}.{method}(truth of entries 2^62): expected a refusal of the wrapping "
                     f"total; got {outcome!r:.200}"
                 )
+        # accepted totals above 2^53 (float64's last exact integer): counts, or a refusal naming the truth
+        for (first, last), seed in itertools.product(HUGE_TOTALS, (0, 1)):
+            huge = np.zeros(truth.shape, dtype=np.int64)
+            huge.flat[0], huge.flat[-1] = first, last
+            shown = f"{key}.sample_aggregate(truth of {first} and {last}, seed {seed})"
+            rng = np.random.default_rng(seed)
+            sampled = call_refused(mech.sample_aggregate, {"truth": huge, "rng": rng})[0]
+            if not isinstance(sampled, BaseException):
+                n = mech.n_reports(huge)
+                problems.append(_answered_or_refused(lambda: mech.estimate(sampled, n), shown))
+            elif not (isinstance(sampled, ValueError) and "true_counts" in str(sampled)):
+                problems.append(
+                    f"{shown}: expected counts or a refusal of true_counts; got {sampled!r:.200}"
+                )
     if "d" in _fields(mech):
         outcome, _, _ = call_refused(lambda: dataclasses.replace(mech, d=10**12), {})
         if isinstance(outcome, Hang):
@@ -315,7 +332,8 @@ def test_hostile_server_and_size_inputs_are_refused():
       above n) and an extra axis; ``aggregate`` refuses reports whose numbers are shifted by −2^40 (a negative 0/1
       report, a ±1 sign or a Laplace report no client sends);
     * sums that wrap: an integer truth of entries 2^62 (each a valid count, their int64 total negative) is refused
-      by the sampler and by n_reports;
+      by the sampler and by n_reports; truths of up to 2^62 − 2^39 users (accepted: above float64's exact
+      integers) are sampled and estimated, or refused naming true_counts, never a numpy error from a wrong sum;
     * sizes computed before their ceiling: with d = 10^12, building the mechanism, ``output_table``,
       ``privacy_loss`` and ``report_bits`` answer or refuse at once, never a MemoryError or minutes of work.
     """

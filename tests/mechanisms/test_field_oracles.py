@@ -390,6 +390,16 @@ def test_optimal_subset_size_is_the_full_argmin_and_lies_by_d_over_e_eps_plus_1(
     assert rounded_differs > 0  # multi-freq-ldpy's rounding is not always the variance-optimal k
 
 
+def test_ss_sampler_counts_every_member_exactly_beyond_float64():
+    """Each of n users reports k members: the sampled counts total k·n exactly, also for n = 2^61 + 7
+    (summed in int64; float64 sums rounded them above 2^53)."""
+    ss = SubsetSelection(1.0, 8, subset_size=2)
+    truth = np.array([2**61, 0, 0, 0, 0, 0, 0, 7])
+    for seed in range(3):
+        counts = ss.sample_aggregate(truth, rng=np.random.default_rng(seed))
+        assert counts.dtype == np.int64 and sum(int(c) for c in counts) == 2 * (2**61 + 7)
+
+
 def test_ss_with_one_member_is_grr_bit_for_bit():
     ss, grr = SubsetSelection(1.3, 9, subset_size=1), GRR(1.3, 9)
     assert (ss.p, ss.q) == (grr.p, grr.q)

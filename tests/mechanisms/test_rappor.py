@@ -342,6 +342,22 @@ def test_expand_estimand_and_n_reports_agree():
     assert np.array_equal(mechanism.n_reports(TRUTH), TRUTH.sum(axis=1))
 
 
+def test_estimand_is_exact_beyond_float64():
+    """t[j, i] = Σ_w counts[j, w]·B_jw[i] in exact integers, also for 2^61 + 12345 users of one candidate
+    (a float64 product rounded it above 2^53)."""
+    mechanism = make(RapporParams.basic_one_time(k=8, h=2, m=2))
+    truth = TRUTH.copy()
+    truth[0, 0] = 2**61 + 12345
+    expected = [
+        [
+            sum(int(c) * int(b) for c, b in zip(truth[j], mechanism.blooms[j][:, i]))
+            for i in range(8)
+        ]
+        for j in range(2)
+    ]
+    assert mechanism.estimand(truth).tolist() == expected
+
+
 def test_estimator_is_exactly_unbiased_and_variance_exact():
     """Over the exact pmf of c = Bin(t, q*) + Bin(N−t, p*), Eq. (3) averages t with Var = Rappor.variance."""
     params = RapporParams(k=4, h=1, m=1, f=0.3, p=0.4, q=0.8)
