@@ -56,7 +56,13 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.hadamard import _equal_multinomial
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, universal_hash
+from ldp_helpers.mechanisms.local_hashing import (
+    HASH_PRIME,
+    _check_coefficients,
+    _collision_counts,
+    _draw_coefficients,
+    universal_hash,
+)
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
@@ -135,8 +141,7 @@ class CountMeanSketch(FrequencyOracle):
             return
         check_int("d", self.d, low=2, high=HASH_PRIME)  # h_j separates values only below P
         check_int("m", self.m, low=2)
-        check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1, shape=(self.k,))
-        check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1, shape=(self.k,))
+        _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self.k)
 
     @classmethod
     def create(
@@ -157,9 +162,7 @@ class CountMeanSketch(FrequencyOracle):
         check_allocation("m", m, k * check_int("m", m, low=1), what="k × m sketch")
         if hash_family == "sha256":
             return cls(epsilon, d, k, m, tuple(range(k)), (0,) * k, "sha256")
-        a = rng.integers(1, HASH_PRIME, size=k)
-        b = rng.integers(0, HASH_PRIME, size=k)
-        return cls(epsilon, d, k, m, tuple(int(x) for x in a), tuple(int(x) for x in b))
+        return cls(epsilon, d, k, m, *_draw_coefficients(rng, k))
 
     @property
     def flip_probability(self) -> float:

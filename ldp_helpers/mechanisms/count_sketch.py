@@ -33,13 +33,8 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
-from ldp_helpers.mechanisms.signed_sketch import (
-    MAX_TABLE_CELLS,
-    _check_coefficients,
-    _check_signs,
-    _SignedSketch,
-)
+from ldp_helpers.mechanisms.local_hashing import _check_coefficients, _draw_coefficients
+from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
 
 
 class PcsReports(NamedTuple):
@@ -89,9 +84,8 @@ class PrivateCountSketch(_SignedSketch):
         k = check_int("k", k, low=1)
         check_allocation("k", k, 4 * k, what="hash coefficients")
         check_allocation("m", m, k * check_int("m", m, low=2), what="k × m sketch")
-        a, c = (rng.integers(1, HASH_PRIME, size=k) for _ in range(2))
-        b, e = (rng.integers(0, HASH_PRIME, size=k) for _ in range(2))
-        return cls(epsilon, d, k, m, *(tuple(int(v) for v in arr) for arr in (a, b, c, e)))
+        a, c, b, e = _draw_coefficients(rng, k, pairs=2)  # hash h_j: (a, b); sign g_j: (c, e)
+        return cls(epsilon, d, k, m, a, b, c, e)
 
     @property
     def _shape(self) -> tuple[int, int]:

@@ -36,13 +36,12 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, universal_hash
-from ldp_helpers.mechanisms.signed_sketch import (
-    MAX_TABLE_CELLS,
+from ldp_helpers.mechanisms.local_hashing import (
     _check_coefficients,
-    _check_signs,
-    _SignedSketch,
+    _draw_coefficients,
+    universal_hash,
 )
+from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
 
 
 class HashtogramReports(NamedTuple):
@@ -96,13 +95,7 @@ class Hashtogram(_SignedSketch):
             n_hashes * check_int("n_buckets", n_buckets, low=2),
             what="R × T sums",
         )
-        a, b = (
-            rng.integers(1, HASH_PRIME, size=n_hashes),
-            rng.integers(0, HASH_PRIME, size=n_hashes),
-        )
-        return cls(
-            epsilon, d, n_hashes, n_buckets, tuple(int(x) for x in a), tuple(int(x) for x in b)
-        )
+        return cls(epsilon, d, n_hashes, n_buckets, *_draw_coefficients(rng, n_hashes))
 
     @property
     def _shape(self) -> tuple[int, int]:

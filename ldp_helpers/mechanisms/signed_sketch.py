@@ -45,11 +45,6 @@ MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
 MAX_TABLE_CELLS = 2**24  # largest d × (number of whole reports) for output_table
 
 
-def _check_coefficients(name_a, a, name_b, b, rows):
-    check_int_array(name_a, a, low=1, high=HASH_PRIME - 1, shape=(rows,))
-    check_int_array(name_b, b, low=0, high=HASH_PRIME - 1, shape=(rows,))
-
-
 @functools.lru_cache(maxsize=4)
 def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
     """K[v, x] = (1/rows)·Σ_j 1[h_j(v) = h_j(x)] g_j(v) g_j(x) (d × d, read-only), cached per design."""
