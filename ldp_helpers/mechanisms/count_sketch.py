@@ -33,7 +33,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.local_hashing import _check_coefficients, _draw_coefficients
+from ldp_helpers.mechanisms.local_hashing import _check_coefficients
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
 
 
@@ -80,12 +80,7 @@ class PrivateCountSketch(_SignedSketch):
         cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator
     ) -> PrivateCountSketch:
         """A private count sketch whose k hash and sign functions are drawn from ``rng``."""
-        rng = check_rng(rng)
-        k = check_int("k", k, low=1)
-        check_allocation("k", k, 4 * k, what="hash coefficients")
-        check_allocation("m", m, k * check_int("m", m, low=2), what="k × m sketch")
-        a, c, b, e = _draw_coefficients(rng, k, pairs=2)  # hash h_j: (a, b); sign g_j: (c, e)
-        return cls(epsilon, d, k, m, a, b, c, e)
+        return cls._drawn(epsilon, d, k, m, names=("k", "m"), pairs=2, what="k × m sketch", rng=rng)
 
     @property
     def _shape(self) -> tuple[int, int]:

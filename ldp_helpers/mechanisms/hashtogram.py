@@ -38,7 +38,6 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import (
     _check_coefficients,
-    _draw_coefficients,
     universal_hash,
 )
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
@@ -86,16 +85,10 @@ class Hashtogram(_SignedSketch):
         cls, epsilon: float, d: int, n_hashes: int, n_buckets: int, *, rng: np.random.Generator
     ) -> Hashtogram:
         """A Hashtogram whose R hashes are drawn from ``rng``."""
-        rng = check_rng(rng)
-        n_hashes = check_int("n_hashes", n_hashes, low=1)
-        check_allocation("n_hashes", n_hashes, 2 * n_hashes, what="hash coefficients")
-        check_allocation(
-            "n_buckets",
-            n_buckets,
-            n_hashes * check_int("n_buckets", n_buckets, low=2),
-            what="R × T sums",
+        names = ("n_hashes", "n_buckets")
+        return cls._drawn(
+            epsilon, d, n_hashes, n_buckets, names=names, pairs=1, what="R × T sums", rng=rng
         )
-        return cls(epsilon, d, n_hashes, n_buckets, *_draw_coefficients(rng, n_hashes))
 
     @property
     def _shape(self) -> tuple[int, int]:

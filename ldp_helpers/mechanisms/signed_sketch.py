@@ -38,7 +38,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, _draw_coefficients
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
@@ -78,6 +78,17 @@ class _SignedSketch(FrequencyOracle):
         check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)
         super().__post_init__()
         check_int("d", self.d, low=2, high=HASH_PRIME)
+
+    @classmethod
+    def _drawn(cls, epsilon, d, rows, width, *, names: tuple, pairs: int, what: str, rng):
+        """An instance whose ``pairs`` universal hashes per row are drawn from ``rng``, after the
+        checks of the number of rows and the width (``names``) and of the rows × width sums."""
+        rng = check_rng(rng)
+        rows = check_int(names[0], rows, low=1)
+        check_allocation(names[0], rows, 2 * pairs * rows, what="hash coefficients")
+        check_allocation(names[1], width, rows * check_int(names[1], width, low=2), what=what)
+        drawn = _draw_coefficients(rng, rows, pairs)  # multipliers first, then offsets
+        return cls(epsilon, d, rows, width, *itertools.chain(*zip(drawn[:pairs], drawn[pairs:])))
 
     @property
     def _shape(self) -> tuple[int, int]:  # pragma: no cover - abstract
