@@ -61,6 +61,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     _check_coefficients,
     _collision_counts,
     _draw_coefficients,
+    _PublicHashes,
     universal_hash,
 )
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
@@ -92,7 +93,7 @@ MAX_EPSILON = 73.0
 
 
 @dataclass(frozen=True)
-class CountMeanSketch(FrequencyOracle):
+class CountMeanSketch(_PublicHashes, FrequencyOracle):
     """A CMS configuration with its k public hash functions: ((a_j x + b_j) mod P) mod m, or SHA-256.
 
     Build it with :meth:`create` (``hash_family="universal"``: hash parameters drawn from the
@@ -121,12 +122,6 @@ class CountMeanSketch(FrequencyOracle):
     def report_bits(self) -> int:
         """Bits sent per report (ṽ, j): the m-bit ±1 vector and the hash index j ∈ [0, k), ⌈log2 k⌉ bits."""
         return (self.k - 1).bit_length() + self.m
-
-    @property
-    def tight(self) -> bool:
-        """Whether the whole-report loss equals ε: some hash h_j separates two values (two entries flip)."""
-        table = self.hash_table()
-        return bool(np.any(table != table[:, :1]))
 
     def __post_init__(self):
         super().__post_init__()

@@ -57,6 +57,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     _check_coefficients,
     _collision_counts,
     _draw_coefficients,
+    _PublicHashes,
     olh_hash_range,
 )
 
@@ -182,7 +183,7 @@ def _moments(table, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class FastLocalHashing(FrequencyOracle):
+class FastLocalHashing(_PublicHashes, FrequencyOracle):
     """FLH over [0, d) with k public hashes h_j(x) = ((a_j x + b_j) mod P) mod g; ``g`` = 0: OLH's range.
 
     Build it with :meth:`create` (hash coefficients drawn from the injected Generator).  Derived once:
@@ -226,12 +227,6 @@ class FastLocalHashing(FrequencyOracle):
     @cached_property
     def _grr(self) -> GRR:
         return GRR(self.epsilon, self.hash_range)
-
-    @property
-    def tight(self) -> bool:
-        """Whether the whole-report loss equals ε: some h_j separates two values."""
-        table = self.hash_table()
-        return bool(np.any(table != table[:, :1]))
 
     @property
     def report_bits(self) -> int:

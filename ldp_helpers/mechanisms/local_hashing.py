@@ -87,6 +87,16 @@ def _draw_coefficients(rng: np.random.Generator, rows: int, pairs: int = 1) -> t
     return tuple(tuple(int(v) for v in rng.integers(low, HASH_PRIME, size=rows)) for low in lows)
 
 
+class _PublicHashes:
+    """The oracles that hash every value with k public hashes h_j (``hash_table()``, shape (k, d))."""
+
+    @property
+    def tight(self) -> bool:
+        """Whether the whole-report loss equals ε: some hash h_j separates two values."""
+        table = self.hash_table()
+        return bool(np.any(table != table[:, :1]))
+
+
 def _check_coefficients(name_a: str, a, name_b: str, b, rows: int) -> None:
     """Universal-hash coefficients: ``rows`` multipliers in [1, P) and ``rows`` offsets in [0, P)."""
     check_int_array(name_a, a, low=1, high=HASH_PRIME - 1, shape=(rows,))

@@ -51,6 +51,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     OLH,
     _check_coefficients,
     _draw_coefficients,
+    _PublicHashes,
 )
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
@@ -72,7 +73,7 @@ class SketchResponseReports(NamedTuple):
 
 
 @dataclass(frozen=True)
-class SketchResponse(FrequencyOracle):
+class SketchResponse(_PublicHashes, FrequencyOracle):
     """k hashes h_j(x) = ((a_j x + b_j) mod P) mod m; the hashed value is reported with ``oracle`` over [m] at ε.
 
     Build it with :meth:`create`.  The truth is the vector of d true counts; the aggregate is
@@ -121,12 +122,6 @@ class SketchResponse(FrequencyOracle):
     def inner(self) -> PureFrequencyOracle:
         """The pure frequency oracle over [m] at ε that reports the hashed value."""
         return ORACLES[self.oracle](self.epsilon, self.m)
-
-    @property
-    def tight(self) -> bool:
-        """Whether the loss is exactly ε: some hash separates two values (the inner oracles are tight)."""
-        table = self.hash_table()
-        return bool(np.any(table != table[:, :1]))
 
     @property
     def report_bits(self) -> int:
