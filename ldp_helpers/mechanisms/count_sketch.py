@@ -22,14 +22,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
-    check_allocation,
-    check_domain_values,
     check_instance,
     check_int,
     check_int_array,
     check_ndim,
-    check_rng,
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
@@ -109,17 +105,7 @@ class PrivateCountSketch(_SignedSketch):
         ----------
         [cormode2021] (pure-ldp's ``PCSClient``: the Duchi et al. / Bassily–Smith randomizer of one signed cell).
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
-        check_allocation(
-            "values",
-            Described(f"{values.size} users"),
-            values.size * self.m,
-            itemsize=1,
-            what="n × m vectors",
-        )
-        rows = rng.integers(0, self.k, size=values.size)
-        vectors = (1 - 2 * rng.integers(0, 2, size=(values.size, self.m))).astype(np.int8)
+        values, rng, rows, vectors = self._fair_signs(values, rng, "n × m vectors")
         hashes, signs = self._table
         keep = np.where(rng.random(values.size) < self.keep_probability, 1, -1)
         vectors[np.arange(values.size), hashes[rows, values]] = signs[rows, values] * keep

@@ -26,13 +26,10 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
-    check_allocation,
-    check_domain_values,
     check_instance,
     check_int,
     check_int_array,
     check_ndim,
-    check_rng,
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
@@ -115,17 +112,7 @@ class Hashtogram(_SignedSketch):
         ----------
         [bassily2017] (Hashtogram's local randomizer).
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
-        check_allocation(
-            "values",
-            Described(f"{values.size} users"),
-            values.size * self.n_buckets,
-            itemsize=1,
-            what="each user's public row of Z",
-        )
-        rows = rng.integers(0, self.n_hashes, size=values.size)
-        public = (1 - 2 * rng.integers(0, 2, size=(values.size, self.n_buckets))).astype(np.int8)
+        values, rng, rows, public = self._fair_signs(values, rng, "each user's public row of Z")
         sign = public[np.arange(values.size), self._hashes_of(values)[rows, np.arange(values.size)]]
         flip = rng.random(values.size) >= self.keep_probability
         return HashtogramReports(rows, np.where(flip, -sign, sign).astype(np.int8), public)

@@ -31,6 +31,7 @@ from ldp_helpers._validation import (
     Described,
     check_aggregate,
     check_allocation,
+    check_domain_values,
     check_int,
     check_int_array,
     check_real,
@@ -93,6 +94,16 @@ class _SignedSketch(FrequencyOracle):
     @property
     def _shape(self) -> tuple[int, int]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _fair_signs(self, values, rng, what: str) -> tuple:
+        """What the per-user clients share: the checked values, ``rng``, each user's row j (uniform)
+        and an n × width matrix of fair ±1 signs (int8); ``what`` names that matrix."""
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        n, (n_rows, width) = values.size, self._shape
+        check_allocation("values", Described(f"{n} users"), n * width, itemsize=1, what=what)
+        rows = rng.integers(0, n_rows, size=n)
+        return values, rng, rows, (1 - 2 * rng.integers(0, 2, size=(n, width))).astype(np.int8)
 
     def _signs(self) -> np.ndarray:
         """g_j(x) ∈ {±1}, shape (rows, d): all +1 unless the subclass signs its cells."""
