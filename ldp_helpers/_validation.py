@@ -407,6 +407,14 @@ def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndar
     return arr
 
 
+def check_weights(name: str, weights) -> np.ndarray:
+    """A probability vector: a 1-D array of finite weights ≥ 0 whose sum is 1 (to 1e-9)."""
+    weights = check_ndim(name, check_real_array(name, weights, low=0.0, low_open=False), 1)
+    total = float(weights.sum())
+    check_real(f"{name}.sum()", total, low=1 - 1e-9, high=1 + 1e-9, low_open=False, high_open=False)
+    return weights
+
+
 def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.ndarray:
     """An array of shape ``shape`` or, with up to ``leading`` extra leading axes (e.g. n_draws), ``(..., *shape)``.
 

@@ -394,7 +394,7 @@ print("Glance, slope of ln Err vs eps on [3, 8]: "
 eps_rates = np.r_[0.05, 0.07, 0.1, 0.14, 0.2, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
 small, large = eps_rates <= 0.2, (eps_rates >= 3) & (eps_rates <= 6)
 cases = {"general": mus["general"], "dense/sparse": mus["dense"]}
-rates = {(m.__name__, case): runs.mean_and_se(runs.error_curve(  # mean Err and its MC SE per eps
+rates = {(m.__name__, case): common.mean_and_se(runs.error_curve(  # mean Err and its MC SE per eps
     m, constant_population(mu, *S6.shape), eps_rates, rng=rngs[3], n_draws=n_draws_rates))
     for m in (Glance, Harmony) for case, mu in cases.items()}
 print("mechanism case          eps->0 slope (stated)   eps->inf slope of ln Err vs eps (stated)")

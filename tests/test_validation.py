@@ -31,6 +31,21 @@ def test_probability_range_and_open_ends():
         v.check_probability(1.5, "beta")
 
 
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ([0.5, 0.6], r"w\.sum\(\) must be in \[1, 1\]; got 1\.1"),
+        ([-0.1, 1.1], r"w must be finite values in \[0, inf\)"),
+        ([[0.5, 0.5]], r"w must be a 1-D array"),
+    ],
+)
+def test_weights_are_a_probability_vector(bad, message):
+    """Weights are ≥ 0, one axis, summing to 1 (to 1e-9); the message names the weights."""
+    assert v.check_weights("w", [0.25, 0.75]).tolist() == [0.25, 0.75]
+    with pytest.raises(ValueError, match=message):
+        v.check_weights("w", bad)
+
+
 def test_int_range():
     """Integers outside [low, high] and non-integers are refused."""
     assert v.check_int("m", 3, low=1, high=5) == 3

@@ -1,4 +1,5 @@
-"""Measurements shared by the stream notebooks (03_m_shot, 04_glance): the maximum error and fitted rates."""
+"""Measurements shared by the stream notebooks (03_m_shot, 04_glance) and the explorer: the maximum error,
+the Monte-Carlo mean and its standard error, and fitted rates."""
 
 from __future__ import annotations
 
@@ -37,6 +38,22 @@ def max_error(estimates, true_fractions) -> np.ndarray:
             f"an array whose last axis has length T = {mu.size}",
         )
     return np.max(np.abs(est - mu), axis=-1)
+
+
+def mean_and_se(samples):
+    """Mean over the last axis (the surveys) and its Monte-Carlo standard error ``sd/√n_draws``.
+
+    ``samples`` as :func:`error_curve` returns them (``Err``), or m-shot's F-measures; at least two
+    surveys per setting.
+    """
+    samples = check_real_array("samples", samples, low=0.0, low_open=False)
+    if samples.ndim == 0 or samples.shape[-1] < 2:
+        fail(
+            "samples",
+            Described(f"an array of shape {samples.shape}"),
+            "an array with at least two surveys on its last axis",
+        )
+    return samples.mean(axis=-1), samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
 
 
 def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None = None) -> float:

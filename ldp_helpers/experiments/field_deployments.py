@@ -87,6 +87,16 @@ def longitudinal_oracle(mechanism_key: str, epsilon: float, epsilon_permanent: f
     )
 
 
+def _oracles(epsilon: float, epsilon_permanent: float, d: int):
+    """``(key, oracle)`` of every longitudinal oracle at a checked setting; None for one that refuses it."""
+    for key in oracle_groups()["longitudinal"]:
+        try:
+            oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)
+        except ValueError:
+            oracle = None
+        yield key, oracle
+
+
 def longitudinal_epsilons(epsilon: float, epsilon_permanent: float, d: int, taus) -> dict:
     """``{key: ε_τ}`` of every longitudinal oracle for τ reports of an unchanged value, plus ``"fresh"``: τ·ε₁.
 
@@ -99,13 +109,11 @@ def longitudinal_epsilons(epsilon: float, epsilon_permanent: float, d: int, taus
     """
     taus = check_int_array("taus", taus, low=1, high=10**6).ravel()
     epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
-    out = {}
-    for key in oracle_groups()["longitudinal"]:
-        try:
-            oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)
-        except ValueError:
-            continue
-        out[key] = np.array([oracle.epsilon_after(int(t)) for t in taus])
+    out = {
+        key: np.array([oracle.epsilon_after(int(t)) for t in taus])
+        for key, oracle in _oracles(epsilon, epsilon_permanent, d)
+        if oracle is not None
+    }
     out["fresh"] = taus * check_epsilon(epsilon)
     return out
 
@@ -130,15 +138,13 @@ def first_report_losses(epsilon: float, epsilon_permanent: float, d: int) -> dic
     """
     epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
     d = check_int("d", d, low=2, high=FIRST_REPORT_MAX_D)
-    out = {}
-    for key in oracle_groups()["longitudinal"]:
-        try:
-            oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)
-        except ValueError:
-            continue
-        table = memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), 1)
-        out[key] = max_privacy_loss(table)
-    return out
+    return {
+        key: max_privacy_loss(
+            memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), 1)
+        )
+        for key, oracle in _oracles(epsilon, epsilon_permanent, d)
+        if oracle is not None
+    }
 
 
 def longitudinal_variances(epsilon: float, epsilon_permanent: float, d: int) -> dict:
@@ -153,16 +159,13 @@ def longitudinal_variances(epsilon: float, epsilon_permanent: float, d: int) -> 
     """
     epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
     n = 1000 * d
-    out = {}
-    for key in oracle_groups()["longitudinal"]:
-        try:
-            oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)
-        except ValueError:
-            out[key] = (np.inf, np.inf)
-            continue
-        exact = float(np.mean(oracle.variance(np.full(d, 1000, dtype=np.int64)))) / n
-        out[key] = (exact, float(oracle.approx_variance(n)) / n)
-    return out
+    flat = np.full(d, 1000, dtype=np.int64)
+    return {
+        key: (float(np.mean(o.variance(flat))) / n, float(o.approx_variance(n)) / n)
+        if o is not None
+        else (np.inf, np.inf)
+        for key, o in _oracles(epsilon, epsilon_permanent, d)
+    }
 
 
 def memoized_history_loss(mechanism, histories, *, step: int | None = None) -> float:

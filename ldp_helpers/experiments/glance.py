@@ -31,7 +31,7 @@ from ldp_helpers._validation import (
     fail_type,
 )
 from ldp_helpers.bounds.chernoff import TailCheck, tail_check
-from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error
+from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error, mean_and_se
 from ldp_helpers.mechanisms.continual import Glance, StreamMechanism
 from ldp_helpers.simulate.populations import Population, constant_population
 from ldp_helpers.simulate.streams import sample_reporters
@@ -105,7 +105,7 @@ def mean_error_grid(
     """Mean ``Err`` on the constant-μ stream for each ``(N, T)`` of ``np.broadcast(n_users, n_rounds)``.
 
     With ``with_se`` (then ``n_draws`` ≥ 2) also the Monte-Carlo standard error of each mean,
-    ``sd/√n_draws`` (same draws, :func:`mean_and_se`).
+    ``sd/√n_draws`` (same draws, :func:`~ldp_helpers.experiments.common.mean_and_se`).
     """
     mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
     with_se, n_draws = check_bool("with_se", with_se), check_n_draws(n_draws)
@@ -157,27 +157,11 @@ def exceedance_probabilities(
     return np.mean(errs > np.broadcast_to(bounds, epsilons.shape)[:, None], axis=1)
 
 
-def mean_and_se(samples):
-    """Mean over the last axis (the surveys) and its Monte-Carlo standard error ``sd/√n_draws``.
-
-    ``samples`` as :func:`error_curve` returns them (``Err``), or m-shot's F-measures; at least two
-    surveys per setting.
-    """
-    samples = check_real_array("samples", samples, low=0.0, low_open=False)
-    if samples.ndim == 0 or samples.shape[-1] < 2:
-        fail(
-            "samples",
-            Described(f"an array of shape {samples.shape}"),
-            "an array with at least two surveys on its last axis",
-        )
-    return samples.mean(axis=-1), samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
-
-
 def rate_fit(x, mean, se, *, log_x: bool = True) -> tuple[float, float]:
     """A rate of Table 1 or a corollary: the slope of ``ln mean`` against ``ln x`` (``log_x``) or ``x``, and its MC SE.
 
     :func:`~ldp_helpers.experiments.common.fitted_slope` and
-    :func:`~ldp_helpers.experiments.common.fitted_slope_se` of means with standard errors ``se`` (:func:`mean_and_se`).
+    :func:`~ldp_helpers.experiments.common.fitted_slope_se` of means with standard errors ``se`` (:func:`~ldp_helpers.experiments.common.mean_and_se`).
 
     References
     ----------

@@ -31,7 +31,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.bounds.extremes import log_correction_residual
 from ldp_helpers.bounds.m_shot import method_m
-from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error
+from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error, mean_and_se
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
 from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
 
@@ -219,7 +219,7 @@ def peak_window(
     f = f_measure_vs_m(
         epsilon, n_rounds, ms, n_users=n_users, theta=theta, n_draws=n_draws, rng=rng
     )
-    mean, se = f.mean(axis=1), f.std(axis=1, ddof=1) / math.sqrt(n_draws)
+    mean, se = mean_and_se(f)
     best = int(mean.argmax())
     return PeakWindow(
         ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied_with_best(ms, mean, se)
@@ -346,10 +346,7 @@ def fit_rates(rounds, errors, beta: float) -> RateFit:
         for key, err in errors.items()
     }
     se = {
-        key: fitted_slope_se(
-            rounds, err.mean(axis=1), err.std(axis=1, ddof=1) / np.sqrt(err.shape[1])
-        )
-        for key, err in errors.items()
+        key: fitted_slope_se(rounds, *mean_and_se(err)) for key, err in errors.items()
     }  # the log correction does not change the SE
     residual_mean, residual_quantile = (
         log_correction_residual(rounds, beta, quantile=q) for q in (False, True)

@@ -165,14 +165,7 @@ def registry_audits(
         fail_type("keys", keys, f"None or a list/tuple of registry keys {sorted(REGISTRY)}")
     keys = list(REGISTRY) if keys is None else [check_choice("keys", key, REGISTRY) for key in keys]
     _check_audit_arguments(
-        n_trials=n_trials,
-        seed=seed,
-        confidence=confidence,
-        n_jobs=n_jobs,
-        progress=progress,
-        dask_address=dask_address,
-        dask_client=dask_client,
-        chunk_size=chunk_size,
+        n_trials, chunk_size, seed, confidence, progress, n_jobs, dask_address, dask_client
     )
     seeds = np.random.SeedSequence(seed).spawn(len(keys))
     rows = []
@@ -243,14 +236,7 @@ def epsilon_lb_curve(
     key = check_choice("key", key, REGISTRY)
     n_grid = check_ndim("n_grid", check_int_array("n_grid", n_grid, low=1, high=MAX_N_DRAWS), 1)
     _check_audit_arguments(
-        n_trials=1,
-        seed=seed,
-        confidence=confidence,
-        n_jobs=n_jobs,
-        progress=progress,
-        dask_address=dask_address,
-        dask_client=dask_client,
-        chunk_size=chunk_size,
+        1, chunk_size, seed, confidence, progress, n_jobs, dask_address, dask_client
     )
     if -(-int(n_grid.max()) // chunk_size) > MAX_CHUNKS:
         fail(
@@ -285,7 +271,7 @@ def epsilon_lb_curve(
 
 
 def _check_audit_arguments(
-    *, n_trials, seed, confidence, n_jobs, progress, dask_address, dask_client, chunk_size
+    n_trials, chunk_size, seed, confidence, progress, n_jobs, dask_address, dask_client
 ) -> None:
     """The drivers' shared arguments, checked before the first audit runs."""
     check_int("n_trials", n_trials, low=1, high=MAX_N_DRAWS)

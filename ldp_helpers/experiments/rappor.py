@@ -31,6 +31,7 @@ from ldp_helpers._validation import (
     check_real,
     check_real_array,
     check_rng,
+    check_weights,
     fail,
 )
 from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report
@@ -256,17 +257,7 @@ def _check_survey(params_list, weights, n_reports_list, correction, alpha, print
     check_bool("printed_logic", printed_logic)
     check_correction(correction)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
-    weights = check_ndim(
-        "weights", check_real_array("weights", weights, low=0.0, low_open=False), 1
-    )
-    check_real(
-        "weights.sum()",
-        float(weights.sum()),
-        low=1 - 1e-9,
-        high=1 + 1e-9,
-        low_open=False,
-        high_open=False,
-    )
+    weights = check_weights("weights", weights)
     for params, n_reports in zip(params_list, n_reports_list):
         check_instance("params", params, RapporParams)
         check_int("n_reports", n_reports, low=params.m)

@@ -281,11 +281,13 @@ class PureFrequencyOracle(FrequencyOracle):
     def sample_aggregate(
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
-        """Exact sampler of the support counts: ``C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, q*)``, independent in i.
+        """Exact sampler of the support counts given the true counts, the law of :meth:`_draw_support`.
 
-        Valid when a report's support of each value is an independent Bernoulli given the true
-        value (unary encodings, local hashing with an idealized hash); GRR overrides it.  With
-        ``n_draws`` the result has shape (n_draws, d).
+        By default ``C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, q*)``, independent in i: valid when
+        a report's support of each value is an independent Bernoulli given the true value (unary
+        encodings, local hashing with an idealized hash); GRR's ``_draw_support`` has its own law
+        (:class:`~ldp_helpers.mechanisms.grr.GRR`).  With ``n_draws`` the result has shape
+        (n_draws, d).
         """
         counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)

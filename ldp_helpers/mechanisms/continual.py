@@ -64,6 +64,11 @@ def _check_reporters(reporters, reporters_with_one) -> tuple[np.ndarray, np.ndar
     return K, K1
 
 
+def _rounds_matrix(name: str, checked: np.ndarray, n_rounds: int) -> np.ndarray:
+    """An N×T matrix of users × rounds, its entries ``checked`` already: two axes, T = ``n_rounds``."""
+    return check_ndim(name, checked, 2, last=n_rounds, what="(users × rounds)")
+
+
 @dataclass(frozen=True)
 class StreamMechanism(Mechanism):
     """The streaming contract (abstract): ε over the whole stream, T rounds, the truth, the [K; X] statistic
@@ -106,13 +111,7 @@ class StreamMechanism(Mechanism):
 
     def _streams_matrix(self, values) -> np.ndarray:
         """The clients' input: an N×T 0/1 matrix."""
-        return check_ndim(
-            "values",
-            check_binary_array("values", values),
-            2,
-            last=self.n_rounds,
-            what="(users × rounds)",
-        )
+        return _rounds_matrix("values", check_binary_array("values", values), self.n_rounds)
 
     # ---------------------------------------------------------------- server
 
@@ -207,12 +206,8 @@ class Glance(StreamMechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-NULL reports and the reported 1s."""
-        Y = check_ndim(
-            "reports",
-            check_int_array("reports", reports, low=NULL, high=1),
-            2,
-            last=self.n_rounds,
-            what="(users × rounds)",
+        Y = _rounds_matrix(
+            "reports", check_int_array("reports", reports, low=NULL, high=1), self.n_rounds
         )
         if np.any((Y != NULL).sum(axis=1) != 1):
             fail(
@@ -305,13 +300,7 @@ class BasicOneTimeRappor(StreamMechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]`` with ``K_t = N`` (everyone reports) and X_t the reported 1s."""
-        Y = check_ndim(
-            "reports",
-            check_binary_array("reports", reports),
-            2,
-            last=self.n_rounds,
-            what="(users × rounds)",
-        )
+        Y = _rounds_matrix("reports", check_binary_array("reports", reports), self.n_rounds)
         return np.stack([np.full(self.n_rounds, Y.shape[0]), Y.sum(axis=0, dtype=np.int64)])
 
     def estimate(self, aggregate, n) -> np.ndarray:

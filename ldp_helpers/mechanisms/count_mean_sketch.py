@@ -56,7 +56,14 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.hadamard import _equal_multinomial
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, universal_hash
+from ldp_helpers.mechanisms.local_hashing import (
+    HASH_PRIME,
+    _check_coefficients,
+    _collision_counts,
+    _draw_coefficients,
+    _PublicHashes,
+    universal_hash,
+)
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
@@ -86,7 +93,7 @@ MAX_EPSILON = 73.0
 
 
 @dataclass(frozen=True)
-class CountMeanSketch(FrequencyOracle):
+class CountMeanSketch(_PublicHashes, FrequencyOracle):
     """A CMS configuration with its k public hash functions: ((a_j x + b_j) mod P) mod m, or SHA-256.
 
     Build it with :meth:`create` (``hash_family="universal"``: hash parameters drawn from the
@@ -116,12 +123,6 @@ class CountMeanSketch(FrequencyOracle):
         """Bits sent per report (ṽ, j): the m-bit ±1 vector and the hash index j ∈ [0, k), ⌈log2 k⌉ bits."""
         return (self.k - 1).bit_length() + self.m
 
-    @property
-    def tight(self) -> bool:
-        """Whether the whole-report loss equals ε: some hash h_j separates two values (two entries flip)."""
-        table = self.hash_table()
-        return bool(np.any(table != table[:, :1]))
-
     def __post_init__(self):
         super().__post_init__()
         check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)  # 1 − r rounds to 1 beyond
@@ -135,8 +136,7 @@ class CountMeanSketch(FrequencyOracle):
             return
         check_int("d", self.d, low=2, high=HASH_PRIME)  # h_j separates values only below P
         check_int("m", self.m, low=2)
-        check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1, shape=(self.k,))
-        check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1, shape=(self.k,))
+        _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self.k)
 
     @classmethod
     def create(
@@ -157,9 +157,7 @@ class CountMeanSketch(FrequencyOracle):
         check_allocation("m", m, k * check_int("m", m, low=1), what="k × m sketch")
         if hash_family == "sha256":
             return cls(epsilon, d, k, m, tuple(range(k)), (0,) * k, "sha256")
-        a = rng.integers(1, HASH_PRIME, size=k)
-        b = rng.integers(0, HASH_PRIME, size=k)
-        return cls(epsilon, d, k, m, tuple(int(x) for x in a), tuple(int(x) for x in b))
+        return cls(epsilon, d, k, m, *_draw_coefficients(rng, k))
 
     @property
     def flip_probability(self) -> float:

@@ -22,24 +22,15 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
-    check_allocation,
-    check_domain_values,
     check_instance,
     check_int,
     check_int_array,
     check_ndim,
-    check_rng,
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME
-from ldp_helpers.mechanisms.signed_sketch import (
-    MAX_TABLE_CELLS,
-    _check_coefficients,
-    _check_signs,
-    _SignedSketch,
-)
+from ldp_helpers.mechanisms.local_hashing import _check_coefficients
+from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
 
 
 class PcsReports(NamedTuple):
@@ -85,13 +76,7 @@ class PrivateCountSketch(_SignedSketch):
         cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator
     ) -> PrivateCountSketch:
         """A private count sketch whose k hash and sign functions are drawn from ``rng``."""
-        rng = check_rng(rng)
-        k = check_int("k", k, low=1)
-        check_allocation("k", k, 4 * k, what="hash coefficients")
-        check_allocation("m", m, k * check_int("m", m, low=2), what="k × m sketch")
-        a, c = (rng.integers(1, HASH_PRIME, size=k) for _ in range(2))
-        b, e = (rng.integers(0, HASH_PRIME, size=k) for _ in range(2))
-        return cls(epsilon, d, k, m, *(tuple(int(v) for v in arr) for arr in (a, b, c, e)))
+        return cls._drawn(epsilon, d, k, m, names=("k", "m"), pairs=2, what="k × m sketch", rng=rng)
 
     @property
     def _shape(self) -> tuple[int, int]:
@@ -120,17 +105,7 @@ class PrivateCountSketch(_SignedSketch):
         ----------
         [cormode2021] (pure-ldp's ``PCSClient``: the Duchi et al. / Bassily–Smith randomizer of one signed cell).
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
-        check_allocation(
-            "values",
-            Described(f"{values.size} users"),
-            values.size * self.m,
-            itemsize=1,
-            what="n × m vectors",
-        )
-        rows = rng.integers(0, self.k, size=values.size)
-        vectors = (1 - 2 * rng.integers(0, 2, size=(values.size, self.m))).astype(np.int8)
+        values, rng, rows, vectors = self._fair_signs(values, rng, "n × m vectors")
         hashes, signs = self._table
         keep = np.where(rng.random(values.size) < self.keep_probability, 1, -1)
         vectors[np.arange(values.size), hashes[rows, values]] = signs[rows, values] * keep

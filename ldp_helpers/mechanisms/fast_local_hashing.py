@@ -52,7 +52,14 @@ from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard import _equal_multinomial
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, olh_hash_range
+from ldp_helpers.mechanisms.local_hashing import (
+    HASH_PRIME,
+    _check_coefficients,
+    _collision_counts,
+    _draw_coefficients,
+    _PublicHashes,
+    olh_hash_range,
+)
 
 MAX_TABLE_CELLS = 2**22  # largest d·k·g for output_table
 
@@ -176,7 +183,7 @@ def _moments(table, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class FastLocalHashing(FrequencyOracle):
+class FastLocalHashing(_PublicHashes, FrequencyOracle):
     """FLH over [0, d) with k public hashes h_j(x) = ((a_j x + b_j) mod P) mod g; ``g`` = 0: OLH's range.
 
     Build it with :meth:`create` (hash coefficients drawn from the injected Generator).  Derived once:
@@ -200,8 +207,7 @@ class FastLocalHashing(FrequencyOracle):
         super().__post_init__()
         check_int("d", self.d, low=2, high=HASH_PRIME)  # h_j separates values only below P
         check_int("k", self.k, low=1)
-        check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1, shape=(self.k,))
-        check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1, shape=(self.k,))
+        _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self.k)
         g = check_int("g", self.g, low=0, high=HASH_PRIME)
         if g == 1:
             fail("g", g, "0 (OLH's round(e^ε) + 1) or an integer in [2, P]")
@@ -216,18 +222,11 @@ class FastLocalHashing(FrequencyOracle):
         rng = check_rng(rng)
         k = check_int("k", k, low=1)
         check_allocation("k", k, 2 * k, what="hash coefficients")
-        a, b = rng.integers(1, HASH_PRIME, size=k), rng.integers(0, HASH_PRIME, size=k)
-        return cls(epsilon, d, k, tuple(int(x) for x in a), tuple(int(x) for x in b), g)
+        return cls(epsilon, d, k, *_draw_coefficients(rng, k), g)
 
     @cached_property
     def _grr(self) -> GRR:
         return GRR(self.epsilon, self.hash_range)
-
-    @property
-    def tight(self) -> bool:
-        """Whether the whole-report loss equals ε: some h_j separates two values."""
-        table = self.hash_table()
-        return bool(np.any(table != table[:, :1]))
 
     @property
     def report_bits(self) -> int:

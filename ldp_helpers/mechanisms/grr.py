@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_rng
-from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.hadamard import _equal_multinomial
 
 MAX_D_TABLE = 4096  # largest d for output_table (a d × d float table: 128 MiB)
@@ -105,32 +105,21 @@ class GRR(PureFrequencyOracle):
         reports = check_domain_values("reports", reports, self.d)
         return np.bincount(reports.ravel(), minlength=self.d)
 
-    def sample_aggregate(
-        self, truth, *, rng: np.random.Generator, n_draws: int | None = None
-    ) -> np.ndarray:
-        """Exact aggregate sampler: the support counts C drawn from their law given the true counts f.
+    def _draw_support(self, counts, n, *, rng: np.random.Generator, size=None) -> np.ndarray:
+        """GRR's support counts given validated true counts f, the law of :meth:`sample_aggregate`.
 
         ``C = K + M``, ``K_i ~ Binomial(f_i, p − q)`` (users who kept their value through the
         "keep" branch) and ``M ~ Multinomial(n − ΣK, 1/d each)`` (everyone else reports a
-        uniform value).  Same law as ``aggregate(perturb(expand(truth)))`` (tested), at a cost
-        of d binomials and one d-way multinomial, independent of n.  With ``n_draws`` the
-        result has shape (n_draws, d): independent surveys, two Generator calls.
+        uniform value): the law of ``aggregate(perturb(expand(truth)))`` (tested), at a cost of
+        d binomials and one d-way multinomial, independent of n.  M is drawn by
+        :func:`~ldp_helpers.mechanisms.hadamard._equal_multinomial` (fair halvings when d is a power
+        of 2 and the output large) when the users average at most
+        :data:`SPREAD_HALVINGS_MAX_MEAN` per cell, else by numpy's multinomial (the same law).
 
         References
         ----------
         [wang2017] §4.1; [grr_vs_oue] Algorithm 1.
         """
-        counts, n = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        size = None if n_draws is None else batch_shape(n_draws, (self.d,))
-        return self._draw_support(counts, n, rng=rng, size=size)
-
-    def _draw_support(self, counts, n, *, rng: np.random.Generator, size=None) -> np.ndarray:
-        """GRR's support counts given validated true counts: ``K_i ~ Bin(f_i, p − q)``, then the
-        ``n − ΣK`` others spread uniformly (the law :meth:`sample_aggregate` documents): by
-        :func:`~ldp_helpers.mechanisms.hadamard._equal_multinomial` (fair halvings when d is a power
-        of 2 and the output large) when the users average at most
-        :data:`SPREAD_HALVINGS_MAX_MEAN` per cell, else by numpy's multinomial (the same law)."""
         kept = rng.binomial(counts, self.p - self.q, size=size)
         rest = n - np.add.reduce(kept, axis=-1)
         if np.mean(n) <= SPREAD_HALVINGS_MAX_MEAN * self.d:

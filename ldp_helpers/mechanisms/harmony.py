@@ -31,12 +31,11 @@ import numpy as np
 from ldp_helpers._validation import (
     Described,
     check_binary_array,
-    check_ndim,
     check_real_array,
     check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.continual import StreamMechanism
+from ldp_helpers.mechanisms.continual import StreamMechanism, _rounds_matrix
 
 
 @dataclass(frozen=True)
@@ -59,13 +58,7 @@ class Harmony(StreamMechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``[N; X]``: every user sends a bit every round; X_t is the number of 1s."""
-        Y = check_ndim(
-            "reports",
-            check_binary_array("reports", reports),
-            2,
-            last=self.n_rounds,
-            what="(users × rounds)",
-        )
+        Y = _rounds_matrix("reports", check_binary_array("reports", reports), self.n_rounds)
         return np.stack([np.full(self.n_rounds, Y.shape[0]), Y.sum(axis=0, dtype=np.int64)])
 
     def _randomize(self, K, K1, rng) -> np.ndarray:
@@ -127,13 +120,7 @@ class HarmonyNguyen(StreamMechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
-        z = check_ndim(
-            "reports",
-            check_real_array("reports", reports),
-            2,
-            last=self.n_rounds,
-            what="(users × rounds)",
-        )
+        z = _rounds_matrix("reports", check_real_array("reports", reports), self.n_rounds)
         size = self.n_rounds * self.scale
         if np.any(~np.isclose(np.abs(z), size, rtol=1e-12, atol=0) & (z != 0)) or np.any(
             (z != 0).sum(axis=1) > 1

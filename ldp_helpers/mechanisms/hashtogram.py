@@ -26,23 +26,18 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
-    check_allocation,
-    check_domain_values,
     check_instance,
     check_int,
     check_int_array,
     check_ndim,
-    check_rng,
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, universal_hash
-from ldp_helpers.mechanisms.signed_sketch import (
-    MAX_TABLE_CELLS,
+from ldp_helpers.mechanisms.local_hashing import (
     _check_coefficients,
-    _check_signs,
-    _SignedSketch,
+    universal_hash,
 )
+from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
 
 
 class HashtogramReports(NamedTuple):
@@ -87,21 +82,9 @@ class Hashtogram(_SignedSketch):
         cls, epsilon: float, d: int, n_hashes: int, n_buckets: int, *, rng: np.random.Generator
     ) -> Hashtogram:
         """A Hashtogram whose R hashes are drawn from ``rng``."""
-        rng = check_rng(rng)
-        n_hashes = check_int("n_hashes", n_hashes, low=1)
-        check_allocation("n_hashes", n_hashes, 2 * n_hashes, what="hash coefficients")
-        check_allocation(
-            "n_buckets",
-            n_buckets,
-            n_hashes * check_int("n_buckets", n_buckets, low=2),
-            what="R × T sums",
-        )
-        a, b = (
-            rng.integers(1, HASH_PRIME, size=n_hashes),
-            rng.integers(0, HASH_PRIME, size=n_hashes),
-        )
-        return cls(
-            epsilon, d, n_hashes, n_buckets, tuple(int(x) for x in a), tuple(int(x) for x in b)
+        names = ("n_hashes", "n_buckets")
+        return cls._drawn(
+            epsilon, d, n_hashes, n_buckets, names=names, pairs=1, what="R × T sums", rng=rng
         )
 
     @property
@@ -129,17 +112,7 @@ class Hashtogram(_SignedSketch):
         ----------
         [bassily2017] (Hashtogram's local randomizer).
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
-        check_allocation(
-            "values",
-            Described(f"{values.size} users"),
-            values.size * self.n_buckets,
-            itemsize=1,
-            what="each user's public row of Z",
-        )
-        rows = rng.integers(0, self.n_hashes, size=values.size)
-        public = (1 - 2 * rng.integers(0, 2, size=(values.size, self.n_buckets))).astype(np.int8)
+        values, rng, rows, public = self._fair_signs(values, rng, "each user's public row of Z")
         sign = public[np.arange(values.size), self._hashes_of(values)[rows, np.arange(values.size)]]
         flip = rng.random(values.size) >= self.keep_probability
         return HashtogramReports(rows, np.where(flip, -sign, sign).astype(np.int8), public)

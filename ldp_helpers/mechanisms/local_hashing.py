@@ -79,6 +79,30 @@ def universal_hash(a, b, x, m):
     return ((a * x + b) % HASH_PRIME) % m
 
 
+def _draw_coefficients(rng: np.random.Generator, rows: int, pairs: int = 1) -> tuple:
+    """``pairs`` universal hashes' coefficients for ``rows`` rows, as tuples of ints: the multipliers
+    a ∈ [1, P)^rows drawn first, then the offsets b ∈ [0, P)^rows: ``(a₁, …, a_pairs, b₁, …, b_pairs)``.
+    """
+    lows = (1,) * pairs + (0,) * pairs
+    return tuple(tuple(int(v) for v in rng.integers(low, HASH_PRIME, size=rows)) for low in lows)
+
+
+class _PublicHashes:
+    """The oracles that hash every value with k public hashes h_j (``hash_table()``, shape (k, d))."""
+
+    @property
+    def tight(self) -> bool:
+        """Whether the whole-report loss equals ε: some hash h_j separates two values."""
+        table = self.hash_table()
+        return bool(np.any(table != table[:, :1]))
+
+
+def _check_coefficients(name_a: str, a, name_b: str, b, rows: int) -> None:
+    """Universal-hash coefficients: ``rows`` multipliers in [1, P) and ``rows`` offsets in [0, P)."""
+    check_int_array(name_a, a, low=1, high=HASH_PRIME - 1, shape=(rows,))
+    check_int_array(name_b, b, low=0, high=HASH_PRIME - 1, shape=(rows,))
+
+
 def _collision_counts(table: np.ndarray, signs: np.ndarray | None = None) -> np.ndarray:
     """C[v, x] = Σ_j 1[h_j(v) = h_j(x)]·s_j(v)·s_j(x) for a (k, d) hash table and optional ±1 signs (d × d).
 

@@ -46,6 +46,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
+from ldp_helpers.mechanisms.continual import _rounds_matrix
 from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap, q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, check_stream_truth
@@ -188,13 +189,7 @@ class MShotReporting(Mechanism):
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Algorithm 1 per user: the N×T report matrix Y (ε/m below about 36.7)."""
-        V = check_ndim(
-            "values",
-            check_binary_array("values", values),
-            2,
-            last=self.n_rounds,
-            what="(users × rounds)",
-        )
+        V = _rounds_matrix("values", check_binary_array("values", values), self.n_rounds)
         rng = check_rng(rng)
         chosen = reference_report_rounds(
             V.shape[0], self.n_rounds, self.m, rng=rng
@@ -207,13 +202,7 @@ class MShotReporting(Mechanism):
 
     def aggregate(self, reports) -> np.ndarray:
         """``X_t = Σ_n y_{n,t}``: reported 1s per round (reports and dummies look alike)."""
-        Y = check_ndim(
-            "reports",
-            check_binary_array("reports", reports),
-            2,
-            last=self.n_rounds,
-            what="(users × rounds)",
-        )
+        Y = _rounds_matrix("reports", check_binary_array("reports", reports), self.n_rounds)
         return Y.sum(axis=0, dtype=np.int64)
 
     def sample_aggregate(

@@ -104,6 +104,19 @@ class _Multidimensional(Mechanism):
         ends = np.cumsum(widths)
         return [slice(int(e - w), int(e)) for e, w in zip(ends, widths)]
 
+    def aggregate(self, reports) -> np.ndarray:
+        """Every attribute's support counts over all n reports (RS+FD: real and fake), concatenated
+        (length Σ k_j)."""
+        reports = check_ndim(
+            "reports", reports, 2, last=int(self._widths.sum()), what="(users × report columns)"
+        )
+        return np.concatenate(
+            [
+                o.aggregate(_squeeze(reports[:, b]))
+                for o, b in zip(self.oracles, self._blocks(self._widths))
+            ]
+        )
+
     # ---------------------------------------------------------------- truth
 
     def check_truth(self, truth) -> tuple[np.ndarray, int]:
@@ -219,18 +232,6 @@ class SPL(_Multidimensional):
         """Per-user client: each attribute's value through its oracle at ε/d, reports side by side."""
         rows, rng = self._check_rows(values), check_rng(rng)
         return np.column_stack([o.perturb(rows[:, j], rng=rng) for j, o in enumerate(self.oracles)])
-
-    def aggregate(self, reports) -> np.ndarray:
-        """Every attribute's support counts, concatenated (length Σ k_j)."""
-        reports = check_ndim(
-            "reports", reports, 2, last=int(self._widths.sum()), what="(users × report columns)"
-        )
-        return np.concatenate(
-            [
-                o.aggregate(_squeeze(reports[:, b]))
-                for o, b in zip(self.oracles, self._blocks(self._widths))
-            ]
-        )
 
     def sample_aggregate(
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None

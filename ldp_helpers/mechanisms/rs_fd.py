@@ -42,7 +42,6 @@ from ldp_helpers._validation import (
     check_epsilon,
     check_int,
     check_int_array,
-    check_ndim,
     check_rng,
 )
 from ldp_helpers.mechanisms.base import batch_shape
@@ -52,7 +51,6 @@ from ldp_helpers.mechanisms.multidimensional import (
     _kron_sum,
     _log_table,
     _Multidimensional,
-    _squeeze,
 )
 from ldp_helpers.mechanisms.privacy import _independent_bits_log_table, _max_log_ratio
 from ldp_helpers.mechanisms.pure import count_variance
@@ -177,18 +175,6 @@ class RSFD(_Multidimensional):
                 column = np.where(real[:, None], o.perturb(rows[:, j], rng=rng), fake)
             columns.append(column)
         return np.column_stack(columns).astype(np.int64)
-
-    def aggregate(self, reports) -> np.ndarray:
-        """Every attribute's support counts over all n reports (real and fake), concatenated (length Σ k_j)."""
-        reports = check_ndim(
-            "reports", reports, 2, last=int(self._widths.sum()), what="(users × report columns)"
-        )
-        return np.concatenate(
-            [
-                o.aggregate(_squeeze(reports[:, b]))
-                for o, b in zip(self.oracles, self._blocks(self._widths))
-            ]
-        )
 
     def sample_aggregate(
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None

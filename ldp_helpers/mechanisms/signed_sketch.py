@@ -31,6 +31,7 @@ from ldp_helpers._validation import (
     Described,
     check_aggregate,
     check_allocation,
+    check_domain_values,
     check_int,
     check_int_array,
     check_real,
@@ -38,16 +39,11 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts
+from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, _draw_coefficients
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
 MAX_TABLE_CELLS = 2**24  # largest d × (number of whole reports) for output_table
-
-
-def _check_coefficients(name_a, a, name_b, b, rows):
-    check_int_array(name_a, a, low=1, high=HASH_PRIME - 1, shape=(rows,))
-    check_int_array(name_b, b, low=0, high=HASH_PRIME - 1, shape=(rows,))
 
 
 @functools.lru_cache(maxsize=4)
@@ -84,9 +80,30 @@ class _SignedSketch(FrequencyOracle):
         super().__post_init__()
         check_int("d", self.d, low=2, high=HASH_PRIME)
 
+    @classmethod
+    def _drawn(cls, epsilon, d, rows, width, *, names: tuple, pairs: int, what: str, rng):
+        """An instance whose ``pairs`` universal hashes per row are drawn from ``rng``, after the
+        checks of the number of rows and the width (``names``) and of the rows × width sums."""
+        rng = check_rng(rng)
+        rows = check_int(names[0], rows, low=1)
+        check_allocation(names[0], rows, 2 * pairs * rows, what="hash coefficients")
+        check_allocation(names[1], width, rows * check_int(names[1], width, low=2), what=what)
+        drawn = _draw_coefficients(rng, rows, pairs)  # multipliers first, then offsets
+        return cls(epsilon, d, rows, width, *itertools.chain(*zip(drawn[:pairs], drawn[pairs:])))
+
     @property
     def _shape(self) -> tuple[int, int]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _fair_signs(self, values, rng, what: str) -> tuple:
+        """What the per-user clients share: the checked values, ``rng``, each user's row j (uniform)
+        and an n × width matrix of fair ±1 signs (int8); ``what`` names that matrix."""
+        values = check_domain_values("values", values, self.d).ravel()
+        rng = check_rng(rng)
+        n, (n_rows, width) = values.size, self._shape
+        check_allocation("values", Described(f"{n} users"), n * width, itemsize=1, what=what)
+        rows = rng.integers(0, n_rows, size=n)
+        return values, rng, rows, (1 - 2 * rng.integers(0, 2, size=(n, width))).astype(np.int8)
 
     def _signs(self) -> np.ndarray:
         """g_j(x) ∈ {±1}, shape (rows, d): all +1 unless the subclass signs its cells."""

@@ -46,7 +46,13 @@ from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, ba
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard import _equal_multinomial
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH
+from ldp_helpers.mechanisms.local_hashing import (
+    HASH_PRIME,
+    OLH,
+    _check_coefficients,
+    _draw_coefficients,
+    _PublicHashes,
+)
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
 #: the pure frequency oracles a sketch response may report its hashed value with
@@ -67,7 +73,7 @@ class SketchResponseReports(NamedTuple):
 
 
 @dataclass(frozen=True)
-class SketchResponse(FrequencyOracle):
+class SketchResponse(_PublicHashes, FrequencyOracle):
     """k hashes h_j(x) = ((a_j x + b_j) mod P) mod m; the hashed value is reported with ``oracle`` over [m] at ε.
 
     Build it with :meth:`create`.  The truth is the vector of d true counts; the aggregate is
@@ -92,8 +98,7 @@ class SketchResponse(FrequencyOracle):
         check_int("d", self.d, low=2, high=HASH_PRIME)
         check_int("k", self.k, low=1)
         check_int("m", self.m, low=2, high=2**20)
-        check_int_array("hash_a", self.hash_a, low=1, high=HASH_PRIME - 1, shape=(self.k,))
-        check_int_array("hash_b", self.hash_b, low=0, high=HASH_PRIME - 1, shape=(self.k,))
+        _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self.k)
         check_choice("oracle", self.oracle, ORACLES)
         self.inner  # noqa: B018 - builds the inner oracle now: an ε it refuses is refused here
 
@@ -111,19 +116,12 @@ class SketchResponse(FrequencyOracle):
         """A sketch response whose k hash functions are drawn from ``rng``."""
         rng = check_rng(rng)
         k = check_int("k", k, low=1, high=2**20)
-        a, b = rng.integers(1, HASH_PRIME, size=k), rng.integers(0, HASH_PRIME, size=k)
-        return cls(epsilon, d, k, m, tuple(int(x) for x in a), tuple(int(x) for x in b), oracle)
+        return cls(epsilon, d, k, m, *_draw_coefficients(rng, k), oracle)
 
     @cached_property
     def inner(self) -> PureFrequencyOracle:
         """The pure frequency oracle over [m] at ε that reports the hashed value."""
         return ORACLES[self.oracle](self.epsilon, self.m)
-
-    @property
-    def tight(self) -> bool:
-        """Whether the loss is exactly ε: some hash separates two values (the inner oracles are tight)."""
-        table = self.hash_table()
-        return bool(np.any(table != table[:, :1]))
 
     @property
     def report_bits(self) -> int:

@@ -37,6 +37,7 @@ from ldp_helpers._validation import (
     check_real_array,
     check_rng,
     check_total,
+    check_weights,
     fail,
 )
 
@@ -296,17 +297,7 @@ def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) 
     [rappor] §3; [rappor] Fig. 2.
     """
     rng = check_rng(rng)
-    weights = check_ndim(
-        "weights", check_real_array("weights", weights, low=0.0, low_open=False), 1
-    )
-    check_real(
-        "weights.sum()",
-        float(weights.sum()),
-        low=1 - 1e-9,
-        high=1 + 1e-9,
-        low_open=False,
-        high_open=False,
-    )
+    weights = check_weights("weights", weights)
     return np.stack([rng.multinomial(n_j, weights) for n_j in cohort_sizes(n_reports, m)])
 
 

@@ -66,36 +66,27 @@ def _outcomes(
                 progressed = time.monotonic()
                 continue
             time.sleep(POLL_SECONDS)
-            now = time.monotonic()
+            now, why = time.monotonic(), None
             if now - progressed >= chunk_timeout:
-                client.cancel(list(pending))
-                for future in sorted(pending, key=futures.get):
-                    yield (
-                        futures[future],
-                        False,
-                        f"no result: no chunk finished within chunk_timeout={chunk_timeout:g} s "
-                        "(a chunk that hangs on a worker?)",
-                    )
-                pending = set()
-                break
-            if (
+                why = (
+                    f"no chunk finished within chunk_timeout={chunk_timeout:g} s "
+                    "(a chunk that hangs on a worker?)"
+                )
+            elif (
                 now - checked >= WORKERS_CHECK_SECONDS
             ):  # one scheduler round trip per second at most
                 checked = now
-                if client.nthreads():
-                    empty_since = None
-                    continue
-                empty_since = empty_since or now
-                if now - empty_since >= timeout:
-                    client.cancel(list(pending))
-                    for future in sorted(pending, key=futures.get):
-                        yield (
-                            futures[future],
-                            False,
-                            f"no result: the Dask cluster had no worker for {timeout:g} s "
-                            f"(scheduler {client.scheduler.address})",
-                        )
-                    pending = set()
+                empty_since = None if client.nthreads() else (empty_since or now)
+                if empty_since is not None and now - empty_since >= timeout:
+                    why = (
+                        f"the Dask cluster had no worker for {timeout:g} s "
+                        f"(scheduler {client.scheduler.address})"
+                    )
+            if why:  # give up on every pending chunk
+                client.cancel(list(pending))
+                for future in sorted(pending, key=futures.get):
+                    yield futures[future], False, f"no result: {why}"
+                pending = set()
     finally:
         if pending:  # interrupted (KeyboardInterrupt, a closed generator): leave nothing running
             client.cancel(list(pending))

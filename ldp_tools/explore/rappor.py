@@ -43,7 +43,7 @@ from ldp_helpers.bounds.rappor import (
     unit_threshold,
 )
 from ldp_helpers.estimation.rappor_decoding import identical_filter_pairs
-from ldp_helpers.experiments.glance import mean_and_se
+from ldp_helpers.experiments.common import mean_and_se
 from ldp_helpers.experiments.rappor import decode_surveys
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.simulate.populations import candidate_weights
@@ -255,7 +255,7 @@ def simulated_precision_recall(
 ) -> tuple[float, float, float, float]:
     """Mean precision, mean recall and their standard errors over ``n_draws`` decoded surveys (cached).
 
-    Means and standard errors: :func:`~ldp_helpers.experiments.glance.mean_and_se` (NaN: one
+    Means and standard errors: :func:`~ldp_helpers.experiments.common.mean_and_se` (NaN: one
     survey).
 
     Each survey is [rappor] §3's: a fresh hashing secret and population, the reports' bit counts

@@ -36,8 +36,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.bounds.m_shot import c_star, g, m_star
-from ldp_helpers.experiments.common import max_error
-from ldp_helpers.experiments.glance import mean_and_se
+from ldp_helpers.experiments.common import max_error, mean_and_se
 from ldp_helpers.experiments.m_shot import ramp_data
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony

@@ -23,7 +23,9 @@ BY_MU = {(name, mu): CURVE for name in ("Glance", "Harmony") for mu in (0.9995, 
 
 SPECS = {
     GL + "theorem4_beta": spec(n_users=100, beta=0.5, _extra={"beta": [0.0, 1.0]}),
-    EG + "mean_and_se": spec(samples=np.array([[0.1, 0.2, 0.3], [0.2, 0.1, 0.4]])),
+    "ldp_helpers.experiments.common.mean_and_se": spec(
+        samples=np.array([[0.1, 0.2, 0.3], [0.2, 0.1, 0.4]])
+    ),
     EG + "rate_fit": spec(x=np.array([1.0, 2.0, 4.0]), mean=CURVE, se=np.full(3, 0.01), log_x=True),
     EG + "sparse_round_tail": spec(epsilon=2.0, n_reporters=50, deviations=np.array([0.1, 0.2])),
     PG + "error_decomposition": spec(

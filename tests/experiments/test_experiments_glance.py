@@ -9,7 +9,7 @@ import pytest
 from ldp_helpers.bounds import chernoff as ch
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.experiments import glance as runs
-from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se
+from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, mean_and_se
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.simulate.populations import constant_population
@@ -19,11 +19,11 @@ from ldp_tools.pipeline.plots import glance as plots
 def test_mean_and_se_is_the_mean_and_its_standard_error_per_row():
     """Row means and sd/√n (ddof = 1) over the surveys; fewer than two surveys is refused."""
     x = np.array([[1.0, 2.0, 4.0], [0.5, 0.5, 0.5]])
-    mean, se = runs.mean_and_se(x)
+    mean, se = mean_and_se(x)
     assert mean.tolist() == [7 / 3, 0.5]
     assert se == pytest.approx([np.std([1, 2, 4], ddof=1) / math.sqrt(3), 0.0], abs=1e-15)
     with pytest.raises(ValueError, match="samples must be an array with at least two surveys"):
-        runs.mean_and_se(np.array([[1.0], [2.0]]))
+        mean_and_se(np.array([[1.0], [2.0]]))
 
 
 def test_rate_fit_is_the_fitted_slope_and_its_se():

@@ -30,7 +30,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.bounds.chernoff import TailCheck
 from ldp_helpers.bounds.extremes import rate_guide
 from ldp_helpers.bounds.m_shot import METHODS, c_star, g, m_star, rate_exponent
-from ldp_helpers.experiments.glance import mean_and_se
+from ldp_helpers.experiments.common import mean_and_se
 from ldp_tools.pipeline.plots import plot_tail_bounds
 
 EXPERIMENT_2_METHODS = ("m*-shot", "T-shot")  # the two methods Fig. 2d–f compares
