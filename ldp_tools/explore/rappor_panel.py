@@ -42,7 +42,7 @@ from ldp_tools.explore.rappor import (
     _guide,
     _simulated,
 )
-from ldp_tools.explore.rappor_sim import _survey, _user_report, decode_counts
+from ldp_tools.explore.rappor_sim import _survey, decode_counts, user_report
 
 #: decoded surveys behind the optional check of the guide's precision and recall
 SIMULATED_SURVEYS = 4
@@ -208,8 +208,20 @@ def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
 def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) -> tuple:
     """The panel's values checked once: the setting, one user's report (drawn), the two toggles."""
     checked = _check_setting(**setting)
-    steps = _user_report(
-        checked.params, checked.n_candidates, checked.seed, candidate, cohort, user, report
+    par = checked.params
+    steps = user_report(  # RAPPOR's fields again (cheap): one function, the public one
+        k=par.k,
+        h=par.h,
+        m=par.m,
+        f=par.f,
+        p=par.p,
+        q=par.q,
+        n_candidates=checked.n_candidates,
+        seed=checked.seed,
+        candidate=candidate,
+        cohort=cohort,
+        user=user,
+        report=report,
     )
     return checked, steps, check_bool("survey", survey), check_bool("simulate", simulate)
 

@@ -77,13 +77,7 @@ def user_report(
     """
     params = _params(k, h, m, f, p, q)
     n_candidates = check_int("n_candidates", n_candidates, low=2, high=MAX_CANDIDATES)
-    return _user_report(
-        params, n_candidates, check_int("seed", seed, low=0), candidate, cohort, user, report
-    )
-
-
-def _user_report(params, n_candidates, seed, candidate, cohort, user, report) -> ReportSteps:
-    """:func:`user_report` on a checked RAPPOR, design size and seed; checks the user's numbers."""
+    seed = check_int("seed", seed, low=0)
     candidate = check_int("candidate", candidate, low=0, high=n_candidates - 1)
     cohort = check_int("cohort", cohort, low=0, high=params.m - 1)
     user, report = check_int("user", user, low=0), check_int("report", report, low=0)
