@@ -34,6 +34,19 @@ COLUMNS = (
     "decision",
     "stability",
 )
+#: the columns a rendered table shows, and their headers
+SHOWN = COLUMNS[:9]
+HEADERS = (
+    "id",
+    "claim",
+    "source",
+    "paper",
+    "ours",
+    "verdict",
+    "severity",
+    "tolerance",
+    "depends on",
+)
 MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
 #: the ``stability`` column (``reproduce`` re-runs a notebook under other seeds): the decision identical under every
 #: seed; its value moved but not its verdict (N counts every seed, the published one too); or the verdict flipped
@@ -160,23 +173,12 @@ def markdown_table(rows) -> str:
     """Claims as a Markdown table (verdicts other than reproduced in bold); a ``stability`` column when the rows have one."""
     rows = list(rows)
     with_stability = any(r.stability for r in rows)
-    head = (
-        "| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |"
-        + (" stability |" if with_stability else "")
-    )
+    head = "| " + " | ".join(HEADERS + ("stability",) * with_stability) + " |"
     lines = [head, "|---" * head.count(" |") + "|"]
     for r in rows:
-        cells = [
-            r.id,
-            r.claim,
-            r.source,
-            r.paper_value,
-            r.our_value,
-            r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
-            r.severity,
-            r.tolerance,
-            r.depends_on,
-        ] + ([stability_mark(r.stability)] if with_stability else [])
+        verdict = r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**"
+        cells = [verdict if column == "verdict" else getattr(r, column) for column in SHOWN]
+        cells += [stability_mark(r.stability)] * with_stability
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 

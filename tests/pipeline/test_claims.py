@@ -398,8 +398,8 @@ def test_short_form_gives_the_long_forms_rows(tmp_path):
     short.erratum("slip", 0.5743)
     short.check("peak", 0.505, where=0.505)
     long = ClaimsTable("00_tutorial", texts=None)
-    long._check_long("the peak is at 0.51", "Fig. 1", 0.5, 0.505, atol=0.01, id="00-01")
-    long._check_statement_long(
+    long.check("the peak is at 0.51", "Fig. 1", 0.5, 0.505, atol=0.01, id="00-01")
+    long.check_statement(
         "the estimator is unbiased",
         "Thm 3",
         "unbiased",
@@ -407,10 +407,10 @@ def test_short_form_gives_the_long_forms_rows(tmp_path):
         "pooled z = 0.10 (e^{eps} untouched)",
         id="00-02",
     )
-    long._erratum_long(
+    long.erratum(
         "the printed constant", "§5.3", 0.575, 0.5743, severity="typo", atol=5e-4, id="00-03"
     )
-    long._erratum_if_long(
+    long.erratum_if(
         gt(3.0, 1.0),
         "what follows from the slip",
         "§5.4",
