@@ -163,14 +163,15 @@ def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch
 
 
 def test_overlong_csv_is_refused_unread(tmp_path, monkeypatch):
-    """Reading stops at MAX_CSV_BYTES + 1 bytes."""
+    """A file over MAX_CSV_BYTES is refused by its size, naming the file."""
     from ldp_tools.pipeline import claim_rows
 
     monkeypatch.setattr(claim_rows, "MAX_CSV_BYTES", 100)
     bad = tmp_path / "claims.csv"
     bad.write_text(",".join(COLUMNS) + "\n" + "x" * 500 + "\n")
-    with pytest.raises(ValueError, match="longer than 100 bytes"):
+    with pytest.raises(ValueError, match=r"at most 100 B \(this one has 596 B\)") as info:
         read_claims_csv(bad)
+    assert str(bad) in str(info.value)
 
 
 def test_unknown_notebook_and_verdict():
