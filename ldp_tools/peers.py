@@ -135,35 +135,50 @@ def reseed_numba(rng: np.random.Generator) -> None:
 
 
 @dataclass(frozen=True)
-class PureLdpUE:
-    """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based, so value x is sent as x + 1."""
+class _UE:
+    """A peer's UE client at (ε, d): OUE's q if ``oue``, else SUE's."""
 
     epsilon: float
     d: int
     oue: bool
 
     def __post_init__(self):
-        _check_ue(self)
+        check_epsilon(self.epsilon)
+        check_int("d", self.d, low=2)
+        check_bool("oue", self.oue)
+
+
+@dataclass(frozen=True)
+class _OLH:
+    """A peer's OLH client at (ε, d) (ε ≤ 40: :func:`olh_hash_range`)."""
+
+    epsilon: float
+    d: int
+
+    def __post_init__(self):
+        olh_hash_range(check_epsilon(self.epsilon))
+        check_int("d", self.d, low=2, high=10**6)
+
+
+def _built(client, build):
+    """The peer's client object of ``client`` (a frozen peer client): ``build()`` once per process."""
+    if client not in _CLIENTS:
+        _CLIENTS[client] = build()
+    return _CLIENTS[client]
+
+
+class PureLdpUE(_UE):
+    """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based, so value x is sent as x + 1."""
 
     def __call__(self, value):
         from pure_ldp.frequency_oracles.unary_encoding import UEClient
 
-        client = _CLIENTS.get(self)
-        if client is None:
-            client = _CLIENTS[self] = UEClient(self.epsilon, self.d, use_oue=self.oue)
+        client = _built(self, lambda: UEClient(self.epsilon, self.d, use_oue=self.oue))
         return client.privatise(int(value) + 1)
 
 
-@dataclass(frozen=True)
-class MultiFreqUE:
+class MultiFreqUE(_UE):
     """multi-freq-ldpy's ``UE_Client(x, k, ε, optimal)`` (0-based)."""
-
-    epsilon: float
-    d: int
-    oue: bool
-
-    def __post_init__(self):
-        _check_ue(self)
 
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Client
@@ -171,36 +186,20 @@ class MultiFreqUE:
         return UE_Client(int(value), self.d, self.epsilon, optimal=self.oue)
 
 
-@dataclass(frozen=True)
-class PureLdpOLH:
+class PureLdpOLH(_OLH):
     """pure-ldp's ``LHClient(ε, d, use_olh=True)`` (x sent as x + 1); its report ``(y, seed)`` as ``(y, seed mod 2**32)``
     (the part of the seed its hash reads, exact as a float), audited through :func:`olh_support` on the batch."""
-
-    epsilon: float
-    d: int
-
-    def __post_init__(self):
-        _check_olh(self)
 
     def __call__(self, value):
         from pure_ldp.frequency_oracles.local_hashing import LHClient
 
-        client = _CLIENTS.get(self)
-        if client is None:
-            client = _CLIENTS[self] = LHClient(self.epsilon, self.d, use_olh=True)
+        client = _built(self, lambda: LHClient(self.epsilon, self.d, use_olh=True))
         y, seed = client.privatise(int(value) + 1)
         return y, seed % 2**32
 
 
-@dataclass(frozen=True)
-class MultiFreqOLH:
+class MultiFreqOLH(_OLH):
     """multi-freq-ldpy's ``LH_Client(x, k, ε, optimal=True)`` (0-based), reported as :class:`PureLdpOLH`'s."""
-
-    epsilon: float
-    d: int
-
-    def __post_init__(self):
-        _check_olh(self)
 
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Client
@@ -239,18 +238,7 @@ class _Prepare:
             self.client(0)
 
 
-_CLIENTS: dict = {}
-
-
-def _check_olh(client) -> None:
-    olh_hash_range(check_epsilon(client.epsilon))  # ε ≤ 40
-    check_int("d", client.d, low=2, high=10**6)
-
-
-def _check_ue(client) -> None:
-    check_epsilon(client.epsilon)
-    check_int("d", client.d, low=2)
-    check_bool("oue", client.oue)
+_CLIENTS: dict = {}  # a frozen peer client -> the peer's client object (:func:`_built`)
 
 
 def check_peer_arguments(
@@ -316,18 +304,10 @@ def audit_peer_here(
             n_jobs=n_jobs,
             chunk_size=chunk_size,
         )
-        out["audits"][protocol] = {
-            "epsilon_lb": r.epsilon_lb,
-            "count0": r.count0,
-            "count1": r.count1,
-            "p0_low": r.p0_low,
-            "p1_high": r.p1_high,
-            "event": str(r.event),
-            "violation": bool(r.violation),
-            "violation_confidence": r.violation_confidence,
-            "n_trials": r.n_trials,
-            "confidence": r.confidence,
-        }
+        fields = ("epsilon_lb", "count0", "count1", "p0_low", "p1_high", "event", "violation")
+        fields += ("violation_confidence", "n_trials", "confidence")
+        audit = {name: getattr(r, name) for name in fields}
+        out["audits"][protocol] = {**audit, "event": str(r.event), "violation": bool(r.violation)}
     return out
 
 
@@ -348,25 +328,10 @@ def audit_peer(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
     timeout = check_real("timeout", timeout, low=0.0)
-    return _run_peer(
-        peer,
-        [
-            "--epsilon",
-            repr(epsilon),
-            "--d",
-            str(d),
-            "--n-trials",
-            str(n_trials),
-            "--seed",
-            str(seed),
-            "--confidence",
-            repr(confidence),
-            "--n-jobs",
-            str(n_jobs),
-        ],
-        timeout,
-        "the audit",
-    )
+    options = {"epsilon": epsilon, "d": d, "n-trials": n_trials, "seed": seed}
+    options |= {"confidence": confidence, "n-jobs": n_jobs}  # str: a float's shortest round trip
+    flags = [text for name, value in options.items() for text in (f"--{name}", str(value))]
+    return _run_peer(peer, flags, timeout, "the audit")
 
 
 #: numba's on-disk cache of multi-freq-ldpy's compiled functions (:func:`_cache_jitted`), git-ignored
