@@ -327,11 +327,8 @@ def _execute(stem: str, source: Path, out_dir: Path) -> RunResult:
         )
     seconds = time.perf_counter() - start
     executed = nbformat.read(out_dir / f"{stem}.ipynb", as_version=4)
-    stderr = _stderr_text(executed)
-    if stderr:  # the paper profile must run warning-free
-        return RunResult(
-            stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}"
-        )
+    if detail := _failure(executed):  # a warning on stderr
+        return RunResult(stem, False, seconds, detail)
     return RunResult(
         stem,
         True,
