@@ -61,6 +61,8 @@ PEERS = {
     "multi-freq-ldpy": (BUILD_DIR / "bench-peers", "multi-freq-ldpy", "0.2.5"),
 }
 PROTOCOLS = ("SUE", "OUE", "OLH")
+#: reports per batch of a peer's audit (its numbers depend on the batches, not on where they run)
+_CHUNK_SIZE = 20_000
 
 
 # --------------------------------------------------------------------------- the peers' parameter rules
@@ -241,9 +243,7 @@ class _Prepare:
 _CLIENTS: dict = {}  # a frozen peer client -> the peer's client object (:func:`_built`)
 
 
-def check_peer_arguments(
-    *, epsilon, d, n_trials, seed, confidence, n_jobs, chunk_size=20_000
-) -> None:
+def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs) -> None:
     """A peer audit's arguments (checked before any process starts): the same limits as :func:`~ldp_helpers.audit.auditor.run_audit`."""
     check_epsilon(epsilon)
     check_int("d", d, low=2, high=10**6)
@@ -251,7 +251,6 @@ def check_peer_arguments(
     check_int("seed", seed, low=0, high=2**63 - 1)
     check_real("confidence", confidence, low=0.0, high=1.0)
     check_n_jobs(n_jobs)
-    check_int("chunk_size", chunk_size, low=1)
 
 
 def audit_peer_here(
@@ -263,19 +262,12 @@ def audit_peer_here(
     seed: int,
     confidence: float,
     n_jobs: int = 1,
-    chunk_size: int = 20_000,
 ) -> dict:
     """Audit SUE, OUE and OLH of ``peer`` in this process (its package must be importable); JSON-ready dict."""
     from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 
     check_peer_arguments(
-        epsilon=epsilon,
-        d=d,
-        n_trials=n_trials,
-        seed=seed,
-        confidence=confidence,
-        n_jobs=n_jobs,
-        chunk_size=chunk_size,
+        epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
     _, dist, expected = PEERS[check_choice("peer", peer, PEERS)]
     found = version(dist)
@@ -302,7 +294,7 @@ def audit_peer_here(
             confidence=confidence,
             claimed_epsilon=epsilon,
             n_jobs=n_jobs,
-            chunk_size=chunk_size,
+            chunk_size=_CHUNK_SIZE,
         )
         fields = ("epsilon_lb", "count0", "count1", "p0_low", "p1_high", "event", "violation")
         fields += ("violation_confidence", "n_trials", "confidence")

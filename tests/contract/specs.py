@@ -1056,7 +1056,6 @@ SPECS.update(
             seed=1,
             confidence=0.9,
             n_jobs=1,
-            chunk_size=20,
             _huge={"n_trials"},
             _extra={
                 "d": [1],
@@ -1064,7 +1063,6 @@ SPECS.update(
                 "seed": [-1],
                 "confidence": BAD_CONFIDENCE,
                 "n_jobs": [0],
-                "chunk_size": [0],
             },
         ),
         PE + "audit_peer_here": spec(
@@ -1075,7 +1073,6 @@ SPECS.update(
             seed=1,
             confidence=0.9,
             n_jobs=1,
-            chunk_size=20,
             _valid=False,
             _huge={"n_trials"},
             _extra={
@@ -1084,7 +1081,6 @@ SPECS.update(
                 "seed": [-1],
                 "confidence": BAD_CONFIDENCE,
                 "n_jobs": [0],
-                "chunk_size": [0],
             },
         ),
         PE + "audit_peer": spec(
