@@ -82,7 +82,7 @@ class ClaimsTable:
             raise TypeError(
                 f"texts must be 'file', None or a dict of ClaimText; got {type(self.texts).__name__}"
             )
-        self._recorded: dict[str, int] = {}  # claim name -> index in rows
+        self._recorded: list[str] = []  # the claims file's name of each row (the short form)
         #: names of the claims file a claims-only run leaves out (cells tagged ``seed-free``,
         #: :mod:`~ldp_tools.pipeline._reseeds`): not counted as missing
         self.left_out: frozenset = frozenset()
@@ -252,6 +252,10 @@ class ClaimsTable:
         entry = self._entry(name)
         if kind != "check" and se is not None:
             raise TypeError(f"se= belongs to a numeric check; claim {name!r} is {kind}")
+        if kind in ("erratum", "erratum_if") and not entry.severity:
+            raise ValueError(
+                f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})"
+            )
         if paper is None:
             paper = entry.paper
         atol = (entry.atol or 0.0) if atol is None else atol
@@ -288,22 +292,14 @@ class ClaimsTable:
             )
         else:
             row = self._decided(kind, evidence, claim, source, paper, words["ours"], **common)
-        if kind in ("erratum", "erratum_if") and not entry.severity:
-            raise ValueError(
-                f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})"
-            )
         # the entry's depends_on was checked against the file; rows follow the file's order, not the calls'
-        row = replace(row, depends_on=entry.depends_on or "")
-        self.rows[-1] = row
-        self._recorded[name] = len(self.rows) - 1
-        order = {key: i for i, key in enumerate(self.texts)}
-        names = {index: key for key, index in self._recorded.items()}
-        ranked = sorted(range(len(self.rows)), key=lambda i: order[names[i]])
-        self.rows, self.decisions = (
-            [self.rows[i] for i in ranked],
-            [self.decisions[i] for i in ranked],
+        row = self.rows[-1] = replace(row, depends_on=entry.depends_on or "")
+        self._recorded.append(name)
+        order = list(self.texts)
+        ranked = sorted(
+            zip(self._recorded, self.rows, self.decisions), key=lambda t: order.index(t[0])
         )
-        self._recorded = {names[i]: j for j, i in enumerate(ranked)}
+        self._recorded, self.rows, self.decisions = map(list, zip(*ranked))
         return row
 
     def missing(self) -> list[str]:

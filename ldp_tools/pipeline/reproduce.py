@@ -577,15 +577,7 @@ def main(argv=None) -> int:
             _list(sys.stdout)
             return 0
         profile = load_profile(args.profile)
-        stems = paths.notebook_stems()
-        selected = stems
-        if args.only:
-            unknown = [name for name in args.only if name not in stems]
-            if unknown:
-                raise ValueError(
-                    f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}"
-                )
-            selected = [s for s in stems if s in args.only]
+        selected = paths._select_notebooks(paths.notebook_stems(), args.only)
         seeds = robustness_seeds(args.profile)
         reseeds = {stem: _reseeds(stem, profile[stem], seeds) for stem in selected}
     except ValueError as err:

@@ -443,6 +443,10 @@ def test_short_form_refuses_what_it_cannot_record(tmp_path, monkeypatch):
         t.write_csv()
     with pytest.raises(TypeError, match="use claims.statement"):
         t.check_statement("a", "b", "c", lt(1.0, 2.0), "d")
+    bare = _short_table(tmp_path, SPEC.replace("  severity: typo\n", ""))
+    with pytest.raises(ValueError, match="'slip': an erratum states its severity"):
+        bare.erratum("slip", 0.5743)
+    assert not bare.rows and bare.missing() == list(bare.texts)  # refused before it is recorded
 
 
 @pytest.mark.parametrize(
