@@ -483,32 +483,18 @@ def main(argv=None) -> None:
         from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
 
         _cache_jitted(GRR, UE)
+    common = dict(epsilon=args.epsilon, d=args.d, seed=args.seed)
     if args.olh_values:
-        print(
-            json.dumps(
-                peer_olh_here(
-                    args.peer,
-                    epsilon=args.epsilon,
-                    d=args.d,
-                    values=json.loads(sys.stdin.read()),
-                    seed=args.seed,
-                )
-            )
+        result = peer_olh_here(args.peer, values=json.loads(sys.stdin.read()), **common)
+    else:
+        result = audit_peer_here(
+            args.peer,
+            n_trials=args.n_trials,
+            confidence=args.confidence,
+            n_jobs=args.n_jobs,
+            **common,
         )
-        return
-    print(
-        json.dumps(
-            audit_peer_here(
-                args.peer,
-                epsilon=args.epsilon,
-                d=args.d,
-                n_trials=args.n_trials,
-                seed=args.seed,
-                confidence=args.confidence,
-                n_jobs=args.n_jobs,
-            )
-        )
-    )
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
