@@ -120,17 +120,9 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
     only on success; a failure discards them (``figures/`` is never half-written).  (No reseeded
     runs here: :func:`main` adds them under a profile that lists ``robustness_seeds``.)
     """
-    if not isinstance(stem, str) or stem not in paths.notebook_stems():
-        raise ValueError(
-            f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}"
-        )
-    if profile_name not in profile_names():
-        raise ValueError(
-            f"unknown profile {profile_name!r}; valid profiles: {', '.join(profile_names())} (profile_name)"
-        )
-    parameters = check_parameters(
-        stem, parameters
-    )  # names declared in the notebook, values plain literals
+    paths.check_notebook_stem(stem, "stem")
+    check_choice("profile_name", profile_name, profile_names())
+    parameters = check_parameters(stem, parameters)  # declared names, plain literal values
     return _finish(stem, profile_name, parameters, _run_staged(stem, profile_name, parameters), {})
 
 
