@@ -353,10 +353,7 @@ def _run_peer(
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
-    for name in (
-        DASK_ADDRESS_ENV,
-        DASK_SCHEDULER_ENV,
-    ):  # the peers are installed here only: local processes
+    for name in (DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV):  # the peers are installed here only
         env.pop(name, None)
     done = subprocess.run(
         [sys.executable, "-m", "ldp_tools.peers", peer, *arguments],

@@ -499,11 +499,7 @@ def read_timings(profile_name: str) -> dict:
     check_choice("profile_name", profile_name, profile_names())
     try:
         return _check_timings(json.loads(_timings_path(profile_name).read_text(encoding="utf-8")))
-    except (
-        OSError,
-        ValueError,
-        TypeError,
-    ):  # none yet, or not ours: nothing to show, any order will do
+    except (OSError, ValueError, TypeError):  # none yet, or not ours: nothing to show
         return {}
 
 

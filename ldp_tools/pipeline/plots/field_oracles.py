@@ -314,9 +314,8 @@ def longitudinal_figure(
     labels = list(variances)
     x = np.arange(len(labels))
     exact, approx = (np.array([variances[k][i] for k in labels], dtype=float) for i in (0, 1))
-    exact, approx = (
-        np.where(np.isinf(v), np.nan, v) for v in (exact, approx)
-    )  # a refused setting is not drawn
+    # a refused setting is not drawn
+    exact, approx = (np.where(np.isinf(v), np.nan, v) for v in (exact, approx))
     right.bar(x - 0.2, exact, 0.4, label="exact (flat population)")
     right.bar(x + 0.2, approx, 0.4, label=r"approximate $q^*(1-q^*)/(p^*-q^*)^2$")
     right.set(
