@@ -61,6 +61,8 @@ PEERS = {
     "multi-freq-ldpy": (BUILD_DIR / "bench-peers", "multi-freq-ldpy", "0.2.5"),
 }
 PROTOCOLS = ("SUE", "OUE", "OLH")
+#: reports per batch of a peer's audit (its numbers depend on the batches, not on where they run)
+_CHUNK_SIZE = 20_000
 
 
 # --------------------------------------------------------------------------- the peers' parameter rules
@@ -135,35 +137,50 @@ def reseed_numba(rng: np.random.Generator) -> None:
 
 
 @dataclass(frozen=True)
-class PureLdpUE:
-    """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based, so value x is sent as x + 1."""
+class _UE:
+    """A peer's UE client at (ε, d): OUE's q if ``oue``, else SUE's."""
 
     epsilon: float
     d: int
     oue: bool
 
     def __post_init__(self):
-        _check_ue(self)
+        check_epsilon(self.epsilon)
+        check_int("d", self.d, low=2)
+        check_bool("oue", self.oue)
+
+
+@dataclass(frozen=True)
+class _OLH:
+    """A peer's OLH client at (ε, d) (ε ≤ 40: :func:`olh_hash_range`)."""
+
+    epsilon: float
+    d: int
+
+    def __post_init__(self):
+        olh_hash_range(check_epsilon(self.epsilon))
+        check_int("d", self.d, low=2, high=10**6)
+
+
+def _built(client, build):
+    """The peer's client object of ``client`` (a frozen peer client): ``build()`` once per process."""
+    if client not in _CLIENTS:
+        _CLIENTS[client] = build()
+    return _CLIENTS[client]
+
+
+class PureLdpUE(_UE):
+    """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based, so value x is sent as x + 1."""
 
     def __call__(self, value):
         from pure_ldp.frequency_oracles.unary_encoding import UEClient
 
-        client = _CLIENTS.get(self)
-        if client is None:
-            client = _CLIENTS[self] = UEClient(self.epsilon, self.d, use_oue=self.oue)
+        client = _built(self, lambda: UEClient(self.epsilon, self.d, use_oue=self.oue))
         return client.privatise(int(value) + 1)
 
 
-@dataclass(frozen=True)
-class MultiFreqUE:
+class MultiFreqUE(_UE):
     """multi-freq-ldpy's ``UE_Client(x, k, ε, optimal)`` (0-based)."""
-
-    epsilon: float
-    d: int
-    oue: bool
-
-    def __post_init__(self):
-        _check_ue(self)
 
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Client
@@ -171,36 +188,20 @@ class MultiFreqUE:
         return UE_Client(int(value), self.d, self.epsilon, optimal=self.oue)
 
 
-@dataclass(frozen=True)
-class PureLdpOLH:
+class PureLdpOLH(_OLH):
     """pure-ldp's ``LHClient(ε, d, use_olh=True)`` (x sent as x + 1); its report ``(y, seed)`` as ``(y, seed mod 2**32)``
     (the part of the seed its hash reads, exact as a float), audited through :func:`olh_support` on the batch."""
-
-    epsilon: float
-    d: int
-
-    def __post_init__(self):
-        _check_olh(self)
 
     def __call__(self, value):
         from pure_ldp.frequency_oracles.local_hashing import LHClient
 
-        client = _CLIENTS.get(self)
-        if client is None:
-            client = _CLIENTS[self] = LHClient(self.epsilon, self.d, use_olh=True)
+        client = _built(self, lambda: LHClient(self.epsilon, self.d, use_olh=True))
         y, seed = client.privatise(int(value) + 1)
         return y, seed % 2**32
 
 
-@dataclass(frozen=True)
-class MultiFreqOLH:
+class MultiFreqOLH(_OLH):
     """multi-freq-ldpy's ``LH_Client(x, k, ε, optimal=True)`` (0-based), reported as :class:`PureLdpOLH`'s."""
-
-    epsilon: float
-    d: int
-
-    def __post_init__(self):
-        _check_olh(self)
 
     def __call__(self, value):
         from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Client
@@ -239,23 +240,10 @@ class _Prepare:
             self.client(0)
 
 
-_CLIENTS: dict = {}
+_CLIENTS: dict = {}  # a frozen peer client -> the peer's client object (:func:`_built`)
 
 
-def _check_olh(client) -> None:
-    olh_hash_range(check_epsilon(client.epsilon))  # ε ≤ 40
-    check_int("d", client.d, low=2, high=10**6)
-
-
-def _check_ue(client) -> None:
-    check_epsilon(client.epsilon)
-    check_int("d", client.d, low=2)
-    check_bool("oue", client.oue)
-
-
-def check_peer_arguments(
-    *, epsilon, d, n_trials, seed, confidence, n_jobs, chunk_size=20_000
-) -> None:
+def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs) -> None:
     """A peer audit's arguments (checked before any process starts): the same limits as :func:`~ldp_helpers.audit.auditor.run_audit`."""
     check_epsilon(epsilon)
     check_int("d", d, low=2, high=10**6)
@@ -263,7 +251,6 @@ def check_peer_arguments(
     check_int("seed", seed, low=0, high=2**63 - 1)
     check_real("confidence", confidence, low=0.0, high=1.0)
     check_n_jobs(n_jobs)
-    check_int("chunk_size", chunk_size, low=1)
 
 
 def audit_peer_here(
@@ -275,19 +262,12 @@ def audit_peer_here(
     seed: int,
     confidence: float,
     n_jobs: int = 1,
-    chunk_size: int = 20_000,
 ) -> dict:
     """Audit SUE, OUE and OLH of ``peer`` in this process (its package must be importable); JSON-ready dict."""
     from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 
     check_peer_arguments(
-        epsilon=epsilon,
-        d=d,
-        n_trials=n_trials,
-        seed=seed,
-        confidence=confidence,
-        n_jobs=n_jobs,
-        chunk_size=chunk_size,
+        epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
     _, dist, expected = PEERS[check_choice("peer", peer, PEERS)]
     found = version(dist)
@@ -314,20 +294,12 @@ def audit_peer_here(
             confidence=confidence,
             claimed_epsilon=epsilon,
             n_jobs=n_jobs,
-            chunk_size=chunk_size,
+            chunk_size=_CHUNK_SIZE,
         )
-        out["audits"][protocol] = {
-            "epsilon_lb": r.epsilon_lb,
-            "count0": r.count0,
-            "count1": r.count1,
-            "p0_low": r.p0_low,
-            "p1_high": r.p1_high,
-            "event": str(r.event),
-            "violation": bool(r.violation),
-            "violation_confidence": r.violation_confidence,
-            "n_trials": r.n_trials,
-            "confidence": r.confidence,
-        }
+        fields = ("epsilon_lb", "count0", "count1", "p0_low", "p1_high", "event", "violation")
+        fields += ("violation_confidence", "n_trials", "confidence")
+        audit = {name: getattr(r, name) for name in fields}
+        out["audits"][protocol] = {**audit, "event": str(r.event), "violation": bool(r.violation)}
     return out
 
 
@@ -348,25 +320,10 @@ def audit_peer(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
     timeout = check_real("timeout", timeout, low=0.0)
-    return _run_peer(
-        peer,
-        [
-            "--epsilon",
-            repr(epsilon),
-            "--d",
-            str(d),
-            "--n-trials",
-            str(n_trials),
-            "--seed",
-            str(seed),
-            "--confidence",
-            repr(confidence),
-            "--n-jobs",
-            str(n_jobs),
-        ],
-        timeout,
-        "the audit",
-    )
+    options = {"epsilon": epsilon, "d": d, "n-trials": n_trials, "seed": seed}
+    options |= {"confidence": confidence, "n-jobs": n_jobs}  # str: a float's shortest round trip
+    flags = [text for name, value in options.items() for text in (f"--{name}", str(value))]
+    return _run_peer(peer, flags, timeout, "the audit")
 
 
 #: numba's on-disk cache of multi-freq-ldpy's compiled functions (:func:`_cache_jitted`), git-ignored
@@ -396,10 +353,7 @@ def _run_peer(
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(REPO_ROOT)]))
-    for name in (
-        DASK_ADDRESS_ENV,
-        DASK_SCHEDULER_ENV,
-    ):  # the peers are installed here only: local processes
+    for name in (DASK_ADDRESS_ENV, DASK_SCHEDULER_ENV):  # the peers are installed here only
         env.pop(name, None)
     done = subprocess.run(
         [sys.executable, "-m", "ldp_tools.peers", peer, *arguments],
@@ -526,32 +480,18 @@ def main(argv=None) -> None:
         from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
 
         _cache_jitted(GRR, UE)
+    common = dict(epsilon=args.epsilon, d=args.d, seed=args.seed)
     if args.olh_values:
-        print(
-            json.dumps(
-                peer_olh_here(
-                    args.peer,
-                    epsilon=args.epsilon,
-                    d=args.d,
-                    values=json.loads(sys.stdin.read()),
-                    seed=args.seed,
-                )
-            )
+        result = peer_olh_here(args.peer, values=json.loads(sys.stdin.read()), **common)
+    else:
+        result = audit_peer_here(
+            args.peer,
+            n_trials=args.n_trials,
+            confidence=args.confidence,
+            n_jobs=args.n_jobs,
+            **common,
         )
-        return
-    print(
-        json.dumps(
-            audit_peer_here(
-                args.peer,
-                epsilon=args.epsilon,
-                d=args.d,
-                n_trials=args.n_trials,
-                seed=args.seed,
-                confidence=args.confidence,
-                n_jobs=args.n_jobs,
-            )
-        )
-    )
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -14,10 +14,11 @@ import math
 import re
 from dataclasses import dataclass
 from numbers import Real
+from pathlib import Path
 
 import numpy as np
 
-from ldp_helpers._files import check_regular_file
+from ldp_helpers._files import read_text_file
 from ldp_helpers._validation import fail_type
 from ldp_tools.pipeline.decisions import SEVERITIES, VERDICTS, Decision
 
@@ -33,6 +34,19 @@ COLUMNS = (
     "depends_on",
     "decision",
     "stability",
+)
+#: the columns a rendered table shows, and their headers
+SHOWN = COLUMNS[:9]
+HEADERS = (
+    "id",
+    "claim",
+    "source",
+    "paper",
+    "ours",
+    "verdict",
+    "severity",
+    "tolerance",
+    "depends on",
 )
 MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
 #: the ``stability`` column (``reproduce`` re-runs a notebook under other seeds): the decision identical under every
@@ -160,23 +174,12 @@ def markdown_table(rows) -> str:
     """Claims as a Markdown table (verdicts other than reproduced in bold); a ``stability`` column when the rows have one."""
     rows = list(rows)
     with_stability = any(r.stability for r in rows)
-    head = (
-        "| id | claim | source | paper | ours | verdict | severity | tolerance | depends on |"
-        + (" stability |" if with_stability else "")
-    )
+    head = "| " + " | ".join(HEADERS + ("stability",) * with_stability) + " |"
     lines = [head, "|---" * head.count(" |") + "|"]
     for r in rows:
-        cells = [
-            r.id,
-            r.claim,
-            r.source,
-            r.paper_value,
-            r.our_value,
-            r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**",
-            r.severity,
-            r.tolerance,
-            r.depends_on,
-        ] + ([stability_mark(r.stability)] if with_stability else [])
+        verdict = r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**"
+        cells = [verdict if column == "verdict" else getattr(r, column) for column in SHOWN]
+        cells += [stability_mark(r.stability)] * with_stability
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 
@@ -196,22 +199,13 @@ def claims_csv(rows) -> str:
 def read_claims_csv(path) -> list[Claim]:
     """Read a ``claims.csv`` written by :meth:`ClaimsTable.write_csv`, all or nothing.
 
-    Refused (ValueError naming the file and line): a file over :data:`MAX_CSV_BYTES` (not read
-    past that), a wrong header, a row with the wrong number of fields, a truncated last line, an
+    Refused (ValueError naming the file and line): a file over :data:`MAX_CSV_BYTES` (unread), not
+    UTF-8, a wrong header, a row with the wrong number of fields, a truncated last line, an
     unterminated quote, an invalid row (verdict, severity, decision), a duplicate id or a
     ``depends_on`` naming no row.
     """
-    path = check_regular_file(
-        "path", path, max_bytes=10 * MAX_CSV_BYTES
-    )  # a FIFO or device would block
-    with path.open("rb") as fh:
-        raw = fh.read(MAX_CSV_BYTES + 1)
-    if len(raw) > MAX_CSV_BYTES:
-        raise ValueError(f"{path}: longer than {MAX_CSV_BYTES} bytes; refused")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 ({err})") from None
+    text = read_text_file("path", path, max_bytes=MAX_CSV_BYTES)  # a regular file, UTF-8
+    path = Path(path)
     if not text.endswith("\n"):
         raise ValueError(f"{path}:{text.count(chr(10)) + 1}: truncated (no final newline)")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
-from ldp_helpers._files import check_regular_file
+from ldp_helpers._files import read_text_file
 from ldp_helpers._validation import fail_type
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline.decisions import SEVERITIES
@@ -122,16 +122,11 @@ def parse_claim_texts(path) -> dict[str, ClaimText]:
     """Read and check a claims file, all or nothing (ValueError naming the file and the entry)."""
     import yaml
 
-    path = check_regular_file(
-        "path", path, max_bytes=10 * MAX_SPEC_BYTES
-    )  # a FIFO or device would block
-    with path.open("rb") as fh:
-        raw = fh.read(MAX_SPEC_BYTES + 1)
-    if len(raw) > MAX_SPEC_BYTES:
-        raise ValueError(f"{path}: longer than {MAX_SPEC_BYTES} bytes; refused")
+    text = read_text_file("path", path, max_bytes=MAX_SPEC_BYTES)  # a regular file, UTF-8
+    path = Path(path)
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as err:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
         raise ValueError(f"{path}: not a valid UTF-8 YAML file ({err})") from None
     if not isinstance(data, dict) or not data:
         raise ValueError(f"{path}: must be a non-empty mapping of claim name -> entry")

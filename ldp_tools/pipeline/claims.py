@@ -21,7 +21,9 @@ from ldp_helpers._validation import check_bool, check_real
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline.claim_rows import (
     COLUMNS,
+    HEADERS,
     MAX_CSV_BYTES,
+    SHOWN,
     Claim,
     claims_csv,
     format_value,
@@ -80,7 +82,7 @@ class ClaimsTable:
             raise TypeError(
                 f"texts must be 'file', None or a dict of ClaimText; got {type(self.texts).__name__}"
             )
-        self._recorded: dict[str, int] = {}  # claim name -> index in rows
+        self._recorded: list[str] = []  # the claims file's name of each row (the short form)
         #: names of the claims file a claims-only run leaves out (cells tagged ``seed-free``,
         #: :mod:`~ldp_tools.pipeline._reseeds`): not counted as missing
         self.left_out: frozenset = frozenset()
@@ -98,6 +100,9 @@ class ClaimsTable:
         tolerance="",
         depends_on="",
     ) -> Claim:
+        """Record the row ``decision`` decides (the long forms' keywords ``row`` end here): its ``id``
+        (default NN-<row number>), ``severity`` (kept for a paper error), ``tolerance`` (default: the
+        decision's) and ``depends_on`` (an earlier row's id)."""
         rid = str(id) if id is not None else f"{self.notebook[:2]}-{len(self.rows) + 1:02d}"
         if any(r.id == rid for r in self.rows):
             raise ValueError(f"duplicate claim id {rid!r}")
@@ -124,32 +129,15 @@ class ClaimsTable:
         self.decisions.append(decision)
         return row
 
-    @staticmethod
-    def _tol_text(tol, se, k):
-        if se is None:
-            return ""
-        return f"±{format_value(tol)} ({format_value(k)} SE; SE = {format_value(se)})"
-
     def _check_long(
-        self,
-        claim,
-        source,
-        paper_value,
-        our_value,
-        *,
-        rtol=0.0,
-        atol=0.0,
-        se=None,
-        id=None,
-        tolerance="",
-        depends_on="",
+        self, claim, source, paper_value, our_value, *, rtol=0.0, atol=0.0, se=None, **row
     ) -> Claim:
         """A numeric claim: reproduced iff ``|ours − paper| ≤ atol + rtol·|paper|``.
 
         ``se`` is the Monte-Carlo standard error of ``our_value`` when it is simulated: it is
         recorded in the tolerance column (next to an explicit ``tolerance`` text, or as the
         tolerance's number of SEs), and a tolerance below 2 SE is refused — the verdict would be
-        decided by the simulation's noise.
+        decided by the simulation's noise.  ``row``: :meth:`_add`'s keywords.
         """
         tol = _tolerance(rtol, atol, paper_value)
         if se is not None:
@@ -160,58 +148,17 @@ class ClaimsTable:
                     f"tolerance {tol:g} is below 2 SE (se={se:g}) for {claim!r}: the verdict would be noise; "
                     "widen it or run more draws"
                 )
-        if tolerance and se is not None:
-            tolerance = f"{tolerance}; MC SE = {format_value(se)}"
-        tolerance = tolerance or self._tol_text(tol, se, tol / se if se else 0)
-        return self._add(
-            claim,
-            source,
-            paper_value,
-            our_value,
-            close(our_value, paper_value, tol),
-            id=id,
-            tolerance=tolerance,
-            depends_on=depends_on,
-        )
-
-    def _check_statement_long(
-        self,
-        claim,
-        source,
-        paper_says,
-        decision: Decision,
-        our_finding,
-        *,
-        id=None,
-        tolerance="",
-        depends_on="",
-    ) -> Claim:
-        """A qualitative claim decided by ``decision`` (:func:`lt`, :func:`close`, … or :func:`by_text`)."""
-        decision = _as_decision(decision, "reproduced", "differs")
-        return self._add(
-            claim,
-            source,
-            paper_says,
-            our_finding,
-            decision,
-            id=id,
-            tolerance=tolerance,
-            depends_on=depends_on,
-        )
+            n_se, se_text = format_value(tol / se if se else 0), format_value(se)
+            row["tolerance"] = (
+                f"{row['tolerance']}; MC SE = {se_text}"
+                if row.get("tolerance")
+                else f"±{format_value(tol)} ({n_se} SE; SE = {se_text})"
+            )
+        decision = close(our_value, paper_value, tol)
+        return self._add(claim, source, paper_value, our_value, decision, **row)
 
     def _erratum_long(
-        self,
-        claim,
-        source,
-        paper_value,
-        our_value,
-        *,
-        severity,
-        rtol=0.0,
-        atol=0.0,
-        id=None,
-        tolerance="",
-        depends_on="",
+        self, claim, source, paper_value, our_value, *, severity, rtol=0.0, atol=0.0, **row
     ) -> Claim:
         """A value the paper prints wrongly: paper error iff ``|ours − paper| > atol + rtol·|paper|`` (else reproduced).
 
@@ -229,69 +176,22 @@ class ClaimsTable:
                 if_true="paper error",
                 if_false="paper error",
             )
-        return self._add(
-            claim,
-            source,
-            paper_value,
-            our_value,
-            d,
-            id=id,
-            severity=severity,
-            tolerance=tolerance,
-            depends_on=depends_on,
-        )
+        return self._add(claim, source, paper_value, our_value, d, severity=severity, **row)
 
-    def _erratum_if_long(
-        self,
-        decision: Decision,
-        claim,
-        source,
-        paper_value,
-        our_value,
-        *,
-        severity,
-        id=None,
-        tolerance="",
-        depends_on="",
-    ) -> Claim:
-        """A suspected erratum: ``paper error`` iff ``decision`` holds, else reproduced."""
-        d = _as_decision(decision, "paper error", "reproduced")
-        return self._add(
-            claim,
-            source,
-            paper_value,
-            our_value,
-            d,
-            id=id,
-            severity=severity,
-            tolerance=tolerance,
-            depends_on=depends_on,
-        )
+    def _decided(self, kind, decision, claim, source, paper_value, our_value, **row) -> Claim:
+        """A row decided by ``decision``: its verdicts ``_OUTCOMES[kind]`` if it holds / fails."""
+        if kind == "erratum_if" and "severity" not in row:
+            raise TypeError(f"an erratum_if row states its severity ({', '.join(SEVERITIES)})")
+        decision = _as_decision(decision, *_OUTCOMES[kind])
+        return self._add(claim, source, paper_value, our_value, decision, **row)
 
-    def _ambiguous_if_long(
-        self,
-        decision: Decision,
-        claim,
-        source,
-        paper_value,
-        our_value,
-        *,
-        id=None,
-        tolerance="",
-        depends_on="",
-    ) -> Claim:
-        """Garbled or underspecified text: ``ambiguous`` iff the readings' results differ (``decision`` holds)."""
-        d = _as_decision(decision, "ambiguous", "reproduced")
-        return self._add(
-            claim,
-            source,
-            paper_value,
-            our_value,
-            d,
-            id=id,
-            tolerance=tolerance,
-            depends_on=depends_on,
-        )
+    def _either(self, kind, *args, **kwargs) -> Claim:
+        """The long form (words in the call) of a table without a claims file, else the short form."""
+        if self.texts is not None:
+            return self._short(kind, *args, **kwargs)
+        if kind in _OUTCOMES:
+            return self._decided(kind, *args, **kwargs)
+        return (self._check_long if kind == "check" else self._erratum_long)(*args, **kwargs)
 
     # -- the short form: words in notebooks/claims/<notebook>.yaml, one call beside the evidence --------------------
 
@@ -303,9 +203,7 @@ class ClaimsTable:
         is recorded in the tolerance column, and a tolerance below 2 SE is refused (the verdict would be
         noise).  ``values`` fill the entry's ``{{name}}`` placeholders.
         """
-        if self.texts is None:
-            return self._check_long(*args, **kwargs)
-        return self._short("check", *args, **kwargs)
+        return self._either("check", *args, **kwargs)
 
     def statement(self, name: str, decision: Decision, **values) -> Claim:
         """A statement of the paper decided by ``decision`` (:func:`lt`, :func:`close`, … or :func:`by_text`):
@@ -315,30 +213,26 @@ class ClaimsTable:
     def erratum(self, *args, **kwargs) -> Claim:
         """A value the paper prints wrongly: ``claims.erratum(name, ours, [atol=, rtol=, paper=,] **values)``;
         paper error iff ``|ours − paper| > atol + rtol·|paper|`` (text values: iff they differ; equal text is refused)."""
-        if self.texts is None:
-            return self._erratum_long(*args, **kwargs)
-        return self._short("erratum", *args, **kwargs)
+        return self._either("erratum", *args, **kwargs)
 
     def erratum_if(self, *args, **kwargs) -> Claim:
         """A suspected erratum: ``claims.erratum_if(name, decision, **values)``: paper error iff ``decision`` holds."""
-        if self.texts is None:
-            return self._erratum_if_long(*args, **kwargs)
-        return self._short("erratum_if", *args, **kwargs)
+        return self._either("erratum_if", *args, **kwargs)
 
     def ambiguous_if(self, *args, **kwargs) -> Claim:
         """Garbled or underspecified text: ``claims.ambiguous_if(name, decision, **values)``: ambiguous iff the
         readings' results differ (``decision`` holds), else reproduced."""
-        if self.texts is None:
-            return self._ambiguous_if_long(*args, **kwargs)
-        return self._short("ambiguous_if", *args, **kwargs)
+        return self._either("ambiguous_if", *args, **kwargs)
 
-    def check_statement(self, *args, **kwargs) -> Claim:
+    def check_statement(
+        self, claim, source, paper_says, decision: Decision, our_finding, **row
+    ) -> Claim:
         """The long form of :meth:`statement` (words in the call), for a table without a claims file."""
         if self.texts is not None:
             raise TypeError(
                 f"{self.notebook} keeps its words in {spec_path(self.notebook).name}: use claims.statement(name, decision)"
             )
-        return self._check_statement_long(*args, **kwargs)
+        return self._decided("statement", decision, claim, source, paper_says, our_finding, **row)
 
     def _entry(self, name) -> ClaimText:
         if self.texts is None:
@@ -358,6 +252,10 @@ class ClaimsTable:
         entry = self._entry(name)
         if kind != "check" and se is not None:
             raise TypeError(f"se= belongs to a numeric check; claim {name!r} is {kind}")
+        if kind in ("erratum", "erratum_if") and not entry.severity:
+            raise ValueError(
+                f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})"
+            )
         if paper is None:
             paper = entry.paper
         atol = (entry.atol or 0.0) if atol is None else atol
@@ -375,78 +273,33 @@ class ClaimsTable:
             field: entry.fill(field, values) for field in ("claim", "source", "ours", "tolerance")
         }
         paper = entry.fill("paper", values) if isinstance(paper, str) else paper
-        common = dict(id=entry.id, tolerance=words["tolerance"], depends_on="")
+        claim, source = words["claim"], words["source"]
+        common = dict(id=entry.id, severity=entry.severity, tolerance=words["tolerance"])
         if kind == "check":
             if isinstance(paper, str):
                 raise ValueError(
                     f"claim {name!r}: a numeric check needs a numeric paper value; got {paper!r}"
                 )
             row = self._check_long(
-                words["claim"],
-                words["source"],
-                paper,
-                evidence,
-                rtol=rtol,
-                atol=atol,
-                se=se,
-                **common,
+                claim, source, paper, evidence, rtol=rtol, atol=atol, se=se, **common
             )
         elif kind == "erratum":
             ours = words["ours"] if evidence is None else evidence
-            row = self._erratum_long(
-                words["claim"],
-                words["source"],
-                paper,
-                ours,
-                severity=entry.severity,
-                rtol=rtol,
-                atol=atol,
-                **common,
+            row = self._erratum_long(claim, source, paper, ours, rtol=rtol, atol=atol, **common)
+        elif not entry.ours:
+            raise ValueError(
+                f"claim {name!r}: a {kind} row states our finding: add 'ours' to its entry"
             )
         else:
-            if not entry.ours:
-                raise ValueError(
-                    f"claim {name!r}: a {kind} row states our finding: add 'ours' to its entry"
-                )
-            method = {
-                "statement": self._check_statement_long,
-                "erratum_if": self._erratum_if_long,
-                "ambiguous_if": self._ambiguous_if_long,
-            }[kind]
-            if kind == "statement":
-                row = method(
-                    words["claim"], words["source"], paper, evidence, words["ours"], **common
-                )
-            elif kind == "erratum_if":
-                row = method(
-                    evidence,
-                    words["claim"],
-                    words["source"],
-                    paper,
-                    words["ours"],
-                    severity=entry.severity,
-                    **common,
-                )
-            else:
-                row = method(
-                    evidence, words["claim"], words["source"], paper, words["ours"], **common
-                )
-        if kind in ("erratum", "erratum_if") and not entry.severity:
-            raise ValueError(
-                f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})"
-            )
+            row = self._decided(kind, evidence, claim, source, paper, words["ours"], **common)
         # the entry's depends_on was checked against the file; rows follow the file's order, not the calls'
-        row = replace(row, depends_on=entry.depends_on or "")
-        self.rows[-1] = row
-        self._recorded[name] = len(self.rows) - 1
-        order = {key: i for i, key in enumerate(self.texts)}
-        names = {index: key for key, index in self._recorded.items()}
-        ranked = sorted(range(len(self.rows)), key=lambda i: order[names[i]])
-        self.rows, self.decisions = (
-            [self.rows[i] for i in ranked],
-            [self.decisions[i] for i in ranked],
+        row = self.rows[-1] = replace(row, depends_on=entry.depends_on or "")
+        self._recorded.append(name)
+        order = list(self.texts)
+        ranked = sorted(
+            zip(self._recorded, self.rows, self.decisions), key=lambda t: order.index(t[0])
         )
-        self._recorded = {names[i]: j for j, i in enumerate(ranked)}
+        self._recorded, self.rows, self.decisions = map(list, zip(*ranked))
         return row
 
     def missing(self) -> list[str]:
@@ -492,31 +345,8 @@ class ClaimsTable:
         return f"{len(self.rows)} claims: {summary}; independent paper errors by severity: {sev}"
 
     def __str__(self) -> str:
-        header = (
-            "id",
-            "claim",
-            "source",
-            "paper",
-            "ours",
-            "verdict",
-            "severity",
-            "tolerance",
-            "depends on",
-        )
-        body = [
-            (
-                r.id,
-                r.claim,
-                r.source,
-                r.paper_value,
-                r.our_value,
-                r.verdict,
-                r.severity,
-                r.tolerance,
-                r.depends_on,
-            )
-            for r in self.rows
-        ]
+        body = [tuple(getattr(r, column) for column in SHOWN) for r in self.rows]
+        header = HEADERS
         widths = [max(len(row[j]) for row in [header, *body]) for j in range(len(header))]
         lines = [
             "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
@@ -531,6 +361,14 @@ class ClaimsTable:
 
     def _repr_markdown_(self) -> str:
         return markdown_table(self.rows) + "\n\n" + self._summary()
+
+
+#: the verdicts of a row decided by a comparison: if it holds, if it fails
+_OUTCOMES = {
+    "statement": ("reproduced", "differs"),
+    "erratum_if": ("paper error", "reproduced"),
+    "ambiguous_if": ("ambiguous", "reproduced"),
+}
 
 
 def _as_decision(decision, if_true, if_false) -> Decision:

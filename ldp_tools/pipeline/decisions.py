@@ -147,10 +147,7 @@ def far(value, reference, tol) -> Decision:
 def _order(op, value, bound) -> Decision:
     try:
         return Decision(op, value, bound)
-    except (
-        TypeError,
-        ValueError,
-    ) as err:  # name the constructor's parameter: the bound is Decision's reference
+    except (TypeError, ValueError) as err:  # the bound is Decision's reference: name the bound
         raise type(err)(str(err).replace("reference", "bound", 1)) from None
 
 

@@ -44,3 +44,14 @@ def check_notebook_stem(notebook: str, name: str = "notebook") -> str:
             f"unknown notebook {notebook!r}; valid names: {', '.join(valid) or '(none)'} ({name} must be one of them)"
         )
     return notebook
+
+
+def _select_notebooks(stems: list[str], only) -> list[str]:
+    """``stems`` in order, only those named in ``only`` unless it is empty (a runner's ``--only``);
+    ValueError naming the unknown names and the valid ones."""
+    unknown = [name for name in only or () if name not in stems]
+    if unknown:
+        raise ValueError(
+            f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}"
+        )
+    return [stem for stem in stems if not only or stem in only]

@@ -241,11 +241,7 @@ def _read_yaml(path: Path) -> tuple[object, dict]:
     All or nothing: a YAML error, a file that does not end with a newline (cut off mid-line) or
     one over MAX_PROFILE_BYTES is refused with its file and line, never half-read.
     """
-    if path.stat().st_size > MAX_PROFILE_BYTES:
-        raise ValueError(f"{path.name}: larger than {MAX_PROFILE_BYTES} bytes; not a profile")
-    text = read_text_file(
-        "profile", path, max_bytes=MAX_PROFILE_BYTES
-    )  # regular file, decodable, or refused
+    text = read_text_file("profile", path, max_bytes=MAX_PROFILE_BYTES)  # a regular file, UTF-8
     if text and not text.endswith("\n"):
         raise ValueError(
             f"{path.name}:{text.count(chr(10)) + 1}: the file ends mid-line (truncated?)"

@@ -107,14 +107,11 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--only", nargs="+", metavar="NAME")
     args = parser.parse_args(argv)
-    stems = sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.py"))
-    if args.only:
-        unknown = [s for s in args.only if s not in stems]
-        if unknown:
-            parser.error(
-                f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}"
-            )
-        stems = [s for s in stems if s in args.only]
+    scripts = sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.py"))
+    try:
+        stems = paths._select_notebooks(scripts, args.only)
+    except ValueError as err:
+        parser.error(str(err))
     for i, stem in enumerate(stems, start=1):
         print(f"[{i}/{len(stems)}] refreshing {stem}", flush=True)
         refresh(stem)

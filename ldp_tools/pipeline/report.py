@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from ldp_helpers._validation import check_choice
 from ldp_tools.pipeline import paths
@@ -58,17 +59,20 @@ def paper_stems() -> list[str]:
     ]
 
 
+def _executed(stem) -> Path:
+    """``notebooks/<stem>.ipynb`` of an executed notebook, else ValueError naming ``stem``."""
+    path = paths.NOTEBOOKS_DIR / f"{stem}.ipynb" if isinstance(stem, str) and stem else None
+    if path is None or "/" in stem or not path.exists():
+        raise ValueError(
+            f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR} "
+            f"(stem must be one of {paper_stems()})"
+        )
+    return path
+
+
 def notebook_title(stem: str) -> str:
     """The first Markdown heading of a notebook (its paper's title as the notebook states it)."""
-    path = (
-        paths.NOTEBOOKS_DIR / f"{stem}.ipynb"
-        if isinstance(stem, str) and stem and "/" not in stem
-        else None
-    )
-    if path is None or not path.exists():
-        raise ValueError(
-            f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR} (stem must be one of {paper_stems()})"
-        )
+    path = _executed(stem)
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
@@ -100,15 +104,7 @@ def _check_collected(collected) -> list:
 
 def figure_files(stem: str) -> list[str]:
     """Repository-relative paths of a notebook's PNG figures, sorted."""
-    if (
-        not isinstance(stem, str)
-        or not stem
-        or "/" in stem
-        or not (paths.NOTEBOOKS_DIR / f"{stem}.ipynb").exists()
-    ):
-        raise ValueError(
-            f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR}"
-        )
+    _executed(stem)
     folder = paths.published_figures_dir() / stem
     return sorted(p.relative_to(paths.REPO_ROOT).as_posix() for p in folder.glob("*.png"))
 

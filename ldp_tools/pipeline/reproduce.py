@@ -120,17 +120,9 @@ def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
     only on success; a failure discards them (``figures/`` is never half-written).  (No reseeded
     runs here: :func:`main` adds them under a profile that lists ``robustness_seeds``.)
     """
-    if not isinstance(stem, str) or stem not in paths.notebook_stems():
-        raise ValueError(
-            f"stem must be one of the notebooks {', '.join(paths.notebook_stems())}; got {stem!r}"
-        )
-    if profile_name not in profile_names():
-        raise ValueError(
-            f"unknown profile {profile_name!r}; valid profiles: {', '.join(profile_names())} (profile_name)"
-        )
-    parameters = check_parameters(
-        stem, parameters
-    )  # names declared in the notebook, values plain literals
+    paths.check_notebook_stem(stem, "stem")
+    check_choice("profile_name", profile_name, profile_names())
+    parameters = check_parameters(stem, parameters)  # declared names, plain literal values
     return _finish(stem, profile_name, parameters, _run_staged(stem, profile_name, parameters), {})
 
 
@@ -327,11 +319,8 @@ def _execute(stem: str, source: Path, out_dir: Path) -> RunResult:
         )
     seconds = time.perf_counter() - start
     executed = nbformat.read(out_dir / f"{stem}.ipynb", as_version=4)
-    stderr = _stderr_text(executed)
-    if stderr:  # the paper profile must run warning-free
-        return RunResult(
-            stem, False, seconds, f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}"
-        )
+    if detail := _failure(executed):  # a warning on stderr
+        return RunResult(stem, False, seconds, detail)
     return RunResult(
         stem,
         True,
@@ -510,11 +499,7 @@ def read_timings(profile_name: str) -> dict:
     check_choice("profile_name", profile_name, profile_names())
     try:
         return _check_timings(json.loads(_timings_path(profile_name).read_text(encoding="utf-8")))
-    except (
-        OSError,
-        ValueError,
-        TypeError,
-    ):  # none yet, or not ours: nothing to show, any order will do
+    except (OSError, ValueError, TypeError):  # none yet, or not ours: nothing to show
         return {}
 
 
@@ -580,15 +565,7 @@ def main(argv=None) -> int:
             _list(sys.stdout)
             return 0
         profile = load_profile(args.profile)
-        stems = paths.notebook_stems()
-        selected = stems
-        if args.only:
-            unknown = [name for name in args.only if name not in stems]
-            if unknown:
-                raise ValueError(
-                    f"unknown notebook(s) {', '.join(unknown)}; valid names: {', '.join(stems)}"
-                )
-            selected = [s for s in stems if s in args.only]
+        selected = paths._select_notebooks(paths.notebook_stems(), args.only)
         seeds = robustness_seeds(args.profile)
         reseeds = {stem: _reseeds(stem, profile[stem], seeds) for stem in selected}
     except ValueError as err:

@@ -1061,7 +1061,6 @@ SPECS.update(
             seed=1,
             confidence=0.9,
             n_jobs=1,
-            chunk_size=20,
             _huge={"n_trials"},
             _extra={
                 "d": [1],
@@ -1069,7 +1068,6 @@ SPECS.update(
                 "seed": [-1],
                 "confidence": BAD_CONFIDENCE,
                 "n_jobs": [0],
-                "chunk_size": [0],
             },
         ),
         PE + "audit_peer_here": spec(
@@ -1080,7 +1078,6 @@ SPECS.update(
             seed=1,
             confidence=0.9,
             n_jobs=1,
-            chunk_size=20,
             _valid=False,
             _huge={"n_trials"},
             _extra={
@@ -1089,7 +1086,6 @@ SPECS.update(
                 "seed": [-1],
                 "confidence": BAD_CONFIDENCE,
                 "n_jobs": [0],
-                "chunk_size": [0],
             },
         ),
         PE + "audit_peer": spec(

@@ -33,3 +33,22 @@ def test_argparse_refuses(argv, capsys):
 def test_library_refuses_before_auditing(option, value, name):
     with pytest.raises(ValueError, match=rf"\b{name} must be"):
         peer_audit.main(["pure-ldp-1.1.2", option, value])
+
+
+def test_audit_peer_passes_numpy_numbers_as_plain_text(monkeypatch):
+    """The child's command line reads NumPy scalars as numbers (``repr`` would write ``np.float64(0.5)``)."""
+    import numpy as np
+
+    seen = {}
+    monkeypatch.setattr(
+        peer_audit, "_run_peer", lambda peer, flags, *_: seen.setdefault("f", flags)
+    )
+    peer_audit.audit_peer(
+        "pure-ldp-1.2.0",
+        epsilon=np.float64(0.5),
+        d=np.int64(4),
+        n_trials=10,
+        seed=1,
+        confidence=0.9,
+    )
+    assert seen["f"][:4] == ["--epsilon", "0.5", "--d", "4"] and "--n-jobs" in seen["f"]

@@ -89,6 +89,16 @@ def test_truncated_or_garbled_profile_is_refused_with_file_and_line(sandbox, tex
         profiles.load_profile("broken")
 
 
+def test_oversized_profile_is_refused_unparsed(sandbox, monkeypatch):
+    """A profile over MAX_PROFILE_BYTES is refused by its size, naming the file, before YAML reads it."""
+    monkeypatch.setattr(profiles, "MAX_PROFILE_BYTES", 100)
+    (paths.PROFILES_DIR / "huge.yaml").write_text(
+        "20_writes_and_passes:\n  seed: [" + "1, " * 60 + "1]\n"
+    )
+    with pytest.raises(ValueError, match=r"profile must be a file of at most 100 B .*huge\.yaml"):
+        profiles.load_profile("huge")
+
+
 @pytest.mark.parametrize(
     "name", ["../../etc/passwd", "/etc/passwd", "..", "20_writes_and_passes/../../x", ""]
 )
@@ -97,8 +107,10 @@ def test_names_cannot_leave_the_notebooks_folder(sandbox, name, capsys):
         with pytest.raises(SystemExit) as exc:
             reproduce.main(argv)
         assert exc.value.code == 2
+    capsys.readouterr()
     with pytest.raises(SystemExit):
         refresh.main(["--only", name])
+    assert "unknown notebook(s)" in capsys.readouterr().err  # the runners' one selection rule
     for call in (
         lambda: paths.check_notebook_stem(name),
         lambda: profiles.profile_path(name),

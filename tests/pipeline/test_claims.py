@@ -163,14 +163,15 @@ def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch
 
 
 def test_overlong_csv_is_refused_unread(tmp_path, monkeypatch):
-    """Reading stops at MAX_CSV_BYTES + 1 bytes."""
+    """A file over MAX_CSV_BYTES is refused by its size, naming the file."""
     from ldp_tools.pipeline import claim_rows
 
     monkeypatch.setattr(claim_rows, "MAX_CSV_BYTES", 100)
     bad = tmp_path / "claims.csv"
     bad.write_text(",".join(COLUMNS) + "\n" + "x" * 500 + "\n")
-    with pytest.raises(ValueError, match="longer than 100 bytes"):
+    with pytest.raises(ValueError, match=r"at most 100 B \(this one has 596 B\)") as info:
         read_claims_csv(bad)
+    assert str(bad) in str(info.value)
 
 
 def test_unknown_notebook_and_verdict():
@@ -398,8 +399,8 @@ def test_short_form_gives_the_long_forms_rows(tmp_path):
     short.erratum("slip", 0.5743)
     short.check("peak", 0.505, where=0.505)
     long = ClaimsTable("00_tutorial", texts=None)
-    long._check_long("the peak is at 0.51", "Fig. 1", 0.5, 0.505, atol=0.01, id="00-01")
-    long._check_statement_long(
+    long.check("the peak is at 0.51", "Fig. 1", 0.5, 0.505, atol=0.01, id="00-01")
+    long.check_statement(
         "the estimator is unbiased",
         "Thm 3",
         "unbiased",
@@ -407,10 +408,10 @@ def test_short_form_gives_the_long_forms_rows(tmp_path):
         "pooled z = 0.10 (e^{eps} untouched)",
         id="00-02",
     )
-    long._erratum_long(
+    long.erratum(
         "the printed constant", "§5.3", 0.575, 0.5743, severity="typo", atol=5e-4, id="00-03"
     )
-    long._erratum_if_long(
+    long.erratum_if(
         gt(3.0, 1.0),
         "what follows from the slip",
         "§5.4",
@@ -442,6 +443,10 @@ def test_short_form_refuses_what_it_cannot_record(tmp_path, monkeypatch):
         t.write_csv()
     with pytest.raises(TypeError, match="use claims.statement"):
         t.check_statement("a", "b", "c", lt(1.0, 2.0), "d")
+    bare = _short_table(tmp_path, SPEC.replace("  severity: typo\n", ""))
+    with pytest.raises(ValueError, match="'slip': an erratum states its severity"):
+        bare.erratum("slip", 0.5743)
+    assert not bare.rows and bare.missing() == list(bare.texts)  # refused before it is recorded
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,7 @@ def _colour(key: str) -> str:
     return "k" if key == _REFERENCE else _COLOURS[oracle_keys().index(key) % len(_COLOURS)]
 
 
-def _style(key: str, i: int) -> dict:
+def _style(key: str) -> dict:
     if key == _REFERENCE:
         return dict(color="k", lw=2.6, zorder=5)
     return dict(
@@ -93,6 +93,19 @@ def _style(key: str, i: int) -> dict:
         ls=("-", "--", ":", "-.")[(oracle_keys().index(key) // len(_COLOURS)) % 4],
         lw=1.3,
     )
+
+
+def _log_log(keys, x, table, guide=None, guide_label="", **labels) -> Figure:
+    """One log–log panel: a dotted curve per oracle of ``keys`` (the rows of ``table``) over ``x``, then
+    ``guide`` (a reference curve) dotted black; ``labels``: the axes' xlabel, ylabel and title."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for key, curve in zip(keys, table):
+        ax.plot(x, curve, marker=".", label=REGISTRY[key].label, **_style(key))
+    if guide is not None:
+        ax.plot(x, guide, "k:", lw=2, label=guide_label)
+    ax.set(xscale="log", yscale="log", **labels)
+    ax.legend(**_OUTSIDE)
+    return fig
 
 
 def risk_figure(keys, epsilons, risks: dict) -> Figure:
@@ -112,8 +125,8 @@ def risk_figure(keys, epsilons, risks: dict) -> Figure:
     )
     for ax, (d, table) in zip(axes[0], risks.items()):
         table = _table("risks", table, len(keys), grid.size)
-        for i, key in enumerate(keys):
-            ax.plot(grid, table[i], label=REGISTRY[key].label, **_style(key, i))
+        for key, curve in zip(keys, table):
+            ax.plot(grid, curve, label=REGISTRY[key].label, **_style(key))
         ax.set(
             yscale="log",
             xlabel=r"budget $\varepsilon$",
@@ -181,18 +194,14 @@ def mse_n_figure(keys, n_grid, mse, *, epsilon: float, d: int) -> Figure:
     keys, epsilon, d = _keys(keys), check_epsilon(epsilon), check_int("d", d, low=2)
     n_grid = check_int_array("n_grid", n_grid, low=1).ravel()
     mse = _table("mse", mse, len(keys), n_grid.size)
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for i, key in enumerate(keys):
-        ax.plot(n_grid, mse[i], marker=".", label=REGISTRY[key].label, **_style(key, i))
-    ax.set(
-        xscale="log",
-        yscale="log",
+    return _log_log(
+        keys,
+        n_grid,
+        mse,
         xlabel="number of users $n$",
         ylabel=r"MSE of $\hat f(x)/n$ (mean over $x$)",
         title=rf"$\varepsilon = {epsilon:g}$, $d = {d}$ (flat population)",
     )
-    ax.legend(**_OUTSIDE)
-    return fig
 
 
 def bits_figure(keys, ds, bits, *, epsilon: float) -> Figure:
@@ -205,19 +214,16 @@ def bits_figure(keys, ds, bits, *, epsilon: float) -> Figure:
     keys, epsilon = _keys(keys), check_epsilon(epsilon)
     ds = check_int_array("ds", ds, low=2).ravel()
     bits = _table("bits", bits, len(keys), ds.size)
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for i, key in enumerate(keys):
-        ax.plot(ds, bits[i], marker=".", label=REGISTRY[key].label, **_style(key, i))
-    ax.plot(ds, np.log2(ds) + 2, "k:", lw=2, label=r"$\log_2 d + 2$ [acharya2019]")
-    ax.set(
-        xscale="log",
-        yscale="log",
+    return _log_log(
+        keys,
+        ds,
+        bits,
+        np.log2(ds) + 2,
+        r"$\log_2 d + 2$ [acharya2019]",
         xlabel="domain size $d$",
         ylabel="bits per report",
         title=rf"report size at $\varepsilon = {epsilon:g}$",
     )
-    ax.legend(**_OUTSIDE)
-    return fig
 
 
 def server_figure(keys, ds, seconds, *, n: int, epsilon: float) -> Figure:
@@ -240,26 +246,17 @@ def server_figure(keys, ds, seconds, *, n: int, epsilon: float) -> Figure:
             Described("a table with a time <= 0 or no finite time at the first d"),
             "positive times (log axes), at least one finite at the first d",
         )
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for i, key in enumerate(keys):
-        ax.plot(ds, seconds[i] * 1e3, marker=".", label=REGISTRY[key].label, **_style(key, i))
     slowest = int(np.nanargmax(seconds[:, 0]))
-    ax.plot(
+    return _log_log(
+        keys,
         ds,
+        seconds * 1e3,
         seconds[slowest, 0] * 1e3 * ds / ds[0],
-        "k:",
-        lw=2,
-        label=r"$\propto n d$ (through the slowest)",
-    )
-    ax.set(
-        xscale="log",
-        yscale="log",
+        r"$\propto n d$ (through the slowest)",
         xlabel="domain size $d$",
         ylabel="server time (ms, this machine)",
         title=rf"server: aggregate + estimate of $n = {n:,}$ reports at $\varepsilon = {epsilon:g}$",
     )
-    ax.legend(**_OUTSIDE)
-    return fig
 
 
 def longitudinal_figure(
@@ -317,9 +314,8 @@ def longitudinal_figure(
     labels = list(variances)
     x = np.arange(len(labels))
     exact, approx = (np.array([variances[k][i] for k in labels], dtype=float) for i in (0, 1))
-    exact, approx = (
-        np.where(np.isinf(v), np.nan, v) for v in (exact, approx)
-    )  # a refused setting is not drawn
+    # a refused setting is not drawn
+    exact, approx = (np.where(np.isinf(v), np.nan, v) for v in (exact, approx))
     right.bar(x - 0.2, exact, 0.4, label="exact (flat population)")
     right.bar(x + 0.2, approx, 0.4, label=r"approximate $q^*(1-q^*)/(p^*-q^*)^2$")
     right.set(

@@ -77,8 +77,7 @@ def scaling_figure(
                 ax.set(xlabel=xlabel, ylim=(0, None))
         if column == 0:
             axes[1, 0].set(xscale="log")
-            axes[1, 0].xaxis.set_minor_formatter(
-                NullFormatter()
-            )  # decades only: minor labels collide
+            # decades only: minor labels collide
+            axes[1, 0].xaxis.set_minor_formatter(NullFormatter())
     axes[0, 0].legend(title="±2 SE")  # the style's 9 pt: >= 10 px at the book's width
     return fig

@@ -97,9 +97,8 @@ def peer_audit_figure(
         for protocol, r in found["audits"].items()
     ]
     values = [r["epsilon_lb"] for _, _, r in bars]
-    fig, ax = plt.subplots(
-        figsize=(max(8.0, 1.15 * len(bars)), 3.6)
-    )  # room for every bar's two-line label
+    # room for every bar's two-line label
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.15 * len(bars)), 3.6))
     ax.bar(range(len(bars)), values, color=["C3" if r["violation"] else "C0" for _, _, r in bars])
     ax.axhline(epsilon, color="k", ls="--", label=rf"claimed $\varepsilon = {epsilon:g}$")
     labelled = set()
