@@ -192,10 +192,6 @@ def rappor_guide(
     setting = _check_setting(
         k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape, alpha, correction, seed
     )
-    return _guide(setting)
-
-
-def _guide(setting: _Setting) -> RapporGuide:
     params, (_, factor, pairs) = setting.params, setting.design
     unit = float(unit_threshold(params, setting.n_reports))  # c_w = π_min,w / z = unit·factor_w
     expected = expected_precision_recall(

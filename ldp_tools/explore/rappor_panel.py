@@ -37,15 +37,16 @@ from ldp_tools.explore._widgets import (
 )
 from ldp_tools.explore.rappor import (
     CORRECTIONS,
-    _check_decode_work,
     _check_setting,
-    _guide,
-    _simulated,
+    rappor_guide,
+    simulated_precision_recall,
 )
-from ldp_tools.explore.rappor_sim import _survey, decode_counts, user_report
+from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
 
 #: decoded surveys behind the optional check of the guide's precision and recall
 SIMULATED_SURVEYS = 4
+#: the panel's values that are not the setting's (rappor_guide's keywords): one user's report, two toggles
+ONE_USER = ("candidate", "cohort", "user", "report", "survey", "simulate")
 CORRECTION_LABELS = {"none": "none", "bonferroni": "Bonferroni", "bh": "FDR (Benjamini–Hochberg)"}
 
 
@@ -228,14 +229,13 @@ def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) ->
 
 def _draw_rappor(panel: Panel, **values) -> None:
     setting, steps, survey, simulate = _checked(**values)
-    par, g, sim = setting.params, _guide(setting), None
+    keywords = {name: value for name, value in values.items() if name not in ONE_USER}
+    par, g, sim = setting.params, rappor_guide(**keywords), None
     if survey and panel.artists.get("upload") is None:
-        _check_decode_work(par, setting.n_candidates)
-        sim = _survey(setting)
+        sim = simulated_survey(**keywords)
     check = ""
     if simulate:  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached
-        _check_decode_work(par, setting.n_candidates, SIMULATED_SURVEYS)
-        sp, sr, sp_se, sr_se = _simulated(setting, SIMULATED_SURVEYS)
+        sp, sr, sp_se, sr_se = simulated_precision_recall(**keywords, n_draws=SIMULATED_SURVEYS)
         check = (
             f"; check over {SIMULATED_SURVEYS} decoded surveys: recall "
             f"<b class='ldp-sim-recall'>{sr:.3f}</b> ± "

@@ -49,7 +49,6 @@ from ldp_tools.explore.rappor import (
     _check_setting,
     _design,
     _params,
-    _Setting,
 )
 
 
@@ -227,11 +226,6 @@ def simulated_survey(
         k, h, m, f, p, q, n_reports, n_candidates, n_true, zipf_s, shape, alpha, correction, seed
     )
     _check_decode_work(setting.params, setting.n_candidates)
-    return _survey(setting)
-
-
-def _survey(setting: _Setting) -> SimulatedSurvey:
-    """:func:`simulated_survey` of a checked setting (its decoding work checked too)."""
     params = setting.params
     mechanism = Rappor(params, setting.design[0].blooms)
     rng = np.random.default_rng([setting.seed, 2])
