@@ -55,7 +55,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
-from ldp_helpers.mechanisms.hadamard import _equal_multinomial
+from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import (
     HASH_PRIME,
     _check_coefficients,
@@ -260,8 +260,7 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         )  # (…, d, k): users of x in row j
         # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], summed over (draw, cell) in int64 (exact at any n)
         cells = (np.arange(draws)[:, None] * (self.k * self.m) + self._sketch_cells).ravel()
-        hits = np.zeros(draws * self.k * self.m, dtype=np.int64)
-        np.add.at(hits, cells, np.swapaxes(per_row, -1, -2).reshape(-1))
+        hits = _cell_sums(cells, np.swapaxes(per_row, -1, -2).reshape(-1), draws * self.k * self.m)
         hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))
         n_j = per_row.sum(axis=-2)
         r = self.flip_probability

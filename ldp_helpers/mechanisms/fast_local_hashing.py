@@ -51,7 +51,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.hadamard import _equal_multinomial
+from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import (
     HASH_PRIME,
     _check_coefficients,
@@ -303,8 +303,7 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
         cells = self._cells  # (d·k,): value x, row j -> j·g + h_j(x)
         if draws > 1:
             cells = (np.arange(draws)[:, None] * (self.k * self.hash_range) + cells).ravel()
-        hashed = np.zeros(draws * self.k * self.hash_range, dtype=np.int64)  # exact at any n
-        np.add.at(hashed, cells, per_row.reshape(-1))
+        hashed = _cell_sums(cells, per_row.reshape(-1), draws * self.k * self.hash_range)
         hashed = hashed.reshape(draws, self.k, self.hash_range)  # A[j, y]
         return self._grr._draw_support(hashed, per_row.sum(axis=1), rng=rng).reshape(shape)
 

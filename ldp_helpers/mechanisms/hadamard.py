@@ -269,6 +269,14 @@ def _random_words(size: int, rng: np.random.Generator) -> np.ndarray:
 _RAW_64_BITS = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
 
 
+def _cell_sums(cells: np.ndarray, users: np.ndarray, size: int) -> np.ndarray:
+    """Σ ``users`` per cell (``cells`` its flat indices in [0, size)), in int64: exact for every
+    accepted population (≤ 2^62 users), where a float64 bincount rounds sums above 2^53."""
+    sums = np.zeros(size, dtype=np.int64)
+    np.add.at(sums, cells, users)
+    return sums
+
+
 def _equal_multinomial(counts: np.ndarray, cells: int, rng: np.random.Generator) -> np.ndarray:
     """Multinomial(n, (1/cells, …, 1/cells)) for every n of ``counts`` (a new last axis of ``cells``), exact.
 

@@ -52,6 +52,7 @@ from ldp_helpers.mechanisms.count_mean_sketch import (
     _hashes_of,
 )
 from ldp_helpers.mechanisms.hadamard import (
+    _cell_sums,
     _equal_multinomial,
     _fair_binomial,
     _integer_transform,
@@ -232,7 +233,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
         multinomial cells and halvings and at most :data:`PER_USER_MAX_USERS`, else by cells
         (:meth:`_signed_by_cells`): the same law."""
         halvings = counts.shape[0] * self.k * self.m * math.log2(self.m)
-        if counts.sum() <= min(counts.size * self.k + halvings, PER_USER_MAX_USERS):
+        users = sum(int(n) for n in counts.sum(axis=-1))  # each draw's ≤ 2^62: no int64 wrap
+        if users <= min(counts.size * self.k + halvings, PER_USER_MAX_USERS):
             return self._signed_per_user(counts, hashes, rng)
         return self._signed_by_cells(counts, hashes, rng)
 
@@ -247,8 +249,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
             np.arange(self.k)[:, None] * self.m + hashes
         ).ravel()  # (j, value) -> j·m + h_j(value)
         flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
-        hits = np.zeros(draws * self.k * self.m, dtype=np.int64)  # int64 sums: exact at any n
-        np.add.at(hits, flat, np.swapaxes(per_row, 1, 2).reshape(-1))
+        hits = _cell_sums(flat, np.swapaxes(per_row, 1, 2).reshape(-1), draws * self.k * self.m)
         hits = hits.reshape(draws, self.k, self.m)
         kept = np.zeros_like(hits)  # w̃ = w; the others flip it (a cell of no user draws nothing)
         held = np.flatnonzero(hits)

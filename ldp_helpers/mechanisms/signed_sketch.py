@@ -39,6 +39,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.hadamard import _cell_sums
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, _draw_coefficients
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
@@ -172,8 +173,7 @@ class _SignedSketch(FrequencyOracle):
             signs < 0
         )  # (j, value): cell and sign class
         flat = (np.arange(draws)[:, None] * (rows * width * 2) + cells.ravel()).ravel()
-        split = np.zeros(draws * rows * width * 2, dtype=np.int64)  # int64 sums: exact at any n
-        np.add.at(split, flat, np.swapaxes(per_row, 1, 2).reshape(-1))
+        split = _cell_sums(flat, np.swapaxes(per_row, 1, 2).reshape(-1), draws * rows * width * 2)
         split = split.reshape(draws, rows, width, 2)
         n_j = per_row.sum(axis=1)[:, :, None]  # (draw, j, 1)
         p = self.keep_probability

@@ -45,7 +45,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.hadamard import _equal_multinomial
+from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import (
     HASH_PRIME,
     OLH,
@@ -199,9 +199,7 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
         )  # (draw, x, j)
         size = self.k * self.m  # users of (draw, row) per hashed cell, summed in int64
         flat = self._cells if draws == 1 else (np.arange(draws)[:, None] * size + self._cells)
-        hashed = np.zeros(draws * size, dtype=np.int64)  # int64 sums: exact at any n
-        np.add.at(hashed, flat.ravel(), per_row.ravel())
-        hashed = hashed.reshape(draws * self.k, self.m)
+        hashed = _cell_sums(flat.ravel(), per_row.ravel(), draws * size).reshape(-1, self.m)
         n_j = per_row.sum(axis=1).reshape(-1)
         # GRR's law spreads its non-kept users with one multinomial per row (n as a vector); the others are
         # independent binomials per cell (n as a column)

@@ -55,6 +55,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.grr import grr_probabilities
+from ldp_helpers.mechanisms.hadamard import _cell_sums
 from ldp_helpers.mechanisms.pure import count_variance
 
 MAX_TABLE_CELLS = 2**22  # largest d·C(d, k) for output_table
@@ -459,9 +460,8 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
         users, survey = counts.ravel()[cell], survey[drawn]
     flat = targets.ravel() if n_rows == 1 else (targets + survey * split.size).ravel()
     users = users.ravel()
-    hits = np.zeros(n_rows * split.size, dtype=np.int64)  # int64 sums: exact at any n
-    np.add.at(hits, flat, np.concatenate((users, users)))
-    return hits.reshape(n_rows, split.size)
+    users = np.concatenate((users, users))
+    return _cell_sums(flat, users, n_rows * split.size).reshape(n_rows, split.size)
 
 
 def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> np.ndarray:

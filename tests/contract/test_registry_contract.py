@@ -230,6 +230,8 @@ def _map_reports(reports, change):
 #: aggregates no n reports can produce (issue 39 item 12): each server's estimate refuses every one, naming it
 #: true counts above float64's exact integers, within the 2^62 ceiling (float64 sums of them went wrong)
 HUGE_TOTALS = ((3 * 2**60 + 12345, 2**58 + 3), (2**62 - 2**40, 2**39 + 1))
+#: (seed, n_draws) of each call with them: batches of surveys too (their sums over the draws may wrap int64)
+HUGE_CALLS = ((0, None), (1, None), (0, 3))
 HOSTILE_AGGREGATES = {
     "1e300": lambda a: np.full(a.shape, 1e300),
     "2^64-1": lambda a: np.full(a.shape, 2**64 - 1, np.uint64),
@@ -288,16 +290,20 @@ def hostile_problems(key) -> list:
                     f"total; got {outcome!r:.200}"
                 )
         # accepted totals above 2^53 (float64's last exact integer): counts, or a refusal naming the truth
-        for (first, last), seed in itertools.product(HUGE_TOTALS, (0, 1)):
+        for (first, last), (seed, draws) in itertools.product(HUGE_TOTALS, HUGE_CALLS):
             huge = np.zeros(truth.shape, dtype=np.int64)
             huge.flat[0], huge.flat[-1] = first, last
-            shown = f"{key}.sample_aggregate(truth of {first} and {last}, seed {seed})"
-            rng = np.random.default_rng(seed)
-            sampled = call_refused(mech.sample_aggregate, {"truth": huge, "rng": rng})[0]
-            if not isinstance(sampled, BaseException):
+            shown = (
+                f"{key}.sample_aggregate(truth of {first} and {last}, seed {seed}, {draws} draws)"
+            )
+            kwargs = {"truth": huge, "rng": np.random.default_rng(seed), "n_draws": draws}
+            sampled = call_refused(mech.sample_aggregate, kwargs)[0]
+            if not isinstance(sampled, BaseException) and draws is None:
                 n = mech.n_reports(huge)
                 problems.append(_answered_or_refused(lambda: mech.estimate(sampled, n), shown))
-            elif not (isinstance(sampled, ValueError) and "true_counts" in str(sampled)):
+            elif isinstance(sampled, BaseException) and not (
+                isinstance(sampled, ValueError) and "true_counts" in str(sampled)
+            ):
                 problems.append(
                     f"{shown}: expected counts or a refusal of true_counts; got {sampled!r:.200}"
                 )

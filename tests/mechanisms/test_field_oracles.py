@@ -390,6 +390,12 @@ def test_optimal_subset_size_is_the_full_argmin_and_lies_by_d_over_e_eps_plus_1(
     assert rounded_differs > 0  # multi-freq-ldpy's rounding is not always the variance-optimal k
 
 
+def test_cell_sums_are_exact_int64_sums_beyond_float64():
+    """The samplers' users per cell: exact sums where float64 rounds (2^61 + 1 + 2^61 + 3 = 2^62 + 4)."""
+    sums = hadamard._cell_sums(np.array([0, 2, 0, 2]), np.array([2**61 + 1, 5, 2**61 + 3, 0]), 3)
+    assert sums.dtype == np.int64 and sums.tolist() == [2**62 + 4, 0, 5]
+
+
 def test_ss_sampler_counts_every_member_exactly_beyond_float64():
     """Each of n users reports k members: the sampled counts total k·n exactly, also for n = 2^61 + 7
     (summed in int64; float64 sums rounded them above 2^53)."""
