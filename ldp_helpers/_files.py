@@ -48,7 +48,10 @@ def read_text_file(
     """The text of a regular file (:func:`check_regular_file`), all of it or a clear refusal: a file that
     does not decode names its path and the first undecodable byte's line (a byte-order mark included)."""
     path = check_regular_file(name, path, max_bytes=max_bytes)
-    raw = path.read_bytes()[: max_bytes + 1]
+    with path.open("rb") as handle:
+        raw = handle.read(max_bytes + 1)  # never more than the cap, even if the file grew since
+    if len(raw) > max_bytes:
+        _fail(name, str(path), f"a file of at most {format_bytes(max_bytes)} (it grew past that)")
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as err:

@@ -163,14 +163,14 @@ class _OLH:
 
 
 def _built(client, build):
-    """The peer's client object of ``client`` (a frozen peer client): ``build()`` once per process."""
+    """The peer's client object of ``client`` (a frozen peer client), built once per process."""
     if client not in _CLIENTS:
         _CLIENTS[client] = build()
     return _CLIENTS[client]
 
 
 class PureLdpUE(_UE):
-    """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based, so value x is sent as x + 1."""
+    """pure-ldp's ``UEClient(ε, d, use_oue)``; its domain is 1-based: value x is sent as x + 1."""
 
     def __call__(self, value):
         from pure_ldp.frequency_oracles.unary_encoding import UEClient
@@ -320,8 +320,10 @@ def audit_peer(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
     timeout = check_real("timeout", timeout, low=0.0)
-    options = {"epsilon": epsilon, "d": d, "n-trials": n_trials, "seed": seed}
-    options |= {"confidence": confidence, "n-jobs": n_jobs}  # str: a float's shortest round trip
+    # the checked numbers as Python's: str is then a float's shortest round trip (np.float32(0.1) is
+    # 0.10000000149011612, as checked, not "0.1")
+    options = {"epsilon": float(epsilon), "d": int(d), "n-trials": int(n_trials), "seed": int(seed)}
+    options |= {"confidence": float(confidence), "n-jobs": int(n_jobs)}
     flags = [text for name, value in options.items() for text in (f"--{name}", str(value))]
     return _run_peer(peer, flags, timeout, "the audit")
 

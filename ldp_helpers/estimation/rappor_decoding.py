@@ -204,7 +204,8 @@ def total_counts(
     Y stacks the m cohorts' t̂ ([rappor] Eq. (3)) and ``Y ≈ Xβ`` ([rappor] §2), so β_w counts
     candidate w's reports *per cohort*; with the reports spread evenly over the cohorts
     (N_j = N/m) its count over all of them is m·β_w.  A candidate the LASSO dropped gets
-    estimate 0, SE NaN and p-value 1.  Arrays of length ``n_candidates`` (M).
+    estimate 0, SE NaN and p-value 1.  Arrays of length ``n_candidates`` (M).  ``m``: the
+    cohorts decoded (:func:`decode_aggregate` leaves out cohorts without reports).
 
     References
     ----------

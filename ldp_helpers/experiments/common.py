@@ -1,5 +1,5 @@
-"""Measurements shared by the stream notebooks (03_m_shot, 04_glance) and the explorer: the maximum error,
-the Monte-Carlo mean and its standard error, and fitted rates."""
+"""Measurements shared by the stream notebooks (03_m_shot, 04_glance) and the explorer: the maximum
+error, the Monte-Carlo mean and its standard error, and fitted rates."""
 
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ def longitudinal_oracle(mechanism_key: str, epsilon: float, epsilon_permanent: f
 
 
 def _oracles(epsilon: float, epsilon_permanent: float, d: int):
-    """``(key, oracle)`` of every longitudinal oracle at a checked setting; None for one that refuses it."""
+    """``(key, oracle)`` of every longitudinal oracle at a checked setting (None: it refuses it)."""
     for key in oracle_groups()["longitudinal"]:
         try:
             oracle = longitudinal_oracle(key, epsilon, epsilon_permanent, d)

@@ -161,7 +161,8 @@ def rate_fit(x, mean, se, *, log_x: bool = True) -> tuple[float, float]:
     """A rate of Table 1 or a corollary: the slope of ``ln mean`` against ``ln x`` (``log_x``) or ``x``, and its MC SE.
 
     :func:`~ldp_helpers.experiments.common.fitted_slope` and
-    :func:`~ldp_helpers.experiments.common.fitted_slope_se` of means with standard errors ``se`` (:func:`~ldp_helpers.experiments.common.mean_and_se`).
+    :func:`~ldp_helpers.experiments.common.fitted_slope_se` of means with standard errors ``se``
+    (:func:`~ldp_helpers.experiments.common.mean_and_se`).
 
     References
     ----------

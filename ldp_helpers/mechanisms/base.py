@@ -281,7 +281,8 @@ class PureFrequencyOracle(FrequencyOracle):
     def sample_aggregate(
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
-        """Exact sampler of the support counts given the true counts, the law of :meth:`_draw_support`.
+        """Exact sampler of the support counts given the true counts: the law of
+        :meth:`_draw_support`.
 
         By default ``C_i ~ Binomial(f_i, p*) + Binomial(n − f_i, q*)``, independent in i: valid when
         a report's support of each value is an independent Bernoulli given the true value (unary

@@ -65,7 +65,7 @@ def _check_reporters(reporters, reporters_with_one) -> tuple[np.ndarray, np.ndar
 
 
 def _rounds_matrix(name: str, checked: np.ndarray, n_rounds: int) -> np.ndarray:
-    """An N×T matrix of users × rounds, its entries ``checked`` already: two axes, T = ``n_rounds``."""
+    """An N×T matrix of users × rounds, its entries ``checked`` already: two axes, T = n_rounds."""
     return check_ndim(name, checked, 2, last=n_rounds, what="(users × rounds)")
 
 

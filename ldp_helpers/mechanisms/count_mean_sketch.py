@@ -258,7 +258,7 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         per_row = _equal_multinomial(
             counts if size is None else np.broadcast_to(counts, size), self.k, rng
         )  # (…, d, k): users of x in row j
-        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], summed over (draw, cell) in int64 (exact at any n)
+        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], summed per (draw, cell) in int64
         cells = (np.arange(draws)[:, None] * (self.k * self.m) + self._sketch_cells).ravel()
         hits = _cell_sums(cells, np.swapaxes(per_row, -1, -2).reshape(-1), draws * self.k * self.m)
         hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))

@@ -51,7 +51,9 @@ def grr_probabilities(epsilon: float, d: int) -> tuple[float, float]:
 class GRR(PureFrequencyOracle):
     """Generalized randomized response over [0, d) with budget ε.
 
-    Attributes ``p = e^ε/(e^ε+d−1)`` and ``q = 1/(e^ε+d−1)`` are derived once.
+    Attributes ``p = e^ε/(e^ε+d−1)`` and ``q = 1/(e^ε+d−1)`` are derived once.  The server's
+    counts (:meth:`sample_aggregate`) are ``K_i ~ Binomial(f_i, p − q)`` kept values plus one
+    ``Multinomial(n − ΣK, 1/d each)`` of uniform reports (:meth:`_draw_support`).
 
     References
     ----------

@@ -80,15 +80,15 @@ def universal_hash(a, b, x, m):
 
 
 def _draw_coefficients(rng: np.random.Generator, rows: int, pairs: int = 1) -> tuple:
-    """``pairs`` universal hashes' coefficients for ``rows`` rows, as tuples of ints: the multipliers
-    a ∈ [1, P)^rows drawn first, then the offsets b ∈ [0, P)^rows: ``(a₁, …, a_pairs, b₁, …, b_pairs)``.
-    """
+    """``pairs`` universal hashes' coefficients for ``rows`` rows, as tuples of ints: the
+    multipliers a ∈ [1, P)^rows drawn first, then the offsets b ∈ [0, P)^rows:
+    ``(a₁, …, a_pairs, b₁, …, b_pairs)``."""
     lows = (1,) * pairs + (0,) * pairs
     return tuple(tuple(int(v) for v in rng.integers(low, HASH_PRIME, size=rows)) for low in lows)
 
 
 class _PublicHashes:
-    """The oracles that hash every value with k public hashes h_j (``hash_table()``, shape (k, d))."""
+    """The oracles hashing every value with k public hashes h_j (``hash_table()``: shape (k, d))."""
 
     @property
     def tight(self) -> bool:
@@ -98,7 +98,7 @@ class _PublicHashes:
 
 
 def _check_coefficients(name_a: str, a, name_b: str, b, rows: int) -> None:
-    """Universal-hash coefficients: ``rows`` multipliers in [1, P) and ``rows`` offsets in [0, P)."""
+    """Universal-hash coefficients: ``rows`` multipliers in [1, P), ``rows`` offsets in [0, P)."""
     check_int_array(name_a, a, low=1, high=HASH_PRIME - 1, shape=(rows,))
     check_int_array(name_b, b, low=0, high=HASH_PRIME - 1, shape=(rows,))
 

@@ -45,7 +45,7 @@ from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_r
 
 #: decoded surveys behind the optional check of the guide's precision and recall
 SIMULATED_SURVEYS = 4
-#: the panel's values that are not the setting's (rappor_guide's keywords): one user's report, two toggles
+#: the panel's values that are not rappor_guide's keywords: one user's report, two toggles
 ONE_USER = ("candidate", "cohort", "user", "report", "survey", "simulate")
 CORRECTION_LABELS = {"none": "none", "bonferroni": "Bonferroni", "bh": "FDR (Benjamini–Hochberg)"}
 

@@ -54,6 +54,12 @@ def _tolerance(rtol, atol, paper_value) -> float:
     return atol + rtol * abs(float(paper_value))
 
 
+def _no_severity(kind: str, row: dict) -> None:
+    """Refuse ``severity=`` on a row that cannot be a paper error (it would be dropped unseen)."""
+    if "severity" in row:
+        raise TypeError(f"severity= belongs to an erratum row; a {kind} row is never a paper error")
+
+
 class ClaimsTable:
     """The claims of one notebook.
 
@@ -100,9 +106,9 @@ class ClaimsTable:
         tolerance="",
         depends_on="",
     ) -> Claim:
-        """Record the row ``decision`` decides (the long forms' keywords ``row`` end here): its ``id``
-        (default NN-<row number>), ``severity`` (kept for a paper error), ``tolerance`` (default: the
-        decision's) and ``depends_on`` (an earlier row's id)."""
+        """Record the row ``decision`` decides (the long forms' keywords ``row`` end here): its
+        ``id`` (default NN-<row number>), ``severity`` (kept for a paper error), ``tolerance``
+        (default: the decision's) and ``depends_on`` (an earlier row's id)."""
         rid = str(id) if id is not None else f"{self.notebook[:2]}-{len(self.rows) + 1:02d}"
         if any(r.id == rid for r in self.rows):
             raise ValueError(f"duplicate claim id {rid!r}")
@@ -137,8 +143,9 @@ class ClaimsTable:
         ``se`` is the Monte-Carlo standard error of ``our_value`` when it is simulated: it is
         recorded in the tolerance column (next to an explicit ``tolerance`` text, or as the
         tolerance's number of SEs), and a tolerance below 2 SE is refused — the verdict would be
-        decided by the simulation's noise.  ``row``: :meth:`_add`'s keywords.
+        decided by the simulation's noise.  ``row``: :meth:`_add`'s keywords but ``severity``.
         """
+        _no_severity("check", row)
         tol = _tolerance(rtol, atol, paper_value)
         if se is not None:
             if not (isinstance(se, Real) and math.isfinite(se) and se >= 0):
@@ -182,11 +189,13 @@ class ClaimsTable:
         """A row decided by ``decision``: its verdicts ``_OUTCOMES[kind]`` if it holds / fails."""
         if kind == "erratum_if" and "severity" not in row:
             raise TypeError(f"an erratum_if row states its severity ({', '.join(SEVERITIES)})")
+        if kind != "erratum_if":
+            _no_severity(kind, row)
         decision = _as_decision(decision, *_OUTCOMES[kind])
         return self._add(claim, source, paper_value, our_value, decision, **row)
 
     def _either(self, kind, *args, **kwargs) -> Claim:
-        """The long form (words in the call) of a table without a claims file, else the short form."""
+        """The long form (words in the call) for a table without a claims file, else the short."""
         if self.texts is not None:
             return self._short(kind, *args, **kwargs)
         if kind in _OUTCOMES:
@@ -254,7 +263,8 @@ class ClaimsTable:
             raise TypeError(f"se= belongs to a numeric check; claim {name!r} is {kind}")
         if kind in ("erratum", "erratum_if") and not entry.severity:
             raise ValueError(
-                f"claim {name!r}: an erratum states its severity in its entry ({', '.join(SEVERITIES)})"
+                f"claim {name!r}: an erratum states its severity in its entry "
+                f"({', '.join(SEVERITIES)})"
             )
         if paper is None:
             paper = entry.paper
@@ -274,7 +284,9 @@ class ClaimsTable:
         }
         paper = entry.fill("paper", values) if isinstance(paper, str) else paper
         claim, source = words["claim"], words["source"]
-        common = dict(id=entry.id, severity=entry.severity, tolerance=words["tolerance"])
+        common = dict(id=entry.id, tolerance=words["tolerance"])
+        if kind in ("erratum", "erratum_if"):
+            common["severity"] = entry.severity
         if kind == "check":
             if isinstance(paper, str):
                 raise ValueError(
@@ -297,7 +309,8 @@ class ClaimsTable:
         self._recorded.append(name)
         order = list(self.texts)
         ranked = sorted(
-            zip(self._recorded, self.rows, self.decisions), key=lambda t: order.index(t[0])
+            zip(self._recorded, self.rows, self.decisions, strict=True),
+            key=lambda t: order.index(t[0]),
         )
         self._recorded, self.rows, self.decisions = map(list, zip(*ranked))
         return row

@@ -41,7 +41,7 @@ def test_audit_peer_passes_numpy_numbers_as_plain_text(monkeypatch):
 
     seen = {}
     monkeypatch.setattr(
-        peer_audit, "_run_peer", lambda peer, flags, *_: seen.setdefault("f", flags)
+        peer_audit, "_run_peer", lambda peer, flags, *_: seen.__setitem__("f", flags)
     )
     peer_audit.audit_peer(
         "pure-ldp-1.2.0",
@@ -52,3 +52,7 @@ def test_audit_peer_passes_numpy_numbers_as_plain_text(monkeypatch):
         confidence=0.9,
     )
     assert seen["f"][:4] == ["--epsilon", "0.5", "--d", "4"] and "--n-jobs" in seen["f"]
+    peer_audit.audit_peer(  # a float32 reaches the child as the float it was checked as
+        "pure-ldp-1.2.0", epsilon=np.float32(0.1), d=4, n_trials=10, seed=1, confidence=0.9
+    )
+    assert seen["f"][1] == repr(float(np.float32(0.1))) == "0.10000000149011612"

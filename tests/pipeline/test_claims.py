@@ -63,6 +63,13 @@ def test_statements_errata_and_ambiguity():
         t.erratum("same", "§2", "0.5", "0.5", severity="typo")
     with pytest.raises(ValueError, match="names no earlier row"):
         t.check("x", "§", 1, 1, depends_on="nope")
+    for row in (  # a row that is never a paper error refuses a severity (it would vanish unseen)
+        lambda: t.check("x", "§", 1, 1, severity="typo"),
+        lambda: t.check_statement("s", "§", "x", lt(1.0, 2.0), "y", severity="typo"),
+        lambda: t.ambiguous_if(gt(2.0, 0.1), "a", "§", "x", "y", severity="typo"),
+    ):
+        with pytest.raises(TypeError, match="severity= belongs to an erratum row"):
+            row()
     with pytest.raises(TypeError, match="decision must be a Decision"):
         t.check_statement("bare bool", "§", "x", True, "y")
     with pytest.raises(ValueError, match="must say how"):

@@ -96,8 +96,8 @@ def _style(key: str) -> dict:
 
 
 def _log_log(keys, x, table, guide=None, guide_label="", **labels) -> Figure:
-    """One log–log panel: a dotted curve per oracle of ``keys`` (the rows of ``table``) over ``x``, then
-    ``guide`` (a reference curve) dotted black; ``labels``: the axes' xlabel, ylabel and title."""
+    """One log–log panel: a dotted curve per oracle of ``keys`` (the rows of ``table``) over ``x``,
+    then ``guide`` (a reference curve) dotted black; ``labels``: the axes' xlabel, ylabel, title."""
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     for key, curve in zip(keys, table):
         ax.plot(x, curve, marker=".", label=REGISTRY[key].label, **_style(key))
