@@ -85,6 +85,15 @@ def _structure_controls(structure: dict) -> dict:
     }
 
 
+def _survey_controls(epsilon, d, n) -> dict:
+    """The ε, d and n controls, the same in the playground and the privacy–utility panel."""
+    return {
+        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
+        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
+        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
+    }
+
+
 # ------------------------------------------------------------------------------------ playground
 
 
@@ -216,35 +225,14 @@ def _draw_playground(
     hash_family,
     **structure,
 ) -> None:
-    s = playground_state(
-        mechanism_key,
-        epsilon,
-        d,
-        n,
-        population,
-        zipf_s=zipf_s,
-        seed=seed,
-        structure=structure,
-        hash_family=hash_family,
-    )
+    survey = dict(zipf_s=zipf_s, seed=seed, structure=structure, hash_family=hash_family)
+    s = playground_state(mechanism_key, epsilon, d, n, population, **survey)
     d, own = s.true_counts.size, oracle_parameters(mechanism_key)
     for name in structure:  # a sketch's k and m show only for an oracle that has them
         panel.controls[name].layout.display = "flex" if name in own else "none"
     takes_family = mechanism_key in fo.hash_family_keys()
     panel.controls["hash_family"].layout.display = "flex" if takes_family else "none"
-    ranking = [
-        key
-        for key, _ in oracle_ranking(
-            epsilon,
-            d,
-            n,
-            population,
-            zipf_s=zipf_s,
-            structure=structure,
-            seed=seed,
-            hash_family=hash_family,
-        )
-    ]
+    ranking = [key for key, _ in oracle_ranking(epsilon, d, n, population, **survey)]
     shape = "".join(f", {name} = {structure[name]}" for name in own)
     split = f" (bias² {s.bias_sq:.6g} + variance {s.mse - s.bias_sq:.6g})" if s.bias_sq > 0 else ""
     panel.summary.value = (
@@ -327,18 +315,7 @@ def playground_panel(
     """
     # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
     structure = check_structure(structure)
-    playground_state(
-        mechanism_key,
-        epsilon,
-        d,
-        n,
-        population,
-        zipf_s=zipf_s,
-        seed=seed,
-        structure=structure,
-        hash_family=hash_family,
-    )
-    defaults = dict(
+    setting = dict(
         mechanism_key=mechanism_key,
         epsilon=epsilon,
         d=d,
@@ -347,15 +324,13 @@ def playground_panel(
         zipf_s=zipf_s,
         seed=seed,
         hash_family=hash_family,
-        **structure,
     )
+    playground_state(**setting, structure=structure)
     controls = {
         "mechanism_key": c.choice(
             [(REGISTRY[k].label, k) for k in panel_keys()], mechanism_key, "oracle"
         ),
-        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
-        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
-        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
+        **_survey_controls(epsilon, d, n),
         "population": c.choice(list(POPULATIONS), population, "population"),
         "zipf_s": c.number(float(zipf_s), 0.0, 3.0, "Zipf s", step=0.05),
         "seed": c.text(seed, "seed"),
@@ -364,9 +339,8 @@ def playground_panel(
         ),
         **_structure_controls(structure),
     }
-    return build(
-        "playground", controls, _draw_playground, "Frequency-oracle playground", defaults=defaults
-    )
+    title = "Frequency-oracle playground"
+    return build("playground", controls, _draw_playground, title, defaults=setting | structure)
 
 
 # ------------------------------------------------------------------------------------ privacy–utility
@@ -552,9 +526,7 @@ def privacy_utility_panel(
         structure=check_structure(structure, d),
     )
     controls = {
-        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
-        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
-        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
+        **_survey_controls(epsilon, d, n),
         "epsilon_max": c.number(float(epsilon_max), 0.2, 20.0, "ε max (axis)", step=0.1),
         "shown": c.choice([(label, key) for key, label in SHOWN.items()], shown, "curves"),
         **_structure_controls(structure),

@@ -149,24 +149,6 @@ def continual_panel(
     ----------
     [glance] Eq. (1), condition (2), Theorems 4–5, §6.
     """
-    continual_counting_curves(
-        mu=mu,
-        n_users=n_users,
-        n_rounds=n_rounds,
-        beta=beta,
-        epsilon_max=epsilon_max,
-        n_draws=n_draws,
-        seed=seed,
-    )
-    controls = {
-        "mu": c.number(mu, 0.0, 1.0, "μ (stream)", step=0.01),
-        "n_users": c.number(n_users, 10, 10**10, "N (users)", integer=True, log=True),
-        "n_rounds": c.number(n_rounds, 1, 10**5, "T (rounds)", integer=True, log=True),
-        "beta": c.number(beta, 1e-3, 0.99, "β", log=True),
-        "epsilon_max": c.number(epsilon_max, 0.5, 30.0, "ε max", step=0.1),
-        "n_draws": c.number(n_draws, 2, 10**4, "surveys", integer=True, log=True),
-        "seed": c.text(seed, "seed"),
-    }
     defaults = dict(
         mu=mu,
         n_users=n_users,
@@ -176,6 +158,16 @@ def continual_panel(
         n_draws=n_draws,
         seed=seed,
     )
+    continual_counting_curves(**defaults)  # bad defaults are refused here, as every interaction
+    controls = {
+        "mu": c.number(mu, 0.0, 1.0, "μ (stream)", step=0.01),
+        "n_users": c.number(n_users, 10, 10**10, "N (users)", integer=True, log=True),
+        "n_rounds": c.number(n_rounds, 1, 10**5, "T (rounds)", integer=True, log=True),
+        "beta": c.number(beta, 1e-3, 0.99, "β", log=True),
+        "epsilon_max": c.number(epsilon_max, 0.5, 30.0, "ε max", step=0.1),
+        "n_draws": c.number(n_draws, 2, 10**4, "surveys", integer=True, log=True),
+        "seed": c.text(seed, "seed"),
+    }
     return build(
         "continual",
         controls,
@@ -259,9 +251,10 @@ def m_shot_panel(
     ----------
     [m_shot] Eq. (7), §4.3, §6.2 (Fig. 2a–c).
     """
-    m_shot_curves(
+    defaults = dict(
         epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
     )
+    m_shot_curves(**defaults)  # bad defaults are refused here, as every interaction
     controls = {
         "epsilon": c.number(epsilon, 0.1, 500.0, "ε", log=True),
         "n_rounds": c.number(n_rounds, 1, 5000, "T (rounds)", integer=True, log=True),
@@ -270,9 +263,6 @@ def m_shot_panel(
         "n_draws": c.number(n_draws, 1, 1000, "surveys", integer=True, log=True),
         "seed": c.text(seed, "seed"),
     }
-    defaults = dict(
-        epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
-    )
     return build("m_shot", controls, _draw_m_shot, "m-shot: F-measure vs m", defaults=defaults)
 
 

@@ -171,14 +171,14 @@ def shuffle_panel(*, n=10_000, epsilon0=2.0, delta=1e-6, k=2) -> Panel:
     [erlingsson2019]; [balle2019blanket] §5; [feldman2021clones]; [wang2024shuffle];
     notebook ``08_shuffle_model`` §§1–3.
     """
-    shuffle_state(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    defaults = dict(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    shuffle_state(**defaults)  # bad defaults are refused here, as every interaction
     controls = {
         "n": c.number(n, 2, N_MAX[2], "n (users)", integer=True, log=True),
         "epsilon0": c.number(float(epsilon0), 0.01, 20.0, "ε₀ (local)", log=True),
         "delta": c.number(float(delta), 1e-15, 0.5, "δ (central)", log=True),
         "k": c.number(k, 2, K_MAX, "k (k-RR values)", integer=True, log=True),
     }
-    defaults = dict(n=n, epsilon0=epsilon0, delta=delta, k=k)
     return build(
         "shuffle",
         controls,

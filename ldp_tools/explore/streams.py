@@ -120,12 +120,15 @@ def _error_means(mu: float, n_users: int, n_rounds: int, epsilons: tuple, n_draw
                     truth,
                 )
             )
-        errs = np.array(errs)  # (ε, survey)
-        if n_draws > 1:
-            means[label], se[label] = mean_and_se(errs)
-        else:  # one survey has no standard error
-            means[label], se[label] = errs.mean(axis=1), np.full(len(epsilons), np.nan)
+        means[label], se[label] = _survey_mean(np.array(errs))  # errs: (ε, survey)
     return means, se
+
+
+def _survey_mean(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over the surveys (last axis) and its SE (:func:`mean_and_se`); one survey has none: NaN."""
+    if samples.shape[-1] > 1:
+        return mean_and_se(samples)
+    return samples.mean(axis=-1), np.full(samples.shape[:-1], np.nan)
 
 
 def continual_counting_curves(
@@ -308,7 +311,7 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
             for m in ms
         ]
     )
-    mean, se = mean_and_se(f) if n_draws > 1 else (f.mean(axis=1), np.full(ms.size, np.nan))
+    mean, se = _survey_mean(f)
     return MShotCurves(
         ms, mean, se, np.asarray(g(ms / epsilon)), m_star(epsilon, n_rounds), c_star()
     )
