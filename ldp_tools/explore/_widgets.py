@@ -384,10 +384,7 @@ def wire(panel: Panel, redraw) -> Panel:
             if kept
             else ""
         )
-        panel.message.value = (
-            f'<span style="color:#b00020">refused: {html.escape(tried)} — '
-            f"{html.escape(str(err))}{html.escape(back)}</span>"
-        )
+        panel.message.value = refused(f"{tried} — {err}{back}")
         panel.holding = True
         try:
             for name in kept:
@@ -400,6 +397,11 @@ def wire(panel: Panel, redraw) -> Panel:
     panel.update = lambda overrides=None: update(None, overrides)
     update()
     return panel
+
+
+def refused(text: str) -> str:
+    """A refusal as the panels and the share bar show it: ``refused: <text>``, escaped, in red."""
+    return f'<span style="color:#b00020">refused: {html.escape(text)}</span>'
 
 
 def _same(a, b) -> bool:

@@ -29,8 +29,6 @@ from ldp_tools.explore._widgets import (
 )
 from ldp_tools.explore.streams import STREAM_MECHANISMS, continual_counting_curves, m_shot_curves
 
-PANELS = ("continual", "m_shot")
-
 # ------------------------------------------------------------------------------------ continual counting
 
 
@@ -73,18 +71,10 @@ def _setup_continual(fig) -> dict:
     }
 
 
-def _draw_continual(
-    panel: Panel, *, mu, n_users, n_rounds, beta, epsilon_max, n_draws, seed
-) -> None:
-    c_ = continual_counting_curves(
-        mu=mu,
-        n_users=n_users,
-        n_rounds=n_rounds,
-        beta=beta,
-        epsilon_max=epsilon_max,
-        n_draws=n_draws,
-        seed=seed,
-    )
+def _draw_continual(panel: Panel, **setting) -> None:
+    c_ = continual_counting_curves(**setting)
+    mu, n_users, n_rounds = setting["mu"], setting["n_users"], setting["n_rounds"]
+    beta, n_draws = setting["beta"], setting["n_draws"]
     best = {label: float(v[-1]) for label, v in c_.mean_error.items()}
     held = c_.epsilons[c_.condition2]
     panel.summary.value = (

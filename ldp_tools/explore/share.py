@@ -247,15 +247,7 @@ class _ShareBar:
         for panel in self.panels:
             for control in panel.controls.values():
                 control.observe(lambda _change: self.refresh(), names="value")
-        try:
-            problems = apply_view(
-                self.panels, view_from_query(_request_query() if query is None else query)
-            )
-            self.message.value = html.escape("; ".join(problems))
-        except ValueError as err:
-            self.message.value = (
-                f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
-            )
+        self._apply(lambda: view_from_query(_request_query() if query is None else query))
         self.refresh()
         return self
 
@@ -272,13 +264,17 @@ class _ShareBar:
     def _apply_code(self, change) -> None:
         if change["new"] == getattr(self, "_shown", None):
             return
+        self._apply(lambda: decode_view(change["new"]))
+
+    def _apply(self, read_view) -> None:
+        """Apply the view ``read_view()`` gives; say what could not be applied, or why it is refused."""
+        from ldp_tools.explore._widgets import refused
+
         try:
-            problems = apply_view(self.panels, decode_view(change["new"]))
+            problems = apply_view(self.panels, read_view())
             self.message.value = html.escape("; ".join(problems))
         except ValueError as err:
-            self.message.value = (
-                f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
-            )
+            self.message.value = refused(str(err))
 
 
 def share_bar():

@@ -29,7 +29,6 @@ from ldp_tools.explore._widgets import (
 )
 from ldp_tools.explore.shuffle import BOUNDS, K_MAX, N_MAX, NUMERICAL, shuffle_state
 
-PANELS = ("shuffle",)
 #: a bound's colour and line: closed forms dashed, numerical bounds solid with markers
 STYLES = {name: (f"C{i}", "-" if name in NUMERICAL else "--") for i, name in enumerate(BOUNDS)}
 
