@@ -288,6 +288,11 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
         )
 
 
+def table_of(columns: dict) -> tuple[tuple, list]:
+    """The (header, rows) :func:`show_figure` offers, from the table's columns (name → values)."""
+    return tuple(columns), list(zip(*columns.values()))
+
+
 def _png(figure) -> bytes:
     """The figure drawn once by its own Agg canvas (:func:`figure_for`), at its dpi, as PNG bytes.
 

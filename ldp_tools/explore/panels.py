@@ -42,6 +42,7 @@ from ldp_tools.explore._widgets import (
     outside_legend,
     power_of_ten_ticks,
     show_figure,
+    table_of,
 )
 from ldp_tools.explore.oracles import (
     D_MAX,
@@ -273,20 +274,16 @@ def _draw_playground(
         np.log10(d),
     )  # a typed ε beyond the map rests on its edge
     a["point"].set_data([float(np.clip(x_star, *PHASE_X))], [float(np.clip(y_star, *PHASE_Y))])
-    rows = zip(
-        x,
-        s.true_counts,
-        s.estimate,
-        s.expected,
-        s.expected - s.true_counts,
-        s.sigma,
-        s.mse_per_value,
-    )
-    show_figure(
-        panel,
-        ("value", "true_count", "estimate", "expected_estimate", "bias", "sigma", "mse"),
-        rows,
-    )
+    columns = {
+        "value": x,
+        "true_count": s.true_counts,
+        "estimate": s.estimate,
+        "expected_estimate": s.expected,
+        "bias": s.expected - s.true_counts,
+        "sigma": s.sigma,
+        "mse": s.mse_per_value,
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def playground_panel(
@@ -484,23 +481,14 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     a["title"].set_text(
         f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values"
     )
-    every = list(curves.exact)
-    rows = [
-        (
-            float(e),
-            *(curves.exact[k][j] for k in every),
-            *(curves.bias_sq[k][j] for k in every),
-            *(curves.approx[k][j] if k in curves.approx else "" for k in every),
-        )
-        for j, e in enumerate(curves.epsilons)
-    ]
-    header = (
-        "epsilon",
-        *(f"mse_{k}" for k in every),
-        *(f"bias_sq_{k}" for k in every),
-        *(f"approx_var_{k}" for k in every),
-    )
-    show_figure(panel, header, rows)
+    blank = [""] * curves.epsilons.size  # an oracle without Wang's approximation
+    columns = {
+        "epsilon": curves.epsilons,
+        **{f"mse_{k}": v for k, v in curves.exact.items()},
+        **{f"bias_sq_{k}": curves.bias_sq[k] for k in curves.exact},
+        **{f"approx_var_{k}": curves.approx.get(k, blank) for k in curves.exact},
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def privacy_utility_panel(

@@ -26,6 +26,7 @@ from ldp_tools.explore._widgets import (
     rescale,
     set_errorbar,
     show_figure,
+    table_of,
 )
 from ldp_tools.explore.streams import STREAM_MECHANISMS, continual_counting_curves, m_shot_curves
 
@@ -105,29 +106,16 @@ def _draw_continual(panel: Panel, **setting) -> None:
     a["title"].set_text(
         f"continual counting on the constant stream μ = {fmt(mu)}, N = {n_users:,}, T = {n_rounds}"
     )
-    labels = list(STREAM_MECHANISMS)
-    rows = [
-        (
-            float(e),
-            *(c_.mean_error[k][j] for k in labels),
-            *(c_.se[k][j] for k in labels),
-            c_.theta[j],
-            c_.glance_upper[j],
-            c_.harmony_lower[j],
-            bool(c_.condition2[j]),
-        )
-        for j, e in enumerate(c_.epsilons)
-    ]
-    header = (
-        "epsilon",
-        *(f"mean_err_{k}" for k in labels),
-        *(f"se_{k}" for k in labels),
-        "theta_eq1",
-        "glance_upper_thm5",
-        "harmony_lower_thm4",
-        "condition2",
-    )
-    show_figure(panel, header, rows)
+    columns = {
+        "epsilon": c_.epsilons,
+        **{f"mean_err_{k}": c_.mean_error[k] for k in STREAM_MECHANISMS},
+        **{f"se_{k}": c_.se[k] for k in STREAM_MECHANISMS},
+        "theta_eq1": c_.theta,
+        "glance_upper_thm5": c_.glance_upper,
+        "harmony_lower_thm4": c_.harmony_lower,
+        "condition2": c_.condition2,
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def continual_panel(
@@ -226,10 +214,14 @@ def _draw_m_shot(panel: Panel, *, epsilon, n_rounds, n_users, theta, n_draws, se
     a["title"].set_text(
         f"m-shot, Experiment 1 (shuffled ramp, r = 0): ε = {fmt(epsilon)}, T = {n_rounds}"
     )
-    rows = [
-        (int(mm), m.mean_f[j], m.se[j], m.g[j], int(mm) == m.m_star) for j, mm in enumerate(m.ms)
-    ]
-    show_figure(panel, ("m", "mean_f_measure", "se", "g_m_over_epsilon", "is_m_star"), rows)
+    columns = {
+        "m": m.ms,
+        "mean_f_measure": m.mean_f,
+        "se": m.se,
+        "g_m_over_epsilon": m.g,
+        "is_m_star": m.ms == m.m_star,
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def m_shot_panel(
