@@ -94,6 +94,12 @@ def oracle_parameters(mechanism_key) -> dict[str, Structure]:
     }
 
 
+@functools.lru_cache(maxsize=1)
+def structure_specs() -> dict[str, Structure]:
+    """Every structural parameter a listed oracle takes (:func:`oracle_parameters`), in their order."""
+    return {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
+
+
 def _unlisted(name: str, default: int) -> Structure:
     return Structure(default, min(1, default), max(STRUCTURE_HIGH, default), name)
 
@@ -113,7 +119,7 @@ def check_structure(structure=None, d=None) -> dict[str, int]:
     (k, R) and ``WORK_KM // k`` sketch columns (m, T).  Returns the full mapping (name → int), in a
     fixed order.
     """
-    names = _all_structure()
+    names = dict(sorted(structure_specs().items()))
     if structure is None:
         structure = {}
     check_instance(
@@ -153,17 +159,6 @@ def check_structure(structure=None, d=None) -> dict[str, int]:
 def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
     if value > high:
         fail(f"structure[{name!r}]", value, f"an integer in [{low}, {high}] {why}")
-
-
-@functools.lru_cache(maxsize=1)
-def _all_structure() -> dict[str, Structure]:
-    return dict(
-        sorted(
-            {
-                name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()
-            }.items()
-        )
-    )
 
 
 def _oracle(mechanism_key, epsilon, d, structure, seed, hash_family="universal"):

@@ -52,6 +52,7 @@ from ldp_tools.explore.oracles import (
     oracle_parameters,
     panel_keys,
     playground_state,
+    structure_specs,
 )
 from ldp_tools.explore.utility import PHASE_GRID, oracle_ranking, phase_diagram, phase_keys
 
@@ -72,7 +73,6 @@ def _colour(key: str) -> str:
 
 def _structure_controls(structure: dict) -> dict:
     """A control per structural parameter of the listed oracles (a sketch's k and m)."""
-    specs = {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
     return {
         name: c.number(
             structure[name],
@@ -82,7 +82,7 @@ def _structure_controls(structure: dict) -> dict:
             integer=True,
             log=spec.low > 0 and spec.high / spec.low >= 100,
         )
-        for name, spec in specs.items()
+        for name, spec in structure_specs().items()
     }
 
 
