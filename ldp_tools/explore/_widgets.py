@@ -77,13 +77,11 @@ class Panel:
     artists: dict = field(default_factory=dict)
     title: str = ""
     defaults: dict = field(default_factory=dict)
-    update: object = (
-        None  # update(overrides=None): recompute with the controls' values (and overrides)
-    )
+    # update(overrides=None): recompute with the controls' values (and overrides)
+    update: object = None
     holding: bool = False  # set_values in progress: no redraw per control
-    applied: dict = field(
-        default_factory=dict
-    )  # the values of the last accepted redraw (what the figure shows)
+    # the values of the last accepted redraw (what the figure shows)
+    applied: dict = field(default_factory=dict)
 
     def _ipython_display_(self):
         display_panel(self)
@@ -273,9 +271,8 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     panel.png.append(_png(panel.figure))
     del panel.png[:-1]
     panel.table = (tuple(header), tuple(rows))
-    panel.output.width = str(
-        round(panel.figure.get_figwidth() * FIGURE_DPI)
-    )  # natural size, never stretched
+    # natural size, never stretched
+    panel.output.width = str(round(panel.figure.get_figwidth() * FIGURE_DPI))
     panel.output.value = panel.png[-1]
     if panel.downloads is not None:
         png = base64.b64encode(panel.png[-1]).decode("ascii")
@@ -362,9 +359,8 @@ def wire(panel: Panel, redraw) -> Panel:
         if panel.holding:
             return
         values = {name: control.value for name, control in panel.controls.items()}
-        values.update(
-            overrides or {}
-        )  # e.g. text typed where a number belongs (what a text box would send)
+        # e.g. text typed where a number belongs (what a text box would send)
+        values.update(overrides or {})
         panel.busy.value = BUSY
         try:
             redraw(panel, **values)
@@ -491,9 +487,8 @@ def display_panel(panel: Panel) -> None:
         "text/plain": f"{panel.title} (live panel: needs a running kernel; static figure shown otherwise)\n"
         f"{plain_summary(panel)}"
     }
-    if (
-        panel.png and "VOILA_PREHEAT" not in os.environ
-    ):  # Voilà always renders the widget: no fallback on its page
+    # Voilà always renders the widget: no fallback on its page
+    if panel.png and "VOILA_PREHEAT" not in os.environ:
         bundle["image/png"] = base64.b64encode(panel.png[-1]).decode("ascii")
     view = panel.widget._repr_mimebundle_() if hasattr(panel.widget, "_repr_mimebundle_") else {}
     if WIDGET_MIME in view:

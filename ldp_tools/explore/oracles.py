@@ -240,9 +240,8 @@ def playground_state(
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
     oracle = _oracle(mechanism_key, epsilon, d, structure, seed, hash_family)
-    cells = getattr(oracle, "k", 1) * getattr(
-        oracle, "hash_range", 1
-    )  # FLH's survey fills k × g cells, g ≈ e^ε
+    # FLH's survey fills k × g cells, g ≈ e^ε
+    cells = getattr(oracle, "k", 1) * getattr(oracle, "hash_range", 1)
     if cells > WORK_KM:
         fail(
             "epsilon",

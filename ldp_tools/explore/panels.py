@@ -137,9 +137,8 @@ def _setup_playground(fig) -> dict:
     )
     phase.add_image(image)
     (point,) = phase.plot([], [], "*", color="black", mec="white", mew=0.8, ms=15)
-    phase.set(
-        xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y
-    )  # log10 coordinates (an image on log axes would resample)
+    # log10 coordinates (an image on log axes would resample)
+    phase.set(xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y)
     phase.set_title("lowest exact MSE\n(flat population)", fontsize=SMALL)
     phase.set_xticks(np.log10([0.1, 1, 10]), ["0.1", "1", "10"])
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
@@ -269,10 +268,7 @@ def _draw_playground(
         f"{s.label}{shape}, ε = {fmt(float(epsilon))}: one exact survey (seed {seed}) "
         f"of n = {int(s.true_counts.sum()):,} users over d = {d} values ({population})"
     )
-    x_star, y_star = (
-        np.log10(float(epsilon)),
-        np.log10(d),
-    )  # a typed ε beyond the map rests on its edge
+    x_star, y_star = np.log10(float(epsilon)), np.log10(d)  # a typed ε beyond the map: on its edge
     a["point"].set_data([float(np.clip(x_star, *PHASE_X))], [float(np.clip(y_star, *PHASE_Y))])
     columns = {
         "value": x,

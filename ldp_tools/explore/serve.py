@@ -383,10 +383,8 @@ def _voila_config():
     config = Config()
     config.VoilaConfiguration.multi_kernel_manager_class = _page_kernel_manager()
     config.VoilaConfiguration.extension_denylist = list(DENYLIST)
-    config.VoilaConfiguration.file_allowlist = [
-        f"{BOOK}/.*"
-    ]  # the book beside the app (each panel links its
-    # chapter); BookFiles then admits only book_file paths
+    # the book beside the app (each panel links its chapter); BookFiles then admits only book_file paths
+    config.VoilaConfiguration.file_allowlist = [f"{BOOK}/.*"]
     config.NotebookNotary.db_file = ":memory:"
     config.NotebookNotary.secret = secrets.token_bytes(32)
     # pings keep websockets alive through proxies and VPNs, which a loopback server never has; jupyter_server's

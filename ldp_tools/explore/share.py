@@ -36,9 +36,8 @@ def encode_view(view) -> str:
     """The short code of a view ``{panel: {control: value}}`` (values: numbers, text, booleans)."""
     _check_view(view)
     raw = json.dumps(view, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
-    packer = zlib.compressobj(
-        9, zlib.DEFLATED, -15
-    )  # raw deflate: no header or checksum (the JSON checks itself)
+    # raw deflate: no header or checksum (the JSON checks itself)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     return PREFIX + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode(
         "ascii"
     ).rstrip("=")
@@ -62,9 +61,8 @@ def decode_view(code) -> dict:
         if inflater.unconsumed_tail or not inflater.eof:
             raise ValueError("truncated or too large")
         text = raw.decode("utf-8")
-        if (
-            _nesting(text) > VIEW_DEPTH
-        ):  # json.loads recurses: 60,000 '[' from a 105-character code overflow the stack
+        # json.loads recurses: 60,000 '[' from a 105-character code overflow the stack
+        if _nesting(text) > VIEW_DEPTH:
             fail(
                 "code",
                 code,
