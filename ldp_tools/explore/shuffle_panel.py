@@ -67,25 +67,24 @@ def _setup_shuffle(fig) -> dict:
 
 def _table(state, k: int) -> str:
     """The setting's numbers as a small HTML table: the exact ε_c, then each bound or "n/a" with the reason."""
+    num = "style='text-align:right;padding:0 1em'"  # a number's cell
     head = (
         "<table class='ldp-shuffle-table' style='border-collapse:collapse;margin:.3em 0'>"
         "<tr><th style='text-align:left;padding:0 1em 0 0'>central ε_c at this setting</th>"
-        "<th style='text-align:right;padding:0 1em'>ε_c</th>"
-        "<th style='text-align:right;padding:0 1em'>÷ exact</th><th style='text-align:left'>note</th></tr>"
+        f"<th {num}>ε_c</th><th {num}>÷ exact</th><th style='text-align:left'>note</th></tr>"
     )
     exact_row = (
         f"<tr><td><b>exact</b> (shuffled {_mechanism(k)})</td>"
-        f"<td style='text-align:right;padding:0 1em'><b class='ldp-shuffle-exact'>{state.exact:.4g}</b></td>"
-        "<td style='text-align:right;padding:0 1em'>1</td><td></td></tr>"
+        f"<td {num}><b class='ldp-shuffle-exact'>{state.exact:.4g}</b></td>"
+        f"<td {num}>1</td><td></td></tr>"
     )
     rows = "".join(
         f"<tr><td>{html.escape(r.name)}</td>"
         + (
-            "<td style='text-align:right;padding:0 1em'>n/a</td><td></td>"
+            f"<td {num}>n/a</td><td></td>"
             if math.isnan(r.epsilon_c)
-            else f"<td style='text-align:right;padding:0 1em'>{r.epsilon_c:.4g}</td>"
-            f"<td style='text-align:right;padding:0 1em'>"
-            f"{r.epsilon_c / state.exact if state.exact > 0 else math.inf:.3g}</td>"
+            else f"<td {num}>{r.epsilon_c:.4g}</td>"
+            f"<td {num}>{r.epsilon_c / state.exact if state.exact > 0 else math.inf:.3g}</td>"
         )
         + f"<td>{html.escape(r.note)}</td></tr>"
         for r in state.rows
