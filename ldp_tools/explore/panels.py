@@ -151,16 +151,16 @@ def _setup_playground(fig) -> dict:
         ]
         + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]],
     )
-    return {
-        "ax": ax,
-        "truth": truth,
-        "bands": bands,
-        "expected": expected,
-        "est": est,
-        "point": point,
-        "title": title,
-        "phase": phase,
-    }
+    return dict(
+        ax=ax,
+        truth=truth,
+        bands=bands,
+        expected=expected,
+        est=est,
+        point=point,
+        title=title,
+        phase=phase,
+    )
 
 
 #: the phase map's extent in log10 coordinates (half a cell beyond the grid)
@@ -391,15 +391,7 @@ def _setup_privacy_utility(fig) -> dict:
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
     power_of_ten_ticks(ax.yaxis)
     title = ax.set_title("", loc="left")
-    return {
-        "ax": ax,
-        "lines": lines,
-        "cross": cross,
-        "now": now,
-        "wang": wang,
-        "title": title,
-        "shown": None,
-    }
+    return dict(ax=ax, lines=lines, cross=cross, now=now, wang=wang, title=title, shown=None)
 
 
 def _show_curves(a: dict, keys: tuple) -> None:

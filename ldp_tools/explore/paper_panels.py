@@ -61,15 +61,7 @@ def _setup_continual(fig) -> dict:
     power_of_ten_ticks(ax.yaxis, label_minor=True)  # plain Unicode, as on every panel
     outside_legend(ax)
     title = ax.set_title("", loc="left")
-    return {
-        "ax": ax,
-        "cond": cond,
-        "lines": lines,
-        "theta": theta,
-        "upper": upper,
-        "lower": lower,
-        "title": title,
-    }
+    return dict(ax=ax, cond=cond, lines=lines, theta=theta, upper=upper, lower=lower, title=title)
 
 
 def _draw_continual(panel: Panel, **setting) -> None:

@@ -53,16 +53,16 @@ def _setup_shuffle(fig) -> dict:
     power_of_ten_ticks(ax.xaxis)
     power_of_ten_ticks(ax.yaxis)  # plain Unicode: no mathtext parsed per redraw
     title = ax.set_title("", loc="left")
-    return {
-        "ax": ax,
-        "lines": lines,
-        "exact": exact,
-        "local": local,
-        "chosen": chosen,
-        "points": points,
-        "title": title,
-        "legend": None,
-    }
+    return dict(
+        ax=ax,
+        lines=lines,
+        exact=exact,
+        local=local,
+        chosen=chosen,
+        points=points,
+        title=title,
+        legend=None,
+    )
 
 
 def _table(state, k: int) -> str:
