@@ -327,6 +327,13 @@ def _cell(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def mean_errorbar(ax, color: str, label: str):
+    """A line of means with error bars and caps (one placeholder point), moved by :func:`set_errorbar`."""
+    return ax.errorbar(
+        [1.0], [1.0], yerr=[0.0], fmt="o-", ms=4, lw=1.4, color=color, capsize=2.5, label=label
+    )
+
+
 def set_errorbar(container, x, y, yerr) -> None:
     """Move an ``errorbar`` container's line (if any), bars and caps to new points."""
     line, caps, (bars,) = container.lines

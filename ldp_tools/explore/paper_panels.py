@@ -21,6 +21,7 @@ from ldp_tools.explore._widgets import (
     build,
     figure_for,
     fmt,
+    mean_errorbar,
     outside_legend,
     power_of_ten_ticks,
     rescale,
@@ -41,17 +42,7 @@ def _setup_continual(fig) -> dict:
         PolyCollection([], facecolors="#55a86833", edgecolors="none", label="condition (2) holds")
     )
     lines = {
-        label: ax.errorbar(
-            [1.0],
-            [1.0],
-            yerr=[0.0],
-            fmt="o-",
-            ms=4,
-            lw=1.4,
-            color=f"C{i}",
-            capsize=2.5,
-            label=f"{label}: mean Err (±2 SE)",
-        )
+        label: mean_errorbar(ax, f"C{i}", f"{label}: mean Err (±2 SE)")
         for i, label in enumerate(STREAM_MECHANISMS)
     }
     (theta,) = ax.plot([], [], "k--", lw=1.1, label="θ (Eq. 1)")
@@ -152,17 +143,7 @@ def continual_panel(
 
 def _setup_m_shot(fig) -> dict:
     ax = fig.add_axes((0.075, 0.12, 0.53, 0.78))
-    f_line = ax.errorbar(
-        [1.0],
-        [1.0],
-        yerr=[0.0],
-        fmt="o-",
-        ms=4,
-        lw=1.4,
-        color="C0",
-        capsize=2.5,
-        label="mean F-measure (±2 SE),\nexact surveys",
-    )
+    f_line = mean_errorbar(ax, "C0", "mean F-measure (±2 SE),\nexact surveys")
     star = ax.axvline(1.0, color="C3", lw=1.4, label="m* (Eq. 7)")
     ax.set(xscale="log", xlabel="m (reports per user)", ylabel="F-measure")
     power_of_ten_ticks(ax.xaxis)
