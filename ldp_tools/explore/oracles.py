@@ -179,10 +179,8 @@ def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
     """
     population = check_choice("population", population, POPULATIONS)
     d = check_int("d", d, low=2, high=D_MAX)
-    n, zipf_s = (
-        check_int("n", n, low=1, high=N_MAX),
-        check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False, high_open=False),
-    )
+    n = check_int("n", n, low=1, high=N_MAX)
+    zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False, high_open=False)
     if population == "clickstream":
         counts = load_trouser_counts().counts.astype(np.int64)
         if d != counts.size:

@@ -131,10 +131,8 @@ def refusal(
     check_instance("headers", headers, Mapping, "a mapping of HTTP headers")
     check_instance("path", path, str, "a URL path string")
     port, page = check_int("port", port, low=1, high=65535), check_bool("page", page)
-    pages, max_pages = (
-        check_int("pages", pages, low=0),
-        check_int("max_pages", max_pages, low=1, high=64),
-    )
+    pages = check_int("pages", pages, low=0)
+    max_pages = check_int("max_pages", max_pages, low=1, high=64)
     host, origin = headers.get("Host", ""), headers.get("Origin")
     if not allowed_host(host, port):
         return (

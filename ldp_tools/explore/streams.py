@@ -147,16 +147,12 @@ def continual_counting_curves(
     [glance] §3, §6 (Err on constant streams); Eq. (1); condition (2); Theorem 4; Theorem 5.
     """
     mu = check_probability(mu, "mu")
-    n_users, n_rounds = (
-        check_int("n_users", n_users, low=1),
-        check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS),
-    )
+    n_users = check_int("n_users", n_users, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.0, high=30.0, high_open=False)
-    n_draws, seed = (
-        check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK),
-        check_int("seed", seed, low=0),
-    )
+    n_draws = check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK)
+    seed = check_int("seed", seed, low=0)
     _check_work(n_rounds, n_draws, MAX_CONTINUAL_WORK)
     eps = np.linspace(epsilon_max / N_EPSILONS, epsilon_max, N_EPSILONS)
     theta = gb.theta(eps, n_users, n_rounds, beta)  # refuses N ≤ T log(4T/β) before any simulation
@@ -296,10 +292,8 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_M_SHOT_ROUNDS)
     n_users = check_int("n_users", n_users, low=1, high=MAX_M_SHOT_USERS)
     theta = check_real("theta", theta, low=0.0, high=1.0, high_open=False)
-    n_draws, seed = (
-        check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_DRAWS),
-        check_int("seed", seed, low=0),
-    )
+    n_draws = check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_DRAWS)
+    seed = check_int("seed", seed, low=0)
     _check_m_shot_work(epsilon, n_rounds, n_users, n_draws)
     ms = m_grid(epsilon, n_rounds)
     truth = _ramp(n_users, n_rounds, seed).fractions()
