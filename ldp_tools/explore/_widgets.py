@@ -365,7 +365,7 @@ def wire(panel: Panel, redraw) -> Panel:
     def update(_change=None, overrides=None):
         if panel.holding:
             return
-        values = {name: control.value for name, control in panel.controls.items()}
+        values = panel.settings()
         # e.g. text typed where a number belongs (what a text box would send)
         values.update(overrides or {})
         panel.busy.value = BUSY
