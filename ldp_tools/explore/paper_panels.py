@@ -168,11 +168,11 @@ def _draw_m_shot(panel: Panel, *, epsilon, n_rounds, n_users, theta, n_draws, se
         epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
     )
     best = int(m.ms[int(np.argmax(m.mean_f))])
-    at_star = float(m.mean_f[list(m.ms).index(m.m_star)])
+    star = list(m.ms).index(m.m_star)
     panel.summary.value = (
         f"ε = {fmt(epsilon)}, T = {n_rounds}, N = {n_users:,}, θ = {fmt(theta)}, {n_draws} exact surveys per m: "
         f"m* (Eq. 7) = <b class='ldp-mstar'>{m.m_star}</b> (c* = {m.c_star:.4f}, g(m*/ε) = "
-        f"{float(m.g[list(m.ms).index(m.m_star)]):.4g}); mean F at m* = <b class='ldp-fstar'>{at_star:.4f}</b>, "
+        f"{float(m.g[star]):.4g}); mean F at m* = <b class='ldp-fstar'>{float(m.mean_f[star]):.4f}</b>, "
         f"best simulated m = {best} (F = {float(m.mean_f.max()):.4f}), 1-shot F = {float(m.mean_f[0]):.4f}, "
         f"T-shot F = {float(m.mean_f[-1]):.4f}"
     )
