@@ -59,9 +59,14 @@ def parse_number(text: str, *, integer: bool):
 
 def show_number(value) -> str:
     """A value as the text box shows it: integers in full, reals with up to 6 significant digits."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not _is_number(value):
         return str(value)
     return str(value) if isinstance(value, int) else f"{value:.6g}"
+
+
+def _is_number(value) -> bool:
+    """An int or a float, not a bool: what a slider can show."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class NumberControl(w.HBox):
@@ -137,11 +142,7 @@ class NumberControl(w.HBox):
         self.observe(self._show, names="value")
 
     def _slider_position(self, value) -> float:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-        ):
+        if not _is_number(value) or not math.isfinite(value):
             return self._low
         return min(max(value, self._low), self._high)
 
@@ -159,12 +160,7 @@ class NumberControl(w.HBox):
         self._syncing = True
         try:
             value = change["new"]
-            if (
-                self.slider is not None
-                and isinstance(value, (int, float))
-                and not isinstance(value, bool)
-                and (not self._log or value > 0)
-            ):
+            if self.slider is not None and _is_number(value) and (not self._log or value > 0):
                 self.slider.value = self._slider_position(value)
             if parse_number(self.box.value, integer=self._integer) != value:
                 self.box.value = show_number(value)

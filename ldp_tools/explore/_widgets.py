@@ -77,13 +77,11 @@ class Panel:
     artists: dict = field(default_factory=dict)
     title: str = ""
     defaults: dict = field(default_factory=dict)
-    update: object = (
-        None  # update(overrides=None): recompute with the controls' values (and overrides)
-    )
+    # update(overrides=None): recompute with the controls' values (and overrides)
+    update: object = None
     holding: bool = False  # set_values in progress: no redraw per control
-    applied: dict = field(
-        default_factory=dict
-    )  # the values of the last accepted redraw (what the figure shows)
+    # the values of the last accepted redraw (what the figure shows)
+    applied: dict = field(default_factory=dict)
 
     def _ipython_display_(self):
         display_panel(self)
@@ -273,9 +271,8 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     panel.png.append(_png(panel.figure))
     del panel.png[:-1]
     panel.table = (tuple(header), tuple(rows))
-    panel.output.width = str(
-        round(panel.figure.get_figwidth() * FIGURE_DPI)
-    )  # natural size, never stretched
+    # natural size, never stretched
+    panel.output.width = str(round(panel.figure.get_figwidth() * FIGURE_DPI))
     panel.output.value = panel.png[-1]
     if panel.downloads is not None:
         png = base64.b64encode(panel.png[-1]).decode("ascii")
@@ -286,6 +283,11 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
             f'<a class="ldp-download ldp-download-png" download="ldp-{panel.name}.png" '
             f'href="data:image/png;base64,{png}">⤓ figure (PNG)</a>'
         )
+
+
+def table_of(columns: dict) -> tuple[tuple, list]:
+    """The (header, rows) :func:`show_figure` offers, from the table's columns (name → values)."""
+    return tuple(columns), list(zip(*columns.values()))
 
 
 def _png(figure) -> bytes:
@@ -325,6 +327,13 @@ def _cell(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def mean_errorbar(ax, color: str, label: str):
+    """A line of means with error bars and caps (one placeholder point), moved by :func:`set_errorbar`."""
+    return ax.errorbar(
+        [1.0], [1.0], yerr=[0.0], fmt="o-", ms=4, lw=1.4, color=color, capsize=2.5, label=label
+    )
+
+
 def set_errorbar(container, x, y, yerr) -> None:
     """Move an ``errorbar`` container's line (if any), bars and caps to new points."""
     line, caps, (bars,) = container.lines
@@ -356,10 +365,9 @@ def wire(panel: Panel, redraw) -> Panel:
     def update(_change=None, overrides=None):
         if panel.holding:
             return
-        values = {name: control.value for name, control in panel.controls.items()}
-        values.update(
-            overrides or {}
-        )  # e.g. text typed where a number belongs (what a text box would send)
+        values = panel.settings()
+        # e.g. text typed where a number belongs (what a text box would send)
+        values.update(overrides or {})
         panel.busy.value = BUSY
         try:
             redraw(panel, **values)
@@ -384,10 +392,7 @@ def wire(panel: Panel, redraw) -> Panel:
             if kept
             else ""
         )
-        panel.message.value = (
-            f'<span style="color:#b00020">refused: {html.escape(tried)} — '
-            f"{html.escape(str(err))}{html.escape(back)}</span>"
-        )
+        panel.message.value = refused(f"{tried} — {err}{back}")
         panel.holding = True
         try:
             for name in kept:
@@ -400,6 +405,11 @@ def wire(panel: Panel, redraw) -> Panel:
     panel.update = lambda overrides=None: update(None, overrides)
     update()
     return panel
+
+
+def refused(text: str) -> str:
+    """A refusal as the panels and the share bar show it: ``refused: <text>``, escaped, in red."""
+    return f'<span style="color:#b00020">refused: {html.escape(text)}</span>'
 
 
 def _same(a, b) -> bool:
@@ -484,9 +494,8 @@ def display_panel(panel: Panel) -> None:
         "text/plain": f"{panel.title} (live panel: needs a running kernel; static figure shown otherwise)\n"
         f"{plain_summary(panel)}"
     }
-    if (
-        panel.png and "VOILA_PREHEAT" not in os.environ
-    ):  # Voilà always renders the widget: no fallback on its page
+    # Voilà always renders the widget: no fallback on its page
+    if panel.png and "VOILA_PREHEAT" not in os.environ:
         bundle["image/png"] = base64.b64encode(panel.png[-1]).decode("ascii")
     view = panel.widget._repr_mimebundle_() if hasattr(panel.widget, "_repr_mimebundle_") else {}
     if WIDGET_MIME in view:

@@ -94,6 +94,12 @@ def oracle_parameters(mechanism_key) -> dict[str, Structure]:
     }
 
 
+@functools.lru_cache(maxsize=1)
+def structure_specs() -> dict[str, Structure]:
+    """Every structural parameter a listed oracle takes (:func:`oracle_parameters`), in their order."""
+    return {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
+
+
 def _unlisted(name: str, default: int) -> Structure:
     return Structure(default, min(1, default), max(STRUCTURE_HIGH, default), name)
 
@@ -113,7 +119,7 @@ def check_structure(structure=None, d=None) -> dict[str, int]:
     (k, R) and ``WORK_KM // k`` sketch columns (m, T).  Returns the full mapping (name → int), in a
     fixed order.
     """
-    names = _all_structure()
+    names = dict(sorted(structure_specs().items()))
     if structure is None:
         structure = {}
     check_instance(
@@ -155,17 +161,6 @@ def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
         fail(f"structure[{name!r}]", value, f"an integer in [{low}, {high}] {why}")
 
 
-@functools.lru_cache(maxsize=1)
-def _all_structure() -> dict[str, Structure]:
-    return dict(
-        sorted(
-            {
-                name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()
-            }.items()
-        )
-    )
-
-
 def _oracle(mechanism_key, epsilon, d, structure, seed, hash_family="universal"):
     """The one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`) within the panels' ranges."""
     key = check_choice("mechanism_key", mechanism_key, panel_keys())
@@ -184,10 +179,8 @@ def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
     """
     population = check_choice("population", population, POPULATIONS)
     d = check_int("d", d, low=2, high=D_MAX)
-    n, zipf_s = (
-        check_int("n", n, low=1, high=N_MAX),
-        check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False, high_open=False),
-    )
+    n = check_int("n", n, low=1, high=N_MAX)
+    zipf_s = check_real("zipf_s", zipf_s, low=0.0, high=10.0, low_open=False, high_open=False)
     if population == "clickstream":
         counts = load_trouser_counts().counts.astype(np.int64)
         if d != counts.size:
@@ -245,9 +238,8 @@ def playground_state(
     [wang2017] Eq. (1), Theorem 2 (exact variance before the approximation); [tutorial] "Frequency Oracles".
     """
     oracle = _oracle(mechanism_key, epsilon, d, structure, seed, hash_family)
-    cells = getattr(oracle, "k", 1) * getattr(
-        oracle, "hash_range", 1
-    )  # FLH's survey fills k × g cells, g ≈ e^ε
+    # FLH's survey fills k × g cells, g ≈ e^ε
+    cells = getattr(oracle, "k", 1) * getattr(oracle, "hash_range", 1)
     if cells > WORK_KM:
         fail(
             "epsilon",

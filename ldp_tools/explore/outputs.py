@@ -38,9 +38,8 @@ def whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
 @functools.lru_cache(maxsize=256)
 def _whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
     bits = int(oracle.report_bits)
-    continuous = isinstance(
-        oracle, (SHE, THE)
-    )  # the loss comes from the report's densities: no table
+    # the loss comes from the report's densities: no table
+    continuous = isinstance(oracle, (SHE, THE))
     if not continuous and (bits > 22 or oracle.d << bits > TABLE_CELLS):
         return UNAVAILABLE
     try:

@@ -42,6 +42,7 @@ from ldp_tools.explore._widgets import (
     outside_legend,
     power_of_ten_ticks,
     show_figure,
+    table_of,
 )
 from ldp_tools.explore.oracles import (
     D_MAX,
@@ -51,6 +52,7 @@ from ldp_tools.explore.oracles import (
     oracle_parameters,
     panel_keys,
     playground_state,
+    structure_specs,
 )
 from ldp_tools.explore.utility import PHASE_GRID, oracle_ranking, phase_diagram, phase_keys
 
@@ -71,7 +73,6 @@ def _colour(key: str) -> str:
 
 def _structure_controls(structure: dict) -> dict:
     """A control per structural parameter of the listed oracles (a sketch's k and m)."""
-    specs = {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
     return {
         name: c.number(
             structure[name],
@@ -81,7 +82,16 @@ def _structure_controls(structure: dict) -> dict:
             integer=True,
             log=spec.low > 0 and spec.high / spec.low >= 100,
         )
-        for name, spec in specs.items()
+        for name, spec in structure_specs().items()
+    }
+
+
+def _survey_controls(epsilon, d, n) -> dict:
+    """The ε, d and n controls, the same in the playground and the privacy–utility panel."""
+    return {
+        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
+        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
+        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
     }
 
 
@@ -127,9 +137,8 @@ def _setup_playground(fig) -> dict:
     )
     phase.add_image(image)
     (point,) = phase.plot([], [], "*", color="black", mec="white", mew=0.8, ms=15)
-    phase.set(
-        xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y
-    )  # log10 coordinates (an image on log axes would resample)
+    # log10 coordinates (an image on log axes would resample)
+    phase.set(xlabel="ε", ylabel="d", xlim=PHASE_X, ylim=PHASE_Y)
     phase.set_title("lowest exact MSE\n(flat population)", fontsize=SMALL)
     phase.set_xticks(np.log10([0.1, 1, 10]), ["0.1", "1", "10"])
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
@@ -142,16 +151,16 @@ def _setup_playground(fig) -> dict:
         ]
         + [phase.plot([], [], "*", color="black", ms=11, label="this (d, ε)")[0]],
     )
-    return {
-        "ax": ax,
-        "truth": truth,
-        "bands": bands,
-        "expected": expected,
-        "est": est,
-        "point": point,
-        "title": title,
-        "phase": phase,
-    }
+    return dict(
+        ax=ax,
+        truth=truth,
+        bands=bands,
+        expected=expected,
+        est=est,
+        point=point,
+        title=title,
+        phase=phase,
+    )
 
 
 #: the phase map's extent in log10 coordinates (half a cell beyond the grid)
@@ -216,35 +225,14 @@ def _draw_playground(
     hash_family,
     **structure,
 ) -> None:
-    s = playground_state(
-        mechanism_key,
-        epsilon,
-        d,
-        n,
-        population,
-        zipf_s=zipf_s,
-        seed=seed,
-        structure=structure,
-        hash_family=hash_family,
-    )
+    survey = dict(zipf_s=zipf_s, seed=seed, structure=structure, hash_family=hash_family)
+    s = playground_state(mechanism_key, epsilon, d, n, population, **survey)
     d, own = s.true_counts.size, oracle_parameters(mechanism_key)
     for name in structure:  # a sketch's k and m show only for an oracle that has them
         panel.controls[name].layout.display = "flex" if name in own else "none"
     takes_family = mechanism_key in fo.hash_family_keys()
     panel.controls["hash_family"].layout.display = "flex" if takes_family else "none"
-    ranking = [
-        key
-        for key, _ in oracle_ranking(
-            epsilon,
-            d,
-            n,
-            population,
-            zipf_s=zipf_s,
-            structure=structure,
-            seed=seed,
-            hash_family=hash_family,
-        )
-    ]
+    ranking = [key for key, _ in oracle_ranking(epsilon, d, n, population, **survey)]
     shape = "".join(f", {name} = {structure[name]}" for name in own)
     split = f" (bias² {s.bias_sq:.6g} + variance {s.mse - s.bias_sq:.6g})" if s.bias_sq > 0 else ""
     panel.summary.value = (
@@ -280,25 +268,18 @@ def _draw_playground(
         f"{s.label}{shape}, ε = {fmt(float(epsilon))}: one exact survey (seed {seed}) "
         f"of n = {int(s.true_counts.sum()):,} users over d = {d} values ({population})"
     )
-    x_star, y_star = (
-        np.log10(float(epsilon)),
-        np.log10(d),
-    )  # a typed ε beyond the map rests on its edge
+    x_star, y_star = np.log10(float(epsilon)), np.log10(d)  # a typed ε beyond the map: on its edge
     a["point"].set_data([float(np.clip(x_star, *PHASE_X))], [float(np.clip(y_star, *PHASE_Y))])
-    rows = zip(
-        x,
-        s.true_counts,
-        s.estimate,
-        s.expected,
-        s.expected - s.true_counts,
-        s.sigma,
-        s.mse_per_value,
-    )
-    show_figure(
-        panel,
-        ("value", "true_count", "estimate", "expected_estimate", "bias", "sigma", "mse"),
-        rows,
-    )
+    columns = {
+        "value": x,
+        "true_count": s.true_counts,
+        "estimate": s.estimate,
+        "expected_estimate": s.expected,
+        "bias": s.expected - s.true_counts,
+        "sigma": s.sigma,
+        "mse": s.mse_per_value,
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def playground_panel(
@@ -327,18 +308,7 @@ def playground_panel(
     """
     # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
     structure = check_structure(structure)
-    playground_state(
-        mechanism_key,
-        epsilon,
-        d,
-        n,
-        population,
-        zipf_s=zipf_s,
-        seed=seed,
-        structure=structure,
-        hash_family=hash_family,
-    )
-    defaults = dict(
+    setting = dict(
         mechanism_key=mechanism_key,
         epsilon=epsilon,
         d=d,
@@ -347,15 +317,13 @@ def playground_panel(
         zipf_s=zipf_s,
         seed=seed,
         hash_family=hash_family,
-        **structure,
     )
+    playground_state(**setting, structure=structure)
     controls = {
         "mechanism_key": c.choice(
             [(REGISTRY[k].label, k) for k in panel_keys()], mechanism_key, "oracle"
         ),
-        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
-        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
-        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
+        **_survey_controls(epsilon, d, n),
         "population": c.choice(list(POPULATIONS), population, "population"),
         "zipf_s": c.number(float(zipf_s), 0.0, 3.0, "Zipf s", step=0.05),
         "seed": c.text(seed, "seed"),
@@ -364,9 +332,8 @@ def playground_panel(
         ),
         **_structure_controls(structure),
     }
-    return build(
-        "playground", controls, _draw_playground, "Frequency-oracle playground", defaults=defaults
-    )
+    title = "Frequency-oracle playground"
+    return build("playground", controls, _draw_playground, title, defaults=setting | structure)
 
 
 # ------------------------------------------------------------------------------------ privacy–utility
@@ -424,15 +391,7 @@ def _setup_privacy_utility(fig) -> dict:
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="count MSE (mean over values)")
     power_of_ten_ticks(ax.yaxis)
     title = ax.set_title("", loc="left")
-    return {
-        "ax": ax,
-        "lines": lines,
-        "cross": cross,
-        "now": now,
-        "wang": wang,
-        "title": title,
-        "shown": None,
-    }
+    return dict(ax=ax, lines=lines, cross=cross, now=now, wang=wang, title=title, shown=None)
 
 
 def _show_curves(a: dict, keys: tuple) -> None:
@@ -510,23 +469,14 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     a["title"].set_text(
         f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values"
     )
-    every = list(curves.exact)
-    rows = [
-        (
-            float(e),
-            *(curves.exact[k][j] for k in every),
-            *(curves.bias_sq[k][j] for k in every),
-            *(curves.approx[k][j] if k in curves.approx else "" for k in every),
-        )
-        for j, e in enumerate(curves.epsilons)
-    ]
-    header = (
-        "epsilon",
-        *(f"mse_{k}" for k in every),
-        *(f"bias_sq_{k}" for k in every),
-        *(f"approx_var_{k}" for k in every),
-    )
-    show_figure(panel, header, rows)
+    blank = [""] * curves.epsilons.size  # an oracle without Wang's approximation
+    columns = {
+        "epsilon": curves.epsilons,
+        **{f"mse_{k}": v for k, v in curves.exact.items()},
+        **{f"bias_sq_{k}": curves.bias_sq[k] for k in curves.exact},
+        **{f"approx_var_{k}": curves.approx.get(k, blank) for k in curves.exact},
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def privacy_utility_panel(
@@ -552,9 +502,7 @@ def privacy_utility_panel(
         structure=check_structure(structure, d),
     )
     controls = {
-        "epsilon": c.number(float(epsilon), 0.05, 20.0, "ε", log=True),
-        "d": c.number(d, 2, D_MAX, "d (values)", integer=True, log=True),
-        "n": c.number(n, 10, 10**10, "n (users)", integer=True, log=True),
+        **_survey_controls(epsilon, d, n),
         "epsilon_max": c.number(float(epsilon_max), 0.2, 20.0, "ε max (axis)", step=0.1),
         "shown": c.choice([(label, key) for key, label in SHOWN.items()], shown, "curves"),
         **_structure_controls(structure),

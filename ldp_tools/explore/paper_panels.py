@@ -21,15 +21,15 @@ from ldp_tools.explore._widgets import (
     build,
     figure_for,
     fmt,
+    mean_errorbar,
     outside_legend,
     power_of_ten_ticks,
     rescale,
     set_errorbar,
     show_figure,
+    table_of,
 )
 from ldp_tools.explore.streams import STREAM_MECHANISMS, continual_counting_curves, m_shot_curves
-
-PANELS = ("continual", "m_shot")
 
 # ------------------------------------------------------------------------------------ continual counting
 
@@ -42,17 +42,7 @@ def _setup_continual(fig) -> dict:
         PolyCollection([], facecolors="#55a86833", edgecolors="none", label="condition (2) holds")
     )
     lines = {
-        label: ax.errorbar(
-            [1.0],
-            [1.0],
-            yerr=[0.0],
-            fmt="o-",
-            ms=4,
-            lw=1.4,
-            color=f"C{i}",
-            capsize=2.5,
-            label=f"{label}: mean Err (±2 SE)",
-        )
+        label: mean_errorbar(ax, f"C{i}", f"{label}: mean Err (±2 SE)")
         for i, label in enumerate(STREAM_MECHANISMS)
     }
     (theta,) = ax.plot([], [], "k--", lw=1.1, label="θ (Eq. 1)")
@@ -62,29 +52,13 @@ def _setup_continual(fig) -> dict:
     power_of_ten_ticks(ax.yaxis, label_minor=True)  # plain Unicode, as on every panel
     outside_legend(ax)
     title = ax.set_title("", loc="left")
-    return {
-        "ax": ax,
-        "cond": cond,
-        "lines": lines,
-        "theta": theta,
-        "upper": upper,
-        "lower": lower,
-        "title": title,
-    }
+    return dict(ax=ax, cond=cond, lines=lines, theta=theta, upper=upper, lower=lower, title=title)
 
 
-def _draw_continual(
-    panel: Panel, *, mu, n_users, n_rounds, beta, epsilon_max, n_draws, seed
-) -> None:
-    c_ = continual_counting_curves(
-        mu=mu,
-        n_users=n_users,
-        n_rounds=n_rounds,
-        beta=beta,
-        epsilon_max=epsilon_max,
-        n_draws=n_draws,
-        seed=seed,
-    )
+def _draw_continual(panel: Panel, **setting) -> None:
+    c_ = continual_counting_curves(**setting)
+    mu, n_users, n_rounds = setting["mu"], setting["n_users"], setting["n_rounds"]
+    beta, n_draws = setting["beta"], setting["n_draws"]
     best = {label: float(v[-1]) for label, v in c_.mean_error.items()}
     held = c_.epsilons[c_.condition2]
     panel.summary.value = (
@@ -115,29 +89,16 @@ def _draw_continual(
     a["title"].set_text(
         f"continual counting on the constant stream μ = {fmt(mu)}, N = {n_users:,}, T = {n_rounds}"
     )
-    labels = list(STREAM_MECHANISMS)
-    rows = [
-        (
-            float(e),
-            *(c_.mean_error[k][j] for k in labels),
-            *(c_.se[k][j] for k in labels),
-            c_.theta[j],
-            c_.glance_upper[j],
-            c_.harmony_lower[j],
-            bool(c_.condition2[j]),
-        )
-        for j, e in enumerate(c_.epsilons)
-    ]
-    header = (
-        "epsilon",
-        *(f"mean_err_{k}" for k in labels),
-        *(f"se_{k}" for k in labels),
-        "theta_eq1",
-        "glance_upper_thm5",
-        "harmony_lower_thm4",
-        "condition2",
-    )
-    show_figure(panel, header, rows)
+    columns = {
+        "epsilon": c_.epsilons,
+        **{f"mean_err_{k}": c_.mean_error[k] for k in STREAM_MECHANISMS},
+        **{f"se_{k}": c_.se[k] for k in STREAM_MECHANISMS},
+        "theta_eq1": c_.theta,
+        "glance_upper_thm5": c_.glance_upper,
+        "harmony_lower_thm4": c_.harmony_lower,
+        "condition2": c_.condition2,
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def continual_panel(
@@ -149,24 +110,6 @@ def continual_panel(
     ----------
     [glance] Eq. (1), condition (2), Theorems 4–5, §6.
     """
-    continual_counting_curves(
-        mu=mu,
-        n_users=n_users,
-        n_rounds=n_rounds,
-        beta=beta,
-        epsilon_max=epsilon_max,
-        n_draws=n_draws,
-        seed=seed,
-    )
-    controls = {
-        "mu": c.number(mu, 0.0, 1.0, "μ (stream)", step=0.01),
-        "n_users": c.number(n_users, 10, 10**10, "N (users)", integer=True, log=True),
-        "n_rounds": c.number(n_rounds, 1, 10**5, "T (rounds)", integer=True, log=True),
-        "beta": c.number(beta, 1e-3, 0.99, "β", log=True),
-        "epsilon_max": c.number(epsilon_max, 0.5, 30.0, "ε max", step=0.1),
-        "n_draws": c.number(n_draws, 2, 10**4, "surveys", integer=True, log=True),
-        "seed": c.text(seed, "seed"),
-    }
     defaults = dict(
         mu=mu,
         n_users=n_users,
@@ -176,6 +119,16 @@ def continual_panel(
         n_draws=n_draws,
         seed=seed,
     )
+    continual_counting_curves(**defaults)  # bad defaults are refused here, as every interaction
+    controls = {
+        "mu": c.number(mu, 0.0, 1.0, "μ (stream)", step=0.01),
+        "n_users": c.number(n_users, 10, 10**10, "N (users)", integer=True, log=True),
+        "n_rounds": c.number(n_rounds, 1, 10**5, "T (rounds)", integer=True, log=True),
+        "beta": c.number(beta, 1e-3, 0.99, "β", log=True),
+        "epsilon_max": c.number(epsilon_max, 0.5, 30.0, "ε max", step=0.1),
+        "n_draws": c.number(n_draws, 2, 10**4, "surveys", integer=True, log=True),
+        "seed": c.text(seed, "seed"),
+    }
     return build(
         "continual",
         controls,
@@ -190,17 +143,7 @@ def continual_panel(
 
 def _setup_m_shot(fig) -> dict:
     ax = fig.add_axes((0.075, 0.12, 0.53, 0.78))
-    f_line = ax.errorbar(
-        [1.0],
-        [1.0],
-        yerr=[0.0],
-        fmt="o-",
-        ms=4,
-        lw=1.4,
-        color="C0",
-        capsize=2.5,
-        label="mean F-measure (±2 SE),\nexact surveys",
-    )
+    f_line = mean_errorbar(ax, "C0", "mean F-measure (±2 SE),\nexact surveys")
     star = ax.axvline(1.0, color="C3", lw=1.4, label="m* (Eq. 7)")
     ax.set(xscale="log", xlabel="m (reports per user)", ylabel="F-measure")
     power_of_ten_ticks(ax.xaxis)
@@ -225,11 +168,11 @@ def _draw_m_shot(panel: Panel, *, epsilon, n_rounds, n_users, theta, n_draws, se
         epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
     )
     best = int(m.ms[int(np.argmax(m.mean_f))])
-    at_star = float(m.mean_f[list(m.ms).index(m.m_star)])
+    star = list(m.ms).index(m.m_star)
     panel.summary.value = (
         f"ε = {fmt(epsilon)}, T = {n_rounds}, N = {n_users:,}, θ = {fmt(theta)}, {n_draws} exact surveys per m: "
         f"m* (Eq. 7) = <b class='ldp-mstar'>{m.m_star}</b> (c* = {m.c_star:.4f}, g(m*/ε) = "
-        f"{float(m.g[list(m.ms).index(m.m_star)]):.4g}); mean F at m* = <b class='ldp-fstar'>{at_star:.4f}</b>, "
+        f"{float(m.g[star]):.4g}); mean F at m* = <b class='ldp-fstar'>{float(m.mean_f[star]):.4f}</b>, "
         f"best simulated m = {best} (F = {float(m.mean_f.max()):.4f}), 1-shot F = {float(m.mean_f[0]):.4f}, "
         f"T-shot F = {float(m.mean_f[-1]):.4f}"
     )
@@ -244,10 +187,14 @@ def _draw_m_shot(panel: Panel, *, epsilon, n_rounds, n_users, theta, n_draws, se
     a["title"].set_text(
         f"m-shot, Experiment 1 (shuffled ramp, r = 0): ε = {fmt(epsilon)}, T = {n_rounds}"
     )
-    rows = [
-        (int(mm), m.mean_f[j], m.se[j], m.g[j], int(mm) == m.m_star) for j, mm in enumerate(m.ms)
-    ]
-    show_figure(panel, ("m", "mean_f_measure", "se", "g_m_over_epsilon", "is_m_star"), rows)
+    columns = {
+        "m": m.ms,
+        "mean_f_measure": m.mean_f,
+        "se": m.se,
+        "g_m_over_epsilon": m.g,
+        "is_m_star": m.ms == m.m_star,
+    }
+    show_figure(panel, *table_of(columns))
 
 
 def m_shot_panel(
@@ -259,9 +206,10 @@ def m_shot_panel(
     ----------
     [m_shot] Eq. (7), §4.3, §6.2 (Fig. 2a–c).
     """
-    m_shot_curves(
+    defaults = dict(
         epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
     )
+    m_shot_curves(**defaults)  # bad defaults are refused here, as every interaction
     controls = {
         "epsilon": c.number(epsilon, 0.1, 500.0, "ε", log=True),
         "n_rounds": c.number(n_rounds, 1, 5000, "T (rounds)", integer=True, log=True),
@@ -270,9 +218,6 @@ def m_shot_panel(
         "n_draws": c.number(n_draws, 1, 1000, "surveys", integer=True, log=True),
         "seed": c.text(seed, "seed"),
     }
-    defaults = dict(
-        epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
-    )
     return build("m_shot", controls, _draw_m_shot, "m-shot: F-measure vs m", defaults=defaults)
 
 

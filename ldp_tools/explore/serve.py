@@ -131,10 +131,8 @@ def refusal(
     check_instance("headers", headers, Mapping, "a mapping of HTTP headers")
     check_instance("path", path, str, "a URL path string")
     port, page = check_int("port", port, low=1, high=65535), check_bool("page", page)
-    pages, max_pages = (
-        check_int("pages", pages, low=0),
-        check_int("max_pages", max_pages, low=1, high=64),
-    )
+    pages = check_int("pages", pages, low=0)
+    max_pages = check_int("max_pages", max_pages, low=1, high=64)
     host, origin = headers.get("Host", ""), headers.get("Origin")
     if not allowed_host(host, port):
         return (
@@ -383,10 +381,8 @@ def _voila_config():
     config = Config()
     config.VoilaConfiguration.multi_kernel_manager_class = _page_kernel_manager()
     config.VoilaConfiguration.extension_denylist = list(DENYLIST)
-    config.VoilaConfiguration.file_allowlist = [
-        f"{BOOK}/.*"
-    ]  # the book beside the app (each panel links its
-    # chapter); BookFiles then admits only book_file paths
+    # the book beside the app (each panel links its chapter); BookFiles then admits only book_file paths
+    config.VoilaConfiguration.file_allowlist = [f"{BOOK}/.*"]
     config.NotebookNotary.db_file = ":memory:"
     config.NotebookNotary.secret = secrets.token_bytes(32)
     # pings keep websockets alive through proxies and VPNs, which a loopback server never has; jupyter_server's

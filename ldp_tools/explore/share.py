@@ -36,9 +36,8 @@ def encode_view(view) -> str:
     """The short code of a view ``{panel: {control: value}}`` (values: numbers, text, booleans)."""
     _check_view(view)
     raw = json.dumps(view, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
-    packer = zlib.compressobj(
-        9, zlib.DEFLATED, -15
-    )  # raw deflate: no header or checksum (the JSON checks itself)
+    # raw deflate: no header or checksum (the JSON checks itself)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     return PREFIX + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode(
         "ascii"
     ).rstrip("=")
@@ -62,9 +61,8 @@ def decode_view(code) -> dict:
         if inflater.unconsumed_tail or not inflater.eof:
             raise ValueError("truncated or too large")
         text = raw.decode("utf-8")
-        if (
-            _nesting(text) > VIEW_DEPTH
-        ):  # json.loads recurses: 60,000 '[' from a 105-character code overflow the stack
+        # json.loads recurses: 60,000 '[' from a 105-character code overflow the stack
+        if _nesting(text) > VIEW_DEPTH:
             fail(
                 "code",
                 code,
@@ -247,15 +245,7 @@ class _ShareBar:
         for panel in self.panels:
             for control in panel.controls.values():
                 control.observe(lambda _change: self.refresh(), names="value")
-        try:
-            problems = apply_view(
-                self.panels, view_from_query(_request_query() if query is None else query)
-            )
-            self.message.value = html.escape("; ".join(problems))
-        except ValueError as err:
-            self.message.value = (
-                f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
-            )
+        self._apply(lambda: view_from_query(_request_query() if query is None else query))
         self.refresh()
         return self
 
@@ -272,13 +262,17 @@ class _ShareBar:
     def _apply_code(self, change) -> None:
         if change["new"] == getattr(self, "_shown", None):
             return
+        self._apply(lambda: decode_view(change["new"]))
+
+    def _apply(self, read_view) -> None:
+        """Apply the view ``read_view()`` gives; say what could not be applied, or why it is refused."""
+        from ldp_tools.explore._widgets import refused
+
         try:
-            problems = apply_view(self.panels, decode_view(change["new"]))
+            problems = apply_view(self.panels, read_view())
             self.message.value = html.escape("; ".join(problems))
         except ValueError as err:
-            self.message.value = (
-                f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
-            )
+            self.message.value = refused(str(err))
 
 
 def share_bar():

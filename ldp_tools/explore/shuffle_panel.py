@@ -29,7 +29,6 @@ from ldp_tools.explore._widgets import (
 )
 from ldp_tools.explore.shuffle import BOUNDS, K_MAX, N_MAX, NUMERICAL, shuffle_state
 
-PANELS = ("shuffle",)
 #: a bound's colour and line: closed forms dashed, numerical bounds solid with markers
 STYLES = {name: (f"C{i}", "-" if name in NUMERICAL else "--") for i, name in enumerate(BOUNDS)}
 
@@ -54,39 +53,38 @@ def _setup_shuffle(fig) -> dict:
     power_of_ten_ticks(ax.xaxis)
     power_of_ten_ticks(ax.yaxis)  # plain Unicode: no mathtext parsed per redraw
     title = ax.set_title("", loc="left")
-    return {
-        "ax": ax,
-        "lines": lines,
-        "exact": exact,
-        "local": local,
-        "chosen": chosen,
-        "points": points,
-        "title": title,
-        "legend": None,
-    }
+    return dict(
+        ax=ax,
+        lines=lines,
+        exact=exact,
+        local=local,
+        chosen=chosen,
+        points=points,
+        title=title,
+        legend=None,
+    )
 
 
 def _table(state, k: int) -> str:
     """The setting's numbers as a small HTML table: the exact ε_c, then each bound or "n/a" with the reason."""
+    num = "style='text-align:right;padding:0 1em'"  # a number's cell
     head = (
         "<table class='ldp-shuffle-table' style='border-collapse:collapse;margin:.3em 0'>"
         "<tr><th style='text-align:left;padding:0 1em 0 0'>central ε_c at this setting</th>"
-        "<th style='text-align:right;padding:0 1em'>ε_c</th>"
-        "<th style='text-align:right;padding:0 1em'>÷ exact</th><th style='text-align:left'>note</th></tr>"
+        f"<th {num}>ε_c</th><th {num}>÷ exact</th><th style='text-align:left'>note</th></tr>"
     )
     exact_row = (
         f"<tr><td><b>exact</b> (shuffled {_mechanism(k)})</td>"
-        f"<td style='text-align:right;padding:0 1em'><b class='ldp-shuffle-exact'>{state.exact:.4g}</b></td>"
-        "<td style='text-align:right;padding:0 1em'>1</td><td></td></tr>"
+        f"<td {num}><b class='ldp-shuffle-exact'>{state.exact:.4g}</b></td>"
+        f"<td {num}>1</td><td></td></tr>"
     )
     rows = "".join(
         f"<tr><td>{html.escape(r.name)}</td>"
         + (
-            "<td style='text-align:right;padding:0 1em'>n/a</td><td></td>"
+            f"<td {num}>n/a</td><td></td>"
             if math.isnan(r.epsilon_c)
-            else f"<td style='text-align:right;padding:0 1em'>{r.epsilon_c:.4g}</td>"
-            f"<td style='text-align:right;padding:0 1em'>"
-            f"{r.epsilon_c / state.exact if state.exact > 0 else math.inf:.3g}</td>"
+            else f"<td {num}>{r.epsilon_c:.4g}</td>"
+            f"<td {num}>{r.epsilon_c / state.exact if state.exact > 0 else math.inf:.3g}</td>"
         )
         + f"<td>{html.escape(r.note)}</td></tr>"
         for r in state.rows
@@ -171,14 +169,14 @@ def shuffle_panel(*, n=10_000, epsilon0=2.0, delta=1e-6, k=2) -> Panel:
     [erlingsson2019]; [balle2019blanket] §5; [feldman2021clones]; [wang2024shuffle];
     notebook ``08_shuffle_model`` §§1–3.
     """
-    shuffle_state(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    defaults = dict(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    shuffle_state(**defaults)  # bad defaults are refused here, as every interaction
     controls = {
         "n": c.number(n, 2, N_MAX[2], "n (users)", integer=True, log=True),
         "epsilon0": c.number(float(epsilon0), 0.01, 20.0, "ε₀ (local)", log=True),
         "delta": c.number(float(delta), 1e-15, 0.5, "δ (central)", log=True),
         "k": c.number(k, 2, K_MAX, "k (k-RR values)", integer=True, log=True),
     }
-    defaults = dict(n=n, epsilon0=epsilon0, delta=delta, k=k)
     return build(
         "shuffle",
         controls,

@@ -120,12 +120,15 @@ def _error_means(mu: float, n_users: int, n_rounds: int, epsilons: tuple, n_draw
                     truth,
                 )
             )
-        errs = np.array(errs)  # (ε, survey)
-        if n_draws > 1:
-            means[label], se[label] = mean_and_se(errs)
-        else:  # one survey has no standard error
-            means[label], se[label] = errs.mean(axis=1), np.full(len(epsilons), np.nan)
+        means[label], se[label] = _survey_mean(np.array(errs))  # errs: (ε, survey)
     return means, se
+
+
+def _survey_mean(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over the surveys (last axis) and its SE (:func:`mean_and_se`); one survey has none: NaN."""
+    if samples.shape[-1] > 1:
+        return mean_and_se(samples)
+    return samples.mean(axis=-1), np.full(samples.shape[:-1], np.nan)
 
 
 def continual_counting_curves(
@@ -144,16 +147,12 @@ def continual_counting_curves(
     [glance] §3, §6 (Err on constant streams); Eq. (1); condition (2); Theorem 4; Theorem 5.
     """
     mu = check_probability(mu, "mu")
-    n_users, n_rounds = (
-        check_int("n_users", n_users, low=1),
-        check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS),
-    )
+    n_users = check_int("n_users", n_users, low=1)
+    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.0, high=30.0, high_open=False)
-    n_draws, seed = (
-        check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK),
-        check_int("seed", seed, low=0),
-    )
+    n_draws = check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK)
+    seed = check_int("seed", seed, low=0)
     _check_work(n_rounds, n_draws, MAX_CONTINUAL_WORK)
     eps = np.linspace(epsilon_max / N_EPSILONS, epsilon_max, N_EPSILONS)
     theta = gb.theta(eps, n_users, n_rounds, beta)  # refuses N ≤ T log(4T/β) before any simulation
@@ -293,10 +292,8 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_M_SHOT_ROUNDS)
     n_users = check_int("n_users", n_users, low=1, high=MAX_M_SHOT_USERS)
     theta = check_real("theta", theta, low=0.0, high=1.0, high_open=False)
-    n_draws, seed = (
-        check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_DRAWS),
-        check_int("seed", seed, low=0),
-    )
+    n_draws = check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_DRAWS)
+    seed = check_int("seed", seed, low=0)
     _check_m_shot_work(epsilon, n_rounds, n_users, n_draws)
     ms = m_grid(epsilon, n_rounds)
     truth = _ramp(n_users, n_rounds, seed).fractions()
@@ -308,7 +305,7 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
             for m in ms
         ]
     )
-    mean, se = mean_and_se(f) if n_draws > 1 else (f.mean(axis=1), np.full(ms.size, np.nan))
+    mean, se = _survey_mean(f)
     return MShotCurves(
         ms, mean, se, np.asarray(g(ms / epsilon)), m_star(epsilon, n_rounds), c_star()
     )

@@ -63,35 +63,20 @@ def oracle_ranking(
     ranking = []
     for key in panel_keys():
         try:
-            ranking.append(
-                (
-                    key,
-                    fo.exact_mse(
-                        fo.build_oracle(
-                            key,
-                            epsilon,
-                            int(truth.size),
-                            structure=shape,
-                            seed=seed,
-                            hash_family=hash_family,
-                        ),
-                        truth,
-                    ),
-                )
+            oracle = fo.build_oracle(
+                key, epsilon, int(truth.size), structure=shape, seed=seed, hash_family=hash_family
             )
-        except (
-            ValueError
-        ):  # the oracle refuses this ε at this d, or its moments leave double precision
-            continue
+            ranking.append((key, fo.exact_mse(oracle, truth)))
+        except ValueError:
+            continue  # the oracle refuses this ε at this d, or its moments leave double precision
     if not ranking:
         fail(
             "epsilon",
             epsilon,
             f"a budget at which some oracle's exact moments are within double precision at d = {d}",
         )
-    lowest = min(
-        mse for _, mse in ranking
-    )  # the oracles tied for best (as lowest_index ties) keep the registry order
+    # the oracles tied for best (as lowest_index ties) keep the registry order
+    lowest = min(mse for _, mse in ranking)
     tied = {key for key, mse in ranking if mse <= lowest * (1 + fo.TIE_RTOL)}
     order = {key: i for i, (key, _) in enumerate(ranking)}
     return tuple(

@@ -81,6 +81,7 @@ PANELS = {
 
 SPECS = {
     EO + "panel_keys": spec(),
+    EO + "structure_specs": spec(),
     EO + "oracle_parameters": spec(mechanism_key="cms"),
     EO + "check_structure": spec(
         structure={"k": 4},
