@@ -214,9 +214,10 @@ def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator)
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     rng = check_rng(rng)
     t = np.arange(1, n_rounds + 1)
-    counts = (2 * n_users * t + n_rounds) // (
-        2 * n_rounds
-    )  # round(N t / T), halves up, in integers
+    # round(N t / T), halves up, in integers: with N = qT + r it is q t + round(r t / T), so nothing
+    # exceeds N (2 N t itself would wrap int64 once N t > 2^62)
+    q, r = divmod(n_users, n_rounds)
+    counts = q * t + (2 * r * t + n_rounds) // (2 * n_rounds)
     return rng.permutation(counts)
 
 

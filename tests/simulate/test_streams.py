@@ -128,6 +128,15 @@ def test_constant_population_and_linear_ramp():
     assert sorted(linear_ramp_counts(7, 3, rng=np.random.default_rng(0)).tolist()) == [2, 5, 7]
 
 
+@pytest.mark.parametrize("n_users, n_rounds", [(2**62, 2), (10**15, 10**4), (2**63 - 1, 10**6)])
+def test_linear_ramp_is_exact_where_two_n_t_would_wrap_int64(n_users, n_rounds):
+    """k_t = round(N t/T) exactly (Python integers) for N up to int64's top: 2·N·t in int64 wrapped to
+    negative counts (N = 10^15, T = 10^4) or overflowed (N = 2^62)."""
+    k = linear_ramp_counts(n_users, n_rounds, rng=np.random.default_rng(0))
+    exact = [(2 * n_users * t + n_rounds) // (2 * n_rounds) for t in range(1, n_rounds + 1)]
+    assert k.dtype == np.int64 and sorted(k.tolist()) == exact
+
+
 # ---------------------------------------------------------------- statistical
 
 
