@@ -327,14 +327,15 @@ def power_law_counts(n: int, d: int, exponent: float, *, exact_total: bool = Fal
     Each ideal count is rounded, so the total may differ from n.  ``exact_total=True`` apportions them
     by largest remainders instead: the ideal counts are floored and the n − Σ⌊·⌋ (< d) records left go
     one each to the largest remainders (ties: the smaller value), so every count is within 1 of its
-    ideal and the total is exactly n (n ≤ 2^53: every count and remainder exact in float64).
+    ideal and the total is exactly n (n ≤ 2^53: every count and remainder exact in float64; else n ≤ 2^62).
 
     References
     ----------
     [tutorial] "Apple's implementation of LDP" (emoji frequencies); the largest-remainder method.
     """
     exact_total = check_bool("exact_total", exact_total)
-    n = check_int("n", n, low=1, high=2**53 if exact_total else None)
+    # n ≤ 2^62 (the largest total of a count vector): a rounded count near 2^63 would wrap int64
+    n = check_int("n", n, low=1, high=2**53 if exact_total else 2**62)
     d = check_int("d", d, low=1)
     check_allocation("d", d, 4 * d, what="weights and counts over d values")
     weights = np.arange(1, d + 1, dtype=float) ** -check_real(

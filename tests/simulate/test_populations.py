@@ -43,3 +43,10 @@ def test_exact_total_differs_from_rounding_where_rounding_loses_users():
     """At s = 0, 7 users over 3 values round to 2 + 2 + 2 = 6; the largest remainders give the tie to value 0."""
     assert power_law_counts(7, 3, 0.0).tolist() == [2, 2, 2]
     assert power_law_counts(7, 3, 0.0, exact_total=True).tolist() == [3, 2, 2]
+
+
+def test_power_law_counts_refuse_an_n_whose_rounded_count_would_wrap_int64():
+    """n = 2^63 − 1 over d = 1 rounded to 2^63 and wrapped to the count −2^63; n ≤ 2^62 is exact, above it refused."""
+    assert power_law_counts(2**62, 1, 1.0).tolist() == [2**62]
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1, 4611686018427387904\]"):
+        power_law_counts(2**63 - 1, 1, 1.0)
