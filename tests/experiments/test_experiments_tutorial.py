@@ -44,6 +44,23 @@ def test_rr_errors_have_mean_zero_and_the_exact_variance(rng):
         assert_variance_close(row, rr.fraction_variance(0.3, n))
 
 
+@pytest.mark.parametrize("n", [2**53 + 1, 2**62 - 1])
+def test_rr_errors_survey_round_pi_n_yes_users_exactly_beyond_2_to_53(n, monkeypatch):
+    """π = 1 puts all n users on "Yes": the float π·n rounded n = 2^53 + 1 to 2^53 (one "No" user) and
+    n = 2^62 − 1 to 2^62 (a count of −1, refused with a message about an array the caller never passed)."""
+    surveyed, sample = [], BinaryRR.sample_aggregate
+
+    def spy(self, true_counts, **kwargs):
+        surveyed.append(np.asarray(true_counts).tolist())
+        return sample(self, true_counts, **kwargs)
+
+    monkeypatch.setattr(BinaryRR, "sample_aggregate", spy)
+    rr_estimation_errors(
+        BinaryRR.from_epsilon(1.0), 1.0, [n], n_draws=2, rng=np.random.default_rng(0)
+    )
+    assert surveyed == [[0, n]]
+
+
 @pytest.mark.statistical
 def test_variance_study_and_uniform_variances(rng):
     """Simulated variances are within 5 SE of the exact ones; the exact uniform curve is count_variance/n."""
