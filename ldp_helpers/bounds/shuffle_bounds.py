@@ -89,7 +89,7 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
 def blanket_hoeffding_epsilon(n: int, epsilon0: float, delta: float, k: int | None = None) -> float:
     """The smallest ε with :func:`blanket_hoeffding_delta` ≤ δ (bisection to 1e-12; ε₀ if none)."""
     n, eps0, delta = _check(n, epsilon0, delta)
-    low, high = 1e-9, eps0
+    low, high = min(1e-9, eps0), eps0  # ε₀ below the bisection's floor: ε₀ itself (δ(ε₀) = 0)
     if blanket_hoeffding_delta(low, n, eps0, k) <= delta:
         return low
     for _ in range(200):

@@ -251,3 +251,10 @@ def test_the_largest_epsilon0_still_gives_a_profile():
     assert S.MAX_EPSILON0 == 20.0
     for profile in (S.binary_rr_profile(10, 20.0), B.clone_profile(10, 20.0)):
         assert 0 < profile.epsilon(1e-6) < 20.0
+
+
+@pytest.mark.parametrize("epsilon0", [1e-12, 5e-10])
+def test_blanket_epsilon_never_exceeds_epsilon0(epsilon0):
+    """ε₀ always holds: below the bisection's floor 1e-9 the Hoeffding bound returned 1e-9 > ε₀."""
+    for k in (None, 3):
+        assert B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k) == epsilon0
