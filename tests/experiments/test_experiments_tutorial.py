@@ -1,6 +1,7 @@
 """Drivers of the tutorial notebook: composition, RR errors, variance studies, post-processing summary."""
 
 import math
+import signal
 
 import numpy as np
 import pytest
@@ -32,6 +33,22 @@ def test_composed_loss_of_a_non_tight_mechanism():
     assert composed_privacy_loss(GRR(1.0, 3).output_table(), 2) == pytest.approx(2.0, rel=1e-9)
     with pytest.raises(ValueError, match="reports"):
         composed_privacy_loss(GRR(1.0, 3).output_table(), 0)
+
+
+def test_composed_loss_of_a_single_output_does_not_loop_over_the_reports():
+    """A one-output table passes the (outputs)^reports ≤ 2^20 check for any number of reports; composing it
+    looped reports − 1 times (10^18: for ever; stopped here after 10 s).  Its composition is itself, loss 0."""
+
+    def stop(*_):
+        raise TimeoutError("composing a one-output table loops over the reports")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(10)
+    try:
+        assert composed_privacy_loss([[1.0], [1.0]], 10**18) == 0.0
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.mark.statistical
