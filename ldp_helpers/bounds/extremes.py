@@ -18,12 +18,14 @@ import numpy as np
 from scipy import integrate, special
 
 from ldp_helpers._validation import (
+    Described,
     check_bool,
     check_int,
     check_int_array,
     check_probability,
     check_real,
     check_real_array,
+    fail,
 )
 
 
@@ -69,6 +71,8 @@ def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
     errors are independent Gaussians of equal variance: the fitted slope is then the true exponent plus this.
     """
     t = check_int_array("rounds", rounds, low=1).ravel()
+    if np.all(t == t[0]):  # no slope: polyfit returned a number anyway (with a RankWarning)
+        fail("rounds", Described(f"all rounds equal to {t[0]}"), "at least two distinct T")
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     tail = beta if check_bool("quantile", quantile) else None
     stat = [max_abs_normal(int(T), tail) for T in t]

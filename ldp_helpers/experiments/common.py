@@ -96,7 +96,10 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
         )
     if log_correction_beta is not None:
         y = y / np.sqrt(np.log(2 * x / beta))
-    return float(np.polyfit(np.log(x) if check_bool("log_x", log_x) else x, np.log(y), 1)[0])
+    u = np.log(x) if check_bool("log_x", log_x) else x
+    if np.all(u == u.flat[0]):  # no slope: polyfit returned a number anyway (with a RankWarning)
+        fail("x", Described("all abscissae equal"), "at least two distinct x")
+    return float(np.polyfit(u, np.log(y), 1)[0])
 
 
 def fitted_slope_se(x, y, y_se, *, log_x: bool = True) -> float:

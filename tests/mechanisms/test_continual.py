@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
+from ldp_helpers.bounds.extremes import log_correction_residual
 from ldp_helpers.experiments.common import fitted_slope, max_error
 from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
@@ -510,3 +511,16 @@ def test_fitted_slope_se_is_the_spread_of_fitted_slopes():
     )  # unbiased up to the delta method's O(1/R)
     with pytest.raises(ValueError, match="y_se"):
         fitted_slope_se(x, truth, truth[:3])
+
+
+def test_a_slope_needs_two_distinct_abscissae():
+    """Equal x (or rounds) have no slope: polyfit returned 0.396 for fitted_slope([2, 2], [1, 3]) and 0.023 for
+    log_correction_residual([5, 5]) (with a RankWarning); both are refused naming the abscissae."""
+    with pytest.raises(
+        ValueError, match="x must be at least two distinct x; got all abscissae equal"
+    ):
+        fitted_slope([2, 2], [1, 3])
+    with pytest.raises(ValueError, match="x must be at least two distinct x"):
+        fitted_slope([2.0, 2.0, 2.0], [1, 3, 9], log_x=False)
+    with pytest.raises(ValueError, match="rounds must be at least two distinct T"):
+        log_correction_residual([5, 5], 0.1, quantile=True)
