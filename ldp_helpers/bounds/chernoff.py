@@ -60,7 +60,10 @@ def upper(delta, mu):
     [mitzenmacher2005] Theorem 4.4; [mitzenmacher2005] Eq. (4.1) (the m-shot paper's ref. [9]).
     """
     delta, mu = np.broadcast_arrays(_deltas(delta), _mus(mu))
-    return _out(np.exp(-mu * ((1 + delta) * np.log1p(delta) - delta)))
+    # δ ≳ 1e306: the exponent overflows (e^−∞ = 0), and 0·∞ at μ = 0, where the bound is e^0 = 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = np.exp(-mu * ((1 + delta) * np.log1p(delta) - delta))
+    return _out(np.where(mu > 0, bound, 1.0))
 
 
 def upper_simple(delta, mu):

@@ -235,3 +235,11 @@ def test_tail_check_refuses_an_unknown_bound_naming_bounds():
         ValueError, match=r"p must be finite values in \(0, 1\)|p must be in \(0, 1\)"
     ):
         ch.tail_comparison("two_sided", 500, 0.0, 0.2)
+
+
+def test_upper_at_mu_zero_is_one_even_where_the_exponent_overflows():
+    """μ = 0: the bound is e^0 = 1 for every δ; at δ = 1e308 the exponent (1+δ)log(1+δ) − δ overflows and
+    0·∞ gave NaN."""
+    assert ch.upper(1e308, 0.0) == 1.0
+    assert ch.upper([1.0, 1e200, 1e308], 0.0).tolist() == [1.0, 1.0, 1.0]
+    assert ch.upper(1e308, 1.0) == 0.0
