@@ -307,6 +307,8 @@ def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) 
     """
     rng = check_rng(rng)
     weights = check_weights("weights", weights)
+    if weights[:-1].sum() > 1.0:  # accepted (Σ = 1 to 1e-9) but beyond numpy's 1e-12: renormalized
+        weights = weights / weights.sum()
     return np.stack([rng.multinomial(n_j, weights) for n_j in cohort_sizes(n_reports, m)])
 
 
