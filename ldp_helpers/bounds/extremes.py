@@ -29,6 +29,20 @@ from ldp_helpers._validation import (
 )
 
 
+def _union_log(events: float, beta: float) -> float:
+    """``log(events/β)``, the logarithm of a union bound over ``events`` tail events at total failure probability
+    β (``log(2T/β)`` of [m_shot] Eq. (2), ``log(4T/β)`` of [glance] Eq. (1)), for checked ``events`` ≥ 1 and β in
+    (0, 1): the quotient's log, or log(events) − log β where the quotient overflows (β = 1e-300 from T ≈ 5e7 on:
+    log(∞) made Glance's domain ∞ and m-shot's α ∞).
+
+    References
+    ----------
+    [m_shot] Eq. (2); [glance] Eq. (1).
+    """
+    ratio = events / beta
+    return math.log(ratio) if ratio < math.inf else math.log(events) - math.log(beta)
+
+
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
     """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` (> 0) at the first T (Theorem 9 with the max over T)."""
     beta = check_probability(beta, "beta", open_low=True, open_high=True)

@@ -36,6 +36,7 @@ from ldp_helpers._validation import (
     check_real_array,
 )
 from ldp_helpers.bounds import chernoff
+from ldp_helpers.bounds.extremes import _union_log
 
 
 class _SettingFields(NamedTuple):
@@ -125,11 +126,11 @@ def log_term(n_users: int, n_rounds: int, beta: float) -> float:
     check_above(
         "n_users",
         N,
-        T * math.log(4 * T / beta),
+        T * _union_log(4 * T, beta),
         what=f"T·log(4T/β) for T={T}, beta={beta:g} (domain of Eq. (1))",
     )
     return -math.log1p(
-        -T * math.log(4 * T / beta) / N
+        -T * _union_log(4 * T, beta) / N
     )  # log(1/(1 − x)) = −log1p(−x), exact also for small x
 
 

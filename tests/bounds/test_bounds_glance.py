@@ -275,3 +275,11 @@ def test_the_papers_settings():
         gb.theorem4_beta(0)
     with pytest.raises(ValueError, match="high"):
         gb.bound_crossover(*gb.FIG2, low=5.0, high=2.0)
+
+
+def test_glance_domain_at_tiny_beta_and_many_rounds_is_finite():
+    """β = 1e-300, T = 1e8: 4T/β overflows; log_term refused N = 1e12 as "n_users must be > ... = inf" though the
+    domain is N > T·(log 4T − log β) ≈ 7.1e10."""
+    T, beta = 10**8, 1e-300
+    x = T * (math.log(4 * T) - math.log(beta)) / 10**12
+    assert gb.log_term(10**12, T, beta) == pytest.approx(-math.log1p(-x), rel=1e-12)

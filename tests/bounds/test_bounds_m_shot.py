@@ -474,3 +474,12 @@ def test_n_users_beyond_int64_up_to_the_largest_double(call):
         ValueError, match=r"n_users must be an integer in \[1, 1.7976931348623157e\+308\]"
     ):
         call(10**400)
+
+
+def test_a_union_bound_at_tiny_beta_and_many_rounds_stays_finite():
+    """β = 1e-300 over T = 1e9 rounds: 2T/β overflows, and log(∞) made α ∞; the log is log 2T − log β."""
+    T, beta, N = 10**9, 1e-300, 10**15
+    alpha = ms.alpha_at_beta(beta, m=1, r=0.0, epsilon=1.0, n_rounds=T, n_users=N)
+    f = ms.f_mr(1, 0.0, epsilon=1.0, n_rounds=T)
+    assert alpha == pytest.approx(math.sqrt(3 * T * (math.log(2 * T) - math.log(beta)) / (f * N)))
+    assert math.isfinite(ms.alpha_t_shot_closed_form(beta, epsilon=1.0, n_rounds=T, n_users=10**40))
