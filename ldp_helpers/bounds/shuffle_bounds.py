@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilon, check_int, check_probability
+from ldp_helpers._validation import check_epsilon, check_int, check_probability, fail
 from ldp_helpers.bounds.shuffle import MAX_EPSILON0, ShuffleProfile, mixture_pair
 
 
@@ -77,6 +77,12 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
     else:
         k = check_int("k", k, low=2)
         gamma = k / (math.exp(eps0) + k - 1)
+        if gamma == 1.0:  # 1 − γ = (e^ε₀ − 1)/(e^ε₀ + k − 1) rounded to 0: b = 0, and log 0 below
+            fail(
+                "k",
+                k,
+                f"small enough that 1 − k/(e^ε₀ + k − 1) > 0 in double precision at ε₀ = {eps0:g}",
+            )
         b = (1 - gamma) * k * (math.exp(epsilon) + 1)
     log_delta = (
         2 * math.log(b)

@@ -258,3 +258,14 @@ def test_blanket_epsilon_never_exceeds_epsilon0(epsilon0):
     """ε₀ always holds: below the bisection's floor 1e-9 the Hoeffding bound returned 1e-9 > ε₀."""
     for k in (None, 3):
         assert B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k) == epsilon0
+
+
+@pytest.mark.parametrize("epsilon0, k", [(1.0, 10**17), (2e-12, 10**5)])
+def test_blanket_k_whose_one_minus_gamma_rounds_to_zero_is_refused_naming_k(epsilon0, k):
+    """k-RR's blanket 1 − γ = (e^ε₀ − 1)/(e^ε₀ + k − 1) rounded to 0 and log(b = 0) raised a bare "math domain
+    error"; it is refused naming k (both the δ and its ε)."""
+    with pytest.raises(ValueError, match="k must be small enough that 1 − k/"):
+        B.blanket_hoeffding_delta(epsilon0 / 2, 2000, epsilon0, k=k)
+    if epsilon0 > 1e-9:  # below the bisection's floor the answer is ε₀ itself, δ never evaluated
+        with pytest.raises(ValueError, match="k must be small enough that 1 − k/"):
+            B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k)
