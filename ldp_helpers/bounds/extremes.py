@@ -29,16 +29,20 @@ from ldp_helpers._validation import (
 )
 
 
-def _union_log(events: float, beta: float) -> float:
+def _union_log(events, beta: float):
     """``log(events/β)``, the logarithm of a union bound over ``events`` tail events at total failure probability
-    β (``log(2T/β)`` of [m_shot] Eq. (2), ``log(4T/β)`` of [glance] Eq. (1)), for checked ``events`` ≥ 1 and β in
-    (0, 1): the quotient's log, or log(events) − log β where the quotient overflows (β = 1e-300 from T ≈ 5e7 on:
-    log(∞) made Glance's domain ∞ and m-shot's α ∞).
+    β (``log(2T/β)`` of [m_shot] Eq. (2), ``log(4T/β)`` of [glance] Eq. (1)), for checked ``events`` ≥ 1 (a number
+    or an array) and β in (0, 1): the quotient's log, or log(events) − log β where the quotient overflows
+    (β = 1e-300 from T ≈ 5e7 on: log(∞) made Glance's domain ∞, m-shot's α ∞ and the fitted slopes NaN).
 
     References
     ----------
     [m_shot] Eq. (2); [glance] Eq. (1).
     """
+    if np.ndim(events):
+        with np.errstate(over="ignore"):
+            ratio = events / beta
+        return np.where(np.isfinite(ratio), np.log(ratio), np.log(events) - math.log(beta))
     ratio = events / beta
     return math.log(ratio) if ratio < math.inf else math.log(events) - math.log(beta)
 
@@ -49,7 +53,7 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
     first_value = check_real("first_value", first_value, low=0.0)
     exponent = check_real("exponent", exponent)
     t = check_real_array("rounds", rounds, low=beta / 2)
-    shape = t**exponent * np.sqrt(np.log(2 * t / beta))
+    shape = t**exponent * np.sqrt(_union_log(2 * t, beta))
     return first_value * shape / shape[0]
 
 
@@ -91,5 +95,5 @@ def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
     tail = beta if check_bool("quantile", quantile) else None
     stat = [max_abs_normal(int(T), tail) for T in t]
     return float(
-        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0]
+        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(_union_log(2 * t, beta))), 1)[0]
     )

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
-from ldp_helpers.bounds.extremes import log_correction_residual
+from ldp_helpers.bounds.extremes import log_correction_residual, rate_guide
 from ldp_helpers.experiments.common import fitted_slope, max_error
 from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
@@ -524,3 +524,14 @@ def test_a_slope_needs_two_distinct_abscissae():
         fitted_slope([2.0, 2.0, 2.0], [1, 3, 9], log_x=False)
     with pytest.raises(ValueError, match="rounds must be at least two distinct T"):
         log_correction_residual([5, 5], 0.1, quantile=True)
+
+
+def test_log_corrected_fits_at_tiny_beta_stay_finite():
+    """β = 1e-300 over T = 1e9 rounds: 2T/β overflows and log ∞ made the corrected slope and the rate guide NaN; the
+    correction is log 2T − log β there (y ∝ T·√log(2T/β) is fitted with slope exactly 1)."""
+    t, beta = np.array([1e9, 2e9, 4e9]), 1e-300
+    log_term = np.log(2 * t) - math.log(beta)
+    assert fitted_slope(t, t * np.sqrt(log_term), log_correction_beta=beta) == pytest.approx(1.0)
+    guide = rate_guide(t, 1.0, 1.0, beta)
+    assert guide == pytest.approx(t / t[0] * np.sqrt(log_term / log_term[0]))
+    assert math.isfinite(log_correction_residual([10**8, 10**9], beta, quantile=False))
