@@ -22,6 +22,7 @@ from ldp_helpers._validation import (
     check_bool,
     check_int,
     check_int_array,
+    check_ndim,
     check_probability,
     check_real,
     check_real_array,
@@ -52,9 +53,18 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     first_value = check_real("first_value", first_value, low=0.0)
     exponent = check_real("exponent", exponent)
-    t = check_real_array("rounds", rounds, low=beta / 2)
-    shape = t**exponent * np.sqrt(_union_log(2 * t, beta))
-    return first_value * shape / shape[0]
+    t = check_ndim(
+        "rounds", check_real_array("rounds", rounds, low=beta / 2), 1, what="(T of each point)"
+    )  # a scalar raised IndexError at shape[0]; a 2-D array was divided by its first row
+    log_term = _union_log(2 * t, beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        shape = t**exponent * np.sqrt(log_term)
+        guide = first_value * shape / shape[0]
+    if not np.all(np.isfinite(guide)):  # T^e beyond double range (0/0, ∞/∞): the ratio in logs
+        with np.errstate(over="ignore"):
+            logs = exponent * np.log(t / t[0]) + 0.5 * np.log(log_term / log_term[0])
+            guide = np.where(np.isfinite(guide), guide, first_value * np.exp(logs))
+    return guide
 
 
 def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:

@@ -535,3 +535,13 @@ def test_log_corrected_fits_at_tiny_beta_stay_finite():
     guide = rate_guide(t, 1.0, 1.0, beta)
     assert guide == pytest.approx(t / t[0] * np.sqrt(log_term / log_term[0]))
     assert math.isfinite(log_correction_residual([10**8, 10**9], beta, quantile=False))
+
+
+def test_rate_guide_takes_one_axis_of_rounds_and_any_exponent():
+    """rounds must be 1-D (a scalar raised IndexError, a 2-D array was divided by its own first row: all 1s);
+    T^e beyond double range gave 0/0 or ∞/∞ = NaN, first point included, where the guide is 2, 0 (or 2, ∞)."""
+    assert rate_guide([10, 100], 2.0, -1000.0, 0.1).tolist() == [2.0, 0.0]
+    assert rate_guide([10, 100], 2.0, 1000.0, 0.1).tolist() == [2.0, math.inf]
+    for rounds in (10, [[10, 100]]):
+        with pytest.raises(ValueError, match="rounds must be a 1-D array"):
+            rate_guide(rounds, 2.0, 0.5, 0.1)
