@@ -89,6 +89,7 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
     else:
         x = check_real_array("x", x, low=0.0)
     y = check_real_array("y", y, low=0.0)
+    x, y = check_ndim("x", x, 1), check_ndim("y", y, 1)  # polyfit's own TypeError for 2-D arrays
     if x.size != y.size or x.size < 2:
         fail(
             "y",

@@ -545,3 +545,11 @@ def test_rate_guide_takes_one_axis_of_rounds_and_any_exponent():
     for rounds in (10, [[10, 100]]):
         with pytest.raises(ValueError, match="rounds must be a 1-D array"):
             rate_guide(rounds, 2.0, 0.5, 0.1)
+
+
+def test_fitted_slope_takes_one_axis():
+    """2-D x or y raised numpy.polyfit's "expected 1D vector for x" (a TypeError from inside numpy)."""
+    with pytest.raises(ValueError, match="x must be a 1-D array"):
+        fitted_slope([[1, 2], [3, 4]], [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="y must be a 1-D array"):
+        fitted_slope([1, 2, 3, 4], [[1, 2], [3, 4]])
