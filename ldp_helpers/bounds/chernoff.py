@@ -17,6 +17,7 @@ beside the exact binomial tail.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,7 +127,15 @@ def two_sided_delta(probability, mu):
     [m_shot] Theorem 5 solved for α (appendix 2–4).
     """
     prob = check_real_array("probability", probability, low=0.0, high=1.0, high_open=False)
-    return _out(np.sqrt(3 * np.log(2 / prob) / check_real_array("mu", mu, low=0.0)))
+    mu = check_real_array("mu", mu, low=0.0)
+    with np.errstate(over="ignore"):
+        delta = np.sqrt(3 * np.log(2 / prob) / mu)
+    if not np.all(
+        np.isfinite(delta)
+    ):  # 2/p or the quotient beyond 1e308 (a subnormal p or μ): in logs
+        exponent = 3 * (math.log(2) - np.log(prob))  # the log of 2/p, finite for every p > 0
+        delta = np.where(np.isfinite(delta), delta, np.sqrt(exponent) / np.sqrt(mu))
+    return _out(delta)
 
 
 # ---------------------------------------------------------------- Chernoff–Hoeffding (KL) form

@@ -243,3 +243,16 @@ def test_upper_at_mu_zero_is_one_even_where_the_exponent_overflows():
     assert ch.upper(1e308, 0.0) == 1.0
     assert ch.upper([1.0, 1e200, 1e308], 0.0).tolist() == [1.0, 1.0, 1.0]
     assert ch.upper(1e308, 1.0) == 0.0
+
+
+def test_two_sided_delta_at_subnormal_probability_or_mu_is_finite():
+    """2/p or 3·log(2/p)/μ beyond 1e308 gave δ = ∞; δ = √(3 log(2/p)/μ) is finite for every p, μ > 0."""
+    assert ch.two_sided_delta(0.5, 5e-324) == pytest.approx(
+        math.sqrt(3 * math.log(4)) / math.sqrt(5e-324)
+    )
+    assert ch.two_sided_delta(5e-324, 1.0) == pytest.approx(
+        math.sqrt(3 * (math.log(2) - math.log(5e-324)))
+    )
+    assert ch.two_sided_delta([0.1, 0.5], 2.0).tolist() == [
+        math.sqrt(3 * math.log(2 / p) / 2.0) for p in (0.1, 0.5)
+    ]
