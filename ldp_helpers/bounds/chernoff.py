@@ -212,7 +212,14 @@ def bernstein_exponent(t, variance, bound):
     t = check_real_array("t", t, low=0.0, low_open=False)
     variance = check_real_array("variance", variance, low=0.0)
     bound = check_real_array("bound", bound, low=0.0)
-    return _out(t**2 / (2 * (variance + bound * t / 3)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        exponent = t**2 / (2 * (variance + bound * t / 3))
+    if not np.all(np.isfinite(exponent)):  # t² (or M t) beyond 1e308: divided through by t
+        with np.errstate(over="ignore"):
+            exponent = np.where(
+                np.isfinite(exponent), exponent, t / (2 * (variance / t + bound / 3))
+            )
+    return _out(exponent)
 
 
 def bernstein_deviation(exponent, variance, bound):
@@ -225,7 +232,13 @@ def bernstein_deviation(exponent, variance, bound):
     x = check_real_array("exponent", exponent, low=0.0, low_open=False)
     var = check_real_array("variance", variance, low=0.0)
     c = check_real_array("bound", bound, low=0.0) * x / 3
-    return _out(c + np.hypot(c, np.sqrt(2 * var * x)))  # hypot: no overflow of c² at large e^ε
+    with np.errstate(over="ignore"):
+        t = c + np.hypot(c, np.sqrt(2 * var * x))  # hypot: no overflow of c² at large e^ε
+        if not np.all(np.isfinite(t)):  # 2σ²x beyond 1e308: its root as a product of roots
+            t = np.where(
+                np.isfinite(t), t, c + np.hypot(c, math.sqrt(2) * np.sqrt(var) * np.sqrt(x))
+            )
+    return _out(t)
 
 
 # ---------------------------------------------------------------- beside the exact binomial tail

@@ -256,3 +256,12 @@ def test_two_sided_delta_at_subnormal_probability_or_mu_is_finite():
     assert ch.two_sided_delta([0.1, 0.5], 2.0).tolist() == [
         math.sqrt(3 * math.log(2 / p) / 2.0) for p in (0.1, 0.5)
     ]
+
+
+def test_bernstein_exponent_and_deviation_beyond_double_squares_are_finite():
+    """t² or 2σ²x beyond 1e308 gave ∞ where the exponent (≈ 3t/(2M)) and the deviation are finite; the two stay
+    inverse to each other there."""
+    assert ch.bernstein_exponent(1e300, 1.0, 1.0) == pytest.approx(1e300 / (2 * (1e-300 + 1 / 3)))
+    assert ch.bernstein_deviation(1e300, 1e300, 1e-300) == pytest.approx(math.sqrt(2) * 1e300)
+    t = ch.bernstein_deviation(1e200, 1e200, 1.0)
+    assert ch.bernstein_exponent(t, 1e200, 1.0) == pytest.approx(1e200, rel=1e-12)
