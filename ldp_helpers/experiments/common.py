@@ -54,7 +54,19 @@ def mean_and_se(samples):
             Described(f"an array of shape {samples.shape}"),
             "an array with at least two surveys on its last axis",
         )
-    return samples.mean(axis=-1), samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = samples.mean(axis=-1)
+        se = samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
+    if not (
+        np.all(np.isfinite(mean)) and np.all(np.isfinite(se))
+    ):  # a sum or a square beyond 1e308
+        scale = samples.max(axis=-1)  # > 0 there: the samples over their largest, then scaled back
+        with np.errstate(over="ignore", invalid="ignore"):
+            unit = samples / np.expand_dims(np.where(scale > 0, scale, 1.0), -1)
+            mean = np.where(np.isfinite(mean), mean, scale * unit.mean(axis=-1))
+            spread = unit.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
+            se = np.where(np.isfinite(se), se, scale * spread)
+    return mean, se
 
 
 def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None = None) -> float:

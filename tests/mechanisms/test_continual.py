@@ -8,7 +8,7 @@ import pytest
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 from ldp_helpers.bounds.extremes import log_correction_residual, rate_guide
-from ldp_helpers.experiments.common import fitted_slope, max_error
+from ldp_helpers.experiments.common import fitted_slope, max_error, mean_and_se
 from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.privacy import privacy_losses
@@ -553,3 +553,14 @@ def test_fitted_slope_takes_one_axis():
         fitted_slope([[1, 2], [3, 4]], [[1, 2], [3, 4]])
     with pytest.raises(ValueError, match="y must be a 1-D array"):
         fitted_slope([1, 2, 3, 4], [[1, 2], [3, 4]])
+
+
+def test_mean_and_se_of_samples_near_the_double_limit_are_finite():
+    """Samples near 1e308 (or beyond 1e154, whose squares overflow): the sum or the squared deviations gave
+    mean or SE ∞ where both are finite; taken over the samples scaled by their largest."""
+    mean, se = mean_and_se([1e308, 1e308])
+    assert mean == 1e308 and se == 0.0
+    mean, se = mean_and_se([[1e200, 3e200], [1.0, 3.0]])
+    assert mean.tolist() == pytest.approx([2e200, 2.0]) and se.tolist() == pytest.approx(
+        [1e200, 1.0]
+    )
