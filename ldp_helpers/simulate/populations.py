@@ -281,8 +281,10 @@ def candidate_weights(shape: str, n_candidates: int, n_active: int, s: float = 1
     if shape == "zipf":
         return zipf_weights(n_candidates, n_active, s)
     r = np.arange(1, n_active + 1, dtype=float)
+    with np.errstate(over="ignore"):  # s(r − 1) beyond 1e308 (s = 1e308): e^−∞ = 0, no warning
+        decay = np.exp(-s * (r - 1) / n_active)
     held = {
-        "exponential": np.exp(-s * (r - 1) / n_active),
+        "exponential": decay,
         "linear": n_active + 1 - r,
         "constant": np.ones(n_active),
     }[shape]

@@ -60,3 +60,8 @@ def test_cohort_counts_draw_weights_accepted_to_1e_9(weights):
     counts = cohort_counts(weights, 10, 2, rng=np.random.default_rng(0))
     assert counts.shape == (2, len(weights)) and counts.sum(axis=1).tolist() == [5, 5]
     assert counts[:, -1].tolist() == [0, 0]
+
+
+def test_exponential_weights_of_a_huge_decay_hold_the_first_candidate_without_a_warning():
+    """s = 1e308: s(r − 1) overflowed with a RuntimeWarning (an error under the test suite's filters)."""
+    assert candidate_weights("exponential", 5, 3, 1e308).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
