@@ -131,6 +131,12 @@ def mse_ratio(true_counts, epsilons) -> np.ndarray:
     [grr_vs_oue] §3.6.
     """
     counts = check_counts("true_counts", true_counts)
+    if counts.size < 2:  # GRR(ε, 1) refused "d", a parameter the caller never passed
+        fail(
+            "true_counts",
+            Described(f"an array of length {counts.size}"),
+            "counts over d ≥ 2 values",
+        )
     epsilons = check_epsilons(epsilons)
     n = int(counts.sum())
     return np.array(

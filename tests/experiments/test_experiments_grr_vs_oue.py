@@ -490,3 +490,12 @@ def test_per_user_estimates_are_unbiased(cls, rng):
         )
         se = math.sqrt((pmf @ deviation**4 - variances[i] ** 2) / runs)
         assert abs(estimates[:, i].var(ddof=1) - variances[i]) < 5 * se
+
+
+def test_a_single_value_histogram_is_refused_naming_true_counts():
+    """One value has no GRR/OUE comparison: GRR(ε, 1) refused "d must be an integer in [2, inf]", a parameter
+    the caller of mse_ratio / crossover_epsilon_numeric never passed."""
+    with pytest.raises(ValueError, match="true_counts must be counts over d ≥ 2 values"):
+        mse_ratio([5], 1.0)
+    with pytest.raises(ValueError, match="true_counts must be counts over d ≥ 2 values"):
+        crossover_epsilon_numeric([5])
