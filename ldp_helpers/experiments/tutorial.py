@@ -144,7 +144,9 @@ def uniform_variance_per_user(
     [wang2017] §4 (DE's variance grows with d, OUE's does not); [tutorial] "Summary".
     """
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
-    users_per_value = check_int("users_per_value", users_per_value, low=1)
+    # n = users_per_value·d users at most 2^62 (a count vector's largest total): else refused as "true_counts"
+    top = 2**62 // int(domain_sizes.max())
+    users_per_value = check_int("users_per_value", users_per_value, low=1, high=top)
     if n_draws is not None:
         n_draws, rng = _check_surveys(n_draws), check_rng(rng)
     out = {}

@@ -245,3 +245,13 @@ def test_figures_draw_the_experiments(rng):
     assert fig.axes[1].get_legend_handles_labels()[1][-1] == r"$3e+2 \approx 10.2$"
     with pytest.raises(ValueError, match="sigmas"):
         plots.rr_errors(sizes, errors, {0.5: sigmas[0.5]}, 0.3)
+
+
+def test_uniform_variance_refuses_more_than_2_to_62_users_naming_users_per_value():
+    """users_per_value·d above 2^62 was refused as "true_counts must be … totalling at most 2^62", a parameter the
+    caller never passed; it is refused naming users_per_value with its largest value at this d."""
+    with pytest.raises(
+        ValueError, match=r"users_per_value must be an integer in \[1, 1152921504606846976\]"
+    ):
+        uniform_variance_per_user({"GRR": GRR}, 1.0, [2, 4], 2**61)
+    assert uniform_variance_per_user({"GRR": GRR}, 1.0, [4], 2**60)["GRR"].shape == (1,)
