@@ -87,4 +87,9 @@ def epsilon_lower_bound_at_delta(p0_low: float, p1_high: float, delta: float) ->
     p0_low = check_probability(p0_low, "p0_low")
     p1_high = check_probability(p1_high, "p1_high", open_low=True)
     delta = check_probability(delta, "delta")
-    return 0.0 if p0_low <= delta else max(0.0, math.log((p0_low - delta) / p1_high))
+    if p0_low <= delta:
+        return 0.0
+    ratio = (p0_low - delta) / p1_high  # beyond 1e308 (a subnormal P₁,high): the logs' difference
+    return max(
+        0.0, math.log(ratio) if ratio < math.inf else math.log(p0_low - delta) - math.log(p1_high)
+    )

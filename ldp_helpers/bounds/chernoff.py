@@ -17,6 +17,7 @@ beside the exact binomial tail.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,7 +61,10 @@ def upper(delta, mu):
     [mitzenmacher2005] Theorem 4.4; [mitzenmacher2005] Eq. (4.1) (the m-shot paper's ref. [9]).
     """
     delta, mu = np.broadcast_arrays(_deltas(delta), _mus(mu))
-    return _out(np.exp(-mu * ((1 + delta) * np.log1p(delta) - delta)))
+    # δ ≳ 1e306: the exponent overflows (e^−∞ = 0), and 0·∞ at μ = 0, where the bound is e^0 = 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = np.exp(-mu * ((1 + delta) * np.log1p(delta) - delta))
+    return _out(np.where(mu > 0, bound, 1.0))
 
 
 def upper_simple(delta, mu):
@@ -123,7 +127,15 @@ def two_sided_delta(probability, mu):
     [m_shot] Theorem 5 solved for α (appendix 2–4).
     """
     prob = check_real_array("probability", probability, low=0.0, high=1.0, high_open=False)
-    return _out(np.sqrt(3 * np.log(2 / prob) / check_real_array("mu", mu, low=0.0)))
+    mu = check_real_array("mu", mu, low=0.0)
+    with np.errstate(over="ignore"):
+        delta = np.sqrt(3 * np.log(2 / prob) / mu)
+    if not np.all(
+        np.isfinite(delta)
+    ):  # 2/p or the quotient beyond 1e308 (a subnormal p or μ): in logs
+        exponent = 3 * (math.log(2) - np.log(prob))  # the log of 2/p, finite for every p > 0
+        delta = np.where(np.isfinite(delta), delta, np.sqrt(exponent) / np.sqrt(mu))
+    return _out(delta)
 
 
 # ---------------------------------------------------------------- Chernoff–Hoeffding (KL) form
@@ -200,7 +212,14 @@ def bernstein_exponent(t, variance, bound):
     t = check_real_array("t", t, low=0.0, low_open=False)
     variance = check_real_array("variance", variance, low=0.0)
     bound = check_real_array("bound", bound, low=0.0)
-    return _out(t**2 / (2 * (variance + bound * t / 3)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        exponent = t**2 / (2 * (variance + bound * t / 3))
+    if not np.all(np.isfinite(exponent)):  # t² (or M t) beyond 1e308: divided through by t
+        with np.errstate(over="ignore"):
+            exponent = np.where(
+                np.isfinite(exponent), exponent, t / (2 * (variance / t + bound / 3))
+            )
+    return _out(exponent)
 
 
 def bernstein_deviation(exponent, variance, bound):
@@ -213,7 +232,13 @@ def bernstein_deviation(exponent, variance, bound):
     x = check_real_array("exponent", exponent, low=0.0, low_open=False)
     var = check_real_array("variance", variance, low=0.0)
     c = check_real_array("bound", bound, low=0.0) * x / 3
-    return _out(c + np.hypot(c, np.sqrt(2 * var * x)))  # hypot: no overflow of c² at large e^ε
+    with np.errstate(over="ignore"):
+        t = c + np.hypot(c, np.sqrt(2 * var * x))  # hypot: no overflow of c² at large e^ε
+        if not np.all(np.isfinite(t)):  # 2σ²x beyond 1e308: its root as a product of roots
+            t = np.where(
+                np.isfinite(t), t, c + np.hypot(c, math.sqrt(2) * np.sqrt(var) * np.sqrt(x))
+            )
+    return _out(t)
 
 
 # ---------------------------------------------------------------- beside the exact binomial tail

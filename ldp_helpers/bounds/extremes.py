@@ -18,13 +18,34 @@ import numpy as np
 from scipy import integrate, special
 
 from ldp_helpers._validation import (
+    Described,
     check_bool,
     check_int,
     check_int_array,
+    check_ndim,
     check_probability,
     check_real,
     check_real_array,
+    fail,
 )
+
+
+def _union_log(events, beta: float):
+    """``log(events/β)``, the logarithm of a union bound over ``events`` tail events at total failure probability
+    β (``log(2T/β)`` of [m_shot] Eq. (2), ``log(4T/β)`` of [glance] Eq. (1)), for checked ``events`` ≥ 1 (a number
+    or an array) and β in (0, 1): the quotient's log, or log(events) − log β where the quotient overflows
+    (β = 1e-300 from T ≈ 5e7 on: log(∞) made Glance's domain ∞, m-shot's α ∞ and the fitted slopes NaN).
+
+    References
+    ----------
+    [m_shot] Eq. (2); [glance] Eq. (1).
+    """
+    if np.ndim(events):
+        with np.errstate(over="ignore"):
+            ratio = events / beta
+        return np.where(np.isfinite(ratio), np.log(ratio), np.log(events) - math.log(beta))
+    ratio = events / beta
+    return math.log(ratio) if ratio < math.inf else math.log(events) - math.log(beta)
 
 
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
@@ -32,9 +53,18 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     first_value = check_real("first_value", first_value, low=0.0)
     exponent = check_real("exponent", exponent)
-    t = check_real_array("rounds", rounds, low=beta / 2)
-    shape = t**exponent * np.sqrt(np.log(2 * t / beta))
-    return first_value * shape / shape[0]
+    t = check_ndim(
+        "rounds", check_real_array("rounds", rounds, low=beta / 2), 1, what="(T of each point)"
+    )  # a scalar raised IndexError at shape[0]; a 2-D array was divided by its first row
+    log_term = _union_log(2 * t, beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        shape = t**exponent * np.sqrt(log_term)
+        guide = first_value * shape / shape[0]
+    if not np.all(np.isfinite(guide)):  # T^e beyond double range (0/0, ∞/∞): the ratio in logs
+        with np.errstate(over="ignore"):
+            logs = exponent * np.log(t / t[0]) + 0.5 * np.log(log_term / log_term[0])
+            guide = np.where(np.isfinite(guide), guide, first_value * np.exp(logs))
+    return guide
 
 
 def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
@@ -69,9 +99,11 @@ def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
     errors are independent Gaussians of equal variance: the fitted slope is then the true exponent plus this.
     """
     t = check_int_array("rounds", rounds, low=1).ravel()
+    if np.all(t == t[0]):  # no slope: polyfit returned a number anyway (with a RankWarning)
+        fail("rounds", Described(f"all rounds equal to {t[0]}"), "at least two distinct T")
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     tail = beta if check_bool("quantile", quantile) else None
     stat = [max_abs_normal(int(T), tail) for T in t]
     return float(
-        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(np.log(2 * t / beta))), 1)[0]
+        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(_union_log(2 * t, beta))), 1)[0]
     )

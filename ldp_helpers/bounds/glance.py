@@ -36,6 +36,7 @@ from ldp_helpers._validation import (
     check_real_array,
 )
 from ldp_helpers.bounds import chernoff
+from ldp_helpers.bounds.extremes import _union_log
 
 
 class _SettingFields(NamedTuple):
@@ -125,11 +126,11 @@ def log_term(n_users: int, n_rounds: int, beta: float) -> float:
     check_above(
         "n_users",
         N,
-        T * math.log(4 * T / beta),
+        T * _union_log(4 * T, beta),
         what=f"T·log(4T/β) for T={T}, beta={beta:g} (domain of Eq. (1))",
     )
     return -math.log1p(
-        -T * math.log(4 * T / beta) / N
+        -T * _union_log(4 * T, beta) / N
     )  # log(1/(1 − x)) = −log1p(−x), exact also for small x
 
 
@@ -203,7 +204,14 @@ def rr_exponent(epsilon, theta_value):
     """
     eps, th = _epsilons(epsilon, high=350.0), check_real_array("theta_value", theta_value, low=0.0)
     e, e_minus_1 = np.exp(eps), np.expm1(eps)
-    return ((e_minus_1 * th) ** 2 / (2 * e)) / (1 + e_minus_1 * th / 3)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = ((e_minus_1 * th) ** 2 / (2 * e)) / (1 + e_minus_1 * th / 3)
+    if not np.all(np.isfinite(out)):  # x = (e^ε − 1)θ beyond 1e154: x² overflowed (∞, or ∞/∞ = NaN)
+        with np.errstate(over="ignore", invalid="ignore"):  # x beyond 1e308: so is the exponent
+            x = e_minus_1 * th
+            split = np.where(np.isfinite(x), (x / (2 * e)) * (x / (1 + x / 3)), np.inf)
+        out = np.where(np.isfinite(out), out, split)
+    return out
 
 
 def dense_sparse_condition(mu, epsilon, n_users: int, n_rounds: int, beta: float):

@@ -18,6 +18,7 @@ printed.  Above ε/m = :data:`MAX_EXPONENT` (e^{2ε/m} overflows) they take the 
 from __future__ import annotations
 
 import math
+import sys
 from functools import cache
 
 import numpy as np
@@ -36,6 +37,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
+from ldp_helpers.bounds.extremes import _union_log
 from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
@@ -47,6 +49,12 @@ RATE_EXPONENTS = {
 METHODS = tuple(RATE_EXPONENTS)  # ("1-shot", "m*-shot", "T-shot")
 #: the largest ε/m (1/x for g) at which the printed formulas are evaluated: (e^{ε/m})²·T/m stays finite
 MAX_EXPONENT = 300.0
+
+
+def _check_n_users(n_users) -> int:
+    """N ≥ 1 of a formula (any size beyond int64, e.g. :func:`min_users_for_condition`'s): up to the largest
+    double, which the formulas turn it into (10**400 raised a raw OverflowError)."""
+    return check_int("n_users", n_users, low=1, high=sys.float_info.max, any_size=True)
 
 
 def _check_setting(m, r, epsilon, n_rounds):
@@ -160,7 +168,7 @@ def deviation_bound(
     [m_shot] Theorem 5; [m_shot] Eq. (2); [m_shot] appendix 1, Eqs. (A-2)–(A-6).
     """
     alpha = check_real("alpha", alpha, low=0.0)
-    n_users = check_int("n_users", n_users, low=1, any_size=True)  # N only enters the formula
+    n_users = _check_n_users(n_users)
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     limit = _condition(m, r, epsilon, n_rounds)
     if alpha >= limit:
@@ -186,10 +194,10 @@ def alpha_at_beta(
     [m_shot] Eq. (2) solved for α (appendix 2–4).
     """
     beta = check_real("beta", beta, low=0.0, high=1.0)
-    n_users = check_int("n_users", n_users, low=1, any_size=True)  # N only enters the formula
+    n_users = _check_n_users(n_users)
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     T, N = n_rounds, n_users
-    return math.sqrt(3 * T * math.log(2 * T / beta) / (f * epsilon * N))
+    return math.sqrt(3 * T * _union_log(2 * T, beta) / (f * epsilon * N))
 
 
 def alpha_bound(
@@ -218,7 +226,7 @@ def min_users_for_condition(beta: float, *, m: int, r: float, epsilon: float, n_
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     limit = _condition(m, r, epsilon, n_rounds)
     needed = (
-        3 * n_rounds * math.log(2 * n_rounds / beta) / (f * epsilon) / limit / limit
+        3 * n_rounds * _union_log(2 * n_rounds, beta) / (f * epsilon) / limit / limit
         if limit > 0
         else math.inf
     )
@@ -243,10 +251,10 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
     if epsilon / T >= 1:
         fail("epsilon", epsilon, f"below n_rounds = {T} (Theorem 7 assumes epsilon/T < 1)")
     beta = check_real("beta", beta, low=0.0, high=1.0)
-    n_users = check_int("n_users", n_users, low=1, any_size=True)  # N only enters the formula
+    n_users = _check_n_users(n_users)
     x, c = epsilon / T, math.e / 2
     alpha = math.sqrt(
-        3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * math.log(2 * T / beta) / n_users
+        3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * _union_log(2 * T, beta) / n_users
     )
     limit = _condition(T, 0.0, epsilon, T)
     if alpha >= limit:

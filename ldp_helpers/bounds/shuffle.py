@@ -83,6 +83,11 @@ _TAIL = 1e-300  # tail mass of each conditional binomial left out of the grid
 MAX_GRID = (
     2 * 10**7
 )  # count vectors carrying mass in one exact profile (memory: about 100 bytes each)
+#: the largest ε₀ of a profile: user 1's laws hold 1 − p (binary RR's 1/(1 + e^ε₀)) to 1e-16 absolute, so a
+#: profile is that of an ε₀ off by about e^ε₀·1e-16: 5e-8 at 20 (the explorer's ceiling too), 1e-3 at 30,
+#: where binary RR's ε_c(1e-6) at n = 10 came out 0.001 above ε₀; 1 − p rounds to 0 from ε₀ ≈ 37.4 and
+#: e^ε₀ overflows from 710 on (the bounds of :mod:`~ldp_helpers.bounds.shuffle_bounds` share the ceiling)
+MAX_EPSILON0 = 20.0
 
 
 @dataclass(frozen=True)
@@ -309,7 +314,10 @@ def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> Shuf
     ----------
     [warner1965] (randomized response); [feldman2021clones] §5 (the lower-bound instance).
     """
-    n, eps0 = check_int("n", n, low=1, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = (
+        check_int("n", n, low=1, high=10**9),
+        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
+    )
     check_choice("others", others, {"alike", "any"})
     p = 1.0 / (1.0 + math.exp(-eps0))
     pairs = (mixture_pair(n, np.array([p, 1 - p]), np.array([1 - p, p]), np.array([p, 1 - p])),)
@@ -363,7 +371,10 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
     ----------
     [kairouz2014] (k-RR); [balle2019blanket] §4 (shuffled k-RR).
     """
-    n, eps0 = check_int("n", n, low=1, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = (
+        check_int("n", n, low=1, high=10**9),
+        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
+    )
     k = check_int("k", k, low=2)
     check_choice("others", others, {"pair", "outside", "worst"})
     p, q = grr_probabilities(eps0, k)

@@ -6,7 +6,9 @@ which are the exact profile (:func:`~ldp_helpers.bounds.shuffle.mixture_pair`) o
 a pair of count laws that dominates every ε₀-LDP randomizer's shuffled pair, so that its ε_c(δ) is
 an upper bound.  Each
 function returns ε₀ outside its bound's stated range of validity (ε₀ always holds: shuffling is
-post-processing of n ε₀-LDP reports, and the server's view of user 1 is at most ε₀-DP).
+post-processing of n ε₀-LDP reports, and the server's view of user 1 is at most ε₀-DP).  ε₀ is at most
+:data:`~ldp_helpers.bounds.shuffle.MAX_EPSILON0` (20) everywhere: beyond it the profiles' 1 − p loses its
+digits (and e^ε₀ leaves double range from 710 on).
 
 References
 ----------
@@ -19,14 +21,14 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilon, check_int, check_probability
-from ldp_helpers.bounds.shuffle import ShuffleProfile, mixture_pair
+from ldp_helpers._validation import check_epsilon, check_int, check_probability, fail
+from ldp_helpers.bounds.shuffle import MAX_EPSILON0, ShuffleProfile, mixture_pair
 
 
 def _check(n, epsilon0, delta):
     return (
         check_int("n", n, low=2, high=10**9),
-        check_epsilon(epsilon0, "epsilon0"),
+        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
         check_probability(delta, "delta", open_low=True, open_high=True),
     )
 
@@ -62,7 +64,10 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
     ----------
     [balle2019blanket] §5 (the Hoeffding bound; generic and randomized-response parameters).
     """
-    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = (
+        check_int("n", n, low=2, high=10**9),
+        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
+    )
     epsilon = check_epsilon(epsilon)
     if epsilon >= eps0:
         return 0.0
@@ -72,6 +77,12 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
     else:
         k = check_int("k", k, low=2)
         gamma = k / (math.exp(eps0) + k - 1)
+        if gamma == 1.0:  # 1 − γ = (e^ε₀ − 1)/(e^ε₀ + k − 1) rounded to 0: b = 0, and log 0 below
+            fail(
+                "k",
+                k,
+                f"small enough that 1 − k/(e^ε₀ + k − 1) > 0 in double precision at ε₀ = {eps0:g}",
+            )
         b = (1 - gamma) * k * (math.exp(epsilon) + 1)
     log_delta = (
         2 * math.log(b)
@@ -84,7 +95,7 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
 def blanket_hoeffding_epsilon(n: int, epsilon0: float, delta: float, k: int | None = None) -> float:
     """The smallest ε with :func:`blanket_hoeffding_delta` ≤ δ (bisection to 1e-12; ε₀ if none)."""
     n, eps0, delta = _check(n, epsilon0, delta)
-    low, high = 1e-9, eps0
+    low, high = min(1e-9, eps0), eps0  # ε₀ below the bisection's floor: ε₀ itself (δ(ε₀) = 0)
     if blanket_hoeffding_delta(low, n, eps0, k) <= delta:
         return low
     for _ in range(200):
@@ -129,7 +140,10 @@ def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
     ----------
     [feldman2021clones] Theorem 3.2 (the clone pair, computed numerically in §4).
     """
-    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = (
+        check_int("n", n, low=2, high=10**9),
+        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
+    )
     alpha, half = 1 / (1 + math.exp(-eps0)), 0.5 * math.exp(-eps0)
     pair = mixture_pair(
         n,
@@ -142,7 +156,7 @@ def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
 
 def grr_blanket_beta(epsilon0: float, k: int | None = None) -> float:
     """Wang et al.'s total-variation parameter β: (e^ε₀ − 1)/(e^ε₀ + k − 1); k = None: generic (k = 2)."""
-    eps0 = check_epsilon(epsilon0, "epsilon0")
+    eps0 = check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0)
     k = 2 if k is None else check_int("k", k, low=2)
     return math.expm1(eps0) / (math.exp(eps0) + k - 1)
 
@@ -158,7 +172,10 @@ def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> Sh
     ----------
     [wang2024shuffle] the variation-ratio reduction (the authors' ``Delta``).
     """
-    n, eps0 = check_int("n", n, low=2, high=10**9), check_epsilon(epsilon0, "epsilon0")
+    n, eps0 = (
+        check_int("n", n, low=2, high=10**9),
+        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
+    )
     p = math.exp(eps0)
     alpha = grr_blanket_beta(eps0, k) / (p - 1)
     r = alpha

@@ -64,7 +64,7 @@ def composed_privacy_loss(table, reports: int) -> float:
             f"such that (outputs)^reports <= 2^20 ({table.shape[1]} outputs per report)",
         )
     composed = table
-    for _ in range(reports - 1):
+    for _ in range(reports - 1 if table.shape[1] > 1 else 0):  # one output: its own composition
         composed = (composed[:, :, None] * table[:, None, :]).reshape(table.shape[0], -1)
     return max_privacy_loss(composed)
 

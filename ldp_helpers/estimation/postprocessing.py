@@ -37,10 +37,16 @@ def clip_and_renormalize(estimates, total) -> np.ndarray:
     est = _check_estimates(estimates)
     total = check_real("total", total, low=0.0, low_open=False)
     clipped = np.clip(est, 0.0, None)
-    mass = clipped.sum()
+    with np.errstate(over="ignore"):  # Σ or total/Σ beyond 1e308: rescaled below
+        mass = clipped.sum()
+        scale = total / mass if mass else 0.0
     if mass == 0.0:
         return np.full(est.size, total / est.size)
-    return clipped * (total / mass)
+    # (1e308, 1e308) gave 0s, total 1e300 over (1e-10, 0) a NaN: the largest becomes 1 first
+    if not (np.isfinite(mass) and np.isfinite(scale)):
+        clipped = clipped / clipped.max()
+        scale = total / clipped.sum()
+    return clipped * scale
 
 
 def project_to_simplex(estimates, total) -> np.ndarray:
@@ -56,12 +62,23 @@ def project_to_simplex(estimates, total) -> np.ndarray:
         total == 0.0
     ):  # the simplex is the single point 0 (and the sort-based threshold has no candidate)
         return np.zeros(est.size)
-    ordered = np.sort(est)[::-1]
-    cumulative = np.cumsum(ordered) - total
-    index = np.arange(1, est.size + 1)
-    rho = np.nonzero(ordered - cumulative / index > 0)[0][-1]
-    shift = cumulative[rho] / (rho + 1)
+    shift = _simplex_shift(est, total)
+    if shift is None:  # rounding lost every candidate (|ĉ| ≫ total): ĉ − max ĉ projects alike
+        with np.errstate(over="ignore"):
+            est = est - est.max()
+        shift = _simplex_shift(est, total)
     return np.maximum(est - shift, 0.0)
+
+
+def _simplex_shift(est: np.ndarray, total: float) -> float | None:
+    """Duchi et al.'s threshold θ (the projection is max(ĉ − θ, 0)), None when rounding leaves no candidate
+    ρ (the largest ĉ is always one in exact arithmetic; ĉ = (1e17, 0) with total 1 loses it, 1e17 − 1 = 1e17)."""
+    ordered = np.sort(est)[::-1]
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow to ±∞, ∞ − ∞: no candidate
+        cumulative = np.cumsum(ordered) - total
+        index = np.arange(1, est.size + 1)
+        rho = np.nonzero(ordered - cumulative / index > 0)[0]
+    return float(cumulative[rho[-1]] / (rho[-1] + 1)) if rho.size else None
 
 
 def postprocess(estimates, total, method: str = "unbiased") -> np.ndarray:

@@ -13,6 +13,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
+from ldp_helpers.bounds.extremes import _union_log
 
 
 def max_error(estimates, true_fractions) -> np.ndarray:
@@ -53,7 +54,19 @@ def mean_and_se(samples):
             Described(f"an array of shape {samples.shape}"),
             "an array with at least two surveys on its last axis",
         )
-    return samples.mean(axis=-1), samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = samples.mean(axis=-1)
+        se = samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
+    if not (
+        np.all(np.isfinite(mean)) and np.all(np.isfinite(se))
+    ):  # a sum or a square beyond 1e308
+        scale = samples.max(axis=-1)  # > 0 there: the samples over their largest, then scaled back
+        with np.errstate(over="ignore", invalid="ignore"):
+            unit = samples / np.expand_dims(np.where(scale > 0, scale, 1.0), -1)
+            mean = np.where(np.isfinite(mean), mean, scale * unit.mean(axis=-1))
+            spread = unit.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
+            se = np.where(np.isfinite(se), se, scale * spread)
+    return mean, se
 
 
 def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None = None) -> float:
@@ -88,6 +101,7 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
     else:
         x = check_real_array("x", x, low=0.0)
     y = check_real_array("y", y, low=0.0)
+    x, y = check_ndim("x", x, 1), check_ndim("y", y, 1)  # polyfit's own TypeError for 2-D arrays
     if x.size != y.size or x.size < 2:
         fail(
             "y",
@@ -95,8 +109,11 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
             f"an array of the same length as x ({x.size}), at least 2",
         )
     if log_correction_beta is not None:
-        y = y / np.sqrt(np.log(2 * x / beta))
-    return float(np.polyfit(np.log(x) if check_bool("log_x", log_x) else x, np.log(y), 1)[0])
+        y = y / np.sqrt(_union_log(2 * x, beta))
+    u = np.log(x) if check_bool("log_x", log_x) else x
+    if np.all(u == u.flat[0]):  # no slope: polyfit returned a number anyway (with a RankWarning)
+        fail("x", Described("all abscissae equal"), "at least two distinct x")
+    return float(np.polyfit(u, np.log(y), 1)[0])
 
 
 def fitted_slope_se(x, y, y_se, *, log_x: bool = True) -> float:

@@ -34,6 +34,7 @@ from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, LocalHashing
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.simulate.populations import _share_count
 
 
 def _check_surveys(n_draws) -> int:
@@ -76,7 +77,7 @@ def rr_estimation_errors(
     rng = check_rng(rng)
     errors = []
     for n in sizes:
-        ones = round(true_fraction * n)
+        ones = _share_count(true_fraction, int(n))
         reported = rr.sample_aggregate(
             np.array([n - ones, ones], dtype=np.int64), rng=rng, n_draws=n_draws
         )
@@ -143,7 +144,9 @@ def uniform_variance_per_user(
     [wang2017] §4 (DE's variance grows with d, OUE's does not); [tutorial] "Summary".
     """
     domain_sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
-    users_per_value = check_int("users_per_value", users_per_value, low=1)
+    # n = users_per_value·d users at most 2^62 (a count vector's largest total): else refused as "true_counts"
+    top = 2**62 // int(domain_sizes.max())
+    users_per_value = check_int("users_per_value", users_per_value, low=1, high=top)
     if n_draws is not None:
         n_draws, rng = _check_surveys(n_draws), check_rng(rng)
     out = {}

@@ -67,12 +67,19 @@ def check_olh_reports(reports, g: int) -> tuple[np.ndarray, np.ndarray]:
     return y, _check_seeds(seeds, "reports[:, 1] (seed)")
 
 
+def _hash_mod(values: np.ndarray, seeds: np.ndarray, g: int) -> np.ndarray:
+    """``xxh32(str(x), seed) mod g`` (seeds × values): the hash itself for g ≥ 2^32 (OLH's g = round(e^ε) + 1
+    from ε ≈ 22.2 on), where every 32-bit hash is below g and ``np.uint32(g)`` would overflow."""
+    hashes = xxh32_decimal(values, seeds)
+    return hashes % np.uint32(g) if g < 2**32 else hashes
+
+
 def olh_support(reports, d: int, g: int) -> np.ndarray:
     """The 0/1 matrix (n, d): report r supports x iff ``xxh32(str(x), seed_r) mod g == y_r`` (a post-processing)."""
     d = check_int("d", d, low=2)
     y, seeds = check_olh_reports(reports, g)
     check_allocation("d", d, y.size * d, itemsize=13, what="the hashes and the support matrix")
-    return (xxh32_decimal(np.arange(d), seeds) % np.uint32(g) == y[:, None]).astype(np.int8)
+    return (_hash_mod(np.arange(d), seeds, g) == y[:, None]).astype(np.int8)
 
 
 def olh_support_counts(reports, d: int, g: int) -> np.ndarray:
@@ -84,7 +91,7 @@ def olh_support_counts(reports, d: int, g: int) -> np.ndarray:
     step = max(1, _BLOCK_ELEMENTS // d)
     for start in range(0, y.size, step):
         block = slice(start, start + step)
-        counts += (xxh32_decimal(values, seeds[block]) % np.uint32(g) == y[block, None]).sum(axis=0)
+        counts += (_hash_mod(values, seeds[block], g) == y[block, None]).sum(axis=0)
     return counts
 
 

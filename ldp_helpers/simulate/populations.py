@@ -19,6 +19,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -187,6 +188,13 @@ def check_stream_truth(truth, n_rounds: int | None = None, *, random_sets: bool 
     return truth
 
 
+def _share_count(share: float, n: int) -> int:
+    """round(share·n) of a checked share in [0, 1] and n ≥ 1: the float product while n ≤ 2^53 (n and
+    the product exact to half a unit), the exact rational beyond (float(n) itself is rounded there:
+    share 1 of 2^53 + 1 users gave 2^53, of 2^63 − 1 users 2^63)."""
+    return round(share * n) if n <= 2**53 else round(Fraction(share) * n)
+
+
 def constant_population(mu: float, n_users: int, n_rounds: int) -> Population:
     """The Glance paper's §6 stream: ``round(μN)`` active users in every round (two distinct rows).
 
@@ -195,9 +203,9 @@ def constant_population(mu: float, n_users: int, n_rounds: int) -> Population:
     [glance] §6.
     """
     mu = check_probability(mu, "mu")
-    n_users = check_int("n_users", n_users, low=1)
+    n_users = check_int("n_users", n_users, low=1, high=2**62)  # a Population's N ≤ 2^62
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
-    return Population.nested(np.full(n_rounds, round(mu * n_users), dtype=np.int64), n_users)
+    return Population.nested(np.full(n_rounds, _share_count(mu, n_users), dtype=np.int64), n_users)
 
 
 def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> np.ndarray:
@@ -214,9 +222,10 @@ def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator)
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     rng = check_rng(rng)
     t = np.arange(1, n_rounds + 1)
-    counts = (2 * n_users * t + n_rounds) // (
-        2 * n_rounds
-    )  # round(N t / T), halves up, in integers
+    # round(N t / T), halves up, in integers: with N = qT + r it is q t + round(r t / T), so nothing
+    # exceeds N (2 N t itself would wrap int64 once N t > 2^62)
+    q, r = divmod(n_users, n_rounds)
+    counts = q * t + (2 * r * t + n_rounds) // (2 * n_rounds)
     return rng.permutation(counts)
 
 
@@ -272,8 +281,10 @@ def candidate_weights(shape: str, n_candidates: int, n_active: int, s: float = 1
     if shape == "zipf":
         return zipf_weights(n_candidates, n_active, s)
     r = np.arange(1, n_active + 1, dtype=float)
+    with np.errstate(over="ignore"):  # s(r − 1) beyond 1e308 (s = 1e308): e^−∞ = 0, no warning
+        decay = np.exp(-s * (r - 1) / n_active)
     held = {
-        "exponential": np.exp(-s * (r - 1) / n_active),
+        "exponential": decay,
         "linear": n_active + 1 - r,
         "constant": np.ones(n_active),
     }[shape]
@@ -298,6 +309,8 @@ def cohort_counts(weights, n_reports: int, m: int, *, rng: np.random.Generator) 
     """
     rng = check_rng(rng)
     weights = check_weights("weights", weights)
+    if weights[:-1].sum() > 1.0:  # accepted (Σ = 1 to 1e-9) but beyond numpy's 1e-12: renormalized
+        weights = weights / weights.sum()
     return np.stack([rng.multinomial(n_j, weights) for n_j in cohort_sizes(n_reports, m)])
 
 
@@ -326,14 +339,15 @@ def power_law_counts(n: int, d: int, exponent: float, *, exact_total: bool = Fal
     Each ideal count is rounded, so the total may differ from n.  ``exact_total=True`` apportions them
     by largest remainders instead: the ideal counts are floored and the n − Σ⌊·⌋ (< d) records left go
     one each to the largest remainders (ties: the smaller value), so every count is within 1 of its
-    ideal and the total is exactly n (n ≤ 2^53: every count and remainder exact in float64).
+    ideal and the total is exactly n (n ≤ 2^53: every count and remainder exact in float64; else n ≤ 2^62).
 
     References
     ----------
     [tutorial] "Apple's implementation of LDP" (emoji frequencies); the largest-remainder method.
     """
     exact_total = check_bool("exact_total", exact_total)
-    n = check_int("n", n, low=1, high=2**53 if exact_total else None)
+    # n ≤ 2^62 (the largest total of a count vector): a rounded count near 2^63 would wrap int64
+    n = check_int("n", n, low=1, high=2**53 if exact_total else 2**62)
     d = check_int("d", d, low=1)
     check_allocation("d", d, 4 * d, what="weights and counts over d values")
     weights = np.arange(1, d + 1, dtype=float) ** -check_real(

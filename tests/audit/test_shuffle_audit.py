@@ -97,3 +97,11 @@ def test_delta_aware_bound():
     """ln((P₀ − δ)/P₁), clipped at 0, and 0 when P₀ ≤ δ."""
     assert epsilon_lower_bound_at_delta(0.5, 0.1, 0.1) == pytest.approx(math.log(4))
     assert epsilon_lower_bound_at_delta(0.05, 0.1, 0.1) == 0.0
+
+
+def test_lower_bound_at_delta_of_a_subnormal_p1_high_is_finite():
+    """(P₀,low − δ)/P₁,high beyond 1e308 made ln ∞ = ∞; the bound is ln(P₀,low − δ) − ln P₁,high (744.4 here)."""
+    assert epsilon_lower_bound_at_delta(1.0, 5e-324, 0.0) == pytest.approx(
+        -math.log(5e-324), rel=1e-15
+    )
+    assert epsilon_lower_bound_at_delta(0.5, 0.25, 0.1) == math.log(0.4 / 0.25)

@@ -235,3 +235,33 @@ def test_tail_check_refuses_an_unknown_bound_naming_bounds():
         ValueError, match=r"p must be finite values in \(0, 1\)|p must be in \(0, 1\)"
     ):
         ch.tail_comparison("two_sided", 500, 0.0, 0.2)
+
+
+def test_upper_at_mu_zero_is_one_even_where_the_exponent_overflows():
+    """μ = 0: the bound is e^0 = 1 for every δ; at δ = 1e308 the exponent (1+δ)log(1+δ) − δ overflows and
+    0·∞ gave NaN."""
+    assert ch.upper(1e308, 0.0) == 1.0
+    assert ch.upper([1.0, 1e200, 1e308], 0.0).tolist() == [1.0, 1.0, 1.0]
+    assert ch.upper(1e308, 1.0) == 0.0
+
+
+def test_two_sided_delta_at_subnormal_probability_or_mu_is_finite():
+    """2/p or 3·log(2/p)/μ beyond 1e308 gave δ = ∞; δ = √(3 log(2/p)/μ) is finite for every p, μ > 0."""
+    assert ch.two_sided_delta(0.5, 5e-324) == pytest.approx(
+        math.sqrt(3 * math.log(4)) / math.sqrt(5e-324)
+    )
+    assert ch.two_sided_delta(5e-324, 1.0) == pytest.approx(
+        math.sqrt(3 * (math.log(2) - math.log(5e-324)))
+    )
+    assert ch.two_sided_delta([0.1, 0.5], 2.0).tolist() == [
+        math.sqrt(3 * math.log(2 / p) / 2.0) for p in (0.1, 0.5)
+    ]
+
+
+def test_bernstein_exponent_and_deviation_beyond_double_squares_are_finite():
+    """t² or 2σ²x beyond 1e308 gave ∞ where the exponent (≈ 3t/(2M)) and the deviation are finite; the two stay
+    inverse to each other there."""
+    assert ch.bernstein_exponent(1e300, 1.0, 1.0) == pytest.approx(1e300 / (2 * (1e-300 + 1 / 3)))
+    assert ch.bernstein_deviation(1e300, 1e300, 1e-300) == pytest.approx(math.sqrt(2) * 1e300)
+    t = ch.bernstein_deviation(1e200, 1e200, 1.0)
+    assert ch.bernstein_exponent(t, 1e200, 1.0) == pytest.approx(1e200, rel=1e-12)

@@ -275,3 +275,27 @@ def test_the_papers_settings():
         gb.theorem4_beta(0)
     with pytest.raises(ValueError, match="high"):
         gb.bound_crossover(*gb.FIG2, low=5.0, high=2.0)
+
+
+def test_glance_domain_at_tiny_beta_and_many_rounds_is_finite():
+    """β = 1e-300, T = 1e8: 4T/β overflows; log_term refused N = 1e12 as "n_users must be > ... = inf" though the
+    domain is N > T·(log 4T − log β) ≈ 7.1e10."""
+    T, beta = 10**8, 1e-300
+    x = T * (math.log(4 * T) - math.log(beta)) / 10**12
+    assert gb.log_term(10**12, T, beta) == pytest.approx(-math.log1p(-x), rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon, theta", [(10.0, 1e200), (350.0, 1e50)])
+def test_rr_exponent_of_a_huge_theta_is_its_finite_limit(epsilon, theta):
+    """(e^ε − 1)θ beyond 1e154: its square overflowed, giving ∞ (ε = 10) or ∞/∞ = NaN (ε = 350) where the exponent
+    is about 3(e^ε − 1)θ/(2e^ε), finite; beyond 1e308 it is ∞."""
+    x = math.expm1(epsilon) * theta
+    expected = (x / (2 * math.exp(epsilon))) * (x / (1 + x / 3))
+    assert gb.rr_exponent(epsilon, theta) == pytest.approx(expected, rel=1e-12)
+    assert np.isposinf(gb.rr_exponent(350.0, 1e300))
+    assert gb.rr_exponent([1.0, 2.0], 0.5).tolist() == pytest.approx(
+        [
+            ((math.expm1(e) * 0.5) ** 2 / (2 * math.exp(e))) / (1 + math.expm1(e) * 0.5 / 3)
+            for e in (1, 2)
+        ]
+    )

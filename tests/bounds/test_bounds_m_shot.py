@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ldp_helpers.bounds import chernoff
+from ldp_helpers.bounds import m_shot as ms
 from ldp_helpers.bounds.m_shot import (
     MAX_EXPONENT,
     METHODS,
@@ -455,3 +456,30 @@ def test_condition_1_as_printed_equals_the_round_channel_form():
                     assert printed == pytest.approx(
                         _condition(m, r, epsilon, T), rel=1e-12, abs=1e-300
                     )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda n: ms.deviation_bound(0.01, m=1, r=0.0, epsilon=1.0, n_rounds=10, n_users=n),
+        lambda n: ms.alpha_at_beta(0.1, m=1, r=0.0, epsilon=1.0, n_rounds=10, n_users=n),
+        lambda n: ms.alpha_t_shot_closed_form(0.1, epsilon=1.0, n_rounds=10, n_users=n),
+    ],
+)
+def test_n_users_beyond_int64_up_to_the_largest_double(call):
+    """N may exceed int64 (a formula's N), up to the largest double; 10**400 raised a raw OverflowError
+    ("int too large to convert to float") and is refused naming n_users."""
+    assert math.isfinite(call(10**300))
+    with pytest.raises(
+        ValueError, match=r"n_users must be an integer in \[1, 1.7976931348623157e\+308\]"
+    ):
+        call(10**400)
+
+
+def test_a_union_bound_at_tiny_beta_and_many_rounds_stays_finite():
+    """β = 1e-300 over T = 1e9 rounds: 2T/β overflows, and log(∞) made α ∞; the log is log 2T − log β."""
+    T, beta, N = 10**9, 1e-300, 10**15
+    alpha = ms.alpha_at_beta(beta, m=1, r=0.0, epsilon=1.0, n_rounds=T, n_users=N)
+    f = ms.f_mr(1, 0.0, epsilon=1.0, n_rounds=T)
+    assert alpha == pytest.approx(math.sqrt(3 * T * (math.log(2 * T) - math.log(beta)) / (f * N)))
+    assert math.isfinite(ms.alpha_t_shot_closed_form(beta, epsilon=1.0, n_rounds=T, n_users=10**40))

@@ -219,3 +219,53 @@ def test_bad_input_is_a_clear_error(call, match):
     """Bad parameters raise a ValueError naming the parameter."""
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("epsilon0", [30.0, 40.0, 800.0])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda e: S.binary_rr_profile(10, e),
+        lambda e: S.grr_profile(10, e, 3),
+        lambda e: B.clone_profile(10, e),
+        lambda e: B.variation_ratio_profile(10, e),
+        lambda e: B.blanket_hoeffding_delta(0.5, 1000, e),
+        lambda e: B.blanket_hoeffding_epsilon(1000, e, 0.1),
+        lambda e: B.grr_blanket_beta(e),
+        lambda e: B.wang_closed_epsilon(1000, e, 0.1),
+        lambda e: B.closed_form_ranges(1000, e, 0.1),
+        lambda e: B.erlingsson_epsilon(1000, e, 0.1),
+    ],
+)
+def test_an_epsilon0_beyond_the_profiles_precision_is_refused_naming_it(call, epsilon0):
+    """ε₀ > MAX_EPSILON0 = 20 is refused naming epsilon0: at 40 binary RR's 1 − p rounded to 0 and the profiles
+    failed with "pi must be 2 to 4 positive category masses" (a parameter the caller never passed); from 710 on
+    e^ε₀ raised a raw OverflowError in the closed forms."""
+    with pytest.raises(ValueError, match=r"epsilon0 must be in \[1e-12, 20\]"):
+        call(epsilon0)
+
+
+def test_the_largest_epsilon0_still_gives_a_profile():
+    """At ε₀ = MAX_EPSILON0 = 20 the profiles are within their rounding: ε_c(δ) < ε₀ (at 30, ε_c(1e-6) of binary RR
+    over n = 10 came out 0.001 above ε₀, which no ε₀-LDP protocol can have)."""
+    assert S.MAX_EPSILON0 == 20.0
+    for profile in (S.binary_rr_profile(10, 20.0), B.clone_profile(10, 20.0)):
+        assert 0 < profile.epsilon(1e-6) < 20.0
+
+
+@pytest.mark.parametrize("epsilon0", [1e-12, 5e-10])
+def test_blanket_epsilon_never_exceeds_epsilon0(epsilon0):
+    """ε₀ always holds: below the bisection's floor 1e-9 the Hoeffding bound returned 1e-9 > ε₀."""
+    for k in (None, 3):
+        assert B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k) == epsilon0
+
+
+@pytest.mark.parametrize("epsilon0, k", [(1.0, 10**17), (2e-12, 10**5)])
+def test_blanket_k_whose_one_minus_gamma_rounds_to_zero_is_refused_naming_k(epsilon0, k):
+    """k-RR's blanket 1 − γ = (e^ε₀ − 1)/(e^ε₀ + k − 1) rounded to 0 and log(b = 0) raised a bare "math domain
+    error"; it is refused naming k (both the δ and its ε)."""
+    with pytest.raises(ValueError, match="k must be small enough that 1 − k/"):
+        B.blanket_hoeffding_delta(epsilon0 / 2, 2000, epsilon0, k=k)
+    if epsilon0 > 1e-9:  # below the bisection's floor the answer is ε₀ itself, δ never evaluated
+        with pytest.raises(ValueError, match="k must be small enough that 1 − k/"):
+            B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k)

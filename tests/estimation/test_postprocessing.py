@@ -50,6 +50,32 @@ def test_projection_onto_a_zero_total_is_zero():
 
 
 @pytest.mark.statistical
+@pytest.mark.parametrize(
+    "estimates, total, expected",
+    [
+        ([1e17, 0.0], 1.0, [1.0, 0.0]),  # 1e17 − 1 rounds to 1e17: IndexError from an empty ρ
+        ([1e17, 1e17], 1.0, [0.5, 0.5]),
+        ([1e308, 1e308], 1.0, [0.5, 0.5]),  # the cumulative sum overflows
+        ([1e308, -1e308, 3.0], 1.0, [1.0, 0.0, 0.0]),
+    ],
+)
+def test_projection_far_from_the_simplex_is_exact_or_close(estimates, total, expected):
+    """Estimates ≫ total: the projection of ĉ − max ĉ (the same point), never an IndexError."""
+    assert project_to_simplex(estimates, total).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "estimates, total, expected",
+    [
+        ([1e-10, 0.0], 1e300, [1e300, 0.0]),  # total/Σ overflowed: [inf, nan]
+        ([1e308, 1e308], 10.0, [5.0, 5.0]),  # Σ overflowed: [0, 0]
+    ],
+)
+def test_clip_and_renormalize_beyond_double_range_sums_to_total(estimates, total, expected):
+    """A sum or a scale beyond 1e308 is rescaled by the largest estimate first: no NaN, no zeros."""
+    assert clip_and_renormalize(estimates, total).tolist() == expected
+
+
 def test_only_the_default_is_unbiased(rng):
     """Averaged over 4000 GRR surveys, raw estimates hit a zero count; clipping and projection overestimate it."""
     grr = GRR(0.5, 20)

@@ -490,3 +490,24 @@ def test_per_user_estimates_are_unbiased(cls, rng):
         )
         se = math.sqrt((pmf @ deviation**4 - variances[i] ** 2) / runs)
         assert abs(estimates[:, i].var(ddof=1) - variances[i]) < 5 * se
+
+
+def test_a_single_value_histogram_is_refused_naming_true_counts():
+    """One value has no GRR/OUE comparison: GRR(ε, 1) refused "d must be an integer in [2, inf]", a parameter
+    the caller of mse_ratio / crossover_epsilon_numeric never passed."""
+    with pytest.raises(ValueError, match="true_counts must be counts over d ≥ 2 values"):
+        mse_ratio([5], 1.0)
+    with pytest.raises(ValueError, match="true_counts must be counts over d ≥ 2 values"):
+        crossover_epsilon_numeric([5])
+
+
+def test_the_experiments_refuse_a_single_value_histogram_naming_true_counts():
+    """perturbed_examples, mse_curves and reversal_frequencies refused d = 1 as "d must be …" (GRR's own)."""
+    rng = np.random.default_rng(0)
+    for call in (
+        lambda: perturbed_examples([5], 1.0, rng=rng),
+        lambda: mse_curves([5], [1.0], n_draws=2, seed=0),
+        lambda: reversal_frequencies([5], [1.0], n_draws=2, rng=rng),
+    ):
+        with pytest.raises(ValueError, match="true_counts must be counts over d ≥ 2 values"):
+            call()

@@ -1,6 +1,7 @@
 """Drivers of the tutorial notebook: composition, RR errors, variance studies, post-processing summary."""
 
 import math
+import signal
 
 import numpy as np
 import pytest
@@ -34,6 +35,22 @@ def test_composed_loss_of_a_non_tight_mechanism():
         composed_privacy_loss(GRR(1.0, 3).output_table(), 0)
 
 
+def test_composed_loss_of_a_single_output_does_not_loop_over_the_reports():
+    """A one-output table passes the (outputs)^reports ≤ 2^20 check for any number of reports; composing it
+    looped reports − 1 times (10^18: for ever; stopped here after 10 s).  Its composition is itself, loss 0."""
+
+    def stop(*_):
+        raise TimeoutError("composing a one-output table loops over the reports")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(10)
+    try:
+        assert composed_privacy_loss([[1.0], [1.0]], 10**18) == 0.0
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.mark.statistical
 def test_rr_errors_have_mean_zero_and_the_exact_variance(rng):
     """π̂ − π over 4000 surveys at each n: mean 0, variance fraction_variance(π, n)."""
@@ -42,6 +59,23 @@ def test_rr_errors_have_mean_zero_and_the_exact_variance(rng):
     for row, n in zip(errors, (100, 10_000)):
         assert_mean_close(row, 0.0, rr.fraction_variance(0.3, n))
         assert_variance_close(row, rr.fraction_variance(0.3, n))
+
+
+@pytest.mark.parametrize("n", [2**53 + 1, 2**62 - 1])
+def test_rr_errors_survey_round_pi_n_yes_users_exactly_beyond_2_to_53(n, monkeypatch):
+    """π = 1 puts all n users on "Yes": the float π·n rounded n = 2^53 + 1 to 2^53 (one "No" user) and
+    n = 2^62 − 1 to 2^62 (a count of −1, refused with a message about an array the caller never passed)."""
+    surveyed, sample = [], BinaryRR.sample_aggregate
+
+    def spy(self, true_counts, **kwargs):
+        surveyed.append(np.asarray(true_counts).tolist())
+        return sample(self, true_counts, **kwargs)
+
+    monkeypatch.setattr(BinaryRR, "sample_aggregate", spy)
+    rr_estimation_errors(
+        BinaryRR.from_epsilon(1.0), 1.0, [n], n_draws=2, rng=np.random.default_rng(0)
+    )
+    assert surveyed == [[0, n]]
 
 
 @pytest.mark.statistical
@@ -211,3 +245,13 @@ def test_figures_draw_the_experiments(rng):
     assert fig.axes[1].get_legend_handles_labels()[1][-1] == r"$3e+2 \approx 10.2$"
     with pytest.raises(ValueError, match="sigmas"):
         plots.rr_errors(sizes, errors, {0.5: sigmas[0.5]}, 0.3)
+
+
+def test_uniform_variance_refuses_more_than_2_to_62_users_naming_users_per_value():
+    """users_per_value·d above 2^62 was refused as "true_counts must be … totalling at most 2^62", a parameter the
+    caller never passed; it is refused naming users_per_value with its largest value at this d."""
+    with pytest.raises(
+        ValueError, match=r"users_per_value must be an integer in \[1, 1152921504606846976\]"
+    ):
+        uniform_variance_per_user({"GRR": GRR}, 1.0, [2, 4], 2**61)
+    assert uniform_variance_per_user({"GRR": GRR}, 1.0, [4], 2**60)["GRR"].shape == (1,)

@@ -60,6 +60,21 @@ def test_xxh32_equals_the_peers_xxhash():
     assert xxh32_decimal(np.arange(0, 3000, 7), seeds).tolist() == json.loads(out)
 
 
+@pytest.mark.parametrize("g", [2**32, 2**33])
+def test_a_hash_range_beyond_32_bits_takes_the_hash_itself(g):
+    """H_seed(x) = xxh32 mod g is the hash itself for g ≥ 2^32 (OLH's g from ε ≈ 22.2): np.uint32(g) raised a raw
+    OverflowError (estimate_olh_reports with OLH(23, d), g = 9744803447)."""
+    seeds = [3, 2**40 + 5, 77]
+    hashes = xxh32_decimal(np.arange(4), seeds)
+    reports = [(int(hashes[0, 2]), 3), (int(hashes[1, 0]), 2**40 + 5), (12345, 77)]
+    assert olh_support(reports, 4, g).tolist() == [[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 0]]
+    assert olh_support_counts(reports, 4, g).tolist() == [1, 0, 1, 0]
+    mechanism = OLH(23.0, 4)
+    assert mechanism.g > 2**32
+    estimate = estimate_olh_reports(reports, mechanism)
+    assert np.allclose(estimate, mechanism.estimate(olh_support_counts(reports, 4, mechanism.g), 3))
+
+
 def test_report_formats():
     """Pairs (y, seed) as the peers return them, or an (n, 2) array; seeds ≥ 2³² act mod 2³²; y must lie in [0, g)."""
     pairs = [(1, 2**40 + 9), (0, np.int64(3)), (3, 17)]

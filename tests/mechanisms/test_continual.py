@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
-from ldp_helpers.experiments.common import fitted_slope, max_error
+from ldp_helpers.bounds.extremes import log_correction_residual, rate_guide
+from ldp_helpers.experiments.common import fitted_slope, max_error, mean_and_se
 from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.privacy import privacy_losses
@@ -510,3 +511,56 @@ def test_fitted_slope_se_is_the_spread_of_fitted_slopes():
     )  # unbiased up to the delta method's O(1/R)
     with pytest.raises(ValueError, match="y_se"):
         fitted_slope_se(x, truth, truth[:3])
+
+
+def test_a_slope_needs_two_distinct_abscissae():
+    """Equal x (or rounds) have no slope: polyfit returned 0.396 for fitted_slope([2, 2], [1, 3]) and 0.023 for
+    log_correction_residual([5, 5]) (with a RankWarning); both are refused naming the abscissae."""
+    with pytest.raises(
+        ValueError, match="x must be at least two distinct x; got all abscissae equal"
+    ):
+        fitted_slope([2, 2], [1, 3])
+    with pytest.raises(ValueError, match="x must be at least two distinct x"):
+        fitted_slope([2.0, 2.0, 2.0], [1, 3, 9], log_x=False)
+    with pytest.raises(ValueError, match="rounds must be at least two distinct T"):
+        log_correction_residual([5, 5], 0.1, quantile=True)
+
+
+def test_log_corrected_fits_at_tiny_beta_stay_finite():
+    """β = 1e-300 over T = 1e9 rounds: 2T/β overflows and log ∞ made the corrected slope and the rate guide NaN; the
+    correction is log 2T − log β there (y ∝ T·√log(2T/β) is fitted with slope exactly 1)."""
+    t, beta = np.array([1e9, 2e9, 4e9]), 1e-300
+    log_term = np.log(2 * t) - math.log(beta)
+    assert fitted_slope(t, t * np.sqrt(log_term), log_correction_beta=beta) == pytest.approx(1.0)
+    guide = rate_guide(t, 1.0, 1.0, beta)
+    assert guide == pytest.approx(t / t[0] * np.sqrt(log_term / log_term[0]))
+    assert math.isfinite(log_correction_residual([10**8, 10**9], beta, quantile=False))
+
+
+def test_rate_guide_takes_one_axis_of_rounds_and_any_exponent():
+    """rounds must be 1-D (a scalar raised IndexError, a 2-D array was divided by its own first row: all 1s);
+    T^e beyond double range gave 0/0 or ∞/∞ = NaN, first point included, where the guide is 2, 0 (or 2, ∞)."""
+    assert rate_guide([10, 100], 2.0, -1000.0, 0.1).tolist() == [2.0, 0.0]
+    assert rate_guide([10, 100], 2.0, 1000.0, 0.1).tolist() == [2.0, math.inf]
+    for rounds in (10, [[10, 100]]):
+        with pytest.raises(ValueError, match="rounds must be a 1-D array"):
+            rate_guide(rounds, 2.0, 0.5, 0.1)
+
+
+def test_fitted_slope_takes_one_axis():
+    """2-D x or y raised numpy.polyfit's "expected 1D vector for x" (a TypeError from inside numpy)."""
+    with pytest.raises(ValueError, match="x must be a 1-D array"):
+        fitted_slope([[1, 2], [3, 4]], [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="y must be a 1-D array"):
+        fitted_slope([1, 2, 3, 4], [[1, 2], [3, 4]])
+
+
+def test_mean_and_se_of_samples_near_the_double_limit_are_finite():
+    """Samples near 1e308 (or beyond 1e154, whose squares overflow): the sum or the squared deviations gave
+    mean or SE ∞ where both are finite; taken over the samples scaled by their largest."""
+    mean, se = mean_and_se([1e308, 1e308])
+    assert mean == 1e308 and se == 0.0
+    mean, se = mean_and_se([[1e200, 3e200], [1.0, 3.0]])
+    assert mean.tolist() == pytest.approx([2e200, 2.0]) and se.tolist() == pytest.approx(
+        [1e200, 1.0]
+    )

@@ -128,6 +128,26 @@ def test_constant_population_and_linear_ramp():
     assert sorted(linear_ramp_counts(7, 3, rng=np.random.default_rng(0)).tolist()) == [2, 5, 7]
 
 
+def test_constant_population_holds_round_mu_n_users_exactly_up_to_2_to_62():
+    """round(μN) is exact for every accepted N: μ = 1 of 2^53 + 1 users left one user out (float(N) = 2^53);
+    N above 2^62, a Population's largest total, is refused naming n_users (it overflowed np.full)."""
+    assert constant_population(1.0, 2**53 + 1, 3).ones_per_round().tolist() == [2**53 + 1] * 3
+    assert constant_population(0.25, 2**62, 1).ones_per_round().tolist() == [2**60]
+    with pytest.raises(
+        ValueError, match=r"n_users must be an integer in \[1, 4611686018427387904\]"
+    ):
+        constant_population(1.0, 2**63 - 1, 1)
+
+
+@pytest.mark.parametrize("n_users, n_rounds", [(2**62, 2), (10**15, 10**4), (2**63 - 1, 10**6)])
+def test_linear_ramp_is_exact_where_two_n_t_would_wrap_int64(n_users, n_rounds):
+    """k_t = round(N t/T) exactly (Python integers) for N up to int64's top: 2·N·t in int64 wrapped to
+    negative counts (N = 10^15, T = 10^4) or overflowed (N = 2^62)."""
+    k = linear_ramp_counts(n_users, n_rounds, rng=np.random.default_rng(0))
+    exact = [(2 * n_users * t + n_rounds) // (2 * n_rounds) for t in range(1, n_rounds + 1)]
+    assert k.dtype == np.int64 and sorted(k.tolist()) == exact
+
+
 # ---------------------------------------------------------------- statistical
 
 
