@@ -129,6 +129,19 @@ def test_integer_transform_is_exact_by_matrix_products_and_by_butterflies(m):
     np.testing.assert_array_equal(walsh_hadamard_transform(huge), huge @ h)
 
 
+def test_integer_transform_refuses_sums_that_int64_cannot_hold():
+    """Integer rows whose |entries| sum past 2^63 − 1 are refused (the butterflies wrapped: H [2^62, 2^62]
+    gave [−2^63, 0]), so are uint64 entries above int64 (2^64 − 1 read as −1); up to the bound, exact."""
+    for wrapping in (np.array([2**62, 2**62]), np.full(4, 2**61), np.array([-(2**63), 1])):
+        with pytest.raises(ValueError, match="values must be integers whose absolute values sum"):
+            walsh_hadamard_transform(wrapping)
+    with pytest.raises(ValueError, match="values must be integers in"):
+        walsh_hadamard_transform(np.array([2**64 - 1, 0], dtype=np.uint64))
+    edge = np.array([[2**62, 2**62 - 1], [-(2**62), -(2**62) + 1]])  # sums 2^63 − 1: exact
+    expected = [[2**63 - 1, 1], [-(2**63) + 1, -1]]
+    assert walsh_hadamard_transform(edge).tolist() == expected
+
+
 @pytest.mark.statistical
 def test_sign_set_sampler_has_the_exact_multinomial_moments():
     """Draws uniform on S(u, ±): each type contributes a multinomial; the sampler's mean and covariance are theirs."""
