@@ -377,6 +377,27 @@ def test_hm_sampler_has_the_law_of_the_client_and_the_exact_variance(epsilon, d,
     _moments_match(hm.estimate(fast, truth.sum()), truth, hm.variance(truth), f"HM t={t}")
 
 
+@pytest.mark.parametrize("t", [3, 5, 30])
+def test_hm_sums_of_t_signs_per_user_stay_in_int64(t):
+    """t·n signs are summed in int64: a truth of t·n > 2^62 is refused naming true_counts (before: n < 0 from
+    numpy at t = 3 and 30, a silent 0.2·f̂ at t = 5), and so is an n above 2^62/t; at t·n ≤ 2^62 it is exact."""
+    hm = HadamardMechanism(20.0, 2, t)
+    over = np.array([2**62 // t - 2**39, 2**39 + 1])
+    for call in (
+        lambda: hm.sample_aggregate(over, rng=np.random.default_rng(0)),
+        lambda: hm.n_reports(over),
+    ):
+        with pytest.raises(
+            ValueError, match=r"true_counts must be counts totalling at most 2\^62/t"
+        ):
+            call()
+    with pytest.raises(ValueError, match="n must be an integer in"):
+        hm.estimate(np.zeros(2, dtype=np.int64), 2**62 // t + 1)
+    truth = over - np.array([1, 0])  # n = 2^62 // t
+    estimate = hm.estimate(hm.sample_aggregate(truth, rng=np.random.default_rng(0)), truth.sum())
+    assert np.all(np.abs(estimate - truth) < 6 * np.sqrt(hm.variance(truth)))
+
+
 def test_hm_reports_are_checked():
     hm = HadamardMechanism(2.5, 5, 2)
     good = hm.perturb(np.array([0, 4, 2]), rng=np.random.default_rng(0))
