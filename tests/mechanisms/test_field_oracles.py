@@ -626,6 +626,18 @@ def test_duchi_variance_has_the_one_over_n_epsilon_squared_rate():
         assert scaled == pytest.approx(4.0, rel=1e-3)
 
 
+def test_duchi_radius_whose_variance_would_overflow_is_refused():
+    """B = r/tanh(ε/2) ≤ 2^480 (n·B² finite): r = 1e200 is refused naming radius (before, variance raised
+    Python's OverflowError from B²); r = 1e140 still gives a finite variance."""
+    with pytest.raises(ValueError, match="radius must be at most 2\\^480"):
+        DuchiMean(1.0, radius=1e200)
+    mech = DuchiMean(1.0, radius=1e140)
+    variance = mech.variance(np.array([1e140, 0.0, -3e139]))
+    assert math.isfinite(variance) and variance == pytest.approx(
+        (3 * mech.B**2 - 1e280 - 9e278) / 9, rel=1e-12
+    )
+
+
 def test_duchi_inputs_outside_the_interval_are_refused():
     mech = DuchiMean(1.0, 2.0)
     with pytest.raises(ValueError, match="values"):
