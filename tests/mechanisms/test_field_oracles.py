@@ -408,6 +408,19 @@ def test_hm_reports_are_checked():
         hm.aggregate(HadamardReports(good.indices + hm.D, good.signs))
 
 
+def test_hr_estimate_refuses_a_histogram_of_more_than_n_symbols():
+    """n reports name n symbols: a histogram summing past n is refused naming aggregate (before, every symbol at
+    n = 2^62 wrapped the block transform's int64 sums; after the transform's own check it blamed 'values')."""
+    hr = HadamardResponse(1.0, 5)
+    with pytest.raises(ValueError, match="aggregate must be a histogram of the n = "):
+        hr.estimate(np.full(hr.K, 2**62), 2**62)
+    with pytest.raises(ValueError, match="aggregate must be a histogram"):
+        hr.estimate(np.full(hr.K, 3), 10)
+    honest = np.zeros(hr.K, dtype=np.int64)
+    honest[0], honest[-1] = 2**62 - 5, 5
+    assert np.all(np.isfinite(hr.estimate(honest, 2**62)))
+
+
 # ------------------------------------------------------------------------------------------- Subset selection
 
 
