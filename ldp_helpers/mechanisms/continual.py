@@ -43,6 +43,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
+from ldp_helpers.mechanisms.smp import EXACT_MOMENT_USERS, _inverse_binomial_moment
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 from ldp_helpers.simulate.streams import sample_reporters
 
@@ -265,12 +266,16 @@ class Glance(StreamMechanism):
         [glance] Claim 1 (the RR part of the error); [glance] Claim 2 (the sampling part).
         """
         mu, N = self.estimand(truth), self.n_reports(truth)
+        rr, empty = self.randomizer, self.empty_round_probability(N)
+        if N > EXACT_MOMENT_USERS:  # Σ_k Pr[K_t = k]/k = E[1/K_t; K_t ≥ 1] without N terms
+            inverse = _inverse_binomial_moment(N, 1.0 / self.n_rounds)
+            rr_part = rr.p * rr.q / (rr.p - rr.q) ** 2 * inverse
+            sampling = mu * (1 - mu) * (N * inverse - (1 - empty)) / (N - 1.0)
+            return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
         k = np.arange(1, N + 1)
         pmf = stats.binom.pmf(k, N, 1.0 / self.n_rounds)  # Pr[K_t = k], k ≥ 1
-        rr = self.randomizer
         rr_part = rr.p * rr.q / (rr.p - rr.q) ** 2 * (pmf @ (1.0 / k))
         sampling = mu * (1 - mu) * (pmf @ ((N - k) / (k * (N - 1.0))) if N > 1 else 0.0)
-        empty = self.empty_round_probability(N)
         return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
 
 

@@ -47,6 +47,8 @@ from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 MAX_EPSILON = (
     30.0  # beyond, tanh(ε/2) rounds towards 1 and Pr[+B | −r] towards 0 in double precision
 )
+#: largest report magnitude B: n·B² stays finite for every n < 2^62 (2^960·2^62 < 2^1024)
+MAX_B = 2.0**480
 
 
 @dataclass(frozen=True)
@@ -69,11 +71,12 @@ class DuchiMean(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, high=MAX_EPSILON))
         object.__setattr__(self, "radius", check_real("radius", self.radius, low=0.0))
         object.__setattr__(self, "B", self.radius / math.tanh(self.epsilon / 2))
-        if not math.isfinite(self.B):
+        if not self.B <= MAX_B:  # (r ≤ 2^480·tanh(ε/2); no ε ≥ MIN_EPSILON alone gets there)
             fail(
-                "epsilon",
-                self.epsilon,
-                f"large enough that B = r/tanh(ε/2) is finite (r = {self.radius:g})",
+                "radius",
+                self.radius,
+                f"at most 2^480·tanh(ε/2) = {MAX_B * math.tanh(self.epsilon / 2):.6g} at epsilon = "
+                f"{self.epsilon:g} (B = r/tanh(ε/2) ≤ 2^480: the variance's sum of n·B² stays finite)",
             )
 
     @property

@@ -317,7 +317,9 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
         n = check_int("n", n, low=1)
         table = check_trailing_shape("aggregate", aggregate, (self.k, self.hash_range))
         table = check_int_array("aggregate", table, low=0, high=n)
-        support = table[..., np.arange(self.k)[:, None], self.hash_table()].sum(axis=-2)
+        support = table[..., np.arange(self.k)[:, None], self.hash_table()].sum(
+            axis=-2, dtype=np.float64
+        )  # k cells of up to n each could wrap in int64
         return (support - n / self.hash_range) / (self._grr.p - 1 / self.hash_range)
 
     def expected_estimate(self, truth) -> np.ndarray:

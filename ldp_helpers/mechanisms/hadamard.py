@@ -27,7 +27,13 @@ import functools
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_int_array, check_real_array, fail
+from ldp_helpers._validation import (
+    INT64_MAX,
+    Described,
+    check_int_array,
+    check_real_array,
+    fail,
+)
 
 FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's binomial (O(1) each)
 FAIR_BITS_MIN_SIZE = 256  # smaller arrays of counts are drawn by numpy's binomial (one call)
@@ -90,8 +96,27 @@ def walsh_hadamard_transform(values) -> np.ndarray:
         fail("values", Described("a scalar"), "an array with at least one axis")
     _check_power_of_two("values", arr.shape[-1])
     if np.issubdtype(np.asarray(values).dtype, np.integer):
-        return _integer_transform(np.asarray(values, dtype=np.int64)).astype(np.int64, copy=False)
+        integers = check_int_array("values", values)  # uint64 above int64's range is refused
+        _check_row_sums(integers)
+        return _integer_transform(integers).astype(np.int64, copy=False)
     return _butterflies(np.array(arr, dtype=float))
+
+
+def _check_row_sums(values: np.ndarray) -> None:
+    """Refuse int64 rows whose |entries| sum past 2^63 − 1: every partial sum of the butterflies (and
+    every output) is at most that sum, so below it the transform is exact, above it int64 would wrap."""
+    m = values.shape[-1]
+    if max(int(values.max()), -int(values.min())) * m <= INT64_MAX:
+        return
+    rows = values.reshape(-1, m).tolist()
+    largest = max(sum(abs(v) for v in row) for row in rows)
+    if largest > INT64_MAX:
+        fail(
+            "values",
+            Described(f"integers whose absolute values sum to {largest} in a row"),
+            f"integers whose absolute values sum to at most 2^63 − 1 = {INT64_MAX} along the last "
+            "axis (the transform's sums stay exact in int64)",
+        )
 
 
 def _integer_transform(values: np.ndarray) -> np.ndarray:

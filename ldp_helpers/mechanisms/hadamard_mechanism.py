@@ -72,6 +72,7 @@ from ldp_helpers.mechanisms.hadamard import (
 
 MAX_COEFFICIENTS = 30  # largest t (a report pattern is one of 2^t)
 MAX_TABLE_COLUMNS = 2**16  # largest (2D)^t for output_table
+_MAX_SIGNS = 2**62  # largest t·n: the signs of n users, t each, summed in int64
 
 
 class HadamardReports(NamedTuple):
@@ -138,6 +139,18 @@ class HadamardMechanism(FrequencyOracle):
         object.__setattr__(self, "coefficients", t)
         object.__setattr__(self, "D", 1 << (self.d - 1).bit_length())
         self._grr  # GRR over the 2^t patterns refuses an ε whose keep probability rounds to 1
+
+    def _counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
+        """The true counts and n, with t·n ≤ 2^62: the t·n signs of n users are summed in int64."""
+        counts, n = super()._counts_and_n(true_counts)
+        if n > _MAX_SIGNS // self.coefficients:
+            fail(
+                "true_counts",
+                Described(f"counts totalling {n}"),
+                f"counts totalling at most 2^62/t = {_MAX_SIGNS // self.coefficients} for "
+                f"t = {self.coefficients} (the t·n signs are summed in int64)",
+            )
+        return counts, n
 
     @cached_property
     def _grr(self) -> GRR:
@@ -235,7 +248,7 @@ class HadamardMechanism(FrequencyOracle):
         ----------
         [cormode2021] (the inverse Hadamard transform of the debiased coefficients).
         """
-        n = check_int("n", n, low=1)
+        n = check_int("n", n, low=1, high=_MAX_SIGNS // self.coefficients)  # t·n signs in int64
         total = n * self.coefficients
         a = check_trailing_shape("aggregate", aggregate, (self.D,))
         a = check_int_array("aggregate", a, low=-total, high=total)

@@ -47,6 +47,7 @@ from functools import cached_property
 import numpy as np
 
 from ldp_helpers._validation import (
+    Described,
     check_count_array,
     check_domain_values,
     check_epsilon,
@@ -222,6 +223,13 @@ class HadamardResponse(FrequencyOracle):
         hist = check_count_array(
             "aggregate", check_trailing_shape("aggregate", aggregate, (self.K,)), self.K, high=n
         )
+        total = hist.sum(axis=-1, dtype=np.float64)  # n reports name n symbols (float: no wrap)
+        if np.any(total > n * (1 + 1e-9)):
+            fail(
+                "aggregate",
+                Described(f"a histogram of {np.max(total):.6g} symbols"),
+                f"a histogram of the n = {n} reports' symbols (summing to n)",
+            )
         transform = walsh_hadamard_transform(hist.reshape(*hist.shape[:-1], self.B, self.b))
         blocks, rows = self._layout
         return (1.0 + 2 * self.B / math.expm1(self.epsilon)) * transform[..., blocks, rows]

@@ -100,6 +100,13 @@ def _unary_loss(p: float, q: float) -> float:
 def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d: int) -> Rounds:
     """Both rounds for validated budgets: the first at ε∞, the second solved so that one report costs ε₁."""
     p1, q1 = _first_round(first, epsilon_permanent, d)
+    if not 0.0 < q1 < p1 < 1.0:  # a first round that no longer randomizes: its ε is not ε∞ any more
+        fail(
+            "epsilon_permanent",
+            epsilon_permanent,
+            f"small enough that the permanent {first.upper()} round stays random in double "
+            f"precision (here p₁ = {p1!r}, q₁ = {q1!r}; d = {d})",
+        )
     if second == "grr":  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂) and p₂ + (d − 1)q₂ = 1
         p_star, q_star = grr_probabilities(epsilon, d)
         gap = (p_star - q_star) / (p1 - q1)
@@ -119,6 +126,11 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
         )
     gap = brentq(excess, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     return Rounds(p1, q1, *_unary_second_round(second, gap))
+
+
+def _log(x: float) -> float:
+    """ln x, −∞ at 0 (a second round solved to p₂ = 1 or q₂ = 0 when ε₁ is within rounding of ε∞)."""
+    return math.log(x) if x > 0.0 else -math.inf
 
 
 def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -301,16 +313,16 @@ class _Memoized:
         tau = check_int("n_reports", n_reports, low=1, high=MAX_REPORTS)
         p1, q1, p2, q2 = self.rounds
         if self.first == "grr":
+            if q2 == 0.0:  # ε₁ within rounding of ε∞: the second round keeps every value, ρ = ∞
+                return math.log(p1) - math.log(q1)  # the limit of e^{ε_τ}: p₁/q₁
             log_rho = tau * (math.log(p2) - math.log(q2))
             return float(
                 np.logaddexp(math.log(p1) + log_rho, math.log((self.d - 1) * q1))
                 - np.logaddexp(math.log(q1) + log_rho, math.log(p1 + (self.d - 2) * q1))
             )
 
-        def log_mix(w: float, a: float, b: float) -> float:  # ln(w a^τ + (1 − w) b^τ)
-            return float(
-                np.logaddexp(math.log(w) + tau * math.log(a), math.log1p(-w) + tau * math.log(b))
-            )
+        def log_mix(w: float, a: float, b: float) -> float:  # ln(w a^τ + (1 − w) b^τ); 0^τ = 0
+            return float(np.logaddexp(math.log(w) + tau * _log(a), math.log1p(-w) + tau * _log(b)))
 
         one = log_mix(p1, p2, q2) - log_mix(q1, p2, q2)
         zero = log_mix(q1, 1 - p2, 1 - q2) - log_mix(p1, 1 - p2, 1 - q2)

@@ -57,6 +57,8 @@ from ldp_helpers.simulate.streams import (
 )
 
 MAX_TABLE_ROUNDS = 8  # the sequence output table has 4^T entries
+#: numpy's hypergeometric needs fewer good and fewer bad items than this (random active sets)
+MAX_HYPERGEOMETRIC = 10**9
 
 
 def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
@@ -237,10 +239,20 @@ class MShotReporting(Mechanism):
         draws, rng = check_n_draws(n_draws), check_rng(rng)
         if isinstance(truth, Population):
             return sample_reporters(truth, self.m, rng=rng, n_draws=draws)
+        k = truth.ones_per_round
+        if max(int(k.max()), truth.n_users - int(k.min())) >= MAX_HYPERGEOMETRIC:
+            fail(
+                "truth",
+                Described(
+                    f"random active sets of {truth.n_users} users, k_t in [{k.min()}, {k.max()}]"
+                ),
+                "fewer than 10^9 users holding a 1, and fewer than 10^9 holding a 0, in every round "
+                "(numpy's hypergeometric draws the active reporters)",
+            )
         reporters = sample_reporter_counts(
             [truth.n_users], self.n_rounds, self.m, rng=rng, n_draws=draws
         )[:, 0, :]
-        k = np.broadcast_to(truth.ones_per_round, reporters.shape)
+        k = np.broadcast_to(k, reporters.shape)
         return reporters, rng.hypergeometric(k, truth.n_users - k, reporters)
 
     def sample_given_reporters(

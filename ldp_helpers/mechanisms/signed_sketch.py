@@ -183,9 +183,10 @@ class _SignedSketch(FrequencyOracle):
 
     def _query(self, sums, hashes, signs) -> np.ndarray:
         """c_ε·Σ_j g_j(x)·S[j, h_j(x)] for the values with hash and sign columns ``hashes``, ``signs`` (rows × c)."""
-        return self.c_epsilon * (signs * sums[..., np.arange(self._shape[0])[:, None], hashes]).sum(
-            axis=-2
-        )
+        picked = signs * sums[..., np.arange(self._shape[0])[:, None], hashes]
+        return self.c_epsilon * picked.sum(
+            axis=-2, dtype=np.float64
+        )  # rows × n could wrap in int64
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """f̂(x) = c_ε·Σ_j g_j(x)·S[j, h_j(x)] for every x (aggregate (rows, width) or (n_draws, rows, width))."""

@@ -14,11 +14,12 @@ References
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
 import numpy as np
-from scipy import stats
+from scipy import integrate, stats
 
 from ldp_helpers._validation import (
     Described,
@@ -193,17 +194,30 @@ class SMP(SPL):
         return np.concatenate(out)
 
 
+#: largest n whose E[1/M; M ≥ 1] sums every m of 1..n; beyond, a few thousand m or the integral
+EXACT_MOMENT_USERS = 2 * 10**6
+
+
 @functools.lru_cache(maxsize=64)
 def _inverse_binomial_moment(n: int, prob: float) -> float:
-    """``E[1/M; M ≥ 1]`` for M ~ Binomial(n, prob): every m up to n = 2·10⁶, beyond it the m
-    between the 10⁻³⁰ and 1 − 10⁻³⁰ quantiles (the rest changes the sum by less than 10⁻³⁰
-    relative to 1/(n·prob)).
+    """``E[1/M; M ≥ 1]`` for M ~ Binomial(n, prob): the sum over every m up to n = 2·10⁶; beyond it, when
+    n·prob < 1000, over m < n·prob + 50√(n·prob) + 100 (the rest below 10⁻³⁰ of it), else the integral
+    :func:`_inverse_moment_integral` (O(1) in n: the sums over m held 10⁹ terms at n = 2·10⁹).
     Cached: an ε grid asks for the same (n, 1/d) at every ε."""
-    if n <= 2 * 10**6:
-        m = np.arange(1, n + 1)
-    else:
-        m = np.arange(
-            max(1, int(stats.binom.ppf(1e-30, n, prob)) - 1),
-            int(stats.binom.isf(1e-30, n, prob)) + 2,
-        )
+    mean = n * prob
+    if n > EXACT_MOMENT_USERS and mean >= 1000.0:
+        return _inverse_moment_integral(n, prob)
+    top = n if n <= EXACT_MOMENT_USERS else int(mean + 50.0 * math.sqrt(mean) + 100.0)
+    m = np.arange(1, top + 1)
     return float(np.sum(stats.binom.pmf(m, n, prob) / m))
+
+
+def _inverse_moment_integral(n: int, prob: float) -> float:
+    """``E[1/M; M ≥ 1] = ∫₀¹ ((1 − prob·u)^n − (1 − prob)^n)/(1 − u) du`` (∫₀¹ t^{m−1} dt = 1/m under E[t^{M−1}]),
+    by quadrature in s = n·prob·u over s ≤ 800 (beyond, (1 − s/n)^n < e^{−800} and (1 − prob)^n underflow
+    to 0 when n·prob ≥ 1000); relative error ~1e-15 (tested against the sum)."""
+    mean = n * prob
+    empty = math.exp(n * math.log1p(-prob))
+    integrand = lambda s: (math.exp(n * math.log1p(-s / n)) - empty) / (1.0 - s / mean)  # noqa: E731
+    value, _ = integrate.quad(integrand, 0.0, min(mean, 800.0), epsabs=0.0, epsrel=1e-13, limit=200)
+    return value / mean

@@ -63,6 +63,8 @@ MAX_ROWS = 1_000_000  # rows m of one PCEP matrix (m × |τ| entries must also f
 #: PCEP's sampler draws a location's row counts by numpy's multinomial above this many users per row
 DENSE_USERS_PER_ROW = 16
 _ROWS_AT_ONCE = 1 << 22  # uniform rows PCEP's sampler draws in one block of surveys
+#: users of sparse locations PCEP's sampler draws one by one, at most (the largest locations beyond go dense)
+_SPARSE_USERS = 1 << 22
 
 
 def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> int:
@@ -216,8 +218,9 @@ class PCEP(Mechanism):
         Of the n_l users at location l, ``K_l ~ Bin(n_l, e^ε/(e^ε+1))`` keep their sign; each user's row
         is uniform and independent of that, so the kept users' row counts A_l and the flipped users' B_l
         are Multinomial(K_l, 1/m) and Multinomial(n_l − K_l, 1/m).  They are drawn by numpy's multinomial
-        when n_l > DENSE_USERS_PER_ROW·m, else as the bincount of n_l uniform rows (numpy's multinomial
-        costs a binomial per row).
+        when n_l > DENSE_USERS_PER_ROW·m (and for the largest locations beyond :data:`_SPARSE_USERS` users
+        in the others), else as the bincount of n_l uniform rows (numpy's multinomial costs a binomial
+        per row).
         """
         counts, _ = self._counts(truth)
         rng = check_rng(rng)
@@ -226,6 +229,10 @@ class PCEP(Mechanism):
         kept = rng.binomial(counts, self.keep, size=(draws, self.n_locations))
         T = np.zeros((draws, self.m), dtype=np.int64)
         dense = counts > DENSE_USERS_PER_ROW * self.m
+        sparse_sizes = np.sort(counts[~dense])
+        too_many = np.searchsorted(np.cumsum(sparse_sizes), _SPARSE_USERS, side="right")
+        if too_many < sparse_sizes.size:  # one row per user of so many: the largest go dense
+            dense |= counts >= sparse_sizes[too_many]
         uniform = np.full(self.m, 1.0 / self.m)
         for l in np.flatnonzero(dense):
             A, B = (

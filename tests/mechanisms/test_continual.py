@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
 from ldp_helpers.bounds.extremes import log_correction_residual, rate_guide
@@ -563,4 +564,25 @@ def test_mean_and_se_of_samples_near_the_double_limit_are_finite():
     mean, se = mean_and_se([[1e200, 3e200], [1.0, 3.0]])
     assert mean.tolist() == pytest.approx([2e200, 2.0]) and se.tolist() == pytest.approx(
         [1e200, 1.0]
+    )
+
+
+def test_glance_variance_of_a_huge_population_needs_no_term_per_user():
+    """Above 2·10⁶ users Var[μ̂_t] uses E[1/K_t; K_t ≥ 1] (the SMP moment) instead of N terms: equal to the
+    N-term sum at N = 3·10⁶, and finite at once at N = 10¹⁰ (before: a MemoryError of 74.5 GiB; 21 s at 10⁸)."""
+    glance = Glance(1.0, 4)
+    N = 3 * 10**6
+    population = Population.nested([N // 2, N // 4, 0, N], N)
+    k = np.arange(1, N + 1)
+    pmf = stats.binom.pmf(k, N, 1 / 4)
+    rr, mu, empty = glance.randomizer, population.fractions(), glance.empty_round_probability(N)
+    by_terms = (
+        rr.p * rr.q / (rr.p - rr.q) ** 2 * (pmf @ (1.0 / k))
+        + mu * (1 - mu) * (pmf @ ((N - k) / (k * (N - 1.0))))
+        + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
+    )
+    np.testing.assert_allclose(glance.variance(population), by_terms, rtol=1e-12)
+    huge = glance.variance(Population.nested([5 * 10**9] * 4, 10**10))
+    assert np.all(np.isfinite(huge)) and huge == pytest.approx(
+        4 * rr.p * rr.q / (rr.p - rr.q) ** 2 / 1e10 + 0.25 * 3 / 1e10, rel=1e-6
     )

@@ -129,6 +129,19 @@ def test_integer_transform_is_exact_by_matrix_products_and_by_butterflies(m):
     np.testing.assert_array_equal(walsh_hadamard_transform(huge), huge @ h)
 
 
+def test_integer_transform_refuses_sums_that_int64_cannot_hold():
+    """Integer rows whose |entries| sum past 2^63 − 1 are refused (the butterflies wrapped: H [2^62, 2^62]
+    gave [−2^63, 0]), so are uint64 entries above int64 (2^64 − 1 read as −1); up to the bound, exact."""
+    for wrapping in (np.array([2**62, 2**62]), np.full(4, 2**61), np.array([-(2**63), 1])):
+        with pytest.raises(ValueError, match="values must be integers whose absolute values sum"):
+            walsh_hadamard_transform(wrapping)
+    with pytest.raises(ValueError, match="values must be integers in"):
+        walsh_hadamard_transform(np.array([2**64 - 1, 0], dtype=np.uint64))
+    edge = np.array([[2**62, 2**62 - 1], [-(2**62), -(2**62) + 1]])  # sums 2^63 − 1: exact
+    expected = [[2**63 - 1, 1], [-(2**63) + 1, -1]]
+    assert walsh_hadamard_transform(edge).tolist() == expected
+
+
 @pytest.mark.statistical
 def test_sign_set_sampler_has_the_exact_multinomial_moments():
     """Draws uniform on S(u, ±): each type contributes a multinomial; the sampler's mean and covariance are theirs."""
@@ -364,6 +377,27 @@ def test_hm_sampler_has_the_law_of_the_client_and_the_exact_variance(epsilon, d,
     _moments_match(hm.estimate(fast, truth.sum()), truth, hm.variance(truth), f"HM t={t}")
 
 
+@pytest.mark.parametrize("t", [3, 5, 30])
+def test_hm_sums_of_t_signs_per_user_stay_in_int64(t):
+    """t·n signs are summed in int64: a truth of t·n > 2^62 is refused naming true_counts (before: n < 0 from
+    numpy at t = 3 and 30, a silent 0.2·f̂ at t = 5), and so is an n above 2^62/t; at t·n ≤ 2^62 it is exact."""
+    hm = HadamardMechanism(20.0, 2, t)
+    over = np.array([2**62 // t - 2**39, 2**39 + 1])
+    for call in (
+        lambda: hm.sample_aggregate(over, rng=np.random.default_rng(0)),
+        lambda: hm.n_reports(over),
+    ):
+        with pytest.raises(
+            ValueError, match=r"true_counts must be counts totalling at most 2\^62/t"
+        ):
+            call()
+    with pytest.raises(ValueError, match="n must be an integer in"):
+        hm.estimate(np.zeros(2, dtype=np.int64), 2**62 // t + 1)
+    truth = over - np.array([1, 0])  # n = 2^62 // t
+    estimate = hm.estimate(hm.sample_aggregate(truth, rng=np.random.default_rng(0)), truth.sum())
+    assert np.all(np.abs(estimate - truth) < 6 * np.sqrt(hm.variance(truth)))
+
+
 def test_hm_reports_are_checked():
     hm = HadamardMechanism(2.5, 5, 2)
     good = hm.perturb(np.array([0, 4, 2]), rng=np.random.default_rng(0))
@@ -372,6 +406,19 @@ def test_hm_reports_are_checked():
         hm.aggregate(HadamardReports(good.indices, np.zeros_like(good.signs)))
     with pytest.raises(ValueError, match="reports.indices"):
         hm.aggregate(HadamardReports(good.indices + hm.D, good.signs))
+
+
+def test_hr_estimate_refuses_a_histogram_of_more_than_n_symbols():
+    """n reports name n symbols: a histogram summing past n is refused naming aggregate (before, every symbol at
+    n = 2^62 wrapped the block transform's int64 sums; after the transform's own check it blamed 'values')."""
+    hr = HadamardResponse(1.0, 5)
+    with pytest.raises(ValueError, match="aggregate must be a histogram of the n = "):
+        hr.estimate(np.full(hr.K, 2**62), 2**62)
+    with pytest.raises(ValueError, match="aggregate must be a histogram"):
+        hr.estimate(np.full(hr.K, 3), 10)
+    honest = np.zeros(hr.K, dtype=np.int64)
+    honest[0], honest[-1] = 2**62 - 5, 5
+    assert np.all(np.isfinite(hr.estimate(honest, 2**62)))
 
 
 # ------------------------------------------------------------------------------------------- Subset selection
@@ -596,6 +643,18 @@ def test_duchi_variance_has_the_one_over_n_epsilon_squared_rate():
     for epsilon in (1e-3, 1e-2):
         scaled = DuchiMean(epsilon).variance(values) * values.size * epsilon**2
         assert scaled == pytest.approx(4.0, rel=1e-3)
+
+
+def test_duchi_radius_whose_variance_would_overflow_is_refused():
+    """B = r/tanh(ε/2) ≤ 2^480 (n·B² finite): r = 1e200 is refused naming radius (before, variance raised
+    Python's OverflowError from B²); r = 1e140 still gives a finite variance."""
+    with pytest.raises(ValueError, match="radius must be at most 2\\^480"):
+        DuchiMean(1.0, radius=1e200)
+    mech = DuchiMean(1.0, radius=1e140)
+    variance = mech.variance(np.array([1e140, 0.0, -3e139]))
+    assert math.isfinite(variance) and variance == pytest.approx(
+        (3 * mech.B**2 - 1e280 - 9e278) / 9, rel=1e-12
+    )
 
 
 def test_duchi_inputs_outside_the_interval_are_refused():

@@ -161,3 +161,24 @@ def test_perturb_rounds_memoizes_per_value(cls):
         expected = p1 * p2**2 + (1 - p1) * q2**2
         assert abs(both - expected) < 5 * math.sqrt(expected * (1 - expected) / n)
         assert abs(expected - oracle.p**2) > 10 * math.sqrt(expected * (1 - expected) / n)
+
+
+def test_epsilon_after_when_the_second_round_is_solved_to_keep_every_value():
+    """ε₁ within rounding of ε∞: the second round is solved to p₂ = 1, q₂ = 0 (it keeps every value), so every
+    number of reports costs ε∞ — before, epsilon_after raised Python's 'math domain error' from ln 0."""
+    for mechanism in (LGRR(30.0, 4, 30.0000000000001), LOSUE(30.0, 4, 30.0000000000001)):
+        assert mechanism.rounds.q2 == 0.0
+        for tau in (1, 7, 10**6):
+            assert mechanism.epsilon_after(tau) == pytest.approx(30.0, rel=1e-12)
+
+
+def test_a_permanent_round_that_rounds_to_deterministic_is_refused():
+    """SUE at ε∞/2 = 40 keeps a 1 with probability 1/(1 + e^−40), 1.0 in double precision: the permanent round
+    no longer randomizes, and L-SOUE(40, ε∞ = 80)'s one report lost 40.69 > ε₁ = 40; L-SUE(700, ε∞ ≈ 700)
+    failed with 'math domain error'.  Both are refused naming epsilon_permanent."""
+    for cls, epsilon, permanent in ((LSOUE, 40.0, 80.0), (LSUE, 700.0, 700.0000000001)):
+        with pytest.raises(
+            ValueError, match="epsilon_permanent must be small enough that the permanent"
+        ):
+            cls(epsilon, 4, permanent)
+    assert LSOUE(30.0, 4, 60.0).privacy_loss() == pytest.approx(30.0, rel=1e-4)

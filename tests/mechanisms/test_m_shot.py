@@ -244,6 +244,17 @@ def test_inputs_are_validated(rng):
         RandomActiveSets(np.array([1.5, 2.0]), 5)
 
 
+def test_random_active_sets_beyond_numpys_hypergeometric_are_refused_naming_truth(rng):
+    """10^9 users holding a 1 (or a 0) in a round: the project's refusal naming truth, not numpy's
+    "both ngood and nbad must be less than 1000000000"; just below, counts."""
+    mech = MShotReporting(1.0, 2, 1)
+    for ones, n_users in (([10**9, 1], 2 * 10**9), ([0, 5], 10**9)):
+        with pytest.raises(ValueError, match=r"truth must be fewer than 10\^9 users holding a 1"):
+            mech.sample_aggregate(RandomActiveSets(np.array(ones), n_users), rng=rng)
+    edge = RandomActiveSets(np.array([10**9 - 1, 10**9 - 1]), 2 * 10**9 - 2)
+    assert mech.sample_aggregate(edge, rng=rng, n_draws=2).shape == (2, 2)
+
+
 @pytest.mark.parametrize("ones", [50, -1, [3, 11], [2.5, 3]])
 def test_estimate_refuses_counts_outside_0_n(ones):
     """Σ_n y_{n,t} is an integer in [0, N]: 50 reported 1s from 10 users is an error, not Φ = 31.9."""

@@ -7,13 +7,14 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from ldp_helpers.bounds.wang2017 import de_threshold
 from ldp_helpers.mechanisms.adaptive import ADP
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.multidimensional import SPL
 from ldp_helpers.mechanisms.rs_fd import RSFD
-from ldp_helpers.mechanisms.smp import SMP
+from ldp_helpers.mechanisms.smp import SMP, _inverse_binomial_moment
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
 TRUTH = np.array([[12, 3], [0, 7], [5, 9]])
@@ -125,6 +126,36 @@ def test_attribute_loss_of_spl_and_smp():
 
 
 # ------------------------------------------------------------------------------------------- estimators, variances
+
+
+@pytest.mark.parametrize("prob", [0.5, 0.01, 1e-4])
+def test_inverse_binomial_moment_beyond_the_full_sum_matches_it(prob):
+    """E[1/M; M ≥ 1] above 2·10⁶ users (a short sum for n·prob < 1000, else the integral) equals the sum
+    over every m to 1e-13; at 2^62 users it is 1/(n p)·(1 + (1 − p)/(n p) + …), in microseconds (before:
+    the quantile window held half of the n terms — 97 s at n = 10⁹ — then a MemoryError or scipy's NaN)."""
+    n = 3 * 10**6
+    m = np.arange(1, n + 1)
+    assert _inverse_binomial_moment(n, prob) == pytest.approx(
+        float(np.sum(stats.binom.pmf(m, n, prob) / m)), rel=1e-13
+    )
+    huge = 2**62
+    mean = huge * prob
+    assert _inverse_binomial_moment(huge, prob) == pytest.approx(
+        (1 + (1 - prob) / mean) / mean, rel=1e-13
+    )
+
+
+def test_smp_variance_at_a_huge_population_is_finite_and_near_its_large_n_form():
+    """n = 2^60 users, d = 2 attributes: n_j ≈ n/2, so Var[ĉ(v)] ≈ 2n·channel + n·share(1 − share) to O(1/n)
+    (before: a MemoryError from the m-window of the moment)."""
+    smp, n = SMP(1.0, (2, 3), "grr"), 2**60
+    counts = np.zeros((2, 3), dtype=np.int64)
+    counts[0, 0], counts[1, 2] = n // 2, n // 2
+    o = smp.oracles[0]  # value 0 of attribute 0: share 1/2
+    channel = (0.5 * o.p * (1 - o.p) + 0.5 * o.q * (1 - o.q)) / (o.p - o.q) ** 2
+    variance = smp.variance(counts)
+    assert np.all(np.isfinite(variance))
+    assert variance[0] == pytest.approx(2 * n * channel + n / 4, rel=1e-9)
 
 
 def test_smp_variance_matches_the_exact_enumeration_for_a_tiny_population():

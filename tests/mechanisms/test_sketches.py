@@ -331,3 +331,23 @@ def test_hcms_sampler_draws_user_by_user_only_while_that_is_cheaper(monkeypatch,
     truth = np.full(d, n // d)
     truth[: n % d] += 1
     assert sketch.sample_aggregate(truth, rng=np.random.default_rng(4)).shape == (16, 256)
+
+
+@pytest.mark.parametrize("key", ["flh", "hashtogram", "pcs"])
+def test_estimates_sum_the_rows_without_wrapping(key):
+    """Every cell at its accepted maximum n = 2^62: Σ over the rows is k·n, past int64 — the estimate sums in
+    float64 (before: FLH gave −4.2e18, Hashtogram −1.5e19, the count sketch ≤ 0 for an all-n sketch)."""
+    from ldp_helpers.mechanisms.registry import REGISTRY
+
+    mech = REGISTRY[key].example()
+    truth = REGISTRY[key].example_truth(mech)
+    n = 2**62
+    shape = np.shape(mech.sample_aggregate(truth, rng=np.random.default_rng(0)))
+    estimate = mech.estimate(np.full(shape, n), n)
+    rows = shape[0]
+    if key == "flh":
+        expected = (rows * n - n / mech.hash_range) / (mech._grr.p - 1 / mech.hash_range)
+    else:  # c_ε·Σ_j g_j(x)·n
+        hashes, signs = mech._table
+        expected = mech.c_epsilon * n * signs.sum(axis=0)
+    np.testing.assert_allclose(estimate, expected, rtol=1e-12)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
+from ldp_helpers.protocols import personalized
 from ldp_helpers.protocols.personalized import PCEP, Taxonomy, pcep_rows, pldp_loss, psda_counts
 
 
@@ -171,6 +172,26 @@ def test_pcep_sampler_has_the_per_user_law_and_wrong_samplers_are_caught(m, trut
 
 
 @pytest.mark.statistical
+def test_pcep_sampler_draws_at_most_its_cap_of_users_one_by_one(monkeypatch):
+    """Sparse locations beyond _SPARSE_USERS users in all: the largest go to the multinomial path, so the
+    sampler allocates no row per user (before: 3000 locations × 1600 users peaked at ~190 MB, and an accepted
+    20000 × 16000 asked for 2.4 GiB); with a cap of 25 users the mixed split keeps the exact law."""
+    import tracemalloc
+
+    pcep = PCEP(1.0, 3000, 100, matrix_seed=2)
+    tracemalloc.start()
+    pcep.sample_aggregate(np.full(3000, 1600), rng=np.random.default_rng(0))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 32 * 1024**2, f"peak {peak / 1024**2:.0f} MiB"
+    monkeypatch.setattr(personalized, "_SPARSE_USERS", 25)
+    truth = [30, 20, 10, 0]  # 30 and 20 go dense, 10 stays sparse
+    pcep = PCEP(1.0, len(truth), 40, matrix_seed=1)
+    mean, cov = _pcep_moments(pcep, truth)
+    samples = pcep.sample_aggregate(np.array(truth), rng=np.random.default_rng(5), n_draws=20_000)
+    _assert_law(samples, mean, cov, "capped sampler")
+
+
 def test_psda_sampler_has_the_per_user_law():
     """PSDA's estimates from PCEP's sampler and from every user's client (two clusters and the root, 60 users):
     equal means and variances (5 SE) and a KS test on each location and the total; the sampler at ε = 1.3
