@@ -14,6 +14,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -91,14 +92,8 @@ def paper_weights(exponent: float = ZIPF_EXPONENT) -> np.ndarray:
 
 def paper_setting(h: int) -> dict:
     """The paper's setting with h hashes as the RAPPOR guide's keywords (``show_panel("rappor", ...)``; [rappor] §3)."""
-    par = paper_params(h)
     return dict(
-        k=par.k,
-        h=par.h,
-        m=par.m,
-        f=par.f,
-        p=par.p,
-        q=par.q,
+        **dataclasses.asdict(paper_params(h)),  # k, h, m, f, p, q
         n_reports=N_REPORTS,
         n_candidates=M,
         n_true=N_TRUE,

@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 
@@ -209,14 +210,8 @@ def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
 def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) -> tuple:
     """The panel's values checked once: the setting, one user's report (drawn), the two toggles."""
     checked = _check_setting(**setting)
-    par = checked.params
     steps = user_report(  # RAPPOR's fields again (cheap): one function, the public one
-        k=par.k,
-        h=par.h,
-        m=par.m,
-        f=par.f,
-        p=par.p,
-        q=par.q,
+        **dataclasses.asdict(checked.params),
         n_candidates=checked.n_candidates,
         seed=checked.seed,
         candidate=candidate,
