@@ -318,6 +318,19 @@ def check_total(name: str, counts: np.ndarray, *, high: int = _MAX_TOTAL) -> int
     return total
 
 
+def check_histogram(true_counts) -> np.ndarray:
+    """True counts over d ≥ 2 values (GRR and OUE need two), as ``int64``: a histogram refused naming
+    ``true_counts`` (GRR(ε, 1) refused "d", a parameter the callers never pass)."""
+    counts = check_counts("true_counts", true_counts)
+    if counts.size < 2:
+        fail(
+            "true_counts",
+            Described(f"an array of length {counts.size}"),
+            "counts over d ≥ 2 values",
+        )
+    return counts
+
+
 def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     """A vector of d true counts describing at least one user; returns it and n = Σ counts (an int64 array of
     shape (d,) is checked in place, two reductions: the hot path of every exact aggregate sampler)."""

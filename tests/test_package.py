@@ -31,7 +31,7 @@ SCIENCE = [
     "mechanisms",
     "simulate",
 ]
-BOTTOM = ["_files", "_validation", "_paths"]
+BOTTOM = ["_files", "_validation", "_numeric", "_paths"]
 LAYERS = TOOLING + [f"ldp_helpers.{layer}" for layer in SCIENCE + BOTTOM]
 #: the science core: ``import ldp_helpers`` and these subpackages load none of :data:`HEAVY`
 CORE = ["mechanisms", "simulate", "estimation", "bounds", "protocols"]

@@ -17,6 +17,7 @@ import math
 import numpy as np
 from scipy import integrate, special
 
+from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     Described,
     check_bool,
@@ -30,24 +31,6 @@ from ldp_helpers._validation import (
 )
 
 
-def _union_log(events, beta: float):
-    """``log(events/β)``, the logarithm of a union bound over ``events`` tail events at total failure probability
-    β (``log(2T/β)`` of [m_shot] Eq. (2), ``log(4T/β)`` of [glance] Eq. (1)), for checked ``events`` ≥ 1 (a number
-    or an array) and β in (0, 1): the quotient's log, or log(events) − log β where the quotient overflows
-    (β = 1e-300 from T ≈ 5e7 on: log(∞) made Glance's domain ∞, m-shot's α ∞ and the fitted slopes NaN).
-
-    References
-    ----------
-    [m_shot] Eq. (2); [glance] Eq. (1).
-    """
-    if np.ndim(events):
-        with np.errstate(over="ignore"):
-            ratio = events / beta
-        return np.where(np.isfinite(ratio), np.log(ratio), np.log(events) - math.log(beta))
-    ratio = events / beta
-    return math.log(ratio) if ratio < math.inf else math.log(events) - math.log(beta)
-
-
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
     """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` (> 0) at the first T (Theorem 9 with the max over T)."""
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
@@ -56,7 +39,7 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
     t = check_ndim(
         "rounds", check_real_array("rounds", rounds, low=beta / 2), 1, what="(T of each point)"
     )  # a scalar raised IndexError at shape[0]; a 2-D array was divided by its first row
-    log_term = _union_log(2 * t, beta)
+    log_term = union_log(2 * t, beta)
     with np.errstate(over="ignore", invalid="ignore"):
         shape = t**exponent * np.sqrt(log_term)
         guide = first_value * shape / shape[0]
@@ -105,5 +88,5 @@ def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
     tail = beta if check_bool("quantile", quantile) else None
     stat = [max_abs_normal(int(T), tail) for T in t]
     return float(
-        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(_union_log(2 * t, beta))), 1)[0]
+        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(union_log(2 * t, beta))), 1)[0]
     )

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     check_above,
     check_epsilons,
@@ -36,7 +37,6 @@ from ldp_helpers._validation import (
     check_real_array,
 )
 from ldp_helpers.bounds import chernoff
-from ldp_helpers.bounds.extremes import _union_log
 
 
 class _SettingFields(NamedTuple):
@@ -126,11 +126,11 @@ def log_term(n_users: int, n_rounds: int, beta: float) -> float:
     check_above(
         "n_users",
         N,
-        T * _union_log(4 * T, beta),
+        T * union_log(4 * T, beta),
         what=f"T·log(4T/β) for T={T}, beta={beta:g} (domain of Eq. (1))",
     )
     return -math.log1p(
-        -T * _union_log(4 * T, beta) / N
+        -T * union_log(4 * T, beta) / N
     )  # log(1/(1 − x)) = −log1p(−x), exact also for small x
 
 

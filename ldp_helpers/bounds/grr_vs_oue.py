@@ -30,6 +30,7 @@ from ldp_helpers._validation import (
     Described,
     check_counts,
     check_epsilons,
+    check_histogram,
     check_instance,
     check_int,
     check_probability,
@@ -45,19 +46,6 @@ from ldp_helpers.mechanisms.unary_encoding import OUE
 PROTOCOLS = {"GRR": GRR, "OUE": OUE}
 
 
-def _check_histogram(true_counts) -> np.ndarray:
-    """True counts over d ≥ 2 values (GRR and OUE need two), as ``int64``: a histogram refused naming
-    ``true_counts`` (GRR(ε, 1) refused "d", a parameter the callers never pass)."""
-    counts = check_counts("true_counts", true_counts)
-    if counts.size < 2:
-        fail(
-            "true_counts",
-            Described(f"an array of length {counts.size}"),
-            "counts over d ≥ 2 values",
-        )
-    return counts
-
-
 def section_2_2_expectation(true_counts, p: float, q: float) -> np.ndarray:
     """§2.2's expected GRR support counts, E[f'_i] = f_i p + (n − f_i) q/(d − 1), as the thesis writes it.
 
@@ -69,7 +57,7 @@ def section_2_2_expectation(true_counts, p: float, q: float) -> np.ndarray:
     ----------
     [grr_vs_oue] §2.2; [grr_vs_oue] Algorithm 1.
     """
-    counts = _check_histogram(true_counts)
+    counts = check_histogram(true_counts)
     p, q = check_probability(p, "p"), check_probability(q, "q")
     return counts * p + (counts.sum() - counts) * q / (counts.size - 1)
 
@@ -137,7 +125,7 @@ def mse_ratio(true_counts, epsilons) -> np.ndarray:
     ----------
     [grr_vs_oue] §3.6.
     """
-    counts = _check_histogram(true_counts)
+    counts = check_histogram(true_counts)
     epsilons = check_epsilons(epsilons)
     n = int(counts.sum())
     return np.array(

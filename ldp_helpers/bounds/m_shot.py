@@ -24,6 +24,7 @@ from functools import cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     MAX_N_ROUNDS,
     Described,
@@ -37,7 +38,6 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
-from ldp_helpers.bounds.extremes import _union_log
 from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
 
 # Rates of Theorem 9 (ε = Θ(T^b)): α ∝ T^{exponent} √(log(T/β)/N).
@@ -197,7 +197,7 @@ def alpha_at_beta(
     n_users = _check_n_users(n_users)
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     T, N = n_rounds, n_users
-    return math.sqrt(3 * T * _union_log(2 * T, beta) / (f * epsilon * N))
+    return math.sqrt(3 * T * union_log(2 * T, beta) / (f * epsilon * N))
 
 
 def alpha_bound(
@@ -226,7 +226,7 @@ def min_users_for_condition(beta: float, *, m: int, r: float, epsilon: float, n_
     f = f_mr(m, r, epsilon=epsilon, n_rounds=n_rounds)
     limit = _condition(m, r, epsilon, n_rounds)
     needed = (
-        3 * n_rounds * _union_log(2 * n_rounds, beta) / (f * epsilon) / limit / limit
+        3 * n_rounds * union_log(2 * n_rounds, beta) / (f * epsilon) / limit / limit
         if limit > 0
         else math.inf
     )
@@ -254,7 +254,7 @@ def alpha_t_shot_closed_form(beta: float, *, epsilon: float, n_rounds: int, n_us
     n_users = _check_n_users(n_users)
     x, c = epsilon / T, math.e / 2
     alpha = math.sqrt(
-        3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * _union_log(2 * T, beta) / n_users
+        3 * (1 / x + 1 + c * x) * (2 / x + 1 + c * x) * union_log(2 * T, beta) / n_users
     )
     limit = _condition(T, 0.0, epsilon, T)
     if alpha >= limit:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     Described,
     check_bool,
@@ -13,7 +14,6 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
-from ldp_helpers.bounds.extremes import _union_log
 
 
 def max_error(estimates, true_fractions) -> np.ndarray:
@@ -109,7 +109,7 @@ def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None 
             f"an array of the same length as x ({x.size}), at least 2",
         )
     if log_correction_beta is not None:
-        y = y / np.sqrt(_union_log(2 * x, beta))
+        y = y / np.sqrt(union_log(2 * x, beta))
     u = np.log(x) if check_bool("log_x", log_x) else x
     if np.all(u == u.flat[0]):  # no slope: polyfit returned a number anyway (with a RankWarning)
         fail("x", Described("all abscissae equal"), "at least two distinct x")

@@ -24,6 +24,7 @@ from ldp_helpers._validation import (
     Described,
     check_count_vector,
     check_epsilons,
+    check_histogram,
     check_instance,
     check_int,
     check_n_draws,
@@ -32,7 +33,7 @@ from ldp_helpers._validation import (
     check_true_counts,
     fail,
 )
-from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, _check_histogram, approx_mse, theoretical_mse
+from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
@@ -175,7 +176,7 @@ def perturbed_examples(
     ----------
     [grr_vs_oue] Figs. 3.3–3.6.
     """
-    counts, rng = _check_histogram(true_counts), check_rng(rng)
+    counts, rng = check_histogram(true_counts), check_rng(rng)
     return {
         name: perturbed_example(cls(epsilon, counts.size), counts, rng=rng)
         for name, cls in PROTOCOLS.items()
@@ -270,7 +271,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
     ----------
     [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
     """
-    counts = _check_histogram(true_counts)
+    counts = check_histogram(true_counts)
     n, n_draws = int(counts.sum()), check_n_draws(n_draws)
     epsilons = check_epsilons(epsilons).ravel()
     sequence = (
@@ -313,7 +314,7 @@ def reversal_frequencies(
     ----------
     [grr_vs_oue] §3.5 (100 runs per ε); [grr_vs_oue] §3.6 ¶4 (OUE "slightly smaller" for ε < 1).
     """
-    counts = _check_histogram(true_counts)
+    counts = check_histogram(true_counts)
     epsilons = check_epsilons(epsilons)
     n_draws = check_n_draws(n_draws)
     per_experiment = check_int(

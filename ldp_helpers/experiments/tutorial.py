@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ldp_helpers._numeric import share_count
 from ldp_helpers._validation import (
     MAX_N_DRAWS,
     Described,
@@ -34,7 +35,6 @@ from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, LocalHashing
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
-from ldp_helpers.simulate.populations import _share_count
 
 
 def _check_surveys(n_draws) -> int:
@@ -77,7 +77,7 @@ def rr_estimation_errors(
     rng = check_rng(rng)
     errors = []
     for n in sizes:
-        ones = _share_count(true_fraction, int(n))
+        ones = share_count(true_fraction, int(n))
         reported = rr.sample_aggregate(
             np.array([n - ones, ones], dtype=np.int64), rng=rng, n_draws=n_draws
         )

@@ -19,10 +19,10 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
+from ldp_helpers._numeric import share_count
 from ldp_helpers._validation import (
     MAX_N_ROUNDS,
     Described,
@@ -188,13 +188,6 @@ def check_stream_truth(truth, n_rounds: int | None = None, *, random_sets: bool 
     return truth
 
 
-def _share_count(share: float, n: int) -> int:
-    """round(share·n) of a checked share in [0, 1] and n ≥ 1: the float product while n ≤ 2^53 (n and
-    the product exact to half a unit), the exact rational beyond (float(n) itself is rounded there:
-    share 1 of 2^53 + 1 users gave 2^53, of 2^63 − 1 users 2^63)."""
-    return round(share * n) if n <= 2**53 else round(Fraction(share) * n)
-
-
 def constant_population(mu: float, n_users: int, n_rounds: int) -> Population:
     """The Glance paper's §6 stream: ``round(μN)`` active users in every round (two distinct rows).
 
@@ -205,7 +198,7 @@ def constant_population(mu: float, n_users: int, n_rounds: int) -> Population:
     mu = check_probability(mu, "mu")
     n_users = check_int("n_users", n_users, low=1, high=2**62)  # a Population's N ≤ 2^62
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
-    return Population.nested(np.full(n_rounds, _share_count(mu, n_users), dtype=np.int64), n_users)
+    return Population.nested(np.full(n_rounds, share_count(mu, n_users), dtype=np.int64), n_users)
 
 
 def linear_ramp_counts(n_users: int, n_rounds: int, *, rng: np.random.Generator) -> np.ndarray:
