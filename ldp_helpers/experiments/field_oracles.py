@@ -321,7 +321,32 @@ def lowest_index(risk) -> np.ndarray:
     ----------
     [wang2017] §4.4 (the best oracle by variance).
     """
-    table = check_ndim("risk", risk, 2, what="(oracles × settings)")
+    table = _risk_table(check_ndim("risk", risk, 2, what="(oracles × settings)"))
+    lowest = table.min(axis=0)
+    return np.where(np.isinf(lowest), -1, np.argmax(_tied(table, lowest), axis=0))
+
+
+def ranking(risk) -> np.ndarray:
+    """The rows of ``risk`` (one risk per oracle, ∞ where one refuses) best first: the rows tied with
+    the smallest (:func:`lowest_index`'s rule) in the order listed, then the others by risk, equal
+    risks in the order listed.
+
+    References
+    ----------
+    [wang2017] §4.4 (the best oracle by variance).
+    """
+    values = _risk_table(check_ndim("risk", risk, 1, what="(one risk per oracle)"))
+    tied = _tied(values, values.min())
+    return np.array(sorted(range(values.size), key=lambda i: (0, i) if tied[i] else (1, values[i])))
+
+
+def _tied(table: np.ndarray, lowest) -> np.ndarray:
+    """The risks within :data:`TIE_RTOL` (relative) of ``lowest``: one tie with the smallest."""
+    return table <= lowest * (1 + TIE_RTOL)
+
+
+def _risk_table(table: np.ndarray) -> np.ndarray:
+    """Risks in [0, ∞] as floats, one row per oracle (∞ where it refuses), else refused naming risk."""
     if (
         table.size == 0
         or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating))
@@ -331,12 +356,10 @@ def lowest_index(risk) -> np.ndarray:
     ):
         fail(
             "risk",
-            risk,
-            "a non-empty 2-D array of risks in [0, inf] (inf where an oracle refuses), one row per oracle",
+            table,
+            "a non-empty array of risks in [0, inf] (inf where an oracle refuses), one row per oracle",
         )
-    table = table.astype(float)
-    lowest = table.min(axis=0)
-    return np.where(np.isinf(lowest), -1, np.argmax(table <= lowest * (1 + TIE_RTOL), axis=0))
+    return table.astype(float)
 
 
 def _check_keys(keys) -> tuple[str, ...]:

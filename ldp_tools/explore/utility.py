@@ -3,8 +3,8 @@
 Every number is a registered oracle's exact MSE (mean over values of bias² + variance,
 :func:`~ldp_helpers.experiments.field_oracles.exact_mse`) for the oracle built afresh at that
 (ε, d) by the one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`), and the
-best oracle is :func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s — the science
-notebook 07 calls.  Here is what the panels add: which oracles they rank
+order is :func:`~ldp_helpers.experiments.field_oracles.ranking`'s (the best is
+:func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s) — the science notebook 07 calls.  Here is what the panels add: which oracles they rank
 (:func:`~ldp_tools.explore.oracles.panel_keys`), their ceilings on d and the structure, the phase
 diagram's oracles and its precomputed grid.  The privacy–utility curves are
 :func:`~ldp_helpers.experiments.field_oracles.privacy_utility_curves`.
@@ -75,13 +75,7 @@ def oracle_ranking(
             epsilon,
             f"a budget at which some oracle's exact moments are within double precision at d = {d}",
         )
-    # the oracles tied for best (as lowest_index ties) keep the registry order
-    lowest = min(mse for _, mse in ranking)
-    tied = {key for key, mse in ranking if mse <= lowest * (1 + fo.TIE_RTOL)}
-    order = {key: i for i, (key, _) in enumerate(ranking)}
-    return tuple(
-        sorted(ranking, key=lambda item: (0, order[item[0]]) if item[0] in tied else (1, item[1]))
-    )
+    return tuple(ranking[i] for i in fo.ranking([mse for _, mse in ranking]))
 
 
 # ------------------------------------------------------------------------------------ phase diagram

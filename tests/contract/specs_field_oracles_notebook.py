@@ -53,6 +53,11 @@ SPECS = {
     FO + "lowest_index": spec(
         risk=TABLE, _free={"risk"}, _extra={"risk": [np.ones(3), np.array([[np.nan]])]}
     ),  # ∞: refused
+    FO + "ranking": spec(
+        risk=np.array([2.0, np.inf, 1.0]),
+        _free={"risk"},
+        _extra={"risk": [TABLE, np.array([-1.0])]},
+    ),
     FO + "scaled_risk": spec(
         keys=KEYS,
         epsilons=EPS,

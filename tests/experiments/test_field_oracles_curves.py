@@ -193,3 +193,20 @@ def test_a_structure_value_of_none_is_the_default():
     plain = fo.privacy_utility_curves(["grr", "cms"], [0.5, 1.0], 8, 100)
     for key in ("grr", "cms"):
         np.testing.assert_array_equal(with_none.exact[key], plain.exact[key])
+
+
+def test_ranking_puts_the_tie_with_the_smallest_first_in_listed_order_then_the_rest_by_risk():
+    """Rows within TIE_RTOL of the smallest come first in the order listed (lowest_index's winner first),
+    then the others by risk; ∞ (a refusing oracle) last; risks the tie rule refuses are refused."""
+    risk = [3.0, 1.0 + 1e-12, 2.0, 1.0, np.inf, 2.0]
+    assert fo.ranking(risk).tolist() == [1, 3, 2, 5, 0, 4]
+    rng = np.random.default_rng(4)
+    for _ in range(50):  # ties drawn on purpose: a few distinct values
+        column = rng.choice([1.0, 1.0 + 1e-10, 2.0, 5.0, np.inf], size=6)
+        order = fo.ranking(column)
+        assert sorted(order.tolist()) == list(range(6))
+        assert order[0] == fo.lowest_index(column[:, None])[0] or np.isinf(column).all()
+        rest = column[order][np.sum(column <= column.min() * (1 + 1e-9)) :].tolist()
+        assert rest == sorted(rest)  # after the tie: by risk
+    with pytest.raises(ValueError, match="risk"):
+        fo.ranking([1.0, np.nan])
