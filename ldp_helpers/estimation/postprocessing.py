@@ -30,23 +30,29 @@ def _check_estimates(estimates) -> np.ndarray:
 def clip_and_renormalize(estimates, total) -> np.ndarray:
     """max(ĉ, 0) rescaled to sum to ``total`` (uniform if every estimate is ≤ 0).
 
+    ``estimates`` is one survey's vector, or a 2-D array of surveys × values (each survey rescaled on
+    its own, exactly as the one-survey call would).
+
     References
     ----------
     [tutorial] "Frequency Oracles" (multi-freq-ldpy's default post-processing).
     """
-    est = _check_estimates(estimates)
+    est = check_ndim(
+        "estimates", check_real_array("estimates", estimates), (1, 2), what="of estimates"
+    )
     total = check_real("total", total, low=0.0, low_open=False)
     clipped = np.clip(est, 0.0, None)
-    with np.errstate(over="ignore"):  # Σ or total/Σ beyond 1e308: rescaled below
-        mass = clipped.sum()
-        scale = total / mass if mass else 0.0
-    if mass == 0.0:
-        return np.full(est.size, total / est.size)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # far or empty: below
+        mass = clipped.sum(axis=-1, keepdims=True)
+        scale = total / mass
+        out = clipped * scale
     # (1e308, 1e308) gave 0s, total 1e300 over (1e-10, 0) a NaN: the largest becomes 1 first
-    if not (np.isfinite(mass) and np.isfinite(scale)):
-        clipped = clipped / clipped.max()
-        scale = total / clipped.sum()
-    return clipped * scale
+    far = (mass > 0) & ~(np.isfinite(mass) & np.isfinite(scale))
+    if far.any():
+        rows = far[..., 0]
+        unit = clipped[rows] / clipped[rows].max(axis=-1, keepdims=True)
+        out[rows] = unit * (total / unit.sum(axis=-1, keepdims=True))
+    return np.where(mass == 0.0, total / est.shape[-1], out)
 
 
 def project_to_simplex(estimates, total) -> np.ndarray:

@@ -22,6 +22,7 @@ import numpy as np
 from ldp_helpers._validation import (
     MAX_N_DRAWS,
     Described,
+    check_bool,
     check_count_vector,
     check_epsilons,
     check_histogram,
@@ -34,6 +35,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
+from ldp_helpers.estimation.postprocessing import clip_and_renormalize
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
@@ -229,10 +231,14 @@ def total_variation(frequencies, reference) -> float:
     return float(0.5 * np.abs(u - v).sum())
 
 
-def squared_errors(protocol, true_counts, *, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+def squared_errors(
+    protocol, true_counts, *, n_draws: int, rng: np.random.Generator, clip: bool = False
+) -> np.ndarray:
     """Frequency MSE of each of ``n_draws`` independent perturb-and-estimate surveys (shape (n_draws,)).
 
-    One ``sample_aggregate(..., n_draws)`` call; survey r's MSE is ``mean_i (ĉ_r(i) − f_i)² / n²``.
+    One ``sample_aggregate(..., n_draws)`` call; survey r's MSE is ``mean_i (ĉ_r(i) − f_i)² / n²``,
+    with ĉ_r the unbiased estimates, or (``clip=True``) those clipped at 0 and rescaled to n
+    (:func:`~ldp_helpers.estimation.postprocessing.clip_and_renormalize`, a common post-processing).
 
     References
     ----------
@@ -241,8 +247,12 @@ def squared_errors(protocol, true_counts, *, n_draws: int, rng: np.random.Genera
     counts, n = check_true_counts(
         true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
     )
-    n_draws, rng = check_n_draws(n_draws), check_rng(rng)
+    n_draws, rng, clip = check_n_draws(n_draws), check_rng(rng), check_bool("clip", clip)
     estimates = protocol.estimate(protocol.sample_aggregate(counts, rng=rng, n_draws=n_draws), n)
+    if clip:
+        estimates = clip_and_renormalize(estimates.reshape(-1, counts.size), n).reshape(
+            estimates.shape
+        )
     return np.mean(np.square(estimates - counts), axis=-1) / n**2
 
 
@@ -303,11 +313,13 @@ def reversal_frequencies(
     n_draws: int,
     surveys_per_experiment: int = RUNS_PER_EPSILON,
     rng: np.random.Generator,
+    clip: bool = False,
 ) -> np.ndarray:
     """Per ε, the fraction of ``n_draws`` simulated experiments in which OUE's MSE is below GRR's.
 
     One experiment is the thesis' Experiment 3 at one ε: ``surveys_per_experiment``
-    perturb-and-estimate surveys of each protocol, their MSEs averaged.  All experiments of
+    perturb-and-estimate surveys of each protocol, their MSEs averaged (of the unbiased estimates,
+    or with ``clip=True`` of the estimates clipped and rescaled: :func:`squared_errors`).  All experiments of
     one protocol and ε come from one ``sample_aggregate`` call (OUE's, then GRR's, on ``rng``).
 
     References
@@ -321,12 +333,12 @@ def reversal_frequencies(
         "surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS
     )
     total = check_n_draws(n_draws * per_experiment)
-    rng = check_rng(rng)
+    rng, clip = check_rng(rng), check_bool("clip", clip)
     fractions = []
     for eps in epsilons.ravel():
         oue, grr = OUE(eps, counts.size), GRR(eps, counts.size)
         mse = {
-            name: squared_errors(p, counts, n_draws=total, rng=rng)
+            name: squared_errors(p, counts, n_draws=total, rng=rng, clip=clip)
             .reshape(n_draws, per_experiment)
             .mean(axis=1)
             for name, p in (("OUE", oue), ("GRR", grr))

@@ -228,10 +228,14 @@ class ClaimsTable:
         """A suspected erratum: ``claims.erratum_if(name, decision, **values)``: paper error iff ``decision`` holds."""
         return self._either("erratum_if", *args, **kwargs)
 
-    def ambiguous_if(self, *args, **kwargs) -> Claim:
+    def ambiguous_if(self, *args, otherwise: str = "reproduced", **kwargs) -> Claim:
         """Garbled or underspecified text: ``claims.ambiguous_if(name, decision, **values)``: ambiguous iff the
-        readings' results differ (``decision`` holds), else reproduced."""
-        return self._either("ambiguous_if", *args, **kwargs)
+        readings' results differ (``decision`` holds), else the readings' common verdict ``otherwise``:
+        ``"reproduced"`` (each reading bears the paper out) or ``"differs"`` (none does)."""
+        if otherwise not in ("reproduced", "differs"):
+            raise ValueError(f"otherwise must be 'reproduced' or 'differs'; got {otherwise!r}")
+        kind = "ambiguous_if" if otherwise == "reproduced" else "ambiguous_else_differs"
+        return self._either(kind, *args, **kwargs)
 
     def check_statement(
         self, claim, source, paper_says, decision: Decision, our_finding, **row
@@ -381,6 +385,7 @@ _OUTCOMES = {
     "statement": ("reproduced", "differs"),
     "erratum_if": ("paper error", "reproduced"),
     "ambiguous_if": ("ambiguous", "reproduced"),
+    "ambiguous_else_differs": ("ambiguous", "differs"),
 }
 
 

@@ -26,6 +26,20 @@ def test_clip_and_renormalize():
     assert np.allclose(clip_and_renormalize([-1.0, -2.0], 4), [2.0, 2.0])
 
 
+def test_clip_and_renormalize_rescales_each_survey_of_a_2d_array_as_alone():
+    """Surveys × values: every row is what the one-survey call gives, bit for bit (far rows too)."""
+    rows = np.random.default_rng(3).normal(scale=5.0, size=(200, 7))
+    rows[0], rows[1], rows[2] = -1.0, [1e308, 1e308, 0, 0, 0, 0, -1], [1e-10] + [0.0] * 6
+    for total in (10.0, 1e300):
+        both = clip_and_renormalize(rows, total)
+        alone = np.array([clip_and_renormalize(row, total) for row in rows])
+        assert both.tobytes() == alone.tobytes()
+    with pytest.raises(
+        ValueError, match=r"estimates must be a 1-D or 2-D array .*shape \(2, 2, 2\)"
+    ):
+        clip_and_renormalize(np.zeros((2, 2, 2)), 1.0)
+
+
 def test_simplex_projection_is_the_closest_valid_histogram():
     """The projection is feasible and matches a generic constrained least-squares solver."""
     est = np.array([-4.0, 3.0, 9.0, 0.5, 2.0])

@@ -18,6 +18,7 @@ from ldp_helpers.bounds.grr_vs_oue import (
     section_2_2_expectation,
     theoretical_mse,
 )
+from ldp_helpers.estimation.postprocessing import clip_and_renormalize
 from ldp_helpers.experiments.grr_vs_oue import (
     empirical_mse,
     mse_curves,
@@ -233,6 +234,21 @@ def test_mse_ratio_and_missing_crossover():
         crossover_epsilon_numeric(SKEWED)
     with pytest.raises(ValueError, match="epsilons must be finite values in"):
         mse_ratio(SKEWED, [0.0])
+
+
+def test_clipped_squared_errors_are_those_of_the_clipped_estimates_of_the_same_surveys():
+    """``clip=True`` clips and rescales each survey's estimates (same draws), which changes the MSE."""
+    oue = OUE(0.5, 5)
+    raw = squared_errors(oue, SKEWED, n_draws=400, rng=np.random.default_rng(4))
+    clipped = squared_errors(oue, SKEWED, n_draws=400, rng=np.random.default_rng(4), clip=True)
+    n = SKEWED.sum()
+    estimates = oue.estimate(
+        oue.sample_aggregate(SKEWED, rng=np.random.default_rng(4), n_draws=400), n
+    )
+    by_hand = [np.mean((clip_and_renormalize(e, n) - SKEWED) ** 2) / n**2 for e in estimates]
+    assert np.allclose(clipped, by_hand, rtol=1e-12) and not np.allclose(clipped, raw)
+    with pytest.raises(ValueError, match="clip must be"):
+        reversal_frequencies(SKEWED, [1.0], n_draws=3, rng=np.random.default_rng(1), clip=1)
 
 
 def test_reversal_frequencies_at_clear_cut_budgets():

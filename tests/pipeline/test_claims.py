@@ -58,6 +58,13 @@ def test_statements_errata_and_ambiguity():
         t.ambiguous_if(gt(2.0, 0.1), "garbled constant", "§A", "e/2 or eps/2", "differ").verdict
         == "ambiguous"
     )
+    # readings that agree give their common verdict: reproduced by default, differs when asked
+    assert t.ambiguous_if(lt(2.0, 0.1), "agree", "§A", "x", "y").verdict == "reproduced"
+    both_off = t.ambiguous_if(lt(2.0, 0.1), "agree, off", "§A", "x", "y", otherwise="differs")
+    split = t.ambiguous_if(gt(2.0, 0.1), "split", "§A", "x", "y", otherwise="differs")
+    assert (both_off.verdict, split.verdict) == ("differs", "ambiguous")
+    with pytest.raises(ValueError, match="otherwise must be 'reproduced' or 'differs'"):
+        t.ambiguous_if(gt(2.0, 0.1), "x", "§A", "x", "y", otherwise="paper error")
     assert t.erratum_if(le(3.0, 1.0), "not wrong", "§2", "a", "b", severity="typo").severity == ""
     with pytest.raises(ValueError, match="not an erratum"):
         t.erratum("same", "§2", "0.5", "0.5", severity="typo")
