@@ -421,18 +421,19 @@ reversal = {name: np.mean([runs.reversal_frequencies(counts, small_eps, n_draws=
                                                      rng=np.random.default_rng(arm), clip=clip)
                            for counts, arm, clip in surveys], axis=0)
             for name, surveys in readings.items()}
-print(f"eps = {small_eps}: exact MSE_GRR/MSE_OUE = {np.round(paper.mse_ratio(dataset1.counts, small_eps), 3)}")
+exact_ratios = paper.mse_ratio(dataset1.counts, small_eps)
+print(f"eps = {small_eps}: exact MSE_GRR/MSE_OUE = {np.round(exact_ratios, 3)}")
 for reading, share in reversal.items():
     print(f"{reading:>25}: OUE below GRR in {np.round(share, 3)} of the experiments")
 
 # %%
-shares = {k: "/".join(f"{x:.0%}" for x in v) for k, v in reversal.items()}
 raw, clip70, clip14 = reversal.values()
+shares = {key: "/".join(f"{x:.0%}" for x in v)
+          for key, v in zip(("raw", "clip70", "clip14"), reversal.values())}
 claims.ambiguous_if("d1_small_eps_reversal", gt(clip14.min(), 0.05), otherwise="differs",
-                    raw=shares["unbiased, n = 70"], clip70=shares["clipped, n = 70"],
-                    clip14=shares["clipped, each brand's 14"], experiments=n_draws_reversal)
+                    experiments=n_draws_reversal, **shares)
 claims.statement("d1_unbiased_reversal_rare", lt(raw[small_eps >= 0.5].max(), 0.05),
-                 raw=shares["unbiased, n = 70"])
+                 raw=shares["raw"])
 # at eps = 0.75: the binomial SE of the two shares' difference (5 brands' experiments pooled)
 se_gap = np.sqrt(clip70[-1] * (1 - clip70[-1]) / n_draws_reversal
                  + clip14[-1] * (1 - clip14[-1]) / (5 * n_draws_reversal))
