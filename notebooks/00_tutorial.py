@@ -1,3 +1,17 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Local Differential Privacy: a tutorial, with every claim computed
 #
@@ -20,7 +34,7 @@
 # >    on small examples; notebook 05 runs them in full.
 #
 # All randomness flows from the `seed` parameter; the package `ldp_helpers` holds every formula.
-
+#
 # Each claim of the paper is recorded in one line beside its evidence (its words are in
 # `notebooks/claims/00_tutorial.yaml`); the table at the end collects them.
 
@@ -429,8 +443,8 @@ claims.erratum("rappor_p_prime", prr_then_irr[0, 1], paper=printed_p_star)
 # $k\,(\tfrac{c_\varepsilon}{2}\tilde v + \tfrac12)$, $c_\varepsilon = \frac{e^{\varepsilon/2}+1}{e^{\varepsilon/2}-1}$, to row $j$
 # of the sketch and answers a query with the **mean** (not the minimum) over rows, debiased for
 # hash collisions: $\hat f(x) = \frac{m}{m-1}\big(\frac1k\sum_j M_{j,h_j(x)} - \frac nm\big)$.
-# (The tutorial calls $M$ "$m\times k$"; it has one row per hash: $k\times m$. The client's hash
-# index $j \in [k]$ picks the row, so the sketch's shape decides that verdict.)
+# (The tutorial calls $M$ "$m\times k$", but its own step 3 fills one row per hash function
+# (各ハッシュ関数に…各行): $k\times m$. Our sketch follows step 3.)
 # The exact aggregate sampler draws the whole sketch of $n$ users with $k\cdot m$ binomials. The
 # mean query is unbiased, as every frequency oracle's estimate of §6 was (the check below pools both).
 
