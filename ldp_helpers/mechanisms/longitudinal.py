@@ -13,8 +13,8 @@ The two rounds are binary channels of the same "support" event: round 1 keeps th
 and one report is a pure oracle with (p*, q*) ([arcolezi2022] "longitudinal protocols").  For L-GRR the chained channel
 is GRR over d at ε₁ itself (p* + (d − 1) q* = 1), so ε₁ fixes p* and the second round in closed
 form.  For unary encodings each bit goes through both rounds on its own (bits stay independent),
-one report costs ``ln(p*(1 − q*)/(q*(1 − p*)))`` and the free parameter of the second round's
-family (OUE: p₂ = 1/2; SUE: p₂ + q₂ = 1) is the root of a monotone equation.
+one report costs ``ln(p*(1 − q*)/(q*(1 − p*)))`` and the budget ε₂ of the second round's family
+(OUE: p₂ = 1/2; SUE: p₂ + q₂ = 1) is the root of a monotone equation.
 
 Rounds:  L-OUE = OUE then OUE, L-OSUE = OUE then SUE, L-SOUE = SUE then OUE, L-SUE = SUE then SUE
 (RAPPOR's PRR + IRR on a one-hot Bloom filter with a symmetric IRR), first round at ε∞.  A second round of the
