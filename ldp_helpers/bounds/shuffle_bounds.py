@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ldp_helpers._validation import check_epsilon, check_int, check_probability, fail
+from ldp_helpers._validation import MIN_EPSILON, check_epsilon, check_int, check_probability
 from ldp_helpers.bounds.shuffle import MAX_EPSILON0, ShuffleProfile, mixture_pair
 
 
@@ -58,7 +58,9 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
 
     ``δ = b²/(4 a γ n) · (1 − γ (1 − e^{−2a²/b²}))^n`` with a = e^ε − 1, the blanket mass γ and
     the range b of the amplification variable: generic γ = e^{−ε₀}, b = (e^ε + 1)(e^ε₀ − e^{−ε₀});
-    k-RR γ = k/(e^ε₀ + k − 1), b = (1 − γ) k (e^ε + 1).
+    k-RR γ = k/(e^ε₀ + k − 1), b = (1 − γ) k (e^ε + 1).  Computed in logarithms, with
+    e^ε₀ − e^{−ε₀} = 2 sinh ε₀, 1 − γ = β of :func:`grr_blanket_beta` and expm1, log1p: accurate
+    down to ε₀ = MIN_EPSILON (the differences of rounded exponentials lost up to 1e-4 there).
 
     References
     ----------
@@ -73,17 +75,11 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
         return 0.0
     a = math.expm1(epsilon)
     if k is None:
-        gamma, b = math.exp(-eps0), (math.exp(epsilon) + 1) * (math.exp(eps0) - math.exp(-eps0))
+        gamma, b = math.exp(-eps0), (math.exp(epsilon) + 1) * 2 * math.sinh(eps0)
     else:
         k = check_int("k", k, low=2)
         gamma = k / (math.exp(eps0) + k - 1)
-        if gamma == 1.0:  # 1 − γ = (e^ε₀ − 1)/(e^ε₀ + k − 1) rounded to 0: b = 0, and log 0 below
-            fail(
-                "k",
-                k,
-                f"small enough that 1 − k/(e^ε₀ + k − 1) > 0 in double precision at ε₀ = {eps0:g}",
-            )
-        b = (1 - gamma) * k * (math.exp(epsilon) + 1)
+        b = grr_blanket_beta(eps0, k) * k * (math.exp(epsilon) + 1)  # 1 − γ = β
     log_delta = (
         2 * math.log(b)
         - math.log(4 * a * gamma * n)
@@ -93,16 +89,18 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
 
 
 def blanket_hoeffding_epsilon(n: int, epsilon0: float, delta: float, k: int | None = None) -> float:
-    """The smallest ε with :func:`blanket_hoeffding_delta` ≤ δ (bisection to 1e-12; ε₀ if none)."""
+    """The smallest ε ≥ MIN_EPSILON with :func:`blanket_hoeffding_delta` ≤ δ (ε₀ if none: δ(ε₀) = 0).
+
+    Bisection of ln ε to a relative 1e-13 (at most 48 halvings from [MIN_EPSILON, ε₀]): as precise
+    at ε₀ = 1e-10 as at 1 (an absolute 1e-12 from a floor of 1e-9 returned ε₀ itself below 1e-9).
+    """
     n, eps0, delta = _check(n, epsilon0, delta)
-    low, high = min(1e-9, eps0), eps0  # ε₀ below the bisection's floor: ε₀ itself (δ(ε₀) = 0)
+    low, high = MIN_EPSILON, eps0
     if blanket_hoeffding_delta(low, n, eps0, k) <= delta:
         return low
-    for _ in range(200):
-        mid = 0.5 * (low + high)
+    while high > low * (1 + 1e-13):  # δ(low) > δ ≥ δ(high)
+        mid = math.sqrt(low * high)
         low, high = (low, mid) if blanket_hoeffding_delta(mid, n, eps0, k) <= delta else (mid, high)
-        if high - low < 1e-12:
-            break
     return high
 
 
@@ -149,7 +147,7 @@ def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
         n,
         np.array([alpha, 1 - alpha, 0.0]),
         np.array([1 - alpha, alpha, 0.0]),
-        np.array([half, half, 1 - 2 * half]),
+        np.array([half, half, -math.expm1(-eps0)]),  # neutral: 1 − e^{−ε₀}
     )
     return ShuffleProfile(n, eps0, (pair,))
 
@@ -176,10 +174,11 @@ def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> Sh
         check_int("n", n, low=2, high=10**9),
         check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
     )
+    k = 2 if k is None else check_int("k", k, low=2)
     p = math.exp(eps0)
-    alpha = grr_blanket_beta(eps0, k) / (p - 1)
+    alpha = grr_blanket_beta(eps0, k) / math.expm1(eps0)  # p − 1 = e^ε₀ − 1 without cancellation
     r = alpha
-    neutral = max(0.0, 1 - alpha - p * alpha)  # 0 up to rounding for k = 2
+    neutral = (k - 2) * alpha  # 1 − α − pα = (k − 2)/(e^ε₀ + k − 1)
     pair = mixture_pair(
         n,
         np.array([p * alpha, alpha, neutral]),
@@ -201,12 +200,12 @@ def wang_closed_epsilon(n: int, epsilon0: float, delta: float, k: int | None = N
     """
     n, eps0, delta = _check(n, epsilon0, delta)
     p, beta = math.exp(eps0), grr_blanket_beta(eps0, k)
-    r = beta / (p - 1)
+    r = beta / math.expm1(eps0)  # p − 1 without cancellation
     if _wang_outside(n, r, delta):
         return eps0
     c = max(0.0, 4 * (1 - 3 * r) / (9 * (1 - 2 * r)))
     tail = math.sqrt(32 * math.log(4 / delta) / (r * (n - 1))) + 4 / (r * (n - 1))
-    return min(eps0, math.log(1 + beta / ((1 - c) * (1 + p) * beta / (p - 1) + c) * tail))
+    return min(eps0, math.log1p(beta / ((1 - c) * (1 + p) * r + c) * tail))
 
 
 def _wang_outside(n: int, r: float, delta: float) -> str:
@@ -228,7 +227,7 @@ def closed_form_ranges(
     [erlingsson2019]; [feldman2021clones] Theorem 3.1; [wang2024shuffle] (the closed form).
     """
     n, eps0, delta = _check(n, epsilon0, delta)
-    r = grr_blanket_beta(eps0, k) / (math.exp(eps0) - 1)  # as in wang_closed_epsilon
+    r = grr_blanket_beta(eps0, k) / math.expm1(eps0)  # as in wang_closed_epsilon
     return {
         "Erlingsson": _erlingsson_outside(n, eps0, delta),
         "FMT closed": _fmt_outside(n, eps0, delta),

@@ -27,7 +27,6 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from scipy import stats
 
 from ldp_helpers._validation import (
     Described,
@@ -42,8 +41,8 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
-from ldp_helpers.mechanisms.randomized_response import BinaryRR
-from ldp_helpers.mechanisms.smp import EXACT_MOMENT_USERS, _inverse_binomial_moment
+from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap
+from ldp_helpers.mechanisms.smp import _inverse_binomial_moment
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 from ldp_helpers.simulate.streams import sample_reporters
 
@@ -261,21 +260,25 @@ class Glance(StreamMechanism):
 
             Var[μ̂_t] = Σ_{k≥1} Pr[K_t = k] Var[μ̂_t | k] + π0 (1 − π0) (μ − 1/2)².
 
+        Both sums over k are moments ``E[1/K; K ≥ 1]`` of binomials, taken from
+        :func:`~ldp_helpers.mechanisms.smp._inverse_binomial_moment` at every N (the sum over every k
+        up to 2·10⁶ users, a short sum or an integral beyond).
+
         References
         ----------
         [glance] Claim 1 (the RR part of the error); [glance] Claim 2 (the sampling part).
         """
-        mu, N = self.estimand(truth), self.n_reports(truth)
-        rr, empty = self.randomizer, self.empty_round_probability(N)
-        if N > EXACT_MOMENT_USERS:  # Σ_k Pr[K_t = k]/k = E[1/K_t; K_t ≥ 1] without N terms
-            inverse = _inverse_binomial_moment(N, 1.0 / self.n_rounds)
-            rr_part = rr.p * rr.q / (rr.p - rr.q) ** 2 * inverse
-            sampling = mu * (1 - mu) * (N * inverse - (1 - empty)) / (N - 1.0)
-            return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
-        k = np.arange(1, N + 1)
-        pmf = stats.binom.pmf(k, N, 1.0 / self.n_rounds)  # Pr[K_t = k], k ≥ 1
-        rr_part = rr.p * rr.q / (rr.p - rr.q) ** 2 * (pmf @ (1.0 / k))
-        sampling = mu * (1 - mu) * (pmf @ ((N - k) / (k * (N - 1.0))) if N > 1 else 0.0)
+        mu, N, prob = self.estimand(truth), self.n_reports(truth), 1.0 / self.n_rounds
+        empty = self.empty_round_probability(N)
+        rr, gap = self.randomizer, q_bin_gap(self.epsilon)  # p − q = tanh(ε/2), no cancellation
+        rr_part = rr.p * rr.q / gap**2 * _inverse_binomial_moment(N, prob)
+        # Pr[K_t = k](N − k)/N is (1 − 1/T) Pr[K' = k] for K' ~ Bin(N − 1, 1/T), so without cancellation
+        # Σ_{k≥1} Pr[K_t = k](N − k)/(k(N − 1)) = (1 − 1/T) N/(N − 1) E[1/K'; K' ≥ 1]
+        sampling = (
+            mu * (1 - mu) * (1 - prob) * N / (N - 1.0) * _inverse_binomial_moment(N - 1, prob)
+            if N > 1
+            else 0.0 * mu
+        )
         return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
 
 

@@ -13,8 +13,8 @@ The two rounds are binary channels of the same "support" event: round 1 keeps th
 and one report is a pure oracle with (p*, q*) ([arcolezi2022] "longitudinal protocols").  For L-GRR the chained channel
 is GRR over d at ε₁ itself (p* + (d − 1) q* = 1), so ε₁ fixes p* and the second round in closed
 form.  For unary encodings each bit goes through both rounds on its own (bits stay independent),
-one report costs ``ln(p*(1 − q*)/(q*(1 − p*)))`` and the free parameter of the second round's
-family (OUE: p₂ = 1/2; SUE: p₂ + q₂ = 1) is the root of a monotone equation.
+one report costs ``ln(p*(1 − q*)/(q*(1 − p*)))`` and the budget ε₂ of the second round's family
+(OUE: p₂ = 1/2; SUE: p₂ + q₂ = 1) is the root of a monotone equation.
 
 Rounds:  L-OUE = OUE then OUE, L-OSUE = OUE then SUE, L-SOUE = SUE then OUE, L-SUE = SUE then SUE
 (RAPPOR's PRR + IRR on a one-hot Bloom filter with a symmetric IRR), first round at ε∞.  A second round of the
@@ -54,7 +54,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 from ldp_helpers.mechanisms.unary_encoding import MAX_D_TABLE, UnaryEncoding
 
 #: largest τ for which :meth:`epsilon_after` is asked (beyond it ε_τ equals ε∞ in double precision anyway)
@@ -63,43 +63,85 @@ MAX_REPORTS = 10**6
 MAX_TABLE_COLUMNS = 2**16
 
 
+#: a budget whose e^{−ε/2} underflows to 0: a unary round at it keeps every bit (q = 0)
+_FAITHFUL_BUDGET = 1500.0
+
+
 class Rounds(NamedTuple):
-    """The two rounds' support probabilities: permanent (p₁, q₁) and instantaneous (p₂, q₂)."""
+    """The two rounds' support probabilities: permanent (p₁, q₁) and instantaneous (p₂, q₂).
+
+    ``gap1`` = p₁ − q₁ and ``gap2`` = p₂ − q₂ come from the budgets (expm1, tanh), not from
+    subtracting the rounded probabilities, which cancels when ε is near MIN_EPSILON.
+    """
 
     p1: float
     q1: float
     p2: float
     q2: float
+    gap1: float
+    gap2: float
+
+
+def _pair(permanent: tuple, instantaneous: tuple) -> Rounds:
+    """The rounds from each round's (p, q, p − q) as :func:`_round` gives them."""
+    (p1, q1, gap1), (p2, q2, gap2) = permanent, instantaneous
+    return Rounds(p1, q1, p2, q2, gap1, gap2)
 
 
 def _chain(rounds: Rounds) -> tuple[float, float]:
     """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] "longitudinal protocols")."""
-    gap = rounds.p2 - rounds.q2
-    return rounds.q2 + gap * rounds.p1, rounds.q2 + gap * rounds.q1
+    return rounds.q2 + rounds.gap2 * rounds.p1, rounds.q2 + rounds.gap2 * rounds.q1
 
 
-def _first_round(family: str, epsilon_permanent: float, d: int) -> tuple[float, float]:
-    """(p₁, q₁) of the permanent randomizer at ε∞: GRR over d, OUE or SUE ([wang2017] §4.1–§4.2)."""
+def _round(family: str, epsilon: float, d: int) -> tuple[float, float, float]:
+    """(p, q, p − q) of a GRR over d, OUE or SUE randomizer at ε ([wang2017] §4.1–§4.2).
+
+    GRR: p − q = p(1 − e^{−ε}) (q = e^{−ε}p); OUE: 1/2 − 1/(e^ε + 1) = tanh(ε/2)/2; SUE (Q_Bin at
+    ε/2 per bit): tanh(ε/4).
+    """
     if family == "grr":
-        return grr_probabilities(epsilon_permanent, d)
+        p, q = grr_probabilities(epsilon, d)
+        return p, q, -math.expm1(-epsilon) * p
     if family == "oue":
-        return 0.5, q_bin_probabilities(epsilon_permanent)[1]
-    return q_bin_probabilities(epsilon_permanent / 2)
+        return 0.5, q_bin_probabilities(epsilon)[1], q_bin_gap(epsilon) / 2
+    return *q_bin_probabilities(epsilon / 2), q_bin_gap(epsilon / 2)
 
 
-def _unary_second_round(family: str, gap: float) -> tuple[float, float]:
-    """(p₂, q₂) of a unary second round with p₂ − q₂ = gap: OUE keeps p₂ = 1/2, SUE keeps p₂ + q₂ = 1."""
-    return (0.5, 0.5 - gap) if family == "oue" else (0.5 + gap / 2, 0.5 - gap / 2)
+def _complement(family: str, q: float) -> float:
+    """1 − p of a unary round with support probabilities p > q, exactly: 1/2 (OUE's p = 1/2) or q (SUE's p + q = 1)."""
+    return 0.5 if family == "oue" else q
 
 
-def _unary_loss(p: float, q: float) -> float:
-    """ε of one unary-encoded report with support probabilities p > q: ln(p(1 − q)/(q(1 − p)))."""
-    return math.log(p) - math.log(q) + math.log1p(-q) - math.log1p(-p)
+def _side_loss(gap1: float, rest1: float, gap2: float, rest2: float, tau: int) -> float:
+    """``ln((aρ^τ + 1 − a)/(bρ^τ + 1 − b))`` of an event seen in all τ reports, ρ = 1 + gap2/rest2.
+
+    The memoized state has the event with probability a = rest1 + gap1 under one value and
+    b = rest1 under the other, and each report shows the event with probability rest2 + gap2 if
+    the state has it, rest2 if not.  Divided by rest2^τ and by ρ^τ − 1 it has no cancellation:
+    ``log1p(gap1 / (rest1 + 1/(ρ^τ − 1)))``, ``1/(ρ^τ − 1) = e^{−x}/(−expm1(−x))`` with
+    x = τ log1p(gap2/rest2) (0 at x = ∞: a second round that keeps the state; ∞ at x = 0).
+    """
+    with np.errstate(divide="ignore", over="ignore"):
+        x = tau * np.log1p(np.float64(gap2) / rest2)
+        return float(np.log1p(gap1 / (rest1 + np.exp(-x) / -np.expm1(-x))))
+
+
+def _unary_loss_after(first: str, second: str, rounds: Rounds, tau: int) -> float:
+    """ε of τ unary-encoded reports of one memoized vector: two bits differ between two values, one is
+    seen as 1 in all τ reports (the event "1": q₁, q₂), the other as 0 (the event "0": 1 − p₁,
+    1 − p₂); at τ = 1 it is ``ln(p*(1 − q*)/(q*(1 − p*)))`` of the chained (p*, q*)."""
+    r = rounds
+    one = _side_loss(r.gap1, r.q1, r.gap2, r.q2, tau)
+    return one + _side_loss(
+        r.gap1, _complement(first, r.q1), r.gap2, _complement(second, r.q2), tau
+    )
 
 
 def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d: int) -> Rounds:
-    """Both rounds for validated budgets: the first at ε∞, the second solved so that one report costs ε₁."""
-    p1, q1 = _first_round(first, epsilon_permanent, d)
+    """Both rounds for validated budgets: the first at ε∞, the second at the budget ε₂ solved so
+    that one report costs ε₁ (closed form for GRR, a root for the unary families)."""
+    permanent = _round(first, epsilon_permanent, d)
+    p1, q1, gap1 = permanent
     if not 0.0 < q1 < p1 < 1.0:  # a first round that no longer randomizes: its ε is not ε∞ any more
         fail(
             "epsilon_permanent",
@@ -107,16 +149,17 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"small enough that the permanent {first.upper()} round stays random in double "
             f"precision (here p₁ = {p1!r}, q₁ = {q1!r}; d = {d})",
         )
-    if second == "grr":  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂) and p₂ + (d − 1)q₂ = 1
-        p_star, q_star = grr_probabilities(epsilon, d)
-        gap = (p_star - q_star) / (p1 - q1)
-        return Rounds(p1, q1, (1 + (d - 1) * gap) / d, (1 - gap) / d)
-    top = 0.5 if second == "oue" else 1.0  # the gap p₂ − q₂ of the family's most faithful round
+    if second == "grr":  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂), q* = q₂ + (p₂ − q₂)q₁
+        p_star, q_star = grr_probabilities(epsilon, d)  # so q₂ = q*(1 − e^{ε₁−ε∞})/(1 − e^{−ε∞})
+        q2 = q_star * math.expm1(epsilon - epsilon_permanent) / math.expm1(-epsilon_permanent)
+        gap2 = p_star * math.expm1(-epsilon) / (p1 * math.expm1(-epsilon_permanent))
+        return _pair(permanent, (1 - (d - 1) * q2, q2, gap2))
 
-    def excess(gap: float) -> float:
-        return _unary_loss(*_chain(Rounds(p1, q1, *_unary_second_round(second, gap)))) - epsilon
+    def excess(epsilon_second: float) -> float:
+        rounds = _pair(permanent, _round(second, epsilon_second, d))
+        return _unary_loss_after(first, second, rounds, 1) - epsilon
 
-    ceiling = excess(top) + epsilon
+    ceiling = excess(_FAITHFUL_BUDGET) + epsilon
     if not epsilon < ceiling:
         fail(
             "epsilon",
@@ -124,13 +167,16 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"< {ceiling:.6g}, the largest ε₁ an {second.upper()} second round reaches after "
             f"a first round at epsilon_permanent={epsilon_permanent:g}",
         )
-    gap = brentq(excess, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-    return Rounds(p1, q1, *_unary_second_round(second, gap))
-
-
-def _log(x: float) -> float:
-    """ln x, −∞ at 0 (a second round solved to p₂ = 1 or q₂ = 0 when ε₁ is within rounding of ε∞)."""
-    return math.log(x) if x > 0.0 else -math.inf
+    # one report post-processes the second round: at ε₂ = ε₁/2 it costs less than ε₁
+    epsilon_second = brentq(
+        excess,
+        epsilon / 2,
+        _FAITHFUL_BUDGET,
+        xtol=1e-300,
+        rtol=4 * np.finfo(float).eps,
+        maxiter=500,
+    )
+    return _pair(permanent, _round(second, epsilon_second, d))
 
 
 def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -219,8 +265,9 @@ class _Memoized:
         """The largest ε₁ the second round's family reaches after this first round (ε∞ for GRR and SUE)."""
         if self.second != "oue":
             return self.epsilon_permanent
-        p1, q1 = _first_round(self.first, self.epsilon_permanent, self.d)
-        return _unary_loss(*_chain(Rounds(p1, q1, 0.5, 0.0)))
+        permanent = _round(self.first, self.epsilon_permanent, self.d)
+        faithful = _round("oue", _FAITHFUL_BUDGET, self.d)
+        return _unary_loss_after(self.first, "oue", _pair(permanent, faithful), 1)
 
     # ---------------------------------------------------------------- the client, as the paper writes it
 
@@ -301,32 +348,22 @@ class _Memoized:
         """Exact ε of τ reports of an unchanged value (ε₁ at τ = 1, increasing to ε∞).
 
         L-GRR: the worst report sequence repeats the user's value, so with ρ = p₂/q₂
-        ``e^{ε_τ} = (p₁ρ^τ + (d − 1)q₁)/(q₁ρ^τ + p₁ + (d − 2)q₁)``.  Unary encodings: two bits differ
+        ``e^{ε_τ} = (p₁ρ^τ + (d − 1)q₁)/(q₁ρ^τ + p₁ + (d − 2)q₁)``, i.e.
+        ``e^{ε_τ} − 1 = (p₁ − q₁)/(q₁ + 1/(ρ^τ − 1))``.  Unary encodings: two bits differ
         between two values; one is seen as 1 in all τ reports, the other as 0:
         ``ε_τ = ln((p₁p₂^τ + (1−p₁)q₂^τ)/(q₁p₂^τ + (1−q₁)q₂^τ)) + ln((q₁p̄₂^τ + (1−q₁)q̄₂^τ)/(p₁p̄₂^τ + (1−p₁)q̄₂^τ))``
-        with p̄ = 1 − p.  Both are the exact loss of :func:`memoized_reports_table` (tested).
+        with p̄ = 1 − p, each term of the same form (:func:`_side_loss`, accurate down to ε near
+        MIN_EPSILON).  Both are the exact loss of :func:`memoized_reports_table` (tested).
 
         References
         ----------
         [erlingsson2014] Theorem 1 (ε∞ bounds every number of reports); [arcolezi2022] "longitudinal protocols".
         """
         tau = check_int("n_reports", n_reports, low=1, high=MAX_REPORTS)
-        p1, q1, p2, q2 = self.rounds
+        r = self.rounds
         if self.first == "grr":
-            if q2 == 0.0:  # ε₁ within rounding of ε∞: the second round keeps every value, ρ = ∞
-                return math.log(p1) - math.log(q1)  # the limit of e^{ε_τ}: p₁/q₁
-            log_rho = tau * (math.log(p2) - math.log(q2))
-            return float(
-                np.logaddexp(math.log(p1) + log_rho, math.log((self.d - 1) * q1))
-                - np.logaddexp(math.log(q1) + log_rho, math.log(p1 + (self.d - 2) * q1))
-            )
-
-        def log_mix(w: float, a: float, b: float) -> float:  # ln(w a^τ + (1 − w) b^τ); 0^τ = 0
-            return float(np.logaddexp(math.log(w) + tau * _log(a), math.log1p(-w) + tau * _log(b)))
-
-        one = log_mix(p1, p2, q2) - log_mix(q1, p2, q2)
-        zero = log_mix(q1, 1 - p2, 1 - q2) - log_mix(p1, 1 - p2, 1 - q2)
-        return one + zero
+            return _side_loss(r.gap1, r.q1, r.gap2, r.q2, tau)
+        return _unary_loss_after(self.first, self.second, r, tau)
 
 
 @dataclass(frozen=True)

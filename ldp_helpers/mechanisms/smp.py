@@ -217,7 +217,8 @@ def _inverse_moment_integral(n: int, prob: float) -> float:
     by quadrature in s = n·prob·u over s ≤ 800 (beyond, (1 − s/n)^n < e^{−800} and (1 − prob)^n underflow
     to 0 when n·prob ≥ 1000); relative error ~1e-15 (tested against the sum)."""
     mean = n * prob
-    empty = math.exp(n * math.log1p(-prob))
+    with np.errstate(divide="ignore"):  # prob = 1 (Glance with T = 1): (1 − prob)^n = e^{−∞} = 0
+        empty = float(np.exp(n * np.log1p(-prob)))
     integrand = lambda s: (math.exp(n * math.log1p(-s / n)) - empty) / (1.0 - s / mean)  # noqa: E731
     value, _ = integrate.quad(integrand, 0.0, min(mean, 800.0), epsabs=0.0, epsrel=1e-13, limit=200)
     return value / mean

@@ -3,10 +3,12 @@
 import itertools
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 from shuffle_reference import shuffle_delta
 
+from ldp_helpers._validation import MIN_EPSILON
 from ldp_helpers.bounds import shuffle as S
 from ldp_helpers.bounds import shuffle_bounds as B
 
@@ -253,19 +255,74 @@ def test_the_largest_epsilon0_still_gives_a_profile():
         assert 0 < profile.epsilon(1e-6) < 20.0
 
 
-@pytest.mark.parametrize("epsilon0", [1e-12, 5e-10])
-def test_blanket_epsilon_never_exceeds_epsilon0(epsilon0):
-    """ε₀ always holds: below the bisection's floor 1e-9 the Hoeffding bound returned 1e-9 > ε₀."""
-    for k in (None, 3):
-        assert B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k) == epsilon0
+def _mp_blanket_delta(epsilon, n, epsilon0, k=None):
+    """The blanket's Hoeffding δ(ε) in 80 digits, as [balle2019blanket] §5 writes it."""
+    with mp.workdps(80):
+        e, e0 = mp.mpf(epsilon), mp.mpf(epsilon0)
+        a = mp.expm1(e)
+        if k is None:
+            gamma, b = mp.exp(-e0), (mp.exp(e) + 1) * (mp.exp(e0) - mp.exp(-e0))
+        else:
+            gamma = k / (mp.exp(e0) + k - 1)
+            b = (1 - gamma) * k * (mp.exp(e) + 1)
+        return b**2 / (4 * a * gamma * n) * (1 - gamma * (1 - mp.exp(-2 * a**2 / b**2))) ** n
+
+
+@pytest.mark.parametrize("k", [None, 2, 5, 100])
+@pytest.mark.parametrize(
+    "epsilon, n, epsilon0",
+    [
+        (3e-11, 10**6, 1e-9),
+        (1e-7, 1000, 1e-6),
+        (1e-12, 1000, 2e-12),
+        (0.1, 10**4, 1.0),
+        (1.0, 10**5, 5.0),
+    ],
+)
+def test_blanket_delta_is_accurate_down_to_the_smallest_epsilon0(epsilon, n, epsilon0, k):
+    """δ to 1e-12 relative against 80 digits: e^ε₀ − e^{−ε₀} and 1 − γ were differences of rounded numbers,
+    off by up to 7e-5 relative at ε₀ = 1e-9 (2 sinh ε₀ and β = 1 − γ now)."""
+    expected = float(_mp_blanket_delta(epsilon, n, epsilon0, k))
+    assert expected > 0
+    assert B.blanket_hoeffding_delta(epsilon, n, epsilon0, k) == pytest.approx(
+        expected, rel=1e-12, abs=0
+    )
 
 
 @pytest.mark.parametrize("epsilon0, k", [(1.0, 10**17), (2e-12, 10**5)])
-def test_blanket_k_whose_one_minus_gamma_rounds_to_zero_is_refused_naming_k(epsilon0, k):
-    """k-RR's blanket 1 − γ = (e^ε₀ − 1)/(e^ε₀ + k − 1) rounded to 0 and log(b = 0) raised a bare "math domain
-    error"; it is refused naming k (both the δ and its ε)."""
-    with pytest.raises(ValueError, match="k must be small enough that 1 − k/"):
-        B.blanket_hoeffding_delta(epsilon0 / 2, 2000, epsilon0, k=k)
-    if epsilon0 > 1e-9:  # below the bisection's floor the answer is ε₀ itself, δ never evaluated
-        with pytest.raises(ValueError, match="k must be small enough that 1 − k/"):
-            B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k)
+def test_blanket_delta_where_one_minus_gamma_rounded_to_zero(epsilon0, k):
+    """k-RR's 1 − γ = (e^ε₀ − 1)/(e^ε₀ + k − 1) rounded to 0 here (log(b = 0) once raised "math domain error",
+    then k was refused); as β of grr_blanket_beta it is exact, and so is δ."""
+    expected = float(_mp_blanket_delta(epsilon0 / 2, 2000, epsilon0, k))
+    assert B.blanket_hoeffding_delta(epsilon0 / 2, 2000, epsilon0, k=k) == pytest.approx(
+        expected, rel=1e-12, abs=0
+    )
+
+
+@pytest.mark.parametrize("k", [None, 2, 5])
+@pytest.mark.parametrize(
+    "n, epsilon0, delta", [(1000, 1e-6, 1e-6), (10**4, 0.5, 1e-6), (10**6, 3.0, 1e-8)]
+)
+def test_blanket_epsilon_is_the_smallest_epsilon_to_1e_12_relative(n, epsilon0, delta, k):
+    """ε(δ) against a bisection of ln ε in 80 digits: at ε₀ = 1e-6 the old absolute 1e-12 bisection of a δ off by
+    1e-4 was off by 5e-4 relative (and 2e-11 at ε₀ = 0.5)."""
+    with mp.workdps(80):
+        low, high = mp.mpf(MIN_EPSILON), mp.mpf(epsilon0)
+        for _ in range(200):
+            mid = mp.sqrt(low * high)
+            low, high = (
+                (low, mid) if _mp_blanket_delta(mid, n, epsilon0, k) <= delta else (mid, high)
+            )
+    assert MIN_EPSILON < high < epsilon0
+    assert B.blanket_hoeffding_epsilon(n, epsilon0, delta, k=k) == pytest.approx(
+        float(high), rel=1e-12, abs=0
+    )
+
+
+@pytest.mark.parametrize("epsilon0", [1e-12, 5e-10])
+def test_blanket_epsilon_never_exceeds_epsilon0(epsilon0):
+    """ε₀ always holds; below 1e-9 (the old bisection's floor) the bound was ε₀ itself, now the smallest
+    ε ≥ MIN_EPSILON whose δ is small enough (MIN_EPSILON here: δ(1e-12) ≤ 0.1 at n = 2000)."""
+    for k in (None, 3):
+        assert B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k) == MIN_EPSILON
+        assert B.blanket_hoeffding_delta(MIN_EPSILON, 2000, epsilon0, k=k) <= 0.1

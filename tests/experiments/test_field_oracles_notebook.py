@@ -193,9 +193,8 @@ def test_first_report_losses_read_eps_1_off_the_whole_memoized_tables():
     assert set(losses) == {"l_grr", "l_oue", "l_osue", "l_soue", "l_sue"}
     assert max(abs(v - 1.0) for v in losses.values()) < 1e-9
     oracle = LOUE(1.0, 4, 3.0)
-    p1, q1, p2, q2 = oracle.rounds
     wrong = dataclasses.replace(oracle)
-    object.__setattr__(wrong, "rounds", type(oracle.rounds)(p1, q1, p2 * 1.01, q2))
+    object.__setattr__(wrong, "rounds", oracle.rounds._replace(p2=oracle.rounds.p2 * 1.01))
     loss = max_privacy_loss(
         memoized_reports_table(wrong.permanent_table(), wrong.instantaneous_table(), 1)
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 from scipy import stats
@@ -216,3 +217,21 @@ def test_bad_multidimensional_input_is_refused():
         SPL(1.0, (3, 2)).perturb(np.array([[0, 2]]), rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="aggregate"):
         SMP(1.0, (3, 2)).estimate(np.array([1, 1, 0, 0, 0, 0, 0]), 3)
+
+
+@pytest.mark.parametrize("prob", [1.0, 0.5, 1 / 7, 1e-3])
+def test_inverse_binomial_moment_is_the_plain_sum_at_small_n_and_one_form_at_prob_one(prob):
+    """E[1/M; M ≥ 1] equals the 50-digit Σ_m Pr[M = m]/m to 1e-12 at small n (what Glance's variance kept as
+    its own N-term sum), and is 1/n at prob = 1 beyond 2·10⁶ users (Glance with T = 1), where the integral's
+    log1p(−1) raised "math domain error"."""
+    with mp.workdps(50):
+        for n in (1, 2, 5, 37, 400):
+            plain = mp.fsum(
+                mp.binomial(n, m) * mp.mpf(prob) ** m * (1 - mp.mpf(prob)) ** (n - m) / m
+                for m in range(1, n + 1)
+            )
+            assert _inverse_binomial_moment(n, prob) == pytest.approx(
+                float(plain), rel=1e-12, abs=0
+            )
+    if prob == 1.0:
+        assert _inverse_binomial_moment(3 * 10**6, 1.0) == pytest.approx(1 / 3e6, rel=1e-12, abs=0)
