@@ -34,3 +34,27 @@ def share_count(share: float, n: int) -> int:
     the product exact to half a unit), the exact rational beyond (float(n) itself is rounded there:
     share 1 of 2^53 + 1 users gave 2^53, of 2^63 − 1 users 2^63)."""
     return round(share * n) if n <= 2**53 else round(Fraction(share) * n)
+
+
+def majority_probability(p, q):
+    """``p``, lowered by ulps where ``1 − p < q``: a Bernoulli's large probability whose complement is at least q.
+
+    A mechanism's small probability q (Pr[flip], Pr[a given other value]) is computed directly; its large
+    one p is formed separately and rounds, so ``1 − fl(p)`` — exact for p ≥ 1/2, and what ``rng.random() < p``
+    and numpy's binomial (which draws the minority with 1 − p) realize — can fall below q: at ε = 36
+    Q_Bin's 1 − p is 2·2⁻⁵³ for q = 2.09·2⁻⁵³, a loss of ε + 0.044.  Lowering p to the next float below
+    until ``1 − p ≥ q`` keeps the implemented loss within rounding of ε; at ordinary ε it moves p by at
+    most an ulp (where fl(p) had rounded up).  p = 1 (a complement that underflowed) is returned as is:
+    the callers refuse it.  Takes numbers (returns a float) or arrays (returns an array).
+    """
+    if np.ndim(p) == 0 and np.ndim(q) == 0:
+        p = float(p)
+        while p < 1.0 and 1.0 - p < q:
+            p = math.nextafter(p, 0.0)
+        return p
+    p = np.array(p, dtype=float)
+    low = (p < 1.0) & (1.0 - p < q)
+    while np.any(low):
+        p = np.where(low, np.nextafter(p, 0.0), p)
+        low = (p < 1.0) & (1.0 - p < q)
+    return p
