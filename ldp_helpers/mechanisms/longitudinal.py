@@ -33,12 +33,13 @@ References
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
 import numpy as np
-from scipy.optimize import brentq
 
+from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import (
     Described,
     check_above,
@@ -73,9 +74,16 @@ class Rounds(NamedTuple):
 
 
 def _chain(rounds: Rounds) -> tuple[float, float]:
-    """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] "longitudinal protocols")."""
+    """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] "longitudinal protocols").
+
+    p* is lowered by an ulp where 1 − p* fell below ``(1 − p₂) + (p₂ − q₂)(1 − p₁)``, its complement formed
+    from the rounds' (:func:`~ldp_helpers._numeric.majority_probability`): a p* rounded up to 1 − 2⁻⁵³
+    lost up to ln 2 more than ε₁ where that complement is ~1e-16.
+    """
     gap = rounds.p2 - rounds.q2
-    return rounds.q2 + gap * rounds.p1, rounds.q2 + gap * rounds.q1
+    p_star = rounds.q2 + gap * rounds.p1
+    complement = (1.0 - rounds.p2) + gap * (1.0 - rounds.p1)
+    return majority_probability(p_star, complement), rounds.q2 + gap * rounds.q1
 
 
 def _first_round(family: str, epsilon_permanent: float, d: int) -> tuple[float, float]:
@@ -87,9 +95,39 @@ def _first_round(family: str, epsilon_permanent: float, d: int) -> tuple[float, 
     return q_bin_probabilities(epsilon_permanent / 2)
 
 
-def _unary_second_round(family: str, gap: float) -> tuple[float, float]:
-    """(p₂, q₂) of a unary second round with p₂ − q₂ = gap: OUE keeps p₂ = 1/2, SUE keeps p₂ + q₂ = 1."""
-    return (0.5, 0.5 - gap) if family == "oue" else (0.5 + gap / 2, 0.5 - gap / 2)
+def _second_round(family: str, q2: float, d: int) -> tuple[float, float]:
+    """(p₂, q₂) of a second round of the given q₂ (the small probability, kept exact: 1/2 − gap lost it
+    below 2⁻⁵⁴): OUE keeps p₂ = 1/2, SUE p₂ + q₂ = 1, GRR p₂ + (d − 1)q₂ = 1 (p₂ lowered by an ulp where
+    its complement fell below the others' share, :func:`~ldp_helpers._numeric.majority_probability`)."""
+    if family == "oue":
+        return 0.5, q2
+    others = (d - 1) * q2 if family == "grr" else q2
+    return majority_probability(1.0 - others, others), q2
+
+
+def _smallest_q2(loss, epsilon: float) -> float:
+    """The smallest float q₂ in [0, 1/2] with ``loss(q₂) ≤ ε`` for a loss decreasing in q₂ with loss(1/2) = 0:
+    bisection over the floats' bit patterns (ordered like the floats), so the chosen round never costs more
+    than ε, and as close to ε as double precision allows."""
+    low, high = (
+        -1,
+        _float_bits(0.5),
+    )  # loss(q₂ of bits `low`) > ε (−1: below 0) ≥ loss(q₂ of bits `high`)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if loss(_bits_float(middle)) > epsilon:
+            low = middle
+        else:
+            high = middle
+    return _bits_float(high)
+
+
+def _float_bits(x: float) -> int:
+    return struct.unpack("<q", struct.pack("<d", x))[0]
+
+
+def _bits_float(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
 def _unary_loss(p: float, q: float) -> float:
@@ -107,16 +145,24 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"small enough that the permanent {first.upper()} round stays random in double "
             f"precision (here p₁ = {p1!r}, q₁ = {q1!r}; d = {d})",
         )
-    if second == "grr":  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂) and p₂ + (d − 1)q₂ = 1
-        p_star, q_star = grr_probabilities(epsilon, d)
-        gap = (p_star - q_star) / (p1 - q1)
-        return Rounds(p1, q1, (1 + (d - 1) * gap) / d, (1 - gap) / d)
-    top = 0.5 if second == "oue" else 1.0  # the gap p₂ − q₂ of the family's most faithful round
+    if (
+        second == "grr"
+    ):  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂), p₂ + (d − 1)q₂ = 1, so
+        # q₂ = (1 − (p* − q*)/(p₁ − q₁))/d = p*(e^{−ε₁} − e^{−ε∞})/(1 − e^{−ε∞}), formed without cancellation
+        p_star = grr_probabilities(epsilon, d)[0]
+        shrink = math.exp(-epsilon)
+        q2 = (
+            p_star
+            * shrink
+            * -math.expm1(epsilon - epsilon_permanent)
+            / -math.expm1(-epsilon_permanent)
+        )
+        return Rounds(p1, q1, *_second_round(second, q2, d))
 
-    def excess(gap: float) -> float:
-        return _unary_loss(*_chain(Rounds(p1, q1, *_unary_second_round(second, gap)))) - epsilon
+    def loss(q2: float) -> float:
+        return _unary_loss(*_chain(Rounds(p1, q1, *_second_round(second, q2, d))))
 
-    ceiling = excess(top) + epsilon
+    ceiling = loss(0.0)  # the family's most faithful round, q₂ = 0
     if not epsilon < ceiling:
         fail(
             "epsilon",
@@ -124,8 +170,7 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"< {ceiling:.6g}, the largest ε₁ an {second.upper()} second round reaches after "
             f"a first round at epsilon_permanent={epsilon_permanent:g}",
         )
-    gap = brentq(excess, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-    return Rounds(p1, q1, *_unary_second_round(second, gap))
+    return Rounds(p1, q1, *_second_round(second, _smallest_q2(loss, epsilon), d))
 
 
 def _log(x: float) -> float:

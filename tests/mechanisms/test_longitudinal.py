@@ -164,10 +164,12 @@ def test_perturb_rounds_memoizes_per_value(cls):
 
 
 def test_epsilon_after_when_the_second_round_is_solved_to_keep_every_value():
-    """ε₁ within rounding of ε∞: the second round is solved to p₂ = 1, q₂ = 0 (it keeps every value), so every
-    number of reports costs ε∞ — before, epsilon_after raised Python's 'math domain error' from ln 0."""
+    """ε₁ within rounding of ε∞: the second round is solved to p₂ = 1 and q₂ ≈ p*·e^{−ε₁}(ε∞ − ε₁) ≈ 9e-27 (formed
+    without cancellation; it read 0 before), so every number of reports costs ε∞ — before, epsilon_after raised
+    Python's 'math domain error' from ln 0."""
     for mechanism in (LGRR(30.0, 4, 30.0000000000001), LOSUE(30.0, 4, 30.0000000000001)):
-        assert mechanism.rounds.q2 == 0.0
+        assert mechanism.rounds.p2 == 1.0
+        assert mechanism.rounds.q2 == pytest.approx(9.3e-27, rel=0.02)
         for tau in (1, 7, 10**6):
             assert mechanism.epsilon_after(tau) == pytest.approx(30.0, rel=1e-12)
 
