@@ -125,7 +125,10 @@ class GRR(PureFrequencyOracle):
         ----------
         [wang2017] §4.1; [grr_vs_oue] Algorithm 1.
         """
-        kept = rng.binomial(counts, self.p - self.q, size=size)
+        # p − q lowered by an ulp where 1 − (p − q) fell below d·q: a uniform report's share never under q
+        kept = rng.binomial(
+            counts, majority_probability(self.p - self.q, self.d * self.q), size=size
+        )
         rest = n - np.add.reduce(kept, axis=-1)
         if np.mean(n) <= SPREAD_HALVINGS_MAX_MEAN * self.d:
             return kept + _equal_multinomial(rest, self.d, rng)
