@@ -37,24 +37,18 @@ def share_count(share: float, n: int) -> int:
 
 
 def majority_probability(p, q):
-    """``p``, lowered by ulps where ``1 − p < q``: a Bernoulli's large probability whose complement is at least q.
+    """``p``, lowered to the largest float whose complement is at least q where ``1 − p < q`` (for 1/2 ≤ p < 1).
 
     A mechanism's small probability q (Pr[flip], Pr[a given other value]) is computed directly; its large
     one p is formed separately and rounds, so ``1 − fl(p)`` — exact for p ≥ 1/2, and what ``rng.random() < p``
     and numpy's binomial (which draws the minority with 1 − p) realize — can fall below q: at ε = 36
-    Q_Bin's 1 − p is 2·2⁻⁵³ for q = 2.09·2⁻⁵³, a loss of ε + 0.044.  Lowering p to the next float below
-    until ``1 − p ≥ q`` keeps the implemented loss within rounding of ε; at ordinary ε it moves p by at
-    most an ulp (where fl(p) had rounded up).  p = 1 (a complement that underflowed) is returned as is:
-    the callers refuse it.  Takes numbers (returns a float) or arrays (returns an array).
+    Q_Bin's 1 − p is 2·2⁻⁵³ for q = 2.09·2⁻⁵³, a loss of ε + 0.044.  Lowering p to fl(1 − q), or the float
+    below it when that rounded up, keeps the implemented loss within rounding of ε; at ordinary ε it moves
+    p by at most an ulp (where fl(p) had rounded up).  p below 1/2 (drawn as itself, its complement exact in
+    the law) and p = 1 (a complement that underflowed: the callers refuse it) are returned as they are.
+    Takes numbers (returns a float) or arrays (returns an array).
     """
-    if np.ndim(p) == 0 and np.ndim(q) == 0:
-        p = float(p)
-        while p < 1.0 and 1.0 - p < q:
-            p = math.nextafter(p, 0.0)
-        return p
-    p = np.array(p, dtype=float)
-    low = (p < 1.0) & (1.0 - p < q)
-    while np.any(low):
-        p = np.where(low, np.nextafter(p, 0.0), p)
-        low = (p < 1.0) & (1.0 - p < q)
-    return p
+    largest = np.subtract(1.0, q)  # fl(1 − q), then one float lower where its complement fell short
+    largest = np.where(1.0 - largest < q, np.nextafter(largest, 0.0), largest)
+    lowered = np.where((0.5 <= p) & (p < 1.0), np.minimum(p, largest), p)
+    return float(lowered) if np.ndim(lowered) == 0 else lowered
