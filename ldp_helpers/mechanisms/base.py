@@ -266,9 +266,8 @@ class PureFrequencyOracle(FrequencyOracle):
                 f"large enough that p* > q* in double precision for {type(self).__name__} "
                 f"with d={self.d} (here p* = q* = {p!r}: use a larger epsilon)",
             )
-        if not (
-            _SMALLEST_NORMAL <= q < p < 1.0
-        ):  # a subnormal q* has lost digits: OUE(744) lost ε + 0.3
+        # a subnormal q* has lost digits: OUE(744) lost ε + 0.3
+        if not (_SMALLEST_NORMAL <= q < p < 1.0):
             fail(
                 "epsilon",
                 self.epsilon,

@@ -263,10 +263,9 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         hits = _cell_sums(cells, np.swapaxes(per_row, -1, -2).reshape(-1), draws * self.k * self.m)
         hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))
         n_j = per_row.sum(axis=-2)
-        r = (
-            self.flip_probability
-        )  # the hits keep their +1 unless flipped: drawn with r itself, since
-        # Bin(A, 1 − r) flips with 1 − fl(1 − r), below r from ε/2 ≈ 30 (ε + 0.04 at ε = 72)
+        # the hits keep their +1 unless flipped, the flips drawn with r itself: Bin(A, 1 − r) flipped
+        # with 1 − fl(1 − r), below r from ε/2 ≈ 30 (ε + 0.04 at ε = 72)
+        r = self.flip_probability
         plus = hits - rng.binomial(hits, r) + rng.binomial(n_j[..., None] - hits, r)
         return self._debias(plus, n_j)
 

@@ -176,10 +176,8 @@ class HadamardResponse(FrequencyOracle):
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         blocks, rows = self._layout[0][values], self._layout[1][values]
-        e_eps = math.exp(
-            self.epsilon
-        )  # y ∈ C_x w.p. e^ε/E, left w.p. at least (2B − 1)/E as realized:
-        inside = majority_probability(e_eps / self._e, (2 * self.B - 1) / self._e)
+        # y ∈ C_x w.p. e^ε/E; C_x left w.p. at least (2B − 1)/E as realized
+        inside = majority_probability(math.exp(self.epsilon) / self._e, (2 * self.B - 1) / self._e)
         in_set = rng.random(blocks.size) < inside
         outside_block = ~in_set & (
             rng.random(blocks.size) < (self.K - self.b) / (self.K - self.b / 2)

@@ -306,11 +306,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
             )
         coefficient = _sylvester(self.m)[:, self.hash_table()]  # (l, j, x)
         r = self.flip_probability
-        keep = (
-            coefficient == 1
-        )  # Pr[(j, l, ±1) | x], each formed directly (1/(k m) − r/(k m) cancels)
-        plus, minus = (
-            np.where(keep == side, 1 - r, r) / (self.k * self.m) for side in (True, False)
-        )
+        # Pr[(j, l, ±1) | x], each formed directly (1/(k m) − r/(k m) cancelled at large ε)
+        plus = np.where(coefficient == 1, 1 - r, r) / (self.k * self.m)
+        minus = np.where(coefficient == 1, r, 1 - r) / (self.k * self.m)
         table = np.stack([minus, plus], axis=-1)  # (l, j, x, sign)
         return np.transpose(table, (2, 1, 0, 3)).reshape(self.d, -1)

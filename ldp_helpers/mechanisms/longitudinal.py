@@ -109,10 +109,8 @@ def _smallest_q2(loss, epsilon: float) -> float:
     """The smallest float q₂ in [0, 1/2] with ``loss(q₂) ≤ ε`` for a loss decreasing in q₂ with loss(1/2) = 0:
     bisection over the floats' bit patterns (ordered like the floats), so the chosen round never costs more
     than ε, and as close to ε as double precision allows."""
-    low, high = (
-        -1,
-        _float_bits(0.5),
-    )  # loss(q₂ of bits `low`) > ε (−1: below 0) ≥ loss(q₂ of bits `high`)
+    # loss(q₂ of bits `low`) > ε (−1: below 0) ≥ loss(q₂ of bits `high`)
+    low, high = -1, _float_bits(0.5)
     while high - low > 1:
         middle = (low + high) // 2
         if loss(_bits_float(middle)) > epsilon:
@@ -145,18 +143,11 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"small enough that the permanent {first.upper()} round stays random in double "
             f"precision (here p₁ = {p1!r}, q₁ = {q1!r}; d = {d})",
         )
-    if (
-        second == "grr"
-    ):  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂), p₂ + (d − 1)q₂ = 1, so
-        # q₂ = (1 − (p* − q*)/(p₁ − q₁))/d = p*(e^{−ε₁} − e^{−ε∞})/(1 − e^{−ε∞}), formed without cancellation
-        p_star = grr_probabilities(epsilon, d)[0]
-        shrink = math.exp(-epsilon)
-        q2 = (
-            p_star
-            * shrink
-            * -math.expm1(epsilon - epsilon_permanent)
-            / -math.expm1(-epsilon_permanent)
-        )
+    if second == "grr":
+        # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂) and p₂ + (d − 1)q₂ = 1, so
+        # q₂ = (1 − (p* − q*)/(p₁ − q₁))/d = p*(e^{−ε₁} − e^{−ε∞})/(1 − e^{−ε∞}), without cancellation
+        shrink_gap = -math.exp(-epsilon) * math.expm1(epsilon - epsilon_permanent)  # e^−ε₁ − e^−ε∞
+        q2 = grr_probabilities(epsilon, d)[0] * shrink_gap / -math.expm1(-epsilon_permanent)
         return Rounds(p1, q1, *_second_round(second, q2, d))
 
     def loss(q2: float) -> float:
