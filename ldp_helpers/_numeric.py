@@ -48,7 +48,12 @@ def majority_probability(p, q):
     the law) and p = 1 (a complement that underflowed: the callers refuse it) are returned as they are.
     Takes numbers (returns a float) or arrays (returns an array).
     """
-    largest = np.subtract(1.0, q)  # fl(1 − q), then one float lower where its complement fell short
+    if np.ndim(p) == 0 and np.ndim(q) == 0:  # numbers (the common case: no array temporaries)
+        p, q = float(p), float(q)
+        if not (0.5 <= p < 1.0 and 1.0 - p < q):
+            return p
+        largest = 1.0 - q  # fl(1 − q), then one float lower where its complement fell short
+        return min(p, math.nextafter(largest, 0.0) if 1.0 - largest < q else largest)
+    largest = np.subtract(1.0, q)
     largest = np.where(1.0 - largest < q, np.nextafter(largest, 0.0), largest)
-    lowered = np.where((0.5 <= p) & (p < 1.0), np.minimum(p, largest), p)
-    return float(lowered) if np.ndim(lowered) == 0 else lowered
+    return np.where((0.5 <= p) & (p < 1.0), np.minimum(p, largest), p)
