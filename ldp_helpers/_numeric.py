@@ -48,7 +48,7 @@ def majority_probability(p, q):
     the law) and p = 1 (a complement that underflowed: the callers refuse it) are returned as they are.
     Takes numbers (returns a float) or arrays (returns an array).
     """
-    if np.ndim(p) == 0 and np.ndim(q) == 0:  # numbers (the common case: no array temporaries)
+    if isinstance(p, float | int) and isinstance(q, float | int):  # numbers: no array temporaries
         p, q = float(p), float(q)
         if not (0.5 <= p < 1.0 and 1.0 - p < q):
             return p
