@@ -69,6 +69,9 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 
+#: the smallest normal double: a probability below it (subnormal) has fewer than 53 significant bits
+_SMALLEST_NORMAL = float(np.finfo(float).tiny)
+
 
 def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size=None):
     """``C ~ Binomial(f, p) + Binomial(n − f, q)``: how many of n reports support a value held by f users.
@@ -263,12 +266,14 @@ class PureFrequencyOracle(FrequencyOracle):
                 f"large enough that p* > q* in double precision for {type(self).__name__} "
                 f"with d={self.d} (here p* = q* = {p!r}: use a larger epsilon)",
             )
-        if not (0.0 < q < p < 1.0):
+        # a subnormal q* has lost digits: OUE(744) lost ε + 0.3
+        if not (_SMALLEST_NORMAL <= q < p < 1.0):
             fail(
                 "epsilon",
                 self.epsilon,
                 f"small enough for {type(self).__name__} with d={self.d} in double precision "
-                f"(q* = {q!r} underflows or p* = {p!r} rounds to 1): use a smaller epsilon",
+                f"(q* = {q!r} underflows below 2.2e-308 or p* = {p!r} rounds to 1): use a smaller "
+                "epsilon",
             )
         object.__setattr__(self, "p", float(p))
         object.__setattr__(self, "q", float(q))

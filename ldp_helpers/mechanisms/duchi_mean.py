@@ -43,6 +43,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 MAX_EPSILON = (
     30.0  # beyond, tanh(ε/2) rounds towards 1 and Pr[+B | −r] towards 0 in double precision
@@ -87,7 +88,10 @@ class DuchiMean(Mechanism):
     def _plus_probability(self, x):
         """Pr[Z = +B | x] = (1 + x/B)/2, written λ e^ε/(e^ε + 1) + (1 − λ)/(e^ε + 1) with λ = (1 + x/r)/2 (exact at ±r)."""
         weight = 0.5 * (1.0 + np.asarray(x) / self.radius)
-        return weight * _logistic(self.epsilon) + (1.0 - weight) * _logistic(-self.epsilon)
+        # Q_Bin's pair: 1 − high ≥ low, so at x = ±r the client's and the binomial's 1 − Pr[+B | x] never
+        # fall below Pr[+B | ∓r] (1/(1 + e^{−ε}) rounded up lost ε + 0.001 at ε = 30)
+        high, low = q_bin_probabilities(self.epsilon)
+        return weight * high + (1.0 - weight) * low
 
     # ------------------------------------------------------------------ truth
     def _values(self, truth) -> np.ndarray:
@@ -117,9 +121,8 @@ class DuchiMean(Mechanism):
     def output_table(self) -> np.ndarray:
         """``P[x, z]`` for x ∈ (−r, −r/2, 0, r/2, r) and z ∈ (−B, +B); its loss is the exact ε over [−r, r]."""
         inputs = np.linspace(-self.radius, self.radius, 5)
-        return np.column_stack(
-            [self._plus_probability(-inputs), self._plus_probability(inputs)]
-        )  # Pr[−B | x] = Pr[+B | −x]
+        plus = self._plus_probability(inputs)
+        return np.column_stack([1.0 - plus, plus])  # Pr[−B | x] as the client draws it
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: Z = +B with probability 1/2 + x(e^ε − 1)/(2r(e^ε + 1)), else −B.
@@ -172,8 +175,3 @@ class DuchiMean(Mechanism):
             "aggregate", check_trailing_shape("aggregate", np.asarray(aggregate), ()), low=0, high=n
         )
         return self.B * (2 * plus - n) / n
-
-
-def _logistic(epsilon: float) -> float:
-    """e^ε/(e^ε + 1) without overflow."""
-    return 1.0 / (1.0 + math.exp(-epsilon))

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import check_domain_values, check_epsilon, check_int, check_rng
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.hadamard import _equal_multinomial
@@ -35,7 +36,9 @@ def grr_probabilities(epsilon: float, d: int) -> tuple[float, float]:
 
     The one place they are derived from ε (local hashing uses them over its g hash values).
     ``d`` is a domain size: an integer ≥ 2.  Written as p = 1/(1+(d−1)e^{−ε}), q = e^{−ε}·p:
-    no overflow at large ε.
+    no overflow at large ε; p is lowered by an ulp where 1 − p fell below (d − 1)q
+    (:func:`~ldp_helpers._numeric.majority_probability`), so the client's other-value probability
+    (1 − p)/(d − 1) is never below q.
 
     References
     ----------
@@ -44,7 +47,7 @@ def grr_probabilities(epsilon: float, d: int) -> tuple[float, float]:
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
     shrink = math.exp(-epsilon)
     p = 1.0 / (1.0 + (d - 1.0) * shrink)
-    return p, shrink * p
+    return majority_probability(p, (d - 1.0) * shrink * p), shrink * p
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,10 @@ class GRR(PureFrequencyOracle):
         ----------
         [wang2017] §4.1; [grr_vs_oue] Algorithm 1.
         """
-        kept = rng.binomial(counts, self.p - self.q, size=size)
+        # p − q lowered by an ulp where 1 − (p − q) fell below d·q: a uniform report's share never under q
+        kept = rng.binomial(
+            counts, majority_probability(self.p - self.q, self.d * self.q), size=size
+        )
         rest = n - np.add.reduce(kept, axis=-1)
         if np.mean(n) <= SPREAD_HALVINGS_MAX_MEAN * self.d:
             return kept + _equal_multinomial(rest, self.d, rng)

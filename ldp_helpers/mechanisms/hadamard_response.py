@@ -46,6 +46,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import (
     Described,
     check_count_array,
@@ -115,6 +116,13 @@ class HadamardResponse(FrequencyOracle):
         object.__setattr__(self, "B", B)
         object.__setattr__(self, "b", b)
         object.__setattr__(self, "K", B * b)
+        if not math.exp(self.epsilon) / self._e < 1.0:  # the client would never leave C_x: loss ∞
+            fail(
+                "epsilon",
+                self.epsilon,
+                f"small enough that e^ε/(e^ε + 2B − 1) < 1 in double precision (B = {B}: ε below "
+                f"about {math.log((2 * B - 1) * 2.0**53):.4g})",
+            )
 
     # ------------------------------------------------------------------ the channel
     @property
@@ -168,8 +176,9 @@ class HadamardResponse(FrequencyOracle):
         values = check_domain_values("values", values, self.d).ravel()
         rng = check_rng(rng)
         blocks, rows = self._layout[0][values], self._layout[1][values]
-        e_eps = math.exp(self.epsilon)
-        in_set = rng.random(blocks.size) < e_eps / self._e  # y ∈ C_x
+        # y ∈ C_x w.p. e^ε/E; C_x left w.p. at least (2B − 1)/E as realized
+        inside = majority_probability(math.exp(self.epsilon) / self._e, (2 * self.B - 1) / self._e)
+        in_set = rng.random(blocks.size) < inside
         outside_block = ~in_set & (
             rng.random(blocks.size) < (self.K - self.b) / (self.K - self.b / 2)
         )
@@ -202,8 +211,10 @@ class HadamardResponse(FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         rng = check_rng(rng)
         shape = batch_shape(n_draws, (self.B, self.b, 2))
-        on_set = rng.binomial(
-            counts, math.expm1(self.epsilon) / self._e, size=shape[:-3] + (self.d,)
+        on_set = rng.binomial(  # (e^ε − 1)/E, its complement at least 2B/E as numpy realizes it
+            counts,
+            majority_probability(math.expm1(self.epsilon) / self._e, 2 * self.B / self._e),
+            size=shape[:-3] + (self.d,),
         )
         uniform = rng.multinomial(n - on_set.sum(axis=-1), self._uniform_blocks)
         table = np.zeros(shape, dtype=np.int64)

@@ -240,8 +240,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
 
     def _signed_by_cells(self, counts, hashes, rng) -> np.ndarray:
         """:meth:`_sample_signed` by cells: each value's users split over the k rows multinomially;
-        Bin(A[j, c], 1 − r) of the A[j, c] users of a cell keep their sign (the flip does not depend on
-        l), the others flip it; then all spread over the Hadamard rows (:func:`_split_over_hadamard_rows`),
+        Bin(A[j, c], r) of the A[j, c] users of a cell flip their sign (the flip does not depend on
+        l; drawn with r itself, whose complement 1 − fl(1 − r) can fall below r at large ε), the
+        others keep it; then all spread over the Hadamard rows (:func:`_split_over_hadamard_rows`),
         sign times H[l, c] at (j, l).  Cost O(s·k + k·m·log m)."""
         draws = counts.shape[0]
         per_row = _equal_multinomial(counts, self.k, rng)  # (draw, value, j)
@@ -253,7 +254,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
         hits = hits.reshape(draws, self.k, self.m)
         kept = np.zeros_like(hits)  # w̃ = w; the others flip it (a cell of no user draws nothing)
         held = np.flatnonzero(hits)
-        kept.ravel()[held] = rng.binomial(hits.ravel()[held], 1 - self.flip_probability)
+        kept.ravel()[held] = hits.ravel()[held] - rng.binomial(
+            hits.ravel()[held], self.flip_probability
+        )
         plus, minus = _split_over_hadamard_rows(np.stack([kept, hits - kept], axis=-2), rng)
         return plus - minus
 
@@ -303,6 +306,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
             )
         coefficient = _sylvester(self.m)[:, self.hash_table()]  # (l, j, x)
         r = self.flip_probability
-        plus = np.where(coefficient == 1, 1 - r, r) / (self.k * self.m)  # Pr[(j, l, +1) | x]
-        table = np.stack([1.0 / (self.k * self.m) - plus, plus], axis=-1)  # (l, j, x, sign)
+        # Pr[(j, l, ±1) | x], each formed directly (1/(k m) − r/(k m) cancelled at large ε)
+        plus = np.where(coefficient == 1, 1 - r, r) / (self.k * self.m)
+        minus = np.where(coefficient == 1, r, 1 - r) / (self.k * self.m)
+        table = np.stack([minus, plus], axis=-1)  # (l, j, x, sign)
         return np.transpose(table, (2, 1, 0, 3)).reshape(self.d, -1)

@@ -148,6 +148,8 @@ def laplace_report_privacy_loss(epsilon: float, d: int) -> float:
 
 #: bits of one real number in a report (an IEEE-754 double): how SHE/THE reports are counted
 FLOAT_BITS = 64
+#: SHE's largest ε, 2^1023: beyond it β = 2/ε is subnormal and the loss 2/β at y = e_v overflowed to ∞
+MAX_EPSILON = 2.0**1023
 _NO_TABLE = (
     "{name}'s report is continuous (one-hot plus Laplace noise): it has no output table; "
     "its whole-report loss comes from the Laplace densities (privacy_loss())"
@@ -162,6 +164,10 @@ class SHE(FrequencyOracle):
     ----------
     [wang2017] §4.3; [tutorial] "Histogram Encoding".
     """
+
+    def __post_init__(self):
+        check_epsilon(self.epsilon, high=MAX_EPSILON)
+        super().__post_init__()
 
     @cached_property
     def scale(self) -> float:

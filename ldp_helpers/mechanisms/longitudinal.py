@@ -33,12 +33,13 @@ References
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
 import numpy as np
-from scipy.optimize import brentq
 
+from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import (
     Described,
     check_above,
@@ -54,7 +55,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
-from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.unary_encoding import MAX_D_TABLE, UnaryEncoding
 
 #: largest τ for which :meth:`epsilon_after` is asked (beyond it ε_τ equals ε∞ in double precision anyway)
@@ -63,15 +64,12 @@ MAX_REPORTS = 10**6
 MAX_TABLE_COLUMNS = 2**16
 
 
-#: a budget whose e^{−ε/2} underflows to 0: a unary round at it keeps every bit (q = 0)
-_FAITHFUL_BUDGET = 1500.0
-
-
 class Rounds(NamedTuple):
     """The two rounds' support probabilities: permanent (p₁, q₁) and instantaneous (p₂, q₂).
 
-    ``gap1`` = p₁ − q₁ and ``gap2`` = p₂ − q₂ come from the budgets (expm1, tanh), not from
-    subtracting the rounded probabilities, which cancels when ε is near MIN_EPSILON.
+    ``gap1`` = p₁ − q₁ and ``gap2`` = p₂ − q₂ are the gaps of the probabilities the client draws with,
+    formed once: exact where p ≤ 2q (Sterbenz), so :meth:`_Memoized.epsilon_after` describes the
+    mechanism that runs, without the cancellation of a difference of ε-sized terms.
     """
 
     p1: float
@@ -83,33 +81,67 @@ class Rounds(NamedTuple):
 
 
 def _pair(permanent: tuple, instantaneous: tuple) -> Rounds:
-    """The rounds from each round's (p, q, p − q) as :func:`_round` gives them."""
-    (p1, q1, gap1), (p2, q2, gap2) = permanent, instantaneous
-    return Rounds(p1, q1, p2, q2, gap1, gap2)
+    """The rounds of the two rounds' (p, q) pairs, with their gaps p − q."""
+    (p1, q1), (p2, q2) = permanent, instantaneous
+    return Rounds(p1, q1, p2, q2, p1 - q1, p2 - q2)
 
 
 def _chain(rounds: Rounds) -> tuple[float, float]:
-    """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] "longitudinal protocols")."""
-    return rounds.q2 + rounds.gap2 * rounds.p1, rounds.q2 + rounds.gap2 * rounds.q1
+    """(p*, q*) of one report: ``p* = q₂ + (p₂ − q₂)p₁``, ``q* = q₂ + (p₂ − q₂)q₁`` ([arcolezi2022] "longitudinal protocols").
 
-
-def _round(family: str, epsilon: float, d: int) -> tuple[float, float, float]:
-    """(p, q, p − q) of a GRR over d, OUE or SUE randomizer at ε ([wang2017] §4.1–§4.2).
-
-    GRR: p − q = p(1 − e^{−ε}) (q = e^{−ε}p); OUE: 1/2 − 1/(e^ε + 1) = tanh(ε/2)/2; SUE (Q_Bin at
-    ε/2 per bit): tanh(ε/4).
+    p* is lowered by an ulp where 1 − p* fell below ``(1 − p₂) + (p₂ − q₂)(1 − p₁)``, its complement formed
+    from the rounds (:func:`~ldp_helpers._numeric.majority_probability`): a p* rounded up to 1 − 2⁻⁵³
+    lost up to ln 2 more than ε₁ where that complement is ~1e-16.
     """
+    r = rounds
+    complement = (1.0 - r.p2) + r.gap2 * (1.0 - r.p1)
+    return majority_probability(r.q2 + r.gap2 * r.p1, complement), r.q2 + r.gap2 * r.q1
+
+
+def _first_round(family: str, epsilon_permanent: float, d: int) -> tuple[float, float]:
+    """(p₁, q₁) of the permanent randomizer at ε∞: GRR over d, OUE or SUE ([wang2017] §4.1–§4.2)."""
     if family == "grr":
-        p, q = grr_probabilities(epsilon, d)
-        return p, q, -math.expm1(-epsilon) * p
+        return grr_probabilities(epsilon_permanent, d)
     if family == "oue":
-        return 0.5, q_bin_probabilities(epsilon)[1], q_bin_gap(epsilon) / 2
-    return *q_bin_probabilities(epsilon / 2), q_bin_gap(epsilon / 2)
+        return 0.5, q_bin_probabilities(epsilon_permanent)[1]
+    return q_bin_probabilities(epsilon_permanent / 2)
 
 
-def _complement(family: str, q: float) -> float:
-    """1 − p of a unary round with support probabilities p > q, exactly: 1/2 (OUE's p = 1/2) or q (SUE's p + q = 1)."""
-    return 0.5 if family == "oue" else q
+def _second_round(family: str, q2: float, d: int) -> tuple[float, float]:
+    """(p₂, q₂) of a second round of the given q₂ (the small probability, kept exact: 1/2 − gap lost it
+    below 2⁻⁵⁴): OUE keeps p₂ = 1/2, SUE p₂ + q₂ = 1, GRR p₂ + (d − 1)q₂ = 1 (p₂ lowered by an ulp where
+    its complement fell below the others' share, :func:`~ldp_helpers._numeric.majority_probability`)."""
+    if family == "oue":
+        return 0.5, q2
+    others = (d - 1) * q2 if family == "grr" else q2
+    return majority_probability(1.0 - others, others), q2
+
+
+def _smallest_q2(loss, epsilon: float) -> float:
+    """The smallest float q₂ in [0, 1/2] with ``loss(q₂) ≤ ε`` for a loss decreasing in q₂ with loss(1/2) = 0:
+    bisection over the floats' bit patterns (ordered like the floats), so the chosen round never costs more
+    than ε, and as close to ε as double precision allows."""
+    low, high = -1, _float_bits(0.5)  # loss(q₂ of bits `low`) > ε (−1: below 0) ≥ loss(`high`)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if loss(_bits_float(middle)) > epsilon:
+            low = middle
+        else:
+            high = middle
+    return _bits_float(high)
+
+
+def _float_bits(x: float) -> int:
+    return struct.unpack("<q", struct.pack("<d", x))[0]
+
+
+def _bits_float(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def _unary_loss(p: float, q: float) -> float:
+    """ε of one unary-encoded report with support probabilities p > q: ln(p(1 − q)/(q(1 − p))), as its table reads it."""
+    return math.log(p) - math.log(q) + math.log1p(-q) - math.log1p(-p)
 
 
 def _side_loss(gap1: float, rest1: float, gap2: float, rest2: float, tau: int) -> float:
@@ -126,22 +158,20 @@ def _side_loss(gap1: float, rest1: float, gap2: float, rest2: float, tau: int) -
         return float(np.log1p(gap1 / (rest1 + np.exp(-x) / -np.expm1(-x))))
 
 
-def _unary_loss_after(first: str, second: str, rounds: Rounds, tau: int) -> float:
+def _unary_loss_after(rounds: Rounds, tau: int) -> float:
     """ε of τ unary-encoded reports of one memoized vector: two bits differ between two values, one is
     seen as 1 in all τ reports (the event "1": q₁, q₂), the other as 0 (the event "0": 1 − p₁,
     1 − p₂); at τ = 1 it is ``ln(p*(1 − q*)/(q*(1 − p*)))`` of the chained (p*, q*)."""
-    r = rounds
-    one = _side_loss(r.gap1, r.q1, r.gap2, r.q2, tau)
-    return one + _side_loss(
-        r.gap1, _complement(first, r.q1), r.gap2, _complement(second, r.q2), tau
+    r = rounds  # 1 − p of a unary round (p ≥ 1/2) is exact
+    return _side_loss(r.gap1, r.q1, r.gap2, r.q2, tau) + _side_loss(
+        r.gap1, 1.0 - r.p1, r.gap2, 1.0 - r.p2, tau
     )
 
 
 def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d: int) -> Rounds:
-    """Both rounds for validated budgets: the first at ε∞, the second at the budget ε₂ solved so
-    that one report costs ε₁ (closed form for GRR, a root for the unary families)."""
-    permanent = _round(first, epsilon_permanent, d)
-    p1, q1, gap1 = permanent
+    """Both rounds for validated budgets: the first at ε∞, the second's q₂ chosen so that one report,
+    as its table reads it, costs ε₁ (closed form for GRR, the smallest such float for the unary families)."""
+    p1, q1 = _first_round(first, epsilon_permanent, d)
     if not 0.0 < q1 < p1 < 1.0:  # a first round that no longer randomizes: its ε is not ε∞ any more
         fail(
             "epsilon_permanent",
@@ -149,17 +179,17 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"small enough that the permanent {first.upper()} round stays random in double "
             f"precision (here p₁ = {p1!r}, q₁ = {q1!r}; d = {d})",
         )
-    if second == "grr":  # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂), q* = q₂ + (p₂ − q₂)q₁
-        p_star, q_star = grr_probabilities(epsilon, d)  # so q₂ = q*(1 − e^{ε₁−ε∞})/(1 − e^{−ε∞})
-        q2 = q_star * math.expm1(epsilon - epsilon_permanent) / math.expm1(-epsilon_permanent)
-        gap2 = p_star * math.expm1(-epsilon) / (p1 * math.expm1(-epsilon_permanent))
-        return _pair(permanent, (1 - (d - 1) * q2, q2, gap2))
+    if second == "grr":
+        # the chain is GRR(ε₁): p* − q* = (p₁ − q₁)(p₂ − q₂) and p₂ + (d − 1)q₂ = 1, so
+        # q₂ = (1 − (p* − q*)/(p₁ − q₁))/d = p*(e^{−ε₁} − e^{−ε∞})/(1 − e^{−ε∞}), without cancellation
+        shrink_gap = -math.exp(-epsilon) * math.expm1(epsilon - epsilon_permanent)  # e^−ε₁ − e^−ε∞
+        q2 = grr_probabilities(epsilon, d)[0] * shrink_gap / -math.expm1(-epsilon_permanent)
+        return _pair((p1, q1), _second_round(second, q2, d))
 
-    def excess(epsilon_second: float) -> float:
-        rounds = _pair(permanent, _round(second, epsilon_second, d))
-        return _unary_loss_after(first, second, rounds, 1) - epsilon
+    def loss(q2: float) -> float:
+        return _unary_loss(*_chain(_pair((p1, q1), _second_round(second, q2, d))))
 
-    ceiling = excess(_FAITHFUL_BUDGET) + epsilon
+    ceiling = loss(0.0)  # the family's most faithful round, q₂ = 0
     if not epsilon < ceiling:
         fail(
             "epsilon",
@@ -167,16 +197,7 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"< {ceiling:.6g}, the largest ε₁ an {second.upper()} second round reaches after "
             f"a first round at epsilon_permanent={epsilon_permanent:g}",
         )
-    # one report post-processes the second round: at ε₂ = ε₁/2 it costs less than ε₁
-    epsilon_second = brentq(
-        excess,
-        epsilon / 2,
-        _FAITHFUL_BUDGET,
-        xtol=1e-300,
-        rtol=4 * np.finfo(float).eps,
-        maxiter=500,
-    )
-    return _pair(permanent, _round(second, epsilon_second, d))
+    return _pair((p1, q1), _second_round(second, _smallest_q2(loss, epsilon), d))
 
 
 def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -265,9 +286,8 @@ class _Memoized:
         """The largest ε₁ the second round's family reaches after this first round (ε∞ for GRR and SUE)."""
         if self.second != "oue":
             return self.epsilon_permanent
-        permanent = _round(self.first, self.epsilon_permanent, self.d)
-        faithful = _round("oue", _FAITHFUL_BUDGET, self.d)
-        return _unary_loss_after(self.first, "oue", _pair(permanent, faithful), 1)
+        permanent = _first_round(self.first, self.epsilon_permanent, self.d)
+        return _unary_loss(*_chain(_pair(permanent, _second_round("oue", 0.0, self.d))))
 
     # ---------------------------------------------------------------- the client, as the paper writes it
 
@@ -363,7 +383,7 @@ class _Memoized:
         r = self.rounds
         if self.first == "grr":
             return _side_loss(r.gap1, r.q1, r.gap2, r.q2, tau)
-        return _unary_loss_after(self.first, self.second, r, tau)
+        return _unary_loss_after(r, tau)
 
 
 @dataclass(frozen=True)

@@ -91,5 +91,13 @@ def _independent_bits_log_table(log_zero: np.ndarray, log_one: np.ndarray) -> np
 
 
 def _max_log_ratio(log_table: np.ndarray) -> float:
-    """``max_y max_{x,x'} (log P[x, y] − log P[x', y])`` of a log-table whose entries are all finite."""
-    return float(np.max(log_table.max(axis=0) - log_table.min(axis=0)))
+    """``max_y max_{x,x'} (log P[x, y] − log P[x', y])`` of a log-table (entries finite or −∞).
+
+    As :func:`max_privacy_loss`: outputs no input produces (a column of −∞) are ignored, an output
+    possible for one input and impossible (−∞) for another costs ∞.
+    """
+    top, bottom = log_table.max(axis=0), log_table.min(axis=0)
+    used = top > -np.inf
+    if np.any(bottom[used] == -np.inf):
+        return float("inf")
+    return float(np.max(top[used] - bottom[used]))

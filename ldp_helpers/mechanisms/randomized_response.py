@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import (
     check_binary_array,
     check_epsilon,
@@ -211,19 +212,19 @@ def q_bin_probabilities(epsilon):
     about 36.7 the first rounds to 1.0 while the second stays positive (callers that average
     Q_Bin with other reports, like m-shot's round channel, may accept that;
     :meth:`BinaryRR.from_epsilon` refuses it).  ``p − q = tanh(ε/2)`` is
-    :func:`q_bin_gap`, accurate also where p and q are both close to 1/2.
+    :func:`q_bin_gap`, accurate also where p and q are both close to 1/2.  The first is lowered by an ulp
+    where its complement 1 − p fell below the second
+    (:func:`~ldp_helpers._numeric.majority_probability`): the implemented keep/flip pair never loses
+    more than ε (at ε = 36 the rounded p lost ε + 0.044).
 
     References
     ----------
     [m_shot] §4.1; [glance] Algorithm 1.
     """
-    if np.ndim(epsilon) == 0:
-        shrink = math.exp(-_check_budget(epsilon))
-        keep = 1.0 / (1.0 + shrink)
-        return keep, shrink * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
-    shrink = np.exp(-_check_budget(epsilon))
+    shrink = (math.exp if np.ndim(epsilon) == 0 else np.exp)(-_check_budget(epsilon))
     keep = 1.0 / (1.0 + shrink)
-    return keep, shrink * keep
+    flip = shrink * keep  # 1/(e^ε+1) = e^{−ε} · e^ε/(e^ε+1)
+    return majority_probability(keep, flip), flip
 
 
 def q_bin_gap(epsilon):

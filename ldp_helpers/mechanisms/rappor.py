@@ -46,6 +46,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.privacy import _independent_bits_log_table, _max_log_ratio
 from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 from ldp_helpers.mechanisms.rappor_client import (
     all_bloom_filters,
@@ -268,6 +269,15 @@ class Rappor(Mechanism):
         return report_table(
             all_bloom_filters(self.params.k, self.params.h), self.params.bit_table()
         )
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε from the same table in log space: a product of k bit probabilities such
+        as p*^k underflows at p* = 1e-300 (an accepted f, p), and the ratio of two underflowed entries read ∞."""
+        check_int("k", self.params.k, low=1, high=16)  # 2^k reports, as output_table
+        bits = all_bloom_filters(self.params.k, self.params.h)
+        with np.errstate(divide="ignore"):  # a probability 0 is a log −∞ (an impossible report)
+            log_bits = np.log(self.params.bit_table())
+        return _max_log_ratio(_independent_bits_log_table(log_bits[bits, 0], log_bits[bits, 1]))
 
     def check_truth(self, truth) -> tuple[np.ndarray, np.ndarray]:
         """Users per cohort and candidate, shape (m, M), at least one per cohort; returns it and N_j."""

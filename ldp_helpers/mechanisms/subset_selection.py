@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import (
     Described,
     check_allocation,
@@ -65,6 +66,10 @@ _CELLS_PER_BLOCK = 2**22  # users × d keys per block of the per-user client
 def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
     """(p*, q*) of the k-subset mechanism over d values (written with e^{−ε}: no overflow).
 
+    p* is lowered by an ulp where 1 − p* fell below the directly computed (d − k)e^{−ε}/(k + (d − k)e^{−ε})
+    (:func:`~ldp_helpers._numeric.majority_probability`): the table's and the client's Pr[x ∉ Y] never
+    fall below it, so the report never loses more than ε.
+
     References
     ----------
     [wang2016ss] (the k-subset mechanism); [ye2018].
@@ -75,7 +80,8 @@ def subset_probabilities(epsilon: float, d: int, k: int) -> tuple[float, float]:
         return grr_probabilities(epsilon, d)
     shrink = math.exp(-epsilon)
     denominator = k + (d - k) * shrink  # (k e^ε + d − k) e^{−ε}
-    return k / denominator, k * ((k - 1) + (d - k) * shrink) / ((d - 1) * denominator)
+    p = majority_probability(k / denominator, (d - k) * shrink / denominator)
+    return p, k * ((k - 1) + (d - k) * shrink) / ((d - 1) * denominator)
 
 
 #: C(d, k) is computed exactly only below this many bits (the exact big integer costs seconds at d = 10⁶)
@@ -219,10 +225,11 @@ class SubsetSelection(PureFrequencyOracle):
         check_allocation(
             "d", self.d, 2 * cells, what=f"the subset sampler's classes (k = {self.k})"
         )
-        beta = (
-            self.k
-            * -math.expm1(-self.epsilon)
-            / (self.k + (self.d - self.k) * math.exp(-self.epsilon))
+        shrink = math.exp(-self.epsilon)
+        denominator = self.k + (self.d - self.k) * shrink
+        # β = k(1 − e^{−ε})/(k + (d − k)e^{−ε}), its complement at least d e^{−ε}/(k + (d − k)e^{−ε})
+        beta = majority_probability(
+            self.k * -math.expm1(-self.epsilon) / denominator, self.d * shrink / denominator
         )
         own = rng.binomial(counts, beta, size=shape).reshape(-1, self.d)  # K_x: V users of value x
         chunk = max(1, _BATCH_CELLS // cells)  # surveys drawn together

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import (
     Described,
     check_allocation,
@@ -83,7 +84,10 @@ class OneBitMean(Mechanism):
         """``Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1)`` for counters x ∈ [0, m] ([ding2017] "1BitMean")."""
         x = check_int_array("x", x, low=0, high=self.m)
         low = q_bin_probabilities(self.epsilon)[1]  # 1/(e^ε + 1); (e^ε − 1)/(e^ε + 1) = tanh(ε/2)
-        return low + (np.asarray(x) / self.m) * math.tanh(self.epsilon / 2)
+        # Pr[0 | x] = 1 − Pr[1 | x] never below Pr[1 | 0] (Pr[0 | m] exactly): at most ε lost
+        return majority_probability(
+            low + (np.asarray(x) / self.m) * math.tanh(self.epsilon / 2), low
+        )
 
     # ---------------------------------------------------------------- truth
 

@@ -108,6 +108,12 @@ class PCEP(Mechanism):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        if self.keep == 1.0:  # the client would never flip: its sign would tell the location
+            fail(
+                "epsilon",
+                self.epsilon,
+                "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
+            )
         object.__setattr__(self, "n_locations", check_int("n_locations", self.n_locations, low=1))
         object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_ROWS))
         larger = ("m", self.m) if self.m >= self.n_locations else ("n_locations", self.n_locations)

@@ -6,6 +6,7 @@ The privacy–utility curves are the science's: tests/experiments/test_field_ora
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import pytest
@@ -406,16 +407,14 @@ def test_the_stored_phase_map_is_the_science_map():
 
 
 def test_a_moment_beyond_double_precision_is_refused_never_an_mse_of_zero():
-    """Issue 36 item 4: HR at ε = 700 showed 'exact MSE = 0'; its variance rounds to 0 there, so ε is refused."""
-    with pytest.raises(
-        ValueError,
-        match="epsilon must be a budget at which HadamardResponse's exact moments are "
-        "within double precision at d = 43",
-    ):
+    """Issue 36 item 4: HR at ε = 700 showed 'exact MSE = 0'; its variance rounds to 0 there, so ε is refused
+    (by HR itself since its client stopped leaving C_x beyond e^ε/(e^ε + 2B − 1) = 1, ε ≈ 41.6 at d = 43)."""
+    refusal = "epsilon must be small enough that e^ε/(e^ε + 2B − 1) < 1 in double precision"
+    with pytest.raises(ValueError, match=re.escape(refusal)):
         playground_state("hr", 700.0, 43, 10**5)
     panel = playground_panel(mechanism_key="hr", epsilon=1.0, d=43, n=10**5)
     panel.controls["epsilon"].box.value = "700"
-    assert "refused: epsilon = 700 — epsilon must be a budget" in panel.message.value
+    assert f"refused: epsilon = 700 — {html.escape(refusal)}" in panel.message.value
     assert panel.controls["epsilon"].value == 1.0 and "ldp-mse'>0<" not in panel.summary.value
 
 

@@ -165,10 +165,12 @@ def test_perturb_rounds_memoizes_per_value(cls):
 
 
 def test_epsilon_after_when_the_second_round_is_solved_to_keep_every_value():
-    """ε₁ within 1e-13 of ε∞: the second round keeps nearly every value (q₂ ≈ 1e-26; it was rounded to 0,
-    where epsilon_after once raised Python's 'math domain error' from ln 0), so every τ costs ε∞."""
+    """ε₁ within rounding of ε∞: the second round is solved to p₂ = 1 and q₂ ≈ p*·e^{−ε₁}(ε∞ − ε₁) ≈ 9e-27 (formed
+    without cancellation; it read 0 before), so every number of reports costs ε∞ — before, epsilon_after raised
+    Python's 'math domain error' from ln 0."""
     for mechanism in (LGRR(30.0, 4, 30.0000000000001), LOSUE(30.0, 4, 30.0000000000001)):
-        assert 0.0 <= mechanism.rounds.q2 < 1e-20
+        assert mechanism.rounds.p2 == 1.0
+        assert 0.0 < mechanism.rounds.q2 < 1e-20
         for tau in (1, 7, 10**6):
             assert mechanism.epsilon_after(tau) == pytest.approx(30.0, rel=1e-12)
 
@@ -186,46 +188,26 @@ def test_a_permanent_round_that_rounds_to_deterministic_is_refused():
 
 
 def _mp_epsilon_after(oracle, tau: int):
-    """ε_τ in 60-digit arithmetic from the budgets alone: the rounds' probabilities from (ε₁, ε∞), the unary
-    second round solved for its gap by mpmath, then the loss as the class docstring writes it."""
+    """ε_τ in 60-digit arithmetic of the rounds the client runs (their float probabilities, taken exactly):
+    the loss as the class docstring writes it, with no care for cancellation."""
     with mp.workdps(60):
-        return _mp_loss(oracle, tau)
-
-
-def _mp_loss(oracle, tau: int):
-    eps, eps_inf, d = mp.mpf(oracle.epsilon), mp.mpf(oracle.epsilon_permanent), oracle.d
-    half = mp.mpf(1) / 2
-    if oracle.first == "grr":
-        p1, q1 = mp.exp(eps_inf) / (mp.exp(eps_inf) + d - 1), 1 / (mp.exp(eps_inf) + d - 1)
-        gap = (mp.exp(eps) - 1) / (mp.exp(eps) + d - 1) / (p1 - q1)
-        rho = ((1 + (d - 1) * gap) / (1 - gap)) ** tau
-        return mp.log((p1 * rho + (d - 1) * q1) / (q1 * rho + p1 + (d - 2) * q1))
-    e1 = eps_inf if oracle.first == "oue" else eps_inf / 2
-    p1, q1 = (
-        (half if oracle.first == "oue" else mp.exp(e1) / (mp.exp(e1) + 1)),
-        1 / (mp.exp(e1) + 1),
-    )
-
-    def loss(gap, t):
-        p2, q2 = (half, half - gap) if oracle.second == "oue" else (half + gap / 2, half - gap / 2)
-        one = mp.log((p1 * p2**t + (1 - p1) * q2**t) / (q1 * p2**t + (1 - q1) * q2**t))
+        p1, q1, p2, q2 = (mp.mpf(x) for x in oracle.rounds[:4])
+        if oracle.first == "grr":
+            d, rho = oracle.d, (p2 / q2) ** tau
+            return mp.log((p1 * rho + (d - 1) * q1) / (q1 * rho + p1 + (d - 2) * q1))
+        one = mp.log((p1 * p2**tau + (1 - p1) * q2**tau) / (q1 * p2**tau + (1 - q1) * q2**tau))
         zero = mp.log(
-            (q1 * (1 - p2) ** t + (1 - q1) * (1 - q2) ** t)
-            / (p1 * (1 - p2) ** t + (1 - p1) * (1 - q2) ** t)
+            (q1 * (1 - p2) ** tau + (1 - q1) * (1 - q2) ** tau)
+            / (p1 * (1 - p2) ** tau + (1 - p1) * (1 - q2) ** tau)
         )
         return one + zero
-
-    top = half if oracle.second == "oue" else mp.mpf(1)
-    gap = mp.findroot(lambda g: loss(g, 1) - eps, (mp.mpf(0), top), solver="anderson")
-    return loss(gap, tau)
 
 
 @pytest.mark.parametrize("cls", CLASSES)
 @pytest.mark.parametrize("epsilon", [1e-12, 1e-9, 1e-6, 1.0, 5.0])
 def test_epsilon_after_is_accurate_down_to_the_smallest_budget(cls, epsilon):
-    """ε_τ to 1e-12 relative against 60-digit arithmetic at ε∞ = 2ε₁, from ε₁ = MIN_EPSILON up.  It was the
-    difference of two logaddexp values, with p₁ − q₁ and p₂ − q₂ taken from rounded probabilities: off by
-    up to 2e-2 relative at ε₁ = 1e-12 (τ = 1000), 1e-4 at 1e-9."""
+    """ε_τ to 1e-12 relative against 60-digit arithmetic on the same rounds at ε∞ = 2ε₁, from ε₁ = MIN_EPSILON
+    up.  It was the difference of two logaddexp values: off by up to 2e-2 relative at ε₁ = 1e-12 (τ = 1000)."""
     oracle = cls(epsilon, 4, 2 * epsilon)
     for tau in (1, 2, 10, 1000):
         assert oracle.epsilon_after(tau) == pytest.approx(

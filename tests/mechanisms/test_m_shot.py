@@ -112,7 +112,7 @@ def test_whole_sequence_is_exactly_epsilon_ldp_theorem_4(T, m, r):
     assert np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
     assert max_privacy_loss(table) == pytest.approx(
         epsilon, rel=1e-9
-    ) and mech.privacy_loss() == max_privacy_loss(table)
+    ) and mech.privacy_loss() == pytest.approx(max_privacy_loss(table), rel=1e-13)
     assert (
         MShotReporting.tight
     )  # the mixture over subsets does not lower the loss (all-ones vs all-zeros)
@@ -284,6 +284,23 @@ def test_exact_tables_need_a_randomizing_q_bin():
         mech.output_table()
     with pytest.raises(ValueError, match="epsilon must be below about 36.7"):
         mech.perturb(np.zeros((3, 4), dtype=int), rng=np.random.default_rng(0))
+
+
+def test_the_loss_and_sampler_at_an_epsilon_whose_keep_probability_rounds_to_1():
+    """ε/m = 200/2 (the paper's ε with small m): the loss is ε from the table in log space.  ε/m = 37: Q_Bin's
+    keep probability is 1.0 in double precision, and the sampler's reporters lie with its flip probability
+    f = e^−37/(1 + e^−37) ≈ 8.5e-17 (before: Bin(A, 1.0), a mechanism that never lies, loss ∞).  100 surveys
+    of 4 rounds of 10^15 active reporters: Poisson(λ = 4·10^17·f ≈ 34) lies, within 5 sd of λ (0 before)."""
+    assert MShotReporting(200.0, 4, 2, 0.3).privacy_loss() == pytest.approx(200.0, rel=1e-12)
+    mech = MShotReporting(37.0, 4, 1, 0.0)
+    population = Population.nested(np.full(4, 10**15), 10**15)
+    reporters = np.full((100, 4), 10**15)
+    ones = mech.sample_given_reporters(
+        population, reporters, reporters, rng=np.random.default_rng(3)
+    )
+    expected = reporters.sum() * q_bin_probabilities(37.0)[1]
+    assert q_bin_probabilities(37.0)[0] == 1.0
+    assert abs(int((reporters - ones).sum()) - expected) < 5 * math.sqrt(expected)
 
 
 # ---------------------------------------------------------------- statistical

@@ -80,10 +80,18 @@ def test_pldp_loss_is_the_loss_over_the_safe_regions_leaves():
         pldp_loss(table[:5], t, 0)
 
 
-@pytest.mark.parametrize("epsilon", [30.0, 40.0])
+@pytest.mark.parametrize("epsilon", [30.0, 36.0])
 def test_pcep_loss_is_exact_at_large_epsilon(epsilon):
     """The flip probability 1/(e^ε+1) is computed directly: 1 − keep would lose every digit (loss 30.0016, then inf)."""
     assert PCEP(epsilon, 4, 3, matrix_seed=7).privacy_loss() == pytest.approx(epsilon, rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [36.8, 40.0, 1000.0])
+def test_pcep_refuses_an_epsilon_whose_keep_probability_rounds_to_1(epsilon):
+    """Beyond ε ≈ 36.7 e^ε/(e^ε+1) is 1.0: the client would never flip (its sign tells the location), while
+    the table, keep = 1 against flip = e^−ε, read ε (and ∞ from ε ≈ 745, where the flip underflows)."""
+    with pytest.raises(ValueError, match=r"epsilon must be below about 36\.7"):
+        PCEP(epsilon, 4, 3, matrix_seed=7)
 
 
 def test_a_one_location_region_loses_nothing():
