@@ -65,25 +65,28 @@ MAX_TABLE_COLUMNS = 2**16
 
 
 class Rounds(NamedTuple):
-    """The two rounds' support probabilities: permanent (p₁, q₁) and instantaneous (p₂, q₂).
-
-    ``gap1`` = p₁ − q₁ and ``gap2`` = p₂ − q₂ are the gaps of the probabilities the client draws with,
-    formed once: exact where p ≤ 2q (Sterbenz), so :meth:`_Memoized.epsilon_after` describes the
-    mechanism that runs, without the cancellation of a difference of ε-sized terms.
-    """
+    """The two rounds' support probabilities: permanent (p₁, q₁) and instantaneous (p₂, q₂)."""
 
     p1: float
     q1: float
     p2: float
     q2: float
-    gap1: float
-    gap2: float
+
+    @property
+    def gap1(self) -> float:
+        """p₁ − q₁ of the probabilities the client draws with: exact where p₁ ≤ 2q₁ (Sterbenz), so
+        :meth:`_Memoized.epsilon_after` has no cancellation of ε-sized terms."""
+        return self.p1 - self.q1
+
+    @property
+    def gap2(self) -> float:
+        """p₂ − q₂, as :attr:`gap1`."""
+        return self.p2 - self.q2
 
 
 def _pair(permanent: tuple, instantaneous: tuple) -> Rounds:
-    """The rounds of the two rounds' (p, q) pairs, with their gaps p − q."""
-    (p1, q1), (p2, q2) = permanent, instantaneous
-    return Rounds(p1, q1, p2, q2, p1 - q1, p2 - q2)
+    """The rounds of the two rounds' (p, q) pairs."""
+    return Rounds(*permanent, *instantaneous)
 
 
 def _chain(rounds: Rounds) -> tuple[float, float]:
@@ -184,7 +187,17 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
         # q₂ = (1 − (p* − q*)/(p₁ − q₁))/d = p*(e^{−ε₁} − e^{−ε∞})/(1 − e^{−ε∞}), without cancellation
         shrink_gap = -math.exp(-epsilon) * math.expm1(epsilon - epsilon_permanent)  # e^−ε₁ − e^−ε∞
         q2 = grr_probabilities(epsilon, d)[0] * shrink_gap / -math.expm1(-epsilon_permanent)
-        return _pair((p1, q1), _second_round(second, q2, d))
+        p2, q2 = _second_round(second, q2, d)
+        # (d − 1)q₂ below 2⁻⁵⁴: p₂ is 1.0 and the client never moves a value, so one report costs ε∞
+        if p2 == 1.0 and epsilon_permanent - epsilon > 1e-12 * max(1.0, epsilon):
+            fail(
+                "epsilon",
+                epsilon,
+                f"within rounding of epsilon_permanent={epsilon_permanent:g} or small enough that the "
+                f"instantaneous GRR round still moves a value in double precision (here (d − 1)·q₂ = "
+                f"{(d - 1) * q2:.3g} rounds away against 1, so one report would cost ε∞; d = {d})",
+            )
+        return _pair((p1, q1), (p2, q2))
 
     def loss(q2: float) -> float:
         return _unary_loss(*_chain(_pair((p1, q1), _second_round(second, q2, d))))

@@ -38,7 +38,7 @@ def test_one_report_costs_epsilon_and_the_memoized_value_epsilon_permanent(cls, 
         return
     assert oracle.privacy_loss() == pytest.approx(epsilon, rel=1e-9)
     assert max_privacy_loss(oracle.permanent_table()) == pytest.approx(eps_inf, rel=1e-9)
-    p1, q1, p2, q2, _, _ = oracle.rounds
+    p1, q1, p2, q2 = oracle.rounds
     assert oracle.p - oracle.q == pytest.approx((p1 - q1) * (p2 - q2), rel=1e-12)
     assert 0 < q2 < p2 < 1
 
@@ -157,7 +157,7 @@ def test_perturb_rounds_memoizes_per_value(cls):
         assert abs(joint - marg) < 5 * math.sqrt(marg * (1 - marg) / n)
     else:
         # bit 0 seen as 1 twice: p₁p₂² + (1 − p₁)q₂² (memoized) instead of p*² (fresh)
-        p1, q1, p2, q2, _, _ = oracle.rounds
+        p1, q1, p2, q2 = oracle.rounds
         both = np.mean((reports[:, 0, 0] == 1) & (reports[:, 1, 0] == 1))
         expected = p1 * p2**2 + (1 - p1) * q2**2
         assert abs(both - expected) < 5 * math.sqrt(expected * (1 - expected) / n)
@@ -173,6 +173,19 @@ def test_epsilon_after_when_the_second_round_is_solved_to_keep_every_value():
         assert 0.0 < mechanism.rounds.q2 < 1e-20
         for tau in (1, 7, 10**6):
             assert mechanism.epsilon_after(tau) == pytest.approx(30.0, rel=1e-12)
+
+
+def test_an_l_grr_second_round_that_keeps_every_value_is_refused_unless_it_costs_epsilon_permanent():
+    """(d − 1)q₂ below 2⁻⁵⁴ makes p₂ = 1.0: the client never moves a memoized value, so one report costs ε∞.
+    L-GRR(36.96, ε∞ = 37.15) was accepted and reported ε₁ while its reports lost 37.14 (review r48); it is
+    refused naming epsilon.  Within rounding of ε∞ (the test above) keeping every value is what ε₁ asks."""
+    for epsilon, d, permanent in ((36.96, 4, 37.15), (41.0, 100, 41.2)):
+        with pytest.raises(
+            ValueError, match="epsilon must be within rounding of epsilon_permanent"
+        ):
+            LGRR(epsilon, d, permanent)
+    oracle = LGRR(30.0, 4, 36.0)  # an accepted large-budget instance still randomizes its reports
+    assert oracle.rounds.p2 < 1.0 and (oracle.d - 1) * oracle.rounds.q2 > 2.0**-53
 
 
 def test_a_permanent_round_that_rounds_to_deterministic_is_refused():
@@ -191,7 +204,7 @@ def _mp_epsilon_after(oracle, tau: int):
     """ε_τ in 60-digit arithmetic of the rounds the client runs (their float probabilities, taken exactly):
     the loss as the class docstring writes it, with no care for cancellation."""
     with mp.workdps(60):
-        p1, q1, p2, q2 = (mp.mpf(x) for x in oracle.rounds[:4])
+        p1, q1, p2, q2 = (mp.mpf(x) for x in oracle.rounds)
         if oracle.first == "grr":
             d, rho = oracle.d, (p2 / q2) ** tau
             return mp.log((p1 * rho + (d - 1) * q1) / (q1 * rho + p1 + (d - 2) * q1))
