@@ -44,7 +44,7 @@ def majority_probability(p, q):
     and numpy's binomial (which draws the minority with 1 − p) realize — can fall below q: at ε = 36
     Q_Bin's 1 − p is 2·2⁻⁵³ for q = 2.09·2⁻⁵³, a loss of ε + 0.044.  Lowering p to fl(1 − q), or the float
     below it when that rounded up, keeps the implemented loss within rounding of ε; at ordinary ε it moves
-    p by at most an ulp (where fl(p) had rounded up).  p below 1/2 (drawn as itself, its complement exact in
+    p by a few ulps at most (where fl(p) or q had rounded).  p below 1/2 (drawn as itself, its complement exact in
     the law) and p = 1 (a complement that underflowed: the callers refuse it) are returned as they are.
     Takes numbers (returns a float) or arrays (returns an array).
     """
