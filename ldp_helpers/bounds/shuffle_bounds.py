@@ -183,7 +183,9 @@ def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> Sh
         n,
         np.array([p * alpha, alpha, neutral]),
         np.array([alpha, p * alpha, neutral]),
-        np.array([r, r, 1 - 2 * r]),
+        np.array(
+            [r, r, (math.expm1(eps0) + k - 2) * r]
+        ),  # 1 − 2r = (e^ε₀ + k − 3)r: no cancellation
     )
     return ShuffleProfile(n, eps0, (pair,))
 
@@ -199,11 +201,13 @@ def wang_closed_epsilon(n: int, epsilon0: float, delta: float, k: int | None = N
     [wang2024shuffle] the closed-form bound (the authors' ``variation_ratio_closed``).
     """
     n, eps0, delta = _check(n, epsilon0, delta)
-    p, beta = math.exp(eps0), grr_blanket_beta(eps0, k)
-    r = beta / math.expm1(eps0)  # p − 1 without cancellation
+    p, beta = math.exp(eps0), grr_blanket_beta(eps0, k)  # checks k
+    r, k = beta / math.expm1(eps0), 2 if k is None else k  # p − 1 without cancellation
     if _wang_outside(n, r, delta):
         return eps0
-    c = max(0.0, 4 * (1 - 3 * r) / (9 * (1 - 2 * r)))
+    c = max(
+        0.0, 4 * (1 - 3 * r) / (9 * (math.expm1(eps0) + k - 2) * r)
+    )  # 1 − 2r, as in the profile
     tail = math.sqrt(32 * math.log(4 / delta) / (r * (n - 1))) + 4 / (r * (n - 1))
     return min(eps0, math.log1p(beta / ((1 - c) * (1 + p) * r + c) * tail))
 

@@ -121,7 +121,7 @@ class HadamardResponse(FrequencyOracle):
                 "epsilon",
                 self.epsilon,
                 f"small enough that e^ε/(e^ε + 2B − 1) < 1 in double precision (B = {B}: ε below "
-                f"about {math.log((2 * B - 1) * 2.0**53):.4g})",
+                f"about {math.log((2 * B - 1) * 2.0**54):.4g})",
             )
 
     # ------------------------------------------------------------------ the channel
