@@ -50,7 +50,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.grr import GRR, MAX_D_TABLE
 from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import (
     HASH_PRIME,
@@ -256,6 +256,13 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
                 "d",
                 self.d,
                 f"such that d·k·g <= {MAX_TABLE_CELLS} for output_table (k = {self.k}, g = {self.hash_range})",
+            )
+        if self.hash_range > MAX_D_TABLE:  # GRR's own check would name its d (here g)
+            fail(
+                "g",
+                self.hash_range,
+                f"at most {MAX_D_TABLE} for output_table (g = 0 takes round(e^ε) + 1 at "
+                f"ε = {self.epsilon:g}: pass a smaller g)",
             )
         grr = self._grr.output_table()  # (g, g)
         return grr[self.hash_table().T].reshape(self.d, -1) / self.k

@@ -44,7 +44,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
-from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch, HcmsReports
+from ldp_helpers.mechanisms.hadamard_sketch import MAX_EPSILON, HadamardCountMeanSketch, HcmsReports
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, universal_hash
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.heavy_hitters import MAX_BITS
@@ -110,7 +110,9 @@ class SequenceFragmentPuzzle(Mechanism):
         check_int("puzzle_bits", self.puzzle_bits, low=0, high=16)
         check_int("puzzle_a", self.puzzle_a, low=1, high=HASH_PRIME - 1)
         check_int("puzzle_b", self.puzzle_b, low=0, high=HASH_PRIME - 1)
-        check_real("fragment_share", self.fragment_share, low=0.0, high=1.0)
+        share = check_real("fragment_share", self.fragment_share, low=0.0, high=1.0)
+        # each part's HCMS takes its share of ε up to MAX_EPSILON: refused here, naming the ε passed
+        check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON / max(share, 1.0 - share))
         self._sketches  # noqa: B018 - builds (and so validates) both HCMS designs now
 
     @classmethod

@@ -720,3 +720,13 @@ def test_the_conformance_suite_catches_a_variance_fifteen_percent_too_large(key)
         conformance._assert_mean_and_variance(
             conformance._estimates(mechanism, truth, batch), Inflated(), truth, "inflated"
         )
+
+
+def test_flh_table_beyond_its_size_names_g_not_grrs_d():
+    """FLH's automatic g at ε = 10 is 22027: its table refuses naming g (GRR's own check named d with g's value)."""
+    flh = FastLocalHashing.create(10.0, 4, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"g must be at most 4096 for output_table .*; got 22027"):
+        flh.privacy_loss()
+    assert FastLocalHashing.create(
+        10.0, 4, 2, g=64, rng=np.random.default_rng(0)
+    ).privacy_loss() == pytest.approx(10.0, rel=1e-12)

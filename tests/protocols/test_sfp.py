@@ -122,3 +122,14 @@ def test_the_sampler_hashes_few_records_and_tabulates_many_alike():
     sketches = large.sample_aggregate(truth, rng=np.random.default_rng(0))
     assert sketches.shape == (3, 2, 4)
     assert "_hash_table" not in vars(large.fragment_sketch)  # 2 × 2^24 hashes never computed
+
+
+def test_an_epsilon_beyond_either_parts_sketch_is_refused_naming_the_epsilon_passed():
+    """Each part's HCMS takes its share of ε up to 36: SFP refuses the ε the caller passed (its HCMS's own
+    check named the part's share of it, "got 36.5" for ε = 73)."""
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, 72\); got 73.0"):
+        SequenceFragmentPuzzle.create(73.0, 16, 4, 4, 16, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, 40\); got 40.0"):
+        SequenceFragmentPuzzle.create(
+            40.0, 16, 4, 4, 16, fragment_share=0.9, rng=np.random.default_rng(0)
+        )
