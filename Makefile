@@ -55,9 +55,12 @@ figures: setup peers
 quick: setup
 	$(PY) -m ldp_tools.pipeline.reproduce --profile paper --only 00_tutorial
 
-# Two pytest workers (pytest-xdist); a file's tests stay on one worker, so a notebook's cells run in
-# order in one kernel.  The wall time is printed at the end (CI's budget is four minutes on 2 cores).
-TEST_WORKERS ?= 2
+# Three pytest workers (pytest-xdist) on two cores: a file's tests stay on one worker, so a notebook's
+# cells run in order in one kernel.  The browser tests wait on their kernels, Voila and Chromium: with
+# two workers 81 of 664 core-seconds sat idle, and pytest took 324-337 s; with three, 303-322 s (a
+# fourth only added contention: 323 s).  The wall time is printed at the end (CI's budget is four
+# minutes on 2 cores).
+TEST_WORKERS ?= 3
 test: setup peers browser build/mathjax/node_modules/mathjax/es5/tex-chtml-full.js lint
 	@start=$$(date +%s); \
 	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder; status=$$?; \
