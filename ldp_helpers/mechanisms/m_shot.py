@@ -193,13 +193,19 @@ class MShotReporting(Mechanism):
     # ------------------------------------------------------------ client and server
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Algorithm 1 per user: the N×T report matrix Y (ε/m below about 36.7)."""
+        """Algorithm 1 per user: the N×T report matrix Y, at every accepted ε.
+
+        Q_Bin(v; ε/m) flips v w.p. 1/(e^{ε/m} + 1), drawn with that flip probability itself: beyond
+        ε/m ≈ 36.7 the keep probability is 1.0 in double precision, the flip probability is not (the
+        paper's ε = 200 with small m; :meth:`sample_given_reporters` draws the same flips).
+        """
         V = _rounds_matrix("values", check_binary_array("values", values), self.n_rounds)
         rng = check_rng(rng)
         chosen = reference_report_rounds(
             V.shape[0], self.n_rounds, self.m, rng=rng
         )  # line 1: τ_n, a uniform m-subset
-        randomized = self.randomizer.perturb(V, rng=rng)  # t ∈ τ_n: Q_Bin(v_{n,t}; ε/m)
+        flipped = rng.random(V.shape) < self.q_bin_probs[1]
+        randomized = V ^ flipped  # t ∈ τ_n: Q_Bin(v_{n,t}; ε/m)
         dummies = (rng.random(V.shape) < self.dummy_prob).astype(
             np.int8
         )  # t ∉ τ_n: a dummy 1 w.p. r

@@ -277,13 +277,20 @@ def test_detection_scores_refuse_non_finite_or_out_of_range_inputs():
         detection_scores([[0.9, 0.1]], [[0.9, 0.9]], 0.8)
 
 
-def test_exact_tables_need_a_randomizing_q_bin():
-    """ε/m > 36.7: Q_Bin's table rounds to 0/1, so the exact sequence table and the per-user client refuse it."""
+def test_the_exact_table_needs_a_randomizing_q_bin_the_client_does_not():
+    """ε/m > 36.7: Q_Bin's table rounds to 0/1, so the exact sequence table refuses it; the per-user client
+    draws Q_Bin's flips with the flip probability itself, as the sampler does, so it accepts the paper's
+    ε = 200 with m = 1 and keeps every true bit (flip probability 1.4e-87; 2⁻⁵³ as numpy draws it, which
+    is more private).  Before, it refused the setting whose surveys the sampler draws."""
     mech = MShotReporting(200.0, 4, 1)
     with pytest.raises(ValueError, match="epsilon must be below about 36.7"):
         mech.output_table()
-    with pytest.raises(ValueError, match="epsilon must be below about 36.7"):
-        mech.perturb(np.zeros((3, 4), dtype=int), rng=np.random.default_rng(0))
+    values = np.tile(np.array([[1, 0, 1, 1]], dtype=np.int8), (1000, 1))
+    reports = mech.perturb(values, rng=np.random.default_rng(0))
+    chosen = reports == 1  # r = 0: the one chosen round's bit, kept; every other round reports 0
+    assert np.all(chosen.sum(axis=1) <= 1) and np.all(values[chosen] == 1)
+    # the chosen round holds a 1 w.p. 3/4: within 5 sd of 750
+    assert abs(chosen.sum() - 750) < 5 * math.sqrt(1000 * 0.75 * 0.25)
 
 
 def test_the_loss_and_sampler_at_an_epsilon_whose_keep_probability_rounds_to_1():
