@@ -98,7 +98,6 @@ class SequenceFragmentPuzzle(Mechanism):
     unbiased = False
 
     def __post_init__(self):
-        check_real("epsilon", self.epsilon, low=0.0)
         check_int("bits", self.bits, low=2, high=MAX_BITS)
         check_int("fragment_bits", self.fragment_bits, low=1, high=self.bits - 1)
         if self.bits % self.fragment_bits:
@@ -111,7 +110,8 @@ class SequenceFragmentPuzzle(Mechanism):
         check_int("puzzle_a", self.puzzle_a, low=1, high=HASH_PRIME - 1)
         check_int("puzzle_b", self.puzzle_b, low=0, high=HASH_PRIME - 1)
         share = check_real("fragment_share", self.fragment_share, low=0.0, high=1.0)
-        # each part's HCMS takes its share of ε up to MAX_EPSILON: refused here, naming the ε passed
+        # ε checked once, here: each part's HCMS takes its share of ε up to MAX_EPSILON, so the ceiling
+        # is named for the ε passed
         check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON / max(share, 1.0 - share))
         self._sketches  # noqa: B018 - builds (and so validates) both HCMS designs now
 
