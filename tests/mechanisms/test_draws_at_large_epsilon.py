@@ -14,10 +14,14 @@ import numpy as np
 import pytest
 
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
+from ldp_helpers.mechanisms.duchi_mean import DuchiMean
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.hadamard_response import HadamardResponse
 from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch
+from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 from ldp_helpers.mechanisms.unary_encoding import SUE
+from ldp_helpers.simulate.populations import Population
 
 
 class _Recording(np.random.Generator):
@@ -52,6 +56,45 @@ CASES = {
         _q_bin(35.9),
     ),
 }
+
+
+#: (mechanism, its truth, its small probability): the samplers whose truth is not a count vector.  HR
+#: leaves C_x w.p. 2B/E (E = e^ε + 2B − 1; B = 2 blocks at d = 2); Duchi's user at x = ±r reports ∓B w.p.
+#: 1/(e^ε + 1); m-shot's reporter flips her bit w.p. 1/(e^{ε/m} + 1) (its draws given the reporters: who
+#: reports is drawn with probabilities that may be exactly 1, a round every remaining user must take).
+OTHERS = {
+    "HR(30.02, d=2)": (  # (e^ε − 1)/E rounded alone is too close to 1 here
+        lambda: HadamardResponse(30.02, 2),
+        np.full(2, 10**6),
+        lambda m: 2 * m.B / (math.exp(30.02) + 2 * m.B - 1),
+    ),
+    "DuchiMean(30)": (  # its ceiling
+        lambda: DuchiMean(30.0),
+        np.repeat([-1.0, 0.25, 1.0], 1000),
+        lambda m: _q_bin(30.0),
+    ),
+    "MShot(72, T=4, m=2)": (
+        lambda: MShotReporting(72.0, 4, 2),
+        Population.nested(np.full(4, 10**6), 2 * 10**6),
+        lambda m: _q_bin(36.0),
+    ),
+}
+_GIVEN = np.full((1, 4), 10**6)  # m-shot: K_t reporters per round, A_t = K_t of them holding a 1
+
+
+@pytest.mark.parametrize("case", OTHERS)
+def test_the_other_samplers_binomials_leave_the_minority_at_least_the_small_probability(case):
+    """Every probability in (0, 1) these samplers hand numpy, either side of 1/2, is at least q from 0 and 1."""
+    build, truth, small = OTHERS[case]
+    rng, mechanism = _Recording(1), build()
+    if isinstance(mechanism, MShotReporting):
+        mechanism.sample_given_reporters(truth, _GIVEN, _GIVEN, rng=rng)
+    else:
+        mechanism.sample_aggregate(truth, rng=rng)
+    drawn, q = np.concatenate(rng.probabilities), small(mechanism)
+    minority = np.minimum(drawn, 1.0 - drawn)[(drawn > 0) & (drawn < 1)]
+    assert minority.size, f"{case}: no binomial draw"
+    assert np.all(minority >= q), f"{case}: minority {np.min(minority)!r} below q = {q!r}"
 
 
 @pytest.mark.parametrize("case", CASES)
