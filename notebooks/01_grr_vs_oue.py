@@ -414,32 +414,23 @@ claims.statement("approximate_crossover_only", ge(abs(crossovers2["Dataset 2"] -
 
 # %%
 small_eps = np.array([0.1, 0.25, 0.5, 0.75])
-arm_clip, *arm_brands = arms[2].spawn(6)  # the unbiased reading keeps arms[2] itself
-readings = {"unbiased, n = 70": [(dataset1.counts, arms[2], False)],
-            "clipped, n = 70": [(dataset1.counts, arm_clip, True)],
-            "clipped, each brand's 14": [(counts, arm, True) for counts, arm
-                                         in zip(survey.rating_counts_by_brand(), arm_brands)]}
-reversal = {name: np.mean([runs.reversal_frequencies(counts, small_eps, n_draws=n_draws_reversal,
-                                                     rng=np.random.default_rng(arm), clip=clip)
-                           for counts, arm, clip in surveys], axis=0)
-            for name, surveys in readings.items()}
+readings = runs.reversal_readings(survey.rating_counts_by_brand(), small_eps,
+                                  n_draws=n_draws_reversal, seed=arms[2])
 exact_ratios = paper.mse_ratio(dataset1.counts, small_eps)
 print(f"eps = {small_eps}: exact MSE_GRR/MSE_OUE = {np.round(exact_ratios, 3)}")
-for reading, share in reversal.items():
-    print(f"{reading:>25}: OUE below GRR in {np.round(share, 3)} of the experiments")
+for reading, share in readings.shares.items():
+    print(f"{reading:>18}: OUE below GRR in {np.round(share, 3)} of the experiments")
 
 # %%
-raw, clip70, clip14 = reversal.values()
+raw, clip70, clip14 = readings.shares.values()
 shares = {key: "/".join(f"{x:.0%}" for x in v)
-          for key, v in zip(("raw", "clip70", "clip14"), reversal.values())}
+          for key, v in zip(("raw", "clip70", "clip14"), readings.shares.values())}
 raw_top = raw[small_eps >= 0.5].max()  # the readings differ iff clipped shows it, unbiased not
 agree = "reproduced" if raw_top >= 0.05 else "differs"  # the verdict were they to agree
 claims.ambiguous_if("d1_small_eps_reversal", gt(min(clip14.min() - 0.05, 0.05 - raw_top), 0.0),
                     otherwise=agree, experiments=n_draws_reversal, **shares)
 claims.statement("d1_unbiased_reversal_rare", lt(raw_top, 0.05), raw=shares["raw"])
-# at eps = 0.75: the binomial SE of the two shares' difference (5 brands' experiments pooled)
-se_gap = np.sqrt(clip70[-1] * (1 - clip70[-1]) / n_draws_reversal
-                 + clip14[-1] * (1 - clip14[-1]) / (5 * n_draws_reversal))
+se_gap = readings.gap_se("clipped, per brand", "clipped")[-1]  # at eps = 0.75
 claims.ambiguous_if("reversal_cause", gt(clip14[-1] - clip70[-1], 4 * se_gap), otherwise="differs",
                     spread=ratio_spread1, clip70=clip70[-1], clip14=clip14[-1], se_gap=se_gap)
 

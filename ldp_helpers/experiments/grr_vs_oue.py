@@ -23,12 +23,15 @@ from ldp_helpers._validation import (
     MAX_N_DRAWS,
     Described,
     check_bool,
+    check_choice,
     check_count_vector,
+    check_counts,
     check_epsilons,
     check_histogram,
     check_instance,
     check_int,
     check_n_draws,
+    check_ndim,
     check_real_array,
     check_rng,
     check_true_counts,
@@ -345,3 +348,75 @@ def reversal_frequencies(
         }
         fractions.append(np.mean(mse["OUE"] < mse["GRR"]))
     return np.array(fractions)
+
+
+@dataclass(frozen=True)
+class ReversalReadings:
+    """How often OUE's MSE falls below GRR's on Dataset 1, under each reading of the thesis' MSE.
+
+    ``shares[reading]`` holds, per ε of ``epsilons``, the share of experiments with OUE below GRR;
+    ``experiments[reading]`` the number of experiments behind each share (the brands' pooled).
+    """
+
+    epsilons: np.ndarray
+    shares: dict
+    experiments: dict
+
+    def gap_se(self, first: str, second: str) -> np.ndarray:
+        """Binomial standard error of ``shares[first] − shares[second]`` per ε (independent experiments)."""
+        first, second = (
+            check_choice(name, r, self.shares) for name, r in (("first", first), ("second", second))
+        )
+        var = [self.shares[r] * (1 - self.shares[r]) / self.experiments[r] for r in (second, first)]
+        return np.sqrt(var[0] + var[1])
+
+
+def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> ReversalReadings:
+    """:func:`reversal_frequencies` under the three readings of the MSE behind §3.6 ¶4 ("OUE slightly below GRR
+    for ε < 1" on Dataset 1), whose estimator (the unbiased L[f_i], §2) the thesis names but not its MSE nor n.
+
+    ``"unbiased"``: L[f_i] as written, on all answers (the rows of ``brand_counts`` summed);
+    ``"clipped"``: estimates clipped at 0 and rescaled to n (:func:`squared_errors`; common implementations'
+    default, our hypothesis), on all answers; ``"clipped, per brand"``: the same on each brand's answers
+    alone (a row of ``brand_counts`` each), the brands' experiments pooled.  Each survey has its own
+    stream: the unbiased reading draws from ``seed`` itself (an int or a SeedSequence), the others from
+    its spawned children (the clipped reading's first, then one per brand).
+
+    References
+    ----------
+    [grr_vs_oue] §3.6 ¶4; [grr_vs_oue] §2 (L[f_i], 最尤値); [grr_vs_oue] §3.2 (Dataset 1).
+    """
+    rows = check_ndim("brand_counts", brand_counts, 2, what="(brands × values)")
+    groups = check_counts("brand_counts", rows.ravel()).reshape(rows.shape)
+    if groups.shape[1] < 2 or not np.all(groups.sum(axis=1) > 0):
+        fail(
+            "brand_counts",
+            Described(f"an array of shape {groups.shape} with row totals {groups.sum(axis=1)}"),
+            "counts over d ≥ 2 values, every brand with at least one answer",
+        )
+    epsilons, n_draws = check_epsilons(epsilons), check_n_draws(n_draws)
+    sequence = (
+        seed
+        if isinstance(seed, np.random.SeedSequence)
+        else np.random.SeedSequence(check_int("seed", seed, low=0))
+    )
+    clipped, *per_brand = sequence.spawn(1 + groups.shape[0])
+    surveys = {
+        "unbiased": [(groups.sum(axis=0), sequence, False)],
+        "clipped": [(groups.sum(axis=0), clipped, True)],
+        "clipped, per brand": [(row, s, True) for row, s in zip(groups, per_brand)],
+    }
+    shares = {
+        reading: np.mean(
+            [
+                reversal_frequencies(
+                    counts, epsilons, n_draws=n_draws, rng=np.random.default_rng(s), clip=clip
+                )
+                for counts, s, clip in runs
+            ],
+            axis=0,
+        )
+        for reading, runs in surveys.items()
+    }
+    experiments = {reading: n_draws * len(runs) for reading, runs in surveys.items()}
+    return ReversalReadings(epsilons.ravel(), shares, experiments)

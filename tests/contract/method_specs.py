@@ -19,6 +19,7 @@ import numpy as np
 
 from ldp_helpers.audit.auditor import BlackBoxClient, MechanismClient
 from ldp_helpers.audit.events import Event
+from ldp_helpers.experiments.grr_vs_oue import ReversalReadings
 from ldp_helpers.experiments.tutorial_protocols import Curve
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.dbitflip import DBitFlip
@@ -131,6 +132,13 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         _extra={"matrix": [np.zeros(3), np.zeros((3, 1))]},
     ),
     # experiments
+    "ldp_helpers.experiments.grr_vs_oue.ReversalReadings.gap_se": method(
+        lambda: ReversalReadings(
+            np.array([0.5]), {"a": np.array([0.5]), "b": np.array([0.2])}, {"a": 10, "b": 50}
+        ),
+        first="a",
+        second="b",
+    ),
     "ldp_helpers.experiments.tutorial_protocols.Curve.margin": method(
         lambda: Curve(np.array([0.5, 0.6]), np.array([0.01, 0.02])),
         other=CURVE,

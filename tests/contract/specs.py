@@ -274,6 +274,9 @@ SPECS: dict[str, Spec] = {
         surveys_per_experiment=5,
         rng=RNG,
     ),
+    "ldp_helpers.experiments.grr_vs_oue.reversal_readings": spec(
+        brand_counts=np.array([[3, 1], [0, 2]]), epsilons=np.array([0.5]), n_draws=3, seed=7
+    ),
     "ldp_helpers.experiments.m_shot.ramp_data": spec(
         _huge={"n_rounds"}, n_users=100, n_rounds=5, rng=RNG
     ),
@@ -1410,6 +1413,7 @@ RECORDS = {
     "ldp_helpers.bounds.rappor.ExpectedDetection",
     "ldp_helpers.estimation.rappor_decoding.Decoding",
     "ldp_helpers.experiments.grr_vs_oue.PerturbedExample",
+    "ldp_helpers.experiments.grr_vs_oue.ReversalReadings",
     "ldp_helpers.experiments.m_shot.UnbiasednessCheck",
     "ldp_helpers.experiments.m_shot.PeakWindow",
     "ldp_helpers.experiments.rappor.DecodedSurvey",

@@ -20,12 +20,14 @@ from ldp_helpers.bounds.grr_vs_oue import (
 )
 from ldp_helpers.estimation.postprocessing import clip_and_renormalize
 from ldp_helpers.experiments.grr_vs_oue import (
+    ReversalReadings,
     empirical_mse,
     mse_curves,
     per_user_estimates,
     perturbed_example,
     perturbed_examples,
     reversal_frequencies,
+    reversal_readings,
     squared_errors,
     support_tails,
     total_variation,
@@ -282,6 +284,50 @@ def test_reversal_frequencies_at_clear_cut_budgets():
         reversal_frequencies(
             SKEWED, [1.0], n_draws=3, surveys_per_experiment=0, rng=np.random.default_rng(1)
         )
+
+
+def test_reversal_readings_draw_each_reading_as_documented_and_pool_the_brands():
+    """The unbiased reading is reversal_frequencies on all answers (the rows summed) from the seed's own
+    stream; the clipped ones clip, from the seed's children (the clipped reading's first, then one per
+    brand), the brands' shares averaged and their experiments pooled."""
+    brands, eps = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 1]]), np.array([0.3, 3.0])
+    got = reversal_readings(brands, eps, n_draws=20, seed=11)
+    seed = np.random.SeedSequence(11)
+    clipped, *per_brand = seed.spawn(4)
+
+    def shares(counts, s, clip):
+        rng = np.random.default_rng(s)
+        return reversal_frequencies(counts, eps, n_draws=20, rng=rng, clip=clip)
+
+    assert list(got.shares) == ["unbiased", "clipped", "clipped, per brand"]
+    assert np.array_equal(got.shares["unbiased"], shares(brands.sum(axis=0), seed, False))
+    assert np.array_equal(got.shares["clipped"], shares(brands.sum(axis=0), clipped, True))
+    pooled = np.mean([shares(row, s, True) for row, s in zip(brands, per_brand)], axis=0)
+    assert np.array_equal(got.shares["clipped, per brand"], pooled)
+    assert got.experiments == {"unbiased": 20, "clipped": 20, "clipped, per brand": 60}
+    assert np.array_equal(got.epsilons, eps)
+
+
+def test_reversal_readings_gap_se_and_refusals():
+    """The SE of two independent shares' difference: √(a(1 − a)/n_a + b(1 − b)/n_b) per ε; bad brands,
+    an unknown reading refused by name."""
+    r = ReversalReadings(
+        np.array([0.5, 1.0]),
+        {"x": np.array([0.5, 0.1]), "y": np.array([0.2, 0.0])},
+        {"x": 100, "y": 400},
+    )
+    expected = np.sqrt(np.array([0.25 / 100 + 0.16 / 400, 0.09 / 100 + 0.0]))
+    assert np.allclose(r.gap_se("x", "y"), expected, rtol=1e-15, atol=0)
+    with pytest.raises(ValueError, match=r"second must be one of \['x', 'y'\]; got 'z'"):
+        r.gap_se("x", "z")
+    for bad, why in (
+        (np.array([3, 1]), "brand_counts must be .*2"),
+        (np.array([[3], [2]]), "brand_counts must be counts over d ≥ 2 values"),
+        (np.array([[3, 1], [0, 0]]), "every brand with at least one answer"),
+        (np.array([[3, -1], [0, 2]]), "brand_counts must be"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            reversal_readings(bad, [0.5], n_draws=3, seed=1)
 
 
 def test_per_user_estimates_shape_and_validation(rng):
