@@ -378,9 +378,11 @@ def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> Reversal
     ``"unbiased"``: L[f_i] as written, on all answers (the rows of ``brand_counts`` summed);
     ``"clipped"``: estimates clipped at 0 and rescaled to n (:func:`squared_errors`; common implementations'
     default, our hypothesis), on all answers; ``"clipped, per brand"``: the same on each brand's answers
-    alone (a row of ``brand_counts`` each), the brands' experiments pooled.  Each survey has its own
-    stream: the unbiased reading draws from ``seed`` itself (an int or a SeedSequence), the others from
-    its spawned children (the clipped reading's first, then one per brand).
+    alone (a row of ``brand_counts`` each), the brands' experiments pooled; ``"clipped, per brand scaled"``:
+    the same on each brand's answers times the number of brands b (each brand's shape at the n of all
+    answers when the brands have equal n: n and shape apart).  Each survey has its own stream: the unbiased
+    reading draws from ``seed`` itself (an int or a SeedSequence), the others from its spawned children
+    (the clipped reading's first, then one per brand, then one per scaled brand).
 
     References
     ----------
@@ -400,11 +402,20 @@ def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> Reversal
         if isinstance(seed, np.random.SeedSequence)
         else np.random.SeedSequence(check_int("seed", seed, low=0))
     )
-    clipped, *per_brand = sequence.spawn(1 + groups.shape[0])
+    b = groups.shape[0]
+    clipped, *per_brand = sequence.spawn(1 + b)
+    if int(groups.sum()) * b > 2**62:  # the scaled reading's total
+        fail(
+            "brand_counts",
+            Described(f"counts totalling {int(groups.sum())}"),
+            f"counts totalling at most 2^62 / {b} (each brand's answers are also taken ×{b})",
+        )
+    scaled = b * groups
     surveys = {
         "unbiased": [(groups.sum(axis=0), sequence, False)],
         "clipped": [(groups.sum(axis=0), clipped, True)],
         "clipped, per brand": [(row, s, True) for row, s in zip(groups, per_brand)],
+        "clipped, per brand scaled": [(row, s, True) for row, s in zip(scaled, sequence.spawn(b))],
     }
     shares = {
         reading: np.mean(

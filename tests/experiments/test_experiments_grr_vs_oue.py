@@ -289,7 +289,8 @@ def test_reversal_frequencies_at_clear_cut_budgets():
 def test_reversal_readings_draw_each_reading_as_documented_and_pool_the_brands():
     """The unbiased reading is reversal_frequencies on all answers (the rows summed) from the seed's own
     stream; the clipped ones clip, from the seed's children (the clipped reading's first, then one per
-    brand), the brands' shares averaged and their experiments pooled."""
+    brand, then one per brand ×3 for the scaled reading), the brands' shares averaged and their
+    experiments pooled."""
     brands, eps = np.array([[3, 1, 0], [0, 2, 2], [1, 1, 1]]), np.array([0.3, 3.0])
     got = reversal_readings(brands, eps, n_draws=20, seed=11)
     seed = np.random.SeedSequence(11)
@@ -299,12 +300,24 @@ def test_reversal_readings_draw_each_reading_as_documented_and_pool_the_brands()
         rng = np.random.default_rng(s)
         return reversal_frequencies(counts, eps, n_draws=20, rng=rng, clip=clip)
 
-    assert list(got.shares) == ["unbiased", "clipped", "clipped, per brand"]
+    assert list(got.shares) == [
+        "unbiased",
+        "clipped",
+        "clipped, per brand",
+        "clipped, per brand scaled",
+    ]
     assert np.array_equal(got.shares["unbiased"], shares(brands.sum(axis=0), seed, False))
     assert np.array_equal(got.shares["clipped"], shares(brands.sum(axis=0), clipped, True))
     pooled = np.mean([shares(row, s, True) for row, s in zip(brands, per_brand)], axis=0)
     assert np.array_equal(got.shares["clipped, per brand"], pooled)
-    assert got.experiments == {"unbiased": 20, "clipped": 20, "clipped, per brand": 60}
+    scaled = np.mean([shares(3 * row, s, True) for row, s in zip(brands, seed.spawn(3))], axis=0)
+    assert np.array_equal(got.shares["clipped, per brand scaled"], scaled)
+    assert got.experiments == {
+        "unbiased": 20,
+        "clipped": 20,
+        "clipped, per brand": 60,
+        "clipped, per brand scaled": 60,
+    }
     assert np.array_equal(got.epsilons, eps)
 
 
@@ -325,6 +338,10 @@ def test_reversal_readings_gap_se_and_refusals():
         (np.array([[3], [2]]), "brand_counts must be counts over d ≥ 2 values"),
         (np.array([[3, 1], [0, 0]]), "every brand with at least one answer"),
         (np.array([[3, -1], [0, 2]]), "brand_counts must be"),
+        (
+            np.array([[2**61, 1], [0, 2]]),
+            r"brand_counts must be counts totalling at most 2\^62 / 2",
+        ),
     ):
         with pytest.raises(ValueError, match=why):
             reversal_readings(bad, [0.5], n_draws=3, seed=1)
