@@ -407,16 +407,16 @@ def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndar
 
     ``what`` names the axes in the message, e.g. ``"(users × rounds)"``.  Returns ``np.asarray(values)``.
     """
-    arr = np.asarray(values)
     allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    dims = " or ".join(f"{d}-D" for d in allowed)
+    tail = "" if last is None else f" whose last axis has length {last}"
+    expected = f"a {dims} array{' ' + what if what else ''}{tail}"
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # numpy refuses a ragged nested sequence ("inhomogeneous shape")
+        _fail(name, _Described("a ragged nested sequence"), expected)
     if arr.ndim not in allowed or (last is not None and (arr.ndim == 0 or arr.shape[-1] != last)):
-        dims = " or ".join(f"{d}-D" for d in allowed)
-        tail = "" if last is None else f" whose last axis has length {last}"
-        _fail(
-            name,
-            _Described(f"an array of shape {arr.shape}"),
-            f"a {dims} array{' ' + what if what else ''}{tail}",
-        )
+        _fail(name, _Described(f"an array of shape {arr.shape}"), expected)
     return arr
 
 

@@ -212,7 +212,9 @@ def constant_stream_positives(
 
     Glance and Harmony send one Q_Bin(v; ε) report (Pr[1] = p or q of the randomizer), so
     C ~ Bernoulli; m-shot sends Q_Bin(v; ε/m) in m rounds and a dummy 1 w.p. r in the T − m others,
-    so C ~ Bin(m, p or q) + Bin(T − m, r).  Any other stream mechanism (or ``per_user=True``) runs
+    so C ~ (m − F if v = 1 else F) + Bin(T − m, r), F ~ Bin(m, f) the flips, drawn with Q_Bin's flip
+    probability f itself (beyond ε/m ≈ 36.7 its keep probability is 1.0 in double precision, f is
+    not; as m-shot's client and sampler).  Any other stream mechanism (or ``per_user=True``) runs
     its per-user reference ``perturb`` on the n × T streams, and counts.
 
     References
@@ -231,12 +233,12 @@ def constant_stream_positives(
     if per_user or not isinstance(mechanism, (Glance, Harmony, MShotReporting)):
         streams = np.full((n, mechanism.n_rounds), v, np.int8)
         return (np.asarray(mechanism.perturb(streams, rng=rng)) > 0).sum(axis=1)
-    rr = mechanism.randomizer
-    one = rr.p if v else rr.q  # Pr[Q_Bin(v) = 1]
     if isinstance(mechanism, MShotReporting):
+        flips = rng.binomial(mechanism.m, mechanism.q_bin_probs[1], n)
         spare = mechanism.n_rounds - mechanism.m
-        return rng.binomial(mechanism.m, one, n) + rng.binomial(spare, mechanism.dummy_prob, n)
-    return rng.binomial(1, one, n)
+        return (mechanism.m - flips if v else flips) + rng.binomial(spare, mechanism.dummy_prob, n)
+    rr = mechanism.randomizer
+    return rng.binomial(1, rr.p if v else rr.q, n)  # Pr[Q_Bin(v) = 1]
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ from ldp_helpers._validation import (
     check_bool,
     check_choice,
     check_count_vector,
-    check_counts,
     check_epsilons,
     check_histogram,
     check_instance,
     check_int,
+    check_int_array,
     check_n_draws,
     check_ndim,
     check_real_array,
@@ -331,11 +331,12 @@ def reversal_frequencies(
     """
     counts = check_histogram(true_counts)
     epsilons = check_epsilons(epsilons)
-    n_draws = check_n_draws(n_draws)
     per_experiment = check_int(
         "surveys_per_experiment", surveys_per_experiment, low=1, high=MAX_N_DRAWS
     )
-    total = check_n_draws(n_draws * per_experiment)
+    # the surveys of one protocol and ε are drawn at once: n_draws · surveys_per_experiment ≤ MAX_N_DRAWS
+    n_draws = check_int("n_draws", n_draws, low=1, high=MAX_N_DRAWS // per_experiment)
+    total = n_draws * per_experiment
     rng, clip = check_rng(rng), check_bool("clip", clip)
     fractions = []
     for eps in epsilons.ravel():
@@ -352,7 +353,8 @@ def reversal_frequencies(
 
 @dataclass(frozen=True)
 class ReversalReadings:
-    """How often OUE's MSE falls below GRR's on Dataset 1, under each reading of the thesis' MSE.
+    """How often OUE's MSE falls below GRR's on Dataset 1, under each reading of the thesis' MSE (and one
+    control of ours, :func:`reversal_readings`).
 
     ``shares[reading]`` holds, per ε of ``epsilons``, the share of experiments with OUE below GRR;
     ``experiments[reading]`` the number of experiments behind each share (the brands' pooled).
@@ -372,15 +374,17 @@ class ReversalReadings:
 
 
 def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> ReversalReadings:
-    """:func:`reversal_frequencies` under the three readings of the MSE behind §3.6 ¶4 ("OUE slightly below GRR
-    for ε < 1" on Dataset 1), whose estimator (the unbiased L[f_i], §2) the thesis names but not its MSE nor n.
+    """:func:`reversal_frequencies` under the readings of the MSE behind §3.6 ¶4 ("OUE slightly below GRR for
+    ε < 1" on Dataset 1), whose estimator (the unbiased L[f_i], §2) the thesis names but not its MSE nor n,
+    and under one control of ours that separates the two causes the thesis gives (few and skewed answers).
 
     ``"unbiased"``: L[f_i] as written, on all answers (the rows of ``brand_counts`` summed);
     ``"clipped"``: estimates clipped at 0 and rescaled to n (:func:`squared_errors`; common implementations'
     default, our hypothesis), on all answers; ``"clipped, per brand"``: the same on each brand's answers
-    alone (a row of ``brand_counts`` each), the brands' experiments pooled; ``"clipped, per brand scaled"``:
-    the same on each brand's answers times the number of brands b (each brand's shape at the n of all
-    answers when the brands have equal n: n and shape apart).  Each survey has its own stream: the unbiased
+    alone (a row of ``brand_counts`` each), the brands' experiments pooled; ``"clipped, per brand scaled"``
+    (the control, not a reading of the thesis): the same on each brand's answers times the number of
+    brands b (each brand's shape at the n of all answers when the brands have equal n: n and shape
+    apart).  ``n_draws`` is at most MAX_N_DRAWS / (100 b).  Each survey has its own stream: the unbiased
     reading draws from ``seed`` itself (an int or a SeedSequence), the others from its spawned children
     (the clipped reading's first, then one per brand, then one per scaled brand).
 
@@ -389,27 +393,32 @@ def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> Reversal
     [grr_vs_oue] §3.6 ¶4; [grr_vs_oue] §2 (L[f_i], 最尤値); [grr_vs_oue] §3.2 (Dataset 1).
     """
     rows = check_ndim("brand_counts", brand_counts, 2, what="(brands × values)")
-    groups = check_counts("brand_counts", rows.ravel()).reshape(rows.shape)
-    if groups.shape[1] < 2 or not np.all(groups.sum(axis=1) > 0):
+    if rows.shape[0] < 1 or rows.shape[1] < 2:
         fail(
             "brand_counts",
-            Described(f"an array of shape {groups.shape} with row totals {groups.sum(axis=1)}"),
-            "counts over d ≥ 2 values, every brand with at least one answer",
+            Described(f"an array of shape {rows.shape}"),
+            "counts of at least one brand over d ≥ 2 values",
         )
-    epsilons, n_draws = check_epsilons(epsilons), check_n_draws(n_draws)
+    groups = check_int_array("brand_counts", rows, low=0, high=2**62)
+    b, total = groups.shape[0], int(groups.sum(dtype=object))
+    if total * b > 2**62 or not np.all(groups.sum(axis=1) > 0):  # the scaled reading's total
+        fail(
+            "brand_counts",
+            Described(
+                f"counts totalling {total}, {np.count_nonzero(groups.sum(axis=1) == 0)} empty rows"
+            ),
+            f"counts with an answer in every brand, totalling at most 2^62 / {b} (each brand is also "
+            f"taken ×{b})",
+        )
+    epsilons = check_epsilons(epsilons)
+    # every brand's experiments are drawn apart: b · n_draws · RUNS_PER_EPSILON surveys per protocol and ε
+    n_draws = check_int("n_draws", n_draws, low=1, high=MAX_N_DRAWS // (b * RUNS_PER_EPSILON))
     sequence = (
         seed
         if isinstance(seed, np.random.SeedSequence)
         else np.random.SeedSequence(check_int("seed", seed, low=0))
     )
-    b = groups.shape[0]
     clipped, *per_brand = sequence.spawn(1 + b)
-    if int(groups.sum()) * b > 2**62:  # the scaled reading's total
-        fail(
-            "brand_counts",
-            Described(f"counts totalling {int(groups.sum())}"),
-            f"counts totalling at most 2^62 / {b} (each brand's answers are also taken ×{b})",
-        )
     scaled = b * groups
     surveys = {
         "unbiased": [(groups.sum(axis=0), sequence, False)],

@@ -151,3 +151,16 @@ def test_constant_stream_positives_have_the_per_user_law(v):
         assert chisquare_pvalue(c, pmf) > 1e-3
     wrong = constant_stream_positives(MShotReporting(1.0, 8, 2, 0.25), v, n, rng=rng)  # another r
     assert chisquare_pvalue(wrong, pmf) < 1e-3
+
+
+@pytest.mark.parametrize("v", [0, 1])
+def test_constant_stream_positives_of_m_shot_beyond_the_keep_probability_rounding_to_1(v):
+    """ε/m = 200 (the paper's ε with m = 1): both paths accept it (the exact one refused it through
+    ``randomizer``, naming ε/m) and keep the bit: the one chosen round reports v (flip probability
+    1.4e-87), no dummy (r = 0), so C = v for every user."""
+    shot = MShotReporting(200.0, 4, 1)
+    for per_user in (False, True):
+        c = constant_stream_positives(
+            shot, v, 1000, rng=np.random.default_rng(5), per_user=per_user
+        )
+        assert np.array_equal(c, np.full(1000, v))

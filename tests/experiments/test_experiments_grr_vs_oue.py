@@ -276,7 +276,8 @@ def test_reversal_frequencies_at_clear_cut_budgets():
         for _ in range(2)
     )
     assert np.array_equal(a, b) and a.shape == (2,)
-    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 10000000\]; got 0"):
+    # 100 surveys per experiment (the default): n_draws ≤ 10^7 / 100
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 100000\]; got 0"):
         reversal_frequencies(SKEWED, [1.0], n_draws=0, rng=np.random.default_rng(1))
     with pytest.raises(
         ValueError, match=r"surveys_per_experiment must be an integer in \[1, 10000000\]; got 0"
@@ -334,17 +335,39 @@ def test_reversal_readings_gap_se_and_refusals():
     with pytest.raises(ValueError, match=r"second must be one of \['x', 'y'\]; got 'z'"):
         r.gap_se("x", "z")
     for bad, why in (
-        (np.array([3, 1]), "brand_counts must be .*2"),
-        (np.array([[3], [2]]), "brand_counts must be counts over d ≥ 2 values"),
-        (np.array([[3, 1], [0, 0]]), "every brand with at least one answer"),
-        (np.array([[3, -1], [0, 2]]), "brand_counts must be"),
+        (
+            np.array([3, 1]),
+            r"brand_counts must be a 2-D array \(brands × values\); got an array of shape",
+        ),
+        ([[3, 1], [2]], "brand_counts must be a 2-D array .* got a ragged nested sequence"),
+        (
+            np.array([[3], [2]]),
+            "brand_counts must be counts of at least one brand over d ≥ 2 values",
+        ),
+        (
+            np.zeros((0, 3), int),
+            r"at least one brand over d ≥ 2 values; got an array of shape \(0, 3\)",
+        ),
+        (
+            np.array([[3, 1], [0, 0]]),
+            "with an answer in every brand.*got counts totalling 4, 1 empty",
+        ),
+        (
+            np.array([[3, -1], [0, 2]]),
+            r"brand_counts must be integers in \[0, \d+\]; got .* \[-1, 3\]",
+        ),
         (
             np.array([[2**61, 1], [0, 2]]),
-            r"brand_counts must be counts totalling at most 2\^62 / 2",
+            r"totalling at most 2\^62 / 2 \(each brand is also taken ×2\)",
         ),
     ):
         with pytest.raises(ValueError, match=why):
             reversal_readings(bad, [0.5], n_draws=3, seed=1)
+    # every brand's experiments are drawn apart: n_draws ≤ 10^7 / (100 b), named as passed
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 50000\]; got 50001"):
+        reversal_readings(np.array([[3, 1], [1, 2]]), [0.5], n_draws=50_001, seed=1)
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 2000\]; got 2001"):
+        reversal_frequencies(SKEWED, [0.5], n_draws=2001, surveys_per_experiment=5000, rng=None)
 
 
 def test_per_user_estimates_shape_and_validation(rng):
