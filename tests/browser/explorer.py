@@ -216,3 +216,46 @@ def page_kernel(driver) -> str:
         )
         or ""
     )
+
+
+#: how long a navigation may take before :func:`navigate` reports it (a page view takes seconds)
+NAVIGATION_SECONDS = 90
+
+
+def navigate(driver, go, what: str, proc: subprocess.Popen | None = None) -> None:
+    """Run ``go()`` (``driver.get``, ``driver.refresh``), a navigation, within :data:`NAVIGATION_SECONDS`.
+
+    A navigation that does not finish fails at once with what Chromium was still waiting for: its
+    requests that got no response (the driver stops the page when its wait ends, so they are listed
+    with that error) and its open WebSockets (the driver needs ``chromium(network=True)``), and the
+    tail of the server's output; a hung navigation would otherwise hold the driver for four read
+    timeouts of two minutes and say nothing."""
+    import json
+
+    from selenium.common.exceptions import TimeoutException
+
+    driver.set_page_load_timeout(NAVIGATION_SECONDS)
+    try:
+        go()
+    except TimeoutException:
+        sent, sockets = {}, {}
+        for entry in driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            method, params = message["method"], message.get("params", {})
+            key = params.get("requestId")
+            if method == "Network.requestWillBeSent":
+                sent[key] = f"{params['request']['method']} {params['request']['url'][:120]}"
+            elif method == "Network.responseReceived":
+                sent.pop(key, None)
+            elif method == "Network.loadingFailed" and key in sent:
+                sent[key] += f" ({params.get('errorText')})"
+            elif method == "Network.webSocketCreated":
+                sockets[key] = params["url"][:120]
+            elif method == "Network.webSocketClosed":
+                sockets.pop(key, None)
+        server = proc.log_path.read_text()[-3000:] if proc is not None else ""
+        raise AssertionError(
+            f"{what}: not finished in {NAVIGATION_SECONDS} s; requests without a response: "
+            f"{list(sent.values())}; open WebSockets: {list(sockets.values())}; the server's "
+            f"output ends:\n{server}"
+        ) from None

@@ -27,6 +27,7 @@ from browser.explorer import (  # noqa: E402
     js_text,
     kernel_process,
     kernel_running,
+    navigate,
     page_kernel,
     process_alive,
     serve,
@@ -84,12 +85,13 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
     proc, url = server
     wait_idle(proc)
     printed = len(proc.log_path.read_text())  # the server's output from here on: ordinary use
-    driver = chromium(width=1300, height=1200)
+    # network=True: a navigation that does not finish says what Chromium was waiting for (navigate)
+    driver = chromium(width=1300, height=1200, network=True)
     left = []  # per page left: the moment it was left, a future of the moment its kernel ended
     try:
         for i in range(21):
             if i == 0 or LEAVE[(i - 1) % 3] != "reload":  # a reload has already opened this page
-                driver.get(f"{url}?token={TOKEN}")
+                navigate(driver, lambda: driver.get(f"{url}?token={TOKEN}"), f"page {i + 1}", proc)
             WebDriverWait(driver, 120, poll_frequency=0.1).until(
                 lambda d: RENDERED["playground"] in js_text(d, ".ldp-playground-summary")
             )
@@ -103,9 +105,9 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
             )
             left.append((time.monotonic(), _when_kernel_ends(proc, kernel)))
             if LEAVE[i % 3] == "reload":
-                driver.refresh()
+                navigate(driver, driver.refresh, f"reloading page {i + 1}", proc)
             elif LEAVE[i % 3] == "away":
-                driver.get("about:blank")
+                navigate(driver, lambda: driver.get("about:blank"), f"leaving page {i + 1}", proc)
             else:
                 old = driver.current_window_handle
                 driver.switch_to.new_window("tab")
