@@ -39,6 +39,11 @@ from browser.harness import chromium  # noqa: E402
 SHOTS = ROOT / "build" / "explorer-screenshots"
 #: how each page is left, in turn: reloaded, navigated away from, its tab closed
 LEAVE = ("reload", "away", "close tab")
+#: where a page is navigated to when left: a document of another origin.  Not about:blank: with it, the next
+#: page view hung (the driver's navigation sent no request) in 3 of 7 runs of make test this session,
+#: each time right after a page was left for about:blank; with this document, 0 of 5 runs of the browser files
+#: under the same load
+ELSEWHERE = "data:text/html,<title>elsewhere</title><p>another site"
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +112,7 @@ def test_kernels_follow_pages_20_pages_then_the_21st_works(server):
             if LEAVE[i % 3] == "reload":
                 navigate(driver, driver.refresh, f"reloading page {i + 1}", proc)
             elif LEAVE[i % 3] == "away":
-                navigate(driver, lambda: driver.get("about:blank"), f"leaving page {i + 1}", proc)
+                navigate(driver, lambda: driver.get(ELSEWHERE), f"leaving page {i + 1}", proc)
             else:
                 old = driver.current_window_handle
                 driver.switch_to.new_window("tab")
