@@ -227,7 +227,8 @@ def navigate(driver, go, what: str, proc: subprocess.Popen | None = None) -> Non
 
     A navigation that does not finish fails at once with what Chromium was still waiting for: its
     requests that got no response (the driver stops the page when its wait ends, so they are listed
-    with that error) and its open WebSockets (the driver needs ``chromium(network=True)``), and the
+    with that error; the unload beacons of pages already left are listed too, as DevTools reports no
+    response for them) and its open WebSockets (the driver needs ``chromium(network=True)``), and the
     tail of the server's output; a hung navigation would otherwise hold the driver for four read
     timeouts of two minutes and say nothing."""
     import json
