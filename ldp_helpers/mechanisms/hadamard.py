@@ -187,11 +187,8 @@ def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_sets: bo
     of precomputed positions.
     """
     size = table.size
-    halves = np.empty((3 if sign_sets else 2) * size + sign_sets, dtype=np.int64)
-    halves[:size] = drawn
-    np.subtract(table, drawn, out=halves[size : 2 * size])
-    if sign_sets:
-        halves[2 * size : 3 * size], halves[-1] = table, 0
+    parts = (drawn, table - drawn, table, _ZERO) if sign_sets else (drawn, table - drawn)
+    halves = np.concatenate(parts)
     small = size <= _CACHED_GATHER_COUNTS
     first, second = (_cached_halving_gathers if small else _halving_gathers)(size, h, sign_sets)
     out = halves.take(first)
@@ -224,6 +221,7 @@ def _halving_gathers(size: int, h: int, sign_sets: bool) -> tuple[np.ndarray, np
     return first, second
 
 
+_ZERO = np.zeros(1, dtype=np.int64)  # the count read where a sign set lies wholly in the other branch
 #: the halvings' gathers are cached for tables of at most this many counts (16 bytes a count)
 _CACHED_GATHER_COUNTS = 2**14
 _cached_halving_gathers = functools.lru_cache(maxsize=64)(_halving_gathers)
@@ -244,8 +242,14 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """
     if counts.size < FAIR_BITS_MIN_SIZE:
         return rng.binomial(counts, 0.5)
+    flat, top, n_huge = counts.ravel(), counts.max(), 0
+    if top > FAIR_BITS_LIMIT:
+        huge = flat > FAIR_BITS_LIMIT
+        n_huge = np.count_nonzero(huge)
+        if 2 * n_huge >= flat.size:  # mostly numpy's draws: the fair bits cost more
+            return rng.binomial(counts, 0.5)
     n_big = 0
-    if counts.max() >= 64:
+    if top >= 64:
         big = counts >= 64
         n_big = np.count_nonzero(big)
     if n_big * FAIR_BITS_FEW_BIG <= counts.size:  # the n low bits of one word each
@@ -255,12 +259,7 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if n_big:
             out[big] = rng.binomial(counts[big], 0.5)
         return out
-    flat = counts.ravel()
-    big = flat > FAIR_BITS_LIMIT
-    n_big = np.count_nonzero(big)
-    if 2 * n_big >= flat.size:  # mostly numpy's draws: the segments cost more
-        return rng.binomial(counts, 0.5)
-    small = flat[~big] if n_big else flat
+    small = flat[~huge] if n_huge else flat
     ends = np.cumsum(small >> 6)  # count i: its whole words end at ends[i], start at ends[i − 1]
     words = _random_words(small.size + int(ends[-1]), rng)  # a low word per count, then the wholes
     ones = np.bitwise_count(words[: small.size] & _LOW_BITS.take(small & 63)).astype(np.int64)
@@ -270,11 +269,11 @@ def _fair_binomial(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         at_ends = running.take(ends)
         ones += at_ends
         ones[1:] -= at_ends[:-1]
-    if not n_big:
+    if not n_huge:
         return ones.reshape(counts.shape)
     out = np.empty(flat.shape, dtype=np.int64)
-    out[~big] = ones
-    out[big] = rng.binomial(flat[big], 0.5)
+    out[~huge] = ones
+    out[huge] = rng.binomial(flat[huge], 0.5)
     return out.reshape(counts.shape)
 
 
