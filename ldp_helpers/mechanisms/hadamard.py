@@ -221,7 +221,8 @@ def _halving_gathers(size: int, h: int, sign_sets: bool) -> tuple[np.ndarray, np
     return first, second
 
 
-_ZERO = np.zeros(1, dtype=np.int64)  # the count read where a sign set lies wholly in the other branch
+#: the count read where a sign set lies wholly in the other branch
+_ZERO = np.zeros(1, dtype=np.int64)
 #: the halvings' gathers are cached for tables of at most this many counts (16 bytes a count)
 _CACHED_GATHER_COUNTS = 2**14
 _cached_halving_gathers = functools.lru_cache(maxsize=64)(_halving_gathers)
