@@ -2,8 +2,9 @@
 
 * :func:`longitudinal_epsilons`: exact ε of τ reports of an unchanged value, with memoization (ε_τ → ε∞) and
   without (τ·ε₁), for every registered longitudinal oracle.
-* :func:`first_report_losses`: the exact ε of one report of every longitudinal oracle, from the whole
-  memoized table (permanent round, then one instantaneous report), independent of how the rounds were solved.
+* :func:`whole_table_losses`: the exact ε of τ reports of an unchanged value of every longitudinal oracle, from
+  the whole memoized table (permanent round, then τ instantaneous reports), independent of how the rounds were
+  solved and of the closed form of ε_τ.
 * :func:`longitudinal_variances`: each longitudinal oracle's exact and approximate variance at (ε₁, ε∞, d).
 * :func:`memoized_history_loss`: the exact loss of τ collections from dBitFlipPM's or 1BitMean's
   memoized tables, for users whose value never changes and for histories that do.
@@ -122,25 +123,33 @@ def longitudinal_epsilons(epsilon: float, epsilon_permanent: float, d: int, taus
 FIRST_REPORT_MAX_D = 6
 
 
-def first_report_losses(epsilon: float, epsilon_permanent: float, d: int) -> dict:
-    """``{key: ε}``: the exact loss of ONE report of every longitudinal oracle, from its whole table.
+def whole_table_losses(
+    epsilon: float, epsilon_permanent: float, d: int, n_reports: int = 1
+) -> dict:
+    """``{key: ε}``: the exact loss of ``n_reports`` reports of an unchanged value, for every longitudinal
+    oracle, from its whole table.
 
-    The table is ``P[x, y] = Σ_b permanent[x, b] · instantaneous[b, y]`` (:func:`memoized_reports_table`
-    at τ = 1): the two rounds composed by a matrix product and the loss taken as the largest log-ratio
-    of two rows (:func:`~ldp_helpers.mechanisms.privacy.max_privacy_loss`).  Neither the chained
-    probabilities nor the loss formula from which the second round was solved enter it, so it checks
-    that solution.  ``d`` ≤ :data:`FIRST_REPORT_MAX_D` (a unary oracle's table has 2^d states and
-    2^d reports).  An oracle that refuses the setting is left out.
+    The table is ``P[x, (y₁, …, y_τ)] = Σ_b permanent[x, b] Π_t instantaneous[b, y_t]``
+    (:func:`memoized_reports_table`): the rounds composed by matrix products and the loss taken as the
+    largest log-ratio of two rows (:func:`~ldp_helpers.mechanisms.privacy.max_privacy_loss`).  Neither the
+    chained probabilities, nor the one-report loss from which the second round was solved, nor the closed
+    form of ε_τ (:meth:`~ldp_helpers.mechanisms.longitudinal.LGRR.epsilon_after`) enter it, so it checks
+    them.  ``d`` ≤ :data:`FIRST_REPORT_MAX_D` and ``n_reports`` ≤ 16 // d (a unary oracle's table has 2^d
+    states and 2^(d·τ) report sequences).  An oracle that refuses the setting is left out.
 
     References
     ----------
-    [arcolezi2022] "longitudinal protocols" (one report costs ε₁); [tutorial] Eq. (2).
+    [arcolezi2022] "longitudinal protocols" (one report costs ε₁); [erlingsson2014] Theorem 1 (τ reports
+    cost at most ε∞); [tutorial] Eq. (2).
     """
     epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
     d = check_int("d", d, low=2, high=FIRST_REPORT_MAX_D)
+    n_reports = check_int("n_reports", n_reports, low=1, high=16 // d)
     return {
         key: max_privacy_loss(
-            memoized_reports_table(oracle.permanent_table(), oracle.instantaneous_table(), 1)
+            memoized_reports_table(
+                oracle.permanent_table(), oracle.instantaneous_table(), n_reports
+            )
         )
         for key, oracle in _oracles(epsilon, epsilon_permanent, d)
         if oracle is not None

@@ -56,8 +56,9 @@ HH_EPSILON_BY_N = 2.0
 SV_D, SV_ZIPF, SV_MEAN_SIZE, SV_K = 128, 1.1, 4.0, 16
 #: SVIM's ℓ is this percentile of the set sizes (LDPMiner is given the true one)
 SV_PERCENTILE = 0.9
-#: SVSM looks for the top SVSM_K itemsets of 2 to SVSM_MAX_SIZE items
-SVSM_K, SVSM_MAX_SIZE = 10, 3
+#: SVSM looks for the top SVSM_K itemsets of 2 to SVSM_MAX_SIZE items; the truth is ranked among the
+#: itemsets of the SVSM_POOL_ITEMS most frequent items
+SVSM_K, SVSM_MAX_SIZE, SVSM_POOL_ITEMS = 10, 3, 16
 #: personalized LDP: a PL_BRANCHING location tree (4 regions × 5 locations), PL_HOT_SHARE of the users in
 #: the first region's locations, each user's budget PL_EPSILON
 PL_BRANCHING, PL_HOT_SHARE, PL_EPSILON = (4, 5), 0.5, 1.0
@@ -416,8 +417,8 @@ def itemset_mining_precision(
     *,
     n_draws: int,
     rng: np.random.Generator,
-    pool_items: int = 16,
-    max_size: int = 3,
+    pool_items: int = SVSM_POOL_ITEMS,
+    max_size: int = SVSM_MAX_SIZE,
     progress: bool = False,
 ) -> tuple[Curve, list]:
     """Precision of SVSM's top-k itemsets at each ε, against the true top k among the itemsets (sizes 2..max_size)

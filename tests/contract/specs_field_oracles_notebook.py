@@ -128,8 +128,13 @@ SPECS = {
         _finite=False,
         _extra={"taus": [np.array([0])]},
     ),
-    FD + "first_report_losses": spec(
-        epsilon=1.0, epsilon_permanent=3.0, d=4, _finite=False, _extra={"d": [1, 7]}
+    FD + "whole_table_losses": spec(
+        epsilon=1.0,
+        epsilon_permanent=3.0,
+        d=4,
+        n_reports=2,
+        _finite=False,
+        _extra={"d": [1, 7], "n_reports": [0, 5]},
     ),
     FD + "longitudinal_variances": spec(
         epsilon=1.0, epsilon_permanent=3.0, d=5, _finite=False, _extra={"d": [1]}

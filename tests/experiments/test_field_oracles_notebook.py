@@ -182,14 +182,15 @@ def test_server_seconds_times_each_oracles_own_server_and_refuses_what_it_cannot
         fo.server_seconds(keys, 1.0, 8192, 8192, rng=np.random.default_rng(3))
 
 
-def test_first_report_losses_read_eps_1_off_the_whole_memoized_tables():
-    """One report's loss from the composed tables is ε₁ for every oracle; a second round off by 1 % is seen."""
+def test_whole_table_losses_read_eps_1_and_eps_tau_off_the_whole_memoized_tables():
+    """One report's loss from the composed tables is ε₁ for every oracle, τ reports' the closed form ε_τ
+    (below ε∞); a second round off by 1 % is seen."""
     import dataclasses
 
     from ldp_helpers.mechanisms.longitudinal import LOUE, memoized_reports_table
     from ldp_helpers.mechanisms.privacy import max_privacy_loss
 
-    losses = deploy.first_report_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D)
+    losses = deploy.whole_table_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D)
     assert set(losses) == {"l_grr", "l_oue", "l_osue", "l_soue", "l_sue"}
     assert max(abs(v - 1.0) for v in losses.values()) < 1e-9
     oracle = LOUE(1.0, 4, 3.0)
@@ -199,5 +200,12 @@ def test_first_report_losses_read_eps_1_off_the_whole_memoized_tables():
         memoized_reports_table(wrong.permanent_table(), wrong.instantaneous_table(), 1)
     )
     assert loss > 1.0 + 1e-3
+    closed = deploy.longitudinal_epsilons(1.0, 3.0, 4, [4])
+    four = deploy.whole_table_losses(1.0, 3.0, 4, 4)
+    assert set(four) == set(losses)
+    assert all(abs(four[key] - closed[key][0]) < 1e-9 and four[key] < 3.0 for key in four)
+    assert min(four.values()) > 1.0 + 1e-3  # four reports cost more than one
     with pytest.raises(ValueError, match="d must be"):
-        deploy.first_report_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D + 1)
+        deploy.whole_table_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D + 1)
+    with pytest.raises(ValueError, match="n_reports must be"):
+        deploy.whole_table_losses(1.0, 3.0, 4, 5)
