@@ -140,10 +140,11 @@ sizes = np.array([b.size for b in baskets])
 sv_ell = int(np.quantile(sizes, runs.SV_PERCENTILE))  # LDPMiner is given the true ℓ
 sv = runs.itemset_precision(baskets, runs.SV_D, runs.SV_K, sv_epsilons, ldpminer_ell=sv_ell,
                             n_draws=sv_n_draws, rng=arm[2], progress=progress)
-for metric in ("precision", "NCR"):  # pooled over ε: at ε = 4 both are near 1 (seed-dependent)
-    pooled = runs.pooled_margin(sv["SVIM", metric], sv["LDPMiner", metric])
-    claims.statement(f"svim_{metric.lower()}", gt(pooled, 3.0), pooled=pooled, epsilons=sv_epsilons,
-                     margin=runs.smallest_margin(sv["SVIM", metric], sv["LDPMiner", metric]))
+# one finding, decided on NCR (SVIM's paper's metric), pooled over ε: at ε = 4 both are near 1
+pooled = runs.pooled_margin(sv["SVIM", "NCR"], sv["LDPMiner", "NCR"])
+claims.statement("svim_ahead", gt(pooled, 3.0), pooled=pooled, epsilons=sv_epsilons,
+                 margin=runs.smallest_margin(sv["SVIM", "NCR"], sv["LDPMiner", "NCR"]),
+                 precision=runs.pooled_margin(sv["SVIM", "precision"], sv["LDPMiner", "precision"]))
 psfo = PSFO(1.0, 4, 3)  # ε = 1, d = 4 items, sets padded to ℓ = 3: the exact loss of a whole report
 claims.check("psfo_whole_set_ldp", psfo.privacy_loss(), paper=psfo.epsilon, ell=psfo.ell)
 print(f"basket sizes: mean {sizes.mean():.2f}, {runs.SV_PERCENTILE:g} quantile {sv_ell}, "
@@ -157,7 +158,8 @@ publish(fig, "fig_itemset_precision")
 # %% [markdown]
 # SVIM is ahead of LDPMiner, as Wang et al. report and the tutorial repeats (SVIMはLDPMinerを性能で大幅に
 # 上回り): LDPMiner halves each report's budget, SVIM keeps the whole ε for each user's single report and
-# adapts ℓ to the data. We decide it over the ε grid as a whole (the summed gap in its SE): at ε = 4
+# adapts ℓ to the data. We decide it once, on NCR (the SVIM paper's metric; precision, from the same
+# surveys, is reported beside it), over the ε grid as a whole (the summed gap in its SE): at ε = 4
 # both are near 1 and their gap, one or two SE of 20 surveys, flipped the per-ε test under another seed.
 #
 # SVSM on the same baskets, against the true top 10 itemsets (sizes 2 and 3, counted exactly among the
