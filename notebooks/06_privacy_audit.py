@@ -32,10 +32,8 @@ dask_address = None
 save_figures = False  # the paper profile writes figures/06_privacy_audit/
 
 # %%
-from statistics import NormalDist
-
 import numpy as np
-from ldp_helpers import REGISTRY, max_privacy_loss, q_bin_probabilities, unary_output_table
+from ldp_helpers import REGISTRY, max_privacy_loss, unary_output_table
 from ldp_helpers.audit import auditor, longitudinal
 from ldp_helpers.experiments import privacy_audit as runs  # the drivers and the setting
 from ldp_tools.peers import peer_audits
@@ -168,18 +166,15 @@ attack = runs.longitudinal_curves(
 rr, rappor, glance, k = attack[0], attack[1], attack[2], ks[-1]
 claims.statement("rr_composes", close(rr.epsilon[-1], k * runs.RR_EPSILON, 1e-9), k=k,
                  composed=k * runs.RR_EPSILON, eps=rr.epsilon[-1])
-keep = q_bin_probabilities(runs.RR_EPSILON)[0]  # each fresh report shows v w.p. e^ε₀/(1 + e^ε₀)
-hoeffding = float(np.exp(-2 * k * (keep - 0.5) ** 2))  # P[C ≤ k/2] for C ~ Bin(k, keep)
-claims.statement("rr_attack_wins", le(1 - rr.success[-1], hoeffding), k=k,
-                 success=rr.success[-1], failure=1 - rr.success[-1], hoeffding=hoeffding)
+failure, hoeffding = 1 - rr.success[-1], runs.averaging_failure_bound(runs.RR_EPSILON, k)
+claims.statement("rr_attack_wins", le(failure, hoeffding), k=k, failure=failure,
+                 hoeffding=hoeffding)
 prr_cap, prr_loss = runs.memoized_limits(runs.RAPPOR_F)
 excess = max(rappor.success.max() - prr_cap, rappor.epsilon.max() - prr_loss)
 claims.statement("rappor_capped", le(excess, 1e-12), cap=prr_cap, success=rappor.success[-1],
                  eps=rappor.epsilon[-1], k=k)
 cap = runs.success_cap(runs.STREAM_EPSILON)
-points = sum(c.success.size for c in attack[2:])  # one one-sided test per stream and k
-z = NormalDist().inv_cdf(1 - (1 - confidence) / points)  # all hold jointly w.p. >= confidence
-slack = max(float(np.max(c.success - cap - z * c.success_se)) for c in attack[2:])
+slack, z, points = runs.success_slack(attack[2:], cap, confidence=confidence)  # Bonferroni z
 claims.statement("one_shot_capped", le(slack, 0.0), cap=cap, slack=slack, z=z, points=points,
                  confidence=confidence)
 glance_error = float(np.max(np.abs(glance.epsilon[glance.epsilon_exact] - runs.STREAM_EPSILON)))

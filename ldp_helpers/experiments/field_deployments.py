@@ -7,7 +7,8 @@
   solved and of the closed form of ε_τ.
 * :func:`longitudinal_variances`: each longitudinal oracle's exact and approximate variance at (ε₁, ε∞, d).
 * :func:`memoized_history_loss`: the exact loss of τ collections from dBitFlipPM's or 1BitMean's
-  memoized tables, for users whose value never changes and for histories that do.
+  memoized tables, for users whose value never changes and for histories that do;
+  :func:`changed_report_share`: whether their per-user clients resend one report of an unchanged value.
 * :func:`joint_zipf_counts`, :func:`multidimensional_mse`: generated tuples and the exact MSE of every
   multidimensional solution on them.
 
@@ -124,10 +125,11 @@ FIRST_REPORT_MAX_D = 6
 
 
 def whole_table_losses(
-    epsilon: float, epsilon_permanent: float, d: int, n_reports: int = 1
+    epsilon: float, epsilon_permanent: float, d: int, n_reports: int | None = 1
 ) -> dict:
     """``{key: ε}``: the exact loss of ``n_reports`` reports of an unchanged value, for every longitudinal
-    oracle, from its whole table.
+    oracle, from its whole table; with ``n_reports=None`` the loss of the memoized state itself (the
+    permanent round's table), which bounds every number of reports (they are post-processing of it).
 
     The table is ``P[x, (y₁, …, y_τ)] = Σ_b permanent[x, b] Π_t instantaneous[b, y_t]``
     (:func:`memoized_reports_table`): the rounds composed by matrix products and the loss taken as the
@@ -144,10 +146,13 @@ def whole_table_losses(
     """
     epsilon, epsilon_permanent, d = _check_setting(epsilon, epsilon_permanent, d)
     d = check_int("d", d, low=2, high=FIRST_REPORT_MAX_D)
-    n_reports = check_int("n_reports", n_reports, low=1, high=16 // d)
+    if n_reports is not None:
+        n_reports = check_int("n_reports", n_reports, low=1, high=16 // d)
     return {
         key: max_privacy_loss(
-            memoized_reports_table(
+            oracle.permanent_table()
+            if n_reports is None
+            else memoized_reports_table(
                 oracle.permanent_table(), oracle.instantaneous_table(), n_reports
             )
         )
@@ -199,6 +204,39 @@ def memoized_history_loss(mechanism, histories, *, step: int | None = None) -> f
     if step is not None:
         fail("step", step, "None for dBitFlip (α-point rounding is 1BitMean's)")
     return float(max_privacy_loss(mechanism.memoized_history_table(histories)))
+
+
+def changed_report_share(
+    mechanism,
+    users_per_value: int,
+    rounds: int,
+    *,
+    rng: np.random.Generator,
+    step: int | None = None,
+) -> tuple[float, int]:
+    """``(share, users)``: the share of simulated clients of an unchanged value whose ``rounds`` reports are
+    not all equal, from the per-user clients (dBitFlipPM's or 1BitMean's ``perturb_rounds``, α-point ``step``
+    for 1BitMean), every value of the domain held by ``users_per_value`` users.
+
+    0 for clients that memoize; clients that drew each report afresh would change most of them.
+
+    References
+    ----------
+    [ding2017] "memoization"; [ding2017] "α-point rounding".
+    """
+    mechanism = check_instance("mechanism", mechanism, (DBitFlip, OneBitMean))
+    users_per_value = check_int("users_per_value", users_per_value, low=1, high=10**5)
+    rounds, rng = check_int("rounds", rounds, low=2, high=64), check_rng(rng)
+    if isinstance(mechanism, DBitFlip):
+        if step is not None:
+            fail("step", step, "None for dBitFlip (α-point rounding is 1BitMean's)")
+        values = np.repeat(np.arange(mechanism.d), users_per_value)[:, None]
+        sent = mechanism.perturb_rounds(np.repeat(values, rounds, axis=1), rng=rng).bits
+    else:
+        values = np.repeat(np.arange(mechanism.m + 1), users_per_value)[:, None]
+        sent = mechanism.perturb_rounds(np.repeat(values, rounds, axis=1), step, rng=rng)
+    changed = np.any((sent != sent[:, :1]).reshape(values.size, -1), axis=1)
+    return float(np.mean(changed)), values.size
 
 
 def joint_zipf_counts(

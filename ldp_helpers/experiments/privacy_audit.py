@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy import stats
 
 from ldp_helpers._validation import (
     MAX_N_DRAWS,
@@ -330,6 +331,40 @@ def success_cap(epsilon: float) -> float:
     [tutorial] Eq. (2) (the ratio bound, applied to the attacker's two error probabilities).
     """
     return q_bin_probabilities(check_epsilon(epsilon))[0]
+
+
+def averaging_failure_bound(epsilon: float, k: int) -> float:
+    """Hoeffding's bound ``exp(−2k(p − ½)²)`` on the failure of the averaging attack on k fresh RR reports
+    (p = e^ε/(1 + e^ε) each): it guesses wrong only if at most k/2 of them show the bit.
+
+    References
+    ----------
+    google/rappor issue 11 (averaging fresh reports); Hoeffding's inequality for Bin(k, p).
+    """
+    p, k = success_cap(epsilon), check_int("k", k, low=1)
+    return math.exp(-2 * k * (p - 0.5) ** 2)
+
+
+def success_slack(curves, cap: float, *, confidence: float) -> tuple[float, float, int]:
+    """``(slack, z, points)``: the largest ``success − cap − z·SE`` over every point of the simulated attack
+    ``curves``, with z = Φ⁻¹(1 − (1 − confidence)/points) so that the one-sided tests hold jointly at
+    ``confidence`` (Bonferroni).  slack ≤ 0: no point beats ``cap`` at that confidence.
+
+    References
+    ----------
+    [glance] Theorem 3; [m_shot] Algorithm 1 (the cap e^ε/(1 + e^ε) of an ε-LDP view).
+    """
+    if (
+        not isinstance(curves, (list, tuple))
+        or not curves
+        or not all(isinstance(c, AttackCurve) for c in curves)
+    ):
+        fail_type("curves", curves, "a non-empty list of AttackCurve (longitudinal_curves' result)")
+    cap = check_probability(cap, "cap")
+    points = sum(curve.success.size for curve in curves)
+    z = float(stats.norm.isf((1 - check_confidence(confidence)) / points))
+    slack = max(float(np.max(c.success - cap - z * c.success_se)) for c in curves)
+    return slack, z, points
 
 
 def memoized_limits(f: float) -> tuple[float, float]:

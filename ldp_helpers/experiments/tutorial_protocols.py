@@ -128,6 +128,28 @@ def rise(curve: Curve) -> float:
     return _z(curve.mean[-1] - curve.mean[0], curve.se[-1], curve.se[0])
 
 
+def lead_over_random_picks(
+    curve: Curve,
+    *,
+    k: int = SVSM_K,
+    pool_items: int = SVSM_POOL_ITEMS,
+    max_size: int = SVSM_MAX_SIZE,
+) -> tuple[float, float]:
+    """``(lead, chance)``: how far the precision at the grid's first point lies above ``chance``, in its SE;
+    chance = k / (itemsets of 2..max_size of the pool_items), the expected precision of k itemsets drawn at
+    random from :func:`itemset_mining_precision`'s pool.
+
+    References
+    ----------
+    [wang2018svim] (SVSM; itemset precision).
+    """
+    curve = _check_curve("curve", curve)
+    k, pool_items = check_int("k", k, low=1), check_int("pool_items", pool_items, low=2, high=24)
+    max_size = check_int("max_size", max_size, low=2, high=6)
+    chance = k / sum(math.comb(pool_items, size) for size in range(2, max_size + 1))
+    return _z(curve.mean[0] - chance, curve.se[0], 0.0), chance
+
+
 def gap(a: Curve, b: Curve, index: int) -> float:
     """``(a − b)/SE`` at grid point ``index`` (independent runs): > 2 means a is ahead there."""
     _check_pair(a, b)

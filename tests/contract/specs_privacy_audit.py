@@ -60,6 +60,10 @@ SPECS = {
     PA + "peer_table": spec(peers=PEERS, _extra={"peers": [{}, {"pure-ldp-1.1.2": {}}]}),
     PA + "success_cap": spec(epsilon=1.0),
     PA + "memoized_limits": spec(f=0.5, _extra={"f": [0.0]}),
+    PA + "averaging_failure_bound": spec(epsilon=1.0, k=64),
+    PA + "success_slack": spec(
+        curves=ATTACK, cap=0.7, confidence=0.99, _extra={"curves": [[], [0.5]], "cap": [1.5]}
+    ),
     # the figure functions draw a new Figure (not run here: tests/experiments/test_audit_figures.py draws each)
     PL + "epsilon_lb_figure": spec(
         curves={"grr": CURVE},

@@ -39,6 +39,7 @@ SPECS = {
         _extra={"curves": [{"a": SHORT}, {}, {"a": 1.0}], "size": [0]},
     ),
     TP + "rise": spec(curve=A, _extra={"curve": [SHORT]}),
+    TP + "lead_over_random_picks": spec(curve=A, _extra={"pool_items": [1, 25], "max_size": [7]}),
     TP + "gap": spec(a=A, b=B, index=0, _extra={"b": [SHORT], "index": [2, -3]}),
     TP + "smallest_margin": spec(
         a=A,

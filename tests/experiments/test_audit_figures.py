@@ -1,5 +1,6 @@
 """Notebook 06's helpers: the buggy client's true loss, where the averaging attack stops, the seeds, the figures."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -25,6 +26,24 @@ def test_never_cleared_loss_is_the_broken_clients_exact_loss(protocol, cls):
     p_true = mech.p + (1 - mech.p) * mech.q
     exact = max_privacy_loss(unary_output_table(p_true, mech.q, 3))
     assert runs.never_cleared_loss(protocol, 0.8) == pytest.approx(exact, rel=1e-12) and exact > 0.8
+
+
+def test_averaging_failure_bound_and_the_success_slack():
+    """Hoeffding's bound lies above the exact failure of the averaging attack at every k (and is the formula);
+    the slack is the largest success − cap − z·SE with z the Bonferroni quantile, and changes sign with cap."""
+    from scipy import stats
+
+    for k in (1, 8, 64):
+        failure = 1 - averaging_success(fresh_rr_count_table(1.0, k))
+        assert failure <= runs.averaging_failure_bound(1.0, k)
+    p = math.e / (1 + math.e)
+    assert runs.averaging_failure_bound(1.0, 64) == pytest.approx(math.exp(-128 * (p - 0.5) ** 2))
+    curve = binomial_attack_curve("fresh RR", lambda k: fresh_rr_count_table(1.0, k), [1, 2, 4])
+    curve = dataclasses.replace(curve, success_se=np.full(3, 0.01))
+    slack, z, points = runs.success_slack([curve], 0.7, confidence=0.99)
+    assert points == 3 and z == pytest.approx(stats.norm.isf(0.01 / 3))
+    assert slack == pytest.approx(float(np.max(curve.success - 0.7 - z * 0.01)))
+    assert runs.success_slack([curve], float(curve.success.max()), confidence=0.99)[0] < 0
 
 
 def test_where_the_attack_stops():

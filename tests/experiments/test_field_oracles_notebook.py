@@ -2,6 +2,7 @@
 multidimensional MSE, and every figure drawn with labelled axes and text of at least 10 px in the book."""
 
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -205,7 +206,32 @@ def test_whole_table_losses_read_eps_1_and_eps_tau_off_the_whole_memoized_tables
     assert set(four) == set(losses)
     assert all(abs(four[key] - closed[key][0]) < 1e-9 and four[key] < 3.0 for key in four)
     assert min(four.values()) > 1.0 + 1e-3  # four reports cost more than one
+    state = deploy.whole_table_losses(1.0, 3.0, 4, None)  # the memoized state: ε∞, above every τ
+    assert all(abs(state[key] - 3.0) < 1e-9 and four[key] < state[key] for key in four)
+    over = deploy.whole_table_losses(1.0, 3.2, 4, None)  # a permanent round at 3.2 is seen there
+    assert min(over.values()) > 3.0 + 1e-3
     with pytest.raises(ValueError, match="d must be"):
         deploy.whole_table_losses(1.0, 3.0, deploy.FIRST_REPORT_MAX_D + 1)
     with pytest.raises(ValueError, match="n_reports must be"):
         deploy.whole_table_losses(1.0, 3.0, 4, 5)
+
+
+def test_changed_report_share_sees_clients_that_do_not_memoize():
+    """The memoizing clients resend one report of an unchanged value; a client drawing each round afresh
+    changes most of them."""
+    from ldp_helpers.mechanisms.telemetry import OneBitMean
+
+    rng, dbf = np.random.default_rng(5), DBitFlip(1.5, 4, 2)
+    assert deploy.changed_report_share(dbf, 500, 4, rng=rng) == (0.0, 2_000)
+    assert deploy.changed_report_share(OneBitMean(1.0, 8), 200, 5, rng=rng, step=2) == (0.0, 1_800)
+    original = DBitFlip.perturb_rounds
+
+    def fresh(self, values, *, rng):  # every round drawn afresh: nothing memoized across rounds
+        rounds = [original(self, values[:, [t]], rng=rng) for t in range(values.shape[1])]
+        return rounds[0]._replace(bits=np.concatenate([r.bits for r in rounds], axis=1))
+
+    with mock.patch.object(DBitFlip, "perturb_rounds", fresh):
+        share, _ = deploy.changed_report_share(dbf, 500, 4, rng=rng)
+    assert share > 0.5
+    with pytest.raises(ValueError, match="step"):
+        deploy.changed_report_share(dbf, 10, 3, rng=rng, step=2)
