@@ -343,17 +343,20 @@ print(f"mu = 0.5 first violates (2) at eps = {fails_from:.4g}; violated on all o
       f"{not general_cond[beyond].any()}")
 
 # %%
-fig3_mus = (mus["dense"], mus["general"])
-fig3_mean = {(m.__name__, mu): runs.error_curve(m, constant_population(mu, *S6.shape), eps3,
-                                                rng=rngs[2], n_draws=n_draws).mean(axis=1)
-             for m in (Glance, Harmony) for mu in fig3_mus}
+fig3_mus, ds = (mus["dense"], mus["general"]), ("Glance", mus["dense"])
+fig3_err = {(m.__name__, mu): runs.error_curve(m, constant_population(mu, *S6.shape), eps3,
+                                               rng=rngs[2], n_draws=n_draws)  # (len(eps3), n_draws)
+            for m in (Glance, Harmony) for mu in fig3_mus}
+fig3_mean = {k: v.mean(axis=1) for k, v in fig3_err.items()}
 at8 = {k: v[-1] for k, v in fig3_mean.items()}  # mean Err at eps = 8
-others = min(v for k, v in at8.items() if k != ("Glance", mus["dense"]))
-general = {name: at8[name, mus["general"]] for name in ("Glance", "Harmony")}
-claims.statement("fig3_harmony_general", gt(general["Harmony"] / general["Glance"], 1.1),
-                 harmony=general["Harmony"], glance=general["Glance"])
-claims.statement("fig3_glance_ds", lt(at8["Glance", mus["dense"]] / others, 0.25),
-                 ds=at8["Glance", mus["dense"]], others=others)
+general = {name: fig3_err[name, mus["general"]][-1] for name in ("Harmony", "Glance")}  # eps = 8
+gap, gap_se = common.log_gap(general["Harmony"], general["Glance"])
+claims.statement("fig3_harmony_general", gt(gap / gap_se, 3.0), z=gap / gap_se,
+                 **{name.lower(): err.mean() for name, err in general.items()})
+falls = {k: common.log_gap(v, fig3_err[ds]) for k, v in fig3_err.items() if k != ds}  # ln(k/DS)
+faster = min((g[-1] - g[0]) / np.hypot(s[-1], s[0]) for g, s in falls.values())  # from eps 1 to 8
+claims.statement("fig3_glance_ds", gt(faster, 3.0), ds=at8[ds], others=min(at8[k] for k in falls),
+                 z=faster)
 for (name, mu), mean in fig3_mean.items():
     print(f"{name:<8} mu = {mu:<6g} mean Err: eps=1: {mean[0]:.4g}  eps=4: {mean[6]:.4g}  eps=8: "
           f"{mean[-1]:.4g}")
@@ -434,15 +437,17 @@ publish(fig, "table1_rates_in_epsilon")
 # %%
 eps_tn, n_users_tn, Ts, Ns = 2.0, 10**5, np.array([5, 10, 20, 50, 100, 200]), 10 ** np.arange(3, 8)
 vs_T = {m.__name__: runs.mean_error_grid(m, eps_tn, mus["general"], n_users_tn, Ts, rng=rngs[4],
-                                         n_draws=n_draws_rates)
+                                         n_draws=n_draws_rates, with_se=True)
         for m in (Glance, Harmony, BasicOneTimeRappor)}
 vs_N = {m.__name__: runs.mean_error_grid(m, eps_tn, mus["general"], Ns, S6.n_rounds, rng=rngs[5],
                                          n_draws=n_draws_rates, with_se=True)
         for m in (Glance, Harmony)}
-slope_T = {k: common.fitted_slope(Ts, v) for k, v in vs_T.items()}
-slope_N = {k: runs.rate_fit(Ns, mean, se) for k, (mean, se) in vs_N.items()}  # (slope, its MC SE)
-claims.statement("rappor_in_t", gt(slope_T["BasicOneTimeRappor"] - slope_T["Harmony"], 0.3),
-                 rappor=slope_T["BasicOneTimeRappor"], harmony=slope_T["Harmony"])
+fit_T, slope_N = ({k: runs.rate_fit(x, mean, se) for k, (mean, se) in v.items()}  # (slope, MC SE)
+                  for x, v in ((Ts, vs_T), (Ns, vs_N)))
+slope_T = {k: s for k, (s, _) in fit_T.items()}
+(s_r, se_r), (s_h, se_h) = fit_T["BasicOneTimeRappor"], fit_T["Harmony"]
+claims.statement("rappor_in_t", gt((s_r - s_h) / np.hypot(se_r, se_h), 3.0), rappor=s_r,
+                 harmony=s_h, z=(s_r - s_h) / np.hypot(se_r, se_h))
 for name, (s, se) in slope_N.items():
     claims.check(f"n_rate.{name.lower()}", s, se=se)
 print("slope of ln Err vs ln T: " + ", ".join(f"{k} {v:.3f}" for k, v in slope_T.items())
@@ -452,7 +457,8 @@ print("slope of ln Err vs ln N: " + ", ".join(f"{k} {s:.3f}" for k, (s, _) in sl
       + "   (stated: -0.5)")
 
 # %% tags=["no-claims"]
-fig = plots.error_vs_t_and_n(Ts, vs_T, Ns, {k: mean for k, (mean, _) in vs_N.items()},
+fig = plots.error_vs_t_and_n(Ts, {k: mean for k, (mean, _) in vs_T.items()}, Ns,
+                             {k: mean for k, (mean, _) in vs_N.items()},
                              n_users=n_users_tn, n_rounds=S6.n_rounds, epsilon=eps_tn,
                              mu=mus["general"])
 publish(fig, "error_vs_t_and_n")
@@ -465,11 +471,12 @@ publish(fig, "error_vs_t_and_n")
 # Θ(1) floor is higher than the ±c variant's, is overtaken by it near ε = 7 there (a claims row).
 
 # %%
-rappor = {mu: runs.error_curve(BasicOneTimeRappor, constant_population(mu, *S6.shape), eps3,
-                               rng=rngs[6], n_draws=n_draws).mean(axis=1) for mu in fig3_mus}
-at8_dense = {"rappor": rappor[mus["dense"]][-1], "harmony": at8["Harmony", mus["dense"]]}
-claims.statement("rappor_below_harmony", lt(at8_dense["rappor"] / at8_dense["harmony"], 1.0),
-                 **at8_dense)
+rappor_err = {mu: runs.error_curve(BasicOneTimeRappor, constant_population(mu, *S6.shape), eps3,
+                                   rng=rngs[6], n_draws=n_draws) for mu in fig3_mus}
+rappor = {mu: v.mean(axis=1) for mu, v in rappor_err.items()}
+gap, gap_se = common.log_gap(rappor_err[mus["dense"]][-1], fig3_err["Harmony", mus["dense"]][-1])
+claims.statement("rappor_below_harmony", lt(gap / gap_se, -3.0), rappor=rappor[mus["dense"]][-1],
+                 harmony=at8["Harmony", mus["dense"]], z=gap / gap_se)
 print("mean Err at eps = 8: " + ", ".join(
     f"mu={mu:g}: Glance {at8['Glance', mu]:.3g}, Harmony {at8['Harmony', mu]:.3g}, BORAPPOR "
     f"{rappor[mu][-1]:.3g}" for mu in fig3_mus))

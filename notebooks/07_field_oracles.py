@@ -207,10 +207,11 @@ one_report = deploy.whole_table_losses(long_epsilon, long_epsilon_permanent,
 first_gap = max(abs(loss - long_epsilon) for loss in one_report.values())  # from the whole tables
 claims.statement("first_report", close(first_gap, 0.0, 1e-9), d=deploy.FIRST_REPORT_MAX_D,
                  n_oracles=len(one_report))
-tables = {tau: max(deploy.whole_table_losses(long_epsilon, long_epsilon_permanent, 4, tau).values())
-          for tau in [1, 2, 3, 4, None]}  # τ reports at d = 4 (2^16 sequences); None: the state
-shown = dict(top=max(tables[tau] for tau in range(1, 5)), state=tables[None], d=4, tau=4,
-             top_closed=float(np.max(memoized)), tau_closed=taus[-1], d_closed=long_d)
+d_table, max_tau = 4, 4  # τ = 1…4 reports at d = 4 (2^16 sequences); None: the memoized state
+tables = {tau: max(deploy.whole_table_losses(long_epsilon, long_epsilon_permanent, d_table, tau)
+                   .values()) for tau in [*range(1, max_tau + 1), None]}
+shown = dict(top=max(v for tau, v in tables.items() if tau), state=tables[None], d=d_table,
+             tau=max_tau, top_closed=float(np.max(memoized)), tau_closed=taus[-1], d_closed=long_d)
 claims.statement("bounded_by_eps_inf", le(max(tables.values()) - long_epsilon_permanent, 1e-12),
                  eps_inf=long_epsilon_permanent, **shown)  # the state's loss bounds every τ
 variances = deploy.longitudinal_variances(long_epsilon, long_epsilon_permanent, long_d)
@@ -268,22 +269,24 @@ print(f"multi-freq-ldpy L-GRR at d = 5, ε∞ = 3, ε₁ = 1: one report costs {
 
 # %%
 dbf, obm = dbitflip.DBitFlip(1.5, 4, 2), telemetry.OneBitMean(1.0, 8)
+dbf_taus, obm_taus, a_step = (1, 2, 3, 4), (1, 3, 5), 2  # collections; α-point rounding step
 same = [deploy.memoized_history_loss(dbf, np.repeat(np.arange(4)[:, None], t, axis=1))
-        for t in (1, 2, 3, 4)]
-same_obm = [deploy.memoized_history_loss(obm, np.repeat(np.arange(9)[:, None], t, axis=1), step=2)
-            for t in (1, 3, 5)]
+        for t in dbf_taus]
+same_obm = [deploy.memoized_history_loss(obm, np.repeat(np.arange(9)[:, None], t, axis=1),
+                                         step=a_step) for t in obm_taus]
 client_rng = np.random.default_rng([seed, 2])  # its own stream: no later number changes
-changed, users = deploy.changed_report_share(dbf, 2_500, 4, rng=client_rng)  # the clients too
-changed_obm, users_obm = deploy.changed_report_share(obm, 1_000, 5, rng=client_rng, step=2)
+changed, users = deploy.changed_report_share(dbf, 2_500, dbf_taus[-1], rng=client_rng)  # clients
+changed_obm, users_obm = deploy.changed_report_share(obm, 1_000, obm_taus[-1], rng=client_rng,
+                                                     step=a_step)
 gap, gap_obm = max(same) - dbf.privacy_loss(), max(same_obm) - obm.epsilon
 claims.statement("dbitflip_memoized", close(max(abs(gap), changed), 0.0, 1e-9), eps=dbf.epsilon,
-                 changed=changed, users=users)
+                 changed=changed, users=users, taus=dbf_taus)
 claims.statement("one_bit_memoized", close(max(abs(gap_obm), changed_obm), 0.0, 1e-9),
-                 eps=obm.epsilon, changed=changed_obm, users=users_obm)
+                 eps=obm.epsilon, changed=changed_obm, users=users_obm, taus=obm_taus, step=a_step)
 alternating = deploy.memoized_history_loss(dbf, [[0, 1, 0, 1], [1, 0, 1, 0]])
 claims.statement("dbitflip_changes", gt(alternating, dbf.epsilon), loss=alternating)
-print(f"dBitFlipPM, τ = 1..4 unchanged: {[round(s, 6) for s in same]} "
-      f"(fresh: {[1.5 * t for t in (1, 2, 3, 4)]}); alternating buckets: {alternating}")
+print(f"dBitFlipPM, τ = {dbf_taus} unchanged: {[round(s, 6) for s in same]} "
+      f"(fresh: {[dbf.epsilon * t for t in dbf_taus]}); alternating buckets: {alternating}")
 
 # %% [markdown]
 # ## 6. Several attributes: SPL, SMP, RS+FD

@@ -69,6 +69,34 @@ def mean_and_se(samples):
     return mean, se
 
 
+def log_gap(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """``ln ā − ln b̄`` of two independent samples (surveys on the last axis) and its Monte-Carlo SE.
+
+    By the delta method ``Var ln ā ≈ (se_a/ā)²`` (:func:`mean_and_se`), so the SE of the gap is
+    ``√((se_a/ā)² + (se_b/b̄)²)``.  A gap of more than 3 SE says ā > b̄ (ā/b̄ > 1) with a one-sided
+    error below 0.14 %; differences of gaps at two grid points compare how fast two curves fall.
+
+    References
+    ----------
+    [glance] §6, Fig. 3 (the comparisons of mean Err this decides).
+    """
+    (mean_a, se_a), (mean_b, se_b) = mean_and_se(a), mean_and_se(b)
+    if mean_a.shape != mean_b.shape:
+        fail(
+            "b",
+            Described(f"samples of shape {np.shape(b)}"),
+            f"samples over a's grid {mean_a.shape}",
+        )
+    for name, mean in (("a", mean_a), ("b", mean_b)):
+        if not np.all(mean > 0):
+            fail(
+                name,
+                Described("a sample with mean 0"),
+                "samples with positive means (a log needs them)",
+            )
+    return np.log(mean_a) - np.log(mean_b), np.hypot(se_a / mean_a, se_b / mean_b)
+
+
 def fitted_slope(x, y, *, log_x: bool = True, log_correction_beta: float | None = None) -> float:
     """Least-squares slope of ``ln y`` against ``ln x`` (``log_x``) or against ``x``.
 

@@ -26,6 +26,9 @@ SPECS = {
     "ldp_helpers.experiments.common.mean_and_se": spec(
         samples=np.array([[0.1, 0.2, 0.3], [0.2, 0.1, 0.4]])
     ),
+    "ldp_helpers.experiments.common.log_gap": spec(
+        a=np.array([[0.2, 0.3, 0.4]]), b=np.array([[0.1, 0.2, 0.1]])
+    ),
     EG + "rate_fit": spec(x=np.array([1.0, 2.0, 4.0]), mean=CURVE, se=np.full(3, 0.01), log_x=True),
     EG + "sparse_round_tail": spec(epsilon=2.0, n_reporters=50, deviations=np.array([0.1, 0.2])),
     PG + "error_decomposition": spec(

@@ -9,7 +9,7 @@ import pytest
 from ldp_helpers.bounds import chernoff as ch
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.experiments import glance as runs
-from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, mean_and_se
+from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, log_gap, mean_and_se
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.simulate.populations import constant_population
@@ -24,6 +24,24 @@ def test_mean_and_se_is_the_mean_and_its_standard_error_per_row():
     assert se == pytest.approx([np.std([1, 2, 4], ddof=1) / math.sqrt(3), 0.0], abs=1e-15)
     with pytest.raises(ValueError, match="samples must be an array with at least two surveys"):
         mean_and_se(np.array([[1.0], [2.0]]))
+
+
+def test_log_gap_se_is_the_spread_of_log_ratios_of_independent_means():
+    """log_gap's delta-method SE matches the spread of ln(ā/b̄) over 2,000 simulated pairs (within 10 %).
+
+    A wrong SE, e.g. one that forgets b's share or divides by n instead of √n, misses by far more; the gap
+    itself is ln(ā/b̄) exactly, and a mean of 0 or samples over another grid are refused.
+    """
+    rng = np.random.default_rng(7)
+    a, b = rng.exponential(0.2, (2000, 400)), rng.exponential(0.1, (2000, 300))
+    gap, se = log_gap(a, b)
+    assert gap == pytest.approx(np.log(a.mean(axis=1) / b.mean(axis=1)), rel=1e-12)
+    assert np.median(se) == pytest.approx(np.std(gap, ddof=1), rel=0.1)
+    assert np.std(gap, ddof=1) == pytest.approx(math.hypot(1 / 20, 1 / math.sqrt(300)), rel=0.1)
+    with pytest.raises(ValueError, match="b must be samples over a's grid"):
+        log_gap(a, b[:3])
+    with pytest.raises(ValueError, match="b must be samples with positive means"):
+        log_gap(a[:1], np.zeros((1, 5)))
 
 
 def test_rate_fit_is_the_fitted_slope_and_its_se():
