@@ -9,7 +9,13 @@ import pytest
 from ldp_helpers.bounds import chernoff as ch
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.experiments import glance as runs
-from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, log_gap, mean_and_se
+from ldp_helpers.experiments.common import (
+    fitted_slope,
+    fitted_slope_se,
+    log_gap,
+    mean_and_se,
+    mean_gap,
+)
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.simulate.populations import constant_population
@@ -42,6 +48,22 @@ def test_log_gap_se_is_the_spread_of_log_ratios_of_independent_means():
         log_gap(a, b[:3])
     with pytest.raises(ValueError, match="b must be samples with positive means"):
         log_gap(a[:1], np.zeros((1, 5)))
+
+
+def test_mean_gap_se_is_the_spread_of_differences_of_independent_means():
+    """mean_gap's SE matches the spread of ā − b̄ over 2,000 simulated pairs (within 10 %); a wrong SE
+    (one sample's share only, or sd without √n) misses by far more; samples over another grid are refused."""
+    rng = np.random.default_rng(8)
+    a, b = rng.uniform(0.0, 1.0, (2000, 100)), rng.uniform(0.0, 0.6, (2000, 50))
+    gap, se = mean_gap(a, b)
+    assert gap == pytest.approx(a.mean(axis=1) - b.mean(axis=1), rel=1e-12)
+    assert np.median(se) == pytest.approx(np.std(gap, ddof=1), rel=0.1)
+    sd_a, sd_b = 1 / math.sqrt(12), 0.6 / math.sqrt(12)  # the uniforms' standard deviations
+    assert np.std(gap, ddof=1) == pytest.approx(
+        math.hypot(sd_a / 10, sd_b / math.sqrt(50)), rel=0.1
+    )
+    with pytest.raises(ValueError, match="b must be samples over a's grid"):
+        mean_gap(a, b[:3])
 
 
 def test_rate_fit_is_the_fitted_slope_and_its_se():
