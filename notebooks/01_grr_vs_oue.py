@@ -49,7 +49,7 @@ save_figures = False  # the paper profile writes figures/01_grr_vs_oue/
 import numpy as np
 from ldp_helpers import GRR, OUE, flat_counts, load_trouser_counts, tea_survey_standin
 from ldp_helpers.bounds import grr_vs_oue as paper  # the thesis' equations
-from ldp_helpers.experiments import grr_vs_oue as runs  # its settings, examples and experiments
+from ldp_helpers.experiments import common, grr_vs_oue as runs  # settings, examples, experiments
 from ldp_tools.explore.panels import show_panel
 from ldp_tools.pipeline import start_notebook
 from ldp_tools.pipeline.decisions import by_text, close, ge, gt, le, lt
@@ -125,7 +125,6 @@ print(f"max |L[f] at E[f'] - f| over GRR and OUE = {bias:.1g} (true f = {f})")
 expected_a = round(grr_ex.expected_support[0], 4)  # E[f'_A], the row's evidence
 claims.check("section_expectation", expected_a, paper=round(by_own_q[0], 4))
 claims.erratum("expectation_q_clash", expected_a, paper=round(by_alg1_q[0], 4))
-claims.check("unbiased", round(bias, 10))
 
 # %% [markdown]
 # The correct expectations sum to $n = 10$ (every GRR report supports exactly one value); the
@@ -134,12 +133,15 @@ claims.check("unbiased", round(bias, 10))
 # the aggregators 2 and 4) on 10 users, repeated:
 
 # %%
-n_runs = 4000
+n_runs, z_max = 4000, 0.0
 for name, ex in worked.items():
     estimates = runs.per_user_estimates(ex.protocol, ex.protocol.expand(f), n_draws=n_runs, rng=rng)
     z = np.abs(estimates.mean(axis=0) - f) / np.sqrt(ex.protocol.variance(f) / n_runs)
+    z_max = max(z_max, float(z.max()))
     print(f"{name}: mean L[f] over {n_runs} runs = {np.round(estimates.mean(axis=0), 3)}, "
           f"|mean - f| / SE = {np.round(z, 2)}")
+z_crit = common.bonferroni_z(6, two_sided=True)  # the 6 tests jointly at 99 %
+claims.statement("unbiased", lt(z_max, z_crit), z=z_max, z_crit=z_crit, bias=bias)
 
 # %% [markdown]
 # ## 2. The worked examples ($d = 3$, $\varepsilon = 2$, $n = 10$), recomputed
@@ -310,9 +312,10 @@ for label, data in data_sets.items():
 print(f"Dataset 2 at eps = ln 20 = {eps_fig:.4f}: exact MSE_GRR / MSE_OUE = {ratio_ln20:.4f}")
 d2 = dataset2.d
 wang_d2, exact_d2 = paper.crossover_epsilon_wang(d2), paper.crossover_epsilon_exact(d2)
-at_wang = {name: paper.approx_mse(cls(wang_d2, d2), 1000) for name, cls in paper.PROTOCOLS.items()}
-claims.statement("wang_rule", close(at_wang["GRR"] / at_wang["OUE"], 1.0, 1e-9),
-                 wang=wang_d2, exact=exact_d2)
+approx_ratio = [paper.approx_mse(GRR(e, d2), 1000) / paper.approx_mse(OUE(e, d2), 1000)
+                for e in (wang_d2 - 0.1, wang_d2 + 0.1)]  # MSE_GRR / MSE_OUE either side
+claims.statement("wang_rule", gt(min(approx_ratio[0] - 1, 1 - approx_ratio[1]), 0.0),
+                 wang=wang_d2, exact=exact_d2, below=approx_ratio[0], above=approx_ratio[1])
 claims.check("wang_crossover_d2", wang_d2)
 
 # %% [markdown]
@@ -334,7 +337,8 @@ rise = max(max(np.max(np.diff(curve["exact"])), curve["simulated"][-1] - curve["
            for c in curves.values() for curve in c.values())
 claims.statement("mse_decreases", lt(rise, 0.0), rise=rise)
 sim2 = {name: curve["simulated"] for name, curve in curves["Dataset 2"].items()}
-first_win = epsilons[sim2["GRR"] < sim2["OUE"]].min()
+wins = epsilons[sim2["GRR"] < sim2["OUE"]]
+first_win = float(wins.min()) if wins.size else 2 * epsilons[-1]  # past the grid: GRR never wins
 gap = max(abs(exact_d2 - 2.5), abs(first_win - 2.5) - (epsilons[1] - epsilons[0]))  # from (2, 3)
 claims.statement("d2_reversal", close(gap, 0.0, 0.5), exact=exact_d2, first_win=first_win)
 

@@ -4,11 +4,13 @@ error, the Monte-Carlo mean and its standard error, and fitted rates."""
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     Described,
     check_bool,
+    check_int,
     check_ndim,
     check_probability,
     check_real_array,
@@ -67,6 +69,21 @@ def mean_and_se(samples):
             spread = unit.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
             se = np.where(np.isfinite(se), se, scale * spread)
     return mean, se
+
+
+def bonferroni_z(n_tests: int, *, confidence: float = 0.99, two_sided: bool = False) -> float:
+    """``z = Φ⁻¹(1 − (1 − confidence)/n_tests)`` (``n_tests`` doubled when ``two_sided``): ``n_tests`` tests,
+    each passed when its statistic stays within z standard errors, hold jointly at ``confidence``
+    (Bonferroni's union bound).
+
+    References
+    ----------
+    Bonferroni's inequality (union bound) over the tests' one-sided normal tails.
+    """
+    n_tests = check_int("n_tests", n_tests, low=1)
+    confidence = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    tails = n_tests * (2 if check_bool("two_sided", two_sided) else 1)
+    return float(stats.norm.isf((1 - confidence) / tails))
 
 
 def _two_means(a, b):

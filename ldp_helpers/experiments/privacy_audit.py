@@ -22,7 +22,6 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
 
 from ldp_helpers._validation import (
     MAX_N_DRAWS,
@@ -46,6 +45,7 @@ from ldp_helpers.audit.longitudinal import (
     memoized_rappor_count_table,
     simulated_attack_curve,
 )
+from ldp_helpers.experiments.common import bonferroni_z
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -362,7 +362,7 @@ def success_slack(curves, cap: float, *, confidence: float) -> tuple[float, floa
         fail_type("curves", curves, "a non-empty list of AttackCurve (longitudinal_curves' result)")
     cap = check_probability(cap, "cap")
     points = sum(curve.success.size for curve in curves)
-    z = float(stats.norm.isf((1 - check_confidence(confidence)) / points))
+    z = bonferroni_z(points, confidence=check_confidence(confidence))
     slack = max(float(np.max(c.success - cap - z * c.success_se)) for c in curves)
     return slack, z, points
 

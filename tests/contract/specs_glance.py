@@ -26,6 +26,9 @@ SPECS = {
     "ldp_helpers.experiments.common.mean_and_se": spec(
         samples=np.array([[0.1, 0.2, 0.3], [0.2, 0.1, 0.4]])
     ),
+    "ldp_helpers.experiments.common.bonferroni_z": spec(
+        n_tests=6, confidence=0.99, two_sided=True, _extra={"confidence": [0.0, 1.0]}
+    ),
     "ldp_helpers.experiments.common.mean_gap": spec(
         a=np.array([[0.2, 0.3, 0.4]]), b=np.array([[0.1, 0.2, 0.1]])
     ),

@@ -10,6 +10,7 @@ from ldp_helpers.bounds import chernoff as ch
 from ldp_helpers.bounds import glance as gb
 from ldp_helpers.experiments import glance as runs
 from ldp_helpers.experiments.common import (
+    bonferroni_z,
     fitted_slope,
     fitted_slope_se,
     log_gap,
@@ -64,6 +65,20 @@ def test_mean_gap_se_is_the_spread_of_differences_of_independent_means():
     )
     with pytest.raises(ValueError, match="b must be samples over a's grid"):
         mean_gap(a, b[:3])
+
+
+def test_bonferroni_z_holds_the_tests_jointly_at_the_confidence():
+    """k independent normal tests at bonferroni_z fail jointly with probability just below 1 − confidence
+    (Bonferroni is conservative): 1 − (1 − 2Φ(−z))^k for two-sided tests; one test at 95 % is 1.645."""
+    from scipy import stats
+
+    assert bonferroni_z(1, confidence=0.95) == pytest.approx(1.6448536, abs=1e-6)
+    for k, two_sided in ((6, True), (27, False)):
+        z = bonferroni_z(k, confidence=0.99, two_sided=two_sided)
+        tail = stats.norm.sf(z) * (2 if two_sided else 1)
+        assert 0.0099 < 1 - (1 - tail) ** k <= 0.01
+    with pytest.raises(ValueError, match="n_tests"):
+        bonferroni_z(0)
 
 
 def test_rate_fit_is_the_fitted_slope_and_its_se():
