@@ -117,11 +117,13 @@ claims.check("two_coin_ln3", eps_two_coin, paper=paper.WARNER_EPSILON)
 x_grid = np.linspace(0, 1, 101)
 gap = np.max(np.abs(two_coin.estimate_fraction(x_grid * 1000, 1000) - 2 * (x_grid - 0.25)))
 print(f"max |(X - q)/(p - q) - 2(X - 0.25)| over X in [0, 1]: {gap:.2e}")
-x_half = np.mean(empirical_yes)  # the literal clients' X when half of the 2,000,000 users hold Yes
-z_half = (2 * (x_half - 0.25) - 0.5) / np.sqrt(two_coin.fraction_variance(0.5, 2 * n_check))
-print(f"2(X - 0.25) on the literal clients' reports: {2 * (x_half - 0.25):.5f} (pi = 0.5), "
-      f"{z_half:+.2f} SE")
-claims.statement("two_coin_estimator", lt(abs(z_half), 4.0), z=z_half, gap=gap)
+pi_hat = 2 * (np.array(empirical_yes) - 0.25)  # on the literal clients: all No, all Yes
+z_ends = (pi_hat - [0, 1]) / np.sqrt(two_coin.fraction_variance([0.0, 1.0], n_check))
+print(f"2(X - 0.25) on {n_check:,} literal clients holding No, Yes: {np.round(pi_hat, 5)} "
+      f"({np.round(z_ends, 2)} SE from 0, 1)")
+z_two = common.bonferroni_z(2, two_sided=True)  # both ends jointly at 99 %
+claims.statement("two_coin_estimator", lt(np.max(np.abs(z_ends)), z_two), z=np.max(np.abs(z_ends)),
+                 n=n_check)
 
 # %% [markdown]
 # ## 3. `Q_Bin(v; ε)`: randomized response at any ε
@@ -527,9 +529,11 @@ sim_d, curve_d = np.array([2, 4, 8, 16, 32, 64, 128]), np.arange(2, 129)
 simulated = runs.uniform_variance_per_user(phase_classes, phase_eps, sim_d, users_per_value,
                                            n_draws=n_draws, rng=streams[4])
 exact = runs.uniform_variance_per_user(phase_classes, phase_eps, curve_d, users_per_value)
-de_z = np.max(np.abs(simulated["DE"] / exact["DE"][sim_d - 2] - 1)) / np.sqrt(2 / (n_draws - 1))
-claims.statement("de_linear", lt(de_z, common.bonferroni_z(sim_d.size, two_sided=True)),
-                 increment=de_slope[0], z=de_z, d_max=sim_d[-1])  # simulated DE around its line
+(v_lo, v_hi), d_lo, d_hi = simulated["DE"][-2:], *sim_d[-2:]  # the two largest d simulated
+step, line_step = (v_hi - v_lo) / (d_hi - d_lo), np.expm1(phase_eps) ** -2  # per added value
+z_step = (step - line_step) / (np.hypot(v_lo, v_hi) * np.sqrt(2 / (n_draws - 1)) / (d_hi - d_lo))
+claims.statement("de_linear", lt(abs(z_step), common.bonferroni_z(1, two_sided=True)), z=z_step,
+                 step=step, line=line_step, d_lo=d_lo, d_hi=d_hi)  # simulated DE along the line
 approx = {name: np.array([ldp.approx_variance_per_user(name, int(d), phase_eps) for d in curve_d])
           for name in phase_classes}
 fig = plots.phase_diagram(grid_d, grid_eps, best, curve_d=curve_d, exact=exact, approx=approx,

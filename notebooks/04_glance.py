@@ -446,8 +446,10 @@ fit_T, slope_N = ({k: runs.rate_fit(x, mean, se) for k, (mean, se) in v.items()}
                   for x, v in ((Ts, vs_T), (Ns, vs_N)))
 slope_T = {k: s for k, (s, _) in fit_T.items()}
 (s_r, se_r), (s_h, se_h) = fit_T["BasicOneTimeRappor"], fit_T["Harmony"]
+rates_T = {k: common.fitted_slope(Ts, r) for k, r in (("t_sqrt", Ts * np.sqrt(np.log(Ts))),
+                                                       ("sqrt_t", np.sqrt(Ts * np.log(Ts))))}
 claims.statement("rappor_in_t", gt((s_r - s_h) / np.hypot(se_r, se_h), 3.0), rappor=s_r,
-                 harmony=s_h, z=(s_r - s_h) / np.hypot(se_r, se_h))
+                 harmony=s_h, z=(s_r - s_h) / np.hypot(se_r, se_h), **rates_T)
 for name, (s, se) in slope_N.items():
     claims.check(f"n_rate.{name.lower()}", s, se=se)
 print("slope of ln Err vs ln T: " + ", ".join(f"{k} {v:.3f}" for k, v in slope_T.items())

@@ -270,9 +270,9 @@ print(f"multi-freq-ldpy L-GRR at d = 5, ε∞ = 3, ε₁ = 1: one report costs {
 # %%
 dbf, obm = dbitflip.DBitFlip(1.5, 4, 2), telemetry.OneBitMean(1.0, 8)
 dbf_taus, obm_taus, a_step = (1, 2, 3, 4), (1, 3, 5), 2  # collections; α-point rounding step
-same = [deploy.memoized_history_loss(dbf, np.repeat(np.arange(4)[:, None], t, axis=1))
+same = [deploy.memoized_history_loss(dbf, np.repeat(np.arange(dbf.d)[:, None], t, axis=1))
         for t in dbf_taus]
-same_obm = [deploy.memoized_history_loss(obm, np.repeat(np.arange(9)[:, None], t, axis=1),
+same_obm = [deploy.memoized_history_loss(obm, np.repeat(np.arange(obm.m + 1)[:, None], t, axis=1),
                                          step=a_step) for t in obm_taus]
 client_rng = np.random.default_rng([seed, 2])  # its own stream: no later number changes
 changed, users = deploy.changed_report_share(dbf, 2_500, dbf_taus[-1], rng=client_rng)  # clients

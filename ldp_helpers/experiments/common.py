@@ -1,5 +1,5 @@
-"""Measurements shared by the stream notebooks (03_m_shot, 04_glance) and the explorer: the maximum
-error, the Monte-Carlo mean and its standard error, and fitted rates."""
+"""Measurements shared by the notebooks and the explorer: the maximum error, the Monte-Carlo mean and
+its standard error, gaps between two means in their SE, Bonferroni's z, and fitted rates."""
 
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ def mean_and_se(samples):
 
 def bonferroni_z(n_tests: int, *, confidence: float = 0.99, two_sided: bool = False) -> float:
     """``z = Φ⁻¹(1 − (1 − confidence)/n_tests)`` (``n_tests`` doubled when ``two_sided``): ``n_tests`` tests,
-    each passed when its statistic stays within z standard errors, hold jointly at ``confidence``
-    (Bonferroni's union bound).
+    each passed when its statistic stays below z standard errors (within ±z when ``two_sided``), hold
+    jointly at ``confidence`` (Bonferroni's union bound).
 
     References
     ----------
@@ -88,6 +88,8 @@ def bonferroni_z(n_tests: int, *, confidence: float = 0.99, two_sided: bool = Fa
 
 def _two_means(a, b):
     """:func:`mean_and_se` of two samples over one grid: ``(mean_a, se_a, mean_b, se_b)``."""
+    a = check_real_array("a", a, low=0.0, low_open=False)  # named here: mean_and_se says "samples"
+    b = check_real_array("b", b, low=0.0, low_open=False)
     (mean_a, se_a), (mean_b, se_b) = mean_and_se(a), mean_and_se(b)
     if mean_a.shape != mean_b.shape:
         fail(
