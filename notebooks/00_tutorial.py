@@ -234,7 +234,8 @@ n_var, d_var = 49_742, 43
 #
 # which grows linearly in $d$: DE suits small domains. Worked example: at ε = ln 3, $d = 6$,
 # $p^* = 3/8$ and $q^* = 1/8$; the report is a value in $\{0,\dots,5\}$ (⌈log₂ 6⌉ = 3 bits).
-# Below it, the tutorial's $q = (1-p)/(|D|-1)$ and the linear growth are checked at ε = 1.
+# Below it, the tutorial's $q = (1-p)/(|D|-1)$ is checked at ε = 1 and Var*'s increments printed;
+# §9 decides the linear growth on simulated surveys.
 
 # %%
 print(runs.walkthrough_text(ldp.GRR(walk_eps, walk_d), walk_value, walk_counts, rng=streams[11]))
