@@ -349,9 +349,9 @@ for i, t in enumerate(t_exp2):
     print(f"{t:<6d} " + "".join(f"{a:18.3f} {b:6.3f}     " for a, b in means))
 (gap_1, se_1), (gap_10, se_10), (gap_200, se_200) = (  # m*-shot's F - T-shot's per T, and its SE
     common.mean_gap(f_exp2[e, "m*-shot"], f_exp2[e, "T-shot"]) for e in runs.EPSILONS)
-claims.statement("exp2_eps1", gt(np.min(gap_1 / se_1), 3.0), low=gap_1.min(), high=gap_1.max(),
-                 z=np.min(gap_1 / se_1))
-widening = (gap_10[-1] - gap_10[0]) / np.hypot(se_10[-1], se_10[0])  # T = 100 -> 1000, in SE
+z_1 = common.in_se(gap_1, se_1).min()  # the smallest gap over T, in its SE
+claims.statement("exp2_eps1", gt(z_1, 3.0), low=gap_1.min(), high=gap_1.max(), z=z_1)
+widening = common.in_se(gap_10[-1] - gap_10[0], se_10[-1], se_10[0])  # T = 100 -> 1000, in SE
 claims.statement("exp2_eps10", gt(widening, 3.0), first=gap_10[0], last=gap_10[-1], z=widening)
 upper_200 = np.max(np.abs(gap_200) + common.bonferroni_z(t_exp2.size) * se_200)  # every T at 99 %
 claims.statement("exp2_eps200", lt(upper_200, 0.02), gap=np.abs(gap_200).max(), upper=upper_200)

@@ -350,11 +350,11 @@ fig3_err = {(m.__name__, mu): runs.error_curve(m, constant_population(mu, *S6.sh
 fig3_mean = {k: v.mean(axis=1) for k, v in fig3_err.items()}
 at8 = {k: v[-1] for k, v in fig3_mean.items()}  # mean Err at eps = 8
 general = {name: fig3_err[name, mus["general"]][-1] for name in ("Harmony", "Glance")}  # eps = 8
-gap, gap_se = common.log_gap(general["Harmony"], general["Glance"])
-claims.statement("fig3_harmony_general", gt(gap / gap_se, 3.0), z=gap / gap_se,
+z_general = common.in_se(*common.log_gap(general["Harmony"], general["Glance"]))
+claims.statement("fig3_harmony_general", gt(z_general, 3.0), z=z_general,
                  **{name.lower(): err.mean() for name, err in general.items()})
 falls = {k: common.log_gap(v, fig3_err[ds]) for k, v in fig3_err.items() if k != ds}  # ln(k/DS)
-faster = min((g[-1] - g[0]) / np.hypot(s[-1], s[0]) for g, s in falls.values())  # from eps 1 to 8
+faster = min(common.in_se(g[-1] - g[0], s[-1], s[0]) for g, s in falls.values())  # eps 1 to 8
 claims.statement("fig3_glance_ds", gt(faster, 3.0), ds=at8[ds], others=min(at8[k] for k in falls),
                  z=faster)
 for (name, mu), mean in fig3_mean.items():
@@ -448,8 +448,8 @@ slope_T = {k: s for k, (s, _) in fit_T.items()}
 (s_r, se_r), (s_h, se_h) = fit_T["BasicOneTimeRappor"], fit_T["Harmony"]
 rates_T = {k: common.fitted_slope(Ts, r) for k, r in (("t_sqrt", Ts * np.sqrt(np.log(Ts))),
                                                        ("sqrt_t", np.sqrt(Ts * np.log(Ts))))}
-claims.statement("rappor_in_t", gt((s_r - s_h) / np.hypot(se_r, se_h), 3.0), rappor=s_r,
-                 harmony=s_h, z=(s_r - s_h) / np.hypot(se_r, se_h), **rates_T)
+z_rt = common.in_se(s_r - s_h, se_r, se_h)  # RAPPOR's slope above Harmony's, in SE
+claims.statement("rappor_in_t", gt(z_rt, 3.0), rappor=s_r, harmony=s_h, z=z_rt, **rates_T)
 for name, (s, se) in slope_N.items():
     claims.check(f"n_rate.{name.lower()}", s, se=se)
 print("slope of ln Err vs ln T: " + ", ".join(f"{k} {v:.3f}" for k, v in slope_T.items())
@@ -476,9 +476,10 @@ publish(fig, "error_vs_t_and_n")
 rappor_err = {mu: runs.error_curve(BasicOneTimeRappor, constant_population(mu, *S6.shape), eps3,
                                    rng=rngs[6], n_draws=n_draws) for mu in fig3_mus}
 rappor = {mu: v.mean(axis=1) for mu, v in rappor_err.items()}
-gap, gap_se = common.log_gap(rappor_err[mus["dense"]][-1], fig3_err["Harmony", mus["dense"]][-1])
-claims.statement("rappor_below_harmony", lt(gap / gap_se, -3.0), rappor=rappor[mus["dense"]][-1],
-                 harmony=at8["Harmony", mus["dense"]], z=gap / gap_se)
+z_dense = common.in_se(*common.log_gap(rappor_err[mus["dense"]][-1],
+                                       fig3_err["Harmony", mus["dense"]][-1]))
+claims.statement("rappor_below_harmony", lt(z_dense, -3.0), rappor=rappor[mus["dense"]][-1],
+                 harmony=at8["Harmony", mus["dense"]], z=z_dense)
 print("mean Err at eps = 8: " + ", ".join(
     f"mu={mu:g}: Glance {at8['Glance', mu]:.3g}, Harmony {at8['Harmony', mu]:.3g}, BORAPPOR "
     f"{rappor[mu][-1]:.3g}" for mu in fig3_mus))

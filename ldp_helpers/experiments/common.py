@@ -113,6 +113,27 @@ def mean_gap(a, b) -> tuple[np.ndarray, np.ndarray]:
     return mean_a - mean_b, np.hypot(se_a, se_b)
 
 
+def in_se(difference, se_a, se_b=0.0):
+    """``difference / √(se_a² + se_b²)``: a difference of two independent means in the standard error
+    of the difference (elementwise; a float for numbers), 0 where the difference and the SE are
+    both 0, ±inf where only the SE is (noise-free runs have no spread).
+
+    ``se_a, se_b``: each mean's SE; or ``se_a`` alone, the SE of the difference as :func:`mean_gap`
+    gives it.  A gap of more than 3 SE says the first mean is the larger with a one-sided error
+    below 0.14 %.
+    """
+    difference = np.asarray(check_real_array("difference", difference), dtype=float)
+    se = np.hypot(
+        *(
+            check_real_array(k, v, low=0.0, low_open=False)
+            for k, v in (("se_a", se_a), ("se_b", se_b))
+        )
+    )
+    noise_free = np.where(difference == 0, 0.0, np.copysign(np.inf, difference))
+    z = np.where(se > 0, difference / np.where(se > 0, se, 1.0), noise_free)
+    return float(z) if z.ndim == 0 else z
+
+
 def log_gap(a, b) -> tuple[np.ndarray, np.ndarray]:
     """``ln ā − ln b̄`` of two independent samples (surveys on the last axis) and its Monte-Carlo SE.
 

@@ -12,7 +12,6 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +30,14 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.bounds.extremes import log_correction_residual
 from ldp_helpers.bounds.m_shot import method_m
-from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error, mean_and_se
+from ldp_helpers.experiments.common import (
+    fitted_slope,
+    fitted_slope_se,
+    in_se,
+    max_error,
+    mean_and_se,
+    mean_gap,
+)
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
 from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
 
@@ -257,12 +263,7 @@ def data_model_gap(
         f_measures(mech, data(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
         for data in (Population.nested, RandomActiveSets)
     )
-    gap = float(f_fixed.mean() - f_random.mean())
-    se = math.hypot(f_fixed.std(ddof=1), f_random.std(ddof=1)) / math.sqrt(n_draws)
-    z = (
-        gap / se if se > 0 else (0.0 if gap == 0 else math.copysign(math.inf, gap))
-    )  # noise-free surveys: no spread
-    return float(f_fixed.mean()), float(f_random.mean()), z
+    return float(f_fixed.mean()), float(f_random.mean()), in_se(*mean_gap(f_fixed, f_random))
 
 
 def f_measure_vs_rounds(

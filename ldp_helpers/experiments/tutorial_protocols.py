@@ -33,6 +33,7 @@ from ldp_helpers._validation import (
     fail,
     fail_type,
 )
+from ldp_helpers.experiments.common import in_se, mean_and_se
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
 from ldp_helpers.protocols.itemset_mining import (
     itemset_counts,
@@ -75,13 +76,12 @@ class Curve:
         """Smallest ``(self − other)/SE`` over the grid (independent runs): > 2 means ahead at every point."""
         if not isinstance(other, Curve) or np.shape(other.mean) != np.shape(self.mean):
             fail_type("other", other, f"a Curve over the same grid (shape {np.shape(self.mean)})")
-        return float(np.min((self.mean - other.mean) / np.sqrt(self.se**2 + other.se**2 + 1e-12)))
+        return float(np.min(in_se(self.mean - other.mean, self.se, other.se)))
 
 
 def _curve(samples) -> Curve:
     """Mean and SE over the runs of each grid point (samples: grid × n_draws)."""
-    samples = np.asarray(samples, dtype=float)
-    return Curve(samples.mean(axis=1), samples.std(axis=1, ddof=1) / np.sqrt(samples.shape[1]))
+    return Curve(*mean_and_se(samples))
 
 
 def check_curves(name: str, curves, size: int | None = None) -> dict:
@@ -117,15 +117,10 @@ def _check_pair(a, b) -> None:
         fail_type("b", b, f"a Curve over the same grid as a (shape {np.shape(a.mean)})")
 
 
-def _z(difference, se_a, se_b) -> float:
-    """A difference of two independent means in standard errors of the difference (1e-12 keeps zero SEs finite)."""
-    return float(difference / math.hypot(se_a, se_b + 1e-12))
-
-
 def rise(curve: Curve) -> float:
     """How far the mean at the grid's last point lies above the mean at its first, in SE of the difference."""
     curve = _check_curve("curve", curve, min_points=2)
-    return _z(curve.mean[-1] - curve.mean[0], curve.se[-1], curve.se[0])
+    return in_se(curve.mean[-1] - curve.mean[0], curve.se[-1], curve.se[0])
 
 
 def lead_over_random_picks(
@@ -147,14 +142,14 @@ def lead_over_random_picks(
     k, pool_items = check_int("k", k, low=1), check_int("pool_items", pool_items, low=2, high=24)
     max_size = check_int("max_size", max_size, low=2, high=6)
     chance = k / sum(math.comb(pool_items, size) for size in range(2, max_size + 1))
-    return _z(curve.mean[0] - chance, curve.se[0], 0.0), chance
+    return in_se(curve.mean[0] - chance, curve.se[0]), chance
 
 
 def gap(a: Curve, b: Curve, index: int) -> float:
     """``(a − b)/SE`` at grid point ``index`` (independent runs): > 2 means a is ahead there."""
     _check_pair(a, b)
     index = check_int("index", index, low=-np.size(a.mean), high=np.size(a.mean) - 1)
-    return _z(a.mean[index] - b.mean[index], a.se[index], b.se[index])
+    return in_se(a.mean[index] - b.mean[index], a.se[index], b.se[index])
 
 
 def smallest_margin(a: Curve, b: Curve, where=None) -> float:
@@ -175,11 +170,8 @@ def smallest_margin(a: Curve, b: Curve, where=None) -> float:
 def pooled_margin(a: Curve, b: Curve) -> float:
     """``Σ(a − b)/√Σ(SE_a² + SE_b²)``: ``a`` ahead over the whole grid, in SE of the summed difference."""
     _check_pair(a, b)
-    return _z(
-        float(np.sum(a.mean - b.mean)),
-        math.sqrt(float(np.sum(a.se**2))),
-        math.sqrt(float(np.sum(b.se**2))),
-    )
+    summed = float(np.sum(a.mean - b.mean))
+    return in_se(summed, math.sqrt(float(np.sum(a.se**2))), math.sqrt(float(np.sum(b.se**2))))
 
 
 def ends(curve: Curve, grid) -> dict:

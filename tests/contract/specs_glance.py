@@ -32,6 +32,12 @@ SPECS = {
     "ldp_helpers.experiments.common.mean_gap": spec(
         a=np.array([[0.2, 0.3, 0.4]]), b=np.array([[0.1, 0.2, 0.1]])
     ),
+    "ldp_helpers.experiments.common.in_se": spec(
+        difference=np.array([0.3, 0.0]),
+        se_a=np.array([0.1, 0.0]),
+        se_b=0.0,
+        _finite=False,  # ±inf at SE 0
+    ),
     "ldp_helpers.experiments.common.log_gap": spec(
         a=np.array([[0.2, 0.3, 0.4]]), b=np.array([[0.1, 0.2, 0.1]])
     ),

@@ -13,6 +13,7 @@ from ldp_helpers.experiments.common import (
     bonferroni_z,
     fitted_slope,
     fitted_slope_se,
+    in_se,
     log_gap,
     mean_and_se,
     mean_gap,
@@ -65,6 +66,17 @@ def test_mean_gap_se_is_the_spread_of_differences_of_independent_means():
     )
     with pytest.raises(ValueError, match="b must be samples over a's grid"):
         mean_gap(a, b[:3])
+
+
+def test_in_se_is_the_gap_over_its_se_and_noise_free_gaps_are_zero_or_infinite():
+    """in_se divides elementwise; where the SE is 0 (noise-free runs) a zero gap is 0 and any other ±inf,
+    never NaN; a negative SE is refused."""
+    z = in_se(np.array([0.3, -0.2, 0.0, 0.1, -0.1]), np.array([0.1, 0.1, 0.0, 0.0, 0.0]))
+    assert z.tolist() == pytest.approx([3.0, -2.0, 0.0, math.inf, -math.inf], rel=1e-15)
+    assert in_se(*mean_gap(np.array([[0.5, 0.5]]), np.array([[0.5, 0.5]]))).tolist() == [0.0]
+    assert in_se(0.3, 0.03, 0.04) == pytest.approx(6.0, rel=1e-15)  # two means' SEs: hypot
+    with pytest.raises(ValueError, match="se_b must be"):
+        in_se(0.1, 0.1, -0.1)
 
 
 def test_bonferroni_z_holds_the_tests_jointly_at_the_confidence():

@@ -17,8 +17,10 @@ B = Curve(np.array([0.1, 0.2, 0.9]), np.array([0.01, 0.02, 0.02]))
 
 def test_margins_are_differences_in_standard_errors():
     """rise, gap and smallest_margin are (a − b)/SE of two independent means, exactly."""
-    assert runs.rise(A) == (0.9 - 0.2) / math.hypot(0.01, 0.02 + 1e-12)
-    assert runs.gap(A, B, 1) == (0.5 - 0.2) / math.hypot(0.03, 0.02 + 1e-12)
+    assert runs.rise(A) == (0.9 - 0.2) / math.hypot(0.01, 0.02)
+    assert runs.gap(A, B, 1) == (0.5 - 0.2) / math.hypot(0.03, 0.02)
+    exact = runs.Curve(np.array([0.5, 0.5, 1.0]), np.zeros(3))  # noise-free runs: no spread
+    assert [runs.gap(exact, exact, 0), runs.rise(exact)] == [0.0, math.inf]
     assert runs.smallest_margin(A, B) == A.margin(B)
     first_two = runs.smallest_margin(A, B, where=np.array([True, True, False]))
     assert first_two == pytest.approx(
