@@ -94,7 +94,7 @@ empirical_yes = [ldp.two_coin_response(np.full(n_check, v), rng=rng).mean() for 
 print(f"empirical Pr[Yes | No] = {empirical_yes[0]:.4f}, Pr[Yes | Yes] = {empirical_yes[1]:.4f}")
 eps_two_coin = two_coin.privacy_loss()  # max_privacy_loss of its output table
 print(f"privacy loss from the table: {eps_two_coin:.6f}   ln 3 = {paper.WARNER_EPSILON:.6f}")
-se_yes = np.sqrt(0.75 * 0.25 / n_check)  # the binomial SE of the empirical Pr[Yes | Yes]
+se_yes = common.share_se(0.75, n_check)  # the binomial SE of the empirical Pr[Yes | Yes]
 claims.check("two_coin_truthful", empirical_yes[1], atol=4 * se_yes, se=se_yes)
 claims.check("two_coin_ln3", eps_two_coin, paper=paper.WARNER_EPSILON)
 
@@ -187,7 +187,7 @@ n_users = 10_000
 for eps in (1.0, 0.1, 0.01):  # down to eps -> 0
     rr = ldp.BinaryRR.from_epsilon(eps)
     sd_count = n_users * np.sqrt(rr.fraction_variance(true_fraction, n_users))
-    ratio = sd_count * eps / np.sqrt(n_users)
+    ratio = paper.ldp_noise_ratio(rr, true_fraction, n_users)  # sd_count * eps / sqrt(n)
     print(f"eps = {eps:g}: LDP count sd = {sd_count:9.1f}  = {ratio:.4f} sqrt(n)/eps;  "
           f"central Laplace sd = {np.sqrt(2) / eps:7.1f}")
 claims.check("ldp_noise_order", paper.ldp_noise_ratio(rr, true_fraction, n_users),  # eps = 0.01
@@ -484,7 +484,8 @@ one_row_per_hash = ("step 3 reads, for each hash function, the column obtained i
 claims.erratum_if("cms_shape", by_text(one_row_per_hash), rows=rows, columns=columns, k=cms.k,
                   m=cms.m)
 # with §6.6: the largest deviation, in SE, of a simulated variance (SE of s^2/sigma^2: sqrt(2/(R-1)))
-worst_z = max(np.max(np.abs(sim_ratio - 1)) / np.sqrt(2 / (n_draws - 1)), np.max(np.abs(cms_z)))
+ratio_z = np.max(np.abs(sim_ratio - 1)) / common.variance_ratio_se(n_draws)  # in its SD
+worst_z = max(ratio_z, np.max(np.abs(cms_z)))
 z_joint = common.bonferroni_z(sim_ratio.size + cms_z.size, two_sided=True)  # all tests at 99 %
 claims.statement("unbiased_exact_variance", lt(worst_z, z_joint), low=sim_ratio.min(),
                  high=sim_ratio.max(), z=np.max(np.abs(cms_z)))
@@ -532,7 +533,8 @@ simulated = runs.uniform_variance_per_user(phase_classes, phase_eps, sim_d, user
 exact = runs.uniform_variance_per_user(phase_classes, phase_eps, curve_d, users_per_value)
 (v_lo, v_hi), d_lo, d_hi = simulated["DE"][-2:], *sim_d[-2:]  # the two largest d simulated
 step, line_step = (v_hi - v_lo) / (d_hi - d_lo), np.expm1(phase_eps) ** -2  # per added value
-z_step = (step - line_step) / (np.hypot(v_lo, v_hi) * np.sqrt(2 / (n_draws - 1)) / (d_hi - d_lo))
+step_se = np.hypot(v_lo, v_hi) * common.variance_ratio_se(n_draws) / (d_hi - d_lo)
+z_step = (step - line_step) / step_se
 claims.statement("de_linear", lt(abs(z_step), common.bonferroni_z(1, two_sided=True)), z=z_step,
                  step=step, line=line_step, d_lo=d_lo, d_hi=d_hi)  # simulated DE along the line
 approx = {name: np.array([ldp.approx_variance_per_user(name, int(d), phase_eps) for d in curve_d])

@@ -136,7 +136,7 @@ claims.erratum("expectation_q_clash", expected_a, paper=round(by_alg1_q[0], 4))
 n_runs, z_max = 4000, 0.0
 for name, ex in worked.items():
     estimates = runs.per_user_estimates(ex.protocol, ex.protocol.expand(f), n_draws=n_runs, rng=rng)
-    z = np.abs(estimates.mean(axis=0) - f) / np.sqrt(ex.protocol.variance(f) / n_runs)
+    z = np.abs(common.versus_exact(estimates, f, ex.protocol.variance(f)).z)
     z_max = max(z_max, float(z.max()))
     print(f"{name}: mean L[f] over {n_runs} runs = {np.round(estimates.mean(axis=0), 3)}, "
           f"|mean - f| / SE = {np.round(z, 2)}")

@@ -55,7 +55,7 @@ save_figures = False  # the paper profile writes figures/02_rappor/
 import numpy as np
 from ldp_helpers import Rappor, RapporParams, cohort_counts, decode, printed_y_vec
 from ldp_helpers.bounds import rappor as paper  # the paper's equations and our thresholds
-from ldp_helpers.experiments import rappor as runs  # its setting and experiments
+from ldp_helpers.experiments import common, rappor as runs  # its setting and experiments
 from ldp_tools.explore.panels import show_panel
 from ldp_tools.pipeline import start_notebook
 from ldp_tools.pipeline.decisions import by_text, gt, lt
@@ -161,14 +161,14 @@ rappor8 = Rappor.create(params8, runs.M, rng=arm_rngs[1])
 counts8 = cohort_counts(weights, runs.N_REPORTS, runs.N_COHORTS, rng=arm_rngs[1])
 t_true = rappor8.estimand(counts8)
 check8 = runs.estimator_check(rappor8, counts8, n_draws_estimator, rng=arm_rngs[1])
-z, ratio = check8.z_mean, check8.variance_ratio
+z, ratio = check8.z, check8.variance_ratio
 print(f"N_j = {counts8.sum(axis=1)[0]}, Y_vec has k*m = {t_true.size} entries, X has shape "
       f"{rappor8.design_matrix.shape}")
 print(f"(mean t_hat - t)/SE over the {t_true.size} bits, {check8.n_draws} draws: max |z| = "
       f"{np.abs(z).max():.3g}, mean z = {z.mean():.3g}")
 print(f"empirical/exact variance: median {np.median(ratio):.4f}, range [{ratio.min():.3f}, "
       f"{ratio.max():.3f}], expected spread sqrt(2/(draws-1)) = "
-      f"{np.sqrt(2 / (check8.n_draws - 1)):.3f}")
+      f"{common.variance_ratio_se(check8.n_draws):.3f}")
 claims.check("unbiased", np.abs(z).max(), se=1)
 
 # %% [markdown]

@@ -147,7 +147,7 @@ quantiles = {k: np.quantile(parts[k], 1 - S6.beta / 2, axis=1) for k in ("rr", "
 theta_parts, samp_bound = paper.theta(eps_parts, *S6), paper.sampling_bound(*S6)
 rr_exceed = np.mean(parts["rr"] >= theta_parts[:, None], axis=1).max()
 samp_exceed = np.mean(parts["sampling"] >= samp_bound, axis=1).max()
-sd = np.sqrt(S6.beta / 2 * (1 - S6.beta / 2) / n_draws_parts)  # binomial SE of a share at the bound
+sd = common.share_se(S6.beta / 2, n_draws_parts)  # binomial SE of a share at the bound
 claims.statement("claim1", le(rr_exceed, S6.beta / 2), fails=rr_exceed, sd=sd, runs=n_draws_parts)
 claims.statement("claim2", le(samp_exceed, S6.beta / 2), fails=samp_exceed, sd=sd,
                  runs=n_draws_parts)

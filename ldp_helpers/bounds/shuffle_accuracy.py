@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from scipy.optimize import brentq
 
 from ldp_helpers._validation import (
@@ -34,9 +33,11 @@ from ldp_helpers._validation import (
     check_probability,
     fail,
 )
+from ldp_helpers.bounds.grr_vs_oue import theoretical_mse
 from ldp_helpers.bounds.shuffle import grr_profile
 from ldp_helpers.bounds.shuffle_bounds import clone_profile
 from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.histogram_encoding import laplace_scale
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
@@ -93,14 +94,13 @@ def frequency_mse_at_central_epsilon(
         fail("truth", truth, "a 1-D array of k ≥ 2 counts of at least 2 users in all")
     epsilon_c = check_epsilon(epsilon_c, "epsilon_c", high=MAX_LOCAL_EPSILON)
     eps0 = local_epsilon_for_central(n, epsilon_c, delta, k, calibration=calibration)
-    mse = lambda mech: float(np.mean(mech.variance(counts))) / n**2  # noqa: E731
     alpha = math.exp(-epsilon_c / 2)
     return {
-        "shuffled GRR": mse(GRR(eps0, k)),
-        "local GRR": mse(GRR(epsilon_c, k)),
-        "local OUE": mse(OUE(epsilon_c, k)),
-        "local OLH": mse(OLH(epsilon_c, k)),
-        "central Laplace": 2 * (2 / epsilon_c) ** 2 / n**2,
+        "shuffled GRR": theoretical_mse(GRR(eps0, k), counts),
+        "local GRR": theoretical_mse(GRR(epsilon_c, k), counts),
+        "local OUE": theoretical_mse(OUE(epsilon_c, k), counts),
+        "local OLH": theoretical_mse(OLH(epsilon_c, k), counts),
+        "central Laplace": 2 * laplace_scale(epsilon_c) ** 2 / n**2,  # Var Laplace(β) = 2β²
         "central geometric": 2 * alpha / (1 - alpha) ** 2 / n**2,
         "epsilon0": eps0,
     }

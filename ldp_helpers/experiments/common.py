@@ -1,16 +1,22 @@
 """Measurements shared by the notebooks and the explorer: the maximum error, the Monte-Carlo mean and
-its standard error, gaps between two means in their SE, Bonferroni's z, and fitted rates."""
+its standard error, simulated estimates against their exact mean and variance, gaps between two means
+in their SE, Bonferroni's z, and fitted rates."""
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
+    MAX_N_DRAWS,
     Described,
     check_bool,
     check_int,
+    check_int_array,
     check_ndim,
     check_probability,
     check_real_array,
@@ -69,6 +75,68 @@ def mean_and_se(samples):
             spread = unit.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
             se = np.where(np.isfinite(se), se, scale * spread)
     return mean, se
+
+
+def share_se(p, n):
+    """``√(p(1 − p)/n)``: the binomial SE of the share of ``n`` independent trials that succeed, each
+    with probability ``p`` (elementwise; a float for numbers).
+
+    References
+    ----------
+    The binomial law's variance n·p(1 − p).
+    """
+    p = np.asarray(check_real_array("p", p, low=0.0, high=1.0, low_open=False, high_open=False))
+    n = np.asarray(check_int_array("n", n, low=1, high=MAX_N_DRAWS))
+    se = np.sqrt(p * (1 - p) / n)
+    return float(se) if se.ndim == 0 else se
+
+
+def variance_ratio_se(n_draws: int) -> float:
+    """``√(2/(n_draws − 1))``: the SD of a sample variance over ``n_draws`` ≥ 2 draws divided by the
+    true variance, for (nearly) Gaussian draws ((n_draws − 1)s²/σ² is χ² with n_draws − 1 degrees).
+
+    References
+    ----------
+    The χ² law of the sample variance of Gaussian draws (Cochran's theorem).
+    """
+    return math.sqrt(2 / (check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS) - 1))
+
+
+@dataclass(frozen=True)
+class EstimatorCheck:
+    """Simulated estimates against their exact mean and variance (elementwise, see :func:`versus_exact`)."""
+
+    z: (
+        np.ndarray
+    )  # (mean estimate − exact mean)/√(Var/n_draws): ≈ N(0, 1) if unbiased with that Var
+    variance_ratio: np.ndarray  # sample variance / exact variance: mean 1, SD ≈ variance_ratio_se
+    n_draws: int
+
+    @property
+    def ratio_z(self) -> np.ndarray:
+        """Each variance ratio's distance from 1 in its SD (:func:`variance_ratio_se`)."""
+        return (self.variance_ratio - 1) / variance_ratio_se(self.n_draws)
+
+
+def versus_exact(estimates, mean, variance) -> EstimatorCheck:
+    """``n_draws`` simulated estimates (draws on axis 0, ≥ 2) against the exact ``mean`` and
+    ``variance`` of one estimate (each broadcast over the other axes; the variance > 0).
+
+    For an unbiased estimator with that variance each z is approximately N(0, 1) and each variance
+    ratio has mean 1 and SD about :func:`variance_ratio_se`.
+    """
+    estimates = check_real_array("estimates", estimates)
+    if estimates.ndim == 0 or estimates.shape[0] < 2:
+        fail(
+            "estimates",
+            Described(f"an array of shape {estimates.shape}"),
+            "an array with at least two draws on its first axis",
+        )
+    mean = check_real_array("mean", mean)
+    variance = check_real_array("variance", variance, low=0.0)
+    n_draws = estimates.shape[0]
+    z = (estimates.mean(axis=0) - mean) / np.sqrt(variance / n_draws)
+    return EstimatorCheck(z, estimates.var(axis=0, ddof=1) / variance, n_draws)
 
 
 def bonferroni_z(n_tests: int, *, confidence: float = 0.99, two_sided: bool = False) -> float:

@@ -31,12 +31,14 @@ from ldp_helpers._validation import (
 from ldp_helpers.bounds.extremes import log_correction_residual
 from ldp_helpers.bounds.m_shot import method_m
 from ldp_helpers.experiments.common import (
+    EstimatorCheck,
     fitted_slope,
     fitted_slope_se,
     in_se,
     max_error,
     mean_and_se,
     mean_gap,
+    versus_exact,
 )
 from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
 from ldp_helpers.simulate.populations import Population, RandomActiveSets, linear_ramp_counts
@@ -104,28 +106,15 @@ def max_errors(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws:
     return max_error(estimates(mech, data, rng=rng, n_draws=n_draws), data.fractions())
 
 
-@dataclass(frozen=True)
-class UnbiasednessCheck:
-    """Per-round z-scores of the mean estimate and ratios of sample to exact variance."""
-
-    z: (
-        np.ndarray
-    )  # (mean Φ − Φ0)/√(Var Φ / n_draws), ≈ N(0, 1) per round if unbiased with that variance
-    variance_ratio: np.ndarray  # sample variance / exact variance, ≈ 1 ± √(2/n_draws)
-
-
 def unbiasedness_check(
     mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int
-) -> UnbiasednessCheck:
+) -> EstimatorCheck:
     """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_draws`` ≥ 2)."""
     check_instance("mech", mech, MShotReporting)
     check_instance("data", data, (Population, RandomActiveSets))
     n_draws = _n_draws_with_spread(n_draws)
     est = estimates(mech, data, rng=rng, n_draws=n_draws)
-    truth, var = mech.estimand(data), mech.variance(data)
-    return UnbiasednessCheck(
-        (est.mean(axis=0) - truth) / np.sqrt(var / n_draws), est.var(axis=0, ddof=1) / var
-    )
+    return versus_exact(est, mech.estimand(data), mech.variance(data))
 
 
 def theorem3_checks(
@@ -134,7 +123,7 @@ def theorem3_checks(
     """:func:`unbiasedness_check` of each (ε, m, r, data model) of ``settings`` on one shuffled ramp.
 
     The data models are a fixed nested V ("fixed V") and fresh random active sets per survey ("random
-    sets") with the same counts k_t; the result maps each setting to its :class:`UnbiasednessCheck`.
+    sets") with the same counts k_t; the result maps each setting to its :class:`~ldp_helpers.experiments.common.EstimatorCheck`.
     """
     if (
         not isinstance(settings, (tuple, list))

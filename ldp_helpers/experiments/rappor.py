@@ -43,6 +43,7 @@ from ldp_helpers.estimation.rappor_decoding import (
     identical_filter_pairs,
     printed_y_vec,
 )
+from ldp_helpers.experiments.common import EstimatorCheck, share_se, versus_exact
 from ldp_helpers.mechanisms.privacy import max_privacy_loss, privacy_losses
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
 from ldp_helpers.mechanisms.rappor_client import report_table
@@ -314,9 +315,7 @@ def client_check(params: RapporParams, n_reports: int, *, rng: np.random.Generat
     bits = mechanism.perturb(np.zeros((n_reports, 2), dtype=int), rng=rng).bits
     on, off = bits[:, bloom == 1], bits[:, bloom == 0]
     q, p = params.q_star, params.p_star
-    return ClientCheck(
-        on.mean(), math.sqrt(q * (1 - q) / on.size), off.mean(), math.sqrt(p * (1 - p) / off.size)
-    )
+    return ClientCheck(on.mean(), share_se(q, on.size), off.mean(), share_se(p, off.size))
 
 
 def disjoint_filters_loss(params: RapporParams) -> float:
@@ -343,15 +342,6 @@ def colliding_pairs(
     return identical_filter_pairs(design, 0), identical_filter_pairs(design)
 
 
-@dataclass(frozen=True)
-class EstimatorCheck:
-    """Simulated t̂ against its exact mean and variance, per cohort bit (arrays of shape (m, k))."""
-
-    z_mean: np.ndarray  # (mean of t̂ − t) / sqrt(Var[t̂] / n_draws)
-    variance_ratio: np.ndarray  # sample variance of t̂ / Var[t̂]
-    n_draws: int
-
-
 def estimator_check(
     mechanism: Rappor, truth, n_draws: int, *, rng: np.random.Generator
 ) -> EstimatorCheck:
@@ -372,8 +362,7 @@ def estimator_check(
     draws = mechanism.estimate(
         mechanism.sample_aggregate(truth, rng=rng, n_draws=n_draws), mechanism.n_reports(truth)
     )
-    z = (draws.mean(axis=0) - t) / np.sqrt(variance / n_draws)
-    return EstimatorCheck(z, draws.var(axis=0, ddof=1) / variance, n_draws)
+    return versus_exact(draws, t, variance)
 
 
 def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generator) -> np.ndarray:

@@ -31,6 +31,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.estimation.postprocessing import METHODS, postprocess
+from ldp_helpers.experiments.common import share_se, versus_exact
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, LocalHashing
@@ -171,8 +172,7 @@ def cms_mean_z_scores(cms, true_counts, *, n_draws: int, rng: np.random.Generato
     """
     check_instance("cms", cms, CountMeanSketch)
     estimates = _estimates(cms, true_counts, _check_surveys(n_draws), check_rng(rng))
-    standard_error = np.sqrt(cms.variance(true_counts) / estimates.shape[0])
-    return (estimates.mean(axis=0) - cms.expected_estimate(true_counts)) / standard_error
+    return versus_exact(estimates, cms.expected_estimate(true_counts), cms.variance(true_counts)).z
 
 
 def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.Generator) -> dict:
@@ -284,4 +284,4 @@ def hash_collision_rate(
     n_seeds, rng = check_int("n_seeds", n_seeds, low=2, high=MAX_N_DRAWS), check_rng(rng)
     a, b = rng.integers(1, HASH_PRIME, size=n_seeds), rng.integers(0, HASH_PRIME, size=n_seeds)
     rate = float(np.mean(oracle.hash_values(a, b, x) == oracle.hash_values(a, b, y)))
-    return rate, float(np.sqrt(1 / oracle.g * (1 - 1 / oracle.g) / n_seeds))
+    return rate, share_se(1 / oracle.g, n_seeds)

@@ -33,7 +33,7 @@ from ldp_helpers._validation import (
     fail,
     fail_type,
 )
-from ldp_helpers.experiments.common import in_se, mean_and_se
+from ldp_helpers.experiments.common import in_se, mean_and_se, share_se
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
 from ldp_helpers.protocols.itemset_mining import (
     itemset_counts,
@@ -490,7 +490,7 @@ def worst_coverage(psda_curves: dict, betas, n_draws: int) -> float:
         )
     ):
         fail_type("psda_curves", psda_curves, f"psda_error_curves' result over the {b.size} betas")
-    cover_se = np.sqrt(b * (1 - b) / n_draws)  # binomial SE of the share of runs within the bound
+    cover_se = share_se(b, n_draws)  # binomial SE of the share of runs within the bound
     return min(float(np.min((r["covered"] - (1 - b)) / cover_se)) for r in psda_curves.values())
 
 

@@ -38,6 +38,13 @@ SPECS = {
         se_b=0.0,
         _finite=False,  # ±inf at SE 0
     ),
+    "ldp_helpers.experiments.common.variance_ratio_se": spec(n_draws=10),
+    "ldp_helpers.experiments.common.share_se": spec(p=np.array([0.25, 0.5]), n=100),
+    "ldp_helpers.experiments.common.versus_exact": spec(
+        estimates=np.array([[0.9, 2.1], [1.2, 1.8], [1.0, 2.3]]),
+        mean=np.array([1.0, 2.0]),
+        variance=0.04,
+    ),
     "ldp_helpers.experiments.common.log_gap": spec(
         a=np.array([[0.2, 0.3, 0.4]]), b=np.array([[0.1, 0.2, 0.1]])
     ),

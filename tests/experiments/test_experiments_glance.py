@@ -17,6 +17,9 @@ from ldp_helpers.experiments.common import (
     log_gap,
     mean_and_se,
     mean_gap,
+    share_se,
+    variance_ratio_se,
+    versus_exact,
 )
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -77,6 +80,36 @@ def test_in_se_is_the_gap_over_its_se_and_noise_free_gaps_are_zero_or_infinite()
     assert in_se(0.3, 0.03, 0.04) == pytest.approx(6.0, rel=1e-15)  # two means' SEs: hypot
     with pytest.raises(ValueError, match="se_b must be"):
         in_se(0.1, 0.1, -0.1)
+
+
+def test_versus_exact_z_and_variance_ratios_follow_their_laws_and_catch_a_bias():
+    """On 400 unbiased Gaussian estimates (50 draws each) the z's are N(0, 1) and the variance ratios
+    have mean 1 and the SD of variance_ratio_se (both within 10 %); a bias of 0.5 SD per draw shows as
+    z ≈ 0.5·√50; fewer than two draws are refused."""
+    rng = np.random.default_rng(9)
+    draws = rng.normal(2.0, 3.0, size=(50, 400))
+    check = versus_exact(draws, 2.0, 9.0)
+    assert check.z == pytest.approx((draws.mean(axis=0) - 2.0) / math.sqrt(9.0 / 50), rel=1e-12)
+    assert abs(check.z.mean()) < 4 / math.sqrt(400) and np.std(check.z) == pytest.approx(1, rel=0.1)
+    assert check.variance_ratio.mean() == pytest.approx(1, abs=4 * variance_ratio_se(50) / 20)
+    assert np.std(check.variance_ratio) == pytest.approx(variance_ratio_se(50), rel=0.1)
+    assert np.std(check.ratio_z) == pytest.approx(1, rel=0.1)
+    assert versus_exact(draws + 1.5, 2.0, 9.0).z.mean() == pytest.approx(
+        0.5 * math.sqrt(50), abs=0.3
+    )
+    with pytest.raises(ValueError, match="estimates must be an array with at least two draws"):
+        versus_exact(draws[:1], 2.0, 9.0)
+
+
+def test_share_se_is_the_spread_of_simulated_shares():
+    """share_se matches the spread of 4,000 simulated shares of 200 trials (within 10 %); it is 0 at
+    p = 0 and 1; a probability above 1 is refused."""
+    rng = np.random.default_rng(10)
+    shares = rng.binomial(200, 0.3, size=4000) / 200
+    assert np.std(shares, ddof=1) == pytest.approx(share_se(0.3, 200), rel=0.1)
+    assert share_se(np.array([0.0, 1.0]), 7).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="p must be"):
+        share_se(1.5, 10)
 
 
 def test_bonferroni_z_holds_the_tests_jointly_at_the_confidence():

@@ -29,6 +29,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
+from ldp_helpers.bounds.wang2017 import de_threshold
 from ldp_helpers.experiments.field_oracles import oracle_keys
 from ldp_helpers.mechanisms.registry import REGISTRY
 
@@ -173,7 +174,7 @@ def phase_figure(keys, epsilons, ds, maps: dict) -> Figure:
             vmax=len(used) - 0.5,
             shading="nearest",
         )
-        ax.plot(grid, 3 * np.exp(grid) + 2, color="m", ls="--", lw=2)
+        ax.plot(grid, de_threshold(grid), color="m", ls="--", lw=2)
         ax.set(yscale="log", ylim=(ds.min(), ds.max()), xlabel=r"budget $\varepsilon$", title=title)
     axes[0, 0].set_ylabel("domain size $d$")
     handles = [Patch(color=colours[i], label=REGISTRY[keys[i]].label) for i in used]
