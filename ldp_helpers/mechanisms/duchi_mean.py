@@ -43,7 +43,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
 MAX_EPSILON = (
     30.0  # beyond, tanh(ε/2) rounds towards 1 and Pr[+B | −r] towards 0 in double precision
@@ -71,12 +71,12 @@ class DuchiMean(Mechanism):
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, high=MAX_EPSILON))
         object.__setattr__(self, "radius", check_real("radius", self.radius, low=0.0))
-        object.__setattr__(self, "B", self.radius / math.tanh(self.epsilon / 2))
+        object.__setattr__(self, "B", self.radius / q_bin_gap(self.epsilon))
         if not self.B <= MAX_B:  # (r ≤ 2^480·tanh(ε/2); no ε ≥ MIN_EPSILON alone gets there)
             fail(
                 "radius",
                 self.radius,
-                f"at most 2^480·tanh(ε/2) = {MAX_B * math.tanh(self.epsilon / 2):.6g} at epsilon = "
+                f"at most 2^480·tanh(ε/2) = {MAX_B * q_bin_gap(self.epsilon):.6g} at epsilon = "
                 f"{self.epsilon:g} (B = r/tanh(ε/2) ≤ 2^480: the variance's sum of n·B² stays finite)",
             )
 

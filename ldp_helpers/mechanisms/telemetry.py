@@ -48,7 +48,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
 #: largest m for output_table (an (m + 1) × 2 table) and for the truth's m + 1 counts
 MAX_M = 2**24
@@ -85,9 +85,7 @@ class OneBitMean(Mechanism):
         x = check_int_array("x", x, low=0, high=self.m)
         low = q_bin_probabilities(self.epsilon)[1]  # 1/(e^ε + 1); (e^ε − 1)/(e^ε + 1) = tanh(ε/2)
         # Pr[0 | x] = 1 − Pr[1 | x] never below Pr[1 | 0] (Pr[0 | m] exactly): at most ε lost
-        return majority_probability(
-            low + (np.asarray(x) / self.m) * math.tanh(self.epsilon / 2), low
-        )
+        return majority_probability(low + (np.asarray(x) / self.m) * q_bin_gap(self.epsilon), low)
 
     # ---------------------------------------------------------------- truth
 
@@ -150,7 +148,7 @@ class OneBitMean(Mechanism):
         estimate = (
             (self.m / n)
             * (ones - n * q_bin_probabilities(self.epsilon)[1])
-            / math.tanh(self.epsilon / 2)
+            / q_bin_gap(self.epsilon)
         )
         return float(estimate) if estimate.ndim == 0 else estimate
 
@@ -158,9 +156,7 @@ class OneBitMean(Mechanism):
         """Exact ``Var[σ̂] = (m/(n tanh(ε/2)))² Σ_x f_x π_x(1 − π_x)``, π_x = Pr[1 | x]."""
         counts, n = self._counts_and_n(truth)
         pi = self.one_probability(np.arange(self.m + 1))
-        return float(
-            (self.m / (n * math.tanh(self.epsilon / 2))) ** 2 * np.dot(counts, pi * (1 - pi))
-        )
+        return float((self.m / (n * q_bin_gap(self.epsilon))) ** 2 * np.dot(counts, pi * (1 - pi)))
 
     def error_bound(self, n: int, beta: float) -> float:
         """Hoeffding's bound: ``|σ̂ − σ| ≤ (m/√(2n))·(e^ε + 1)/(e^ε − 1)·√(ln(2/β))`` with probability ≥ 1 − β.
@@ -174,9 +170,7 @@ class OneBitMean(Mechanism):
         """
         n = check_int("n", n, low=1)
         beta = check_probability(beta, "beta", open_low=True, open_high=True)
-        return (
-            self.m / math.sqrt(2 * n) / math.tanh(self.epsilon / 2) * math.sqrt(math.log(2 / beta))
-        )
+        return self.m / math.sqrt(2 * n) / q_bin_gap(self.epsilon) * math.sqrt(math.log(2 / beta))
 
     # ---------------------------------------------------------------- repeated collection ([ding2017] "α-point rounding", "memoization")
 

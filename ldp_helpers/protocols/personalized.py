@@ -55,7 +55,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.taxonomy import Taxonomy
 
@@ -81,7 +81,7 @@ def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> in
     )
     epsilon = check_epsilon(epsilon)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
-    gamma = math.sqrt(2 * math.log(2 * n_locations / beta) / n_users) / math.tanh(epsilon / 2)
+    gamma = math.sqrt(2 * math.log(2 * n_locations / beta) / n_users) / q_bin_gap(epsilon)
     return min(
         max(math.ceil(math.log(n_locations + 1) * math.log(2 / beta) / gamma**2), 1), MAX_ROWS
     )
@@ -139,7 +139,7 @@ class PCEP(Mechanism):
     @property
     def c_epsilon(self) -> float:
         """c_ε = (e^ε+1)/(e^ε−1) (computed as 1/tanh(ε/2))."""
-        return 1.0 / math.tanh(self.epsilon / 2)
+        return 1.0 / q_bin_gap(self.epsilon)
 
     @property
     def tight(self) -> bool:
