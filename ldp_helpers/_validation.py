@@ -293,9 +293,10 @@ def check_allocation(name: str, value, n_elements, *, itemsize: int = 8, what: s
         )
 
 
-def check_n_draws(n_draws) -> int:
-    """The number of independent repetitions of a draw: an integer in [1, MAX_N_DRAWS]."""
-    return check_int("n_draws", n_draws, low=1, high=MAX_N_DRAWS)
+def check_n_draws(n_draws, *, low: int = 1) -> int:
+    """The number of independent repetitions of a draw: an integer in [low, MAX_N_DRAWS] (``low=2``
+    where a standard error or a sample variance needs a spread)."""
+    return check_int("n_draws", n_draws, low=low, high=MAX_N_DRAWS)
 
 
 _INT64 = np.dtype(np.int64)

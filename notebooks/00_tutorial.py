@@ -118,7 +118,7 @@ x_grid = np.linspace(0, 1, 101)
 gap = np.max(np.abs(two_coin.estimate_fraction(x_grid * 1000, 1000) - 2 * (x_grid - 0.25)))
 print(f"max |(X - q)/(p - q) - 2(X - 0.25)| over X in [0, 1]: {gap:.2e}")
 pi_hat = 2 * (np.array(empirical_yes) - 0.25)  # on the literal clients: all No, all Yes
-z_ends = (pi_hat - [0, 1]) / np.sqrt(two_coin.fraction_variance([0.0, 1.0], n_check))
+z_ends = common.in_se(pi_hat - [0, 1], np.sqrt(two_coin.fraction_variance([0.0, 1.0], n_check)))
 print(f"2(X - 0.25) on {n_check:,} literal clients holding No, Yes: {np.round(pi_hat, 5)} "
       f"({np.round(z_ends, 2)} SE from 0, 1)")
 z_two = common.bonferroni_z(2, two_sided=True)  # both ends jointly at 99 %

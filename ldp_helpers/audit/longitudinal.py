@@ -37,6 +37,7 @@ from ldp_helpers._validation import (
     check_instance,
     check_int,
     check_int_array,
+    check_n_draws,
     check_ndim,
     check_probability,
     check_real_array,
@@ -180,7 +181,7 @@ def simulated_attack_curve(
     """
     ks = _check_ks(ks)
     _check_callable("make", make, "a callable make(k) -> stream Mechanism over k rounds")
-    n_draws = check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
+    n_draws = check_n_draws(n_draws, low=2)
     check_allocation(
         "n_draws",
         n_draws,

@@ -12,11 +12,11 @@ from scipy import stats
 
 from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
-    MAX_N_DRAWS,
     Described,
     check_bool,
     check_int,
     check_int_array,
+    check_n_draws,
     check_ndim,
     check_probability,
     check_real_array,
@@ -86,7 +86,7 @@ def share_se(p, n):
     The binomial law's variance n·p(1 − p).
     """
     p = np.asarray(check_real_array("p", p, low=0.0, high=1.0, low_open=False, high_open=False))
-    n = np.asarray(check_int_array("n", n, low=1, high=MAX_N_DRAWS))
+    n = np.asarray(check_int_array("n", n, low=1))  # trials, not draws: any int64 count
     se = np.sqrt(p * (1 - p) / n)
     return float(se) if se.ndim == 0 else se
 
@@ -99,7 +99,7 @@ def variance_ratio_se(n_draws: int) -> float:
     ----------
     The χ² law of the sample variance of Gaussian draws (Cochran's theorem).
     """
-    return math.sqrt(2 / (check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS) - 1))
+    return math.sqrt(2 / (check_n_draws(n_draws, low=2) - 1))
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,8 @@ def versus_exact(estimates, mean, variance) -> EstimatorCheck:
             Described(f"an array of shape {estimates.shape}"),
             "an array with at least two draws on its first axis",
         )
-    mean = check_real_array("mean", mean)
-    variance = check_real_array("variance", variance, low=0.0)
+    mean = _over("mean", check_real_array("mean", mean), estimates.shape[1:])
+    variance = _over("variance", check_real_array("variance", variance, low=0.0), mean.shape)
     n_draws = estimates.shape[0]
     z = (estimates.mean(axis=0) - mean) / np.sqrt(variance / n_draws)
     return EstimatorCheck(z, estimates.var(axis=0, ddof=1) / variance, n_draws)
@@ -181,6 +181,14 @@ def mean_gap(a, b) -> tuple[np.ndarray, np.ndarray]:
     return mean_a - mean_b, np.hypot(se_a, se_b)
 
 
+def _over(name: str, values: np.ndarray, shape: tuple) -> np.ndarray:
+    """``values`` broadcast to ``shape`` (refused, naming ``name``, when they do not broadcast)."""
+    try:
+        return np.broadcast_to(values, shape)
+    except ValueError:
+        fail(name, Described(f"an array of shape {np.shape(values)}"), f"values over shape {shape}")
+
+
 def in_se(difference, se_a, se_b=0.0):
     """``difference / √(se_a² + se_b²)``: a difference of two independent means in the standard error
     of the difference (elementwise; a float for numbers), 0 where the difference and the SE are
@@ -193,7 +201,7 @@ def in_se(difference, se_a, se_b=0.0):
     difference = np.asarray(check_real_array("difference", difference), dtype=float)
     se = np.hypot(
         *(
-            check_real_array(k, v, low=0.0, low_open=False)
+            _over(k, check_real_array(k, v, low=0.0, low_open=False), difference.shape)
             for k, v in (("se_a", se_a), ("se_b", se_b))
         )
     )

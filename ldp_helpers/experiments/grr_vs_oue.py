@@ -39,6 +39,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.estimation.postprocessing import clip_and_renormalize
+from ldp_helpers.experiments.common import share_se
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf, unbiased_count
@@ -369,8 +370,7 @@ class ReversalReadings:
         first, second = (
             check_choice(name, r, self.shares) for name, r in (("first", first), ("second", second))
         )
-        var = [self.shares[r] * (1 - self.shares[r]) / self.experiments[r] for r in (second, first)]
-        return np.sqrt(var[0] + var[1])
+        return np.hypot(*(share_se(self.shares[r], self.experiments[r]) for r in (second, first)))
 
 
 def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> ReversalReadings:

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldp_helpers._validation import (
-    MAX_N_DRAWS,
     check_bool,
     check_choice,
     check_epsilon,
     check_int,
     check_int_array,
+    check_n_draws,
     check_real,
     check_rng,
     fail,
@@ -220,9 +220,7 @@ def scaling_by_bits(
 def _checked_scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> Scaling:
     k = check_int("k", k, low=1, high=min(HH_SUPPORT, 2 ** min(bits for _, bits, _ in settings)))
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
-    n_draws = check_int(
-        "n_draws", n_draws, low=2, high=MAX_N_DRAWS
-    )  # a standard error needs two runs
+    n_draws = check_n_draws(n_draws, low=2)  # a standard error needs two runs
     rng, progress = check_rng(rng), check_bool("progress", progress)
     protocols = _check_protocols(protocols)
     smallest = min(n for n, _, _ in settings)

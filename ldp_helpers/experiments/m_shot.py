@@ -82,11 +82,6 @@ def _check_survey(mech, data, n_draws) -> int:
     return check_n_draws(n_draws)
 
 
-def _n_draws_with_spread(n_draws) -> int:
-    """``n_draws`` ≥ 2 (a standard error needs a spread), within the ceiling of :func:`check_n_draws`."""
-    return check_n_draws(check_int("n_draws", n_draws, low=2))
-
-
 def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """Φ(Y_{:,t}) of ``n_draws`` independent surveys of Algorithm 1 on ``data``, shape (n_draws, T)."""
     n_draws = _check_survey(mech, data, n_draws)
@@ -112,7 +107,7 @@ def unbiasedness_check(
     """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_draws`` ≥ 2)."""
     check_instance("mech", mech, MShotReporting)
     check_instance("data", data, (Population, RandomActiveSets))
-    n_draws = _n_draws_with_spread(n_draws)
+    n_draws = check_n_draws(n_draws, low=2)
     est = estimates(mech, data, rng=rng, n_draws=n_draws)
     return versus_exact(est, mech.estimand(data), mech.variance(data))
 
@@ -135,7 +130,7 @@ def theorem3_checks(
             Described(f"{settings!r:.80}"),
             f"a non-empty sequence of (epsilon, m, r, model), model in {MODELS}",
         )
-    n_draws = _n_draws_with_spread(n_draws)
+    n_draws = check_n_draws(n_draws, low=2)
     mechs = [MShotReporting(eps, n_rounds, m, r) for eps, m, r, _ in settings]
     ramp = linear_ramp_counts(n_users, n_rounds, rng=rng)
     models = dict(zip(MODELS, (Population.nested(ramp, n_users), RandomActiveSets(ramp, n_users))))
@@ -210,7 +205,7 @@ def peak_window(
     """Rerun Experiment 1 on a window of m with ``n_draws`` ≥ 2 surveys each and locate the peak of the mean F."""
     n_rounds = check_int("n_rounds", n_rounds, low=1)
     ms = check_int_array("ms", ms, low=1, high=n_rounds).ravel()
-    n_draws = _n_draws_with_spread(n_draws)
+    n_draws = check_n_draws(n_draws, low=2)
     f = f_measure_vs_m(
         epsilon, n_rounds, ms, n_users=n_users, theta=theta, n_draws=n_draws, rng=rng
     )
@@ -246,7 +241,7 @@ def data_model_gap(
 
     ``n_draws`` ≥ 2 surveys per model (the SE needs a spread).
     """
-    n_draws = _n_draws_with_spread(n_draws)
+    n_draws = check_n_draws(n_draws, low=2)
     check_instance("mech", mech, MShotReporting)
     f_fixed, f_random = (
         f_measures(mech, data(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)

@@ -31,6 +31,7 @@ from ldp_helpers._validation import (
     check_instance,
     check_int,
     check_int_array,
+    check_n_draws,
     check_ndim,
     check_probability,
     check_rng,
@@ -414,7 +415,7 @@ def longitudinal_curves(
     )
     m = check_int("m", m, low=1)
     check_int_array("ks", ks, low=1)
-    check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
+    check_n_draws(n_draws, low=2)
     check_int("table_max_k", table_max_k, low=0)
     check_seed(seed)
     check_where(n_jobs, dask_address, dask_client)

@@ -354,7 +354,7 @@ def estimator_check(
     ----------
     [rappor] Eq. (2); [rappor] Eq. (3).
     """
-    n_draws = check_int("n_draws", n_draws, low=2)
+    n_draws = check_n_draws(n_draws, low=2)
     t = check_instance("mechanism", mechanism, Rappor).estimand(truth)
     variance = check_real_array(
         "mechanism.variance(truth)", mechanism.variance(truth), low=0.0

@@ -40,7 +40,7 @@ from ldp_helpers.mechanisms.randomized_response import BinaryRR
 
 def _check_surveys(n_draws) -> int:
     """The number of simulated surveys behind an empirical variance: an integer in [2, MAX_N_DRAWS]."""
-    return check_int("n_draws", n_draws, low=2, high=MAX_N_DRAWS)
+    return check_n_draws(n_draws, low=2)
 
 
 def _check_classes(oracle_classes) -> dict:

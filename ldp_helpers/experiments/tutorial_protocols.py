@@ -228,7 +228,7 @@ def heavy_hitter_recall(
     values = check_domain_values("values", values, 2**bits).ravel()
     k, epsilons = check_int("k", k, low=1, high=2**bits), check_epsilons(epsilons).ravel()
     n_draws, rng, progress = (
-        check_n_draws(n_draws),
+        check_n_draws(n_draws, low=2),
         check_rng(rng),
         check_bool("progress", progress),
     )
@@ -273,7 +273,7 @@ def recall_by_n(
     k = check_int("k", k, low=1, high=2**bits)
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
     epsilons = np.array([check_epsilon(epsilon)])
-    n_draws, rng = check_n_draws(n_draws), check_rng(rng)
+    n_draws, rng = check_n_draws(n_draws, low=2), check_rng(rng)
     found = [
         _recall(
             zipf_values(int(n), bits, exponent, rng=rng), bits, k, epsilons, n_draws, rng, False
@@ -308,7 +308,7 @@ def itemset_precision(
     epsilons = check_epsilons(epsilons).ravel()
     ldpminer_ell, k = check_int("ldpminer_ell", ldpminer_ell, low=1), check_int("k", k, low=1)
     n_draws, rng, progress = (
-        check_n_draws(n_draws),
+        check_n_draws(n_draws, low=2),
         check_rng(rng),
         check_bool("progress", progress),
     )
@@ -390,7 +390,7 @@ def psda_error_curves(
     ).ravel()
     regions = check_int_array("regions", regions, low=0, high=len(taxonomy.parent) - 1).ravel()
     n_draws, rng, progress = (
-        check_n_draws(n_draws),
+        check_n_draws(n_draws, low=2),
         check_rng(rng),
         check_bool("progress", progress),
     )
@@ -448,7 +448,7 @@ def itemset_mining_precision(
     k, pool_items = check_int("k", k, low=1), check_int("pool_items", pool_items, low=2, high=24)
     max_size = check_int("max_size", max_size, low=2, high=6)
     n_draws, rng, progress = (
-        check_n_draws(n_draws),
+        check_n_draws(n_draws, low=2),
         check_rng(rng),
         check_bool("progress", progress),
     )
@@ -480,7 +480,7 @@ def worst_coverage(psda_curves: dict, betas, n_draws: int) -> float:
     [chen2016pldp] (PSDA's error bound holds with probability at least 1 − β).
     """
     b = check_real_array("betas", betas, low=0.0, high=1.0).ravel()
-    n_draws = check_n_draws(n_draws)
+    n_draws = check_n_draws(n_draws)  # a share of runs: one run is one
     if (
         not isinstance(psda_curves, dict)
         or not psda_curves

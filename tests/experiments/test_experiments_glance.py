@@ -80,6 +80,8 @@ def test_in_se_is_the_gap_over_its_se_and_noise_free_gaps_are_zero_or_infinite()
     assert in_se(0.3, 0.03, 0.04) == pytest.approx(6.0, rel=1e-15)  # two means' SEs: hypot
     with pytest.raises(ValueError, match="se_b must be"):
         in_se(0.1, 0.1, -0.1)
+    with pytest.raises(ValueError, match=r"se_a must be values over shape \(2,\)"):
+        in_se(np.array([0.1, 0.2]), np.array([0.1, 0.2, 0.3]))
 
 
 def test_versus_exact_z_and_variance_ratios_follow_their_laws_and_catch_a_bias():
@@ -94,11 +96,15 @@ def test_versus_exact_z_and_variance_ratios_follow_their_laws_and_catch_a_bias()
     assert check.variance_ratio.mean() == pytest.approx(1, abs=4 * variance_ratio_se(50) / 20)
     assert np.std(check.variance_ratio) == pytest.approx(variance_ratio_se(50), rel=0.1)
     assert np.std(check.ratio_z) == pytest.approx(1, rel=0.1)
+    assert check.variance_ratio == pytest.approx(draws.var(axis=0, ddof=1) / 9.0, rel=1e-12)
+    assert variance_ratio_se(3) == 1.0  # sqrt(2/(R - 1)), not sqrt(2/R)
     assert versus_exact(draws + 1.5, 2.0, 9.0).z.mean() == pytest.approx(
         0.5 * math.sqrt(50), abs=0.3
     )
     with pytest.raises(ValueError, match="estimates must be an array with at least two draws"):
         versus_exact(draws[:1], 2.0, 9.0)
+    with pytest.raises(ValueError, match=r"mean must be values over shape \(400,\)"):
+        versus_exact(draws, np.zeros(3), 9.0)
 
 
 def test_share_se_is_the_spread_of_simulated_shares():
@@ -108,6 +114,9 @@ def test_share_se_is_the_spread_of_simulated_shares():
     shares = rng.binomial(200, 0.3, size=4000) / 200
     assert np.std(shares, ddof=1) == pytest.approx(share_se(0.3, 200), rel=0.1)
     assert share_se(np.array([0.0, 1.0]), 7).tolist() == [0.0, 0.0]
+    assert (
+        share_se(0.5, 100) == 0.05 and share_se(0.5, 4 * 10**12) == 2.5e-7
+    )  # /n, trials beyond 1e7
     with pytest.raises(ValueError, match="p must be"):
         share_se(1.5, 10)
 

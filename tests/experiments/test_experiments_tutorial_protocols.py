@@ -17,8 +17,8 @@ B = Curve(np.array([0.1, 0.2, 0.9]), np.array([0.01, 0.02, 0.02]))
 
 def test_margins_are_differences_in_standard_errors():
     """rise, gap and smallest_margin are (a − b)/SE of two independent means, exactly."""
-    assert runs.rise(A) == (0.9 - 0.2) / math.hypot(0.01, 0.02)
-    assert runs.gap(A, B, 1) == (0.5 - 0.2) / math.hypot(0.03, 0.02)
+    assert runs.rise(A) == pytest.approx((0.9 - 0.2) / math.hypot(0.01, 0.02), rel=1e-15)
+    assert runs.gap(A, B, 1) == pytest.approx((0.5 - 0.2) / math.hypot(0.03, 0.02), rel=1e-15)
     exact = runs.Curve(np.array([0.5, 0.5, 1.0]), np.zeros(3))  # noise-free runs: no spread
     assert [runs.gap(exact, exact, 0), runs.rise(exact)] == [0.0, math.inf]
     assert runs.smallest_margin(A, B) == A.margin(B)
@@ -55,6 +55,9 @@ def test_recall_by_n_draws_each_population_then_its_surveys():
         one = runs.heavy_hitter_recall(values, 6, 2, [2.0], n_draws=2, rng=stream)
         for name, curve in one.items():
             assert (by_n[name].mean[i], by_n[name].se[i]) == (curve.mean[0], curve.se[0])
+    # a curve's SE needs two runs: one run is refused before any survey, naming n_draws
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[2, 10000000\]; got 1"):
+        runs.heavy_hitter_recall(values, 6, 2, [2.0], n_draws=1, rng=stream)
 
 
 def test_worst_coverage_and_the_printout():
