@@ -41,7 +41,7 @@ _EXPORTS = {
         "q_bin_probabilities",
         "two_coin_response",
     ),
-    "ldp_helpers.mechanisms.grr": ("GRR",),
+    "ldp_helpers.mechanisms.grr": ("GRR", "amplified_grr_epsilon"),
     "ldp_helpers.mechanisms.unary_encoding": ("SUE", "OUE", "unary_output_table"),
     "ldp_helpers.mechanisms.local_hashing": ("BLH", "OLH", "continuous_optimal_hash_range"),
     "ldp_helpers.mechanisms.histogram_encoding": ("SHE", "THE"),
@@ -113,7 +113,6 @@ _EXPORTS = {
     "ldp_helpers.simulate.itemsets": ("item_counts", "zipf_baskets"),
     "ldp_helpers.protocols.set_valued": (
         "PSFO",
-        "amplified_grr_epsilon",
         "grr_preferred",
         "grr_threshold",
         "pad_and_sample",

@@ -50,6 +50,21 @@ def grr_probabilities(epsilon: float, d: int) -> tuple[float, float]:
     return majority_probability(p, (d - 1.0) * shrink * p), shrink * p
 
 
+def amplified_grr_epsilon(epsilon: float, ell: int) -> float:
+    """ε' = ln(ℓ(e^ε − 1) + 1): the GRR budget that sampling one of ℓ items (or attributes) turns
+    into ε: padding-and-sampling's (:class:`~ldp_helpers.protocols.set_valued.PSFO`) and RS+FD's.
+
+    Evaluated as ε + ln(ℓ − (ℓ − 1)e^{−ε}) (the same number, no overflow at large ε).
+
+    References
+    ----------
+    [tutorial] "Itemset mining" (privacy amplification by sampling); [arcolezi2021] (RS+FD).
+    """
+    epsilon = check_epsilon(epsilon)
+    ell = check_int("ell", ell, low=1)
+    return epsilon + math.log(ell - (ell - 1) * math.exp(-epsilon))
+
+
 @dataclass(frozen=True)
 class GRR(PureFrequencyOracle):
     """Generalized randomized response over [0, d) with budget ε.

@@ -45,6 +45,7 @@ from ldp_helpers._validation import (
     check_rng,
 )
 from ldp_helpers.mechanisms.base import batch_shape
+from ldp_helpers.mechanisms.grr import amplified_grr_epsilon
 from ldp_helpers.mechanisms.multidimensional import (
     _check_table_size,
     _draw_support,
@@ -80,7 +81,7 @@ class RSFD(_Multidimensional):
         d = check_int_array(
             "domain_sizes", domain_sizes, low=2
         ).size  # the constructor checks the rest
-        return cls(epsilon + math.log(d - (d - 1) * math.exp(-epsilon)), domain_sizes, oracle)
+        return cls(amplified_grr_epsilon(epsilon, d), domain_sizes, oracle)
 
     @property
     def epsilon_attribute(self) -> float:

@@ -41,25 +41,11 @@ from ldp_helpers._validation import (
     fail_type,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
-from ldp_helpers.mechanisms.grr import GRR
+from ldp_helpers.mechanisms.grr import GRR, amplified_grr_epsilon
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.mechanisms.unary_encoding import OUE
-
-
-def amplified_grr_epsilon(epsilon: float, ell: int) -> float:
-    """ε' = ln(ℓ(e^ε − 1) + 1): the GRR budget that padding-and-sampling turns into ε.
-
-    Evaluated as ε + ln(ℓ − (ℓ − 1)e^{−ε}) (the same number, no overflow at large ε).
-
-    References
-    ----------
-    [tutorial] "Itemset mining" (privacy amplification by sampling).
-    """
-    epsilon = check_epsilon(epsilon)
-    ell = check_int("ell", ell, low=1)
-    return epsilon + math.log(ell - (ell - 1) * math.exp(-epsilon))
 
 
 def grr_preferred(n_items: int, epsilon: float, ell: int) -> bool:

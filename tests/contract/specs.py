@@ -1231,7 +1231,7 @@ SPECS.update(
                 "taxonomy": [None],
             },
         ),
-        PR + "set_valued.amplified_grr_epsilon": spec(epsilon=1.0, ell=3, _extra={"ell": [0, -1]}),
+        MECH + "grr.amplified_grr_epsilon": spec(epsilon=1.0, ell=3, _extra={"ell": [0, -1]}),
         PR + "set_valued.grr_preferred": spec(
             n_items=10, epsilon=1.0, ell=2, _extra={"n_items": [0], "ell": [0]}
         ),
