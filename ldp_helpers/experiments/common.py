@@ -106,10 +106,10 @@ def variance_ratio_se(n_draws: int) -> float:
 class EstimatorCheck:
     """Simulated estimates against their exact mean and variance (elementwise, see :func:`versus_exact`)."""
 
-    z: (
-        np.ndarray
-    )  # (mean estimate − exact mean)/√(Var/n_draws): ≈ N(0, 1) if unbiased with that Var
-    variance_ratio: np.ndarray  # sample variance / exact variance: mean 1, SD ≈ variance_ratio_se
+    #: (mean estimate − exact mean)/√(Var/n_draws): ≈ N(0, 1) if unbiased with that variance
+    z: np.ndarray
+    #: sample variance / exact variance: mean 1, SD about :func:`variance_ratio_se`
+    variance_ratio: np.ndarray
     n_draws: int
 
     @property
