@@ -387,7 +387,7 @@ claims.erratum_if("m_star_exp2", gt(int(np.sum(m_star_200 < t_paper)), 0), t_max
 # (its α solves $2Te^{-c\alpha^2} = \beta$ exactly). We fit the **mean** maximum error (stable with few
 # runs), whose growth is not exactly that: for T independent Gaussian round errors of equal
 # variance, $\mathbb E\max_t|Z_t|$ grows like √(2 ln T), and dividing by √log(2T/β) leaves a residual
-# slope (`bounds.extremes.log_correction_residual`, computed exactly by `fit_rates`). Even the Gaussian (1−β)-quantile keeps a
+# slope (`experiments.m_shot.log_correction_residual`, computed exactly by `fit_rates`). Even the Gaussian (1−β)-quantile keeps a
 # small residual from the log log T term of the normal tail; only the bound's own α has none.
 
 # %%

@@ -19,15 +19,11 @@ from scipy import integrate, special
 
 from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
-    Described,
-    check_bool,
     check_int,
-    check_int_array,
     check_ndim,
     check_probability,
     check_real,
     check_real_array,
-    fail,
 )
 
 
@@ -54,7 +50,8 @@ def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
     """max_{t ≤ T} |Z_t| of T independent standard normals: its mean, or its (1 − β)-quantile if ``beta``.
 
     The quantile solves ``erf(a/√2)^T = 1 − β``; the mean is ``∫_0^∞ 1 − erf(x/√2)^T dx``.  Both grow
-    like √(2 ln T); :func:`log_correction_residual` measures what √log(2T/β) leaves of that growth.
+    like √(2 ln T); :func:`~ldp_helpers.experiments.m_shot.log_correction_residual` measures what
+    √log(2T/β) leaves of that growth.
     """
     T = check_int("n_rounds", n_rounds, low=1)
     if beta is not None:
@@ -72,21 +69,4 @@ def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
             limit=200,
             epsabs=1e-12,
         )[0]
-    )
-
-
-def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
-    """Slope of ``ln(M_T/√log(2T/β))`` against ``ln T`` for M_T = :func:`max_abs_normal` (mean, or (1−β)-quantile).
-
-    The bias that dividing a maximum error by √log(2T/β) leaves in a fitted exponent when the T round
-    errors are independent Gaussians of equal variance: the fitted slope is then the true exponent plus this.
-    """
-    t = check_int_array("rounds", rounds, low=1).ravel()
-    if np.all(t == t[0]):  # no slope: polyfit returned a number anyway (with a RankWarning)
-        fail("rounds", Described(f"all rounds equal to {t[0]}"), "at least two distinct T")
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
-    tail = beta if check_bool("quantile", quantile) else None
-    stat = [max_abs_normal(int(T), tail) for T in t]
-    return float(
-        np.polyfit(np.log(t), np.log(np.array(stat) / np.sqrt(union_log(2 * t, beta))), 1)[0]
     )

@@ -29,7 +29,6 @@ References
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -48,6 +47,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams
+from ldp_helpers.mechanisms.unary_encoding import unary_loss
 
 
 def tutorial_printed_p_star(f: float, p: float) -> float:
@@ -195,9 +195,7 @@ def tutorial_printed_epsilon_one_report(params: RapporParams) -> float:
         _printed_p_star(check_instance("params", params, RapporParams).f, params.p),
         params.q_star,
     )
-    if p_printed == 0.0 or q_star == 1.0:
-        return math.inf
-    return params.h * math.log(q_star * (1 - p_printed) / (p_printed * (1 - q_star)))
+    return params.h * unary_loss(q_star, p_printed)
 
 
 #: the decoder's multiple-testing corrections: none (n_tests = 1), Bonferroni over the M candidates,

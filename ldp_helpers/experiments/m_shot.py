@@ -19,6 +19,7 @@ import numpy as np
 from ldp_helpers._validation import (
     MAX_N_ROUNDS,
     Described,
+    check_bool,
     check_instance,
     check_int,
     check_int_array,
@@ -28,7 +29,7 @@ from ldp_helpers._validation import (
     check_real_array,
     fail,
 )
-from ldp_helpers.bounds.extremes import log_correction_residual
+from ldp_helpers.bounds.extremes import max_abs_normal
 from ldp_helpers.bounds.m_shot import method_m
 from ldp_helpers.experiments.common import (
     EstimatorCheck,
@@ -302,6 +303,21 @@ class RateFit:
         float  # the slope √log(2T/β) leaves for the mean max of T Gaussians (a bias of the fit)
     )
     residual_quantile: float  # the same for their (1 − β)-quantile
+
+
+def log_correction_residual(rounds, beta: float, *, quantile: bool) -> float:
+    """Slope of ``ln(M_T/√log(2T/β))`` against ``ln T`` for M_T = :func:`~ldp_helpers.bounds.extremes.max_abs_normal`
+    (mean, or (1−β)-quantile): :func:`fitted_slope` with the log correction.
+
+    The bias that dividing a maximum error by √log(2T/β) leaves in a fitted exponent when the T round
+    errors are independent Gaussians of equal variance: the fitted slope is then the true exponent plus this.
+    """
+    t = check_int_array("rounds", rounds, low=1).ravel()
+    if np.all(t == t[0]):  # no slope: polyfit returned a number anyway (with a RankWarning)
+        fail("rounds", Described(f"all rounds equal to {t[0]}"), "at least two distinct T")
+    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    tail = beta if check_bool("quantile", quantile) else None
+    return fitted_slope(t, [max_abs_normal(int(T), tail) for T in t], log_correction_beta=beta)
 
 
 def fit_rates(rounds, errors, beta: float) -> RateFit:

@@ -54,7 +54,7 @@ from ldp_helpers.mechanisms.local_hashing import BLH, OLH, LocalHashing
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.registry import REGISTRY
-from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE, unary_loss
 from ldp_helpers.sweeps import (
     MAX_CHUNKS,
     ChunkError,
@@ -299,7 +299,7 @@ def never_cleared_loss(protocol: str, epsilon: float) -> float:
     oracle = {"SUE": SUE, "OUE": OUE}[protocol](epsilon, 2)  # p and q do not depend on d
     p, q = oracle.p, oracle.q
     p_true = p + (1 - p) * q
-    return math.log(p_true * (1 - q) / (q * (1 - p_true)))
+    return unary_loss(p_true, q)
 
 
 def peer_table(peers: dict) -> str:

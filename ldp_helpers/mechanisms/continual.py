@@ -42,7 +42,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import Mechanism, sample_support_counts
 from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap
-from ldp_helpers.mechanisms.smp import _inverse_binomial_moment
+from ldp_helpers.mechanisms.smp import _inverse_binomial_moment, _sampling_factor
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 from ldp_helpers.simulate.streams import sample_reporters
 
@@ -272,13 +272,9 @@ class Glance(StreamMechanism):
         empty = self.empty_round_probability(N)
         rr, gap = self.randomizer, q_bin_gap(self.epsilon)  # p − q = tanh(ε/2), no cancellation
         rr_part = rr.p * rr.q / gap**2 * _inverse_binomial_moment(N, prob)
-        # Pr[K_t = k](N − k)/N is (1 − 1/T) Pr[K' = k] for K' ~ Bin(N − 1, 1/T), so without cancellation
-        # Σ_{k≥1} Pr[K_t = k](N − k)/(k(N − 1)) = (1 − 1/T) N/(N − 1) E[1/K'; K' ≥ 1]
         sampling = (
-            mu * (1 - mu) * (1 - prob) * N / (N - 1.0) * _inverse_binomial_moment(N - 1, prob)
-            if N > 1
-            else 0.0 * mu
-        )
+            mu * (1 - mu) * _sampling_factor(N, prob)
+        )  # Σ_{k≥1} Pr[K_t = k](N − k)/(k(N − 1))
         return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
 
 

@@ -57,6 +57,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.subset_selection import _log2_comb
 
@@ -199,12 +200,13 @@ class DBitFlip(FrequencyOracle):
     def variance(self, truth) -> np.ndarray:
         """Exact Var[ĉ(v)] = (1/s²)[f_v(s E₁[Y²] − s²) + (n − f_v) s E₀[Y²]], s = n_bits/d.
 
-        Y = (b(a + 1) − 1)/(a − 1) is a user's debiased bit: E₁[Y²] = (a² − a + 1)/(a − 1)² for her own
-        bucket, E₀[Y²] = a/(a − 1)² for another; users are independent.
+        Y = (b − q)/(p − q) is a user's debiased bit (p, q: :attr:`bit_probabilities`), with mean 1 on
+        her own bucket and 0 on another, and the pure variances: E₁[Y²] = 1 + p(1 − p)/(p − q)² =
+        (a² − a + 1)/(a − 1)², E₀[Y²] = q(1 − q)/(p − q)² = a/(a − 1)², a = e^{ε/2}; users are independent.
         """
         counts, n = self._counts_and_n(truth)
-        a, s = math.exp(self.epsilon / 2), self.n_bits / self.d
-        own, other = (a * a - a + 1) / (a - 1) ** 2, a / (a - 1) ** 2
+        (p, q), s = self.bit_probabilities, self.n_bits / self.d
+        own, other = 1 + count_variance(1, 1, p, q), count_variance(0, 1, p, q)
         return (counts * (s * own - s * s) + (n - counts) * s * other) / s**2
 
     def sample_aggregate(

@@ -36,6 +36,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.continual import StreamMechanism, _rounds_matrix
+from ldp_helpers.mechanisms.pure import count_variance
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,11 @@ class Harmony(StreamMechanism):
         return (self.n_rounds * X / n - rr.q) / (rr.p - rr.q)
 
     def variance(self, truth) -> np.ndarray:
-        """Exact ``Var[μ̂_t] = T²/(N(p−q)²)·[μ r₁(1−r₁) + (1−μ) r₀(1−r₀)]``, ``r_v = (q + (p−q)v)/T``."""
+        """Exact ``Var[μ̂_t] = T²/(N(p−q)²)·[μ r₁(1−r₁) + (1−μ) r₀(1−r₀)]``, ``r_v = (q + (p−q)v)/T``:
+        μ̂_t is the pure estimator of a fraction with support probabilities r₁ > r₀ (:func:`count_variance`
+        of one user's share, over N)."""
         mu, N, rr, T = self.estimand(truth), self.n_reports(truth), self.randomizer, self.n_rounds
-        r1, r0 = rr.p / T, rr.q / T
-        return T**2 / (N * (rr.p - rr.q) ** 2) * (mu * r1 * (1 - r1) + (1 - mu) * r0 * (1 - r0))
+        return count_variance(mu, 1, rr.p / T, rr.q / T) / N
 
     def output_table(self) -> np.ndarray:
         """``P[v, y]`` over the 2^T streams and the T + 1 possible report vectors.

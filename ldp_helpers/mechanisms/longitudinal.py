@@ -56,7 +56,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
-from ldp_helpers.mechanisms.unary_encoding import MAX_D_TABLE, UnaryEncoding
+from ldp_helpers.mechanisms.unary_encoding import MAX_D_TABLE, UnaryEncoding, unary_loss
 
 #: largest τ for which :meth:`epsilon_after` is asked (beyond it ε_τ equals ε∞ in double precision anyway)
 MAX_REPORTS = 10**6
@@ -142,11 +142,6 @@ def _bits_float(bits: int) -> float:
     return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
-def _unary_loss(p: float, q: float) -> float:
-    """ε of one unary-encoded report with support probabilities p > q: ln(p(1 − q)/(q(1 − p))), as its table reads it."""
-    return math.log(p) - math.log(q) + math.log1p(-q) - math.log1p(-p)
-
-
 def _side_loss(gap1: float, rest1: float, gap2: float, rest2: float, tau: int) -> float:
     """``ln((aρ^τ + 1 − a)/(bρ^τ + 1 − b))`` of an event seen in all τ reports, ρ = 1 + gap2/rest2.
 
@@ -200,7 +195,7 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
         return _pair((p1, q1), (p2, q2))
 
     def loss(q2: float) -> float:
-        return _unary_loss(*_chain(_pair((p1, q1), _second_round(second, q2, d))))
+        return unary_loss(*_chain(_pair((p1, q1), _second_round(second, q2, d))))
 
     ceiling = loss(0.0)  # the family's most faithful round, q₂ = 0
     if not epsilon < ceiling:
@@ -300,7 +295,7 @@ class _Memoized:
         if self.second != "oue":
             return self.epsilon_permanent
         permanent = _first_round(self.first, self.epsilon_permanent, self.d)
-        return _unary_loss(*_chain(_pair(permanent, _second_round("oue", 0.0, self.d))))
+        return unary_loss(*_chain(_pair(permanent, _second_round("oue", 0.0, self.d))))
 
     # ---------------------------------------------------------------- the client, as the paper writes it
 

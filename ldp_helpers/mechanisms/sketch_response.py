@@ -53,6 +53,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     _draw_coefficients,
     _PublicHashes,
 )
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
 #: the pure frequency oracles a sketch response may report its hashed value with
@@ -247,7 +248,7 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
             for part in ("rates", "spread")
         )
         p, q = self.inner.p, self.inner.q
-        a, b = p * (1 - p) / (p - q) ** 2, q * (1 - q) / (p - q) ** 2
+        a, b = count_variance(1, 1, p, q), count_variance(0, 1, p, q)  # one user, own value or not
         # Σ_v f_v (S a + (1 − S) b + S(1 − S)) = a f·S + b (n − f·S) + f·S(1 − S)
         return (self.m / (self.m - 1)) ** 2 * (a * rates + b * (n - rates) + spread)
 

@@ -183,11 +183,7 @@ class SMP(SPL):
         for o, f in zip(self.oracles, self._marginals(counts)):
             share = f / n
             channel = count_variance(share, 1, o.p, o.q)  # (F/n)p(1−p) + (1−F/n)q(1−q), over (p−q)²
-            sampling = (
-                share * (1 - share) * (n * inverse - (1 - empty)) / (n - 1)
-                if n > 1
-                else 0.0 * share
-            )
+            sampling = share * (1 - share) * _sampling_factor(n, 1 / self.n_attributes)
             out.append(
                 n**2 * (channel * inverse + sampling) + f.astype(float) ** 2 * empty * (1 - empty)
             )
@@ -210,6 +206,18 @@ def _inverse_binomial_moment(n: int, prob: float) -> float:
     top = n if n <= EXACT_MOMENT_USERS else int(mean + 50.0 * math.sqrt(mean) + 100.0)
     m = np.arange(1, top + 1)
     return float(np.sum(stats.binom.pmf(m, n, prob) / m))
+
+
+def _sampling_factor(n: int, prob: float) -> float:
+    """``Σ_{m≥1} Pr[M = m](n − m)/(m(n − 1))`` for M ~ Binomial(n, prob), 0 for n = 1: the factor of
+    F(1 − F) in the variance of a share F estimated from the M users sampled without replacement.
+
+    ``Pr[M = m](n − m)/n = (1 − prob) Pr[M' = m]`` for M' ~ Binomial(n − 1, prob), so it is
+    ``(1 − prob)·n/(n − 1)·E[1/M'; M' ≥ 1]``, a sum of positive terms (no cancellation as prob → 1).
+    """
+    if n <= 1:
+        return 0.0
+    return (1 - prob) * n / (n - 1.0) * _inverse_binomial_moment(n - 1, prob)
 
 
 def _inverse_moment_integral(n: int, prob: float) -> float:

@@ -26,6 +26,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,7 +61,7 @@ def unary_output_table(p: float, q: float, d: int) -> np.ndarray:
 
     Column y is the report with bit i = (y >> i) & 1; the row of value v is the product of d
     independent bits, bit v being 1 w.p. p and every other bit 1 w.p. q.  Its privacy loss is
-    ``ln(p(1−q)/(q(1−p)))`` (the module docstring).
+    :func:`unary_loss` ``(p, q)`` when p ≥ q.
 
     References
     ----------
@@ -72,6 +73,28 @@ def unary_output_table(p: float, q: float, d: int) -> np.ndarray:
     prob_one = np.full((d, d), q)
     np.fill_diagonal(prob_one, p)  # row v: bit v is 1 w.p. p, every other bit w.p. q
     return _independent_bits_table(1 - prob_one, prob_one)
+
+
+def unary_loss(p: float, q: float) -> float:
+    """``ln(p(1 − q)/(q(1 − p)))``: the privacy loss of a unary-encoded report (its ε when p ≥ q).
+
+    The true value's bit is 1 w.p. ``p``, every other bit w.p. ``q``: two reports that swap two bits
+    differ by a factor p/q on one and (1 − q)/(1 − p) on the other.  Written as logs of p, q, 1 − q
+    and 1 − p (no ratio underflows); 0 when p = q, ±∞ when one side is certain (p = 1 or q = 0: +∞).
+
+    References
+    ----------
+    [wang2017] §4.2 (the privacy of unary encoding); [erlingsson2014] Theorem 2 (RAPPOR's ε₁, h
+    times this loss).
+    """
+    p, q = check_probability(p, "p"), check_probability(q, "q")
+    if p == q:
+        return 0.0
+    if p == 1.0 or q == 0.0:
+        return math.inf
+    if p == 0.0 or q == 1.0:
+        return -math.inf
+    return math.log(p) - math.log(q) + math.log1p(-q) - math.log1p(-p)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ldp_helpers._validation import (
     Described,
@@ -38,6 +37,7 @@ from ldp_helpers._validation import (
     fail,
     fail_type,
 )
+from ldp_helpers.bounds.chernoff import tail_comparison
 from ldp_helpers.bounds.chernoff import upper as chernoff_upper
 from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
@@ -385,7 +385,9 @@ def check_chernoff_bound(bound, *, n_trials: int = 10_000, time_limit: float = T
             delta,
             mu,
             value,
-            float(stats.binom.sf(math.ceil((1 + delta) * mu) - 1, n_trials, mu / n_trials)),
+            float(
+                tail_comparison("upper", n_trials, mu / n_trials, delta)[1]
+            ),  # exact Pr[X ≥ (1+δ)μ]
             float(chernoff_upper(delta, mu)),
         )
         for (delta, mu), value in zip(grid, values, strict=True)

@@ -106,9 +106,6 @@ SPECS: dict[str, Spec] = {
         rounds=np.array([10.0, 100.0]), first_value=0.5, exponent=0.5, beta=0.1
     ),
     "ldp_helpers.bounds.extremes.max_abs_normal": spec(n_rounds=10, beta=0.1, _none_ok={"beta"}),
-    "ldp_helpers.bounds.extremes.log_correction_residual": spec(
-        rounds=np.array([10, 100, 1000]), beta=0.1, quantile=True
-    ),
     # bounds.glance (another helper's module; covered here)
     GL + "log_term": spec(**GLANCE_ARGS),
     GL + "theta": spec(epsilon=1.0, **GLANCE_ARGS),
@@ -508,6 +505,7 @@ SPECS.update(
         ),
         MECH + "rappor_client.report_table": spec(blooms=BLOOMS[0], bit_table=PARAMS.bit_table()),
         MECH + "unary_encoding.unary_output_table": spec(_huge={"d"}, p=0.7, q=0.3, d=3),
+        MECH + "unary_encoding.unary_loss": spec(p=0.7, q=0.3),
         MECH + "unary_encoding.SUE": spec(epsilon=1.0, d=5),
         MECH + "unary_encoding.OUE": spec(epsilon=1.0, d=5),
         # simulate

@@ -44,6 +44,7 @@ SPECS = {
     ),
     EX + "gap_to_best": spec(window=WINDOW, m=1),
     EX + "fit_rates": spec(rounds=ROUNDS, errors=ERRORS, beta=0.05),
+    EX + "log_correction_residual": spec(rounds=np.array([10, 100, 1000]), beta=0.1, quantile=True),
     PL + "g_and_c_star": spec(
         _valid=False, x=np.array([0.1, 0.5, 2.0]), epsilon=10.0, ms=np.array([1, 2, 3]), m_opt=6
     ),

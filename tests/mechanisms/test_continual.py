@@ -9,8 +9,9 @@ import pytest
 from scipy import stats
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
-from ldp_helpers.bounds.extremes import log_correction_residual, rate_guide
+from ldp_helpers.bounds.extremes import rate_guide
 from ldp_helpers.experiments.common import fitted_slope, max_error, mean_and_se
+from ldp_helpers.experiments.m_shot import log_correction_residual
 from ldp_helpers.mechanisms.continual import EMPTY_ROUND_ESTIMATE, NULL, BasicOneTimeRappor, Glance
 from ldp_helpers.mechanisms.harmony import Harmony, HarmonyNguyen
 from ldp_helpers.mechanisms.privacy import privacy_losses

@@ -7,13 +7,14 @@ import pytest
 from scipy import stats
 from stat_checks import assert_mean_close, assert_variance_close, two_sample_pvalue
 
-from ldp_helpers.bounds.extremes import log_correction_residual, max_abs_normal, rate_guide
+from ldp_helpers.bounds.extremes import max_abs_normal, rate_guide
 from ldp_helpers.experiments import m_shot as runs
 from ldp_helpers.experiments.m_shot import (
     data_model_gap,
     f_measure_vs_m,
     f_measure_vs_rounds,
     f_measures,
+    log_correction_residual,
     max_error_vs_rounds,
     peak_window,
     ramp_data,

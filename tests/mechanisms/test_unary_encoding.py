@@ -15,7 +15,7 @@ from stat_checks import (
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
-from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
+from ldp_helpers.mechanisms.unary_encoding import OUE, SUE, unary_loss, unary_output_table
 
 EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 20.0]
 
@@ -49,6 +49,27 @@ def test_privacy_loss_is_the_sum_of_the_two_bit_ratios(cls, epsilon):
         math.log(oracle.p / oracle.q) + math.log((1 - oracle.q) / (1 - oracle.p)), rel=1e-9
     )
     assert oracle.privacy_loss() == pytest.approx(epsilon, rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("p", "q"),
+    [(0.5, 1 / 21), (0.7, 0.3), (0.9, 0.6), (0.5 + 0.5 / (math.e + 1), 1 / (math.e + 1))],
+)
+def test_unary_loss_is_the_loss_of_the_whole_report_table(p, q):
+    """unary_loss(p, q) is the largest log-ratio of the 2^3-column table (the broken pure-ldp client's
+    p' = p + (1 − p)q included), and swapping p and q negates it: a sign, not an absolute value."""
+    assert unary_loss(p, q) == pytest.approx(
+        max_privacy_loss(unary_output_table(p, q, 3)), rel=1e-12
+    )
+    assert unary_loss(q, p) == pytest.approx(-unary_loss(p, q), rel=1e-15) and unary_loss(q, p) < 0
+
+
+def test_unary_loss_at_certain_bits():
+    """p = q carries nothing (0); a certain bit (p = 1 or q = 0) is unbounded, also against the table."""
+    assert unary_loss(0.4, 0.4) == 0.0 and unary_loss(1.0, 1.0) == 0.0
+    assert unary_loss(1.0, 0.3) == unary_loss(0.7, 0.0) == math.inf
+    assert unary_loss(0.0, 0.3) == -math.inf
+    assert max_privacy_loss(unary_output_table(0.7, 0.0, 3)) == math.inf
 
 
 def test_vector_table_matches_a_hand_computed_entry():
