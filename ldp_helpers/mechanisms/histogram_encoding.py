@@ -41,6 +41,7 @@ from ldp_helpers._validation import (
     check_rng,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.pure import count_variance
 
 
 def laplace_scale(epsilon: float) -> float:
@@ -102,7 +103,7 @@ def optimal_threshold(epsilon: float) -> float:
     def variance(theta):
         p, q = _threshold_probabilities(theta, epsilon)
         return (
-            q * (1 - q) / (p - q) ** 2 if p > q else math.inf
+            count_variance(0, 1, p, q) if p > q else math.inf
         )  # p = q: ε too small (THE refuses it)
 
     return float(

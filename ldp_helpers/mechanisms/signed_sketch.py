@@ -41,7 +41,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
 from ldp_helpers.mechanisms.hadamard import _cell_sums
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, _draw_coefficients
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
 MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
 MAX_TABLE_CELLS = 2**24  # largest d × (number of whole reports) for output_table
@@ -123,8 +123,9 @@ class _SignedSketch(FrequencyOracle):
 
     @property
     def c_epsilon(self) -> float:
-        """c_ε = (e^ε+1)/(e^ε−1) = 1/(2p − 1): scales a kept-or-flipped sign to an unbiased ±1."""
-        return 1.0 / (2 * self.keep_probability - 1)
+        """c_ε = (e^ε+1)/(e^ε−1) = 1/(2p − 1) = 1/tanh(ε/2) (:func:`q_bin_gap`, no cancellation at small
+        ε): scales a kept-or-flipped sign to an unbiased ±1."""
+        return 1.0 / q_bin_gap(self.epsilon)
 
     @property
     def tight(self) -> bool:
