@@ -272,10 +272,18 @@ def _binomial(n, p):
     return check_int("n", n, low=1), check_probability(p, "p", open_low=True, open_high=True)
 
 
+def _count_cut(x, rounding):
+    """⌈x⌉ or ⌊x⌋ (``rounding``) of a threshold x = (1 ± δ)μ computed in floating point, where an x
+    within 1e-12 relative of a whole number is that number: (1 + 0.1)·100 = 110.00000000000001
+    counts X ≥ 110, not X ≥ 111 (which held 0.135 instead of 0.158 at Bin(1000, 0.1))."""
+    whole = np.rint(x)
+    return np.where(np.abs(x - whole) <= 1e-12 * np.maximum(np.abs(x), 1.0), whole, rounding(x))
+
+
 def _binomial_tail(n, p, d, tail):
     mu = n * p
-    up = binom.sf(np.ceil((1 + d) * mu) - 1, n, p)
-    down = np.where(d <= 1, binom.cdf(np.floor((1 - d) * mu), n, p), 0.0)
+    up = binom.sf(_count_cut((1 + d) * mu, np.ceil) - 1, n, p)
+    down = np.where(d <= 1, binom.cdf(_count_cut((1 - d) * mu, np.floor), n, p), 0.0)
     both = np.where(
         d > 0, np.minimum(up + down, 1.0), 1.0
     )  # disjoint for δ > 0; |X − μ| ≥ 0 always

@@ -64,7 +64,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     _PublicHashes,
     universal_hash,
 )
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
 MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
@@ -160,14 +160,20 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         return cls(epsilon, d, k, m, *_draw_coefficients(rng, k))
 
     @property
+    def _bit_epsilon(self) -> float:
+        """The budget of each sent entry: ε/2 (two entries of ṽ differ between two values)."""
+        return self.epsilon / 2
+
+    @property
     def flip_probability(self) -> float:
         """r = 1/(1 + e^{ε/2}): Q_Bin's flip probability at ε/2 (each entry is ε/2-LDP)."""
-        return q_bin_probabilities(self.epsilon / 2)[1]
+        return q_bin_probabilities(self._bit_epsilon)[1]
 
     @property
     def c_epsilon(self) -> float:
-        """c_ε = (e^{ε/2}+1)/(e^{ε/2}−1) = 1/(1 − 2r), which makes x̃ unbiased."""
-        return 1.0 / (1.0 - 2.0 * self.flip_probability)
+        """c_ε = (e^{ε/2}+1)/(e^{ε/2}−1) = 1/(1 − 2r), which makes x̃ unbiased: 1/:func:`q_bin_gap` at
+        the entry's budget (ε/2 here, ε for HCMS's one sign), with no cancellation at small ε."""
+        return 1.0 / q_bin_gap(self._bit_epsilon)
 
     def hash_table(self) -> np.ndarray:
         """H[j, x] = h_j(x) for all j < k and x < d (shape (k, d), read-only, computed once)."""

@@ -58,7 +58,6 @@ from ldp_helpers.mechanisms.hadamard import (
     _integer_transform,
     _merge_halves,
 )
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
 MAX_EPSILON = 36.0
@@ -159,9 +158,9 @@ class HadamardCountMeanSketch(CountMeanSketch):
             )
 
     @property
-    def flip_probability(self) -> float:
-        """r = 1/(1 + e^ε): the sign of the one coefficient sent is flipped w.p. r (Q_Bin at ε)."""
-        return q_bin_probabilities(self.epsilon)[1]
+    def _bit_epsilon(self) -> float:
+        """The budget of the one sign sent: ε (flipped w.p. r = 1/(1 + e^ε), c_ε = 1/tanh(ε/2))."""
+        return self.epsilon
 
     @property
     def report_bits(self) -> int:

@@ -16,12 +16,22 @@ DELTA_UNIT = np.linspace(0.0, 1.0, 101)  # forms valid for 0 ≤ δ ≤ 1
 REL = 1e-12  # the KL bound is exact at X̄ = 1 (p^n); allow rounding there
 
 
-def _exact_upper(n, p, d):
-    return binom.sf(np.ceil((1 + d) * (n * p)) - 1, n, p)
+def _exact_upper(n, p, d):  # thresholds rounded to 9 decimals: the grids' (1 ± δ)μ meant exactly
+    return binom.sf(np.ceil(np.round((1 + d) * (n * p), 9)) - 1, n, p)
 
 
 def _exact_lower(n, p, d):
-    return binom.cdf(np.floor((1 - d) * (n * p)), n, p)
+    return binom.cdf(np.floor(np.round((1 - d) * (n * p), 9)), n, p)
+
+
+def test_a_threshold_one_ulp_above_a_whole_count_counts_from_that_count():
+    """(1 + 0.1)·100 = 110.00000000000001 in floating point: the exact tail is Pr[X ≥ 110] = 0.158 at
+    Bin(1000, 0.1), not Pr[X ≥ 111] = 0.135 (what ⌈(1 + δ)μ⌉ gave), and (1 − 0.1)·100 = 90 counts X ≤ 90."""
+    (_, up, _), (_, down, _) = (ch.tail_comparison(b, 1000, 0.1, 0.1) for b in ("upper", "lower"))
+    assert up == binom.sf(109, 1000, 0.1) and up > binom.sf(110, 1000, 0.1) + 0.02
+    assert down == binom.cdf(90, 1000, 0.1)
+    # a threshold 1e-9 above a whole count is not one: it counts from the next
+    assert ch.tail_comparison("upper", 1000, 0.1, 0.1 + 1e-11)[1] == binom.sf(110, 1000, 0.1)
 
 
 @pytest.mark.parametrize("n", NS)
