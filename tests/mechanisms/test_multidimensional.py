@@ -240,8 +240,8 @@ def test_inverse_binomial_moment_is_the_plain_sum_at_small_n_and_one_form_at_pro
 @pytest.mark.parametrize("prob", [1 - 1e-6, 0.5, 1 / 7, 1e-3])
 def test_sampling_factor_is_the_plain_sum_without_cancellation(prob):
     """Σ_{m≥1} Pr[M = m](n − m)/(m(n − 1)), the share's sampling factor of SMP's and Glance's variances,
-    equals its 50-digit sum to 1e-13 (SMP's old (n·E[1/M] − Pr[M ≥ 1])/(n − 1) was 3e-11 off at
-    prob = 1 − 10⁻⁶ by cancellation), and is 0 for one user."""
+    equals its 50-digit sum to 1e-13 (SMP's old (n·E[1/M] − Pr[M ≥ 1])/(n − 1) was 2e-11 to 7e-11 off
+    at prob = 1 − 10⁻⁶ by cancellation), and is 0 for one user."""
     with mp.workdps(50):
         for n in (2, 5, 37, 400):
             plain = mp.fsum(

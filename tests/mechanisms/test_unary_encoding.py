@@ -68,7 +68,7 @@ def test_unary_loss_at_certain_bits():
     """p = q carries nothing (0); a certain bit (p = 1 or q = 0) is unbounded, also against the table."""
     assert unary_loss(0.4, 0.4) == 0.0 and unary_loss(1.0, 1.0) == 0.0
     assert unary_loss(1.0, 0.3) == unary_loss(0.7, 0.0) == math.inf
-    assert unary_loss(0.0, 0.3) == -math.inf
+    assert unary_loss(0.0, 0.3) == unary_loss(0.7, 1.0) == -math.inf
     assert max_privacy_loss(unary_output_table(0.7, 0.0, 3)) == math.inf
 
 
