@@ -205,6 +205,16 @@ def test_rr_variance_formula_and_rejects_fewer_than_one_reporter():
             g.rr_variance(bad)
 
 
+@pytest.mark.parametrize("epsilon", [1e-6, 0.01, 8.0, 20.0])
+def test_rr_variance_keeps_every_digit_at_small_and_large_epsilon(epsilon):
+    """e^ε/(K expm1(ε)²) to 1e-14: the generic p(1 − p) + q(1 − q) over (p − q)² was 2e-8 off at ε = 20
+    (1 − p rounds) and 4e-10 at ε = 1e-6 (p − q cancels); Glance's variance takes its RR part from here."""
+    g = Glance(epsilon, 10)
+    assert g.rr_variance(3) == pytest.approx(
+        math.exp(epsilon) / (3 * math.expm1(epsilon) ** 2), rel=1e-14
+    )
+
+
 def test_max_error_rejects_estimates_of_the_wrong_shape():
     """Estimates whose last axis is not T (or NaN estimates) give a ValueError naming estimates, not a broadcast error."""
     for bad in (np.zeros((3, 3)), np.zeros(3), 0.5, [[0.1, math.nan]]):
