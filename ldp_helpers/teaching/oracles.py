@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ldp_helpers.experiments.field_oracles import build_oracle, scaled_risk
+from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.teaching._sandbox import Failed, run_limited
 from ldp_helpers.teaching.checks import TIME_LIMIT, Check, _callable, _numbers, _time_limit
 
@@ -91,7 +92,7 @@ def _hint(values, exact, inputs) -> str:
         ratio = values / exact
     if np.all(np.isfinite(ratio)) and np.allclose(ratio, ratio[0], rtol=1e-6) and ratio[0] != 0:
         return f" — yours is {ratio[0]:.4g} times the exact one everywhere (a constant factor)"
-    variance_only = np.array([d * q * (1 - q) / (p - q) ** 2 for p, q, d in inputs])
+    variance_only = np.array([d * count_variance(0, 1, p, q) for p, q, d in inputs])  # no f_x term
     if np.allclose(values, variance_only, rtol=1e-9):
         return (
             " — the term (p* − q*)(1 − p* − q*) of the users' own values is missing "
