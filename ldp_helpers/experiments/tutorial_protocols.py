@@ -491,7 +491,7 @@ def worst_coverage(psda_curves: dict, betas, n_draws: int) -> float:
     ):
         fail_type("psda_curves", psda_curves, f"psda_error_curves' result over the {b.size} betas")
     cover_se = share_se(b, n_draws)  # binomial SE of the share of runs within the bound
-    return min(float(np.min((r["covered"] - (1 - b)) / cover_se)) for r in psda_curves.values())
+    return min(float(np.min(in_se(r["covered"] - (1 - b), cover_se))) for r in psda_curves.values())
 
 
 def curve_table(curves: dict, grid, what: str) -> str:

@@ -285,8 +285,11 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         [apple2017] Algorithm 3 (mean frequency query).
         """
         n = check_int("n", n, low=1)
-        sketch = self._check_sketch(aggregate, n)
-        mean_hit = sketch[..., np.arange(self.k)[:, None], self.hash_table()].mean(axis=-2)
+        return self._query(self._check_sketch(aggregate, n), self.hash_table(), n)
+
+    def _query(self, sketch, hashes, n) -> np.ndarray:
+        """Algorithm 3 for the values with hash columns ``hashes`` (k × c): m/(m−1)·((1/k)Σ_j M[j, h_j] − n/m)."""
+        mean_hit = sketch[..., np.arange(self.k)[:, None], hashes].mean(axis=-2)
         return self.m / (self.m - 1) * (mean_hit - n / self.m)
 
     def _sketch_range(self, n: int) -> tuple[float, float]:

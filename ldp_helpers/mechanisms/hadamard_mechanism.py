@@ -112,7 +112,9 @@ def optimal_coefficients(epsilon: float) -> int:
     [cormode2021] (the choice of t; this exact argmin is ours).
     """
     epsilon = check_epsilon(epsilon)
-    return min(range(1, MAX_COEFFICIENTS + 1), key=lambda t: 1.0 / (t * _c0(epsilon, t) ** 2))
+    return min(
+        range(1, MAX_COEFFICIENTS + 1), key=lambda t: coefficient_variance_factor(epsilon, t)
+    )
 
 
 @dataclass(frozen=True)
@@ -260,7 +262,7 @@ class HadamardMechanism(FrequencyOracle):
         """Exact Var[ĉ(x)] = f_x((1 + (t − 1)c₀)/(t c₀²) − 1) + (n − f_x)/(t c₀²) (module docstring)."""
         counts, n = self._counts_and_n(truth)
         t, c0 = self.coefficients, _c0(self.epsilon, self.coefficients)
-        other = 1.0 / (t * c0**2)
+        other = coefficient_variance_factor(self.epsilon, t)  # 1/(t c₀²)
         return counts * ((1 + (t - 1) * c0) * other - 1) + (n - counts) * other
 
 

@@ -277,11 +277,6 @@ class HadamardCountMeanSketch(CountMeanSketch):
         """h_j(x) for validated values of any domain size below P, shape (k, len(values))."""
         return _hashes_of(self.hash_family, self.hash_a, self.hash_b, values, self.m)
 
-    def _query(self, sketch, hashes, n) -> np.ndarray:
-        """Algorithm 3 for the values with hash columns ``hashes`` (k × c): m/(m−1)·((1/k)Σ_j M[j, h_j] − n/m)."""
-        mean_hit = sketch[..., np.arange(self.k)[:, None], hashes].mean(axis=-2)
-        return self.m / (self.m - 1) * (mean_hit - n / self.m)
-
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] for fixed hashes: (m/(m−1))²·(n c_ε² − Σ_v f_v S[v, x]²).
 

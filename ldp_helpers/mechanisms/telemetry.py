@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._numeric import majority_probability
+from ldp_helpers._numeric import majority_probability, union_log
 from ldp_helpers._validation import (
     Described,
     check_allocation,
@@ -170,7 +170,7 @@ class OneBitMean(Mechanism):
         """
         n = check_int("n", n, low=1)
         beta = check_probability(beta, "beta", open_low=True, open_high=True)
-        return self.m / math.sqrt(2 * n) / q_bin_gap(self.epsilon) * math.sqrt(math.log(2 / beta))
+        return self.m / math.sqrt(2 * n) / q_bin_gap(self.epsilon) * math.sqrt(union_log(2, beta))
 
     # ---------------------------------------------------------------- repeated collection ([ding2017] "α-point rounding", "memoization")
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     Described,
     check_aggregate,
@@ -81,9 +82,9 @@ def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> in
     )
     epsilon = check_epsilon(epsilon)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
-    gamma = math.sqrt(2 * math.log(2 * n_locations / beta) / n_users) / q_bin_gap(epsilon)
+    gamma = math.sqrt(2 * union_log(2 * n_locations, beta) / n_users) / q_bin_gap(epsilon)
     return min(
-        max(math.ceil(math.log(n_locations + 1) * math.log(2 / beta) / gamma**2), 1), MAX_ROWS
+        max(math.ceil(math.log(n_locations + 1) * union_log(2, beta) / gamma**2), 1), MAX_ROWS
     )
 
 
@@ -431,7 +432,7 @@ def psda_error_bound(
         n_c = int(counts.sum())
         pcep = _cluster_pcep(region, tau.size, n_c, epsilon, beta / len(clusters), seed + i)
         bias = np.abs(pcep.expected_estimate(counts) - counts)
-        noise = pcep.c_epsilon * math.sqrt(2 * n_c * math.log(2 * tau.size * len(clusters) / beta))
+        noise = pcep.c_epsilon * math.sqrt(2 * n_c * union_log(2 * tau.size * len(clusters), beta))
         bound[tau] += noise + bias
     return float(bound[taxonomy.locations].max())
 
