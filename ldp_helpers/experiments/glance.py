@@ -33,6 +33,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.bounds.chernoff import TailCheck, tail_check
 from ldp_helpers.experiments.common import fitted_slope, fitted_slope_se, max_error, mean_and_se
 from ldp_helpers.mechanisms.continual import Glance, StreamMechanism
+from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.simulate.populations import Population, constant_population
 from ldp_helpers.simulate.streams import sample_reporters
 
@@ -198,7 +199,7 @@ def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck
     )  # beyond, q = 1/(e^ε + 1) and the exact tail underflow
     n_reporters = check_int("n_reporters", n_reporters, low=1)
     s = check_real_array("deviations", deviations, low=0.0)
-    q = 1 / (math.exp(epsilon) + 1)  # Pr[report 1 | v = 0]
+    q = q_bin_probabilities(epsilon)[1]  # Pr[report 1 | v = 0]
     return tail_check(("bernstein_upper", "kl_upper"), n_reporters, q, s * math.expm1(epsilon))
 
 

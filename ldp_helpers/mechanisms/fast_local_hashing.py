@@ -60,6 +60,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     _PublicHashes,
     olh_hash_range,
 )
+from ldp_helpers.mechanisms.pure import unbiased_count
 
 MAX_TABLE_CELLS = 2**22  # largest d·k·g for output_table
 
@@ -179,7 +180,7 @@ def _moments(table, counts, n: int, grr: GRR) -> tuple[np.ndarray, np.ndarray]:
     )
     support = n * q + (p - q) * f_rates
     spread_sum = n * q * (1 - q) + (p - q) * (1 - 2 * q) * f_rates - (p - q) ** 2 * f_squares
-    return (support - n / g) / (p - 1 / g), spread_sum / (p - 1 / g) ** 2
+    return unbiased_count(support, n, p, 1 / g), spread_sum / (p - 1 / g) ** 2
 
 
 @dataclass(frozen=True)
@@ -327,7 +328,7 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
         support = table[..., np.arange(self.k)[:, None], self.hash_table()].sum(
             axis=-2, dtype=np.float64
         )  # k cells of up to n each could wrap in int64
-        return (support - n / self.hash_range) / (self._grr.p - 1 / self.hash_range)
+        return unbiased_count(support, n, self._grr.p, 1 / self.hash_range)  # q* = 1/g
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[ĉ(x)] for these fixed hashes (biased by their collisions; module docstring)."""

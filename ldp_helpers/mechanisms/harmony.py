@@ -37,6 +37,7 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.continual import StreamMechanism, _rounds_matrix
 from ldp_helpers.mechanisms.pure import count_variance
+from ldp_helpers.mechanisms.randomized_response import q_bin_gap
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,8 @@ class HarmonyNguyen(StreamMechanism):
 
     @property
     def scale(self) -> float:
-        """``c = (e^ε+1)/(e^ε−1) = 1/(p − q)``: magnitude of a de-biased ±1 report."""
-        return 1.0 / (self.randomizer.p - self.randomizer.q)
+        """``c = (e^ε+1)/(e^ε−1) = 1/(p − q) = 1/tanh(ε/2)``: magnitude of a de-biased ±1 report."""
+        return 1.0 / q_bin_gap(self.epsilon)
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per user: ``z_{n,τ_n} = T·c·s`` with ``s = 2·Q_Bin(v_{n,τ_n}; ε) − 1``, τ_n ~ U[T]; ``z = 0`` elsewhere."""
