@@ -273,12 +273,9 @@ class Glance(StreamMechanism):
         """
         mu, N, prob = self.estimand(truth), self.n_reports(truth), 1.0 / self.n_rounds
         empty = self.empty_round_probability(N)
-        rr_part = self.rr_variance(1) * _inverse_binomial_moment(
-            N, prob
-        )  # E[pq/(K(p − q)²); K ≥ 1]
-        sampling = (
-            mu * (1 - mu) * _sampling_factor(N, prob)
-        )  # Σ_{k≥1} Pr[K_t = k](N − k)/(k(N − 1))
+        # E[pq/(K(p − q)²); K ≥ 1], and μ(1 − μ) Σ_{k≥1} Pr[K_t = k](N − k)/(k(N − 1))
+        rr_part = self.rr_variance(1) * _inverse_binomial_moment(N, prob)
+        sampling = mu * (1 - mu) * _sampling_factor(N, prob)
         return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
 
 

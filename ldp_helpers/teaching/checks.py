@@ -385,9 +385,7 @@ def check_chernoff_bound(bound, *, n_trials: int = 10_000, time_limit: float = T
             delta,
             mu,
             value,
-            float(
-                tail_comparison("upper", n_trials, mu / n_trials, delta)[1]
-            ),  # exact Pr[X ≥ (1+δ)μ]
+            float(tail_comparison("upper", n_trials, mu / n_trials, delta)[1]),  # Pr[X ≥ (1+δ)μ]
             float(chernoff_upper(delta, mu)),
         )
         for (delta, mu), value in zip(grid, values, strict=True)
