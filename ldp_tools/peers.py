@@ -6,7 +6,7 @@ pure-ldp 1.1.2 and 1.2.0 are the same import name, so each peer runs in a subpro
 The peers draw from NumPy's and :mod:`random`'s global generators (seeded per batch by the auditor's
 :class:`~ldp_helpers.audit.auditor.BlackBoxClient`) and multi-freq-ldpy's jitted clients from numba's
 (:func:`reseed_numba`): their audits are reproducible.  OLH reports ``(y, seed)`` are audited through the values
-they support (:func:`~ldp_helpers.interop.peer_reports.olh_support`); :func:`peer_olh_run` runs a peer's own OLH.
+they support (:func:`~ldp_helpers.interop.peer_reports.olh_support`).
 
 Run one peer by hand::
 
@@ -37,7 +37,6 @@ from ldp_helpers._validation import (
     MAX_N_DRAWS,
     check_bool,
     check_choice,
-    check_domain_values,
     check_epsilon,
     check_int,
     check_real,
@@ -347,9 +346,7 @@ def _cache_jitted(*modules) -> None:
                 value.enable_caching()
 
 
-def _run_peer(
-    peer: str, arguments: list, timeout: float, what: str, stdin: str | None = None
-) -> dict:
+def _run_peer(peer: str, arguments: list, timeout: float, what: str) -> dict:
     """``python -m ldp_tools.peers PEER ARGUMENTS`` with only that peer's folder on the path; its JSON output."""
     folder = PEERS[peer][0]
     if not folder.is_dir():
@@ -360,7 +357,6 @@ def _run_peer(
     done = subprocess.run(
         [sys.executable, "-m", "ldp_tools.peers", peer, *arguments],
         env=env,
-        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -371,63 +367,6 @@ def _run_peer(
             f"{what} of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}"
         )
     return json.loads(done.stdout)
-
-
-def peer_olh_here(peer: str, *, epsilon: float, d: int, values, seed: int) -> dict:
-    """``peer``'s own OLH client on ``values`` (0-based; pure-ldp is given x + 1) and its own server on the reports,
-    in this process (the peer must be importable).  JSON-ready: the reports ``[y, seed]`` and the server's estimates
-    (pure-ldp: unbiased counts; multi-freq-ldpy: MI frequencies, clipped at 0 and renormalized)."""
-    check_choice("peer", peer, PEERS)
-    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=10**6)
-    olh_hash_range(epsilon)
-    values = check_domain_values("values", values, d).ravel().tolist()
-    _, dist, _ = PEERS[peer]
-    rng = np.random.default_rng(check_int("seed", seed, low=0, high=2**63 - 1))
-    with seeded_globals(rng):
-        if dist == "pure-ldp":
-            from pure_ldp.frequency_oracles.local_hashing import LHClient, LHServer
-
-            client, server = LHClient(epsilon, d, use_olh=True), LHServer(epsilon, d, use_olh=True)
-            reports = [client.privatise(x + 1) for x in values]
-            server.aggregate_all(reports)
-            server.check_and_update_estimates()
-            estimates, estimator = server.estimated_data, "unbiased counts (LHServer)"
-        else:
-            from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Aggregator_MI, LH_Client
-
-            reseed_numba(rng)
-            reports = [LH_Client(x, d, epsilon, True) for x in values]
-            estimates, estimator = (
-                LH_Aggregator_MI(reports, d, epsilon, True),
-                "MI frequencies (LH_Aggregator_MI)",
-            )
-    return {
-        "peer": peer,
-        "version": version(dist),
-        "reports": [[int(y), int(s)] for y, s in reports],
-        "estimates": np.asarray(estimates, dtype=float).tolist(),
-        "estimator": estimator,
-    }
-
-
-def peer_olh_run(
-    peer: str, *, epsilon: float, d: int, values, seed: int, timeout: float = 600.0
-) -> dict:
-    """:func:`peer_olh_here` in a subprocess with only that peer's folder on its path."""
-    check_choice("peer", peer, PEERS)
-    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=10**6)
-    values = check_domain_values("values", values, d).ravel().tolist()
-    seed, timeout = (
-        check_int("seed", seed, low=0, high=2**63 - 1),
-        check_real("timeout", timeout, low=0.0),
-    )
-    return _run_peer(
-        peer,
-        ["--epsilon", repr(epsilon), "--d", str(d), "--seed", str(seed), "--olh-values"],
-        timeout,
-        "the OLH run",
-        stdin=json.dumps(values),
-    )
 
 
 def peer_audits(
@@ -474,25 +413,20 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--confidence", type=float, default=0.99)
     parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument(
-        "--olh-values", action="store_true", help="the peer's own OLH on the JSON values on stdin"
-    )
     args = parser.parse_args(argv)
     if PEERS[args.peer][1] == "multi-freq-ldpy":  # its UE client, and GRR under its LH client
         from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
 
         _cache_jitted(GRR, UE)
-    common = dict(epsilon=args.epsilon, d=args.d, seed=args.seed)
-    if args.olh_values:
-        result = peer_olh_here(args.peer, values=json.loads(sys.stdin.read()), **common)
-    else:
-        result = audit_peer_here(
-            args.peer,
-            n_trials=args.n_trials,
-            confidence=args.confidence,
-            n_jobs=args.n_jobs,
-            **common,
-        )
+    result = audit_peer_here(
+        args.peer,
+        epsilon=args.epsilon,
+        d=args.d,
+        n_trials=args.n_trials,
+        seed=args.seed,
+        confidence=args.confidence,
+        n_jobs=args.n_jobs,
+    )
     print(json.dumps(result))
 
 

@@ -3,9 +3,9 @@
 :class:`ShuffledGRRClient` is what the server sees when user 1 holds x₁ and the other n − 1 users all
 hold ``others``: the k counts of the n reports (binary RR is k = 2).  Its ``sample`` draws the counts
 from their exact law — the others' counts are one Multinomial(n − 1, their k-RR row), plus user 1's
-own report — and ``sample_per_user`` is the reference that reads like the protocol: every user
-randomizes with :class:`~ldp_helpers.mechanisms.grr.GRR`, the shuffler permutes the n reports, the
-server counts them.  With ``leak_order=True`` the shuffler is broken: it leaves user 1's report first,
+own report (tests/shuffle_reference.py holds the per-user reference the tests check it against: every
+user randomizes with :class:`~ldp_helpers.mechanisms.grr.GRR`, the shuffler permutes the n reports, the
+server counts them).  With ``leak_order=True`` the shuffler is broken: it leaves user 1's report first,
 so the view also holds that report (the audit of it must find ε_lb near ε₀, far above ε_c).
 
 For an (ε, δ)-DP view an event E obeys P₀(E) ≤ e^ε P₁(E) + δ, so the audit's δ-aware lower bound
@@ -63,19 +63,6 @@ class ShuffledGRRClient:
         own = GRR(self.epsilon0, self.k).perturb(np.full(n, value), rng=rng)
         counts[np.arange(n), own] += 1
         return np.column_stack([own, counts]) if self.leak_order else counts
-
-    def sample_per_user(self, value, n: int, *, rng: np.random.Generator) -> np.ndarray:
-        """The reference: each of the n users randomizes, the shuffler permutes, the server counts (n views)."""
-        value = check_int("value", value, low=0, high=self.k - 1)
-        n, rng = check_int("n", n, low=1, high=max(1, MAX_N_DRAWS // self.n)), check_rng(rng)
-        mechanism, views = GRR(self.epsilon0, self.k), []
-        data = np.array([value] + [self.others] * (self.n - 1))
-        for _ in range(n):
-            reports = mechanism.perturb(data, rng=rng)
-            shuffled = reports if self.leak_order else rng.permutation(reports)
-            counts = np.bincount(shuffled, minlength=self.k)
-            views.append(np.concatenate([[shuffled[0]], counts]) if self.leak_order else counts)
-        return np.array(views)
 
 
 def epsilon_lower_bound_at_delta(p0_low: float, p1_high: float, delta: float) -> float:

@@ -30,38 +30,17 @@ from ldp_helpers._validation import (
     check_bool,
     check_instance,
     check_int,
-    check_int_array,
     check_ndim,
     check_real,
     check_real_array,
     check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.rappor import Rappor
 
 CORRECTIONS = (None, "bonferroni", "bh")
 #: [rappor] §3: the LASSO's penalty and the coefficient below which a candidate is dropped
 LASSO_ALPHA, DROP_BELOW = 0.1, 1e-3
-
-
-def bit_count_se(mechanism: Rappor, estimates, n) -> np.ndarray:
-    """Plug-in standard error of t̂_ij: the exact variance evaluated at t̂ clamped to [0, N_j].
-
-    The clamp only keeps the plug-in variance a variance (an estimate outside [0, N_j] is not a
-    possible count); the estimates themselves are never altered.  ``n`` is the cohort sizes.
-
-    References
-    ----------
-    [rappor] Eq. (3); [wang2017] proof of Theorem 2.
-    """
-    check_instance("mechanism", mechanism, Rappor)
-    sizes = check_int_array("n (cohort sizes)", n, low=1, shape=(mechanism.params.m,))[:, None]
-    t = check_ndim(
-        "estimates", check_real_array("estimates", estimates), 2, last=mechanism.params.k
-    )
-    channel = mechanism.params.bit_channel
-    return np.sqrt(count_variance(np.clip(t, 0.0, sizes), sizes, channel.p, channel.q))
 
 
 def identical_filter_pairs(mechanism: Rappor, cohort: int | None = None) -> int:

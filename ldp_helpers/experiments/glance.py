@@ -67,14 +67,6 @@ def _errors(mechanism, population, rng, n_draws) -> np.ndarray:
     return max_error(mechanism.estimate(aggregate, population.n_users), population.fractions())
 
 
-def error_samples(
-    mechanism, population: Population, *, rng: np.random.Generator, n_draws: int
-) -> np.ndarray:
-    """``Err`` of ``n_draws`` independent surveys of ``mechanism`` on ``population``, shape (n_draws,)."""
-    mechanism, population = _check_mechanism("mechanism", mechanism), _check_population(population)
-    return _errors(mechanism, population, rng, check_n_draws(n_draws))
-
-
 def error_curve(
     mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator, n_draws: int
 ) -> np.ndarray:

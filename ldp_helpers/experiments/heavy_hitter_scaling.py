@@ -24,7 +24,6 @@ import numpy as np
 
 from ldp_helpers._validation import (
     check_bool,
-    check_choice,
     check_epsilon,
     check_int,
     check_int_array,
@@ -57,43 +56,11 @@ class Scaling:
     error: dict
 
 
-def zipf_population(
-    n_users: int, bits: int, exponent: float, *, support: int = HH_SUPPORT, rng: np.random.Generator
-) -> np.ndarray:
-    """``n_users`` values: Zipf(``exponent``) over ``support`` ranks, the ranks at random distinct values of [0, 2^bits).
-
-    Only the ranks are enumerated (never the domain), so bits may reach :data:`MAX_BITS`.
-
-    References
-    ----------
-    [wang2021pem] (Zipf-distributed synthetic data).
-    """
-    n_users = check_int("n_users", n_users, low=1, high=10**8)
-    bits = check_int("bits", bits, low=1, high=MAX_BITS)
-    exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
-    support = check_int("support", support, low=1, high=2**20)
-    return _population(n_users, bits, exponent, min(support, 2**bits), check_rng(rng))
-
-
 def _population(n_users, bits, exponent, support, rng) -> np.ndarray:
     weights = 1.0 / np.arange(1, support + 1) ** exponent
     counts = rng.multinomial(n_users, weights / weights.sum())
     places = rng.choice(2**bits, size=support, replace=False)
     return rng.permutation(np.repeat(places, counts))
-
-
-def run_protocol(
-    protocol: str, values, bits: int, epsilon: float, k: int, *, rng: np.random.Generator
-) -> HeavyHitters:
-    """One run of ``protocol`` (a name of :data:`PROTOCOLS`) at its defaults: at most k values, best first.
-
-    TreeHist returns every prefix that survives its threshold; its k best are kept.
-
-    References
-    ----------
-    [bun2018]; [bassily2017]; [wang2021pem]; [apple2017].
-    """
-    return _run(check_choice("protocol", protocol, PROTOCOLS), values, bits, epsilon, k, rng)
 
 
 def _run(protocol, values, bits, epsilon, k, rng) -> HeavyHitters:

@@ -3,8 +3,7 @@
 Both peers hash a value x as ``xxhash.xxh32(str(x), seed=seed).intdigest() % g`` with a seed below 2**63; the
 xxhash package (3.x, which they need) keeps the seed's low 32 bits.  :func:`xxh32_decimal` evaluates that hash
 for many seeds and many values at once in uint32 arithmetic (wrap-around is the algorithm's own modular
-arithmetic), so our server needs no xxhash package.  :func:`xxh32` is the scalar reference, line by line as
-the specification reads.
+arithmetic), so our server needs no xxhash package.
 
 References
 ----------
@@ -15,64 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import check_allocation, check_int, check_int_array, fail_type
+from ldp_helpers._validation import check_allocation, check_int_array, fail_type
 
 PRIME1, PRIME2, PRIME3, PRIME4, PRIME5 = 0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1
 _MASK = 0xFFFFFFFF
-
-
-def _rotl_int(x: int, r: int) -> int:
-    return ((x << r) | (x >> (32 - r))) & _MASK
-
-
-def _round_int(acc: int, lane: int) -> int:
-    return (_rotl_int((acc + lane * PRIME2) & _MASK, 13) * PRIME1) & _MASK
-
-
-def xxh32(data: bytes, seed: int = 0) -> int:
-    """The xxh32 digest of ``data`` with ``seed`` (taken mod 2**32, as the xxhash package does), as an int."""
-    if not isinstance(data, (bytes, bytearray)):
-        fail_type("data", data, "bytes")
-    seed = check_int("seed", seed, low=0) & _MASK
-    n, offset = len(data), 0
-    if n >= 16:
-        acc = [
-            (seed + PRIME1 + PRIME2) & _MASK,
-            (seed + PRIME2) & _MASK,
-            seed,
-            (seed - PRIME1) & _MASK,
-        ]
-        while offset + 16 <= n:
-            acc = [
-                _round_int(a, int.from_bytes(data[offset + 4 * i : offset + 4 * i + 4], "little"))
-                for i, a in enumerate(acc)
-            ]
-            offset += 16
-        h = (
-            _rotl_int(acc[0], 1)
-            + _rotl_int(acc[1], 7)
-            + _rotl_int(acc[2], 12)
-            + _rotl_int(acc[3], 18)
-        ) & _MASK
-    else:
-        h = (seed + PRIME5) & _MASK
-    h = (h + n) & _MASK
-    while offset + 4 <= n:
-        h = (
-            _rotl_int(
-                (h + int.from_bytes(data[offset : offset + 4], "little") * PRIME3) & _MASK, 17
-            )
-            * PRIME4
-        ) & _MASK
-        offset += 4
-    while offset < n:
-        h = (_rotl_int((h + data[offset] * PRIME5) & _MASK, 11) * PRIME1) & _MASK
-        offset += 1
-    h ^= h >> 15
-    h = (h * PRIME2) & _MASK
-    h ^= h >> 13
-    h = (h * PRIME3) & _MASK
-    return h ^ (h >> 16)
 
 
 def _rotl(x: np.ndarray, r: int) -> np.ndarray:

@@ -91,10 +91,6 @@ class PrivateCountSketch(_SignedSketch):
         """H[j, x] = h_j(x) = ((a_j x + b_j) mod P) mod m, shape (k, d)."""
         return _hash_values(self.hash_a, self.hash_b, self.d, self.m)
 
-    def sign_table(self) -> np.ndarray:
-        """G[j, x] = g_j(x) = 1 − 2·(((c_j x + e_j) mod P) mod 2) ∈ {±1}, shape (k, d)."""
-        return self._table[1].copy()
-
     def _signs(self) -> np.ndarray:
         return 1 - 2 * _hash_values(self.sign_a, self.sign_b, self.d, 2)
 

@@ -338,11 +338,6 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
         """Exact Var[ĉ(x)] for these fixed hashes (module docstring)."""
         return self._fixed_moments(truth)[1]
 
-    def mean_squared_error(self, true_counts) -> np.ndarray:
-        """Exact E[(ĉ(x) − f_x)²] = Var + bias², per value, for these fixed hashes and the d true counts."""
-        mean, variance = self._fixed_moments(true_counts)
-        return variance + (mean - self.estimand(true_counts)) ** 2
-
     def _fixed_moments(self, truth):
         """(E[ĉ], Var[ĉ]) for the truth, the last one kept (expected_estimate and variance of one truth: one pass)."""
         counts, n = self._counts_and_n(truth)

@@ -38,7 +38,6 @@ from ldp_helpers._validation import (
     Described,
     check_domain_values,
     check_instance,
-    check_int,
     check_int_array,
     check_ndim,
     check_real,
@@ -80,24 +79,10 @@ class HcmsReports(NamedTuple):
     columns: np.ndarray
 
 
-def sylvester_hadamard(m: int) -> np.ndarray:
-    """The m × m Sylvester–Hadamard matrix, H[l, c] = (−1)^{popcount(l AND c)} (m a power of two; read-only, int8).
-
-    Symmetric with H·H = m·I: column c is the (unnormalized) Hadamard transform of the c-th unit vector.
-
-    References
-    ----------
-    [apple2017] Algorithm 4 (H_m).
-    """
-    m = check_int("m", m, low=1, high=2**14)
-    if m & (m - 1):
-        fail("m", m, "a power of two (the Sylvester–Hadamard matrix H_m)")
-    return _sylvester(m)
-
-
 @functools.lru_cache(maxsize=8)
 def _sylvester(m: int) -> np.ndarray:
-    """:func:`sylvester_hadamard` for a validated power of two (cached, read-only)."""
+    """The m × m Sylvester–Hadamard matrix, H[l, c] = (−1)^{popcount(l AND c)}, for a validated power of two m
+    (cached, read-only, int8): symmetric with H·H = m·I ([apple2017] Algorithm 4's H_m)."""
     parity = np.zeros((m, m), dtype=np.int64)
     both = np.arange(m)[:, None] & np.arange(m)[None, :]
     while np.any(both):

@@ -139,16 +139,6 @@ class MShotReporting(Mechanism):
                 f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1",
             )
 
-    @classmethod
-    def t_shot(cls, epsilon: float, n_rounds: int) -> MShotReporting:
-        """T-shot reporting: ε/T in every round (the naive budget split)."""
-        return cls(epsilon, n_rounds, n_rounds)
-
-    @classmethod
-    def one_shot(cls, epsilon: float, n_rounds: int, dummy_prob: float = 0.0) -> MShotReporting:
-        """1-shot reporting: the whole ε in one uniformly chosen round."""
-        return cls(epsilon, n_rounds, 1, dummy_prob)
-
     @property
     def q_bin_probs(self) -> tuple[float, float]:
         """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``: for ε/m > 36.7 the first rounds to 1 (the

@@ -11,7 +11,7 @@ choices** (each stated here; none is taken from the paper):
   < M₀ through (i, nibble i), i < M₀ ([reed1960]).  Any M₀ symbols determine the value; two values
   agree on at most M₀ − 1 symbols.  GF(16) is GF(2)[z]/(z⁴ + z + 1), its elements the integers 0–15.
 * **Graph**: the circulant graph on the M positions with jumps 1 and M/2 (a Möbius ladder:
-  3-regular, 3M/2 edges; K₄ for M = 4); its spectral gap is :func:`spectral_gap`.
+  3-regular, 3M/2 edges; K₄ for M = 4).
 * **Decoder** (in :mod:`ldp_helpers.protocols.expander_sketch`): enumerate the information symbols
   from the heavy pairs found on the edges (all 16 where none is found, at most ``max_erasures``
   positions), re-encode, and keep a codeword when enough edges carry its pair.
@@ -159,12 +159,3 @@ def expander_edges(length: int) -> np.ndarray:
     rungs = [(m, m + length // 2) for m in range(length // 2)]
     edges = sorted({tuple(sorted(e)) for e in ring + rungs})
     return np.array(edges, dtype=np.int64)
-
-
-def spectral_gap(length: int) -> float:
-    """Degree minus the second largest adjacency eigenvalue of :func:`expander_edges` (> 0: connected; larger: a better expander)."""
-    edges = expander_edges(length)
-    adjacency = np.zeros((length, length))
-    adjacency[edges[:, 0], edges[:, 1]] = adjacency[edges[:, 1], edges[:, 0]] = 1
-    eigenvalues = np.sort(np.linalg.eigvalsh(adjacency))
-    return float(eigenvalues[-1] - eigenvalues[-2])

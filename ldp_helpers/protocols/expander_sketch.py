@@ -42,7 +42,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ldp_helpers._validation import check_bool, check_int, check_int_array, check_real
+from ldp_helpers._validation import check_bool, check_int, check_real
 from ldp_helpers.mechanisms.hashtogram import Hashtogram
 from ldp_helpers.protocols.expander_code import (
     FIELD,
@@ -63,26 +63,6 @@ from ldp_helpers.protocols.heavy_hitters import (
 
 PAIRS = FIELD * FIELD  # a record's two symbols
 _BATCH = 2**16  # candidate messages scored at once by the list recovery (about)
-
-
-def expander_records(values, bits: int, n_buckets: int, edge, hash_seed: int = 1) -> np.ndarray:
-    """The record an edge group's user reports: h(x)·256 + 16·c_m(x) + c_m'(x) for the edge (m, m').
-
-    References
-    ----------
-    [bun2018] (a user reports one coordinate of her encoding with the bucket; the record layout is ours).
-    """
-    codewords = encode(values, bits)
-    m, m_other = check_int_array(
-        "edge", edge, low=0, high=codewords.shape[1] - 1, shape=(2,)
-    ).tolist()
-    n_buckets = check_int("n_buckets", n_buckets, low=1, high=2**16)
-    hash_seed = check_int("hash_seed", hash_seed, low=0)
-    return (
-        bucket_of(np.asarray(values, dtype=np.int64), n_buckets, hash_seed) * PAIRS
-        + codewords[:, m] * FIELD
-        + codewords[:, m_other]
-    )
 
 
 def private_expander_sketch(
@@ -140,9 +120,8 @@ def private_expander_sketch(
     codewords, buckets = encode(present, bits), bucket_of(present, n_buckets, hash_seed) * PAIRS
     for e, (edge, members) in enumerate(zip(edges, groups)):
         mine = which[members]
-        held = (
-            buckets[mine] + codewords[mine, edge[0]] * FIELD + codewords[mine, edge[1]]
-        )  # expander_records
+        # the records the group's users report: h(x)·256 + 16·c_m(x) + c_m'(x) for the edge (m, m')
+        held = buckets[mine] + codewords[mine, edge[0]] * FIELD + codewords[mine, edge[1]]
         sums = _survey(records, held, rng, per_user)
         threshold = _threshold(records, values.size, members.size, z)
         heavy[:, e] = _heavy(

@@ -2,7 +2,7 @@
 
 All three split the users into disjoint groups; a user reports ONCE, with OLH at ε, something about
 her value (a prefix, or a hashed bucket and one bit), so one user's whole report — (her group, her
-OLH report) — is ε-LDP: :func:`level_report_table` builds that table exactly for the tests.  The
+OLH report) — is ε-LDP (tests/report_tables.py builds that table exactly for the tests).  The
 server never enumerates the 2^bits domain: it scores only candidates.
 
 **PEM** ([wang2021pem]): group j reports the first L_j bits, L_1 = ⌈log₂ k⌉ + η, L_{j+1} = L_j + η,
@@ -47,11 +47,9 @@ from ldp_helpers._validation import (
     check_int,
     check_int_array,
     check_real,
-    check_real_array,
     check_rng,
     check_total,
     fail,
-    fail_type,
 )
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, OLH, universal_hash
 from ldp_helpers.mechanisms.pure import unbiased_count
@@ -394,32 +392,3 @@ def recall(found, true_counts, k: int) -> float:
         )
         / k
     )
-
-
-def level_report_table(tables, shares) -> np.ndarray:
-    """Whole-report table of a level-group protocol: report (group j, y) w.p. share_j · P_j[x, y].
-
-    ``tables[j]`` is group j's table over the inputs (rows aligned: the same value x in every table).
-
-    References
-    ----------
-    [tutorial] Eq. (2) (ε-LDP of the whole report); [wang2021pem] (one report per user).
-    """
-    shares = check_real_array("shares", shares, low=0.0).ravel()
-    if not isinstance(tables, (list, tuple)) or not tables:
-        fail_type("tables", tables, "a non-empty list of output tables (one per group)")
-    tables = [
-        check_real_array(f"tables[{j}]", t, low=0.0, low_open=False, high=1.0, high_open=False)
-        for j, t in enumerate(tables)
-    ]
-    if len({t.shape[0] for t in tables}) != 1 or any(t.ndim != 2 for t in tables):
-        fail(
-            "tables",
-            Described("tables with different inputs"),
-            "2-D tables with the same rows (the same inputs)",
-        )
-    if len(tables) != shares.size or not np.isclose(shares.sum(), 1.0) or np.any(shares <= 0):
-        fail(
-            "shares", Described(f"{shares.tolist()}"), "one positive share per table, summing to 1"
-        )
-    return np.concatenate([s * np.asarray(t) for s, t in zip(shares, tables)], axis=1)

@@ -68,13 +68,6 @@ class Population:
         object.__setattr__(self, "counts", counts)
 
     @classmethod
-    def from_matrix(cls, V) -> Population:
-        """Compress a user × round 0/1 matrix into distinct rows (for small, explicit populations)."""
-        V = check_ndim("V", check_binary_array("V", V), 2, what="(users × rounds)")
-        rows, counts = np.unique(V, axis=0, return_counts=True)
-        return cls(rows, counts)
-
-    @classmethod
     def nested(cls, ones_per_round, n_users: int) -> Population:
         """The population in which round t's 1-users are the first ``ones_per_round[t]`` users.
 

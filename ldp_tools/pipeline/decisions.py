@@ -88,21 +88,6 @@ class Decision:
     def verdict(self) -> str:
         return self.if_true if self.holds else self.if_false
 
-    def moved(self) -> Decision:
-        """The same comparison with the value moved to the other side of the tolerance (or bound)."""
-        if self.op == "text":
-            raise ValueError("a text decision has no value to move")
-        r, tiny = self.reference, 1e-9 * max(1.0, abs(self.reference), abs(self.value))
-        if self.op in ("close", "far"):
-            inside = abs(self.value - r) <= self.tol
-            return replace(self, value=r + 2 * self.tol + tiny if inside else r)
-        return replace(
-            self,
-            value=2 * r - self.value
-            if self.value != r
-            else r + (tiny if self.op in ("le", "gt") else -tiny),
-        )
-
     def __str__(self) -> str:
         outcome = f"{_ARROW}{self.if_true}{_BAR}{self.if_false}"
         if self.op == "text":

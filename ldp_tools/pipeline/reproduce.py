@@ -51,7 +51,6 @@ from ldp_tools.pipeline.claim_rows import claims_csv, read_claims_csv
 from ldp_tools.pipeline.claim_texts import load_claim_texts
 from ldp_tools.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
 from ldp_tools.pipeline.profiles import (
-    check_parameters,
     load_profile,
     notebook_parameters,
     parameters_source,
@@ -111,19 +110,6 @@ def kernel_config():
             },
         }
     )
-
-
-def run_notebook(stem: str, profile_name: str, parameters: dict) -> RunResult:
-    """Execute one notebook with papermill; never raises for a failing notebook.
-
-    Its figures and claims are written to a staging folder and moved into ``figures/<stem>/``
-    only on success; a failure discards them (``figures/`` is never half-written).  (No reseeded
-    runs here: :func:`main` adds them under a profile that lists ``robustness_seeds``.)
-    """
-    paths.check_notebook_stem(stem, "stem")
-    check_choice("profile_name", profile_name, profile_names())
-    parameters = check_parameters(stem, parameters)  # declared names, plain literal values
-    return _finish(stem, profile_name, parameters, _run_staged(stem, profile_name, parameters), {})
 
 
 def _staging(stem: str, profile_name: str, seed=None) -> Path:

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from shuffle_reference import sample_per_user
 
 from ldp_helpers.audit.auditor import run_audit
 from ldp_helpers.audit.shuffle import ShuffledGRRClient, epsilon_lower_bound_at_delta
@@ -25,11 +26,13 @@ def _chi2_p(samples, pmf):
     return stats.chisquare(obs, exp).pvalue
 
 
-@pytest.mark.parametrize("sampler", ["sample", "sample_per_user"])
+@pytest.mark.parametrize(
+    "sampler", [ShuffledGRRClient.sample, sample_per_user], ids=["sample", "sample_per_user"]
+)
 def test_count_samplers_follow_the_exact_law(sampler):
     """Counts of value 0 when x₁ = 0 and the others hold 0 are Binomial(n, p) (all n reports alike): χ² at seed 38."""
     client = ShuffledGRRClient(n=30, epsilon0=1.5, k=4, others=0)
-    views = getattr(client, sampler)(0, 4000, rng=np.random.default_rng(38))
+    views = sampler(client, 0, 4000, rng=np.random.default_rng(38))
     assert views.shape == (4000, 4) and np.all(views.sum(axis=1) == 30)
     p = grr_probabilities(1.5, 4)[0]
     assert _chi2_p(views[:, 0], stats.binom.pmf(np.arange(31), 30, p)) > 1e-3
@@ -72,9 +75,8 @@ def test_a_shuffler_that_leaks_the_order_is_flagged():
 
 def test_leaky_per_user_reference_puts_user_one_first():
     """The per-user reference of the leaky shuffler keeps user 1's report in front (ε₀ = 20: always her value)."""
-    views = ShuffledGRRClient(n=5, epsilon0=20.0, k=3, others=2, leak_order=True).sample_per_user(
-        1, 50, rng=np.random.default_rng(1)
-    )
+    leaky = ShuffledGRRClient(n=5, epsilon0=20.0, k=3, others=2, leak_order=True)
+    views = sample_per_user(leaky, 1, 50, rng=np.random.default_rng(1))
     assert np.all(views[:, 0] == 1) and np.all(views[:, 1:].sum(axis=1) == 5)
 
 

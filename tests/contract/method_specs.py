@@ -40,7 +40,7 @@ from ldp_helpers.simulate.survey import SurveyStandIn
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline.claim_texts import ClaimText
 from ldp_tools.pipeline.claims import ClaimsTable, read_claims_csv
-from ldp_tools.pipeline.decisions import Decision, lt
+from ldp_tools.pipeline.decisions import lt
 from ldp_tools.pipeline.report import NotebookClaims
 
 from .specs import RNG, Spec, spec
@@ -174,14 +174,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     ),
     # the field's oracles (issue 29, part A)
     M + "fast_local_hashing.FastLocalHashing.hash_table": method(lambda: REGISTRY["flh"].example()),
-    M + "fast_local_hashing.FastLocalHashing.mean_squared_error": method(
-        lambda: REGISTRY["flh"].example(),
-        true_counts=np.array([30, 10, 5, 0, 15], dtype=np.int64),
-        _extra={"true_counts": [np.array([30, 10, 5, 0]), np.zeros(5, dtype=np.int64)]},
-    ),
     # issue 29 part B: the sketches' and SFP's own helpers (beyond the contract methods)
     M + "count_sketch.PrivateCountSketch.hash_table": method(lambda: REGISTRY["pcs"].example()),
-    M + "count_sketch.PrivateCountSketch.sign_table": method(lambda: REGISTRY["pcs"].example()),
     M + "hashtogram.Hashtogram.hash_table": method(lambda: REGISTRY["hashtogram"].example()),
     M + "hashtogram.Hashtogram.estimate_median": method(
         lambda: REGISTRY["hashtogram"].example(),
@@ -361,7 +355,6 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     P + "claims.ClaimsTable.severity_counts": method(_claims_table),
     P + "claims.ClaimsTable.to_csv": method(_claims_table),
     P + "claims.ClaimsTable.write_csv": method(_one_claim, write=False),
-    P + "decisions.Decision.moved": method(lambda: Decision("le", 1.0, 2.0)),
     P + "report.NotebookClaims.count": method(
         _notebook_claims, verdict="reproduced", _extra={"verdict": ["x"]}
     ),
@@ -415,9 +408,6 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         lambda: _shuffle_profile(), delta=1e-3
     ),
     "ldp_helpers.audit.shuffle.ShuffledGRRClient.sample": method(
-        lambda: _shuffled_client(), value=1, n=5, rng=RNG
-    ),
-    "ldp_helpers.audit.shuffle.ShuffledGRRClient.sample_per_user": method(
         lambda: _shuffled_client(), value=1, n=5, rng=RNG
     ),
 }

@@ -200,9 +200,6 @@ SPECS: dict[str, Spec] = {
         true_count=40.0, n=100.0, p=0.6, q=0.2
     ),
     "ldp_helpers.mechanisms.pure.support_count_pmf": spec(true_count=40, n=100, p=0.6, q=0.2),
-    "ldp_helpers.estimation.rappor_decoding.bit_count_se": spec(
-        mechanism=RAPPOR, estimates=np.full((2, 8), 3.0), n=np.array([20, 15])
-    ),
     "ldp_helpers.estimation.rappor_decoding.identical_filter_pairs": spec(
         mechanism=RAPPOR, cohort=0, _none_ok={"cohort"}
     ),
@@ -375,7 +372,6 @@ EG = "ldp_helpers.experiments.glance."
 MECH = "ldp_helpers.mechanisms."
 SPECS.update(
     {
-        EG + "error_samples": spec(mechanism=GLANCE, population=POP, rng=RNG, n_draws=3),
         EG + "error_curve": spec(
             mechanism_cls=Glance, population=POP, epsilons=np.array([1.0, 2.0]), rng=RNG, n_draws=3
         ),
@@ -459,8 +455,6 @@ SPECS.update(
             epsilon_per_round=1.0, share=0.5, dummy_prob=0.3
         ),
         MECH + "m_shot.MShotReporting": spec(epsilon=2.0, n_rounds=4, m=2, dummy_prob=0.3),
-        MECH + "m_shot.MShotReporting.t_shot": spec(epsilon=2.0, n_rounds=4),
-        MECH + "m_shot.MShotReporting.one_shot": spec(epsilon=2.0, n_rounds=4, dummy_prob=0.3),
         MECH + "m_shot.detection_scores": spec(
             true_fractions=np.array([0.1, 0.5, 0.9]),
             estimates=np.array([[0.2, 0.4, 0.8]]),
@@ -511,9 +505,6 @@ SPECS.update(
         # simulate
         "ldp_helpers.simulate.populations.Population": spec(
             rows=np.array([[0, 1, 1], [1, 0, 0]]), counts=np.array([3, 2])
-        ),
-        "ldp_helpers.simulate.populations.Population.from_matrix": spec(
-            V=np.array([[0, 1, 1], [1, 0, 0], [0, 1, 1]])
         ),
         "ldp_helpers.simulate.populations.Population.nested": spec(
             ones_per_round=np.array([3, 10, 0, 7]), n_users=12
@@ -688,9 +679,6 @@ SPECS.update(
         "ldp_tools.pipeline.refresh.build_from_script": spec(stem="00_tutorial"),
         "ldp_tools.pipeline.refresh.refresh": spec(stem="00_tutorial", timeout=60, _valid=False),
         "ldp_tools.pipeline.reproduce.kernel_config": spec(),
-        "ldp_tools.pipeline.reproduce.run_notebook": spec(
-            stem="00_tutorial", profile_name="smoke", parameters={}, _valid=False
-        ),
         "ldp_tools.pipeline.reproduce.read_timings": spec(profile_name="paper"),
         "ldp_tools.pipeline.reproduce.timings_text": spec(
             timings={}, _extra={"timings": [{"notebooks": 3}, {"a": 1}]}
@@ -1174,11 +1162,6 @@ SPECS.update(
             k=2,
             _free={"found"},
             _extra={"k": [0, 4]},
-        ),
-        PR + "heavy_hitters.level_report_table": spec(
-            tables=[np.eye(2), np.eye(2)],
-            shares=np.array([0.5, 0.5]),
-            _extra={"shares": [np.array([0.5]), np.array([1.0, 1.0])]},
         ),
         PR + "taxonomy.Taxonomy": spec(
             parent=(-1, 0, 0, 1, 1), _extra={"parent": [(-1, -1), (-1, 2, 1), (-1, 7), ()]}

@@ -39,7 +39,6 @@ SPECS = {
         hash_b=HCMS.hash_b,
         _extra={"m": [6], "epsilon": [40.0]},
     ),
-    M + "hadamard_sketch.sylvester_hadamard": spec(m=4, _huge={"m"}, _extra={"m": [6]}),
     M + "hashtogram.Hashtogram": spec(
         epsilon=1.5,
         d=5,
@@ -149,15 +148,6 @@ SPECS = {
         _extra={"message": [np.array([[0, 1, 2]]), np.array([[0, 1, 2, 16]])]},
     ),
     P + "expander_code.expander_edges": spec(length=8, _extra={"length": [5, 18, 2]}),
-    P + "expander_code.spectral_gap": spec(length=8, _extra={"length": [5, 18]}),
-    P + "expander_sketch.expander_records": spec(
-        values=np.array([1, 300]),
-        bits=16,
-        n_buckets=4,
-        edge=(0, 1),
-        hash_seed=1,
-        _extra={"edge": [(0, 8), (0,)], "n_buckets": [0]},
-    ),
     P + "expander_sketch.private_expander_sketch": spec(
         values=VALUES,
         bits=8,
@@ -182,18 +172,6 @@ SPECS = {
         },
     ),
     # experiments: the scaling driver
-    E + "zipf_population": spec(
-        n_users=1000,
-        bits=12,
-        exponent=1.5,
-        support=64,
-        rng=RNG,
-        _huge={"n_users", "support"},
-        _extra={"bits": [0, 31], "support": [0]},
-    ),
-    E + "run_protocol": spec(
-        protocol="PEM", values=np.arange(200) % 64, bits=6, epsilon=2.0, k=2, rng=RNG
-    ),
     E + "scaling_by_n": spec(
         n_grid=np.array([200, 400]),
         bits=8,

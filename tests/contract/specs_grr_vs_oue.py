@@ -12,7 +12,7 @@ from ldp_helpers.experiments.grr_vs_oue import PerturbedExample
 from ldp_helpers.simulate.datasets import CategoryCounts
 from ldp_helpers.simulate.survey import tea_survey_standin
 
-from .specs import AX, COUNTS, GRR5, spec
+from .specs import COUNTS, GRR5, spec
 
 PLOTS = "ldp_tools.pipeline.plots.grr_vs_oue."
 EXAMPLE = PerturbedExample(
@@ -27,7 +27,6 @@ SPECS = {
     "ldp_helpers.experiments.grr_vs_oue.support_tails": spec(
         protocol=GRR5, true_counts=COUNTS, support=np.array([20, 10, 5, 0, 10])
     ),
-    PLOTS + "plot_mse_curves": spec(_valid=False, ax=AX, **CURVE_ARGS),
     PLOTS + "mse_figure": spec(_valid=False, title="Fig. 3.7", _free={"title"}, **CURVE_ARGS),
     PLOTS + "dataset1_figure": spec(_valid=False, survey=tea_survey_standin()),
     PLOTS + "dataset2_figure": spec(_valid=False, data=CLICKS),

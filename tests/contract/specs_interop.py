@@ -136,7 +136,6 @@ SPECS = {
         mechanism=OLH(1.0, 5),
         _extra={"reports": [np.array([[7, 1]])], "mechanism": [REGISTRY["grr"].example()]},
     ),
-    XX + "xxh32": spec(data=b"12", seed=7, _free={"data"}, _extra={"seed": [-1]}),
     XX + "xxh32_decimal": spec(
         values=np.array([0, 1, 10]), seeds=np.array([3, 2**40]), _extra={"seeds": [np.array([-1])]}
     ),
@@ -178,24 +177,5 @@ SPECS = {
     # peers: their OLH clients (the peers are imported when called: constructed only here)
     PE + "PureLdpOLH": spec(epsilon=1.0, d=4, _extra={"d": [1], "epsilon": [50.0]}),
     PE + "MultiFreqOLH": spec(epsilon=1.0, d=4, _extra={"d": [1], "epsilon": [50.0]}),
-    PE + "peer_olh_here": spec(
-        peer="pure-ldp-1.2.0",
-        epsilon=1.0,
-        d=4,
-        values=np.array([0, 1, 3]),
-        seed=1,
-        _valid=False,
-        _extra={"values": [np.array([4])], "d": [1], "seed": [-1]},
-    ),
-    PE + "peer_olh_run": spec(
-        peer="pure-ldp-1.2.0",
-        epsilon=1.0,
-        d=4,
-        values=np.array([0, 1, 3]),
-        seed=1,
-        timeout=60.0,
-        _valid=False,
-        _extra={"values": [np.array([4])], "d": [1], "seed": [-1], "timeout": [0.0, -1.0]},
-    ),
 }
 RECORDS = {GI + "RapporFiles", SW + "backends.SweepPlan"}

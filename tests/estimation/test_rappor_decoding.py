@@ -16,7 +16,6 @@ from ldp_helpers.bounds.rappor import (
 )
 from ldp_helpers.estimation.rappor_decoding import (
     Decoding,
-    bit_count_se,
     decode,
     identical_filter_pairs,
     printed_y_vec,
@@ -87,24 +86,6 @@ def disjoint(params=RapporParams.basic_one_time(k=12, h=2, m=3)) -> Rappor:
 
 
 # ---------------------------------------------------------------- exact
-
-
-def test_bit_count_se_at_truth_and_outside_range():
-    """The plug-in SE equals the exact SD at t̂ = t, and stays finite for t̂ outside [0, N]."""
-    mechanism = small()
-    truth = np.array([[40, 30, 0, 20, 10], [10, 20, 30, 0, 40]])
-    t = mechanism.estimand(truth)
-    assert np.allclose(bit_count_se(mechanism, t, [100, 100]), np.sqrt(mechanism.variance(truth)))
-    assert np.allclose(
-        bit_count_se(mechanism, np.full((2, 8), -40.0), [100, 100]), math.sqrt(100 * 0.25) / 0.25
-    )
-    with pytest.raises(
-        ValueError,
-        match=r"n \(cohort sizes\) must be integers in \[1, inf\]; got an array with values in \[-3, 10\]",
-    ):
-        bit_count_se(mechanism, t, [10, -3])
-    with pytest.raises(ValueError, match=r"estimates must be finite values"):
-        bit_count_se(mechanism, np.full((2, 8), np.nan), [100, 100])
 
 
 def test_cohort_sizes_and_zipf_weights():

@@ -44,7 +44,6 @@ from ldp_tools.pipeline.plots.grr_vs_oue import (
     dataset2_figure,
     mse_figure,
     perturbed_figure,
-    plot_mse_curves,
 )
 
 SKEWED = np.array([60, 5, 0, 3, 2])  # n = 70, d = 5
@@ -379,12 +378,11 @@ def test_per_user_estimates_shape_and_validation(rng):
 
 
 @pytest.mark.parametrize("d, crossing", [(43, True), (5, False)])
-def test_plot_mse_curves_marks_the_crossovers(d, crossing):
+def test_mse_figure_marks_the_crossovers(d, crossing):
     """Three curves per protocol; both crossover lines for d = 43, the 'GRR always better' note for d = 5."""
     counts = flat_counts(200, d)
     curves = mse_curves(counts, [1.0, 3.0], n_draws=2, seed=0)
-    fig, ax = plt.subplots()
-    plot_mse_curves(ax, [1.0, 3.0], curves, d, n_draws=2)
+    (ax,) = mse_figure([1.0, 3.0], curves, d, n_draws=2, title="t").axes
     labels = [line.get_label() for line in ax.get_lines()]
     assert len(labels) == 6 + 2 * crossing
     assert any(f"exact = {crossover_epsilon_exact(d):.3f}" in label for label in labels) == crossing
@@ -479,16 +477,11 @@ def test_perturbed_figure_shows_true_perturbed_and_estimated_counts(rng):
         perturbed_figure(example, ["a"], xlabel="x", title="t")
 
 
-def test_mse_figure_is_plot_mse_curves_titled():
-    """mse_figure draws what plot_mse_curves draws, then the title; bad curves are refused before a figure opens."""
+def test_mse_figure_is_titled():
+    """mse_figure draws the curves on one axes, then the title; bad curves are refused before a figure opens."""
     curves = mse_curves(flat_counts(200, 43), [1.0, 3.0], n_draws=2, seed=0)
     fig = mse_figure([1.0, 3.0], curves, 43, n_draws=2, title="Fig. 3.8")
-    _, ax = plt.subplots()
-    plot_mse_curves(ax, [1.0, 3.0], curves, 43, n_draws=2)
-    assert [line.get_label() for line in fig.axes[0].get_lines()] == [
-        line.get_label() for line in ax.get_lines()
-    ]
-    assert fig.axes[0].get_title() == "Fig. 3.8"
+    assert len(fig.axes) == 1 and fig.axes[0].get_title() == "Fig. 3.8"
     opened = len(plt.get_fignums())
     with pytest.raises(ValueError, match="curves must be"):
         mse_figure([1.0, 3.0], {}, 43, n_draws=2, title="t")

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from ldp_helpers._paths import REPO_ROOT
 from ldp_helpers.estimation.postprocessing import postprocess
 from ldp_helpers.interop.peer_reports import (
     check_olh_reports,
@@ -16,9 +17,9 @@ from ldp_helpers.interop.peer_reports import (
     olh_support,
     olh_support_counts,
 )
-from ldp_helpers.interop.xxhash32 import xxh32, xxh32_decimal
+from ldp_helpers.interop.xxhash32 import xxh32_decimal
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH
-from ldp_tools.peers import PEERS, peer_olh_run
+from ldp_tools.peers import PEERS
 
 EPSILON, D, N = 2.0, 30, 2000
 
@@ -28,15 +29,33 @@ def _installed():
     assert not missing, f"peers {missing} are not installed: run `make peers` (make test does)"
 
 
+def _peer_olh_run(peer: str, *, epsilon: float, d: int, values, seed: int) -> dict:
+    """The peer's own OLH client and server on ``values`` (tests/peer_olh_runner.py, only that peer's folder on
+    the path, in a subprocess): its reports, estimates, estimator and version."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PEERS[peer][0]), str(REPO_ROOT)]))
+    task = {"peer": peer, "epsilon": epsilon, "d": d, "values": values.tolist(), "seed": seed}
+    out = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "tests" / "peer_olh_runner.py")],
+        input=json.dumps(task),
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, f"the OLH run of {peer} failed:\n{out.stderr[-2000:]}"
+    return json.loads(out.stdout)
+
+
 def test_xxh32_reference_vectors():
-    """The scalar xxh32 gives the specification's digests, keeps the seed's low 32 bits, and the vectorized form agrees."""
-    assert xxh32(b"", 0) == 0x02CC5D05 and xxh32(b"abc", 0) == 0x32D153FF
-    assert xxh32(b"12", 2**40 + 7) == xxh32(b"12", 7)
-    values = np.array(
-        [0, 7, 10, 99, 123456, 10**15, 10**18 + 5]
-    )  # 1 to 19 digits: the short and the striped paths
+    """xxh32_decimal gives xxhash's digests of str(x) (xxhash 3.8.2's, as the peers call it), on the short and the
+    striped paths (1 to 19 digits), and keeps the seed's low 32 bits (Python ints or a uint64 array)."""
+    values = np.array([0, 7, 10, 99, 123456, 10**15, 10**18 + 5])
     seeds = [0, 1, 2**32 - 1, 2**32 + 1, 2**63 - 1]
-    expected = [[xxh32(str(v).encode(), s) for v in values.tolist()] for s in seeds]
+    seed_0 = [0x48454CB2, 0x20B06902, 0x44916A95, 0xEE074BC8, 0xB7014066, 0xE666AAC0, 0x024117AC]
+    seed_1 = [0x7D6C0A6C, 0x2EDDFA74, 0x81405755, 0xF7A22E27, 0x01477C29, 0xA672221A, 0xE17F2433]
+    seed_max = [0x8A7B245A, 0x9315DA1A, 0x70E9CAC9, 0xBEFAB2E0, 0x0B44D49D, 0xE23DD34D, 0x1845948A]
+    expected = [seed_0, seed_1, seed_max, seed_1, seed_max]  # 2**32 + 1 ≡ 1, 2**63 - 1 ≡ 2**32 - 1
     assert xxh32_decimal(values, seeds).tolist() == expected
     assert xxh32_decimal(values, np.array(seeds[:4], dtype=np.uint64)).tolist() == expected[:4]
 
@@ -96,7 +115,7 @@ def test_peers_olh_reports_estimated_as_their_servers_do(peer):
     MI frequencies (clipped at 0, renormalized) equal our postprocess(..., "clip") / n; a run repeats per seed."""
     _installed()
     values = np.random.default_rng(3).integers(0, D, size=N)
-    run = peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)
+    run = _peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)
     ours = estimate_olh_reports(run["reports"], OLH(EPSILON, D))
     theirs = np.array(run["estimates"])
     if run["estimator"].startswith("MI"):
@@ -108,7 +127,7 @@ def test_peers_olh_reports_estimated_as_their_servers_do(peer):
         peer == "multi-freq-ldpy"
     ):  # its jitted GRR draws from numba's generator, seeded apart (reseed_numba)
         assert (
-            peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)["reports"]
+            _peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)["reports"]
             == run["reports"]
         )
 

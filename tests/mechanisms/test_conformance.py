@@ -261,8 +261,9 @@ def test_m_shot_random_active_sets_sampler_matches_per_user_draws():
 
 
 def test_t_shot_is_m_shot_with_m_equal_t():
-    """BORAPPOR (continual) and MShotReporting.t_shot are one mechanism: same loss, variance and estimates."""
-    borappor, t_shot = BasicOneTimeRappor(2.0, 3), MShotReporting.t_shot(2.0, 3)
+    """BORAPPOR (continual) and T-shot reporting (MShotReporting with m = T) are one mechanism: same loss, variance
+    and estimates."""
+    borappor, t_shot = BasicOneTimeRappor(2.0, 3), MShotReporting(2.0, 3, 3)
     truth = Population.nested(np.array([2, 5, 1]), 6)
     assert borappor.privacy_loss() == pytest.approx(t_shot.privacy_loss(), rel=1e-12)
     np.testing.assert_allclose(borappor.variance(truth), t_shot.variance(truth), rtol=1e-12)

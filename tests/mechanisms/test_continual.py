@@ -123,7 +123,7 @@ def test_glance_exact_mean_and_variance_by_enumeration():
 
 def test_sample_aggregate_shapes_and_consistency(rng):
     """[K; X] with K summing to m·N per survey and X ≤ K; T-shot reporters are all N users."""
-    pop = Population.from_matrix(SMALL_V)
+    pop = Population(*np.unique(SMALL_V, axis=0, return_counts=True))
     for mech, m in ((Glance(1.0, 4), 1), (BasicOneTimeRappor(1.0, 4), 4)):
         agg = mech.sample_aggregate(pop, rng=rng, n_draws=200)
         assert agg.shape == (200, 2, 4) and mech.sample_aggregate(pop, rng=rng).shape == (2, 4)
@@ -134,7 +134,7 @@ def test_sample_aggregate_shapes_and_consistency(rng):
 
 def test_glance_sample_aggregate_is_reporters_then_randomized_reports():
     """sample_aggregate = randomize_reporters(sample_reporters(...)) on the same stream (the drivers' two-step path)."""
-    pop, g = Population.from_matrix(SMALL_V), Glance(0.8, 4)
+    pop, g = Population(*np.unique(SMALL_V, axis=0, return_counts=True)), Glance(0.8, 4)
     direct = g.sample_aggregate(pop, rng=np.random.default_rng(1), n_draws=6)
     same = np.random.default_rng(1)
     K, K1 = sample_reporters(pop, 1, rng=same, n_draws=6)
@@ -169,7 +169,9 @@ def test_rejects_bad_rounds_populations_and_aggregates(rng):
     with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, inf\]"):
         Glance(1.0, 0)
     with pytest.raises(ValueError, match="truth must be data with T = 3 rounds"):
-        Glance(1.0, 3).sample_aggregate(Population.from_matrix(SMALL_V), rng=rng)
+        Glance(1.0, 3).sample_aggregate(
+            Population(*np.unique(SMALL_V, axis=0, return_counts=True)), rng=rng
+        )
     with pytest.raises(ValueError, match="truth must be a Population"):
         Harmony(1.0, 4).sample_aggregate(SMALL_V, rng=rng)
     with pytest.raises(
@@ -230,7 +232,7 @@ def test_max_error_rejects_estimates_of_the_wrong_shape():
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_sample_aggregate_matches_per_user_path(rng, mechanism):
     """[K_t; X_t] from sample_aggregate and from aggregate(perturb(V)) agree jointly per round and across rounds."""
-    pop, n_draws = Population.from_matrix(SMALL_V), 3000
+    pop, n_draws = Population(*np.unique(SMALL_V, axis=0, return_counts=True)), 3000
     mech = mechanism(0.8 * (4 if mechanism is BasicOneTimeRappor else 1), 4)
     fast = mech.sample_aggregate(pop, rng=rng, n_draws=n_draws)
     ref = np.array([mech.aggregate(mech.perturb(SMALL_V, rng=rng)) for _ in range(n_draws)])
@@ -332,13 +334,14 @@ def test_error_parts_exact_values_on_hand_made_surveys():
 
 
 def test_glance_error_parts_total_is_the_error_of_sample_aggregate():
-    """glance_error_parts' total equals error_samples of the same seed; the triangle inequality holds."""
-    from ldp_helpers.experiments.glance import error_samples, glance_error_parts
+    """glance_error_parts' total equals error_curve's Err of the same seed; the triangle inequality holds."""
+    from ldp_helpers.experiments.glance import error_curve, glance_error_parts
 
     g, pop = Glance(2.0, 20), constant_population(0.3, 2000, 20)
     parts = glance_error_parts(g, pop, rng=np.random.default_rng(9), n_draws=200)
     assert np.array_equal(
-        parts["total"], error_samples(g, pop, rng=np.random.default_rng(9), n_draws=200)
+        parts["total"],
+        error_curve(Glance, pop, [2.0], rng=np.random.default_rng(9), n_draws=200)[0],
     )
     assert np.all(parts["total"] <= parts["rr"] + parts["sampling"] + 1e-12)
 
@@ -434,18 +437,18 @@ def test_exceedance_probabilities_match_exact_tail(rng):
         exceedance_probabilities(Glance, pop, eps, [0.1, 0.2, 0.3], rng=rng, n_draws=5)
 
 
-def test_mean_error_grid_is_the_mean_of_error_samples_per_setting():
-    """mean_error_grid broadcasts (N, T) and returns mean Err of error_samples in that order (same seed)."""
-    from ldp_helpers.experiments.glance import error_samples, mean_error_grid
+def test_mean_error_grid_is_the_mean_of_error_curve_per_setting():
+    """mean_error_grid broadcasts (N, T) and returns mean Err of error_curve in that order (same seed)."""
+    from ldp_helpers.experiments.glance import error_curve, mean_error_grid
 
     got = mean_error_grid(
         Harmony, 2.0, 0.5, 1000, [5, 10], rng=np.random.default_rng(3), n_draws=20
     )
     same = np.random.default_rng(3)
     want = [
-        error_samples(
-            Harmony(2.0, T), constant_population(0.5, 1000, T), rng=same, n_draws=20
-        ).mean()
+        error_curve(Harmony, constant_population(0.5, 1000, T), [2.0], rng=same, n_draws=20)[
+            0
+        ].mean()
         for T in (5, 10)
     ]
     assert got.tolist() == want

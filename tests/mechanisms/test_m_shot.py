@@ -56,9 +56,8 @@ def test_large_budget_per_round_is_supported():
 
 
 def test_special_cases():
-    """T-shot spends ε/T in every round; 1-shot spends ε in one round."""
-    t_shot, one_shot = MShotReporting.t_shot(5.0, 10), MShotReporting.one_shot(5.0, 10)
-    assert (t_shot.m, one_shot.m) == (10, 1)
+    """T-shot (m = T) spends ε/T in every round; 1-shot (m = 1) spends ε in one round."""
+    t_shot, one_shot = MShotReporting(5.0, 10, 10), MShotReporting(5.0, 10, 1)
     assert t_shot.randomizer.epsilon == pytest.approx(
         0.5
     ) and one_shot.randomizer.epsilon == pytest.approx(5.0)

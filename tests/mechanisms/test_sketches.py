@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.linalg import hadamard
 from stat_checks import assert_mean_close, assert_variance_close
 
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
@@ -14,9 +15,10 @@ from ldp_helpers.mechanisms.hadamard_sketch import (
     HadamardCountMeanSketch,
     HcmsReports,
     _split_over_hadamard_rows,
-    sylvester_hadamard,
+    _sylvester,
 )
 from ldp_helpers.mechanisms.hashtogram import Hashtogram, HashtogramReports
+from ldp_helpers.mechanisms.local_hashing import universal_hash
 from ldp_helpers.mechanisms.sketch_response import SketchResponse, SketchResponseReports
 
 
@@ -29,17 +31,13 @@ def hcms(epsilon=2.0, d=6, k=3, m=8, seed=0):
 
 @pytest.mark.parametrize("m", [1, 2, 4, 8, 64])
 def test_sylvester_hadamard_is_orthogonal_and_symmetric(m):
-    """H·H = m·I, H = Hᵀ, entries ±1, H[l, c] = (−1)^popcount(l & c)."""
-    h = sylvester_hadamard(m).astype(int)
+    """HCMS's H: H·H = m·I, H = Hᵀ, entries ±1, H[l, c] = (−1)^popcount(l & c) (scipy's Sylvester construction)."""
+    h = _sylvester(m).astype(int)
     np.testing.assert_array_equal(h @ h, m * np.eye(m, dtype=int))
     np.testing.assert_array_equal(h, h.T)
+    np.testing.assert_array_equal(h, hadamard(m))
     for l, c in itertools.product(range(m), repeat=2):
         assert h[l, c] == (-1) ** bin(l & c).count("1")
-
-
-def test_sylvester_hadamard_refuses_non_powers_of_two():
-    with pytest.raises(ValueError, match="m must be a power of two"):
-        sylvester_hadamard(6)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +104,7 @@ def test_hcms_sketch_of_hand_made_reports():
     )
     signed = np.zeros((2, 4))
     signed[1, 2], signed[1, 3], signed[0, 0] = 1, -1, 1
-    expected = 2 * sketch.c_epsilon * signed @ sylvester_hadamard(4).T
+    expected = 2 * sketch.c_epsilon * signed @ hadamard(4).T
     np.testing.assert_allclose(sketch.aggregate(reports), expected, rtol=1e-12)
 
 
@@ -137,7 +135,11 @@ def test_signed_sketches_of_hand_made_reports():
     vectors = np.array([[1, 1, -1, 1], [1, -1, -1, -1]], dtype=np.int8)
     sums = pcs.aggregate(PcsReports(vectors, np.array([1, 1])))
     np.testing.assert_array_equal(sums, [[0, 0, 0, 0], [2, 0, -2, 0]])
-    g, h = pcs.sign_table(), pcs.hash_table()
+    # g_j(x) = 1 − 2·(((c_j x + e_j) mod P) mod 2), the row's sign hash
+    g = 1 - 2 * universal_hash(
+        np.array(pcs.sign_a)[:, None], np.array(pcs.sign_b)[:, None], np.arange(5), 2
+    )
+    h = pcs.hash_table()
     np.testing.assert_allclose(
         pcs.estimate(sums, 2), pcs.c_epsilon * (g[0] * sums[0, h[0]] + g[1] * sums[1, h[1]])
     )
@@ -199,7 +201,7 @@ def _row_split_matches_direct(signed: np.ndarray, runs: int, rng, split=None) ->
     fast = np.concatenate(split(np.broadcast_to(signed, (runs, 1, 2, m)).copy(), rng), axis=-1)[
         :, 0
     ]
-    positive = sylvester_hadamard(m) == 1
+    positive = hadamard(m) == 1
     plus, minus = np.zeros((runs, m), dtype=np.int64), np.zeros((runs, m), dtype=np.int64)
     for sign, agrees in ((0, positive), (1, ~positive)):  # +1 reported where sign · H[l, c] = +1
         spread = rng.multinomial(np.broadcast_to(signed[sign], (runs, m)), np.full(m, 1 / m))

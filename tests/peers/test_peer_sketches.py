@@ -16,13 +16,10 @@ import numpy as np
 import pytest
 from peer_worker import PeerWorker
 from scipy import stats
+from scipy.linalg import hadamard
 
 from ldp_helpers.mechanisms.count_sketch import PcsReports, PrivateCountSketch
-from ldp_helpers.mechanisms.hadamard_sketch import (
-    HadamardCountMeanSketch,
-    HcmsReports,
-    sylvester_hadamard,
-)
+from ldp_helpers.mechanisms.hadamard_sketch import HadamardCountMeanSketch, HcmsReports
 from ldp_helpers.mechanisms.sketch_response import SketchResponse, SketchResponseReports
 from ldp_helpers.protocols.sfp import SequenceFragmentPuzzle, SfpReports
 from ldp_helpers.protocols.sketch_heavy_hitters import _search
@@ -272,7 +269,7 @@ def test_sfp_sketches_and_candidates_agree(run_peer):
     # uniform position and j, the coefficient kept w.p. 1 − r (the full table has too many cells for 15,000 reports)
     fragment = mechanism.fragment_sketch
     record = mechanism.records(values)[theirs.positions, np.arange(n)]
-    coefficient = sylvester_hadamard(m)[
+    coefficient = hadamard(m)[
         theirs.fragments.columns, fragment.hash_table()[theirs.fragments.rows, record]
     ]
     cells = (theirs.positions * k + theirs.fragments.rows) * 2 + (

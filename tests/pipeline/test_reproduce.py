@@ -222,7 +222,7 @@ def test_robustness_pass_records_each_rows_stability(reseeded_run, sandbox, caps
 INJECTION = '"; __import__("os").system("touch pwned"); "'
 
 
-def test_profile_values_and_names_never_become_code(sandbox):
+def test_profile_values_and_names_never_become_code(sandbox, capsys):
     """Issue 27: a profile value or a parameter name was spliced into the kernel as code.  Values reach the
     notebook as data (the exact text), names must be declared parameters, bytes (YAML !!binary) are refused."""
     nb_dir = sandbox / "notebooks"
@@ -241,11 +241,11 @@ def test_profile_values_and_names_never_become_code(sandbox):
     }
     nbformat.write(nb, nb_dir / "13_text.ipynb")
     (nb_dir / "profiles" / "paper.yaml").write_text(f"13_text:\n  label: '{INJECTION}'\n")
-    result = reproduce.run_notebook("13_text", "paper", profiles.load_profile("paper")["13_text"])
-    assert result.ok, result.detail  # the notebook received the text itself
+    status = reproduce.main(["--profile", "paper", "--only", "13_text"])
+    assert status == 0, capsys.readouterr()  # the notebook received the text itself
     assert not (nb_dir / "pwned").exists() and not (sandbox / "pwned").exists()
     with pytest.raises(ValueError, match="is not a parameter of 13_text"):
-        reproduce.run_notebook("13_text", "paper", {"import os; os.system('touch pwned'); x": 1})
+        profiles.check_parameters("13_text", {"import os; os.system('touch pwned'); x": 1})
     (nb_dir / "profiles" / "paper.yaml").write_text("13_text:\n  seed: !!binary aGVsbG8=\n")
     with pytest.raises(ValueError, match=r"parameters\['seed'\] must be int"):
         profiles.load_profile("paper")

@@ -24,10 +24,10 @@ from ldp_helpers.simulate.streams import (
 # ---------------------------------------------------------------- exact
 
 
-def test_from_matrix_round_trip():
-    """Compressing and expanding a matrix keeps every row and the per-round counts."""
+def test_distinct_rows_round_trip():
+    """Compressing a matrix into distinct rows and expanding it keeps every row and the per-round counts."""
     V = np.array([[1, 0, 1], [0, 0, 0], [1, 0, 1], [1, 1, 1]])
-    pop = Population.from_matrix(V)
+    pop = Population(*np.unique(V, axis=0, return_counts=True))
     assert (pop.n_users, pop.n_rounds, pop.n_groups) == (4, 3, 3)
     assert sorted(map(tuple, pop.to_matrix())) == sorted(map(tuple, V))
     assert pop.ones_per_round().tolist() == [3, 1, 3]

@@ -1,4 +1,4 @@
-"""The figures of [grr_vs_oue] (notebook 01): data in, a Figure (or drawn Axes) out; nothing printed or saved.
+"""The figures of [grr_vs_oue] (notebook 01): data in, a Figure out; nothing printed or saved.
 
 Figs. 3.1 and 3.2 are the two datasets, Figs. 3.3–3.6 one run of GRR or OUE on one of them (true,
 perturbed and estimated counts side by side), Figs. 3.7 and 3.8 the MSE versus ε with the exact and
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ldp_helpers._validation import check_instance, check_int, check_n_draws, check_real_array, fail
@@ -148,22 +147,11 @@ def _draw_mse_curves(ax, epsilons, curves, d, n_draws) -> None:
     ax.legend(fontsize=8)
 
 
-def plot_mse_curves(ax, epsilons, curves, d: int, *, n_draws: int) -> None:
-    """[grr_vs_oue] Figs. 3.7, 3.8: simulated (dots), exact (solid), Wang-approximate (dotted) MSE vs ε.
+def mse_figure(epsilons, curves, d: int, *, n_draws: int, title: str) -> Figure:
+    """[grr_vs_oue] Figs. 3.7, 3.8: simulated (dots), exact (solid), Wang-approximate (dotted) MSE vs ε, titled.
 
     ``curves`` is :func:`~ldp_helpers.experiments.grr_vs_oue.mse_curves`'s result; ``n_draws``
     the surveys per ε behind each simulated point (for the legend); the crossovers are marked.
-
-    References
-    ----------
-    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
-    """
-    check_instance("ax", ax, Axes, "a matplotlib Axes")
-    _draw_mse_curves(ax, *_mse_arguments(epsilons, curves, d, n_draws))
-
-
-def mse_figure(epsilons, curves, d: int, *, n_draws: int, title: str) -> Figure:
-    """[grr_vs_oue] Figs. 3.7 and 3.8 on a figure of their own: :func:`plot_mse_curves`, then the title.
 
     References
     ----------
