@@ -5,7 +5,7 @@ pure-ldp 1.1.2 and 1.2.0 are the same import name, so each peer runs in a subpro
 ``make peers``); the subprocess audits with :func:`ldp_helpers.audit.auditor.run_audit` and prints JSON.
 The peers draw from NumPy's and :mod:`random`'s global generators (seeded per batch by the auditor's
 :class:`~ldp_helpers.audit.auditor.BlackBoxClient`) and multi-freq-ldpy's jitted clients from numba's
-(:func:`reseed_numba`): their audits are reproducible.  OLH reports ``(y, seed)`` are audited through the values
+(:func:`_reseed_numba`): their audits are reproducible.  OLH reports ``(y, seed)`` are audited through the values
 they support (:func:`~ldp_helpers.interop.peer_reports.olh_support`).
 
 Run one peer by hand::
@@ -121,9 +121,9 @@ def reseed_globals(rng: np.random.Generator) -> None:
 _NUMBA_SEED = []
 
 
-def reseed_numba(rng: np.random.Generator) -> None:
+def _reseed_numba(rng: np.random.Generator) -> None:
     """Seed numba's generator too (multi-freq-ldpy's jitted clients draw from it; only a jitted seed sets it)."""
-    reseed_globals(check_rng(rng))
+    reseed_globals(rng)
     if not _NUMBA_SEED:
         from numba import njit
 
@@ -242,7 +242,7 @@ class _Prepare:
 _CLIENTS: dict = {}  # a frozen peer client -> the peer's client object (:func:`_built`)
 
 
-def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs) -> None:
+def _check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs) -> None:
     """A peer audit's arguments (checked before any process starts): the same limits as :func:`~ldp_helpers.audit.auditor.run_audit`."""
     check_epsilon(epsilon)
     check_int("d", d, low=2, high=10**6)
@@ -252,7 +252,7 @@ def check_peer_arguments(*, epsilon, d, n_trials, seed, confidence, n_jobs) -> N
     check_n_jobs(n_jobs)
 
 
-def audit_peer_here(
+def _audit_peer_here(
     peer: str,
     *,
     epsilon: float,
@@ -265,7 +265,7 @@ def audit_peer_here(
     """Audit SUE, OUE and OLH of ``peer`` in this process (its package must be importable); JSON-ready dict."""
     from ldp_helpers.audit.auditor import BlackBoxClient, run_audit
 
-    check_peer_arguments(
+    _check_peer_arguments(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
     _, dist, expected = PEERS[check_choice("peer", peer, PEERS)]
@@ -281,7 +281,7 @@ def audit_peer_here(
             else (PureLdpUE if pure else MultiFreqUE)(epsilon, d, protocol == "OUE")
         )
         support = _OlhSupport(d, olh_hash_range(epsilon)) if protocol == "OLH" else None
-        reseed = None if pure else reseed_numba
+        reseed = None if pure else _reseed_numba
         prepare = _Prepare(peer_client, reseed)
         client = BlackBoxClient(peer_client, reseed=reseed, features=support, prepare=prepare)
         r = run_audit(
@@ -315,7 +315,7 @@ def audit_peer(
 ) -> dict:
     """Audit ``peer`` (a key of :data:`PEERS`) in a subprocess with only that peer's folder on its path."""
     check_choice("peer", peer, PEERS)
-    check_peer_arguments(
+    _check_peer_arguments(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
     timeout = check_real("timeout", timeout, low=0.0)
@@ -384,7 +384,7 @@ def peer_audits(
     if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
         fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
     peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
-    check_peer_arguments(
+    _check_peer_arguments(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1
     )
     check_n_jobs(n_jobs)
@@ -418,7 +418,7 @@ def main(argv=None) -> None:
         from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
 
         _cache_jitted(GRR, UE)
-    result = audit_peer_here(
+    result = _audit_peer_here(
         args.peer,
         epsilon=args.epsilon,
         d=args.d,

@@ -16,7 +16,7 @@ from importlib.metadata import version
 import numpy as np
 
 from ldp_helpers.sweeps import seeded_globals
-from ldp_tools.peers import PEERS, _cache_jitted, reseed_numba
+from ldp_tools.peers import PEERS, _cache_jitted, _reseed_numba
 
 
 def answer(task: dict) -> dict:
@@ -38,7 +38,7 @@ def answer(task: dict) -> dict:
             from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Aggregator_MI, LH_Client
 
             _cache_jitted(GRR, UE)  # compiled once per machine (GRR under its LH client)
-            reseed_numba(rng)
+            _reseed_numba(rng)
             reports = [LH_Client(x, d, epsilon, True) for x in values]
             estimates, estimator = (
                 LH_Aggregator_MI(reports, d, epsilon, True),

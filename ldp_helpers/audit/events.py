@@ -3,7 +3,7 @@
 An audit compares ``Pr[M(x₀) ∈ E]`` with ``Pr[M(x₁) ∈ E]`` for one output event E.  Reports of any
 client are first flattened to a numeric matrix (one row per report, :func:`as_report_matrix`); an
 :class:`Event` is a conjunction of conditions ``column == value`` or ``column > threshold``.  The
-candidates (:func:`candidate_events`) are single conditions, pairs of conditions on two columns (the
+candidates (:func:`_candidate_events`) are single conditions, pairs of conditions on two columns (the
 pair "true bit set, other bit clear" is what exposes a unary-encoding client that never clears the
 true bit) and whole outcomes; :func:`choose_event` keeps the one with the largest Clopper–Pearson
 lower bound on a *pilot* run, so that the main run's trials are independent of the choice.
@@ -155,9 +155,9 @@ def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
     return m0, m1
 
 
-def candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
+def _candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
     """Candidate events from the pilot reports of the two inputs (singles, pairs, whole outcomes)."""
-    pooled = np.vstack(_check_pilot(matrix0, matrix1))
+    pooled = np.vstack((matrix0, matrix1))
     per_column = _conditions(pooled)
     singles = [c for conditions in per_column for c in conditions]
     events = [Event((c,), (op,), (v,)) for c, op, v in singles]
@@ -190,7 +190,7 @@ def choose_event(
             "bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays"
         )
     n0, n1 = matrix0.shape[0], matrix1.shape[0]
-    events = candidate_events(matrix0, matrix1)
+    events = _candidate_events(matrix0, matrix1)
     if not events:
         raise ValueError(
             "the pilot reports are identical for both inputs and constant: no event distinguishes them"

@@ -195,12 +195,9 @@ def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck
     return tail_check(("bernstein_upper", "kl_upper"), n_reporters, q, s * math.expm1(epsilon))
 
 
-def error_parts(estimates, sampled_fractions, true_fractions) -> dict:
+def _error_parts(estimates, sampled_fractions, true_fractions) -> dict:
     """Per-survey ``total = max|μ̂−μ|``, ``rr = max|μ̂−μ̃|`` (Claim 1) and ``sampling = max|μ̃−μ|`` (Claim 2)."""
-    est, tilde = (
-        check_real_array("estimates", estimates),
-        check_real_array("sampled_fractions", sampled_fractions),
-    )
+    est, tilde = estimates, sampled_fractions
     return {
         "total": max_error(est, true_fractions),
         "rr": np.max(np.abs(est - tilde), axis=-1),
@@ -208,30 +205,27 @@ def error_parts(estimates, sampled_fractions, true_fractions) -> dict:
     }
 
 
-def glance_error_parts(
+def _glance_error_parts(
     glance: Glance, population: Population, *, rng: np.random.Generator, n_draws: int
 ) -> dict:
-    """:func:`error_parts` of ``n_draws`` surveys, each entry of shape (n_draws,).
+    """:func:`_error_parts` of ``n_draws`` surveys, each entry of shape (n_draws,).
 
     The surveys are ``glance.sample_aggregate``'s, drawn in two steps to keep the reporters'
     true fraction μ̃_t = K1_t/K_t that the server never sees: (K, K1) by
     :func:`~ldp_helpers.simulate.streams.sample_reporters`, then ``glance.randomize_reporters``.
     """
-    if not isinstance(glance, Glance):
-        fail_type("glance", glance, "a Glance mechanism")
-    population, rng, n_draws = _check_population(population), check_rng(rng), check_n_draws(n_draws)
     K, K1 = sample_reporters(population, glance.rounds_per_user, rng=rng, n_draws=n_draws)
     estimates = glance.estimate(glance.randomize_reporters(K, K1, rng=rng), population.n_users)
-    return error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
+    return _error_parts(estimates, glance.sampled_fraction(K, K1), population.fractions())
 
 
 def error_parts_curve(
     population: Population, epsilons, *, rng: np.random.Generator, n_draws: int
 ) -> dict:
-    """:func:`glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_draws)."""
+    """:func:`_glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_draws)."""
     population, rng, n_draws = _check_population(population), check_rng(rng), check_n_draws(n_draws)
     parts = [
-        glance_error_parts(
+        _glance_error_parts(
             Glance(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws
         )
         for e in _epsilons(epsilons)

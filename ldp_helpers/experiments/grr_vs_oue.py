@@ -235,7 +235,7 @@ def total_variation(frequencies, reference) -> float:
     return float(0.5 * np.abs(u - v).sum())
 
 
-def squared_errors(
+def _squared_errors(
     protocol, true_counts, *, n_draws: int, rng: np.random.Generator, clip: bool = False
 ) -> np.ndarray:
     """Frequency MSE of each of ``n_draws`` independent perturb-and-estimate surveys (shape (n_draws,)).
@@ -260,14 +260,14 @@ def squared_errors(
     return np.mean(np.square(estimates - counts), axis=-1) / n**2
 
 
-def empirical_mse(protocol, true_counts, *, n_draws: int, rng: np.random.Generator) -> float:
+def _empirical_mse(protocol, true_counts, *, n_draws: int, rng: np.random.Generator) -> float:
     """Frequency MSE averaged over ``n_draws`` independent perturb-and-estimate surveys.
 
     References
     ----------
     [grr_vs_oue] §3.5 (Experiment 3: "perturbation to aggregation repeated 100 times per ε").
     """
-    return float(np.mean(squared_errors(protocol, true_counts, n_draws=n_draws, rng=rng)))
+    return float(np.mean(_squared_errors(protocol, true_counts, n_draws=n_draws, rng=rng)))
 
 
 def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[str, np.ndarray]]:
@@ -300,7 +300,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
         curves[name] = {
             "simulated": np.array(
                 [
-                    empirical_mse(p, counts, n_draws=n_draws, rng=r)
+                    _empirical_mse(p, counts, n_draws=n_draws, rng=r)
                     for p, r in zip(protocols, streams)
                 ]
             ),
@@ -310,7 +310,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
     return curves
 
 
-def reversal_frequencies(
+def _reversal_frequencies(
     true_counts,
     epsilons,
     *,
@@ -323,7 +323,7 @@ def reversal_frequencies(
 
     One experiment is the thesis' Experiment 3 at one ε: ``surveys_per_experiment``
     perturb-and-estimate surveys of each protocol, their MSEs averaged (of the unbiased estimates,
-    or with ``clip=True`` of the estimates clipped and rescaled: :func:`squared_errors`).  All experiments of
+    or with ``clip=True`` of the estimates clipped and rescaled: :func:`_squared_errors`).  All experiments of
     one protocol and ε come from one ``sample_aggregate`` call (OUE's, then GRR's, on ``rng``).
 
     References
@@ -343,7 +343,7 @@ def reversal_frequencies(
     for eps in epsilons.ravel():
         oue, grr = OUE(eps, counts.size), GRR(eps, counts.size)
         mse = {
-            name: squared_errors(p, counts, n_draws=total, rng=rng, clip=clip)
+            name: _squared_errors(p, counts, n_draws=total, rng=rng, clip=clip)
             .reshape(n_draws, per_experiment)
             .mean(axis=1)
             for name, p in (("OUE", oue), ("GRR", grr))
@@ -374,12 +374,12 @@ class ReversalReadings:
 
 
 def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> ReversalReadings:
-    """:func:`reversal_frequencies` under the readings of the MSE behind §3.6 ¶4 ("OUE slightly below GRR for
+    """:func:`_reversal_frequencies` under the readings of the MSE behind §3.6 ¶4 ("OUE slightly below GRR for
     ε < 1" on Dataset 1), whose estimator (the unbiased L[f_i], §2) the thesis names but not its MSE nor n,
     and under one control of ours that separates the two causes the thesis gives (few and skewed answers).
 
     ``"unbiased"``: L[f_i] as written, on all answers (the rows of ``brand_counts`` summed);
-    ``"clipped"``: estimates clipped at 0 and rescaled to n (:func:`squared_errors`; common implementations'
+    ``"clipped"``: estimates clipped at 0 and rescaled to n (:func:`_squared_errors`; common implementations'
     default, our hypothesis), on all answers; ``"clipped, per brand"``: the same on each brand's answers
     alone (a row of ``brand_counts`` each), the brands' experiments pooled; ``"clipped, per brand scaled"``
     (the control, not a reading of the thesis): the same on each brand's answers times the number of
@@ -429,7 +429,7 @@ def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> Reversal
     shares = {
         reading: np.mean(
             [
-                reversal_frequencies(
+                _reversal_frequencies(
                     counts, epsilons, n_draws=n_draws, rng=np.random.default_rng(s), clip=clip
                 )
                 for counts, s, clip in runs

@@ -89,7 +89,7 @@ def estimates(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: 
     return mech.estimate(mech.sample_aggregate(data, rng=rng, n_draws=n_draws), data.n_users)
 
 
-def f_measures(
+def _f_measures(
     mech: MShotReporting, data, theta: float, *, rng: np.random.Generator, n_draws: int
 ) -> np.ndarray:
     """The F-measure (Eq. (11)) of ``n_draws`` independent surveys of Algorithm 1 on ``data``."""
@@ -102,13 +102,10 @@ def max_errors(mech: MShotReporting, data, *, rng: np.random.Generator, n_draws:
     return max_error(estimates(mech, data, rng=rng, n_draws=n_draws), data.fractions())
 
 
-def unbiasedness_check(
+def _unbiasedness_check(
     mech: MShotReporting, data, *, rng: np.random.Generator, n_draws: int
 ) -> EstimatorCheck:
     """Theorem 3 by simulation: z-scores of the mean error and variance ratios in every round (``n_draws`` ≥ 2)."""
-    check_instance("mech", mech, MShotReporting)
-    check_instance("data", data, (Population, RandomActiveSets))
-    n_draws = check_n_draws(n_draws, low=2)
     est = estimates(mech, data, rng=rng, n_draws=n_draws)
     return versus_exact(est, mech.estimand(data), mech.variance(data))
 
@@ -116,7 +113,7 @@ def unbiasedness_check(
 def theorem3_checks(
     settings, *, n_users: int, n_rounds: int, rng: np.random.Generator, n_draws: int
 ) -> dict:
-    """:func:`unbiasedness_check` of each (ε, m, r, data model) of ``settings`` on one shuffled ramp.
+    """:func:`_unbiasedness_check` of each (ε, m, r, data model) of ``settings`` on one shuffled ramp.
 
     The data models are a fixed nested V ("fixed V") and fresh random active sets per survey ("random
     sets") with the same counts k_t; the result maps each setting to its :class:`~ldp_helpers.experiments.common.EstimatorCheck`.
@@ -136,7 +133,7 @@ def theorem3_checks(
     ramp = linear_ramp_counts(n_users, n_rounds, rng=rng)
     models = dict(zip(MODELS, (Population.nested(ramp, n_users), RandomActiveSets(ramp, n_users))))
     return {
-        s: unbiasedness_check(mech, models[s[3]], rng=rng, n_draws=n_draws)
+        s: _unbiasedness_check(mech, models[s[3]], rng=rng, n_draws=n_draws)
         for s, mech in zip(settings, mechs)
     }
 
@@ -156,7 +153,7 @@ def f_measure_vs_m(
     data = ramp_data(n_users, n_rounds, rng=rng)
     return np.array(
         [
-            f_measures(
+            _f_measures(
                 MShotReporting(epsilon, n_rounds, int(m)), data, theta, rng=rng, n_draws=n_draws
             )
             for m in ms
@@ -180,15 +177,8 @@ def _two_se_of_difference(se, se_best):
     return 2 * np.hypot(se, se_best)
 
 
-def tied_with_best(ms, mean, se) -> np.ndarray:
+def _tied_with_best(ms, mean, se) -> np.ndarray:
     """The m whose mean is within 2 SE of the difference, ``2√(se² + se_best²)``, of the largest mean."""
-    ms = check_int_array("ms", ms, low=1).ravel()
-    mean = check_real_array("mean", mean).ravel()
-    se = check_real_array("se", se, low=0.0, low_open=False).ravel()
-    if not ms.size == mean.size == se.size:
-        raise ValueError(
-            f"ms, mean and se must have the same length; got {ms.size}, {mean.size}, {se.size}"
-        )
     best = int(np.argmax(mean))
     return np.asarray(ms)[mean >= mean[best] - _two_se_of_difference(se, se[best])]
 
@@ -213,7 +203,7 @@ def peak_window(
     mean, se = mean_and_se(f)
     best = int(mean.argmax())
     return PeakWindow(
-        ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), tied_with_best(ms, mean, se)
+        ms, mean, se, int(ms[best]), float(f[best].std(ddof=1)), _tied_with_best(ms, mean, se)
     )
 
 
@@ -245,7 +235,7 @@ def data_model_gap(
     n_draws = check_n_draws(n_draws, low=2)
     check_instance("mech", mech, MShotReporting)
     f_fixed, f_random = (
-        f_measures(mech, data(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
+        _f_measures(mech, data(ones_per_round, n_users), theta, rng=rng, n_draws=n_draws)
         for data in (Population.nested, RandomActiveSets)
     )
     return float(f_fixed.mean()), float(f_random.mean()), in_se(*mean_gap(f_fixed, f_random))
@@ -267,7 +257,7 @@ def f_measure_vs_rounds(
     for T in rounds:
         data = ramp_data(n_users, int(T), rng=rng)
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
-        out.append(f_measures(mech, data, theta, rng=rng, n_draws=n_draws))
+        out.append(_f_measures(mech, data, theta, rng=rng, n_draws=n_draws))
     return np.array(out)
 
 

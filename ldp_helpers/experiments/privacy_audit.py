@@ -1,6 +1,6 @@
 """Experiment drivers of the privacy-audit notebook (06_privacy_audit): parameter grid → arrays.
 
-* :func:`audit_inputs` / :func:`audit_client`: the two inputs and the client used to audit each
+* :func:`_audit_inputs` / :func:`_audit_client`: the two inputs and the client used to audit each
   registered mechanism (local hashing is audited on the values its reports support, a
   post-processing).
 * :func:`registry_audits`: ε_lb of every mechanism of the registry against its exact-table ε.
@@ -47,7 +47,6 @@ from ldp_helpers.audit.longitudinal import (
     simulated_attack_curve,
 )
 from ldp_helpers.experiments.common import bonferroni_z
-from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH, LocalHashing
@@ -106,13 +105,11 @@ class LocalHashSupport:
         )
 
 
-def audit_inputs(key: str, mechanism) -> tuple:
+def _audit_inputs(key: str, mechanism) -> tuple:
     """The two inputs audited for a registry entry: values 0 and 1; (cohort 0, candidate 0 / 1) for
     RAPPOR; the all-zeros and all-ones streams for stream mechanisms (where the tables attain ε); −r and r for
     Duchi et al.'s mean of values in [−r, r], the counters 0 and m for 1BitMean's; the all-zeros and all-ones
     tuples for multidimensional collection."""
-    key = check_choice("key", key, REGISTRY)
-    check_instance("mechanism", mechanism, Mechanism)
     family = REGISTRY[key].family
     if family == "stream":
         return np.zeros(mechanism.n_rounds, np.int8), np.ones(mechanism.n_rounds, np.int8)
@@ -129,9 +126,8 @@ def audit_inputs(key: str, mechanism) -> tuple:
     return 0, 1
 
 
-def audit_client(mechanism) -> MechanismClient:
+def _audit_client(mechanism) -> MechanismClient:
     """Our mechanism as an audit client (local hashing through :class:`LocalHashSupport`)."""
-    check_instance("mechanism", mechanism, Mechanism)
     features = LocalHashSupport(mechanism) if isinstance(mechanism, (BLH, OLH)) else None
     return MechanismClient(mechanism, features)
 
@@ -157,7 +153,7 @@ def registry_audits(
     dask_address: str | None = None,
     dask_client=None,
 ) -> list[MechanismAudit]:
-    """Audit every registered mechanism's example (or those in ``keys``) on its :func:`audit_inputs`.
+    """Audit every registered mechanism's example (or those in ``keys``) on its :func:`_audit_inputs`.
 
     Each audit's main run is split into chunks of ``chunk_size`` trials; ``n_jobs`` / ``dask_address`` /
     ``dask_client`` (or the joblib/Dask settings in force) say where they run, with one scheduler connection
@@ -174,9 +170,9 @@ def registry_audits(
     with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
         for key, child in progress_bar(list(zip(keys, seeds)), progress, "registry audits"):
             mechanism = REGISTRY[key].example()
-            x0, x1 = audit_inputs(key, mechanism)
+            x0, x1 = _audit_inputs(key, mechanism)
             result = run_audit(
-                audit_client(mechanism),
+                _audit_client(mechanism),
                 x0,
                 x1,
                 n_trials=n_trials,
@@ -245,12 +241,12 @@ def epsilon_lb_curve(
             "chunk_size", chunk_size, f"≥ max(n_grid) / MAX_CHUNKS = {n_grid.max() / MAX_CHUNKS:g}"
         )
     mechanism = REGISTRY[key].example()
-    x0, x1 = audit_inputs(key, mechanism)
+    x0, x1 = _audit_inputs(key, mechanism)
     pairs = list(zip(n_grid, np.random.SeedSequence(seed).spawn(n_grid.size)))
     with sweep_session(n_jobs=n_jobs, dask_address=dask_address, dask_client=dask_client) as where:
         results = [
             run_audit(
-                audit_client(mechanism),
+                _audit_client(mechanism),
                 x0,
                 x1,
                 n_trials=int(n),

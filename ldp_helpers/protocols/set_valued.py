@@ -116,7 +116,7 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
     return out
 
 
-def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarray]:
+def _flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarray]:
     """Validate per-user item sets over [0, d): return (all items, concatenated; each set's size).
 
     Each set is made duplicate-free (a set); empty sets are allowed, an empty list of users is not.
@@ -173,7 +173,7 @@ def flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndarr
 
 @dataclass(frozen=True)
 class FlatSets:
-    """Per-user sets over [0, d), validated and flattened once by :func:`flatten_sets`: the miners accept it in
+    """Per-user sets over [0, d), validated and flattened once by :func:`_flatten_sets`: the miners accept it in
     place of the list of sets, so that repeated surveys of the same users do not re-validate n arrays.
 
     ``items`` holds the sets one after the other, ``sizes`` each set's size, ``owner`` each item's user.
@@ -191,7 +191,7 @@ class FlatSets:
 
     def __post_init__(self):
         object.__setattr__(self, "d", check_int("d", self.d, low=1))
-        items, sizes = flatten_sets(self.sets, self.d)
+        items, sizes = _flatten_sets(self.sets, self.d)
         object.__setattr__(self, "items", items)
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "owner", np.repeat(np.arange(sizes.size), sizes))
@@ -199,7 +199,7 @@ class FlatSets:
 
 def flat_population(sets, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(items, sizes, owner)`` of the users' sets (:class:`FlatSets`' arrays): a FlatSets over the same d as
-    it is, any other sequence of sets through :func:`flatten_sets`.
+    it is, any other sequence of sets through :func:`_flatten_sets`.
 
     References
     ----------
@@ -209,7 +209,7 @@ def flat_population(sets, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if sets.d != check_int("d", d, low=1):
             fail("d", d, f"the d = {sets.d} of the FlatSets given as the sets")
         return sets.items, sets.sizes, sets.owner
-    items, sizes = flatten_sets(sets, d)
+    items, sizes = _flatten_sets(sets, d)
     return items, sizes, np.repeat(np.arange(sizes.size), sizes)
 
 
@@ -299,7 +299,7 @@ class PSFO(Mechanism):
         return self.protocol == "GRR" or self.d >= self.ell
 
     def _truth(self, truth):
-        return flatten_sets(truth, self.d, "truth")
+        return _flatten_sets(truth, self.d, "truth")
 
     def expand(self, truth) -> list:
         """The users' sets, validated (duplicate-free arrays)."""
@@ -359,7 +359,7 @@ class PSFO(Mechanism):
         ----------
         [wang2018svim] (PSFO); [qin2016] (sampling randomizer).
         """
-        items, sizes = flatten_sets(values, self.d, "values")
+        items, sizes = _flatten_sets(values, self.d, "values")
         rng = check_rng(rng)
         return self.oracle.perturb(
             pad_and_sample(np.split(items, np.cumsum(sizes)[:-1]), self.d, self.ell, rng=rng),

@@ -116,7 +116,7 @@ class CategoryCounts:
 # ----------------------------------------------------------------- Dataset 2: raw clickstream
 
 
-def sha256_of(path) -> str:
+def _sha256_of(path) -> str:
     """Hex sha256 of a file (streamed, not read into memory at once)."""
     with check_regular_file("path", path).open(
         "rb"
@@ -256,7 +256,7 @@ def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True
         )
     if (
         check_bool("verify_checksum", verify_checksum)
-        and (digest := sha256_of(path)) != CLICKSTREAM_SHA256
+        and (digest := _sha256_of(path)) != CLICKSTREAM_SHA256
     ):
         raise ValueError(
             f"{path} is not the unmodified UCI clickstream file (wrong, truncated or edited): sha256 must "

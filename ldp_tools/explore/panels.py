@@ -362,7 +362,7 @@ SHOWN = {
 }
 
 
-def shown_keys(shown: str) -> tuple[str, ...]:
+def _shown_keys(shown: str) -> tuple[str, ...]:
     """The oracles whose curves the privacy–utility panel draws for the choice ``shown`` (one of :data:`SHOWN`)."""
     shown = check_choice("shown", shown, tuple(SHOWN))
     groups = fo.oracle_groups()
@@ -431,7 +431,7 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
         "epsilon_max", epsilon_max, low=0.2, high=20.0, low_open=False, high_open=False
     )
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
-    keys = shown_keys(shown)
+    keys = _shown_keys(shown)
     shape = tuple(check_structure(structure, d).items())
     curves = _curves(d, n, epsilon_max, shape)
     best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
@@ -492,7 +492,7 @@ def privacy_utility_panel(
     [wang2017] Eq. (2), §4; [grr_vs_oue] Fig. 3.7.
     """
     structure = check_structure(structure)
-    shown_keys(shown)
+    _shown_keys(shown)
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
     fo.privacy_utility_curves(  # refuses ε ≥ ε max, or a structure beyond the ceilings at this d
         panel_keys(),

@@ -22,7 +22,7 @@ import io
 
 import numpy as np
 
-from ldp_helpers._validation import check_bool, check_instance, fail
+from ldp_helpers._validation import check_bool, fail
 from ldp_helpers.simulate.populations import CANDIDATE_SHAPES
 from ldp_tools.explore import _controls as c
 from ldp_tools.explore._widgets import (
@@ -317,11 +317,8 @@ def _draw_rappor(panel: Panel, **values) -> None:
     show_figure(panel, header, list(zip(*columns)))
 
 
-def load_counts(panel: Panel, counts, reports_per_cohort, blooms, *, f, p, q, names=None) -> None:
+def _load_counts(panel: Panel, counts, reports_per_cohort, blooms, *, f, p, q, names=None) -> None:
     """Show real aggregated counts decoded in the RAPPOR panel (the upload path): ``decode_counts`` at the panel's α."""
-    check_instance("panel", panel, Panel, "the RAPPOR panel (rappor_panel())")
-    if panel.name != "rappor":
-        fail("panel", panel.name, "the RAPPOR panel (rappor_panel())")
     values = panel.settings()
     panel.artists["upload"] = decode_counts(
         counts,
@@ -451,7 +448,7 @@ def rappor_panel(
             counts, sizes, blooms, names, (f_, p_, q_) = _read_upload(
                 {v.name: bytes(v.content) for v in upload.value}
             )
-            load_counts(panel, counts, sizes, blooms, f=f_, p=p_, q=q_, names=names)
+            _load_counts(panel, counts, sizes, blooms, f=f_, p=p_, q=q_, names=names)
             status.value = f"decoded {len(names)} candidates"
         except ValueError as err:
             status.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'

@@ -11,7 +11,7 @@ reach the server and pass its checks can run the panels.  So the server, bound t
 * requires a token (Voilà's token authentication, a fresh random one per start, printed in the URL);
   the page then keeps a login cookie, so a shared ``?view=`` link opens in the same browser, and in
   another browser the app's own login page says where the token is (the ``make explore`` output);
-* serves beside the app only the book's files (:func:`book_file`: no ``..``, no hidden file);
+* serves beside the app only the book's files (:func:`_book_file`: no ``..``, no hidden file);
 * gives every page view its own kernel and ends it with the page: the page's unload beacon shuts it
   down at once, and a kernel whose page's last websocket closed ends :data:`CLOSED_PAGE_SECONDS`
   later (a crashed tab); a kernel no page ever connected to ends after :data:`IDLE_SECONDS` idle;
@@ -87,28 +87,27 @@ def long_lived():
             gc.enable()
 
 
-def allowed_host(host, port) -> bool:
+def _allowed_host(host, port) -> bool:
     """Whether a ``Host`` header names this server by a loopback name and its port (``127.0.0.1:8866``)."""
     check_instance("host", host, str, "a Host header string")
-    port = check_int("port", port, low=1, high=65535)
     return host.lower() in {f"{name}:{port}" for name in LOOPBACK_NAMES}
 
 
-def allowed_origin(origin, port) -> bool:
+def _allowed_origin(origin, port) -> bool:
     """Whether an ``Origin`` header is this server's own loopback origin (``http://127.0.0.1:8866``)."""
     check_instance("origin", origin, str, "an Origin header string")
-    port = check_int("port", port, low=1, high=65535)
     parts = urlsplit(origin.lower())
-    return parts.scheme == "http" and not parts.path.strip("/") and allowed_host(parts.netloc, port)
+    return (
+        parts.scheme == "http" and not parts.path.strip("/") and _allowed_host(parts.netloc, port)
+    )
 
 
-def book_file(path) -> bool:
+def _book_file(path) -> bool:
     """Whether a ``/voila/files/`` path (URL-decoded, relative to ROOT) names a file of the book.
 
     Only ``build/book/`` followed by plain segments: no ``.``/``..`` segment, no hidden file, no empty
     segment (``//``), no backslash, no percent sign (a second decoding), no drive or scheme.
     """
-    check_instance("path", path, str, "a URL path string")
     return re.fullmatch(rf"{BOOK}/(?:{_SEGMENT}/)*{_SEGMENT}", path) is not None
 
 
@@ -134,12 +133,12 @@ def refusal(
     pages = check_int("pages", pages, low=0)
     max_pages = check_int("max_pages", max_pages, low=1, high=64)
     host, origin = headers.get("Host", ""), headers.get("Origin")
-    if not allowed_host(host, port):
+    if not _allowed_host(host, port):
         return (
             403,
             f"Host {host!r} is not a loopback name of this server (127.0.0.1:{port} or localhost:{port})",
         )
-    if origin is not None and not allowed_origin(origin, port):
+    if origin is not None and not _allowed_origin(origin, port):
         return 403, f"Origin {origin!r} is not this server's loopback origin"
     decoded = unquote(unquote(path))
     if "\\" in decoded or ".." in decoded.split("/"):
@@ -177,7 +176,7 @@ def _guarded_voila(max_pages: int = MAX_PAGES, retry_seconds: int = RETRY_SECOND
 
     Its handlers are Voilà's with three replaced: the page sets the ``_xsrf`` cookie (so the page's
     unload beacon, a POST, is accepted and ends the kernel at once), the file handler serves only
-    :func:`book_file` paths, and the login page is the app's own (``ldp-login.html``).
+    :func:`_book_file` paths, and the login page is the app's own (``ldp-login.html``).
     """
     import tempfile
 
@@ -211,7 +210,7 @@ def _guarded_voila(max_pages: int = MAX_PAGES, retry_seconds: int = RETRY_SECOND
 
     class BookFiles(AllowListFileHandler):
         def get_absolute_path(self, root, path):
-            if not book_file(path.replace(os.sep, "/")):
+            if not _book_file(path.replace(os.sep, "/")):
                 raise tornado.web.HTTPError(403, "not a file of the book")
             absolute = super().get_absolute_path(root, path)
             if not Path(absolute).resolve().is_relative_to((ROOT / BOOK).resolve()):
@@ -381,7 +380,7 @@ def _voila_config():
     config = Config()
     config.VoilaConfiguration.multi_kernel_manager_class = _page_kernel_manager()
     config.VoilaConfiguration.extension_denylist = list(DENYLIST)
-    # the book beside the app (each panel links its chapter); BookFiles then admits only book_file paths
+    # the book beside the app (each panel links its chapter); BookFiles then admits only _book_file paths
     config.VoilaConfiguration.file_allowlist = [f"{BOOK}/.*"]
     config.NotebookNotary.db_file = ":memory:"
     config.NotebookNotary.secret = secrets.token_bytes(32)

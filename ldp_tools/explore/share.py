@@ -1,8 +1,8 @@
 """Share a view of the explorer: the panels' settings as a short code and a URL that reproduces them.
 
 A *view* is ``{panel name: {control name: value}}`` holding every control's value in effect (defaults included).
-:func:`encode_view` turns it into a short URL-safe code (``v1.`` + base64url of raw-deflated compact JSON);
-:func:`decode_view` reads one back, refusing anything that is not such a code (too long, not
+:func:`_encode_view` turns it into a short URL-safe code (``v1.`` + base64url of raw-deflated compact JSON);
+:func:`_decode_view` reads one back, refusing anything that is not such a code (too long, not
 deflate, not JSON, not panel → control → number/text/bool) with the library's ``ValueError``.
 The app shows the code and a link ``…/?view=<code>`` to the current view (:func:`share_bar`); opening
 the link (or pasting the code) sets every listed control and every other one to its default (one code,
@@ -32,7 +32,7 @@ MAX_CODE_CHARS, MAX_JSON_BYTES = 4096, 65536
 VIEW_DEPTH = 2
 
 
-def encode_view(view) -> str:
+def _encode_view(view) -> str:
     """The short code of a view ``{panel: {control: value}}`` (values: numbers, text, booleans)."""
     _check_view(view)
     raw = json.dumps(view, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
@@ -43,9 +43,8 @@ def encode_view(view) -> str:
     ).rstrip("=")
 
 
-def decode_view(code) -> dict:
-    """The view a code of :func:`encode_view` holds; a malformed code is refused (``ValueError`` naming ``code``)."""
-    check_instance("code", code, str, "a view code (text starting with 'v1.')")
+def _decode_view(code) -> dict:
+    """The view a code of :func:`_encode_view` holds; a malformed code is refused (``ValueError`` naming ``code``)."""
     code = code.strip()
     if not code.startswith(PREFIX) or len(code) > MAX_CODE_CHARS:
         fail(
@@ -111,11 +110,11 @@ def _check_view(view, name: str = "view") -> None:
                 )
 
 
-def view_from_query(query) -> dict:
+def _view_from_query(query) -> dict:
     """The view of a URL query string (``view=<code>``; empty without one)."""
     query = check_instance("query", query if query is not None else "", str, "a URL query string")
     codes = parse_qs(query.lstrip("?")).get("view", [])
-    return decode_view(codes[-1]) if codes else {}
+    return _decode_view(codes[-1]) if codes else {}
 
 
 def _check_panels(panels) -> list:
@@ -127,7 +126,7 @@ def _check_panels(panels) -> list:
     return list(panels)
 
 
-def view_of(panels) -> dict:
+def _view_of(panels) -> dict:
     """The complete view of these panels: every control's value in effect (defaults included), by panel.
 
     A value a panel refused is not in effect (the control went back to the drawn one), so the code of
@@ -136,14 +135,13 @@ def view_of(panels) -> dict:
     return {panel.name: dict(panel.applied or panel.settings()) for panel in _check_panels(panels)}
 
 
-def apply_view(panels, view) -> list[str]:
+def _apply_view(panels, view) -> list[str]:
     """Show a view: every control it lists set, every other at its panel's default (one redraw per panel changed).
 
     So a code means one view whatever the page showed before (a code that lists only some panels or
     controls — an older, shorter code — leaves nothing of the page's state).  Returns what could not
     be set, as messages; a value a panel refuses shows the panel's message and leaves that panel as it was.
     """
-    _check_view(view)
     panels, problems = _check_panels(panels), []
     names = {panel.name for panel in panels}
     problems += [f"no panel {name!r}" for name in view if name not in names]
@@ -245,12 +243,12 @@ class _ShareBar:
         for panel in self.panels:
             for control in panel.controls.values():
                 control.observe(lambda _change: self.refresh(), names="value")
-        self._apply(lambda: view_from_query(_request_query() if query is None else query))
+        self._apply(lambda: _view_from_query(_request_query() if query is None else query))
         self.refresh()
         return self
 
     def refresh(self) -> None:
-        code = encode_view(view_of(self.panels))
+        code = _encode_view(_view_of(self.panels))
         url = _page_url(code)
         self._shown = code
         self.link.value = (
@@ -262,14 +260,14 @@ class _ShareBar:
     def _apply_code(self, change) -> None:
         if change["new"] == getattr(self, "_shown", None):
             return
-        self._apply(lambda: decode_view(change["new"]))
+        self._apply(lambda: _decode_view(change["new"]))
 
     def _apply(self, read_view) -> None:
         """Apply the view ``read_view()`` gives; say what could not be applied, or why it is refused."""
         from ldp_tools.explore._widgets import refused
 
         try:
-            problems = apply_view(self.panels, read_view())
+            problems = _apply_view(self.panels, read_view())
             self.message.value = html.escape("; ".join(problems))
         except ValueError as err:
             self.message.value = refused(str(err))

@@ -179,11 +179,9 @@ class MShotCurves(NamedTuple):
     c_star: float  # argmax g ≈ 0.574
 
 
-def m_grid(epsilon, n_rounds, size: int = N_MS) -> np.ndarray:
+def _m_grid(epsilon, n_rounds, size: int = N_MS) -> np.ndarray:
     """About ``size`` values of m in [1, T], log-spaced, always with 1, T, m* and its neighbours."""
-    n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
-    size = check_int("size", size, low=2)
-    star = m_star(check_epsilon(epsilon), n_rounds)
+    star = m_star(epsilon, n_rounds)
     ms = np.concatenate(
         [np.geomspace(1, n_rounds, size).round(), [star - 1, star, star + 1]]
     ).astype(np.int64)
@@ -210,12 +208,12 @@ def _chain_draws(n_rounds: int, m: int, n_users: int, n_draws: int) -> float:
 def _m_shot_work(epsilon, n_rounds, n_users, n_draws) -> float:
     """The m-shot panel's work in binomial draws of the chain, for validated arguments (a cost model).
 
-    Per m of :func:`m_grid` below T: T rounds of the chain's loop (:data:`M_SHOT_ROUND_WORK` each)
+    Per m of :func:`_m_grid` below T: T rounds of the chain's loop (:data:`M_SHOT_ROUND_WORK` each)
     and its binomials (:func:`_chain_draws`, which widen with N, T and m); per m: T·n_draws reports
     (:data:`M_SHOT_REPORT_WORK` each).  Within 20 % of the measured CPU time from T = 200 to 5000,
     N = 10 to 10⁹ and 1 to 1000 surveys (above it, by up to 60 %, at N·n_draws below 10⁴).
     """
-    ms = m_grid(epsilon, n_rounds)
+    ms = _m_grid(epsilon, n_rounds)
     chain = sum(
         M_SHOT_ROUND_WORK * n_rounds + _chain_draws(n_rounds, int(m), n_users, n_draws)
         for m in ms
@@ -295,7 +293,7 @@ def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MS
     n_draws = check_int("n_draws", n_draws, low=1, high=MAX_M_SHOT_DRAWS)
     seed = check_int("seed", seed, low=0)
     _check_m_shot_work(epsilon, n_rounds, n_users, n_draws)
-    ms = m_grid(epsilon, n_rounds)
+    ms = _m_grid(epsilon, n_rounds)
     truth = _ramp(n_users, n_rounds, seed).fractions()
     f = np.array(
         [

@@ -157,7 +157,7 @@ class Claim:
         display({"text/plain": self.summary(), "text/markdown": markdown_table([self])}, raw=True)
 
 
-def stability_mark(stability: str) -> str:
+def _stability_mark(stability: str) -> str:
     """The compact form of a ``stability`` cell for rendered tables: ``det.``, ``stable ×N``, ``**fragile**: …``."""
     if not isinstance(stability, str) or not _STABILITY.match(stability):
         raise ValueError(
@@ -179,7 +179,7 @@ def markdown_table(rows) -> str:
     for r in rows:
         verdict = r.verdict if r.verdict == "reproduced" else f"**{r.verdict}**"
         cells = [verdict if column == "verdict" else getattr(r, column) for column in SHOWN]
-        cells += [stability_mark(r.stability)] * with_stability
+        cells += [_stability_mark(r.stability)] * with_stability
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 

@@ -115,10 +115,10 @@ def load_claim_texts(notebook: str) -> dict[str, ClaimText] | None:
     path = spec_path(notebook)
     if not path.exists():
         return None
-    return parse_claim_texts(path)
+    return _parse_claim_texts(path)
 
 
-def parse_claim_texts(path) -> dict[str, ClaimText]:
+def _parse_claim_texts(path) -> dict[str, ClaimText]:
     """Read and check a claims file, all or nothing (ValueError naming the file and the entry)."""
     import yaml
 

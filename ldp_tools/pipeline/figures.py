@@ -20,7 +20,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ldp_helpers._validation import check_int
 from ldp_tools.pipeline import paths
 
 STYLE_FILE = Path(__file__).with_name("ldp.mplstyle")
@@ -32,15 +31,14 @@ _PDF_METADATA = {"CreationDate": None, "Creator": None, "Producer": None}
 PLOT_BITS = 36
 
 
-def round_to_bits(values, bits: int = PLOT_BITS):
+def _round_to_bits(values, bits: int = PLOT_BITS):
     """Floats rounded to ``bits`` significant bits (exactly: frexp/ldexp); other values unchanged.
 
     Two inputs that differ only in their last bits give the same output (unless they straddle a
     rounding boundary, a chance of about 2^(bits−52) per value).
     """
-    check_int("bits", bits, low=1, high=52)
     if isinstance(values, np.ma.MaskedArray):
-        return np.ma.array(round_to_bits(values.data, bits), mask=values.mask)
+        return np.ma.array(_round_to_bits(values.data, bits), mask=values.mask)
     a = np.asarray(values)
     if a.dtype.kind != "f" or a.size == 0:
         return values
@@ -50,7 +48,7 @@ def round_to_bits(values, bits: int = PLOT_BITS):
 
 
 def _round_plotted_coordinates(fig) -> None:
-    """Round the data of lines, collections and patches and the axis limits (:func:`round_to_bits`), in place."""
+    """Round the data of lines, collections and patches and the axis limits (:func:`_round_to_bits`), in place."""
     from matplotlib.collections import Collection
     from matplotlib.lines import Line2D
     from matplotlib.patches import Polygon, Rectangle
@@ -60,26 +58,26 @@ def _round_plotted_coordinates(fig) -> None:
         for artist in ax.get_children():
             if isinstance(artist, Line2D):
                 artist.set_data(
-                    round_to_bits(artist.get_xdata(orig=True)),
-                    round_to_bits(artist.get_ydata(orig=True)),
+                    _round_to_bits(artist.get_xdata(orig=True)),
+                    _round_to_bits(artist.get_ydata(orig=True)),
                 )
             elif isinstance(artist, Rectangle) and artist is not ax.patch:
                 bounds = [artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height()]
-                artist.set_bounds(*round_to_bits(np.array(bounds, dtype=float)))
+                artist.set_bounds(*_round_to_bits(np.array(bounds, dtype=float)))
             elif isinstance(artist, Polygon):
-                artist.set_xy(round_to_bits(np.asarray(artist.get_xy(), dtype=float)))
+                artist.set_xy(_round_to_bits(np.asarray(artist.get_xy(), dtype=float)))
             elif isinstance(artist, Collection):
                 offsets = artist.get_offsets()
                 if np.size(offsets):
-                    artist.set_offsets(round_to_bits(np.asarray(offsets, dtype=float)))
+                    artist.set_offsets(_round_to_bits(np.asarray(offsets, dtype=float)))
                 paths = artist.get_paths()
                 if isinstance(paths, list):
                     for i, path in enumerate(paths):
                         if np.asarray(path.vertices).dtype.kind == "f":
-                            paths[i] = MplPath(round_to_bits(path.vertices), path.codes)
+                            paths[i] = MplPath(_round_to_bits(path.vertices), path.codes)
         for axis, get, set_ in (("x", ax.get_xlim, ax.set_xlim), ("y", ax.get_ylim, ax.set_ylim)):
             if getattr(ax, f"get_{axis}scale")() in ("linear", "log"):
-                low, high = round_to_bits(np.array(get(), dtype=float))
+                low, high = _round_to_bits(np.array(get(), dtype=float))
                 set_(low, high, auto=None)
 
 

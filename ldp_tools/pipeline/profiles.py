@@ -68,7 +68,7 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
-def check_parameters(stem: str, parameters: dict, *, where: str = "parameters") -> dict:
+def _check_parameters(stem: str, parameters: dict, *, where: str = "parameters") -> dict:
     """Parameters for a notebook, as data: each name declared in its ``parameters`` cell, each value
     a plain literal (bool, int, float, text, or a list of numbers or text) of its default's kind.
 
@@ -77,10 +77,6 @@ def check_parameters(stem: str, parameters: dict, *, where: str = "parameters") 
     values with ``repr``, which for these types is a literal that evaluates back to the same value.
     ``where`` names the source in messages (a profile file and notebook, or ``parameters``).
     """
-    if not isinstance(parameters, dict):
-        raise TypeError(
-            f"{where}: parameters must be a dict of parameter -> value; got {type(parameters).__name__}"
-        )
     declared = notebook_parameters(stem)
     checked = {}
     for name, value in parameters.items():
@@ -123,7 +119,7 @@ def check_parameters(stem: str, parameters: dict, *, where: str = "parameters") 
 
 
 def parameters_source(parameters: dict) -> str:
-    """The injected-parameters cell for :func:`check_parameters`' result: one ``name = literal`` line each.
+    """The injected-parameters cell for :func:`_check_parameters`' result: one ``name = literal`` line each.
 
     Each literal is ``repr(value)``, checked to evaluate back to the value (``ast.literal_eval``).
     """
@@ -154,7 +150,7 @@ ROBUSTNESS_KEY = "robustness_seeds"
 
 def robustness_seeds(name: str) -> list[int]:
     """The profile's ``robustness_seeds`` (distinct integers ≥ 0), or [] when it lists none."""
-    path = profile_path(name)
+    path = _profile_path(name)
     raw, lines = _read_yaml(path)
     seeds = raw.get(ROBUSTNESS_KEY, []) if isinstance(raw, dict) else []
     where = f"{path.name}:{lines.get(ROBUSTNESS_KEY, '?')}"
@@ -175,7 +171,7 @@ def load_profile(name: str) -> dict[str, dict]:
 
     Returns a mapping ``stem -> {parameter: value}`` with an entry for every notebook.
     """
-    path = profile_path(name)
+    path = _profile_path(name)
     raw, lines = _read_yaml(path)
     if not isinstance(raw, dict):
         raise ValueError(f"{path.name}: must be a mapping from notebook name to parameters")
@@ -199,13 +195,13 @@ def load_profile(name: str) -> dict[str, dict]:
                 f"{path.name}:{lines.get((stem, empty[0]), '?')}: parameter {empty[0]} of {stem} has no value "
                 "(a truncated or garbled profile?)"
             )
-        profile[stem] = check_parameters(
+        profile[stem] = _check_parameters(
             stem, params, where=f"{path.name}:{lines.get(stem, '?')} ({stem})"
         )
     return profile
 
 
-def profile_path(name: str) -> Path:
+def _profile_path(name: str) -> Path:
     """``notebooks/profiles/<name>.yaml`` for a profile that exists (no other path can be named)."""
     valid = profile_names()
     if not isinstance(name, str) or name not in valid:

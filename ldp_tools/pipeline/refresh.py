@@ -51,12 +51,8 @@ def _coalesce_streams(outputs: list) -> list:
     return merged
 
 
-def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def _strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Drop timings, ids, version strings and widget views, merge split stream chunks; keep outputs and execution counts."""
-    if not isinstance(nb, nbformat.NotebookNode) or "cells" not in nb:
-        raise TypeError(
-            f"nb must be an nbformat NotebookNode (nbformat.read(...)); got {type(nb).__name__}"
-        )
     nb.metadata = nbformat.from_dict(
         {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
     )
@@ -74,7 +70,7 @@ def strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def build_from_script(stem: str) -> nbformat.NotebookNode:
+def _build_from_script(stem: str) -> nbformat.NotebookNode:
     """The notebook as written in ``notebooks/<stem>.py`` (no outputs)."""
     paths.check_notebook_stem(stem, "stem")
     nb = jupytext.read(paths.NOTEBOOKS_DIR / f"{stem}.py", fmt="py:percent")
@@ -86,7 +82,7 @@ def build_from_script(stem: str) -> nbformat.NotebookNode:
 
 def refresh(stem: str, *, timeout: int = 600) -> None:
     check_int("timeout", timeout, low=1, high=24 * 3600)
-    nb = build_from_script(stem)
+    nb = _build_from_script(stem)
     NotebookClient(
         nb,
         timeout=timeout,
@@ -98,7 +94,7 @@ def refresh(stem: str, *, timeout: int = 600) -> None:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 raise RuntimeError(f"{stem}: a cell raised {output.ename}: {output.evalue}")
-    nbformat.write(strip_volatile(nb), paths.NOTEBOOKS_DIR / f"{stem}.ipynb")
+    nbformat.write(_strip_volatile(nb), paths.NOTEBOOKS_DIR / f"{stem}.ipynb")
 
 
 def main(argv=None) -> int:

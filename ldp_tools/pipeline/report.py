@@ -15,7 +15,6 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from ldp_helpers._validation import check_choice
 from ldp_tools.pipeline import paths
@@ -50,7 +49,7 @@ class NotebookClaims:
         return kinds["stable"] + kinds["fragile"], kinds["fragile"]
 
 
-def paper_stems() -> list[str]:
+def _paper_stems() -> list[str]:
     """The per-paper notebooks (every executed ``.ipynb`` except the report itself)."""
     return [
         s
@@ -59,21 +58,9 @@ def paper_stems() -> list[str]:
     ]
 
 
-def _executed(stem) -> Path:
-    """``notebooks/<stem>.ipynb`` of an executed notebook, else ValueError naming ``stem``."""
-    path = paths.NOTEBOOKS_DIR / f"{stem}.ipynb" if isinstance(stem, str) and stem else None
-    if path is None or "/" in stem or not path.exists():
-        raise ValueError(
-            f"stem={stem!r:.80} names no executed notebook under {paths.NOTEBOOKS_DIR} "
-            f"(stem must be one of {paper_stems()})"
-        )
-    return path
-
-
-def notebook_title(stem: str) -> str:
+def _notebook_title(stem: str) -> str:
     """The first Markdown heading of a notebook (its paper's title as the notebook states it)."""
-    path = _executed(stem)
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = json.loads((paths.NOTEBOOKS_DIR / f"{stem}.ipynb").read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
             for line in "".join(cell["source"]).splitlines():
@@ -85,10 +72,10 @@ def notebook_title(stem: str) -> str:
 def collect_claims() -> list[NotebookClaims]:
     """Each paper notebook's claims from its committed ``claims.csv`` (missing file: no claims)."""
     out = []
-    for stem in paper_stems():
+    for stem in _paper_stems():
         path = paths.published_figures_dir() / stem / "claims.csv"
         rows = tuple(read_claims_csv(path)) if path.exists() else ()
-        out.append(NotebookClaims(stem, notebook_title(stem), rows))
+        out.append(NotebookClaims(stem, _notebook_title(stem), rows))
     return out
 
 
@@ -102,16 +89,14 @@ def _check_collected(collected) -> list:
     return list(collected)
 
 
-def figure_files(stem: str) -> list[str]:
+def _figure_files(stem: str) -> list[str]:
     """Repository-relative paths of a notebook's PNG figures, sorted."""
-    _executed(stem)
     folder = paths.published_figures_dir() / stem
     return sorted(p.relative_to(paths.REPO_ROOT).as_posix() for p in folder.glob("*.png"))
 
 
-def summary_markdown(collected: list[NotebookClaims]) -> str:
+def _summary_markdown(collected: list[NotebookClaims]) -> str:
     """The summary table: per notebook, claims per verdict and independent paper errors per severity, with links."""
-    collected = _check_collected(collected)
     head = (
         "| notebook | paper | claims | "
         + " | ".join(VERDICTS)
@@ -124,7 +109,7 @@ def summary_markdown(collected: list[NotebookClaims]) -> str:
         lines.append(
             f"| [`{nb.stem}`](notebooks/{nb.stem}.ipynb) | {nb.title} | "
             + " | ".join(map(str, _cells(nb)))
-            + f" | [{len(figure_files(nb.stem))} figures](figures/{nb.stem}/) |"
+            + f" | [{len(_figure_files(nb.stem))} figures](figures/{nb.stem}/) |"
         )
     tot = (
         [sum(column) for column in zip(*map(_cells, collected))]
@@ -152,12 +137,11 @@ def _cells(nb: NotebookClaims) -> list[int]:
     )
 
 
-def thumbnails_markdown(collected: list[NotebookClaims]) -> str:
+def _thumbnails_markdown(collected: list[NotebookClaims]) -> str:
     """One row of thumbnails per notebook, each linking to the full-size figure."""
-    collected = _check_collected(collected)
     blocks = []
     for nb in collected:
-        files = figure_files(nb.stem)
+        files = _figure_files(nb.stem)
         if not files:
             continue
         imgs = " ".join(
@@ -251,19 +235,19 @@ def claims_markdown(nb: NotebookClaims) -> str:
     )
 
 
-def generated_section() -> str:
+def _generated_section() -> str:
     collected = collect_claims()
     return "\n".join(
-        [BEGIN, "", summary_markdown(collected), "", thumbnails_markdown(collected), "", END]
+        [BEGIN, "", _summary_markdown(collected), "", _thumbnails_markdown(collected), "", END]
     )
 
 
-def render_readme(text: str) -> str:
+def _render_readme(text: str) -> str:
     """README text with its generated section replaced by the current one."""
     start, stop = text.find(BEGIN), text.find(END)
     if start < 0 or stop < start:
         raise ValueError("README.md must contain the generated-section markers (BEGIN ... END)")
-    return text[:start] + generated_section() + text[stop + len(END) :]
+    return text[:start] + _generated_section() + text[stop + len(END) :]
 
 
 def main(argv=None) -> int:
@@ -276,7 +260,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     readme = paths.REPO_ROOT / "README.md"
     current = readme.read_text(encoding="utf-8")
-    fresh = render_readme(current)
+    fresh = _render_readme(current)
     if args.check:
         if fresh != current:
             print(

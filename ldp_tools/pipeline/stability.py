@@ -36,16 +36,8 @@ def _check_rows(name: str, rows) -> list[Claim]:
     return rows
 
 
-def stability_label(row: Claim, reseeded: dict) -> str:
+def _stability_label(row: Claim, reseeded: dict) -> str:
     """The ``stability`` of one row given the same row under other seeds (``{seed: Claim}``)."""
-    if not isinstance(row, Claim):
-        fail_type("row", row, "a Claim")
-    if not isinstance(reseeded, dict) or not reseeded:
-        fail_type(
-            "reseeded",
-            reseeded,
-            "a non-empty dict of seed -> Claim (the row under each other seed)",
-        )
     for seed, other in reseeded.items():
         if (
             isinstance(seed, bool)
@@ -101,7 +93,7 @@ def with_stability(rows, reseeded: dict, *, seed_free=frozenset()) -> list[Claim
     labelled = []
     for row in rows:
         found = {s: run[row.id] for s, run in runs.items() if row.id in run}
-        label = stability_label(row, found) if found else "deterministic"
+        label = _stability_label(row, found) if found else "deterministic"
         if row.id in seed_free and label != "deterministic":
             raise ValueError(
                 f"row {row.id} is stated in a cell tagged seed-free, but it moves with the seed "

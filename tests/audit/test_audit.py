@@ -18,12 +18,12 @@ from ldp_helpers.audit.auditor import (
 from ldp_helpers.audit.events import (
     MAX_OUTCOMES,
     Event,
+    _candidate_events,
     _distinct_rows,
     as_report_matrix,
-    candidate_events,
     choose_event,
 )
-from ldp_helpers.experiments.privacy_audit import audit_client, audit_inputs, registry_audits
+from ldp_helpers.experiments.privacy_audit import _audit_client, _audit_inputs, registry_audits
 from ldp_helpers.mechanisms.registry import REGISTRY
 
 EPS, D = 1.0, 4
@@ -110,7 +110,7 @@ def test_never_flags_our_mechanisms(key, our_audits):
 def test_tightens_with_n_for_grr():
     m = REGISTRY["grr"].example()
     lbs = [
-        run_audit(audit_client(m), 0, 1, n_trials=n, seed=3, confidence=0.95).epsilon_lb
+        run_audit(_audit_client(m), 0, 1, n_trials=n, seed=3, confidence=0.95).epsilon_lb
         for n in (200, 2_000, 200_000)
     ]
     assert lbs[0] < lbs[1] < lbs[2] <= m.privacy_loss()
@@ -193,7 +193,7 @@ def test_choose_event_finds_the_pair_that_exposes_the_bug():
     first_real = choose_event(
         m0, m1, confidence=0.9, bound=lambda k, *a: np.where(np.arange(k.size) == 1, 0.5, np.nan)
     )
-    assert first_real == (candidate_events(m0, m1)[1], False)
+    assert first_real == (_candidate_events(m0, m1)[1], False)
     with pytest.raises(ValueError, match="one number per candidate event"):
         choose_event(m0, m1, confidence=0.9, bound=lambda *a: np.zeros(3))
 
@@ -210,7 +210,7 @@ def test_the_event_search_bounds_are_the_scalar_bounds():
 
 def test_audit_inputs_cover_every_family():
     for key, entry in REGISTRY.items():
-        x0, x1 = audit_inputs(key, entry.example())
+        x0, x1 = _audit_inputs(key, entry.example())
         assert not np.array_equal(np.asarray(x0), np.asarray(x1))
 
 

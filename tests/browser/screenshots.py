@@ -22,7 +22,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from ldp_tools.explore.share import encode_view  # noqa: E402
+from ldp_tools.explore.share import _encode_view  # noqa: E402
 
 #: extreme settings of each panel (the ends of its controls' ranges, within the work ceilings)
 EXTREMES = {
@@ -195,7 +195,7 @@ def apply(driver, view: dict, name: str) -> None:
     box = driver.find_element(By.CSS_SELECTOR, ".ldp-share-code input")
     driver.execute_script("arguments[0].scrollIntoView();", box)
     box.send_keys(Keys.CONTROL, "a")
-    box.send_keys(encode_view({name: view}), Keys.ENTER)
+    box.send_keys(_encode_view({name: view}), Keys.ENTER)
     WebDriverWait(driver, 300, poll_frequency=0.2).until(
         lambda d: (
             js_text(d, f".ldp-{name}-message")

@@ -251,22 +251,8 @@ SPECS: dict[str, Spec] = {
     "ldp_helpers.experiments.grr_vs_oue.total_variation": spec(
         frequencies=np.array([0.5, 0.5]), reference=np.array([0.25, 0.75])
     ),
-    "ldp_helpers.experiments.grr_vs_oue.squared_errors": spec(
-        protocol=GRR5, true_counts=COUNTS, n_draws=3, rng=RNG
-    ),
-    "ldp_helpers.experiments.grr_vs_oue.empirical_mse": spec(
-        protocol=GRR5, true_counts=COUNTS, n_draws=3, rng=RNG
-    ),
     "ldp_helpers.experiments.grr_vs_oue.mse_curves": spec(
         true_counts=COUNTS, epsilons=np.array([0.5, 2.0]), n_draws=3, seed=7
-    ),
-    "ldp_helpers.experiments.grr_vs_oue.reversal_frequencies": spec(
-        _huge={"surveys_per_experiment"},
-        true_counts=COUNTS,
-        epsilons=np.array([0.5, 2.0]),
-        n_draws=3,
-        surveys_per_experiment=5,
-        rng=RNG,
     ),
     "ldp_helpers.experiments.grr_vs_oue.reversal_readings": spec(
         brand_counts=np.array([[3, 1], [0, 2]]), epsilons=np.array([0.5]), n_draws=3, seed=7
@@ -275,13 +261,7 @@ SPECS: dict[str, Spec] = {
         _huge={"n_rounds"}, n_users=100, n_rounds=5, rng=RNG
     ),
     "ldp_helpers.experiments.m_shot.estimates": spec(mech=MSHOT, data=POP, rng=RNG, n_draws=3),
-    "ldp_helpers.experiments.m_shot.f_measures": spec(
-        mech=MSHOT, data=POP, theta=0.3, rng=RNG, n_draws=3
-    ),
     "ldp_helpers.experiments.m_shot.max_errors": spec(mech=MSHOT, data=POP, rng=RNG, n_draws=3),
-    "ldp_helpers.experiments.m_shot.unbiasedness_check": spec(
-        mech=MSHOT, data=POP, rng=RNG, n_draws=3
-    ),
     "ldp_helpers.experiments.m_shot.f_measure_vs_m": spec(
         _huge={"n_rounds"},
         epsilon=2.0,
@@ -291,9 +271,6 @@ SPECS: dict[str, Spec] = {
         theta=0.3,
         n_draws=3,
         rng=RNG,
-    ),
-    "ldp_helpers.experiments.m_shot.tied_with_best": spec(
-        ms=np.array([1, 2, 3]), mean=np.array([0.5, 0.6, 0.55]), se=np.array([0.01, 0.01, 0.02])
     ),
     "ldp_helpers.experiments.m_shot.peak_window": spec(
         epsilon=2.0, n_rounds=4, ms=np.array([1, 2]), n_users=100, theta=0.3, n_draws=3, rng=RNG
@@ -393,12 +370,6 @@ SPECS.update(
             rng=RNG,
             n_draws=3,
         ),
-        EG + "error_parts": spec(
-            estimates=np.array([[0.1, 0.2, 0.3, 0.4]]),
-            sampled_fractions=np.array([[0.2, 0.2, 0.3, 0.5]]),
-            true_fractions=np.array([0.25, 0.8, 0.0, 0.6]),
-        ),
-        EG + "glance_error_parts": spec(glance=GLANCE, population=POP, rng=RNG, n_draws=3),
         EG + "error_parts_curve": spec(
             population=POP, epsilons=np.array([1.0, 2.0]), rng=RNG, n_draws=3
         ),
@@ -557,9 +528,6 @@ SPECS.update(
         "ldp_helpers.simulate.streams.reference_report_rounds": spec(
             _huge={"n_users", "n_rounds"}, n_users=20, n_rounds=4, m=2, rng=RNG
         ),
-        "ldp_helpers.simulate.datasets.sha256_of": spec(
-            path="data/clickstream_trousers_counts.csv", _valid=True, _free={"path"}
-        ),
         "ldp_helpers.simulate.datasets.count_trouser_models": spec(
             path="tests/fixtures/clickstream_fabricated.csv", _free={"path"}
         ),
@@ -609,13 +577,6 @@ SPECS.update(
             how="read from the paper's Table 2", _free={"how"}
         ),
         "ldp_tools.pipeline.figures.use_style": spec(),
-        "ldp_tools.pipeline.profiles.check_parameters": spec(
-            stem="00_tutorial",
-            parameters={"seed": 3},
-            where="here",
-            _free={"where"},
-            _extra={"parameters": [{"x; import os": 1}, {"seed": b"1"}, {"seed": "1"}, [1]]},
-        ),
         "ldp_tools.pipeline.profiles.parameters_source": spec(
             parameters={"seed": 3}, _extra={"parameters": [{"a b": 1}, {"seed": object()}]}
         ),
@@ -636,12 +597,6 @@ SPECS.update(
         "ldp_tools.pipeline.claim_texts.spec_path": spec(notebook="00_tutorial"),
         "ldp_tools.pipeline.claim_texts.load_claim_texts": spec(
             notebook="00_tutorial", _finite=False
-        ),
-        "ldp_tools.pipeline.claim_texts.parse_claim_texts": spec(
-            path="notebooks/profiles/paper.yaml", _valid=False, _free={"path"}
-        ),
-        "ldp_tools.pipeline.figures.round_to_bits": spec(
-            values=np.array([0.1, 2.5]), bits=36, _free={"values"}, _extra={"bits": [0, 53]}
         ),
         "ldp_tools.pipeline.figures.figure_path": spec(
             notebook="00_tutorial",
@@ -674,9 +629,6 @@ SPECS.update(
         "ldp_tools.pipeline.profiles.profile_names": spec(),
         "ldp_tools.pipeline.profiles.notebook_parameters": spec(stem="00_tutorial"),
         "ldp_tools.pipeline.profiles.load_profile": spec(name="smoke"),
-        "ldp_tools.pipeline.profiles.profile_path": spec(name="smoke"),
-        "ldp_tools.pipeline.refresh.strip_volatile": spec(_valid=False, nb={}),
-        "ldp_tools.pipeline.refresh.build_from_script": spec(stem="00_tutorial"),
         "ldp_tools.pipeline.refresh.refresh": spec(stem="00_tutorial", timeout=60, _valid=False),
         "ldp_tools.pipeline.reproduce.kernel_config": spec(),
         "ldp_tools.pipeline.reproduce.read_timings": spec(profile_name="paper"),
@@ -684,21 +636,12 @@ SPECS.update(
             timings={}, _extra={"timings": [{"notebooks": 3}, {"a": 1}]}
         ),
         "ldp_tools.pipeline.report.run_times": spec(profile_name="paper"),
-        "ldp_tools.pipeline.report.paper_stems": spec(),
-        "ldp_tools.pipeline.report.notebook_title": spec(stem="00_tutorial"),
         "ldp_tools.pipeline.report.collect_claims": spec(),
-        "ldp_tools.pipeline.report.figure_files": spec(stem="00_tutorial"),
-        "ldp_tools.pipeline.report.summary_markdown": spec(collected=[], _valid=False),
-        "ldp_tools.pipeline.report.thumbnails_markdown": spec(collected=[], _valid=False),
         "ldp_tools.pipeline.report.summary_text": spec(collected=[], _valid=False),
         "ldp_tools.pipeline.report.claims_with_verdict": spec(
             collected=[], verdict="reproduced", _valid=False
         ),
         "ldp_tools.pipeline.report.claims_markdown": spec(nb=None, _valid=False),
-        "ldp_tools.pipeline.report.generated_section": spec(),
-        "ldp_tools.pipeline.report.render_readme": spec(
-            text="no markers", _valid=False, _free={"text"}
-        ),
     }
 )
 
@@ -868,9 +811,6 @@ SPECS.update(
                 "values": [(1.0,), (1.0, "a")],
             },
         ),
-        AU + "events.candidate_events": spec(
-            matrix0=PILOT0, matrix1=PILOT1, _extra={"matrix1": [np.zeros((4, 3)), np.zeros(4)]}
-        ),
         AU + "events.choose_event": spec(
             matrix0=PILOT0,
             matrix1=PILOT1,
@@ -961,8 +901,6 @@ SPECS.update(
         ),
         # experiments.privacy_audit (tiny sizes: these drive whole audits)
         PA + "LocalHashSupport": spec(mechanism=OLH(1.0, 4), _extra={"mechanism": [GRR3]}),
-        PA + "audit_inputs": spec(key="grr", mechanism=GRR3),
-        PA + "audit_client": spec(mechanism=GRR3),
         PA + "registry_audits": spec(
             n_trials=300,
             seed=1,
@@ -1040,43 +978,8 @@ SPECS.update(
         ),
         # experiments.peer_audit (the audits themselves run in subprocesses with the peers installed: not run here)
         PE + "reseed_globals": spec(rng=RNG),
-        PE + "reseed_numba": spec(rng=RNG, _valid=False),
         PE + "PureLdpUE": spec(epsilon=1.0, d=4, oue=True, _extra={"d": [1]}),
         PE + "MultiFreqUE": spec(epsilon=1.0, d=4, oue=True, _extra={"d": [1]}),
-        PE + "check_peer_arguments": spec(
-            epsilon=1.0,
-            d=4,
-            n_trials=50,
-            seed=1,
-            confidence=0.9,
-            n_jobs=1,
-            _huge={"n_trials"},
-            _extra={
-                "d": [1],
-                "n_trials": [0],
-                "seed": [-1],
-                "confidence": BAD_CONFIDENCE,
-                "n_jobs": [0],
-            },
-        ),
-        PE + "audit_peer_here": spec(
-            peer="pure-ldp-1.1.2",
-            epsilon=1.0,
-            d=4,
-            n_trials=50,
-            seed=1,
-            confidence=0.9,
-            n_jobs=1,
-            _valid=False,
-            _huge={"n_trials"},
-            _extra={
-                "d": [1],
-                "n_trials": [0],
-                "seed": [-1],
-                "confidence": BAD_CONFIDENCE,
-                "n_jobs": [0],
-            },
-        ),
         PE + "audit_peer": spec(
             peer="pure-ldp-1.1.2",
             epsilon=1.0,
@@ -1226,13 +1129,6 @@ SPECS.update(
             rng=RNG,
             _huge={"ell"},
             _extra={"ell": [0], "sets": [[[5]], [[0.5]], [None], ["ab"]]},
-        ),
-        PR + "set_valued.flatten_sets": spec(
-            sets=[[0, 1], [2, 1], [0, 2]],
-            d=3,
-            name="sets",
-            _free={"name"},
-            _extra={"sets": [[], [[3]], [[0.5]], [None], "ab"]},
         ),
         PR + "set_valued.FlatSets": spec(
             sets=[[0, 1], [2, 1], [0, 2]], d=3, _extra={"sets": [[], [[3]], [[0.5]], [None], "ab"]}

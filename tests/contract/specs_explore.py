@@ -2,8 +2,7 @@
 
 Merged into :data:`tests.contract.specs.SPECS` (see the end of ``specs.py``).  The panel builders make
 live widgets (``_valid=False``: their valid calls run in ``tests/explore/test_explore*.py``) and check their
-defaults with the pure functions specified here, so only the panel name of ``show_panel`` and the panel
-argument of ``load_counts`` are probed on them (every probed pair adds a parametrization).
+defaults with the pure functions specified here, so only the panel name of ``show_panel`` is probed on them (every probed pair adds a parametrization).
 """
 
 from __future__ import annotations
@@ -191,7 +190,6 @@ SPECS = {
         seed=0,
         _extra={"mu": [1.5], "n_users": [10], "n_rounds": [200_000]},
     ),
-    ST + "m_grid": spec(epsilon=5.0, n_rounds=20, size=5, _extra={"size": [1]}),
     ST + "m_shot_curves": spec(
         epsilon=4.0,
         n_rounds=8,
@@ -206,24 +204,7 @@ SPECS = {
     ESH + "shuffle_state": spec(
         n=50, epsilon0=1.0, delta=1e-6, k=3, _finite=False, _extra={"n": [401], "k": [1001]}
     ),  # NaN where a bound does not apply
-    SH + "encode_view": spec(
-        view={"playground": {"epsilon": 2.0}},
-        _extra={"view": [{"p": {"e": float("nan")}}, {"p": 1}]},
-    ),
-    SH + "decode_view": spec(
-        code=CODE, _extra={"code": ["v1.!!", "v2." + CODE[3:], "v1." + "A" * 5000, CODE[:-4]]}
-    ),
-    SH + "view_from_query": spec(query="view=" + CODE, _free={"query"}),
-    SH + "view_of": spec(panels=[]),
-    SH + "apply_view": spec(panels=[], view={"playground": {"epsilon": 2.0}}),
     SH + "share_bar": spec(),
-    SV + "allowed_host": spec(
-        host="127.0.0.1:8866", port=8866, _free={"host"}, _extra={"port": [0, 65536]}
-    ),
-    SV + "allowed_origin": spec(
-        origin="http://127.0.0.1:8866", port=8866, _free={"origin"}, _extra={"port": [0]}
-    ),
-    SV + "book_file": spec(path="build/book/index.html", _free={"path"}),
     SV + "long_lived": spec(),  # a context manager, no arguments
     SV + "refusal": spec(
         headers={"Host": "127.0.0.1:8866"},
@@ -244,7 +225,6 @@ SPECS = {
         epsilon=1.0, d=5, n=100, _valid=False, _free=PANELS
     ),
     "ldp_tools.explore.panels.show_panel": spec(name="playground", _valid=False),
-    "ldp_tools.explore.panels.shown_keys": spec(shown="few"),
     "ldp_tools.explore.paper_panels.continual_panel": spec(
         mu=0.5, n_users=2000, n_rounds=4, _valid=False, _free=PANELS
     ),
@@ -254,17 +234,6 @@ SPECS = {
     "ldp_tools.explore.rappor_panel.rappor_panel": spec(**RAPPOR, _valid=False, _free=PANELS),
     "ldp_tools.explore.shuffle_panel.shuffle_panel": spec(
         n=50, epsilon0=1.0, delta=1e-6, k=2, _valid=False, _free=PANELS
-    ),
-    "ldp_tools.explore.rappor_panel.load_counts": spec(
-        panel=None,
-        counts=BIT_COUNTS,
-        reports_per_cohort=REPORTS,
-        blooms=BLOOMS,
-        f=0.5,
-        p=0.25,
-        q=0.75,
-        _valid=False,
-        _free={"counts", "reports_per_cohort", "blooms", "f", "p", "q"},
     ),
 }
 

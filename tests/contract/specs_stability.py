@@ -37,11 +37,9 @@ A, B = (
 )
 
 SPECS = {
-    P + "stability.stability_label": spec(row=ROW, reseeded={101: MOVED}),
     P + "stability.with_stability": spec(rows=[ROW], reseeded={101: [MOVED], 202: [ROW]}),
     P + "stability.stability_counts": spec(rows=[ROW]),
     P + "claim_rows.claims_csv": spec(rows=[ROW]),
-    P + "claim_rows.stability_mark": spec(stability="stable over 4 seeds"),
     P + "profiles.robustness_seeds": spec(name="paper"),
     P + "report.fragile_claims": spec(collected=[], _valid=False),
     "ldp_helpers.experiments.tutorial_protocols.pooled_margin": spec(

@@ -113,10 +113,10 @@ def test_names_cannot_leave_the_notebooks_folder(sandbox, name, capsys):
     assert "unknown notebook(s)" in capsys.readouterr().err  # the runners' one selection rule
     for call in (
         lambda: paths.check_notebook_stem(name),
-        lambda: profiles.profile_path(name),
+        lambda: profiles._profile_path(name),
         lambda: profiles.notebook_parameters(name),
         lambda: figures.figure_path("20_writes_and_passes", name),
-        lambda: refresh.build_from_script(name),
+        lambda: refresh._build_from_script(name),
     ):
         with pytest.raises(ValueError):
             call()

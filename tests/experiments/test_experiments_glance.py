@@ -160,12 +160,12 @@ def test_sparse_round_tail_is_the_binomial_tail_of_the_rr_error():
 
 
 def test_public_drivers_equal_their_unchecked_cores():
-    """error_parts_curve row i = glance_error_parts at ε_i; exceedance = the share of error_curve's surveys above the bound."""
+    """error_parts_curve row i = _glance_error_parts at ε_i; exceedance = the share of error_curve's surveys above the bound."""
     pop, eps = constant_population(0.3, 2000, 20), np.array([1.0, 3.0])
     curve = runs.error_parts_curve(pop, eps, rng=np.random.default_rng(4), n_draws=30)
     same = np.random.default_rng(4)
     for i, e in enumerate(eps):
-        one = runs.glance_error_parts(Glance(float(e), 20), pop, rng=same, n_draws=30)
+        one = runs._glance_error_parts(Glance(float(e), 20), pop, rng=same, n_draws=30)
         assert all(np.array_equal(curve[k][i], one[k]) for k in one)
     errs = runs.error_curve(Harmony, pop, eps, rng=np.random.default_rng(6), n_draws=40)
     probs = runs.exceedance_probabilities(

@@ -21,14 +21,14 @@ from ldp_helpers.bounds.grr_vs_oue import (
 from ldp_helpers.estimation.postprocessing import clip_and_renormalize
 from ldp_helpers.experiments.grr_vs_oue import (
     ReversalReadings,
-    empirical_mse,
+    _empirical_mse,
+    _reversal_frequencies,
+    _squared_errors,
     mse_curves,
     per_user_estimates,
     perturbed_example,
     perturbed_examples,
-    reversal_frequencies,
     reversal_readings,
-    squared_errors,
     support_tails,
     total_variation,
     worked_examples,
@@ -162,7 +162,7 @@ def test_mse_curves_are_deterministic_and_stream_separated():
 def test_empirical_mse_validates_n_draws(rng):
     """n_draws < 1 is refused with a message naming it."""
     with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 10000000\]; got 0"):
-        empirical_mse(GRR(1.0, 5), SKEWED, n_draws=0, rng=rng)
+        _empirical_mse(GRR(1.0, 5), SKEWED, n_draws=0, rng=rng)
 
 
 def test_perturbed_examples_run_both_protocols_on_one_stream():
@@ -240,8 +240,8 @@ def test_mse_ratio_and_missing_crossover():
 def test_clipped_squared_errors_are_those_of_the_clipped_estimates_of_the_same_surveys():
     """``clip=True`` clips and rescales each survey's estimates (same draws), which changes the MSE."""
     oue = OUE(0.5, 5)
-    raw = squared_errors(oue, SKEWED, n_draws=400, rng=np.random.default_rng(4))
-    clipped = squared_errors(oue, SKEWED, n_draws=400, rng=np.random.default_rng(4), clip=True)
+    raw = _squared_errors(oue, SKEWED, n_draws=400, rng=np.random.default_rng(4))
+    clipped = _squared_errors(oue, SKEWED, n_draws=400, rng=np.random.default_rng(4), clip=True)
     n = SKEWED.sum()
     estimates = oue.estimate(
         oue.sample_aggregate(SKEWED, rng=np.random.default_rng(4), n_draws=400), n
@@ -249,7 +249,7 @@ def test_clipped_squared_errors_are_those_of_the_clipped_estimates_of_the_same_s
     by_hand = [np.mean((clip_and_renormalize(e, n) - SKEWED) ** 2) / n**2 for e in estimates]
     assert np.allclose(clipped, by_hand, rtol=1e-12) and not np.allclose(clipped, raw)
     with pytest.raises(ValueError, match="clip must be"):
-        reversal_frequencies(SKEWED, [1.0], n_draws=3, rng=np.random.default_rng(1), clip=1)
+        _reversal_frequencies(SKEWED, [1.0], n_draws=3, rng=np.random.default_rng(1), clip=1)
 
 
 def test_reversal_frequencies_at_clear_cut_budgets():
@@ -257,19 +257,19 @@ def test_reversal_frequencies_at_clear_cut_budgets():
     d43 = flat_counts(2000, 43)
     assert mse_ratio(SKEWED, [4.0])[0] < 0.2 and mse_ratio(d43, [0.5])[0] > 5
     assert (
-        reversal_frequencies(
+        _reversal_frequencies(
             SKEWED, [4.0], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1)
         )[0]
         == 0.0
     )
     assert (
-        reversal_frequencies(
+        _reversal_frequencies(
             d43, [0.5], n_draws=30, surveys_per_experiment=20, rng=np.random.default_rng(1)
         )[0]
         == 1.0
     )
     a, b = (
-        reversal_frequencies(
+        _reversal_frequencies(
             SKEWED, [0.05, 0.1], n_draws=10, surveys_per_experiment=5, rng=np.random.default_rng(2)
         )
         for _ in range(2)
@@ -277,17 +277,17 @@ def test_reversal_frequencies_at_clear_cut_budgets():
     assert np.array_equal(a, b) and a.shape == (2,)
     # 100 surveys per experiment (the default): n_draws ≤ 10^7 / 100
     with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 100000\]; got 0"):
-        reversal_frequencies(SKEWED, [1.0], n_draws=0, rng=np.random.default_rng(1))
+        _reversal_frequencies(SKEWED, [1.0], n_draws=0, rng=np.random.default_rng(1))
     with pytest.raises(
         ValueError, match=r"surveys_per_experiment must be an integer in \[1, 10000000\]; got 0"
     ):
-        reversal_frequencies(
+        _reversal_frequencies(
             SKEWED, [1.0], n_draws=3, surveys_per_experiment=0, rng=np.random.default_rng(1)
         )
 
 
 def test_reversal_readings_draw_each_reading_as_documented_and_pool_the_brands():
-    """The unbiased reading is reversal_frequencies on all answers (the rows summed) from the seed's own
+    """The unbiased reading is _reversal_frequencies on all answers (the rows summed) from the seed's own
     stream; the clipped ones clip, from the seed's children (the clipped reading's first, then one per
     brand, then one per brand ×3 for the scaled reading), the brands' shares averaged and their
     experiments pooled."""
@@ -298,7 +298,7 @@ def test_reversal_readings_draw_each_reading_as_documented_and_pool_the_brands()
 
     def shares(counts, s, clip):
         rng = np.random.default_rng(s)
-        return reversal_frequencies(counts, eps, n_draws=20, rng=rng, clip=clip)
+        return _reversal_frequencies(counts, eps, n_draws=20, rng=rng, clip=clip)
 
     assert list(got.shares) == [
         "unbiased",
@@ -366,7 +366,7 @@ def test_reversal_readings_gap_se_and_refusals():
     with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 50000\]; got 50001"):
         reversal_readings(np.array([[3, 1], [1, 2]]), [0.5], n_draws=50_001, seed=1)
     with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 2000\]; got 2001"):
-        reversal_frequencies(SKEWED, [0.5], n_draws=2001, surveys_per_experiment=5000, rng=None)
+        _reversal_frequencies(SKEWED, [0.5], n_draws=2001, surveys_per_experiment=5000, rng=None)
 
 
 def test_per_user_estimates_shape_and_validation(rng):
@@ -538,13 +538,13 @@ def test_squared_error_variance_matches_enumeration(cls):
 def test_empirical_mse_matches_exact_mse(cls, rng):
     """Per-run MSEs average to the exact MSE within 5 SEs of the exact per-run variance; a 5 % bias fails."""
     protocol, n, runs = cls(0.8, 5), 70, 20_000
-    samples = squared_errors(
+    samples = _squared_errors(
         protocol, SKEWED, n_draws=runs, rng=rng
     )  # one MSE per survey, one batched call
-    assert empirical_mse(
+    assert _empirical_mse(
         protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3)
     ) == pytest.approx(
-        np.mean(squared_errors(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3))),
+        np.mean(_squared_errors(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3))),
         rel=1e-12,
     )
     mse = theoretical_mse(protocol, SKEWED)
@@ -597,12 +597,12 @@ def test_a_single_value_histogram_is_refused_naming_true_counts():
 
 
 def test_the_experiments_refuse_a_single_value_histogram_naming_true_counts():
-    """perturbed_examples, mse_curves and reversal_frequencies refused d = 1 as "d must be …" (GRR's own)."""
+    """perturbed_examples, mse_curves and _reversal_frequencies refused d = 1 as "d must be …" (GRR's own)."""
     rng = np.random.default_rng(0)
     for call in (
         lambda: perturbed_examples([5], 1.0, rng=rng),
         lambda: mse_curves([5], [1.0], n_draws=2, seed=0),
-        lambda: reversal_frequencies([5], [1.0], n_draws=2, rng=rng),
+        lambda: _reversal_frequencies([5], [1.0], n_draws=2, rng=rng),
     ):
         with pytest.raises(ValueError, match="true_counts must be counts over d ≥ 2 values"):
             call()

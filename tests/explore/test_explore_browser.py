@@ -53,7 +53,7 @@ from browser.explorer import (  # noqa: E402
 from browser.harness import chromium  # noqa: E402
 
 from ldp_tools.explore._widgets import BUSY  # noqa: E402
-from ldp_tools.explore.share import decode_view, encode_view  # noqa: E402
+from ldp_tools.explore.share import _decode_view, _encode_view  # noqa: E402
 
 SHOTS = ROOT / "build" / "explorer-screenshots"
 #: the first panel must show within this many seconds of the request (2 s is the idle-machine target, see make bench)
@@ -414,7 +414,7 @@ def _shared_view_round_trip(driver, wait):
             "const a = document.querySelector('.ldp-share-url'); return a ? a.href : '';"
         )
         code = re.search(r"[?&]view=([\w.-]+)", href)
-        view = decode_view(code.group(1)) if code else {}
+        view = _decode_view(code.group(1)) if code else {}
         return href if shared.items() <= view.get("playground", {}).items() else False
 
     link = wait.until(link_to_this_view)
@@ -509,7 +509,7 @@ def test_a_shared_link_in_a_new_browser_lands_on_the_apps_login_page(server):
     token, opens the shared view."""
     _, url = server
     SHOTS.mkdir(parents=True, exist_ok=True)
-    link = f"{url}?view={encode_view({'playground': {'epsilon': 2.5}})}"
+    link = f"{url}?view={_encode_view({'playground': {'epsilon': 2.5}})}"
     driver = chromium(width=1000, height=900)  # a fresh profile: no cookie
     try:
         driver.get(link)

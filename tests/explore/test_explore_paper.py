@@ -30,9 +30,9 @@ from ldp_tools.explore.rappor import (
     rappor_guide,
     simulated_precision_recall,
 )
-from ldp_tools.explore.rappor_panel import load_counts, rappor_panel
+from ldp_tools.explore.rappor_panel import _load_counts, rappor_panel
 from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
-from ldp_tools.explore.streams import continual_counting_curves, m_grid, m_shot_curves
+from ldp_tools.explore.streams import _m_grid, continual_counting_curves, m_shot_curves
 
 RAPPOR = dict(
     k=16, h=2, m=4, f=0.5, p=0.5, q=0.75, n_reports=20_000, n_candidates=40, n_true=10, zipf_s=1.0
@@ -244,7 +244,7 @@ MSHOT = dict(epsilon=6.0, n_rounds=40, n_users=2_000, theta=0.5)
 
 
 def test_m_grid_holds_one_t_and_m_star_with_its_neighbours():
-    ms = m_grid(20.0, 1000)
+    ms = _m_grid(20.0, 1000)
     star = m_star(20.0, 1000)
     assert {1, 1000, star - 1, star, star + 1} <= set(ms.tolist()) and np.all(np.diff(ms) > 0)
 
@@ -540,7 +540,7 @@ def test_rappor_panel_decodes_uploaded_counts_and_goes_back():
     mechanism = Rappor.create(params, 10, rng=np.random.default_rng(1))
     truth = np.array([[900, 300, 0, 0, 200, 0, 0, 0, 0, 0]] * 4)
     counts = mechanism.sample_aggregate(truth, rng=np.random.default_rng(2))
-    load_counts(
+    _load_counts(
         panel,
         counts,
         truth.sum(axis=1),
@@ -582,7 +582,7 @@ def test_rappor_panels_upload_reads_google_rappors_files_with_issue_31s_readers(
         data.params.q,
     )
     panel = rappor_panel(**RAPPOR)
-    load_counts(panel, counts, sizes, blooms, f=f, p=p, q=q, names=names)
+    _load_counts(panel, counts, sizes, blooms, f=f, p=p, q=q, names=names)
     expected = decode_counts(
         counts,
         sizes,

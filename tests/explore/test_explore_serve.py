@@ -11,7 +11,7 @@ import weakref
 
 import pytest
 
-from ldp_tools.explore.serve import APP, MAX_PAGES, book_file, long_lived, refusal
+from ldp_tools.explore.serve import APP, MAX_PAGES, _book_file, long_lived, refusal
 
 HOST = {"Host": "127.0.0.1:8866"}
 
@@ -27,7 +27,7 @@ HOST = {"Host": "127.0.0.1:8866"}
     ],
 )
 def test_book_files_are_served(path):
-    assert book_file(path)
+    assert _book_file(path)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_book_files_are_served(path):
     ],
 )
 def test_anything_else_is_not_a_book_file(path):
-    assert not book_file(path)
+    assert not _book_file(path)
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,12 @@ import zlib
 import pytest
 
 from ldp_tools.explore.share import (
-    apply_view,
-    decode_view,
-    encode_view,
+    _apply_view,
+    _decode_view,
+    _encode_view,
+    _view_from_query,
+    _view_of,
     share_bar,
-    view_from_query,
-    view_of,
 )
 
 
@@ -23,15 +23,15 @@ def test_a_view_round_trips_through_its_code_and_the_url_query():
         "playground": {"epsilon": 2.5, "mechanism_key": "cms", "k": 8},
         "rappor": {"survey": False, "shape": "linear"},
     }
-    code = encode_view(view)
+    code = _encode_view(view)
     assert (
         code.startswith("v1.") and len(code) < 130 and all(c.isalnum() or c in "-_." for c in code)
     )
-    assert decode_view(code) == view
+    assert _decode_view(code) == view
     assert (
-        view_from_query(f"token=abc&view={code}") == view
-        and view_from_query("") == {}
-        and view_from_query(None) == {}
+        _view_from_query(f"token=abc&view={code}") == view
+        and _view_from_query("") == {}
+        and _view_from_query(None) == {}
     )
 
 
@@ -66,7 +66,7 @@ def _code(raw: bytes) -> str:
 )
 def test_hostile_or_broken_codes_are_refused_naming_code(code):
     with pytest.raises(ValueError, match="code must be"):
-        decode_view(code)
+        _decode_view(code)
 
 
 def test_values_stay_data_never_code():
@@ -74,10 +74,10 @@ def test_values_stay_data_never_code():
     from ldp_tools.explore.panels import privacy_utility_panel
 
     panel = privacy_utility_panel(d=8, n=1000)
-    view = decode_view(
-        encode_view({"privacy_utility": {"epsilon": "__import__('os').system('touch pwned')"}})
+    view = _decode_view(
+        _encode_view({"privacy_utility": {"epsilon": "__import__('os').system('touch pwned')"}})
     )
-    problems = apply_view([panel], view)
+    problems = _apply_view([panel], view)
     assert problems == [] and "— epsilon must be a real number" in panel.message.value
 
 
@@ -86,10 +86,10 @@ def test_applying_a_view_sets_the_controls_with_one_redraw_and_reports_what_it_c
 
     panel = playground_panel(d=8, n=1000)
     assert (
-        view_of([panel]) == {"playground": panel.settings()}
-        and view_of([panel])["playground"]["epsilon"] == 1.0
+        _view_of([panel]) == {"playground": panel.settings()}
+        and _view_of([panel])["playground"]["epsilon"] == 1.0
     )
-    problems = apply_view(
+    problems = _apply_view(
         [panel],
         {
             "playground": {"epsilon": 3.0, "d": 20, "nope": 1, "mechanism_key": "no-such"},
@@ -100,7 +100,7 @@ def test_applying_a_view_sets_the_controls_with_one_redraw_and_reports_what_it_c
     assert "no panel 'missing'" in problems and "playground: no control 'nope'" in problems
     assert any(p.startswith("playground.mechanism_key") for p in problems)
     assert "ε = 3, d = 20" in panel.summary.value
-    assert view_of([panel])["playground"] == {**panel.defaults, "epsilon": 3.0, "d": 20}
+    assert _view_of([panel])["playground"] == {**panel.defaults, "epsilon": 3.0, "d": 20}
 
 
 def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
@@ -108,18 +108,18 @@ def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
 
     panel = privacy_utility_panel(d=8, n=1000)
     bar = share_bar().attach(
-        panel, query="view=" + encode_view({"privacy_utility": {"epsilon": 2.0}})
+        panel, query="view=" + _encode_view({"privacy_utility": {"epsilon": 2.0}})
     )
     assert panel.controls["epsilon"].value == 2.0 and bar.message.value == ""
-    assert decode_view(bar.code.value) == {
+    assert _decode_view(bar.code.value) == {
         "privacy_utility": {**panel.defaults, "epsilon": 2.0}
     }  # every parameter
     assert f"?view={bar.code.value}" in bar.link.value
     panel.controls["n"].value = 5000
-    assert decode_view(bar.code.value) == {
+    assert _decode_view(bar.code.value) == {
         "privacy_utility": {**panel.defaults, "epsilon": 2.0, "n": 5000}
     }
-    bar.code.value = encode_view(
+    bar.code.value = _encode_view(
         {"privacy_utility": {"d": 12}}
     )  # a pasted partial code: the rest at the defaults
     assert panel.controls["d"].value == 12 and panel.settings() == {**panel.defaults, "d": 12}
@@ -132,7 +132,7 @@ def test_the_share_bar_follows_the_panels_and_applies_the_page_query():
 def test_brackets_inside_text_are_not_nesting():
     """The nesting check (issue 39 item 9) skips strings: a label full of brackets and quotes still decodes."""
     view = {"playground": {"label": '[[[{{"\\\\"]]', "epsilon": 2.0}}
-    assert decode_view(encode_view(view)) == view
+    assert _decode_view(_encode_view(view)) == view
 
 
 def test_one_code_gives_one_view_whatever_the_page_showed():
@@ -142,10 +142,10 @@ def test_one_code_gives_one_view_whatever_the_page_showed():
     shown, other = playground_panel(d=8, n=1000), playground_panel(d=8, n=1000)
     shown.controls["epsilon"].value = 2.0
     shown.controls["n"].value = 0  # refused: back to 1000, and the code holds 1000
-    code = encode_view(view_of([shown]))
+    code = _encode_view(_view_of([shown]))
     other.controls["n"].value = 5000
     other.controls["population"].value = "zipf"
-    assert apply_view([other], decode_view(code)) == []
+    assert _apply_view([other], _decode_view(code)) == []
     assert (
         other.settings() == shown.settings() == shown.applied
         and other.summary.value == shown.summary.value

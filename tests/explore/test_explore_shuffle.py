@@ -11,7 +11,7 @@ import pytest
 from ldp_helpers.bounds import shuffle as exact
 from ldp_helpers.bounds import shuffle_bounds as sb
 from ldp_tools.explore import shuffle as S
-from ldp_tools.explore.share import apply_view, decode_view, encode_view, view_of
+from ldp_tools.explore.share import _apply_view, _decode_view, _encode_view, _view_of
 from ldp_tools.explore.shuffle_panel import shuffle_panel
 
 matplotlib.use("Agg")
@@ -152,10 +152,10 @@ def test_bad_defaults_are_refused_before_any_widget(kwargs):
 def test_a_share_code_holds_every_parameter_and_reproduces_the_view():
     panel = shuffle_panel()
     panel.set_values({"n": 250, "epsilon0": 1.5, "delta": 1e-5, "k": 3})
-    view = view_of([panel])
+    view = _view_of([panel])
     assert view == {"shuffle": {"n": 250, "epsilon0": 1.5, "delta": 1e-5, "k": 3}}
     other = shuffle_panel()
-    assert apply_view([other], decode_view(encode_view(view))) == []
+    assert _apply_view([other], _decode_view(_encode_view(view))) == []
     assert other.summary.value == panel.summary.value and other.table == panel.table
     # a code is a whole view: one that lists nothing puts every control back to its default
-    assert apply_view([other], {}) == [] and other.settings() == other.defaults
+    assert _apply_view([other], {}) == [] and other.settings() == other.defaults

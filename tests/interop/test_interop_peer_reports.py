@@ -125,7 +125,7 @@ def test_peers_olh_reports_estimated_as_their_servers_do(peer):
     assert run["version"] == PEERS[peer][2]
     if (
         peer == "multi-freq-ldpy"
-    ):  # its jitted GRR draws from numba's generator, seeded apart (reseed_numba)
+    ):  # its jitted GRR draws from numba's generator, seeded apart (_reseed_numba)
         assert (
             _peer_olh_run(peer, epsilon=EPSILON, d=D, values=values, seed=7)["reports"]
             == run["reports"]

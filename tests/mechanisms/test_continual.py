@@ -321,24 +321,24 @@ def test_error_curve_rows_are_max_errors_of_surveys():
 
 def test_error_parts_exact_values_on_hand_made_surveys():
     """rr = max|μ̂−μ̃|, sampling = max|μ̃−μ| and total = max|μ̂−μ| on surveys worked out by hand (p = 3/4)."""
-    from ldp_helpers.experiments.glance import error_parts
+    from ldp_helpers.experiments.glance import _error_parts
 
     g, mu = Glance(math.log(3), 2), np.array([0.5, 0.25])  # p = 3/4, q = 1/4: μ̂ = 2·X/K − 1/2
     # survey 0: K = (4, 4), K1 = (3, 1), X = (3, 1) → μ̂ = (1, 0), μ̃ = (3/4, 1/4)
     # survey 1: K = (2, 6), K1 = (1, 2), X = (2, 3) → μ̂ = (3/2, 1/2), μ̃ = (1/2, 1/3)
     K, K1, X = np.array([[4, 4], [2, 6]]), np.array([[3, 1], [1, 2]]), np.array([[3, 1], [2, 3]])
-    parts = error_parts(g.estimate(np.stack([K, X], axis=1), 8), g.sampled_fraction(K, K1), mu)
+    parts = _error_parts(g.estimate(np.stack([K, X], axis=1), 8), g.sampled_fraction(K, K1), mu)
     assert parts["rr"] == pytest.approx([0.25, 1.0], abs=1e-12)
     assert parts["sampling"] == pytest.approx([0.25, 1 / 12], abs=1e-12)
     assert parts["total"] == pytest.approx([0.5, 1.0], abs=1e-12)
 
 
 def test_glance_error_parts_total_is_the_error_of_sample_aggregate():
-    """glance_error_parts' total equals error_curve's Err of the same seed; the triangle inequality holds."""
-    from ldp_helpers.experiments.glance import error_curve, glance_error_parts
+    """_glance_error_parts' total equals error_curve's Err of the same seed; the triangle inequality holds."""
+    from ldp_helpers.experiments.glance import _glance_error_parts, error_curve
 
     g, pop = Glance(2.0, 20), constant_population(0.3, 2000, 20)
-    parts = glance_error_parts(g, pop, rng=np.random.default_rng(9), n_draws=200)
+    parts = _glance_error_parts(g, pop, rng=np.random.default_rng(9), n_draws=200)
     assert np.array_equal(
         parts["total"],
         error_curve(Glance, pop, [2.0], rng=np.random.default_rng(9), n_draws=200)[0],

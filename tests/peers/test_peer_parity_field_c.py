@@ -2,7 +2,7 @@
 
 The peer lives in ``build/bench-peers`` (installed by ``make peers``, never in ``.venv``); it is imported in this
 process from that folder, after ``.venv``'s packages.  Its clients draw from NumPy's global generator and
-numba's, both seeded from our Generator (:func:`ldp_tools.peers.reseed_numba`).
+numba's, both seeded from our Generator (:func:`ldp_tools.peers._reseed_numba`).
 
 For each mechanism: (1) the peer's aggregator and ours give **identical** estimates on the same reports, in
 both directions (the peer's estimators are the unbiased ones, clipped at 0 and renormalized to frequencies:
@@ -33,7 +33,7 @@ from ldp_helpers.mechanisms.multidimensional import SPL
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.rs_fd import RSFD
 from ldp_helpers.mechanisms.smp import SMP, SampledReports
-from ldp_tools.peers import _cache_jitted, multi_freq_ldpy_lgrr_rounds, reseed_numba
+from ldp_tools.peers import _cache_jitted, _reseed_numba, multi_freq_ldpy_lgrr_rounds
 
 PEERS_DIR = Path(__file__).resolve().parents[2] / "build" / "bench-peers"
 N_USERS, N_SURVEYS = 1500, 12
@@ -125,7 +125,7 @@ def test_longitudinal_ue_parity(peer, cls, monkeypatch):
     z = []
     for _ in range(N_SURVEYS):
         values = _values(d, rng)
-        reseed_numba(rng)
+        _reseed_numba(rng)
         theirs = np.array([client(int(v), d, eps_inf, eps1) for v in values])
         truth = np.bincount(values, minlength=d)
         agg = ours.aggregate(theirs.astype(np.int8))
@@ -172,7 +172,7 @@ def test_l_grr_parity_and_the_peers_second_round(peer, monkeypatch):
     z = []
     for _ in range(N_SURVEYS):
         values = _values(d, rng)
-        reseed_numba(rng)
+        _reseed_numba(rng)
         theirs = np.array([module.L_GRR_Client(int(v), d, eps_inf, eps1) for v in values])
         truth, agg = np.bincount(values, minlength=d), ours.aggregate(theirs)
         np.testing.assert_allclose(
@@ -202,7 +202,7 @@ def test_adp_parity(peer, epsilon, d):
     z = []
     for _ in range(N_SURVEYS):
         values = _values(d, rng)
-        reseed_numba(rng)
+        _reseed_numba(rng)
         theirs = np.array([module.ADP_Client(int(v), d, epsilon) for v in values])
         assert (theirs.ndim == 1) == isinstance(ours.chosen, GRR)
         truth, agg = np.bincount(values, minlength=d), ours.aggregate(theirs.astype(np.int64))
@@ -239,7 +239,7 @@ def test_dbitflip_parity(peer, n_bits):
     z = []
     for _ in range(N_SURVEYS):
         values = _values(d, rng)
-        reseed_numba(rng)
+        _reseed_numba(rng)
         theirs = np.array([module.dBitFlipPM_Client(int(v), d, d, n_bits, epsilon) for v in values])
         sampled = theirs >= 0
         assert np.all(sampled.sum(axis=1) == n_bits)
@@ -352,7 +352,7 @@ def test_multidimensional_parity(peer, case):
     z = []
     for _ in range(N_SURVEYS):
         rows = _tuples(rng)
-        reseed_numba(rng)
+        _reseed_numba(rng)
         theirs = [client(list(map(int, row)), list(SIZES), len(SIZES), EPSILON) for row in rows]
         agg = mech.aggregate(_peer_to_ours(mech, theirs, grr))
         for a, b in zip(

@@ -272,7 +272,7 @@ def test_committed_claims_carry_their_stability(path):
 def test_stability_labels():
     """deterministic: the same decision under every seed; stable: the value moves, not the verdict; fragile: names the
     other verdicts and their seeds."""
-    from ldp_tools.pipeline.stability import stability_counts, stability_label, with_stability
+    from ldp_tools.pipeline.stability import _stability_label, stability_counts, with_stability
 
     base = ClaimsTable("00_tutorial", texts=None).check("x", "§1", 1.0, 1.0, atol=0.1)
 
@@ -283,10 +283,12 @@ def test_stability_labels():
             verdict="reproduced" if abs(v - 1) <= 0.1 else "differs",
         )
 
-    assert stability_label(base, {1: base, 2: base}) == "deterministic"
-    assert stability_label(base, {1: moved(1.05), 2: base, 3: moved(0.99)}) == "stable over 4 seeds"
+    assert _stability_label(base, {1: base, 2: base}) == "deterministic"
     assert (
-        stability_label(base, {7: moved(1.2), 2: moved(1.05), 3: moved(0.7)})
+        _stability_label(base, {1: moved(1.05), 2: base, 3: moved(0.99)}) == "stable over 4 seeds"
+    )
+    assert (
+        _stability_label(base, {7: moved(1.2), 2: moved(1.05), 3: moved(0.7)})
         == "fragile: differs under seed 3, 7"
     )
     rows = with_stability([base], {1: [moved(1.05)]})
@@ -413,11 +415,11 @@ consequence:
 
 
 def _short_table(tmp_path, text=SPEC):
-    from ldp_tools.pipeline.claim_texts import parse_claim_texts
+    from ldp_tools.pipeline.claim_texts import _parse_claim_texts
 
     path = tmp_path / "00_tutorial.yaml"
     path.write_text(text, encoding="utf-8")
-    return ClaimsTable("00_tutorial", texts=parse_claim_texts(path))
+    return ClaimsTable("00_tutorial", texts=_parse_claim_texts(path))
 
 
 def test_short_form_gives_the_long_forms_rows(tmp_path):

@@ -129,7 +129,7 @@ def test_last_bit_differences_between_machines_do_not_change_the_files(figures_d
 
 def test_round_to_bits_is_exact_and_keeps_non_floats_and_masks():
     x = np.array([1.0, 0.1, -3.3e-300, np.inf, np.nan, 0.0])
-    r = figures.round_to_bits(x, 10)
+    r = figures._round_to_bits(x, 10)
     assert (
         r[0] == 1.0
         and abs(r[1] - 0.1) <= 0.1 * 2.0**-10
@@ -138,8 +138,8 @@ def test_round_to_bits_is_exact_and_keeps_non_floats_and_masks():
         and np.isnan(r[4])
         and r[5] == 0
     )
-    assert figures.round_to_bits([1, 2], 10) == [1, 2]
-    masked = figures.round_to_bits(np.ma.array([0.1, 0.2], mask=[False, True]))
+    assert figures._round_to_bits([1, 2], 10) == [1, 2]
+    masked = figures._round_to_bits(np.ma.array([0.1, 0.2], mask=[False, True]))
     assert masked.mask.tolist() == [False, True]
 
 

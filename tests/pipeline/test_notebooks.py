@@ -103,7 +103,7 @@ def test_papermill_sees_every_parameter(stem):
 def test_refresh_strips_the_explorers_widget_view():
     from ldp_tools.explore._widgets import WIDGET_MIME
     from ldp_tools.pipeline.refresh import WIDGET_MIME as STRIPPED
-    from ldp_tools.pipeline.refresh import strip_volatile
+    from ldp_tools.pipeline.refresh import _strip_volatile
 
     assert STRIPPED == WIDGET_MIME
     nb = nbformat.v4.new_notebook(
@@ -124,13 +124,13 @@ def test_refresh_strips_the_explorers_widget_view():
             )
         ]
     )
-    data = strip_volatile(nb).cells[0].outputs[0].data
+    data = _strip_volatile(nb).cells[0].outputs[0].data
     assert set(data) == {"text/plain", "image/png"}
 
 
 def test_refresh_merges_a_stream_the_kernel_split_into_chunks():
     """How the kernel chunks stdout depends on timing; the stored notebook must not."""
-    from ldp_tools.pipeline.refresh import strip_volatile
+    from ldp_tools.pipeline.refresh import _strip_volatile
 
     out = nbformat.v4.new_output
     cell = nbformat.v4.new_code_cell(
@@ -144,7 +144,7 @@ def test_refresh_merges_a_stream_the_kernel_split_into_chunks():
             out("stream", name="stdout", text="3\n"),
         ],
     )
-    stored = strip_volatile(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs
+    stored = _strip_volatile(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs
     assert [(o.output_type, o.get("name"), o.get("text")) for o in stored] == [
         ("stream", "stdout", "1\n2\n"),
         ("stream", "stderr", "w\n"),

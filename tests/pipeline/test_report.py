@@ -58,7 +58,7 @@ def test_counts_per_notebook_and_total(sandbox):
     """Verdict counts come from each claims.csv; a notebook without one has zero claims; the report is excluded."""
     collected = report.collect_claims()
     assert [c.stem for c in collected] == ["00_a", "01_b"]
-    table = report.summary_markdown(collected)
+    table = report._summary_markdown(collected)
     # claims | reproduced differs paper-error ambiguous | errors: typo inconsistency wrong-result (independent only)
     # | seed-dependent (stable or fragile) | fragile
     assert (
@@ -107,27 +107,27 @@ def test_fragile_rows_are_listed_with_their_seeds(sandbox):
 
 def test_thumbnails_link_every_figure(sandbox):
     """Each PNG on disk appears as a linked thumbnail."""
-    md = report.thumbnails_markdown(report.collect_claims())
+    md = report._thumbnails_markdown(report.collect_claims())
     assert '<a href="figures/00_a/fig1_x.png"><img src="figures/00_a/fig1_x.png"' in md
 
 
 def test_render_replaces_only_the_generated_section(sandbox):
     """Text outside the markers is kept; rendering twice changes nothing."""
     text = f"intro\n{report.BEGIN}\nold\n{report.END}\noutro\n"
-    once = report.render_readme(text)
+    once = report._render_readme(text)
     assert once.startswith("intro\n") and once.endswith("outro\n") and "old" not in once
-    assert report.render_readme(once) == once
+    assert report._render_readme(once) == once
 
 
 def test_missing_markers_is_an_error(sandbox):
     with pytest.raises(ValueError, match="markers"):
-        report.render_readme("no markers here")
+        report._render_readme("no markers here")
 
 
 def test_committed_readme_is_up_to_date():
     """README.md's summary and thumbnails match the committed claims and figures (run `make refresh`)."""
     text = (paths.REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    assert report.render_readme(text) == text, (
+    assert report._render_readme(text) == text, (
         "README.md is stale: run `python -m ldp_tools.pipeline.report`"
     )
 

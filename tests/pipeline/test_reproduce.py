@@ -245,7 +245,7 @@ def test_profile_values_and_names_never_become_code(sandbox, capsys):
     assert status == 0, capsys.readouterr()  # the notebook received the text itself
     assert not (nb_dir / "pwned").exists() and not (sandbox / "pwned").exists()
     with pytest.raises(ValueError, match="is not a parameter of 13_text"):
-        profiles.check_parameters("13_text", {"import os; os.system('touch pwned'); x": 1})
+        profiles._check_parameters("13_text", {"import os; os.system('touch pwned'); x": 1})
     (nb_dir / "profiles" / "paper.yaml").write_text("13_text:\n  seed: !!binary aGVsbG8=\n")
     with pytest.raises(ValueError, match=r"parameters\['seed'\] must be int"):
         profiles.load_profile("paper")

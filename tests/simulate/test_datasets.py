@@ -14,10 +14,10 @@ from ldp_helpers.simulate.datasets import (
     CLICKSTREAM_COLUMNS,
     TROUSER_COUNTS_CSV,
     CategoryCounts,
+    _sha256_of,
     count_trouser_models,
     derive_trouser_counts,
     load_trouser_counts,
-    sha256_of,
     write_trouser_counts,
 )
 from ldp_helpers.simulate.survey import tea_survey_standin
@@ -52,7 +52,7 @@ def test_committed_counts_are_the_thesis_dataset2():
 def test_raw_file_gives_the_committed_counts_or_the_fixture_is_refused():
     """The UCI file re-derives the committed counts exactly; any other file fails the checksum."""
     if HAVE_RAW:
-        assert sha256_of(RAW) == datasets.CLICKSTREAM_SHA256
+        assert _sha256_of(RAW) == datasets.CLICKSTREAM_SHA256
         derived = derive_trouser_counts(RAW)
         assert (derived.n, derived.d) == (49_742, 43)
         assert np.array_equal(derived.counts, load_trouser_counts().counts)
@@ -236,7 +236,7 @@ def test_loaders_refuse_what_would_block_or_never_end(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for path in (fifo, "/dev/zero", tmp_path):
-        for load in (sha256_of, load_trouser_counts):
+        for load in (_sha256_of, load_trouser_counts):
             with pytest.raises(ValueError, match="must be a regular file"):
                 load(path)
         with pytest.raises((FileNotFoundError, ValueError)):
