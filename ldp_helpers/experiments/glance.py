@@ -40,12 +40,6 @@ from ldp_helpers.simulate.streams import sample_reporters
 _MECHANISMS = "(Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)"
 
 
-def _check_mechanism(name, value):
-    if not isinstance(value, StreamMechanism):
-        fail_type(name, value, f"a stream mechanism {_MECHANISMS}")
-    return value
-
-
 def _check_mechanism_cls(name, value):
     if not (isinstance(value, type) and issubclass(value, StreamMechanism)):
         fail_type(name, value, f"a stream mechanism class {_MECHANISMS}")

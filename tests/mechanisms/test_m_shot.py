@@ -607,6 +607,8 @@ def test_theorem3_checks_are_unbiasedness_checks_on_one_ramp():
         runs.theorem3_checks(
             ((3.0, 2, 0.0, "other model"),), n_users=300, n_rounds=5, rng=rng, n_draws=20
         )
+    with pytest.raises(ValueError, match=r"n_draws must be an integer in \[2, 10000000\]; got 1"):
+        runs.theorem3_checks(settings[:1], n_users=300, n_rounds=5, rng=rng, n_draws=1)
 
 
 def test_gap_to_best_is_the_difference_and_two_se_of_it():
