@@ -23,9 +23,6 @@ ALLOWED = {
     # the private one is the lru_cache over the canonical key (structure as a tuple, hash_family
     # blanked where the oracle ignores it) that build_oracle computes: a memo, not a second recipe
     "ldp_helpers/experiments/field_oracles.py: build_oracle",
-    # the private one is the lru_cache over checked (frozen, hashable) oracles: a memo for the
-    # explorer's redraws, not a second recipe; the public one checks the oracle, then reads the memo
-    "ldp_tools/explore/outputs.py: whole_report_epsilon",
     # the event search evaluates up to ~30,000 candidate events on one checked pilot matrix: checking
     # (a float copy and a finiteness pass of the whole matrix) per candidate would multiply its cost
     "ldp_helpers/audit/events.py: Event.mask",

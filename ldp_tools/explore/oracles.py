@@ -2,9 +2,9 @@
 
 The oracles, their construction at the panel's ε and d, their report size, exact moments and MSE are
 :mod:`~ldp_helpers.experiments.field_oracles`'s (the one copy notebook 07 also calls); this module holds
-what the panels add: which oracles they list (:func:`panel_keys`: every frequency oracle but the
+what the panels add: which oracles they list (:func:`_panel_keys`: every frequency oracle but the
 longitudinal ones), the ranges of their controls (:data:`STRUCTURE`, the work ceilings of
-:func:`check_structure`), the populations, and one survey's state (:func:`playground_state`: one exact
+:func:`_check_structure`), the populations, and one survey's state (:func:`_playground_state`: one exact
 draw of ``sample_aggregate``, never a per-user simulation, so a recompute costs O(d) whatever n).
 
 References
@@ -32,7 +32,7 @@ from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.simulate.datasets import load_trouser_counts
 from ldp_helpers.simulate.populations import flat_counts, power_law_counts
-from ldp_tools.explore.outputs import UNAVAILABLE, whole_report_epsilon  # noqa: F401 (re-exported)
+from ldp_tools.explore.outputs import UNAVAILABLE, _whole_report_epsilon  # noqa: F401 (re-exported)
 
 #: the populations of the playground
 POPULATIONS = ("uniform", "zipf", "clickstream")
@@ -70,14 +70,14 @@ STRUCTURE_HIGH = 4096
 
 
 @functools.lru_cache(maxsize=1)
-def panel_keys() -> tuple[str, ...]:
+def _panel_keys() -> tuple[str, ...]:
     """The frequency oracles the panels list: :func:`~ldp_helpers.experiments.field_oracles.oracle_groups`'s one-shot
     oracles and sketches, in registry order (the longitudinal ones, whose ε is one report's, are compared in 07)."""
     groups = fo.oracle_groups()
     return tuple(key for key in fo.oracle_keys() if key not in groups["longitudinal"])
 
 
-def oracle_parameters(mechanism_key) -> dict[str, Structure]:
+def _oracle_parameters(mechanism_key) -> dict[str, Structure]:
     """The structural parameters of ``mechanism_key``'s constructor (besides ε, d and rng), with defaults and ranges.
 
     Empty for an oracle that is fully determined by ε and d.  A name listed in :data:`STRUCTURE`
@@ -87,17 +87,16 @@ def oracle_parameters(mechanism_key) -> dict[str, Structure]:
     ----------
     [apple2017] Algorithms 1–3 (k hash functions, sketch width m).
     """
-    key = check_choice("mechanism_key", mechanism_key, panel_keys())
     return {
         name: STRUCTURE[name] if name in STRUCTURE else _unlisted(name, default)
-        for name, default in fo.oracle_structure(key).items()
+        for name, default in fo.oracle_structure(mechanism_key).items()
     }
 
 
 @functools.lru_cache(maxsize=1)
-def structure_specs() -> dict[str, Structure]:
-    """Every structural parameter a listed oracle takes (:func:`oracle_parameters`), in their order."""
-    return {name: spec for key in panel_keys() for name, spec in oracle_parameters(key).items()}
+def _structure_specs() -> dict[str, Structure]:
+    """Every structural parameter a listed oracle takes (:func:`_oracle_parameters`), in their order."""
+    return {name: spec for key in _panel_keys() for name, spec in _oracle_parameters(key).items()}
 
 
 def _unlisted(name: str, default: int) -> Structure:
@@ -111,15 +110,15 @@ WORK_DK, WORK_KM = 2**15, 2**16
 _WORK_PAIRS = (("k", "m"), ("n_hashes", "n_buckets"))
 
 
-def check_structure(structure=None, d=None) -> dict[str, int]:
+def _check_structure(structure=None, d=None) -> dict[str, int]:
     """Every structural parameter any listed oracle takes, validated (missing ones at their defaults).
 
-    ``structure`` maps a name of :func:`oracle_parameters` to an integer in its range; ``None`` means
+    ``structure`` maps a name of :func:`_oracle_parameters` to an integer in its range; ``None`` means
     all defaults.  With ``d``, the work ceilings apply too: at most ``WORK_DK // d`` hash functions
     (k, R) and ``WORK_KM // k`` sketch columns (m, T).  Returns the full mapping (name → int), in a
     fixed order.
     """
-    names = dict(sorted(structure_specs().items()))
+    names = dict(sorted(_structure_specs().items()))
     if structure is None:
         structure = {}
     check_instance(
@@ -163,12 +162,12 @@ def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
 
 def _oracle(mechanism_key, epsilon, d, structure, seed, hash_family="universal"):
     """The one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`) within the panels' ranges."""
-    key = check_choice("mechanism_key", mechanism_key, panel_keys())
-    shape = check_structure(structure, check_int("d", d, low=2, high=D_MAX))
+    key = check_choice("mechanism_key", mechanism_key, _panel_keys())
+    shape = _check_structure(structure, check_int("d", d, low=2, high=D_MAX))
     return fo.build_oracle(key, epsilon, d, structure=shape, seed=seed, hash_family=hash_family)
 
 
-def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
+def _population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
     """True counts of exactly n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
 
     ``"uniform"`` is the flattest split (:func:`~ldp_helpers.simulate.populations.flat_counts`);
@@ -211,7 +210,7 @@ class PlaygroundState(NamedTuple):
     uniform_bias_sq: float | None  # a CMS's mean bias² under uniform hashes (None: no yardstick)
 
 
-def playground_state(
+def _playground_state(
     mechanism_key,
     epsilon,
     d,
@@ -248,7 +247,7 @@ def playground_state(
             f"{WORK_KM:,} cells (k × g = {oracle.k} × {oracle.hash_range} here: g = round(e^ε) + 1 "
             "follows ε; set g, or a smaller ε)",
         )
-    truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
+    truth = _population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
     rng = check_rng(np.random.default_rng(int(seed)))
     estimate = np.asarray(
@@ -262,7 +261,7 @@ def playground_state(
         moments.expected,
         np.sqrt(moments.variance),
         moments.mse_per_value,
-        whole_report_epsilon(oracle),
+        _whole_report_epsilon(oracle),
         oracle.report_bits,
         moments.mse,
         moments.bias_sq,

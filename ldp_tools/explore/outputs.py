@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 
-from ldp_helpers._validation import check_instance
 from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.histogram_encoding import SHE, THE
 
@@ -21,22 +20,19 @@ UNAVAILABLE = "—"
 TABLE_CELLS = 2**22
 
 
-def whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
+@functools.lru_cache(maxsize=256)
+def _whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
     """The exact whole-report ε from the oracle's output table, or :data:`UNAVAILABLE` if the table is too large.
 
     Too large: the oracle refuses it (a ``ValueError`` naming the size), or its reports are discrete
     and d × 2^report_bits exceeds :data:`TABLE_CELLS` (an interaction stays fast).  A continuous
-    report (SHE, THE) has no table: its loss comes from its densities.
+    report (SHE, THE) has no table: its loss comes from its densities.  A memo over the frozen, hashable
+    oracles the panels build (their redraws ask again), trusting its caller for the oracle.
 
     References
     ----------
     [tutorial] Eq. (2) (ε-LDP); docs/reference.md, "The mechanism contract" (privacy_loss).
     """
-    return _whole_report_epsilon(check_instance("oracle", oracle, FrequencyOracle))
-
-
-@functools.lru_cache(maxsize=256)
-def _whole_report_epsilon(oracle: FrequencyOracle) -> float | str:
     bits = int(oracle.report_bits)
     # the loss comes from the report's densities: no table
     continuous = isinstance(oracle, (SHE, THE))

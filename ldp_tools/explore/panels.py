@@ -5,7 +5,7 @@ downloads; plumbing in :mod:`ldp_tools.explore._widgets`, controls in
 :mod:`ldp_tools.explore._controls`).  The numbers are the science's
 (:mod:`ldp_helpers.experiments.field_oracles`) within the panels' policy
 (:mod:`ldp_tools.explore.oracles`, :mod:`ldp_tools.explore.utility`); each panel keeps one
-figure and updates its artists.  The oracles are the registry's (:func:`~ldp_tools.explore.oracles.panel_keys`),
+figure and updates its artists.  The oracles are the registry's (:func:`~ldp_tools.explore.oracles._panel_keys`),
 each built for the panel's ε and d; a sketch's own parameters (k, m) have controls of their own.
 The RAPPOR simulator is in :mod:`ldp_tools.explore.rappor_panel`, continual counting and m-shot in
 :mod:`ldp_tools.explore.paper_panels`, the shuffle model in :mod:`ldp_tools.explore.shuffle_panel`.
@@ -48,13 +48,13 @@ from ldp_tools.explore.oracles import (
     D_MAX,
     N_MAX,
     POPULATIONS,
-    check_structure,
-    oracle_parameters,
-    panel_keys,
-    playground_state,
-    structure_specs,
+    _check_structure,
+    _oracle_parameters,
+    _panel_keys,
+    _playground_state,
+    _structure_specs,
 )
-from ldp_tools.explore.utility import PHASE_GRID, oracle_ranking, phase_diagram, phase_keys
+from ldp_tools.explore.utility import PHASE_GRID, _oracle_ranking, _phase_keys, phase_diagram
 
 PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot", "shuffle")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
@@ -67,7 +67,7 @@ def _colour(key: str) -> str:
     """One colour per registered oracle, the same in every panel (matplotlib's tab10, then tab20's light tones)."""
     from matplotlib import colormaps
 
-    i = panel_keys().index(key)
+    i = _panel_keys().index(key)
     return colormaps["tab10"](i % 10) if i < 10 else colormaps["tab20"](2 * (i - 10) % 20 + 1)
 
 
@@ -82,7 +82,7 @@ def _structure_controls(structure: dict) -> dict:
             integer=True,
             log=spec.low > 0 and spec.high / spec.low >= 100,
         )
-        for name, spec in structure_specs().items()
+        for name, spec in _structure_specs().items()
     }
 
 
@@ -126,7 +126,7 @@ def _setup_playground(fig) -> dict:
         handletextpad=0.4,
         columnspacing=1.0,
     )
-    keys = phase_keys()
+    keys = _phase_keys()
     table = phase_diagram(PHASE_EPSILONS, PHASE_DS)
     image = NonUniformImage(
         phase, interpolation="nearest", cmap=ListedColormap([_colour(k) for k in keys])
@@ -226,13 +226,13 @@ def _draw_playground(
     **structure,
 ) -> None:
     survey = dict(zipf_s=zipf_s, seed=seed, structure=structure, hash_family=hash_family)
-    s = playground_state(mechanism_key, epsilon, d, n, population, **survey)
-    d, own = s.true_counts.size, oracle_parameters(mechanism_key)
+    s = _playground_state(mechanism_key, epsilon, d, n, population, **survey)
+    d, own = s.true_counts.size, _oracle_parameters(mechanism_key)
     for name in structure:  # a sketch's k and m show only for an oracle that has them
         panel.controls[name].layout.display = "flex" if name in own else "none"
     takes_family = mechanism_key in fo.hash_family_keys()
     panel.controls["hash_family"].layout.display = "flex" if takes_family else "none"
-    ranking = [key for key, _ in oracle_ranking(epsilon, d, n, population, **survey)]
+    ranking = [key for key, _ in _oracle_ranking(epsilon, d, n, population, **survey)]
     shape = "".join(f", {name} = {structure[name]}" for name in own)
     split = f" (bias² {s.bias_sq:.6g} + variance {s.mse - s.bias_sq:.6g})" if s.bias_sq > 0 else ""
     panel.summary.value = (
@@ -307,7 +307,7 @@ def playground_panel(
     [wang2017] Eq. (1), Theorem 2; [apple2017] Algorithm 3; [grr_vs_oue] §3.6.
     """
     # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
-    structure = check_structure(structure)
+    structure = _check_structure(structure)
     setting = dict(
         mechanism_key=mechanism_key,
         epsilon=epsilon,
@@ -318,10 +318,10 @@ def playground_panel(
         seed=seed,
         hash_family=hash_family,
     )
-    playground_state(**setting, structure=structure)
+    _playground_state(**setting, structure=structure)
     controls = {
         "mechanism_key": c.choice(
-            [(REGISTRY[k].label, k) for k in panel_keys()], mechanism_key, "oracle"
+            [(REGISTRY[k].label, k) for k in _panel_keys()], mechanism_key, "oracle"
         ),
         **_survey_controls(epsilon, d, n),
         "population": c.choice(list(POPULATIONS), population, "population"),
@@ -343,7 +343,7 @@ def playground_panel(
 def _curves(d: int, n: int, epsilon_max: float, structure: tuple):
     """Exact curves on :data:`CURVE_POINTS` budgets per (d, n, ε max, structure), cached: moving ε only moves the marker."""
     return fo.privacy_utility_curves(
-        panel_keys(), np.linspace(0.05, epsilon_max, CURVE_POINTS), d, n, structure=dict(structure)
+        _panel_keys(), np.linspace(0.05, epsilon_max, CURVE_POINTS), d, n, structure=dict(structure)
     )
 
 
@@ -370,9 +370,9 @@ def _shown_keys(shown: str) -> tuple[str, ...]:
         "few": FEW,
         "one-shot": groups["one-shot"],
         "sketches": groups["sketch"],
-        "all": panel_keys(),
+        "all": _panel_keys(),
     }[shown]
-    return tuple(key for key in panel_keys() if key in wanted)
+    return tuple(key for key in _panel_keys() if key in wanted)
 
 
 def _setup_privacy_utility(fig) -> dict:
@@ -380,7 +380,7 @@ def _setup_privacy_utility(fig) -> dict:
 
     ax = fig.add_axes((0.075, 0.12, 0.6, 0.76))
     lines = {}
-    for key in panel_keys():
+    for key in _panel_keys():
         lines[key] = ax.plot([], [], lw=1.8, label=REGISTRY[key].label)[0]
         lines[key + ":approx"] = ax.plot([], [], ls=":", lw=1.1)[0]
     cross = ax.add_collection(
@@ -400,7 +400,7 @@ def _show_curves(a: dict, keys: tuple) -> None:
 
     if a["shown"] == keys:
         return
-    for key in panel_keys():
+    for key in _panel_keys():
         a["lines"][key].set_visible(key in keys)
         a["lines"][key + ":approx"].set_visible(key in keys)
     for i, key in enumerate(keys):
@@ -432,9 +432,9 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     )
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
     keys = _shown_keys(shown)
-    shape = tuple(check_structure(structure, d).items())
+    shape = tuple(_check_structure(structure, d).items())
     curves = _curves(d, n, epsilon_max, shape)
-    best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
+    best, best_mse = _oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
     found = fo.crossovers(keys, curves.epsilons, curves.exact)
     listed = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in found]
     cross = (
@@ -449,7 +449,7 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     fig, a = figure_for(
         panel,
         _setup_privacy_utility,
-        figsize=(10.5, max(4.6, 0.19 * (len(panel_keys()) + 3) + 1.1)),
+        figsize=(10.5, max(4.6, 0.19 * (len(_panel_keys()) + 3) + 1.1)),
     )
     _show_curves(a, keys)
     for key, values in curves.exact.items():
@@ -491,15 +491,15 @@ def privacy_utility_panel(
     ----------
     [wang2017] Eq. (2), §4; [grr_vs_oue] Fig. 3.7.
     """
-    structure = check_structure(structure)
+    structure = _check_structure(structure)
     _shown_keys(shown)
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
     fo.privacy_utility_curves(  # refuses ε ≥ ε max, or a structure beyond the ceilings at this d
-        panel_keys(),
+        _panel_keys(),
         np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
         d,
         n,
-        structure=check_structure(structure, d),
+        structure=_check_structure(structure, d),
     )
     controls = {
         **_survey_controls(epsilon, d, n),

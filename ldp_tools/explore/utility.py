@@ -5,7 +5,7 @@ Every number is a registered oracle's exact MSE (mean over values of bias² + va
 (ε, d) by the one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`), and the
 order is :func:`~ldp_helpers.experiments.field_oracles.ranking`'s (the best is
 :func:`~ldp_helpers.experiments.field_oracles.lowest_index`'s) — the science notebook 07 calls.  Here is what the panels add: which oracles they rank
-(:func:`~ldp_tools.explore.oracles.panel_keys`), their ceilings on d and the structure, the phase
+(:func:`~ldp_tools.explore.oracles._panel_keys`), their ceilings on d and the structure, the phase
 diagram's oracles and its precomputed grid.  The privacy–utility curves are
 :func:`~ldp_helpers.experiments.field_oracles.privacy_utility_curves`.
 
@@ -31,10 +31,10 @@ from ldp_helpers._validation import (
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.mechanisms.count_mean_sketch import HASH_FAMILIES
 from ldp_helpers.mechanisms.registry import REGISTRY
-from ldp_tools.explore.oracles import D_MAX, check_structure, panel_keys, population_counts
+from ldp_tools.explore.oracles import D_MAX, _check_structure, _panel_keys, _population_counts
 
 
-def oracle_ranking(
+def _oracle_ranking(
     epsilon,
     d,
     n,
@@ -58,10 +58,10 @@ def oracle_ranking(
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=D_MAX)
     seed = check_int("seed", seed, low=0)
     hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
-    truth = population_counts(population, n, d, zipf_s=zipf_s)
-    shape = check_structure(structure, int(truth.size))
+    truth = _population_counts(population, n, d, zipf_s=zipf_s)
+    shape = _check_structure(structure, int(truth.size))
     ranking = []
-    for key in panel_keys():
+    for key in _panel_keys():
         try:
             oracle = fo.build_oracle(
                 key, epsilon, int(truth.size), structure=shape, seed=seed, hash_family=hash_family
@@ -82,7 +82,7 @@ def oracle_ranking(
 
 
 @functools.lru_cache(maxsize=1)
-def phase_keys() -> tuple[str, ...]:
+def _phase_keys() -> tuple[str, ...]:
     """The oracles of the phase diagram: every listed oracle that is unbiased and determined by ε and d alone.
 
     A sketch (biased for its fixed hashes, with a structure of its own) is left out: on a flat
@@ -90,7 +90,7 @@ def phase_keys() -> tuple[str, ...]:
     """
     return tuple(
         key
-        for key in panel_keys()
+        for key in _panel_keys()
         if not fo.oracle_structure(key) and type(REGISTRY[key].example()).unbiased is True
     )
 
@@ -99,7 +99,7 @@ def phase_keys() -> tuple[str, ...]:
 def _phase_table(epsilons: tuple, ds: tuple) -> np.ndarray:
     best = _stored_phase_table(epsilons, ds)
     if best is None:
-        best = fo.best_oracle_map(list(phase_keys()), list(epsilons), list(ds))
+        best = fo.best_oracle_map(list(_phase_keys()), list(epsilons), list(ds))
     best.setflags(write=False)
     return best
 
@@ -110,7 +110,7 @@ def _stored_phase_table(epsilons: tuple, ds: tuple):
     from ldp_tools.explore import _phase_map
 
     grid, rows = PHASE_GRID, _phase_map.ROWS
-    if _phase_map.KEYS != phase_keys() or epsilons != grid[0] or ds != grid[1]:
+    if _phase_map.KEYS != _phase_keys() or epsilons != grid[0] or ds != grid[1]:
         return None
     return np.array([[-1 if c == "." else int(c, 36) for c in row] for row in rows], dtype=np.int64)
 
@@ -123,7 +123,7 @@ PHASE_GRID = (
 
 
 def phase_diagram(epsilons, ds) -> np.ndarray:
-    """Which oracle of :func:`phase_keys` has the lowest exact MSE at each (d, ε): indices, shape (len(ds), len(ε)).
+    """Which oracle of :func:`_phase_keys` has the lowest exact MSE at each (d, ε): indices, shape (len(ds), len(ε)).
 
     On a flat population every unbiased oracle's exact count variance is proportional to n, so the
     winner does not depend on n: :func:`~ldp_helpers.experiments.field_oracles.best_oracle_map` (07's map);

@@ -10,7 +10,7 @@ with the seed.  Which cells those are is declared, never guessed, and checked:
   are ``deterministic`` by construction.  A reseeded run leaves it out unless a kept cell reads a
   name it binds; the ids of the rows it states (:func:`claims_only_cells`) may then be missing from the
   reseeded run's ``claims.csv``, and a row of a kept seed-free cell that moves fails the pass
-  (:func:`~ldp_tools.pipeline.stability.with_stability`).
+  (:func:`~ldp_tools.pipeline.stability._with_stability`).
 
 The seeds of one notebook then run in **one kernel**, one after the other (:func:`reseeds_notebook`):
 before each seed the user namespace is emptied (``%reset -f``) and the parameters cell is run again with

@@ -63,7 +63,7 @@ _STABILITY = re.compile(
 )
 
 
-def format_value(value) -> str:
+def _format_value(value) -> str:
     """Numbers as plain decimals (6 significant digits, no exponent); text unchanged."""
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
@@ -154,7 +154,7 @@ class Claim:
         """A cell ending in a claim shows its one-row table (and the summary line as text), never the dataclass repr."""
         from IPython.display import display
 
-        display({"text/plain": self.summary(), "text/markdown": markdown_table([self])}, raw=True)
+        display({"text/plain": self.summary(), "text/markdown": _markdown_table([self])}, raw=True)
 
 
 def _stability_mark(stability: str) -> str:
@@ -170,7 +170,7 @@ def _stability_mark(stability: str) -> str:
     return {"deterministic": "det.", "": ""}[stability]
 
 
-def markdown_table(rows) -> str:
+def _markdown_table(rows) -> str:
     """Claims as a Markdown table (verdicts other than reproduced in bold); a ``stability`` column when the rows have one."""
     rows = list(rows)
     with_stability = any(r.stability for r in rows)
@@ -196,7 +196,7 @@ def claims_csv(rows) -> str:
     return buf.getvalue()
 
 
-def read_claims_csv(path) -> list[Claim]:
+def _read_claims_csv(path) -> list[Claim]:
     """Read a ``claims.csv`` written by :meth:`ClaimsTable.write_csv`, all or nothing.
 
     Refused (ValueError naming the file and line): a file over :data:`MAX_CSV_BYTES` (unread), not

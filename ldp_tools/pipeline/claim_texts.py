@@ -106,13 +106,14 @@ def fill(text, values: dict, *, where: str) -> str:
     return _PLACEHOLDER.sub(one, text)
 
 
-def spec_path(notebook: str) -> Path:
-    return CLAIMS_DIR / f"{paths.check_notebook_stem(notebook)}.yaml"
+def _spec_path(notebook: str) -> Path:
+    """``notebooks/claims/<notebook>.yaml`` of a stem its caller checked (:func:`~ldp_tools.pipeline.paths.check_notebook_stem`)."""
+    return CLAIMS_DIR / f"{notebook}.yaml"
 
 
-def load_claim_texts(notebook: str) -> dict[str, ClaimText] | None:
+def _load_claim_texts(notebook: str) -> dict[str, ClaimText] | None:
     """The entries of ``notebooks/claims/<notebook>.yaml`` in file order, or None if there is no file."""
-    path = spec_path(notebook)
+    path = _spec_path(notebook)
     if not path.exists():
         return None
     return _parse_claim_texts(path)

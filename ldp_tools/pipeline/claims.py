@@ -25,12 +25,12 @@ from ldp_tools.pipeline.claim_rows import (
     MAX_CSV_BYTES,
     SHOWN,
     Claim,
+    _format_value,
+    _markdown_table,
+    _read_claims_csv,
     claims_csv,
-    format_value,
-    markdown_table,
-    read_claims_csv,
 )
-from ldp_tools.pipeline.claim_texts import ClaimText, load_claim_texts, spec_path
+from ldp_tools.pipeline.claim_texts import ClaimText, _load_claim_texts, _spec_path
 from ldp_tools.pipeline.decisions import (
     OPS,
     SEVERITIES,
@@ -80,7 +80,7 @@ class ClaimsTable:
             raise ValueError(
                 f"texts must be 'file', None or a dict of ClaimText; got {texts!r:.80}"
             )
-        self.texts = load_claim_texts(notebook) if texts == "file" else texts
+        self.texts = _load_claim_texts(notebook) if texts == "file" else texts
         if self.texts is not None and not (
             isinstance(self.texts, dict)
             and all(isinstance(v, ClaimText) for v in self.texts.values())
@@ -116,15 +116,15 @@ class ClaimsTable:
             raise ValueError(f"depends_on={depends_on!r} names no earlier row")
         verdict = decision.verdict
         if decision.op in ("close", "far") and not tolerance:
-            tolerance = "exact" if decision.tol == 0 else f"±{format_value(decision.tol)}"
+            tolerance = "exact" if decision.tol == 0 else f"±{_format_value(decision.tol)}"
         if decision.op in ("le", "lt", "ge", "gt") and not tolerance:
-            tolerance = f"bound {format_value(decision.reference)}"
+            tolerance = f"bound {_format_value(decision.reference)}"
         row = Claim(
             rid,
             str(claim),
             str(source),
-            format_value(paper_value),
-            format_value(our_value),
+            _format_value(paper_value),
+            _format_value(our_value),
             verdict,
             severity if verdict == "paper error" else "",
             tolerance,
@@ -155,11 +155,11 @@ class ClaimsTable:
                     f"tolerance {tol:g} is below 2 SE (se={se:g}) for {claim!r}: the verdict would be noise; "
                     "widen it or run more draws"
                 )
-            n_se, se_text = format_value(tol / se if se else 0), format_value(se)
+            n_se, se_text = _format_value(tol / se if se else 0), _format_value(se)
             row["tolerance"] = (
                 f"{row['tolerance']}; MC SE = {se_text}"
                 if row.get("tolerance")
-                else f"±{format_value(tol)} ({n_se} SE; SE = {se_text})"
+                else f"±{_format_value(tol)} ({n_se} SE; SE = {se_text})"
             )
         decision = close(our_value, paper_value, tol)
         return self._add(claim, source, paper_value, our_value, decision, **row)
@@ -174,7 +174,7 @@ class ClaimsTable:
         if isinstance(paper_value, Real) and isinstance(our_value, Real):
             tol = _tolerance(rtol, atol, paper_value)
             d = Decision("far", our_value, paper_value, tol, "paper error", "reproduced")
-        elif format_value(paper_value) == format_value(our_value):
+        elif _format_value(paper_value) == _format_value(our_value):
             raise ValueError(f"not an erratum: paper value {paper_value!r} equals ours")
         else:
             d = Decision(
@@ -243,16 +243,16 @@ class ClaimsTable:
         """The long form of :meth:`statement` (words in the call), for a table without a claims file."""
         if self.texts is not None:
             raise TypeError(
-                f"{self.notebook} keeps its words in {spec_path(self.notebook).name}: use claims.statement(name, decision)"
+                f"{self.notebook} keeps its words in {_spec_path(self.notebook).name}: use claims.statement(name, decision)"
             )
         return self._decided("statement", decision, claim, source, paper_says, our_finding, **row)
 
     def _entry(self, name) -> ClaimText:
         if self.texts is None:
-            raise ValueError(f"{self.notebook} has no claims file {spec_path(self.notebook)}")
+            raise ValueError(f"{self.notebook} has no claims file {_spec_path(self.notebook)}")
         if not isinstance(name, str) or name not in self.texts:
             raise ValueError(
-                f"name must be a claim of {spec_path(self.notebook).name}; got {name!r:.80} "
+                f"name must be a claim of {_spec_path(self.notebook).name}; got {name!r:.80} "
                 f"(its claims: {', '.join(self.texts)})"
             )
         if name in self._recorded:
@@ -348,7 +348,7 @@ class ClaimsTable:
             raise ValueError("the claims table is empty")
         if self.missing():
             raise ValueError(
-                f"{self.notebook}: claims of {spec_path(self.notebook).name} never recorded: {', '.join(self.missing())}"
+                f"{self.notebook}: claims of {_spec_path(self.notebook).name} never recorded: {', '.join(self.missing())}"
             )
         path = paths.FIGURES_DIR / self.notebook / "claims.csv"
         if write:
@@ -377,7 +377,7 @@ class ClaimsTable:
         return f"<ClaimsTable {self.notebook}: {self._summary()}>"
 
     def _repr_markdown_(self) -> str:
-        return markdown_table(self.rows) + "\n\n" + self._summary()
+        return _markdown_table(self.rows) + "\n\n" + self._summary()
 
 
 #: the verdicts of a row decided by a comparison: if it holds, if it fails

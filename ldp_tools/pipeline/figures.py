@@ -103,7 +103,7 @@ def use_style() -> None:
     plt.style.use(STYLE_FILE)
 
 
-def figure_path(notebook: str, name: str) -> Path:
+def _figure_path(notebook: str, name: str) -> Path:
     """``figures/<notebook>/<name>.png`` (the PDF sits beside it); validates both names."""
     paths.check_notebook_stem(notebook)
     if not isinstance(name, str) or not _FIGURE_NAME.match(name) or name.endswith((".png", ".pdf")):
@@ -135,7 +135,7 @@ def save_figure(fig, notebook: str, name: str, *, write: bool = True) -> Path:
     """
     if not hasattr(fig, "savefig"):
         raise ValueError(f"fig must be a matplotlib Figure; got {type(fig).__name__}")
-    png = figure_path(notebook, name)
+    png = _figure_path(notebook, name)
     if not isinstance(write, bool):
         raise TypeError(f"write must be True or False; got {write!r:.80}")
     if write:

@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 from ldp_helpers._validation import check_bool
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline.claims import ClaimsTable
-from ldp_tools.pipeline.figures import figure_path, save_figure, use_style
+from ldp_tools.pipeline.figures import _figure_path, save_figure, use_style
 
 #: set to "1" in the environment of a claims-only run (the robustness pass's reseeded runs)
 CLAIMS_ONLY_ENV = "LDP_CLAIMS_ONLY"
@@ -55,7 +55,7 @@ class FigureSaver:
 
     def __call__(self, fig, name: str) -> None:
         if not self.draw:
-            figure_path(self.notebook, name)  # the name is still checked
+            _figure_path(self.notebook, name)  # the name is still checked
             plt.close(fig)
             return
         save_figure(fig, self.notebook, name, write=self.write)

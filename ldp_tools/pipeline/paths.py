@@ -18,7 +18,7 @@ FIGURES_DIR = (
 )
 
 
-def published_figures_dir() -> Path:
+def _published_figures_dir() -> Path:
     """Where committed outputs are *read* from: ``figures/``, also while a run writes to staging.
 
     The report reads every notebook's published claims; under ``reproduce`` its own outputs go to
@@ -30,7 +30,7 @@ def published_figures_dir() -> Path:
 _NOTEBOOK_STEM = re.compile(r"^\d\d_[a-z0-9_]+$")
 
 
-def notebook_stems() -> list[str]:
+def _notebook_stems() -> list[str]:
     """The collection's notebooks, ``NN_slug``, in order (paired ``.ipynb`` / ``.py`` files)."""
     found = {p.stem for pattern in ("*.ipynb", "*.py") for p in NOTEBOOKS_DIR.glob(pattern)}
     return sorted(stem for stem in found if _NOTEBOOK_STEM.match(stem))
@@ -38,7 +38,7 @@ def notebook_stems() -> list[str]:
 
 def check_notebook_stem(notebook: str, name: str = "notebook") -> str:
     """Return ``notebook`` if it names a notebook of the collection, else raise ValueError."""
-    valid = notebook_stems()
+    valid = _notebook_stems()
     if not isinstance(notebook, str) or notebook not in valid:
         raise ValueError(
             f"unknown notebook {notebook!r}; valid names: {', '.join(valid) or '(none)'} ({name} must be one of them)"

@@ -175,7 +175,7 @@ def load_profile(name: str) -> dict[str, dict]:
     raw, lines = _read_yaml(path)
     if not isinstance(raw, dict):
         raise ValueError(f"{path.name}: must be a mapping from notebook name to parameters")
-    stems = paths.notebook_stems()
+    stems = paths._notebook_stems()
     profile = {stem: {} for stem in stems}
     for stem, params in raw.items():
         if stem == ROBUSTNESS_KEY:

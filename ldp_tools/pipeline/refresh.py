@@ -26,7 +26,7 @@ from nbclient import NotebookClient
 
 from ldp_helpers._validation import check_int
 from ldp_tools.pipeline import paths
-from ldp_tools.pipeline.reproduce import kernel_config
+from ldp_tools.pipeline.reproduce import _kernel_config
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled", "papermill")
@@ -88,7 +88,7 @@ def refresh(stem: str, *, timeout: int = 600) -> None:
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(paths.NOTEBOOKS_DIR)}},
-        config=kernel_config(),
+        config=_kernel_config(),
     ).execute()
     for cell in nb.cells:
         for output in cell.get("outputs", []):

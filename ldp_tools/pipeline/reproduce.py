@@ -24,7 +24,7 @@ longest first by the last run's times.
 
 **Times.**  The run ends with its wall time and each notebook's seconds (its run under the profile's seed, each
 reseeded run, and apart the cells tagged ``peer-clients``: audits that call the peers' own clients as black boxes,
-which run at those clients' speed); they are also written to ``build/<profile>/timings.json`` (:func:`read_timings`),
+which run at those clients' speed); they are also written to ``build/<profile>/timings.json`` (:func:`_read_timings`),
 never to ``figures/``: a rerun must write the same bytes there.
 """
 
@@ -47,8 +47,8 @@ from pathlib import Path
 from ldp_helpers._validation import check_choice, fail_type
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline._reseeds import reseeds_notebook, segment
-from ldp_tools.pipeline.claim_rows import claims_csv, read_claims_csv
-from ldp_tools.pipeline.claim_texts import load_claim_texts
+from ldp_tools.pipeline.claim_rows import _read_claims_csv, claims_csv
+from ldp_tools.pipeline.claim_texts import _load_claim_texts
 from ldp_tools.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
 from ldp_tools.pipeline.profiles import (
     load_profile,
@@ -57,7 +57,7 @@ from ldp_tools.pipeline.profiles import (
     profile_names,
     robustness_seeds,
 )
-from ldp_tools.pipeline.stability import stability_counts, with_stability
+from ldp_tools.pipeline.stability import _stability_counts, _with_stability
 
 #: notebooks whose stem starts with this summarize the others (they run after them)
 REPORT_PREFIX = "99_"
@@ -85,14 +85,14 @@ def _summarize_outputs(stem: str, wrote_outputs: bool) -> str:
     claims_file = folder / "claims.csv"
     if not claims_file.exists():
         return f"{n_figures} figures, no claims.csv"
-    rows = read_claims_csv(claims_file)
+    rows = _read_claims_csv(claims_file)
     verdicts = collections.Counter(r.verdict for r in rows)
     detail = ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
-    stable = ", ".join(f"{n} {kind}" for kind, n in stability_counts(rows).items() if n)
+    stable = ", ".join(f"{n} {kind}" for kind, n in _stability_counts(rows).items() if n)
     return f"{n_figures} figures, {len(rows)} claims ({detail}; {stable})"
 
 
-def kernel_config():
+def _kernel_config():
     """Traitlets config for the kernels we start: CurveZMQ-encrypted transport, required.
 
     ipykernel ≥ 7.3 warns on stderr at every start of an unencrypted TCP kernel; requiring
@@ -224,7 +224,7 @@ def _failure(nb) -> str:
 
 def _row_ids(stem: str, names: set) -> set:
     """The ids of the claims-yaml entries ``names`` of a notebook (names without an entry: none)."""
-    texts = load_claim_texts(stem) or {}
+    texts = _load_claim_texts(stem) or {}
     return {texts[name].id for name in names if name in texts}
 
 
@@ -249,10 +249,10 @@ def _finish(
         if reseeded:
             try:
                 runs = {
-                    s: read_claims_csv(_staging(stem, profile_name, s) / stem / "claims.csv")
+                    s: _read_claims_csv(_staging(stem, profile_name, s) / stem / "claims.csv")
                     for s in reseeded
                 }
-                rows = with_stability(read_claims_csv(claims_file), runs, seed_free=seed_free)
+                rows = _with_stability(_read_claims_csv(claims_file), runs, seed_free=seed_free)
             except (OSError, ValueError) as err:
                 return RunResult(stem, False, result.seconds, f"robustness pass failed: {err}")
             claims_file.write_text(claims_csv(rows), encoding="utf-8")
@@ -294,7 +294,7 @@ def _execute(stem: str, source: Path, out_dir: Path) -> RunResult:
             cwd=str(paths.NOTEBOOKS_DIR),
             progress_bar=False,
             log_output=False,
-            config=kernel_config(),
+            config=_kernel_config(),
         )
     except PapermillExecutionError as err:
         detail = f"failed in cell {err.cell_index} (execution count {err.exec_count}): {err.ename}: {err.evalue}"
@@ -402,7 +402,7 @@ def _list(out) -> None:
             profiles[name] = load_profile(name)
         except ValueError as err:
             print(f"profile {name}: refused ({err})", file=out)
-    for stem in paths.notebook_stems():
+    for stem in paths._notebook_stems():
         print(stem, file=out)
         for param, default in notebook_parameters(stem).items():
             overrides = "".join(
@@ -431,7 +431,7 @@ def _reseeds(stem: str, parameters: dict, seeds: list) -> list:
 
 
 def _estimates(timings: dict) -> dict:
-    """``{(stem, "run" or "reseeds"): seconds}`` of the last runs (:func:`read_timings`), to schedule the longest
+    """``{(stem, "run" or "reseeds"): seconds}`` of the last runs (:func:`_read_timings`), to schedule the longest
     jobs first."""
     return {
         (stem, kind): seconds
@@ -454,9 +454,9 @@ def _timings_path(profile_name: str) -> Path:
 
 
 def _check_timings(timings) -> dict:
-    """``timings`` if it has the form :func:`read_timings` returns (``{}`` included), else ValueError/TypeError."""
+    """``timings`` if it has the form :func:`_read_timings` returns (``{}`` included), else ValueError/TypeError."""
     if not isinstance(timings, dict):
-        fail_type("timings", timings, "a dict as read_timings returns")
+        fail_type("timings", timings, "a dict of the form timings.json holds")
     try:
         for entry in timings and timings["notebooks"].values():
             (
@@ -468,12 +468,12 @@ def _check_timings(timings) -> dict:
         timings and (float(timings["wall_seconds"]), int(timings["jobs"]))
     except (ValueError, TypeError, KeyError, AttributeError):
         raise ValueError(
-            f"timings must be a dict as read_timings returns; got {timings!r:.80}"
+            f"timings must be a dict of the form timings.json holds; got {timings!r:.80}"
         ) from None
     return timings
 
 
-def read_timings(profile_name: str) -> dict:
+def _read_timings(profile_name: str) -> dict:
     """The times written by the last runs under a profile; {} when there are none (or the file is unreadable).
 
     ``{"wall_seconds": s, "jobs": n, "notebooks": {stem: {"seconds": s, "reseeds": {seed: s}, "peer_seconds": s,
@@ -489,10 +489,10 @@ def read_timings(profile_name: str) -> dict:
         return {}
 
 
-def timings_text(timings: dict) -> str:
-    """The times of :func:`read_timings` as lines: each notebook (its run and its reseeded runs), the peers'
+def _timings_text(timings: dict) -> str:
+    """The times of :func:`_read_timings` as lines: each notebook (its run and its reseeded runs), the peers'
     black-box audits on a line of their own, the total wall time."""
-    if not _check_timings(timings):
+    if not timings:
         return "(no times yet: `make figures` writes them to build/paper/timings.json)"
     lines = []
     for stem, t in sorted(timings["notebooks"].items()):
@@ -522,7 +522,7 @@ def timings_text(timings: dict) -> str:
 
 def _write_timings(profile_name: str, runs: dict, wall_seconds: float, jobs: int) -> dict:
     """Merge this run's ``{stem: {seed or None: RunResult}}`` (successful notebooks) into the timings file."""
-    notebooks = read_timings(profile_name).get("notebooks", {})
+    notebooks = _read_timings(profile_name).get("notebooks", {})
     for stem, by_seed in runs.items():
         notebooks[stem] = {
             "seconds": round(by_seed[None].seconds, 2),
@@ -551,7 +551,7 @@ def main(argv=None) -> int:
             _list(sys.stdout)
             return 0
         profile = load_profile(args.profile)
-        selected = paths._select_notebooks(paths.notebook_stems(), args.only)
+        selected = paths._select_notebooks(paths._notebook_stems(), args.only)
         seeds = robustness_seeds(args.profile)
         reseeds = {stem: _reseeds(stem, profile[stem], seeds) for stem in selected}
     except ValueError as err:
@@ -578,7 +578,7 @@ def main(argv=None) -> int:
     results: dict[str, RunResult] = {}
     runs_of: dict[str, dict] = {}  # every run of each successful notebook, for the times
     timings: dict = {}
-    estimate = _estimates(read_timings(args.profile))
+    estimate = _estimates(_read_timings(args.profile))
     for wave in filter(None, waves):
         jobs = _jobs(wave, reseeds, estimate)
         pending: dict[str, dict] = {stem: {} for stem in wave}
@@ -649,7 +649,7 @@ def main(argv=None) -> int:
     }
     print(
         f"\nTimes ({_timings_path(args.profile).relative_to(paths.BUILD_DIR.parent)}):\n"
-        + timings_text(this_run)
+        + _timings_text(this_run)
     )
     failed = [s for s in selected if not results[s].ok]
     if failed:

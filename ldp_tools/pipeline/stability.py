@@ -29,10 +29,10 @@ from ldp_tools.pipeline.decisions import VERDICTS
 
 def _check_rows(name: str, rows) -> list[Claim]:
     if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
-        fail_type(name, rows, "a list of Claim rows (read_claims_csv)")
+        fail_type(name, rows, "a list of Claim rows (as read from a claims.csv)")
     rows = list(rows)
     if not rows or not all(isinstance(r, Claim) for r in rows):
-        fail_type(name, rows, "a non-empty list of Claim rows (read_claims_csv)")
+        fail_type(name, rows, "a non-empty list of Claim rows (as read from a claims.csv)")
     return rows
 
 
@@ -62,7 +62,7 @@ def _stability_label(row: Claim, reseeded: dict) -> str:
     return "fragile: " + "; ".join(parts) if parts else f"stable over {len(reseeded) + 1} seeds"
 
 
-def with_stability(rows, reseeded: dict, *, seed_free=frozenset()) -> list[Claim]:
+def _with_stability(rows, reseeded: dict, *, seed_free=frozenset()) -> list[Claim]:
     """``rows`` (the published run's claims) with their ``stability`` from the runs under other seeds.
 
     ``reseeded`` maps each other seed to its run's rows: the same ids in the same order, except that the ids
@@ -71,12 +71,6 @@ def with_stability(rows, reseeded: dict, *, seed_free=frozenset()) -> list[Claim
     one that a run did compute must come out ``deterministic``.  ValueError names the seed or the row otherwise.
     """
     rows = _check_rows("rows", rows)
-    if not isinstance(reseeded, dict) or not reseeded:
-        fail_type(
-            "reseeded", reseeded, "a non-empty dict of seed -> the claims rows of that seed's run"
-        )
-    if isinstance(seed_free, (str, bytes)) or not hasattr(seed_free, "__iter__"):
-        fail_type("seed_free", seed_free, "a set of row ids")
     seed_free = set(seed_free)
     ids = [r.id for r in rows]
     runs = {}
@@ -103,9 +97,8 @@ def with_stability(rows, reseeded: dict, *, seed_free=frozenset()) -> list[Claim
     return labelled
 
 
-def stability_counts(rows) -> dict[str, int]:
+def _stability_counts(rows) -> dict[str, int]:
     """How many rows are deterministic, stable over the seeds, fragile, or not checked (empty stability)."""
-    rows = [] if isinstance(rows, (list, tuple)) and not rows else _check_rows("rows", rows)
     kinds = {"deterministic": 0, "stable": 0, "fragile": 0, "not checked": 0}
     for r in rows:
         kind = "not checked" if not r.stability else r.stability.split()[0].rstrip(":")

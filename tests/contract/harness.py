@@ -30,7 +30,6 @@ HARD_TIMEOUT = 30
 #: specs whose calls resolve (and, with write=True, write) figures/<notebook>/…: pointed at a tmp dir
 WRITES_FIGURES = {
     "ldp_tools.pipeline.figures.save_figure",
-    "ldp_tools.pipeline.figures.figure_path",
     "ldp_tools.pipeline.claims.ClaimsTable.write_csv",
 }
 

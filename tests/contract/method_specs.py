@@ -39,7 +39,7 @@ from ldp_helpers.simulate.populations import Population, RandomActiveSets
 from ldp_helpers.simulate.survey import SurveyStandIn
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline.claim_texts import ClaimText
-from ldp_tools.pipeline.claims import ClaimsTable, read_claims_csv
+from ldp_tools.pipeline.claims import ClaimsTable, _read_claims_csv
 from ldp_tools.pipeline.decisions import lt
 from ldp_tools.pipeline.report import NotebookClaims
 
@@ -72,7 +72,7 @@ def _one_claim():
 
 
 def _notebook_claims():
-    rows = tuple(read_claims_csv(paths.REPO_ROOT / "figures" / "00_tutorial" / "claims.csv"))
+    rows = tuple(_read_claims_csv(paths.REPO_ROOT / "figures" / "00_tutorial" / "claims.csv"))
     return NotebookClaims("00_tutorial", "Tutorial", rows)
 
 

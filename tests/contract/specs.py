@@ -553,13 +553,8 @@ SPECS.update(
             _free={"label", "brands"},
         ),
         # pipeline
-        "ldp_tools.pipeline.claim_rows.format_value": spec(value=0.5, _free={"value"}),
         "ldp_tools.pipeline.claims.ClaimsTable": spec(
             notebook="00_tutorial", texts="file", _none_ok={"texts"}
-        ),
-        "ldp_tools.pipeline.claim_rows.markdown_table": spec(rows=[], _valid=False, _free={"rows"}),
-        "ldp_tools.pipeline.claim_rows.read_claims_csv": spec(
-            path="figures/00_tutorial/claims.csv", _free={"path"}
         ),
         "ldp_tools.pipeline.decisions.Decision": spec(
             op="le", value=1.0, reference=2.0, tol=0.0, _free={"value", "reference", "tol"}
@@ -594,16 +589,6 @@ SPECS.update(
             _free={"text", "where"},
             _extra={"values": [{}, {"x": "text"}]},
         ),
-        "ldp_tools.pipeline.claim_texts.spec_path": spec(notebook="00_tutorial"),
-        "ldp_tools.pipeline.claim_texts.load_claim_texts": spec(
-            notebook="00_tutorial", _finite=False
-        ),
-        "ldp_tools.pipeline.figures.figure_path": spec(
-            notebook="00_tutorial",
-            name="fig",
-            _free={"name"},
-            _extra={"name": ["../escape", "a/b", ""]},
-        ),
         "ldp_tools.pipeline.figures.save_figure": spec(
             fig=_fig,
             notebook="00_tutorial",
@@ -612,8 +597,6 @@ SPECS.update(
             _free={"name"},
             _extra={"name": ["../escape", "a/b", ""]},
         ),
-        "ldp_tools.pipeline.paths.notebook_stems": spec(),
-        "ldp_tools.pipeline.paths.published_figures_dir": spec(),
         "ldp_tools.pipeline.paths.check_notebook_stem": spec(notebook="00_tutorial"),
         "ldp_tools.pipeline.plots.plot_tail_bounds": spec(
             _valid=False,
@@ -630,11 +613,6 @@ SPECS.update(
         "ldp_tools.pipeline.profiles.notebook_parameters": spec(stem="00_tutorial"),
         "ldp_tools.pipeline.profiles.load_profile": spec(name="smoke"),
         "ldp_tools.pipeline.refresh.refresh": spec(stem="00_tutorial", timeout=60, _valid=False),
-        "ldp_tools.pipeline.reproduce.kernel_config": spec(),
-        "ldp_tools.pipeline.reproduce.read_timings": spec(profile_name="paper"),
-        "ldp_tools.pipeline.reproduce.timings_text": spec(
-            timings={}, _extra={"timings": [{"notebooks": 3}, {"a": 1}]}
-        ),
         "ldp_tools.pipeline.report.run_times": spec(profile_name="paper"),
         "ldp_tools.pipeline.report.collect_claims": spec(),
         "ldp_tools.pipeline.report.summary_text": spec(collected=[], _valid=False),

@@ -37,8 +37,6 @@ A, B = (
 )
 
 SPECS = {
-    P + "stability.with_stability": spec(rows=[ROW], reseeded={101: [MOVED], 202: [ROW]}),
-    P + "stability.stability_counts": spec(rows=[ROW]),
     P + "claim_rows.claims_csv": spec(rows=[ROW]),
     P + "profiles.robustness_seeds": spec(name="paper"),
     P + "report.fragile_claims": spec(collected=[], _valid=False),

@@ -115,7 +115,7 @@ def test_names_cannot_leave_the_notebooks_folder(sandbox, name, capsys):
         lambda: paths.check_notebook_stem(name),
         lambda: profiles._profile_path(name),
         lambda: profiles.notebook_parameters(name),
-        lambda: figures.figure_path("20_writes_and_passes", name),
+        lambda: figures._figure_path("20_writes_and_passes", name),
         lambda: refresh._build_from_script(name),
     ):
         with pytest.raises(ValueError):

@@ -20,20 +20,20 @@ from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_tools.explore import oracles, panels, utility
 from ldp_tools.explore.oracles import (
     UNAVAILABLE,
-    oracle_parameters,
-    panel_keys,
-    playground_state,
-    population_counts,
+    _oracle_parameters,
+    _panel_keys,
+    _playground_state,
+    _population_counts,
 )
-from ldp_tools.explore.utility import oracle_ranking
+from ldp_tools.explore.utility import _oracle_ranking
 
-oracle_keys = panel_keys
+oracle_keys = _panel_keys
 
 
 def build_oracle(key, epsilon, d, *, structure=None, seed=0):
     """The oracle a panel shows: the one factory with the panels' structure (their defaults, ranges and ceilings)."""
     return fo.build_oracle(
-        key, epsilon, d, structure=oracles.check_structure(structure, d), seed=seed
+        key, epsilon, d, structure=oracles._check_structure(structure, d), seed=seed
     )
 
 
@@ -43,7 +43,7 @@ def test_the_panels_list_every_frequency_oracle_but_the_longitudinal_ones():
         for k, e in REGISTRY.items()
         if isinstance(e.example(), FrequencyOracle) and not hasattr(e.example(), "epsilon_after")
     ]
-    assert list(panel_keys()) == expected
+    assert list(_panel_keys()) == expected
     assert {"grr", "oue", "olh", "cms", "ss", "hr"} <= set(expected) and not {
         "l_grr",
         "l_oue",
@@ -67,7 +67,7 @@ def test_the_sketch_is_built_for_the_panels_d_with_its_own_k_and_m():
     assert (
         build_oracle("cms", 1.0, 43, seed=5).hash_a == build_oracle("cms", 2.0, 43, seed=5).hash_a
     )  # one design over ε
-    assert set(oracle_parameters("cms")) == {"k", "m"} and oracle_parameters("oue") == {}
+    assert set(_oracle_parameters("cms")) == {"k", "m"} and _oracle_parameters("oue") == {}
     with pytest.raises(ValueError, match=r"structure\['k'\] must be an integer in \[1, 64\]"):
         build_oracle("cms", 1.0, 43, structure={"k": 65})
     with pytest.raises(ValueError, match="structure must be a dict with keys among"):
@@ -78,14 +78,14 @@ def test_dbitflips_bits_per_user_are_exposed_and_checked_by_the_class():
     """[ding2017]'s d (n_bits here): a field of a class without create(), exposed by name, 1 ≤ n_bits ≤ d."""
     from ldp_helpers.mechanisms.dbitflip import DBitFlip
 
-    assert set(oracle_parameters("dbitflip")) == {"n_bits"} and build_oracle(
+    assert set(_oracle_parameters("dbitflip")) == {"n_bits"} and build_oracle(
         "dbitflip", 1.0, 43
     ) == DBitFlip(1.0, 43, 1)
     assert build_oracle("dbitflip", 1.0, 43, structure={"n_bits": 4}) == DBitFlip(1.0, 43, 4)
     with pytest.raises(ValueError, match=r"n_bits must be an integer in \[1, 3\]"):
         build_oracle("dbitflip", 1.0, 3, structure={"n_bits": 4})
     assert "dbitflip" not in dict(
-        oracle_ranking(1.0, 3, 100, structure={"n_bits": 4})
+        _oracle_ranking(1.0, 3, 100, structure={"n_bits": 4})
     )  # refused there: left out
 
 
@@ -98,51 +98,51 @@ def test_structured_oracles_are_refused_beyond_the_work_ceilings_with_the_allowe
     with pytest.raises(
         ValueError, match=r"structure\['m'\] must be an integer in \[2, 1024\] at k = 64"
     ):
-        oracle_ranking(1.0, 512, 1000, structure={"k": 64, "m": 4096})
+        _oracle_ranking(1.0, 512, 1000, structure={"k": 64, "m": 4096})
     with pytest.raises(
         ValueError, match=r"structure\['n_hashes'\] must be an integer in \[1, 16\]"
     ):
         panels.privacy_utility_panel(d=2048, n=1000, n_hashes=32)
-    assert oracles.check_structure({"k": 64, "m": 1024}, 512)["m"] == 1024
+    assert oracles._check_structure({"k": 64, "m": 1024}, 512)["m"] == 1024
 
 
 def test_the_issue_30_setting_shows_the_true_mse_of_the_sketch():
     """d = 43, ε = 3, n = 10⁵: the panel's MSE is bias² + variance, not the variance alone."""
-    state = playground_state("cms", 3.0, 43, 10**5, "uniform", seed=0, structure={"k": 3, "m": 4})
+    state = _playground_state("cms", 3.0, 43, 10**5, "uniform", seed=0, structure={"k": 3, "m": 4})
     cms = build_oracle("cms", 3.0, 43, structure={"k": 3, "m": 4}, seed=0)
-    truth = population_counts("uniform", 10**5, 43)
+    truth = _population_counts("uniform", 10**5, 43)
     bias = cms.expected_estimate(truth) - truth
     assert state.mse == pytest.approx(float(np.mean(bias**2 + cms.variance(truth))), rel=1e-12)
     assert state.bias_sq == pytest.approx(
         float(np.mean(bias**2)), rel=1e-12
     ) and state.mse > 10 * np.mean(cms.variance(truth))
-    ranking = dict(oracle_ranking(3.0, 43, 10**5, structure={"k": 3, "m": 4}))
+    ranking = dict(_oracle_ranking(3.0, 43, 10**5, structure={"k": 3, "m": 4}))
     assert ranking["cms"] == pytest.approx(state.mse, rel=1e-12)
 
 
 def test_another_seed_gives_another_draw_and_the_same_seed_the_same():
-    a, b, c = (playground_state("oue", 1.0, 8, 10_000, seed=s) for s in (1, 1, 2))
+    a, b, c = (_playground_state("oue", 1.0, 8, 10_000, seed=s) for s in (1, 1, 2))
     np.testing.assert_array_equal(a.estimate, b.estimate)
     assert not np.array_equal(a.estimate, c.estimate)
 
 
 def test_too_large_table_shows_a_dash():
-    state = playground_state("oue", 1.0, 1024, 10**8, "uniform", seed=0)
+    state = _playground_state("oue", 1.0, 1024, 10**8, "uniform", seed=0)
     assert state.whole_report_epsilon == UNAVAILABLE and state.report_bits == 1024
-    assert playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(
+    assert _playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(
         1.0
     )
 
 
 def test_populations_hold_exactly_n_users():
     for n, d, s in ((1, 1000, 1.1), (10, 7, 0.0), (12_345, 43, 2.5), (10**9, 2048, 1.0)):
-        counts = population_counts("zipf", n, d, zipf_s=s)
+        counts = _population_counts("zipf", n, d, zipf_s=s)
         assert counts.sum() == n and counts.min() >= 0 and counts[0] == counts.max()
-    assert population_counts("uniform", 100, 7).tolist() == [15, 15, 14, 14, 14, 14, 14]
-    state = playground_state("grr", 2.0, 43, 1, "clickstream", seed=0)
+    assert _population_counts("uniform", 100, 7).tolist() == [15, 15, 14, 14, 14, 14, 14]
+    state = _playground_state("grr", 2.0, 43, 1, "clickstream", seed=0)
     assert state.true_counts.sum() == 49_742
     with pytest.raises(ValueError, match="d must be 43"):
-        population_counts("clickstream", 100, 10)
+        _population_counts("clickstream", 100, 10)
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_bad_input_gets_the_librarys_value_error(kwargs, match):
     )
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        playground_state(**args)
+        _playground_state(**args)
 
 
 @pytest.mark.parametrize(
@@ -188,7 +188,7 @@ def test_report_bits_count_the_bits_one_user_sends(key, d, bits):
     assert (
         build_oracle(key, 1.0, d).report_bits
         == bits
-        == playground_state(key, 1.0, d, 100).report_bits
+        == _playground_state(key, 1.0, d, 100).report_bits
     )
 
 
@@ -204,7 +204,7 @@ def test_report_bits_of_hashing_oracles_and_the_sketch():
 
 
 def test_phase_diagram_is_the_exact_winner_and_agrees_with_wangs_rule_away_from_the_boundary():
-    keys = utility.phase_keys()
+    keys = utility._phase_keys()
     assert (
         set(keys) <= set(oracle_keys()) and "cms" not in keys and {"grr", "oue", "olh"} <= set(keys)
     )
@@ -261,11 +261,11 @@ def test_playground_panel_updates_survives_refusals_and_offers_its_numbers():
         and panel.controls["epsilon"].value == 2.5
         and panel.png[-1] != first_png
     )
-    assert f"{playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
+    assert f"{_playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
     header, rows = panel.table
     assert header[:3] == ("value", "true_count", "estimate") and len(rows) == 8
     assert header[-1] == "mse" and [row[-1] for row in rows] == list(
-        playground_state("grr", 2.5, 8, 1000, seed=0).mse_per_value
+        _playground_state("grr", 2.5, 8, 1000, seed=0).mse_per_value
     )  # the CSV's per-value MSE is the science's bias² + variance
     panel.controls["mechanism_key"].value = "oue"
     assert "report size = <b class='ldp-bits'>8</b> bits" in panel.summary.value
@@ -284,7 +284,7 @@ def test_the_sketchs_controls_show_only_for_the_sketch_and_change_its_numbers():
     assert panel.controls["k"].layout.display == "flex"
     before = panel.summary.value
     panel.controls["m"].value = 1024
-    expected = playground_state("cms", 1.0, 43, 10_000, seed=0, structure={"k": 16, "m": 1024})
+    expected = _playground_state("cms", 1.0, 43, 10_000, seed=0, structure={"k": 16, "m": 1024})
     assert (
         panel.summary.value != before
         and f"{expected.mse:.6g}" in panel.summary.value
@@ -299,19 +299,19 @@ def test_apples_sha256_family_is_offered_and_its_bias_is_the_uniform_hash_one():
     assert panel.controls["hash_family"].layout.display == "none"
     panel.controls["mechanism_key"].value = "cms"
     assert panel.controls["hash_family"].layout.display == "flex"
-    universal = playground_state("cms", 1.0, 43, 100_000, seed=0)
+    universal = _playground_state("cms", 1.0, 43, 100_000, seed=0)
     assert universal.bias_sq > 5 * universal.uniform_bias_sq and "universal family" in (
         panel.summary.value
     )
     panel.controls["hash_family"].value = "sha256"
-    apple = playground_state("cms", 1.0, 43, 100_000, seed=0, hash_family="sha256")
+    apple = _playground_state("cms", 1.0, 43, 100_000, seed=0, hash_family="sha256")
     assert apple.uniform_bias_sq == universal.uniform_bias_sq
     assert 0.5 < apple.bias_sq / apple.uniform_bias_sq < 2
     summary = panel.summary.value
     assert panel.message.value == "" and "Apple's SHA-256 family" in summary
     assert f"{apple.mse:.6g}" in summary and f"{apple.uniform_bias_sq:.6g}" in summary
     assert f"(here {apple.bias_sq / apple.uniform_bias_sq:.2f}×)" in summary
-    ranking = dict(oracle_ranking(1.0, 43, 100_000, hash_family="sha256"))
+    ranking = dict(_oracle_ranking(1.0, 43, 100_000, hash_family="sha256"))
     assert ranking["cms"] == pytest.approx(apple.mse, rel=1e-12)
     panel.update({"hash_family": "md5"})
     assert "refused: hash_family" in panel.message.value
@@ -337,11 +337,11 @@ def test_privacy_utility_panel_updates_and_survives_bad_values():
     np.testing.assert_allclose(
         line,
         fo.privacy_utility_curves(
-            panel_keys(),
+            _panel_keys(),
             np.linspace(0.05, 4.0, panels.CURVE_POINTS),
             43,
             10_000,
-            structure=oracles.check_structure(None, 43),
+            structure=oracles._check_structure(None, 43),
         ).exact["cms"],
     )
 
@@ -390,7 +390,7 @@ def test_the_slider_and_the_box_stay_in_step():
 def test_at_large_n_the_biased_sketches_bias_keeps_them_out_of_the_best(n):
     """The fixed-hash sketches' bias² grows as n², their variance as n: at large n they are never the best oracle."""
     biased = set(fo.oracle_groups()["sketch"])
-    assert "cms" in biased and oracle_ranking(1.0, 43, n)[0][0] not in biased
+    assert "cms" in biased and _oracle_ranking(1.0, 43, n)[0][0] not in biased
 
 
 def test_the_stored_phase_map_is_the_science_map():
@@ -399,7 +399,7 @@ def test_the_stored_phase_map_is_the_science_map():
     stored = utility._stored_phase_table(epsilons, ds)
     assert stored is not None and stored.shape == (len(ds), len(epsilons))
     np.testing.assert_array_equal(
-        stored, fo.best_oracle_map(list(utility.phase_keys()), list(epsilons), list(ds))
+        stored, fo.best_oracle_map(list(utility._phase_keys()), list(epsilons), list(ds))
     )
     assert (
         utility._stored_phase_table(epsilons[:-1], ds) is None
@@ -411,7 +411,7 @@ def test_a_moment_beyond_double_precision_is_refused_never_an_mse_of_zero():
     (by HR itself since its client stopped leaving C_x beyond e^ε/(e^ε + 2B − 1) = 1, ε ≈ 41.6 at d = 43)."""
     refusal = "epsilon must be small enough that e^ε/(e^ε + 2B − 1) < 1 in double precision"
     with pytest.raises(ValueError, match=re.escape(refusal)):
-        playground_state("hr", 700.0, 43, 10**5)
+        _playground_state("hr", 700.0, 43, 10**5)
     panel = playground_panel(mechanism_key="hr", epsilon=1.0, d=43, n=10**5)
     panel.controls["epsilon"].box.value = "700"
     assert f"refused: epsilon = 700 — {html.escape(refusal)}" in panel.message.value
@@ -426,8 +426,8 @@ def test_flh_at_a_large_budget_is_refused_for_its_work_and_still_ranked_by_its_m
         match=r"epsilon must be a budget at which Fast local hashing \(FLH\)'s survey "
         r"fills at most 65,536 cells",
     ):
-        playground_state("flh", 20.0, 64, 10**6)
-    assert "flh" in dict(oracle_ranking(20.0, 64, 10**6))
+        _playground_state("flh", 20.0, 64, 10**6)
+    assert "flh" in dict(_oracle_ranking(20.0, 64, 10**6))
     with pytest.raises(ValueError, match="epsilon=20.0 would allocate"):
         fo.build_oracle("flh", 20.0, 64).sample_aggregate(
             np.ones(64, dtype=np.int64), rng=np.random.default_rng(0)
@@ -437,13 +437,13 @@ def test_flh_at_a_large_budget_is_refused_for_its_work_and_still_ranked_by_its_m
 def test_privacy_utility_draws_a_chosen_few_by_default_and_toggles_the_rest():
     panel = privacy_utility_panel(d=43, n=10_000)
     lines = panel.artists["lines"]
-    assert {k for k in panel_keys() if lines[k].get_visible()} == set(panels.FEW)
+    assert {k for k in _panel_keys() if lines[k].get_visible()} == set(panels.FEW)
     legend = [t.get_text() for t in panel.figure.axes[0].get_legend().get_texts()]
     assert len(legend) == len(panels.FEW) + 3
     panel.controls["shown"].value = "all"
-    assert all(lines[k].get_visible() for k in panel_keys()) and panel.message.value == ""
-    colours = {(str(lines[k].get_color()), lines[k].get_linestyle()) for k in panel_keys()}
-    assert len(colours) == len(panel_keys())  # no two curves drawn alike
+    assert all(lines[k].get_visible() for k in _panel_keys()) and panel.message.value == ""
+    colours = {(str(lines[k].get_color()), lines[k].get_linestyle()) for k in _panel_keys()}
+    assert len(colours) == len(_panel_keys())  # no two curves drawn alike
     panel.controls["shown"].value = "sketches"
     assert "FLH's curve jumps because its hash range g = round(e^ε) + 1 follows ε" in html.unescape(
         panel.summary.value

@@ -514,9 +514,9 @@ def test_the_runners_do_not_interrupt_an_idle_kernel_at_shutdown() -> None:
 
     from traitlets import import_item
 
-    from ldp_tools.pipeline.reproduce import kernel_config
+    from ldp_tools.pipeline.reproduce import _kernel_config
 
-    manager = import_item(kernel_config()["NotebookClient"]["kernel_manager_class"])()
+    manager = import_item(_kernel_config()["NotebookClient"]["kernel_manager_class"])()
     manager.shutting_down = True
     asyncio.run(manager._async_interrupt_kernel())  # skipped: no signal, no error
     manager.shutting_down = False

@@ -15,13 +15,13 @@ from ldp_tools.pipeline.claims import (
     VERDICTS,
     ClaimsTable,
     Decision,
+    _format_value,
+    _read_claims_csv,
     by_text,
     close,
-    format_value,
     gt,
     le,
     lt,
-    read_claims_csv,
 )
 
 CSV_FILES = sorted(paths.FIGURES_DIR.glob("*/claims.csv"))
@@ -100,13 +100,13 @@ def test_statements_errata_and_ambiguity():
 
 def test_format_value_is_plain_decimal():
     """No exponents, at most 6 significant digits, integers without a decimal point."""
-    assert format_value(1e-7) == "0.0000001"
-    assert format_value(2.6149597) == "2.61496"
-    assert format_value(49742.0) == "49742"
-    assert format_value(True) == "true"
-    assert format_value(math.inf) == "inf"
+    assert _format_value(1e-7) == "0.0000001"
+    assert _format_value(2.6149597) == "2.61496"
+    assert _format_value(49742.0) == "49742"
+    assert _format_value(True) == "true"
+    assert _format_value(math.inf) == "inf"
     with pytest.raises(ValueError, match="NaN"):
-        format_value(math.nan)
+        _format_value(math.nan)
 
 
 @pytest.mark.parametrize(
@@ -127,7 +127,7 @@ def test_moving_the_value_flips_every_comparison(d):
 
 
 def test_csv_round_trip(tmp_path, monkeypatch):
-    """write_csv writes the columns; read_claims_csv reads back the same rows."""
+    """write_csv writes the columns; _read_claims_csv reads back the same rows."""
     monkeypatch.setattr(paths, "FIGURES_DIR", tmp_path)
     t = ClaimsTable("00_tutorial", texts=None)
     t.check("x, with a comma", "Eq. (1)", 0.574, 0.57418, atol=1e-3)
@@ -138,7 +138,7 @@ def test_csv_round_trip(tmp_path, monkeypatch):
     path = t.write_csv()
     assert path == tmp_path / "00_tutorial" / "claims.csv"
     assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
-    assert read_claims_csv(path) == t.rows
+    assert _read_claims_csv(path) == t.rows
 
 
 def test_write_false_and_empty(tmp_path, monkeypatch):
@@ -187,7 +187,7 @@ def test_garbled_or_truncated_csv_is_refused_with_its_line(tmp_path, monkeypatch
     bad = tmp_path / "claims.csv"
     bad.write_text(mutate(_good_csv(tmp_path, monkeypatch)), encoding="utf-8")
     with pytest.raises(ValueError, match=match) as info:
-        read_claims_csv(bad)
+        _read_claims_csv(bad)
     assert str(bad) in str(info.value)
 
 
@@ -199,7 +199,7 @@ def test_overlong_csv_is_refused_unread(tmp_path, monkeypatch):
     bad = tmp_path / "claims.csv"
     bad.write_text(",".join(COLUMNS) + "\n" + "x" * 500 + "\n")
     with pytest.raises(ValueError, match=r"at most 100 B \(this one has 596 B\)") as info:
-        read_claims_csv(bad)
+        _read_claims_csv(bad)
     assert str(bad) in str(info.value)
 
 
@@ -220,7 +220,7 @@ def test_there_are_claims_files():
 def test_committed_claims_follow_the_rules(path):
     """Vocabulary, severity iff paper error, tolerance for numeric comparisons, depends_on resolves,
     and every deciding comparison re-decides to the stored verdict and flips when its value moves."""
-    rows = read_claims_csv(
+    rows = _read_claims_csv(
         path
     )  # vocabulary, severity, tolerance, ids and depends_on are checked here
     ids = {r.id for r in rows}
@@ -253,7 +253,7 @@ def test_committed_claims_carry_their_stability(path):
     assert seeds >= 3, (
         "the paper profile re-decides every Monte-Carlo claim under at least three other seeds"
     )
-    for r in read_claims_csv(path):
+    for r in _read_claims_csv(path):
         assert r.stability, f"{r.id}: no stability (run the paper profile: make figures)"
         assert (
             not r.stability.startswith("stable over")
@@ -272,7 +272,7 @@ def test_committed_claims_carry_their_stability(path):
 def test_stability_labels():
     """deterministic: the same decision under every seed; stable: the value moves, not the verdict; fragile: names the
     other verdicts and their seeds."""
-    from ldp_tools.pipeline.stability import _stability_label, stability_counts, with_stability
+    from ldp_tools.pipeline.stability import _stability_counts, _stability_label, _with_stability
 
     base = ClaimsTable("00_tutorial", texts=None).check("x", "§1", 1.0, 1.0, atol=0.1)
 
@@ -291,11 +291,11 @@ def test_stability_labels():
         _stability_label(base, {7: moved(1.2), 2: moved(1.05), 3: moved(0.7)})
         == "fragile: differs under seed 3, 7"
     )
-    rows = with_stability([base], {1: [moved(1.05)]})
-    assert rows[0].stability == "stable over 2 seeds" and stability_counts(rows)["stable"] == 1
+    rows = _with_stability([base], {1: [moved(1.05)]})
+    assert rows[0].stability == "stable over 2 seeds" and _stability_counts(rows)["stable"] == 1
     assert read_claims_csv_text(claims_mod.claims_csv(rows)) == rows
     with pytest.raises(ValueError, match=r"reseeded\[1\] must list the same claims"):
-        with_stability([base], {1: [replace(base, id="00-02")]})
+        _with_stability([base], {1: [replace(base, id="00-02")]})
 
 
 def read_claims_csv_text(text):
@@ -305,13 +305,13 @@ def read_claims_csv_text(text):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "claims.csv"
         path.write_text(text, encoding="utf-8")
-        return read_claims_csv(path)
+        return _read_claims_csv(path)
 
 
 @pytest.mark.parametrize("path", CSV_FILES, ids=lambda p: p.parent.name)
 def test_paper_errors_are_not_conversion_artefacts(path):
     """A row that calls something a conversion artefact or garbled is never a paper error."""
-    for r in read_claims_csv(path):
+    for r in _read_claims_csv(path):
         if r.verdict == "paper error":
             text = (r.claim + " " + r.our_value).lower()
             assert "artefact" not in text and "garbled" not in text, r.id

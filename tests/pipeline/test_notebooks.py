@@ -7,10 +7,10 @@ import jupytext
 import nbformat
 import pytest
 
-from ldp_tools.pipeline.paths import NOTEBOOKS_DIR, REPO_ROOT, notebook_stems
+from ldp_tools.pipeline.paths import NOTEBOOKS_DIR, REPO_ROOT, _notebook_stems
 from ldp_tools.pipeline.profiles import load_profile, profile_names
 
-STEMS = notebook_stems()
+STEMS = _notebook_stems()
 
 
 def test_there_are_notebooks():

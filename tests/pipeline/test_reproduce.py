@@ -144,7 +144,7 @@ def reseeded_run(tmp_path_factory):
     import io
     import json
 
-    from ldp_tools.pipeline.claims import read_claims_csv
+    from ldp_tools.pipeline.claims import _read_claims_csv
 
     cells = [
         new_code_cell("seed = 1\nsave_figures = False", metadata={"tags": ["parameters"]}),
@@ -184,11 +184,11 @@ def reseeded_run(tmp_path_factory):
             "status": status,
             "out": out.getvalue(),
             "rows": {
-                r.claim: r for r in read_claims_csv(root / "figures" / "13_robust" / "claims.csv")
+                r.claim: r for r in _read_claims_csv(root / "figures" / "13_robust" / "claims.csv")
             },
             "staging_left": staging.exists() and any(staging.iterdir()),
             "timings": json.loads((root / "build" / "paper" / "timings.json").read_text()),
-            "read_timings": (reproduce.read_timings("paper"), reproduce.read_timings("smoke")),
+            "_read_timings": (reproduce._read_timings("paper"), reproduce._read_timings("smoke")),
             "executed": nbformat.read(
                 root / "build" / "paper" / "robustness" / "seed3" / "13_robust.ipynb", as_version=4
             ),
@@ -283,6 +283,6 @@ def test_reseeded_runs_compute_the_claims_only_and_the_times_are_reported(reseed
         f"{entry['peer_seconds']:.1f} s" in out
     )
     assert out.rstrip().splitlines()[-1].startswith("total wall time ")
-    assert reseeded_run["read_timings"] == (timings, {})
+    assert reseeded_run["_read_timings"] == (timings, {})
     executed = reseeded_run["executed"]
     assert not any("no-claims" in c.metadata.get("tags", []) for c in executed.cells)

@@ -21,14 +21,14 @@ from ldp_tools.pipeline._reseeds import (
     reseeds_notebook,
     seeded_reads,
 )
-from ldp_tools.pipeline.claim_rows import Claim, read_claims_csv
-from ldp_tools.pipeline.claim_texts import load_claim_texts
+from ldp_tools.pipeline.claim_rows import Claim, _read_claims_csv
+from ldp_tools.pipeline.claim_texts import _load_claim_texts
 from ldp_tools.pipeline.decisions import close
 from ldp_tools.pipeline.notebook import CLAIMS_ONLY_ENV, LEFT_OUT_ENV
 from ldp_tools.pipeline.profiles import parameters_source
-from ldp_tools.pipeline.stability import with_stability
+from ldp_tools.pipeline.stability import _with_stability
 
-TAGGED = [s for s in paths.notebook_stems() if s[:2] in ("00", "01", "03", "04", "07", "08")]
+TAGGED = [s for s in paths._notebook_stems() if s[:2] in ("00", "01", "03", "04", "07", "08")]
 
 
 def _notebook(cells):
@@ -53,7 +53,7 @@ def _row(id_, our=1.0):
 # ---- the declaration is checked statically ------------------------------------------------------
 
 
-@pytest.mark.parametrize("stem", paths.notebook_stems())
+@pytest.mark.parametrize("stem", paths._notebook_stems())
 def test_every_seed_free_tag_of_the_collection_is_checked(stem):
     """No cell tagged seed-free reads a name the seed reaches; the notebooks that have such cells leave
     some out of their reseeded runs, and never the cell that writes the claims."""
@@ -63,7 +63,7 @@ def test_every_seed_free_tag_of_the_collection_is_checked(stem):
     assert any("claims.write_csv(" in c.source for c in kept) or stem.startswith("99_")
     tagged = [c for c in nb.cells if SEED_FREE_TAG in c.metadata.get("tags", [])]
     assert bool(tagged) == (stem in TAGGED)
-    assert left_out <= set(load_claim_texts(stem) or {})
+    assert left_out <= set(_load_claim_texts(stem) or {})
 
 
 def test_a_wrong_seed_free_tag_is_refused_with_the_cell_and_the_name():
@@ -108,14 +108,12 @@ def test_claims_only_cells_leave_out_what_no_claim_reads_and_what_the_seed_canno
 def test_rows_left_out_are_deterministic_and_a_moving_tagged_row_fails_the_pass():
     rows = [_row("01-01"), _row("01-02"), _row("01-03", 0.5)]
     runs = {7: [_row("01-01"), _row("01-03", 0.7)], 8: [_row("01-01"), _row("01-03", 0.4)]}
-    out = with_stability(rows, runs, seed_free={"01-02"})
+    out = _with_stability(rows, runs, seed_free={"01-02"})
     assert [r.stability for r in out] == ["deterministic", "deterministic", "stable over 3 seeds"]
     with pytest.raises(ValueError, match=r"reseeded\[7\] must list the same claims.*01-02"):
-        with_stability(rows, runs)  # a missing row that no seed-free cell states
+        _with_stability(rows, runs)  # a missing row that no seed-free cell states
     with pytest.raises(ValueError, match="row 01-03 is stated in a cell tagged seed-free"):
-        with_stability(rows, runs, seed_free={"01-02", "01-03"})
-    with pytest.raises(TypeError, match="seed_free"):
-        with_stability(rows, runs, seed_free="01-02")
+        _with_stability(rows, runs, seed_free={"01-02", "01-03"})
 
 
 # ---- one kernel for the seeds of a notebook -----------------------------------------------------
@@ -165,7 +163,7 @@ def _execute_pieces(pieces, tmp_path, no_reset=False):
                 cwd=str(paths.NOTEBOOKS_DIR),
                 progress_bar=False,
                 request_save_on_cell_execute=False,  # one write at the end (3 MB, 441 cells)
-                config=reproduce.kernel_config(),
+                config=reproduce._kernel_config(),
             )
         except papermill.PapermillExecutionError as error:
             failed = [
@@ -174,7 +172,7 @@ def _execute_pieces(pieces, tmp_path, no_reset=False):
                 if c.metadata.get("papermill", {}).get("exception")
             ]
             raise AssertionError(f"{failed}: a cell failed (in the shared kernel)") from error
-    return [{s: read_claims_csv(next(t[s].glob("*/claims.csv"))) for s in t} for t in targets]
+    return [{s: _read_claims_csv(next(t[s].glob("*/claims.csv"))) for s in t} for t in targets]
 
 
 def _execute(nb, seeds, tmp_path, parameters=None, left_out=(), no_reset=False):
@@ -271,7 +269,7 @@ def collection_runs(tmp_path_factory):
             _seed_free_part(_read(stem)),
             [1, 2],
             {"save_figures": True, **SMALLER.get(stem, {})},
-            load_claim_texts(stem),
+            _load_claim_texts(stem),
         )
         for stem in TAGGED
     ]
@@ -288,7 +286,7 @@ def test_rows_of_seed_free_cells_do_not_move_under_a_reseed(stem, collection_run
     those cells do run (the notebook's defaults, seeds 1 and 2 one after the other in a kernel); a
     tagged cell that moved with the seed would fail here."""
     nb = _read(stem)
-    texts = load_claim_texts(stem)
+    texts = _load_claim_texts(stem)
     ids = {texts[name].id for name in claims_only_cells(nb.cells)[1]}
     rows = collection_runs[f"{stem} seed-free"]
     first, second = ({r.id: r for r in run if r.id in ids} for run in rows.values())
@@ -304,7 +302,7 @@ def test_a_notebook_of_the_collection_in_one_kernel_equals_separate_runs(tmp_pat
     together = collection_runs[f"{ONE_KERNEL} claims-only"]
     alone = _execute(nb, [2], tmp_path, {"save_figures": True}, left_out)  # a kernel of its own
     assert together[2] == alone[2] and together[1] != together[2]
-    assert len(together[2]) == len(load_claim_texts(ONE_KERNEL)) - len(left_out)
+    assert len(together[2]) == len(_load_claim_texts(ONE_KERNEL)) - len(left_out)
 
 
 def test_the_longest_jobs_start_first():
