@@ -4,7 +4,7 @@ The oracles, their construction at the panel's ε and d, their report size, exac
 :mod:`~ldp_helpers.experiments.field_oracles`'s (the one copy notebook 07 also calls); this module holds
 what the panels add: which oracles they list (:func:`_panel_keys`: every frequency oracle but the
 longitudinal ones), the ranges of their controls (:data:`STRUCTURE`, the work ceilings of
-:func:`_check_structure`), the populations, and one survey's state (:func:`_playground_state`: one exact
+:func:`check_structure`), the populations, and one survey's state (:func:`playground_state`: one exact
 draw of ``sample_aggregate``, never a per-user simulation, so a recompute costs O(d) whatever n).
 
 References
@@ -110,7 +110,7 @@ WORK_DK, WORK_KM = 2**15, 2**16
 _WORK_PAIRS = (("k", "m"), ("n_hashes", "n_buckets"))
 
 
-def _check_structure(structure=None, d=None) -> dict[str, int]:
+def check_structure(structure=None, d=None) -> dict[str, int]:
     """Every structural parameter any listed oracle takes, validated (missing ones at their defaults).
 
     ``structure`` maps a name of :func:`_oracle_parameters` to an integer in its range; ``None`` means
@@ -163,11 +163,11 @@ def _ceiling(name: str, value: int, low: int, high: int, why: str) -> None:
 def _oracle(mechanism_key, epsilon, d, structure, seed, hash_family="universal"):
     """The one factory (:func:`~ldp_helpers.experiments.field_oracles.build_oracle`) within the panels' ranges."""
     key = check_choice("mechanism_key", mechanism_key, _panel_keys())
-    shape = _check_structure(structure, check_int("d", d, low=2, high=D_MAX))
+    shape = check_structure(structure, check_int("d", d, low=2, high=D_MAX))
     return fo.build_oracle(key, epsilon, d, structure=shape, seed=seed, hash_family=hash_family)
 
 
-def _population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
+def population_counts(population, n, d, *, zipf_s=1.1) -> np.ndarray:
     """True counts of exactly n users over [0, d): ``"uniform"``, ``"zipf"`` (exponent ``zipf_s``) or ``"clickstream"``.
 
     ``"uniform"`` is the flattest split (:func:`~ldp_helpers.simulate.populations.flat_counts`);
@@ -210,7 +210,7 @@ class PlaygroundState(NamedTuple):
     uniform_bias_sq: float | None  # a CMS's mean bias² under uniform hashes (None: no yardstick)
 
 
-def _playground_state(
+def playground_state(
     mechanism_key,
     epsilon,
     d,
@@ -247,7 +247,7 @@ def _playground_state(
             f"{WORK_KM:,} cells (k × g = {oracle.k} × {oracle.hash_range} here: g = round(e^ε) + 1 "
             "follows ε; set g, or a smaller ε)",
         )
-    truth = _population_counts(population, n, oracle.d, zipf_s=zipf_s)
+    truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
     rng = check_rng(np.random.default_rng(int(seed)))
     estimate = np.asarray(

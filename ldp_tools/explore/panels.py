@@ -48,13 +48,13 @@ from ldp_tools.explore.oracles import (
     D_MAX,
     N_MAX,
     POPULATIONS,
-    _check_structure,
     _oracle_parameters,
     _panel_keys,
-    _playground_state,
     _structure_specs,
+    check_structure,
+    playground_state,
 )
-from ldp_tools.explore.utility import PHASE_GRID, _oracle_ranking, _phase_keys, phase_diagram
+from ldp_tools.explore.utility import PHASE_GRID, _phase_keys, oracle_ranking, phase_diagram
 
 PANELS = ("playground", "privacy_utility", "rappor", "continual", "m_shot", "shuffle")
 __all__ = ["PANELS", "Panel", "playground_panel", "privacy_utility_panel", "show_panel"]
@@ -226,13 +226,13 @@ def _draw_playground(
     **structure,
 ) -> None:
     survey = dict(zipf_s=zipf_s, seed=seed, structure=structure, hash_family=hash_family)
-    s = _playground_state(mechanism_key, epsilon, d, n, population, **survey)
+    s = playground_state(mechanism_key, epsilon, d, n, population, **survey)
     d, own = s.true_counts.size, _oracle_parameters(mechanism_key)
     for name in structure:  # a sketch's k and m show only for an oracle that has them
         panel.controls[name].layout.display = "flex" if name in own else "none"
     takes_family = mechanism_key in fo.hash_family_keys()
     panel.controls["hash_family"].layout.display = "flex" if takes_family else "none"
-    ranking = [key for key, _ in _oracle_ranking(epsilon, d, n, population, **survey)]
+    ranking = [key for key, _ in oracle_ranking(epsilon, d, n, population, **survey)]
     shape = "".join(f", {name} = {structure[name]}" for name in own)
     split = f" (bias² {s.bias_sq:.6g} + variance {s.mse - s.bias_sq:.6g})" if s.bias_sq > 0 else ""
     panel.summary.value = (
@@ -307,7 +307,7 @@ def playground_panel(
     [wang2017] Eq. (1), Theorem 2; [apple2017] Algorithm 3; [grr_vs_oue] §3.6.
     """
     # bad defaults are refused here, by the same checks as every interaction (later ones show in the panel)
-    structure = _check_structure(structure)
+    structure = check_structure(structure)
     setting = dict(
         mechanism_key=mechanism_key,
         epsilon=epsilon,
@@ -318,7 +318,7 @@ def playground_panel(
         seed=seed,
         hash_family=hash_family,
     )
-    _playground_state(**setting, structure=structure)
+    playground_state(**setting, structure=structure)
     controls = {
         "mechanism_key": c.choice(
             [(REGISTRY[k].label, k) for k in _panel_keys()], mechanism_key, "oracle"
@@ -432,9 +432,9 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     )
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
     keys = _shown_keys(shown)
-    shape = tuple(_check_structure(structure, d).items())
+    shape = tuple(check_structure(structure, d).items())
     curves = _curves(d, n, epsilon_max, shape)
-    best, best_mse = _oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
+    best, best_mse = oracle_ranking(epsilon, d, n, "uniform", structure=dict(shape))[0]
     found = fo.crossovers(keys, curves.epsilons, curves.exact)
     listed = [f"{curves.labels[a]} → {curves.labels[b]} at ε ≈ {e:.3f}" for e, a, b in found]
     cross = (
@@ -491,7 +491,7 @@ def privacy_utility_panel(
     ----------
     [wang2017] Eq. (2), §4; [grr_vs_oue] Fig. 3.7.
     """
-    structure = _check_structure(structure)
+    structure = check_structure(structure)
     _shown_keys(shown)
     d, n = check_int("d", d, low=2, high=D_MAX), check_int("n", n, low=1, high=N_MAX)
     fo.privacy_utility_curves(  # refuses ε ≥ ε max, or a structure beyond the ceilings at this d
@@ -499,7 +499,7 @@ def privacy_utility_panel(
         np.array([check_epsilon(epsilon), check_epsilon(epsilon_max, "epsilon_max")]),
         d,
         n,
-        structure=_check_structure(structure, d),
+        structure=check_structure(structure, d),
     )
     controls = {
         **_survey_controls(epsilon, d, n),

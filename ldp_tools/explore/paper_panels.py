@@ -29,7 +29,7 @@ from ldp_tools.explore._widgets import (
     show_figure,
     table_of,
 )
-from ldp_tools.explore.streams import STREAM_MECHANISMS, _continual_counting_curves, _m_shot_curves
+from ldp_tools.explore.streams import STREAM_MECHANISMS, continual_counting_curves, m_shot_curves
 
 # ------------------------------------------------------------------------------------ continual counting
 
@@ -56,7 +56,7 @@ def _setup_continual(fig) -> dict:
 
 
 def _draw_continual(panel: Panel, **setting) -> None:
-    c_ = _continual_counting_curves(**setting)
+    c_ = continual_counting_curves(**setting)
     mu, n_users, n_rounds = setting["mu"], setting["n_users"], setting["n_rounds"]
     beta, n_draws = setting["beta"], setting["n_draws"]
     best = {label: float(v[-1]) for label, v in c_.mean_error.items()}
@@ -119,7 +119,7 @@ def continual_panel(
         n_draws=n_draws,
         seed=seed,
     )
-    _continual_counting_curves(**defaults)  # bad defaults are refused here, as every interaction
+    continual_counting_curves(**defaults)  # bad defaults are refused here, as every interaction
     controls = {
         "mu": c.number(mu, 0.0, 1.0, "μ (stream)", step=0.01),
         "n_users": c.number(n_users, 10, 10**10, "N (users)", integer=True, log=True),
@@ -164,7 +164,7 @@ def _setup_m_shot(fig) -> dict:
 
 
 def _draw_m_shot(panel: Panel, *, epsilon, n_rounds, n_users, theta, n_draws, seed) -> None:
-    m = _m_shot_curves(
+    m = m_shot_curves(
         epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
     )
     best = int(m.ms[int(np.argmax(m.mean_f))])
@@ -209,7 +209,7 @@ def m_shot_panel(
     defaults = dict(
         epsilon=epsilon, n_rounds=n_rounds, n_users=n_users, theta=theta, n_draws=n_draws, seed=seed
     )
-    _m_shot_curves(**defaults)  # bad defaults are refused here, as every interaction
+    m_shot_curves(**defaults)  # bad defaults are refused here, as every interaction
     controls = {
         "epsilon": c.number(epsilon, 0.1, 500.0, "ε", log=True),
         "n_rounds": c.number(n_rounds, 1, 5000, "T (rounds)", integer=True, log=True),

@@ -14,7 +14,7 @@ probability ``Φ(z (π_w / π_min,w − 1))``, a null one with α/n_tests, BH th
 It ignores the LASSO step and
 the dependence between candidates: at [rappor] §3's setting (k = 128, m = 8, N = 20,000, M = 200,
 h = 4) it gives recall 0.30 and precision 0.86 where 10 decoded surveys give 0.24 ± 0.01 and 0.93
-(the LASSO drops weak true candidates and most false ones).  :func:`_simulated_precision_recall`
+(the LASSO drops weak true candidates and most false ones).  :func:`simulated_precision_recall`
 checks a setting by decoding surveys drawn with the exact aggregate sampler (cached).
 
 The hashed design (the candidates' Bloom filters) is drawn once per (k, h, m, M, seed) and cached,
@@ -215,7 +215,7 @@ def rappor_guide(
 
 @functools.lru_cache(maxsize=32)
 def _simulated(setting: _Setting, n_draws: int) -> tuple[float, float, float, float]:
-    """:func:`_simulated_precision_recall` of a checked setting (its decoding work checked too)."""
+    """:func:`simulated_precision_recall` of a checked setting (its decoding work checked too)."""
     scores = decode_surveys(
         setting.params,
         setting.weights,
@@ -231,7 +231,7 @@ def _simulated(setting: _Setting, n_draws: int) -> tuple[float, float, float, fl
     return float(mean[0]), float(mean[1]), float(se[0]), float(se[1])
 
 
-def _simulated_precision_recall(
+def simulated_precision_recall(
     *,
     k,
     h,

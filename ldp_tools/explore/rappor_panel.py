@@ -39,10 +39,10 @@ from ldp_tools.explore._widgets import (
 from ldp_tools.explore.rappor import (
     CORRECTIONS,
     _check_setting,
-    _simulated_precision_recall,
     rappor_guide,
+    simulated_precision_recall,
 )
-from ldp_tools.explore.rappor_sim import _simulated_survey, _user_report, decode_counts
+from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
 
 #: decoded surveys behind the optional check of the guide's precision and recall
 SIMULATED_SURVEYS = 4
@@ -210,7 +210,7 @@ def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
 def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) -> tuple:
     """The panel's values checked once: the setting, one user's report (drawn), the two toggles."""
     checked = _check_setting(**setting)
-    steps = _user_report(  # RAPPOR's fields again (cheap): one function, the public one
+    steps = user_report(  # RAPPOR's fields again (cheap): one function, the public one
         **dataclasses.asdict(checked.params),
         n_candidates=checked.n_candidates,
         seed=checked.seed,
@@ -227,10 +227,10 @@ def _draw_rappor(panel: Panel, **values) -> None:
     keywords = {name: value for name, value in values.items() if name not in ONE_USER}
     par, g, sim = setting.params, rappor_guide(**keywords), None
     if survey and panel.artists.get("upload") is None:
-        sim = _simulated_survey(**keywords)
+        sim = simulated_survey(**keywords)
     check = ""
     if simulate:  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached
-        sp, sr, sp_se, sr_se = _simulated_precision_recall(**keywords, n_draws=SIMULATED_SURVEYS)
+        sp, sr, sp_se, sr_se = simulated_precision_recall(**keywords, n_draws=SIMULATED_SURVEYS)
         check = (
             f"; check over {SIMULATED_SURVEYS} decoded surveys: recall "
             f"<b class='ldp-sim-recall'>{sr:.3f}</b> ± "

@@ -62,7 +62,7 @@ class ReportSteps(NamedTuple):
     irr: np.ndarray
 
 
-def _user_report(
+def user_report(
     *, k, h, m, f, p, q, candidate=0, cohort=0, n_candidates=100, seed=0, user=0, report=0
 ) -> ReportSteps:
     """One user's report step by step: B of ``candidate`` in ``cohort`` (the design of ``seed``), then B′, then S.
@@ -195,7 +195,7 @@ class SimulatedSurvey(NamedTuple):
     recall: float
 
 
-def _simulated_survey(
+def simulated_survey(
     *,
     k,
     h,

@@ -154,7 +154,7 @@ def _curves(eps0: float, delta: float, k: int) -> tuple:
     return grid, exact_curve, curves
 
 
-def _shuffle_state(*, n, epsilon0, delta, k=2) -> ShuffleState:
+def shuffle_state(*, n, epsilon0, delta, k=2) -> ShuffleState:
     """The exact ε_c of shuffled k-RR (k = 2: binary RR) and each paper's bound at (n, ε₀, δ), with their curves.
 
     Parameters

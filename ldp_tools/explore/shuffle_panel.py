@@ -1,6 +1,6 @@
 """The shuffle panel: n, ε₀, δ, k → the exact central ε_c, each paper's bound, and their curves against n.
 
-Widgets and layout only: the numbers are :func:`~ldp_tools.explore.shuffle._shuffle_state`'s (the
+Widgets and layout only: the numbers are :func:`~ldp_tools.explore.shuffle.shuffle_state`'s (the
 functions of :mod:`ldp_helpers.bounds.shuffle` and :mod:`ldp_helpers.bounds.shuffle_bounds`).  A
 refused value — also an n whose exact profile would take over a second — shows the library's message,
 with the allowed range, in the panel, which keeps working.
@@ -27,7 +27,7 @@ from ldp_tools.explore._widgets import (
     power_of_ten_ticks,
     show_figure,
 )
-from ldp_tools.explore.shuffle import BOUNDS, K_MAX, N_MAX, NUMERICAL, _shuffle_state
+from ldp_tools.explore.shuffle import BOUNDS, K_MAX, N_MAX, NUMERICAL, shuffle_state
 
 #: a bound's colour and line: closed forms dashed, numerical bounds solid with markers
 STYLES = {name: (f"C{i}", "-" if name in NUMERICAL else "--") for i, name in enumerate(BOUNDS)}
@@ -93,7 +93,7 @@ def _table(state, k: int) -> str:
 
 
 def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
-    s = _shuffle_state(n=n, epsilon0=epsilon0, delta=delta, k=k)
+    s = shuffle_state(n=n, epsilon0=epsilon0, delta=delta, k=k)
     panel.summary.value = (
         f"n = {n:,}, ε₀ = {fmt(epsilon0)}, δ = {delta:.3g}, k = {k} ({_mechanism(k)}): exact central "
         f"ε_c = <b>{s.exact:.4g}</b> between neighbouring datasets whose other users hold one value (the "
@@ -170,7 +170,7 @@ def shuffle_panel(*, n=10_000, epsilon0=2.0, delta=1e-6, k=2) -> Panel:
     notebook ``08_shuffle_model`` §§1–3.
     """
     defaults = dict(n=n, epsilon0=epsilon0, delta=delta, k=k)
-    _shuffle_state(**defaults)  # bad defaults are refused here, as every interaction
+    shuffle_state(**defaults)  # bad defaults are refused here, as every interaction
     controls = {
         "n": c.number(n, 2, N_MAX[2], "n (users)", integer=True, log=True),
         "epsilon0": c.number(float(epsilon0), 0.01, 20.0, "ε₀ (local)", log=True),

@@ -131,7 +131,7 @@ def _survey_mean(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return samples.mean(axis=-1), np.full(samples.shape[:-1], np.nan)
 
 
-def _continual_counting_curves(
+def continual_counting_curves(
     *, mu, n_users, n_rounds, beta, epsilon_max=8.0, n_draws=5, seed=0
 ) -> ContinualCurves:
     """Glance vs Harmony vs T-shot: mean Err over ε on the constant-μ stream, with θ, condition (2) and Theorem 4.
@@ -275,7 +275,7 @@ def _estimates(
     return est
 
 
-def _m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MShotCurves:
+def m_shot_curves(*, epsilon, n_rounds, n_users, theta, n_draws=3, seed=0) -> MShotCurves:
     """F-measure vs m (Experiment 1: r = 0, the shuffled ramp Φ0 = t/T) with m* (Eq. 7) and g(m/ε).
 
     T is at most :data:`MAX_M_SHOT_ROUNDS` and the work (:func:`_m_shot_work`) at most

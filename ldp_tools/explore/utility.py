@@ -31,10 +31,10 @@ from ldp_helpers._validation import (
 from ldp_helpers.experiments import field_oracles as fo
 from ldp_helpers.mechanisms.count_mean_sketch import HASH_FAMILIES
 from ldp_helpers.mechanisms.registry import REGISTRY
-from ldp_tools.explore.oracles import D_MAX, _check_structure, _panel_keys, _population_counts
+from ldp_tools.explore.oracles import D_MAX, _panel_keys, check_structure, population_counts
 
 
-def _oracle_ranking(
+def oracle_ranking(
     epsilon,
     d,
     n,
@@ -58,8 +58,8 @@ def _oracle_ranking(
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2, high=D_MAX)
     seed = check_int("seed", seed, low=0)
     hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
-    truth = _population_counts(population, n, d, zipf_s=zipf_s)
-    shape = _check_structure(structure, int(truth.size))
+    truth = population_counts(population, n, d, zipf_s=zipf_s)
+    shape = check_structure(structure, int(truth.size))
     ranking = []
     for key in _panel_keys():
         try:

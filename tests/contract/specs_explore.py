@@ -77,6 +77,37 @@ PANELS = {
 }
 
 SPECS = {
+    EO + "check_structure": spec(
+        structure={"k": 4},
+        d=64,
+        _extra={"structure": [{"k": 0}, {"zz": 1}, {"m": 10**6}], "d": [1, 4096]},
+    ),
+    EO + "population_counts": spec(
+        population="zipf", n=100, d=5, zipf_s=1.1, _extra={"d": [1], "zipf_s": [-1.0, 11.0]}
+    ),
+    EO + "playground_state": spec(
+        mechanism_key="grr",
+        epsilon=1.0,
+        d=5,
+        n=100,
+        population="uniform",
+        zipf_s=1.1,
+        seed=0,
+        structure={"k": 2},
+        hash_family="sha256",
+        _extra={"d": [1], "seed": [-1]},
+    ),
+    EU + "oracle_ranking": spec(
+        epsilon=1.0,
+        d=5,
+        n=100,
+        population="uniform",
+        zipf_s=1.1,
+        structure={"k": 2},
+        seed=0,
+        hash_family="sha256",
+        _extra={"d": [1]},
+    ),
     EU + "phase_diagram": spec(
         epsilons=np.array([0.5, 2.0]), ds=np.array([2, 8]), _extra={"ds": [np.array([1])]}
     ),
@@ -95,6 +126,31 @@ SPECS = {
             "n_candidates": [1001],
         },
     ),
+    ER + "simulated_precision_recall": spec(
+        **RAPPOR,
+        alpha=0.05,
+        correction="bonferroni",
+        n_draws=2,
+        seed=0,
+        shape="zipf",
+        _extra={"n_draws": [0, 65]},  # the rest: as rappor_guide's
+        _free=set(RAPPOR) | {"alpha", "correction", "shape"},
+    ),
+    ES + "user_report": spec(
+        k=8,
+        h=2,
+        m=2,
+        f=0.5,
+        p=0.25,
+        q=0.75,
+        candidate=1,
+        cohort=1,
+        n_candidates=6,
+        seed=0,
+        user=0,
+        report=0,
+        _extra={"candidate": [6, -1], "cohort": [2], "user": [-1], "report": [-1]},
+    ),
     ES + "decode_counts": spec(
         counts=BIT_COUNTS,
         reports_per_cohort=REPORTS,
@@ -108,8 +164,39 @@ SPECS = {
         _finite=False,  # SE of dropped ones: nan
         _extra={"counts": [BIT_COUNTS + 100], "blooms": [BLOOMS[:, :, :4]], "names": [["a"]]},
     ),
+    ES + "simulated_survey": spec(
+        **RAPPOR,
+        shape="constant",
+        alpha=0.05,
+        correction="none",
+        seed=0,
+        _finite=False,
+        _free=set(RAPPOR) | {"shape"},
+    ),  # as rappor_guide's, probed there
+    ST + "continual_counting_curves": spec(
+        mu=0.5,
+        n_users=2000,
+        n_rounds=4,
+        beta=0.1,
+        epsilon_max=4.0,
+        n_draws=3,
+        seed=0,
+        _extra={"mu": [1.5], "n_users": [10], "n_rounds": [200_000]},
+    ),
+    ST + "m_shot_curves": spec(
+        epsilon=4.0,
+        n_rounds=8,
+        n_users=500,
+        theta=0.5,
+        n_draws=3,
+        seed=0,
+        _extra={"theta": [0.0, 1.5], "n_rounds": [5001], "n_draws": [200_001]},
+    ),
     ESH + "n_max": spec(k=3),
     ESH + "n_grid": spec(k=3),
+    ESH + "shuffle_state": spec(
+        n=50, epsilon0=1.0, delta=1e-6, k=3, _finite=False, _extra={"n": [401], "k": [1001]}
+    ),  # NaN where a bound does not apply
     SH + "share_bar": spec(),
     SV + "long_lived": spec(),  # a context manager, no arguments
     SV + "refusal": spec(

@@ -41,14 +41,14 @@ def test_a_new_panel_is_timed_without_an_edit(monkeypatch):
 
 def test_heaviest_settings_are_allowed():
     """The heaviest settings are accepted by the panels' own checks (else the bench times a refusal)."""
-    from ldp_tools.explore.oracles import _check_structure, _playground_state
+    from ldp_tools.explore.oracles import check_structure, playground_state
     from ldp_tools.explore.rappor import MAX_DECODE_CELLS
     from ldp_tools.explore.streams import MAX_CONTINUAL_WORK, _check_m_shot_work, _check_work
 
     heavy = bench.HEAVIEST["playground"]
     structure = {name: heavy[name] for name in ("k", "m", "n_buckets")}
-    assert _check_structure(structure, heavy["d"])
-    assert _playground_state("cms", 20.0, 2048, 10**10, structure=structure).mse > 0
+    assert check_structure(structure, heavy["d"])
+    assert playground_state("cms", 20.0, 2048, 10**10, structure=structure).mse > 0
     rappor = bench.HEAVIEST["rappor"]
     assert rappor["k"] * rappor["m"] * rappor["n_candidates"] <= MAX_DECODE_CELLS
     continual = bench.HEAVIEST["continual"]

@@ -22,10 +22,10 @@ from ldp_tools.explore.oracles import (
     UNAVAILABLE,
     _oracle_parameters,
     _panel_keys,
-    _playground_state,
-    _population_counts,
+    playground_state,
+    population_counts,
 )
-from ldp_tools.explore.utility import _oracle_ranking
+from ldp_tools.explore.utility import oracle_ranking
 
 oracle_keys = _panel_keys
 
@@ -33,7 +33,7 @@ oracle_keys = _panel_keys
 def build_oracle(key, epsilon, d, *, structure=None, seed=0):
     """The oracle a panel shows: the one factory with the panels' structure (their defaults, ranges and ceilings)."""
     return fo.build_oracle(
-        key, epsilon, d, structure=oracles._check_structure(structure, d), seed=seed
+        key, epsilon, d, structure=oracles.check_structure(structure, d), seed=seed
     )
 
 
@@ -85,7 +85,7 @@ def test_dbitflips_bits_per_user_are_exposed_and_checked_by_the_class():
     with pytest.raises(ValueError, match=r"n_bits must be an integer in \[1, 3\]"):
         build_oracle("dbitflip", 1.0, 3, structure={"n_bits": 4})
     assert "dbitflip" not in dict(
-        _oracle_ranking(1.0, 3, 100, structure={"n_bits": 4})
+        oracle_ranking(1.0, 3, 100, structure={"n_bits": 4})
     )  # refused there: left out
 
 
@@ -98,51 +98,51 @@ def test_structured_oracles_are_refused_beyond_the_work_ceilings_with_the_allowe
     with pytest.raises(
         ValueError, match=r"structure\['m'\] must be an integer in \[2, 1024\] at k = 64"
     ):
-        _oracle_ranking(1.0, 512, 1000, structure={"k": 64, "m": 4096})
+        oracle_ranking(1.0, 512, 1000, structure={"k": 64, "m": 4096})
     with pytest.raises(
         ValueError, match=r"structure\['n_hashes'\] must be an integer in \[1, 16\]"
     ):
         panels.privacy_utility_panel(d=2048, n=1000, n_hashes=32)
-    assert oracles._check_structure({"k": 64, "m": 1024}, 512)["m"] == 1024
+    assert oracles.check_structure({"k": 64, "m": 1024}, 512)["m"] == 1024
 
 
 def test_the_issue_30_setting_shows_the_true_mse_of_the_sketch():
     """d = 43, ε = 3, n = 10⁵: the panel's MSE is bias² + variance, not the variance alone."""
-    state = _playground_state("cms", 3.0, 43, 10**5, "uniform", seed=0, structure={"k": 3, "m": 4})
+    state = playground_state("cms", 3.0, 43, 10**5, "uniform", seed=0, structure={"k": 3, "m": 4})
     cms = build_oracle("cms", 3.0, 43, structure={"k": 3, "m": 4}, seed=0)
-    truth = _population_counts("uniform", 10**5, 43)
+    truth = population_counts("uniform", 10**5, 43)
     bias = cms.expected_estimate(truth) - truth
     assert state.mse == pytest.approx(float(np.mean(bias**2 + cms.variance(truth))), rel=1e-12)
     assert state.bias_sq == pytest.approx(
         float(np.mean(bias**2)), rel=1e-12
     ) and state.mse > 10 * np.mean(cms.variance(truth))
-    ranking = dict(_oracle_ranking(3.0, 43, 10**5, structure={"k": 3, "m": 4}))
+    ranking = dict(oracle_ranking(3.0, 43, 10**5, structure={"k": 3, "m": 4}))
     assert ranking["cms"] == pytest.approx(state.mse, rel=1e-12)
 
 
 def test_another_seed_gives_another_draw_and_the_same_seed_the_same():
-    a, b, c = (_playground_state("oue", 1.0, 8, 10_000, seed=s) for s in (1, 1, 2))
+    a, b, c = (playground_state("oue", 1.0, 8, 10_000, seed=s) for s in (1, 1, 2))
     np.testing.assert_array_equal(a.estimate, b.estimate)
     assert not np.array_equal(a.estimate, c.estimate)
 
 
 def test_too_large_table_shows_a_dash():
-    state = _playground_state("oue", 1.0, 1024, 10**8, "uniform", seed=0)
+    state = playground_state("oue", 1.0, 1024, 10**8, "uniform", seed=0)
     assert state.whole_report_epsilon == UNAVAILABLE and state.report_bits == 1024
-    assert _playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(
+    assert playground_state("grr", 1.0, 1024, 10**8, seed=0).whole_report_epsilon == pytest.approx(
         1.0
     )
 
 
 def test_populations_hold_exactly_n_users():
     for n, d, s in ((1, 1000, 1.1), (10, 7, 0.0), (12_345, 43, 2.5), (10**9, 2048, 1.0)):
-        counts = _population_counts("zipf", n, d, zipf_s=s)
+        counts = population_counts("zipf", n, d, zipf_s=s)
         assert counts.sum() == n and counts.min() >= 0 and counts[0] == counts.max()
-    assert _population_counts("uniform", 100, 7).tolist() == [15, 15, 14, 14, 14, 14, 14]
-    state = _playground_state("grr", 2.0, 43, 1, "clickstream", seed=0)
+    assert population_counts("uniform", 100, 7).tolist() == [15, 15, 14, 14, 14, 14, 14]
+    state = playground_state("grr", 2.0, 43, 1, "clickstream", seed=0)
     assert state.true_counts.sum() == 49_742
     with pytest.raises(ValueError, match="d must be 43"):
-        _population_counts("clickstream", 100, 10)
+        population_counts("clickstream", 100, 10)
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_bad_input_gets_the_librarys_value_error(kwargs, match):
     )
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        _playground_state(**args)
+        playground_state(**args)
 
 
 @pytest.mark.parametrize(
@@ -188,7 +188,7 @@ def test_report_bits_count_the_bits_one_user_sends(key, d, bits):
     assert (
         build_oracle(key, 1.0, d).report_bits
         == bits
-        == _playground_state(key, 1.0, d, 100).report_bits
+        == playground_state(key, 1.0, d, 100).report_bits
     )
 
 
@@ -261,11 +261,11 @@ def test_playground_panel_updates_survives_refusals_and_offers_its_numbers():
         and panel.controls["epsilon"].value == 2.5
         and panel.png[-1] != first_png
     )
-    assert f"{_playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
+    assert f"{playground_state('grr', 2.5, 8, 1000, seed=0).mse:.6g}" in panel.summary.value
     header, rows = panel.table
     assert header[:3] == ("value", "true_count", "estimate") and len(rows) == 8
     assert header[-1] == "mse" and [row[-1] for row in rows] == list(
-        _playground_state("grr", 2.5, 8, 1000, seed=0).mse_per_value
+        playground_state("grr", 2.5, 8, 1000, seed=0).mse_per_value
     )  # the CSV's per-value MSE is the science's bias² + variance
     panel.controls["mechanism_key"].value = "oue"
     assert "report size = <b class='ldp-bits'>8</b> bits" in panel.summary.value
@@ -284,7 +284,7 @@ def test_the_sketchs_controls_show_only_for_the_sketch_and_change_its_numbers():
     assert panel.controls["k"].layout.display == "flex"
     before = panel.summary.value
     panel.controls["m"].value = 1024
-    expected = _playground_state("cms", 1.0, 43, 10_000, seed=0, structure={"k": 16, "m": 1024})
+    expected = playground_state("cms", 1.0, 43, 10_000, seed=0, structure={"k": 16, "m": 1024})
     assert (
         panel.summary.value != before
         and f"{expected.mse:.6g}" in panel.summary.value
@@ -299,19 +299,19 @@ def test_apples_sha256_family_is_offered_and_its_bias_is_the_uniform_hash_one():
     assert panel.controls["hash_family"].layout.display == "none"
     panel.controls["mechanism_key"].value = "cms"
     assert panel.controls["hash_family"].layout.display == "flex"
-    universal = _playground_state("cms", 1.0, 43, 100_000, seed=0)
+    universal = playground_state("cms", 1.0, 43, 100_000, seed=0)
     assert universal.bias_sq > 5 * universal.uniform_bias_sq and "universal family" in (
         panel.summary.value
     )
     panel.controls["hash_family"].value = "sha256"
-    apple = _playground_state("cms", 1.0, 43, 100_000, seed=0, hash_family="sha256")
+    apple = playground_state("cms", 1.0, 43, 100_000, seed=0, hash_family="sha256")
     assert apple.uniform_bias_sq == universal.uniform_bias_sq
     assert 0.5 < apple.bias_sq / apple.uniform_bias_sq < 2
     summary = panel.summary.value
     assert panel.message.value == "" and "Apple's SHA-256 family" in summary
     assert f"{apple.mse:.6g}" in summary and f"{apple.uniform_bias_sq:.6g}" in summary
     assert f"(here {apple.bias_sq / apple.uniform_bias_sq:.2f}×)" in summary
-    ranking = dict(_oracle_ranking(1.0, 43, 100_000, hash_family="sha256"))
+    ranking = dict(oracle_ranking(1.0, 43, 100_000, hash_family="sha256"))
     assert ranking["cms"] == pytest.approx(apple.mse, rel=1e-12)
     panel.update({"hash_family": "md5"})
     assert "refused: hash_family" in panel.message.value
@@ -341,7 +341,7 @@ def test_privacy_utility_panel_updates_and_survives_bad_values():
             np.linspace(0.05, 4.0, panels.CURVE_POINTS),
             43,
             10_000,
-            structure=oracles._check_structure(None, 43),
+            structure=oracles.check_structure(None, 43),
         ).exact["cms"],
     )
 
@@ -390,7 +390,7 @@ def test_the_slider_and_the_box_stay_in_step():
 def test_at_large_n_the_biased_sketches_bias_keeps_them_out_of_the_best(n):
     """The fixed-hash sketches' bias² grows as n², their variance as n: at large n they are never the best oracle."""
     biased = set(fo.oracle_groups()["sketch"])
-    assert "cms" in biased and _oracle_ranking(1.0, 43, n)[0][0] not in biased
+    assert "cms" in biased and oracle_ranking(1.0, 43, n)[0][0] not in biased
 
 
 def test_the_stored_phase_map_is_the_science_map():
@@ -411,7 +411,7 @@ def test_a_moment_beyond_double_precision_is_refused_never_an_mse_of_zero():
     (by HR itself since its client stopped leaving C_x beyond e^ε/(e^ε + 2B − 1) = 1, ε ≈ 41.6 at d = 43)."""
     refusal = "epsilon must be small enough that e^ε/(e^ε + 2B − 1) < 1 in double precision"
     with pytest.raises(ValueError, match=re.escape(refusal)):
-        _playground_state("hr", 700.0, 43, 10**5)
+        playground_state("hr", 700.0, 43, 10**5)
     panel = playground_panel(mechanism_key="hr", epsilon=1.0, d=43, n=10**5)
     panel.controls["epsilon"].box.value = "700"
     assert f"refused: epsilon = 700 — {html.escape(refusal)}" in panel.message.value
@@ -426,8 +426,8 @@ def test_flh_at_a_large_budget_is_refused_for_its_work_and_still_ranked_by_its_m
         match=r"epsilon must be a budget at which Fast local hashing \(FLH\)'s survey "
         r"fills at most 65,536 cells",
     ):
-        _playground_state("flh", 20.0, 64, 10**6)
-    assert "flh" in dict(_oracle_ranking(20.0, 64, 10**6))
+        playground_state("flh", 20.0, 64, 10**6)
+    assert "flh" in dict(oracle_ranking(20.0, 64, 10**6))
     with pytest.raises(ValueError, match="epsilon=20.0 would allocate"):
         fo.build_oracle("flh", 20.0, 64).sample_aggregate(
             np.ones(64, dtype=np.int64), rng=np.random.default_rng(0)

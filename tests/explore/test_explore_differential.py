@@ -23,12 +23,12 @@ from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.simulate.populations import flat_counts
 from ldp_tools.explore.oracles import (
     UNAVAILABLE,
-    _check_structure,
     _panel_keys,
-    _playground_state,
-    _population_counts,
+    check_structure,
+    playground_state,
+    population_counts,
 )
-from ldp_tools.explore.utility import _oracle_ranking
+from ldp_tools.explore.utility import oracle_ranking
 
 oracle_keys = _panel_keys
 DS, EPSILONS, NS = (5, 257), (0.3, 4.0), (1, 10**6)
@@ -37,7 +37,7 @@ SEED = 11
 
 def panel_oracle(key, epsilon, d, seed=SEED, structure=None):
     """The oracle the panel shows: the one factory with the panels' structure."""
-    return fo.build_oracle(key, epsilon, d, structure=_check_structure(structure, d), seed=seed)
+    return fo.build_oracle(key, epsilon, d, structure=check_structure(structure, d), seed=seed)
 
 
 def wang_variance(p, q, counts):
@@ -57,7 +57,7 @@ def test_the_playground_shows_one_exact_survey_and_the_papers_moments(key, d, ep
         d,
     )  # built for this (ε, d), never a registry example
     for n, population in itertools.product(NS, ("uniform", "zipf")):
-        state = _playground_state(key, epsilon, d, n, population, zipf_s=1.3, seed=SEED)
+        state = playground_state(key, epsilon, d, n, population, zipf_s=1.3, seed=SEED)
         truth = state.true_counts
         assert truth.sum() == n and truth.size == d and truth.min() >= 0
         if population == "uniform":
@@ -86,9 +86,9 @@ def test_the_playground_shows_one_exact_survey_and_the_papers_moments(key, d, ep
 
 @pytest.mark.parametrize("d, n, population", [(5, 1000, "uniform"), (43, 10**5, "zipf")])
 def test_the_ranking_is_of_exact_mses(d, n, population):
-    truth = _population_counts(population, n, d, zipf_s=1.1)
+    truth = population_counts(population, n, d, zipf_s=1.1)
     for epsilon in (0.3, 4.0):
-        ranking = _oracle_ranking(epsilon, d, n, population, zipf_s=1.1, seed=0)
+        ranking = oracle_ranking(epsilon, d, n, population, zipf_s=1.1, seed=0)
         assert {k for k, _ in ranking} == set(oracle_keys())
         values = [mse for _, mse in ranking]
         tied = [mse for mse in values if mse <= min(values) * (1 + fo.TIE_RTOL)]
@@ -128,7 +128,7 @@ def client_surveys(oracle, truth, n_surveys: int, rng) -> np.ndarray:
 @pytest.mark.parametrize("key", oracle_keys())
 def test_the_playgrounds_mse_matches_the_per_user_client(key):
     """Mean, variance and MSE of the client's estimates agree with what the panel shows, within 5 SE."""
-    state = _playground_state(key, 1.0, 6, 2000, "zipf", zipf_s=1.1, seed=3, structure=MC_STRUCTURE)
+    state = playground_state(key, 1.0, 6, 2000, "zipf", zipf_s=1.1, seed=3, structure=MC_STRUCTURE)
     oracle = panel_oracle(key, 1.0, 6, structure=MC_STRUCTURE, seed=3)
     estimates = client_surveys(
         oracle, state.true_counts, MC_SURVEYS, np.random.default_rng([30, len(key)])
@@ -158,7 +158,7 @@ def test_the_playgrounds_mse_matches_the_per_user_client(key):
 
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams  # noqa: E402
 from ldp_tools.explore.rappor import _design, rappor_guide  # noqa: E402
-from ldp_tools.explore.rappor_sim import _simulated_survey, _user_report  # noqa: E402
+from ldp_tools.explore.rappor_sim import simulated_survey, user_report  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -195,7 +195,7 @@ def test_the_simulated_survey_is_the_samplers_draw_decoded():
         n_true=8,
         zipf_s=1.0,
     )
-    survey = _simulated_survey(**setting, alpha=0.05, correction="bh", seed=2)
+    survey = simulated_survey(**setting, alpha=0.05, correction="bh", seed=2)
     params = RapporParams(k=32, h=2, m=4, f=0.25, p=0.5, q=0.75)
     mechanism = Rappor(params, _design(32, 2, 4, 30, 2)[0].blooms)
     rng = np.random.default_rng([2, 2])
@@ -219,16 +219,16 @@ def test_one_users_report_has_the_clients_law():
     params = dict(k=16, h=2, m=4, f=0.5, p=0.25, q=0.75)
     one = dict(params, candidate=3, cohort=1, n_candidates=20, seed=0)
     bloom = _design(16, 2, 4, 20, 0)[0].blooms[1, 3]
-    assert np.array_equal(_user_report(**one).bloom, bloom)
+    assert np.array_equal(user_report(**one).bloom, bloom)
     n = 3000
-    prr = np.mean([_user_report(**one, user=u).prr for u in range(n)], axis=0)
+    prr = np.mean([user_report(**one, user=u).prr for u in range(n)], axis=0)
     expected = 0.25 + 0.5 * bloom
     assert np.all(np.abs(prr - expected) < 5 * np.sqrt(expected * (1 - expected) / n))
-    memo = _user_report(**one, user=7).prr
+    memo = user_report(**one, user=7).prr
     assert all(
-        np.array_equal(_user_report(**one, user=7, report=r).prr, memo) for r in range(5)
+        np.array_equal(user_report(**one, user=7, report=r).prr, memo) for r in range(5)
     )  # memoized
-    irr = np.mean([_user_report(**one, user=7, report=r).irr for r in range(n)], axis=0)
+    irr = np.mean([user_report(**one, user=7, report=r).irr for r in range(n)], axis=0)
     expected = np.where(memo == 1, 0.75, 0.25)
     assert np.all(np.abs(irr - expected) < 5 * np.sqrt(expected * (1 - expected) / n))
 
@@ -237,9 +237,9 @@ def test_one_users_report_has_the_clients_law():
 def test_the_m_shot_panels_f_measure_has_the_samplers_law():
     from ldp_helpers.experiments.m_shot import ramp_data
     from ldp_helpers.mechanisms.m_shot import MShotReporting, detection_scores
-    from ldp_tools.explore.streams import _m_shot_curves
+    from ldp_tools.explore.streams import m_shot_curves
 
-    curves = _m_shot_curves(epsilon=6.0, n_rounds=30, n_users=2000, theta=0.5, n_draws=300, seed=4)
+    curves = m_shot_curves(epsilon=6.0, n_rounds=30, n_users=2000, theta=0.5, n_draws=300, seed=4)
     rng = np.random.default_rng(9)
     for j in (0, len(curves.ms) // 2, len(curves.ms) - 1):
         mech = MShotReporting(6.0, 30, int(curves.ms[j]))

@@ -26,13 +26,13 @@ from ldp_tools.explore.paper_panels import continual_panel, m_shot_panel
 from ldp_tools.explore.rappor import (
     _check_setting,
     _design,
-    _simulated_precision_recall,
     candidate_weights,
     rappor_guide,
+    simulated_precision_recall,
 )
 from ldp_tools.explore.rappor_panel import _load_counts, rappor_panel
-from ldp_tools.explore.rappor_sim import _simulated_survey, _user_report, decode_counts
-from ldp_tools.explore.streams import _continual_counting_curves, _m_grid, _m_shot_curves
+from ldp_tools.explore.rappor_sim import decode_counts, simulated_survey, user_report
+from ldp_tools.explore.streams import _m_grid, continual_counting_curves, m_shot_curves
 
 RAPPOR = dict(
     k=16, h=2, m=4, f=0.5, p=0.5, q=0.75, n_reports=20_000, n_candidates=40, n_true=10, zipf_s=1.0
@@ -143,7 +143,7 @@ def test_the_design_and_decoding_ceilings_refuse_with_the_allowed_range():
     with pytest.raises(
         ValueError, match=r"n_candidates must be an integer in \[2, 256\] to decode 1 survey"
     ):
-        _simulated_survey(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6})
+        simulated_survey(**{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6})
     rappor_guide(
         **{**RAPPOR, "k": 128, "m": 64, "n_candidates": 500, "n_reports": 10**6}
     )  # the guide alone: allowed
@@ -183,14 +183,14 @@ def test_decode_counts_is_the_decoder_on_real_counts():
 
 
 def test_the_user_report_steps_are_the_clients():
-    steps = _user_report(
+    steps = user_report(
         k=16, h=2, m=4, f=0.0, p=0.0, q=1.0, candidate=5, cohort=2, n_candidates=20, seed=3
     )
     np.testing.assert_array_equal(steps.bloom, _design(16, 2, 4, 20, 3)[0].blooms[2, 5])
     np.testing.assert_array_equal(steps.prr, steps.bloom)  # f = 0: B′ = B
     np.testing.assert_array_equal(steps.irr, steps.bloom)  # p = 0, q = 1: S = B′
     with pytest.raises(ValueError, match=r"cohort must be an integer in \[0, 3\]"):
-        _user_report(k=16, h=2, m=4, f=0.0, p=0.5, q=0.75, cohort=4)
+        user_report(k=16, h=2, m=4, f=0.0, p=0.5, q=0.75, cohort=4)
 
 
 # ------------------------------------------------------------------------------------ continual counting
@@ -199,7 +199,7 @@ CONT = dict(mu=0.5, n_users=10_000, n_rounds=10, beta=0.1, epsilon_max=5.0)
 
 
 def test_continual_bounds_are_the_glance_modules():
-    c = _continual_counting_curves(**CONT, n_draws=20, seed=1)
+    c = continual_counting_curves(**CONT, n_draws=20, seed=1)
     np.testing.assert_allclose(c.epsilons, np.linspace(0.5, 5.0, 10))
     np.testing.assert_allclose(c.theta, gb.theta(c.epsilons, 10_000, 10, 0.1))
     np.testing.assert_allclose(c.glance_upper, 2 * c.theta)
@@ -215,7 +215,7 @@ def test_continual_bounds_are_the_glance_modules():
 @pytest.mark.statistical
 def test_continual_mean_error_has_the_law_of_error_curve():
     """Same law as the notebooks' driver (sample_aggregate per ε): means agree within 4 SE of the difference."""
-    mine = _continual_counting_curves(**CONT, n_draws=400, seed=3)
+    mine = continual_counting_curves(**CONT, n_draws=400, seed=3)
     population = constant_population(0.5, 10_000, 10)
     for label, cls in (("Glance", Glance), ("Harmony", Harmony)):
         ref = error_curve(
@@ -227,7 +227,7 @@ def test_continual_mean_error_has_the_law_of_error_curve():
 
 def test_continual_refuses_outside_eq1s_domain_and_bad_values():
     with pytest.raises(ValueError, match="n_users must be"):
-        _continual_counting_curves(**{**CONT, "n_users": 100, "n_rounds": 50})  # N ≤ T log(4T/β)
+        continual_counting_curves(**{**CONT, "n_users": 100, "n_rounds": 50})  # N ≤ T log(4T/β)
     for kwargs, match in (
         (dict(mu=1.5), "mu must be"),
         (dict(beta=0.0), "beta must be"),
@@ -235,7 +235,7 @@ def test_continual_refuses_outside_eq1s_domain_and_bad_values():
         (dict(mu="x"), "mu must be a real number"),
     ):
         with pytest.raises(ValueError, match=match):
-            _continual_counting_curves(**{**CONT, **kwargs})
+            continual_counting_curves(**{**CONT, **kwargs})
 
 
 # ------------------------------------------------------------------------------------ m-shot
@@ -250,12 +250,12 @@ def test_m_grid_holds_one_t_and_m_star_with_its_neighbours():
 
 
 def test_m_shot_curves_g_and_m_star_and_theta_costs_no_simulation():
-    c = _m_shot_curves(**MSHOT, n_draws=5, seed=2)
+    c = m_shot_curves(**MSHOT, n_draws=5, seed=2)
     assert c.m_star == m_star(6.0, 40) and c.m_star in c.ms
     np.testing.assert_allclose(c.g, g(c.ms / 6.0))
     assert np.all((0 <= c.mean_f) & (c.mean_f <= 1))
     before = streams._estimates.cache_info()
-    other = _m_shot_curves(**{**MSHOT, "theta": 0.3}, n_draws=5, seed=2)
+    other = m_shot_curves(**{**MSHOT, "theta": 0.3}, n_draws=5, seed=2)
     after = streams._estimates.cache_info()
     assert after.misses == before.misses and after.hits == before.hits + c.ms.size
     assert not np.array_equal(other.mean_f, c.mean_f) or np.all(c.mean_f == 1)
@@ -269,7 +269,7 @@ def test_m_shot_refuses_bad_values():
         (dict(epsilon="abc"), "epsilon must be a real number"),
     ):
         with pytest.raises(ValueError, match=match):
-            _m_shot_curves(**{**MSHOT, **kwargs})
+            m_shot_curves(**{**MSHOT, **kwargs})
 
 
 def test_huge_streams_are_refused_at_once_with_the_allowed_range():
@@ -278,15 +278,15 @@ def test_huge_streams_are_refused_at_once_with_the_allowed_range():
 
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"n_rounds must be an integer in \[1, 5000\]"):
-        _m_shot_curves(**{**MSHOT, "n_rounds": 10**6})
+        m_shot_curves(**{**MSHOT, "n_rounds": 10**6})
     with pytest.raises(
         ValueError, match=r"n_rounds must be an integer in \[1, 285\] with n_draws = 200"
     ):
-        _m_shot_curves(**{**MSHOT, "n_rounds": 2000}, n_draws=200)
+        m_shot_curves(**{**MSHOT, "n_rounds": 2000}, n_draws=200)
     with pytest.raises(
         ValueError, match=r"n_rounds must be an integer in \[1, 10000\] with n_draws = 5"
     ):
-        _continual_counting_curves(mu=0.5, n_users=10**9, n_rounds=200_000, beta=0.1, n_draws=5)
+        continual_counting_curves(mu=0.5, n_users=10**9, n_rounds=200_000, beta=0.1, n_draws=5)
     assert time.perf_counter() - start < 1.0
     panel = m_shot_panel(**MSHOT)
     panel.controls["n_rounds"].value = 10**6
@@ -321,7 +321,7 @@ def test_m_shot_ceiling_is_the_work_and_its_refusal_gives_ts_largest_allowed_val
     with pytest.raises(
         ValueError, match=r"n_rounds must be an integer in \[1, 473\] with n_draws = 40"
     ):
-        _m_shot_curves(**heavy, n_rounds=5000)
+        m_shot_curves(**heavy, n_rounds=5000)
     work = [streams._m_shot_work(500.0, t, 10**9 - 1, 40) for t in (473, 474)]
     assert work[0] <= streams.MAX_M_SHOT_WORK < work[1]
     for t in (100, 1000):  # the default and the paper's T at their default 3 surveys
@@ -457,7 +457,7 @@ def test_simulated_check_is_decode_surveys_and_the_approximation_is_close_at_the
         alpha=0.05,
         correction="none",
     )
-    precision, recall, p_se, r_se = _simulated_precision_recall(**setting, n_draws=6, seed=4)
+    precision, recall, p_se, r_se = simulated_precision_recall(**setting, n_draws=6, seed=4)
     scores = decode_surveys(
         RapporParams.basic_one_time(k=128, h=4, m=8),
         zipf_weights(200, 100, 0.7),
@@ -484,7 +484,7 @@ def test_rappor_panel_simulated_check_shows_in_the_summary():
     )
     panel.controls["simulate"].value = True
     assert panel.message.value == "" and "ldp-sim-recall" in panel.summary.value
-    precision, recall, p_se, r_se = _simulated_precision_recall(**RAPPOR, correction="bh")
+    precision, recall, p_se, r_se = simulated_precision_recall(**RAPPOR, correction="bh")
     shown = (
         f"recall <b class='ldp-sim-recall'>{recall:.3f}</b> ± {r_se:.3f}, precision {precision:.3f}"
     )
@@ -511,7 +511,7 @@ def test_rappor_panel_steps_a_users_report_and_offers_the_decoded_result():
         header[:4] == ("candidate", "frequency", "threshold", "pr_detected_analytic")
         and "estimate" in header
     )
-    survey = _simulated_survey(**RAPPOR, correction="bh")
+    survey = simulated_survey(**RAPPOR, correction="bh")
     assert [row[5] for row in rows] == pytest.approx(list(survey.decoded.estimate))
     from PIL import Image
 
@@ -524,7 +524,7 @@ def test_rappor_panel_steps_a_users_report_and_offers_the_decoded_result():
     np.testing.assert_array_equal(strip()[:2], image[:2])
     panel.controls["user"].value = 4  # a new user: B′ is drawn anew, B is the same filter
     np.testing.assert_array_equal(strip()[0], image[0])
-    steps = _user_report(
+    steps = user_report(
         **{k_: RAPPOR[k_] for k_ in ("k", "h", "m", "f", "p", "q")},
         n_candidates=40,
         user=4,
@@ -608,6 +608,6 @@ def test_extreme_settings_get_numbers_or_the_librarys_message_never_numpys():
     """Found on the screenshots at extreme settings: N = 10¹⁰ users reached numpy's hypergeometric sampler
     (its own message); a noiseless RAPPOR (p = 0, q = 1) gave NaN detection probabilities."""
     with pytest.raises(ValueError, match=r"n_users must be an integer in \[1, 999999999\]"):
-        _m_shot_curves(**{**MSHOT, "n_users": 10**10})
+        m_shot_curves(**{**MSHOT, "n_users": 10**10})
     guide = rappor_guide(**{**RAPPOR, "f": 0.0, "p": 0.0, "q": 1.0})
     assert np.all(np.isfinite(guide.detection_probability)) and guide.expected_recall == 1.0

@@ -37,7 +37,7 @@ def _exact(n, e0, d, k):
     [(2000, 0.4, 1e-6, 2), (300, 2.0, 1e-4, 2), (200, 1.0, 1e-6, 3), (60, 2.0, 1e-4, 5)],
 )
 def test_the_table_is_the_bounds_modules_numbers_or_na_with_the_reason(n, e0, d, k):
-    state = S._shuffle_state(n=n, epsilon0=e0, delta=d, k=k)
+    state = S.shuffle_state(n=n, epsilon0=e0, delta=d, k=k)
     assert state.exact == _exact(n, e0, d, k)
     ranges = sb.closed_form_ranges(n, e0, d, k)
     for row in state.rows:
@@ -62,17 +62,17 @@ def test_a_bound_is_said_to_fail_only_where_the_per_user_law_refutes_it():
     (others all holding 0, no reduction of ours) has δ(ε_w) > δ; binary RR: no bound is ever flagged."""
     from shuffle_reference import shuffle_delta
 
-    state = S._shuffle_state(n=10, epsilon0=0.5, delta=1e-6, k=3)
+    state = S.shuffle_state(n=10, epsilon0=0.5, delta=1e-6, k=3)
     flagged = {r.name: r.epsilon_c for r in state.rows if "not a bound" in r.note}
     assert set(flagged) == {"Wang numerical"}
     assert shuffle_delta([0] * 9, 3, 0.5, flagged["Wang numerical"]) > 1.01e-6
     for n, e0, d in [(2, 20.0, 0.5), (10, 0.01, 1e-15), (80, 8.0, 1e-6), (400, 1.0, 0.3)]:
-        state = S._shuffle_state(n=n, epsilon0=e0, delta=d, k=2)
+        state = S.shuffle_state(n=n, epsilon0=e0, delta=d, k=2)
         assert not [r for r in state.rows if "not a bound" in r.note], (n, e0, d)
 
 
 def test_the_curves_are_the_bounds_modules_numbers_against_n():
-    state = S._shuffle_state(n=10_000, epsilon0=2.0, delta=1e-6, k=2)
+    state = S.shuffle_state(n=10_000, epsilon0=2.0, delta=1e-6, k=2)
     assert state.n_grid[0] == S.N_LOW and state.n_grid[-1] == S.n_max(2) == 10**7
     for j in (0, 5, len(state.n_grid) - 1):
         n = int(state.n_grid[j])
@@ -85,19 +85,19 @@ def test_the_curves_are_the_bounds_modules_numbers_against_n():
 
 
 def test_numerical_bounds_beyond_their_ceiling_say_so_and_moving_n_keeps_the_curve():
-    state = S._shuffle_state(n=S.N_NUMERICAL + 1, epsilon0=1.0, delta=1e-6)
+    state = S.shuffle_state(n=S.N_NUMERICAL + 1, epsilon0=1.0, delta=1e-6)
     for row in state.rows:
         if row.name in S.NUMERICAL:
             assert math.isnan(row.epsilon_c) and f"n ≤ {S.N_NUMERICAL}" in row.note
     before = S._curves.cache_info()
-    S._shuffle_state(n=S.N_NUMERICAL + 2, epsilon0=1.0, delta=1e-6)
+    S.shuffle_state(n=S.N_NUMERICAL + 2, epsilon0=1.0, delta=1e-6)
     after = S._curves.cache_info()
     assert after.hits == before.hits + 1 and after.misses == before.misses
 
 
 def test_the_panel_shows_the_table_and_marks_the_chosen_n():
     panel = shuffle_panel(n=300, epsilon0=2.0, delta=1e-4)
-    state = S._shuffle_state(n=300, epsilon0=2.0, delta=1e-4)
+    state = S.shuffle_state(n=300, epsilon0=2.0, delta=1e-4)
     summary = panel.summary.value
     assert f"exact central ε_c = <b>{state.exact:.4g}</b>" in summary
     assert "<td>Erlingsson</td><td style='text-align:right;padding:0 1em'>n/a</td>" in summary
