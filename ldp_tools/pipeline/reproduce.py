@@ -453,23 +453,38 @@ def _timings_path(profile_name: str) -> Path:
     return paths.BUILD_DIR / profile_name / "timings.json"
 
 
+#: the times of each notebook's entry in timings.json (its reseeds apart)
+TIMES = ("seconds", "peer_seconds", "cpu_seconds", "reseeds_cpu_seconds")
+
+
 def _check_timings(timings) -> dict:
-    """``timings`` if it has the form :func:`_read_timings` returns (``{}`` included), else ValueError/TypeError."""
+    """``timings`` if it has the form :func:`_read_timings` returns (``{}`` included), else ValueError/TypeError:
+    every time a finite number ≥ 0 (not a bool, not text), ``jobs`` a whole number ≥ 1, each reseed keyed by
+    its seed's digits (a hand-edited or corrupt file is refused here, never half-read later)."""
     if not isinstance(timings, dict):
         fail_type("timings", timings, "a dict of the form timings.json holds")
+
+    def seconds(value) -> bool:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return number and math.isfinite(value) and value >= 0
+
     try:
-        for entry in timings and timings["notebooks"].values():
-            (
-                float(entry["seconds"]),
-                float(entry["peer_seconds"]),
-                [float(v) for v in entry["reseeds"].values()],
+        fine = not timings or (
+            all(
+                all(seconds(entry[k]) for k in TIMES)
+                and all(str(seed).isdigit() and seconds(v) for seed, v in entry["reseeds"].items())
+                for entry in timings["notebooks"].values()
             )
-            float(entry["cpu_seconds"]), float(entry["reseeds_cpu_seconds"])
-        timings and (float(timings["wall_seconds"]), int(timings["jobs"]))
-    except (ValueError, TypeError, KeyError, AttributeError):
+            and seconds(timings["wall_seconds"])
+            and type(timings["jobs"]) is int
+            and timings["jobs"] >= 1
+        )
+    except (TypeError, KeyError, AttributeError):
+        fine = False
+    if not fine:
         raise ValueError(
             f"timings must be a dict of the form timings.json holds; got {timings!r:.80}"
-        ) from None
+        )
     return timings
 
 

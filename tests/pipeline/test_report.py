@@ -1,6 +1,7 @@
 """The reproduction report: claims gathered from claims.csv, README section generated, never typed."""
 
 import json
+import math
 from dataclasses import replace
 
 import pytest
@@ -193,8 +194,21 @@ def test_run_times_come_from_build_never_from_figures(sandbox, monkeypatch):
     assert lines[1].split() == ["01_b", "40.0", "s", "(cpu", "39", "s)"]
     assert lines[2] == "peers' black-box audits (01_b, cells tagged peer-clients, 1 run(s)): 31.2 s"
     assert lines[3] == "total wall time 250 s with 2 job(s)"
-    (sandbox / "build" / "paper" / "timings.json").write_text('{"notebooks": 3}')
-    assert report.run_times("paper").startswith("(no times yet")
+    # a corrupt or hand-edited file is refused whole (no traceback, no half-read file): text, inf, a bool,
+    # a negative time, 0 jobs, a seed that is not a number
+    entry = timings["notebooks"]["00_a"]
+    for corrupt in (
+        {"notebooks": 3},
+        {**timings, "jobs": math.inf},
+        {**timings, "jobs": 0},
+        {**timings, "wall_seconds": "250"},
+        {**timings, "notebooks": {"00_a": {**entry, "seconds": "12"}}},
+        {**timings, "notebooks": {"00_a": {**entry, "cpu_seconds": True}}},
+        {**timings, "notebooks": {"00_a": {**entry, "peer_seconds": -1.0}}},
+        {**timings, "notebooks": {"00_a": {**entry, "reseeds": {"x": 3.0}}}},
+    ):
+        (sandbox / "build" / "paper" / "timings.json").write_text(json.dumps(corrupt))
+        assert report.run_times("paper").startswith("(no times yet"), corrupt
     assert not list((sandbox / "figures").rglob("*.json"))
     with pytest.raises(ValueError, match="profile_name"):
         report.run_times("huge")
