@@ -191,11 +191,10 @@ def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck
 
 def _error_parts(estimates, sampled_fractions, true_fractions) -> dict:
     """Per-survey ``total = max|μ̂−μ|``, ``rr = max|μ̂−μ̃|`` (Claim 1) and ``sampling = max|μ̃−μ|`` (Claim 2)."""
-    est, tilde = estimates, sampled_fractions
     return {
-        "total": max_error(est, true_fractions),
-        "rr": np.max(np.abs(est - tilde), axis=-1),
-        "sampling": max_error(tilde, true_fractions),
+        "total": max_error(estimates, true_fractions),
+        "rr": np.max(np.abs(estimates - sampled_fractions), axis=-1),
+        "sampling": max_error(sampled_fractions, true_fractions),
     }
 
 

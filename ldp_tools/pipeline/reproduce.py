@@ -44,7 +44,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ldp_helpers._validation import check_choice, fail_type
+from ldp_helpers._validation import check_choice, check_int, check_real, fail, fail_type
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline._reseeds import reseeds_notebook, segment
 from ldp_tools.pipeline.claim_rows import _read_claims_csv, claims_csv
@@ -464,27 +464,21 @@ def _check_timings(timings) -> dict:
     if not isinstance(timings, dict):
         fail_type("timings", timings, "a dict of the form timings.json holds")
 
-    def seconds(value) -> bool:
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return number and math.isfinite(value) and value >= 0
-
     try:
-        fine = not timings or (
-            all(
-                all(seconds(entry[k]) for k in TIMES)
-                and all(str(seed).isdigit() and seconds(v) for seed, v in entry["reseeds"].items())
-                for entry in timings["notebooks"].values()
-            )
-            and seconds(timings["wall_seconds"])
-            and type(timings["jobs"]) is int
-            and timings["jobs"] >= 1
-        )
-    except (TypeError, KeyError, AttributeError):
-        fine = False
-    if not fine:
+        for entry in timings and timings["notebooks"].values():
+            for key in TIMES:
+                check_real(key, entry[key], low=0.0, low_open=False)
+            for seed, value in entry["reseeds"].items():
+                if not str(seed).isdigit():
+                    fail("reseeds", seed, "keyed by the seeds' digits")
+                check_real("reseeds", value, low=0.0, low_open=False)
+        if timings:
+            check_real("wall_seconds", timings["wall_seconds"], low=0.0, low_open=False)
+            check_int("jobs", timings["jobs"], low=1)
+    except (ValueError, TypeError, KeyError, AttributeError):
         raise ValueError(
             f"timings must be a dict of the form timings.json holds; got {timings!r:.80}"
-        )
+        ) from None
     return timings
 
 
