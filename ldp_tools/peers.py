@@ -41,7 +41,6 @@ from ldp_helpers._validation import (
     check_int,
     check_real,
     check_rng,
-    fail_type,
 )
 from ldp_helpers.interop.peer_reports import olh_support
 from ldp_helpers.mechanisms.local_hashing import olh_hash_range
@@ -311,20 +310,18 @@ def audit_peer(
     seed: int,
     confidence: float,
     n_jobs: int = 1,
-    timeout: float = 3600.0,
 ) -> dict:
     """Audit ``peer`` (a key of :data:`PEERS`) in a subprocess with only that peer's folder on its path."""
     check_choice("peer", peer, PEERS)
     _check_peer_arguments(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=n_jobs
     )
-    timeout = check_real("timeout", timeout, low=0.0)
     # the checked numbers as Python's: str is then a float's shortest round trip (np.float32(0.1) is
     # 0.10000000149011612, as checked, not "0.1")
     options = {"epsilon": float(epsilon), "d": int(d), "n-trials": int(n_trials), "seed": int(seed)}
     options |= {"confidence": float(confidence), "n-jobs": int(n_jobs)}
     flags = [text for name, value in options.items() for text in (f"--{name}", str(value))]
-    return _run_peer(peer, flags, timeout, "the audit")
+    return _run_peer(peer, flags)
 
 
 #: numba's on-disk cache of multi-freq-ldpy's compiled functions (:func:`_cache_jitted`), git-ignored
@@ -346,8 +343,9 @@ def _cache_jitted(*modules) -> None:
                 value.enable_caching()
 
 
-def _run_peer(peer: str, arguments: list, timeout: float, what: str) -> dict:
-    """``python -m ldp_tools.peers PEER ARGUMENTS`` with only that peer's folder on the path; its JSON output."""
+def _run_peer(peer: str, arguments: list) -> dict:
+    """``python -m ldp_tools.peers PEER ARGUMENTS`` with only that peer's folder on the path (an hour at most); its
+    JSON output."""
     folder = PEERS[peer][0]
     if not folder.is_dir():
         raise FileNotFoundError(f"peer {peer!r} is not installed in {folder}: run `make peers`")
@@ -359,12 +357,12 @@ def _run_peer(peer: str, arguments: list, timeout: float, what: str) -> dict:
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=3600.0,
         cwd=REPO_ROOT,
     )
     if done.returncode != 0:
         raise RuntimeError(
-            f"{what} of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}"
+            f"the audit of {peer} failed (exit {done.returncode}):\n{done.stderr[-2000:]}"
         )
     return json.loads(done.stdout)
 
@@ -376,18 +374,12 @@ def peer_audits(
     n_trials: int,
     seed: int,
     confidence: float,
-    peers=None,
-    n_jobs: int = 3,
 ) -> dict[str, dict]:
     """Every peer's SUE, OUE and OLH audit (:func:`audit_peer`), peers concurrently (threads, at most one per peer),
     each spreading its audits' chunks over every core (the numbers depend on the chunks, not on where they run)."""
-    if peers is not None and (isinstance(peers, str) or not isinstance(peers, (list, tuple))):
-        fail_type("peers", peers, f"None or a list/tuple of peers {sorted(PEERS)}")
-    peers = list(PEERS) if peers is None else [check_choice("peers", peer, PEERS) for peer in peers]
     _check_peer_arguments(
         epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1
     )
-    check_n_jobs(n_jobs)
     calls = (
         joblib.delayed(audit_peer)(
             peer,
@@ -398,10 +390,12 @@ def peer_audits(
             confidence=confidence,
             n_jobs=-1,
         )
-        for peer in peers
+        for peer in PEERS
     )
-    results = joblib.Parallel(n_jobs=local_workers(n_jobs, len(peers)), backend="threading")(calls)
-    return dict(zip(peers, results))
+    results = joblib.Parallel(n_jobs=local_workers(len(PEERS), len(PEERS)), backend="threading")(
+        calls
+    )
+    return dict(zip(PEERS, results))
 
 
 def main(argv=None) -> None:

@@ -173,11 +173,9 @@ def number(value, low, high, description, **kwargs) -> NumberControl:
     return NumberControl(value, low=low, high=high, description=description, **kwargs)
 
 
-def text(value, description: str, *, integer: bool = True) -> NumberControl:
-    """A typed-value box alone (e.g. a seed): no slider, the same parsing and messages."""
-    return NumberControl(
-        value, low=0, high=0, description=description, integer=integer, slider=False
-    )
+def text(value, description: str) -> NumberControl:
+    """A typed-value integer box alone (e.g. a seed): no slider, the same parsing and messages."""
+    return NumberControl(value, low=0, high=0, description=description, integer=True, slider=False)
 
 
 def choice(options, value, description: str) -> w.Dropdown:

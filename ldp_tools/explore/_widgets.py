@@ -69,8 +69,8 @@ class Panel:
     summary: object
     message: object
     output: object
-    busy: object = None
-    downloads: object = None
+    busy: object
+    downloads: object
     png: list = field(default_factory=list)
     table: tuple = ((), ())
     figure: object = None
@@ -214,7 +214,7 @@ def integer_ticks(axis) -> None:
     axis.set_major_locator(MaxNLocator(integer=True))
 
 
-def outside_legend(ax, handles=None, *, ncol: int = 1):
+def outside_legend(ax, handles=None):
     """A legend to the right of ``ax``, outside the data (the figure reserves the margin)."""
     kwargs = {} if handles is None else {"handles": handles}
     return ax.legend(
@@ -223,12 +223,11 @@ def outside_legend(ax, handles=None, *, ncol: int = 1):
         bbox_to_anchor=(1.02, 1.0),
         borderaxespad=0.0,
         fontsize=SMALL,
-        ncol=ncol,
         frameon=False,
     )
 
 
-def figure_for(panel: Panel, setup, *, figsize=(9.6, 4.0)):
+def figure_for(panel: Panel, setup, *, figsize):
     """The panel's persistent figure and artists: ``setup(fig) -> dict`` runs on the first call only.
 
     The figure keeps one Agg canvas, and so one renderer: every redraw reuses its pixel buffer and
@@ -274,15 +273,14 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     # natural size, never stretched
     panel.output.width = str(round(panel.figure.get_figwidth() * FIGURE_DPI))
     panel.output.value = panel.png[-1]
-    if panel.downloads is not None:
-        png = base64.b64encode(panel.png[-1]).decode("ascii")
-        data = base64.b64encode(table_csv(panel).encode("utf-8")).decode("ascii")
-        panel.downloads.value = (
-            f'<a class="ldp-download ldp-download-csv" download="ldp-{panel.name}.csv" '
-            f'href="data:text/csv;charset=utf-8;base64,{data}">⤓ numbers (CSV)</a>'
-            f'<a class="ldp-download ldp-download-png" download="ldp-{panel.name}.png" '
-            f'href="data:image/png;base64,{png}">⤓ figure (PNG)</a>'
-        )
+    png = base64.b64encode(panel.png[-1]).decode("ascii")
+    data = base64.b64encode(table_csv(panel).encode("utf-8")).decode("ascii")
+    panel.downloads.value = (
+        f'<a class="ldp-download ldp-download-csv" download="ldp-{panel.name}.csv" '
+        f'href="data:text/csv;charset=utf-8;base64,{data}">⤓ numbers (CSV)</a>'
+        f'<a class="ldp-download ldp-download-png" download="ldp-{panel.name}.png" '
+        f'href="data:image/png;base64,{png}">⤓ figure (PNG)</a>'
+    )
 
 
 def table_of(columns: dict) -> tuple[tuple, list]:
@@ -476,23 +474,17 @@ def build(name: str, controls: dict, redraw, title: str, *, defaults=None, artis
     return wire(panel, redraw)
 
 
-def plain_summary(panel: Panel) -> str:
-    """The summary without its HTML tags (the static fallback's text)."""
-    return html.unescape(re.sub(r"<[^>]+>", "", panel.summary.value))
-
-
 def display_panel(panel: Panel) -> None:
-    """Display the live widget together with a static fallback (PNG of the current figure, plain-text summary).
+    """Display the live widget and its static fallback as one output (module docstring).
 
-    One output, three representations: frontends with a widget manager show the widget; others
-    (papermill, nbval, static viewers) the PNG and the text.  nbval skips the widget view and the
-    PNG, so only the deterministic text is compared.
+    nbval skips the widget view and the PNG, so only the deterministic text is compared.
     """
     from IPython.display import display
 
+    summary = html.unescape(re.sub(r"<[^>]+>", "", panel.summary.value))
     bundle = {
         "text/plain": f"{panel.title} (live panel: needs a running kernel; static figure shown otherwise)\n"
-        f"{plain_summary(panel)}"
+        + summary  # the summary without its tags
     }
     # Voilà always renders the widget: no fallback on its page
     if panel.png and "VOILA_PREHEAT" not in os.environ:

@@ -518,12 +518,8 @@ def privacy_utility_panel(
 
 
 def show_panel(name: str, **defaults) -> Panel:
-    """Build the panel ``name`` (one of :data:`PANELS`) with these defaults and display it.
-
-    Displayed as the live widget plus a static fallback (its first figure as a PNG and its
-    summary as text) for runs where no frontend drives the widget (papermill, nbval, static
-    viewers): see :func:`~ldp_tools.explore._widgets.display_panel`.
-    """
+    """Build the panel ``name`` (one of :data:`PANELS`) with these defaults and display it
+    (:func:`~ldp_tools.explore._widgets.display_panel`: the widget and a static fallback)."""
     panel = BUILDERS[check_choice("name", name, PANELS)](**defaults)
     display_panel(panel)
     return panel

@@ -175,14 +175,11 @@ def rappor_guide(
     n_reports : int
         Total reports N (one per user), at least m.
     n_candidates, n_true, zipf_s, shape : int, int, float, str
-        The candidate distribution (:func:`~ldp_helpers.simulate.populations.candidate_weights`):
-        M candidates, the first ``n_true`` held with the decay ``shape`` of parameter
-        s = ``zipf_s``, the rest never held.
+        The candidate distribution of the module docstring (decay ``shape``, s = ``zipf_s``).
     alpha, correction : float, str
-        Level of the one-sided test and ``"none"``, ``"bonferroni"`` (n_tests = M) or ``"bh"``
-        (Benjamini–Hochberg at FDR α, through the fixed point of the module docstring).
+        Level of the one-sided test and ``"none"``, ``"bonferroni"`` (n_tests = M) or ``"bh"``.
     seed : int
-        Seeds the hashing secret of the design (the thresholds depend on its collisions).
+        Seeds the hashing secret of the design.
 
     References
     ----------
@@ -249,17 +246,10 @@ def simulated_precision_recall(
     seed=0,
     shape="zipf",
 ) -> tuple[float, float, float, float]:
-    """Mean precision, mean recall and their standard errors over ``n_draws`` decoded surveys (cached).
+    """Mean precision, mean recall and their standard errors (NaN: one survey) over ``n_draws`` decoded surveys.
 
-    Means and standard errors: :func:`~ldp_helpers.experiments.common.mean_and_se` (NaN: one
-    survey).
-
-    Each survey is [rappor] §3's: a fresh hashing secret and population, the reports' bit counts
-    from the exact aggregate sampler (never a per-user simulation) and the decoder of
-    :func:`~ldp_helpers.estimation.rappor_decoding.decode`
-    (:func:`~ldp_helpers.experiments.rappor.decode_surveys`).  Costs about 0.1 s per survey at
-    k·m = 1024 rows: a check of :func:`rappor_guide`'s approximation, not part of every redraw.
-    Refused beyond :data:`MAX_DECODE_CELLS` · surveys (about a second).
+    Each survey is [rappor] §3's (:func:`~ldp_helpers.experiments.rappor.decode_surveys`): about 0.1 s
+    at k·m = 1024 rows, refused beyond :data:`MAX_DECODE_CELLS` · surveys (about a second).
 
     References
     ----------

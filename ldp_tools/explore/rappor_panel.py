@@ -33,6 +33,7 @@ from ldp_tools.explore._widgets import (
     fmt,
     integer_ticks,
     power_of_ten_ticks,
+    refused,
     set_errorbar,
     show_figure,
 )
@@ -451,7 +452,7 @@ def rappor_panel(
             _load_counts(panel, counts, sizes, blooms, f=f_, p=p_, q=q_, names=names)
             status.value = f"decoded {len(names)} candidates"
         except ValueError as err:
-            status.value = f'<span style="color:#b00020">refused: {html.escape(str(err))}</span>'
+            status.value = refused(str(err))
 
     def back(_button):
         panel.artists["upload"] = None

@@ -179,11 +179,11 @@ class MShotCurves(NamedTuple):
     c_star: float  # argmax g ≈ 0.574
 
 
-def _m_grid(epsilon, n_rounds, size: int = N_MS) -> np.ndarray:
-    """About ``size`` values of m in [1, T], log-spaced, always with 1, T, m* and its neighbours."""
+def _m_grid(epsilon, n_rounds) -> np.ndarray:
+    """About :data:`N_MS` values of m in [1, T], log-spaced, always with 1, T, m* and its neighbours."""
     star = m_star(epsilon, n_rounds)
     ms = np.concatenate(
-        [np.geomspace(1, n_rounds, size).round(), [star - 1, star, star + 1]]
+        [np.geomspace(1, n_rounds, N_MS).round(), [star - 1, star, star + 1]]
     ).astype(np.int64)
     return np.unique(np.clip(ms, 1, n_rounds))
 
@@ -259,11 +259,8 @@ def _who_reports(
 def _estimates(
     epsilon: float, n_rounds: int, m: int, n_users: int, n_draws: int, seed: int
 ) -> np.ndarray:
-    """Φ(Y) of ``n_draws`` exact surveys of Algorithm 1 at this m (independent of θ: moving θ costs no simulation).
-
-    Who reports is drawn once per m (:func:`_who_reports`); the reports' randomness is a fixed
-    stream per m, so the curves move smoothly with ε (common random numbers).
-    """
+    """Φ(Y) of ``n_draws`` exact surveys of Algorithm 1 at this m (independent of θ: moving θ costs no simulation);
+    who reports comes from :func:`_who_reports`, the reports from a fixed stream per m (common random numbers)."""
     mech = MShotReporting(epsilon, n_rounds, m)
     ones = mech.sample_given_reporters(
         _ramp(n_users, n_rounds, seed),

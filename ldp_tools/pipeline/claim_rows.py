@@ -22,32 +22,12 @@ from ldp_helpers._files import read_text_file
 from ldp_helpers._validation import fail_type
 from ldp_tools.pipeline.decisions import SEVERITIES, VERDICTS, Decision
 
-COLUMNS = (
-    "id",
-    "claim",
-    "source",
-    "paper_value",
-    "our_value",
-    "verdict",
-    "severity",
-    "tolerance",
-    "depends_on",
-    "decision",
-    "stability",
+COLUMNS = tuple(
+    "id claim source paper_value our_value verdict severity tolerance depends_on decision stability".split()
 )
 #: the columns a rendered table shows, and their headers
 SHOWN = COLUMNS[:9]
-HEADERS = (
-    "id",
-    "claim",
-    "source",
-    "paper",
-    "ours",
-    "verdict",
-    "severity",
-    "tolerance",
-    "depends on",
-)
+HEADERS = (*COLUMNS[:3], "paper", "ours", *COLUMNS[5:8], "depends on")
 MAX_CSV_BYTES = 1_000_000  # a claims.csv is a few kB; anything longer is refused unread
 #: the ``stability`` column (``reproduce`` re-runs a notebook under other seeds): the decision identical under every
 #: seed; its value moved but not its verdict (N counts every seed, the published one too); or the verdict flipped

@@ -41,19 +41,8 @@ from ldp_tools.pipeline.decisions import SEVERITIES
 
 CLAIMS_DIR = paths.NOTEBOOKS_DIR / "claims"
 MAX_SPEC_BYTES = 500_000
-FIELDS = (
-    "id",
-    "claim",
-    "source",
-    "paper",
-    "ours",
-    "tolerance",
-    "severity",
-    "depends_on",
-    "atol",
-    "rtol",
-)
 REQUIRED = ("id", "claim", "source", "paper")
+FIELDS = REQUIRED + ("ours", "tolerance", "severity", "depends_on", "atol", "rtol")
 _TEXT = ("id", "claim", "source", "ours", "tolerance", "severity", "depends_on")
 _KEY = re.compile(r"^[a-z][a-z0-9_.]*$")
 #: a row id: NN-xx, or a named row that other notebooks cite by name (00_tutorial's ``p-prime``, in its committed table)

@@ -51,21 +51,14 @@ def notebook_parameters(stem: str) -> dict:
     }
 
 
+#: the kind of a parameter value by its type (bool before int in bool's MRO); another type's kind is its name
+_KINDS = {t: t.__name__ for t in (bool, int, float, str, list)} | {tuple: "list"}
+_KINDS[type(None)] = "none"
+
+
 def _kind(value) -> str:
     """The kind of a parameter value: bool, int, float, str, none, or list (anything else: unsupported)."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    return type(value).__name__
+    return next((_KINDS[t] for t in type(value).__mro__ if t in _KINDS), type(value).__name__)
 
 
 def _check_parameters(stem: str, parameters: dict, *, where: str = "parameters") -> dict:

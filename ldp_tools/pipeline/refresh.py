@@ -71,13 +71,9 @@ def _strip_volatile(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def _build_from_script(stem: str) -> nbformat.NotebookNode:
-    """The notebook as written in ``notebooks/<stem>.py`` (no outputs)."""
+    """The notebook as written in ``notebooks/<stem>.py`` (no outputs; :func:`_strip_volatile` sets its metadata)."""
     paths.check_notebook_stem(stem, "stem")
-    nb = jupytext.read(paths.NOTEBOOKS_DIR / f"{stem}.py", fmt="py:percent")
-    nb.metadata = nbformat.from_dict(
-        {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
-    )
-    return nb
+    return jupytext.read(paths.NOTEBOOKS_DIR / f"{stem}.py", fmt="py:percent")
 
 
 def refresh(stem: str, *, timeout: int = 600) -> None:

@@ -171,43 +171,44 @@ def summary_text(collected: list[NotebookClaims]) -> str:
     return "\n".join(lines)
 
 
+def _grouped(collected: list[NotebookClaims], keep, line, empty: str) -> str:
+    """``line(row)`` of every row ``keep`` selects, under its notebook's header; ``empty`` if there is none."""
+    blocks = []
+    for nb in collected:
+        rows = [line(c) for c in nb.claims if keep(c)]
+        if rows:
+            blocks += [f"{nb.stem} ({nb.title})", *rows]
+    return "\n".join(blocks) if blocks else empty
+
+
 def claims_with_verdict(collected: list[NotebookClaims], verdict: str) -> str:
     """Every claim with the given verdict, grouped by notebook, with paper value, ours and the evidence."""
     collected = _check_collected(collected)
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r}")
-    blocks = []
-    for nb in collected:
-        rows = [c for c in nb.claims if c.verdict == verdict]
-        if rows:
-            blocks.append(f"{nb.stem} ({nb.title})")
-            blocks += [
-                f"  - {c.id} [{c.source}] {c.claim}\n      paper: {c.paper_value}   ours: {c.our_value}"
-                + (f"   severity: {c.severity}" if c.severity else "")
-                + (f"   tolerance: {c.tolerance}" if c.tolerance else "")
-                + (f"   (consequence of {c.depends_on})" if c.depends_on else "")
-                + (f"\n      stability: {c.stability}" if c.seed_dependent else "")
-                for c in rows
-            ]
-    return "\n".join(blocks) if blocks else f"(no claim has the verdict {verdict!r})"
+    return _grouped(
+        collected,
+        lambda c: c.verdict == verdict,
+        lambda c: (
+            f"  - {c.id} [{c.source}] {c.claim}\n      paper: {c.paper_value}   ours: {c.our_value}"
+            + (f"   severity: {c.severity}" if c.severity else "")
+            + (f"   tolerance: {c.tolerance}" if c.tolerance else "")
+            + (f"   (consequence of {c.depends_on})" if c.depends_on else "")
+            + (f"\n      stability: {c.stability}" if c.seed_dependent else "")
+        ),
+        f"(no claim has the verdict {verdict!r})",
+    )
 
 
 def fragile_claims(collected: list[NotebookClaims]) -> str:
     """Every row whose verdict flips under one of the robustness seeds, grouped by notebook, with its decision."""
-    collected = _check_collected(collected)
-    blocks = []
-    for nb in collected:
-        rows = [c for c in nb.claims if c.fragile]
-        if rows:
-            blocks.append(f"{nb.stem} ({nb.title})")
-            blocks += [
-                f"  - {c.id} [{c.source}] {c.claim}\n      verdict: {c.verdict}; {c.stability}\n      decision: {c.decision}"
-                for c in rows
-            ]
-    return (
-        "\n".join(blocks)
-        if blocks
-        else "(no fragile verdict: every seed-dependent row keeps its verdict under every robustness seed)"
+    return _grouped(
+        _check_collected(collected),
+        lambda c: c.fragile,
+        lambda c: (
+            f"  - {c.id} [{c.source}] {c.claim}\n      verdict: {c.verdict}; {c.stability}\n      decision: {c.decision}"
+        ),
+        "(no fragile verdict: every seed-dependent row keeps its verdict under every robustness seed)",
     )
 
 

@@ -44,7 +44,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ldp_helpers._validation import check_choice, check_int, check_real, fail, fail_type
+from ldp_helpers._validation import check_choice, check_int, check_real, fail
 from ldp_tools.pipeline import paths
 from ldp_tools.pipeline._reseeds import reseeds_notebook, segment
 from ldp_tools.pipeline.claim_rows import _read_claims_csv, claims_csv
@@ -217,7 +217,13 @@ def _failure(nb) -> str:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 return f"failed in cell {index}: {out.get('ename')}: {out.get('evalue')}"
-    stderr = _stderr_text(nb)
+    stderr = "".join(
+        o.get("text", "")
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.get("output_type") == "stream" and o.get("name") == "stderr"
+    )
     # the paper profile must run warning-free
     return f"wrote to stderr (a warning?): {stderr.splitlines()[0][:200]}" if stderr else ""
 
@@ -354,17 +360,6 @@ def _tagged_seconds(nb, tag: str | None = None) -> float:
     )
 
 
-def _stderr_text(nb) -> str:
-    """Everything an executed notebook's cells printed on stderr."""
-    return "".join(
-        o.get("text", "")
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.outputs
-        if o.get("output_type") == "stream" and o.get("name") == "stderr"
-    )
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ldp_tools.pipeline.reproduce",
@@ -457,14 +452,19 @@ def _timings_path(profile_name: str) -> Path:
 TIMES = ("seconds", "peer_seconds", "cpu_seconds", "reseeds_cpu_seconds")
 
 
-def _check_timings(timings) -> dict:
-    """``timings`` if it has the form :func:`_read_timings` returns (``{}`` included), else ValueError/TypeError:
-    every time a finite number ≥ 0 (not a bool, not text), ``jobs`` a whole number ≥ 1, each reseed keyed by
-    its seed's digits (a hand-edited or corrupt file is refused here, never half-read later)."""
-    if not isinstance(timings, dict):
-        fail_type("timings", timings, "a dict of the form timings.json holds")
+def _read_timings(profile_name: str) -> dict:
+    """The times written by the last runs under a profile (the module's **Times**); {} when there are none, or when
+    the file is unreadable or not of this form (a hand-edited or corrupt file is refused whole, never half-read).
 
-    try:
+    ``{"wall_seconds": s, "jobs": n, "notebooks": {stem: {"seconds": s, "reseeds": {seed: s}, "peer_seconds": s,
+    "cpu_seconds": s, "reseeds_cpu_seconds": s}}}``: every time a finite number ≥ 0 (not a bool, not text), ``jobs``
+    a whole number ≥ 1, each reseed keyed by its seed's digits.
+    """
+    check_choice("profile_name", profile_name, profile_names())
+    try:  # none yet, or not ours: nothing to show
+        timings = json.loads(_timings_path(profile_name).read_text(encoding="utf-8"))
+        if not isinstance(timings, dict):
+            return {}
         for entry in timings and timings["notebooks"].values():
             for key in TIMES:
                 check_real(key, entry[key], low=0.0, low_open=False)
@@ -475,27 +475,9 @@ def _check_timings(timings) -> dict:
         if timings:
             check_real("wall_seconds", timings["wall_seconds"], low=0.0, low_open=False)
             check_int("jobs", timings["jobs"], low=1)
-    except (ValueError, TypeError, KeyError, AttributeError):
-        raise ValueError(
-            f"timings must be a dict of the form timings.json holds; got {timings!r:.80}"
-        ) from None
-    return timings
-
-
-def _read_timings(profile_name: str) -> dict:
-    """The times written by the last runs under a profile; {} when there are none (or the file is unreadable).
-
-    ``{"wall_seconds": s, "jobs": n, "notebooks": {stem: {"seconds": s, "reseeds": {seed: s}, "peer_seconds": s,
-    "cpu_seconds": s, "reseeds_cpu_seconds": s}}}``: the wall time and jobs of the last run, and each notebook's last
-    successful run (``seconds`` under the profile's seed, ``reseeds`` the claims-only runs of the robustness pass,
-    ``peer_seconds`` the cells tagged ``peer-clients`` summed over all of them; the CPU seconds of the run and of its
-    reseeded runs together, which a loaded machine hardly changes).
-    """
-    check_choice("profile_name", profile_name, profile_names())
-    try:
-        return _check_timings(json.loads(_timings_path(profile_name).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):  # none yet, or not ours: nothing to show
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return {}
+    return timings
 
 
 def _timings_text(timings: dict) -> str:

@@ -915,8 +915,6 @@ SPECS.update(
             n_trials=50,
             seed=1,
             confidence=0.9,
-            peers=("pure-ldp-1.1.2",),
-            n_jobs=1,
             _valid=False,
             _huge={"n_trials"},
             _extra={
@@ -924,8 +922,6 @@ SPECS.update(
                 "n_trials": [0, -1],
                 "seed": [-1, None],
                 "confidence": BAD_CONFIDENCE,
-                "peers": ["pure-ldp-1.1.2", ("no-such-peer",)],
-                "n_jobs": [0],
             },
         ),
         PA + "longitudinal_curves": spec(
@@ -966,7 +962,6 @@ SPECS.update(
             seed=1,
             confidence=0.9,
             n_jobs=1,
-            timeout=60.0,
             _valid=False,
             _huge={"n_trials"},
             _extra={
@@ -975,7 +970,6 @@ SPECS.update(
                 "seed": [-1],
                 "confidence": BAD_CONFIDENCE,
                 "n_jobs": [0],
-                "timeout": [0.0, -1.0],
             },
         ),
         # mechanisms.harmony, bounds.glance.harmony_variance_term

@@ -63,10 +63,6 @@ SPECS = {
         at_epsilon=SCORES,
         epsilons=np.array([1.1, 2.2]),
         equal_epsilon=4.0,
-        k=128,
-        n_candidates=200,
-        m=8,
-        n_reports=20_000,
         _valid=False,
     ),
     PL + "precision_recall_vs_n_and_m": spec(
@@ -77,8 +73,6 @@ SPECS = {
         n_fine=N_FINE,
         predicted_recall=np.array([0.1, 0.2, 0.3]),
         h=2,
-        n_reports=200,
-        m=2,
         _valid=False,
     ),
     PL + "detection_thresholds": spec(

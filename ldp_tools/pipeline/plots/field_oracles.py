@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import ListedColormap
+from matplotlib.colors import TABLEAU_COLORS, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
@@ -68,18 +68,7 @@ def _table(name, table, rows: int, columns: int) -> np.ndarray:
 
 #: ten distinct colours (matplotlib's tab10), the same for every figure of the notebook; a key's colour is fixed by
 #: its place among the frequency oracles of the registry, so a curve keeps its colour from figure to figure
-_COLOURS = (
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
+_COLOURS = tuple(TABLEAU_COLORS.values())
 
 
 def _colour(key: str) -> str:

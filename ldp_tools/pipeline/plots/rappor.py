@@ -35,16 +35,12 @@ def precision_recall_vs_h(
     at_epsilon,
     epsilons,
     equal_epsilon: float,
-    *,
-    k: int = K,
-    n_candidates: int = M,
-    m: int = N_COHORTS,
-    n_reports: int = N_REPORTS,
 ) -> Figure:
     """[rappor] Fig. 1 and its equal-privacy twin: precision and recall (mean, min–max band) against h.
 
     ``by_h`` decodes the paper's IRR at each h of ``hash_values`` (ε of one report ``epsilons``, on
-    the top axis); ``at_epsilon`` the IRR giving ``equal_epsilon`` per report at each h.
+    the top axis); ``at_epsilon`` the IRR giving ``equal_epsilon`` per report at each h; both at the
+    paper's setting (k, M, m, N of :mod:`~ldp_helpers.experiments.rappor`).
 
     References
     ----------
@@ -63,15 +59,6 @@ def precision_recall_vs_h(
             f"one ε per h ({len(hash_values)})",
         )
     equal_epsilon = check_epsilon(equal_epsilon, "equal_epsilon")
-    k, n_candidates, m, n_reports = (
-        check_int(name, v, low=1)
-        for name, v in (
-            ("k", k),
-            ("n_candidates", n_candidates),
-            ("m", m),
-            ("n_reports", n_reports),
-        )
-    )
     titles = (
         "the paper's IRR (q = 0.75, p = 0.5): ε = h ln 3",
         rf"equal privacy: ε = {equal_epsilon:g} per report",
@@ -105,8 +92,8 @@ def precision_recall_vs_h(
     axes[0].set(ylabel="precision / recall (bands: min–max over surveys)", ylim=(0, 1.02))
     axes[0].legend(loc="center right")
     fig.suptitle(
-        rf"Basic one-time RAPPOR decoding, $k={k}$, $M={n_candidates}$, $m={m}$, "
-        rf"$N={n_reports:,}$ ([rappor] Fig. 1)"
+        rf"Basic one-time RAPPOR decoding, $k={K}$, $M={M}$, $m={N_COHORTS}$, "
+        rf"$N={N_REPORTS:,}$ ([rappor] Fig. 1)"
     )
     return fig
 
@@ -120,13 +107,11 @@ def precision_recall_vs_n_and_m(
     predicted_recall,
     *,
     h: int,
-    n_reports: int = N_REPORTS,
-    m: int = N_COHORTS,
 ) -> Figure:
     """Mean precision and recall against the number of reports N (and the recall predicted) and of cohorts m.
 
     ``by_n`` and ``by_m`` are the scores at each point of ``report_grid`` and ``cohort_grid`` (h hashes);
-    ``predicted_recall`` is given over ``n_fine``; the paper's ``n_reports`` and ``m`` are marked.
+    ``predicted_recall`` is given over ``n_fine``; the paper's N and m are marked.
 
     References
     ----------
@@ -141,13 +126,12 @@ def precision_recall_vs_n_and_m(
         "predicted_recall", predicted_recall, low=0.0, high=1.0, low_open=False, high_open=False
     )
     check_ndim("predicted_recall", predicted_recall, 1, last=n_fine.size, what="(one per n_fine)")
-    h, n_reports, m = (
-        check_int("h", h, low=1),
-        check_int("n_reports", n_reports, low=1),
-        check_int("m", m, low=1),
-    )
+    h = check_int("h", h, low=1)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    panels = ((axes[0], report_grid, by_n, n_reports, "N"), (axes[1], cohort_grid, by_m, m, "m"))
+    panels = (
+        (axes[0], report_grid, by_n, N_REPORTS, "N"),
+        (axes[1], cohort_grid, by_m, N_COHORTS, "m"),
+    )
     for ax, x, pr, paper_value, name in panels:
         ax.plot(x, pr[:, 0], "o-", label="precision")
         ax.plot(x, pr[:, 1], "s-", label="recall")
@@ -161,9 +145,9 @@ def precision_recall_vs_n_and_m(
         xlabel="number of reports $N$",
         ylabel="precision / recall",
         ylim=(0, 1.02),
-        title=rf"vs $N$ ($h={h}$, $m={m}$)",
+        title=rf"vs $N$ ($h={h}$, $m={N_COHORTS}$)",
     )
-    axes[1].set(xlabel="number of cohorts $m$", title=rf"vs $m$ ($h={h}$, $N={n_reports:,}$)")
+    axes[1].set(xlabel="number of cohorts $m$", title=rf"vs $m$ ($h={h}$, $N={N_REPORTS:,}$)")
     axes[0].legend(loc="center left")
     axes[1].legend(loc="center right")
     return fig
