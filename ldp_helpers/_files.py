@@ -11,7 +11,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ldp_helpers._validation import MAX_FILE_BYTES, _fail, fail_type, format_bytes
+from ldp_helpers._validation import MAX_FILE_BYTES, _fail, check_instance, format_bytes
 
 
 def check_regular_file(name: str, path, *, max_bytes: int = MAX_FILE_BYTES):
@@ -20,8 +20,7 @@ def check_regular_file(name: str, path, *, max_bytes: int = MAX_FILE_BYTES):
     Checked with ``os.stat`` before anything opens it: a FIFO, a character device such as
     ``/dev/zero`` or a directory would block or stream for ever once opened.
     """
-    if not isinstance(path, (str, os.PathLike)):
-        fail_type(name, path, "a path (str or os.PathLike) to a regular file")
+    check_instance(name, path, (str, os.PathLike), "a path (str or os.PathLike) to a regular file")
     path = Path(path)
     try:
         info = os.stat(path)

@@ -61,6 +61,12 @@ def check_instance(name: str, value, cls, allowed: str | None = None):
     return value
 
 
+def check_callable(name: str, value, allowed: str):
+    if not callable(value):
+        fail_type(name, value, allowed)
+    return value
+
+
 def check_choice(name: str, value, choices) -> str:
     if not isinstance(value, str) or value not in choices:
         (_fail if isinstance(value, str) else fail_type)(name, value, f"one of {sorted(choices)}")
@@ -70,6 +76,11 @@ def check_choice(name: str, value, choices) -> str:
 # Public names for checks not listed here (same message format); prefer a general check below.
 Described = _Described
 fail = _fail
+
+
+def fail_shape(name: str, shape, allowed: str) -> None:
+    """Refuse an array by its shape: ``<name> must be <allowed>; got an array of shape <shape>``."""
+    _fail(name, _Described(f"an array of shape {shape}"), allowed)
 
 
 def _interval(low, high, low_open, high_open) -> str:
@@ -177,24 +188,25 @@ def check_rng(rng) -> np.random.Generator:
     return rng
 
 
-def check_binary_array(name: str, values) -> np.ndarray:
-    """A non-empty array of 0/1 values (bools or integers), returned as ``int8``."""
+def check_binary_array(name: str, values, **axes) -> np.ndarray:
+    """A non-empty array of 0/1 values (bools or integers), returned as ``int8``; ``axes`` (``ndim``, ``last``,
+    ``what``) are then checked by :func:`check_ndim`."""
     arr = np.asarray(values)
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of 0/1 values")
-    if arr.dtype == bool:
-        return arr.astype(np.int8)
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
-            _bad_dtype(name, arr, "an array of 0/1 values")
-    bad = (arr != 0) & (arr != 1)
-    if np.any(bad):
-        _fail(
-            name,
-            _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
-            "an array of 0/1 values",
-        )
-    return arr.astype(np.int8)
+    if arr.dtype != bool:
+        if not np.issubdtype(arr.dtype, np.integer):
+            if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
+                _bad_dtype(name, arr, "an array of 0/1 values")
+        bad = (arr != 0) & (arr != 1)
+        if np.any(bad):
+            _fail(
+                name,
+                _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
+                "an array of 0/1 values",
+            )
+    arr = arr.astype(np.int8)
+    return check_ndim(name, arr, **axes) if axes else arr
 
 
 def check_domain_values(name: str, values, d: int) -> np.ndarray:
@@ -221,7 +233,7 @@ def check_counts(name: str, counts) -> np.ndarray:
     if arr.dtype.kind not in "biuf":
         _bad_dtype(name, arr, "a non-empty 1-D array of counts")
     if arr.ndim != 1 or arr.size == 0:
-        _fail(name, _Described(f"an array of shape {arr.shape}"), "a non-empty 1-D array of counts")
+        fail_shape(name, arr.shape, "a non-empty 1-D array of counts")
     _as_int64(name, arr, "a 1-D array of non-negative integer counts")
     if np.any(arr < 0):
         _fail(
@@ -252,11 +264,7 @@ def check_count_array(name: str, counts, length: int, *, high=None) -> np.ndarra
     """Counts of shape (length,) or (n_draws, length): non-negative integers, each ≤ ``high`` if given."""
     arr = np.asarray(counts)
     if arr.ndim not in (1, 2) or arr.shape[-1] != length or arr.size == 0:
-        _fail(
-            name,
-            _Described(f"an array of shape {arr.shape}"),
-            f"an array of shape ({length},) or (n_draws, {length})",
-        )
+        fail_shape(name, arr.shape, f"an array of shape ({length},) or (n_draws, {length})")
     return check_int_array(name, arr, low=0, high=high)
 
 
@@ -358,9 +366,10 @@ def check_above(name: str, value, bound: float, *, what: str) -> float:
 
 
 def check_real_array(
-    name: str, values, *, low=None, high=None, low_open=True, high_open=True
+    name: str, values, *, low=None, high=None, low_open=True, high_open=True, **axes
 ) -> np.ndarray:
-    """A non-empty array (or scalar) of finite reals inside an interval, returned as ``float64``."""
+    """A non-empty array (or scalar) of finite reals inside an interval, returned as ``float64``; ``axes``
+    (``ndim``, ``last``, ``what``) are then checked by :func:`check_ndim`."""
     arr = np.asarray(values)
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of real numbers")
@@ -378,19 +387,25 @@ def check_real_array(
             _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
             f"finite values in {_interval(low, high, low_open, high_open)}",
         )
-    return arr
+    return check_ndim(name, arr, **axes) if axes else arr
 
 
-def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np.ndarray:
-    """A non-empty integer array (integral floats accepted) with entries in [low, high] and, if given, this shape."""
+def check_probabilities(name: str, values, **axes) -> np.ndarray:
+    """:func:`check_real_array` of values in [0, 1] (``axes`` as there)."""
+    return check_real_array(
+        name, values, low=0.0, high=1.0, low_open=False, high_open=False, **axes
+    )
+
+
+def check_int_array(name: str, values, *, low=None, high=None, shape=None, **axes) -> np.ndarray:
+    """A non-empty integer array (integral floats accepted) with entries in [low, high] and, if given, this shape;
+    ``axes`` (``ndim``, ``last``, ``what``) are then checked by :func:`check_ndim`."""
     arr = np.asarray(values)
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of integers")
     _as_int64(name, arr, "an array of integers")
     if shape is not None and arr.shape != tuple(shape):
-        _fail(
-            name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {tuple(shape)}"
-        )
+        fail_shape(name, arr.shape, f"an array of shape {tuple(shape)}")
     lo, hi = arr.min(), arr.max()
     if (low is not None and lo < low) or (high is not None and hi > high):
         lo_s = "-inf" if low is None else str(low)
@@ -400,7 +415,8 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None) -> np
             _Described(f"an array with values in [{lo:g}, {hi:g}]"),
             f"integers in [{lo_s}, {hi_s}]",
         )
-    return arr.astype(np.int64)
+    arr = arr.astype(np.int64)
+    return check_ndim(name, arr, **axes) if axes else arr
 
 
 def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndarray:
@@ -417,13 +433,13 @@ def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndar
     except ValueError:  # numpy refuses a ragged nested sequence ("inhomogeneous shape")
         _fail(name, _Described("a ragged nested sequence"), expected)
     if arr.ndim not in allowed or (last is not None and (arr.ndim == 0 or arr.shape[-1] != last)):
-        _fail(name, _Described(f"an array of shape {arr.shape}"), expected)
+        fail_shape(name, arr.shape, expected)
     return arr
 
 
 def check_weights(name: str, weights) -> np.ndarray:
     """A probability vector: a 1-D array of finite weights ≥ 0 whose sum is 1 (to 1e-9)."""
-    weights = check_ndim(name, check_real_array(name, weights, low=0.0, low_open=False), 1)
+    weights = check_real_array(name, weights, low=0.0, low_open=False, ndim=1)
     total = float(weights.sum())
     check_real(f"{name}.sum()", total, low=1 - 1e-9, high=1 + 1e-9, low_open=False, high_open=False)
     return weights
@@ -441,7 +457,7 @@ def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.nd
         forms = " or ".join(
             str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1)
         )
-        _fail(name, _Described(f"an array of shape {arr.shape}"), f"an array of shape {forms}")
+        fail_shape(name, arr.shape, f"an array of shape {forms}")
     return arr
 
 

@@ -35,6 +35,7 @@ import numpy as np
 from ldp_helpers._validation import (
     MAX_N_DRAWS,
     check_bool,
+    check_callable,
     check_instance,
     check_int,
     check_real,
@@ -105,8 +106,7 @@ class BlackBoxClient:
     prepare: Callable | None = None
 
     def __post_init__(self):
-        if not callable(self.client):
-            fail_type("client", self.client, "a callable client(value) -> report")
+        check_callable("client", self.client, "a callable client(value) -> report")
         check_bool("takes_rng", self.takes_rng)
         if self.reseed is not None and not callable(self.reseed):
             fail_type("reseed", self.reseed, "None or a callable reseed(rng)")

@@ -23,8 +23,9 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
+    check_callable,
+    check_instance,
     check_int,
-    check_ndim,
     check_real,
     check_real_array,
     fail,
@@ -70,8 +71,7 @@ class Event:
 
     def __post_init__(self):
         for name in ("columns", "ops", "values"):
-            if not isinstance(getattr(self, name), tuple):
-                fail_type(name, getattr(self, name), "a tuple (one entry per condition)")
+            check_instance(name, getattr(self, name), tuple, "a tuple (one entry per condition)")
         if any(isinstance(c, bool) or not isinstance(c, Integral) or c < 0 for c in self.columns):
             fail("columns", self.columns, "a tuple of column indices (integers ≥ 0)")
         if any(
@@ -88,9 +88,7 @@ class Event:
 
     def mask(self, matrix: np.ndarray) -> np.ndarray:
         """Which rows of a report matrix lie in the event."""
-        return self._mask(
-            check_ndim("matrix", check_real_array("matrix", matrix), 2, what="(reports × columns)")
-        )
+        return self._mask(check_real_array("matrix", matrix, ndim=2, what="(reports × columns)"))
 
     def _mask(self, matrix: np.ndarray) -> np.ndarray:
         """:meth:`mask` of a validated report matrix.  Kept apart from :meth:`mask` on purpose: the
@@ -144,14 +142,8 @@ def _distinct_rows(pooled: np.ndarray) -> np.ndarray | None:
 
 def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
     """Two finite report matrices (rows: reports) of the same width."""
-    m0 = check_ndim("matrix0", check_real_array("matrix0", matrix0), 2, what="(reports × columns)")
-    m1 = check_ndim(
-        "matrix1",
-        check_real_array("matrix1", matrix1),
-        2,
-        last=m0.shape[1],
-        what="(reports × columns)",
-    )
+    m0 = check_real_array("matrix0", matrix0, ndim=2, what="(reports × columns)")
+    m1 = check_real_array("matrix1", matrix1, ndim=2, last=m0.shape[1], what="(reports × columns)")
     return m0, m1
 
 
@@ -185,10 +177,9 @@ def choose_event(
     """
     matrix0, matrix1 = _check_pilot(matrix0, matrix1)
     check_real("confidence", confidence, low=0.0, high=1.0)
-    if not callable(bound):
-        fail_type(
-            "bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays"
-        )
+    check_callable(
+        "bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays"
+    )
     n0, n1 = matrix0.shape[0], matrix1.shape[0]
     events = _candidate_events(matrix0, matrix1)
     if not events:

@@ -33,6 +33,7 @@ from ldp_helpers._validation import (
     MAX_N_DRAWS,
     check_allocation,
     check_bool,
+    check_callable,
     check_epsilon,
     check_instance,
     check_int,
@@ -42,7 +43,6 @@ from ldp_helpers._validation import (
     check_probability,
     check_real_array,
     check_rng,
-    fail_type,
 )
 from ldp_helpers.mechanisms.continual import Glance, StreamMechanism
 from ldp_helpers.mechanisms.harmony import Harmony
@@ -92,12 +92,6 @@ def _check_table(table) -> np.ndarray:
     return table
 
 
-def _check_callable(name: str, value, allowed: str):
-    if not callable(value):
-        fail_type(name, value, allowed)
-    return value
-
-
 def fresh_rr_count_table(epsilon: float, k: int) -> np.ndarray:
     """Law of C (columns 0..k) for v = 0 and v = 1 (rows) under k fresh RR reports with ε₀ = ``epsilon`` each."""
     epsilon, k = check_epsilon(epsilon), _check_k(k)
@@ -140,7 +134,7 @@ def bayes_success(table: np.ndarray) -> float:
 def binomial_attack_curve(label: str, table_of_k: Callable[[int], np.ndarray], ks) -> AttackCurve:
     """Exact curve from the law of C for every k (``table_of_k(k)``, e.g. :func:`fresh_rr_count_table`)."""
     ks = _check_ks(ks)
-    _check_callable("table_of_k", table_of_k, "a callable table_of_k(k) -> 2 × (k + 1) table")
+    check_callable("table_of_k", table_of_k, "a callable table_of_k(k) -> 2 × (k + 1) table")
     tables = [table_of_k(int(k)) for k in ks]
     zeros = np.zeros(ks.size)
     return AttackCurve(
@@ -180,7 +174,7 @@ def simulated_attack_curve(
     passed back as ``completed=`` resumes with only the missing k.
     """
     ks = _check_ks(ks)
-    _check_callable("make", make, "a callable make(k) -> stream Mechanism over k rounds")
+    check_callable("make", make, "a callable make(k) -> stream Mechanism over k rounds")
     n_draws = check_n_draws(n_draws, low=2)
     check_allocation(
         "n_draws",

@@ -27,6 +27,7 @@ from ldp_helpers._validation import (
     check_bool,
     check_int,
     check_int_array,
+    check_probabilities,
     check_probability,
     check_real_array,
 )
@@ -42,10 +43,6 @@ def _deltas(delta, high=None):
 
 def _mus(mu):
     return check_real_array("mu", mu, low=0.0, low_open=False)
-
-
-def _unit(name, values):
-    return check_real_array(name, values, low=0.0, high=1.0, low_open=False, high_open=False)
 
 
 # ---------------------------------------------------------------- multiplicative forms
@@ -154,7 +151,7 @@ def bernoulli_kl(a, b, *, boundary_infinite: bool = False):
     [glance] text after condition (2) (definition and its +∞ conventions); [hoeffding1963] Theorem 1.
     """
     a = check_real_array("a", a)
-    b = _unit("b", b)
+    b = check_probabilities("b", b)
     a, b = np.broadcast_arrays(a, b)
     inside = (a > 0) & (a < 1) & (b > 0) & (b < 1)
     sa, sb = np.where(inside, a, 0.5), np.where(inside, b, 0.5)  # safe values: no log(0) warnings
@@ -169,7 +166,7 @@ def bernoulli_kl(a, b, *, boundary_infinite: bool = False):
 
 def _kl_args(t, n, p):
     t = check_real_array("t", t, low=0.0, low_open=False)
-    return np.broadcast_arrays(t, check_int_array("n", n, low=1), _unit("p", p))
+    return np.broadcast_arrays(t, check_int_array("n", n, low=1), check_probabilities("p", p))
 
 
 def kl_upper(t, n, p):

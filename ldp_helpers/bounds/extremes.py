@@ -20,7 +20,6 @@ from scipy import integrate, special
 from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     check_int,
-    check_ndim,
     check_probability,
     check_real,
     check_real_array,
@@ -32,8 +31,8 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     first_value = check_real("first_value", first_value, low=0.0)
     exponent = check_real("exponent", exponent)
-    t = check_ndim(
-        "rounds", check_real_array("rounds", rounds, low=beta / 2), 1, what="(T of each point)"
+    t = check_real_array(
+        "rounds", rounds, low=beta / 2, ndim=1, what="(T of each point)"
     )  # a scalar raised IndexError at shape[0]; a 2-D array was divided by its first row
     log_term = union_log(2 * t, beta)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -32,6 +32,7 @@ from ldp_helpers._validation import (
     check_above,
     check_epsilons,
     check_int,
+    check_probabilities,
     check_probability,
     check_real,
     check_real_array,
@@ -226,7 +227,7 @@ def dense_sparse_condition(mu, epsilon, n_users: int, n_rounds: int, beta: float
     ----------
     [glance] condition (2); [glance] Fig. 1.
     """
-    mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
+    mu = check_probabilities("mu", mu)
     th = theta(epsilon, n_users, n_rounds, beta)
     return np.minimum(_kl(mu - th, mu), _kl(mu + th, mu)) >= rr_exponent(epsilon, th)
 
@@ -255,7 +256,7 @@ def condition2_bands(mu, epsilon, n_users: int, n_rounds: int, beta: float):
     ----------
     [glance] condition (2); [glance] §5.2; [glance] Fig. 1.
     """
-    mu = check_real_array("mu", mu, low=0.0, high=1.0, low_open=False, high_open=False)
+    mu = check_probabilities("mu", mu)
     if mu.ndim != 1 or mu.size < 3 or mu[0] != 0 or mu[-1] != 1 or np.any(np.diff(mu) <= 0):
         raise ValueError(
             "mu must be a strictly increasing 1-D grid from 0 to 1 (≥ 3 points); "

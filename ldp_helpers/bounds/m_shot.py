@@ -27,16 +27,17 @@ from scipy.optimize import minimize_scalar
 from ldp_helpers._numeric import union_log
 from ldp_helpers._validation import (
     MAX_N_ROUNDS,
-    Described,
     check_bool,
     check_epsilon,
     check_epsilons,
     check_int,
     check_int_array,
+    check_probabilities,
     check_probability,
     check_real,
     check_real_array,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.m_shot import round_channel_probabilities
 
@@ -381,12 +382,8 @@ def f_decreasing_in_r(rs, *, epsilon: float, n_rounds: int) -> np.ndarray:
     vectorised path)."""
     epsilon = check_epsilon(epsilon)
     T = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
-    rs = check_real_array("rs", rs, low=0.0, high=1.0, low_open=False, high_open=False)
+    rs = check_probabilities("rs", rs)
     if rs.ndim != 1 or rs.size < 2 or np.any(np.diff(rs) <= 0):
-        fail(
-            "rs",
-            Described(f"an array of shape {rs.shape}"),
-            "an increasing 1-D grid of at least 2 values in [0, 1]",
-        )
+        fail_shape("rs", rs.shape, "an increasing 1-D grid of at least 2 values in [0, 1]")
     m = np.arange(1, T + 1)[:, None]
     return np.all(np.diff(_f(m / epsilon, m / T, rs[None, :]), axis=1) < 0, axis=1)

@@ -39,7 +39,7 @@ from ldp_helpers._validation import (
     check_instance,
     check_int,
     check_int_array,
-    check_ndim,
+    check_probabilities,
     check_probability,
     check_real,
     check_real_array,
@@ -158,10 +158,12 @@ def threshold_recall(
     [erlingsson2014] §4; [rappor] §2.
     """
     check_instance("mechanism", mechanism, Rappor)
-    weights = check_ndim(
+    weights = check_real_array(
         "weights",
-        check_real_array("weights", weights, low=0.0, low_open=False),
-        1,
+        weights,
+        low=0.0,
+        low_open=False,
+        ndim=1,
         last=mechanism.n_candidates,
         what="(one weight per candidate)",
     )
@@ -236,23 +238,19 @@ def expected_precision_recall(
     ----------
     [erlingsson2014] §4 (the t-tests); [rappor] §3 (precision, recall).
     """
-    frequencies = check_ndim(
-        "frequencies",
-        check_real_array(
-            "frequencies", frequencies, low=0.0, high=1.0, low_open=False, high_open=False
-        ),
-        1,
-    )
+    frequencies = check_probabilities("frequencies", frequencies, ndim=1)
     if not np.any(frequencies > 0):
         fail(
             "frequencies",
             frequencies,
             "an array with at least one positive entry (a true candidate)",
         )
-    unit_threshold = check_ndim(
+    unit_threshold = check_real_array(
         "unit_threshold",
-        check_real_array("unit_threshold", unit_threshold, low=0.0, low_open=False),
-        1,
+        unit_threshold,
+        low=0.0,
+        low_open=False,
+        ndim=1,
         last=frequencies.size,
         what="(one value per candidate)",
     )

@@ -17,9 +17,8 @@ import math
 from ldp_helpers._validation import (
     Described,
     check_int,
-    check_ndim,
+    check_probabilities,
     check_probability,
-    check_real_array,
     fail,
 )
 from ldp_helpers.bounds.rappor import tutorial_printed_p_star  # noqa: F401  (re-exported: the tutorial's printed p')
@@ -48,12 +47,7 @@ def composed_privacy_loss(table, reports: int) -> float:
     ----------
     [tutorial] "Apple's implementation of LDP" (daily ε of 16 reports); [tutorial] Eq. (2).
     """
-    table = check_ndim(
-        "table",
-        check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False),
-        2,
-        what="(inputs × outputs)",
-    )
+    table = check_probabilities("table", table, ndim=2, what="(inputs × outputs)")
     reports = check_int("reports", reports, low=1)
     if reports * math.log(table.shape[1]) > math.log(
         MAX_COMPOSED_OUTPUTS

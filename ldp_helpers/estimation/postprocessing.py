@@ -37,9 +37,7 @@ def clip_and_renormalize(estimates, total) -> np.ndarray:
     ----------
     [tutorial] "Frequency Oracles" (multi-freq-ldpy's default post-processing).
     """
-    est = check_ndim(
-        "estimates", check_real_array("estimates", estimates), (1, 2), what="of estimates"
-    )
+    est = check_real_array("estimates", estimates, ndim=(1, 2), what="of estimates")
     total = check_real("total", total, low=0.0, low_open=False)
     clipped = np.clip(est, 0.0, None)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # far or empty: below

@@ -25,16 +25,15 @@ from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
 from ldp_helpers._validation import (
-    Described,
     check_allocation,
     check_bool,
     check_instance,
     check_int,
-    check_ndim,
     check_real,
     check_real_array,
     check_rng,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.rappor import Rappor
 
@@ -229,9 +228,9 @@ def decode_aggregate(
     check_instance("mechanism", mechanism, Rappor)
     estimates = mechanism.estimate(aggregate, n)
     if estimates.ndim != 2:
-        fail(
+        fail_shape(
             "aggregate",
-            Described(f"an array of shape {np.shape(aggregate)}"),
+            np.shape(aggregate),
             f"one survey's bit counts, shape (m={mechanism.params.m}, k={mechanism.params.k})",
         )
     sizes = np.asarray(n)
@@ -270,9 +269,7 @@ def check_correction(correction) -> str | None:
 
 
 def _check_regression(X, y):
-    X = check_ndim("X", check_real_array("X", X), 2, what="design matrix (k·m rows × M candidates)")
+    X = check_real_array("X", X, ndim=2, what="design matrix (k·m rows × M candidates)")
     check_int("X.shape[0] (rows k·m)", X.shape[0], low=2)
-    y = check_ndim(
-        "y", check_real_array("y", y), 1, last=X.shape[0], what="(one entry per row of X)"
-    )
+    y = check_real_array("y", y, ndim=1, last=X.shape[0], what="(one entry per row of X)")
     return X, y

@@ -18,9 +18,11 @@ from ldp_helpers._validation import (
     check_int_array,
     check_n_draws,
     check_ndim,
+    check_probabilities,
     check_probability,
     check_real_array,
     fail,
+    fail_shape,
 )
 
 
@@ -31,21 +33,12 @@ def max_error(estimates, true_fractions) -> np.ndarray:
     ----------
     [glance] §3 (Err); [m_shot] Definition 3.1 (the α of (α, β)-accuracy).
     """
-    mu = check_ndim(
-        "true_fractions",
-        check_real_array(
-            "true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False
-        ),
-        1,
-        what="(one fraction per round)",
+    mu = check_probabilities(
+        "true_fractions", true_fractions, ndim=1, what="(one fraction per round)"
     )
     est = check_real_array("estimates", estimates)
     if est.ndim == 0 or est.shape[-1] != mu.size:
-        fail(
-            "estimates",
-            Described(f"an array of shape {est.shape}"),
-            f"an array whose last axis has length T = {mu.size}",
-        )
+        fail_shape("estimates", est.shape, f"an array whose last axis has length T = {mu.size}")
     return np.max(np.abs(est - mu), axis=-1)
 
 
@@ -57,11 +50,7 @@ def mean_and_se(samples):
     """
     samples = check_real_array("samples", samples, low=0.0, low_open=False)
     if samples.ndim == 0 or samples.shape[-1] < 2:
-        fail(
-            "samples",
-            Described(f"an array of shape {samples.shape}"),
-            "an array with at least two surveys on its last axis",
-        )
+        fail_shape("samples", samples.shape, "an array with at least two surveys on its last axis")
     with np.errstate(over="ignore", invalid="ignore"):
         mean = samples.mean(axis=-1)
         se = samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
@@ -85,7 +74,7 @@ def share_se(p, n):
     ----------
     The binomial law's variance n·p(1 − p).
     """
-    p = np.asarray(check_real_array("p", p, low=0.0, high=1.0, low_open=False, high_open=False))
+    p = np.asarray(check_probabilities("p", p))
     n = np.asarray(check_int_array("n", n, low=1))  # trials, not draws: any int64 count
     se = np.sqrt(p * (1 - p) / n)
     return float(se) if se.ndim == 0 else se
@@ -127,10 +116,8 @@ def versus_exact(estimates, mean, variance) -> EstimatorCheck:
     """
     estimates = check_real_array("estimates", estimates)
     if estimates.ndim == 0 or estimates.shape[0] < 2:
-        fail(
-            "estimates",
-            Described(f"an array of shape {estimates.shape}"),
-            "an array with at least two draws on its first axis",
+        fail_shape(
+            "estimates", estimates.shape, "an array with at least two draws on its first axis"
         )
     mean = _over("mean", check_real_array("mean", mean), estimates.shape[1:])
     variance = _over("variance", check_real_array("variance", variance, low=0.0), mean.shape)
@@ -186,7 +173,7 @@ def _over(name: str, values: np.ndarray, shape: tuple) -> np.ndarray:
     try:
         return np.broadcast_to(values, shape)
     except ValueError:
-        fail(name, Described(f"an array of shape {np.shape(values)}"), f"values over shape {shape}")
+        fail_shape(name, np.shape(values), f"values over shape {shape}")
 
 
 def in_se(difference, se_a, se_b=0.0):

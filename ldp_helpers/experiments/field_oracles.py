@@ -378,10 +378,13 @@ def _check_keys(keys) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def _check_grid(epsilons) -> np.ndarray:
+def _check_grid(epsilons, most: int | None = None) -> np.ndarray:
+    """A strictly increasing 1-d grid of budgets; with ``most``, of 2 to ``most`` of them."""
     grid = check_epsilons(epsilons)
-    if grid.ndim != 1 or grid.size < 1 or np.any(np.diff(grid) <= 0):
-        fail("epsilons", epsilons, "a strictly increasing 1-d grid of budgets ε")
+    low, high = (1, math.inf) if most is None else (2, most)
+    if grid.ndim != 1 or not low <= grid.size <= high or np.any(np.diff(grid) <= 0):
+        allowed = "budgets ε" if most is None else f"2 to {most} budgets ε > 0"
+        fail("epsilons", epsilons, f"a strictly increasing 1-d grid of {allowed}")
     return grid
 
 
@@ -477,17 +480,6 @@ class PrivacyUtilityCurves(NamedTuple):
     crossovers: tuple  # (ε, best key below, best key above): where the best oracle changes
 
 
-def _check_curve_grid(epsilons) -> np.ndarray:
-    grid = check_epsilons(epsilons)
-    if grid.ndim != 1 or not 2 <= grid.size <= MAX_CURVE_POINTS or np.any(np.diff(grid) <= 0):
-        fail(
-            "epsilons",
-            epsilons,
-            f"a strictly increasing 1-d grid of 2 to {MAX_CURVE_POINTS} budgets ε > 0",
-        )
-    return grid
-
-
 def _curve_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure: dict):
     """(exact MSE, bias², Wang's approximate variance) of one oracle at one ε; NaN where refused."""
     try:
@@ -531,7 +523,7 @@ def privacy_utility_curves(keys, epsilons, d, n, *, structure=None) -> PrivacyUt
     ----------
     [wang2017] Eq. (2), Theorem 2, §4 (DE/OUE/OLH comparison); [grr_vs_oue] §3.6, Fig. 3.7.
     """
-    keys, grid = _check_keys(keys), _check_curve_grid(epsilons)
+    keys, grid = _check_keys(keys), _check_grid(epsilons, MAX_CURVE_POINTS)
     d, n = check_int("d", d, low=2, high=2**20), check_int("n", n, low=1, high=10**12)
     structure = _check_structure(structure)
     for key in keys:  # a structure the class refuses is named here, never a curve of NaN
@@ -566,7 +558,7 @@ def crossovers(keys, epsilons, exact) -> tuple:
     ----------
     [wang2017] §4.4; [grr_vs_oue] §3.6 (the exact GRR–OUE crossover).
     """
-    keys, grid = _check_keys(keys), _check_curve_grid(epsilons)
+    keys, grid = _check_keys(keys), _check_grid(epsilons, MAX_CURVE_POINTS)
     if not isinstance(exact, dict) or any(
         k not in exact
         or np.shape(exact[k]) != grid.shape

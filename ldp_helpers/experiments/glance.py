@@ -18,16 +18,17 @@ import math
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
     check_bool,
     check_epsilon,
     check_epsilons,
+    check_instance,
     check_int,
     check_int_array,
     check_n_draws,
     check_real_array,
     check_rng,
     fail,
+    fail_shape,
     fail_type,
 )
 from ldp_helpers.bounds.chernoff import TailCheck, tail_check
@@ -47,9 +48,7 @@ def _check_mechanism_cls(name, value):
 
 
 def _check_population(value):
-    if not isinstance(value, Population):
-        fail_type("population", value, "a Population")
-    return value
+    return check_instance("population", value, Population)
 
 
 def _epsilons(epsilons):
@@ -135,11 +134,7 @@ def exceedance_probabilities(
     epsilons = _epsilons(epsilons)
     bounds = check_real_array("bounds", bounds, low=0.0, low_open=False)
     if bounds.shape not in ((), epsilons.shape):
-        fail(
-            "bounds",
-            Described(f"an array of shape {bounds.shape}"),
-            f"a scalar or one value per epsilon ({epsilons.size})",
-        )
+        fail_shape("bounds", bounds.shape, f"a scalar or one value per epsilon ({epsilons.size})")
     errs = error_curve(mechanism_cls, population, epsilons, rng=rng, n_draws=n_draws)
     return np.mean(errs > np.broadcast_to(bounds, epsilons.shape)[:, None], axis=1)
 
@@ -160,11 +155,7 @@ def rate_fit(x, mean, se, *, log_x: bool = True) -> tuple[float, float]:
         check_real_array("se", se, low=0.0, low_open=False),
     )
     if mean.shape != se.shape:
-        fail(
-            "se",
-            Described(f"an array of shape {se.shape}"),
-            f"one standard error per mean ({mean.shape})",
-        )
+        fail_shape("se", se.shape, f"one standard error per mean ({mean.shape})")
     return fitted_slope(x, mean, log_x=log_x), fitted_slope_se(x, mean, se, log_x=log_x)
 
 

@@ -36,6 +36,7 @@ from ldp_helpers._validation import (
     check_rng,
     check_true_counts,
     fail,
+    fail_shape,
 )
 from ldp_helpers.bounds.grr_vs_oue import PROTOCOLS, approx_mse, theoretical_mse
 from ldp_helpers.estimation.postprocessing import clip_and_renormalize
@@ -225,13 +226,9 @@ def total_variation(frequencies, reference) -> float:
     u = check_real_array("frequencies", frequencies)
     v = check_real_array("reference", reference)
     if u.ndim != 1:
-        fail("frequencies", Described(f"an array of shape {u.shape}"), "a 1-D array")
+        fail_shape("frequencies", u.shape, "a 1-D array")
     if u.shape != v.shape:
-        fail(
-            "reference",
-            Described(f"an array of shape {v.shape}"),
-            f"a 1-D array of the shape of frequencies {u.shape}",
-        )
+        fail_shape("reference", v.shape, f"a 1-D array of the shape of frequencies {u.shape}")
     return float(0.5 * np.abs(u - v).sum())
 
 
@@ -260,19 +257,10 @@ def _squared_errors(
     return np.mean(np.square(estimates - counts), axis=-1) / n**2
 
 
-def _empirical_mse(protocol, true_counts, *, n_draws: int, rng: np.random.Generator) -> float:
-    """Frequency MSE averaged over ``n_draws`` independent perturb-and-estimate surveys.
-
-    References
-    ----------
-    [grr_vs_oue] §3.5 (Experiment 3: "perturbation to aggregation repeated 100 times per ε").
-    """
-    return float(np.mean(_squared_errors(protocol, true_counts, n_draws=n_draws, rng=rng)))
-
-
 def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[str, np.ndarray]]:
     """Simulated, exact and approximate MSE vs ε for GRR and OUE on one dataset.
 
+    Simulated: the frequency MSE averaged over ``n_draws`` independent perturb-and-estimate surveys.
     Every (protocol, ε) point gets its own random stream, spawned from ``seed`` (an int or a
     SeedSequence), so adding a protocol or appending an ε does not change the other points.
 
@@ -283,7 +271,8 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
 
     References
     ----------
-    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
+    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8; [grr_vs_oue] §3.5 (Experiment 3: "perturbation to
+    aggregation repeated 100 times per ε").
     """
     counts = check_histogram(true_counts)
     n, n_draws = int(counts.sum()), check_n_draws(n_draws)
@@ -300,7 +289,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
         curves[name] = {
             "simulated": np.array(
                 [
-                    _empirical_mse(p, counts, n_draws=n_draws, rng=r)
+                    np.mean(_squared_errors(p, counts, n_draws=n_draws, rng=r))
                     for p, r in zip(protocols, streams)
                 ]
             ),
@@ -394,11 +383,7 @@ def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> Reversal
     """
     rows = check_ndim("brand_counts", brand_counts, 2, what="(brands × values)")
     if rows.shape[0] < 1 or rows.shape[1] < 2:
-        fail(
-            "brand_counts",
-            Described(f"an array of shape {rows.shape}"),
-            "counts of at least one brand over d ≥ 2 values",
-        )
+        fail_shape("brand_counts", rows.shape, "counts of at least one brand over d ≥ 2 values")
     groups = check_int_array("brand_counts", rows, low=0, high=2**62)
     b, total = groups.shape[0], int(groups.sum(dtype=object))
     if total * b > 2**62 or not np.all(groups.sum(axis=1) > 0):  # the scaled reading's total

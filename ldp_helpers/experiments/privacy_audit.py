@@ -32,7 +32,6 @@ from ldp_helpers._validation import (
     check_int,
     check_int_array,
     check_n_draws,
-    check_ndim,
     check_probability,
     check_rng,
     fail,
@@ -232,7 +231,7 @@ def epsilon_lb_curve(
     Chunks and where they run: as :func:`registry_audits`.
     """
     key = check_choice("key", key, REGISTRY)
-    n_grid = check_ndim("n_grid", check_int_array("n_grid", n_grid, low=1, high=MAX_N_DRAWS), 1)
+    n_grid = check_int_array("n_grid", n_grid, low=1, high=MAX_N_DRAWS, ndim=1)
     _check_audit_arguments(
         1, chunk_size, seed, confidence, progress, n_jobs, dask_address, dask_client
     )

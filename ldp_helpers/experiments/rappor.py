@@ -29,6 +29,7 @@ from ldp_helpers._validation import (
     check_int_array,
     check_n_draws,
     check_ndim,
+    check_probabilities,
     check_real,
     check_real_array,
     check_rng,
@@ -271,10 +272,8 @@ def _check_survey(params_list, weights, n_reports_list, correction, alpha, print
 
 def paired_gain(after, before, *, se_floor: float = 0.01) -> tuple[float, float]:
     """Mean of ``after − before`` over paired surveys and its standard error (at least ``se_floor``; one survey: it)."""
-    after = check_ndim("after", check_real_array("after", after), 1)
-    before = check_ndim(
-        "before", check_real_array("before", before), 1, last=after.size, what="(paired with after)"
-    )
+    after = check_real_array("after", after, ndim=1)
+    before = check_real_array("before", before, ndim=1, last=after.size, what="(paired with after)")
     se_floor = check_real("se_floor", se_floor, low=0.0, low_open=False)
     gain = after - before
     se = max(gain.std(ddof=1) / math.sqrt(gain.size), se_floor) if gain.size > 1 else se_floor
@@ -380,9 +379,7 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
     """
     rng = check_rng(rng)
     h_values = check_int_array("h_values", h_values, low=1).ravel()
-    settings = check_real_array(
-        "settings", settings, low=0.0, high=1.0, low_open=False, high_open=False
-    )
+    settings = check_probabilities("settings", settings)
     if settings.ndim != 2 or settings.shape[1] != 3:
         raise ValueError(
             f"settings must be a sequence of (f, p, q) triples; got an array of shape {settings.shape}"

@@ -23,6 +23,7 @@ from ldp_helpers._validation import (
     check_domain_values,
     check_epsilon,
     check_epsilons,
+    check_instance,
     check_int,
     check_int_array,
     check_n_draws,
@@ -31,11 +32,13 @@ from ldp_helpers._validation import (
     check_real_array,
     check_rng,
     fail,
+    fail_shape,
     fail_type,
 )
 from ldp_helpers.experiments.common import in_se, mean_and_se, share_se
 from ldp_helpers.protocols.heavy_hitters import bitstogram, pem, recall, treehist
 from ldp_helpers.protocols.itemset_mining import (
+    SV_PERCENTILE,  # noqa: F401 - the notebook gives LDPMiner the true ℓ at this quantile
     itemset_counts,
     ldpminer,
     ncr,
@@ -55,8 +58,6 @@ HH_BITS, HH_ZIPF, HH_K, PEM_ETA = 16, 1.5, 10, 2
 HH_EPSILON_BY_N = 2.0
 #: set-valued data: SV_D items, Zipf(SV_ZIPF), basket sizes 1 + Poisson(SV_MEAN_SIZE − 1); the top SV_K items
 SV_D, SV_ZIPF, SV_MEAN_SIZE, SV_K = 128, 1.1, 4.0, 16
-#: SVIM's ℓ is this percentile of the set sizes (LDPMiner is given the true one)
-SV_PERCENTILE = 0.9
 #: SVSM looks for the top SVSM_K itemsets of 2 to SVSM_MAX_SIZE items; the truth is ranked among the
 #: itemsets of the SVSM_POOL_ITEMS most frequent items
 SVSM_K, SVSM_MAX_SIZE, SVSM_POOL_ITEMS = 10, 3, 16
@@ -180,11 +181,7 @@ def ends(curve: Curve, grid) -> dict:
     check_real_array("grid", grid)
     grid = np.asarray(grid).ravel()
     if grid.shape != np.shape(curve.mean):
-        fail(
-            "grid",
-            Described(f"an array of shape {grid.shape}"),
-            f"the curve's grid (shape {np.shape(curve.mean)})",
-        )
+        fail_shape("grid", grid.shape, f"the curve's grid (shape {np.shape(curve.mean)})")
     return {"low": curve.mean[0], "high": curve.mean[-1], "x_low": grid[0], "x_high": grid[-1]}
 
 
@@ -340,8 +337,7 @@ def tree_users(
     ----------
     [chen2016pldp] (users on a location taxonomy, each with a safe region).
     """
-    if not isinstance(taxonomy, Taxonomy):
-        fail_type("taxonomy", taxonomy, "a Taxonomy")
+    check_instance("taxonomy", taxonomy, Taxonomy)
     n_users = check_int("n_users", n_users, low=1, high=10**8)
     hot_share, rng = (
         check_probability(hot_share, "hot_share", open_low=True, open_high=True),
@@ -381,8 +377,7 @@ def psda_error_curves(
     ----------
     [chen2016pldp] (max absolute count error vs β; personalized against uniform privacy).
     """
-    if not isinstance(taxonomy, Taxonomy):
-        fail_type("taxonomy", taxonomy, "a Taxonomy")
+    check_instance("taxonomy", taxonomy, Taxonomy)
     epsilon = check_epsilon(epsilon)
     betas = check_real_array("betas", betas, low=0.0, high=1.0).ravel()
     locations = check_int_array(
@@ -498,8 +493,7 @@ def curve_table(curves: dict, grid, what: str) -> str:
     """A notebook's printout of curves: ``what = grid:``, then ``label  mean ± SE, …`` per curve (two decimals)."""
     grid = check_real_array("grid", grid).ravel()
     curves = check_curves("curves", curves, grid.size)
-    if not isinstance(what, str):
-        fail_type("what", what, "text")
+    check_instance("what", what, str, "text")
     labels = {
         label: " ".join(map(str, label)) if isinstance(label, tuple) else str(label)
         for label in curves

@@ -30,7 +30,6 @@ from ldp_helpers._validation import (
     check_binary_array,
     check_instance,
     check_int_array,
-    check_ndim,
     check_total,
     fail_type,
 )
@@ -117,9 +116,9 @@ def _parse_counts(name: str, path, par: RapporParams) -> tuple[np.ndarray, np.nd
 
 def write_counts(bit_counts, cohort_sizes, path) -> None:
     """Write bit counts (m, k) and cohort sizes (m,) as google/rappor's counts file (``N_j`` first)."""
-    sizes = check_ndim("cohort_sizes", check_int_array("cohort_sizes", cohort_sizes, low=0), 1)
+    sizes = check_int_array("cohort_sizes", cohort_sizes, low=0, ndim=1)
     check_total("cohort_sizes", sizes)  # N = Σ N_j must not wrap
-    counts = check_ndim("bit_counts", check_int_array("bit_counts", bit_counts, low=0), 2)
+    counts = check_int_array("bit_counts", bit_counts, low=0, ndim=2)
     if counts.shape[0] != sizes.size or (counts > sizes[:, None]).any():
         fail_type(
             "bit_counts", counts, f"an (m={sizes.size}, k) array with counts ≤ their cohort's size"
@@ -181,7 +180,7 @@ def _parse_map(parameter: str, path, par: RapporParams) -> tuple[list[str], np.n
 def write_map(candidates, blooms, path) -> None:
     """Write the design as google/rappor's map file: per cohort, the h positions of the set bits (1-based
     ``j·k + i + 1``); a filter with fewer than h ones repeats its last bit, as a colliding hash does in google's."""
-    blooms = check_ndim("blooms", check_binary_array("blooms", blooms), 3, what="(m × M × k)")
+    blooms = check_binary_array("blooms", blooms, ndim=3, what="(m × M × k)")
     if (
         isinstance(candidates, str)
         or not isinstance(candidates, (list, tuple))
@@ -255,8 +254,8 @@ def write_reports(reports: RapporReports, path, *, clients=None) -> None:
     """Write reports as google/rappor's per-report CSV (``client,cohort,bloom,prr,irr``; bloom and prr, which a
     server never sees, left empty; bit strings most significant bit first).  ``clients`` default to c0, c1, …"""
     cohorts, bits = check_instance("reports", reports, RapporReports)
-    cohorts = check_ndim("reports.cohorts", check_int_array("reports.cohorts", cohorts, low=0), 1)
-    bits = check_ndim("reports.bits", check_binary_array("reports.bits", bits), 2)
+    cohorts = check_int_array("reports.cohorts", cohorts, low=0, ndim=1)
+    bits = check_binary_array("reports.bits", bits, ndim=2)
     if bits.shape[0] != cohorts.size:
         fail_type("reports", reports, "reports whose cohorts and bits have one row per user")
     clients = [f"c{i}" for i in range(cohorts.size)] if clients is None else clients

@@ -61,7 +61,7 @@ from ldp_helpers._validation import (
     check_int,
     check_int_array,
     check_n_draws,
-    check_real_array,
+    check_probabilities,
     check_rng,
     check_true_counts,
     fail,
@@ -88,8 +88,8 @@ def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, siz
     check_rng(rng)
     f = check_int_array("true_counts", true_counts, low=0)
     n_arr = check_int_array("n", n, low=0)
-    p = check_real_array("p", p, low=0.0, high=1.0, low_open=False, high_open=False)
-    q = check_real_array("q", q, low=0.0, high=1.0, low_open=False, high_open=False)
+    p = check_probabilities("p", p)
+    q = check_probabilities("q", q)
     try:
         shape = np.broadcast_shapes(f.shape, n_arr.shape, p.shape, q.shape)
     except ValueError:

@@ -33,6 +33,7 @@ from ldp_helpers._validation import (
     check_int_array,
     check_real_array,
     fail,
+    fail_shape,
 )
 
 FAIR_BITS_LIMIT = 2**10  # larger counts of fair coins are drawn by numpy's binomial (O(1) each)
@@ -73,11 +74,7 @@ def hadamard_entries(rows, columns) -> np.ndarray:
     try:
         np.broadcast_shapes(u.shape, y.shape)
     except ValueError:
-        fail(
-            "columns",
-            Described(f"an array of shape {y.shape}"),
-            f"an array broadcastable with rows {u.shape}",
-        )
+        fail_shape("columns", y.shape, f"an array broadcastable with rows {u.shape}")
     return (1 - 2 * (np.bitwise_count(np.bitwise_and(u, y)) & 1)).astype(np.int8)
 
 

@@ -56,6 +56,7 @@ from ldp_helpers.mechanisms.hadamard import (
     _fair_binomial,
     _integer_transform,
     _merge_halves,
+    hadamard_entries,
 )
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
@@ -83,12 +84,7 @@ class HcmsReports(NamedTuple):
 def _sylvester(m: int) -> np.ndarray:
     """The m × m Sylvester–Hadamard matrix, H[l, c] = (−1)^{popcount(l AND c)}, for a validated power of two m
     (cached, read-only, int8): symmetric with H·H = m·I ([apple2017] Algorithm 4's H_m)."""
-    parity = np.zeros((m, m), dtype=np.int64)
-    both = np.arange(m)[:, None] & np.arange(m)[None, :]
-    while np.any(both):
-        parity ^= both & 1
-        both = both >> 1
-    table = (1 - 2 * parity).astype(np.int8)
+    table = hadamard_entries(np.arange(m)[:, None], np.arange(m)[None, :])
     table.setflags(write=False)
     return table
 

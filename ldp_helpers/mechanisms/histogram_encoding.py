@@ -157,8 +157,30 @@ _NO_TABLE = (
 )
 
 
+class _LaplaceReport:
+    """What SHE and THE share: the client's report, one-hot plus Laplace(2/ε), and its densities' loss."""
+
+    @property
+    def report_bits(self) -> int:
+        """Bits sent per report: d reals, counted as IEEE-754 doubles (:data:`FLOAT_BITS` each, [wang2017] §4.3);
+        THE's client sends SHE's vector too (the threshold is the server's)."""
+        return FLOAT_BITS * self.d
+
+    def output_table(self) -> np.ndarray:
+        """Not available: the report is continuous (``NotImplementedError``)."""
+        raise NotImplementedError(_NO_TABLE.format(name=type(self).__name__))
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε of the SHE report from its densities (:func:`laplace_report_privacy_loss`)."""
+        return laplace_report_privacy_loss(self.epsilon, self.d)
+
+    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
+        """Per-user reference client: the SHE report, one-hot vector plus i.i.d. Laplace(2/ε), shape (n, d)."""
+        return _one_hot_plus_laplace(values, self.d, self.epsilon, rng)
+
+
 @dataclass(frozen=True)
-class SHE(FrequencyOracle):
+class SHE(_LaplaceReport, FrequencyOracle):
     """Summation with histogram encoding: the server sums the reports, ĉ(i) = Σ_u B'_u[i].
 
     References
@@ -175,26 +197,9 @@ class SHE(FrequencyOracle):
         """β = 2/ε (computed once)."""
         return laplace_scale(self.epsilon)
 
-    @property
-    def report_bits(self) -> int:
-        """Bits sent per report: d reals, counted as IEEE-754 doubles (:data:`FLOAT_BITS` each, [wang2017] §4.3)."""
-        return FLOAT_BITS * self.d
-
-    def output_table(self) -> np.ndarray:
-        """Not available: the report is continuous (``NotImplementedError``)."""
-        raise NotImplementedError(_NO_TABLE.format(name="SHE"))
-
-    def privacy_loss(self) -> float:
-        """The exact whole-report ε from the report densities (:func:`laplace_report_privacy_loss`)."""
-        return laplace_report_privacy_loss(self.epsilon, self.d)
-
     def log_density_ratio(self, y, v: int, v_other: int) -> np.ndarray:
         """ln f(y | v) − ln f(y | v') for reports y (rows): at most ε (:func:`log_density_ratio`)."""
         return log_density_ratio(y, v, v_other, epsilon=self.epsilon, d=self.d)
-
-    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user reference client: one-hot vector plus i.i.d. Laplace(2/ε), shape (n, d)."""
-        return _one_hot_plus_laplace(values, self.d, self.epsilon, rng)
 
     def aggregate(self, reports) -> np.ndarray:
         """Σ_u B'_u[i] for every i (this *is* the unbiased count estimate)."""
@@ -239,7 +244,7 @@ class SHE(FrequencyOracle):
 
 
 @dataclass(frozen=True)
-class THE(PureFrequencyOracle):
+class THE(_LaplaceReport, PureFrequencyOracle):
     """Thresholding with histogram encoding: count the noisy coordinates above θ.
 
     ``theta=None`` picks :func:`optimal_threshold`.  The client sends SHE's report; the server
@@ -256,11 +261,6 @@ class THE(PureFrequencyOracle):
 
     theta: float | None = None  # threshold θ
 
-    @property
-    def report_bits(self) -> int:
-        """Bits sent per report: SHE's d reals (the client sends the noisy vector; the threshold is the server's)."""
-        return FLOAT_BITS * self.d
-
     def __post_init__(self):
         theta = optimal_threshold(self.epsilon) if self.theta is None else self.theta
         object.__setattr__(self, "theta", check_real("theta", theta, low=0.0, high=1.0))
@@ -268,18 +268,6 @@ class THE(PureFrequencyOracle):
 
     def _support_probabilities(self) -> tuple[float, float]:
         return _threshold_probabilities(self.theta, self.epsilon)
-
-    def output_table(self) -> np.ndarray:
-        """Not available: the report is continuous (``NotImplementedError``)."""
-        raise NotImplementedError(_NO_TABLE.format(name="THE"))
-
-    def privacy_loss(self) -> float:
-        """The exact whole-report ε of the SHE report THE's client sends (:func:`laplace_report_privacy_loss`)."""
-        return laplace_report_privacy_loss(self.epsilon, self.d)
-
-    def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
-        """Per-user reference client: the SHE report (one-hot plus Laplace(2/ε)), shape (n, d)."""
-        return _one_hot_plus_laplace(values, self.d, self.epsilon, rng)
 
     def aggregate(self, reports) -> np.ndarray:
         """C(i) = #{u : B'_u[i] > θ} (the server's thresholding)."""

@@ -35,7 +35,6 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import (
-    Described,
     check_domain_values,
     check_epsilon,
     check_int,
@@ -44,6 +43,7 @@ from ldp_helpers._validation import (
     check_real,
     check_rng,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
@@ -241,11 +241,7 @@ class LocalHashing(PureFrequencyOracle):
         try:
             a, b, x = np.broadcast_arrays(a, b, x)
         except ValueError:
-            fail(
-                "x",
-                Described(f"an array of shape {np.shape(x)}"),
-                f"an array broadcastable with a {a.shape} and b {b.shape}",
-            )
+            fail_shape("x", np.shape(x), f"an array broadcastable with a {a.shape} and b {b.shape}")
         return _hash_function(a, b, x, self.g)
 
     @cached_property

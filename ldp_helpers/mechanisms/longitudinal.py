@@ -49,14 +49,20 @@ from ldp_helpers._validation import (
     check_epsilon,
     check_int,
     check_ndim,
-    check_real_array,
+    check_probabilities,
     check_rng,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
-from ldp_helpers.mechanisms.unary_encoding import MAX_D_TABLE, UnaryEncoding, unary_loss
+from ldp_helpers.mechanisms.unary_encoding import (
+    MAX_D_TABLE,
+    UnaryEncoding,
+    unary_loss,
+    unary_output_table,
+)
 
 #: largest τ for which :meth:`epsilon_after` is asked (beyond it ε_τ equals ε∞ in double precision anyway)
 MAX_REPORTS = 10**6
@@ -82,11 +88,6 @@ class Rounds(NamedTuple):
     def gap2(self) -> float:
         """p₂ − q₂, as :attr:`gap1`."""
         return self.p2 - self.q2
-
-
-def _pair(permanent: tuple, instantaneous: tuple) -> Rounds:
-    """The rounds of the two rounds' (p, q) pairs."""
-    return Rounds(*permanent, *instantaneous)
 
 
 def _chain(rounds: Rounds) -> tuple[float, float]:
@@ -192,10 +193,10 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
                 f"instantaneous GRR round still moves a value in double precision (here (d − 1)·q₂ = "
                 f"{(d - 1) * q2:.3g} rounds away against 1, so one report would cost ε∞; d = {d})",
             )
-        return _pair((p1, q1), (p2, q2))
+        return Rounds(p1, q1, p2, q2)
 
     def loss(q2: float) -> float:
-        return unary_loss(*_chain(_pair((p1, q1), _second_round(second, q2, d))))
+        return unary_loss(*_chain(Rounds(p1, q1, *_second_round(second, q2, d))))
 
     ceiling = loss(0.0)  # the family's most faithful round, q₂ = 0
     if not epsilon < ceiling:
@@ -205,7 +206,7 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
             f"< {ceiling:.6g}, the largest ε₁ an {second.upper()} second round reaches after "
             f"a first round at epsilon_permanent={epsilon_permanent:g}",
         )
-    return _pair((p1, q1), _second_round(second, _smallest_q2(loss, epsilon), d))
+    return Rounds(p1, q1, *_second_round(second, _smallest_q2(loss, epsilon), d))
 
 
 def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -234,26 +235,10 @@ def memoized_reports_table(permanent, instantaneous, n_reports: int) -> np.ndarr
     ----------
     [erlingsson2014] §2 (memoization); [tutorial] Eq. (2) (the table whose column ratios define ε).
     """
-    first = check_ndim(
-        "permanent",
-        check_real_array(
-            "permanent", permanent, low=0.0, high=1.0, low_open=False, high_open=False
-        ),
-        2,
-    )
-    second = check_ndim(
-        "instantaneous",
-        check_real_array(
-            "instantaneous", instantaneous, low=0.0, high=1.0, low_open=False, high_open=False
-        ),
-        2,
-    )
+    first = check_probabilities("permanent", permanent, ndim=2)
+    second = check_probabilities("instantaneous", instantaneous, ndim=2)
     if second.shape[0] != first.shape[1]:
-        fail(
-            "instantaneous",
-            Described(f"an array of shape {second.shape}"),
-            f"{first.shape[1]} rows (one per memoized state)",
-        )
+        fail_shape("instantaneous", second.shape, f"{first.shape[1]} rows (one per memoized state)")
     longest = max(1, int(math.log(MAX_TABLE_COLUMNS) / math.log(max(second.shape[1], 2)) + 1e-9))
     n_reports = check_int(
         "n_reports", n_reports, low=1, high=longest
@@ -295,7 +280,7 @@ class _Memoized:
         if self.second != "oue":
             return self.epsilon_permanent
         permanent = _first_round(self.first, self.epsilon_permanent, self.d)
-        return unary_loss(*_chain(_pair(permanent, _second_round("oue", 0.0, self.d))))
+        return unary_loss(*_chain(Rounds(*permanent, *_second_round("oue", 0.0, self.d))))
 
     # ---------------------------------------------------------------- the client, as the paper writes it
 
@@ -356,9 +341,7 @@ class _Memoized:
         """``P[v, b]`` of the permanent randomizer alone (the memoized state); its loss is ε∞."""
         if self.first == "grr":
             return GRR(self.epsilon_permanent, self.d).output_table()
-        check_int("d", self.d, low=2, high=MAX_D_TABLE)
-        ones = np.where(np.eye(self.d, dtype=bool), self.rounds.p1, self.rounds.q1)
-        return _independent_bits_table(1 - ones, ones)
+        return unary_output_table(self.rounds.p1, self.rounds.q1, self.d)
 
     def instantaneous_table(self) -> np.ndarray:
         """``P[b, y]`` of the instantaneous randomizer: memoized state → one report."""

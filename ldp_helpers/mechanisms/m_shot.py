@@ -40,6 +40,7 @@ from ldp_helpers._validation import (
     check_int_array,
     check_n_draws,
     check_ndim,
+    check_probabilities,
     check_probability,
     check_real_array,
     check_rng,
@@ -91,7 +92,7 @@ def round_channel_probabilities(epsilon_per_round, share, dummy_prob):
     """
     check_real_array("epsilon_per_round", epsilon_per_round, low=0.0, low_open=True)
     check_real_array("share", share, low=0.0, high=1.0, low_open=True, high_open=False)
-    check_real_array("dummy_prob", dummy_prob, low=0.0, high=1.0, low_open=False, high_open=False)
+    check_probabilities("dummy_prob", dummy_prob)
     keep, flip = q_bin_probabilities(epsilon_per_round)
     dummy = (1.0 - np.asarray(share)) * np.asarray(dummy_prob)
     if np.ndim(dummy) == 0:
@@ -266,10 +267,12 @@ class MShotReporting(Mechanism):
         [m_shot] Algorithm 1, lines 2–5.
         """
         truth = self._truth(truth)
-        reporters = check_ndim(
+        reporters = check_int_array(
             "reporters",
-            check_int_array("reporters", reporters, low=0, high=truth.n_users),
-            2,
+            reporters,
+            low=0,
+            high=truth.n_users,
+            ndim=2,
             last=self.n_rounds,
             what="(draws × rounds)",
         )
@@ -300,11 +303,8 @@ class MShotReporting(Mechanism):
         [m_shot] §4.1 (Φ); [m_shot] Theorem 3 (unbiased).
         """
         n = check_int("n", n, low=1)
-        ones = check_ndim(
-            "aggregate",
-            check_int_array("aggregate", aggregate, low=0, high=n),
-            (1, 2),
-            last=self.n_rounds,
+        ones = check_int_array(
+            "aggregate", aggregate, low=0, high=n, ndim=(1, 2), last=self.n_rounds
         )
         p, q, _ = self._channel
         return unbiased_count(ones, n, p, q) / n
@@ -399,9 +399,7 @@ def detection_scores(true_fractions, estimates, theta: float) -> DetectionScores
     [m_shot] §6.1 (the definitions of 適合率 (precision) and 再現率 (recall)); [m_shot] Eq. (11).
     """
     theta = _check_theta(theta)
-    fractions = check_real_array(
-        "true_fractions", true_fractions, low=0.0, high=1.0, low_open=False, high_open=False
-    )
+    fractions = check_probabilities("true_fractions", true_fractions)
     truth = check_ndim("true_fractions", fractions, 1, what="(one fraction per round)") >= theta
     if not truth.any():
         fail(
@@ -409,9 +407,7 @@ def detection_scores(true_fractions, estimates, theta: float) -> DetectionScores
             Described(f"no round with fraction >= theta={theta:g}"),
             "a 1-D array with at least one true heavy hitter (recall is undefined otherwise)",
         )
-    est = np.atleast_2d(
-        check_ndim("estimates", check_real_array("estimates", estimates), (1, 2), last=truth.size)
-    )
+    est = np.atleast_2d(check_real_array("estimates", estimates, ndim=(1, 2), last=truth.size))
     detected = est >= theta
     tp = (detected & truth).sum(axis=1)
     n_detected = detected.sum(axis=1)

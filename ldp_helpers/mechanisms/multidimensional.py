@@ -42,6 +42,7 @@ from ldp_helpers._validation import (
     check_total,
     check_trailing_shape,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.adaptive import ADP
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
@@ -69,11 +70,7 @@ class _Multidimensional(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         sizes = check_int_array("domain_sizes", self.domain_sizes, low=2)
         if sizes.ndim != 1 or sizes.size < 2:
-            fail(
-                "domain_sizes",
-                Described(f"an array of shape {sizes.shape}"),
-                "a sequence of at least 2 domain sizes",
-            )
+            fail_shape("domain_sizes", sizes.shape, "a sequence of at least 2 domain sizes")
         check_int("the product of domain_sizes", math.prod(int(k) for k in sizes), high=2**40)
         object.__setattr__(self, "domain_sizes", tuple(int(k) for k in sizes))
         object.__setattr__(self, "oracle", check_choice("oracle", self.oracle, self.oracle_names))

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_real, check_real_array, fail
+from ldp_helpers._validation import (
+    Described,
+    check_probabilities,
+    check_real,
+    fail,
+    fail_shape,
+)
 
 
 def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
@@ -32,14 +38,10 @@ def max_privacy_loss(table, *, atol: float = 1e-12) -> float:
     ----------
     [tutorial] Eq. (2) (the definition of ε-LDP: ∀y: Pr[π(v)=y] / Pr[π(v')=y] ≤ e^ε).
     """
-    p = check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False)
+    p = check_probabilities("table", table)
     atol = check_real("atol", atol, low=0.0, low_open=False)
     if p.ndim != 2 or p.shape[0] < 2:
-        fail(
-            "table",
-            Described(f"an array of shape {p.shape}"),
-            "a 2-D array with at least 2 input rows",
-        )
+        fail_shape("table", p.shape, "a 2-D array with at least 2 input rows")
     sums = p.sum(axis=1)
     if not np.allclose(sums, 1.0, rtol=0, atol=atol * p.shape[1] + atol):
         worst = sums[np.argmax(np.abs(sums - 1))]

@@ -24,6 +24,7 @@ from ldp_helpers._validation import (
     check_epsilon,
     check_int,
     check_int_array,
+    check_probabilities,
     check_probability,
     check_real,
     check_real_array,
@@ -189,9 +190,7 @@ class BinaryRR(Mechanism):
 
     def fraction_variance(self, true_fraction, n):
         """Exact variance of :meth:`estimate_fraction` for a fixed population of ``n`` users (broadcasts)."""
-        pi = check_real_array(
-            "true_fraction", true_fraction, low=0.0, high=1.0, low_open=False, high_open=False
-        )
+        pi = check_probabilities("true_fraction", true_fraction)
         n = check_int_array("n", n, low=1).astype(float)
         return count_variance(pi * n, n, self.p, self.q) / n**2
 

@@ -216,9 +216,7 @@ class Rappor(Mechanism):
 
     def __post_init__(self):
         par = check_instance("params", self.params, RapporParams)
-        blooms = check_ndim(
-            "blooms", check_binary_array("blooms", self.blooms), 3, last=par.k, what="(m × M × k)"
-        )
+        blooms = check_binary_array("blooms", self.blooms, ndim=3, last=par.k, what="(m × M × k)")
         check_int("blooms.shape[0] (cohorts)", blooms.shape[0], low=par.m, high=par.m)
         check_int_array("ones per Bloom filter", blooms.sum(axis=2), low=1, high=par.h)
         blooms.setflags(write=False)
@@ -340,9 +338,7 @@ class Rappor(Mechanism):
         """Reported bit counts per cohort, ``c[j, i] = #{cohort-j reports with S_i = 1}``, shape (m, k)."""
         cohorts, bits = check_instance("reports", reports, RapporReports)
         cohorts = check_int_array("reports.cohorts", cohorts, low=0, high=self.params.m - 1)
-        bits = check_ndim(
-            "reports.bits", check_binary_array("reports.bits", bits), 2, last=self.params.k
-        )
+        bits = check_binary_array("reports.bits", bits, ndim=2, last=self.params.k)
         check_int("len(reports.bits)", bits.shape[0], low=cohorts.size, high=cohorts.size)
         return np.stack(
             [bits[cohorts == j].sum(axis=0, dtype=np.int64) for j in range(self.params.m)]

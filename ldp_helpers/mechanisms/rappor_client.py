@@ -30,12 +30,12 @@ from ldp_helpers._validation import (
     check_binary_array,
     check_instance,
     check_int,
-    check_ndim,
+    check_probabilities,
     check_probability,
-    check_real_array,
     check_rng,
     check_trailing_shape,
     fail,
+    fail_shape,
     fail_type,
 )
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
@@ -130,8 +130,7 @@ def md5_bloom_bits(word: str, cohort: int, h: int, k: int) -> list[int]:
     ----------
     [erlingsson2014] §2 step 1 (its reference client: google/rappor ``client/python/rappor.py``, ``get_bloom_bits``).
     """
-    if not isinstance(word, str):
-        fail_type("word", word, "a candidate string")
+    check_instance("word", word, str, "a candidate string")
     h, k = check_int("h", h, low=1, high=16), check_int("k", k, low=1)
     cohort = check_int("cohort", cohort, low=0, high=2**32 - 1)
     digest = hashlib.md5(struct.pack(">L", cohort) + word.encode("utf-8")).digest()
@@ -183,9 +182,9 @@ def design_blooms(design, m: int, h: int, k: int) -> np.ndarray:
     if design.ndim == 2 and design.shape[0] == m * k:
         design = np.ascontiguousarray(design.reshape(m, k, design.shape[1]).transpose(0, 2, 1))
     if design.ndim != 3 or design.shape[0] != m or design.shape[2] != k or design.shape[1] == 0:
-        fail(
+        fail_shape(
             "design",
-            Described(f"an array of shape {design.shape}"),
+            design.shape,
             f"Bloom filters (m={m}, M ≥ 1, k={k}) or a design matrix (k·m={k * m}, M ≥ 1)",
         )
     ones = design.sum(axis=2)
@@ -251,13 +250,11 @@ def report_table(blooms, bit_table) -> np.ndarray:
     ----------
     [tutorial] Eq. (2) (the table whose column ratios define ε-LDP).
     """
-    bits = check_ndim("blooms", check_binary_array("blooms", blooms), 2, what="(filters × k bits)")
+    bits = check_binary_array("blooms", blooms, ndim=2, what="(filters × k bits)")
     check_int("k", bits.shape[1], low=1, high=16)
     table = check_trailing_shape(
         "bit_table",
-        check_real_array(
-            "bit_table", bit_table, low=0.0, high=1.0, low_open=False, high_open=False
-        ),
+        check_probabilities("bit_table", bit_table),
         (2, 2),
         leading=0,
     )

@@ -86,10 +86,6 @@ def _counts(mechanism) -> np.ndarray:
     return np.array([30, 10, 5, 0, 15], dtype=np.int64)[: mechanism.d]
 
 
-def _cms() -> CountMeanSketch:
-    return CountMeanSketch.create(1.5, 5, 3, 4, rng=np.random.default_rng(_EXAMPLE_SEED))
-
-
 def _sketch(cls, *args, **kwargs) -> Callable[[], Mechanism]:
     """A sketch at ε = 1.5 over d = 5 whose hashes are keyed by the example seed."""
     return lambda: cls.create(1.5, 5, *args, rng=np.random.default_rng(_EXAMPLE_SEED), **kwargs)
@@ -188,7 +184,12 @@ _ENTRIES = [
         _mean_truth,
     ),
     RegistryEntry(
-        "cms", "Count-mean sketch", "sketch", "[apple2017] Algorithms 1–3", _cms, _counts
+        "cms",
+        "Count-mean sketch",
+        "sketch",
+        "[apple2017] Algorithms 1–3",
+        _sketch(CountMeanSketch, 3, 4),
+        _counts,
     ),
     # issue 29 (sketches): Apple's HCMS, Bassily et al.'s Hashtogram, pure-ldp's private count sketch and sketch response
     RegistryEntry(
@@ -270,45 +271,22 @@ _ENTRIES = [
         _stream_truth,
     ),
     # issue 29, part C (one block): longitudinal memoized oracles, Microsoft's telemetry, ADP, multidimensional
-    RegistryEntry(
-        "l_grr",
-        "L-GRR (memoized; ε of the first report)",
-        "longitudinal",
-        "[arcolezi2022] (L-GRR)",
-        lambda: LGRR(1.2, 5, 4.0),
-        _counts,
-    ),
-    RegistryEntry(
-        "l_oue",
-        "L-OUE (memoized; ε of the first report)",
-        "longitudinal",
-        "[arcolezi2022] (L-OUE)",
-        lambda: LOUE(1.2, 5, 4.0),
-        _counts,
-    ),
-    RegistryEntry(
-        "l_osue",
-        "L-OSUE (memoized; ε of the first report)",
-        "longitudinal",
-        "[arcolezi2022] (L-OSUE)",
-        lambda: LOSUE(1.2, 5, 4.0),
-        _counts,
-    ),
-    RegistryEntry(
-        "l_soue",
-        "L-SOUE (memoized; ε of the first report)",
-        "longitudinal",
-        "[arcolezi2022] (L-SOUE)",
-        lambda: LSOUE(1.2, 5, 4.0),
-        _counts,
-    ),
-    RegistryEntry(
-        "l_sue",
-        "L-SUE (memoized; ε of the first report)",
-        "longitudinal",
-        "[arcolezi2022] (L-SUE); [erlingsson2014] §2",
-        lambda: LSUE(1.2, 5, 4.0),
-        _counts,
+    *(
+        RegistryEntry(
+            f"l_{name.lower()}",
+            f"L-{name} (memoized; ε of the first report)",
+            "longitudinal",
+            f"[arcolezi2022] (L-{name}){also}",
+            lambda cls=cls: cls(1.2, 5, 4.0),
+            _counts,
+        )
+        for cls, name, also in [
+            (LGRR, "GRR", ""),
+            (LOUE, "OUE", ""),
+            (LOSUE, "OSUE", ""),
+            (LSOUE, "SOUE", ""),
+            (LSUE, "SUE", "; [erlingsson2014] §2"),
+        ]
     ),
     RegistryEntry(
         "adp",
@@ -350,29 +328,16 @@ _ENTRIES = [
         lambda: SMP(1.2, (3, 2), "grr"),
         _joint_truth,
     ),
-    RegistryEntry(
-        "rs_fd_grr",
-        "RS+FD[GRR] (ε = whole tuple's, the oracle's ε')",
-        "multidimensional",
-        "[arcolezi2021] (RS+FD)",
-        lambda: RSFD(1.2, (3, 2), "grr"),
-        _joint_truth,
-    ),
-    RegistryEntry(
-        "rs_fd_oue_z",
-        "RS+FD[OUE-z] (ε = whole tuple's, the oracle's ε')",
-        "multidimensional",
-        "[arcolezi2021] (RS+FD)",
-        lambda: RSFD(1.2, (3, 2), "oue_z"),
-        _joint_truth,
-    ),
-    RegistryEntry(
-        "rs_fd_oue_r",
-        "RS+FD[OUE-r] (ε = whole tuple's, the oracle's ε')",
-        "multidimensional",
-        "[arcolezi2021] (RS+FD)",
-        lambda: RSFD(1.2, (3, 2), "oue_r"),
-        _joint_truth,
+    *(
+        RegistryEntry(
+            f"rs_fd_{oracle}",
+            f"RS+FD[{name}] (ε = whole tuple's, the oracle's ε')",
+            "multidimensional",
+            "[arcolezi2021] (RS+FD)",
+            lambda oracle=oracle: RSFD(1.2, (3, 2), oracle),
+            _joint_truth,
+        )
+        for oracle, name in [("grr", "GRR"), ("oue_z", "OUE-z"), ("oue_r", "OUE-r")]
     ),
 ]
 

@@ -31,7 +31,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
     check_aggregate,
     check_choice,
     check_domain_values,
@@ -41,6 +40,7 @@ from ldp_helpers._validation import (
     check_ndim,
     check_rng,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
@@ -176,10 +176,8 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
             "reports.rows", check_ndim("reports.rows", rows, 1), low=0, high=self.k - 1
         )
         if inner_reports.ndim < 1 or inner_reports.shape[0] != rows.size:
-            fail(
-                "reports.reports",
-                Described(f"an array of shape {inner_reports.shape}"),
-                f"one report per row index ({rows.size})",
+            fail_shape(
+                "reports.reports", inner_reports.shape, f"one report per row index ({rows.size})"
             )
         out = np.zeros((self.k, self.m + 1), dtype=np.int64)
         for j in np.unique(rows):

@@ -35,7 +35,6 @@ import numpy as np
 
 from ldp_helpers._numeric import majority_probability, union_log
 from ldp_helpers._validation import (
-    Described,
     check_allocation,
     check_binary_array,
     check_epsilon,
@@ -46,6 +45,7 @@ from ldp_helpers._validation import (
     check_rng,
     check_true_counts,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
@@ -140,11 +140,7 @@ class OneBitMean(Mechanism):
         n = check_int("n", n, low=1)
         ones = check_int_array("aggregate", aggregate, low=0, high=n)
         if ones.ndim > 1:
-            fail(
-                "aggregate",
-                Described(f"an array of shape {ones.shape}"),
-                "a count or a 1-D array of n_draws counts",
-            )
+            fail_shape("aggregate", ones.shape, "a count or a 1-D array of n_draws counts")
         estimate = (
             (self.m / n)
             * (ones - n * q_bin_probabilities(self.epsilon)[1])

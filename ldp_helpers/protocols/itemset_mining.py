@@ -37,6 +37,7 @@ from ldp_helpers._validation import (
     Described,
     check_bool,
     check_epsilon,
+    check_instance,
     check_int,
     check_int_array,
     check_probability,
@@ -44,12 +45,14 @@ from ldp_helpers._validation import (
     check_rng,
     check_total,
     fail,
-    fail_type,
 )
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
 from ldp_helpers.protocols.set_valued import PSFO, flat_population, grr_preferred
+
+#: SVIM's ℓ is this percentile of the (estimated) set sizes ([wang2018svim]'s default)
+SV_PERCENTILE = 0.9
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ def size_correction(size_counts, ell: int) -> float:
     return float(num / den) if den > 0 else 1.0
 
 
-def choose_ell(size_counts, percentile: float = 0.9) -> int:
+def choose_ell(size_counts, percentile: float = SV_PERCENTILE) -> int:
     """The smallest ℓ ≥ 1 whose sizes 1..ℓ hold ``percentile`` of the users with at least one candidate.
 
     References
@@ -159,7 +162,7 @@ def svim(
     *,
     rng: np.random.Generator,
     shares=(0.5, 0.1, 0.4),
-    percentile: float = 0.9,
+    percentile: float = SV_PERCENTILE,
     per_user: bool = False,
 ) -> MiningResult:
     """SVIM's top-k items: candidates (PSFO, ℓ = 1), size estimation, ℓ choice, corrected PSFO estimates.
@@ -193,7 +196,16 @@ def svim(
 
 
 def _svim_flat(
-    items, sizes, owner, d, epsilon, k, rng, per_user, shares=(0.5, 0.1, 0.4), percentile=0.9
+    items,
+    sizes,
+    owner,
+    d,
+    epsilon,
+    k,
+    rng,
+    per_user,
+    shares=(0.5, 0.1, 0.4),
+    percentile=SV_PERCENTILE,
 ) -> MiningResult:
     """:func:`svim` on validated flat sets (items, sizes, owner)."""
     n = sizes.size
@@ -301,8 +313,7 @@ def candidate_itemsets(item_estimates: dict, k: int, max_size: int = 3) -> list[
     [wang2018svim] (SVSM: candidate itemsets from the frequent items).
     """
     k, max_size = check_int("k", k, low=1), check_int("max_size", max_size, low=2, high=6)
-    if not isinstance(item_estimates, dict):
-        fail_type("item_estimates", item_estimates, "a dict item -> estimated count")
+    check_instance("item_estimates", item_estimates, dict, "a dict item -> estimated count")
     items = sorted(item_estimates)
     if len(items) < 2 or len(items) > 24:
         fail("item_estimates", Described(f"{len(items)} items"), "2 to 24 frequent items")
@@ -340,7 +351,7 @@ def svsm(
     *,
     rng: np.random.Generator,
     max_size: int = 3,
-    percentile: float = 0.9,
+    percentile: float = SV_PERCENTILE,
     per_user: bool = False,
 ) -> ItemsetResult:
     """SVSM's top-k itemsets: half of the users run SVIM (frequent items), the rest estimate candidate itemsets.

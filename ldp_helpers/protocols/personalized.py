@@ -44,15 +44,16 @@ from ldp_helpers._validation import (
     check_bool,
     check_epsilon,
     check_epsilons,
+    check_instance,
     check_int,
     check_int_array,
     check_n_draws,
+    check_probabilities,
     check_probability,
-    check_real_array,
     check_rng,
     check_total,
     fail,
-    fail_type,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
@@ -210,9 +211,9 @@ class PCEP(Mechanism):
             or np.any(reports[:, 0] >= self.m)
             or np.any(np.abs(reports[:, 1]) != 1)
         ):
-            fail(
+            fail_shape(
                 "reports",
-                Described(f"an array of shape {reports.shape}"),
+                reports.shape,
                 f"(row in [0, {self.m}), sign ±1) per user",
             )
         return np.bincount(reports[:, 0], weights=reports[:, 1], minlength=self.m).astype(np.int64)
@@ -301,18 +302,33 @@ def pldp_loss(table, taxonomy: Taxonomy, region) -> float:
     ----------
     [chen2016pldp] (the definition of (τ, ε)-PLDP); [tutorial] "Personalized Local Differential Privacy".
     """
-    if not isinstance(taxonomy, Taxonomy):
-        fail_type("taxonomy", taxonomy, "a Taxonomy")
-    table = check_real_array("table", table, low=0.0, low_open=False, high=1.0, high_open=False)
+    check_instance("taxonomy", taxonomy, Taxonomy)
+    table = check_probabilities("table", table)
     locations = taxonomy.locations
     if table.ndim != 2 or table.shape[0] != locations.size:
-        fail(
-            "table",
-            Described(f"an array of shape {table.shape}"),
-            f"one row per location ({locations.size} rows)",
-        )
+        fail_shape("table", table.shape, f"one row per location ({locations.size} rows)")
     rows = np.searchsorted(locations, taxonomy.leaves_under(taxonomy.check_node("region", region)))
     return 0.0 if rows.size == 1 else max_privacy_loss(table[rows])
+
+
+def _users(taxonomy, locations, regions) -> tuple[int, np.ndarray, np.ndarray]:
+    """PSDA's taxonomy (its node count) and the users' locations and safe regions, as flat node arrays."""
+    n_nodes = len(check_instance("taxonomy", taxonomy, Taxonomy).parent)
+    locations = check_int_array("locations", locations, low=0, high=n_nodes - 1).ravel()
+    return n_nodes, locations, check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
+
+
+def _cluster(taxonomy: Taxonomy, region: int, located: np.ndarray):
+    """A cluster's leaves τ, its users' positions in τ and the users per leaf; a user outside is refused."""
+    tau = taxonomy.leaves_under(region)
+    index = np.searchsorted(tau, located)
+    if np.any(index >= tau.size) or np.any(tau[np.minimum(index, tau.size - 1)] != located):
+        fail(
+            "regions",
+            Described(f"node {region} for a user outside it"),
+            "a safe region containing the user's location",
+        )
+    return tau, index, np.bincount(index, minlength=tau.size)
 
 
 def psda_counts(
@@ -339,11 +355,7 @@ def psda_counts(
     ----------
     [chen2016pldp] (PSDA; PCEP).
     """
-    if not isinstance(taxonomy, Taxonomy):
-        fail_type("taxonomy", taxonomy, "a Taxonomy")
-    n_nodes = len(taxonomy.parent)
-    locations = check_int_array("locations", locations, low=0, high=n_nodes - 1).ravel()
-    regions = check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
+    n_nodes, locations, regions = _users(taxonomy, locations, regions)
     eps = check_epsilons(epsilons).ravel()
     eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps
     if regions.shape != locations.shape:
@@ -368,18 +380,7 @@ def psda_counts(
     clusters = sorted(set(zip(regions.tolist(), eps.tolist())))
     out = np.zeros((draws, n_nodes))
     for i, (region, e) in enumerate(clusters):
-        members = (regions == region) & (eps == e)
-        tau = taxonomy.leaves_under(region)
-        index = np.searchsorted(tau, locations[members])
-        if np.any(index >= tau.size) or np.any(
-            tau[np.minimum(index, tau.size - 1)] != locations[members]
-        ):
-            fail(
-                "regions",
-                Described(f"node {region} for a user outside it"),
-                "a safe region containing the user's location",
-            )
-        counts = np.bincount(index, minlength=tau.size)
+        tau, index, counts = _cluster(taxonomy, region, locations[(regions == region) & (eps == e)])
         pcep = _cluster_pcep(region, tau.size, int(counts.sum()), e, beta / len(clusters), seed + i)
         if per_user:
             T = np.stack([pcep.aggregate(pcep.perturb(index, rng=rng)) for _ in range(draws)])
@@ -405,11 +406,7 @@ def psda_error_bound(
     ----------
     [chen2016pldp] (the (1 − β) accuracy of PCEP and PSDA); [hoeffding1963].
     """
-    if not isinstance(taxonomy, Taxonomy):
-        fail_type("taxonomy", taxonomy, "a Taxonomy")
-    n_nodes = len(taxonomy.parent)
-    locations = check_int_array("locations", locations, low=0, high=n_nodes - 1).ravel()
-    regions = check_int_array("regions", regions, low=0, high=n_nodes - 1).ravel()
+    n_nodes, locations, regions = _users(taxonomy, locations, regions)
     if regions.shape != locations.shape:
         fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")
     epsilon = check_epsilon(epsilon)
@@ -418,17 +415,7 @@ def psda_error_bound(
     clusters = sorted(set(regions.tolist()))
     bound = np.zeros(n_nodes)
     for i, region in enumerate(clusters):
-        tau = taxonomy.leaves_under(region)
-        index = np.searchsorted(tau, locations[regions == region])
-        if np.any(index >= tau.size) or np.any(
-            tau[np.minimum(index, tau.size - 1)] != locations[regions == region]
-        ):
-            fail(
-                "regions",
-                Described(f"node {region} for a user outside it"),
-                "a safe region containing the user's location",
-            )
-        counts = np.bincount(index, minlength=tau.size)
+        tau, _, counts = _cluster(taxonomy, region, locations[regions == region])
         n_c = int(counts.sum())
         pcep = _cluster_pcep(region, tau.size, n_c, epsilon, beta / len(clusters), seed + i)
         bias = np.abs(pcep.expected_estimate(counts) - counts)

@@ -32,7 +32,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
     check_aggregate,
     check_domain_values,
     check_instance,
@@ -42,6 +41,7 @@ from ldp_helpers._validation import (
     check_rng,
     check_true_counts,
     fail,
+    fail_shape,
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.hadamard_sketch import MAX_EPSILON, HadamardCountMeanSketch, HcmsReports
@@ -254,11 +254,7 @@ class SequenceFragmentPuzzle(Mechanism):
             check_instance("reports.words", words, HcmsReports)
         )
         if positions.ndim != 1 or {np.shape(part) for part in fragments} != {positions.shape}:
-            fail(
-                "reports.positions",
-                Described(f"an array of shape {positions.shape}"),
-                "one position per fragment report",
-            )
+            fail_shape("reports.positions", positions.shape, "one position per fragment report")
         sketches = np.zeros((self.n_positions + 1, self.k, self.m))
         for l in np.unique(positions):
             mine = positions == l

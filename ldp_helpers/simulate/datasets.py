@@ -33,7 +33,6 @@ from ldp_helpers._validation import (
     check_counts,
     check_instance,
     fail,
-    fail_type,
     format_bytes,
 )
 
@@ -294,9 +293,7 @@ def write_trouser_counts(table: CategoryCounts, path=TROUSER_COUNTS_CSV) -> Path
             Described(f"a table of {len(table.labels)} labels and {table.n:,} records"),
             f"the trousers counts: the 43 models A1..A43 in order, {TROUSER_RECORDS:,} records",
         )
-    if not isinstance(path, (str, os.PathLike)):
-        fail_type("path", path, "a path (str or os.PathLike)")
-    path = Path(path)
+    path = Path(check_instance("path", path, (str, os.PathLike), "a path (str or os.PathLike)"))
     text = "".join(
         f"{a},{b}\n" for a, b in [_COUNTS_HEADER, *zip(table.labels, table.counts.tolist())]
     )

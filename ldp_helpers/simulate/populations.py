@@ -59,9 +59,7 @@ class Population:
     counts: np.ndarray
 
     def __post_init__(self):
-        rows = check_ndim(
-            "rows", check_binary_array("rows", self.rows), 2, what="(groups × rounds)"
-        )
+        rows = check_binary_array("rows", self.rows, ndim=2, what="(groups × rounds)")
         counts = check_int_array("counts", self.counts, low=1, shape=(rows.shape[0],))
         check_total("counts", counts)  # N = Σ counts must not wrap (each count alone may be valid)
         object.__setattr__(self, "rows", rows)
@@ -75,10 +73,12 @@ class Population:
         ``T + 1`` distinct rows (user ranks between consecutive sorted counts share a row).
         """
         n_users = check_int("n_users", n_users, low=1)
-        k = check_ndim(
+        k = check_int_array(
             "ones_per_round",
-            check_int_array("ones_per_round", ones_per_round, low=0, high=n_users),
-            1,
+            ones_per_round,
+            low=0,
+            high=n_users,
+            ndim=1,
             what="(one count per round)",
         )
         cuts = np.unique(np.r_[0, k, n_users])  # user-rank boundaries

@@ -28,7 +28,6 @@ from ldp_helpers._validation import (
     check_int,
     check_int_array,
     check_n_draws,
-    check_ndim,
     check_rng,
 )
 from ldp_helpers.simulate.populations import Population, check_stream_truth
@@ -61,12 +60,7 @@ def sample_reporter_counts(
     ----------
     [m_shot] Algorithm 1, line 1; [glance] Algorithm 1 (m = 1, one uniform round τ_n).
     """
-    sizes = check_ndim(
-        "group_sizes",
-        check_int_array("group_sizes", group_sizes, low=0),
-        1,
-        what="(one size per group)",
-    )
+    sizes = check_int_array("group_sizes", group_sizes, low=0, ndim=1, what="(one size per group)")
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     m = check_int("m", m, low=1, high=n_rounds)
     n_draws = check_n_draws(n_draws)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import joblib
 import numpy as np
 
-from ldp_helpers._validation import check_bool, check_int, check_real, fail_type
+from ldp_helpers._validation import check_bool, check_callable, check_int, check_real, fail_type
 from ldp_helpers.sweeps.backends import (
     BACKENDS,
     DASK_ADDRESS_ENV,
@@ -172,8 +172,7 @@ def run_chunks(
         If any chunk raised or lost its worker; lists every chunk without a result with its seed and keeps the
         completed ones.
     """
-    if not callable(task):
-        fail_type("task", task, "a callable task(index, seed)")
+    check_callable("task", task, "a callable task(index, seed)")
     seeds = chunk_seeds(seed, n_chunks)
     timeout = check_real("timeout", timeout, low=0.0)
     chunk_timeout = check_real("chunk_timeout", chunk_timeout, low=0.0)

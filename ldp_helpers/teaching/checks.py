@@ -30,10 +30,10 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
+    check_instance,
     check_int,
-    check_ndim,
+    check_probabilities,
     check_real,
-    check_real_array,
     fail,
     fail_type,
 )
@@ -72,6 +72,13 @@ def _time_limit(time_limit) -> float:
     return check_real("time_limit", time_limit, low=0.0, high=3600.0, high_open=False)
 
 
+def _failed(outcome) -> Check | None:
+    """NOT YET, saying why, when the student's code failed (:class:`Failed`) or returned a sentence."""
+    if isinstance(outcome, Failed | str):
+        return Check(False, outcome if isinstance(outcome, str) else outcome.message)
+    return None
+
+
 # ---------------------------------------------------------------- a table: a distribution per row, its exact ε
 def check_output_table(table, *, epsilon: float, reference=None) -> Check:
     """Is a student's ``table`` an output table with exact ε equal to ``epsilon`` (and the ``reference``)?
@@ -98,13 +105,7 @@ def check_output_table(table, *, epsilon: float, reference=None) -> Check:
     """
     epsilon = check_real("epsilon", epsilon, low=0.0)
     if reference is not None:
-        reference = check_ndim(
-            "reference",
-            check_real_array(
-                "reference", reference, low=0.0, high=1.0, low_open=False, high_open=False
-            ),
-            2,
-        )
+        reference = check_probabilities("reference", reference, ndim=2)
     if table is None:
         return Check(False, "your table is None (is a `return` missing?)")
     try:
@@ -218,12 +219,12 @@ def check_estimator(
     Check
     """
     estimate = _callable("estimate", estimate)
-    if not isinstance(mechanism, Mechanism):
-        fail_type(
-            "mechanism",
-            mechanism,
-            "a mechanism of the collection (e.g. ldp_helpers.GRR(epsilon, d))",
-        )
+    check_instance(
+        "mechanism",
+        mechanism,
+        Mechanism,
+        "a mechanism of the collection (e.g. ldp_helpers.GRR(epsilon, d))",
+    )
     n_draws = check_int("n_draws", n_draws, low=100, high=MAX_CALLS)
     time_limit = _time_limit(time_limit)
     rng = np.random.default_rng(check_int("seed", seed, low=0))
@@ -238,8 +239,8 @@ def check_estimator(
     values = run_limited(
         lambda: _estimates(estimate, aggregates, n, target.shape), time_limit=time_limit, what=what
     )
-    if isinstance(values, Failed | str):
-        return Check(False, values if isinstance(values, str) else values.message)
+    if failed := _failed(values):
+        return failed
     if not np.all(np.isfinite(values)):
         return Check(
             False,
@@ -316,6 +317,18 @@ def _numbers(value, shape: tuple, what: str):
     return arr.astype(float)
 
 
+def _scalars(fn, points, call: str):
+    """In the child: ``fn(*point)`` at every point as a float, or a sentence naming a type error (the call
+    named by ``call.format(*point)``)."""
+    values = []
+    for point in points:
+        value = _numbers(fn(*point), (), call.format(*point))
+        if isinstance(value, str):
+            return value
+        values.append(float(value))
+    return values
+
+
 def _scale_hint(mean, target, se, n: int, aggregate_mean) -> str:
     """A sentence naming a scale error, when the mean is the target scaled by n, or the raw aggregate."""
 
@@ -376,10 +389,12 @@ def check_chernoff_bound(bound, *, n_trials: int = 10_000, time_limit: float = T
     n_trials = check_int("n_trials", n_trials, low=int(4 * max(MUS)), high=10**9)
     grid = [(delta, mu) for mu in MUS for delta in DELTAS]
     values = run_limited(
-        lambda: _bound_values(bound, grid), time_limit=_time_limit(time_limit), what="your bound"
+        lambda: _scalars(bound, grid, "bound(delta={}, mu={})"),
+        time_limit=_time_limit(time_limit),
+        what="your bound",
     )
-    if isinstance(values, Failed | str):
-        return Check(False, values if isinstance(values, str) else values.message)
+    if failed := _failed(values):
+        return failed
     points = [
         (
             delta,
@@ -409,14 +424,3 @@ def check_chernoff_bound(bound, *, n_trials: int = 10_000, time_limit: float = T
         f"your bound equals (e^δ/(1+δ)^(1+δ))^μ and lies above the exact binomial tail at all "
         f"{len(DELTAS) * len(MUS)} points (δ in {DELTAS}, μ in {MUS}).",
     )
-
-
-def _bound_values(bound, grid):
-    """In the child: the student's bound at every grid point, or a sentence naming a type error."""
-    values = []
-    for delta, mu in grid:
-        value = _numbers(bound(delta, mu), (), f"bound(delta={delta}, mu={mu})")
-        if isinstance(value, str):
-            return value
-        values.append(float(value))
-    return values

@@ -16,12 +16,11 @@ from ldp_helpers._validation import (
     Described,
     check_int,
     check_int_array,
-    check_ndim,
-    check_real_array,
+    check_probabilities,
     fail,
 )
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.teaching._sandbox import Failed, run_limited
+from ldp_helpers.teaching._sandbox import run_limited
 from ldp_helpers.teaching.checks import (
     ALPHA,
     MAX_CALLS,
@@ -29,6 +28,7 @@ from ldp_helpers.teaching.checks import (
     Z_MAX,
     Check,
     _callable,
+    _failed,
     _time_limit,
 )
 
@@ -92,16 +92,9 @@ def check_client(
     [tutorial] Eq. (2) (a randomizer is its output table; its ε the largest log-ratio in a column).
     """
     perturb = _callable("perturb", perturb)
-    table = check_ndim(
-        "table",
-        check_real_array("table", table, low=0.0, high=1.0, low_open=False, high_open=False),
-        2,
-    )
-    inputs = check_ndim(
-        "inputs",
-        check_int_array("inputs", inputs, low=0),
-        (1, 2),
-        what="(one value or bit vector per row)",
+    table = check_probabilities("table", table, ndim=2)
+    inputs = check_int_array(
+        "inputs", inputs, low=0, ndim=(1, 2), what="(one value or bit vector per row)"
     )
     n_in, n_out = table.shape
     if inputs.shape[0] != n_in:
@@ -124,8 +117,8 @@ def check_client(
         time_limit=time_limit,
         what=f"your client (called with {users.size} users of {n_in} different inputs)",
     )
-    if isinstance(got, Failed | str):
-        return Check(False, got if isinstance(got, str) else got.message)
+    if failed := _failed(got):
+        return failed
     (first, again, fresh), bits = got
     if not np.array_equal(first, again):
         return Check(

@@ -14,8 +14,8 @@ import numpy as np
 
 from ldp_helpers.experiments.field_oracles import build_oracle, scaled_risk
 from ldp_helpers.mechanisms.pure import count_variance
-from ldp_helpers.teaching._sandbox import Failed, run_limited
-from ldp_helpers.teaching.checks import TIME_LIMIT, Check, _callable, _numbers, _time_limit
+from ldp_helpers.teaching._sandbox import run_limited
+from ldp_helpers.teaching.checks import TIME_LIMIT, Check, _callable, _failed, _scalars, _time_limit
 
 #: the grid: pure oracles (registry keys), budgets ε and domain sizes d
 RISK_KEYS = ("grr", "sue", "oue", "ss")
@@ -52,10 +52,12 @@ def check_scaled_risk(risk, *, time_limit: float = TIME_LIMIT) -> Check:
     oracles = [build_oracle(key, eps, d) for key, eps, d in points]
     inputs = [(float(o.p), float(o.q), int(o.d)) for o in oracles]
     values = run_limited(
-        lambda: _risks(risk, inputs), time_limit=_time_limit(time_limit), what="your risk"
+        lambda: _scalars(risk, inputs, "risk(p={:.4g}, q={:.4g}, d={})"),
+        time_limit=_time_limit(time_limit),
+        what="your risk",
     )
-    if isinstance(values, Failed | str):
-        return Check(False, values if isinstance(values, str) else values.message)
+    if failed := _failed(values):
+        return failed
     exact = np.array([scaled_risk([key], [eps], d)[0, 0] for key, eps, d in points])
     values = np.asarray(values)
     off = ~np.isclose(values, exact, rtol=RISK_RTOL, atol=0.0)
@@ -74,17 +76,6 @@ def check_scaled_risk(risk, *, time_limit: float = TIME_LIMIT) -> Check:
         f"{values[i]:.6g}; the exact scaled risk (from {key.upper()}'s exact variances) is "
         f"{exact[i]:.6g}" + _hint(values, exact, inputs),
     )
-
-
-def _risks(risk, inputs):
-    """In the child: the student's risk at every point, or a sentence naming a type error."""
-    values = []
-    for p, q, d in inputs:
-        value = _numbers(risk(p, q, d), (), f"risk(p={p:.4g}, q={q:.4g}, d={d})")
-        if isinstance(value, str):
-            return value
-        values.append(float(value))
-    return values
 
 
 def _hint(values, exact, inputs) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_helpers.bounds.shuffle import ShuffleProfile, binary_rr_profile, mixture_pair
-from ldp_helpers.teaching._sandbox import Failed, run_limited
-from ldp_helpers.teaching.checks import TIME_LIMIT, Check, _callable, _numbers, _time_limit
+from ldp_helpers.teaching._sandbox import run_limited
+from ldp_helpers.teaching.checks import TIME_LIMIT, Check, _callable, _failed, _scalars, _time_limit
 
 #: the grid (n, ε₀, ε): δ from 2e-11 to 0.23, ε below ε₀ (δ > 0); H(Q‖P) is the larger at n = 3
 DELTA_POINTS = (
@@ -61,8 +61,8 @@ def check_shuffle_delta(delta, *, time_limit: float = TIME_LIMIT) -> Check:
     values = run_limited(
         lambda: _deltas(delta), time_limit=_time_limit(time_limit), what="your delta"
     )
-    if isinstance(values, Failed | str):
-        return Check(False, values if isinstance(values, str) else values.message)
+    if failed := _failed(values):
+        return failed
     first, again = np.asarray(values)
     if not np.array_equal(first, again):
         return Check(
@@ -93,12 +93,9 @@ def _deltas(delta):
     """In the child: the student's δ at every point, twice, or a sentence naming a type error."""
     rounds = []
     for _ in range(2):
-        values = []
-        for n, e0, e in DELTA_POINTS:
-            value = _numbers(delta(n, e0, e), (), f"delta(n={n}, epsilon0={e0}, epsilon={e})")
-            if isinstance(value, str):
-                return value
-            values.append(float(value))
+        values = _scalars(delta, DELTA_POINTS, "delta(n={}, epsilon0={}, epsilon={})")
+        if isinstance(values, str):
+            return values
         rounds.append(values)
     return rounds
 

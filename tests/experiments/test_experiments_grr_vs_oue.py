@@ -21,7 +21,6 @@ from ldp_helpers.bounds.grr_vs_oue import (
 from ldp_helpers.estimation.postprocessing import clip_and_renormalize
 from ldp_helpers.experiments.grr_vs_oue import (
     ReversalReadings,
-    _empirical_mse,
     _reversal_frequencies,
     _squared_errors,
     mse_curves,
@@ -159,10 +158,10 @@ def test_mse_curves_are_deterministic_and_stream_separated():
     assert not np.array_equal(a["GRR"]["simulated"], a["OUE"]["simulated"])
 
 
-def test_empirical_mse_validates_n_draws(rng):
+def test_squared_errors_validate_n_draws(rng):
     """n_draws < 1 is refused with a message naming it."""
     with pytest.raises(ValueError, match=r"n_draws must be an integer in \[1, 10000000\]; got 0"):
-        _empirical_mse(GRR(1.0, 5), SKEWED, n_draws=0, rng=rng)
+        _squared_errors(GRR(1.0, 5), SKEWED, n_draws=0, rng=rng)
 
 
 def test_perturbed_examples_run_both_protocols_on_one_stream():
@@ -540,13 +539,7 @@ def test_empirical_mse_matches_exact_mse(cls, rng):
     protocol, n, runs = cls(0.8, 5), 70, 20_000
     samples = _squared_errors(
         protocol, SKEWED, n_draws=runs, rng=rng
-    )  # one MSE per survey, one batched call
-    assert _empirical_mse(
-        protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3)
-    ) == pytest.approx(
-        np.mean(_squared_errors(protocol, SKEWED, n_draws=runs, rng=np.random.default_rng(3))),
-        rel=1e-12,
-    )
+    )  # one MSE per survey, one batched call (mse_curves' simulated MSE is their mean)
     mse = theoretical_mse(protocol, SKEWED)
     variance = (
         _squared_error_variance(protocol, SKEWED) / (protocol.p - protocol.q) ** 4 / (5 * n**2) ** 2
