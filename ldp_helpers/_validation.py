@@ -188,10 +188,18 @@ def check_rng(rng) -> np.random.Generator:
     return rng
 
 
-def check_binary_array(name: str, values, **axes) -> np.ndarray:
-    """A non-empty array of 0/1 values (bools or integers), returned as ``int8``; ``axes`` (``ndim``, ``last``,
-    ``what``) are then checked by :func:`check_ndim`."""
-    arr = np.asarray(values)
+def as_array(name: str, values, expected: str) -> np.ndarray:
+    """``np.asarray(values)``; a ragged nested sequence (numpy's "inhomogeneous shape") is refused naming ``name``."""
+    try:
+        return np.asarray(values)
+    except ValueError:
+        _fail(name, _Described("a ragged nested sequence"), expected)
+
+
+def check_binary_array(name: str, values, *, ndim=None, last=None, what: str = "") -> np.ndarray:
+    """A non-empty array of 0/1 values (bools or integers), returned as ``int8``; with ``ndim``, its axes
+    (``ndim``, ``last``, ``what``) are then checked by :func:`check_ndim`."""
+    arr = as_array(name, values, "a non-empty array of 0/1 values")
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of 0/1 values")
     if arr.dtype != bool:
@@ -206,12 +214,12 @@ def check_binary_array(name: str, values, **axes) -> np.ndarray:
                 "an array of 0/1 values",
             )
     arr = arr.astype(np.int8)
-    return check_ndim(name, arr, **axes) if axes else arr
+    return arr if ndim is None else check_ndim(name, arr, ndim, last=last, what=what)
 
 
 def check_domain_values(name: str, values, d: int) -> np.ndarray:
     """A non-empty integer array with every entry in the 0-based domain [0, d)."""
-    arr = np.asarray(values)
+    arr = as_array(name, values, f"a non-empty array of integers in [0, {d})")
     if arr.size == 0:
         _fail(name, _Described("an empty array"), f"a non-empty array of integers in [0, {d})")
     if not np.issubdtype(arr.dtype, np.integer):
@@ -229,7 +237,7 @@ def check_domain_values(name: str, values, d: int) -> np.ndarray:
 def check_counts(name: str, counts) -> np.ndarray:
     """A non-empty vector of non-negative integer counts totalling at most 2^62 (:func:`check_total`: each count may be
     valid while their int64 sum wraps), returned as ``int64``."""
-    arr = np.asarray(counts)
+    arr = as_array(name, counts, "a non-empty 1-D array of counts")
     if arr.dtype.kind not in "biuf":
         _bad_dtype(name, arr, "a non-empty 1-D array of counts")
     if arr.ndim != 1 or arr.size == 0:
@@ -262,9 +270,10 @@ def check_count_vector(name: str, counts, length: int, *, high=None) -> np.ndarr
 
 def check_count_array(name: str, counts, length: int, *, high=None) -> np.ndarray:
     """Counts of shape (length,) or (n_draws, length): non-negative integers, each ≤ ``high`` if given."""
-    arr = np.asarray(counts)
+    expected = f"an array of shape ({length},) or (n_draws, {length})"
+    arr = as_array(name, counts, expected)
     if arr.ndim not in (1, 2) or arr.shape[-1] != length or arr.size == 0:
-        fail_shape(name, arr.shape, f"an array of shape ({length},) or (n_draws, {length})")
+        fail_shape(name, arr.shape, expected)
     return check_int_array(name, arr, low=0, high=high)
 
 
@@ -366,11 +375,20 @@ def check_above(name: str, value, bound: float, *, what: str) -> float:
 
 
 def check_real_array(
-    name: str, values, *, low=None, high=None, low_open=True, high_open=True, **axes
+    name: str,
+    values,
+    *,
+    low=None,
+    high=None,
+    low_open=True,
+    high_open=True,
+    ndim=None,
+    last=None,
+    what: str = "",
 ) -> np.ndarray:
-    """A non-empty array (or scalar) of finite reals inside an interval, returned as ``float64``; ``axes``
-    (``ndim``, ``last``, ``what``) are then checked by :func:`check_ndim`."""
-    arr = np.asarray(values)
+    """A non-empty array (or scalar) of finite reals inside an interval, returned as ``float64``; with ``ndim``,
+    its axes (``ndim``, ``last``, ``what``) are then checked by :func:`check_ndim`."""
+    arr = as_array(name, values, "a non-empty array of real numbers")
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of real numbers")
     if arr.dtype.kind not in "iuf":  # integers or floats (not bool, complex, object, …)
@@ -387,20 +405,22 @@ def check_real_array(
             _Described(f"an array containing {arr[bad].flat[0].item()!r}"),
             f"finite values in {_interval(low, high, low_open, high_open)}",
         )
-    return check_ndim(name, arr, **axes) if axes else arr
+    return arr if ndim is None else check_ndim(name, arr, ndim, last=last, what=what)
 
 
 def check_probabilities(name: str, values, **axes) -> np.ndarray:
-    """:func:`check_real_array` of values in [0, 1] (``axes`` as there)."""
+    """:func:`check_real_array` of values in [0, 1] (``axes``: its ``ndim``, ``last``, ``what``)."""
     return check_real_array(
         name, values, low=0.0, high=1.0, low_open=False, high_open=False, **axes
     )
 
 
-def check_int_array(name: str, values, *, low=None, high=None, shape=None, **axes) -> np.ndarray:
+def check_int_array(
+    name: str, values, *, low=None, high=None, shape=None, ndim=None, last=None, what: str = ""
+) -> np.ndarray:
     """A non-empty integer array (integral floats accepted) with entries in [low, high] and, if given, this shape;
-    ``axes`` (``ndim``, ``last``, ``what``) are then checked by :func:`check_ndim`."""
-    arr = np.asarray(values)
+    with ``ndim``, its axes (``ndim``, ``last``, ``what``) are then checked by :func:`check_ndim`."""
+    arr = as_array(name, values, "a non-empty array of integers")
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of integers")
     _as_int64(name, arr, "an array of integers")
@@ -416,7 +436,7 @@ def check_int_array(name: str, values, *, low=None, high=None, shape=None, **axe
             f"integers in [{lo_s}, {hi_s}]",
         )
     arr = arr.astype(np.int64)
-    return check_ndim(name, arr, **axes) if axes else arr
+    return arr if ndim is None else check_ndim(name, arr, ndim, last=last, what=what)
 
 
 def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndarray:
@@ -428,10 +448,7 @@ def check_ndim(name: str, values, ndim, *, last=None, what: str = "") -> np.ndar
     dims = " or ".join(f"{d}-D" for d in allowed)
     tail = "" if last is None else f" whose last axis has length {last}"
     expected = f"a {dims} array{' ' + what if what else ''}{tail}"
-    try:
-        arr = np.asarray(values)
-    except ValueError:  # numpy refuses a ragged nested sequence ("inhomogeneous shape")
-        _fail(name, _Described("a ragged nested sequence"), expected)
+    arr = as_array(name, values, expected)
     if arr.ndim not in allowed or (last is not None and (arr.ndim == 0 or arr.shape[-1] != last)):
         fail_shape(name, arr.shape, expected)
     return arr
@@ -450,13 +467,13 @@ def check_trailing_shape(name: str, values, shape, *, leading: int = 1) -> np.nd
 
     Returns ``np.asarray(values)``; the message shows the allowed form, e.g. ``(2, 8) or (n_draws, 2, 8)``.
     """
-    arr = np.asarray(values)
     shape = tuple(shape)
+    forms = " or ".join(
+        str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1)
+    )
+    arr = as_array(name, values, f"an array of shape {forms}")
     extra = arr.ndim - len(shape)
     if not 0 <= extra <= leading or arr.shape[extra:] != shape:
-        forms = " or ".join(
-            str((*("n_draws",) * e, *shape)).replace("'", "") for e in range(leading + 1)
-        )
         fail_shape(name, arr.shape, f"an array of shape {forms}")
     return arr
 

@@ -193,3 +193,23 @@ def test_allocation_ceiling_gives_the_estimate_before_allocating():
         "2 GiB",
         "32 TiB",
     ]
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda x: v.check_binary_array("x", x),
+        lambda x: v.check_domain_values("x", x, 3),
+        lambda x: v.check_counts("x", x),
+        lambda x: v.check_count_array("x", x, 2),
+        lambda x: v.check_real_array("x", x),
+        lambda x: v.check_int_array("x", x),
+        lambda x: v.check_ndim("x", x, 2),
+        lambda x: v.check_trailing_shape("x", x, (2,)),
+    ],
+)
+def test_a_ragged_nested_list_is_refused_by_name(check):
+    """numpy cannot make an array of [[0, 1], [0]]: the checker names the parameter and what it takes instead of
+    passing on numpy's "inhomogeneous shape" error."""
+    with pytest.raises(ValueError, match=r"^x must be .*; got a ragged nested sequence$"):
+        check([[0, 1], [0]])

@@ -25,6 +25,7 @@ from ldp_helpers._validation import (
     check_bool,
     check_choice,
     check_count_vector,
+    check_domain_values,
     check_epsilons,
     check_histogram,
     check_instance,
@@ -204,7 +205,8 @@ def per_user_estimates(protocol, values, *, n_draws: int, rng: np.random.Generat
     n_draws = check_n_draws(n_draws)
     check_instance("protocol", protocol, PureFrequencyOracle)
     rng = check_rng(rng)
-    n = np.asarray(values).size
+    values = check_domain_values("values", values, protocol.d)
+    n = values.size
     return np.array(
         [
             protocol.estimate(protocol.aggregate(protocol.perturb(values, rng=rng)), n)

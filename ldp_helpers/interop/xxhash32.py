@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import check_allocation, check_int_array, fail_type
+from ldp_helpers._validation import as_array, check_allocation, check_int_array, fail_type
 
 PRIME1, PRIME2, PRIME3, PRIME4, PRIME5 = 0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1
 _MASK = 0xFFFFFFFF
@@ -91,7 +91,7 @@ def xxh32_decimal(values, seeds) -> np.ndarray:
 
 def _check_seeds(seeds, name: str = "seeds") -> np.ndarray:
     """Seeds (non-negative integers, any size: Python ints or an integer array) reduced mod 2**32 to uint32."""
-    array = np.asarray(seeds)
+    array = as_array(name, seeds, "non-negative integer seeds")
     if array.dtype == object:
         if not all(
             isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0

@@ -21,6 +21,7 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
+    as_array,
     check_bool,
     check_int,
     check_int_array,
@@ -154,13 +155,13 @@ def linf_error(found, estimates, values, *, counts=None) -> float:
             fail(
                 "values", Described("values not increasing"), "distinct values in increasing order"
             )
-    found = np.asarray(found)
+    found = as_array("found", found, "an array of non-negative integers")
     found = (
         check_int_array("found", found, low=0).ravel()
         if found.size
         else np.empty(0, dtype=np.int64)
     )
-    estimates = np.asarray(estimates)
+    estimates = as_array("estimates", estimates, "an array of real numbers")
     estimates = check_real_array("estimates", estimates).ravel() if estimates.size else np.empty(0)
     if estimates.size != found.size or np.unique(found).size != found.size:
         fail(

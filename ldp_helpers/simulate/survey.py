@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import check_int
+from ldp_helpers._validation import as_array, check_int
 from ldp_helpers.simulate.datasets import CategoryCounts
 
 TEA_BRANDS = (
@@ -61,7 +61,9 @@ class SurveyStandIn:
 
     def __post_init__(self):
         levels = check_int("levels", self.levels, low=2, high=100)
-        ratings = np.asarray(self.ratings)
+        ratings = as_array(
+            "ratings", self.ratings, f"a non-empty 2-D integer array of ratings in [1, {levels}]"
+        )
         if (
             ratings.ndim != 2
             or ratings.size == 0

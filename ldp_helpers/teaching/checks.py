@@ -239,7 +239,7 @@ def check_estimator(
     values = run_limited(
         lambda: _estimates(estimate, aggregates, n, target.shape), time_limit=time_limit, what=what
     )
-    if failed := _failed(values):
+    if (failed := _failed(values)) is not None:
         return failed
     if not np.all(np.isfinite(values)):
         return Check(
@@ -393,7 +393,7 @@ def check_chernoff_bound(bound, *, n_trials: int = 10_000, time_limit: float = T
         time_limit=_time_limit(time_limit),
         what="your bound",
     )
-    if failed := _failed(values):
+    if (failed := _failed(values)) is not None:
         return failed
     points = [
         (

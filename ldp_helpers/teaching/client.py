@@ -117,7 +117,7 @@ def check_client(
         time_limit=time_limit,
         what=f"your client (called with {users.size} users of {n_in} different inputs)",
     )
-    if failed := _failed(got):
+    if (failed := _failed(got)) is not None:
         return failed
     (first, again, fresh), bits = got
     if not np.array_equal(first, again):

@@ -56,7 +56,7 @@ def check_scaled_risk(risk, *, time_limit: float = TIME_LIMIT) -> Check:
         time_limit=_time_limit(time_limit),
         what="your risk",
     )
-    if failed := _failed(values):
+    if (failed := _failed(values)) is not None:
         return failed
     exact = np.array([scaled_risk([key], [eps], d)[0, 0] for key, eps, d in points])
     values = np.asarray(values)

@@ -61,7 +61,7 @@ def check_shuffle_delta(delta, *, time_limit: float = TIME_LIMIT) -> Check:
     values = run_limited(
         lambda: _deltas(delta), time_limit=_time_limit(time_limit), what="your delta"
     )
-    if failed := _failed(values):
+    if (failed := _failed(values)) is not None:
         return failed
     first, again = np.asarray(values)
     if not np.array_equal(first, again):

@@ -62,6 +62,13 @@ TRAVERSALS = [
 ]
 
 
+#: nested lists numpy cannot make an array of ("inhomogeneous shape"): refused naming the parameter, not by numpy
+RAGGED_INTS = [[0, 1], [0]]
+RAGGED_REALS = [[0.5, 0.5], [0.5]]
+#: parameters that hold one set (a list) per user: a ragged nested list is their normal form
+SET_VALUED = {"sets", "itemsets", "baskets"}
+
+
 class _Opaque:
     """An object of no expected class (a wrong mechanism / population / params object)."""
 
@@ -151,6 +158,7 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
                     np.full(arr.shape, 0.5),
                     np.full(arr.shape, math.nan),
                     np.array(["a"] * max(arr.size, 1)),
+                    *([] if name in SET_VALUED else [RAGGED_INTS]),
                     *wrapping,
                 ]
             ),
@@ -165,6 +173,7 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
                     np.full(arr.shape, math.nan),
                     np.full(arr.shape, math.inf),
                     np.array(["a"] * max(arr.size, 1)),
+                    *([] if name in SET_VALUED else [RAGGED_REALS]),
                 ]
             ),
             types,
