@@ -57,12 +57,14 @@ from ldp_helpers._validation import (
     Described,
     check_allocation,
     check_count_array,
+    check_domain_values,
     check_epsilon,
     check_int,
     check_int_array,
     check_n_draws,
     check_probabilities,
     check_rng,
+    check_trailing_shape,
     check_true_counts,
     fail,
 )
@@ -142,6 +144,12 @@ def batch_shape(n_draws, shape) -> tuple:
     return (n_draws, *shape)
 
 
+def _check_int_aggregate(aggregate, shape, *, low, high) -> np.ndarray:
+    """An integer statistic of shape ``shape`` or ``(n_draws, *shape)`` (the shape checked first) in [low, high]."""
+    arr = check_trailing_shape("aggregate", aggregate, shape)
+    return check_int_array("aggregate", arr, low=low, high=high)
+
+
 class Mechanism(abc.ABC):
     """The contract every mechanism implements (see the module docstring).
 
@@ -191,9 +199,16 @@ class Mechanism(abc.ABC):
     def estimand(self, truth):
         """The quantity :meth:`estimate` targets for this population."""
 
-    @abc.abstractmethod
     def n_reports(self, truth):
-        """The number of users n that :meth:`estimate` is given for this population."""
+        """The number of users n that :meth:`estimate` is given for this population (default: Σ of the
+        truth's counts, for the mechanisms whose truth is a vector of counts, ``_counts_and_n``)."""
+        return self._counts_and_n(truth)[1]
+
+    def _sampler_inputs(self, truth, rng, n_draws, tail) -> tuple:
+        """What a sampler of a counts truth checks first, in this order: the counts and n
+        (``_counts_and_n``), ``rng``, and ``batch_shape(n_draws, tail)``; returns the four."""
+        counts, n = self._counts_and_n(truth)
+        return counts, n, check_rng(rng), batch_shape(n_draws, tail)
 
     def expected_estimate(self, truth):
         """Exact ``E[estimate]``: the estimand for an unbiased mechanism (others override)."""
@@ -220,6 +235,10 @@ class FrequencyOracle(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "d", check_int("d", self.d, low=2))
 
+    def _client_inputs(self, values, rng) -> tuple[np.ndarray, np.random.Generator]:
+        """A client's checked inputs: the values in [0, d) flattened, then ``rng``."""
+        return check_domain_values("values", values, self.d).ravel(), check_rng(rng)
+
     def _counts_and_n(self, true_counts) -> tuple[np.ndarray, int]:
         """Validate a vector of d true counts (at least one user); return it and n = Σ counts."""
         return check_true_counts(true_counts, self.d)
@@ -232,10 +251,6 @@ class FrequencyOracle(Mechanism):
     def estimand(self, truth) -> np.ndarray:
         """The true counts f_i as floats."""
         return self._counts_and_n(truth)[0].astype(float)
-
-    def n_reports(self, truth) -> int:
-        """n = Σ f_i."""
-        return self._counts_and_n(truth)[1]
 
 
 @dataclass(frozen=True)
@@ -257,9 +272,8 @@ class PureFrequencyOracle(FrequencyOracle):
     def __post_init__(self):
         super().__post_init__()
         p, q = self._support_probabilities()
-        if (
-            not p > q
-        ):  # ε so small that p* and q* round to one number: the estimator would divide by 0
+        # ε so small that p* and q* round to one number: the estimator would divide by 0
+        if not p > q:
             fail(
                 "epsilon",
                 self.epsilon,
@@ -295,10 +309,8 @@ class PureFrequencyOracle(FrequencyOracle):
         (:class:`~ldp_helpers.mechanisms.grr.GRR`).  With ``n_draws`` the result has shape
         (n_draws, d).
         """
-        counts, n = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        size = None if n_draws is None else batch_shape(n_draws, (self.d,))
-        return self._draw_support(counts, n, rng=rng, size=size)
+        counts, n, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.d,))
+        return self._draw_support(counts, n, rng=rng, size=None if n_draws is None else shape)
 
     def _draw_support(self, counts, n, *, rng: np.random.Generator, size=None) -> np.ndarray:
         """Support counts given validated true counts (of all d values, or of any subset of them):

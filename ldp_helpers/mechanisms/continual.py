@@ -175,9 +175,8 @@ class StreamMechanism(Mechanism):
         [glance] Theorem 3.
         """
         T, Q = self._table_rounds(), self.randomizer.output_table()
-        V = (
-            np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)
-        ) & 1  # all 2^T streams, row index = the stream in binary
+        # all 2^T streams, row index = the stream in binary
+        V = (np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)) & 1
         return np.concatenate([Q[V[:, s]] / self.n_rounds for s in range(self.n_rounds)], axis=1)
 
 
@@ -322,7 +321,6 @@ class BasicOneTimeRappor(StreamMechanism):
         """``P[v, y] = Π_t Q_Bin(y_t | v_t; ε/T)`` over all 2^T streams and 2^T report vectors (loss T·ε/T = ε)."""
         table, Q = np.ones((1, 1)), self.randomizer.output_table()
         for _ in range(self._table_rounds()):
-            table = np.kron(
-                table, Q
-            )  # rows/columns ordered as binary numbers, round 1 the leading bit
+            # rows/columns ordered as binary numbers, round 1 the leading bit
+            table = np.kron(table, Q)
         return table

@@ -41,7 +41,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
     check_aggregate,
     check_allocation,
     check_choice,
@@ -65,6 +64,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     universal_hash,
 )
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
+from ldp_helpers.mechanisms.signed_sketch import _check_signs
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
 MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
@@ -227,14 +227,9 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
     def aggregate(self, reports: CmsReports) -> np.ndarray:
         """Server sketch M (k × m, Algorithm 2): row j accumulates k·x̃ over the reports that chose hash j."""
         vectors, rows = check_instance("reports", reports, CmsReports)
-        vectors = check_int_array(
-            "reports.vectors",
-            check_ndim("reports.vectors", vectors, 2, last=self.m),
-            low=-1,
-            high=1,
+        vectors = _check_signs(
+            "reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m)
         )
-        if np.any(vectors == 0):
-            fail("reports.vectors", Described("an array containing 0"), "an array of ±1 entries")
         rows = check_int_array(
             "reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],)
         )
@@ -257,9 +252,8 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         (:func:`~ldp_helpers.mechanisms.base.sample_support_counts`).  With ``n_draws`` the
         result has shape (n_draws, k, m).
         """
-        counts, _ = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        draws = 1 if n_draws is None else batch_shape(n_draws, ())[0]
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, ())
+        draws = 1 if n_draws is None else shape[0]
         size = None if n_draws is None else (draws, self.d)
         per_row = _equal_multinomial(
             counts if size is None else np.broadcast_to(counts, size), self.k, rng

@@ -21,13 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import (
-    check_instance,
-    check_int,
-    check_int_array,
-    check_ndim,
-    fail,
-)
+from ldp_helpers._validation import check_instance, check_int, check_int_array, check_ndim, fail
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import _check_coefficients
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch

@@ -53,10 +53,9 @@ from ldp_helpers._validation import (
     check_int_array,
     check_ndim,
     check_rng,
-    check_trailing_shape,
     fail,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import FrequencyOracle, _check_int_aggregate, batch_shape
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.subset_selection import _log2_comb
@@ -130,8 +129,7 @@ class DBitFlip(FrequencyOracle):
 
     def perturb(self, values, *, rng: np.random.Generator) -> DBitFlipReports:
         """Per-user client: sample n_bits buckets, send a bit for each ([ding2017] "dBitFlip")."""
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         buckets = self.sample_buckets(values.size, rng=rng)
         return DBitFlipReports(buckets, self._bits(buckets, values, rng))
 
@@ -148,9 +146,8 @@ class DBitFlip(FrequencyOracle):
         n_users = values.shape[0]
         buckets = self.sample_buckets(n_users, rng=rng)
         p, q = self.bit_probabilities
-        states = np.concatenate(
-            [buckets, np.full((n_users, 1), -1)], axis=1
-        )  # state s: bucket j_s, or "none"
+        # state s: bucket j_s, or "none"
+        states = np.concatenate([buckets, np.full((n_users, 1), -1)], axis=1)
         memo = (
             rng.random((n_users, self.n_bits + 1, self.n_bits))
             < np.where(states[:, :, None] == buckets[:, None, :], p, q)
@@ -184,9 +181,7 @@ class DBitFlip(FrequencyOracle):
     def estimate(self, aggregate, n) -> np.ndarray:
         """``ĉ(v) = (d/n_bits)((a + 1)B_v − N_v)/(a − 1)``, a = e^{ε/2}, shape (d,) or (n_draws, d)."""
         n = check_int("n", n, low=1)
-        agg = check_int_array(
-            "aggregate", check_trailing_shape("aggregate", aggregate, (2, self.d)), low=0, high=n
-        )
+        agg = _check_int_aggregate(aggregate, (2, self.d), low=0, high=n)
         sampled, ones = agg[..., 0, :], agg[..., 1, :]
         if np.any(ones > sampled):
             fail(
@@ -235,9 +230,8 @@ class DBitFlip(FrequencyOracle):
         resolved = np.zeros_like(unresolved)
         out = np.empty((draws, 2, self.d), dtype=np.int64)
         for v in range(self.d):
-            share = _multivariate_hypergeometric(
-                unresolved, int(counts[v]), rng
-            )  # bucket-v users per group
+            # bucket-v users per group
+            share = _multivariate_hypergeometric(unresolved, int(counts[v]), rng)
             include = np.minimum(groups / (self.d - v), 1.0)  # r > K never holds users
             own = rng.binomial(share, include)
             ahead = rng.binomial(unresolved - share, include)
@@ -297,9 +291,8 @@ class DBitFlip(FrequencyOracle):
                 Described(f"{rounds} rounds"),
                 f"fewer rounds: C(d, n_bits)·2^(n_bits·T) ≤ {MAX_TABLE_COLUMNS}",
             )
-        sequences = np.array(
-            list(itertools.product(range(len(bits)), repeat=rounds))
-        )  # index of y_t per round
+        # index of y_t per round
+        sequences = np.array(list(itertools.product(range(len(bits)), repeat=rounds)))
         p, q = self.bit_probabilities
         table = np.zeros((h.shape[0], len(subsets) * sequences.shape[0]))
         for s, subset in enumerate(subsets):

@@ -34,20 +34,17 @@ from ldp_helpers._validation import (
     check_allocation,
     check_epsilon,
     check_int,
-    check_int_array,
     check_ndim,
     check_real,
     check_real_array,
     check_rng,
-    check_trailing_shape,
     fail,
 )
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape
+from ldp_helpers.mechanisms.base import Mechanism, _check_int_aggregate, batch_shape
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
-MAX_EPSILON = (
-    30.0  # beyond, tanh(ε/2) rounds towards 1 and Pr[+B | −r] towards 0 in double precision
-)
+# beyond, tanh(ε/2) rounds towards 1 and Pr[+B | −r] towards 0 in double precision
+MAX_EPSILON = 30.0
 #: largest report magnitude B: n·B² stays finite for every n < 2^62 (2^960·2^62 < 2^1024)
 MAX_B = 2.0**480
 
@@ -171,7 +168,5 @@ class DuchiMean(Mechanism):
     def estimate(self, aggregate, n) -> np.ndarray:
         """μ̂ = B(2K − n)/n (K of shape () or (n_draws,))."""
         n = check_int("n", n, low=1)
-        plus = check_int_array(
-            "aggregate", check_trailing_shape("aggregate", np.asarray(aggregate), ()), low=0, high=n
-        )
+        plus = _check_int_aggregate(np.asarray(aggregate), (), low=0, high=n)
         return self.B * (2 * plus - n) / n

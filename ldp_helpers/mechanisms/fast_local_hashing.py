@@ -38,17 +38,15 @@ import numpy as np
 
 from ldp_helpers._validation import (
     check_allocation,
-    check_domain_values,
     check_epsilon,
     check_int,
     check_int_array,
     check_ndim,
     check_rng,
-    check_trailing_shape,
     check_true_counts,
     fail,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import FrequencyOracle, _check_int_aggregate
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.grr import GRR, MAX_D_TABLE
 from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
@@ -275,8 +273,7 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
         ----------
         [cormode2021] (FLH's client); [wang2017] §4.4.
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         j = rng.integers(0, self.k, size=values.size)
         return np.column_stack([j, self._grr.perturb(self.hash_table()[j, values], rng=rng)])
 
@@ -296,9 +293,7 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
         """Exact sampler of M (module docstring); shape (k, g) or (n_draws, k, g)."""
-        counts, _ = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        shape = batch_shape(n_draws, (self.k, self.hash_range))
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.k, self.hash_range))
         draws = 1 if n_draws is None else shape[0]
         check_allocation(
             "epsilon",
@@ -323,8 +318,7 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
         [wang2017] §4.4 (OLH's estimator); [cormode2021].
         """
         n = check_int("n", n, low=1)
-        table = check_trailing_shape("aggregate", aggregate, (self.k, self.hash_range))
-        table = check_int_array("aggregate", table, low=0, high=n)
+        table = _check_int_aggregate(aggregate, (self.k, self.hash_range), low=0, high=n)
         support = table[..., np.arange(self.k)[:, None], self.hash_table()].sum(
             axis=-2, dtype=np.float64
         )  # k cells of up to n each could wrap in int64

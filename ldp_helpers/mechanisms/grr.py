@@ -65,6 +65,15 @@ def amplified_grr_epsilon(epsilon: float, ell: int) -> float:
     return epsilon + math.log(ell - (ell - 1) * math.exp(-epsilon))
 
 
+def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:
+    """GRR's step with keep probability ``keep``: the value, else one of the d − 1 others uniformly
+    (GRR's client, and the longitudinal GRR's two rounds)."""
+    kept = rng.random(values.shape) < keep
+    other = rng.integers(0, d - 1, size=values.shape)
+    other += other >= values  # uniform over [0, d) \ {v}
+    return np.where(kept, values, other)
+
+
 @dataclass(frozen=True)
 class GRR(PureFrequencyOracle):
     """Generalized randomized response over [0, d) with budget ε.
@@ -115,10 +124,7 @@ class GRR(PureFrequencyOracle):
         [grr_vs_oue] Algorithm 1; [tutorial] "Direct Encoding".
         """
         values, rng = check_domain_values("values", values, self.d), check_rng(rng)
-        keep = rng.random(values.shape) < self.p
-        other = rng.integers(0, self.d - 1, size=values.shape)
-        other += other >= values  # uniform over [0, d) \ {v}
-        return np.where(keep, values, other)
+        return _keep_or_other(values, self.p, self.d, rng)
 
     def aggregate(self, reports) -> np.ndarray:
         """C(i): how many reports name value i (length d; [grr_vs_oue] Algorithm 2, line 6)."""

@@ -51,17 +51,14 @@ import numpy as np
 
 from ldp_helpers._validation import (
     Described,
-    check_domain_values,
     check_epsilon,
     check_instance,
     check_int,
     check_int_array,
     check_ndim,
-    check_rng,
-    check_trailing_shape,
     fail,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import FrequencyOracle, _check_int_aggregate
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard import (
     _fair_binomial,
@@ -182,9 +179,8 @@ class HadamardMechanism(FrequencyOracle):
                 f"such that (2D)^t <= {MAX_TABLE_COLUMNS} for output_table (D = {self.D}, t = {t})",
             )
         indices = np.array(np.unravel_index(np.arange(self.D**t), (self.D,) * t)).T  # (D^t, t)
-        true_pattern = _pattern(
-            hadamard_entries(np.arange(self.d)[:, None, None], indices[None])
-        )  # (d, D^t)
+        # true_pattern: (d, D^t)
+        true_pattern = _pattern(hadamard_entries(np.arange(self.d)[:, None, None], indices[None]))
         patterns = np.arange(2**t)
         probability = np.where(true_pattern[..., None] == patterns, self._grr.p, self._grr.q)
         return probability.reshape(self.d, -1) / self.D**t
@@ -196,8 +192,7 @@ class HadamardMechanism(FrequencyOracle):
         ----------
         [cormode2021].
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         indices = rng.integers(0, self.D, size=(values.size, self.coefficients))
         coefficients = hadamard_entries(values[:, None], indices)  # c_l = H[v, j_l]
         reported = self._grr.perturb(_pattern(coefficients), rng=rng)  # GRR over the 2^t patterns
@@ -224,10 +219,8 @@ class HadamardMechanism(FrequencyOracle):
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
         """Exact sampler of the summed signs (module docstring); shape (D,) or (n_draws, D)."""
-        counts, _ = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        t, shape = self.coefficients, batch_shape(n_draws, (self.D, 2))
-        size, kept = shape[:-2] + (self.d,), self._kept_probabilities
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.D, 2))
+        t, size, kept = self.coefficients, shape[:-2] + (self.d,), self._kept_probabilities
         # coordinates reported with their true sign: Σ_k k·(users of v with k kept); with t = 1
         # numpy's multinomial over {0, 1} draws Bin(f_v, Pr[0 kept]) alone: that binomial, cheaper
         if t == 1:
@@ -252,8 +245,7 @@ class HadamardMechanism(FrequencyOracle):
         """
         n = check_int("n", n, low=1, high=_MAX_SIGNS // self.coefficients)  # t·n signs in int64
         total = n * self.coefficients
-        a = check_trailing_shape("aggregate", aggregate, (self.D,))
-        a = check_int_array("aggregate", a, low=-total, high=total)
+        a = _check_int_aggregate(aggregate, (self.D,), low=-total, high=total)
         return walsh_hadamard_transform(a)[..., : self.d] / (
             self.coefficients * _c0(self.epsilon, self.coefficients)
         )

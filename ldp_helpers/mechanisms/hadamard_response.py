@@ -54,7 +54,6 @@ from ldp_helpers._validation import (
     check_epsilon,
     check_int,
     check_ndim,
-    check_rng,
     check_trailing_shape,
     fail,
 )
@@ -173,8 +172,7 @@ class HadamardResponse(FrequencyOracle):
         ----------
         [acharya2019] (the channel Q(y | x)).
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         blocks, rows = self._layout[0][values], self._layout[1][values]
         # y ∈ C_x w.p. e^ε/E; C_x left w.p. at least (2B − 1)/E as realized
         inside = majority_probability(math.exp(self.epsilon) / self._e, (2 * self.B - 1) / self._e)
@@ -185,9 +183,8 @@ class HadamardResponse(FrequencyOracle):
         y = rng.integers(0, self.b, size=blocks.size)
         wanted = np.where(in_set, 1, -1)  # the sign H_b[r, y] the report needs inside its block
         y = np.where(hadamard_entries(rows, y) == wanted, y, y ^ (rows & -rows))
-        other = rng.integers(
-            0, max(self.K - self.b, 1), size=blocks.size
-        )  # a symbol of another block (if B > 1)
+        # a symbol of another block (if B > 1)
+        other = rng.integers(0, max(self.K - self.b, 1), size=blocks.size)
         other += self.b * (other >= blocks * self.b)
         return np.where(outside_block, other, blocks * self.b + y)
 
@@ -208,9 +205,7 @@ class HadamardResponse(FrequencyOracle):
         :func:`~ldp_helpers.mechanisms.hadamard._uniform_on_sign_sets`.  With ``n_draws`` the result
         has shape (n_draws, K).
         """
-        counts, n = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        shape = batch_shape(n_draws, (self.B, self.b, 2))
+        counts, n, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.B, self.b, 2))
         on_set = rng.binomial(  # (e^ε − 1)/E, its complement at least 2B/E as numpy realizes it
             counts,
             majority_probability(math.expm1(self.epsilon) / self._e, 2 * self.B / self._e),
@@ -250,9 +245,8 @@ class HadamardResponse(FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         blocks = self._layout[0]
         in_block = np.bincount(blocks, weights=counts, minlength=self.B)[blocks]
-        gap = math.expm1(
-            self.epsilon
-        )  # E/(e^ε − 1) = 1 + 2B/(e^ε − 1), (e^ε + 1)/(e^ε − 1) = 1 + 2/(e^ε − 1): no overflow
+        # E/(e^ε − 1) = 1 + 2B/(e^ε − 1), (e^ε + 1)/(e^ε − 1) = 1 + 2/(e^ε − 1): no overflow
+        gap = math.expm1(self.epsilon)
         return (1 + 2 * self.B / gap) * (
             (1 + 2 / gap) * in_block + 2 / gap * (n - in_block)
         ) - counts

@@ -35,7 +35,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
     check_domain_values,
     check_instance,
     check_int_array,
@@ -44,12 +43,7 @@ from ldp_helpers._validation import (
     check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.base import batch_shape
-from ldp_helpers.mechanisms.count_mean_sketch import (
-    CountMeanSketch,
-    _collision_product,
-    _hashes_of,
-)
+from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_product, _hashes_of
 from ldp_helpers.mechanisms.hadamard import (
     _cell_sums,
     _equal_multinomial,
@@ -58,6 +52,7 @@ from ldp_helpers.mechanisms.hadamard import (
     _merge_halves,
     hadamard_entries,
 )
+from ldp_helpers.mechanisms.signed_sketch import _check_signs
 
 #: largest ε for which the keep probability e^ε/(e^ε+1) stays below 1 in double precision
 MAX_EPSILON = 36.0
@@ -127,9 +122,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
     """
 
     def __post_init__(self):
-        check_real(
-            "epsilon", self.epsilon, low=0.0, high=MAX_EPSILON
-        )  # e^ε/(e^ε+1) rounds to 1 beyond
+        # e^ε/(e^ε+1) rounds to 1 beyond
+        check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)
         super().__post_init__()
         if self.m & (self.m - 1):
             fail(
@@ -168,9 +162,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
     def aggregate(self, reports: HcmsReports) -> np.ndarray:
         """Server sketch (Algorithm 5): M_H[j, l] += k·c_ε·w̃ per report, then M = M_H·Hᵀ (k × m)."""
         bits, rows, columns = check_instance("reports", reports, HcmsReports)
-        bits = check_int_array("reports.bits", check_ndim("reports.bits", bits, 1), low=-1, high=1)
-        if np.any(bits == 0):
-            fail("reports.bits", Described("an array containing 0"), "an array of ±1 entries")
+        bits = _check_signs("reports.bits", check_ndim("reports.bits", bits, 1))
         rows = check_int_array("reports.rows", rows, low=0, high=self.k - 1, shape=bits.shape)
         columns = check_int_array(
             "reports.columns", columns, low=0, high=self.m - 1, shape=bits.shape
@@ -197,9 +189,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
         uniformly (:func:`_split_over_hadamard_rows`), reporting their sign times H[l, c].  With
         ``n_draws`` the result has shape (n_draws, k, m).
         """
-        counts, _ = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        draws = 1 if n_draws is None else batch_shape(n_draws, (self.k, self.m))[0]
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.k, self.m))
+        draws = 1 if n_draws is None else shape[0]
         sketch = self._transform(
             self._sample_signed(np.broadcast_to(counts, (draws, self.d)), self.hash_table(), rng)
         )
@@ -226,9 +217,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
         sign times H[l, c] at (j, l).  Cost O(s·k + k·m·log m)."""
         draws = counts.shape[0]
         per_row = _equal_multinomial(counts, self.k, rng)  # (draw, value, j)
-        cells = (
-            np.arange(self.k)[:, None] * self.m + hashes
-        ).ravel()  # (j, value) -> j·m + h_j(value)
+        # (j, value) -> j·m + h_j(value)
+        cells = (np.arange(self.k)[:, None] * self.m + hashes).ravel()
         flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
         hits = _cell_sums(flat, np.swapaxes(per_row, 1, 2).reshape(-1), draws * self.k * self.m)
         hits = hits.reshape(draws, self.k, self.m)

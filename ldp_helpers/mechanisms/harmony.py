@@ -28,14 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (
-    Described,
-    check_binary_array,
-    check_real_array,
-    check_rng,
-    fail,
-)
-from ldp_helpers.mechanisms.continual import StreamMechanism, _rounds_matrix
+from ldp_helpers._validation import Described, check_real_array, check_rng, fail
+from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, StreamMechanism, _rounds_matrix
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap
 
@@ -58,10 +52,8 @@ class Harmony(StreamMechanism):
         y[users, tau] = self.randomizer.perturb(V[users, tau], rng=rng)
         return y
 
-    def aggregate(self, reports) -> np.ndarray:
-        """``[N; X]``: every user sends a bit every round; X_t is the number of 1s."""
-        Y = _rounds_matrix("reports", check_binary_array("reports", reports), self.n_rounds)
-        return np.stack([np.full(self.n_rounds, Y.shape[0]), Y.sum(axis=0, dtype=np.int64)])
+    # [N; X]: every user sends a bit every round, as in T-shot; X_t is the number of 1s
+    aggregate = BasicOneTimeRappor.aggregate
 
     def _randomize(self, K, K1, rng) -> np.ndarray:
         """``[N; X]`` from the reporters (K, K1): X as for Glance, and N = Σ_t K_t (one report per user)."""
@@ -88,9 +80,7 @@ class Harmony(StreamMechanism):
         Columns: the all-zero vector (``(1/T) Σ_s Q_Bin(0 | v_s)``), then ``e_s`` for s = 1..T
         (``(1/T) Q_Bin(1 | v_s)``).  Its loss is exactly ε (the ``e_s`` columns).
         """
-        T, Q = self._table_rounds(), self.randomizer.output_table()
-        V = (np.arange(2**T)[:, None] >> np.arange(T - 1, -1, -1)) & 1
-        ones = Q[V, 1] / T  # Pr[y = e_s | v], shape (2^T, T)
+        ones = super().output_table()[:, 1::2]  # Pr[y = e_s | v] = Pr[τ = s, y = 1 | v], (2^T, T)
         return np.concatenate([1.0 - ones.sum(axis=1, keepdims=True), ones], axis=1)
 
 

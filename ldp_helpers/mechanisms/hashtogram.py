@@ -32,11 +32,8 @@ from ldp_helpers._validation import (
     check_ndim,
     fail,
 )
-from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
-from ldp_helpers.mechanisms.local_hashing import (
-    _check_coefficients,
-    universal_hash,
-)
+from ldp_helpers.mechanisms.count_mean_sketch import _hash_values, _hashes_of
+from ldp_helpers.mechanisms.local_hashing import _check_coefficients
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
 
 
@@ -102,8 +99,7 @@ class Hashtogram(_SignedSketch):
 
     def _hashes_of(self, values) -> np.ndarray:
         """h_r(x) for validated values (any subset of [0, d)), shape (R, len(values)): no (R, d) table."""
-        a, b = (np.array(c, dtype=np.int64)[:, None] for c in (self.hash_a, self.hash_b))
-        return universal_hash(a, b, np.asarray(values, dtype=np.int64)[None, :], self.n_buckets)
+        return _hashes_of("universal", self.hash_a, self.hash_b, values, self.n_buckets)
 
     def perturb(self, values, *, rng: np.random.Generator) -> HashtogramReports:
         """Per-user reference client: group r, public row Z[i], and y = Z[i, h_r(v)] kept w.p. p (else flipped).

@@ -40,7 +40,7 @@ from ldp_helpers._validation import (
     check_real_array,
     check_rng,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
 from ldp_helpers.mechanisms.pure import count_variance
 
 
@@ -102,9 +102,8 @@ def optimal_threshold(epsilon: float) -> float:
 
     def variance(theta):
         p, q = _threshold_probabilities(theta, epsilon)
-        return (
-            count_variance(0, 1, p, q) if p > q else math.inf
-        )  # p = q: ε too small (THE refuses it)
+        # p = q: ε too small (THE refuses it)
+        return count_variance(0, 1, p, q) if p > q else math.inf
 
     return float(
         minimize_scalar(
@@ -212,9 +211,8 @@ class SHE(_LaplaceReport, FrequencyOracle):
 
         With ``n_draws`` the result has shape (n_draws, d): independent surveys, one Generator call.
         """
-        counts, n = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        gains, losses = rng.gamma(n, self.scale, size=(2, *batch_shape(n_draws, (self.d,))))
+        counts, n, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.d,))
+        gains, losses = rng.gamma(n, self.scale, size=(2, *shape))
         gains += counts  # (f + G) − G': this order of the float operations is the one the notebooks were run with
         gains -= losses
         return gains

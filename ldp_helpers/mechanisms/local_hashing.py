@@ -41,7 +41,6 @@ from ldp_helpers._validation import (
     check_int_array,
     check_ndim,
     check_real,
-    check_rng,
     fail,
     fail_shape,
 )
@@ -138,9 +137,8 @@ def _hash_function(a, b, x, g: int) -> np.ndarray:
     uniform up to g/2^64.
     """
     shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(x))
-    a, b, x = (
-        np.atleast_1d(np.asarray(v)).astype(np.uint64) for v in (a, b, x)
-    )  # arrays: mod-2^64 arithmetic
+    # arrays: mod-2^64 arithmetic
+    a, b, x = (np.atleast_1d(np.asarray(v)).astype(np.uint64) for v in (a, b, x))
     z = a * np.uint64(HASH_PRIME) + b + (x + np.uint64(1)) * _SPLITMIX_GAMMA
     z = (z ^ (z >> np.uint64(30))) * _SPLITMIX_MUL1
     z = (z ^ (z >> np.uint64(27))) * _SPLITMIX_MUL2
@@ -206,9 +204,8 @@ class LocalHashing(PureFrequencyOracle):
 
     def __post_init__(self):
         object.__setattr__(self, "g", check_int("g", self.g, low=2))
-        check_int(
-            "d", self.d, low=2, high=HASH_PRIME
-        )  # domains up to P (the per-user path scores all d values)
+        # domains up to P (the per-user path scores all d values)
+        check_int("d", self.d, low=2, high=HASH_PRIME)
         super().__post_init__()
 
     def _support_probabilities(self) -> tuple[float, float]:
@@ -261,8 +258,7 @@ class LocalHashing(PureFrequencyOracle):
         ----------
         [wang2017] §4.4.
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         self._check_per_user_range()
         a = rng.integers(1, HASH_PRIME, size=values.size)
         b = rng.integers(0, HASH_PRIME, size=values.size)
@@ -309,9 +305,8 @@ class LocalHashing(PureFrequencyOracle):
                 self.d,
                 f"such that g**d <= {MAX_TABLE_FUNCTIONS} for output_table (g = {self.g}; every hash function is enumerated)",
             )
-        functions = np.array(
-            list(itertools.product(range(self.g), repeat=self.d))
-        )  # row: H(0..d−1)
+        # row: H(0..d−1)
+        functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))
         grr_table = self._grr.output_table()
         return (
             np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)])

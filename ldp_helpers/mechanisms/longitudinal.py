@@ -54,7 +54,7 @@ from ldp_helpers._validation import (
     fail,
     fail_shape,
 )
-from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
+from ldp_helpers.mechanisms.grr import GRR, _keep_or_other, grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.unary_encoding import (
@@ -209,14 +209,6 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
     return Rounds(p1, q1, *_second_round(second, _smallest_q2(loss, epsilon), d))
 
 
-def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:
-    """GRR's step with keep probability ``keep``: the value, else one of the d − 1 others uniformly."""
-    kept = rng.random(values.shape) < keep
-    other = rng.integers(0, d - 1, size=values.shape)
-    other += other >= values
-    return np.where(kept, values, other)
-
-
 def _flip_bits(
     bits: np.ndarray, p_one: float, q_one: float, rng: np.random.Generator
 ) -> np.ndarray:
@@ -240,9 +232,8 @@ def memoized_reports_table(permanent, instantaneous, n_reports: int) -> np.ndarr
     if second.shape[0] != first.shape[1]:
         fail_shape("instantaneous", second.shape, f"{first.shape[1]} rows (one per memoized state)")
     longest = max(1, int(math.log(MAX_TABLE_COLUMNS) / math.log(max(second.shape[1], 2)) + 1e-9))
-    n_reports = check_int(
-        "n_reports", n_reports, low=1, high=longest
-    )  # columns: reports per collection ** n_reports
+    # columns: reports per collection ** n_reports
+    n_reports = check_int("n_reports", n_reports, low=1, high=longest)
     history = np.ones((second.shape[0], 1))
     for _ in range(n_reports):  # (states, sequences so far) ⊗ one more report
         history = (history[:, :, None] * second[:, None, :]).reshape(second.shape[0], -1)
@@ -286,8 +277,7 @@ class _Memoized:
 
     def memoize(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Permanent randomization at ε∞ of each user's value: what she keeps and reuses ([arcolezi2022] "longitudinal protocols")."""
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         if self.first == "grr":
             return _keep_or_other(values, self.rounds.p1, self.d, rng)
         check_allocation(
@@ -327,9 +317,8 @@ class _Memoized:
         values = check_ndim("values", values, 2, what="(users × rounds)")
         values = check_domain_values("values", values, self.d)
         rng = check_rng(rng)
-        keys = (
-            np.arange(values.shape[0])[:, None] * self.d + values
-        ).ravel()  # one key per (user, value)
+        # one key per (user, value)
+        keys = (np.arange(values.shape[0])[:, None] * self.d + values).ravel()
         pairs, which = np.unique(keys, return_inverse=True)
         memo = self.memoize(pairs % self.d, rng=rng)  # one permanent state per (user, value) pair
         reports = self.report(memo[which.ravel()], rng=rng)

@@ -192,14 +192,12 @@ class MShotReporting(Mechanism):
         """
         V = _rounds_matrix("values", check_binary_array("values", values), self.n_rounds)
         rng = check_rng(rng)
-        chosen = reference_report_rounds(
-            V.shape[0], self.n_rounds, self.m, rng=rng
-        )  # line 1: τ_n, a uniform m-subset
+        # line 1: τ_n, a uniform m-subset
+        chosen = reference_report_rounds(V.shape[0], self.n_rounds, self.m, rng=rng)
         flipped = rng.random(V.shape) < self.q_bin_probs[1]
         randomized = V ^ flipped  # t ∈ τ_n: Q_Bin(v_{n,t}; ε/m)
-        dummies = (rng.random(V.shape) < self.dummy_prob).astype(
-            np.int8
-        )  # t ∉ τ_n: a dummy 1 w.p. r
+        # t ∉ τ_n: a dummy 1 w.p. r
+        dummies = (rng.random(V.shape) < self.dummy_prob).astype(np.int8)
         return np.where(chosen, randomized, dummies)
 
     def aggregate(self, reports) -> np.ndarray:
@@ -284,15 +282,13 @@ class MShotReporting(Mechanism):
                 "0 <= active <= reporters",
             )
         rng = check_rng(rng)
-        flip = self.q_bin_probs[
-            1
-        ]  # both binomials drawn with Q_Bin's flip probability itself: Bin(A, p')
+        flip = self.q_bin_probs[1]
+        # both binomials drawn with Q_Bin's flip probability itself: Bin(A, p')
         # as A − Bin(A, 1 − p') read 1 − p' = 0 beyond ε/m ≈ 36.7 (no reporter ever lied: loss ∞)
         ones = active - rng.binomial(active, flip) + rng.binomial(reporters - active, flip)
         if self.dummy_prob > 0:
-            ones += rng.binomial(
-                truth.n_users - reporters, self.dummy_prob
-            )  # the non-reporters' dummies
+            # the non-reporters' dummies
+            ones += rng.binomial(truth.n_users - reporters, self.dummy_prob)
         return ones
 
     def estimate(self, aggregate, n) -> np.ndarray:

@@ -40,12 +40,11 @@ from ldp_helpers._validation import (
     check_ndim,
     check_rng,
     check_total,
-    check_trailing_shape,
     fail,
     fail_shape,
 )
 from ldp_helpers.mechanisms.adaptive import ADP
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape
+from ldp_helpers.mechanisms.base import Mechanism, _check_int_aggregate, batch_shape
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.privacy import _max_log_ratio
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE
@@ -162,9 +161,8 @@ class _Multidimensional(Mechanism):
         cube = table.reshape(*self.domain_sizes, table.shape[1])
         worst = 0.0
         for j, k in enumerate(self.domain_sizes):
-            slices = np.moveaxis(cube, j, 0).reshape(
-                k, -1
-            )  # rows: the k values of attribute j, others fixed
+            # rows: the k values of attribute j, others fixed
+            slices = np.moveaxis(cube, j, 0).reshape(k, -1)
             high, low = slices.max(axis=0), slices.min(axis=0)
             used = high > 0
             if np.any(low[used] == 0):
@@ -173,9 +171,7 @@ class _Multidimensional(Mechanism):
         return worst
 
     def _check_aggregate(self, aggregate, n: int, width: int) -> np.ndarray:
-        return check_int_array(
-            "aggregate", check_trailing_shape("aggregate", aggregate, (width,)), low=0, high=n
-        )
+        return _check_int_aggregate(aggregate, (width,), low=0, high=n)
 
     def _input_tuples(self) -> np.ndarray:
         return np.indices(self.domain_sizes).reshape(self.n_attributes, -1).T

@@ -9,13 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_helpers._validation import (
-    Described,
-    check_probabilities,
-    check_real,
-    fail,
-    fail_shape,
-)
+from ldp_helpers._validation import Described, check_probabilities, check_real, fail, fail_shape
 
 
 def max_privacy_loss(table, *, atol: float = 1e-12) -> float:

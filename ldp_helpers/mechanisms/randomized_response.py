@@ -32,7 +32,7 @@ from ldp_helpers._validation import (
     check_true_counts,
     fail,
 )
-from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
 from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 
 
@@ -124,10 +124,6 @@ class BinaryRR(Mechanism):
         """The number of true 1s."""
         return float(self._counts_and_n(truth)[0][1])
 
-    def n_reports(self, truth) -> int:
-        """n = n_zeros + n_ones."""
-        return self._counts_and_n(truth)[1]
-
     # ---------------------------------------------------------------- client and server
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
@@ -145,9 +141,8 @@ class BinaryRR(Mechanism):
 
         The same law as ``aggregate(perturb(expand(truth)))``, at a cost independent of n.
         """
-        counts, n = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        size = None if n_draws is None else batch_shape(n_draws, ())
+        counts, n, rng, shape = self._sampler_inputs(truth, rng, n_draws, ())
+        size = None if n_draws is None else shape
         return _draw_support_counts(counts[1], n, self.p, self.q, rng=rng, size=size)
 
     def estimate(self, aggregate, n):

@@ -118,9 +118,8 @@ class RapporParams:
         p = check_probability(p, "p", open_low=True, open_high=True)
         h = check_int("h", h, low=1)
         k = check_int("k", k, low=2 * h)
-        limit = h * (
-            math.log((1 - p) / p) + 53 * math.log(2)
-        )  # beyond it 1 + e^{−ε/h}(1−p)/p rounds to 1
+        # beyond it 1 + e^{−ε/h}(1−p)/p rounds to 1
+        limit = h * (math.log((1 - p) / p) + 53 * math.log(2))
         epsilon = check_real("epsilon", check_epsilon(epsilon), low=0.0, high=limit)
         return cls.basic_one_time(
             k, h, m, p=p, q=1.0 / (1.0 + math.exp(-epsilon / h) * (1 - p) / p)

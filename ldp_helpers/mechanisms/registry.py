@@ -104,9 +104,8 @@ def _rappor_truth(mechanism) -> np.ndarray:
 
 
 def _joint_truth(mechanism) -> np.ndarray:
-    return np.array(
-        [[12, 3], [0, 7], [5, 9]], dtype=np.int64
-    )  # users per (attribute 1, attribute 2) tuple
+    # users per (attribute 1, attribute 2) tuple
+    return np.array([[12, 3], [0, 7], [5, 9]], dtype=np.int64)
 
 
 def _stream_truth(mechanism) -> Population:

@@ -78,17 +78,15 @@ class RSFD(_Multidimensional):
         Evaluated as ε + ln(d − (d − 1)e^{−ε}) (no overflow).  The result's ``epsilon`` is ε'.
         """
         epsilon = check_epsilon(epsilon)
-        d = check_int_array(
-            "domain_sizes", domain_sizes, low=2
-        ).size  # the constructor checks the rest
+        # the constructor checks the rest
+        d = check_int_array("domain_sizes", domain_sizes, low=2).size
         return cls(amplified_grr_epsilon(epsilon, d), domain_sizes, oracle)
 
     @property
     def epsilon_attribute(self) -> float:
         """The paper's ε: ``ln((e^{ε'} − 1)/d + 1)``, the loss between tuples that differ in one attribute."""
-        shrink = math.exp(
-            -self.epsilon
-        )  # ln((e^{ε'} − 1)/d + 1) = ε' + ln((1 − e^{−ε'})/d + e^{−ε'})
+        # ln((e^{ε'} − 1)/d + 1) = ε' + ln((1 − e^{−ε'})/d + e^{−ε'})
+        shrink = math.exp(-self.epsilon)
         return self.epsilon + math.log(-math.expm1(-self.epsilon) / self.n_attributes + shrink)
 
     # ---------------------------------------------------------------- the fake data and its support
@@ -132,9 +130,8 @@ class RSFD(_Multidimensional):
         if self.oracle == "oue_z":
             q = np.full((1, o.d), o.q)
             return _independent_bits_log_table(np.log1p(-q), np.log(q))[0]
-        return logsumexp(log_table, axis=0) - math.log(
-            o.d
-        )  # GRR: uniform over [0, k); OUE-r: OUE of a uniform value
+        # GRR: uniform over [0, k); OUE-r: OUE of a uniform value
+        return logsumexp(log_table, axis=0) - math.log(o.d)
 
     def privacy_loss(self) -> float:
         """The exact whole-report ε of :meth:`output_table` from its log, ``logsumexp_j`` of the terms' Kronecker

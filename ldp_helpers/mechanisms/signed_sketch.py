@@ -31,14 +31,13 @@ from ldp_helpers._validation import (
     Described,
     check_aggregate,
     check_allocation,
-    check_domain_values,
     check_int,
     check_int_array,
     check_real,
     check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts, batch_shape
+from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts
 from ldp_helpers.mechanisms.hadamard import _cell_sums
 from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, _draw_coefficients
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
@@ -99,8 +98,7 @@ class _SignedSketch(FrequencyOracle):
     def _fair_signs(self, values, rng, what: str) -> tuple:
         """What the per-user clients share: the checked values, ``rng``, each user's row j (uniform)
         and an n × width matrix of fair ±1 signs (int8); ``what`` names that matrix."""
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         n, (n_rows, width) = values.size, self._shape
         check_allocation("values", Described(f"{n} users"), n * width, itemsize=1, what=what)
         rows = rng.integers(0, n_rows, size=n)
@@ -155,9 +153,7 @@ class _SignedSketch(FrequencyOracle):
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
         """Exact sampler of the cell sums (rows × width, or (n_draws, rows, width)); cost O(d·rows) per survey."""
-        counts, _ = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        shape = batch_shape(n_draws, self._shape)
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, self._shape)
         draws = 1 if n_draws is None else shape[0]
         hashes, signs = self._table
         return self._sample_sums(
@@ -170,9 +166,8 @@ class _SignedSketch(FrequencyOracle):
         rows, width = self._shape
         draws = counts.shape[0]
         per_row = rng.multinomial(counts, np.full(rows, 1.0 / rows))  # (draw, value, j)
-        cells = (np.arange(rows)[:, None] * width + hashes) * 2 + (
-            signs < 0
-        )  # (j, value): cell and sign class
+        # (j, value): cell and sign class
+        cells = (np.arange(rows)[:, None] * width + hashes) * 2 + (signs < 0)
         flat = (np.arange(draws)[:, None] * (rows * width * 2) + cells.ravel()).ravel()
         split = _cell_sums(flat, np.swapaxes(per_row, 1, 2).reshape(-1), draws * rows * width * 2)
         split = split.reshape(draws, rows, width, 2)
@@ -185,9 +180,8 @@ class _SignedSketch(FrequencyOracle):
     def _query(self, sums, hashes, signs) -> np.ndarray:
         """c_ε·Σ_j g_j(x)·S[j, h_j(x)] for the values with hash and sign columns ``hashes``, ``signs`` (rows × c)."""
         picked = signs * sums[..., np.arange(self._shape[0])[:, None], hashes]
-        return self.c_epsilon * picked.sum(
-            axis=-2, dtype=np.float64
-        )  # rows × n could wrap in int64
+        # rows × n could wrap in int64
+        return self.c_epsilon * picked.sum(axis=-2, dtype=np.float64)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """f̂(x) = c_ε·Σ_j g_j(x)·S[j, h_j(x)] for every x (aggregate (rows, width) or (n_draws, rows, width))."""

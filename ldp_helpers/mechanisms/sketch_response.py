@@ -33,7 +33,6 @@ import numpy as np
 from ldp_helpers._validation import (
     check_aggregate,
     check_choice,
-    check_domain_values,
     check_instance,
     check_int,
     check_int_array,
@@ -42,7 +41,7 @@ from ldp_helpers._validation import (
     fail,
     fail_shape,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
 from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
@@ -127,15 +126,7 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
     @property
     def report_bits(self) -> int:
         """Bits sent: ⌈log2 k⌉ for j plus the inner report (⌈log2 m⌉ for GRR, m for OUE, OLH's own)."""
-        inner = getattr(self.inner, "report_bits", None)
-        bits = (
-            self.m
-            if self.oracle == "oue"
-            else math.ceil(math.log2(self.m))
-            if inner is None
-            else inner
-        )
-        return math.ceil(math.log2(self.k)) + int(bits)
+        return math.ceil(math.log2(self.k)) + self.inner.report_bits
 
     def hash_table(self) -> np.ndarray:
         """H[j, x] = h_j(x), shape (k, d)."""
@@ -161,8 +152,7 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
         ----------
         [cormode2021] (pure-ldp's ``SketchResponseClient``).
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         rows = rng.integers(0, self.k, size=values.size)
         return SketchResponseReports(
             rows, np.asarray(self.inner.perturb(self._hashes[rows, values], rng=rng))
@@ -189,13 +179,10 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
         """Exact sampler of :meth:`aggregate`: rows multinomially, then each row's inner exact sampler on its hashed counts."""
-        counts, _ = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        shape = batch_shape(n_draws, (self.k, self.m + 1))
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.k, self.m + 1))
         draws = 1 if n_draws is None else shape[0]
-        per_row = _equal_multinomial(
-            np.broadcast_to(counts, (draws, self.d)), self.k, rng
-        )  # (draw, x, j)
+        # per_row: (draw, x, j)
+        per_row = _equal_multinomial(np.broadcast_to(counts, (draws, self.d)), self.k, rng)
         size = self.k * self.m  # users of (draw, row) per hashed cell, summed in int64
         flat = self._cells if draws == 1 else (np.arange(draws)[:, None] * size + self._cells)
         hashed = _cell_sums(flat.ravel(), per_row.ravel(), draws * size).reshape(-1, self.m)
@@ -238,9 +225,8 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] = (m/(m−1))²·Σ_v f_v (S(a + 1) + (1 − S) b − S²), a = p*(1−p*)/(p*−q*)², b = q*(1−q*)/(p*−q*)²."""
         counts, n = self._counts_and_n(truth)
-        key = _key(
-            counts
-        )  # f·S and f·S(1 − S) do not depend on ε: cached per design and population
+        # f·S and f·S(1 − S) do not depend on ε: cached per design and population
+        key = _key(counts)
         rates, spread = (
             _collision_product(self.hash_a, self.hash_b, self.d, self.m, key, part)
             for part in ("rates", "spread")

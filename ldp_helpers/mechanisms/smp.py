@@ -130,12 +130,8 @@ class SMP(SPL):
     ) -> np.ndarray:
         """Exact sampler: a multinomial pick per tuple of the truth, then each oracle's sampler on the users who picked it."""
         counts, _ = self.check_truth(truth)
-        rng = check_rng(rng)
-        draws = (
-            1
-            if n_draws is None
-            else batch_shape(n_draws, (self.n_attributes + sum(self.domain_sizes),))[0]
-        )
+        rng, width = check_rng(rng), self.n_attributes + sum(self.domain_sizes)
+        draws = 1 if n_draws is None else batch_shape(n_draws, (width,))[0]
         chosen = self._chosen_counts(counts, draws, rng)
         sizes = np.stack([c.sum(axis=1) for c in chosen], axis=1)
         parts = [sizes] + [

@@ -51,10 +51,9 @@ from ldp_helpers._validation import (
     check_epsilon,
     check_int,
     check_ndim,
-    check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.base import PureFrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import grr_probabilities
 from ldp_helpers.mechanisms.hadamard import _cell_sums
 from ldp_helpers.mechanisms.pure import count_variance
@@ -187,8 +186,7 @@ class SubsetSelection(PureFrequencyOracle):
         ----------
         [wang2016ss] (the k-subset mechanism); [ye2018].
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         reports = np.empty((values.size, self.k), dtype=np.int64)
         rows = max(1, _CELLS_PER_BLOCK // self.d)
         for start in range(0, values.size, rows):
@@ -218,9 +216,7 @@ class SubsetSelection(PureFrequencyOracle):
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
         """Exact sampler of the support counts C (module docstring; 2⌈log2 d⌉ multinomial calls)."""
-        counts, n = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        shape = batch_shape(n_draws, (self.d,))
+        counts, n, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.d,))
         cells = _tree_cells(self.d, self.k)  # per survey, at most
         check_allocation(
             "d", self.d, 2 * cells, what=f"the subset sampler's classes (k = {self.k})"
@@ -297,9 +293,8 @@ def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
     f = lambda m: log_factorial[np.where(held, m, 0)]  # noqa: E731 - log m!, 0 where unused
     log_pmf = f(g) - f(j) - f(g - j) + f(b) - f(r - j) - f(b - r + j) - f(g + b)
     pmf = np.where(held, np.exp(log_pmf + f(r) + f(g + b - r)), 0.0)
-    pmf /= np.maximum(
-        pmf.sum(axis=2, keepdims=True), 1e-300
-    )  # 1 up to the log-factorials' rounding
+    # 1 up to the log-factorials' rounding
+    pmf /= np.maximum(pmf.sum(axis=2, keepdims=True), 1e-300)
     order = np.argsort(-pmf, axis=2, kind="stable")
     least = np.maximum(held.sum(axis=2, keepdims=True) - 1, 0)  # its place in that order
     swap = np.where(np.arange(j.shape[2]) == least, j.shape[2] - 1, np.arange(j.shape[2]))
@@ -359,10 +354,8 @@ class _Level:
         law = _split_law(self.good, self.bad, self.draws, self.log_factorial)
         targets = window = None
         nodes = np.arange(self.good.size)
-        if (
-            np.array_equal(law.pair, nodes)  # a table per node
-            and self.rows.stop - self.rows.start <= _WINDOW_MIN_ROWS
-        ):
+        # law.pair == nodes: a table per node
+        if np.array_equal(law.pair, nodes) and self.rows.stop - self.rows.start <= _WINDOW_MIN_ROWS:
             rows = np.arange(self.draws.size)[self.rows]
             first, second = self.target(
                 nodes[:, None, None], rows[:, None], law.picks[:, self.rows]

@@ -47,7 +47,7 @@ from ldp_helpers._validation import (
     fail,
     fail_shape,
 )
-from ldp_helpers.mechanisms.base import Mechanism, batch_shape
+from ldp_helpers.mechanisms.base import Mechanism
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
 #: largest m for output_table (an (m + 1) × 2 table) and for the truth's m + 1 counts
@@ -71,9 +71,8 @@ class OneBitMean(Mechanism):
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_M))
-        if (
-            q_bin_probabilities(self.epsilon)[0] == 1.0
-        ):  # Pr[1 | m] = e^ε/(e^ε + 1) would round to 1
+        # Pr[1 | m] = e^ε/(e^ε + 1) would round to 1
+        if q_bin_probabilities(self.epsilon)[0] == 1.0:
             fail(
                 "epsilon",
                 self.epsilon,
@@ -102,10 +101,6 @@ class OneBitMean(Mechanism):
         counts, n = self._counts_and_n(truth)
         return float(np.dot(np.arange(self.m + 1, dtype=float), counts) / n)
 
-    def n_reports(self, truth) -> int:
-        """n = Σ f_x."""
-        return self._counts_and_n(truth)[1]
-
     # ---------------------------------------------------------------- client and server
 
     def output_table(self) -> np.ndarray:
@@ -125,9 +120,8 @@ class OneBitMean(Mechanism):
 
     def sample_aggregate(self, truth, *, rng: np.random.Generator, n_draws: int | None = None):
         """Exact sampler of the number of 1 bits: ``Σ_x Binomial(f_x, Pr[1 | x])`` (m + 1 binomials per survey)."""
-        counts, _ = self._counts_and_n(truth)
-        rng = check_rng(rng)
-        size = None if n_draws is None else batch_shape(n_draws, (self.m + 1,))
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.m + 1,))
+        size = None if n_draws is None else shape
         return rng.binomial(counts, self.one_probability(np.arange(self.m + 1)), size=size).sum(
             axis=-1
         )
@@ -198,9 +192,8 @@ class OneBitMean(Mechanism):
             what="one memoized bit per user and rounding point",
         )
         alpha = rng.integers(0, step, size=(x.shape[0], 1))  # α of each user, once
-        point = (
-            x + alpha
-        ) // step  # index of the rounding point: L/step, plus 1 iff x + α ≥ L + step
+        # index of the rounding point: L/step, plus 1 iff x + α ≥ L + step
+        point = (x + alpha) // step
         memo = rng.random((x.shape[0], self.m // step + 1)) < self.one_probability(
             np.arange(0, self.m + 1, step)
         )

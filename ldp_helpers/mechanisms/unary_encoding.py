@@ -35,11 +35,9 @@ from ldp_helpers._validation import (
     Described,
     check_allocation,
     check_binary_array,
-    check_domain_values,
     check_int,
     check_ndim,
     check_probability,
-    check_rng,
 )
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.privacy import (
@@ -141,8 +139,7 @@ class UnaryEncoding(PureFrequencyOracle):
         ----------
         [wang2017] §4.2; [grr_vs_oue] Algorithm 3.
         """
-        values = check_domain_values("values", values, self.d).ravel()
-        rng = check_rng(rng)
+        values, rng = self._client_inputs(values, rng)
         check_allocation(
             "values",
             Described(f"{values.size:,} values"),
@@ -150,9 +147,8 @@ class UnaryEncoding(PureFrequencyOracle):
             itemsize=1,
             what=f"{values.size:,} reports of d = {self.d:,} bits",
         )
-        rows = max(
-            1, min(_ROWS_PER_BLOCK, _BLOCK_BYTES // (17 * self.d))
-        )  # temporaries: 17 bytes per bit
+        # temporaries: 17 bytes per bit
+        rows = max(1, min(_ROWS_PER_BLOCK, _BLOCK_BYTES // (17 * self.d)))
         reports = np.empty((values.size, self.d), dtype=np.int8)
         for start in range(0, values.size, rows):
             block = values[start : start + rows]

@@ -222,9 +222,6 @@ class SequenceFragmentPuzzle(Mechanism):
         counts, _ = self._counts_and_n(truth)
         return np.concatenate([counts.astype(float), self._record_counts(counts).ravel()])
 
-    def n_reports(self, truth) -> int:
-        return self._counts_and_n(truth)[1]
-
     # ------------------------------------------------------------------ client and server
     def perturb(self, values, *, rng: np.random.Generator) -> SfpReports:
         """Per-user reference client: position l, the record (h(w), w[l]) and the word, each through HCMS.
