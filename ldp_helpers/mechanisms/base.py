@@ -144,6 +144,17 @@ def batch_shape(n_draws, shape) -> tuple:
     return (n_draws, *shape)
 
 
+def _check_user_arrays(n: int, d: int, noun: str, unit: str, *, itemsize: int = 8) -> None:
+    """Refuse, before allocating, n users' arrays of d ``unit`` each (n × d items) over MAX_BYTES."""
+    check_allocation(
+        "values",
+        Described(f"{n:,} values"),
+        n * d,
+        itemsize=itemsize,
+        what=f"{n:,} {noun} of d = {d:,} {unit}",
+    )
+
+
 def _check_int_aggregate(aggregate, shape, *, low, high) -> np.ndarray:
     """An integer statistic of shape ``shape`` or ``(n_draws, *shape)`` (the shape checked first) in [low, high]."""
     arr = check_trailing_shape("aggregate", aggregate, shape)
@@ -170,6 +181,10 @@ class Mechanism(abc.ABC):
     def privacy_loss(self) -> float:
         """The exact whole-report ε, computed from :meth:`output_table`."""
         return max_privacy_loss(self.output_table())
+
+    def _refuse_table(self, name: str, size: str, limit: int, detail: str = "") -> None:
+        """Refuse :meth:`output_table` as too large: attribute ``name`` must keep ``size`` within ``limit``."""
+        fail(name, getattr(self, name), f"such that {size} <= {limit} for output_table{detail}")
 
     @abc.abstractmethod
     def perturb(self, values, *, rng: np.random.Generator):

@@ -51,7 +51,6 @@ from ldp_helpers._validation import (
     check_ndim,
     check_real,
     check_rng,
-    fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
 from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
@@ -347,11 +346,7 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         """P[x, (j, ṽ)] over all k·2^m reports (small m): its privacy loss is ε when hashes separate inputs."""
         check_int("m", self.m, low=2, high=MAX_M_TABLE)
         if self.d * self.k * 2**self.m > MAX_TABLE_CELLS:
-            fail(
-                "m",
-                self.m,
-                f"such that d·k·2^m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})",
-            )
+            self._refuse_table("m", "d·k·2^m", MAX_TABLE_CELLS, f" (d = {self.d}, k = {self.k})")
         signs = np.array(list(itertools.product((-1, 1), repeat=self.m)))  # (2^m, m)
         r, hashes = self.flip_probability, self.hash_table()
         # the encoding of x under h_j is −1 everywhere but +1 at h_j(x): a report ṽ differs from it in

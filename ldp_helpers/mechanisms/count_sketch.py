@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_instance, check_int, check_int_array, check_ndim, fail
+from ldp_helpers._validation import check_instance, check_int, check_int_array, check_ndim
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import _check_coefficients
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
@@ -117,7 +117,7 @@ class PrivateCountSketch(_SignedSketch):
     def output_table(self) -> np.ndarray:
         """P[x, (j, v)] over all k·2^m vectors: (1/k)·2^{−(m−1)}·(p if v[h_j(x)] = g_j(x) else 1 − p)."""
         if self.m > 12 or self.d * self.k * 2**self.m > MAX_TABLE_CELLS:
-            fail("m", self.m, f"such that d·k·2^m <= {MAX_TABLE_CELLS} for output_table")
+            self._refuse_table("m", "d·k·2^m", MAX_TABLE_CELLS)
         vectors = np.array(list(itertools.product((-1, 1), repeat=self.m)))
         table = self._cell_table(2**self.m, lambda cell, sign: vectors[:, cell] == sign)
         return table / (self.k * 2 ** (self.m - 1))

@@ -251,10 +251,8 @@ class FastLocalHashing(_PublicHashes, FrequencyOracle):
     def output_table(self) -> np.ndarray:
         """``P[v, (j, y)]`` = GRR_g(h_j(v) → y)/k over the k·g reports (d·k·g ≤ 2^22)."""
         if self.d * self.k * self.hash_range > MAX_TABLE_CELLS:
-            fail(
-                "d",
-                self.d,
-                f"such that d·k·g <= {MAX_TABLE_CELLS} for output_table (k = {self.k}, g = {self.hash_range})",
+            self._refuse_table(
+                "d", "d·k·g", MAX_TABLE_CELLS, f" (k = {self.k}, g = {self.hash_range})"
             )
         if self.hash_range > MAX_D_TABLE:  # GRR's own check would name its d (here g)
             fail(

@@ -173,11 +173,7 @@ class HadamardMechanism(FrequencyOracle):
         """``P[v, (j_1..j_t, s_1..s_t)]`` over all (2D)^t reports (≤ 2^16): D^{−t} times GRR's pattern probability."""
         t = self.coefficients
         if (2 * self.D) ** t > MAX_TABLE_COLUMNS:
-            fail(
-                "d",
-                self.d,
-                f"such that (2D)^t <= {MAX_TABLE_COLUMNS} for output_table (D = {self.D}, t = {t})",
-            )
+            self._refuse_table("d", "(2D)^t", MAX_TABLE_COLUMNS, f" (D = {self.D}, t = {t})")
         indices = np.array(np.unravel_index(np.arange(self.D**t), (self.D,) * t)).T  # (D^t, t)
         # true_pattern: (d, D^t)
         true_pattern = _pattern(hadamard_entries(np.arange(self.d)[:, None, None], indices[None]))

@@ -148,7 +148,7 @@ class HadamardResponse(FrequencyOracle):
     def output_table(self) -> np.ndarray:
         """``P[x, y]`` over the K symbols: 2e^ε/(bE) on C_x, 2/(bE) elsewhere (d·K ≤ 2^23)."""
         if self.d * self.K > MAX_TABLE_CELLS:
-            fail("d", self.d, f"such that d·K <= {MAX_TABLE_CELLS} for output_table (K = {self.K})")
+            self._refuse_table("d", "d·K", MAX_TABLE_CELLS, f" (K = {self.K})")
         blocks, rows = self._layout
         y = np.arange(self.K)
         inside = (y[None] // self.b == blocks[:, None]) & (

@@ -264,11 +264,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
     def output_table(self) -> np.ndarray:
         """P[x, (j, l, w̃)] over all 2·k·m reports: (1 − r)/(k m) if w̃ = H[l, h_j(x)], else r/(k m)."""
         if self.d * self.k * self.m * 2 > MAX_TABLE_CELLS:
-            fail(
-                "m",
-                self.m,
-                f"such that 2·d·k·m <= {MAX_TABLE_CELLS} for output_table (d = {self.d}, k = {self.k})",
-            )
+            self._refuse_table("m", "2·d·k·m", MAX_TABLE_CELLS, f" (d = {self.d}, k = {self.k})")
         coefficient = _sylvester(self.m)[:, self.hash_table()]  # (l, j, x)
         r = self.flip_probability
         # Pr[(j, l, ±1) | x], each formed directly (1/(k m) − r/(k m) cancelled at large ε)

@@ -148,11 +148,7 @@ class Hashtogram(_SignedSketch):
         """P[x, (r, Z[i], y)] over all R·2^T·2 whole reports (public row included): loss ε when a hash separates."""
         n_reports = 2**self.n_buckets * 2
         if self.n_buckets > 12 or self.d * self.n_hashes * n_reports > MAX_TABLE_CELLS:
-            fail(
-                "n_buckets",
-                self.n_buckets,
-                f"such that d·R·2^(T+1) <= {MAX_TABLE_CELLS} for output_table",
-            )
+            self._refuse_table("n_buckets", "d·R·2^(T+1)", MAX_TABLE_CELLS)
         rows = np.array(list(itertools.product((-1, 1), repeat=self.n_buckets)))
         outcomes = [(z, y) for z in rows for y in (-1, 1)]
         table = self._cell_table(

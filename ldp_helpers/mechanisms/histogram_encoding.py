@@ -29,9 +29,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import (
-    Described,
     check_aggregate,
-    check_allocation,
     check_domain_values,
     check_epsilon,
     check_int,
@@ -40,7 +38,7 @@ from ldp_helpers._validation import (
     check_real_array,
     check_rng,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
+from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, _check_user_arrays
 from ldp_helpers.mechanisms.pure import count_variance
 
 
@@ -57,12 +55,7 @@ def laplace_scale(epsilon: float) -> float:
 def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
     values = check_domain_values("values", values, d).ravel()
     rng = check_rng(rng)
-    check_allocation(
-        "values",
-        Described(f"{values.size:,} values"),
-        values.size * d,
-        what=f"{values.size:,} reports of d = {d:,} reals",
-    )
+    _check_user_arrays(values.size, d, "reports", "reals")
     reports = rng.laplace(0.0, laplace_scale(epsilon), size=(values.size, d))
     reports[np.arange(values.size), values] += 1.0
     return reports

@@ -41,9 +41,7 @@ import numpy as np
 
 from ldp_helpers._numeric import majority_probability
 from ldp_helpers._validation import (
-    Described,
     check_above,
-    check_allocation,
     check_binary_array,
     check_domain_values,
     check_epsilon,
@@ -54,6 +52,7 @@ from ldp_helpers._validation import (
     fail,
     fail_shape,
 )
+from ldp_helpers.mechanisms.base import _check_user_arrays
 from ldp_helpers.mechanisms.grr import GRR, _keep_or_other, grr_probabilities
 from ldp_helpers.mechanisms.privacy import _independent_bits_table
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
@@ -280,12 +279,8 @@ class _Memoized:
         values, rng = self._client_inputs(values, rng)
         if self.first == "grr":
             return _keep_or_other(values, self.rounds.p1, self.d, rng)
-        check_allocation(
-            "values",
-            Described(f"{values.size:,} values"),
-            values.size * self.d,
-            itemsize=17,
-            what=f"{values.size:,} memoized vectors of d = {self.d:,} bits and their temporaries",
+        _check_user_arrays(
+            values.size, self.d, "memoized vectors", "bits and their temporaries", itemsize=17
         )
         return _flip_bits(np.arange(self.d) == values[:, None], self.rounds.p1, self.rounds.q1, rng)
 

@@ -240,7 +240,5 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
         """P[x, (j, y)] = (1/k)·P_inner[h_j(x), y] over every row and inner report."""
         inner = self.inner.output_table()
         if self.d * self.k * inner.shape[1] > MAX_TABLE_CELLS:
-            fail(
-                "k", self.k, f"such that d·k·(inner outputs) <= {MAX_TABLE_CELLS} for output_table"
-            )
+            self._refuse_table("k", "d·k·(inner outputs)", MAX_TABLE_CELLS)
         return np.concatenate([inner[self._hashes[j]] for j in range(self.k)], axis=1) / self.k

@@ -159,11 +159,7 @@ class SubsetSelection(PureFrequencyOracle):
             math.log2(self.d) + _log2_comb(self.d, self.k) > math.log2(MAX_TABLE_CELLS) + 1
             or self.d * math.comb(self.d, self.k) > MAX_TABLE_CELLS
         ):
-            fail(
-                "d",
-                self.d,
-                f"such that d·C(d, k) <= {MAX_TABLE_CELLS} for output_table (k = {self.k})",
-            )
+            self._refuse_table("d", "d·C(d, k)", MAX_TABLE_CELLS, f" (k = {self.k})")
         members = np.zeros((math.comb(self.d, self.k), self.d), dtype=bool)
         for column, subset in enumerate(itertools.combinations(range(self.d), self.k)):
             members[column, list(subset)] = True

@@ -32,14 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldp_helpers._validation import (
-    Described,
-    check_allocation,
     check_binary_array,
     check_int,
     check_ndim,
     check_probability,
 )
-from ldp_helpers.mechanisms.base import PureFrequencyOracle
+from ldp_helpers.mechanisms.base import PureFrequencyOracle, _check_user_arrays
 from ldp_helpers.mechanisms.privacy import (
     _independent_bits_log_table,
     _independent_bits_table,
@@ -140,13 +138,7 @@ class UnaryEncoding(PureFrequencyOracle):
         [wang2017] §4.2; [grr_vs_oue] Algorithm 3.
         """
         values, rng = self._client_inputs(values, rng)
-        check_allocation(
-            "values",
-            Described(f"{values.size:,} values"),
-            values.size * self.d,
-            itemsize=1,
-            what=f"{values.size:,} reports of d = {self.d:,} bits",
-        )
+        _check_user_arrays(values.size, self.d, "reports", "bits", itemsize=1)
         # temporaries: 17 bytes per bit
         rows = max(1, min(_ROWS_PER_BLOCK, _BLOCK_BYTES // (17 * self.d)))
         reports = np.empty((values.size, self.d), dtype=np.int8)
