@@ -3,7 +3,7 @@
 Written by ``field_oracles.best_oracle_map(KEYS, PHASE_EPSILONS, PHASE_DS)`` (the science notebook 07 maps);
 ``tests/explore/test_explore.py`` recomputes it and fails if it differs.  Row i is d = PHASE_DS[i], column j
 ε = PHASE_EPSILONS[j]; a character is the index into KEYS ("." where every oracle refuses).
-Every row is a run of OLH ("7") then GRR ("0"): SEVENS holds each row's count of "7" (a recomputed map
+Every row is a run of SS ("7", KEYS[7]) then GRR ("0"): SEVENS holds each row's count of "7" (a recomputed map
 of another form is written out row by row again).
 """
 
