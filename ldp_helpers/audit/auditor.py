@@ -134,17 +134,10 @@ class AuditResult:
         if self.claimed_epsilon is None:
             return float("nan")
 
+        bound = partial(epsilon_lower_bound, self.count0, self.n_trials, self.count1, self.n_trials)
+
         def g(c):
-            return (
-                epsilon_lower_bound(
-                    self.count0,
-                    self.n_trials,
-                    self.count1,
-                    self.n_trials,  # noqa: E731
-                    confidence=c,
-                )
-                - self.claimed_epsilon
-            )
+            return bound(confidence=c) - self.claimed_epsilon
 
         low, high = 1e-9, 1.0 - 1e-12
         if g(low) <= 0:

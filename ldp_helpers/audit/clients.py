@@ -140,21 +140,15 @@ class BlackBoxClient:
 def _check_report(report, value, trial, width) -> np.ndarray:
     if isinstance(report, (Real, np.bool_)) and not isinstance(report, np.ndarray):
         row = np.array([float(report)])
-    elif isinstance(report, (np.ndarray, list, tuple)):
-        row = np.asarray(report)
-        if row.ndim != 1 or row.dtype.kind not in "biuf":
+    else:
+        row = np.asarray(report) if isinstance(report, (np.ndarray, list, tuple)) else None
+        if row is None or row.ndim != 1 or row.dtype.kind not in "biuf":
             fail_type(
                 "report",
                 report,
                 f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})",
             )
         row = row.astype(float)
-    else:
-        fail_type(
-            "report",
-            report,
-            f"a real number or a 1-D numeric array (client on value={value!r}, trial {trial})",
-        )
     if width is not None and row.size != width:
         raise ValueError(
             f"the client's reports changed length: {row.size} at trial {trial} on value={value!r}, "

@@ -140,13 +140,6 @@ def _distinct_rows(pooled: np.ndarray) -> np.ndarray | None:
     return pooled[first]
 
 
-def _check_pilot(matrix0, matrix1) -> tuple[np.ndarray, np.ndarray]:
-    """Two finite report matrices (rows: reports) of the same width."""
-    m0 = check_real_array("matrix0", matrix0, ndim=2, what="(reports × columns)")
-    m1 = check_real_array("matrix1", matrix1, ndim=2, last=m0.shape[1], what="(reports × columns)")
-    return m0, m1
-
-
 def _candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
     """Candidate events from the pilot reports of the two inputs (singles, pairs, whole outcomes)."""
     pooled = np.vstack((matrix0, matrix1))
@@ -175,7 +168,10 @@ def choose_event(
     ε_lb at the audit's confidence), called once per orientation with arrays of counts (one entry per
     candidate event) and returning an array.  Ties go to the earlier candidate, x₀'s orientation first.
     """
-    matrix0, matrix1 = _check_pilot(matrix0, matrix1)
+    matrix0 = check_real_array("matrix0", matrix0, ndim=2, what="(reports × columns)")
+    matrix1 = check_real_array(
+        "matrix1", matrix1, ndim=2, last=matrix0.shape[1], what="(reports × columns)"
+    )
     check_real("confidence", confidence, low=0.0, high=1.0)
     check_callable(
         "bound", bound, "a callable bound(count0, n0, count1, n1) -> array, on count arrays"

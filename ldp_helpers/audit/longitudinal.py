@@ -60,9 +60,8 @@ class AttackCurve:
     ks: np.ndarray
     success: np.ndarray  # averaging attack, v uniform
     success_se: np.ndarray  # 0 where exact
-    bayes: (
-        np.ndarray | None
-    )  # the best possible attacker's success (1 + TV)/2; None for a simulated curve
+    # the best possible attacker's success (1 + TV)/2; None for a simulated curve
+    bayes: np.ndarray | None
     epsilon: np.ndarray  # composed ε of the k reports
     epsilon_exact: np.ndarray  # True where epsilon comes from a whole-stream table
     exact: bool  # success computed exactly (binomial law)

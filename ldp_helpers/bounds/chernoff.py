@@ -127,9 +127,8 @@ def two_sided_delta(probability, mu):
     mu = check_real_array("mu", mu, low=0.0)
     with np.errstate(over="ignore"):
         delta = np.sqrt(3 * np.log(2 / prob) / mu)
-    if not np.all(
-        np.isfinite(delta)
-    ):  # 2/p or the quotient beyond 1e308 (a subnormal p or μ): in logs
+    # 2/p or the quotient beyond 1e308 (a subnormal p or μ): in logs
+    if not np.all(np.isfinite(delta)):
         exponent = 3 * (math.log(2) - np.log(prob))  # the log of 2/p, finite for every p > 0
         delta = np.where(np.isfinite(delta), delta, np.sqrt(exponent) / np.sqrt(mu))
     return _out(delta)
@@ -281,9 +280,8 @@ def _binomial_tail(n, p, d, tail):
     mu = n * p
     up = binom.sf(_count_cut((1 + d) * mu, np.ceil) - 1, n, p)
     down = np.where(d <= 1, binom.cdf(_count_cut((1 - d) * mu, np.floor), n, p), 0.0)
-    both = np.where(
-        d > 0, np.minimum(up + down, 1.0), 1.0
-    )  # disjoint for δ > 0; |X − μ| ≥ 0 always
+    # disjoint for δ > 0; |X − μ| ≥ 0 always
+    both = np.where(d > 0, np.minimum(up + down, 1.0), 1.0)
     return {"upper": up, "lower": down, "two-sided": both}[tail]
 
 

@@ -31,9 +31,8 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     first_value = check_real("first_value", first_value, low=0.0)
     exponent = check_real("exponent", exponent)
-    t = check_real_array(
-        "rounds", rounds, low=beta / 2, ndim=1, what="(T of each point)"
-    )  # a scalar raised IndexError at shape[0]; a 2-D array was divided by its first row
+    # a scalar raised IndexError at shape[0]; a 2-D array was divided by its first row
+    t = check_real_array("rounds", rounds, low=beta / 2, ndim=1, what="(T of each point)")
     log_term = union_log(2 * t, beta)
     with np.errstate(over="ignore", invalid="ignore"):
         shape = t**exponent * np.sqrt(log_term)
@@ -57,9 +56,8 @@ def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
         beta = check_probability(beta, "beta", open_low=True, open_high=True)
         # erfc(a/√2) = 1 − (1 − β)^{1/T}
         return float(math.sqrt(2) * special.erfcinv(-math.expm1(math.log1p(-beta) / T)))
-    upper = (
-        2 * math.sqrt(2 * math.log(2 * T)) + 10
-    )  # 1 − erf^T < 2T·e^{−x²/2} is below 1e-20 beyond
+    # 1 − erf^T < 2T·e^{−x²/2} is below 1e-20 beyond
+    upper = 2 * math.sqrt(2 * math.log(2 * T)) + 10
     return float(
         integrate.quad(
             lambda x: -math.expm1(T * math.log1p(-math.erfc(x / math.sqrt(2)))) if x > 0 else 1.0,

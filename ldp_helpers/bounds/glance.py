@@ -130,9 +130,8 @@ def log_term(n_users: int, n_rounds: int, beta: float) -> float:
         T * union_log(4 * T, beta),
         what=f"T·log(4T/β) for T={T}, beta={beta:g} (domain of Eq. (1))",
     )
-    return -math.log1p(
-        -T * union_log(4 * T, beta) / N
-    )  # log(1/(1 − x)) = −log1p(−x), exact also for small x
+    # log(1/(1 − x)) = −log1p(−x), exact also for small x
+    return -math.log1p(-T * union_log(4 * T, beta) / N)
 
 
 def theta(epsilon, n_users: int, n_rounds: int, beta: float):
@@ -147,9 +146,8 @@ def theta(epsilon, n_users: int, n_rounds: int, beta: float):
     eps, L = _epsilons(epsilon), log_term(n_users, n_rounds, beta)
     e, e_minus_1 = np.exp(eps), np.expm1(eps)  # e^ε and e^ε − 1 (expm1: exact also for small ε)
     a = 2 * e / 9 * L
-    return 2 * e / (3 * e_minus_1) * L + 3 / e_minus_1 * np.hypot(
-        a, 2 * np.sqrt(a)
-    )  # hypot(a, 2√a) = sqrt(a² + 4a)
+    # hypot(a, 2√a) = sqrt(a² + 4a)
+    return 2 * e / (3 * e_minus_1) * L + 3 / e_minus_1 * np.hypot(a, 2 * np.sqrt(a))
 
 
 def theta_large_epsilon_limit(n_users: int, n_rounds: int, beta: float) -> float:
@@ -304,9 +302,8 @@ def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta):
     """
     variance = harmony_variance_term(epsilon, n_users, n_rounds)
     beta = check_real_array("beta", beta, low=0.0, high=1.0 / (n_users + 1) ** 2)
-    return np.sqrt(
-        variance * -np.log((n_users + 1) ** 2 * beta)
-    )  # log(1/x) as −log x: no overflow at tiny β
+    # log(1/x) as −log x: no overflow at tiny β
+    return np.sqrt(variance * -np.log((n_users + 1) ** 2 * beta))
 
 
 # ---------------------------------------------------------------- Table 1 and Figure 2

@@ -193,11 +193,8 @@ def tutorial_printed_epsilon_one_report(params: RapporParams) -> float:
     ----------
     [tutorial] "RAPPOR", ε₂.
     """
-    p_printed, q_star = (
-        _printed_p_star(check_instance("params", params, RapporParams).f, params.p),
-        params.q_star,
-    )
-    return params.h * unary_loss(q_star, p_printed)
+    p_printed = _printed_p_star(check_instance("params", params, RapporParams).f, params.p)
+    return params.h * unary_loss(params.q_star, p_printed)
 
 
 #: the decoder's multiple-testing corrections: none (n_tests = 1), Bonferroni over the M candidates,

@@ -49,9 +49,8 @@ def composed_privacy_loss(table, reports: int) -> float:
     """
     table = check_probabilities("table", table, ndim=2, what="(inputs × outputs)")
     reports = check_int("reports", reports, low=1)
-    if reports * math.log(table.shape[1]) > math.log(
-        MAX_COMPOSED_OUTPUTS
-    ):  # logs: no 2^(10^12) integer
+    # logs: no 2^(10^12) integer
+    if reports * math.log(table.shape[1]) > math.log(MAX_COMPOSED_OUTPUTS):
         fail(
             "reports",
             reports,

@@ -62,9 +62,8 @@ def project_to_simplex(estimates, total) -> np.ndarray:
     """
     est = _check_estimates(estimates)
     total = check_real("total", total, low=0.0, low_open=False)
-    if (
-        total == 0.0
-    ):  # the simplex is the single point 0 (and the sort-based threshold has no candidate)
+    # the simplex is the single point 0 (and the sort-based threshold has no candidate)
+    if total == 0.0:
         return np.zeros(est.size)
     shift = _simplex_shift(est, total)
     if shift is None:  # rounding lost every candidate (|ĉ| ≫ total): ĉ − max ĉ projects alike

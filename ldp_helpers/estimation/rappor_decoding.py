@@ -194,11 +194,8 @@ def total_counts(
     low = int(decoding.candidates.max()) + 1 if decoding.candidates.size else 1
     n_candidates = check_int("n_candidates", n_candidates, low=low)
     check_allocation("n_candidates", n_candidates, n_candidates)
-    estimate, std_error, p_value = (
-        np.zeros(n_candidates),
-        np.full(n_candidates, np.nan),
-        np.ones(n_candidates),
-    )
+    estimate, p_value = np.zeros(n_candidates), np.ones(n_candidates)
+    std_error = np.full(n_candidates, np.nan)
     estimate[decoding.candidates] = m * decoding.estimates
     std_error[decoding.candidates] = m * decoding.std_errors
     p_value[decoding.candidates] = decoding.p_values

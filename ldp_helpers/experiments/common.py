@@ -54,9 +54,8 @@ def mean_and_se(samples):
     with np.errstate(over="ignore", invalid="ignore"):
         mean = samples.mean(axis=-1)
         se = samples.std(axis=-1, ddof=1) / np.sqrt(samples.shape[-1])
-    if not (
-        np.all(np.isfinite(mean)) and np.all(np.isfinite(se))
-    ):  # a sum or a square beyond 1e308
+    # a sum or a square beyond 1e308
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(se))):
         scale = samples.max(axis=-1)  # > 0 there: the samples over their largest, then scaled back
         with np.errstate(over="ignore", invalid="ignore"):
             unit = samples / np.expand_dims(np.where(scale > 0, scale, 1.0), -1)

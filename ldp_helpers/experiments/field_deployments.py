@@ -196,14 +196,12 @@ def memoized_history_loss(mechanism, histories, *, step: int | None = None) -> f
     mechanism = check_instance("mechanism", mechanism, (DBitFlip, OneBitMean))
     histories = check_ndim("histories", histories, 2, what="(histories × rounds)")
     if isinstance(mechanism, OneBitMean):
-        return float(
-            max_privacy_loss(
-                mechanism.memoized_history_table(histories, check_int("step", step, low=1))
-            )
-        )
-    if step is not None:
+        table = mechanism.memoized_history_table(histories, check_int("step", step, low=1))
+    elif step is not None:
         fail("step", step, "None for dBitFlip (α-point rounding is 1BitMean's)")
-    return float(max_privacy_loss(mechanism.memoized_history_table(histories)))
+    else:
+        table = mechanism.memoized_history_table(histories)
+    return float(max_privacy_loss(table))
 
 
 def changed_report_share(
@@ -255,10 +253,8 @@ def joint_zipf_counts(
         fail(
             "domain_sizes", domain_sizes, "at least two attributes with at most 2^20 tuples in all"
         )
-    exponent, rng = (
-        check_real("exponent", exponent, low=0.0, low_open=False, high=10.0),
-        check_rng(rng),
-    )
+    exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
+    rng = check_rng(rng)
     law = np.ones(1)
     for k in sizes:
         weights = 1.0 / np.arange(1, k + 1) ** exponent

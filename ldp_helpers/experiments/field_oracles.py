@@ -137,11 +137,8 @@ def build_oracle(
     [wang2017] §4; [apple2017] Algorithm 1 (the sketch's public hash functions).
     """
     key = check_choice("mechanism_key", mechanism_key, oracle_keys())
-    epsilon, d, seed = (
-        check_epsilon(epsilon),
-        check_int("d", d, low=2),
-        check_int("seed", seed, low=0),
-    )
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    seed = check_int("seed", seed, low=0)
     hash_family = check_choice("hash_family", hash_family, HASH_FAMILIES)
     structure = _check_structure(structure)
     own = tuple(
@@ -155,13 +152,8 @@ def build_oracle(
 
 def _check_structure(structure) -> dict:
     """``structure`` as :func:`build_oracle` takes it: None (all defaults) or {name: int | None}."""
-    structure = (
-        {}
-        if structure is None
-        else check_instance(
-            "structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16})"
-        )
-    )
+    structure = {} if structure is None else structure
+    check_instance("structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16})")
     names = {name for k in oracle_keys() for name, _ in _structure_defaults(k)}
     if set(structure) - names:
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
@@ -391,9 +383,8 @@ def _check_grid(epsilons, most: int | None = None) -> np.ndarray:
 def _risk(key: str, epsilon: float, d: int, counts: np.ndarray) -> float:
     try:
         mse = exact_mse(build_oracle(key, epsilon, d), counts)
-    except (
-        ValueError
-    ):  # the oracle refuses (ε, d): e.g. double-precision underflow, a longitudinal ε₁ ≥ ε∞
+    except ValueError:
+        # the oracle refuses (ε, d): e.g. double-precision underflow, a longitudinal ε₁ ≥ ε∞
         return math.inf
     return d * mse / int(counts.sum())
 
@@ -451,11 +442,8 @@ def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
     ----------
     [cormode2021] (the sketches' collisions); [wang2017] Theorem 2.
     """
-    keys, epsilon, d = (
-        _check_keys(keys),
-        check_epsilon(epsilon),
-        check_int("d", d, low=2, high=2**20),
-    )
+    keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
+    d = check_int("d", d, low=2, high=2**20)
     n_grid = check_int_array("n_grid", n_grid, low=d, high=10**12).ravel()
     out = np.full((len(keys), n_grid.size), math.inf)
     for j, n in enumerate(n_grid):
@@ -635,9 +623,8 @@ def server_seconds(
     import time
 
     keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
-    d = check_int(
-        "d", d, low=2, high=math.isqrt(MAX_SERVER_CELLS)
-    )  # n ≥ d and n·d ≤ MAX_SERVER_CELLS
+    # n ≥ d and n·d ≤ MAX_SERVER_CELLS
+    d = check_int("d", d, low=2, high=math.isqrt(MAX_SERVER_CELLS))
     n = check_int("n", n, low=d, high=min(10**7, MAX_SERVER_CELLS // d))
     repeats = check_int("repeats", repeats, low=1, high=100)
     rng = check_rng(rng)

@@ -47,10 +47,6 @@ def _check_mechanism_cls(name, value):
     return value
 
 
-def _check_population(value):
-    return check_instance("population", value, Population)
-
-
 def _epsilons(epsilons):
     return np.atleast_1d(check_epsilons(epsilons))
 
@@ -64,10 +60,8 @@ def error_curve(
     mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator, n_draws: int
 ) -> np.ndarray:
     """``Err`` samples for each ε, shape (len(epsilons), n_draws)."""
-    mechanism_cls, population = (
-        _check_mechanism_cls("mechanism_cls", mechanism_cls),
-        _check_population(population),
-    )
+    mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
+    population = check_instance("population", population, Population)
     n_draws = check_n_draws(n_draws)
     return np.array(
         [
@@ -127,10 +121,8 @@ def exceedance_probabilities(
 
     Shape (len(epsilons),).
     """
-    mechanism_cls, population = (
-        _check_mechanism_cls("mechanism_cls", mechanism_cls),
-        _check_population(population),
-    )
+    mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
+    population = check_instance("population", population, Population)
     epsilons = _epsilons(epsilons)
     bounds = check_real_array("bounds", bounds, low=0.0, low_open=False)
     if bounds.shape not in ((), epsilons.shape):
@@ -150,10 +142,8 @@ def rate_fit(x, mean, se, *, log_x: bool = True) -> tuple[float, float]:
     ----------
     [glance] Table 1; [glance] Corollaries 1–5.
     """
-    mean, se = (
-        check_real_array("mean", mean, low=0.0),
-        check_real_array("se", se, low=0.0, low_open=False),
-    )
+    mean = check_real_array("mean", mean, low=0.0)
+    se = check_real_array("se", se, low=0.0, low_open=False)
     if mean.shape != se.shape:
         fail_shape("se", se.shape, f"one standard error per mean ({mean.shape})")
     return fitted_slope(x, mean, log_x=log_x), fitted_slope_se(x, mean, se, log_x=log_x)
@@ -171,9 +161,8 @@ def sparse_round_tail(epsilon: float, n_reporters: int, deviations) -> TailCheck
     ----------
     [glance] Claim 1; [glance] Eq. (1); [glance] condition (2).
     """
-    epsilon = check_epsilon(
-        epsilon, high=300.0
-    )  # beyond, q = 1/(e^ε + 1) and the exact tail underflow
+    # beyond 300, q = 1/(e^ε + 1) and the exact tail underflow
+    epsilon = check_epsilon(epsilon, high=300.0)
     n_reporters = check_int("n_reporters", n_reporters, low=1)
     s = check_real_array("deviations", deviations, low=0.0)
     q = q_bin_probabilities(epsilon)[1]  # Pr[report 1 | v = 0]
@@ -207,7 +196,8 @@ def error_parts_curve(
     population: Population, epsilons, *, rng: np.random.Generator, n_draws: int
 ) -> dict:
     """:func:`_glance_error_parts` for each ε (T from the population): entries of shape (len(epsilons), n_draws)."""
-    population, rng, n_draws = _check_population(population), check_rng(rng), check_n_draws(n_draws)
+    population = check_instance("population", population, Population)
+    rng, n_draws = check_rng(rng), check_n_draws(n_draws)
     parts = [
         _glance_error_parts(
             Glance(float(e), population.n_rounds), population, rng=rng, n_draws=n_draws

@@ -92,9 +92,8 @@ class WorkedExample:
     true_counts: np.ndarray  # f_i
     support: np.ndarray  # f'_i: counted from the printed output (GRR), assumed by the thesis (OUE)
     estimates: np.ndarray  # L[f_i] with the exact p and q
-    printed_estimates: (
-        np.ndarray
-    )  # L[f_i] with the rounded p (GRR) or q (OUE) the thesis substitutes
+    # L[f_i] with the rounded p (GRR) or q (OUE) the thesis substitutes
+    printed_estimates: np.ndarray
     expected_support: np.ndarray  # E[f'_i] = f_i p + (n − f_i) q
 
     @property
@@ -123,10 +122,8 @@ def worked_examples() -> dict[str, WorkedExample]:
     counts = np.array(EXAMPLE_COUNTS)
     n, d = int(counts.sum()), counts.size
     grr, oue = GRR(EXAMPLE_EPSILON, d), OUE(EXAMPLE_EPSILON, d)
-    grr_support, oue_support = (
-        grr.aggregate(np.array(GRR_EXAMPLE_OUTPUT)),
-        np.array(OUE_EXAMPLE_SUPPORT),
-    )
+    grr_support = grr.aggregate(np.array(GRR_EXAMPLE_OUTPUT))
+    oue_support = np.array(OUE_EXAMPLE_SUPPORT)
     printed = {"GRR": (PRINTED_GRR_P, (1 - PRINTED_GRR_P) / (d - 1)), "OUE": (oue.p, PRINTED_OUE_Q)}
     return {
         name: WorkedExample(
@@ -259,6 +256,13 @@ def _squared_errors(
     return np.mean(np.square(estimates - counts), axis=-1) / n**2
 
 
+def _seed_sequence(seed) -> np.random.SeedSequence:
+    """``seed`` itself if a SeedSequence, else the SeedSequence of the integer ``seed`` ≥ 0."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    return np.random.SeedSequence(check_int("seed", seed, low=0))
+
+
 def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[str, np.ndarray]]:
     """Simulated, exact and approximate MSE vs ε for GRR and OUE on one dataset.
 
@@ -279,11 +283,7 @@ def mse_curves(true_counts, epsilons, *, n_draws: int, seed) -> dict[str, dict[s
     counts = check_histogram(true_counts)
     n, n_draws = int(counts.sum()), check_n_draws(n_draws)
     epsilons = check_epsilons(epsilons).ravel()
-    sequence = (
-        seed
-        if isinstance(seed, np.random.SeedSequence)
-        else np.random.SeedSequence(check_int("seed", seed, low=0))
-    )
+    sequence = _seed_sequence(seed)
     curves = {}
     for (name, cls), child in zip(PROTOCOLS.items(), sequence.spawn(len(PROTOCOLS))):
         protocols = [cls(eps, counts.size) for eps in epsilons]
@@ -400,11 +400,7 @@ def reversal_readings(brand_counts, epsilons, *, n_draws: int, seed) -> Reversal
     epsilons = check_epsilons(epsilons)
     # every brand's experiments are drawn apart: b · n_draws · RUNS_PER_EPSILON surveys per protocol and ε
     n_draws = check_int("n_draws", n_draws, low=1, high=MAX_N_DRAWS // (b * RUNS_PER_EPSILON))
-    sequence = (
-        seed
-        if isinstance(seed, np.random.SeedSequence)
-        else np.random.SeedSequence(check_int("seed", seed, low=0))
-    )
+    sequence = _seed_sequence(seed)
     clipped, *per_brand = sequence.spawn(1 + b)
     scaled = b * groups
     surveys = {

@@ -23,17 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldp_helpers._validation import (
-    check_bool,
     check_epsilon,
     check_int,
     check_int_array,
-    check_n_draws,
     check_real,
-    check_rng,
     fail,
     fail_type,
 )
-from ldp_helpers.experiments.tutorial_protocols import PEM_ETA, _curve
+from ldp_helpers.experiments.tutorial_protocols import PEM_ETA, _check_runs, _curve
 from ldp_helpers.protocols.expander_sketch import private_expander_sketch
 from ldp_helpers.protocols.heavy_hitters import MAX_BITS, HeavyHitters, bitstogram, pem, treehist
 from ldp_helpers.protocols.sketch_heavy_hitters import linf_error, sfp
@@ -64,16 +61,13 @@ def _population(n_users, bits, exponent, support, rng) -> np.ndarray:
 
 
 def _run(protocol, values, bits, epsilon, k, rng) -> HeavyHitters:
-    if protocol == "PrivateExpanderSketch":
-        return private_expander_sketch(values, bits, epsilon, k, rng=rng)
-    if protocol == "Bitstogram":
-        return bitstogram(values, bits, epsilon, k, rng=rng)
+    if protocol == "TreeHist":
+        found = treehist(values, bits, epsilon, rng=rng)
+        return HeavyHitters(found.values[:k], found.estimates[:k], found.lengths)
     if protocol == "PEM":
         return pem(values, bits, epsilon, k, eta=PEM_ETA, rng=rng)
-    if protocol == "SFP":
-        return sfp(values, bits, epsilon, k, rng=rng)
-    found = treehist(values, bits, epsilon, rng=rng)
-    return HeavyHitters(found.values[:k], found.estimates[:k], found.lengths)
+    run = {"PrivateExpanderSketch": private_expander_sketch, "Bitstogram": bitstogram, "SFP": sfp}
+    return run[protocol](values, bits, epsilon, k, rng=rng)
 
 
 def _truth(values, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -106,9 +100,8 @@ def _check_protocols(protocols) -> tuple:
 
 def _scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> Scaling:
     """Run every protocol on ``n_draws`` fresh populations per (n, bits) setting."""
-    data_rng, *streams = rng.spawn(
-        len(PROTOCOLS) + 1
-    )  # a protocol's stream is fixed by its name, whoever else runs
+    # a protocol's stream is fixed by its name, whoever else runs
+    data_rng, *streams = rng.spawn(len(PROTOCOLS) + 1)
     scores = {p: np.zeros((len(settings), n_draws, 2)) for p in protocols}
     for i, (n, bits, epsilon) in enumerate(
         progress_bar(settings, progress, f"heavy hitters against {what}")
@@ -187,8 +180,7 @@ def scaling_by_bits(
 def _checked_scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> Scaling:
     k = check_int("k", k, low=1, high=min(HH_SUPPORT, 2 ** min(bits for _, bits, _ in settings)))
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
-    n_draws = check_n_draws(n_draws, low=2)  # a standard error needs two runs
-    rng, progress = check_rng(rng), check_bool("progress", progress)
+    n_draws, rng, progress = _check_runs(n_draws, rng, progress)
     protocols = _check_protocols(protocols)
     smallest = min(n for n, _, _ in settings)
     if smallest < 64:

@@ -51,9 +51,8 @@ N_USERS_EXP2 = 100_000  # N of Experiment 2 (§6.3)
 THETA = 0.8  # the heavy-hitter threshold θ of both experiments
 EPSILONS = (1.0, 10.0, 200.0)  # the budgets of both experiments: Fig. 2a–c and Fig. 2d–f
 ROUNDS_EXP2 = np.arange(100, 1001, 100)  # Experiment 2's T = 100, 200, …, 1000
-PAPER_PEAKS = dict(
-    zip(EPSILONS, ((1, 0.71), (6, 0.91), (100, 0.99)))
-)  # §6.2: the m where F peaks, and the peak F
+# §6.2: the m where F peaks, and the peak F
+PAPER_PEAKS = dict(zip(EPSILONS, ((1, 0.71), (6, 0.91), (100, 0.99))))
 
 # ---------------------------------------------------------------- our settings (the paper fixes none of these)
 BETA = 0.05  # β of the certified α: bound (2) = β
@@ -289,9 +288,8 @@ class RateFit:
 
     slopes: dict  # (b, method) -> fitted slope of ln(mean max error / √log(2T/β)) against ln T
     se: dict  # (b, method) -> Monte-Carlo SE of that slope
-    residual_mean: (
-        float  # the slope √log(2T/β) leaves for the mean max of T Gaussians (a bias of the fit)
-    )
+    # the slope √log(2T/β) leaves for the mean max of T Gaussians (a bias of the fit)
+    residual_mean: float
     residual_quantile: float  # the same for their (1 − β)-quantile
 
 
@@ -336,9 +334,8 @@ def fit_rates(rounds, errors, beta: float) -> RateFit:
         key: fitted_slope(rounds, err.mean(axis=1), log_correction_beta=beta)
         for key, err in errors.items()
     }
-    se = {
-        key: fitted_slope_se(rounds, *mean_and_se(err)) for key, err in errors.items()
-    }  # the log correction does not change the SE
+    # the log correction does not change the SE
+    se = {key: fitted_slope_se(rounds, *mean_and_se(err)) for key, err in errors.items()}
     residual_mean, residual_quantile = (
         log_correction_residual(rounds, beta, quantile=q) for q in (False, True)
     )

@@ -205,13 +205,8 @@ def audit_table(audits) -> str:
         for a in audits
     ]
     worst = max(a.result.epsilon_lb - a.exact_epsilon for a in audits)
-    return "\n".join(
-        [
-            *lines,
-            "",
-            f"largest ε_lb − exact ε over {len(audits)} mechanisms: {worst:.3f} (must be ≤ 0)",
-        ]
-    )
+    summary = f"largest ε_lb − exact ε over {len(audits)} mechanisms: {worst:.3f} (must be ≤ 0)"
+    return "\n".join([*lines, "", summary])
 
 
 def epsilon_lb_curve(
@@ -400,10 +395,8 @@ def longitudinal_curves(
     :class:`~ldp_helpers.sweeps.ChunkError` keeps every finished chunk in ``completed``, keyed
     by (stream index, k index); pass it back as ``completed=`` to compute only the missing ones.
     """
-    epsilon, stream_epsilon = (
-        check_epsilon(epsilon),
-        check_epsilon(stream_epsilon, "stream_epsilon"),
-    )
+    epsilon = check_epsilon(epsilon)
+    stream_epsilon = check_epsilon(stream_epsilon, "stream_epsilon")
     rappor_f, rappor_p, rappor_q = (
         check_probability(v, name)
         for v, name in ((rappor_f, "rappor_f"), (rappor_p, "rappor_p"), (rappor_q, "rappor_q"))

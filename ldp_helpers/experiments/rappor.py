@@ -307,9 +307,8 @@ def client_check(params: RapporParams, n_reports: int, *, rng: np.random.Generat
     n_reports = check_int("n_reports", n_reports, low=1)
     check_allocation("n_reports", n_reports, n_reports * (params.k + 2), what="the reports' bits")
     rng = check_rng(rng)
-    mechanism = Rappor.create(
-        params, 1, rng=rng
-    )  # a single candidate: every user holds it, in cohort 0
+    # a single candidate: every user holds it, in cohort 0
+    mechanism = Rappor.create(params, 1, rng=rng)
     bloom = mechanism.blooms[0, 0]
     bits = mechanism.perturb(np.zeros((n_reports, 2), dtype=int), rng=rng).bits
     on, off = bits[:, bloom == 1], bits[:, bloom == 0]
@@ -322,9 +321,8 @@ def disjoint_filters_loss(params: RapporParams) -> float:
 
     The pair the closed form ε₁ = h ln(q*(1−p*)/(p*(1−q*))) is tight for ([erlingsson2014] Theorem 2).
     """
-    check_int(
-        "params.h", check_instance("params", params, RapporParams).h, high=8
-    )  # 2^(2h) reports
+    # 2^(2h) reports
+    check_int("params.h", check_instance("params", params, RapporParams).h, high=8)
     filters = np.kron(np.eye(2, dtype=np.int8), np.ones((1, params.h), dtype=np.int8))
     return max_privacy_loss(report_table(filters, params.bit_table()))
 
@@ -355,9 +353,8 @@ def estimator_check(
     """
     n_draws = check_n_draws(n_draws, low=2)
     t = check_instance("mechanism", mechanism, Rappor).estimand(truth)
-    variance = check_real_array(
-        "mechanism.variance(truth)", mechanism.variance(truth), low=0.0
-    )  # a randomized report
+    # a randomized report
+    variance = check_real_array("mechanism.variance(truth)", mechanism.variance(truth), low=0.0)
     draws = mechanism.estimate(
         mechanism.sample_aggregate(truth, rng=rng, n_draws=n_draws), mechanism.n_reports(truth)
     )

@@ -38,11 +38,6 @@ from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, LocalHashing
 from ldp_helpers.mechanisms.randomized_response import BinaryRR
 
 
-def _check_surveys(n_draws) -> int:
-    """The number of simulated surveys behind an empirical variance: an integer in [2, MAX_N_DRAWS]."""
-    return check_n_draws(n_draws, low=2)
-
-
 def _check_classes(oracle_classes) -> dict:
     """A dict of label → FrequencyOracle subclass (the oracles a study compares)."""
     if (
@@ -113,7 +108,7 @@ def variance_study(
     """
     index = check_int("index", index, low=0, high=check_int("d", d, low=2) - 1)
     epsilons = check_epsilons(epsilons).ravel()
-    n_draws, rng = _check_surveys(n_draws), check_rng(rng)
+    n_draws, rng = check_n_draws(n_draws, low=2), check_rng(rng)
     out = {}
     for name, cls in _check_classes(oracle_classes).items():
         oracles = [cls(float(e), d) for e in epsilons]
@@ -149,7 +144,7 @@ def uniform_variance_per_user(
     top = 2**62 // int(domain_sizes.max())
     users_per_value = check_int("users_per_value", users_per_value, low=1, high=top)
     if n_draws is not None:
-        n_draws, rng = _check_surveys(n_draws), check_rng(rng)
+        n_draws, rng = check_n_draws(n_draws, low=2), check_rng(rng)
     out = {}
     for name, cls in _check_classes(oracle_classes).items():
         values = []
@@ -171,7 +166,7 @@ def cms_mean_z_scores(cms, true_counts, *, n_draws: int, rng: np.random.Generato
     [apple2017] Algorithm 3 (mean query); [tutorial] "Apple's implementation of LDP".
     """
     check_instance("cms", cms, CountMeanSketch)
-    estimates = _estimates(cms, true_counts, _check_surveys(n_draws), check_rng(rng))
+    estimates = _estimates(cms, true_counts, check_n_draws(n_draws, low=2), check_rng(rng))
     return versus_exact(estimates, cms.expected_estimate(true_counts), cms.variance(true_counts)).z
 
 
@@ -190,7 +185,7 @@ def postprocessing_summary(oracle, true_counts, *, n_draws: int, rng: np.random.
             Described("no zero count"),
             "counts with at least one absent value (a zero count)",
         )
-    raw = _estimates(oracle, counts, _check_surveys(n_draws), check_rng(rng))
+    raw = _estimates(oracle, counts, check_n_draws(n_draws, low=2), check_rng(rng))
     summary = {}
     for method in METHODS:
         processed = np.array([postprocess(row, n, method) for row in raw])
@@ -206,12 +201,10 @@ class Walkthrough:
     """One frequency oracle, step by step: a user's report, what it supports, and one survey's estimates."""
 
     report: np.ndarray  # the user's whole report (value, bit vector, noisy vector or (a, b, y))
-    support: (
-        np.ndarray
-    )  # the values it supports (pure oracles); empty for SHE (summed, not counted)
-    estimates: (
-        np.ndarray
-    )  # ĉ(i) of one survey of the population, drawn by the exact aggregate sampler
+    # the values it supports (pure oracles); empty for SHE (summed, not counted)
+    support: np.ndarray
+    # ĉ(i) of one survey of the population, drawn by the exact aggregate sampler
+    estimates: np.ndarray
     sd: np.ndarray  # exact standard deviation of ĉ(i) for that population
 
 

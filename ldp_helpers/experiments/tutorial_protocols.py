@@ -80,6 +80,11 @@ class Curve:
         return float(np.min(in_se(self.mean - other.mean, self.se, other.se)))
 
 
+def _check_runs(n_draws, rng, progress) -> tuple:
+    """``n_draws`` ≥ 2 runs per grid point (a standard error needs two), the Generator and the progress flag."""
+    return check_n_draws(n_draws, low=2), check_rng(rng), check_bool("progress", progress)
+
+
 def _curve(samples) -> Curve:
     """Mean and SE over the runs of each grid point (samples: grid × n_draws)."""
     return Curve(*mean_and_se(samples))
@@ -194,10 +199,8 @@ def zipf_values(
     ----------
     [wang2021pem] (Zipf-distributed synthetic data).
     """
-    n_users, bits = (
-        check_int("n_users", n_users, low=1, high=10**8),
-        check_int("bits", bits, low=1, high=20),
-    )
+    n_users = check_int("n_users", n_users, low=1, high=10**8)
+    bits = check_int("bits", bits, low=1, high=20)
     exponent = check_real("exponent", exponent, low=0.0, low_open=False, high=10.0)
     rng = check_rng(rng)
     weights = 1.0 / np.arange(1, 2**bits + 1) ** exponent
@@ -224,11 +227,7 @@ def heavy_hitter_recall(
     bits = check_int("bits", bits, low=1, high=20)
     values = check_domain_values("values", values, 2**bits).ravel()
     k, epsilons = check_int("k", k, low=1, high=2**bits), check_epsilons(epsilons).ravel()
-    n_draws, rng, progress = (
-        check_n_draws(n_draws, low=2),
-        check_rng(rng),
-        check_bool("progress", progress),
-    )
+    n_draws, rng, progress = _check_runs(n_draws, rng, progress)
     return _recall(values, bits, k, epsilons, n_draws, rng, progress)
 
 
@@ -304,15 +303,9 @@ def itemset_precision(
     """
     epsilons = check_epsilons(epsilons).ravel()
     ldpminer_ell, k = check_int("ldpminer_ell", ldpminer_ell, low=1), check_int("k", k, low=1)
-    n_draws, rng, progress = (
-        check_n_draws(n_draws, low=2),
-        check_rng(rng),
-        check_bool("progress", progress),
-    )
-    truth, sets = (
-        item_counts(baskets, d),
-        FlatSets(baskets, d),
-    )  # validated once, surveyed n_draws times per ε
+    n_draws, rng, progress = _check_runs(n_draws, rng, progress)
+    # validated once, surveyed n_draws times per ε
+    truth, sets = item_counts(baskets, d), FlatSets(baskets, d)
     miners = {
         "SVIM": lambda e: svim(sets, d, e, k, rng=rng).items,
         "LDPMiner": lambda e: ldpminer(sets, d, e, k, ell=ldpminer_ell, rng=rng).items,
@@ -339,10 +332,8 @@ def tree_users(
     """
     check_instance("taxonomy", taxonomy, Taxonomy)
     n_users = check_int("n_users", n_users, low=1, high=10**8)
-    hot_share, rng = (
-        check_probability(hot_share, "hot_share", open_low=True, open_high=True),
-        check_rng(rng),
-    )
+    hot_share = check_probability(hot_share, "hot_share", open_low=True, open_high=True)
+    rng = check_rng(rng)
     leaves, parent = taxonomy.locations, np.asarray(taxonomy.parent)
     hot = parent[leaves] == parent[leaves[0]]
     if hot.all():
@@ -384,11 +375,7 @@ def psda_error_curves(
         "locations", locations, low=0, high=len(taxonomy.parent) - 1
     ).ravel()
     regions = check_int_array("regions", regions, low=0, high=len(taxonomy.parent) - 1).ravel()
-    n_draws, rng, progress = (
-        check_n_draws(n_draws, low=2),
-        check_rng(rng),
-        check_bool("progress", progress),
-    )
+    n_draws, rng, progress = _check_runs(n_draws, rng, progress)
     truth = np.bincount(
         np.searchsorted(taxonomy.locations, locations), minlength=taxonomy.locations.size
     )
@@ -442,11 +429,7 @@ def itemset_mining_precision(
     epsilons = check_epsilons(epsilons).ravel()
     k, pool_items = check_int("k", k, low=1), check_int("pool_items", pool_items, low=2, high=24)
     max_size = check_int("max_size", max_size, low=2, high=6)
-    n_draws, rng, progress = (
-        check_n_draws(n_draws, low=2),
-        check_rng(rng),
-        check_bool("progress", progress),
-    )
+    n_draws, rng, progress = _check_runs(n_draws, rng, progress)
     top_items = np.argsort(-item_counts(baskets, d), kind="stable")[:pool_items].tolist()
     pool = [
         c

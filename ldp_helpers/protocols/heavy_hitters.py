@@ -74,8 +74,7 @@ def _check(values, bits, epsilon, rng):
 
 
 def _groups(n: int, n_groups: int, rng) -> list[np.ndarray]:
-    if n < n_groups:
-        fail("values", Described(f"{n} users"), f"at least one user per group ({n_groups} groups)")
+    _group_sizes(n, n_groups)  # refuses fewer users than groups
     return np.array_split(rng.permutation(n), n_groups)
 
 
@@ -169,11 +168,6 @@ def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
     )
 
 
-def _level_oracle(epsilon: float, length: int) -> OLH:
-    """OLH over the length-bit prefixes: the frequency oracle of one group (built once per level)."""
-    return OLH(epsilon, max(2**length, 2))
-
-
 def _support(
     olh: OLH, group, candidates, length: int, bits: int, rng, per_user: bool
 ) -> np.ndarray:
@@ -195,6 +189,13 @@ def _estimate(olh: OLH, support, n_group: int, n_all: int) -> np.ndarray:
     return unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
 
 
+def _level(epsilon, length, group, size, candidates, values, bits, rng, per_user):
+    """(OLH over the length-bit prefixes, the group's estimates of ``candidates`` scaled to all n users)."""
+    olh = OLH(epsilon, max(2**length, 2))
+    support = _support(olh, group, candidates, length, bits, rng, per_user)
+    return olh, _estimate(olh, support, size, values.size)
+
+
 def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
     """PEM's prefix lengths: ⌈log₂ k⌉ + η, then + η each round, the last one ``bits``.
 
@@ -203,9 +204,8 @@ def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
     [wang2021pem] (the segment lengths).
     """
     bits, k = check_int("bits", bits, low=1, high=MAX_BITS), check_int("k", k, low=1)
-    eta = check_int(
-        "eta", eta, low=1, high=bits
-    )  # a round extends the prefixes by at most the domain's bits
+    # a round extends the prefixes by at most the domain's bits
+    eta = check_int("eta", eta, low=1, high=bits)
     start = min(math.ceil(math.log2(k)) + eta, bits)
     return list(range(start, bits, eta)) + [bits]
 
@@ -238,10 +238,7 @@ def pem(
         if j:
             step = length - previous
             candidates = (candidates[:, None] * 2**step + np.arange(2**step)).ravel()
-        olh = _level_oracle(epsilon, length)
-        est = _estimate(
-            olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size
-        )
+        est = _level(epsilon, length, group, size, candidates, values, bits, rng, per_user)[1]
         keep = np.argsort(-est, kind="stable")[:k]
         candidates, estimates, previous = candidates[keep], est[keep], length
     return HeavyHitters(candidates, estimates, tuple(lengths))
@@ -283,23 +280,14 @@ def treehist(
     for j, (length, group, size) in enumerate(zip(lengths, groups, sizes)):
         if j:
             candidates = (candidates[:, None] * 2 + np.arange(2)).ravel()
-        olh = _level_oracle(epsilon, length)
-        est = _estimate(
-            olh, _support(olh, group, candidates, length, bits, rng, per_user), size, values.size
-        )
+        olh, est = _level(epsilon, length, group, size, candidates, values, bits, rng, per_user)
         sd_empty = math.sqrt(olh.approx_variance(size)) * values.size / size
         order = np.argsort(-est, kind="stable")
         keep = order[est[order] > z * sd_empty][:max_candidates]
         candidates = candidates[keep]
         if candidates.size == 0:
             return HeavyHitters(candidates, np.empty(0), tuple(lengths))
-    olh = _level_oracle(epsilon, bits)
-    est = _estimate(
-        olh,
-        _support(olh, groups[-1], candidates, bits, bits, rng, per_user),
-        sizes[-1],
-        values.size,
-    )
+    est = _level(epsilon, bits, groups[-1], sizes[-1], candidates, values, bits, rng, per_user)[1]
     order = np.argsort(-est, kind="stable")
     return HeavyHitters(candidates[order], est[order], tuple(lengths))
 
@@ -364,13 +352,7 @@ def bitstogram(
         weight += est[0::2] + est[1::2]
     recovered = (reading * (2 ** np.arange(bits - 1, -1, -1))[:, None]).sum(axis=0)
     candidates = np.unique(recovered[np.argsort(-weight, kind="stable")[: 2 * k]])
-    final_olh = _level_oracle(epsilon, bits)
-    est = _estimate(
-        final_olh,
-        _support(final_olh, groups[-1], candidates, bits, bits, rng, per_user),
-        sizes[-1],
-        values.size,
-    )
+    est = _level(epsilon, bits, groups[-1], sizes[-1], candidates, values, bits, rng, per_user)[1]
     order = np.argsort(-est, kind="stable")[:k]
     return HeavyHitters(candidates[order], est[order], tuple([bits] * bits))
 
@@ -382,13 +364,13 @@ def recall(found, true_counts, k: int) -> float:
     ----------
     [wang2021pem] (recall of the top k).
     """
+    top, k = _true_top_k(true_counts, k)
+    return len(set(top.tolist()) & set(np.asarray(found).ravel().tolist())) / k
+
+
+def _true_top_k(true_counts, k: int) -> tuple[np.ndarray, int]:
+    """The k values of largest true count, largest first (ties by value), and k: checked."""
     truth = check_int_array("true_counts", true_counts, low=0).ravel()
     check_total("true_counts", truth)  # the counts' total must not wrap int64
     k = check_int("k", k, low=1, high=truth.size)
-    return (
-        len(
-            set(np.argsort(-truth, kind="stable")[:k].tolist())
-            & set(np.asarray(found).ravel().tolist())
-        )
-        / k
-    )
+    return np.argsort(-truth, kind="stable")[:k], k

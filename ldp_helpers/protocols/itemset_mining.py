@@ -43,16 +43,18 @@ from ldp_helpers._validation import (
     check_probability,
     check_real_array,
     check_rng,
-    check_total,
     fail,
 )
 from ldp_helpers.bounds.wang2017 import prefers_direct_encoding
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.local_hashing import OLH
+from ldp_helpers.protocols.heavy_hitters import _true_top_k, recall
 from ldp_helpers.protocols.set_valued import PSFO, flat_population, grr_preferred
 
 #: SVIM's ℓ is this percentile of the (estimated) set sizes ([wang2018svim]'s default)
 SV_PERCENTILE = 0.9
+#: SVIM's shares of the users for its three surveys ([wang2018svim]'s defaults)
+_SV_SHARES = (0.5, 0.1, 0.4)
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ def svim(
     k: int,
     *,
     rng: np.random.Generator,
-    shares=(0.5, 0.1, 0.4),
+    shares=_SV_SHARES,
     percentile: float = SV_PERCENTILE,
     per_user: bool = False,
 ) -> MiningResult:
@@ -181,31 +183,12 @@ def svim(
     if shares.size != 3 or abs(shares.sum() - 1.0) > 1e-9:
         fail("shares", Described(f"{shares.tolist()}"), "three positive shares summing to 1")
     percentile = check_probability(percentile, "percentile", open_low=True)
-    return _svim_flat(
-        items,
-        sizes,
-        owner,
-        d,
-        epsilon,
-        k,
-        rng,
-        check_bool("per_user", per_user),
-        shares,
-        percentile,
-    )
+    per_user = check_bool("per_user", per_user)
+    return _svim_flat(items, sizes, owner, d, epsilon, k, rng, per_user, shares, percentile)
 
 
 def _svim_flat(
-    items,
-    sizes,
-    owner,
-    d,
-    epsilon,
-    k,
-    rng,
-    per_user,
-    shares=(0.5, 0.1, 0.4),
-    percentile=SV_PERCENTILE,
+    items, sizes, owner, d, epsilon, k, rng, per_user, shares=_SV_SHARES, percentile=SV_PERCENTILE
 ) -> MiningResult:
     """:func:`svim` on validated flat sets (items, sizes, owner)."""
     n = sizes.size
@@ -270,11 +253,7 @@ def top_k_precision(found, true_counts, k: int) -> float:
     ----------
     [wang2018svim] (precision).
     """
-    truth = check_int_array("true_counts", true_counts, low=0).ravel()
-    check_total("true_counts", truth)  # the counts' total must not wrap int64
-    k = check_int("k", k, low=1, high=truth.size)
-    top = set(np.argsort(-truth, kind="stable")[:k].tolist())
-    return len(top & set(np.asarray(found).ravel().tolist())) / k
+    return recall(found, true_counts, k)
 
 
 def ncr(found, true_counts, k: int) -> float:
@@ -284,10 +263,8 @@ def ncr(found, true_counts, k: int) -> float:
     ----------
     [wang2018svim] (NCR: the i-th most frequent item scores k − i + 1).
     """
-    truth = check_int_array("true_counts", true_counts, low=0).ravel()
-    check_total("true_counts", truth)  # the counts' total must not wrap int64
-    k = check_int("k", k, low=1, high=truth.size)
-    score = {int(item): k - rank for rank, item in enumerate(np.argsort(-truth, kind="stable")[:k])}
+    top, k = _true_top_k(true_counts, k)
+    score = {int(item): k - rank for rank, item in enumerate(top)}
     return sum(score.get(int(x), 0) for x in set(np.asarray(found).ravel().tolist())) / (
         k * (k + 1) / 2
     )
@@ -333,9 +310,8 @@ def _itemset_memberships(items, sizes, owner, candidates):
     universe = np.array(sorted({i for c in candidates for i in c}), dtype=np.int64)
     bit = np.zeros(int(max(items.max(initial=0), universe.max())) + 1, dtype=np.int64)
     bit[universe] = 2 ** np.arange(universe.size)
-    masks = np.bincount(owner, weights=bit[items], minlength=sizes.size).astype(
-        np.int64
-    )  # distinct items: sums are ORs
+    # distinct items: sums are ORs
+    masks = np.bincount(owner, weights=bit[items], minlength=sizes.size).astype(np.int64)
     wanted = np.array([bit[list(c)].sum() for c in candidates], dtype=np.int64)
     distinct, inverse = np.unique(masks, return_inverse=True)
     member = ((distinct[:, None] & wanted) == wanted)[inverse]  # users × candidates

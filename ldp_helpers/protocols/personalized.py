@@ -77,11 +77,8 @@ def pcep_rows(n_locations: int, n_users: int, epsilon: float, beta: float) -> in
     [chen2016pldp] (m from |τ|, β and the accuracy); [bassily2015] (the same shape);
     [hoeffding1963] (the noise bound γ we match it to).
     """
-    n_locations, n_users = (
-        check_int("n_locations", n_locations, low=1),
-        check_int("n_users", n_users, low=1),
-    )
-    epsilon = check_epsilon(epsilon)
+    n_locations = check_int("n_locations", n_locations, low=1)
+    n_users, epsilon = check_int("n_users", n_users, low=1), check_epsilon(epsilon)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     gamma = math.sqrt(2 * union_log(2 * n_locations, beta) / n_users) / q_bin_gap(epsilon)
     return min(
@@ -243,11 +240,8 @@ class PCEP(Mechanism):
             dense |= counts >= sparse_sizes[too_many]
         uniform = np.full(self.m, 1.0 / self.m)
         for l in np.flatnonzero(dense):
-            A, B = (
-                rng.multinomial(kept[:, l], uniform),
-                rng.multinomial(counts[l] - kept[:, l], uniform),
-            )
-            T += self.phi[:, l] * (A - B)
+            A = rng.multinomial(kept[:, l], uniform)
+            T += self.phi[:, l] * (A - rng.multinomial(counts[l] - kept[:, l], uniform))
         sparse = np.flatnonzero(~dense)
         location = np.repeat(sparse, counts[sparse])  # one entry per user of a sparse location
         rank = np.arange(location.size) - np.repeat(
@@ -258,9 +252,8 @@ class PCEP(Mechanism):
             block = min(step, draws - start)
             rows = rng.integers(0, self.m, size=(block, location.size))
             x = self.phi[rows, location]
-            z = np.where(
-                rank < kept[start : start + block, location], x, -x
-            )  # the first K_l users keep
+            # the first K_l users keep
+            z = np.where(rank < kept[start : start + block, location], x, -x)
             flat = (rows + self.m * np.arange(block)[:, None]).ravel()
             T[start : start + block] += (
                 np.bincount(flat, weights=z.ravel(), minlength=block * self.m)

@@ -73,13 +73,9 @@ def grr_threshold(epsilon: float, ell: int) -> float:
     ----------
     [tutorial] "Itemset mining" (SVIM's choice of oracle).
     """
-    ell = check_int("ell", ell, low=1)
-    log_threshold = math.log(4 * ell**2 - ell) + check_epsilon(epsilon)
-    return (
-        math.inf
-        if log_threshold > 709.0
-        else (4 * ell**2 - ell) * math.exp(check_epsilon(epsilon)) + 1
-    )
+    ell, epsilon = check_int("ell", ell, low=1), check_epsilon(epsilon)
+    log_threshold = math.log(4 * ell**2 - ell) + epsilon
+    return math.inf if log_threshold > 709.0 else (4 * ell**2 - ell) * math.exp(epsilon) + 1
 
 
 def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.ndarray:
@@ -135,9 +131,8 @@ def _flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndar
     if len(sets) == 0:
         fail(name, Described("an empty list of users"), "at least one user's set")
     check_allocation(name, len(sets), 2 * len(sets), what="one size per user")
-    if all(
-        isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu" for x in sets
-    ):  # fast path
+    # fast path
+    if all(isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu" for x in sets):
         sizes = np.fromiter((x.size for x in sets), dtype=np.int64, count=len(sets))
         items = (
             check_domain_values(name, np.concatenate(sets), d).astype(np.int64)
@@ -148,9 +143,8 @@ def _flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndar
         order = np.lexsort((items, owner))
         items, owner = items[order], owner[order]
         keep = np.ones(items.size, dtype=bool)
-        keep[1:] = (items[1:] != items[:-1]) | (
-            owner[1:] != owner[:-1]
-        )  # a set holds each item once
+        # a set holds each item once
+        keep[1:] = (items[1:] != items[:-1]) | (owner[1:] != owner[:-1])
         return items[keep], np.bincount(owner[keep], minlength=sizes.size).astype(np.int64)
     parts = []
     for u, items in enumerate(sets):

@@ -88,9 +88,8 @@ class SequenceFragmentPuzzle(Mechanism):
     m: int  # HCMS width, a power of two (both sketches)
     hash_a: tuple = field(repr=False)
     hash_b: tuple = field(repr=False)
-    puzzle_a: int = field(
-        default=1, repr=False
-    )  # the puzzle hash h(w) = ((a w + b) mod P) mod 2^puzzle_bits
+    # the puzzle hash h(w) = ((a w + b) mod P) mod 2^puzzle_bits
+    puzzle_a: int = field(default=1, repr=False)
     puzzle_b: int = field(default=0, repr=False)
     puzzle_bits: int = 8  # Apple: an 8-bit hash of the word
     fragment_share: float = 0.5  # ε_f / ε
@@ -279,9 +278,8 @@ class SequenceFragmentPuzzle(Mechanism):
     def _sample(self, values, counts, rng) -> np.ndarray:
         """(draws, G + 1, k, m) sketches of surveys whose users hold ``values`` with ``counts`` (draws × s)."""
         fragment, word = self._sketches
-        per_position = rng.multinomial(
-            counts, np.full(self.n_positions, 1.0 / self.n_positions)
-        )  # (draw, s, l)
+        # (draw, s, l)
+        per_position = rng.multinomial(counts, np.full(self.n_positions, 1.0 / self.n_positions))
         records = list(self.records(values))
         if fragment.d <= max(HASH_TABLE_RECORDS, sum(r.size for r in records)):
             hashes = [fragment.hash_table()[:, r] for r in records]  # computed once per sketch
@@ -298,9 +296,8 @@ class SequenceFragmentPuzzle(Mechanism):
         """Word estimates (Algorithm 3 on the word sketch), then G·f̂_l(r) − (m/(m−1))·n/m per position l and record r."""
         n = check_int("n", n, low=1)
         fragment, word = self._sketches
-        high = (1 + 1e-9) * max(
-            sketch._sketch_range(n)[1] for sketch in self._sketches
-        )  # each holds ≤ n reports
+        # each holds ≤ n reports
+        high = (1 + 1e-9) * max(sketch._sketch_range(n)[1] for sketch in self._sketches)
         sketches = check_aggregate(
             aggregate,
             (self.n_positions + 1, self.k, self.m),

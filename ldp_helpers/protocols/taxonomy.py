@@ -53,9 +53,8 @@ class Taxonomy:
             )
         depth = np.full(n, -1, dtype=np.int64)
         depth[roots[0]] = 0
-        for v in range(
-            n
-        ):  # walk up to a node of known depth; more than n steps means a cycle (O(n) in all)
+        # walk up to a node of known depth; more than n steps means a cycle (O(n) in all)
+        for v in range(n):
             path, u = [], v
             while depth[u] < 0:
                 path.append(u)
@@ -69,9 +68,8 @@ class Taxonomy:
             if parent[v] >= 0:
                 children[parent[v]].append(v)
         leaves = [[] for _ in range(n)]
-        for v in np.argsort(
-            -depth, kind="stable"
-        ):  # deepest first: a node's leaves are its children's
+        # deepest first: a node's leaves are its children's
+        for v in np.argsort(-depth, kind="stable"):
             leaves[v] = (
                 sorted(itertools.chain.from_iterable(leaves[c] for c in children[v]))
                 if children[v]
@@ -96,12 +94,9 @@ class Taxonomy:
         )
         parent, level = [-1], [0]
         for b in branching:
-            nxt = []
-            for v in level:
-                for _ in range(int(b)):
-                    parent.append(v)
-                    nxt.append(len(parent) - 1)
-            level = nxt
+            first = len(parent)
+            parent += [v for v in level for _ in range(int(b))]
+            level = list(range(first, len(parent)))
         return cls(tuple(parent))
 
     @property

@@ -62,6 +62,7 @@ TROUSER_MODELS = tuple(f"A{k}" for k in range(1, 44))  # 43 models; 0-based inde
 DEFAULT_RAW_PATH = paths.SHARED_DATA_DIR / "uci-clickstream" / CLICKSTREAM_FILENAME
 TROUSER_COUNTS_CSV = paths.DATA_DIR / "clickstream_trousers_counts.csv"
 _COUNTS_HEADER = ("model", "clicks")
+_TROUSERS_NAME = "clickstream trousers (views per model)"  # CategoryCounts.name of Dataset 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,9 +118,8 @@ class CategoryCounts:
 
 def _sha256_of(path) -> str:
     """Hex sha256 of a file (streamed, not read into memory at once)."""
-    with check_regular_file("path", path).open(
-        "rb"
-    ) as fh:  # a FIFO or /dev/zero is refused, not read for ever
+    # a FIFO or /dev/zero is refused, not read for ever
+    with check_regular_file("path", path).open("rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
@@ -218,9 +218,7 @@ def _parse_clickstream(path: Path) -> tuple[int, CategoryCounts]:
     if unknown:
         raise ValueError(f"{path}: trousers rows must have models in A1..A43; found {unknown[:5]}")
     counts = np.bincount([index[m] for m in trousers], minlength=len(TROUSER_MODELS))
-    return len(session), CategoryCounts(
-        TROUSER_MODELS, counts, "clickstream trousers (views per model)"
-    )
+    return len(session), CategoryCounts(TROUSER_MODELS, counts, _TROUSERS_NAME)
 
 
 def derive_trouser_counts(path=DEFAULT_RAW_PATH, *, verify_checksum: bool = True) -> CategoryCounts:
@@ -321,9 +319,7 @@ def load_trouser_counts(path=TROUSER_COUNTS_CSV) -> CategoryCounts:
     labels = tuple(r[0] for r in rows[1:])
     if labels != TROUSER_MODELS:
         raise ValueError(f"{path}: expected 43 rows 'A1,<count>' .. 'A43,<count>' in model order")
-    table = CategoryCounts(
-        labels, np.array([int(r[1]) for r in rows[1:]]), "clickstream trousers (views per model)"
-    )
+    table = CategoryCounts(labels, np.array([int(r[1]) for r in rows[1:]]), _TROUSERS_NAME)
     if table.n != TROUSER_RECORDS:
         raise ValueError(f"{path}: the counts must sum to {TROUSER_RECORDS:,}; got {table.n:,}")
     return table

@@ -154,9 +154,8 @@ class RandomActiveSets:
             3 * self.n_users * self.n_rounds,
             what=f"an N × T = {self.n_users:,} × {self.n_rounds:,} draw and its ranks",
         )
-        ranks = np.argsort(
-            rng.random((self.n_users, self.n_rounds)), axis=0
-        )  # a random order per round
+        # a random order per round
+        ranks = np.argsort(rng.random((self.n_users, self.n_rounds)), axis=0)
         return (ranks < self.ones_per_round[None, :]).astype(np.int8)
 
 
@@ -312,9 +311,8 @@ def flat_counts(n: int, d: int) -> np.ndarray:
     """
     n, d = check_int("n", n, low=1), check_int("d", d, low=2)
     check_allocation("d", d, d)
-    counts = np.full(
-        d, n // d, dtype=np.int64
-    )  # = bincount(arange(n) % d) without the n-element array
+    # = bincount(arange(n) % d) without the n-element array
+    counts = np.full(d, n // d, dtype=np.int64)
     counts[: n % d] += 1
     return counts
 

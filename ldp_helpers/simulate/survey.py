@@ -15,13 +15,8 @@ import numpy as np
 from ldp_helpers._validation import as_array, check_int
 from ldp_helpers.simulate.datasets import CategoryCounts
 
-TEA_BRANDS = (
-    "Oi Ocha",
-    "Iyemon",
-    "Ayataka",
-    "Namacha",
-    "Meidai-cha",
-)  # [grr_vs_oue] §3.2: brands 0..4
+# [grr_vs_oue] §3.2: brands 0..4
+TEA_BRANDS = ("Oi Ocha", "Iyemon", "Ayataka", "Namacha", "Meidai-cha")
 # STAND-IN, NOT THE THESIS DATA: ratings (1 = worst .. 5 = best) invented for this notebook so
 # that Dataset 1 has the thesis' shape (14 respondents × 5 brands, 5 levels) and a skewed histogram.
 _TEA_RATINGS = (
