@@ -112,9 +112,8 @@ def check_real(name: str, value, *, low=None, high=None, low_open=True, high_ope
     return value
 
 
-MIN_EPSILON = (
-    1e-12  #: the smallest budget accepted: below it report probabilities agree to ~12 digits
-)
+#: the smallest budget accepted: below it report probabilities agree to ~12 digits
+MIN_EPSILON = 1e-12
 
 
 def check_epsilon(epsilon, name: str = "epsilon", *, high=None) -> float:
@@ -283,10 +282,8 @@ MAX_N_DRAWS = 10**7
 MAX_BYTES = 2 * 1024**3
 #: largest number of rounds T of a stream (mechanisms, samplers, bounds that loop over rounds)
 MAX_N_ROUNDS = 10**6
-MAX_FILE_BYTES, MAX_LINE_CHARS = (
-    512 * 1024**2,
-    100_000,
-)  #: largest file a loader reads, longest line it accepts
+#: largest file a loader reads, longest line it accepts
+MAX_FILE_BYTES, MAX_LINE_CHARS = 512 * 1024**2, 100_000
 
 
 def format_bytes(n_bytes: float) -> str:
@@ -317,9 +314,8 @@ def check_n_draws(n_draws, *, low: int = 1) -> int:
 
 
 _INT64 = np.dtype(np.int64)
-_MAX_TOTAL = (
-    2**62
-)  # largest number of users a true-count vector may describe (int64 sums stay exact)
+# largest number of users a true-count vector may describe (int64 sums stay exact)
+_MAX_TOTAL = 2**62
 
 
 def check_total(name: str, counts: np.ndarray, *, high: int = _MAX_TOTAL) -> int:
@@ -357,9 +353,8 @@ def check_true_counts(true_counts, d: int) -> tuple[np.ndarray, int]:
     # one reduction checks both ends: a negative int64 reads as ≥ 2^63 in uint64, and entries
     # ≤ 2^62/d cannot overflow the int64 sum
     if not fast or np.maximum.reduce(counts.view(np.uint64)) > _MAX_TOTAL // d:
-        counts = check_count_vector(
-            "true_counts", true_counts, d
-        )  # the general check, the total too (copies; raises)
+        # the general check, the total too (copies; raises)
+        counts = check_count_vector("true_counts", true_counts, d)
     n = int(np.add.reduce(counts))
     if n < 1:
         raise ValueError("true_counts must describe at least one user (sum ≥ 1); got all zeros")
@@ -487,9 +482,8 @@ def check_aggregate(
     a negative count or a count above n is refused here, at the server's entry point."""
     arr = check_trailing_shape("aggregate", aggregate, shape)
     if arr.size == 0 or arr.dtype == bool or arr.dtype.kind not in "iuf":
-        return (check_int_array if integral else check_real_array)(
-            "aggregate", arr
-        )  # raises its own message
+        # raises its own message
+        return (check_int_array if integral else check_real_array)("aggregate", arr)
     if integral:
         _as_int64("aggregate", arr, "an array of integers")
     values = arr.astype(np.float64)

@@ -34,9 +34,8 @@ def csv_rows(
     """``(line number, fields)`` of a CSV file: a regular file (:func:`~ldp_helpers._files.check_regular_file`: at most
     ``max_bytes``), UTF-8 (a byte-order mark is skipped), lines of at most ``MAX_LINE_CHARS`` characters;
     blank lines skipped."""
-    path = check_regular_file(
-        name, path, max_bytes=max_bytes
-    )  # os.stat first: a FIFO or device is refused unopened
+    # os.stat first: a FIFO or device is refused unopened
+    path = check_regular_file(name, path, max_bytes=max_bytes)
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number in itertools.count(1):
             line = fh.readline(MAX_LINE_CHARS + 1)
@@ -82,7 +81,6 @@ def write_csv_atomically(name: str, path, rows) -> Path:
     if path.suffix.lower() != ".csv" or not path.parent.is_dir():
         fail(name, str(path), "a .csv file path in an existing folder")
     buffer = io.StringIO()
-    csv.writer(buffer).writerows(
-        rows
-    )  # csv's default "\r\n" line ends, as google/rappor's Python tools write
+    # csv's default "\r\n" line ends, as google/rappor's Python tools write
+    csv.writer(buffer).writerows(rows)
     return replace_atomically(path, buffer.getvalue())

@@ -182,8 +182,7 @@ def write_map(candidates, blooms, path) -> None:
     ``j·k + i + 1``); a filter with fewer than h ones repeats its last bit, as a colliding hash does in google's."""
     blooms = check_binary_array("blooms", blooms, ndim=3, what="(m × M × k)")
     if (
-        isinstance(candidates, str)
-        or not isinstance(candidates, (list, tuple))
+        not isinstance(candidates, (list, tuple))
         or len(candidates) != blooms.shape[1]
         or not all(isinstance(c, str) for c in candidates)
     ):
@@ -213,12 +212,11 @@ def read_reports(path, params: RapporParams) -> tuple[RapporReports, list[str]]:
     The header must name ``cohort`` and ``irr`` (``client``, ``bloom``, ``prr`` optional); each bit string has k
     characters, most significant bit first.
     """
-    par = check_instance("params", params, RapporParams)
-    with reading("path"):
-        return _parse_reports(csv_rows("path", path, max_bytes=MAX_REPORTS_BYTES), path, par)
+    return _read("path", path, _parse_reports, check_instance("params", params, RapporParams))
 
 
-def _parse_reports(rows, path, par: RapporParams) -> tuple[RapporReports, list[str]]:
+def _parse_reports(name: str, path, par: RapporParams) -> tuple[RapporReports, list[str]]:
+    rows = csv_rows(name, path, max_bytes=MAX_REPORTS_BYTES)
     header = [field.strip() for field in next(rows, (0, []))[1]]
     if "cohort" not in header or "irr" not in header:
         raise ValueError(
@@ -259,11 +257,7 @@ def write_reports(reports: RapporReports, path, *, clients=None) -> None:
     if bits.shape[0] != cohorts.size:
         fail_type("reports", reports, "reports whose cohorts and bits have one row per user")
     clients = [f"c{i}" for i in range(cohorts.size)] if clients is None else clients
-    if (
-        isinstance(clients, str)
-        or not isinstance(clients, (list, tuple))
-        or len(clients) != cohorts.size
-    ):
+    if not isinstance(clients, (list, tuple)) or len(clients) != cohorts.size:
         fail_type("clients", clients, f"None or a list of {cohorts.size} client ids")
     text = ["".join(map(str, row[::-1])) for row in bits.tolist()]
     write_csv_atomically(

@@ -47,8 +47,7 @@ def check_olh_reports(reports, g: int) -> tuple[np.ndarray, np.ndarray]:
         y, seeds = array[:, 0], array[:, 1]
     else:
         if (
-            isinstance(reports, (str, bytes))
-            or not hasattr(reports, "__len__")
+            not hasattr(reports, "__len__")
             or len(reports) == 0
             or not all(isinstance(r, (tuple, list, np.ndarray)) and len(r) == 2 for r in reports)
         ):
@@ -59,11 +58,7 @@ def check_olh_reports(reports, g: int) -> tuple[np.ndarray, np.ndarray]:
                 "LH_Client return them",
             )
         y, seeds = [r[0] for r in reports], np.array([r[1] for r in reports], dtype=object)
-    y = (
-        check_int_array("reports[:, 0] (y)", np.asarray(y), low=0, high=g - 1)
-        .ravel()
-        .astype(np.int64)
-    )
+    y = check_int_array("reports[:, 0] (y)", np.asarray(y), low=0, high=g - 1).ravel()
     return y, _check_seeds(seeds, "reports[:, 1] (seed)")
 
 

@@ -26,13 +26,8 @@ def _rotl(x: np.ndarray, r: int) -> np.ndarray:
 
 def _lanes(data: np.ndarray, offset: int) -> np.ndarray:
     """Little-endian uint32 words at ``offset`` of each row of a uint8 matrix, as a (1, rows) array."""
-    words = data[:, offset : offset + 4].astype(np.uint32)
-    return (
-        words[:, 0]
-        | words[:, 1] << np.uint32(8)
-        | words[:, 2] << np.uint32(16)
-        | words[:, 3] << np.uint32(24)
-    )[None]
+    words = np.ascontiguousarray(data[:, offset : offset + 4]).view("<u4")
+    return words[:, 0].astype(np.uint32)[None]
 
 
 def _xxh32_rows(data: np.ndarray, seeds: np.ndarray) -> np.ndarray:

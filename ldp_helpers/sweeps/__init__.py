@@ -195,19 +195,14 @@ def run_chunks(
     if not todo:
         return [done[i] for i in range(n_chunks)]
     if plan.backend == "dask":
-        client = (
-            plan.client if plan.client is not None else connect_dask(plan.address, timeout=timeout)
-        )
-        try:
+        with _session(plan, backend, n_jobs, timeout) as where:
+            client = where["dask_client"]
             outcomes = dask_outcomes(
                 client, _guarded, task, todo, seeds, timeout=timeout, chunk_timeout=chunk_timeout
             )
             outcomes, lost = _collect_outcomes(
                 progress_bar(outcomes, progress, desc, total=len(todo))
             )
-        finally:
-            if plan.client is None:
-                client.close()
     else:
         calls = (joblib.delayed(_guarded)(task, i, seeds[i]) for i in todo)
         outcomes, lost = _parallel(calls, len(todo), plan.n_workers, progress, desc, plan.backend)

@@ -83,9 +83,8 @@ class SweepPlan:
     n_workers: int | None  # local workers (processes or threads); None on Dask (the cluster's own)
     source: str  # the argument or setting that chose the backend, for messages and documentation
     address: str | None = None  # the scheduler to connect to (Dask, when no client is open)
-    client: object = field(
-        default=None, repr=False, compare=False
-    )  # an open distributed.Client (Dask)
+    # an open distributed.Client (Dask)
+    client: object = field(default=None, repr=False, compare=False)
 
 
 def local_workers(n_jobs: int, n_chunks: int) -> int:
@@ -124,19 +123,13 @@ def sweep_plan(
     if n_jobs is not None:
         return _local_plan("loky", n_jobs, n_chunks, "n_jobs= argument")
     configured = _joblib_config()
-    if configured is not None:
-        name, configured_jobs, client = configured
-        if name == "dask":
-            return SweepPlan("dask", None, "joblib.parallel_config(backend='dask')", client=client)
+    if configured is not None and configured[0] != "dask":
+        name, configured_jobs, _ = configured
         return _local_plan(
             name, configured_jobs, n_chunks, f"joblib.parallel_config(backend={name!r})"
         )
-    ambient = _ambient_dask()
-    return (
-        ambient
-        if ambient is not None
-        else SweepPlan("sequential", 1, "default (no parallel setting)")
-    )
+    ambient = _dask_plan(None, None, False)
+    return ambient or SweepPlan("sequential", 1, "default (no parallel setting)")
 
 
 def _local_plan(backend: str, n_jobs: int, n_chunks: int, source: str) -> SweepPlan:
@@ -144,30 +137,30 @@ def _local_plan(backend: str, n_jobs: int, n_chunks: int, source: str) -> SweepP
     return SweepPlan("sequential" if workers == 1 else backend, workers, source)
 
 
-def _dask_plan(client, address, forced: bool) -> SweepPlan:
+def _dask_plan(client, address, forced: bool) -> SweepPlan | None:
+    """The Dask plan of the settings (arguments first, then the ambient ones); None, or an error if ``forced``."""
     if client is not None:
         return SweepPlan("dask", None, "dask_client= argument", client=client)
     if address:
         return SweepPlan("dask", None, "dask_address= argument", address=address)
     if os.environ.get(DASK_ADDRESS_ENV):
-        return SweepPlan(
-            "dask",
-            None,
-            DASK_ADDRESS_ENV,
-            address=check_dask_address(os.environ[DASK_ADDRESS_ENV], DASK_ADDRESS_ENV),
-        )
+        return _address_plan(DASK_ADDRESS_ENV, os.environ[DASK_ADDRESS_ENV])
     configured = _joblib_config()
     if configured is not None and configured[0] == "dask":
         return SweepPlan(
             "dask", None, "joblib.parallel_config(backend='dask')", client=configured[2]
         )
     ambient = _ambient_dask()
-    if ambient is None:
+    if ambient is None and forced:
         raise ValueError(
             f"backend='dask' needs a scheduler: dask_address= or dask_client=, {DASK_ADDRESS_ENV} or "
             f"{DASK_SCHEDULER_ENV}, joblib.parallel_config(backend='dask') or an active distributed.Client"
         )
     return ambient
+
+
+def _address_plan(source: str, address: str) -> SweepPlan:
+    return SweepPlan("dask", None, source, address=check_dask_address(address, source))
 
 
 def _joblib_config():
@@ -209,12 +202,7 @@ def _ambient_dask() -> SweepPlan | None:
         if client is not None and client.status == "running":
             return SweepPlan("dask", None, "the active distributed.Client", client=client)
     if os.environ.get(DASK_SCHEDULER_ENV):
-        return SweepPlan(
-            "dask",
-            None,
-            DASK_SCHEDULER_ENV,
-            address=check_dask_address(os.environ[DASK_SCHEDULER_ENV], DASK_SCHEDULER_ENV),
-        )
+        return _address_plan(DASK_SCHEDULER_ENV, os.environ[DASK_SCHEDULER_ENV])
     if "dask" in sys.modules or _dask_config_files():
         try:
             import dask.config
@@ -222,12 +210,7 @@ def _ambient_dask() -> SweepPlan | None:
             return None
         address = dask.config.get("scheduler-address", None)
         if address:
-            return SweepPlan(
-                "dask",
-                None,
-                "dask config 'scheduler-address'",
-                address=check_dask_address(address, "dask config 'scheduler-address'"),
-            )
+            return _address_plan("dask config 'scheduler-address'", address)
     return None
 
 

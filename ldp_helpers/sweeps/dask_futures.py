@@ -72,9 +72,8 @@ def _outcomes(
                     f"no chunk finished within chunk_timeout={chunk_timeout:g} s "
                     "(a chunk that hangs on a worker?)"
                 )
-            elif (
-                now - checked >= WORKERS_CHECK_SECONDS
-            ):  # one scheduler round trip per second at most
+            elif now - checked >= WORKERS_CHECK_SECONDS:
+                # one scheduler round trip per second at most
                 checked = now
                 empty_since = None if client.nthreads() else (empty_since or now)
                 if empty_since is not None and now - empty_since >= timeout:
@@ -96,9 +95,8 @@ def _on_worker(guarded: Callable, task, index: int, seed):
     """``guarded(task, index, seed)`` on a Dask worker, once ``dask.sizeof`` draws from its own generator."""
     import dask.sizeof
 
-    if (
-        dask.sizeof.random is random
-    ):  # the module: sizeof's random.sample drew from the global generator
+    # the module: sizeof's random.sample drew from the global generator
+    if dask.sizeof.random is random:
         dask.sizeof.random = random.Random(0)
     return guarded(task, index, seed)
 
@@ -109,13 +107,7 @@ def _one_outcome(future, index: int, result) -> tuple:
         return result
     if isinstance(result, tuple) and len(result) == 3 and isinstance(result[1], BaseException):
         result = result[1]  # as_completed gives an erred future's (type, exception, traceback)
-    error = (
-        result
-        if isinstance(result, BaseException)
-        else RuntimeError(f"unexpected result {result!r:.200}")
-    )
-    return (
-        index,
-        False,
-        f"no result: the chunk's Dask task failed ({type(error).__name__}: {error})",
-    )
+    if not isinstance(result, BaseException):
+        result = RuntimeError(f"unexpected result {result!r:.200}")
+    why = f"{type(result).__name__}: {result}"
+    return index, False, f"no result: the chunk's Dask task failed ({why})"

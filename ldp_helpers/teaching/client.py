@@ -108,9 +108,8 @@ def check_client(
     n = check_int("n_per_input", n, low=50, high=max(most, 50))
     time_limit = _time_limit(time_limit)
     order, same, other = np.random.SeedSequence(check_int("seed", seed, low=0)).spawn(3)
-    users = np.random.default_rng(order).permutation(
-        np.repeat(np.arange(n_in), n)
-    )  # row of each user
+    # row of each user
+    users = np.random.default_rng(order).permutation(np.repeat(np.arange(n_in), n))
     values = inputs[users]
     got = run_limited(
         lambda: _three_calls(perturb, values, n_out, (same, same, other)),
@@ -272,10 +271,8 @@ def _epsilon(first, users, table) -> str | None:
         return None
     t = 1 + score / info  # one Newton step from t = 1
     fitted = np.where(table > 0, np.exp(t * log_t), 0.0)
-    eps, exact = (
-        max_privacy_loss(fitted / fitted.sum(axis=1, keepdims=True)),
-        max_privacy_loss(table),
-    )
+    eps = max_privacy_loss(fitted / fitted.sum(axis=1, keepdims=True))
+    exact = max_privacy_loss(table)
     return (
         f"your reports are {'more' if z > 0 else 'less'} faithful to the inputs than the table allows: "
         f"fitted to its family they show ε ≈ {eps:.4g}, the table's exact ε is {exact:.4g} "
@@ -307,16 +304,13 @@ def _neighbours(first, users, table) -> str | None:
     same = first[left] == first[right]
     equal = users[left] == users[right]
     for kind, alike in (("the same input", equal), ("different inputs", ~equal)):
-        z = _z(
-            float(same[alike].sum()),
-            agree[alike].sum(),
-            float(np.sum(agree[alike] * (1 - agree[alike]))),
-        )
+        pairs, chance = same[alike], agree[alike]
+        z = _z(float(pairs.sum()), chance.sum(), float(np.sum(chance * (1 - chance))))
         if abs(z) > Z_MAX:
             return (
                 f"neighbouring users' reports are not independent: of the users at positions 2i and 2i+1 "
-                f"with {kind}, {same[alike].mean():.1%} reported the same output; independent users "
-                f"would {agree[alike].mean():.1%} of the time ({abs(z):.1f} standard errors; at most "
+                f"with {kind}, {pairs.mean():.1%} reported the same output; independent users "
+                f"would {chance.mean():.1%} of the time ({abs(z):.1f} standard errors; at most "
                 f"{Z_MAX:g}). Does one random draw serve several users?"
             )
     return None

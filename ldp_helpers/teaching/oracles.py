@@ -91,8 +91,6 @@ def _hint(values, exact, inputs) -> str:
         )
     if np.all(np.isfinite(ratio)) and np.allclose(ratio, [d for _, _, d in inputs], rtol=1e-6):
         return " — yours is d times too large (a sum over values counted twice?)"
-    return (
-        ""
-        if math.isfinite(float(np.max(np.abs(ratio))))
-        else " — yours is not a finite number everywhere"
-    )
+    if not math.isfinite(float(np.max(np.abs(ratio)))):
+        return " — yours is not a finite number everywhere"
+    return ""

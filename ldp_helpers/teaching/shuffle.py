@@ -59,11 +59,13 @@ def check_shuffle_delta(delta, *, time_limit: float = TIME_LIMIT) -> Check:
     """
     delta = _callable("delta", delta)
     values = run_limited(
-        lambda: _deltas(delta), time_limit=_time_limit(time_limit), what="your delta"
+        lambda: _scalars(delta, DELTA_POINTS * 2, "delta(n={}, epsilon0={}, epsilon={})"),
+        time_limit=_time_limit(time_limit),
+        what="your delta",
     )
     if (failed := _failed(values)) is not None:
         return failed
-    first, again = np.asarray(values)
+    first, again = np.asarray(values).reshape(2, -1)
     if not np.array_equal(first, again):
         return Check(
             False,
@@ -87,17 +89,6 @@ def check_shuffle_delta(delta, *, time_limit: float = TIME_LIMIT) -> Check:
         f"at n = {n}, ε₀ = {e0:g}, ε = {e:g} your δ is {first[i]:.6g}; the exact δ(ε) of the "
         f"shuffled view is {exact[i]:.6g}" + _hint(first, exact, off),
     )
-
-
-def _deltas(delta):
-    """In the child: the student's δ at every point, twice, or a sentence naming a type error."""
-    rounds = []
-    for _ in range(2):
-        values = _scalars(delta, DELTA_POINTS, "delta(n={}, epsilon0={}, epsilon={})")
-        if isinstance(values, str):
-            return values
-        rounds.append(values)
-    return rounds
 
 
 def _unrandomized(n: int, epsilon0: float) -> ShuffleProfile:

@@ -270,19 +270,11 @@ class ClaimsTable:
                 f"claim {name!r}: an erratum states its severity in its entry "
                 f"({', '.join(SEVERITIES)})"
             )
-        if paper is None:
-            paper = entry.paper
+        paper = entry.paper if paper is None else paper
         atol = (entry.atol or 0.0) if atol is None else atol
         rtol = (entry.rtol or 0.0) if rtol is None else rtol
         if kind in ("check", "erratum"):
-            values = {
-                "ours": evidence,
-                "paper": paper,
-                "atol": atol,
-                "rtol": rtol,
-                "se": se,
-                **values,
-            }
+            values = dict(ours=evidence, paper=paper, atol=atol, rtol=rtol, se=se) | values
         words = {
             field: entry.fill(field, values) for field in ("claim", "source", "ours", "tolerance")
         }
@@ -363,11 +355,10 @@ class ClaimsTable:
 
     def __str__(self) -> str:
         body = [tuple(getattr(r, column) for column in SHOWN) for r in self.rows]
-        header = HEADERS
-        widths = [max(len(row[j]) for row in [header, *body]) for j in range(len(header))]
+        widths = [max(len(row[j]) for row in [HEADERS, *body]) for j in range(len(HEADERS))]
         lines = [
             "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-            for row in [header, *body]
+            for row in [HEADERS, *body]
         ]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines) + "\n\n" + self._summary()

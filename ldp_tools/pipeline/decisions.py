@@ -11,6 +11,7 @@ Issue 12 (claims integrity).
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, replace
 from numbers import Real
 
@@ -73,16 +74,12 @@ class Decision:
 
     @property
     def holds(self) -> bool:
-        v, r, t = self.value, self.reference, self.tol
-        return {
-            "close": lambda: abs(v - r) <= t,
-            "far": lambda: abs(v - r) > t,
-            "le": lambda: v <= r,
-            "lt": lambda: v < r,
-            "ge": lambda: v >= r,
-            "gt": lambda: v > r,
-            "text": lambda: True,
-        }[self.op]()
+        if self.op == "text":
+            return True
+        if self.op in ("close", "far"):  # value and reference are finite (checked at construction)
+            close = abs(self.value - self.reference) <= self.tol
+            return close if self.op == "close" else not close
+        return getattr(operator, self.op)(self.value, self.reference)  # le, lt, ge, gt
 
     @property
     def verdict(self) -> str:

@@ -11,11 +11,7 @@ from ldp_helpers._paths import BUILD_DIR, DATA_DIR, NOTEBOOKS_DIR, REPO_ROOT, SH
 PROFILES_DIR = NOTEBOOKS_DIR / "profiles"
 # A run under ``reproduce`` points LDP_FIGURES_DIR at a staging folder: a notebook's outputs reach
 # figures/ only when the whole notebook succeeded (reproduce moves them), never half-written.
-FIGURES_DIR = (
-    Path(os.environ["LDP_FIGURES_DIR"])
-    if os.environ.get("LDP_FIGURES_DIR")
-    else REPO_ROOT / "figures"
-)
+FIGURES_DIR = Path(os.environ.get("LDP_FIGURES_DIR") or REPO_ROOT / "figures")
 
 
 def _published_figures_dir() -> Path:

@@ -42,7 +42,6 @@ def notebook_parameters(stem: str) -> dict:
     import papermill
 
     paths.check_notebook_stem(stem, "stem")
-
     return {
         name: info["default"]
         for name, info in papermill.inspect_notebook(

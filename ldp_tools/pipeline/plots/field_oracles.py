@@ -263,11 +263,8 @@ def longitudinal_figure(
     [erlingsson2014] Theorem 1; [arcolezi2022].
     """
     taus = check_int_array("taus", taus, low=1).ravel()
-    epsilon, eps_inf, d = (
-        check_epsilon(epsilon),
-        check_epsilon(epsilon_permanent, "epsilon_permanent"),
-        check_int("d", d, low=2),
-    )
+    epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
+    eps_inf = check_epsilon(epsilon_permanent, "epsilon_permanent")
     if (
         not isinstance(epsilons, dict)
         or "fresh" not in epsilons
@@ -330,10 +327,8 @@ def multidimensional_figure(epsilons, mse: dict, *, domain_sizes, n_users: int) 
     [arcolezi2021]; [wang2019].
     """
     grid = check_epsilons(epsilons).ravel()
-    sizes, n_users = (
-        check_int_array("domain_sizes", domain_sizes, low=2).ravel(),
-        check_int("n_users", n_users, low=1),
-    )
+    sizes = check_int_array("domain_sizes", domain_sizes, low=2).ravel()
+    n_users = check_int("n_users", n_users, low=1)
     if not isinstance(mse, dict) or not mse:
         fail("mse", mse, "a non-empty dict of solution label -> MSE per ε")
     fig, ax = plt.subplots(figsize=(7.5, 4.8))

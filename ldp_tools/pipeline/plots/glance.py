@@ -177,10 +177,8 @@ def fig2_bounds_vs_epsilon(
     """[glance] Fig. 2: Theorem 5's 2θ against Theorem 4's bound, with 2θ's limit 8L/3 and both crossovers."""
     eps = check_real_array("epsilons", epsilons)
     glance_upper, harmony_lower = _bounds(glance_upper, harmony_lower, eps.size)
-    limit, crossover = (
-        check_real("limit", limit, low=0.0),
-        check_real("crossover", crossover, low=0.0),
-    )
+    limit = check_real("limit", limit, low=0.0)
+    crossover = check_real("crossover", crossover, low=0.0)
     paper_crossover = check_real("paper_crossover", paper_crossover, low=0.0)
     fig, ax = plt.subplots()
     ax.plot(eps, glance_upper, color="C0", label=r"Glance upper bound $2\theta$ (Thm 5)")
@@ -247,22 +245,11 @@ def fig3_err_vs_epsilon(
             mfc="none" if size > 5 else color,
             label=label + rf" ($\mu={mu:g}$)",
         )
-    ax.plot(
-        eps,
-        glance_upper,
-        color="C0",
-        lw=2.5,
-        alpha=0.35,
-        label=rf"Glance bound $2\theta$ ($\beta={beta:g}$)",
-    )
-    ax.plot(
-        eps,
-        harmony_lower,
-        color="C1",
-        lw=2.5,
-        alpha=0.35,
-        label=r"Harmony Thm 4 bound ($\beta=\frac{1}{2(N+1)^2}$)",
-    )
+    for curve, color, label in (
+        (glance_upper, "C0", rf"Glance bound $2\theta$ ($\beta={beta:g}$)"),
+        (harmony_lower, "C1", r"Harmony Thm 4 bound ($\beta=\frac{1}{2(N+1)^2}$)"),
+    ):
+        ax.plot(eps, curve, color=color, lw=2.5, alpha=0.35, label=label)
     general = next(mu for _, mu in mean_error if mu != dense_mu)
     ax.axvline(
         general_fails_from,
@@ -360,14 +347,13 @@ def error_vs_t_and_n(
     n_users, n_rounds = check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=2)
     epsilon, mu = check_real("epsilon", epsilon, low=0.0), _fraction("mu", mu)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for i, (name, v) in enumerate(by_rounds.items()):
-        axes[0].plot(
-            rounds, v / np.sqrt(rounds * np.log(rounds) / n_users), "o-", color=f"C{i}", label=name
-        )
-    for i, (name, v) in enumerate(by_users.items()):
-        axes[1].plot(
-            users, v / np.sqrt(n_rounds * np.log(n_rounds) / users), "o-", color=f"C{i}", label=name
-        )
+    rates = (
+        np.sqrt(rounds * np.log(rounds) / n_users),
+        np.sqrt(n_rounds * np.log(n_rounds) / users),
+    )
+    for ax, x, curves, rate in zip(axes, (rounds, users), (by_rounds, by_users), rates):
+        for i, (name, v) in enumerate(curves.items()):
+            ax.plot(x, v / rate, "o-", color=f"C{i}", label=name)
     axes[0].set(
         xscale="log",
         yscale="log",
@@ -393,10 +379,8 @@ def three_mechanisms(epsilons, mean_error, rappor, *, setting: Setting) -> Figur
     ``mean_error[(name, μ)]`` for "Glance" and "Harmony" and ``rappor[μ]`` (Basic One-time RAPPOR) per ε.
     """
     eps = check_real_array("epsilons", epsilons)
-    mean_error, rappor = (
-        _curves("mean_error", mean_error, length=eps.size),
-        _curves("rappor", rappor, length=eps.size),
-    )
+    mean_error = _curves("mean_error", mean_error, length=eps.size)
+    rappor = _curves("rappor", rappor, length=eps.size)
     if not all((name, mu) in mean_error for mu in rappor for name in ("Glance", "Harmony")):
         fail(
             "mean_error",

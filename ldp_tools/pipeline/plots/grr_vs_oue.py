@@ -94,16 +94,16 @@ def perturbed_figure(example, labels, *, xlabel: str, title: str) -> Figure:
     return fig
 
 
-def _mark_crossovers(ax, d: int) -> None:
-    for x, style, what in (
-        (crossover_epsilon_wang(d), "--", r"$\ln\frac{d-2}{3}$"),
-        (crossover_epsilon_exact(d), "-.", "exact"),
-    ):
-        if x > 0:
-            ax.axvline(x, color="grey", ls=style, lw=1, label=f"crossover {what} = {x:.3f}")
+def mse_figure(epsilons, curves, d: int, *, n_draws: int, title: str) -> Figure:
+    """[grr_vs_oue] Figs. 3.7, 3.8: simulated (dots), exact (solid), Wang-approximate (dotted) MSE vs ε, titled.
 
+    ``curves`` is :func:`~ldp_helpers.experiments.grr_vs_oue.mse_curves`'s result; ``n_draws``
+    the surveys per ε behind each simulated point (for the legend); the crossovers are marked.
 
-def _mse_arguments(epsilons, curves, d, n_draws):
+    References
+    ----------
+    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
+    """
     d, n_draws = check_int("d", d, low=3), check_n_draws(n_draws)
     epsilons = check_real_array("epsilons", epsilons, low=0.0)
     if (
@@ -119,21 +119,20 @@ def _mse_arguments(epsilons, curves, d, n_draws):
             curves,
             "mse_curves' result: a non-empty dict of name -> {'simulated', 'exact', 'approx'}",
         )
-    return epsilons, curves, d, n_draws
-
-
-def _draw_mse_curves(ax, epsilons, curves, d, n_draws) -> None:
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
     for k, (name, curve) in enumerate(curves.items()):
-        ax.plot(
-            epsilons,
-            curve["simulated"],
-            "o",
-            color=f"C{k}",
-            label=f"{name}, simulated ({n_draws} runs/ε)",
-        )
-        ax.plot(epsilons, curve["exact"], "-", color=f"C{k}", label=f"{name}, exact theory")
-        ax.plot(epsilons, curve["approx"], ":", color=f"C{k}", label=f"{name}, Wang approximation")
-    _mark_crossovers(ax, d)
+        for key, fmt, what in (
+            ("simulated", "o", f"simulated ({n_draws} runs/ε)"),
+            ("exact", "-", "exact theory"),
+            ("approx", ":", "Wang approximation"),
+        ):
+            ax.plot(epsilons, curve[key], fmt, color=f"C{k}", label=f"{name}, {what}")
+    for x, style, what in (
+        (crossover_epsilon_wang(d), "--", r"$\ln\frac{d-2}{3}$"),
+        (crossover_epsilon_exact(d), "-.", "exact"),
+    ):
+        if x > 0:
+            ax.axvline(x, color="grey", ls=style, lw=1, label=f"crossover {what} = {x:.3f}")
     if crossover_epsilon_exact(d) <= 0:
         ax.text(
             0.03,
@@ -145,20 +144,5 @@ def _draw_mse_curves(ax, epsilons, curves, d, n_draws) -> None:
         )
     ax.set(yscale="log", xlabel="privacy budget ε", ylabel="MSE of estimated frequencies")
     ax.legend(fontsize=8)
-
-
-def mse_figure(epsilons, curves, d: int, *, n_draws: int, title: str) -> Figure:
-    """[grr_vs_oue] Figs. 3.7, 3.8: simulated (dots), exact (solid), Wang-approximate (dotted) MSE vs ε, titled.
-
-    ``curves`` is :func:`~ldp_helpers.experiments.grr_vs_oue.mse_curves`'s result; ``n_draws``
-    the surveys per ε behind each simulated point (for the legend); the crossovers are marked.
-
-    References
-    ----------
-    [grr_vs_oue] Fig. 3.7; [grr_vs_oue] Fig. 3.8.
-    """
-    arguments = _mse_arguments(epsilons, curves, d, n_draws)
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    _draw_mse_curves(ax, *arguments)
     ax.set_title(title)
     return fig

@@ -18,6 +18,7 @@ from matplotlib.ticker import NullFormatter
 from ldp_helpers._validation import check_epsilon, check_int, fail_type
 from ldp_helpers.experiments.heavy_hitter_scaling import PROTOCOLS, Scaling
 from ldp_helpers.experiments.tutorial_protocols import check_curves
+from ldp_tools.pipeline.plots.tutorial_protocols import _errorbars
 
 
 def _check_scaling(name: str, scaling) -> Scaling:
@@ -59,17 +60,11 @@ def scaling_figure(
             )
         ):
             ax = axes[row, column]
-            for name in [p for p in PROTOCOLS if p in curves]:
-                colour = f"C{PROTOCOLS.index(name)}"
-                ax.errorbar(
-                    np.asarray(scaling.grid).tolist(),
-                    curves[name].mean,
-                    yerr=2 * curves[name].se,
-                    capsize=3,
-                    marker="o",
-                    color=colour,
-                    label=name,
-                )
+            for i, name in enumerate(PROTOCOLS):
+                if name in curves:
+                    _errorbars(
+                        ax, scaling.grid, curves[name], marker="o", color=f"C{i}", label=name
+                    )
             ax.set(ylabel=ylabel)
             if row == 0:
                 ax.set(title=title, ylim=(0, 1.05))

@@ -34,10 +34,8 @@ def epsilon_vs_n_figure(n_grid, exact, bounds: dict, *, epsilon0: float, delta: 
     n_grid = check_real_array("n_grid", n_grid, low=1.0, low_open=False).ravel()
     exact = check_real_array("exact", exact, low=0.0, low_open=False).ravel()
     bounds = _curves("bounds", bounds, n_grid.size)
-    epsilon0, delta = (
-        check_epsilon(epsilon0, "epsilon0"),
-        check_probability(delta, "delta", open_low=True),
-    )
+    epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    delta = check_probability(delta, "delta", open_low=True)
     if exact.size != n_grid.size:
         fail("exact", exact, f"one value per n ({n_grid.size})")
     fig, ax = plt.subplots(figsize=(6.4, 4.2))

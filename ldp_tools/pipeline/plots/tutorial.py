@@ -173,10 +173,8 @@ def phase_diagram(
     best = check_int_array(
         "best", best, low=0, high=len(PHASE_NAMES) - 1, shape=(grid_eps.size, grid_d.size)
     )
-    curve_d, sim_d = (
-        check_int_array("curve_d", curve_d, low=2).ravel(),
-        check_int_array("sim_d", sim_d, low=2).ravel(),
-    )
+    curve_d = check_int_array("curve_d", curve_d, low=2).ravel()
+    sim_d = check_int_array("sim_d", sim_d, low=2).ravel()
     _curves("exact", exact, "curve_d", curve_d.size)
     _curves("approx", approx, "curve_d", curve_d.size)
     _curves("simulated", simulated, "sim_d", sim_d.size)

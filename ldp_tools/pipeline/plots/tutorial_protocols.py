@@ -67,11 +67,8 @@ def heavy_hitters_figure(
     n_grid = check_int_array("n_grid", n_grid, low=1).ravel()
     if not isinstance(pem_by_n, Curve) or np.shape(pem_by_n.mean) != n_grid.shape:
         fail_type("pem_by_n", pem_by_n, f"a Curve over the {n_grid.size} points of n_grid")
-    k, bits, n_users = (
-        check_int("k", k, low=1),
-        check_int("bits", bits, low=1),
-        check_int("n_users", n_users, low=1),
-    )
+    k, bits = check_int("k", k, low=1), check_int("bits", bits, low=1)
+    n_users = check_int("n_users", n_users, low=1)
     exponent = check_real("exponent", exponent, low=0.0, low_open=False)
     epsilon_by_n = check_epsilon(epsilon_by_n, "epsilon_by_n")
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -109,11 +106,8 @@ def itemset_figure(mining: dict, epsilons, *, k: int, d: int, n_users: int) -> F
     mining = check_curves("mining", mining, epsilons.size)
     if not all(isinstance(key, tuple) and len(key) == 2 for key in mining):
         fail_type("mining", mining, "itemset_precision's result: a dict keyed (miner, metric)")
-    k, d, n_users = (
-        check_int("k", k, low=1),
-        check_int("d", d, low=1),
-        check_int("n_users", n_users, low=1),
-    )
+    k, d = check_int("k", k, low=1), check_int("d", d, low=1)
+    n_users = check_int("n_users", n_users, low=1)
     miners, metrics = (list(dict.fromkeys(key[i] for key in mining)) for i in (0, 1))
     fig, axes = plt.subplots(1, len(metrics), figsize=(11, 4.2), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
@@ -182,10 +176,8 @@ def psda_figure(
         fail_type(
             "psda_curves", psda_curves, f"psda_error_curves' result over the {betas.size} betas"
         )
-    n_users, n_locations = (
-        check_int("n_users", n_users, low=1),
-        check_int("n_locations", n_locations, low=1),
-    )
+    n_users = check_int("n_users", n_users, low=1)
+    n_locations = check_int("n_locations", n_locations, low=1)
     epsilon = check_epsilon(epsilon)
     fig, ax = plt.subplots(figsize=(10, 4.2))
     for j, (name, label) in enumerate(
@@ -195,16 +187,11 @@ def psda_figure(
         _errorbars(
             ax, betas, r["max_error"], marker="o", color=f"C{j}", label=f"{label}: mean max error"
         )
-        ax.plot(
-            betas, r["quantile"], ls=":", color=f"C{j}", label=rf"{label}: $(1-\beta)$ quantile"
-        )
-        ax.plot(
-            betas,
-            r["bound"],
-            ls="--",
-            color=f"C{j}",
-            label=f"{label}: bound (w.p. $\\geq 1-\\beta$)",
-        )
+        for key, ls, what in (
+            ("quantile", ":", r"$(1-\beta)$ quantile"),
+            ("bound", "--", r"bound (w.p. $\geq 1-\beta$)"),
+        ):
+            ax.plot(betas, r[key], ls=ls, color=f"C{j}", label=f"{label}: {what}")
     ax.set(
         xscale="log",
         xlabel=r"confidence parameter $\beta$",
