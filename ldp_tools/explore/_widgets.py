@@ -267,8 +267,7 @@ def show_figure(panel: Panel, header=(), rows=()) -> None:
     for ax in panel.figure.axes:
         ticks_in_view(ax.xaxis)
         ticks_in_view(ax.yaxis)
-    panel.png.append(_png(panel.figure))
-    del panel.png[:-1]
+    panel.png[:] = [_png(panel.figure)]
     panel.table = (tuple(header), tuple(rows))
     # natural size, never stretched
     panel.output.width = str(round(panel.figure.get_figwidth() * FIGURE_DPI))
@@ -343,12 +342,6 @@ def set_errorbar(container, x, y, yerr) -> None:
         cap.set_data(x, y + sign * yerr)
 
 
-def rescale(ax) -> None:
-    """Autoscale ``ax`` to its updated artists."""
-    ax.relim()
-    ax.autoscale_view()
-
-
 def wire(panel: Panel, redraw) -> Panel:
     """Call ``redraw(panel, **values)`` now and on every change; a refused value is named and its control reverted.
 
@@ -415,13 +408,9 @@ def _same(a, b) -> bool:
 
 
 def _shown(value) -> str:
-    return (
-        f"{value:.6g}"
-        if isinstance(value, float)
-        else repr(value)
-        if isinstance(value, str)
-        else str(value)
-    )
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 STYLE = (
@@ -449,28 +438,11 @@ def build(name: str, controls: dict, redraw, title: str, *, defaults=None, artis
     box = w.VBox([head, rows, message, summary, output], layout=w.Layout(width="100%"))
     box.add_class("ldp-panel")
     box.add_class(f"ldp-panel-{name}")
-    for cls, part in (
-        ("summary", summary),
-        ("message", message),
-        ("output", output),
-        ("busy", busy),
-        ("downloads", downloads),
-        *controls.items(),
-    ):
+    parts = dict(summary=summary, message=message, output=output, busy=busy, downloads=downloads)
+    for cls, part in (*parts.items(), *controls.items()):
         part.add_class(f"ldp-{name}-{cls}")
-    panel = Panel(
-        name,
-        box,
-        controls,
-        summary,
-        message,
-        output,
-        busy,
-        downloads,
-        title=title,
-        defaults=dict(defaults or {}),
-        artists=dict(artists or {}),
-    )
+    panel = Panel(name, box, controls, **parts, title=title, defaults=dict(defaults or {}))
+    panel.artists.update(artists or {})
     return wire(panel, redraw)
 
 

@@ -119,13 +119,11 @@ def check_structure(structure=None, d=None) -> dict[str, int]:
     fixed order.
     """
     names = dict(sorted(_structure_specs().items()))
-    if structure is None:
-        structure = {}
+    structure = {} if structure is None else structure
     check_instance(
         "structure", structure, dict, "a dict of structural parameters (e.g. {'k': 16, 'm': 256})"
     )
-    unknown = sorted(set(structure) - set(names))
-    if unknown:
+    if set(structure) - set(names):
         fail("structure", structure, f"a dict with keys among {sorted(names)}")
     shape = {
         name: check_int(

@@ -257,13 +257,8 @@ def _draw_playground(
     low = min(0.0, float(lo.min()), float(s.expected.min()))
     high = max(float(hi.max()), float(s.true_counts.max()), float(s.expected.max()))
     scale = _count_scale(a["ax"], s.true_counts, s.sigma)
-    a["ax"].set_ylim(
-        *(
-            (low - 0.03 * (high - low), high + 0.05 * (high - low))
-            if scale == "linear"
-            else (low, 2 * high)
-        )
-    )
+    padded = (low - 0.03 * (high - low), high + 0.05 * (high - low))
+    a["ax"].set_ylim(*(padded if scale == "linear" else (low, 2 * high)))
     a["title"].set_text(
         f"{s.label}{shape}, ε = {fmt(float(epsilon))}: one exact survey (seed {seed}) "
         f"of n = {int(s.true_counts.sum()):,} users over d = {d} values ({population})"

@@ -24,7 +24,6 @@ from ldp_tools.explore._widgets import (
     mean_errorbar,
     outside_legend,
     power_of_ten_ticks,
-    rescale,
     set_errorbar,
     show_figure,
     table_of,
@@ -183,7 +182,8 @@ def _draw_m_shot(panel: Panel, *, epsilon, n_rounds, n_users, theta, n_draws, se
     a["ax"].set_xlim(0.8, max(1.25 * float(m.ms[-1]), 2.0))
     low = float(np.nanmin(m.mean_f - 2 * np.nan_to_num(m.se)))
     a["ax"].set_ylim(max(0.0, low - 0.05 * (1.0 - low) - 1e-3), 1.01)
-    rescale(a["g_ax"])
+    a["g_ax"].relim()
+    a["g_ax"].autoscale_view()
     a["title"].set_text(
         f"m-shot, Experiment 1 (shuffled ramp, r = 0): ε = {fmt(epsilon)}, T = {n_rounds}"
     )

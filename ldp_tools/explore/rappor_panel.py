@@ -79,14 +79,8 @@ def _read_upload(files: dict):
         for role, path in paths.items():
             path.write_bytes(files[roles[role]])
         data = read_rappor_files(paths["counts"], paths["map"], paths["params"])
-    params = data.params
-    return (
-        data.bit_counts,
-        data.cohort_sizes,
-        data.blooms,
-        list(data.candidates),
-        (params.f, params.p, params.q),
-    )
+    p = data.params
+    return data.bit_counts, data.cohort_sizes, data.blooms, list(data.candidates), (p.f, p.p, p.q)
 
 
 def _setup_rappor(fig) -> dict:

@@ -54,14 +54,7 @@ def _setup_shuffle(fig) -> dict:
     power_of_ten_ticks(ax.yaxis)  # plain Unicode: no mathtext parsed per redraw
     title = ax.set_title("", loc="left")
     return dict(
-        ax=ax,
-        lines=lines,
-        exact=exact,
-        local=local,
-        chosen=chosen,
-        points=points,
-        title=title,
-        legend=None,
+        ax=ax, lines=lines, exact=exact, local=local, chosen=chosen, points=points, title=title
     )
 
 
@@ -105,14 +98,12 @@ def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
     shown = [a["exact"]]
     a["exact"].set_data(grid, np.where(s.exact_curve > 0, s.exact_curve, np.nan))
     a["exact"].set_label(f"exact (shuffled {_mechanism(k)})")
-    for name in BOUNDS:
-        curve = s.bound_curves[name]
-        a["lines"][name].set_data(grid, curve)
-        if np.isfinite(curve).any():
-            shown.append(a["lines"][name])
-            a["lines"][name].set_label(name)
-    for name in BOUNDS:
-        a["lines"][name].set_visible(a["lines"][name] in shown)
+    for name, line in a["lines"].items():
+        line.set_data(grid, s.bound_curves[name])
+        line.set_visible(bool(np.isfinite(s.bound_curves[name]).any()))
+        if line.get_visible():
+            shown.append(line)
+            line.set_label(name)
     a["local"].set_ydata([epsilon0, epsilon0])
     a["local"].set_label(f"local ε₀ = {fmt(epsilon0)}")
     a["chosen"].set_xdata([n, n])
@@ -127,7 +118,7 @@ def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
     low, high = math.floor(math.log10(positive.min())), math.ceil(math.log10(positive.max()))
     a["ax"].set_ylim(10.0**low, 10.0 ** max(high, low + 1))
     handles = [*shown, a["local"], a["chosen"], a["points"]]
-    if a["legend"] is None or a["legend"][0] != handles:
+    if a.get("legend") is None or a["legend"][0] != handles:
         a["legend"] = (handles, outside_legend(a["ax"], handles))
     else:
         for text, handle in zip(a["legend"][1].get_texts(), handles):
@@ -135,22 +126,14 @@ def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
     a["title"].set_text(
         f"amplification by shuffling: {_mechanism(k)}, ε₀ = {fmt(epsilon0)}, central δ = {delta:.3g}"
     )
-    points = sorted({*map(int, s.n_grid)} | {n})
-    curve_at = {int(m): j for j, m in enumerate(s.n_grid)}
-    rows = [
-        (
-            m,
-            s.exact_curve[curve_at[m]] if m in curve_at else s.exact,
-            *(
-                s.bound_curves[name][curve_at[m]] if m in curve_at else r.epsilon_c
-                for name, r in zip(BOUNDS, s.rows)
-            ),
-            m == n,
-        )
-        for m in points
-    ]
+    by_n = {
+        int(m): (s.exact_curve[j], *(s.bound_curves[name][j] for name in BOUNDS))
+        for j, m in enumerate(s.n_grid)
+    }
+    by_n.setdefault(n, at_n)  # the chosen n, when it is not on the curves' grid
+    rows = [tuple("" if _nan(v) else v for v in (m, *by_n[m], m == n)) for m in sorted(by_n)]
     header = ("n", "exact_epsilon_c", *(_column(name) for name in BOUNDS), "is_chosen_n")
-    show_figure(panel, header, [tuple("" if _nan(v) else v for v in row) for row in rows])
+    show_figure(panel, header, rows)
 
 
 def _column(name: str) -> str:
