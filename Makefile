@@ -21,13 +21,6 @@ export OPENBLAS_CORETYPE ?= Haswell
 endif
 export OPENBLAS_NUM_THREADS ?= 1
 
-# numpy asks the kernel for transparent huge pages on each array of 4 MB or more (madvise), and with the
-# kernel's THP defrag setting "madvise" (the default) each such page fault may stop to compact memory.
-# Measured on the project's 2-core VM over a mix of shuffle, oracle and notebook tests (3 runs each):
-# 3.0-3.2 s of system CPU without the advice against 9.4-9.7 s with it, user CPU 52.6-54.1 s against
-# 53.8-54.8 s.  Only the memory advice changes, never a number.
-export NUMPY_MADVISE_HUGEPAGE ?= 0
-
 # Compiled modules are cached (__pycache__/, git-ignored; pytest's rewritten test modules too): a run
 # starts a hundred Python processes (workers, kernels, runners) that import the same package, and an
 # environment that sets PYTHONDONTWRITEBYTECODE would have each of them compile it again (about 4 s of
