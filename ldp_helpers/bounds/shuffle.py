@@ -290,6 +290,12 @@ def mixture_pair(n: int, user_p, user_q, pi) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(log_p), np.concatenate(log_q)
 
 
+def _check_n_epsilon0(n, epsilon0, low: int = 1) -> tuple[int, float]:
+    """n (``low`` to 10⁹ users) and ε₀ (up to :data:`MAX_EPSILON0`), validated."""
+    n = check_int("n", n, low=low, high=10**9)
+    return n, check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0)
+
+
 def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> ShuffleProfile:
     """Exact profile of shuffled binary RR (keep the bit w.p. p = e^ε₀/(1 + e^ε₀)).
 
@@ -314,10 +320,7 @@ def binary_rr_profile(n: int, epsilon0: float, *, others: str = "alike") -> Shuf
     ----------
     [warner1965] (randomized response); [feldman2021clones] §5 (the lower-bound instance).
     """
-    n, eps0 = (
-        check_int("n", n, low=1, high=10**9),
-        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
-    )
+    n, eps0 = _check_n_epsilon0(n, epsilon0)
     check_choice("others", others, {"alike", "any"})
     p = 1.0 / (1.0 + math.exp(-eps0))
     pairs = (mixture_pair(n, np.array([p, 1 - p]), np.array([1 - p, p]), np.array([p, 1 - p])),)
@@ -371,10 +374,7 @@ def grr_profile(n: int, epsilon0: float, k: int, *, others: str = "worst") -> Sh
     ----------
     [kairouz2014] (k-RR); [balle2019blanket] §4 (shuffled k-RR).
     """
-    n, eps0 = (
-        check_int("n", n, low=1, high=10**9),
-        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
-    )
+    n, eps0 = _check_n_epsilon0(n, epsilon0)
     k = check_int("k", k, low=2)
     check_choice("others", others, {"pair", "outside", "worst"})
     p, q = grr_probabilities(eps0, k)

@@ -22,13 +22,12 @@ import math
 import numpy as np
 
 from ldp_helpers._validation import MIN_EPSILON, check_epsilon, check_int, check_probability
-from ldp_helpers.bounds.shuffle import MAX_EPSILON0, ShuffleProfile, mixture_pair
+from ldp_helpers.bounds.shuffle import MAX_EPSILON0, ShuffleProfile, _check_n_epsilon0, mixture_pair
 
 
 def _check(n, epsilon0, delta):
     return (
-        check_int("n", n, low=2, high=10**9),
-        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
+        *_check_n_epsilon0(n, epsilon0, 2),
         check_probability(delta, "delta", open_low=True, open_high=True),
     )
 
@@ -66,10 +65,7 @@ def blanket_hoeffding_delta(epsilon: float, n: int, epsilon0: float, k: int | No
     ----------
     [balle2019blanket] §5 (the Hoeffding bound; generic and randomized-response parameters).
     """
-    n, eps0 = (
-        check_int("n", n, low=2, high=10**9),
-        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
-    )
+    n, eps0 = _check_n_epsilon0(n, epsilon0, 2)
     epsilon = check_epsilon(epsilon)
     if epsilon >= eps0:
         return 0.0
@@ -138,10 +134,7 @@ def clone_profile(n: int, epsilon0: float) -> ShuffleProfile:
     ----------
     [feldman2021clones] Theorem 3.2 (the clone pair, computed numerically in §4).
     """
-    n, eps0 = (
-        check_int("n", n, low=2, high=10**9),
-        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
-    )
+    n, eps0 = _check_n_epsilon0(n, epsilon0, 2)
     alpha, half = 1 / (1 + math.exp(-eps0)), 0.5 * math.exp(-eps0)
     pair = mixture_pair(
         n,
@@ -170,10 +163,7 @@ def variation_ratio_profile(n: int, epsilon0: float, k: int | None = None) -> Sh
     ----------
     [wang2024shuffle] the variation-ratio reduction (the authors' ``Delta``).
     """
-    n, eps0 = (
-        check_int("n", n, low=2, high=10**9),
-        check_epsilon(epsilon0, "epsilon0", high=MAX_EPSILON0),
-    )
+    n, eps0 = _check_n_epsilon0(n, epsilon0, 2)
     k = 2 if k is None else check_int("k", k, low=2)
     p = math.exp(eps0)
     alpha = grr_blanket_beta(eps0, k) / math.expm1(eps0)  # p − 1 = e^ε₀ − 1 without cancellation

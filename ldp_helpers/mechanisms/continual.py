@@ -113,6 +113,15 @@ class StreamMechanism(Mechanism):
         """The clients' input: an N×T 0/1 matrix."""
         return _rounds_matrix("values", check_binary_array("values", values), self.n_rounds)
 
+    def _one_round(self, values, rng, fill: int = NULL) -> np.ndarray:
+        """The 1-shot clients: an N×T int8 array, ``Q_Bin(v_{n,τ_n})`` in round τ_n ~ U[T], ``fill`` elsewhere."""
+        V, rng = self._streams_matrix(values), check_rng(rng)
+        users = np.arange(V.shape[0])
+        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n, uniform over the T rounds
+        reports = np.full(V.shape, fill, dtype=np.int8)  # fill in every round ...
+        reports[users, tau] = self.randomizer.perturb(V[users, tau], rng=rng)  # ... but τ_n
+        return reports
+
     # ---------------------------------------------------------------- server
 
     def randomize_reporters(
@@ -196,12 +205,7 @@ class Glance(StreamMechanism):
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Algorithm 1 per user: an N×T array, ``Q_Bin(v_{n,τ_n}; ε)`` in round τ_n ~ U[T], :data:`NULL` (−1) elsewhere."""
-        V, rng = self._streams_matrix(values), check_rng(rng)
-        users = np.arange(V.shape[0])
-        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n, uniform over the T rounds
-        reports = np.full(V.shape, NULL, dtype=np.int8)  # NULL in every round ...
-        reports[users, tau] = self.randomizer.perturb(V[users, tau], rng=rng)  # ... but τ_n
-        return reports
+        return self._one_round(values, rng)
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-NULL reports and the reported 1s."""

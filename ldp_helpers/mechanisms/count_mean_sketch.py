@@ -407,9 +407,7 @@ def _collision_product(
 
 def _hash_values(hash_a: tuple, hash_b: tuple, d: int, m: int) -> np.ndarray:
     """H[j, x] = ((a_j x + b_j) mod P) mod m for j < k and x < d, shape (k, d) ([apple2017] Algorithm 1)."""
-    a = np.array(hash_a, dtype=np.int64)[:, None]
-    b = np.array(hash_b, dtype=np.int64)[:, None]
-    return universal_hash(a, b, np.arange(d), m)
+    return _hashes_of("universal", hash_a, hash_b, np.arange(d), m)
 
 
 def _family_table(design: tuple) -> np.ndarray:

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_instance, check_int, check_int_array, check_ndim
+from ldp_helpers._validation import check_instance, check_int_array, check_ndim
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import _check_coefficients
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
@@ -58,11 +58,10 @@ class PrivateCountSketch(_SignedSketch):
     sign_a: tuple = field(repr=False)
     sign_b: tuple = field(repr=False)
 
+    _names = ("k", "m")
+
     def __post_init__(self):
         super().__post_init__()
-        check_int("k", self.k, low=1)
-        check_int("m", self.m, low=2, high=2**24)
-        _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self.k)
         _check_coefficients("sign_a", self.sign_a, "sign_b", self.sign_b, self.k)
 
     @classmethod
@@ -70,11 +69,7 @@ class PrivateCountSketch(_SignedSketch):
         cls, epsilon: float, d: int, k: int, m: int, *, rng: np.random.Generator
     ) -> PrivateCountSketch:
         """A private count sketch whose k hash and sign functions are drawn from ``rng``."""
-        return cls._drawn(epsilon, d, k, m, names=("k", "m"), pairs=2, what="k × m sketch", rng=rng)
-
-    @property
-    def _shape(self) -> tuple[int, int]:
-        return self.k, self.m
+        return cls._drawn(epsilon, d, k, m, pairs=2, what="k × m sketch", rng=rng)
 
     @property
     def report_bits(self) -> int:

@@ -56,6 +56,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _check_int_aggregate, batch_shape
+from ldp_helpers.mechanisms.longitudinal import _flip_bits
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 from ldp_helpers.mechanisms.subset_selection import _log2_comb
@@ -119,19 +120,19 @@ class DBitFlip(FrequencyOracle):
         keys = rng.random((n_users, self.d))
         return np.argpartition(keys, self.n_bits - 1, axis=1)[:, : self.n_bits].astype(np.int64)
 
-    def _bits(
-        self, buckets: np.ndarray, values: np.ndarray, rng: np.random.Generator
-    ) -> np.ndarray:
+    def _response_probabilities(self, own: np.ndarray, bits: np.ndarray) -> np.ndarray:
+        """Pr[b] of every bit vector b (a row of ``bits``) given which sampled buckets are the value (``own``)."""
         p, q = self.bit_probabilities
-        return (rng.random(buckets.shape) < np.where(buckets == values[:, None], p, q)).astype(
-            np.int8
-        )
+        ones = np.where(own, p, q)
+        return np.prod(np.where(bits == 1, ones, 1 - ones), axis=1)
 
     def perturb(self, values, *, rng: np.random.Generator) -> DBitFlipReports:
         """Per-user client: sample n_bits buckets, send a bit for each ([ding2017] "dBitFlip")."""
         values, rng = self._client_inputs(values, rng)
         buckets = self.sample_buckets(values.size, rng=rng)
-        return DBitFlipReports(buckets, self._bits(buckets, values, rng))
+        return DBitFlipReports(
+            buckets, _flip_bits(buckets == values[:, None], *self.bit_probabilities, rng)
+        )
 
     def perturb_rounds(self, values, *, rng: np.random.Generator) -> DBitFlipReports:
         """dBitFlipPM over τ collections: ``values`` (users × τ) → buckets (users × n_bits), bits (users × τ × n_bits).
@@ -145,13 +146,9 @@ class DBitFlip(FrequencyOracle):
         rng = check_rng(rng)
         n_users = values.shape[0]
         buckets = self.sample_buckets(n_users, rng=rng)
-        p, q = self.bit_probabilities
         # state s: bucket j_s, or "none"
         states = np.concatenate([buckets, np.full((n_users, 1), -1)], axis=1)
-        memo = (
-            rng.random((n_users, self.n_bits + 1, self.n_bits))
-            < np.where(states[:, :, None] == buckets[:, None, :], p, q)
-        ).astype(np.int8)
+        memo = _flip_bits(states[:, :, None] == buckets[:, None, :], *self.bit_probabilities, rng)
         hit = values[:, :, None] == buckets[:, None, :]  # (users, rounds, n_bits)
         state = np.where(hit.any(axis=2), hit.argmax(axis=2), self.n_bits)
         return DBitFlipReports(buckets, memo[np.arange(n_users)[:, None], state])
@@ -261,13 +258,9 @@ class DBitFlip(FrequencyOracle):
             )
         subsets = list(itertools.combinations(range(self.d), self.n_bits))
         bits = np.array(list(itertools.product((0, 1), repeat=self.n_bits)))
-        p, q = self.bit_probabilities
         rows = []
-        for v in range(self.d):
-            blocks = []
-            for subset in subsets:  # column (J, b): Π_p Pr[b_p | v] / C(d, n_bits)
-                ones = np.where(np.array(subset) == v, p, q)
-                blocks.append(np.prod(np.where(bits == 1, ones, 1 - ones), axis=1))
+        for v in range(self.d):  # column (J, b): Π_p Pr[b_p | v] / C(d, n_bits)
+            blocks = [self._response_probabilities(np.array(J) == v, bits) for J in subsets]
             rows.append(np.concatenate(blocks) / len(subsets))
         return np.array(rows)
 
@@ -293,7 +286,6 @@ class DBitFlip(FrequencyOracle):
             )
         # index of y_t per round
         sequences = np.array(list(itertools.product(range(len(bits)), repeat=rounds)))
-        p, q = self.bit_probabilities
         table = np.zeros((h.shape[0], len(subsets) * sequences.shape[0]))
         for s, subset in enumerate(subsets):
             j = np.array(subset)
@@ -304,8 +296,7 @@ class DBitFlip(FrequencyOracle):
                 for st in set(state):
                     times = [t for t in range(rounds) if state[t] == st]
                     same = np.all(sequences[:, times] == sequences[:, times[:1]], axis=1)
-                    ones = np.where(np.arange(self.n_bits) == st, p, q)
-                    response = np.prod(np.where(bits == 1, ones, 1 - ones), axis=1)
+                    response = self._response_probabilities(np.arange(self.n_bits) == st, bits)
                     prob *= np.where(same, response[sequences[:, times[0]]], 0.0)
                 table[row, block] = prob / len(subsets)
         return table

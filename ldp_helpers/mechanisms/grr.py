@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -101,9 +100,7 @@ class GRR(PureFrequencyOracle):
         The report is one value, so this is the whole-report table; its loss is ln(p/q) = ε.
         """
         check_int("d", self.d, low=2, high=MAX_D_TABLE)
-        table = np.full((self.d, self.d), self.q)
-        np.fill_diagonal(table, self.p)
-        return table
+        return np.where(np.eye(self.d, dtype=bool), self.p, self.q)
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: keep each value w.p. p, else one of the d−1 others uniformly.
@@ -153,8 +150,4 @@ class GRR(PureFrequencyOracle):
         rest = n - np.add.reduce(kept, axis=-1)
         if np.mean(n) <= SPREAD_HALVINGS_MAX_MEAN * self.d:
             return kept + _equal_multinomial(rest, self.d, rng)
-        return kept + rng.multinomial(rest, self._uniform)
-
-    @cached_property
-    def _uniform(self) -> np.ndarray:
-        return np.full(self.d, 1.0 / self.d)
+        return kept + rng.multinomial(rest, np.full(self.d, 1.0 / self.d))

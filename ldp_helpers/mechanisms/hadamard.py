@@ -48,15 +48,6 @@ EQUAL_SPLIT_MIN_CELLS = 4096  # fewer output cells: _equal_multinomial calls num
 _LOW_BITS = (np.uint64(1) << np.arange(64, dtype=np.uint64)) - np.uint64(1)
 
 
-def _check_power_of_two(name: str, m: int) -> None:
-    if m < 1 or m & (m - 1):
-        fail(
-            name,
-            Described(f"an array whose last axis has length {m}"),
-            "a last axis whose length is a power of 2",
-        )
-
-
 def hadamard_entries(rows, columns) -> np.ndarray:
     """``H[u, y] = (−1)^{popcount(u & y)}``, the Sylvester–Hadamard entries (int8 ±1, broadcast over rows, columns).
 
@@ -91,7 +82,13 @@ def walsh_hadamard_transform(values) -> np.ndarray:
     arr = check_real_array("values", values)
     if arr.ndim == 0:
         fail("values", Described("a scalar"), "an array with at least one axis")
-    _check_power_of_two("values", arr.shape[-1])
+    m = arr.shape[-1]
+    if m < 1 or m & (m - 1):
+        fail(
+            "values",
+            Described(f"an array whose last axis has length {m}"),
+            "a last axis whose length is a power of 2",
+        )
     if np.issubdtype(np.asarray(values).dtype, np.integer):
         integers = check_int_array("values", values)  # uint64 above int64's range is refused
         _check_row_sums(integers)

@@ -140,11 +140,6 @@ class HadamardResponse(FrequencyOracle):
         values = np.arange(self.d)
         return values // (self.b - 1), values % (self.b - 1) + 1
 
-    @cached_property
-    def _uniform_blocks(self) -> np.ndarray:
-        """1/B for each of the B blocks (a uniform report's block)."""
-        return np.full(self.B, 1.0 / self.B)
-
     def output_table(self) -> np.ndarray:
         """``P[x, y]`` over the K symbols: 2e^ε/(bE) on C_x, 2/(bE) elsewhere (d·K ≤ 2^23)."""
         if self.d * self.K > MAX_TABLE_CELLS:
@@ -211,7 +206,8 @@ class HadamardResponse(FrequencyOracle):
             majority_probability(math.expm1(self.epsilon) / self._e, 2 * self.B / self._e),
             size=shape[:-3] + (self.d,),
         )
-        uniform = rng.multinomial(n - on_set.sum(axis=-1), self._uniform_blocks)
+        # a uniform report's block: 1/B each
+        uniform = rng.multinomial(n - on_set.sum(axis=-1), np.full(self.B, 1.0 / self.B))
         table = np.zeros(shape, dtype=np.int64)
         blocks, rows = self._layout
         table[..., blocks, rows, 0] = on_set

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_real_array, check_rng, fail
+from ldp_helpers._validation import Described, check_real_array, fail
 from ldp_helpers.mechanisms.continual import BasicOneTimeRappor, StreamMechanism, _rounds_matrix
 from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap
@@ -45,12 +45,7 @@ class Harmony(StreamMechanism):
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per user: ``y_{n,τ_n} = Q_Bin(v_{n,τ_n}; ε)`` with τ_n ~ U[T], ``y = 0`` elsewhere (an N×T 0/1 array)."""
-        V, rng = self._streams_matrix(values), check_rng(rng)
-        users = np.arange(V.shape[0])
-        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n
-        y = np.zeros(V.shape, dtype=np.int8)
-        y[users, tau] = self.randomizer.perturb(V[users, tau], rng=rng)
-        return y
+        return self._one_round(values, rng, 0)
 
     # [N; X]: every user sends a bit every round, as in T-shot; X_t is the number of 1s
     aggregate = BasicOneTimeRappor.aggregate
@@ -100,16 +95,8 @@ class HarmonyNguyen(StreamMechanism):
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per user: ``z_{n,τ_n} = T·c·s`` with ``s = 2·Q_Bin(v_{n,τ_n}; ε) − 1``, τ_n ~ U[T]; ``z = 0`` elsewhere."""
-        V, rng = self._streams_matrix(values), check_rng(rng)
-        users = np.arange(V.shape[0])
-        tau = rng.integers(self.n_rounds, size=V.shape[0])  # τ_n
-        z = np.zeros(V.shape)
-        z[users, tau] = (
-            self.n_rounds
-            * self.scale
-            * (2.0 * self.randomizer.perturb(V[users, tau], rng=rng) - 1.0)
-        )
-        return z
+        y = self._one_round(values, rng)  # the RR bit in round τ_n, NULL (−1) elsewhere
+        return np.where(y < 0, 0.0, self.n_rounds * self.scale * (2.0 * y - 1.0))
 
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""

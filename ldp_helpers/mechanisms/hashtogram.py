@@ -27,13 +27,11 @@ import numpy as np
 from ldp_helpers._validation import (
     Described,
     check_instance,
-    check_int,
     check_int_array,
     check_ndim,
     fail,
 )
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values, _hashes_of
-from ldp_helpers.mechanisms.local_hashing import _check_coefficients
 from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
 
 
@@ -68,25 +66,14 @@ class Hashtogram(_SignedSketch):
     hash_a: tuple = field(repr=False)
     hash_b: tuple = field(repr=False)
 
-    def __post_init__(self):
-        super().__post_init__()
-        check_int("n_hashes", self.n_hashes, low=1)
-        check_int("n_buckets", self.n_buckets, low=2, high=2**24)
-        _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self.n_hashes)
+    _names = ("n_hashes", "n_buckets")
 
     @classmethod
     def create(
         cls, epsilon: float, d: int, n_hashes: int, n_buckets: int, *, rng: np.random.Generator
     ) -> Hashtogram:
         """A Hashtogram whose R hashes are drawn from ``rng``."""
-        names = ("n_hashes", "n_buckets")
-        return cls._drawn(
-            epsilon, d, n_hashes, n_buckets, names=names, pairs=1, what="R × T sums", rng=rng
-        )
-
-    @property
-    def _shape(self) -> tuple[int, int]:
-        return self.n_hashes, self.n_buckets
+        return cls._drawn(epsilon, d, n_hashes, n_buckets, pairs=1, what="R × T sums", rng=rng)
 
     @property
     def report_bits(self) -> int:

@@ -30,13 +30,11 @@ from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import (
     check_aggregate,
-    check_domain_values,
     check_epsilon,
     check_int,
     check_ndim,
     check_real,
     check_real_array,
-    check_rng,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle, _check_user_arrays
 from ldp_helpers.mechanisms.pure import count_variance
@@ -50,15 +48,6 @@ def laplace_scale(epsilon: float) -> float:
     [wang2017] §4.3; [tutorial] "Histogram Encoding".
     """
     return 2.0 / check_epsilon(epsilon)
-
-
-def _one_hot_plus_laplace(values, d: int, epsilon: float, rng) -> np.ndarray:
-    values = check_domain_values("values", values, d).ravel()
-    rng = check_rng(rng)
-    _check_user_arrays(values.size, d, "reports", "reals")
-    reports = rng.laplace(0.0, laplace_scale(epsilon), size=(values.size, d))
-    reports[np.arange(values.size), values] += 1.0
-    return reports
 
 
 #: Laplace(β) noise drawn in doubles stays within 745·β (−β·ln U with U ≥ 2^−1074): bounds a report and a sum of n
@@ -168,7 +157,11 @@ class _LaplaceReport:
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: the SHE report, one-hot vector plus i.i.d. Laplace(2/ε), shape (n, d)."""
-        return _one_hot_plus_laplace(values, self.d, self.epsilon, rng)
+        values, rng = self._client_inputs(values, rng)
+        _check_user_arrays(values.size, self.d, "reports", "reals")
+        reports = rng.laplace(0.0, laplace_scale(self.epsilon), size=(values.size, self.d))
+        reports[np.arange(values.size), values] += 1.0
+        return reports
 
 
 @dataclass(frozen=True)

@@ -211,15 +211,6 @@ class LocalHashing(PureFrequencyOracle):
     def _support_probabilities(self) -> tuple[float, float]:
         return grr_probabilities(self.epsilon, self.g)[0], 1.0 / self.g
 
-    def _check_per_user_range(self) -> None:
-        if self.g > MAX_HASH_RANGE:
-            fail(
-                "g",
-                self.g,
-                f"at most {MAX_HASH_RANGE} for the per-user path (its GRR over [g] and the support scan "
-                f"grow with g; epsilon={self.epsilon:g}); use sample_aggregate",
-            )
-
     @property
     def report_bits(self) -> int:
         """Bits sent per report (a, b, y): 2·⌈log2 P⌉ for the hash's seed plus ⌈log2 g⌉, whatever d ≤ P.
@@ -259,7 +250,13 @@ class LocalHashing(PureFrequencyOracle):
         [wang2017] §4.4.
         """
         values, rng = self._client_inputs(values, rng)
-        self._check_per_user_range()
+        if self.g > MAX_HASH_RANGE:
+            fail(
+                "g",
+                self.g,
+                f"at most {MAX_HASH_RANGE} for the per-user path (its GRR over [g] and the support scan "
+                f"grow with g; epsilon={self.epsilon:g}); use sample_aggregate",
+            )
         a = rng.integers(1, HASH_PRIME, size=values.size)
         b = rng.integers(0, HASH_PRIME, size=values.size)
         y = self._grr.perturb(_hash_function(a, b, values, self.g), rng=rng)
@@ -307,11 +304,8 @@ class LocalHashing(PureFrequencyOracle):
             )
         # row: H(0..d−1)
         functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))
-        grr_table = self._grr.output_table()
-        return (
-            np.concatenate([grr_table[functions[:, v]].ravel()[None, :] for v in range(self.d)])
-            / n_functions
-        )
+        # row v: GRR's rows at H(v), over every function H
+        return self._grr.output_table()[functions.T].reshape(self.d, -1) / n_functions
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, reduce
 from typing import ClassVar
 
 import numpy as np
@@ -130,8 +130,7 @@ class _Multidimensional(Mechanism):
     def expand(self, truth) -> np.ndarray:
         """The users' tuples, one row each (n × d), sorted."""
         counts, _ = self.check_truth(truth)
-        cells = np.indices(self.domain_sizes).reshape(self.n_attributes, -1).T
-        return np.repeat(cells, counts.ravel(), axis=0)
+        return np.repeat(self._input_tuples(), counts.ravel(), axis=0)
 
     def estimand(self, truth) -> np.ndarray:
         """Every attribute's marginal counts, concatenated (length Σ k_j)."""
@@ -206,20 +205,14 @@ class SPL(_Multidimensional):
         """``P[u, (y₁, …, y_d)] = Π_j T_j[u_j, y_j]``: the Kronecker product of the attributes' tables."""
         tables = [o.output_table() for o in self.oracles]
         _check_table_size(tables)
-        out = tables[0]
-        for table in tables[1:]:
-            out = np.kron(out, table)
-        return out
+        return reduce(np.kron, tables)
 
     def privacy_loss(self) -> float:
         """The exact whole-report ε of :meth:`output_table`, from its log (a Kronecker sum of the attributes' log
         tables): at ε = 500–700 an entry such as q*^(k−1) underflows in the table itself and its ratios read ∞."""
         tables = [_log_table(o) for o in self.oracles]
         _check_table_size(tables)
-        out = tables[0]
-        for table in tables[1:]:
-            out = _kron_sum(out, table)
-        return _max_log_ratio(out)
+        return _max_log_ratio(reduce(_kron_sum, tables))
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user client: each attribute's value through its oracle at ε/d, reports side by side."""

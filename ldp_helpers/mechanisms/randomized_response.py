@@ -228,9 +228,7 @@ def q_bin_gap(epsilon):
     ----------
     [m_shot] §4.1.
     """
-    if np.ndim(epsilon) == 0:
-        return math.tanh(_check_budget(epsilon) / 2.0)
-    return np.tanh(_check_budget(epsilon) / 2.0)
+    return (math.tanh if np.ndim(epsilon) == 0 else np.tanh)(_check_budget(epsilon) / 2.0)
 
 
 def two_coin_response(values, *, rng: np.random.Generator) -> np.ndarray:

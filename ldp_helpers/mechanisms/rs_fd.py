@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import reduce
 from typing import ClassVar
 
 import numpy as np
@@ -115,14 +116,8 @@ class RSFD(_Multidimensional):
         """``P[u, y] = (1/d) Σ_j T_j[u_j, y_j] Π_{i≠j} fake_i(y_i)`` over every tuple u and report tuple y."""
         tables = [o.output_table() for o in self.oracles]
         _check_table_size(tables)
-        out = 0.0
-        for j in range(self.n_attributes):
-            term = np.ones((1, 1))
-            for i, table in enumerate(tables):
-                factor = table if i == j else np.broadcast_to(self._fake_table(i), table.shape)
-                term = np.kron(term, factor)
-            out = out + term
-        return out / self.n_attributes
+        fakes = [self._fake_table(i) for i in range(self.n_attributes)]
+        return sum(_mixture_terms(tables, fakes, np.kron)) / self.n_attributes
 
     def _log_fake_table(self, j: int, log_table: np.ndarray) -> np.ndarray:
         """``log`` of :meth:`_fake_table` from attribute j's log table (no underflow at large ε)."""
@@ -139,12 +134,7 @@ class RSFD(_Multidimensional):
         tables = [_log_table(o) for o in self.oracles]
         _check_table_size(tables)
         fakes = [self._log_fake_table(i, t) for i, t in enumerate(tables)]
-        terms = []
-        for j in range(self.n_attributes):
-            term = np.zeros((1, 1))
-            for i, table in enumerate(tables):
-                term = _kron_sum(term, table if i == j else np.broadcast_to(fakes[i], table.shape))
-            terms.append(term)
+        terms = _mixture_terms(tables, fakes, _kron_sum)
         return _max_log_ratio(np.logaddexp.reduce(terms, axis=0) - math.log(self.n_attributes))
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
@@ -186,14 +176,11 @@ class RSFD(_Multidimensional):
         for o, real in zip(self.oracles, self._chosen_counts(counts, draws, rng)):
             n_fake = n - real.sum(axis=1)
             support = _draw_support(o, real, real.sum(axis=1), rng)
-            if self.oracle == "grr":
-                support += rng.multinomial(n_fake, np.full(o.d, 1.0 / o.d))
-            elif self.oracle == "oue_z":
+            if self.oracle == "oue_z":
                 support += rng.binomial(n_fake[:, None], o.q, size=support.shape)
-            else:
-                support += _draw_support(
-                    o, rng.multinomial(n_fake, np.full(o.d, 1.0 / o.d)), n_fake, rng
-                )
+            else:  # uniform fake values: sent as such (GRR) or through OUE (OUE-r)
+                fake = rng.multinomial(n_fake, np.full(o.d, 1.0 / o.d))
+                support += fake if self.oracle == "grr" else _draw_support(o, fake, n_fake, rng)
             parts.append(support)
         out = np.concatenate(parts, axis=1)
         return out[0] if n_draws is None else out
@@ -223,3 +210,10 @@ class RSFD(_Multidimensional):
             a0 = self._support_other(j)
             out.append(count_variance(f, n, a0 + (o.p - o.q) / d, a0))  # ĉ = (C − n a₀)/(a₁ − a₀)
         return np.concatenate(out)
+
+
+def _mixture_terms(tables, fakes, combine) -> list[np.ndarray]:
+    """Per real attribute j: ``combine`` (np.kron, or :func:`_kron_sum` of logs) folded over j's table
+    and every other attribute's fake row ``fakes[i]`` broadcast to its table's shape."""
+    fakes = [np.broadcast_to(f, t.shape) for f, t in zip(fakes, tables)]
+    return [reduce(combine, [*fakes[:j], t, *fakes[j + 1 :]]) for j, t in enumerate(tables)]

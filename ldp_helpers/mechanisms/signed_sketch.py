@@ -24,6 +24,7 @@ import functools
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 
@@ -39,7 +40,12 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, _draw_support_counts
 from ldp_helpers.mechanisms.hadamard import _cell_sums
-from ldp_helpers.mechanisms.local_hashing import HASH_PRIME, _collision_counts, _draw_coefficients
+from ldp_helpers.mechanisms.local_hashing import (
+    HASH_PRIME,
+    _check_coefficients,
+    _collision_counts,
+    _draw_coefficients,
+)
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
 
 MAX_EPSILON = 36.0  # e^ε/(e^ε+1) rounds to 1 beyond
@@ -74,17 +80,23 @@ class _SignedSketch(FrequencyOracle):
     """The shared law of Hashtogram and the PCS (see the module docstring); subclasses give the shape and hashes."""
 
     unbiased = False
+    #: the fields holding the number of rows and the width, first in each subclass after (ε, d)
+    _names: ClassVar[tuple[str, str]]
 
     def __post_init__(self):
         check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON)
         super().__post_init__()
         check_int("d", self.d, low=2, high=HASH_PRIME)
+        rows, width = self._names
+        check_int(rows, getattr(self, rows), low=1)
+        check_int(width, getattr(self, width), low=2, high=2**24)
+        _check_coefficients("hash_a", self.hash_a, "hash_b", self.hash_b, self._shape[0])
 
     @classmethod
-    def _drawn(cls, epsilon, d, rows, width, *, names: tuple, pairs: int, what: str, rng):
+    def _drawn(cls, epsilon, d, rows, width, *, pairs: int, what: str, rng):
         """An instance whose ``pairs`` universal hashes per row are drawn from ``rng``, after the
-        checks of the number of rows and the width (``names``) and of the rows × width sums."""
-        rng = check_rng(rng)
+        checks of the number of rows and the width (``_names``) and of the rows × width sums."""
+        rng, names = check_rng(rng), cls._names
         rows = check_int(names[0], rows, low=1)
         check_allocation(names[0], rows, 2 * pairs * rows, what="hash coefficients")
         check_allocation(names[1], width, rows * check_int(names[1], width, low=2), what=what)
@@ -92,8 +104,9 @@ class _SignedSketch(FrequencyOracle):
         return cls(epsilon, d, rows, width, *itertools.chain(*zip(drawn[:pairs], drawn[pairs:])))
 
     @property
-    def _shape(self) -> tuple[int, int]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _shape(self) -> tuple[int, int]:
+        """(rows, width) of the sketch."""
+        return getattr(self, self._names[0]), getattr(self, self._names[1])
 
     def _fair_signs(self, values, rng, what: str) -> tuple:
         """What the per-user clients share: the checked values, ``rng``, each user's row j (uniform)

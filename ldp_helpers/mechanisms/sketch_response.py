@@ -42,7 +42,7 @@ from ldp_helpers._validation import (
     fail_shape,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
-from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _hash_values, _key
+from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _family_table, _key
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import (
@@ -134,9 +134,7 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
 
     @cached_property
     def _hashes(self) -> np.ndarray:
-        table = _hash_values(self.hash_a, self.hash_b, self.d, self.m)
-        table.setflags(write=False)
-        return table
+        return _family_table(("universal", self.hash_a, self.hash_b, self.d, self.m))
 
     @cached_property
     def _cells(self) -> np.ndarray:
@@ -216,21 +214,17 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact E[f̂(x)] = m/(m−1)·Σ_v f_v (S[v, x] − 1/m) for these hashes (the CMS's)."""
         counts, _ = self._counts_and_n(truth)
-        return (
-            self.m
-            / (self.m - 1)
-            * _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), "centred")
-        )
+        return self.m / (self.m - 1) * self._collisions(counts, "centred")
+
+    def _collisions(self, counts: np.ndarray, part: str) -> np.ndarray:
+        """The CMS's f·(S − 1/m), f·S or f·S(1 − S) (``part``) for these hashes, cached per design and population."""
+        return _collision_product(self.hash_a, self.hash_b, self.d, self.m, _key(counts), part)
 
     def variance(self, truth) -> np.ndarray:
         """Exact Var[f̂(x)] = (m/(m−1))²·Σ_v f_v (S(a + 1) + (1 − S) b − S²), a = p*(1−p*)/(p*−q*)², b = q*(1−q*)/(p*−q*)²."""
         counts, n = self._counts_and_n(truth)
         # f·S and f·S(1 − S) do not depend on ε: cached per design and population
-        key = _key(counts)
-        rates, spread = (
-            _collision_product(self.hash_a, self.hash_b, self.d, self.m, key, part)
-            for part in ("rates", "spread")
-        )
+        rates, spread = (self._collisions(counts, part) for part in ("rates", "spread"))
         p, q = self.inner.p, self.inner.q
         a, b = count_variance(1, 1, p, q), count_variance(0, 1, p, q)  # one user, own value or not
         # Σ_v f_v (S a + (1 − S) b + S(1 − S)) = a f·S + b (n − f·S) + f·S(1 − S)

@@ -65,29 +65,21 @@ class SMP(SPL):
 
     def output_table(self) -> np.ndarray:
         """``P[u, (j, y)] = T_j[u_j, y]/d``: the attribute sampled, then its oracle's report."""
-        tables = [o.output_table() for o in self.oracles]
+        return self._side_by_side([o.output_table() for o in self.oracles]) / self.n_attributes
+
+    def privacy_loss(self) -> float:
+        """The exact whole-report ε of :meth:`output_table` from its log (the 1/d cancels in every ratio)."""
+        return _max_log_ratio(self._side_by_side([_log_table(o) for o in self.oracles]))
+
+    def _side_by_side(self, tables) -> np.ndarray:
+        """Row u of every attribute's table (or log-table) ``tables[j]`` at u_j, side by side (within MAX_TABLE_ENTRIES)."""
         tuples = self._input_tuples()
         check_int(
             "output_table entries",
             tuples.shape[0] * sum(t.shape[1] for t in tables),
             high=MAX_TABLE_ENTRIES,
         )
-        return (
-            np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1)
-            / self.n_attributes
-        )
-
-    def privacy_loss(self) -> float:
-        """The exact whole-report ε of :meth:`output_table` from its log (the 1/d cancels in every ratio)."""
-        tables, tuples = [_log_table(o) for o in self.oracles], self._input_tuples()
-        check_int(
-            "output_table entries",
-            tuples.shape[0] * sum(t.shape[1] for t in tables),
-            high=MAX_TABLE_ENTRIES,
-        )
-        return _max_log_ratio(
-            np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1)
-        )
+        return np.concatenate([t[tuples[:, j]] for j, t in enumerate(tables)], axis=1)
 
     def perturb(self, values, *, rng: np.random.Generator) -> SampledReports:
         """Per-user client: pick j uniformly, send j and u_j through the oracle at ε (other blocks −1)."""

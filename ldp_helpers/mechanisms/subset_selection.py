@@ -225,8 +225,6 @@ class SubsetSelection(PureFrequencyOracle):
         )
         own = rng.binomial(counts, beta, size=shape).reshape(-1, self.d)  # K_x: V users of value x
         chunk = max(1, _BATCH_CELLS // cells)  # surveys drawn together
-        if own.shape[0] <= chunk:
-            return _tree_counts(own, n, self.k, rng).reshape(shape)
         return np.concatenate(
             [
                 _tree_counts(own[i : i + chunk], n, self.k, rng)

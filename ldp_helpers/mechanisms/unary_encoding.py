@@ -66,8 +66,8 @@ def unary_output_table(p: float, q: float, d: int) -> np.ndarray:
     p = check_probability(p, "p")
     q = check_probability(q, "q")
     d = check_int("d", d, low=2, high=MAX_D_TABLE)
-    prob_one = np.full((d, d), q)
-    np.fill_diagonal(prob_one, p)  # row v: bit v is 1 w.p. p, every other bit w.p. q
+    # row v: bit v is 1 w.p. p, every other bit w.p. q
+    prob_one = np.where(np.eye(d, dtype=bool), p, q)
     return _independent_bits_table(1 - prob_one, prob_one)
 
 
@@ -119,8 +119,7 @@ class UnaryEncoding(PureFrequencyOracle):
     def _log_output_table(self) -> np.ndarray:
         """``log P[v, y]`` of :meth:`output_table`, summed in log space (d ≤ 12; every entry finite)."""
         check_int("d", self.d, low=2, high=MAX_D_TABLE)
-        prob_one = np.full((self.d, self.d), self.q)
-        np.fill_diagonal(prob_one, self.p)
+        prob_one = np.where(np.eye(self.d, dtype=bool), self.p, self.q)
         return _independent_bits_log_table(np.log1p(-prob_one), np.log(prob_one))
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
