@@ -99,13 +99,10 @@ def multi_freq_ldpy_lgrr_rounds(
     [arcolezi2022] (L-GRR); [arcolezi2022ldpy] (``L_GRR_Client``).
     """
     d = check_int("d", d, low=2, high=2**40)
-    eps_perm, eps_1 = (
-        check_epsilon(epsilon_permanent, "epsilon_permanent", high=700.0),
-        check_epsilon(epsilon, high=700.0),
-    )
+    eps_perm = check_epsilon(epsilon_permanent, "epsilon_permanent", high=700.0)
+    e1 = np.exp(check_epsilon(epsilon, high=700.0))
     p1 = np.exp(eps_perm) / (np.exp(eps_perm) + d - 1)
     q1 = (1 - p1) / (d - 1)
-    e1 = np.exp(eps_1)
     p2 = (q1 - e1 * p1) / (-p1 * e1 + d * q1 * e1 - q1 * e1 - p1 * (d - 1) + q1)
     return float(p1), float(q1), float(p2), float((1 - p2) / (d - 1))
 
@@ -377,21 +374,9 @@ def peer_audits(
 ) -> dict[str, dict]:
     """Every peer's SUE, OUE and OLH audit (:func:`audit_peer`), peers concurrently (threads, at most one per peer),
     each spreading its audits' chunks over every core (the numbers depend on the chunks, not on where they run)."""
-    _check_peer_arguments(
-        epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence, n_jobs=1
-    )
-    calls = (
-        joblib.delayed(audit_peer)(
-            peer,
-            epsilon=epsilon,
-            d=d,
-            n_trials=n_trials,
-            seed=seed,
-            confidence=confidence,
-            n_jobs=-1,
-        )
-        for peer in PEERS
-    )
+    options = dict(epsilon=epsilon, d=d, n_trials=n_trials, seed=seed, confidence=confidence)
+    _check_peer_arguments(**options, n_jobs=1)
+    calls = (joblib.delayed(audit_peer)(peer, **options, n_jobs=-1) for peer in PEERS)
     results = joblib.Parallel(n_jobs=local_workers(len(PEERS), len(PEERS)), backend="threading")(
         calls
     )
@@ -412,16 +397,7 @@ def main(argv=None) -> None:
         from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
 
         _cache_jitted(GRR, UE)
-    result = _audit_peer_here(
-        args.peer,
-        epsilon=args.epsilon,
-        d=args.d,
-        n_trials=args.n_trials,
-        seed=args.seed,
-        confidence=args.confidence,
-        n_jobs=args.n_jobs,
-    )
-    print(json.dumps(result))
+    print(json.dumps(_audit_peer_here(**vars(args))))  # the options are its keywords
 
 
 if __name__ == "__main__":

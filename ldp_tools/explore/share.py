@@ -16,6 +16,7 @@ import base64
 import binascii
 import html
 import json
+import math
 import os
 import re
 import zlib
@@ -37,8 +38,7 @@ def _encode_view(view) -> str:
     _check_view(view)
     raw = json.dumps(view, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
     # raw deflate: no header or checksum (the JSON checks itself)
-    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
-    return PREFIX + base64.urlsafe_b64encode(packer.compress(raw) + packer.flush()).decode(
+    return PREFIX + base64.urlsafe_b64encode(zlib.compress(raw, 9, wbits=-15)).decode(
         "ascii"
     ).rstrip("=")
 
@@ -78,9 +78,7 @@ def _nesting(text: str) -> int:
     """The deepest nesting of JSON arrays and objects in ``text`` (brackets inside strings do not count)."""
     bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text).encode("utf-8")
     chars = np.frombuffer(bare, dtype=np.uint8)
-    steps = np.isin(chars, np.frombuffer(b"[{", np.uint8)).astype(np.int64) - np.isin(
-        chars, np.frombuffer(b"]}", np.uint8)
-    )
+    steps = np.isin(chars, list(b"[{")).astype(np.int64) - np.isin(chars, list(b"]}"))
     return int(np.cumsum(steps).max()) if steps.size else 0
 
 
@@ -95,14 +93,12 @@ def _check_view(view, name: str = "view") -> None:
         )
     for panel, controls in view.items():
         for control, value in controls.items():
-            ok = isinstance(value, (bool, int, str)) or (
-                isinstance(value, float) and value == value and abs(value) != float("inf")
+            ok = (
+                isinstance(value, (bool, int))
+                or (isinstance(value, float) and math.isfinite(value))
+                or (isinstance(value, str) and len(value) <= 200)
             )
-            if (
-                not isinstance(control, str)
-                or not ok
-                or (isinstance(value, str) and len(value) > 200)
-            ):
+            if not isinstance(control, str) or not ok:
                 fail(
                     name,
                     Described(f"{panel}.{control} = {value!r:.80}"),

@@ -58,8 +58,7 @@ def n_max(k: int) -> int:
 
 def n_grid(k: int) -> np.ndarray:
     """The curve's values of n: :data:`CURVE_POINTS` log-spaced integers from :data:`N_LOW` to :func:`n_max`."""
-    top = n_max(k)
-    return np.unique(np.round(np.logspace(math.log10(N_LOW), math.log10(top), CURVE_POINTS)))
+    return np.unique(np.round(np.geomspace(N_LOW, n_max(k), CURVE_POINTS)))
 
 
 class ShuffleRow(NamedTuple):

@@ -68,15 +68,6 @@ def _names(node) -> tuple[set, set]:
     return loads, stores
 
 
-def _cell_names(cell) -> tuple[set, set]:
-    pairs = [_names(s) for s in _statements(cell["source"])]
-    return set().union(*(p[0] for p in pairs)), set().union(*(p[1] for p in pairs))
-
-
-def _code(cells) -> list:
-    return [c for c in cells if c.get("cell_type") == "code"]
-
-
 def seeded_reads(cells) -> list[set]:
     """For each cell, the names it reads that the seed reaches at that point of a run in cell order.
 
@@ -156,12 +147,14 @@ def claims_only_cells(cells) -> tuple[list, set]:
     check_seed_free(cells)
     cells = list(cells)
     last = max(
-        (i for i, c in enumerate(_code(cells)) if _WRITES_CLAIMS.search(c["source"])), default=None
+        (
+            i
+            for i, c in enumerate(cells)
+            if c.get("cell_type") == "code" and _WRITES_CLAIMS.search(c["source"])
+        ),
+        default=len(cells),
     )
-    if last is not None:
-        writer = _code(cells)[last]
-        cells = cells[: next(i for i, c in enumerate(cells) if c is writer) + 1]
-    cells = [c for c in cells if NO_CLAIMS_TAG not in _tags(c)]
+    cells = [c for c in cells[: last + 1] if NO_CLAIMS_TAG not in _tags(c)]
 
     def required(cell) -> bool:
         return (
@@ -181,7 +174,7 @@ def needed_cells(cells, required) -> list:
     needed, kept = set(), []
     for cell in reversed(cells):
         if cell.get("cell_type") == "code":
-            loads, stores = _cell_names(cell)
+            loads, stores = _names(ast.Module(body=_statements(cell["source"]), type_ignores=[]))
             if not required(cell) and not stores & needed:
                 continue
             needed |= loads

@@ -171,8 +171,7 @@ def claims_csv(rows) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS)
-    for r in rows:
-        writer.writerow([getattr(r, c) for c in COLUMNS])
+    writer.writerows([getattr(r, c) for c in COLUMNS] for r in rows)
     return buf.getvalue()
 
 

@@ -103,9 +103,12 @@ def _spec_path(notebook: str) -> Path:
 def _load_claim_texts(notebook: str) -> dict[str, ClaimText] | None:
     """The entries of ``notebooks/claims/<notebook>.yaml`` in file order, or None if there is no file."""
     path = _spec_path(notebook)
-    if not path.exists():
-        return None
-    return _parse_claim_texts(path)
+    return _parse_claim_texts(path) if path.exists() else None
+
+
+def _finite_number(value) -> bool:
+    """A finite int or float, not a bool (YAML reads ``true`` as one)."""
+    return not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value)
 
 
 def _parse_claim_texts(path) -> dict[str, ClaimText]:
@@ -141,17 +144,11 @@ def _parse_claim_texts(path) -> dict[str, ClaimText]:
                     f"{where}: {field} must be non-empty text; got {entry[field]!r:.80}"
                 )
         paper = entry["paper"]
-        if (
-            isinstance(paper, bool)
-            or not isinstance(paper, (str, Real))
-            or (isinstance(paper, Real) and not math.isfinite(paper))
-        ):
+        if not (isinstance(paper, str) or _finite_number(paper)):
             raise ValueError(f"{where}: paper must be text or a finite number; got {paper!r:.80}")
         for field in ("atol", "rtol"):
             v = entry.get(field)
-            if v is not None and (
-                isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v) or v < 0
-            ):
+            if v is not None and not (_finite_number(v) and v >= 0):
                 raise ValueError(
                     f"{where}: {field} must be a finite number >= 0 (YAML needs 5.0e-4, not 5e-4); got {v!r:.80}"
                 )

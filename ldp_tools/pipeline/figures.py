@@ -77,8 +77,7 @@ def _round_plotted_coordinates(fig) -> None:
                             paths[i] = MplPath(_round_to_bits(path.vertices), path.codes)
         for axis, get, set_ in (("x", ax.get_xlim, ax.set_xlim), ("y", ax.get_ylim, ax.set_ylim)):
             if getattr(ax, f"get_{axis}scale")() in ("linear", "log"):
-                low, high = _round_to_bits(np.array(get(), dtype=float))
-                set_(low, high, auto=None)
+                set_(*_round_to_bits(np.array(get(), dtype=float)), auto=None)
 
 
 @contextmanager

@@ -38,10 +38,9 @@ def _coalesce_streams(outputs: list) -> list:
     """Merge consecutive outputs of one stream: the kernel's chunking of stdout depends on timing."""
     merged = []
     for output in outputs:
-        previous = merged[-1] if merged else None
+        previous = merged[-1] if merged else {}
         if (
             output.get("output_type") == "stream"
-            and previous is not None
             and previous.get("output_type") == "stream"
             and previous.get("name") == output.get("name")
         ):

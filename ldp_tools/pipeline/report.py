@@ -111,12 +111,7 @@ def _summary_markdown(collected: list[NotebookClaims]) -> str:
             + " | ".join(map(str, _cells(nb)))
             + f" | [{len(_figure_files(nb.stem))} figures](figures/{nb.stem}/) |"
         )
-    tot = (
-        [sum(column) for column in zip(*map(_cells, collected))]
-        if collected
-        else [0] * (3 + len(VERDICTS) + len(SEVERITIES))
-    )
-    lines.append("| **all** | | " + " | ".join(f"**{n}**" for n in tot) + " | |")
+    lines.append("| **all** | | " + " | ".join(f"**{n}**" for n in _totals(collected)) + " | |")
     lines += [
         "",
         "Paper errors are counted once per independent error: a row that is a consequence of another "
@@ -134,6 +129,13 @@ def _cells(nb: NotebookClaims) -> list[int]:
         + [nb.count(v) for v in VERDICTS]
         + [nb.errors(s) for s in SEVERITIES]
         + list(nb.reseeded())
+    )
+
+
+def _totals(collected: list[NotebookClaims]) -> list[int]:
+    """The column sums of :func:`_cells` over the notebooks (zeros when there is none)."""
+    return [sum(column) for column in zip(*map(_cells, collected))] or [0] * (
+        3 + len(VERDICTS) + len(SEVERITIES)
     )
 
 
@@ -158,12 +160,8 @@ def summary_text(collected: list[NotebookClaims]) -> str:
     cols = ["claims", *VERDICTS, *SEVERITIES, "seed-dep.", "fragile"]
     header = f"{'notebook':<24}" + "".join(f"{c:>14}" for c in cols)
     lines = [header, "-" * len(header)]
-    tot = [0] * len(cols)
-    for nb in collected:
-        cells = _cells(nb)
-        tot = [a + b for a, b in zip(tot, cells)]
-        lines.append(f"{nb.stem:<24}" + "".join(f"{c:>14}" for c in cells))
-    lines.append(f"{'all':<24}" + "".join(f"{c:>14}" for c in tot))
+    rows = [(nb.stem, _cells(nb)) for nb in collected] + [("all", _totals(collected))]
+    lines += [f"{stem:<24}" + "".join(f"{c:>14}" for c in cells) for stem, cells in rows]
     lines.append(
         "(typo / inconsistency / wrong result: independent paper errors only; seed-dep.: the deciding value moves "
         "under the robustness seeds; fragile: the verdict flips under one)"
