@@ -397,7 +397,16 @@ def main(argv=None) -> None:
         from multi_freq_ldpy.pure_frequency_oracles import GRR, UE
 
         _cache_jitted(GRR, UE)
-    print(json.dumps(_audit_peer_here(**vars(args))))  # the options are its keywords
+    result = _audit_peer_here(
+        args.peer,
+        epsilon=args.epsilon,
+        d=args.d,
+        n_trials=args.n_trials,
+        seed=args.seed,
+        confidence=args.confidence,
+        n_jobs=args.n_jobs,
+    )
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -326,10 +326,13 @@ def m_star(epsilon: float, n_rounds: int) -> int:
     ----------
     [m_shot] Eq. (7).
     """
-    regime = m_star_regime(epsilon, n_rounds)
-    if regime != 1:
-        return 1 if regime == 0 else check_int("n_rounds", n_rounds, low=1)
-    epsilon, c = check_epsilon(epsilon), c_star()
+    epsilon = check_epsilon(epsilon)
+    T = check_int("n_rounds", n_rounds, low=1)
+    c = c_star()
+    if epsilon <= 1 / c:
+        return 1
+    if epsilon >= T / c:
+        return T
     return max((math.floor(epsilon * c), math.ceil(epsilon * c)), key=lambda m: g(m / epsilon))
 
 

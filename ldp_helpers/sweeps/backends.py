@@ -115,7 +115,7 @@ def sweep_plan(
         backend is None
         and (dask_client is not None or dask_address or os.environ.get(DASK_ADDRESS_ENV))
     ):
-        return _dask_plan(dask_client, dask_address, backend == "dask")
+        return _dask_plan(dask_client, dask_address)
     if backend is not None:
         return _local_plan(
             backend, 1 if backend == "sequential" else (n_jobs or -1), n_chunks, "backend= argument"
@@ -123,13 +123,14 @@ def sweep_plan(
     if n_jobs is not None:
         return _local_plan("loky", n_jobs, n_chunks, "n_jobs= argument")
     configured = _joblib_config()
-    if configured is not None and configured[0] != "dask":
-        name, configured_jobs, _ = configured
+    if configured is not None:
+        name, configured_jobs, client = configured
+        if name == "dask":
+            return SweepPlan("dask", None, "joblib.parallel_config(backend='dask')", client=client)
         return _local_plan(
             name, configured_jobs, n_chunks, f"joblib.parallel_config(backend={name!r})"
         )
-    ambient = _dask_plan(None, None, False)
-    return ambient or SweepPlan("sequential", 1, "default (no parallel setting)")
+    return _ambient_dask() or SweepPlan("sequential", 1, "default (no parallel setting)")
 
 
 def _local_plan(backend: str, n_jobs: int, n_chunks: int, source: str) -> SweepPlan:
@@ -137,8 +138,8 @@ def _local_plan(backend: str, n_jobs: int, n_chunks: int, source: str) -> SweepP
     return SweepPlan("sequential" if workers == 1 else backend, workers, source)
 
 
-def _dask_plan(client, address, forced: bool) -> SweepPlan | None:
-    """The Dask plan of the settings (arguments first, then the ambient ones); None, or an error if ``forced``."""
+def _dask_plan(client, address) -> SweepPlan:
+    """The Dask plan of the settings: the arguments first, then the ambient ones; an error if there is none."""
     if client is not None:
         return SweepPlan("dask", None, "dask_client= argument", client=client)
     if address:
@@ -151,7 +152,7 @@ def _dask_plan(client, address, forced: bool) -> SweepPlan | None:
             "dask", None, "joblib.parallel_config(backend='dask')", client=configured[2]
         )
     ambient = _ambient_dask()
-    if ambient is None and forced:
+    if ambient is None:
         raise ValueError(
             f"backend='dask' needs a scheduler: dask_address= or dask_client=, {DASK_ADDRESS_ENV} or "
             f"{DASK_SCHEDULER_ENV}, joblib.parallel_config(backend='dask') or an active distributed.Client"

@@ -106,15 +106,31 @@ class NumberControl(w.HBox):
                 layout=_shared(w.Layout, flex="1 1 auto", width="auto"),
                 style=_shared(SliderStyle),
             )
-            position = self._slider_position(value)
             if log:
-                kind, step = w.FloatLogSlider, step or 0.01  # base 10: min and max are exponents
-                low, high = math.log10(low), math.log10(high)
+                self.slider = w.FloatLogSlider(
+                    value=self._slider_position(value),
+                    base=10,
+                    min=math.log10(low),
+                    max=math.log10(high),
+                    step=step or 0.01,
+                    **common,
+                )
             elif integer:
-                kind, position, step = w.IntSlider, int(position), step or 1
+                self.slider = w.IntSlider(
+                    value=int(self._slider_position(value)),
+                    min=low,
+                    max=high,
+                    step=step or 1,
+                    **common,
+                )
             else:
-                kind, step = w.FloatSlider, step or (high - low) / 100
-            self.slider = kind(value=position, min=low, max=high, step=step, **common)
+                self.slider = w.FloatSlider(
+                    value=self._slider_position(value),
+                    min=low,
+                    max=high,
+                    step=step or (high - low) / 100,
+                    **common,
+                )
             self.slider.observe(self._from_slider, names="value")
         self._syncing = False
         super().__init__(
