@@ -80,7 +80,7 @@ def epsilon_lower_bound(count0, n0: int, count1, n1: int, *, confidence: float):
     count1, n1 = _check_count("count1", count1, "n1", n1)
     p0_low = clopper_pearson(count0, n0, confidence=confidence)[0]
     p1_high = clopper_pearson(count1, n1, confidence=confidence)[1]
-    ratio = np.where(np.asarray(p0_low) > 0.0, np.divide(p0_low, p1_high), 1.0)
+    ratio = np.divide(p0_low, p1_high)
     bounds = [math.log(r) if r > 1.0 else 0.0 for r in np.ravel(ratio).tolist()]
     return bounds[0] if np.ndim(count0) == 0 else np.array(bounds)
 
@@ -123,7 +123,7 @@ class AuditResult:
         )
 
         def log(a, b):
-            return math.log(a / b) if a > 0 and b > 0 else (math.inf if a > 0 else -math.inf)  # noqa: E731
+            return math.log(a / b) if a > 0 and b > 0 else (math.inf if a > 0 else -math.inf)
 
         return log(l0, h1), log(self.count0, self.count1), log(h0, l1)
 
@@ -226,11 +226,9 @@ def run_audit(
         seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     ).spawn(2)
     pilot_rng = np.random.default_rng(pilot_seed)
-    n_pilot = (
-        check_int("n_pilot", n_pilot, low=1, high=MAX_N_DRAWS)
-        if n_pilot is not None
-        else (1 if event else max(1000, n_trials // 10))
-    )
+    if n_pilot is None:
+        n_pilot = 1 if event else max(1000, n_trials // 10)
+    n_pilot = check_int("n_pilot", n_pilot, low=1, high=MAX_N_DRAWS)
     call_timeout = check_call_timeout(call_timeout)
     m0 = _sample(client, x0, n_pilot, pilot_rng, call_timeout)
     m1 = _sample(client, x1, n_pilot, pilot_rng, call_timeout)
@@ -241,13 +239,11 @@ def run_audit(
     else:
         event.count(m0)  # checks the event's columns against the reports
     first, second = (x1, x0) if swap else (x0, x1)
-    sizes = [chunk_size] * (n_trials // chunk_size) + (
-        [n_trials % chunk_size] if n_trials % chunk_size else []
-    )
-    task = _ChunkTask(client, first, second, event, tuple(sizes), call_timeout)
+    full, rest = divmod(n_trials, chunk_size)
+    sizes = (chunk_size,) * full + ((rest,) if rest else ())
     counts = np.array(
         run_chunks(
-            task,
+            _ChunkTask(client, first, second, event, sizes, call_timeout),
             len(sizes),
             seed=main_seed,
             backend=backend,
@@ -298,7 +294,7 @@ class _ChunkTask:
     x1: object
     event: Event
     sizes: tuple
-    call_timeout: float = 300.0
+    call_timeout: float
 
     def __call__(self, index: int, seed: np.random.SeedSequence) -> tuple[int, int]:
         rng, n = np.random.default_rng(seed), self.sizes[index]

@@ -177,19 +177,12 @@ def _in_child(seconds: float, call, rng: np.random.Generator, what: str):
                 payload = ("error", exc, None)
             except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: the client's failure
                 payload = ("error", ClientError(f"{what} raised {type(exc).__name__}: {exc}"), None)
-            try:
+            try:  # an exception whose __init__ takes other arguments pickles but does not load
                 data = pickle.dumps(payload)
-                pickle.loads(
-                    data
-                )  # an exception whose __init__ takes other arguments pickles but does not load
+                pickle.loads(data)
             except Exception:  # an exception (or result) that does not travel: its text
-                data = pickle.dumps(
-                    (
-                        "error",
-                        ClientError(f"{what}: {type(payload[1]).__name__}: {payload[1]}"),
-                        None,
-                    )
-                )
+                failure = ClientError(f"{what}: {type(payload[1]).__name__}: {payload[1]}")
+                data = pickle.dumps(("error", failure, None))
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(data)
         finally:
@@ -204,9 +197,8 @@ def _in_child(seconds: float, call, rng: np.random.Generator, what: str):
                     f"{what} gave no answer within call_timeout={seconds:g} s (a hung client?); "
                     "its process was killed"
                 )
-            chunk = os.read(read_end, 1 << 20)
-            chunks.append(chunk)
-            finished = not chunk
+            chunks.append(os.read(read_end, 1 << 20))
+            finished = not chunks[-1]
     finally:  # a timeout, or the caller interrupted: the child goes, whatever it was doing
         os.close(read_end)
         if not finished:

@@ -144,8 +144,7 @@ def _candidate_events(matrix0: np.ndarray, matrix1: np.ndarray) -> list[Event]:
     """Candidate events from the pilot reports of the two inputs (singles, pairs, whole outcomes)."""
     pooled = np.vstack((matrix0, matrix1))
     per_column = _conditions(pooled)
-    singles = [c for conditions in per_column for c in conditions]
-    events = [Event((c,), (op,), (v,)) for c, op, v in singles]
+    events = [Event((c,), (op,), (v,)) for conditions in per_column for c, op, v in conditions]
     if pooled.shape[1] <= MAX_PAIR_COLUMNS:
         for a, b in itertools.combinations(range(len(per_column)), 2):
             for (ca, oa, va), (cb, ob, vb) in itertools.product(per_column[a], per_column[b]):

@@ -114,14 +114,13 @@ def averaging_success(table: np.ndarray) -> float:
     """Success of "guess 1 iff C > midpoint of the two means" (ties: coin) for a 2-row table of C's law."""
     table = _check_table(table)
     c = np.arange(table.shape[1])
-    threshold = 0.5 * (table[0] @ c + table[1] @ c)
-    above, tie = c > threshold + 1e-12, np.abs(c - threshold) <= 1e-12
-    sign = 1.0 if table[1] @ c >= table[0] @ c else -1.0  # which side the v = 1 law lies on
-    guess1 = above if sign > 0 else (c < threshold - 1e-12)
-    right = 0.5 * (
-        table[1][guess1].sum() + table[0][~guess1 & ~tie].sum() + 0.5 * table[:, tie].sum()
+    mean0, mean1 = table[0] @ c, table[1] @ c
+    threshold = 0.5 * (mean0 + mean1)
+    tie = np.abs(c - threshold) <= 1e-12
+    guess1 = c > threshold + 1e-12 if mean1 >= mean0 else c < threshold - 1e-12  # v = 1's side
+    return float(
+        0.5 * (table[1][guess1].sum() + table[0][~guess1 & ~tie].sum() + 0.5 * table[:, tie].sum())
     )
-    return float(right)
 
 
 def bayes_success(table: np.ndarray) -> float:
@@ -135,12 +134,11 @@ def binomial_attack_curve(label: str, table_of_k: Callable[[int], np.ndarray], k
     ks = _check_ks(ks)
     check_callable("table_of_k", table_of_k, "a callable table_of_k(k) -> 2 × (k + 1) table")
     tables = [table_of_k(int(k)) for k in ks]
-    zeros = np.zeros(ks.size)
     return AttackCurve(
         label,
         ks,
         np.array([averaging_success(t) for t in tables]),
-        zeros,
+        np.zeros(ks.size),
         np.array([bayes_success(t) for t in tables]),
         np.array([max_privacy_loss(t) for t in tables]),
         np.ones(ks.size, bool),

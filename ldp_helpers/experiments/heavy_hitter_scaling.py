@@ -70,20 +70,6 @@ def _run(protocol, values, bits, epsilon, k, rng) -> HeavyHitters:
     return run[protocol](values, bits, epsilon, k, rng=rng)
 
 
-def _truth(values, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The population's distinct values (sorted), their counts and its top k (ties: the smaller
-    value first)."""
-    held, counts = np.unique(values, return_counts=True)
-    return held, counts, held[np.argsort(-counts, kind="stable")[:k]]
-
-
-def _scores(protocol, values, truth, bits, epsilon, k, rng) -> tuple[float, float]:
-    found = _run(protocol, values, bits, epsilon, k, rng)
-    held, counts, top = truth
-    recall = np.isin(top, found.values).mean()
-    return float(recall), linf_error(found.values, found.estimates, held, counts=counts)
-
-
 def _check_protocols(protocols) -> tuple:
     if protocols is None:
         return PROTOCOLS
@@ -108,11 +94,14 @@ def _scaling(settings, k, exponent, n_draws, rng, protocols, progress, what) -> 
     ):
         for draw in range(n_draws):
             values = _population(n, bits, exponent, min(HH_SUPPORT, 2**bits), data_rng)
-            truth = _truth(values, k)  # shared by the protocols: the population sorted once
+            # shared by the protocols: the distinct values (sorted once), their counts, the top k
+            held, counts = np.unique(values, return_counts=True)
+            top = held[np.argsort(-counts, kind="stable")[:k]]  # ties: the smaller value first
             for protocol in protocols:
-                scores[protocol][i, draw] = _scores(
-                    protocol, values, truth, bits, epsilon, k, streams[PROTOCOLS.index(protocol)]
-                )
+                found = _run(protocol, values, bits, epsilon, k, streams[PROTOCOLS.index(protocol)])
+                recall = np.isin(top, found.values).mean()
+                error = linf_error(found.values, found.estimates, held, counts=counts)
+                scores[protocol][i, draw] = recall, error
     grid = np.array([n if what == "n" else bits for n, bits, _ in settings])
     return Scaling(
         grid,

@@ -278,7 +278,7 @@ def max_error_vs_rounds(
         epsilon = scale * float(T) ** b
         mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
         data = ramp_data(n_users, int(T), rng=rng)
-        out.append(max_error(estimates(mech, data, rng=rng, n_draws=n_draws), data.fractions()))
+        out.append(max_errors(mech, data, rng=rng, n_draws=n_draws))
     return np.array(out)
 
 

@@ -99,9 +99,8 @@ class LocalHashSupport:
 
     def __call__(self, reports) -> np.ndarray:
         a, b, y = (np.asarray(reports)[:, j, None] for j in range(3))
-        return (self.mechanism.hash_values(a, b, np.arange(self.mechanism.d)[None]) == y).astype(
-            np.int8
-        )
+        x = np.arange(self.mechanism.d)[None]
+        return (self.mechanism.hash_values(a, b, x) == y).astype(np.int8)
 
 
 def _audit_inputs(key: str, mechanism) -> tuple:
@@ -115,11 +114,9 @@ def _audit_inputs(key: str, mechanism) -> tuple:
     if family == "rappor":
         return np.array([0, 0]), np.array([0, 1])
     if family == "mean":  # the inputs' extremes, where the tables attain ε
-        return (
-            (-mechanism.radius, mechanism.radius)
-            if hasattr(mechanism, "radius")
-            else (0, mechanism.m)
-        )
+        if hasattr(mechanism, "radius"):
+            return -mechanism.radius, mechanism.radius
+        return 0, mechanism.m
     if family == "multidimensional":  # tuples that differ in every attribute
         return np.zeros(mechanism.n_attributes, np.int64), np.ones(mechanism.n_attributes, np.int64)
     return 0, 1
@@ -288,8 +285,7 @@ def never_cleared_loss(protocol: str, epsilon: float) -> float:
     protocol, epsilon = check_choice("protocol", protocol, ("SUE", "OUE")), check_epsilon(epsilon)
     oracle = {"SUE": SUE, "OUE": OUE}[protocol](epsilon, 2)  # p and q do not depend on d
     p, q = oracle.p, oracle.q
-    p_true = p + (1 - p) * q
-    return unary_loss(p_true, q)
+    return unary_loss(p + (1 - p) * q, q)  # p' = p + (1 − p)q
 
 
 def peer_table(peers: dict) -> str:
@@ -397,10 +393,9 @@ def longitudinal_curves(
     """
     epsilon = check_epsilon(epsilon)
     stream_epsilon = check_epsilon(stream_epsilon, "stream_epsilon")
-    rappor_f, rappor_p, rappor_q = (
-        check_probability(v, name)
-        for v, name in ((rappor_f, "rappor_f"), (rappor_p, "rappor_p"), (rappor_q, "rappor_q"))
-    )
+    rappor_f = check_probability(rappor_f, "rappor_f")
+    rappor_p = check_probability(rappor_p, "rappor_p")
+    rappor_q = check_probability(rappor_q, "rappor_q")
     m = check_int("m", m, low=1)
     check_int_array("ks", ks, low=1)
     check_n_draws(n_draws, low=2)
@@ -460,13 +455,7 @@ def longitudinal_curves(
                 raise ChunkError(
                     [replace(f, error=f"{label}: {f.error}") for f in error.failures], done
                 ) from error
-            done.update(
-                {
-                    (j, i): row
-                    for i, row in enumerate(
-                        zip(curve.success, curve.success_se, curve.epsilon, curve.epsilon_exact)
-                    )
-                }
-            )
+            rows = zip(curve.success, curve.success_se, curve.epsilon, curve.epsilon_exact)
+            done.update({(j, i): row for i, row in enumerate(rows)})
             curves.append(curve)
     return curves

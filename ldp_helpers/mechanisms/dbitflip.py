@@ -130,9 +130,8 @@ class DBitFlip(FrequencyOracle):
         """Per-user client: sample n_bits buckets, send a bit for each ([ding2017] "dBitFlip")."""
         values, rng = self._client_inputs(values, rng)
         buckets = self.sample_buckets(values.size, rng=rng)
-        return DBitFlipReports(
-            buckets, _flip_bits(buckets == values[:, None], *self.bit_probabilities, rng)
-        )
+        true_bits = buckets == values[:, None]  # before the flip: 1 iff j_p is her bucket v
+        return DBitFlipReports(buckets, _flip_bits(true_bits, *self.bit_probabilities, rng))
 
     def perturb_rounds(self, values, *, rng: np.random.Generator) -> DBitFlipReports:
         """dBitFlipPM over τ collections: ``values`` (users × τ) → buckets (users × n_bits), bits (users × τ × n_bits).
@@ -148,7 +147,8 @@ class DBitFlip(FrequencyOracle):
         buckets = self.sample_buckets(n_users, rng=rng)
         # state s: bucket j_s, or "none"
         states = np.concatenate([buckets, np.full((n_users, 1), -1)], axis=1)
-        memo = _flip_bits(states[:, :, None] == buckets[:, None, :], *self.bit_probabilities, rng)
+        true_bits = states[:, :, None] == buckets[:, None, :]  # state s before the flip: 1 at j_s
+        memo = _flip_bits(true_bits, *self.bit_probabilities, rng)
         hit = values[:, :, None] == buckets[:, None, :]  # (users, rounds, n_bits)
         state = np.where(hit.any(axis=2), hit.argmax(axis=2), self.n_bits)
         return DBitFlipReports(buckets, memo[np.arange(n_users)[:, None], state])
@@ -163,15 +163,9 @@ class DBitFlip(FrequencyOracle):
             "reports.bits", check_ndim("reports.bits", bits, 2, last=self.n_bits), low=0, high=1
         )
         check_int("len(reports.bits)", bits.shape[0], low=buckets.shape[0], high=buckets.shape[0])
-        sampled = np.bincount(buckets.ravel(), minlength=self.d)
-        return np.stack(
-            [
-                sampled,
-                np.bincount(buckets.ravel(), weights=bits.ravel(), minlength=self.d).astype(
-                    np.int64
-                ),
-            ]
-        )
+        sampled = np.bincount(buckets.ravel(), minlength=self.d)  # N_v
+        ones = np.bincount(buckets.ravel(), weights=bits.ravel(), minlength=self.d)  # B_v
+        return np.stack([sampled, ones.astype(np.int64)])
 
     # ---------------------------------------------------------------- server
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -168,32 +169,42 @@ def _check_candidates(name: str, value, n_candidates: int, how: str) -> None:
     )
 
 
-def _support(
-    olh: OLH, group, candidates, length: int, bits: int, rng, per_user: bool
-) -> np.ndarray:
-    """OLH support counts of ``candidates`` (length-bit prefixes) in a group of :func:`_split_users`."""
-    if per_user:
-        return olh.aggregate(olh.perturb(group >> (bits - length), rng=rng), candidates=candidates)
-    distinct, users = group
-    prefixes = distinct >> (bits - length)  # sorted, as the distinct values are
-    below = np.concatenate([[0], np.cumsum(users)])
-    f = (
-        below[np.searchsorted(prefixes, candidates, side="right")]
-        - below[np.searchsorted(prefixes, candidates)]
-    )
-    return olh._draw_support(f, int(below[-1]), rng=rng)
-
-
 def _estimate(olh: OLH, support, n_group: int, n_all: int) -> np.ndarray:
     """The group's unbiased counts scaled to all n users (each group is a 1/g sample of them)."""
     return unbiased_count(support, n_group, olh.p, olh.q) * (n_all / n_group)
 
 
-def _level(epsilon, length, group, size, candidates, values, bits, rng, per_user):
-    """(OLH over the length-bit prefixes, the group's estimates of ``candidates`` scaled to all n users)."""
-    olh = OLH(epsilon, max(2**length, 2))
-    support = _support(olh, group, candidates, length, bits, rng, per_user)
-    return olh, _estimate(olh, support, size, values.size)
+class _Survey(NamedTuple):
+    """One run's users: ε of every report, the values' bits, their number n, the Generator and the path."""
+
+    epsilon: float
+    bits: int
+    n: int
+    rng: np.random.Generator
+    per_user: bool
+
+    def oracle(self, length: int) -> OLH:
+        """OLH over the length-bit prefixes: the oracle of a level of the prefix tree."""
+        return OLH(self.epsilon, max(2**length, 2))
+
+    def estimates(self, length: int, group, size: int, candidates) -> np.ndarray:
+        """A group of :func:`_split_users` (``size`` users) estimates the ``candidates`` (length-bit
+        prefixes), scaled to all n users: the OLH support counts of its users' reports, or drawn."""
+        olh, shift = self.oracle(length), self.bits - length
+        if self.per_user:
+            support = olh.aggregate(
+                olh.perturb(group >> shift, rng=self.rng), candidates=candidates
+            )
+        else:
+            distinct, users = group
+            prefixes = distinct >> shift  # sorted, as the distinct values are
+            below = np.concatenate([[0], np.cumsum(users)])
+            f = (
+                below[np.searchsorted(prefixes, candidates, side="right")]
+                - below[np.searchsorted(prefixes, candidates)]
+            )
+            support = olh._draw_support(f, int(below[-1]), rng=self.rng)
+        return _estimate(olh, support, size, self.n)
 
 
 def pem_lengths(bits: int, k: int, eta: int) -> list[int]:
@@ -233,12 +244,13 @@ def pem(
         "eta", eta, max(2 ** lengths[0], k * 2**eta), f"with k = {k}, max(2^L_1, k·2^eta)"
     )
     groups, sizes = _split_users(values, bits, len(lengths), rng, per_user)
+    survey = _Survey(epsilon, bits, values.size, rng, per_user)
     candidates, previous = np.arange(2 ** lengths[0]), lengths[0]
     for j, (length, group, size) in enumerate(zip(lengths, groups, sizes)):
         if j:
             step = length - previous
             candidates = (candidates[:, None] * 2**step + np.arange(2**step)).ravel()
-        est = _level(epsilon, length, group, size, candidates, values, bits, rng, per_user)[1]
+        est = survey.estimates(length, group, size, candidates)
         keep = np.argsort(-est, kind="stable")[:k]
         candidates, estimates, previous = candidates[keep], est[keep], length
     return HeavyHitters(candidates, estimates, tuple(lengths))
@@ -276,18 +288,19 @@ def treehist(
     )
     lengths = list(range(start_bits, bits + 1))
     groups, sizes = _split_users(values, bits, len(lengths) + 1, rng, per_user)
+    survey = _Survey(epsilon, bits, values.size, rng, per_user)
     candidates = np.arange(2**start_bits)
     for j, (length, group, size) in enumerate(zip(lengths, groups, sizes)):
         if j:
             candidates = (candidates[:, None] * 2 + np.arange(2)).ravel()
-        olh, est = _level(epsilon, length, group, size, candidates, values, bits, rng, per_user)
-        sd_empty = math.sqrt(olh.approx_variance(size)) * values.size / size
+        est = survey.estimates(length, group, size, candidates)
+        sd_empty = math.sqrt(survey.oracle(length).approx_variance(size)) * values.size / size
         order = np.argsort(-est, kind="stable")
         keep = order[est[order] > z * sd_empty][:max_candidates]
         candidates = candidates[keep]
         if candidates.size == 0:
             return HeavyHitters(candidates, np.empty(0), tuple(lengths))
-    est = _level(epsilon, bits, groups[-1], sizes[-1], candidates, values, bits, rng, per_user)[1]
+    est = survey.estimates(bits, groups[-1], sizes[-1], candidates)
     order = np.argsort(-est, kind="stable")
     return HeavyHitters(candidates[order], est[order], tuple(lengths))
 
@@ -332,6 +345,7 @@ def bitstogram(
         "n_buckets", T, (bits + 4) * 2 * T, what="a bit reading and two counts per (bucket, bit)"
     )
     groups, sizes = _split_users(values, bits, bits + 1, rng, per_user)
+    survey = _Survey(epsilon, bits, values.size, rng, per_user)
     hash_seed = check_int("hash_seed", hash_seed, low=0)
     olh = OLH(epsilon, max(2 * T, 2))  # symbols 2t + bit: (bucket t, bit j)
     reading = np.zeros((bits, T), dtype=np.int64)
@@ -352,7 +366,7 @@ def bitstogram(
         weight += est[0::2] + est[1::2]
     recovered = (reading * (2 ** np.arange(bits - 1, -1, -1))[:, None]).sum(axis=0)
     candidates = np.unique(recovered[np.argsort(-weight, kind="stable")[: 2 * k]])
-    est = _level(epsilon, bits, groups[-1], sizes[-1], candidates, values, bits, rng, per_user)[1]
+    est = survey.estimates(bits, groups[-1], sizes[-1], candidates)
     order = np.argsort(-est, kind="stable")[:k]
     return HeavyHitters(candidates[order], est[order], tuple([bits] * bits))
 

@@ -265,9 +265,8 @@ def ncr(found, true_counts, k: int) -> float:
     """
     top, k = _true_top_k(true_counts, k)
     score = {int(item): k - rank for rank, item in enumerate(top)}
-    return sum(score.get(int(x), 0) for x in set(np.asarray(found).ravel().tolist())) / (
-        k * (k + 1) / 2
-    )
+    found = set(np.asarray(found).ravel().tolist())
+    return sum(score.get(int(x), 0) for x in found) / (k * (k + 1) / 2)
 
 
 @dataclass(frozen=True)

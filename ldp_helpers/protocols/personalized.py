@@ -241,7 +241,8 @@ class PCEP(Mechanism):
         uniform = np.full(self.m, 1.0 / self.m)
         for l in np.flatnonzero(dense):
             A = rng.multinomial(kept[:, l], uniform)
-            T += self.phi[:, l] * (A - rng.multinomial(counts[l] - kept[:, l], uniform))
+            B = rng.multinomial(counts[l] - kept[:, l], uniform)
+            T += self.phi[:, l] * (A - B)
         sparse = np.flatnonzero(~dense)
         location = np.repeat(sparse, counts[sparse])  # one entry per user of a sparse location
         rank = np.arange(location.size) - np.repeat(

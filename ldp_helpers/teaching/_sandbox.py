@@ -39,10 +39,10 @@ def run_limited(job, *, time_limit: float, what: str):
         The student's code in words, for the messages (e.g. ``"your client"``).
     """
     if "fork" not in multiprocessing.get_all_start_methods():
-        return _outcome(*_attempt(job), what=what)
+        return _attempt(job, what)
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(job, send), daemon=True)
+    child = context.Process(target=_child, args=(job, what, send), daemon=True)
     child.start()
     send.close()
     try:
@@ -51,7 +51,7 @@ def run_limited(job, *, time_limit: float, what: str):
                 f"{what} did not finish within the time limit of {time_limit:g} s (an endless "
                 f"loop? a Python loop over users where one numpy call would do?)"
             )
-        return _outcome(*receive.recv(), what=what)
+        return receive.recv()
     except EOFError:
         child.join()
         return Failed(f"{what} stopped the Python process it ran in (exit code {child.exitcode})")
@@ -61,9 +61,9 @@ def run_limited(job, *, time_limit: float, what: str):
         receive.close()
 
 
-def _child(job, send) -> None:
+def _child(job, what: str, send) -> None:
     _limit_memory()
-    send.send(_attempt(job))
+    send.send(_attempt(job, what))
     send.close()
 
 
@@ -82,21 +82,13 @@ def _limit_memory() -> None:
     )
 
 
-def _attempt(job) -> tuple[str, object]:
+def _attempt(job, what: str):
     try:
-        return "ok", job()
+        return job()
     except MemoryError:
-        return "memory", None
-    except Exception as err:  # the student's code: its error becomes a sentence
-        return "raised", f"{type(err).__name__}: {err}"
-
-
-def _outcome(status: str, payload, *, what: str):
-    if status == "ok":
-        return payload
-    if status == "memory":
         return Failed(
             f"{what} needed more than the memory limit of {format_bytes(MEMORY_LIMIT)} (an array "
             f"of one row per user and one column per value, or per user pair?)"
         )
-    return Failed(f"{what} raised {payload}")
+    except Exception as err:  # the student's code: its error becomes a sentence
+        return Failed(f"{what} raised {type(err).__name__}: {err}")

@@ -1,9 +1,4 @@
-"""The client checker: a student's randomizer on mixed inputs, its law per input, its ε, its independence.
-
-:func:`check_client` runs the student's client on one batch of users with *mixed* inputs (each input
-``n_per_input`` times, shuffled), three times, in a child process with a time and a memory limit
-(:mod:`ldp_helpers.teaching._sandbox`), and answers in words (:class:`~ldp_helpers.teaching.checks.Check`).
-"""
+"""The client checker: a student's randomizer on mixed inputs, its law per input, its ε, its independence."""
 
 from __future__ import annotations
 
@@ -12,13 +7,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ldp_helpers._validation import (
-    Described,
-    check_int,
-    check_int_array,
-    check_probabilities,
-    fail,
-)
+from ldp_helpers._validation import Described, check_int, check_int_array, check_probabilities, fail
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.teaching._sandbox import run_limited
 from ldp_helpers.teaching.checks import (
@@ -184,14 +173,13 @@ def _columns(reports, values, n_out: int):
             f"your client returned reports of type {reports.dtype}; a report is an integer value "
             f"or a vector of 0/1 bits"
         )
-    if reports.dtype.kind == "f" and not np.all(
-        np.isfinite(reports) & (reports == np.round(reports))
-    ):
-        bad = reports[~(np.isfinite(reports) & (reports == np.round(reports)))].flat[0]
-        return (
-            f"your client returned a report {bad!r}, not an integer: a report is a value or a 0/1 bit "
-            f"(probabilities are not reports)"
-        )
+    if reports.dtype.kind == "f":
+        whole = np.isfinite(reports) & (reports == np.round(reports))
+        if not whole.all():
+            return (
+                f"your client returned a report {reports[~whole].flat[0]!r}, not an integer: a "
+                f"report is a value or a 0/1 bit (probabilities are not reports)"
+            )
     reports = reports.astype(np.int64)
     if reports.ndim == 1:
         outside = (reports < 0) | (reports >= n_out)
@@ -211,12 +199,11 @@ def _columns(reports, values, n_out: int):
     return reports @ (1 << np.arange(bits)), bits
 
 
-def _show(value) -> str:
+def _show(value, bits=None) -> str:
+    """An input or a report in words: a value, or a bit vector (output ``value``'s ``bits``, bit 0 first)."""
+    if bits is not None:
+        value = (value >> np.arange(bits)) & 1
     return str(int(value)) if np.ndim(value) == 0 else "bits " + "".join(str(int(b)) for b in value)
-
-
-def _show_output(y: int, bits) -> str:
-    return str(y) if bits is None else "bits " + "".join(str((y >> i) & 1) for i in range(bits))
 
 
 def _law(first, users, table, inputs, bits):
@@ -228,7 +215,7 @@ def _law(first, users, table, inputs, bits):
     if impossible.any():
         x, y = (int(i) for i in np.argwhere(impossible)[0])
         return (
-            f"for input {_show(inputs[x])} your client reported output {_show_output(y, bits)}, "
+            f"for input {_show(inputs[x])} your client reported output {_show(y, bits)}, "
             f"which the exact law never produces (probability 0)"
         )
     used = expected > 0
@@ -243,7 +230,7 @@ def _law(first, users, table, inputs, bits):
         )
         return (
             f"for input {_show(inputs[x])} your reports do not follow the exact law: output "
-            f"{_show_output(y, bits)} came {observed[x, y] / n:.1%} of the time, the exact "
+            f"{_show(y, bits)} came {observed[x, y] / n:.1%} of the time, the exact "
             f"probability is {table[x, y]:.1%} (χ² test over the {n} users with this input in a "
             f"mixed batch, p = {p_values[x]:.2g})."
         )
@@ -335,7 +322,7 @@ def _halves(first, users, table, inputs, bits) -> str | None:
     y = int(np.argmax(np.abs(shares[0] - shares[1])))
     return (
         f"for input {_show(inputs[x])} the users in the first half of the batch and those in the "
-        f"second half report differently (output {_show_output(y, bits)}: {shares[0, y]:.1%} vs "
+        f"second half report differently (output {_show(y, bits)}: {shares[0, y]:.1%} vs "
         f"{shares[1, y]:.1%}; χ² p = {p_values[x]:.2g}): a report must not depend on the user's "
         f"position in the batch"
     )

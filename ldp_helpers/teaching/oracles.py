@@ -1,10 +1,5 @@
-"""The field-oracle checker (chapter 07): a student's scaled risk of a pure oracle against the exact one.
-
-:func:`check_scaled_risk` calls the student's ``risk(p, q, d)`` at the support probabilities (p*, q*)
-of registered pure oracles over a grid of ε and d, in a child process with a time and a memory limit
-(:mod:`ldp_helpers.teaching._sandbox`), and compares each value with the scaled risk computed from
-the oracle's exact variances (:func:`~ldp_helpers.experiments.field_oracles.scaled_risk`).
-"""
+"""The field-oracle checker (chapter 07): a student's scaled risk of a pure oracle against the exact one
+(:func:`~ldp_helpers.experiments.field_oracles.scaled_risk`)."""
 
 from __future__ import annotations
 

@@ -84,35 +84,39 @@ def _read_upload(files: dict):
 
 
 def _setup_rappor(fig) -> dict:
-    ax = fig.add_axes((0.075, 0.3, 0.36, 0.62))
-    freq = ax.stairs(
+    a = {}
+    ax = a["ax"] = fig.add_axes((0.075, 0.3, 0.36, 0.62))
+    a["freq"] = ax.stairs(
         [1.0], [0.5, 1.5], fill=True, color="#cfcfcf", label="frequency π_w of candidate w"
     )
-    (thr,) = ax.plot([], [], color="C3", lw=1.6, label="detection threshold π_min,w (power ½)")
+    (a["thr"],) = ax.plot([], [], color="C3", lw=1.6, label="detection threshold π_min,w (power ½)")
     ax.set(yscale="log", xlabel="candidate w (rank)", ylabel="frequency")
     integer_ticks(ax.xaxis)
     power_of_ten_ticks(ax.yaxis)
     power_ax = ax.twinx()
-    (power,) = power_ax.plot(
+    (a["power"],) = power_ax.plot(
         [], [], color="C0", lw=1.6, label="Pr[detected] (analytic approx., right)"
     )
     power_ax.set(ylim=(-0.02, 1.02), ylabel="Pr[detected]")
     ax.legend(
-        handles=[freq, thr, power], loc="upper left", bbox_to_anchor=(-0.02, -0.13), frameon=False
+        handles=[a["freq"], a["thr"], a["power"]],
+        loc="upper left",
+        bbox_to_anchor=(-0.02, -0.13),
+        frameon=False,
     )
-    guide_title = ax.set_title("guide", loc="left")
-    est_ax = fig.add_axes((0.6, 0.3, 0.375, 0.62))
-    (diagonal,) = est_ax.plot([], [], color="black", lw=1.0, label="estimate = truth")
-    bars = est_ax.errorbar(
+    a["guide_title"] = ax.set_title("guide", loc="left")
+    est_ax = a["est_ax"] = fig.add_axes((0.6, 0.3, 0.375, 0.62))
+    (a["diagonal"],) = est_ax.plot([], [], color="black", lw=1.0, label="estimate = truth")
+    a["bars"] = est_ax.errorbar(
         [0.0], [0.0], yerr=[0.0], fmt="none", ecolor="#9aa", lw=1.0, label="± 2 SE"
     )
-    (kept,) = est_ax.plot([], [], "o", mfc="white", mec="#777", ms=4.5, label="not detected")
-    (hits,) = est_ax.plot([], [], "o", color="C2", ms=4.5, label="detected, held")
-    (false,) = est_ax.plot([], [], "X", color="C3", ms=7, label="detected, never held (false)")
+    (a["kept"],) = est_ax.plot([], [], "o", mfc="white", mec="#777", ms=4.5, label="not detected")
+    (a["hits"],) = est_ax.plot([], [], "o", color="C2", ms=4.5, label="detected, held")
+    (a["false"],) = est_ax.plot([], [], "X", color="C3", ms=7, label="detected, never held (false)")
     est_ax.set(xlabel="true count", ylabel="estimated count (m·β̂)")
     count_ticks(est_ax.xaxis, nbins=6)
     count_ticks(est_ax.yaxis)
-    empty = est_ax.text(
+    a["empty"] = est_ax.text(
         0.5,
         0.5,
         "no survey: tick 'decode a simulated survey'",
@@ -122,22 +126,8 @@ def _setup_rappor(fig) -> dict:
         color="#666",
     )
     est_ax.legend(loc="upper left", bbox_to_anchor=(-0.02, -0.13), ncol=2, frameon=False)
-    est_title = est_ax.set_title("", loc="left")
-    return {
-        "ax": ax,
-        "freq": freq,
-        "thr": thr,
-        "power": power,
-        "guide_title": guide_title,
-        "est_ax": est_ax,
-        "diagonal": diagonal,
-        "bars": bars,
-        "kept": kept,
-        "hits": hits,
-        "false": false,
-        "est_title": est_title,
-        "empty": empty,
-    }
+    a["est_title"] = est_ax.set_title("", loc="left")
+    return a
 
 
 #: the report strip's colours (bit 0, bit 1) and its cell height in pixels
@@ -171,6 +161,7 @@ def _draw_report(panel: Panel, steps, user, report) -> None:
 
 
 def _draw_survey(a, truth, decoded, n_true: int) -> None:
+    """Estimates ± 2 SE against the true counts, or against the candidates' order (``truth`` None: an upload)."""
     est, se, detected = decoded.estimate, np.nan_to_num(decoded.std_error), decoded.detected
     held = np.arange(est.size) < n_true
     x = truth.astype(float) if truth is not None else np.arange(1, est.size + 1, dtype=float)
@@ -180,12 +171,13 @@ def _draw_survey(a, truth, decoded, n_true: int) -> None:
     set_errorbar(a["bars"], x, est, 2 * se)
     top = float(max(x.max(), (est + 2 * se).max(), 1.0))
     a["diagonal"].set_data([0.0, top], [0.0, top])
-    a["diagonal"].set_visible(truth is not None)
-    a["est_ax"].set_xlim(
-        -0.02 * top if truth is not None else 0.0, 1.04 * top if truth is not None else x.max() + 1
-    )
+    if truth is None:
+        a["est_ax"].set_xlim(0.0, x.max() + 1)
+        a["est_ax"].set_xlabel("candidate (uploaded order)")
+    else:
+        a["est_ax"].set_xlim(-0.02 * top, 1.04 * top)
+        a["est_ax"].set_xlabel("true count")
     a["est_ax"].set_ylim(min(0.0, float((est - 2 * se).min())) - 0.02 * top, 1.06 * top)
-    a["est_ax"].set_xlabel("true count" if truth is not None else "candidate (uploaded order)")
 
 
 def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
@@ -194,10 +186,7 @@ def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
     log = n_candidates > 5 * n_true and n_candidates > 50
     if (ax.get_xscale() == "log") != log:
         ax.set_xscale("log" if log else "linear")
-        if log:
-            power_of_ten_ticks(ax.xaxis)
-        else:
-            integer_ticks(ax.xaxis)
+        (power_of_ten_ticks if log else integer_ticks)(ax.xaxis)
     ax.set_xlabel("candidate w (rank, log scale)" if log else "candidate w (rank)")
     ax.set_xlim(*((0.8, n_candidates * 1.25) if log else (0.5, n_candidates + 0.5)))
 
@@ -220,10 +209,16 @@ def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) ->
 def _draw_rappor(panel: Panel, **values) -> None:
     setting, steps, survey, simulate = _checked(**values)
     keywords = {name: value for name, value in values.items() if name not in ONE_USER}
-    par, g, sim = setting.params, rappor_guide(**keywords), None
-    if survey and panel.artists.get("upload") is None:
-        sim = simulated_survey(**keywords)
-    check = ""
+    par, g, upload = setting.params, rappor_guide(**keywords), panel.artists.get("upload")
+    sim = simulated_survey(**keywords) if survey and upload is None else None
+    found = check = ""
+    if sim is not None:
+        found = (
+            f"; this survey (N = {setting.n_reports:,}): recall "
+            f"<b class='ldp-survey-recall'>{sim.recall:.3f}</b>, precision "
+            f"<b class='ldp-survey-precision'>{sim.precision:.3f}</b>, "
+            f"{int(sim.decoded.detected.sum())} detected"
+        )
     if simulate:  # decoded surveys (exact aggregate sampler + the decoder): seconds, cached
         sp, sr, sp_se, sr_se = simulated_precision_recall(**keywords, n_draws=SIMULATED_SURVEYS)
         check = (
@@ -231,14 +226,6 @@ def _draw_rappor(panel: Panel, **values) -> None:
             f"<b class='ldp-sim-recall'>{sr:.3f}</b> ± "
             f"{sr_se:.3f}, precision {sp:.3f} ± {sp_se:.3f}"
         )
-    found = (
-        f"; this survey (N = {setting.n_reports:,}): recall "
-        f"<b class='ldp-survey-recall'>{sim.recall:.3f}</b>, precision "
-        f"<b class='ldp-survey-precision'>{sim.precision:.3f}</b>, "
-        f"{int(sim.decoded.detected.sum())} detected"
-        if sim is not None
-        else ""
-    )
     panel.summary.value = (
         f"k = {par.k}, h = {par.h}, m = {par.m}, f = {fmt(par.f)}, p = {fmt(par.p)}, "
         f"q = {fmt(par.q)}, N = {setting.n_reports:,}, "
@@ -275,7 +262,6 @@ def _draw_rappor(panel: Panel, **values) -> None:
         f"guide: M = {setting.n_candidates} candidates, {setting.n_true} held "
         f"({setting.shape}, s = {fmt(setting.zipf_s)})"
     )
-    upload = panel.artists.get("upload")
     shown = sim is not None or upload is not None
     for artist in (
         a["kept"],
@@ -287,19 +273,18 @@ def _draw_rappor(panel: Panel, **values) -> None:
     ):
         artist.set_visible(shown)
     a["empty"].set_visible(not shown)
+    a["diagonal"].set_visible(sim is not None)
     if upload is not None:
         _draw_survey(a, None, upload, 0)
         a["est_title"].set_text(f"uploaded counts decoded: {int(upload.detected.sum())} detected")
         rows = zip(upload.names, upload.estimate, upload.std_error, upload.p_value, upload.detected)
         show_figure(panel, ("candidate", "estimate", "std_error", "p_value", "detected"), rows)
         return
-    if sim is not None:
-        _draw_survey(a, sim.true_counts, sim.decoded, setting.n_true)
-    a["diagonal"].set_visible(sim is not None)
     a["est_title"].set_text("one simulated survey decoded" if sim is not None else "")
     header = ("candidate", "frequency", "threshold", "pr_detected_analytic")
     columns = [range(g.frequencies.size), g.frequencies, g.threshold, g.detection_probability]
     if sim is not None:
+        _draw_survey(a, sim.true_counts, sim.decoded, setting.n_true)
         d = sim.decoded
         header += ("true_count", "estimate", "std_error", "p_value", "detected")
         columns += [
@@ -466,10 +451,8 @@ def rappor_panel(
         return click
 
     auto = w.Layout(width="auto")
-    new_user, new_report = (
-        w.Button(description="new user (B′)", layout=auto),
-        w.Button(description="new report (S)", layout=auto),
-    )
+    new_user = w.Button(description="new user (B′)", layout=auto)
+    new_report = w.Button(description="new report (S)", layout=auto)
     new_user.on_click(step("user", reset=("report",)))
     new_report.on_click(step("report"))
     panel.widget.children = (

@@ -158,7 +158,7 @@ def decode_counts(
     _check_decode_work(params, n_candidates)
     mechanism = Rappor(params, blooms)
     if names is None:
-        names = tuple(str(i) for i in range(n_candidates))
+        names = range(n_candidates)
     elif len(check_instance("names", names, (list, tuple))) != n_candidates:
         fail("names", names, f"one name per candidate ({n_candidates})")
     return _decoded(

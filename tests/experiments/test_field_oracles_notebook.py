@@ -136,6 +136,16 @@ def figures():
     ]
 
 
+def test_phase_figure_leaves_the_cells_where_every_oracle_refuses_blank():
+    """best_oracle_map gives −1 where every oracle refuses: those cells are masked, the others coloured by
+    their oracle's rank among the oracles shown (a −1 after a valid first cell once raised)."""
+    best = np.array([[0, 2, -1], [-1, 2, 0]])
+    fig = plots.phase_figure(["grr", "ss", "hr"], [0.5, 1.0, 2.0], [4, 64], {"map": best})
+    shown = fig.axes[0].collections[0].get_array()
+    assert np.array_equal(np.ma.getmaskarray(shown).reshape(best.shape), best < 0)
+    assert np.array_equal(shown.compressed(), [0, 1, 1, 0])  # grr → 0, hr → 1 (ss is not shown)
+
+
 def test_every_figure_is_drawn_with_labelled_axes(figures):
     for fig in figures[:7]:
         axes = fig.get_axes()

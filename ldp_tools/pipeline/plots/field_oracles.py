@@ -85,6 +85,13 @@ def _style(key: str) -> dict:
     )
 
 
+def _panels(count: int, **kwargs):
+    """A row of ``count`` panels, narrow enough for a legend outside (:data:`MAX_WIDTH`)."""
+    return plt.subplots(
+        1, count, figsize=(min(4.4 * count, MAX_WIDTH - 2.6), 4.6), squeeze=False, **kwargs
+    )
+
+
 def _log_log(keys, x, table, guide=None, guide_label="", **labels) -> Figure:
     """One log–log panel: a dotted curve per oracle of ``keys`` (the rows of ``table``) over ``x``,
     then ``guide`` (a reference curve) dotted black; ``labels``: the axes' xlabel, ylabel, title."""
@@ -110,9 +117,7 @@ def risk_figure(keys, epsilons, risks: dict) -> Figure:
     keys, grid = _keys(keys), check_epsilons(epsilons).ravel()
     if not isinstance(risks, dict) or not risks:
         fail("risks", risks, "a non-empty dict of d -> scaled_risk table")
-    fig, axes = plt.subplots(
-        1, len(risks), figsize=(min(4.4 * len(risks), MAX_WIDTH - 2.6), 4.6), squeeze=False
-    )
+    fig, axes = _panels(len(risks))
     for ax, (d, table) in zip(axes[0], risks.items()):
         table = _table("risks", table, len(keys), grid.size)
         for key, curve in zip(keys, table):
@@ -145,15 +150,9 @@ def phase_figure(keys, epsilons, ds, maps: dict) -> Figure:
     used = sorted({int(i) for t in tables.values() for i in np.unique(t) if i >= 0})
     colours = {i: _colour(keys[i]) for i in used}
     cmap = ListedColormap([colours[i] for i in used])
-    fig, axes = plt.subplots(
-        1,
-        len(tables),
-        figsize=(min(4.4 * len(tables), MAX_WIDTH - 2.6), 4.6),
-        squeeze=False,
-        sharey=True,
-    )
+    fig, axes = _panels(len(tables), sharey=True)
     for ax, (title, table) in zip(axes[0], tables.items()):
-        index = np.vectorize(lambda i: used.index(i) if i >= 0 else np.nan)(table).astype(float)
+        index = np.where(table >= 0, np.searchsorted(used, table), np.nan)  # −1: no oracle, blank
         ax.pcolormesh(
             grid,
             ds,
@@ -279,14 +278,14 @@ def longitudinal_figure(
     fig, (left, right) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 4.6))
     for i, (key, curve) in enumerate(epsilons.items()):
         curve = check_real_array("epsilons", np.asarray(curve, dtype=float), low=None)
-        label = "no memoization: $\\tau\\varepsilon_1$" if key == "fresh" else REGISTRY[key].label
+        fresh = key == "fresh"
         left.plot(
             taus,
             curve,
             marker=".",
-            color="0.5" if key == "fresh" else f"C{i}",
-            ls="--" if key == "fresh" else "-",
-            label=label,
+            color="0.5" if fresh else f"C{i}",
+            ls="--" if fresh else "-",
+            label="no memoization: $\\tau\\varepsilon_1$" if fresh else REGISTRY[key].label,
         )
     left.axhline(eps_inf, color="k", lw=1.5, label=r"$\varepsilon_\infty$")
     left.axhline(epsilon, color="k", ls=":", label=r"$\varepsilon_1$")
@@ -340,12 +339,11 @@ def multidimensional_figure(epsilons, mse: dict, *, domain_sizes, n_users: int) 
                 Described(f"{label!r}: {curve.size} values"),
                 f"one value per ε ({grid.size})",
             )
-        whole = "whole-tuple" in label
         ax.plot(
             grid,
             curve,
             marker="o" if label.startswith("RS") else "s",
-            ls=":" if whole else "-",
+            ls=":" if "whole-tuple" in label else "-",
             color=f"C{i}",
             label=label,
         )

@@ -40,13 +40,18 @@ def _setting(name, value) -> Setting:
     )
 
 
-def _curves(name, value, keys=None, length=None) -> dict:
+def _shown(value) -> Described:
+    """A refused value as the messages show it: its type and the start of its repr."""
+    return Described(f"{type(value).__name__} {value!r:.60}")
+
+
+def _curves(name, value, keys=None, *, length: int) -> dict:
     """A non-empty dict of curves (arrays of finite reals), exactly ``keys`` if given, each of ``length`` points."""
     if not isinstance(value, dict) or not value or (keys is not None and set(value) != set(keys)):
         keyed = f" keyed {sorted(keys)}" if keys else ""
-        fail(name, Described(f"{type(value).__name__} {value!r:.60}"), f"a dict of curves{keyed}")
+        fail(name, _shown(value), f"a dict of curves{keyed}")
     curves = {k: check_real_array(name, v) for k, v in value.items()}
-    if length is not None and any(np.shape(v)[0] != length for v in curves.values() if np.ndim(v)):
+    if any(np.shape(v)[0] != length for v in curves.values() if np.ndim(v)):
         fail(
             name,
             Described("a curve of another length"),
@@ -90,8 +95,8 @@ def error_decomposition(
     ``1 − β/2``-quantiles of its ``"rr"`` and ``"sampling"`` entries per ε; ``theta`` Eq. (1) per ε.
     """
     eps = check_real_array("epsilons", epsilons)
-    parts = _curves("parts", parts, ("total", "rr", "sampling"), eps.size)
-    quantiles = _curves("quantiles", quantiles, ("rr", "sampling"), eps.size)
+    parts = _curves("parts", parts, ("total", "rr", "sampling"), length=eps.size)
+    quantiles = _curves("quantiles", quantiles, ("rr", "sampling"), length=eps.size)
     theta = check_real_array("theta", theta, low=0.0)
     sampling_bound = check_real("sampling_bound", sampling_bound, low=0.0)
     mu, (N, T, beta) = _fraction("mu", mu), _setting("setting", setting)
@@ -143,11 +148,7 @@ def fig1_condition2_region(epsilons, mus, regions, settings) -> Figure:
         or not settings
         or not all(isinstance(s, Setting) for s in settings.values())
     ):
-        fail(
-            "settings",
-            Described(f"{type(settings).__name__} {settings!r:.60}"),
-            "a dict of source -> Setting",
-        )
+        fail("settings", _shown(settings), "a dict of source -> Setting")
     if (
         not isinstance(regions, dict)
         or set(regions) != set(settings)
@@ -155,7 +156,7 @@ def fig1_condition2_region(epsilons, mus, regions, settings) -> Figure:
     ):
         fail(
             "regions",
-            Described(f"{type(regions).__name__} {regions!r:.60}"),
+            _shown(regions),
             f"a dict of source -> bool grid of shape {(mus.size, eps.size)}, one per setting",
         )
     fig, axes = plt.subplots(1, len(settings), figsize=(9, 3.8), sharey=True, squeeze=False)
@@ -276,13 +277,9 @@ def table1_rates_in_epsilon(epsilons, mean_error, *, mus, setting: Setting) -> F
     """
     eps = check_real_array("epsilons", epsilons, low=0.0)
     keys = {(name, case) for name in ("Glance", "Harmony") for case in ("general", "dense/sparse")}
-    mean_error = _curves("mean_error", mean_error, keys, eps.size)
+    mean_error = _curves("mean_error", mean_error, keys, length=eps.size)
     if not isinstance(mus, dict) or set(mus) != {"general", "dense/sparse"}:
-        fail(
-            "mus",
-            Described(f"{type(mus).__name__} {mus!r:.60}"),
-            "a dict of case ('general', 'dense/sparse') -> mu",
-        )
+        fail("mus", _shown(mus), "a dict of case ('general', 'dense/sparse') -> mu")
     if not np.any(eps == 3.0):
         fail(
             "epsilons",
@@ -428,13 +425,12 @@ def chernoff_vs_exact_tail(
         r"Bernstein: $e^{-K R(s)}$, $R$ = right-hand side of (2)": tail.values["bernstein_upper"],
         r"Chernoff–Hoeffding: $e^{-K D(q+s(p-q)\,\|\,q)}$": tail.values["kl_upper"],
     }
-    exact = r"exact $\Pr[\hat\mu_t-\tilde\mu_t\geq s]$, $X_t\sim\mathrm{Bin}(K, q)$"
     plot_tail_bounds(
         ax,
         s,
         bounds,
         tail.exact,
-        exact,
+        r"exact $\Pr[\hat\mu_t-\tilde\mu_t\geq s]$, $X_t\sim\mathrm{Bin}(K, q)$",
         [(theta / 2, r"$\theta/2$, where $R = L$"), (theta, r"$\theta$ (Eq. 1)")],
         xlabel=r"deviation $s$ of the RR error",
         title=rf"Sparse round ($\tilde\mu_t = 0$): $\varepsilon = {epsilon:g}$, $K = N/T = {n_reporters}$",

@@ -127,17 +127,15 @@ def mse_figure(epsilons, curves, d: int, *, n_draws: int, title: str) -> Figure:
             ("approx", ":", "Wang approximation"),
         ):
             ax.plot(epsilons, curve[key], fmt, color=f"C{k}", label=f"{name}, {what}")
-    for x, style, what in (
-        (crossover_epsilon_wang(d), "--", r"$\ln\frac{d-2}{3}$"),
-        (crossover_epsilon_exact(d), "-.", "exact"),
-    ):
+    wang, exact = crossover_epsilon_wang(d), crossover_epsilon_exact(d)
+    for x, style, what in ((wang, "--", r"$\ln\frac{d-2}{3}$"), (exact, "-.", "exact")):
         if x > 0:
             ax.axvline(x, color="grey", ls=style, lw=1, label=f"crossover {what} = {x:.3f}")
-    if crossover_epsilon_exact(d) <= 0:
+    if exact <= 0:
         ax.text(
             0.03,
             0.04,
-            f"d = {d}: both crossovers at ε ≤ 0 (ln((d−2)/3) = {crossover_epsilon_wang(d):.3g}):\n"
+            f"d = {d}: both crossovers at ε ≤ 0 (ln((d−2)/3) = {wang:.3g}):\n"
             "GRR has the smaller expected MSE for every ε > 0",
             transform=ax.transAxes,
             fontsize=8,

@@ -70,9 +70,7 @@ def scaling_figure(
                 ax.set(title=title, ylim=(0, 1.05))
             else:
                 ax.set(xlabel=xlabel, ylim=(0, None))
-        if column == 0:
-            axes[1, 0].set(xscale="log")
-            # decades only: minor labels collide
-            axes[1, 0].xaxis.set_minor_formatter(NullFormatter())
+    axes[1, 0].set(xscale="log")
+    axes[1, 0].xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels collide
     axes[0, 0].legend(title="±2 SE")  # the style's 9 pt: >= 10 px at the book's width
     return fig

@@ -161,9 +161,8 @@ def attack_figure(attack, *, stream_epsilon: float, m: int) -> Figure:
             label=c.label,
         )
         ax2.plot(c.ks, c.epsilon, "o" + style, ms=4, color=f"C{i}", label=c.label)
-        ax2.plot(
-            c.ks[~c.epsilon_exact], c.epsilon[~c.epsilon_exact], "o", mfc="white", color=f"C{i}"
-        )
+        claimed = ~c.epsilon_exact
+        ax2.plot(c.ks[claimed], c.epsilon[claimed], "o", mfc="white", color=f"C{i}")
     ax1.set(
         xscale="log",
         xlabel="reports of the same value $k$",
@@ -177,9 +176,8 @@ def attack_figure(attack, *, stream_epsilon: float, m: int) -> Figure:
         color="k",
         ls=":",
         lw=1,
-        label=r"cap $e^{\varepsilon}/(1+e^{\varepsilon})$ at $\varepsilon = "
-        + f"{stream_epsilon:g}"
-        + "$ (1-shot, m-shot)",
+        label=r"cap $e^{\varepsilon}/(1+e^{\varepsilon})$ at "
+        rf"$\varepsilon = {stream_epsilon:g}$ (1-shot, m-shot)",
     )
     ax2.set(
         xscale="log",

@@ -66,15 +66,14 @@ def precision_recall_vs_h(
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, pr, title in zip(axes, panels, titles):
         for col, label, marker in ((0, "precision", "o"), (1, "recall", "s")):
+            score = pr[:, :, col]
             ax.plot(
                 hash_values,
-                pr[:, :, col].mean(axis=1),
+                score.mean(axis=1),
                 marker=marker,
                 label=f"{label} (mean of {pr.shape[1]} surveys)",
             )
-            ax.fill_between(
-                hash_values, pr[:, :, col].min(axis=1), pr[:, :, col].max(axis=1), alpha=0.2
-            )
+            ax.fill_between(hash_values, score.min(axis=1), score.max(axis=1), alpha=0.2)
         ax.set_xscale("log", base=2)  # major ticks at the powers of two, no minor ticks
         ax.set(
             xlabel="number of hash functions $h$",
@@ -175,22 +174,10 @@ def detection_thresholds(n_fine, no_collisions, threshold, weights, *, h: int) -
             "no_collisions", no_collisions, "a non-empty dict of RapporParams -> curve over n_fine"
         )
     curves = [
-        check_ndim(
-            "no_collisions (a curve)",
-            check_real_array("no_collisions (a curve)", curve, low=0.0),
-            1,
-            last=n_fine.size,
-            what="over n_fine",
-        )
+        _over_n("no_collisions (a curve)", curve, n_fine, "over n_fine")
         for curve in no_collisions.values()
     ]
-    threshold = check_ndim(
-        "threshold",
-        check_real_array("threshold", threshold, low=0.0),
-        1,
-        last=n_fine.size,
-        what="(one per n_fine)",
-    )
+    threshold = _over_n("threshold", threshold, n_fine, "(one per n_fine)")
     weights = check_ndim(
         "weights", check_real_array("weights", weights, low=0.0, low_open=False), 1
     )
@@ -207,10 +194,11 @@ def detection_thresholds(n_fine, no_collisions, threshold, weights, *, h: int) -
         n_fine, threshold, "k--", lw=1, label=rf"$h={h}$, actual design (median over candidates)"
     )
     for r in MARKED_RANKS:
-        ax.axhline(weights[r - 1], color="gray", lw=0.8, ls=":")
+        frequency = weights[r - 1]
+        ax.axhline(frequency, color="gray", lw=0.8, ls=":")
         ax.annotate(
-            f"Zipf rank {r}: {weights[r - 1]:.2%}",
-            (1.2 * n_fine[-1], weights[r - 1]),
+            f"Zipf rank {r}: {frequency:.2%}",
+            (1.2 * n_fine[-1], frequency),
             va="bottom",
             ha="left",
             fontsize=8,
@@ -225,6 +213,11 @@ def detection_thresholds(n_fine, no_collisions, threshold, weights, *, h: int) -
     )
     ax.legend(loc="lower left", fontsize=8)
     return fig
+
+
+def _over_n(name: str, curve, n_fine, what: str):
+    """A curve of reals ≥ 0, one value per N of ``n_fine``."""
+    return check_ndim(name, check_real_array(name, curve, low=0.0), 1, last=n_fine.size, what=what)
 
 
 def _scores(name: str, scores, points: int):

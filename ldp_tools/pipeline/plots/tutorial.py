@@ -86,9 +86,8 @@ def rr_errors(sizes, errors: dict, sigmas: dict, true_fraction: float) -> Figure
         ax.fill_between(
             sizes, -2 * sigmas[eps], 2 * sigmas[eps], alpha=0.25, label=r"theory $\pm 2\sigma$"
         )
-        surveys = np.repeat(sizes[:, None], errors[eps].shape[1], axis=1)
         ax.scatter(
-            surveys.ravel(),
+            np.repeat(sizes, errors[eps].shape[1]),  # each survey's n
             errors[eps].ravel(),
             s=2,
             alpha=0.15,
