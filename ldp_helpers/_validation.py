@@ -177,6 +177,16 @@ def check_bool(name: str, value) -> bool:
     return bool(value)
 
 
+def check_completed(completed) -> dict:
+    """``completed=`` of a resumed sweep (None or a dict chunk index → result), as a new dict: checked by
+    :func:`~ldp_helpers.sweeps.run_chunks` and by the auditor before its pilot."""
+    if completed is not None and not isinstance(completed, dict):
+        fail_type(
+            "completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed"
+        )
+    return dict(completed or {})
+
+
 def check_rng(rng) -> np.random.Generator:
     """The injected randomness: must be a ``numpy.random.Generator`` (no seeds, no globals)."""
     if not isinstance(rng, np.random.Generator):

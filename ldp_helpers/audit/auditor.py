@@ -30,13 +30,13 @@ from ldp_helpers._validation import (
     MAX_N_DRAWS,
     check_bool,
     check_choice,
+    check_completed,
     check_epsilon,
     check_instance,
     check_int,
     check_int_array,
     check_real,
     fail,
-    fail_type,
 )
 
 # the clients live in audit.clients; re-exported here, where the auditor's users have always imported them
@@ -220,7 +220,13 @@ def run_audit(
     if event is not None:
         check_instance("event", event, Event)
     seed = check_seed(seed)
-    _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed)
+    # the main run's execution arguments, checked before the pilot (run_chunks checks them again)
+    if backend is not None:
+        check_choice("backend", backend, BACKENDS)
+    check_where(n_jobs, dask_address, dask_client)
+    check_real("timeout", timeout, low=0.0)
+    check_bool("progress", progress)
+    check_completed(completed)
     client = as_client(client)
     pilot_seed, main_seed = (
         seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
@@ -270,19 +276,6 @@ def run_audit(
         second,
         claimed_epsilon,
     )
-
-
-def _check_where(n_jobs, backend, dask_address, dask_client, timeout, progress, completed) -> None:
-    """The main run's execution arguments, checked before the pilot (run_chunks checks them the same way)."""
-    if backend is not None:
-        check_choice("backend", backend, BACKENDS)
-    check_where(n_jobs, dask_address, dask_client)
-    check_real("timeout", timeout, low=0.0)
-    check_bool("progress", progress)
-    if completed is not None and not isinstance(completed, dict):
-        fail_type(
-            "completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed"
-        )
 
 
 @dataclass(frozen=True)

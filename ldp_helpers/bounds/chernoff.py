@@ -240,28 +240,22 @@ def bernstein_deviation(exponent, variance, bound):
 # ---------------------------------------------------------------- beside the exact binomial tail
 
 
-def _binomial_bounds():
-    return {  # name → (bound(δ, n, p) for X ~ Bin(n, p), which tail it bounds)
-        "upper": (lambda d, n, p: upper(d, n * p), "upper"),
-        "upper_simple": (lambda d, n, p: upper_simple(d, n * p), "upper"),
-        "lower": (lambda d, n, p: lower(d, n * p), "lower"),
-        "lower_simple": (lambda d, n, p: lower_simple(d, n * p), "lower"),
-        "two_sided": (lambda d, n, p: two_sided(d, n * p), "two-sided"),
-        "kl_upper": (lambda d, n, p: kl_upper(d * p, n, p), "upper"),  # t = δp
-        "kl_lower": (lambda d, n, p: kl_lower(d * p, n, p), "lower"),
-        "kl_two_sided": (
-            lambda d, n, p: kl_upper(d * p, n, p) + kl_lower(d * p, n, p),
-            "two-sided",
-        ),
-        # Bernstein for Bin(n, p): σ² = p(1 − p), X_i − p ≤ 1 − p
-        "bernstein_upper": (
-            lambda d, n, p: np.exp(-n * bernstein_exponent(d * p, p * (1 - p), 1 - p)),
-            "upper",
-        ),
-    }
-
-
-BOUNDS = tuple(_binomial_bounds())
+_BINOMIAL_BOUNDS = {  # name → (bound(δ, n, p) for X ~ Bin(n, p), which tail it bounds)
+    "upper": (lambda d, n, p: upper(d, n * p), "upper"),
+    "upper_simple": (lambda d, n, p: upper_simple(d, n * p), "upper"),
+    "lower": (lambda d, n, p: lower(d, n * p), "lower"),
+    "lower_simple": (lambda d, n, p: lower_simple(d, n * p), "lower"),
+    "two_sided": (lambda d, n, p: two_sided(d, n * p), "two-sided"),
+    "kl_upper": (lambda d, n, p: kl_upper(d * p, n, p), "upper"),  # t = δp
+    "kl_lower": (lambda d, n, p: kl_lower(d * p, n, p), "lower"),
+    "kl_two_sided": (lambda d, n, p: kl_upper(d * p, n, p) + kl_lower(d * p, n, p), "two-sided"),
+    # Bernstein for Bin(n, p): σ² = p(1 − p), X_i − p ≤ 1 − p
+    "bernstein_upper": (
+        lambda d, n, p: np.exp(-n * bernstein_exponent(d * p, p * (1 - p), 1 - p)),
+        "upper",
+    ),
+}
+BOUNDS = tuple(_BINOMIAL_BOUNDS)
 
 
 def _binomial(n, p):
@@ -287,7 +281,7 @@ def _binomial_tail(n, p, d, tail):
 
 def _compare(bound, n, p, d):
     """(bound values, exact tail, bound/exact) for validated arguments."""
-    fn, tail = _binomial_bounds()[bound]
+    fn, tail = _BINOMIAL_BOUNDS[bound]
     values = np.asarray(fn(d, n, p), dtype=float)
     exact = np.asarray(_binomial_tail(n, p, d, tail), dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -296,14 +290,8 @@ def _compare(bound, n, p, d):
 
 
 def _bound_names(bounds) -> tuple:
-    names = (
-        (bounds,)
-        if isinstance(bounds, str)
-        else tuple(bounds)
-        if isinstance(bounds, (tuple, list))
-        else None
-    )
-    if names is None or not all(isinstance(b, str) for b in names):
+    names = (bounds,) if isinstance(bounds, str) else bounds
+    if not isinstance(names, (tuple, list)) or not all(isinstance(b, str) for b in names):
         raise ValueError(
             f"bounds must be a tuple of names among {', '.join(BOUNDS)}; got {bounds!r:.80}"
         )
@@ -312,7 +300,7 @@ def _bound_names(bounds) -> tuple:
     unknown = [b for b in names if b not in BOUNDS]
     if unknown:
         raise ValueError(f"bounds must be names among {', '.join(BOUNDS)}; got {unknown[0]!r}")
-    return names
+    return tuple(names)
 
 
 def tail_comparison(bound: str, n: int, p: float, delta):

@@ -18,12 +18,7 @@ import numpy as np
 from scipy import integrate, special
 
 from ldp_helpers._numeric import union_log
-from ldp_helpers._validation import (
-    check_int,
-    check_probability,
-    check_real,
-    check_real_array,
-)
+from ldp_helpers._validation import check_int, check_probability, check_real, check_real_array
 
 
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:

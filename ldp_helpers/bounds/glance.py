@@ -205,11 +205,10 @@ def rr_exponent(epsilon, theta_value):
     e, e_minus_1 = np.exp(eps), np.expm1(eps)
     with np.errstate(over="ignore", invalid="ignore"):
         out = ((e_minus_1 * th) ** 2 / (2 * e)) / (1 + e_minus_1 * th / 3)
-    if not np.all(np.isfinite(out)):  # x = (e^ε − 1)θ beyond 1e154: x² overflowed (∞, or ∞/∞ = NaN)
-        with np.errstate(over="ignore", invalid="ignore"):  # x beyond 1e308: so is the exponent
-            x = e_minus_1 * th
+        if not np.all(np.isfinite(out)):  # x = (e^ε − 1)θ beyond 1e154: x² overflowed
+            x = e_minus_1 * th  # out is ∞ or ∞/∞ = NaN; x beyond 1e308: so is the exponent
             split = np.where(np.isfinite(x), (x / (2 * e)) * (x / (1 + x / 3)), np.inf)
-        out = np.where(np.isfinite(out), out, split)
+            out = np.where(np.isfinite(out), out, split)
     return out
 
 

@@ -158,17 +158,18 @@ def threshold_recall(
     [erlingsson2014] §4; [rappor] §2.
     """
     check_instance("mechanism", mechanism, Rappor)
-    weights = check_real_array(
-        "weights",
-        weights,
-        low=0.0,
-        low_open=False,
-        ndim=1,
-        last=mechanism.n_candidates,
-        what="(one weight per candidate)",
+    weights = _per_candidate(
+        "weights", weights, mechanism.n_candidates, "(one weight per candidate)"
     )
     threshold = np.median(detection_threshold(mechanism, n_reports, alpha=alpha), axis=-1)
     return threshold, np.mean(weights[weights > 0] > np.asarray(threshold)[..., None], axis=-1)
+
+
+def _per_candidate(name, values, n_candidates, what):
+    """A 1-D array of one value ≥ 0 per candidate (``what`` describes them in a refusal)."""
+    return check_real_array(
+        name, values, low=0.0, low_open=False, ndim=1, last=n_candidates, what=what
+    )
 
 
 def _threshold_inputs(params: RapporParams, n_reports, alpha, n_tests, power):
@@ -242,14 +243,8 @@ def expected_precision_recall(
             frequencies,
             "an array with at least one positive entry (a true candidate)",
         )
-    unit_threshold = check_real_array(
-        "unit_threshold",
-        unit_threshold,
-        low=0.0,
-        low_open=False,
-        ndim=1,
-        last=frequencies.size,
-        what="(one value per candidate)",
+    unit_threshold = _per_candidate(
+        "unit_threshold", unit_threshold, frequencies.size, "(one value per candidate)"
     )
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     correction = check_choice("correction", correction, CORRECTIONS)
@@ -257,9 +252,7 @@ def expected_precision_recall(
     n_null = int((~truth).sum())
     with np.errstate(divide="ignore", invalid="ignore"):  # c_w = 0: π_w/c_w = ∞, or 0 for a null
         signal = np.where(
-            unit_threshold > 0,
-            frequencies / unit_threshold,
-            np.where(frequencies > 0, np.inf, 0.0),
+            unit_threshold > 0, frequencies / unit_threshold, np.where(frequencies > 0, np.inf, 0.0)
         )
 
     def power_at(level):

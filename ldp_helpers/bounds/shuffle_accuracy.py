@@ -44,11 +44,6 @@ from ldp_helpers.mechanisms.unary_encoding import OUE
 MAX_LOCAL_EPSILON = 20.0  # ε₀ searched in [ε_c, 20]
 
 
-def _central_epsilon(n: int, epsilon0: float, delta: float, k: int, calibration: str) -> float:
-    profile = grr_profile(n, epsilon0, k) if calibration == "exact" else clone_profile(n, epsilon0)
-    return profile.epsilon(delta)
-
-
 def local_epsilon_for_central(
     n: int, epsilon_c: float, delta: float, k: int, *, calibration: str = "exact"
 ) -> float:
@@ -62,7 +57,11 @@ def local_epsilon_for_central(
     epsilon_c = check_epsilon(epsilon_c, "epsilon_c", high=MAX_LOCAL_EPSILON)
     delta = check_probability(delta, "delta", open_low=True, open_high=True)
     check_choice("calibration", calibration, {"exact", "fmt"})
-    f = lambda e0: _central_epsilon(n, e0, delta, k, calibration) - epsilon_c  # noqa: E731
+
+    def f(e0):
+        profile = grr_profile(n, e0, k) if calibration == "exact" else clone_profile(n, e0)
+        return profile.epsilon(delta) - epsilon_c
+
     if f(MAX_LOCAL_EPSILON) <= 0:
         return MAX_LOCAL_EPSILON
     return float(brentq(f, epsilon_c, MAX_LOCAL_EPSILON, xtol=1e-4))

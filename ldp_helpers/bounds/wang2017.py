@@ -14,6 +14,7 @@ References
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -131,10 +132,6 @@ def first_d_where_oue_wins(epsilon: float, *, max_d: int = 10**6) -> int:
 
     if not oue_wins(max_d):
         fail("max_d", max_d, f"above the switch point 3e^epsilon + 2 = {de_threshold(epsilon):.6g}")
-    low, high = 2, max_d  # invariant: the switch lies in (low, high], or at 2
-    if oue_wins(low):
-        return low
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (low, mid) if oue_wins(mid) else (mid, high)
-    return high
+    if oue_wins(2):
+        return 2
+    return 3 + bisect.bisect_left(range(3, max_d + 1), True, key=oue_wins)  # the first d that wins

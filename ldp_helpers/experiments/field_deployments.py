@@ -116,7 +116,7 @@ def longitudinal_epsilons(epsilon: float, epsilon_permanent: float, d: int, taus
         for key, oracle in _oracles(epsilon, epsilon_permanent, d)
         if oracle is not None
     }
-    out["fresh"] = taus * check_epsilon(epsilon)
+    out["fresh"] = taus * epsilon
     return out
 
 
@@ -293,13 +293,10 @@ def multidimensional_mse(epsilons, counts, solutions=None) -> dict:
     out = {}
     for label in solutions:
         cls, oracle, budget = SOLUTIONS[label]
+        make = cls.from_attribute_epsilon if budget == "paper" else cls
         row = []
         for e in grid:
-            mech = (
-                cls.from_attribute_epsilon(float(e), sizes, oracle)
-                if budget == "paper"
-                else cls(float(e), sizes, oracle)
-            )
+            mech = make(float(e), sizes, oracle)
             bias = np.asarray(mech.expected_estimate(counts), dtype=float) - mech.estimand(counts)
             row.append(
                 float(np.mean(np.asarray(mech.variance(counts), dtype=float) + bias**2)) / n**2

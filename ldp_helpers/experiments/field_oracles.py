@@ -28,10 +28,12 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
 import math
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -122,12 +124,12 @@ def build_oracle(
     A sketch: ``cls.create(ε, d, **structure, rng=default_rng([1, seed]))`` (the seed draws its hash
     functions, whatever ε: curves over ε share them); a sketch whose ``create`` takes a
     ``hash_family`` (the CMS and HCMS, :func:`hash_family_keys`) gets ``hash_family`` — one of
-    :data:`~ldp_helpers.mechanisms.count_mean_sketch.HASH_FAMILIES`, ignored by the others.  Another oracle: ``cls(epsilon=ε, d=d)`` with the
-    class's defaults (which follow ε and d: OLH's g, THE's θ, SS's k), the example's required fields
-    kept (a longitudinal oracle's ε∞) and its structural fields from ``structure``.  ``structure`` maps
-    names of :func:`oracle_structure` (of any oracle: names this one does not take are ignored, so
-    one mapping serves every oracle) to integers ≥ 0 or None (the default); missing names take
-    their defaults.
+    :data:`~ldp_helpers.mechanisms.count_mean_sketch.HASH_FAMILIES`, ignored by the others.  Another
+    oracle: ``cls(epsilon=ε, d=d)`` with the class's defaults (which follow ε and d: OLH's g, THE's θ,
+    SS's k), the example's required fields kept (a longitudinal oracle's ε∞) and its structural fields
+    from ``structure``.  ``structure`` maps names of :func:`oracle_structure` (of any oracle: names
+    this one does not take are ignored, so one mapping serves every oracle) to integers ≥ 0 or None
+    (the default); missing names take their defaults.
 
     Raises the library's ``ValueError`` for an unknown key, ε ≤ 0, d < 2, a bad structure or whatever
     the class refuses at that (ε, d) (e.g. a longitudinal oracle's ε₁ ≥ ε∞).
@@ -212,14 +214,10 @@ def oracle_groups() -> dict:
     groups = {group: [] for group in GROUPS}
     for key in oracle_keys():
         oracle = REGISTRY[key].example()
-        group = (
-            "longitudinal"
-            if hasattr(oracle, "epsilon_after")
-            else "one-shot"
-            if oracle.unbiased
-            else "sketch"
-        )
-        groups[group].append(key)
+        if hasattr(oracle, "epsilon_after"):
+            groups["longitudinal"].append(key)
+        else:
+            groups["one-shot" if oracle.unbiased else "sketch"].append(key)
     return {group: tuple(keys) for group, keys in groups.items()}
 
 
@@ -280,9 +278,7 @@ def exact_moments(oracle, truth) -> Moments:
             )
     except (OverflowError, ZeroDivisionError):  # a formula's e^ε beyond double precision
         expected = variance = np.array([math.inf])
-    if not (
-        np.all(np.isfinite(expected)) and np.all(np.isfinite(variance)) and np.max(variance) > 0
-    ):
+    if not (np.isfinite(expected).all() and np.isfinite(variance).all() and variance.max() > 0):
         fail(
             "epsilon",
             oracle.epsilon,
@@ -342,7 +338,6 @@ def _risk_table(table: np.ndarray) -> np.ndarray:
     if (
         table.size == 0
         or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating))
-        or table.dtype == bool
         or np.isnan(table).any()
         or (table < 0).any()
     ):
@@ -418,7 +413,7 @@ def best_oracle_map(keys, epsilons, ds, *, max_extra_bits: int | None = None) ->
     """
     keys, grid = _check_keys(keys), _check_grid(epsilons)
     ds = check_int_array("ds", ds, low=2, high=2**20)
-    if ds.ndim != 1 or ds.size < 1:
+    if ds.ndim != 1:
         fail("ds", ds, "a 1-d array of domain sizes d ≥ 2")
     if max_extra_bits is not None:
         max_extra_bits = check_int("max_extra_bits", max_extra_bits, low=0, high=2**20)
@@ -444,13 +439,10 @@ def mse_against_n(keys, epsilon: float, d: int, n_grid) -> np.ndarray:
     """
     keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
     d = check_int("d", d, low=2, high=2**20)
-    n_grid = check_int_array("n_grid", n_grid, low=d, high=10**12).ravel()
-    out = np.full((len(keys), n_grid.size), math.inf)
-    for j, n in enumerate(n_grid):
-        counts = flat_counts(int(n), d)
-        for i, key in enumerate(keys):
-            out[i, j] = _risk(key, epsilon, d, counts) / (d * int(n))
-    return out
+    n_grid = [int(n) for n in check_int_array("n_grid", n_grid, low=d, high=10**12).ravel()]
+    return np.array(
+        [[_risk(key, epsilon, d, flat_counts(n, d)) / (d * n) for n in n_grid] for key in keys]
+    )
 
 
 #: most budgets on one privacy–utility grid (each budget builds every oracle and its exact moments)
@@ -475,12 +467,9 @@ def _curve_point(key: str, epsilon: float, d: int, counts: np.ndarray, structure
         moments = exact_moments(oracle, counts)
     except ValueError:  # e.g. ε too large for double precision at this d
         return math.nan, math.nan, math.nan
-    approx = (
-        float(oracle.approx_variance(int(counts.sum())))
-        if hasattr(oracle, "approx_variance")
-        else math.nan
-    )
-    return moments.mse, moments.bias_sq, approx
+    if not hasattr(oracle, "approx_variance"):
+        return moments.mse, moments.bias_sq, math.nan
+    return moments.mse, moments.bias_sq, float(oracle.approx_variance(int(counts.sum())))
 
 
 def privacy_utility_curves(keys, epsilons, d, n, *, structure=None) -> PrivacyUtilityCurves:
@@ -591,10 +580,8 @@ def report_bits_table(keys, epsilon: float, ds) -> np.ndarray:
     out = np.full((len(keys), ds.size), math.inf)
     for i, key in enumerate(keys):
         for j, d in enumerate(ds):
-            try:
+            with contextlib.suppress(ValueError):
                 out[i, j] = build_oracle(key, epsilon, int(d)).report_bits
-            except ValueError:
-                continue
     return out
 
 
@@ -612,16 +599,15 @@ def server_seconds(
     :func:`time.perf_counter`).  Unlike everything else in this module the numbers depend on the machine
     and the load: they rank the servers, they are not a result (the notebook prints them and saves no figure).
     The orders they follow: unary encodings and local hashing touch every (report, value) pair, n·d
-    ([wang2017] §4.4 for OLH; [acharya2019] §1 for RAPPOR), SS counts the k members of each report's subset, GRR and HR count n symbols and decode in
-    O(d) and O(d log d) (a fast Walsh–Hadamard transform, [acharya2019]), the fixed-hash sketches count n
-    reports into a small table and query it d times ([cormode2021] §4).
+    ([wang2017] §4.4 for OLH; [acharya2019] §1 for RAPPOR), SS counts the k members of each report's
+    subset, GRR and HR count n symbols and decode in O(d) and O(d log d) (a fast Walsh–Hadamard
+    transform, [acharya2019]), the fixed-hash sketches count n reports into a small table and query it
+    d times ([cormode2021] §4).
 
     References
     ----------
     [wang2017] §4.4; [acharya2019] §1 (running times); [cormode2021] §4 (the sketches' server).
     """
-    import time
-
     keys, epsilon = _check_keys(keys), check_epsilon(epsilon)
     # n ≥ d and n·d ≤ MAX_SERVER_CELLS
     d = check_int("d", d, low=2, high=math.isqrt(MAX_SERVER_CELLS))

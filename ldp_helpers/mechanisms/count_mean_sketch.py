@@ -45,14 +45,13 @@ from ldp_helpers._validation import (
     check_allocation,
     check_choice,
     check_domain_values,
-    check_instance,
     check_int,
     check_int_array,
     check_ndim,
     check_real,
     check_rng,
 )
-from ldp_helpers.mechanisms.base import FrequencyOracle, batch_shape
+from ldp_helpers.mechanisms.base import FrequencyOracle
 from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import (
     HASH_PRIME,
@@ -63,7 +62,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     universal_hash,
 )
 from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
-from ldp_helpers.mechanisms.signed_sketch import _check_signs
+from ldp_helpers.mechanisms.signed_sketch import _check_vectors, _key
 
 MAX_M_TABLE = 10  # largest m for output_table's enumeration of the 2^m vectors
 MAX_TABLE_CELLS = 2**24  # largest d·k·2^m for output_table
@@ -183,23 +182,17 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         check_allocation(
             "d", self.d, 3 * self.k * self.d, what=f"the k × d = {self.k} × {self.d:,} hash table"
         )
-        return _family_table(self._design)
+        return _family_table((self.hash_family, self.hash_a, self.hash_b, self.d, self.m))
 
-    @property
-    def _design(self) -> tuple:
-        """What the hash table depends on, the key of the cached tables: (family, a, b, d, m)."""
-        return self.hash_family, self.hash_a, self.hash_b, self.d, self.m
-
-    def _collisions_key(self, counts: np.ndarray, part: str) -> tuple:
-        """The arguments of :func:`_collision_product` for this sketch, the population ``counts`` and ``part``."""
-        return self.hash_a, self.hash_b, self.d, self.m, _key(counts), part, self.hash_family
+    def _collisions(self, counts: np.ndarray, part: str) -> np.ndarray:
+        """:func:`_collision_product` of these hashes, the population ``counts`` and ``part`` (cached)."""
+        return _collision_product(
+            self.hash_a, self.hash_b, self.d, self.m, _key(counts), part, self.hash_family
+        )
 
     @cached_property
-    def _sketch_cells(self) -> np.ndarray:
-        """Flat sketch cell j·m + h_j(x) of every (j, x), shape (k·d,): A = one sum per cell."""
-        cells = (np.arange(self.k)[:, None] * self.m + self._hash_table).ravel()
-        cells.setflags(write=False)
-        return cells
+    def _cells(self) -> np.ndarray:
+        return _sketch_cells(self._hash_table, self.m)
 
     def perturb(self, values, *, rng: np.random.Generator) -> CmsReports:
         """Per-user reference client (Algorithm 1): pick j, encode ±1 at h_j(value), flip each entry w.p. r.
@@ -213,25 +206,23 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         ----------
         [apple2017] Algorithm 1 (client-side CMS).
         """
-        values = check_domain_values(
-            "values", check_ndim("values", values, 1, what="(one value per user)"), self.d
-        )
-        rng = check_rng(rng)
-        rows = rng.integers(0, self.k, size=values.size)
+        values, rng, rows = self._client_rows(values, rng)
         encoded = -np.ones((values.size, self.m), dtype=np.int8)
         encoded[np.arange(values.size), self.hash_table()[rows, values]] = 1
         flips = rng.random((values.size, self.m)) < self.flip_probability
         return CmsReports(np.where(flips, -encoded, encoded).astype(np.int8), rows)
 
+    def _client_rows(self, values, rng) -> tuple:
+        """A client's checked values (one per user), ``rng`` and each user's hash index j (uniform)."""
+        values = check_domain_values(
+            "values", check_ndim("values", values, 1, what="(one value per user)"), self.d
+        )
+        rng = check_rng(rng)
+        return values, rng, rng.integers(0, self.k, size=values.size)
+
     def aggregate(self, reports: CmsReports) -> np.ndarray:
         """Server sketch M (k × m, Algorithm 2): row j accumulates k·x̃ over the reports that chose hash j."""
-        vectors, rows = check_instance("reports", reports, CmsReports)
-        vectors = _check_signs(
-            "reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m)
-        )
-        rows = check_int_array(
-            "reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],)
-        )
+        vectors, rows = _check_vectors(reports, CmsReports, self.k, self.m)
         plus = np.zeros((self.k, self.m), dtype=np.int64)
         np.add.at(plus, rows, (vectors == 1).astype(np.int64))
         return self._debias(plus, np.bincount(rows, minlength=self.k))
@@ -253,20 +244,15 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         """
         counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, ())
         draws = 1 if n_draws is None else shape[0]
-        size = None if n_draws is None else (draws, self.d)
-        per_row = _equal_multinomial(
-            counts if size is None else np.broadcast_to(counts, size), self.k, rng
-        )  # (…, d, k): users of x in row j
-        # A[j, l] = Σ_{x : h_j(x) = l} per_row[x, j], summed per (draw, cell) in int64
-        cells = (np.arange(draws)[:, None] * (self.k * self.m) + self._sketch_cells).ravel()
-        hits = _cell_sums(cells, np.swapaxes(per_row, -1, -2).reshape(-1), draws * self.k * self.m)
-        hits = hits.reshape(batch_shape(n_draws, (self.k, self.m)))
-        n_j = per_row.sum(axis=-2)
+        hits, n_j = _row_hits(
+            np.broadcast_to(counts, (draws, self.d)), self._cells, self.k, self.m, rng
+        )
         # the hits keep their +1 unless flipped, the flips drawn with r itself: Bin(A, 1 − r) flipped
         # with 1 − fl(1 − r), below r from ε/2 ≈ 30 (ε + 0.04 at ε = 72)
         r = self.flip_probability
         plus = hits - rng.binomial(hits, r) + rng.binomial(n_j[..., None] - hits, r)
-        return self._debias(plus, n_j)
+        sketch = self._debias(plus, n_j)
+        return sketch[0] if n_draws is None else sketch
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """f̂(x) = m/(m−1)·((1/k)Σ_j M[j, h_j(x)] − n/m) for every x in [0, d) (Algorithm 3).
@@ -316,7 +302,7 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         Over random hash draws E[S[v, x]] = 1/m for v ≠ x, which makes f̂ unbiased.
         """
         counts, _ = self._counts_and_n(truth)
-        return self.m / (self.m - 1) * _collision_product(*self._collisions_key(counts, "centred"))
+        return self.m / (self.m - 1) * self._collisions(counts, "centred")
 
     def uniform_hash_bias_sq(self, true_counts) -> float:
         """Mean over x of E[bias²(x)] were the k hashes uniformly random: (d−1)/d · Σ_v f_v² / (k(m−1)).
@@ -339,7 +325,7 @@ class CountMeanSketch(_PublicHashes, FrequencyOracle):
         counts, n = self._counts_and_n(truth)
         r = self.flip_probability
         # Σ_v f_v c_ε² r(1−r) = n c_ε² r(1−r): only the collision term needs the d × d table
-        spread = _collision_product(*self._collisions_key(counts, "spread"))
+        spread = self._collisions(counts, "spread")
         return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 * r * (1 - r) + spread)
 
     def output_table(self) -> np.ndarray:
@@ -376,11 +362,6 @@ def _collision_tables(
     return rates, spread
 
 
-def _key(counts: np.ndarray) -> tuple[bytes, str]:
-    """A population as a cache key: its counts' bytes and dtype."""
-    return counts.tobytes(), counts.dtype.str
-
-
 @functools.lru_cache(maxsize=256)
 def _collision_product(
     hash_a: tuple, hash_b: tuple, d: int, m: int, counts: tuple, part: str, family="universal"
@@ -403,6 +384,26 @@ def _collision_product(
     )
     out.setflags(write=False)
     return out
+
+
+def _sketch_cells(hashes, m: int) -> np.ndarray:
+    """The flat sketch cell j·m + h_j(x) of every (value x, row j) of hash columns ``hashes`` (k × s): (s·k,), read-only."""
+    cells = (np.arange(hashes.shape[0]) * m + hashes.T).ravel()
+    cells.setflags(write=False)
+    return cells
+
+
+def _row_hits(
+    counts, cells, k: int, m: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The users of surveys ``counts`` (draws × s) split over the k rows multinomially, summed per sketch cell
+    (``cells``: :func:`_sketch_cells`): (A, n) with A[draw, j, l] = Σ_{x : h_j(x) = l} users of x in row j
+    (in int64) and n[draw, j] the users of row j."""
+    draws = counts.shape[0]
+    per_row = _equal_multinomial(counts, k, rng)  # (draw, value, j)
+    flat = cells if draws == 1 else (np.arange(draws)[:, None] * (k * m) + cells).ravel()
+    hits = _cell_sums(flat, per_row.reshape(-1), draws * k * m)
+    return hits.reshape(draws, k, m), per_row.sum(axis=1)
 
 
 def _hash_values(hash_a: tuple, hash_b: tuple, d: int, m: int) -> np.ndarray:

@@ -21,10 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp_helpers._validation import check_instance, check_int_array, check_ndim
 from ldp_helpers.mechanisms.count_mean_sketch import _hash_values
 from ldp_helpers.mechanisms.local_hashing import _check_coefficients
-from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_signs, _SignedSketch
+from ldp_helpers.mechanisms.signed_sketch import MAX_TABLE_CELLS, _check_vectors, _SignedSketch
 
 
 class PcsReports(NamedTuple):
@@ -98,13 +97,7 @@ class PrivateCountSketch(_SignedSketch):
 
     def aggregate(self, reports: PcsReports) -> np.ndarray:
         """S[j, t] = Σ of the vectors of the users in row j (k × m integers)."""
-        vectors, rows = check_instance("reports", reports, PcsReports)
-        vectors = _check_signs(
-            "reports.vectors", check_ndim("reports.vectors", vectors, 2, last=self.m)
-        )
-        rows = check_int_array(
-            "reports.rows", rows, low=0, high=self.k - 1, shape=(vectors.shape[0],)
-        )
+        vectors, rows = _check_vectors(reports, PcsReports, self.k, self.m)
         sums = np.zeros(self._shape, dtype=np.int64)
         np.add.at(sums, rows, vectors)
         return sums

@@ -35,18 +35,19 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
-    check_domain_values,
     check_instance,
     check_int_array,
     check_ndim,
     check_real,
-    check_rng,
     fail,
 )
-from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch, _collision_product, _hashes_of
+from ldp_helpers.mechanisms.count_mean_sketch import (
+    CountMeanSketch,
+    _hashes_of,
+    _row_hits,
+    _sketch_cells,
+)
 from ldp_helpers.mechanisms.hadamard import (
-    _cell_sums,
-    _equal_multinomial,
     _fair_binomial,
     _integer_transform,
     _merge_halves,
@@ -149,11 +150,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         ----------
         [apple2017] Algorithm 4 (client-side HCMS).
         """
-        values = check_domain_values(
-            "values", check_ndim("values", values, 1, what="(one value per user)"), self.d
-        )
-        rng = check_rng(rng)
-        rows = rng.integers(0, self.k, size=values.size)
+        values, rng, rows = self._client_rows(values, rng)
         columns = rng.integers(0, self.m, size=values.size)
         coefficient = _sylvester(self.m)[columns, self.hash_table()[rows, values]]
         flip = rng.random(values.size) < self.flip_probability
@@ -215,13 +212,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         l; drawn with r itself, whose complement 1 − fl(1 − r) can fall below r at large ε), the
         others keep it; then all spread over the Hadamard rows (:func:`_split_over_hadamard_rows`),
         sign times H[l, c] at (j, l).  Cost O(s·k + k·m·log m)."""
-        draws = counts.shape[0]
-        per_row = _equal_multinomial(counts, self.k, rng)  # (draw, value, j)
-        # (j, value) -> j·m + h_j(value)
-        cells = (np.arange(self.k)[:, None] * self.m + hashes).ravel()
-        flat = (np.arange(draws)[:, None] * (self.k * self.m) + cells).ravel()
-        hits = _cell_sums(flat, np.swapaxes(per_row, 1, 2).reshape(-1), draws * self.k * self.m)
-        hits = hits.reshape(draws, self.k, self.m)
+        hits, _ = _row_hits(counts, _sketch_cells(hashes, self.m), self.k, self.m, rng)
         kept = np.zeros_like(hits)  # w̃ = w; the others flip it (a cell of no user draws nothing)
         held = np.flatnonzero(hits)
         kept.ravel()[held] = hits.ravel()[held] - rng.binomial(
@@ -258,7 +249,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         [apple2017] Algorithm 3 (the query), Algorithm 5 (the sketch).
         """
         counts, n = self._counts_and_n(truth)
-        squares = _collision_product(*self._collisions_key(counts, "squares"))
+        squares = self._collisions(counts, "squares")
         return (self.m / (self.m - 1)) ** 2 * (n * self.c_epsilon**2 - squares)
 
     def output_table(self) -> np.ndarray:

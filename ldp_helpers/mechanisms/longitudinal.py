@@ -209,10 +209,11 @@ def _rounds(first: str, second: str, epsilon: float, epsilon_permanent: float, d
 
 
 def _flip_bits(
-    bits: np.ndarray, p_one: float, q_one: float, rng: np.random.Generator
+    true_bits: np.ndarray, p_one: float, q_one: float, rng: np.random.Generator
 ) -> np.ndarray:
-    """Each bit reported 1 w.p. ``p_one`` if it is 1 and ``q_one`` if it is 0, independently."""
-    return (rng.random(bits.shape) < np.where(bits == 1, p_one, q_one)).astype(np.int8)
+    """The bits after the flip: each of ``true_bits`` (0/1 or boolean, the bits before it) is reported 1
+    w.p. ``p_one`` if it is 1 and ``q_one`` if it is 0, independently."""
+    return (rng.random(true_bits.shape) < np.where(true_bits == 1, p_one, q_one)).astype(np.int8)
 
 
 def memoized_reports_table(permanent, instantaneous, n_reports: int) -> np.ndarray:

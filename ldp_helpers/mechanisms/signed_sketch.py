@@ -32,8 +32,10 @@ from ldp_helpers._validation import (
     Described,
     check_aggregate,
     check_allocation,
+    check_instance,
     check_int,
     check_int_array,
+    check_ndim,
     check_real,
     check_rng,
     fail,
@@ -65,12 +67,18 @@ def _kernel(hashes: bytes, signs: bytes, rows: int, d: int) -> np.ndarray:
     return kernel
 
 
+def _key(counts: np.ndarray) -> tuple[bytes, str]:
+    """A population as a cache key: its counts' bytes and dtype."""
+    return counts.tobytes(), counts.dtype.str
+
+
 @functools.lru_cache(maxsize=256)
 def _kernel_product(
-    hashes: bytes, signs: bytes, rows: int, d: int, counts: bytes, dtype: str, power: int
+    hashes: bytes, signs: bytes, rows: int, d: int, counts: tuple, power: int
 ) -> np.ndarray:
+    """f·K or f·K² for the population ``counts`` (:func:`_key`), read-only."""
     kernel = _kernel(hashes, signs, rows, d)
-    out = np.frombuffer(counts, dtype=dtype) @ (kernel if power == 1 else kernel**2)
+    out = np.frombuffer(counts[0], dtype=counts[1]) @ (kernel if power == 1 else kernel**2)
     out.setflags(write=False)
     return out
 
@@ -145,21 +153,11 @@ class _SignedSketch(FrequencyOracle):
         pairs = hashes * 2 + (signs > 0)
         return bool(np.any(pairs != pairs[:, :1]))
 
-    def _kernel(self) -> np.ndarray:
-        hashes, signs = self._table
-        return _kernel(hashes.tobytes(), signs.tobytes(), self._shape[0], self.d)
-
     def _kernel_product(self, counts: np.ndarray, power: int) -> np.ndarray:
         """f·K or f·K² (independent of ε: cached per design and population, so a sweep over ε reuses it)."""
         hashes, signs = self._table
         return _kernel_product(
-            hashes.tobytes(),
-            signs.tobytes(),
-            self._shape[0],
-            self.d,
-            counts.tobytes(),
-            counts.dtype.str,
-            power,
+            hashes.tobytes(), signs.tobytes(), self._shape[0], self.d, _key(counts), power
         )
 
     def sample_aggregate(
@@ -226,6 +224,16 @@ class _SignedSketch(FrequencyOracle):
             agrees = revealed(int(hashes[j, x]), int(signs[j, x]))
             table[x, j * agrees.size : (j + 1) * agrees.size] = np.where(agrees, p, 1 - p)
         return table
+
+
+def _check_vectors(reports, kind, rows: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ±1 vectors (n × ``width``) and row indices (n, in [0, ``rows``)) of reports of type ``kind``, checked."""
+    vectors, indices = check_instance("reports", reports, kind)
+    vectors = _check_signs("reports.vectors", check_ndim("reports.vectors", vectors, 2, last=width))
+    indices = check_int_array(
+        "reports.rows", indices, low=0, high=rows - 1, shape=(vectors.shape[0],)
+    )
+    return vectors, indices
 
 
 def _check_signs(name: str, values) -> np.ndarray:

@@ -42,9 +42,13 @@ from ldp_helpers._validation import (
     fail_shape,
 )
 from ldp_helpers.mechanisms.base import FrequencyOracle, PureFrequencyOracle
-from ldp_helpers.mechanisms.count_mean_sketch import _collision_product, _family_table, _key
+from ldp_helpers.mechanisms.count_mean_sketch import (
+    _collision_product,
+    _family_table,
+    _row_hits,
+    _sketch_cells,
+)
 from ldp_helpers.mechanisms.grr import GRR
-from ldp_helpers.mechanisms.hadamard import _cell_sums, _equal_multinomial
 from ldp_helpers.mechanisms.local_hashing import (
     HASH_PRIME,
     OLH,
@@ -53,6 +57,7 @@ from ldp_helpers.mechanisms.local_hashing import (
     _PublicHashes,
 )
 from ldp_helpers.mechanisms.pure import count_variance
+from ldp_helpers.mechanisms.signed_sketch import _key
 from ldp_helpers.mechanisms.unary_encoding import OUE
 
 #: the pure frequency oracles a sketch response may report its hashed value with
@@ -138,10 +143,7 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
 
     @cached_property
     def _cells(self) -> np.ndarray:
-        """The flat cell j·m + h_j(x) of every (x, j), shape (d·k,), read-only."""
-        cells = (np.arange(self.k) * self.m + self._hashes.T).ravel()
-        cells.setflags(write=False)
-        return cells
+        return _sketch_cells(self._hashes, self.m)
 
     def perturb(self, values, *, rng: np.random.Generator) -> SketchResponseReports:
         """Per-user reference client: pick j, report h_j(value) with the inner oracle.
@@ -179,12 +181,10 @@ class SketchResponse(_PublicHashes, FrequencyOracle):
         """Exact sampler of :meth:`aggregate`: rows multinomially, then each row's inner exact sampler on its hashed counts."""
         counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.k, self.m + 1))
         draws = 1 if n_draws is None else shape[0]
-        # per_row: (draw, x, j)
-        per_row = _equal_multinomial(np.broadcast_to(counts, (draws, self.d)), self.k, rng)
-        size = self.k * self.m  # users of (draw, row) per hashed cell, summed in int64
-        flat = self._cells if draws == 1 else (np.arange(draws)[:, None] * size + self._cells)
-        hashed = _cell_sums(flat.ravel(), per_row.ravel(), draws * size).reshape(-1, self.m)
-        n_j = per_row.sum(axis=1).reshape(-1)
+        hashed, n_j = _row_hits(
+            np.broadcast_to(counts, (draws, self.d)), self._cells, self.k, self.m, rng
+        )
+        hashed, n_j = hashed.reshape(-1, self.m), n_j.reshape(-1)  # (draw·row, cell), (draw·row,)
         # GRR's law spreads its non-kept users with one multinomial per row (n as a vector); the others are
         # independent binomials per cell (n as a column)
         support = self.inner._draw_support(

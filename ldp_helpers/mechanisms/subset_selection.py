@@ -282,8 +282,9 @@ def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
     g, b = pairs[:, 0, None, None], pairs[:, 1, None, None]
     r = np.asarray(draws)[None, :, None]
     lowest, highest = np.maximum(r - b, 0), np.minimum(r, g)
-    j = np.minimum(lowest + np.arange(max(1, min(int(r.max()), int(g.max())) + 1)), highest)
-    held = (lowest + np.arange(j.shape[2]) <= highest) & (r <= g + b)
+    columns = np.arange(max(1, min(int(r.max()), int(g.max())) + 1))
+    j = np.minimum(lowest + columns, highest)
+    held = (lowest + columns <= highest) & (r <= g + b)
     f = lambda m: log_factorial[np.where(held, m, 0)]  # noqa: E731 - log m!, 0 where unused
     log_pmf = f(g) - f(j) - f(g - j) + f(b) - f(r - j) - f(b - r + j) - f(g + b)
     pmf = np.where(held, np.exp(log_pmf + f(r) + f(g + b - r)), 0.0)
@@ -291,10 +292,9 @@ def _split_law(good, bad, draws, log_factorial: np.ndarray) -> _SplitLaw:
     pmf /= np.maximum(pmf.sum(axis=2, keepdims=True), 1e-300)
     order = np.argsort(-pmf, axis=2, kind="stable")
     least = np.maximum(held.sum(axis=2, keepdims=True) - 1, 0)  # its place in that order
-    swap = np.where(np.arange(j.shape[2]) == least, j.shape[2] - 1, np.arange(j.shape[2]))
-    order = np.take_along_axis(
-        order, np.where(np.arange(j.shape[2]) == j.shape[2] - 1, least, swap), 2
-    )
+    last = columns[-1]
+    swap = np.where(columns == least, last, columns)
+    order = np.take_along_axis(order, np.where(columns == last, least, swap), 2)
     pmf, j, pair = np.take_along_axis(pmf, order, 2), np.take_along_axis(j, order, 2), pair.ravel()
     if pair.size * pmf[0].size <= _NODE_TABLE_CELLS:  # one table per node: no gather per call
         return _SplitLaw(np.arange(pair.size), pmf[pair], j[pair])
@@ -374,22 +374,22 @@ def _split_tables(d: int, k: int):
     """
     depth = (d - 1).bit_length()
     sizes = [np.diff((np.arange(2**level + 1) * d) >> level) for level in range(depth + 1)]
-    free = [min(k, int(size.max())) + 1 for size in sizes]  # rows r = 0..min(k, |node|)
-    held = [min(k, int(size.max())) for size in sizes]  # rows s = 0..min(k, |node|) − 1
+    held = [min(k, int(size.max())) for size in sizes]  # rows s < min(k, |node|), r ≤ it
     log_factorial = np.array([math.lgamma(m + 1.0) for m in range(d + 1)])
     spread, placed = [], []
     for level in range(depth):
         child, nodes = sizes[level + 1], np.arange(2 ** (level + 1))
-        width = free[level + 1]
+        width = held[level + 1] + 1
+        cut = child.size * width  # cells of the children's free histogram
         spread.append(
             _Level(
                 child[0::2],
                 child[1::2],
-                np.arange(free[level]),
-                slice(1, free[level]),
+                np.arange(held[level] + 1),
+                slice(1, held[level] + 1),
                 (nodes[0::2] * width, nodes[1::2] * width),
                 (0, 1, 1, -1),
-                child.size * width,
+                cut,
                 log_factorial,
             )
         )
@@ -401,11 +401,11 @@ def _split_tables(d: int, k: int):
                 k - 1 - np.arange(held[level + 1]),
                 slice(0, min(k - 1, held[level + 1])),
                 # the siblings' free users, then (after them) the parents' V users
-                ((nodes ^ 1) * width, child.size * width + (nodes >> 1) * parent),
+                ((nodes ^ 1) * width, cut + (nodes >> 1) * parent),
                 (0, 1, 1, 1),
-                child.size * width + sizes[level].size * parent,
+                cut + sizes[level].size * parent,
                 log_factorial,
-                cut=child.size * width,
+                cut=cut,
             )
         )
     budget = _CACHED_CELLS
@@ -453,8 +453,7 @@ def _split_classes(hist: np.ndarray, split: _Level, rng: np.random.Generator):
         targets = np.stack(split.target(node[drawn], row[drawn], picks))
         users, survey = counts.ravel()[cell], survey[drawn]
     flat = targets.ravel() if n_rows == 1 else (targets + survey * split.size).ravel()
-    users = users.ravel()
-    users = np.concatenate((users, users))
+    users = np.concatenate((users.ravel(), users.ravel()))
     return _cell_sums(flat, users, n_rows * split.size).reshape(n_rows, split.size)
 
 
@@ -482,8 +481,7 @@ def _tree_counts(own: np.ndarray, n: int, k: int, rng: np.random.Generator) -> n
             break
         injected[level] = drawn[:, : split.cut]  # the siblings' free users, then the parents'
         hist = drawn[:, split.cut :].reshape(n_rows, 2 ** (level - 1), -1)
-    width = min(k, d) + 1
-    hist = np.zeros((n_rows, width), dtype=np.int64)  # free users by r: picks still to make
+    hist = np.zeros((n_rows, k + 1), dtype=np.int64)  # free users by r: picks still to make (k < d)
     hist[:, k] = n - own.sum(axis=1)
     for level in range(depth + 1):
         if injected[level] is not None:

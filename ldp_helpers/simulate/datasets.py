@@ -17,6 +17,7 @@ import argparse
 import csv
 import hashlib
 import itertools
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -282,8 +283,6 @@ def write_trouser_counts(table: CategoryCounts, path=TROUSER_COUNTS_CSV) -> Path
     records), and it is written to a temporary file beside ``path`` that replaces ``path`` atomically:
     a refused table or a failed write leaves the existing file as it was.
     """
-    import os
-
     check_instance("table", table, CategoryCounts)
     if table.labels != TROUSER_MODELS or table.n != TROUSER_RECORDS:
         fail(

@@ -114,9 +114,9 @@ class Population:
         check_allocation(
             "counts",
             Described(f"{self.n_users:,} users"),
-            self.n_users * self.rows.shape[1],
+            self.n_users * self.n_rounds,
             itemsize=self.rows.itemsize,
-            what=f"an N × T = {self.n_users:,} × {self.rows.shape[1]:,} matrix",
+            what=f"an N × T = {self.n_users:,} × {self.n_rounds:,} matrix",
         )
         return np.repeat(self.rows, self.counts, axis=0)
 
@@ -268,11 +268,7 @@ def candidate_weights(shape: str, n_candidates: int, n_active: int, s: float = 1
     r = np.arange(1, n_active + 1, dtype=float)
     with np.errstate(over="ignore"):  # s(r − 1) beyond 1e308 (s = 1e308): e^−∞ = 0, no warning
         decay = np.exp(-s * (r - 1) / n_active)
-    held = {
-        "exponential": decay,
-        "linear": n_active + 1 - r,
-        "constant": np.ones(n_active),
-    }[shape]
+    held = {"exponential": decay, "linear": n_active + 1 - r, "constant": np.ones(n_active)}[shape]
     weights = np.zeros(n_candidates)
     weights[:n_active] = held / held.sum()
     return weights
@@ -337,9 +333,9 @@ def power_law_counts(n: int, d: int, exponent: float, *, exact_total: bool = Fal
     weights = np.arange(1, d + 1, dtype=float) ** -check_real(
         "exponent", exponent, low=0.0, low_open=False
     )
-    if not exact_total:
-        return np.round(n * weights / weights.sum()).astype(np.int64)
     ideal = n * weights / weights.sum()
+    if not exact_total:
+        return np.round(ideal).astype(np.int64)
     counts = np.floor(ideal).astype(np.int64)
     extra = n - int(counts.sum())  # 0 ≤ extra < d records left
     counts[np.argsort(-(ideal - counts), kind="stable")[:extra]] += 1

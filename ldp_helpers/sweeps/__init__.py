@@ -28,7 +28,14 @@ from dataclasses import dataclass
 import joblib
 import numpy as np
 
-from ldp_helpers._validation import check_bool, check_callable, check_int, check_real, fail_type
+from ldp_helpers._validation import (
+    check_bool,
+    check_callable,
+    check_completed,
+    check_int,
+    check_real,
+    fail_type,
+)
 from ldp_helpers.sweeps.backends import (
     BACKENDS,
     DASK_ADDRESS_ENV,
@@ -177,11 +184,7 @@ def run_chunks(
     timeout = check_real("timeout", timeout, low=0.0)
     chunk_timeout = check_real("chunk_timeout", chunk_timeout, low=0.0)
     progress = check_bool("progress", progress)
-    if completed is not None and not isinstance(completed, dict):
-        fail_type(
-            "completed", completed, "a dict (chunk index → result), e.g. ChunkError.completed"
-        )
-    done = dict(completed or {})
+    done = check_completed(completed)
     if any(not isinstance(i, int) or not 0 <= i < n_chunks for i in done):
         fail_type("completed", done, f"a dict keyed by chunk indices in [0, {n_chunks})")
     todo = [i for i in range(n_chunks) if i not in done]
@@ -197,15 +200,21 @@ def run_chunks(
     if plan.backend == "dask":
         with _session(plan, backend, n_jobs, timeout) as where:
             client = where["dask_client"]
-            outcomes = dask_outcomes(
+            results = dask_outcomes(
                 client, _guarded, task, todo, seeds, timeout=timeout, chunk_timeout=chunk_timeout
             )
             outcomes, lost = _collect_outcomes(
-                progress_bar(outcomes, progress, desc, total=len(todo))
+                progress_bar(results, progress, desc, total=len(todo))
             )
     else:
-        calls = (joblib.delayed(_guarded)(task, i, seeds[i]) for i in todo)
-        outcomes, lost = _parallel(calls, len(todo), plan.n_workers, progress, desc, plan.backend)
+        parallel = joblib.Parallel(
+            n_jobs=plan.n_workers,
+            backend=plan.backend,
+            return_as="generator_unordered",
+            batch_size=1,
+        )
+        results = parallel(joblib.delayed(_guarded)(task, i, seeds[i]) for i in todo)
+        outcomes, lost = _collect_outcomes(progress_bar(results, progress, desc, total=len(todo)))
     failures = []
     for i, ok, value in outcomes:
         if ok:
@@ -278,13 +287,6 @@ def _collect_outcomes(results) -> tuple[list, str | None]:
     except Exception as exc:  # the backend failed: what finished is kept, run_chunks lists the rest
         return outcomes, f"{type(exc).__name__}: {exc}"
     return outcomes, None
-
-
-def _parallel(calls, total, n_jobs, progress, desc, backend):
-    parallel = joblib.Parallel(
-        n_jobs=n_jobs, backend=backend, return_as="generator_unordered", batch_size=1
-    )
-    return _collect_outcomes(progress_bar(parallel(calls), progress, desc, total=total))
 
 
 def progress_bar(items, show: bool, desc: str, total: int | None = None):

@@ -117,9 +117,7 @@ def sweep_plan(
     ):
         return _dask_plan(dask_client, dask_address)
     if backend is not None:
-        return _local_plan(
-            backend, 1 if backend == "sequential" else (n_jobs or -1), n_chunks, "backend= argument"
-        )
+        return _local_plan(backend, n_jobs or -1, n_chunks, "backend= argument")
     if n_jobs is not None:
         return _local_plan("loky", n_jobs, n_chunks, "n_jobs= argument")
     configured = _joblib_config()
@@ -177,9 +175,8 @@ def _joblib_config():
         return None
     backend = config["backend"]
     n_jobs = config["n_jobs"]
-    n_jobs = (
-        -1 if n_jobs is parallel.default_parallel_config["n_jobs"] or n_jobs is None else n_jobs
-    )
+    if n_jobs is parallel.default_parallel_config["n_jobs"] or n_jobs is None:
+        n_jobs = -1
     if type(backend).__name__ == "DaskDistributedBackend":
         return "dask", n_jobs, backend.client
     name = {

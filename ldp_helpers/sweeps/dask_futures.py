@@ -15,7 +15,6 @@ draws of a black-box client seeded by :func:`~ldp_helpers.sweeps.seeded_globals`
 
 from __future__ import annotations
 
-import math
 import random
 import time
 import uuid
@@ -26,14 +25,7 @@ POLL_SECONDS, WORKERS_CHECK_SECONDS = 0.05, 1.0
 
 
 def _outcomes(
-    client,
-    guarded: Callable,
-    task,
-    todo: list[int],
-    seeds,
-    *,
-    timeout: float,
-    chunk_timeout: float = math.inf,
+    client, guarded: Callable, task, todo: list[int], seeds, *, timeout: float, chunk_timeout: float
 ) -> Iterator[tuple]:
     """Yield ``(index, ok, result or error text)`` for every chunk in ``todo`` as it finishes on ``client``.
 
@@ -60,7 +52,7 @@ def _outcomes(
             done = finished.next_batch(block=False)
             for future, result in done:
                 pending.discard(future)
-                yield _one_outcome(future, futures[future], result)
+                yield _one_outcome(futures[future], result)
                 future.release()
             if done:
                 progressed = time.monotonic()
@@ -101,7 +93,7 @@ def _on_worker(guarded: Callable, task, index: int, seed):
     return guarded(task, index, seed)
 
 
-def _one_outcome(future, index: int, result) -> tuple:
+def _one_outcome(index: int, result) -> tuple:
     """The chunk's own triple, or ``(index, False, "no result: …")`` when its task erred (``result`` is the error)."""
     if isinstance(result, tuple) and len(result) == 3 and result[0] == index:
         return result

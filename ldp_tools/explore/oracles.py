@@ -25,7 +25,6 @@ from ldp_helpers._validation import (
     check_instance,
     check_int,
     check_real,
-    check_rng,
     fail,
 )
 from ldp_helpers.experiments import field_oracles as fo
@@ -247,7 +246,7 @@ def playground_state(
         )
     truth = population_counts(population, n, oracle.d, zipf_s=zipf_s)
     n_users = int(truth.sum())
-    rng = check_rng(np.random.default_rng(int(seed)))
+    rng = np.random.default_rng(int(seed))
     estimate = np.asarray(
         oracle.estimate(oracle.sample_aggregate(truth, rng=rng), n_users), dtype=float
     )

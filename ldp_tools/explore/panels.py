@@ -142,7 +142,7 @@ def _setup_playground(fig) -> dict:
     phase.set_title("lowest exact MSE\n(flat population)", fontsize=SMALL)
     phase.set_xticks(np.log10([0.1, 1, 10]), ["0.1", "1", "10"])
     phase.set_yticks([1, 2, 3], ["10", "100", "1000"])
-    shown = sorted(set(table[table >= 0].ravel().tolist()))
+    shown = np.unique(table[table >= 0])
     outside_legend(
         phase,
         [
@@ -455,12 +455,11 @@ def _draw_privacy_utility(panel: Panel, *, epsilon, d, n, epsilon_max, shown, **
     finite = np.concatenate(
         [v[np.isfinite(v) & (v > 0)] for k, v in curves.exact.items() if k in keys]
     )
-    a["cross"].set_segments(
-        [[(e, finite.min() / 1.5), (e, finite.max() * 1.5)] for e, _, _ in found]
-    )
+    low, high = finite.min() / 1.5, finite.max() * 1.5
+    a["cross"].set_segments([[(e, low), (e, high)] for e, _, _ in found])
     a["now"].set_xdata([epsilon, epsilon])
     a["ax"].set_xlim(0.0, epsilon_max)
-    a["ax"].set_ylim(finite.min() / 1.5, finite.max() * 1.5)
+    a["ax"].set_ylim(low, high)
     a["title"].set_text(
         f"exact MSE (bias² + variance) vs ε: n = {n:,} users, flat over d = {d} values"
     )

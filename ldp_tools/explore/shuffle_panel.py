@@ -131,17 +131,14 @@ def _draw_shuffle(panel: Panel, *, n, epsilon0, delta, k) -> None:
         for j, m in enumerate(s.n_grid)
     }
     by_n.setdefault(n, at_n)  # the chosen n, when it is not on the curves' grid
-    rows = [tuple("" if _nan(v) else v for v in (m, *by_n[m], m == n)) for m in sorted(by_n)]
-    header = ("n", "exact_epsilon_c", *(_column(name) for name in BOUNDS), "is_chosen_n")
-    show_figure(panel, header, rows)
-
-
-def _column(name: str) -> str:
-    return name.lower().replace(" (hoeffding)", "_hoeffding").replace(" ", "_")
-
-
-def _nan(value) -> bool:
-    return isinstance(value, float) and math.isnan(value)
+    rows = [
+        tuple("" if isinstance(v, float) and math.isnan(v) else v for v in (m, *by_n[m], m == n))
+        for m in sorted(by_n)
+    ]
+    bounds = (
+        name.lower().replace(" (hoeffding)", "_hoeffding").replace(" ", "_") for name in BOUNDS
+    )
+    show_figure(panel, ("n", "exact_epsilon_c", *bounds, "is_chosen_n"), rows)
 
 
 def shuffle_panel(*, n=10_000, epsilon0=2.0, delta=1e-6, k=2) -> Panel:

@@ -109,10 +109,11 @@ def _stored_phase_table(epsilons: tuple, ds: tuple):
     None for another grid or other oracles."""
     from ldp_tools.explore import _phase_map
 
-    grid, rows = PHASE_GRID, _phase_map.ROWS
-    if _phase_map.KEYS != _phase_keys() or epsilons != grid[0] or ds != grid[1]:
+    if _phase_map.KEYS != _phase_keys() or (epsilons, ds) != PHASE_GRID:
         return None
-    return np.array([[-1 if c == "." else int(c, 36) for c in row] for row in rows], dtype=np.int64)
+    return np.array(
+        [[-1 if c == "." else int(c, 36) for c in row] for row in _phase_map.ROWS], dtype=np.int64
+    )
 
 
 #: the playground's phase grid (ε and d log-spaced over the controls' ranges), the one precomputed
