@@ -90,8 +90,8 @@ def printed_y_vec(
             )
             if normalize_inside_loop:
                 y[j] = (y[j] - params.p * n_j[j]) / (params.q - params.p)
-        if not normalize_inside_loop:
-            y[j] = (y[j] - params.p * n_j[j]) / (params.q - params.p)
+    if not normalize_inside_loop:
+        y = (y - params.p * n_j[:, None]) / (params.q - params.p)
     return y.ravel()
 
 

@@ -185,12 +185,9 @@ def in_se(difference, se_a, se_b=0.0):
     below 0.14 %.
     """
     difference = np.asarray(check_real_array("difference", difference), dtype=float)
-    se = np.hypot(
-        *(
-            _over(k, check_real_array(k, v, low=0.0, low_open=False), difference.shape)
-            for k, v in (("se_a", se_a), ("se_b", se_b))
-        )
-    )
+    se_a = _over("se_a", check_real_array("se_a", se_a, low=0.0, low_open=False), difference.shape)
+    se_b = _over("se_b", check_real_array("se_b", se_b, low=0.0, low_open=False), difference.shape)
+    se = np.hypot(se_a, se_b)
     noise_free = np.where(difference == 0, 0.0, np.copysign(np.inf, difference))
     z = np.where(se > 0, difference / np.where(se > 0, se, 1.0), noise_free)
     return float(z) if z.ndim == 0 else z

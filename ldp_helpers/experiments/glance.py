@@ -41,10 +41,10 @@ from ldp_helpers.simulate.streams import sample_reporters
 _MECHANISMS = "(Glance, Harmony, HarmonyNguyen, BasicOneTimeRappor, …)"
 
 
-def _check_mechanism_cls(name, value):
-    if not (isinstance(value, type) and issubclass(value, StreamMechanism)):
-        fail_type(name, value, f"a stream mechanism class {_MECHANISMS}")
-    return value
+def _check_mechanism_cls(mechanism_cls):
+    if not (isinstance(mechanism_cls, type) and issubclass(mechanism_cls, StreamMechanism)):
+        fail_type("mechanism_cls", mechanism_cls, f"a stream mechanism class {_MECHANISMS}")
+    return mechanism_cls
 
 
 def _epsilons(epsilons):
@@ -60,7 +60,7 @@ def error_curve(
     mechanism_cls, population: Population, epsilons, *, rng: np.random.Generator, n_draws: int
 ) -> np.ndarray:
     """``Err`` samples for each ε, shape (len(epsilons), n_draws)."""
-    mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
+    mechanism_cls = _check_mechanism_cls(mechanism_cls)
     population = check_instance("population", population, Population)
     n_draws = check_n_draws(n_draws)
     return np.array(
@@ -87,7 +87,7 @@ def mean_error_grid(
     With ``with_se`` (then ``n_draws`` ≥ 2) also the Monte-Carlo standard error of each mean,
     ``sd/√n_draws`` (same draws, :func:`~ldp_helpers.experiments.common.mean_and_se`).
     """
-    mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
+    mechanism_cls = _check_mechanism_cls(mechanism_cls)
     with_se, n_draws = check_bool("with_se", with_se), check_n_draws(n_draws)
     if with_se and n_draws < 2:
         fail(
@@ -121,7 +121,7 @@ def exceedance_probabilities(
 
     Shape (len(epsilons),).
     """
-    mechanism_cls = _check_mechanism_cls("mechanism_cls", mechanism_cls)
+    mechanism_cls = _check_mechanism_cls(mechanism_cls)
     population = check_instance("population", population, Population)
     epsilons = _epsilons(epsilons)
     bounds = check_real_array("bounds", bounds, low=0.0, low_open=False)

@@ -148,9 +148,8 @@ def support_tails(protocol, true_counts, support) -> np.ndarray:
     ----------
     [grr_vs_oue] §2.3.1 (the assumed f' = (6, 4, 7)); [wang2017] Theorem 2 (f'_i's distribution).
     """
-    counts, n = check_true_counts(
-        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
-    )
+    check_instance("protocol", protocol, PureFrequencyOracle)
+    counts, n = check_true_counts(true_counts, protocol.d)
     support = check_count_vector("support", support, protocol.d, high=n)
     return np.array(
         [support_count_pmf(f, n, protocol.p, protocol.q)[c:].sum() for f, c in zip(counts, support)]
@@ -165,9 +164,8 @@ def perturbed_example(protocol, true_counts, *, rng: np.random.Generator) -> Per
     [grr_vs_oue] Figs. 3.3–3.6 (true, perturbed f'_i and estimated L[f_i]); [grr_vs_oue] Algorithm 2, line 6;
     [grr_vs_oue] Algorithm 4, line 7.
     """
-    counts, n = check_true_counts(
-        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
-    )
+    check_instance("protocol", protocol, PureFrequencyOracle)
+    counts, n = check_true_counts(true_counts, protocol.d)
     support = protocol.sample_aggregate(counts, rng=check_rng(rng))
     return PerturbedExample(type(protocol).__name__, counts, support, protocol.estimate(support, n))
 
@@ -203,10 +201,9 @@ def per_user_estimates(protocol, values, *, n_draws: int, rng: np.random.Generat
     check_instance("protocol", protocol, PureFrequencyOracle)
     rng = check_rng(rng)
     values = check_domain_values("values", values, protocol.d)
-    n = values.size
     return np.array(
         [
-            protocol.estimate(protocol.aggregate(protocol.perturb(values, rng=rng)), n)
+            protocol.estimate(protocol.aggregate(protocol.perturb(values, rng=rng)), values.size)
             for _ in range(n_draws)
         ]
     )
@@ -244,9 +241,8 @@ def _squared_errors(
     ----------
     [grr_vs_oue] §3.5 (Experiment 3).
     """
-    counts, n = check_true_counts(
-        true_counts, check_instance("protocol", protocol, PureFrequencyOracle).d
-    )
+    check_instance("protocol", protocol, PureFrequencyOracle)
+    counts, n = check_true_counts(true_counts, protocol.d)
     n_draws, rng, clip = check_n_draws(n_draws), check_rng(rng), check_bool("clip", clip)
     estimates = protocol.estimate(protocol.sample_aggregate(counts, rng=rng, n_draws=n_draws), n)
     if clip:
@@ -333,13 +329,13 @@ def _reversal_frequencies(
     fractions = []
     for eps in epsilons.ravel():
         oue, grr = OUE(eps, counts.size), GRR(eps, counts.size)
-        mse = {
-            name: _squared_errors(p, counts, n_draws=total, rng=rng, clip=clip)
+        mse_oue, mse_grr = (
+            _squared_errors(p, counts, n_draws=total, rng=rng, clip=clip)
             .reshape(n_draws, per_experiment)
             .mean(axis=1)
-            for name, p in (("OUE", oue), ("GRR", grr))
-        }
-        fractions.append(np.mean(mse["OUE"] < mse["GRR"]))
+            for p in (oue, grr)
+        )
+        fractions.append(np.mean(mse_oue < mse_grr))
     return np.array(fractions)
 
 
@@ -358,9 +354,8 @@ class ReversalReadings:
 
     def gap_se(self, first: str, second: str) -> np.ndarray:
         """Binomial standard error of ``shares[first] − shares[second]`` per ε (independent experiments)."""
-        first, second = (
-            check_choice(name, r, self.shares) for name, r in (("first", first), ("second", second))
-        )
+        first = check_choice("first", first, self.shares)
+        second = check_choice("second", second, self.shares)
         return np.hypot(*(share_se(self.shares[r], self.experiments[r]) for r in (second, first)))
 
 

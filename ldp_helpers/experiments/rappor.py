@@ -384,20 +384,19 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
     grid = [RapporParams(k=k, h=h, m=1, f=f, p=p, q=q) for f, p, q in settings for h in h_values]
     one_report = privacy_losses(Rappor.create(par, 1, rng=rng) for par in grid)
     permanent = privacy_losses(Rappor.create(par.prr_only(), 1, rng=rng) for par in grid)
-    closed = [
+    rows = [
         (
             par.f,
             par.p,
             par.q,
             par.h,
+            one,
             par.epsilon_one_report,
             tutorial_printed_epsilon_one_report(par),
+            perm,
             par.epsilon_permanent,
         )
-        for par in grid
-    ]
-    rows = [
-        (*c[:4], one, *c[4:6], perm, c[6]) for c, one, perm in zip(closed, one_report, permanent)
+        for par, one, perm in zip(grid, one_report, permanent)
     ]
     return np.array(rows, dtype=float)
 

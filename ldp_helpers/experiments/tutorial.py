@@ -225,12 +225,9 @@ def oracle_walkthrough(oracle, value: int, true_counts, *, rng: np.random.Genera
     counts, n = check_true_counts(true_counts, oracle.d)
     rng = check_rng(rng)
     report = np.asarray(oracle.perturb(np.array([value]), rng=rng))[0]
-    pure = hasattr(oracle, "q")  # SHE sums the noisy vectors: nothing is "supported"
-    support = (
-        np.flatnonzero(np.asarray(oracle.aggregate(report[None])).ravel())
-        if pure
-        else np.empty(0, dtype=np.int64)
-    )
+    support = np.empty(0, dtype=np.int64)  # SHE sums the noisy vectors: nothing is "supported"
+    if hasattr(oracle, "q"):
+        support = np.flatnonzero(np.asarray(oracle.aggregate(report[None])).ravel())
     estimates = np.asarray(
         oracle.estimate(oracle.sample_aggregate(counts, rng=rng), n), dtype=float
     )

@@ -113,14 +113,9 @@ def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, siz
         ):
             fail("size", size, "None, a non-negative integer or a tuple of them (numpy's size)")
         check_allocation("size", size, 2 * math.prod(int(s) for s in dims))
-    return _draw_support_counts(
-        true_counts,
-        n,
-        np.asarray(p) if p.ndim else float(p),
-        np.asarray(q) if q.ndim else float(q),
-        rng=rng,
-        size=size,
-    )
+    p = p if p.ndim else float(p)  # 0-d: a Python float
+    q = q if q.ndim else float(q)
+    return _draw_support_counts(true_counts, n, p, q, rng=rng, size=size)
 
 
 def _draw_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, size=None):

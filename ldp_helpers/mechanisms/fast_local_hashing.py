@@ -30,9 +30,8 @@ References
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -108,7 +107,7 @@ def _collision_sums(table: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, 
     return linear / k, square / k**2
 
 
-@functools.lru_cache(maxsize=32)
+@lru_cache(maxsize=32)
 def _collision_groups(table: bytes, dtype: str, shape: tuple) -> tuple[tuple, tuple]:
     """Which values share a cell of h_j (per j) and a pair of cells (h_j, h_j') (per j ≤ j'): group labels, read-only.
 
@@ -120,19 +119,16 @@ def _collision_groups(table: bytes, dtype: str, shape: tuple) -> tuple[tuple, tu
     found = [np.unique(rows[j], return_inverse=True, return_counts=True) for j in range(k)]
     cells = tuple(inverse for _, inverse, _ in found)
     shared = [sizes[inverse] > 1 for _, inverse, sizes in found]  # values not alone in their cell
-    pairs = tuple(
-        (
-            jj != j,
-            cells[j]
-            if jj == j
-            else _pair_groups(cells[j], cells[jj], found[jj][0].size, shared[j] & shared[jj]),
-        )
-        for j in range(k)
-        for jj in range(j, k)
-    )
+    pairs = []  # (twice, groups) per j ≤ j': (h_j, h_j) is h_j's cells, counted once
+    for j in range(k):
+        pairs.append((False, cells[j]))
+        for jj in range(j + 1, k):
+            pairs.append(
+                (True, _pair_groups(cells[j], cells[jj], found[jj][0].size, shared[j] & shared[jj]))
+            )
     for labels in (*cells, *(groups for _, groups in pairs)):
         labels.setflags(write=False)
-    return cells, pairs
+    return cells, tuple(pairs)
 
 
 def _pair_groups(cell, other, n_other: int, shared: np.ndarray) -> np.ndarray:
@@ -152,7 +148,7 @@ def _pair_groups(cell, other, n_other: int, shared: np.ndarray) -> np.ndarray:
     return labels
 
 
-@functools.lru_cache(maxsize=256)
+@lru_cache(maxsize=256)
 def _cached_collision_sums(
     table: bytes, table_dtype: str, shape: tuple, counts: bytes, dtype: str
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -59,8 +59,7 @@ def amplified_grr_epsilon(epsilon: float, ell: int) -> float:
     ----------
     [tutorial] "Itemset mining" (privacy amplification by sampling); [arcolezi2021] (RS+FD).
     """
-    epsilon = check_epsilon(epsilon)
-    ell = check_int("ell", ell, low=1)
+    epsilon, ell = check_epsilon(epsilon), check_int("ell", ell, low=1)
     return epsilon + math.log(ell - (ell - 1) * math.exp(-epsilon))
 
 
@@ -104,12 +103,6 @@ class GRR(PureFrequencyOracle):
 
     def perturb(self, values, *, rng: np.random.Generator) -> np.ndarray:
         """Per-user reference client: keep each value w.p. p, else one of the d−1 others uniformly.
-
-        Parameters
-        ----------
-        values : array_like of int
-            True values in [0, d), one per user.
-        rng : numpy.random.Generator
 
         Returns
         -------

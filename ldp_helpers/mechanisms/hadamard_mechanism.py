@@ -132,10 +132,8 @@ class HadamardMechanism(FrequencyOracle):
 
     def __post_init__(self):
         super().__post_init__()
-        t = check_int("t", self.t, low=0, high=MAX_COEFFICIENTS) or optimal_coefficients(
-            self.epsilon
-        )
-        object.__setattr__(self, "coefficients", t)
+        t = check_int("t", self.t, low=0, high=MAX_COEFFICIENTS)
+        object.__setattr__(self, "coefficients", t or optimal_coefficients(self.epsilon))
         object.__setattr__(self, "D", 1 << (self.d - 1).bit_length())
         self._grr  # GRR over the 2^t patterns refuses an ε whose keep probability rounds to 1
 

@@ -101,16 +101,16 @@ class HarmonyNguyen(StreamMechanism):
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
         z = _rounds_matrix("reports", check_real_array("reports", reports), self.n_rounds)
-        size = self.n_rounds * self.scale
-        if np.any(~np.isclose(np.abs(z), size, rtol=1e-12, atol=0) & (z != 0)) or np.any(
-            (z != 0).sum(axis=1) > 1
+        size, sent = self.n_rounds * self.scale, z != 0
+        if np.any(sent & ~np.isclose(np.abs(z), size, rtol=1e-12, atol=0)) or np.any(
+            sent.sum(axis=1) > 1
         ):
             fail(
                 "reports",
                 Described("an array with an entry other than 0 or ±T·c, or two in one row"),
                 f"one entry ±T·c = ±{size:g} per user and 0 elsewhere",
             )
-        return np.stack([(z != 0).sum(axis=0), (z > 0).sum(axis=0)])
+        return np.stack([sent.sum(axis=0), (z > 0).sum(axis=0)])
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """``μ̂_t = (1 + (1/N) Σ_n z_{n,t})/2 = 1/2 + T c (2X_t − K_t)/(2N)``."""

@@ -83,7 +83,7 @@ def _draw_coefficients(rng: np.random.Generator, rows: int, pairs: int = 1) -> t
     multipliers a ∈ [1, P)^rows drawn first, then the offsets b ∈ [0, P)^rows:
     ``(a₁, …, a_pairs, b₁, …, b_pairs)``."""
     lows = (1,) * pairs + (0,) * pairs
-    return tuple(tuple(int(v) for v in rng.integers(low, HASH_PRIME, size=rows)) for low in lows)
+    return tuple(tuple(rng.integers(low, HASH_PRIME, size=rows).tolist()) for low in lows)
 
 
 class _PublicHashes:
@@ -221,10 +221,8 @@ class LocalHashing(PureFrequencyOracle):
 
     def hash_values(self, a, b, x) -> np.ndarray:
         """H_{a,b}(x): the value at x of the random function seeded by (a, b) (the module docstring; broadcast)."""
-        a, b = (
-            check_int_array("a", a, low=1, high=HASH_PRIME - 1),
-            check_int_array("b", b, low=0, high=HASH_PRIME - 1),
-        )
+        a = check_int_array("a", a, low=1, high=HASH_PRIME - 1)
+        b = check_int_array("b", b, low=0, high=HASH_PRIME - 1)
         x = check_domain_values("x", x, self.d)
         try:
             a, b, x = np.broadcast_arrays(a, b, x)
@@ -297,10 +295,11 @@ class LocalHashing(PureFrequencyOracle):
         """
         n_functions = self.g**self.d
         if n_functions > MAX_TABLE_FUNCTIONS:
-            fail(
+            self._refuse_table(
                 "d",
-                self.d,
-                f"such that g**d <= {MAX_TABLE_FUNCTIONS} for output_table (g = {self.g}; every hash function is enumerated)",
+                "g**d",
+                MAX_TABLE_FUNCTIONS,
+                f" (g = {self.g}; every hash function is enumerated)",
             )
         # row: H(0..d−1)
         functions = np.array(list(itertools.product(range(self.g), repeat=self.d)))

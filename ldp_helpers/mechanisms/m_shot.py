@@ -308,11 +308,9 @@ class MShotReporting(Mechanism):
     def variance(self, truth) -> np.ndarray:
         """Exact ``Var[Φ(Y_{:,t})] = (Φ0 p(1−p) + (1−Φ0) q(1−q))/(N (p−q)²)`` (users independent)."""
         truth = self._truth(truth)
+        N = truth.n_users
         p, q, _ = self._channel
-        return (
-            count_variance(truth.fractions() * truth.n_users, truth.n_users, p, q)
-            / truth.n_users**2
-        )
+        return count_variance(truth.fractions() * N, N, p, q) / N**2
 
     def detect(self, aggregate, n, theta: float) -> np.ndarray:
         """Algorithm 1, line 12: the rounds with Φ(Y_{:,t}) ≥ θ (θ ∈ (0, 1])."""
@@ -352,8 +350,7 @@ class MShotReporting(Mechanism):
             log_dummy = np.log(np.where(bits == 1, self.dummy_prob, 1 - self.dummy_prob))[None]
         terms = []
         for subset in combinations(range(T), self.m):
-            chosen = np.zeros(T, dtype=bool)
-            chosen[list(subset)] = True
+            chosen = np.isin(np.arange(T), subset)
             terms.append(np.where(chosen, log_rr, log_dummy).sum(axis=2))
         return np.logaddexp.reduce(terms, axis=0) - math.log(math.comb(T, self.m))
 

@@ -270,7 +270,6 @@ class Rappor(Mechanism):
     def privacy_loss(self) -> float:
         """The exact whole-report ε from the same table in log space: a product of k bit probabilities such
         as p*^k underflows at p* = 1e-300 (an accepted f, p), and the ratio of two underflowed entries read ∞."""
-        check_int("k", self.params.k, low=1, high=16)  # 2^k reports, as output_table
         bits = all_bloom_filters(self.params.k, self.params.h)
         with np.errstate(divide="ignore"):  # a probability 0 is a log −∞ (an impossible report)
             log_bits = np.log(self.params.bit_table())
@@ -359,8 +358,7 @@ class Rappor(Mechanism):
         t = self._true_bit_counts(counts)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, t.shape)
-        channel = self.params.bit_channel
-        return _draw_support_counts(t, sizes[:, None], channel.p, channel.q, rng=rng, size=size)
+        return _draw_support_counts(t, sizes[:, None], *self.params.bit_channel, rng=rng, size=size)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """Unbiased ``t̂[j, i] = (c[j, i] − p* N_j)/(q* − p*)``, shape (m, k) or (n_draws, m, k).

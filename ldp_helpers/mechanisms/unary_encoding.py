@@ -31,12 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_helpers._validation import (
-    check_binary_array,
-    check_int,
-    check_ndim,
-    check_probability,
-)
+from ldp_helpers._validation import check_binary_array, check_int, check_ndim, check_probability
 from ldp_helpers.mechanisms.base import PureFrequencyOracle, _check_user_arrays
 from ldp_helpers.mechanisms.privacy import (
     _independent_bits_log_table,
@@ -66,7 +61,6 @@ def unary_output_table(p: float, q: float, d: int) -> np.ndarray:
     p = check_probability(p, "p")
     q = check_probability(q, "q")
     d = check_int("d", d, low=2, high=MAX_D_TABLE)
-    # row v: bit v is 1 w.p. p, every other bit w.p. q
     prob_one = np.where(np.eye(d, dtype=bool), p, q)
     return _independent_bits_table(1 - prob_one, prob_one)
 

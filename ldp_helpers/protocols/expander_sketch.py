@@ -98,10 +98,8 @@ def private_expander_sketch(
     n_buckets = check_int(
         "n_buckets", min(16 * k, 2**12) if n_buckets is None else n_buckets, low=1, high=2**12
     )
-    z, min_agreement = (
-        check_real("z", z, low=0.0, low_open=False),
-        check_real("min_agreement", min_agreement, low=0.0, high=1.0, high_open=False),
-    )
+    z = check_real("z", z, low=0.0, low_open=False)
+    min_agreement = check_real("min_agreement", min_agreement, low=0.0, high=1.0, high_open=False)
     max_erasures = check_int("max_erasures", max_erasures, low=0, high=information)
     max_candidates = check_int("max_candidates", max_candidates, low=1, high=2**20)
     oracle_hashes = check_int("oracle_hashes", oracle_hashes, low=1, high=2**10)

@@ -78,6 +78,11 @@ def grr_threshold(epsilon: float, ell: int) -> float:
     return math.inf if log_threshold > 709.0 else (4 * ell**2 - ell) * math.exp(epsilon) + 1
 
 
+def _distinct_items(label: str, items: np.ndarray, d: int) -> np.ndarray:
+    """One user's items, validated over [0, d) and made duplicate-free (an empty set as int64)."""
+    return np.unique(check_domain_values(label, items, d)) if items.size else np.empty(0, np.int64)
+
+
 def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.ndarray:
     """One sampled item per user from her set padded with dummies d..d+ℓ−1 to size ℓ.
 
@@ -100,11 +105,7 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
     for u, items in enumerate(sets):
         if isinstance(items, (str, bytes, dict)) or items is None:
             fail_type(f"sets[{u}]", items, f"an array of items in [0, {d})")
-        items = np.asarray(items)
-        if items.size:
-            items = np.unique(check_domain_values(f"sets[{u}]", items, d))
-        else:
-            items = np.empty(0, dtype=np.int64)
+        items = _distinct_items(f"sets[{u}]", np.asarray(items), d)
         if items.size > ell:
             items = rng.choice(items, size=ell, replace=False)
         padded = np.concatenate([items, d + np.arange(ell - items.size)])
@@ -156,11 +157,7 @@ def _flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndar
             fail_type(f"{name}[{u}]", items, f"a flat array of items in [0, {d})")
         if items.ndim > 1:
             fail_type(f"{name}[{u}]", items, f"a flat array of items in [0, {d})")
-        parts.append(
-            np.unique(check_domain_values(f"{name}[{u}]", items, d))
-            if items.size
-            else np.empty(0, np.int64)
-        )
+        parts.append(_distinct_items(f"{name}[{u}]", items, d))
     sizes = np.array([len(x) for x in parts], dtype=np.int64)
     return (np.concatenate(parts).astype(np.int64) if sizes.sum() else np.empty(0, np.int64)), sizes
 
@@ -199,12 +196,11 @@ def flat_population(sets, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ----------
     [wang2018svim] (set-valued data).
     """
-    if isinstance(sets, FlatSets):
-        if sets.d != check_int("d", d, low=1):
-            fail("d", d, f"the d = {sets.d} of the FlatSets given as the sets")
-        return sets.items, sets.sizes, sets.owner
-    items, sizes = _flatten_sets(sets, d)
-    return items, sizes, np.repeat(np.arange(sizes.size), sizes)
+    if not isinstance(sets, FlatSets):
+        sets = FlatSets(sets, d)
+    elif sets.d != check_int("d", d, low=1):
+        fail("d", d, f"the d = {sets.d} of the FlatSets given as the sets")
+    return sets.items, sets.sizes, sets.owner
 
 
 def _sample_padded_items(
@@ -342,7 +338,7 @@ class PSFO(Mechanism):
         rows = []
         for size in range(self.d + 1):
             for items in itertools.combinations(range(self.d), size):
-                padded = list(items) + [self.d + j for j in range(max(self.ell - size, 0))]
+                padded = list(items) + list(range(self.d, self.d + self.ell - size))
                 rows.append(table[padded].mean(axis=0))
         return np.array(rows)
 
@@ -355,10 +351,8 @@ class PSFO(Mechanism):
         """
         items, sizes = _flatten_sets(values, self.d, "values")
         rng = check_rng(rng)
-        return self.oracle.perturb(
-            pad_and_sample(np.split(items, np.cumsum(sizes)[:-1]), self.d, self.ell, rng=rng),
-            rng=rng,
-        )
+        sampled = pad_and_sample(np.split(items, np.cumsum(sizes)[:-1]), self.d, self.ell, rng=rng)
+        return self.oracle.perturb(sampled, rng=rng)
 
     def aggregate(self, reports) -> np.ndarray:
         """The oracle's support counts over the d + ℓ padded items."""

@@ -137,8 +137,8 @@ class SequenceFragmentPuzzle(Mechanism):
             fragment_bits,
             k,
             m,
-            tuple(int(x) for x in a[:k]),
-            tuple(int(x) for x in b[:k]),
+            tuple(a[:k].tolist()),
+            tuple(b[:k].tolist()),
             int(a[k]),
             int(b[k]),
             puzzle_bits,
@@ -318,23 +318,20 @@ class SequenceFragmentPuzzle(Mechanism):
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact mean: the word sketch's, and m/(m−1)·(Σ_v f_v S[r_l(v), r] − n/m) per position and record."""
         counts, n = self._counts_and_n(truth)
-        rates = self._fragment_tables()[0]
+        rates = self.fragment_sketch.collision_rates()
         fragments = self.m / (self.m - 1) * (self._record_counts(counts) @ rates - n / self.m)
         return np.concatenate([self.word_sketch.expected_estimate(counts), fragments.ravel()])
 
     def variance(self, truth) -> np.ndarray:
         """Exact variance: the word sketch's, and (m/(m−1))²·(G n c_f² − Σ_v f_v S[r_l(v), r]²) per position and record."""
         counts, n = self._counts_and_n(truth)
-        rates, spread = self._fragment_tables()
+        rates = self.fragment_sketch.collision_rates()
         c = self.fragment_sketch.c_epsilon
         fragments = (self.m / (self.m - 1)) ** 2 * (
-            self.n_positions * n * c**2 - self._record_counts(counts) @ (rates - spread)
+            self.n_positions * n * c**2
+            - self._record_counts(counts) @ (rates - rates * (1 - rates))
         )
         return np.concatenate([self.word_sketch.variance(counts), fragments.ravel()])
-
-    def _fragment_tables(self):
-        rates = self.fragment_sketch.collision_rates()
-        return rates, rates * (1 - rates)
 
     def output_table(self) -> np.ndarray:
         """P[w, (l, fragment report, word report)] = (1/G)·P_f[r_l(w), ·]·P_w[w, ·] (small settings only)."""
@@ -346,11 +343,8 @@ class SequenceFragmentPuzzle(Mechanism):
                 self.bits,
                 f"such that 2^bits·G·(2km)² <= {MAX_TABLE_CELLS} for output_table",
             )
-        f_table, w_table, records = (
-            fragment.output_table(),
-            word.output_table(),
-            self.records(np.arange(2**self.bits)),
-        )
+        f_table, w_table = fragment.output_table(), word.output_table()
+        records = self.records(np.arange(2**self.bits))
         parts = [
             (f_table[records[l]][:, :, None] * w_table[:, None, :]).reshape(2**self.bits, -1)
             for l in range(self.n_positions)

@@ -91,16 +91,14 @@ def _search(
 ):
     """The server's search on the G + 1 sketches of n users: (the k best, every candidate word assembled)."""
     fragment, word = mechanism.fragment_sketch, mechanism.word_sketch
-    records = np.arange(fragment.d)
     lists = []  # per position: puzzle value -> fragments kept
     for l in range(mechanism.n_positions):
         score = fragment._query(sketches[l], fragment.hash_table(), 0)
-        top = records[np.argsort(-score, kind="stable")[:kept]]
+        top = np.argsort(-score, kind="stable")[:kept]  # the records kept, a record's id its index
         found: dict[int, list[int]] = {}
         for record in top.tolist():
-            found.setdefault(record >> mechanism.fragment_bits, []).append(
-                record & (2**mechanism.fragment_bits - 1)
-            )
+            puzzle, piece = divmod(record, 2**mechanism.fragment_bits)
+            found.setdefault(puzzle, []).append(piece)
         lists.append(found)
     candidates = _assemble(mechanism, lists, max_candidates)
     lengths = (mechanism.fragment_bits,) * mechanism.n_positions

@@ -33,8 +33,8 @@ class Taxonomy:
 
     def __post_init__(self):
         parent = check_int_array("parent", self.parent, low=-1).ravel()
-        check_allocation("parent", parent.size, 4 * parent.size, what="the tree's node lists")
         n = parent.size
+        check_allocation("parent", n, 4 * n, what="the tree's node lists")
         roots = np.flatnonzero(parent == -1)
         if roots.size != 1:
             fail(
@@ -64,18 +64,15 @@ class Taxonomy:
             for steps, w in enumerate(reversed(path), start=1):
                 depth[w] = depth[u] + steps
         children = [[] for _ in range(n)]
-        for v in range(n):
-            if parent[v] >= 0:
-                children[parent[v]].append(v)
-        leaves = [[] for _ in range(n)]
-        # deepest first: a node's leaves are its children's
+        for v, p in enumerate(parent.tolist()):
+            if p >= 0:
+                children[p].append(v)
+        leaves = [[v] for v in range(n)]  # a leaf covers itself
+        # deepest first: an inner node's leaves are its children's
         for v in np.argsort(-depth, kind="stable"):
-            leaves[v] = (
-                sorted(itertools.chain.from_iterable(leaves[c] for c in children[v]))
-                if children[v]
-                else [int(v)]
-            )
-        object.__setattr__(self, "parent", tuple(int(p) for p in parent))
+            if children[v]:
+                leaves[v] = sorted(itertools.chain.from_iterable(leaves[c] for c in children[v]))
+        object.__setattr__(self, "parent", tuple(parent.tolist()))
         object.__setattr__(self, "children", tuple(tuple(c) for c in children))
         object.__setattr__(self, "leaf_sets", tuple(tuple(x) for x in leaves))
 
@@ -83,14 +80,14 @@ class Taxonomy:
     def regular(cls, branching) -> Taxonomy:
         """A complete tree: the root has ``branching[0]`` children, each ``branching[1]``, … (breadth-first ids)."""
         branching = check_int_array("branching", branching, low=1).ravel()
-        sizes = np.cumprod(branching)
+        nodes = int(np.cumprod(branching).sum()) + 1
         # a node costs about 120 bytes here (Python ints in the parent tuple, depths, leaf lists), not 8
         check_allocation(
             "branching",
             branching.tolist(),
-            int(sizes.sum()) + 1,
+            nodes,
             itemsize=_BYTES_PER_NODE,
-            what=f"{int(sizes.sum()) + 1:,} nodes",
+            what=f"{nodes:,} nodes",
         )
         parent, level = [-1], [0]
         for b in branching:
