@@ -117,7 +117,10 @@ def averaging_success(table: np.ndarray) -> float:
     mean0, mean1 = table[0] @ c, table[1] @ c
     threshold = 0.5 * (mean0 + mean1)
     tie = np.abs(c - threshold) <= 1e-12
-    guess1 = c > threshold + 1e-12 if mean1 >= mean0 else c < threshold - 1e-12  # v = 1's side
+    if mean1 >= mean0:  # v = 1's law lies above the midpoint
+        guess1 = c > threshold + 1e-12
+    else:
+        guess1 = c < threshold - 1e-12
     return float(
         0.5 * (table[1][guess1].sum() + table[0][~guess1 & ~tie].sum() + 0.5 * table[:, tie].sum())
     )

@@ -134,4 +134,5 @@ def first_d_where_oue_wins(epsilon: float, *, max_d: int = 10**6) -> int:
         fail("max_d", max_d, f"above the switch point 3e^epsilon + 2 = {de_threshold(epsilon):.6g}")
     if oue_wins(2):
         return 2
-    return 3 + bisect.bisect_left(range(3, max_d + 1), True, key=oue_wins)  # the first d that wins
+    ds = range(3, max_d + 1)
+    return ds[bisect.bisect_left(ds, True, key=oue_wins)]  # the first d that wins

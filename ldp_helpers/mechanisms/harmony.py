@@ -101,7 +101,8 @@ class HarmonyNguyen(StreamMechanism):
     def aggregate(self, reports) -> np.ndarray:
         """``[K; X]``: per round, the non-zero reports and the positive ones (Σ_n z_{n,t} = T c (2X_t − K_t))."""
         z = _rounds_matrix("reports", check_real_array("reports", reports), self.n_rounds)
-        size, sent = self.n_rounds * self.scale, z != 0
+        size = self.n_rounds * self.scale
+        sent = z != 0
         if np.any(sent & ~np.isclose(np.abs(z), size, rtol=1e-12, atol=0)) or np.any(
             sent.sum(axis=1) > 1
         ):

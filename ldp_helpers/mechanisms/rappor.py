@@ -358,7 +358,8 @@ class Rappor(Mechanism):
         t = self._true_bit_counts(counts)
         rng = check_rng(rng)
         size = None if n_draws is None else batch_shape(n_draws, t.shape)
-        return _draw_support_counts(t, sizes[:, None], *self.params.bit_channel, rng=rng, size=size)
+        channel = self.params.bit_channel
+        return _draw_support_counts(t, sizes[:, None], channel.p, channel.q, rng=rng, size=size)
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """Unbiased ``t̂[j, i] = (c[j, i] − p* N_j)/(q* − p*)``, shape (m, k) or (n_draws, m, k).

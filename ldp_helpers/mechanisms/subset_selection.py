@@ -374,19 +374,20 @@ def _split_tables(d: int, k: int):
     """
     depth = (d - 1).bit_length()
     sizes = [np.diff((np.arange(2**level + 1) * d) >> level) for level in range(depth + 1)]
-    held = [min(k, int(size.max())) for size in sizes]  # rows s < min(k, |node|), r ≤ it
+    free = [min(k, int(size.max())) + 1 for size in sizes]  # rows r = 0..min(k, |node|)
+    held = [min(k, int(size.max())) for size in sizes]  # rows s = 0..min(k, |node|) − 1
     log_factorial = np.array([math.lgamma(m + 1.0) for m in range(d + 1)])
     spread, placed = [], []
     for level in range(depth):
         child, nodes = sizes[level + 1], np.arange(2 ** (level + 1))
-        width = held[level + 1] + 1
+        width = free[level + 1]
         cut = child.size * width  # cells of the children's free histogram
         spread.append(
             _Level(
                 child[0::2],
                 child[1::2],
-                np.arange(held[level] + 1),
-                slice(1, held[level] + 1),
+                np.arange(free[level]),
+                slice(1, free[level]),
                 (nodes[0::2] * width, nodes[1::2] * width),
                 (0, 1, 1, -1),
                 cut,

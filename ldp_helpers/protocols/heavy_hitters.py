@@ -175,7 +175,8 @@ def _estimate(olh: OLH, support, n_group: int, n_all: int) -> np.ndarray:
 
 
 class _Survey(NamedTuple):
-    """One run's users: ε of every report, the values' bits, their number n, the Generator and the path."""
+    """One run's users: ε of every report, the values' bits, their number n, the Generator, and ``per_user``
+    (simulate each user's report, else draw the counts)."""
 
     epsilon: float
     bits: int

@@ -196,11 +196,10 @@ def flat_population(sets, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ----------
     [wang2018svim] (set-valued data).
     """
-    if not isinstance(sets, FlatSets):
-        sets = FlatSets(sets, d)
-    elif sets.d != check_int("d", d, low=1):
+    if isinstance(sets, FlatSets) and sets.d != check_int("d", d, low=1):
         fail("d", d, f"the d = {sets.d} of the FlatSets given as the sets")
-    return sets.items, sets.sizes, sets.owner
+    flat = sets if isinstance(sets, FlatSets) else FlatSets(sets, d)
+    return flat.items, flat.sizes, flat.owner
 
 
 def _sample_padded_items(

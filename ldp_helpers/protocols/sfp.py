@@ -326,10 +326,10 @@ class SequenceFragmentPuzzle(Mechanism):
         """Exact variance: the word sketch's, and (m/(m−1))²·(G n c_f² − Σ_v f_v S[r_l(v), r]²) per position and record."""
         counts, n = self._counts_and_n(truth)
         rates = self.fragment_sketch.collision_rates()
+        spread = rates * (1 - rates)  # each cell's flip variance
         c = self.fragment_sketch.c_epsilon
         fragments = (self.m / (self.m - 1)) ** 2 * (
-            self.n_positions * n * c**2
-            - self._record_counts(counts) @ (rates - rates * (1 - rates))
+            self.n_positions * n * c**2 - self._record_counts(counts) @ (rates - spread)
         )
         return np.concatenate([self.word_sketch.variance(counts), fragments.ravel()])
 

@@ -200,9 +200,9 @@ def _columns(reports, values, n_out: int):
 
 
 def _show(value, bits=None) -> str:
-    """An input or a report in words: a value, or a bit vector (output ``value``'s ``bits``, bit 0 first)."""
+    """An input or a report in words: a value, or a bit vector (an output y given with its ``bits``: bit 0 first)."""
     if bits is not None:
-        value = (value >> np.arange(bits)) & 1
+        return "bits " + "".join(str((value >> i) & 1) for i in range(bits))
     return str(int(value)) if np.ndim(value) == 0 else "bits " + "".join(str(int(b)) for b in value)
 
 

@@ -84,39 +84,35 @@ def _read_upload(files: dict):
 
 
 def _setup_rappor(fig) -> dict:
-    a = {}
-    ax = a["ax"] = fig.add_axes((0.075, 0.3, 0.36, 0.62))
-    a["freq"] = ax.stairs(
+    ax = fig.add_axes((0.075, 0.3, 0.36, 0.62))
+    freq = ax.stairs(
         [1.0], [0.5, 1.5], fill=True, color="#cfcfcf", label="frequency π_w of candidate w"
     )
-    (a["thr"],) = ax.plot([], [], color="C3", lw=1.6, label="detection threshold π_min,w (power ½)")
+    (thr,) = ax.plot([], [], color="C3", lw=1.6, label="detection threshold π_min,w (power ½)")
     ax.set(yscale="log", xlabel="candidate w (rank)", ylabel="frequency")
     integer_ticks(ax.xaxis)
     power_of_ten_ticks(ax.yaxis)
     power_ax = ax.twinx()
-    (a["power"],) = power_ax.plot(
+    (power,) = power_ax.plot(
         [], [], color="C0", lw=1.6, label="Pr[detected] (analytic approx., right)"
     )
     power_ax.set(ylim=(-0.02, 1.02), ylabel="Pr[detected]")
     ax.legend(
-        handles=[a["freq"], a["thr"], a["power"]],
-        loc="upper left",
-        bbox_to_anchor=(-0.02, -0.13),
-        frameon=False,
+        handles=[freq, thr, power], loc="upper left", bbox_to_anchor=(-0.02, -0.13), frameon=False
     )
-    a["guide_title"] = ax.set_title("guide", loc="left")
-    est_ax = a["est_ax"] = fig.add_axes((0.6, 0.3, 0.375, 0.62))
-    (a["diagonal"],) = est_ax.plot([], [], color="black", lw=1.0, label="estimate = truth")
-    a["bars"] = est_ax.errorbar(
+    guide_title = ax.set_title("guide", loc="left")
+    est_ax = fig.add_axes((0.6, 0.3, 0.375, 0.62))
+    (diagonal,) = est_ax.plot([], [], color="black", lw=1.0, label="estimate = truth")
+    bars = est_ax.errorbar(
         [0.0], [0.0], yerr=[0.0], fmt="none", ecolor="#9aa", lw=1.0, label="± 2 SE"
     )
-    (a["kept"],) = est_ax.plot([], [], "o", mfc="white", mec="#777", ms=4.5, label="not detected")
-    (a["hits"],) = est_ax.plot([], [], "o", color="C2", ms=4.5, label="detected, held")
-    (a["false"],) = est_ax.plot([], [], "X", color="C3", ms=7, label="detected, never held (false)")
+    (kept,) = est_ax.plot([], [], "o", mfc="white", mec="#777", ms=4.5, label="not detected")
+    (hits,) = est_ax.plot([], [], "o", color="C2", ms=4.5, label="detected, held")
+    (false,) = est_ax.plot([], [], "X", color="C3", ms=7, label="detected, never held (false)")
     est_ax.set(xlabel="true count", ylabel="estimated count (m·β̂)")
     count_ticks(est_ax.xaxis, nbins=6)
     count_ticks(est_ax.yaxis)
-    a["empty"] = est_ax.text(
+    empty = est_ax.text(
         0.5,
         0.5,
         "no survey: tick 'decode a simulated survey'",
@@ -126,8 +122,22 @@ def _setup_rappor(fig) -> dict:
         color="#666",
     )
     est_ax.legend(loc="upper left", bbox_to_anchor=(-0.02, -0.13), ncol=2, frameon=False)
-    a["est_title"] = est_ax.set_title("", loc="left")
-    return a
+    est_title = est_ax.set_title("", loc="left")
+    return {
+        "ax": ax,
+        "freq": freq,
+        "thr": thr,
+        "power": power,
+        "guide_title": guide_title,
+        "est_ax": est_ax,
+        "diagonal": diagonal,
+        "bars": bars,
+        "kept": kept,
+        "hits": hits,
+        "false": false,
+        "est_title": est_title,
+        "empty": empty,
+    }
 
 
 #: the report strip's colours (bit 0, bit 1) and its cell height in pixels
@@ -186,7 +196,10 @@ def _rank_axis(ax, n_candidates: int, n_true: int) -> None:
     log = n_candidates > 5 * n_true and n_candidates > 50
     if (ax.get_xscale() == "log") != log:
         ax.set_xscale("log" if log else "linear")
-        (power_of_ten_ticks if log else integer_ticks)(ax.xaxis)
+        if log:
+            power_of_ten_ticks(ax.xaxis)
+        else:
+            integer_ticks(ax.xaxis)
     ax.set_xlabel("candidate w (rank, log scale)" if log else "candidate w (rank)")
     ax.set_xlim(*((0.8, n_candidates * 1.25) if log else (0.5, n_candidates + 0.5)))
 
@@ -209,7 +222,8 @@ def _checked(*, candidate, cohort, user, report, survey, simulate, **setting) ->
 def _draw_rappor(panel: Panel, **values) -> None:
     setting, steps, survey, simulate = _checked(**values)
     keywords = {name: value for name, value in values.items() if name not in ONE_USER}
-    par, g, upload = setting.params, rappor_guide(**keywords), panel.artists.get("upload")
+    par, upload = setting.params, panel.artists.get("upload")
+    g = rappor_guide(**keywords)
     sim = simulated_survey(**keywords) if survey and upload is None else None
     found = check = ""
     if sim is not None:
