@@ -337,7 +337,7 @@ def _risk_table(table: np.ndarray) -> np.ndarray:
     """Risks in [0, ∞] as floats, one row per oracle (∞ where it refuses), else refused naming risk."""
     if (
         table.size == 0
-        or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating))
+        or table.dtype.kind not in "iuf"  # numbers: not bool, complex, object or timedelta
         or np.isnan(table).any()
         or (table < 0).any()
     ):

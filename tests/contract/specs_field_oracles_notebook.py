@@ -51,12 +51,14 @@ SPECS = {
         oracle=OUE5, truth=COUNTS, _extra={"truth": [np.zeros(5, dtype=np.int64)]}
     ),
     FO + "lowest_index": spec(
-        risk=TABLE, _free={"risk"}, _extra={"risk": [np.ones(3), np.array([[np.nan]])]}
-    ),  # ∞: refused
+        risk=TABLE,
+        _free={"risk"},
+        _extra={"risk": [np.ones(3), np.array([[np.nan]]), TABLE.astype("timedelta64[s]")]},
+    ),  # ∞: refused; a timedelta is not a risk
     FO + "ranking": spec(
         risk=np.array([2.0, np.inf, 1.0]),
         _free={"risk"},
-        _extra={"risk": [TABLE, np.array([-1.0])]},
+        _extra={"risk": [TABLE, np.array([-1.0]), np.array([2, 1], dtype="timedelta64[s]")]},
     ),
     FO + "scaled_risk": spec(
         keys=KEYS,

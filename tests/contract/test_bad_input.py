@@ -22,9 +22,14 @@ from .specs import SPECS
 from .strategies import bad_values, special_values
 
 
+def probed(sp) -> list[str]:
+    """The parameters of spec ``sp`` given bad values: all but the free ones (any value of their kind is
+    legal), except a free one with extra bad values of its own (then those alone)."""
+    return [name for name in sp.kwargs if name not in sp.free or name in sp.extra_bad]
+
+
 def _probed(qualname: str) -> list[str]:
-    sp = SPECS[qualname]
-    return [name for name in sp.kwargs if name not in sp.free]
+    return probed(SPECS[qualname])
 
 
 FAMILIES = families(q for q in SPECS if _probed(q))
@@ -47,7 +52,10 @@ def check_refusal(qualname: str, name: str, kwargs: dict, bad, func=None) -> str
 
 
 def bad_strategy(sp, func, name: str) -> st.SearchStrategy:
-    """The bad values of parameter ``name`` of ``func`` (spec ``sp``): its kind's and the spec's extra ones."""
+    """The bad values of parameter ``name`` of ``func`` (spec ``sp``): its kind's and the spec's extra ones
+    (a free parameter's: the extra ones alone)."""
+    if name in sp.free:
+        return st.sampled_from(list(sp.extra_bad[name]))
     strategy = bad_values(
         name, sp.kwargs[name], none_ok=_none_ok(func, name, sp), huge=name in sp.huge
     )

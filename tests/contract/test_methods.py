@@ -19,7 +19,7 @@ from .harness import assert_no_problems, families, figures_in, materialize, reso
 from .method_specs import METHOD_SPECS
 from .specs import RNG
 from .strategies import seeds, special_values
-from .test_bad_input import bad_strategy, check_refusal
+from .test_bad_input import bad_strategy, check_refusal, probed
 from .test_valid_input import _variable, valid_call_problem, variation_probe
 
 
@@ -35,8 +35,7 @@ def _bound(qualname: str, tmp_path):
 
 
 def _probed(qualname: str) -> list[str]:
-    sp = METHOD_SPECS[qualname].spec
-    return [name for name in sp.kwargs if name not in sp.free]
+    return probed(METHOD_SPECS[qualname].spec)
 
 
 PROBED = families(q for q in METHOD_SPECS if _probed(q))
