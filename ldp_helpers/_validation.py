@@ -139,10 +139,8 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 def _as_int64(name: str, arr: np.ndarray, allowed: str) -> None:
     """Integers, or finite integral floats, that int64 can hold (2^64 − 1 as uint64 would read as −1)."""
-    if not np.issubdtype(arr.dtype, np.integer) and (
-        not np.issubdtype(arr.dtype, np.floating)
-        or not np.all(np.isfinite(arr))
-        or np.any(arr != np.round(arr))
+    if arr.dtype.kind not in "iu" and (
+        arr.dtype.kind != "f" or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))
     ):
         _bad_dtype(name, arr, allowed)
     if arr.size and (
@@ -212,8 +210,8 @@ def check_binary_array(name: str, values, *, ndim=None, last=None, what: str = "
     if arr.size == 0:
         _fail(name, _Described("an empty array"), "a non-empty array of 0/1 values")
     if arr.dtype != bool:
-        if not np.issubdtype(arr.dtype, np.integer):
-            if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
+        if arr.dtype.kind not in "iu":
+            if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)):
                 _bad_dtype(name, arr, "an array of 0/1 values")
         bad = (arr != 0) & (arr != 1)
         if np.any(bad):
@@ -231,7 +229,7 @@ def check_domain_values(name: str, values, d: int) -> np.ndarray:
     arr = as_array(name, values, f"a non-empty array of integers in [0, {d})")
     if arr.size == 0:
         _fail(name, _Described("an empty array"), f"a non-empty array of integers in [0, {d})")
-    if not np.issubdtype(arr.dtype, np.integer):
+    if arr.dtype.kind not in "iu":
         _bad_dtype(name, arr, f"an array of integers in [0, {d})")
     lo, hi = arr.min(), arr.max()
     if lo < 0 or hi >= d:

@@ -89,7 +89,7 @@ def walsh_hadamard_transform(values) -> np.ndarray:
             Described(f"an array whose last axis has length {m}"),
             "a last axis whose length is a power of 2",
         )
-    if np.issubdtype(np.asarray(values).dtype, np.integer):
+    if np.asarray(values).dtype.kind in "iu":
         integers = check_int_array("values", values)  # uint64 above int64's range is refused
         _check_row_sums(integers)
         return _integer_transform(integers).astype(np.int64, copy=False)

@@ -158,6 +158,7 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
                     np.full(arr.shape, 0.5),
                     np.full(arr.shape, math.nan),
                     np.array(["a"] * max(arr.size, 1)),
+                    arr.astype("timedelta64[s]"),  # numpy files timedelta under the integers
                     *([] if name in SET_VALUED else [RAGGED_INTS]),
                     *wrapping,
                 ]
@@ -173,6 +174,7 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
                     np.full(arr.shape, math.nan),
                     np.full(arr.shape, math.inf),
                     np.array(["a"] * max(arr.size, 1)),
+                    np.full(arr.shape, 1, dtype="timedelta64[s]"),
                     *([] if name in SET_VALUED else [RAGGED_REALS]),
                 ]
             ),
