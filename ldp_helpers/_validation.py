@@ -195,8 +195,17 @@ def check_rng(rng) -> np.random.Generator:
     return rng
 
 
+def check_unmasked(name: str, values, expected: str) -> None:
+    """Refuse a masked array with masked entries naming ``name``: ``np.asarray`` would read the hidden
+    values as data."""
+    if np.ma.is_masked(values):
+        _fail(name, _Described("a masked array with masked entries"), f"{expected}, none masked")
+
+
 def as_array(name: str, values, expected: str) -> np.ndarray:
-    """``np.asarray(values)``; a ragged nested sequence (numpy's "inhomogeneous shape") is refused naming ``name``."""
+    """``np.asarray(values)``; a ragged nested sequence (numpy's "inhomogeneous shape") and a masked array
+    with masked entries (:func:`check_unmasked`) are refused naming ``name``."""
+    check_unmasked(name, values, expected)
     try:
         return np.asarray(values)
     except ValueError:

@@ -28,6 +28,7 @@ from ldp_helpers._validation import (
     check_int,
     check_real,
     check_real_array,
+    check_unmasked,
     fail,
     fail_type,
 )
@@ -47,10 +48,10 @@ def as_report_matrix(reports, n: int) -> np.ndarray:
     if isinstance(reports, tuple) and hasattr(reports, "_fields"):
         parts = [as_report_matrix(getattr(reports, field), n) for field in reports._fields]
         return np.hstack(parts)
+    expected = f"a numeric array with {n} rows or a named tuple of such arrays"
     if not isinstance(reports, np.ndarray) or reports.dtype.kind not in "biuf":
-        fail_type(
-            "reports", reports, f"a numeric array with {n} rows or a named tuple of such arrays"
-        )
+        fail_type("reports", reports, expected)
+    check_unmasked("reports", reports, expected)
     if reports.shape[:1] != (n,) or reports.ndim > 2:
         raise ValueError(
             f"reports must have shape ({n},) or ({n}, width) (got shape {reports.shape})"

@@ -37,6 +37,7 @@ from ldp_helpers._validation import (
     check_epsilon,
     check_int,
     check_rng,
+    check_unmasked,
     fail,
     fail_type,
 )
@@ -105,6 +106,7 @@ def pad_and_sample(sets, d: int, ell: int, *, rng: np.random.Generator) -> np.nd
     for u, items in enumerate(sets):
         if isinstance(items, (str, bytes, dict)) or items is None:
             fail_type(f"sets[{u}]", items, f"an array of items in [0, {d})")
+        check_unmasked(f"sets[{u}]", items, f"an array of items in [0, {d})")
         items = _distinct_items(f"sets[{u}]", np.asarray(items), d)
         if items.size > ell:
             items = rng.choice(items, size=ell, replace=False)
@@ -133,7 +135,7 @@ def _flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndar
         fail(name, Described("an empty list of users"), "at least one user's set")
     check_allocation(name, len(sets), 2 * len(sets), what="one size per user")
     # fast path
-    if all(isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu" for x in sets):
+    if all(type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind in "iu" for x in sets):
         sizes = np.fromiter((x.size for x in sets), dtype=np.int64, count=len(sets))
         items = (
             check_domain_values(name, np.concatenate(sets), d).astype(np.int64)
@@ -151,6 +153,7 @@ def _flatten_sets(sets, d: int, name: str = "sets") -> tuple[np.ndarray, np.ndar
     for u, items in enumerate(sets):
         if isinstance(items, (str, bytes, dict)) or items is None:
             fail_type(f"{name}[{u}]", items, f"an array of items in [0, {d})")
+        check_unmasked(f"{name}[{u}]", items, f"an array of items in [0, {d})")
         try:
             items = np.asarray(items)
         except ValueError:

@@ -17,6 +17,7 @@ from ldp_helpers._validation import (
     check_int,
     check_real,
     check_rng,
+    check_unmasked,
     fail,
     fail_type,
 )
@@ -65,8 +66,11 @@ def item_counts(baskets, d: int) -> np.ndarray:
         fail_type("baskets", baskets, f"a sequence of baskets (arrays of items in [0, {d}))")
     if len(baskets) == 0:
         fail("baskets", Described("an empty list"), "at least one basket")
+    expected = f"a sequence of flat arrays of items in [0, {d})"
+    for b in baskets:
+        check_unmasked("baskets", b, expected)
     try:
         flat = np.concatenate([np.asarray(b).ravel() for b in baskets])
     except (ValueError, TypeError):
-        fail_type("baskets", baskets, f"a sequence of flat arrays of items in [0, {d})")
+        fail_type("baskets", baskets, expected)
     return np.bincount(check_domain_values("baskets", flat, d), minlength=d)

@@ -104,6 +104,13 @@ def kind_of(name: str, valid) -> str:
     return "object"
 
 
+def _first_masked(arr: np.ndarray) -> np.ma.MaskedArray:
+    """``arr`` with its first entry masked: np.asarray would read the hidden value as data."""
+    mask = np.zeros(arr.shape, dtype=bool)
+    mask.flat[0] = True
+    return np.ma.masked_array(arr, mask=mask)
+
+
 def _floats(*special):
     return st.sampled_from([math.nan, math.inf, -math.inf, *special])
 
@@ -159,6 +166,7 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
                     np.full(arr.shape, math.nan),
                     np.array(["a"] * max(arr.size, 1)),
                     arr.astype("timedelta64[s]"),  # numpy files timedelta under the integers
+                    *([_first_masked(arr)] if arr.size else []),
                     *([] if name in SET_VALUED else [RAGGED_INTS]),
                     *wrapping,
                 ]
@@ -175,6 +183,7 @@ def bad_values(name: str, valid, *, none_ok: bool = False, huge: bool = False) -
                     np.full(arr.shape, math.inf),
                     np.array(["a"] * max(arr.size, 1)),
                     np.full(arr.shape, 1, dtype="timedelta64[s]"),
+                    *([_first_masked(arr)] if arr.size else []),
                     *([] if name in SET_VALUED else [RAGGED_REALS]),
                 ]
             ),
