@@ -375,7 +375,8 @@ def privacy_comparison(settings, h_values, *, k: int = 8, rng: np.random.Generat
     [erlingsson2014] Theorem 1; [erlingsson2014] Theorem 2; [tutorial] "RAPPOR" (ε₁, ε₂).
     """
     rng = check_rng(rng)
-    h_values = check_int_array("h_values", h_values, low=1).ravel()
+    k = check_int("k", k, low=1)
+    h_values = check_int_array("h_values", h_values, low=1, high=k).ravel()  # h ≤ k hashes
     settings = check_probabilities("settings", settings)
     if settings.ndim != 2 or settings.shape[1] != 3:
         raise ValueError(

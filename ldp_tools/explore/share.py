@@ -24,7 +24,7 @@ from urllib.parse import parse_qs
 
 import numpy as np
 
-from ldp_helpers._validation import Described, check_instance, fail
+from ldp_helpers._validation import INT64_MAX, INT64_MIN, Described, check_instance, fail
 
 PREFIX = "v1."
 #: longest code accepted, and the most bytes its deflated JSON may inflate to (no decompression bomb)
@@ -94,7 +94,8 @@ def _check_view(view, name: str = "view") -> None:
     for panel, controls in view.items():
         for control, value in controls.items():
             ok = (
-                isinstance(value, (bool, int))
+                isinstance(value, bool)
+                or (isinstance(value, int) and INT64_MIN <= value <= INT64_MAX)
                 or (isinstance(value, float) and math.isfinite(value))
                 or (isinstance(value, str) and len(value) <= 200)
             )
@@ -102,7 +103,8 @@ def _check_view(view, name: str = "view") -> None:
                 fail(
                     name,
                     Described(f"{panel}.{control} = {value!r:.80}"),
-                    "controls set to finite numbers, booleans or text of at most 200 characters",
+                    "controls set to finite numbers (integers within int64), booleans or text of at "
+                    "most 200 characters",
                 )
 
 

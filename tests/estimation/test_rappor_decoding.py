@@ -164,6 +164,8 @@ def test_privacy_comparison_rows(rng):
         finite == (f > 0)
     )
     assert np.all(np.isclose(eps_tut, eps1, rtol=1e-12) == (f == 0))
+    with pytest.raises(ValueError, match=r"h_values must be integers in \[1, 1\]"):  # h ≤ k
+        privacy_comparison([(0.5, 0.5, 0.75)], [1, 2], k=1, rng=rng)  # blamed h before
 
 
 def test_bonferroni_and_bh_detect_nested_sets(rng):

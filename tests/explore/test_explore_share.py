@@ -57,6 +57,7 @@ def _code(raw: bytes) -> str:
         _code(json.dumps({"playground": {"label": "x" * 300}}).encode()),
         _code(b"{" + b'"a":{},' * 20000 + b'"b":{}}'),  # inflates past the ceiling
         _code(b'{"p": {"e": NaN}}'),
+        _code(b'{"rappor": {"k": 1' + b"0" * 400 + b"}}"),  # past float: an OverflowError before
         _code(b"[" * 60000),
         _code(b'{"a":' * 10000),  # issue 39 item 9: ~107-character links, a RecursionError before
         _code(
