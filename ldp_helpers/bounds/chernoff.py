@@ -154,7 +154,12 @@ def bernoulli_kl(a, b, *, boundary_infinite: bool = False):
     a, b = np.broadcast_arrays(a, b)
     inside = (a > 0) & (a < 1) & (b > 0) & (b < 1)
     sa, sb = np.where(inside, a, 0.5), np.where(inside, b, 0.5)  # safe values: no log(0) warnings
-    d = np.maximum(sa * np.log(sa / sb) + (1 - sa) * np.log((1 - sa) / (1 - sb)), 0.0)
+    with np.errstate(over="ignore"):
+        ratio = sa / sb
+    log_ratio = np.log(ratio)
+    if not np.all(np.isfinite(ratio)):  # a/b beyond 1e308 (a subnormal b): its log as a difference
+        log_ratio = np.where(np.isfinite(ratio), log_ratio, np.log(sa) - np.log(sb))
+    d = np.maximum(sa * log_ratio + (1 - sa) * np.log((1 - sa) / (1 - sb)), 0.0)
     if check_bool("boundary_infinite", boundary_infinite):
         return _out(np.where(inside, d, np.inf))
     with np.errstate(divide="ignore"):

@@ -13,29 +13,50 @@ References
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy import integrate, special
 
 from ldp_helpers._numeric import union_log
-from ldp_helpers._validation import check_int, check_probability, check_real, check_real_array
+from ldp_helpers._validation import (
+    check_int,
+    check_probability,
+    check_real,
+    check_real_array,
+    fail,
+)
 
 
 def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.ndarray:
-    """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` (> 0) at the first T (Theorem 9 with the max over T)."""
+    """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` (> 0) at the first T (Theorem 9 with the max over T).
+
+    An ``exponent`` whose guide exceeds double precision at some T (beyond about ±308/log10(T/T₀)) is
+    refused with the range that keeps it finite.
+    """
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     first_value = check_real("first_value", first_value, low=0.0)
     exponent = check_real("exponent", exponent)
     # a scalar raised IndexError at shape[0]; a 2-D array was divided by its first row
     t = check_real_array("rounds", rounds, low=beta / 2, ndim=1, what="(T of each point)")
     log_term = union_log(2 * t, beta)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         shape = t**exponent * np.sqrt(log_term)
         guide = first_value * shape / shape[0]
     if not np.all(np.isfinite(guide)):  # T^e beyond double range (0/0, ∞/∞): the ratio in logs
         with np.errstate(over="ignore"):
             logs = exponent * np.log(t / t[0]) + 0.5 * np.log(log_term / log_term[0])
             guide = np.where(np.isfinite(guide), guide, first_value * np.exp(logs))
+            if not np.all(np.isfinite(guide)):  # e^logs beyond 1e308, first_value·e^logs maybe not
+                guide = np.where(np.isfinite(guide), guide, np.exp(logs + math.log(first_value)))
+        if not np.all(np.isfinite(guide)):  # the guide itself beyond 1e308: no double holds it
+            reach = math.log(sys.float_info.max) / float(np.max(np.abs(np.log(t / t[0]))))
+            fail(
+                "exponent",
+                exponent,
+                f"a real in about [{-reach:.4g}, {reach:.4g}] for these rounds (beyond it the "
+                "guide first_value·(T/T₀)^exponent·… exceeds double precision)",
+            )
     return guide
 
 
@@ -50,7 +71,10 @@ def max_abs_normal(n_rounds: int, beta: float | None = None) -> float:
     if beta is not None:
         beta = check_probability(beta, "beta", open_low=True, open_high=True)
         # erfc(a/√2) = 1 − (1 − β)^{1/T}
-        return float(math.sqrt(2) * special.erfcinv(-math.expm1(math.log1p(-beta) / T)))
+        tail = -math.expm1(math.log1p(-beta) / T)
+        if tail < sys.float_info.min:  # subnormal or 0 (β/T below 1e-308): Φ̄(a) = tail/2 in logs
+            return float(-special.ndtri_exp(math.log(beta) - math.log(T) - math.log(2)))
+        return float(math.sqrt(2) * special.erfcinv(tail))
     # 1 − erf^T < 2T·e^{−x²/2} is below 1e-20 beyond
     upper = 2 * math.sqrt(2 * math.log(2 * T)) + 10
     return float(

@@ -227,7 +227,8 @@ def expected_precision_recall(
         error of its frequency, collisions included); 0 means no noise (a true candidate is then
         detected surely; a null one keeps the test's level).
     alpha : float
-        Level of the one-sided tests, in (0, 1).
+        Level of the one-sided tests, in (0, 1); with a correction, α/M must not underflow to 0
+        (α ≥ about M·5e-324), or z_{1−α/M} would be infinite.
     correction : {"none", "bonferroni", "bh"}
         n_tests = 1, n_tests = M, or Benjamini–Hochberg at FDR α (the fixed point of the module
         docstring).
@@ -248,6 +249,13 @@ def expected_precision_recall(
     )
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     correction = check_choice("correction", correction, CORRECTIONS)
+    if correction != "none" and alpha / frequencies.size == 0.0:  # the level α/M underflows: z = ∞
+        fail(
+            "alpha",
+            alpha,
+            f"in (0, 1) with the per-test level alpha/M above 0 in double precision (M = "
+            f"{frequencies.size}: alpha at least about {frequencies.size * 5e-324:.3g})",
+        )
     truth = frequencies > 0
     n_null = int((~truth).sum())
     with np.errstate(divide="ignore", invalid="ignore"):  # c_w = 0: π_w/c_w = ∞, or 0 for a null

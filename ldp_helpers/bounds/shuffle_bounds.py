@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ldp_helpers._numeric import union_log  # ln(c/δ), also where c/δ overflows (subnormal δ)
 from ldp_helpers._validation import MIN_EPSILON, check_epsilon, check_int, check_probability
 from ldp_helpers.bounds.shuffle import MAX_EPSILON0, ShuffleProfile, _check_n_epsilon0, mixture_pair
 
@@ -43,7 +44,7 @@ def erlingsson_epsilon(n: int, epsilon0: float, delta: float) -> float:
     n, eps0, delta = _check(n, epsilon0, delta)
     if _erlingsson_outside(n, eps0, delta):
         return eps0
-    return min(eps0, 12 * eps0 * math.sqrt(math.log(1 / delta) / n))
+    return min(eps0, 12 * eps0 * math.sqrt(union_log(1, delta) / n))
 
 
 def _erlingsson_outside(n: int, eps0: float, delta: float) -> str:
@@ -113,14 +114,14 @@ def fmt_closed_epsilon(n: int, epsilon0: float, delta: float) -> float:
     n, eps0, delta = _check(n, epsilon0, delta)
     if _fmt_outside(n, eps0, delta):
         return eps0
-    a = 8 * math.sqrt(math.exp(eps0) * math.log(4 / delta) / n)
+    a = 8 * math.sqrt(math.exp(eps0) * union_log(4, delta) / n)
     c = 8 * math.exp(eps0) / n
     e = math.log(1 + a + c)
     return math.log(1 + (-math.expm1(-eps0)) / (1 + math.exp(-eps0 - e)) * (a + c))
 
 
 def _fmt_outside(n: int, eps0: float, delta: float) -> str:
-    top = math.log(n / (16 * math.log(4 / delta)))
+    top = math.log(n / (16 * union_log(4, delta)))
     return f"needs ε₀ ≤ ln(n / (16 ln(4/δ))) = {top:.4g}" if eps0 > top else ""
 
 
@@ -198,12 +199,12 @@ def wang_closed_epsilon(n: int, epsilon0: float, delta: float, k: int | None = N
     c = max(
         0.0, 4 * (1 - 3 * r) / (9 * (math.expm1(eps0) + k - 2) * r)
     )  # 1 − 2r, as in the profile
-    tail = math.sqrt(32 * math.log(4 / delta) / (r * (n - 1))) + 4 / (r * (n - 1))
+    tail = math.sqrt(32 * union_log(4, delta) / (r * (n - 1))) + 4 / (r * (n - 1))
     return min(eps0, math.log1p(beta / ((1 - c) * (1 + p) * r + c) * tail))
 
 
 def _wang_outside(n: int, r: float, delta: float) -> str:
-    least = 8 * math.log(4 / delta) / r
+    least = 8 * union_log(4, delta) / r
     return f"needs n > 8 ln(4/δ)/r = {least:.4g}" if n <= least else ""
 
 

@@ -181,9 +181,11 @@ def total_counts(
 
     Y stacks the m cohorts' t̂ ([rappor] Eq. (3)) and ``Y ≈ Xβ`` ([rappor] §2), so β_w counts
     candidate w's reports *per cohort*; with the reports spread evenly over the cohorts
-    (N_j = N/m) its count over all of them is m·β_w.  A candidate the LASSO dropped gets
-    estimate 0, SE NaN and p-value 1.  Arrays of length ``n_candidates`` (M).  ``m``: the
-    cohorts decoded (:func:`decode_aggregate` leaves out cohorts without reports).
+    (N_j = N/m) its count over all of them is m·β_w.  A candidate the LASSO dropped is not
+    estimated: the selection fixes β_w = 0 and the OLS refit leaves it out, so it gets estimate 0,
+    SE 0 (no error bar: no OLS estimate) and p-value 1 — never NaN.  Arrays of length
+    ``n_candidates`` (M).  ``m``: the cohorts decoded (:func:`decode_aggregate` leaves out cohorts
+    without reports).
 
     References
     ----------
@@ -195,7 +197,7 @@ def total_counts(
     n_candidates = check_int("n_candidates", n_candidates, low=low)
     check_allocation("n_candidates", n_candidates, n_candidates)
     estimate, p_value = np.zeros(n_candidates), np.ones(n_candidates)
-    std_error = np.full(n_candidates, np.nan)
+    std_error = np.zeros(n_candidates)  # a dropped candidate: not estimated, SE 0 (never NaN)
     estimate[decoding.candidates] = m * decoding.estimates
     std_error[decoding.candidates] = m * decoding.std_errors
     p_value[decoding.candidates] = decoding.p_values

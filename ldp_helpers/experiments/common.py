@@ -108,7 +108,8 @@ class EstimatorCheck:
 
 def versus_exact(estimates, mean, variance) -> EstimatorCheck:
     """``n_draws`` simulated estimates (draws on axis 0, ≥ 2) against the exact ``mean`` and
-    ``variance`` of one estimate (each broadcast over the other axes; the variance > 0).
+    ``variance`` of one estimate (each broadcast over the other axes; the variance > 0, and large
+    enough that z and the variance ratio stay within double precision: else refused).
 
     For an unbiased estimator with that variance each z is approximately N(0, 1) and each variance
     ratio has mean 1 and SD about :func:`variance_ratio_se`.
@@ -121,8 +122,20 @@ def versus_exact(estimates, mean, variance) -> EstimatorCheck:
     mean = _over("mean", check_real_array("mean", mean), estimates.shape[1:])
     variance = _over("variance", check_real_array("variance", variance, low=0.0), mean.shape)
     n_draws = estimates.shape[0]
-    z = (estimates.mean(axis=0) - mean) / np.sqrt(variance / n_draws)
-    return EstimatorCheck(z, estimates.var(axis=0, ddof=1) / variance, n_draws)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        z = (estimates.mean(axis=0) - mean) / np.sqrt(variance / n_draws)
+        ratio = estimates.var(axis=0, ddof=1) / variance
+    if not (
+        np.all(np.isfinite(z)) and np.all(np.isfinite(ratio))
+    ):  # a variance near 1e-308 or below
+        least = float(np.min(variance))
+        fail(
+            "variance",
+            least if np.all(variance == least) else Described(f"an array with minimum {least!r}"),
+            "large enough for these estimates that z and the variance ratio (sample variance / "
+            "variance) stay within double precision",
+        )
+    return EstimatorCheck(z, ratio, n_draws)
 
 
 def bonferroni_z(n_tests: int, *, confidence: float = 0.99, two_sided: bool = False) -> float:

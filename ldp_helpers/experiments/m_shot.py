@@ -12,6 +12,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ from ldp_helpers._validation import (
     MAX_N_ROUNDS,
     Described,
     check_bool,
+    check_choice,
     check_instance,
     check_int,
     check_int_array,
@@ -30,7 +32,7 @@ from ldp_helpers._validation import (
     fail,
 )
 from ldp_helpers.bounds.extremes import max_abs_normal
-from ldp_helpers.bounds.m_shot import method_m
+from ldp_helpers.bounds.m_shot import METHODS, method_m
 from ldp_helpers.experiments.common import (
     EstimatorCheck,
     fitted_slope,
@@ -270,16 +272,40 @@ def max_error_vs_rounds(
     n_draws: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Theorem 9 made visible: max errors of shape (len(rounds), n_draws) with ε = scale·T^b."""
+    """Theorem 9 made visible: max errors of shape (len(rounds), n_draws) with ε = scale·T^b.
+
+    ``scale`` and ``b`` must give every T of ``rounds`` a budget ε = scale·T^b that the method's
+    :class:`~ldp_helpers.mechanisms.m_shot.MShotReporting` accepts (ε ≥ 1e-12 and ε/m below about 36.7
+    or 700): else ValueError naming scale and b, before any simulation.
+    """
     scale, b = check_real("scale", scale, low=0.0), check_real("b", b)
+    method = check_choice(
+        "method", method, METHODS
+    )  # before _rounds_mech, which blames scale and b
     rounds = check_int_array("rounds", rounds, low=1, high=MAX_N_ROUNDS).ravel()
     n_draws, out = check_n_draws(n_draws), []
-    for T in rounds:
-        epsilon = scale * float(T) ** b
-        mech = MShotReporting(epsilon, int(T), method_m(method, epsilon, int(T)))
+    mechs = [_rounds_mech(scale, b, int(T), method) for T in rounds]
+    for T, mech in zip(rounds, mechs):
         data = ramp_data(n_users, int(T), rng=rng)
         out.append(max_errors(mech, data, rng=rng, n_draws=n_draws))
     return np.array(out)
+
+
+def _rounds_mech(scale: float, b: float, T: int, method: str) -> MShotReporting:
+    """The mechanism of ``method`` at ε = scale·T^b; an ε it refuses (or T^b beyond double range) is
+    refused naming scale and b."""
+    try:
+        epsilon = scale * float(T) ** b
+    except OverflowError:  # T^b beyond 1.8e308 (b = 1e300)
+        epsilon = math.inf
+    try:
+        return MShotReporting(epsilon, T, method_m(method, epsilon, T))
+    except ValueError as err:
+        fail(
+            "scale and b",
+            Described(f"scale={scale!r}, b={b!r} (ε = scale·T^b = {epsilon!r} at T={T})"),
+            f"such that every round's budget ε = scale·T^b is one the {method} method accepts (its check: {err})",
+        )
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH, LocalHashing
 from ldp_helpers.mechanisms.m_shot import MShotReporting
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.rappor import prr_bit_loss
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE, unary_loss
 from ldp_helpers.sweeps import (
@@ -363,8 +364,7 @@ def memoized_limits(f: float) -> tuple[float, float]:
     [erlingsson2014] §2 (PRR memoization), §3.1 (ε∞ = 2h ln((1 − f/2)/(f/2)) counts 2h such bits).
     """
     f = check_probability(f, "f", open_low=True, open_high=False)
-    keep = 1 - f / 2
-    return keep, math.log(keep / (f / 2))
+    return 1 - f / 2, prr_bit_loss(f)  # finite down to f = 5e-324 (ln 2 − ln f there)
 
 
 def longitudinal_curves(
@@ -385,7 +385,8 @@ def longitudinal_curves(
     completed: dict | None = None,
 ) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
-    Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds.
+    Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds
+    (``stream_epsilon`` in [1e-12, about 36.7]: Glance's and Harmony's Q_Bin randomizes below it).
 
     The simulated curves run as chunks (one per stream and k).  If one fails, the
     :class:`~ldp_helpers.sweeps.ChunkError` keeps every finished chunk in ``completed``, keyed
@@ -393,6 +394,14 @@ def longitudinal_curves(
     """
     epsilon = check_epsilon(epsilon)
     stream_epsilon = check_epsilon(stream_epsilon, "stream_epsilon")
+    # Glance's and Harmony's Q_Bin at the whole-stream budget would not randomize
+    if q_bin_probabilities(stream_epsilon)[0] == 1.0:
+        fail(
+            "stream_epsilon",
+            stream_epsilon,
+            "in [1e-12, about 36.7] (Glance and Harmony report with Q_Bin at the whole-stream "
+            "budget; beyond it e^ε/(e^ε + 1) rounds to 1 in double precision)",
+        )
     rappor_f = check_probability(rappor_f, "rappor_f")
     rappor_p = check_probability(rappor_p, "rappor_p")
     rappor_q = check_probability(rappor_q, "rappor_q")

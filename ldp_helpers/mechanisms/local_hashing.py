@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -162,7 +163,9 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
 
     p* = e^ε/(e^ε+g−1) (GRR's over a real-valued [g], written 1/(1+(g−1)e^{−ε}) as in
     :func:`~ldp_helpers.mechanisms.grr.grr_probabilities`, which takes integer domains only),
-    q* = 1/g; minimized at g = e^ε + 1 (see :func:`continuous_optimal_hash_range`).
+    q* = 1/g; minimized at g = e^ε + 1 (see :func:`continuous_optimal_hash_range`).  Beyond g ≈ 1e150 it is
+    taken in the closed form (1 + (g−1)e^{−ε})²/((g−1)(1 − e^{−ε})²) ≈ g/(e^ε − 1)²; a g whose variance
+    exceeds double precision (g above about 1.8e308·(e^ε − 1)², so only at ε below ln 2) is refused.
 
     References
     ----------
@@ -170,7 +173,24 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     """
     epsilon, g = check_epsilon(epsilon), check_real("g", g, low=1.0)
     p_star = 1.0 / (1.0 + (g - 1.0) * math.exp(-epsilon))
+    if p_star - 1.0 / g < 1e-150:  # (p* − q*)² below 1e-300 (g beyond about 1e150): in closed form
+        return _variance_at_huge_g(epsilon, g)
     return float(count_variance(0.0, 1, p_star, 1.0 / g))
+
+
+def _variance_at_huge_g(epsilon: float, g: float) -> float:
+    """q*(1−q*)/(p*−q*)² = (1 + (g−1)e^{−ε})² / ((g−1)(1 − e^{−ε})²), in steps that neither underflow
+    nor overflow where the value itself is a double; refused (naming ``g``) where it is not."""
+    w, m = 1.0 + (g - 1.0) * math.exp(-epsilon), -math.expm1(-epsilon)
+    variance = w / (g - 1.0) * w / m / m
+    if not math.isfinite(variance):  # ≈ g/(e^ε − 1)² beyond 1e308
+        fail(
+            "g",
+            g,
+            f"a real in (1, {sys.float_info.max * math.expm1(min(epsilon, 300.0)) ** 2:.3g}] at "
+            f"epsilon = {epsilon:g} (beyond it the variance, about g/(e^ε − 1)², exceeds double precision)",
+        )
+    return variance
 
 
 def continuous_optimal_hash_range(epsilon: float) -> float:

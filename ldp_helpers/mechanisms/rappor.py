@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, NamedTuple
@@ -144,8 +145,22 @@ class RapporParams:
 
     @property
     def bit_channel(self) -> BitChannel:
-        """PRR then IRR on one bit in the collection's convention: ``p = q*``, ``q = p*`` (the one conversion)."""
-        return BitChannel(p=self.q_star, q=self.p_star)
+        """PRR then IRR on one bit in the collection's convention: ``p = q*``, ``q = p*`` (the one conversion).
+
+        ``q* − p* = (1 − f)(q − p)``: for f so close to 1 that q* and p* meet in double precision (the
+        report no longer depends on the Bloom bit) a ValueError names f.
+        """
+        q_star, p_star = self.q_star, self.p_star
+        # q > p is checked: only a PRR (f > 0) that forgets the bit gets here
+        if not q_star > p_star:
+            fail(
+                "f",
+                self.f,
+                f"in [0, 1) far enough below 1 that q* = {q_star!r} > p* = {p_star!r} in double "
+                f"precision (q* − p* = (1 − f)(q − p) with q = {self.q!r}, p = {self.p!r}; "
+                "at f → 1 the report forgets the Bloom bit)",
+            )
+        return BitChannel(p=q_star, q=p_star)
 
     @property
     def epsilon_one_report(self) -> float:
@@ -167,10 +182,13 @@ class RapporParams:
 
     @property
     def epsilon_permanent(self) -> float:
-        """ε∞ = 2h ln((1 − f/2)/(f/2)) of the memoized B' (``inf`` if f = 0; [erlingsson2014] Theorem 1)."""
+        """ε∞ = 2h ln((1 − f/2)/(f/2)) of the memoized B' (``inf`` if f = 0; [erlingsson2014] Theorem 1).
+
+        Finite for every f > 0, down to f = 5e-324 (2h(ln 2 − ln f) there: :func:`prr_bit_loss`).
+        """
         if self.f == 0.0:
             return math.inf
-        return 2 * self.h * math.log((1 - 0.5 * self.f) / (0.5 * self.f))
+        return 2 * self.h * prr_bit_loss(self.f)
 
     def bit_table(self) -> np.ndarray:
         """One bit, PRR then IRR: ``P[b, s] = Pr[S_i = s | B_i = b]`` for b, s ∈ {0, 1}."""
@@ -180,6 +198,27 @@ class RapporParams:
         """One bit of the PRR alone: ``P[b, b'] = Pr[B'_i = b' | B_i = b]``."""
         half = 0.5 * self.f
         return np.array([[1 - half, half], [half, 1 - half]])
+
+
+#: 4 × the smallest normal double: below it (1 − f/2)/(f/2) ≈ 2/f nears overflow (inf from f ≈ 1.1e-308)
+#: and f/2 loses digits (0 at f = 5e-324)
+_TINY_F = 4 * sys.float_info.min
+
+
+def prr_bit_loss(f: float) -> float:
+    """``ln((1 − f/2)/(f/2))``: the loss of one memoized Bloom bit B' (PRR with probability f, 0 < f ≤ 1).
+
+    For f < :data:`_TINY_F` the ratio overflows (f = 1e-310) or f/2 underflows to 0 (f = 5e-324);
+    there ``ln(1 − f/2) = −f/2`` is below half an ulp of ``ln 2 − ln f`` (≥ 708), which is returned.
+
+    References
+    ----------
+    [erlingsson2014] §3.1, Theorem 1 (ε∞ = 2h such losses).
+    """
+    f = check_probability(f, "f", open_low=True)
+    if f < _TINY_F:
+        return math.log(2.0) - math.log(f)
+    return math.log((1 - 0.5 * f) / (0.5 * f))
 
 
 class RapporReports(NamedTuple):

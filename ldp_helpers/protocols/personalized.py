@@ -340,7 +340,8 @@ def psda_counts(
     """PSDA: one PCEP per cluster of users with the same (safe region, ε), at confidence β/|C|; counts summed.
 
     ``locations`` are the users' leaves, ``regions`` their safe-region nodes (each must contain the
-    user's leaf), ``epsilons`` their budgets (one per user, or one for all).  Each cluster's survey is
+    user's leaf), ``epsilons`` their budgets (one per user, or one for all; each in [1e-12, about 36.7]:
+    beyond it PCEP's e^ε/(e^ε+1) rounds to 1).  Each cluster's survey is
     drawn by PCEP's exact sampler from the cluster's users per location (``per_user=True``: the
     cluster's users run PCEP's client instead).  Returns the estimated users per location (all
     leaves); with ``n_draws``, that many independent surveys of the same users (a leading axis).
@@ -351,6 +352,13 @@ def psda_counts(
     """
     n_nodes, locations, regions = _users(taxonomy, locations, regions)
     eps = check_epsilons(epsilons).ravel()
+    never_flips = [e for e in np.unique(eps).tolist() if q_bin_probabilities(e)[0] == 1.0]
+    if never_flips:  # PCEP's client would never flip: its sign would tell the location
+        fail(
+            "epsilons",
+            Described(f"an array containing {max(never_flips)!r}"),
+            "budgets below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
+        )
     eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps
     if regions.shape != locations.shape:
         fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ldp_helpers._validation import (
+    MIN_EPSILON,
     check_aggregate,
     check_domain_values,
     check_instance,
@@ -73,7 +74,8 @@ class SequenceFragmentPuzzle(Mechanism):
     """SFP over ``bits``-bit values: G = bits/fragment_bits positions, one k × m HCMS design for records and words.
 
     Build it with :meth:`create`.  ``epsilon`` is the whole report's budget, ``fragment_share`` of
-    it for the fragment record, the rest for the word.  The puzzle hash is
+    it for the fragment record, the rest for the word (``fragment_share`` in (0, 1) with both budgets
+    fragment_share·ε and (1 − fragment_share)·ε at least 1e-12).  The puzzle hash is
     h(w) = ((a w + b) mod P) mod 2^puzzle_bits.
 
     References
@@ -111,7 +113,19 @@ class SequenceFragmentPuzzle(Mechanism):
         share = check_real("fragment_share", self.fragment_share, low=0.0, high=1.0)
         # ε checked once, here: each part's HCMS takes its share of ε up to MAX_EPSILON, so the ceiling
         # is named for the ε passed
-        check_real("epsilon", self.epsilon, low=0.0, high=MAX_EPSILON / max(share, 1.0 - share))
+        eps = check_real(
+            "epsilon", self.epsilon, low=0.0, high=MAX_EPSILON / max(share, 1.0 - share)
+        )
+        # each part needs at least MIN_EPSILON: with ε ≥ 2·MIN_EPSILON a share in
+        # [MIN_EPSILON/ε, 1 − MIN_EPSILON/ε] gives it, so a share outside is refused by its own name
+        if eps >= 2 * MIN_EPSILON and min(share * eps, (1 - share) * eps) < MIN_EPSILON:
+            fail(
+                "fragment_share",
+                share,
+                f"in about [{MIN_EPSILON / eps:.3g}, 1 − {MIN_EPSILON / eps:.3g}] at epsilon={eps!r}, so that"
+                f" both split budgets fragment_share·epsilon and (1 − fragment_share)·epsilon are"
+                f" at least {MIN_EPSILON:g}",
+            )
         self._sketches  # noqa: B018 - builds (and so validates) both HCMS designs now
 
     @classmethod

@@ -99,7 +99,7 @@ class DecodedCounts(NamedTuple):
 
     names: tuple  # candidate labels
     estimate: np.ndarray  # m·β̂_w for the LASSO-kept candidates, 0 for the dropped ones
-    std_error: np.ndarray  # m·SE(β̂_w) (nan for dropped ones)
+    std_error: np.ndarray  # m·SE(β̂_w) (0 for dropped ones: not estimated)
     p_value: np.ndarray  # one-sided, adjusted by the correction (1 for dropped ones)
     detected: np.ndarray  # p_value < α
     n_reports: int

@@ -28,6 +28,7 @@ import numpy as np
 
 from ldp_helpers._validation import (
     MAX_N_ROUNDS,
+    MIN_EPSILON,
     check_epsilon,
     check_int,
     check_probability,
@@ -136,7 +137,8 @@ def continual_counting_curves(
 ) -> ContinualCurves:
     """Glance vs Harmony vs T-shot: mean Err over ε on the constant-μ stream, with θ, condition (2) and Theorem 4.
 
-    The ε grid has :data:`N_EPSILONS` points from ε_max/N_EPSILONS to ε_max.  θ and Theorem 5
+    The ε grid has :data:`N_EPSILONS` points from ε_max/N_EPSILONS to ε_max (ε_max in [T·1e-11, 30]:
+    T-shot's per-round budget ε/T at least 1e-12 at every ε of the grid).  θ and Theorem 5
     use β (each claim w.p. 1 − β/2; domain N > T log(4T/β), refused outside); Theorem 4 needs
     0 < β₄ < 1/(N+1)² and is drawn at β₄ = β/(N+1)²
     (:func:`~ldp_helpers.bounds.glance.theorem4_beta`; β = ½ is Figure 2's choice).  A setting whose
@@ -151,6 +153,15 @@ def continual_counting_curves(
     n_rounds = check_int("n_rounds", n_rounds, low=1, high=MAX_N_ROUNDS)
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     epsilon_max = check_real("epsilon_max", epsilon_max, low=0.0, high=30.0, high_open=False)
+    # the grid starts at ε_max/N_EPSILONS, which T-shot splits over the T rounds: a budget's floor for each
+    if epsilon_max / N_EPSILONS / n_rounds < MIN_EPSILON:
+        fail(
+            "epsilon_max",
+            epsilon_max,
+            f"in [{N_EPSILONS * MIN_EPSILON * n_rounds:g}, 30] with n_rounds = {n_rounds} (the ε grid "
+            f"starts at epsilon_max/{N_EPSILONS}, T-shot spends ε/n_rounds per round, and a budget is "
+            f"at least {MIN_EPSILON:g})",
+        )
     n_draws = check_int("n_draws", n_draws, low=1, high=MAX_CONTINUAL_WORK)
     seed = check_int("seed", seed, low=0)
     _check_work(n_rounds, n_draws, MAX_CONTINUAL_WORK)

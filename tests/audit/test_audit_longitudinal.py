@@ -164,3 +164,19 @@ def test_constant_stream_positives_of_m_shot_beyond_the_keep_probability_roundin
             shot, v, 1000, rng=np.random.default_rng(5), per_user=per_user
         )
         assert np.array_equal(c, np.full(1000, v))
+
+
+def test_longitudinal_curves_refuses_a_stream_epsilon_glance_cannot_randomize_at():
+    """stream_epsilon = 1e300: every Glance/Harmony chunk crashed (a ChunkError); now refused up front naming it."""
+    with pytest.raises(ValueError, match=r"^stream_epsilon must be in \[1e-12, about 36\.7\]"):
+        longitudinal_curves(
+            [1, 2],
+            epsilon=1.0,
+            rappor_f=0.5,
+            rappor_p=0.25,
+            rappor_q=0.75,
+            stream_epsilon=1e300,
+            m=2,
+            n_draws=20,
+            seed=1,
+        )

@@ -1,6 +1,7 @@
 """Chernoff bounds (bounds/chernoff.py): exact checks against the binomial tail, orderings, validation."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -275,3 +276,21 @@ def test_bernstein_exponent_and_deviation_beyond_double_squares_are_finite():
     assert ch.bernstein_deviation(1e300, 1e300, 1e-300) == pytest.approx(math.sqrt(2) * 1e300)
     t = ch.bernstein_deviation(1e200, 1e200, 1.0)
     assert ch.bernstein_exponent(t, 1e200, 1.0) == pytest.approx(1e200, rel=1e-12)
+
+
+@pytest.mark.parametrize("a, b", [(0.3, 5e-324), (0.1, 1e-310), (0.1, 5e-324), (0.5, 1e-300)])
+def test_bernoulli_kl_at_a_subnormal_b_is_finite_and_exact(a, b):
+    """a/b beyond 1e308 (b subnormal): a·log(a/b) overflowed (a warning, D = ∞) where D is about
+    a·(log a − log b), finite; now within 4 ulp of 50-digit mpmath, and so is kl_upper's exponent."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        A, B = mpmath.mpf(a), mpmath.mpf(b)
+        exact = float(A * mpmath.log(A / B) + (1 - A) * mpmath.log((1 - A) / (1 - B)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ch.bernoulli_kl(a, b) == pytest.approx(exact, rel=1e-15)
+        assert ch.bernoulli_kl(a, b, boundary_infinite=True) == pytest.approx(exact, rel=1e-15)
+        # p + t = a: e^{−n D} with D ≈ 70, so 0 at n = 100 and e^{−D} at n = 1
+        assert ch.kl_upper(a - b, 1, b) == pytest.approx(math.exp(-exact), rel=1e-13)
+        assert ch.kl_upper(a - b, 100, b) == 0.0

@@ -4,6 +4,7 @@ Each bound is the formula as printed; its derived forms (Bernstein's deviation a
 Chernoff–Hoeffding exponent, the expanded logarithms) are kept here as equality tests."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -299,3 +300,13 @@ def test_rr_exponent_of_a_huge_theta_is_its_finite_limit(epsilon, theta):
             for e in (1, 2)
         ]
     )
+
+
+@pytest.mark.parametrize("mu", [5e-324, 1e-310])
+def test_condition2_at_a_subnormal_mu_holds_without_overflow(mu):
+    """D(μ + θ‖μ) at a subnormal μ: (μ + θ)/μ overflowed (a warning) where D ≈ θ·log(θ/μ) is finite;
+    D(μ − θ‖μ) = ∞ (μ − θ < 0), so (2) holds, as at μ = 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gb.dense_sparse_condition(mu, 1.0, 1000, 10, 0.1)
+        assert gb.dense_sparse_condition(0.0, 1.0, 1000, 10, 0.1)

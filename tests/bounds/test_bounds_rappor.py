@@ -138,3 +138,16 @@ def test_the_threshold_per_unit_and_the_factor_refuse_bad_input():
         unit_threshold(RapporParams(k=8, h=2, m=4, f=0.5, p=0.25, q=0.75), 3)
     with pytest.raises(ValueError, match="mechanism must be"):
         collision_factor(RapporParams(k=8, h=2, m=4, f=0.5, p=0.25, q=0.75))
+
+
+def test_expected_precision_recall_refuses_an_alpha_whose_per_test_level_underflows():
+    """α = 5e-324 over M = 4 candidates: α/M rounds to 0 and z_{1−α/M} read inf; refused naming alpha.  At
+    α = 1e-310 the level α/M is a subnormal and z stays finite (scipy's isf, checked against mpmath)."""
+    frequencies, unit = np.array([0.5, 0.3, 0.2, 0.0]), np.array([0.1, 0.1, 0.2, 0.1])
+    for correction in ("bonferroni", "bh"):
+        with pytest.raises(ValueError, match=r"^alpha must be in \(0, 1\) with the per-test level"):
+            expected_precision_recall(frequencies, unit, alpha=5e-324, correction=correction)
+    tiny = expected_precision_recall(frequencies, unit, alpha=1e-310, correction="bonferroni")
+    # mpmath (200 bits): the root of erfc(z/√2)/2 = 1e-310/4 is 37.69982431954243806…
+    assert tiny.z == pytest.approx(37.699824319542438, rel=1e-13)
+    assert np.all(np.isfinite(tiny.detection_probability))

@@ -326,3 +326,44 @@ def test_blanket_epsilon_never_exceeds_epsilon0(epsilon0):
     for k in (None, 3):
         assert B.blanket_hoeffding_epsilon(2000, epsilon0, 0.1, k=k) == MIN_EPSILON
         assert B.blanket_hoeffding_delta(MIN_EPSILON, 2000, epsilon0, k=k) <= 0.1
+
+
+def _closed_forms_mp(n, eps0, delta, k):
+    """Erlingsson, FMT closed and Wang closed in 50-digit mpmath (inside their ranges)."""
+    with mp.workdps(50):
+        d, e0 = mp.mpf(delta), mp.mpf(eps0)
+        log4 = mp.log(4 / d)
+        erl = min(e0, 12 * e0 * mp.sqrt(mp.log(1 / d) / n))
+        a, c = 8 * mp.sqrt(mp.e**e0 * log4 / n), 8 * mp.e**e0 / n
+        fmt = mp.log(1 + (1 - mp.e**-e0) / (1 + mp.e ** (-e0 - mp.log(1 + a + c))) * (a + c))
+        p = mp.e**e0
+        beta = (p - 1) / (p + k - 1)
+        r = beta / (p - 1)
+        cc = max(0, 4 * (1 - 3 * r) / (9 * (p - 1 + k - 2) * r))
+        tail = mp.sqrt(32 * log4 / (r * (n - 1))) + 4 / (r * (n - 1))
+        wang = min(e0, mp.log(1 + beta / ((1 - cc) * (1 + p) * r + cc) * tail))
+        return float(erl), float(fmt), float(wang)
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-310, 1e-300])
+def test_closed_forms_at_a_subnormal_delta(delta):
+    """4/δ overflows below δ ≈ 2.2e-308: ln(4/δ) = ln 4 − ln δ (≈ 746 at 5e-324) keeps the closed forms
+    finite and right (before: 'math domain error' from ln 0, or ε₀ from ln ∞); 50-digit mpmath, rel 1e-12."""
+    n, k = 10**6, 3
+    erl, fmt, wang = _closed_forms_mp(n, 0.1, delta, k)
+    assert B.erlingsson_epsilon(n, 0.1, delta) == pytest.approx(erl, rel=1e-12)
+    assert B.fmt_closed_epsilon(n, 1.0, delta) == pytest.approx(
+        _closed_forms_mp(n, 1.0, delta, k)[1], rel=1e-12
+    )
+    assert B.wang_closed_epsilon(n, 1.0, delta, k) == pytest.approx(
+        _closed_forms_mp(n, 1.0, delta, k)[2], rel=1e-12
+    )
+    ranges = B.closed_form_ranges(2000, 1.0, delta, k)
+    assert ranges["Erlingsson"] == "needs ε₀ ≤ 1/2"
+    assert ranges["FMT closed"].startswith("needs ε₀ ≤ ln(n / (16 ln(4/δ)))")
+    assert B.fmt_closed_epsilon(2000, 1.0, delta) == 1.0  # outside its range: ε₀
+    assert B.closed_form_ranges(n, 0.1, delta, k) == {
+        "Erlingsson": "",
+        "FMT closed": "",
+        "Wang closed": "",
+    }

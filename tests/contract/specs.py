@@ -5,7 +5,8 @@ Generator from the property's seed).  Every keyword is probed with the bad value
 (``strategies.bad_values``) unless listed in ``free`` (any value is legal there, e.g. a label),
 ``extra_bad`` adds values (wrong shapes, inconsistent objects), ``none_ok`` marks parameters whose
 default is ``None``, ``huge`` those that size an allocation or a loop (10¹², 2⁶³ must hit a ceiling).  ``valid=False``: no valid run in the suite (it would run notebooks or write
-files; the pipeline tests cover it), ``finite=False``: infinities are a legal result.
+files; the pipeline tests cover it), ``finite=False``: infinities are a legal result, ``nan_ok``: NaN is a
+documented marker in the result (an explorer curve's "does not apply here"), never an answer.
 
 ``RECORDS`` are frozen result records the library builds and returns (never an input boundary);
 ``CLI`` are the command-line entry points (``tests/contract/test_pipeline_safety.py``);
@@ -46,9 +47,12 @@ class Spec:
     huge: frozenset = frozenset()
     valid: bool = True
     finite: bool = True
+    nan_ok: bool = False
 
 
-def spec(_free=(), _extra=None, _none_ok=(), _huge=(), _valid=True, _finite=True, **kwargs) -> Spec:
+def spec(
+    _free=(), _extra=None, _none_ok=(), _huge=(), _valid=True, _finite=True, _nan_ok=False, **kwargs
+) -> Spec:
     return Spec(
         kwargs,
         frozenset(_free),
@@ -57,6 +61,7 @@ def spec(_free=(), _extra=None, _none_ok=(), _huge=(), _valid=True, _finite=True
         frozenset(_huge),
         _valid,
         _finite,
+        _nan_ok,
     )
 
 
@@ -99,8 +104,9 @@ SPECS: dict[str, Spec] = {
     CH + "kl_lower": spec(t=0.1, n=100, p=0.3),
     CH + "bernstein_exponent": spec(t=1.0, variance=2.0, bound=1.0),
     CH + "bernstein_deviation": spec(exponent=3.0, variance=2.0, bound=1.0),
-    CH + "tail_comparison": spec(bound="upper", n=100, p=0.3, delta=DELTA),
-    CH + "tail_check": spec(bounds=("upper", "kl_upper"), n=100, p=0.3, delta=DELTA),
+    # the ratio bound/exact is inf where the exact tail is 0 ((1 + δ)np > n: p near 1)
+    CH + "tail_comparison": spec(bound="upper", n=100, p=0.3, delta=DELTA, _finite=False),
+    CH + "tail_check": spec(bounds=("upper", "kl_upper"), n=100, p=0.3, delta=DELTA, _finite=False),
     # bounds.extremes
     "ldp_helpers.bounds.extremes.rate_guide": spec(
         rounds=np.array([10.0, 100.0]), first_value=0.5, exponent=0.5, beta=0.1
@@ -440,6 +446,7 @@ SPECS.update(
         MECH + "randomized_response.q_bin_gap": spec(epsilon=1.0),
         MECH + "randomized_response.two_coin_response": spec(values=np.array([0, 1, 1]), rng=RNG),
         MECH + "rappor.RapporParams": spec(k=8, h=2, m=2, f=0.5, p=0.25, q=0.75),
+        MECH + "rappor.prr_bit_loss": spec(f=0.5),
         MECH + "rappor.RapporParams.basic_one_time": spec(k=8, h=2, m=2, p=0.5, q=0.75),
         MECH + "rappor.RapporParams.basic_one_time_at_epsilon": spec(
             epsilon=1.0, k=8, h=2, m=2, p=0.5

@@ -611,3 +611,16 @@ def test_extreme_settings_get_numbers_or_the_librarys_message_never_numpys():
         m_shot_curves(**{**MSHOT, "n_users": 10**10})
     guide = rappor_guide(**{**RAPPOR, "f": 0.0, "p": 0.0, "q": 1.0})
     assert np.all(np.isfinite(guide.detection_probability)) and guide.expected_recall == 1.0
+
+
+def test_decoded_standard_errors_are_never_nan_a_dropped_candidate_gets_0():
+    """The LASSO drops candidates at ordinary settings (the contract's decode_counts call drops 3 of 4): their
+    SE was NaN; now 0 (not estimated), with estimate 0 and p-value 1 as documented."""
+    for seed in range(3):
+        survey = simulated_survey(**{**RAPPOR, "seed": seed})
+        d = survey.decoded
+        assert not np.isnan(d.std_error).any()
+        dropped = d.std_error == 0
+        assert (
+            dropped.any() and np.all(d.estimate[dropped] == 0) and np.all(d.p_value[dropped] == 1)
+        )

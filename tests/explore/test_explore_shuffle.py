@@ -159,3 +159,13 @@ def test_a_share_code_holds_every_parameter_and_reproduces_the_view():
     assert other.summary.value == panel.summary.value and other.table == panel.table
     # a code is a whole view: one that lists nothing puts every control back to its default
     assert _apply_view([other], {}) == [] and other.settings() == other.defaults
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-310])
+def test_a_subnormal_delta_gives_finite_closed_form_notes(delta):
+    """4/δ overflows below δ ≈ 2.2e-308: the closed forms' ranges use ln 4 − ln δ (before: 'math domain error')."""
+    state = S.shuffle_state(n=10_000, epsilon0=2.0, delta=delta, k=2)
+    rows = {row.name: row for row in state.rows}
+    assert rows["FMT closed"].note.startswith("needs ε₀ ≤ ln(n / (16 ln(4/δ)))")
+    assert math.isfinite(rows["blanket (Hoeffding)"].epsilon_c)
+    assert sb.closed_form_ranges(10_000, 2.0, delta, 2)["Wang closed"] == rows["Wang closed"].note

@@ -553,11 +553,13 @@ def test_log_corrected_fits_at_tiny_beta_stay_finite():
     assert math.isfinite(log_correction_residual([10**8, 10**9], beta, quantile=False))
 
 
-def test_rate_guide_takes_one_axis_of_rounds_and_any_exponent():
+def test_rate_guide_takes_one_axis_of_rounds_and_refuses_an_overflowing_exponent():
     """rounds must be 1-D (a scalar raised IndexError, a 2-D array was divided by its own first row: all 1s);
-    T^e beyond double range gave 0/0 or ∞/∞ = NaN, first point included, where the guide is 2, 0 (or 2, ∞)."""
+    T^e beyond double range gave 0/0 or ∞/∞ = NaN, first point included, where the guide is 2, 0; a guide
+    beyond the largest double (2·10^1000) is no number: refused naming exponent, with its allowed range."""
     assert rate_guide([10, 100], 2.0, -1000.0, 0.1).tolist() == [2.0, 0.0]
-    assert rate_guide([10, 100], 2.0, 1000.0, 0.1).tolist() == [2.0, math.inf]
+    with pytest.raises(ValueError, match=r"^exponent must be a real in about \[-308\.3, 308\.3\]"):
+        rate_guide([10, 100], 2.0, 1000.0, 0.1)
     for rounds in (10, [[10, 100]]):
         with pytest.raises(ValueError, match="rounds must be a 1-D array"):
             rate_guide(rounds, 2.0, 0.5, 0.1)

@@ -273,3 +273,30 @@ def test_universal_hash_takes_32_bit_words_and_no_words():
     for bad in (np.array([-1]), np.array([2**32]), np.array([0.5]), np.array(["a"]), None):
         with pytest.raises(ValueError, match="^x must be"):
             universal_hash(3, 5, bad, 7)
+
+
+@pytest.mark.parametrize(
+    "epsilon, g", [(1.0, 1e300), (1.0, 1e151), (1e-12, 1e150), (30.0, 1e300), (700.0, 1e300)]
+)
+def test_approx_variance_at_a_huge_real_g_is_the_closed_form(epsilon, g):
+    """g beyond about 1e150: (p* − q*)² underflowed to 0 (divide by zero at g = 1e300) where the variance
+    (1 + (g−1)e^{−ε})²/((g−1)(1 − e^{−ε})²) ≈ g/(e^ε − 1)² is a double; within 1e-15 of 80-digit mpmath."""
+    import warnings
+
+    import mpmath
+
+    with mpmath.workdps(80):
+        e, G = mpmath.mpf(epsilon), mpmath.mpf(g)
+        p, q = 1 / (1 + (G - 1) * mpmath.exp(-e)), 1 / G
+        exact = float(q * (1 - q) / (p - q) ** 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert approx_variance_for_hash_range(epsilon, g) == pytest.approx(exact, rel=1e-15)
+
+
+def test_approx_variance_beyond_double_range_refuses_g_with_its_range():
+    """ε = 1e-12, g = 1e300: the variance ≈ 1e324 is no double; refused naming g and its largest value."""
+    with pytest.raises(
+        ValueError, match=r"^g must be a real in \(1, 1\.8e\+284\] at epsilon = 1e-12"
+    ):
+        approx_variance_for_hash_range(1e-12, 1e300)

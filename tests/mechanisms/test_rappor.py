@@ -13,6 +13,7 @@ from stat_checks import (
 )
 
 from ldp_helpers.bounds.rappor import tutorial_printed_epsilon_one_report, tutorial_printed_p_star
+from ldp_helpers.experiments.privacy_audit import memoized_limits
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
 from ldp_helpers.mechanisms.pure import expected_support_count, support_count_pmf
 from ldp_helpers.mechanisms.rappor import Rappor, RapporParams, RapporReports
@@ -454,3 +455,24 @@ def test_estimator_mean_and_variance_by_simulation(rng):
     for j, i in ((0, 1), (1, 6)):
         assert_mean_close(est[:, j, i], t[j, i], var[j, i])
         assert_variance_close(est[:, j, i], var[j, i])
+
+
+@pytest.mark.parametrize(
+    ("f", "exact"),
+    # ln((1 − f/2)/(f/2)) of the double f, by mpmath at 200 bits
+    [(5e-324, 745.1332191019412), (1e-310, 714.4945260087142), (1e-308, 709.889355822726)],
+)
+def test_epsilon_permanent_is_finite_and_exact_down_to_the_smallest_f(f, exact):
+    """ε∞ = 2h ln((1 − f/2)/(f/2)): f/2 underflows at f = 5e-324 (it divided by zero) and the ratio overflows
+    at f = 1e-310 (it read inf); the guarded branch gives 2h(ln 2 − ln f) there, within 2 ulp of mpmath."""
+    params = RapporParams(k=8, h=2, m=1, f=f, p=0.25, q=0.75)
+    assert params.epsilon_permanent == pytest.approx(4 * exact, rel=4.5e-16)
+    assert memoized_limits(f) == (1.0, pytest.approx(exact, rel=4.5e-16))  # the same loss per bit
+
+
+def test_a_prr_so_close_to_1_that_p_star_and_q_star_meet_is_refused_naming_f():
+    params = RapporParams(k=8, h=2, m=1, f=1 - 2**-53, p=0.25, q=0.75)
+    with pytest.raises(
+        ValueError, match=r"^f must be in \[0, 1\) far enough below 1 that q\* = 0\.5 > p\*"
+    ):
+        params.bit_channel

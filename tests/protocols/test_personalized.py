@@ -303,3 +303,21 @@ def test_a_cluster_matrix_too_large_is_refused_naming_the_region():
         psda_counts(
             locations, np.full(locations.size, 1), t, 1.0, 0.1, rng=np.random.default_rng(0)
         )
+
+
+@pytest.mark.parametrize("epsilons", [1e300, 37.0, np.array([1.0, 1.0, 40.0, 1.0])])
+def test_psda_refuses_a_budget_whose_client_never_flips_naming_epsilons(epsilons):
+    """Beyond ε ≈ 36.7 e^ε/(e^ε+1) rounds to 1 (a sign that tells the location): refused naming the
+    parameter passed, ``epsilons`` (before: PCEP's ``epsilon``), before drawing anything."""
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    with pytest.raises(ValueError, match=r"^epsilons must be budgets below about 36\.7"):
+        psda_counts(
+            np.array([3, 4, 5, 6]),
+            np.array([1, 1, 0, 2]),
+            Taxonomy((-1, 0, 0, 1, 1, 2, 2)),
+            epsilons,
+            0.1,
+            rng=rng,
+        )
+    assert rng.bit_generator.state == before

@@ -133,3 +133,22 @@ def test_an_epsilon_beyond_either_parts_sketch_is_refused_naming_the_epsilon_pas
         SequenceFragmentPuzzle.create(
             40.0, 16, 4, 4, 16, fragment_share=0.9, rng=np.random.default_rng(0)
         )
+
+
+@pytest.mark.parametrize("share", [5e-324, 1e-13, 1 - 2**-53])
+def test_a_share_that_starves_a_part_is_refused_naming_fragment_share(share):
+    """Each part's HCMS needs ε ≥ 1e-12: a share outside [1e-12/ε, 1 − 1e-12/ε] is refused naming
+    fragment_share and that range (before: the part's HCMS blamed ``epsilon`` with the part's budget)."""
+    with pytest.raises(
+        ValueError, match=r"^fragment_share must be in about \[6\.67e-13, 1 − 6\.67e-13\]"
+    ):
+        SequenceFragmentPuzzle.create(
+            1.5, 4, 2, 2, 4, puzzle_bits=1, fragment_share=share, rng=np.random.default_rng(0)
+        )
+
+
+def test_a_tiny_share_that_leaves_each_part_its_minimum_is_accepted():
+    sfp_ = SequenceFragmentPuzzle.create(
+        1.5, 4, 2, 2, 4, puzzle_bits=1, fragment_share=1e-12, rng=np.random.default_rng(0)
+    )
+    assert sfp_.fragment_sketch.epsilon == 1.5e-12
