@@ -106,10 +106,11 @@ claims.ambiguous_if("oue_is_grr", by_text(two_readings), oue_outputs=outputs["OU
 # and then $L[f_i]=\frac{f'_i(d-1)-nq}{p(d-1)-q}$. Its words say what $q$ is there: the $(n-f_i)q$ users
 # who report *some* other value, each hitting $i$ with probability $\frac1{d-1}$; so $q = 1-p$, and with
 # it both formulas are right (its next equality substitutes exactly $q = 1-p$). Algorithm 1 then uses the
-# same letter for *one* specific other value, $q = \frac{1}{e^\varepsilon+d-1}$; read with that $q$, §2.2's
-# expectation would be wrong. An inconsistency of notation, not a wrong result. Numerically, on the
-# worked example's input ($d=3$, $\varepsilon=2$, $f=(3,2,5)$; `runs.worked_examples()` recomputes both
-# worked examples of §2: $f$, $f'$, $L[f]$ and $\mathbb E[f']$):
+# same letter for *one* specific other value, $q = \frac{1}{e^\varepsilon+d-1}$, and so does the worked
+# example (step 2 prints $q \approx 0.107$) before it applies the second form. An inconsistency of
+# notation, not a wrong result: §2.2's first form with the example's own $q$ gives another $L[f_A]$ than
+# the printed 2.843. On the worked example's input ($d=3$, $\varepsilon=2$, $f=(3,2,5)$;
+# `runs.worked_examples()` recomputes both worked examples of §2: $f$, $f'$, $L[f]$ and $\mathbb E[f']$):
 
 # %% tags=["seed-free"]
 worked = runs.worked_examples()  # f = (3, 2, 5) of {A,A,A,B,B,C,C,C,C,C}, d = 3, eps = 2
@@ -124,7 +125,9 @@ bias = max(np.max(np.abs(ex.bias_at_expectation)) for ex in worked.values())
 print(f"max |L[f] at E[f'] - f| over GRR and OUE = {bias:.1g} (true f = {f})")
 expected_a = round(grr_ex.expected_support[0], 4)  # E[f'_A], the row's evidence
 claims.check("section_expectation", expected_a, paper=round(by_own_q[0], 4))
-claims.erratum("expectation_q_clash", expected_a, paper=round(by_alg1_q[0], 4))
+first_form = paper.section_2_2_estimate(grr_ex.support, grr.p, 0.107)  # the example's printed q
+print(f"L[f] by §2.2's first form with the example's q = 0.107: {np.round(first_form, 3)}")
+claims.erratum("expectation_q_clash", round(first_form[0], 4))  # against the printed L[f_A]
 
 # %% [markdown]
 # The correct expectations sum to $n = 10$ (every GRR report supports exactly one value); the

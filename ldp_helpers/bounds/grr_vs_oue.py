@@ -62,6 +62,26 @@ def section_2_2_expectation(true_counts, p: float, q: float) -> np.ndarray:
     return counts * p + (counts.sum() - counts) * q / (counts.size - 1)
 
 
+def section_2_2_estimate(support, p: float, q: float) -> np.ndarray:
+    """§2.2's estimator in its first form, L[f_i] = (f'_i(d − 1) − nq)/(p(d − 1) − q), n = Σ f'_i, as the
+    thesis writes it.
+
+    The same line's second form, (f'_i(d − 1) − n(1 − p))/(dp − 1) (Algorithm 2's), equals it only for
+    q = 1 − p, the meaning §2.2's words give q; the worked example substitutes Algorithm 1's
+    q = 1/(e^ε + d − 1) instead.
+
+    References
+    ----------
+    [grr_vs_oue] §2.2; [grr_vs_oue] Algorithm 2; [grr_vs_oue] §2.2.1 (the worked example).
+    """
+    support = check_counts("support", support)
+    p, q = check_probability(p, "p"), check_probability(q, "q")
+    d = support.size
+    if not q < p * (d - 1):
+        fail("q", q, f"below p(d − 1) = {p * (d - 1):g} (the estimator divides by p(d − 1) − q)")
+    return (support * (d - 1) - support.sum() * q) / (p * (d - 1) - q)
+
+
 def theoretical_mse(protocol, true_counts) -> float:
     """Exact frequency MSE, ``mean_i Var[ĉ(i)] / n²`` from the protocol's exact variance.
 

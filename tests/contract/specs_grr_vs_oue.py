@@ -23,6 +23,7 @@ CURVE_ARGS = dict(epsilons=np.array([0.5, 2.0]), curves={}, d=5, n_draws=3)
 
 SPECS = {
     "ldp_helpers.bounds.grr_vs_oue.section_2_2_expectation": spec(true_counts=COUNTS, p=0.7, q=0.3),
+    "ldp_helpers.bounds.grr_vs_oue.section_2_2_estimate": spec(support=COUNTS, p=0.7, q=0.3),
     "ldp_helpers.experiments.grr_vs_oue.worked_examples": spec(),
     "ldp_helpers.experiments.grr_vs_oue.support_tails": spec(
         protocol=GRR5, true_counts=COUNTS, support=np.array([20, 10, 5, 0, 10])

@@ -15,6 +15,7 @@ from ldp_helpers.bounds.grr_vs_oue import (
     crossover_epsilon_numeric,
     crossover_epsilon_wang,
     mse_ratio,
+    section_2_2_estimate,
     section_2_2_expectation,
     theoretical_mse,
 )
@@ -400,6 +401,23 @@ def test_section_2_2_expectation_is_right_only_with_its_own_q():
         section_2_2_expectation([10], 0.7, 0.3)
     with pytest.raises(ValueError, match="q must be"):
         section_2_2_expectation(counts, 0.7, 1.3)
+
+
+def test_section_2_2_first_form_equals_the_second_only_with_q_one_minus_p():
+    """§2.2's (f'(d − 1) − nq)/(p(d − 1) − q) is Algorithm 2's (f'(d − 1) − n(1 − p))/(dp − 1) at q = 1 − p; with the
+    worked example's printed q = 0.107 it gives L[f_A] = 3.361, not its printed 2.843; a zero denominator is refused."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        support, p = rng.integers(0, 50, size=rng.integers(2, 9)), rng.uniform(0.3, 0.99)
+        d, n = support.size, support.sum()
+        second = (support * (d - 1) - n * (1 - p)) / (d * p - 1)
+        np.testing.assert_allclose(section_2_2_estimate(support, p, 1 - p), second, rtol=1e-12)
+    grr = GRR(2.0, 3)
+    first = section_2_2_estimate([3, 2, 5], grr.p, 0.107)
+    assert first[0] == pytest.approx((6 - 1.07) / (2 * grr.p - 0.107), rel=1e-14)
+    assert first[0] == pytest.approx(3.3607, abs=5e-5)
+    with pytest.raises(ValueError, match=r"q must be below p\(d − 1\)"):
+        section_2_2_estimate([3, 2, 5], 0.3, 0.6)
 
 
 def test_worked_examples_recompute_the_thesis_tables():
