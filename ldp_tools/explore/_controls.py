@@ -142,8 +142,8 @@ class NumberControl(w.HBox):
         self.observe(self._show, names="value")
 
     def _slider_position(self, value) -> float:
-        if not _is_number(value) or not math.isfinite(value):
-            return self._low
+        if not _is_number(value) or (isinstance(value, float) and not math.isfinite(value)):
+            return self._low  # an int of any size compares with the ends as it is
         return min(max(value, self._low), self._high)
 
     def _from_slider(self, change) -> None:

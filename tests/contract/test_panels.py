@@ -83,10 +83,11 @@ def bad_value_problems(panel, control: str) -> list:
 
 
 def letters_problems(panel, name: str, control: NumberControl) -> list:
-    """Letters, an empty box and a list typed into ``control``'s box: each shows the library's message naming
-    it, and the control goes back to the value in effect; the problems found."""
+    """Letters, an empty box, a list and a 401-digit number typed into ``control``'s box: each shows the library's
+    message naming it (the number raised OverflowError placing the slider before), and the control goes back
+    to the value in effect; the problems found."""
     problems, valid = [], control.value
-    for typed in ("abc", "", "1,2,3"):
+    for typed in ("abc", "", "1,2,3", "1" + "0" * 400):
         panel.message.value = ""  # each refusal writes its own message
         control.box.value = typed
         message = panel.message.value
