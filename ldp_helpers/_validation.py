@@ -196,9 +196,10 @@ def check_rng(rng) -> np.random.Generator:
 
 
 def check_unmasked(name: str, values, expected: str) -> None:
-    """Refuse a masked array with masked entries naming ``name``: ``np.asarray`` would read the hidden
-    values as data."""
-    if np.ma.is_masked(values):
+    """Refuse a masked array with masked entries naming ``name``, or a list or tuple of arrays holding
+    one: ``np.asarray`` would read the hidden values as data."""
+    rows = isinstance(values, (list, tuple)) and values and isinstance(values[0], np.ndarray)
+    if np.ma.is_masked(values) or (rows and any(np.ma.is_masked(v) for v in values)):
         _fail(name, _Described("a masked array with masked entries"), f"{expected}, none masked")
 
 

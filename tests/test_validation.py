@@ -213,3 +213,12 @@ def test_a_ragged_nested_list_is_refused_by_name(check):
     passing on numpy's "inhomogeneous shape" error."""
     with pytest.raises(ValueError, match=r"^x must be .*; got a ragged nested sequence$"):
         check([[0, 1], [0]])
+
+
+def test_masked_entries_are_refused_also_inside_a_list_of_arrays():
+    """np.asarray drops a mask, at the top and inside a list: the hidden 5 was read as a count."""
+    hidden = np.ma.array([5, 2], mask=[True, False])
+    for values in (hidden, [hidden], (np.array([1, 2]), hidden)):
+        with pytest.raises(ValueError, match="counts must be .*none masked; got a masked array"):
+            v.check_int_array("counts", values)
+    assert v.check_int_array("counts", [np.ma.array([5, 2])]).tolist() == [[5, 2]]  # nothing masked

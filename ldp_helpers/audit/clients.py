@@ -75,7 +75,10 @@ class MechanismClient:
         n, rng = check_int("n", n, low=1, high=MAX_N_DRAWS), check_rng(rng)
         row = np.asarray(value)
         values = np.repeat(row[None], n, axis=0) if row.ndim else np.full(n, row)
-        reports = self.mechanism.perturb(values, rng=rng)
+        try:
+            reports = self.mechanism.perturb(values, rng=rng)
+        except (ValueError, TypeError) as err:  # the mechanism's check of n copies of value
+            raise type(err)(f"value (one input, repeated n times): {err}") from err
         return as_report_matrix(reports if self.features is None else self.features(reports), n)
 
 

@@ -32,7 +32,7 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
     """A guide ``∝ T^e √log(2T/β)`` through ``first_value`` (> 0) at the first T (Theorem 9 with the max over T).
 
     An ``exponent`` whose guide exceeds double precision at some T (beyond about ±308/log10(T/T₀)) is
-    refused with the range that keeps it finite.
+    refused with the range of exponents that keeps it finite.
     """
     beta = check_probability(beta, "beta", open_low=True, open_high=True)
     first_value = check_real("first_value", first_value, low=0.0)
@@ -50,12 +50,22 @@ def rate_guide(rounds, first_value: float, exponent: float, beta: float) -> np.n
             if not np.all(np.isfinite(guide)):  # e^logs beyond 1e308, first_value·e^logs maybe not
                 guide = np.where(np.isfinite(guide), guide, np.exp(logs + math.log(first_value)))
         if not np.all(np.isfinite(guide)):  # the guide itself beyond 1e308: no double holds it
-            reach = math.log(sys.float_info.max) / float(np.max(np.abs(np.log(t / t[0]))))
+            # log first_value + e·log(T/T₀) + ½ log(L/L₀) ≤ log(max double) at every T bounds e
+            r = np.log(t / t[0])
+            room = (
+                math.log(sys.float_info.max)
+                - math.log(first_value)
+                - 0.5 * np.log(log_term / log_term[0])
+            )
+            high = float(np.min(room[r > 0] / r[r > 0], initial=math.inf))
+            low = float(np.max(room[r < 0] / r[r < 0], initial=-math.inf))
+            allowed = f"in [{low:.6g}, {high:.6g}]" if low > -math.inf else f"at most {high:.6g}"
             fail(
                 "exponent",
                 exponent,
-                f"a real in about [{-reach:.4g}, {reach:.4g}] for these rounds (beyond it the "
-                "guide first_value·(T/T₀)^exponent·… exceeds double precision)",
+                f"a real {allowed} for these rounds and first_value (beyond it "
+                "the guide first_value·(T/T₀)^exponent·√(log(2T/β)/log(2T₀/β)) exceeds double "
+                "precision)",
             )
     return guide
 

@@ -123,11 +123,13 @@ def versus_exact(estimates, mean, variance) -> EstimatorCheck:
     variance = _over("variance", check_real_array("variance", variance, low=0.0), mean.shape)
     n_draws = estimates.shape[0]
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        z = (estimates.mean(axis=0) - mean) / np.sqrt(variance / n_draws)
-        ratio = estimates.var(axis=0, ddof=1) / variance
+        gap, spread = estimates.mean(axis=0) - mean, estimates.var(axis=0, ddof=1)
+        z, ratio = gap / np.sqrt(variance / n_draws), spread / variance
+    if not (np.all(np.isfinite(gap)) and np.all(np.isfinite(spread))):  # no variance would help
+        fail("estimates", Described("an array whose mean or variance overflows"), "within 1e308")
     if not (
         np.all(np.isfinite(z)) and np.all(np.isfinite(ratio))
-    ):  # a variance near 1e-308 or below
+    ):  # a variance near 1e-308 or less
         least = float(np.min(variance))
         fail(
             "variance",

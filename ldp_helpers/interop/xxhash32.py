@@ -89,7 +89,9 @@ def _check_seeds(seeds, name: str = "seeds") -> np.ndarray:
     array = as_array(name, seeds, "non-negative integer seeds")
     if array.dtype == object:
         if not all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
+            isinstance(s, (int, np.integer))
+            and not isinstance(s, (bool, np.timedelta64))
+            and s >= 0
             for s in array.ravel()
         ):
             fail_type(name, seeds, "non-negative integer seeds")

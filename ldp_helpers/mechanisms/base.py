@@ -109,7 +109,10 @@ def sample_support_counts(true_counts, n, p, q, *, rng: np.random.Generator, siz
     if size is not None:
         dims = (size,) if isinstance(size, (int, np.integer)) else size
         if not isinstance(dims, tuple) or not all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in dims
+            isinstance(s, (int, np.integer))
+            and not isinstance(s, (bool, np.timedelta64))
+            and s >= 0
+            for s in dims
         ):
             fail("size", size, "None, a non-negative integer or a tuple of them (numpy's size)")
         check_allocation("size", size, 2 * math.prod(int(s) for s in dims))

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ldp_helpers._validation import (
+    as_array,
     check_aggregate,
     check_epsilon,
     check_int,
@@ -54,12 +55,14 @@ def laplace_scale(epsilon: float) -> float:
 MAX_NOISE_SCALES = 745.0
 
 
-def _check_reports(reports, d: int, scale: float | None = None) -> np.ndarray:
+def _check_reports(
+    reports, d: int, scale: float | None = None, name: str = "reports"
+) -> np.ndarray:
     """Reports (users × d); with the Laplace ``scale`` β, each entry within 1 + 745·β of 0 (what a client can send)."""
-    reports = check_ndim("reports", reports, 2, last=d, what="(users × d)")
+    reports = check_ndim(name, reports, 2, last=d, what="(users × d)")
     bound = None if scale is None else 1.0 + MAX_NOISE_SCALES * scale
     return check_real_array(
-        "reports",
+        name,
         reports,
         low=None if bound is None else -bound,
         high=bound,
@@ -105,7 +108,7 @@ def log_density_ratio(y, v: int, v_other: int, *, epsilon: float, d: int) -> np.
     [wang2017] §4.3; [tutorial] "Histogram Encoding".
     """
     d = check_int("d", d, low=2)
-    y = _check_reports(np.atleast_2d(y), d)
+    y = _check_reports(np.atleast_2d(as_array("y", y, f"reports (users × {d})")), d, name="y")
     v, v_other = (
         check_int("v", v, low=0, high=d - 1),
         check_int("v_other", v_other, low=0, high=d - 1),

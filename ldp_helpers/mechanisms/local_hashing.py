@@ -163,8 +163,8 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
 
     p* = e^ε/(e^ε+g−1) (GRR's over a real-valued [g], written 1/(1+(g−1)e^{−ε}) as in
     :func:`~ldp_helpers.mechanisms.grr.grr_probabilities`, which takes integer domains only),
-    q* = 1/g; minimized at g = e^ε + 1 (see :func:`continuous_optimal_hash_range`).  Beyond g ≈ 1e150 it is
-    taken in the closed form (1 + (g−1)e^{−ε})²/((g−1)(1 − e^{−ε})²) ≈ g/(e^ε − 1)²; a g whose variance
+    q* = 1/g; minimized at g = e^ε + 1 (see :func:`continuous_optimal_hash_range`).  Where p* − q* < 1e-150
+    (g beyond about 1e150·(e^ε − 1)) it is taken in the closed form (1 + (g−1)e^{−ε})²/((g−1)(1 − e^{−ε})²) ≈ g/(e^ε − 1)²; a g whose variance
     exceeds double precision (g above about 1.8e308·(e^ε − 1)², so only at ε below ln 2) is refused.
 
     References
@@ -173,7 +173,7 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     """
     epsilon, g = check_epsilon(epsilon), check_real("g", g, low=1.0)
     p_star = 1.0 / (1.0 + (g - 1.0) * math.exp(-epsilon))
-    if p_star - 1.0 / g < 1e-150:  # (p* − q*)² below 1e-300 (g beyond about 1e150): in closed form
+    if p_star - 1.0 / g < 1e-150:  # (p* − q*)² below 1e-300: in closed form
         return _variance_at_huge_g(epsilon, g)
     return float(count_variance(0.0, 1, p_star, 1.0 / g))
 

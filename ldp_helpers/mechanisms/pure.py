@@ -94,7 +94,9 @@ def support_count_pmf(true_count: int, n: int, p: float, q: float) -> np.ndarray
     [wang2017] Theorem 2 (its proof: the support count is a sum of independent indicators).
     """
     n = check_int("n", n, low=0)
-    c = check_int("true_count", true_count, low=0, high=n)
+    c = check_int("true_count", true_count, low=0)
+    if c > n:
+        fail("true_count", c, f"an integer in [0, n = {n}]")
     check_probability(p, "p"), check_probability(q, "q")
     check_allocation("n", n, 3 * (n + 1), what="three pmfs over 0..n")
     return np.convolve(

@@ -121,6 +121,8 @@ class RapporParams:
         k = check_int("k", k, low=2 * h)
         # beyond it 1 + e^{−ε/h}(1−p)/p rounds to 1
         limit = h * (math.log((1 - p) / p) + 53 * math.log(2))
+        if limit <= 0:  # (1 − p)/p ≤ 2⁻⁵³: q rounds to 1 at every ε > 0
+            fail("p", p, "in (0, 1/(1 + 2⁻⁵³)) (above it q rounds to 1 at every epsilon > 0)")
         epsilon = check_real("epsilon", check_epsilon(epsilon), low=0.0, high=limit)
         return cls.basic_one_time(
             k, h, m, p=p, q=1.0 / (1.0 + math.exp(-epsilon / h) * (1 - p) / p)
@@ -414,7 +416,8 @@ class Rappor(Mechanism):
         c = check_int_array("aggregate", aggregate, low=0)
         c = check_trailing_shape("aggregate", c, (self.params.m, self.params.k))
         for j, n_j in enumerate(sizes):
-            check_int_array(f"aggregate[..., {j}, :]", c[..., j, :], high=int(n_j))
+            name = f"aggregate[..., {j}, :] (cohort {j}: at most n[{j}] reports)"
+            check_int_array(name, c[..., j, :], low=0, high=int(n_j))
         channel = self.params.bit_channel
         out = np.zeros(c.shape)  # an empty cohort (N_j = 0, so c = 0): t̂ = 0
         seen = sizes > 0

@@ -107,8 +107,8 @@ def bloom_filters(secret: str, m: int, n_candidates: int, h: int, k: int) -> np.
     k = check_int("k", k, low=1)
     h = check_int("h", h, low=1, high=k)
     check_allocation(
-        "n_candidates",
-        n_candidates,
+        "m, n_candidates and k",
+        (m, n_candidates, k),
         m * n_candidates * k,
         itemsize=9,
         what=f"Bloom filters (int8) and design matrix (float64) of {m} cohorts × {k} bits per candidate",

@@ -356,7 +356,7 @@ def psda_counts(
     if never_flips:  # PCEP's client would never flip: its sign would tell the location
         fail(
             "epsilons",
-            Described(f"an array containing {max(never_flips)!r}"),
+            eps[0] if eps.size == 1 else Described(f"an array containing {max(never_flips)!r}"),
             "budgets below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
         )
     eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps

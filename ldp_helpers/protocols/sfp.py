@@ -118,7 +118,13 @@ class SequenceFragmentPuzzle(Mechanism):
         )
         # each part needs at least MIN_EPSILON: with ε ≥ 2·MIN_EPSILON a share in
         # [MIN_EPSILON/ε, 1 − MIN_EPSILON/ε] gives it, so a share outside is refused by its own name
-        if eps >= 2 * MIN_EPSILON and min(share * eps, (1 - share) * eps) < MIN_EPSILON:
+        if eps < 2 * MIN_EPSILON:
+            fail(
+                "epsilon",
+                eps,
+                f"at least {2 * MIN_EPSILON:g} (each of its two parts needs {MIN_EPSILON:g})",
+            )
+        if min(share * eps, (1 - share) * eps) < MIN_EPSILON:
             fail(
                 "fragment_share",
                 share,

@@ -67,8 +67,8 @@ def item_counts(baskets, d: int) -> np.ndarray:
     if len(baskets) == 0:
         fail("baskets", Described("an empty list"), "at least one basket")
     expected = f"a sequence of flat arrays of items in [0, {d})"
-    for b in baskets:
-        check_unmasked("baskets", b, expected)
+    for i, b in enumerate(baskets):
+        check_unmasked(f"baskets[{i}]", b, expected)
     try:
         flat = np.concatenate([np.asarray(b).ravel() for b in baskets])
     except (ValueError, TypeError):

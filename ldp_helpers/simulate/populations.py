@@ -159,21 +159,24 @@ class RandomActiveSets:
         return (ranks < self.ones_per_round[None, :]).astype(np.int8)
 
 
-def check_stream_truth(truth, n_rounds: int | None = None, *, random_sets: bool = False):
-    """A :class:`Population` (or, if ``random_sets``, a :class:`RandomActiveSets`) with T = ``n_rounds`` rounds if given."""
+def check_stream_truth(
+    truth, n_rounds: int | None = None, *, random_sets: bool = False, name: str = "truth"
+):
+    """A :class:`Population` (or, if ``random_sets``, a :class:`RandomActiveSets`) with T = ``n_rounds`` rounds if
+    given; a refusal names ``name`` (the caller's parameter)."""
     kinds = (
         (Population, RandomActiveSets) if check_bool("random_sets", random_sets) else (Population,)
     )
     if not isinstance(truth, kinds):
         allowed = " or ".join(f"a {kind.__name__}" for kind in kinds)
         fail(
-            "truth",
+            name,
             Described(f"an object of type {type(truth).__name__}"),
             f"{allowed} (ldp_helpers.simulate.populations)",
         )
     if n_rounds is not None and truth.n_rounds != n_rounds:
         fail(
-            "truth",
+            name,
             Described(f"data with {truth.n_rounds} rounds"),
             f"data with T = {n_rounds} rounds (the mechanism's n_rounds)",
         )

@@ -113,7 +113,7 @@ def sample_reporters(population: Population, m: int, *, rng: np.random.Generator
     reporters, reporters_with_one : ndarray, each shape (n_draws, T), int64
         O(G·T·min(m, T−m)) work per draw, independent of N; the joint law across rounds is exact.
     """
-    population = check_stream_truth(population)
+    population = check_stream_truth(population, name="population")
     per_group = sample_reporter_counts(
         population.counts, population.n_rounds, m, rng=rng, n_draws=n_draws
     )

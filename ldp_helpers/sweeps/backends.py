@@ -51,7 +51,7 @@ def check_dask_address(address, name: str = "dask_address") -> str:
     return address
 
 
-def check_dask_client(client, name: str = "dask_client"):
+def check_dask_client(client, name: str = "client"):
     """An open :class:`distributed.Client` (anything with ``submit``, ``gather`` and ``cancel``)."""
     if not all(hasattr(client, attr) for attr in ("submit", "cancel", "nthreads")):
         fail_type(name, client, "a distributed.Client")
@@ -72,7 +72,7 @@ def check_where(n_jobs=None, dask_address=None, dask_client=None) -> None:
     if dask_address is not None:
         check_dask_address(dask_address)
     if dask_client is not None:
-        check_dask_client(dask_client)
+        check_dask_client(dask_client, "dask_client")
 
 
 @dataclass(frozen=True)

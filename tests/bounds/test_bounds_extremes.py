@@ -41,13 +41,19 @@ def test_max_abs_normal_quantile_at_ordinary_beta_matches_mpmath(n_rounds, beta)
 
 def test_rate_guide_refuses_an_exponent_whose_guide_overflows_with_its_range():
     """T^e·√log(2T/β) through 0.5 at T = 10: 10^e beyond 1e308 was returned as ∞ (exponent = 1e300);
-    it is refused naming exponent and about the range that stays finite (log(max double)/max |log(T/T₀)|);
+    it is refused naming exponent and the range of exponents that stays finite (log first_value + e·log(T/T₀) + ½ log(L/L₀) ≤ log(max double) at every T);
     an exponent just inside it is computed."""
     rounds = np.array([10.0, 100.0])
-    with pytest.raises(ValueError, match=r"^exponent must be a real in about \[-308\.3, 308\.3\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"^exponent must be a real at most 308\.477 for these rounds and first_value",
+    ):
         rate_guide(rounds, 0.5, 1e300, 0.1)
-    with pytest.raises(ValueError, match=r"^exponent must be a real in about \[-308\.3, 308\.3\]"):
+    with pytest.raises(ValueError, match=r"^exponent must be a real in \[-308\.68, 308\.477\]"):
         rate_guide(np.array([10.0, 100.0, 1.0]), 0.5, 400.0, 0.1)
+    with pytest.raises(ValueError, match=r"at most 119\.764 for these rounds and first_value"):
+        rate_guide([1, 2, 4, 8], 1e200, 200.0, 0.05)  # first_value counts: 1e200·8^120 > 1e308
+    assert np.isfinite(rate_guide([1, 2, 4, 8], 1e200, 119.7, 0.05)).all()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         guide = rate_guide(rounds, 0.5, 308.4, 0.1)

@@ -8,6 +8,7 @@ for one property): each case that breaks the contract becomes a line of the test
 from __future__ import annotations
 
 import importlib
+import re
 import signal
 import time
 import tracemalloc
@@ -127,7 +128,7 @@ def refusal_problem(func, kwargs: dict, names, shown: str) -> str | None:
         return f"{shown}: {expected}; accepted silently, returning {outcome!r:.200}"
     if not isinstance(outcome, (ValueError, TypeError)):
         return f"{shown}: {expected}; got {type(outcome).__name__}: {outcome!s:.300}"
-    if not any(name in str(outcome) for name in names):
+    if not any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", str(outcome)) for name in names):
         return f"{shown}: {expected}; got one blaming another parameter: {outcome!s:.300}"
     if peak >= REFUSAL_BYTES:
         return f"{shown}: {expected} before allocating; it allocated {format_bytes(peak)} first"

@@ -22,3 +22,9 @@ def test_versus_exact_refuses_a_variance_too_small_for_the_estimates():
         warnings.simplefilter("error")
         check = versus_exact(ESTIMATES, MEAN, 1e-300)
     assert np.all(np.isfinite(check.z)) and np.all(np.isfinite(check.variance_ratio))
+
+
+def test_versus_exact_blames_estimates_whose_own_spread_overflows():
+    """±1e300 draws: their sample variance is no double, so no variance could be enough: estimates is refused."""
+    with pytest.raises(ValueError, match=r"^estimates must be within 1e308"):
+        versus_exact(np.array([[1e300], [-1e300]]), np.array([0.0]), 1.0)

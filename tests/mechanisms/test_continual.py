@@ -558,7 +558,7 @@ def test_rate_guide_takes_one_axis_of_rounds_and_refuses_an_overflowing_exponent
     T^e beyond double range gave 0/0 or ∞/∞ = NaN, first point included, where the guide is 2, 0; a guide
     beyond the largest double (2·10^1000) is no number: refused naming exponent, with its allowed range."""
     assert rate_guide([10, 100], 2.0, -1000.0, 0.1).tolist() == [2.0, 0.0]
-    with pytest.raises(ValueError, match=r"^exponent must be a real in about \[-308\.3, 308\.3\]"):
+    with pytest.raises(ValueError, match=r"^exponent must be a real at most 307\.875"):
         rate_guide([10, 100], 2.0, 1000.0, 0.1)
     for rounds in (10, [[10, 100]]):
         with pytest.raises(ValueError, match="rounds must be a 1-D array"):

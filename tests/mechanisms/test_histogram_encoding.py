@@ -103,7 +103,7 @@ def test_rejects_malformed_inputs(rng):
         she.log_density_ratio([[0.0, 0.0, 0.0]], 5, 0)
     with pytest.raises(
         ValueError,
-        match=r"reports must be a 2-D array \(users × d\) whose last axis has length 3; got an array of shape \(1, 2\)",
+        match=r"y must be a 2-D array \(users × d\) whose last axis has length 3; got an array of shape \(1, 2\)",
     ):
         she.log_density_ratio([[0.0, 0.0]], 1, 0)
     with pytest.raises(

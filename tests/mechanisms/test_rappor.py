@@ -261,7 +261,7 @@ def test_mechanism_validates_its_inputs(rng):
         ),
         (
             lambda: mechanism.estimate(np.full((2, 8), 11), [10, 12]),
-            r"aggregate\[\.\.\., 0, :\] must be integers in \[-inf, 10\]",
+            r"aggregate\[\.\.\., 0, :\] \(cohort 0: at most n\[0\] reports\) must be integers in \[0, 10\]",
         ),
         (
             lambda: mechanism.estimate(np.full((2, 8), 2.5), [10, 10]),
@@ -273,7 +273,7 @@ def test_mechanism_validates_its_inputs(rng):
         ),
         (
             lambda: mechanism.estimate(np.ones((2, 8), int), [10, 0]),
-            r"aggregate\[\.\.\., 1, :\] must be integers in \[-inf, 0\]",
+            r"aggregate\[\.\.\., 1, :\] \(cohort 1: at most n\[1\] reports\) must be integers in \[0, 0\]",
         ),
         (
             lambda: instantaneous_randomized_response(np.ones(4, dtype=int), 0.6, 0.4, rng=rng),

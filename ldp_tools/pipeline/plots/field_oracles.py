@@ -264,17 +264,10 @@ def longitudinal_figure(
     taus = check_int_array("taus", taus, low=1).ravel()
     epsilon, d = check_epsilon(epsilon), check_int("d", d, low=2)
     eps_inf = check_epsilon(epsilon_permanent, "epsilon_permanent")
-    if (
-        not isinstance(epsilons, dict)
-        or "fresh" not in epsilons
-        or not isinstance(variances, dict)
-        or not variances
-    ):
-        fail(
-            "epsilons",
-            Described(type(epsilons).__name__),
-            "longitudinal_epsilons' and longitudinal_variances' results",
-        )
+    if not isinstance(epsilons, dict) or "fresh" not in epsilons:
+        fail("epsilons", Described(type(epsilons).__name__), "longitudinal_epsilons' result")
+    if not isinstance(variances, dict) or not variances:
+        fail("variances", Described(type(variances).__name__), "longitudinal_variances' result")
     fig, (left, right) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 4.6))
     for i, (key, curve) in enumerate(epsilons.items()):
         curve = check_real_array("epsilons", np.asarray(curve, dtype=float), low=None)
