@@ -31,7 +31,7 @@ def test_estimator_moments_are_exact(c, n, p, q):
 
 def test_pmf_rejects_counts_outside_the_population():
     """A true count above n is refused, naming true_count and the range [0, n]."""
-    with pytest.raises(ValueError, match=r"true_count must be an integer in \[0, 5\]; got 6"):
+    with pytest.raises(ValueError, match=r"true_count must be an integer in \[0, n = 5\]; got 6"):
         support_count_pmf(6, 5, 0.5, 0.2)
 
 
