@@ -400,7 +400,7 @@ def wire(panel: Panel, redraw) -> Panel:
 
 def refused(text: str) -> str:
     """A refusal as the panels and the share bar show it: ``refused: <text>``, escaped, in red."""
-    return f'<span style="color:#b00020">refused: {html.escape(text)}</span>'
+    return f'<span style="color:#b00020;overflow-wrap:anywhere">refused: {html.escape(text)}</span>'
 
 
 def _same(a, b) -> bool:

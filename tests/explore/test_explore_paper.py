@@ -334,7 +334,7 @@ def test_a_refusal_names_the_parameter_reverts_its_box_and_later_changes_apply()
     before = panel.summary.value
     panel.controls["n_users"].box.value = "1e9"
     assert panel.message.value.startswith(
-        '<span style="color:#b00020">refused: n_users = 1000000000 — n_users must'
+        '<span style="color:#b00020;overflow-wrap:anywhere">refused: n_users = 1000000000 — n_users must'
     )
     assert (
         panel.controls["n_users"].value == MSHOT["n_users"]

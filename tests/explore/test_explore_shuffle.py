@@ -124,7 +124,7 @@ def test_a_refused_value_names_the_parameter_and_the_limit_reverts_and_later_cha
     before = panel.summary.value
     panel.controls["n"].box.value = "1e8"
     assert panel.message.value.startswith(
-        '<span style="color:#b00020">refused: n = 100000000 — n must be an integer in [2, 10,000,000] '
+        '<span style="color:#b00020;overflow-wrap:anywhere">refused: n = 100000000 — n must be an integer in [2, 10,000,000] '
         "for k = 2 (the exact profile of shuffled binary RR sums over about 80 √n count vectors"
     )
     assert panel.controls["n"].value == 10_000 and panel.controls["n"].box.value == "10000"
