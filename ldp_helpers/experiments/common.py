@@ -123,8 +123,10 @@ def versus_exact(estimates, mean, variance) -> EstimatorCheck:
     variance = _over("variance", check_real_array("variance", variance, low=0.0), mean.shape)
     n_draws = estimates.shape[0]
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        gap, spread = estimates.mean(axis=0) - mean, estimates.var(axis=0, ddof=1)
-        z, ratio = gap / np.sqrt(variance / n_draws), spread / variance
+        gap = estimates.mean(axis=0) - mean
+        spread = estimates.var(axis=0, ddof=1)
+        z = gap / np.sqrt(variance / n_draws)
+        ratio = spread / variance
     if not (np.all(np.isfinite(gap)) and np.all(np.isfinite(spread))):  # no variance would help
         fail("estimates", Described("an array whose mean or variance overflows"), "within 1e308")
     if not (

@@ -181,7 +181,8 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
 def _variance_at_huge_g(epsilon: float, g: float) -> float:
     """q*(1−q*)/(p*−q*)² = (1 + (g−1)e^{−ε})² / ((g−1)(1 − e^{−ε})²), in steps that neither underflow
     nor overflow where the value itself is a double; refused (naming ``g``) where it is not."""
-    w, m = 1.0 + (g - 1.0) * math.exp(-epsilon), -math.expm1(-epsilon)
+    w = 1.0 + (g - 1.0) * math.exp(-epsilon)  # 1/p*
+    m = -math.expm1(-epsilon)  # 1 − e^{−ε}
     variance = w / (g - 1.0) * w / m / m
     if not math.isfinite(variance):  # ≈ g/(e^ε − 1)² beyond 1e308
         fail(
