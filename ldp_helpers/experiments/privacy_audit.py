@@ -50,7 +50,7 @@ from ldp_helpers.mechanisms.continual import Glance
 from ldp_helpers.mechanisms.harmony import Harmony
 from ldp_helpers.mechanisms.local_hashing import BLH, OLH, LocalHashing
 from ldp_helpers.mechanisms.m_shot import MShotReporting
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import Q_BIN_MAX_EPSILON, q_bin_probabilities
 from ldp_helpers.mechanisms.rappor import prr_bit_loss
 from ldp_helpers.mechanisms.registry import REGISTRY
 from ldp_helpers.mechanisms.unary_encoding import OUE, SUE, unary_loss
@@ -386,22 +386,16 @@ def longitudinal_curves(
 ) -> list[AttackCurve]:
     """The four schemes' attack curves: fresh RR (ε₀ per report), memoized RAPPOR (f, p, q), and
     Glance, Harmony and m-shot with whole-stream budget ``stream_epsilon`` over T = k rounds
-    (``stream_epsilon`` in [1e-12, about 36.7]: Glance's and Harmony's Q_Bin randomizes below it).
+    (``stream_epsilon`` at most Q_Bin's ceiling
+    :data:`~ldp_helpers.mechanisms.randomized_response.Q_BIN_MAX_EPSILON`: Glance and Harmony report
+    with Q_Bin at the whole-stream budget, which beyond it rounds to a bit never flipped).
 
     The simulated curves run as chunks (one per stream and k).  If one fails, the
     :class:`~ldp_helpers.sweeps.ChunkError` keeps every finished chunk in ``completed``, keyed
     by (stream index, k index); pass it back as ``completed=`` to compute only the missing ones.
     """
     epsilon = check_epsilon(epsilon)
-    stream_epsilon = check_epsilon(stream_epsilon, "stream_epsilon")
-    # Glance's and Harmony's Q_Bin at the whole-stream budget would not randomize
-    if q_bin_probabilities(stream_epsilon)[0] == 1.0:
-        fail(
-            "stream_epsilon",
-            stream_epsilon,
-            "in [1e-12, about 36.7] (Glance and Harmony report with Q_Bin at the whole-stream "
-            "budget; beyond it e^ε/(e^ε + 1) rounds to 1 in double precision)",
-        )
+    stream_epsilon = check_epsilon(stream_epsilon, "stream_epsilon", high=Q_BIN_MAX_EPSILON)
     rappor_f = check_probability(rappor_f, "rappor_f")
     rappor_p = check_probability(rappor_p, "rappor_p")
     rappor_q = check_probability(rappor_q, "rappor_q")

@@ -48,6 +48,7 @@ from ldp_helpers._validation import (
     Described,
     check_allocation,
     check_domain_values,
+    check_epsilon,
     check_instance,
     check_int,
     check_int_array,
@@ -58,7 +59,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, _check_int_aggregate, batch_shape
 from ldp_helpers.mechanisms.longitudinal import _flip_bits
 from ldp_helpers.mechanisms.pure import count_variance
-from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import Q_BIN_MAX_EPSILON, q_bin_probabilities
 from ldp_helpers.mechanisms.subset_selection import _log2_comb
 
 #: largest number of whole-report columns C(d, n_bits)·2^n_bits of output_table
@@ -92,12 +93,8 @@ class DBitFlip(FrequencyOracle):
     def __post_init__(self):
         super().__post_init__()
         object.__setattr__(self, "n_bits", check_int("n_bits", self.n_bits, low=1, high=self.d))
-        if q_bin_probabilities(self.epsilon / 2)[0] == 1.0:
-            fail(
-                "epsilon",
-                self.epsilon,
-                "below about 73 (beyond it e^(epsilon/2)/(e^(epsilon/2)+1) rounds to 1)",
-            )
+        # each bit is Q_Bin(·; ε/2): ε/2 ≤ its ceiling (ε/2 is exact, so this is ε ≤ 2·ceiling)
+        check_epsilon(self.epsilon, high=2 * Q_BIN_MAX_EPSILON)
 
     @property
     def bit_probabilities(self) -> tuple[float, float]:

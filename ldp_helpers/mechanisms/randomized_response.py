@@ -35,6 +35,10 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import Mechanism, _draw_support_counts
 from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
 
+#: the largest ε at which ``Q_Bin(·; ε)`` still randomizes: from the next double on (ε ≈ ln 2⁵³) its keep
+#: probability e^ε/(e^ε+1) rounds to 1 (:func:`q_bin_probabilities`), a reporter who never lies
+Q_BIN_MAX_EPSILON = 36.7368005696771
+
 
 @dataclass(frozen=True)
 class BinaryRR(Mechanism):
@@ -65,29 +69,16 @@ class BinaryRR(Mechanism):
 
     @classmethod
     def from_epsilon(cls, epsilon: float) -> BinaryRR:
-        """``Q_Bin(·; ε)``: keep the bit w.p. e^ε/(e^ε+1), flip it otherwise (ε below about 36.7).
+        """``Q_Bin(·; ε)``: keep the bit w.p. e^ε/(e^ε+1), flip it otherwise (ε ≤ :data:`Q_BIN_MAX_EPSILON`).
 
-        Beyond ε ≈ 36.7 the keep probability rounds to 1 in double precision and the randomizer
+        Beyond that ceiling the keep probability rounds to 1 in double precision and the randomizer
         stops randomizing, so such ε are refused.
 
         References
         ----------
         [m_shot] §4.1; [glance] Algorithm 1.
         """
-        keep, flip = q_bin_probabilities(check_epsilon(epsilon))
-        if not keep > flip:
-            fail(
-                "epsilon",
-                epsilon,
-                "above about 2.2e-16 (below it e^epsilon/(e^epsilon+1) and 1/(e^epsilon+1) are "
-                "both 0.5 in double precision)",
-            )
-        if keep == 1.0:
-            fail(
-                "epsilon",
-                epsilon,
-                "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
-            )
+        keep, flip = q_bin_probabilities(check_epsilon(epsilon, high=Q_BIN_MAX_EPSILON))
         return cls(p=keep, q=flip)
 
     @classmethod

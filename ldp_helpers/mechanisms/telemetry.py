@@ -48,7 +48,11 @@ from ldp_helpers._validation import (
     fail_shape,
 )
 from ldp_helpers.mechanisms.base import Mechanism
-from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import (
+    Q_BIN_MAX_EPSILON,
+    q_bin_gap,
+    q_bin_probabilities,
+)
 
 #: largest m for output_table (an (m + 1) × 2 table) and for the truth's m + 1 counts
 MAX_M = 2**24
@@ -69,15 +73,9 @@ class OneBitMean(Mechanism):
     m: int  # the counters' range: x ∈ {0, 1, …, m}
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        # beyond Q_Bin's ceiling Pr[1 | m] = e^ε/(e^ε + 1) would round to 1
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, high=Q_BIN_MAX_EPSILON))
         object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_M))
-        # Pr[1 | m] = e^ε/(e^ε + 1) would round to 1
-        if q_bin_probabilities(self.epsilon)[0] == 1.0:
-            fail(
-                "epsilon",
-                self.epsilon,
-                "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
-            )
 
     def one_probability(self, x) -> np.ndarray:
         """``Pr[b = 1 | x] = 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1)`` for counters x ∈ [0, m] ([ding2017] "1BitMean")."""

@@ -57,7 +57,11 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import Mechanism, batch_shape
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import q_bin_gap, q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import (
+    Q_BIN_MAX_EPSILON,
+    q_bin_gap,
+    q_bin_probabilities,
+)
 from ldp_helpers.mechanisms.registry import RegistryEntry
 from ldp_helpers.protocols.taxonomy import Taxonomy
 
@@ -106,13 +110,8 @@ class PCEP(Mechanism):
     unbiased = False  # unbiased over the random Φ, not for the fixed public one
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        if self.keep == 1.0:  # the client would never flip: its sign would tell the location
-            fail(
-                "epsilon",
-                self.epsilon,
-                "below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
-            )
+        # beyond Q_Bin's ceiling the client would never flip: its sign would tell the location
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, high=Q_BIN_MAX_EPSILON))
         object.__setattr__(self, "n_locations", check_int("n_locations", self.n_locations, low=1))
         object.__setattr__(self, "m", check_int("m", self.m, low=1, high=MAX_ROWS))
         larger = ("m", self.m) if self.m >= self.n_locations else ("n_locations", self.n_locations)
@@ -340,8 +339,8 @@ def psda_counts(
     """PSDA: one PCEP per cluster of users with the same (safe region, ε), at confidence β/|C|; counts summed.
 
     ``locations`` are the users' leaves, ``regions`` their safe-region nodes (each must contain the
-    user's leaf), ``epsilons`` their budgets (one per user, or one for all; each in [1e-12, about 36.7]:
-    beyond it PCEP's e^ε/(e^ε+1) rounds to 1).  Each cluster's survey is
+    user's leaf), ``epsilons`` their budgets (one per user, or one for all; each in [1e-12,
+    :data:`~ldp_helpers.mechanisms.randomized_response.Q_BIN_MAX_EPSILON`]: beyond it PCEP's e^ε/(e^ε+1) rounds to 1).  Each cluster's survey is
     drawn by PCEP's exact sampler from the cluster's users per location (``per_user=True``: the
     cluster's users run PCEP's client instead).  Returns the estimated users per location (all
     leaves); with ``n_draws``, that many independent surveys of the same users (a leading axis).
@@ -351,14 +350,8 @@ def psda_counts(
     [chen2016pldp] (PSDA; PCEP).
     """
     n_nodes, locations, regions = _users(taxonomy, locations, regions)
-    eps = check_epsilons(epsilons).ravel()
-    never_flips = [e for e in np.unique(eps).tolist() if q_bin_probabilities(e)[0] == 1.0]
-    if never_flips:  # PCEP's client would never flip: its sign would tell the location
-        fail(
-            "epsilons",
-            eps[0] if eps.size == 1 else Described(f"an array containing {max(never_flips)!r}"),
-            "budgets below about 36.7 (beyond it e^epsilon/(e^epsilon+1) rounds to 1 in double precision)",
-        )
+    # beyond Q_Bin's ceiling PCEP's client would never flip: its sign would tell the location
+    eps = check_epsilons(epsilons, high=Q_BIN_MAX_EPSILON).ravel()
     eps = np.broadcast_to(eps, locations.shape) if eps.size == 1 else eps
     if regions.shape != locations.shape:
         fail("regions", Described(f"{regions.size} regions"), f"one per user ({locations.size})")

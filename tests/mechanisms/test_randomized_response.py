@@ -13,7 +13,12 @@ from stat_checks import (
 )
 
 from ldp_helpers.mechanisms.privacy import max_privacy_loss
-from ldp_helpers.mechanisms.randomized_response import BinaryRR, two_coin_response
+from ldp_helpers.mechanisms.randomized_response import (
+    Q_BIN_MAX_EPSILON,
+    BinaryRR,
+    q_bin_probabilities,
+    two_coin_response,
+)
 
 # ---------------------------------------------------------------- exact
 
@@ -68,6 +73,18 @@ def test_from_epsilon_rejects_bad_epsilon(epsilon):
     """ε ≤ 0, non-finite, or so large that 1/(e^ε+1) underflows: a clear error."""
     with pytest.raises(ValueError, match="epsilon"):
         BinaryRR.from_epsilon(epsilon)
+
+
+def test_q_bin_ceiling_is_the_last_budget_whose_keep_probability_is_below_1():
+    """Q_BIN_MAX_EPSILON: keep < 1 there and 1.0 at the next double; BinaryRR.from_epsilon (and every client
+    checked against the ceiling) accepts it and refuses the next double naming epsilon and the exact range."""
+    above = math.nextafter(Q_BIN_MAX_EPSILON, math.inf)
+    assert q_bin_probabilities(Q_BIN_MAX_EPSILON)[0] < 1.0 == q_bin_probabilities(above)[0]
+    assert BinaryRR.from_epsilon(Q_BIN_MAX_EPSILON).p < 1.0
+    with pytest.raises(
+        ValueError, match=r"^epsilon must be in \[1e-12, 36\.7368\]; got 36\.7368005696771"
+    ):
+        BinaryRR.from_epsilon(above)
 
 
 def test_rejects_p_not_above_q():

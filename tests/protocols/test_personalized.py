@@ -90,7 +90,7 @@ def test_pcep_loss_is_exact_at_large_epsilon(epsilon):
 def test_pcep_refuses_an_epsilon_whose_keep_probability_rounds_to_1(epsilon):
     """Beyond ε ≈ 36.7 e^ε/(e^ε+1) is 1.0: the client would never flip (its sign tells the location), while
     the table, keep = 1 against flip = e^−ε, read ε (and ∞ from ε ≈ 745, where the flip underflows)."""
-    with pytest.raises(ValueError, match=r"epsilon must be below about 36\.7"):
+    with pytest.raises(ValueError, match=r"^epsilon must be in \[1e-12, 36\.7368\]"):
         PCEP(epsilon, 4, 3, matrix_seed=7)
 
 
@@ -311,7 +311,7 @@ def test_psda_refuses_a_budget_whose_client_never_flips_naming_epsilons(epsilons
     parameter passed, ``epsilons`` (before: PCEP's ``epsilon``), before drawing anything."""
     rng = np.random.default_rng(0)
     before = rng.bit_generator.state
-    with pytest.raises(ValueError, match=r"^epsilons must be budgets below about 36\.7"):
+    with pytest.raises(ValueError, match=r"^epsilons must be finite values in \[1e-12, 36\.7368\]"):
         psda_counts(
             np.array([3, 4, 5, 6]),
             np.array([1, 1, 0, 2]),
