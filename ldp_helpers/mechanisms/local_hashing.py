@@ -47,7 +47,6 @@ from ldp_helpers._validation import (
 )
 from ldp_helpers.mechanisms.base import PureFrequencyOracle
 from ldp_helpers.mechanisms.grr import GRR, grr_probabilities
-from ldp_helpers.mechanisms.pure import count_variance
 from ldp_helpers.mechanisms.randomized_response import q_bin_probabilities
 
 HASH_PRIME = 2**31 - 1  # P, a Mersenne prime > any domain size used here
@@ -161,10 +160,12 @@ def olh_hash_range(epsilon: float) -> int:
 def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     """Wang et al.'s approximate per-user variance q*(1−q*)/(p*−q*)² of local hashing with a *real* g > 1.
 
-    p* = e^ε/(e^ε+g−1) (GRR's over a real-valued [g], written 1/(1+(g−1)e^{−ε}) as in
-    :func:`~ldp_helpers.mechanisms.grr.grr_probabilities`, which takes integer domains only),
-    q* = 1/g; minimized at g = e^ε + 1 (see :func:`continuous_optimal_hash_range`).  Where p* − q* < 1e-150
-    (g beyond about 1e150·(e^ε − 1)) it is taken in the closed form (1 + (g−1)e^{−ε})²/((g−1)(1 − e^{−ε})²) ≈ g/(e^ε − 1)²; a g whose variance
+    p* = e^ε/(e^ε+g−1) = 1/w with w = 1 + (g−1)e^{−ε} (GRR's over a real-valued [g], as in
+    :func:`~ldp_helpers.mechanisms.grr.grr_probabilities`, which takes integer domains only) and q* = 1/g
+    give p* − q* = (g−1)(1 − e^{−ε})/(g w), so the variance is w²/((g−1)(1 − e^{−ε})²) ≈ g/(e^ε − 1)² for
+    large g; minimized at g = e^ε + 1 (see :func:`continuous_optimal_hash_range`).  Computed in that form,
+    in steps that neither under- nor overflow where the value is a double (within 1e-15 of mpmath: p* − q*
+    itself loses every digit as g → 1 or ε → 0, and underflows beyond g ≈ 1e150); a g whose variance
     exceeds double precision (g above about 1.8e308·(e^ε − 1)², so only at ε below ln 2) is refused.
 
     References
@@ -172,15 +173,6 @@ def approx_variance_for_hash_range(epsilon: float, g: float) -> float:
     [wang2017] §4.4 (the variance of OLH before rounding g).
     """
     epsilon, g = check_epsilon(epsilon), check_real("g", g, low=1.0)
-    p_star = 1.0 / (1.0 + (g - 1.0) * math.exp(-epsilon))
-    if p_star - 1.0 / g < 1e-150:  # (p* − q*)² below 1e-300: in closed form
-        return _variance_at_huge_g(epsilon, g)
-    return float(count_variance(0.0, 1, p_star, 1.0 / g))
-
-
-def _variance_at_huge_g(epsilon: float, g: float) -> float:
-    """q*(1−q*)/(p*−q*)² = (1 + (g−1)e^{−ε})² / ((g−1)(1 − e^{−ε})²), in steps that neither underflow
-    nor overflow where the value itself is a double; refused (naming ``g``) where it is not."""
     w = 1.0 + (g - 1.0) * math.exp(-epsilon)  # 1/p*
     m = -math.expm1(-epsilon)  # 1 − e^{−ε}
     variance = w / (g - 1.0) * w / m / m
