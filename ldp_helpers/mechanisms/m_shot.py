@@ -148,7 +148,7 @@ class MShotReporting(Mechanism):
 
     @property
     def randomizer(self) -> BinaryRR:
-        """``Q_Bin(·; ε/m)`` as a :class:`BinaryRR` (only for ε/m below about 36.7, else ValueError)."""
+        """``Q_Bin(·; ε/m)`` as a :class:`BinaryRR` (only for ε/m ≤ :data:`~ldp_helpers.mechanisms.randomized_response.Q_BIN_MAX_EPSILON`, else ValueError)."""
         return BinaryRR.from_epsilon(self.epsilon / self.m)
 
     @cached_property
@@ -322,7 +322,7 @@ class MShotReporting(Mechanism):
 
         Row/column index i encodes the sequence whose bit t is ``(i >> t) & 1``.  The average over
         the C(T, m) subsets τ is exact: Π_{t∈τ} Q_Bin(y_t | v_t) Π_{t∉τ} r^{y_t}(1−r)^{1−y_t}.
-        Needs ε/m below about 36.7 (:attr:`randomizer`): beyond it Q_Bin's table rounds to 0/1.
+        Needs ε/m at most Q_Bin's ceiling (:attr:`randomizer`): beyond it Q_Bin's table rounds to 0/1.
 
         References
         ----------
