@@ -285,7 +285,9 @@ def harmony_variance_term(epsilon, n_users: int, n_rounds: int):
     N, T = check_int("n_users", n_users, low=1), check_int("n_rounds", n_rounds, low=1)
     eps = _epsilons(epsilon, high=350.0)
     e, e_minus_1 = np.exp(eps), np.expm1(eps)
-    return T / N * e * (e + 1) / e_minus_1**2 * (1 - e / (T * (e + 1)))
+    # 1 − e/(T(e + 1)) = ((T − 1) + 1/(e + 1))/T: a sum of non-negative terms (at T = 1 the difference
+    # 1 − e/(e + 1) lost every digit from ε ≈ 30 on)
+    return T / N * e * (e + 1) / e_minus_1**2 * ((T - 1) + 1 / (e + 1)) / T
 
 
 def harmony_lower_bound(epsilon, n_users: int, n_rounds: int, beta):

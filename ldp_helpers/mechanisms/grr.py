@@ -53,14 +53,15 @@ def amplified_grr_epsilon(epsilon: float, ell: int) -> float:
     """ε' = ln(ℓ(e^ε − 1) + 1): the GRR budget that sampling one of ℓ items (or attributes) turns
     into ε: padding-and-sampling's (:class:`~ldp_helpers.protocols.set_valued.PSFO`) and RS+FD's.
 
-    Evaluated as ε + ln(ℓ − (ℓ − 1)e^{−ε}) (the same number, no overflow at large ε).
+    Evaluated as ε + ln(1 + (ℓ − 1)(1 − e^{−ε})) (the same number: no overflow at large ε, and a
+    log1p of an expm1, so no digit lost at small ε, where ln(ℓ − (ℓ − 1)e^{−ε}) lost 1e-4 at 1e-12).
 
     References
     ----------
     [tutorial] "Itemset mining" (privacy amplification by sampling); [arcolezi2021] (RS+FD).
     """
     epsilon, ell = check_epsilon(epsilon), check_int("ell", ell, low=1)
-    return epsilon + math.log(ell - (ell - 1) * math.exp(-epsilon))
+    return epsilon + math.log1p(-(ell - 1) * math.expm1(-epsilon))
 
 
 def _keep_or_other(values: np.ndarray, keep: float, d: int, rng: np.random.Generator) -> np.ndarray:

@@ -239,3 +239,16 @@ def test_estimates_are_unbiased_with_exact_variance(rng):
     for i in (0, 21, 42):
         assert_mean_close(draws[:, i], true_counts[i], variances[i])
         assert_variance_close(draws[:, i], variances[i])
+
+
+@pytest.mark.parametrize(
+    "epsilon, ell", [(1e-12, 10), (1e-6, 3), (1.0, 5), (10.0, 100), (700.0, 2)]
+)
+def test_amplified_grr_epsilon_is_within_1e_15_of_mpmath(epsilon, ell):
+    """ε' = ln(ℓ(e^ε − 1) + 1): written ε + ln(ℓ − (ℓ − 1)e^{−ε}) it lost 1e-4 at ε = 1e-12 (a log of a number
+    near 1); as ε + log1p(−(ℓ − 1)·expm1(−ε)) it is accurate at both ends."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        exact = float(mpmath.log(ell * mpmath.expm1(mpmath.mpf(epsilon)) + 1))
+    assert grr_module.amplified_grr_epsilon(epsilon, ell) == pytest.approx(exact, rel=1e-15)
