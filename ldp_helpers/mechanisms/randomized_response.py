@@ -94,6 +94,9 @@ class BinaryRR(Mechanism):
     @property
     def epsilon(self) -> float:
         """The exact ε of the mechanism, ``max(ln(p/q), ln((1−q)/(1−p)))``."""
+        gap = self.p - self.q
+        if gap < 0.5 * min(self.q, 1 - self.p):  # near p = q: log1p's of the gap keep every digit
+            return max(math.log1p(gap / self.q), math.log1p(gap / (1 - self.p)))
         return max(math.log(self.p / self.q), math.log((1 - self.q) / (1 - self.p)))
 
     def output_table(self) -> np.ndarray:

@@ -201,3 +201,15 @@ def test_mechanisms_at_the_smallest_budget_run_q_bin_at_their_derived_budget():
     assert p > q and q_bin_gap(MIN_EPSILON / 2) == pytest.approx(MIN_EPSILON / 4, rel=1e-9)
     with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\); got 0.0"):
         q_bin_probabilities(0.0)
+
+
+@pytest.mark.parametrize("epsilon", [1e-12, 1e-6, 1.0, 30.0])
+def test_the_epsilon_of_q_bin_is_read_back_from_its_p_and_q_to_1e_15(epsilon):
+    """BinaryRR.epsilon from the stored p and q (log1p's of p − q; ln(p/q) lost 1e-4 at ε = 1e-12)."""
+    import mpmath
+
+    rr = BinaryRR.from_epsilon(epsilon)
+    with mpmath.workdps(50):
+        P, Q = mpmath.mpf(rr.p), mpmath.mpf(rr.q)
+        exact = float(max(mpmath.log(P / Q), mpmath.log((1 - Q) / (1 - P))))
+    assert rr.epsilon == pytest.approx(exact, rel=1e-15)

@@ -476,3 +476,16 @@ def test_a_prr_so_close_to_1_that_p_star_and_q_star_meet_is_refused_naming_f():
         ValueError, match=r"^f must be in \[0, 1\) far enough below 1 that q\* = 0\.5 > p\*"
     ):
         params.bit_channel
+
+
+@pytest.mark.parametrize("f", [1 - 1e-12, 0.999, 0.5, 0.25, 1e-300, 5e-324, 1.0])
+def test_prr_bit_loss_is_within_an_ulp_or_two_of_mpmath_for_every_f(f):
+    """ln((1 − f/2)/(f/2)) = log1p(2(1 − f)/f): as the log of a ratio near 1 it lost 1e-4 at f = 1 − 1e-12."""
+    import mpmath
+
+    from ldp_helpers.mechanisms.rappor import prr_bit_loss
+
+    with mpmath.workdps(50):
+        F = mpmath.mpf(f)
+        exact = float(mpmath.log((1 - F / 2) / (F / 2)))
+    assert prr_bit_loss(f) == pytest.approx(exact, rel=5e-16, abs=0.0)

@@ -255,3 +255,16 @@ def test_privacy_loss_is_exact_in_log_space_also_at_large_epsilon(cls):
     # OUE's q = 1/(e^ε + 1) is exact at any ε; SUE's p = e^{ε/2}/(e^{ε/2} + 1) keeps ~16 − ε/(2 ln 10) digits of 1 − p
     big, rel = (700.0, 1e-12) if cls is OUE else (30.0, 1e-9)
     assert cls(big, 5).privacy_loss() == pytest.approx(big, rel=rel)
+
+
+@pytest.mark.parametrize(
+    "p, q", [(0.900000000001, 0.9), (0.5 + 1e-12, 0.5), (0.75, 0.25), (0.9, 0.1), (0.3, 0.6)]
+)
+def test_unary_loss_keeps_its_digits_as_p_nears_q(p, q):
+    """ln(p/q) + ln((1 − q)/(1 − p)) as log1p's of p − q: a difference of four logs lost 2e-5 at p − q = 1e-12."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        P, Q = mpmath.mpf(p), mpmath.mpf(q)
+        exact = float(mpmath.log(P / Q) + mpmath.log((1 - Q) / (1 - P)))
+    assert unary_loss(p, q) == pytest.approx(exact, rel=1e-15)
