@@ -76,8 +76,11 @@ def test_counts_that_would_wrap_are_refused(call, name):
 )
 def test_budgets_too_small_for_double_precision_are_refused_as_too_small(make):
     """Below MIN_EPSILON = 1e-12 a budget is refused as too *small*, naming epsilon (was ZeroDivisionError or
-    'too large'); tests/contract/test_extreme_budgets.py holds every budgeted function to the same."""
-    with pytest.raises(ValueError, match=r"^epsilon must be in \[1e-12, inf\)"):
+    'too large'; Q_Bin's range also ends at its ceiling); tests/contract/test_extreme_values.py holds every
+    budgeted function to the same."""
+    with pytest.raises(
+        ValueError, match=r"^epsilon must be in \[1e-12, (inf\)|36\.7368\]); got 1e-"
+    ):
         make()
 
 
