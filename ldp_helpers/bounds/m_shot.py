@@ -93,7 +93,10 @@ def f_mr(m: int, r: float, *, epsilon: float, n_rounds: int) -> float:
         return float(_f(m / epsilon, m / T, r))
     e = math.exp(epsilon / m)  # e^{ε/m}
     return (
-        m / epsilon * math.expm1(epsilon / m) ** 2 / (e * (e + 1) + (e + 1) ** 2 * (T / m - 1) * r)
+        m
+        / epsilon
+        * math.expm1(epsilon / m) ** 2
+        / (e * (e + 1) + (e + 1) ** 2 * ((T - m) / m) * r)
     )
 
 
@@ -112,7 +115,8 @@ def alpha_condition(m: int, r: float, *, epsilon: float, n_rounds: int) -> float
     m, r, epsilon, T = _check_setting(m, r, epsilon, n_rounds)
     if epsilon / m > MAX_EXPONENT:
         return _condition(m, r, epsilon, T)
-    return (1 + (math.exp(epsilon / m) + 1) * (T / m - 1) * r) / math.expm1(epsilon / m)
+    # T/m − 1 as (T − m)/m: exact integers first (T/m − 1 lost 8e-8 at m = T − 1 = 1e9)
+    return (1 + (math.exp(epsilon / m) + 1) * ((T - m) / m) * r) / math.expm1(epsilon / m)
 
 
 def method_m(method: str, epsilon: float, n_rounds: int) -> int:

@@ -22,6 +22,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -249,13 +250,18 @@ class Glance(StreamMechanism):
         return rr.p * rr.q / q_bin_gap(self.epsilon) ** 2 / K
 
     def empty_round_probability(self, n_users: int) -> float:
-        """``Pr[K_t = 0] = (1 − 1/T)^N``: no user picked round t."""
-        return (1.0 - 1.0 / self.n_rounds) ** check_int("n_users", n_users, low=1)
+        """``Pr[K_t = 0] = (1 − 1/T)^N``: no user picked round t (as exp(N log1p(−1/T)); the power of the
+        rounded 1 − 1/T was 3e-8 off at T = N = 1e9)."""
+        return math.exp(self._log_empty_round(check_int("n_users", n_users, low=1)))
+
+    def _log_empty_round(self, n_users: int) -> float:
+        """ln π0 = N·log1p(−1/T) (−∞ at T = 1); 1 − π0 is −expm1 of it (no digit lost where π0 is near 1)."""
+        return -math.inf if self.n_rounds == 1 else n_users * math.log1p(-1.0 / self.n_rounds)
 
     def expected_estimate(self, truth) -> np.ndarray:
         """Exact ``E[μ̂_t] = (1 − π0) μ_t + π0/2`` with π0 = ``(1 − 1/T)^N`` (unbiased given K_t ≥ 1)."""
-        mu, empty = self.estimand(truth), self.empty_round_probability(self.n_reports(truth))
-        return (1 - empty) * mu + empty * EMPTY_ROUND_ESTIMATE
+        mu, log_empty = self.estimand(truth), self._log_empty_round(self.n_reports(truth))
+        return -math.expm1(log_empty) * mu + math.exp(log_empty) * EMPTY_ROUND_ESTIMATE
 
     def variance(self, truth) -> np.ndarray:
         """Exact unconditional ``Var[μ̂_t]``, summed over ``K_t ~ Bin(N, 1/T)``.
@@ -275,11 +281,13 @@ class Glance(StreamMechanism):
         [glance] Claim 1 (the RR part of the error); [glance] Claim 2 (the sampling part).
         """
         mu, N, prob = self.estimand(truth), self.n_reports(truth), 1.0 / self.n_rounds
-        empty = self.empty_round_probability(N)
+        log_empty = self._log_empty_round(N)
+        empty = math.exp(log_empty)  # π0
+        filled = -math.expm1(log_empty)  # 1 − π0
         # E[pq/(K(p − q)²); K ≥ 1], and μ(1 − μ) Σ_{k≥1} Pr[K_t = k](N − k)/(k(N − 1))
         rr_part = self.rr_variance(1) * _inverse_binomial_moment(N, prob)
         sampling = mu * (1 - mu) * _sampling_factor(N, prob)
-        return rr_part + sampling + empty * (1 - empty) * (mu - EMPTY_ROUND_ESTIMATE) ** 2
+        return rr_part + sampling + empty * filled * (mu - EMPTY_ROUND_ESTIMATE) ** 2
 
 
 @dataclass(frozen=True)

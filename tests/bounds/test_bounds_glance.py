@@ -313,16 +313,19 @@ def test_condition2_at_a_subnormal_mu_holds_without_overflow(mu):
 
 
 @pytest.mark.parametrize(
-    "epsilon, n_rounds", [(30.0, 1), (36.0, 1), (40.0, 1), (1.0, 1), (1.0, 50), (40.0, 3)]
+    "epsilon, n_users, n_rounds",
+    [(30.0, 1000, 1), (36.0, 1000, 1), (40.0, 1000, 1), (1.0, 1000, 1), (1.0, 1000, 50)]
+    + [(40.0, 1000, 3), (350.0, 1, 10**6), (1e-12, 10**9, 7)],
 )
-def test_harmony_variance_term_is_within_1e_14_of_mpmath_at_any_budget(epsilon, n_rounds):
+def test_harmony_variance_term_is_within_1e_14_of_mpmath_at_any_budget(epsilon, n_users, n_rounds):
     """The factor 1 − e^ε/(T(e^ε + 1)) is 1/(e^ε + 1) at T = 1: as a difference it was 1.7e-4 off at ε = 30 and
-    0 at ε = 40 (against 4.2e-21); now a sum of positive terms."""
+    0 at ε = 40 (against 4.2e-21); now a sum of positive terms.  e^ε(e^ε + 1) overflowed at ε = 350 (inf for
+    1e6): now two ratios near 1."""
     import mpmath
 
     with mpmath.workdps(50):
-        e, T = mpmath.exp(mpmath.mpf(epsilon)), n_rounds
-        exact = float(T / mpmath.mpf(1000) * e * (e + 1) / (e - 1) ** 2 * (1 - e / (T * (e + 1))))
-    assert float(gb.harmony_variance_term(epsilon, 1000, n_rounds)) == pytest.approx(
+        e, T, N = mpmath.exp(mpmath.mpf(epsilon)), n_rounds, n_users
+        exact = float(T / mpmath.mpf(N) * e * (e + 1) / (e - 1) ** 2 * (1 - e / (T * (e + 1))))
+    assert float(gb.harmony_variance_term(epsilon, n_users, n_rounds)) == pytest.approx(
         exact, rel=1e-14
     )

@@ -648,3 +648,17 @@ def test_glance_variance_of_one_round_above_the_full_sum_has_no_sampling_part():
     assert glance.variance(population)[0] == pytest.approx(
         math.exp(20.0) / (N * math.expm1(20.0) ** 2), rel=1e-12, abs=0
     )
+
+
+@pytest.mark.parametrize("n_rounds, n_users", [(10**9, 10**9), (10**12, 10**9), (10, 50), (3, 1)])
+def test_the_empty_round_probability_and_its_complement_keep_their_digits(n_rounds, n_users):
+    """π0 = (1 − 1/T)^N was the power of the rounded 1 − 1/T (3e-8 off at T = N = 1e9): as exp of N log1p(−1/T)
+    within 1e-14 of mpmath; E[μ̂_t] (with 1 − π0 as −expm1 of the same) too, on populations of a few rounds."""
+    g = Glance(1.0, n_rounds)
+    with mp.workdps(50):
+        empty = (1 - 1 / mp.mpf(n_rounds)) ** n_users
+    assert g.empty_round_probability(n_users) == pytest.approx(float(empty), rel=1e-14)
+    if n_rounds <= 10:  # μ = 0 in every round: E[μ̂_t] = π0/2; μ = 1: 1 − π0/2
+        for mu, exact in ((0.0, empty / 2), (1.0, 1 - empty / 2)):
+            expected = g.expected_estimate(constant_population(mu, n_users, n_rounds))
+            assert float(expected[0]) == pytest.approx(float(exact), rel=1e-14)
