@@ -167,9 +167,13 @@ class PCEP(Mechanism):
     def expected_estimate(self, truth) -> np.ndarray:  # noqa: D102
         return self.gram().T @ self._counts(truth)[0]
 
-    def variance(self, truth) -> np.ndarray:  # noqa: D102
+    def variance(self, truth) -> np.ndarray:
+        """``Var ŝ(l) = Σ_l' s(l')(c_ε² − G[l', l]²) = n/sinh²(ε/2) + Σ_l' s(l')(1 − G[l', l]²)`` (c_ε² − 1 =
+        1/sinh²(ε/2)): non-negative terms, 1 − G² from the integers m·G; as n c_ε² − s·G² it lost 2.4e-8 at
+        ε = 20 and 10 % at ε = 36 where one location holds the users."""
         counts, n = self._counts(truth)
-        return n * self.c_epsilon**2 - counts @ self.gram() ** 2
+        inner = self.phi.T.astype(float) @ self.phi.astype(float)  # m·G: integers, exact
+        return n / math.sinh(self.epsilon / 2) ** 2 + counts @ ((self.m**2 - inner**2) / self.m**2)
 
     def output_table(self) -> np.ndarray:
         """``P[l, (r, s)]``: columns (r, +1) then (r, −1) for each row r; whole reports (|τ| × 2m ≤ 10⁶ cells)."""

@@ -321,3 +321,25 @@ def test_psda_refuses_a_budget_whose_client_never_flips_naming_epsilons(epsilons
             rng=rng,
         )
     assert rng.bit_generator.state == before
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 20.0, 30.0, 36.0])
+def test_pcep_variance_keeps_its_digits_at_large_epsilon(epsilon):
+    """n c_ε² − s·G² cancelled where one location holds the users (2.4e-8 off at ε = 20, 10 % at 36); as
+    n/sinh²(ε/2) + s·(1 − G²) it is within 1e-14 of 60-digit mpmath of Σ_l' s(l')(c_ε² − G[l', l]²)."""
+    import mpmath
+
+    pcep, truth = PCEP(epsilon, 4, 8, matrix_seed=3), np.array([10**9, 0, 7, 0])
+    inner = pcep.phi.T.astype(int) @ pcep.phi.astype(int)  # m·G
+    with mpmath.workdps(60):
+        c = 1 / mpmath.tanh(mpmath.mpf(epsilon) / 2)
+        exact = [
+            float(
+                sum(
+                    int(truth[k]) * (c**2 - mpmath.mpf(int(inner[k, l])) ** 2 / 64)
+                    for k in range(4)
+                )
+            )
+            for l in range(4)
+        ]
+    assert pcep.variance(truth) == pytest.approx(exact, rel=1e-14)
