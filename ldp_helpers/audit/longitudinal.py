@@ -208,7 +208,7 @@ def constant_stream_positives(
     Glance and Harmony send one Q_Bin(v; ε) report (Pr[1] = p or q of the randomizer), so
     C ~ Bernoulli; m-shot sends Q_Bin(v; ε/m) in m rounds and a dummy 1 w.p. r in the T − m others,
     so C ~ (m − F if v = 1 else F) + Bin(T − m, r), F ~ Bin(m, f) the flips, drawn with Q_Bin's flip
-    probability f itself (beyond ε/m ≈ 36.7 its keep probability is 1.0 in double precision, f is
+    probability f itself (beyond ε/m ≈ 36.74, Q_Bin's ceiling, its keep probability is 1.0 in double precision, f is
     not; as m-shot's client and sampler).  Any other stream mechanism (or ``per_user=True``) runs
     its per-user reference ``perturb`` on the n × T streams, and counts.
 

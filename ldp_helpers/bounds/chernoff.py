@@ -174,13 +174,24 @@ def bernoulli_kl(a, b, *, boundary_infinite: bool = False):
     log_ratio = np.log(ratio)
     if not np.all(np.isfinite(ratio)):  # a/b beyond 1e308 (a subnormal b): its log as a difference
         log_ratio = np.where(np.isfinite(ratio), log_ratio, np.log(sa) - np.log(sb))
-    d = np.maximum(sa * log_ratio + (1 - sa) * np.log((1 - sa) / (1 - sb)), 0.0)
-    # a near b: the two terms cancel to (a − b)²/(2b(1 − b)); D = b·φ(h/b) + (1 − b)·φ(−h/(1 − b)) with
-    # h = a − b and φ(x) = (1 + x)log(1 + x) − x, each φ from its series (two non-negative terms)
     h = sa - sb
+    # a/b = 1 + h/b and (1 − a)/(1 − b) = 1 − h/(1 − b): where a ratio is near 1, its log as log1p (at b =
+    # 1e-20, a = 2b the second rounded to 1 and D came out 3.6 times its value; b and a near 1 alike)
+    close = np.abs(h) < 0.5 * sb
+    log_ratio = np.where(close, np.log1p(np.where(close, h, 0.0) / sb), log_ratio)
+    close = np.abs(h) < 0.5 * (1 - sb)
+    log_rest = np.where(
+        close, np.log1p(np.where(close, -h, 0.0) / (1 - sb)), np.log((1 - sa) / (1 - sb))
+    )
+    d = np.maximum(sa * log_ratio + (1 - sa) * log_rest, 0.0)
+    # a near b: the two terms cancel to (a − b)²/(2b(1 − b)); D = b·φ(h/b) + (1 − b)·φ(−h/(1 − b)) with
+    # φ(x) = (1 + x)log(1 + x) − x, each φ from its series (two non-negative terms)
     near = np.abs(h) < _SERIES_BELOW * np.minimum(sb, 1 - sb)
     if np.any(near):
-        near_d = sb * _poisson_rate_near_0(h / sb) + (1 - sb) * _poisson_rate_near_0(-h / (1 - sb))
+        hn = np.where(near, h, 0.0)  # no division elsewhere: h/b overflows at a subnormal b
+        near_d = sb * _poisson_rate_near_0(hn / sb) + (1 - sb) * _poisson_rate_near_0(
+            -hn / (1 - sb)
+        )
         d = np.where(near, near_d, d)
     if check_bool("boundary_infinite", boundary_infinite):
         return _out(np.where(inside, d, np.inf))

@@ -286,8 +286,8 @@ def harmony_variance_term(epsilon, n_users: int, n_rounds: int):
     eps = _epsilons(epsilon, high=350.0)
     e, e_minus_1 = np.exp(eps), np.expm1(eps)
     # 1 − e/(T(e + 1)) = ((T − 1) + 1/(e + 1))/T: a sum of non-negative terms (at T = 1 the difference
-    # 1 − e/(e + 1) lost every digit from ε ≈ 30 on)
-    # e(e + 1)/(e − 1)² as two ratios near 1 at large ε: the product e(e + 1) overflowed T/N times it
+    # 1 − e/(e + 1) lost 1.7e-4 at ε = 30 and every digit from ε ≈ 36.7 on); e(e + 1)/(e − 1)² as two
+    # ratios near 1 (the product e(e + 1) overflowed T/N times it at ε = 350)
     return (e / e_minus_1) * ((e + 1) / e_minus_1) * ((T - 1) + 1 / (e + 1)) / N
 
 

@@ -116,9 +116,9 @@ def fmt_closed_epsilon(n: int, epsilon0: float, delta: float) -> float:
         return eps0
     a = 8 * math.sqrt(math.exp(eps0) * union_log(4, delta) / n)
     c = 8 * math.exp(eps0) / n
-    e = math.log1p(
-        a + c
-    )  # log1p: a + c is small at large n (log(1 + x) lost 28 % at n = 1e9, ε₀ = 1e-12)
+    # both logarithms of 1 + (a small number at large n) as log1p: the outer log(1 + x) lost 28 % at
+    # n = 1e9, ε₀ = 1e-12
+    e = math.log1p(a + c)
     return math.log1p(-math.expm1(-eps0) / (1 + math.exp(-eps0 - e)) * (a + c))
 
 

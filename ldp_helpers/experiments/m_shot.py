@@ -275,7 +275,7 @@ def max_error_vs_rounds(
     """Theorem 9 made visible: max errors of shape (len(rounds), n_draws) with ε = scale·T^b.
 
     ``scale`` and ``b`` must give every T of ``rounds`` a budget ε = scale·T^b that the method's
-    :class:`~ldp_helpers.mechanisms.m_shot.MShotReporting` accepts (ε ≥ 1e-12 and ε/m below about 36.7
+    :class:`~ldp_helpers.mechanisms.m_shot.MShotReporting` accepts (ε ≥ 1e-12 and ε/m at most Q_Bin's ceiling 36.74
     or 700): else ValueError naming scale and b, before any simulation.
     """
     scale, b = check_real("scale", scale, low=0.0), check_real("b", b)

@@ -50,7 +50,12 @@ from ldp_helpers.mechanisms.base import _SMALLEST_NORMAL, Mechanism
 from ldp_helpers.mechanisms.continual import _rounds_matrix
 from ldp_helpers.mechanisms.privacy import _max_log_ratio
 from ldp_helpers.mechanisms.pure import count_variance, unbiased_count
-from ldp_helpers.mechanisms.randomized_response import BinaryRR, q_bin_gap, q_bin_probabilities
+from ldp_helpers.mechanisms.randomized_response import (
+    Q_BIN_MAX_EPSILON,
+    BinaryRR,
+    q_bin_gap,
+    q_bin_probabilities,
+)
 from ldp_helpers.simulate.populations import Population, check_stream_truth
 from ldp_helpers.simulate.streams import (
     reference_report_rounds,
@@ -137,12 +142,12 @@ class MShotReporting(Mechanism):
                 "epsilon",
                 self.epsilon,
                 f"such that the averaged report stays random (0 < q < p < 1 in double precision) at m={self.m}, "
-                f"r={self.dummy_prob!r}: epsilon/m below about 700, and below about 36.7 when m = T or r = 1",
+                f"r={self.dummy_prob!r}: epsilon/m below about 700, and at most {Q_BIN_MAX_EPSILON:.6g} when m = T or r = 1",
             )
 
     @property
     def q_bin_probs(self) -> tuple[float, float]:
-        """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``: for ε/m > 36.7 the first rounds to 1 (the
+        """(Pr[1 | v=1], Pr[1 | v=0]) of ``Q_Bin(·; ε/m)``: for ε/m > :data:`~ldp_helpers.mechanisms.randomized_response.Q_BIN_MAX_EPSILON` (36.74) the first rounds to 1 (the
         paper's ε = 200 with small m) while the second stays positive, so Φ stays well defined."""
         return q_bin_probabilities(self.epsilon / self.m)
 
@@ -187,7 +192,7 @@ class MShotReporting(Mechanism):
         """Algorithm 1 per user: the N×T report matrix Y, at every accepted ε.
 
         Q_Bin(v; ε/m) flips v w.p. 1/(e^{ε/m} + 1), drawn with that flip probability itself: beyond
-        ε/m ≈ 36.7 the keep probability is 1.0 in double precision, the flip probability is not (the
+        ε/m ≈ 36.74 (Q_Bin's ceiling) the keep probability is 1.0 in double precision, the flip probability is not (the
         paper's ε = 200 with small m; :meth:`sample_given_reporters` draws the same flips).
         """
         V = _rounds_matrix("values", check_binary_array("values", values), self.n_rounds)
@@ -284,7 +289,7 @@ class MShotReporting(Mechanism):
         rng = check_rng(rng)
         flip = self.q_bin_probs[1]
         # both binomials drawn with Q_Bin's flip probability itself: Bin(A, p')
-        # as A − Bin(A, 1 − p') read 1 − p' = 0 beyond ε/m ≈ 36.7 (no reporter ever lied: loss ∞)
+        # as A − Bin(A, 1 − p') read 1 − p' = 0 beyond ε/m ≈ 36.74 (no reporter ever lied: loss ∞)
         ones = active - rng.binomial(active, flip) + rng.binomial(reporters - active, flip)
         if self.dummy_prob > 0:
             # the non-reporters' dummies
@@ -333,7 +338,7 @@ class MShotReporting(Mechanism):
 
     def privacy_loss(self) -> float:
         """The exact whole-sequence ε from :meth:`output_table` in log space, at every accepted ε/m: beyond
-        ε/m ≈ 36.7 Q_Bin's keep probability is 1.0 in double precision, its logarithm log1p(−flip) is not
+        ε/m ≈ 36.74 (its ceiling) Q_Bin's keep probability is 1.0 in double precision, its logarithm log1p(−flip) is not
         (the sampler draws the flips with that flip probability, :meth:`sample_given_reporters`)."""
         return _max_log_ratio(self._log_output_table())
 

@@ -95,7 +95,8 @@ class BinaryRR(Mechanism):
     def epsilon(self) -> float:
         """The exact ε of the mechanism, ``max(ln(p/q), ln((1−q)/(1−p)))``."""
         gap = self.p - self.q
-        if gap < 0.5 * min(self.q, 1 - self.p):  # near p = q: log1p's of the gap keep every digit
+        # near p = q: log1p's of the gap keep every digit (log(p/q) lost 1e-4 at ε = 1e-12)
+        if gap < 0.5 * min(self.q, 1 - self.p):
             return max(math.log1p(gap / self.q), math.log1p(gap / (1 - self.p)))
         return max(math.log(self.p / self.q), math.log((1 - self.q) / (1 - self.p)))
 
@@ -197,7 +198,7 @@ def q_bin_probabilities(epsilon):
 
     The one place these are derived from ε.  ``epsilon`` is a number (floats are returned) or an
     array of budgets (arrays are returned, elementwise).  Computed without overflow: for ε above
-    about 36.7 the first rounds to 1.0 while the second stays positive (callers that average
+    :data:`Q_BIN_MAX_EPSILON` (36.74) the first rounds to 1.0 while the second stays positive (callers that average
     Q_Bin with other reports, like m-shot's round channel, may accept that;
     :meth:`BinaryRR.from_epsilon` refuses it).  ``p − q = tanh(ε/2)`` is
     :func:`q_bin_gap`, accurate also where p and q are both close to 1/2.  The first is lowered by an ulp

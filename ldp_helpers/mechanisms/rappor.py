@@ -220,9 +220,8 @@ def prr_bit_loss(f: float) -> float:
     f = check_probability(f, "f", open_low=True)
     if f < _TINY_F:
         return math.log(2.0) - math.log(f)
-    near_1 = (
-        2 * (1 - f) / f
-    )  # the ratio (2 − f)/f is 1 + this: as f → 1, log1p of it loses no digit
+    # the ratio (2 − f)/f is 1 + near_1: as f → 1, log1p of near_1 loses no digit
+    near_1 = 2 * (1 - f) / f
     return math.log1p(near_1) if near_1 < 1 else math.log((1 - 0.5 * f) / (0.5 * f))
 
 

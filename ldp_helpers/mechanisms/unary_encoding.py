@@ -85,9 +85,8 @@ def unary_loss(p: float, q: float) -> float:
     if p == 0.0 or q == 1.0:
         return -math.inf
     gap = p - q
-    if abs(gap) < 0.5 * min(
-        q, 1 - p
-    ):  # near p = q: log1p's of the gap (a difference of logs loses digits)
+    # near p = q: log1p's of the gap (a difference of four logs loses digits there)
+    if abs(gap) < 0.5 * min(q, 1 - p):
         return math.log1p(gap / q) + math.log1p(gap / (1 - p))
     return math.log(p) - math.log(q) + math.log1p(-q) - math.log1p(-p)
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -146,7 +147,12 @@ class PCEP(Mechanism):
 
     def gram(self) -> np.ndarray:
         """``G = ΦᵀΦ/m`` (|τ| × |τ|): the mean of ŝ is ``Gᵀ s``."""
-        return (self.phi.T.astype(float) @ self.phi.astype(float)) / self.m
+        return self._inner / self.m
+
+    @cached_property
+    def _inner(self) -> np.ndarray:
+        """ΦᵀΦ = m·G: integers (|entries| ≤ m ≤ 10⁶), exact in float64, and their squares too."""
+        return self.phi.T.astype(float) @ self.phi.astype(float)
 
     def _counts(self, truth) -> tuple[np.ndarray, int]:
         counts = check_int_array("truth", truth, low=0, shape=(self.n_locations,))
@@ -172,8 +178,8 @@ class PCEP(Mechanism):
         1/sinh²(ε/2)): non-negative terms, 1 − G² from the integers m·G; as n c_ε² − s·G² it lost 2.4e-8 at
         ε = 20 and 10 % at ε = 36 where one location holds the users."""
         counts, n = self._counts(truth)
-        inner = self.phi.T.astype(float) @ self.phi.astype(float)  # m·G: integers, exact
-        return n / math.sinh(self.epsilon / 2) ** 2 + counts @ ((self.m**2 - inner**2) / self.m**2)
+        spread = (self.m**2 - self._inner**2) / self.m**2  # 1 − G², from the integers m·G
+        return n / math.sinh(self.epsilon / 2) ** 2 + counts @ spread
 
     def output_table(self) -> np.ndarray:
         """``P[l, (r, s)]``: columns (r, +1) then (r, −1) for each row r; whole reports (|τ| × 2m ≤ 10⁶ cells)."""

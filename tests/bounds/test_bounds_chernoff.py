@@ -310,23 +310,28 @@ def test_multiplicative_exponents_keep_their_digits_as_delta_goes_to_0(delta, mu
         d, m = mpmath.mpf(delta), mpmath.mpf(mu)
         up = float(mpmath.exp(-m * ((1 + d) * mpmath.log1p(d) - d)))
         low = float(mpmath.exp(-m * (d + (1 - d) * mpmath.log1p(-d))))
-    assert float(ch.upper(delta, mu)) == pytest.approx(up, rel=1e-13)
-    assert float(ch.lower(delta, mu)) == pytest.approx(low, rel=1e-13)
+    assert float(ch.upper(delta, mu)) == pytest.approx(up, rel=1e-13, abs=0.0)
+    assert float(ch.lower(delta, mu)) == pytest.approx(low, rel=1e-13, abs=0.0)
 
 
 @pytest.mark.parametrize(
-    "a, b", [(0.300000001, 0.3), (0.3 - 1e-12, 0.3), (1e-6 + 1e-15, 1e-6), (0.99, 0.95), (0.2, 0.5)]
+    "a, b",
+    [(0.300000001, 0.3), (0.3 - 1e-12, 0.3), (1e-6 + 1e-15, 1e-6), (0.99, 0.95), (0.2, 0.5)]
+    + [(2e-20, 1e-20), (2e-10, 1e-10), (1 - 4e-9, 1 - 2e-9), (0.5, 1e-300)],
 )
 def test_bernoulli_kl_near_its_zero_is_within_1e_13_of_mpmath(a, b):
     """D(a‖b) ≈ (a − b)²/(2b(1 − b)) for a near b, where a·log(a/b) + (1−a)·log((1−a)/(1−b)) cancelled: it
-    read 5.8e-17 for D(0.300000001‖0.3) = 2.4e-18, and kl_upper(1e-9, 4.2e17, 0.3) = 2.8e-11 for 0.368."""
+    read 5.8e-17 for D(0.300000001‖0.3) = 2.4e-18, and kl_upper(1e-9, 4.2e17, 0.3) = 2.8e-11 for 0.368; and a
+    ratio near 1 of a small b (or of a b near 1) rounded to 1: D(2e-20‖1e-20) read 3.6 times its value."""
     import mpmath
 
-    with mpmath.workdps(50):
+    with mpmath.workdps(80):  # the ratios as log1p's: 1 − 1e-20 needs no 80-digit 1
         A, B = mpmath.mpf(a), mpmath.mpf(b)
-        exact = float(A * mpmath.log(A / B) + (1 - A) * mpmath.log((1 - A) / (1 - B)))
-    assert float(ch.bernoulli_kl(a, b)) == pytest.approx(exact, rel=1e-13)
-    assert float(ch.bernoulli_kl(a, b, boundary_infinite=True)) == pytest.approx(exact, rel=1e-13)
+        exact = float(A * mpmath.log(A / B) + (1 - A) * mpmath.log1p((B - A) / (1 - B)))
+    assert float(ch.bernoulli_kl(a, b)) == pytest.approx(exact, rel=1e-13, abs=0.0)
+    assert float(ch.bernoulli_kl(a, b, boundary_infinite=True)) == pytest.approx(
+        exact, rel=1e-13, abs=0.0
+    )
     n, t = 420_000_000_000_000_000, 1e-9
     with mpmath.workdps(50):
         A, B = mpmath.mpf(0.3) + mpmath.mpf(t), mpmath.mpf(0.3)

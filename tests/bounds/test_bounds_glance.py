@@ -327,5 +327,5 @@ def test_harmony_variance_term_is_within_1e_14_of_mpmath_at_any_budget(epsilon, 
         e, T, N = mpmath.exp(mpmath.mpf(epsilon)), n_rounds, n_users
         exact = float(T / mpmath.mpf(N) * e * (e + 1) / (e - 1) ** 2 * (1 - e / (T * (e + 1))))
     assert float(gb.harmony_variance_term(epsilon, n_users, n_rounds)) == pytest.approx(
-        exact, rel=1e-14
+        exact, rel=1e-14, abs=0.0
     )

@@ -485,19 +485,22 @@ def test_a_union_bound_at_tiny_beta_and_many_rounds_stays_finite():
     assert math.isfinite(ms.alpha_t_shot_closed_form(beta, epsilon=1.0, n_rounds=T, n_users=10**40))
 
 
-@pytest.mark.parametrize("n_rounds", [10**9, 10**12, 100])
-def test_condition_1_keeps_its_digits_when_m_is_near_t(n_rounds):
-    """T/m − 1 at m = T − 1 cancelled (8e-8 off at T = 1e9); as (T − m)/m both forms of condition (1) and f(m, r)
+@pytest.mark.parametrize(
+    "n_rounds, per_round", [(10**9, 50.0), (10**12, 50.0), (10**9, 3.0), (100, 50.0), (100, 3.0)]
+)
+def test_condition_1_keeps_its_digits_when_m_is_near_t(n_rounds, per_round):
+    """T/m − 1 at m = T − 1 cancelled (8e-8 off at T = 1e9, ε/m = 50); as (T − m)/m condition (1) and f(m, r)
     are within 1e-14 of 50-digit mpmath."""
     import mpmath
 
-    m, r, eps = n_rounds - 1, 1.0, 3.0 * (n_rounds - 1)
+    m, r = n_rounds - 1, 1.0
+    eps = per_round * m
     with mpmath.workdps(50):
-        x = mpmath.exp(mpmath.mpf(eps) / m)
+        x = mpmath.exp(mpmath.mpf(per_round))
         share = mpmath.mpf(n_rounds - m) / m
         alpha = float((1 + (x + 1) * share * r) / (x - 1))
         f = float(mpmath.mpf(m) / eps * (x - 1) ** 2 / (x * (x + 1) + (x + 1) ** 2 * share * r))
     assert ms.alpha_condition(m, r, epsilon=eps, n_rounds=n_rounds) == pytest.approx(
-        alpha, rel=1e-14
+        alpha, rel=1e-14, abs=0.0
     )
-    assert ms.f_mr(m, r, epsilon=eps, n_rounds=n_rounds) == pytest.approx(f, rel=1e-14)
+    assert ms.f_mr(m, r, epsilon=eps, n_rounds=n_rounds) == pytest.approx(f, rel=1e-14, abs=0.0)

@@ -212,4 +212,4 @@ def test_the_epsilon_of_q_bin_is_read_back_from_its_p_and_q_to_1e_15(epsilon):
     with mpmath.workdps(50):
         P, Q = mpmath.mpf(rr.p), mpmath.mpf(rr.q)
         exact = float(max(mpmath.log(P / Q), mpmath.log((1 - Q) / (1 - P))))
-    assert rr.epsilon == pytest.approx(exact, rel=1e-15)
+    assert rr.epsilon == pytest.approx(exact, rel=1e-15, abs=0.0)

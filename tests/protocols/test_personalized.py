@@ -88,7 +88,7 @@ def test_pcep_loss_is_exact_at_large_epsilon(epsilon):
 
 @pytest.mark.parametrize("epsilon", [36.8, 40.0, 1000.0])
 def test_pcep_refuses_an_epsilon_whose_keep_probability_rounds_to_1(epsilon):
-    """Beyond ε ≈ 36.7 e^ε/(e^ε+1) is 1.0: the client would never flip (its sign tells the location), while
+    """Beyond Q_BIN_MAX_EPSILON (36.74) e^ε/(e^ε+1) is 1.0: the client would never flip (its sign tells the location), while
     the table, keep = 1 against flip = e^−ε, read ε (and ∞ from ε ≈ 745, where the flip underflows)."""
     with pytest.raises(ValueError, match=r"^epsilon must be in \[1e-12, 36\.7368\]"):
         PCEP(epsilon, 4, 3, matrix_seed=7)
@@ -307,7 +307,7 @@ def test_a_cluster_matrix_too_large_is_refused_naming_the_region():
 
 @pytest.mark.parametrize("epsilons", [1e300, 37.0, np.array([1.0, 1.0, 40.0, 1.0])])
 def test_psda_refuses_a_budget_whose_client_never_flips_naming_epsilons(epsilons):
-    """Beyond ε ≈ 36.7 e^ε/(e^ε+1) rounds to 1 (a sign that tells the location): refused naming the
+    """Beyond Q_BIN_MAX_EPSILON (36.74) e^ε/(e^ε+1) rounds to 1 (a sign that tells the location): refused naming the
     parameter passed, ``epsilons`` (before: PCEP's ``epsilon``), before drawing anything."""
     rng = np.random.default_rng(0)
     before = rng.bit_generator.state
