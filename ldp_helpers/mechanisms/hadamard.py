@@ -1,11 +1,13 @@
-"""The Sylvester–Hadamard matrix shared by Hadamard Response and the Hadamard mechanism.
+"""The Sylvester–Hadamard matrix shared by Hadamard Response, the Hadamard mechanism and the HCMS.
 
 ``H_m[u, y] = (−1)^{popcount(u & y)}`` for m a power of 2 (rows and columns 0-based): the rows are
 orthogonal, row 0 is all +1 and every other row has m/2 entries +1 and m/2 entries −1.  This module
 holds the entries (:func:`hadamard_entries`), the fast transform ``H_m x`` (:func:`walsh_hadamard_transform`,
-O(m log m)) and one exact sampler both mechanisms' aggregate samplers call.
+O(m log m)) and the two exact samplers the Hadamard oracles' aggregate samplers call: draws uniform on
+sign sets (HR) and signs reported at a uniform Hadamard row (:func:`_split_over_hadamard_rows`: the
+Hadamard mechanism and the HCMS).
 
-The sampler.  Write ``S(u, σ) = {y ∈ [m] : σ·H_m[u, y] = +1}`` (σ = ±1; S(0, +) = [m], S(0, −) = ∅).
+The sign-set sampler.  Write ``S(u, σ) = {y ∈ [m] : σ·H_m[u, y] = +1}`` (σ = ±1; S(0, +) = [m], S(0, −) = ∅).
 Given how many independent draws are uniform on each S(u, σ), :func:`_uniform_on_sign_sets` draws
 the histogram of all of them over [m] exactly, by halving: H_{2h} = [[H_h, H_h], [H_h, −H_h]], so
 with u = a·h + u' (a ∈ {0, 1}) the left half of S(u, σ) is S_h(u', σ) and its right half is
@@ -167,6 +169,29 @@ def _uniform_on_sign_sets(counts: np.ndarray, rng: np.random.Generator) -> np.nd
         table = _merge_halves(_fair_binomial(table, rng), table, h, sign_sets=True)
         m = h
     return table.reshape(*lead, -1, 2)[..., 0]
+
+
+def _split_over_hadamard_rows(
+    signed: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Users of hash c, ``signed[…, 0, c]`` of sign +1 and ``signed[…, 1, c]`` of sign −1, each pick a
+    Hadamard row l uniformly and report their sign times H[l, c]: (#reports +1, #reports −1) per l.
+
+    Exact in O(m log m) per row instead of an m × m multinomial: l's bits are independent fair coins,
+    and H[l, c] = Π_t (−1)^{l_t c_t}.  Bit by bit (most significant first) each population — the
+    users whose l starts with a given prefix, grouped by their sign so far and the bits of c not
+    yet read — splits binomially in two; reading bit t of c then merges its two halves, flipping
+    the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per row.
+    """
+    lead, m = signed.shape[:-2], signed.shape[-1]
+    state = signed.ravel()  # blocks (prefix …) of the counts (sign ±, remaining c), 2m a row
+    while m > 1:
+        half = m // 2
+        low = _fair_binomial(state, rng)  # l_t = 0: the sign kept; l_t = 1: flipped if c_t = 1
+        state = _merge_halves(low, state, half, sign_sets=False)
+        m = half
+    state = state.reshape(*lead, -1, 2)  # (…, l, sign)
+    return state[..., 0], state[..., 1]
 
 
 def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_sets: bool) -> np.ndarray:

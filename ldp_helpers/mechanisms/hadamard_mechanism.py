@@ -28,11 +28,13 @@ takes t = ⌈log2(e^ε + 1)⌉ instead, which is larger (e.g. 2 instead of 1 at 
 at ε = 3) and has a larger variance by this formula (note for notebook 07); its indices are drawn from
 [0, d), which is H_D's range only when d is a power of 2 (its fast transform needs that too).
 
-Exact aggregate sampler.  Given how many of the f_v users' coordinates were kept (a multinomial
-over the number of +1 entries of ξ), each reported pair is independent: uniform index, sign
-±H[v, j].  Its (index, sign) is a uniform draw on S(v, +) or S(v, −) of
-:func:`~ldp_helpers.mechanisms.hadamard._uniform_on_sign_sets` with probability 1/2 each (v ≠ 0),
-so two calls of that exact sampler give the +1 and −1 counts per index: O(t d + D log D).
+Exact aggregate sampler.  A reported pair (j, s) has s = σ·H[v, j] with j uniform and σ = ±1 (the
+coordinate kept or flipped) independent of j; the t pairs of one user share the pattern's σs but draw
+their indices independently.  So, given how many of the t f_v pairs of value v have σ = +1 (Σ_k k ×
+the users with k coordinates kept: a multinomial over k), every pair is an independent draw "index
+uniform, sign σ·H[v, j]", whose sum per index
+:func:`~ldp_helpers.mechanisms.hadamard._split_over_hadamard_rows` draws exactly (the HCMS's split
+of a row's users over the Hadamard rows, with v for the hash): O(d + D log D).
 
 References
 ----------
@@ -61,8 +63,7 @@ from ldp_helpers._validation import (
 from ldp_helpers.mechanisms.base import FrequencyOracle, _check_int_aggregate
 from ldp_helpers.mechanisms.grr import GRR
 from ldp_helpers.mechanisms.hadamard import (
-    _fair_binomial,
-    _uniform_on_sign_sets,
+    _split_over_hadamard_rows,
     hadamard_entries,
     walsh_hadamard_transform,
 )
@@ -213,22 +214,18 @@ class HadamardMechanism(FrequencyOracle):
         self, truth, *, rng: np.random.Generator, n_draws: int | None = None
     ) -> np.ndarray:
         """Exact sampler of the summed signs (module docstring); shape (D,) or (n_draws, D)."""
-        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (self.D, 2))
+        counts, _, rng, shape = self._sampler_inputs(truth, rng, n_draws, (2, self.D))
         t, size, kept = self.coefficients, shape[:-2] + (self.d,), self._kept_probabilities
-        # coordinates reported with their true sign: Σ_k k·(users of v with k kept); with t = 1
-        # numpy's multinomial over {0, 1} draws Bin(f_v, Pr[0 kept]) alone: that binomial, cheaper
+        # pairs reported with σ = +1: Σ_k k·(users of v with k kept); with t = 1 numpy's
+        # multinomial over {0, 1} draws Bin(f_v, Pr[0 kept]) alone: that binomial, cheaper
         if t == 1:
-            plus_slots = counts - rng.binomial(counts, kept[0], size=size)
+            plus = counts - rng.binomial(counts, kept[0], size=size)
         else:
-            plus_slots = rng.multinomial(counts, kept, size=size) @ np.arange(t + 1)
-        slots = np.zeros(shape, dtype=np.int64)
-        slots[..., : self.d, 0], slots[..., : self.d, 1] = plus_slots, t * counts - plus_slots
-        # a slot of sign type (v, σ) lands on S(v, σ) (reported +1) or on S(v, −σ) (reported −1)
-        on_plus = _fair_binomial(slots, rng)
-        on_plus[..., 0, 0], on_plus[..., 0, 1] = slots[..., 0, 0], 0  # H[0, j] = +1: the sign is σ
-        plus, minus = on_plus, (slots - on_plus)[..., ::-1]
-        hits = _uniform_on_sign_sets(np.stack((plus, minus)), rng)
-        return hits[0] - hits[1]
+            plus = rng.multinomial(counts, kept, size=size) @ np.arange(t + 1)
+        signed = np.zeros(shape, dtype=np.int64)  # (σ, v), v padded to D with no users
+        signed[..., 0, : self.d], signed[..., 1, : self.d] = plus, t * counts - plus
+        reported_plus, reported_minus = _split_over_hadamard_rows(signed, rng)
+        return reported_plus - reported_minus
 
     def estimate(self, aggregate, n) -> np.ndarray:
         """ĉ(x) = (H a)[x]/(t c₀) for x < d (a of shape (D,) or (n_draws, D)).

@@ -48,9 +48,8 @@ from ldp_helpers.mechanisms.count_mean_sketch import (
     _sketch_cells,
 )
 from ldp_helpers.mechanisms.hadamard import (
-    _fair_binomial,
     _integer_transform,
-    _merge_halves,
+    _split_over_hadamard_rows,
     hadamard_entries,
 )
 from ldp_helpers.mechanisms.signed_sketch import _check_signs
@@ -83,29 +82,6 @@ def _sylvester(m: int) -> np.ndarray:
     table = hadamard_entries(np.arange(m)[:, None], np.arange(m)[None, :])
     table.setflags(write=False)
     return table
-
-
-def _split_over_hadamard_rows(
-    signed: np.ndarray, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Users of hash c, ``signed[…, 0, c]`` of sign +1 and ``signed[…, 1, c]`` of sign −1, each pick a
-    Hadamard row l uniformly and report their sign times H[l, c]: (#reports +1, #reports −1) per l.
-
-    Exact in O(m log m) per row instead of an m × m multinomial: l's bits are independent fair coins,
-    and H[l, c] = Π_t (−1)^{l_t c_t}.  Bit by bit (most significant first) each population — the
-    users whose l starts with a given prefix, grouped by their sign so far and the bits of c not
-    yet read — splits binomially in two; reading bit t of c then merges its two halves, flipping
-    the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per row.
-    """
-    lead, m = signed.shape[:-2], signed.shape[-1]
-    state = signed.ravel()  # blocks (prefix …) of the counts (sign ±, remaining c), 2m a row
-    while m > 1:
-        half = m // 2
-        low = _fair_binomial(state, rng)  # l_t = 0: the sign kept; l_t = 1: flipped if c_t = 1
-        state = _merge_halves(low, state, half, sign_sets=False)
-        m = half
-    state = state.reshape(*lead, -1, 2)  # (…, l, sign)
-    return state[..., 0], state[..., 1]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ Hashtogram (its module is commented out), so Hashtogram has sampler rows only.
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 import warnings
@@ -69,18 +68,11 @@ def _oracles(d: int, rng: np.random.Generator) -> dict:
     }
 
 
-@contextlib.contextmanager
 def _numpy_fair_binomials():
     """The halvings' Bin(c, ½) splits drawn by numpy's binomial while the draws are recorded (same law)."""
-    with contextlib.ExitStack() as stack:
-        for module in ("hadamard", "hadamard_mechanism", "hadamard_sketch"):
-            stack.enter_context(
-                mock.patch(
-                    f"ldp_helpers.mechanisms.{module}._fair_binomial",
-                    lambda c, rng: rng.binomial(c, 0.5),
-                )
-            )
-        yield
+    return mock.patch(
+        "ldp_helpers.mechanisms.hadamard._fair_binomial", lambda c, rng: rng.binomial(c, 0.5)
+    )
 
 
 def _sampler_row(label: str, name: str, oracle, counts, rng) -> Timing:
