@@ -28,13 +28,14 @@ takes t = ⌈log2(e^ε + 1)⌉ instead, which is larger (e.g. 2 instead of 1 at 
 at ε = 3) and has a larger variance by this formula (note for notebook 07); its indices are drawn from
 [0, d), which is H_D's range only when d is a power of 2 (its fast transform needs that too).
 
-Exact aggregate sampler.  A reported pair (j, s) has s = σ·H[v, j] with j uniform and σ = ±1 (the
-coordinate kept or flipped) independent of j; the t pairs of one user share the pattern's σs but draw
-their indices independently.  So, given how many of the t f_v pairs of value v have σ = +1 (Σ_k k ×
-the users with k coordinates kept: a multinomial over k), every pair is an independent draw "index
-uniform, sign σ·H[v, j]", whose sum per index
-:func:`~ldp_helpers.mechanisms.hadamard._split_over_hadamard_rows` draws exactly (the HCMS's split
-of a row's users over the Hadamard rows, with v for the hash): O(d + D log D).
+Exact aggregate sampler.  A reported pair (j, s) has s = σ·H[v, j], σ = ±1 as its coordinate was kept
+or flipped.  GRR's flips do not depend on the true pattern (the pattern is kept, or replaced by one of
+the others uniformly, whatever it is), so the σs are independent of the indices; the t pairs of one
+user share the pattern's σs but draw their indices independently.  So, given how many of the t f_v
+pairs of value v have σ = +1 (Σ_k k × the users with k coordinates kept: a multinomial over k), every
+pair is an independent draw "index uniform, sign σ·H[v, j]" = σ·H[j, v] (H is symmetric), whose sum
+per index :func:`~ldp_helpers.mechanisms.hadamard._split_over_hadamard_rows` draws exactly (with v
+for its column c and j for its Hadamard row l): O(t d + D log D).
 
 References
 ----------

@@ -11,10 +11,10 @@ from stat_checks import assert_mean_close, assert_variance_close
 
 from ldp_helpers.mechanisms.count_mean_sketch import CountMeanSketch
 from ldp_helpers.mechanisms.count_sketch import PcsReports, PrivateCountSketch
+from ldp_helpers.mechanisms.hadamard import _split_over_hadamard_rows
 from ldp_helpers.mechanisms.hadamard_sketch import (
     HadamardCountMeanSketch,
     HcmsReports,
-    _split_over_hadamard_rows,
     _sylvester,
 )
 from ldp_helpers.mechanisms.hashtogram import Hashtogram, HashtogramReports
