@@ -14,7 +14,9 @@ JOBS   ?= 1
 
 # One numpy/OpenBLAS code path on every x86-64 machine, so that `make figures` gives the same bytes on
 # any of them: numpy's AVX-512 kernels and OpenBLAS's per-CPU kernels differ in the last bit (log10 in
-# a log-scale plot, a pseudo-inverse), and Agg turns such a bit into a changed pixel.
+# a log-scale plot, a pseudo-inverse), and Agg turns such a bit into a changed pixel.  The runners give
+# their kernels the same settings when started without make (ldp_tools/pipeline/_kernels.py's
+# DETERMINISTIC_ENV; a test holds the two equal).
 ifeq ($(shell uname -m),x86_64)
 export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
 export OPENBLAS_CORETYPE ?= Haswell

@@ -22,6 +22,7 @@ this file's browser time.
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
 import re
@@ -524,6 +525,43 @@ def test_the_runners_do_not_interrupt_an_idle_kernel_at_shutdown() -> None:
         RuntimeError, match="No kernel is running"
     ):  # any other interrupt goes through
         asyncio.run(manager._async_interrupt_kernel())
+
+
+def test_the_runners_kernels_take_the_makefiles_numpy_and_openblas_settings(monkeypatch) -> None:
+    """The Makefile exports DETERMINISTIC_ENV for the byte-identical figures; a runner started without make
+    (the README's `python -m ldp_tools.pipeline.reproduce`) gives its kernels the same settings, and a value
+    the environment sets wins (before: the direct command changed 12 pixels of 02's threshold figure)."""
+    import platform
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from ldp_tools.pipeline._kernels import DETERMINISTIC_ENV
+    from ldp_tools.pipeline.reproduce import _kernel_config
+
+    exported = dict(re.findall(r"^export (\w+) \?= (.+)$", (ROOT / "Makefile").read_text(), re.M))
+    if platform.machine() == "x86_64":
+        assert exported == DETERMINISTIC_ENV
+    assert DETERMINISTIC_ENV.items() <= exported.items()
+    for name in DETERMINISTIC_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    names = sorted(DETERMINISTIC_ENV)
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                f"import os; print({{k: os.environ.get(k) for k in {names}}})"
+            )
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    NotebookClient(nb, config=_kernel_config(), kernel_name="python3").execute()
+    seen = ast.literal_eval(nb.cells[0].outputs[0]["text"])
+    assert seen == {**DETERMINISTIC_ENV, "OPENBLAS_NUM_THREADS": "2"}
 
 
 def test_the_book_build_uses_the_executed_notebooks_not_the_committed_ones(executed: Path) -> None:
