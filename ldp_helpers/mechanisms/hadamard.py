@@ -179,11 +179,12 @@ def _split_over_hadamard_rows(
     uniformly and report their sign times H[l, c]: (#reports +1, #reports −1) per l, for each leading
     index (a sketch row, a survey).
 
-    Exact in O(m log m) per leading index instead of an m × m multinomial: l's bits are independent fair coins,
-    and H[l, c] = Π_t (−1)^{l_t c_t}.  Bit by bit (most significant first) each population — the
-    users whose l starts with a given prefix, grouped by their sign so far and the bits of c not
-    yet read — splits binomially in two; reading bit t of c then merges its two halves, flipping
-    the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per leading index.
+    Exact in O(m log m) per leading index instead of an m × m multinomial: l's bits are independent
+    fair coins, and H[l, c] = Π_t (−1)^{l_t c_t}.  Bit by bit (most significant first) each
+    population — the users whose l starts with a given prefix, grouped by their sign so far and the
+    bits of c not yet read — splits binomially in two; reading bit t of c then merges its two halves,
+    flipping the sign of the c_t = 1 half in the l_t = 1 branch.  Every level holds 2m counts per
+    leading index.
     """
     lead, m = signed.shape[:-2], signed.shape[-1]
     state = signed.ravel()  # blocks (prefix …) of the counts (sign ±, remaining c), 2m a row
@@ -204,8 +205,8 @@ def _merge_halves(drawn: np.ndarray, table: np.ndarray, h: int, *, sign_sets: bo
     (b, l, σ, x) = D_l(0, σ, x) + D_l(1, σ ⊕ l, x): the sign flips for a = 1 in branch 1.  A block is
     laid out (u, σ) for the ``sign_sets`` above, where S(h, +) lies wholly in the left half and
     S(h, −) in the right (their draws are ignored: D_l(1, σ', 0) = table(h, σ') if σ' is + for
-    l = 0 or − for l = 1, else 0), else (σ, u) (:func:`_split_over_hadamard_rows`); the next table alike.  Two gathers
-    of precomputed positions.
+    l = 0 or − for l = 1, else 0), else (σ, u) (:func:`_split_over_hadamard_rows`); the next table
+    alike.  Two gathers of precomputed positions.
     """
     size = table.size
     parts = (drawn, table - drawn, table, _ZERO) if sign_sets else (drawn, table - drawn)
