@@ -312,8 +312,9 @@ if n_draws > n_first:  # Var(mean of the first 10 − mean of all 16) = s²(1/10
 cut = (n_draws - n_first) // 2  # reading (c): the middle runs, the `cut` best and worst left out
 middle = np.sort(recall, axis=1)[:, cut : n_draws - cut].mean(axis=1)
 trim_shift = float(np.max(np.abs(middle - recall.mean(axis=1))))
-print(f"first {n_first} of {n_draws} instead of all: mean recall moves by {np.abs(shift).max():.3g} "
-      f"at most, {z_max:.2f} SE; the {n_draws - 2 * cut} middle runs: {trim_shift:.3g} at most")
+print(f"first {n_first} of {n_draws} instead of all: mean recall moves by "
+      f"{np.abs(shift).max():.3g} at most, {z_max:.2f} SE; the {n_draws - 2 * cut} middle runs: "
+      f"{trim_shift:.3g} at most")
 z_crit = common.bonferroni_z(len(hash_values), two_sided=True)  # every h jointly at 99 %
 claims.ambiguous_if("runs_per_h", gt(z_max, z_crit), n_draws=n_draws, n_first=n_first,
                     z_max=z_max, z_crit=z_crit, n_middle=n_draws - 2 * cut, trim_shift=trim_shift)
