@@ -83,11 +83,13 @@ for d, loss in oue_loss.items():
 claims.check("grr_ldp", grr_loss[43])
 claims.check("oue_ldp", oue_loss[5])
 outputs = {name: cls(eps, 3).output_table().shape[1] for name, cls in paper.PROTOCOLS.items()}
-two_readings = ("GRR を大きなカテゴリサイズに向けて最適化した OUE: read strictly OUE is a GRR (it is not), "
-                "read loosely the oracle optimized for large d where GRR is weak (§2.3, Wang et "
-                "al.'s rule)")
-claims.ambiguous_if("oue_is_grr", by_text(two_readings), oue_outputs=outputs["OUE"],
-                    grr_outputs=outputs["GRR"])
+# 'optimized for large category sizes': at each ε, does OUE win (exact MSE) from some d on, and only there?
+large_d, large_eps = np.arange(3, 301), np.array([0.5, 1.0, eps, runs.FIGURE_EPSILON])
+oue_wins = np.array([paper.mse_ratio(flat_counts(1000, d), large_eps) > 1 for d in large_d])
+switches = np.diff(oue_wins.astype(int), axis=0)  # per ε: +1 where OUE starts winning as d grows
+not_large_d = int(np.sum((switches < 0).any(axis=0) | ~oue_wins[-1]))  # ε where that fails
+claims.statement("oue_is_grr", le(not_large_d, 0), oue_outputs=outputs["OUE"],
+                 grr_outputs=outputs["GRR"], first_d=large_d[oue_wins.argmax(axis=0)][-1])
 
 # %% [markdown]
 # ### The maximum-likelihood estimators $L[f_i]$
