@@ -441,9 +441,9 @@ claims.erratum_if("thm8_proof", gt(1 / c, 1.0), inv_c=1 / c, relation=">" if 1 /
 # %% [markdown]
 # The appendix proof of Theorem 7 also writes $e^x \le 1 + x + \frac{\epsilon}{2}x^2$ on [0, 1]
 # and applies it at $x = \epsilon/T < 1$. Read with ε/2 it holds on all of [0, 1] only for
-# ε ≥ 2(e − 2); read with e/2 — the constant the proof needs (a conversion garble or the authors'
-# slip), and the one `alpha_t_shot_closed_form` uses — it always does. Do the readings part at the
-# experiments' own (ε, T)?
+# ε ≥ 2(e − 2); read with e/2 — the constant the proof needs, and the one
+# `alpha_t_shot_closed_form` uses — it always does. Which symbol the authors wrote, the conversion
+# does not show: do the readings part at the experiments' own (ε, T)?
 
 # %%
 x_unit = np.linspace(0, 1, 1001)
